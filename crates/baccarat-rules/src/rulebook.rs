@@ -1,0 +1,451 @@
+//! Rulebook profiles: what one rulebook permits, read from TOML and validated.
+//!
+//! A [`RulebookConfig`] is the file as written; [`Rulebook`] is the checked form,
+//! built by `TryFrom` (parse, don't validate). A `Rulebook` always has: known wager
+//! ids; pay tables that price every outcome class of their wager and nothing else;
+//! variants whose Player and Banker tables exist; deck counts within the shoe's;
+//! exclusions that name known wagers.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::bet::{Bet, Outcome};
+use crate::errors::{toml_problem, Problems};
+use crate::paytable::{PayTable, Pays};
+use crate::settle::{FractionalPayout, UnpayableStake};
+
+/// The most decks any of the rulebooks deals from (NSW 3.1, AU 3.4, EU 1.3, resort:
+/// 8). A bound, not a rule: a profile may allow fewer.
+pub const MAX_DECKS: u32 = 8;
+
+/// A rulebook profile as written in TOML.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RulebookConfig {
+    pub id: String,
+    pub title: String,
+    /// The rulebook text this profile transcribes.
+    pub source: String,
+    pub shoe: ShoeConfig,
+    pub settlement: SettlementConfig,
+    pub limits: LimitsConfig,
+    #[serde(default)]
+    pub ante: Option<AnteConfig>,
+    pub procedures: ProceduresConfig,
+    #[serde(default)]
+    pub layouts: Vec<LayoutConfig>,
+    pub variants: BTreeMap<String, VariantConfig>,
+    pub bets: BTreeMap<String, BetConfig>,
+    #[serde(default)]
+    pub exclusions: Vec<ExclusionConfig>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShoeConfig {
+    pub decks: Vec<u32>,
+    pub rule: String,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SettlementConfig {
+    pub fractional_payout: FractionalPayout,
+    pub unpayable_stake: UnpayableStake,
+    pub rule: String,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsConfig {
+    /// Whether a maximum table differential may be set (NSW 6.1; AU 5.17; EU 6.1).
+    pub table_differential: bool,
+    pub rule: String,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnteConfig {
+    /// The largest ante as a fraction of the table minimum, "n/d" (AU 1.0: 12.5%).
+    pub max_fraction_of_minimum: String,
+    pub rule: String,
+}
+
+/// Shoe and dealing procedures; read by the table engine.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProceduresConfig {
+    pub burn: Vec<BurnProcedure>,
+    pub burn_rule: String,
+    /// The cutting card goes at least this many cards in from either end.
+    pub cut_min_from_either_end: u32,
+    /// The dealer then puts it at least this many cards from the back.
+    pub cutting_card_min_from_back: u32,
+    pub cut_rule: String,
+    pub dealing: Vec<DealingStyle>,
+    pub dealing_rule: String,
+}
+
+/// The burn procedures the rulebooks name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BurnProcedure {
+    /// NSW 4.7.1: burn the first card face down.
+    BurnOne,
+    /// NSW 4.7.2; AU 7.7(b): burn one, shown on request.
+    BurnOneShown,
+    /// NSW 4.7.3/4.8; AU 7.7(a)/4.1A; EU 3.1.1: turn one, burn as many as its value.
+    TurnAndBurn,
+    /// EU 3.1.2: three coups without bets.
+    ThreeNoBetCoups,
+}
+
+/// The dealing styles the rulebooks name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DealingStyle {
+    /// NSW 8.5-8.7.
+    MethodA,
+    /// NSW 8.8-8.16.
+    MethodB,
+    /// NSW 8.17-8.26.
+    MethodC,
+    /// AU 8.6-8.7.
+    StyleA,
+    /// AU 8.8-8.18.
+    StyleB,
+    /// AU 8.19-8.20.
+    StyleC,
+    /// AU 15.
+    International,
+    /// Resort: face-up dealing.
+    FaceUp,
+    /// Resort: face-down (squeezing).
+    Squeeze,
+    /// EU 5.1: players with the highest bets hold the cards.
+    PlayersHoldCards,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LayoutConfig {
+    pub name: String,
+    pub boxes: u32,
+    pub players_per_box: u32,
+    #[serde(default)]
+    pub standing_players: bool,
+    pub rule: String,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct VariantConfig {
+    pub title: String,
+    pub rule: String,
+    /// Name of a pay table under `bets.player.pay_tables`.
+    pub player: String,
+    /// Name of a pay table under `bets.banker.pay_tables`.
+    pub banker: String,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct BetConfig {
+    pub rule: String,
+    /// Deck counts with which this wager may be offered, if narrower than the shoe's.
+    #[serde(default)]
+    pub decks: Option<Vec<u32>>,
+    #[serde(default)]
+    pub decks_rule: Option<String>,
+    pub pay_tables: BTreeMap<String, PayTableConfig>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PayTableConfig {
+    pub rule: String,
+    /// Outcome id -> pay line ("a:b", "a:b less N%", "push", "lose").
+    pub pays: BTreeMap<String, String>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExclusionConfig {
+    pub rule: String,
+    pub offered: Vec<String>,
+    pub excludes: Vec<String>,
+}
+
+/// A game variant: the Player and Banker pay tables that go together.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Variant {
+    pub id: String,
+    pub title: String,
+    pub rule: String,
+    pub player: PayTable,
+    pub banker: PayTable,
+}
+
+/// What a rulebook permits for one wager.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BetRules {
+    pub bet: Bet,
+    pub rule: String,
+    /// `None`: any of the shoe's deck counts.
+    pub decks: Option<Vec<u32>>,
+    pub decks_rule: Option<String>,
+    pub pay_tables: Vec<PayTable>,
+}
+
+impl BetRules {
+    pub fn allows_decks(&self, decks: u32) -> bool {
+        self.decks.as_ref().is_none_or(|d| d.contains(&decks))
+    }
+
+    pub fn pay_table(&self, name: &str) -> Option<&PayTable> {
+        self.pay_tables.iter().find(|t| t.name == name)
+    }
+}
+
+/// Wagers that may not be offered at the same table (AU 11A.1A, 11C.2, 11D.2).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Exclusion {
+    pub rule: String,
+    pub offered: Vec<Bet>,
+    pub excludes: Vec<Bet>,
+}
+
+/// The ante of Ante Up Baccarat as the rulebook bounds it (AU 1.0 "Ante", 14).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnteRules {
+    pub max_num: i64,
+    pub max_den: i64,
+    pub rule: String,
+}
+
+/// A validated rulebook profile.
+#[derive(Clone, Debug)]
+pub struct Rulebook {
+    pub id: String,
+    pub title: String,
+    pub source: String,
+    pub decks: Vec<u32>,
+    pub decks_rule: String,
+    pub fractional_payout: FractionalPayout,
+    pub unpayable_stake: UnpayableStake,
+    pub settlement_rule: String,
+    pub table_differential: bool,
+    pub limits_rule: String,
+    pub ante: Option<AnteRules>,
+    pub procedures: ProceduresConfig,
+    pub layouts: Vec<LayoutConfig>,
+    pub variants: Vec<Variant>,
+    pub bets: Vec<BetRules>,
+    pub exclusions: Vec<Exclusion>,
+    /// The profile as written, for display and audit.
+    pub config: RulebookConfig,
+}
+
+impl Rulebook {
+    /// Parse and validate a profile from TOML text.
+    pub fn from_toml(text: &str) -> Result<Rulebook, Problems> {
+        let subject = "rulebook profile";
+        let config: RulebookConfig =
+            toml::from_str(text).map_err(|e| toml_problem(subject, text, &e))?;
+        Rulebook::try_from(config)
+    }
+
+    pub fn bet(&self, bet: Bet) -> Option<&BetRules> {
+        self.bets.iter().find(|b| b.bet == bet)
+    }
+
+    pub fn variant(&self, id: &str) -> Option<&Variant> {
+        self.variants.iter().find(|v| v.id == id)
+    }
+
+    /// The largest deck count the rulebook allows, the default for a table.
+    pub fn default_decks(&self) -> u32 {
+        self.decks.iter().copied().max().unwrap_or(MAX_DECKS)
+    }
+}
+
+impl TryFrom<RulebookConfig> for Rulebook {
+    type Error = Problems;
+
+    fn try_from(c: RulebookConfig) -> Result<Rulebook, Problems> {
+        let mut p = Problems::new(format!("profile {}", if c.id.is_empty() { "?" } else { &c.id }));
+        if c.id.is_empty() || !c.id.chars().all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '-') {
+            p.push("id", "must be non-empty lowercase letters, digits and '-'");
+        }
+        check_decks(&mut p, "shoe.decks", &c.shoe.decks, None);
+
+        let ante = c.ante.as_ref().and_then(|a| match parse_fraction(&a.max_fraction_of_minimum) {
+            Some((n, d)) => Some(AnteRules { max_num: n, max_den: d, rule: a.rule.clone() }),
+            None => {
+                p.push("ante.max_fraction_of_minimum", "must be a fraction n/d between 0 and 1, e.g. \"1/8\"");
+                None
+            }
+        });
+        for (name, bound) in [
+            ("procedures.cut_min_from_either_end", c.procedures.cut_min_from_either_end),
+            ("procedures.cutting_card_min_from_back", c.procedures.cutting_card_min_from_back),
+        ] {
+            if bound == 0 || bound > 52 * MAX_DECKS {
+                p.push(name, format!("{bound} cards is not a usable bound (1 to {})", 52 * MAX_DECKS));
+            }
+        }
+        for (i, l) in c.layouts.iter().enumerate() {
+            if l.boxes == 0 || l.boxes > 14 || l.players_per_box == 0 || l.players_per_box > 3 {
+                p.push(format!("layouts[{i}]"), "boxes must be 1 to 14 (NSW 2.1; AU 3.1) and players_per_box 1 to 3 (AU 5.8)");
+            }
+        }
+
+        let mut bets = Vec::new();
+        for (id, bc) in &c.bets {
+            let path = format!("bets.{id}");
+            let Some(bet) = Bet::from_id(id) else {
+                p.push(&path, format!("unknown wager id {id:?}; known: {}", known_bets()));
+                continue;
+            };
+            if let Some(d) = &bc.decks {
+                check_decks(&mut p, &format!("{path}.decks"), d, Some(&c.shoe.decks));
+            }
+            if bc.pay_tables.is_empty() {
+                p.push(format!("{path}.pay_tables"), "a wager needs at least one pay table");
+            }
+            let mut tables = Vec::new();
+            for (name, tc) in &bc.pay_tables {
+                if let Some(t) = pay_table(&mut p, &format!("{path}.pay_tables.{name}"), bet, name, tc) {
+                    tables.push(t);
+                }
+            }
+            bets.push(BetRules {
+                bet,
+                rule: bc.rule.clone(),
+                decks: bc.decks.clone(),
+                decks_rule: bc.decks_rule.clone(),
+                pay_tables: tables,
+            });
+        }
+        for main in [Bet::Player, Bet::Banker, Bet::Tie] {
+            if !c.bets.contains_key(main.id()) {
+                p.push(format!("bets.{}", main.id()), "every rulebook has the Player, Banker and Tie wagers (NSW 5.1; AU 5.1)");
+            }
+        }
+
+        let find_table = |bet: Bet, name: &str| {
+            bets.iter().find(|b| b.bet == bet).and_then(|b| b.pay_table(name)).cloned()
+        };
+        let mut variants = Vec::new();
+        if c.variants.is_empty() {
+            p.push("variants", "a rulebook needs at least one variant");
+        }
+        for (id, v) in &c.variants {
+            let player = find_table(Bet::Player, &v.player);
+            let banker = find_table(Bet::Banker, &v.banker);
+            if player.is_none() {
+                p.push(format!("variants.{id}.player"), format!("no pay table {:?} under bets.player.pay_tables", v.player));
+            }
+            if banker.is_none() {
+                p.push(format!("variants.{id}.banker"), format!("no pay table {:?} under bets.banker.pay_tables", v.banker));
+            }
+            if let (Some(player), Some(banker)) = (player, banker) {
+                variants.push(Variant { id: id.clone(), title: v.title.clone(), rule: v.rule.clone(), player, banker });
+            }
+        }
+
+        let mut exclusions = Vec::new();
+        for (i, e) in c.exclusions.iter().enumerate() {
+            let mut ids = |field: &str, list: &[String]| -> Vec<Bet> {
+                list.iter()
+                    .filter_map(|id| {
+                        let b = Bet::from_id(id).filter(|b| c.bets.contains_key(b.id()));
+                        if b.is_none() {
+                            p.push(format!("exclusions[{i}].{field}"), format!("{id:?} is not a wager of this rulebook"));
+                        }
+                        b
+                    })
+                    .collect()
+            };
+            let offered = ids("offered", &e.offered);
+            let excludes = ids("excludes", &e.excludes);
+            exclusions.push(Exclusion { rule: e.rule.clone(), offered, excludes });
+        }
+
+        let rb = Rulebook {
+            id: c.id.clone(),
+            title: c.title.clone(),
+            source: c.source.clone(),
+            decks: c.shoe.decks.clone(),
+            decks_rule: c.shoe.rule.clone(),
+            fractional_payout: c.settlement.fractional_payout,
+            unpayable_stake: c.settlement.unpayable_stake,
+            settlement_rule: c.settlement.rule.clone(),
+            table_differential: c.limits.table_differential,
+            limits_rule: c.limits.rule.clone(),
+            ante,
+            procedures: c.procedures.clone(),
+            layouts: c.layouts.clone(),
+            variants,
+            bets,
+            exclusions,
+            config: c,
+        };
+        p.into_result(rb)
+    }
+}
+
+fn known_bets() -> String {
+    Bet::ALL.iter().map(|b| b.id()).collect::<Vec<_>>().join(", ")
+}
+
+fn check_decks(p: &mut Problems, path: &str, decks: &[u32], within: Option<&[u32]>) {
+    if decks.is_empty() {
+        p.push(path, "list at least one deck count");
+    }
+    for &d in decks {
+        if d == 0 || d > MAX_DECKS {
+            p.push(path, format!("{d} decks is outside 1 to {MAX_DECKS}"));
+        } else if let Some(w) = within {
+            if !w.contains(&d) {
+                p.push(path, format!("{d} decks is not among the shoe's deck counts {w:?}"));
+            }
+        }
+    }
+}
+
+/// Parse "n/d" with 0 < n/d <= 1.
+fn parse_fraction(s: &str) -> Option<(i64, i64)> {
+    let (n, d) = s.split_once('/')?;
+    let (n, d): (i64, i64) = (n.trim().parse().ok()?, d.trim().parse().ok()?);
+    (n > 0 && d > 0 && n <= d).then_some((n, d))
+}
+
+/// Check and build one pay table.
+fn pay_table(p: &mut Problems, path: &str, bet: Bet, name: &str, tc: &PayTableConfig) -> Option<PayTable> {
+    let before = p.problems.len();
+    let defs = bet.outcomes();
+    let mut lines: Vec<(Outcome, Pays)> = Vec::new();
+    for (key, text) in &tc.pays {
+        let Some(d) = defs.iter().find(|d| d.outcome.id() == *key) else {
+            let names: Vec<String> = defs.iter().map(|d| d.outcome.id()).collect();
+            p.push(format!("{path}.pays.{key}"), format!("{bet} has no outcome {key:?}; its outcomes are {}", names.join(", ")));
+            continue;
+        };
+        match text.parse::<Pays>() {
+            Ok(pays) => lines.push((d.outcome, pays)),
+            Err(e) => p.push(format!("{path}.pays.{key}"), e.to_string()),
+        }
+    }
+    for d in defs.iter().filter(|d| d.parent.is_none()) {
+        if !tc.pays.contains_key(&d.outcome.id()) {
+            p.push(format!("{path}.pays"), format!("no line for outcome {:?} ({})", d.outcome.id(), d.rule));
+        }
+    }
+    if !lines.iter().any(|(_, pays)| pays.net_odds().is_some()) && p.problems.len() == before {
+        p.push(format!("{path}.pays"), "a pay table needs at least one winning line");
+    }
+    lines.sort_by_key(|(o, _)| defs.iter().position(|d| d.outcome == *o));
+    (p.problems.len() == before).then(|| PayTable { bet, name: name.to_string(), rule: tc.rule.clone(), lines })
+}

@@ -1,0 +1,278 @@
+//! A table configuration: the operator's choice within a rulebook.
+//!
+//! [`TableConfig::new`] is the only way to get one, and it refuses anything the
+//! rulebook forbids, listing every reason: a deck count the rulebook does not
+//! allow (NSW 3.1), a side bet without the decks it needs (NSW 3.1), wagers that
+//! exclude each other (AU 11A.1A, 11C.2, 11D.2), a pay table the rulebook does not
+//! print, an ante above its bound (AU 1.0 "Ante"), or limits that do not fit.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::bet::Bet;
+use crate::errors::{toml_problem, Problems};
+use crate::money::Money;
+use crate::paytable::PayTable;
+use crate::rulebook::{Rulebook, Variant};
+use crate::settle::SettleRules;
+
+/// The largest amount any limit may name, in minor units (ten billion major
+/// units). A bound so that every sum of wagers fits comfortably in `i64`.
+pub const MAX_LIMIT: i64 = 1_000_000_000_000;
+
+/// A table configuration as written in TOML.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableConfigSpec {
+    pub rulebook: String,
+    /// Default: the largest deck count the rulebook allows.
+    #[serde(default)]
+    pub decks: Option<u32>,
+    /// Default: the rulebook's first variant.
+    #[serde(default)]
+    pub variant: Option<String>,
+    /// The smallest chip, in minor units.
+    pub chip: i64,
+    /// Table minimum and maximum for the main wagers (NSW 6.1; AU 5.8-5.9).
+    pub min: i64,
+    pub max: i64,
+    /// Maximum table differential (NSW 6.1; AU 5.17; EU 6.1).
+    #[serde(default)]
+    pub differential: Option<i64>,
+    #[serde(default)]
+    pub ante: Option<AnteSpec>,
+    /// Side bets offered, and optional limits for any wager.
+    #[serde(default)]
+    pub bets: BTreeMap<String, OfferSpec>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnteSpec {
+    pub amount: i64,
+    /// AU 14.4: the ante is waived when the initial wager is at least this.
+    #[serde(default)]
+    pub waived_at: Option<i64>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct OfferSpec {
+    #[serde(default)]
+    pub pay_table: Option<String>,
+    #[serde(default)]
+    pub min: Option<i64>,
+    #[serde(default)]
+    pub max: Option<i64>,
+}
+
+/// One wager offered at the table, with its one pay table and limits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Offer {
+    pub bet: Bet,
+    pub pay_table: PayTable,
+    pub min: Money,
+    pub max: Money,
+}
+
+/// The ante of an Ante Up Baccarat table (AU 14).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ante {
+    pub amount: Money,
+    pub waived_at: Option<Money>,
+}
+
+impl Ante {
+    /// The ante due with an initial wager of `wager`: the amount, or nothing when
+    /// the wager meets the waiver (AU 14.4).
+    pub fn due(&self, wager: Money) -> Money {
+        match self.waived_at {
+            Some(w) if wager >= w => Money::ZERO,
+            _ => self.amount,
+        }
+    }
+}
+
+/// A configuration that its rulebook permits.
+#[derive(Clone, Debug)]
+pub struct TableConfig {
+    pub rulebook: String,
+    pub decks: u32,
+    pub variant: Variant,
+    /// Player, Banker and Tie first, then side bets in id order.
+    pub offers: Vec<Offer>,
+    pub min: Money,
+    pub max: Money,
+    pub differential: Option<Money>,
+    pub ante: Option<Ante>,
+    pub settle: SettleRules,
+}
+
+impl TableConfig {
+    /// Parse a configuration from TOML and check it against `rulebook`.
+    pub fn from_toml(rulebook: &Rulebook, text: &str) -> Result<TableConfig, Problems> {
+        let spec: TableConfigSpec =
+            toml::from_str(text).map_err(|e| toml_problem("table config", text, &e))?;
+        TableConfig::new(rulebook, &spec)
+    }
+
+    /// The offer for a wager, if the table offers it.
+    pub fn offer(&self, bet: Bet) -> Option<&Offer> {
+        self.offers.iter().find(|o| o.bet == bet)
+    }
+
+    /// Check `spec` against `rulebook`.
+    pub fn new(rb: &Rulebook, spec: &TableConfigSpec) -> Result<TableConfig, Problems> {
+        let mut p = Problems::new(format!("table config for {}", rb.id));
+        if spec.rulebook != rb.id {
+            p.push("rulebook", format!("names {:?} but is being checked against {:?}", spec.rulebook, rb.id));
+        }
+        let decks = spec.decks.unwrap_or_else(|| rb.default_decks());
+        if !rb.decks.contains(&decks) {
+            p.push("decks", format!("{} allows {:?} decks, not {decks} ({})", rb.id, rb.decks, rb.decks_rule));
+        }
+        let variant_id = spec.variant.clone().unwrap_or_else(|| rb.variants[0].id.clone());
+        let variant = rb.variant(&variant_id).cloned();
+        if variant.is_none() {
+            let ids: Vec<&str> = rb.variants.iter().map(|v| v.id.as_str()).collect();
+            p.push("variant", format!("{} has no variant {variant_id:?}; its variants are {}", rb.id, ids.join(", ")));
+        }
+
+        let chip = spec.chip;
+        if chip < 1 || chip > MAX_LIMIT {
+            p.push("chip", format!("the smallest chip must be 1 to {MAX_LIMIT} minor units"));
+        }
+        let chip_ok = (1..=MAX_LIMIT).contains(&chip);
+        let amount = |p: &mut Problems, path: &str, v: i64| {
+            if v < 1 || v > MAX_LIMIT {
+                p.push(path, format!("{v} must be 1 to {MAX_LIMIT} minor units"));
+            } else if chip_ok && v % chip != 0 {
+                p.push(path, format!("{} is not a whole number of {} chips", Money(v), Money(chip)));
+            }
+        };
+        amount(&mut p, "min", spec.min);
+        amount(&mut p, "max", spec.max);
+        if spec.min > spec.max {
+            p.push("max", format!("maximum {} is below minimum {}", Money(spec.max), Money(spec.min)));
+        }
+        if let Some(d) = spec.differential {
+            if !rb.table_differential {
+                p.push("differential", format!("{} does not provide a table differential ({})", rb.id, rb.limits_rule));
+            }
+            amount(&mut p, "differential", d);
+        }
+        let ante = spec.ante.as_ref().and_then(|a| {
+            let Some(rules) = &rb.ante else {
+                p.push("ante", format!("{} has no Ante Up Baccarat", rb.id));
+                return None;
+            };
+            amount(&mut p, "ante.amount", a.amount);
+            // AU 1.0 "Ante": not more than 12.5% of the table minimum.
+            if a.amount as i128 * rules.max_den as i128 > spec.min as i128 * rules.max_num as i128 {
+                p.push(
+                    "ante.amount",
+                    format!("{} is more than {}/{} of the table minimum {} ({})", Money(a.amount), rules.max_num, rules.max_den, Money(spec.min), rules.rule),
+                );
+            }
+            if let Some(w) = a.waived_at {
+                amount(&mut p, "ante.waived_at", w);
+                if w < spec.min {
+                    p.push("ante.waived_at", "the waiver threshold is below the table minimum (AU 14.4)");
+                }
+            }
+            Some(Ante { amount: Money(a.amount), waived_at: a.waived_at.map(Money) })
+        });
+
+        // Offers: the main wagers always; side bets as listed.
+        let mut offers = Vec::new();
+        let mut offered: Vec<Bet> = vec![Bet::Player, Bet::Banker, Bet::Tie];
+        for (id, _) in &spec.bets {
+            match Bet::from_id(id) {
+                Some(b) if !b.is_main() => offered.push(b),
+                Some(_) => {}
+                None => p.push(format!("bets.{id}"), format!("unknown wager id {id:?}")),
+            }
+        }
+        for bet in offered.iter().copied() {
+            let path = format!("bets.{}", bet.id());
+            let o = spec.bets.get(bet.id()).cloned().unwrap_or_default();
+            let Some(rules) = rb.bet(bet) else {
+                p.push(&path, format!("{} does not offer the {bet} wager", rb.id));
+                continue;
+            };
+            if !rules.allows_decks(decks) {
+                p.push(
+                    &path,
+                    format!("{bet} needs {:?} decks, not {decks} ({})", rules.decks.as_deref().unwrap_or(&[]), rules.decks_rule.as_deref().unwrap_or(&rules.rule)),
+                );
+            }
+            let fixed = match (bet, &variant) {
+                (Bet::Player, Some(v)) => Some(v.player.clone()),
+                (Bet::Banker, Some(v)) => Some(v.banker.clone()),
+                _ => None,
+            };
+            let table = match (fixed, &o.pay_table) {
+                (Some(t), Some(name)) if *name != t.name => {
+                    p.push(format!("{path}.pay_table"), format!("variant {variant_id:?} pays {bet} by table {:?}, not {name:?} ({})", t.name, t.rule));
+                    None
+                }
+                (Some(t), _) => Some(t),
+                (None, Some(name)) => {
+                    let t = rules.pay_table(name).cloned();
+                    if t.is_none() {
+                        let names: Vec<&str> = rules.pay_tables.iter().map(|t| t.name.as_str()).collect();
+                        p.push(format!("{path}.pay_table"), format!("{} has no {bet} pay table {name:?}; choose one of {}", rb.id, names.join(", ")));
+                    }
+                    t
+                }
+                (None, None) if rules.pay_tables.len() == 1 => Some(rules.pay_tables[0].clone()),
+                (None, None) => {
+                    let names: Vec<&str> = rules.pay_tables.iter().map(|t| t.name.as_str()).collect();
+                    p.push(format!("{path}.pay_table"), format!("choose one of {} ({})", names.join(", "), rules.rule));
+                    None
+                }
+            };
+            let min = o.min.unwrap_or(if bet.is_main() { spec.min } else { chip.max(1) });
+            let max = o.max.unwrap_or(spec.max);
+            if o.min.is_some() {
+                amount(&mut p, &format!("{path}.min"), min);
+            }
+            if o.max.is_some() {
+                amount(&mut p, &format!("{path}.max"), max);
+            }
+            if min > max {
+                p.push(format!("{path}.max"), format!("maximum {} is below minimum {}", Money(max), Money(min)));
+            }
+            if let Some(pay_table) = table {
+                offers.push(Offer { bet, pay_table, min: Money(min), max: Money(max) });
+            }
+        }
+        for e in &rb.exclusions {
+            let has = |b: &Bet| offered.contains(b);
+            if e.offered.iter().any(has) {
+                let clash: Vec<&str> = e.excludes.iter().filter(|b| has(b)).map(|b| b.id()).collect();
+                if !clash.is_empty() {
+                    let mine: Vec<&str> = e.offered.iter().filter(|b| has(b)).map(|b| b.id()).collect();
+                    p.push("bets", format!("{}: {} may not be offered with {} at the same table", e.rule, mine.join(", "), clash.join(", ")));
+                }
+            }
+        }
+
+        let settle = SettleRules { chip: Money(chip.max(1)), fractional: rb.fractional_payout, unpayable: rb.unpayable_stake };
+        match variant {
+            Some(variant) if p.is_empty() => Ok(TableConfig {
+                rulebook: rb.id.clone(),
+                decks,
+                variant,
+                offers,
+                min: Money(spec.min),
+                max: Money(spec.max),
+                differential: spec.differential.map(Money),
+                ante,
+                settle,
+            }),
+            _ => Err(p),
+        }
+    }
+}

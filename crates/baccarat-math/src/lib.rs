@@ -1,1 +1,26 @@
-//! placeholder
+//! Exact odds of every baccarat wager for any shoe composition.
+//!
+//! Every figure is an exact count of ordered six-card sequences (see [`exact`]
+//! for the method); floats appear only when a ratio is printed.
+//!
+//! ```
+//! use baccarat_math::{report, Shoe};
+//! use baccarat_rules::{profiles, Bet};
+//!
+//! let nsw = profiles::builtin("nsw-2021").unwrap();
+//! let r = report(&nsw, &Shoe::decks(8).unwrap(), Some(8));
+//! let banker = r.bets.iter().find(|b| b.bet == Bet::Banker && b.pay_table == "commission").unwrap();
+//! assert!((banker.house_edge() - 0.010579).abs() < 1e-6);
+//! ```
+
+mod bets;
+pub mod exact;
+mod fast;
+mod report;
+mod shoe;
+
+pub use bets::{distribution, needs_suits, price, BetOdds, Distribution, NeedsSuits, OutcomeOdds};
+pub use exact::{falling, summary_table, SummaryTable};
+pub use fast::{main_odds, main_odds_reference, pair_count, MainOdds, CLASSES};
+pub use report::{report, Report};
+pub use shoe::{Shoe, ShoeError, MAX_CARDS, MIN_CARDS};

@@ -46,6 +46,13 @@ impl Problems {
 impl fmt::Display for Problems {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = self.problems.len();
+        if let [p] = self.problems.as_slice() {
+            // One problem: one line.
+            return match p.path.is_empty() {
+                true => write!(f, "{} is invalid: {}", self.subject, p.message),
+                false => write!(f, "{} is invalid: {}: {}", self.subject, p.path, p.message),
+            };
+        }
         write!(f, "{} is invalid ({n} problem{}):", self.subject, if n == 1 { "" } else { "s" })?;
         for p in &self.problems {
             if p.path.is_empty() {

@@ -6,7 +6,7 @@
 //! variants whose Player and Banker tables exist; deck counts within the shoe's;
 //! exclusions that name known wagers.
 
-use std::collections::BTreeMap;
+use indexmap::IndexMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -35,8 +35,8 @@ pub struct RulebookConfig {
     pub procedures: ProceduresConfig,
     #[serde(default)]
     pub layouts: Vec<LayoutConfig>,
-    pub variants: BTreeMap<String, VariantConfig>,
-    pub bets: BTreeMap<String, BetConfig>,
+    pub variants: IndexMap<String, VariantConfig>,
+    pub bets: IndexMap<String, BetConfig>,
     #[serde(default)]
     pub exclusions: Vec<ExclusionConfig>,
 }
@@ -158,7 +158,7 @@ pub struct BetConfig {
     pub decks: Option<Vec<u32>>,
     #[serde(default)]
     pub decks_rule: Option<String>,
-    pub pay_tables: BTreeMap<String, PayTableConfig>,
+    pub pay_tables: IndexMap<String, PayTableConfig>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -166,7 +166,7 @@ pub struct BetConfig {
 pub struct PayTableConfig {
     pub rule: String,
     /// Outcome id -> pay line ("a:b", "a:b less N%", "push", "lose").
-    pub pays: BTreeMap<String, String>,
+    pub pays: IndexMap<String, String>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]

@@ -6,7 +6,7 @@
 //! exclude each other (AU 11A.1A, 11C.2, 11D.2), a pay table the rulebook does not
 //! print, an ante above its bound (AU 1.0 "Ante"), or limits that do not fit.
 
-use std::collections::BTreeMap;
+use indexmap::IndexMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -44,7 +44,7 @@ pub struct TableConfigSpec {
     pub ante: Option<AnteSpec>,
     /// Side bets offered, and optional limits for any wager.
     #[serde(default)]
-    pub bets: BTreeMap<String, OfferSpec>,
+    pub bets: IndexMap<String, OfferSpec>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]

@@ -1,1 +1,48 @@
-fn main(){}
+//! `baccarat`: exact odds and rulebook profiles from the command line.
+//!
+//! Errors print one line beginning `error:` (or a list when a file has several
+//! problems) and exit with status 2; nothing panics on bad input.
+
+mod cmd;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "baccarat", version, about = "Casino baccarat from real rulebooks: exact odds and rulebook profiles")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Exact odds of every wager a rulebook permits, by full enumeration of the shoe.
+    Odds(cmd::odds::Args),
+    /// List the built-in rulebook profiles.
+    Profiles(cmd::profiles::ListArgs),
+    /// Show or check one rulebook profile.
+    #[command(subcommand)]
+    Profile(cmd::profiles::ProfileCommand),
+    /// Check a table configuration against its rulebook.
+    #[command(subcommand)]
+    Table(cmd::table::TableCommand),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Odds(a) => cmd::odds::run(a),
+        Command::Profiles(a) => cmd::profiles::list(a),
+        Command::Profile(c) => cmd::profiles::run(c),
+        Command::Table(c) => cmd::table::run(c),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,18 @@
+//! One module per subcommand.
+
+pub mod odds;
+pub mod profiles;
+pub mod table;
+
+use anyhow::{Context, Result};
+use baccarat_rules::{profiles as builtin, Rulebook};
+
+/// A rulebook by built-in name, or from a profile file when the name is a path
+/// (contains `/` or ends in `.toml`).
+pub fn load_rulebook(name: &str) -> Result<Rulebook> {
+    if name.contains('/') || name.ends_with(".toml") {
+        let text = std::fs::read_to_string(name).with_context(|| format!("cannot read profile {name}"))?;
+        return Rulebook::from_toml(&text).map_err(|p| anyhow::anyhow!("{name}: {p}"));
+    }
+    Ok(builtin::builtin(name)?)
+}

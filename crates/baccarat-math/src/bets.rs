@@ -266,22 +266,26 @@ fn gcd(a: u128, b: u128) -> u128 {
     }
 }
 
+/// The line an outcome is reported under in a pay table: its own if the table
+/// prices it, else its parent's, else `lose`.
+pub fn reported_outcome(table: &PayTable, o: Outcome) -> Outcome {
+    let priced = |x: Outcome| table.lines.iter().any(|(k, _)| *k == x);
+    if priced(o) {
+        return o;
+    }
+    match table.bet.outcomes().iter().find(|x| x.outcome == o).and_then(|x| x.parent) {
+        Some(p) if priced(p) => p,
+        _ => Outcome::Lose,
+    }
+}
+
 /// Price a distribution under a pay table. Outcome classes the table does not
 /// price are reported under the line that pays them (their parent, or `lose`).
 pub fn price(d: &Distribution, table: &PayTable) -> BetOdds {
     assert_eq!(d.bet, table.bet, "pay table of another wager");
     let mut outcomes: Vec<OutcomeOdds> = Vec::new();
     for &(o, count) in &d.counts {
-        let priced = table.lines.iter().any(|(k, _)| *k == o);
-        let shown = if priced {
-            o
-        } else {
-            let parent = d.bet.outcomes().iter().find(|x| x.outcome == o).and_then(|x| x.parent);
-            match parent {
-                Some(p) if table.lines.iter().any(|(k, _)| *k == p) => p,
-                _ => Outcome::Lose,
-            }
-        };
+        let shown = reported_outcome(table, o);
         match outcomes.iter_mut().find(|x| x.outcome == shown) {
             Some(x) => x.count += count,
             None => outcomes.push(OutcomeOdds { outcome: shown, count, pays: table.pays(shown) }),

@@ -19,7 +19,7 @@ mod fast;
 mod report;
 mod shoe;
 
-pub use bets::{distribution, needs_suits, price, BetOdds, Distribution, NeedsSuits, OutcomeOdds};
+pub use bets::{distribution, needs_suits, price, reported_outcome, BetOdds, Distribution, NeedsSuits, OutcomeOdds};
 pub use exact::{falling, summary_table, SummaryTable};
 pub use fast::{main_odds, main_odds_reference, pair_count, MainOdds, CLASSES};
 pub use report::{report, Report};

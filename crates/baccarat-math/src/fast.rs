@@ -28,6 +28,7 @@ use std::sync::OnceLock;
 
 use baccarat_rules::{Bet, CoupSummary, Outcome};
 
+use crate::bets::Distribution;
 use crate::exact::{falling, summary_table, SummaryTable};
 
 /// The result classes the main wagers distinguish in every variant.
@@ -125,38 +126,53 @@ fn coefficients() -> &'static Coefficients {
     static C: OnceLock<Coefficients> = OnceLock::new();
     C.get_or_init(|| {
         let halves = half_multisets();
-        let pos: std::collections::HashMap<[u8; HALF], usize> = halves.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+        // A half multiset's key is its counts as base-7 digits.
+        let key = |k: &[u8; HALF]| k.iter().rev().fold(0usize, |acc, &n| acc * 7 + n as usize);
+        const KEYS: usize = 7 * 7 * 7 * 7 * 7;
+        let mut pos = vec![usize::MAX; KEYS];
+        for (i, k) in halves.iter().enumerate() {
+            pos[key(k)] = i;
+        }
         // Orderings by (kA, kB) and class: every sequence of six values once.
-        let mut by: std::collections::HashMap<(usize, usize), [u64; 6]> = std::collections::HashMap::new();
+        let h = halves.len();
+        let mut by = vec![[0u64; 6]; h * h];
+        let pow7 = [1usize, 7, 49, 343, 2401];
         for seq in 0..1_000_000u32 {
             let mut v = [0usize; 6];
             let mut s = seq;
+            let (mut ka, mut kb) = (0usize, 0usize);
             for x in v.iter_mut() {
                 *x = (s % 10) as usize;
                 s /= 10;
-            }
-            let (mut ka, mut kb) = ([0u8; HALF], [0u8; HALF]);
-            for &x in &v {
-                if x < HALF {
-                    ka[x] += 1;
+                if *x < HALF {
+                    ka += pow7[*x];
                 } else {
-                    kb[x - HALF] += 1;
+                    kb += pow7[*x - HALF];
                 }
             }
             let summary = crate::exact::coup_of_values(v);
-            by.entry((pos[&ka], pos[&kb])).or_insert([0; 6])[class_of(&summary)] += 1;
+            by[pos[ka] * h + pos[kb]][class_of(&summary)] += 1;
         }
-        let mut blocks = Vec::with_capacity(halves.len());
-        let mut terms = Vec::with_capacity(by.len());
-        for i in 0..halves.len() {
+        let mut blocks = Vec::with_capacity(h);
+        let mut terms = Vec::new();
+        for i in 0..h {
             let start = terms.len();
-            let mut row: Vec<_> = by.iter().filter(|((a, _), _)| *a == i).map(|((_, b), c)| (*b, [c[0], c[1], c[2], c[3], c[4]])).collect();
-            row.sort_by_key(|(b, _)| *b);
-            terms.extend(row);
+            for j in 0..h {
+                let c = by[i * h + j];
+                if c.iter().any(|&x| x != 0) {
+                    terms.push((j, [c[0], c[1], c[2], c[3], c[4]]));
+                }
+            }
             blocks.push(start..terms.len());
         }
         Coefficients { a: halves.clone(), b: halves, blocks, terms }
     })
+}
+
+/// Build the shoe-independent coefficients now rather than on first use (about
+/// 10 ms, once per process).
+pub fn prepare() {
+    coefficients();
 }
 
 /// `∏ c_v (c_v - 1) … (c_v - k_v + 1)` over one half of the values.
@@ -201,6 +217,43 @@ pub fn main_odds(values: &[u32; 10], ranks: &[u32; 13]) -> MainOdds {
     let total = falling(n, 6);
     acc[5] = total - acc[..5].iter().sum::<u64>();
     MainOdds { total, classes: acc, pair: pair_count(ranks) }
+}
+
+/// A result in each class, for classifying the classes with the rules crate.
+fn representative(class: usize) -> CoupSummary {
+    let s = |pt, bt, pc, bc| CoupSummary { player_total: pt, banker_total: bt, player_cards: pc, banker_cards: bc };
+    [s(5, 3, 2, 2), s(8, 3, 3, 2), s(3, 5, 2, 2), s(3, 6, 2, 2), s(3, 8, 2, 3), s(5, 5, 2, 2)][class]
+}
+
+impl MainOdds {
+    /// The outcome distribution of a main wager or a pair wager, or `None` for a
+    /// wager this fast path does not cover.
+    pub fn distribution(&self, bet: Bet) -> Option<Distribution> {
+        let mut counts: Vec<(Outcome, u64)> = Vec::new();
+        let mut add = |o: Outcome, n: u64| {
+            if n == 0 {
+                return;
+            }
+            match counts.iter_mut().find(|(k, _)| *k == o) {
+                Some((_, c)) => *c += n,
+                None => counts.push((o, n)),
+            }
+        };
+        match bet {
+            Bet::Player | Bet::Banker | Bet::Tie => {
+                for (class, &n) in self.classes.iter().enumerate() {
+                    debug_assert_eq!(class_of(&representative(class)), class);
+                    add(bet.classify_summary(&representative(class)), n);
+                }
+            }
+            Bet::PlayerPair | Bet::BankerPair => {
+                add(Outcome::Pair, self.pair);
+                add(Outcome::Lose, self.total - self.pair);
+            }
+            _ => return None,
+        }
+        Some(Distribution { bet, total: self.total, counts })
+    }
 }
 
 /// The reference: the same figures from a full enumeration.

@@ -33,6 +33,26 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    /// `odds --main-only` gives the full report's figures for every wager it covers.
+    #[test]
+    fn main_only_report_equals_full_report(ranks in prop::array::uniform13(0u32..=24)) {
+        prop_assume!(ranks.iter().sum::<u32>() >= 6);
+        let shoe = Shoe::from_rank_counts(ranks, 6).unwrap();
+        for rb in baccarat_rules::profiles::all() {
+            let full = baccarat_math::report(&rb, &shoe, Some(rb.default_decks()));
+            let fast = baccarat_math::report_main(&rb, &shoe, Some(rb.default_decks()));
+            prop_assert!(!fast.bets.is_empty());
+            for b in &fast.bets {
+                let f = full.bets.iter().find(|x| x.bet == b.bet && x.pay_table == b.pay_table).unwrap();
+                prop_assert_eq!(f, b);
+            }
+        }
+    }
+}
+
 #[test]
 fn sparse_and_extreme_shoes() {
     // Only tens: every coup is 0-0 with both hands drawing; all ties.

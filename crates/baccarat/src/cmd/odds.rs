@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use anyhow::{bail, Result};
-use baccarat_math::{report, Report, Shoe};
+use baccarat_math::{report, report_main, Report, Shoe};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -17,6 +17,9 @@ pub struct Args {
     /// suit (AC,AD,AH,AS,2C,...), comma-separated.
     #[arg(long, allow_hyphen_values = true)]
     shoe: Option<String>,
+    /// Only the main wagers and pairs, by the fast path (microseconds per shoe).
+    #[arg(long)]
+    main_only: bool,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -32,18 +35,23 @@ pub fn run(a: Args) -> Result<()> {
         Some(s) => Shoe::parse(s, decks)?,
         None => Shoe::decks(decks)?,
     };
+    let setup = Instant::now();
+    if a.main_only {
+        baccarat_math::prepare_fast_path();
+    }
+    let setup_us = setup.elapsed().as_secs_f64() * 1e6;
     let start = Instant::now();
-    let r = report(&rb, &shoe, Some(decks));
+    let r = if a.main_only { report_main(&rb, &shoe, Some(decks)) } else { report(&rb, &shoe, Some(decks)) };
     let micros = start.elapsed().as_secs_f64() * 1e6;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&json(&r, &a.shoe, micros))?);
+        println!("{}", serde_json::to_string_pretty(&json(&r, &a.shoe, micros, setup_us))?);
     } else {
         text(&rb.title, &r, a.shoe.is_some(), micros);
     }
     Ok(())
 }
 
-fn json(r: &Report, shoe: &Option<String>, micros: f64) -> serde_json::Value {
+fn json(r: &Report, shoe: &Option<String>, micros: f64, setup_us: f64) -> serde_json::Value {
     let bets: Vec<_> = r
         .bets
         .iter()
@@ -74,6 +82,7 @@ fn json(r: &Report, shoe: &Option<String>, micros: f64) -> serde_json::Value {
         "bets": bets,
         "skipped": r.skipped.iter().map(|(b, why)| serde_json::json!({"bet": b.id(), "reason": why})).collect::<Vec<_>>(),
         "elapsed_us": micros,
+        "setup_us": setup_us,
     })
 }
 

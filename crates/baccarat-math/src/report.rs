@@ -35,7 +35,13 @@ pub fn report_main(rb: &Rulebook, shoe: &Shoe, decks: Option<u32>) -> Report {
         if let Some(d) = decks {
             if !r.allows_decks(d) {
                 let why = r.decks_rule.clone().unwrap_or_else(|| r.rule.clone());
-                skipped.push((r.bet, format!("offered only with {:?} decks ({why})", r.decks.as_deref().unwrap_or(&[]))));
+                skipped.push((
+                    r.bet,
+                    format!(
+                        "offered only with {:?} decks ({why})",
+                        r.decks.as_deref().unwrap_or(&[])
+                    ),
+                ));
                 continue;
             }
         }
@@ -43,7 +49,13 @@ pub fn report_main(rb: &Rulebook, shoe: &Shoe, decks: Option<u32>) -> Report {
             bets.push(price(&dist, t));
         }
     }
-    Report { rulebook: rb.id.clone(), decks: decks.or(shoe.full_decks()), cards: shoe.len(), bets, skipped }
+    Report {
+        rulebook: rb.id.clone(),
+        decks: decks.or(shoe.full_decks()),
+        cards: shoe.len(),
+        bets,
+        skipped,
+    }
 }
 
 /// Price every wager of `rb` for `shoe`. `decks` is the table's deck count, used
@@ -58,12 +70,21 @@ pub fn report(rb: &Rulebook, shoe: &Shoe, decks: Option<u32>) -> Report {
         if let Some(d) = decks {
             if !r.allows_decks(d) {
                 let why = r.decks_rule.clone().unwrap_or_else(|| r.rule.clone());
-                skipped.push((r.bet, format!("offered only with {:?} decks ({why})", r.decks.as_deref().unwrap_or(&[]))));
+                skipped.push((
+                    r.bet,
+                    format!(
+                        "offered only with {:?} decks ({why})",
+                        r.decks.as_deref().unwrap_or(&[])
+                    ),
+                ));
                 continue;
             }
         }
         if needs_suits(r.bet) && !shoe.suits_known() {
-            skipped.push((r.bet, "depends on suits; give --shoe as 52 counts by rank and suit".into()));
+            skipped.push((
+                r.bet,
+                "depends on suits; give --shoe as 52 counts by rank and suit".into(),
+            ));
             continue;
         }
         let dist = distribution(r.bet, shoe, &table).expect("suits checked above");
@@ -71,5 +92,11 @@ pub fn report(rb: &Rulebook, shoe: &Shoe, decks: Option<u32>) -> Report {
             bets.push(price(&dist, t));
         }
     }
-    Report { rulebook: rb.id.clone(), decks: decks.or(shoe.full_decks()), cards: shoe.len(), bets, skipped }
+    Report {
+        rulebook: rb.id.clone(),
+        decks: decks.or(shoe.full_decks()),
+        cards: shoe.len(),
+        bets,
+        skipped,
+    }
 }

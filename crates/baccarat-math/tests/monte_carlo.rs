@@ -31,7 +31,11 @@ fn sampled_frequencies_match_exact_odds() {
             for (bi, b) in exact.bets.iter().enumerate() {
                 let table = rb.bet(b.bet).unwrap().pay_table(&b.pay_table).unwrap();
                 let shown = reported_outcome(table, b.bet.classify(&coup));
-                let idx = b.outcomes.iter().position(|x| x.outcome == shown).expect("every sampled outcome is possible");
+                let idx = b
+                    .outcomes
+                    .iter()
+                    .position(|x| x.outcome == shown)
+                    .expect("every sampled outcome is possible");
                 hits[bi][idx] += 1;
             }
         }
@@ -40,7 +44,13 @@ fn sampled_frequencies_match_exact_odds() {
                 let p = b.probability(o);
                 let se = (p * (1.0 - p) / SAMPLES as f64).sqrt().max(1e-9);
                 let f = hits[bi][oi] as f64 / SAMPLES as f64;
-                assert!((f - p).abs() < 5.0 * se + 1e-7, "{id} {} {} {}: sampled {f:.6} vs exact {p:.6}", b.bet, b.pay_table, o.outcome);
+                assert!(
+                    (f - p).abs() < 5.0 * se + 1e-7,
+                    "{id} {} {} {}: sampled {f:.6} vs exact {p:.6}",
+                    b.bet,
+                    b.pay_table,
+                    o.outcome
+                );
             }
         }
     }

@@ -74,13 +74,21 @@ pub struct OutcomeDef {
 
 macro_rules! def {
     ($o:expr, $rule:expr) => {
-        OutcomeDef { outcome: $o, parent: None, rule: $rule }
+        OutcomeDef {
+            outcome: $o,
+            parent: None,
+            rule: $rule,
+        }
     };
 }
 
 macro_rules! sub {
     ($o:expr, $parent:expr, $rule:expr) => {
-        OutcomeDef { outcome: $o, parent: Some($parent), rule: $rule }
+        OutcomeDef {
+            outcome: $o,
+            parent: Some($parent),
+            rule: $rule,
+        }
     };
 }
 
@@ -178,9 +186,10 @@ impl Bet {
                 def!(Tie, "NSW 5.1.2.3 standoff; AU 5.1(a); AU 13.2(a) loses"),
             ],
             Bet::Tie => &[def!(Win, "NSW 5.1.3, 11.1.5; AU 5.1(c), 5.10(c); EU 6.2")],
-            Bet::PlayerPair | Bet::BankerPair => {
-                &[def!(Pair, "NSW 10.6-10.7; AU 11C.6; EU 6.3; resort Player's/Banker's Pair")]
-            }
+            Bet::PlayerPair | Bet::BankerPair => &[def!(
+                Pair,
+                "NSW 10.6-10.7; AU 11C.6; EU 6.3; resort Player's/Banker's Pair"
+            )],
             Bet::PerfectPairPlayer | Bet::PerfectPairBanker => &[
                 def!(MixedPair, "AU 1.0 Mixed Pair; 11A.7"),
                 def!(ColouredPair, "AU 1.0 Coloured Pair; 11A.7"),
@@ -237,8 +246,17 @@ impl Bet {
         let banker_six = w == Winner::Banker && s.banker_total == 6;
         match self {
             Bet::Player | Bet::Banker => {
-                let side = if self == Bet::Player { Side::Player } else { Side::Banker };
-                let wins = w == if side == Side::Player { Winner::Player } else { Winner::Banker };
+                let side = if self == Bet::Player {
+                    Side::Player
+                } else {
+                    Side::Banker
+                };
+                let wins = w
+                    == if side == Side::Player {
+                        Winner::Player
+                    } else {
+                        Winner::Banker
+                    };
                 if w == Winner::Tie {
                     Tie
                 } else if !wins {
@@ -345,7 +363,11 @@ fn win_if(b: bool) -> Outcome {
 /// AU 11B.6 and 11B.8: a natural winner pays, a natural tie pushes, and a
 /// non-natural win by four points or more pays by its margin.
 fn dragon(s: &CoupSummary, side: Side) -> Outcome {
-    let other = if side == Side::Player { Side::Banker } else { Side::Player };
+    let other = if side == Side::Player {
+        Side::Banker
+    } else {
+        Side::Player
+    };
     let (mine, theirs) = (s.total(side), s.total(other));
     if s.is_natural(side) {
         if mine > theirs {
@@ -407,4 +429,3 @@ impl fmt::Display for Outcome {
         f.write_str(&self.id())
     }
 }
-

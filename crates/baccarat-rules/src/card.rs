@@ -182,7 +182,9 @@ impl FromStr for Card {
         };
         let rank = Rank::ALL
             .into_iter()
-            .find(|r| r.symbol().eq_ignore_ascii_case(rank_str) || (rank_str == "T" && *r == Rank::Ten))
+            .find(|r| {
+                r.symbol().eq_ignore_ascii_case(rank_str) || (rank_str == "T" && *r == Rank::Ten)
+            })
             .ok_or_else(err)?;
         Ok(Card::new(rank, suit))
     }
@@ -215,7 +217,10 @@ mod tests {
 
     #[test]
     fn colours() {
-        let red = Suit::ALL.iter().filter(|s| s.colour() == Colour::Red).count();
+        let red = Suit::ALL
+            .iter()
+            .filter(|s| s.colour() == Colour::Red)
+            .count();
         assert_eq!(red, 2);
         assert_eq!(Suit::Hearts.colour(), Colour::Red);
         assert_eq!(Suit::Spades.colour(), Colour::Black);

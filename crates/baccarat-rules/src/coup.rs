@@ -35,7 +35,10 @@ pub struct Hand {
 
 impl Hand {
     fn new(first: Card, second: Card) -> Hand {
-        Hand { cards: [first, second, first], len: 2 }
+        Hand {
+            cards: [first, second, first],
+            len: 2,
+        }
     }
 
     fn push(&mut self, c: Card) {
@@ -269,7 +272,10 @@ mod tests {
     #[test]
     fn short_source_is_insufficient() {
         assert_eq!(Coup::from_cards(&cards("AS 3H 2D")), Err(InsufficientCards));
-        assert_eq!(Coup::from_cards(&cards("AS 3H 2D KC")), Err(InsufficientCards));
+        assert_eq!(
+            Coup::from_cards(&cards("AS 3H 2D KC")),
+            Err(InsufficientCards)
+        );
     }
 
     #[test]

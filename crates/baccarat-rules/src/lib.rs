@@ -43,6 +43,9 @@ pub use rulebook::{
     AnteRules, BetRules, BurnProcedure, DealingStyle, Exclusion, Rulebook, RulebookConfig, Variant,
     MAX_DECKS,
 };
-pub use settle::{payable_stake, settle, settle_wager, settle_with_ante, AnteSettlement, FractionalPayout, SettleRules, Settlement, UnpayableStake};
+pub use settle::{
+    payable_stake, settle, settle_wager, settle_with_ante, AnteSettlement, FractionalPayout,
+    SettleRules, Settlement, UnpayableStake,
+};
 pub use table_config::{Ante, AnteSpec, Offer, OfferSpec, TableConfig, TableConfigSpec, MAX_LIMIT};
 pub use tableau::{banker_draws, is_natural_total, player_action, PlayerAction};

@@ -14,7 +14,10 @@ pub enum Pays {
     /// Odds less a commission on the amount won, e.g. "1:1 less 5%" (AU 5.10(b);
     /// EU "with a house edge"). Pays the same as its net odds; the commission is
     /// shown and booked apart.
-    LessCommission { odds: Odds, percent: u32 },
+    LessCommission {
+        odds: Odds,
+        percent: u32,
+    },
     /// Standoff: the wager neither wins nor loses (NSW 1.1 "Standoff").
     Push,
     Lose,
@@ -151,7 +154,13 @@ mod tests {
         assert_eq!(c.net_odds(), Some(Odds::new(19, 20)));
         assert_eq!(c.report(), "19:20");
         assert_eq!("19:20".parse::<Pays>().unwrap().report(), "19:20");
-        for bad in ["1:1 less 0%", "1:1 less 100%", "1:1 less x%", "win", "1:1 less 5"] {
+        for bad in [
+            "1:1 less 0%",
+            "1:1 less 100%",
+            "1:1 less x%",
+            "win",
+            "1:1 less 5",
+        ] {
             assert!(bad.parse::<Pays>().is_err(), "{bad}");
         }
         assert_eq!(Pays::Lose.net_return(), (-1, 1));

@@ -274,30 +274,63 @@ impl TryFrom<RulebookConfig> for Rulebook {
     type Error = Problems;
 
     fn try_from(c: RulebookConfig) -> Result<Rulebook, Problems> {
-        let mut p = Problems::new(format!("profile {}", if c.id.is_empty() { "?" } else { &c.id }));
-        if c.id.is_empty() || !c.id.chars().all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '-') {
+        let mut p = Problems::new(format!(
+            "profile {}",
+            if c.id.is_empty() { "?" } else { &c.id }
+        ));
+        if c.id.is_empty()
+            || !c
+                .id
+                .chars()
+                .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '-')
+        {
             p.push("id", "must be non-empty lowercase letters, digits and '-'");
         }
         check_decks(&mut p, "shoe.decks", &c.shoe.decks, None);
 
-        let ante = c.ante.as_ref().and_then(|a| match parse_fraction(&a.max_fraction_of_minimum) {
-            Some((n, d)) => Some(AnteRules { max_num: n, max_den: d, rule: a.rule.clone() }),
-            None => {
-                p.push("ante.max_fraction_of_minimum", "must be a fraction n/d between 0 and 1, e.g. \"1/8\"");
-                None
-            }
-        });
+        let ante = c
+            .ante
+            .as_ref()
+            .and_then(|a| match parse_fraction(&a.max_fraction_of_minimum) {
+                Some((n, d)) => Some(AnteRules {
+                    max_num: n,
+                    max_den: d,
+                    rule: a.rule.clone(),
+                }),
+                None => {
+                    p.push(
+                        "ante.max_fraction_of_minimum",
+                        "must be a fraction n/d between 0 and 1, e.g. \"1/8\"",
+                    );
+                    None
+                }
+            });
         for (name, bound) in [
-            ("procedures.cut_min_from_either_end", c.procedures.cut_min_from_either_end),
-            ("procedures.cutting_card_min_from_back", c.procedures.cutting_card_min_from_back),
+            (
+                "procedures.cut_min_from_either_end",
+                c.procedures.cut_min_from_either_end,
+            ),
+            (
+                "procedures.cutting_card_min_from_back",
+                c.procedures.cutting_card_min_from_back,
+            ),
         ] {
             if bound == 0 || bound > 52 * MAX_DECKS {
-                p.push(name, format!("{bound} cards is not a usable bound (1 to {})", 52 * MAX_DECKS));
+                p.push(
+                    name,
+                    format!(
+                        "{bound} cards is not a usable bound (1 to {})",
+                        52 * MAX_DECKS
+                    ),
+                );
             }
         }
         for (i, l) in c.layouts.iter().enumerate() {
             if l.boxes == 0 || l.boxes > 14 || l.players_per_box == 0 || l.players_per_box > 3 {
-                p.push(format!("layouts[{i}]"), "boxes must be 1 to 14 (NSW 2.1; AU 3.1) and players_per_box 1 to 3 (AU 5.8)");
+                p.push(
+                    format!("layouts[{i}]"),
+                    "boxes must be 1 to 14 (NSW 2.1; AU 3.1) and players_per_box 1 to 3 (AU 5.8)",
+                );
             }
         }
 
@@ -305,18 +338,26 @@ impl TryFrom<RulebookConfig> for Rulebook {
         for (id, bc) in &c.bets {
             let path = format!("bets.{id}");
             let Some(bet) = Bet::from_id(id) else {
-                p.push(&path, format!("unknown wager id {id:?}; known: {}", known_bets()));
+                p.push(
+                    &path,
+                    format!("unknown wager id {id:?}; known: {}", known_bets()),
+                );
                 continue;
             };
             if let Some(d) = &bc.decks {
                 check_decks(&mut p, &format!("{path}.decks"), d, Some(&c.shoe.decks));
             }
             if bc.pay_tables.is_empty() {
-                p.push(format!("{path}.pay_tables"), "a wager needs at least one pay table");
+                p.push(
+                    format!("{path}.pay_tables"),
+                    "a wager needs at least one pay table",
+                );
             }
             let mut tables = Vec::new();
             for (name, tc) in &bc.pay_tables {
-                if let Some(t) = pay_table(&mut p, &format!("{path}.pay_tables.{name}"), bet, name, tc) {
+                if let Some(t) =
+                    pay_table(&mut p, &format!("{path}.pay_tables.{name}"), bet, name, tc)
+                {
                     tables.push(t);
                 }
             }
@@ -330,12 +371,18 @@ impl TryFrom<RulebookConfig> for Rulebook {
         }
         for main in [Bet::Player, Bet::Banker, Bet::Tie] {
             if !c.bets.contains_key(main.id()) {
-                p.push(format!("bets.{}", main.id()), "every rulebook has the Player, Banker and Tie wagers (NSW 5.1; AU 5.1)");
+                p.push(
+                    format!("bets.{}", main.id()),
+                    "every rulebook has the Player, Banker and Tie wagers (NSW 5.1; AU 5.1)",
+                );
             }
         }
 
         let find_table = |bet: Bet, name: &str| {
-            bets.iter().find(|b| b.bet == bet).and_then(|b| b.pay_table(name)).cloned()
+            bets.iter()
+                .find(|b| b.bet == bet)
+                .and_then(|b| b.pay_table(name))
+                .cloned()
         };
         let mut variants = Vec::new();
         if c.variants.is_empty() {
@@ -345,13 +392,25 @@ impl TryFrom<RulebookConfig> for Rulebook {
             let player = find_table(Bet::Player, &v.player);
             let banker = find_table(Bet::Banker, &v.banker);
             if player.is_none() {
-                p.push(format!("variants.{id}.player"), format!("no pay table {:?} under bets.player.pay_tables", v.player));
+                p.push(
+                    format!("variants.{id}.player"),
+                    format!("no pay table {:?} under bets.player.pay_tables", v.player),
+                );
             }
             if banker.is_none() {
-                p.push(format!("variants.{id}.banker"), format!("no pay table {:?} under bets.banker.pay_tables", v.banker));
+                p.push(
+                    format!("variants.{id}.banker"),
+                    format!("no pay table {:?} under bets.banker.pay_tables", v.banker),
+                );
             }
             if let (Some(player), Some(banker)) = (player, banker) {
-                variants.push(Variant { id: id.clone(), title: v.title.clone(), rule: v.rule.clone(), player, banker });
+                variants.push(Variant {
+                    id: id.clone(),
+                    title: v.title.clone(),
+                    rule: v.rule.clone(),
+                    player,
+                    banker,
+                });
             }
         }
 
@@ -362,7 +421,10 @@ impl TryFrom<RulebookConfig> for Rulebook {
                     .filter_map(|id| {
                         let b = Bet::from_id(id).filter(|b| c.bets.contains_key(b.id()));
                         if b.is_none() {
-                            p.push(format!("exclusions[{i}].{field}"), format!("{id:?} is not a wager of this rulebook"));
+                            p.push(
+                                format!("exclusions[{i}].{field}"),
+                                format!("{id:?} is not a wager of this rulebook"),
+                            );
                         }
                         b
                     })
@@ -370,7 +432,11 @@ impl TryFrom<RulebookConfig> for Rulebook {
             };
             let offered = ids("offered", &e.offered);
             let excludes = ids("excludes", &e.excludes);
-            exclusions.push(Exclusion { rule: e.rule.clone(), offered, excludes });
+            exclusions.push(Exclusion {
+                rule: e.rule.clone(),
+                offered,
+                excludes,
+            });
         }
 
         let rb = Rulebook {
@@ -397,7 +463,11 @@ impl TryFrom<RulebookConfig> for Rulebook {
 }
 
 fn known_bets() -> String {
-    Bet::ALL.iter().map(|b| b.id()).collect::<Vec<_>>().join(", ")
+    Bet::ALL
+        .iter()
+        .map(|b| b.id())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn check_decks(p: &mut Problems, path: &str, decks: &[u32], within: Option<&[u32]>) {
@@ -409,7 +479,10 @@ fn check_decks(p: &mut Problems, path: &str, decks: &[u32], within: Option<&[u32
             p.push(path, format!("{d} decks is outside 1 to {MAX_DECKS}"));
         } else if let Some(w) = within {
             if !w.contains(&d) {
-                p.push(path, format!("{d} decks is not among the shoe's deck counts {w:?}"));
+                p.push(
+                    path,
+                    format!("{d} decks is not among the shoe's deck counts {w:?}"),
+                );
             }
         }
     }
@@ -423,14 +496,26 @@ fn parse_fraction(s: &str) -> Option<(i64, i64)> {
 }
 
 /// Check and build one pay table.
-fn pay_table(p: &mut Problems, path: &str, bet: Bet, name: &str, tc: &PayTableConfig) -> Option<PayTable> {
+fn pay_table(
+    p: &mut Problems,
+    path: &str,
+    bet: Bet,
+    name: &str,
+    tc: &PayTableConfig,
+) -> Option<PayTable> {
     let before = p.problems.len();
     let defs = bet.outcomes();
     let mut lines: Vec<(Outcome, Pays)> = Vec::new();
     for (key, text) in &tc.pays {
         let Some(d) = defs.iter().find(|d| d.outcome.id() == *key) else {
             let names: Vec<String> = defs.iter().map(|d| d.outcome.id()).collect();
-            p.push(format!("{path}.pays.{key}"), format!("{bet} has no outcome {key:?}; its outcomes are {}", names.join(", ")));
+            p.push(
+                format!("{path}.pays.{key}"),
+                format!(
+                    "{bet} has no outcome {key:?}; its outcomes are {}",
+                    names.join(", ")
+                ),
+            );
             continue;
         };
         match text.parse::<Pays>() {
@@ -440,12 +525,23 @@ fn pay_table(p: &mut Problems, path: &str, bet: Bet, name: &str, tc: &PayTableCo
     }
     for d in defs.iter().filter(|d| d.parent.is_none()) {
         if !tc.pays.contains_key(&d.outcome.id()) {
-            p.push(format!("{path}.pays"), format!("no line for outcome {:?} ({})", d.outcome.id(), d.rule));
+            p.push(
+                format!("{path}.pays"),
+                format!("no line for outcome {:?} ({})", d.outcome.id(), d.rule),
+            );
         }
     }
     if !lines.iter().any(|(_, pays)| pays.net_odds().is_some()) && p.problems.len() == before {
-        p.push(format!("{path}.pays"), "a pay table needs at least one winning line");
+        p.push(
+            format!("{path}.pays"),
+            "a pay table needs at least one winning line",
+        );
     }
     lines.sort_by_key(|(o, _)| defs.iter().position(|d| d.outcome == *o));
-    (p.problems.len() == before).then(|| PayTable { bet, name: name.to_string(), rule: tc.rule.clone(), lines })
+    (p.problems.len() == before).then(|| PayTable {
+        bet,
+        name: name.to_string(),
+        rule: tc.rule.clone(),
+        lines,
+    })
 }

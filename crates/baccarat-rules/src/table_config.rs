@@ -126,39 +126,84 @@ impl TableConfig {
     pub fn new(rb: &Rulebook, spec: &TableConfigSpec) -> Result<TableConfig, Problems> {
         let mut p = Problems::new(format!("table config for {}", rb.id));
         if spec.rulebook != rb.id {
-            p.push("rulebook", format!("names {:?} but is being checked against {:?}", spec.rulebook, rb.id));
+            p.push(
+                "rulebook",
+                format!(
+                    "names {:?} but is being checked against {:?}",
+                    spec.rulebook, rb.id
+                ),
+            );
         }
         let decks = spec.decks.unwrap_or_else(|| rb.default_decks());
         if !rb.decks.contains(&decks) {
-            p.push("decks", format!("{} allows {:?} decks, not {decks} ({})", rb.id, rb.decks, rb.decks_rule));
+            p.push(
+                "decks",
+                format!(
+                    "{} allows {:?} decks, not {decks} ({})",
+                    rb.id, rb.decks, rb.decks_rule
+                ),
+            );
         }
-        let variant_id = spec.variant.clone().unwrap_or_else(|| rb.variants[0].id.clone());
+        let variant_id = spec
+            .variant
+            .clone()
+            .unwrap_or_else(|| rb.variants[0].id.clone());
         let variant = rb.variant(&variant_id).cloned();
         if variant.is_none() {
             let ids: Vec<&str> = rb.variants.iter().map(|v| v.id.as_str()).collect();
-            p.push("variant", format!("{} has no variant {variant_id:?}; its variants are {}", rb.id, ids.join(", ")));
+            p.push(
+                "variant",
+                format!(
+                    "{} has no variant {variant_id:?}; its variants are {}",
+                    rb.id,
+                    ids.join(", ")
+                ),
+            );
         }
 
         let chip = spec.chip;
-        if chip < 1 || chip > MAX_LIMIT {
-            p.push("chip", format!("the smallest chip must be 1 to {MAX_LIMIT} minor units"));
+        if !(1..=MAX_LIMIT).contains(&chip) {
+            p.push(
+                "chip",
+                format!("the smallest chip must be 1 to {MAX_LIMIT} minor units"),
+            );
         }
         let chip_ok = (1..=MAX_LIMIT).contains(&chip);
         let amount = |p: &mut Problems, path: &str, v: i64| {
-            if v < 1 || v > MAX_LIMIT {
+            if !(1..=MAX_LIMIT).contains(&v) {
                 p.push(path, format!("{v} must be 1 to {MAX_LIMIT} minor units"));
             } else if chip_ok && v % chip != 0 {
-                p.push(path, format!("{} is not a whole number of {} chips", Money(v), Money(chip)));
+                p.push(
+                    path,
+                    format!(
+                        "{} is not a whole number of {} chips",
+                        Money(v),
+                        Money(chip)
+                    ),
+                );
             }
         };
         amount(&mut p, "min", spec.min);
         amount(&mut p, "max", spec.max);
         if spec.min > spec.max {
-            p.push("max", format!("maximum {} is below minimum {}", Money(spec.max), Money(spec.min)));
+            p.push(
+                "max",
+                format!(
+                    "maximum {} is below minimum {}",
+                    Money(spec.max),
+                    Money(spec.min)
+                ),
+            );
         }
         if let Some(d) = spec.differential {
             if !rb.table_differential {
-                p.push("differential", format!("{} does not provide a table differential ({})", rb.id, rb.limits_rule));
+                p.push(
+                    "differential",
+                    format!(
+                        "{} does not provide a table differential ({})",
+                        rb.id, rb.limits_rule
+                    ),
+                );
             }
             amount(&mut p, "differential", d);
         }
@@ -172,16 +217,29 @@ impl TableConfig {
             if a.amount as i128 * rules.max_den as i128 > spec.min as i128 * rules.max_num as i128 {
                 p.push(
                     "ante.amount",
-                    format!("{} is more than {}/{} of the table minimum {} ({})", Money(a.amount), rules.max_num, rules.max_den, Money(spec.min), rules.rule),
+                    format!(
+                        "{} is more than {}/{} of the table minimum {} ({})",
+                        Money(a.amount),
+                        rules.max_num,
+                        rules.max_den,
+                        Money(spec.min),
+                        rules.rule
+                    ),
                 );
             }
             if let Some(w) = a.waived_at {
                 amount(&mut p, "ante.waived_at", w);
                 if w < spec.min {
-                    p.push("ante.waived_at", "the waiver threshold is below the table minimum (AU 14.4)");
+                    p.push(
+                        "ante.waived_at",
+                        "the waiver threshold is below the table minimum (AU 14.4)",
+                    );
                 }
             }
-            Some(Ante { amount: Money(a.amount), waived_at: a.waived_at.map(Money) })
+            Some(Ante {
+                amount: Money(a.amount),
+                waived_at: a.waived_at.map(Money),
+            })
         });
 
         // Offers: the main wagers always; side bets as listed.
@@ -204,7 +262,11 @@ impl TableConfig {
             if !rules.allows_decks(decks) {
                 p.push(
                     &path,
-                    format!("{bet} needs {:?} decks, not {decks} ({})", rules.decks.as_deref().unwrap_or(&[]), rules.decks_rule.as_deref().unwrap_or(&rules.rule)),
+                    format!(
+                        "{bet} needs {:?} decks, not {decks} ({})",
+                        rules.decks.as_deref().unwrap_or(&[]),
+                        rules.decks_rule.as_deref().unwrap_or(&rules.rule)
+                    ),
                 );
             }
             let fixed = match (bet, &variant) {
@@ -214,26 +276,46 @@ impl TableConfig {
             };
             let table = match (fixed, &o.pay_table) {
                 (Some(t), Some(name)) if *name != t.name => {
-                    p.push(format!("{path}.pay_table"), format!("variant {variant_id:?} pays {bet} by table {:?}, not {name:?} ({})", t.name, t.rule));
+                    p.push(
+                        format!("{path}.pay_table"),
+                        format!(
+                            "variant {variant_id:?} pays {bet} by table {:?}, not {name:?} ({})",
+                            t.name, t.rule
+                        ),
+                    );
                     None
                 }
                 (Some(t), _) => Some(t),
                 (None, Some(name)) => {
                     let t = rules.pay_table(name).cloned();
                     if t.is_none() {
-                        let names: Vec<&str> = rules.pay_tables.iter().map(|t| t.name.as_str()).collect();
-                        p.push(format!("{path}.pay_table"), format!("{} has no {bet} pay table {name:?}; choose one of {}", rb.id, names.join(", ")));
+                        let names: Vec<&str> =
+                            rules.pay_tables.iter().map(|t| t.name.as_str()).collect();
+                        p.push(
+                            format!("{path}.pay_table"),
+                            format!(
+                                "{} has no {bet} pay table {name:?}; choose one of {}",
+                                rb.id,
+                                names.join(", ")
+                            ),
+                        );
                     }
                     t
                 }
                 (None, None) if rules.pay_tables.len() == 1 => Some(rules.pay_tables[0].clone()),
                 (None, None) => {
-                    let names: Vec<&str> = rules.pay_tables.iter().map(|t| t.name.as_str()).collect();
-                    p.push(format!("{path}.pay_table"), format!("choose one of {} ({})", names.join(", "), rules.rule));
+                    let names: Vec<&str> =
+                        rules.pay_tables.iter().map(|t| t.name.as_str()).collect();
+                    p.push(
+                        format!("{path}.pay_table"),
+                        format!("choose one of {} ({})", names.join(", "), rules.rule),
+                    );
                     None
                 }
             };
-            let min = o.min.unwrap_or(if bet.is_main() { spec.min } else { chip.max(1) });
+            let min = o
+                .min
+                .unwrap_or(if bet.is_main() { spec.min } else { chip.max(1) });
             let max = o.max.unwrap_or(spec.max);
             if o.min.is_some() {
                 amount(&mut p, &format!("{path}.min"), min);
@@ -242,24 +324,54 @@ impl TableConfig {
                 amount(&mut p, &format!("{path}.max"), max);
             }
             if min > max {
-                p.push(format!("{path}.max"), format!("maximum {} is below minimum {}", Money(max), Money(min)));
+                p.push(
+                    format!("{path}.max"),
+                    format!("maximum {} is below minimum {}", Money(max), Money(min)),
+                );
             }
             if let Some(pay_table) = table {
-                offers.push(Offer { bet, pay_table, min: Money(min), max: Money(max) });
+                offers.push(Offer {
+                    bet,
+                    pay_table,
+                    min: Money(min),
+                    max: Money(max),
+                });
             }
         }
         for e in &rb.exclusions {
             let has = |b: &Bet| offered.contains(b);
             if e.offered.iter().any(has) {
-                let clash: Vec<&str> = e.excludes.iter().filter(|b| has(b)).map(|b| b.id()).collect();
+                let clash: Vec<&str> = e
+                    .excludes
+                    .iter()
+                    .filter(|b| has(b))
+                    .map(|b| b.id())
+                    .collect();
                 if !clash.is_empty() {
-                    let mine: Vec<&str> = e.offered.iter().filter(|b| has(b)).map(|b| b.id()).collect();
-                    p.push("bets", format!("{}: {} may not be offered with {} at the same table", e.rule, mine.join(", "), clash.join(", ")));
+                    let mine: Vec<&str> = e
+                        .offered
+                        .iter()
+                        .filter(|b| has(b))
+                        .map(|b| b.id())
+                        .collect();
+                    p.push(
+                        "bets",
+                        format!(
+                            "{}: {} may not be offered with {} at the same table",
+                            e.rule,
+                            mine.join(", "),
+                            clash.join(", ")
+                        ),
+                    );
                 }
             }
         }
 
-        let settle = SettleRules { chip: Money(chip.max(1)), fractional: rb.fractional_payout, unpayable: rb.unpayable_stake };
+        let settle = SettleRules {
+            chip: Money(chip.max(1)),
+            fractional: rb.fractional_payout,
+            unpayable: rb.unpayable_stake,
+        };
         match variant {
             Some(variant) if p.is_empty() => Ok(TableConfig {
                 rulebook: rb.id.clone(),

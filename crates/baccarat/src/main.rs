@@ -10,7 +10,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "baccarat", version, about = "Casino baccarat from real rulebooks: exact odds and rulebook profiles")]
+#[command(
+    name = "baccarat",
+    version,
+    about = "Casino baccarat from real rulebooks: exact odds and rulebook profiles"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

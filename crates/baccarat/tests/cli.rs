@@ -1,0 +1,241 @@
+//! The `baccarat` command end to end: JSON shape and figures, and bad input
+//! refused with one clear line and exit status 2, never a panic.
+
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_baccarat"))
+        .args(args)
+        .output()
+        .expect("run baccarat")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Refused: status 2, stderr one line starting "error:" that contains `needle`.
+fn refused(args: &[&str], needle: &str) {
+    let o = run(args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+    assert!(err.starts_with("error: "), "{args:?}: {err}");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "{args:?}: one line: {err}"
+    );
+    assert!(err.contains(needle), "{args:?}: {err:?} lacks {needle:?}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+fn tmp(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("baccarat-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+#[test]
+fn odds_json_has_the_documented_shape_and_figures() {
+    let o = run(&["odds", "--rulebook", "au-casino", "--decks", "8", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["rulebook"], "au-casino");
+    assert_eq!(v["decks"], 8);
+    let bets = v["bets"].as_array().unwrap();
+    let find = |bet: &str, table: &str| {
+        bets.iter()
+            .find(|b| b["bet"] == bet && b["pay_table"] == table)
+            .unwrap_or_else(|| panic!("{bet} {table}"))
+    };
+    let banker = find("banker", "commission");
+    assert!((banker["house_edge"].as_f64().unwrap() - 0.010579).abs() < 5e-7);
+    assert!(banker["std_dev"].as_f64().unwrap() > 0.9);
+    let lines = banker["outcomes"].as_array().unwrap();
+    assert_eq!(lines[0]["outcome"], "win");
+    assert_eq!(lines[0]["pays"], "19:20");
+    let total: f64 = lines
+        .iter()
+        .map(|l| l["probability"].as_f64().unwrap())
+        .sum();
+    assert!((total - 1.0).abs() < 1e-12);
+    assert_eq!(find("tie", "9_to_1")["outcomes"][0]["pays"], "9:1");
+    assert_eq!(
+        find("player", "two_to_one")["outcomes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["outcome"] == "tie")
+            .unwrap()["pays"],
+        "lose"
+    );
+    // Every wager of the rulebook, once per pay table: 2+4+2 main, 2+2 any pair,
+    // 3+3 perfect pair, 3+3 dragon, 2+2 lucky match.
+    assert_eq!(bets.len(), 28);
+}
+
+#[test]
+fn odds_for_a_remaining_shoe_and_main_only_agree() {
+    let shoe = "28,32,32,31,32,30,32,32,29,32,31,32,32";
+    let full: serde_json::Value = serde_json::from_str(&stdout(&run(&[
+        "odds",
+        "--rulebook",
+        "nsw-2021",
+        "--shoe",
+        shoe,
+        "--json",
+    ])))
+    .unwrap();
+    let fast: serde_json::Value = serde_json::from_str(&stdout(&run(&[
+        "odds",
+        "--rulebook",
+        "nsw-2021",
+        "--shoe",
+        shoe,
+        "--main-only",
+        "--json",
+    ])))
+    .unwrap();
+    assert_eq!(full["cards"], 405);
+    for b in fast["bets"].as_array().unwrap() {
+        let f = full["bets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["bet"] == b["bet"] && x["pay_table"] == b["pay_table"])
+            .unwrap();
+        assert_eq!(f["house_edge_exact"], b["house_edge_exact"], "{}", b["bet"]);
+    }
+}
+
+#[test]
+fn nsw_four_decks_leaves_out_the_six_or_eight_deck_wagers() {
+    let v: serde_json::Value = serde_json::from_str(&stdout(&run(&[
+        "odds",
+        "--rulebook",
+        "nsw-2021",
+        "--decks",
+        "4",
+        "--json",
+    ])))
+    .unwrap();
+    let skipped: Vec<&str> = v["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["bet"].as_str().unwrap())
+        .collect();
+    assert!(
+        skipped.contains(&"tiger") && skipped.contains(&"player_pair"),
+        "{skipped:?}"
+    );
+    assert!(v["bets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|b| b["bet"] == "super_six"));
+}
+
+#[test]
+fn text_report_and_profiles() {
+    let o = run(&["odds"]);
+    assert!(o.status.success());
+    assert!(
+        stdout(&o).contains("4,998,398,275,503,360"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(&["profiles"]);
+    let out = stdout(&o);
+    for id in ["nsw-2021", "au-casino", "resort-house", "european-casino"] {
+        assert!(out.contains(id), "{out}");
+    }
+    let o = run(&["profile", "show", "au-casino"]);
+    assert!(stdout(&o).contains("AU 11A.1A"), "{}", stdout(&o));
+    let o = run(&["profile", "show", "nsw-2021", "--toml"]);
+    assert!(stdout(&o).contains("tiger_tie"));
+    let o = run(&["profile", "show", "european-casino", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["shoe"]["decks"][0], 8);
+}
+
+#[test]
+fn bad_input_is_refused_in_one_line() {
+    refused(
+        &["odds", "--rulebook", "macau"],
+        "unknown rulebook \"macau\"",
+    );
+    refused(
+        &["odds", "--rulebook", "european-casino", "--decks", "6"],
+        "european-casino allows [8] decks, not 6 (EU 1.3)",
+    );
+    refused(&["odds", "--shoe", "4,4,4"], "give 13 counts by rank");
+    refused(
+        &["odds", "--shoe", "4,-4,4,4,4,4,4,4,4,4,4,4,4"],
+        "count 2 (2) is \"-4\"",
+    );
+    refused(
+        &["odds", "--shoe", "1,1,1,1,1,0,0,0,0,0,0,0,0"],
+        "5 cards is too few",
+    );
+    refused(
+        &[
+            "odds",
+            "--decks",
+            "6",
+            "--shoe",
+            "25,4,4,4,4,4,4,4,4,4,4,4,4",
+        ],
+        "25 As is more than 6 decks hold (24)",
+    );
+    refused(
+        &["odds", "--rulebook", "no/such/file.toml"],
+        "cannot read profile",
+    );
+    let bad = tmp("bad.toml", "id = \"x\"\ntitle = [\n");
+    refused(&["odds", "--rulebook", &bad], "line 2");
+    refused(&["profile", "check", &bad], "line 2");
+    refused(&["profile", "show", "macau"], "unknown rulebook");
+}
+
+#[test]
+fn checks_list_every_problem() {
+    let text = baccarat_rules::profiles::builtin_text("au-casino")
+        .unwrap()
+        .replace("\"9:1\"", "\"9-1\"")
+        .replace("decks = [4, 5, 6, 7, 8]", "decks = [4, 5, 6, 7, 12]");
+    let p = tmp("au-bad.toml", &text);
+    let o = run(&["profile", "check", &p]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("(2 problems)")
+            && err.contains("shoe.decks")
+            && err.contains("bets.tie.pay_tables.9_to_1.pays.win"),
+        "{err}"
+    );
+    let good = tmp(
+        "au-good.toml",
+        baccarat_rules::profiles::builtin_text("au-casino").unwrap(),
+    );
+    assert!(run(&["profile", "check", &good]).status.success());
+
+    let t = tmp("table.toml", "rulebook = \"au-casino\"\ndecks = 8\nchip = 100\nmin = 1000\nmax = 100000\n[bets.tie]\npay_table = \"9_to_1\"\n[bets.perfect_pair_player]\npay_table = \"scale_two\"\n[bets.lucky_match_banker]\npay_table = \"scale_one\"\n");
+    let o = run(&["table", "check", &t]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("AU 11A.1A") && stderr(&o).contains("AU 11D.2"),
+        "{}",
+        stderr(&o)
+    );
+    let ok = tmp("table-ok.toml", "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 100000\ndifferential = 200000\n[bets.tiger]\n[bets.tiger_pair]\n");
+    let o = run(&["table", "check", &ok]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("tiger_pair"));
+}

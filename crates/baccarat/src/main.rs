@@ -29,6 +29,9 @@ enum Command {
     /// Show or check one rulebook profile.
     #[command(subcommand)]
     Profile(cmd::profiles::ProfileCommand),
+    /// The roads (bead plate, big road, derived roads, ask-road) for results
+    /// read from stdin as B, P and T.
+    Roads(cmd::roads::Args),
     /// Check a table configuration against its rulebook.
     #[command(subcommand)]
     Table(cmd::table::TableCommand),
@@ -41,6 +44,7 @@ fn main() -> ExitCode {
         Command::Profiles(a) => cmd::profiles::list(a),
         Command::Profile(c) => cmd::profiles::run(c),
         Command::Table(c) => cmd::table::run(c),
+        Command::Roads(a) => cmd::roads::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -239,3 +239,43 @@ fn checks_list_every_problem() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("tiger_pair"));
 }
+
+fn run_stdin(args: &[&str], input: &str) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_baccarat"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn roads_json_from_stdin() {
+    let o = run_stdin(&["roads", "--json"], "TBBPPPB\n");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["leading_ties"], 1);
+    assert_eq!(v["big_eye_boy"], "RBB");
+    assert_eq!(v["small_road"], "");
+    assert_eq!(v["big_road"].as_array().unwrap().len(), 3);
+    assert_eq!(v["big_road"][1][2]["row"], 2);
+    assert_eq!(v["bead_plate"][0][0], "T");
+    assert_eq!(v["ask"]["banker"]["big_eye_boy"], "R");
+    assert!(v["ask"]["player"]["cockroach_pig"].is_null());
+    let o = run_stdin(&["roads"], "BP?B");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).starts_with("error: results: character 3 is '?'"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -2,6 +2,7 @@
 
 pub mod odds;
 pub mod profiles;
+pub mod roads;
 pub mod table;
 
 use anyhow::{Context, Result};

@@ -1,0 +1,315 @@
+//! The Winning Result Display: bead plate, big road, the three derived roads and
+//! the ask-road (NSW 1.1 "WRD"; AU 3.4(f) "game results display").
+//!
+//! # The derived-road rule
+//!
+//! Work on the big road's *logical* columns (a streak is one column however its
+//! cells are drawn), ignore ties, and take k = 1, 2, 3 for big eye boy, small road
+//! and cockroach pig:
+//!
+//! * a cell that starts column c is red when columns c-1 and c-1-k have the same
+//!   length;
+//! * any other cell, at row r ≥ 1 of column c, is blue exactly when column c-k has
+//!   length r (the column k back ends just above this row), and red otherwise —
+//!   including the "straight drop", where column c-k is shorter still;
+//! * a road's first mark is the big-road cell at column k, row 1, or, if that cell
+//!   never fills, the cell at column k+1, row 0.
+//!
+//! The rulebooks make the display advisory only: NSW 12.14 and AU 12.9 say a wrong
+//! display changes nothing, and EU 7.1 settles on the cards actually dealt.
+//!
+//! # Drawing the big road
+//!
+//! Each logical column is drawn down from row 0. When it reaches the sixth row, or
+//! the cell below is taken by an earlier column's tail, it turns right and runs
+//! along that row (the dragon tail). A column starts at the display column of its
+//! index, moved right past any display column whose top cell is taken.
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+
+/// Rows of the big road and the bead plate.
+pub const ROWS: usize = 6;
+
+/// The result of one coup as the display records it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum RoadResult {
+    #[serde(rename = "B")]
+    Banker,
+    #[serde(rename = "P")]
+    Player,
+    #[serde(rename = "T")]
+    Tie,
+}
+
+impl RoadResult {
+    pub fn letter(self) -> char {
+        match self {
+            RoadResult::Banker => 'B',
+            RoadResult::Player => 'P',
+            RoadResult::Tie => 'T',
+        }
+    }
+
+    pub fn from_letter(c: char) -> Option<RoadResult> {
+        match c.to_ascii_uppercase() {
+            'B' => Some(RoadResult::Banker),
+            'P' => Some(RoadResult::Player),
+            'T' => Some(RoadResult::Tie),
+            _ => None,
+        }
+    }
+}
+
+/// One coup on the display: its result and the markers drawn with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct RoadEntry {
+    pub result: RoadResult,
+    #[serde(skip_serializing_if = "is_false")]
+    pub player_pair: bool,
+    #[serde(skip_serializing_if = "is_false")]
+    pub banker_pair: bool,
+    #[serde(skip_serializing_if = "is_false")]
+    pub natural: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+impl RoadEntry {
+    pub fn plain(result: RoadResult) -> RoadEntry {
+        RoadEntry {
+            result,
+            player_pair: false,
+            banker_pair: false,
+            natural: false,
+        }
+    }
+}
+
+/// A mark on a derived road.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Mark {
+    #[serde(rename = "R")]
+    Red,
+    #[serde(rename = "B")]
+    Blue,
+}
+
+impl Mark {
+    pub fn letter(self) -> char {
+        match self {
+            Mark::Red => 'R',
+            Mark::Blue => 'B',
+        }
+    }
+}
+
+/// A big-road cell: a Banker or Player win, the ties that followed it, and where
+/// it is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct BigCell {
+    pub result: RoadResult,
+    pub ties: u32,
+    #[serde(skip_serializing_if = "is_false")]
+    pub player_pair: bool,
+    #[serde(skip_serializing_if = "is_false")]
+    pub banker_pair: bool,
+    #[serde(skip_serializing_if = "is_false")]
+    pub natural: bool,
+    /// Display position, after any dragon tail.
+    pub col: usize,
+    pub row: usize,
+}
+
+/// The derived roads by k: big eye boy (1), small road (2), cockroach pig (3).
+pub const DERIVED: [(&str, usize); 3] =
+    [("big_eye_boy", 1), ("small_road", 2), ("cockroach_pig", 3)];
+
+/// All the roads of one shoe, updated one coup at a time.
+#[derive(Clone, Debug, Default)]
+pub struct Roads {
+    entries: Vec<RoadEntry>,
+    leading_ties: u32,
+    columns: Vec<Vec<BigCell>>,
+    occupied: HashSet<(usize, usize)>,
+    derived: [Vec<Mark>; 3],
+}
+
+impl Roads {
+    pub fn new() -> Roads {
+        Roads::default()
+    }
+
+    /// Roads from a string of `B`, `P` and `T` (white space ignored).
+    pub fn from_letters(s: &str) -> Result<Roads, BadLetter> {
+        let mut r = Roads::new();
+        for (i, c) in s.chars().filter(|c| !c.is_whitespace()).enumerate() {
+            let result = RoadResult::from_letter(c).ok_or(BadLetter {
+                position: i + 1,
+                found: c,
+            })?;
+            r.push(RoadEntry::plain(result));
+        }
+        Ok(r)
+    }
+
+    /// Record one coup.
+    pub fn push(&mut self, e: RoadEntry) {
+        self.entries.push(e);
+        if e.result == RoadResult::Tie {
+            match self.columns.last_mut().and_then(|c| c.last_mut()) {
+                Some(cell) => cell.ties += 1,
+                None => self.leading_ties += 1,
+            }
+            return;
+        }
+        let same = self
+            .columns
+            .last()
+            .and_then(|c| c.first())
+            .is_some_and(|c| c.result == e.result);
+        let (col, row) = self.place(same);
+        let cell = BigCell {
+            result: e.result,
+            ties: 0,
+            player_pair: e.player_pair,
+            banker_pair: e.banker_pair,
+            natural: e.natural,
+            col,
+            row,
+        };
+        self.occupied.insert((col, row));
+        if same {
+            self.columns
+                .last_mut()
+                .expect("same column exists")
+                .push(cell);
+        } else {
+            self.columns.push(vec![cell]);
+        }
+        let (c, r) = (
+            self.columns.len() - 1,
+            self.columns[self.columns.len() - 1].len() - 1,
+        );
+        let lens: Vec<usize> = self.columns.iter().map(Vec::len).collect();
+        for (i, (_, k)) in DERIVED.iter().enumerate() {
+            if let Some(m) = derived_mark(&lens, c, r, *k) {
+                self.derived[i].push(m);
+            }
+        }
+    }
+
+    /// Where the next cell is drawn: below the last one, or to its right in a
+    /// dragon tail, or at the top of a new column.
+    fn place(&self, same_column: bool) -> (usize, usize) {
+        if same_column {
+            let last = self
+                .columns
+                .last()
+                .and_then(|c| c.last())
+                .expect("column has a cell");
+            let bent = self.columns.last().expect("column").len() > 1 && {
+                let col = self.columns.last().expect("column");
+                col[col.len() - 2].row == last.row
+            };
+            if !bent && last.row + 1 < ROWS && !self.occupied.contains(&(last.col, last.row + 1)) {
+                (last.col, last.row + 1)
+            } else {
+                (last.col + 1, last.row)
+            }
+        } else {
+            let index = self.columns.len();
+            let after_previous = self.columns.last().map_or(0, |c| c[0].col + 1);
+            let mut col = index.max(after_previous);
+            while self.occupied.contains(&(col, 0)) {
+                col += 1;
+            }
+            (col, 0)
+        }
+    }
+
+    /// Every coup in order, ties included.
+    pub fn entries(&self) -> &[RoadEntry] {
+        &self.entries
+    }
+
+    /// The bead plate: every coup, six to a column, top to bottom, left to right.
+    pub fn bead_plate(&self) -> Vec<Vec<RoadEntry>> {
+        self.entries
+            .chunks(ROWS)
+            .map(<[RoadEntry]>::to_vec)
+            .collect()
+    }
+
+    /// Ties before the first Banker or Player win.
+    pub fn leading_ties(&self) -> u32 {
+        self.leading_ties
+    }
+
+    /// The big road's logical columns.
+    pub fn big_road(&self) -> &[Vec<BigCell>] {
+        &self.columns
+    }
+
+    /// A derived road's marks in the order they were made; `k` is 1, 2 or 3.
+    pub fn derived(&self, k: usize) -> &[Mark] {
+        &self.derived[k - 1]
+    }
+
+    /// The ask-road: the mark each derived road would make next if `next` won the
+    /// next coup (`None` where that road would make no mark yet).
+    pub fn ask(&self, next: RoadResult) -> [Option<Mark>; 3] {
+        let mut lens: Vec<usize> = self.columns.iter().map(Vec::len).collect();
+        match (next, self.columns.last()) {
+            (RoadResult::Tie, _) => return [None; 3],
+            (r, Some(col)) if col[0].result == r => *lens.last_mut().expect("column") += 1,
+            _ => lens.push(1),
+        }
+        let (c, r) = (lens.len() - 1, lens[lens.len() - 1] - 1);
+        DERIVED.map(|(_, k)| derived_mark(&lens, c, r, k))
+    }
+}
+
+/// The mark a derived road with offset `k` makes for the big-road cell at logical
+/// column `c`, row `r`, given the column lengths (the module's rule).
+pub fn derived_mark(lens: &[usize], c: usize, r: usize, k: usize) -> Option<Mark> {
+    if c < k || (c == k && r == 0) {
+        return None;
+    }
+    let red = if r == 0 {
+        lens[c - 1] == lens[c - 1 - k]
+    } else {
+        lens[c - k] != r
+    };
+    Some(if red { Mark::Red } else { Mark::Blue })
+}
+
+/// A character in a road string that is not `B`, `P` or `T`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "results: character {position} is {found:?}; write only B (Banker), P (Player) and T (Tie)"
+)]
+pub struct BadLetter {
+    pub position: usize,
+    pub found: char,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn marks(r: &Roads, k: usize) -> String {
+        r.derived(k).iter().map(|m| m.letter()).collect()
+    }
+
+    #[test]
+    fn alternating_results() {
+        let r = Roads::from_letters("BPBP").unwrap();
+        assert_eq!(marks(&r, 1), "RR");
+        assert_eq!(marks(&r, 2), "R");
+        assert_eq!(marks(&r, 3), "");
+    }
+}

@@ -1,1 +1,6 @@
+//! The game in time: the shoe and its procedures, the coup, and the roads.
+//! Deterministic: randomness (a [`shuffle::Seed`]) comes in as an input.
+
 pub mod roads;
+pub mod shoe;
+pub mod shuffle;

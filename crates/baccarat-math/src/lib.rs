@@ -18,6 +18,7 @@ pub mod exact;
 mod fast;
 mod report;
 mod shoe;
+pub mod sim;
 
 pub use bets::{
     distribution, needs_suits, price, reported_outcome, BetOdds, Distribution, NeedsSuits,

@@ -3,9 +3,9 @@
 //! DESIGN principle 8: randomness is auditable. The algorithm is written here, not
 //! borrowed, so that its output depends only on the seed and this version:
 //!
-//! * `fisher-yates-chacha20-v1`: ChaCha20 (20 rounds, the seed as the 256-bit key,
-//!   nonce 0, as `rand_chacha::ChaCha20Rng::from_seed`) yields 32-bit words in
-//!   stream order. For i = n-1 down to 1, draw j uniform in 0..=i by rejection:
+//! * `fisher-yates-chacha20-v1`: ChaCha20 (RFC 8439: 20 rounds, the seed as the
+//!   256-bit key, nonce 0, block counter from 0) yields its keystream read as
+//!   little-endian 32-bit words in order. For i = n-1 down to 1, draw j uniform in 0..=i by rejection:
 //!   take a word x; with bound = i + 1 and zone = 2^32 - (2^32 mod bound), reject
 //!   x ≥ zone, else j = x mod bound. Swap items i and j.
 //!
@@ -13,8 +13,8 @@
 //! the stream would fail the build rather than silently change replayed shoes.
 //! The seed's SHA-256 is the commitment published before the shoe starts.
 
-use rand_chacha::ChaCha20Rng;
-use rand_core::{RngCore, SeedableRng};
+use chacha20::cipher::{KeyIvInit, StreamCipher};
+use chacha20::ChaCha20;
 use sha2::{Digest, Sha256};
 
 /// The name and version recorded with every shoe.
@@ -85,21 +85,56 @@ pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// Keystream bytes generated at a time (eight ChaCha blocks).
+const BUFFER: usize = 512;
+
 /// The 32-bit word stream of a seed.
-pub struct Stream(ChaCha20Rng);
+pub struct Stream {
+    cipher: ChaCha20,
+    buf: [u8; BUFFER],
+    pos: usize,
+}
 
 impl Stream {
     pub fn new(seed: &Seed) -> Stream {
-        Stream(ChaCha20Rng::from_seed(seed.0))
+        let cipher = ChaCha20::new(&seed.0.into(), &[0u8; 12].into());
+        Stream {
+            cipher,
+            buf: [0; BUFFER],
+            pos: BUFFER,
+        }
     }
 
+    #[inline]
     pub fn next_u32(&mut self) -> u32 {
-        self.0.next_u32()
+        if self.pos == BUFFER {
+            self.buf = [0; BUFFER];
+            self.cipher.apply_keystream(&mut self.buf);
+            self.pos = 0;
+        }
+        let w = u32::from_le_bytes([
+            self.buf[self.pos],
+            self.buf[self.pos + 1],
+            self.buf[self.pos + 2],
+            self.buf[self.pos + 3],
+        ]);
+        self.pos += 4;
+        w
     }
 
     /// Uniform in `0..bound` by rejection (no modulo bias). `bound` ≥ 1.
     pub fn below(&mut self, bound: u32) -> u32 {
         debug_assert!(bound >= 1);
+        if let Some(d) = divisors().get(bound as usize) {
+            // The same arithmetic with the divisions precomputed (Lemire's
+            // fastmod: exact for every 32-bit x), as the shuffle's bounds are small.
+            loop {
+                let x = self.next_u32();
+                if x <= d.zone {
+                    return d.rem(x, bound);
+                }
+            }
+        }
         let zone = u32::MAX - (u32::MAX - bound + 1) % bound;
         loop {
             let x = self.next_u32();
@@ -108,6 +143,44 @@ impl Stream {
             }
         }
     }
+}
+
+/// Precomputed rejection zone and fastmod multiplier for one bound.
+#[derive(Clone, Copy)]
+struct Divisor {
+    zone: u32,
+    /// ceil(2^64 / bound); 0 for bound 1.
+    m: u64,
+}
+
+impl Divisor {
+    #[inline]
+    fn rem(&self, x: u32, bound: u32) -> u32 {
+        let low = self.m.wrapping_mul(x as u64);
+        ((low as u128 * bound as u128) >> 64) as u32
+    }
+}
+
+/// Bounds below this use the precomputed table (eight decks are 416 cards).
+const TABLE_BOUNDS: usize = 1024;
+
+fn divisors() -> &'static [Divisor] {
+    static T: std::sync::OnceLock<Vec<Divisor>> = std::sync::OnceLock::new();
+    T.get_or_init(|| {
+        (0..TABLE_BOUNDS as u32)
+            .map(|b| match b {
+                0 => Divisor { zone: 0, m: 0 },
+                1 => Divisor {
+                    zone: u32::MAX,
+                    m: 0,
+                },
+                _ => Divisor {
+                    zone: u32::MAX - (u32::MAX - b + 1) % b,
+                    m: u64::MAX / b as u64 + 1,
+                },
+            })
+            .collect()
+    })
 }
 
 /// Shuffle `items` in place by `fisher-yates-chacha20-v1` from `seed`.
@@ -133,6 +206,28 @@ mod tests {
         for bound in [1u32, 2, 3, 7, 52, 416, 1 << 31, u32::MAX] {
             let zone = u32::MAX - (u32::MAX - bound + 1) % bound;
             assert_eq!((zone as u64 + 1) % bound as u64, 0, "bound {bound}");
+        }
+    }
+
+    #[test]
+    fn fastmod_equals_the_remainder() {
+        let t = divisors();
+        let mut s = Stream::new(&Seed::from_u64(3));
+        for bound in 1..TABLE_BOUNDS as u32 {
+            let d = t[bound as usize];
+            assert_eq!(d.zone, u32::MAX - (u32::MAX - bound + 1) % bound);
+            for x in [
+                0,
+                1,
+                bound - 1,
+                bound,
+                u32::MAX,
+                u32::MAX - 1,
+                s.next_u32(),
+                s.next_u32(),
+            ] {
+                assert_eq!(d.rem(x, bound), x % bound, "{x} mod {bound}");
+            }
         }
     }
 

@@ -32,6 +32,9 @@ enum Command {
     /// The roads (bead plate, big road, derived roads, ask-road) for results
     /// read from stdin as B, P and T.
     Roads(cmd::roads::Args),
+    /// Play whole shoes (shuffle, cut, burn, cutting card, last coup) and settle
+    /// every offered wager at a flat stake.
+    Simulate(cmd::simulate::Args),
     /// Check a table configuration against its rulebook.
     #[command(subcommand)]
     Table(cmd::table::TableCommand),
@@ -45,6 +48,7 @@ fn main() -> ExitCode {
         Command::Profile(c) => cmd::profiles::run(c),
         Command::Table(c) => cmd::table::run(c),
         Command::Roads(a) => cmd::roads::run(a),
+        Command::Simulate(a) => cmd::simulate::run_cmd(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

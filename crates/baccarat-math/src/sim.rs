@@ -1,0 +1,472 @@
+//! Simulation: whole shoes through the real procedures, every offered wager
+//! settled at a flat stake.
+//!
+//! # What one shoe is
+//!
+//! Shoe `i` of a run with master seed `S` is shuffled from `Seed::derive(S, i)` by
+//! the table's `fisher-yates-chacha20-v1`; the same stream then gives a uniform cut
+//! within the profile's bounds (NSW 4.5; AU 7.6), the cutting card goes
+//! `cutting_card_from_back` cards from the back (NSW 4.6), the profile's burn is
+//! made (NSW 4.7; AU 7.7; EU 3.1 — three no-bet coups for EU 3.1.2), and coups
+//! are dealt until the cutting card ends the shoe: when it comes out during a coup,
+//! one more coup follows (NSW 4.9; AU 11.2(b)); when it comes out as a coup's first
+//! card, that coup is the last (NSW 4.10; AU 11.2(a)). A coup that runs out of
+//! cards is void (NSW 12.6) and ends the shoe.
+//!
+//! Because shoe `i`'s cards depend only on `S` and `i`, and shoes are summed with
+//! integers, the results are identical whatever the thread count.
+//!
+//! # The fast path
+//!
+//! Each coup is reduced to two keys: its [`CoupSummary`] index (400) and a pair
+//! key (each hand's pair class, a Lucky Triple Match, and whether both pairs share
+//! a rank: 50). For every offered wager, the net return of each key is computed
+//! once from the rules crate's classifiers and the wager's pay table, scaled to an
+//! integer (a common denominator of 20 covers every pay line in the profiles).
+//! A coup then costs its deal and two row additions. The tests check, coup for
+//! coup, that this equals dealing with `Coup::from_cards` and settling each wager
+//! with `settle_wager`.
+//!
+//! # Confidence intervals
+//!
+//! Coups of one shoe are not independent, so the 95% interval is computed from
+//! per-shoe totals (a ratio estimator over shoes), not per coup.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use baccarat_rules::{
+    banker_draws, player_action, BurnProcedure, Card, CoupSummary, PayTable, Pays, PlayerAction,
+    Rank, Side, Suit,
+};
+use baccarat_table::shoe::CutRules;
+use baccarat_table::shuffle::{shuffle_with, Seed, Stream};
+
+/// The common denominator of every pay line's net return (`19:20`, `1:2`, `a:1`).
+pub const SCALE: i64 = 20;
+
+/// Number of pair keys (see [`pair_key`]).
+pub const PAIR_KEYS: usize = 50;
+
+/// A wager as simulated: its pay table.
+#[derive(Clone, Debug)]
+pub struct SimWager {
+    pub table: PayTable,
+}
+
+/// How shoes are dealt.
+#[derive(Clone, Debug)]
+pub struct Procedure {
+    pub decks: u32,
+    pub cut: CutRules,
+    pub cutting_card_from_back: usize,
+    pub burn: Option<BurnProcedure>,
+}
+
+/// Integer net returns (× [`SCALE`]) of each wager, by summary index and pair key.
+pub struct Rows {
+    pub wagers: usize,
+    summary: Vec<i32>,
+    pairs: Vec<i32>,
+}
+
+fn net_scaled(p: Pays) -> i32 {
+    let (a, b) = p.net_return();
+    debug_assert_eq!(SCALE % b, 0, "pay line {p} does not divide {SCALE}");
+    (a * (SCALE / b)) as i32
+}
+
+/// Representative initial cards of a hand's pair class (0 none, 1 mixed, 2
+/// coloured, 3 identical, 4 identical with an identical third card).
+fn hand_rep(class: usize, rank: Rank) -> Vec<Card> {
+    let c = |s| Card::new(rank, s);
+    let two = |r2: Rank| Card::new(r2, Suit::Hearts);
+    match class {
+        0 => vec![
+            c(Suit::Hearts),
+            two(if rank == Rank::King {
+                Rank::Queen
+            } else {
+                Rank::King
+            }),
+        ],
+        1 => vec![c(Suit::Hearts), c(Suit::Spades)],
+        2 => vec![c(Suit::Hearts), c(Suit::Diamonds)],
+        3 => vec![c(Suit::Hearts), c(Suit::Hearts)],
+        _ => vec![c(Suit::Hearts), c(Suit::Hearts), c(Suit::Hearts)],
+    }
+}
+
+impl Rows {
+    /// Build the rows for `wagers` from the rules' classifiers.
+    pub fn new(wagers: &[SimWager]) -> Rows {
+        let w = wagers.len();
+        let mut summary = vec![0i32; CoupSummary::COUNT * w];
+        let mut pairs = vec![0i32; PAIR_KEYS * w];
+        for (j, wg) in wagers.iter().enumerate() {
+            let bet = wg.table.bet;
+            match bet.basis() {
+                baccarat_rules::Basis::Summary => {
+                    for i in 0..CoupSummary::COUNT {
+                        summary[i * w + j] = net_scaled(
+                            wg.table
+                                .pays(bet.classify_summary(&CoupSummary::from_index(i))),
+                        );
+                    }
+                }
+                _ => {
+                    for key in 0..PAIR_KEYS {
+                        let (pc, bc, twin) = (key / 10, (key / 2) % 5, key % 2 == 1);
+                        let player = hand_rep(pc, Rank::Ace);
+                        let banker = hand_rep(bc, if twin { Rank::Ace } else { Rank::Two });
+                        let hand = |s: Side| if s == Side::Player { &player } else { &banker };
+                        let o = match bet.basis() {
+                            baccarat_rules::Basis::Initial(s) => {
+                                bet.classify_initial([hand(s)[0], hand(s)[1]])
+                            }
+                            baccarat_rules::Basis::HandCards(s) => bet.classify_hand_cards(hand(s)),
+                            _ => bet.classify_both_initial(
+                                [player[0], player[1]],
+                                [banker[0], banker[1]],
+                            ),
+                        };
+                        pairs[key * w + j] = net_scaled(wg.table.pays(o));
+                    }
+                }
+            }
+        }
+        Rows {
+            wagers: w,
+            summary,
+            pairs,
+        }
+    }
+}
+
+impl Rows {
+    /// The scaled net return of wager `j` for a coup.
+    #[inline]
+    pub fn net(&self, k: CoupKeys, j: usize) -> i64 {
+        (self.summary[k.summary * self.wagers + j] + self.pairs[k.pairs * self.wagers + j]) as i64
+    }
+}
+
+/// A hand's pair class from its cards (0 none … 4 Lucky Triple Match).
+fn hand_class(a: u8, b: u8, third: Option<u8>) -> usize {
+    if a / 4 != b / 4 {
+        0
+    } else if a == b {
+        if third == Some(a) {
+            4
+        } else {
+            3
+        }
+    } else if SUIT_RED[(a % 4) as usize] == SUIT_RED[(b % 4) as usize] {
+        2
+    } else {
+        1
+    }
+}
+
+/// Red suits in [`Suit::ALL`] order (clubs, diamonds, hearts, spades).
+const SUIT_RED: [bool; 4] = [false, true, true, false];
+
+/// The pair key of a coup: player class × 10 + banker class × 2 + twin.
+pub fn pair_key(p: (u8, u8, Option<u8>), b: (u8, u8, Option<u8>)) -> usize {
+    let pc = hand_class(p.0, p.1, p.2);
+    let bc = hand_class(b.0, b.1, b.2);
+    let twin = pc > 0 && bc > 0 && p.0 / 4 == b.0 / 4;
+    pc * 10 + bc * 2 + usize::from(twin)
+}
+
+/// One coup as the fast path sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CoupKeys {
+    pub summary: usize,
+    pub pairs: usize,
+    /// Cards used.
+    pub used: usize,
+}
+
+/// The tableau, read once from the rules crate into lookup tables.
+struct Tableau {
+    /// `player_action(pt, bt)`: 0 natural, 1 stand, 2 draw.
+    player: [[u8; 10]; 10],
+    /// `banker_draws(bt, third)`, column 0 = no third card.
+    banker: [[bool; 11]; 10],
+    point: [u8; 52],
+}
+
+impl Tableau {
+    fn new() -> Tableau {
+        let mut t = Tableau {
+            player: [[0; 10]; 10],
+            banker: [[false; 11]; 10],
+            point: [0; 52],
+        };
+        for pt in 0..10u8 {
+            for bt in 0..10u8 {
+                t.player[pt as usize][bt as usize] = match player_action(pt, bt) {
+                    PlayerAction::Natural => 0,
+                    PlayerAction::Stand => 1,
+                    PlayerAction::Draw => 2,
+                };
+            }
+        }
+        for bt in 0..10u8 {
+            t.banker[bt as usize][0] = banker_draws(bt, None);
+            for p in 0..10u8 {
+                t.banker[bt as usize][1 + p as usize] = banker_draws(bt, Some(p));
+            }
+        }
+        for i in 0..52 {
+            t.point[i] = Card::from_index(i).expect("<52").point();
+        }
+        t
+    }
+
+    /// Deal one coup from `c` (card indices); `None` if the cards run out.
+    #[inline]
+    fn coup(&self, c: &[u8]) -> Option<CoupKeys> {
+        if c.len() < 4 {
+            return None;
+        }
+        let pt = (self.point[c[0] as usize] + self.point[c[2] as usize]) % 10;
+        let bt = (self.point[c[1] as usize] + self.point[c[3] as usize]) % 10;
+        let (mut fp, mut fb, mut p3, mut b3) = (pt, bt, None, None);
+        let mut used = 4;
+        match self.player[pt as usize][bt as usize] {
+            0 => {}
+            1 => {
+                if self.banker[bt as usize][0] {
+                    let x = *c.get(4)?;
+                    fb = (bt + self.point[x as usize]) % 10;
+                    b3 = Some(x);
+                    used = 5;
+                }
+            }
+            _ => {
+                let x = *c.get(4)?;
+                let xp = self.point[x as usize];
+                fp = (pt + xp) % 10;
+                p3 = Some(x);
+                used = 5;
+                if self.banker[bt as usize][1 + xp as usize] {
+                    let y = *c.get(5)?;
+                    fb = (bt + self.point[y as usize]) % 10;
+                    b3 = Some(y);
+                    used = 6;
+                }
+            }
+        }
+        let summary = CoupSummary {
+            player_total: fp,
+            banker_total: fb,
+            player_cards: 2 + u8::from(p3.is_some()),
+            banker_cards: 2 + u8::from(b3.is_some()),
+        }
+        .index();
+        let pairs = pair_key((c[0], c[2], p3), (c[1], c[3], b3));
+        Some(CoupKeys {
+            summary,
+            pairs,
+            used,
+        })
+    }
+}
+
+impl Procedure {
+    /// The procedure a rulebook's table uses: its first listed burn, its cut
+    /// bounds, and the cutting card `cutting_card_from_back` from the back.
+    pub fn for_rulebook(
+        rb: &baccarat_rules::Rulebook,
+        decks: u32,
+        cutting_card_from_back: usize,
+    ) -> Procedure {
+        Procedure {
+            decks,
+            cut: CutRules::from_profile(&rb.config),
+            cutting_card_from_back,
+            burn: rb.procedures.burn.first().copied(),
+        }
+    }
+}
+
+/// Play shoe `seed` by `proc`, calling `on_coup` for every coup that carries
+/// wagers (not burns or no-bet coups).
+pub fn play_shoe(proc: &Procedure, seed: &Seed, mut on_coup: impl FnMut(CoupKeys)) {
+    thread_local! {
+        static TABLEAU: Tableau = Tableau::new();
+    }
+    TABLEAU.with(|t| play_shoe_with(t, proc, seed, &mut on_coup));
+}
+
+fn play_shoe_with(t: &Tableau, proc: &Procedure, seed: &Seed, on_coup: &mut impl FnMut(CoupKeys)) {
+    let n = 52 * proc.decks as usize;
+    let mut cards = [0u8; 52 * baccarat_rules::MAX_DECKS as usize];
+    let cards = &mut cards[..n];
+    for (i, c) in cards.iter_mut().enumerate() {
+        *c = (i % 52) as u8;
+    }
+    let mut s = Stream::new(seed);
+    shuffle_with(cards, &mut s);
+    let cut = proc.cut.random(&mut s, n, proc.cutting_card_from_back);
+    cards.rotate_left(cut.at);
+    let cutting = n - cut.from_back;
+    let mut pos = 0usize;
+    let mut no_bet = 0;
+    match proc.burn {
+        Some(BurnProcedure::BurnOne | BurnProcedure::BurnOneShown) => pos = 1,
+        Some(BurnProcedure::TurnAndBurn) => {
+            pos = 1 + Card::from_index(cards[0] as usize)
+                .expect("<52")
+                .rank
+                .burn_count() as usize
+        }
+        Some(BurnProcedure::ThreeNoBetCoups) => no_bet = 3,
+        None => {}
+    }
+    // Coups left once the cutting card has come out (None: not yet).
+    let mut left: Option<u32> = None;
+    loop {
+        if left == Some(0) {
+            return;
+        }
+        let first_is_cut = left.is_none() && pos == cutting;
+        let Some(k) = t.coup(&cards[pos..]) else {
+            return;
+        };
+        if left.is_none() {
+            if first_is_cut {
+                left = Some(1); // NSW 4.10: this coup is the last
+            } else if pos < cutting && cutting < pos + k.used {
+                left = Some(2); // NSW 4.9: complete it, then one more
+            }
+        }
+        pos += k.used;
+        if no_bet > 0 {
+            no_bet -= 1;
+        } else {
+            on_coup(k);
+        }
+        if let Some(l) = left.as_mut() {
+            *l -= 1;
+        }
+    }
+}
+
+/// Totals of a run (or part of one): integers, so parts add up exactly.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    pub shoes: u64,
+    pub coups: u64,
+    /// Σ coups per shoe squared.
+    pub coups_sq: u128,
+    /// Per wager: Σ scaled net, Σ (shoe sum)², Σ shoe sum × shoe coups.
+    pub sum: Vec<i64>,
+    pub sum_sq: Vec<i128>,
+    pub sum_n: Vec<i128>,
+}
+
+impl Totals {
+    fn new(w: usize) -> Totals {
+        Totals {
+            sum: vec![0; w],
+            sum_sq: vec![0; w],
+            sum_n: vec![0; w],
+            ..Default::default()
+        }
+    }
+
+    fn add(&mut self, o: &Totals) {
+        self.shoes += o.shoes;
+        self.coups += o.coups;
+        self.coups_sq += o.coups_sq;
+        for j in 0..self.sum.len() {
+            self.sum[j] += o.sum[j];
+            self.sum_sq[j] += o.sum_sq[j];
+            self.sum_n[j] += o.sum_n[j];
+        }
+    }
+}
+
+/// Play shoes `range` of master seed `master`, summing into totals.
+pub fn run_shoes(
+    proc: &Procedure,
+    rows: &Rows,
+    master: &Seed,
+    range: std::ops::Range<u64>,
+    done: &AtomicU64,
+) -> Totals {
+    let w = rows.wagers;
+    let mut t = Totals::new(w);
+    // A shoe's sums fit i32: under 100 coups at most 10,000 (500:1 × 20) each.
+    let mut shoe = vec![0i32; w];
+    for i in range {
+        shoe.iter_mut().for_each(|x| *x = 0);
+        let mut coups = 0u64;
+        play_shoe(proc, &Seed::derive(master, i), |k| {
+            coups += 1;
+            let a = &rows.summary[k.summary * w..k.summary * w + w];
+            let b = &rows.pairs[k.pairs * w..k.pairs * w + w];
+            for ((s, x), y) in shoe.iter_mut().zip(a).zip(b) {
+                *s += *x + *y;
+            }
+        });
+        t.shoes += 1;
+        t.coups += coups;
+        t.coups_sq += (coups as u128) * (coups as u128);
+        for j in 0..w {
+            let x = shoe[j] as i64;
+            t.sum[j] += x;
+            t.sum_sq[j] += (x as i128) * (x as i128);
+            t.sum_n[j] += (x as i128) * (coups as i128);
+        }
+        done.fetch_add(1, Ordering::Relaxed);
+    }
+    t
+}
+
+/// Run `shoes` shoes on `threads` threads. The result does not depend on
+/// `threads`.
+pub fn run(
+    proc: &Procedure,
+    rows: &Rows,
+    master: &Seed,
+    shoes: u64,
+    threads: usize,
+    done: &AtomicU64,
+) -> Totals {
+    let threads = threads.clamp(1, 256) as u64;
+    let mut total = Totals::new(rows.wagers);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|k| {
+                let range = shoes * k / threads..shoes * (k + 1) / threads;
+                scope.spawn(move || run_shoes(proc, rows, master, range, done))
+            })
+            .collect();
+        for h in handles {
+            total.add(&h.join().expect("simulation thread"));
+        }
+    });
+    total
+}
+
+/// Mean net return per coup of wager `j`, and its 95% confidence interval.
+pub fn estimate(t: &Totals, j: usize) -> (f64, f64, f64) {
+    if t.coups == 0 {
+        return (0.0, 0.0, 0.0);
+    }
+    let scale = SCALE as f64;
+    let n = t.shoes as f64;
+    let r = t.sum[j] as f64 / t.coups as f64; // scaled units per coup
+    let nbar = t.coups as f64 / n;
+    let ss = t.sum_sq[j] as f64 - 2.0 * r * t.sum_n[j] as f64 + r * r * t.coups_sq as f64;
+    let var = if n > 1.0 {
+        (ss / (n - 1.0)).max(0.0) / (n * nbar * nbar)
+    } else {
+        f64::INFINITY
+    };
+    let half = 1.959964 * var.sqrt();
+    (r / scale, (r - half) / scale, (r + half) / scale)
+}

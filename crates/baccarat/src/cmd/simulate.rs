@@ -1,0 +1,224 @@
+//! `baccarat simulate`: whole shoes through the real procedures, every offered
+//! wager settled at a flat stake.
+
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use baccarat_math::sim::{estimate, run, Procedure, Rows, SimWager};
+use baccarat_rules::{BurnProcedure, TableConfig, TableConfigSpec};
+use baccarat_table::shuffle::Seed;
+
+/// The most shoes one run may play (a bound, so a typo cannot run for days).
+const MAX_SHOES: u64 = 1_000_000_000;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A built-in rulebook or a profile file (ignored when --table names one).
+    #[arg(long, default_value = "nsw-2021")]
+    rulebook: String,
+    /// A table configuration (TOML): its decks, variant and offered wagers.
+    /// Without it, every wager and pay table the rulebook permits is played.
+    #[arg(long)]
+    table: Option<String>,
+    /// Deck count without --table. Default: the rulebook's largest.
+    #[arg(long)]
+    decks: Option<u32>,
+    /// Number of shoes to play.
+    #[arg(long, default_value_t = 10_000)]
+    shoes: u64,
+    /// Worker threads. Default: all cores.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Master seed: a number or 64 hex digits. Default: fresh from the OS, printed
+    /// so the run can be replayed.
+    #[arg(long)]
+    seed: Option<String>,
+    /// Cards behind the cutting card (at least the rulebook's minimum, NSW 4.6).
+    #[arg(long)]
+    cutting_card: Option<usize>,
+    /// Burn procedure; default: the rulebook's first.
+    #[arg(long, value_parser = parse_burn)]
+    burn: Option<BurnProcedure>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_burn(s: &str) -> Result<BurnProcedure, String> {
+    match s {
+        "burn_one" => Ok(BurnProcedure::BurnOne),
+        "burn_one_shown" => Ok(BurnProcedure::BurnOneShown),
+        "turn_and_burn" => Ok(BurnProcedure::TurnAndBurn),
+        "three_no_bet_coups" => Ok(BurnProcedure::ThreeNoBetCoups),
+        _ => Err("use burn_one, burn_one_shown, turn_and_burn or three_no_bet_coups".into()),
+    }
+}
+
+fn parse_seed(s: &str) -> Result<Seed> {
+    if let Ok(n) = s.parse::<u64>() {
+        return Ok(Seed::from_u64(n));
+    }
+    Seed::from_hex(s)
+        .with_context(|| format!("--seed: {s:?} is neither a number nor 64 hex digits"))
+}
+
+pub fn run_cmd(a: Args) -> Result<()> {
+    let (rb, decks, wagers) = match &a.table {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read table config {path}"))?;
+            let spec: TableConfigSpec = toml::from_str(&text).map_err(|e| {
+                anyhow::anyhow!("{path}: table config is invalid: {}", e.message().trim())
+            })?;
+            let rb = super::load_rulebook(&spec.rulebook)?;
+            let t = TableConfig::new(&rb, &spec).map_err(|p| anyhow::anyhow!("{path}: {p}"))?;
+            let w = t
+                .offers
+                .iter()
+                .map(|o| SimWager {
+                    table: o.pay_table.clone(),
+                })
+                .collect();
+            (rb, t.decks, w)
+        }
+        None => {
+            let rb = super::load_rulebook(&a.rulebook)?;
+            let decks = a.decks.unwrap_or_else(|| rb.default_decks());
+            if !rb.decks.contains(&decks) {
+                bail!(
+                    "--decks: {} allows {:?} decks, not {decks} ({})",
+                    rb.id,
+                    rb.decks,
+                    rb.decks_rule
+                );
+            }
+            let mut w = Vec::new();
+            for b in rb.bets.iter().filter(|b| b.allows_decks(decks)) {
+                w.extend(b.pay_tables.iter().map(|t| SimWager { table: t.clone() }));
+            }
+            (rb, decks, w)
+        }
+    };
+    if a.shoes == 0 || a.shoes > MAX_SHOES {
+        bail!("--shoes: {} is outside 1 to {MAX_SHOES}", a.shoes);
+    }
+    let min_back = rb.procedures.cutting_card_min_from_back as usize;
+    let from_back = a.cutting_card.unwrap_or(min_back);
+    let cards = 52 * decks as usize;
+    if from_back < min_back || from_back + 52 > cards {
+        bail!(
+            "--cutting-card: {from_back} cards from the back is outside {min_back} to {} ({})",
+            cards - 52,
+            rb.procedures.cut_rule
+        );
+    }
+    let mut proc = Procedure::for_rulebook(&rb, decks, from_back);
+    if let Some(b) = a.burn {
+        if !rb.procedures.burn.contains(&b) {
+            bail!(
+                "--burn: {} does not name {b:?} ({})",
+                rb.id,
+                rb.procedures.burn_rule
+            );
+        }
+        proc.burn = Some(b);
+    }
+    let threads = a
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if threads == 0 || threads > 256 {
+        bail!("--threads: {threads} is outside 1 to 256");
+    }
+    let seed = match &a.seed {
+        Some(s) => parse_seed(s)?,
+        None => Seed::from_os()
+            .map_err(|e| anyhow::anyhow!("cannot read OS entropy for a seed: {e}"))?,
+    };
+    let rows = Rows::new(&wagers);
+    let done = AtomicU64::new(0);
+    let finished = AtomicBool::new(false);
+    let start = Instant::now();
+    let totals = std::thread::scope(|s| {
+        if std::io::stderr().is_terminal() {
+            s.spawn(|| progress(&done, &finished, a.shoes));
+        }
+        let t = run(&proc, &rows, &seed, a.shoes, threads, &done);
+        finished.store(true, Ordering::Relaxed);
+        t
+    });
+    let secs = start.elapsed().as_secs_f64();
+    let per_sec = totals.coups as f64 / secs;
+    let results: Vec<_> = wagers
+        .iter()
+        .enumerate()
+        .map(|(j, w)| {
+            let (mean, lo, hi) = estimate(&totals, j);
+            (w, mean, lo, hi)
+        })
+        .collect();
+    if a.json {
+        let v = serde_json::json!({
+            "rulebook": rb.id,
+            "decks": decks,
+            "shoes": totals.shoes,
+            "coups": totals.coups,
+            "threads": threads,
+            "seed": seed.hex(),
+            "cutting_card_from_back": from_back,
+            "burn": proc.burn.map(|b| format!("{b:?}")),
+            "seconds": secs,
+            "coups_per_second": per_sec,
+            "coups_per_second_per_thread": per_sec / threads as f64,
+            "bets": results.iter().map(|(w, mean, lo, hi)| serde_json::json!({
+                "bet": w.table.bet.id(), "pay_table": w.table.name,
+                "return": mean, "ci95": [lo, hi], "house_edge": -mean,
+            })).collect::<Vec<_>>(),
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        println!(
+            "{} — {} shoes of {decks} decks, {} coups, seed {}",
+            rb.id,
+            totals.shoes,
+            totals.coups,
+            seed.hex()
+        );
+        println!(
+            "{:<22} {:<26} {:>10} {:>24}",
+            "wager", "pay table", "return", "95% interval"
+        );
+        for (w, mean, lo, hi) in &results {
+            println!(
+                "{:<22} {:<26} {:>9.4}% [{:>9.4}%, {:>9.4}%]",
+                w.table.bet.id(),
+                w.table.name,
+                mean * 100.0,
+                lo * 100.0,
+                hi * 100.0
+            );
+        }
+        println!(
+            "{:.0} coups/s on {threads} threads ({:.0} per thread), {secs:.2} s",
+            per_sec,
+            per_sec / threads as f64
+        );
+    }
+    Ok(())
+}
+
+/// A progress bar on stderr while a terminal is watching.
+fn progress(done: &AtomicU64, finished: &AtomicBool, total: u64) {
+    while !finished.load(Ordering::Relaxed) {
+        let d = done.load(Ordering::Relaxed);
+        let filled = (d * 40 / total.max(1)) as usize;
+        eprint!(
+            "\r[{}{}] {d}/{total} shoes",
+            "#".repeat(filled),
+            " ".repeat(40 - filled.min(40))
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    eprint!("\r{}\r", " ".repeat(70));
+}

@@ -38,6 +38,15 @@ fn parts(c: &mut Criterion) {
             x
         })
     });
+    c.bench_function("keystream 1024 bytes", |b| {
+        use chacha20::cipher::{KeyIvInit, StreamCipher};
+        b.iter(|| {
+            let mut c = chacha20::ChaCha20::new(&black_box(seed.0).into(), &[0u8; 12].into());
+            let mut buf = [0u8; 1024];
+            c.apply_keystream(&mut buf);
+            buf[1000]
+        })
+    });
     c.bench_function("derive shoe seed", |b| {
         b.iter(|| Seed::derive(black_box(&seed), black_box(7)))
     });

@@ -65,7 +65,10 @@ pub struct Procedure {
 /// Integer net returns (× [`SCALE`]) of each wager, by summary index and pair key.
 pub struct Rows {
     pub wagers: usize,
+    /// Distinct rows of the summary wagers, and each summary index's row: many
+    /// results settle every offered wager alike, and a shoe touches fewer rows.
     summary: Vec<i32>,
+    summary_row: Vec<u16>,
     pairs: Vec<i32>,
 }
 
@@ -134,9 +137,21 @@ impl Rows {
                 }
             }
         }
+        let mut distinct: Vec<&[i32]> = Vec::new();
+        let mut summary_row = Vec::with_capacity(CoupSummary::COUNT);
+        for i in 0..CoupSummary::COUNT {
+            let row = &summary[i * w..i * w + w];
+            let id = distinct.iter().position(|r| *r == row).unwrap_or_else(|| {
+                distinct.push(row);
+                distinct.len() - 1
+            });
+            summary_row.push(id as u16);
+        }
+        let compact: Vec<i32> = distinct.concat();
         Rows {
             wagers: w,
-            summary,
+            summary: compact,
+            summary_row,
             pairs,
         }
     }
@@ -146,7 +161,8 @@ impl Rows {
     /// The scaled net return of wager `j` for a coup.
     #[inline]
     pub fn net(&self, k: CoupKeys, j: usize) -> i64 {
-        (self.summary[k.summary * self.wagers + j] + self.pairs[k.pairs * self.wagers + j]) as i64
+        let row = self.summary_row[k.summary] as usize;
+        (self.summary[row * self.wagers + j] + self.pairs[k.pairs * self.wagers + j]) as i64
     }
 }
 
@@ -187,13 +203,16 @@ pub struct CoupKeys {
     pub used: usize,
 }
 
-/// The tableau, read once from the rules crate into lookup tables.
+/// The tableau and card facts, read once from the rules crate into lookup tables
+/// so that a coup is dealt without unpredictable branches.
 struct Tableau {
     /// `player_action(pt, bt)`: 0 natural, 1 stand, 2 draw.
     player: [[u8; 10]; 10],
     /// `banker_draws(bt, third)`, column 0 = no third card.
     banker: [[bool; 11]; 10],
     point: [u8; 52],
+    /// Pair class of two initial cards (0 none, 1 mixed, 2 coloured, 3 identical).
+    pair: Vec<u8>,
 }
 
 impl Tableau {
@@ -202,6 +221,7 @@ impl Tableau {
             player: [[0; 10]; 10],
             banker: [[false; 11]; 10],
             point: [0; 52],
+            pair: vec![0; 52 * 52],
         };
         for pt in 0..10u8 {
             for bt in 0..10u8 {
@@ -220,55 +240,47 @@ impl Tableau {
         }
         for i in 0..52 {
             t.point[i] = Card::from_index(i).expect("<52").point();
+            for j in 0..52 {
+                t.pair[i * 52 + j] = hand_class(i as u8, j as u8, None) as u8;
+            }
         }
         t
     }
 
-    /// Deal one coup from `c` (card indices); `None` if the cards run out.
+    /// Deal one coup from `c` (card indices; at least six readable, the ones past
+    /// `avail` being padding). `None` if the coup needs more than `avail` cards.
     #[inline]
-    fn coup(&self, c: &[u8]) -> Option<CoupKeys> {
-        if c.len() < 4 {
-            return None;
-        }
+    fn coup(&self, c: &[u8], avail: usize) -> Option<CoupKeys> {
         let pt = (self.point[c[0] as usize] + self.point[c[2] as usize]) % 10;
         let bt = (self.point[c[1] as usize] + self.point[c[3] as usize]) % 10;
-        let (mut fp, mut fb, mut p3, mut b3) = (pt, bt, None, None);
-        let mut used = 4;
-        match self.player[pt as usize][bt as usize] {
-            0 => {}
-            1 => {
-                if self.banker[bt as usize][0] {
-                    let x = *c.get(4)?;
-                    fb = (bt + self.point[x as usize]) % 10;
-                    b3 = Some(x);
-                    used = 5;
-                }
-            }
-            _ => {
-                let x = *c.get(4)?;
-                let xp = self.point[x as usize];
-                fp = (pt + xp) % 10;
-                p3 = Some(x);
-                used = 5;
-                if self.banker[bt as usize][1 + xp as usize] {
-                    let y = *c.get(5)?;
-                    fb = (bt + self.point[y as usize]) % 10;
-                    b3 = Some(y);
-                    used = 6;
-                }
-            }
+        let action = self.player[pt as usize][bt as usize];
+        let p_draws = action == 2;
+        let x4 = self.point[c[4] as usize];
+        let col = if p_draws { 1 + x4 as usize } else { 0 };
+        let b_draws = action != 0 && self.banker[bt as usize][col];
+        let b_card = c[4 + p_draws as usize];
+        let fp = (pt + (p_draws as u8) * x4) % 10;
+        let fb = (bt + (b_draws as u8) * self.point[b_card as usize]) % 10;
+        let used = 4 + p_draws as usize + b_draws as usize;
+        if used > avail {
+            return None;
         }
         let summary = CoupSummary {
             player_total: fp,
             banker_total: fb,
-            player_cards: 2 + u8::from(p3.is_some()),
-            banker_cards: 2 + u8::from(b3.is_some()),
+            player_cards: 2 + p_draws as u8,
+            banker_cards: 2 + b_draws as u8,
         }
         .index();
-        let pairs = pair_key((c[0], c[2], p3), (c[1], c[3], b3));
+        // Pair classes; class 3 becomes 4 (Lucky Triple Match) with an identical third card.
+        let pc = self.pair[c[0] as usize * 52 + c[2] as usize] as usize;
+        let bc = self.pair[c[1] as usize * 52 + c[3] as usize] as usize;
+        let pc = pc + (pc == 3 && p_draws && c[4] == c[0]) as usize;
+        let bc = bc + (bc == 3 && b_draws && b_card == c[1]) as usize;
+        let twin = pc > 0 && bc > 0 && c[0] / 4 == c[1] / 4;
         Some(CoupKeys {
             summary,
-            pairs,
+            pairs: pc * 10 + bc * 2 + twin as usize,
             used,
         })
     }
@@ -302,8 +314,9 @@ pub fn play_shoe(proc: &Procedure, seed: &Seed, mut on_coup: impl FnMut(CoupKeys
 
 fn play_shoe_with(t: &Tableau, proc: &Procedure, seed: &Seed, on_coup: &mut impl FnMut(CoupKeys)) {
     let n = 52 * proc.decks as usize;
-    let mut cards = [0u8; 52 * baccarat_rules::MAX_DECKS as usize];
-    let cards = &mut cards[..n];
+    // Six cards of padding so that a coup can always read six; `avail` decides.
+    let mut buf = [0u8; 52 * baccarat_rules::MAX_DECKS as usize + 6];
+    let cards = &mut buf[..n];
     for (i, c) in cards.iter_mut().enumerate() {
         *c = (i % 52) as u8;
     }
@@ -332,8 +345,8 @@ fn play_shoe_with(t: &Tableau, proc: &Procedure, seed: &Seed, on_coup: &mut impl
             return;
         }
         let first_is_cut = left.is_none() && pos == cutting;
-        let Some(k) = t.coup(&cards[pos..]) else {
-            return;
+        let Some(k) = t.coup(&buf[pos..pos + 6], n - pos) else {
+            return; // NSW 12.6: too few cards; the coup is void
         };
         if left.is_none() {
             if first_is_cut {
@@ -401,25 +414,46 @@ pub fn run_shoes(
     let mut t = Totals::new(w);
     // A shoe's sums fit i32: under 100 coups at most 10,000 (500:1 × 20) each.
     let mut shoe = vec![0i32; w];
+    // Coups are counted by key during the shoe and settled by key at its end:
+    // a shoe touches few keys, so this is fewer additions than a row per coup.
+    let mut by_summary = [0u16; CoupSummary::COUNT];
+    let mut by_pairs = [0u16; PAIR_KEYS];
+    let mut touched = [0u16; CoupSummary::COUNT + 1];
+    let mut touched_pairs = [0u8; PAIR_KEYS + 1];
     for i in range {
         shoe.iter_mut().for_each(|x| *x = 0);
         let mut coups = 0u64;
+        let (mut n_touched, mut n_pairs) = (0usize, 0usize);
         play_shoe(proc, &Seed::derive(master, i), |k| {
             coups += 1;
-            let a = &rows.summary[k.summary * w..k.summary * w + w];
-            let b = &rows.pairs[k.pairs * w..k.pairs * w + w];
-            for ((s, x), y) in shoe.iter_mut().zip(a).zip(b) {
-                *s += *x + *y;
-            }
+            // Branch-free: note the key, keep it only if it is new.
+            let row = rows.summary_row[k.summary];
+            touched[n_touched] = row;
+            n_touched += (by_summary[row as usize] == 0) as usize;
+            by_summary[row as usize] += 1;
+            touched_pairs[n_pairs] = k.pairs as u8;
+            n_pairs += (by_pairs[k.pairs] == 0) as usize;
+            by_pairs[k.pairs] += 1;
         });
+        for &key in &touched[..n_touched] {
+            let n = std::mem::take(&mut by_summary[key as usize]) as i32;
+            let row = &rows.summary[key as usize * w..key as usize * w + w];
+            shoe.iter_mut().zip(row).for_each(|(s, x)| *s += n * x);
+        }
+        for &key in &touched_pairs[..n_pairs] {
+            let n = std::mem::take(&mut by_pairs[key as usize]) as i32;
+            let row = &rows.pairs[key as usize * w..key as usize * w + w];
+            shoe.iter_mut().zip(row).for_each(|(s, x)| *s += n * x);
+        }
         t.shoes += 1;
         t.coups += coups;
         t.coups_sq += (coups as u128) * (coups as u128);
         for j in 0..w {
+            // |x| < 2^31 and coups < 2^16: the products fit i64.
             let x = shoe[j] as i64;
             t.sum[j] += x;
-            t.sum_sq[j] += (x as i128) * (x as i128);
-            t.sum_n[j] += (x as i128) * (coups as i128);
+            t.sum_sq[j] += (x * x) as i128;
+            t.sum_n[j] += (x * coups as i64) as i128;
         }
         done.fetch_add(1, Ordering::Relaxed);
     }

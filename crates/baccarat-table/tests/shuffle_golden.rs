@@ -72,12 +72,12 @@ fn commitment_is_sha256_of_the_seed() {
     );
 }
 
-/// Worked by hand from the RFC words: i=2, bound 3: 0xade0b876 = 2917185654 ≡ 0
-/// (mod 3), swap 2,0 -> [2,1,0]; i=1, bound 2: 0x903df1a0 is even, swap 1,0 ->
-/// [1,2,0].
+/// Worked by hand from the RFC keystream 76 b8 e0 ad …, read as 16-bit words
+/// 0xb876, 0xade0, …: i=2, bound 3: 0xb876 = 47222 ≡ 2 (mod 3), swap 2,2 ->
+/// [0,1,2]; i=1, bound 2: 0xade0 is even, swap 1,0 -> [1,0,2].
 #[test]
 fn three_items_by_hand() {
     let mut v = [0, 1, 2];
     shuffle(&mut v, &Seed([0; 32]));
-    assert_eq!(v, [1, 2, 0]);
+    assert_eq!(v, [1, 0, 2]);
 }

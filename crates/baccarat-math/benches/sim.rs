@@ -55,7 +55,7 @@ fn parts(c: &mut Criterion) {
     c.bench_function("deal one shoe, no settlement", |b| {
         b.iter(|| {
             let mut n = 0u32;
-            play_shoe(&proc, black_box(&seed), |_| n += 1);
+            play_shoe(&proc, black_box(&seed), black_box(3), |_| n += 1);
             n
         })
     });
@@ -67,7 +67,11 @@ fn parts(c: &mut Criterion) {
     let rows = Rows::new(&ws);
     let done = AtomicU64::new(0);
     c.bench_function("one shoe, 28 AU wagers settled", |b| {
-        b.iter(|| run_shoes(&proc, &rows, black_box(&seed), 0..1, &done))
+        let mut i = 0;
+        b.iter(|| {
+            i += 1;
+            run_shoes(&proc, &rows, black_box(&seed), i..i + 1, &done)
+        })
     });
 }
 

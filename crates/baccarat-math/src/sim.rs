@@ -3,8 +3,8 @@
 //!
 //! # What one shoe is
 //!
-//! Shoe `i` of a run with master seed `S` is shuffled from `Seed::derive(S, i)` by
-//! the table's `fisher-yates-chacha20-v1`; the same stream then gives a uniform cut
+//! Shoe `i` of a run with master seed `S` is shuffled by the table's
+//! `fisher-yates-chacha20-v1` from the ChaCha20 stream of `S` with nonce `i`; the same stream then gives a uniform cut
 //! within the profile's bounds (NSW 4.5; AU 7.6), the cutting card goes
 //! `cutting_card_from_back` cards from the back (NSW 4.6), the profile's burn is
 //! made (NSW 4.7; AU 7.7; EU 3.1 — three no-bet coups for EU 3.1.2), and coups
@@ -303,16 +303,21 @@ impl Procedure {
     }
 }
 
-/// Play shoe `seed` by `proc`, calling `on_coup` for every coup that carries
-/// wagers (not burns or no-bet coups).
-pub fn play_shoe(proc: &Procedure, seed: &Seed, mut on_coup: impl FnMut(CoupKeys)) {
+/// Play shoe `index` of master seed `master` by `proc`, calling `on_coup` for
+/// every coup that carries wagers (not burns or no-bet coups).
+pub fn play_shoe(proc: &Procedure, master: &Seed, index: u64, mut on_coup: impl FnMut(CoupKeys)) {
     thread_local! {
         static TABLEAU: Tableau = Tableau::new();
     }
-    TABLEAU.with(|t| play_shoe_with(t, proc, seed, &mut on_coup));
+    TABLEAU.with(|t| play_shoe_with(t, proc, Stream::with_nonce(master, index), &mut on_coup));
 }
 
-fn play_shoe_with(t: &Tableau, proc: &Procedure, seed: &Seed, on_coup: &mut impl FnMut(CoupKeys)) {
+fn play_shoe_with(
+    t: &Tableau,
+    proc: &Procedure,
+    mut s: Stream,
+    on_coup: &mut impl FnMut(CoupKeys),
+) {
     let n = 52 * proc.decks as usize;
     // Six cards of padding so that a coup can always read six; `avail` decides.
     let mut buf = [0u8; 52 * baccarat_rules::MAX_DECKS as usize + 6];
@@ -320,7 +325,6 @@ fn play_shoe_with(t: &Tableau, proc: &Procedure, seed: &Seed, on_coup: &mut impl
     for (i, c) in cards.iter_mut().enumerate() {
         *c = (i % 52) as u8;
     }
-    let mut s = Stream::new(seed);
     shuffle_with(cards, &mut s);
     let cut = proc.cut.random(&mut s, n, proc.cutting_card_from_back);
     cards.rotate_left(cut.at);
@@ -424,7 +428,7 @@ pub fn run_shoes(
         shoe.iter_mut().for_each(|x| *x = 0);
         let mut coups = 0u64;
         let (mut n_touched, mut n_pairs) = (0usize, 0usize);
-        play_shoe(proc, &Seed::derive(master, i), |k| {
+        play_shoe(proc, master, i, |k| {
             coups += 1;
             // Branch-free: note the key, keep it only if it is new.
             let row = rows.summary_row[k.summary];

@@ -34,8 +34,12 @@ pub fn fresh(decks: u32) -> Vec<Card> {
 /// Shuffled `decks` decks, and the stream left after the shuffle (used for a
 /// simulated cut, so one seed fixes the whole shoe).
 pub fn shuffled(decks: u32, seed: &Seed) -> (Vec<Card>, Stream) {
+    shuffled_from(decks, Stream::new(seed))
+}
+
+/// Shuffled `decks` decks from a given stream (a simulation's shoe stream).
+pub fn shuffled_from(decks: u32, mut s: Stream) -> (Vec<Card>, Stream) {
     let mut cards = fresh(decks);
-    let mut s = Stream::new(seed);
     shuffle_with(&mut cards, &mut s);
     (cards, s)
 }

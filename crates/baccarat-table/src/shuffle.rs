@@ -6,12 +6,17 @@
 //! * `fisher-yates-chacha20-v1`: ChaCha20 (RFC 8439: 20 rounds, the seed as the
 //!   256-bit key, nonce 0, block counter from 0) yields its keystream read as
 //!   little-endian 16-bit words in order. For i = n-1 down to 1, draw j uniform in
-//!   0..=i by rejection: with bound = i + 1 and zone = 2^16 - (2^16 mod bound),
-//!   take a word x, reject x ≥ zone, else j = x mod bound. Swap items i and j.
-//!   (A bound above 2^16, for a stack of more than 65,536 cards, takes 32-bit
-//!   values made of two words, the first the low half, with 2^32 in place of
-//!   2^16.) Sixteen-bit words halve the keystream a shoe needs; at most 0.7% of
-//!   draws are rejected for an eight-deck shoe.
+//!   0..=i by Lemire's multiply-and-reject: with bound = i + 1, take a word x and
+//!   m = x · bound; if m mod 2^16 < 2^16 mod bound, reject x and take the next
+//!   word; else j = ⌊m / 2^16⌋. Swap items i and j. (A bound above 2^16, for a
+//!   stack of more than 65,536 cards, uses 32-bit values made of two words, the
+//!   first the low half, with 2^32 in place of 2^16.) Sixteen-bit words halve the
+//!   keystream a shoe needs, and no division is done on the common path; fewer
+//!   than 0.7% of draws are rejected for an eight-deck shoe.
+//!
+//! Streams for simulation take the shoe's number as the ChaCha20 nonce (its 96
+//! bits little-endian) under the run's master seed, so shoe `i` of a run is fixed
+//! by the seed and `i` alone.
 //!
 //! Golden vectors in the tests pin the output, so a dependency upgrade that changed
 //! the stream would fail the build rather than silently change replayed shoes.
@@ -101,7 +106,14 @@ pub struct Stream {
 
 impl Stream {
     pub fn new(seed: &Seed) -> Stream {
-        let cipher = ChaCha20::new(&seed.0.into(), &[0u8; 12].into());
+        Stream::with_nonce(seed, 0)
+    }
+
+    /// The stream of shoe `index` under a master seed (the nonce is `index`).
+    pub fn with_nonce(seed: &Seed, index: u64) -> Stream {
+        let mut nonce = [0u8; 12];
+        nonce[..8].copy_from_slice(&index.to_le_bytes());
+        let cipher = ChaCha20::new(&seed.0.into(), &nonce.into());
         Stream {
             cipher,
             buf: [0; BUFFER],
@@ -130,71 +142,30 @@ impl Stream {
         lo | (self.next_u16() as u32) << 16
     }
 
-    /// Uniform in `0..bound` by rejection (no modulo bias). `bound` ≥ 1.
+    /// Uniform in `0..bound` without bias (Lemire's multiply-and-reject, see the
+    /// module docs). `bound` ≥ 1.
+    #[inline]
     pub fn below(&mut self, bound: u32) -> u32 {
         debug_assert!(bound >= 1);
-        if let Some(d) = divisors().get(bound as usize) {
-            // The divisions precomputed (Lemire's fastmod, exact for 16-bit x).
-            loop {
-                let x = self.next_u16() as u32;
-                if x <= d.zone {
-                    return d.rem(x, bound);
-                }
-            }
-        }
         if bound <= 1 << 16 {
-            let zone = 0xffff - (0x1_0000 % bound);
-            loop {
-                let x = self.next_u16() as u32;
-                if x <= zone {
-                    return x % bound;
+            let mut m = self.next_u16() as u32 * bound;
+            if (m & 0xffff) < bound {
+                let threshold = (0x1_0000 - bound) % bound;
+                while (m & 0xffff) < threshold {
+                    m = self.next_u16() as u32 * bound;
                 }
             }
+            return m >> 16;
         }
-        let zone = u32::MAX - (u32::MAX - bound + 1) % bound;
-        loop {
-            let x = self.next_u32();
-            if x <= zone {
-                return x % bound;
+        let mut m = self.next_u32() as u64 * bound as u64;
+        if (m as u32) < bound {
+            let threshold = bound.wrapping_neg() % bound;
+            while (m as u32) < threshold {
+                m = self.next_u32() as u64 * bound as u64;
             }
         }
+        (m >> 32) as u32
     }
-}
-
-/// Precomputed rejection zone and fastmod multiplier for one bound.
-#[derive(Clone, Copy)]
-struct Divisor {
-    /// Largest accepted 16-bit word.
-    zone: u32,
-    /// ceil(2^32 / bound); 0 for bound 1.
-    m: u32,
-}
-
-impl Divisor {
-    #[inline]
-    fn rem(&self, x: u32, bound: u32) -> u32 {
-        let low = self.m.wrapping_mul(x);
-        ((low as u64 * bound as u64) >> 32) as u32
-    }
-}
-
-/// Bounds below this use the precomputed table (eight decks are 416 cards).
-const TABLE_BOUNDS: usize = 1024;
-
-fn divisors() -> &'static [Divisor] {
-    static T: std::sync::OnceLock<Vec<Divisor>> = std::sync::OnceLock::new();
-    T.get_or_init(|| {
-        (0..TABLE_BOUNDS as u32)
-            .map(|b| match b {
-                0 => Divisor { zone: 0, m: 0 },
-                1 => Divisor { zone: 0xffff, m: 0 },
-                _ => Divisor {
-                    zone: 0xffff - (0x1_0000 % b),
-                    m: u32::MAX / b + 1,
-                },
-            })
-            .collect()
-    })
 }
 
 /// Shuffle `items` in place by `fisher-yates-chacha20-v1` from `seed`.
@@ -215,27 +186,23 @@ pub fn shuffle_with<T>(items: &mut [T], s: &mut Stream) {
 mod tests {
     use super::*;
 
+    /// Every 16-bit word maps to a value below the bound, and the accepted words
+    /// split evenly: exactly ⌊2^16 / bound⌋ words give each value.
     #[test]
-    fn rejection_zone_is_a_multiple_of_the_bound() {
-        for bound in [1u32, 2, 3, 7, 52, 416, 1000, 1 << 16] {
-            let zone = 0xffff - (0x1_0000 % bound);
-            assert_eq!((zone + 1) % bound, 0, "bound {bound}");
-        }
-        for bound in [(1 << 16) + 1, 1 << 31, u32::MAX] {
-            let zone = u32::MAX - (u32::MAX - bound + 1) % bound;
-            assert_eq!((zone as u64 + 1) % bound as u64, 0, "bound {bound}");
-        }
-    }
-
-    #[test]
-    fn fastmod_equals_the_remainder_for_every_16_bit_word() {
-        let t = divisors();
-        for bound in 1..TABLE_BOUNDS as u32 {
-            let d = t[bound as usize];
-            assert_eq!(d.zone, 0xffff - (0x1_0000 % bound));
+    fn multiply_and_reject_is_exactly_uniform_over_all_words() {
+        for bound in [1u32, 2, 3, 7, 52, 415, 416, 1000, 65_535, 1 << 16] {
+            let threshold = (0x1_0000 - bound) % bound;
+            let mut per_value = vec![0u32; bound as usize];
             for x in 0..=0xffffu32 {
-                assert_eq!(d.rem(x, bound), x % bound, "{x} mod {bound}");
+                let m = x * bound;
+                if (m & 0xffff) >= threshold {
+                    per_value[(m >> 16) as usize] += 1;
+                }
             }
+            assert!(
+                per_value.iter().all(|&c| c == 0x1_0000 / bound),
+                "bound {bound}"
+            );
         }
     }
 

@@ -72,12 +72,14 @@ fn commitment_is_sha256_of_the_seed() {
     );
 }
 
-/// Worked by hand from the RFC keystream 76 b8 e0 ad …, read as 16-bit words
-/// 0xb876, 0xade0, …: i=2, bound 3: 0xb876 = 47222 ≡ 2 (mod 3), swap 2,2 ->
-/// [0,1,2]; i=1, bound 2: 0xade0 is even, swap 1,0 -> [1,0,2].
+/// Worked by hand from the RFC keystream 76 b8 e0 ad a0 f1 …, read as 16-bit
+/// words 0xb876 = 47222, 0xade0 = 44512, 0xf1a0 = 61856:
+/// i=3, bound 4: m = 188888, m mod 2^16 = 57816 ≥ 0, j = 2: swap 3,2 -> [0,1,3,2];
+/// i=2, bound 3: m = 133536, m mod 2^16 = 2464 ≥ 1, j = 2: no change;
+/// i=1, bound 2: m = 123712, j = 1: no change.
 #[test]
-fn three_items_by_hand() {
-    let mut v = [0, 1, 2];
+fn four_items_by_hand() {
+    let mut v = [0, 1, 2, 3];
     shuffle(&mut v, &Seed([0; 32]));
-    assert_eq!(v, [1, 0, 2]);
+    assert_eq!(v, [0, 1, 3, 2]);
 }

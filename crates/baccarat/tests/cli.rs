@@ -279,3 +279,115 @@ fn roads_json_from_stdin() {
         stderr(&o)
     );
 }
+
+#[test]
+fn simulate_json_is_reproducible_across_threads() {
+    let a = run(&[
+        "simulate",
+        "--rulebook",
+        "european-casino",
+        "--shoes",
+        "300",
+        "--threads",
+        "1",
+        "--seed",
+        "42",
+        "--json",
+    ]);
+    let b = run(&[
+        "simulate",
+        "--rulebook",
+        "european-casino",
+        "--shoes",
+        "300",
+        "--threads",
+        "2",
+        "--seed",
+        "42",
+        "--json",
+    ]);
+    assert!(a.status.success(), "{}", stderr(&a));
+    assert!(
+        stderr(&a).is_empty(),
+        "no progress bar when not on a terminal: {}",
+        stderr(&a)
+    );
+    let (va, vb): (serde_json::Value, serde_json::Value) = (
+        serde_json::from_str(&stdout(&a)).unwrap(),
+        serde_json::from_str(&stdout(&b)).unwrap(),
+    );
+    assert_eq!(va["coups"], vb["coups"]);
+    assert_eq!(va["bets"], vb["bets"]);
+    assert_eq!(va["burn"], "TurnAndBurn");
+    let bets = va["bets"].as_array().unwrap();
+    assert_eq!(bets.len(), 6); // player, banker (two tables), tie, player pair, banker pair
+    for b in bets {
+        let ci = b["ci95"].as_array().unwrap();
+        assert!(
+            ci[0].as_f64().unwrap() <= b["return"].as_f64().unwrap()
+                && b["return"].as_f64().unwrap() <= ci[1].as_f64().unwrap()
+        );
+    }
+    assert!(va["coups_per_second"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn simulate_with_a_table_config_plays_its_offers() {
+    let t = tmp("sim-table.toml", "rulebook = \"nsw-2021\"\ndecks = 6\nvariant = \"even_money\"\nchip = 100\nmin = 1000\nmax = 100000\n[bets.super_six]\n");
+    let o = run(&[
+        "simulate", "--table", &t, "--shoes", "50", "--seed", "1", "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["decks"], 6);
+    let ids: Vec<String> = v["bets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            format!(
+                "{}/{}",
+                b["bet"].as_str().unwrap(),
+                b["pay_table"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "player/standard",
+            "banker/even_money",
+            "tie/8_to_1",
+            "super_six/super_six"
+        ]
+    );
+}
+
+#[test]
+fn simulate_refuses_bad_input() {
+    refused(&["simulate", "--shoes", "0"], "--shoes: 0 is outside");
+    refused(
+        &["simulate", "--seed", "xyz"],
+        "--seed: \"xyz\" is neither a number nor 64 hex digits",
+    );
+    refused(
+        &["simulate", "--cutting-card", "5", "--shoes", "1"],
+        "--cutting-card: 5 cards from the back is outside 20 to 364",
+    );
+    refused(
+        &[
+            "simulate",
+            "--rulebook",
+            "european-casino",
+            "--burn",
+            "burn_one",
+            "--shoes",
+            "1",
+        ],
+        "--burn: european-casino does not name BurnOne",
+    );
+    refused(
+        &["simulate", "--threads", "0", "--shoes", "1"],
+        "--threads: 0 is outside 1 to 256",
+    );
+}

@@ -4,7 +4,10 @@ use crate::card::Card;
 use crate::tableau::{banker_draws, player_action, PlayerAction};
 
 /// Which hand: the Player's or the Banker's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum Side {
     Player,
     Banker,
@@ -79,7 +82,8 @@ impl Hand {
 }
 
 /// The winner of a coup.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Winner {
     Player,
     Banker,
@@ -89,7 +93,7 @@ pub enum Winner {
 /// Everything about a coup's result that the main wagers, Super Six, the Tiger
 /// wagers and Dragon Bonus look at: each hand's final point count and card count.
 /// A two-card hand of 8 or 9 is necessarily a natural.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct CoupSummary {
     pub player_total: u8,
     pub banker_total: u8,

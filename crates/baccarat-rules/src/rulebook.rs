@@ -39,7 +39,78 @@ pub struct RulebookConfig {
     pub bets: IndexMap<String, BetConfig>,
     #[serde(default)]
     pub exclusions: Vec<ExclusionConfig>,
+    pub conduct: ConductConfig,
+    /// Where the rulebook says each thing the table engine enforces, by key (see
+    /// [`CITATION_KEYS`]); the engine names these in refusals and events.
+    #[serde(default)]
+    pub citations: IndexMap<String, String>,
 }
+
+/// How the game is conducted where the rulebooks differ.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConductConfig {
+    /// A wager on both Banker and Player: NSW 5.6.6 needs a supervisor's approval;
+    /// AU 5.2(c) allows it.
+    pub banker_and_player: Permission,
+    /// Whether side bets need a main wager from the same player (AU 11A.2 and
+    /// siblings: "at the time of placement of his/her initial wager"); NSW 10.4
+    /// lets a supervisor impose it, which a table configuration can do.
+    pub side_bets_need_main_wager: bool,
+    /// At most one wager of each side bet per player per coup (NSW 10.5, 10.12 …).
+    pub one_side_bet_each: bool,
+    /// Who receives a hand's cards when wagers tie: NSW 8.10 the seat nearest the
+    /// dealer's right, then counter-clockwise; AU 8.9(b) the lowest-numbered seat.
+    pub equal_wager_order: SeatOrder,
+    pub rule: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Permission {
+    Allowed,
+    NeedsApproval,
+    Forbidden,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SeatOrder {
+    /// NSW 8.10-8.11: nearest the dealer's right (the highest-numbered seat, seats
+    /// numbered from the dealer's left), then counter-clockwise.
+    NearestDealerRight,
+    /// AU 8.9(b): the lowest-numbered seat, then counter-clockwise.
+    LowestSeat,
+}
+
+/// The citation keys the table engine uses.
+pub const CITATION_KEYS: &[&str] = &[
+    "wagers_closed",
+    "withdraw_losing",
+    "combination",
+    "limits",
+    "minimum_unit",
+    "differential",
+    "side_bet_needs_main",
+    "one_side_bet",
+    "supervisor_refusal",
+    "invalid_bet_returned",
+    "insufficient_cards",
+    "cutting_card",
+    "last_coup",
+    "burn",
+    "cut",
+    "no_bet_coup",
+    "unauthorised_player_third",
+    "excess_card",
+    "face_up_first",
+    "face_up_within",
+    "missing_or_foreign",
+    "misdeal",
+    "ante",
+    "banker_unpayable",
+    "dealing",
+];
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -248,6 +319,17 @@ pub struct Rulebook {
 }
 
 impl Rulebook {
+    /// Where this rulebook says `key` (one of [`CITATION_KEYS`]); a rulebook that
+    /// is silent says so, naming itself.
+    pub fn cite(&self, key: &str) -> String {
+        debug_assert!(CITATION_KEYS.contains(&key), "unknown citation key {key}");
+        self.config
+            .citations
+            .get(key)
+            .cloned()
+            .unwrap_or_else(|| format!("{}: not stated", self.id))
+    }
+
     /// Parse and validate a profile from TOML text.
     pub fn from_toml(text: &str) -> Result<Rulebook, Problems> {
         let subject = "rulebook profile";
@@ -439,6 +521,14 @@ impl TryFrom<RulebookConfig> for Rulebook {
             });
         }
 
+        for key in c.citations.keys() {
+            if !CITATION_KEYS.contains(&key.as_str()) {
+                p.push(
+                    format!("citations.{key}"),
+                    format!("unknown key; the keys are {}", CITATION_KEYS.join(", ")),
+                );
+            }
+        }
         let rb = Rulebook {
             id: c.id.clone(),
             title: c.title.clone(),

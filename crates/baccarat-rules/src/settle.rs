@@ -55,7 +55,7 @@ pub struct SettleRules {
 /// Invariants (checked by property tests): `returned + lost == stake`; all fields
 /// are non-negative; `commission <= won`. The player's balance moves by
 /// `returned + won - commission - stake`, the house's by the opposite.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Settlement {
     pub stake: Money,
     /// Stake handed back: on a win, a push, or the void part (AU 5.13).

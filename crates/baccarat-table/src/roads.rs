@@ -129,7 +129,7 @@ pub const DERIVED: [(&str, usize); 3] =
     [("big_eye_boy", 1), ("small_road", 2), ("cockroach_pig", 3)];
 
 /// All the roads of one shoe, updated one coup at a time.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Roads {
     entries: Vec<RoadEntry>,
     leading_ties: u32,

@@ -59,7 +59,7 @@ pub enum CutError {
 
 /// The cut as performed: where the cutting card went in, and where the dealer
 /// then placed it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Cut {
     /// Cards in front of the cutting card, moved to the back.
     pub at: usize,
@@ -124,7 +124,7 @@ pub enum Draw {
 }
 
 /// The shoe in play: cards in dealing order and the cutting card's place.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Shoe {
     cards: Vec<Card>,
     next: usize,

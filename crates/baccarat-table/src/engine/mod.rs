@@ -1,0 +1,487 @@
+//! The table engine: commands in, events out; the state is a fold of events.
+//!
+//! # Design
+//!
+//! [`Table::execute`] works on a copy of the state: it checks the command against
+//! the rules and, as it decides, *emits* events, each applied to the copy at once
+//! by [`Table::apply`] — the same function a replay uses. Only if the whole command
+//! succeeds does the copy replace the state, so a refused command changes nothing
+//! and the live state always equals the replay of its events.
+//!
+//! Randomness enters only through [`Command::StartShoe`], which carries the seed;
+//! the clock does not enter at all. A coup moves through the phases
+//! betting open → no more bets → initial deal → third cards → result →
+//! settlement ([`Phase`]), each step an event.
+
+mod deal;
+mod types;
+mod wagers;
+
+use std::sync::Arc;
+
+use baccarat_rules::{
+    banker_draws, player_action, Card, Coup, LayoutConfig, PlayerAction, Rulebook, TableConfig,
+};
+
+pub use types::*;
+
+use crate::roads::{RoadEntry, RoadResult, Roads};
+use crate::shoe::{CutRules, Shoe};
+use crate::shuffle::Seed;
+
+/// Everything fixed about a table: its rulebook, configuration and layout.
+#[derive(Clone, Debug)]
+pub struct TableSetup {
+    pub rulebook: Rulebook,
+    pub config: TableConfig,
+    pub layout: LayoutConfig,
+    /// Side bets only with a main wager: the profile's rule, or a supervisor's
+    /// restriction (NSW 10.4).
+    pub side_bets_need_main_wager: bool,
+}
+
+impl TableSetup {
+    /// A setup with the rulebook's layout `layout` (or its first).
+    pub fn new(
+        rulebook: Rulebook,
+        config: TableConfig,
+        layout: Option<&str>,
+    ) -> Result<TableSetup, Refusal> {
+        let layouts = &rulebook.layouts;
+        let chosen = match layout {
+            Some(name) => layouts
+                .iter()
+                .find(|l| l.name == name)
+                .cloned()
+                .ok_or_else(|| {
+                    let names: Vec<&str> = layouts.iter().map(|l| l.name.as_str()).collect();
+                    Refusal::new(
+                        rulebook.cite("limits"),
+                        format!("layout {name:?} is not one of {}", names.join(", ")),
+                    )
+                })?,
+            None => layouts.first().cloned().unwrap_or(LayoutConfig {
+                name: "standard".into(),
+                boxes: 14,
+                players_per_box: 1,
+                standing_players: false,
+                rule: "default".into(),
+            }),
+        };
+        let need = rulebook.config.conduct.side_bets_need_main_wager;
+        Ok(TableSetup {
+            rulebook,
+            config,
+            layout: chosen,
+            side_bets_need_main_wager: need,
+        })
+    }
+}
+
+/// Where the table is in its cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Phase {
+    /// No shoe in play.
+    #[default]
+    NoShoe,
+    /// Between coups.
+    Ready,
+    /// Wagers are being placed.
+    Betting,
+    /// "No more bets": no card drawn yet.
+    Closed,
+    /// Cards are being dealt.
+    Dealing,
+    /// A misdeal was reconstructed; players may withdraw (NSW 12.1.1).
+    Reconstruction,
+    /// The last coup is over; the cards are to be replaced or reshuffled.
+    ShoeOver,
+}
+
+/// The cards of a live shoe seen so far, to find foreign cards (NSW 12.11).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct LiveShoe {
+    decks: u32,
+    seen: Vec<u32>,
+}
+
+/// The coup in progress.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct CoupState {
+    pub number: u64,
+    pub no_bet: bool,
+    pub wagers: Vec<Wager>,
+    pub cards: Vec<(Position, Card, bool)>,
+}
+
+/// The table's state: nothing here changes except through [`Table::apply`].
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct State {
+    pub phase: Phase,
+    pub shoe_number: u64,
+    pub coup_number: u64,
+    shoe: Option<Shoe>,
+    live: Option<LiveShoe>,
+    seed: Option<String>,
+    /// Coups still to complete once the cutting card is out (NSW 4.9-4.10).
+    pub coups_left: Option<u8>,
+    /// No-bet coups due before wagers (EU 3.1.2).
+    pub no_bet_coups_due: u8,
+    /// A card carried to the next coup as its first card (NSW 12.2; AU 12.2(a)).
+    carried: Option<Card>,
+    /// The next coup must be a no-bet coup (NSW 12.3; AU 12.1(b), 12.2(b), 12.3).
+    forced_no_bet: bool,
+    pub coup: CoupState,
+    pub next_wager: WagerId,
+    pub roads: Roads,
+    /// The wagers settled in the last coup, until the next opens: a request to
+    /// withdraw one is refused by AU 5.15 / NSW 5.4 rather than as unknown.
+    pub last_settled: Vec<WagerId>,
+}
+
+/// A table: its fixed setup and its state.
+#[derive(Clone, Debug)]
+pub struct Table {
+    setup: Arc<TableSetup>,
+    state: State,
+}
+
+impl PartialEq for Table {
+    fn eq(&self, o: &Table) -> bool {
+        self.state == o.state
+    }
+}
+
+/// The events of one command, built while applying each to a scratch state.
+pub(crate) struct Emit<'a> {
+    pub t: &'a mut Table,
+    pub events: Vec<Event>,
+}
+
+impl Emit<'_> {
+    pub fn emit(&mut self, e: Event) {
+        self.t.apply(&e);
+        self.events.push(e);
+    }
+}
+
+impl Table {
+    pub fn new(setup: TableSetup) -> Table {
+        Table {
+            setup: Arc::new(setup),
+            state: State::default(),
+        }
+    }
+
+    pub fn setup(&self) -> &TableSetup {
+        &self.setup
+    }
+
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+
+    pub fn phase(&self) -> Phase {
+        self.state.phase
+    }
+
+    pub fn rb(&self) -> &Rulebook {
+        &self.setup.rulebook
+    }
+
+    pub(crate) fn cite(&self, key: &str) -> String {
+        self.setup.rulebook.cite(key)
+    }
+
+    /// Rebuild a table from its events.
+    pub fn replay(setup: TableSetup, events: &[Event]) -> Table {
+        let mut t = Table::new(setup);
+        for e in events {
+            t.apply(e);
+        }
+        t
+    }
+
+    /// Run a command: the events it produced, or the rule that refused it (and
+    /// then nothing changed).
+    pub fn execute(&mut self, cmd: Command) -> Result<Vec<Event>, Refusal> {
+        let mut scratch = self.clone();
+        let mut out = Emit {
+            t: &mut scratch,
+            events: Vec::new(),
+        };
+        decide(&mut out, cmd)?;
+        let events = out.events;
+        *self = scratch;
+        Ok(events)
+    }
+
+    /// The position of the card that is due, if one is.
+    pub fn due(&self) -> Option<Position> {
+        if !matches!(self.state.phase, Phase::Closed | Phase::Dealing) {
+            return None;
+        }
+        deal::due(&self.state.coup.cards)
+    }
+
+    /// Fold one event into the state.
+    pub fn apply(&mut self, e: &Event) {
+        let s = &mut self.state;
+        match e {
+            Event::ShoeStarted {
+                shoe,
+                seed,
+                preshuffled,
+                live_decks,
+                cut,
+                ..
+            } => {
+                s.shoe_number = *shoe;
+                s.seed = seed.clone();
+                s.coups_left = None;
+                s.carried = None;
+                s.forced_no_bet = false;
+                s.no_bet_coups_due = 0;
+                s.roads = Roads::new();
+                s.coup = CoupState::default();
+                s.live = live_decks.map(|d| LiveShoe {
+                    decks: d,
+                    seen: vec![0; 52],
+                });
+                s.shoe = if let Some(hex) = seed {
+                    let seed = Seed::from_hex(hex).expect("seed recorded by this engine");
+                    let (cards, _) = crate::shoe::shuffled(self.setup.config.decks, &seed);
+                    Some(stack_to_shoe(cards, *cut, &self.setup.rulebook))
+                } else {
+                    preshuffled
+                        .as_ref()
+                        .map(|cards| stack_to_shoe(cards.clone(), *cut, &self.setup.rulebook))
+                };
+                s.phase = Phase::Ready;
+            }
+            Event::Burned {
+                procedure, cards, ..
+            } => {
+                if procedure == &baccarat_rules::BurnProcedure::ThreeNoBetCoups {
+                    s.no_bet_coups_due = 3;
+                } else if let Some(shoe) = s.shoe.as_mut() {
+                    let _ = shoe.burn(*procedure, false);
+                } else if let Some(l) = s.live.as_mut() {
+                    for c in cards {
+                        l.seen[c.index()] += 1;
+                    }
+                }
+            }
+            Event::BettingOpened {
+                coup,
+                no_bet,
+                first_card,
+                ..
+            } => {
+                s.coup = CoupState {
+                    number: *coup,
+                    no_bet: *no_bet,
+                    wagers: Vec::new(),
+                    cards: Vec::new(),
+                };
+                s.coup_number = *coup;
+                s.forced_no_bet = false;
+                s.last_settled.clear();
+                if first_card.is_some() {
+                    s.carried = *first_card;
+                }
+                s.phase = Phase::Betting;
+            }
+            Event::WagerPlaced { wager } => {
+                s.next_wager = s.next_wager.max(wager.id + 1);
+                s.coup.wagers.push(wager.clone());
+            }
+            Event::WagerWithdrawn { wager } | Event::WagerReturned { wager, .. } => {
+                s.coup.wagers.retain(|w| w.id != *wager)
+            }
+            Event::WagerApproved { wager } => {
+                if let Some(w) = s.coup.wagers.iter_mut().find(|w| w.id == *wager) {
+                    w.needs_approval = false;
+                }
+            }
+            Event::WagerReduced { wager, to, .. } => {
+                if let Some(w) = s.coup.wagers.iter_mut().find(|w| w.id == *wager) {
+                    w.amount = *to;
+                }
+            }
+            Event::BettingClosed { .. } => s.phase = Phase::Closed,
+            Event::CuttingCardOut { coups_left, .. } => {
+                if let Some(shoe) = s.shoe.as_mut() {
+                    shoe.take_cutting_card();
+                }
+                s.coups_left = Some(*coups_left);
+            }
+            Event::CardDealt {
+                position,
+                card,
+                face_up,
+            } => {
+                if s.carried == Some(*card) && s.coup.cards.is_empty() {
+                    s.carried = None;
+                } else if let Some(shoe) = s.shoe.as_mut() {
+                    let _ = shoe.draw();
+                } else if let Some(l) = s.live.as_mut() {
+                    l.seen[card.index()] += 1;
+                }
+                s.coup.cards.push((*position, *card, *face_up));
+                s.phase = Phase::Dealing;
+            }
+            Event::Irregularity { kind, card, .. } => match kind {
+                IrregularityKind::PlayerThirdToNextCoup
+                | IrregularityKind::ExcessCardToNextCoup => {
+                    s.carried = *card;
+                    count_live(s, *card);
+                }
+                IrregularityKind::PlayerThirdToNoBetCoup
+                | IrregularityKind::ExcessCardToNoBetCoup
+                | IrregularityKind::FirstCardFaceUp => {
+                    s.carried = *card;
+                    s.forced_no_bet = true;
+                    count_live(s, *card);
+                }
+                _ => {}
+            },
+            Event::CoupCompleted { summary, .. } => {
+                let cards: Vec<Card> = s.coup.cards.iter().map(|c| c.1).collect();
+                let entry = road_entry(&cards, summary);
+                s.roads.push(entry);
+            }
+            Event::WagerSettled { wager, .. } => s.last_settled.push(*wager),
+            Event::CoupVoided { .. } => {}
+            Event::CoupClosed { .. } => {
+                if s.coup.no_bet && s.no_bet_coups_due > 0 {
+                    s.no_bet_coups_due -= 1;
+                }
+                if let Some(n) = s.coups_left.as_mut() {
+                    *n = n.saturating_sub(1);
+                }
+                s.coup.cards.clear();
+                s.coup.wagers.clear();
+                s.phase = Phase::Ready;
+            }
+            Event::Reconstructed { cards, .. } => {
+                s.coup.cards = deal::positions(cards);
+                s.phase = Phase::Reconstruction;
+            }
+            Event::Resumed => s.phase = Phase::Dealing,
+            Event::ShoeEnded { .. } => {
+                s.phase = Phase::ShoeOver;
+                s.shoe = None;
+                s.live = None;
+            }
+        }
+    }
+}
+
+fn count_live(s: &mut State, card: Option<Card>) {
+    if let (Some(l), Some(c)) = (s.live.as_mut(), card) {
+        l.seen[c.index()] += 1;
+    }
+}
+
+fn stack_to_shoe(cards: Vec<Card>, cut: Option<crate::shoe::Cut>, rb: &Rulebook) -> Shoe {
+    match cut {
+        Some(c) => Shoe::cut(cards, c, &CutRules::from_profile(&rb.config))
+            .expect("cut checked before it was recorded"),
+        None => Shoe::uncut(cards),
+    }
+}
+
+fn road_entry(cards: &[Card], s: &baccarat_rules::CoupSummary) -> RoadEntry {
+    let result = match s.winner() {
+        baccarat_rules::Winner::Banker => RoadResult::Banker,
+        baccarat_rules::Winner::Player => RoadResult::Player,
+        baccarat_rules::Winner::Tie => RoadResult::Tie,
+    };
+    let pair = |a: usize, b: usize| cards.len() > b && cards[a].rank == cards[b].rank;
+    RoadEntry {
+        result,
+        player_pair: pair(0, 2),
+        banker_pair: pair(1, 3),
+        natural: s.is_natural(baccarat_rules::Side::Player)
+            || s.is_natural(baccarat_rules::Side::Banker),
+    }
+}
+
+/// Decide a command, emitting its events.
+fn decide(o: &mut Emit, cmd: Command) -> Result<(), Refusal> {
+    match cmd {
+        Command::StartShoe {
+            source,
+            cut,
+            burn,
+            show_burn,
+        } => deal::start_shoe(o, source, cut, burn, show_burn),
+        Command::OpenBetting { no_bet } => wagers::open_betting(o, no_bet),
+        Command::PlaceWager {
+            player,
+            spot,
+            bet,
+            amount,
+            ante,
+        } => wagers::place(o, player, spot, bet, amount, ante),
+        Command::WithdrawWager { player, wager } => wagers::withdraw(o, player, wager),
+        Command::ApproveWager { wager } => wagers::approve(o, wager),
+        Command::RefuseWager { wager } => wagers::refuse(o, wager),
+        Command::CloseBetting => wagers::close(o),
+        Command::DealNext => deal::deal_next(o),
+        Command::CardIn { card, to, face_up } => deal::card_in(o, card, to, face_up),
+        Command::FaceUpInShoe { card } => deal::face_up_in_shoe(o, card),
+        Command::CuttingCardOut => deal::live_cutting_card(o),
+        Command::MissingOrForeign { card } => deal::missing_or_foreign(o, card),
+        Command::Misdeal { reconstructed } => deal::misdeal(o, reconstructed),
+        Command::ResumeCoup => deal::resume(o),
+    }
+}
+
+/// The totals of a coup's cards so far.
+pub(crate) fn totals(cards: &[(Position, Card, bool)]) -> (u8, u8) {
+    let sum = |player: bool| {
+        cards
+            .iter()
+            .filter(|c| c.0.is_player() == player)
+            .map(|c| c.1.point())
+            .sum::<u8>()
+            % 10
+    };
+    (sum(true), sum(false))
+}
+
+/// Build the completed coup from its positioned cards.
+pub(crate) fn coup_of(cards: &[(Position, Card, bool)]) -> Coup {
+    let by = |p: Position| cards.iter().find(|c| c.0 == p).map(|c| c.1);
+    let mut seq: Vec<Card> = Position::INITIAL.iter().filter_map(|p| by(*p)).collect();
+    let (pt, bt) = {
+        let pc: Vec<Card> = [Position::Player1, Position::Player2]
+            .iter()
+            .filter_map(|p| by(*p))
+            .collect();
+        let bc: Vec<Card> = [Position::Banker1, Position::Banker2]
+            .iter()
+            .filter_map(|p| by(*p))
+            .collect();
+        (
+            pc.iter().map(|c| c.point()).sum::<u8>() % 10,
+            bc.iter().map(|c| c.point()).sum::<u8>() % 10,
+        )
+    };
+    // Third cards in the order the real deal takes them.
+    match player_action(pt, bt) {
+        PlayerAction::Natural => {}
+        PlayerAction::Stand => seq.extend(by(Position::Banker3)),
+        PlayerAction::Draw => {
+            seq.extend(by(Position::Player3));
+            if let Some(p3) = by(Position::Player3) {
+                if banker_draws(bt, Some(p3.point())) {
+                    seq.extend(by(Position::Banker3));
+                }
+            }
+        }
+    }
+    Coup::from_cards(&seq).expect("a complete coup").0
+}

@@ -1,0 +1,284 @@
+//! The engine's vocabulary: positions, wagers, commands, events, refusals.
+
+use baccarat_rules::{Bet, BurnProcedure, Card, CoupSummary, Money, Outcome, Settlement};
+use serde::{Deserialize, Serialize};
+
+use crate::shoe::Cut;
+
+/// A player, as the server identifies them.
+pub type PlayerId = u32;
+
+/// A wager's number within the table, unique for the table's life.
+pub type WagerId = u64;
+
+/// Where a card goes in the coup: the deal order P1 B1 P2 B2 (NSW 7.3; AU 8.4),
+/// then the third cards (NSW 9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Position {
+    Player1,
+    Banker1,
+    Player2,
+    Banker2,
+    Player3,
+    Banker3,
+}
+
+impl Position {
+    pub const INITIAL: [Position; 4] = [
+        Position::Player1,
+        Position::Banker1,
+        Position::Player2,
+        Position::Banker2,
+    ];
+
+    pub fn is_player(self) -> bool {
+        matches!(
+            self,
+            Position::Player1 | Position::Player2 | Position::Player3
+        )
+    }
+}
+
+/// Where a wager is placed: a numbered box (AU 3.1: up to 7, 9 or 14) or the
+/// standing players' area (AU 5.6(a)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Spot {
+    Box(u8),
+    Standing,
+}
+
+/// A wager on the layout.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Wager {
+    pub id: WagerId,
+    pub player: PlayerId,
+    pub spot: Spot,
+    pub bet: Bet,
+    pub amount: Money,
+    /// Ante paid with it (AU 14.5).
+    pub ante: Money,
+    /// Banker and Player together waiting for a supervisor (NSW 5.6.6).
+    pub needs_approval: bool,
+}
+
+/// Where the shoe's cards come from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShoeSource {
+    /// Shuffled here from a seed the caller drew from OS entropy.
+    Shuffle { seed: String },
+    /// Pre-shuffled decks in the order given (NSW 4.2; AU 6.5-6.6; EU 2.1.1).
+    PreShuffled { cards: Vec<Card> },
+    /// A physical shoe: cards arrive one at a time from a dealer console or a
+    /// scanning shoe.
+    Live { decks: u32 },
+}
+
+/// A command to the table. Each is refused whole, or applied as events.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "command", rename_all = "snake_case")]
+pub enum Command {
+    /// Shuffle (or take) the cards, cut, place the cutting card and burn.
+    StartShoe {
+        source: ShoeSource,
+        cut: Option<Cut>,
+        burn: Option<BurnProcedure>,
+        show_burn: bool,
+    },
+    /// "Place your bets" (NSW 7.1). A no-bet coup takes no wagers (NSW 12.4).
+    OpenBetting {
+        no_bet: bool,
+    },
+    PlaceWager {
+        player: PlayerId,
+        spot: Spot,
+        bet: Bet,
+        amount: Money,
+        ante: Money,
+    },
+    WithdrawWager {
+        player: PlayerId,
+        wager: WagerId,
+    },
+    /// A supervisor approves Banker and Player together (NSW 5.6.6-5.6.7).
+    ApproveWager {
+        wager: WagerId,
+    },
+    /// A supervisor refuses a wager before the first card (NSW 14.12).
+    RefuseWager {
+        wager: WagerId,
+    },
+    /// "No more bets" (NSW 7.1; AU 8.2); the table differential is applied
+    /// (NSW 6.2; AU 5.18).
+    CloseBetting,
+    /// Shuffled shoe: deal the card that is due.
+    DealNext,
+    /// Live shoe: a card as the dealer or scanner reports it. `to` is where it
+    /// was put, if the console says; `face_up` whether it was exposed.
+    CardIn {
+        card: Card,
+        to: Option<Position>,
+        face_up: bool,
+    },
+    /// Live shoe: a card found face up in the shoe (NSW 12.3, 12.5; AU 12.3-12.4).
+    FaceUpInShoe {
+        card: Card,
+    },
+    /// Live shoe: the cutting card came out (NSW 4.9-4.10; AU 11.2).
+    CuttingCardOut,
+    /// A card found missing, or a foreign card (NSW 12.11): the coup is void.
+    MissingOrForeign {
+        card: Option<Card>,
+    },
+    /// A dealing error (NSW 12.1; AU 12.6). With the cards in their proper order
+    /// the coup is reconstructed and each player may withdraw; without, it is void.
+    Misdeal {
+        reconstructed: Option<Vec<Card>>,
+    },
+    /// After a reconstruction: the withdrawals are over and play resumes.
+    ResumeCoup,
+}
+
+/// A change of table state. The state is a fold of these.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    ShoeStarted {
+        shoe: u64,
+        /// The seed, hex; secret until the shoe ends (the commitment is public).
+        seed: Option<String>,
+        commitment: Option<String>,
+        algorithm: Option<String>,
+        preshuffled: Option<Vec<Card>>,
+        live_decks: Option<u32>,
+        cut: Option<Cut>,
+        rule: String,
+    },
+    Burned {
+        procedure: BurnProcedure,
+        cards: Vec<Card>,
+        shown: Option<Card>,
+        rule: String,
+    },
+    BettingOpened {
+        coup: u64,
+        no_bet: bool,
+        first_card: Option<Card>,
+        rule: Option<String>,
+    },
+    WagerPlaced {
+        wager: Wager,
+    },
+    WagerWithdrawn {
+        wager: WagerId,
+    },
+    WagerApproved {
+        wager: WagerId,
+    },
+    /// Refused or returned whole (NSW 14.12, 5.6.6, 12.17).
+    WagerReturned {
+        wager: WagerId,
+        rule: String,
+    },
+    /// Reduced pro rata to the table differential (NSW 6.2; AU 5.18).
+    WagerReduced {
+        wager: WagerId,
+        to: Money,
+        rule: String,
+    },
+    BettingClosed {
+        coup: u64,
+    },
+    CuttingCardOut {
+        coups_left: u8,
+        rule: String,
+    },
+    CardDealt {
+        position: Position,
+        card: Card,
+        face_up: bool,
+    },
+    /// An irregularity and what the rulebook made of it.
+    Irregularity {
+        kind: IrregularityKind,
+        card: Option<Card>,
+        rule: String,
+    },
+    CoupCompleted {
+        coup: u64,
+        summary: CoupSummary,
+    },
+    /// A wager settled: its outcome (none when void) and the money.
+    WagerSettled {
+        wager: WagerId,
+        outcome: Option<Outcome>,
+        pays: String,
+        settlement: Settlement,
+        ante: Money,
+    },
+    CoupVoided {
+        coup: u64,
+        rule: String,
+    },
+    /// The coup is over (settled or void); the table is between coups.
+    CoupClosed {
+        coup: u64,
+    },
+    /// A misdeal was reconstructed; players may withdraw until play resumes.
+    Reconstructed {
+        cards: Vec<Card>,
+        rule: String,
+    },
+    Resumed,
+    ShoeEnded {
+        shoe: u64,
+        seed: Option<String>,
+        reason: String,
+    },
+}
+
+/// The irregularities the engine recognises.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IrregularityKind {
+    /// A third card to the Player that the tableau did not allow, used as the
+    /// Banker's third card (NSW 12.2; AU 12.1(a)).
+    PlayerThirdToBanker,
+    /// … or kept as the first card of the next coup (NSW 12.2; AU 12.1(b)).
+    PlayerThirdToNextCoup,
+    /// … or, exposed, the first card of a no-bet coup (AU 12.1(b)).
+    PlayerThirdToNoBetCoup,
+    /// An excess or exposed card: the first card of a no-bet coup (NSW 12.3;
+    /// AU 12.2(b)), or if not exposed the next coup's first card (AU 12.2(a)).
+    ExcessCardToNoBetCoup,
+    ExcessCardToNextCoup,
+    /// The first card of a coup found face up: a no-bet coup starts with it
+    /// (NSW 12.3; AU 12.3).
+    FirstCardFaceUp,
+    /// A card face up in the shoe within a coup plays as dealt (NSW 12.5; AU 12.4).
+    FaceUpWithinCoup,
+    /// Too few cards to complete the coup (NSW 12.6; AU 12.5).
+    InsufficientCards,
+    MissingCard,
+    ForeignCard,
+    Misdeal,
+}
+
+/// A command the rules do not allow. The table is unchanged.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[error("{rule}: {message}")]
+pub struct Refusal {
+    pub rule: String,
+    pub message: String,
+}
+
+impl Refusal {
+    pub fn new(rule: impl Into<String>, message: impl Into<String>) -> Refusal {
+        Refusal {
+            rule: rule.into(),
+            message: message.into(),
+        }
+    }
+}

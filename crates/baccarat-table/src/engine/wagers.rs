@@ -1,0 +1,390 @@
+//! Wagers: opening and closing betting, placing, withdrawing, approving and
+//! refusing wagers, limits and the table differential.
+
+use baccarat_rules::{payable_stake, Bet, Money, Pays, Permission, UnpayableStake};
+
+use super::{Emit, Event, Phase, PlayerId, Refusal, Spot, Wager, WagerId};
+
+pub fn open_betting(o: &mut Emit, no_bet: bool) -> Result<(), Refusal> {
+    let t = &*o.t;
+    match t.phase() {
+        Phase::Ready => {}
+        Phase::NoShoe | Phase::ShoeOver => {
+            return Err(Refusal::new(t.cite("cut"), "start a shoe first"))
+        }
+        _ => {
+            return Err(Refusal::new(
+                t.cite("wagers_closed"),
+                "a coup is already in progress",
+            ))
+        }
+    }
+    if t.state.no_bet_coups_due > 0 && !no_bet {
+        return Err(Refusal::new(
+            t.cite("no_bet_coup"),
+            format!(
+                "{} no-bet coups are due before wagers are taken",
+                t.state.no_bet_coups_due
+            ),
+        ));
+    }
+    let forced = t.state.forced_no_bet;
+    let rule = forced.then(|| t.cite("no_bet_coup"));
+    let coup = t.state.coup_number + 1;
+    let first_card = t.state.carried;
+    o.emit(Event::BettingOpened {
+        coup,
+        no_bet: no_bet || forced,
+        first_card,
+        rule,
+    });
+    Ok(())
+}
+
+/// The rule against wagers when betting is not open.
+fn not_open(o: &Emit) -> Refusal {
+    let t = &*o.t;
+    match t.phase() {
+        Phase::Closed | Phase::Dealing | Phase::Reconstruction => Refusal::new(
+            t.cite("wagers_closed"),
+            "wagers are closed once \"no more bets\" is called and the first card is drawn",
+        ),
+        _ => Refusal::new(t.cite("wagers_closed"), "betting is not open"),
+    }
+}
+
+pub fn place(
+    o: &mut Emit,
+    player: PlayerId,
+    spot: Spot,
+    bet: Bet,
+    amount: Money,
+    ante: Money,
+) -> Result<(), Refusal> {
+    let t = &*o.t;
+    if t.phase() != Phase::Betting {
+        return Err(not_open(o));
+    }
+    if t.state.coup.no_bet {
+        return Err(Refusal::new(
+            t.cite("no_bet_coup"),
+            "no wagers are permitted in a no-bet coup",
+        ));
+    }
+    let cfg = &t.setup.config;
+    let Some(offer) = cfg.offer(bet) else {
+        return Err(Refusal::new(
+            t.cite("limits"),
+            format!("this table does not offer {bet}"),
+        ));
+    };
+    // Where the wager goes (AU 3.1, 5.6-5.8).
+    let layout = &t.setup.layout;
+    match spot {
+        Spot::Box(b) if b == 0 || b as u32 > layout.boxes => {
+            return Err(Refusal::new(
+                layout.rule.clone(),
+                format!(
+                    "box {b} is not on this layout (boxes 1 to {})",
+                    layout.boxes
+                ),
+            ));
+        }
+        Spot::Box(b) => {
+            let mut players: Vec<PlayerId> = t
+                .state
+                .coup
+                .wagers
+                .iter()
+                .filter(|w| w.spot == Spot::Box(b))
+                .map(|w| w.player)
+                .collect();
+            players.push(player);
+            players.sort();
+            players.dedup();
+            if players.len() as u32 > layout.players_per_box {
+                return Err(Refusal::new(
+                    layout.rule.clone(),
+                    format!("box {b} already has {} players", layout.players_per_box),
+                ));
+            }
+        }
+        Spot::Standing if !layout.standing_players => {
+            return Err(Refusal::new(
+                layout.rule.clone(),
+                "this layout has no area for standing players",
+            ));
+        }
+        Spot::Standing => {}
+    }
+    // Amount: whole chips (NSW 6.1.1) within the wager's limits (NSW 6.1; AU 5.8-5.9).
+    let chip = cfg.settle.chip;
+    if amount.0 <= 0 || amount.0 % chip.0 != 0 {
+        return Err(Refusal::new(
+            t.cite("minimum_unit"),
+            format!("{amount} is not a whole number of {chip} chips"),
+        ));
+    }
+    if amount < offer.min {
+        return Err(Refusal::new(
+            t.cite("limits"),
+            format!("{amount} is below the {bet} minimum {}", offer.min),
+        ));
+    }
+    let mine: Vec<&Wager> = t
+        .state
+        .coup
+        .wagers
+        .iter()
+        .filter(|w| w.player == player)
+        .collect();
+    let same: Money = mine
+        .iter()
+        .filter(|w| w.bet == bet)
+        .fold(Money::ZERO, |a, w| a + w.amount);
+    if same + amount > offer.max {
+        return Err(Refusal::new(
+            t.cite("limits"),
+            format!(
+                "{bet} wagers of one player may total at most {}; this would make {}",
+                offer.max,
+                same + amount
+            ),
+        ));
+    }
+    // AU 5.12: a Banker wager that could not be paid exactly is not accepted.
+    if cfg.settle.unpayable == UnpayableStake::VoidExcess {
+        for (_, p) in &offer.pay_table.lines {
+            if matches!(p, Pays::LessCommission { .. })
+                && payable_stake(amount, *p, &cfg.settle) != amount
+            {
+                return Err(Refusal::new(
+                    t.cite("banker_unpayable"),
+                    format!("{amount} could not be paid exactly in chips at {p}"),
+                ));
+            }
+        }
+    }
+    if bet.is_main() {
+        // AU 14.5: each initial wager with its ante, unless waived (14.4).
+        if let Some(a) = &cfg.ante {
+            if ante < a.due(amount) {
+                return Err(Refusal::new(
+                    t.cite("ante"),
+                    format!("this wager needs an ante of {}", a.due(amount)),
+                ));
+            }
+        }
+    } else {
+        if t.setup.side_bets_need_main_wager && !mine.iter().any(|w| w.bet.is_main()) {
+            return Err(Refusal::new(
+                t.cite("side_bet_needs_main"),
+                format!("{bet} is taken only with a main wager"),
+            ));
+        }
+        if t.rb().config.conduct.one_side_bet_each && mine.iter().any(|w| w.bet == bet) {
+            return Err(Refusal::new(
+                t.cite("one_side_bet"),
+                format!("one {bet} wager per player per coup"),
+            ));
+        }
+    }
+    if ante.0 < 0 || (ante.0 > 0 && (cfg.ante.is_none() || !bet.is_main())) {
+        return Err(Refusal::new(
+            t.cite("ante"),
+            "an ante goes only with an initial wager at an Ante Up table",
+        ));
+    }
+    // Banker and Player together (NSW 5.6.6; AU 5.2(c)).
+    let other = match bet {
+        Bet::Player => Some(Bet::Banker),
+        Bet::Banker => Some(Bet::Player),
+        _ => None,
+    };
+    let both = other.is_some_and(|o| mine.iter().any(|w| w.bet == o));
+    let needs_approval = match (both, t.rb().config.conduct.banker_and_player) {
+        (false, _) | (true, Permission::Allowed) => false,
+        (true, Permission::NeedsApproval) => true,
+        (true, Permission::Forbidden) => {
+            return Err(Refusal::new(
+                t.cite("combination"),
+                "Banker and Player may not both be wagered",
+            ))
+        }
+    };
+    let id = t.state.next_wager;
+    o.emit(Event::WagerPlaced {
+        wager: Wager {
+            id,
+            player,
+            spot,
+            bet,
+            amount,
+            ante,
+            needs_approval,
+        },
+    });
+    Ok(())
+}
+
+fn find<'a>(o: &'a Emit<'_>, wager: WagerId) -> Result<&'a Wager, Refusal> {
+    o.t.state
+        .coup
+        .wagers
+        .iter()
+        .find(|w| w.id == wager)
+        .ok_or_else(|| {
+            if o.t.state.last_settled.contains(&wager) {
+                // AU 5.15: a losing wager cannot be withdrawn; a settled one is gone.
+                Refusal::new(o.t.cite("withdraw_losing"), "the wager has been settled")
+            } else {
+                Refusal::new(
+                    o.t.cite("wagers_closed"),
+                    format!("there is no wager {wager} on this coup"),
+                )
+            }
+        })
+}
+
+pub fn withdraw(o: &mut Emit, player: PlayerId, wager: WagerId) -> Result<(), Refusal> {
+    let w = find(o, wager)?;
+    if w.player != player {
+        return Err(Refusal::new(
+            o.t.cite("wagers_closed"),
+            "a player may withdraw only their own wager",
+        ));
+    }
+    match o.t.phase() {
+        // NSW 12.1.1: after a reconstruction each player may remove their wager.
+        Phase::Betting | Phase::Reconstruction => {}
+        _ => return Err(not_open(o)),
+    }
+    o.emit(Event::WagerWithdrawn { wager });
+    Ok(())
+}
+
+pub fn approve(o: &mut Emit, wager: WagerId) -> Result<(), Refusal> {
+    let w = find(o, wager)?;
+    if !w.needs_approval {
+        return Err(Refusal::new(
+            o.t.cite("combination"),
+            "this wager needs no approval",
+        ));
+    }
+    if o.t.phase() != Phase::Betting {
+        return Err(not_open(o));
+    }
+    o.emit(Event::WagerApproved { wager });
+    Ok(())
+}
+
+/// NSW 14.12: refused before the first card; the wager is removed.
+pub fn refuse(o: &mut Emit, wager: WagerId) -> Result<(), Refusal> {
+    find(o, wager)?;
+    if !matches!(o.t.phase(), Phase::Betting | Phase::Closed) {
+        return Err(Refusal::new(
+            o.t.cite("supervisor_refusal"),
+            "a wager may be refused only before the first card is drawn",
+        ));
+    }
+    let rule = o.t.cite("supervisor_refusal");
+    o.emit(Event::WagerReturned { wager, rule });
+    Ok(())
+}
+
+/// "No more bets": unapproved combinations and side bets left without their main
+/// wager are returned, and the table differential is applied pro rata.
+pub fn close(o: &mut Emit) -> Result<(), Refusal> {
+    if o.t.phase() != Phase::Betting {
+        return Err(not_open(o));
+    }
+    let pending: Vec<WagerId> =
+        o.t.state
+            .coup
+            .wagers
+            .iter()
+            .filter(|w| w.needs_approval)
+            .map(|w| w.id)
+            .collect();
+    for id in pending {
+        let rule = format!(
+            "{}: Banker and Player together need a supervisor's approval",
+            o.t.cite("combination")
+        );
+        o.emit(Event::WagerReturned { wager: id, rule });
+    }
+    if o.t.setup.side_bets_need_main_wager {
+        let orphans: Vec<WagerId> = {
+            let ws = &o.t.state.coup.wagers;
+            ws.iter()
+                .filter(|w| {
+                    !w.bet.is_main() && !ws.iter().any(|m| m.player == w.player && m.bet.is_main())
+                })
+                .map(|w| w.id)
+                .collect()
+        };
+        for id in orphans {
+            let rule = o.t.cite("side_bet_needs_main");
+            o.emit(Event::WagerReturned { wager: id, rule });
+        }
+    }
+    differential(o);
+    let coup = o.t.state.coup.number;
+    o.emit(Event::BettingClosed { coup });
+    Ok(())
+}
+
+/// NSW 6.2; AU 5.18; EU 6.1.2: reduce the larger of Banker and Player pro rata so
+/// the difference is within the table differential (ties and side bets excluded,
+/// EU 6.1.3). Each reduced wager is rounded down to whole chips.
+fn differential(o: &mut Emit) {
+    let cfg = &o.t.setup.config;
+    let Some(limit) = cfg.differential else {
+        return;
+    };
+    let total = |b: Bet| {
+        o.t.state
+            .coup
+            .wagers
+            .iter()
+            .filter(|w| w.bet == b)
+            .fold(0i64, |a, w| a + w.amount.0)
+    };
+    let (p, b) = (total(Bet::Player), total(Bet::Banker));
+    let (big, small, side) = if p >= b {
+        (p, b, Bet::Player)
+    } else {
+        (b, p, Bet::Banker)
+    };
+    if big - small <= limit.0 {
+        return;
+    }
+    let target = small + limit.0;
+    let chip = cfg.settle.chip.0;
+    let rule = o.t.cite("differential");
+    let changes: Vec<(WagerId, Money)> =
+        o.t.state
+            .coup
+            .wagers
+            .iter()
+            .filter(|w| w.bet == side)
+            .map(|w| {
+                let scaled = (w.amount.0 as i128 * target as i128 / big as i128) as i64;
+                (w.id, Money(scaled / chip * chip))
+            })
+            .collect();
+    for (id, to) in changes {
+        if to.0 == 0 {
+            o.emit(Event::WagerReturned {
+                wager: id,
+                rule: rule.clone(),
+            });
+        } else {
+            o.emit(Event::WagerReduced {
+                wager: id,
+                to,
+                rule: rule.clone(),
+            });
+        }
+    }
+}

@@ -1,0 +1,789 @@
+//! The table engine: coups as the rulebooks conduct them, refusals that name
+//! their rule and change nothing, and replay that reproduces the state.
+
+use baccarat_rules::{profiles, Bet, Card, Money, TableConfig, TableConfigSpec};
+use baccarat_table::engine::{
+    Command, Event, IrregularityKind, Phase, Position, ShoeSource, Spot, Table, TableSetup,
+};
+use baccarat_table::shoe::{shuffled, Cut, CutRules};
+use baccarat_table::shuffle::Seed;
+
+fn setup(rulebook: &str, extra: &str) -> TableSetup {
+    let rb = profiles::builtin(rulebook).unwrap();
+    let text = format!("rulebook = \"{rulebook}\"\nchip = 100\nmin = 1000\nmax = 100000\n{extra}");
+    let spec: TableConfigSpec = toml::from_str(&text).unwrap();
+    let cfg = TableConfig::new(&rb, &spec).unwrap();
+    TableSetup::new(rb, cfg, None).unwrap()
+}
+
+/// A table with a shoe shuffled from `seed` and cut as a simulation would.
+fn rng_table(rulebook: &str, extra: &str, seed: u64) -> (Table, Vec<Event>) {
+    let s = setup(rulebook, extra);
+    let decks = s.config.decks;
+    let rules = CutRules::from_profile(&s.rulebook.config);
+    let seed = Seed::from_u64(seed);
+    let (_, mut stream) = shuffled(decks, &seed);
+    let cut = rules.random(&mut stream, 52 * decks as usize, 20);
+    let burn = s.rulebook.procedures.burn.first().copied();
+    let mut t = Table::new(s);
+    let ev = t
+        .execute(Command::StartShoe {
+            source: ShoeSource::Shuffle { seed: seed.hex() },
+            cut: Some(cut),
+            burn,
+            show_burn: false,
+        })
+        .unwrap();
+    (t, ev)
+}
+
+fn run(t: &mut Table, log: &mut Vec<Event>, cmd: Command) -> Vec<Event> {
+    let ev = t
+        .execute(cmd.clone())
+        .unwrap_or_else(|r| panic!("{cmd:?} refused: {r}"));
+    log.extend(ev.clone());
+    ev
+}
+
+fn refused(t: &mut Table, cmd: Command, rule: &str) {
+    let before = t.clone();
+    let r = t.execute(cmd.clone()).expect_err("should be refused");
+    assert!(r.to_string().contains(rule), "{cmd:?}: {r} lacks {rule:?}");
+    assert!(*t == before, "a refused command changed the table");
+}
+
+fn wager(player: u32, bet: Bet, amount: i64) -> Command {
+    Command::PlaceWager {
+        player,
+        spot: Spot::Box(player as u8),
+        bet,
+        amount: Money(amount),
+        ante: Money(0),
+    }
+}
+
+fn deal_out(t: &mut Table, log: &mut Vec<Event>) -> Vec<Event> {
+    let mut all = Vec::new();
+    while t.phase() == Phase::Closed || t.phase() == Phase::Dealing {
+        all.extend(run(t, log, Command::DealNext));
+    }
+    all
+}
+
+#[test]
+fn a_whole_coup_settles_by_the_pay_tables_and_replays() {
+    let (mut t, mut log) = rng_table("nsw-2021", "[bets.super_six]\n[bets.player_pair]\n", 7);
+    assert!(matches!(log[0], Event::ShoeStarted { .. }));
+    assert!(matches!(log[1], Event::Burned { .. }), "NSW 4.7.1 burn one");
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, wager(1, Bet::Banker, 2000));
+    run(&mut t, &mut log, wager(2, Bet::Player, 1000));
+    run(&mut t, &mut log, wager(2, Bet::Tie, 1000));
+    run(&mut t, &mut log, wager(3, Bet::SuperSix, 500));
+    run(&mut t, &mut log, Command::CloseBetting);
+    let ev = deal_out(&mut t, &mut log);
+    let dealt: Vec<Card> = ev
+        .iter()
+        .filter_map(|e| {
+            if let Event::CardDealt { card, .. } = e {
+                Some(*card)
+            } else {
+                None
+            }
+        })
+        .collect();
+    assert!((4..=6).contains(&dealt.len()));
+    let (coup, _) = baccarat_rules::Coup::from_cards(&dealt).unwrap();
+    let settled: Vec<_> = ev
+        .iter()
+        .filter_map(|e| {
+            if let Event::WagerSettled {
+                wager, settlement, ..
+            } = e
+            {
+                Some((*wager, *settlement))
+            } else {
+                None
+            }
+        })
+        .collect();
+    assert_eq!(settled.len(), 4);
+    let cfg = &t.setup().config;
+    for (id, s) in &settled {
+        let w = log
+            .iter()
+            .find_map(|e| {
+                if let Event::WagerPlaced { wager } = e {
+                    (wager.id == *id).then(|| wager.clone())
+                } else {
+                    None
+                }
+            })
+            .unwrap();
+        let want = baccarat_rules::settle_wager(
+            w.amount,
+            &cfg.offer(w.bet).unwrap().pay_table,
+            w.bet.classify(&coup),
+            &cfg.settle,
+        );
+        assert_eq!(*s, want, "{}", w.bet);
+        assert_eq!(s.returned + s.lost, s.stake);
+    }
+    assert_eq!(t.phase(), Phase::Ready);
+    assert_eq!(t.state().roads.entries().len(), 1);
+    let replayed = Table::replay(
+        setup("nsw-2021", "[bets.super_six]\n[bets.player_pair]\n"),
+        &log,
+    );
+    assert!(replayed == t, "replay differs");
+    // Events serialise and come back the same (for the audit log).
+    let json = serde_json::to_string(&log).unwrap();
+    let back: Vec<Event> = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, log);
+}
+
+#[test]
+fn refusals_name_their_rule_and_change_nothing() {
+    let (mut t, mut log) = rng_table("nsw-2021", "[bets.player_pair]\n", 3);
+    refused(&mut t, wager(1, Bet::Player, 1000), "NSW 5.4");
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    refused(
+        &mut t,
+        wager(1, Bet::Player, 900),
+        "NSW 6.1, 6.4-6.5: 9.00 is below the player minimum 10.00",
+    );
+    refused(
+        &mut t,
+        wager(1, Bet::Player, 1050),
+        "NSW 6.1.1: 10.50 is not a whole number of 1.00 chips",
+    );
+    refused(&mut t, wager(1, Bet::Player, 100_100), "at most 1000.00");
+    refused(
+        &mut t,
+        wager(1, Bet::TigerTie, 1000),
+        "does not offer tiger_tie",
+    );
+    refused(
+        &mut t,
+        Command::PlaceWager {
+            player: 1,
+            spot: Spot::Box(15),
+            bet: Bet::Player,
+            amount: Money(1000),
+            ante: Money(0),
+        },
+        "box 15 is not on this layout",
+    );
+    refused(
+        &mut t,
+        Command::PlaceWager {
+            player: 1,
+            spot: Spot::Standing,
+            bet: Bet::Player,
+            amount: Money(1000),
+            ante: Money(0),
+        },
+        "no area for standing players",
+    );
+    run(&mut t, &mut log, wager(1, Bet::PlayerPair, 500));
+    refused(&mut t, wager(1, Bet::PlayerPair, 500), "NSW 10.5");
+    run(&mut t, &mut log, Command::CloseBetting);
+    refused(
+        &mut t,
+        wager(2, Bet::Banker, 1000),
+        "wagers are closed once \"no more bets\" is called",
+    );
+    let id = match log.iter().rev().find_map(|e| {
+        if let Event::WagerPlaced { wager } = e {
+            Some(wager.id)
+        } else {
+            None
+        }
+    }) {
+        Some(i) => i,
+        None => unreachable!(),
+    };
+    refused(
+        &mut t,
+        Command::WithdrawWager {
+            player: 1,
+            wager: id,
+        },
+        "NSW 5.4",
+    );
+    deal_out(&mut t, &mut log);
+    refused(
+        &mut t,
+        Command::WithdrawWager {
+            player: 1,
+            wager: id,
+        },
+        "NSW 5.4: no wager may be withdrawn until a decision and settlement",
+    );
+    refused(&mut t, Command::DealNext, "no card is due");
+}
+
+#[test]
+fn au_wager_rules() {
+    let (mut t, mut log) = rng_table("au-casino", "[bets.tie]\npay_table = \"8_to_1\"\n[bets.dragon_bonus_player]\npay_table = \"table_1\"\n[ante]\namount = 100\nwaived_at = 5000\n", 4);
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    // AU 11B.2: a side bet goes with an initial wager.
+    refused(
+        &mut t,
+        wager(1, Bet::DragonBonusPlayer, 1000),
+        "AU 11A.2, 11B.2",
+    );
+    // AU 14.5: the ante comes with the wager.
+    refused(
+        &mut t,
+        wager(1, Bet::Player, 1000),
+        "AU 14.4-14.7: this wager needs an ante of 1.00",
+    );
+    let with_ante = |player: u32, bet: Bet, amount: i64| Command::PlaceWager {
+        player,
+        spot: Spot::Box(player as u8),
+        bet,
+        amount: Money(amount),
+        ante: Money(100),
+    };
+    // AU 5.12: $25 on Banker cannot be paid exactly at 1:1 less 5% with $1 chips.
+    refused(&mut t, with_ante(1, Bet::Banker, 2500), "AU 5.12-5.13");
+    run(&mut t, &mut log, with_ante(1, Bet::Banker, 2000));
+    // AU 5.2(c): Banker and Player together need no approval.
+    run(&mut t, &mut log, with_ante(1, Bet::Player, 1000));
+    run(&mut t, &mut log, wager(1, Bet::DragonBonusPlayer, 1000));
+    // AU 14.4: waived at 50.00.
+    run(&mut t, &mut log, wager(2, Bet::Banker, 6000));
+    run(&mut t, &mut log, Command::CloseBetting);
+    let ev = deal_out(&mut t, &mut log);
+    let antes: Vec<Money> = ev
+        .iter()
+        .filter_map(|e| {
+            if let Event::WagerSettled { ante, .. } = e {
+                Some(*ante)
+            } else {
+                None
+            }
+        })
+        .collect();
+    assert_eq!(antes, [Money(100), Money(100), Money(0), Money(0)]);
+}
+
+#[test]
+fn nsw_banker_and_player_need_approval_and_the_differential_applies() {
+    let (mut t, mut log) = rng_table("nsw-2021", "differential = 5000\n", 5);
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, wager(1, Bet::Banker, 5000));
+    let ev = run(&mut t, &mut log, wager(1, Bet::Player, 1000));
+    let combo = match &ev[0] {
+        Event::WagerPlaced { wager } => wager.clone(),
+        e => panic!("{e:?}"),
+    };
+    assert!(combo.needs_approval, "NSW 5.6.6");
+    run(&mut t, &mut log, wager(2, Bet::Player, 1000));
+    run(&mut t, &mut log, wager(3, Bet::Player, 1000));
+    run(&mut t, &mut log, wager(4, Bet::Banker, 6000));
+    run(&mut t, &mut log, wager(5, Bet::Banker, 2000));
+    let ev = run(&mut t, &mut log, wager(5, Bet::Player, 1000));
+    let approved = match &ev[0] {
+        Event::WagerPlaced { wager } => wager.id,
+        e => panic!("{e:?}"),
+    };
+    refused(
+        &mut t,
+        Command::ApproveWager {
+            wager: combo.id - 1,
+        },
+        "needs no approval",
+    );
+    run(&mut t, &mut log, Command::ApproveWager { wager: approved });
+    // Player 1's combination was not approved: returned at "no more bets". Then
+    // Banker 13,000 vs Player 3,000 exceeds 5,000: the Banker side is cut pro rata
+    // towards 8,000, each wager down to whole chips (NSW 6.2).
+    let ev = run(&mut t, &mut log, Command::CloseBetting);
+    assert!(ev.iter().any(|e| matches!(e, Event::WagerReturned { wager, rule } if *wager == combo.id && rule.contains("NSW 5.6"))));
+    let reduced: Vec<Money> = ev
+        .iter()
+        .filter_map(|e| {
+            if let Event::WagerReduced { to, rule, .. } = e {
+                assert!(rule.contains("NSW 6.2"));
+                Some(*to)
+            } else {
+                None
+            }
+        })
+        .collect();
+    assert_eq!(reduced, [Money(3000), Money(3600), Money(1200)]);
+}
+
+fn live_table(rulebook: &str, extra: &str) -> (Table, Vec<Event>) {
+    let s = setup(rulebook, extra);
+    let decks = s.config.decks;
+    let mut t = Table::new(s);
+    let ev = t
+        .execute(Command::StartShoe {
+            source: ShoeSource::Live { decks },
+            cut: None,
+            burn: None,
+            show_burn: false,
+        })
+        .unwrap();
+    (t, ev)
+}
+
+fn card(t: &mut Table, log: &mut Vec<Event>, c: &str) -> Vec<Event> {
+    run(
+        t,
+        log,
+        Command::CardIn {
+            card: c.parse().unwrap(),
+            to: None,
+            face_up: true,
+        },
+    )
+}
+
+fn kinds(ev: &[Event]) -> Vec<IrregularityKind> {
+    ev.iter()
+        .filter_map(|e| {
+            if let Event::Irregularity { kind, .. } = e {
+                Some(*kind)
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn live_cards_follow_the_due_positions_and_the_first_card_closes_betting() {
+    let (mut t, mut log) = live_table("nsw-2021", "");
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, wager(1, Bet::Player, 1000));
+    assert_eq!(t.due(), None, "no card is due while betting is open");
+    let ev = card(&mut t, &mut log, "6H");
+    assert!(
+        matches!(ev[0], Event::BettingClosed { .. }),
+        "NSW 5.4: the first card closes betting"
+    );
+    assert_eq!(t.due(), Some(Position::Banker1));
+    card(&mut t, &mut log, "3S");
+    card(&mut t, &mut log, "KD");
+    assert_eq!(t.due(), Some(Position::Banker2));
+    card(&mut t, &mut log, "KC");
+    // Player 6 stands; Banker 3 draws (NSW 9.5).
+    assert_eq!(t.due(), Some(Position::Banker3));
+    let ev = card(&mut t, &mut log, "2C");
+    assert!(ev
+        .iter()
+        .any(|e| matches!(e, Event::CoupCompleted { summary, .. } if summary.banker_total == 5)));
+    assert_eq!(t.phase(), Phase::Ready);
+    assert!(Table::replay(setup("nsw-2021", ""), &log) == t);
+}
+
+#[test]
+fn nsw_12_2_unauthorised_player_third_card_becomes_the_bankers_third() {
+    let (mut t, mut log) = live_table("nsw-2021", "");
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    for c in ["6H", "3S", "KD", "KC"] {
+        card(&mut t, &mut log, c);
+    }
+    let ev = run(
+        &mut t,
+        &mut log,
+        Command::CardIn {
+            card: "2C".parse().unwrap(),
+            to: Some(Position::Player3),
+            face_up: true,
+        },
+    );
+    assert_eq!(kinds(&ev), [IrregularityKind::PlayerThirdToBanker]);
+    assert!(ev.iter().any(|e| matches!(
+        e,
+        Event::CardDealt {
+            position: Position::Banker3,
+            ..
+        }
+    )));
+    assert!(ev
+        .iter()
+        .any(|e| matches!(e, Event::Irregularity { rule, .. } if rule.contains("NSW 12.2"))));
+}
+
+#[test]
+fn nsw_12_2_and_au_12_1_the_card_goes_to_the_next_coup_or_a_void_hand() {
+    for (face_up, want, no_bet) in [
+        (false, IrregularityKind::PlayerThirdToNextCoup, false),
+        (true, IrregularityKind::PlayerThirdToNoBetCoup, true),
+    ] {
+        let (mut t, mut log) = live_table("au-casino", "[bets.tie]\npay_table = \"8_to_1\"\n");
+        run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+        // Player 7, Banker 7: both stand; the coup is complete.
+        for c in ["7H", "7S", "KD", "KC"] {
+            card(&mut t, &mut log, c);
+        }
+        assert_eq!(t.phase(), Phase::Ready);
+        let ev = run(
+            &mut t,
+            &mut log,
+            Command::CardIn {
+                card: "9D".parse().unwrap(),
+                to: Some(Position::Player3),
+                face_up,
+            },
+        );
+        assert_eq!(kinds(&ev), [want]);
+        assert!(ev
+            .iter()
+            .any(|e| matches!(e, Event::Irregularity { rule, .. } if rule.contains("AU 12.1"))));
+        let ev = run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+        assert!(
+            matches!(&ev[0], Event::BettingOpened { no_bet: n, first_card: Some(c), .. } if *n == no_bet && c.to_string() == "9D")
+        );
+        if no_bet {
+            refused(
+                &mut t,
+                wager(1, Bet::Player, 1000),
+                "no wagers are permitted in a no-bet coup",
+            );
+        }
+        // The held card is the coup's first card; the next card in is the Banker's.
+        let ev = card(&mut t, &mut log, "2S");
+        let dealt: Vec<(Position, String)> = ev
+            .iter()
+            .filter_map(|e| {
+                if let Event::CardDealt { position, card, .. } = e {
+                    Some((*position, card.to_string()))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        assert_eq!(
+            dealt,
+            [
+                (Position::Player1, "9D".to_string()),
+                (Position::Banker1, "2S".to_string())
+            ]
+        );
+        assert!(
+            Table::replay(
+                setup("au-casino", "[bets.tie]\npay_table = \"8_to_1\"\n"),
+                &log
+            ) == t
+        );
+    }
+}
+
+#[test]
+fn nsw_12_3_excess_banker_card_starts_a_no_bet_coup() {
+    let (mut t, mut log) = live_table("nsw-2021", "");
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    for c in ["7H", "7S", "KD", "KC"] {
+        card(&mut t, &mut log, c);
+    }
+    let ev = run(
+        &mut t,
+        &mut log,
+        Command::CardIn {
+            card: "4D".parse().unwrap(),
+            to: Some(Position::Banker3),
+            face_up: false,
+        },
+    );
+    assert_eq!(kinds(&ev), [IrregularityKind::ExcessCardToNoBetCoup]);
+    let ev = run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    assert!(
+        matches!(&ev[0], Event::BettingOpened { no_bet: true, rule: Some(r), .. } if r.contains("NSW 12.4"))
+    );
+}
+
+#[test]
+fn face_up_cards_in_the_shoe() {
+    let (mut t, mut log) = live_table("nsw-2021", "");
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, wager(1, Bet::Banker, 2000));
+    // NSW 12.3: the first card found face up: no bets this coup; the wager comes back.
+    let ev = run(
+        &mut t,
+        &mut log,
+        Command::FaceUpInShoe {
+            card: "5H".parse().unwrap(),
+        },
+    );
+    assert_eq!(kinds(&ev), [IrregularityKind::FirstCardFaceUp]);
+    assert!(ev
+        .iter()
+        .any(|e| matches!(e, Event::WagerReturned { rule, .. } if rule.contains("NSW 12.3"))));
+    let ev = run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    assert!(matches!(&ev[0], Event::BettingOpened { no_bet: true, .. }));
+    card(&mut t, &mut log, "9C");
+    // NSW 12.5: face up within a coup, it plays as dealt.
+    let ev = run(
+        &mut t,
+        &mut log,
+        Command::FaceUpInShoe {
+            card: "KH".parse().unwrap(),
+        },
+    );
+    assert_eq!(kinds(&ev), [IrregularityKind::FaceUpWithinCoup]);
+    assert!(ev.iter().any(|e| matches!(
+        e,
+        Event::CardDealt {
+            position: Position::Player2,
+            ..
+        }
+    )));
+}
+
+#[test]
+fn nsw_12_11_a_foreign_card_voids_the_coup_and_ends_the_shoe() {
+    let (mut t, mut log) = live_table("nsw-2021", "decks = 3\n");
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, wager(1, Bet::Player, 1000));
+    for c in ["AS", "AS", "AS"] {
+        card(&mut t, &mut log, c);
+    }
+    // A fourth ace of spades cannot come from three decks.
+    let ev = card(&mut t, &mut log, "AS");
+    assert_eq!(kinds(&ev), [IrregularityKind::ForeignCard]);
+    assert!(ev.iter().any(|e| matches!(e, Event::WagerSettled { outcome: None, settlement, .. } if settlement.void == Money(1000))));
+    assert!(
+        matches!(ev.last(), Some(Event::ShoeEnded { reason, .. }) if reason.contains("NSW 12.11"))
+    );
+    assert_eq!(t.phase(), Phase::ShoeOver);
+    refused(
+        &mut t,
+        Command::OpenBetting { no_bet: false },
+        "start a shoe first",
+    );
+}
+
+#[test]
+fn nsw_12_1_misdeal_void_or_reconstructed_with_withdrawal() {
+    let (mut t, mut log) = live_table("nsw-2021", "");
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, wager(1, Bet::Player, 1000));
+    card(&mut t, &mut log, "2H");
+    refused(
+        &mut t,
+        Command::CardIn {
+            card: "3S".parse().unwrap(),
+            to: Some(Position::Player2),
+            face_up: true,
+        },
+        "report a misdeal",
+    );
+    let ev = run(
+        &mut t,
+        &mut log,
+        Command::Misdeal {
+            reconstructed: None,
+        },
+    );
+    assert!(ev
+        .iter()
+        .any(|e| matches!(e, Event::CoupVoided { rule, .. } if rule.contains("NSW 12.1"))));
+    assert_eq!(t.phase(), Phase::Ready);
+    // A reconstruction: the cards in their proper order; then each player may withdraw.
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    let ev = run(&mut t, &mut log, wager(1, Bet::Player, 1000));
+    let id = match &ev[0] {
+        Event::WagerPlaced { wager } => wager.id,
+        _ => unreachable!(),
+    };
+    for c in ["2H", "3S", "4D"] {
+        card(&mut t, &mut log, c);
+    }
+    refused(
+        &mut t,
+        Command::Misdeal {
+            reconstructed: Some(vec!["2H".parse().unwrap(), "3S".parse().unwrap()]),
+        },
+        "exactly the cards dealt",
+    );
+    let order: Vec<Card> = ["3S", "2H", "4D"]
+        .iter()
+        .map(|c| c.parse().unwrap())
+        .collect();
+    run(
+        &mut t,
+        &mut log,
+        Command::Misdeal {
+            reconstructed: Some(order),
+        },
+    );
+    assert_eq!(t.phase(), Phase::Reconstruction);
+    run(
+        &mut t,
+        &mut log,
+        Command::WithdrawWager {
+            player: 1,
+            wager: id,
+        },
+    );
+    run(&mut t, &mut log, Command::ResumeCoup);
+    assert_eq!(t.due(), Some(Position::Banker2));
+    assert!(Table::replay(setup("nsw-2021", ""), &log) == t);
+}
+
+#[test]
+fn cutting_card_during_a_coup_means_one_more_coup() {
+    let (mut t, mut log) = live_table("nsw-2021", "");
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    card(&mut t, &mut log, "7H");
+    let ev = run(&mut t, &mut log, Command::CuttingCardOut);
+    assert!(
+        matches!(&ev[0], Event::CuttingCardOut { coups_left: 2, rule } if rule.contains("NSW 4.9"))
+    );
+    for c in ["7S", "KD", "KC"] {
+        card(&mut t, &mut log, c);
+    }
+    assert_eq!(
+        t.phase(),
+        Phase::Ready,
+        "NSW 4.9: complete the coup, then one more"
+    );
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    let mut last = Vec::new();
+    for c in ["9H", "2S", "KH", "KS"] {
+        last = card(&mut t, &mut log, c);
+    }
+    assert!(matches!(last.last(), Some(Event::ShoeEnded { .. })));
+    // NSW 4.10: out as a coup's first card, that coup is the last.
+    let (mut t, mut log) = live_table("nsw-2021", "");
+    let ev = run(&mut t, &mut log, Command::CuttingCardOut);
+    assert!(
+        matches!(&ev[0], Event::CuttingCardOut { coups_left: 1, rule } if rule.contains("NSW 4.10"))
+    );
+}
+
+#[test]
+fn a_shuffled_shoe_runs_to_its_last_coup() {
+    let (mut t, mut log) = rng_table("nsw-2021", "", 11);
+    let mut coups = 0;
+    while t.phase() != Phase::ShoeOver {
+        run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+        run(&mut t, &mut log, wager(1, Bet::Banker, 1000));
+        run(&mut t, &mut log, Command::CloseBetting);
+        deal_out(&mut t, &mut log);
+        coups += 1;
+        assert!(coups < 100);
+    }
+    let cut_at = log
+        .iter()
+        .position(|e| matches!(e, Event::CuttingCardOut { .. }))
+        .expect("the cutting card came out");
+    let after = log[cut_at..]
+        .iter()
+        .filter(|e| matches!(e, Event::CoupClosed { .. }))
+        .count();
+    let coups_left = match &log[cut_at] {
+        Event::CuttingCardOut { coups_left, .. } => *coups_left as usize,
+        _ => unreachable!(),
+    };
+    assert_eq!(after, coups_left);
+    assert!(
+        matches!(log.last(), Some(Event::ShoeEnded { seed: Some(_), .. })),
+        "the seed is revealed when the shoe ends"
+    );
+    assert_eq!(t.state().roads.entries().len(), coups);
+    assert!(Table::replay(setup("nsw-2021", ""), &log) == t);
+}
+
+#[test]
+fn an_uncut_pre_shuffled_shoe_runs_out_and_the_coup_is_void() {
+    let s = setup("nsw-2021", "decks = 3\n");
+    let cards = baccarat_table::shoe::fresh(3);
+    let mut t = Table::new(s);
+    let mut log = Vec::new();
+    run(
+        &mut t,
+        &mut log,
+        Command::StartShoe {
+            source: ShoeSource::PreShuffled { cards },
+            cut: None,
+            burn: None,
+            show_burn: false,
+        },
+    );
+    let mut voided = false;
+    while t.phase() != Phase::ShoeOver {
+        run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+        run(&mut t, &mut log, wager(2, Bet::Player, 1000));
+        run(&mut t, &mut log, Command::CloseBetting);
+        let ev = deal_out(&mut t, &mut log);
+        voided |= kinds(&ev).contains(&IrregularityKind::InsufficientCards);
+    }
+    assert!(voided, "NSW 12.6");
+    let bad = vec!["AS".parse().unwrap(); 156];
+    let mut t2 = Table::new(setup("nsw-2021", "decks = 3\n"));
+    refused(
+        &mut t2,
+        Command::StartShoe {
+            source: ShoeSource::PreShuffled { cards: bad },
+            cut: None,
+            burn: None,
+            show_burn: false,
+        },
+        "NSW 12.11",
+    );
+    refused(
+        &mut t2,
+        Command::StartShoe {
+            source: ShoeSource::Shuffle { seed: "zz".into() },
+            cut: None,
+            burn: None,
+            show_burn: false,
+        },
+        "64 hex digits",
+    );
+    refused(
+        &mut t2,
+        Command::StartShoe {
+            source: ShoeSource::Shuffle {
+                seed: Seed::from_u64(1).hex(),
+            },
+            cut: Some(Cut {
+                at: 10,
+                from_back: 20,
+            }),
+            burn: None,
+            show_burn: false,
+        },
+        "NSW 4.5-4.6",
+    );
+}
+
+#[test]
+fn eu_three_no_bet_coups_come_first() {
+    let s = setup("european-casino", "");
+    let mut t = Table::new(s);
+    let mut log = Vec::new();
+    let seed = Seed::from_u64(8);
+    run(
+        &mut t,
+        &mut log,
+        Command::StartShoe {
+            source: ShoeSource::Shuffle { seed: seed.hex() },
+            cut: Some(Cut {
+                at: 100,
+                from_back: 20,
+            }),
+            burn: Some(baccarat_rules::BurnProcedure::ThreeNoBetCoups),
+            show_burn: false,
+        },
+    );
+    for _ in 0..3 {
+        refused(
+            &mut t,
+            Command::OpenBetting { no_bet: false },
+            "EU 3.1.2-3.3",
+        );
+        run(&mut t, &mut log, Command::OpenBetting { no_bet: true });
+        run(&mut t, &mut log, Command::CloseBetting);
+        deal_out(&mut t, &mut log);
+    }
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, wager(1, Bet::Player, 1000));
+}

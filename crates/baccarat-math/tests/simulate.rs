@@ -177,3 +177,79 @@ fn estimates_agree_with_exact_odds() {
         }
     }
 }
+
+/// The full table engine (commands, events, cutting card, last coup) and the
+/// simulator's fast path give the same coups and the same settlements, shoe for
+/// shoe, on the same seeds.
+#[test]
+fn fast_path_equals_the_table_engine_coup_for_coup() {
+    use baccarat_rules::{Bet, TableConfig, TableConfigSpec};
+    use baccarat_table::engine::{Command, Event, Phase, ShoeSource, Spot, Table, TableSetup};
+    for (id, extra) in [
+        ("nsw-2021", "[bets.player_pair]\n[bets.banker_pair]\n[bets.super_six]\n[bets.tiger]\n[bets.big_tiger]\n[bets.small_tiger]\n[bets.tiger_tie]\n[bets.tiger_pair]\n"),
+        ("au-casino", "[bets.tie]\npay_table = \"9_to_1\"\n[bets.perfect_pair_player]\npay_table = \"scale_two\"\n[bets.perfect_pair_banker]\npay_table = \"scale_one\"\n[bets.dragon_bonus_player]\npay_table = \"table_1\"\n[bets.dragon_bonus_banker]\npay_table = \"table_3\"\n"),
+        ("european-casino", "variant = \"no_house_edge\"\n[bets.player_pair]\n[bets.banker_pair]\n"),
+    ] {
+        let rb = profiles::builtin(id).unwrap();
+        let spec: TableConfigSpec = toml::from_str(&format!("rulebook = \"{id}\"\nchip = 1\nmin = 20\nmax = 100000\n{extra}")).unwrap();
+        let cfg = TableConfig::new(&rb, &spec).unwrap();
+        let ws: Vec<SimWager> = cfg.offers.iter().map(|o| SimWager { table: o.pay_table.clone() }).collect();
+        let rows = Rows::new(&ws);
+        let layout = if id == "au-casino" { Some("full") } else { None };
+        let proc = Procedure::for_rulebook(&rb, cfg.decks, 20);
+        let master = Seed::from_u64(77);
+        for shoe_no in 0..3u64 {
+            // The simulator's shoe `shoe_no` is the stream with nonce `shoe_no`;
+            // the engine takes that stream's seed and the cut drawn after the shuffle.
+            let mut fast = Vec::new();
+            play_shoe(&proc, &master, shoe_no, |k| fast.push((0..ws.len()).map(|j| rows.net(k, j)).collect::<Vec<i64>>()));
+            let (cards, mut stream) = shuffled_from(cfg.decks, Stream::with_nonce(&master, shoe_no));
+            let cut = proc.cut.random(&mut stream, cards.len(), 20);
+            // The engine's StartShoe takes a seed (nonce 0): pass the pre-shuffled
+            // order the stream produced instead, which is the same shoe.
+            let mut t = Table::new(TableSetup::new(rb.clone(), cfg.clone(), layout).unwrap());
+            t.execute(Command::StartShoe { source: ShoeSource::PreShuffled { cards }, cut: Some(cut), burn: proc.burn, show_burn: false }).unwrap();
+            let mut engine: Vec<Vec<i64>> = Vec::new();
+            while t.phase() != Phase::ShoeOver {
+                let no_bet = t.state().no_bet_coups_due > 0;
+                t.execute(Command::OpenBetting { no_bet }).unwrap();
+                let mut ids = Vec::new();
+                if !no_bet {
+                    for (j, w) in ws.iter().enumerate() {
+                        let player = j as u32 + 1;
+                        if !w.table.bet.is_main() && t.setup().side_bets_need_main_wager {
+                            // AU 11A.2 and siblings: the side bet goes with a main wager.
+                            t.execute(Command::PlaceWager { player, spot: Spot::Box(player as u8), bet: Bet::Tie, amount: Money(20), ante: Money(0) }).unwrap();
+                        }
+                        let ev = t.execute(Command::PlaceWager { player, spot: Spot::Box(player as u8), bet: w.table.bet, amount: Money(SCALE), ante: Money(0) }).unwrap();
+                        if let Event::WagerPlaced { wager } = &ev[0] {
+                            ids.push(wager.id);
+                        }
+                    }
+                }
+                t.execute(Command::CloseBetting).unwrap();
+                let mut nets = vec![0i64; ws.len()];
+                let mut completed = false;
+                while matches!(t.phase(), Phase::Closed | Phase::Dealing) {
+                    for e in t.execute(Command::DealNext).unwrap() {
+                        match e {
+                            Event::WagerSettled { wager, settlement, .. } => {
+                                if let Some(j) = ids.iter().position(|i| *i == wager) {
+                                    nets[j] = settlement.player_net().0;
+                                }
+                            }
+                            Event::CoupCompleted { .. } => completed = true,
+                            _ => {}
+                        }
+                    }
+                }
+                if completed && !no_bet {
+                    engine.push(nets);
+                }
+            }
+            assert!(fast.len() > 50, "{id} shoe {shoe_no}: only {} coups", fast.len());
+            assert_eq!(engine.len(), fast.len(), "{id} shoe {shoe_no}: coups");
+            assert_eq!(engine, fast, "{id} shoe {shoe_no}");
+        }
+    }
+}

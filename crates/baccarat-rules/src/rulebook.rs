@@ -62,6 +62,10 @@ pub struct ConductConfig {
     /// Who receives a hand's cards when wagers tie: NSW 8.10 the seat nearest the
     /// dealer's right, then counter-clockwise; AU 8.9(b) the lowest-numbered seat.
     pub equal_wager_order: SeatOrder,
+    /// Whether a hand passed to the wrong player may be voided at a player's
+    /// request (AU 15.9); elsewhere the result stands (NSW 12.15; EU 5.1.7).
+    #[serde(default)]
+    pub wrong_hand_may_void: bool,
     pub rule: String,
 }
 
@@ -107,6 +111,10 @@ pub const CITATION_KEYS: &[&str] = &[
     "face_up_within",
     "missing_or_foreign",
     "misdeal",
+    "scanner_discrepancy",
+    "invalidated",
+    "shuffler_malfunction",
+    "wrong_hand",
     "ante",
     "banker_unpayable",
     "dealing",

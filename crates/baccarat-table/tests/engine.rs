@@ -787,3 +787,128 @@ fn eu_three_no_bet_coups_come_first() {
     run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
     run(&mut t, &mut log, wager(1, Bet::Player, 1000));
 }
+
+fn dealing_table(rulebook: &str, extra: &str, stake: i64) -> (Table, Vec<Event>) {
+    let (mut t, mut log) = live_table(rulebook, extra);
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, wager(1, Bet::Player, stake));
+    run(&mut t, &mut log, wager(2, Bet::Banker, stake));
+    card(&mut t, &mut log, "2H");
+    card(&mut t, &mut log, "3S");
+    (t, log)
+}
+
+#[test]
+fn nsw_12_13_scanner_discrepancy_confirmed_or_void() {
+    let (mut t, mut log) = dealing_table("nsw-2021", "", 1000);
+    let cards: Vec<Card> = ["9H", "3S", "KD", "KC"]
+        .iter()
+        .map(|c| c.parse().unwrap())
+        .collect();
+    let ev = run(
+        &mut t,
+        &mut log,
+        Command::ScannerDiscrepancy {
+            confirmed: Some(cards),
+        },
+    );
+    assert!(ev
+        .iter()
+        .any(|e| matches!(e, Event::CoupCompleted { summary, .. } if summary.player_total == 9)));
+    let (mut t, mut log) = dealing_table("nsw-2021", "", 1000);
+    let ev = run(
+        &mut t,
+        &mut log,
+        Command::ScannerDiscrepancy { confirmed: None },
+    );
+    assert!(ev
+        .iter()
+        .any(|e| matches!(e, Event::CoupVoided { rule, .. } if rule.contains("NSW 12.13"))));
+    assert_eq!(
+        ev.iter()
+            .filter(|e| matches!(e, Event::WagerSettled { outcome: None, .. }))
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn nsw_14_4_invalidation_refunds_or_forfeits() {
+    let (mut t, mut log) = dealing_table("nsw-2021", "", 1000);
+    let ev = run(&mut t, &mut log, Command::Invalidate { forfeit: vec![2] });
+    let nets: Vec<Money> = ev
+        .iter()
+        .filter_map(|e| {
+            if let Event::WagerSettled { settlement, .. } = e {
+                Some(settlement.player_net())
+            } else {
+                None
+            }
+        })
+        .collect();
+    assert_eq!(nets, [Money(0), Money(-1000)]);
+}
+
+#[test]
+fn nsw_13_shuffler_malfunction() {
+    let (mut t, mut log) = dealing_table("nsw-2021", "", 1000);
+    let ev = run(
+        &mut t,
+        &mut log,
+        Command::ShufflerMalfunction {
+            disadvantage: true,
+            other_device: true,
+        },
+    );
+    assert!(ev
+        .iter()
+        .any(|e| matches!(e, Event::CoupVoided { rule, .. } if rule.contains("13.4"))));
+    let (mut t, mut log) = dealing_table("nsw-2021", "", 1000);
+    run(
+        &mut t,
+        &mut log,
+        Command::ShufflerMalfunction {
+            disadvantage: false,
+            other_device: true,
+        },
+    );
+    assert_eq!(t.phase(), Phase::Dealing, "NSW 13.2: the game continues");
+    let (mut t, mut log) = dealing_table("nsw-2021", "", 1000);
+    run(
+        &mut t,
+        &mut log,
+        Command::ShufflerMalfunction {
+            disadvantage: false,
+            other_device: false,
+        },
+    );
+    assert_eq!(
+        t.phase(),
+        Phase::Reconstruction,
+        "NSW 13.5.1: each player may take their wager back"
+    );
+    let id = t.state().coup.wagers[0].id;
+    run(
+        &mut t,
+        &mut log,
+        Command::WithdrawWager {
+            player: 1,
+            wager: id,
+        },
+    );
+    run(&mut t, &mut log, Command::ResumeCoup);
+    assert_eq!(t.state().coup.wagers.len(), 1);
+}
+
+#[test]
+fn wrong_hand_stands_except_where_au_15_9_voids_it() {
+    let (mut t, mut log) = dealing_table("nsw-2021", "", 1000);
+    refused(&mut t, Command::WrongHand { void_hand: true }, "NSW 12.15");
+    run(&mut t, &mut log, Command::WrongHand { void_hand: false });
+    assert_eq!(t.phase(), Phase::Dealing);
+    let (mut t, mut log) = dealing_table("au-casino", "[bets.tie]\npay_table = \"8_to_1\"\n", 2000);
+    let ev = run(&mut t, &mut log, Command::WrongHand { void_hand: true });
+    assert!(ev
+        .iter()
+        .any(|e| matches!(e, Event::CoupVoided { rule, .. } if rule.contains("AU 15.9"))));
+}

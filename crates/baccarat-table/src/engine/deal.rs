@@ -234,7 +234,7 @@ pub fn deal_next(o: &mut Emit) -> Result<(), Refusal> {
 }
 
 /// After a card: complete the coup if nothing more is due.
-fn after_card(o: &mut Emit) -> Result<(), Refusal> {
+pub(super) fn after_card(o: &mut Emit) -> Result<(), Refusal> {
     if o.t.due().is_none() && o.t.state.phase == Phase::Dealing {
         complete(o);
     }
@@ -286,7 +286,7 @@ fn complete(o: &mut Emit) {
     close_coup(o);
 }
 
-fn close_coup(o: &mut Emit) {
+pub(super) fn close_coup(o: &mut Emit) {
     let coup = o.t.state.coup.number;
     o.emit(Event::CoupClosed { coup });
     if o.t.state.coups_left == Some(0) {

@@ -14,6 +14,7 @@
 //! settlement ([`Phase`]), each step an event.
 
 mod deal;
+mod irregular;
 mod types;
 mod wagers;
 
@@ -92,7 +93,8 @@ pub enum Phase {
     Closed,
     /// Cards are being dealt.
     Dealing,
-    /// A misdeal was reconstructed; players may withdraw (NSW 12.1.1).
+    /// A misdeal was reconstructed (NSW 12.1.1), or a shuffler failed with no
+    /// other device (NSW 13.5.1): players may withdraw before play resumes.
     Reconstruction,
     /// The last coup is over; the cards are to be replaced or reshuffled.
     ShoeOver,
@@ -369,6 +371,7 @@ impl Table {
                 s.phase = Phase::Reconstruction;
             }
             Event::Resumed => s.phase = Phase::Dealing,
+            Event::WithdrawalsOffered { .. } => s.phase = Phase::Reconstruction,
             Event::ShoeEnded { .. } => {
                 s.phase = Phase::ShoeOver;
                 s.shoe = None;
@@ -436,6 +439,13 @@ fn decide(o: &mut Emit, cmd: Command) -> Result<(), Refusal> {
         Command::MissingOrForeign { card } => deal::missing_or_foreign(o, card),
         Command::Misdeal { reconstructed } => deal::misdeal(o, reconstructed),
         Command::ResumeCoup => deal::resume(o),
+        Command::ScannerDiscrepancy { confirmed } => irregular::scanner(o, confirmed),
+        Command::Invalidate { forfeit } => irregular::invalidate(o, forfeit),
+        Command::ShufflerMalfunction {
+            disadvantage,
+            other_device,
+        } => irregular::shuffler(o, disadvantage, other_device),
+        Command::WrongHand { void_hand } => irregular::wrong_hand(o, void_hand),
     }
 }
 

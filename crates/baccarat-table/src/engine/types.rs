@@ -137,8 +137,30 @@ pub enum Command {
     Misdeal {
         reconstructed: Option<Vec<Card>>,
     },
-    /// After a reconstruction: the withdrawals are over and play resumes.
+    /// After a reconstruction (or NSW 13.5's offer of returns): withdrawals are
+    /// over and play resumes.
     ResumeCoup,
+    /// The scanning shoe disagrees with the cards (NSW 12.13): the supervisor
+    /// confirms the actual cards (in dealing order) and the coup completes with
+    /// them, or cannot, and the coup is void. Raised before the coup is settled.
+    ScannerDiscrepancy {
+        confirmed: Option<Vec<Card>>,
+    },
+    /// The game is invalidated (NSW 14.4): wagers refunded, except those of the
+    /// players named, which are forfeited (NSW 14.5).
+    Invalidate {
+        forfeit: Vec<PlayerId>,
+    },
+    /// The shuffling device failed during a coup (NSW 13).
+    ShufflerMalfunction {
+        disadvantage: bool,
+        other_device: bool,
+    },
+    /// A hand's cards went to the wrong player (NSW 12.15; EU 5.1.7-5.1.8; AU
+    /// 15.9). `void_hand`: under AU 15.9 the operator voids it at a player's request.
+    WrongHand {
+        void_hand: bool,
+    },
 }
 
 /// A change of table state. The state is a fold of these.
@@ -232,6 +254,10 @@ pub enum Event {
         rule: String,
     },
     Resumed,
+    /// Players may take their wagers back before play resumes (NSW 13.5.1).
+    WithdrawalsOffered {
+        rule: String,
+    },
     ShoeEnded {
         shoe: u64,
         seed: Option<String>,
@@ -264,6 +290,10 @@ pub enum IrregularityKind {
     MissingCard,
     ForeignCard,
     Misdeal,
+    ScannerDiscrepancy,
+    Invalidated,
+    ShufflerMalfunction,
+    WrongHand,
 }
 
 /// A command the rules do not allow. The table is unchanged.

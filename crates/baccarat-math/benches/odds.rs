@@ -15,9 +15,7 @@ fn full_reports(c: &mut Criterion) {
             b.iter(|| report(black_box(&rb), black_box(&shoe), Some(8)))
         });
     }
-    c.bench_function("summary_table/8 decks", |b| {
-        b.iter(|| summary_table(black_box(&shoe.value_counts())))
-    });
+    c.bench_function("summary_table/8 decks", |b| b.iter(|| summary_table(black_box(&shoe.value_counts()))));
 }
 
 fn per_composition(c: &mut Criterion) {
@@ -28,9 +26,7 @@ fn per_composition(c: &mut Criterion) {
     }
     let values = Shoe::from_rank_counts(ranks, 8).unwrap().value_counts();
     let _ = main_odds(&values, &ranks); // coefficients built once, outside the timing
-    c.bench_function("main_and_pairs/fast", |b| {
-        b.iter(|| main_odds(black_box(&values), black_box(&ranks)))
-    });
+    c.bench_function("main_and_pairs/fast", |b| b.iter(|| main_odds(black_box(&values), black_box(&ranks))));
     c.bench_function("main_and_pairs/reference enumeration", |b| {
         b.iter(|| main_odds_reference(black_box(&values), black_box(&ranks)))
     });

@@ -47,9 +47,7 @@ fn parts(c: &mut Criterion) {
             buf[1000]
         })
     });
-    c.bench_function("derive shoe seed", |b| {
-        b.iter(|| Seed::derive(black_box(&seed), black_box(7)))
-    });
+    c.bench_function("derive shoe seed", |b| b.iter(|| Seed::derive(black_box(&seed), black_box(7))));
     let rb = profiles::builtin("au-casino").unwrap();
     let proc = Procedure::for_rulebook(&rb, 8, 20);
     c.bench_function("deal one shoe, no settlement", |b| {
@@ -59,11 +57,8 @@ fn parts(c: &mut Criterion) {
             n
         })
     });
-    let ws: Vec<SimWager> = rb
-        .bets
-        .iter()
-        .flat_map(|b| b.pay_tables.iter().map(|t| SimWager { table: t.clone() }))
-        .collect();
+    let ws: Vec<SimWager> =
+        rb.bets.iter().flat_map(|b| b.pay_tables.iter().map(|t| SimWager { table: t.clone() })).collect();
     let rows = Rows::new(&ws);
     let done = AtomicU64::new(0);
     c.bench_function("one shoe, 28 AU wagers settled", |b| {

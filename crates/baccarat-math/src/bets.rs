@@ -9,8 +9,7 @@
 //! on representative cards, never by a copy of the rule here.
 
 use baccarat_rules::{
-    banker_draws, player_action, Basis, Bet, Card, CoupSummary, Outcome, PayTable, Pays,
-    PlayerAction, Rank, Side, Suit,
+    banker_draws, player_action, Basis, Bet, Card, CoupSummary, Outcome, PayTable, Pays, PlayerAction, Rank, Side, Suit,
 };
 
 use crate::exact::{falling, SummaryTable};
@@ -27,11 +26,7 @@ pub struct Distribution {
 
 impl Distribution {
     fn new(bet: Bet, total: u64) -> Distribution {
-        Distribution {
-            bet,
-            total,
-            counts: Vec::new(),
-        }
+        Distribution { bet, total, counts: Vec::new() }
     }
 
     fn add(&mut self, o: Outcome, n: u64) {
@@ -45,10 +40,7 @@ impl Distribution {
     }
 
     pub fn count(&self, o: Outcome) -> u64 {
-        self.counts
-            .iter()
-            .find(|(k, _)| *k == o)
-            .map_or(0, |(_, c)| *c)
+        self.counts.iter().find(|(k, _)| *k == o).map_or(0, |(_, c)| *c)
     }
 }
 
@@ -59,13 +51,7 @@ pub struct NeedsSuits(pub Bet);
 
 /// Whether the wager's outcome depends on suits (AU 11A Perfect Pair, 11D Lucky Match).
 pub fn needs_suits(bet: Bet) -> bool {
-    matches!(
-        bet,
-        Bet::PerfectPairPlayer
-            | Bet::PerfectPairBanker
-            | Bet::LuckyMatchPlayer
-            | Bet::LuckyMatchBanker
-    )
+    matches!(bet, Bet::PerfectPairPlayer | Bet::PerfectPairBanker | Bet::LuckyMatchPlayer | Bet::LuckyMatchBanker)
 }
 
 fn rep(rank: usize) -> Card {
@@ -74,11 +60,7 @@ fn rep(rank: usize) -> Card {
 
 /// The outcome distribution of `bet` for `shoe`, whose value-level result table
 /// is `table` (from [`crate::summary_table`] on the same shoe).
-pub fn distribution(
-    bet: Bet,
-    shoe: &Shoe,
-    table: &SummaryTable,
-) -> Result<Distribution, NeedsSuits> {
+pub fn distribution(bet: Bet, shoe: &Shoe, table: &SummaryTable) -> Result<Distribution, NeedsSuits> {
     if needs_suits(bet) && !shoe.suits_known() {
         return Err(NeedsSuits(bet));
     }
@@ -99,10 +81,7 @@ pub fn distribution(
                 for a in 0..52 {
                     for b in 0..52 {
                         let w = k[a] as u64 * (k[b] as u64).saturating_sub(u64::from(a == b));
-                        let cards = [
-                            Card::from_index(a).expect("<52"),
-                            Card::from_index(b).expect("<52"),
-                        ];
+                        let cards = [Card::from_index(a).expect("<52"), Card::from_index(b).expect("<52")];
                         d.add(bet.classify_initial(cards), w * rest);
                     }
                 }
@@ -122,10 +101,7 @@ pub fn distribution(
             for a in 0..52 {
                 for b in 0..52 {
                     let w = k[a] as u64 * (k[b] as u64).saturating_sub(u64::from(a == b));
-                    let (ca, cb) = (
-                        Card::from_index(a).expect("<52"),
-                        Card::from_index(b).expect("<52"),
-                    );
+                    let (ca, cb) = (Card::from_index(a).expect("<52"), Card::from_index(b).expect("<52"));
                     let mut two = w * rest;
                     if a == b {
                         // Of these, the sequences where the hand draws a third
@@ -163,13 +139,7 @@ pub fn distribution(
                         for b2 in 0..13 {
                             let w4 = w3 * c[b2];
                             if w4 != 0 {
-                                d.add(
-                                    bet.classify_both_initial(
-                                        [rep(p1), rep(p2)],
-                                        [rep(b1), rep(b2)],
-                                    ),
-                                    w4 * rest,
-                                );
+                                d.add(bet.classify_both_initial([rep(p1), rep(p2)], [rep(b1), rep(b2)]), w4 * rest);
                             }
                         }
                         c[p2] += 1;
@@ -305,13 +275,7 @@ pub fn reported_outcome(table: &PayTable, o: Outcome) -> Outcome {
     if priced(o) {
         return o;
     }
-    match table
-        .bet
-        .outcomes()
-        .iter()
-        .find(|x| x.outcome == o)
-        .and_then(|x| x.parent)
-    {
+    match table.bet.outcomes().iter().find(|x| x.outcome == o).and_then(|x| x.parent) {
         Some(p) if priced(p) => p,
         _ => Outcome::Lose,
     }
@@ -326,21 +290,11 @@ pub fn price(d: &Distribution, table: &PayTable) -> BetOdds {
         let shown = reported_outcome(table, o);
         match outcomes.iter_mut().find(|x| x.outcome == shown) {
             Some(x) => x.count += count,
-            None => outcomes.push(OutcomeOdds {
-                outcome: shown,
-                count,
-                pays: table.pays(shown),
-            }),
+            None => outcomes.push(OutcomeOdds { outcome: shown, count, pays: table.pays(shown) }),
         }
     }
     // Lines in the wager's own order, `lose` last.
-    let order = |o: Outcome| {
-        d.bet
-            .outcomes()
-            .iter()
-            .position(|x| x.outcome == o)
-            .unwrap_or(usize::MAX)
-    };
+    let order = |o: Outcome| d.bet.outcomes().iter().position(|x| x.outcome == o).unwrap_or(usize::MAX);
     outcomes.sort_by_key(|x| order(x.outcome));
     // Exact moments over the common denominator of the pay lines.
     let lcm = outcomes.iter().fold(1i128, |l, x| {

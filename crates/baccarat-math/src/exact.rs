@@ -31,13 +31,7 @@ pub struct SummaryTable {
 }
 
 fn key(pt: u8, bt: u8, pc: u8, bc: u8) -> usize {
-    CoupSummary {
-        player_total: pt,
-        banker_total: bt,
-        player_cards: pc,
-        banker_cards: bc,
-    }
-    .index()
+    CoupSummary { player_total: pt, banker_total: bt, player_cards: pc, banker_cards: bc }.index()
 }
 
 /// Enumerate every coup from a shoe with `values[v]` cards of point value `v`.
@@ -116,10 +110,7 @@ pub fn summary_table(values: &[u32; 10]) -> SummaryTable {
         }
         c[p1] += 1;
     }
-    SummaryTable {
-        total: falling(n, 6),
-        counts,
-    }
+    SummaryTable { total: falling(n, 6), counts }
 }
 
 /// The result of the six-position model for point values `v` at positions 1..6
@@ -153,12 +144,7 @@ mod tests {
     /// of six point values.
     #[test]
     fn six_position_model_matches_the_real_deal_for_all_value_sequences() {
-        let card = |v: usize| {
-            Card::new(
-                if v == 0 { Rank::King } else { Rank::ALL[v - 1] },
-                Suit::Spades,
-            )
-        };
+        let card = |v: usize| Card::new(if v == 0 { Rank::King } else { Rank::ALL[v - 1] }, Suit::Spades);
         for seq in 0..1_000_000usize {
             let mut v = [0usize; 6];
             let mut s = seq;
@@ -188,11 +174,7 @@ mod tests {
 
     #[test]
     fn every_sequence_is_counted_once_in_small_shoes() {
-        for values in [
-            [1, 1, 1, 1, 1, 1, 0, 0, 0, 0],
-            [6, 0, 0, 0, 0, 0, 0, 0, 0, 0],
-            [2, 1, 0, 3, 0, 0, 0, 4, 0, 1],
-        ] {
+        for values in [[1, 1, 1, 1, 1, 1, 0, 0, 0, 0], [6, 0, 0, 0, 0, 0, 0, 0, 0, 0], [2, 1, 0, 3, 0, 0, 0, 4, 0, 1]] {
             let t = summary_table(&values);
             assert_eq!(t.counts.iter().sum::<u64>(), t.total, "{values:?}");
         }

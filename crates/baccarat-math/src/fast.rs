@@ -55,10 +55,7 @@ pub struct MainOdds {
 
 /// The class of a result for the main wagers, from the rules' classifier.
 fn class_of(s: &CoupSummary) -> usize {
-    match (
-        Bet::Player.classify_summary(s),
-        Bet::Banker.classify_summary(s),
-    ) {
+    match (Bet::Player.classify_summary(s), Bet::Banker.classify_summary(s)) {
         (Outcome::Win, _) => 0,
         (Outcome::WinThreeCardEightNine, _) => 1,
         (_, Outcome::Win) => 2,
@@ -76,21 +73,14 @@ impl MainOdds {
         for (i, &c) in t.counts.iter().enumerate() {
             classes[class_of(&CoupSummary::from_index(i))] += c;
         }
-        MainOdds {
-            total: t.total,
-            classes,
-            pair: pair_count(ranks),
-        }
+        MainOdds { total: t.total, classes, pair: pair_count(ranks) }
     }
 }
 
 /// Sequences with the Player's two initial cards a pair (same rank, NSW 10.6).
 pub fn pair_count(ranks: &[u32; 13]) -> u64 {
     let n: u64 = ranks.iter().map(|&r| r as u64).sum();
-    let pairs: u64 = ranks
-        .iter()
-        .map(|&r| r as u64 * (r as u64).saturating_sub(1))
-        .sum();
+    let pairs: u64 = ranks.iter().map(|&r| r as u64 * (r as u64).saturating_sub(1)).sum();
     pairs * falling(n.saturating_sub(2), 4)
 }
 
@@ -175,12 +165,7 @@ fn coefficients() -> &'static Coefficients {
             }
             blocks.push(start..terms.len());
         }
-        Coefficients {
-            a: halves.clone(),
-            b: halves,
-            blocks,
-            terms,
-        }
+        Coefficients { a: halves.clone(), b: halves, blocks, terms }
     })
 }
 
@@ -231,29 +216,13 @@ pub fn main_odds(values: &[u32; 10], ranks: &[u32; 13]) -> MainOdds {
     let n: u64 = values.iter().map(|&x| x as u64).sum();
     let total = falling(n, 6);
     acc[5] = total - acc[..5].iter().sum::<u64>();
-    MainOdds {
-        total,
-        classes: acc,
-        pair: pair_count(ranks),
-    }
+    MainOdds { total, classes: acc, pair: pair_count(ranks) }
 }
 
 /// A result in each class, for classifying the classes with the rules crate.
 fn representative(class: usize) -> CoupSummary {
-    let s = |pt, bt, pc, bc| CoupSummary {
-        player_total: pt,
-        banker_total: bt,
-        player_cards: pc,
-        banker_cards: bc,
-    };
-    [
-        s(5, 3, 2, 2),
-        s(8, 3, 3, 2),
-        s(3, 5, 2, 2),
-        s(3, 6, 2, 2),
-        s(3, 8, 2, 3),
-        s(5, 5, 2, 2),
-    ][class]
+    let s = |pt, bt, pc, bc| CoupSummary { player_total: pt, banker_total: bt, player_cards: pc, banker_cards: bc };
+    [s(5, 3, 2, 2), s(8, 3, 3, 2), s(3, 5, 2, 2), s(3, 6, 2, 2), s(3, 8, 2, 3), s(5, 5, 2, 2)][class]
 }
 
 impl MainOdds {
@@ -283,11 +252,7 @@ impl MainOdds {
             }
             _ => return None,
         }
-        Some(Distribution {
-            bet,
-            total: self.total,
-            counts,
-        })
+        Some(Distribution { bet, total: self.total, counts })
     }
 }
 

@@ -20,13 +20,8 @@ mod report;
 mod shoe;
 pub mod sim;
 
-pub use bets::{
-    distribution, needs_suits, price, reported_outcome, BetOdds, Distribution, NeedsSuits,
-    OutcomeOdds,
-};
+pub use bets::{distribution, needs_suits, price, reported_outcome, BetOdds, Distribution, NeedsSuits, OutcomeOdds};
 pub use exact::{falling, summary_table, SummaryTable};
-pub use fast::{
-    main_odds, main_odds_reference, pair_count, prepare as prepare_fast_path, MainOdds, CLASSES,
-};
+pub use fast::{main_odds, main_odds_reference, pair_count, prepare as prepare_fast_path, MainOdds, CLASSES};
 pub use report::{report, report_main, Report};
 pub use shoe::{Shoe, ShoeError, MAX_CARDS, MIN_CARDS};

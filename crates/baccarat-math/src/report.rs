@@ -35,10 +35,7 @@ pub fn report(rb: &Rulebook, shoe: &Shoe, decks: Option<u32>) -> Report {
 /// ([`crate::main_odds`]); the same figures as [`report`] for those wagers.
 pub fn report_main(rb: &Rulebook, shoe: &Shoe, decks: Option<u32>) -> Report {
     let main = main_odds(&shoe.value_counts(), &shoe.rank_counts());
-    build(rb, shoe, decks, |bet| {
-        main.distribution(bet)
-            .ok_or_else(|| "not a main or pair wager (--main-only)".into())
-    })
+    build(rb, shoe, decks, |bet| main.distribution(bet).ok_or_else(|| "not a main or pair wager (--main-only)".into()))
 }
 
 /// Price each wager of `rb` (in wager order, each pay table in profile order)
@@ -57,10 +54,7 @@ fn build(
         if let Some(d) = decks.filter(|&d| !r.allows_decks(d)) {
             let why = r.decks_rule.as_deref().unwrap_or(&r.rule);
             let allowed = r.decks.as_deref().unwrap_or(&[]);
-            skipped.push((
-                r.bet,
-                format!("offered only with {allowed:?} decks, not {d} ({why})"),
-            ));
+            skipped.push((r.bet, format!("offered only with {allowed:?} decks, not {d} ({why})")));
             continue;
         }
         match dist(r.bet) {
@@ -68,11 +62,5 @@ fn build(
             Err(why) => skipped.push((r.bet, why)),
         }
     }
-    Report {
-        rulebook: rb.id.clone(),
-        decks: decks.or(shoe.full_decks()),
-        cards: shoe.len(),
-        bets,
-        skipped,
-    }
+    Report { rulebook: rb.id.clone(), decks: decks.or(shoe.full_decks()), cards: shoe.len(), bets, skipped }
 }

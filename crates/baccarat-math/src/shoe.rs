@@ -25,18 +25,9 @@ pub enum ShoeError {
     #[error("--shoe: give 13 counts by rank (A,2,...,10,J,Q,K) or 52 by rank and suit (AC,AD,AH,AS,2C,...), not {0}")]
     WrongLength(usize),
     #[error("--shoe: count {index} ({what}) is {text:?}, not a whole number of cards from 0 up")]
-    NotACount {
-        index: usize,
-        what: String,
-        text: String,
-    },
+    NotACount { index: usize, what: String, text: String },
     #[error("--shoe: {count} {what} is more than {limit} decks hold ({max})")]
-    TooMany {
-        what: String,
-        count: u32,
-        limit: u32,
-        max: u32,
-    },
+    TooMany { what: String, count: u32, limit: u32, max: u32 },
     #[error("--shoe: {0} cards is too few; a coup can need {MIN_CARDS} (NSW 9.6, NSW 12.6)")]
     TooFew(u32),
     #[error("--shoe: {0} cards is more than {MAX_CARDS} ({MAX_DECKS} decks)")]
@@ -51,10 +42,7 @@ impl Shoe {
         if decks == 0 || decks > MAX_DECKS {
             return Err(ShoeError::Decks(decks));
         }
-        Ok(Shoe {
-            counts: [decks; 52],
-            suits_known: true,
-        })
+        Ok(Shoe { counts: [decks; 52], suits_known: true })
     }
 
     /// A composition by rank only; each count must fit in `limit_decks` decks.
@@ -74,11 +62,7 @@ impl Shoe {
                 counts[r * 4 + s] = n / 4 + u32::from((s as u32) < n % 4);
             }
         }
-        Shoe {
-            counts,
-            suits_known: false,
-        }
-        .checked()
+        Shoe { counts, suits_known: false }.checked()
     }
 
     /// A composition by rank and suit; each count must fit in `limit_decks` decks.
@@ -94,11 +78,7 @@ impl Shoe {
                 });
             }
         }
-        Shoe {
-            counts,
-            suits_known: true,
-        }
-        .checked()
+        Shoe { counts, suits_known: true }.checked()
     }
 
     /// Parse `--shoe`: 13 or 52 comma-separated counts. `limit_decks` bounds each
@@ -107,20 +87,15 @@ impl Shoe {
         let parts: Vec<&str> = text.split(',').map(str::trim).collect();
         let what = |i: usize| match parts.len() {
             13 => Rank::ALL[i].symbol().to_string(),
-            _ => Card::from_index(i)
-                .map(|c| c.to_string())
-                .unwrap_or_default(),
+            _ => Card::from_index(i).map(|c| c.to_string()).unwrap_or_default(),
         };
         if parts.len() != 13 && parts.len() != 52 {
             return Err(ShoeError::WrongLength(parts.len()));
         }
         let mut nums = Vec::with_capacity(parts.len());
         for (i, p) in parts.iter().enumerate() {
-            let n: u32 = p.parse().map_err(|_| ShoeError::NotACount {
-                index: i + 1,
-                what: what(i),
-                text: p.to_string(),
-            })?;
+            let n: u32 =
+                p.parse().map_err(|_| ShoeError::NotACount { index: i + 1, what: what(i), text: p.to_string() })?;
             nums.push(n);
         }
         if nums.len() == 13 {

@@ -35,8 +35,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use baccarat_rules::{
-    banker_draws, player_action, BurnProcedure, Card, CoupSummary, PayTable, Pays, PlayerAction,
-    Rank, Side, Suit,
+    banker_draws, player_action, BurnProcedure, Card, CoupSummary, PayTable, Pays, PlayerAction, Rank, Side, Suit,
 };
 use baccarat_table::shoe::CutRules;
 use baccarat_table::shuffle::{shuffle_with, Seed, Stream};
@@ -84,14 +83,7 @@ fn hand_rep(class: usize, rank: Rank) -> Vec<Card> {
     let c = |s| Card::new(rank, s);
     let two = |r2: Rank| Card::new(r2, Suit::Hearts);
     match class {
-        0 => vec![
-            c(Suit::Hearts),
-            two(if rank == Rank::King {
-                Rank::Queen
-            } else {
-                Rank::King
-            }),
-        ],
+        0 => vec![c(Suit::Hearts), two(if rank == Rank::King { Rank::Queen } else { Rank::King })],
         1 => vec![c(Suit::Hearts), c(Suit::Spades)],
         2 => vec![c(Suit::Hearts), c(Suit::Diamonds)],
         3 => vec![c(Suit::Hearts), c(Suit::Hearts)],
@@ -110,10 +102,8 @@ impl Rows {
             match bet.basis() {
                 baccarat_rules::Basis::Summary => {
                     for i in 0..CoupSummary::COUNT {
-                        summary[i * w + j] = net_scaled(
-                            wg.table
-                                .pays(bet.classify_summary(&CoupSummary::from_index(i))),
-                        );
+                        summary[i * w + j] =
+                            net_scaled(wg.table.pays(bet.classify_summary(&CoupSummary::from_index(i))));
                     }
                 }
                 _ => {
@@ -123,14 +113,9 @@ impl Rows {
                         let banker = hand_rep(bc, if twin { Rank::Ace } else { Rank::Two });
                         let hand = |s: Side| if s == Side::Player { &player } else { &banker };
                         let o = match bet.basis() {
-                            baccarat_rules::Basis::Initial(s) => {
-                                bet.classify_initial([hand(s)[0], hand(s)[1]])
-                            }
+                            baccarat_rules::Basis::Initial(s) => bet.classify_initial([hand(s)[0], hand(s)[1]]),
                             baccarat_rules::Basis::HandCards(s) => bet.classify_hand_cards(hand(s)),
-                            _ => bet.classify_both_initial(
-                                [player[0], player[1]],
-                                [banker[0], banker[1]],
-                            ),
+                            _ => bet.classify_both_initial([player[0], player[1]], [banker[0], banker[1]]),
                         };
                         pairs[key * w + j] = net_scaled(wg.table.pays(o));
                     }
@@ -148,12 +133,7 @@ impl Rows {
             summary_row.push(id as u16);
         }
         let compact: Vec<i32> = distinct.concat();
-        Rows {
-            wagers: w,
-            summary: compact,
-            summary_row,
-            pairs,
-        }
+        Rows { wagers: w, summary: compact, summary_row, pairs }
     }
 }
 
@@ -217,12 +197,8 @@ struct Tableau {
 
 impl Tableau {
     fn new() -> Tableau {
-        let mut t = Tableau {
-            player: [[0; 10]; 10],
-            banker: [[false; 11]; 10],
-            point: [0; 52],
-            pair: vec![0; 52 * 52],
-        };
+        let mut t =
+            Tableau { player: [[0; 10]; 10], banker: [[false; 11]; 10], point: [0; 52], pair: vec![0; 52 * 52] };
         for pt in 0..10u8 {
             for bt in 0..10u8 {
                 t.player[pt as usize][bt as usize] = match player_action(pt, bt) {
@@ -278,22 +254,14 @@ impl Tableau {
         let pc = pc + (pc == 3 && p_draws && c[4] == c[0]) as usize;
         let bc = bc + (bc == 3 && b_draws && b_card == c[1]) as usize;
         let twin = pc > 0 && bc > 0 && c[0] / 4 == c[1] / 4;
-        Some(CoupKeys {
-            summary,
-            pairs: pc * 10 + bc * 2 + twin as usize,
-            used,
-        })
+        Some(CoupKeys { summary, pairs: pc * 10 + bc * 2 + twin as usize, used })
     }
 }
 
 impl Procedure {
     /// The procedure a rulebook's table uses: its first listed burn, its cut
     /// bounds, and the cutting card `cutting_card_from_back` from the back.
-    pub fn for_rulebook(
-        rb: &baccarat_rules::Rulebook,
-        decks: u32,
-        cutting_card_from_back: usize,
-    ) -> Procedure {
+    pub fn for_rulebook(rb: &baccarat_rules::Rulebook, decks: u32, cutting_card_from_back: usize) -> Procedure {
         Procedure {
             decks,
             cut: CutRules::from_profile(&rb.config),
@@ -312,12 +280,7 @@ pub fn play_shoe(proc: &Procedure, master: &Seed, index: u64, mut on_coup: impl 
     TABLEAU.with(|t| play_shoe_with(t, proc, Stream::with_nonce(master, index), &mut on_coup));
 }
 
-fn play_shoe_with(
-    t: &Tableau,
-    proc: &Procedure,
-    mut s: Stream,
-    on_coup: &mut impl FnMut(CoupKeys),
-) {
+fn play_shoe_with(t: &Tableau, proc: &Procedure, mut s: Stream, on_coup: &mut impl FnMut(CoupKeys)) {
     let n = 52 * proc.decks as usize;
     // Six cards of padding so that a coup can always read six; `avail` decides.
     let mut buf = [0u8; 52 * baccarat_rules::MAX_DECKS as usize + 6];
@@ -334,10 +297,7 @@ fn play_shoe_with(
     match proc.burn {
         Some(BurnProcedure::BurnOne | BurnProcedure::BurnOneShown) => pos = 1,
         Some(BurnProcedure::TurnAndBurn) => {
-            pos = 1 + Card::from_index(cards[0] as usize)
-                .expect("<52")
-                .rank
-                .burn_count() as usize
+            pos = 1 + Card::from_index(cards[0] as usize).expect("<52").rank.burn_count() as usize
         }
         Some(BurnProcedure::ThreeNoBetCoups) => no_bet = 3,
         None => {}
@@ -386,12 +346,7 @@ pub struct Totals {
 
 impl Totals {
     fn new(w: usize) -> Totals {
-        Totals {
-            sum: vec![0; w],
-            sum_sq: vec![0; w],
-            sum_n: vec![0; w],
-            ..Default::default()
-        }
+        Totals { sum: vec![0; w], sum_sq: vec![0; w], sum_n: vec![0; w], ..Default::default() }
     }
 
     fn add(&mut self, o: &Totals) {
@@ -466,14 +421,7 @@ pub fn run_shoes(
 
 /// Run `shoes` shoes on `threads` threads. The result does not depend on
 /// `threads`.
-pub fn run(
-    proc: &Procedure,
-    rows: &Rows,
-    master: &Seed,
-    shoes: u64,
-    threads: usize,
-    done: &AtomicU64,
-) -> Totals {
+pub fn run(proc: &Procedure, rows: &Rows, master: &Seed, shoes: u64, threads: usize, done: &AtomicU64) -> Totals {
     let threads = threads.clamp(1, 256) as u64;
     let mut total = Totals::new(rows.wagers);
     std::thread::scope(|scope| {
@@ -500,11 +448,7 @@ pub fn estimate(t: &Totals, j: usize) -> (f64, f64, f64) {
     let r = t.sum[j] as f64 / t.coups as f64; // scaled units per coup
     let nbar = t.coups as f64 / n;
     let ss = t.sum_sq[j] as f64 - 2.0 * r * t.sum_n[j] as f64 + r * r * t.coups_sq as f64;
-    let var = if n > 1.0 {
-        (ss / (n - 1.0)).max(0.0) / (n * nbar * nbar)
-    } else {
-        f64::INFINITY
-    };
+    let var = if n > 1.0 { (ss / (n - 1.0)).max(0.0) / (n * nbar * nbar) } else { f64::INFINITY };
     let half = 1.959964 * var.sqrt();
     (r / scale, (r - half) / scale, (r + half) / scale)
 }

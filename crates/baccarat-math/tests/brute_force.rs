@@ -8,20 +8,12 @@ use baccarat_rules::{Bet, Card, Coup, Outcome};
 use std::collections::HashMap;
 
 fn physical(counts: &[u32; 52]) -> Vec<Card> {
-    (0..52)
-        .flat_map(|i| std::iter::repeat_n(Card::from_index(i).unwrap(), counts[i] as usize))
-        .collect()
+    (0..52).flat_map(|i| std::iter::repeat_n(Card::from_index(i).unwrap(), counts[i] as usize)).collect()
 }
 
 /// Visit every ordered selection of 6 distinct physical cards.
 fn sequences(cards: &[Card], f: &mut impl FnMut(&[Card; 6])) {
-    fn rec(
-        cards: &[Card],
-        used: &mut Vec<bool>,
-        seq: &mut [Card; 6],
-        depth: usize,
-        f: &mut impl FnMut(&[Card; 6]),
-    ) {
+    fn rec(cards: &[Card], used: &mut Vec<bool>, seq: &mut [Card; 6], depth: usize, f: &mut impl FnMut(&[Card; 6])) {
         if depth == 6 {
             f(seq);
             return;
@@ -62,18 +54,10 @@ fn check(spec: &[(&str, u32)]) -> HashMap<(Bet, Outcome), u64> {
         let d = distribution(bet, &shoe, &table).unwrap();
         assert_eq!(d.counts.iter().map(|(_, c)| c).sum::<u64>(), total, "{bet}");
         for (o, c) in &d.counts {
-            assert_eq!(
-                brute.get(&(bet, *o)).copied().unwrap_or(0),
-                *c,
-                "{bet} {o} in {spec:?}"
-            );
+            assert_eq!(brute.get(&(bet, *o)).copied().unwrap_or(0), *c, "{bet} {o} in {spec:?}");
         }
         let brute_outcomes = brute.keys().filter(|(b, _)| *b == bet).count();
-        assert_eq!(
-            brute_outcomes,
-            d.counts.len(),
-            "{bet}: outcomes seen by brute force vs engine"
-        );
+        assert_eq!(brute_outcomes, d.counts.len(), "{bet}: outcomes seen by brute force vs engine");
     }
     brute
 }
@@ -82,15 +66,7 @@ fn check(spec: &[(&str, u32)]) -> HashMap<(Bet, Outcome), u64> {
 fn small_shoe_with_triples_and_pairs() {
     // Three identical 2D (Lucky Triple Match on either hand), pairs of several
     // kinds, tens and pictures, a natural-maker.
-    let seen = check(&[
-        ("2D", 3),
-        ("2H", 1),
-        ("KS", 2),
-        ("QS", 1),
-        ("7H", 2),
-        ("AC", 1),
-        ("6S", 1),
-    ]);
+    let seen = check(&[("2D", 3), ("2H", 1), ("KS", 2), ("QS", 1), ("7H", 2), ("AC", 1), ("6S", 1)]);
     for key in [
         (Bet::LuckyMatchPlayer, Outcome::LuckyTripleMatch),
         (Bet::LuckyMatchBanker, Outcome::LuckyTripleMatch),
@@ -105,16 +81,7 @@ fn small_shoe_with_triples_and_pairs() {
 #[test]
 fn small_shoe_of_sixes_and_draws() {
     // Sixes for Tiger and Super Six, threes and fours for Banker draws, a triple 3H.
-    let seen = check(&[
-        ("6C", 2),
-        ("6D", 1),
-        ("6H", 1),
-        ("3H", 3),
-        ("4S", 1),
-        ("10D", 2),
-        ("9C", 1),
-        ("5H", 1),
-    ]);
+    let seen = check(&[("6C", 2), ("6D", 1), ("6H", 1), ("3H", 3), ("4S", 1), ("10D", 2), ("9C", 1), ("5H", 1)]);
     for key in [
         (Bet::Tiger, Outcome::TwoCard),
         (Bet::Tiger, Outcome::ThreeCard),

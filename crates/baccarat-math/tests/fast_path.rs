@@ -58,18 +58,9 @@ fn sparse_and_extreme_shoes() {
     // Only tens: every coup is 0-0 with both hands drawing; all ties.
     let mut ranks = [0u32; 13];
     ranks[9] = 32;
-    let m = main_odds(
-        &Shoe::from_rank_counts(ranks, 8).unwrap().value_counts(),
-        &ranks,
-    );
+    let m = main_odds(&Shoe::from_rank_counts(ranks, 8).unwrap().value_counts(), &ranks);
     assert_eq!(m.classes[5], m.total);
-    assert_eq!(
-        m,
-        main_odds_reference(
-            &Shoe::from_rank_counts(ranks, 8).unwrap().value_counts(),
-            &ranks
-        )
-    );
+    assert_eq!(m, main_odds_reference(&Shoe::from_rank_counts(ranks, 8).unwrap().value_counts(), &ranks));
     // Exactly six cards.
     let ranks = [1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0];
     let v = Shoe::from_rank_counts(ranks, 8).unwrap().value_counts();

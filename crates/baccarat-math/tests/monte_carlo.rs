@@ -31,11 +31,8 @@ fn sampled_frequencies_match_exact_odds() {
             for (bi, b) in exact.bets.iter().enumerate() {
                 let table = rb.bet(b.bet).unwrap().pay_table(&b.pay_table).unwrap();
                 let shown = reported_outcome(table, b.bet.classify(&coup));
-                let idx = b
-                    .outcomes
-                    .iter()
-                    .position(|x| x.outcome == shown)
-                    .expect("every sampled outcome is possible");
+                let idx =
+                    b.outcomes.iter().position(|x| x.outcome == shown).expect("every sampled outcome is possible");
                 hits[bi][idx] += 1;
             }
         }

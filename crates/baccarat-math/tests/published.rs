@@ -4,28 +4,17 @@ use baccarat_math::{report, BetOdds, Shoe};
 use baccarat_rules::{profiles, Bet};
 
 fn odds(rulebook: &str, decks: u32) -> Vec<BetOdds> {
-    report(
-        &profiles::builtin(rulebook).unwrap(),
-        &Shoe::decks(decks).unwrap(),
-        Some(decks),
-    )
-    .bets
+    report(&profiles::builtin(rulebook).unwrap(), &Shoe::decks(decks).unwrap(), Some(decks)).bets
 }
 
 fn edge(bets: &[BetOdds], bet: Bet, table: &str) -> f64 {
-    bets.iter()
-        .find(|b| b.bet == bet && b.pay_table == table)
-        .unwrap_or_else(|| panic!("{bet} {table}"))
-        .house_edge()
+    bets.iter().find(|b| b.bet == bet && b.pay_table == table).unwrap_or_else(|| panic!("{bet} {table}")).house_edge()
         * 100.0
 }
 
 /// House edges to the four decimals they are published to.
 fn assert_pct(got: f64, want: f64) {
-    assert!(
-        (got - want).abs() < 0.00005,
-        "{got:.6}% vs published {want}%"
-    );
+    assert!((got - want).abs() < 0.00005, "{got:.6}% vs published {want}%");
 }
 
 #[test]
@@ -62,18 +51,10 @@ fn commonly_published_side_bet_figures() {
 fn exact_house_edges_are_pinned() {
     let au8 = odds("au-casino", 8);
     let exact = |bet: Bet, table: &str| {
-        let (n, d) = au8
-            .iter()
-            .find(|b| b.bet == bet && b.pay_table == table)
-            .unwrap()
-            .house_edge_exact();
+        let (n, d) = au8.iter().find(|b| b.bet == bet && b.pay_table == table).unwrap().house_edge_exact();
         format!("{n}/{d}")
     };
-    let got = [
-        exact(Bet::Player, "standard"),
-        exact(Bet::Banker, "commission"),
-        exact(Bet::Tie, "8_to_1"),
-    ];
+    let got = [exact(Bet::Player, "standard"), exact(Bet::Banker, "commission"), exact(Bet::Tie, "8_to_1")];
     // Cross-check the pinned fractions against the published decimals, then pin them.
     for (f, want) in got.iter().zip([1.2351, 1.0579, 14.3596]) {
         let (n, d) = f.split_once('/').unwrap();
@@ -91,8 +72,8 @@ fn insta_like(name: &str, text: &str) {
         std::fs::create_dir_all(std::path::Path::new(&path).parent().unwrap()).unwrap();
         std::fs::write(&path, text).unwrap();
     }
-    let want = std::fs::read_to_string(&path)
-        .unwrap_or_else(|_| panic!("missing golden {path}; run with UPDATE_GOLDEN=1"));
+    let want =
+        std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("missing golden {path}; run with UPDATE_GOLDEN=1"));
     assert_eq!(text, want.trim_end(), "golden {name} differs");
 }
 

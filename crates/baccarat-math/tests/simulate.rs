@@ -7,8 +7,7 @@ use std::sync::atomic::AtomicU64;
 use baccarat_math::sim::{estimate, play_shoe, run, Procedure, Rows, SimWager, SCALE};
 use baccarat_math::{report, Shoe as OddsShoe};
 use baccarat_rules::{
-    profiles, settle_wager, BurnProcedure, Coup, FractionalPayout, Money, Rulebook, SettleRules,
-    UnpayableStake,
+    profiles, settle_wager, BurnProcedure, Coup, FractionalPayout, Money, Rulebook, SettleRules, UnpayableStake,
 };
 use baccarat_table::shoe::{shuffled_from, Draw, Shoe};
 use baccarat_table::shuffle::{Seed, Stream};
@@ -27,9 +26,7 @@ fn wagers(rb: &Rulebook, decks: u32) -> Vec<SimWager> {
 /// crate's `Coup::deal`, `Bet::classify` and `settle_wager`, one coup at a time.
 fn reference_shoe(proc: &Procedure, master: &Seed, index: u64, ws: &[SimWager]) -> Vec<Vec<i64>> {
     let (cards, mut stream) = shuffled_from(proc.decks, Stream::with_nonce(master, index));
-    let cut = proc
-        .cut
-        .random(&mut stream, cards.len(), proc.cutting_card_from_back);
+    let cut = proc.cut.random(&mut stream, cards.len(), proc.cutting_card_from_back);
     let mut shoe = Shoe::cut(cards, cut, &proc.cut).unwrap();
     let mut no_bet = 0;
     match proc.burn {
@@ -39,11 +36,8 @@ fn reference_shoe(proc: &Procedure, master: &Seed, index: u64, ws: &[SimWager]) 
         }
         None => {}
     }
-    let rules = SettleRules {
-        chip: Money(1),
-        fractional: FractionalPayout::UpToChip,
-        unpayable: UnpayableStake::Accept,
-    };
+    let rules =
+        SettleRules { chip: Money(1), fractional: FractionalPayout::UpToChip, unpayable: UnpayableStake::Accept };
     let mut out = Vec::new();
     let mut left: Option<u32> = None;
     while left != Some(0) {
@@ -76,11 +70,7 @@ fn reference_shoe(proc: &Procedure, master: &Seed, index: u64, ws: &[SimWager]) 
         } else {
             out.push(
                 ws.iter()
-                    .map(|w| {
-                        settle_wager(Money(SCALE), &w.table, w.table.bet.classify(&coup), &rules)
-                            .player_net()
-                            .0
-                    })
+                    .map(|w| settle_wager(Money(SCALE), &w.table, w.table.bet.classify(&coup), &rules).player_net().0)
                     .collect(),
             );
         }
@@ -143,22 +133,11 @@ fn estimates_agree_with_exact_odds() {
         let ws = wagers(&rb, 8);
         let rows = Rows::new(&ws);
         let proc = Procedure::for_rulebook(&rb, 8, 20);
-        let t = run(
-            &proc,
-            &rows,
-            &Seed::from_u64(2026),
-            25_000,
-            2,
-            &AtomicU64::new(0),
-        );
+        let t = run(&proc, &rows, &Seed::from_u64(2026), 25_000, 2, &AtomicU64::new(0));
         assert!(t.coups > 1_900_000, "{}", t.coups);
         let exact = report(&rb, &OddsShoe::decks(8).unwrap(), Some(8));
         for (j, w) in ws.iter().enumerate() {
-            let e = exact
-                .bets
-                .iter()
-                .find(|b| b.bet == w.table.bet && b.pay_table == w.table.name)
-                .unwrap();
+            let e = exact.bets.iter().find(|b| b.bet == w.table.bet && b.pay_table == w.table.name).unwrap();
             let (mean, lo, hi) = estimate(&t, j);
             let half = (hi - lo) / 2.0;
             let want = -e.house_edge();
@@ -169,11 +148,7 @@ fn estimates_agree_with_exact_odds() {
                 w.table.bet,
                 w.table.name
             );
-            assert!(
-                half < 0.02,
-                "{id} {}: interval too wide ({half})",
-                w.table.bet
-            );
+            assert!(half < 0.02, "{id} {}: interval too wide ({half})", w.table.bet);
         }
     }
 }

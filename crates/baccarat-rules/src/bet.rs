@@ -74,21 +74,13 @@ pub struct OutcomeDef {
 
 macro_rules! def {
     ($o:expr, $rule:expr) => {
-        OutcomeDef {
-            outcome: $o,
-            parent: None,
-            rule: $rule,
-        }
+        OutcomeDef { outcome: $o, parent: None, rule: $rule }
     };
 }
 
 macro_rules! sub {
     ($o:expr, $parent:expr, $rule:expr) => {
-        OutcomeDef {
-            outcome: $o,
-            parent: Some($parent),
-            rule: $rule,
-        }
+        OutcomeDef { outcome: $o, parent: Some($parent), rule: $rule }
     };
 }
 
@@ -186,20 +178,16 @@ impl Bet {
                 def!(Tie, "NSW 5.1.2.3 standoff; AU 5.1(a); AU 13.2(a) loses"),
             ],
             Bet::Tie => &[def!(Win, "NSW 5.1.3, 11.1.5; AU 5.1(c), 5.10(c); EU 6.2")],
-            Bet::PlayerPair | Bet::BankerPair => &[def!(
-                Pair,
-                "NSW 10.6-10.7; AU 11C.6; EU 6.3; resort Player's/Banker's Pair"
-            )],
+            Bet::PlayerPair | Bet::BankerPair => {
+                &[def!(Pair, "NSW 10.6-10.7; AU 11C.6; EU 6.3; resort Player's/Banker's Pair")]
+            }
             Bet::PerfectPairPlayer | Bet::PerfectPairBanker => &[
                 def!(MixedPair, "AU 1.0 Mixed Pair; 11A.7"),
                 def!(ColouredPair, "AU 1.0 Coloured Pair; 11A.7"),
                 def!(PerfectPair, "AU 1.0 Perfect Pair; 11A.7"),
             ],
             Bet::SuperSix => &[def!(Win, "NSW 10.13, 11.1.6")],
-            Bet::Tiger => &[
-                def!(TwoCard, "NSW 10.29.1, 11.1.9.1"),
-                def!(ThreeCard, "NSW 10.29.2, 11.1.9.2"),
-            ],
+            Bet::Tiger => &[def!(TwoCard, "NSW 10.29.1, 11.1.9.1"), def!(ThreeCard, "NSW 10.29.2, 11.1.9.2")],
             Bet::BigTiger => &[def!(Win, "NSW 10.34, 11.1.10")],
             Bet::SmallTiger => &[def!(Win, "NSW 10.39, 11.1.11")],
             Bet::TigerTie => &[def!(Win, "NSW 10.18, 11.1.7")],
@@ -233,9 +221,7 @@ impl Bet {
             Basis::Summary => self.classify_summary(&coup.summary()),
             Basis::Initial(side) => self.classify_initial(coup.hand(side).initial()),
             Basis::HandCards(side) => self.classify_hand_cards(coup.hand(side).cards()),
-            Basis::BothInitial => {
-                self.classify_both_initial(coup.player.initial(), coup.banker.initial())
-            }
+            Basis::BothInitial => self.classify_both_initial(coup.player.initial(), coup.banker.initial()),
         }
     }
 
@@ -246,17 +232,8 @@ impl Bet {
         let banker_six = w == Winner::Banker && s.banker_total == 6;
         match self {
             Bet::Player | Bet::Banker => {
-                let side = if self == Bet::Player {
-                    Side::Player
-                } else {
-                    Side::Banker
-                };
-                let wins = w
-                    == if side == Side::Player {
-                        Winner::Player
-                    } else {
-                        Winner::Banker
-                    };
+                let side = if self == Bet::Player { Side::Player } else { Side::Banker };
+                let wins = w == if side == Side::Player { Winner::Player } else { Winner::Banker };
                 if w == Winner::Tie {
                     Tie
                 } else if !wins {
@@ -363,11 +340,7 @@ fn win_if(b: bool) -> Outcome {
 /// AU 11B.6 and 11B.8: a natural winner pays, a natural tie pushes, and a
 /// non-natural win by four points or more pays by its margin.
 fn dragon(s: &CoupSummary, side: Side) -> Outcome {
-    let other = if side == Side::Player {
-        Side::Banker
-    } else {
-        Side::Player
-    };
+    let other = if side == Side::Player { Side::Banker } else { Side::Player };
     let (mine, theirs) = (s.total(side), s.total(other));
     if s.is_natural(side) {
         if mine > theirs {

@@ -74,9 +74,7 @@ impl Rank {
 
     /// The short symbol used in card notation: A 2 … 9 10 J Q K.
     pub fn symbol(self) -> &'static str {
-        const S: [&str; 13] = [
-            "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K",
-        ];
+        const S: [&str; 13] = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
         S[self.index()]
     }
 }
@@ -182,9 +180,7 @@ impl FromStr for Card {
         };
         let rank = Rank::ALL
             .into_iter()
-            .find(|r| {
-                r.symbol().eq_ignore_ascii_case(rank_str) || (rank_str == "T" && *r == Rank::Ten)
-            })
+            .find(|r| r.symbol().eq_ignore_ascii_case(rank_str) || (rank_str == "T" && *r == Rank::Ten))
             .ok_or_else(err)?;
         Ok(Card::new(rank, suit))
     }
@@ -217,10 +213,7 @@ mod tests {
 
     #[test]
     fn colours() {
-        let red = Suit::ALL
-            .iter()
-            .filter(|s| s.colour() == Colour::Red)
-            .count();
+        let red = Suit::ALL.iter().filter(|s| s.colour() == Colour::Red).count();
         assert_eq!(red, 2);
         assert_eq!(Suit::Hearts.colour(), Colour::Red);
         assert_eq!(Suit::Spades.colour(), Colour::Black);

@@ -4,9 +4,7 @@ use crate::card::Card;
 use crate::tableau::{banker_draws, player_action, PlayerAction};
 
 /// Which hand: the Player's or the Banker's.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Side {
     Player,
@@ -38,10 +36,7 @@ pub struct Hand {
 
 impl Hand {
     fn new(first: Card, second: Card) -> Hand {
-        Hand {
-            cards: [first, second, first],
-            len: 2,
-        }
+        Hand { cards: [first, second, first], len: 2 }
     }
 
     fn push(&mut self, c: Card) {
@@ -133,9 +128,7 @@ impl CoupSummary {
 
     /// Dense index 0..400 for tables keyed by summary.
     pub fn index(&self) -> usize {
-        ((self.player_total as usize * 10 + self.banker_total as usize) * 2
-            + (self.player_cards as usize - 2))
-            * 2
+        ((self.player_total as usize * 10 + self.banker_total as usize) * 2 + (self.player_cards as usize - 2)) * 2
             + (self.banker_cards as usize - 2)
     }
 
@@ -276,10 +269,7 @@ mod tests {
     #[test]
     fn short_source_is_insufficient() {
         assert_eq!(Coup::from_cards(&cards("AS 3H 2D")), Err(InsufficientCards));
-        assert_eq!(
-            Coup::from_cards(&cards("AS 3H 2D KC")),
-            Err(InsufficientCards)
-        );
+        assert_eq!(Coup::from_cards(&cards("AS 3H 2D KC")), Err(InsufficientCards));
     }
 
     #[test]

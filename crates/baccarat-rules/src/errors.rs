@@ -22,17 +22,11 @@ pub struct Problems {
 
 impl Problems {
     pub fn new(subject: impl Into<String>) -> Problems {
-        Problems {
-            subject: subject.into(),
-            problems: Vec::new(),
-        }
+        Problems { subject: subject.into(), problems: Vec::new() }
     }
 
     pub fn push(&mut self, path: impl Into<String>, message: impl Into<String>) {
-        self.problems.push(Problem {
-            path: path.into(),
-            message: message.into(),
-        });
+        self.problems.push(Problem { path: path.into(), message: message.into() });
     }
 
     pub fn is_empty(&self) -> bool {
@@ -59,12 +53,7 @@ impl fmt::Display for Problems {
                 false => write!(f, "{} is invalid: {}: {}", self.subject, p.path, p.message),
             };
         }
-        write!(
-            f,
-            "{} is invalid ({n} problem{}):",
-            self.subject,
-            if n == 1 { "" } else { "s" }
-        )?;
+        write!(f, "{} is invalid ({n} problem{}):", self.subject, if n == 1 { "" } else { "s" })?;
         for p in &self.problems {
             if p.path.is_empty() {
                 write!(f, "\n  - {}", p.message)?;
@@ -81,11 +70,7 @@ pub(crate) fn toml_problem(subject: &str, text: &str, e: &toml::de::Error) -> Pr
     let mut p = Problems::new(subject);
     let at = e.span().map(|s| {
         let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
-        let col = s.start
-            - text[..s.start.min(text.len())]
-                .rfind('\n')
-                .map_or(0, |i| i + 1)
-            + 1;
+        let col = s.start - text[..s.start.min(text.len())].rfind('\n').map_or(0, |i| i + 1) + 1;
         format!("line {line}, column {col}")
     });
     p.push(at.unwrap_or_default(), e.message().trim().to_string());

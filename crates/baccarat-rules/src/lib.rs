@@ -41,12 +41,12 @@ pub use errors::{Problem, Problems};
 pub use money::{Money, Odds, ParseOddsError};
 pub use paytable::{ParsePaysError, PayTable, Pays};
 pub use rulebook::{
-    AnteRules, BetRules, BurnProcedure, ConductConfig, DealingStyle, Exclusion, LayoutConfig,
-    Permission, Rulebook, RulebookConfig, SeatOrder, Variant, CITATION_KEYS, MAX_DECKS,
+    AnteRules, BetRules, BurnProcedure, ConductConfig, DealingStyle, Exclusion, LayoutConfig, Permission, Rulebook,
+    RulebookConfig, SeatOrder, Variant, CITATION_KEYS, MAX_DECKS,
 };
 pub use settle::{
-    payable_stake, settle, settle_wager, settle_with_ante, AnteSettlement, FractionalPayout,
-    SettleRules, Settlement, UnpayableStake,
+    payable_stake, settle, settle_wager, settle_with_ante, AnteSettlement, FractionalPayout, SettleRules, Settlement,
+    UnpayableStake,
 };
 pub use table_config::{Ante, AnteSpec, Offer, OfferSpec, TableConfig, TableConfigSpec, MAX_LIMIT};
 pub use tableau::{banker_draws, is_natural_total, player_action, PlayerAction};

@@ -7,19 +7,7 @@ use std::str::FromStr;
 
 /// An amount of money in minor units (cents). Signed so that a balance change can
 /// be written as one value; amounts at rest are never negative.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(transparent)]
 pub struct Money(pub i64);
 

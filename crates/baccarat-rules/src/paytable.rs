@@ -133,12 +133,7 @@ impl PayTable {
         if let Some(p) = line(outcome) {
             return p;
         }
-        let parent = self
-            .bet
-            .outcomes()
-            .iter()
-            .find(|d| d.outcome == outcome)
-            .and_then(|d| d.parent);
+        let parent = self.bet.outcomes().iter().find(|d| d.outcome == outcome).and_then(|d| d.parent);
         parent.and_then(line).unwrap_or(Pays::Lose)
     }
 }
@@ -154,13 +149,7 @@ mod tests {
         assert_eq!(c.net_odds(), Some(Odds::new(19, 20)));
         assert_eq!(c.report(), "19:20");
         assert_eq!("19:20".parse::<Pays>().unwrap().report(), "19:20");
-        for bad in [
-            "1:1 less 0%",
-            "1:1 less 100%",
-            "1:1 less x%",
-            "win",
-            "1:1 less 5",
-        ] {
+        for bad in ["1:1 less 0%", "1:1 less 100%", "1:1 less x%", "win", "1:1 less 5"] {
             assert!(bad.parse::<Pays>().is_err(), "{bad}");
         }
         assert_eq!(Pays::Lose.net_return(), (-1, 1));
@@ -173,10 +162,7 @@ mod tests {
             bet: Bet::Banker,
             name: "commission".into(),
             rule: "NSW 11.1.3".into(),
-            lines: vec![
-                (Outcome::Win, "19:20".parse().unwrap()),
-                (Outcome::Tie, Pays::Push),
-            ],
+            lines: vec![(Outcome::Win, "19:20".parse().unwrap()), (Outcome::Tie, Pays::Push)],
         };
         assert_eq!(t.pays(Outcome::WinOnSix), "19:20".parse().unwrap());
         assert_eq!(t.pays(Outcome::Tie), Pays::Push);

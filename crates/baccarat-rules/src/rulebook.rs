@@ -331,18 +331,13 @@ impl Rulebook {
     /// is silent says so, naming itself.
     pub fn cite(&self, key: &str) -> String {
         debug_assert!(CITATION_KEYS.contains(&key), "unknown citation key {key}");
-        self.config
-            .citations
-            .get(key)
-            .cloned()
-            .unwrap_or_else(|| format!("{}: not stated", self.id))
+        self.config.citations.get(key).cloned().unwrap_or_else(|| format!("{}: not stated", self.id))
     }
 
     /// Parse and validate a profile from TOML text.
     pub fn from_toml(text: &str) -> Result<Rulebook, Problems> {
         let subject = "rulebook profile";
-        let config: RulebookConfig =
-            toml::from_str(text).map_err(|e| toml_problem(subject, text, &e))?;
+        let config: RulebookConfig = toml::from_str(text).map_err(|e| toml_problem(subject, text, &e))?;
         Rulebook::try_from(config)
     }
 
@@ -364,55 +359,25 @@ impl TryFrom<RulebookConfig> for Rulebook {
     type Error = Problems;
 
     fn try_from(c: RulebookConfig) -> Result<Rulebook, Problems> {
-        let mut p = Problems::new(format!(
-            "profile {}",
-            if c.id.is_empty() { "?" } else { &c.id }
-        ));
-        if c.id.is_empty()
-            || !c
-                .id
-                .chars()
-                .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '-')
-        {
+        let mut p = Problems::new(format!("profile {}", if c.id.is_empty() { "?" } else { &c.id }));
+        if c.id.is_empty() || !c.id.chars().all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '-') {
             p.push("id", "must be non-empty lowercase letters, digits and '-'");
         }
         check_decks(&mut p, "shoe.decks", &c.shoe.decks, None);
 
-        let ante = c
-            .ante
-            .as_ref()
-            .and_then(|a| match parse_fraction(&a.max_fraction_of_minimum) {
-                Some((n, d)) => Some(AnteRules {
-                    max_num: n,
-                    max_den: d,
-                    rule: a.rule.clone(),
-                }),
-                None => {
-                    p.push(
-                        "ante.max_fraction_of_minimum",
-                        "must be a fraction n/d between 0 and 1, e.g. \"1/8\"",
-                    );
-                    None
-                }
-            });
+        let ante = c.ante.as_ref().and_then(|a| match parse_fraction(&a.max_fraction_of_minimum) {
+            Some((n, d)) => Some(AnteRules { max_num: n, max_den: d, rule: a.rule.clone() }),
+            None => {
+                p.push("ante.max_fraction_of_minimum", "must be a fraction n/d between 0 and 1, e.g. \"1/8\"");
+                None
+            }
+        });
         for (name, bound) in [
-            (
-                "procedures.cut_min_from_either_end",
-                c.procedures.cut_min_from_either_end,
-            ),
-            (
-                "procedures.cutting_card_min_from_back",
-                c.procedures.cutting_card_min_from_back,
-            ),
+            ("procedures.cut_min_from_either_end", c.procedures.cut_min_from_either_end),
+            ("procedures.cutting_card_min_from_back", c.procedures.cutting_card_min_from_back),
         ] {
             if bound == 0 || bound > 52 * MAX_DECKS {
-                p.push(
-                    name,
-                    format!(
-                        "{bound} cards is not a usable bound (1 to {})",
-                        52 * MAX_DECKS
-                    ),
-                );
+                p.push(name, format!("{bound} cards is not a usable bound (1 to {})", 52 * MAX_DECKS));
             }
         }
         for (i, l) in c.layouts.iter().enumerate() {
@@ -428,26 +393,18 @@ impl TryFrom<RulebookConfig> for Rulebook {
         for (id, bc) in &c.bets {
             let path = format!("bets.{id}");
             let Some(bet) = Bet::from_id(id) else {
-                p.push(
-                    &path,
-                    format!("unknown wager id {id:?}; known: {}", known_bets()),
-                );
+                p.push(&path, format!("unknown wager id {id:?}; known: {}", known_bets()));
                 continue;
             };
             if let Some(d) = &bc.decks {
                 check_decks(&mut p, &format!("{path}.decks"), d, Some(&c.shoe.decks));
             }
             if bc.pay_tables.is_empty() {
-                p.push(
-                    format!("{path}.pay_tables"),
-                    "a wager needs at least one pay table",
-                );
+                p.push(format!("{path}.pay_tables"), "a wager needs at least one pay table");
             }
             let mut tables = Vec::new();
             for (name, tc) in &bc.pay_tables {
-                if let Some(t) =
-                    pay_table(&mut p, &format!("{path}.pay_tables.{name}"), bet, name, tc)
-                {
+                if let Some(t) = pay_table(&mut p, &format!("{path}.pay_tables.{name}"), bet, name, tc) {
                     tables.push(t);
                 }
             }
@@ -468,12 +425,8 @@ impl TryFrom<RulebookConfig> for Rulebook {
             }
         }
 
-        let find_table = |bet: Bet, name: &str| {
-            bets.iter()
-                .find(|b| b.bet == bet)
-                .and_then(|b| b.pay_table(name))
-                .cloned()
-        };
+        let find_table =
+            |bet: Bet, name: &str| bets.iter().find(|b| b.bet == bet).and_then(|b| b.pay_table(name)).cloned();
         let mut variants = Vec::new();
         if c.variants.is_empty() {
             p.push("variants", "a rulebook needs at least one variant");
@@ -494,13 +447,7 @@ impl TryFrom<RulebookConfig> for Rulebook {
                 );
             }
             if let (Some(player), Some(banker)) = (player, banker) {
-                variants.push(Variant {
-                    id: id.clone(),
-                    title: v.title.clone(),
-                    rule: v.rule.clone(),
-                    player,
-                    banker,
-                });
+                variants.push(Variant { id: id.clone(), title: v.title.clone(), rule: v.rule.clone(), player, banker });
             }
         }
 
@@ -522,19 +469,12 @@ impl TryFrom<RulebookConfig> for Rulebook {
             };
             let offered = ids("offered", &e.offered);
             let excludes = ids("excludes", &e.excludes);
-            exclusions.push(Exclusion {
-                rule: e.rule.clone(),
-                offered,
-                excludes,
-            });
+            exclusions.push(Exclusion { rule: e.rule.clone(), offered, excludes });
         }
 
         for key in c.citations.keys() {
             if !CITATION_KEYS.contains(&key.as_str()) {
-                p.push(
-                    format!("citations.{key}"),
-                    format!("unknown key; the keys are {}", CITATION_KEYS.join(", ")),
-                );
+                p.push(format!("citations.{key}"), format!("unknown key; the keys are {}", CITATION_KEYS.join(", ")));
             }
         }
         let rb = Rulebook {
@@ -561,11 +501,7 @@ impl TryFrom<RulebookConfig> for Rulebook {
 }
 
 fn known_bets() -> String {
-    Bet::ALL
-        .iter()
-        .map(|b| b.id())
-        .collect::<Vec<_>>()
-        .join(", ")
+    Bet::ALL.iter().map(|b| b.id()).collect::<Vec<_>>().join(", ")
 }
 
 fn check_decks(p: &mut Problems, path: &str, decks: &[u32], within: Option<&[u32]>) {
@@ -577,10 +513,7 @@ fn check_decks(p: &mut Problems, path: &str, decks: &[u32], within: Option<&[u32
             p.push(path, format!("{d} decks is outside 1 to {MAX_DECKS}"));
         } else if let Some(w) = within {
             if !w.contains(&d) {
-                p.push(
-                    path,
-                    format!("{d} decks is not among the shoe's deck counts {w:?}"),
-                );
+                p.push(path, format!("{d} decks is not among the shoe's deck counts {w:?}"));
             }
         }
     }
@@ -594,13 +527,7 @@ fn parse_fraction(s: &str) -> Option<(i64, i64)> {
 }
 
 /// Check and build one pay table.
-fn pay_table(
-    p: &mut Problems,
-    path: &str,
-    bet: Bet,
-    name: &str,
-    tc: &PayTableConfig,
-) -> Option<PayTable> {
+fn pay_table(p: &mut Problems, path: &str, bet: Bet, name: &str, tc: &PayTableConfig) -> Option<PayTable> {
     let before = p.problems.len();
     let defs = bet.outcomes();
     let mut lines: Vec<(Outcome, Pays)> = Vec::new();
@@ -609,10 +536,7 @@ fn pay_table(
             let names: Vec<String> = defs.iter().map(|d| d.outcome.id()).collect();
             p.push(
                 format!("{path}.pays.{key}"),
-                format!(
-                    "{bet} has no outcome {key:?}; its outcomes are {}",
-                    names.join(", ")
-                ),
+                format!("{bet} has no outcome {key:?}; its outcomes are {}", names.join(", ")),
             );
             continue;
         };
@@ -623,23 +547,12 @@ fn pay_table(
     }
     for d in defs.iter().filter(|d| d.parent.is_none()) {
         if !tc.pays.contains_key(&d.outcome.id()) {
-            p.push(
-                format!("{path}.pays"),
-                format!("no line for outcome {:?} ({})", d.outcome.id(), d.rule),
-            );
+            p.push(format!("{path}.pays"), format!("no line for outcome {:?} ({})", d.outcome.id(), d.rule));
         }
     }
     if !lines.iter().any(|(_, pays)| pays.net_odds().is_some()) && p.problems.len() == before {
-        p.push(
-            format!("{path}.pays"),
-            "a pay table needs at least one winning line",
-        );
+        p.push(format!("{path}.pays"), "a pay table needs at least one winning line");
     }
     lines.sort_by_key(|(o, _)| defs.iter().position(|d| d.outcome == *o));
-    (p.problems.len() == before).then(|| PayTable {
-        bet,
-        name: name.to_string(),
-        rule: tc.rule.clone(),
-        lines,
-    })
+    (p.problems.len() == before).then(|| PayTable { bet, name: name.to_string(), rule: tc.rule.clone(), lines })
 }

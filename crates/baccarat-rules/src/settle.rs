@@ -79,14 +79,7 @@ impl Settlement {
     /// A wager returned whole: void coup (NSW 12.11.2), invalid bet (NSW 12.17),
     /// missing ante (AU 14.7).
     pub fn void(stake: Money) -> Settlement {
-        Settlement {
-            stake,
-            returned: stake,
-            lost: Money::ZERO,
-            won: Money::ZERO,
-            commission: Money::ZERO,
-            void: stake,
-        }
+        Settlement { stake, returned: stake, lost: Money::ZERO, won: Money::ZERO, commission: Money::ZERO, void: stake }
     }
 }
 
@@ -129,18 +122,8 @@ fn to_chip(num: i128, den: i128, chip: i64, rule: FractionalPayout) -> i64 {
 /// `outcome`. Applies AU 5.13 first: only the part of the stake that the table's
 /// winning lines could pay exactly is valid, the rest is void and returned,
 /// whatever the outcome.
-pub fn settle_wager(
-    stake: Money,
-    table: &PayTable,
-    outcome: Outcome,
-    rules: &SettleRules,
-) -> Settlement {
-    let valid = table
-        .lines
-        .iter()
-        .map(|(_, p)| payable_stake(stake, *p, rules))
-        .min()
-        .unwrap_or(stake);
+pub fn settle_wager(stake: Money, table: &PayTable, outcome: Outcome, rules: &SettleRules) -> Settlement {
+    let valid = table.lines.iter().map(|(_, p)| payable_stake(stake, *p, rules)).min().unwrap_or(stake);
     let mut s = settle(valid, table.pays(outcome), rules);
     let void = stake - valid;
     s.stake = stake;
@@ -170,10 +153,7 @@ pub fn settle(stake: Money, pays: Pays, rules: &SettleRules) -> Settlement {
         }
         Pays::LessCommission { odds, .. } => {
             let gross = odds.exact_win(stake.0);
-            let net = pays
-                .net_odds()
-                .expect("commission line wins")
-                .exact_win(stake.0);
+            let net = pays.net_odds().expect("commission line wins").exact_win(stake.0);
             let gross = to_chip(gross.0, gross.1, rules.chip.0, rules.fractional);
             let net = to_chip(net.0, net.1, rules.chip.0, rules.fractional);
             s.returned = stake;
@@ -189,11 +169,7 @@ mod tests {
     use super::*;
 
     fn rules(chip: i64, fractional: FractionalPayout, unpayable: UnpayableStake) -> SettleRules {
-        SettleRules {
-            chip: Money(chip),
-            fractional,
-            unpayable,
-        }
+        SettleRules { chip: Money(chip), fractional, unpayable }
     }
 
     #[test]
@@ -201,10 +177,7 @@ mod tests {
         let r = rules(100, FractionalPayout::UpToChip, UnpayableStake::Accept);
         // $10 on Banker at 19:20 is $9.50 exactly; with $1 chips NSW 5.8 pays $10.
         let s = settle(Money(1000), "19:20".parse().unwrap(), &r);
-        assert_eq!(
-            (s.returned, s.won, s.commission),
-            (Money(1000), Money(1000), Money(0))
-        );
+        assert_eq!((s.returned, s.won, s.commission), (Money(1000), Money(1000), Money(0)));
         // $20 pays exactly $19.
         let s = settle(Money(2000), "19:20".parse().unwrap(), &r);
         assert_eq!(s.won, Money(1900));
@@ -213,10 +186,7 @@ mod tests {
         assert_eq!(s.won, Money(800));
         // With 50c chips it is exact.
         let r50 = rules(50, FractionalPayout::UpToChip, UnpayableStake::Accept);
-        assert_eq!(
-            settle(Money(1500), "1:2".parse().unwrap(), &r50).won,
-            Money(750)
-        );
+        assert_eq!(settle(Money(1500), "1:2".parse().unwrap(), &r50).won, Money(750));
     }
 
     #[test]
@@ -238,18 +208,12 @@ mod tests {
         assert_eq!(s.player_net(), Money(1900));
         // A loss takes only the valid part; the void $5 comes back.
         let s = settle_wager(Money(2500), &table, Outcome::Lose, &r);
-        assert_eq!(
-            (s.lost, s.returned, s.void),
-            (Money(2000), Money(500), Money(500))
-        );
+        assert_eq!((s.lost, s.returned, s.void), (Money(2000), Money(500), Money(500)));
         assert_eq!(s.player_net(), Money(-2000));
         // Where unpayable stakes are accepted, the whole stake plays.
         let accept = rules(100, FractionalPayout::UpToChip, UnpayableStake::Accept);
         let s = settle_wager(Money(2500), &table, Outcome::Win, &accept);
-        assert_eq!(
-            (s.void, s.won, s.commission),
-            (Money(0), Money(2500), Money(100))
-        );
+        assert_eq!((s.void, s.won, s.commission), (Money(0), Money(2500), Money(100)));
     }
 
     #[test]

@@ -14,7 +14,7 @@ use crate::bet::Bet;
 use crate::errors::{toml_problem, Problems};
 use crate::money::Money;
 use crate::paytable::PayTable;
-use crate::rulebook::{Rulebook, Variant};
+use crate::rulebook::{DealingStyle, Rulebook, Variant};
 use crate::settle::SettleRules;
 
 /// The largest amount any limit may name, in minor units (ten billion major
@@ -42,6 +42,13 @@ pub struct TableConfigSpec {
     pub differential: Option<i64>,
     #[serde(default)]
     pub ante: Option<AnteSpec>,
+    /// Dealing style; default: the rulebook's first (NSW 8.1; AU 8.5).
+    #[serde(default)]
+    pub dealing: Option<DealingStyle>,
+    /// Side bets only with a main wager (a supervisor's restriction, NSW 10.4);
+    /// default: the rulebook's rule.
+    #[serde(default)]
+    pub side_bets_need_main_wager: Option<bool>,
     /// Side bets offered, and optional limits for any wager.
     #[serde(default)]
     pub bets: IndexMap<String, OfferSpec>,
@@ -106,14 +113,15 @@ pub struct TableConfig {
     pub max: Money,
     pub differential: Option<Money>,
     pub ante: Option<Ante>,
+    pub dealing: DealingStyle,
+    pub side_bets_need_main_wager: bool,
     pub settle: SettleRules,
 }
 
 impl TableConfig {
     /// Parse a configuration from TOML and check it against `rulebook`.
     pub fn from_toml(rulebook: &Rulebook, text: &str) -> Result<TableConfig, Problems> {
-        let spec: TableConfigSpec =
-            toml::from_str(text).map_err(|e| toml_problem("table config", text, &e))?;
+        let spec: TableConfigSpec = toml::from_str(text).map_err(|e| toml_problem("table config", text, &e))?;
         TableConfig::new(rulebook, &spec)
     }
 
@@ -126,84 +134,39 @@ impl TableConfig {
     pub fn new(rb: &Rulebook, spec: &TableConfigSpec) -> Result<TableConfig, Problems> {
         let mut p = Problems::new(format!("table config for {}", rb.id));
         if spec.rulebook != rb.id {
-            p.push(
-                "rulebook",
-                format!(
-                    "names {:?} but is being checked against {:?}",
-                    spec.rulebook, rb.id
-                ),
-            );
+            p.push("rulebook", format!("names {:?} but is being checked against {:?}", spec.rulebook, rb.id));
         }
         let decks = spec.decks.unwrap_or_else(|| rb.default_decks());
         if !rb.decks.contains(&decks) {
-            p.push(
-                "decks",
-                format!(
-                    "{} allows {:?} decks, not {decks} ({})",
-                    rb.id, rb.decks, rb.decks_rule
-                ),
-            );
+            p.push("decks", format!("{} allows {:?} decks, not {decks} ({})", rb.id, rb.decks, rb.decks_rule));
         }
-        let variant_id = spec
-            .variant
-            .clone()
-            .unwrap_or_else(|| rb.variants[0].id.clone());
+        let variant_id = spec.variant.clone().unwrap_or_else(|| rb.variants[0].id.clone());
         let variant = rb.variant(&variant_id).cloned();
         if variant.is_none() {
             let ids: Vec<&str> = rb.variants.iter().map(|v| v.id.as_str()).collect();
-            p.push(
-                "variant",
-                format!(
-                    "{} has no variant {variant_id:?}; its variants are {}",
-                    rb.id,
-                    ids.join(", ")
-                ),
-            );
+            p.push("variant", format!("{} has no variant {variant_id:?}; its variants are {}", rb.id, ids.join(", ")));
         }
 
         let chip = spec.chip;
         if !(1..=MAX_LIMIT).contains(&chip) {
-            p.push(
-                "chip",
-                format!("the smallest chip must be 1 to {MAX_LIMIT} minor units"),
-            );
+            p.push("chip", format!("the smallest chip must be 1 to {MAX_LIMIT} minor units"));
         }
         let chip_ok = (1..=MAX_LIMIT).contains(&chip);
         let amount = |p: &mut Problems, path: &str, v: i64| {
             if !(1..=MAX_LIMIT).contains(&v) {
                 p.push(path, format!("{v} must be 1 to {MAX_LIMIT} minor units"));
             } else if chip_ok && v % chip != 0 {
-                p.push(
-                    path,
-                    format!(
-                        "{} is not a whole number of {} chips",
-                        Money(v),
-                        Money(chip)
-                    ),
-                );
+                p.push(path, format!("{} is not a whole number of {} chips", Money(v), Money(chip)));
             }
         };
         amount(&mut p, "min", spec.min);
         amount(&mut p, "max", spec.max);
         if spec.min > spec.max {
-            p.push(
-                "max",
-                format!(
-                    "maximum {} is below minimum {}",
-                    Money(spec.max),
-                    Money(spec.min)
-                ),
-            );
+            p.push("max", format!("maximum {} is below minimum {}", Money(spec.max), Money(spec.min)));
         }
         if let Some(d) = spec.differential {
             if !rb.table_differential {
-                p.push(
-                    "differential",
-                    format!(
-                        "{} does not provide a table differential ({})",
-                        rb.id, rb.limits_rule
-                    ),
-                );
+                p.push("differential", format!("{} does not provide a table differential ({})", rb.id, rb.limits_rule));
             }
             amount(&mut p, "differential", d);
         }
@@ -230,16 +193,10 @@ impl TableConfig {
             if let Some(w) = a.waived_at {
                 amount(&mut p, "ante.waived_at", w);
                 if w < spec.min {
-                    p.push(
-                        "ante.waived_at",
-                        "the waiver threshold is below the table minimum (AU 14.4)",
-                    );
+                    p.push("ante.waived_at", "the waiver threshold is below the table minimum (AU 14.4)");
                 }
             }
-            Some(Ante {
-                amount: Money(a.amount),
-                waived_at: a.waived_at.map(Money),
-            })
+            Some(Ante { amount: Money(a.amount), waived_at: a.waived_at.map(Money) })
         });
 
         // Offers: the main wagers always; side bets as listed.
@@ -278,10 +235,7 @@ impl TableConfig {
                 (Some(t), Some(name)) if *name != t.name => {
                     p.push(
                         format!("{path}.pay_table"),
-                        format!(
-                            "variant {variant_id:?} pays {bet} by table {:?}, not {name:?} ({})",
-                            t.name, t.rule
-                        ),
+                        format!("variant {variant_id:?} pays {bet} by table {:?}, not {name:?} ({})", t.name, t.rule),
                     );
                     None
                 }
@@ -289,33 +243,22 @@ impl TableConfig {
                 (None, Some(name)) => {
                     let t = rules.pay_table(name).cloned();
                     if t.is_none() {
-                        let names: Vec<&str> =
-                            rules.pay_tables.iter().map(|t| t.name.as_str()).collect();
+                        let names: Vec<&str> = rules.pay_tables.iter().map(|t| t.name.as_str()).collect();
                         p.push(
                             format!("{path}.pay_table"),
-                            format!(
-                                "{} has no {bet} pay table {name:?}; choose one of {}",
-                                rb.id,
-                                names.join(", ")
-                            ),
+                            format!("{} has no {bet} pay table {name:?}; choose one of {}", rb.id, names.join(", ")),
                         );
                     }
                     t
                 }
                 (None, None) if rules.pay_tables.len() == 1 => Some(rules.pay_tables[0].clone()),
                 (None, None) => {
-                    let names: Vec<&str> =
-                        rules.pay_tables.iter().map(|t| t.name.as_str()).collect();
-                    p.push(
-                        format!("{path}.pay_table"),
-                        format!("choose one of {} ({})", names.join(", "), rules.rule),
-                    );
+                    let names: Vec<&str> = rules.pay_tables.iter().map(|t| t.name.as_str()).collect();
+                    p.push(format!("{path}.pay_table"), format!("choose one of {} ({})", names.join(", "), rules.rule));
                     None
                 }
             };
-            let min = o
-                .min
-                .unwrap_or(if bet.is_main() { spec.min } else { chip.max(1) });
+            let min = o.min.unwrap_or(if bet.is_main() { spec.min } else { chip.max(1) });
             let max = o.max.unwrap_or(spec.max);
             if o.min.is_some() {
                 amount(&mut p, &format!("{path}.min"), min);
@@ -324,36 +267,18 @@ impl TableConfig {
                 amount(&mut p, &format!("{path}.max"), max);
             }
             if min > max {
-                p.push(
-                    format!("{path}.max"),
-                    format!("maximum {} is below minimum {}", Money(max), Money(min)),
-                );
+                p.push(format!("{path}.max"), format!("maximum {} is below minimum {}", Money(max), Money(min)));
             }
             if let Some(pay_table) = table {
-                offers.push(Offer {
-                    bet,
-                    pay_table,
-                    min: Money(min),
-                    max: Money(max),
-                });
+                offers.push(Offer { bet, pay_table, min: Money(min), max: Money(max) });
             }
         }
         for e in &rb.exclusions {
             let has = |b: &Bet| offered.contains(b);
             if e.offered.iter().any(has) {
-                let clash: Vec<&str> = e
-                    .excludes
-                    .iter()
-                    .filter(|b| has(b))
-                    .map(|b| b.id())
-                    .collect();
+                let clash: Vec<&str> = e.excludes.iter().filter(|b| has(b)).map(|b| b.id()).collect();
                 if !clash.is_empty() {
-                    let mine: Vec<&str> = e
-                        .offered
-                        .iter()
-                        .filter(|b| has(b))
-                        .map(|b| b.id())
-                        .collect();
+                    let mine: Vec<&str> = e.offered.iter().filter(|b| has(b)).map(|b| b.id()).collect();
                     p.push(
                         "bets",
                         format!(
@@ -367,11 +292,23 @@ impl TableConfig {
             }
         }
 
-        let settle = SettleRules {
-            chip: Money(chip.max(1)),
-            fractional: rb.fractional_payout,
-            unpayable: rb.unpayable_stake,
-        };
+        let dealing = spec.dealing.or_else(|| rb.procedures.dealing.first().copied());
+        match dealing {
+            Some(d) if rb.procedures.dealing.contains(&d) => {}
+            Some(d) => p.push(
+                "dealing",
+                format!("{} deals by {:?}, not {d:?} ({})", rb.id, rb.procedures.dealing, rb.procedures.dealing_rule),
+            ),
+            None => p.push("dealing", format!("{} names no dealing style", rb.id)),
+        }
+        if spec.side_bets_need_main_wager == Some(false) && rb.config.conduct.side_bets_need_main_wager {
+            p.push(
+                "side_bets_need_main_wager",
+                format!("{} always requires a main wager with a side bet ({})", rb.id, rb.config.conduct.rule),
+            );
+        }
+        let settle =
+            SettleRules { chip: Money(chip.max(1)), fractional: rb.fractional_payout, unpayable: rb.unpayable_stake };
         match variant {
             Some(variant) if p.is_empty() => Ok(TableConfig {
                 rulebook: rb.id.clone(),
@@ -382,6 +319,10 @@ impl TableConfig {
                 max: Money(spec.max),
                 differential: spec.differential.map(Money),
                 ante,
+                dealing: dealing.expect("checked above"),
+                side_bets_need_main_wager: spec
+                    .side_bets_need_main_wager
+                    .unwrap_or(rb.config.conduct.side_bets_need_main_wager),
                 settle,
             }),
             _ => Err(p),

@@ -92,11 +92,7 @@ mod tests {
             assert_eq!(marks.len(), 11, "row {bt}");
             for (col, m) in marks.iter().enumerate() {
                 let third = if col == 0 { None } else { Some(col as u8 - 1) };
-                assert_eq!(
-                    banker_draws(bt, third),
-                    *m == "D",
-                    "banker {bt}, player third {third:?}"
-                );
+                assert_eq!(banker_draws(bt, third), *m == "D", "banker {bt}, player third {third:?}");
                 cells += 1;
             }
         }
@@ -121,11 +117,7 @@ mod tests {
         ];
         for (bt, draws_on) in au {
             for p in 0..10u8 {
-                assert_eq!(
-                    banker_draws(bt, Some(p)),
-                    draws_on.contains(&p),
-                    "banker {bt} vs {p}"
-                );
+                assert_eq!(banker_draws(bt, Some(p)), draws_on.contains(&p), "banker {bt} vs {p}");
             }
             // AU 9.5: Player stood on 6 or 7; Banker draws on 0 to 5.
             assert_eq!(banker_draws(bt, None), bt <= 5, "banker {bt}, player stood");

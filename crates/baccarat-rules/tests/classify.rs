@@ -11,20 +11,12 @@ fn cards(s: &str) -> Vec<Card> {
 fn coup(s: &str) -> Coup {
     let cs = cards(s);
     let (c, used) = Coup::from_cards(&cs).unwrap();
-    assert_eq!(
-        used,
-        cs.len(),
-        "golden coup {s:?} should use exactly its cards"
-    );
+    assert_eq!(used, cs.len(), "golden coup {s:?} should use exactly its cards");
     c
 }
 
 fn check(bet: Bet, shoe_order: &str, want: Outcome) {
-    assert_eq!(
-        bet.classify(&coup(shoe_order)),
-        want,
-        "{bet} on {shoe_order}"
-    );
+    assert_eq!(bet.classify(&coup(shoe_order)), want, "{bet} on {shoe_order}");
 }
 
 /// For wagers decided by the initial four cards: deal them followed by two

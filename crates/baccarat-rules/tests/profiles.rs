@@ -4,23 +4,13 @@
 use baccarat_rules::{profiles, Bet, Outcome, Pays, Rulebook};
 
 fn pays(rb: &Rulebook, bet: Bet, table: &str, outcome: Outcome) -> String {
-    rb.bet(bet)
-        .unwrap()
-        .pay_table(table)
-        .unwrap_or_else(|| panic!("{} {bet} {table}", rb.id))
-        .pays(outcome)
-        .to_string()
+    rb.bet(bet).unwrap().pay_table(table).unwrap_or_else(|| panic!("{} {bet} {table}", rb.id)).pays(outcome).to_string()
 }
 
 #[test]
 fn every_builtin_profile_is_valid_and_lists_its_wagers() {
     let ids = |id: &str| {
-        let mut v: Vec<&str> = profiles::builtin(id)
-            .unwrap()
-            .bets
-            .iter()
-            .map(|b| b.bet.id())
-            .collect();
+        let mut v: Vec<&str> = profiles::builtin(id).unwrap().bets.iter().map(|b| b.bet.id()).collect();
         v.sort();
         v
     };
@@ -59,10 +49,8 @@ fn every_builtin_profile_is_valid_and_lists_its_wagers() {
     assert_eq!(ids("resort-house"), small);
     assert_eq!(ids("european-casino"), small);
     // Every wager of the list is in some profile.
-    let all: std::collections::HashSet<Bet> = profiles::all()
-        .iter()
-        .flat_map(|r| r.bets.iter().map(|b| b.bet))
-        .collect();
+    let all: std::collections::HashSet<Bet> =
+        profiles::all().iter().flat_map(|r| r.bets.iter().map(|b| b.bet)).collect();
     assert_eq!(all.len(), Bet::ALL.len());
 }
 
@@ -71,94 +59,41 @@ fn nsw_numbers_are_the_rulebook_text() {
     let r = profiles::builtin("nsw-2021").unwrap();
     assert_eq!(r.decks, [3, 4, 6, 8]); // NSW 3.1
     assert_eq!(pays(&r, Bet::Banker, "commission", Outcome::Win), "19:20"); // 11.1.3
-    assert_eq!(
-        pays(&r, Bet::Banker, "even_money", Outcome::WinOnSix),
-        "1:2"
-    ); // 11.2.2
+    assert_eq!(pays(&r, Bet::Banker, "even_money", Outcome::WinOnSix), "1:2"); // 11.2.2
     assert_eq!(pays(&r, Bet::Banker, "even_money", Outcome::Win), "1:1");
     assert_eq!(pays(&r, Bet::Tie, "8_to_1", Outcome::Win), "8:1"); // 11.1.5
-    assert_eq!(
-        pays(&r, Bet::PlayerPair, "baccarat_pairs", Outcome::Pair),
-        "11:1"
-    ); // 11.1.4
+    assert_eq!(pays(&r, Bet::PlayerPair, "baccarat_pairs", Outcome::Pair), "11:1"); // 11.1.4
     assert_eq!(pays(&r, Bet::SuperSix, "super_six", Outcome::Win), "15:1"); // 11.1.6
     assert_eq!(pays(&r, Bet::TigerTie, "tiger_tie", Outcome::Win), "45:1"); // 11.1.7
-    assert_eq!(
-        pays(&r, Bet::TigerPair, "tiger_pair", Outcome::Single),
-        "4:1"
-    ); // 11.1.8.1
-    assert_eq!(
-        pays(&r, Bet::TigerPair, "tiger_pair", Outcome::Double),
-        "25:1"
-    );
-    assert_eq!(
-        pays(&r, Bet::TigerPair, "tiger_pair", Outcome::Twin),
-        "100:1"
-    );
+    assert_eq!(pays(&r, Bet::TigerPair, "tiger_pair", Outcome::Single), "4:1"); // 11.1.8.1
+    assert_eq!(pays(&r, Bet::TigerPair, "tiger_pair", Outcome::Double), "25:1");
+    assert_eq!(pays(&r, Bet::TigerPair, "tiger_pair", Outcome::Twin), "100:1");
     assert_eq!(pays(&r, Bet::Tiger, "tiger", Outcome::TwoCard), "12:1"); // 11.1.9
     assert_eq!(pays(&r, Bet::Tiger, "tiger", Outcome::ThreeCard), "22:1");
     assert_eq!(pays(&r, Bet::BigTiger, "big_tiger", Outcome::Win), "55:1"); // 11.1.10
-    assert_eq!(
-        pays(&r, Bet::SmallTiger, "small_tiger", Outcome::Win),
-        "22:1"
-    ); // 11.1.11
-       // NSW 3.1: Pairs and the Tiger wagers only with 6 or 8 decks; Super Six is not listed.
-    for b in [
-        Bet::PlayerPair,
-        Bet::BankerPair,
-        Bet::TigerTie,
-        Bet::TigerPair,
-        Bet::Tiger,
-        Bet::BigTiger,
-        Bet::SmallTiger,
-    ] {
-        assert!(
-            !r.bet(b).unwrap().allows_decks(4) && r.bet(b).unwrap().allows_decks(6),
-            "{b}"
-        );
+    assert_eq!(pays(&r, Bet::SmallTiger, "small_tiger", Outcome::Win), "22:1"); // 11.1.11
+                                                                                // NSW 3.1: Pairs and the Tiger wagers only with 6 or 8 decks; Super Six is not listed.
+    for b in
+        [Bet::PlayerPair, Bet::BankerPair, Bet::TigerTie, Bet::TigerPair, Bet::Tiger, Bet::BigTiger, Bet::SmallTiger]
+    {
+        assert!(!r.bet(b).unwrap().allows_decks(4) && r.bet(b).unwrap().allows_decks(6), "{b}");
     }
     assert!(r.bet(Bet::SuperSix).unwrap().allows_decks(3));
-    assert_eq!(
-        r.variants[0].id, "standard",
-        "the first variant written is the default"
-    );
+    assert_eq!(r.variants[0].id, "standard", "the first variant written is the default");
 }
 
 #[test]
 fn au_numbers_are_the_rulebook_text() {
     let r = profiles::builtin("au-casino").unwrap();
     assert_eq!(r.decks, [4, 5, 6, 7, 8]); // AU 3.4(a)
-    assert_eq!(
-        pays(&r, Bet::Banker, "commission", Outcome::Win),
-        "1:1 less 5%"
-    ); // 5.10(b)
+    assert_eq!(pays(&r, Bet::Banker, "commission", Outcome::Win), "1:1 less 5%"); // 5.10(b)
     assert_eq!(pays(&r, Bet::Tie, "9_to_1", Outcome::Win), "9:1"); // 5.10(c)
     assert_eq!(pays(&r, Bet::Player, "two_to_one", Outcome::Tie), "lose"); // 13.2(b)
-    assert_eq!(
-        pays(
-            &r,
-            Bet::Player,
-            "two_to_one",
-            Outcome::WinThreeCardEightNine
-        ),
-        "2:1"
-    ); // 13.3
-    assert_eq!(
-        pays(
-            &r,
-            Bet::Banker,
-            "two_to_one_six_pays_half",
-            Outcome::WinOnSix
-        ),
-        "1:2"
-    ); // 13.4
+    assert_eq!(pays(&r, Bet::Player, "two_to_one", Outcome::WinThreeCardEightNine), "2:1"); // 13.3
+    assert_eq!(pays(&r, Bet::Banker, "two_to_one_six_pays_half", Outcome::WinOnSix), "1:2"); // 13.4
     let pp = |t: &str| {
-        [
-            Outcome::MixedPair,
-            Outcome::ColouredPair,
-            Outcome::PerfectPair,
-        ]
-        .map(|o| pays(&r, Bet::PerfectPairBanker, t, o))
+        [Outcome::MixedPair, Outcome::ColouredPair, Outcome::PerfectPair]
+            .map(|o| pays(&r, Bet::PerfectPairBanker, t, o))
     };
     assert_eq!(pp("scale_one"), ["5:1", "10:1", "30:1"]); // 11A.7
     assert_eq!(pp("scale_two"), ["6:1", "12:1", "25:1"]);
@@ -176,30 +111,13 @@ fn au_numbers_are_the_rulebook_text() {
         ]
         .map(|o| pays(&r, Bet::DragonBonusPlayer, t, o))
     };
-    assert_eq!(
-        db("table_1"),
-        ["30:1", "10:1", "6:1", "4:1", "2:1", "1:1", "1:1", "push"]
-    ); // 11B.8
-    assert_eq!(
-        db("table_2"),
-        ["20:1", "8:1", "7:1", "4:1", "3:1", "1:1", "1:1", "push"]
-    );
-    assert_eq!(
-        db("table_3"),
-        ["30:1", "10:1", "4:1", "4:1", "2:1", "2:1", "1:1", "push"]
-    );
-    assert_eq!(
-        pays(&r, Bet::PlayerPair, "scale_two", Outcome::Pair),
-        "10:1"
-    ); // 11C.8
+    assert_eq!(db("table_1"), ["30:1", "10:1", "6:1", "4:1", "2:1", "1:1", "1:1", "push"]); // 11B.8
+    assert_eq!(db("table_2"), ["20:1", "8:1", "7:1", "4:1", "3:1", "1:1", "1:1", "push"]);
+    assert_eq!(db("table_3"), ["30:1", "10:1", "4:1", "4:1", "2:1", "2:1", "1:1", "push"]);
+    assert_eq!(pays(&r, Bet::PlayerPair, "scale_two", Outcome::Pair), "10:1"); // 11C.8
     let lm = |t: &str| {
-        [
-            Outcome::MixedMatch,
-            Outcome::ColouredMatch,
-            Outcome::LuckyMatch,
-            Outcome::LuckyTripleMatch,
-        ]
-        .map(|o| pays(&r, Bet::LuckyMatchBanker, t, o))
+        [Outcome::MixedMatch, Outcome::ColouredMatch, Outcome::LuckyMatch, Outcome::LuckyTripleMatch]
+            .map(|o| pays(&r, Bet::LuckyMatchBanker, t, o))
     };
     assert_eq!(lm("scale_one"), ["5:1", "10:1", "25:1", "100:1"]); // 11D.8
     assert_eq!(lm("scale_two"), ["5:1", "10:1", "20:1", "500:1"]);
@@ -218,16 +136,9 @@ fn resort_and_eu_numbers() {
     assert_eq!(e.decks, [8]); // EU 1.3
     assert_eq!(pays(&e, Bet::Tie, "8_to_1", Outcome::Win), "8:1"); // 6.2
     assert_eq!(pays(&e, Bet::PlayerPair, "11_to_1", Outcome::Pair), "11:1"); // 6.3
+    assert_eq!(pays(&e, Bet::Banker, "no_house_edge", Outcome::WinOnSix), "1:2");
     assert_eq!(
-        pays(&e, Bet::Banker, "no_house_edge", Outcome::WinOnSix),
-        "1:2"
-    );
-    assert_eq!(
-        e.bet(Bet::Banker)
-            .unwrap()
-            .pay_table("commission")
-            .unwrap()
-            .pays(Outcome::Win),
+        e.bet(Bet::Banker).unwrap().pay_table("commission").unwrap().pays(Outcome::Win),
         "1:1 less 5%".parse::<Pays>().unwrap()
     );
 }
@@ -239,7 +150,9 @@ fn a_malformed_profile_lists_every_problem_with_its_place() {
     text = text.replace("pays = { win = \"45:1\" }", "pays = { win = \"45-1\" }");
     text = text.replace("pays = { single = \"4:1\",", "pays = { singel = \"4:1\",");
     text = text.replace("banker = \"even_money\"\n", "banker = \"evens\"\n");
-    text.push_str("\n[bets.roulette]\nrule = \"x\"\n[bets.roulette.pay_tables.a]\nrule = \"x\"\npays = { win = \"1:1\" }\n");
+    text.push_str(
+        "\n[bets.roulette]\nrule = \"x\"\n[bets.roulette.pay_tables.a]\nrule = \"x\"\npays = { win = \"1:1\" }\n",
+    );
     let e = Rulebook::from_toml(&text).unwrap_err();
     let paths: Vec<&str> = e.problems.iter().map(|p| p.path.as_str()).collect();
     for want in [
@@ -253,10 +166,7 @@ fn a_malformed_profile_lists_every_problem_with_its_place() {
         assert!(paths.contains(&want), "missing {want} in {e}");
     }
     let shown = e.to_string();
-    assert!(
-        shown.starts_with("profile nsw-2021 is invalid ("),
-        "{shown}"
-    );
+    assert!(shown.starts_with("profile nsw-2021 is invalid ("), "{shown}");
     assert!(shown.contains("9 decks is outside 1 to 8"), "{shown}");
     assert!(shown.contains("no line for outcome \"single\""), "{shown}");
 }
@@ -266,13 +176,7 @@ fn malformed_toml_says_where() {
     let e = Rulebook::from_toml("id = \"x\"\ntitle = \n").unwrap_err();
     assert_eq!(e.problems.len(), 1);
     assert!(e.problems[0].path.starts_with("line 2"), "{e}");
-    assert!(
-        !e.to_string().contains('\n'),
-        "one problem is one line: {e}"
-    );
+    assert!(!e.to_string().contains('\n'), "one problem is one line: {e}");
     let e = Rulebook::from_toml("id = \"x\"\nsurprise = 1\n").unwrap_err();
-    assert!(
-        e.to_string().contains("surprise") || e.to_string().contains("missing"),
-        "{e}"
-    );
+    assert!(e.to_string().contains("surprise") || e.to_string().contains("missing"), "{e}");
 }

@@ -2,8 +2,8 @@
 //! a wager settles the same way in every rule variant where the rulebooks agree.
 
 use baccarat_rules::{
-    deck, profiles, settle, settle_wager, settle_with_ante, Ante, Bet, Card, Coup,
-    FractionalPayout, Money, Odds, Pays, SettleRules, Settlement, UnpayableStake,
+    deck, profiles, settle, settle_wager, settle_with_ante, Ante, Bet, Card, Coup, FractionalPayout, Money, Odds, Pays,
+    SettleRules, Settlement, UnpayableStake,
 };
 use proptest::prelude::*;
 
@@ -12,37 +12,18 @@ fn pays_strategy() -> impl Strategy<Value = Pays> {
         Just(Pays::Lose),
         Just(Pays::Push),
         (1u32..600, 1u32..40).prop_map(|(a, b)| Pays::Odds(Odds::new(a, b))),
-        (1u32..3, 1u32..3, 1u32..50).prop_map(|(a, b, pct)| Pays::LessCommission {
-            odds: Odds::new(a, b),
-            percent: pct
-        }),
+        (1u32..3, 1u32..3, 1u32..50)
+            .prop_map(|(a, b, pct)| Pays::LessCommission { odds: Odds::new(a, b), percent: pct }),
     ]
 }
 
 fn rules_strategy() -> impl Strategy<Value = SettleRules> {
     (
-        prop_oneof![
-            Just(1i64),
-            Just(5),
-            Just(25),
-            Just(50),
-            Just(100),
-            Just(500)
-        ],
-        prop_oneof![
-            Just(FractionalPayout::UpToChip),
-            Just(FractionalPayout::DownToChip)
-        ],
-        prop_oneof![
-            Just(UnpayableStake::Accept),
-            Just(UnpayableStake::VoidExcess)
-        ],
+        prop_oneof![Just(1i64), Just(5), Just(25), Just(50), Just(100), Just(500)],
+        prop_oneof![Just(FractionalPayout::UpToChip), Just(FractionalPayout::DownToChip)],
+        prop_oneof![Just(UnpayableStake::Accept), Just(UnpayableStake::VoidExcess)],
     )
-        .prop_map(|(chip, fractional, unpayable)| SettleRules {
-            chip: Money(chip),
-            fractional,
-            unpayable,
-        })
+        .prop_map(|(chip, fractional, unpayable)| SettleRules { chip: Money(chip), fractional, unpayable })
 }
 
 fn conserved(s: &Settlement) {
@@ -105,9 +86,7 @@ fn coups(n: usize) -> Vec<Coup> {
     let mut out = Vec::with_capacity(n);
     while out.len() < n {
         for i in (1..shoe.len()).rev() {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             shoe.swap(i, ((x >> 33) % (i as u64 + 1)) as usize);
         }
         let mut pos = 0;
@@ -124,18 +103,14 @@ fn coups(n: usize) -> Vec<Coup> {
 /// Tie 8:1, Pairs 11:1, and Banker at 1:1 with 1:2 on six, across rulebooks.
 #[test]
 fn same_rule_same_settlement_across_rulebooks() {
-    let rules = SettleRules {
-        chip: Money(1),
-        fractional: FractionalPayout::UpToChip,
-        unpayable: UnpayableStake::Accept,
-    };
+    let rules =
+        SettleRules { chip: Money(1), fractional: FractionalPayout::UpToChip, unpayable: UnpayableStake::Accept };
     let nsw = profiles::builtin("nsw-2021").unwrap();
     let au = profiles::builtin("au-casino").unwrap();
     let eu = profiles::builtin("european-casino").unwrap();
     let resort = profiles::builtin("resort-house").unwrap();
-    let table = |rb: &baccarat_rules::Rulebook, bet: Bet, name: &str| {
-        rb.bet(bet).unwrap().pay_table(name).unwrap().clone()
-    };
+    let table =
+        |rb: &baccarat_rules::Rulebook, bet: Bet, name: &str| rb.bet(bet).unwrap().pay_table(name).unwrap().clone();
     let groups: Vec<(Bet, Vec<baccarat_rules::PayTable>)> = vec![
         (
             Bet::Player,
@@ -188,14 +163,9 @@ fn same_rule_same_settlement_across_rulebooks() {
     for coup in coups(20_000) {
         for (bet, tables) in &groups {
             let outcome = bet.classify(&coup);
-            let nets: Vec<Money> = tables
-                .iter()
-                .map(|t| settle_wager(Money(2000), t, outcome, &rules).player_net())
-                .collect();
-            assert!(
-                nets.windows(2).all(|w| w[0] == w[1]),
-                "{bet} on {coup:?}: {nets:?}"
-            );
+            let nets: Vec<Money> =
+                tables.iter().map(|t| settle_wager(Money(2000), t, outcome, &rules).player_net()).collect();
+            assert!(nets.windows(2).all(|w| w[0] == w[1]), "{bet} on {coup:?}: {nets:?}");
             compared += 1;
         }
     }
@@ -207,26 +177,19 @@ fn same_rule_same_settlement_across_rulebooks() {
 #[test]
 fn two_to_one_differs_from_standard_only_where_au_13_says() {
     let au = profiles::builtin("au-casino").unwrap();
-    let rules = SettleRules {
-        chip: Money(1),
-        fractional: FractionalPayout::UpToChip,
-        unpayable: UnpayableStake::Accept,
-    };
+    let rules =
+        SettleRules { chip: Money(1), fractional: FractionalPayout::UpToChip, unpayable: UnpayableStake::Accept };
     let std = au.variant("banker_six_pays_half").unwrap();
     let two = au.variant("two_to_one_six_pays_half").unwrap();
     for coup in coups(20_000) {
         let s = coup.summary();
-        for (bet, a, b) in [
-            (Bet::Player, &std.player, &two.player),
-            (Bet::Banker, &std.banker, &two.banker),
-        ] {
+        for (bet, a, b) in [(Bet::Player, &std.player, &two.player), (Bet::Banker, &std.banker, &two.banker)] {
             let o = bet.classify(&coup);
             let (x, y) = (
                 settle_wager(Money(1000), a, o, &rules).player_net(),
                 settle_wager(Money(1000), b, o, &rules).player_net(),
             );
-            let special = o == baccarat_rules::Outcome::Tie
-                || o == baccarat_rules::Outcome::WinThreeCardEightNine;
+            let special = o == baccarat_rules::Outcome::Tie || o == baccarat_rules::Outcome::WinThreeCardEightNine;
             if special {
                 assert_ne!(x, y, "{bet} {s:?}");
             } else {
@@ -239,52 +202,15 @@ fn two_to_one_differs_from_standard_only_where_au_13_says() {
 #[test]
 fn ante_up_fee_and_void_wager() {
     let au = profiles::builtin("au-casino").unwrap();
-    let rules = SettleRules {
-        chip: Money(100),
-        fractional: au.fractional_payout,
-        unpayable: au.unpayable_stake,
-    };
+    let rules = SettleRules { chip: Money(100), fractional: au.fractional_payout, unpayable: au.unpayable_stake };
     let table = &au.variant("standard").unwrap().player;
-    let ante = Ante {
-        amount: Money(100),
-        waived_at: Some(Money(50_000)),
-    };
-    let s = settle_with_ante(
-        Money(2000),
-        Money(100),
-        &ante,
-        table,
-        baccarat_rules::Outcome::Win,
-        &rules,
-    );
-    assert_eq!(
-        (s.wager.player_net(), s.ante_collected),
-        (Money(2000), Money(100))
-    );
+    let ante = Ante { amount: Money(100), waived_at: Some(Money(50_000)) };
+    let s = settle_with_ante(Money(2000), Money(100), &ante, table, baccarat_rules::Outcome::Win, &rules);
+    assert_eq!((s.wager.player_net(), s.ante_collected), (Money(2000), Money(100)));
     // AU 14.7: without the ante the wager is void and everything comes back.
-    let s = settle_with_ante(
-        Money(2000),
-        Money(0),
-        &ante,
-        table,
-        baccarat_rules::Outcome::Win,
-        &rules,
-    );
-    assert_eq!(
-        (s.wager.player_net(), s.wager.void, s.ante_collected),
-        (Money(0), Money(2000), Money(0))
-    );
+    let s = settle_with_ante(Money(2000), Money(0), &ante, table, baccarat_rules::Outcome::Win, &rules);
+    assert_eq!((s.wager.player_net(), s.wager.void, s.ante_collected), (Money(0), Money(2000), Money(0)));
     // AU 14.4: waived at or above the threshold.
-    let s = settle_with_ante(
-        Money(50_000),
-        Money(0),
-        &ante,
-        table,
-        baccarat_rules::Outcome::Lose,
-        &rules,
-    );
-    assert_eq!(
-        (s.wager.player_net(), s.ante_collected),
-        (Money(-50_000), Money(0))
-    );
+    let s = settle_with_ante(Money(50_000), Money(0), &ante, table, baccarat_rules::Outcome::Lose, &rules);
+    assert_eq!((s.wager.player_net(), s.ante_collected), (Money(-50_000), Money(0)));
 }

@@ -4,10 +4,7 @@ use baccarat_rules::{profiles, Bet, Money, TableConfig};
 
 fn config(rulebook: &str, body: &str) -> Result<TableConfig, baccarat_rules::Problems> {
     let rb = profiles::builtin(rulebook).unwrap();
-    TableConfig::from_toml(
-        &rb,
-        &format!("rulebook = \"{rulebook}\"\nchip = 100\nmin = 1000\nmax = 500000\n{body}"),
-    )
+    TableConfig::from_toml(&rb, &format!("rulebook = \"{rulebook}\"\nchip = 100\nmin = 1000\nmax = 500000\n{body}"))
 }
 
 fn messages(e: &baccarat_rules::Problems) -> String {
@@ -19,40 +16,28 @@ fn defaults_are_the_largest_decks_and_first_variant() {
     let t = config("nsw-2021", "").unwrap();
     assert_eq!(t.decks, 8);
     assert_eq!(t.variant.id, "standard");
-    assert_eq!(
-        t.offers.iter().map(|o| o.bet).collect::<Vec<_>>(),
-        [Bet::Player, Bet::Banker, Bet::Tie]
-    );
+    assert_eq!(t.offers.iter().map(|o| o.bet).collect::<Vec<_>>(), [Bet::Player, Bet::Banker, Bet::Tie]);
     assert_eq!(t.offer(Bet::Banker).unwrap().pay_table.name, "commission");
     assert_eq!(t.min, Money(1000));
 }
 
 #[test]
 fn nsw_3_1_side_bets_need_six_or_eight_decks() {
-    let e = config(
-        "nsw-2021",
-        "decks = 4\n[bets.tiger]\n[bets.player_pair]\n[bets.super_six]\n",
-    )
-    .unwrap_err();
+    let e = config("nsw-2021", "decks = 4\n[bets.tiger]\n[bets.player_pair]\n[bets.super_six]\n").unwrap_err();
     let m = messages(&e);
-    assert!(
-        m.contains("bets.tiger: tiger needs [6, 8] decks, not 4 (NSW 3.1)"),
-        "{m}"
-    );
-    assert!(
-        m.contains("bets.player_pair: player_pair needs [6, 8] decks"),
-        "{m}"
-    );
-    assert!(
-        !m.contains("super_six"),
-        "Super Six is allowed with 4 decks: {m}"
-    );
+    assert!(m.contains("bets.tiger: tiger needs [6, 8] decks, not 4 (NSW 3.1)"), "{m}");
+    assert!(m.contains("bets.player_pair: player_pair needs [6, 8] decks"), "{m}");
+    assert!(!m.contains("super_six"), "Super Six is allowed with 4 decks: {m}");
     assert!(config("nsw-2021", "decks = 6\n[bets.tiger]\n[bets.player_pair]\n").is_ok());
 }
 
 #[test]
 fn au_exclusions_are_refused_with_their_rules() {
-    let e = config("au-casino", "[bets.perfect_pair_player]\npay_table = \"scale_one\"\n[bets.player_pair]\npay_table = \"scale_one\"\n").unwrap_err();
+    let e = config(
+        "au-casino",
+        "[bets.perfect_pair_player]\npay_table = \"scale_one\"\n[bets.player_pair]\npay_table = \"scale_one\"\n",
+    )
+    .unwrap_err();
     let m = messages(&e);
     assert!(m.contains("AU 11A.1A"), "{m}");
     assert!(m.contains("AU 11C.2"), "{m}");
@@ -87,15 +72,8 @@ fn every_reason_is_listed_at_once() {
 fn au_ante_is_at_most_an_eighth_of_the_minimum() {
     let tie = "[bets.tie]\npay_table = \"8_to_1\"\n";
     let e = config("au-casino", &format!("{tie}[ante]\namount = 200\n")).unwrap_err();
-    assert!(
-        messages(&e).contains("more than 1/8 of the table minimum"),
-        "{e}"
-    );
-    let t = config(
-        "au-casino",
-        &format!("{tie}[ante]\namount = 100\nwaived_at = 10000\n"),
-    )
-    .unwrap();
+    assert!(messages(&e).contains("more than 1/8 of the table minimum"), "{e}");
+    let t = config("au-casino", &format!("{tie}[ante]\namount = 100\nwaived_at = 10000\n")).unwrap();
     let a = t.ante.unwrap();
     assert_eq!(a.due(Money(5000)), Money(100));
     assert_eq!(a.due(Money(10000)), Money(0)); // AU 14.4
@@ -103,39 +81,19 @@ fn au_ante_is_at_most_an_eighth_of_the_minimum() {
 
 #[test]
 fn variant_fixes_the_main_pay_tables() {
-    let e = config(
-        "nsw-2021",
-        "variant = \"even_money\"\n[bets.banker]\npay_table = \"commission\"\n",
-    )
-    .unwrap_err();
-    assert!(
-        messages(&e).contains("variant \"even_money\" pays banker by table \"even_money\""),
-        "{e}"
-    );
+    let e = config("nsw-2021", "variant = \"even_money\"\n[bets.banker]\npay_table = \"commission\"\n").unwrap_err();
+    assert!(messages(&e).contains("variant \"even_money\" pays banker by table \"even_money\""), "{e}");
     let e = config("au-casino", "").unwrap_err();
-    assert!(
-        messages(&e).contains("bets.tie.pay_table: choose one of 8_to_1, 9_to_1"),
-        "{e}"
-    );
+    assert!(messages(&e).contains("bets.tie.pay_table: choose one of 8_to_1, 9_to_1"), "{e}");
     let e = config("resort-house", "differential = 100000\n").unwrap_err();
-    assert!(
-        messages(&e).contains("does not provide a table differential"),
-        "{e}"
-    );
+    assert!(messages(&e).contains("does not provide a table differential"), "{e}");
 }
 
 #[test]
 fn wrong_rulebook_and_bad_toml() {
     let rb = profiles::builtin("nsw-2021").unwrap();
-    let e = TableConfig::from_toml(
-        &rb,
-        "rulebook = \"au-casino\"\nchip = 100\nmin = 100\nmax = 1000\n",
-    )
-    .unwrap_err();
-    assert!(
-        messages(&e).contains("rulebook: names \"au-casino\""),
-        "{e}"
-    );
+    let e = TableConfig::from_toml(&rb, "rulebook = \"au-casino\"\nchip = 100\nmin = 100\nmax = 1000\n").unwrap_err();
+    assert!(messages(&e).contains("rulebook: names \"au-casino\""), "{e}");
     let e = TableConfig::from_toml(&rb, "rulebook = \"nsw-2021\"\nchip = \"one\"\n").unwrap_err();
     assert!(messages(&e).contains("line 2"), "{e}");
 }

@@ -80,12 +80,7 @@ fn is_false(b: &bool) -> bool {
 
 impl RoadEntry {
     pub fn plain(result: RoadResult) -> RoadEntry {
-        RoadEntry {
-            result,
-            player_pair: false,
-            banker_pair: false,
-            natural: false,
-        }
+        RoadEntry { result, player_pair: false, banker_pair: false, natural: false }
     }
 }
 
@@ -125,8 +120,7 @@ pub struct BigCell {
 }
 
 /// The derived roads by k: big eye boy (1), small road (2), cockroach pig (3).
-pub const DERIVED: [(&str, usize); 3] =
-    [("big_eye_boy", 1), ("small_road", 2), ("cockroach_pig", 3)];
+pub const DERIVED: [(&str, usize); 3] = [("big_eye_boy", 1), ("small_road", 2), ("cockroach_pig", 3)];
 
 /// All the roads of one shoe, updated one coup at a time.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -147,10 +141,7 @@ impl Roads {
     pub fn from_letters(s: &str) -> Result<Roads, BadLetter> {
         let mut r = Roads::new();
         for (i, c) in s.chars().filter(|c| !c.is_whitespace()).enumerate() {
-            let result = RoadResult::from_letter(c).ok_or(BadLetter {
-                position: i + 1,
-                found: c,
-            })?;
+            let result = RoadResult::from_letter(c).ok_or(BadLetter { position: i + 1, found: c })?;
             r.push(RoadEntry::plain(result));
         }
         Ok(r)
@@ -166,11 +157,7 @@ impl Roads {
             }
             return;
         }
-        let same = self
-            .columns
-            .last()
-            .and_then(|c| c.first())
-            .is_some_and(|c| c.result == e.result);
+        let same = self.columns.last().and_then(|c| c.first()).is_some_and(|c| c.result == e.result);
         let (col, row) = self.place(same);
         let cell = BigCell {
             result: e.result,
@@ -183,17 +170,11 @@ impl Roads {
         };
         self.occupied.insert((col, row));
         if same {
-            self.columns
-                .last_mut()
-                .expect("same column exists")
-                .push(cell);
+            self.columns.last_mut().expect("same column exists").push(cell);
         } else {
             self.columns.push(vec![cell]);
         }
-        let (c, r) = (
-            self.columns.len() - 1,
-            self.columns[self.columns.len() - 1].len() - 1,
-        );
+        let (c, r) = (self.columns.len() - 1, self.columns[self.columns.len() - 1].len() - 1);
         let lens: Vec<usize> = self.columns.iter().map(Vec::len).collect();
         for (i, (_, k)) in DERIVED.iter().enumerate() {
             if let Some(m) = derived_mark(&lens, c, r, *k) {
@@ -206,11 +187,7 @@ impl Roads {
     /// dragon tail, or at the top of a new column.
     fn place(&self, same_column: bool) -> (usize, usize) {
         if same_column {
-            let last = self
-                .columns
-                .last()
-                .and_then(|c| c.last())
-                .expect("column has a cell");
+            let last = self.columns.last().and_then(|c| c.last()).expect("column has a cell");
             let bent = self.columns.last().expect("column").len() > 1 && {
                 let col = self.columns.last().expect("column");
                 col[col.len() - 2].row == last.row
@@ -238,10 +215,7 @@ impl Roads {
 
     /// The bead plate: every coup, six to a column, top to bottom, left to right.
     pub fn bead_plate(&self) -> Vec<Vec<RoadEntry>> {
-        self.entries
-            .chunks(ROWS)
-            .map(<[RoadEntry]>::to_vec)
-            .collect()
+        self.entries.chunks(ROWS).map(<[RoadEntry]>::to_vec).collect()
     }
 
     /// Ties before the first Banker or Player win.
@@ -279,19 +253,13 @@ pub fn derived_mark(lens: &[usize], c: usize, r: usize, k: usize) -> Option<Mark
     if c < k || (c == k && r == 0) {
         return None;
     }
-    let red = if r == 0 {
-        lens[c - 1] == lens[c - 1 - k]
-    } else {
-        lens[c - k] != r
-    };
+    let red = if r == 0 { lens[c - 1] == lens[c - 1 - k] } else { lens[c - k] != r };
     Some(if red { Mark::Red } else { Mark::Blue })
 }
 
 /// A character in a road string that is not `B`, `P` or `T`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "results: character {position} is {found:?}; write only B (Banker), P (Player) and T (Tie)"
-)]
+#[error("results: character {position} is {found:?}; write only B (Banker), P (Player) and T (Tie)")]
 pub struct BadLetter {
     pub position: usize,
     pub found: char,

@@ -47,14 +47,12 @@ pub fn shuffled_from(decks: u32, mut s: Stream) -> (Vec<Card>, Stream) {
 /// Why a cut was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CutError {
-    #[error("NSW 4.5 / AU 7.6: the cutting card must go at least {min} cards in from either end of {len}; {at} is not")]
+    #[error(
+        "NSW 4.5 / AU 7.6: the cutting card must go at least {min} cards in from either end of {len}; {at} is not"
+    )]
     CutPosition { at: usize, min: usize, len: usize },
     #[error("NSW 4.6 / AU 7.6: the cutting card must be placed at least {min} cards from the back; {from_back} is not (and must leave cards to deal in {len})")]
-    CuttingCard {
-        from_back: usize,
-        min: usize,
-        len: usize,
-    },
+    CuttingCard { from_back: usize, min: usize, len: usize },
 }
 
 /// The cut as performed: where the cutting card went in, and where the dealer
@@ -86,18 +84,10 @@ impl CutRules {
     pub fn check(&self, cut: Cut, len: usize) -> Result<(), CutError> {
         let min = self.min_from_either_end;
         if cut.at < min || cut.at + min > len {
-            return Err(CutError::CutPosition {
-                at: cut.at,
-                min,
-                len,
-            });
+            return Err(CutError::CutPosition { at: cut.at, min, len });
         }
         if cut.from_back < self.cutting_card_min_from_back || cut.from_back >= len {
-            return Err(CutError::CuttingCard {
-                from_back: cut.from_back,
-                min: self.cutting_card_min_from_back,
-                len,
-            });
+            return Err(CutError::CuttingCard { from_back: cut.from_back, min: self.cutting_card_min_from_back, len });
         }
         Ok(())
     }
@@ -105,13 +95,8 @@ impl CutRules {
     /// A cut drawn from a stream: a uniform cut position within the bounds, and
     /// the cutting card `from_back` cards from the back.
     pub fn random(&self, s: &mut Stream, len: usize, from_back: usize) -> Cut {
-        let span = (len + 1)
-            .saturating_sub(2 * self.min_from_either_end)
-            .max(1);
-        Cut {
-            at: self.min_from_either_end + s.below(span as u32) as usize,
-            from_back,
-        }
+        let span = (len + 1).saturating_sub(2 * self.min_from_either_end).max(1);
+        Cut { at: self.min_from_either_end + s.below(span as u32) as usize, from_back }
     }
 }
 
@@ -162,22 +147,13 @@ impl Shoe {
     /// A shoe without a cutting card: a shuffling device's stack, which is not cut
     /// (NSW 4.11; AU 7.8).
     pub fn uncut(stack: Vec<Card>) -> Shoe {
-        Shoe {
-            cards: stack,
-            next: 0,
-            cutting_card: None,
-            cutting_card_out: false,
-            continuous: false,
-        }
+        Shoe { cards: stack, next: 0, cutting_card: None, cutting_card_out: false, continuous: false }
     }
 
     /// A continuous shuffler (AU 7.2): dealt cards go back in, so the shoe never
     /// reaches a cutting card. Modelled as an uncut stack that the table refills.
     pub fn continuous(stack: Vec<Card>) -> Shoe {
-        Shoe {
-            continuous: true,
-            ..Shoe::uncut(stack)
-        }
+        Shoe { continuous: true, ..Shoe::uncut(stack) }
     }
 
     pub fn is_continuous(&self) -> bool {
@@ -255,23 +231,11 @@ impl Shoe {
             BurnProcedure::BurnOne | BurnProcedure::BurnOneShown => 1,
             // NSW 4.7.3 and 4.8: the first card face up, then as many as its
             // value, tens and pictures counting ten.
-            BurnProcedure::TurnAndBurn => {
-                1 + self
-                    .cards
-                    .get(start)
-                    .map_or(0, |c| c.rank.burn_count() as usize)
-            }
+            BurnProcedure::TurnAndBurn => 1 + self.cards.get(start).map_or(0, |c| c.rank.burn_count() as usize),
             BurnProcedure::ThreeNoBetCoups => return Err(BurnError::NotABurn),
         };
-        if self.remaining() < count
-            || (self
-                .cutting_card
-                .is_some_and(|cc| cc > start && cc < start + count))
-        {
-            return Err(BurnError::TooFewCards {
-                needed: count,
-                remaining: self.remaining(),
-            });
+        if self.remaining() < count || (self.cutting_card.is_some_and(|cc| cc > start && cc < start + count)) {
+            return Err(BurnError::TooFewCards { needed: count, remaining: self.remaining() });
         }
         let cards = self.cards[start..start + count].to_vec();
         self.next += count;
@@ -280,11 +244,7 @@ impl Shoe {
             BurnProcedure::BurnOneShown if show => Some(cards[0]),
             _ => None,
         };
-        Ok(Burn {
-            procedure,
-            shown,
-            cards,
-        })
+        Ok(Burn { procedure, shown, cards })
     }
 
     pub fn origin_algorithm() -> &'static str {
@@ -306,24 +266,13 @@ mod tests {
     use super::*;
 
     fn rules() -> CutRules {
-        CutRules {
-            min_from_either_end: 52,
-            cutting_card_min_from_back: 20,
-        }
+        CutRules { min_from_either_end: 52, cutting_card_min_from_back: 20 }
     }
 
     #[test]
     fn cut_moves_the_front_to_the_back_and_places_the_cutting_card() {
         let stack = fresh(8);
-        let shoe = Shoe::cut(
-            stack.clone(),
-            Cut {
-                at: 100,
-                from_back: 20,
-            },
-            &rules(),
-        )
-        .unwrap();
+        let shoe = Shoe::cut(stack.clone(), Cut { at: 100, from_back: 20 }, &rules()).unwrap();
         assert_eq!(shoe.upcoming()[0], stack[100]);
         assert_eq!(shoe.upcoming()[415], stack[99]);
         assert_eq!(shoe.cutting_card, Some(396));
@@ -333,49 +282,15 @@ mod tests {
     fn impossible_cuts_are_refused_with_the_rule() {
         let r = rules();
         for (cut, want) in [
-            (
-                Cut {
-                    at: 51,
-                    from_back: 20,
-                },
-                "at least 52 cards in from either end of 416; 51 is not",
-            ),
-            (
-                Cut {
-                    at: 365,
-                    from_back: 20,
-                },
-                "365 is not",
-            ),
-            (
-                Cut {
-                    at: 100,
-                    from_back: 19,
-                },
-                "at least 20 cards from the back; 19 is not",
-            ),
+            (Cut { at: 51, from_back: 20 }, "at least 52 cards in from either end of 416; 51 is not"),
+            (Cut { at: 365, from_back: 20 }, "365 is not"),
+            (Cut { at: 100, from_back: 19 }, "at least 20 cards from the back; 19 is not"),
         ] {
             let e = Shoe::cut(fresh(8), cut, &r).unwrap_err();
             assert!(e.to_string().contains(want), "{e}");
         }
-        assert!(Shoe::cut(
-            fresh(8),
-            Cut {
-                at: 52,
-                from_back: 20
-            },
-            &r
-        )
-        .is_ok());
-        assert!(Shoe::cut(
-            fresh(8),
-            Cut {
-                at: 364,
-                from_back: 415
-            },
-            &r
-        )
-        .is_ok());
+        assert!(Shoe::cut(fresh(8), Cut { at: 52, from_back: 20 }, &r).is_ok());
+        assert!(Shoe::cut(fresh(8), Cut { at: 364, from_back: 415 }, &r).is_ok());
     }
 
     #[test]
@@ -398,14 +313,8 @@ mod tests {
     fn cutting_card_comes_out_before_the_card_behind_it() {
         let mut shoe = Shoe::cut(
             fresh(1),
-            Cut {
-                at: 26,
-                from_back: 20,
-            },
-            &CutRules {
-                min_from_either_end: 13,
-                cutting_card_min_from_back: 20,
-            },
+            Cut { at: 26, from_back: 20 },
+            &CutRules { min_from_either_end: 13, cutting_card_min_from_back: 20 },
         )
         .unwrap();
         for _ in 0..32 {

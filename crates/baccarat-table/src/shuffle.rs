@@ -114,11 +114,7 @@ impl Stream {
         let mut nonce = [0u8; 12];
         nonce[..8].copy_from_slice(&index.to_le_bytes());
         let cipher = ChaCha20::new(&seed.0.into(), &nonce.into());
-        Stream {
-            cipher,
-            buf: [0; BUFFER],
-            pos: BUFFER,
-        }
+        Stream { cipher, buf: [0; BUFFER], pos: BUFFER }
     }
 
     /// The next 16-bit little-endian word of the keystream.
@@ -199,10 +195,7 @@ mod tests {
                     per_value[(m >> 16) as usize] += 1;
                 }
             }
-            assert!(
-                per_value.iter().all(|&c| c == 0x1_0000 / bound),
-                "bound {bound}"
-            );
+            assert!(per_value.iter().all(|&c| c == 0x1_0000 / bound), "bound {bound}");
         }
     }
 

@@ -2,9 +2,7 @@
 //! their rule and change nothing, and replay that reproduces the state.
 
 use baccarat_rules::{profiles, Bet, Card, Money, TableConfig, TableConfigSpec};
-use baccarat_table::engine::{
-    Command, Event, IrregularityKind, Phase, Position, ShoeSource, Spot, Table, TableSetup,
-};
+use baccarat_table::engine::{Command, Event, IrregularityKind, Phase, Position, ShoeSource, Spot, Table, TableSetup};
 use baccarat_table::shoe::{shuffled, Cut, CutRules};
 use baccarat_table::shuffle::Seed;
 
@@ -38,9 +36,7 @@ fn rng_table(rulebook: &str, extra: &str, seed: u64) -> (Table, Vec<Event>) {
 }
 
 fn run(t: &mut Table, log: &mut Vec<Event>, cmd: Command) -> Vec<Event> {
-    let ev = t
-        .execute(cmd.clone())
-        .unwrap_or_else(|r| panic!("{cmd:?} refused: {r}"));
+    let ev = t.execute(cmd.clone()).unwrap_or_else(|r| panic!("{cmd:?} refused: {r}"));
     log.extend(ev.clone());
     ev
 }
@@ -53,13 +49,7 @@ fn refused(t: &mut Table, cmd: Command, rule: &str) {
 }
 
 fn wager(player: u32, bet: Bet, amount: i64) -> Command {
-    Command::PlaceWager {
-        player,
-        spot: Spot::Box(player as u8),
-        bet,
-        amount: Money(amount),
-        ante: Money(0),
-    }
+    Command::PlaceWager { player, spot: Spot::Box(player as u8), bet, amount: Money(amount), ante: Money(0) }
 }
 
 fn deal_out(t: &mut Table, log: &mut Vec<Event>) -> Vec<Event> {
@@ -82,25 +72,14 @@ fn a_whole_coup_settles_by_the_pay_tables_and_replays() {
     run(&mut t, &mut log, wager(3, Bet::SuperSix, 500));
     run(&mut t, &mut log, Command::CloseBetting);
     let ev = deal_out(&mut t, &mut log);
-    let dealt: Vec<Card> = ev
-        .iter()
-        .filter_map(|e| {
-            if let Event::CardDealt { card, .. } = e {
-                Some(*card)
-            } else {
-                None
-            }
-        })
-        .collect();
+    let dealt: Vec<Card> =
+        ev.iter().filter_map(|e| if let Event::CardDealt { card, .. } = e { Some(*card) } else { None }).collect();
     assert!((4..=6).contains(&dealt.len()));
     let (coup, _) = baccarat_rules::Coup::from_cards(&dealt).unwrap();
     let settled: Vec<_> = ev
         .iter()
         .filter_map(|e| {
-            if let Event::WagerSettled {
-                wager, settlement, ..
-            } = e
-            {
+            if let Event::WagerSettled { wager, settlement, .. } = e {
                 Some((*wager, *settlement))
             } else {
                 None
@@ -131,10 +110,7 @@ fn a_whole_coup_settles_by_the_pay_tables_and_replays() {
     }
     assert_eq!(t.phase(), Phase::Ready);
     assert_eq!(t.state().roads.entries().len(), 1);
-    let replayed = Table::replay(
-        setup("nsw-2021", "[bets.super_six]\n[bets.player_pair]\n"),
-        &log,
-    );
+    let replayed = Table::replay(setup("nsw-2021", "[bets.super_six]\n[bets.player_pair]\n"), &log);
     assert!(replayed == t, "replay differs");
     // Events serialise and come back the same (for the audit log).
     let json = serde_json::to_string(&log).unwrap();
@@ -147,77 +123,34 @@ fn refusals_name_their_rule_and_change_nothing() {
     let (mut t, mut log) = rng_table("nsw-2021", "[bets.player_pair]\n", 3);
     refused(&mut t, wager(1, Bet::Player, 1000), "NSW 5.4");
     run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
-    refused(
-        &mut t,
-        wager(1, Bet::Player, 900),
-        "NSW 6.1, 6.4-6.5: 9.00 is below the player minimum 10.00",
-    );
-    refused(
-        &mut t,
-        wager(1, Bet::Player, 1050),
-        "NSW 6.1.1: 10.50 is not a whole number of 1.00 chips",
-    );
+    refused(&mut t, wager(1, Bet::Player, 900), "NSW 6.1, 6.4-6.5: 9.00 is below the player minimum 10.00");
+    refused(&mut t, wager(1, Bet::Player, 1050), "NSW 6.1.1: 10.50 is not a whole number of 1.00 chips");
     refused(&mut t, wager(1, Bet::Player, 100_100), "at most 1000.00");
+    refused(&mut t, wager(1, Bet::TigerTie, 1000), "does not offer tiger_tie");
     refused(
         &mut t,
-        wager(1, Bet::TigerTie, 1000),
-        "does not offer tiger_tie",
-    );
-    refused(
-        &mut t,
-        Command::PlaceWager {
-            player: 1,
-            spot: Spot::Box(15),
-            bet: Bet::Player,
-            amount: Money(1000),
-            ante: Money(0),
-        },
+        Command::PlaceWager { player: 1, spot: Spot::Box(15), bet: Bet::Player, amount: Money(1000), ante: Money(0) },
         "box 15 is not on this layout",
     );
     refused(
         &mut t,
-        Command::PlaceWager {
-            player: 1,
-            spot: Spot::Standing,
-            bet: Bet::Player,
-            amount: Money(1000),
-            ante: Money(0),
-        },
+        Command::PlaceWager { player: 1, spot: Spot::Standing, bet: Bet::Player, amount: Money(1000), ante: Money(0) },
         "no area for standing players",
     );
     run(&mut t, &mut log, wager(1, Bet::PlayerPair, 500));
     refused(&mut t, wager(1, Bet::PlayerPair, 500), "NSW 10.5");
     run(&mut t, &mut log, Command::CloseBetting);
-    refused(
-        &mut t,
-        wager(2, Bet::Banker, 1000),
-        "wagers are closed once \"no more bets\" is called",
-    );
-    let id = match log.iter().rev().find_map(|e| {
-        if let Event::WagerPlaced { wager } = e {
-            Some(wager.id)
-        } else {
-            None
-        }
-    }) {
-        Some(i) => i,
-        None => unreachable!(),
-    };
-    refused(
-        &mut t,
-        Command::WithdrawWager {
-            player: 1,
-            wager: id,
-        },
-        "NSW 5.4",
-    );
+    refused(&mut t, wager(2, Bet::Banker, 1000), "wagers are closed once \"no more bets\" is called");
+    let id =
+        match log.iter().rev().find_map(|e| if let Event::WagerPlaced { wager } = e { Some(wager.id) } else { None }) {
+            Some(i) => i,
+            None => unreachable!(),
+        };
+    refused(&mut t, Command::WithdrawWager { player: 1, wager: id }, "NSW 5.4");
     deal_out(&mut t, &mut log);
     refused(
         &mut t,
-        Command::WithdrawWager {
-            player: 1,
-            wager: id,
-        },
+        Command::WithdrawWager { player: 1, wager: id },
         "NSW 5.4: no wager may be withdrawn until a decision and settlement",
     );
     refused(&mut t, Command::DealNext, "no card is due");
@@ -228,17 +161,9 @@ fn au_wager_rules() {
     let (mut t, mut log) = rng_table("au-casino", "[bets.tie]\npay_table = \"8_to_1\"\n[bets.dragon_bonus_player]\npay_table = \"table_1\"\n[ante]\namount = 100\nwaived_at = 5000\n", 4);
     run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
     // AU 11B.2: a side bet goes with an initial wager.
-    refused(
-        &mut t,
-        wager(1, Bet::DragonBonusPlayer, 1000),
-        "AU 11A.2, 11B.2",
-    );
+    refused(&mut t, wager(1, Bet::DragonBonusPlayer, 1000), "AU 11A.2, 11B.2");
     // AU 14.5: the ante comes with the wager.
-    refused(
-        &mut t,
-        wager(1, Bet::Player, 1000),
-        "AU 14.4-14.7: this wager needs an ante of 1.00",
-    );
+    refused(&mut t, wager(1, Bet::Player, 1000), "AU 14.4-14.7: this wager needs an ante of 1.00");
     let with_ante = |player: u32, bet: Bet, amount: i64| Command::PlaceWager {
         player,
         spot: Spot::Box(player as u8),
@@ -256,16 +181,8 @@ fn au_wager_rules() {
     run(&mut t, &mut log, wager(2, Bet::Banker, 6000));
     run(&mut t, &mut log, Command::CloseBetting);
     let ev = deal_out(&mut t, &mut log);
-    let antes: Vec<Money> = ev
-        .iter()
-        .filter_map(|e| {
-            if let Event::WagerSettled { ante, .. } = e {
-                Some(*ante)
-            } else {
-                None
-            }
-        })
-        .collect();
+    let antes: Vec<Money> =
+        ev.iter().filter_map(|e| if let Event::WagerSettled { ante, .. } = e { Some(*ante) } else { None }).collect();
     assert_eq!(antes, [Money(100), Money(100), Money(0), Money(0)]);
 }
 
@@ -289,19 +206,15 @@ fn nsw_banker_and_player_need_approval_and_the_differential_applies() {
         Event::WagerPlaced { wager } => wager.id,
         e => panic!("{e:?}"),
     };
-    refused(
-        &mut t,
-        Command::ApproveWager {
-            wager: combo.id - 1,
-        },
-        "needs no approval",
-    );
+    refused(&mut t, Command::ApproveWager { wager: combo.id - 1 }, "needs no approval");
     run(&mut t, &mut log, Command::ApproveWager { wager: approved });
     // Player 1's combination was not approved: returned at "no more bets". Then
     // Banker 13,000 vs Player 3,000 exceeds 5,000: the Banker side is cut pro rata
     // towards 8,000, each wager down to whole chips (NSW 6.2).
     let ev = run(&mut t, &mut log, Command::CloseBetting);
-    assert!(ev.iter().any(|e| matches!(e, Event::WagerReturned { wager, rule } if *wager == combo.id && rule.contains("NSW 5.6"))));
+    assert!(ev
+        .iter()
+        .any(|e| matches!(e, Event::WagerReturned { wager, rule } if *wager == combo.id && rule.contains("NSW 5.6"))));
     let reduced: Vec<Money> = ev
         .iter()
         .filter_map(|e| {
@@ -321,38 +234,17 @@ fn live_table(rulebook: &str, extra: &str) -> (Table, Vec<Event>) {
     let decks = s.config.decks;
     let mut t = Table::new(s);
     let ev = t
-        .execute(Command::StartShoe {
-            source: ShoeSource::Live { decks },
-            cut: None,
-            burn: None,
-            show_burn: false,
-        })
+        .execute(Command::StartShoe { source: ShoeSource::Live { decks }, cut: None, burn: None, show_burn: false })
         .unwrap();
     (t, ev)
 }
 
 fn card(t: &mut Table, log: &mut Vec<Event>, c: &str) -> Vec<Event> {
-    run(
-        t,
-        log,
-        Command::CardIn {
-            card: c.parse().unwrap(),
-            to: None,
-            face_up: true,
-        },
-    )
+    run(t, log, Command::CardIn { card: c.parse().unwrap(), to: None, face_up: true })
 }
 
 fn kinds(ev: &[Event]) -> Vec<IrregularityKind> {
-    ev.iter()
-        .filter_map(|e| {
-            if let Event::Irregularity { kind, .. } = e {
-                Some(*kind)
-            } else {
-                None
-            }
-        })
-        .collect()
+    ev.iter().filter_map(|e| if let Event::Irregularity { kind, .. } = e { Some(*kind) } else { None }).collect()
 }
 
 #[test]
@@ -362,10 +254,7 @@ fn live_cards_follow_the_due_positions_and_the_first_card_closes_betting() {
     run(&mut t, &mut log, wager(1, Bet::Player, 1000));
     assert_eq!(t.due(), None, "no card is due while betting is open");
     let ev = card(&mut t, &mut log, "6H");
-    assert!(
-        matches!(ev[0], Event::BettingClosed { .. }),
-        "NSW 5.4: the first card closes betting"
-    );
+    assert!(matches!(ev[0], Event::BettingClosed { .. }), "NSW 5.4: the first card closes betting");
     assert_eq!(t.due(), Some(Position::Banker1));
     card(&mut t, &mut log, "3S");
     card(&mut t, &mut log, "KD");
@@ -374,9 +263,7 @@ fn live_cards_follow_the_due_positions_and_the_first_card_closes_betting() {
     // Player 6 stands; Banker 3 draws (NSW 9.5).
     assert_eq!(t.due(), Some(Position::Banker3));
     let ev = card(&mut t, &mut log, "2C");
-    assert!(ev
-        .iter()
-        .any(|e| matches!(e, Event::CoupCompleted { summary, .. } if summary.banker_total == 5)));
+    assert!(ev.iter().any(|e| matches!(e, Event::CoupCompleted { summary, .. } if summary.banker_total == 5)));
     assert_eq!(t.phase(), Phase::Ready);
     assert!(Table::replay(setup("nsw-2021", ""), &log) == t);
 }
@@ -391,23 +278,11 @@ fn nsw_12_2_unauthorised_player_third_card_becomes_the_bankers_third() {
     let ev = run(
         &mut t,
         &mut log,
-        Command::CardIn {
-            card: "2C".parse().unwrap(),
-            to: Some(Position::Player3),
-            face_up: true,
-        },
+        Command::CardIn { card: "2C".parse().unwrap(), to: Some(Position::Player3), face_up: true },
     );
     assert_eq!(kinds(&ev), [IrregularityKind::PlayerThirdToBanker]);
-    assert!(ev.iter().any(|e| matches!(
-        e,
-        Event::CardDealt {
-            position: Position::Banker3,
-            ..
-        }
-    )));
-    assert!(ev
-        .iter()
-        .any(|e| matches!(e, Event::Irregularity { rule, .. } if rule.contains("NSW 12.2"))));
+    assert!(ev.iter().any(|e| matches!(e, Event::CardDealt { position: Position::Banker3, .. })));
+    assert!(ev.iter().any(|e| matches!(e, Event::Irregularity { rule, .. } if rule.contains("NSW 12.2"))));
 }
 
 #[test]
@@ -426,26 +301,16 @@ fn nsw_12_2_and_au_12_1_the_card_goes_to_the_next_coup_or_a_void_hand() {
         let ev = run(
             &mut t,
             &mut log,
-            Command::CardIn {
-                card: "9D".parse().unwrap(),
-                to: Some(Position::Player3),
-                face_up,
-            },
+            Command::CardIn { card: "9D".parse().unwrap(), to: Some(Position::Player3), face_up },
         );
         assert_eq!(kinds(&ev), [want]);
-        assert!(ev
-            .iter()
-            .any(|e| matches!(e, Event::Irregularity { rule, .. } if rule.contains("AU 12.1"))));
+        assert!(ev.iter().any(|e| matches!(e, Event::Irregularity { rule, .. } if rule.contains("AU 12.1"))));
         let ev = run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
         assert!(
             matches!(&ev[0], Event::BettingOpened { no_bet: n, first_card: Some(c), .. } if *n == no_bet && c.to_string() == "9D")
         );
         if no_bet {
-            refused(
-                &mut t,
-                wager(1, Bet::Player, 1000),
-                "no wagers are permitted in a no-bet coup",
-            );
+            refused(&mut t, wager(1, Bet::Player, 1000), "no wagers are permitted in a no-bet coup");
         }
         // The held card is the coup's first card; the next card in is the Banker's.
         let ev = card(&mut t, &mut log, "2S");
@@ -459,19 +324,8 @@ fn nsw_12_2_and_au_12_1_the_card_goes_to_the_next_coup_or_a_void_hand() {
                 }
             })
             .collect();
-        assert_eq!(
-            dealt,
-            [
-                (Position::Player1, "9D".to_string()),
-                (Position::Banker1, "2S".to_string())
-            ]
-        );
-        assert!(
-            Table::replay(
-                setup("au-casino", "[bets.tie]\npay_table = \"8_to_1\"\n"),
-                &log
-            ) == t
-        );
+        assert_eq!(dealt, [(Position::Player1, "9D".to_string()), (Position::Banker1, "2S".to_string())]);
+        assert!(Table::replay(setup("au-casino", "[bets.tie]\npay_table = \"8_to_1\"\n"), &log) == t);
     }
 }
 
@@ -485,17 +339,11 @@ fn nsw_12_3_excess_banker_card_starts_a_no_bet_coup() {
     let ev = run(
         &mut t,
         &mut log,
-        Command::CardIn {
-            card: "4D".parse().unwrap(),
-            to: Some(Position::Banker3),
-            face_up: false,
-        },
+        Command::CardIn { card: "4D".parse().unwrap(), to: Some(Position::Banker3), face_up: false },
     );
     assert_eq!(kinds(&ev), [IrregularityKind::ExcessCardToNoBetCoup]);
     let ev = run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
-    assert!(
-        matches!(&ev[0], Event::BettingOpened { no_bet: true, rule: Some(r), .. } if r.contains("NSW 12.4"))
-    );
+    assert!(matches!(&ev[0], Event::BettingOpened { no_bet: true, rule: Some(r), .. } if r.contains("NSW 12.4")));
 }
 
 #[test]
@@ -504,36 +352,16 @@ fn face_up_cards_in_the_shoe() {
     run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
     run(&mut t, &mut log, wager(1, Bet::Banker, 2000));
     // NSW 12.3: the first card found face up: no bets this coup; the wager comes back.
-    let ev = run(
-        &mut t,
-        &mut log,
-        Command::FaceUpInShoe {
-            card: "5H".parse().unwrap(),
-        },
-    );
+    let ev = run(&mut t, &mut log, Command::FaceUpInShoe { card: "5H".parse().unwrap() });
     assert_eq!(kinds(&ev), [IrregularityKind::FirstCardFaceUp]);
-    assert!(ev
-        .iter()
-        .any(|e| matches!(e, Event::WagerReturned { rule, .. } if rule.contains("NSW 12.3"))));
+    assert!(ev.iter().any(|e| matches!(e, Event::WagerReturned { rule, .. } if rule.contains("NSW 12.3"))));
     let ev = run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
     assert!(matches!(&ev[0], Event::BettingOpened { no_bet: true, .. }));
     card(&mut t, &mut log, "9C");
     // NSW 12.5: face up within a coup, it plays as dealt.
-    let ev = run(
-        &mut t,
-        &mut log,
-        Command::FaceUpInShoe {
-            card: "KH".parse().unwrap(),
-        },
-    );
+    let ev = run(&mut t, &mut log, Command::FaceUpInShoe { card: "KH".parse().unwrap() });
     assert_eq!(kinds(&ev), [IrregularityKind::FaceUpWithinCoup]);
-    assert!(ev.iter().any(|e| matches!(
-        e,
-        Event::CardDealt {
-            position: Position::Player2,
-            ..
-        }
-    )));
+    assert!(ev.iter().any(|e| matches!(e, Event::CardDealt { position: Position::Player2, .. })));
 }
 
 #[test]
@@ -547,16 +375,12 @@ fn nsw_12_11_a_foreign_card_voids_the_coup_and_ends_the_shoe() {
     // A fourth ace of spades cannot come from three decks.
     let ev = card(&mut t, &mut log, "AS");
     assert_eq!(kinds(&ev), [IrregularityKind::ForeignCard]);
-    assert!(ev.iter().any(|e| matches!(e, Event::WagerSettled { outcome: None, settlement, .. } if settlement.void == Money(1000))));
-    assert!(
-        matches!(ev.last(), Some(Event::ShoeEnded { reason, .. }) if reason.contains("NSW 12.11"))
-    );
+    assert!(ev
+        .iter()
+        .any(|e| matches!(e, Event::WagerSettled { outcome: None, settlement, .. } if settlement.void == Money(1000))));
+    assert!(matches!(ev.last(), Some(Event::ShoeEnded { reason, .. }) if reason.contains("NSW 12.11")));
     assert_eq!(t.phase(), Phase::ShoeOver);
-    refused(
-        &mut t,
-        Command::OpenBetting { no_bet: false },
-        "start a shoe first",
-    );
+    refused(&mut t, Command::OpenBetting { no_bet: false }, "start a shoe first");
 }
 
 #[test]
@@ -567,23 +391,11 @@ fn nsw_12_1_misdeal_void_or_reconstructed_with_withdrawal() {
     card(&mut t, &mut log, "2H");
     refused(
         &mut t,
-        Command::CardIn {
-            card: "3S".parse().unwrap(),
-            to: Some(Position::Player2),
-            face_up: true,
-        },
+        Command::CardIn { card: "3S".parse().unwrap(), to: Some(Position::Player2), face_up: true },
         "report a misdeal",
     );
-    let ev = run(
-        &mut t,
-        &mut log,
-        Command::Misdeal {
-            reconstructed: None,
-        },
-    );
-    assert!(ev
-        .iter()
-        .any(|e| matches!(e, Event::CoupVoided { rule, .. } if rule.contains("NSW 12.1"))));
+    let ev = run(&mut t, &mut log, Command::Misdeal { reconstructed: None });
+    assert!(ev.iter().any(|e| matches!(e, Event::CoupVoided { rule, .. } if rule.contains("NSW 12.1"))));
     assert_eq!(t.phase(), Phase::Ready);
     // A reconstruction: the cards in their proper order; then each player may withdraw.
     run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
@@ -597,31 +409,13 @@ fn nsw_12_1_misdeal_void_or_reconstructed_with_withdrawal() {
     }
     refused(
         &mut t,
-        Command::Misdeal {
-            reconstructed: Some(vec!["2H".parse().unwrap(), "3S".parse().unwrap()]),
-        },
+        Command::Misdeal { reconstructed: Some(vec!["2H".parse().unwrap(), "3S".parse().unwrap()]) },
         "exactly the cards dealt",
     );
-    let order: Vec<Card> = ["3S", "2H", "4D"]
-        .iter()
-        .map(|c| c.parse().unwrap())
-        .collect();
-    run(
-        &mut t,
-        &mut log,
-        Command::Misdeal {
-            reconstructed: Some(order),
-        },
-    );
+    let order: Vec<Card> = ["3S", "2H", "4D"].iter().map(|c| c.parse().unwrap()).collect();
+    run(&mut t, &mut log, Command::Misdeal { reconstructed: Some(order) });
     assert_eq!(t.phase(), Phase::Reconstruction);
-    run(
-        &mut t,
-        &mut log,
-        Command::WithdrawWager {
-            player: 1,
-            wager: id,
-        },
-    );
+    run(&mut t, &mut log, Command::WithdrawWager { player: 1, wager: id });
     run(&mut t, &mut log, Command::ResumeCoup);
     assert_eq!(t.due(), Some(Position::Banker2));
     assert!(Table::replay(setup("nsw-2021", ""), &log) == t);
@@ -633,17 +427,11 @@ fn cutting_card_during_a_coup_means_one_more_coup() {
     run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
     card(&mut t, &mut log, "7H");
     let ev = run(&mut t, &mut log, Command::CuttingCardOut);
-    assert!(
-        matches!(&ev[0], Event::CuttingCardOut { coups_left: 2, rule } if rule.contains("NSW 4.9"))
-    );
+    assert!(matches!(&ev[0], Event::CuttingCardOut { coups_left: 2, rule } if rule.contains("NSW 4.9")));
     for c in ["7S", "KD", "KC"] {
         card(&mut t, &mut log, c);
     }
-    assert_eq!(
-        t.phase(),
-        Phase::Ready,
-        "NSW 4.9: complete the coup, then one more"
-    );
+    assert_eq!(t.phase(), Phase::Ready, "NSW 4.9: complete the coup, then one more");
     run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
     let mut last = Vec::new();
     for c in ["9H", "2S", "KH", "KS"] {
@@ -653,9 +441,7 @@ fn cutting_card_during_a_coup_means_one_more_coup() {
     // NSW 4.10: out as a coup's first card, that coup is the last.
     let (mut t, mut log) = live_table("nsw-2021", "");
     let ev = run(&mut t, &mut log, Command::CuttingCardOut);
-    assert!(
-        matches!(&ev[0], Event::CuttingCardOut { coups_left: 1, rule } if rule.contains("NSW 4.10"))
-    );
+    assert!(matches!(&ev[0], Event::CuttingCardOut { coups_left: 1, rule } if rule.contains("NSW 4.10")));
 }
 
 #[test]
@@ -670,14 +456,8 @@ fn a_shuffled_shoe_runs_to_its_last_coup() {
         coups += 1;
         assert!(coups < 100);
     }
-    let cut_at = log
-        .iter()
-        .position(|e| matches!(e, Event::CuttingCardOut { .. }))
-        .expect("the cutting card came out");
-    let after = log[cut_at..]
-        .iter()
-        .filter(|e| matches!(e, Event::CoupClosed { .. }))
-        .count();
+    let cut_at = log.iter().position(|e| matches!(e, Event::CuttingCardOut { .. })).expect("the cutting card came out");
+    let after = log[cut_at..].iter().filter(|e| matches!(e, Event::CoupClosed { .. })).count();
     let coups_left = match &log[cut_at] {
         Event::CuttingCardOut { coups_left, .. } => *coups_left as usize,
         _ => unreachable!(),
@@ -700,12 +480,7 @@ fn an_uncut_pre_shuffled_shoe_runs_out_and_the_coup_is_void() {
     run(
         &mut t,
         &mut log,
-        Command::StartShoe {
-            source: ShoeSource::PreShuffled { cards },
-            cut: None,
-            burn: None,
-            show_burn: false,
-        },
+        Command::StartShoe { source: ShoeSource::PreShuffled { cards }, cut: None, burn: None, show_burn: false },
     );
     let mut voided = false;
     while t.phase() != Phase::ShoeOver {
@@ -720,12 +495,7 @@ fn an_uncut_pre_shuffled_shoe_runs_out_and_the_coup_is_void() {
     let mut t2 = Table::new(setup("nsw-2021", "decks = 3\n"));
     refused(
         &mut t2,
-        Command::StartShoe {
-            source: ShoeSource::PreShuffled { cards: bad },
-            cut: None,
-            burn: None,
-            show_burn: false,
-        },
+        Command::StartShoe { source: ShoeSource::PreShuffled { cards: bad }, cut: None, burn: None, show_burn: false },
         "NSW 12.11",
     );
     refused(
@@ -741,13 +511,8 @@ fn an_uncut_pre_shuffled_shoe_runs_out_and_the_coup_is_void() {
     refused(
         &mut t2,
         Command::StartShoe {
-            source: ShoeSource::Shuffle {
-                seed: Seed::from_u64(1).hex(),
-            },
-            cut: Some(Cut {
-                at: 10,
-                from_back: 20,
-            }),
+            source: ShoeSource::Shuffle { seed: Seed::from_u64(1).hex() },
+            cut: Some(Cut { at: 10, from_back: 20 }),
             burn: None,
             show_burn: false,
         },
@@ -766,20 +531,13 @@ fn eu_three_no_bet_coups_come_first() {
         &mut log,
         Command::StartShoe {
             source: ShoeSource::Shuffle { seed: seed.hex() },
-            cut: Some(Cut {
-                at: 100,
-                from_back: 20,
-            }),
+            cut: Some(Cut { at: 100, from_back: 20 }),
             burn: Some(baccarat_rules::BurnProcedure::ThreeNoBetCoups),
             show_burn: false,
         },
     );
     for _ in 0..3 {
-        refused(
-            &mut t,
-            Command::OpenBetting { no_bet: false },
-            "EU 3.1.2-3.3",
-        );
+        refused(&mut t, Command::OpenBetting { no_bet: false }, "EU 3.1.2-3.3");
         run(&mut t, &mut log, Command::OpenBetting { no_bet: true });
         run(&mut t, &mut log, Command::CloseBetting);
         deal_out(&mut t, &mut log);
@@ -801,101 +559,45 @@ fn dealing_table(rulebook: &str, extra: &str, stake: i64) -> (Table, Vec<Event>)
 #[test]
 fn nsw_12_13_scanner_discrepancy_confirmed_or_void() {
     let (mut t, mut log) = dealing_table("nsw-2021", "", 1000);
-    let cards: Vec<Card> = ["9H", "3S", "KD", "KC"]
-        .iter()
-        .map(|c| c.parse().unwrap())
-        .collect();
-    let ev = run(
-        &mut t,
-        &mut log,
-        Command::ScannerDiscrepancy {
-            confirmed: Some(cards),
-        },
-    );
-    assert!(ev
-        .iter()
-        .any(|e| matches!(e, Event::CoupCompleted { summary, .. } if summary.player_total == 9)));
+    let cards: Vec<Card> = ["9H", "3S", "KD", "KC"].iter().map(|c| c.parse().unwrap()).collect();
+    let ev = run(&mut t, &mut log, Command::ScannerDiscrepancy { confirmed: Some(cards) });
+    assert!(ev.iter().any(|e| matches!(e, Event::CoupCompleted { summary, .. } if summary.player_total == 9)));
     let (mut t, mut log) = dealing_table("nsw-2021", "", 1000);
-    let ev = run(
-        &mut t,
-        &mut log,
-        Command::ScannerDiscrepancy { confirmed: None },
-    );
-    assert!(ev
-        .iter()
-        .any(|e| matches!(e, Event::CoupVoided { rule, .. } if rule.contains("NSW 12.13"))));
-    assert_eq!(
-        ev.iter()
-            .filter(|e| matches!(e, Event::WagerSettled { outcome: None, .. }))
-            .count(),
-        2
-    );
+    let ev = run(&mut t, &mut log, Command::ScannerDiscrepancy { confirmed: None });
+    assert!(ev.iter().any(|e| matches!(e, Event::CoupVoided { rule, .. } if rule.contains("NSW 12.13"))));
+    assert_eq!(ev.iter().filter(|e| matches!(e, Event::WagerSettled { outcome: None, .. })).count(), 2);
 }
 
 #[test]
 fn nsw_14_4_invalidation_refunds_or_forfeits() {
     let (mut t, mut log) = dealing_table("nsw-2021", "", 1000);
     let ev = run(&mut t, &mut log, Command::Invalidate { forfeit: vec![2] });
-    let nets: Vec<Money> = ev
-        .iter()
-        .filter_map(|e| {
-            if let Event::WagerSettled { settlement, .. } = e {
-                Some(settlement.player_net())
-            } else {
-                None
-            }
-        })
-        .collect();
+    let nets: Vec<Money> =
+        ev.iter()
+            .filter_map(|e| {
+                if let Event::WagerSettled { settlement, .. } = e {
+                    Some(settlement.player_net())
+                } else {
+                    None
+                }
+            })
+            .collect();
     assert_eq!(nets, [Money(0), Money(-1000)]);
 }
 
 #[test]
 fn nsw_13_shuffler_malfunction() {
     let (mut t, mut log) = dealing_table("nsw-2021", "", 1000);
-    let ev = run(
-        &mut t,
-        &mut log,
-        Command::ShufflerMalfunction {
-            disadvantage: true,
-            other_device: true,
-        },
-    );
-    assert!(ev
-        .iter()
-        .any(|e| matches!(e, Event::CoupVoided { rule, .. } if rule.contains("13.4"))));
+    let ev = run(&mut t, &mut log, Command::ShufflerMalfunction { disadvantage: true, other_device: true });
+    assert!(ev.iter().any(|e| matches!(e, Event::CoupVoided { rule, .. } if rule.contains("13.4"))));
     let (mut t, mut log) = dealing_table("nsw-2021", "", 1000);
-    run(
-        &mut t,
-        &mut log,
-        Command::ShufflerMalfunction {
-            disadvantage: false,
-            other_device: true,
-        },
-    );
+    run(&mut t, &mut log, Command::ShufflerMalfunction { disadvantage: false, other_device: true });
     assert_eq!(t.phase(), Phase::Dealing, "NSW 13.2: the game continues");
     let (mut t, mut log) = dealing_table("nsw-2021", "", 1000);
-    run(
-        &mut t,
-        &mut log,
-        Command::ShufflerMalfunction {
-            disadvantage: false,
-            other_device: false,
-        },
-    );
-    assert_eq!(
-        t.phase(),
-        Phase::Reconstruction,
-        "NSW 13.5.1: each player may take their wager back"
-    );
+    run(&mut t, &mut log, Command::ShufflerMalfunction { disadvantage: false, other_device: false });
+    assert_eq!(t.phase(), Phase::Reconstruction, "NSW 13.5.1: each player may take their wager back");
     let id = t.state().coup.wagers[0].id;
-    run(
-        &mut t,
-        &mut log,
-        Command::WithdrawWager {
-            player: 1,
-            wager: id,
-        },
-    );
+    run(&mut t, &mut log, Command::WithdrawWager { player: 1, wager: id });
     run(&mut t, &mut log, Command::ResumeCoup);
     assert_eq!(t.state().coup.wagers.len(), 1);
 }
@@ -908,7 +610,105 @@ fn wrong_hand_stands_except_where_au_15_9_voids_it() {
     assert_eq!(t.phase(), Phase::Dealing);
     let (mut t, mut log) = dealing_table("au-casino", "[bets.tie]\npay_table = \"8_to_1\"\n", 2000);
     let ev = run(&mut t, &mut log, Command::WrongHand { void_hand: true });
-    assert!(ev
-        .iter()
-        .any(|e| matches!(e, Event::CoupVoided { rule, .. } if rule.contains("AU 15.9"))));
+    assert!(ev.iter().any(|e| matches!(e, Event::CoupVoided { rule, .. } if rule.contains("AU 15.9"))));
+}
+
+fn seat_wager(player: u32, seat: u8, bet: Bet, amount: i64) -> Command {
+    Command::PlaceWager { player, spot: Spot::Box(seat), bet, amount: Money(amount), ante: Money(0) }
+}
+
+fn shown(t: &Table, viewer: Option<u32>) -> Vec<Option<String>> {
+    t.view(viewer).into_iter().map(|(_, c)| c.map(|c| c.to_string())).collect()
+}
+
+#[test]
+fn method_b_highest_wager_squeezes_and_the_hands_are_never_out_together() {
+    let (mut t, mut log) = live_table("nsw-2021", "dealing = \"method_b\"\n");
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, seat_wager(1, 1, Bet::Player, 2000));
+    run(&mut t, &mut log, seat_wager(2, 5, Bet::Player, 2000));
+    run(&mut t, &mut log, seat_wager(3, 3, Bet::Banker, 1000));
+    let mut ev = Vec::new();
+    for c in ["2H", "3S", "3D", "KC"] {
+        ev = card(&mut t, &mut log, c);
+    }
+    // NSW 8.10: equal highest wagers: the seat nearest the dealer's right (seat 5).
+    assert!(ev.iter().any(|e| matches!(e, Event::HandPassed { side: baccarat_rules::Side::Player, to: Some(2), .. })));
+    assert_eq!(shown(&t, None), [None, None, None, None], "nobody else sees a card before it is exposed");
+    assert_eq!(shown(&t, Some(1)), [None, None, None, None]);
+    assert_eq!(shown(&t, Some(2)), [Some("2H".into()), None, Some("3D".into()), None]);
+    // NSW 8.13 / 8.15.2: nothing more is dealt while a hand is out.
+    refused(
+        &mut t,
+        Command::CardIn { card: "5C".parse().unwrap(), to: None, face_up: false },
+        "exposed before another card",
+    );
+    refused(
+        &mut t,
+        Command::Expose { side: baccarat_rules::Side::Player, player: Some(1) },
+        "only the player holding the hand",
+    );
+    let ev = run(&mut t, &mut log, Command::Expose { side: baccarat_rules::Side::Player, player: Some(2) });
+    assert!(ev.iter().any(|e| matches!(e, Event::HandPassed { side: baccarat_rules::Side::Banker, to: Some(3), .. })));
+    assert_eq!(shown(&t, None), [Some("2H".into()), None, Some("3D".into()), None]);
+    // Player 3 declines: nobody else bet on Banker, so the dealer keeps and turns it (NSW 8.14).
+    let ev = run(&mut t, &mut log, Command::DeclineCards { player: 3 });
+    assert!(ev.iter().any(|e| matches!(e, Event::HandExposed { side: baccarat_rules::Side::Banker, by: None })));
+    // Player 5 draws; the third card goes face down to the Player's holder again (NSW 8.16).
+    let ev = card(&mut t, &mut log, "5C");
+    assert!(ev.iter().any(|e| matches!(e, Event::HandPassed { side: baccarat_rules::Side::Player, to: Some(2), .. })));
+    assert_eq!(shown(&t, None)[4], None);
+    run(&mut t, &mut log, Command::Expose { side: baccarat_rules::Side::Player, player: Some(2) });
+    // Banker 3 with a third card 5 draws (NSW 9.4); the dealer holds the Banker's hand.
+    let ev = card(&mut t, &mut log, "AD");
+    assert!(ev.iter().any(|e| matches!(e, Event::CoupCompleted { .. })), "{ev:?}");
+    assert!(Table::replay(setup("nsw-2021", "dealing = \"method_b\"\n"), &log) == t);
+}
+
+#[test]
+fn au_style_b_offers_equal_wagers_to_the_lowest_seat_and_style_c_turns_all_four() {
+    let extra = "dealing = \"style_b\"\n[bets.tie]\npay_table = \"8_to_1\"\n";
+    let (mut t, mut log) = live_table("au-casino", extra);
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, seat_wager(1, 2, Bet::Player, 2000));
+    run(&mut t, &mut log, seat_wager(2, 6, Bet::Player, 2000));
+    let mut ev = Vec::new();
+    for c in ["2H", "3S", "4D", "KC"] {
+        ev = card(&mut t, &mut log, c);
+    }
+    assert!(
+        ev.iter().any(|e| matches!(e, Event::HandPassed { side: baccarat_rules::Side::Player, to: Some(1), .. })),
+        "AU 8.9(b)"
+    );
+    let (mut t, mut log) = live_table("au-casino", "dealing = \"style_c\"\n[bets.tie]\npay_table = \"8_to_1\"\n");
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    for c in ["2H", "3S", "4D"] {
+        card(&mut t, &mut log, c);
+    }
+    assert_eq!(shown(&t, None), [None, None, None], "AU 8.19: face down until the dealer turns them");
+    card(&mut t, &mut log, "KC");
+    assert_eq!(shown(&t, None), [Some("2H".into()), Some("3S".into()), Some("4D".into()), Some("KC".into())]);
+}
+
+#[test]
+fn method_c_marker_holds_the_banker_hand_until_it_loses() {
+    let extra = "dealing = \"method_c\"\n";
+    let (mut t, mut log) = live_table("nsw-2021", extra);
+    refused(&mut t, Command::TakeMarker { player: 9, seat: 0 }, "must be seated");
+    run(&mut t, &mut log, Command::TakeMarker { player: 9, seat: 14 });
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, seat_wager(9, 14, Bet::Banker, 2000));
+    run(&mut t, &mut log, seat_wager(1, 1, Bet::Player, 2000));
+    let mut ev = Vec::new();
+    for c in ["9H", "3S", "KD", "2C"] {
+        ev = card(&mut t, &mut log, c);
+    }
+    // NSW 8.23-8.24: the dealer keeps and turns the Player's hand; the Banker's goes to the marker.
+    assert!(ev.iter().any(|e| matches!(e, Event::HandExposed { side: baccarat_rules::Side::Player, by: None })));
+    assert!(ev.iter().any(|e| matches!(e, Event::HandPassed { side: baccarat_rules::Side::Banker, to: Some(9), .. })));
+    let ev = run(&mut t, &mut log, Command::Expose { side: baccarat_rules::Side::Banker, player: Some(9) });
+    // Player 9 natural beats Banker 5: the marker is released (NSW 8.26).
+    assert!(ev.iter().any(|e| matches!(e, Event::MarkerReleased { from_seat: 14, .. })));
+    assert_eq!(t.state().marker, None);
+    assert!(Table::replay(setup("nsw-2021", extra), &log) == t);
 }

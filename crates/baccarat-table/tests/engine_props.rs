@@ -44,26 +44,14 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-const BETS: [Bet; 6] = [
-    Bet::Player,
-    Bet::Banker,
-    Bet::Tie,
-    Bet::PlayerPair,
-    Bet::BankerPair,
-    Bet::SuperSix,
-];
+const BETS: [Bet; 6] = [Bet::Player, Bet::Banker, Bet::Tie, Bet::PlayerPair, Bet::BankerPair, Bet::SuperSix];
 
 fn command(o: &Op, placed: &[WagerId]) -> Command {
     let id = |i: &usize| placed.get(*i).copied().unwrap_or(9_999);
     match o {
         Op::Start(s, at) => Command::StartShoe {
-            source: ShoeSource::Shuffle {
-                seed: Seed::from_u64(*s).hex(),
-            },
-            cut: Some(Cut {
-                at: *at,
-                from_back: 20,
-            }),
+            source: ShoeSource::Shuffle { seed: Seed::from_u64(*s).hex() },
+            cut: Some(Cut { at: *at, from_back: 20 }),
             burn: None,
             show_burn: false,
         },
@@ -75,10 +63,7 @@ fn command(o: &Op, placed: &[WagerId]) -> Command {
             amount: Money(*a),
             ante: Money(0),
         },
-        Op::Withdraw(p, i) => Command::WithdrawWager {
-            player: *p,
-            wager: id(i),
-        },
+        Op::Withdraw(p, i) => Command::WithdrawWager { player: *p, wager: id(i) },
         Op::Approve(i) => Command::ApproveWager { wager: id(i) },
         Op::Refuse(i) => Command::RefuseWager { wager: id(i) },
         Op::Close => Command::CloseBetting,
@@ -151,10 +136,7 @@ fn z_the_random_sequences_settle_wagers() {
     let mut runner = proptest::test_runner::TestRunner::deterministic();
     let mut total = 0;
     for _ in 0..100 {
-        let ops = prop::collection::vec(op(), 1..400)
-            .new_tree(&mut runner)
-            .unwrap()
-            .current();
+        let ops = prop::collection::vec(op(), 1..400).new_tree(&mut runner).unwrap().current();
         let mut t = Table::new(setup("nsw-2021", "[bets.player_pair]\n"));
         let mut placed = Vec::new();
         for o in [Op::Start(1, 200)].iter().chain(&ops) {
@@ -169,8 +151,5 @@ fn z_the_random_sequences_settle_wagers() {
             }
         }
     }
-    assert!(
-        total > 300,
-        "only {total} wagers settled in 100 random sequences"
-    );
+    assert!(total > 300, "only {total} wagers settled in 100 random sequences");
 }

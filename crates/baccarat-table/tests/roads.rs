@@ -7,18 +7,11 @@ fn marks(r: &Roads, k: usize) -> String {
 }
 
 fn ask(r: &Roads, next: RoadResult) -> String {
-    r.ask(next)
-        .iter()
-        .map(|m| m.map_or('-', Mark::letter))
-        .collect()
+    r.ask(next).iter().map(|m| m.map_or('-', Mark::letter)).collect()
 }
 
 fn cells(r: &Roads) -> Vec<(char, usize, usize, u32)> {
-    r.big_road()
-        .iter()
-        .flatten()
-        .map(|c| (c.result.letter(), c.col, c.row, c.ties))
-        .collect()
+    r.big_road().iter().flatten().map(|c| (c.result.letter(), c.col, c.row, c.ties)).collect()
 }
 
 /// Columns [B,B] [P,P,P] [B]: big eye boy starts at column 1 row 1.
@@ -104,26 +97,10 @@ fn dragon_tail_turns_right_at_the_sixth_row_and_above_older_tails() {
     // Six Players: column 1 down to row 4 (row 5 is the tail), then right on row 4.
     assert_eq!(
         &c[8..14],
-        &[
-            ('P', 1, 0, 0),
-            ('P', 1, 1, 0),
-            ('P', 1, 2, 0),
-            ('P', 1, 3, 0),
-            ('P', 1, 4, 0),
-            ('P', 2, 4, 0)
-        ]
+        &[('P', 1, 0, 0), ('P', 1, 1, 0), ('P', 1, 2, 0), ('P', 1, 3, 0), ('P', 1, 4, 0), ('P', 2, 4, 0)]
     );
     // Five Bankers: column 2 down to row 3, then right on row 3.
-    assert_eq!(
-        &c[14..],
-        &[
-            ('B', 2, 0, 0),
-            ('B', 2, 1, 0),
-            ('B', 2, 2, 0),
-            ('B', 2, 3, 0),
-            ('B', 3, 3, 0)
-        ]
-    );
+    assert_eq!(&c[14..], &[('B', 2, 0, 0), ('B', 2, 1, 0), ('B', 2, 2, 0), ('B', 2, 3, 0), ('B', 3, 3, 0)]);
     // The derived roads follow logical columns (lengths 8, 6, 5), not the drawing:
     // big eye boy (1,1)..(1,5): col0 len 8 never equals 1..5 -> R R R R R;
     // (2,0): 6 vs 8 -> B; (2,1)..(2,4): col1 len 6 -> R R R R.
@@ -133,18 +110,8 @@ fn dragon_tail_turns_right_at_the_sixth_row_and_above_older_tails() {
 #[test]
 fn markers_are_kept_on_cells_and_bead_plate() {
     let mut r = Roads::new();
-    r.push(RoadEntry {
-        result: RoadResult::Banker,
-        player_pair: true,
-        banker_pair: false,
-        natural: true,
-    });
-    r.push(RoadEntry {
-        result: RoadResult::Tie,
-        player_pair: false,
-        banker_pair: true,
-        natural: false,
-    });
+    r.push(RoadEntry { result: RoadResult::Banker, player_pair: true, banker_pair: false, natural: true });
+    r.push(RoadEntry { result: RoadResult::Tie, player_pair: false, banker_pair: true, natural: false });
     let cell = r.big_road()[0][0];
     assert!(cell.player_pair && cell.natural && !cell.banker_pair);
     assert_eq!(cell.ties, 1);

@@ -18,11 +18,7 @@ fn the_stream_is_rfc_7539_chacha20() {
 }
 
 fn order(cards: &[Card]) -> String {
-    cards
-        .iter()
-        .map(|c| c.to_string())
-        .collect::<Vec<_>>()
-        .join(" ")
+    cards.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ")
 }
 
 #[test]
@@ -49,10 +45,7 @@ fn one_deck_golden_orders() {
 fn eight_deck_golden_digest() {
     let (cards, _) = shuffled(8, &Seed::from_u64(2026));
     let digest = hex(&Sha256::digest(order(&cards).as_bytes()));
-    assert_eq!(
-        digest,
-        include_str!("golden/shuffle_8_decks_2026.sha256").trim()
-    );
+    assert_eq!(digest, include_str!("golden/shuffle_8_decks_2026.sha256").trim());
     // A permutation: every card eight times.
     let mut sorted = cards.clone();
     sorted.sort();
@@ -66,10 +59,7 @@ fn eight_deck_golden_digest() {
 #[test]
 fn commitment_is_sha256_of_the_seed() {
     // SHA-256 of 32 zero bytes.
-    assert_eq!(
-        Seed([0; 32]).commitment_hex(),
-        "66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925"
-    );
+    assert_eq!(Seed([0; 32]).commitment_hex(), "66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925");
 }
 
 /// Worked by hand from the RFC keystream 76 b8 e0 ad a0 f1 …, read as 16-bit

@@ -10,11 +10,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(
-    name = "baccarat",
-    version,
-    about = "Casino baccarat from real rulebooks: exact odds and rulebook profiles"
-)]
+#[command(name = "baccarat", version, about = "Casino baccarat from real rulebooks: exact odds and rulebook profiles")]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -4,10 +4,7 @@
 use std::process::{Command, Output};
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_baccarat"))
-        .args(args)
-        .output()
-        .expect("run baccarat")
+    Command::new(env!("CARGO_BIN_EXE_baccarat")).args(args).output().expect("run baccarat")
 }
 
 fn stdout(o: &Output) -> String {
@@ -24,11 +21,7 @@ fn refused(args: &[&str], needle: &str) {
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
     assert!(err.starts_with("error: "), "{args:?}: {err}");
-    assert_eq!(
-        err.trim_end().lines().count(),
-        1,
-        "{args:?}: one line: {err}"
-    );
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: one line: {err}");
     assert!(err.contains(needle), "{args:?}: {err:?} lacks {needle:?}");
     assert!(!err.contains("panicked"), "{err}");
 }
@@ -50,9 +43,7 @@ fn odds_json_has_the_documented_shape_and_figures() {
     assert_eq!(v["decks"], 8);
     let bets = v["bets"].as_array().unwrap();
     let find = |bet: &str, table: &str| {
-        bets.iter()
-            .find(|b| b["bet"] == bet && b["pay_table"] == table)
-            .unwrap_or_else(|| panic!("{bet} {table}"))
+        bets.iter().find(|b| b["bet"] == bet && b["pay_table"] == table).unwrap_or_else(|| panic!("{bet} {table}"))
     };
     let banker = find("banker", "commission");
     assert!((banker["house_edge"].as_f64().unwrap() - 0.010579).abs() < 5e-7);
@@ -60,19 +51,12 @@ fn odds_json_has_the_documented_shape_and_figures() {
     let lines = banker["outcomes"].as_array().unwrap();
     assert_eq!(lines[0]["outcome"], "win");
     assert_eq!(lines[0]["pays"], "19:20");
-    let total: f64 = lines
-        .iter()
-        .map(|l| l["probability"].as_f64().unwrap())
-        .sum();
+    let total: f64 = lines.iter().map(|l| l["probability"].as_f64().unwrap()).sum();
     assert!((total - 1.0).abs() < 1e-12);
     assert_eq!(find("tie", "9_to_1")["outcomes"][0]["pays"], "9:1");
     assert_eq!(
-        find("player", "two_to_one")["outcomes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|l| l["outcome"] == "tie")
-            .unwrap()["pays"],
+        find("player", "two_to_one")["outcomes"].as_array().unwrap().iter().find(|l| l["outcome"] == "tie").unwrap()
+            ["pays"],
         "lose"
     );
     // Every wager of the rulebook, once per pay table: 2+4+2 main, 2+2 any pair,
@@ -83,15 +67,8 @@ fn odds_json_has_the_documented_shape_and_figures() {
 #[test]
 fn odds_for_a_remaining_shoe_and_main_only_agree() {
     let shoe = "28,32,32,31,32,30,32,32,29,32,31,32,32";
-    let full: serde_json::Value = serde_json::from_str(&stdout(&run(&[
-        "odds",
-        "--rulebook",
-        "nsw-2021",
-        "--shoe",
-        shoe,
-        "--json",
-    ])))
-    .unwrap();
+    let full: serde_json::Value =
+        serde_json::from_str(&stdout(&run(&["odds", "--rulebook", "nsw-2021", "--shoe", shoe, "--json"]))).unwrap();
     let fast: serde_json::Value = serde_json::from_str(&stdout(&run(&[
         "odds",
         "--rulebook",
@@ -116,41 +93,18 @@ fn odds_for_a_remaining_shoe_and_main_only_agree() {
 
 #[test]
 fn nsw_four_decks_leaves_out_the_six_or_eight_deck_wagers() {
-    let v: serde_json::Value = serde_json::from_str(&stdout(&run(&[
-        "odds",
-        "--rulebook",
-        "nsw-2021",
-        "--decks",
-        "4",
-        "--json",
-    ])))
-    .unwrap();
-    let skipped: Vec<&str> = v["skipped"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["bet"].as_str().unwrap())
-        .collect();
-    assert!(
-        skipped.contains(&"tiger") && skipped.contains(&"player_pair"),
-        "{skipped:?}"
-    );
-    assert!(v["bets"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|b| b["bet"] == "super_six"));
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(&run(&["odds", "--rulebook", "nsw-2021", "--decks", "4", "--json"]))).unwrap();
+    let skipped: Vec<&str> = v["skipped"].as_array().unwrap().iter().map(|s| s["bet"].as_str().unwrap()).collect();
+    assert!(skipped.contains(&"tiger") && skipped.contains(&"player_pair"), "{skipped:?}");
+    assert!(v["bets"].as_array().unwrap().iter().any(|b| b["bet"] == "super_six"));
 }
 
 #[test]
 fn text_report_and_profiles() {
     let o = run(&["odds"]);
     assert!(o.status.success());
-    assert!(
-        stdout(&o).contains("4,998,398,275,503,360"),
-        "{}",
-        stdout(&o)
-    );
+    assert!(stdout(&o).contains("4,998,398,275,503,360"), "{}", stdout(&o));
     let o = run(&["profiles"]);
     let out = stdout(&o);
     for id in ["nsw-2021", "au-casino", "resort-house", "european-casino"] {
@@ -167,37 +121,16 @@ fn text_report_and_profiles() {
 
 #[test]
 fn bad_input_is_refused_in_one_line() {
-    refused(
-        &["odds", "--rulebook", "macau"],
-        "unknown rulebook \"macau\"",
-    );
+    refused(&["odds", "--rulebook", "macau"], "unknown rulebook \"macau\"");
     refused(
         &["odds", "--rulebook", "european-casino", "--decks", "6"],
         "european-casino allows [8] decks, not 6 (EU 1.3)",
     );
     refused(&["odds", "--shoe", "4,4,4"], "give 13 counts by rank");
-    refused(
-        &["odds", "--shoe", "4,-4,4,4,4,4,4,4,4,4,4,4,4"],
-        "count 2 (2) is \"-4\"",
-    );
-    refused(
-        &["odds", "--shoe", "1,1,1,1,1,0,0,0,0,0,0,0,0"],
-        "5 cards is too few",
-    );
-    refused(
-        &[
-            "odds",
-            "--decks",
-            "6",
-            "--shoe",
-            "25,4,4,4,4,4,4,4,4,4,4,4,4",
-        ],
-        "25 As is more than 6 decks hold (24)",
-    );
-    refused(
-        &["odds", "--rulebook", "no/such/file.toml"],
-        "cannot read profile",
-    );
+    refused(&["odds", "--shoe", "4,-4,4,4,4,4,4,4,4,4,4,4,4"], "count 2 (2) is \"-4\"");
+    refused(&["odds", "--shoe", "1,1,1,1,1,0,0,0,0,0,0,0,0"], "5 cards is too few");
+    refused(&["odds", "--decks", "6", "--shoe", "25,4,4,4,4,4,4,4,4,4,4,4,4"], "25 As is more than 6 decks hold (24)");
+    refused(&["odds", "--rulebook", "no/such/file.toml"], "cannot read profile");
     let bad = tmp("bad.toml", "id = \"x\"\ntitle = [\n");
     refused(&["odds", "--rulebook", &bad], "line 2");
     refused(&["profile", "check", &bad], "line 2");
@@ -220,20 +153,13 @@ fn checks_list_every_problem() {
             && err.contains("bets.tie.pay_tables.9_to_1.pays.win"),
         "{err}"
     );
-    let good = tmp(
-        "au-good.toml",
-        baccarat_rules::profiles::builtin_text("au-casino").unwrap(),
-    );
+    let good = tmp("au-good.toml", baccarat_rules::profiles::builtin_text("au-casino").unwrap());
     assert!(run(&["profile", "check", &good]).status.success());
 
     let t = tmp("table.toml", "rulebook = \"au-casino\"\ndecks = 8\nchip = 100\nmin = 1000\nmax = 100000\n[bets.tie]\npay_table = \"9_to_1\"\n[bets.perfect_pair_player]\npay_table = \"scale_two\"\n[bets.lucky_match_banker]\npay_table = \"scale_one\"\n");
     let o = run(&["table", "check", &t]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("AU 11A.1A") && stderr(&o).contains("AU 11D.2"),
-        "{}",
-        stderr(&o)
-    );
+    assert!(stderr(&o).contains("AU 11A.1A") && stderr(&o).contains("AU 11D.2"), "{}", stderr(&o));
     let ok = tmp("table-ok.toml", "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 100000\ndifferential = 200000\n[bets.tiger]\n[bets.tiger_pair]\n");
     let o = run(&["table", "check", &ok]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -249,12 +175,7 @@ fn run_stdin(args: &[&str], input: &str) -> Output {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
     child.wait_with_output().unwrap()
 }
 
@@ -273,11 +194,7 @@ fn roads_json_from_stdin() {
     assert!(v["ask"]["player"]["cockroach_pig"].is_null());
     let o = run_stdin(&["roads"], "BP?B");
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).starts_with("error: results: character 3 is '?'"),
-        "{}",
-        stderr(&o)
-    );
+    assert!(stderr(&o).starts_with("error: results: character 3 is '?'"), "{}", stderr(&o));
 }
 
 #[test]
@@ -307,15 +224,9 @@ fn simulate_json_is_reproducible_across_threads() {
         "--json",
     ]);
     assert!(a.status.success(), "{}", stderr(&a));
-    assert!(
-        stderr(&a).is_empty(),
-        "no progress bar when not on a terminal: {}",
-        stderr(&a)
-    );
-    let (va, vb): (serde_json::Value, serde_json::Value) = (
-        serde_json::from_str(&stdout(&a)).unwrap(),
-        serde_json::from_str(&stdout(&b)).unwrap(),
-    );
+    assert!(stderr(&a).is_empty(), "no progress bar when not on a terminal: {}", stderr(&a));
+    let (va, vb): (serde_json::Value, serde_json::Value) =
+        (serde_json::from_str(&stdout(&a)).unwrap(), serde_json::from_str(&stdout(&b)).unwrap());
     assert_eq!(va["coups"], vb["coups"]);
     assert_eq!(va["bets"], vb["bets"]);
     assert_eq!(va["burn"], "TurnAndBurn");
@@ -334,9 +245,7 @@ fn simulate_json_is_reproducible_across_threads() {
 #[test]
 fn simulate_with_a_table_config_plays_its_offers() {
     let t = tmp("sim-table.toml", "rulebook = \"nsw-2021\"\ndecks = 6\nvariant = \"even_money\"\nchip = 100\nmin = 1000\nmax = 100000\n[bets.super_six]\n");
-    let o = run(&[
-        "simulate", "--table", &t, "--shoes", "50", "--seed", "1", "--json",
-    ]);
+    let o = run(&["simulate", "--table", &t, "--shoes", "50", "--seed", "1", "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["decks"], 6);
@@ -344,50 +253,22 @@ fn simulate_with_a_table_config_plays_its_offers() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|b| {
-            format!(
-                "{}/{}",
-                b["bet"].as_str().unwrap(),
-                b["pay_table"].as_str().unwrap()
-            )
-        })
+        .map(|b| format!("{}/{}", b["bet"].as_str().unwrap(), b["pay_table"].as_str().unwrap()))
         .collect();
-    assert_eq!(
-        ids,
-        [
-            "player/standard",
-            "banker/even_money",
-            "tie/8_to_1",
-            "super_six/super_six"
-        ]
-    );
+    assert_eq!(ids, ["player/standard", "banker/even_money", "tie/8_to_1", "super_six/super_six"]);
 }
 
 #[test]
 fn simulate_refuses_bad_input() {
     refused(&["simulate", "--shoes", "0"], "--shoes: 0 is outside");
-    refused(
-        &["simulate", "--seed", "xyz"],
-        "--seed: \"xyz\" is neither a number nor 64 hex digits",
-    );
+    refused(&["simulate", "--seed", "xyz"], "--seed: \"xyz\" is neither a number nor 64 hex digits");
     refused(
         &["simulate", "--cutting-card", "5", "--shoes", "1"],
         "--cutting-card: 5 cards from the back is outside 20 to 364",
     );
     refused(
-        &[
-            "simulate",
-            "--rulebook",
-            "european-casino",
-            "--burn",
-            "burn_one",
-            "--shoes",
-            "1",
-        ],
+        &["simulate", "--rulebook", "european-casino", "--burn", "burn_one", "--shoes", "1"],
         "--burn: european-casino does not name BurnOne",
     );
-    refused(
-        &["simulate", "--threads", "0", "--shoes", "1"],
-        "--threads: 0 is outside 1 to 256",
-    );
+    refused(&["simulate", "--threads", "0", "--shoes", "1"], "--threads: 0 is outside 1 to 256");
 }

@@ -17,23 +17,17 @@ pub fn due(cards: &[(Position, Card, bool)]) -> Option<Position> {
     let (pt, bt) = initial_totals(cards);
     match player_action(pt, bt) {
         PlayerAction::Natural => None,
-        PlayerAction::Stand => {
-            (banker_draws(bt, None) && !has(Position::Banker3)).then_some(Position::Banker3)
-        }
+        PlayerAction::Stand => (banker_draws(bt, None) && !has(Position::Banker3)).then_some(Position::Banker3),
         PlayerAction::Draw => match cards.iter().find(|c| c.0 == Position::Player3) {
             None => Some(Position::Player3),
-            Some(p3) => (banker_draws(bt, Some(p3.1.point())) && !has(Position::Banker3))
-                .then_some(Position::Banker3),
+            Some(p3) => (banker_draws(bt, Some(p3.1.point())) && !has(Position::Banker3)).then_some(Position::Banker3),
         },
     }
 }
 
 fn initial_totals(cards: &[(Position, Card, bool)]) -> (u8, u8) {
-    let initial: Vec<(Position, Card, bool)> = cards
-        .iter()
-        .filter(|c| Position::INITIAL.contains(&c.0))
-        .copied()
-        .collect();
+    let initial: Vec<(Position, Card, bool)> =
+        cards.iter().filter(|c| Position::INITIAL.contains(&c.0)).copied().collect();
     totals(&initial)
 }
 
@@ -59,22 +53,13 @@ pub fn start_shoe(
     let t = &*o.t;
     match t.phase() {
         super::Phase::NoShoe | Phase::Ready | Phase::ShoeOver => {}
-        _ => {
-            return Err(Refusal::new(
-                "NSW 3.10",
-                "the cards may be replaced only when no coup is in progress",
-            ))
-        }
+        _ => return Err(Refusal::new("NSW 3.10", "the cards may be replaced only when no coup is in progress")),
     }
     if let Some(b) = burn {
         if !t.rb().procedures.burn.contains(&b) {
             return Err(Refusal::new(
                 t.cite("burn"),
-                format!(
-                    "{} does not provide the burn {b:?}; it provides {:?}",
-                    t.rb().id,
-                    t.rb().procedures.burn
-                ),
+                format!("{} does not provide the burn {b:?}; it provides {:?}", t.rb().id, t.rb().procedures.burn),
             ));
         }
     }
@@ -82,15 +67,8 @@ pub fn start_shoe(
     let rules = CutRules::from_profile(&t.rb().config);
     let (seed, commitment, algorithm, preshuffled, live_decks) = match &source {
         ShoeSource::Shuffle { seed } => {
-            let s = Seed::from_hex(seed)
-                .ok_or_else(|| Refusal::new("shuffle", "the seed must be 64 hex digits"))?;
-            (
-                Some(s.hex()),
-                Some(s.commitment_hex()),
-                Some(SHUFFLE_ALGORITHM.to_string()),
-                None,
-                None,
-            )
+            let s = Seed::from_hex(seed).ok_or_else(|| Refusal::new("shuffle", "the seed must be 64 hex digits"))?;
+            (Some(s.hex()), Some(s.commitment_hex()), Some(SHUFFLE_ALGORITHM.to_string()), None, None)
         }
         ShoeSource::PreShuffled { cards } => {
             let mut count = vec![0u32; 52];
@@ -101,7 +79,10 @@ pub fn start_shoe(
                 let c = Card::from_index(i).expect("<52");
                 return Err(Refusal::new(
                     t.cite("missing_or_foreign"),
-                    format!("a pre-shuffled stack for {decks} decks holds each card {decks} times; {c} appears {} times", count[i]),
+                    format!(
+                        "a pre-shuffled stack for {decks} decks holds each card {decks} times; {c} appears {} times",
+                        count[i]
+                    ),
                 ));
             }
             (None, None, None, Some(cards.clone()), None)
@@ -118,9 +99,7 @@ pub fn start_shoe(
     };
     if live_decks.is_none() {
         if let Some(c) = cut {
-            rules
-                .check(c, 52 * decks as usize)
-                .map_err(|e| Refusal::new(t.cite("cut"), e.to_string()))?;
+            rules.check(c, 52 * decks as usize).map_err(|e| Refusal::new(t.cite("cut"), e.to_string()))?;
         }
     }
     if matches!(t.phase(), Phase::Ready) {
@@ -133,38 +112,17 @@ pub fn start_shoe(
     }
     let shoe = o.t.state.shoe_number + 1;
     let rule = o.t.cite("cut");
-    o.emit(Event::ShoeStarted {
-        shoe,
-        seed,
-        commitment,
-        algorithm,
-        preshuffled,
-        live_decks,
-        cut,
-        rule,
-    });
+    o.emit(Event::ShoeStarted { shoe, seed, commitment, algorithm, preshuffled, live_decks, cut, rule });
     match burn {
         Some(BurnProcedure::ThreeNoBetCoups) => {
             let rule = o.t.cite("no_bet_coup");
-            o.emit(Event::Burned {
-                procedure: BurnProcedure::ThreeNoBetCoups,
-                cards: vec![],
-                shown: None,
-                rule,
-            });
+            o.emit(Event::Burned { procedure: BurnProcedure::ThreeNoBetCoups, cards: vec![], shown: None, rule });
         }
         Some(b) => {
             if let Some(mut shoe) = o.t.state.shoe.clone() {
-                let burned = shoe
-                    .burn(b, show_burn)
-                    .map_err(|e| Refusal::new(o.t.cite("burn"), e.to_string()))?;
+                let burned = shoe.burn(b, show_burn).map_err(|e| Refusal::new(o.t.cite("burn"), e.to_string()))?;
                 let rule = o.t.cite("burn");
-                o.emit(Event::Burned {
-                    procedure: b,
-                    cards: burned.cards,
-                    shown: burned.shown,
-                    rule,
-                });
+                o.emit(Event::Burned { procedure: b, cards: burned.cards, shown: burned.shown, rule });
             }
         }
         None => {}
@@ -174,58 +132,36 @@ pub fn start_shoe(
 
 /// Shuffled or pre-shuffled shoe: deal the card that is due.
 pub fn deal_next(o: &mut Emit) -> Result<(), Refusal> {
+    hand_out(o)?;
     let Some(pos) = o.t.due() else {
-        return Err(Refusal::new(
-            o.t.cite("wagers_closed"),
-            "no card is due: close betting first",
-        ));
+        return Err(Refusal::new(o.t.cite("wagers_closed"), "no card is due: close betting first"));
     };
     if o.t.state.live.is_some() {
-        return Err(Refusal::new(
-            "live shoe",
-            "a live shoe's cards come from the dealer's console or the scanner",
-        ));
+        return Err(Refusal::new("live shoe", "a live shoe's cards come from the dealer's console or the scanner"));
     }
     if o.t.state.coup.cards.is_empty() {
         if let Some(c) = o.t.state.carried {
-            o.emit(Event::CardDealt {
-                position: pos,
-                card: c,
-                face_up: true,
-            });
+            let face_up = super::styles::dealt_face_up(o, pos);
+            o.emit(Event::CardDealt { position: pos, card: c, face_up });
             return after_card(o);
         }
     }
-    let shoe =
-        o.t.state
-            .shoe
-            .as_ref()
-            .expect("a shoe is in play while dealing");
+    let shoe = o.t.state.shoe.as_ref().expect("a shoe is in play while dealing");
     if shoe.cutting_card_next() && o.t.state.coups_left.is_none() {
         let first = o.t.state.coup.cards.is_empty();
         let rule = o.t.cite(if first { "last_coup" } else { "cutting_card" });
-        o.emit(Event::CuttingCardOut {
-            coups_left: if first { 1 } else { 2 },
-            rule,
-        });
+        o.emit(Event::CuttingCardOut { coups_left: if first { 1 } else { 2 }, rule });
     }
     let shoe = o.t.state.shoe.as_ref().expect("shoe");
     match shoe.peek() {
         Some(card) => {
-            o.emit(Event::CardDealt {
-                position: pos,
-                card,
-                face_up: true,
-            });
+            let face_up = super::styles::dealt_face_up(o, pos);
+            o.emit(Event::CardDealt { position: pos, card, face_up });
             after_card(o)
         }
         None => {
             let rule = o.t.cite("insufficient_cards");
-            o.emit(Event::Irregularity {
-                kind: IrregularityKind::InsufficientCards,
-                card: None,
-                rule: rule.clone(),
-            });
+            o.emit(Event::Irregularity { kind: IrregularityKind::InsufficientCards, card: None, rule: rule.clone() });
             void_coup(o, rule.clone());
             end_shoe(o, format!("no cards left ({rule})"));
             Ok(())
@@ -233,9 +169,26 @@ pub fn deal_next(o: &mut Emit) -> Result<(), Refusal> {
     }
 }
 
-/// After a card: complete the coup if nothing more is due.
+/// Refuse to deal while a hand is out with a player (NSW 8.13, 8.15.2; AU 8.16).
+fn hand_out(o: &Emit) -> Result<(), Refusal> {
+    match o.t.state.out {
+        Some(side) => Err(Refusal::new(
+            o.t.cite("dealing"),
+            format!("the {side:?} hand is out with a player; it is exposed before another card is dealt"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// After a card: pass or turn hands as the dealing style requires, and complete
+/// the coup once nothing more is due and every card is face up.
 pub(super) fn after_card(o: &mut Emit) -> Result<(), Refusal> {
-    if o.t.due().is_none() && o.t.state.phase == Phase::Dealing {
+    if o.t.state.phase != Phase::Dealing {
+        return Ok(());
+    }
+    super::styles::after_deal(o);
+    let all_up = o.t.state.coup.cards.iter().all(|c| c.2);
+    if o.t.due().is_none() && o.t.state.out.is_none() && all_up {
         complete(o);
     }
     Ok(())
@@ -245,10 +198,14 @@ pub(super) fn after_card(o: &mut Emit) -> Result<(), Refusal> {
 fn complete(o: &mut Emit) {
     let coup = coup_of(&o.t.state.coup.cards);
     let number = o.t.state.coup.number;
-    o.emit(Event::CoupCompleted {
-        coup: number,
-        summary: coup.summary(),
-    });
+    o.emit(Event::CoupCompleted { coup: number, summary: coup.summary() });
+    // NSW 8.20, 8.26: the designated player keeps the marker until the Banker loses.
+    if let Some((_, seat)) = o.t.state.marker {
+        if coup.winner() == baccarat_rules::Winner::Player {
+            let rule = format!("{} (the Banker's hand lost)", o.t.cite("dealing"));
+            o.emit(Event::MarkerReleased { from_seat: seat, rule });
+        }
+    }
     let cfg = &o.t.setup.config;
     let mut settled = Vec::new();
     for w in &o.t.state.coup.wagers {
@@ -256,14 +213,7 @@ fn complete(o: &mut Emit) {
         let outcome = w.bet.classify(&coup);
         let (settlement, ante) = match (&cfg.ante, w.bet.is_main()) {
             (Some(a), true) => {
-                let s = baccarat_rules::settle_with_ante(
-                    w.amount,
-                    w.ante,
-                    a,
-                    &offer.pay_table,
-                    outcome,
-                    &cfg.settle,
-                );
+                let s = baccarat_rules::settle_with_ante(w.amount, w.ante, a, &offer.pay_table, outcome, &cfg.settle);
                 (s.wager, s.ante_collected)
             }
             _ => (
@@ -272,13 +222,7 @@ fn complete(o: &mut Emit) {
             ),
         };
         let pays = offer.pay_table.pays(outcome).report();
-        settled.push(Event::WagerSettled {
-            wager: w.id,
-            outcome: Some(outcome),
-            pays,
-            settlement,
-            ante,
-        });
+        settled.push(Event::WagerSettled { wager: w.id, outcome: Some(outcome), pays, settlement, ante });
     }
     for e in settled {
         o.emit(e);
@@ -297,21 +241,12 @@ pub(super) fn close_coup(o: &mut Emit) {
 
 /// Void the coup in progress: every wager returned whole.
 pub fn void_coup(o: &mut Emit, rule: String) {
-    if !matches!(
-        o.t.state.phase,
-        Phase::Betting | Phase::Closed | Phase::Dealing | Phase::Reconstruction
-    ) {
+    if !matches!(o.t.state.phase, Phase::Betting | Phase::Closed | Phase::Dealing | Phase::Reconstruction) {
         return;
     }
     let coup = o.t.state.coup.number;
     o.emit(Event::CoupVoided { coup, rule });
-    let wagers: Vec<_> =
-        o.t.state
-            .coup
-            .wagers
-            .iter()
-            .map(|w| (w.id, w.amount))
-            .collect();
+    let wagers: Vec<_> = o.t.state.coup.wagers.iter().map(|w| (w.id, w.amount)).collect();
     for (id, amount) in wagers {
         o.emit(Event::WagerSettled {
             wager: id,
@@ -334,40 +269,29 @@ fn end_shoe(o: &mut Emit, reason: String) {
 }
 
 /// A card from a live shoe.
-pub fn card_in(
-    o: &mut Emit,
-    card: Card,
-    to: Option<Position>,
-    face_up: bool,
-) -> Result<(), Refusal> {
+pub fn card_in(o: &mut Emit, card: Card, to: Option<Position>, face_up: bool) -> Result<(), Refusal> {
     let Some(live) = o.t.state.live.as_ref() else {
-        return Err(Refusal::new(
-            "shuffled shoe",
-            "this table deals from its own shuffled shoe; use deal_next",
-        ));
+        return Err(Refusal::new("shuffled shoe", "this table deals from its own shuffled shoe; use deal_next"));
     };
     if live.seen[card.index()] >= live.decks {
         return missing_or_foreign(o, Some(card));
     }
     match o.t.state.phase {
         Phase::NoShoe | Phase::ShoeOver => Err(Refusal::new(o.t.cite("cut"), "no shoe is in play")),
-        Phase::Reconstruction => Err(Refusal::new(
-            o.t.cite("misdeal"),
-            "the coup is being reconstructed; resume it first",
-        )),
+        Phase::Reconstruction => {
+            Err(Refusal::new(o.t.cite("misdeal"), "the coup is being reconstructed; resume it first"))
+        }
         Phase::Ready => excess(o, card, to, face_up),
         Phase::Betting | Phase::Closed | Phase::Dealing => {
+            hand_out(o)?;
             if o.t.state.phase == Phase::Betting {
                 // NSW 5.4: the first card out closes the wagers.
                 super::wagers::close(o)?;
             }
             if o.t.state.coup.cards.is_empty() {
                 if let Some(c) = o.t.state.carried {
-                    o.emit(Event::CardDealt {
-                        position: Position::Player1,
-                        card: c,
-                        face_up: true,
-                    });
+                    let up = super::styles::dealt_face_up(o, Position::Player1);
+                    o.emit(Event::CardDealt { position: Position::Player1, card: c, face_up: up });
                 }
             }
             let due = o.t.due().expect("a card is due while dealing");
@@ -376,21 +300,18 @@ pub fn card_in(
                 Some(p) if p == due => {}
                 Some(Position::Player3) if due == Position::Banker3 => {
                     let rule = o.t.cite("unauthorised_player_third");
-                    o.emit(Event::Irregularity {
-                        kind: IrregularityKind::PlayerThirdToBanker,
-                        card: Some(card),
-                        rule,
-                    });
+                    o.emit(Event::Irregularity { kind: IrregularityKind::PlayerThirdToBanker, card: Some(card), rule });
                 }
                 Some(p) => {
-                    return Err(Refusal::new(o.t.cite("misdeal"), format!("the card due is {due:?}, not {p:?}; if cards went out of order, report a misdeal")));
+                    return Err(Refusal::new(
+                        o.t.cite("misdeal"),
+                        format!("the card due is {due:?}, not {p:?}; if cards went out of order, report a misdeal"),
+                    ));
                 }
             }
-            o.emit(Event::CardDealt {
-                position: due,
-                card,
-                face_up,
-            });
+            let _ = face_up; // the console's flag matters only for a card not due
+            let up = super::styles::dealt_face_up(o, due);
+            o.emit(Event::CardDealt { position: due, card, face_up: up });
             after_card(o)
         }
     }
@@ -399,50 +320,28 @@ pub fn card_in(
 /// A card that arrives when none is due.
 fn excess(o: &mut Emit, card: Card, to: Option<Position>, face_up: bool) -> Result<(), Refusal> {
     if o.t.state.carried.is_some() {
-        return Err(Refusal::new(
-            o.t.cite("misdeal"),
-            "a card is already held for the next coup; report a misdeal",
-        ));
+        return Err(Refusal::new(o.t.cite("misdeal"), "a card is already held for the next coup; report a misdeal"));
     }
     let (kind, key) = match (to, face_up) {
-        (Some(Position::Player3), false) => (
-            IrregularityKind::PlayerThirdToNextCoup,
-            "unauthorised_player_third",
-        ),
-        (Some(Position::Player3), true) => (
-            IrregularityKind::PlayerThirdToNoBetCoup,
-            "unauthorised_player_third",
-        ),
-        (Some(Position::Banker3), _) | (_, true) => {
-            (IrregularityKind::ExcessCardToNoBetCoup, "excess_card")
-        }
+        (Some(Position::Player3), false) => (IrregularityKind::PlayerThirdToNextCoup, "unauthorised_player_third"),
+        (Some(Position::Player3), true) => (IrregularityKind::PlayerThirdToNoBetCoup, "unauthorised_player_third"),
+        (Some(Position::Banker3), _) | (_, true) => (IrregularityKind::ExcessCardToNoBetCoup, "excess_card"),
         (_, false) => (IrregularityKind::ExcessCardToNextCoup, "excess_card"),
     };
     let rule = o.t.cite(key);
-    o.emit(Event::Irregularity {
-        kind,
-        card: Some(card),
-        rule,
-    });
+    o.emit(Event::Irregularity { kind, card: Some(card), rule });
     Ok(())
 }
 
 /// A card found face up in a live shoe.
 pub fn face_up_in_shoe(o: &mut Emit, card: Card) -> Result<(), Refusal> {
     if o.t.state.live.is_none() {
-        return Err(Refusal::new(
-            "shuffled shoe",
-            "only a live shoe can hold a face-up card",
-        ));
+        return Err(Refusal::new("shuffled shoe", "only a live shoe can hold a face-up card"));
     }
     match o.t.state.phase {
         Phase::Dealing => {
             let rule = o.t.cite("face_up_within");
-            o.emit(Event::Irregularity {
-                kind: IrregularityKind::FaceUpWithinCoup,
-                card: Some(card),
-                rule,
-            });
+            o.emit(Event::Irregularity { kind: IrregularityKind::FaceUpWithinCoup, card: Some(card), rule });
             card_in(o, card, None, true)
         }
         Phase::Ready | Phase::Betting | Phase::Closed => {
@@ -457,10 +356,7 @@ pub fn face_up_in_shoe(o: &mut Emit, card: Card) -> Result<(), Refusal> {
             let ids: Vec<_> = o.t.state.coup.wagers.iter().map(|w| w.id).collect();
             if o.t.state.phase != Phase::Ready {
                 for id in ids {
-                    o.emit(Event::WagerReturned {
-                        wager: id,
-                        rule: rule.clone(),
-                    });
+                    o.emit(Event::WagerReturned { wager: id, rule: rule.clone() });
                 }
             }
             o.emit(Event::Irregularity {
@@ -471,87 +367,51 @@ pub fn face_up_in_shoe(o: &mut Emit, card: Card) -> Result<(), Refusal> {
             if o.t.state.phase != Phase::Ready {
                 // This coup is now the no-bet coup that starts with the card.
                 let coup = o.t.state.coup.number;
-                o.emit(Event::CoupVoided {
-                    coup,
-                    rule: rule.clone(),
-                });
+                o.emit(Event::CoupVoided { coup, rule: rule.clone() });
                 o.emit(Event::CoupClosed { coup });
             }
             Ok(())
         }
-        _ => Err(Refusal::new(
-            o.t.cite("face_up_first"),
-            "no shoe is in play",
-        )),
+        _ => Err(Refusal::new(o.t.cite("face_up_first"), "no shoe is in play")),
     }
 }
 
 /// The cutting card came out of a live shoe.
 pub fn live_cutting_card(o: &mut Emit) -> Result<(), Refusal> {
     if o.t.state.live.is_none() {
-        return Err(Refusal::new(
-            "shuffled shoe",
-            "the engine takes the cutting card out of its own shoe",
-        ));
+        return Err(Refusal::new("shuffled shoe", "the engine takes the cutting card out of its own shoe"));
     }
     if o.t.state.coups_left.is_some() {
-        return Err(Refusal::new(
-            o.t.cite("cutting_card"),
-            "the cutting card is already out",
-        ));
+        return Err(Refusal::new(o.t.cite("cutting_card"), "the cutting card is already out"));
     }
     let first = o.t.state.phase != Phase::Dealing;
     let rule = o.t.cite(if first { "last_coup" } else { "cutting_card" });
-    o.emit(Event::CuttingCardOut {
-        coups_left: if first { 1 } else { 2 },
-        rule,
-    });
+    o.emit(Event::CuttingCardOut { coups_left: if first { 1 } else { 2 }, rule });
     Ok(())
 }
 
 /// A missing or foreign card (NSW 12.11): the coup is void and the decks are checked.
 pub fn missing_or_foreign(o: &mut Emit, card: Option<Card>) -> Result<(), Refusal> {
     if matches!(o.t.state.phase, Phase::NoShoe | Phase::ShoeOver) {
-        return Err(Refusal::new(
-            o.t.cite("missing_or_foreign"),
-            "no shoe is in play",
-        ));
+        return Err(Refusal::new(o.t.cite("missing_or_foreign"), "no shoe is in play"));
     }
     let rule = o.t.cite("missing_or_foreign");
-    let kind = if card.is_some() {
-        IrregularityKind::ForeignCard
-    } else {
-        IrregularityKind::MissingCard
-    };
-    o.emit(Event::Irregularity {
-        kind,
-        card,
-        rule: rule.clone(),
-    });
+    let kind = if card.is_some() { IrregularityKind::ForeignCard } else { IrregularityKind::MissingCard };
+    o.emit(Event::Irregularity { kind, card, rule: rule.clone() });
     void_coup(o, rule.clone());
-    end_shoe(
-        o,
-        format!("the remaining cards are removed and checked ({rule})"),
-    );
+    end_shoe(o, format!("the remaining cards are removed and checked ({rule})"));
     Ok(())
 }
 
 /// A misdeal (NSW 12.1; AU 12.6): reconstruct, or void.
 pub fn misdeal(o: &mut Emit, reconstructed: Option<Vec<Card>>) -> Result<(), Refusal> {
     if o.t.state.phase != Phase::Dealing {
-        return Err(Refusal::new(
-            o.t.cite("misdeal"),
-            "a misdeal can be reported only while a coup is being dealt",
-        ));
+        return Err(Refusal::new(o.t.cite("misdeal"), "a misdeal can be reported only while a coup is being dealt"));
     }
     let rule = o.t.cite("misdeal");
     match reconstructed {
         None => {
-            o.emit(Event::Irregularity {
-                kind: IrregularityKind::Misdeal,
-                card: None,
-                rule: rule.clone(),
-            });
+            o.emit(Event::Irregularity { kind: IrregularityKind::Misdeal, card: None, rule: rule.clone() });
             void_coup(o, rule);
             Ok(())
         }
@@ -561,22 +421,12 @@ pub fn misdeal(o: &mut Emit, reconstructed: Option<Vec<Card>>) -> Result<(), Ref
             dealt.sort();
             given.sort();
             if dealt != given {
-                return Err(Refusal::new(
-                    rule,
-                    "a reconstruction must use exactly the cards dealt in this coup",
-                ));
+                return Err(Refusal::new(rule, "a reconstruction must use exactly the cards dealt in this coup"));
             }
             if positions(&cards).len() != cards.len() {
-                return Err(Refusal::new(
-                    rule,
-                    "in that order the coup would be complete before its last card",
-                ));
+                return Err(Refusal::new(rule, "in that order the coup would be complete before its last card"));
             }
-            o.emit(Event::Irregularity {
-                kind: IrregularityKind::Misdeal,
-                card: None,
-                rule: rule.clone(),
-            });
+            o.emit(Event::Irregularity { kind: IrregularityKind::Misdeal, card: None, rule: rule.clone() });
             o.emit(Event::Reconstructed { cards, rule });
             Ok(())
         }
@@ -587,10 +437,7 @@ pub fn misdeal(o: &mut Emit, reconstructed: Option<Vec<Card>>) -> Result<(), Ref
 /// finished as a no-bet coup (NSW 12.1.1).
 pub fn resume(o: &mut Emit) -> Result<(), Refusal> {
     if o.t.state.phase != Phase::Reconstruction {
-        return Err(Refusal::new(
-            o.t.cite("misdeal"),
-            "no reconstruction is in progress",
-        ));
+        return Err(Refusal::new(o.t.cite("misdeal"), "no reconstruction is in progress"));
     }
     o.emit(Event::Resumed);
     after_card(o)

@@ -8,26 +8,16 @@ use super::deal::{after_card, close_coup, positions, void_coup};
 use super::{Emit, Event, IrregularityKind, Phase, PlayerId, Refusal};
 
 fn in_coup(o: &Emit) -> bool {
-    matches!(
-        o.t.state.phase,
-        Phase::Betting | Phase::Closed | Phase::Dealing | Phase::Reconstruction
-    )
+    matches!(o.t.state.phase, Phase::Betting | Phase::Closed | Phase::Dealing | Phase::Reconstruction)
 }
 
 /// NSW 12.13: confirm the actual cards, or void the coup.
 pub fn scanner(o: &mut Emit, confirmed: Option<Vec<Card>>) -> Result<(), Refusal> {
     let rule = o.t.cite("scanner_discrepancy");
     if o.t.state.phase != Phase::Dealing {
-        return Err(Refusal::new(
-            rule,
-            "a scanner discrepancy is resolved while the coup is dealt, before settlement",
-        ));
+        return Err(Refusal::new(rule, "a scanner discrepancy is resolved while the coup is dealt, before settlement"));
     }
-    o.emit(Event::Irregularity {
-        kind: IrregularityKind::ScannerDiscrepancy,
-        card: None,
-        rule: rule.clone(),
-    });
+    o.emit(Event::Irregularity { kind: IrregularityKind::ScannerDiscrepancy, card: None, rule: rule.clone() });
     match confirmed {
         None => {
             void_coup(o, rule);
@@ -35,10 +25,7 @@ pub fn scanner(o: &mut Emit, confirmed: Option<Vec<Card>>) -> Result<(), Refusal
         }
         Some(cards) => {
             if positions(&cards).len() != cards.len() || cards.len() < 4 {
-                return Err(Refusal::new(
-                    rule,
-                    "the confirmed cards are not a coup in dealing order",
-                ));
+                return Err(Refusal::new(rule, "the confirmed cards are not a coup in dealing order"));
             }
             o.emit(Event::Reconstructed { cards, rule });
             o.emit(Event::Resumed);
@@ -54,23 +41,10 @@ pub fn invalidate(o: &mut Emit, forfeit: Vec<PlayerId>) -> Result<(), Refusal> {
     if !in_coup(o) {
         return Err(Refusal::new(rule, "no coup is in progress"));
     }
-    o.emit(Event::Irregularity {
-        kind: IrregularityKind::Invalidated,
-        card: None,
-        rule: rule.clone(),
-    });
+    o.emit(Event::Irregularity { kind: IrregularityKind::Invalidated, card: None, rule: rule.clone() });
     let coup = o.t.state.coup.number;
-    o.emit(Event::CoupVoided {
-        coup,
-        rule: rule.clone(),
-    });
-    let wagers: Vec<_> =
-        o.t.state
-            .coup
-            .wagers
-            .iter()
-            .map(|w| (w.id, w.player, w.amount))
-            .collect();
+    o.emit(Event::CoupVoided { coup, rule: rule.clone() });
+    let wagers: Vec<_> = o.t.state.coup.wagers.iter().map(|w| (w.id, w.player, w.amount)).collect();
     for (id, player, amount) in wagers {
         let (settlement, pays) = if forfeit.contains(&player) {
             let s = Settlement {
@@ -85,13 +59,7 @@ pub fn invalidate(o: &mut Emit, forfeit: Vec<PlayerId>) -> Result<(), Refusal> {
         } else {
             (Settlement::void(amount), "void")
         };
-        o.emit(Event::WagerSettled {
-            wager: id,
-            outcome: None,
-            pays: pays.into(),
-            settlement,
-            ante: Money::ZERO,
-        });
+        o.emit(Event::WagerSettled { wager: id, outcome: None, pays: pays.into(), settlement, ante: Money::ZERO });
     }
     close_coup(o);
     Ok(())
@@ -104,22 +72,13 @@ pub fn invalidate(o: &mut Emit, forfeit: Vec<PlayerId>) -> Result<(), Refusal> {
 pub fn shuffler(o: &mut Emit, disadvantage: bool, other_device: bool) -> Result<(), Refusal> {
     let rule = o.t.cite("shuffler_malfunction");
     if o.t.state.phase != Phase::Dealing {
-        return Err(Refusal::new(
-            rule,
-            "NSW 13.1.2: the rule applies in a coup for which cards have been dealt",
-        ));
+        return Err(Refusal::new(rule, "NSW 13.1.2: the rule applies in a coup for which cards have been dealt"));
     }
-    o.emit(Event::Irregularity {
-        kind: IrregularityKind::ShufflerMalfunction,
-        card: None,
-        rule: rule.clone(),
-    });
+    o.emit(Event::Irregularity { kind: IrregularityKind::ShufflerMalfunction, card: None, rule: rule.clone() });
     if disadvantage {
         void_coup(o, format!("{rule} (13.4)"));
     } else if !other_device {
-        o.emit(Event::WithdrawalsOffered {
-            rule: format!("{rule} (13.5.1)"),
-        });
+        o.emit(Event::WithdrawalsOffered { rule: format!("{rule} (13.5.1)") });
     }
     Ok(())
 }
@@ -132,16 +91,9 @@ pub fn wrong_hand(o: &mut Emit, void_hand: bool) -> Result<(), Refusal> {
         return Err(Refusal::new(rule, "no hand is being dealt"));
     }
     if void_hand && !o.t.rb().config.conduct.wrong_hand_may_void {
-        return Err(Refusal::new(
-            rule,
-            "this rulebook lets the result stand; the hand cannot be voided",
-        ));
+        return Err(Refusal::new(rule, "this rulebook lets the result stand; the hand cannot be voided"));
     }
-    o.emit(Event::Irregularity {
-        kind: IrregularityKind::WrongHand,
-        card: None,
-        rule: rule.clone(),
-    });
+    o.emit(Event::Irregularity { kind: IrregularityKind::WrongHand, card: None, rule: rule.clone() });
     if void_hand {
         void_coup(o, rule);
     }

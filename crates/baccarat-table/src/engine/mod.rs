@@ -15,13 +15,14 @@
 
 mod deal;
 mod irregular;
+mod styles;
 mod types;
 mod wagers;
 
 use std::sync::Arc;
 
 use baccarat_rules::{
-    banker_draws, player_action, Card, Coup, LayoutConfig, PlayerAction, Rulebook, TableConfig,
+    banker_draws, player_action, BySide, Card, Coup, LayoutConfig, PlayerAction, Rulebook, Side, TableConfig,
 };
 
 pub use types::*;
@@ -43,24 +44,13 @@ pub struct TableSetup {
 
 impl TableSetup {
     /// A setup with the rulebook's layout `layout` (or its first).
-    pub fn new(
-        rulebook: Rulebook,
-        config: TableConfig,
-        layout: Option<&str>,
-    ) -> Result<TableSetup, Refusal> {
+    pub fn new(rulebook: Rulebook, config: TableConfig, layout: Option<&str>) -> Result<TableSetup, Refusal> {
         let layouts = &rulebook.layouts;
         let chosen = match layout {
-            Some(name) => layouts
-                .iter()
-                .find(|l| l.name == name)
-                .cloned()
-                .ok_or_else(|| {
-                    let names: Vec<&str> = layouts.iter().map(|l| l.name.as_str()).collect();
-                    Refusal::new(
-                        rulebook.cite("limits"),
-                        format!("layout {name:?} is not one of {}", names.join(", ")),
-                    )
-                })?,
+            Some(name) => layouts.iter().find(|l| l.name == name).cloned().ok_or_else(|| {
+                let names: Vec<&str> = layouts.iter().map(|l| l.name.as_str()).collect();
+                Refusal::new(rulebook.cite("limits"), format!("layout {name:?} is not one of {}", names.join(", ")))
+            })?,
             None => layouts.first().cloned().unwrap_or(LayoutConfig {
                 name: "standard".into(),
                 boxes: 14,
@@ -70,12 +60,7 @@ impl TableSetup {
             }),
         };
         let need = rulebook.config.conduct.side_bets_need_main_wager;
-        Ok(TableSetup {
-            rulebook,
-            config,
-            layout: chosen,
-            side_bets_need_main_wager: need,
-        })
+        Ok(TableSetup { rulebook, config, layout: chosen, side_bets_need_main_wager: need })
     }
 }
 
@@ -135,6 +120,13 @@ pub struct State {
     forced_no_bet: bool,
     pub coup: CoupState,
     pub next_wager: WagerId,
+    /// Who holds each hand's cards this coup (`None`: the dealer).
+    pub holder: BySide<Option<PlayerId>>,
+    /// The hand out with a player, waiting to be exposed.
+    pub out: Option<Side>,
+    declined: Vec<(Side, PlayerId)>,
+    /// Method C: the designated player and their seat (NSW 8.17).
+    pub marker: Option<(PlayerId, u8)>,
     pub roads: Roads,
     /// The wagers settled in the last coup, until the next opens: a request to
     /// withdraw one is refused by AU 5.15 / NSW 5.4 rather than as unknown.
@@ -169,10 +161,7 @@ impl Emit<'_> {
 
 impl Table {
     pub fn new(setup: TableSetup) -> Table {
-        Table {
-            setup: Arc::new(setup),
-            state: State::default(),
-        }
+        Table { setup: Arc::new(setup), state: State::default() }
     }
 
     pub fn setup(&self) -> &TableSetup {
@@ -208,14 +197,28 @@ impl Table {
     /// then nothing changed).
     pub fn execute(&mut self, cmd: Command) -> Result<Vec<Event>, Refusal> {
         let mut scratch = self.clone();
-        let mut out = Emit {
-            t: &mut scratch,
-            events: Vec::new(),
-        };
+        let mut out = Emit { t: &mut scratch, events: Vec::new() };
         decide(&mut out, cmd)?;
         let events = out.events;
         *self = scratch;
         Ok(events)
+    }
+
+    /// The coup's cards as `viewer` may see them: a card is shown once exposed,
+    /// and to the player squeezing it while it is out with them; otherwise only
+    /// its position is known. Nothing else about the shoe is ever shown.
+    pub fn view(&self, viewer: Option<PlayerId>) -> Vec<(Position, Option<Card>)> {
+        let s = &self.state;
+        self.state
+            .coup
+            .cards
+            .iter()
+            .map(|&(p, c, exposed)| {
+                let side = if p.is_player() { Side::Player } else { Side::Banker };
+                let holding = viewer.is_some() && s.out == Some(side) && *s.holder.get(side) == viewer;
+                (p, (exposed || holding).then_some(c))
+            })
+            .collect()
     }
 
     /// The position of the card that is due, if one is.
@@ -230,14 +233,7 @@ impl Table {
     pub fn apply(&mut self, e: &Event) {
         let s = &mut self.state;
         match e {
-            Event::ShoeStarted {
-                shoe,
-                seed,
-                preshuffled,
-                live_decks,
-                cut,
-                ..
-            } => {
+            Event::ShoeStarted { shoe, seed, preshuffled, live_decks, cut, .. } => {
                 s.shoe_number = *shoe;
                 s.seed = seed.clone();
                 s.coups_left = None;
@@ -246,24 +242,17 @@ impl Table {
                 s.no_bet_coups_due = 0;
                 s.roads = Roads::new();
                 s.coup = CoupState::default();
-                s.live = live_decks.map(|d| LiveShoe {
-                    decks: d,
-                    seen: vec![0; 52],
-                });
+                s.live = live_decks.map(|d| LiveShoe { decks: d, seen: vec![0; 52] });
                 s.shoe = if let Some(hex) = seed {
                     let seed = Seed::from_hex(hex).expect("seed recorded by this engine");
                     let (cards, _) = crate::shoe::shuffled(self.setup.config.decks, &seed);
                     Some(stack_to_shoe(cards, *cut, &self.setup.rulebook))
                 } else {
-                    preshuffled
-                        .as_ref()
-                        .map(|cards| stack_to_shoe(cards.clone(), *cut, &self.setup.rulebook))
+                    preshuffled.as_ref().map(|cards| stack_to_shoe(cards.clone(), *cut, &self.setup.rulebook))
                 };
                 s.phase = Phase::Ready;
             }
-            Event::Burned {
-                procedure, cards, ..
-            } => {
+            Event::Burned { procedure, cards, .. } => {
                 if procedure == &baccarat_rules::BurnProcedure::ThreeNoBetCoups {
                     s.no_bet_coups_due = 3;
                 } else if let Some(shoe) = s.shoe.as_mut() {
@@ -274,21 +263,14 @@ impl Table {
                     }
                 }
             }
-            Event::BettingOpened {
-                coup,
-                no_bet,
-                first_card,
-                ..
-            } => {
-                s.coup = CoupState {
-                    number: *coup,
-                    no_bet: *no_bet,
-                    wagers: Vec::new(),
-                    cards: Vec::new(),
-                };
+            Event::BettingOpened { coup, no_bet, first_card, .. } => {
+                s.coup = CoupState { number: *coup, no_bet: *no_bet, wagers: Vec::new(), cards: Vec::new() };
                 s.coup_number = *coup;
                 s.forced_no_bet = false;
                 s.last_settled.clear();
+                s.holder = BySide::default();
+                s.out = None;
+                s.declined.clear();
                 if first_card.is_some() {
                     s.carried = *first_card;
                 }
@@ -318,11 +300,7 @@ impl Table {
                 }
                 s.coups_left = Some(*coups_left);
             }
-            Event::CardDealt {
-                position,
-                card,
-                face_up,
-            } => {
+            Event::CardDealt { position, card, face_up } => {
                 if s.carried == Some(*card) && s.coup.cards.is_empty() {
                     s.carried = None;
                 } else if let Some(shoe) = s.shoe.as_mut() {
@@ -334,8 +312,7 @@ impl Table {
                 s.phase = Phase::Dealing;
             }
             Event::Irregularity { kind, card, .. } => match kind {
-                IrregularityKind::PlayerThirdToNextCoup
-                | IrregularityKind::ExcessCardToNextCoup => {
+                IrregularityKind::PlayerThirdToNextCoup | IrregularityKind::ExcessCardToNextCoup => {
                     s.carried = *card;
                     count_live(s, *card);
                 }
@@ -371,6 +348,27 @@ impl Table {
                 s.phase = Phase::Reconstruction;
             }
             Event::Resumed => s.phase = Phase::Dealing,
+            Event::HandPassed { side, to, .. } => {
+                match side {
+                    Side::Player => s.holder.player = *to,
+                    Side::Banker => s.holder.banker = *to,
+                }
+                s.out = to.map(|_| *side);
+            }
+            Event::CardsDeclined { side, player, .. } => {
+                s.declined.push((*side, *player));
+                s.out = None;
+            }
+            Event::HandExposed { side, .. } => {
+                for c in s.coup.cards.iter_mut().filter(|c| c.0.is_player() == (*side == Side::Player)) {
+                    c.2 = true;
+                }
+                if s.out == Some(*side) {
+                    s.out = None;
+                }
+            }
+            Event::MarkerTaken { player, seat, .. } => s.marker = Some((*player, *seat)),
+            Event::MarkerReleased { .. } => s.marker = None,
             Event::WithdrawalsOffered { .. } => s.phase = Phase::Reconstruction,
             Event::ShoeEnded { .. } => {
                 s.phase = Phase::ShoeOver;
@@ -389,8 +387,9 @@ fn count_live(s: &mut State, card: Option<Card>) {
 
 fn stack_to_shoe(cards: Vec<Card>, cut: Option<crate::shoe::Cut>, rb: &Rulebook) -> Shoe {
     match cut {
-        Some(c) => Shoe::cut(cards, c, &CutRules::from_profile(&rb.config))
-            .expect("cut checked before it was recorded"),
+        Some(c) => {
+            Shoe::cut(cards, c, &CutRules::from_profile(&rb.config)).expect("cut checked before it was recorded")
+        }
         None => Shoe::uncut(cards),
     }
 }
@@ -406,28 +405,16 @@ fn road_entry(cards: &[Card], s: &baccarat_rules::CoupSummary) -> RoadEntry {
         result,
         player_pair: pair(0, 2),
         banker_pair: pair(1, 3),
-        natural: s.is_natural(baccarat_rules::Side::Player)
-            || s.is_natural(baccarat_rules::Side::Banker),
+        natural: s.is_natural(baccarat_rules::Side::Player) || s.is_natural(baccarat_rules::Side::Banker),
     }
 }
 
 /// Decide a command, emitting its events.
 fn decide(o: &mut Emit, cmd: Command) -> Result<(), Refusal> {
     match cmd {
-        Command::StartShoe {
-            source,
-            cut,
-            burn,
-            show_burn,
-        } => deal::start_shoe(o, source, cut, burn, show_burn),
+        Command::StartShoe { source, cut, burn, show_burn } => deal::start_shoe(o, source, cut, burn, show_burn),
         Command::OpenBetting { no_bet } => wagers::open_betting(o, no_bet),
-        Command::PlaceWager {
-            player,
-            spot,
-            bet,
-            amount,
-            ante,
-        } => wagers::place(o, player, spot, bet, amount, ante),
+        Command::PlaceWager { player, spot, bet, amount, ante } => wagers::place(o, player, spot, bet, amount, ante),
         Command::WithdrawWager { player, wager } => wagers::withdraw(o, player, wager),
         Command::ApproveWager { wager } => wagers::approve(o, wager),
         Command::RefuseWager { wager } => wagers::refuse(o, wager),
@@ -439,26 +426,22 @@ fn decide(o: &mut Emit, cmd: Command) -> Result<(), Refusal> {
         Command::MissingOrForeign { card } => deal::missing_or_foreign(o, card),
         Command::Misdeal { reconstructed } => deal::misdeal(o, reconstructed),
         Command::ResumeCoup => deal::resume(o),
+        Command::Expose { side, player } => styles::expose(o, side, player),
+        Command::DeclineCards { player } => styles::decline(o, player),
+        Command::TakeMarker { player, seat } => styles::take_marker(o, player, seat),
+        Command::PassMarker { player } => styles::pass_marker(o, player),
         Command::ScannerDiscrepancy { confirmed } => irregular::scanner(o, confirmed),
         Command::Invalidate { forfeit } => irregular::invalidate(o, forfeit),
-        Command::ShufflerMalfunction {
-            disadvantage,
-            other_device,
-        } => irregular::shuffler(o, disadvantage, other_device),
+        Command::ShufflerMalfunction { disadvantage, other_device } => {
+            irregular::shuffler(o, disadvantage, other_device)
+        }
         Command::WrongHand { void_hand } => irregular::wrong_hand(o, void_hand),
     }
 }
 
 /// The totals of a coup's cards so far.
 pub(crate) fn totals(cards: &[(Position, Card, bool)]) -> (u8, u8) {
-    let sum = |player: bool| {
-        cards
-            .iter()
-            .filter(|c| c.0.is_player() == player)
-            .map(|c| c.1.point())
-            .sum::<u8>()
-            % 10
-    };
+    let sum = |player: bool| cards.iter().filter(|c| c.0.is_player() == player).map(|c| c.1.point()).sum::<u8>() % 10;
     (sum(true), sum(false))
 }
 
@@ -467,18 +450,9 @@ pub(crate) fn coup_of(cards: &[(Position, Card, bool)]) -> Coup {
     let by = |p: Position| cards.iter().find(|c| c.0 == p).map(|c| c.1);
     let mut seq: Vec<Card> = Position::INITIAL.iter().filter_map(|p| by(*p)).collect();
     let (pt, bt) = {
-        let pc: Vec<Card> = [Position::Player1, Position::Player2]
-            .iter()
-            .filter_map(|p| by(*p))
-            .collect();
-        let bc: Vec<Card> = [Position::Banker1, Position::Banker2]
-            .iter()
-            .filter_map(|p| by(*p))
-            .collect();
-        (
-            pc.iter().map(|c| c.point()).sum::<u8>() % 10,
-            bc.iter().map(|c| c.point()).sum::<u8>() % 10,
-        )
+        let pc: Vec<Card> = [Position::Player1, Position::Player2].iter().filter_map(|p| by(*p)).collect();
+        let bc: Vec<Card> = [Position::Banker1, Position::Banker2].iter().filter_map(|p| by(*p)).collect();
+        (pc.iter().map(|c| c.point()).sum::<u8>() % 10, bc.iter().map(|c| c.point()).sum::<u8>() % 10)
     };
     // Third cards in the order the real deal takes them.
     match player_action(pt, bt) {

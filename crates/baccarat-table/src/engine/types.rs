@@ -1,6 +1,6 @@
 //! The engine's vocabulary: positions, wagers, commands, events, refusals.
 
-use baccarat_rules::{Bet, BurnProcedure, Card, CoupSummary, Money, Outcome, Settlement};
+use baccarat_rules::{Bet, BurnProcedure, Card, CoupSummary, Money, Outcome, Settlement, Side};
 use serde::{Deserialize, Serialize};
 
 use crate::shoe::Cut;
@@ -25,18 +25,10 @@ pub enum Position {
 }
 
 impl Position {
-    pub const INITIAL: [Position; 4] = [
-        Position::Player1,
-        Position::Banker1,
-        Position::Player2,
-        Position::Banker2,
-    ];
+    pub const INITIAL: [Position; 4] = [Position::Player1, Position::Banker1, Position::Player2, Position::Banker2];
 
     pub fn is_player(self) -> bool {
-        matches!(
-            self,
-            Position::Player1 | Position::Player2 | Position::Player3
-        )
+        matches!(self, Position::Player1 | Position::Player2 | Position::Player3)
     }
 }
 
@@ -136,6 +128,26 @@ pub enum Command {
     /// the coup is reconstructed and each player may withdraw; without, it is void.
     Misdeal {
         reconstructed: Option<Vec<Card>>,
+    },
+    /// The player holding a hand exposes it, or the dealer (`player: None`) does
+    /// (NSW 8.15, 8.24; AU 8.14).
+    Expose {
+        side: Side,
+        player: Option<PlayerId>,
+    },
+    /// The player offered a hand's cards declines them; they pass on (NSW 8.9,
+    /// 8.11; AU 8.9(b)-(c)).
+    DeclineCards {
+        player: PlayerId,
+    },
+    /// Method C: a seated player accepts the Banker marker (NSW 8.17-8.18).
+    TakeMarker {
+        player: PlayerId,
+        seat: u8,
+    },
+    /// Method C: the designated player passes the role on (NSW 8.19).
+    PassMarker {
+        player: PlayerId,
     },
     /// After a reconstruction (or NSW 13.5's offer of returns): withdrawals are
     /// over and play resumes.
@@ -254,6 +266,36 @@ pub enum Event {
         rule: String,
     },
     Resumed,
+    /// A hand's cards passed face down to a player to squeeze and expose, or kept
+    /// by the dealer (`to: None`: NSW 8.14; AU 8.18).
+    HandPassed {
+        side: Side,
+        to: Option<PlayerId>,
+        rule: String,
+    },
+    /// The player offered a hand's cards declined them (NSW 8.9, 8.11).
+    CardsDeclined {
+        side: Side,
+        player: PlayerId,
+        rule: String,
+    },
+    /// A hand's cards turned face up.
+    HandExposed {
+        side: Side,
+        by: Option<PlayerId>,
+    },
+    /// Method C: a player holds the Banker marker (NSW 8.17).
+    MarkerTaken {
+        player: PlayerId,
+        seat: u8,
+        rule: String,
+    },
+    /// Method C: the marker is free; it is offered counter-clockwise from the
+    /// seat to the right of `from_seat` (NSW 8.19, 8.26).
+    MarkerReleased {
+        from_seat: u8,
+        rule: String,
+    },
     /// Players may take their wagers back before play resumes (NSW 13.5.1).
     WithdrawalsOffered {
         rule: String,
@@ -306,9 +348,6 @@ pub struct Refusal {
 
 impl Refusal {
     pub fn new(rule: impl Into<String>, message: impl Into<String>) -> Refusal {
-        Refusal {
-            rule: rule.into(),
-            message: message.into(),
-        }
+        Refusal { rule: rule.into(), message: message.into() }
     }
 }

@@ -9,35 +9,20 @@ pub fn open_betting(o: &mut Emit, no_bet: bool) -> Result<(), Refusal> {
     let t = &*o.t;
     match t.phase() {
         Phase::Ready => {}
-        Phase::NoShoe | Phase::ShoeOver => {
-            return Err(Refusal::new(t.cite("cut"), "start a shoe first"))
-        }
-        _ => {
-            return Err(Refusal::new(
-                t.cite("wagers_closed"),
-                "a coup is already in progress",
-            ))
-        }
+        Phase::NoShoe | Phase::ShoeOver => return Err(Refusal::new(t.cite("cut"), "start a shoe first")),
+        _ => return Err(Refusal::new(t.cite("wagers_closed"), "a coup is already in progress")),
     }
     if t.state.no_bet_coups_due > 0 && !no_bet {
         return Err(Refusal::new(
             t.cite("no_bet_coup"),
-            format!(
-                "{} no-bet coups are due before wagers are taken",
-                t.state.no_bet_coups_due
-            ),
+            format!("{} no-bet coups are due before wagers are taken", t.state.no_bet_coups_due),
         ));
     }
     let forced = t.state.forced_no_bet;
     let rule = forced.then(|| t.cite("no_bet_coup"));
     let coup = t.state.coup_number + 1;
     let first_card = t.state.carried;
-    o.emit(Event::BettingOpened {
-        coup,
-        no_bet: no_bet || forced,
-        first_card,
-        rule,
-    });
+    o.emit(Event::BettingOpened { coup, no_bet: no_bet || forced, first_card, rule });
     Ok(())
 }
 
@@ -53,30 +38,17 @@ fn not_open(o: &Emit) -> Refusal {
     }
 }
 
-pub fn place(
-    o: &mut Emit,
-    player: PlayerId,
-    spot: Spot,
-    bet: Bet,
-    amount: Money,
-    ante: Money,
-) -> Result<(), Refusal> {
+pub fn place(o: &mut Emit, player: PlayerId, spot: Spot, bet: Bet, amount: Money, ante: Money) -> Result<(), Refusal> {
     let t = &*o.t;
     if t.phase() != Phase::Betting {
         return Err(not_open(o));
     }
     if t.state.coup.no_bet {
-        return Err(Refusal::new(
-            t.cite("no_bet_coup"),
-            "no wagers are permitted in a no-bet coup",
-        ));
+        return Err(Refusal::new(t.cite("no_bet_coup"), "no wagers are permitted in a no-bet coup"));
     }
     let cfg = &t.setup.config;
     let Some(offer) = cfg.offer(bet) else {
-        return Err(Refusal::new(
-            t.cite("limits"),
-            format!("this table does not offer {bet}"),
-        ));
+        return Err(Refusal::new(t.cite("limits"), format!("this table does not offer {bet}")));
     };
     // Where the wager goes (AU 3.1, 5.6-5.8).
     let layout = &t.setup.layout;
@@ -84,21 +56,12 @@ pub fn place(
         Spot::Box(b) if b == 0 || b as u32 > layout.boxes => {
             return Err(Refusal::new(
                 layout.rule.clone(),
-                format!(
-                    "box {b} is not on this layout (boxes 1 to {})",
-                    layout.boxes
-                ),
+                format!("box {b} is not on this layout (boxes 1 to {})", layout.boxes),
             ));
         }
         Spot::Box(b) => {
-            let mut players: Vec<PlayerId> = t
-                .state
-                .coup
-                .wagers
-                .iter()
-                .filter(|w| w.spot == Spot::Box(b))
-                .map(|w| w.player)
-                .collect();
+            let mut players: Vec<PlayerId> =
+                t.state.coup.wagers.iter().filter(|w| w.spot == Spot::Box(b)).map(|w| w.player).collect();
             players.push(player);
             players.sort();
             players.dedup();
@@ -110,54 +73,30 @@ pub fn place(
             }
         }
         Spot::Standing if !layout.standing_players => {
-            return Err(Refusal::new(
-                layout.rule.clone(),
-                "this layout has no area for standing players",
-            ));
+            return Err(Refusal::new(layout.rule.clone(), "this layout has no area for standing players"));
         }
         Spot::Standing => {}
     }
     // Amount: whole chips (NSW 6.1.1) within the wager's limits (NSW 6.1; AU 5.8-5.9).
     let chip = cfg.settle.chip;
     if amount.0 <= 0 || amount.0 % chip.0 != 0 {
-        return Err(Refusal::new(
-            t.cite("minimum_unit"),
-            format!("{amount} is not a whole number of {chip} chips"),
-        ));
+        return Err(Refusal::new(t.cite("minimum_unit"), format!("{amount} is not a whole number of {chip} chips")));
     }
     if amount < offer.min {
-        return Err(Refusal::new(
-            t.cite("limits"),
-            format!("{amount} is below the {bet} minimum {}", offer.min),
-        ));
+        return Err(Refusal::new(t.cite("limits"), format!("{amount} is below the {bet} minimum {}", offer.min)));
     }
-    let mine: Vec<&Wager> = t
-        .state
-        .coup
-        .wagers
-        .iter()
-        .filter(|w| w.player == player)
-        .collect();
-    let same: Money = mine
-        .iter()
-        .filter(|w| w.bet == bet)
-        .fold(Money::ZERO, |a, w| a + w.amount);
+    let mine: Vec<&Wager> = t.state.coup.wagers.iter().filter(|w| w.player == player).collect();
+    let same: Money = mine.iter().filter(|w| w.bet == bet).fold(Money::ZERO, |a, w| a + w.amount);
     if same + amount > offer.max {
         return Err(Refusal::new(
             t.cite("limits"),
-            format!(
-                "{bet} wagers of one player may total at most {}; this would make {}",
-                offer.max,
-                same + amount
-            ),
+            format!("{bet} wagers of one player may total at most {}; this would make {}", offer.max, same + amount),
         ));
     }
     // AU 5.12: a Banker wager that could not be paid exactly is not accepted.
     if cfg.settle.unpayable == UnpayableStake::VoidExcess {
         for (_, p) in &offer.pay_table.lines {
-            if matches!(p, Pays::LessCommission { .. })
-                && payable_stake(amount, *p, &cfg.settle) != amount
-            {
+            if matches!(p, Pays::LessCommission { .. }) && payable_stake(amount, *p, &cfg.settle) != amount {
                 return Err(Refusal::new(
                     t.cite("banker_unpayable"),
                     format!("{amount} could not be paid exactly in chips at {p}"),
@@ -169,31 +108,19 @@ pub fn place(
         // AU 14.5: each initial wager with its ante, unless waived (14.4).
         if let Some(a) = &cfg.ante {
             if ante < a.due(amount) {
-                return Err(Refusal::new(
-                    t.cite("ante"),
-                    format!("this wager needs an ante of {}", a.due(amount)),
-                ));
+                return Err(Refusal::new(t.cite("ante"), format!("this wager needs an ante of {}", a.due(amount))));
             }
         }
     } else {
         if t.setup.side_bets_need_main_wager && !mine.iter().any(|w| w.bet.is_main()) {
-            return Err(Refusal::new(
-                t.cite("side_bet_needs_main"),
-                format!("{bet} is taken only with a main wager"),
-            ));
+            return Err(Refusal::new(t.cite("side_bet_needs_main"), format!("{bet} is taken only with a main wager")));
         }
         if t.rb().config.conduct.one_side_bet_each && mine.iter().any(|w| w.bet == bet) {
-            return Err(Refusal::new(
-                t.cite("one_side_bet"),
-                format!("one {bet} wager per player per coup"),
-            ));
+            return Err(Refusal::new(t.cite("one_side_bet"), format!("one {bet} wager per player per coup")));
         }
     }
     if ante.0 < 0 || (ante.0 > 0 && (cfg.ante.is_none() || !bet.is_main())) {
-        return Err(Refusal::new(
-            t.cite("ante"),
-            "an ante goes only with an initial wager at an Ante Up table",
-        ));
+        return Err(Refusal::new(t.cite("ante"), "an ante goes only with an initial wager at an Ante Up table"));
     }
     // Banker and Player together (NSW 5.6.6; AU 5.2(c)).
     let other = match bet {
@@ -206,53 +133,29 @@ pub fn place(
         (false, _) | (true, Permission::Allowed) => false,
         (true, Permission::NeedsApproval) => true,
         (true, Permission::Forbidden) => {
-            return Err(Refusal::new(
-                t.cite("combination"),
-                "Banker and Player may not both be wagered",
-            ))
+            return Err(Refusal::new(t.cite("combination"), "Banker and Player may not both be wagered"))
         }
     };
     let id = t.state.next_wager;
-    o.emit(Event::WagerPlaced {
-        wager: Wager {
-            id,
-            player,
-            spot,
-            bet,
-            amount,
-            ante,
-            needs_approval,
-        },
-    });
+    o.emit(Event::WagerPlaced { wager: Wager { id, player, spot, bet, amount, ante, needs_approval } });
     Ok(())
 }
 
 fn find<'a>(o: &'a Emit<'_>, wager: WagerId) -> Result<&'a Wager, Refusal> {
-    o.t.state
-        .coup
-        .wagers
-        .iter()
-        .find(|w| w.id == wager)
-        .ok_or_else(|| {
-            if o.t.state.last_settled.contains(&wager) {
-                // AU 5.15: a losing wager cannot be withdrawn; a settled one is gone.
-                Refusal::new(o.t.cite("withdraw_losing"), "the wager has been settled")
-            } else {
-                Refusal::new(
-                    o.t.cite("wagers_closed"),
-                    format!("there is no wager {wager} on this coup"),
-                )
-            }
-        })
+    o.t.state.coup.wagers.iter().find(|w| w.id == wager).ok_or_else(|| {
+        if o.t.state.last_settled.contains(&wager) {
+            // AU 5.15: a losing wager cannot be withdrawn; a settled one is gone.
+            Refusal::new(o.t.cite("withdraw_losing"), "the wager has been settled")
+        } else {
+            Refusal::new(o.t.cite("wagers_closed"), format!("there is no wager {wager} on this coup"))
+        }
+    })
 }
 
 pub fn withdraw(o: &mut Emit, player: PlayerId, wager: WagerId) -> Result<(), Refusal> {
     let w = find(o, wager)?;
     if w.player != player {
-        return Err(Refusal::new(
-            o.t.cite("wagers_closed"),
-            "a player may withdraw only their own wager",
-        ));
+        return Err(Refusal::new(o.t.cite("wagers_closed"), "a player may withdraw only their own wager"));
     }
     match o.t.phase() {
         // NSW 12.1.1: after a reconstruction each player may remove their wager.
@@ -266,10 +169,7 @@ pub fn withdraw(o: &mut Emit, player: PlayerId, wager: WagerId) -> Result<(), Re
 pub fn approve(o: &mut Emit, wager: WagerId) -> Result<(), Refusal> {
     let w = find(o, wager)?;
     if !w.needs_approval {
-        return Err(Refusal::new(
-            o.t.cite("combination"),
-            "this wager needs no approval",
-        ));
+        return Err(Refusal::new(o.t.cite("combination"), "this wager needs no approval"));
     }
     if o.t.phase() != Phase::Betting {
         return Err(not_open(o));
@@ -298,28 +198,16 @@ pub fn close(o: &mut Emit) -> Result<(), Refusal> {
     if o.t.phase() != Phase::Betting {
         return Err(not_open(o));
     }
-    let pending: Vec<WagerId> =
-        o.t.state
-            .coup
-            .wagers
-            .iter()
-            .filter(|w| w.needs_approval)
-            .map(|w| w.id)
-            .collect();
+    let pending: Vec<WagerId> = o.t.state.coup.wagers.iter().filter(|w| w.needs_approval).map(|w| w.id).collect();
     for id in pending {
-        let rule = format!(
-            "{}: Banker and Player together need a supervisor's approval",
-            o.t.cite("combination")
-        );
+        let rule = format!("{}: Banker and Player together need a supervisor's approval", o.t.cite("combination"));
         o.emit(Event::WagerReturned { wager: id, rule });
     }
     if o.t.setup.side_bets_need_main_wager {
         let orphans: Vec<WagerId> = {
             let ws = &o.t.state.coup.wagers;
             ws.iter()
-                .filter(|w| {
-                    !w.bet.is_main() && !ws.iter().any(|m| m.player == w.player && m.bet.is_main())
-                })
+                .filter(|w| !w.bet.is_main() && !ws.iter().any(|m| m.player == w.player && m.bet.is_main()))
                 .map(|w| w.id)
                 .collect()
         };
@@ -329,6 +217,13 @@ pub fn close(o: &mut Emit) -> Result<(), Refusal> {
         }
     }
     differential(o);
+    // NSW 8.17: the designated player is required to wager on the Banker's hand.
+    if let Some((p, seat)) = o.t.state.marker {
+        if !o.t.state.coup.no_bet && !o.t.state.coup.wagers.iter().any(|w| w.player == p && w.bet == Bet::Banker) {
+            let rule = format!("{} (no Banker wager from the designated player)", o.t.cite("dealing"));
+            o.emit(Event::MarkerReleased { from_seat: seat, rule });
+        }
+    }
     let coup = o.t.state.coup.number;
     o.emit(Event::BettingClosed { coup });
     Ok(())
@@ -342,20 +237,9 @@ fn differential(o: &mut Emit) {
     let Some(limit) = cfg.differential else {
         return;
     };
-    let total = |b: Bet| {
-        o.t.state
-            .coup
-            .wagers
-            .iter()
-            .filter(|w| w.bet == b)
-            .fold(0i64, |a, w| a + w.amount.0)
-    };
+    let total = |b: Bet| o.t.state.coup.wagers.iter().filter(|w| w.bet == b).fold(0i64, |a, w| a + w.amount.0);
     let (p, b) = (total(Bet::Player), total(Bet::Banker));
-    let (big, small, side) = if p >= b {
-        (p, b, Bet::Player)
-    } else {
-        (b, p, Bet::Banker)
-    };
+    let (big, small, side) = if p >= b { (p, b, Bet::Player) } else { (b, p, Bet::Banker) };
     if big - small <= limit.0 {
         return;
     }
@@ -375,16 +259,9 @@ fn differential(o: &mut Emit) {
             .collect();
     for (id, to) in changes {
         if to.0 == 0 {
-            o.emit(Event::WagerReturned {
-                wager: id,
-                rule: rule.clone(),
-            });
+            o.emit(Event::WagerReturned { wager: id, rule: rule.clone() });
         } else {
-            o.emit(Event::WagerReduced {
-                wager: id,
-                to,
-                rule: rule.clone(),
-            });
+            o.emit(Event::WagerReduced { wager: id, to, rule: rule.clone() });
         }
     }
 }

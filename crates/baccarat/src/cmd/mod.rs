@@ -13,8 +13,7 @@ use baccarat_rules::{profiles as builtin, Rulebook};
 /// (contains `/` or ends in `.toml`).
 pub fn load_rulebook(name: &str) -> Result<Rulebook> {
     if name.contains('/') || name.ends_with(".toml") {
-        let text =
-            std::fs::read_to_string(name).with_context(|| format!("cannot read profile {name}"))?;
+        let text = std::fs::read_to_string(name).with_context(|| format!("cannot read profile {name}"))?;
         return Rulebook::from_toml(&text).map_err(|p| anyhow::anyhow!("{name}: {p}"));
     }
     Ok(builtin::builtin(name)?)

@@ -29,12 +29,7 @@ pub fn run(a: Args) -> Result<()> {
     let rb = super::load_rulebook(&a.rulebook)?;
     let decks = a.decks.unwrap_or_else(|| rb.default_decks());
     if !rb.decks.contains(&decks) {
-        bail!(
-            "--decks: {} allows {:?} decks, not {decks} ({})",
-            rb.id,
-            rb.decks,
-            rb.decks_rule
-        );
+        bail!("--decks: {} allows {:?} decks, not {decks} ({})", rb.id, rb.decks, rb.decks_rule);
     }
     let shoe = match &a.shoe {
         Some(s) => Shoe::parse(s, decks)?,
@@ -46,17 +41,10 @@ pub fn run(a: Args) -> Result<()> {
     }
     let setup_us = setup.elapsed().as_secs_f64() * 1e6;
     let start = Instant::now();
-    let r = if a.main_only {
-        report_main(&rb, &shoe, Some(decks))
-    } else {
-        report(&rb, &shoe, Some(decks))
-    };
+    let r = if a.main_only { report_main(&rb, &shoe, Some(decks)) } else { report(&rb, &shoe, Some(decks)) };
     let micros = start.elapsed().as_secs_f64() * 1e6;
     if a.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&json(&r, &a.shoe, micros, setup_us))?
-        );
+        println!("{}", serde_json::to_string_pretty(&json(&r, &a.shoe, micros, setup_us))?);
     } else {
         text(&rb.title, &r, a.shoe.is_some(), micros);
     }
@@ -101,35 +89,14 @@ fn json(r: &Report, shoe: &Option<String>, micros: f64, setup_us: f64) -> serde_
 fn text(title: &str, r: &Report, custom: bool, micros: f64) {
     println!("{} — {title}", r.rulebook);
     let decks = r.decks.map(|d| format!("{d} decks, ")).unwrap_or_default();
-    let what = if custom {
-        "remaining shoe"
-    } else {
-        "full shoe"
-    };
+    let what = if custom { "remaining shoe" } else { "full shoe" };
     let seqs = r.bets.first().map(|b| group(b.total)).unwrap_or_default();
-    println!(
-        "{decks}{} cards ({what}); exact over {seqs} ordered six-card sequences\n",
-        r.cards
-    );
-    println!(
-        "{:<22} {:<26} {:>11} {:>9}",
-        "wager", "pay table", "house edge", "std dev"
-    );
+    println!("{decks}{} cards ({what}); exact over {seqs} ordered six-card sequences\n", r.cards);
+    println!("{:<22} {:<26} {:>11} {:>9}", "wager", "pay table", "house edge", "std dev");
     for b in &r.bets {
-        println!(
-            "{:<22} {:<26} {:>10.4}% {:>9.4}",
-            b.bet.id(),
-            b.pay_table,
-            b.house_edge() * 100.0,
-            b.std_dev()
-        );
+        println!("{:<22} {:<26} {:>10.4}% {:>9.4}", b.bet.id(), b.pay_table, b.house_edge() * 100.0, b.std_dev());
         for o in &b.outcomes {
-            println!(
-                "    {:<30} {:>9} {:>14.10}",
-                o.outcome.id(),
-                o.pays.report(),
-                b.probability(o)
-            );
+            println!("    {:<30} {:>9} {:>14.10}", o.outcome.id(), o.pays.report(), b.probability(o));
         }
     }
     for (b, why) in &r.skipped {

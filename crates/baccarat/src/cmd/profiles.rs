@@ -43,11 +43,7 @@ pub fn list(a: ListArgs) -> Result<()> {
             "{:<16} decks {:?}; variants: {}",
             "",
             r.decks,
-            r.variants
-                .iter()
-                .map(|v| v.id.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
+            r.variants.iter().map(|v| v.id.as_str()).collect::<Vec<_>>().join(", ")
         );
         println!("{:<16} wagers: {}", "", bet_ids(r).join(", "));
     }
@@ -76,15 +72,9 @@ pub fn run(c: ProfileCommand) -> Result<()> {
             Ok(())
         }
         ProfileCommand::Check { file } => {
-            let text =
-                std::fs::read_to_string(&file).with_context(|| format!("cannot read {file}"))?;
+            let text = std::fs::read_to_string(&file).with_context(|| format!("cannot read {file}"))?;
             let r = Rulebook::from_toml(&text).map_err(|p| anyhow::anyhow!("{file}: {p}"))?;
-            println!(
-                "{file}: profile {} is valid ({} wagers, {} variants)",
-                r.id,
-                r.bets.len(),
-                r.variants.len()
-            );
+            println!("{file}: profile {} is valid ({} wagers, {} variants)", r.id, r.bets.len(), r.variants.len());
             Ok(())
         }
     }
@@ -100,18 +90,11 @@ fn show(r: &Rulebook) {
     );
     println!(
         "table differential: {} ({})",
-        if r.table_differential {
-            "may be set"
-        } else {
-            "not provided"
-        },
+        if r.table_differential { "may be set" } else { "not provided" },
         r.limits_rule
     );
     if let Some(a) = &r.ante {
-        println!(
-            "ante: at most {}/{} of the table minimum ({})",
-            a.max_num, a.max_den, a.rule
-        );
+        println!("ante: at most {}/{} of the table minimum ({})", a.max_num, a.max_den, a.rule);
     }
     let p = &r.procedures;
     println!("burn: {:?} ({})", p.burn, p.burn_rule);
@@ -126,20 +109,13 @@ fn show(r: &Rulebook) {
             l.name,
             l.boxes,
             l.players_per_box,
-            if l.standing_players {
-                ", standing players"
-            } else {
-                ""
-            },
+            if l.standing_players { ", standing players" } else { "" },
             l.rule
         );
     }
     println!("\nvariants:");
     for v in &r.variants {
-        println!(
-            "  {:<26} player {:<12} banker {:<26} {} ({})",
-            v.id, v.player.name, v.banker.name, v.title, v.rule
-        );
+        println!("  {:<26} player {:<12} banker {:<26} {} ({})", v.id, v.player.name, v.banker.name, v.title, v.rule);
     }
     println!("\nwagers:");
     let mut bets: Vec<_> = r.bets.iter().collect();
@@ -159,14 +135,8 @@ fn show(r: &Rulebook) {
     if !r.exclusions.is_empty() {
         println!("\nexclusions:");
         for e in &r.exclusions {
-            let ids =
-                |v: &[baccarat_rules::Bet]| v.iter().map(|b| b.id()).collect::<Vec<_>>().join(", ");
-            println!(
-                "  {}: {} exclude {}",
-                e.rule,
-                ids(&e.offered),
-                ids(&e.excludes)
-            );
+            let ids = |v: &[baccarat_rules::Bet]| v.iter().map(|b| b.id()).collect::<Vec<_>>().join(", ");
+            println!("  {}: {} exclude {}", e.rule, ids(&e.offered), ids(&e.excludes));
         }
     }
 }

@@ -60,39 +60,25 @@ fn parse_seed(s: &str) -> Result<Seed> {
     if let Ok(n) = s.parse::<u64>() {
         return Ok(Seed::from_u64(n));
     }
-    Seed::from_hex(s)
-        .with_context(|| format!("--seed: {s:?} is neither a number nor 64 hex digits"))
+    Seed::from_hex(s).with_context(|| format!("--seed: {s:?} is neither a number nor 64 hex digits"))
 }
 
 pub fn run_cmd(a: Args) -> Result<()> {
     let (rb, decks, wagers) = match &a.table {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read table config {path}"))?;
-            let spec: TableConfigSpec = toml::from_str(&text).map_err(|e| {
-                anyhow::anyhow!("{path}: table config is invalid: {}", e.message().trim())
-            })?;
+            let text = std::fs::read_to_string(path).with_context(|| format!("cannot read table config {path}"))?;
+            let spec: TableConfigSpec = toml::from_str(&text)
+                .map_err(|e| anyhow::anyhow!("{path}: table config is invalid: {}", e.message().trim()))?;
             let rb = super::load_rulebook(&spec.rulebook)?;
             let t = TableConfig::new(&rb, &spec).map_err(|p| anyhow::anyhow!("{path}: {p}"))?;
-            let w = t
-                .offers
-                .iter()
-                .map(|o| SimWager {
-                    table: o.pay_table.clone(),
-                })
-                .collect();
+            let w = t.offers.iter().map(|o| SimWager { table: o.pay_table.clone() }).collect();
             (rb, t.decks, w)
         }
         None => {
             let rb = super::load_rulebook(&a.rulebook)?;
             let decks = a.decks.unwrap_or_else(|| rb.default_decks());
             if !rb.decks.contains(&decks) {
-                bail!(
-                    "--decks: {} allows {:?} decks, not {decks} ({})",
-                    rb.id,
-                    rb.decks,
-                    rb.decks_rule
-                );
+                bail!("--decks: {} allows {:?} decks, not {decks} ({})", rb.id, rb.decks, rb.decks_rule);
             }
             let mut w = Vec::new();
             for b in rb.bets.iter().filter(|b| b.allows_decks(decks)) {
@@ -117,24 +103,17 @@ pub fn run_cmd(a: Args) -> Result<()> {
     let mut proc = Procedure::for_rulebook(&rb, decks, from_back);
     if let Some(b) = a.burn {
         if !rb.procedures.burn.contains(&b) {
-            bail!(
-                "--burn: {} does not name {b:?} ({})",
-                rb.id,
-                rb.procedures.burn_rule
-            );
+            bail!("--burn: {} does not name {b:?} ({})", rb.id, rb.procedures.burn_rule);
         }
         proc.burn = Some(b);
     }
-    let threads = a
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     if threads == 0 || threads > 256 {
         bail!("--threads: {threads} is outside 1 to 256");
     }
     let seed = match &a.seed {
         Some(s) => parse_seed(s)?,
-        None => Seed::from_os()
-            .map_err(|e| anyhow::anyhow!("cannot read OS entropy for a seed: {e}"))?,
+        None => Seed::from_os().map_err(|e| anyhow::anyhow!("cannot read OS entropy for a seed: {e}"))?,
     };
     let rows = Rows::new(&wagers);
     let done = AtomicU64::new(0);
@@ -178,17 +157,8 @@ pub fn run_cmd(a: Args) -> Result<()> {
         });
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
-        println!(
-            "{} — {} shoes of {decks} decks, {} coups, seed {}",
-            rb.id,
-            totals.shoes,
-            totals.coups,
-            seed.hex()
-        );
-        println!(
-            "{:<22} {:<26} {:>10} {:>24}",
-            "wager", "pay table", "return", "95% interval"
-        );
+        println!("{} — {} shoes of {decks} decks, {} coups, seed {}", rb.id, totals.shoes, totals.coups, seed.hex());
+        println!("{:<22} {:<26} {:>10} {:>24}", "wager", "pay table", "return", "95% interval");
         for (w, mean, lo, hi) in &results {
             println!(
                 "{:<22} {:<26} {:>9.4}% [{:>9.4}%, {:>9.4}%]",
@@ -213,11 +183,7 @@ fn progress(done: &AtomicU64, finished: &AtomicBool, total: u64) {
     while !finished.load(Ordering::Relaxed) {
         let d = done.load(Ordering::Relaxed);
         let filled = (d * 40 / total.max(1)) as usize;
-        eprint!(
-            "\r[{}{}] {d}/{total} shoes",
-            "#".repeat(filled),
-            " ".repeat(40 - filled.min(40))
-        );
+        eprint!("\r[{}{}] {d}/{total} shoes", "#".repeat(filled), " ".repeat(40 - filled.min(40)));
         std::thread::sleep(Duration::from_millis(200));
     }
     eprint!("\r{}\r", " ".repeat(70));

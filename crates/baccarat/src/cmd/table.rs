@@ -25,10 +25,7 @@ pub fn run(c: TableCommand) -> Result<()> {
         t.offers.len()
     );
     for o in &t.offers {
-        println!(
-            "  {:<20} {:<26} {} to {}",
-            o.bet, o.pay_table.name, o.min, o.max
-        );
+        println!("  {:<20} {:<26} {} to {}", o.bet, o.pay_table.name, o.min, o.max);
     }
     Ok(())
 }

@@ -194,9 +194,9 @@ fn fast_path_equals_the_table_engine_coup_for_coup() {
                         let player = j as u32 + 1;
                         if !w.table.bet.is_main() && t.setup().side_bets_need_main_wager {
                             // AU 11A.2 and siblings: the side bet goes with a main wager.
-                            t.execute(Command::PlaceWager { player, spot: Spot::Box(player as u8), bet: Bet::Tie, amount: Money(20), ante: Money(0) }).unwrap();
+                            t.execute(Command::PlaceWager { player, spot: Spot::Box(player as u8), bet: Bet::Tie, amount: Money(20), ante: Money(0), token: false }).unwrap();
                         }
-                        let ev = t.execute(Command::PlaceWager { player, spot: Spot::Box(player as u8), bet: w.table.bet, amount: Money(SCALE), ante: Money(0) }).unwrap();
+                        let ev = t.execute(Command::PlaceWager { player, spot: Spot::Box(player as u8), bet: w.table.bet, amount: Money(SCALE), ante: Money(0), token: false }).unwrap();
                         if let Event::WagerPlaced { wager } = &ev[0] {
                             ids.push(wager.id);
                         }

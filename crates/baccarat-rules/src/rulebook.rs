@@ -66,6 +66,10 @@ pub struct ConductConfig {
     /// request (AU 15.9); elsewhere the result stands (NSW 12.15; EU 5.1.7).
     #[serde(default)]
     pub wrong_hand_may_void: bool,
+    /// Minutes a raised table minimum must be on a sign before it applies to the
+    /// players already at the table (NSW 6.7: 20). `None`: no notice is required.
+    #[serde(default)]
+    pub minimum_notice_minutes: Option<u32>,
     pub rule: String,
 }
 
@@ -116,6 +120,10 @@ pub const CITATION_KEYS: &[&str] = &[
     "shuffler_malfunction",
     "wrong_hand",
     "ante",
+    "personal_limits",
+    "minimum_change",
+    "promotional_tokens",
+    "shuffler",
     "banker_unpayable",
     "dealing",
 ];

@@ -217,6 +217,19 @@ impl Shoe {
         }
     }
 
+    /// A continuous shuffler takes `cards` back (AU 7.2): each goes into the
+    /// undealt stack at a uniform position drawn from `s`, and dealing continues
+    /// from the top of the mixed stack.
+    pub fn return_cards(&mut self, cards: &[Card], s: &mut Stream) {
+        let mut stack: Vec<Card> = self.cards[self.next..].to_vec();
+        for &c in cards {
+            let at = s.below(stack.len() as u32 + 1) as usize;
+            stack.insert(at, c);
+        }
+        self.cards = stack;
+        self.next = 0;
+    }
+
     /// The cards from the next one on, in order.
     pub fn upcoming(&self) -> &[Card] {
         &self.cards[self.next..]

@@ -49,7 +49,14 @@ fn refused(t: &mut Table, cmd: Command, rule: &str) {
 }
 
 fn wager(player: u32, bet: Bet, amount: i64) -> Command {
-    Command::PlaceWager { player, spot: Spot::Box(player as u8), bet, amount: Money(amount), ante: Money(0) }
+    Command::PlaceWager {
+        player,
+        spot: Spot::Box(player as u8),
+        bet,
+        amount: Money(amount),
+        ante: Money(0),
+        token: false,
+    }
 }
 
 fn deal_out(t: &mut Table, log: &mut Vec<Event>) -> Vec<Event> {
@@ -129,12 +136,26 @@ fn refusals_name_their_rule_and_change_nothing() {
     refused(&mut t, wager(1, Bet::TigerTie, 1000), "does not offer tiger_tie");
     refused(
         &mut t,
-        Command::PlaceWager { player: 1, spot: Spot::Box(15), bet: Bet::Player, amount: Money(1000), ante: Money(0) },
+        Command::PlaceWager {
+            player: 1,
+            spot: Spot::Box(15),
+            bet: Bet::Player,
+            amount: Money(1000),
+            ante: Money(0),
+            token: false,
+        },
         "box 15 is not on this layout",
     );
     refused(
         &mut t,
-        Command::PlaceWager { player: 1, spot: Spot::Standing, bet: Bet::Player, amount: Money(1000), ante: Money(0) },
+        Command::PlaceWager {
+            player: 1,
+            spot: Spot::Standing,
+            bet: Bet::Player,
+            amount: Money(1000),
+            ante: Money(0),
+            token: false,
+        },
         "no area for standing players",
     );
     run(&mut t, &mut log, wager(1, Bet::PlayerPair, 500));
@@ -170,6 +191,7 @@ fn au_wager_rules() {
         bet,
         amount: Money(amount),
         ante: Money(100),
+        token: false,
     };
     // AU 5.12: $25 on Banker cannot be paid exactly at 1:1 less 5% with $1 chips.
     refused(&mut t, with_ante(1, Bet::Banker, 2500), "AU 5.12-5.13");
@@ -614,7 +636,7 @@ fn wrong_hand_stands_except_where_au_15_9_voids_it() {
 }
 
 fn seat_wager(player: u32, seat: u8, bet: Bet, amount: i64) -> Command {
-    Command::PlaceWager { player, spot: Spot::Box(seat), bet, amount: Money(amount), ante: Money(0) }
+    Command::PlaceWager { player, spot: Spot::Box(seat), bet, amount: Money(amount), ante: Money(0), token: false }
 }
 
 fn shown(t: &Table, viewer: Option<u32>) -> Vec<Option<String>> {
@@ -711,4 +733,157 @@ fn method_c_marker_holds_the_banker_hand_until_it_loses() {
     assert!(ev.iter().any(|e| matches!(e, Event::MarkerReleased { from_seat: 14, .. })));
     assert_eq!(t.state().marker, None);
     assert!(Table::replay(setup("nsw-2021", extra), &log) == t);
+}
+
+#[test]
+fn nsw_6_8_personal_limits_and_6_7_raised_minimum() {
+    let (mut t, mut log) = live_table("nsw-2021", "");
+    run(&mut t, &mut log, Command::SetPersonalLimits { player: 7, min: Money(500), max: Money(500_000) });
+    refused(&mut t, Command::SetPersonalLimits { player: 7, min: Money(900), max: Money(800) }, "NSW 6.8");
+    // NSW 6.7.1: raised now, without 20 minutes' notice: players present keep 10.00.
+    run(&mut t, &mut log, Command::ChangeMinimum { minimum: Money(5000), at_ms: 0, present: vec![1] });
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, wager(1, Bet::Player, 1000));
+    refused(&mut t, wager(2, Bet::Player, 1000), "NSW 6.7: 10.00 is below the player minimum 50.00");
+    run(&mut t, &mut log, wager(2, Bet::Player, 5000));
+    // NSW 6.8: the personal sign's limits for player 7.
+    run(&mut t, &mut log, wager(7, Bet::Banker, 500));
+    refused(&mut t, Command::ChangeMinimum { minimum: Money(2000), at_ms: 0, present: vec![] }, "between coups");
+    for c in ["9H", "2S", "KD", "KC"] {
+        card(&mut t, &mut log, c);
+    }
+    // With notice given at least 20 minutes before, the raise applies to everyone.
+    run(&mut t, &mut log, Command::AnnounceMinimum { minimum: Money(10_000), at_ms: 1_000 });
+    let ev = run(
+        &mut t,
+        &mut log,
+        Command::ChangeMinimum { minimum: Money(10_000), at_ms: 1_000 + 20 * 60_000, present: vec![1] },
+    );
+    assert!(matches!(&ev[0], Event::MinimumChanged { grandfathered, .. } if grandfathered.is_empty()));
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    refused(&mut t, wager(1, Bet::Player, 5000), "below the player minimum 100.00");
+    assert!(Table::replay(setup("nsw-2021", ""), &log) == t);
+}
+
+#[test]
+fn nsw_12_17_invalid_bet_returned_and_promotional_tokens() {
+    let (mut t, mut log) = live_table("nsw-2021", "");
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    let ev = run(
+        &mut t,
+        &mut log,
+        Command::PlaceWager {
+            player: 1,
+            spot: Spot::Box(1),
+            bet: Bet::Banker,
+            amount: Money(2000),
+            ante: Money(0),
+            token: true,
+        },
+    );
+    let token = match &ev[0] {
+        Event::WagerPlaced { wager } => wager.clone(),
+        _ => unreachable!(),
+    };
+    assert!(token.token);
+    let ev = run(&mut t, &mut log, wager(2, Bet::Player, 1000));
+    let other = match &ev[0] {
+        Event::WagerPlaced { wager } => wager.id,
+        _ => unreachable!(),
+    };
+    refused(&mut t, Command::InvalidBet { wager: other }, "NSW 14.12");
+    card(&mut t, &mut log, "9H");
+    let ev = run(&mut t, &mut log, Command::InvalidBet { wager: other });
+    assert!(matches!(&ev[0], Event::WagerReturned { rule, .. } if rule.contains("NSW 12.17")));
+    assert_eq!(t.state().coup.wagers.len(), 1);
+    // AU has no promotional tokens.
+    let (mut t, mut log) = live_table("au-casino", "[bets.tie]\npay_table = \"8_to_1\"\n");
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    refused(
+        &mut t,
+        Command::PlaceWager {
+            player: 1,
+            spot: Spot::Box(1),
+            bet: Bet::Player,
+            amount: Money(1000),
+            ante: Money(0),
+            token: true,
+        },
+        "no promotional tokens",
+    );
+}
+
+#[test]
+fn au_5_8_up_to_three_players_a_box_within_the_maximum() {
+    let (mut t, mut log) = live_table("au-casino", "[bets.tie]\npay_table = \"8_to_1\"\n");
+    assert_eq!(t.setup().layout.name, "mini");
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    for p in 1..=3 {
+        run(
+            &mut t,
+            &mut log,
+            Command::PlaceWager {
+                player: p,
+                spot: Spot::Box(2),
+                bet: Bet::Player,
+                amount: Money(30_000),
+                ante: Money(0),
+                token: false,
+            },
+        );
+    }
+    refused(
+        &mut t,
+        Command::PlaceWager {
+            player: 4,
+            spot: Spot::Box(2),
+            bet: Bet::Tie,
+            amount: Money(1000),
+            ante: Money(0),
+            token: false,
+        },
+        "already has 3 players",
+    );
+    refused(
+        &mut t,
+        Command::PlaceWager {
+            player: 1,
+            spot: Spot::Box(2),
+            bet: Bet::Player,
+            amount: Money(20_000),
+            ante: Money(0),
+            token: false,
+        },
+        "AU 3.1(a), 5.8",
+    );
+}
+
+#[test]
+fn au_7_2_continuous_shuffler_never_reaches_a_cutting_card() {
+    let s = setup("au-casino", "decks = 4\n[bets.tie]\npay_table = \"8_to_1\"\n");
+    let mut t = Table::new(s);
+    let mut log = Vec::new();
+    run(
+        &mut t,
+        &mut log,
+        Command::StartShoe {
+            source: ShoeSource::Continuous { seed: Seed::from_u64(3).hex() },
+            cut: None,
+            burn: None,
+            show_burn: false,
+        },
+    );
+    // Far more coups than 208 cards could deal without the cards going back in.
+    for _ in 0..200 {
+        run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+        run(&mut t, &mut log, wager(1, Bet::Banker, 2000));
+        run(&mut t, &mut log, Command::CloseBetting);
+        deal_out(&mut t, &mut log);
+        assert_eq!(t.phase(), Phase::Ready);
+    }
+    assert!(!log.iter().any(|e| matches!(e, Event::CuttingCardOut { .. } | Event::ShoeEnded { .. })));
+    assert!(
+        matches!(&log[0], Event::ShoeStarted { continuous: true, cut: None, rule, .. } if rule.contains("AU 3.4(a), 7.2"))
+    );
+    assert!(Table::replay(setup("au-casino", "decks = 4\n[bets.tie]\npay_table = \"8_to_1\"\n"), &log) == t);
 }

@@ -62,6 +62,7 @@ fn command(o: &Op, placed: &[WagerId]) -> Command {
             bet: BETS[*b],
             amount: Money(*a),
             ante: Money(0),
+            token: *p == 4,
         },
         Op::Withdraw(p, i) => Command::WithdrawWager { player: *p, wager: id(i) },
         Op::Approve(i) => Command::ApproveWager { wager: id(i) },

@@ -65,8 +65,9 @@ pub fn start_shoe(
     }
     let decks = t.setup.config.decks;
     let rules = CutRules::from_profile(&t.rb().config);
+    let continuous = matches!(source, ShoeSource::Continuous { .. });
     let (seed, commitment, algorithm, preshuffled, live_decks) = match &source {
-        ShoeSource::Shuffle { seed } => {
+        ShoeSource::Shuffle { seed } | ShoeSource::Continuous { seed } => {
             let s = Seed::from_hex(seed).ok_or_else(|| Refusal::new("shuffle", "the seed must be 64 hex digits"))?;
             (Some(s.hex()), Some(s.commitment_hex()), Some(SHUFFLE_ALGORITHM.to_string()), None, None)
         }
@@ -112,7 +113,8 @@ pub fn start_shoe(
     }
     let shoe = o.t.state.shoe_number + 1;
     let rule = o.t.cite("cut");
-    o.emit(Event::ShoeStarted { shoe, seed, commitment, algorithm, preshuffled, live_decks, cut, rule });
+    let (cut, rule) = if continuous { (None, o.t.cite("shuffler")) } else { (cut, rule) };
+    o.emit(Event::ShoeStarted { shoe, seed, commitment, algorithm, preshuffled, live_decks, continuous, cut, rule });
     match burn {
         Some(BurnProcedure::ThreeNoBetCoups) => {
             let rule = o.t.cite("no_bet_coup");

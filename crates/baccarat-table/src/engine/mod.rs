@@ -22,7 +22,7 @@ mod wagers;
 use std::sync::Arc;
 
 use baccarat_rules::{
-    banker_draws, player_action, BySide, Card, Coup, LayoutConfig, PlayerAction, Rulebook, Side, TableConfig,
+    banker_draws, player_action, BySide, Card, Coup, LayoutConfig, Money, PlayerAction, Rulebook, Side, TableConfig,
 };
 
 pub use types::*;
@@ -127,6 +127,16 @@ pub struct State {
     declined: Vec<(Side, PlayerId)>,
     /// Method C: the designated player and their seat (NSW 8.17).
     pub marker: Option<(PlayerId, u8)>,
+    /// Personal limits (NSW 6.8).
+    pub personal: Vec<(PlayerId, Money, Money)>,
+    /// The table minimum for main wagers once changed (NSW 6.7), and the players
+    /// who keep an earlier one (NSW 6.7.1).
+    pub minimum: Option<Money>,
+    pub grandfathered: Vec<(PlayerId, Money)>,
+    /// An announced higher minimum and when its notice has run (NSW 6.7).
+    pub announced: Option<(Money, u64)>,
+    /// A continuous shuffler's seed (AU 7.2).
+    continuous: Option<String>,
     pub roads: Roads,
     /// The wagers settled in the last coup, until the next opens: a request to
     /// withdraw one is refused by AU 5.15 / NSW 5.4 rather than as unknown.
@@ -233,7 +243,8 @@ impl Table {
     pub fn apply(&mut self, e: &Event) {
         let s = &mut self.state;
         match e {
-            Event::ShoeStarted { shoe, seed, preshuffled, live_decks, cut, .. } => {
+            Event::ShoeStarted { shoe, seed, preshuffled, live_decks, cut, continuous, .. } => {
+                s.continuous = continuous.then(|| seed.clone()).flatten();
                 s.shoe_number = *shoe;
                 s.seed = seed.clone();
                 s.coups_left = None;
@@ -332,7 +343,13 @@ impl Table {
             }
             Event::WagerSettled { wager, .. } => s.last_settled.push(*wager),
             Event::CoupVoided { .. } => {}
-            Event::CoupClosed { .. } => {
+            Event::CoupClosed { coup } => {
+                // AU 7.2: a continuous shuffler takes the coup's cards back.
+                if let (Some(seed), Some(shoe)) = (&s.continuous, s.shoe.as_mut()) {
+                    let seed = Seed::from_hex(seed).expect("seed recorded by this engine");
+                    let used: Vec<Card> = s.coup.cards.iter().map(|c| c.1).collect();
+                    shoe.return_cards(&used, &mut crate::shuffle::Stream::with_nonce(&seed, *coup));
+                }
                 if s.coup.no_bet && s.no_bet_coups_due > 0 {
                     s.no_bet_coups_due -= 1;
                 }
@@ -368,6 +385,16 @@ impl Table {
                 }
             }
             Event::MarkerTaken { player, seat, .. } => s.marker = Some((*player, *seat)),
+            Event::PersonalLimitsSet { player, min, max, .. } => {
+                s.personal.retain(|p| p.0 != *player);
+                s.personal.push((*player, *min, *max));
+            }
+            Event::MinimumAnnounced { minimum, effective_ms, .. } => s.announced = Some((*minimum, *effective_ms)),
+            Event::MinimumChanged { minimum, grandfathered, .. } => {
+                s.minimum = Some(*minimum);
+                s.grandfathered = grandfathered.clone();
+                s.announced = None;
+            }
             Event::MarkerReleased { .. } => s.marker = None,
             Event::WithdrawalsOffered { .. } => s.phase = Phase::Reconstruction,
             Event::ShoeEnded { .. } => {
@@ -414,7 +441,13 @@ fn decide(o: &mut Emit, cmd: Command) -> Result<(), Refusal> {
     match cmd {
         Command::StartShoe { source, cut, burn, show_burn } => deal::start_shoe(o, source, cut, burn, show_burn),
         Command::OpenBetting { no_bet } => wagers::open_betting(o, no_bet),
-        Command::PlaceWager { player, spot, bet, amount, ante } => wagers::place(o, player, spot, bet, amount, ante),
+        Command::PlaceWager { player, spot, bet, amount, ante, token } => {
+            wagers::place(o, player, spot, bet, amount, ante, token)
+        }
+        Command::InvalidBet { wager } => wagers::invalid(o, wager),
+        Command::SetPersonalLimits { player, min, max } => wagers::personal(o, player, min, max),
+        Command::AnnounceMinimum { minimum, at_ms } => wagers::announce_minimum(o, minimum, at_ms),
+        Command::ChangeMinimum { minimum, at_ms, present } => wagers::change_minimum(o, minimum, at_ms, present),
         Command::WithdrawWager { player, wager } => wagers::withdraw(o, player, wager),
         Command::ApproveWager { wager } => wagers::approve(o, wager),
         Command::RefuseWager { wager } => wagers::refuse(o, wager),

@@ -53,6 +53,10 @@ pub struct Wager {
     pub ante: Money,
     /// Banker and Player together waiting for a supervisor (NSW 5.6.6).
     pub needs_approval: bool,
+    /// Placed with promotional tokens: winnings are paid in chips (NSW 1.1
+    /// "Casino Promotional Token"; 5.2).
+    #[serde(default)]
+    pub token: bool,
 }
 
 /// Where the shoe's cards come from.
@@ -66,6 +70,10 @@ pub enum ShoeSource {
     /// A physical shoe: cards arrive one at a time from a dealer console or a
     /// scanning shoe.
     Live { decks: u32 },
+    /// A continuous shuffler (AU 7.2): no cut and no cutting card (AU 7.8); each
+    /// coup's cards go back in and are mixed into the stack from the seed's
+    /// stream for that coup.
+    Continuous { seed: String },
 }
 
 /// A command to the table. Each is refused whole, or applied as events.
@@ -89,6 +97,29 @@ pub enum Command {
         bet: Bet,
         amount: Money,
         ante: Money,
+        token: bool,
+    },
+    /// A bet found invalid after the first card is returned (NSW 12.17).
+    InvalidBet {
+        wager: WagerId,
+    },
+    /// A player's own limits, shown on a sign for them (NSW 6.8).
+    SetPersonalLimits {
+        player: PlayerId,
+        min: Money,
+        max: Money,
+    },
+    /// Put up the sign for a higher table minimum (NSW 6.7); `at_ms` is the clock.
+    AnnounceMinimum {
+        minimum: Money,
+        at_ms: u64,
+    },
+    /// Change the table minimum for the main wagers. A raise before its notice has
+    /// run lets the players `present` keep the old minimum (NSW 6.7.1).
+    ChangeMinimum {
+        minimum: Money,
+        at_ms: u64,
+        present: Vec<PlayerId>,
     },
     WithdrawWager {
         player: PlayerId,
@@ -187,6 +218,8 @@ pub enum Event {
         algorithm: Option<String>,
         preshuffled: Option<Vec<Card>>,
         live_decks: Option<u32>,
+        #[serde(default)]
+        continuous: bool,
         cut: Option<Cut>,
         rule: String,
     },
@@ -224,6 +257,23 @@ pub enum Event {
     },
     BettingClosed {
         coup: u64,
+    },
+    PersonalLimitsSet {
+        player: PlayerId,
+        min: Money,
+        max: Money,
+        rule: String,
+    },
+    MinimumAnnounced {
+        minimum: Money,
+        effective_ms: u64,
+        rule: String,
+    },
+    /// The new minimum, and the players who keep their old one (NSW 6.7.1).
+    MinimumChanged {
+        minimum: Money,
+        grandfathered: Vec<(PlayerId, Money)>,
+        rule: String,
     },
     CuttingCardOut {
         coups_left: u8,

@@ -38,7 +38,38 @@ fn not_open(o: &Emit) -> Refusal {
     }
 }
 
-pub fn place(o: &mut Emit, player: PlayerId, spot: Spot, bet: Bet, amount: Money, ante: Money) -> Result<(), Refusal> {
+/// The minimum and maximum that apply to `player`'s wager on `bet`: the offer's,
+/// a changed table minimum for main wagers (NSW 6.7) unless the player keeps an
+/// earlier one (NSW 6.7.1), and a player's personal limits (NSW 6.8).
+fn limits(o: &Emit, player: PlayerId, bet: Bet) -> (Money, Money, String) {
+    let t = &*o.t;
+    let offer = t.setup.config.offer(bet).expect("offered");
+    let (mut min, mut max, mut rule) = (offer.min, offer.max, t.cite("limits"));
+    if bet.is_main() {
+        if let Some(m) = t.state.minimum {
+            min = m;
+            rule = t.cite("minimum_change");
+            if let Some(g) = t.state.grandfathered.iter().find(|g| g.0 == player) {
+                min = g.1;
+            }
+        }
+        if let Some(p) = t.state.personal.iter().find(|p| p.0 == player) {
+            (min, max, rule) = (p.1, p.2, t.cite("personal_limits"));
+        }
+    }
+    (min, max, rule)
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn place(
+    o: &mut Emit,
+    player: PlayerId,
+    spot: Spot,
+    bet: Bet,
+    amount: Money,
+    ante: Money,
+    token: bool,
+) -> Result<(), Refusal> {
     let t = &*o.t;
     if t.phase() != Phase::Betting {
         return Err(not_open(o));
@@ -82,16 +113,34 @@ pub fn place(o: &mut Emit, player: PlayerId, spot: Spot, bet: Bet, amount: Money
     if amount.0 <= 0 || amount.0 % chip.0 != 0 {
         return Err(Refusal::new(t.cite("minimum_unit"), format!("{amount} is not a whole number of {chip} chips")));
     }
-    if amount < offer.min {
-        return Err(Refusal::new(t.cite("limits"), format!("{amount} is below the {bet} minimum {}", offer.min)));
+    let (min, max, limit_rule) = limits(o, player, bet);
+    let t = &*o.t;
+    if amount < min {
+        return Err(Refusal::new(limit_rule, format!("{amount} is below the {bet} minimum {min}")));
     }
     let mine: Vec<&Wager> = t.state.coup.wagers.iter().filter(|w| w.player == player).collect();
     let same: Money = mine.iter().filter(|w| w.bet == bet).fold(Money::ZERO, |a, w| a + w.amount);
-    if same + amount > offer.max {
+    if same + amount > max {
         return Err(Refusal::new(
-            t.cite("limits"),
-            format!("{bet} wagers of one player may total at most {}; this would make {}", offer.max, same + amount),
+            limit_rule,
+            format!("{bet} wagers of one player may total at most {max}; this would make {}", same + amount),
         ));
+    }
+    // AU 5.8(b): all players' wagers on one area within the table maximum.
+    if let Spot::Box(b) = spot {
+        let area: Money = t
+            .state
+            .coup
+            .wagers
+            .iter()
+            .filter(|w| w.spot == spot && w.bet == bet)
+            .fold(Money::ZERO, |a, w| a + w.amount);
+        if t.setup.layout.players_per_box > 1 && area + amount > offer.max {
+            return Err(Refusal::new(
+                t.setup.layout.rule.clone(),
+                format!("{bet} wagers in box {b} may total at most {}", offer.max),
+            ));
+        }
     }
     // AU 5.12: a Banker wager that could not be paid exactly is not accepted.
     if cfg.settle.unpayable == UnpayableStake::VoidExcess {
@@ -137,7 +186,10 @@ pub fn place(o: &mut Emit, player: PlayerId, spot: Spot, bet: Bet, amount: Money
         }
     };
     let id = t.state.next_wager;
-    o.emit(Event::WagerPlaced { wager: Wager { id, player, spot, bet, amount, ante, needs_approval } });
+    if token && t.setup.rulebook.config.citations.get("promotional_tokens").is_none() {
+        return Err(Refusal::new(t.cite("promotional_tokens"), "this rulebook provides no promotional tokens"));
+    }
+    o.emit(Event::WagerPlaced { wager: Wager { id, player, spot, bet, amount, ante, needs_approval, token } });
     Ok(())
 }
 
@@ -264,4 +316,73 @@ fn differential(o: &mut Emit) {
             o.emit(Event::WagerReduced { wager: id, to, rule: rule.clone() });
         }
     }
+}
+
+/// NSW 12.17: a bet found invalid after the first card is returned to the player.
+pub fn invalid(o: &mut Emit, wager: WagerId) -> Result<(), Refusal> {
+    find(o, wager)?;
+    let rule = o.t.cite("invalid_bet_returned");
+    if !matches!(o.t.phase(), Phase::Closed | Phase::Dealing | Phase::Reconstruction) {
+        return Err(Refusal::new(
+            rule,
+            "before the first card a wager is refused, not returned as invalid (NSW 14.12)",
+        ));
+    }
+    o.emit(Event::WagerReturned { wager, rule });
+    Ok(())
+}
+
+/// NSW 6.8: a supervisor lets a player wager within their own limits.
+pub fn personal(o: &mut Emit, player: PlayerId, min: Money, max: Money) -> Result<(), Refusal> {
+    let rule = o.t.cite("personal_limits");
+    let chip = o.t.setup.config.settle.chip;
+    if min.0 <= 0 || min > max || min.0 % chip.0 != 0 || max.0 % chip.0 != 0 || max.0 > baccarat_rules::MAX_LIMIT {
+        return Err(Refusal::new(rule, format!("limits {min} to {max} must be whole {chip} chips, minimum first")));
+    }
+    o.emit(Event::PersonalLimitsSet { player, min, max, rule });
+    Ok(())
+}
+
+fn between_coups(o: &Emit, key: &str) -> Result<(), Refusal> {
+    match o.t.phase() {
+        Phase::Ready | Phase::NoShoe | Phase::ShoeOver => Ok(()),
+        _ => Err(Refusal::new(o.t.cite(key), "the table minimum changes between coups")),
+    }
+}
+
+/// NSW 6.7: the sign for a higher minimum; the notice runs from `at_ms`.
+pub fn announce_minimum(o: &mut Emit, minimum: Money, at_ms: u64) -> Result<(), Refusal> {
+    between_coups(o, "minimum_change")?;
+    let rule = o.t.cite("minimum_change");
+    let notice = o.t.rb().config.conduct.minimum_notice_minutes.unwrap_or(0) as u64 * 60_000;
+    o.emit(Event::MinimumAnnounced { minimum, effective_ms: at_ms + notice, rule });
+    Ok(())
+}
+
+/// NSW 6.7: change the table minimum. A raise whose notice has not run (or was
+/// never given) keeps the players present at their old minimum (NSW 6.7.1).
+pub fn change_minimum(o: &mut Emit, minimum: Money, at_ms: u64, present: Vec<PlayerId>) -> Result<(), Refusal> {
+    between_coups(o, "minimum_change")?;
+    let rule = o.t.cite("minimum_change");
+    let chip = o.t.setup.config.settle.chip;
+    let max = o.t.setup.config.max;
+    if minimum.0 <= 0 || minimum.0 % chip.0 != 0 || minimum > max {
+        return Err(Refusal::new(rule, format!("{minimum} must be whole {chip} chips, at most the maximum {max}")));
+    }
+    let current = o.t.state.minimum.unwrap_or(o.t.setup.config.min);
+    let notice_needed = o.t.rb().config.conduct.minimum_notice_minutes.is_some();
+    let noticed = matches!(o.t.state.announced, Some((m, at)) if m == minimum && at_ms >= at);
+    let grandfathered = if minimum > current && notice_needed && !noticed {
+        let mut g: Vec<(PlayerId, Money)> = present
+            .iter()
+            .map(|p| (*p, o.t.state.grandfathered.iter().find(|g| g.0 == *p).map_or(current, |g| g.1)))
+            .collect();
+        g.sort();
+        g.dedup();
+        g
+    } else {
+        Vec::new()
+    };
+    o.emit(Event::MinimumChanged { minimum, grandfathered, rule });
+    Ok(())
 }

@@ -70,6 +70,10 @@ pub struct ConductConfig {
     /// players already at the table (NSW 6.7: 20). `None`: no notice is required.
     #[serde(default)]
     pub minimum_notice_minutes: Option<u32>,
+    /// Whether a player may appoint a nominee to place wagers and handle cards
+    /// for them (AU 2.3, 15.3-15.4).
+    #[serde(default)]
+    pub nominees: bool,
     pub rule: String,
 }
 
@@ -121,6 +125,7 @@ pub const CITATION_KEYS: &[&str] = &[
     "wrong_hand",
     "ante",
     "personal_limits",
+    "nominee",
     "minimum_change",
     "promotional_tokens",
     "shuffler",

@@ -887,3 +887,23 @@ fn au_7_2_continuous_shuffler_never_reaches_a_cutting_card() {
     );
     assert!(Table::replay(setup("au-casino", "decks = 4\n[bets.tie]\npay_table = \"8_to_1\"\n"), &log) == t);
 }
+
+#[test]
+fn au_15_international_baccarat_cards_go_to_the_nominee() {
+    let extra = "dealing = \"international\"\n[bets.tie]\npay_table = \"8_to_1\"\n";
+    let (mut t, mut log) = live_table("au-casino", extra);
+    run(&mut t, &mut log, Command::AppointNominee { player: 1, nominee: Some(50) });
+    refused(&mut t, Command::AppointNominee { player: 2, nominee: Some(50) }, "one other player at a time");
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, seat_wager(1, 1, Bet::Player, 5000));
+    let mut ev = Vec::new();
+    for c in ["2H", "3S", "4D", "KC"] {
+        ev = card(&mut t, &mut log, c);
+    }
+    assert!(ev.iter().any(|e| matches!(e, Event::HandPassed { side: baccarat_rules::Side::Player, to: Some(50), .. })));
+    assert_eq!(shown(&t, Some(50)), [Some("2H".into()), None, Some("4D".into()), None]);
+    assert_eq!(shown(&t, Some(1)), [None, None, None, None]);
+    run(&mut t, &mut log, Command::Expose { side: baccarat_rules::Side::Player, player: Some(50) });
+    let (mut t, _) = live_table("nsw-2021", "");
+    refused(&mut t, Command::AppointNominee { player: 1, nominee: Some(2) }, "no nominees");
+}

@@ -127,6 +127,8 @@ pub struct State {
     declined: Vec<(Side, PlayerId)>,
     /// Method C: the designated player and their seat (NSW 8.17).
     pub marker: Option<(PlayerId, u8)>,
+    /// Nominees acting for players: (player, nominee) (AU 2.3).
+    pub nominees: Vec<(PlayerId, PlayerId)>,
     /// Personal limits (NSW 6.8).
     pub personal: Vec<(PlayerId, Money, Money)>,
     /// The table minimum for main wagers once changed (NSW 6.7), and the players
@@ -385,6 +387,12 @@ impl Table {
                 }
             }
             Event::MarkerTaken { player, seat, .. } => s.marker = Some((*player, *seat)),
+            Event::NomineeAppointed { player, nominee, .. } => {
+                s.nominees.retain(|n| n.0 != *player);
+                if let Some(n) = nominee {
+                    s.nominees.push((*player, *n));
+                }
+            }
             Event::PersonalLimitsSet { player, min, max, .. } => {
                 s.personal.retain(|p| p.0 != *player);
                 s.personal.push((*player, *min, *max));
@@ -462,6 +470,7 @@ fn decide(o: &mut Emit, cmd: Command) -> Result<(), Refusal> {
         Command::Expose { side, player } => styles::expose(o, side, player),
         Command::DeclineCards { player } => styles::decline(o, player),
         Command::TakeMarker { player, seat } => styles::take_marker(o, player, seat),
+        Command::AppointNominee { player, nominee } => styles::appoint_nominee(o, player, nominee),
         Command::PassMarker { player } => styles::pass_marker(o, player),
         Command::ScannerDiscrepancy { confirmed } => irregular::scanner(o, confirmed),
         Command::Invalidate { forfeit } => irregular::invalidate(o, forfeit),

@@ -105,6 +105,8 @@ fn pass(o: &mut Emit, side: Side) {
         }),
         _ => None,
     };
+    // AU 15.4: the cards go to the player's nominee where one acts for them.
+    let to = to.map(|p| o.t.state.nominees.iter().find(|n| n.0 == p).map_or(p, |n| n.1));
     let rule = o.t.cite("dealing");
     o.emit(Event::HandPassed { side, to, rule });
     if to.is_none() {
@@ -201,4 +203,22 @@ pub fn pass_marker(o: &mut Emit, player: PlayerId) -> Result<(), Refusal> {
         }
         _ => Err(Refusal::new(rule, "this player does not hold the Banker marker")),
     }
+}
+
+/// AU 2.3: a nominee, announced by a supervisor, acts for one player at a time.
+pub fn appoint_nominee(o: &mut Emit, player: PlayerId, nominee: Option<PlayerId>) -> Result<(), Refusal> {
+    let rule = o.t.cite("nominee");
+    if !o.t.rb().config.conduct.nominees {
+        return Err(Refusal::new(rule, "this rulebook has no nominees"));
+    }
+    if let Some(n) = nominee {
+        if n == player || o.t.state.nominees.iter().any(|x| x.1 == n && x.0 != player) {
+            return Err(Refusal::new(rule, "AU 2.3(d): a nominee acts for one other player at a time"));
+        }
+    }
+    if o.t.state.out.is_some() {
+        return Err(Refusal::new(rule, "not while a hand is out"));
+    }
+    o.emit(Event::NomineeAppointed { player, nominee, rule });
+    Ok(())
 }

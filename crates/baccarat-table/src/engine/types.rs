@@ -171,6 +171,12 @@ pub enum Command {
     DeclineCards {
         player: PlayerId,
     },
+    /// A player appoints a nominee to handle their cards, or ends the
+    /// appointment (`nominee: None`) (AU 2.3, 15.4).
+    AppointNominee {
+        player: PlayerId,
+        nominee: Option<PlayerId>,
+    },
     /// Method C: a seated player accepts the Banker marker (NSW 8.17-8.18).
     TakeMarker {
         player: PlayerId,
@@ -333,6 +339,12 @@ pub enum Event {
     HandExposed {
         side: Side,
         by: Option<PlayerId>,
+    },
+    /// A nominee acts for a player, or no longer does (AU 2.3(b), (e)).
+    NomineeAppointed {
+        player: PlayerId,
+        nominee: Option<PlayerId>,
+        rule: String,
     },
     /// Method C: a player holds the Banker marker (NSW 8.17).
     MarkerTaken {

@@ -74,6 +74,10 @@ pub struct ConductConfig {
     /// for them (AU 2.3, 15.3-15.4).
     #[serde(default)]
     pub nominees: bool,
+    /// Whether a supervisor may let wagers be changed after the first card is
+    /// drawn but before any is exposed (NSW 12.12, not in Method A; AU 15.10).
+    #[serde(default)]
+    pub late_wagers: bool,
     pub rule: String,
 }
 
@@ -126,6 +130,8 @@ pub const CITATION_KEYS: &[&str] = &[
     "ante",
     "personal_limits",
     "nominee",
+    "late_wagers",
+    "card_sets",
     "minimum_change",
     "promotional_tokens",
     "shuffler",

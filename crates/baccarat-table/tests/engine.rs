@@ -907,3 +907,46 @@ fn au_15_international_baccarat_cards_go_to_the_nominee() {
     let (mut t, _) = live_table("nsw-2021", "");
     refused(&mut t, Command::AppointNominee { player: 1, nominee: Some(2) }, "no nominees");
 }
+
+#[test]
+fn nsw_12_12_wagers_reopened_before_any_card_is_exposed() {
+    let (mut t, mut log) = live_table("nsw-2021", "dealing = \"method_b\"\n");
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, seat_wager(1, 1, Bet::Player, 2000));
+    card(&mut t, &mut log, "2H");
+    refused(&mut t, seat_wager(2, 2, Bet::Banker, 1000), "wagers are closed");
+    run(&mut t, &mut log, Command::ReopenWagers);
+    run(&mut t, &mut log, seat_wager(2, 2, Bet::Banker, 1000));
+    run(&mut t, &mut log, Command::CloseBetting);
+    for c in ["3S", "3D", "KC"] {
+        card(&mut t, &mut log, c);
+    }
+    // The Player's hand is out: cards exposed from here, so no reopening.
+    run(&mut t, &mut log, Command::Expose { side: baccarat_rules::Side::Player, player: Some(1) });
+    refused(&mut t, Command::ReopenWagers, "NSW 12.12");
+    // Method A deals face up: never.
+    let (mut t, mut log) = live_table("nsw-2021", "");
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    card(&mut t, &mut log, "2H");
+    refused(&mut t, Command::ReopenWagers, "Method A");
+}
+
+#[test]
+fn au_3_4_two_sets_of_cards_alternate() {
+    let s = setup("au-casino", "[bets.tie]\npay_table = \"8_to_1\"\n");
+    let mut t = Table::new(s);
+    let mut log = Vec::new();
+    let start = |seed: u64, set: u8| Command::StartShoe {
+        source: ShoeSource::ShufflerSet { seed: Seed::from_u64(seed).hex(), set },
+        cut: Some(Cut { at: 100, from_back: 20 }),
+        burn: None,
+        show_burn: false,
+    };
+    run(&mut t, &mut log, start(1, 1));
+    assert_eq!(t.state().set, Some(1));
+    refused(&mut t, start(2, 1), "AU 3.4(a), 7.1: the next shoe uses the other set");
+    let ev = run(&mut t, &mut log, start(2, 2));
+    assert!(matches!(&ev[0], Event::ShoeEnded { .. }), "the first set's shoe ends, revealing its seed");
+    let mut t2 = Table::new(setup("nsw-2021", ""));
+    refused(&mut t2, start(1, 1), "does not use two sets");
+}

@@ -66,8 +66,21 @@ pub fn start_shoe(
     let decks = t.setup.config.decks;
     let rules = CutRules::from_profile(&t.rb().config);
     let continuous = matches!(source, ShoeSource::Continuous { .. });
+    let set = match &source {
+        ShoeSource::ShufflerSet { set, .. } => {
+            let rule = t.cite("card_sets");
+            if !t.rb().config.citations.contains_key("card_sets") {
+                return Err(Refusal::new(rule, "this rulebook does not use two sets of cards"));
+            }
+            if !(1..=2).contains(set) || t.state.set == Some(*set) {
+                return Err(Refusal::new(rule, format!("the next shoe uses the other set, not set {set}")));
+            }
+            Some(*set)
+        }
+        _ => None,
+    };
     let (seed, commitment, algorithm, preshuffled, live_decks) = match &source {
-        ShoeSource::Shuffle { seed } | ShoeSource::Continuous { seed } => {
+        ShoeSource::Shuffle { seed } | ShoeSource::Continuous { seed } | ShoeSource::ShufflerSet { seed, .. } => {
             let s = Seed::from_hex(seed).ok_or_else(|| Refusal::new("shuffle", "the seed must be 64 hex digits"))?;
             (Some(s.hex()), Some(s.commitment_hex()), Some(SHUFFLE_ALGORITHM.to_string()), None, None)
         }
@@ -114,7 +127,18 @@ pub fn start_shoe(
     let shoe = o.t.state.shoe_number + 1;
     let rule = o.t.cite("cut");
     let (cut, rule) = if continuous { (None, o.t.cite("shuffler")) } else { (cut, rule) };
-    o.emit(Event::ShoeStarted { shoe, seed, commitment, algorithm, preshuffled, live_decks, continuous, cut, rule });
+    o.emit(Event::ShoeStarted {
+        shoe,
+        seed,
+        commitment,
+        algorithm,
+        preshuffled,
+        live_decks,
+        continuous,
+        set,
+        cut,
+        rule,
+    });
     match burn {
         Some(BurnProcedure::ThreeNoBetCoups) => {
             let rule = o.t.cite("no_bet_coup");

@@ -137,6 +137,10 @@ pub struct State {
     pub grandfathered: Vec<(PlayerId, Money)>,
     /// An announced higher minimum and when its notice has run (NSW 6.7).
     pub announced: Option<(Money, u64)>,
+    /// Wagers reopened after the first card (NSW 12.12; AU 15.10).
+    pub late_wagers: bool,
+    /// The card set of the shoe in play (AU 3.4(a)).
+    pub set: Option<u8>,
     /// A continuous shuffler's seed (AU 7.2).
     continuous: Option<String>,
     pub roads: Roads,
@@ -245,7 +249,8 @@ impl Table {
     pub fn apply(&mut self, e: &Event) {
         let s = &mut self.state;
         match e {
-            Event::ShoeStarted { shoe, seed, preshuffled, live_decks, cut, continuous, .. } => {
+            Event::ShoeStarted { shoe, seed, preshuffled, live_decks, cut, continuous, set, .. } => {
+                s.set = *set;
                 s.continuous = continuous.then(|| seed.clone()).flatten();
                 s.shoe_number = *shoe;
                 s.seed = seed.clone();
@@ -306,7 +311,11 @@ impl Table {
                     w.amount = *to;
                 }
             }
-            Event::BettingClosed { .. } => s.phase = Phase::Closed,
+            Event::BettingClosed { .. } => {
+                s.phase = if s.coup.cards.is_empty() { Phase::Closed } else { Phase::Dealing };
+                s.late_wagers = false;
+            }
+            Event::WagersReopened { .. } => s.late_wagers = true,
             Event::CuttingCardOut { coups_left, .. } => {
                 if let Some(shoe) = s.shoe.as_mut() {
                     shoe.take_cutting_card();
@@ -322,6 +331,9 @@ impl Table {
                     l.seen[card.index()] += 1;
                 }
                 s.coup.cards.push((*position, *card, *face_up));
+                if *face_up {
+                    s.late_wagers = false;
+                }
                 s.phase = Phase::Dealing;
             }
             Event::Irregularity { kind, card, .. } => match kind {
@@ -379,6 +391,7 @@ impl Table {
                 s.out = None;
             }
             Event::HandExposed { side, .. } => {
+                s.late_wagers = false;
                 for c in s.coup.cards.iter_mut().filter(|c| c.0.is_player() == (*side == Side::Player)) {
                     c.2 = true;
                 }
@@ -453,6 +466,7 @@ fn decide(o: &mut Emit, cmd: Command) -> Result<(), Refusal> {
             wagers::place(o, player, spot, bet, amount, ante, token)
         }
         Command::InvalidBet { wager } => wagers::invalid(o, wager),
+        Command::ReopenWagers => wagers::reopen(o),
         Command::SetPersonalLimits { player, min, max } => wagers::personal(o, player, min, max),
         Command::AnnounceMinimum { minimum, at_ms } => wagers::announce_minimum(o, minimum, at_ms),
         Command::ChangeMinimum { minimum, at_ms, present } => wagers::change_minimum(o, minimum, at_ms, present),

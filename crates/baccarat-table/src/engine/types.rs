@@ -70,6 +70,10 @@ pub enum ShoeSource {
     /// A physical shoe: cards arrive one at a time from a dealer console or a
     /// scanning shoe.
     Live { decks: u32 },
+    /// One of two sets of cards used in turn with a non-continuous shuffler
+    /// (AU 3.4(a)): shuffled here like `Shuffle`; `set` is 1 or 2, and a shoe uses
+    /// the other set from the one before.
+    ShufflerSet { seed: String, set: u8 },
     /// A continuous shuffler (AU 7.2): no cut and no cutting card (AU 7.8); each
     /// coup's cards go back in and are mixed into the stack from the seed's
     /// stream for that coup.
@@ -99,6 +103,9 @@ pub enum Command {
         ante: Money,
         token: bool,
     },
+    /// Let wagers be changed after the first card is drawn while none is exposed
+    /// (NSW 12.12, not in Method A; AU 15.10).
+    ReopenWagers,
     /// A bet found invalid after the first card is returned (NSW 12.17).
     InvalidBet {
         wager: WagerId,
@@ -226,6 +233,9 @@ pub enum Event {
         live_decks: Option<u32>,
         #[serde(default)]
         continuous: bool,
+        /// The card set in use (AU 3.4(a)), where two are used in turn.
+        #[serde(default)]
+        set: Option<u8>,
         cut: Option<Cut>,
         rule: String,
     },
@@ -268,6 +278,10 @@ pub enum Event {
         player: PlayerId,
         min: Money,
         max: Money,
+        rule: String,
+    },
+    /// Wagers may be changed again until a card is exposed (NSW 12.12; AU 15.10).
+    WagersReopened {
         rule: String,
     },
     MinimumAnnounced {

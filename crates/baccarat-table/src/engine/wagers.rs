@@ -71,7 +71,7 @@ pub fn place(
     token: bool,
 ) -> Result<(), Refusal> {
     let t = &*o.t;
-    if t.phase() != Phase::Betting {
+    if t.phase() != Phase::Betting && !t.state.late_wagers {
         return Err(not_open(o));
     }
     if t.state.coup.no_bet {
@@ -212,6 +212,7 @@ pub fn withdraw(o: &mut Emit, player: PlayerId, wager: WagerId) -> Result<(), Re
     match o.t.phase() {
         // NSW 12.1.1: after a reconstruction each player may remove their wager.
         Phase::Betting | Phase::Reconstruction => {}
+        _ if o.t.state.late_wagers => {}
         _ => return Err(not_open(o)),
     }
     o.emit(Event::WagerWithdrawn { wager });
@@ -247,7 +248,7 @@ pub fn refuse(o: &mut Emit, wager: WagerId) -> Result<(), Refusal> {
 /// "No more bets": unapproved combinations and side bets left without their main
 /// wager are returned, and the table differential is applied pro rata.
 pub fn close(o: &mut Emit) -> Result<(), Refusal> {
-    if o.t.phase() != Phase::Betting {
+    if o.t.phase() != Phase::Betting && !o.t.state.late_wagers {
         return Err(not_open(o));
     }
     let pending: Vec<WagerId> = o.t.state.coup.wagers.iter().filter(|w| w.needs_approval).map(|w| w.id).collect();
@@ -384,5 +385,22 @@ pub fn change_minimum(o: &mut Emit, minimum: Money, at_ms: u64, present: Vec<Pla
         Vec::new()
     };
     o.emit(Event::MinimumChanged { minimum, grandfathered, rule });
+    Ok(())
+}
+
+/// NSW 12.12; AU 15.10: after the first card is drawn but before any card is
+/// exposed, a supervisor may let players change their wagers (not in Method A).
+pub fn reopen(o: &mut Emit) -> Result<(), Refusal> {
+    let rule = o.t.cite("late_wagers");
+    if !o.t.rb().config.conduct.late_wagers {
+        return Err(Refusal::new(rule, "this rulebook does not allow wagers to change once the first card is drawn"));
+    }
+    if super::styles::handling(o.t.setup.config.dealing) == super::styles::Handling::FaceUp {
+        return Err(Refusal::new(rule, "not where the cards are dealt face up (Method A)"));
+    }
+    if !matches!(o.t.phase(), Phase::Closed | Phase::Dealing) || o.t.state.coup.cards.iter().any(|c| c.2) {
+        return Err(Refusal::new(rule, "only after the first card is drawn and before any card is exposed"));
+    }
+    o.emit(Event::WagersReopened { rule });
     Ok(())
 }

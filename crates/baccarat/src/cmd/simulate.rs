@@ -120,7 +120,7 @@ pub fn run_cmd(a: Args) -> Result<()> {
     let finished = AtomicBool::new(false);
     let start = Instant::now();
     let totals = std::thread::scope(|s| {
-        if std::io::stderr().is_terminal() {
+        if std::io::stderr().is_terminal() && std::io::stdout().is_terminal() {
             s.spawn(|| progress(&done, &finished, a.shoes));
         }
         let t = run(&proc, &rows, &seed, a.shoes, threads, &done);
@@ -178,7 +178,8 @@ pub fn run_cmd(a: Args) -> Result<()> {
     Ok(())
 }
 
-/// A progress bar on stderr while a terminal is watching.
+/// A progress bar on stderr while a terminal is watching (none when the output
+/// is piped or redirected).
 fn progress(done: &AtomicU64, finished: &AtomicBool, total: u64) {
     while !finished.load(Ordering::Relaxed) {
         let d = done.load(Ordering::Relaxed);

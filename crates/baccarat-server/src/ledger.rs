@@ -1,0 +1,495 @@
+//! A double-entry ledger with holds, in the manner of TigerBeetle (DESIGN
+//! principle 6).
+//!
+//! * Every transfer moves a positive amount from one account (debit) to another
+//!   (credit), so the sum of all balances is always zero.
+//! * A wager is a *pending* transfer (a hold) from the player's wallet to the
+//!   table's escrow: the amount stays in the wallet's balance but is no longer
+//!   available, so a player's money is never in two places. Settlement *posts* the
+//!   hold, then pays out of escrow; a void coup *voids* the hold.
+//! * Only the cage, which stands for money outside the system, may go negative.
+//!   Every other account's available balance (balance less pending debits) stays at
+//!   or above zero: a transfer that would break this is refused.
+//! * A batch of operations applies whole or not at all, and carries an idempotency
+//!   key: a retry with the same key and the same operations returns the first
+//!   answer; the same key with different operations is refused.
+//! * The invariants are checked after every batch on the accounts it touched (on
+//!   write: their balance changes sum to zero and none is negative) and in full by
+//!   [`Ledger::check`] (on read). A refused batch is undone from an undo log, so a
+//!   batch costs in proportion to its own size, not the ledger's.
+
+use std::collections::{BTreeMap, HashMap};
+
+use baccarat_rules::Money;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+pub type AccountId = u64;
+pub type TransferId = u64;
+
+/// What an account is for.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum AccountKind {
+    /// Money outside the system (chips bought, cashed out); may go negative.
+    Cage,
+    Wallet {
+        player: u32,
+    },
+    /// Stakes in play at a table.
+    Escrow {
+        table: u32,
+    },
+    /// The house's side of a table's wagers.
+    House {
+        table: u32,
+    },
+    /// Commission taken on Banker wins (AU 5.10(b)).
+    Commission {
+        table: u32,
+    },
+    /// Antes collected (AU 14.6).
+    Antes {
+        table: u32,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Account {
+    pub id: AccountId,
+    pub kind: AccountKind,
+    /// Credits less debits, posted.
+    pub balance: i64,
+    /// Sum of this account's pending (held) debits.
+    pub held: i64,
+}
+
+impl Account {
+    pub fn available(&self) -> i64 {
+        self.balance - self.held
+    }
+
+    fn may_go_negative(&self) -> bool {
+        self.kind == AccountKind::Cage
+    }
+}
+
+/// One operation of a batch.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Op {
+    /// Move money now.
+    Transfer { debit: AccountId, credit: AccountId, amount: Money, memo: String },
+    /// Reserve money on the debit account (a wager).
+    Hold { debit: AccountId, credit: AccountId, amount: Money, memo: String },
+    /// Complete a hold, for at most its amount; the rest is released.
+    Post { hold: TransferId, amount: Money },
+    /// Release a hold.
+    Void { hold: TransferId },
+}
+
+/// A transfer as recorded; immutable once written.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Transfer {
+    pub id: TransferId,
+    pub debit: AccountId,
+    pub credit: AccountId,
+    pub amount: Money,
+    pub kind: TransferKind,
+    pub memo: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TransferKind {
+    Posted,
+    Pending,
+    /// Posting of the hold with this id.
+    PostOf(TransferId),
+    /// Voiding of the hold with this id.
+    VoidOf(TransferId),
+}
+
+/// Why a batch was refused; nothing of it was applied.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+pub enum LedgerError {
+    #[error("account {0} does not exist")]
+    NoAccount(AccountId),
+    #[error("amount {0} must be positive")]
+    Amount(Money),
+    #[error("a transfer needs two different accounts")]
+    SameAccount,
+    #[error("account {account} has {available} available, {needed} needed: balances may not go negative")]
+    Insufficient { account: AccountId, available: Money, needed: Money },
+    #[error("hold {0} is not pending (unknown, posted or voided)")]
+    NotPending(TransferId),
+    #[error("posting {amount} exceeds hold {hold} of {held}")]
+    PostTooLarge { hold: TransferId, amount: Money, held: Money },
+    #[error("idempotency key {0:?} was used for a different request")]
+    KeyReused(String),
+    #[error("ledger invariant broken: {0}")]
+    Invariant(String),
+}
+
+/// The ledger's state.
+#[derive(Clone, Debug, Default)]
+pub struct Ledger {
+    accounts: BTreeMap<AccountId, Account>,
+    transfers: Vec<Transfer>,
+    /// Open holds: id -> (debit, credit, amount).
+    pending: BTreeMap<TransferId, (AccountId, AccountId, i64)>,
+    /// Idempotency key -> (digest of the request, its answer).
+    answers: HashMap<String, ([u8; 32], Result<Vec<TransferId>, LedgerError>)>,
+    next_account: AccountId,
+}
+
+/// How to take back one change of a refused batch.
+enum Undo {
+    Account(Account),
+    Added(TransferId),
+    Removed(TransferId, (AccountId, AccountId, i64)),
+}
+
+fn digest(ops: &[Op]) -> [u8; 32] {
+    Sha256::digest(serde_json::to_vec(ops).expect("ops serialise")).into()
+}
+
+impl Ledger {
+    pub fn new() -> Ledger {
+        Ledger::default()
+    }
+
+    pub fn open(&mut self, kind: AccountKind) -> AccountId {
+        if let Some(a) = self.accounts.values().find(|a| a.kind == kind) {
+            return a.id;
+        }
+        self.next_account += 1;
+        let id = self.next_account;
+        self.accounts.insert(id, Account { id, kind, balance: 0, held: 0 });
+        id
+    }
+
+    pub fn account(&self, id: AccountId) -> Option<&Account> {
+        self.accounts.get(&id)
+    }
+
+    pub fn accounts(&self) -> impl Iterator<Item = &Account> {
+        self.accounts.values()
+    }
+
+    pub fn transfers(&self) -> &[Transfer] {
+        &self.transfers
+    }
+
+    pub fn find(&self, kind: &AccountKind) -> Option<AccountId> {
+        self.accounts.values().find(|a| &a.kind == kind).map(|a| a.id)
+    }
+
+    /// Apply `ops` atomically under idempotency key `key`.
+    pub fn apply(&mut self, key: &str, ops: &[Op]) -> Result<Vec<TransferId>, LedgerError> {
+        let d = digest(ops);
+        if let Some((seen, answer)) = self.answers.get(key) {
+            return if *seen == d { answer.clone() } else { Err(LedgerError::KeyReused(key.to_string())) };
+        }
+        let mark = self.transfers.len();
+        let mut undo = Vec::new();
+        let answer = self.apply_all(ops, &mut undo).and_then(|ids| self.check_touched(&undo).map(|_| ids));
+        if answer.is_err() {
+            self.transfers.truncate(mark);
+            for u in undo.into_iter().rev() {
+                match u {
+                    Undo::Account(a) => {
+                        self.accounts.insert(a.id, a);
+                    }
+                    Undo::Added(id) => {
+                        self.pending.remove(&id);
+                    }
+                    Undo::Removed(id, v) => {
+                        self.pending.insert(id, v);
+                    }
+                }
+            }
+        }
+        self.answers.insert(key.to_string(), (d, answer.clone()));
+        answer
+    }
+
+    fn apply_all(&mut self, ops: &[Op], undo: &mut Vec<Undo>) -> Result<Vec<TransferId>, LedgerError> {
+        ops.iter().map(|op| self.apply_one(op, undo)).collect()
+    }
+
+    /// The write-time check: the touched accounts' balance changes sum to zero and
+    /// none but the cage is below zero available.
+    fn check_touched(&self, undo: &[Undo]) -> Result<(), LedgerError> {
+        let mut before: BTreeMap<AccountId, i64> = BTreeMap::new();
+        for u in undo {
+            if let Undo::Account(a) = u {
+                before.entry(a.id).or_insert(a.balance);
+            }
+        }
+        let mut delta: i128 = 0;
+        for (id, b) in before {
+            let a = &self.accounts[&id];
+            delta += (a.balance - b) as i128;
+            if !a.may_go_negative() && a.available() < 0 {
+                return Err(LedgerError::Invariant(format!("account {id} would be negative")));
+            }
+        }
+        if delta != 0 {
+            return Err(LedgerError::Invariant(format!("a batch changed the balances' sum by {delta}")));
+        }
+        Ok(())
+    }
+
+    fn acct<'a>(&'a mut self, id: AccountId, undo: &mut Vec<Undo>) -> Result<&'a mut Account, LedgerError> {
+        let a = self.accounts.get_mut(&id).ok_or(LedgerError::NoAccount(id))?;
+        undo.push(Undo::Account(a.clone()));
+        Ok(a)
+    }
+
+    fn covered(&self, id: AccountId, amount: i64) -> Result<(), LedgerError> {
+        let a = self.accounts.get(&id).ok_or(LedgerError::NoAccount(id))?;
+        if !a.may_go_negative() && a.available() < amount {
+            return Err(LedgerError::Insufficient {
+                account: id,
+                available: Money(a.available()),
+                needed: Money(amount),
+            });
+        }
+        Ok(())
+    }
+
+    fn record(
+        &mut self,
+        debit: AccountId,
+        credit: AccountId,
+        amount: i64,
+        kind: TransferKind,
+        memo: &str,
+    ) -> TransferId {
+        let id = self.transfers.len() as TransferId + 1;
+        self.transfers.push(Transfer { id, debit, credit, amount: Money(amount), kind, memo: memo.to_string() });
+        id
+    }
+
+    fn apply_one(&mut self, op: &Op, undo: &mut Vec<Undo>) -> Result<TransferId, LedgerError> {
+        match op {
+            Op::Transfer { debit, credit, amount, memo } | Op::Hold { debit, credit, amount, memo } => {
+                if amount.0 <= 0 {
+                    return Err(LedgerError::Amount(*amount));
+                }
+                if debit == credit {
+                    return Err(LedgerError::SameAccount);
+                }
+                self.acct(*credit, undo)?;
+                self.covered(*debit, amount.0)?;
+                if matches!(op, Op::Hold { .. }) {
+                    self.acct(*debit, undo)?.held += amount.0;
+                    let id = self.record(*debit, *credit, amount.0, TransferKind::Pending, memo);
+                    self.pending.insert(id, (*debit, *credit, amount.0));
+                    undo.push(Undo::Added(id));
+                    Ok(id)
+                } else {
+                    self.acct(*debit, undo)?.balance -= amount.0;
+                    self.acct(*credit, undo)?.balance += amount.0;
+                    Ok(self.record(*debit, *credit, amount.0, TransferKind::Posted, memo))
+                }
+            }
+            Op::Post { hold, amount } => {
+                let (debit, credit, held) = *self.pending.get(hold).ok_or(LedgerError::NotPending(*hold))?;
+                if amount.0 < 0 || amount.0 > held {
+                    return Err(LedgerError::PostTooLarge { hold: *hold, amount: *amount, held: Money(held) });
+                }
+                self.pending.remove(hold);
+                undo.push(Undo::Removed(*hold, (debit, credit, held)));
+                let d = self.acct(debit, undo)?;
+                d.held -= held;
+                d.balance -= amount.0;
+                self.acct(credit, undo)?.balance += amount.0;
+                Ok(self.record(debit, credit, amount.0, TransferKind::PostOf(*hold), "post"))
+            }
+            Op::Void { hold } => {
+                let (debit, credit, held) = self.pending.remove(hold).ok_or(LedgerError::NotPending(*hold))?;
+                undo.push(Undo::Removed(*hold, (debit, credit, held)));
+                self.acct(debit, undo)?.held -= held;
+                Ok(self.record(debit, credit, 0, TransferKind::VoidOf(*hold), "void"))
+            }
+        }
+    }
+
+    /// The invariants: balances sum to zero; holds match pending transfers; no
+    /// account but the cage is below zero available; the balances are the sum of
+    /// the transfers.
+    pub fn check(&self) -> Result<(), LedgerError> {
+        let sum: i128 = self.accounts.values().map(|a| a.balance as i128).sum();
+        if sum != 0 {
+            return Err(LedgerError::Invariant(format!("balances sum to {sum}, not 0")));
+        }
+        let mut held: BTreeMap<AccountId, i64> = BTreeMap::new();
+        for (debit, _, amount) in self.pending.values() {
+            *held.entry(*debit).or_default() += amount;
+        }
+        let mut replayed: BTreeMap<AccountId, i64> = BTreeMap::new();
+        for t in &self.transfers {
+            if matches!(t.kind, TransferKind::Posted | TransferKind::PostOf(_)) {
+                *replayed.entry(t.debit).or_default() -= t.amount.0;
+                *replayed.entry(t.credit).or_default() += t.amount.0;
+            }
+        }
+        for a in self.accounts.values() {
+            if a.held != held.get(&a.id).copied().unwrap_or(0) {
+                return Err(LedgerError::Invariant(format!(
+                    "account {} holds {} but its pending transfers sum otherwise",
+                    a.id, a.held
+                )));
+            }
+            if a.balance != replayed.get(&a.id).copied().unwrap_or(0) {
+                return Err(LedgerError::Invariant(format!(
+                    "account {} balance {} is not the sum of its transfers",
+                    a.id, a.balance
+                )));
+            }
+            if !a.may_go_negative() && a.available() < 0 {
+                return Err(LedgerError::Invariant(format!("account {} is negative", a.id)));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup() -> (Ledger, AccountId, AccountId, AccountId, AccountId) {
+        let mut l = Ledger::new();
+        let cage = l.open(AccountKind::Cage);
+        let wallet = l.open(AccountKind::Wallet { player: 1 });
+        let escrow = l.open(AccountKind::Escrow { table: 1 });
+        let house = l.open(AccountKind::House { table: 1 });
+        l.apply("buy-in", &[Op::Transfer { debit: cage, credit: wallet, amount: Money(10_000), memo: "chips".into() }])
+            .unwrap();
+        l.apply(
+            "float",
+            &[Op::Transfer { debit: cage, credit: house, amount: Money(1_000_000), memo: "float".into() }],
+        )
+        .unwrap();
+        (l, cage, wallet, escrow, house)
+    }
+
+    #[test]
+    fn a_wager_is_a_hold_then_posted_and_paid() {
+        let (mut l, _, wallet, escrow, house) = setup();
+        let hold = l
+            .apply("w1", &[Op::Hold { debit: wallet, credit: escrow, amount: Money(4000), memo: "wager 1".into() }])
+            .unwrap()[0];
+        assert_eq!(l.account(wallet).unwrap().available(), 6000);
+        assert_eq!(l.account(wallet).unwrap().balance, 10_000);
+        // A second wager beyond what is available is refused: no money in two places.
+        assert!(matches!(
+            l.apply("w2", &[Op::Hold { debit: wallet, credit: escrow, amount: Money(7000), memo: "wager 2".into() }]),
+            Err(LedgerError::Insufficient { .. })
+        ));
+        // Win at 1:1: post the stake, return it, pay the win.
+        l.apply(
+            "settle-1",
+            &[
+                Op::Post { hold, amount: Money(4000) },
+                Op::Transfer { debit: escrow, credit: wallet, amount: Money(4000), memo: "stake back".into() },
+                Op::Transfer { debit: house, credit: wallet, amount: Money(4000), memo: "win".into() },
+            ],
+        )
+        .unwrap();
+        assert_eq!(l.account(wallet).unwrap().balance, 14_000);
+        assert_eq!(l.account(escrow).unwrap().balance, 0);
+        l.check().unwrap();
+    }
+
+    #[test]
+    fn batches_are_atomic_and_idempotent() {
+        let (mut l, _, wallet, escrow, _) = setup();
+        let before = l.clone();
+        let bad = [
+            Op::Hold { debit: wallet, credit: escrow, amount: Money(100), memo: "ok".into() },
+            Op::Post { hold: 999, amount: Money(1) },
+        ];
+        assert_eq!(l.apply("k", &bad), Err(LedgerError::NotPending(999)));
+        assert_eq!(l.account(wallet), before.account(wallet), "nothing of a refused batch applies");
+        assert_eq!(l.transfers().len(), before.transfers().len());
+        // The same key returns the first answer; a different request under it is refused.
+        assert_eq!(l.apply("k", &bad), Err(LedgerError::NotPending(999)));
+        let good = [Op::Hold { debit: wallet, credit: escrow, amount: Money(100), memo: "ok".into() }];
+        assert!(matches!(l.apply("k", &good), Err(LedgerError::KeyReused(_))));
+        let first = l.apply("k2", &good).unwrap();
+        assert_eq!(l.apply("k2", &good).unwrap(), first);
+        assert_eq!(l.account(wallet).unwrap().held, 100, "the retry did not hold twice");
+    }
+
+    #[test]
+    fn void_releases_and_refusals_name_the_reason() {
+        let (mut l, cage, wallet, escrow, _) = setup();
+        let hold = l
+            .apply("w", &[Op::Hold { debit: wallet, credit: escrow, amount: Money(500), memo: "w".into() }])
+            .unwrap()[0];
+        l.apply("v", &[Op::Void { hold }]).unwrap();
+        assert_eq!(l.account(wallet).unwrap().available(), 10_000);
+        assert_eq!(l.apply("v2", &[Op::Void { hold }]), Err(LedgerError::NotPending(hold)));
+        assert_eq!(
+            l.apply("z", &[Op::Transfer { debit: wallet, credit: wallet, amount: Money(1), memo: String::new() }]),
+            Err(LedgerError::SameAccount)
+        );
+        assert_eq!(
+            l.apply("n", &[Op::Transfer { debit: wallet, credit: cage, amount: Money(0), memo: String::new() }]),
+            Err(LedgerError::Amount(Money(0)))
+        );
+        l.check().unwrap();
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Random batches, many of them refused: every answer keeps the
+        /// invariants, a refused batch changes nothing, and a retried key returns
+        /// its first answer.
+        #[test]
+        fn random_batches_keep_the_invariants(batches in prop::collection::vec(prop::collection::vec((0u8..4, 0usize..6, 0usize..6, -5i64..3000), 1..4), 1..60), keys in prop::collection::vec(0u8..40, 60)) {
+            let (mut l, ..) = setup();
+            let ids: Vec<AccountId> = l.accounts().map(|a| a.id).collect();
+            let mut holds: Vec<TransferId> = Vec::new();
+            let mut answers: HashMap<String, (Vec<Op>, Result<Vec<TransferId>, LedgerError>)> = HashMap::new();
+            for (i, batch) in batches.iter().enumerate() {
+                let ops: Vec<Op> = batch.iter().map(|&(kind, a, b, amount)| {
+                    let hold = holds.get(b % holds.len().max(1)).copied().unwrap_or(9999);
+                    let (a, b) = (ids[a % ids.len()], ids[b % ids.len()]);
+                    match kind {
+                        0 => Op::Transfer { debit: a, credit: b, amount: Money(amount), memo: String::new() },
+                        1 => Op::Hold { debit: a, credit: b, amount: Money(amount), memo: String::new() },
+                        2 => Op::Post { hold, amount: Money(amount) },
+                        _ => Op::Void { hold },
+                    }
+                }).collect();
+                let key = format!("k{}", keys[i % keys.len()]);
+                let before = (l.accounts().cloned().collect::<Vec<_>>(), l.transfers().len());
+                let got = l.apply(&key, &ops);
+                match answers.get(&key) {
+                    Some((first_ops, first)) if *first_ops == ops => prop_assert_eq!(&got, first),
+                    Some(_) => prop_assert!(matches!(got, Err(LedgerError::KeyReused(_)))),
+                    None => {
+                        answers.insert(key.clone(), (ops.clone(), got.clone()));
+                    }
+                }
+                match &got {
+                    Ok(new) => {
+                        for (op, id) in ops.iter().zip(new) {
+                            if matches!(op, Op::Hold { .. }) {
+                                holds.push(*id);
+                            }
+                        }
+                    }
+                    Err(_) => prop_assert_eq!((l.accounts().cloned().collect::<Vec<_>>(), l.transfers().len()), before),
+                }
+                prop_assert!(l.check().is_ok(), "{:?}", l.check());
+            }
+        }
+    }
+}

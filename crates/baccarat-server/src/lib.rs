@@ -1,0 +1,6 @@
+//! The table server's core: a double-entry ledger with holds and idempotency, a
+//! SHA-256-chained audit log, and the store that keeps them.
+
+pub mod audit;
+pub mod ledger;
+pub mod postings;

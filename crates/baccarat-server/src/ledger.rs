@@ -27,6 +27,9 @@ use sha2::{Digest, Sha256};
 pub type AccountId = u64;
 pub type TransferId = u64;
 
+/// What a batch returned: its transfers' ids, or why it was refused.
+pub type Answer = Result<Vec<TransferId>, LedgerError>;
+
 /// What an account is for.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -139,7 +142,7 @@ pub struct Ledger {
     /// Open holds: id -> (debit, credit, amount).
     pending: BTreeMap<TransferId, (AccountId, AccountId, i64)>,
     /// Idempotency key -> (digest of the request, its answer).
-    answers: HashMap<String, ([u8; 32], Result<Vec<TransferId>, LedgerError>)>,
+    answers: HashMap<String, ([u8; 32], Answer)>,
     next_account: AccountId,
 }
 
@@ -456,7 +459,7 @@ mod tests {
             let (mut l, ..) = setup();
             let ids: Vec<AccountId> = l.accounts().map(|a| a.id).collect();
             let mut holds: Vec<TransferId> = Vec::new();
-            let mut answers: HashMap<String, (Vec<Op>, Result<Vec<TransferId>, LedgerError>)> = HashMap::new();
+            let mut answers: HashMap<String, (Vec<Op>, Answer)> = HashMap::new();
             for (i, batch) in batches.iter().enumerate() {
                 let ops: Vec<Op> = batch.iter().map(|&(kind, a, b, amount)| {
                     let hold = holds.get(b % holds.len().max(1)).copied().unwrap_or(9999);

@@ -134,6 +134,17 @@ pub enum LedgerError {
     Invariant(String),
 }
 
+/// What one batch changed, for the store to write in the same transaction as the
+/// events it belongs to.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Changes {
+    pub transfers: Vec<Transfer>,
+    /// The touched accounts as they are after the batch.
+    pub accounts: Vec<Account>,
+    /// The idempotency key, the request's digest and its answer as JSON.
+    pub answer: Option<(String, [u8; 32], String)>,
+}
+
 /// The ledger's state.
 #[derive(Clone, Debug, Default)]
 pub struct Ledger {
@@ -186,6 +197,55 @@ impl Ledger {
 
     pub fn find(&self, kind: &AccountKind) -> Option<AccountId> {
         self.accounts.values().find(|a| &a.kind == kind).map(|a| a.id)
+    }
+
+    /// Apply `ops` and report what changed (nothing, for a retried key).
+    pub fn apply_logged(&mut self, key: &str, ops: &[Op]) -> (Answer, Changes) {
+        if self.answers.contains_key(key) {
+            return (self.apply(key, ops), Changes::default());
+        }
+        let mark = self.transfers.len();
+        let answer = self.apply(key, ops);
+        let transfers = self.transfers[mark..].to_vec();
+        let mut touched: Vec<AccountId> = transfers.iter().flat_map(|t| [t.debit, t.credit]).collect();
+        touched.sort();
+        touched.dedup();
+        let accounts = touched.iter().map(|id| self.accounts[id].clone()).collect();
+        let (d, a) = &self.answers[key];
+        let json = serde_json::to_string(a).expect("answers serialise");
+        (answer, Changes { transfers, accounts, answer: Some((key.to_string(), *d, json)) })
+    }
+
+    /// Rebuild a ledger from what the store kept, and check it.
+    pub fn restore(
+        accounts: Vec<Account>,
+        transfers: Vec<Transfer>,
+        answers: Vec<(String, [u8; 32], String)>,
+    ) -> Result<Ledger, LedgerError> {
+        let mut l = Ledger::new();
+        for a in accounts {
+            l.next_account = l.next_account.max(a.id);
+            l.accounts.insert(a.id, a);
+        }
+        for t in &transfers {
+            match t.kind {
+                TransferKind::Pending => {
+                    l.pending.insert(t.id, (t.debit, t.credit, t.amount.0));
+                }
+                TransferKind::PostOf(h) | TransferKind::VoidOf(h) => {
+                    l.pending.remove(&h);
+                }
+                TransferKind::Posted => {}
+            }
+        }
+        l.transfers = transfers;
+        for (key, d, json) in answers {
+            let a: Answer =
+                serde_json::from_str(&json).map_err(|e| LedgerError::Invariant(format!("stored answer {key}: {e}")))?;
+            l.answers.insert(key, (d, a));
+        }
+        l.check()?;
+        Ok(l)
     }
 
     /// Apply `ops` atomically under idempotency key `key`.

@@ -4,3 +4,4 @@
 pub mod audit;
 pub mod ledger;
 pub mod postings;
+pub mod store;

@@ -1,0 +1,218 @@
+//! The store: what must survive a crash, behind a small interface so that a
+//! PostgreSQL back end can follow without touching the ledger or the tables.
+//!
+//! [`SqliteStore`] keeps everything in one SQLite file in WAL mode with
+//! `synchronous=FULL`: a commit returns only once it is on disk. A [`Commit`]
+//! carries a batch of ledger changes and audit records that belong together (a
+//! coup's settlement and its events; many players' wagers) and is written in one
+//! transaction, so one fsync covers them all (group commit). Migrations are
+//! numbered and apply themselves on open.
+
+use std::path::Path;
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::audit::Record;
+use crate::ledger::{Account, AccountKind, Changes, Transfer, TransferKind};
+
+/// Everything written together.
+#[derive(Clone, Debug, Default)]
+pub struct Commit {
+    pub ledger: Vec<Changes>,
+    /// `(table, record)` audit records, appended in order.
+    pub records: Vec<(u32, Record)>,
+}
+
+/// Everything read back on start.
+#[derive(Clone, Debug, Default)]
+pub struct Snapshot {
+    pub accounts: Vec<Account>,
+    pub transfers: Vec<Transfer>,
+    pub answers: Vec<(String, [u8; 32], String)>,
+    pub records: Vec<(u32, Record)>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database: {0}")]
+    Sql(#[from] rusqlite::Error),
+    #[error("stored data is unreadable: {0}")]
+    Corrupt(String),
+}
+
+/// A durable store.
+pub trait Store: Send {
+    fn commit(&mut self, c: &Commit) -> Result<(), StoreError>;
+    fn load(&mut self) -> Result<Snapshot, StoreError>;
+}
+
+const MIGRATIONS: &[&str] = &[
+    // 1: ledger and audit
+    "CREATE TABLE accounts (id INTEGER PRIMARY KEY, kind TEXT NOT NULL UNIQUE, balance INTEGER NOT NULL, held INTEGER NOT NULL);
+     CREATE TABLE transfers (id INTEGER PRIMARY KEY, debit INTEGER NOT NULL, credit INTEGER NOT NULL, amount INTEGER NOT NULL, kind TEXT NOT NULL, memo TEXT NOT NULL);
+     CREATE TABLE answers (key TEXT PRIMARY KEY, digest BLOB NOT NULL, answer TEXT NOT NULL);
+     CREATE TABLE audit (tbl INTEGER NOT NULL, seq INTEGER NOT NULL, prev TEXT NOT NULL, body TEXT NOT NULL, hash TEXT NOT NULL, PRIMARY KEY (tbl, seq));",
+];
+
+pub struct SqliteStore {
+    conn: Connection,
+}
+
+impl SqliteStore {
+    /// Open (creating if needed) and migrate.
+    pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
+        let conn = Connection::open(path)?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        let mut s = SqliteStore { conn };
+        s.migrate()?;
+        Ok(s)
+    }
+
+    /// An in-memory store, for tests.
+    pub fn memory() -> Result<SqliteStore, StoreError> {
+        let mut s = SqliteStore { conn: Connection::open_in_memory()? };
+        s.migrate()?;
+        Ok(s)
+    }
+
+    fn migrate(&mut self) -> Result<(), StoreError> {
+        let version: usize = self.conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        for (i, m) in MIGRATIONS.iter().enumerate().skip(version) {
+            let tx = self.conn.transaction()?;
+            tx.execute_batch(m)?;
+            tx.pragma_update(None, "user_version", i + 1)?;
+            tx.commit()?;
+        }
+        Ok(())
+    }
+
+    /// The schema version in force.
+    pub fn version(&self) -> Result<usize, StoreError> {
+        Ok(self.conn.query_row("PRAGMA user_version", [], |r| r.get(0))?)
+    }
+}
+
+fn json<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).expect("serialises")
+}
+
+fn parse<T: serde::de::DeserializeOwned>(s: &str) -> Result<T, StoreError> {
+    serde_json::from_str(s).map_err(|e| StoreError::Corrupt(format!("{e}: {s}")))
+}
+
+impl Store for SqliteStore {
+    fn commit(&mut self, c: &Commit) -> Result<(), StoreError> {
+        let tx = self.conn.transaction()?;
+        {
+            let mut acct = tx.prepare_cached(
+                "INSERT INTO accounts (id, kind, balance, held) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT(id) DO UPDATE SET balance = excluded.balance, held = excluded.held",
+            )?;
+            let mut xfer = tx.prepare_cached(
+                "INSERT INTO transfers (id, debit, credit, amount, kind, memo) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?;
+            let mut ans = tx.prepare_cached("INSERT INTO answers (key, digest, answer) VALUES (?1, ?2, ?3)")?;
+            for ch in &c.ledger {
+                for t in &ch.transfers {
+                    xfer.execute(params![
+                        t.id as i64,
+                        t.debit as i64,
+                        t.credit as i64,
+                        t.amount.0,
+                        json(&t.kind),
+                        t.memo
+                    ])?;
+                }
+                for a in &ch.accounts {
+                    acct.execute(params![a.id as i64, json(&a.kind), a.balance, a.held])?;
+                }
+                if let Some((k, d, a)) = &ch.answer {
+                    ans.execute(params![k, &d[..], a])?;
+                }
+            }
+            let mut rec =
+                tx.prepare_cached("INSERT INTO audit (tbl, seq, prev, body, hash) VALUES (?1, ?2, ?3, ?4, ?5)")?;
+            for (tbl, r) in &c.records {
+                rec.execute(params![tbl, r.seq as i64, r.prev, r.body, r.hash])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    fn load(&mut self) -> Result<Snapshot, StoreError> {
+        let mut snap = Snapshot::default();
+        let mut q = self.conn.prepare("SELECT id, kind, balance, held FROM accounts ORDER BY id")?;
+        let rows = q.query_map([], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?, r.get::<_, i64>(3)?))
+        })?;
+        for row in rows {
+            let (id, kind, balance, held) = row?;
+            let kind: AccountKind = parse(&kind)?;
+            snap.accounts.push(Account { id: id as u64, kind, balance, held });
+        }
+        let mut q = self.conn.prepare("SELECT id, debit, credit, amount, kind, memo FROM transfers ORDER BY id")?;
+        let rows = q.query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, i64>(2)?,
+                r.get::<_, i64>(3)?,
+                r.get::<_, String>(4)?,
+                r.get::<_, String>(5)?,
+            ))
+        })?;
+        for row in rows {
+            let (id, debit, credit, amount, kind, memo) = row?;
+            let kind: TransferKind = parse(&kind)?;
+            snap.transfers.push(Transfer {
+                id: id as u64,
+                debit: debit as u64,
+                credit: credit as u64,
+                amount: baccarat_rules::Money(amount),
+                kind,
+                memo,
+            });
+        }
+        let mut q = self.conn.prepare("SELECT key, digest, answer FROM answers")?;
+        let rows =
+            q.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?, r.get::<_, String>(2)?)))?;
+        for row in rows {
+            let (k, d, a) = row?;
+            let d: [u8; 32] = d.try_into().map_err(|_| StoreError::Corrupt(format!("digest of answer {k}")))?;
+            snap.answers.push((k, d, a));
+        }
+        let mut q = self.conn.prepare("SELECT tbl, seq, prev, body, hash FROM audit ORDER BY tbl, seq")?;
+        let rows = q.query_map([], |r| {
+            Ok((
+                r.get::<_, u32>(0)?,
+                Record { seq: r.get::<_, i64>(1)? as u64, prev: r.get(2)?, body: r.get(3)?, hash: r.get(4)? },
+            ))
+        })?;
+        for row in rows {
+            snap.records.push(row?);
+        }
+        Ok(snap)
+    }
+}
+
+impl SqliteStore {
+    /// The last record of a table's chain, if any.
+    pub fn head(&self, table: u32) -> Result<Option<Record>, StoreError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT seq, prev, body, hash FROM audit WHERE tbl = ?1 ORDER BY seq DESC LIMIT 1",
+                [table],
+                |r| Ok(Record { seq: r.get::<_, i64>(0)? as u64, prev: r.get(1)?, body: r.get(2)?, hash: r.get(3)? }),
+            )
+            .optional()?)
+    }
+
+    /// Direct access for tests that tamper with the file as an attacker would.
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+}

@@ -212,6 +212,20 @@ impl Table {
     /// Run a command: the events it produced, or the rule that refused it (and
     /// then nothing changed).
     pub fn execute(&mut self, cmd: Command) -> Result<Vec<Event>, Refusal> {
+        // Wager commands make every check before their one event, so they run in
+        // place: placing the thousandth wager of a coup does not copy the table.
+        if matches!(
+            cmd,
+            Command::PlaceWager { .. }
+                | Command::WithdrawWager { .. }
+                | Command::ApproveWager { .. }
+                | Command::RefuseWager { .. }
+        ) {
+            let mut out = Emit { t: self, events: Vec::new() };
+            decide(&mut out, cmd)?;
+            debug_assert!(out.events.len() <= 1);
+            return Ok(out.events);
+        }
         let mut scratch = self.clone();
         let mut out = Emit { t: &mut scratch, events: Vec::new() };
         decide(&mut out, cmd)?;

@@ -199,6 +199,11 @@ impl Ledger {
         self.accounts.values().find(|a| &a.kind == kind).map(|a| a.id)
     }
 
+    /// The answer already given under `key`, if any.
+    pub fn answer(&self, key: &str) -> Option<Answer> {
+        self.answers.get(key).map(|(_, a)| a.clone())
+    }
+
     /// Apply `ops` and report what changed (nothing, for a retried key).
     pub fn apply_logged(&mut self, key: &str, ops: &[Op]) -> (Answer, Changes) {
         if self.answers.contains_key(key) {

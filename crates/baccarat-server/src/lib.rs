@@ -2,6 +2,7 @@
 //! SHA-256-chained audit log, and the store that keeps them.
 
 pub mod audit;
+pub mod casino;
 pub mod ledger;
 pub mod postings;
 pub mod store;

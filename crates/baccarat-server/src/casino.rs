@@ -1,0 +1,364 @@
+//! The casino in memory: the ledger, the tables' engines and their audit chains,
+//! kept in step. One writer owns it (see `writer.rs`); every change it makes is
+//! returned as a [`Commit`] for the store, and nothing is acknowledged until that
+//! commit is durable.
+//!
+//! A wager is placed by checking the wallet, running `PlaceWager` on the engine,
+//! then holding the stake from the wallet to the table's escrow; a settled or void
+//! wager turns into ledger postings (`postings.rs`). Every engine event is appended
+//! to the table's SHA-256 chain with the rulebook, its version hash and the engine
+//! version, so a record stands on its own for an inspector.
+
+use std::collections::{BTreeMap, HashMap};
+
+use baccarat_rules::{Bet, Money, TableConfig};
+use baccarat_table::engine::{Command, Event, Phase, PlayerId, Refusal, ShoeSource, Spot, Table, TableSetup, WagerId};
+use baccarat_table::shoe::{shuffled, CutRules};
+use baccarat_table::shuffle::Seed;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::audit::Chain;
+use crate::ledger::{AccountId, AccountKind, Ledger, LedgerError, Op, TransferId};
+use crate::postings::{settlement_ops, TableAccounts};
+use crate::store::Commit;
+
+/// The engine version written into every audit record.
+pub const ENGINE_VERSION: &str = concat!("baccarat-table ", env!("CARGO_PKG_VERSION"));
+
+/// One table of the casino.
+pub struct CasinoTable {
+    pub id: u32,
+    pub name: String,
+    pub engine: Table,
+    pub chain: Chain,
+    pub accounts: TableAccounts,
+    /// SHA-256 of the rulebook profile's TOML: its version.
+    pub rulebook_hash: String,
+    /// Open wagers: wager -> (hold, wallet).
+    holds: HashMap<WagerId, (TransferId, AccountId)>,
+    /// Hold transfer -> wager, to answer a retried wager with its first answer.
+    by_hold: HashMap<TransferId, WagerId>,
+    /// Where the next shoe's cutting card goes (NSW 4.6).
+    pub cutting_card_from_back: usize,
+}
+
+/// What a request asked for.
+#[derive(Clone, Debug)]
+pub enum Request {
+    /// Chips into a wallet from the cage.
+    Deposit {
+        player: PlayerId,
+        amount: Money,
+        key: String,
+    },
+    Wager {
+        table: u32,
+        player: PlayerId,
+        spot: Spot,
+        bet: Bet,
+        amount: Money,
+        key: String,
+    },
+    /// A command to a table's engine from staff (or the table's own pace).
+    Table {
+        table: u32,
+        command: Command,
+    },
+    /// Start a fresh shoe with a seed from the OS (RNG tables).
+    NewShoe {
+        table: u32,
+    },
+}
+
+/// The answer to a request.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "result", rename_all = "snake_case")]
+pub enum Reply {
+    Wager { wager: WagerId, balance: Money },
+    Deposit { balance: Money },
+    Events { count: usize },
+    Refused { rule: String, message: String },
+}
+
+impl From<Refusal> for Reply {
+    fn from(r: Refusal) -> Reply {
+        Reply::Refused { rule: r.rule, message: r.message }
+    }
+}
+
+impl From<LedgerError> for Reply {
+    fn from(e: LedgerError) -> Reply {
+        Reply::Refused { rule: "ledger".into(), message: e.to_string() }
+    }
+}
+
+/// An event as the audit log keeps it.
+#[derive(Serialize)]
+struct AuditBody<'a> {
+    table: u32,
+    rulebook: &'a str,
+    rulebook_sha256: &'a str,
+    engine: &'a str,
+    event: &'a Event,
+}
+
+pub struct Casino {
+    pub ledger: Ledger,
+    pub tables: BTreeMap<u32, CasinoTable>,
+    cage: AccountId,
+}
+
+impl Casino {
+    pub fn new() -> Casino {
+        let mut ledger = Ledger::new();
+        let cage = ledger.open(AccountKind::Cage);
+        Casino { ledger, tables: BTreeMap::new(), cage }
+    }
+
+    /// A player's wallet (opened on first use).
+    pub fn wallet(&mut self, player: PlayerId) -> AccountId {
+        self.ledger.open(AccountKind::Wallet { player })
+    }
+
+    pub fn balance(&self, player: PlayerId) -> Option<(Money, Money)> {
+        let id = self.ledger.find(&AccountKind::Wallet { player })?;
+        let a = self.ledger.account(id)?;
+        Some((Money(a.balance), Money(a.available())))
+    }
+
+    /// Add a table, with a float for its house account from the cage.
+    pub fn add_table(
+        &mut self,
+        id: u32,
+        name: &str,
+        setup: TableSetup,
+        profile_toml: &str,
+        float: Money,
+        commit: &mut Commit,
+    ) -> Result<(), LedgerError> {
+        let accounts = TableAccounts {
+            escrow: self.ledger.open(AccountKind::Escrow { table: id }),
+            house: self.ledger.open(AccountKind::House { table: id }),
+            commission: self.ledger.open(AccountKind::Commission { table: id }),
+            antes: self.ledger.open(AccountKind::Antes { table: id }),
+        };
+        let (a, ch) = self.ledger.apply_logged(
+            &format!("float:{id}"),
+            &[Op::Transfer { debit: self.cage, credit: accounts.house, amount: float, memo: "table float".into() }],
+        );
+        a?;
+        commit.ledger.push(ch);
+        let rulebook_hash = Sha256::digest(profile_toml.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+        let cutting = setup.rulebook.procedures.cutting_card_min_from_back as usize;
+        self.tables.insert(
+            id,
+            CasinoTable {
+                id,
+                name: name.to_string(),
+                engine: Table::new(setup),
+                chain: Chain::new(),
+                accounts,
+                rulebook_hash,
+                holds: HashMap::new(),
+                by_hold: HashMap::new(),
+                cutting_card_from_back: cutting.max(20),
+            },
+        );
+        Ok(())
+    }
+
+    /// Handle one request, adding what it changed to `commit`.
+    pub fn handle(&mut self, req: Request, commit: &mut Commit) -> Reply {
+        match req {
+            Request::Deposit { player, amount, key } => {
+                let wallet = self.wallet(player);
+                let (a, ch) = self.ledger.apply_logged(
+                    &format!("deposit:{player}:{key}"),
+                    &[Op::Transfer { debit: self.cage, credit: wallet, amount, memo: "chips".into() }],
+                );
+                commit.ledger.push(ch);
+                match a {
+                    Ok(_) => Reply::Deposit { balance: self.balance(player).map_or(Money::ZERO, |b| b.0) },
+                    Err(e) => e.into(),
+                }
+            }
+            Request::Wager { table, player, spot, bet, amount, key } => {
+                self.wager(table, player, spot, bet, amount, &key, commit)
+            }
+            Request::Table { table, command } => self.command(table, command, commit),
+            Request::NewShoe { table } => match self.new_shoe_command(table) {
+                Ok(cmd) => self.command(table, cmd, commit),
+                Err(r) => r,
+            },
+        }
+    }
+
+    fn new_shoe_command(&self, table: u32) -> Result<Command, Reply> {
+        let t = self
+            .tables
+            .get(&table)
+            .ok_or_else(|| Reply::Refused { rule: "table".into(), message: format!("no table {table}") })?;
+        let seed = Seed::from_os().map_err(|e| Reply::Refused { rule: "entropy".into(), message: e.to_string() })?;
+        let setup = t.engine.setup();
+        let decks = setup.config.decks;
+        let (_, mut stream) = shuffled(decks, &seed);
+        let cut = CutRules::from_profile(&setup.rulebook.config).random(
+            &mut stream,
+            52 * decks as usize,
+            t.cutting_card_from_back,
+        );
+        let burn = setup.rulebook.procedures.burn.first().copied();
+        Ok(Command::StartShoe {
+            source: ShoeSource::Shuffle { seed: seed.hex() },
+            cut: Some(cut),
+            burn,
+            show_burn: false,
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn wager(
+        &mut self,
+        table: u32,
+        player: PlayerId,
+        spot: Spot,
+        bet: Bet,
+        amount: Money,
+        key: &str,
+        commit: &mut Commit,
+    ) -> Reply {
+        let key = format!("wager:{player}:{key}");
+        let wallet = self.wallet(player);
+        let Some(t) = self.tables.get_mut(&table) else {
+            return Reply::Refused { rule: "table".into(), message: format!("no table {table}") };
+        };
+        // A retry: the ledger knows the key; answer with the first wager.
+        if let Some(prev) = self.ledger.answer(&key) {
+            return match prev {
+                Ok(ids) => match ids.first().and_then(|h| t.by_hold.get(h)) {
+                    Some(w) => Reply::Wager {
+                        wager: *w,
+                        balance: Money(self.ledger.account(wallet).map_or(0, |a| a.available())),
+                    },
+                    None => Reply::Refused {
+                        rule: "idempotency".into(),
+                        message: "that key answered another request".into(),
+                    },
+                },
+                Err(e) => e.into(),
+            };
+        }
+        let available = self.ledger.account(wallet).map_or(0, |a| a.available());
+        if available < amount.0 {
+            return Reply::Refused {
+                rule: "wallet".into(),
+                message: format!("available {} is less than {amount}", Money(available)),
+            };
+        }
+        let events = match t.engine.execute(Command::PlaceWager {
+            player,
+            spot,
+            bet,
+            amount,
+            ante: Money::ZERO,
+            token: false,
+        }) {
+            Ok(ev) => ev,
+            Err(r) => return r.into(),
+        };
+        let Some(Event::WagerPlaced { wager }) = events.first() else {
+            return Reply::Refused { rule: "engine".into(), message: "no wager placed".into() };
+        };
+        let id = wager.id;
+        let escrow = t.accounts.escrow;
+        let (a, ch) = self.ledger.apply_logged(
+            &key,
+            &[Op::Hold { debit: wallet, credit: escrow, amount, memo: format!("table {table} wager {id}") }],
+        );
+        let hold = a.expect("the wallet was checked in this same writer")[0];
+        commit.ledger.push(ch);
+        let t = self.tables.get_mut(&table).expect("table");
+        t.holds.insert(id, (hold, wallet));
+        t.by_hold.insert(hold, id);
+        record(t, &events, commit);
+        Reply::Wager { wager: id, balance: Money(self.ledger.account(wallet).map_or(0, |a| a.available())) }
+    }
+
+    fn command(&mut self, table: u32, command: Command, commit: &mut Commit) -> Reply {
+        let Some(t) = self.tables.get_mut(&table) else {
+            return Reply::Refused { rule: "table".into(), message: format!("no table {table}") };
+        };
+        let events = match t.engine.execute(command) {
+            Ok(ev) => ev,
+            Err(r) => return r.into(),
+        };
+        // Money follows the events: returned wagers release their holds,
+        // reduced ones are settled at their new amount, settled ones post.
+        let mut ops_batches: Vec<(String, Vec<Op>)> = Vec::new();
+        for e in &events {
+            match e {
+                Event::WagerWithdrawn { wager } | Event::WagerReturned { wager, .. } => {
+                    if let Some((hold, _)) = t.holds.remove(wager) {
+                        ops_batches.push((format!("release:{table}:{wager}"), vec![Op::Void { hold }]));
+                    }
+                }
+                Event::WagerSettled { wager, settlement, ante, .. } => {
+                    if let Some((hold, wallet)) = t.holds.remove(wager) {
+                        ops_batches.push((
+                            format!("settle:{table}:{wager}"),
+                            settlement_ops(hold, wallet, &t.accounts, settlement, *ante),
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let count = events.len();
+        record(t, &events, commit);
+        for (key, ops) in ops_batches {
+            let (a, ch) = self.ledger.apply_logged(&key, &ops);
+            if let Err(e) = a {
+                // Settlement that the ledger cannot book is a defect: stop rather
+                // than let the books and the table disagree.
+                panic!("ledger refused {key}: {e}");
+            }
+            commit.ledger.push(ch);
+        }
+        Reply::Events { count }
+    }
+
+    /// The table's phase, for pacing.
+    pub fn phase(&self, table: u32) -> Option<Phase> {
+        self.tables.get(&table).map(|t| t.engine.phase())
+    }
+}
+
+impl Default for Casino {
+    fn default() -> Self {
+        Casino::new()
+    }
+}
+
+fn record(t: &mut CasinoTable, events: &[Event], commit: &mut Commit) {
+    for e in events {
+        let body = AuditBody {
+            table: t.id,
+            rulebook: &t.engine.setup().rulebook.id,
+            rulebook_sha256: &t.rulebook_hash,
+            engine: ENGINE_VERSION,
+            event: e,
+        };
+        let r = t.chain.append(serde_json::to_string(&body).expect("events serialise")).clone();
+        commit.records.push((t.id, r));
+    }
+}
+
+/// A table setup from a built-in rulebook and a configuration in TOML.
+pub fn setup(rulebook: &str, config_toml: &str) -> Result<(TableSetup, &'static str), String> {
+    let text = baccarat_rules::profiles::builtin_text(rulebook).map_err(|e| e.to_string())?;
+    let rb = baccarat_rules::profiles::builtin(rulebook).map_err(|e| e.to_string())?;
+    let cfg = TableConfig::from_toml(&rb, config_toml).map_err(|e| e.to_string())?;
+    let s = TableSetup::new(rb, cfg, None).map_err(|e| e.to_string())?;
+    Ok((s, text))
+}

@@ -65,6 +65,12 @@ impl Chain {
         self.records.last().expect("just pushed")
     }
 
+    /// A chain from stored records, verified.
+    pub fn from_records(records: Vec<Record>) -> Result<Chain, Broken> {
+        let head = verify(&records)?;
+        Ok(Chain { head: unhex(&head).expect("verify returns a hash"), records })
+    }
+
     pub fn records(&self) -> &[Record] {
         &self.records
     }

@@ -18,10 +18,10 @@ use baccarat_table::shuffle::Seed;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::audit::Chain;
+use crate::audit::{Chain, Record};
 use crate::ledger::{AccountId, AccountKind, Ledger, LedgerError, Op, TransferId};
 use crate::postings::{settlement_ops, TableAccounts};
-use crate::store::Commit;
+use crate::store::{Commit, Snapshot, TableRow};
 
 /// The engine version written into every audit record.
 pub const ENGINE_VERSION: &str = concat!("baccarat-table ", env!("CARGO_PKG_VERSION"));
@@ -114,6 +114,7 @@ impl Casino {
         let mut ledger = Ledger::new();
         let cage = ledger.open(AccountKind::Cage);
         Casino { ledger, tables: BTreeMap::new(), cage }
+        // The cage is written with the first commit (see `opened`).
     }
 
     /// A player's wallet (opened on first use).
@@ -125,6 +126,76 @@ impl Casino {
         let id = self.ledger.find(&AccountKind::Wallet { player })?;
         let a = self.ledger.account(id)?;
         Some((Money(a.balance), Money(a.available())))
+    }
+
+    /// Define a new table: its row for the store, and its float.
+    pub fn create_table(
+        &mut self,
+        id: u32,
+        name: &str,
+        rulebook: &str,
+        config: &str,
+        float: Money,
+        commit: &mut Commit,
+    ) -> Result<(), String> {
+        let (s, toml) = setup(rulebook, config)?;
+        commit.tables.push(TableRow { id, name: name.into(), rulebook: rulebook.into(), config: config.into() });
+        self.add_table(id, name, s, toml, float, commit).map_err(|e| e.to_string())
+    }
+
+    /// Rebuild the casino from the store: the ledger from its rows, each table by
+    /// replaying its audited events through the engine, its open wagers from the
+    /// ledger's holds. Chains are verified on the way.
+    pub fn recover(snap: Snapshot) -> Result<Casino, String> {
+        let ledger = Ledger::restore(snap.accounts, snap.transfers, snap.answers).map_err(|e| e.to_string())?;
+        let cage = ledger.find(&AccountKind::Cage).ok_or("the ledger has no cage account")?;
+        let mut c = Casino { ledger, tables: BTreeMap::new(), cage };
+        for row in snap.tables {
+            let (s, toml) = setup(&row.rulebook, &row.config)?;
+            let records: Vec<Record> =
+                snap.records.iter().filter(|(t, _)| *t == row.id).map(|(_, r)| r.clone()).collect();
+            let chain =
+                Chain::from_records(records).map_err(|e| format!("table {}: audit chain broken at {e}", row.id))?;
+            let mut events = Vec::with_capacity(chain.records().len());
+            for r in chain.records() {
+                let body: StoredBody =
+                    serde_json::from_str(&r.body).map_err(|e| format!("table {} record {}: {e}", row.id, r.seq))?;
+                events.push(body.event);
+            }
+            let engine = Table::replay(s, &events);
+            let find = |k: AccountKind| c.ledger.find(&k).ok_or(format!("table {} has no {k:?} account", row.id));
+            let accounts = TableAccounts {
+                escrow: find(AccountKind::Escrow { table: row.id })?,
+                house: find(AccountKind::House { table: row.id })?,
+                commission: find(AccountKind::Commission { table: row.id })?,
+                antes: find(AccountKind::Antes { table: row.id })?,
+            };
+            let mut t = CasinoTable {
+                id: row.id,
+                name: row.name,
+                cutting_card_from_back: (engine.setup().rulebook.procedures.cutting_card_min_from_back as usize)
+                    .max(20),
+                engine,
+                chain,
+                accounts,
+                rulebook_hash: hex(&Sha256::digest(toml.as_bytes())),
+                holds: HashMap::new(),
+                by_hold: HashMap::new(),
+            };
+            let prefix = format!("table {} wager ", row.id);
+            for tr in c.ledger.pending() {
+                if let Some(w) = tr.memo.strip_prefix(&prefix).and_then(|w| w.parse::<WagerId>().ok()) {
+                    t.holds.insert(w, (tr.id, tr.debit));
+                }
+            }
+            for tr in c.ledger.transfers() {
+                if let Some(w) = tr.memo.strip_prefix(&prefix).and_then(|w| w.parse::<WagerId>().ok()) {
+                    t.by_hold.insert(tr.id, w);
+                }
+            }
+            c.tables.insert(row.id, t);
+        }
+        Ok(c)
     }
 
     /// Add a table, with a float for its house account from the cage.
@@ -148,8 +219,9 @@ impl Casino {
             &[Op::Transfer { debit: self.cage, credit: accounts.house, amount: float, memo: "table float".into() }],
         );
         a?;
+        self.opened(commit);
         commit.ledger.push(ch);
-        let rulebook_hash = Sha256::digest(profile_toml.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+        let rulebook_hash = hex(&Sha256::digest(profile_toml.as_bytes()));
         let cutting = setup.rulebook.procedures.cutting_card_min_from_back as usize;
         self.tables.insert(
             id,
@@ -170,6 +242,20 @@ impl Casino {
 
     /// Handle one request, adding what it changed to `commit`.
     pub fn handle(&mut self, req: Request, commit: &mut Commit) -> Reply {
+        let reply = self.handle_inner(req, commit);
+        self.opened(commit);
+        reply
+    }
+
+    /// New accounts go to the store before the transfers that use them.
+    fn opened(&mut self, commit: &mut Commit) {
+        let o = self.ledger.take_opened();
+        if !o.accounts.is_empty() {
+            commit.ledger.insert(0, o);
+        }
+    }
+
+    fn handle_inner(&mut self, req: Request, commit: &mut Commit) -> Reply {
         match req {
             Request::Deposit { player, amount, key } => {
                 let wallet = self.wallet(player);
@@ -338,6 +424,16 @@ impl Default for Casino {
     fn default() -> Self {
         Casino::new()
     }
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// An audit record's body as read back.
+#[derive(serde::Deserialize)]
+struct StoredBody {
+    event: Event,
 }
 
 fn record(t: &mut CasinoTable, events: &[Event], commit: &mut Commit) {

@@ -155,6 +155,8 @@ pub struct Ledger {
     /// Idempotency key -> (digest of the request, its answer).
     answers: HashMap<String, ([u8; 32], Answer)>,
     next_account: AccountId,
+    /// Accounts opened since [`Ledger::take_opened`] was last called.
+    opened: Vec<AccountId>,
 }
 
 /// How to take back one change of a refused batch.
@@ -180,6 +182,7 @@ impl Ledger {
         self.next_account += 1;
         let id = self.next_account;
         self.accounts.insert(id, Account { id, kind, balance: 0, held: 0 });
+        self.opened.push(id);
         id
     }
 
@@ -197,6 +200,17 @@ impl Ledger {
 
     pub fn find(&self, kind: &AccountKind) -> Option<AccountId> {
         self.accounts.values().find(|a| &a.kind == kind).map(|a| a.id)
+    }
+
+    /// The accounts opened since the last call, for the store to write.
+    pub fn take_opened(&mut self) -> Changes {
+        let accounts = std::mem::take(&mut self.opened).into_iter().map(|id| self.accounts[&id].clone()).collect();
+        Changes { accounts, ..Changes::default() }
+    }
+
+    /// The holds still pending.
+    pub fn pending(&self) -> impl Iterator<Item = &Transfer> {
+        self.pending.keys().map(|id| &self.transfers[*id as usize - 1])
     }
 
     /// The answer already given under `key`, if any.

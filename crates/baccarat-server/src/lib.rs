@@ -6,3 +6,4 @@ pub mod casino;
 pub mod ledger;
 pub mod postings;
 pub mod store;
+pub mod writer;

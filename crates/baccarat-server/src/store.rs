@@ -15,9 +15,19 @@ use rusqlite::{params, Connection, OptionalExtension};
 use crate::audit::Record;
 use crate::ledger::{Account, AccountKind, Changes, Transfer, TransferKind};
 
+/// A table as configured: recreated from this on restart.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableRow {
+    pub id: u32,
+    pub name: String,
+    pub rulebook: String,
+    pub config: String,
+}
+
 /// Everything written together.
 #[derive(Clone, Debug, Default)]
 pub struct Commit {
+    pub tables: Vec<TableRow>,
     pub ledger: Vec<Changes>,
     /// `(table, record)` audit records, appended in order.
     pub records: Vec<(u32, Record)>,
@@ -26,6 +36,7 @@ pub struct Commit {
 /// Everything read back on start.
 #[derive(Clone, Debug, Default)]
 pub struct Snapshot {
+    pub tables: Vec<TableRow>,
     pub accounts: Vec<Account>,
     pub transfers: Vec<Transfer>,
     pub answers: Vec<(String, [u8; 32], String)>,
@@ -52,6 +63,8 @@ const MIGRATIONS: &[&str] = &[
      CREATE TABLE transfers (id INTEGER PRIMARY KEY, debit INTEGER NOT NULL, credit INTEGER NOT NULL, amount INTEGER NOT NULL, kind TEXT NOT NULL, memo TEXT NOT NULL);
      CREATE TABLE answers (key TEXT PRIMARY KEY, digest BLOB NOT NULL, answer TEXT NOT NULL);
      CREATE TABLE audit (tbl INTEGER NOT NULL, seq INTEGER NOT NULL, prev TEXT NOT NULL, body TEXT NOT NULL, hash TEXT NOT NULL, PRIMARY KEY (tbl, seq));",
+    // 2: the tables' definitions
+    "CREATE TABLE tables (id INTEGER PRIMARY KEY, name TEXT NOT NULL, rulebook TEXT NOT NULL, config TEXT NOT NULL);",
 ];
 
 pub struct SqliteStore {
@@ -106,6 +119,11 @@ impl Store for SqliteStore {
     fn commit(&mut self, c: &Commit) -> Result<(), StoreError> {
         let tx = self.conn.transaction()?;
         {
+            let mut tbl =
+                tx.prepare_cached("INSERT INTO tables (id, name, rulebook, config) VALUES (?1, ?2, ?3, ?4)")?;
+            for t in &c.tables {
+                tbl.execute(params![t.id, t.name, t.rulebook, t.config])?;
+            }
             let mut acct = tx.prepare_cached(
                 "INSERT INTO accounts (id, kind, balance, held) VALUES (?1, ?2, ?3, ?4)
                  ON CONFLICT(id) DO UPDATE SET balance = excluded.balance, held = excluded.held",
@@ -144,6 +162,13 @@ impl Store for SqliteStore {
 
     fn load(&mut self) -> Result<Snapshot, StoreError> {
         let mut snap = Snapshot::default();
+        let mut q = self.conn.prepare("SELECT id, name, rulebook, config FROM tables ORDER BY id")?;
+        let rows = q.query_map([], |r| {
+            Ok(TableRow { id: r.get(0)?, name: r.get(1)?, rulebook: r.get(2)?, config: r.get(3)? })
+        })?;
+        for row in rows {
+            snap.tables.push(row?);
+        }
         let mut q = self.conn.prepare("SELECT id, kind, balance, held FROM accounts ORDER BY id")?;
         let rows = q.query_map([], |r| {
             Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?, r.get::<_, i64>(3)?))

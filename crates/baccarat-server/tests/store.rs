@@ -64,13 +64,13 @@ fn a_commit_is_all_or_nothing() {
     let mut store = SqliteStore::memory().unwrap();
     let mut chain = Chain::new();
     let r1 = chain.append("{}".into()).clone();
-    store.commit(&Commit { ledger: vec![], records: vec![(1, r1.clone())] }).unwrap();
+    store.commit(&Commit { tables: vec![], ledger: vec![], records: vec![(1, r1.clone())] }).unwrap();
     let r2 = chain.append("{\"b\":1}".into()).clone();
     // The same record twice in one commit violates the key: nothing of it lands.
-    let bad = Commit { ledger: vec![], records: vec![(1, r2.clone()), (1, r1)] };
+    let bad = Commit { tables: vec![], ledger: vec![], records: vec![(1, r2.clone()), (1, r1)] };
     assert!(store.commit(&bad).is_err());
     assert_eq!(store.load().unwrap().records.len(), 1);
-    store.commit(&Commit { ledger: vec![], records: vec![(1, r2)] }).unwrap();
+    store.commit(&Commit { tables: vec![], ledger: vec![], records: vec![(1, r2)] }).unwrap();
     assert_eq!(store.load().unwrap().records.len(), 2);
 }
 
@@ -80,7 +80,7 @@ fn tampering_with_the_file_is_found() {
     let mut store = SqliteStore::open(&path).unwrap();
     let mut chain = Chain::new();
     let records: Vec<_> = (0..5).map(|i| (2u32, chain.append(format!("{{\"payout\":{i}}}")).clone())).collect();
-    store.commit(&Commit { ledger: vec![], records }).unwrap();
+    store.commit(&Commit { tables: vec![], ledger: vec![], records }).unwrap();
     store.connection().execute("UPDATE audit SET body = '{\"payout\":1000}' WHERE seq = 4", []).unwrap();
     let recs: Vec<_> = store.load().unwrap().records.into_iter().map(|(_, r)| r).collect();
     let e = verify(&recs).unwrap_err();

@@ -6,4 +6,5 @@ pub mod casino;
 pub mod ledger;
 pub mod postings;
 pub mod store;
+pub mod verify;
 pub mod writer;

@@ -509,6 +509,16 @@ fn decide(o: &mut Emit, cmd: Command) -> Result<(), Refusal> {
     }
 }
 
+/// Cards in dealing order placed at the positions they are due at.
+pub fn positions_of(cards: &[Card]) -> Vec<(Position, Card)> {
+    deal::positions(cards).into_iter().map(|(p, c, _)| (p, c)).collect()
+}
+
+/// The coup that positioned cards make (for verification).
+pub fn coup_from_positions(cards: &[(Position, Card, bool)]) -> Coup {
+    coup_of(cards)
+}
+
 /// The totals of a coup's cards so far.
 pub(crate) fn totals(cards: &[(Position, Card, bool)]) -> (u8, u8) {
     let sum = |player: bool| cards.iter().filter(|c| c.0.is_player() == player).map(|c| c.1.point()).sum::<u8>() % 10;

@@ -41,6 +41,8 @@ pub struct CasinoTable {
     by_hold: HashMap<TransferId, WagerId>,
     /// Where the next shoe's cutting card goes (NSW 4.6).
     pub cutting_card_from_back: usize,
+    /// The published SHA-256 of the current shoe's seed.
+    pub commitment: Option<String>,
 }
 
 /// What a request asked for.
@@ -181,6 +183,14 @@ impl Casino {
                 rulebook_hash: hex(&Sha256::digest(toml.as_bytes())),
                 holds: HashMap::new(),
                 by_hold: HashMap::new(),
+                commitment: events
+                    .iter()
+                    .rev()
+                    .find_map(|e| match e {
+                        Event::ShoeStarted { commitment, .. } => Some(commitment.clone()),
+                        _ => None,
+                    })
+                    .flatten(),
             };
             let prefix = format!("table {} wager ", row.id);
             for tr in c.ledger.pending() {
@@ -235,6 +245,7 @@ impl Casino {
                 holds: HashMap::new(),
                 by_hold: HashMap::new(),
                 cutting_card_from_back: cutting.max(20),
+                commitment: None,
             },
         );
         Ok(())
@@ -438,6 +449,9 @@ struct StoredBody {
 
 fn record(t: &mut CasinoTable, events: &[Event], commit: &mut Commit) {
     for e in events {
+        if let Event::ShoeStarted { commitment, .. } = e {
+            t.commitment = commitment.clone();
+        }
         let body = AuditBody {
             table: t.id,
             rulebook: &t.engine.setup().rulebook.id,

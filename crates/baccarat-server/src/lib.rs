@@ -2,9 +2,14 @@
 //! SHA-256-chained audit log, and the store that keeps them.
 
 pub mod audit;
+pub mod auth;
 pub mod casino;
+pub mod http;
 pub mod ledger;
+pub mod openapi;
 pub mod postings;
+pub mod serve;
 pub mod store;
 pub mod verify;
+pub mod views;
 pub mod writer;

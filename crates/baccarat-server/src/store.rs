@@ -65,6 +65,9 @@ const MIGRATIONS: &[&str] = &[
      CREATE TABLE audit (tbl INTEGER NOT NULL, seq INTEGER NOT NULL, prev TEXT NOT NULL, body TEXT NOT NULL, hash TEXT NOT NULL, PRIMARY KEY (tbl, seq));",
     // 2: the tables' definitions
     "CREATE TABLE tables (id INTEGER PRIMARY KEY, name TEXT NOT NULL, rulebook TEXT NOT NULL, config TEXT NOT NULL);",
+    // 3: accounts of people and their sessions (only token hashes are kept)
+    "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, role TEXT NOT NULL, password TEXT NOT NULL);
+     CREATE TABLE sessions (token_sha256 TEXT PRIMARY KEY, user INTEGER NOT NULL REFERENCES users(id), revoked INTEGER NOT NULL DEFAULT 0);",
 ];
 
 pub struct SqliteStore {

@@ -31,6 +31,10 @@ enum Command {
     /// Play whole shoes (shuffle, cut, burn, cutting card, last coup) and settle
     /// every offered wager at a flat stake.
     Simulate(cmd::simulate::Args),
+    /// Run the table server (HTTP and WebSocket) on an embedded database.
+    Serve(cmd::serve::ServeArgs),
+    /// Check a database: audit chains, seeds, cards, results, settlements, ledger.
+    Verify(cmd::serve::VerifyArgs),
     /// Check a table configuration against its rulebook.
     #[command(subcommand)]
     Table(cmd::table::TableCommand),
@@ -45,6 +49,8 @@ fn main() -> ExitCode {
         Command::Table(c) => cmd::table::run(c),
         Command::Roads(a) => cmd::roads::run(a),
         Command::Simulate(a) => cmd::simulate::run_cmd(a),
+        Command::Serve(a) => cmd::serve::run_serve(a),
+        Command::Verify(a) => cmd::serve::run_verify(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -3,6 +3,7 @@
 pub mod odds;
 pub mod profiles;
 pub mod roads;
+pub mod serve;
 pub mod simulate;
 pub mod table;
 

@@ -52,7 +52,7 @@ pub fn open(cfg: &ServeConfig) -> Result<(SqliteStore, Casino, Arc<Users>), Stri
         let mut c = Casino::new();
         let mut commit = Commit::default();
         for (id, name, rb, config) in DEMO_TABLES {
-            c.create_table(id, name, rb, config, Money(1_000_000_000_00), &mut commit)?;
+            c.create_table(id, name, rb, config, Money(100_000_000_000), &mut commit)?;
         }
         let admin = random_hex(12);
         users.create("admin", Role::Admin, &admin).map_err(|e| e.to_string())?;

@@ -77,6 +77,13 @@ pub fn open(cfg: &ServeConfig) -> Result<(SqliteStore, Casino, Arc<Users>), Stri
 
 /// Run the server until it is stopped.
 pub async fn serve(cfg: ServeConfig) -> Result<(), String> {
+    let listener =
+        tokio::net::TcpListener::bind(cfg.addr).await.map_err(|e| format!("cannot listen on {}: {e}", cfg.addr))?;
+    run(cfg, listener).await
+}
+
+/// Run the server on a bound listener (tests bind port 0).
+pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<(), String> {
     let (store, casino, users) = open(&cfg)?;
     let table_ids: Vec<u32> = casino.tables.keys().copied().collect();
     let views = Arc::new(RwLock::new(Views::default()));
@@ -99,8 +106,6 @@ pub async fn serve(cfg: ServeConfig) -> Result<(), String> {
     for id in table_ids {
         tokio::spawn(pace(state.clone(), id, cfg.betting, cfg.deal));
     }
-    let listener =
-        tokio::net::TcpListener::bind(cfg.addr).await.map_err(|e| format!("cannot listen on {}: {e}", cfg.addr))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     println!("baccarat table server on http://{addr}/  (API: http://{addr}/api/openapi.json)");
     axum::serve(listener, router(state)).await.map_err(|e| e.to_string())

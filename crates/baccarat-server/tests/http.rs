@@ -1,0 +1,216 @@
+//! The real server on port 0 with a fresh database: whole coups over HTTP and
+//! WebSocket, idempotent retries, the role matrix, and bad input refused with a
+//! clear JSON error.
+
+use std::time::Duration;
+
+use baccarat_server::serve::{run, ServeConfig};
+use futures_util::StreamExt;
+use reqwest::{Client, StatusCode};
+use serde_json::{json, Value};
+
+struct App {
+    base: String,
+    client: Client,
+    admin: String,
+}
+
+/// Start the server on 127.0.0.1:0 with a fresh database (zero2prod's spawn_app).
+async fn spawn_app() -> App {
+    let dir = std::env::temp_dir().join(format!("baccarat-http-{}-{}", std::process::id(), rand_suffix()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("casino.db");
+    let cfg = ServeConfig {
+        db: db.clone(),
+        addr: "127.0.0.1:0".parse().unwrap(),
+        betting: Duration::from_millis(1500),
+        deal: Duration::from_millis(10),
+        demo_password: "demo".into(),
+    };
+    // Create the database first so the admin's password can be set for the test.
+    let (_, _, users) = baccarat_server::serve::open(&cfg).unwrap();
+    users.create("test-admin", baccarat_server::auth::Role::Admin, "admin-pass").unwrap();
+    drop(users);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(run(cfg, listener));
+    let app = App { base: format!("http://{addr}"), client: Client::new(), admin: String::new() };
+    let admin = app.login("test-admin", "admin-pass").await;
+    App { admin, ..app }
+}
+
+fn rand_suffix() -> String {
+    baccarat_server::auth::random_hex(4)
+}
+
+impl App {
+    async fn login(&self, name: &str, password: &str) -> String {
+        let r: Value = self
+            .client
+            .post(format!("{}/api/login", self.base))
+            .json(&json!({"name": name, "password": password}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        r["token"].as_str().unwrap_or_else(|| panic!("login {name}: {r}")).to_string()
+    }
+
+    async fn get(&self, path: &str, token: Option<&str>) -> (StatusCode, Value) {
+        let mut rq = self.client.get(format!("{}{path}", self.base));
+        if let Some(t) = token {
+            rq = rq.bearer_auth(t);
+        }
+        let r = rq.send().await.unwrap();
+        (r.status(), r.json().await.unwrap_or(Value::Null))
+    }
+
+    async fn post(&self, path: &str, token: Option<&str>, body: Value) -> (StatusCode, Value) {
+        let mut rq = self.client.post(format!("{}{path}", self.base)).json(&body);
+        if let Some(t) = token {
+            rq = rq.bearer_auth(t);
+        }
+        let r = rq.send().await.unwrap();
+        (r.status(), r.json().await.unwrap_or(Value::Null))
+    }
+
+    /// Wait until table `id` is in `phase`.
+    async fn until_phase(&self, id: u32, phase: &str) {
+        for _ in 0..400 {
+            let (_, t) = self.get(&format!("/api/tables/{id}"), None).await;
+            if t["phase"] == phase {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("table {id} never reached {phase}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_bets_and_is_settled_exactly_with_a_push_over_websocket() {
+    let app = spawn_app().await;
+    let token = app.login("player1", "demo").await;
+    let (_, me) = app.get("/api/me", Some(&token)).await;
+    let start = me["balance"].as_i64().unwrap();
+    let ws_url = format!("{}/api/tables/3/ws?token={token}", app.base.replace("http", "ws"));
+    let (mut ws, _) = tokio_tungstenite::connect_async(ws_url).await.unwrap();
+    let first: Value = serde_json::from_str(&ws.next().await.unwrap().unwrap().into_text().unwrap()).unwrap();
+    assert_eq!(first["table"]["id"], 3);
+    assert_eq!(first["balance"], start);
+    app.until_phase(3, "betting").await;
+    let (status, r) =
+        app.post("/api/tables/3/wagers", Some(&token), json!({"bet": "player", "amount": 2500, "key": "w-1"})).await;
+    assert_eq!(status, StatusCode::OK, "{r}");
+    assert_eq!(r["balance"], start - 2500);
+    // The same key again: the first answer, nothing held twice.
+    let (_, again) =
+        app.post("/api/tables/3/wagers", Some(&token), json!({"bet": "player", "amount": 2500, "key": "w-1"})).await;
+    assert_eq!(again["wager"], r["wager"]);
+    let (_, me) = app.get("/api/me", Some(&token)).await;
+    assert_eq!(me["available"], start - 2500);
+    // Wait for this coup to settle; the push carries the result and the balance.
+    let (_, t) = app.get("/api/tables/3", None).await;
+    let coup = t["coup"].as_u64().unwrap();
+    let mut settled = None;
+    for _ in 0..400 {
+        let msg: Value = serde_json::from_str(&ws.next().await.unwrap().unwrap().into_text().unwrap()).unwrap();
+        let same_coup_over = msg["table"]["coup"].as_u64() == Some(coup) && msg["table"]["phase"] == "ready";
+        let next_coup = msg["table"]["coup"].as_u64().unwrap_or(0) > coup;
+        if (same_coup_over || next_coup) && msg["available"] == msg["balance"] {
+            settled = Some(msg);
+            break;
+        }
+    }
+    let msg = settled.expect("the coup settled");
+    let end = msg["balance"].as_i64().unwrap();
+    // Player pays 1:1 and a tie pushes (resort-house): the change is -2500, 0 or +2500.
+    assert!([start - 2500, start, start + 2500].contains(&end), "{start} -> {end}");
+    // The result of our coup is the road's entry number `coup` (no no-bet coups here).
+    let results = msg["table"]["results"].as_str().unwrap();
+    let last = &results[coup as usize - 1..coup as usize];
+    let want = match last {
+        "P" => start + 2500,
+        "B" => start - 2500,
+        _ => start,
+    };
+    assert_eq!(end, want, "result {last}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_and_forbidden_calls_get_clear_json_errors() {
+    let app = spawn_app().await;
+    let token = app.login("player2", "demo").await;
+    let (s, e) = app.post("/api/login", None, json!({"name": "player2", "password": "nope"})).await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED);
+    assert!(e["error"].as_str().unwrap().contains("wrong password"));
+    let (s, _) = app.get("/api/me", None).await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED);
+    let (s, e) =
+        app.post("/api/tables/1/wagers", Some(&token), json!({"bet": "roulette", "amount": 100, "key": "x"})).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert!(e["error"].as_str().unwrap().contains("roulette"));
+    let (s, _) = app.post("/api/tables/1/wagers", Some(&token), json!({"bet": "player"})).await;
+    assert!(s.is_client_error());
+    let (s, e) =
+        app.post("/api/tables/99/wagers", Some(&token), json!({"bet": "player", "amount": 1000, "key": "y"})).await;
+    assert_eq!(s, StatusCode::CONFLICT, "{e}");
+    let (s, _) = app.post("/api/tables/1/commands", Some(&token), json!({"command": "close_betting"})).await;
+    assert_eq!(s, StatusCode::FORBIDDEN);
+    let big = "x".repeat(64 * 1024);
+    let (s, _) = app.post("/api/tables/1/wagers", Some(&token), json!({"bet": big, "amount": 1, "key": "z"})).await;
+    assert_eq!(s, StatusCode::PAYLOAD_TOO_LARGE);
+    let (s, e) = app.get("/api/nowhere", None).await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    assert!(e["error"].is_string());
+    // A revoked session is refused.
+    let (s, _) = app.post("/api/logout", Some(&token), json!({})).await;
+    assert_eq!(s, StatusCode::OK);
+    let (s, _) = app.get("/api/me", Some(&token)).await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED);
+    let (s, doc) = app.get("/api/openapi.json", None).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(doc["openapi"], "3.0.3");
+}
+
+/// Every route with every role (and none): the documented matrix in `http.rs`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_role_matrix() {
+    let app = spawn_app().await;
+    let mut tokens = vec![("public", None)];
+    for (role, name) in
+        [("player", "player3"), ("dealer", "dealer"), ("supervisor", "supervisor"), ("inspector", "inspector")]
+    {
+        tokens.push((role, Some(app.login(name, "demo").await)));
+    }
+    tokens.push(("admin", Some(app.admin.clone())));
+    // (method, path, body, roles allowed)
+    let routes: Vec<(&str, &str, Value, &[&str])> = vec![
+        ("GET", "/api/tables", Value::Null, &["public", "player", "dealer", "supervisor", "inspector", "admin"]),
+        ("GET", "/api/tables/1", Value::Null, &["public", "player", "dealer", "supervisor", "inspector", "admin"]),
+        ("GET", "/api/openapi.json", Value::Null, &["public", "player", "dealer", "supervisor", "inspector", "admin"]),
+        ("GET", "/api/me", Value::Null, &["player", "dealer", "supervisor", "inspector", "admin"]),
+        ("POST", "/api/tables/1/wagers", json!({"bet": "player", "amount": 1000, "key": "m"}), &["player"]),
+        (
+            "POST",
+            "/api/tables/1/commands",
+            json!({"command": "wrong_hand", "void_hand": false}),
+            &["dealer", "supervisor", "admin"],
+        ),
+        ("POST", "/api/tables/1/commands", json!({"command": "reopen_wagers"}), &["supervisor", "admin"]),
+        ("POST", "/api/players/5/deposit", json!({"amount": 100, "key": "d"}), &["admin"]),
+    ];
+    for (method, path, body, allowed) in routes {
+        for (role, token) in &tokens {
+            let (s, v) = if method == "GET" {
+                app.get(path, token.as_deref()).await
+            } else {
+                app.post(path, token.as_deref(), body.clone()).await
+            };
+            let denied = s == StatusCode::UNAUTHORIZED || s == StatusCode::FORBIDDEN;
+            assert_eq!(!denied, allowed.contains(role), "{method} {path} as {role}: {s} {v}");
+        }
+    }
+}

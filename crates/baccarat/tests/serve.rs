@@ -24,7 +24,7 @@ impl Drop for Server {
 
 /// Start the server; returns the process and its base URL.
 fn start(db: &std::path::Path) -> (Server, String) {
-    let mut child = Command::new(bin())
+    let child = Command::new(bin())
         .args([
             "serve",
             "--db",
@@ -40,7 +40,8 @@ fn start(db: &std::path::Path) -> (Server, String) {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut server = Server(child);
+    let mut lines = BufReader::new(server.0.stdout.take().unwrap()).lines();
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         assert!(Instant::now() < deadline, "the server did not start");
@@ -49,7 +50,7 @@ fn start(db: &std::path::Path) -> (Server, String) {
             let url = rest.split_whitespace().next().unwrap().trim_end_matches('/').to_string();
             // Keep draining stdout so the server never blocks on a full pipe.
             std::thread::spawn(move || for _ in lines {});
-            return (Server(child), url);
+            return (server, url);
         }
     }
 }

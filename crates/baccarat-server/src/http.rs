@@ -11,7 +11,8 @@
 //! | `POST /api/tables/{id}/wagers` | | yes | | | | |
 //! | `POST /api/tables/{id}/commands` (dealing, irregularities) | | | yes | yes | | yes |
 //! | `POST /api/tables/{id}/commands` (approve or refuse a wager, invalidate) | | | | yes | | yes |
-//! | `GET /api/tables/{id}/audit` | | | | | yes | yes |
+//! | `GET /api/tables/{id}/audit?last=N` (game recall) | | | | | yes | yes |
+//! | `GET /api/tables/{id}/shoes` (commitments, revealed seeds) | yes | yes | yes | yes | yes | yes |
 //! | `POST /api/players/{id}/deposit` | | | | | | yes |
 //! | `GET /api/openapi.json` | yes | yes | yes | yes | yes | yes |
 //!
@@ -44,6 +45,10 @@ pub const MAX_BODY: usize = 16 * 1024;
 #[derive(Clone)]
 pub struct AppState {
     pub writer: Writer,
+    /// Per table: its coups as audited, each a list of records (bounded).
+    pub recall: Arc<RwLock<HashMap<u32, Vec<Value>>>>,
+    /// Per table: shoes with their commitment and, once ended, their seed.
+    pub shoes: Arc<RwLock<HashMap<u32, Vec<Value>>>>,
     pub users: Arc<Users>,
     pub views: Arc<RwLock<Views>>,
     pub changed: broadcast::Sender<u64>,
@@ -271,6 +276,36 @@ pub fn now_ms() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
 
+#[derive(Deserialize)]
+struct RecallQuery {
+    #[serde(default)]
+    last: Option<usize>,
+}
+
+/// Game recall for inspectors: the last coups of a table step by step, rendered
+/// from the audit record (not from the current configuration).
+async fn audit(
+    State(s): State<AppState>,
+    h: HeaderMap,
+    Path(id): Path<u32>,
+    Query(q): Query<RecallQuery>,
+) -> Result<Json<Value>, ApiError> {
+    let sess = session(&s, &h)?;
+    require(&sess, &[Role::Inspector, Role::Admin])?;
+    let last = q.last.unwrap_or(5).clamp(1, 100);
+    let recall = s.recall.read().expect("recall lock");
+    let coups = recall.get(&id).ok_or_else(|| err(StatusCode::NOT_FOUND, format!("no table {id}")))?;
+    let from = coups.len().saturating_sub(last);
+    Ok(Json(json!({ "table": id, "coups": &coups[from..] })))
+}
+
+/// Provably fair: each shoe's seed commitment, and its seed once the shoe ended.
+async fn shoes(State(s): State<AppState>, Path(id): Path<u32>) -> Result<Json<Value>, ApiError> {
+    let r = s.shoes.read().expect("shoes lock");
+    let list = r.get(&id).ok_or_else(|| err(StatusCode::NOT_FOUND, format!("no table {id}")))?;
+    Ok(Json(json!({ "table": id, "algorithm": baccarat_table::shuffle::SHUFFLE_ALGORITHM, "shoes": list })))
+}
+
 async fn openapi() -> Json<Value> {
     Json(crate::openapi::document())
 }
@@ -291,6 +326,8 @@ pub fn router(state: AppState) -> Router {
         .route("/api/tables/{id}/wagers", post(wager))
         .route("/api/tables/{id}/commands", post(command))
         .route("/api/players/{id}/deposit", post(deposit))
+        .route("/api/tables/{id}/audit", get(audit))
+        .route("/api/tables/{id}/shoes", get(shoes))
         .route("/api/openapi.json", get(openapi))
         .fallback(fallback)
         .layer(DefaultBodyLimit::max(MAX_BODY))

@@ -19,6 +19,8 @@ pub fn document() -> Value {
             "/api/tables/{id}/wagers": { "post": { "summary": "Place a wager; acknowledged once durable; retry with the same key", "security": bearer, "requestBody": { "content": { "application/json": { "schema": { "type": "object", "required": ["bet", "amount", "key"], "properties": { "bet": { "type": "string" }, "amount": { "type": "integer" }, "spot": { "type": "integer" }, "key": { "type": "string" } } } } } }, "responses": { "200": { "description": "wager id and available balance" }, "409": { "description": "refused, with the rule" } } } },
             "/api/tables/{id}/commands": { "post": { "summary": "A dealer's or supervisor's command to the table engine", "security": bearer, "responses": { "200": { "description": "events applied" }, "403": { "description": "role may not" }, "409": { "description": "refused, with the rule" } } } },
             "/api/players/{id}/deposit": { "post": { "summary": "Admin: chips into a wallet", "security": bearer, "responses": { "200": { "description": "new balance" } } } },
+            "/api/tables/{id}/audit": { "get": { "summary": "Inspector: game recall, the last N coups (?last=N, at most 100) step by step from the audit record", "security": bearer, "responses": { "200": { "description": "coups with their records and hashes" }, "403": { "description": "inspectors and admins only" } } } },
+            "/api/tables/{id}/shoes": { "get": { "summary": "Provably fair: each shoe's SHA-256 seed commitment, cut, and the seed once the shoe has ended", "responses": { "200": { "description": "shoes" } } } },
             "/api/openapi.json": { "get": { "summary": "This document", "responses": { "200": { "description": "OpenAPI 3" } } } }
         }
     })

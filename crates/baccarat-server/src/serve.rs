@@ -90,11 +90,18 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     let closes_at: Arc<Mutex<HashMap<u32, u64>>> = Arc::new(Mutex::new(HashMap::new()));
     views.write().expect("views").refresh(&casino, &closes_at.lock().expect("closes"));
     let (changed, _) = broadcast::channel(1024);
+    let recall = Arc::new(RwLock::new(HashMap::new()));
+    let shoes = Arc::new(RwLock::new(HashMap::new()));
+    for (id, t) in &casino.tables {
+        let records: Vec<(u32, crate::audit::Record)> = t.chain.records().iter().map(|r| (*id, r.clone())).collect();
+        absorb(&records, &recall, &shoes);
+    }
     let (v, ch, ca) = (views.clone(), changed.clone(), closes_at.clone());
+    let (rc, sh) = (recall.clone(), shoes.clone());
     let (writer, _handle) = Writer::start(
         casino,
         store,
-        |_| {},
+        move |records| absorb(records, &rc, &sh),
         move |c| {
             let closes = ca.lock().expect("closes").clone();
             let mut w = v.write().expect("views");
@@ -102,7 +109,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
             let _ = ch.send(w.version);
         },
     );
-    let state = AppState { writer, users, views, changed, closes_at };
+    let state = AppState { writer, recall, shoes, users, views, changed, closes_at };
     for id in table_ids {
         tokio::spawn(pace(state.clone(), id, cfg.betting, cfg.deal));
     }
@@ -141,6 +148,50 @@ async fn pace(s: AppState, table: u32, betting: Duration, deal: Duration) {
         };
         if call(&s, req).await.is_err() {
             tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+}
+
+/// Coups kept per table for recall.
+const RECALL_COUPS: usize = 100;
+
+type PerTable = Arc<RwLock<HashMap<u32, Vec<serde_json::Value>>>>;
+
+/// Fold committed audit records into the recall and shoe lists.
+fn absorb(records: &[(u32, crate::audit::Record)], recall: &PerTable, shoes: &PerTable) {
+    let mut rc = recall.write().expect("recall lock");
+    let mut sh = shoes.write().expect("shoes lock");
+    for (table, r) in records {
+        let body: serde_json::Value = serde_json::from_str(&r.body).unwrap_or_default();
+        let e = &body["event"];
+        let kind = e["event"].as_str().unwrap_or_default();
+        let coups = rc.entry(*table).or_default();
+        match kind {
+            "betting_opened" => {
+                coups.push(serde_json::json!({ "coup": e["coup"], "records": [] }));
+                if coups.len() > RECALL_COUPS {
+                    coups.remove(0);
+                }
+            }
+            "shoe_started" => sh.entry(*table).or_default().push(
+                serde_json::json!({ "shoe": e["shoe"], "commitment": e["commitment"], "cut": e["cut"], "seed": null }),
+            ),
+            "shoe_ended" => {
+                if let Some(s) = sh.entry(*table).or_default().iter_mut().rev().find(|s| s["shoe"] == e["shoe"]) {
+                    s["seed"] = e["seed"].clone();
+                }
+            }
+            _ => {}
+        }
+        // The seed stays secret until its shoe ends (it is in /shoes then).
+        let mut e = e.clone();
+        if kind == "shoe_started" {
+            e["seed"] = serde_json::Value::Null;
+        }
+        if let Some(c) = coups.last_mut() {
+            if let Some(list) = c["records"].as_array_mut() {
+                list.push(serde_json::json!({ "seq": r.seq, "hash": r.hash, "event": e }));
+            }
         }
     }
 }

@@ -201,6 +201,13 @@ async fn the_role_matrix() {
         ),
         ("POST", "/api/tables/1/commands", json!({"command": "reopen_wagers"}), &["supervisor", "admin"]),
         ("POST", "/api/players/5/deposit", json!({"amount": 100, "key": "d"}), &["admin"]),
+        ("GET", "/api/tables/1/audit?last=2", Value::Null, &["inspector", "admin"]),
+        (
+            "GET",
+            "/api/tables/1/shoes",
+            Value::Null,
+            &["public", "player", "dealer", "supervisor", "inspector", "admin"],
+        ),
     ];
     for (method, path, body, allowed) in routes {
         for (role, token) in &tokens {
@@ -213,4 +220,22 @@ async fn the_role_matrix() {
             assert_eq!(!denied, allowed.contains(role), "{method} {path} as {role}: {s} {v}");
         }
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn recall_and_provably_fair_shoes() {
+    let app = spawn_app().await;
+    app.until_phase(4, "betting").await;
+    let (_, shoes) = app.get("/api/tables/4/shoes", None).await;
+    let shoe = &shoes["shoes"][0];
+    assert_eq!(shoe["commitment"].as_str().unwrap().len(), 64, "{shoes}");
+    assert!(shoe["seed"].is_null(), "the seed is secret while the shoe is in play");
+    let inspector = app.login("inspector", "demo").await;
+    let (s, recall) = app.get("/api/tables/4/audit?last=3", Some(&inspector)).await;
+    assert_eq!(s, StatusCode::OK);
+    let coups = recall["coups"].as_array().unwrap();
+    assert!(!coups.is_empty());
+    let text = recall.to_string();
+    assert!(!text.contains(&format!("\"seed\":\"")), "no seed leaks through recall: {text}");
+    assert!(coups.last().unwrap()["records"][0]["hash"].as_str().unwrap().len() == 64);
 }

@@ -236,6 +236,6 @@ async fn recall_and_provably_fair_shoes() {
     let coups = recall["coups"].as_array().unwrap();
     assert!(!coups.is_empty());
     let text = recall.to_string();
-    assert!(!text.contains(&format!("\"seed\":\"")), "no seed leaks through recall: {text}");
+    assert!(!text.contains("\"seed\":\""), "no seed leaks through recall: {text}");
     assert!(coups.last().unwrap()["records"][0]["hash"].as_str().unwrap().len() == 64);
 }

@@ -71,6 +71,8 @@ pub enum Request {
     NewShoe {
         table: u32,
     },
+    /// Check the ledger's invariants in full (read side).
+    CheckLedger,
 }
 
 /// The answer to a request.
@@ -80,6 +82,7 @@ pub enum Reply {
     Wager { wager: WagerId, balance: Money },
     Deposit { balance: Money },
     Events { count: usize },
+    Ledger { ok: bool, problem: Option<String>, accounts: usize, transfers: usize },
     Refused { rule: String, message: String },
 }
 
@@ -284,6 +287,15 @@ impl Casino {
                 self.wager(table, player, spot, bet, amount, &key, commit)
             }
             Request::Table { table, command } => self.command(table, command, commit),
+            Request::CheckLedger => {
+                let problem = self.ledger.check().err().map(|e| e.to_string());
+                Reply::Ledger {
+                    ok: problem.is_none(),
+                    problem,
+                    accounts: self.ledger.accounts().count(),
+                    transfers: self.ledger.transfers().len(),
+                }
+            }
             Request::NewShoe { table } => match self.new_shoe_command(table) {
                 Ok(cmd) => self.command(table, cmd, commit),
                 Err(r) => r,

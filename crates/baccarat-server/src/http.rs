@@ -13,7 +13,8 @@
 //! | `POST /api/tables/{id}/commands` (approve or refuse a wager, invalidate) | | | | yes | | yes |
 //! | `GET /api/tables/{id}/audit?last=N` (game recall) | | | | | yes | yes |
 //! | `GET /api/tables/{id}/shoes` (commitments, revealed seeds) | yes | yes | yes | yes | yes | yes |
-//! | `POST /api/players/{id}/deposit` | | | | | | yes |
+//! | `POST /api/players/{id}/deposit`, `POST /api/players` | | | | | | yes |
+//! | `GET /api/ledger/check` | | | | | yes | yes |
 //! | `GET /api/openapi.json` | yes | yes | yes | yes | yes | yes |
 //!
 //! Every refusal is a 4xx with `{"error": …}` (and `"rule"` where a rule refused
@@ -237,6 +238,49 @@ async fn deposit(
 }
 
 #[derive(Deserialize)]
+struct NewPlayer {
+    name: String,
+    password: String,
+    #[serde(default)]
+    chips: i64,
+}
+
+/// Admin: create a player, with play chips.
+async fn create_player(
+    State(s): State<AppState>,
+    h: HeaderMap,
+    Json(b): Json<NewPlayer>,
+) -> Result<Json<Value>, ApiError> {
+    let sess = session(&s, &h)?;
+    require(&sess, &[Role::Admin])?;
+    if b.name.is_empty() || b.name.len() > 64 || b.password.len() < 4 || b.password.len() > 128 {
+        return Err(err(StatusCode::BAD_REQUEST, "name: 1 to 64 characters; password: 4 to 128"));
+    }
+    if b.chips < 0 || b.chips > baccarat_rules::MAX_LIMIT {
+        return Err(err(StatusCode::BAD_REQUEST, "chips: 0 or more minor units"));
+    }
+    let users = s.users.clone();
+    let (name, password) = (b.name.clone(), b.password.clone());
+    let id = tokio::task::spawn_blocking(move || users.create(&name, Role::Player, &password))
+        .await
+        .map_err(|_| err(StatusCode::INTERNAL_SERVER_ERROR, "could not create the player"))?
+        .map_err(|e| err(StatusCode::CONFLICT, e.to_string()))?;
+    if b.chips > 0 {
+        let _deposited = reply_json(
+            call(&s, Request::Deposit { player: id, amount: Money(b.chips), key: "opening chips".into() }).await?,
+        )?;
+    }
+    Ok(Json(json!({ "player": id, "name": b.name })))
+}
+
+/// Inspector or admin: the ledger's invariants, checked in full now.
+async fn ledger_check(State(s): State<AppState>, h: HeaderMap) -> Result<Json<Value>, ApiError> {
+    let sess = session(&s, &h)?;
+    require(&sess, &[Role::Inspector, Role::Admin])?;
+    reply_json(call(&s, Request::CheckLedger).await?)
+}
+
+#[derive(Deserialize)]
 struct WsQuery {
     #[serde(default)]
     token: Option<String>,
@@ -327,6 +371,8 @@ pub fn router(state: AppState) -> Router {
         .route("/api/tables/{id}/commands", post(command))
         .route("/api/players/{id}/deposit", post(deposit))
         .route("/api/tables/{id}/audit", get(audit))
+        .route("/api/players", post(create_player))
+        .route("/api/ledger/check", get(ledger_check))
         .route("/api/tables/{id}/shoes", get(shoes))
         .route("/api/openapi.json", get(openapi))
         .fallback(fallback)

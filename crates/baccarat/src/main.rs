@@ -35,6 +35,8 @@ enum Command {
     Serve(cmd::serve::ServeArgs),
     /// Check a database: audit chains, seeds, cards, results, settlements, ledger.
     Verify(cmd::serve::VerifyArgs),
+    /// Drive many players at many tables of a running server on loopback.
+    Loadgen(cmd::loadgen::Args),
     /// Check a table configuration against its rulebook.
     #[command(subcommand)]
     Table(cmd::table::TableCommand),
@@ -51,6 +53,7 @@ fn main() -> ExitCode {
         Command::Simulate(a) => cmd::simulate::run_cmd(a),
         Command::Serve(a) => cmd::serve::run_serve(a),
         Command::Verify(a) => cmd::serve::run_verify(a),
+        Command::Loadgen(a) => cmd::loadgen::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -24,6 +24,12 @@ impl Drop for Server {
 
 /// Start the server; returns the process and its base URL.
 fn start(db: &std::path::Path) -> (Server, String) {
+    let (s, url, _) = start_with_password(db);
+    (s, url)
+}
+
+/// Start the server; also returns the admin password printed on a first run.
+fn start_with_password(db: &std::path::Path) -> (Server, String, Option<String>) {
     let child = Command::new(bin())
         .args([
             "serve",
@@ -43,14 +49,18 @@ fn start(db: &std::path::Path) -> (Server, String) {
     let mut server = Server(child);
     let mut lines = BufReader::new(server.0.stdout.take().unwrap()).lines();
     let deadline = Instant::now() + Duration::from_secs(30);
+    let mut password = None;
     loop {
         assert!(Instant::now() < deadline, "the server did not start");
         let line = lines.next().expect("server output").unwrap();
+        if let Some(rest) = line.trim().strip_prefix("admin password: ") {
+            password = rest.split_whitespace().next().map(str::to_string);
+        }
         if let Some(rest) = line.strip_prefix("baccarat table server on ") {
             let url = rest.split_whitespace().next().unwrap().trim_end_matches('/').to_string();
             // Keep draining stdout so the server never blocks on a full pipe.
             std::thread::spawn(move || for _ in lines {});
-            return (server, url);
+            return (server, url, password);
         }
     }
 }
@@ -183,4 +193,45 @@ fn baccarat_server_conn(db: &std::path::Path) -> rusqlite_conn::Connection {
 
 mod rusqlite_conn {
     pub use rusqlite::Connection;
+}
+
+#[test]
+fn loadgen_runs_bounded_against_loopback_and_the_ledger_balances() {
+    let dir = std::env::temp_dir().join(format!("baccarat-load-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("casino.db");
+    let (server, url, password) = start_with_password(&db);
+    let o = Command::new(bin())
+        .args([
+            "loadgen",
+            "--url",
+            &url,
+            "--admin-password",
+            &password.expect("first run prints it"),
+            "--seconds",
+            "2",
+            "--concurrency",
+            "8",
+            "--players-per-table",
+            "2",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(r["accepted_bets"].as_u64().unwrap() > 0, "{r}");
+    assert!(r["ack_latency_ms"]["p99"].as_f64().unwrap() > 0.0);
+    assert_eq!(r["ledger"]["ok"], true);
+    drop(server);
+    let (ok, out) = verify(&db);
+    assert!(ok, "{out}");
+    // Loadgen refuses anything but loopback.
+    let o = Command::new(bin())
+        .args(["loadgen", "--url", "http://10.0.0.1:8080", "--admin-password", "x", "--seconds", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("loopback"));
 }

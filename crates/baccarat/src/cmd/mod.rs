@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod loadgen;
 pub mod odds;
 pub mod profiles;
 pub mod roads;

@@ -23,7 +23,7 @@ async fn spawn_app() -> App {
     let cfg = ServeConfig {
         db: db.clone(),
         addr: "127.0.0.1:0".parse().unwrap(),
-        betting: Duration::from_millis(1500),
+        betting: Duration::from_millis(3000),
         deal: Duration::from_millis(10),
         demo_password: "demo".into(),
     };
@@ -78,7 +78,7 @@ impl App {
 
     /// Wait until table `id` is in `phase`.
     async fn until_phase(&self, id: u32, phase: &str) {
-        for _ in 0..400 {
+        for _ in 0..1000 {
             let (_, t) = self.get(&format!("/api/tables/{id}"), None).await;
             if t["phase"] == phase {
                 return;
@@ -115,7 +115,7 @@ async fn a_player_bets_and_is_settled_exactly_with_a_push_over_websocket() {
     let (_, t) = app.get("/api/tables/3", None).await;
     let coup = t["coup"].as_u64().unwrap();
     let mut settled = None;
-    for _ in 0..400 {
+    for _ in 0..20_000 {
         let msg: Value = serde_json::from_str(&ws.next().await.unwrap().unwrap().into_text().unwrap()).unwrap();
         let same_coup_over = msg["table"]["coup"].as_u64() == Some(coup) && msg["table"]["phase"] == "ready";
         let next_coup = msg["table"]["coup"].as_u64().unwrap_or(0) > coup;

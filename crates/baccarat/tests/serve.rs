@@ -122,7 +122,9 @@ fn kill_9_mid_coup_loses_nothing() {
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
+        let deadline = Instant::now() + Duration::from_secs(20);
         loop {
+            assert!(Instant::now() < deadline, "the deal never began");
             let t = table(&c, &url).await;
             if t["phase"] == "dealing" {
                 break (start_balance, placed * 5000, t["coup"].as_u64().unwrap());

@@ -57,6 +57,9 @@ pub trait Store: Send {
     fn load(&mut self) -> Result<Snapshot, StoreError>;
 }
 
+/// The schema version a fully migrated database has.
+pub const SCHEMA_VERSION: usize = MIGRATIONS.len();
+
 const MIGRATIONS: &[&str] = &[
     // 1: ledger and audit
     "CREATE TABLE accounts (id INTEGER PRIMARY KEY, kind TEXT NOT NULL UNIQUE, balance INTEGER NOT NULL, held INTEGER NOT NULL);

@@ -4,7 +4,7 @@
 use baccarat_rules::Money;
 use baccarat_server::audit::{verify, Chain};
 use baccarat_server::ledger::{AccountKind, Ledger, Op};
-use baccarat_server::store::{Commit, SqliteStore, Store};
+use baccarat_server::store::{Commit, SqliteStore, Store, SCHEMA_VERSION};
 
 fn temp_db(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("baccarat-store-{}-{name}", std::process::id()));
@@ -17,7 +17,8 @@ fn temp_db(name: &str) -> std::path::PathBuf {
 fn ledger_and_chains_survive_a_restart() {
     let path = temp_db("restart");
     let mut store = SqliteStore::open(&path).unwrap();
-    assert_eq!(store.version().unwrap(), 1, "migrations applied on first open");
+    assert_eq!(store.version().unwrap(), SCHEMA_VERSION, "migrations applied on first open");
+    assert_eq!(SCHEMA_VERSION, 3);
     let mut l = Ledger::new();
     let cage = l.open(AccountKind::Cage);
     let wallet = l.open(AccountKind::Wallet { player: 7 });

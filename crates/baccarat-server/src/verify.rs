@@ -168,11 +168,18 @@ fn check_table(id: u32, rb: &baccarat_rules::Rulebook, cfg: &TableConfig, events
             Event::CoupCompleted { summary, .. } => {
                 coups += 1;
                 let positioned: Vec<(Position, Card, bool)> = cards.iter().map(|(p, c)| (*p, *c, true)).collect();
-                let c = baccarat_table::engine::coup_from_positions(&positioned);
-                if c.summary() != *summary {
-                    p(seq, format!("the cards make {:?}, not the recorded {:?}", c.summary(), summary));
+                match baccarat_table::engine::coup_from_positions(&positioned) {
+                    Some(c) => {
+                        if c.summary() != *summary {
+                            p(seq, format!("the cards make {:?}, not the recorded {:?}", c.summary(), summary));
+                        }
+                        coup = Some(c);
+                    }
+                    None => {
+                        p(seq, "the recorded cards are not a coup dealt by the tableau".into());
+                        coup = None;
+                    }
                 }
-                coup = Some(c);
             }
             Event::WagerSettled { wager, outcome, settlement, .. } => {
                 settled += 1;

@@ -514,9 +514,12 @@ pub fn positions_of(cards: &[Card]) -> Vec<(Position, Card)> {
     deal::positions(cards).into_iter().map(|(p, c, _)| (p, c)).collect()
 }
 
-/// The coup that positioned cards make (for verification).
-pub fn coup_from_positions(cards: &[(Position, Card, bool)]) -> Coup {
-    coup_of(cards)
+/// The coup that positioned cards make, if they are exactly a complete coup
+/// (for verification, which must not trust its input).
+pub fn coup_from_positions(cards: &[(Position, Card, bool)]) -> Option<Coup> {
+    let coup = try_coup_of(cards)?;
+    let used = coup.player.cards().len() + coup.banker.cards().len();
+    (used == cards.len() && deal::due(cards).is_none()).then_some(coup)
 }
 
 /// The totals of a coup's cards so far.
@@ -527,6 +530,11 @@ pub(crate) fn totals(cards: &[(Position, Card, bool)]) -> (u8, u8) {
 
 /// Build the completed coup from its positioned cards.
 pub(crate) fn coup_of(cards: &[(Position, Card, bool)]) -> Coup {
+    try_coup_of(cards).expect("a complete coup")
+}
+
+/// The same, or `None` when the cards do not make a coup.
+fn try_coup_of(cards: &[(Position, Card, bool)]) -> Option<Coup> {
     let by = |p: Position| cards.iter().find(|c| c.0 == p).map(|c| c.1);
     let mut seq: Vec<Card> = Position::INITIAL.iter().filter_map(|p| by(*p)).collect();
     let (pt, bt) = {
@@ -547,5 +555,5 @@ pub(crate) fn coup_of(cards: &[(Position, Card, bool)]) -> Coup {
             }
         }
     }
-    Coup::from_cards(&seq).expect("a complete coup").0
+    Coup::from_cards(&seq).ok().map(|c| c.0)
 }

@@ -6,6 +6,7 @@
 //! with `hash(0)` = 32 zero bytes before the first record and `body` the record's
 //! canonical JSON.
 
+use baccarat_table::shuffle::hex;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -27,10 +28,6 @@ pub fn link(prev: &[u8; 32], seq: u64, body: &str) -> [u8; 32] {
     h.update(seq.to_le_bytes());
     h.update(body.as_bytes());
     h.finalize().into()
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 fn unhex(s: &str) -> Option<[u8; 32]> {

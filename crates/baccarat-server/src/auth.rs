@@ -66,14 +66,14 @@ pub struct Users {
 }
 
 fn sha(s: &str) -> String {
-    Sha256::digest(s.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+    baccarat_table::shuffle::hex(&Sha256::digest(s.as_bytes()))
 }
 
 /// A fresh random token or password (hex of `bytes` random bytes).
 pub fn random_hex(bytes: usize) -> String {
     let mut b = vec![0u8; bytes];
     getrandom::fill(&mut b).expect("OS entropy");
-    b.iter().map(|x| format!("{x:02x}")).collect()
+    baccarat_table::shuffle::hex(&b)
 }
 
 impl Users {

@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, HashMap};
 use baccarat_rules::{Bet, Money, TableConfig};
 use baccarat_table::engine::{Command, Event, Phase, PlayerId, Refusal, ShoeSource, Spot, Table, TableSetup, WagerId};
 use baccarat_table::shoe::{shuffled, CutRules};
-use baccarat_table::shuffle::Seed;
+use baccarat_table::shuffle::{hex, Seed};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -447,10 +447,6 @@ impl Default for Casino {
     fn default() -> Self {
         Casino::new()
     }
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 /// An audit record's body as read back.

@@ -174,8 +174,9 @@ async fn wager(
     if b.key.is_empty() || b.key.len() > 128 {
         return Err(err(StatusCode::BAD_REQUEST, "key: an idempotency key of 1 to 128 characters is required"));
     }
-    let spot = b.spot.map_or(Spot::Standing, Spot::Box);
-    let spot = if spot == Spot::Standing { Spot::Box(1 + (sess.user % 7) as u8) } else { spot };
+    // Without a box the player sits at one derived from their id (boxes 1-7 exist
+    // on every layout).
+    let spot = Spot::Box(b.spot.unwrap_or(1 + (sess.user % 7) as u8));
     let r = call(&s, Request::Wager { table: id, player: sess.user, spot, bet, amount: Money(b.amount), key: b.key })
         .await?;
     reply_json(r)

@@ -85,8 +85,8 @@ impl Views {
                     cards: t.engine.view(None),
                     last: results.chars().last().map(|c| c.to_string()),
                     results,
-                    dealt: 0,
-                    shoe_size: 52 * cfg.decks as usize,
+                    dealt: t.engine.shoe_progress().map_or(0, |p| p.0),
+                    shoe_size: t.engine.shoe_progress().map_or(52 * cfg.decks as usize, |p| p.1),
                     seed_commitment: commitment,
                     closes_at_ms: (t.engine.phase() == Phase::Betting).then(|| closes_at.get(&t.id).copied()).flatten(),
                 }

@@ -11,6 +11,7 @@ fn a_whole_coup_settles_by_the_pay_tables_and_replays() {
     let (mut t, mut log) = rng_table("nsw-2021", "[bets.super_six]\n[bets.player_pair]\n", 7);
     assert!(matches!(log[0], Event::ShoeStarted { .. }));
     assert!(matches!(log[1], Event::Burned { .. }), "NSW 4.7.1 burn one");
+    assert_eq!(t.shoe_progress(), Some((1, 416)), "the burned card counts as dealt");
     run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
     run(&mut t, &mut log, wager(1, Bet::Banker, 2000));
     run(&mut t, &mut log, wager(2, Bet::Player, 1000));
@@ -21,6 +22,7 @@ fn a_whole_coup_settles_by_the_pay_tables_and_replays() {
     let dealt: Vec<Card> =
         ev.iter().filter_map(|e| if let Event::CardDealt { card, .. } = e { Some(*card) } else { None }).collect();
     assert!((4..=6).contains(&dealt.len()));
+    assert_eq!(t.shoe_progress(), Some((1 + dealt.len(), 416)));
     let (coup, _) = baccarat_rules::Coup::from_cards(&dealt).unwrap();
     let settled: Vec<_> = ev
         .iter()

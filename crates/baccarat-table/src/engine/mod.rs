@@ -251,6 +251,12 @@ impl Table {
             .collect()
     }
 
+    /// Cards dealt from the shoe in play (burns included) and the shoe's size:
+    /// how far through the shoe the game is. `None` for a live shoe.
+    pub fn shoe_progress(&self) -> Option<(usize, usize)> {
+        self.state.shoe.as_ref().map(|s| (s.dealt(), s.len()))
+    }
+
     /// The position of the card that is due, if one is.
     pub fn due(&self) -> Option<Position> {
         if !matches!(self.state.phase, Phase::Closed | Phase::Dealing) {

@@ -114,8 +114,7 @@ fn pass(o: &mut Emit, side: Side) {
     }
 }
 
-/// After a card: pass or turn hands as the style requires. Returns whether a hand
-/// is now out with a player.
+/// After a card: pass or turn hands as the style requires.
 pub fn after_deal(o: &mut Emit) {
     let n = o.t.state.coup.cards.len();
     match current(o) {

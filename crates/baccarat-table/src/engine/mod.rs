@@ -468,7 +468,11 @@ fn road_entry(cards: &[Card], s: &baccarat_rules::CoupSummary) -> RoadEntry {
         baccarat_rules::Winner::Player => RoadResult::Player,
         baccarat_rules::Winner::Tie => RoadResult::Tie,
     };
-    let pair = |a: usize, b: usize| cards.len() > b && cards[a].rank == cards[b].rank;
+    // The markers use the pair wager's own rule (NSW 10.6), not a copy of it.
+    let pair = |a: usize, b: usize| {
+        cards.len() > b
+            && baccarat_rules::Bet::PlayerPair.classify_initial([cards[a], cards[b]]) == baccarat_rules::Outcome::Pair
+    };
     RoadEntry {
         result,
         player_pair: pair(0, 2),

@@ -186,26 +186,11 @@ impl Roads {
     /// Where the next cell is drawn: below the last one, or to its right in a
     /// dragon tail, or at the top of a new column.
     fn place(&self, same_column: bool) -> (usize, usize) {
-        if same_column {
-            let last = self.columns.last().and_then(|c| c.last()).expect("column has a cell");
-            let bent = self.columns.last().expect("column").len() > 1 && {
-                let col = self.columns.last().expect("column");
-                col[col.len() - 2].row == last.row
-            };
-            if !bent && last.row + 1 < ROWS && !self.occupied.contains(&(last.col, last.row + 1)) {
-                (last.col, last.row + 1)
-            } else {
-                (last.col + 1, last.row)
-            }
-        } else {
-            let index = self.columns.len();
-            let after_previous = self.columns.last().map_or(0, |c| c[0].col + 1);
-            let mut col = index.max(after_previous);
-            while self.occupied.contains(&(col, 0)) {
-                col += 1;
-            }
-            (col, 0)
-        }
+        place(
+            &self.columns.iter().map(|c| c.iter().map(|x| (x.col, x.row)).collect()).collect::<Vec<_>>(),
+            &self.occupied,
+            same_column,
+        )
     }
 
     /// Every coup in order, ties included.
@@ -244,6 +229,92 @@ impl Roads {
         }
         let (c, r) = (lens.len() - 1, lens[lens.len() - 1] - 1);
         DERIVED.map(|(_, k)| derived_mark(&lens, c, r, k))
+    }
+}
+
+/// Where the next cell of a road goes, given the cells drawn so far by logical
+/// column and the cells taken: below the last one, or to its right in a dragon
+/// tail, or at the top of a new column (the module's drawing rule). Shared by the
+/// big road and the derived roads, which are drawn the same way.
+fn place(columns: &[Vec<(usize, usize)>], occupied: &HashSet<(usize, usize)>, same_column: bool) -> (usize, usize) {
+    if same_column {
+        let col = columns.last().expect("same column exists");
+        let last = *col.last().expect("column has a cell");
+        let bent = col.len() > 1 && col[col.len() - 2].1 == last.1;
+        if !bent && last.1 + 1 < ROWS && !occupied.contains(&(last.0, last.1 + 1)) {
+            (last.0, last.1 + 1)
+        } else {
+            (last.0 + 1, last.1)
+        }
+    } else {
+        let index = columns.len();
+        let after_previous = columns.last().map_or(0, |c| c[0].0 + 1);
+        let mut col = index.max(after_previous);
+        while occupied.contains(&(col, 0)) {
+            col += 1;
+        }
+        (col, 0)
+    }
+}
+
+/// A derived-road mark where it is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct MarkCell {
+    pub mark: Mark,
+    pub col: usize,
+    pub row: usize,
+}
+
+/// Lay out a derived road: a run of one colour is a column, drawn like the big
+/// road's (down six rows, then a dragon tail to the right).
+pub fn lay_out(marks: &[Mark]) -> Vec<MarkCell> {
+    let mut columns: Vec<Vec<(usize, usize)>> = Vec::new();
+    let mut occupied = HashSet::new();
+    let mut out: Vec<MarkCell> = Vec::with_capacity(marks.len());
+    for &mark in marks {
+        let same = out.last().is_some_and(|c| c.mark == mark);
+        let (col, row) = place(&columns, &occupied, same);
+        occupied.insert((col, row));
+        if same {
+            columns.last_mut().expect("column").push((col, row));
+        } else {
+            columns.push(vec![(col, row)]);
+        }
+        out.push(MarkCell { mark, col, row });
+    }
+    out
+}
+
+/// Everything a roads board draws, positioned: for a screen.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Board {
+    /// Every coup, six to a column.
+    pub bead_plate: Vec<Vec<RoadEntry>>,
+    pub leading_ties: u32,
+    /// Big-road cells with their display positions.
+    pub big_road: Vec<BigCell>,
+    pub big_eye_boy: Vec<MarkCell>,
+    pub small_road: Vec<MarkCell>,
+    pub cockroach_pig: Vec<MarkCell>,
+    /// The ask-road: the marks each derived road would make if Banker or Player
+    /// won next (big eye boy, small road, cockroach pig).
+    pub ask_banker: [Option<Mark>; 3],
+    pub ask_player: [Option<Mark>; 3],
+}
+
+impl Roads {
+    /// The board, laid out for drawing.
+    pub fn board(&self) -> Board {
+        Board {
+            bead_plate: self.bead_plate(),
+            leading_ties: self.leading_ties,
+            big_road: self.columns.iter().flatten().copied().collect(),
+            big_eye_boy: lay_out(self.derived(1)),
+            small_road: lay_out(self.derived(2)),
+            cockroach_pig: lay_out(self.derived(3)),
+            ask_banker: self.ask(RoadResult::Banker),
+            ask_player: self.ask(RoadResult::Player),
+        }
     }
 }
 

@@ -125,3 +125,60 @@ fn bad_letters_are_refused_with_their_position() {
     assert!(e.to_string().contains("character 3 is 'X'"));
     assert!(Roads::from_letters("b p t").is_ok());
 }
+
+/// A derived road laid out by hand: eight reds run down six rows and turn right
+/// along the bottom; the blue that follows starts column 1 at the top; two more
+/// reds start column 2.
+#[test]
+fn derived_road_lay_out_with_a_dragon_tail() {
+    use baccarat_table::roads::lay_out;
+    use Mark::{Blue as U, Red as R};
+    let cells: Vec<(char, usize, usize)> =
+        lay_out(&[R, R, R, R, R, R, R, R, U, R, R]).iter().map(|c| (c.mark.letter(), c.col, c.row)).collect();
+    assert_eq!(
+        cells,
+        [
+            ('R', 0, 0),
+            ('R', 0, 1),
+            ('R', 0, 2),
+            ('R', 0, 3),
+            ('R', 0, 4),
+            ('R', 0, 5),
+            ('R', 1, 5),
+            ('R', 2, 5),
+            ('U', 1, 0),
+            ('R', 2, 0),
+            ('R', 2, 1),
+        ]
+        .map(|(m, c, r)| (if m == 'U' { 'B' } else { m }, c, r))
+    );
+}
+
+proptest::proptest! {
+    /// A derived road is drawn exactly as a big road of the same runs would be.
+    #[test]
+    fn derived_roads_are_drawn_like_the_big_road(bits in proptest::collection::vec(proptest::bool::ANY, 0..200)) {
+        use baccarat_table::roads::lay_out;
+        let marks: Vec<Mark> = bits.iter().map(|&b| if b { Mark::Red } else { Mark::Blue }).collect();
+        let letters: String = bits.iter().map(|&b| if b { 'B' } else { 'P' }).collect();
+        let big = Roads::from_letters(&letters).unwrap();
+        let expect: Vec<(usize, usize)> = big.big_road().iter().flatten().map(|c| (c.col, c.row)).collect();
+        let got: Vec<(usize, usize)> = lay_out(&marks).iter().map(|c| (c.col, c.row)).collect();
+        proptest::prop_assert_eq!(got, expect);
+    }
+
+    /// The board carries every road of the shoe: the big road's cells in order,
+    /// each derived road's marks in order, and the ask-road.
+    #[test]
+    fn the_board_matches_the_roads(s in "[BPT]{0,120}") {
+        let r = Roads::from_letters(&s).unwrap();
+        let b = r.board();
+        proptest::prop_assert_eq!(b.big_road.len(), r.big_road().iter().map(Vec::len).sum::<usize>());
+        proptest::prop_assert_eq!(b.bead_plate.iter().map(Vec::len).sum::<usize>(), s.len());
+        for (k, road) in [(1, &b.big_eye_boy), (2, &b.small_road), (3, &b.cockroach_pig)] {
+            let got: Vec<Mark> = road.iter().map(|c| c.mark).collect();
+            proptest::prop_assert_eq!(&got[..], r.derived(k));
+        }
+        proptest::prop_assert_eq!(b.ask_banker, r.ask(RoadResult::Banker));
+    }
+}

@@ -4,7 +4,7 @@
 //! built by `TryFrom` (parse, don't validate). A `Rulebook` always has: known wager
 //! ids; pay tables that price every outcome class of their wager and nothing else;
 //! variants whose Player and Banker tables exist; deck counts within the shoe's;
-//! exclusions that name known wagers.
+//! exclusions that name known wagers; quotes only for cited keys.
 
 use indexmap::IndexMap;
 
@@ -44,6 +44,11 @@ pub struct RulebookConfig {
     /// [`CITATION_KEYS`]); the engine names these in refusals and events.
     #[serde(default)]
     pub citations: IndexMap<String, String>,
+    /// The text of each citation, quoted verbatim from the rulebook, by the same
+    /// keys: what staff are shown at an irregularity or refusal. Keys the
+    /// rulebook is silent on have no quote.
+    #[serde(default)]
+    pub quotes: IndexMap<String, String>,
 }
 
 /// How the game is conducted where the rulebooks differ.
@@ -353,6 +358,14 @@ impl Rulebook {
         self.config.citations.get(key).cloned().unwrap_or_else(|| format!("{}: not stated", self.id))
     }
 
+    /// The rule text that [`Rulebook::cite`] names for `key`, quoted verbatim
+    /// from the rulebook; `None` where the profile quotes none (the rulebook is
+    /// silent, or the key is not cited).
+    pub fn quote(&self, key: &str) -> Option<&str> {
+        debug_assert!(CITATION_KEYS.contains(&key), "unknown citation key {key}");
+        self.config.quotes.get(key).map(String::as_str)
+    }
+
     /// Parse and validate a profile from TOML text.
     pub fn from_toml(text: &str) -> Result<Rulebook, Problems> {
         let subject = "rulebook profile";
@@ -494,6 +507,18 @@ impl TryFrom<RulebookConfig> for Rulebook {
         for key in c.citations.keys() {
             if !CITATION_KEYS.contains(&key.as_str()) {
                 p.push(format!("citations.{key}"), format!("unknown key; the keys are {}", CITATION_KEYS.join(", ")));
+            }
+        }
+        for (key, text) in &c.quotes {
+            if !CITATION_KEYS.contains(&key.as_str()) {
+                p.push(format!("quotes.{key}"), format!("unknown key; the keys are {}", CITATION_KEYS.join(", ")));
+            } else if !c.citations.contains_key(key) {
+                p.push(
+                    format!("quotes.{key}"),
+                    "no citation for this key under [citations]; a quote is the cited text",
+                );
+            } else if text.trim().is_empty() {
+                p.push(format!("quotes.{key}"), "an empty quote; omit the key where the rulebook is silent");
             }
         }
         let rb = Rulebook {

@@ -2,8 +2,9 @@
 //! kept only as their SHA-256, revocable. Roles decide which routes a session may
 //! call (see the matrix in `http.rs`).
 
+use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Mutex, RwLock};
 
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
@@ -61,8 +62,12 @@ pub enum AuthError {
 }
 
 /// The users and sessions, on their own connection to the casino's database.
+/// Sessions looked up once are cached by token hash (every request checks its
+/// token); revoking goes through here too, so the cache never outlives a
+/// revocation.
 pub struct Users {
     conn: Mutex<Connection>,
+    cache: RwLock<HashMap<String, Session>>,
 }
 
 fn sha(s: &str) -> String {
@@ -81,7 +86,7 @@ impl Users {
     pub fn open(path: &Path) -> Result<Users, AuthError> {
         let conn = Connection::open(path)?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        Ok(Users { conn: Mutex::new(conn) })
+        Ok(Users { conn: Mutex::new(conn), cache: RwLock::new(HashMap::new()) })
     }
 
     pub fn count(&self) -> Result<u32, AuthError> {
@@ -120,6 +125,10 @@ impl Users {
     }
 
     pub fn session(&self, token: &str) -> Result<Session, AuthError> {
+        let hash = sha(token);
+        if let Some(s) = self.cache.read().expect("session cache").get(&hash) {
+            return Ok(s.clone());
+        }
         let conn = self.conn.lock().expect("users lock");
         let row: Option<(u32, String, String)> = conn
             .query_row(
@@ -129,10 +138,13 @@ impl Users {
             )
             .optional()?;
         let (user, name, role) = row.ok_or(AuthError::BadToken)?;
-        Ok(Session { user, name, role: Role::parse(&role).ok_or(AuthError::BadToken)? })
+        let s = Session { user, name, role: Role::parse(&role).ok_or(AuthError::BadToken)? };
+        self.cache.write().expect("session cache").insert(hash, s.clone());
+        Ok(s)
     }
 
     pub fn revoke(&self, token: &str) -> Result<(), AuthError> {
+        self.cache.write().expect("session cache").remove(&sha(token));
         let n = self
             .conn
             .lock()

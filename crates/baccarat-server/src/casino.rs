@@ -26,10 +26,53 @@ use crate::store::{Commit, Snapshot, TableRow};
 /// The engine version written into every audit record.
 pub const ENGINE_VERSION: &str = concat!("baccarat-table ", env!("CARGO_PKG_VERSION"));
 
+/// How a table's cards come out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// The server shuffles, and deals at a set pace with a betting countdown.
+    Rng,
+    /// A dealer console or a scanning shoe reports each card; the engine's
+    /// irregularity rules apply.
+    Live,
+}
+
+impl Mode {
+    pub fn id(self) -> &'static str {
+        match self {
+            Mode::Rng => "rng",
+            Mode::Live => "live",
+        }
+    }
+
+    pub fn from_id(s: &str) -> Option<Mode> {
+        match s {
+            "rng" => Some(Mode::Rng),
+            "live" => Some(Mode::Live),
+            _ => None,
+        }
+    }
+}
+
+/// Most tables one casino runs (a bound on what an admin can create).
+pub const MAX_TABLES: usize = 256;
+
+/// Most wagers on one table in one coup (a bound on memory and on a coup's
+/// settlement transaction).
+pub const MAX_WAGERS_PER_COUP: usize = 100_000;
+
+/// Most wagers in one bet slip.
+pub const MAX_SLIP: usize = 32;
+
 /// One table of the casino.
 pub struct CasinoTable {
     pub id: u32,
     pub name: String,
+    pub mode: Mode,
+    /// A closed table finishes its coup and deals no more until reopened.
+    pub open: bool,
+    rulebook_id: String,
+    config_toml: String,
     pub engine: Table,
     pub chain: Chain,
     pub accounts: TableAccounts,
@@ -62,6 +105,33 @@ pub enum Request {
         amount: Money,
         key: String,
     },
+    /// Several wagers from one player at once (a bet slip: chips on several
+    /// spots). Each is placed or refused on its own, as chips on a layout are;
+    /// wager `i` carries the idempotency key `key#i`.
+    Wagers {
+        table: u32,
+        player: PlayerId,
+        slip: Vec<(Spot, Bet, Money)>,
+        key: String,
+    },
+    /// A player withdraws their own wager while betting is open (NSW 5.4).
+    Withdraw {
+        table: u32,
+        player: PlayerId,
+        wager: WagerId,
+    },
+    /// Open or close a table (a closed table finishes its coup and stops).
+    SetOpen {
+        table: u32,
+        open: bool,
+    },
+    /// Define a new table (admin).
+    CreateTable {
+        name: String,
+        rulebook: String,
+        config: String,
+        mode: Mode,
+    },
     /// A command to a table's engine from staff (or the table's own pace).
     Table {
         table: u32,
@@ -80,6 +150,8 @@ pub enum Request {
 #[serde(tag = "result", rename_all = "snake_case")]
 pub enum Reply {
     Wager { wager: WagerId, balance: Money },
+    Wagers { results: Vec<Reply>, balance: Money },
+    Table { table: u32 },
     Deposit { balance: Money },
     Events { count: usize },
     Ledger { ok: bool, problem: Option<String>, accounts: usize, transfers: usize },
@@ -134,18 +206,31 @@ impl Casino {
     }
 
     /// Define a new table: its row for the store, and its float.
+    #[allow(clippy::too_many_arguments)]
     pub fn create_table(
         &mut self,
         id: u32,
         name: &str,
         rulebook: &str,
         config: &str,
+        mode: Mode,
         float: Money,
         commit: &mut Commit,
     ) -> Result<(), String> {
+        if self.tables.contains_key(&id) {
+            return Err(format!("table {id} exists"));
+        }
+        if self.tables.len() >= MAX_TABLES {
+            return Err(format!("a casino runs at most {MAX_TABLES} tables"));
+        }
         let (s, toml) = setup(rulebook, config)?;
-        commit.tables.push(TableRow { id, name: name.into(), rulebook: rulebook.into(), config: config.into() });
-        self.add_table(id, name, s, toml, float, commit).map_err(|e| e.to_string())
+        self.add_table(id, name, s, toml, float, commit).map_err(|e| e.to_string())?;
+        let t = self.tables.get_mut(&id).expect("just added");
+        t.mode = mode;
+        t.rulebook_id = rulebook.into();
+        t.config_toml = config.into();
+        commit.tables.push(t.row());
+        Ok(())
     }
 
     /// Rebuild the casino from the store: the ledger from its rows, each table by
@@ -175,9 +260,14 @@ impl Casino {
                 commission: find(AccountKind::Commission { table: row.id })?,
                 antes: find(AccountKind::Antes { table: row.id })?,
             };
+            let mode = Mode::from_id(&row.mode).ok_or(format!("table {}: unknown mode {:?}", row.id, row.mode))?;
             let mut t = CasinoTable {
                 id: row.id,
                 name: row.name,
+                mode,
+                open: row.open,
+                rulebook_id: row.rulebook.clone(),
+                config_toml: row.config.clone(),
                 cutting_card_from_back: (engine.setup().rulebook.procedures.cutting_card_min_from_back as usize)
                     .max(20),
                 engine,
@@ -235,12 +325,17 @@ impl Casino {
         self.opened(commit);
         commit.ledger.push(ch);
         let rulebook_hash = hex(&Sha256::digest(profile_toml.as_bytes()));
+        let setup_rulebook_id = setup.rulebook.id.clone();
         let cutting = setup.rulebook.procedures.cutting_card_min_from_back as usize;
         self.tables.insert(
             id,
             CasinoTable {
                 id,
                 name: name.to_string(),
+                mode: Mode::Rng,
+                open: true,
+                rulebook_id: setup_rulebook_id.clone(),
+                config_toml: String::new(),
                 engine: Table::new(setup),
                 chain: Chain::new(),
                 accounts,
@@ -286,6 +381,40 @@ impl Casino {
             Request::Wager { table, player, spot, bet, amount, key } => {
                 self.wager(table, player, spot, bet, amount, &key, commit)
             }
+            Request::Wagers { table, player, slip, key } => {
+                if slip.is_empty() || slip.len() > MAX_SLIP {
+                    return Reply::Refused {
+                        rule: "slip".into(),
+                        message: format!("wagers: a slip holds 1 to {MAX_SLIP} wagers"),
+                    };
+                }
+                let results: Vec<Reply> = slip
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (spot, bet, amount))| {
+                        self.wager(table, player, spot, bet, amount, &format!("{key}#{i}"), commit)
+                    })
+                    .collect();
+                Reply::Wagers { results, balance: self.balance(player).map_or(Money::ZERO, |b| b.1) }
+            }
+            Request::Withdraw { table, player, wager } => {
+                self.command(table, Command::WithdrawWager { player, wager }, commit)
+            }
+            Request::SetOpen { table, open } => match self.tables.get_mut(&table) {
+                Some(t) => {
+                    t.open = open;
+                    commit.tables.push(t.row());
+                    Reply::Table { table }
+                }
+                None => Reply::Refused { rule: "table".into(), message: format!("no table {table}") },
+            },
+            Request::CreateTable { name, rulebook, config, mode } => {
+                let id = self.tables.keys().next_back().map_or(1, |k| k + 1);
+                match self.create_table(id, &name, &rulebook, &config, mode, DEFAULT_FLOAT, commit) {
+                    Ok(()) => Reply::Table { table: id },
+                    Err(message) => Reply::Refused { rule: "config".into(), message },
+                }
+            }
             Request::Table { table, command } => self.command(table, command, commit),
             Request::CheckLedger => {
                 let problem = self.ledger.check().err().map(|e| e.to_string());
@@ -308,6 +437,12 @@ impl Casino {
             .tables
             .get(&table)
             .ok_or_else(|| Reply::Refused { rule: "table".into(), message: format!("no table {table}") })?;
+        if t.mode == Mode::Live {
+            return Err(Reply::Refused {
+                rule: "mode".into(),
+                message: "a live table's shoe is started from the pit console with its cards".into(),
+            });
+        }
         let seed = Seed::from_os().map_err(|e| Reply::Refused { rule: "entropy".into(), message: e.to_string() })?;
         let setup = t.engine.setup();
         let decks = setup.config.decks;
@@ -356,6 +491,12 @@ impl Casino {
                     },
                 },
                 Err(e) => e.into(),
+            };
+        }
+        if t.engine.state().coup.wagers.len() >= MAX_WAGERS_PER_COUP {
+            return Reply::Refused {
+                rule: "bounds".into(),
+                message: format!("this coup already holds {MAX_WAGERS_PER_COUP} wagers"),
             };
         }
         let available = self.ledger.account(wallet).map_or(0, |a| a.available());
@@ -443,6 +584,23 @@ impl Casino {
     }
 }
 
+/// The float a new table's house account receives from the cage.
+pub const DEFAULT_FLOAT: Money = Money(100_000_000_000);
+
+impl CasinoTable {
+    /// The table's definition as the store keeps it.
+    pub fn row(&self) -> TableRow {
+        TableRow {
+            id: self.id,
+            name: self.name.clone(),
+            rulebook: self.rulebook_id.clone(),
+            config: self.config_toml.clone(),
+            mode: self.mode.id().into(),
+            open: self.open,
+        }
+    }
+}
+
 impl Default for Casino {
     fn default() -> Self {
         Casino::new()
@@ -469,6 +627,7 @@ fn record(t: &mut CasinoTable, events: &[Event], commit: &mut Commit) {
         };
         let r = t.chain.append(serde_json::to_string(&body).expect("events serialise")).clone();
         commit.records.push((t.id, r));
+        commit.events.push(e.clone());
     }
 }
 

@@ -4,8 +4,10 @@
 pub mod audit;
 pub mod auth;
 pub mod casino;
+pub mod feed;
 pub mod http;
 pub mod ledger;
+pub mod limits;
 pub mod openapi;
 pub mod postings;
 pub mod serve;

@@ -16,8 +16,11 @@ use baccarat_table::engine::Command;
 use tokio::sync::broadcast;
 
 use crate::auth::{random_hex, Role, Users};
-use crate::casino::{Casino, Request};
-use crate::http::{call, now_ms, router, AppState};
+use baccarat_table::engine::Event;
+
+use crate::casino::{Casino, Mode, Request, DEFAULT_FLOAT};
+use crate::feed::Feed;
+use crate::http::{call, now_ms, router, AppState, Pace};
 use crate::store::{Commit, SqliteStore, Store};
 use crate::views::Views;
 use crate::writer::Writer;
@@ -31,16 +34,43 @@ pub struct ServeConfig {
     pub betting: Duration,
     /// Pause between cards on RNG tables.
     pub deal: Duration,
+    /// How long a player may hold a hand to squeeze on an RNG table before the
+    /// dealer exposes it.
+    pub squeeze: Duration,
     /// Demo players' password (printed on the first run).
     pub demo_password: String,
+    /// Requests per second each signed-in session may make to money and
+    /// command routes (a burst of this many is allowed).
+    pub rate_per_second: u32,
+    /// Serve the web pages from this folder instead of the embedded copies
+    /// (for working on the pages without rebuilding).
+    pub web_dir: Option<PathBuf>,
 }
 
-/// The demo tables: one per rulebook, with side bets and limits in cents.
-pub const DEMO_TABLES: [(u32, &str, &str, &str); 4] = [
-    (1, "Sydney NSW", "nsw-2021", "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 500000\ndifferential = 1000000\n[bets.player_pair]\n[bets.banker_pair]\n[bets.super_six]\n[bets.tiger_tie]\n"),
-    (2, "Melbourne AU", "au-casino", "rulebook = \"au-casino\"\nchip = 100\nmin = 2000\nmax = 500000\n[bets.tie]\npay_table = \"8_to_1\"\n[bets.perfect_pair_player]\npay_table = \"scale_one\"\n[bets.perfect_pair_banker]\npay_table = \"scale_one\"\n[bets.dragon_bonus_player]\npay_table = \"table_1\"\n[bets.dragon_bonus_banker]\npay_table = \"table_1\"\n"),
-    (3, "Resort", "resort-house", "rulebook = \"resort-house\"\nchip = 100\nmin = 1000\nmax = 200000\n[bets.player_pair]\n[bets.banker_pair]\n"),
-    (4, "European", "european-casino", "rulebook = \"european-casino\"\nchip = 100\nmin = 1000\nmax = 300000\ndifferential = 500000\n[bets.player_pair]\n[bets.banker_pair]\n"),
+impl ServeConfig {
+    /// The defaults, on a database file.
+    pub fn new(db: PathBuf, addr: SocketAddr) -> ServeConfig {
+        ServeConfig {
+            db,
+            addr,
+            betting: Duration::from_secs(15),
+            deal: Duration::from_millis(700),
+            squeeze: Duration::from_secs(12),
+            demo_password: "demo".into(),
+            rate_per_second: 200,
+            web_dir: None,
+        }
+    }
+}
+
+/// The demo tables: one per rulebook (RNG), and a live NSW table for the pit
+/// console. Limits are in cents.
+pub const DEMO_TABLES: [(u32, &str, &str, Mode, &str); 5] = [
+    (1, "Sydney NSW", "nsw-2021", Mode::Rng, "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 500000\ndifferential = 1000000\n[bets.player_pair]\n[bets.banker_pair]\n[bets.super_six]\n[bets.tiger_tie]\n"),
+    (2, "Melbourne AU", "au-casino", Mode::Rng, "rulebook = \"au-casino\"\nchip = 100\nmin = 2000\nmax = 500000\n[bets.tie]\npay_table = \"8_to_1\"\n[bets.perfect_pair_player]\npay_table = \"scale_one\"\n[bets.perfect_pair_banker]\npay_table = \"scale_one\"\n[bets.dragon_bonus_player]\npay_table = \"table_1\"\n[bets.dragon_bonus_banker]\npay_table = \"table_1\"\n"),
+    (3, "Resort squeeze", "resort-house", Mode::Rng, "rulebook = \"resort-house\"\nchip = 100\nmin = 1000\nmax = 200000\ndealing = \"squeeze\"\n[bets.player_pair]\n[bets.banker_pair]\n"),
+    (4, "European", "european-casino", Mode::Rng, "rulebook = \"european-casino\"\nchip = 100\nmin = 1000\nmax = 300000\ndifferential = 500000\n[bets.player_pair]\n[bets.banker_pair]\n"),
+    (5, "Live pit NSW", "nsw-2021", Mode::Live, "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 500000\ndifferential = 1000000\n[bets.player_pair]\n[bets.banker_pair]\n"),
 ];
 
 /// Open the store, seeding it on the first run. Returns the store and the casino.
@@ -51,8 +81,8 @@ pub fn open(cfg: &ServeConfig) -> Result<(SqliteStore, Casino, Arc<Users>), Stri
     if snap.tables.is_empty() {
         let mut c = Casino::new();
         let mut commit = Commit::default();
-        for (id, name, rb, config) in DEMO_TABLES {
-            c.create_table(id, name, rb, config, Money(100_000_000_000), &mut commit)?;
+        for (id, name, rb, mode, config) in DEMO_TABLES {
+            c.create_table(id, name, rb, config, mode, DEFAULT_FLOAT, &mut commit)?;
         }
         let admin = random_hex(12);
         users.create("admin", Role::Admin, &admin).map_err(|e| e.to_string())?;
@@ -88,30 +118,62 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     let table_ids: Vec<u32> = casino.tables.keys().copied().collect();
     let views = Arc::new(RwLock::new(Views::default()));
     let closes_at: Arc<Mutex<HashMap<u32, u64>>> = Arc::new(Mutex::new(HashMap::new()));
-    views.write().expect("views").refresh(&casino, &closes_at.lock().expect("closes"));
+    views.write().expect("views").rebuild(&casino, &closes_at.lock().expect("closes"));
     let (changed, _) = broadcast::channel(1024);
-    let recall = Arc::new(RwLock::new(HashMap::new()));
-    let shoes = Arc::new(RwLock::new(HashMap::new()));
-    for (id, t) in &casino.tables {
-        let records: Vec<(u32, crate::audit::Record)> = t.chain.records().iter().map(|r| (*id, r.clone())).collect();
-        absorb(&records, &recall, &shoes);
+    let feed = Arc::new(RwLock::new(Feed::default()));
+    {
+        let mut f = feed.write().expect("feed");
+        for (id, t) in &casino.tables {
+            for r in t.chain.records() {
+                let body: serde_json::Value = serde_json::from_str(&r.body).map_err(|e| e.to_string())?;
+                let e: Event = serde_json::from_value(body["event"].clone()).map_err(|e| e.to_string())?;
+                f.absorb(*id, r.seq, &e);
+            }
+        }
     }
-    let (v, ch, ca) = (views.clone(), changed.clone(), closes_at.clone());
-    let (rc, sh) = (recall.clone(), shoes.clone());
-    let (writer, _handle) = Writer::start(
-        casino,
-        store,
-        move |records| absorb(records, &rc, &sh),
-        move |c| {
-            let closes = ca.lock().expect("closes").clone();
-            let mut w = v.write().expect("views");
-            w.refresh(c, &closes);
-            let _ = ch.send(w.version);
-        },
-    );
-    let state = AppState { writer, recall, shoes, users, views, changed, closes_at };
+    // Committed batches go to the feed on their own thread, which then tells
+    // every WebSocket that something changed.
+    let (feed_tx, feed_rx) = std::sync::mpsc::channel::<Commit>();
+    {
+        let (feed, changed) = (feed.clone(), changed.clone());
+        std::thread::Builder::new()
+            .name("feed".into())
+            .spawn(move || {
+                let mut version = 0u64;
+                while let Ok(first) = feed_rx.recv() {
+                    let mut f = feed.write().expect("feed");
+                    for c in std::iter::once(first).chain(feed_rx.try_iter()) {
+                        for ((table, r), e) in c.records.iter().zip(&c.events) {
+                            f.absorb(*table, r.seq, e);
+                        }
+                    }
+                    drop(f);
+                    version += 1;
+                    let _ = changed.send(version);
+                }
+            })
+            .map_err(|e| e.to_string())?;
+    }
+    let (v, ca) = (views.clone(), closes_at.clone());
+    let (writer, _handle) = Writer::start(casino, store, move |c, commit| {
+        let closes = ca.lock().expect("closes").clone();
+        v.write().expect("views").refresh(c, &closes, &commit);
+        let _ = feed_tx.send(commit);
+    });
+    let state = AppState {
+        writer,
+        feed,
+        users,
+        views,
+        changed,
+        closes_at,
+        db: cfg.db.clone(),
+        limiter: Arc::new(crate::limits::Limiter::new(cfg.rate_per_second)),
+        web_dir: cfg.web_dir.clone(),
+        pace: Pace { betting: cfg.betting, deal: cfg.deal, squeeze: cfg.squeeze },
+    };
     for id in table_ids {
-        tokio::spawn(pace(state.clone(), id, cfg.betting, cfg.deal));
+        tokio::spawn(pace(state.clone(), id));
     }
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     println!("baccarat table server on http://{addr}/  (API: http://{addr}/api/openapi.json)");
@@ -119,14 +181,23 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
 }
 
 /// The pace of an RNG table: shoe, betting window, no more bets, cards, result.
-async fn pace(s: AppState, table: u32, betting: Duration, deal: Duration) {
+/// A hand out with a player to squeeze waits for them up to `squeeze`; then the
+/// dealer exposes it (NSW 8.15). Live tables are paced by their dealer, and a
+/// closed table finishes its coup and waits.
+pub async fn pace(s: AppState, table: u32) {
+    let cfg = s.pace;
+    let mut out_since: Option<(String, std::time::Instant)> = None;
     loop {
-        let phase = s.views.read().expect("views").tables.iter().find(|t| t.id == table).map(|t| t.phase.clone());
-        let Some(phase) = phase else { return };
-        let req = match phase.as_str() {
-            "no_shoe" | "shoe_over" => Request::NewShoe { table },
-            "ready" => {
-                s.closes_at.lock().expect("closes").insert(table, now_ms() + betting.as_millis() as u64);
+        let t = s.views.read().expect("views").tables.iter().find(|t| t.id == table).cloned();
+        let Some(t) = t else { return };
+        if t.mode != "rng" {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            continue;
+        }
+        let req = match t.phase.as_str() {
+            "no_shoe" | "shoe_over" if t.open => Request::NewShoe { table },
+            "ready" if t.open => {
+                s.closes_at.lock().expect("closes").insert(table, now_ms() + cfg.betting.as_millis() as u64);
                 Request::Table { table, command: Command::OpenBetting { no_bet: false } }
             }
             "betting" => {
@@ -138,8 +209,26 @@ async fn pace(s: AppState, table: u32, betting: Duration, deal: Duration) {
                 Request::Table { table, command: Command::CloseBetting }
             }
             "no_more_bets" | "dealing" => {
-                tokio::time::sleep(deal).await;
-                Request::Table { table, command: Command::DealNext }
+                if let Some(h) = &t.out {
+                    let key = format!("{}:{:?}:{}", t.coup, h.side, h.player);
+                    let since = match &out_since {
+                        Some((k, at)) if *k == key => *at,
+                        _ => {
+                            let now = std::time::Instant::now();
+                            out_since = Some((key, now));
+                            now
+                        }
+                    };
+                    let waited = since.elapsed();
+                    if waited < cfg.squeeze {
+                        tokio::time::sleep((cfg.squeeze - waited).min(Duration::from_millis(250))).await;
+                        continue;
+                    }
+                    Request::Table { table, command: Command::Expose { side: h.side, player: None } }
+                } else {
+                    tokio::time::sleep(cfg.deal).await;
+                    Request::Table { table, command: Command::DealNext }
+                }
             }
             _ => {
                 tokio::time::sleep(Duration::from_millis(500)).await;
@@ -148,50 +237,6 @@ async fn pace(s: AppState, table: u32, betting: Duration, deal: Duration) {
         };
         if call(&s, req).await.is_err() {
             tokio::time::sleep(Duration::from_millis(200)).await;
-        }
-    }
-}
-
-/// Coups kept per table for recall.
-const RECALL_COUPS: usize = 100;
-
-type PerTable = Arc<RwLock<HashMap<u32, Vec<serde_json::Value>>>>;
-
-/// Fold committed audit records into the recall and shoe lists.
-fn absorb(records: &[(u32, crate::audit::Record)], recall: &PerTable, shoes: &PerTable) {
-    let mut rc = recall.write().expect("recall lock");
-    let mut sh = shoes.write().expect("shoes lock");
-    for (table, r) in records {
-        let body: serde_json::Value = serde_json::from_str(&r.body).unwrap_or_default();
-        let e = &body["event"];
-        let kind = e["event"].as_str().unwrap_or_default();
-        let coups = rc.entry(*table).or_default();
-        match kind {
-            "betting_opened" => {
-                coups.push(serde_json::json!({ "coup": e["coup"], "records": [] }));
-                if coups.len() > RECALL_COUPS {
-                    coups.remove(0);
-                }
-            }
-            "shoe_started" => sh.entry(*table).or_default().push(
-                serde_json::json!({ "shoe": e["shoe"], "commitment": e["commitment"], "cut": e["cut"], "seed": null }),
-            ),
-            "shoe_ended" => {
-                if let Some(s) = sh.entry(*table).or_default().iter_mut().rev().find(|s| s["shoe"] == e["shoe"]) {
-                    s["seed"] = e["seed"].clone();
-                }
-            }
-            _ => {}
-        }
-        // The seed stays secret until its shoe ends (it is in /shoes then).
-        let mut e = e.clone();
-        if kind == "shoe_started" {
-            e["seed"] = serde_json::Value::Null;
-        }
-        if let Some(c) = coups.last_mut() {
-            if let Some(list) = c["records"].as_array_mut() {
-                list.push(serde_json::json!({ "seq": r.seq, "hash": r.hash, "event": e }));
-            }
         }
     }
 }

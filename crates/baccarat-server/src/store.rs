@@ -22,6 +22,11 @@ pub struct TableRow {
     pub name: String,
     pub rulebook: String,
     pub config: String,
+    /// `rng` (the server shuffles and deals) or `live` (cards come from a dealer
+    /// console or a scanning shoe).
+    pub mode: String,
+    /// Whether the table is open for play; a closed table deals no new coup.
+    pub open: bool,
 }
 
 /// Everything written together.
@@ -31,6 +36,9 @@ pub struct Commit {
     pub ledger: Vec<Changes>,
     /// `(table, record)` audit records, appended in order.
     pub records: Vec<(u32, Record)>,
+    /// The events those records hold, in the same order (not stored: published
+    /// to the feed after the commit, so that nothing re-reads the JSON).
+    pub events: Vec<baccarat_table::engine::Event>,
 }
 
 /// Everything read back on start.
@@ -71,6 +79,9 @@ const MIGRATIONS: &[&str] = &[
     // 3: accounts of people and their sessions (only token hashes are kept)
     "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, role TEXT NOT NULL, password TEXT NOT NULL);
      CREATE TABLE sessions (token_sha256 TEXT PRIMARY KEY, user INTEGER NOT NULL REFERENCES users(id), revoked INTEGER NOT NULL DEFAULT 0);",
+    // 4: a table's mode (RNG or live) and whether it is open
+    "ALTER TABLE tables ADD COLUMN mode TEXT NOT NULL DEFAULT 'rng';
+     ALTER TABLE tables ADD COLUMN open INTEGER NOT NULL DEFAULT 1;",
 ];
 
 pub struct SqliteStore {
@@ -125,10 +136,12 @@ impl Store for SqliteStore {
     fn commit(&mut self, c: &Commit) -> Result<(), StoreError> {
         let tx = self.conn.transaction()?;
         {
-            let mut tbl =
-                tx.prepare_cached("INSERT INTO tables (id, name, rulebook, config) VALUES (?1, ?2, ?3, ?4)")?;
+            let mut tbl = tx.prepare_cached(
+                "INSERT INTO tables (id, name, rulebook, config, mode, open) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT(id) DO UPDATE SET name = excluded.name, mode = excluded.mode, open = excluded.open",
+            )?;
             for t in &c.tables {
-                tbl.execute(params![t.id, t.name, t.rulebook, t.config])?;
+                tbl.execute(params![t.id, t.name, t.rulebook, t.config, t.mode, t.open])?;
             }
             let mut acct = tx.prepare_cached(
                 "INSERT INTO accounts (id, kind, balance, held) VALUES (?1, ?2, ?3, ?4)
@@ -168,9 +181,16 @@ impl Store for SqliteStore {
 
     fn load(&mut self) -> Result<Snapshot, StoreError> {
         let mut snap = Snapshot::default();
-        let mut q = self.conn.prepare("SELECT id, name, rulebook, config FROM tables ORDER BY id")?;
+        let mut q = self.conn.prepare("SELECT id, name, rulebook, config, mode, open FROM tables ORDER BY id")?;
         let rows = q.query_map([], |r| {
-            Ok(TableRow { id: r.get(0)?, name: r.get(1)?, rulebook: r.get(2)?, config: r.get(3)? })
+            Ok(TableRow {
+                id: r.get(0)?,
+                name: r.get(1)?,
+                rulebook: r.get(2)?,
+                config: r.get(3)?,
+                mode: r.get(4)?,
+                open: r.get(5)?,
+            })
         })?;
         for row in rows {
             snap.tables.push(row?);
@@ -246,4 +266,16 @@ impl SqliteStore {
     pub fn connection(&self) -> &Connection {
         &self.conn
     }
+}
+
+/// Read one table's audit records from sequence number `from` on, on a
+/// connection of its own (the game-recall route reads while the writer writes).
+pub fn read_records(path: &Path, table: u32, from: u64) -> Result<Vec<Record>, StoreError> {
+    let conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    let mut q = conn.prepare("SELECT seq, prev, body, hash FROM audit WHERE tbl = ?1 AND seq >= ?2 ORDER BY seq")?;
+    let rows = q.query_map(params![table, from as i64], |r| {
+        Ok(Record { seq: r.get::<_, i64>(0)? as u64, prev: r.get(1)?, body: r.get(2)?, hash: r.get(3)? })
+    })?;
+    Ok(rows.collect::<Result<Vec<_>, _>>()?)
 }

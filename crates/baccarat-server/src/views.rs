@@ -1,40 +1,105 @@
-//! What the outside sees: a read model refreshed by the writer after each
-//! durable batch. Cards appear only as the engine's public view shows them, so
-//! nothing about the shoe leaks before a card is exposed.
+//! What the outside sees of each table: a read model refreshed by the writer
+//! after each durable batch, for the tables that batch touched. Cards appear only
+//! as the engine's view shows them — to everyone once exposed, and to the player
+//! squeezing a hand while it is out with them (kept apart in `private`, never
+//! serialised with the public view) — so nothing about the shoe leaks before a
+//! card is exposed.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use baccarat_rules::{Card, Money};
+use baccarat_rules::{Card, Money, Side};
 use baccarat_table::engine::{Phase, PlayerId, Position};
+use baccarat_table::roads::Board;
 use serde::Serialize;
 
-use crate::casino::Casino;
+use crate::casino::{Casino, CasinoTable};
+use crate::ledger::AccountKind;
+use crate::store::Commit;
+
+/// A coup's cards as one viewer may see them.
+pub type CardsView = Vec<(Position, Option<Card>)>;
+
+/// One line of a pay table as the layout prints it.
+#[derive(Clone, Debug, Serialize)]
+pub struct PayLine {
+    pub outcome: String,
+    pub pays: String,
+}
+
+/// A wager the table offers, with its limits and pay table.
+#[derive(Clone, Debug, Serialize)]
+pub struct OfferView {
+    pub bet: String,
+    pub name: String,
+    pub min: Money,
+    pub max: Money,
+    pub pay_table: String,
+    /// The rule that prints the pay table.
+    pub rule: String,
+    pub lines: Vec<PayLine>,
+}
+
+/// Who holds a hand's cards to squeeze, while they are out.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct HandOut {
+    pub side: Side,
+    pub player: PlayerId,
+}
 
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct TableView {
     pub id: u32,
     pub name: String,
     pub rulebook: String,
+    pub rulebook_title: String,
     pub variant: String,
+    pub variant_title: String,
+    /// `rng` or `live`.
+    pub mode: String,
+    pub open: bool,
+    pub dealing: String,
     pub decks: u32,
+    /// The limits sign (NSW 6.1; AU 5.17): chip unit, minimum, maximum and the
+    /// table differential.
+    pub chip: Money,
     pub min: Money,
     pub max: Money,
+    pub differential: Option<Money>,
+    /// A higher minimum announced, and when it takes effect (NSW 6.7).
+    pub announced_minimum: Option<(Money, u64)>,
     pub bets: Vec<String>,
+    pub offers: Vec<OfferView>,
     pub phase: String,
     pub shoe: u64,
     pub coup: u64,
     /// The coup's cards as everyone may see them (`null`: not exposed yet).
     pub cards: Vec<(Position, Option<Card>)>,
+    /// The position the next card goes to (the live console's prompt).
+    pub due: Option<Position>,
+    /// A hand out with a player to squeeze; everyone else waits.
+    pub out: Option<HandOut>,
     /// The last result: "B", "P" or "T".
     pub last: Option<String>,
     /// The roads' raw results this shoe, as B/P/T.
     pub results: String,
+    /// Every road of the shoe, laid out for drawing.
+    pub roads: Board,
     /// Cards dealt of the shoe, and its size.
     pub dealt: usize,
     pub shoe_size: usize,
     pub seed_commitment: Option<String>,
     /// Milliseconds since the epoch when betting closes, while it is open.
     pub closes_at_ms: Option<u64>,
+    /// Cards a player may see that others may not: the hand they squeeze.
+    #[serde(skip)]
+    pub private: Vec<(PlayerId, CardsView)>,
+}
+
+impl TableView {
+    /// The cards as `viewer` may see them.
+    pub fn cards_for(&self, viewer: Option<PlayerId>) -> &[(Position, Option<Card>)] {
+        viewer.and_then(|v| self.private.iter().find(|(p, _)| *p == v)).map_or(&self.cards, |(_, c)| c)
+    }
 }
 
 /// The read model.
@@ -58,49 +123,119 @@ fn phase_name(p: Phase) -> &'static str {
     }
 }
 
-impl Views {
-    /// Refresh from the casino (called on the writer thread after a commit).
-    pub fn refresh(&mut self, c: &Casino, closes_at: &HashMap<u32, u64>) {
-        self.version += 1;
-        self.tables = c
-            .tables
-            .values()
-            .map(|t| {
-                let s = t.engine.state();
-                let cfg = &t.engine.setup().config;
-                let results: String = s.roads.entries().iter().map(|e| e.result.letter()).collect();
-                let commitment = t.commitment.clone();
-                TableView {
-                    id: t.id,
-                    name: t.name.clone(),
-                    rulebook: t.engine.setup().rulebook.id.clone(),
-                    variant: cfg.variant.id.clone(),
-                    decks: cfg.decks,
-                    min: cfg.min,
-                    max: cfg.max,
-                    bets: cfg.offers.iter().map(|o| o.bet.id().to_string()).collect(),
-                    phase: phase_name(t.engine.phase()).into(),
-                    shoe: s.shoe_number,
-                    coup: s.coup_number,
-                    cards: t.engine.view(None),
-                    last: results.chars().last().map(|c| c.to_string()),
-                    results,
-                    dealt: t.engine.shoe_progress().map_or(0, |p| p.0),
-                    shoe_size: t.engine.shoe_progress().map_or(52 * cfg.decks as usize, |p| p.1),
-                    seed_commitment: commitment,
-                    closes_at_ms: (t.engine.phase() == Phase::Betting).then(|| closes_at.get(&t.id).copied()).flatten(),
-                }
+fn view(t: &CasinoTable, closes_at: &HashMap<u32, u64>, old: Option<&TableView>) -> TableView {
+    let s = t.engine.state();
+    let setup = t.engine.setup();
+    let cfg = &setup.config;
+    let results: String = s.roads.entries().iter().map(|e| e.result.letter()).collect();
+    // The board changes only when a coup completes.
+    let roads = match old {
+        Some(o) if o.results == results && o.shoe == s.shoe_number => o.roads.clone(),
+        _ => s.roads.board(),
+    };
+    let offers = match old {
+        Some(o) if !o.offers.is_empty() => o.offers.clone(),
+        _ => cfg
+            .offers
+            .iter()
+            .map(|o| OfferView {
+                bet: o.bet.id().to_string(),
+                name: o.bet.to_string(),
+                min: o.min,
+                max: o.max,
+                pay_table: o.pay_table.name.clone(),
+                rule: o.pay_table.rule.clone(),
+                lines: o
+                    .pay_table
+                    .lines
+                    .iter()
+                    .map(|(k, p)| PayLine { outcome: k.to_string(), pays: p.to_string() })
+                    .collect(),
             })
-            .collect();
+            .collect(),
+    };
+    let out = s.out.and_then(|side| s.holder.get(side).map(|player| HandOut { side, player }));
+    let private = out.iter().map(|h| (h.player, t.engine.view(Some(h.player)))).collect();
+    TableView {
+        id: t.id,
+        name: t.name.clone(),
+        rulebook: setup.rulebook.id.clone(),
+        rulebook_title: setup.rulebook.config.title.clone(),
+        variant: cfg.variant.id.clone(),
+        variant_title: cfg.variant.title.clone(),
+        mode: t.mode.id().into(),
+        open: t.open,
+        dealing: serde_json::to_value(cfg.dealing)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default(),
+        decks: cfg.decks,
+        chip: cfg.settle.chip,
+        min: s.minimum.unwrap_or(cfg.min),
+        max: cfg.max,
+        differential: cfg.differential,
+        announced_minimum: s.announced,
+        bets: cfg.offers.iter().map(|o| o.bet.id().to_string()).collect(),
+        offers,
+        phase: phase_name(t.engine.phase()).into(),
+        shoe: s.shoe_number,
+        coup: s.coup_number,
+        cards: t.engine.view(None),
+        due: t.engine.due(),
+        out,
+        last: results.chars().last().map(|c| c.to_string()),
+        results,
+        roads,
+        dealt: t.engine.shoe_progress().map_or(0, |p| p.0),
+        shoe_size: t.engine.shoe_progress().map_or(52 * cfg.decks as usize, |p| p.1),
+        seed_commitment: t.commitment.clone(),
+        closes_at_ms: (t.engine.phase() == Phase::Betting).then(|| closes_at.get(&t.id).copied()).flatten(),
+        private,
+    }
+}
+
+impl Views {
+    /// Build every table's view and every balance (on start).
+    pub fn rebuild(&mut self, c: &Casino, closes_at: &HashMap<u32, u64>) {
+        self.version += 1;
+        self.tables = c.tables.values().map(|t| view(t, closes_at, None)).collect();
         self.balances = c
             .ledger
             .accounts()
             .filter_map(|a| match a.kind {
-                crate::ledger::AccountKind::Wallet { player } => {
-                    Some((player, (Money(a.balance), Money(a.available()))))
-                }
+                AccountKind::Wallet { player } => Some((player, (Money(a.balance), Money(a.available())))),
                 _ => None,
             })
             .collect();
+    }
+
+    /// Refresh what one committed batch changed: the tables it recorded events
+    /// for (or redefined), any table whose countdown is set, and the wallets it
+    /// touched. Called on the writer thread, so it stays proportional to the
+    /// batch rather than to the casino.
+    pub fn refresh(&mut self, c: &Casino, closes_at: &HashMap<u32, u64>, commit: &Commit) {
+        self.version += 1;
+        let mut touched: HashSet<u32> = commit.records.iter().map(|(t, _)| *t).collect();
+        touched.extend(commit.tables.iter().map(|t| t.id));
+        if self.tables.len() != c.tables.len() {
+            let old: HashMap<u32, TableView> = self.tables.drain(..).map(|v| (v.id, v)).collect();
+            self.tables = c.tables.values().map(|t| view(t, closes_at, old.get(&t.id))).collect();
+        } else {
+            for v in self.tables.iter_mut() {
+                let due_countdown = v.phase == "betting" && v.closes_at_ms != closes_at.get(&v.id).copied();
+                if touched.contains(&v.id) || due_countdown {
+                    if let Some(t) = c.tables.get(&v.id) {
+                        *v = view(t, closes_at, Some(v));
+                    }
+                }
+            }
+        }
+        for ch in &commit.ledger {
+            for a in &ch.accounts {
+                if let AccountKind::Wallet { player } = a.kind {
+                    self.balances.insert(player, (Money(a.balance), Money(a.available())));
+                }
+            }
+        }
     }
 }

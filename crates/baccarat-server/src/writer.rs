@@ -10,7 +10,6 @@
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::thread::JoinHandle;
 
-use crate::audit::Record;
 use crate::casino::{Casino, Reply, Request};
 use crate::store::{Commit, Store};
 
@@ -41,17 +40,17 @@ pub enum Busy {
 }
 
 impl Writer {
-    /// Start the writer thread. `publish` receives each batch's committed records.
+    /// Start the writer thread. `committed` sees the casino and each batch's
+    /// commit once it is durable, before any of the batch's requests is answered.
     pub fn start<S: Store + 'static>(
         mut casino: Casino,
         mut store: S,
-        publish: impl Fn(&[(u32, Record)]) + Send + 'static,
-        inspect: impl Fn(&Casino) + Send + 'static,
+        committed: impl FnMut(&Casino, Commit) + Send + 'static,
     ) -> (Writer, JoinHandle<()>) {
         let (tx, rx) = sync_channel::<Job>(QUEUE);
         let handle = std::thread::Builder::new()
             .name("writer".into())
-            .spawn(move || run(&mut casino, &mut store, rx, publish, inspect))
+            .spawn(move || run(&mut casino, &mut store, rx, committed))
             .expect("spawn the writer thread");
         (Writer { tx }, handle)
     }
@@ -65,13 +64,7 @@ impl Writer {
     }
 }
 
-fn run<S: Store>(
-    casino: &mut Casino,
-    store: &mut S,
-    rx: Receiver<Job>,
-    publish: impl Fn(&[(u32, Record)]),
-    inspect: impl Fn(&Casino),
-) {
+fn run<S: Store>(casino: &mut Casino, store: &mut S, rx: Receiver<Job>, mut committed: impl FnMut(&Casino, Commit)) {
     while let Ok(first) = rx.recv() {
         let mut jobs = vec![first];
         while jobs.len() < MAX_BATCH {
@@ -90,8 +83,7 @@ fn run<S: Store>(
             eprintln!("writer: commit failed, stopping so that recovery can run: {e}");
             std::process::exit(70);
         }
-        inspect(casino);
-        publish(&commit.records);
+        committed(casino, commit);
         for (reply, answer) in answers {
             reply(answer);
         }

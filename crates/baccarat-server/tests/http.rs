@@ -21,11 +21,11 @@ async fn spawn_app() -> App {
     std::fs::create_dir_all(&dir).unwrap();
     let db = dir.join("casino.db");
     let cfg = ServeConfig {
-        db: db.clone(),
-        addr: "127.0.0.1:0".parse().unwrap(),
         betting: Duration::from_millis(3000),
         deal: Duration::from_millis(10),
-        demo_password: "demo".into(),
+        squeeze: Duration::from_millis(300),
+        rate_per_second: 100_000,
+        ..ServeConfig::new(db.clone(), "127.0.0.1:0".parse().unwrap())
     };
     // Create the database first so the admin's password can be set for the test.
     let (_, _, users) = baccarat_server::serve::open(&cfg).unwrap();
@@ -209,6 +209,28 @@ async fn the_role_matrix() {
         ("POST", "/api/tables/1/commands", json!({"command": "reopen_wagers"}), &["supervisor", "admin"]),
         ("POST", "/api/players/5/deposit", json!({"amount": 100, "key": "d"}), &["admin"]),
         ("GET", "/api/tables/1/audit?last=2", Value::Null, &["inspector", "admin"]),
+        ("GET", "/api/verify", Value::Null, &["inspector", "admin"]),
+        ("GET", "/api/ledger/check", Value::Null, &["inspector", "admin"]),
+        ("GET", "/api/me/history", Value::Null, &["player", "dealer", "supervisor", "inspector", "admin"]),
+        ("GET", "/api/tables/1/pit", Value::Null, &["dealer", "supervisor", "admin"]),
+        ("POST", "/api/tables/1/open", json!({"open": true}), &["supervisor", "admin"]),
+        ("POST", "/api/tables/1/withdraw", json!({"wager": 999999}), &["player"]),
+        ("POST", "/api/tables/1/hand", json!({"action": "decline"}), &["player"]),
+        (
+            "POST",
+            "/api/tables/1/wagers",
+            json!({"wagers": [{"bet": "banker", "amount": 1000}], "key": "slip"}),
+            &["player"],
+        ),
+        ("POST", "/api/players", json!({"name": "newcomer", "password": "secret"}), &["admin"]),
+        (
+            "POST",
+            "/api/tables",
+            json!({"name": "Extra", "config": "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 100000\n"}),
+            &["admin"],
+        ),
+        ("GET", "/", Value::Null, &["public", "player", "dealer", "supervisor", "inspector", "admin"]),
+        ("GET", "/pit", Value::Null, &["public", "player", "dealer", "supervisor", "inspector", "admin"]),
         (
             "GET",
             "/api/tables/1/shoes",

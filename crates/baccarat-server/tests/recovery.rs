@@ -5,7 +5,7 @@
 use std::sync::mpsc::channel;
 
 use baccarat_rules::{Bet, Money};
-use baccarat_server::casino::{Casino, Reply, Request};
+use baccarat_server::casino::{Casino, Mode, Reply, Request};
 use baccarat_server::store::{Commit, SqliteStore, Store};
 use baccarat_server::writer::Writer;
 use baccarat_table::engine::{Command, Phase, Spot};
@@ -32,7 +32,7 @@ fn an_interrupted_coup_resumes_after_a_restart_and_settles_once() {
     let mut store = SqliteStore::open(&path).unwrap();
     let mut c = Casino::new();
     let mut commit = Commit::default();
-    c.create_table(1, "NSW", "nsw-2021", CONFIG, Money(100_000_000), &mut commit).unwrap();
+    c.create_table(1, "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
     store.commit(&commit).unwrap();
     for p in 1..=2 {
         step(&mut c, &mut store, Request::Deposit { player: p, amount: Money(50_000), key: "in".into() });
@@ -103,7 +103,7 @@ fn the_writer_answers_only_after_commit_and_batches_many_requests() {
     let mut store = SqliteStore::open(&path).unwrap();
     let mut c = Casino::new();
     let mut commit = Commit::default();
-    c.create_table(1, "NSW", "nsw-2021", CONFIG, Money(100_000_000), &mut commit).unwrap();
+    c.create_table(1, "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
     for p in 1..=14 {
         c.handle(Request::Deposit { player: p, amount: Money(1_000_000), key: "in".into() }, &mut commit);
     }
@@ -112,14 +112,9 @@ fn the_writer_answers_only_after_commit_and_batches_many_requests() {
     store.commit(&commit).unwrap();
     let batches = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let b = batches.clone();
-    let (writer, handle) = Writer::start(
-        c,
-        store,
-        move |_| {
-            b.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        },
-        |_| {},
-    );
+    let (writer, handle) = Writer::start(c, store, move |_, _| {
+        b.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    });
     let (tx, rx) = channel();
     for i in 0..2000u32 {
         let tx = tx.clone();

@@ -18,7 +18,7 @@ fn ledger_and_chains_survive_a_restart() {
     let path = temp_db("restart");
     let mut store = SqliteStore::open(&path).unwrap();
     assert_eq!(store.version().unwrap(), SCHEMA_VERSION, "migrations applied on first open");
-    assert_eq!(SCHEMA_VERSION, 3);
+    assert_eq!(SCHEMA_VERSION, 4);
     let mut l = Ledger::new();
     let cage = l.open(AccountKind::Cage);
     let wallet = l.open(AccountKind::Wallet { player: 7 });
@@ -65,13 +65,13 @@ fn a_commit_is_all_or_nothing() {
     let mut store = SqliteStore::memory().unwrap();
     let mut chain = Chain::new();
     let r1 = chain.append("{}".into()).clone();
-    store.commit(&Commit { tables: vec![], ledger: vec![], records: vec![(1, r1.clone())] }).unwrap();
+    store.commit(&Commit { records: vec![(1, r1.clone())], ..Commit::default() }).unwrap();
     let r2 = chain.append("{\"b\":1}".into()).clone();
     // The same record twice in one commit violates the key: nothing of it lands.
-    let bad = Commit { tables: vec![], ledger: vec![], records: vec![(1, r2.clone()), (1, r1)] };
+    let bad = Commit { records: vec![(1, r2.clone()), (1, r1)], ..Commit::default() };
     assert!(store.commit(&bad).is_err());
     assert_eq!(store.load().unwrap().records.len(), 1);
-    store.commit(&Commit { tables: vec![], ledger: vec![], records: vec![(1, r2)] }).unwrap();
+    store.commit(&Commit { records: vec![(1, r2)], ..Commit::default() }).unwrap();
     assert_eq!(store.load().unwrap().records.len(), 2);
 }
 
@@ -81,7 +81,7 @@ fn tampering_with_the_file_is_found() {
     let mut store = SqliteStore::open(&path).unwrap();
     let mut chain = Chain::new();
     let records: Vec<_> = (0..5).map(|i| (2u32, chain.append(format!("{{\"payout\":{i}}}")).clone())).collect();
-    store.commit(&Commit { tables: vec![], ledger: vec![], records }).unwrap();
+    store.commit(&Commit { records, ..Commit::default() }).unwrap();
     store.connection().execute("UPDATE audit SET body = '{\"payout\":1000}' WHERE seq = 4", []).unwrap();
     let recs: Vec<_> = store.load().unwrap().records.into_iter().map(|(_, r)| r).collect();
     let e = verify(&recs).unwrap_err();

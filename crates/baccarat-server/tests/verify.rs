@@ -3,7 +3,7 @@
 
 use baccarat_rules::{Bet, Money};
 use baccarat_server::audit::Chain;
-use baccarat_server::casino::{Casino, Request};
+use baccarat_server::casino::{Casino, Mode, Request};
 use baccarat_server::store::{Commit, Snapshot, SqliteStore, Store};
 use baccarat_server::verify::verify;
 use baccarat_table::engine::{Command, Phase, Spot};
@@ -12,7 +12,7 @@ fn played() -> Snapshot {
     let mut store = SqliteStore::memory().unwrap();
     let mut c = Casino::new();
     let mut commit = Commit::default();
-    c.create_table(1, "AU", "au-casino", "rulebook = \"au-casino\"\nchip = 100\nmin = 1000\nmax = 100000\n[bets.tie]\npay_table = \"9_to_1\"\n[bets.dragon_bonus_banker]\npay_table = \"table_1\"\n", Money(10_000_000), &mut commit).unwrap();
+    c.create_table(1, "AU", "au-casino", "rulebook = \"au-casino\"\nchip = 100\nmin = 1000\nmax = 100000\n[bets.tie]\npay_table = \"9_to_1\"\n[bets.dragon_bonus_banker]\npay_table = \"table_1\"\n", Mode::Rng, Money(10_000_000), &mut commit).unwrap();
     for p in 1..=4 {
         c.handle(Request::Deposit { player: p, amount: Money(1_000_000), key: "in".into() }, &mut commit);
     }

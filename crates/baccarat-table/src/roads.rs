@@ -286,7 +286,7 @@ pub fn lay_out(marks: &[Mark]) -> Vec<MarkCell> {
 }
 
 /// Everything a roads board draws, positioned: for a screen.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Board {
     /// Every coup, six to a column.
     pub bead_plate: Vec<Vec<RoadEntry>>,

@@ -7,36 +7,104 @@ use anyhow::{bail, Context, Result};
 use baccarat_server::serve::{serve, ServeConfig};
 use baccarat_server::store::{SqliteStore, Store};
 
+/// Settings come from flags, then environment variables, then the `--config`
+/// file, then the defaults, in that order of precedence.
 #[derive(clap::Args)]
 pub struct ServeArgs {
-    /// The database file; created with a demo casino if it does not exist.
-    #[arg(long, env = "BACCARAT_DB", default_value = "baccarat.db")]
-    db: PathBuf,
-    /// Address to listen on.
-    #[arg(long, env = "BACCARAT_ADDR", default_value = "127.0.0.1:8080")]
-    addr: std::net::SocketAddr,
-    /// Seconds betting stays open on RNG tables.
-    #[arg(long, env = "BACCARAT_BETTING_SECONDS", default_value_t = 15)]
-    betting_seconds: u64,
-    /// Milliseconds between cards on RNG tables.
-    #[arg(long, env = "BACCARAT_DEAL_MS", default_value_t = 700)]
-    deal_ms: u64,
+    /// A TOML file of settings: any of db, addr, betting_seconds, deal_ms,
+    /// squeeze_seconds, rate, web_dir.
+    #[arg(long, env = "BACCARAT_CONFIG")]
+    config: Option<PathBuf>,
+    /// The database file; created with a demo casino if it does not exist
+    /// [default: baccarat.db].
+    #[arg(long, env = "BACCARAT_DB")]
+    db: Option<PathBuf>,
+    /// Address to listen on [default: 127.0.0.1:8080].
+    #[arg(long, env = "BACCARAT_ADDR")]
+    addr: Option<std::net::SocketAddr>,
+    /// Seconds betting stays open on RNG tables, 1 to 3600 [default: 15].
+    #[arg(long, env = "BACCARAT_BETTING_SECONDS")]
+    betting_seconds: Option<u64>,
+    /// Milliseconds between cards on RNG tables, up to 60000 [default: 700].
+    #[arg(long, env = "BACCARAT_DEAL_MS")]
+    deal_ms: Option<u64>,
+    /// Seconds a player may squeeze a hand on an RNG table before the dealer
+    /// exposes it, 1 to 600 [default: 12].
+    #[arg(long, env = "BACCARAT_SQUEEZE_SECONDS")]
+    squeeze_seconds: Option<u64>,
+    /// Requests a second each signed-in user may make to routes that change
+    /// something, 1 to 1000000 [default: 200].
+    #[arg(long, env = "BACCARAT_RATE")]
+    rate: Option<u32>,
+    /// Serve the web pages from this folder instead of the embedded copies.
+    #[arg(long, env = "BACCARAT_WEB_DIR")]
+    web_dir: Option<PathBuf>,
+}
+
+/// The `--config` file.
+#[derive(Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileSettings {
+    db: Option<PathBuf>,
+    addr: Option<String>,
+    betting_seconds: Option<u64>,
+    deal_ms: Option<u64>,
+    squeeze_seconds: Option<u64>,
+    rate: Option<u32>,
+    web_dir: Option<PathBuf>,
+}
+
+fn in_range(name: &str, v: u64, lo: u64, hi: u64) -> Result<u64> {
+    if !(lo..=hi).contains(&v) {
+        bail!("{name}: {v} is outside {lo} to {hi}");
+    }
+    Ok(v)
+}
+
+/// The server's settings from the arguments, the file and the defaults.
+pub fn settings(a: ServeArgs) -> Result<ServeConfig> {
+    let file = match &a.config {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).with_context(|| format!("--config: cannot read {}", p.display()))?;
+            toml::from_str::<FileSettings>(&text)
+                .map_err(|e| anyhow::anyhow!("--config {}: {}", p.display(), e.message()))?
+        }
+        None => FileSettings::default(),
+    };
+    let addr = match (a.addr, file.addr) {
+        (Some(a), _) => a,
+        (None, Some(s)) => {
+            s.parse().map_err(|_| anyhow::anyhow!("addr: {s:?} is not an address like 127.0.0.1:8080"))?
+        }
+        (None, None) => "127.0.0.1:8080".parse().expect("default address"),
+    };
+    let db = a.db.or(file.db).unwrap_or_else(|| PathBuf::from("baccarat.db"));
+    let mut cfg = ServeConfig::new(db, addr);
+    cfg.betting = Duration::from_secs(in_range(
+        "betting_seconds",
+        a.betting_seconds.or(file.betting_seconds).unwrap_or(15),
+        1,
+        3600,
+    )?);
+    cfg.deal = Duration::from_millis(in_range("deal_ms", a.deal_ms.or(file.deal_ms).unwrap_or(700), 0, 60_000)?);
+    cfg.squeeze = Duration::from_secs(in_range(
+        "squeeze_seconds",
+        a.squeeze_seconds.or(file.squeeze_seconds).unwrap_or(12),
+        1,
+        600,
+    )?);
+    cfg.rate_per_second = in_range("rate", u64::from(a.rate.or(file.rate).unwrap_or(200)), 1, 1_000_000)? as u32;
+    cfg.web_dir = a.web_dir.or(file.web_dir);
+    if let Some(d) = &cfg.web_dir {
+        if !d.join("index.html").is_file() {
+            bail!("web_dir: {} has no index.html", d.display());
+        }
+    }
+    Ok(cfg)
 }
 
 pub fn run_serve(a: ServeArgs) -> Result<()> {
-    if a.betting_seconds == 0 || a.betting_seconds > 3600 {
-        bail!("--betting-seconds: {} is outside 1 to 3600", a.betting_seconds);
-    }
-    if a.deal_ms > 60_000 {
-        bail!("--deal-ms: {} is above 60000", a.deal_ms);
-    }
-    let cfg = ServeConfig {
-        db: a.db,
-        addr: a.addr,
-        betting: Duration::from_secs(a.betting_seconds),
-        deal: Duration::from_millis(a.deal_ms),
-        demo_password: "demo".into(),
-    };
+    let cfg = settings(a)?;
     let rt = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     rt.block_on(serve(cfg)).map_err(anyhow::Error::msg)
 }

@@ -1,0 +1,217 @@
+//! The event feed: what committed events tell the outside, folded as they are
+//! published (off the writer thread). It keeps
+//!
+//! * each table's coup in progress — its wagers with their status and, once
+//!   settled, the money line by line — for the pit console and for each player's
+//!   own view;
+//! * each player's history of settled wagers (bounded);
+//! * each table's shoes: the seed commitment published when the shoe starts and
+//!   the seed once it ends (provably fair);
+//! * where each recent coup starts in the table's audit chain, so that game
+//!   recall reads the coup back from the durable record itself;
+//! * the rule-bearing events of each table (irregularities, returns, reductions,
+//!   voids), for the pit console's prompts.
+//!
+//! Cards never pass through here except as events that expose them; the seed is
+//! kept only once its shoe has ended.
+
+use std::collections::{HashMap, VecDeque};
+
+use baccarat_rules::{Bet, Money, Settlement};
+use baccarat_table::engine::{Event, PlayerId, Spot, WagerId};
+use serde::Serialize;
+use serde_json::{json, Value};
+
+/// Coups whose place in the chain is kept per table, for recall.
+pub const RECALL_COUPS: usize = 100;
+/// Settled wagers kept per player.
+pub const HISTORY: usize = 200;
+/// Rule-bearing events kept per table.
+pub const NOTICES: usize = 50;
+
+/// A wager of the coup in progress.
+#[derive(Clone, Debug, Serialize)]
+pub struct WagerLine {
+    pub wager: WagerId,
+    pub player: PlayerId,
+    pub spot: Spot,
+    pub bet: Bet,
+    pub amount: Money,
+    pub ante: Money,
+    /// Banker and Player together, waiting for a supervisor (NSW 5.6.6).
+    pub needs_approval: bool,
+    /// `open`, `withdrawn`, `returned`, `settled`.
+    pub status: &'static str,
+    /// The rule behind a return or reduction.
+    pub rule: Option<String>,
+    pub outcome: Option<String>,
+    pub pays: Option<String>,
+    pub settlement: Option<Settlement>,
+    /// What the wallet gained or lost on it (settled wagers).
+    pub net: Option<Money>,
+}
+
+/// One table's coup in progress (kept until the next opens).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct CoupFeed {
+    pub coup: u64,
+    pub wagers: Vec<WagerLine>,
+    #[serde(skip)]
+    index: HashMap<WagerId, usize>,
+    /// Player and Banker totals once complete.
+    pub result: Option<Value>,
+    pub void: Option<String>,
+}
+
+impl CoupFeed {
+    pub fn of(&self, player: PlayerId) -> Vec<WagerLine> {
+        self.wagers.iter().filter(|w| w.player == player).cloned().collect()
+    }
+
+    fn line(&mut self, w: WagerId) -> Option<&mut WagerLine> {
+        self.index.get(&w).and_then(|&i| self.wagers.get_mut(i))
+    }
+}
+
+/// A settled wager in a player's history.
+#[derive(Clone, Debug, Serialize)]
+pub struct HistoryLine {
+    pub table: u32,
+    pub coup: u64,
+    pub line: WagerLine,
+}
+
+#[derive(Debug, Default)]
+pub struct Feed {
+    pub coups: HashMap<u32, CoupFeed>,
+    pub history: HashMap<PlayerId, VecDeque<HistoryLine>>,
+    pub shoes: HashMap<u32, Vec<Value>>,
+    /// Per table: (coup, sequence number of its `betting_opened` record).
+    pub coup_starts: HashMap<u32, VecDeque<(u64, u64)>>,
+    pub notices: HashMap<u32, VecDeque<Value>>,
+}
+
+impl Feed {
+    /// Fold one table's committed event (`seq`: its record's place in the chain).
+    pub fn absorb(&mut self, table: u32, seq: u64, e: &Event) {
+        match e {
+            Event::BettingOpened { coup, .. } => {
+                self.coups.insert(table, CoupFeed { coup: *coup, ..CoupFeed::default() });
+                let starts = self.coup_starts.entry(table).or_default();
+                starts.push_back((*coup, seq));
+                if starts.len() > RECALL_COUPS {
+                    starts.pop_front();
+                }
+            }
+            Event::ShoeStarted { shoe, commitment, cut, .. } => self
+                .shoes
+                .entry(table)
+                .or_default()
+                .push(json!({ "shoe": shoe, "commitment": commitment, "cut": cut, "seed": null })),
+            Event::ShoeEnded { shoe, seed, .. } => {
+                if let Some(s) = self.shoes.entry(table).or_default().iter_mut().rev().find(|s| s["shoe"] == *shoe) {
+                    s["seed"] = json!(seed);
+                }
+            }
+            Event::WagerPlaced { wager } => {
+                let c = self.coups.entry(table).or_default();
+                c.index.insert(wager.id, c.wagers.len());
+                c.wagers.push(WagerLine {
+                    wager: wager.id,
+                    player: wager.player,
+                    spot: wager.spot,
+                    bet: wager.bet,
+                    amount: wager.amount,
+                    ante: wager.ante,
+                    needs_approval: wager.needs_approval,
+                    status: "open",
+                    rule: None,
+                    outcome: None,
+                    pays: None,
+                    settlement: None,
+                    net: None,
+                });
+            }
+            Event::WagerWithdrawn { wager } => self.set(table, *wager, |l| l.status = "withdrawn"),
+            Event::WagerApproved { wager } => self.set(table, *wager, |l| l.needs_approval = false),
+            Event::WagerReturned { wager, rule } => self.set(table, *wager, |l| {
+                l.status = "returned";
+                l.rule = Some(rule.clone());
+            }),
+            Event::WagerReduced { wager, to, rule } => self.set(table, *wager, |l| {
+                l.amount = *to;
+                l.rule = Some(rule.clone());
+            }),
+            Event::WagerSettled { wager, outcome, pays, settlement, .. } => {
+                let Some(c) = self.coups.get_mut(&table) else { return };
+                let coup = c.coup;
+                let Some(l) = c.line(*wager) else { return };
+                l.status = "settled";
+                l.outcome = outcome.map(|o| o.to_string());
+                l.pays = Some(pays.clone());
+                l.settlement = Some(*settlement);
+                l.net = Some(settlement.player_net());
+                let h = self.history.entry(l.player).or_default();
+                h.push_back(HistoryLine { table, coup, line: l.clone() });
+                if h.len() > HISTORY {
+                    h.pop_front();
+                }
+            }
+            Event::CoupCompleted { summary, .. } => {
+                if let Some(c) = self.coups.get_mut(&table) {
+                    c.result = Some(json!({
+                        "player": summary.player_total,
+                        "banker": summary.banker_total,
+                        "winner": format!("{:?}", summary.winner()).to_lowercase(),
+                    }));
+                }
+            }
+            Event::CoupVoided { rule, .. } => {
+                if let Some(c) = self.coups.get_mut(&table) {
+                    c.void = Some(rule.clone());
+                }
+            }
+            _ => {}
+        }
+        if let Some(rule) = rule_of(e) {
+            let n = self.notices.entry(table).or_default();
+            let mut v = serde_json::to_value(e).unwrap_or_default();
+            if let Event::ShoeStarted { .. } = e {
+                v["seed"] = Value::Null;
+            }
+            n.push_back(json!({ "seq": seq, "rule": rule, "event": v }));
+            if n.len() > NOTICES {
+                n.pop_front();
+            }
+        }
+    }
+
+    fn set(&mut self, table: u32, w: WagerId, f: impl FnOnce(&mut WagerLine)) {
+        if let Some(l) = self.coups.get_mut(&table).and_then(|c| c.line(w)) {
+            f(l);
+        }
+    }
+
+    /// Where the last `n` coups of a table start in its chain (oldest first).
+    pub fn recall_from(&self, table: u32, n: usize) -> Option<u64> {
+        let s = self.coup_starts.get(&table)?;
+        s.get(s.len().saturating_sub(n)).map(|&(_, seq)| seq)
+    }
+}
+
+/// The rule an irregularity-type event cites, for the pit's prompts.
+fn rule_of(e: &Event) -> Option<&str> {
+    match e {
+        Event::Irregularity { rule, .. }
+        | Event::WagerReturned { rule, .. }
+        | Event::WagerReduced { rule, .. }
+        | Event::CoupVoided { rule, .. }
+        | Event::Reconstructed { rule, .. }
+        | Event::WithdrawalsOffered { rule }
+        | Event::CuttingCardOut { rule, .. }
+        | Event::MinimumAnnounced { rule, .. }
+        | Event::MinimumChanged { rule, .. }
+        | Event::WagersReopened { rule } => Some(rule),
+        _ => None,
+    }
+}

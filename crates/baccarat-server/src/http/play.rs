@@ -1,0 +1,252 @@
+//! A player's routes: wagers (one or a bet slip), withdrawing a wager, squeezing
+//! and exposing a hand they hold, their history, and the table's WebSocket.
+
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use axum::Json;
+use baccarat_rules::{Bet, Money, Side};
+use baccarat_table::engine::{Command, Spot, WagerId};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio::sync::broadcast;
+
+use super::{call, err, limited, now_ms, reply_json, require, session, ApiError, AppState};
+use crate::auth::{Role, Session};
+use crate::casino::{Request, MAX_SLIP};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SlipLine {
+    bet: String,
+    amount: i64,
+    #[serde(default)]
+    spot: Option<u8>,
+}
+
+/// One wager (`bet`, `amount`, optional `spot`) or a slip (`wagers`), with the
+/// client's idempotency `key`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct WagerBody {
+    #[serde(default)]
+    bet: Option<String>,
+    #[serde(default)]
+    amount: Option<i64>,
+    #[serde(default)]
+    spot: Option<u8>,
+    #[serde(default)]
+    wagers: Option<Vec<SlipLine>>,
+    key: String,
+}
+
+fn line(sess: &Session, bet: &str, amount: i64, spot: Option<u8>, field: &str) -> Result<(Spot, Bet, Money), ApiError> {
+    let bet = Bet::from_id(bet)
+        .ok_or_else(|| err(StatusCode::BAD_REQUEST, format!("{field}bet: unknown wager id {bet:?}")))?;
+    if amount <= 0 || amount > baccarat_rules::MAX_LIMIT {
+        return Err(err(StatusCode::BAD_REQUEST, format!("{field}amount: must be positive minor units")));
+    }
+    if spot.is_some_and(|b| !(1..=14).contains(&b)) {
+        return Err(err(StatusCode::BAD_REQUEST, format!("{field}spot: a box from 1 to 14")));
+    }
+    // Without a box the player sits at one derived from their id (boxes 1-7
+    // exist on every layout).
+    Ok((Spot::Box(spot.unwrap_or(1 + (sess.user % 7) as u8)), bet, Money(amount)))
+}
+
+pub(super) async fn wager(
+    State(s): State<AppState>,
+    h: HeaderMap,
+    Path(id): Path<u32>,
+    Json(b): Json<WagerBody>,
+) -> Result<Json<Value>, ApiError> {
+    let sess = session(&s, &h)?;
+    require(&sess, &[Role::Player])?;
+    limited(&s, &sess)?;
+    if b.key.is_empty() || b.key.len() > 128 {
+        return Err(err(StatusCode::BAD_REQUEST, "key: an idempotency key of 1 to 128 characters is required"));
+    }
+    let req = match (b.wagers, b.bet, b.amount) {
+        (Some(list), None, None) => {
+            if list.is_empty() || list.len() > MAX_SLIP {
+                return Err(err(StatusCode::BAD_REQUEST, format!("wagers: a slip holds 1 to {MAX_SLIP} wagers")));
+            }
+            let slip = list
+                .iter()
+                .enumerate()
+                .map(|(i, l)| line(&sess, &l.bet, l.amount, l.spot.or(b.spot), &format!("wagers[{i}].")))
+                .collect::<Result<Vec<_>, _>>()?;
+            Request::Wagers { table: id, player: sess.user, slip, key: b.key }
+        }
+        (None, Some(bet), Some(amount)) => {
+            let (spot, bet, amount) = line(&sess, &bet, amount, b.spot, "")?;
+            Request::Wager { table: id, player: sess.user, spot, bet, amount, key: b.key }
+        }
+        _ => {
+            return Err(err(
+                StatusCode::BAD_REQUEST,
+                "send either bet and amount, or wagers: [{bet, amount}], not both and not neither",
+            ))
+        }
+    };
+    reply_json(call(&s, req).await?)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct WithdrawBody {
+    wager: WagerId,
+}
+
+/// Take back one's own wager while betting is open (NSW 5.4).
+pub(super) async fn withdraw(
+    State(s): State<AppState>,
+    h: HeaderMap,
+    Path(id): Path<u32>,
+    Json(b): Json<WithdrawBody>,
+) -> Result<Json<Value>, ApiError> {
+    let sess = session(&s, &h)?;
+    require(&sess, &[Role::Player])?;
+    limited(&s, &sess)?;
+    reply_json(call(&s, Request::Withdraw { table: id, player: sess.user, wager: b.wager }).await?)
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum HandAction {
+    Expose,
+    Decline,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct HandBody {
+    action: HandAction,
+    /// The hand being exposed (`player` or `banker`); default: the one out.
+    #[serde(default)]
+    side: Option<Side>,
+}
+
+/// The player holding a hand exposes it after the squeeze, or declines it so it
+/// passes on (NSW 8.9-8.15; AU 8.9-8.16).
+pub(super) async fn hand(
+    State(s): State<AppState>,
+    h: HeaderMap,
+    Path(id): Path<u32>,
+    Json(b): Json<HandBody>,
+) -> Result<Json<Value>, ApiError> {
+    let sess = session(&s, &h)?;
+    require(&sess, &[Role::Player])?;
+    limited(&s, &sess)?;
+    let out = s.views.read().expect("views lock").tables.iter().find(|t| t.id == id).and_then(|t| t.out.clone());
+    let command = match b.action {
+        HandAction::Expose => {
+            let side = b
+                .side
+                .or(out.map(|o| o.side))
+                .ok_or_else(|| err(StatusCode::CONFLICT, "no hand is out with a player to expose"))?;
+            Command::Expose { side, player: Some(sess.user) }
+        }
+        HandAction::Decline => Command::DeclineCards { player: sess.user },
+    };
+    reply_json(call(&s, Request::Table { table: id, command }).await?)
+}
+
+/// The player's own settled wagers, newest first.
+pub(super) async fn history(State(s): State<AppState>, h: HeaderMap) -> Result<Json<Value>, ApiError> {
+    let sess = session(&s, &h)?;
+    let f = s.feed.read().expect("feed lock");
+    let lines: Vec<&crate::feed::HistoryLine> =
+        f.history.get(&sess.user).map(|h| h.iter().rev().collect()).unwrap_or_default();
+    Ok(Json(json!({ "player": sess.user, "history": lines })))
+}
+
+#[derive(Deserialize)]
+pub(super) struct WsQuery {
+    #[serde(default)]
+    token: Option<String>,
+}
+
+pub(super) async fn ws(
+    State(s): State<AppState>,
+    Path(id): Path<u32>,
+    Query(q): Query<WsQuery>,
+    up: WebSocketUpgrade,
+) -> Result<Response, ApiError> {
+    let viewer = match q.token {
+        Some(t) => Some((s.users.session(&t).map_err(|e| err(StatusCode::UNAUTHORIZED, e.to_string()))?, t)),
+        None => None,
+    };
+    if !s.views.read().expect("views lock").tables.iter().any(|t| t.id == id) {
+        return Err(err(StatusCode::NOT_FOUND, format!("no table {id}")));
+    }
+    Ok(upgrade(up, s, id, viewer))
+}
+
+fn upgrade(up: WebSocketUpgrade, s: AppState, id: u32, viewer: Option<(Session, String)>) -> Response {
+    up.on_upgrade(move |sock| push(sock, s, id, viewer))
+}
+
+/// What one viewer is sent: the table as they may see it (a squeezing player
+/// sees their own hand), their balance, and their wagers in this coup.
+pub fn message(s: &AppState, id: u32, viewer: Option<&Session>) -> Value {
+    let player = viewer.filter(|v| v.role == Role::Player).map(|v| v.user);
+    let v = s.views.read().expect("views lock");
+    let Some(t) = v.tables.iter().find(|t| t.id == id) else { return json!({ "table": null }) };
+    let mut table = serde_json::to_value(t).expect("views serialise");
+    table["cards"] = json!(t.cards_for(player));
+    let balance = player.and_then(|p| v.balances.get(&p).copied());
+    drop(v);
+    let f = s.feed.read().expect("feed lock");
+    let coup = f.coups.get(&id);
+    let mine = player.map(|p| {
+        json!({
+            "coup": coup.map(|c| c.coup),
+            "wagers": coup.map(|c| c.of(p)).unwrap_or_default(),
+        })
+    });
+    json!({
+        "table": table,
+        "result": coup.and_then(|c| c.result.clone()),
+        "void": coup.and_then(|c| c.void.clone()),
+        "balance": balance.map(|b| b.0),
+        "available": balance.map(|b| b.1),
+        "mine": mine,
+        "now_ms": now_ms(),
+    })
+}
+
+/// Push the viewer's message after every durable batch (coalesced: a slow
+/// client skips to the latest state rather than queueing every change).
+async fn push(mut sock: WebSocket, s: AppState, id: u32, viewer: Option<(Session, String)>) {
+    let mut rx = s.changed.subscribe();
+    let mut last = String::new();
+    loop {
+        if let Some((_, token)) = &viewer {
+            if s.users.session(token).is_err() {
+                let _ = sock.send(Message::Close(None)).await;
+                return;
+            }
+        }
+        let msg = message(&s, id, viewer.as_ref().map(|v| &v.0)).to_string();
+        // The clock moves every time; send only when the rest changed.
+        let body = msg.rsplit_once("\"now_ms\"").map_or(msg.as_str(), |(a, _)| a).to_string();
+        if body != last {
+            if sock.send(Message::Text(msg.into())).await.is_err() {
+                return;
+            }
+            last = body;
+        }
+        tokio::select! {
+            r = rx.recv() => match r {
+                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                Err(_) => return,
+            },
+            m = sock.recv() => match m {
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
+                _ => {}
+            },
+        }
+    }
+}

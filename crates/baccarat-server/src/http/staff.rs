@@ -1,0 +1,290 @@
+//! Staff routes: the dealer's and supervisor's commands, the pit console's view
+//! of a table, opening and closing tables, the cage, and the inspector's recall
+//! and verification.
+
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::Json;
+use baccarat_rules::Money;
+use baccarat_table::engine::Command;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::{call, err, limited, reply_json, require, session, ApiError, AppState};
+use crate::auth::Role;
+use crate::casino::{Mode, Request};
+use crate::store::{SqliteStore, Store};
+
+/// Staff commands to a table's engine. A player's own actions have their own
+/// routes; approving, refusing and invalidating, and changing limits, are for a
+/// supervisor (NSW 5.6.6, 14.12, 14.4, 6.7-6.8).
+pub(super) async fn command(
+    State(s): State<AppState>,
+    h: HeaderMap,
+    Path(id): Path<u32>,
+    Json(cmd): Json<Command>,
+) -> Result<Json<Value>, ApiError> {
+    let sess = session(&s, &h)?;
+    let supervisor_only = matches!(
+        cmd,
+        Command::ApproveWager { .. }
+            | Command::RefuseWager { .. }
+            | Command::Invalidate { .. }
+            | Command::SetPersonalLimits { .. }
+            | Command::ChangeMinimum { .. }
+            | Command::AnnounceMinimum { .. }
+            | Command::ReopenWagers
+    );
+    let players_own = matches!(
+        cmd,
+        Command::PlaceWager { .. }
+            | Command::WithdrawWager { .. }
+            | Command::Expose { player: Some(_), .. }
+            | Command::DeclineCards { .. }
+    );
+    if players_own {
+        return Err(err(StatusCode::FORBIDDEN, "use the wager routes for a player's own actions"));
+    }
+    if supervisor_only {
+        require(&sess, &[Role::Supervisor, Role::Admin])?;
+    } else {
+        require(&sess, &[Role::Dealer, Role::Supervisor, Role::Admin])?;
+    }
+    limited(&s, &sess)?;
+    reply_json(call(&s, Request::Table { table: id, command: cmd }).await?)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct OpenBody {
+    open: bool,
+}
+
+/// A supervisor opens or closes a table. A closed table finishes the coup in
+/// progress and deals no more; the rulebooks ask no notice for this (their
+/// notice periods are for a higher minimum, NSW 6.7, sent as `announce_minimum`).
+pub(super) async fn set_open(
+    State(s): State<AppState>,
+    h: HeaderMap,
+    Path(id): Path<u32>,
+    Json(b): Json<OpenBody>,
+) -> Result<Json<Value>, ApiError> {
+    let sess = session(&s, &h)?;
+    require(&sess, &[Role::Supervisor, Role::Admin])?;
+    limited(&s, &sess)?;
+    reply_json(call(&s, Request::SetOpen { table: id, open: b.open }).await?)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct NewTable {
+    name: String,
+    /// A table configuration in TOML, checked against its rulebook profile.
+    config: String,
+    #[serde(default)]
+    mode: Option<String>,
+}
+
+/// Admin: define a table from a configuration (checked against its profile).
+pub(super) async fn create_table(
+    State(s): State<AppState>,
+    h: HeaderMap,
+    Json(b): Json<NewTable>,
+) -> Result<Json<Value>, ApiError> {
+    let sess = session(&s, &h)?;
+    require(&sess, &[Role::Admin])?;
+    limited(&s, &sess)?;
+    if b.name.trim().is_empty() || b.name.len() > 64 {
+        return Err(err(StatusCode::BAD_REQUEST, "name: 1 to 64 characters"));
+    }
+    let mode = match b.mode.as_deref() {
+        None => Mode::Rng,
+        Some(m) => Mode::from_id(m).ok_or_else(|| err(StatusCode::BAD_REQUEST, "mode: \"rng\" or \"live\""))?,
+    };
+    #[derive(Deserialize)]
+    struct Head {
+        rulebook: String,
+    }
+    let head: Head =
+        toml::from_str(&b.config).map_err(|e| err(StatusCode::BAD_REQUEST, format!("config: {}", e.message())))?;
+    let r = call(&s, Request::CreateTable { name: b.name, rulebook: head.rulebook, config: b.config, mode }).await?;
+    let id = match &r {
+        crate::casino::Reply::Table { table } => Some(*table),
+        _ => None,
+    };
+    let out = reply_json(r)?;
+    if let Some(id) = id {
+        tokio::spawn(crate::serve::pace(s.clone(), id));
+    }
+    Ok(out)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Deposit {
+    amount: i64,
+    key: String,
+}
+
+pub(super) async fn deposit(
+    State(s): State<AppState>,
+    h: HeaderMap,
+    Path(player): Path<u32>,
+    Json(b): Json<Deposit>,
+) -> Result<Json<Value>, ApiError> {
+    let sess = session(&s, &h)?;
+    require(&sess, &[Role::Admin])?;
+    limited(&s, &sess)?;
+    if b.amount <= 0 || b.amount > baccarat_rules::MAX_LIMIT {
+        return Err(err(StatusCode::BAD_REQUEST, "amount: must be positive minor units"));
+    }
+    if b.key.is_empty() || b.key.len() > 128 {
+        return Err(err(StatusCode::BAD_REQUEST, "key: an idempotency key of 1 to 128 characters is required"));
+    }
+    reply_json(call(&s, Request::Deposit { player, amount: Money(b.amount), key: b.key }).await?)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct NewPlayer {
+    name: String,
+    password: String,
+    #[serde(default)]
+    chips: i64,
+}
+
+/// Admin: create a player, with play chips.
+pub(super) async fn create_player(
+    State(s): State<AppState>,
+    h: HeaderMap,
+    Json(b): Json<NewPlayer>,
+) -> Result<Json<Value>, ApiError> {
+    let sess = session(&s, &h)?;
+    require(&sess, &[Role::Admin])?;
+    limited(&s, &sess)?;
+    if b.name.is_empty() || b.name.len() > 64 || b.password.len() < 4 || b.password.len() > 128 {
+        return Err(err(StatusCode::BAD_REQUEST, "name: 1 to 64 characters; password: 4 to 128"));
+    }
+    if b.chips < 0 || b.chips > baccarat_rules::MAX_LIMIT {
+        return Err(err(StatusCode::BAD_REQUEST, "chips: 0 or more minor units"));
+    }
+    let users = s.users.clone();
+    let (name, password) = (b.name.clone(), b.password.clone());
+    let id = tokio::task::spawn_blocking(move || users.create(&name, Role::Player, &password))
+        .await
+        .map_err(|_| err(StatusCode::INTERNAL_SERVER_ERROR, "could not create the player"))?
+        .map_err(|e| err(StatusCode::CONFLICT, e.to_string()))?;
+    if b.chips > 0 {
+        let _deposited = reply_json(
+            call(&s, Request::Deposit { player: id, amount: Money(b.chips), key: "opening chips".into() }).await?,
+        )?;
+    }
+    Ok(Json(json!({ "player": id, "name": b.name })))
+}
+
+/// Inspector or admin: the ledger's invariants, checked in full now.
+pub(super) async fn ledger_check(State(s): State<AppState>, h: HeaderMap) -> Result<Json<Value>, ApiError> {
+    let sess = session(&s, &h)?;
+    require(&sess, &[Role::Inspector, Role::Admin])?;
+    reply_json(call(&s, Request::CheckLedger).await?)
+}
+
+/// The pit console's view of a table: every wager of the coup with its status
+/// (and which wait for a supervisor's approval), the card due next, the recent
+/// rule-bearing events, and every rule the profile cites with its text, for the
+/// irregularity prompts.
+pub(super) async fn pit(State(s): State<AppState>, h: HeaderMap, Path(id): Path<u32>) -> Result<Json<Value>, ApiError> {
+    let sess = session(&s, &h)?;
+    require(&sess, &[Role::Dealer, Role::Supervisor, Role::Admin])?;
+    let table = {
+        let v = s.views.read().expect("views lock");
+        v.tables
+            .iter()
+            .find(|t| t.id == id)
+            .cloned()
+            .ok_or_else(|| err(StatusCode::NOT_FOUND, format!("no table {id}")))?
+    };
+    let rb = baccarat_rules::profiles::builtin(&table.rulebook)
+        .map_err(|e| err(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    let rules: Vec<Value> =
+        rb.config.citations.iter().map(|(k, cite)| json!({ "key": k, "cite": cite, "quote": rb.quote(k) })).collect();
+    let f = s.feed.read().expect("feed lock");
+    let coup = f.coups.get(&id).cloned().unwrap_or_default();
+    let notices: Vec<Value> = f.notices.get(&id).map(|n| n.iter().rev().cloned().collect()).unwrap_or_default();
+    Ok(Json(json!({
+        "table": table,
+        "coup": coup,
+        "notices": notices,
+        "rules": rules,
+        "shoes": f.shoes.get(&id).cloned().unwrap_or_default(),
+    })))
+}
+
+#[derive(Deserialize)]
+pub(super) struct RecallQuery {
+    #[serde(default)]
+    last: Option<usize>,
+}
+
+/// Game recall for inspectors: the last coups of a table step by step, read
+/// back from the durable audit chain (not from the current configuration). The
+/// seed of a shoe still in play is withheld.
+pub(super) async fn audit(
+    State(s): State<AppState>,
+    h: HeaderMap,
+    Path(id): Path<u32>,
+    Query(q): Query<RecallQuery>,
+) -> Result<Json<Value>, ApiError> {
+    let sess = session(&s, &h)?;
+    require(&sess, &[Role::Inspector, Role::Admin])?;
+    let last = q.last.unwrap_or(5).clamp(1, crate::feed::RECALL_COUPS);
+    if !s.views.read().expect("views lock").tables.iter().any(|t| t.id == id) {
+        return Err(err(StatusCode::NOT_FOUND, format!("no table {id}")));
+    }
+    let from = s.feed.read().expect("feed lock").recall_from(id, last);
+    let Some(from) = from else { return Ok(Json(json!({ "table": id, "coups": [] }))) };
+    let db = s.db.clone();
+    let records = tokio::task::spawn_blocking(move || crate::store::read_records(&db, id, from))
+        .await
+        .map_err(|_| err(StatusCode::INTERNAL_SERVER_ERROR, "recall failed"))?
+        .map_err(|e| err(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    let mut coups: Vec<Value> = Vec::new();
+    for r in records {
+        let body: Value = serde_json::from_str(&r.body).unwrap_or_default();
+        let mut e = body["event"].clone();
+        if e["event"] == "shoe_started" {
+            e["seed"] = Value::Null;
+        }
+        if e["event"] == "betting_opened" {
+            coups.push(json!({ "coup": e["coup"], "rulebook": body["rulebook"], "rulebook_sha256": body["rulebook_sha256"], "engine": body["engine"], "records": [] }));
+        }
+        if let Some(list) = coups.last_mut().and_then(|c| c["records"].as_array_mut()) {
+            list.push(json!({ "seq": r.seq, "hash": r.hash, "event": e }));
+        }
+    }
+    Ok(Json(json!({ "table": id, "coups": coups })))
+}
+
+/// Inspector or admin: run `baccarat verify` over the database as it is now.
+pub(super) async fn verify(State(s): State<AppState>, h: HeaderMap) -> Result<Json<Value>, ApiError> {
+    let sess = session(&s, &h)?;
+    require(&sess, &[Role::Inspector, Role::Admin])?;
+    let db = s.db.clone();
+    let f = tokio::task::spawn_blocking(move || -> Result<crate::verify::Findings, String> {
+        let mut store = SqliteStore::open(&db).map_err(|e| e.to_string())?;
+        let snap = store.load().map_err(|e| e.to_string())?;
+        Ok(crate::verify::verify(&snap))
+    })
+    .await
+    .map_err(|_| err(StatusCode::INTERNAL_SERVER_ERROR, "verify failed"))?
+    .map_err(|e| err(StatusCode::INTERNAL_SERVER_ERROR, e))?;
+    Ok(Json(json!({
+        "ok": f.problems.is_empty(),
+        "tables": f.tables,
+        "records": f.records,
+        "shoes": f.shoes,
+        "coups": f.coups,
+        "settlements": f.settlements,
+        "problems": f.problems,
+    })))
+}

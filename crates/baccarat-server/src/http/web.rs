@@ -1,0 +1,46 @@
+//! The web pages: the lobby and table page (`/`), and the pit console (`/pit`).
+//! They are plain HTML, CSS and JavaScript with no build step, embedded in the
+//! binary so that `cargo run` serves them with nothing else installed. With
+//! `--web-dir` the files are read from that folder instead (for working on them).
+
+use axum::extract::{Path, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+
+use super::AppState;
+
+/// The embedded files: name, content type, content.
+pub const FILES: [(&str, &str, &str); 6] = [
+    ("index.html", "text/html; charset=utf-8", include_str!("../../web/index.html")),
+    ("pit.html", "text/html; charset=utf-8", include_str!("../../web/pit.html")),
+    ("style.css", "text/css; charset=utf-8", include_str!("../../web/style.css")),
+    ("common.js", "text/javascript; charset=utf-8", include_str!("../../web/common.js")),
+    ("table.js", "text/javascript; charset=utf-8", include_str!("../../web/table.js")),
+    ("pit.js", "text/javascript; charset=utf-8", include_str!("../../web/pit.js")),
+];
+
+fn file(s: &AppState, name: &str) -> Response {
+    let Some((name, kind, embedded)) = FILES.iter().find(|(n, _, _)| *n == name) else {
+        return (StatusCode::NOT_FOUND, "no such page").into_response();
+    };
+    let body = match &s.web_dir {
+        Some(dir) => match std::fs::read_to_string(dir.join(name)) {
+            Ok(text) => text,
+            Err(e) => return (StatusCode::NOT_FOUND, format!("{name}: {e}")).into_response(),
+        },
+        None => (*embedded).to_string(),
+    };
+    ([(header::CONTENT_TYPE, *kind), (header::CACHE_CONTROL, "no-cache")], body).into_response()
+}
+
+pub(super) async fn index(State(s): State<AppState>) -> Response {
+    file(&s, "index.html")
+}
+
+pub(super) async fn pit(State(s): State<AppState>) -> Response {
+    file(&s, "pit.html")
+}
+
+pub(super) async fn asset(State(s): State<AppState>, Path(name): Path<String>) -> Response {
+    file(&s, &name)
+}

@@ -1,0 +1,1 @@
+/* placeholder: the page is being written */

@@ -58,6 +58,8 @@ pub struct CoupFeed {
     pub wagers: Vec<WagerLine>,
     #[serde(skip)]
     index: HashMap<WagerId, usize>,
+    #[serde(skip)]
+    by_player: HashMap<PlayerId, Vec<usize>>,
     /// Player and Banker totals once complete.
     pub result: Option<Value>,
     pub void: Option<String>,
@@ -65,7 +67,7 @@ pub struct CoupFeed {
 
 impl CoupFeed {
     pub fn of(&self, player: PlayerId) -> Vec<WagerLine> {
-        self.wagers.iter().filter(|w| w.player == player).cloned().collect()
+        self.by_player.get(&player).into_iter().flatten().map(|&i| self.wagers[i].clone()).collect()
     }
 
     fn line(&mut self, w: WagerId) -> Option<&mut WagerLine> {
@@ -116,6 +118,7 @@ impl Feed {
             Event::WagerPlaced { wager } => {
                 let c = self.coups.entry(table).or_default();
                 c.index.insert(wager.id, c.wagers.len());
+                c.by_player.entry(wager.player).or_default().push(c.wagers.len());
                 c.wagers.push(WagerLine {
                     wager: wager.id,
                     player: wager.player,

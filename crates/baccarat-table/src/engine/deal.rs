@@ -234,7 +234,7 @@ fn complete(o: &mut Emit) {
     }
     let cfg = &o.t.setup.config;
     let mut settled = Vec::new();
-    for w in &o.t.state.coup.wagers {
+    for w in o.t.state.coup.wagers.iter() {
         let offer = cfg.offer(w.bet).expect("wagers are on offered bets");
         let outcome = w.bet.classify(&coup);
         let (settlement, ante) = match (&cfg.ante, w.bet.is_main()) {

@@ -13,6 +13,7 @@
 //! betting open → no more bets → initial deal → third cards → result →
 //! settlement ([`Phase`]), each step an event.
 
+mod coup_wagers;
 mod deal;
 mod irregular;
 mod styles;
@@ -25,6 +26,7 @@ use baccarat_rules::{
     banker_draws, player_action, BySide, Card, Coup, LayoutConfig, Money, PlayerAction, Rulebook, Side, TableConfig,
 };
 
+pub use coup_wagers::CoupWagers;
 pub use types::*;
 
 use crate::roads::{RoadEntry, RoadResult, Roads};
@@ -97,7 +99,7 @@ struct LiveShoe {
 pub struct CoupState {
     pub number: u64,
     pub no_bet: bool,
-    pub wagers: Vec<Wager>,
+    pub wagers: CoupWagers,
     pub cards: Vec<(Position, Card, bool)>,
 }
 
@@ -302,7 +304,7 @@ impl Table {
                 }
             }
             Event::BettingOpened { coup, no_bet, first_card, .. } => {
-                s.coup = CoupState { number: *coup, no_bet: *no_bet, wagers: Vec::new(), cards: Vec::new() };
+                s.coup = CoupState { number: *coup, no_bet: *no_bet, wagers: CoupWagers::default(), cards: Vec::new() };
                 s.coup_number = *coup;
                 s.forced_no_bet = false;
                 s.last_settled.clear();
@@ -318,19 +320,9 @@ impl Table {
                 s.next_wager = s.next_wager.max(wager.id + 1);
                 s.coup.wagers.push(wager.clone());
             }
-            Event::WagerWithdrawn { wager } | Event::WagerReturned { wager, .. } => {
-                s.coup.wagers.retain(|w| w.id != *wager)
-            }
-            Event::WagerApproved { wager } => {
-                if let Some(w) = s.coup.wagers.iter_mut().find(|w| w.id == *wager) {
-                    w.needs_approval = false;
-                }
-            }
-            Event::WagerReduced { wager, to, .. } => {
-                if let Some(w) = s.coup.wagers.iter_mut().find(|w| w.id == *wager) {
-                    w.amount = *to;
-                }
-            }
+            Event::WagerWithdrawn { wager } | Event::WagerReturned { wager, .. } => s.coup.wagers.remove(*wager),
+            Event::WagerApproved { wager } => s.coup.wagers.approve(*wager),
+            Event::WagerReduced { wager, to, .. } => s.coup.wagers.reduce(*wager, *to),
             Event::BettingClosed { .. } => {
                 s.phase = if s.coup.cards.is_empty() { Phase::Closed } else { Phase::Dealing };
                 s.late_wagers = false;

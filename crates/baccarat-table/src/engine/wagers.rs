@@ -91,12 +91,9 @@ pub fn place(
             ));
         }
         Spot::Box(b) => {
-            let mut players: Vec<PlayerId> =
-                t.state.coup.wagers.iter().filter(|w| w.spot == Spot::Box(b)).map(|w| w.player).collect();
-            players.push(player);
-            players.sort();
-            players.dedup();
-            if players.len() as u32 > layout.players_per_box {
+            let players = t.state.coup.wagers.box_players(b);
+            let count = players.len() + usize::from(!players.contains(&player));
+            if count as u32 > layout.players_per_box {
                 return Err(Refusal::new(
                     layout.rule.clone(),
                     format!("box {b} already has {} players", layout.players_per_box),
@@ -118,7 +115,7 @@ pub fn place(
     if amount < min {
         return Err(Refusal::new(limit_rule, format!("{amount} is below the {bet} minimum {min}")));
     }
-    let mine: Vec<&Wager> = t.state.coup.wagers.iter().filter(|w| w.player == player).collect();
+    let mine: Vec<&Wager> = t.state.coup.wagers.of(player).collect();
     let same: Money = mine.iter().filter(|w| w.bet == bet).fold(Money::ZERO, |a, w| a + w.amount);
     if same + amount > max {
         return Err(Refusal::new(
@@ -128,13 +125,7 @@ pub fn place(
     }
     // AU 5.8(b): all players' wagers on one area within the table maximum.
     if let Spot::Box(b) = spot {
-        let area: Money = t
-            .state
-            .coup
-            .wagers
-            .iter()
-            .filter(|w| w.spot == spot && w.bet == bet)
-            .fold(Money::ZERO, |a, w| a + w.amount);
+        let area = t.state.coup.wagers.area(spot, bet);
         if t.setup.layout.players_per_box > 1 && area + amount > offer.max {
             return Err(Refusal::new(
                 t.setup.layout.rule.clone(),
@@ -194,7 +185,7 @@ pub fn place(
 }
 
 fn find<'a>(o: &'a Emit<'_>, wager: WagerId) -> Result<&'a Wager, Refusal> {
-    o.t.state.coup.wagers.iter().find(|w| w.id == wager).ok_or_else(|| {
+    o.t.state.coup.wagers.get(wager).ok_or_else(|| {
         if o.t.state.last_settled.contains(&wager) {
             // AU 5.15: a losing wager cannot be withdrawn; a settled one is gone.
             Refusal::new(o.t.cite("withdraw_losing"), "the wager has been settled")
@@ -259,10 +250,7 @@ pub fn close(o: &mut Emit) -> Result<(), Refusal> {
     if o.t.setup.side_bets_need_main_wager {
         let orphans: Vec<WagerId> = {
             let ws = &o.t.state.coup.wagers;
-            ws.iter()
-                .filter(|w| !w.bet.is_main() && !ws.iter().any(|m| m.player == w.player && m.bet.is_main()))
-                .map(|w| w.id)
-                .collect()
+            ws.iter().filter(|w| !w.bet.is_main() && !ws.of(w.player).any(|m| m.bet.is_main())).map(|w| w.id).collect()
         };
         for id in orphans {
             let rule = o.t.cite("side_bet_needs_main");
@@ -272,7 +260,7 @@ pub fn close(o: &mut Emit) -> Result<(), Refusal> {
     differential(o);
     // NSW 8.17: the designated player is required to wager on the Banker's hand.
     if let Some((p, seat)) = o.t.state.marker {
-        if !o.t.state.coup.no_bet && !o.t.state.coup.wagers.iter().any(|w| w.player == p && w.bet == Bet::Banker) {
+        if !o.t.state.coup.no_bet && !o.t.state.coup.wagers.of(p).any(|w| w.bet == Bet::Banker) {
             let rule = format!("{} (no Banker wager from the designated player)", o.t.cite("dealing"));
             o.emit(Event::MarkerReleased { from_seat: seat, rule });
         }

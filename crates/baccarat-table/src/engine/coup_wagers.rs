@@ -1,0 +1,181 @@
+//! The wagers of the coup in progress, with the indexes the limit checks need.
+//!
+//! A table can take tens of thousands of wagers in one coup (a busy server's
+//! bursts before "no more bets"). Every new wager is checked against the
+//! player's own wagers (NSW 6.1, 5.6.6; AU 5.8-5.9), the box's players (AU 3.1)
+//! and the area's total (AU 5.8(b)); scanning every wager of the coup for each
+//! would make a coup quadratic. So the list keeps, beside the wagers in order:
+//! each wager's place, each player's wagers, each box's players and each
+//! (spot, wager) area's total. The indexes are derived data: they are rebuilt
+//! from the list on the rare removal, so they cannot drift from it, and two
+//! lists with equal wagers compare equal.
+
+use std::collections::HashMap;
+use std::ops::Deref;
+
+use baccarat_rules::{Bet, Money};
+
+use super::{PlayerId, Spot, Wager, WagerId};
+
+#[derive(Clone, Debug, Default)]
+pub struct CoupWagers {
+    list: Vec<Wager>,
+    at: HashMap<WagerId, usize>,
+    by_player: HashMap<PlayerId, Vec<usize>>,
+    box_players: HashMap<u8, Vec<PlayerId>>,
+    area: HashMap<(Spot, Bet), Money>,
+}
+
+impl PartialEq for CoupWagers {
+    fn eq(&self, o: &CoupWagers) -> bool {
+        self.list == o.list
+    }
+}
+
+impl Eq for CoupWagers {}
+
+impl Deref for CoupWagers {
+    type Target = [Wager];
+    fn deref(&self) -> &[Wager] {
+        &self.list
+    }
+}
+
+impl CoupWagers {
+    pub fn push(&mut self, w: Wager) {
+        let i = self.list.len();
+        self.index(i, &w);
+        self.list.push(w);
+    }
+
+    fn index(&mut self, i: usize, w: &Wager) {
+        self.at.insert(w.id, i);
+        self.by_player.entry(w.player).or_default().push(i);
+        if let Spot::Box(b) = w.spot {
+            let p = self.box_players.entry(b).or_default();
+            if !p.contains(&w.player) {
+                p.push(w.player);
+            }
+        }
+        let a = self.area.entry((w.spot, w.bet)).or_insert(Money::ZERO);
+        *a = *a + w.amount;
+    }
+
+    fn rebuild(&mut self) {
+        self.at.clear();
+        self.by_player.clear();
+        self.box_players.clear();
+        self.area.clear();
+        let list = std::mem::take(&mut self.list);
+        for (i, w) in list.iter().enumerate() {
+            self.index(i, w);
+        }
+        self.list = list;
+    }
+
+    /// Take a wager off the coup (withdrawn or returned).
+    pub fn remove(&mut self, id: WagerId) {
+        if self.at.contains_key(&id) {
+            self.list.retain(|w| w.id != id);
+            self.rebuild();
+        }
+    }
+
+    pub fn get(&self, id: WagerId) -> Option<&Wager> {
+        self.at.get(&id).map(|&i| &self.list[i])
+    }
+
+    pub fn approve(&mut self, id: WagerId) {
+        if let Some(&i) = self.at.get(&id) {
+            self.list[i].needs_approval = false;
+        }
+    }
+
+    /// A wager reduced (NSW 6.2; AU 5.18).
+    pub fn reduce(&mut self, id: WagerId, to: Money) {
+        if let Some(&i) = self.at.get(&id) {
+            let w = &mut self.list[i];
+            let key = (w.spot, w.bet);
+            let from = std::mem::replace(&mut w.amount, to);
+            if let Some(a) = self.area.get_mut(&key) {
+                *a = *a - from + to;
+            }
+        }
+    }
+
+    pub fn clear(&mut self) {
+        *self = CoupWagers::default();
+    }
+
+    /// One player's wagers, in the order placed.
+    pub fn of(&self, player: PlayerId) -> impl Iterator<Item = &Wager> {
+        self.by_player.get(&player).into_iter().flatten().map(|&i| &self.list[i])
+    }
+
+    /// The players with a wager in a box.
+    pub fn box_players(&self, b: u8) -> &[PlayerId] {
+        self.box_players.get(&b).map_or(&[], Vec::as_slice)
+    }
+
+    /// All wagers on one bet in one spot.
+    pub fn area(&self, spot: Spot, bet: Bet) -> Money {
+        self.area.get(&(spot, bet)).copied().unwrap_or(Money::ZERO)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn wager(id: WagerId, player: PlayerId, b: u8, bet: Bet, amount: i64) -> Wager {
+        let spot = if b == 0 { Spot::Standing } else { Spot::Box(b) };
+        Wager { id, player, spot, bet, amount: Money(amount), ante: Money::ZERO, needs_approval: true, token: false }
+    }
+
+    proptest! {
+        /// After any pushes, removals, reductions and approvals, every index
+        /// answers what a scan of the list answers.
+        #[test]
+        fn indexes_agree_with_a_scan(ops in proptest::collection::vec((0u8..4, 0u32..5, 0u8..4, 0usize..3, 1i64..50), 0..120)) {
+            let bets = [Bet::Banker, Bet::Player, Bet::Tie];
+            let mut w = CoupWagers::default();
+            let mut next = 0;
+            for (op, player, b, bet, amount) in ops {
+                match op {
+                    0 | 1 => {
+                        w.push(wager(next, player, b, bets[bet], amount * 100));
+                        next += 1;
+                    }
+                    2 => w.remove(amount as WagerId % (next + 1)),
+                    _ => {
+                        let id = amount as WagerId % (next + 1);
+                        w.reduce(id, Money(amount));
+                        w.approve(id);
+                    }
+                }
+            }
+            for p in 0..5 {
+                let scan: Vec<WagerId> = w.iter().filter(|x| x.player == p).map(|x| x.id).collect();
+                let idx: Vec<WagerId> = w.of(p).map(|x| x.id).collect();
+                prop_assert_eq!(idx, scan);
+            }
+            for b in 0..4u8 {
+                let mut scan: Vec<PlayerId> = w.iter().filter(|x| x.spot == Spot::Box(b)).map(|x| x.player).collect();
+                scan.sort();
+                scan.dedup();
+                let mut idx = w.box_players(b).to_vec();
+                idx.sort();
+                prop_assert_eq!(idx, scan);
+                for bet in bets {
+                    let spot = if b == 0 { Spot::Standing } else { Spot::Box(b) };
+                    let scan = w.iter().filter(|x| x.spot == spot && x.bet == bet).fold(Money::ZERO, |a, x| a + x.amount);
+                    prop_assert_eq!(w.area(spot, bet), scan);
+                }
+            }
+            for x in w.iter() {
+                prop_assert_eq!(w.get(x.id), Some(x));
+            }
+        }
+    }
+}

@@ -2,8 +2,9 @@
 //! loses nothing; on restart the interrupted coup completes and settles once, and
 //! `baccarat verify` passes before and after. A tampered database fails verify.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+mod common;
+
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -12,57 +13,10 @@ fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_baccarat")
 }
 
-/// A server process, killed when dropped (also when a test fails).
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// Start the server; returns the process and its base URL.
-fn start(db: &std::path::Path) -> (Server, String) {
-    let (s, url, _) = start_with_password(db);
+fn start(db: &std::path::Path) -> (common::Server, String) {
+    let (s, url, _) = common::start(db, &[]);
     (s, url)
-}
-
-/// Start the server; also returns the admin password printed on a first run.
-fn start_with_password(db: &std::path::Path) -> (Server, String, Option<String>) {
-    let child = Command::new(bin())
-        .args([
-            "serve",
-            "--db",
-            db.to_str().unwrap(),
-            "--addr",
-            "127.0.0.1:0",
-            "--betting-seconds",
-            "1",
-            "--deal-ms",
-            "150",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut server = Server(child);
-    let mut lines = BufReader::new(server.0.stdout.take().unwrap()).lines();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let mut password = None;
-    loop {
-        assert!(Instant::now() < deadline, "the server did not start");
-        let line = lines.next().expect("server output").unwrap();
-        if let Some(rest) = line.trim().strip_prefix("admin password: ") {
-            password = rest.split_whitespace().next().map(str::to_string);
-        }
-        if let Some(rest) = line.strip_prefix("baccarat table server on ") {
-            let url = rest.split_whitespace().next().unwrap().trim_end_matches('/').to_string();
-            // Keep draining stdout so the server never blocks on a full pipe.
-            std::thread::spawn(move || for _ in lines {});
-            return (server, url, password);
-        }
-    }
 }
 
 fn verify(db: &std::path::Path) -> (bool, String) {
@@ -203,7 +157,7 @@ fn loadgen_runs_bounded_against_loopback_and_the_ledger_balances() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let db = dir.join("casino.db");
-    let (server, url, password) = start_with_password(&db);
+    let (server, url, password) = common::start(&db, &[]);
     let o = Command::new(bin())
         .args([
             "loadgen",

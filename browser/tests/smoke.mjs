@@ -1,0 +1,11 @@
+// Smoke: Chromium starts, reaches the server and renders its OpenAPI document.
+import { BASE, expect, run, shot } from '../lib.mjs';
+
+await run('smoke', async ({ newPage }) => {
+  const page = await newPage({ viewport: { width: 1000, height: 700 } });
+  const response = await page.goto(`${BASE}/api/openapi.json`);
+  expect(response && response.ok(), `GET /api/openapi.json: HTTP ${response && response.status()}`);
+  const text = await page.locator('body').innerText();
+  expect(text.includes('"openapi"'), `the page shows the OpenAPI document, not: ${text.slice(0, 200)}`);
+  await shot(page, 'smoke');
+});

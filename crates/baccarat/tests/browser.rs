@@ -1,0 +1,138 @@
+//! Browser scenarios: each `browser/tests/<name>.mjs` drives Debian's headless
+//! Chromium (through the npm package playwright-core) against a fresh
+//! `baccarat serve`. `scripts/browser-deps.sh` installs both on first use.
+//! Screenshots go to `target/screenshots/<name>/`.
+#![cfg(unix)]
+
+mod common;
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// How long one scenario's `node` may run before it is killed; it gives up
+/// itself ten seconds earlier (lib.mjs's run()), with screenshots.
+const SCENARIO_TIMEOUT: Duration = Duration::from_secs(120);
+
+fn workspace() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    root.canonicalize().unwrap_or(root)
+}
+
+/// Run `scripts/browser-deps.sh` once per test process (tests run in parallel;
+/// apt-get and npm must not).
+fn browser_deps() {
+    static DEPS: OnceLock<Result<String, String>> = OnceLock::new();
+    let result = DEPS.get_or_init(|| {
+        let root = workspace();
+        let out = Command::new("bash")
+            .arg(root.join("scripts/browser-deps.sh"))
+            .current_dir(&root)
+            .output()
+            .map_err(|e| format!("cannot run bash scripts/browser-deps.sh: {e}"))?;
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        if out.status.success() {
+            Ok(text)
+        } else {
+            Err(format!("bash scripts/browser-deps.sh failed ({}):\n{text}", out.status))
+        }
+    });
+    match result {
+        Ok(text) => print!("{text}"),
+        Err(e) => panic!("the browser tests need chromium and playwright-core: {e}"),
+    }
+}
+
+/// A directory removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("baccarat-browser-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Run `node browser/tests/<name>.mjs` against a fresh server started with
+/// `serve_args` (e.g. `&["--betting-seconds", "3"]`), with `BASE_URL`,
+/// `ADMIN_PASSWORD`, `SCREENSHOT_DIR` (`target/screenshots/<name>`) and
+/// `SCENARIO_TIMEOUT_MS`; the scenario must exit 0 within two minutes.
+fn scenario(name: &str, serve_args: &[&str]) {
+    browser_deps();
+    let root = workspace();
+    let script = root.join("browser/tests").join(format!("{name}.mjs"));
+    assert!(script.exists(), "no scenario {}", script.display());
+    let screenshots = root.join("target/screenshots").join(name);
+    let _ = std::fs::remove_dir_all(&screenshots);
+    std::fs::create_dir_all(&screenshots).unwrap();
+
+    // Declared before the server so that the server is dropped (killed) first.
+    let dir = TempDir::new(name);
+    let (_server, url, password) = common::start(&dir.0.join("casino.db"), serve_args);
+    let password = password.expect("a fresh database prints the admin password");
+
+    let mut child = Command::new("node")
+        .arg(&script)
+        .current_dir(&root)
+        .env("BASE_URL", &url)
+        .env("ADMIN_PASSWORD", &password)
+        .env("SCREENSHOT_DIR", &screenshots)
+        // run() in lib.mjs fails the scenario (with screenshots) before we kill node.
+        .env("SCENARIO_TIMEOUT_MS", SCENARIO_TIMEOUT.saturating_sub(Duration::from_secs(10)).as_millis().to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run node (is Node.js installed?): {e}"));
+    let read = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = r.read_to_end(&mut buf);
+            String::from_utf8_lossy(&buf).into_owned()
+        })
+    };
+    let stdout = read(Box::new(child.stdout.take().unwrap()));
+    let stderr = read(Box::new(child.stderr.take().unwrap()));
+    let deadline = Instant::now() + SCENARIO_TIMEOUT;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if Instant::now() > deadline {
+            // SIGKILL to node's own pid only; Chromium exits when its pipe to node closes.
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let (stdout, stderr) = (stdout.join().unwrap(), stderr.join().unwrap());
+    let outcome = match status {
+        Some(s) if s.success() => {
+            print!("{stdout}");
+            eprint!("{stderr}");
+            return;
+        }
+        Some(s) => format!("failed ({s})"),
+        None => format!("did not finish within {} s and was killed", SCENARIO_TIMEOUT.as_secs()),
+    };
+    panic!(
+        "browser scenario {name} {outcome}; screenshots in {}\n--- stdout ---\n{stdout}\n--- stderr ---\n{stderr}",
+        screenshots.display()
+    );
+}
+
+#[test]
+fn smoke() {
+    scenario("smoke", &[]);
+}

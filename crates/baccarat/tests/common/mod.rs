@@ -1,0 +1,74 @@
+//! Shared by the integration tests that run `baccarat serve` as a child process.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// A server process, killed when dropped (also when a test fails).
+pub struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The serve options every test gets unless `extra_args` names them: a fast table.
+const DEFAULTS: [(&str, &str); 2] = [("--betting-seconds", "1"), ("--deal-ms", "150")];
+
+/// Start `baccarat serve --db <db> --addr 127.0.0.1:0` plus `extra_args` (which
+/// replace the defaults `--betting-seconds 1 --deal-ms 150` when they name them).
+/// Returns the process, its base URL (no trailing slash) and the admin password
+/// printed on a first run (`None` when the database already existed).
+pub fn start(db: &Path, extra_args: &[&str]) -> (Server, String, Option<String>) {
+    let mut args = vec!["serve", "--db", db.to_str().expect("a UTF-8 database path"), "--addr", "127.0.0.1:0"];
+    for (flag, value) in DEFAULTS {
+        let named = extra_args.iter().any(|a| *a == flag || a.starts_with(&format!("{flag}=")));
+        if !named {
+            args.extend([flag, value]);
+        }
+    }
+    args.extend_from_slice(extra_args);
+    let child = Command::new(env!("CARGO_BIN_EXE_baccarat"))
+        .args(&args)
+        .env_remove("BACCARAT_DB")
+        .env_remove("BACCARAT_ADDR")
+        .env_remove("BACCARAT_BETTING_SECONDS")
+        .env_remove("BACCARAT_DEAL_MS")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn baccarat serve");
+    let mut server = Server(child);
+    // Read stdout on a thread, for the whole life of the process, so the server
+    // never blocks on a full pipe and a silent server cannot hang the test.
+    let stdout = server.0.stdout.take().expect("piped stdout");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            let _ = tx.send(line);
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut password = None;
+    let mut seen = Vec::new();
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let line = match rx.recv_timeout(left) {
+            Ok(line) => line,
+            Err(e) => panic!("baccarat serve {args:?} did not start ({e:?}); its output:\n{}", seen.join("\n")),
+        };
+        if let Some(rest) = line.trim().strip_prefix("admin password: ") {
+            password = rest.split_whitespace().next().map(str::to_string);
+        }
+        if let Some(rest) = line.strip_prefix("baccarat table server on ") {
+            let url = rest.split_whitespace().next().unwrap().trim_end_matches('/').to_string();
+            return (server, url, password);
+        }
+        seen.push(line);
+    }
+}

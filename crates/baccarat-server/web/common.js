@@ -144,3 +144,135 @@ export function words(id) {
   const s = String(id || '').replace(/_/g, ' ');
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
+
+// ---------------------------------------------------------------------------
+// Additions for the table page (usable by the pit console too). Everything
+// below only draws what the server sends; the roads are never recomputed here.
+
+/** A phase id in words. */
+export function phaseWords(phase) {
+  return {
+    no_shoe: 'Waiting for a shoe',
+    ready: 'Ready',
+    betting: 'Place your bets',
+    no_more_bets: 'No more bets',
+    dealing: 'Dealing',
+    reconstruction: 'Reconstructing the coup',
+    shoe_over: 'Shoe over',
+  }[phase] || words(phase);
+}
+
+/** A long hex value shortened for display: "6dc957af…c856a". */
+export function shortHash(hex, head = 8, tail = 6) {
+  const s = String(hex || '');
+  return s.length > head + tail + 1 ? `${s.slice(0, head)}…${s.slice(-tail)}` : s;
+}
+
+/** A card's point value in baccarat (A = 1, 10 and pictures = 0), or null. */
+export function cardPoints(id) {
+  if (!id) return null;
+  const rank = String(id).slice(0, -1);
+  if (rank === 'A') return 1;
+  if (['10', 'J', 'Q', 'K'].includes(rank)) return 0;
+  const n = Number(rank);
+  return Number.isInteger(n) ? n : null;
+}
+
+const RESULT_WORDS = { B: 'Banker', P: 'Player', T: 'Tie' };
+const MARK_WORDS = { R: 'red', B: 'blue' };
+
+/** Words for a derived-road mark: "R" -> "red (filled)". */
+export function markWords(mark) {
+  if (!mark) return 'no mark yet';
+  return mark === 'R' ? 'red (filled)' : 'blue (hollow)';
+}
+
+function at(col, row) {
+  return `grid-column:${col + 1};grid-row:${row + 1}`;
+}
+
+function roadBox(kind, title, cols, inner, extra = '') {
+  const n = Math.max(cols, kind === 'bead' ? 8 : kind === 'big' ? 16 : 16);
+  return `<div class="road road-${kind}"><h3 class="road-title">${esc(title)}${extra}</h3>`
+    + `<div class="road-scroll" tabindex="0" role="group" aria-label="${esc(title)}">`
+    + `<div class="road-grid" style="--cols:${n}">${inner}</div></div></div>`;
+}
+
+function pairDots(e) {
+  return (e.banker_pair ? '<i class="pair-dot bp" aria-hidden="true"></i>' : '')
+    + (e.player_pair ? '<i class="pair-dot pp" aria-hidden="true"></i>' : '');
+}
+
+function entryWords(e) {
+  const parts = [RESULT_WORDS[e.result] || e.result];
+  if (e.ties) parts.push(e.ties === 1 ? 'then a tie' : `then ${e.ties} ties`);
+  if (e.banker_pair) parts.push('banker pair');
+  if (e.player_pair) parts.push('player pair');
+  if (e.natural) parts.push('natural');
+  return parts.join(', ');
+}
+
+/** The bead plate: columns of up to six, top to bottom, filled discs with a letter. */
+export function beadPlateHtml(columns) {
+  let inner = '';
+  (columns || []).forEach((col, c) => col.forEach((e, r) => {
+    inner += `<span class="mark bead ${esc(e.result)}${e.natural ? ' natural' : ''}" style="${at(c, r)}" role="img" `
+      + `aria-label="${esc(entryWords(e))}">${esc(e.result)}${pairDots(e)}</span>`;
+  }));
+  return roadBox('bead', 'Bead plate', (columns || []).length, inner);
+}
+
+/**
+ * The big road at the server's col/row: hollow rings (red Banker "B", blue
+ * Player "P"), ties as a green slash with a count, pairs as dots. `lastCols`
+ * keeps only the last columns (the lobby preview).
+ */
+export function bigRoadHtml(cells, { leadingTies = 0, lastCols = 0, title = 'Big road' } = {}) {
+  const list = cells || [];
+  const maxCol = list.reduce((m, e) => Math.max(m, e.col), -1);
+  const from = lastCols ? Math.max(0, maxCol + 1 - lastCols) : 0;
+  let inner = '';
+  for (const e of list) {
+    if (e.col < from) continue;
+    const ties = e.ties ? `<i class="tie-slash" aria-hidden="true"></i>${e.ties > 1 ? `<b class="tie-count" aria-hidden="true">${e.ties}</b>` : ''}` : '';
+    inner += `<span class="mark ring ${esc(e.result)}" style="${at(e.col - from, e.row)}" role="img" `
+      + `aria-label="${esc(entryWords(e))}, column ${e.col + 1} row ${e.row + 1}">`
+      + `<span class="letter" aria-hidden="true">${esc(e.result)}</span>${ties}${pairDots(e)}</span>`;
+  }
+  const extra = leadingTies ? ` <small>(${leadingTies} tie${leadingTies > 1 ? 's' : ''} before the first result)</small>` : '';
+  return roadBox('big', title, maxCol + 1 - from, inner, extra);
+}
+
+/** A derived road (big eye boy, small road, cockroach pig) at the server's col/row. */
+export function derivedRoadHtml(kind, title, cells) {
+  const list = cells || [];
+  const cols = list.reduce((m, e) => Math.max(m, e.col + 1), 0);
+  let inner = '';
+  for (const e of list) {
+    inner += `<span class="mark d-${kind} ${esc(e.mark)}" style="${at(e.col, e.row)}" role="img" `
+      + `aria-label="${esc(markWords(e.mark))}, column ${e.col + 1} row ${e.row + 1}"></span>`;
+  }
+  return roadBox(kind, title, cols, inner);
+}
+
+export const DERIVED_ROADS = [
+  ['eye', 'Big eye boy', 'big_eye_boy'],
+  ['small', 'Small road', 'small_road'],
+  ['roach', 'Cockroach pig', 'cockroach_pig'],
+];
+
+/** The three ask-road marks for one outcome, drawn and labelled. */
+export function askMarksHtml(marks) {
+  return DERIVED_ROADS.map(([kind, title], i) => {
+    const m = (marks || [])[i] || null;
+    const mark = m ? `<span class="mark d-${kind} ${esc(m)}" aria-hidden="true"></span>` : '<span class="no-mark" aria-hidden="true">—</span>';
+    return `<span class="ask-mark" data-mark="${esc(m || '')}">${mark}<span>${esc(title)}: ${esc(markWords(m))}</span></span>`;
+  }).join('');
+}
+
+/** The whole roads board (without the ask-road). */
+export function roadsBoardHtml(board) {
+  const b = board || {};
+  return `<div class="roads-top">${beadPlateHtml(b.bead_plate)}${bigRoadHtml(b.big_road, { leadingTies: b.leading_ties || 0 })}</div>`
+    + `<div class="roads-derived">${DERIVED_ROADS.map(([kind, title, key]) => derivedRoadHtml(kind, title, b[key])).join('')}</div>`;
+}

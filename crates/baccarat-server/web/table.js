@@ -1,1 +1,736 @@
-/* placeholder: the page is being written */
+// The player's page: sign in, the lobby, and one table (layout, chips and the
+// bet slip, cards with the squeeze, result and payouts, balance and history,
+// the roads board). Plain ES module, no build step. Everything shown comes from
+// the server: money is integer minor units shown with money(), roads are drawn
+// at the server's positions, and the countdown is corrected by the server's
+// clock (now_ms).
+
+import {
+  auth, api, login, logout, newKey, money, cardParts, POSITIONS, followTable, esc, words,
+  phaseWords, shortHash, cardPoints, roadsBoardHtml, bigRoadHtml, askMarksHtml,
+} from '/assets/common.js';
+
+const $ = (id) => document.getElementById(id);
+
+// ---------------------------------------------------------------------------
+// State
+
+const S = {
+  tableId: null,
+  follow: null,
+  lobbyTimer: null,
+  t: null, // the latest TableView
+  skew: 0, // server clock minus ours (ms)
+  configKey: '',
+  roadsKey: '',
+  chip: null, // selected chip value (minor units)
+  pending: new Map(), // bet id -> minor units on the slip, not yet sent
+  pendingKey: null, // idempotency key kept only to retry a slip that did not reach the server
+  mine: new Map(), // coup -> [WagerLine]
+  shown: null, // the coup on the felt: {coup, cards, result, void, out}
+  slotState: {}, // position -> 'empty' | 'down' | 'up' | 'held'
+  peel: {}, // position -> 0..1 (the squeeze)
+  countdown: { coup: null, total: 0 },
+  busy: false,
+  historyTimer: null,
+};
+
+const MAIN_BETS = ['player', 'tie', 'banker'];
+const SIDE_OF = (pos) => (pos.startsWith('player') ? 'player' : 'banker');
+
+// ---------------------------------------------------------------------------
+// Notices (aria-live), balance, routing
+
+function notify(text, kind = 'error') {
+  const box = $('notices');
+  const p = document.createElement('p');
+  p.className = `notice ${kind}`;
+  p.dataset.kind = kind;
+  p.innerHTML = `<span>${esc(text)}</span><button type="button" class="dismiss" aria-label="Dismiss">×</button>`;
+  p.querySelector('button').addEventListener('click', () => p.remove());
+  box.append(p);
+  while (box.children.length > 4) box.firstElementChild.remove();
+  setTimeout(() => p.remove(), kind === 'error' ? 15000 : 6000);
+}
+
+function setBalance(balance, available) {
+  for (const [id, v] of [['balance', balance], ['available', available]]) {
+    if (v === null || v === undefined) continue;
+    const el = $(id);
+    el.textContent = money(v);
+    el.dataset.minor = String(v);
+  }
+}
+
+function show(view) {
+  for (const v of ['login', 'lobby', 'table']) $(`view-${v}`).hidden = v !== view;
+  const user = auth.user;
+  $('who').hidden = !user;
+  if (user) $('user-name').textContent = `${user.name}${user.role !== 'player' ? ` (${user.role})` : ''}`;
+}
+
+function leaveTable() {
+  if (S.follow) S.follow.close();
+  S.follow = null;
+  S.tableId = null;
+  S.t = null;
+  $('conn').hidden = true;
+}
+
+function route() {
+  clearInterval(S.lobbyTimer);
+  const m = /table=(\d+)/.exec(location.hash);
+  if (!auth.token) {
+    leaveTable();
+    showLogin();
+  } else if (m) {
+    openTable(Number(m[1]));
+  } else {
+    leaveTable();
+    showLobby();
+  }
+}
+
+async function refreshMe() {
+  try {
+    const me = await api('/api/me');
+    setBalance(me.balance, me.available);
+    return true;
+  } catch (e) {
+    if (e.status === 401) {
+      auth.clear();
+      notify('Your session has ended; please sign in again.');
+      route();
+      return false;
+    }
+    notify(e.message);
+    return true;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Sign in
+
+function showLogin() {
+  show('login');
+  $('login-name').focus();
+}
+
+$('login-form').addEventListener('submit', async (ev) => {
+  ev.preventDefault();
+  const name = $('login-name').value.trim();
+  const password = $('login-password').value;
+  const err = $('login-error');
+  err.textContent = '';
+  if (!name || !password) {
+    err.textContent = 'Please enter your name and your password.';
+    return;
+  }
+  const button = ev.target.querySelector('button[type=submit]');
+  button.disabled = true;
+  try {
+    await login(name, password);
+    $('login-password').value = '';
+    await refreshMe();
+    route();
+  } catch (e) {
+    err.textContent = e.status === 401 || e.status === 403
+      ? 'That name and password do not match an account. Please try again.'
+      : e.message;
+  } finally {
+    button.disabled = false;
+  }
+});
+
+$('logout').addEventListener('click', async () => {
+  leaveTable();
+  await logout();
+  setBalance('', '');
+  location.hash = '';
+  route();
+});
+
+// ---------------------------------------------------------------------------
+// Lobby
+
+function limitsText(t) {
+  const parts = [`Min ${money(t.min)}`, `Max ${money(t.max)}`];
+  parts.push(t.differential === null ? 'no differential' : `Differential ${money(t.differential)}`);
+  return parts.join(' · ');
+}
+
+function lobbyCard(t) {
+  const mode = t.mode === 'live' ? 'Live dealer' : 'RNG';
+  return `<li class="lobby-card panel" data-testid="lobby-table-${t.id}" data-phase="${esc(t.phase)}">
+    <div class="lobby-top">
+      <h2>${esc(t.name)}</h2>
+      <span class="pill phase-${esc(t.phase)}">${esc(t.open ? phaseWords(t.phase) : 'Closed')}</span>
+    </div>
+    <p class="sub">${esc(t.rulebook_title)}</p>
+    <p>${esc(t.variant_title)} · ${esc(mode)} · ${esc(words(t.dealing))} dealing · ${t.decks} decks</p>
+    <p class="limits-line">${esc(limitsText(t))}${t.announced_minimum ? ` · minimum rising to ${esc(money(t.announced_minimum[0]))}` : ''}</p>
+    <div class="mini-road" aria-label="Big road of the current shoe">${bigRoadHtml(t.roads && t.roads.big_road, { lastCols: 14, title: `Big road (${(t.results || '').length} coups)` })}</div>
+    <a class="btn primary join" href="#table=${t.id}" data-testid="join-${t.id}">Play at ${esc(t.name)}</a>
+  </li>`;
+}
+
+async function showLobby() {
+  show('lobby');
+  const load = async () => {
+    try {
+      const r = await api('/api/tables');
+      const list = $('lobby-list');
+      const focused = document.activeElement && document.activeElement.dataset.testid;
+      list.innerHTML = r.tables.map(lobbyCard).join('');
+      scrollRoadsToEnd(list);
+      if (focused) list.querySelector(`[data-testid="${focused}"]`)?.focus();
+      const role = auth.user && auth.user.role;
+      $('lobby-note').textContent = role && role !== 'player'
+        ? `Signed in as ${role}: you may watch the tables; the pit console is at /pit.`
+        : 'Choose a table to play.';
+    } catch (e) {
+      notify(e.message);
+    }
+  };
+  await load();
+  refreshMe();
+  S.lobbyTimer = setInterval(load, 3000);
+}
+
+// ---------------------------------------------------------------------------
+// The table: built once per configuration
+
+function payText(line) {
+  const gloss = line.pays === '19:20' ? ' (1:1 less 5%)' : '';
+  return `${words(line.outcome)} ${line.pays}${gloss}`;
+}
+
+function chipValues(t) {
+  const smallest = Math.min(t.min, ...t.offers.map((o) => o.min));
+  const all = [100, 500, 1000, 2500, 5000, 10000, 50000, 100000, 500000];
+  const list = all.filter((c) => c % t.chip === 0 && c >= smallest && c <= t.max).slice(0, 7);
+  return list.length ? list : [t.min];
+}
+
+function configKey(t) {
+  return JSON.stringify([t.id, t.chip, t.min, t.max, t.differential, t.announced_minimum, t.offers]);
+}
+
+function buildTable(t) {
+  $('t-name').textContent = t.name;
+  $('t-sub').textContent = `${t.rulebook_title} · ${t.variant_title} · ${t.mode === 'live' ? 'Live dealer' : 'RNG'} · ${words(t.dealing)} dealing · ${t.decks} decks`;
+  document.title = `${t.name} · Baccarat`;
+
+  // The limits sign.
+  const rows = [
+    ['Minimum', money(t.min), 'limit-min'],
+    ['Maximum', money(t.max), 'limit-max'],
+    ['Chip unit', money(t.chip), 'limit-chip'],
+    ['Differential', t.differential === null ? 'None' : money(t.differential), 'limit-differential'],
+  ];
+  if (t.announced_minimum) {
+    const [min, at] = t.announced_minimum;
+    rows.push(['Minimum from', `${money(min)} at ${new Date(at - S.skew).toLocaleTimeString()}`, 'limit-announced']);
+  }
+  $('limits').innerHTML = rows.map(([k, v, id]) => `<div><dt>${esc(k)}</dt><dd data-testid="${id}">${esc(v)}</dd></div>`).join('');
+
+  // The layout: main wagers first (Player, Tie, Banker), then the side bets.
+  const offers = [...t.offers].sort((a, b) => {
+    const ia = MAIN_BETS.indexOf(a.bet), ib = MAIN_BETS.indexOf(b.bet);
+    return (ia < 0 ? 99 : ia) - (ib < 0 ? 99 : ib);
+  });
+  const spot = (o) => {
+    const main = MAIN_BETS.includes(o.bet);
+    const lim = o.min === t.min && o.max === t.max ? '' : `<span class="spot-limits">${esc(money(o.min))}–${esc(money(o.max))}</span>`;
+    return `<button type="button" class="spot ${main ? 'main' : 'side'} bet-${esc(o.bet)}" data-bet="${esc(o.bet)}" data-testid="spot-${esc(o.bet)}" title="${esc(o.rule)}">
+      <span class="spot-name">${esc(words(o.bet))}</span>
+      <span class="spot-pays">${o.lines.map((l) => `<span>${esc(payText(l))}</span>`).join('')}</span>
+      ${lim}
+      <span class="spot-stake"><span class="on" data-testid="spot-${esc(o.bet)}-placed"></span><span class="slip" data-testid="spot-${esc(o.bet)}-pending"></span></span>
+    </button>`;
+  };
+  $('layout').innerHTML = `<div class="spots-main">${offers.filter((o) => MAIN_BETS.includes(o.bet)).map(spot).join('')}</div>`
+    + `<div class="spots-side">${offers.filter((o) => !MAIN_BETS.includes(o.bet)).map(spot).join('')}</div>`;
+
+  // The chips.
+  const values = chipValues(t);
+  if (!values.includes(S.chip)) S.chip = values.find((v) => v >= t.min) ?? values[0];
+  $('chips').innerHTML = values.map((v, i) => `<button type="button" class="chip chip-${i}" data-minor="${v}" data-testid="chip-${v}"
+    aria-pressed="${v === S.chip}" aria-label="Chip ${esc(money(v))}">${esc(money(v).replace(/\.00$/, ''))}</button>`).join('');
+
+  // The card slots: three a hand.
+  for (const side of ['player', 'banker']) {
+    $(`cards-${side}`).innerHTML = POSITIONS.filter(([p]) => SIDE_OF(p) === side).map(([p, label]) => `
+      <div class="card-slot ${p.endsWith('3') ? 'third' : ''}" data-testid="card-${p}" data-position="${p}" data-card="" data-state="empty" role="img" aria-label="${esc(label)}: not dealt">
+        <div class="card"><div class="card-front"><span class="corner tl"></span><span class="pip"></span><span class="corner br"></span><span class="peel-cover" aria-hidden="true"></span></div><div class="card-back"></div></div>
+      </div>`).join('');
+  }
+  S.slotState = {};
+}
+
+$('layout').addEventListener('click', (ev) => {
+  const spot = ev.target.closest('.spot');
+  if (!spot || !S.t) return;
+  if (auth.user?.role !== 'player') return notify('Only players may place wagers.');
+  if (S.t.phase !== 'betting') return notify(`Betting is not open (${phaseWords(S.t.phase).toLowerCase()}). Your chips wait on the slip for the next coup.`, 'info');
+  const bet = spot.dataset.bet;
+  S.pending.set(bet, (S.pending.get(bet) || 0) + S.chip);
+  S.pendingKey = null;
+  renderStakes();
+});
+
+$('chips').addEventListener('click', (ev) => {
+  const chip = ev.target.closest('.chip');
+  if (!chip) return;
+  S.chip = Number(chip.dataset.minor);
+  for (const c of $('chips').children) c.setAttribute('aria-pressed', String(c === chip));
+});
+
+// ---------------------------------------------------------------------------
+// The table: opening and following
+
+async function openTable(id) {
+  if (S.tableId === id && S.follow) return;
+  leaveTable();
+  show('table');
+  Object.assign(S, {
+    tableId: id, t: null, configKey: '', roadsKey: '', shown: null, slotState: {}, peel: {},
+    pending: new Map(), pendingKey: null, mine: new Map(),
+  });
+  $('t-name').textContent = `Table ${id}`;
+  $('conn').hidden = false;
+  setConn('connecting');
+  if (!(await refreshMe())) return;
+  S.follow = followTable(id, onMessage, (status) => {
+    setConn(status);
+    if (status === 'reconnecting') refreshMe();
+  });
+  loadHistory();
+}
+
+function setConn(status) {
+  const el = $('conn');
+  el.dataset.state = status;
+  el.textContent = status === 'live' ? 'Live' : status === 'reconnecting' ? 'Reconnecting…' : 'Connecting…';
+  el.setAttribute('aria-label', `Connection: ${el.textContent}`);
+}
+
+function onMessage(msg) {
+  const t = msg.table;
+  if (!t || t.id !== S.tableId) return;
+  if (typeof msg.now_ms === 'number') S.skew = msg.now_ms - Date.now();
+  if (msg.balance !== null && msg.balance !== undefined) setBalance(msg.balance, msg.available);
+  const prev = S.t;
+  S.t = t;
+  const key = configKey(t);
+  if (key !== S.configKey) {
+    S.configKey = key;
+    buildTable(t);
+  }
+  if (prev && prev.coup !== t.coup) newCoup(prev);
+  if (msg.mine && msg.mine.coup !== null && msg.mine.coup !== undefined) {
+    const before = S.mine.get(msg.mine.coup) || [];
+    S.mine.set(msg.mine.coup, msg.mine.wagers);
+    const settled = (ws) => ws.filter((w) => w.status === 'settled').length;
+    if (settled(msg.mine.wagers) > settled(before)) loadHistorySoon();
+  }
+  // The felt shows this coup once it has cards or a result; until then the last one.
+  if (t.cards.length || msg.result || msg.void) {
+    if (S.shown && S.shown.coup !== t.coup) S.peel = {};
+    // Once the coup is complete its cards come with the result (the table's own
+    // list is cleared when the coup closes).
+    const cards = msg.result && Array.isArray(msg.result.cards) && msg.result.cards.length ? msg.result.cards
+      : t.cards.length ? t.cards : (S.shown && S.shown.coup === t.coup ? S.shown.cards : []);
+    S.shown = { coup: t.coup, cards, result: msg.result, void: msg.void, out: t.out };
+  } else if (S.shown && S.shown.coup === t.coup) {
+    S.shown = null; // the coup's cards were taken back (e.g. a misdeal reconstruction)
+  }
+  if (prev && prev.results.length + 1 === t.results.length && S.shown && !S.shown.result && S.shown.coup === prev.coup) {
+    // The result came and went between two pushes: the roads still tell the winner.
+    S.shown.result = { winner: { B: 'banker', P: 'player', T: 'tie' }[t.last], player: null, banker: null };
+  }
+  render();
+}
+
+function newCoup(prev) {
+  // Remember last coup's slip for Rebet; and if its settlement was never seen,
+  // read it from the history.
+  const lines = (S.mine.get(prev.coup) || []).filter((w) => w.status !== 'withdrawn');
+  if (lines.length) {
+    const slip = new Map();
+    for (const w of lines) slip.set(w.bet, (slip.get(w.bet) || 0) + w.amount);
+    sessionStorage.setItem(`baccarat.rebet.${S.tableId}`, JSON.stringify([...slip]));
+    if (lines.some((w) => w.status === 'open')) loadHistory(prev.coup);
+  }
+  S.countdown = { coup: null, total: 0 };
+}
+
+// ---------------------------------------------------------------------------
+// Rendering one push
+
+function render() {
+  const t = S.t;
+  $('t-phase').textContent = t.open ? phaseWords(t.phase) : `Closed · ${phaseWords(t.phase)}`;
+  $('t-phase').dataset.phase = t.phase;
+  renderCards();
+  renderSqueeze();
+  renderResult();
+  renderStakes();
+  renderPayouts();
+  renderShoe();
+  renderRoads();
+  tick();
+}
+
+function renderCards() {
+  const shown = S.shown;
+  const me = auth.user && auth.user.id;
+  const current = shown && shown.coup === S.t.coup;
+  const cards = new Map((shown ? shown.cards : []).map(([p, c]) => [p, c]));
+  const out = current ? S.t.out : null;
+  for (const [pos, label] of POSITIONS) {
+    const slot = document.querySelector(`[data-testid="card-${pos}"]`);
+    if (!slot) continue;
+    const has = cards.has(pos);
+    const card = cards.get(pos) || null;
+    let state = 'empty';
+    if (has && !card) state = 'down';
+    else if (card && out && out.player === me && out.side === SIDE_OF(pos)) state = 'held';
+    else if (card) state = 'up';
+    const before = S.slotState[pos] || 'empty';
+    slot.dataset.card = card || '';
+    slot.style.setProperty('--peel', String(S.peel[pos] || 0));
+    if (card) {
+      const c = cardParts(card);
+      slot.querySelector('.tl').textContent = `${c.rank}${c.symbol}`;
+      slot.querySelector('.br').textContent = `${c.rank}${c.symbol}`;
+      slot.querySelector('.pip').textContent = c.symbol;
+      slot.classList.toggle('red', c.red);
+    }
+    const what = state === 'empty' ? 'not dealt' : state === 'down' ? 'face down'
+      : state === 'held' ? `${cardParts(card).label}, held by you to squeeze` : cardParts(card).label;
+    slot.setAttribute('aria-label', `${label}: ${what}`);
+    if (state === 'up' && before === 'empty' && current) {
+      // Dealt face up: turn it over from its back.
+      slot.dataset.state = 'down';
+      void slot.offsetWidth;
+    }
+    slot.dataset.state = state;
+    S.slotState[pos] = state;
+  }
+  $('hands').classList.toggle('previous', !!shown && !current);
+  $('coup-label').textContent = !shown ? (S.t.phase === 'betting' ? 'Place your bets.' : '')
+    : current ? `Coup ${shown.coup}` : `Last coup (${shown.coup}) — place your bets for coup ${S.t.coup}.`;
+  // Running totals of the cards everyone can see; the result's totals once known.
+  for (const side of ['player', 'banker']) {
+    let total = shown && shown.result && shown.result[side] !== null && shown.result[side] !== undefined ? shown.result[side] : null;
+    if (total === null) {
+      const up = POSITIONS.filter(([p]) => SIDE_OF(p) === side && S.slotState[p] === 'up').map(([p]) => cardPoints(cards.get(p)));
+      total = up.length ? up.reduce((a, b) => a + b, 0) % 10 : null;
+    }
+    $(`total-${side}`).textContent = total === null ? '' : String(total);
+  }
+}
+
+function renderSqueeze() {
+  const t = S.t;
+  const box = $('squeeze-box');
+  const out = t.out;
+  box.hidden = !out;
+  if (!out) return;
+  const mine = auth.user && out.player === auth.user.id;
+  const hand = `the ${words(out.side)} hand`;
+  $('squeeze-text').textContent = mine
+    ? `You hold ${hand}. Drag a card upward (or press Squeeze) to peel it, then Reveal it to the table.`
+    : `${out.name ? out.name : `Player #${out.player}`} is squeezing ${hand}.`;
+  $('squeeze-actions').hidden = !mine;
+  box.dataset.mine = String(!!mine);
+}
+
+function renderResult() {
+  const el = $('result');
+  const shown = S.shown;
+  el.dataset.winner = '';
+  el.dataset.coup = shown ? String(shown.coup) : '';
+  if (!shown) { el.textContent = ''; return; }
+  if (shown.void) {
+    el.textContent = `Coup ${shown.coup} is void (${shown.void}); wagers are returned.`;
+    el.dataset.winner = 'void';
+    return;
+  }
+  const r = shown.result;
+  if (!r || !r.winner) { el.textContent = ''; return; }
+  el.dataset.winner = r.winner;
+  const score = r.player === null || r.player === undefined ? '' : r.winner === 'banker' ? ` ${r.banker} to ${r.player}` : ` ${r.player} to ${r.banker}`;
+  el.textContent = r.winner === 'tie' ? `Tie${score ? `, ${r.player} all` : ''}` : `${words(r.winner)} wins${score}`;
+}
+
+function openWagers() {
+  return (S.mine.get(S.t.coup) || []).filter((w) => w.status === 'open');
+}
+
+function renderStakes() {
+  if (!S.t) return;
+  const placed = new Map();
+  for (const w of openWagers()) placed.set(w.bet, (placed.get(w.bet) || 0) + w.amount);
+  for (const spot of document.querySelectorAll('.spot')) {
+    const bet = spot.dataset.bet;
+    const on = placed.get(bet) || 0;
+    const slip = S.pending.get(bet) || 0;
+    const onEl = spot.querySelector('.on'), slipEl = spot.querySelector('.slip');
+    onEl.textContent = on ? `On ${money(on)}` : '';
+    onEl.dataset.minor = String(on);
+    slipEl.textContent = slip ? `Slip ${money(slip)}` : '';
+    slipEl.dataset.minor = String(slip);
+    spot.classList.toggle('has-chips', !!(on || slip));
+  }
+  const betting = S.t.phase === 'betting';
+  const pendingTotal = [...S.pending.values()].reduce((a, b) => a + b, 0);
+  const placedTotal = [...placed.values()].reduce((a, b) => a + b, 0);
+  $('slip-total').textContent = `Slip ${money(pendingTotal)} · On the table ${money(placedTotal)}`;
+  $('btn-confirm').disabled = S.busy || !betting || !S.pending.size;
+  $('btn-clear').disabled = S.busy || (!S.pending.size && !(betting && placedTotal));
+  $('btn-rebet').disabled = S.busy || !sessionStorage.getItem(`baccarat.rebet.${S.tableId}`);
+  $('layout').classList.toggle('closed', !betting);
+}
+
+function payoutLine(w) {
+  const s = w.settlement;
+  const status = w.status === 'settled' ? `${words(w.outcome || '')}${w.pays ? ` · pays ${w.pays}` : ''}`
+    : w.status === 'open' ? (w.needs_approval ? 'Waiting for a supervisor' : 'On the table')
+      : w.status === 'withdrawn' ? 'Withdrawn' : `Returned${w.rule ? ` (${w.rule})` : ''}`;
+  const net = w.net === null || w.net === undefined ? null : w.net;
+  const cls = net === null ? '' : net > 0 ? 'pos' : net < 0 ? 'neg' : 'zero';
+  const grid = s ? [
+    ['Stake', money(s.stake)], ['Outcome', words(w.outcome || '—')], ['Pays', w.pays || '—'], ['Won', money(s.won)],
+    ['Commission', money(s.commission)], ['Returned', money(s.returned)], ['Net', money(net, { sign: true })],
+  ] : [['Stake', money(w.amount)]];
+  return `<li class="payout ${cls}" data-testid="payout-${w.wager}" data-wager="${w.wager}" data-bet="${esc(w.bet)}" data-status="${esc(w.status)}" data-outcome="${esc(w.outcome || '')}" data-net="${net === null ? '' : net}">
+    <div class="p-head"><strong>${esc(words(w.bet))}</strong><span class="p-status">${esc(status)}</span>${net === null ? '' : `<span class="p-net">${esc(money(net, { sign: true }))}</span>`}</div>
+    <dl class="p-grid">${grid.map(([k, v]) => `<div><dt>${esc(k)}</dt><dd>${esc(v)}</dd></div>`).join('')}</dl>
+  </li>`;
+}
+
+function renderPayouts() {
+  // This coup's wagers, or the last coup that had any.
+  let coup = S.t.coup;
+  let lines = S.mine.get(coup) || [];
+  if (!lines.length) {
+    const coups = [...S.mine.keys()].filter((c) => (S.mine.get(c) || []).length).sort((a, b) => b - a);
+    if (coups.length) { coup = coups[0]; lines = S.mine.get(coup); }
+  }
+  $('payouts-coup').textContent = lines.length ? `(coup ${coup})` : '';
+  const settled = lines.filter((w) => w.status === 'settled');
+  const total = settled.reduce((a, w) => a + w.net, 0);
+  $('payouts').innerHTML = lines.length
+    ? lines.map(payoutLine).join('') + (settled.length ? `<li class="payout-total" data-testid="payout-total" data-net="${total}">Net this coup <strong>${esc(money(total, { sign: true }))}</strong></li>` : '')
+    : '<li class="empty">No wagers yet. Pick a chip, tap a spot, then Confirm.</li>';
+}
+
+function renderShoe() {
+  const t = S.t;
+  const c = t.seed_commitment;
+  $('shoe').innerHTML = `<p>Shoe ${t.shoe} · coup ${t.coup}</p>
+    <p><label for="shoe-progress">Cards dealt</label>
+    <progress id="shoe-progress" max="${t.shoe_size}" value="${t.dealt}"></progress>
+    <span data-testid="shoe-progress" data-dealt="${t.dealt}" data-size="${t.shoe_size}">${t.dealt} / ${t.shoe_size}</span></p>
+    <p>Seed commitment (SHA-256): ${c ? `<code data-testid="seed-commitment" title="${esc(c)}" tabindex="0" aria-label="Seed commitment ${esc(c)}">${esc(shortHash(c))}</code>` : 'none yet'}</p>
+    <p><a href="/api/tables/${t.id}/shoes" target="_blank" rel="noopener">Shoes and their seeds</a> (each seed is published when its shoe ends)</p>`;
+}
+
+function renderRoads() {
+  const t = S.t;
+  const key = `${t.shoe}:${t.results}`;
+  if (key === S.roadsKey) return;
+  S.roadsKey = key;
+  $('roads-board').innerHTML = t.roads ? roadsBoardHtml(t.roads) : '';
+  scrollRoadsToEnd($('roads-board'));
+  $('ask-banker-marks').innerHTML = `<strong>If Banker wins next:</strong>${askMarksHtml(t.roads && t.roads.ask_banker)}`;
+  $('ask-player-marks').innerHTML = `<strong>If Player wins next:</strong>${askMarksHtml(t.roads && t.roads.ask_player)}`;
+}
+
+/** Scroll each road so that its latest marks are in view. */
+function scrollRoadsToEnd(root) {
+  for (const el of root.querySelectorAll('.road-scroll')) {
+    let right = 0;
+    for (const m of el.querySelectorAll('.mark')) right = Math.max(right, m.offsetLeft + m.offsetWidth);
+    el.scrollLeft = Math.max(0, right + 40 - el.clientWidth);
+  }
+}
+
+// The countdown, corrected for the server's clock.
+function tick() {
+  const t = S.t;
+  const el = $('countdown');
+  if (!t || t.phase !== 'betting' || !t.closes_at_ms || $('view-table').hidden) {
+    el.hidden = true;
+    return;
+  }
+  const left = Math.max(0, t.closes_at_ms - (Date.now() + S.skew));
+  if (S.countdown.coup !== t.coup) S.countdown = { coup: t.coup, total: Math.max(left, 1000) };
+  el.hidden = false;
+  el.dataset.remainingMs = String(left);
+  el.querySelector('.countdown-text').textContent = left > 0 ? `Bets close in ${Math.ceil(left / 1000)} s` : 'Closing…';
+  el.querySelector('.countdown-bar span').style.width = `${Math.min(100, (100 * left) / S.countdown.total)}%`;
+  el.classList.toggle('urgent', left < 3000);
+}
+setInterval(tick, 200);
+
+// ---------------------------------------------------------------------------
+// Confirm, clear, rebet
+
+async function withBusy(fn) {
+  if (S.busy) return;
+  S.busy = true;
+  renderStakes();
+  try { await fn(); } finally { S.busy = false; renderStakes(); }
+}
+
+$('btn-confirm').addEventListener('click', () => withBusy(async () => {
+  if (!S.pending.size || !S.t) return;
+  const lines = [...S.pending].map(([bet, amount]) => ({ bet, amount }));
+  const key = S.pendingKey || (S.pendingKey = newKey('slip'));
+  try {
+    const r = await api(`/api/tables/${S.tableId}/wagers`, { method: 'POST', body: { wagers: lines, key } });
+    S.pendingKey = null;
+    S.pending.clear();
+    const placed = [], refused = [];
+    (r.results || []).forEach((res, i) => {
+      const l = lines[i];
+      const what = `${words(l.bet)} ${money(l.amount)}`;
+      if (res.result === 'wager') placed.push(what);
+      else refused.push(`${what} refused: ${res.message || 'not accepted'}${res.rule ? ` (${res.rule})` : ''}`);
+    });
+    if (r.balance !== undefined) setBalance(r.balance);
+    if (placed.length) notify(`Placed: ${placed.join(', ')}.`, 'info');
+    for (const text of refused) notify(text);
+  } catch (e) {
+    if (e.status !== 0) S.pendingKey = null; // refused: a new slip gets a new key
+    notify(e.status === 0 ? `${e.message} Press Confirm again to retry the same slip.` : e.message);
+  }
+}));
+
+$('btn-clear').addEventListener('click', () => withBusy(async () => {
+  const dropped = S.pending.size;
+  S.pending.clear();
+  S.pendingKey = null;
+  if (S.t && S.t.phase === 'betting') {
+    for (const w of openWagers()) {
+      try {
+        await api(`/api/tables/${S.tableId}/withdraw`, { method: 'POST', body: { wager: w.wager } });
+      } catch (e) {
+        notify(`${words(w.bet)} ${money(w.amount)} could not be withdrawn: ${e.message}`);
+      }
+    }
+  } else if (!dropped) {
+    notify('Betting is closed: placed wagers stay on the table.', 'info');
+  }
+}));
+
+$('btn-rebet').addEventListener('click', () => {
+  const saved = sessionStorage.getItem(`baccarat.rebet.${S.tableId}`);
+  if (!saved) return;
+  S.pending = new Map(JSON.parse(saved));
+  S.pendingKey = null;
+  renderStakes();
+  notify('Last coup’s wagers are on your slip: press Confirm to place them.', 'info');
+});
+
+// ---------------------------------------------------------------------------
+// The squeeze: peel the held cards (drag, or the Squeeze button), then Reveal
+
+function heldSlots() {
+  return [...document.querySelectorAll('.card-slot[data-state="held"]')];
+}
+
+function setPeel(slot, v) {
+  const p = Math.max(0, Math.min(1, v));
+  S.peel[slot.dataset.position] = p;
+  slot.style.setProperty('--peel', String(p));
+}
+
+$('btn-squeeze').addEventListener('click', () => {
+  for (const slot of heldSlots()) setPeel(slot, (S.peel[slot.dataset.position] || 0) + 0.25);
+});
+
+$('hands').addEventListener('pointerdown', (ev) => {
+  const slot = ev.target.closest('.card-slot[data-state="held"]');
+  if (!slot) return;
+  ev.preventDefault();
+  slot.setPointerCapture(ev.pointerId);
+  const y0 = ev.clientY, p0 = S.peel[slot.dataset.position] || 0, h = slot.clientHeight || 100;
+  const move = (e) => setPeel(slot, p0 + (y0 - e.clientY) / h);
+  const up = () => { slot.removeEventListener('pointermove', move); slot.removeEventListener('pointerup', up); slot.removeEventListener('pointercancel', up); };
+  slot.addEventListener('pointermove', move);
+  slot.addEventListener('pointerup', up);
+  slot.addEventListener('pointercancel', up);
+});
+
+async function handAction(action) {
+  const out = S.t && S.t.out;
+  try {
+    await api(`/api/tables/${S.tableId}/hand`, { method: 'POST', body: action === 'expose' && out ? { action, side: out.side } : { action } });
+  } catch (e) {
+    notify(e.message);
+  }
+}
+$('btn-reveal').addEventListener('click', () => handAction('expose'));
+$('btn-decline').addEventListener('click', () => handAction('decline'));
+
+// ---------------------------------------------------------------------------
+// The ask-road: on hover, focus and tap
+
+for (const side of ['banker', 'player']) {
+  const btn = $(`ask-${side}`), pop = $(`ask-${side}-marks`);
+  btn.setAttribute('aria-describedby', pop.id);
+  const st = { hover: false, focus: false, pinned: false };
+  const sync = () => {
+    const open = st.hover || st.focus || st.pinned;
+    pop.hidden = !open;
+    btn.setAttribute('aria-expanded', String(open));
+  };
+  btn.addEventListener('mouseenter', () => { st.hover = true; sync(); });
+  btn.addEventListener('mouseleave', () => { st.hover = false; sync(); });
+  btn.addEventListener('focus', () => { st.focus = true; sync(); });
+  btn.addEventListener('blur', () => { st.focus = false; st.pinned = false; sync(); });
+  btn.addEventListener('click', () => { st.pinned = !st.pinned; sync(); });
+  btn.addEventListener('keydown', (e) => { if (e.key === 'Escape') { st.pinned = st.focus = st.hover = false; sync(); } });
+}
+
+// ---------------------------------------------------------------------------
+// History
+
+function loadHistorySoon() {
+  clearTimeout(S.historyTimer);
+  S.historyTimer = setTimeout(() => loadHistory(), 300);
+}
+
+async function loadHistory(missedCoup = null) {
+  if (!auth.token || auth.user?.role !== 'player') return;
+  try {
+    const r = await api('/api/me/history');
+    const rows = r.history || [];
+    if (missedCoup !== null) {
+      // Settlement of a coup whose result passed between two pushes.
+      const lines = rows.filter((h) => h.table === S.tableId && h.coup === missedCoup).map((h) => h.line);
+      if (lines.length) {
+        const known = S.mine.get(missedCoup) || [];
+        S.mine.set(missedCoup, known.map((w) => lines.find((l) => l.wager === w.wager) || w));
+        if (S.t) renderPayouts();
+      }
+    }
+    $('history').querySelector('tbody').innerHTML = rows.length ? rows.slice(0, 40).map((h) => {
+      const l = h.line;
+      const cls = l.net > 0 ? 'pos' : l.net < 0 ? 'neg' : 'zero';
+      return `<tr class="${cls}" data-wager="${l.wager}"><td title="Table ${h.table}, coup ${h.coup}">${h.table === S.tableId ? '' : `T${h.table} `}#${h.coup}</td><td>${esc(words(l.bet))}</td><td>${esc(money(l.amount))}</td><td>${esc(words(l.outcome || l.status))}</td><td class="num">${esc(money(l.net, { sign: true }))}</td></tr>`;
+    }).join('') : '<tr><td colspan="5">No settled wagers yet.</td></tr>';
+  } catch (e) {
+    notify(e.message);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Start
+
+window.addEventListener('hashchange', route);
+route();

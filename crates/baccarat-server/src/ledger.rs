@@ -155,6 +155,8 @@ pub struct Ledger {
     /// Idempotency key -> (digest of the request, its answer).
     answers: HashMap<String, ([u8; 32], Answer)>,
     next_account: AccountId,
+    /// Each account by what it is for (every wager looks up its wallet).
+    by_kind: HashMap<AccountKind, AccountId>,
     /// Accounts opened since [`Ledger::take_opened`] was last called.
     opened: Vec<AccountId>,
 }
@@ -176,11 +178,12 @@ impl Ledger {
     }
 
     pub fn open(&mut self, kind: AccountKind) -> AccountId {
-        if let Some(a) = self.accounts.values().find(|a| a.kind == kind) {
-            return a.id;
+        if let Some(&id) = self.by_kind.get(&kind) {
+            return id;
         }
         self.next_account += 1;
         let id = self.next_account;
+        self.by_kind.insert(kind.clone(), id);
         self.accounts.insert(id, Account { id, kind, balance: 0, held: 0 });
         self.opened.push(id);
         id
@@ -199,7 +202,7 @@ impl Ledger {
     }
 
     pub fn find(&self, kind: &AccountKind) -> Option<AccountId> {
-        self.accounts.values().find(|a| &a.kind == kind).map(|a| a.id)
+        self.by_kind.get(kind).copied()
     }
 
     /// The accounts opened since the last call, for the store to write.
@@ -244,6 +247,7 @@ impl Ledger {
         let mut l = Ledger::new();
         for a in accounts {
             l.next_account = l.next_account.max(a.id);
+            l.by_kind.insert(a.kind.clone(), a.id);
             l.accounts.insert(a.id, a);
         }
         for t in &transfers {

@@ -114,7 +114,8 @@ pub async fn serve(cfg: ServeConfig) -> Result<(), String> {
 
 /// Run the server on a bound listener (tests bind port 0).
 pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<(), String> {
-    let (store, casino, users) = open(&cfg)?;
+    let (mut store, casino, users) = open(&cfg)?;
+    store.checkpoint_in_background(&cfg.db, Duration::from_millis(200)).map_err(|e| e.to_string())?;
     let table_ids: Vec<u32> = casino.tables.keys().copied().collect();
     let views = Arc::new(RwLock::new(Views::default()));
     let closes_at: Arc<Mutex<HashMap<u32, u64>>> = Arc::new(Mutex::new(HashMap::new()));

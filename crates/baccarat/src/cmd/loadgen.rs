@@ -2,6 +2,14 @@
 //! loopback, for a bounded time. Reports accepted bets per second, the p50 and
 //! p99 latency of a durable acknowledgement, coups per second, and the server's
 //! full ledger check afterwards.
+//!
+//! It first creates `--tables` load tables (NSW rules, wide limits, so that what
+//! is measured is the server rather than the table maximums) and seats
+//! `--players-per-table` new players at every table. Each request is a bet slip
+//! of `--slip` main wagers (Banker and Tie in turn: NSW 10.5 allows one of each
+//! side bet per coup, and Banker with Player needs a supervisor, NSW 5.6.6);
+//! every wager in a slip counts as a bet. A request refused with 429 waits as
+//! told and is retried with the same idempotency key.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -21,6 +29,12 @@ pub struct Args {
     /// Seated players per table (at most the layout's seats).
     #[arg(long, default_value_t = 7)]
     players_per_table: u32,
+    /// Load tables to create first (besides the tables already there).
+    #[arg(long, default_value_t = 16)]
+    tables: u32,
+    /// Wagers per request (a bet slip), 1 to 32.
+    #[arg(long, default_value_t = 4)]
+    slip: usize,
     /// Requests in flight at once.
     #[arg(long, default_value_t = 64)]
     concurrency: usize,
@@ -43,8 +57,11 @@ pub fn run(a: Args) -> Result<()> {
         || a.concurrency > 1024
         || a.players_per_table == 0
         || a.players_per_table > 14
+        || a.tables > 200
+        || a.slip == 0
+        || a.slip > 32
     {
-        bail!("--seconds 1-600, --concurrency 1-1024, --players-per-table 1-14");
+        bail!("--seconds 1-600, --concurrency 1-1024, --players-per-table 1-14, --tables 0-200, --slip 1-32");
     }
     let rt = tokio::runtime::Runtime::new().context("async runtime")?;
     rt.block_on(drive(a))
@@ -67,12 +84,27 @@ async fn drive(a: Args) -> Result<()> {
         }
     };
     let admin = login("admin".into(), a.admin_password.clone()).await?;
+    let mut created = Vec::new();
+    for i in 0..a.tables {
+        let config = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 100\nmax = 100000000000\n";
+        let r = send(&c, || {
+            c.post(format!("{url}/api/tables"))
+                .bearer_auth(&admin)
+                .json(&json!({"name": format!("Load {}", i + 1), "config": config}))
+        })
+        .await?;
+        created.push(r["table"].as_u64().with_context(|| format!("create a load table: {r}"))? as u32);
+    }
     let tables: Value = c.get(format!("{url}/api/tables")).send().await?.json().await?;
     let tables: Vec<(u32, i64)> = tables["tables"]
         .as_array()
         .context("tables")?
         .iter()
+        .filter(|t| t["mode"] == "rng")
         .map(|t| (t["id"].as_u64().unwrap_or(0) as u32, t["min"].as_i64().unwrap_or(1000)))
+        // With load tables, only they are driven (the others' limits would
+        // refuse most of the load); without, every RNG table is.
+        .filter(|(id, _)| created.is_empty() || created.contains(id))
         .collect();
     let run_id = baccarat_server::auth::random_hex(4);
     // Players: one per seat, with ample play chips.
@@ -80,14 +112,12 @@ async fn drive(a: Args) -> Result<()> {
     for &(table, min) in &tables {
         for seat in 1..=a.players_per_table {
             let name = format!("load-{run_id}-{table}-{seat}");
-            let r: Value = c
-                .post(format!("{url}/api/players"))
-                .bearer_auth(&admin)
-                .json(&json!({"name": name, "password": "loadpass", "chips": 1_000_000_000i64}))
-                .send()
-                .await?
-                .json()
-                .await?;
+            let r = send(&c, || {
+                c.post(format!("{url}/api/players"))
+                    .bearer_auth(&admin)
+                    .json(&json!({"name": name, "password": "loadpass", "chips": 100_000_000_000i64}))
+            })
+            .await?;
             r["player"].as_u64().with_context(|| format!("create player: {r}"))?;
             let token = login(name, "loadpass".into()).await?;
             players.push((table, seat as u8, min, token));
@@ -99,6 +129,7 @@ async fn drive(a: Args) -> Result<()> {
     let refused = Arc::new(AtomicU64::new(0));
     let latencies = Arc::new(Mutex::new(Vec::<u32>::with_capacity(1 << 20)));
     let players = Arc::new(players);
+    let slip = a.slip;
     let start = Instant::now();
     let mut workers = Vec::new();
     for w in 0..a.concurrency {
@@ -116,23 +147,35 @@ async fn drive(a: Args) -> Result<()> {
             let mut mine = Vec::new();
             while !stop.load(Ordering::Relaxed) {
                 let (table, seat, min, token) = &players[(w + n as usize * 7919) % players.len()];
-                let bet = if n % 5 == 0 { "tie" } else { "banker" };
+                let wagers: Vec<Value> = (0..slip)
+                    .map(|i| json!({"bet": if (n as usize + i) % 2 == 0 { "banker" } else { "tie" }, "amount": min}))
+                    .collect();
                 let key = format!("{w}-{n}");
                 n += 1;
                 let t0 = Instant::now();
                 let r = c
                     .post(format!("{url}/api/tables/{table}/wagers"))
                     .bearer_auth(token)
-                    .json(&json!({"bet": bet, "amount": min, "spot": seat, "key": key}))
+                    .json(&json!({"wagers": wagers, "spot": seat, "key": key}))
                     .send()
                     .await;
                 match r {
+                    Ok(resp) if resp.status() == reqwest::StatusCode::TOO_MANY_REQUESTS => {
+                        tokio::time::sleep(Duration::from_millis(10)).await;
+                    }
                     Ok(resp) if resp.status().is_success() => {
-                        mine.push(t0.elapsed().as_micros().min(u32::MAX as u128) as u32);
-                        acc.fetch_add(1, Ordering::Relaxed);
+                        let body: Value = resp.json().await.unwrap_or_default();
+                        let ms = t0.elapsed().as_micros().min(u32::MAX as u128) as u32;
+                        let results = body["results"].as_array().map_or(&[][..], Vec::as_slice);
+                        let ok = results.iter().filter(|r| r["result"] == "wager").count() as u64;
+                        if ok > 0 {
+                            mine.push(ms);
+                        }
+                        acc.fetch_add(ok, Ordering::Relaxed);
+                        refd.fetch_add(results.len() as u64 - ok, Ordering::Relaxed);
                     }
                     Ok(_) => {
-                        refd.fetch_add(1, Ordering::Relaxed);
+                        refd.fetch_add(slip as u64, Ordering::Relaxed);
                     }
                     Err(_) => tokio::time::sleep(Duration::from_millis(5)).await,
                 }
@@ -160,6 +203,7 @@ async fn drive(a: Args) -> Result<()> {
         "tables": tables.len(),
         "players": players.len(),
         "concurrency": a.concurrency,
+        "slip": a.slip,
         "accepted_bets": accepted.load(Ordering::Relaxed),
         "refused_bets": refused.load(Ordering::Relaxed),
         "accepted_bets_per_second": accepted.load(Ordering::Relaxed) as f64 / secs,
@@ -191,4 +235,18 @@ async fn drive(a: Args) -> Result<()> {
 async fn coups(c: &reqwest::Client, url: &str) -> Result<u64> {
     let t: Value = c.get(format!("{url}/api/tables")).send().await?.json().await?;
     Ok(t["tables"].as_array().map_or(0, |a| a.iter().map(|t| t["coup"].as_u64().unwrap_or(0)).sum()))
+}
+
+/// Send an admin request, waiting and retrying while it is rate-limited.
+async fn send(c: &reqwest::Client, make: impl Fn() -> reqwest::RequestBuilder) -> Result<Value> {
+    let _ = c;
+    loop {
+        let r = make().send().await?;
+        if r.status() == reqwest::StatusCode::TOO_MANY_REQUESTS {
+            let v: Value = r.json().await.unwrap_or_default();
+            tokio::time::sleep(Duration::from_millis(v["retry_after_ms"].as_u64().unwrap_or(50).max(1))).await;
+            continue;
+        }
+        return Ok(r.json().await?);
+    }
 }

@@ -50,7 +50,7 @@ function notify(text, kind = 'error') {
   p.querySelector('button').addEventListener('click', () => p.remove());
   box.append(p);
   while (box.children.length > 4) box.firstElementChild.remove();
-  setTimeout(() => p.remove(), kind === 'error' ? 15000 : 6000);
+  setTimeout(() => p.remove(), kind === 'error' ? 15000 : 4000);
 }
 
 function setBalance(balance, available) {
@@ -372,6 +372,7 @@ function render() {
   const t = S.t;
   $('t-phase').textContent = t.open ? phaseWords(t.phase) : `Closed · ${phaseWords(t.phase)}`;
   $('t-phase').dataset.phase = t.phase;
+  Object.assign($('view-table').dataset, { coup: String(t.coup), phase: t.phase, shoe: String(t.shoe) });
   renderCards();
   renderSqueeze();
   renderResult();
@@ -496,7 +497,7 @@ function renderStakes() {
 
 function payoutLine(w) {
   const s = w.settlement;
-  const status = w.status === 'settled' ? `${words(w.outcome || '')}${w.pays ? ` · pays ${w.pays}` : ''}`
+  const status = w.status === 'settled' ? `${words(w.outcome || 'void')}${w.pays && w.pays !== 'lose' ? ` · ${w.pays === 'push' ? 'push' : `pays ${w.pays}`}` : ''}`
     : w.status === 'open' ? (w.needs_approval ? 'Waiting for a supervisor' : 'On the table')
       : w.status === 'withdrawn' ? 'Withdrawn' : `Returned${w.rule ? ` (${w.rule})` : ''}`;
   const net = w.net === null || w.net === undefined ? null : w.net;

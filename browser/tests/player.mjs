@@ -1,0 +1,224 @@
+// Player: sign in through the form, pick table 1 (NSW, RNG) in the lobby, place
+// a Banker wager and a Player pair wager with chips (mouse and keyboard), confirm
+// the slip, and check the coup's cards, result, payout lines and balance —
+// against the server's settlement AND against our own reading of the exposed
+// cards and the pay tables the table offers.
+//
+// Needs only BASE_URL (and SCREENSHOT_DIR). Expects the server to be run with a
+// short betting window (e.g. --betting-seconds 6 --deal-ms 300) on a fresh
+// database; finishes well within 90 s.
+
+import { BASE, expect, run, shot } from '../lib.mjs';
+
+const WIDE = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+const TABLE = 1;
+const BANKER_STAKE = 2000; // $20: 19:20 pays exactly $19
+const PAIR_STAKE = 100; // $1: the pair's minimum on this table
+
+const log = (...a) => console.log('[player]', ...a);
+
+/** Screenshots at both sizes; returns to the wide size. */
+async function shots(page, name) {
+  await page.mouse.move(0, 0); // no hover effects in the pictures
+  await page.waitForTimeout(700); // let a card finish turning over
+  await shot(page, `${name}-1280x800`);
+  await page.setViewportSize(PHONE);
+  await page.waitForTimeout(150);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  expect(overflow <= 0, `${name}: the page scrolls sideways at 390 px wide (by ${overflow} px)`);
+  await shot(page, `${name}-390x844`);
+  await page.setViewportSize(WIDE);
+  await page.waitForTimeout(100);
+}
+
+/** A card's baccarat points. */
+function points(card) {
+  const rank = card.slice(0, -1);
+  if (rank === 'A') return 1;
+  if (['10', 'J', 'Q', 'K'].includes(rank)) return 0;
+  return Number(rank);
+}
+
+/**
+ * What a line of a pay table pays on `stake` (net winnings, before the stake is
+ * returned), rounded up to the chip (NSW 5.8) — "a:b" or "a:b less p%".
+ */
+function winnings(pays, stake, chip) {
+  const up = (num, den) => Math.ceil(num / (den * chip)) * chip; // integer arithmetic on small numbers
+  let m = /^(\d+):(\d+)$/.exec(pays);
+  if (m) return up(stake * Number(m[1]), Number(m[2]));
+  m = /^(\d+):(\d+) less (\d+)%$/.exec(pays);
+  if (m) {
+    const [a, b, p] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    return up(stake * a * (100 - p), b * 100);
+  }
+  throw new Error(`cannot read the pay table line ${JSON.stringify(pays)}`);
+}
+
+await run('player', async ({ newPage }) => {
+  const page = await newPage({ viewport: WIDE });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+
+  // --- Sign in: a wrong password is refused in plain words, then the right one.
+  await page.goto(`${BASE}/`);
+  await page.getByTestId('login-name').fill('player1');
+  await page.getByTestId('login-password').fill('wrong');
+  await page.getByTestId('login-submit').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=login-error]').textContent.trim() !== '');
+  const refusal = await page.getByTestId('login-error').textContent();
+  expect(/password/i.test(refusal), `a wrong password is explained in words, not: ${refusal}`);
+  await page.getByTestId('login-password').fill('demo');
+  await page.getByTestId('login-password').press('Enter');
+
+  // --- Lobby.
+  const card = page.getByTestId(`lobby-table-${TABLE}`);
+  await card.waitFor();
+  const lobbyText = await card.innerText();
+  for (const want of ['Sydney NSW', 'NSW Rules for Baccarat', 'Min $10.00', 'Max $5,000.00', 'Differential $10,000.00', 'RNG']) {
+    expect(lobbyText.includes(want), `the lobby card shows ${want}: ${lobbyText}`);
+  }
+  expect(await page.locator('[data-testid^=lobby-table-]').count() >= 5, 'the lobby lists every demo table');
+  await shots(page, 'lobby');
+
+  // --- The table: pick it in the lobby.
+  await page.getByTestId(`join-${TABLE}`).click();
+  await page.waitForURL(/#table=1$/);
+  await page.getByTestId('spot-banker').waitFor();
+  const tableInfo = await page.evaluate(async (id) => (await fetch(`/api/tables/${id}`)).json(), TABLE);
+  const offer = (bet) => tableInfo.offers.find((o) => o.bet === bet);
+  for (const o of tableInfo.offers) {
+    const spot = page.getByTestId(`spot-${o.bet}`);
+    expect(await spot.count() === 1, `a spot for every offer: ${o.bet}`);
+    const text = await spot.innerText();
+    for (const l of o.lines) expect(text.includes(l.pays), `spot ${o.bet} shows its pay line ${l.pays}: ${text}`);
+  }
+  const limits = await page.getByTestId('limits').innerText();
+  expect(limits.includes('$10.00') && limits.includes('$5,000.00') && limits.includes('$1.00'), `limits sign: ${limits}`);
+  expect((await page.getByTestId('seed-commitment').getAttribute('title')) === tableInfo.seed_commitment, 'the full seed commitment is in the title');
+
+  // --- Wait for a betting window with time to spare.
+  const tableView = page.getByTestId('table');
+  await page.waitForFunction(() => {
+    const t = document.querySelector('[data-testid=table]');
+    const c = document.querySelector('[data-testid=countdown]');
+    return t.dataset.phase === 'betting' && !c.hidden && Number(c.dataset.remainingMs) > 3500;
+  }, null, { timeout: 30000 });
+  const coup = Number(await tableView.getAttribute('data-coup'));
+  const before = Number(await page.getByTestId('balance').getAttribute('data-minor'));
+  expect(Number.isInteger(before) && before > 0, `balance before: ${before}`);
+  log('coup', coup, 'balance before', before);
+
+  // Banker: the $10 chip twice by mouse. Player pair: the $1 chip and the spot by keyboard.
+  await page.getByTestId('chip-1000').click();
+  await page.getByTestId('spot-banker').click();
+  await page.getByTestId('spot-banker').click();
+  await page.getByTestId('chip-100').focus();
+  await page.keyboard.press('Space');
+  expect((await page.getByTestId('chip-100').getAttribute('aria-pressed')) === 'true', 'Space selects a chip');
+  await page.getByTestId('spot-player_pair').focus();
+  await page.keyboard.press('Enter');
+  expect((await page.getByTestId('spot-banker-pending').getAttribute('data-minor')) === String(BANKER_STAKE), 'the slip shows $20 on Banker');
+  expect((await page.getByTestId('spot-player_pair-pending').getAttribute('data-minor')) === String(PAIR_STAKE), 'the slip shows $1 on Player pair');
+  await page.getByTestId('confirm').click();
+  await page.waitForFunction(([b, p]) =>
+    document.querySelector('[data-testid=spot-banker-placed]').dataset.minor === String(b)
+    && document.querySelector('[data-testid=spot-player_pair-placed]').dataset.minor === String(p), [BANKER_STAKE, PAIR_STAKE]);
+  expect(Number(await page.getByTestId('countdown').getAttribute('data-remaining-ms')) > 0, 'the countdown runs during betting');
+  await shots(page, 'table-betting');
+
+  // --- The result.
+  await page.waitForFunction((c) => {
+    const r = document.querySelector('[data-testid=result]');
+    return r.dataset.coup === String(c) && ['banker', 'player', 'tie'].includes(r.dataset.winner)
+      && document.querySelectorAll('[data-testid^=payout-][data-status=settled]').length === 2;
+  }, coup, { timeout: 30000 });
+  const shown = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll('[data-testid^=card-]')]
+    .map((el) => [el.dataset.position, { card: el.dataset.card, state: el.dataset.state }])));
+  log('cards', JSON.stringify(shown));
+  const side = (s) => ['1', '2', '3'].map((n) => shown[`${s}${n}`]).filter((c) => c && c.state !== 'empty');
+  for (const c of [...side('player'), ...side('banker')]) {
+    expect(c.state === 'up' && /^(10|[2-9AJQK])[SHDC]$/.test(c.card), `every dealt card is shown face up: ${JSON.stringify(c)}`);
+  }
+  const [pc, bc] = [side('player').map((c) => c.card), side('banker').map((c) => c.card)];
+  expect(pc.length >= 2 && pc.length <= 3 && bc.length >= 2 && bc.length <= 3, `two or three cards a hand: ${pc} / ${bc}`);
+  const total = (cards) => cards.reduce((a, c) => a + points(c), 0) % 10;
+  const [pt, bt] = [total(pc), total(bc)];
+  const winner = pt > bt ? 'player' : bt > pt ? 'banker' : 'tie';
+  const result = page.getByTestId('result');
+  const resultText = await result.innerText();
+  expect((await result.getAttribute('data-winner')) === winner, `the winner from the cards (${pt} to ${bt}: ${winner}) is the one shown: ${resultText}`);
+  expect((await page.getByTestId('total-player').innerText()) === String(pt), 'the Player total shown');
+  expect((await page.getByTestId('total-banker').innerText()) === String(bt), 'the Banker total shown');
+
+  // Our own settlement of the two wagers, from the cards and the offers' pay tables.
+  const chip = tableInfo.chip;
+  const bankerWin = offer('banker').lines.find((l) => l.outcome === 'win').pays;
+  const bankerTie = offer('banker').lines.find((l) => l.outcome === 'tie');
+  const pairLine = offer('player_pair').lines.find((l) => l.outcome === 'pair').pays;
+  const expected = {
+    banker: winner === 'banker' ? { cls: 'win', net: winnings(bankerWin, BANKER_STAKE, chip) }
+      : winner === 'tie' && bankerTie && bankerTie.pays === 'push' ? { cls: 'push', net: 0 }
+        : { cls: 'lose', net: -BANKER_STAKE },
+    player_pair: pc[0].slice(0, -1) === pc[1].slice(0, -1) ? { cls: 'win', net: winnings(pairLine, PAIR_STAKE, chip) }
+      : { cls: 'lose', net: -PAIR_STAKE },
+  };
+  const lines = await page.evaluate(() => [...document.querySelectorAll('[data-testid^=payout-][data-wager]')].map((el) => ({
+    wager: el.dataset.wager, bet: el.dataset.bet, status: el.dataset.status, outcome: el.dataset.outcome, net: Number(el.dataset.net), text: el.innerText,
+  })));
+  log('payouts', JSON.stringify(lines.map(({ text, ...l }) => l)), 'expected', JSON.stringify(expected));
+  expect(lines.length === 2, `two payout lines: ${JSON.stringify(lines)}`);
+  let sum = 0;
+  for (const l of lines) {
+    const e = expected[l.bet];
+    expect(e, `a payout line for a wager we placed: ${l.bet}`);
+    const cls = l.net > 0 ? 'win' : l.net === 0 ? 'push' : 'lose';
+    expect(cls === e.cls, `${l.bet}: the cards make it a ${e.cls}; the server settled a ${cls} (${l.outcome})`);
+    expect(l.net === e.net, `${l.bet}: net ${l.net} from the server, ${e.net} by the pay table`);
+    for (const word of ['Stake', 'Outcome', 'Pays', 'Won', 'Commission', 'Returned', 'Net']) {
+      expect(l.text.includes(word), `${l.bet}: the payout line shows ${word}: ${l.text}`);
+    }
+    sum += l.net;
+  }
+  await page.waitForFunction((want) => document.querySelector('[data-testid=balance]').dataset.minor === String(want), before + sum, { timeout: 5000 })
+    .catch(async () => {
+      throw new Error(`balance ${await page.getByTestId('balance').getAttribute('data-minor')} is not ${before} + ${sum}`);
+    });
+  log('balance after', before + sum, 'net', sum);
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=history] tbody tr[data-wager]').length >= 2, null, { timeout: 5000 });
+  await shots(page, 'table-result');
+
+  // --- The roads board: the new result is drawn, with the ask-road on hover, focus and tap.
+  const roads = page.getByTestId('roads');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=roads] .road-bead .mark').length > 0);
+  const beads = await page.locator('[data-testid=roads] .road-bead .mark').count();
+  const results = await page.evaluate(async (id) => (await (await fetch(`/api/tables/${id}`)).json()).results, TABLE);
+  expect(beads === results.length || beads === results.length - 1 || beads === results.length + 1, `bead plate marks ${beads} for ${results.length} results`);
+  await page.getByTestId('ask-banker').hover();
+  expect(await page.getByTestId('ask-banker-marks').isVisible(), 'the ask-road shows on hover');
+  expect((await page.getByTestId('ask-banker-marks').innerText()).includes('Big eye boy'), 'the ask-road names its three roads');
+  await page.mouse.move(0, 0);
+  await page.getByTestId('ask-player').focus();
+  expect(await page.getByTestId('ask-player-marks').isVisible(), 'the ask-road shows on focus');
+  await page.getByTestId('ask-player').blur();
+  await roads.scrollIntoViewIfNeeded();
+  await roads.screenshot({ path: `${process.env.SCREENSHOT_DIR || 'target/screenshots/manual'}/roads-1280x800.png` });
+  await page.setViewportSize(PHONE);
+  await page.waitForTimeout(150);
+  await roads.screenshot({ path: `${process.env.SCREENSHOT_DIR || 'target/screenshots/manual'}/roads-390x844.png` });
+  await page.getByTestId('ask-banker').tap().catch(() => page.getByTestId('ask-banker').click());
+  expect(await page.getByTestId('ask-banker-marks').isVisible(), 'the ask-road shows on tap');
+  await page.setViewportSize(WIDE);
+
+  // --- A reload keeps the seat: the session and the table come back.
+  await page.reload();
+  await page.getByTestId('spot-banker').waitFor();
+  await page.waitForFunction(() => document.querySelector('[data-testid=connection]').dataset.state === 'live');
+  expect(/#table=1$/.test(page.url()), 'the table is remembered in the URL');
+  expect((await page.getByTestId('user').innerText()).includes('player1'), 'still signed in after a reload');
+  await page.waitForFunction((want) => document.querySelector('[data-testid=balance]').dataset.minor === String(want), before + sum);
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=history] tbody tr[data-wager]').length >= 2);
+
+  expect(errors.length === 0, `no script errors: ${errors.join('; ')}`);
+});

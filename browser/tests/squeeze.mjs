@@ -1,0 +1,163 @@
+// Squeeze: player1 and player2 at table 3 ("Resort squeeze": the seated player
+// with the highest wager on a hand is passed its cards face down). player1 bets
+// a large Player wager, player2 a small one. While the Player hand is out with
+// player1: player1's page shows the card ids, player2's page shows the same
+// slots face down, and NO WebSocket frame player2 received carried those cards.
+// Then player1 squeezes and reveals, and player2 sees the cards.
+//
+// Needs only BASE_URL (and SCREENSHOT_DIR); finishes well within 90 s.
+
+import { BASE, expect, run, shot } from '../lib.mjs';
+
+const WIDE = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+const TABLE = 3;
+const log = (...a) => console.log('[squeeze]', ...a);
+const PLAYER_SLOTS = ['player1', 'player2', 'player3'];
+
+async function signIn(page, name) {
+  await page.goto(`${BASE}/#table=${TABLE}`);
+  await page.getByTestId('login-name').fill(name);
+  await page.getByTestId('login-password').fill('demo');
+  await page.getByTestId('login-submit').click();
+  await page.getByTestId('spot-player').waitFor();
+  await page.waitForFunction(() => document.querySelector('[data-testid=connection]').dataset.state === 'live');
+  return page.evaluate(() => JSON.parse(sessionStorage.getItem('baccarat.user')).id);
+}
+
+const slots = (page) => page.evaluate(() => Object.fromEntries([...document.querySelectorAll('[data-testid^=card-]')]
+  .map((el) => [el.dataset.position, { card: el.dataset.card, state: el.dataset.state }])));
+
+async function bet(page, chip, times) {
+  await page.getByTestId(`chip-${chip}`).click();
+  for (let i = 0; i < times; i++) await page.getByTestId('spot-player').click();
+  await page.getByTestId('confirm').click();
+  await page.waitForFunction((want) => document.querySelector('[data-testid=spot-player-placed]').dataset.minor === String(want), chip * times);
+}
+
+await run('squeeze', async ({ browser }) => {
+  const ctx1 = await browser.newContext({ viewport: WIDE });
+  const ctx2 = await browser.newContext({ viewport: WIDE });
+  const p1 = await ctx1.newPage();
+  const p2 = await ctx2.newPage();
+  const errors = [];
+  for (const p of [p1, p2]) p.on('pageerror', (e) => errors.push(e.message));
+
+  // Every frame player2's browser receives on the table's WebSocket.
+  const frames = [];
+  p2.on('websocket', (ws) => {
+    ws.on('framereceived', (f) => {
+      try {
+        frames.push(JSON.parse(typeof f.payload === 'string' ? f.payload : f.payload.toString()));
+      } catch { /* not JSON */ }
+    });
+  });
+
+  const id1 = await signIn(p1, 'player1');
+  const id2 = await signIn(p2, 'player2');
+  log('player1 is user', id1, 'player2 is user', id2);
+
+  // Both bet in the same betting window, with time to spare.
+  const bettingWithTime = () => {
+    const t = document.querySelector('[data-testid=table]');
+    const c = document.querySelector('[data-testid=countdown]');
+    return t.dataset.phase === 'betting' && !c.hidden && Number(c.dataset.remainingMs) > 3500;
+  };
+  await p1.waitForFunction(bettingWithTime, null, { timeout: 30000 });
+  const coup = Number(await p1.getByTestId('table').getAttribute('data-coup'));
+  log('coup', coup);
+  await Promise.all([bet(p1, 10000, 2), bet(p2, 1000, 1)]); // $200 and $10 on Player
+  expect(Number(await p2.getByTestId('table').getAttribute('data-coup')) === coup, 'both bet on the same coup');
+
+  // The Player hand goes out to player1.
+  await p1.waitForFunction(() => {
+    const box = document.querySelector('[data-testid=squeeze-box]');
+    return !box.hidden && box.dataset.mine === 'true';
+  }, null, { timeout: 20000 });
+  await p2.waitForFunction(() => !document.querySelector('[data-testid=squeeze-box]').hidden);
+  const s1 = await slots(p1);
+  const s2 = await slots(p2);
+  log('player1 sees', JSON.stringify(s1));
+  log('player2 sees', JSON.stringify(s2));
+  const held = PLAYER_SLOTS.filter((p) => s1[p].state !== 'empty');
+  expect(held.length >= 2, `the Player hand has cards: ${JSON.stringify(s1)}`);
+  for (const p of held) {
+    expect(s1[p].state === 'held' && /^(10|[2-9AJQK])[SHDC]$/.test(s1[p].card), `player1 holds ${p} and sees it: ${JSON.stringify(s1[p])}`);
+    expect(s2[p].state === 'down' && s2[p].card === '', `player2 sees ${p} face down: ${JSON.stringify(s2[p])}`);
+  }
+  const notice = await p2.getByTestId('squeeze-notice').innerText();
+  expect(/squeezing the Player hand/.test(notice), `player2 is told who squeezes: ${notice}`);
+  expect(await p1.getByTestId('reveal').isVisible(), 'player1 has a Reveal button');
+  expect(!(await p2.getByTestId('reveal').isVisible()), 'player2 has no Reveal button');
+
+  // player1 squeezes: the button peels a quarter, a drag peels the rest.
+  await p1.getByTestId('squeeze').click();
+  const first = p1.getByTestId(`card-${held[0]}`);
+  const peel = () => first.evaluate((el) => Number(getComputedStyle(el).getPropertyValue('--peel')));
+  expect(await peel() === 0.25, `Squeeze peels a quarter: ${await peel()}`);
+  const box = await first.boundingBox();
+  await p1.mouse.move(box.x + box.width / 2, box.y + box.height - 5);
+  await p1.mouse.down();
+  await p1.mouse.move(box.x + box.width / 2, box.y + box.height * 0.5, { steps: 5 });
+  await p1.mouse.up();
+  expect(await peel() > 0.5, `dragging peels the card further: ${await peel()}`);
+  await p1.mouse.move(0, 0);
+  await shot(p1, 'squeeze-player1-holding-1280x800');
+  await shot(p2, 'squeeze-player2-waiting-1280x800');
+  await p2.setViewportSize(PHONE);
+  await shot(p2, 'squeeze-player2-waiting-390x844');
+  await p2.setViewportSize(WIDE);
+  await p1.setViewportSize(PHONE);
+  await shot(p1, 'squeeze-player1-holding-390x844');
+  await p1.setViewportSize(WIDE);
+
+  // Reveal: player2 then sees the very cards player1 held.
+  const framesBeforeReveal = frames.length;
+  await p1.getByTestId('reveal').click();
+  await p2.waitForFunction(([pos, card]) => document.querySelector(`[data-testid=card-${pos}]`).dataset.card === card,
+    [held[0], s1[held[0]].card], { timeout: 10000 });
+  const after = await slots(p2);
+  for (const p of held) expect(after[p].card === s1[p].card && after[p].state === 'up', `player2 sees ${p} = ${s1[p].card} after the reveal: ${JSON.stringify(after[p])}`);
+  await p2.waitForTimeout(700); // the cards finish turning over
+  await shot(p2, 'squeeze-player2-revealed-1280x800');
+  await shot(p1, 'squeeze-player1-revealed-1280x800');
+
+  // Any further hand out with player1 (a third card) is revealed at once; wait for the result.
+  const deadline = Date.now() + 30000;
+  for (;;) {
+    const done = await p2.evaluate((c) => {
+      const r = document.querySelector('[data-testid=result]');
+      return r.dataset.coup === String(c) && r.dataset.winner !== '';
+    }, coup);
+    if (done) break;
+    expect(Date.now() < deadline, 'the coup finishes');
+    if (await p1.getByTestId('reveal').isVisible()) await p1.getByTestId('reveal').click().catch(() => {});
+    await p2.waitForTimeout(200);
+  }
+
+  // What player2's browser was sent: no frame carried a card of a hand while it
+  // was out with player1, nor any of the held cards before the reveal.
+  const mine = frames.filter((m) => m.table && m.table.id === TABLE && m.table.coup === coup);
+  expect(mine.length > 0, 'player2 received frames for the coup');
+  let outFrames = 0;
+  for (const [i, m] of mine.entries()) {
+    const out = m.table.out;
+    const cards = new Map(m.table.cards);
+    if (out && out.player === id1) {
+      outFrames += 1;
+      for (const [pos, card] of m.table.cards) {
+        const side = pos.startsWith('player') ? 'player' : 'banker';
+        expect(side !== out.side || card === null, `frame ${i}: ${pos} = ${card} sent to player2 while the ${out.side} hand was out with player1`);
+      }
+    }
+    const index = frames.indexOf(m);
+    if (index < framesBeforeReveal) {
+      for (const p of held) expect(!cards.get(p), `frame ${i} (before the reveal) sent player2 ${p} = ${cards.get(p)}`);
+    }
+  }
+  expect(outFrames > 0, 'player2 received frames while the hand was out with player1');
+  log(`${mine.length} frames for coup ${coup} checked, ${outFrames} while the hand was out with player1`);
+  await p2.waitForTimeout(700);
+  await shot(p2, 'squeeze-player2-result-1280x800');
+  expect(errors.length === 0, `no script errors: ${errors.join('; ')}`);
+});

@@ -41,8 +41,8 @@ pub use errors::{Problem, Problems};
 pub use money::{Money, Odds, ParseOddsError};
 pub use paytable::{ParsePaysError, PayTable, Pays};
 pub use rulebook::{
-    AnteRules, BetRules, BurnProcedure, ConductConfig, DealingStyle, Exclusion, LayoutConfig, Permission, Rulebook,
-    RulebookConfig, SeatOrder, Variant, CITATION_KEYS, MAX_DECKS,
+    AnteRules, BetRules, BurnProcedure, ConductConfig, DealingStyle, Exclusion, InterruptedCoup, LayoutConfig,
+    Permission, Rulebook, RulebookConfig, SeatOrder, Variant, CITATION_KEYS, MAX_DECKS,
 };
 pub use settle::{
     payable_stake, settle, settle_wager, settle_with_ante, AnteSettlement, FractionalPayout, SettleRules, Settlement,

@@ -188,6 +188,25 @@ pub struct ProceduresConfig {
     pub cut_rule: String,
     pub dealing: Vec<DealingStyle>,
     pub dealing_rule: String,
+    /// What happens to a coup interrupted by a failure of the table system (a
+    /// server crash mid-coup): completed from the recorded shoe, or void with
+    /// every wager returned. Default: complete.
+    #[serde(default)]
+    pub interrupted_coup: InterruptedCoup,
+    /// The rule the policy follows.
+    #[serde(default)]
+    pub interrupted_coup_rule: Option<String>,
+}
+
+/// The interrupted-coup policy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InterruptedCoup {
+    /// The cards are intact and in order, so the coup continues (NSW 13.2).
+    #[default]
+    Complete,
+    /// The coup is void and every wager returned (NSW 13.4; AU 12.6).
+    Void,
 }
 
 /// The burn procedures the rulebooks name.

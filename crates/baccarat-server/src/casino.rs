@@ -578,6 +578,22 @@ impl Casino {
         Reply::Events { count }
     }
 
+    /// After a restart: every table that was mid-coup records the interruption
+    /// and, by its profile's interrupted-coup policy, completes the coup from
+    /// the recorded shoe or voids it and returns every wager. Returns the tables.
+    pub fn resume_interrupted(&mut self, commit: &mut Commit) -> Vec<u32> {
+        let mid: Vec<u32> = self
+            .tables
+            .iter()
+            .filter(|(_, t)| matches!(t.engine.phase(), Phase::Closed | Phase::Dealing | Phase::Reconstruction))
+            .map(|(id, _)| *id)
+            .collect();
+        for &table in &mid {
+            self.handle(Request::Table { table, command: Command::Interrupted }, commit);
+        }
+        mid
+    }
+
     /// The table's phase, for pacing.
     pub fn phase(&self, table: u32) -> Option<Phase> {
         self.tables.get(&table).map(|t| t.engine.phase())

@@ -101,7 +101,13 @@ pub fn open(cfg: &ServeConfig) -> Result<(SqliteStore, Casino, Arc<Users>), Stri
         println!("  staff: dealer, supervisor, inspector; players: player1..player5; password {:?}", cfg.demo_password);
         return Ok((store, c, users));
     }
-    let c = Casino::recover(snap)?;
+    let mut c = Casino::recover(snap)?;
+    let mut commit = Commit::default();
+    let resumed = c.resume_interrupted(&mut commit);
+    store.commit(&commit).map_err(|e| e.to_string())?;
+    for t in resumed {
+        println!("table {t}: the coup in progress was interrupted; its profile's policy applied");
+    }
     Ok((store, c, users))
 }
 

@@ -57,7 +57,11 @@ fn an_interrupted_coup_resumes_after_a_restart_and_settles_once() {
 
     let mut store = SqliteStore::open(&path).unwrap();
     let mut c = Casino::recover(store.load().unwrap()).unwrap();
-    assert_eq!(c.phase(1), Some(Phase::Dealing), "the coup resumes where the record left it");
+    let mut commit = Commit::default();
+    assert_eq!(c.resume_interrupted(&mut commit), vec![1]);
+    store.commit(&commit).unwrap();
+    assert!(commit.records[0].1.body.contains("\"kind\":\"interrupted\""), "the interruption is on the record");
+    assert_eq!(c.phase(1), Some(Phase::Dealing), "NSW 13.2: the coup resumes where the record left it");
     assert_eq!(c.balance(1).unwrap(), (Money(50_000), Money(40_000)), "the acknowledged wager is still held");
     // A retried wager is answered from the record, not placed again.
     assert!(matches!(step(&mut c, &mut store, w(1, Bet::Banker)), Reply::Wager { wager: 0, .. }));
@@ -95,6 +99,58 @@ fn an_interrupted_coup_resumes_after_a_restart_and_settles_once() {
     let again = Casino::recover(store.load().unwrap()).unwrap();
     assert_eq!(again.balance(1).unwrap().0, b1);
     assert_eq!(again.tables[&1].chain.records().len(), store.load().unwrap().records.len());
+}
+
+/// Under a profile whose interrupted-coup policy is void (the resort's house
+/// rules are silent; the profile returns every wager), the coup in progress at a
+/// crash is void on restart and every held stake goes back whole.
+#[test]
+fn an_interrupted_coup_is_void_where_the_profile_says_so() {
+    let path = temp_db("void");
+    let mut store = SqliteStore::open(&path).unwrap();
+    let mut c = Casino::new();
+    let mut commit = Commit::default();
+    let config = "rulebook = \"resort-house\"\nchip = 100\nmin = 1000\nmax = 100000\n";
+    c.create_table(1, "Resort", "resort-house", config, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
+    store.commit(&commit).unwrap();
+    step(&mut c, &mut store, Request::Deposit { player: 1, amount: Money(50_000), key: "in".into() });
+    step(&mut c, &mut store, Request::NewShoe { table: 1 });
+    step(&mut c, &mut store, Request::Table { table: 1, command: Command::OpenBetting { no_bet: false } });
+    let r = step(
+        &mut c,
+        &mut store,
+        Request::Wager {
+            table: 1,
+            player: 1,
+            spot: Spot::Box(1),
+            bet: Bet::Banker,
+            amount: Money(10_000),
+            key: "k".into(),
+        },
+    );
+    assert!(matches!(r, Reply::Wager { .. }), "{r:?}");
+    step(&mut c, &mut store, Request::Table { table: 1, command: Command::CloseBetting });
+    step(&mut c, &mut store, Request::Table { table: 1, command: Command::DealNext });
+    drop(c);
+    drop(store);
+
+    let mut store = SqliteStore::open(&path).unwrap();
+    let mut c = Casino::recover(store.load().unwrap()).unwrap();
+    assert_eq!(c.balance(1).unwrap(), (Money(50_000), Money(40_000)));
+    let mut commit = Commit::default();
+    assert_eq!(c.resume_interrupted(&mut commit), vec![1]);
+    store.commit(&commit).unwrap();
+    let text: String = commit.records.iter().map(|(_, r)| r.body.clone()).collect();
+    assert!(text.contains("\"coup_voided\""), "{text}");
+    assert_eq!(c.balance(1).unwrap(), (Money(50_000), Money(50_000)), "the stake is returned whole");
+    assert_ne!(c.phase(1), Some(Phase::Dealing));
+    c.ledger.check().unwrap();
+    // Nothing is done twice: a second restart finds no coup in progress.
+    let mut again = Casino::recover(store.load().unwrap()).unwrap();
+    assert!(again.resume_interrupted(&mut Commit::default()).is_empty());
+    assert_eq!(again.balance(1).unwrap(), (Money(50_000), Money(50_000)));
+    let f = baccarat_server::verify::verify(&store.load().unwrap());
+    assert!(f.problems.is_empty(), "verify replays the void coup: {:?}", f.problems);
 }
 
 #[test]

@@ -83,6 +83,22 @@ pub fn shuffler(o: &mut Emit, disadvantage: bool, other_device: bool) -> Result<
     Ok(())
 }
 
+/// The table system failed mid-coup and restarted from its record: recorded,
+/// then the coup completes or is void by the profile's policy.
+pub fn interrupted(o: &mut Emit) -> Result<(), Refusal> {
+    let p = &o.t.rb().config.procedures;
+    let rule = p.interrupted_coup_rule.clone().unwrap_or_else(|| format!("{}: not stated", o.t.rb().id));
+    let policy = p.interrupted_coup;
+    if !matches!(o.t.state.phase, Phase::Closed | Phase::Dealing | Phase::Reconstruction) {
+        return Err(Refusal::new(rule, "no coup is being dealt"));
+    }
+    o.emit(Event::Irregularity { kind: IrregularityKind::Interrupted, card: None, rule: rule.clone() });
+    if policy == baccarat_rules::InterruptedCoup::Void {
+        void_coup(o, rule);
+    }
+    Ok(())
+}
+
 /// Cards passed to the wrong player: the result stands (NSW 12.15; EU 5.1.7-5.1.8),
 /// or, under AU 15.9, the operator may void the hand at a player's request.
 pub fn wrong_hand(o: &mut Emit, void_hand: bool) -> Result<(), Refusal> {

@@ -504,6 +504,7 @@ fn decide(o: &mut Emit, cmd: Command) -> Result<(), Refusal> {
         Command::PassMarker { player } => styles::pass_marker(o, player),
         Command::ScannerDiscrepancy { confirmed } => irregular::scanner(o, confirmed),
         Command::Invalidate { forfeit } => irregular::invalidate(o, forfeit),
+        Command::Interrupted => irregular::interrupted(o),
         Command::ShufflerMalfunction { disadvantage, other_device } => {
             irregular::shuffler(o, disadvantage, other_device)
         }

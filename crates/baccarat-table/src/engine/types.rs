@@ -212,6 +212,10 @@ pub enum Command {
         disadvantage: bool,
         other_device: bool,
     },
+    /// The table system failed during the coup and has restarted from its
+    /// durable record: the coup completes or is void, by the profile's
+    /// interrupted-coup policy. Recorded either way.
+    Interrupted,
     /// A hand's cards went to the wrong player (NSW 12.15; EU 5.1.7-5.1.8; AU
     /// 15.9). `void_hand`: under AU 15.9 the operator voids it at a player's request.
     WrongHand {
@@ -412,6 +416,8 @@ pub enum IrregularityKind {
     Invalidated,
     ShufflerMalfunction,
     WrongHand,
+    /// The table system failed mid-coup and restarted from its record.
+    Interrupted,
 }
 
 /// A command the rules do not allow. The table is unchanged.

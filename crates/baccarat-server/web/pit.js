@@ -105,6 +105,7 @@ const short = (hex, n = 12) => (hex ? String(hex).slice(0, n) : '—');
 const spotWords = (spot) => (spot && spot.box !== undefined ? `box ${spot.box}` : 'standing area');
 const clock = (ms) => new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
 const sideWords = (side) => (side === 'banker' ? 'Banker' : 'Player');
+const dealingWords = (d) => words(d).replace(/^Method ([a-z])$/, (_, x) => `Method ${x.toUpperCase()}`);
 const sideOf = (pos) => (pos && pos.startsWith('banker') ? 'banker' : 'player');
 
 /** The rule whose citation is `cite` (exactly, or the longest that starts it). */
@@ -275,6 +276,7 @@ async function start() {
   $('#login-form').addEventListener('submit', onLogin);
   $('#logout').addEventListener('click', onLogout);
   $('#card-form').addEventListener('submit', onCardSubmit);
+  $('#hold-form').addEventListener('submit', onHoldFix);
   $('#recall-form').addEventListener('submit', (ev) => { ev.preventDefault(); loadRecall(); });
   $('#run-verify').addEventListener('click', runVerify);
   $('#table-list').addEventListener('click', (ev) => {
@@ -445,6 +447,7 @@ function onConn(s) {
 
 function onPush(msg) {
   if (!msg || !msg.table || msg.table.id !== state.tableId) return;
+  lastHeard = Date.now();
   if (msg.now_ms) state.skew = msg.now_ms - Date.now();
   state.lastPush = { result: msg.result, void: msg.void, coup: msg.table.coup };
   applyTable(msg.table);
@@ -469,6 +472,18 @@ function applyTable(t) {
   renderLimits();
   if (!isStaff()) renderShoe();
 }
+
+// A safety net: if the table's socket has been quiet for a while (a proxy that
+// drops it, a missed push), look again. Pushes normally make this idle.
+const QUIET_MS = 3000;
+let lastHeard = 0;
+setInterval(() => {
+  if (state.tableId === null || !state.user || document.hidden) return;
+  if (Date.now() - Math.max(lastHeard, lastRefresh) < QUIET_MS) return;
+  lastHeard = Date.now();
+  if (isStaff()) scheduleRefresh();
+  else api(`/api/tables/${state.tableId}`).then(applyTable).catch(() => {});
+}, 1000);
 
 // The pit route, refreshed on each push but at most about four times a second.
 const MIN_REFRESH_MS = 250;
@@ -554,9 +569,9 @@ function renderTable() {
   const facts = [
     ['Table', `${t.id} · ${esc(t.variant_title)}`],
     ['Rulebook', esc(t.rulebook_title)],
-    ['Dealing', `${esc(words(t.dealing))} · ${t.decks} decks`],
+    ['Dealing', `${esc(dealingWords(t.dealing))} · ${t.decks} decks`],
     ['Phase', `<strong data-testid="phase" data-phase="${esc(t.phase)}">${esc(PHASE_WORDS[t.phase] || t.phase)}</strong>${t.closes_at_ms && t.phase === 'betting' ? ` (closes at ${clock(t.closes_at_ms)})` : ''}`],
-    ['Shoe / coup', `shoe ${t.shoe}, coup ${t.coup} · ${t.dealt} of ${t.shoe_size} cards dealt`],
+    ['Shoe / coup', `shoe ${t.shoe}, coup ${t.coup}${t.mode === 'live' ? '' : ` · ${t.dealt} of ${t.shoe_size} cards dealt`}`],
     ['Limits', `${money(t.min)} to ${money(t.max)}${t.differential !== null ? ` · differential ${money(t.differential)}` : ''}`],
   ];
   if (t.announced_minimum) {
@@ -576,6 +591,7 @@ function renderTable() {
 
 function dueHtml(t) {
   if (t.due) return `Next card: ${esc(POS_LABEL[t.due] || t.due)}`;
+  if (!isStaff()) return esc(`No card due — ${(PHASE_WORDS[t.phase] || t.phase).toLowerCase()}`);
   const hint = {
     no_shoe: t.mode === 'live' ? 'No card due — start a live shoe' : 'No card due — the server starts the shoe',
     ready: t.mode === 'live' ? 'No card due — open betting for the next coup' : 'No card due — between coups',
@@ -616,6 +632,7 @@ function renderDeal() {
 
   const live = t.mode === 'live' && isStaff();
   $('#card-form').hidden = !live;
+  $('#card-log').hidden = !live;
   let html = '';
   if (live) {
     const canShoe = ['no_shoe', 'shoe_over'].includes(t.phase);
@@ -666,7 +683,9 @@ function renderWagers() {
   }
   const status = (l) => {
     if (l.status === 'settled') {
-      return `Settled: ${esc(l.outcome ? words(l.outcome) : 'void')}, pays ${esc(l.pays || '')}<br><span class="muted">net ${money(l.net, { sign: true })}${l.settlement && l.settlement.commission ? `, commission ${money(l.settlement.commission)}` : ''}</span>`;
+      const o = l.outcome ? words(l.outcome) : 'Void';
+      const pays = l.pays && l.pays !== l.outcome && l.pays !== 'void' ? `, pays ${esc(l.pays)}` : '';
+      return `Settled: ${esc(o)}${pays}<br><span class="muted">net ${money(l.net, { sign: true })}${l.settlement && l.settlement.commission ? `, commission ${money(l.settlement.commission)}` : ''}</span>`;
     }
     if (l.status === 'returned') return `Returned${l.rule ? ` (${esc(l.rule)})` : ''}`;
     if (l.status === 'withdrawn') return 'Withdrawn';
@@ -677,16 +696,13 @@ function renderWagers() {
     if (l.needs_approval && l.status === 'open') {
       acts.push(`<button type="button" data-act="approve" data-wager="${l.wager}" data-testid="approve-${l.wager}" ${sup ? '' : 'disabled'}>Approve</button>`);
     }
-    if (l.status === 'open' && beforeFirstCard) {
+    if (l.status === 'open' && beforeFirstCard && sup) {
       acts.push(`<button type="button" class="danger" data-act="refuse" data-wager="${l.wager}" data-testid="refuse-${l.wager}" ${sup ? '' : 'disabled'}>Refuse</button>`);
     }
-    if (acts.length && !sup) acts.push('<span class="reason">Supervisor only</span>');
     const flag = l.needs_approval && l.status === 'open'
       ? `<br><span class="flag">Banker and Player together: needs approval${citeOf('combination') ? ` (${esc(citeOf('combination'))})` : ''}</span>` : '';
     return `<tr data-testid="wager-${l.wager}" data-status="${esc(l.status)}" data-needs-approval="${l.needs_approval}" class="${l.needs_approval && l.status === 'open' ? 'needs-approval' : ''}">
-      <td data-label="Wager">#${l.wager}</td>
-      <td data-label="Player">#${l.player}</td>
-      <td data-label="Box">${esc(spotWords(l.spot))}</td>
+      <td data-label="Wager">#${l.wager}<br><span class="muted small">player #${l.player}, ${esc(spotWords(l.spot))}</span></td>
       <td data-label="Bet">${esc(words(l.bet))}${flag}</td>
       <td data-label="Amount" class="num">${money(l.amount)}</td>
       <td data-label="Status">${status(l)}</td>
@@ -695,8 +711,8 @@ function renderWagers() {
   }).join('');
   const total = lines.filter((l) => l.status === 'open' || l.status === 'settled').reduce((a, l) => a + l.amount, 0);
   renderInto($('#wagers'), `<p class="muted">Coup ${p.coup.coup} · ${lines.length} wager${lines.length === 1 ? '' : 's'} · ${money(total)} on the layout</p>
-    <table class="wagers"><thead><tr><th>Wager</th><th>Player</th><th>Box</th><th>Bet</th><th class="num">Amount</th><th>Status</th><th><span class="sr-only">Actions</span></th></tr></thead>
-    <tbody>${rows}</tbody></table>
+    <div class="scroll-x"><table class="wagers"><thead><tr><th>Wager</th><th>Bet</th><th class="num">Amount</th><th>Status</th><th><span class="sr-only">Actions</span></th></tr></thead>
+    <tbody>${rows}</tbody></table></div>
     ${sup ? '' : '<p class="reason">Approving and refusing wagers is for a supervisor (NSW 5.6.6, 14.12).</p>'}`);
 }
 
@@ -725,7 +741,7 @@ function renderShoe() {
   const cur = shoes.length ? shoes[shoes.length - 1] : null;
   let html = '';
   if (t.mode === 'live') {
-    html += `<p>Live shoe: the cards come from the dealer's shoe, entered at this console. ${t.phase === 'no_shoe' ? 'No shoe has started.' : `Shoe ${t.shoe}: ${t.dealt} cards dealt.`}</p>`;
+    html += `<p>Live shoe: the cards come from the dealer's shoe, entered at this console. ${t.phase === 'no_shoe' ? 'No shoe has started.' : `Shoe ${t.shoe} is in play.`}</p>`;
   } else {
     html += '<p>RNG table: the server shuffles, cuts, burns and deals each shoe itself.</p>';
   }
@@ -809,9 +825,14 @@ async function command(body) {
 }
 
 /** After a command: fetch the pit view and show the notices it produced, with their rules. */
-async function showOutcome(what, beforeSeq) {
+async function showOutcome(what, beforeSeq, { always = true } = {}) {
   await refreshNow();
   const fresh = state.pit ? state.pit.notices.filter((n) => n.seq > beforeSeq) : [];
+  if (!fresh.length && !always) {
+    $('#action-result').innerHTML = '';
+    say(`${what}.`);
+    return;
+  }
   let html = `<h3>${esc(what)}</h3>`;
   if (fresh.length) {
     html += `<ol class="notices" data-testid="action-notices">${fresh.map((n) => noticeHtml(n, { open: true, fresh: true })).join('')}</ol>`;
@@ -833,7 +854,7 @@ async function simple(body, what) {
     showError(e);
     return;
   }
-  await showOutcome(what, before);
+  await showOutcome(what, before, { always: false });
 }
 
 async function onAction(ev) {
@@ -866,6 +887,7 @@ async function onAction(ev) {
       return changeMinimumDialog();
     case 'hold-send':
       queueHold = null;
+      $('#card-input').focus();
       renderQueue();
       pump();
       return;
@@ -904,16 +926,30 @@ function onCardSubmit(ev) {
   if (!tokens.length) return;
   const items = tokens.map((tok) => ({ n: ++entryNo, card: parseCard(tok), raw: tok, table: state.tableId }));
   for (const item of items) cardLog.push({ n: item.n, card: item.card || item.raw, status: item.card ? 'queued' : 'invalid' });
-  if (queueHold && queueHold.replace && items.every((i) => i.card)) {
-    // The correction for an entry that was not a card: it goes first.
-    cardQueue.unshift(...items);
-    queueHold = null;
-  } else {
-    // Kept in order: an entry that is not a card holds the ones after it.
-    cardQueue.push(...items);
-  }
+  // Kept in order: an entry that is not a card holds the ones after it.
+  cardQueue.push(...items);
   while (cardLog.length > 14) cardLog.shift();
   renderQueue();
+  pump();
+}
+
+/** The card an entry that was not a card should have been: it goes first. */
+function onHoldFix(ev) {
+  ev.preventDefault();
+  const input = $('#card-fix');
+  const card = parseCard(input.value);
+  if (!card) {
+    $('#hold-msg').textContent = `“${input.value}” is not a card either: write the rank then the suit, e.g. 9H or 10S.`;
+    input.focus();
+    return;
+  }
+  input.value = '';
+  const item = { n: ++entryNo, card, raw: card, table: state.tableId };
+  cardLog.push({ n: item.n, card, status: 'queued' });
+  cardQueue.unshift(item);
+  queueHold = null;
+  renderQueue();
+  $('#card-input').focus();
   pump();
 }
 
@@ -936,7 +972,7 @@ async function pump() {
         setLog(item, 'invalid');
         queueHold = {
           replace: true,
-          message: `“${item.raw}” is not a card (write the rank, A, 2-10 or T, J, Q, K, then the suit, C, D, H or S). Sending is paused so that the cards stay in order: type the card it should have been and press Enter to send it first${cardQueue.length ? `, before the ${cardQueue.length} queued` : ''}.`,
+          message: `“${item.raw}” is not a card (write the rank, A, 2-10 or T, J, Q, K, then the suit, C, D, H or S). Sending is paused so that the cards stay in order: give the card it should have been and it is sent first, before any queued after it.`,
         };
         showError(new Error(`“${item.raw}” is not a card. Sending is paused; type the card it should have been.`));
         break;
@@ -1000,15 +1036,16 @@ function renderQueue() {
   const pending = cardQueue.length;
   el.dataset.pending = String(pending);
   el.dataset.held = queueHold ? 'true' : 'false';
-  let html = '';
+  renderInto(el, pending ? `<p>${pending} card${pending === 1 ? '' : 's'} ${queueHold ? 'held' : 'waiting to be sent…'}</p>` : '');
+  const hold = $('#hold-form');
+  hold.hidden = !queueHold;
   if (queueHold) {
-    html += `<div class="hold" data-testid="card-hold"><p>${esc(queueHold.message)}</p>
-      <div class="row">${pending ? `<button type="button" data-act="hold-send" data-testid="card-hold-send">Send the ${pending} queued</button>
-      <button type="button" class="secondary" data-act="hold-discard" data-testid="card-hold-discard">Discard the queued</button>` : '<button type="button" data-act="hold-send" data-testid="card-hold-send">Carry on</button>'}</div></div>`;
-  } else if (pending) {
-    html += `<p>${pending} card${pending === 1 ? '' : 's'} waiting to be sent…</p>`;
+    $('#hold-msg').textContent = queueHold.message;
+    $('#hold-fix-row').hidden = !queueHold.replace;
+    const send = hold.querySelector('[data-act="hold-send"]');
+    send.textContent = pending ? (queueHold.replace ? `Skip it, send the ${pending} queued` : `Send the ${pending} queued`) : (queueHold.replace ? 'Skip it' : 'Carry on');
+    hold.querySelector('[data-act="hold-discard"]').hidden = !pending;
   }
-  renderInto(el, html);
   const statusWords = { queued: 'queued', sending: 'sending', done: '✓', refused: 'refused', unknown: 'not confirmed', invalid: 'not a card', discarded: 'discarded' };
   renderInto($('#card-log'), cardLog.slice().reverse().map((l) => `<li data-status="${l.status}" data-card="${esc(l.card)}">${esc(parseCard(l.card) ? cardText(l.card) : l.card)}${l.position ? ` → ${esc(POS_LABEL[l.position])}` : ''} <span class="muted">${statusWords[l.status] || l.status}</span></li>`).join(''));
 }
@@ -1071,7 +1108,14 @@ function openDialog({ title, intro = '', rules = [], fields = '', confirm = 'Con
   dlgOpener = document.activeElement;
   $('#dlg-title').textContent = title;
   $('#dlg-intro').innerHTML = intro;
-  const quoted = rules.map((r) => quoteHtml(ruleByKey(r.key), r.caption && ruleByKey(r.key) ? `${r.caption} — ${ruleByKey(r.key).cite}` : undefined)).join('');
+  const quoted = rules.map((r) => {
+    const rule = ruleByKey(r.key);
+    if (!rule) return '';
+    const caption = r.caption ? `${r.caption} — ${rule.cite}` : rule.cite;
+    // Rules that do not apply now are a click away.
+    if (r.more) return `<details class="more-rule"><summary>${esc(caption)}</summary>${quoteHtml(rule, caption)}</details>`;
+    return quoteHtml(rule, caption);
+  }).join('');
   $('#dlg-rules').innerHTML = quoted;
   $('#dlg-rules').hidden = !quoted;
   $('#dlg-fields').innerHTML = fields;
@@ -1111,8 +1155,8 @@ function irregularityDialog(cmd) {
           ? 'A card of this coup has been dealt, so the rule for a card found face up <strong>within a coup</strong> applies: it is played as if it were face down, at the position due.'
           : 'No card of this coup has been dealt, so the card becomes the <strong>first card of a no-bet coup</strong>: wagers on this coup are returned.'} The engine applies the rule from the table's state.</p>`,
         rules: dealing
-          ? [{ key: 'face_up_within', caption: 'Applies now' }, { key: 'face_up_first', caption: 'Before the first card' }]
-          : [{ key: 'face_up_first', caption: 'Applies now' }, { key: 'face_up_within', caption: 'After the first card' }],
+          ? [{ key: 'face_up_within', caption: 'Applies now' }, { key: 'face_up_first', caption: 'Before the first card', more: true }]
+          : [{ key: 'face_up_first', caption: 'Applies now' }, { key: 'face_up_within', caption: 'After the first card', more: true }],
         fields: `<div class="field"><label for="dlg-card">The card found face up</label><input id="dlg-card" name="card" data-testid="dialog-card" autocomplete="off" autocapitalize="characters" spellcheck="false" placeholder="e.g. 2C" required></div>`,
         confirm: 'Report face-up card',
         onConfirm: async (f) => {
@@ -1185,7 +1229,7 @@ function irregularityDialog(cmd) {
       return openDialog({
         title: 'Cutting card out',
         intro: '<p>Remove the cutting card and place it to the side. The engine counts the coups left: finish this coup and one more, or, if it came out as the first card of a coup, this is the last coup.</p>',
-        rules: [{ key: 'cutting_card' }, { key: 'last_coup' }],
+        rules: [{ key: 'cutting_card' }, { key: 'last_coup', caption: 'If it comes out as the first card of a coup', more: true }],
         confirm: 'Record cutting card',
         onConfirm: async () => dialogCommand({ command: 'cutting_card_out' }, 'Cutting card out'),
       });

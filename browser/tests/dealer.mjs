@@ -1,0 +1,206 @@
+// Dealer at the pit console, live table 5 (NSW): start a live shoe, open betting
+// while a player bets Banker and Player (the combination a supervisor approves in
+// a second console), close betting, enter cards from the keyboard, report a card
+// found face up in the shoe (the dialog quotes NSW 12.5 / 12.3), finish the coup
+// with a scanner-speed burst, and check the notices, the result and the player's
+// balance through the API.
+import { join } from 'node:path';
+import { BASE, SCREENSHOT_DIR, expect, run, shot } from '../lib.mjs';
+
+const TABLE = 5;
+const WIDE = { width: 1280, height: 800 };
+const NARROW = { width: 390, height: 844 };
+
+/** The API straight from node, as a player or a member of staff would call it. */
+async function apiLogin(name, password = 'demo') {
+  const r = await fetch(`${BASE}/api/login`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name, password }),
+  });
+  const body = await r.json();
+  if (!r.ok) throw new Error(`login ${name}: HTTP ${r.status} ${JSON.stringify(body)}`);
+  return body.token;
+}
+
+async function apiCall(token, path, body) {
+  const r = await fetch(`${BASE}${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await r.text();
+  if (!r.ok) throw new Error(`${path}: HTTP ${r.status} ${text}`);
+  return JSON.parse(text);
+}
+
+const tid = (id) => `[data-testid="${id}"]`;
+
+/** Wait until `selector` matches an element whose `attr` is `value`. */
+async function waitAttr(page, selector, attr, value, timeout = 10000) {
+  try {
+    await page.waitForFunction(
+      ([s, a, v]) => { const el = document.querySelector(s); return !!el && el.getAttribute(a) === v; },
+      [selector, attr, value], { timeout },
+    );
+  } catch (e) {
+    const now = await page.evaluate(([s, a]) => { const el = document.querySelector(s); return el ? el.getAttribute(a) : '(missing)'; }, [selector, attr]);
+    throw new Error(`waiting for ${selector} [${attr}="${value}"]: it is "${now}"`);
+  }
+}
+
+async function signIn(page, name) {
+  await page.goto(`${BASE}/pit`);
+  await page.fill(tid('login-name'), name);
+  await page.fill(tid('login-password'), 'demo');
+  await page.click(tid('login-submit'));
+  await page.waitForSelector(tid(`table-option-${TABLE}`));
+  const marked = await page.locator(tid(`table-option-${TABLE}`)).innerText();
+  expect(/LIVE/.test(marked), `table ${TABLE} is marked live in the picker: ${marked}`);
+  await page.click(tid(`table-option-${TABLE}`));
+  await page.waitForSelector(`${tid('table-title')}:has-text("Live pit")`);
+}
+
+/** Screenshots at 1280x800 and 390x844: the whole page, or (a modal dialog) the screen. */
+async function shots(page, name, { screen = false } = {}) {
+  const take = (n) => (screen ? page.screenshot({ path: join(SCREENSHOT_DIR, `${n}.png`) }) : shot(page, n));
+  await take(`${name}-1280`);
+  await page.setViewportSize(NARROW);
+  await page.waitForTimeout(150);
+  await take(`${name}-390`);
+  await page.setViewportSize(WIDE);
+  await page.waitForTimeout(100);
+}
+
+/** Cards that make Player 9 (natural) against Banker 5: no third card. */
+const CARD_FOR = { player1: '9H', banker1: '2C', player2: 'KD', banker2: '3S', player3: 'AS', banker3: 'AC' };
+
+await run('dealer', async ({ newPage }) => {
+  const t0 = Date.now();
+  const dealer = await newPage({ viewport: WIDE });
+  const errors = [];
+  dealer.on('pageerror', (e) => errors.push(e.message));
+
+  // A wrong password is refused in plain words.
+  await dealer.goto(`${BASE}/pit`);
+  await dealer.fill(tid('login-name'), 'dealer');
+  await dealer.fill(tid('login-password'), 'not-the-password');
+  await dealer.click(tid('login-submit'));
+  await dealer.waitForSelector(`${tid('login-error')}:has-text("wrong password")`);
+
+  await signIn(dealer, 'dealer');
+
+  // A dealer sees the open/close button disabled, with the reason.
+  expect(await dealer.locator(tid('table-open')).isDisabled(), 'a dealer cannot open or close the table');
+  expect((await dealer.locator(tid('table-open-reason')).innerText()).includes('supervisor'), 'the reason names the supervisor');
+  expect(await dealer.locator(tid('irr-invalidate')).isDisabled(), 'invalidating is for a supervisor');
+
+  // Start a live shoe; open betting.
+  await dealer.click(tid('start-shoe'));
+  await waitAttr(dealer, tid('phase'), 'data-phase', 'ready');
+  await dealer.click(tid('open-betting'));
+  await waitAttr(dealer, tid('phase'), 'data-phase', 'betting');
+
+  // A player bets through the API: Banker $10, and Player $20 (a combination
+  // that waits for a supervisor's approval, NSW 5.6.6).
+  const player = await apiLogin('player1');
+  const before = await apiCall(player, '/api/me');
+  const key = () => `dealer-test-${Math.random().toString(16).slice(2)}`;
+  const banker = await apiCall(player, `/api/tables/${TABLE}/wagers`, { bet: 'banker', amount: 1000, key: key() });
+  const playerBet = await apiCall(player, `/api/tables/${TABLE}/wagers`, { bet: 'player', amount: 2000, key: key() });
+  expect(banker.result === 'wager' && playerBet.result === 'wager', 'both wagers placed');
+  const w = playerBet.wager;
+
+  // The dealer's console lists both, the combination highlighted; approving is not theirs.
+  await dealer.waitForSelector(tid(`wager-${banker.wager}`));
+  await waitAttr(dealer, tid(`wager-${w}`), 'data-needs-approval', 'true');
+  expect(await dealer.locator(tid(`approve-${w}`)).isDisabled(), 'a dealer cannot approve');
+
+  // A supervisor approves it from their own console.
+  const sup = await newPage({ viewport: WIDE });
+  sup.on('pageerror', (e) => errors.push(e.message));
+  await signIn(sup, 'supervisor');
+  await sup.waitForSelector(`${tid(`wager-${w}`)}.needs-approval`);
+  await sup.click(tid(`approve-${w}`));
+  await waitAttr(sup, tid(`wager-${w}`), 'data-needs-approval', 'false');
+  await waitAttr(dealer, tid(`wager-${w}`), 'data-needs-approval', 'false');
+  await sup.close();
+
+  // No more bets: the console prompts for the first card.
+  await dealer.click(tid('close-betting'));
+  await waitAttr(dealer, tid('phase'), 'data-phase', 'no_more_bets');
+  await waitAttr(dealer, tid('due'), 'data-position', 'player1');
+  const focused = await dealer.evaluate(() => document.activeElement && document.activeElement.getAttribute('data-testid'));
+  expect(focused === 'card-input', `the card field has the focus after "no more bets" (it is ${focused})`);
+  await shots(dealer, 'dealer-due');
+
+  // The first card from the keyboard.
+  await dealer.focus(tid('card-input'));
+  await dealer.keyboard.type('9h');
+  await dealer.keyboard.press('Enter');
+  await waitAttr(dealer, tid('card-player1'), 'data-card', '9H');
+  await waitAttr(dealer, tid('due'), 'data-position', 'banker1');
+
+  // A card found face up in the shoe: the dialog quotes the rule.
+  await dealer.click(tid('irr-face_up_in_shoe'));
+  const dialog = dealer.locator(tid('dialog'));
+  await dialog.waitFor({ state: 'visible' });
+  const quote = await dealer.locator(tid('rule-quote')).innerText();
+  expect(/12\.5\. If a card is found face upwards/.test(quote), `the dialog quotes NSW 12.5: ${quote.slice(0, 200)}`);
+  expect(/12\.3/.test(quote), 'and NSW 12.3 for a first card');
+  await dealer.fill(tid('dialog-card'), '2c');
+  await shots(dealer, 'dealer-irregularity-dialog', { screen: true });
+  // Escape closes without sending; reopen and confirm.
+  await dealer.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'hidden' });
+  await dealer.click(tid('irr-face_up_in_shoe'));
+  await dialog.waitFor({ state: 'visible' });
+  await dealer.fill(tid('dialog-card'), '2C');
+  await dealer.click(tid('dialog-confirm'));
+  await dialog.waitFor({ state: 'hidden' });
+  const notice = dealer.locator(`${tid('notices')} li[data-kind="face_up_within_coup"]`);
+  await notice.first().waitFor();
+  const noticeText = await notice.first().innerText();
+  expect(noticeText.includes('NSW 12.5'), `the notice names its rule: ${noticeText}`);
+  expect((await dealer.locator(tid('action-result')).innerText()).includes('If a card is found face upwards'), 'the outcome quotes the rule');
+  // NSW 12.5: the card is played as if found face down, at the position due.
+  await waitAttr(dealer, tid('card-banker1'), 'data-card', '2C');
+
+  // The rest as a scanner would send them: fast keystrokes, each ending in Enter,
+  // following the position due (no third card is needed for Player 9 v Banker 5).
+  await waitAttr(dealer, tid('due'), 'data-position', 'player2');
+  await dealer.focus(tid('card-input'));
+  await dealer.keyboard.type(`${CARD_FOR.player2}\n${CARD_FOR.banker2}\n`, { delay: 5 });
+  for (let i = 0; i < 4; i++) {
+    const state = await dealer.evaluate(() => ({
+      due: document.querySelector('[data-testid="due"]').dataset.position,
+      pending: document.querySelector('[data-testid="card-queue"]').dataset.pending,
+      result: document.querySelector('[data-testid="result"]').textContent,
+    }));
+    if (state.result) break;
+    if (state.due && state.pending === '0') {
+      await dealer.keyboard.type(`${CARD_FOR[state.due]}\n`);
+    }
+    await dealer.waitForTimeout(400);
+  }
+  await waitAttr(dealer, tid('result'), 'data-winner', 'player');
+  const result = await dealer.locator(tid('result')).innerText();
+  expect(/Player 9, Banker 5/.test(result), `the result: ${result}`);
+  await waitAttr(dealer, tid('card-player2'), 'data-card', 'KD');
+  await waitAttr(dealer, tid('card-banker2'), 'data-card', '3S');
+  const log = await dealer.locator(`${tid('card-log')} li`).evaluateAll((els) => els.map((e) => e.dataset.card + ':' + e.dataset.status));
+  expect(log.filter((x) => x.endsWith(':done')).length === 3, `three cards entered, none dropped or doubled: ${log}`);
+  await waitAttr(dealer, tid(`wager-${w}`), 'data-status', 'settled');
+  await shots(dealer, 'dealer-result');
+
+  // The player's balance: Banker $10 lost, Player $20 won at 1:1.
+  const staff = await apiLogin('dealer');
+  const pit = await apiCall(staff, `/api/tables/${TABLE}/pit`);
+  const lines = pit.coup.wagers.filter((l) => l.player === before.user);
+  const net = lines.reduce((a, l) => a + l.net, 0);
+  const after = await apiCall(player, '/api/me');
+  expect(net === 1000, `the player's wagers net +$10.00 (got ${net})`);
+  expect(after.balance === before.balance + net, `balance ${before.balance} + ${net} = ${after.balance}`);
+  expect(pit.notices.some((n) => n.rule === 'NSW 12.5' && n.event.kind === 'face_up_within_coup'), 'the pit route has the notice');
+
+  expect(errors.length === 0, `no script errors: ${errors.join('; ')}`);
+  console.log(`dealer scenario took ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+});

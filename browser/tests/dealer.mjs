@@ -128,8 +128,8 @@ await run('dealer', async ({ newPage }) => {
   await dealer.click(tid('close-betting'));
   await waitAttr(dealer, tid('phase'), 'data-phase', 'no_more_bets');
   await waitAttr(dealer, tid('due'), 'data-position', 'player1');
-  const focused = await dealer.evaluate(() => document.activeElement && document.activeElement.getAttribute('data-testid'));
-  expect(focused === 'card-input', `the card field has the focus after "no more bets" (it is ${focused})`);
+  await dealer.waitForFunction(() => document.activeElement && document.activeElement.getAttribute('data-testid') === 'card-input', null, { timeout: 5000 })
+    .catch(() => { throw new Error('the card field has the focus after "no more bets"'); });
   await shots(dealer, 'dealer-due');
 
   // The first card from the keyboard.

@@ -420,6 +420,10 @@ async function selectTable(id, { focusEntry = false } = {}) {
   $('#recall').innerHTML = '';
   $('#recall')._html = '';
   renderTables();
+  // On a narrow screen the picker is a strip: bring the chosen table into it.
+  const ul = $('#table-list');
+  const chosen = ul.querySelector(`[data-table="${id}"]`);
+  if (chosen && ul.scrollWidth > ul.clientWidth) ul.scrollLeft = chosen.parentElement.offsetLeft - ul.offsetLeft - 8;
   renderWorkspace();
   state.follow = followTable(id, onPush, onConn);
   try {
@@ -868,8 +872,10 @@ async function onAction(ev) {
       await simple({ command: 'open_betting', no_bet: false }, 'Betting opened');
       return;
     case 'close-betting':
-      await simple({ command: 'close_betting' }, 'Betting closed: no more bets');
+      // The next thing a dealer does is enter the first card.
       if (isLive()) $('#card-input').focus();
+      await simple({ command: 'close_betting' }, 'Betting closed: no more bets');
+      if (isLive() && document.activeElement === document.body) $('#card-input').focus();
       return;
     case 'resume':
       return simple({ command: 'resume_coup' }, 'Coup resumed');

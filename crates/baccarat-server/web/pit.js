@@ -420,10 +420,7 @@ async function selectTable(id, { focusEntry = false } = {}) {
   $('#recall').innerHTML = '';
   $('#recall')._html = '';
   renderTables();
-  // On a narrow screen the picker is a strip: bring the chosen table into it.
-  const ul = $('#table-list');
-  const chosen = ul.querySelector(`[data-table="${id}"]`);
-  if (chosen && ul.scrollWidth > ul.clientWidth) ul.scrollLeft = chosen.parentElement.offsetLeft - ul.offsetLeft - 8;
+  showChosen();
   renderWorkspace();
   state.follow = followTable(id, onPush, onConn);
   try {
@@ -442,6 +439,14 @@ async function selectTable(id, { focusEntry = false } = {}) {
   }
   if (focusEntry && isStaff() && isLive()) $('#card-input').focus();
 }
+
+/** On a narrow screen the picker is a strip: bring the chosen table into it. */
+function showChosen() {
+  const ul = $('#table-list');
+  const chosen = ul.querySelector(`[data-table="${state.tableId}"]`);
+  if (chosen && ul.scrollWidth > ul.clientWidth) ul.scrollLeft = chosen.parentElement.offsetLeft - ul.offsetLeft - 8;
+}
+window.addEventListener('resize', showChosen);
 
 function onConn(s) {
   const el = $('#conn');

@@ -103,12 +103,22 @@ await run('player', async ({ newPage }) => {
   await page.waitForFunction(() => {
     const t = document.querySelector('[data-testid=table]');
     const c = document.querySelector('[data-testid=countdown]');
-    return t.dataset.phase === 'betting' && !c.hidden && Number(c.dataset.remainingMs) > 3500;
+    return t.dataset.phase === 'betting' && !c.hidden && Number(c.dataset.remainingMs) > 4000;
   }, null, { timeout: 30000 });
   const coup = Number(await tableView.getAttribute('data-coup'));
   const before = Number(await page.getByTestId('balance').getAttribute('data-minor'));
   expect(Number.isInteger(before) && before > 0, `balance before: ${before}`);
   log('coup', coup, 'balance before', before);
+
+  // A wager placed and then cleared: withdrawn, and the balance is whole again.
+  await page.getByTestId('chip-1000').click();
+  await page.getByTestId('spot-tie').click();
+  await page.getByTestId('confirm').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=spot-tie-placed]').dataset.minor === '1000');
+  await page.getByTestId('clear').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=spot-tie-placed]').dataset.minor === '0'
+    && document.querySelector('[data-bet=tie][data-status=withdrawn]'));
+  await page.waitForFunction((want) => document.querySelector('[data-testid=balance]').dataset.minor === String(want), before);
 
   // Banker: the $10 chip twice by mouse. Player pair: the $1 chip and the spot by keyboard.
   await page.getByTestId('chip-1000').click();
@@ -164,7 +174,7 @@ await run('player', async ({ newPage }) => {
     player_pair: pc[0].slice(0, -1) === pc[1].slice(0, -1) ? { cls: 'win', net: winnings(pairLine, PAIR_STAKE, chip) }
       : { cls: 'lose', net: -PAIR_STAKE },
   };
-  const lines = await page.evaluate(() => [...document.querySelectorAll('[data-testid^=payout-][data-wager]')].map((el) => ({
+  const lines = await page.evaluate(() => [...document.querySelectorAll('[data-testid^=payout-][data-status=settled]')].map((el) => ({
     wager: el.dataset.wager, bet: el.dataset.bet, status: el.dataset.status, outcome: el.dataset.outcome, net: Number(el.dataset.net), text: el.innerText,
   })));
   log('payouts', JSON.stringify(lines.map(({ text, ...l }) => l)), 'expected', JSON.stringify(expected));
@@ -219,6 +229,21 @@ await run('player', async ({ newPage }) => {
   expect((await page.getByTestId('user').innerText()).includes('player1'), 'still signed in after a reload');
   await page.waitForFunction((want) => document.querySelector('[data-testid=balance]').dataset.minor === String(want), before + sum);
   await page.waitForFunction(() => document.querySelectorAll('[data-testid=history] tbody tr[data-wager]').length >= 2);
+
+  // Rebet puts last coup's wagers (not the withdrawn one) back on the slip.
+  await page.waitForFunction(() => {
+    const t = document.querySelector('[data-testid=table]');
+    const c = document.querySelector('[data-testid=countdown]');
+    return t.dataset.phase === 'betting' && !c.hidden && Number(c.dataset.remainingMs) > 2500;
+  }, null, { timeout: 30000 });
+  await page.getByTestId('rebet').click();
+  expect((await page.getByTestId('spot-banker-pending').getAttribute('data-minor')) === String(BANKER_STAKE), 'Rebet: $20 on Banker');
+  expect((await page.getByTestId('spot-player_pair-pending').getAttribute('data-minor')) === String(PAIR_STAKE), 'Rebet: $1 on Player pair');
+  expect((await page.getByTestId('spot-tie-pending').getAttribute('data-minor')) === '0', 'Rebet leaves out the withdrawn Tie wager');
+  await page.getByTestId('confirm').click();
+  await page.waitForFunction(([b, p]) =>
+    document.querySelector('[data-testid=spot-banker-placed]').dataset.minor === String(b)
+    && document.querySelector('[data-testid=spot-player_pair-placed]').dataset.minor === String(p), [BANKER_STAKE, PAIR_STAKE]);
 
   expect(errors.length === 0, `no script errors: ${errors.join('; ')}`);
 });

@@ -30,6 +30,7 @@ const S = {
   shown: null, // the coup on the felt: {coup, cards, result, void, out}
   slotState: {}, // position -> 'empty' | 'down' | 'up' | 'held'
   peel: {}, // position -> 0..1 (the squeeze)
+  exposed: { coup: null, positions: new Set() }, // cards this coup shown to everyone (not just to us)
   countdown: { coup: null, total: 0 },
   busy: false,
   historyTimer: null,
@@ -207,7 +208,8 @@ function payText(line) {
 
 function chipValues(t) {
   const smallest = Math.min(t.min, ...t.offers.map((o) => o.min));
-  const all = [100, 500, 1000, 2500, 5000, 10000, 50000, 100000, 500000];
+  // The usual denominations, and the table minimum as a chip of its own.
+  const all = [...new Set([100, 500, 1000, 2500, 5000, 10000, 50000, 100000, 500000, t.min])].sort((a, b) => a - b);
   const list = all.filter((c) => c % t.chip === 0 && c >= smallest && c <= t.max).slice(0, 7);
   return list.length ? list : [t.min];
 }
@@ -294,7 +296,7 @@ async function openTable(id) {
   leaveTable();
   show('table');
   Object.assign(S, {
-    tableId: id, t: null, configKey: '', roadsKey: '', shown: null, slotState: {}, peel: {},
+    tableId: id, t: null, configKey: '', roadsKey: '', shown: null, slotState: {}, peel: {}, exposed: { coup: null, positions: new Set() },
     pending: new Map(), pendingKey: null, mine: new Map(),
   });
   $('t-name').textContent = `Table ${id}`;
@@ -328,6 +330,14 @@ function onMessage(msg) {
     buildTable(t);
   }
   if (prev && prev.coup !== t.coup) newCoup(prev);
+  // A card we see while its hand is out with us may be ours alone; any other
+  // card we see is exposed to the table (a hand out again for a third card keeps
+  // its first two face up).
+  if (S.exposed.coup !== t.coup) S.exposed = { coup: t.coup, positions: new Set() };
+  const me = auth.user && auth.user.id;
+  for (const [pos, card] of t.cards) {
+    if (card && !(t.out && t.out.player === me && t.out.side === SIDE_OF(pos))) S.exposed.positions.add(pos);
+  }
   if (msg.mine && msg.mine.coup !== null && msg.mine.coup !== undefined) {
     const before = S.mine.get(msg.mine.coup) || [];
     S.mine.set(msg.mine.coup, msg.mine.wagers);
@@ -396,7 +406,7 @@ function renderCards() {
     const card = cards.get(pos) || null;
     let state = 'empty';
     if (has && !card) state = 'down';
-    else if (card && out && out.player === me && out.side === SIDE_OF(pos)) state = 'held';
+    else if (card && out && out.player === me && out.side === SIDE_OF(pos) && !S.exposed.positions.has(pos)) state = 'held';
     else if (card) state = 'up';
     const before = S.slotState[pos] || 'empty';
     slot.dataset.card = card || '';
@@ -531,7 +541,7 @@ function renderPayouts() {
 function renderShoe() {
   const t = S.t;
   const c = t.seed_commitment;
-  $('shoe').innerHTML = `<p>Shoe ${t.shoe} · coup ${t.coup}</p>
+  $('shoe').innerHTML = `<p>${t.shoe ? `Shoe ${t.shoe} · coup ${t.coup}` : 'No shoe in play yet'}</p>
     <p><label for="shoe-progress">Cards dealt</label>
     <progress id="shoe-progress" max="${t.shoe_size}" value="${t.dealt}"></progress>
     <span data-testid="shoe-progress" data-dealt="${t.dealt}" data-size="${t.shoe_size}">${t.dealt} / ${t.shoe_size}</span></p>

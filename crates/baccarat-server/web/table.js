@@ -44,6 +44,7 @@ const SIDE_OF = (pos) => (pos.startsWith('player') ? 'player' : 'banker');
 
 function notify(text, kind = 'error') {
   const box = $('notices');
+  if ([...box.children].some((n) => n.firstElementChild && n.firstElementChild.textContent === text)) return;
   const p = document.createElement('p');
   p.className = `notice ${kind}`;
   p.dataset.kind = kind;
@@ -92,7 +93,7 @@ function route() {
   }
 }
 
-async function refreshMe() {
+async function refreshMe({ quiet = false } = {}) {
   try {
     const me = await api('/api/me');
     setBalance(me.balance, me.available);
@@ -104,7 +105,7 @@ async function refreshMe() {
       route();
       return false;
     }
-    notify(e.message);
+    if (!(quiet && e.status === 0)) notify(e.message);
     return true;
   }
 }
@@ -304,8 +305,10 @@ async function openTable(id) {
   setConn('connecting');
   if (!(await refreshMe())) return;
   S.follow = followTable(id, onMessage, (status) => {
+    const was = $('conn').dataset.state;
     setConn(status);
-    if (status === 'reconnecting') refreshMe();
+    // Once per outage: is the session still good? (The socket retries by itself.)
+    if (status === 'reconnecting' && was !== 'reconnecting') refreshMe({ quiet: true });
   });
   loadHistory();
 }
@@ -315,6 +318,7 @@ function setConn(status) {
   el.dataset.state = status;
   el.textContent = status === 'live' ? 'Live' : status === 'reconnecting' ? 'Reconnecting…' : 'Connecting…';
   el.setAttribute('aria-label', `Connection: ${el.textContent}`);
+  $('view-table').classList.toggle('stale', status === 'reconnecting');
 }
 
 function onMessage(msg) {
@@ -534,7 +538,7 @@ function renderPayouts() {
   const settled = lines.filter((w) => w.status === 'settled');
   const total = settled.reduce((a, w) => a + w.net, 0);
   $('payouts').innerHTML = lines.length
-    ? lines.map(payoutLine).join('') + (settled.length ? `<li class="payout-total" data-testid="payout-total" data-net="${total}">Net this coup <strong>${esc(money(total, { sign: true }))}</strong></li>` : '')
+    ? lines.map(payoutLine).join('') + (settled.length ? `<li class="payout-total" data-testid="coup-net" data-net="${total}">Net this coup <strong>${esc(money(total, { sign: true }))}</strong></li>` : '')
     : '<li class="empty">No wagers yet. Pick a chip, tap a spot, then Confirm.</li>';
 }
 

@@ -17,8 +17,8 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use baccarat_rules::{Bet, Money, Settlement};
-use baccarat_table::engine::{Event, PlayerId, Spot, WagerId};
+use baccarat_rules::{Bet, Card, Money, Settlement};
+use baccarat_table::engine::{positions_of, Event, PlayerId, Position, Spot, WagerId};
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -60,8 +60,11 @@ pub struct CoupFeed {
     index: HashMap<WagerId, usize>,
     #[serde(skip)]
     by_player: HashMap<PlayerId, Vec<usize>>,
-    /// Player and Banker totals once complete.
+    /// Player and Banker totals, and every card, once complete (the coup's cards
+    /// leave the table's view when it closes, often in the same batch).
     pub result: Option<Value>,
+    #[serde(skip)]
+    dealt: Vec<(Position, Card)>,
     pub void: Option<String>,
 }
 
@@ -160,12 +163,23 @@ impl Feed {
                     h.pop_front();
                 }
             }
+            Event::CardDealt { position, card, .. } => {
+                if let Some(c) = self.coups.get_mut(&table) {
+                    c.dealt.push((*position, *card));
+                }
+            }
+            Event::Reconstructed { cards, .. } => {
+                if let Some(c) = self.coups.get_mut(&table) {
+                    c.dealt = positions_of(cards);
+                }
+            }
             Event::CoupCompleted { summary, .. } => {
                 if let Some(c) = self.coups.get_mut(&table) {
                     c.result = Some(json!({
                         "player": summary.player_total,
                         "banker": summary.banker_total,
                         "winner": format!("{:?}", summary.winner()).to_lowercase(),
+                        "cards": c.dealt,
                     }));
                 }
             }

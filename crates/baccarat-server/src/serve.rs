@@ -34,6 +34,8 @@ pub struct ServeConfig {
     pub betting: Duration,
     /// Pause between cards on RNG tables.
     pub deal: Duration,
+    /// How long the result stays on an RNG table before betting reopens.
+    pub result_pause: Duration,
     /// How long a player may hold a hand to squeeze on an RNG table before the
     /// dealer exposes it.
     pub squeeze: Duration,
@@ -56,6 +58,7 @@ impl ServeConfig {
             betting: Duration::from_secs(15),
             deal: Duration::from_millis(700),
             squeeze: Duration::from_secs(12),
+            result_pause: Duration::from_secs(3),
             demo_password: "demo".into(),
             rate_per_second: 200,
             web_dir: None,
@@ -177,7 +180,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
         db: cfg.db.clone(),
         limiter: Arc::new(crate::limits::Limiter::new(cfg.rate_per_second)),
         web_dir: cfg.web_dir.clone(),
-        pace: Pace { betting: cfg.betting, deal: cfg.deal, squeeze: cfg.squeeze },
+        pace: Pace { betting: cfg.betting, deal: cfg.deal, squeeze: cfg.squeeze, result_pause: cfg.result_pause },
     };
     for id in table_ids {
         tokio::spawn(pace(state.clone(), id));
@@ -204,6 +207,10 @@ pub async fn pace(s: AppState, table: u32) {
         let req = match t.phase.as_str() {
             "no_shoe" | "shoe_over" if t.open => Request::NewShoe { table },
             "ready" if t.open => {
+                // Let the result be seen before the next coup's betting opens.
+                if t.coup > 0 {
+                    tokio::time::sleep(cfg.result_pause).await;
+                }
                 s.closes_at.lock().expect("closes").insert(table, now_ms() + cfg.betting.as_millis() as u64);
                 Request::Table { table, command: Command::OpenBetting { no_bet: false } }
             }

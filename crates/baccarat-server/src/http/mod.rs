@@ -74,6 +74,7 @@ pub struct Pace {
     pub betting: std::time::Duration,
     pub deal: std::time::Duration,
     pub squeeze: std::time::Duration,
+    pub result_pause: std::time::Duration,
 }
 
 /// An API error: status and JSON body.

@@ -229,9 +229,14 @@ async fn push(mut sock: WebSocket, s: AppState, id: u32, viewer: Option<(Session
                 return;
             }
         }
-        let msg = message(&s, id, viewer.as_ref().map(|v| &v.0)).to_string();
+        let mut value = message(&s, id, viewer.as_ref().map(|v| &v.0));
         // The clock moves every time; send only when the rest changed.
-        let body = msg.rsplit_once("\"now_ms\"").map_or(msg.as_str(), |(a, _)| a).to_string();
+        let now = value.as_object_mut().and_then(|m| m.remove("now_ms"));
+        let body = value.to_string();
+        if let (Some(m), Some(now)) = (value.as_object_mut(), now) {
+            m.insert("now_ms".into(), now);
+        }
+        let msg = value.to_string();
         if body != last {
             if sock.send(Message::Text(msg.into())).await.is_err() {
                 return;

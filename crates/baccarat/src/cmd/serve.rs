@@ -12,7 +12,7 @@ use baccarat_server::store::{SqliteStore, Store};
 #[derive(clap::Args)]
 pub struct ServeArgs {
     /// A TOML file of settings: any of db, addr, betting_seconds, deal_ms,
-    /// squeeze_seconds, rate, web_dir.
+    /// squeeze_seconds, result_ms, rate, web_dir.
     #[arg(long, env = "BACCARAT_CONFIG")]
     config: Option<PathBuf>,
     /// The database file; created with a demo casino if it does not exist
@@ -32,6 +32,10 @@ pub struct ServeArgs {
     /// exposes it, 1 to 600 [default: 12].
     #[arg(long, env = "BACCARAT_SQUEEZE_SECONDS")]
     squeeze_seconds: Option<u64>,
+    /// Milliseconds the result stays on an RNG table before betting reopens,
+    /// up to 60000 [default: 3000].
+    #[arg(long, env = "BACCARAT_RESULT_MS")]
+    result_ms: Option<u64>,
     /// Requests a second each signed-in user may make to routes that change
     /// something, 1 to 1000000 [default: 200].
     #[arg(long, env = "BACCARAT_RATE")]
@@ -50,6 +54,7 @@ struct FileSettings {
     betting_seconds: Option<u64>,
     deal_ms: Option<u64>,
     squeeze_seconds: Option<u64>,
+    result_ms: Option<u64>,
     rate: Option<u32>,
     web_dir: Option<PathBuf>,
 }
@@ -93,6 +98,8 @@ pub fn settings(a: ServeArgs) -> Result<ServeConfig> {
         1,
         600,
     )?);
+    cfg.result_pause =
+        Duration::from_millis(in_range("result_ms", a.result_ms.or(file.result_ms).unwrap_or(3000), 0, 60_000)?);
     cfg.rate_per_second = in_range("rate", u64::from(a.rate.or(file.rate).unwrap_or(200)), 1, 1_000_000)? as u32;
     cfg.web_dir = a.web_dir.or(file.web_dir);
     if let Some(d) = &cfg.web_dir {

@@ -1,0 +1,95 @@
+//! The server started in-process on port 0 with a fresh database, and a client.
+#![allow(dead_code)]
+
+use std::time::Duration;
+
+use baccarat_server::serve::{run, ServeConfig};
+use reqwest::{Client, StatusCode};
+use serde_json::{json, Value};
+
+pub struct App {
+    pub base: String,
+    pub client: Client,
+    pub admin: String,
+}
+
+/// Start the server on 127.0.0.1:0 with a fresh database (zero2prod's spawn_app).
+pub async fn spawn_app() -> App {
+    spawn_app_with(|_| {}).await
+}
+
+/// As [`spawn_app`], with the settings changed by `tweak` first.
+pub async fn spawn_app_with(tweak: impl FnOnce(&mut ServeConfig)) -> App {
+    let dir = std::env::temp_dir().join(format!("baccarat-http-{}-{}", std::process::id(), rand_suffix()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("casino.db");
+    let mut cfg = ServeConfig {
+        betting: Duration::from_millis(3000),
+        deal: Duration::from_millis(10),
+        squeeze: Duration::from_millis(300),
+        result_pause: Duration::from_millis(50),
+        rate_per_second: 100_000,
+        ..ServeConfig::new(db.clone(), "127.0.0.1:0".parse().unwrap())
+    };
+    tweak(&mut cfg);
+    // Create the database first so the admin's password can be set for the test.
+    let (_, _, users) = baccarat_server::serve::open(&cfg).unwrap();
+    users.create("test-admin", baccarat_server::auth::Role::Admin, "admin-pass").unwrap();
+    drop(users);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(run(cfg, listener));
+    let app = App { base: format!("http://{addr}"), client: Client::new(), admin: String::new() };
+    let admin = app.login("test-admin", "admin-pass").await;
+    App { admin, ..app }
+}
+
+fn rand_suffix() -> String {
+    baccarat_server::auth::random_hex(4)
+}
+
+impl App {
+    pub async fn login(&self, name: &str, password: &str) -> String {
+        let r: Value = self
+            .client
+            .post(format!("{}/api/login", self.base))
+            .json(&json!({"name": name, "password": password}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        r["token"].as_str().unwrap_or_else(|| panic!("login {name}: {r}")).to_string()
+    }
+
+    pub async fn get(&self, path: &str, token: Option<&str>) -> (StatusCode, Value) {
+        let mut rq = self.client.get(format!("{}{path}", self.base));
+        if let Some(t) = token {
+            rq = rq.bearer_auth(t);
+        }
+        let r = rq.send().await.unwrap();
+        (r.status(), r.json().await.unwrap_or(Value::Null))
+    }
+
+    pub async fn post(&self, path: &str, token: Option<&str>, body: Value) -> (StatusCode, Value) {
+        let mut rq = self.client.post(format!("{}{path}", self.base)).json(&body);
+        if let Some(t) = token {
+            rq = rq.bearer_auth(t);
+        }
+        let r = rq.send().await.unwrap();
+        (r.status(), r.json().await.unwrap_or(Value::Null))
+    }
+
+    /// Wait until table `id` is in `phase`.
+    pub async fn until_phase(&self, id: u32, phase: &str) {
+        for _ in 0..1000 {
+            let (_, t) = self.get(&format!("/api/tables/{id}"), None).await;
+            if t["phase"] == phase {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("table {id} never reached {phase}");
+    }
+}

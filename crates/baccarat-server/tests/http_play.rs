@@ -1,0 +1,251 @@
+//! The routes the table page and the pit console use, on the real server: bet
+//! slips and withdrawals, the squeeze (only the holder sees the hand), a live
+//! table dealt from the console with an irregularity and the rule's text, opening
+//! and closing tables, tables created by an admin, rate limits and history.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{spawn_app, spawn_app_with, App};
+use futures_util::StreamExt;
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+async fn available(app: &App, token: &str) -> i64 {
+    app.get("/api/me", Some(token)).await.1["available"].as_i64().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bet_slip_places_each_line_and_a_withdrawal_returns_the_stake() {
+    let app = spawn_app().await;
+    let p = app.login("player1", "demo").await;
+    app.until_phase(1, "betting").await;
+    let before = available(&app, &p).await;
+    let slip = json!({"wagers": [
+        {"bet": "banker", "amount": 1000},
+        {"bet": "player_pair", "amount": 1000},
+        {"bet": "tie", "amount": 600_000},
+    ], "key": "slip-1"});
+    let (s, r) = app.post("/api/tables/1/wagers", Some(&p), slip.clone()).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    let results = r["results"].as_array().unwrap();
+    assert_eq!(results[0]["result"], "wager", "{r}");
+    assert_eq!(results[1]["result"], "wager", "{r}");
+    assert_eq!(results[2]["result"], "refused", "above the maximum: {r}");
+    assert!(results[2]["rule"].as_str().unwrap().starts_with("NSW"), "the refusal names its rule: {r}");
+    assert_eq!(available(&app, &p).await, before - 2000);
+    // The same slip again (a retry) is answered from the record: nothing more held.
+    let (_, again) = app.post("/api/tables/1/wagers", Some(&p), slip).await;
+    assert_eq!(again["results"][0]["wager"], results[0]["wager"]);
+    assert_eq!(available(&app, &p).await, before - 2000);
+    // Clear: the Banker wager comes back whole.
+    let (s, w) = app.post("/api/tables/1/withdraw", Some(&p), json!({"wager": results[0]["wager"]})).await;
+    assert_eq!(s, StatusCode::OK, "{w}");
+    assert_eq!(available(&app, &p).await, before - 1000);
+    // Another player cannot withdraw it.
+    let q = app.login("player2", "demo").await;
+    let (s, _) = app.post("/api/tables/1/withdraw", Some(&q), json!({"wager": results[1]["wager"]})).await;
+    assert_eq!(s, StatusCode::CONFLICT);
+    // Malformed slips are refused with the field named.
+    let (s, e) = app.post("/api/tables/1/wagers", Some(&p), json!({"wagers": [], "key": "x"})).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert!(e["error"].as_str().unwrap().contains("wagers"), "{e}");
+    let bad = json!({"wagers": [{"bet": "banker", "amount": 1000}, {"bet": "nope", "amount": 1}], "key": "y"});
+    let (s, e) = app.post("/api/tables/1/wagers", Some(&p), bad).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert!(e["error"].as_str().unwrap().contains("wagers[1].bet"), "{e}");
+    assert_eq!(available(&app, &p).await, before - 1000, "a refused slip holds nothing");
+}
+
+/// Read WebSocket messages until `f` is true of one (or time runs out).
+async fn until_ws<S>(ws: &mut S, mut f: impl FnMut(&Value) -> bool, seen: &mut Vec<Value>) -> Value
+where
+    S: futures_util::Stream<
+            Item = Result<tokio_tungstenite::tungstenite::Message, tokio_tungstenite::tungstenite::Error>,
+        > + Unpin,
+{
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let Ok(m) = tokio::time::timeout_at(deadline, ws.next()).await else {
+            panic!("no such message in time; the last: {:?}", seen.last());
+        };
+        let m = m.unwrap().unwrap();
+        let v: Value = serde_json::from_str(&m.into_text().unwrap()).unwrap();
+        seen.push(v.clone());
+        if f(&v) {
+            return v;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_the_player_squeezing_sees_the_hand_until_it_is_exposed() {
+    let app = spawn_app_with(|c| c.squeeze = Duration::from_secs(30)).await;
+    let (p1, p2) = (app.login("player1", "demo").await, app.login("player2", "demo").await);
+    let (_, me1) = app.get("/api/me", Some(&p1)).await;
+    let id1 = me1["user"].as_u64().unwrap();
+    let connect = |t: String| {
+        let url = format!("{}/api/tables/3/ws?token={t}", app.base.replace("http", "ws"));
+        async move { tokio_tungstenite::connect_async(url).await.unwrap().0 }
+    };
+    let (mut ws1, mut ws2) = (connect(p1.clone()).await, connect(p2.clone()).await);
+    app.until_phase(3, "betting").await;
+    let (s, r) =
+        app.post("/api/tables/3/wagers", Some(&p1), json!({"bet": "player", "amount": 50_000, "key": "a"})).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    let (s, r) =
+        app.post("/api/tables/3/wagers", Some(&p2), json!({"bet": "player", "amount": 1000, "key": "b"})).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    let out = |v: &Value| v["table"]["out"]["player"].as_u64() == Some(id1) && v["table"]["out"]["side"] == "player";
+    let mut seen1 = Vec::new();
+    let mut seen2 = Vec::new();
+    let v1 = until_ws(&mut ws1, out, &mut seen1).await;
+    let v2 = until_ws(&mut ws2, out, &mut seen2).await;
+    let player_cards = |v: &Value| -> Vec<Value> {
+        v["table"]["cards"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c[0].as_str().unwrap().starts_with("player"))
+            .map(|c| c[1].clone())
+            .collect()
+    };
+    assert!(player_cards(&v1).iter().all(|c| c.is_string()), "the squeezer sees their hand: {v1}");
+    assert!(player_cards(&v2).iter().all(Value::is_null), "the other player does not: {v2}");
+    let (_, public) = app.get("/api/tables/3", None).await;
+    assert!(player_cards(&json!({"table": public})).iter().all(Value::is_null), "nor does the public view");
+    // Only the holder may expose it.
+    let (s, _) = app.post("/api/tables/3/hand", Some(&p2), json!({"action": "expose"})).await;
+    assert_eq!(s, StatusCode::CONFLICT);
+    let (s, r) = app.post("/api/tables/3/hand", Some(&p1), json!({"action": "expose"})).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    let shown = until_ws(&mut ws2, |v| player_cards(v).iter().all(Value::is_string), &mut seen2).await;
+    assert_eq!(player_cards(&shown)[..2], player_cards(&v1)[..2], "everyone sees the same cards once exposed");
+    // Before the expose, no message to player 2 carried a Player card.
+    let cut = seen2.len() - 1;
+    for m in &seen2[..cut] {
+        assert!(player_cards(m).iter().all(Value::is_null), "a card leaked to player 2: {m}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_live_table_is_dealt_from_the_console_with_an_irregularity_and_its_rule() {
+    let app = spawn_app().await;
+    let dealer = app.login("dealer", "demo").await;
+    let p = app.login("player1", "demo").await;
+    let before = available(&app, &p).await;
+    let (s, pit) = app.get("/api/tables/5/pit", Some(&dealer)).await;
+    assert_eq!(s, StatusCode::OK, "{pit}");
+    assert_eq!(pit["table"]["mode"], "live");
+    let quote = |key: &str| {
+        pit["rules"].as_array().unwrap().iter().find(|r| r["key"] == key).unwrap()["quote"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert!(quote("face_up_first").starts_with("12.3"), "the rule's own words: {}", quote("face_up_first"));
+    let cmd = |c: Value| app.post("/api/tables/5/commands", Some(&dealer), c);
+    let (s, r) = cmd(json!({"command": "start_shoe", "source": {"live": {"decks": 8}}, "cut": null, "burn": null, "show_burn": false})).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    // A live shoe is never started by the RNG route.
+    assert_eq!(cmd(json!({"command": "open_betting", "no_bet": false})).await.0, StatusCode::OK);
+    let (s, r) = app.post("/api/tables/5/wagers", Some(&p), json!({"bet": "banker", "amount": 2000, "key": "l"})).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    assert_eq!(cmd(json!({"command": "close_betting"})).await.0, StatusCode::OK);
+    let (_, t) = app.get("/api/tables/5", None).await;
+    assert_eq!(t["due"], "player1", "the console is told which card is due");
+    // The first card found face up in the shoe: a no-bet coup follows (NSW 12.3).
+    let (s, r) = cmd(json!({"command": "face_up_in_shoe", "card": "5D"})).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    let (_, pit) = app.get("/api/tables/5/pit", Some(&dealer)).await;
+    let notice = &pit["notices"][0];
+    assert!(notice["rule"].as_str().unwrap().contains("12.3"), "{pit}");
+    // Deal the coup from the keyboard until it completes.
+    for card in ["9H", "2C", "KD", "3S", "4C", "6H"] {
+        let (_, t) = app.get("/api/tables/5", None).await;
+        if t["due"].is_null() {
+            break;
+        }
+        let (s, r) = cmd(json!({"command": "card_in", "card": card, "to": null, "face_up": true})).await;
+        assert_eq!(s, StatusCode::OK, "{card}: {r}");
+    }
+    let (_, pit) = app.get("/api/tables/5/pit", Some(&dealer)).await;
+    let coup = &pit["coup"];
+    assert!(coup["result"].is_object() || coup["void"].is_string(), "the coup ended: {pit}");
+    // The money is exactly the settlement's.
+    let net: i64 = coup["wagers"].as_array().unwrap().iter().map(|w| w["net"].as_i64().unwrap_or(0)).sum();
+    assert_eq!(available(&app, &p).await, before + net, "{pit}");
+    // A player may not drive the console.
+    assert_eq!(
+        app.post("/api/tables/5/commands", Some(&p), json!({"command": "close_betting"})).await.0,
+        StatusCode::FORBIDDEN
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_supervisor_closes_and_reopens_a_table() {
+    let app = spawn_app_with(|c| c.betting = Duration::from_millis(300)).await;
+    let sup = app.login("supervisor", "demo").await;
+    let (s, r) = app.post("/api/tables/4/open", Some(&sup), json!({"open": false})).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    // It finishes the coup in progress and deals no more.
+    app.until_phase(4, "ready").await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let (_, t) = app.get("/api/tables/4", None).await;
+    assert_eq!((t["phase"].as_str(), t["open"].as_bool()), (Some("ready"), Some(false)), "{t}");
+    let coup = t["coup"].clone();
+    let (s, _) = app.post("/api/tables/4/open", Some(&sup), json!({"open": true})).await;
+    assert_eq!(s, StatusCode::OK);
+    app.until_phase(4, "betting").await;
+    let (_, t) = app.get("/api/tables/4", None).await;
+    assert_ne!(t["coup"], coup);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_admin_creates_a_table_checked_against_its_profile() {
+    let app = spawn_app().await;
+    let bad =
+        json!({"name": "Bad", "config": "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 100000\ndecks = 5\n"});
+    let (s, e) = app.post("/api/tables", Some(&app.admin), bad).await;
+    assert_eq!(s, StatusCode::CONFLICT, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("decks"), "the problem names its field: {e}");
+    let (s, e) = app.post("/api/tables", Some(&app.admin), json!({"name": "Bad", "config": "not toml ="})).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{e}");
+    let good = json!({"name": "High limit", "config": "rulebook = \"au-casino\"\nchip = 100\nmin = 10000\nmax = 1000000\n[bets.tie]\npay_table = \"8_to_1\"\n"});
+    let (s, r) = app.post("/api/tables", Some(&app.admin), good).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    let id = r["table"].as_u64().unwrap() as u32;
+    assert_eq!(id, 6);
+    app.until_phase(id, "betting").await;
+    let (_, t) = app.get(&format!("/api/tables/{id}"), None).await;
+    assert_eq!((t["name"].as_str(), t["min"].as_i64()), (Some("High limit"), Some(10_000)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_over_the_rate_are_refused_with_429_and_history_is_kept() {
+    let app = spawn_app_with(|c| c.rate_per_second = 5).await;
+    let p = app.login("player1", "demo").await;
+    app.until_phase(1, "betting").await;
+    let mut codes = Vec::new();
+    for i in 0..8 {
+        let body = json!({"bet": "banker", "amount": 1000, "key": format!("r{i}")});
+        let (s, v) = app.post("/api/tables/1/wagers", Some(&p), body).await;
+        if s == StatusCode::TOO_MANY_REQUESTS {
+            assert!(v["retry_after_ms"].as_u64().unwrap() > 0, "{v}");
+        }
+        codes.push(s);
+    }
+    assert!(codes[..5].iter().all(|s| *s == StatusCode::OK), "{codes:?}");
+    assert!(codes[5..].contains(&StatusCode::TOO_MANY_REQUESTS), "{codes:?}");
+    let accepted = codes.iter().filter(|s| **s == StatusCode::OK).count() as i64;
+    // The coup settles; the player's history shows each wager with its money.
+    app.until_phase(1, "dealing").await;
+    app.until_phase(1, "betting").await;
+    let (_, h) = app.get("/api/me/history", Some(&p)).await;
+    let lines = h["history"].as_array().unwrap();
+    assert_eq!(lines.len() as i64, accepted, "{h}");
+    let net: i64 = lines.iter().map(|l| l["line"]["net"].as_i64().unwrap()).sum();
+    let (_, me) = app.get("/api/me", Some(&p)).await;
+    assert_eq!(me["balance"].as_i64().unwrap(), 1_000_000 + net);
+}

@@ -54,6 +54,7 @@ const state = {
   skew: 0, // server clock minus ours, from the WebSocket's now_ms
   lastPush: null, // { result, void } from the last push (inspector's result line)
   coupCards: { coup: null, cards: {} }, // the coup's cards, kept after it closes
+  lastDone: null, // the last finished coup seen: { coup, result, void, cards }
   recall: null,
   recallCoup: 0,
   recallStep: 0,
@@ -413,6 +414,7 @@ async function selectTable(id, { focusEntry = false } = {}) {
   state.recall = null;
   state.lastPush = null;
   state.coupCards = { coup: null, cards: {} };
+  state.lastDone = null;
   sessionStorage.setItem('pit.table', String(id));
   history.replaceState(null, '', `#table=${id}`);
   clearError();
@@ -539,6 +541,12 @@ async function refreshNow() {
 function applyPit(p) {
   state.pit = p;
   applyTable(p.table);
+  // If the server lists the coup's cards with it, they fill in the last card of a
+  // coup that completed in the same batch as that card.
+  if (p.coup && Array.isArray(p.coup.cards) && p.coup.coup === state.coupCards.coup) {
+    for (const [pos, card] of p.coup.cards) if (card && !state.coupCards.cards[pos]) state.coupCards.cards[pos] = card;
+    renderDeal();
+  }
   renderWagers();
   renderNotices();
   renderResult();
@@ -657,26 +665,37 @@ function renderDeal() {
   renderResult();
 }
 
+function resultWords(c) {
+  if (c.void) return `Coup ${c.coup} void (${c.void}): wagers returned`;
+  const r = c.result;
+  return `Coup ${c.coup}: Player ${r.player}, Banker ${r.banker} — ${r.winner === 'tie' ? 'Tie' : `${words(r.winner)} wins`}`;
+}
+
 function renderResult() {
   const t = state.table;
   const el = $('#result');
   if (!t) return;
-  let coup = null;
-  if (state.pit && state.pit.coup && state.pit.coup.coup === t.coup) coup = state.pit.coup;
-  else if (state.lastPush && state.lastPush.coup === t.coup) coup = { result: state.lastPush.result, void: state.lastPush.void, coup: t.coup };
-  let html = '';
-  el.dataset.void = 'false';
-  el.dataset.winner = '';
-  if (coup && coup.void) {
-    el.dataset.void = 'true';
-    html = `Coup ${coup.coup} void (${esc(coup.void)}): wagers returned`;
-  } else if (coup && coup.result) {
-    const r = coup.result;
-    el.dataset.winner = r.winner;
-    const who = r.winner === 'tie' ? 'Tie' : `${words(r.winner)} wins`;
-    html = `Coup ${coup.coup}: Player ${r.player}, Banker ${r.banker} — ${who}`;
+  // The coup's outcome from the pit view or the last push, whichever has it.
+  const cands = [];
+  if (state.pit && state.pit.coup && state.pit.coup.coup === t.coup) cands.push(state.pit.coup);
+  if (state.lastPush && state.lastPush.coup === t.coup) cands.push({ coup: t.coup, result: state.lastPush.result, void: state.lastPush.void });
+  const coup = cands.find((c) => c.void || c.result) || null;
+  el.dataset.void = coup && coup.void ? 'true' : 'false';
+  el.dataset.winner = coup && !coup.void && coup.result ? coup.result.winner : '';
+  if (coup) {
+    const before = state.lastDone && state.lastDone.coup === coup.coup ? state.lastDone.cards : {};
+    const cards = state.coupCards.coup === coup.coup ? { ...before, ...state.coupCards.cards } : before;
+    state.lastDone = { coup: coup.coup, result: coup.result, void: coup.void, cards };
   }
-  renderInto(el, html);
+  renderInto(el, coup ? esc(resultWords(coup)) : '');
+  // Between coups on a fast table: the coup before, with the cards this console saw.
+  const prev = state.lastDone && state.lastDone.coup < t.coup ? state.lastDone : null;
+  let html = '';
+  if (!coup && prev) {
+    const seen = POSITIONS.map(([p]) => p).filter((p) => prev.cards[p]);
+    html = `Last: ${esc(resultWords(prev))}${seen.length ? ` <span class="muted">(cards seen: ${seen.map((p) => `${esc(POS_LABEL[p])} ${esc(cardText(prev.cards[p]))}`).join(', ')})</span>` : ''}`;
+  }
+  renderInto($('#last-result'), html);
 }
 
 function renderWagers() {

@@ -136,3 +136,18 @@ fn scenario(name: &str, serve_args: &[&str]) {
 fn smoke() {
     scenario("smoke", &[]);
 }
+
+/// A player joins table 1, bets through the page, sees the cards and the result,
+/// and the balance moves by exactly the settled amounts (checked against the
+/// cards and the pay tables); screenshots at 1280×800 and 390×844.
+#[test]
+fn player() {
+    scenario("player", &["--betting-seconds", "6", "--deal-ms", "300"]);
+}
+
+/// At the squeeze table only the player holding a hand sees it until they
+/// reveal it; the other player's WebSocket never carries it before then.
+#[test]
+fn squeeze() {
+    scenario("squeeze", &["--betting-seconds", "6", "--deal-ms", "300"]);
+}

@@ -343,6 +343,7 @@ async function onLogin(ev) {
 }
 
 async function onLogout() {
+  clearInterval(tablesTimer);
   if (state.follow) state.follow.close();
   state.follow = null;
   await logout();
@@ -384,6 +385,7 @@ async function loadTables() {
 }
 
 function expired() {
+  clearInterval(tablesTimer);
   auth.clear();
   state.user = null;
   if (state.follow) state.follow.close();

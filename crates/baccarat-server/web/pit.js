@@ -464,7 +464,20 @@ function onPush(msg) {
   if (msg.now_ms) state.skew = msg.now_ms - Date.now();
   state.lastPush = { result: msg.result, void: msg.void, coup: msg.table.coup };
   applyTable(msg.table);
+  absorbResultCards(msg.table.coup, msg.result);
   if (isStaff()) scheduleRefresh();
+}
+
+/**
+ * A completed coup's result lists every card (the last card often leaves the
+ * table's view in the same batch that completes the coup): show them all.
+ */
+function absorbResultCards(coup, result) {
+  if (!result || !Array.isArray(result.cards) || !state.table || state.table.coup !== coup) return;
+  if (state.coupCards.coup !== coup) state.coupCards = { coup, cards: {} };
+  const before = JSON.stringify(state.coupCards.cards);
+  state.coupCards.cards = { ...state.coupCards.cards, ...Object.fromEntries(result.cards) };
+  if (JSON.stringify(state.coupCards.cards) !== before) renderDeal();
 }
 
 /** A table view from a push or a fetch. */
@@ -543,12 +556,7 @@ async function refreshNow() {
 function applyPit(p) {
   state.pit = p;
   applyTable(p.table);
-  // If the server lists the coup's cards with it, they fill in the last card of a
-  // coup that completed in the same batch as that card.
-  if (p.coup && Array.isArray(p.coup.cards) && p.coup.coup === state.coupCards.coup) {
-    for (const [pos, card] of p.coup.cards) if (card && !state.coupCards.cards[pos]) state.coupCards.cards[pos] = card;
-    renderDeal();
-  }
+  if (p.coup) absorbResultCards(p.coup.coup, p.coup.result);
   renderWagers();
   renderNotices();
   renderResult();
@@ -695,7 +703,7 @@ function renderResult() {
   let html = '';
   if (!coup && prev) {
     const seen = POSITIONS.map(([p]) => p).filter((p) => prev.cards[p]);
-    html = `Last: ${esc(resultWords(prev))}${seen.length ? ` <span class="muted">(cards seen: ${seen.map((p) => `${esc(POS_LABEL[p])} ${esc(cardText(prev.cards[p]))}`).join(', ')})</span>` : ''}`;
+    html = `Last: ${esc(resultWords(prev))}${seen.length ? ` <span class="muted">(cards: ${seen.map((p) => `${esc(POS_LABEL[p])} ${esc(cardText(prev.cards[p]))}`).join(', ')})</span>` : ''}`;
   }
   renderInto($('#last-result'), html);
 }

@@ -165,11 +165,19 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
             .map_err(|e| e.to_string())?;
     }
     let (v, ca) = (views.clone(), closes_at.clone());
-    let (writer, _handle) = Writer::start(casino, store, move |c, commit| {
-        let closes = ca.lock().expect("closes").clone();
-        v.write().expect("views").refresh(c, &closes, &commit);
-        let _ = feed_tx.send(commit);
-    });
+    let v2 = views.clone();
+    let (writer, _handle) = Writer::start(
+        casino,
+        store,
+        move |c, commit| {
+            let closes = ca.lock().expect("closes").clone();
+            v.read().expect("views").changes(c, &closes, commit)
+        },
+        move |changes, commit| {
+            v2.write().expect("views").apply(changes);
+            let _ = feed_tx.send(commit);
+        },
+    );
     let state = AppState {
         writer,
         feed,

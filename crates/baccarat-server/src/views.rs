@@ -209,33 +209,57 @@ impl Views {
             .collect();
     }
 
-    /// Refresh what one committed batch changed: the tables it recorded events
-    /// for (or redefined), any table whose countdown is set, and the wallets it
-    /// touched. Called on the writer thread, so it stays proportional to the
-    /// batch rather than to the casino.
-    pub fn refresh(&mut self, c: &Casino, closes_at: &HashMap<u32, u64>, commit: &Commit) {
-        self.version += 1;
+    /// What one batch changed, prepared on the writer (it reads the casino):
+    /// the tables it recorded events for (or redefined), any table whose
+    /// countdown moved, and the wallets it touched. It stays proportional to the
+    /// batch rather than to the casino. Applied with [`Views::apply`] once the
+    /// batch is durable.
+    pub fn changes(&self, c: &Casino, closes_at: &HashMap<u32, u64>, commit: &Commit) -> ViewChanges {
         let mut touched: HashSet<u32> = commit.records.iter().map(|(t, _)| *t).collect();
         touched.extend(commit.tables.iter().map(|t| t.id));
-        if self.tables.len() != c.tables.len() {
-            let old: HashMap<u32, TableView> = self.tables.drain(..).map(|v| (v.id, v)).collect();
-            self.tables = c.tables.values().map(|t| view(t, closes_at, old.get(&t.id))).collect();
+        let tables = if self.tables.len() != c.tables.len() {
+            let old: HashMap<u32, &TableView> = self.tables.iter().map(|v| (v.id, v)).collect();
+            c.tables.values().map(|t| view(t, closes_at, old.get(&t.id).copied())).collect()
         } else {
-            for v in self.tables.iter_mut() {
-                let due_countdown = v.phase == "betting" && v.closes_at_ms != closes_at.get(&v.id).copied();
-                if touched.contains(&v.id) || due_countdown {
-                    if let Some(t) = c.tables.get(&v.id) {
-                        *v = view(t, closes_at, Some(v));
-                    }
-                }
-            }
-        }
+            self.tables
+                .iter()
+                .filter(|v| {
+                    touched.contains(&v.id) || (v.phase == "betting" && v.closes_at_ms != closes_at.get(&v.id).copied())
+                })
+                .filter_map(|v| c.tables.get(&v.id).map(|t| view(t, closes_at, Some(v))))
+                .collect()
+        };
+        let mut balances = Vec::new();
         for ch in &commit.ledger {
             for a in &ch.accounts {
                 if let AccountKind::Wallet { player } = a.kind {
-                    self.balances.insert(player, (Money(a.balance), Money(a.available())));
+                    balances.push((player, (Money(a.balance), Money(a.available()))));
                 }
             }
         }
+        ViewChanges { all: self.tables.len() != c.tables.len(), tables, balances }
     }
+
+    /// Make a batch's changes visible.
+    pub fn apply(&mut self, ch: ViewChanges) {
+        self.version += 1;
+        if ch.all {
+            self.tables = ch.tables;
+        } else {
+            for t in ch.tables {
+                if let Some(v) = self.tables.iter_mut().find(|v| v.id == t.id) {
+                    *v = t;
+                }
+            }
+        }
+        self.balances.extend(ch.balances);
+    }
+}
+
+/// What one batch changed in the read model.
+pub struct ViewChanges {
+    /// Every table (the set of tables changed), or only the changed ones.
+    all: bool,
+    tables: Vec<TableView>,
+    balances: Vec<(PlayerId, (Money, Money))>,
 }

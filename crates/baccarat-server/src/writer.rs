@@ -1,11 +1,19 @@
-//! The single writer: one thread owns the casino and the store. It takes requests
-//! in batches — everything waiting, up to [`MAX_BATCH`] — applies them in memory,
-//! writes them in one transaction (one fsync for the whole batch: group commit),
-//! and only then answers each request and publishes the committed records. A
-//! request is never acknowledged before it is durable.
+//! The single writer: one thread owns the casino. It takes requests in batches
+//! — everything waiting, up to [`MAX_BATCH`] — and applies them in memory; a
+//! second thread, the committer, owns the store and writes each batch in one
+//! transaction (one fsync for the whole batch: group commit), and only then
+//! answers each request and publishes what changed. A request is never
+//! acknowledged before it is durable.
 //!
-//! If a commit fails the writer stops: memory would be ahead of the disk, so the
-//! process must restart and recover from what is durable.
+//! The two threads form a pipeline: while batch N is being fsynced, batch N+1 is
+//! applied. At most one batch waits between them, so memory runs at most one
+//! batch ahead of the disk, and batches commit in order. What a batch changed
+//! for the read model is prepared on the writer (it needs the casino) and made
+//! visible by the committer after the commit, so nothing is shown before it is
+//! durable.
+//!
+//! If a commit fails the process stops: memory would be ahead of the disk, so it
+//! must restart and recover from what is durable.
 
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::thread::JoinHandle;
@@ -40,17 +48,35 @@ pub enum Busy {
 }
 
 impl Writer {
-    /// Start the writer thread. `committed` sees the casino and each batch's
-    /// commit once it is durable, before any of the batch's requests is answered.
-    pub fn start<S: Store + 'static>(
+    /// Start the writer and committer threads. `prepare` sees the casino and
+    /// each batch's commit on the writer; `publish` gets what it returned, with
+    /// the commit, once that is durable and before any of its requests is answered.
+    pub fn start<S: Store + 'static, P: Send + 'static>(
         mut casino: Casino,
         mut store: S,
-        committed: impl FnMut(&Casino, Commit) + Send + 'static,
+        mut prepare: impl FnMut(&Casino, &Commit) -> P + Send + 'static,
+        mut publish: impl FnMut(P, Commit) + Send + 'static,
     ) -> (Writer, JoinHandle<()>) {
         let (tx, rx) = sync_channel::<Job>(QUEUE);
+        let (ctx, crx) = sync_channel::<Batch<P>>(1);
+        std::thread::Builder::new()
+            .name("committer".into())
+            .spawn(move || {
+                while let Ok(b) = crx.recv() {
+                    if let Err(e) = store.commit(&b.commit) {
+                        eprintln!("committer: commit failed, stopping so that recovery can run: {e}");
+                        std::process::exit(70);
+                    }
+                    publish(b.prepared, b.commit);
+                    for (reply, answer) in b.answers {
+                        reply(answer);
+                    }
+                }
+            })
+            .expect("spawn the committer thread");
         let handle = std::thread::Builder::new()
             .name("writer".into())
-            .spawn(move || run(&mut casino, &mut store, rx, committed))
+            .spawn(move || run(&mut casino, rx, ctx, &mut prepare))
             .expect("spawn the writer thread");
         (Writer { tx }, handle)
     }
@@ -64,7 +90,19 @@ impl Writer {
     }
 }
 
-fn run<S: Store>(casino: &mut Casino, store: &mut S, rx: Receiver<Job>, mut committed: impl FnMut(&Casino, Commit)) {
+/// One applied batch on its way to the disk.
+struct Batch<P> {
+    commit: Commit,
+    answers: Vec<(Box<dyn FnOnce(Reply) + Send>, Reply)>,
+    prepared: P,
+}
+
+fn run<P>(
+    casino: &mut Casino,
+    rx: Receiver<Job>,
+    committer: SyncSender<Batch<P>>,
+    prepare: &mut impl FnMut(&Casino, &Commit) -> P,
+) {
     while let Ok(first) = rx.recv() {
         let mut jobs = vec![first];
         while jobs.len() < MAX_BATCH {
@@ -79,13 +117,9 @@ fn run<S: Store>(casino: &mut Casino, store: &mut S, rx: Receiver<Job>, mut comm
             let reply = casino.handle(j.request, &mut commit);
             answers.push((j.reply, reply));
         }
-        if let Err(e) = store.commit(&commit) {
-            eprintln!("writer: commit failed, stopping so that recovery can run: {e}");
-            std::process::exit(70);
-        }
-        committed(casino, commit);
-        for (reply, answer) in answers {
-            reply(answer);
+        let prepared = prepare(casino, &commit);
+        if committer.send(Batch { commit, answers, prepared }).is_err() {
+            return;
         }
     }
 }

@@ -168,9 +168,14 @@ fn the_writer_answers_only_after_commit_and_batches_many_requests() {
     store.commit(&commit).unwrap();
     let batches = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let b = batches.clone();
-    let (writer, handle) = Writer::start(c, store, move |_, _| {
-        b.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    });
+    let (writer, handle) = Writer::start(
+        c,
+        store,
+        |_, _| (),
+        move |_, _| {
+            b.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        },
+    );
     let (tx, rx) = channel();
     for i in 0..2000u32 {
         let tx = tx.clone();

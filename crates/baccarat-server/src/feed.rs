@@ -228,7 +228,9 @@ fn rule_of(e: &Event) -> Option<&str> {
         | Event::CuttingCardOut { rule, .. }
         | Event::MinimumAnnounced { rule, .. }
         | Event::MinimumChanged { rule, .. }
-        | Event::WagersReopened { rule } => Some(rule),
+        | Event::WagersReopened { rule }
+        | Event::Burned { rule, .. }
+        | Event::ShoeStarted { rule, .. } => Some(rule),
         _ => None,
     }
 }

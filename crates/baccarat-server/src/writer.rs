@@ -90,10 +90,13 @@ impl Writer {
     }
 }
 
+/// A request's reply callback and its answer, waiting for the commit.
+type Answer = (Box<dyn FnOnce(Reply) + Send>, Reply);
+
 /// One applied batch on its way to the disk.
 struct Batch<P> {
     commit: Commit,
-    answers: Vec<(Box<dyn FnOnce(Reply) + Send>, Reply)>,
+    answers: Vec<Answer>,
     prepared: P,
 }
 

@@ -151,3 +151,19 @@ fn player() {
 fn squeeze() {
     scenario("squeeze", &["--betting-seconds", "6", "--deal-ms", "300"]);
 }
+
+/// A dealer runs the live table from the pit console: starts a shoe, opens and
+/// closes betting, enters cards from the keyboard (a fast burst as a scanner
+/// would), reports a card found face up with the rule's own text quoted, and the
+/// player's balance moves by exactly the settlement.
+#[test]
+fn dealer() {
+    scenario("dealer", &["--betting-seconds", "6", "--deal-ms", "300"]);
+}
+
+/// An inspector steps through a coup's recall and runs verify and the ledger
+/// check from the console.
+#[test]
+fn inspector() {
+    scenario("inspector", &["--betting-seconds", "6", "--deal-ms", "300"]);
+}

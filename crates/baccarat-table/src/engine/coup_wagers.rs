@@ -24,6 +24,8 @@ pub struct CoupWagers {
     by_player: HashMap<PlayerId, Vec<usize>>,
     box_players: HashMap<u8, Vec<PlayerId>>,
     area: HashMap<(Spot, Bet), Money>,
+    /// Each player's total and count of wagers on each bet.
+    mine: HashMap<(PlayerId, Bet), (Money, u32)>,
 }
 
 impl PartialEq for CoupWagers {
@@ -59,6 +61,8 @@ impl CoupWagers {
         }
         let a = self.area.entry((w.spot, w.bet)).or_insert(Money::ZERO);
         *a = *a + w.amount;
+        let m = self.mine.entry((w.player, w.bet)).or_insert((Money::ZERO, 0));
+        *m = (m.0 + w.amount, m.1 + 1);
     }
 
     fn rebuild(&mut self) {
@@ -66,6 +70,7 @@ impl CoupWagers {
         self.by_player.clear();
         self.box_players.clear();
         self.area.clear();
+        self.mine.clear();
         let list = std::mem::take(&mut self.list);
         for (i, w) in list.iter().enumerate() {
             self.index(i, w);
@@ -95,10 +100,13 @@ impl CoupWagers {
     pub fn reduce(&mut self, id: WagerId, to: Money) {
         if let Some(&i) = self.at.get(&id) {
             let w = &mut self.list[i];
-            let key = (w.spot, w.bet);
+            let (key, mine) = ((w.spot, w.bet), (w.player, w.bet));
             let from = std::mem::replace(&mut w.amount, to);
             if let Some(a) = self.area.get_mut(&key) {
                 *a = *a - from + to;
+            }
+            if let Some(m) = self.mine.get_mut(&mine) {
+                m.0 = m.0 - from + to;
             }
         }
     }
@@ -110,6 +118,16 @@ impl CoupWagers {
     /// One player's wagers, in the order placed.
     pub fn of(&self, player: PlayerId) -> impl Iterator<Item = &Wager> {
         self.by_player.get(&player).into_iter().flatten().map(|&i| &self.list[i])
+    }
+
+    /// A player's total on one bet this coup.
+    pub fn total_of(&self, player: PlayerId, bet: Bet) -> Money {
+        self.mine.get(&(player, bet)).map_or(Money::ZERO, |m| m.0)
+    }
+
+    /// Whether a player has a wager on one of `bets` this coup.
+    pub fn has(&self, player: PlayerId, bets: &[Bet]) -> bool {
+        bets.iter().any(|&b| self.mine.get(&(player, b)).is_some_and(|m| m.1 > 0))
     }
 
     /// The players with a wager in a box.
@@ -156,6 +174,11 @@ mod tests {
                 }
             }
             for p in 0..5 {
+                for bet in bets {
+                    let scan = w.iter().filter(|x| x.player == p && x.bet == bet).fold(Money::ZERO, |a, x| a + x.amount);
+                    prop_assert_eq!(w.total_of(p, bet), scan);
+                    prop_assert_eq!(w.has(p, &[bet]), w.iter().any(|x| x.player == p && x.bet == bet));
+                }
                 let scan: Vec<WagerId> = w.iter().filter(|x| x.player == p).map(|x| x.id).collect();
                 let idx: Vec<WagerId> = w.of(p).map(|x| x.id).collect();
                 prop_assert_eq!(idx, scan);

@@ -115,8 +115,8 @@ pub fn place(
     if amount < min {
         return Err(Refusal::new(limit_rule, format!("{amount} is below the {bet} minimum {min}")));
     }
-    let mine: Vec<&Wager> = t.state.coup.wagers.of(player).collect();
-    let same: Money = mine.iter().filter(|w| w.bet == bet).fold(Money::ZERO, |a, w| a + w.amount);
+    let ws = &t.state.coup.wagers;
+    let same = ws.total_of(player, bet);
     if same + amount > max {
         return Err(Refusal::new(
             limit_rule,
@@ -152,10 +152,10 @@ pub fn place(
             }
         }
     } else {
-        if t.setup.side_bets_need_main_wager && !mine.iter().any(|w| w.bet.is_main()) {
+        if t.setup.side_bets_need_main_wager && !ws.has(player, &[Bet::Player, Bet::Banker, Bet::Tie]) {
             return Err(Refusal::new(t.cite("side_bet_needs_main"), format!("{bet} is taken only with a main wager")));
         }
-        if t.rb().config.conduct.one_side_bet_each && mine.iter().any(|w| w.bet == bet) {
+        if t.rb().config.conduct.one_side_bet_each && ws.has(player, &[bet]) {
             return Err(Refusal::new(t.cite("one_side_bet"), format!("one {bet} wager per player per coup")));
         }
     }
@@ -168,7 +168,7 @@ pub fn place(
         Bet::Banker => Some(Bet::Player),
         _ => None,
     };
-    let both = other.is_some_and(|o| mine.iter().any(|w| w.bet == o));
+    let both = other.is_some_and(|o| ws.has(player, &[o]));
     let needs_approval = match (both, t.rb().config.conduct.banker_and_player) {
         (false, _) | (true, Permission::Allowed) => false,
         (true, Permission::NeedsApproval) => true,

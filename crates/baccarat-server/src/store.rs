@@ -82,6 +82,13 @@ const MIGRATIONS: &[&str] = &[
     // 4: a table's mode (RNG or live) and whether it is open
     "ALTER TABLE tables ADD COLUMN mode TEXT NOT NULL DEFAULT 'rng';
      ALTER TABLE tables ADD COLUMN open INTEGER NOT NULL DEFAULT 1;",
+    // 5: idempotency answers as an append-only log. Keyed by the client's key,
+    // the old table's primary-key index took one scattered page write per wager;
+    // the ledger already refuses a second answer for a key (it keeps them all in
+    // memory), so the log needs no index.
+    "CREATE TABLE answer_log (key TEXT NOT NULL, digest BLOB NOT NULL, answer TEXT NOT NULL);
+     INSERT INTO answer_log SELECT key, digest, answer FROM answers;
+     DROP TABLE answers;",
 ];
 
 pub struct SqliteStore {
@@ -170,7 +177,7 @@ impl Store for SqliteStore {
             let mut xfer = tx.prepare_cached(
                 "INSERT INTO transfers (id, debit, credit, amount, kind, memo) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?;
-            let mut ans = tx.prepare_cached("INSERT INTO answers (key, digest, answer) VALUES (?1, ?2, ?3)")?;
+            let mut ans = tx.prepare_cached("INSERT INTO answer_log (key, digest, answer) VALUES (?1, ?2, ?3)")?;
             for ch in &c.ledger {
                 for t in &ch.transfers {
                     xfer.execute(params![
@@ -247,7 +254,7 @@ impl Store for SqliteStore {
                 memo,
             });
         }
-        let mut q = self.conn.prepare("SELECT key, digest, answer FROM answers")?;
+        let mut q = self.conn.prepare("SELECT key, digest, answer FROM answer_log ORDER BY rowid")?;
         let rows =
             q.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?, r.get::<_, String>(2)?)))?;
         for row in rows {

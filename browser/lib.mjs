@@ -147,3 +147,24 @@ export async function run(name, fn) {
   }
   process.exit(code);
 }
+
+/** The API straight from node, as a player or a member of staff would call it. */
+export async function apiLogin(name, password = 'demo') {
+  const r = await fetch(`${BASE}/api/login`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name, password }),
+  });
+  const body = await r.json();
+  if (!r.ok) throw new Error(`login ${name}: HTTP ${r.status} ${JSON.stringify(body)}`);
+  return body.token;
+}
+
+export async function apiCall(token, path, body) {
+  const r = await fetch(`${BASE}${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await r.text();
+  if (!r.ok) throw new Error(`${path}: HTTP ${r.status} ${text}`);
+  return JSON.parse(text);
+}

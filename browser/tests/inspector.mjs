@@ -2,32 +2,12 @@
 // through the API (with a card found face up in the shoe, NSW 12.5), stepped
 // through record by record, then "Run verify" and the ledger check.
 import { join } from 'node:path';
-import { BASE, SCREENSHOT_DIR, expect, run, shot } from '../lib.mjs';
+import { BASE, SCREENSHOT_DIR, apiCall, apiLogin, expect, run, shot } from '../lib.mjs';
 
 const TABLE = 5;
 const WIDE = { width: 1280, height: 800 };
 const NARROW = { width: 390, height: 844 };
 const tid = (id) => `[data-testid="${id}"]`;
-
-async function apiLogin(name, password = 'demo') {
-  const r = await fetch(`${BASE}/api/login`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name, password }),
-  });
-  const body = await r.json();
-  if (!r.ok) throw new Error(`login ${name}: HTTP ${r.status} ${JSON.stringify(body)}`);
-  return body.token;
-}
-
-async function apiCall(token, path, body) {
-  const r = await fetch(`${BASE}${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await r.text();
-  if (!r.ok) throw new Error(`${path}: HTTP ${r.status} ${text}`);
-  return JSON.parse(text);
-}
 
 async function waitAttr(page, selector, attr, value, timeout = 10000) {
   try {

@@ -17,10 +17,10 @@ impl Drop for Server {
 }
 
 /// The serve options every test gets unless `extra_args` names them: a fast table.
-const DEFAULTS: [(&str, &str); 2] = [("--betting-seconds", "1"), ("--deal-ms", "150")];
+const DEFAULTS: [(&str, &str); 3] = [("--betting-seconds", "1"), ("--deal-ms", "150"), ("--result-ms", "100")];
 
 /// Start `baccarat serve --db <db> --addr 127.0.0.1:0` plus `extra_args` (which
-/// replace the defaults `--betting-seconds 1 --deal-ms 150` when they name them).
+/// replace the defaults `--betting-seconds 1 --deal-ms 150 --result-ms 100` when they name them).
 /// Returns the process, its base URL (no trailing slash) and the admin password
 /// printed on a first run (`None` when the database already existed).
 pub fn start(db: &Path, extra_args: &[&str]) -> (Server, String, Option<String>) {

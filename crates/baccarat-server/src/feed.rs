@@ -1,5 +1,5 @@
 //! The event feed: what committed events tell the outside, folded as they are
-//! published (off the writer thread). It keeps
+//! published by the committer, before their requests are answered. It keeps
 //!
 //! * each table's coup in progress — its wagers with their status and, once
 //!   settled, the money line by line — for the pit console and for each player's

@@ -228,14 +228,30 @@ impl Ledger {
         }
         let mark = self.transfers.len();
         let answer = self.apply(key, ops);
+        let (d, a) = &self.answers[key];
+        let json = serde_json::to_string(a).expect("answers serialise");
+        let logged = Some((key.to_string(), *d, json));
+        (answer, self.changes_since(mark, logged))
+    }
+
+    /// Apply `ops` atomically without an idempotency key, and report what
+    /// changed: for the server's own postings (a coup's settlements, released
+    /// holds), which the table's event log already makes exactly-once — a hold is
+    /// settled or released once, and after a restart only holds still pending
+    /// are. It saves a digest and an answer per wager on the settlement path.
+    pub fn apply_internal(&mut self, ops: &[Op]) -> (Answer, Changes) {
+        let mark = self.transfers.len();
+        let answer = self.apply_atomic(ops);
+        (answer, self.changes_since(mark, None))
+    }
+
+    fn changes_since(&self, mark: usize, answer: Option<(String, [u8; 32], String)>) -> Changes {
         let transfers = self.transfers[mark..].to_vec();
         let mut touched: Vec<AccountId> = transfers.iter().flat_map(|t| [t.debit, t.credit]).collect();
         touched.sort();
         touched.dedup();
         let accounts = touched.iter().map(|id| self.accounts[id].clone()).collect();
-        let (d, a) = &self.answers[key];
-        let json = serde_json::to_string(a).expect("answers serialise");
-        (answer, Changes { transfers, accounts, answer: Some((key.to_string(), *d, json)) })
+        Changes { transfers, accounts, answer }
     }
 
     /// Rebuild a ledger from what the store kept, and check it.
@@ -277,6 +293,13 @@ impl Ledger {
         if let Some((seen, answer)) = self.answers.get(key) {
             return if *seen == d { answer.clone() } else { Err(LedgerError::KeyReused(key.to_string())) };
         }
+        let answer = self.apply_atomic(ops);
+        self.answers.insert(key.to_string(), (d, answer.clone()));
+        answer
+    }
+
+    /// Apply every op or none: on any refusal, every change is taken back.
+    fn apply_atomic(&mut self, ops: &[Op]) -> Answer {
         let mark = self.transfers.len();
         let mut undo = Vec::new();
         let answer = self.apply_all(ops, &mut undo).and_then(|ids| self.check_touched(&undo).map(|_| ids));
@@ -296,7 +319,6 @@ impl Ledger {
                 }
             }
         }
-        self.answers.insert(key.to_string(), (d, answer.clone()));
         answer
     }
 
@@ -461,6 +483,35 @@ mod tests {
         )
         .unwrap();
         (l, cage, wallet, escrow, house)
+    }
+
+    /// The server's own postings: all or nothing, reported for the store, and
+    /// no answer kept (a settlement is made once by the table's log, not by a key).
+    #[test]
+    fn internal_postings_are_atomic_and_keep_no_answer() {
+        let (mut l, _, wallet, escrow, house) = setup();
+        let hold = l
+            .apply("w1", &[Op::Hold { debit: wallet, credit: escrow, amount: Money(4000), memo: "wager 1".into() }])
+            .unwrap()[0];
+        let before = l.clone();
+        // The second op cannot be paid: nothing of the first stays either.
+        let (a, ch) = l.apply_internal(&[
+            Op::Post { hold, amount: Money(4000) },
+            Op::Transfer { debit: wallet, credit: house, amount: Money(1_000_000), memo: "too much".into() },
+        ]);
+        assert!(a.is_err());
+        assert!(ch.transfers.is_empty() && ch.answer.is_none());
+        assert_eq!(l.account(wallet), before.account(wallet));
+        assert_eq!(l.pending().count(), before.pending().count());
+        let (a, ch) = l.apply_internal(&[
+            Op::Post { hold, amount: Money(4000) },
+            Op::Transfer { debit: house, credit: wallet, amount: Money(8000), memo: "win".into() },
+        ]);
+        assert_eq!(a.unwrap().len(), 2);
+        assert_eq!(ch.transfers.len(), 2);
+        assert!(ch.answer.is_none(), "no idempotency answer is written");
+        assert_eq!(l.account(wallet).unwrap().balance, 14_000);
+        l.check().unwrap();
     }
 
     #[test]

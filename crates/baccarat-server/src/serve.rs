@@ -141,31 +141,10 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
             }
         }
     }
-    // Committed batches go to the feed on their own thread, which then tells
-    // every WebSocket that something changed.
-    let (feed_tx, feed_rx) = std::sync::mpsc::channel::<Commit>();
-    {
-        let (feed, changed) = (feed.clone(), changed.clone());
-        std::thread::Builder::new()
-            .name("feed".into())
-            .spawn(move || {
-                let mut version = 0u64;
-                while let Ok(first) = feed_rx.recv() {
-                    let mut f = feed.write().expect("feed");
-                    for c in std::iter::once(first).chain(feed_rx.try_iter()) {
-                        for ((table, r), e) in c.records.iter().zip(&c.events) {
-                            f.absorb(*table, r.seq, e);
-                        }
-                    }
-                    drop(f);
-                    version += 1;
-                    let _ = changed.send(version);
-                }
-            })
-            .map_err(|e| e.to_string())?;
-    }
     let (v, ca) = (views.clone(), closes_at.clone());
     let v2 = views.clone();
+    let (fd, ch) = (feed.clone(), changed.clone());
+    let mut version = 0u64;
     let (writer, _handle) = Writer::start(
         casino,
         store,
@@ -173,9 +152,17 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
             let closes = ca.lock().expect("closes").clone();
             v.read().expect("views").changes(c, &closes, commit)
         },
-        move |changes, commit| {
+        // On the committer, once durable and before the batch's answers: so a
+        // client that has its answer reads its own change in every view.
+        move |changes, commit: Commit| {
             v2.write().expect("views").apply(changes);
-            let _ = feed_tx.send(commit);
+            let mut f = fd.write().expect("feed");
+            for ((table, r), e) in commit.records.iter().zip(&commit.events) {
+                f.absorb(*table, r.seq, e);
+            }
+            drop(f);
+            version += 1;
+            let _ = ch.send(version);
         },
     );
     let state = AppState {

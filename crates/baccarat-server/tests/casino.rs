@@ -62,6 +62,13 @@ fn a_coup_end_to_end_through_the_ledger_and_the_audit_chain() {
     verify(&records).unwrap();
     assert!(records[0].body.contains("\"rulebook\":\"nsw-2021\"") && records[0].body.contains("rulebook_sha256"));
     assert!(records.iter().any(|r| r.body.contains("wager_settled")));
+    // The coup's opening record names the rulebook, its version hash and the
+    // engine; its wager records lean on it through the chain.
+    for r in &records {
+        let header = r.body.contains("\"rulebook_sha256\"") && r.body.contains("\"engine\"");
+        let wager = r.body.contains("\"wager_placed\"") || r.body.contains("\"wager_settled\"");
+        assert_eq!(header, !wager, "{}", r.body);
+    }
 
     // The store takes it all in one transaction and gives back the same books.
     let mut store = SqliteStore::memory().unwrap();

@@ -174,6 +174,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
         closes_at,
         db: cfg.db.clone(),
         limiter: Arc::new(crate::limits::Limiter::new(cfg.rate_per_second)),
+        logins: Arc::new(crate::limits::Limiter::new(crate::http::LOGINS_PER_SECOND)),
         web_dir: cfg.web_dir.clone(),
         pace: Pace { betting: cfg.betting, deal: cfg.deal, squeeze: cfg.squeeze, result_pause: cfg.result_pause },
     };

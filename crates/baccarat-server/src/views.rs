@@ -1,5 +1,6 @@
-//! What the outside sees of each table: a read model refreshed by the writer
-//! after each durable batch, for the tables that batch touched. Cards appear only
+//! What the outside sees of each table: a read model whose changes are prepared
+//! by the writer for the tables each batch touched, and made visible by the
+//! committer once that batch is durable. Cards appear only
 //! as the engine's view shows them — to everyone once exposed, and to the player
 //! squeezing a hand while it is out with them (kept apart in `private`, never
 //! serialised with the public view) — so nothing about the shoe leaks before a

@@ -253,6 +253,15 @@ async fn requests_over_the_rate_are_refused_with_429_and_history_is_kept() {
     assert!(codes[..5].iter().all(|s| *s == StatusCode::OK), "{codes:?}");
     assert!(codes[5..].contains(&StatusCode::TOO_MANY_REQUESTS), "{codes:?}");
     let accepted = codes.iter().filter(|s| **s == StatusCode::OK).count() as i64;
+    // Password guessing is slowed per name: a burst of sign-ins, then 429.
+    let mut guesses = Vec::new();
+    for _ in 0..7 {
+        let r =
+            app.client.post(format!("{}/api/login", app.base)).json(&json!({"name": "player3", "password": "guess"}));
+        guesses.push(r.send().await.unwrap().status());
+    }
+    assert!(guesses[..5].iter().all(|s| *s == StatusCode::UNAUTHORIZED), "{guesses:?}");
+    assert!(guesses[5..].contains(&StatusCode::TOO_MANY_REQUESTS), "{guesses:?}");
     // The coup settles; the player's history shows each wager with its money.
     app.until_phase(1, "dealing").await;
     app.until_phase(1, "betting").await;

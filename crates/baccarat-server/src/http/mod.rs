@@ -21,7 +21,8 @@
 //! Every refusal is a 4xx with `{"error": …}` (and `"rule"` where a rule refused
 //! it). Money commands carry an idempotency `key` chosen by the client. Routes
 //! that change something are rate-limited per user (429 with `retry_after_ms`),
-//! and bodies are bounded at [`MAX_BODY`].
+//! and bodies are bounded at [`MAX_BODY`]; sign-in is limited per name to
+//! [`LOGINS_PER_SECOND`] attempts a second.
 
 mod play;
 mod staff;
@@ -49,6 +50,9 @@ use crate::limits::Limiter;
 use crate::views::Views;
 use crate::writer::Writer;
 
+/// Sign-in attempts a second for one name (a burst of as many).
+pub const LOGINS_PER_SECOND: u32 = 5;
+
 /// Largest request body accepted.
 pub const MAX_BODY: usize = 16 * 1024;
 
@@ -63,6 +67,8 @@ pub struct AppState {
     /// The database file (recall and verify read it on their own connections).
     pub db: PathBuf,
     pub limiter: Arc<Limiter>,
+    /// Sign-in attempts per name (password guessing), apart from the users' rate.
+    pub logins: Arc<Limiter>,
     pub web_dir: Option<PathBuf>,
     /// The pace of RNG tables.
     pub pace: Pace,
@@ -144,6 +150,17 @@ struct Login {
 }
 
 async fn login(State(s): State<AppState>, Json(b): Json<Login>) -> Result<Json<Value>, ApiError> {
+    if b.name.len() > 64 || b.password.len() > 128 {
+        return Err(err(StatusCode::BAD_REQUEST, "name: at most 64 characters; password: at most 128"));
+    }
+    // A few attempts a second per name: guessing a password is slow.
+    let name_key = b.name.bytes().fold(0x811c_9dc5u32, |h, c| (h ^ u32::from(c)).wrapping_mul(0x0100_0193));
+    s.logins.take(name_key).map_err(|wait| {
+        ApiError(
+            StatusCode::TOO_MANY_REQUESTS,
+            json!({ "error": format!("too many sign-in attempts; retry in {wait} ms"), "retry_after_ms": wait }),
+        )
+    })?;
     let users = s.users.clone();
     let (token, sess) = tokio::task::spawn_blocking(move || users.login(&b.name, &b.password))
         .await

@@ -68,6 +68,7 @@ pub enum AuthError {
 pub struct Users {
     conn: Mutex<Connection>,
     cache: RwLock<HashMap<String, Session>>,
+    names: RwLock<HashMap<u32, String>>,
 }
 
 fn sha(s: &str) -> String {
@@ -86,7 +87,7 @@ impl Users {
     pub fn open(path: &Path) -> Result<Users, AuthError> {
         let conn = Connection::open(path)?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        Ok(Users { conn: Mutex::new(conn), cache: RwLock::new(HashMap::new()) })
+        Ok(Users { conn: Mutex::new(conn), cache: RwLock::new(HashMap::new()), names: RwLock::new(HashMap::new()) })
     }
 
     pub fn count(&self) -> Result<u32, AuthError> {
@@ -141,6 +142,18 @@ impl Users {
         let s = Session { user, name, role: Role::parse(&role).ok_or(AuthError::BadToken)? };
         self.cache.write().expect("session cache").insert(hash, s.clone());
         Ok(s)
+    }
+
+    /// A person's name by id (cached: names do not change).
+    pub fn name(&self, id: u32) -> Option<String> {
+        if let Some(n) = self.names.read().expect("names cache").get(&id) {
+            return Some(n.clone());
+        }
+        let conn = self.conn.lock().expect("users lock");
+        let n: String =
+            conn.query_row("SELECT name FROM users WHERE id = ?1", [id], |r| r.get(0)).optional().ok()??;
+        self.names.write().expect("names cache").insert(id, n.clone());
+        Some(n)
     }
 
     pub fn revoke(&self, token: &str) -> Result<(), AuthError> {

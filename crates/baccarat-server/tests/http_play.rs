@@ -113,6 +113,7 @@ async fn only_the_player_squeezing_sees_the_hand_until_it_is_exposed() {
     };
     assert!(player_cards(&v1).iter().all(|c| c.is_string()), "the squeezer sees their hand: {v1}");
     assert!(player_cards(&v2).iter().all(Value::is_null), "the other player does not: {v2}");
+    assert_eq!(v2["table"]["out"]["name"], "player1", "everyone sees who is squeezing");
     let (_, public) = app.get("/api/tables/3", None).await;
     assert!(player_cards(&json!({"table": public})).iter().all(Value::is_null), "nor does the public view");
     // Only the holder may expose it.
@@ -189,6 +190,8 @@ async fn a_live_table_is_dealt_from_the_console_with_an_irregularity_and_its_rul
     assert!(coup["result"].is_object() || coup["void"].is_string(), "the coup ended: {pit}");
     // The money is exactly the settlement's.
     let net: i64 = coup["wagers"].as_array().unwrap().iter().map(|w| w["net"].as_i64().unwrap_or(0)).sum();
+    let id = coup["wagers"][0]["player"].as_u64().unwrap().to_string();
+    assert_eq!(pit["names"][&id], "player1", "staff see who wagered");
     assert_eq!(available(&app, &p).await, before + net, "{pit}");
     // A player may not drive the console.
     assert_eq!(

@@ -108,6 +108,11 @@ const clock = (ms) => new Date(ms).toLocaleTimeString([], { hour: '2-digit', min
 const sideWords = (side) => (side === 'banker' ? 'Banker' : 'Player');
 const dealingWords = (d) => words(d).replace(/^Method ([a-z])$/, (_, x) => `Method ${x.toUpperCase()}`);
 const sideOf = (pos) => (pos && pos.startsWith('banker') ? 'banker' : 'player');
+/** A player by name where the pit route gave it (staff see who is betting), else by id. */
+const who = (id) => {
+  const n = state.pit && state.pit.names && state.pit.names[id];
+  return n ? `${n} (#${id})` : `player #${id}`;
+};
 
 /** The rule whose citation is `cite` (exactly, or the longest that starts it). */
 function ruleForCite(cite) {
@@ -217,7 +222,7 @@ export function describe(e, ctx = {}) {
       return `Coup ${e.coup}: betting opened ("place your bets")`;
     case 'wager_placed': {
       const x = e.wager;
-      return `Wager #${x.id}: player #${x.player}, ${spotWords(x.spot)}, ${words(x.bet)} ${money(x.amount)}${x.ante ? ` with ante ${money(x.ante)}` : ''}${x.token ? ' in promotional tokens' : ''}${x.needs_approval ? ' — needs a supervisor’s approval' : ''}`;
+      return `Wager #${x.id}: ${who(x.player)}, ${spotWords(x.spot)}, ${words(x.bet)} ${money(x.amount)}${x.ante ? ` with ante ${money(x.ante)}` : ''}${x.token ? ' in promotional tokens' : ''}${x.needs_approval ? ' — needs a supervisor’s approval' : ''}`;
     }
     case 'wager_withdrawn': return `Wager #${e.wager} withdrawn by the player`;
     case 'wager_approved': return `Wager #${e.wager} approved by a supervisor`;
@@ -245,7 +250,7 @@ export function describe(e, ctx = {}) {
     }
     case 'wager_settled': {
       const x = w && w.get(e.wager);
-      const what = x ? ` (${words(x.bet)} ${money(x.amount)}, player #${x.player})` : '';
+      const what = x ? ` (${words(x.bet)} ${money(x.amount)}, ${who(x.player)})` : '';
       const outcome = e.outcome ? words(e.outcome) : 'void';
       return `Wager #${e.wager}${what} settled: ${outcome}, pay line “${e.pays}”; ${settlementWords(e.settlement)}`;
     }
@@ -626,7 +631,7 @@ function dueHtml(t) {
     no_more_bets: 'No card due',
     reconstruction: 'No card due — resume the coup after the reconstruction',
     shoe_over: t.mode === 'live' ? 'Shoe over — start a new live shoe' : 'Shoe over',
-    dealing: t.out ? `${sideWords(t.out.side)} hand is out with player #${t.out.player} to squeeze` : 'No card due',
+    dealing: t.out ? `${sideWords(t.out.side)} hand is out with ${who(t.out.player)} to squeeze` : 'No card due',
   }[t.phase];
   return esc(hint || 'No card due');
 }
@@ -740,7 +745,7 @@ function renderWagers() {
     const flag = l.needs_approval && l.status === 'open'
       ? `<br><span class="flag">Banker and Player together: needs approval${citeOf('combination') ? ` (${esc(citeOf('combination'))})` : ''}</span>` : '';
     return `<tr data-testid="wager-${l.wager}" data-status="${esc(l.status)}" data-needs-approval="${l.needs_approval}" class="${l.needs_approval && l.status === 'open' ? 'needs-approval' : ''}">
-      <td data-label="Wager">#${l.wager}<br><span class="muted small">player #${l.player}, ${esc(spotWords(l.spot))}</span></td>
+      <td data-label="Wager">#${l.wager}<br><span class="muted small">${esc(who(l.player))}, ${esc(spotWords(l.spot))}</span></td>
       <td data-label="Bet">${esc(words(l.bet))}${flag}</td>
       <td data-label="Amount" class="num">${money(l.amount)}</td>
       <td data-label="Status">${status(l)}</td>

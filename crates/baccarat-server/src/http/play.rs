@@ -196,8 +196,13 @@ pub fn message(s: &AppState, id: u32, viewer: Option<&Session>) -> Value {
     let Some(t) = v.tables.iter().find(|t| t.id == id) else { return json!({ "table": null }) };
     let mut table = serde_json::to_value(t).expect("views serialise");
     table["cards"] = json!(t.cards_for(player));
+    let holder = t.out.as_ref().map(|o| o.player);
     let balance = player.and_then(|p| v.balances.get(&p).copied());
     drop(v);
+    // Everyone at a table can see who is squeezing.
+    if let Some(name) = holder.and_then(|p| s.users.name(p)) {
+        table["out"]["name"] = json!(name);
+    }
     let f = s.feed.read().expect("feed lock");
     let coup = f.coups.get(&id);
     let mine = player.map(|p| {

@@ -208,12 +208,18 @@ pub(super) async fn pit(State(s): State<AppState>, h: HeaderMap, Path(id): Path<
         .map_err(|e| err(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
     let rules: Vec<Value> =
         rb.config.citations.iter().map(|(k, cite)| json!({ "key": k, "cite": cite, "quote": rb.quote(k) })).collect();
+    let coup = s.feed.read().expect("feed lock").coups.get(&id).cloned().unwrap_or_default();
+    let mut ids: Vec<u32> = coup.wagers.iter().map(|w| w.player).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let names: serde_json::Map<String, Value> =
+        ids.into_iter().filter_map(|p| s.users.name(p).map(|n| (p.to_string(), json!(n)))).collect();
     let f = s.feed.read().expect("feed lock");
-    let coup = f.coups.get(&id).cloned().unwrap_or_default();
     let notices: Vec<Value> = f.notices.get(&id).map(|n| n.iter().rev().cloned().collect()).unwrap_or_default();
     Ok(Json(json!({
         "table": table,
         "coup": coup,
+        "names": names,
         "notices": notices,
         "rules": rules,
         "shoes": f.shoes.get(&id).cloned().unwrap_or_default(),

@@ -149,3 +149,59 @@ pub fn run_verify(a: VerifyArgs) -> Result<()> {
         bail!("{} differences found", f.problems.len())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(config: Option<PathBuf>) -> ServeArgs {
+        ServeArgs {
+            config,
+            db: None,
+            addr: None,
+            betting_seconds: None,
+            deal_ms: None,
+            squeeze_seconds: None,
+            result_ms: None,
+            rate: None,
+            web_dir: None,
+        }
+    }
+
+    fn file(name: &str, text: &str) -> PathBuf {
+        let p = std::env::temp_dir().join(format!("baccarat-serve-{}-{name}.toml", std::process::id()));
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    #[test]
+    fn defaults_then_the_file_then_flags() {
+        let d = settings(args(None)).unwrap();
+        assert_eq!((d.db, d.addr.to_string()), (PathBuf::from("baccarat.db"), "127.0.0.1:8080".to_string()));
+        assert_eq!((d.betting.as_secs(), d.deal.as_millis(), d.rate_per_second), (15, 700, 200));
+        let f = file("ok", "db = \"casino.db\"\naddr = \"127.0.0.1:9000\"\nbetting_seconds = 7\nrate = 9\n");
+        let from_file = settings(args(Some(f.clone()))).unwrap();
+        assert_eq!(from_file.db, PathBuf::from("casino.db"));
+        assert_eq!(from_file.addr.to_string(), "127.0.0.1:9000");
+        assert_eq!((from_file.betting.as_secs(), from_file.rate_per_second), (7, 9));
+        // A flag (or its environment variable, which clap puts in the same field) wins.
+        let mut a = args(Some(f));
+        a.betting_seconds = Some(3);
+        a.db = Some(PathBuf::from("other.db"));
+        let flagged = settings(a).unwrap();
+        assert_eq!((flagged.betting.as_secs(), flagged.db), (3, PathBuf::from("other.db")));
+        assert_eq!(flagged.rate_per_second, 9, "what the flags leave comes from the file");
+    }
+
+    #[test]
+    fn bad_settings_name_the_key() {
+        let e = settings(args(Some(file("unknown", "bettingseconds = 3\n")))).unwrap_err().to_string();
+        assert!(e.contains("bettingseconds"), "{e}");
+        let e = settings(args(Some(file("range", "betting_seconds = 0\n")))).unwrap_err().to_string();
+        assert!(e.contains("betting_seconds"), "{e}");
+        let e = settings(args(Some(file("addr", "addr = \"nowhere\"\n")))).unwrap_err().to_string();
+        assert!(e.contains("addr"), "{e}");
+        let e = settings(args(Some(PathBuf::from("/no/such/file.toml")))).unwrap_err().to_string();
+        assert!(e.contains("--config"), "{e}");
+    }
+}

@@ -41,35 +41,49 @@ fn unhex(s: &str) -> Option<[u8; 32]> {
     Some(out)
 }
 
-/// An append-only chain in memory (the store persists the same records).
-#[derive(Clone, Debug, Default)]
+/// The end of an append-only chain: its head and length. The records
+/// themselves go to the store (and are read back from it); keeping every one in
+/// memory as well would grow without bound on a busy table.
+#[derive(Clone, Debug)]
 pub struct Chain {
-    records: Vec<Record>,
+    len: u64,
     head: [u8; 32],
+}
+
+impl Default for Chain {
+    fn default() -> Chain {
+        Chain::new()
+    }
 }
 
 impl Chain {
     pub fn new() -> Chain {
-        Chain { records: Vec::new(), head: GENESIS }
+        Chain { len: 0, head: GENESIS }
     }
 
-    /// Append a body; returns its record.
-    pub fn append(&mut self, body: String) -> &Record {
-        let seq = self.records.len() as u64 + 1;
+    /// Append a body; returns its record, for the store.
+    pub fn append(&mut self, body: String) -> Record {
+        let seq = self.len + 1;
         let hash = link(&self.head, seq, &body);
-        self.records.push(Record { seq, prev: hex(&self.head), body, hash: hex(&hash) });
+        let r = Record { seq, prev: hex(&self.head), body, hash: hex(&hash) };
         self.head = hash;
-        self.records.last().expect("just pushed")
+        self.len = seq;
+        r
     }
 
-    /// A chain from stored records, verified.
-    pub fn from_records(records: Vec<Record>) -> Result<Chain, Broken> {
-        let head = verify(&records)?;
-        Ok(Chain { head: unhex(&head).expect("verify returns a hash"), records })
+    /// The end of a chain of stored records, verified.
+    pub fn from_records(records: &[Record]) -> Result<Chain, Broken> {
+        let head = verify(records)?;
+        Ok(Chain { head: unhex(&head).expect("verify returns a hash"), len: records.len() as u64 })
     }
 
-    pub fn records(&self) -> &[Record] {
-        &self.records
+    /// Records in the chain.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
     }
 
     pub fn head(&self) -> String {
@@ -112,35 +126,35 @@ pub fn verify(records: &[Record]) -> Result<String, Broken> {
 mod tests {
     use super::*;
 
-    fn chain(n: usize) -> Chain {
+    fn chain(n: usize) -> (Chain, Vec<Record>) {
         let mut c = Chain::new();
-        for i in 0..n {
-            c.append(format!("{{\"event\":{i}}}"));
-        }
-        c
+        let records = (0..n).map(|i| c.append(format!("{{\"event\":{i}}}"))).collect();
+        (c, records)
     }
 
     #[test]
     fn an_intact_chain_verifies_to_its_head() {
-        let c = chain(5);
-        assert_eq!(verify(c.records()).unwrap(), c.head());
+        let (c, records) = chain(5);
+        assert_eq!(verify(&records).unwrap(), c.head());
         assert_eq!(verify(&[]).unwrap(), hex(&GENESIS));
+        let again = Chain::from_records(&records).unwrap();
+        assert_eq!((again.head(), again.len()), (c.head(), 5));
     }
 
     #[test]
     fn any_change_is_found_at_its_record() {
-        let c = chain(5);
-        let mut altered = c.records().to_vec();
+        let (_, records) = chain(5);
+        let mut altered = records.clone();
         altered[2].body = "{\"event\":99}".into();
         assert_eq!(verify(&altered).unwrap_err().seq, 3);
-        let mut removed = c.records().to_vec();
+        let mut removed = records.clone();
         removed.remove(1);
         assert_eq!(verify(&removed).unwrap_err().seq, 3);
-        let mut swapped = c.records().to_vec();
+        let mut swapped = records.clone();
         swapped.swap(3, 4);
         assert!(verify(&swapped).is_err());
         // Recomputing one record's hash does not help: the next link breaks.
-        let mut forged = c.records().to_vec();
+        let mut forged = records.clone();
         forged[1].body = "{}".into();
         forged[1].hash = hex(&link(&unhex(&forged[1].prev).unwrap(), 2, "{}"));
         assert_eq!(verify(&forged).unwrap_err().seq, 3);

@@ -251,9 +251,9 @@ impl Casino {
             let records: Vec<Record> =
                 snap.records.iter().filter(|(t, _)| *t == row.id).map(|(_, r)| r.clone()).collect();
             let chain =
-                Chain::from_records(records).map_err(|e| format!("table {}: audit chain broken at {e}", row.id))?;
-            let mut events = Vec::with_capacity(chain.records().len());
-            for r in chain.records() {
+                Chain::from_records(&records).map_err(|e| format!("table {}: audit chain broken at {e}", row.id))?;
+            let mut events = Vec::with_capacity(records.len());
+            for r in &records {
                 let body: StoredBody =
                     serde_json::from_str(&r.body).map_err(|e| format!("table {} record {}: {e}", row.id, r.seq))?;
                 events.push(body.event);
@@ -645,7 +645,7 @@ fn record(t: &mut CasinoTable, events: &[Event], commit: &mut Commit) {
             engine: header.then_some(ENGINE_VERSION),
             event: e,
         };
-        let r = t.chain.append(serde_json::to_string(&body).expect("events serialise")).clone();
+        let r = t.chain.append(serde_json::to_string(&body).expect("events serialise"));
         commit.records.push((t.id, r));
         commit.events.push(e.clone());
     }

@@ -133,8 +133,9 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     let feed = Arc::new(RwLock::new(Feed::default()));
     {
         let mut f = feed.write().expect("feed");
-        for (id, t) in &casino.tables {
-            for r in t.chain.records() {
+        for id in casino.tables.keys() {
+            let records = crate::store::read_records(&cfg.db, *id, 0).map_err(|e| e.to_string())?;
+            for r in &records {
                 let body: serde_json::Value = serde_json::from_str(&r.body).map_err(|e| e.to_string())?;
                 let e: Event = serde_json::from_value(body["event"].clone()).map_err(|e| e.to_string())?;
                 f.absorb(*id, r.seq, &e);

@@ -98,7 +98,7 @@ fn an_interrupted_coup_resumes_after_a_restart_and_settles_once() {
     drop(c);
     let again = Casino::recover(store.load().unwrap()).unwrap();
     assert_eq!(again.balance(1).unwrap().0, b1);
-    assert_eq!(again.tables[&1].chain.records().len(), store.load().unwrap().records.len());
+    assert_eq!(again.tables[&1].chain.len() as usize, store.load().unwrap().records.len());
 }
 
 /// Under a profile whose interrupted-coup policy is void (the resort's house

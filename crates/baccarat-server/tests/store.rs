@@ -36,7 +36,7 @@ fn ledger_and_chains_survive_a_restart() {
     a.unwrap();
     commit.ledger.push(ch);
     for i in 0..3 {
-        let r = chain.append(format!("{{\"event\":{i}}}")).clone();
+        let r = chain.append(format!("{{\"event\":{i}}}"));
         commit.records.push((1, r));
     }
     store.commit(&commit).unwrap();
@@ -64,9 +64,9 @@ fn ledger_and_chains_survive_a_restart() {
 fn a_commit_is_all_or_nothing() {
     let mut store = SqliteStore::memory().unwrap();
     let mut chain = Chain::new();
-    let r1 = chain.append("{}".into()).clone();
+    let r1 = chain.append("{}".into());
     store.commit(&Commit { records: vec![(1, r1.clone())], ..Commit::default() }).unwrap();
-    let r2 = chain.append("{\"b\":1}".into()).clone();
+    let r2 = chain.append("{\"b\":1}".into());
     // The same record twice in one commit violates the key: nothing of it lands.
     let bad = Commit { records: vec![(1, r2.clone()), (1, r1)], ..Commit::default() };
     assert!(store.commit(&bad).is_err());
@@ -80,7 +80,7 @@ fn tampering_with_the_file_is_found() {
     let path = temp_db("tamper");
     let mut store = SqliteStore::open(&path).unwrap();
     let mut chain = Chain::new();
-    let records: Vec<_> = (0..5).map(|i| (2u32, chain.append(format!("{{\"payout\":{i}}}")).clone())).collect();
+    let records: Vec<_> = (0..5).map(|i| (2u32, chain.append(format!("{{\"payout\":{i}}}")))).collect();
     store.commit(&Commit { records, ..Commit::default() }).unwrap();
     store.connection().execute("UPDATE audit SET body = '{\"payout\":1000}' WHERE seq = 4", []).unwrap();
     let recs: Vec<_> = store.load().unwrap().records.into_iter().map(|(_, r)| r).collect();

@@ -63,7 +63,7 @@ fn forge(snap: &mut Snapshot, edit: impl Fn(&str) -> Option<String>) {
         } else {
             edit(&r.body).inspect(|_| changed = true).unwrap_or_else(|| r.body.clone())
         };
-        *r = chain.append(body).clone();
+        *r = chain.append(body);
     }
     assert!(changed, "the forgery found something to change");
 }

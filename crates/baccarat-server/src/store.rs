@@ -13,7 +13,7 @@ use std::path::Path;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::audit::Record;
-use crate::ledger::{Account, AccountKind, Changes, Transfer, TransferKind};
+use crate::ledger::{Account, AccountId, AccountKind, Changes, Transfer, TransferKind};
 
 /// A table as configured: recreated from this on restart.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -178,6 +178,9 @@ impl Store for SqliteStore {
                 "INSERT INTO transfers (id, debit, credit, amount, kind, memo) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?;
             let mut ans = tx.prepare_cached("INSERT INTO answer_log (key, digest, answer) VALUES (?1, ?2, ?3)")?;
+            // An account touched many times in one batch (a table's escrow and
+            // house at a settlement) is written once, as it ends the batch.
+            let mut last: std::collections::BTreeMap<AccountId, &Account> = std::collections::BTreeMap::new();
             for ch in &c.ledger {
                 for t in &ch.transfers {
                     xfer.execute(params![
@@ -190,11 +193,14 @@ impl Store for SqliteStore {
                     ])?;
                 }
                 for a in &ch.accounts {
-                    acct.execute(params![a.id as i64, json(&a.kind), a.balance, a.held])?;
+                    last.insert(a.id, a);
                 }
                 if let Some((k, d, a)) = &ch.answer {
                     ans.execute(params![k, &d[..], a])?;
                 }
+            }
+            for a in last.values() {
+                acct.execute(params![a.id as i64, json(&a.kind), a.balance, a.held])?;
             }
             let mut rec =
                 tx.prepare_cached("INSERT INTO audit (tbl, seq, prev, body, hash) VALUES (?1, ?2, ?3, ?4, ?5)")?;

@@ -94,3 +94,61 @@ fn withdrawn_and_refused_wagers_release_their_holds() {
     assert_eq!(c.balance(2).unwrap(), (Money(100_000), Money(100_000)));
     c.ledger.check().unwrap();
 }
+
+/// DESIGN 9, "a limit on everything": a casino runs at most `MAX_TABLES` tables
+/// and a coup takes at most `MAX_WAGERS_PER_COUP` wagers; past either, the
+/// request is refused and nothing changes.
+#[test]
+fn tables_and_wagers_per_coup_are_bounded() {
+    use baccarat_server::casino::{Mode, MAX_TABLES, MAX_WAGERS_PER_COUP};
+    let mut c = Casino::new();
+    let mut commit = Commit::default();
+    let config = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 100\nmax = 100000000000\n";
+    for id in 1..=MAX_TABLES as u32 {
+        c.create_table(id, "T", "nsw-2021", config, Mode::Rng, Money(1_000_000), &mut commit).unwrap();
+    }
+    let r = c.handle(
+        Request::CreateTable {
+            name: "one more".into(),
+            rulebook: "nsw-2021".into(),
+            config: config.into(),
+            mode: Mode::Rng,
+        },
+        &mut commit,
+    );
+    assert!(matches!(&r, Reply::Refused { message, .. } if message.contains("at most")), "{r:?}");
+    assert_eq!(c.tables.len(), MAX_TABLES);
+
+    c.handle(Request::Deposit { player: 1, amount: Money(1_000_000_000_000), key: "in".into() }, &mut commit);
+    c.handle(Request::NewShoe { table: 1 }, &mut commit);
+    c.handle(Request::Table { table: 1, command: Command::OpenBetting { no_bet: false } }, &mut commit);
+    let mut commit = Commit::default();
+    for i in 0..MAX_WAGERS_PER_COUP {
+        let r = c.handle(
+            Request::Wager {
+                table: 1,
+                player: 1,
+                spot: Spot::Box(1),
+                bet: Bet::Banker,
+                amount: Money(100),
+                key: format!("w{i}"),
+            },
+            &mut commit,
+        );
+        assert!(matches!(r, Reply::Wager { .. }), "wager {i}: {r:?}");
+    }
+    let before = c.balance(1).unwrap();
+    let r = c.handle(
+        Request::Wager {
+            table: 1,
+            player: 1,
+            spot: Spot::Box(1),
+            bet: Bet::Banker,
+            amount: Money(100),
+            key: "over".into(),
+        },
+        &mut commit,
+    );
+    assert!(matches!(&r, Reply::Refused { rule, .. } if rule == "bounds"), "{r:?}");
+    assert_eq!(c.balance(1).unwrap(), before, "nothing held for the refused wager");
+}

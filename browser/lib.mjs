@@ -168,3 +168,23 @@ export async function apiCall(token, path, body) {
   if (!r.ok) throw new Error(`${path}: HTTP ${r.status} ${text}`);
   return JSON.parse(text);
 }
+
+/** The two screen sizes every scenario checks: a laptop and a phone. */
+export const WIDE = { width: 1280, height: 800 };
+export const NARROW = { width: 390, height: 844 };
+
+/** A selector for a `data-testid`. */
+export const tid = (id) => `[data-testid="${id}"]`;
+
+/** Wait until `selector` matches an element whose `attr` is `value`. */
+export async function waitAttr(page, selector, attr, value, timeout = 10000) {
+  try {
+    await page.waitForFunction(
+      ([s, a, v]) => { const el = document.querySelector(s); return !!el && el.getAttribute(a) === v; },
+      [selector, attr, value], { timeout },
+    );
+  } catch (e) {
+    const now = await page.evaluate(([s, a]) => { const el = document.querySelector(s); return el ? el.getAttribute(a) : '(missing)'; }, [selector, attr]);
+    throw new Error(`waiting for ${selector} [${attr}="${value}"]: it is "${now}"`);
+  }
+}

@@ -5,26 +5,9 @@
 // with a scanner-speed burst, and check the notices, the result and the player's
 // balance through the API.
 import { join } from 'node:path';
-import { BASE, SCREENSHOT_DIR, apiCall, apiLogin, expect, run, shot } from '../lib.mjs';
+import { BASE, NARROW, SCREENSHOT_DIR, WIDE, apiCall, apiLogin, expect, run, shot, tid, waitAttr } from '../lib.mjs';
 
 const TABLE = 5;
-const WIDE = { width: 1280, height: 800 };
-const NARROW = { width: 390, height: 844 };
-
-const tid = (id) => `[data-testid="${id}"]`;
-
-/** Wait until `selector` matches an element whose `attr` is `value`. */
-async function waitAttr(page, selector, attr, value, timeout = 10000) {
-  try {
-    await page.waitForFunction(
-      ([s, a, v]) => { const el = document.querySelector(s); return !!el && el.getAttribute(a) === v; },
-      [selector, attr, value], { timeout },
-    );
-  } catch (e) {
-    const now = await page.evaluate(([s, a]) => { const el = document.querySelector(s); return el ? el.getAttribute(a) : '(missing)'; }, [selector, attr]);
-    throw new Error(`waiting for ${selector} [${attr}="${value}"]: it is "${now}"`);
-  }
-}
 
 async function signIn(page, name) {
   await page.goto(`${BASE}/pit`);

@@ -2,24 +2,9 @@
 // through the API (with a card found face up in the shoe, NSW 12.5), stepped
 // through record by record, then "Run verify" and the ledger check.
 import { join } from 'node:path';
-import { BASE, SCREENSHOT_DIR, apiCall, apiLogin, expect, run, shot } from '../lib.mjs';
+import { BASE, NARROW, SCREENSHOT_DIR, WIDE, apiCall, apiLogin, expect, run, shot, tid, waitAttr } from '../lib.mjs';
 
 const TABLE = 5;
-const WIDE = { width: 1280, height: 800 };
-const NARROW = { width: 390, height: 844 };
-const tid = (id) => `[data-testid="${id}"]`;
-
-async function waitAttr(page, selector, attr, value, timeout = 10000) {
-  try {
-    await page.waitForFunction(
-      ([s, a, v]) => { const el = document.querySelector(s); return !!el && el.getAttribute(a) === v; },
-      [selector, attr, value], { timeout },
-    );
-  } catch (e) {
-    const now = await page.evaluate(([s, a]) => { const el = document.querySelector(s); return el ? el.getAttribute(a) : '(missing)'; }, [selector, attr]);
-    throw new Error(`waiting for ${selector} [${attr}="${value}"]: it is "${now}"`);
-  }
-}
 
 /** One coup on the live table, dealt through the API: Player 9 v Banker 5. */
 async function dealACoup() {

@@ -8,10 +8,8 @@
 // short betting window (e.g. --betting-seconds 6 --deal-ms 300) on a fresh
 // database; finishes well within 90 s.
 
-import { BASE, expect, run, shot } from '../lib.mjs';
+import { BASE, NARROW as PHONE, WIDE, expect, run, shot } from '../lib.mjs';
 
-const WIDE = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 const TABLE = 1;
 const BANKER_STAKE = 2000; // $20: 19:20 pays exactly $19
 const PAIR_STAKE = 100; // $1: the pair's minimum on this table

@@ -7,10 +7,8 @@
 //
 // Needs only BASE_URL (and SCREENSHOT_DIR); finishes well within 90 s.
 
-import { BASE, expect, run, shot } from '../lib.mjs';
+import { BASE, NARROW as PHONE, WIDE, expect, run, shot } from '../lib.mjs';
 
-const WIDE = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 const TABLE = 3;
 const log = (...a) => console.log('[squeeze]', ...a);
 const PLAYER_SLOTS = ['player1', 'player2', 'player3'];

@@ -194,6 +194,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
 pub async fn pace(s: AppState, table: u32) {
     let cfg = s.pace;
     let mut out_since: Option<(String, std::time::Instant)> = None;
+    let mut paused_after: Option<u64> = None;
     loop {
         let t = s.views.read().expect("views").tables.iter().find(|t| t.id == table).cloned();
         let Some(t) = t else { return };
@@ -204,9 +205,12 @@ pub async fn pace(s: AppState, table: u32) {
         let req = match t.phase.as_str() {
             "no_shoe" | "shoe_over" if t.open => Request::NewShoe { table },
             "ready" if t.open => {
-                // Let the result be seen before the next coup's betting opens.
-                if t.coup > 0 {
+                // Let the result be seen before the next coup's betting opens;
+                // then look again (a supervisor may have closed the table).
+                if t.coup > 0 && paused_after != Some(t.coup) {
+                    paused_after = Some(t.coup);
                     tokio::time::sleep(cfg.result_pause).await;
+                    continue;
                 }
                 s.closes_at.lock().expect("closes").insert(table, now_ms() + cfg.betting.as_millis() as u64);
                 Request::Table { table, command: Command::OpenBetting { no_bet: false } }

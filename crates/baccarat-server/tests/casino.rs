@@ -124,31 +124,11 @@ fn tables_and_wagers_per_coup_are_bounded() {
     c.handle(Request::Table { table: 1, command: Command::OpenBetting { no_bet: false } }, &mut commit);
     let mut commit = Commit::default();
     for i in 0..MAX_WAGERS_PER_COUP {
-        let r = c.handle(
-            Request::Wager {
-                table: 1,
-                player: 1,
-                spot: Spot::Box(1),
-                bet: Bet::Banker,
-                amount: Money(100),
-                key: format!("w{i}"),
-            },
-            &mut commit,
-        );
+        let r = c.handle(wager(1, Bet::Banker, 100, &format!("w{i}")), &mut commit);
         assert!(matches!(r, Reply::Wager { .. }), "wager {i}: {r:?}");
     }
     let before = c.balance(1).unwrap();
-    let r = c.handle(
-        Request::Wager {
-            table: 1,
-            player: 1,
-            spot: Spot::Box(1),
-            bet: Bet::Banker,
-            amount: Money(100),
-            key: "over".into(),
-        },
-        &mut commit,
-    );
+    let r = c.handle(wager(1, Bet::Banker, 100, "over"), &mut commit);
     assert!(matches!(&r, Reply::Refused { rule, .. } if rule == "bounds"), "{r:?}");
     assert_eq!(c.balance(1).unwrap(), before, "nothing held for the refused wager");
 }

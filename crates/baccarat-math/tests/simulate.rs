@@ -187,16 +187,16 @@ fn fast_path_equals_the_table_engine_coup_for_coup() {
             let mut engine: Vec<Vec<i64>> = Vec::new();
             while t.phase() != Phase::ShoeOver {
                 let no_bet = t.state().no_bet_coups_due > 0;
-                t.execute(Command::OpenBetting { no_bet }).unwrap();
+                t.execute(Command::OpenBetting { no_bet, closes_at: None }).unwrap();
                 let mut ids = Vec::new();
                 if !no_bet {
                     for (j, w) in ws.iter().enumerate() {
                         let player = j as u32 + 1;
                         if !w.table.bet.is_main() && t.setup().side_bets_need_main_wager {
                             // AU 11A.2 and siblings: the side bet goes with a main wager.
-                            t.execute(Command::PlaceWager { player, spot: Spot::Box(player as u8), bet: Bet::Tie, amount: Money(20), ante: Money(0), token: false }).unwrap();
+                            t.execute(Command::PlaceWager { player, spot: Spot::Box(player as u8), bet: Bet::Tie, amount: Money(20), ante: Money(0), token: false, at_ms: None }).unwrap();
                         }
-                        let ev = t.execute(Command::PlaceWager { player, spot: Spot::Box(player as u8), bet: w.table.bet, amount: Money(SCALE), ante: Money(0), token: false }).unwrap();
+                        let ev = t.execute(Command::PlaceWager { player, spot: Spot::Box(player as u8), bet: w.table.bet, amount: Money(SCALE), ante: Money(0), token: false, at_ms: None }).unwrap();
                         if let Event::WagerPlaced { wager } = &ev[0] {
                             ids.push(wager.id);
                         }

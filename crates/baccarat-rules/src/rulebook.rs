@@ -83,6 +83,13 @@ pub struct ConductConfig {
     /// drawn but before any is exposed (NSW 12.12, not in Method A; AU 15.10).
     #[serde(default)]
     pub late_wagers: bool,
+    /// Whether a supervisor may let a player wager above the table's maximum,
+    /// with a sign for that player (NSW 6.8; EU's "personal limit marker": a
+    /// limit "different from the table's limit"). Elsewhere a personal limit
+    /// stays within the table's. Either way the casino's ceiling and the float
+    /// bound it.
+    #[serde(default)]
+    pub personal_max_above_table: bool,
     pub rule: String,
 }
 

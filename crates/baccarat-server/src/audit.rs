@@ -6,9 +6,138 @@
 //! with `hash(0)` = 32 zero bytes before the first record and `body` the record's
 //! canonical JSON.
 
+use baccarat_rules::Money;
+use baccarat_table::engine::Event;
 use baccarat_table::shuffle::hex;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+
+use crate::trust::{Actor, Mode};
+
+/// The casino's own chain (deposits from the cage), beside the tables' chains.
+pub const CASINO_CHAIN: u32 = 0;
+
+/// What the server records that is not a table engine's event.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum CasinoEvent {
+    /// A table's definition as it now stands: at creation (with the float its
+    /// house account received from the cage) and again at every change, so a
+    /// configuration edited in the database disagrees with its own chain.
+    TableConfigured {
+        name: String,
+        rulebook: String,
+        config: String,
+        mode: Mode,
+        open: bool,
+        #[serde(default)]
+        float: Money,
+    },
+    /// Chips into a wallet from the cage (the casino's chain).
+    Deposit { player: u32, amount: Money, key: String },
+    /// The table stopped because an invariant broke; it is named here.
+    TableHalted { invariant: String },
+}
+
+/// One audit record's body, the one type that encodes it, decodes it and
+/// blanks what a viewer may not see. A record holds an engine [`Event`] or a
+/// [`CasinoEvent`]; the opening records of a coup name the rulebook, its
+/// profile's SHA-256 and the engine version; a person's command names them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Body {
+    pub table: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rulebook: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rulebook_sha256: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
+    /// Who issued the command (absent: the server).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<Actor>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event: Option<Event>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub casino: Option<CasinoEvent>,
+}
+
+/// The header a coup's opening records carry.
+#[derive(Clone, Copy, Debug)]
+pub struct Header<'a> {
+    pub rulebook: &'a str,
+    pub rulebook_sha256: &'a str,
+    pub engine: &'a str,
+}
+
+/// The body as written: borrowed, so the hot path clones no event.
+#[derive(Serialize)]
+struct BodyRef<'a> {
+    table: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rulebook: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rulebook_sha256: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    engine: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    by: Option<Actor>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    event: Option<&'a Event>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    casino: Option<&'a CasinoEvent>,
+}
+
+impl Body {
+    /// Encode an engine event's record.
+    pub fn encode_event(table: u32, header: Option<Header>, by: Option<Actor>, e: &Event) -> String {
+        encode(table, header, by, Some(e), None)
+    }
+
+    /// Encode a casino event's record.
+    pub fn encode_casino(table: u32, by: Option<Actor>, e: &CasinoEvent) -> String {
+        encode(table, None, by, None, Some(e))
+    }
+
+    /// Decode a stored body.
+    pub fn decode(body: &str) -> Result<Body, String> {
+        serde_json::from_str(body).map_err(|e| e.to_string())
+    }
+
+    /// The body as a viewer who may not see secrets sees it: a shoe's seed is
+    /// withheld (only its commitment is public until the shoe ends).
+    pub fn blanked(mut self) -> Body {
+        if let Some(e) = self.event.as_mut() {
+            blank(e);
+        }
+        self
+    }
+}
+
+/// Withhold a shoe's seed from an event shown before the shoe is over.
+pub fn blank(e: &mut Event) {
+    if let Event::ShoeStarted { seed, .. } = e {
+        *seed = None;
+    }
+}
+
+fn encode(
+    table: u32,
+    h: Option<Header>,
+    by: Option<Actor>,
+    event: Option<&Event>,
+    casino: Option<&CasinoEvent>,
+) -> String {
+    let b = BodyRef {
+        table,
+        rulebook: h.map(|h| h.rulebook),
+        rulebook_sha256: h.map(|h| h.rulebook_sha256),
+        engine: h.map(|h| h.engine),
+        by: by.filter(|a| *a != Actor::Server),
+        event,
+        casino,
+    };
+    serde_json::to_string(&b).expect("records serialise")
+}
 
 /// One record of a chain.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

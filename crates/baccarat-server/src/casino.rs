@@ -13,6 +13,7 @@
 //! most of the audit log's size under load.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use baccarat_rules::{Bet, Money, TableConfig};
 use baccarat_table::engine::{Command, Event, Phase, PlayerId, Refusal, ShoeSource, Spot, Table, TableSetup, WagerId};
@@ -21,41 +22,15 @@ use baccarat_table::shuffle::{hex, Seed};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::audit::{Chain, Record};
-use crate::ledger::{AccountId, AccountKind, Ledger, LedgerError, Op, TransferId};
+use crate::audit::{Body, CasinoEvent, Chain, Header, Record, CASINO_CHAIN};
+use crate::float::max_win;
+use crate::ledger::{AccountId, AccountKind, Cause, Ledger, LedgerError, Op, TransferId};
 use crate::postings::{settlement_ops, TableAccounts};
 use crate::store::{Commit, Snapshot, TableRow};
+pub use crate::trust::{Actor, Mode};
 
 /// The engine version written into every audit record.
 pub const ENGINE_VERSION: &str = concat!("baccarat-table ", env!("CARGO_PKG_VERSION"));
-
-/// How a table's cards come out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Mode {
-    /// The server shuffles, and deals at a set pace with a betting countdown.
-    Rng,
-    /// A dealer console or a scanning shoe reports each card; the engine's
-    /// irregularity rules apply.
-    Live,
-}
-
-impl Mode {
-    pub fn id(self) -> &'static str {
-        match self {
-            Mode::Rng => "rng",
-            Mode::Live => "live",
-        }
-    }
-
-    pub fn from_id(s: &str) -> Option<Mode> {
-        match s {
-            "rng" => Some(Mode::Rng),
-            "live" => Some(Mode::Live),
-            _ => None,
-        }
-    }
-}
 
 /// Most tables one casino runs (a bound on what an admin can create).
 pub const MAX_TABLES: usize = 256;
@@ -81,10 +56,14 @@ pub struct CasinoTable {
     pub accounts: TableAccounts,
     /// SHA-256 of the rulebook profile's TOML: its version.
     pub rulebook_hash: String,
-    /// Open wagers: wager -> (hold, wallet).
-    holds: HashMap<WagerId, (TransferId, AccountId)>,
-    /// Hold transfer -> wager, to answer a retried wager with its first answer.
-    by_hold: HashMap<TransferId, WagerId>,
+    /// Open wagers: wager -> (hold, wallet, the most it can win).
+    holds: HashMap<WagerId, (TransferId, AccountId, Money)>,
+    /// The most the open wagers can win together: the house float must cover
+    /// it before another wager is accepted (`float.rs`).
+    liability: Money,
+    /// Why the table stopped, if an invariant broke: it takes no command but a
+    /// supervisor's `void_interrupted` until then.
+    pub halted: Option<String>,
     /// Where the next shoe's cutting card goes (NSW 4.6).
     pub cutting_card_from_back: usize,
     /// The published SHA-256 of the current shoe's seed.
@@ -135,10 +114,18 @@ pub enum Request {
         config: String,
         mode: Mode,
     },
-    /// A command to a table's engine from staff (or the table's own pace).
+    /// A command to a table's engine from staff, or from the server itself (its
+    /// pace, its recovery): admitted by the trust matrix (`trust.rs`).
     Table {
         table: u32,
         command: Command,
+        by: Actor,
+    },
+    /// A supervisor voids the coup of a halted table under its profile's
+    /// interrupted-coup rule, returning every stake.
+    VoidHalted {
+        table: u32,
+        by: Actor,
     },
     /// Start a fresh shoe with a seed from the OS (RNG tables).
     NewShoe {
@@ -173,30 +160,42 @@ impl From<LedgerError> for Reply {
     }
 }
 
-/// An event as the audit log keeps it.
-#[derive(Serialize)]
-struct AuditBody<'a> {
-    table: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    rulebook: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    rulebook_sha256: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    engine: Option<&'a str>,
-    event: &'a Event,
+/// The clock the writer stamps wagers with (ms since the epoch); injected, so
+/// tests decide what time it is.
+pub type Clock = Arc<dyn Fn() -> u64 + Send + Sync>;
+
+/// The system clock.
+pub fn system_clock() -> Clock {
+    Arc::new(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64))
 }
+
+/// The largest table maximum (and personal maximum) a casino accepts unless
+/// configured otherwise: 100 million in minor units.
+pub const DEFAULT_CEILING: Money = Money(10_000_000_000);
 
 pub struct Casino {
     pub ledger: Ledger,
     pub tables: BTreeMap<u32, CasinoTable>,
     cage: AccountId,
+    /// The casino's own chain: deposits from the cage.
+    pub chain: Chain,
+    pub clock: Clock,
+    /// No table maximum or personal maximum may exceed this.
+    pub ceiling: Money,
 }
 
 impl Casino {
     pub fn new() -> Casino {
         let mut ledger = Ledger::new();
         let cage = ledger.open(AccountKind::Cage);
-        Casino { ledger, tables: BTreeMap::new(), cage }
+        Casino {
+            ledger,
+            tables: BTreeMap::new(),
+            cage,
+            chain: Chain::new(),
+            clock: system_clock(),
+            ceiling: DEFAULT_CEILING,
+        }
         // The cage is written with the first commit (see `opened`).
     }
 
@@ -211,7 +210,9 @@ impl Casino {
         Some((Money(a.balance), Money(a.available())))
     }
 
-    /// Define a new table: its row for the store, and its float.
+    /// Define a new table: its row for the store, its float from the cage, and
+    /// its configuration as the first record of its chain. A table maximum
+    /// above the casino's ceiling is refused here.
     #[allow(clippy::too_many_arguments)]
     pub fn create_table(
         &mut self,
@@ -223,40 +224,93 @@ impl Casino {
         float: Money,
         commit: &mut Commit,
     ) -> Result<(), String> {
-        if self.tables.contains_key(&id) {
+        if self.tables.contains_key(&id) || id == CASINO_CHAIN {
             return Err(format!("table {id} exists"));
         }
         if self.tables.len() >= MAX_TABLES {
             return Err(format!("a casino runs at most {MAX_TABLES} tables"));
         }
-        let (s, toml) = setup(rulebook, config)?;
-        self.add_table(id, name, s, toml, float, commit).map_err(|e| e.to_string())?;
-        let t = self.tables.get_mut(&id).expect("just added");
-        t.mode = mode;
-        t.rulebook_id = rulebook.into();
-        t.config_toml = config.into();
-        commit.tables.push(t.row());
+        let (setup, toml) = setup(rulebook, config)?;
+        if let Some(o) = setup.config.offers.iter().find(|o| o.max > self.ceiling) {
+            return Err(format!(
+                "bets.{}.max: {} is above the casino's ceiling of {} for any table maximum",
+                o.bet.id(),
+                o.max,
+                self.ceiling
+            ));
+        }
+        let accounts = TableAccounts {
+            escrow: self.ledger.open(AccountKind::Escrow { table: id }),
+            house: self.ledger.open(AccountKind::House { table: id }),
+            commission: self.ledger.open(AccountKind::Commission { table: id }),
+            antes: self.ledger.open(AccountKind::Antes { table: id }),
+        };
+        let (a, ch) = self.ledger.apply_logged(
+            &format!("float:{id}"),
+            &[Op::Transfer { debit: self.cage, credit: accounts.house, amount: float, memo: "table float".into() }],
+            Cause::Float { table: id },
+        );
+        a.map_err(|e| e.to_string())?;
+        self.opened(commit);
+        commit.ledger.push(ch);
+        let cutting = setup.rulebook.procedures.cutting_card_min_from_back as usize;
+        let mut t = CasinoTable {
+            id,
+            name: name.to_string(),
+            mode,
+            open: true,
+            rulebook_id: rulebook.into(),
+            config_toml: config.into(),
+            engine: Table::new(setup),
+            chain: Chain::new(),
+            accounts,
+            rulebook_hash: hex(&Sha256::digest(toml.as_bytes())),
+            holds: HashMap::new(),
+            liability: Money::ZERO,
+            halted: None,
+            cutting_card_from_back: cutting.max(20),
+            commitment: None,
+        };
+        t.configured(float, None, commit);
+        self.tables.insert(id, t);
         Ok(())
     }
 
     /// Rebuild the casino from the store: the ledger from its rows, each table by
     /// replaying its audited events through the engine, its open wagers from the
-    /// ledger's holds. Chains are verified on the way.
+    /// ledger's holds (each names its wager). Chains are verified on the way.
     pub fn recover(snap: Snapshot) -> Result<Casino, String> {
         let ledger = Ledger::restore(snap.accounts, snap.transfers, snap.answers).map_err(|e| e.to_string())?;
         let cage = ledger.find(&AccountKind::Cage).ok_or("the ledger has no cage account")?;
-        let mut c = Casino { ledger, tables: BTreeMap::new(), cage };
+        let mut c = Casino { ledger, tables: BTreeMap::new(), cage, ..Casino::new() };
+        let records_of = |table: u32| -> Vec<Record> {
+            snap.records.iter().filter(|(t, _)| *t == table).map(|(_, r)| r.clone()).collect()
+        };
+        c.chain = Chain::from_records(&records_of(CASINO_CHAIN))
+            .map_err(|e| format!("the casino's chain is broken at {e}"))?;
+        let mut holds: HashMap<u32, Vec<(WagerId, TransferId, AccountId)>> = HashMap::new();
+        for tr in c.ledger.pending() {
+            if let Cause::Wager { table, wager } = tr.cause {
+                holds.entry(table).or_default().push((wager, tr.id, tr.debit));
+            }
+        }
         for row in snap.tables {
             let (s, toml) = setup(&row.rulebook, &row.config)?;
-            let records: Vec<Record> =
-                snap.records.iter().filter(|(t, _)| *t == row.id).map(|(_, r)| r.clone()).collect();
+            let records = records_of(row.id);
             let chain =
                 Chain::from_records(&records).map_err(|e| format!("table {}: audit chain broken at {e}", row.id))?;
             let mut events = Vec::with_capacity(records.len());
+            let mut halted = None;
             for r in &records {
-                let body: StoredBody =
-                    serde_json::from_str(&r.body).map_err(|e| format!("table {} record {}: {e}", row.id, r.seq))?;
-                events.push(body.event);
+                let body = Body::decode(&r.body).map_err(|e| format!("table {} record {}: {e}", row.id, r.seq))?;
+                match (body.event, body.casino) {
+                    (Some(e), _) => {
+                        halted = None;
+                        events.push(e)
+                    }
+                    (None, Some(CasinoEvent::TableHalted { invariant })) => halted = Some(invariant),
+                    _ => {}
+                }
             }
             let engine = Table::replay(s, &events);
             let find = |k: AccountKind| c.ledger.find(&k).ok_or(format!("table {} has no {k:?} account", row.id));
@@ -281,7 +335,8 @@ impl Casino {
                 accounts,
                 rulebook_hash: hex(&Sha256::digest(toml.as_bytes())),
                 holds: HashMap::new(),
-                by_hold: HashMap::new(),
+                liability: Money::ZERO,
+                halted,
                 commitment: events
                     .iter()
                     .rev()
@@ -291,68 +346,16 @@ impl Casino {
                     })
                     .flatten(),
             };
-            let prefix = format!("table {} wager ", row.id);
-            for tr in c.ledger.pending() {
-                if let Some(w) = tr.memo.strip_prefix(&prefix).and_then(|w| w.parse::<WagerId>().ok()) {
-                    t.holds.insert(w, (tr.id, tr.debit));
-                }
-            }
-            for tr in c.ledger.transfers() {
-                if let Some(w) = tr.memo.strip_prefix(&prefix).and_then(|w| w.parse::<WagerId>().ok()) {
-                    t.by_hold.insert(tr.id, w);
-                }
+            for (wager, hold, wallet) in holds.remove(&row.id).unwrap_or_default() {
+                let most = t.engine.state().coup.wagers.get(wager).map_or(Money::ZERO, |w| {
+                    max_win(&t.engine.setup().config, w.bet, w.amount, w.ante).unwrap_or(Money::ZERO)
+                });
+                t.liability = t.liability + most;
+                t.holds.insert(wager, (hold, wallet, most));
             }
             c.tables.insert(row.id, t);
         }
         Ok(c)
-    }
-
-    /// Add a table, with a float for its house account from the cage.
-    pub fn add_table(
-        &mut self,
-        id: u32,
-        name: &str,
-        setup: TableSetup,
-        profile_toml: &str,
-        float: Money,
-        commit: &mut Commit,
-    ) -> Result<(), LedgerError> {
-        let accounts = TableAccounts {
-            escrow: self.ledger.open(AccountKind::Escrow { table: id }),
-            house: self.ledger.open(AccountKind::House { table: id }),
-            commission: self.ledger.open(AccountKind::Commission { table: id }),
-            antes: self.ledger.open(AccountKind::Antes { table: id }),
-        };
-        let (a, ch) = self.ledger.apply_logged(
-            &format!("float:{id}"),
-            &[Op::Transfer { debit: self.cage, credit: accounts.house, amount: float, memo: "table float".into() }],
-        );
-        a?;
-        self.opened(commit);
-        commit.ledger.push(ch);
-        let rulebook_hash = hex(&Sha256::digest(profile_toml.as_bytes()));
-        let setup_rulebook_id = setup.rulebook.id.clone();
-        let cutting = setup.rulebook.procedures.cutting_card_min_from_back as usize;
-        self.tables.insert(
-            id,
-            CasinoTable {
-                id,
-                name: name.to_string(),
-                mode: Mode::Rng,
-                open: true,
-                rulebook_id: setup_rulebook_id.clone(),
-                config_toml: String::new(),
-                engine: Table::new(setup),
-                chain: Chain::new(),
-                accounts,
-                rulebook_hash,
-                holds: HashMap::new(),
-                by_hold: HashMap::new(),
-                cutting_card_from_back: cutting.max(20),
-                commitment: None,
-            },
-        );
-        Ok(())
     }
 
     /// Handle one request, adding what it changed to `commit`.
@@ -372,18 +375,7 @@ impl Casino {
 
     fn handle_inner(&mut self, req: Request, commit: &mut Commit) -> Reply {
         match req {
-            Request::Deposit { player, amount, key } => {
-                let wallet = self.wallet(player);
-                let (a, ch) = self.ledger.apply_logged(
-                    &format!("deposit:{player}:{key}"),
-                    &[Op::Transfer { debit: self.cage, credit: wallet, amount, memo: "chips".into() }],
-                );
-                commit.ledger.push(ch);
-                match a {
-                    Ok(_) => Reply::Deposit { balance: self.balance(player).map_or(Money::ZERO, |b| b.0) },
-                    Err(e) => e.into(),
-                }
-            }
+            Request::Deposit { player, amount, key } => self.deposit(player, amount, key, commit),
             Request::Wager { table, player, spot, bet, amount, key } => {
                 self.wager(table, player, spot, bet, amount, &key, commit)
             }
@@ -404,15 +396,15 @@ impl Casino {
                 Reply::Wagers { results, balance: self.balance(player).map_or(Money::ZERO, |b| b.1) }
             }
             Request::Withdraw { table, player, wager } => {
-                self.command(table, Command::WithdrawWager { player, wager }, commit)
+                self.command(table, Command::WithdrawWager { player, wager }, Actor::Server, commit)
             }
             Request::SetOpen { table, open } => match self.tables.get_mut(&table) {
                 Some(t) => {
                     t.open = open;
-                    commit.tables.push(t.row());
+                    t.configured(Money::ZERO, None, commit);
                     Reply::Table { table }
                 }
-                None => Reply::Refused { rule: "table".into(), message: format!("no table {table}") },
+                None => no_table(table),
             },
             Request::CreateTable { name, rulebook, config, mode } => {
                 let id = self.tables.keys().next_back().map_or(1, |k| k + 1);
@@ -421,7 +413,8 @@ impl Casino {
                     Err(message) => Reply::Refused { rule: "config".into(), message },
                 }
             }
-            Request::Table { table, command } => self.command(table, command, commit),
+            Request::Table { table, command, by } => self.staff_command(table, command, by, commit),
+            Request::VoidHalted { table, by } => self.void_halted(table, by, commit),
             Request::CheckLedger => {
                 let problem = self.ledger.check().err().map(|e| e.to_string());
                 Reply::Ledger {
@@ -432,17 +425,42 @@ impl Casino {
                 }
             }
             Request::NewShoe { table } => match self.new_shoe_command(table) {
-                Ok(cmd) => self.command(table, cmd, commit),
+                Ok(cmd) => self.command(table, cmd, Actor::Server, commit),
                 Err(r) => r,
             },
         }
     }
 
+    /// Chips from the cage, recorded in the casino's chain first: the record's
+    /// sequence number is the transfer's cause. A retried key answers again and
+    /// records nothing.
+    fn deposit(&mut self, player: PlayerId, amount: Money, key: String, commit: &mut Commit) -> Reply {
+        let ledger_key = format!("deposit:{player}:{key}");
+        let wallet = self.wallet(player);
+        let fresh = self.ledger.answer(&ledger_key).is_none();
+        let seq = self.chain.len() + 1;
+        let (a, ch) = self.ledger.apply_logged(
+            &ledger_key,
+            &[Op::Transfer { debit: self.cage, credit: wallet, amount, memo: "chips".into() }],
+            Cause::Deposit { seq },
+        );
+        commit.ledger.push(ch);
+        match a {
+            Ok(_) => {
+                if fresh {
+                    let e = CasinoEvent::Deposit { player, amount, key };
+                    let r = self.chain.append(Body::encode_casino(CASINO_CHAIN, None, &e));
+                    debug_assert_eq!(r.seq, seq);
+                    commit.records.push((CASINO_CHAIN, r));
+                }
+                Reply::Deposit { balance: self.balance(player).map_or(Money::ZERO, |b| b.0) }
+            }
+            Err(e) => e.into(),
+        }
+    }
+
     fn new_shoe_command(&self, table: u32) -> Result<Command, Reply> {
-        let t = self
-            .tables
-            .get(&table)
-            .ok_or_else(|| Reply::Refused { rule: "table".into(), message: format!("no table {table}") })?;
+        let t = self.tables.get(&table).ok_or_else(|| no_table(table))?;
         if t.mode == Mode::Live {
             return Err(Reply::Refused {
                 rule: "mode".into(),
@@ -481,17 +499,17 @@ impl Casino {
         let key = format!("wager:{player}:{key}");
         let wallet = self.wallet(player);
         let Some(t) = self.tables.get_mut(&table) else {
-            return Reply::Refused { rule: "table".into(), message: format!("no table {table}") };
+            return no_table(table);
         };
+        let available = |l: &Ledger| Money(l.account(wallet).map_or(0, |a| a.available()));
         // A retry: the ledger knows the key; answer with the first wager.
         if let Some(prev) = self.ledger.answer(&key) {
             return match prev {
-                Ok(ids) => match ids.first().and_then(|h| t.by_hold.get(h)) {
-                    Some(w) => Reply::Wager {
-                        wager: *w,
-                        balance: Money(self.ledger.account(wallet).map_or(0, |a| a.available())),
-                    },
-                    None => Reply::Refused {
+                Ok(ids) => match ids.first().and_then(|h| self.ledger.transfer(*h)).map(|t| t.cause) {
+                    Some(Cause::Wager { table: tb, wager }) if tb == table => {
+                        Reply::Wager { wager, balance: available(&self.ledger) }
+                    }
+                    _ => Reply::Refused {
                         rule: "idempotency".into(),
                         message: "that key answered another request".into(),
                     },
@@ -499,27 +517,36 @@ impl Casino {
                 Err(e) => e.into(),
             };
         }
+        if let Some(why) = &t.halted {
+            return halted(table, why);
+        }
         if t.engine.state().coup.wagers.len() >= MAX_WAGERS_PER_COUP {
             return Reply::Refused {
                 rule: "bounds".into(),
                 message: format!("this coup already holds {MAX_WAGERS_PER_COUP} wagers"),
             };
         }
-        let available = self.ledger.account(wallet).map_or(0, |a| a.available());
-        if available < amount.0 {
+        if available(&self.ledger) < amount {
             return Reply::Refused {
                 rule: "wallet".into(),
-                message: format!("available {} is less than {amount}", Money(available)),
+                message: format!("available {} is less than {amount}", available(&self.ledger)),
             };
         }
-        let events = match t.engine.execute(Command::PlaceWager {
-            player,
-            spot,
-            bet,
-            amount,
-            ante: Money::ZERO,
-            token: false,
-        }) {
+        // The float covers everything the coup's wagers could win (`float.rs`).
+        let most = max_win(&t.engine.setup().config, bet, amount, Money::ZERO).unwrap_or(Money::ZERO);
+        let float = Money(self.ledger.account(t.accounts.house).map_or(0, |a| a.available()));
+        if t.liability + most > float {
+            return Reply::Refused {
+                rule: "float".into(),
+                message: format!(
+                    "table {table}'s float of {float} cannot cover this wager's largest win of {most} with the {} the coup's wagers could already win",
+                    t.liability
+                ),
+            };
+        }
+        let at_ms = Some((self.clock)());
+        let cmd = Command::PlaceWager { player, spot, bet, amount, ante: Money::ZERO, token: false, at_ms };
+        let events = match t.engine.execute(cmd) {
             Ok(ev) => ev,
             Err(r) => return r.into(),
         };
@@ -531,68 +558,136 @@ impl Casino {
         let (a, ch) = self.ledger.apply_logged(
             &key,
             &[Op::Hold { debit: wallet, credit: escrow, amount, memo: format!("table {table} wager {id}") }],
+            Cause::Wager { table, wager: id },
         );
-        let hold = a.expect("the wallet was checked in this same writer")[0];
-        commit.ledger.push(ch);
         let t = self.tables.get_mut(&table).expect("table");
-        t.holds.insert(id, (hold, wallet));
-        t.by_hold.insert(hold, id);
-        record(t, &events, commit);
-        Reply::Wager { wager: id, balance: Money(self.ledger.account(wallet).map_or(0, |a| a.available())) }
+        let hold = match a {
+            Ok(ids) => ids[0],
+            Err(e) => {
+                // The wallet was checked in this same writer: a refusal here is a
+                // broken invariant. Stop this table, name it, go on with the rest.
+                return t.halt(format!("the ledger refused wager {id}'s hold: {e}"), commit);
+            }
+        };
+        commit.ledger.push(ch);
+        t.holds.insert(id, (hold, wallet, most));
+        t.liability = t.liability + most;
+        record(t, &events, Actor::Server, commit);
+        Reply::Wager { wager: id, balance: available(&self.ledger) }
     }
 
-    fn command(&mut self, table: u32, command: Command, commit: &mut Commit) -> Reply {
-        let Some(t) = self.tables.get_mut(&table) else {
-            return Reply::Refused { rule: "table".into(), message: format!("no table {table}") };
+    /// A staff command (or the server's own): the trust matrix first, then the
+    /// casino's ceiling for a personal maximum, then the engine.
+    fn staff_command(&mut self, table: u32, command: Command, by: Actor, commit: &mut Commit) -> Reply {
+        let Some(t) = self.tables.get(&table) else {
+            return no_table(table);
         };
-        let events = match t.engine.execute(command) {
+        if let Err(r) = crate::trust::admit(t.mode, by, &command, &t.engine) {
+            return r.into();
+        }
+        if let Command::SetPersonalLimits { max, .. } = &command {
+            if *max > self.ceiling {
+                return Reply::Refused {
+                    rule: t.engine.rb().cite("personal_limits"),
+                    message: format!("max: {max} is above the casino's ceiling of {}", self.ceiling),
+                };
+            }
+        }
+        self.command(table, command, by, commit)
+    }
+
+    /// Run a command on a table's engine and book its money in the same step:
+    /// returned wagers release their holds, settled ones post. The engine keeps
+    /// the command's events only if the ledger takes every posting, all at once;
+    /// if it cannot (a broken invariant: the float was checked at placement),
+    /// this table stops, named, and every other table goes on.
+    fn command(&mut self, table: u32, command: Command, by: Actor, commit: &mut Commit) -> Reply {
+        let Some(t) = self.tables.get_mut(&table) else {
+            return no_table(table);
+        };
+        if let Some(why) = &t.halted {
+            return halted(table, why);
+        }
+        let ledger = &mut self.ledger;
+        let holds = &t.holds;
+        let accounts = t.accounts;
+        let mut booked = None;
+        let result = t.engine.execute_checked(command, |events| {
+            let batches = money_of(table, events, holds, &accounts);
+            if batches.is_empty() {
+                return Ok(());
+            }
+            let (a, ch) = ledger.apply_caused(&batches);
+            match a {
+                Ok(_) => {
+                    booked = Some(ch);
+                    Ok(())
+                }
+                Err(e) => Err(Refusal::new("invariant", format!("the ledger refused the postings: {e}"))),
+            }
+        });
+        let events = match result {
             Ok(ev) => ev,
+            Err(r) if r.rule == "invariant" => return t.halt(r.message, commit),
             Err(r) => return r.into(),
         };
-        // Money follows the events: returned wagers release their holds,
-        // reduced ones are settled at their new amount, settled ones post.
-        let mut ops_batches: Vec<(WagerId, Vec<Op>)> = Vec::new();
+        if let Some(ch) = booked {
+            commit.ledger.push(ch);
+        }
         for e in &events {
-            match e {
-                Event::WagerWithdrawn { wager } | Event::WagerReturned { wager, .. } => {
-                    if let Some((hold, _)) = t.holds.remove(wager) {
-                        ops_batches.push((*wager, vec![Op::Void { hold }]));
-                    }
+            if let Event::WagerWithdrawn { wager }
+            | Event::WagerReturned { wager, .. }
+            | Event::WagerSettled { wager, .. } = e
+            {
+                if let Some((_, _, most)) = t.holds.remove(wager) {
+                    t.liability = t.liability - most;
                 }
-                Event::WagerSettled { wager, settlement, ante, .. } => {
-                    if let Some((hold, wallet)) = t.holds.remove(wager) {
-                        ops_batches.push((*wager, settlement_ops(hold, wallet, &t.accounts, settlement, *ante)));
-                    }
-                }
-                _ => {}
             }
         }
         let count = events.len();
-        record(t, &events, commit);
-        for (wager, ops) in ops_batches {
-            let (a, ch) = self.ledger.apply_internal(&ops);
-            if let Err(e) = a {
-                // Settlement that the ledger cannot book is a defect: stop rather
-                // than let the books and the table disagree.
-                panic!("ledger refused table {table} wager {wager}'s postings: {e}");
-            }
-            commit.ledger.push(ch);
-        }
+        record(t, &events, by, commit);
         Reply::Events { count }
+    }
+
+    /// A supervisor voids a halted table's coup: the interruption is recorded
+    /// under the profile's rule, every stake goes back, and the table serves again.
+    fn void_halted(&mut self, table: u32, by: Actor, commit: &mut Commit) -> Reply {
+        let Some(t) = self.tables.get_mut(&table) else {
+            return no_table(table);
+        };
+        let supervisor =
+            matches!(by, Actor::Person { role: crate::auth::Role::Supervisor | crate::auth::Role::Admin, .. });
+        if !supervisor {
+            return Reply::Refused {
+                rule: "role".into(),
+                message: "only a supervisor voids a halted table's coup".into(),
+            };
+        }
+        if t.halted.is_none() {
+            return Reply::Refused { rule: "halted".into(), message: format!("table {table} is not halted") };
+        }
+        t.halted = None;
+        let reply = self.command(table, Command::VoidInterrupted, by, commit);
+        if let (Reply::Refused { message, .. }, Some(t)) = (&reply, self.tables.get_mut(&table)) {
+            t.halted = Some(message.clone());
+        }
+        reply
     }
 
     /// After a restart: every table that was mid-coup records the interruption
     /// and, by its profile's interrupted-coup policy, completes the coup from
-    /// the recorded shoe or voids it and returns every wager. Returns the tables.
+    /// the recorded shoe or voids it and returns every wager. A table that was
+    /// halted stays halted. Returns the tables.
     pub fn resume_interrupted(&mut self, commit: &mut Commit) -> Vec<u32> {
         let mid: Vec<u32> = self
             .tables
             .iter()
+            .filter(|(_, t)| t.halted.is_none())
             .filter(|(_, t)| matches!(t.engine.phase(), Phase::Closed | Phase::Dealing | Phase::Reconstruction))
             .map(|(id, _)| *id)
             .collect();
         for &table in &mid {
-            self.handle(Request::Table { table, command: Command::Interrupted }, commit);
+            self.handle(Request::Table { table, command: Command::Interrupted, by: Actor::Server }, commit);
         }
         mid
     }
@@ -600,6 +695,44 @@ impl Casino {
     /// The table's phase, for pacing.
     pub fn phase(&self, table: u32) -> Option<Phase> {
         self.tables.get(&table).map(|t| t.engine.phase())
+    }
+}
+
+/// The ledger postings a command's events call for, each batch with its cause.
+fn money_of(
+    table: u32,
+    events: &[Event],
+    holds: &HashMap<WagerId, (TransferId, AccountId, Money)>,
+    accounts: &TableAccounts,
+) -> Vec<(Cause, Vec<Op>)> {
+    let mut out = Vec::new();
+    for e in events {
+        match e {
+            Event::WagerWithdrawn { wager } | Event::WagerReturned { wager, .. } => {
+                if let Some((hold, _, _)) = holds.get(wager) {
+                    out.push((Cause::Wager { table, wager: *wager }, vec![Op::Void { hold: *hold }]));
+                }
+            }
+            Event::WagerSettled { wager, settlement, ante, .. } => {
+                if let Some((hold, wallet, _)) = holds.get(wager) {
+                    let ops = settlement_ops(*hold, *wallet, accounts, settlement, *ante);
+                    out.push((Cause::Wager { table, wager: *wager }, ops));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn no_table(table: u32) -> Reply {
+    Reply::Refused { rule: "table".into(), message: format!("no table {table}") }
+}
+
+fn halted(table: u32, why: &str) -> Reply {
+    Reply::Refused {
+        rule: "halted".into(),
+        message: format!("table {table} is stopped ({why}); a supervisor may void its coup"),
     }
 }
 
@@ -618,6 +751,37 @@ impl CasinoTable {
             open: self.open,
         }
     }
+
+    /// The definition changed (or was made): its row for the store, and the
+    /// same definition as a record of the table's chain.
+    fn configured(&mut self, float: Money, by: Option<Actor>, commit: &mut Commit) {
+        let e = CasinoEvent::TableConfigured {
+            name: self.name.clone(),
+            rulebook: self.rulebook_id.clone(),
+            config: self.config_toml.clone(),
+            mode: self.mode,
+            open: self.open,
+            float,
+        };
+        let r = self.chain.append(Body::encode_casino(self.id, by, &e));
+        commit.records.push((self.id, r));
+        commit.tables.push(self.row());
+    }
+
+    /// Stop this table: an invariant broke. The reason is recorded in its chain
+    /// and named in the reply; other tables are untouched.
+    fn halt(&mut self, why: String, commit: &mut Commit) -> Reply {
+        let invariant = format!("table {}: {why}", self.id);
+        let r = self.chain.append(Body::encode_casino(
+            self.id,
+            None,
+            &CasinoEvent::TableHalted { invariant: invariant.clone() },
+        ));
+        commit.records.push((self.id, r));
+        eprintln!("{invariant}: the table is stopped; a supervisor may void its coup");
+        self.halted = Some(invariant.clone());
+        Reply::Refused { rule: "halted".into(), message: invariant }
+    }
 }
 
 impl Default for Casino {
@@ -626,28 +790,20 @@ impl Default for Casino {
     }
 }
 
-/// An audit record's body as read back.
-#[derive(serde::Deserialize)]
-struct StoredBody {
-    event: Event,
-}
-
-fn record(t: &mut CasinoTable, events: &[Event], commit: &mut Commit) {
+fn record(t: &mut CasinoTable, events: &[Event], by: Actor, commit: &mut Commit) {
     for e in events {
         if let Event::ShoeStarted { commitment, .. } = e {
             t.commitment = commitment.clone();
         }
         let header = !matches!(e, Event::WagerPlaced { .. } | Event::WagerSettled { .. });
-        let body = AuditBody {
-            table: t.id,
-            rulebook: header.then_some(t.engine.setup().rulebook.id.as_str()),
-            rulebook_sha256: header.then_some(t.rulebook_hash.as_str()),
-            engine: header.then_some(ENGINE_VERSION),
-            event: e,
-        };
-        let r = t.chain.append(serde_json::to_string(&body).expect("events serialise"));
+        let h = header.then_some(Header {
+            rulebook: t.engine.setup().rulebook.id.as_str(),
+            rulebook_sha256: t.rulebook_hash.as_str(),
+            engine: ENGINE_VERSION,
+        });
+        let r = t.chain.append(Body::encode_event(t.id, h, Some(by), e));
+        commit.events.push((t.id, r.seq, e.clone()));
         commit.records.push((t.id, r));
-        commit.events.push(e.clone());
     }
 }
 

@@ -192,10 +192,9 @@ impl Feed {
         }
         if let Some(rule) = rule_of(e) {
             let n = self.notices.entry(table).or_default();
-            let mut v = serde_json::to_value(e).unwrap_or_default();
-            if let Event::ShoeStarted { .. } = e {
-                v["seed"] = Value::Null;
-            }
+            let mut shown = e.clone();
+            crate::audit::blank(&mut shown);
+            let v = serde_json::to_value(&shown).unwrap_or_default();
             n.push_back(json!({ "seq": seq, "rule": rule, "event": v }));
             if n.len() > NOTICES {
                 n.pop_front();

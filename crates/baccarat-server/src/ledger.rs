@@ -100,6 +100,53 @@ pub struct Transfer {
     pub amount: Money,
     pub kind: TransferKind,
     pub memo: String,
+    /// The audit event that explains this transfer (reconciled by `verify`).
+    #[serde(default)]
+    pub cause: Cause,
+}
+
+/// What caused a batch of transfers: the audit record that explains it. Every
+/// transfer the server makes names one, so `verify` can reconcile the ledger
+/// with the audit log both ways (DESIGN 12).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(tag = "cause", rename_all = "snake_case")]
+pub enum Cause {
+    /// No cause recorded (the ledger's own tests; a transfer the server made
+    /// never has this, and `verify` reports one that does).
+    #[default]
+    None,
+    /// Chips from the cage, recorded as record `seq` of the casino's own chain.
+    Deposit { seq: u64 },
+    /// A table's float from the cage, recorded when the table was configured.
+    Float { table: u32 },
+    /// A wager's hold, and later its settlement or release.
+    Wager { table: u32, wager: u64 },
+}
+
+impl Cause {
+    /// The cause as the store keeps it: `deposit:SEQ`, `float:TABLE`,
+    /// `wager:TABLE:WAGER`, or empty.
+    pub fn encode(self) -> String {
+        match self {
+            Cause::None => String::new(),
+            Cause::Deposit { seq } => format!("deposit:{seq}"),
+            Cause::Float { table } => format!("float:{table}"),
+            Cause::Wager { table, wager } => format!("wager:{table}:{wager}"),
+        }
+    }
+
+    /// Parse what [`Cause::encode`] wrote.
+    pub fn parse(s: &str) -> Option<Cause> {
+        let mut p = s.split(':');
+        let c = match (p.next()?, p.next(), p.next()) {
+            ("", None, None) => Cause::None,
+            ("deposit", Some(n), None) => Cause::Deposit { seq: n.parse().ok()? },
+            ("float", Some(t), None) => Cause::Float { table: t.parse().ok()? },
+            ("wager", Some(t), Some(w)) => Cause::Wager { table: t.parse().ok()?, wager: w.parse().ok()? },
+            _ => return None,
+        };
+        p.next().is_none().then_some(c)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -161,6 +208,8 @@ pub struct Ledger {
     by_kind: HashMap<AccountKind, AccountId>,
     /// Accounts opened since [`Ledger::take_opened`] was last called.
     opened: Vec<AccountId>,
+    /// The cause of the batch being applied, written on each of its transfers.
+    cause: Cause,
 }
 
 /// How to take back one change of a refused batch.
@@ -203,6 +252,11 @@ impl Ledger {
         &self.transfers
     }
 
+    /// A transfer by its id.
+    pub fn transfer(&self, id: TransferId) -> Option<&Transfer> {
+        id.checked_sub(1).and_then(|i| self.transfers.get(i as usize))
+    }
+
     pub fn find(&self, kind: &AccountKind) -> Option<AccountId> {
         self.by_kind.get(kind).copied()
     }
@@ -224,12 +278,14 @@ impl Ledger {
     }
 
     /// Apply `ops` and report what changed (nothing, for a retried key).
-    pub fn apply_logged(&mut self, key: &str, ops: &[Op]) -> (Answer, Changes) {
+    pub fn apply_logged(&mut self, key: &str, ops: &[Op], cause: Cause) -> (Answer, Changes) {
         if self.answers.contains_key(key) {
             return (self.apply(key, ops), Changes::default());
         }
         let mark = self.transfers.len();
+        self.cause = cause;
         let answer = self.apply(key, ops);
+        self.cause = Cause::None;
         let (d, a) = &self.answers[key];
         let json = serde_json::to_string(a).expect("answers serialise");
         let logged = Some((key.to_string(), *d, json));
@@ -241,9 +297,37 @@ impl Ledger {
     /// holds), which the table's event log already makes exactly-once — a hold is
     /// settled or released once, and after a restart only holds still pending
     /// are. It saves a digest and an answer per wager on the settlement path.
-    pub fn apply_internal(&mut self, ops: &[Op]) -> (Answer, Changes) {
+    pub fn apply_internal(&mut self, ops: &[Op], cause: Cause) -> (Answer, Changes) {
         let mark = self.transfers.len();
+        self.cause = cause;
         let answer = self.apply_atomic(ops);
+        self.cause = Cause::None;
+        (answer, self.changes_since(mark, None))
+    }
+
+    /// Apply several batches, each with its own cause, atomically as one: all
+    /// apply, or none does (a coup's settlement: each wager's postings name that
+    /// wager, and the coup settles whole or not at all).
+    pub fn apply_caused(&mut self, batches: &[(Cause, Vec<Op>)]) -> (Answer, Changes) {
+        let mark = self.transfers.len();
+        let mut undo = Vec::new();
+        let mut ids = Vec::new();
+        let mut result = Ok(());
+        for (cause, ops) in batches {
+            self.cause = *cause;
+            match self.apply_all(ops, &mut undo) {
+                Ok(mut i) => ids.append(&mut i),
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        self.cause = Cause::None;
+        let answer = result.and_then(|_| self.check_touched(&undo)).map(|_| ids);
+        if answer.is_err() {
+            self.roll_back(mark, undo);
+        }
         (answer, self.changes_since(mark, None))
     }
 
@@ -306,6 +390,14 @@ impl Ledger {
         let mut undo = Vec::new();
         let answer = self.apply_all(ops, &mut undo).and_then(|ids| self.check_touched(&undo).map(|_| ids));
         if answer.is_err() {
+            self.roll_back(mark, undo);
+        }
+        answer
+    }
+
+    /// Take back every change since `mark`, newest first.
+    fn roll_back(&mut self, mark: usize, undo: Vec<Undo>) {
+        {
             self.transfers.truncate(mark);
             for u in undo.into_iter().rev() {
                 match u {
@@ -321,7 +413,6 @@ impl Ledger {
                 }
             }
         }
-        answer
     }
 
     fn apply_all(&mut self, ops: &[Op], undo: &mut Vec<Undo>) -> Result<Vec<TransferId>, LedgerError> {
@@ -378,7 +469,8 @@ impl Ledger {
         memo: &str,
     ) -> TransferId {
         let id = self.transfers.len() as TransferId + 1;
-        self.transfers.push(Transfer { id, debit, credit, amount: Money(amount), kind, memo: memo.to_string() });
+        let cause = self.cause;
+        self.transfers.push(Transfer { id, debit, credit, amount: Money(amount), kind, memo: memo.to_string(), cause });
         id
     }
 
@@ -497,18 +589,24 @@ mod tests {
             .unwrap()[0];
         let before = l.clone();
         // The second op cannot be paid: nothing of the first stays either.
-        let (a, ch) = l.apply_internal(&[
-            Op::Post { hold, amount: Money(4000) },
-            Op::Transfer { debit: wallet, credit: house, amount: Money(1_000_000), memo: "too much".into() },
-        ]);
+        let (a, ch) = l.apply_internal(
+            &[
+                Op::Post { hold, amount: Money(4000) },
+                Op::Transfer { debit: wallet, credit: house, amount: Money(1_000_000), memo: "too much".into() },
+            ],
+            Cause::None,
+        );
         assert!(a.is_err());
         assert!(ch.transfers.is_empty() && ch.answer.is_none());
         assert_eq!(l.account(wallet), before.account(wallet));
         assert_eq!(l.pending().count(), before.pending().count());
-        let (a, ch) = l.apply_internal(&[
-            Op::Post { hold, amount: Money(4000) },
-            Op::Transfer { debit: house, credit: wallet, amount: Money(8000), memo: "win".into() },
-        ]);
+        let (a, ch) = l.apply_internal(
+            &[
+                Op::Post { hold, amount: Money(4000) },
+                Op::Transfer { debit: house, credit: wallet, amount: Money(8000), memo: "win".into() },
+            ],
+            Cause::None,
+        );
         assert_eq!(a.unwrap().len(), 2);
         assert_eq!(ch.transfers.len(), 2);
         assert!(ch.answer.is_none(), "no idempotency answer is written");

@@ -5,22 +5,20 @@
 //! casino: one table per rulebook profile, an admin whose password is printed
 //! once, staff accounts and demo players holding play chips.
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use baccarat_rules::Money;
-use baccarat_table::engine::Command;
 use tokio::sync::broadcast;
 
+use crate::anchor::{AnchorKey, AnchorLog, Head};
 use crate::auth::{random_hex, Role, Users};
-use baccarat_table::engine::Event;
 
 use crate::casino::{Casino, Mode, Request, DEFAULT_FLOAT};
 use crate::feed::Feed;
-use crate::http::{call, now_ms, router, AppState, Pace};
+use crate::http::{router, AppState, Pace};
 use crate::store::{Commit, SqliteStore, Store};
 use crate::views::Views;
 use crate::writer::Writer;
@@ -47,6 +45,13 @@ pub struct ServeConfig {
     /// Serve the web pages from this folder instead of the embedded copies
     /// (for working on the pages without rebuilding).
     pub web_dir: Option<PathBuf>,
+    /// The anchor file (default: beside the database, `<db>.anchors`).
+    pub anchor_file: Option<PathBuf>,
+    /// The Ed25519 signing key (default: beside the database, `<db>.key`;
+    /// keep it on another volume or in an HSM in production).
+    pub key_file: Option<PathBuf>,
+    /// No table maximum or personal maximum may exceed this.
+    pub ceiling: Money,
 }
 
 impl ServeConfig {
@@ -62,7 +67,16 @@ impl ServeConfig {
             demo_password: "demo".into(),
             rate_per_second: 200,
             web_dir: None,
+            anchor_file: None,
+            key_file: None,
+            ceiling: crate::casino::DEFAULT_CEILING,
         }
+    }
+
+    /// The anchor file and the key file in force.
+    pub fn anchor_paths(&self) -> (PathBuf, PathBuf) {
+        let (a, k) = crate::anchor::default_paths(&self.db);
+        (self.anchor_file.clone().unwrap_or(a), self.key_file.clone().unwrap_or(k))
     }
 }
 
@@ -76,13 +90,51 @@ pub const DEMO_TABLES: [(u32, &str, &str, Mode, &str); 5] = [
     (5, "Live pit NSW", "nsw-2021", Mode::Live, "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 500000\ndifferential = 1000000\n[bets.player_pair]\n[bets.banker_pair]\n"),
 ];
 
-/// Open the store, seeding it on the first run. Returns the store and the casino.
-pub fn open(cfg: &ServeConfig) -> Result<(SqliteStore, Casino, Arc<Users>), String> {
+/// What [`open`] gives back: the store, the recovered (or new) casino, the
+/// people, and the anchor file, open for appending.
+pub struct Opened {
+    pub store: SqliteStore,
+    pub casino: Casino,
+    pub users: Arc<Users>,
+    pub anchors: AnchorLog,
+}
+
+/// The heads of the chains a commit appended to, for the anchor file.
+pub fn heads_of(commit: &Commit) -> Vec<Head> {
+    let mut last: std::collections::BTreeMap<u32, &crate::audit::Record> = std::collections::BTreeMap::new();
+    for (t, r) in &commit.records {
+        last.insert(*t, r);
+    }
+    last.into_iter().map(|(table, r)| Head { table, len: r.seq, head: r.hash.clone() }).collect()
+}
+
+/// Commit, then anchor what was committed (the anchor never runs ahead of the
+/// database).
+fn commit_anchored(store: &mut SqliteStore, anchors: &mut AnchorLog, commit: &Commit) -> Result<(), String> {
+    store.commit(commit).map_err(|e| e.to_string())?;
+    anchors.append(&heads_of(commit)).map_err(|e| e.to_string())
+}
+
+/// Open the store, seeding it on the first run; check every chain against the
+/// signed anchors before serving it. A table whose chain was cut or rewritten
+/// is not served (it is named on stderr); a cut in the casino's own chain
+/// stops the start.
+pub fn open(cfg: &ServeConfig) -> Result<Opened, String> {
     let mut store = SqliteStore::open(&cfg.db).map_err(|e| format!("{}: {e}", cfg.db.display()))?;
     let users = Arc::new(Users::open(&cfg.db).map_err(|e| e.to_string())?);
-    let snap = store.load().map_err(|e| e.to_string())?;
+    let (anchor_path, key_path) = cfg.anchor_paths();
+    let key = AnchorKey::load_or_create(&key_path).map_err(|e| e.to_string())?;
+    let public = key.public_hex();
+    let anchored = if anchor_path.exists() {
+        Some(crate::anchor::read(&anchor_path, Some(&public)).map_err(|e| e.to_string())?)
+    } else {
+        None
+    };
+    let mut anchors = AnchorLog::open(&anchor_path, key).map_err(|e| e.to_string())?;
+    let mut snap = store.load().map_err(|e| e.to_string())?;
     if snap.tables.is_empty() {
         let mut c = Casino::new();
+        c.ceiling = cfg.ceiling;
         let mut commit = Commit::default();
         for (id, name, rb, mode, config) in DEMO_TABLES {
             c.create_table(id, name, rb, config, mode, DEFAULT_FLOAT, &mut commit)?;
@@ -98,20 +150,38 @@ pub fn open(cfg: &ServeConfig) -> Result<(SqliteStore, Casino, Arc<Users>), Stri
                 users.create(&format!("player{i}"), Role::Player, &cfg.demo_password).map_err(|e| e.to_string())?;
             c.handle(Request::Deposit { player: id, amount: Money(1_000_000), key: "demo chips".into() }, &mut commit);
         }
-        store.commit(&commit).map_err(|e| e.to_string())?;
+        commit_anchored(&mut store, &mut anchors, &commit)?;
         println!("first run: created {} with a demo casino", cfg.db.display());
         println!("  admin password: {admin}   (sign in as \"admin\"; shown only now)");
         println!("  staff: dealer, supervisor, inspector; players: player1..player5; password {:?}", cfg.demo_password);
-        return Ok((store, c, users));
+        println!("  anchors: {} signed by {} (public key {public})", anchor_path.display(), key_path.display());
+        return Ok(Opened { store, casino: c, users, anchors });
+    }
+    if let Some(a) = &anchored {
+        let cut = crate::verify::anchor_problems(&snap, a);
+        if let Some(why) = cut.get(&crate::audit::CASINO_CHAIN) {
+            return Err(format!("refusing to start: {why}"));
+        }
+        for (table, why) in &cut {
+            eprintln!("table {table} is not served: {why}");
+        }
+        snap.tables.retain(|t| !cut.contains_key(&t.id));
+        snap.records.retain(|(t, _)| !cut.contains_key(t));
+    } else if !snap.records.is_empty() {
+        eprintln!("warning: no anchor file at {}; the chains are anchored from now on", anchor_path.display());
     }
     let mut c = Casino::recover(snap)?;
+    c.ceiling = cfg.ceiling;
     let mut commit = Commit::default();
     let resumed = c.resume_interrupted(&mut commit);
-    store.commit(&commit).map_err(|e| e.to_string())?;
+    commit_anchored(&mut store, &mut anchors, &commit)?;
     for t in resumed {
         println!("table {t}: the coup in progress was interrupted; its profile's policy applied");
     }
-    Ok((store, c, users))
+    for t in c.tables.values().filter(|t| t.halted.is_some()) {
+        eprintln!("table {} is stopped: {}", t.id, t.halted.as_deref().unwrap_or_default());
+    }
+    Ok(Opened { store, casino: c, users, anchors })
 }
 
 /// Run the server until it is stopped.
@@ -123,12 +193,11 @@ pub async fn serve(cfg: ServeConfig) -> Result<(), String> {
 
 /// Run the server on a bound listener (tests bind port 0).
 pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<(), String> {
-    let (mut store, casino, users) = open(&cfg)?;
+    let Opened { mut store, casino, users, mut anchors } = open(&cfg)?;
     store.checkpoint_in_background(&cfg.db, Duration::from_millis(200)).map_err(|e| e.to_string())?;
     let table_ids: Vec<u32> = casino.tables.keys().copied().collect();
     let views = Arc::new(RwLock::new(Views::default()));
-    let closes_at: Arc<Mutex<HashMap<u32, u64>>> = Arc::new(Mutex::new(HashMap::new()));
-    views.write().expect("views").rebuild(&casino, &closes_at.lock().expect("closes"));
+    views.write().expect("views").rebuild(&casino);
     let (changed, _) = broadcast::channel(1024);
     let feed = Arc::new(RwLock::new(Feed::default()));
     {
@@ -136,30 +205,34 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
         for id in casino.tables.keys() {
             let records = crate::store::read_records(&cfg.db, *id, 0).map_err(|e| e.to_string())?;
             for r in &records {
-                let body: serde_json::Value = serde_json::from_str(&r.body).map_err(|e| e.to_string())?;
-                let e: Event = serde_json::from_value(body["event"].clone()).map_err(|e| e.to_string())?;
-                f.absorb(*id, r.seq, &e);
+                let body =
+                    crate::audit::Body::decode(&r.body).map_err(|e| format!("table {id} record {}: {e}", r.seq))?;
+                if let Some(e) = &body.event {
+                    f.absorb(*id, r.seq, e);
+                }
             }
         }
     }
-    let (v, ca) = (views.clone(), closes_at.clone());
+    let v = views.clone();
     let v2 = views.clone();
     let (fd, ch) = (feed.clone(), changed.clone());
     let mut version = 0u64;
     let (writer, _handle) = Writer::start(
         casino,
         store,
-        move |c, commit| {
-            let closes = ca.lock().expect("closes").clone();
-            v.read().expect("views").changes(c, &closes, commit)
-        },
+        move |c, commit| v.read().expect("views").changes(c, commit),
         // On the committer, once durable and before the batch's answers: so a
         // client that has its answer reads its own change in every view.
         move |changes, commit: Commit| {
+            // The batch is durable: sign its chains' heads into the anchor file.
+            if let Err(e) = anchors.append(&heads_of(&commit)) {
+                eprintln!("anchors: {e}; stopping so that nothing goes unanchored");
+                std::process::exit(70);
+            }
             v2.write().expect("views").apply(changes);
             let mut f = fd.write().expect("feed");
-            for ((table, r), e) in commit.records.iter().zip(&commit.events) {
-                f.absorb(*table, r.seq, e);
+            for (table, seq, e) in &commit.events {
+                f.absorb(*table, *seq, e);
             }
             drop(f);
             version += 1;
@@ -172,86 +245,17 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
         users,
         views,
         changed,
-        closes_at,
         db: cfg.db.clone(),
+        anchor_file: cfg.anchor_paths().0,
         limiter: Arc::new(crate::limits::Limiter::new(cfg.rate_per_second)),
         logins: Arc::new(crate::limits::Limiter::new(crate::http::LOGINS_PER_SECOND)),
         web_dir: cfg.web_dir.clone(),
         pace: Pace { betting: cfg.betting, deal: cfg.deal, squeeze: cfg.squeeze, result_pause: cfg.result_pause },
     };
     for id in table_ids {
-        tokio::spawn(pace(state.clone(), id));
+        tokio::spawn(crate::pacer::pace(state.clone(), id));
     }
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     println!("baccarat table server on http://{addr}/  (API: http://{addr}/api/openapi.json)");
     axum::serve(listener, router(state)).await.map_err(|e| e.to_string())
-}
-
-/// The pace of an RNG table: shoe, betting window, no more bets, cards, result.
-/// A hand out with a player to squeeze waits for them up to `squeeze`; then the
-/// dealer exposes it (NSW 8.15). Live tables are paced by their dealer, and a
-/// closed table finishes its coup and waits.
-pub async fn pace(s: AppState, table: u32) {
-    let cfg = s.pace;
-    let mut out_since: Option<(String, std::time::Instant)> = None;
-    let mut paused_after: Option<u64> = None;
-    loop {
-        let t = s.views.read().expect("views").tables.iter().find(|t| t.id == table).cloned();
-        let Some(t) = t else { return };
-        if t.mode != "rng" {
-            tokio::time::sleep(Duration::from_millis(500)).await;
-            continue;
-        }
-        let req = match t.phase.as_str() {
-            "no_shoe" | "shoe_over" if t.open => Request::NewShoe { table },
-            "ready" if t.open => {
-                // Let the result be seen before the next coup's betting opens;
-                // then look again (a supervisor may have closed the table).
-                if t.coup > 0 && paused_after != Some(t.coup) {
-                    paused_after = Some(t.coup);
-                    tokio::time::sleep(cfg.result_pause).await;
-                    continue;
-                }
-                s.closes_at.lock().expect("closes").insert(table, now_ms() + cfg.betting.as_millis() as u64);
-                Request::Table { table, command: Command::OpenBetting { no_bet: false } }
-            }
-            "betting" => {
-                let at = s.closes_at.lock().expect("closes").get(&table).copied().unwrap_or(0);
-                let now = now_ms();
-                if at > now {
-                    tokio::time::sleep(Duration::from_millis(at - now)).await;
-                }
-                Request::Table { table, command: Command::CloseBetting }
-            }
-            "no_more_bets" | "dealing" => {
-                if let Some(h) = &t.out {
-                    let key = format!("{}:{:?}:{}", t.coup, h.side, h.player);
-                    let since = match &out_since {
-                        Some((k, at)) if *k == key => *at,
-                        _ => {
-                            let now = std::time::Instant::now();
-                            out_since = Some((key, now));
-                            now
-                        }
-                    };
-                    let waited = since.elapsed();
-                    if waited < cfg.squeeze {
-                        tokio::time::sleep((cfg.squeeze - waited).min(Duration::from_millis(250))).await;
-                        continue;
-                    }
-                    Request::Table { table, command: Command::Expose { side: h.side, player: None } }
-                } else {
-                    tokio::time::sleep(cfg.deal).await;
-                    Request::Table { table, command: Command::DealNext }
-                }
-            }
-            _ => {
-                tokio::time::sleep(Duration::from_millis(500)).await;
-                continue;
-            }
-        };
-        if call(&s, req).await.is_err() {
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        }
-    }
 }

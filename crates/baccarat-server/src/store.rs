@@ -13,7 +13,7 @@ use std::path::Path;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::audit::Record;
-use crate::ledger::{Account, AccountId, AccountKind, Changes, Transfer, TransferKind};
+use crate::ledger::{Account, AccountId, AccountKind, Cause, Changes, Transfer, TransferKind};
 
 /// A table as configured: recreated from this on restart.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,9 +36,10 @@ pub struct Commit {
     pub ledger: Vec<Changes>,
     /// `(table, record)` audit records, appended in order.
     pub records: Vec<(u32, Record)>,
-    /// The events those records hold, in the same order (not stored: published
-    /// to the feed after the commit, so that nothing re-reads the JSON).
-    pub events: Vec<baccarat_table::engine::Event>,
+    /// The engine events among those records, with their table and sequence
+    /// number (not stored: published to the feed after the commit, so that
+    /// nothing re-reads the JSON).
+    pub events: Vec<(u32, u64, baccarat_table::engine::Event)>,
 }
 
 /// Everything read back on start.
@@ -89,6 +90,12 @@ const MIGRATIONS: &[&str] = &[
     "CREATE TABLE answer_log (key TEXT NOT NULL, digest BLOB NOT NULL, answer TEXT NOT NULL);
      INSERT INTO answer_log SELECT key, digest, answer FROM answers;
      DROP TABLE answers;",
+    // 6: each transfer names the audit record that explains it (`Cause`), so the
+    // ledger and the audit log reconcile. Older holds named their wager in the
+    // memo ("table N wager M"); their cause is taken from it once, here.
+    "ALTER TABLE transfers ADD COLUMN cause TEXT NOT NULL DEFAULT '';
+     UPDATE transfers SET cause = 'wager:' || replace(replace(memo, 'table ', ''), ' wager ', ':')
+       WHERE memo LIKE 'table % wager %';",
 ];
 
 pub struct SqliteStore {
@@ -175,7 +182,7 @@ impl Store for SqliteStore {
                  ON CONFLICT(id) DO UPDATE SET balance = excluded.balance, held = excluded.held",
             )?;
             let mut xfer = tx.prepare_cached(
-                "INSERT INTO transfers (id, debit, credit, amount, kind, memo) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                "INSERT INTO transfers (id, debit, credit, amount, kind, memo, cause) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )?;
             let mut ans = tx.prepare_cached("INSERT INTO answer_log (key, digest, answer) VALUES (?1, ?2, ?3)")?;
             // An account touched many times in one batch (a table's escrow and
@@ -189,7 +196,8 @@ impl Store for SqliteStore {
                         t.credit as i64,
                         t.amount.0,
                         json(&t.kind),
-                        t.memo
+                        t.memo,
+                        t.cause.encode()
                     ])?;
                 }
                 for a in &ch.accounts {
@@ -237,7 +245,8 @@ impl Store for SqliteStore {
             let kind: AccountKind = parse(&kind)?;
             snap.accounts.push(Account { id: id as u64, kind, balance, held });
         }
-        let mut q = self.conn.prepare("SELECT id, debit, credit, amount, kind, memo FROM transfers ORDER BY id")?;
+        let mut q =
+            self.conn.prepare("SELECT id, debit, credit, amount, kind, memo, cause FROM transfers ORDER BY id")?;
         let rows = q.query_map([], |r| {
             Ok((
                 r.get::<_, i64>(0)?,
@@ -246,11 +255,14 @@ impl Store for SqliteStore {
                 r.get::<_, i64>(3)?,
                 r.get::<_, String>(4)?,
                 r.get::<_, String>(5)?,
+                r.get::<_, String>(6)?,
             ))
         })?;
         for row in rows {
-            let (id, debit, credit, amount, kind, memo) = row?;
+            let (id, debit, credit, amount, kind, memo, cause) = row?;
             let kind: TransferKind = parse(&kind)?;
+            let cause = Cause::parse(&cause)
+                .ok_or_else(|| StoreError::Corrupt(format!("transfer {id}: unreadable cause {cause:?}")))?;
             snap.transfers.push(Transfer {
                 id: id as u64,
                 debit: debit as u64,
@@ -258,6 +270,7 @@ impl Store for SqliteStore {
                 amount: baccarat_rules::Money(amount),
                 kind,
                 memo,
+                cause,
             });
         }
         let mut q = self.conn.prepare("SELECT key, digest, answer FROM answer_log ORDER BY rowid")?;

@@ -1,12 +1,19 @@
 //! `baccarat verify`: check a database as an inspector would, trusting nothing
-//! but the rules and the records.
+//! but the rules, the records and the signed anchors.
 //!
-//! For every table: the SHA-256 chain is intact; each shoe's seed matches its
-//! published commitment and, reshuffled with the recorded algorithm and cut,
-//! gives exactly the cards recorded as burned and dealt; each coup's result is
-//! what the rules make of its cards; each wager's outcome and settlement is what
-//! its pay table and the table's rounding give. Then the ledger: balances sum to
-//! zero and equal the sum of their transfers, no hold is inconsistent.
+//! For every table: the SHA-256 chain is intact and reaches at least the head
+//! the anchor file last signed for it (so a cut, deleted or rewritten chain is
+//! found); its configuration is the one its own chain last recorded; each
+//! shoe's seed matches its published commitment and, reshuffled with the
+//! recorded algorithm and cut, gives exactly the cards recorded as burned and
+//! dealt; each coup's result is what the rules make of its cards; each wager's
+//! outcome and settlement is what its pay table and the table's rounding give,
+//! and no wager was accepted after its coup's recorded betting deadline. On an
+//! RNG table no person supplied a card, an order or a seed (the trust matrix's
+//! promise, checked from the record), and every void after the cards were out
+//! is listed for the inspector. Then the ledger: balances sum to zero and
+//! equal the sum of their transfers, and every transfer reconciles with the
+//! audit event that caused it (`reconcile.rs`).
 
 use std::collections::HashMap;
 
@@ -15,9 +22,11 @@ use baccarat_table::engine::{Event, Position, Wager, WagerId};
 use baccarat_table::shoe::{shuffled, CutRules, Shoe};
 use baccarat_table::shuffle::Seed;
 
-use crate::audit::{verify as verify_chain, Record};
+use crate::anchor::Anchored;
+use crate::audit::{verify as verify_chain, Body, CasinoEvent, Record, CASINO_CHAIN};
 use crate::ledger::Ledger;
-use crate::store::Snapshot;
+use crate::store::{Snapshot, TableRow};
+use crate::trust::{Actor, Mode};
 
 /// What verification found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -28,24 +37,56 @@ pub struct Findings {
     pub coups: usize,
     pub settlements: usize,
     pub problems: Vec<String>,
+    /// Coups voided after their cards were out, for the inspector: each with its
+    /// table, shoe, coup, who voided it and the rule given.
+    pub voids: Vec<Void>,
 }
 
-#[derive(serde::Deserialize)]
-struct Body {
-    event: Event,
+/// A coup voided once its cards were out.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Void {
+    pub table: u32,
+    pub shoe: u64,
+    pub coup: u64,
+    pub by: Option<Actor>,
+    pub rule: String,
 }
 
-/// Verify everything in `snap`.
+/// Verify everything in `snap`, without anchors (a database alone).
 pub fn verify(snap: &Snapshot) -> Findings {
+    verify_anchored(snap, None)
+}
+
+/// Verify everything in `snap`, and every chain against the heads the anchor
+/// file signed.
+pub fn verify_anchored(snap: &Snapshot, anchors: Option<&Anchored>) -> Findings {
     let mut f = Findings::default();
+    let records_of = |table: u32| -> Vec<Record> {
+        snap.records.iter().filter(|(t, _)| *t == table).map(|(_, r)| r.clone()).collect()
+    };
+    if let Some(a) = anchors {
+        for (table, (len, _)) in &a.heads {
+            if *table != CASINO_CHAIN && !snap.tables.iter().any(|r| r.id == *table) {
+                f.problems.push(format!(
+                    "table {table}: the anchor file signed its chain at {len} records, but the database has no such table (deleted)"
+                ));
+            }
+        }
+    }
+    let casino = records_of(CASINO_CHAIN);
+    f.records += casino.len();
+    check_chain(CASINO_CHAIN, &casino, anchors, &mut f);
+    let mut bodies: HashMap<u32, Vec<(u64, Body)>> = HashMap::new();
+    bodies.insert(CASINO_CHAIN, decode_all(CASINO_CHAIN, &casino, &mut f));
     for row in &snap.tables {
         f.tables += 1;
-        let records: Vec<Record> = snap.records.iter().filter(|(t, _)| *t == row.id).map(|(_, r)| r.clone()).collect();
+        let records = records_of(row.id);
         f.records += records.len();
-        if let Err(e) = verify_chain(&records) {
-            f.problems.push(format!("table {}: audit chain broken at {e}", row.id));
+        if !check_chain(row.id, &records, anchors, &mut f) {
             continue;
         }
+        let decoded = decode_all(row.id, &records, &mut f);
+        check_configuration(row, &decoded, &mut f);
         let rb = match baccarat_rules::profiles::builtin(&row.rulebook) {
             Ok(rb) => rb,
             Err(e) => {
@@ -60,14 +101,14 @@ pub fn verify(snap: &Snapshot) -> Findings {
                 continue;
             }
         };
-        let mut events = Vec::new();
-        for r in &records {
-            match serde_json::from_str::<Body>(&r.body) {
-                Ok(b) => events.push((r.seq, b.event)),
-                Err(e) => f.problems.push(format!("table {} record {}: unreadable: {e}", row.id, r.seq)),
-            }
+        let mode = Mode::from_id(&row.mode);
+        if mode == Some(Mode::Rng) {
+            check_rng(row.id, &decoded, &mut f);
         }
+        let events: Vec<(u64, Event)> =
+            decoded.iter().filter_map(|(seq, b)| b.event.clone().map(|e| (*seq, e))).collect();
         check_table(row.id, &rb, &cfg, &events, &mut f);
+        bodies.insert(row.id, decoded);
     }
     match Ledger::restore(snap.accounts.clone(), snap.transfers.clone(), snap.answers.clone()) {
         Ok(l) => {
@@ -77,7 +118,156 @@ pub fn verify(snap: &Snapshot) -> Findings {
         }
         Err(e) => f.problems.push(format!("ledger: {e}")),
     }
+    f.problems.extend(crate::reconcile::reconcile(snap, &bodies));
     f
+}
+
+/// The chain is intact and reaches the anchored head. Returns whether it is
+/// intact enough to read on.
+fn check_chain(table: u32, records: &[Record], anchors: Option<&Anchored>, f: &mut Findings) -> bool {
+    let name = if table == CASINO_CHAIN { "the casino's chain".to_string() } else { format!("table {table}") };
+    if let Err(e) = verify_chain(records) {
+        f.problems.push(format!("{name}: audit chain broken at {e}"));
+        return false;
+    }
+    if let Some(why) = anchors.and_then(|a| a.heads.get(&table)).and_then(|(len, head)| cut(records, *len, head)) {
+        f.problems.push(format!("{name}: {why}"));
+    }
+    true
+}
+
+/// Whether a chain falls short of the head the anchor file signed for it.
+fn cut(records: &[Record], len: u64, head: &str) -> Option<String> {
+    match records.get((len as usize).wrapping_sub(1)) {
+        None if len > 0 => {
+            Some(format!("the anchor file signed {len} records, the chain has {} (its tail was cut)", records.len()))
+        }
+        Some(r) if r.hash != head => {
+            Some(format!("record {len} is not the one the anchor file signed (the chain was rewritten)"))
+        }
+        _ => None,
+    }
+}
+
+/// The chains (by table; the casino's is 0) that fall short of their anchored
+/// heads, or are gone: the start-up check.
+pub fn anchor_problems(snap: &Snapshot, anchors: &Anchored) -> std::collections::BTreeMap<u32, String> {
+    let mut out = std::collections::BTreeMap::new();
+    for (table, (len, head)) in &anchors.heads {
+        let records: Vec<Record> = snap.records.iter().filter(|(t, _)| t == table).map(|(_, r)| r.clone()).collect();
+        let known = *table == CASINO_CHAIN || snap.tables.iter().any(|r| r.id == *table);
+        let why = if !known {
+            Some(format!("the anchor file signed {len} records, but the table is gone from the database"))
+        } else if let Err(e) = verify_chain(&records) {
+            Some(format!("audit chain broken at {e}"))
+        } else {
+            cut(&records, *len, head)
+        };
+        if let Some(w) = why {
+            out.insert(*table, w);
+        }
+    }
+    out
+}
+
+/// Verify a database file with its anchor file (`anchors`; default beside
+/// it). `pinned`: the public key the verifier trusts; without it the key named
+/// in the anchor file is used, and reported. A database with records and no
+/// anchor file is a finding: the file may have been removed.
+pub fn verify_file(
+    db: &std::path::Path,
+    anchors: Option<&std::path::Path>,
+    pinned: Option<&str>,
+) -> Result<(Findings, Option<String>), String> {
+    let mut store = crate::store::SqliteStore::open(db).map_err(|e| format!("{}: {e}", db.display()))?;
+    let snap = crate::store::Store::load(&mut store).map_err(|e| e.to_string())?;
+    let path = anchors.map(Into::into).unwrap_or_else(|| crate::anchor::default_paths(db).0);
+    let (anchored, missing) = if path.exists() {
+        match crate::anchor::read(&path, pinned) {
+            Ok(a) => (Some(a), None),
+            Err(e) => (None, Some(format!("anchors: {e}"))),
+        }
+    } else {
+        (None, (!snap.records.is_empty()).then(|| format!("anchors: no anchor file at {}", path.display())))
+    };
+    let mut f = verify_anchored(&snap, anchored.as_ref());
+    f.problems.extend(missing);
+    Ok((f, anchored.map(|a| a.public)))
+}
+
+fn decode_all(table: u32, records: &[Record], f: &mut Findings) -> Vec<(u64, Body)> {
+    let mut out = Vec::with_capacity(records.len());
+    for r in records {
+        match Body::decode(&r.body) {
+            Ok(b) => out.push((r.seq, b)),
+            Err(e) => f.problems.push(format!("table {table} record {}: unreadable: {e}", r.seq)),
+        }
+    }
+    out
+}
+
+/// The table's definition in the database is the one its chain last recorded.
+fn check_configuration(row: &TableRow, bodies: &[(u64, Body)], f: &mut Findings) {
+    let last = bodies.iter().rev().find_map(|(_, b)| match &b.casino {
+        Some(CasinoEvent::TableConfigured { name, rulebook, config, mode, open, .. }) => {
+            Some((name, rulebook, config, *mode, *open))
+        }
+        _ => None,
+    });
+    match last {
+        None => f.problems.push(format!("table {}: its chain records no configuration", row.id)),
+        Some((name, rulebook, config, mode, open)) => {
+            if *name != row.name
+                || *rulebook != row.rulebook
+                || *config != row.config
+                || mode.id() != row.mode
+                || open != row.open
+            {
+                f.problems.push(format!(
+                    "table {}: its definition in the database is not the one its chain recorded (configuration changed outside the server)",
+                    row.id
+                ));
+            }
+        }
+    }
+}
+
+/// On an RNG table the RNG alone decided every card: no shoe was started, no
+/// card dealt and no coup reconstructed by a person. Voids after the cards
+/// were out are listed for the inspector.
+fn check_rng(table: u32, bodies: &[(u64, Body)], f: &mut Findings) {
+    let (mut shoe, mut coup, mut cards_out) = (0, 0, false);
+    for (seq, b) in bodies {
+        let Some(e) = &b.event else { continue };
+        let person = matches!(b.by, Some(Actor::Person { .. }));
+        match e {
+            Event::ShoeStarted { shoe: n, seed, .. } => {
+                shoe = *n;
+                if person || seed.is_none() {
+                    f.problems.push(format!(
+                        "table {table} record {seq}: an RNG table's shoe was not shuffled by the server from its own seed"
+                    ));
+                }
+            }
+            Event::BettingOpened { coup: n, .. } => {
+                coup = *n;
+                cards_out = false;
+            }
+            Event::CardDealt { .. } => {
+                cards_out = true;
+                if person {
+                    f.problems.push(format!("table {table} record {seq}: a person dealt a card at an RNG table"));
+                }
+            }
+            Event::Reconstructed { .. } => f.problems.push(format!(
+                "table {table} record {seq}: an RNG table's cards were replaced or reordered (a reconstruction)"
+            )),
+            Event::CoupVoided { rule, .. } if cards_out => {
+                f.voids.push(Void { table, shoe, coup, by: b.by, rule: rule.clone() });
+            }
+            _ => {}
+        }
+    }
 }
 
 fn check_table(id: u32, rb: &baccarat_rules::Rulebook, cfg: &TableConfig, events: &[(u64, Event)], f: &mut Findings) {
@@ -87,6 +277,7 @@ fn check_table(id: u32, rb: &baccarat_rules::Rulebook, cfg: &TableConfig, events
     let mut wagers: HashMap<WagerId, Wager> = HashMap::new();
     let mut cards: Vec<(Position, Card)> = Vec::new();
     let mut coup: Option<baccarat_rules::Coup> = None;
+    let mut closes_at: Option<u64> = None;
     let (mut shoes, mut coups, mut settled) = (0, 0, 0);
     for (seq, e) in events {
         let seq = *seq;
@@ -138,11 +329,20 @@ fn check_table(id: u32, rb: &baccarat_rules::Rulebook, cfg: &TableConfig, events
                     }
                 }
             }
-            Event::BettingOpened { .. } => {
+            Event::BettingOpened { closes_at: close, .. } => {
                 cards.clear();
                 coup = None;
+                closes_at = *close;
             }
             Event::WagerPlaced { wager } => {
+                if let (Some(close), Some(at)) = (closes_at, wager.at_ms) {
+                    if at > close {
+                        p(
+                            seq,
+                            format!("wager {} was accepted at {at} ms, after betting closed at {close} ms", wager.id),
+                        );
+                    }
+                }
                 wagers.insert(wager.id, wager.clone());
             }
             Event::WagerReduced { wager, to, .. } => {

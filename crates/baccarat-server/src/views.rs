@@ -89,8 +89,12 @@ pub struct TableView {
     pub dealt: usize,
     pub shoe_size: usize,
     pub seed_commitment: Option<String>,
-    /// Milliseconds since the epoch when betting closes, while it is open.
+    /// Milliseconds since the epoch when betting closes, while it is open (the
+    /// deadline recorded with `betting_opened`).
     pub closes_at_ms: Option<u64>,
+    /// Why the table is stopped, if an invariant broke (a supervisor may void
+    /// its coup).
+    pub halted: Option<String>,
     /// Cards a player may see that others may not: the hand they squeeze.
     #[serde(skip)]
     pub private: Vec<(PlayerId, CardsView)>,
@@ -124,7 +128,7 @@ fn phase_name(p: Phase) -> &'static str {
     }
 }
 
-fn view(t: &CasinoTable, closes_at: &HashMap<u32, u64>, old: Option<&TableView>) -> TableView {
+fn view(t: &CasinoTable, old: Option<&TableView>) -> TableView {
     let s = t.engine.state();
     let setup = t.engine.setup();
     let cfg = &setup.config;
@@ -190,16 +194,17 @@ fn view(t: &CasinoTable, closes_at: &HashMap<u32, u64>, old: Option<&TableView>)
         dealt: t.engine.shoe_progress().map_or(0, |p| p.0),
         shoe_size: t.engine.shoe_progress().map_or(52 * cfg.decks as usize, |p| p.1),
         seed_commitment: t.commitment.clone(),
-        closes_at_ms: (t.engine.phase() == Phase::Betting).then(|| closes_at.get(&t.id).copied()).flatten(),
+        closes_at_ms: (t.engine.phase() == Phase::Betting).then_some(t.engine.state().closes_at).flatten(),
+        halted: t.halted.clone(),
         private,
     }
 }
 
 impl Views {
     /// Build every table's view and every balance (on start).
-    pub fn rebuild(&mut self, c: &Casino, closes_at: &HashMap<u32, u64>) {
+    pub fn rebuild(&mut self, c: &Casino) {
         self.version += 1;
-        self.tables = c.tables.values().map(|t| view(t, closes_at, None)).collect();
+        self.tables = c.tables.values().map(|t| view(t, None)).collect();
         self.balances = c
             .ledger
             .accounts()
@@ -215,19 +220,17 @@ impl Views {
     /// countdown moved, and the wallets it touched. It stays proportional to the
     /// batch rather than to the casino. Applied with [`Views::apply`] once the
     /// batch is durable.
-    pub fn changes(&self, c: &Casino, closes_at: &HashMap<u32, u64>, commit: &Commit) -> ViewChanges {
+    pub fn changes(&self, c: &Casino, commit: &Commit) -> ViewChanges {
         let mut touched: HashSet<u32> = commit.records.iter().map(|(t, _)| *t).collect();
         touched.extend(commit.tables.iter().map(|t| t.id));
         let tables = if self.tables.len() != c.tables.len() {
             let old: HashMap<u32, &TableView> = self.tables.iter().map(|v| (v.id, v)).collect();
-            c.tables.values().map(|t| view(t, closes_at, old.get(&t.id).copied())).collect()
+            c.tables.values().map(|t| view(t, old.get(&t.id).copied())).collect()
         } else {
             self.tables
                 .iter()
-                .filter(|v| {
-                    touched.contains(&v.id) || (v.phase == "betting" && v.closes_at_ms != closes_at.get(&v.id).copied())
-                })
-                .filter_map(|v| c.tables.get(&v.id).map(|t| view(t, closes_at, Some(v))))
+                .filter(|v| touched.contains(&v.id))
+                .filter_map(|v| c.tables.get(&v.id).map(|t| view(t, Some(v))))
                 .collect()
         };
         let mut balances = Vec::new();

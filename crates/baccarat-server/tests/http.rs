@@ -122,11 +122,11 @@ async fn the_role_matrix() {
         ("POST", "/api/tables/1/wagers", json!({"bet": "player", "amount": 1000, "key": "m"}), &["player"]),
         (
             "POST",
-            "/api/tables/1/commands",
+            "/api/tables/5/commands",
             json!({"command": "wrong_hand", "void_hand": false}),
             &["dealer", "supervisor", "admin"],
         ),
-        ("POST", "/api/tables/1/commands", json!({"command": "reopen_wagers"}), &["supervisor", "admin"]),
+        ("POST", "/api/tables/5/commands", json!({"command": "reopen_wagers"}), &["supervisor", "admin"]),
         ("POST", "/api/players/5/deposit", json!({"amount": 100, "key": "d"}), &["admin"]),
         ("GET", "/api/tables/1/audit?last=2", Value::Null, &["inspector", "admin"]),
         ("GET", "/api/verify", Value::Null, &["inspector", "admin"]),

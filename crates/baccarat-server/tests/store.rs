@@ -18,7 +18,7 @@ fn ledger_and_chains_survive_a_restart() {
     let path = temp_db("restart");
     let mut store = SqliteStore::open(&path).unwrap();
     assert_eq!(store.version().unwrap(), SCHEMA_VERSION, "migrations applied on first open");
-    assert_eq!(SCHEMA_VERSION, 5);
+    assert_eq!(SCHEMA_VERSION, 6);
     let mut l = Ledger::new();
     let cage = l.open(AccountKind::Cage);
     let wallet = l.open(AccountKind::Wallet { player: 7 });
@@ -28,11 +28,15 @@ fn ledger_and_chains_survive_a_restart() {
     let (a, ch) = l.apply_logged(
         "buy",
         &[Op::Transfer { debit: cage, credit: wallet, amount: Money(5000), memo: "chips".into() }],
+        baccarat_server::ledger::Cause::Deposit { seq: 1 },
     );
     a.unwrap();
     commit.ledger.push(ch);
-    let (a, ch) =
-        l.apply_logged("w1", &[Op::Hold { debit: wallet, credit: escrow, amount: Money(1000), memo: "wager".into() }]);
+    let (a, ch) = l.apply_logged(
+        "w1",
+        &[Op::Hold { debit: wallet, credit: escrow, amount: Money(1000), memo: "wager".into() }],
+        baccarat_server::ledger::Cause::Wager { table: 1, wager: 1 },
+    );
     a.unwrap();
     commit.ledger.push(ch);
     for i in 0..3 {

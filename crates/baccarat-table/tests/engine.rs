@@ -12,7 +12,7 @@ fn a_whole_coup_settles_by_the_pay_tables_and_replays() {
     assert!(matches!(log[0], Event::ShoeStarted { .. }));
     assert!(matches!(log[1], Event::Burned { .. }), "NSW 4.7.1 burn one");
     assert_eq!(t.shoe_progress(), Some((1, 416)), "the burned card counts as dealt");
-    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     run(&mut t, &mut log, wager(1, Bet::Banker, 2000));
     run(&mut t, &mut log, wager(2, Bet::Player, 1000));
     run(&mut t, &mut log, wager(2, Bet::Tie, 1000));
@@ -70,7 +70,7 @@ fn a_whole_coup_settles_by_the_pay_tables_and_replays() {
 fn refusals_name_their_rule_and_change_nothing() {
     let (mut t, mut log) = rng_table("nsw-2021", "[bets.player_pair]\n", 3);
     refused(&mut t, wager(1, Bet::Player, 1000), "NSW 5.4");
-    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     refused(&mut t, wager(1, Bet::Player, 900), "NSW 6.1, 6.4-6.5: 9.00 is below the player minimum 10.00");
     refused(&mut t, wager(1, Bet::Player, 1050), "NSW 6.1.1: 10.50 is not a whole number of 1.00 chips");
     refused(&mut t, wager(1, Bet::Player, 100_100), "at most 1000.00");
@@ -84,6 +84,7 @@ fn refusals_name_their_rule_and_change_nothing() {
             amount: Money(1000),
             ante: Money(0),
             token: false,
+            at_ms: None,
         },
         "box 15 is not on this layout",
     );
@@ -96,6 +97,7 @@ fn refusals_name_their_rule_and_change_nothing() {
             amount: Money(1000),
             ante: Money(0),
             token: false,
+            at_ms: None,
         },
         "no area for standing players",
     );
@@ -121,7 +123,7 @@ fn refusals_name_their_rule_and_change_nothing() {
 #[test]
 fn au_wager_rules() {
     let (mut t, mut log) = rng_table("au-casino", "[bets.tie]\npay_table = \"8_to_1\"\n[bets.dragon_bonus_player]\npay_table = \"table_1\"\n[ante]\namount = 100\nwaived_at = 5000\n", 4);
-    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     // AU 11B.2: a side bet goes with an initial wager.
     refused(&mut t, wager(1, Bet::DragonBonusPlayer, 1000), "AU 11A.2, 11B.2");
     // AU 14.5: the ante comes with the wager.
@@ -133,6 +135,7 @@ fn au_wager_rules() {
         amount: Money(amount),
         ante: Money(100),
         token: false,
+        at_ms: None,
     };
     // AU 5.12: $25 on Banker cannot be paid exactly at 1:1 less 5% with $1 chips.
     refused(&mut t, with_ante(1, Bet::Banker, 2500), "AU 5.12-5.13");
@@ -152,7 +155,7 @@ fn au_wager_rules() {
 #[test]
 fn nsw_banker_and_player_need_approval_and_the_differential_applies() {
     let (mut t, mut log) = rng_table("nsw-2021", "differential = 5000\n", 5);
-    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     run(&mut t, &mut log, wager(1, Bet::Banker, 5000));
     let ev = run(&mut t, &mut log, wager(1, Bet::Player, 1000));
     let combo = match &ev[0] {
@@ -197,7 +200,7 @@ fn a_shuffled_shoe_runs_to_its_last_coup() {
     let (mut t, mut log) = rng_table("nsw-2021", "", 11);
     let mut coups = 0;
     while t.phase() != Phase::ShoeOver {
-        run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+        run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
         run(&mut t, &mut log, wager(1, Bet::Banker, 1000));
         run(&mut t, &mut log, Command::CloseBetting);
         deal_out(&mut t, &mut log);
@@ -232,7 +235,7 @@ fn an_uncut_pre_shuffled_shoe_runs_out_and_the_coup_is_void() {
     );
     let mut voided = false;
     while t.phase() != Phase::ShoeOver {
-        run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+        run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
         run(&mut t, &mut log, wager(2, Bet::Player, 1000));
         run(&mut t, &mut log, Command::CloseBetting);
         let ev = deal_out(&mut t, &mut log);
@@ -285,12 +288,12 @@ fn eu_three_no_bet_coups_come_first() {
         },
     );
     for _ in 0..3 {
-        refused(&mut t, Command::OpenBetting { no_bet: false }, "EU 3.1.2-3.3");
-        run(&mut t, &mut log, Command::OpenBetting { no_bet: true });
+        refused(&mut t, Command::OpenBetting { no_bet: false, closes_at: None }, "EU 3.1.2-3.3");
+        run(&mut t, &mut log, Command::OpenBetting { no_bet: true, closes_at: None });
         run(&mut t, &mut log, Command::CloseBetting);
         deal_out(&mut t, &mut log);
     }
-    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     run(&mut t, &mut log, wager(1, Bet::Player, 1000));
 }
 
@@ -301,7 +304,7 @@ fn nsw_6_8_personal_limits_and_6_7_raised_minimum() {
     refused(&mut t, Command::SetPersonalLimits { player: 7, min: Money(900), max: Money(800) }, "NSW 6.8");
     // NSW 6.7.1: raised now, without 20 minutes' notice: players present keep 10.00.
     run(&mut t, &mut log, Command::ChangeMinimum { minimum: Money(5000), at_ms: 0, present: vec![1] });
-    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     run(&mut t, &mut log, wager(1, Bet::Player, 1000));
     refused(&mut t, wager(2, Bet::Player, 1000), "NSW 6.7: 10.00 is below the player minimum 50.00");
     run(&mut t, &mut log, wager(2, Bet::Player, 5000));
@@ -319,7 +322,7 @@ fn nsw_6_8_personal_limits_and_6_7_raised_minimum() {
         Command::ChangeMinimum { minimum: Money(10_000), at_ms: 1_000 + 20 * 60_000, present: vec![1] },
     );
     assert!(matches!(&ev[0], Event::MinimumChanged { grandfathered, .. } if grandfathered.is_empty()));
-    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     refused(&mut t, wager(1, Bet::Player, 5000), "below the player minimum 100.00");
     assert!(Table::replay(setup("nsw-2021", ""), &log) == t);
 }
@@ -327,7 +330,7 @@ fn nsw_6_8_personal_limits_and_6_7_raised_minimum() {
 #[test]
 fn nsw_12_17_invalid_bet_returned_and_promotional_tokens() {
     let (mut t, mut log) = live_table("nsw-2021", "");
-    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     let ev = run(
         &mut t,
         &mut log,
@@ -338,6 +341,7 @@ fn nsw_12_17_invalid_bet_returned_and_promotional_tokens() {
             amount: Money(2000),
             ante: Money(0),
             token: true,
+            at_ms: None,
         },
     );
     let token = match &ev[0] {
@@ -357,7 +361,7 @@ fn nsw_12_17_invalid_bet_returned_and_promotional_tokens() {
     assert_eq!(t.state().coup.wagers.len(), 1);
     // AU has no promotional tokens.
     let (mut t, mut log) = live_table("au-casino", "[bets.tie]\npay_table = \"8_to_1\"\n");
-    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     refused(
         &mut t,
         Command::PlaceWager {
@@ -367,6 +371,7 @@ fn nsw_12_17_invalid_bet_returned_and_promotional_tokens() {
             amount: Money(1000),
             ante: Money(0),
             token: true,
+            at_ms: None,
         },
         "no promotional tokens",
     );
@@ -376,7 +381,7 @@ fn nsw_12_17_invalid_bet_returned_and_promotional_tokens() {
 fn au_5_8_up_to_three_players_a_box_within_the_maximum() {
     let (mut t, mut log) = live_table("au-casino", "[bets.tie]\npay_table = \"8_to_1\"\n");
     assert_eq!(t.setup().layout.name, "mini");
-    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     for p in 1..=3 {
         run(
             &mut t,
@@ -388,6 +393,7 @@ fn au_5_8_up_to_three_players_a_box_within_the_maximum() {
                 amount: Money(30_000),
                 ante: Money(0),
                 token: false,
+                at_ms: None,
             },
         );
     }
@@ -400,6 +406,7 @@ fn au_5_8_up_to_three_players_a_box_within_the_maximum() {
             amount: Money(1000),
             ante: Money(0),
             token: false,
+            at_ms: None,
         },
         "already has 3 players",
     );
@@ -412,6 +419,7 @@ fn au_5_8_up_to_three_players_a_box_within_the_maximum() {
             amount: Money(20_000),
             ante: Money(0),
             token: false,
+            at_ms: None,
         },
         "AU 3.1(a), 5.8",
     );
@@ -434,7 +442,7 @@ fn au_7_2_continuous_shuffler_never_reaches_a_cutting_card() {
     );
     // Far more coups than 208 cards could deal without the cards going back in.
     for _ in 0..200 {
-        run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+        run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
         run(&mut t, &mut log, wager(1, Bet::Banker, 2000));
         run(&mut t, &mut log, Command::CloseBetting);
         deal_out(&mut t, &mut log);
@@ -450,7 +458,7 @@ fn au_7_2_continuous_shuffler_never_reaches_a_cutting_card() {
 #[test]
 fn nsw_12_12_wagers_reopened_before_any_card_is_exposed() {
     let (mut t, mut log) = live_table("nsw-2021", "dealing = \"method_b\"\n");
-    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     run(&mut t, &mut log, seat_wager(1, 1, Bet::Player, 2000));
     card(&mut t, &mut log, "2H");
     refused(&mut t, seat_wager(2, 2, Bet::Banker, 1000), "wagers are closed");
@@ -465,7 +473,7 @@ fn nsw_12_12_wagers_reopened_before_any_card_is_exposed() {
     refused(&mut t, Command::ReopenWagers, "NSW 12.12");
     // Method A deals face up: never.
     let (mut t, mut log) = live_table("nsw-2021", "");
-    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     card(&mut t, &mut log, "2H");
     refused(&mut t, Command::ReopenWagers, "Method A");
 }

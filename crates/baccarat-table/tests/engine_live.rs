@@ -7,7 +7,7 @@ use common::*;
 #[test]
 fn live_cards_follow_the_due_positions_and_the_first_card_closes_betting() {
     let (mut t, mut log) = live_table("nsw-2021", "");
-    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     run(&mut t, &mut log, wager(1, Bet::Player, 1000));
     assert_eq!(t.due(), None, "no card is due while betting is open");
     let ev = card(&mut t, &mut log, "6H");
@@ -28,7 +28,7 @@ fn live_cards_follow_the_due_positions_and_the_first_card_closes_betting() {
 #[test]
 fn nsw_12_2_unauthorised_player_third_card_becomes_the_bankers_third() {
     let (mut t, mut log) = live_table("nsw-2021", "");
-    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     for c in ["6H", "3S", "KD", "KC"] {
         card(&mut t, &mut log, c);
     }
@@ -49,7 +49,7 @@ fn nsw_12_2_and_au_12_1_the_card_goes_to_the_next_coup_or_a_void_hand() {
         (true, IrregularityKind::PlayerThirdToNoBetCoup, true),
     ] {
         let (mut t, mut log) = live_table("au-casino", "[bets.tie]\npay_table = \"8_to_1\"\n");
-        run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+        run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
         // Player 7, Banker 7: both stand; the coup is complete.
         for c in ["7H", "7S", "KD", "KC"] {
             card(&mut t, &mut log, c);
@@ -62,7 +62,7 @@ fn nsw_12_2_and_au_12_1_the_card_goes_to_the_next_coup_or_a_void_hand() {
         );
         assert_eq!(kinds(&ev), [want]);
         assert!(ev.iter().any(|e| matches!(e, Event::Irregularity { rule, .. } if rule.contains("AU 12.1"))));
-        let ev = run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+        let ev = run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
         assert!(
             matches!(&ev[0], Event::BettingOpened { no_bet: n, first_card: Some(c), .. } if *n == no_bet && c.to_string() == "9D")
         );
@@ -89,7 +89,7 @@ fn nsw_12_2_and_au_12_1_the_card_goes_to_the_next_coup_or_a_void_hand() {
 #[test]
 fn nsw_12_3_excess_banker_card_starts_a_no_bet_coup() {
     let (mut t, mut log) = live_table("nsw-2021", "");
-    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     for c in ["7H", "7S", "KD", "KC"] {
         card(&mut t, &mut log, c);
     }
@@ -99,20 +99,20 @@ fn nsw_12_3_excess_banker_card_starts_a_no_bet_coup() {
         Command::CardIn { card: "4D".parse().unwrap(), to: Some(Position::Banker3), face_up: false },
     );
     assert_eq!(kinds(&ev), [IrregularityKind::ExcessCardToNoBetCoup]);
-    let ev = run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    let ev = run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     assert!(matches!(&ev[0], Event::BettingOpened { no_bet: true, rule: Some(r), .. } if r.contains("NSW 12.4")));
 }
 
 #[test]
 fn face_up_cards_in_the_shoe() {
     let (mut t, mut log) = live_table("nsw-2021", "");
-    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     run(&mut t, &mut log, wager(1, Bet::Banker, 2000));
     // NSW 12.3: the first card found face up: no bets this coup; the wager comes back.
     let ev = run(&mut t, &mut log, Command::FaceUpInShoe { card: "5H".parse().unwrap() });
     assert_eq!(kinds(&ev), [IrregularityKind::FirstCardFaceUp]);
     assert!(ev.iter().any(|e| matches!(e, Event::WagerReturned { rule, .. } if rule.contains("NSW 12.3"))));
-    let ev = run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    let ev = run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     assert!(matches!(&ev[0], Event::BettingOpened { no_bet: true, .. }));
     card(&mut t, &mut log, "9C");
     // NSW 12.5: face up within a coup, it plays as dealt.
@@ -124,7 +124,7 @@ fn face_up_cards_in_the_shoe() {
 #[test]
 fn nsw_12_11_a_foreign_card_voids_the_coup_and_ends_the_shoe() {
     let (mut t, mut log) = live_table("nsw-2021", "decks = 3\n");
-    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     run(&mut t, &mut log, wager(1, Bet::Player, 1000));
     for c in ["AS", "AS", "AS"] {
         card(&mut t, &mut log, c);
@@ -137,13 +137,13 @@ fn nsw_12_11_a_foreign_card_voids_the_coup_and_ends_the_shoe() {
         .any(|e| matches!(e, Event::WagerSettled { outcome: None, settlement, .. } if settlement.void == Money(1000))));
     assert!(matches!(ev.last(), Some(Event::ShoeEnded { reason, .. }) if reason.contains("NSW 12.11")));
     assert_eq!(t.phase(), Phase::ShoeOver);
-    refused(&mut t, Command::OpenBetting { no_bet: false }, "start a shoe first");
+    refused(&mut t, Command::OpenBetting { no_bet: false, closes_at: None }, "start a shoe first");
 }
 
 #[test]
 fn nsw_12_1_misdeal_void_or_reconstructed_with_withdrawal() {
     let (mut t, mut log) = live_table("nsw-2021", "");
-    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     run(&mut t, &mut log, wager(1, Bet::Player, 1000));
     card(&mut t, &mut log, "2H");
     refused(
@@ -155,7 +155,7 @@ fn nsw_12_1_misdeal_void_or_reconstructed_with_withdrawal() {
     assert!(ev.iter().any(|e| matches!(e, Event::CoupVoided { rule, .. } if rule.contains("NSW 12.1"))));
     assert_eq!(t.phase(), Phase::Ready);
     // A reconstruction: the cards in their proper order; then each player may withdraw.
-    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     let ev = run(&mut t, &mut log, wager(1, Bet::Player, 1000));
     let id = match &ev[0] {
         Event::WagerPlaced { wager } => wager.id,
@@ -181,7 +181,7 @@ fn nsw_12_1_misdeal_void_or_reconstructed_with_withdrawal() {
 #[test]
 fn cutting_card_during_a_coup_means_one_more_coup() {
     let (mut t, mut log) = live_table("nsw-2021", "");
-    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     card(&mut t, &mut log, "7H");
     let ev = run(&mut t, &mut log, Command::CuttingCardOut);
     assert!(matches!(&ev[0], Event::CuttingCardOut { coups_left: 2, rule } if rule.contains("NSW 4.9")));
@@ -189,7 +189,7 @@ fn cutting_card_during_a_coup_means_one_more_coup() {
         card(&mut t, &mut log, c);
     }
     assert_eq!(t.phase(), Phase::Ready, "NSW 4.9: complete the coup, then one more");
-    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     let mut last = Vec::new();
     for c in ["9H", "2S", "KH", "KS"] {
         last = card(&mut t, &mut log, c);
@@ -216,7 +216,7 @@ fn nsw_12_13_scanner_discrepancy_confirmed_or_void() {
 #[test]
 fn nsw_14_4_invalidation_refunds_or_forfeits() {
     let (mut t, mut log) = dealing_table("nsw-2021", "", 1000);
-    let ev = run(&mut t, &mut log, Command::Invalidate { forfeit: vec![2] });
+    let ev = run(&mut t, &mut log, Command::Invalidate { forfeit: vec![2], reason: None });
     let nets: Vec<Money> =
         ev.iter()
             .filter_map(|e| {

@@ -55,7 +55,7 @@ fn command(o: &Op, placed: &[WagerId]) -> Command {
             burn: None,
             show_burn: false,
         },
-        Op::Open(nb) => Command::OpenBetting { no_bet: *nb },
+        Op::Open(nb) => Command::OpenBetting { no_bet: *nb, closes_at: None },
         Op::Place(p, b, a) => Command::PlaceWager {
             player: *p,
             spot: Spot::Box(*p as u8),
@@ -63,6 +63,7 @@ fn command(o: &Op, placed: &[WagerId]) -> Command {
             amount: Money(*a),
             ante: Money(0),
             token: *p == 4,
+            at_ms: None,
         },
         Op::Withdraw(p, i) => Command::WithdrawWager { player: *p, wager: id(i) },
         Op::Approve(i) => Command::ApproveWager { wager: id(i) },

@@ -7,7 +7,7 @@ use common::*;
 #[test]
 fn method_b_highest_wager_squeezes_and_the_hands_are_never_out_together() {
     let (mut t, mut log) = live_table("nsw-2021", "dealing = \"method_b\"\n");
-    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     run(&mut t, &mut log, seat_wager(1, 1, Bet::Player, 2000));
     run(&mut t, &mut log, seat_wager(2, 5, Bet::Player, 2000));
     run(&mut t, &mut log, seat_wager(3, 3, Bet::Banker, 1000));
@@ -52,7 +52,7 @@ fn method_b_highest_wager_squeezes_and_the_hands_are_never_out_together() {
 fn au_style_b_offers_equal_wagers_to_the_lowest_seat_and_style_c_turns_all_four() {
     let extra = "dealing = \"style_b\"\n[bets.tie]\npay_table = \"8_to_1\"\n";
     let (mut t, mut log) = live_table("au-casino", extra);
-    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     run(&mut t, &mut log, seat_wager(1, 2, Bet::Player, 2000));
     run(&mut t, &mut log, seat_wager(2, 6, Bet::Player, 2000));
     let mut ev = Vec::new();
@@ -64,7 +64,7 @@ fn au_style_b_offers_equal_wagers_to_the_lowest_seat_and_style_c_turns_all_four(
         "AU 8.9(b)"
     );
     let (mut t, mut log) = live_table("au-casino", "dealing = \"style_c\"\n[bets.tie]\npay_table = \"8_to_1\"\n");
-    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     for c in ["2H", "3S", "4D"] {
         card(&mut t, &mut log, c);
     }
@@ -79,7 +79,7 @@ fn method_c_marker_holds_the_banker_hand_until_it_loses() {
     let (mut t, mut log) = live_table("nsw-2021", extra);
     refused(&mut t, Command::TakeMarker { player: 9, seat: 0 }, "must be seated");
     run(&mut t, &mut log, Command::TakeMarker { player: 9, seat: 14 });
-    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     run(&mut t, &mut log, seat_wager(9, 14, Bet::Banker, 2000));
     run(&mut t, &mut log, seat_wager(1, 1, Bet::Player, 2000));
     let mut ev = Vec::new();
@@ -102,7 +102,7 @@ fn au_15_international_baccarat_cards_go_to_the_nominee() {
     let (mut t, mut log) = live_table("au-casino", extra);
     run(&mut t, &mut log, Command::AppointNominee { player: 1, nominee: Some(50) });
     refused(&mut t, Command::AppointNominee { player: 2, nominee: Some(50) }, "one other player at a time");
-    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     run(&mut t, &mut log, seat_wager(1, 1, Bet::Player, 5000));
     let mut ev = Vec::new();
     for c in ["2H", "3S", "4D", "KC"] {

@@ -30,9 +30,8 @@ mod web;
 
 pub use play::message;
 
-use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, RwLock};
 
 use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -63,9 +62,10 @@ pub struct AppState {
     pub users: Arc<Users>,
     pub views: Arc<RwLock<Views>>,
     pub changed: broadcast::Sender<u64>,
-    pub closes_at: Arc<Mutex<HashMap<u32, u64>>>,
     /// The database file (recall and verify read it on their own connections).
     pub db: PathBuf,
+    /// The anchor file (verify reads it).
+    pub anchor_file: PathBuf,
     pub limiter: Arc<Limiter>,
     /// Sign-in attempts per name (password guessing), apart from the users' rate.
     pub logins: Arc<Limiter>,
@@ -137,7 +137,9 @@ pub async fn call(s: &AppState, req: Request) -> Result<Reply, ApiError> {
 fn reply_json(r: Reply) -> Result<Json<Value>, ApiError> {
     match r {
         Reply::Refused { rule, message } => {
-            Err(ApiError(StatusCode::CONFLICT, json!({ "error": message, "rule": rule })))
+            // A refusal by the trust matrix for who is asking is a 403.
+            let status = if rule == "role" { StatusCode::FORBIDDEN } else { StatusCode::CONFLICT };
+            Err(ApiError(status, json!({ "error": message, "rule": rule })))
         }
         r => Ok(Json(serde_json::to_value(r).expect("replies serialise"))),
     }

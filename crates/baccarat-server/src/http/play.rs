@@ -150,7 +150,8 @@ pub(super) async fn hand(
         }
         HandAction::Decline => Command::DeclineCards { player: sess.user },
     };
-    reply_json(call(&s, Request::Table { table: id, command }).await?)
+    let by = crate::trust::Actor::Person { user: sess.user, role: sess.role };
+    reply_json(call(&s, Request::Table { table: id, command, by }).await?)
 }
 
 /// The player's own settled wagers, newest first.

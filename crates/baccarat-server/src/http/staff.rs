@@ -13,7 +13,6 @@ use serde_json::{json, Value};
 use super::{call, err, limited, reply_json, require, session, ApiError, AppState};
 use crate::auth::Role;
 use crate::casino::{Mode, Request};
-use crate::store::{SqliteStore, Store};
 
 /// Staff commands to a table's engine. A player's own actions have their own
 /// routes; approving, refusing and invalidating, and changing limits, are for a
@@ -25,33 +24,12 @@ pub(super) async fn command(
     Json(cmd): Json<Command>,
 ) -> Result<Json<Value>, ApiError> {
     let sess = session(&s, &h)?;
-    let supervisor_only = matches!(
-        cmd,
-        Command::ApproveWager { .. }
-            | Command::RefuseWager { .. }
-            | Command::Invalidate { .. }
-            | Command::SetPersonalLimits { .. }
-            | Command::ChangeMinimum { .. }
-            | Command::AnnounceMinimum { .. }
-            | Command::ReopenWagers
-    );
-    let players_own = matches!(
-        cmd,
-        Command::PlaceWager { .. }
-            | Command::WithdrawWager { .. }
-            | Command::Expose { player: Some(_), .. }
-            | Command::DeclineCards { .. }
-    );
-    if players_own {
-        return Err(err(StatusCode::FORBIDDEN, "use the wager routes for a player's own actions"));
-    }
-    if supervisor_only {
-        require(&sess, &[Role::Supervisor, Role::Admin])?;
-    } else {
-        require(&sess, &[Role::Dealer, Role::Supervisor, Role::Admin])?;
-    }
+    // Staff only on this route; which staff may send which command at which
+    // table is the trust matrix's to say (`trust.rs`), in the writer.
+    require(&sess, &[Role::Dealer, Role::Supervisor, Role::Admin])?;
     limited(&s, &sess)?;
-    reply_json(call(&s, Request::Table { table: id, command: cmd }).await?)
+    let by = crate::trust::Actor::Person { user: sess.user, role: sess.role };
+    reply_json(call(&s, Request::Table { table: id, command: cmd, by }).await?)
 }
 
 #[derive(Deserialize)]
@@ -114,7 +92,7 @@ pub(super) async fn create_table(
     };
     let out = reply_json(r)?;
     if let Some(id) = id {
-        tokio::spawn(crate::serve::pace(s.clone(), id));
+        tokio::spawn(crate::pacer::pace(s.clone(), id));
     }
     Ok(out)
 }
@@ -256,16 +234,18 @@ pub(super) async fn audit(
         .map_err(|e| err(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
     let mut coups: Vec<Value> = Vec::new();
     for r in records {
-        let body: Value = serde_json::from_str(&r.body).unwrap_or_default();
-        let mut e = body["event"].clone();
-        if e["event"] == "shoe_started" {
-            e["seed"] = Value::Null;
+        let Ok(body) = crate::audit::Body::decode(&r.body) else { continue };
+        let body = body.blanked();
+        if let Some(baccarat_table::engine::Event::BettingOpened { coup, .. }) = &body.event {
+            coups.push(json!({ "coup": coup, "rulebook": body.rulebook, "rulebook_sha256": body.rulebook_sha256, "engine": body.engine, "records": [] }));
         }
-        if e["event"] == "betting_opened" {
-            coups.push(json!({ "coup": e["coup"], "rulebook": body["rulebook"], "rulebook_sha256": body["rulebook_sha256"], "engine": body["engine"], "records": [] }));
-        }
+        let event = match (&body.event, &body.casino) {
+            (Some(e), _) => serde_json::to_value(e).unwrap_or_default(),
+            (None, Some(c)) => serde_json::to_value(c).unwrap_or_default(),
+            _ => Value::Null,
+        };
         if let Some(list) = coups.last_mut().and_then(|c| c["records"].as_array_mut()) {
-            list.push(json!({ "seq": r.seq, "hash": r.hash, "event": e }));
+            list.push(json!({ "seq": r.seq, "hash": r.hash, "by": body.by, "event": event }));
         }
     }
     Ok(Json(json!({ "table": id, "coups": coups })))
@@ -276,14 +256,11 @@ pub(super) async fn verify(State(s): State<AppState>, h: HeaderMap) -> Result<Js
     let sess = session(&s, &h)?;
     require(&sess, &[Role::Inspector, Role::Admin])?;
     let db = s.db.clone();
-    let f = tokio::task::spawn_blocking(move || -> Result<crate::verify::Findings, String> {
-        let mut store = SqliteStore::open(&db).map_err(|e| e.to_string())?;
-        let snap = store.load().map_err(|e| e.to_string())?;
-        Ok(crate::verify::verify(&snap))
-    })
-    .await
-    .map_err(|_| err(StatusCode::INTERNAL_SERVER_ERROR, "verify failed"))?
-    .map_err(|e| err(StatusCode::INTERNAL_SERVER_ERROR, e))?;
+    let anchors = s.anchor_file.clone();
+    let (f, public) = tokio::task::spawn_blocking(move || crate::verify::verify_file(&db, Some(&anchors), None))
+        .await
+        .map_err(|_| err(StatusCode::INTERNAL_SERVER_ERROR, "verify failed"))?
+        .map_err(|e| err(StatusCode::INTERNAL_SERVER_ERROR, e))?;
     Ok(Json(json!({
         "ok": f.problems.is_empty(),
         "tables": f.tables,
@@ -292,5 +269,7 @@ pub(super) async fn verify(State(s): State<AppState>, h: HeaderMap) -> Result<Js
         "coups": f.coups,
         "settlements": f.settlements,
         "problems": f.problems,
+        "voids": f.voids,
+        "anchor_key": public,
     })))
 }

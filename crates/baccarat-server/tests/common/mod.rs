@@ -33,7 +33,7 @@ pub async fn spawn_app_with(tweak: impl FnOnce(&mut ServeConfig)) -> App {
     };
     tweak(&mut cfg);
     // Create the database first so the admin's password can be set for the test.
-    let (_, _, users) = baccarat_server::serve::open(&cfg).unwrap();
+    let users = baccarat_server::serve::open(&cfg).unwrap().users;
     users.create("test-admin", baccarat_server::auth::Role::Admin, "admin-pass").unwrap();
     drop(users);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -148,7 +148,17 @@ mod tests {
 
     fn wager(id: WagerId, player: PlayerId, b: u8, bet: Bet, amount: i64) -> Wager {
         let spot = if b == 0 { Spot::Standing } else { Spot::Box(b) };
-        Wager { id, player, spot, bet, amount: Money(amount), ante: Money::ZERO, needs_approval: true, token: false }
+        Wager {
+            id,
+            player,
+            spot,
+            bet,
+            amount: Money(amount),
+            ante: Money::ZERO,
+            needs_approval: true,
+            token: false,
+            at_ms: None,
+        }
     }
 
     proptest! {

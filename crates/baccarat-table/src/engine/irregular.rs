@@ -36,8 +36,15 @@ pub fn scanner(o: &mut Emit, confirmed: Option<Vec<Card>>) -> Result<(), Refusal
 
 /// NSW 14.4-14.5: the outcome is invalidated; wagers are refunded, or forfeited
 /// for the players named.
-pub fn invalidate(o: &mut Emit, forfeit: Vec<PlayerId>) -> Result<(), Refusal> {
-    let rule = o.t.cite("invalidated");
+pub fn invalidate(o: &mut Emit, forfeit: Vec<PlayerId>, reason: Option<String>) -> Result<(), Refusal> {
+    let key = reason.as_deref().unwrap_or("invalidated");
+    if reason.is_some() && !o.t.rb().config.citations.contains_key(key) {
+        return Err(Refusal::new(
+            o.t.cite("invalidated"),
+            format!("reason: {} cites no rule {key:?} to invalidate a game by", o.t.rb().id),
+        ));
+    }
+    let rule = o.t.cite(key);
     if !in_coup(o) {
         return Err(Refusal::new(rule, "no coup is in progress"));
     }
@@ -85,7 +92,9 @@ pub fn shuffler(o: &mut Emit, disadvantage: bool, other_device: bool) -> Result<
 
 /// The table system failed mid-coup and restarted from its record: recorded,
 /// then the coup completes or is void by the profile's policy.
-pub fn interrupted(o: &mut Emit) -> Result<(), Refusal> {
+/// `void`: a supervisor voids it whatever the policy (the server stopped the
+/// table because an invariant broke).
+pub fn interrupted(o: &mut Emit, void: bool) -> Result<(), Refusal> {
     let p = &o.t.rb().config.procedures;
     let rule = p.interrupted_coup_rule.clone().unwrap_or_else(|| format!("{}: not stated", o.t.rb().id));
     let policy = p.interrupted_coup;
@@ -93,7 +102,7 @@ pub fn interrupted(o: &mut Emit) -> Result<(), Refusal> {
         return Err(Refusal::new(rule, "no coup is being dealt"));
     }
     o.emit(Event::Irregularity { kind: IrregularityKind::Interrupted, card: None, rule: rule.clone() });
-    if policy == baccarat_rules::InterruptedCoup::Void {
+    if void || policy == baccarat_rules::InterruptedCoup::Void {
         void_coup(o, rule);
     }
     Ok(())

@@ -141,6 +141,8 @@ pub struct State {
     pub announced: Option<(Money, u64)>,
     /// Wagers reopened after the first card (NSW 12.12; AU 15.10).
     pub late_wagers: bool,
+    /// The recorded betting deadline of the coup, if the table keeps one.
+    pub closes_at: Option<u64>,
     /// The card set of the shoe in play (AU 3.4(a)).
     pub set: Option<u8>,
     /// A continuous shuffler's seed (AU 7.2).
@@ -214,6 +216,20 @@ impl Table {
     /// Run a command: the events it produced, or the rule that refused it (and
     /// then nothing changed).
     pub fn execute(&mut self, cmd: Command) -> Result<Vec<Event>, Refusal> {
+        self.execute_checked(cmd, |_| Ok(()))
+    }
+
+    /// Run a command, and keep what it did only if `accept` agrees with its
+    /// events: the server books their money first, and a booking the ledger
+    /// refuses leaves the table as it was. (The wager commands run in place and
+    /// make their one event after every check; `accept` sees that event after
+    /// it is applied, so a refusal there is a broken invariant, for the caller
+    /// to stop the table on.)
+    pub fn execute_checked(
+        &mut self,
+        cmd: Command,
+        accept: impl FnOnce(&[Event]) -> Result<(), Refusal>,
+    ) -> Result<Vec<Event>, Refusal> {
         // Wager commands make every check before their one event, so they run in
         // place: placing the thousandth wager of a coup does not copy the table.
         if matches!(
@@ -225,13 +241,15 @@ impl Table {
         ) {
             let mut out = Emit { t: self, events: Vec::new() };
             decide(&mut out, cmd)?;
-            debug_assert!(out.events.len() <= 1);
+            assert!(out.events.len() <= 1, "a wager command makes at most one event");
+            accept(&out.events)?;
             return Ok(out.events);
         }
         let mut scratch = self.clone();
         let mut out = Emit { t: &mut scratch, events: Vec::new() };
         decide(&mut out, cmd)?;
         let events = out.events;
+        accept(&events)?;
         *self = scratch;
         Ok(events)
     }
@@ -303,8 +321,9 @@ impl Table {
                     }
                 }
             }
-            Event::BettingOpened { coup, no_bet, first_card, .. } => {
+            Event::BettingOpened { coup, no_bet, first_card, closes_at, .. } => {
                 s.coup = CoupState { number: *coup, no_bet: *no_bet, wagers: CoupWagers::default(), cards: Vec::new() };
+                s.closes_at = *closes_at;
                 s.coup_number = *coup;
                 s.forced_no_bet = false;
                 s.last_settled.clear();
@@ -477,9 +496,9 @@ fn road_entry(cards: &[Card], s: &baccarat_rules::CoupSummary) -> RoadEntry {
 fn decide(o: &mut Emit, cmd: Command) -> Result<(), Refusal> {
     match cmd {
         Command::StartShoe { source, cut, burn, show_burn } => deal::start_shoe(o, source, cut, burn, show_burn),
-        Command::OpenBetting { no_bet } => wagers::open_betting(o, no_bet),
-        Command::PlaceWager { player, spot, bet, amount, ante, token } => {
-            wagers::place(o, player, spot, bet, amount, ante, token)
+        Command::OpenBetting { no_bet, closes_at } => wagers::open_betting(o, no_bet, closes_at),
+        Command::PlaceWager { player, spot, bet, amount, ante, token, at_ms } => {
+            wagers::place(o, wagers::NewWager { player, spot, bet, amount, ante, token, at_ms })
         }
         Command::InvalidBet { wager } => wagers::invalid(o, wager),
         Command::ReopenWagers => wagers::reopen(o),
@@ -503,8 +522,9 @@ fn decide(o: &mut Emit, cmd: Command) -> Result<(), Refusal> {
         Command::AppointNominee { player, nominee } => styles::appoint_nominee(o, player, nominee),
         Command::PassMarker { player } => styles::pass_marker(o, player),
         Command::ScannerDiscrepancy { confirmed } => irregular::scanner(o, confirmed),
-        Command::Invalidate { forfeit } => irregular::invalidate(o, forfeit),
-        Command::Interrupted => irregular::interrupted(o),
+        Command::Invalidate { forfeit, reason } => irregular::invalidate(o, forfeit, reason),
+        Command::Interrupted => irregular::interrupted(o, false),
+        Command::VoidInterrupted => irregular::interrupted(o, true),
         Command::ShufflerMalfunction { disadvantage, other_device } => {
             irregular::shuffler(o, disadvantage, other_device)
         }

@@ -57,6 +57,11 @@ pub struct Wager {
     /// "Casino Promotional Token"; 5.2).
     #[serde(default)]
     pub token: bool,
+    /// When the table accepted it (the server's clock, ms since the epoch), on a
+    /// table whose betting closes at a recorded time: `verify` checks it is not
+    /// after the close.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_ms: Option<u64>,
 }
 
 /// Where the shoe's cards come from.
@@ -94,6 +99,11 @@ pub enum Command {
     /// "Place your bets" (NSW 7.1). A no-bet coup takes no wagers (NSW 12.4).
     OpenBetting {
         no_bet: bool,
+        /// When betting closes (ms since the epoch), where the table has a
+        /// betting clock: the deadline is then part of the record, and a wager
+        /// stamped after it is refused whatever the pace of the close.
+        #[serde(default)]
+        closes_at: Option<u64>,
     },
     PlaceWager {
         player: PlayerId,
@@ -102,6 +112,9 @@ pub enum Command {
         amount: Money,
         ante: Money,
         token: bool,
+        /// The clock when the wager arrived (ms since the epoch).
+        #[serde(default)]
+        at_ms: Option<u64>,
     },
     /// Let wagers be changed after the first card is drawn while none is exposed
     /// (NSW 12.12, not in Method A; AU 15.10).
@@ -206,6 +219,11 @@ pub enum Command {
     /// players named, which are forfeited (NSW 14.5).
     Invalidate {
         forfeit: Vec<PlayerId>,
+        /// The rule that gives the reason (a citation key of the profile, e.g.
+        /// `invalidated` for NSW 14.4 or `shuffler_malfunction` for NSW 13.4);
+        /// `invalidated` when not given.
+        #[serde(default)]
+        reason: Option<String>,
     },
     /// The shuffling device failed during a coup (NSW 13).
     ShufflerMalfunction {
@@ -216,6 +234,10 @@ pub enum Command {
     /// durable record: the coup completes or is void, by the profile's
     /// interrupted-coup policy. Recorded either way.
     Interrupted,
+    /// A supervisor voids the coup of a table the server stopped (an invariant
+    /// broke): the interruption is recorded under the profile's interrupted-coup
+    /// rule and every stake goes back, whatever that rule's usual policy.
+    VoidInterrupted,
     /// A hand's cards went to the wrong player (NSW 12.15; EU 5.1.7-5.1.8; AU
     /// 15.9). `void_hand`: under AU 15.9 the operator voids it at a player's request.
     WrongHand {
@@ -254,6 +276,9 @@ pub enum Event {
         no_bet: bool,
         first_card: Option<Card>,
         rule: Option<String>,
+        /// The betting deadline, where the table keeps one (ms since the epoch).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        closes_at: Option<u64>,
     },
     WagerPlaced {
         wager: Wager,

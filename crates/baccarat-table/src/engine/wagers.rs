@@ -5,7 +5,7 @@ use baccarat_rules::{payable_stake, Bet, Money, Pays, Permission, UnpayableStake
 
 use super::{Emit, Event, Phase, PlayerId, Refusal, Spot, Wager, WagerId};
 
-pub fn open_betting(o: &mut Emit, no_bet: bool) -> Result<(), Refusal> {
+pub fn open_betting(o: &mut Emit, no_bet: bool, closes_at: Option<u64>) -> Result<(), Refusal> {
     let t = &*o.t;
     match t.phase() {
         Phase::Ready => {}
@@ -22,7 +22,7 @@ pub fn open_betting(o: &mut Emit, no_bet: bool) -> Result<(), Refusal> {
     let rule = forced.then(|| t.cite("no_bet_coup"));
     let coup = t.state.coup_number + 1;
     let first_card = t.state.carried;
-    o.emit(Event::BettingOpened { coup, no_bet: no_bet || forced, first_card, rule });
+    o.emit(Event::BettingOpened { coup, no_bet: no_bet || forced, first_card, rule, closes_at });
     Ok(())
 }
 
@@ -60,19 +60,31 @@ fn limits(o: &Emit, player: PlayerId, bet: Bet) -> (Money, Money, String) {
     (min, max, rule)
 }
 
-#[allow(clippy::too_many_arguments)]
-pub fn place(
-    o: &mut Emit,
-    player: PlayerId,
-    spot: Spot,
-    bet: Bet,
-    amount: Money,
-    ante: Money,
-    token: bool,
-) -> Result<(), Refusal> {
+/// A wager as a player asks for it.
+pub struct NewWager {
+    pub player: PlayerId,
+    pub spot: Spot,
+    pub bet: Bet,
+    pub amount: Money,
+    pub ante: Money,
+    pub token: bool,
+    pub at_ms: Option<u64>,
+}
+
+pub fn place(o: &mut Emit, w: NewWager) -> Result<(), Refusal> {
+    let NewWager { player, spot, bet, amount, ante, token, at_ms } = w;
     let t = &*o.t;
     if t.phase() != Phase::Betting && !t.state.late_wagers {
         return Err(not_open(o));
+    }
+    // The recorded deadline decides, not the pace of the call that closes betting.
+    if let (Some(close), Some(at)) = (t.state.closes_at, at_ms) {
+        if at > close && !t.state.late_wagers {
+            return Err(Refusal::new(
+                t.cite("wagers_closed"),
+                format!("betting closed at {close} ms; this wager came at {at} ms"),
+            ));
+        }
     }
     if t.state.coup.no_bet {
         return Err(Refusal::new(t.cite("no_bet_coup"), "no wagers are permitted in a no-bet coup"));
@@ -180,7 +192,7 @@ pub fn place(
     if token && t.setup.rulebook.config.citations.get("promotional_tokens").is_none() {
         return Err(Refusal::new(t.cite("promotional_tokens"), "this rulebook provides no promotional tokens"));
     }
-    o.emit(Event::WagerPlaced { wager: Wager { id, player, spot, bet, amount, ante, needs_approval, token } });
+    o.emit(Event::WagerPlaced { wager: Wager { id, player, spot, bet, amount, ante, needs_approval, token, at_ms } });
     Ok(())
 }
 
@@ -327,6 +339,20 @@ pub fn personal(o: &mut Emit, player: PlayerId, min: Money, max: Money) -> Resul
     let chip = o.t.setup.config.settle.chip;
     if min.0 <= 0 || min > max || min.0 % chip.0 != 0 || max.0 % chip.0 != 0 || max.0 > baccarat_rules::MAX_LIMIT {
         return Err(Refusal::new(rule, format!("limits {min} to {max} must be whole {chip} chips, minimum first")));
+    }
+    // Above the table's maximum only where the rulebook allows a player's own
+    // sign for it (NSW 6.8).
+    let table_max = [Bet::Player, Bet::Banker, Bet::Tie]
+        .iter()
+        .filter_map(|b| o.t.setup.config.offer(*b))
+        .map(|offer| offer.max)
+        .max()
+        .unwrap_or(Money::ZERO);
+    if max > table_max && !o.t.rb().config.conduct.personal_max_above_table {
+        return Err(Refusal::new(
+            rule,
+            format!("{} gives no personal maximum above the table's {table_max}; {max} is refused", o.t.rb().id),
+        ));
     }
     o.emit(Event::PersonalLimitsSet { player, min, max, rule });
     Ok(())

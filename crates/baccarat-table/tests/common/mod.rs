@@ -58,6 +58,7 @@ pub fn wager(player: u32, bet: Bet, amount: i64) -> Command {
         amount: Money(amount),
         ante: Money(0),
         token: false,
+        at_ms: None,
     }
 }
 
@@ -89,7 +90,7 @@ pub fn kinds(ev: &[Event]) -> Vec<IrregularityKind> {
 
 pub fn dealing_table(rulebook: &str, extra: &str, stake: i64) -> (Table, Vec<Event>) {
     let (mut t, mut log) = live_table(rulebook, extra);
-    run(&mut t, &mut log, Command::OpenBetting { no_bet: false });
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     run(&mut t, &mut log, wager(1, Bet::Player, stake));
     run(&mut t, &mut log, wager(2, Bet::Banker, stake));
     card(&mut t, &mut log, "2H");
@@ -98,7 +99,15 @@ pub fn dealing_table(rulebook: &str, extra: &str, stake: i64) -> (Table, Vec<Eve
 }
 
 pub fn seat_wager(player: u32, seat: u8, bet: Bet, amount: i64) -> Command {
-    Command::PlaceWager { player, spot: Spot::Box(seat), bet, amount: Money(amount), ante: Money(0), token: false }
+    Command::PlaceWager {
+        player,
+        spot: Spot::Box(seat),
+        bet,
+        amount: Money(amount),
+        ante: Money(0),
+        token: false,
+        at_ms: None,
+    }
 }
 
 pub fn shown(t: &Table, viewer: Option<u32>) -> Vec<Option<String>> {

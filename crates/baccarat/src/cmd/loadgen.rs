@@ -86,7 +86,7 @@ async fn drive(a: Args) -> Result<()> {
     let admin = login("admin".into(), a.admin_password.clone()).await?;
     let mut created = Vec::new();
     for i in 0..a.tables {
-        let config = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 100\nmax = 100000000000\n";
+        let config = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 100\nmax = 1000000000\n";
         let r = send(&c, || {
             c.post(format!("{url}/api/tables"))
                 .bearer_auth(&admin)

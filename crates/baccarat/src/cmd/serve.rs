@@ -5,7 +5,6 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use baccarat_server::serve::{serve, ServeConfig};
-use baccarat_server::store::{SqliteStore, Store};
 
 /// Settings come from flags, then environment variables, then the `--config`
 /// file, then the defaults, in that order of precedence.
@@ -43,6 +42,17 @@ pub struct ServeArgs {
     /// Serve the web pages from this folder instead of the embedded copies.
     #[arg(long, env = "BACCARAT_WEB_DIR")]
     web_dir: Option<PathBuf>,
+    /// The append-only file of signed chain heads [default: <db>.anchors].
+    #[arg(long, env = "BACCARAT_ANCHOR_FILE")]
+    anchor_file: Option<PathBuf>,
+    /// The server's Ed25519 signing key, created on first use [default:
+    /// <db>.key]; keep it off the database's volume in production.
+    #[arg(long, env = "BACCARAT_KEY_FILE")]
+    key_file: Option<PathBuf>,
+    /// The largest table (or personal) maximum the casino accepts, in minor
+    /// units, 1 to 10^12 [default: 10^10].
+    #[arg(long, env = "BACCARAT_CEILING")]
+    ceiling: Option<i64>,
 }
 
 /// The `--config` file.
@@ -57,6 +67,9 @@ struct FileSettings {
     result_ms: Option<u64>,
     rate: Option<u32>,
     web_dir: Option<PathBuf>,
+    anchor_file: Option<PathBuf>,
+    key_file: Option<PathBuf>,
+    ceiling: Option<i64>,
 }
 
 fn in_range(name: &str, v: u64, lo: u64, hi: u64) -> Result<u64> {
@@ -102,6 +115,11 @@ pub fn settings(a: ServeArgs) -> Result<ServeConfig> {
         Duration::from_millis(in_range("result_ms", a.result_ms.or(file.result_ms).unwrap_or(3000), 0, 60_000)?);
     cfg.rate_per_second = in_range("rate", u64::from(a.rate.or(file.rate).unwrap_or(200)), 1, 1_000_000)? as u32;
     cfg.web_dir = a.web_dir.or(file.web_dir);
+    cfg.anchor_file = a.anchor_file.or(file.anchor_file);
+    cfg.key_file = a.key_file.or(file.key_file);
+    let ceiling = a.ceiling.or(file.ceiling).unwrap_or(baccarat_server::casino::DEFAULT_CEILING.0);
+    cfg.ceiling =
+        baccarat_rules::Money(in_range("ceiling", ceiling.max(0) as u64, 1, baccarat_rules::MAX_LIMIT as u64)? as i64);
     if let Some(d) = &cfg.web_dir {
         if !d.join("index.html").is_file() {
             bail!("web_dir: {} has no index.html", d.display());
@@ -121,15 +139,21 @@ pub struct VerifyArgs {
     /// The database file to check.
     #[arg(long, env = "BACCARAT_DB", default_value = "baccarat.db")]
     db: PathBuf,
+    /// The anchor file [default: the database's path with `.anchors` added].
+    #[arg(long)]
+    anchor_file: Option<PathBuf>,
+    /// The server's public key (64 hex digits) as published by the operator;
+    /// without it, the key named in the anchor file is trusted and printed.
+    #[arg(long)]
+    anchor_key: Option<String>,
 }
 
 pub fn run_verify(a: VerifyArgs) -> Result<()> {
     if !a.db.exists() {
         bail!("--db: {} does not exist", a.db.display());
     }
-    let mut store = SqliteStore::open(&a.db).map_err(|e| anyhow::anyhow!("{}: {e}", a.db.display()))?;
-    let snap = store.load().map_err(|e| anyhow::anyhow!("{e}"))?;
-    let f = baccarat_server::verify::verify(&snap);
+    let (f, public) = baccarat_server::verify::verify_file(&a.db, a.anchor_file.as_deref(), a.anchor_key.as_deref())
+        .map_err(anyhow::Error::msg)?;
     println!(
         "{}: {} tables, {} records, {} shoes, {} coups, {} settlements checked",
         a.db.display(),
@@ -139,8 +163,25 @@ pub fn run_verify(a: VerifyArgs) -> Result<()> {
         f.coups,
         f.settlements
     );
+    match (&public, &a.anchor_key) {
+        (Some(k), None) => {
+            println!("anchors signed by {k} (not pinned: pass --anchor-key to trust only the published key)")
+        }
+        (Some(k), Some(_)) => println!("anchors signed by the pinned key {k}"),
+        _ => {}
+    }
+    for v in &f.voids {
+        let by = match v.by {
+            Some(baccarat_server::trust::Actor::Person { user, role }) => format!("{} {user}", role.name()),
+            _ => "the server".into(),
+        };
+        println!(
+            "void after the cards were out: table {} shoe {} coup {} by {by} ({})",
+            v.table, v.shoe, v.coup, v.rule
+        );
+    }
     if f.problems.is_empty() {
-        println!("verified: every chain, card, result, settlement and ledger balance agrees");
+        println!("verified: every chain and anchor, card, result, settlement, ledger balance and transfer agrees");
         Ok(())
     } else {
         for p in &f.problems {
@@ -165,6 +206,9 @@ mod tests {
             result_ms: None,
             rate: None,
             web_dir: None,
+            anchor_file: None,
+            key_file: None,
+            ceiling: None,
         }
     }
 

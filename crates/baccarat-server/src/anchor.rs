@@ -1,0 +1,449 @@
+//! Anchors: a signed, append-only record, kept outside the database, of where
+//! each table's audit chain ended.
+//!
+//! The audit chains ([`crate::audit`]) catch any edit to a record, but not a
+//! forger with write access to the database who deletes a chain's tail (or a
+//! whole chain) and rehashes: what is left is a valid chain. So after every
+//! committed batch the server appends one line to the *anchor file* beside the
+//! database, naming the `(table, len, head)` of each chain the batch changed,
+//! signed with the server's Ed25519 key (kept in a key file of its own). A
+//! verifier then checks each chain against the latest anchored head of its table.
+//!
+//! Line format: one JSON object per line, fields in this order,
+//! `{"seq":1,"prev":"<64 hex>","public":"<64 hex>","heads":[{"table":1,"len":10,"head":"<64 hex>"}],"sig":"<128 hex>"}`.
+//! `seq` counts lines from 1; `prev` is the hex SHA-256 of the previous line's
+//! bytes (without its newline; 64 zeros for the first); `public` is the signing
+//! key, on every line so that each line stands alone; `sig` signs
+//! `"baccarat-anchor-v1" ‖ the line without its sig field` (i.e. the object up to
+//! `"heads":[..]}`). A line must be byte-for-byte in this canonical form.
+//!
+//! What an anchor proves: that the holder of the key saw each named chain reach
+//! that length and head. Without the key, lines cannot be altered, removed from
+//! the middle, reordered or added. What it does not prove:
+//! - anything against someone holding the signing key: they can write a new file;
+//! - that the file is complete: deleting its *last* lines (and a forger can
+//!   truncate the database to match) looks like a server that stopped there, so
+//!   publish or copy anchors elsewhere if that matters;
+//! - anything when file and key are both replaced, unless the verifier pins the
+//!   public key it trusts (operators should publish it; see [`read`]).
+//!
+//! An anchor is written after its database commit and is not fsynced, so after
+//! a power cut anchors may lag the database, never run ahead of it. A line torn
+//! by a crash (no trailing newline) is ignored by [`read`] and cut off by
+//! [`AnchorLog::open`]. The server must be the file's only writer.
+
+use std::collections::BTreeMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+use baccarat_table::shuffle::hex;
+use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// Domain tag prefixed to the signed bytes, so an anchor signature can never be
+/// mistaken for a signature over anything else.
+const DOMAIN: &[u8] = b"baccarat-anchor-v1";
+
+#[derive(Debug, thiserror::Error)]
+pub enum AnchorError {
+    #[error("{}: {source}", .path.display())]
+    Io { path: PathBuf, source: io::Error },
+    #[error("{}: malformed key file: expected 64 hex digits (a 32-byte Ed25519 secret) on one line", .0.display())]
+    BadKey(PathBuf),
+    #[error("{}: line {line}: {what}", .path.display())]
+    BadLine { path: PathBuf, line: u64, what: String },
+    #[error("pinned public key {0:?} is not an Ed25519 public key (64 hex digits)")]
+    BadPinned(String),
+    #[error("{}: an earlier write failed and could not be undone; reopen the log", .0.display())]
+    Poisoned(PathBuf),
+}
+
+fn io_err(path: &Path, source: io::Error) -> AnchorError {
+    AnchorError::Io { path: path.into(), source }
+}
+
+/// Lower-case hex only, so every value has one spelling in a line.
+fn unhex<const N: usize>(s: &str) -> Option<[u8; N]> {
+    if s.len() != 2 * N || !s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+        return None;
+    }
+    let mut out = [0u8; N];
+    for (i, b) in out.iter_mut().enumerate() {
+        *b = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).ok()?;
+    }
+    Some(out)
+}
+
+/// The server's signing key (Ed25519), kept in a file of its own.
+pub struct AnchorKey {
+    key: SigningKey,
+}
+
+impl AnchorKey {
+    /// Read the key from `path` (64 hex digits of the 32-byte secret, one line),
+    /// or create it with OS randomness if the file does not exist: mode 0600 on
+    /// unix, and `create_new`, so two processes cannot both create one. (A
+    /// process that loses that race while the winner is still writing reads an
+    /// empty file and gets an error; retrying succeeds.)
+    pub fn load_or_create(path: &Path) -> Result<AnchorKey, AnchorError> {
+        let mut opts = OpenOptions::new();
+        opts.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+        let mut file = match opts.open(path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return AnchorKey::load(path),
+            Err(e) => return Err(io_err(path, e)),
+        };
+        let mut secret = [0u8; 32];
+        let written = getrandom::fill(&mut secret)
+            .map_err(|e| io::Error::other(format!("OS randomness: {e}")))
+            .and_then(|()| file.write_all(format!("{}\n", hex(&secret)).as_bytes()))
+            .and_then(|()| file.sync_all()); // losing the key would orphan the anchor file
+        if let Err(e) = written {
+            let _ = fs::remove_file(path); // an empty key file would fail every later start
+            return Err(io_err(path, e));
+        }
+        Ok(AnchorKey { key: SigningKey::from_bytes(&secret) })
+    }
+
+    pub fn load(path: &Path) -> Result<AnchorKey, AnchorError> {
+        let bytes = fs::read(path).map_err(|e| io_err(path, e))?;
+        let secret = std::str::from_utf8(&bytes).ok().and_then(|s| unhex::<32>(&s.trim().to_ascii_lowercase()));
+        Ok(AnchorKey { key: SigningKey::from_bytes(&secret.ok_or_else(|| AnchorError::BadKey(path.into()))?) })
+    }
+
+    /// The public key, 64 hex digits (operators publish/pin this).
+    pub fn public_hex(&self) -> String {
+        hex(self.key.verifying_key().as_bytes())
+    }
+}
+
+/// One chain's end.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Head {
+    pub table: u32,
+    pub len: u64,
+    pub head: String,
+}
+
+/// A line. With `sig` empty (and so left out), it serializes to the bytes signed.
+#[derive(Serialize, Deserialize)]
+struct Line {
+    seq: u64,
+    prev: String,
+    public: String,
+    heads: Vec<Head>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    sig: String,
+}
+
+impl Line {
+    fn json(&self) -> String {
+        serde_json::to_string(self).expect("plain data serializes")
+    }
+}
+
+fn signed_bytes(unsigned: &str) -> Vec<u8> {
+    [DOMAIN, unsigned.as_bytes()].concat()
+}
+
+fn render(key: &SigningKey, seq: u64, prev: &[u8; 32], heads: &[Head]) -> String {
+    let public = hex(key.verifying_key().as_bytes());
+    let mut line = Line { seq, prev: hex(prev), public, heads: heads.to_vec(), sig: String::new() };
+    line.sig = hex(&key.sign(&signed_bytes(&line.json())).to_bytes());
+    line.json()
+}
+
+/// What the anchor file says, verified.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Anchored {
+    /// Latest anchored (len, head) per table.
+    pub heads: BTreeMap<u32, (u64, String)>,
+    pub lines: u64,
+    /// The public key the lines are signed with.
+    pub public: String,
+}
+
+struct Scan {
+    anchored: Anchored,
+    /// SHA-256 of the last complete line.
+    last: [u8; 32],
+    /// Bytes up to the end of the last complete line.
+    complete: u64,
+}
+
+/// Verify the complete lines of `bytes`; a torn tail is left out of `complete`.
+fn scan(path: &Path, bytes: &[u8], mut trusted: Option<VerifyingKey>) -> Result<Scan, AnchorError> {
+    let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let lines: Vec<&[u8]> = if complete == 0 { vec![] } else { bytes[..complete - 1].split(|&b| b == b'\n').collect() };
+    let (mut anchored, mut last) = (Anchored::default(), [0u8; 32]);
+    for (i, raw) in lines.into_iter().enumerate() {
+        let n = i as u64 + 1;
+        let bad = |what: &str| AnchorError::BadLine { path: path.into(), line: n, what: what.into() };
+        let text = std::str::from_utf8(raw).map_err(|_| bad("not UTF-8"))?;
+        let mut line: Line = serde_json::from_str(text).map_err(|e| bad(&format!("unparsable: {e}")))?;
+        let public = unhex::<32>(&line.public).and_then(|b| VerifyingKey::from_bytes(&b).ok());
+        let public = public.ok_or_else(|| bad("`public` is not an Ed25519 public key"))?;
+        let key = *trusted.get_or_insert(public);
+        if public != key {
+            return Err(bad(&format!("signed by key {}, not the trusted key {}", line.public, hex(key.as_bytes()))));
+        }
+        if line.seq != n {
+            return Err(bad(&format!("seq {} where {n} was expected (a line is missing or out of order)", line.seq)));
+        }
+        if unhex::<32>(&line.prev) != Some(last) {
+            return Err(bad("`prev` is not the SHA-256 of the line before (a line is missing, altered or moved)"));
+        }
+        if line.json() != text {
+            return Err(bad("not in canonical form"));
+        }
+        let sig = unhex::<64>(&std::mem::take(&mut line.sig)).map(|b| Signature::from_bytes(&b));
+        if sig.is_none_or(|sig| key.verify_strict(&signed_bytes(&line.json()), &sig).is_err()) {
+            return Err(bad("bad signature (the line was altered)"));
+        }
+        for h in line.heads {
+            if unhex::<32>(&h.head).is_none() {
+                return Err(bad(&format!("table {}: head is not 64 hex digits", h.table)));
+            }
+            anchored.heads.insert(h.table, (h.len, h.head));
+        }
+        last = Sha256::digest(raw).into();
+        anchored.lines = n;
+    }
+    anchored.public = trusted.map(|k| hex(k.as_bytes())).unwrap_or_default();
+    Ok(Scan { anchored, last, complete: complete as u64 })
+}
+
+/// The anchor file, open for appending.
+pub struct AnchorLog {
+    path: PathBuf,
+    file: File,
+    key: AnchorKey,
+    seq: u64,
+    last: [u8; 32],
+    /// The file's length: where a failed write is cut back to.
+    len: u64,
+    poisoned: bool,
+}
+
+impl AnchorLog {
+    /// Open (create if missing) the file at `path` for appending with `key`. An
+    /// existing file is verified first, under this key, and a torn last line cut
+    /// off; the log continues from its last line. A file signed by another key is
+    /// an error: the key file was replaced, or this is another server's file.
+    pub fn open(path: &Path, key: AnchorKey) -> Result<AnchorLog, AnchorError> {
+        let io = |e| io_err(path, e);
+        let mut file = OpenOptions::new().read(true).append(true).create(true).open(path).map_err(io)?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).map_err(io)?;
+        let scan = scan(path, &bytes, Some(key.key.verifying_key()))?;
+        if scan.complete < bytes.len() as u64 {
+            file.set_len(scan.complete).map_err(io)?;
+        }
+        let (seq, last, len) = (scan.anchored.lines, scan.last, scan.complete);
+        Ok(AnchorLog { path: path.into(), file, key, seq, last, len, poisoned: false })
+    }
+
+    /// Append one signed line naming these heads (nothing if empty): one
+    /// signature and one `write`, no fsync. The database commit before it is
+    /// what must be durable; an anchor may lag it after a power cut, never lead.
+    pub fn append(&mut self, heads: &[Head]) -> Result<(), AnchorError> {
+        if heads.is_empty() {
+            return Ok(());
+        }
+        if self.poisoned {
+            return Err(AnchorError::Poisoned(self.path.clone()));
+        }
+        debug_assert!(heads.iter().all(|h| unhex::<32>(&h.head).is_some()), "heads are 64 lower-case hex");
+        let line = render(&self.key.key, self.seq + 1, &self.last, heads);
+        let bytes = format!("{line}\n");
+        if let Err(e) = self.file.write_all(bytes.as_bytes()).and_then(|()| self.file.flush()) {
+            // Cut a partial write off, lest the next line follow a torn one.
+            self.poisoned = self.file.set_len(self.len).is_err();
+            return Err(io_err(&self.path, e));
+        }
+        self.seq += 1;
+        self.last = Sha256::digest(line.as_bytes()).into();
+        self.len += bytes.len() as u64;
+        Ok(())
+    }
+
+    pub fn public_hex(&self) -> String {
+        self.key.public_hex()
+    }
+}
+
+/// Read and verify the file. `pinned`: the public key the verifier trusts
+/// (hex). When None, the key on the file's first line is used, and the caller
+/// should report it: a forger could have replaced file and key together. Any
+/// bad signature, broken `prev` link, wrong seq, unparsable line or key mismatch
+/// is an error naming the line; a torn last line (no newline) is ignored.
+pub fn read(path: &Path, pinned: Option<&str>) -> Result<Anchored, AnchorError> {
+    let key = |p: &str| VerifyingKey::from_bytes(&unhex::<32>(&p.trim().to_ascii_lowercase())?).ok();
+    let trusted = pinned.map(|p| key(p).ok_or_else(|| AnchorError::BadPinned(p.into()))).transpose()?;
+    let bytes = fs::read(path).map_err(|e| io_err(path, e))?;
+    Ok(scan(path, &bytes, trusted)?.anchored)
+}
+
+/// Default paths beside a database file: `<db>.anchors` and `<db>.key`.
+pub fn default_paths(db: &Path) -> (PathBuf, PathBuf) {
+    let with = |suffix: &str| {
+        let mut s = db.as_os_str().to_owned();
+        s.push(suffix);
+        PathBuf::from(s)
+    };
+    (with(".anchors"), with(".key"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh directory under the system temp dir, removed on drop.
+    struct Tmp(PathBuf);
+    impl Tmp {
+        fn new() -> Tmp {
+            let mut r = [0u8; 8];
+            getrandom::fill(&mut r).unwrap();
+            let dir = std::env::temp_dir().join(format!("anchor-test-{}", hex(&r)));
+            fs::create_dir(&dir).unwrap();
+            Tmp(dir)
+        }
+        fn key(&self, name: &str) -> AnchorKey {
+            AnchorKey::load_or_create(&self.0.join(name)).unwrap()
+        }
+    }
+    impl Drop for Tmp {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn head(table: u32, len: u64) -> Head {
+        Head { table, len, head: hex(&Sha256::digest(format!("{table}/{len}"))) }
+    }
+
+    /// Four lines: tables 1 and 2, then 1, then 3, then 2.
+    fn log(tmp: &Tmp) -> PathBuf {
+        let path = tmp.0.join("db.anchors");
+        let mut log = AnchorLog::open(&path, tmp.key("db.key")).unwrap();
+        for batch in [vec![head(1, 3), head(2, 1)], vec![head(1, 5)], vec![], vec![head(3, 2)], vec![head(2, 4)]] {
+            log.append(&batch).unwrap();
+        }
+        path
+    }
+
+    fn lines(path: &Path) -> Vec<String> {
+        fs::read_to_string(path).unwrap().lines().map(String::from).collect()
+    }
+
+    fn write_lines(path: &Path, lines: &[String]) {
+        fs::write(path, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    }
+
+    /// The line number and message of a bad-line error.
+    fn bad_line(r: Result<Anchored, AnchorError>) -> (u64, String) {
+        match r {
+            Err(e @ AnchorError::BadLine { line, .. }) => (line, e.to_string()),
+            other => panic!("expected a bad line, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn round_trip_gives_the_latest_head_per_table() {
+        let tmp = Tmp::new();
+        let path = log(&tmp);
+        let a = read(&path, None).unwrap();
+        assert_eq!(a.lines, 4);
+        assert_eq!(a.public, tmp.key("db.key").public_hex());
+        let want: BTreeMap<u32, (u64, String)> =
+            [head(1, 5), head(2, 4), head(3, 2)].into_iter().map(|h| (h.table, (h.len, h.head))).collect();
+        assert_eq!(a.heads, want);
+        assert_eq!(read(&path, Some(&a.public)).unwrap(), a);
+        assert!(lines(&path)[0].starts_with(&format!("{{\"seq\":1,\"prev\":\"{}\"", "0".repeat(64))));
+    }
+
+    #[test]
+    fn reopening_continues_the_chain() {
+        let tmp = Tmp::new();
+        let path = log(&tmp);
+        let mut log = AnchorLog::open(&path, tmp.key("db.key")).unwrap();
+        log.append(&[head(1, 9)]).unwrap();
+        let a = read(&path, Some(&log.public_hex())).unwrap();
+        assert_eq!((a.lines, &a.heads[&1]), (5, &(9, head(1, 9).head)));
+        let l = lines(&path);
+        assert!(l[4].contains(&format!("\"seq\":5,\"prev\":\"{}\"", hex(&Sha256::digest(&l[3])))));
+    }
+
+    #[test]
+    fn tampering_is_found_at_its_line() {
+        let tmp = Tmp::new();
+        let path = log(&tmp);
+        let orig = lines(&path);
+        let mut changed = orig.clone();
+        let at = changed[1].find("\"head\":\"").unwrap() + 8;
+        let flip = if &changed[1][at..at + 1] == "0" { "1" } else { "0" };
+        changed[1].replace_range(at..at + 1, flip);
+        write_lines(&path, &changed);
+        let (line, msg) = bad_line(read(&path, None));
+        assert!(line == 2 && msg.contains("bad signature"), "{msg}");
+
+        write_lines(&path, &[orig[0].clone(), orig[2].clone(), orig[3].clone()]);
+        let (line, msg) = bad_line(read(&path, None));
+        assert!(line == 2 && msg.contains("seq 3 where 2"), "{msg}");
+        write_lines(&path, &[orig[0].clone(), orig[2].clone(), orig[1].clone(), orig[3].clone()]);
+        assert_eq!(bad_line(read(&path, None)).0, 2);
+
+        // Line 2 re-signed by another key, with the right seq and prev.
+        let other = tmp.key("other.key");
+        let mut resigned = orig.clone();
+        resigned[1] = render(&other.key, 2, &Sha256::digest(&orig[0]).into(), &[head(1, 5)]);
+        write_lines(&path, &resigned);
+        let (line, msg) = bad_line(read(&path, None));
+        assert!(line == 2 && msg.contains("signed by key"), "{msg}");
+
+        write_lines(&path, &orig);
+        let (line, msg) = bad_line(read(&path, Some(&other.public_hex())));
+        assert!(line == 1 && msg.contains("db.anchors: line 1: signed by key"), "{msg}");
+        assert!(matches!(read(&path, Some("zz")), Err(AnchorError::BadPinned(_))));
+        assert!(matches!(AnchorLog::open(&path, other), Err(AnchorError::BadLine { line: 1, .. })));
+    }
+
+    #[test]
+    fn a_torn_last_line_is_tolerated() {
+        let tmp = Tmp::new();
+        let path = log(&tmp);
+        let whole = fs::read(&path).unwrap();
+        let last = lines(&path).pop().unwrap();
+        let mut torn = whole.clone();
+        torn.extend_from_slice(&last.as_bytes()[..last.len() / 2]);
+        fs::write(&path, &torn).unwrap();
+        assert_eq!(read(&path, None).unwrap().lines, 4);
+
+        let mut log = AnchorLog::open(&path, tmp.key("db.key")).unwrap();
+        assert_eq!(fs::read(&path).unwrap(), whole);
+        log.append(&[head(4, 1)]).unwrap();
+        let a = read(&path, None).unwrap();
+        assert_eq!((a.lines, a.heads[&4].0), (5, 1));
+    }
+
+    #[test]
+    fn keys_are_created_once_and_malformed_ones_refused() {
+        let tmp = Tmp::new();
+        let path = tmp.0.join("k.key");
+        let made = AnchorKey::load_or_create(&path).unwrap();
+        assert_eq!(AnchorKey::load_or_create(&path).unwrap().public_hex(), made.public_hex());
+        assert_eq!(AnchorKey::load(&path).unwrap().public_hex(), made.public_hex());
+        #[cfg(unix)]
+        assert_eq!(std::os::unix::fs::PermissionsExt::mode(&fs::metadata(&path).unwrap().permissions()) & 0o777, 0o600);
+        fs::write(&path, "not a key\n").unwrap();
+        let err = AnchorKey::load_or_create(&path).err().unwrap();
+        assert!(matches!(&err, AnchorError::BadKey(p) if p == &path));
+        assert!(err.to_string().contains("k.key"), "{err}");
+        let (anchors, key) = default_paths(Path::new("/var/casino.db"));
+        assert_eq!((anchors, key), (PathBuf::from("/var/casino.db.anchors"), PathBuf::from("/var/casino.db.key")));
+    }
+}

@@ -1,0 +1,480 @@
+//! The trust boundary, by attack (DESIGN 10, 13): every command × table mode ×
+//! role × phase is refused with nothing changed, or allowed and then replayed
+//! clean by `verify`; on an RNG table no person supplies a card, an order or a
+//! seed; a huge win cannot be wagered; a broken invariant stops one table only.
+
+use baccarat_rules::{Bet, Card, Money, Side};
+use baccarat_server::auth::Role;
+use baccarat_server::casino::{Casino, Mode, Reply, Request};
+use baccarat_server::ledger::{AccountKind, Cause, Op};
+use baccarat_server::store::{Commit, SqliteStore, Store};
+use baccarat_server::trust::{command_name, Actor, Who, MATRIX};
+use baccarat_server::verify::verify;
+use baccarat_table::engine::{Command, Phase, Position, ShoeSource, Spot};
+
+const NSW: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 500000\n[bets.player_pair]\n";
+
+fn card(s: &str) -> Card {
+    s.parse().unwrap()
+}
+
+/// The phases a coup passes through, each reached honestly.
+#[derive(Clone, Copy, Debug)]
+enum At {
+    NoShoe,
+    Ready,
+    Betting,
+    Closed,
+    Dealing,
+}
+
+const PHASES: [At; 5] = [At::NoShoe, At::Ready, At::Betting, At::Closed, At::Dealing];
+
+fn person(role: Role) -> Actor {
+    let user = match role {
+        Role::Player => 1,
+        Role::Dealer => 101,
+        Role::Supervisor => 102,
+        Role::Inspector => 103,
+        Role::Admin => 104,
+    };
+    Actor::Person { user, role }
+}
+
+fn actors() -> Vec<Actor> {
+    let mut v = vec![Actor::Server];
+    v.extend(Role::ALL.map(person));
+    v
+}
+
+/// A casino with table 1 of `mode` at phase `at`, two players holding wagers
+/// from betting on, and everything done so far in `commit`.
+fn table_at(mode: Mode, at: At) -> (Casino, Commit) {
+    let mut c = Casino::new();
+    let mut commit = Commit::default();
+    c.create_table(1, "T", "nsw-2021", NSW, mode, Money(100_000_000), &mut commit).unwrap();
+    for p in 1..=2 {
+        c.handle(Request::Deposit { player: p, amount: Money(1_000_000), key: "in".into() }, &mut commit);
+    }
+    let dealer = person(Role::Dealer);
+    let run = |c: &mut Casino, commit: &mut Commit, command: Command, by: Actor| {
+        let r = c.handle(Request::Table { table: 1, command, by }, commit);
+        assert!(matches!(r, Reply::Events { .. }), "{r:?}");
+    };
+    let by = if mode == Mode::Rng { Actor::Server } else { dealer };
+    if matches!(at, At::NoShoe) {
+        return (c, commit);
+    }
+    match mode {
+        Mode::Rng => assert!(matches!(c.handle(Request::NewShoe { table: 1 }, &mut commit), Reply::Events { .. })),
+        Mode::Live => run(
+            &mut c,
+            &mut commit,
+            Command::StartShoe { source: ShoeSource::Live { decks: 8 }, cut: None, burn: None, show_burn: false },
+            dealer,
+        ),
+    }
+    if matches!(at, At::Ready) {
+        return (c, commit);
+    }
+    run(&mut c, &mut commit, Command::OpenBetting { no_bet: false, closes_at: None }, by);
+    for (p, bet) in [(1, Bet::Banker), (2, Bet::Player)] {
+        let r = c.handle(
+            Request::Wager { table: 1, player: p, spot: Spot::Box(p as u8), bet, amount: Money(5000), key: "w".into() },
+            &mut commit,
+        );
+        assert!(matches!(r, Reply::Wager { .. }), "{r:?}");
+    }
+    if matches!(at, At::Betting) {
+        return (c, commit);
+    }
+    run(&mut c, &mut commit, Command::CloseBetting, by);
+    if matches!(at, At::Closed) {
+        return (c, commit);
+    }
+    // Two cards out: Player 2, Banker 3 so far (live), or the shoe's (RNG).
+    for s in ["2C", "3D"] {
+        let cmd = match mode {
+            Mode::Rng => Command::DealNext,
+            Mode::Live => Command::CardIn { card: card(s), to: None, face_up: true },
+        };
+        run(&mut c, &mut commit, cmd, by);
+    }
+    assert_eq!(c.phase(1), Some(Phase::Dealing));
+    (c, commit)
+}
+
+/// One instance of every command, with the cards and seeds an attacker would
+/// send. `dealt`: the coup's cards so far (for reconstructions).
+fn commands(dealt: &[Card]) -> Vec<Command> {
+    let mut reordered = dealt.to_vec();
+    reordered.reverse();
+    let banker_nine = ["2H", "9S", "KH", "KS"].map(card).to_vec();
+    vec![
+        Command::StartShoe {
+            source: ShoeSource::Shuffle { seed: "0".repeat(64) },
+            cut: None,
+            burn: None,
+            show_burn: false,
+        },
+        Command::StartShoe { source: ShoeSource::Live { decks: 8 }, cut: None, burn: None, show_burn: false },
+        Command::StartShoe {
+            source: ShoeSource::Continuous { seed: "1".repeat(64) },
+            cut: None,
+            burn: None,
+            show_burn: false,
+        },
+        Command::OpenBetting { no_bet: false, closes_at: None },
+        Command::PlaceWager {
+            player: 1,
+            spot: Spot::Box(1),
+            bet: Bet::Tie,
+            amount: Money(1000),
+            ante: Money::ZERO,
+            token: false,
+            at_ms: None,
+        },
+        Command::ReopenWagers,
+        Command::InvalidBet { wager: 0 },
+        Command::SetPersonalLimits { player: 1, min: Money(1000), max: Money(400_000) },
+        Command::AnnounceMinimum { minimum: Money(2000), at_ms: 0 },
+        Command::ChangeMinimum { minimum: Money(2000), at_ms: 0, present: vec![] },
+        Command::WithdrawWager { player: 1, wager: 0 },
+        Command::ApproveWager { wager: 0 },
+        Command::RefuseWager { wager: 1 },
+        Command::CloseBetting,
+        Command::DealNext,
+        Command::CardIn { card: card("9S"), to: None, face_up: true },
+        Command::FaceUpInShoe { card: card("KD") },
+        Command::CuttingCardOut,
+        Command::MissingOrForeign { card: Some(card("AS")) },
+        Command::MissingOrForeign { card: None },
+        Command::Misdeal { reconstructed: None },
+        Command::Misdeal { reconstructed: Some(reordered) },
+        Command::Expose { side: Side::Player, player: None },
+        Command::Expose { side: Side::Player, player: Some(1) },
+        Command::DeclineCards { player: 1 },
+        Command::AppointNominee { player: 1, nominee: Some(2) },
+        Command::TakeMarker { player: 1, seat: 1 },
+        Command::PassMarker { player: 1 },
+        Command::ResumeCoup,
+        Command::ScannerDiscrepancy { confirmed: Some(banker_nine) },
+        Command::ScannerDiscrepancy { confirmed: None },
+        Command::Invalidate { forfeit: vec![], reason: None },
+        Command::Invalidate { forfeit: vec![], reason: Some("invalidated".into()) },
+        Command::ShufflerMalfunction { disadvantage: true, other_device: false },
+        Command::ShufflerMalfunction { disadvantage: false, other_device: false },
+        Command::Interrupted,
+        Command::VoidInterrupted,
+        Command::WrongHand { void_hand: false },
+    ]
+}
+
+/// Supplies cards, an order or a seed: never accepted at an RNG table.
+fn injects_cards(cmd: &Command) -> bool {
+    matches!(
+        cmd,
+        Command::StartShoe { .. }
+            | Command::CardIn { .. }
+            | Command::FaceUpInShoe { .. }
+            | Command::Misdeal { .. }
+            | Command::ScannerDiscrepancy { .. }
+            | Command::MissingOrForeign { .. }
+            | Command::WrongHand { .. }
+            | Command::CuttingCardOut
+    )
+}
+
+#[test]
+fn every_command_has_one_row_and_no_person_injects_cards_at_an_rng_table() {
+    for cmd in commands(&[]) {
+        let name = command_name(&cmd);
+        let rows: Vec<_> = MATRIX.iter().filter(|r| r.command == name).collect();
+        assert_eq!(rows.len(), 1, "{name}");
+        if injects_cards(&cmd) {
+            assert!(matches!(rows[0].rng, Who::Nobody | Who::Server), "{name} at an RNG table: {:?}", rows[0].rng);
+        }
+    }
+}
+
+/// The whole matrix: 2 modes × 5 phases × 38 commands × 6 actors.
+#[test]
+fn the_matrix_every_cell_refused_unchanged_or_replayed_by_verify() {
+    let (mut allowed, mut refused) = (0, 0);
+    for mode in Mode::ALL {
+        for at in PHASES {
+            let dealt: Vec<Card> = {
+                let (c, _) = table_at(mode, at);
+                c.tables[&1].engine.state().coup.cards.iter().map(|d| d.1).collect()
+            };
+            for cmd in commands(&dealt) {
+                for by in actors() {
+                    let (mut c, mut commit) = table_at(mode, at);
+                    let before = c.tables[&1].engine.clone();
+                    let (chain, transfers) = (c.tables[&1].chain.len(), c.ledger.transfers().len());
+                    let mut step = Commit::default();
+                    let r = c.handle(Request::Table { table: 1, command: cmd.clone(), by }, &mut step);
+                    let cell = format!("{mode:?} {at:?} {} by {by:?}: {r:?}", command_name(&cmd));
+                    match r {
+                        Reply::Refused { .. } => {
+                            refused += 1;
+                            assert!(c.tables[&1].engine == before, "{cell}: the table changed");
+                            assert_eq!(c.tables[&1].chain.len(), chain, "{cell}: recorded");
+                            assert_eq!(c.ledger.transfers().len(), transfers, "{cell}: money moved");
+                            assert!(step.records.is_empty() && step.ledger.iter().all(|l| l.transfers.is_empty()));
+                        }
+                        _ => {
+                            allowed += 1;
+                            if mode == Mode::Rng {
+                                assert!(
+                                    !(injects_cards(&cmd) && by != Actor::Server),
+                                    "{cell}: a person injected cards at an RNG table"
+                                );
+                            }
+                            commit.ledger.extend(step.ledger);
+                            commit.records.extend(step.records);
+                            commit.tables.extend(step.tables);
+                            let mut store = SqliteStore::memory().unwrap();
+                            store.commit(&commit).unwrap();
+                            let f = verify(&store.load().unwrap());
+                            assert!(f.problems.is_empty(), "{cell}: verify: {:?}", f.problems);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(allowed > 100 && refused > 1000, "allowed {allowed}, refused {refused}");
+}
+
+/// The reported attack: a dealer's scanner discrepancy with "confirmed" cards
+/// replaced the shuffled ones (Banker 9 beat Player 2). Refused to every role.
+#[test]
+fn a_scanner_discrepancy_cannot_choose_an_rng_coup() {
+    for by in actors() {
+        let (mut c, mut commit) = table_at(Mode::Rng, At::Dealing);
+        let confirmed = Some(["2H", "9S", "KH", "KS"].map(card).to_vec());
+        let r =
+            c.handle(Request::Table { table: 1, command: Command::ScannerDiscrepancy { confirmed }, by }, &mut commit);
+        assert!(matches!(&r, Reply::Refused { rule, .. } if rule == "trust" || rule == "role"), "{by:?}: {r:?}");
+    }
+    // A person's seed, even from an admin, is refused: shoes come from OS entropy.
+    let (mut c, mut commit) = table_at(Mode::Rng, At::Ready);
+    let zeros = Command::StartShoe {
+        source: ShoeSource::Shuffle { seed: "0".repeat(64) },
+        cut: None,
+        burn: None,
+        show_burn: false,
+    };
+    let r = c.handle(Request::Table { table: 1, command: zeros, by: person(Role::Admin) }, &mut commit);
+    assert!(matches!(r, Reply::Refused { .. }), "{r:?}");
+}
+
+/// A void after the cards are out needs a supervisor and a reason the rulebook
+/// gives; it is listed for the inspector with who did it.
+#[test]
+fn a_void_after_the_cards_are_out_needs_a_cited_reason_and_is_listed() {
+    let (mut c, mut commit) = table_at(Mode::Rng, At::Dealing);
+    let sup = person(Role::Supervisor);
+    let bare = Command::Invalidate { forfeit: vec![], reason: None };
+    let r = c.handle(Request::Table { table: 1, command: bare, by: sup }, &mut commit);
+    assert!(matches!(&r, Reply::Refused { message, .. } if message.contains("reason")), "{r:?}");
+    let dealer = person(Role::Dealer);
+    let cited = Command::Invalidate { forfeit: vec![], reason: Some("invalidated".into()) };
+    let r = c.handle(Request::Table { table: 1, command: cited.clone(), by: dealer }, &mut commit);
+    assert!(matches!(&r, Reply::Refused { rule, .. } if rule == "role"), "{r:?}");
+    let r = c.handle(Request::Table { table: 1, command: cited, by: sup }, &mut commit);
+    assert!(matches!(r, Reply::Events { .. }), "{r:?}");
+    assert_eq!(c.balance(1).unwrap().1, Money(1_000_000), "the stake is back");
+    let mut store = SqliteStore::memory().unwrap();
+    store.commit(&commit).unwrap();
+    let f = verify(&store.load().unwrap());
+    assert!(f.problems.is_empty(), "{:?}", f.problems);
+    assert_eq!(f.voids.len(), 1);
+    assert_eq!((f.voids[0].table, f.voids[0].shoe, f.voids[0].coup, f.voids[0].by), (1, 1, 1, Some(sup)));
+    assert!(f.voids[0].rule.contains("NSW 14.4"), "{}", f.voids[0].rule);
+}
+
+/// A card dealt by a person at a live table names who entered it.
+#[test]
+fn a_live_card_records_who_entered_it() {
+    let (_, commit) = table_at(Mode::Live, At::Dealing);
+    let dealt: Vec<_> = commit.records.iter().filter(|(_, r)| r.body.contains("card_dealt")).collect();
+    assert_eq!(dealt.len(), 2);
+    for (_, r) in dealt {
+        assert!(r.body.contains("\"by\":{\"kind\":\"person\",\"user\":101,\"role\":\"dealer\"}"), "{}", r.body);
+    }
+    // The wrong position for a card is not a way to choose one at an RNG table either.
+    let (mut c, mut commit) = table_at(Mode::Rng, At::Dealing);
+    let r = c.handle(
+        Request::Table {
+            table: 1,
+            command: Command::CardIn { card: card("9S"), to: Some(Position::Banker2), face_up: true },
+            by: person(Role::Dealer),
+        },
+        &mut commit,
+    );
+    assert!(matches!(r, Reply::Refused { .. }));
+}
+
+/// The reported crash: a table with a huge maximum, two opposite wagers of
+/// 10^12; the house float could not pay and the writer panicked on every
+/// restart. Now the table is refused above the ceiling, and with the ceiling
+/// raised, the wager that the float cannot cover is refused when it arrives.
+#[test]
+fn two_opposite_huge_wagers_cannot_break_settlement() {
+    let huge = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 1000000000000\n";
+    let mut c = Casino::new();
+    let mut commit = Commit::default();
+    let e = c.create_table(1, "Huge", "nsw-2021", huge, Mode::Rng, Money(100_000_000_000), &mut commit).unwrap_err();
+    assert!(e.contains("ceiling"), "{e}");
+    c.ceiling = Money(1_000_000_000_000);
+    c.create_table(1, "Huge", "nsw-2021", huge, Mode::Rng, Money(100_000_000_000), &mut commit).unwrap();
+    c.create_table(2, "Other", "nsw-2021", NSW, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
+    for p in 1..=3 {
+        c.handle(Request::Deposit { player: p, amount: Money(1_000_000_000_000), key: "in".into() }, &mut commit);
+    }
+    for t in [1, 2] {
+        c.handle(Request::NewShoe { table: t }, &mut commit);
+        c.handle(
+            Request::Table {
+                table: t,
+                command: Command::OpenBetting { no_bet: false, closes_at: None },
+                by: Actor::Server,
+            },
+            &mut commit,
+        );
+    }
+    let wager = |p: u32, bet, amount: i64, key: &str| Request::Wager {
+        table: 1,
+        player: p,
+        spot: Spot::Box(p as u8),
+        bet,
+        amount: Money(amount),
+        key: key.to_string(),
+    };
+    let big = |p: u32, bet| wager(p, bet, 1_000_000_000_000, &format!("big{p}"));
+    let r = c.handle(big(1, Bet::Banker), &mut commit);
+    assert!(matches!(&r, Reply::Refused { rule, .. } if rule == "float"), "{r:?}");
+    let r = c.handle(big(2, Bet::Player), &mut commit);
+    assert!(matches!(&r, Reply::Refused { rule, .. } if rule == "float"), "{r:?}");
+    assert_eq!(c.balance(1).unwrap().1, Money(1_000_000_000_000), "nothing held");
+    // What the float can cover is taken, and the coup settles.
+    let r = c.handle(wager(1, Bet::Player, 50_000_000_000, "ok"), &mut commit);
+    assert!(matches!(r, Reply::Wager { .. }), "{r:?}");
+    let r = c.handle(wager(2, Bet::Player, 60_000_000_000, "ok"), &mut commit);
+    assert!(matches!(&r, Reply::Refused { rule, .. } if rule == "float"), "the second would exceed it: {r:?}");
+    for t in [1, 2] {
+        c.handle(Request::Table { table: t, command: Command::CloseBetting, by: Actor::Server }, &mut commit);
+        while matches!(c.phase(t), Some(Phase::Closed | Phase::Dealing)) {
+            let r = c.handle(Request::Table { table: t, command: Command::DealNext, by: Actor::Server }, &mut commit);
+            assert!(matches!(r, Reply::Events { .. }), "{r:?}");
+        }
+    }
+    c.ledger.check().unwrap();
+    // A restart recovers every table and serves on.
+    let mut store = SqliteStore::memory().unwrap();
+    store.commit(&commit).unwrap();
+    let snap = store.load().unwrap();
+    assert!(verify(&snap).problems.is_empty(), "{:?}", verify(&snap).problems);
+    let mut again = Casino::recover(snap).unwrap();
+    assert!(again.tables.values().all(|t| t.halted.is_none()));
+    let r = again.handle(Request::NewShoe { table: 2 }, &mut Commit::default());
+    assert!(matches!(r, Reply::Events { .. }), "{r:?}");
+}
+
+/// A personal maximum above the table's exists only where the rulebook allows
+/// it (NSW 6.8), and never above the casino's ceiling.
+#[test]
+fn personal_limits_are_bounded() {
+    let (mut c, mut commit) = table_at(Mode::Rng, At::Ready);
+    let sup = person(Role::Supervisor);
+    let set = |max: i64| Command::SetPersonalLimits { player: 1, min: Money(1000), max: Money(max) };
+    let r = c.handle(Request::Table { table: 1, command: set(1_000_000_000_000), by: sup }, &mut commit);
+    assert!(matches!(&r, Reply::Refused { message, .. } if message.contains("ceiling")), "{r:?}");
+    let r = c.handle(Request::Table { table: 1, command: set(600_000), by: sup }, &mut commit);
+    assert!(matches!(r, Reply::Events { .. }), "NSW 6.8 allows it: {r:?}");
+    // The resort's house rules give no such sign.
+    let mut c = Casino::new();
+    let mut commit = Commit::default();
+    let resort = "rulebook = \"resort-house\"\nchip = 100\nmin = 1000\nmax = 200000\n";
+    c.create_table(1, "R", "resort-house", resort, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
+    let r = c.handle(Request::Table { table: 1, command: set(600_000), by: sup }, &mut commit);
+    assert!(matches!(&r, Reply::Refused { message, .. } if message.contains("no personal maximum")), "{r:?}");
+}
+
+/// If an invariant breaks anyway (here: the house account drained behind the
+/// casino's back), only that table stops, named; the others go on, across a
+/// restart; a supervisor voids its coup and every stake comes back.
+#[test]
+fn a_broken_invariant_stops_one_table_only() {
+    let mut c = Casino::new();
+    let mut commit = Commit::default();
+    for t in [1, 2] {
+        c.create_table(t, "T", "nsw-2021", NSW, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
+    }
+    c.handle(Request::Deposit { player: 1, amount: Money(1_000_000), key: "in".into() }, &mut commit);
+    for t in [1, 2] {
+        c.handle(Request::NewShoe { table: t }, &mut commit);
+        c.handle(
+            Request::Table {
+                table: t,
+                command: Command::OpenBetting { no_bet: false, closes_at: None },
+                by: Actor::Server,
+            },
+            &mut commit,
+        );
+        for bet in [Bet::Player, Bet::Tie] {
+            let key = format!("{t}{bet}");
+            let r = c.handle(
+                Request::Wager { table: t, player: 1, spot: Spot::Box(1), bet, amount: Money(100_000), key },
+                &mut commit,
+            );
+            assert!(matches!(r, Reply::Wager { .. }), "{r:?}");
+        }
+        c.handle(Request::Table { table: t, command: Command::CloseBetting, by: Actor::Server }, &mut commit);
+    }
+    let house = c.ledger.find(&AccountKind::House { table: 1 }).unwrap();
+    let cage = c.ledger.find(&AccountKind::Cage).unwrap();
+    let (a, _) = c.ledger.apply_internal(
+        &[Op::Transfer { debit: house, credit: cage, amount: Money(100_000_000), memo: "drained".into() }],
+        Cause::None,
+    );
+    a.unwrap();
+    // Table 1 cannot settle a win: it stops, named; nothing of its coup is kept.
+    let mut halted = None;
+    while matches!(c.phase(1), Some(Phase::Closed | Phase::Dealing)) && halted.is_none() {
+        if let Reply::Refused { rule, message } =
+            c.handle(Request::Table { table: 1, command: Command::DealNext, by: Actor::Server }, &mut commit)
+        {
+            assert_eq!(rule, "halted");
+            halted = Some(message);
+        }
+    }
+    let Some(why) = halted else { return }; // the Player lost and the Tie too: nothing to pay; nothing broke
+    assert!(why.contains("table 1") && why.contains("ledger refused"), "{why}");
+    let r = c.handle(Request::Table { table: 1, command: Command::DealNext, by: Actor::Server }, &mut commit);
+    assert!(matches!(&r, Reply::Refused { rule, .. } if rule == "halted"), "{r:?}");
+    while matches!(c.phase(2), Some(Phase::Closed | Phase::Dealing)) {
+        let r = c.handle(Request::Table { table: 2, command: Command::DealNext, by: Actor::Server }, &mut commit);
+        assert!(matches!(r, Reply::Events { .. }), "table 2 goes on: {r:?}");
+    }
+    // Across a restart: table 1 is still stopped, table 2 serves.
+    let mut store = SqliteStore::memory().unwrap();
+    store.commit(&commit).unwrap();
+    let mut c = Casino::recover(store.load().unwrap()).unwrap();
+    let mut commit = Commit::default();
+    assert_eq!(c.resume_interrupted(&mut commit), Vec::<u32>::new(), "a halted table is not resumed");
+    assert!(c.tables[&1].halted.is_some());
+    assert!(matches!(c.handle(Request::NewShoe { table: 2 }, &mut commit), Reply::Events { .. }));
+    // A dealer cannot void it; a supervisor can, and the stakes come back.
+    let r = c.handle(Request::VoidHalted { table: 1, by: person(Role::Dealer) }, &mut commit);
+    assert!(matches!(&r, Reply::Refused { rule, .. } if rule == "role"), "{r:?}");
+    let before = c.balance(1).unwrap();
+    let r = c.handle(Request::VoidHalted { table: 1, by: person(Role::Supervisor) }, &mut commit);
+    assert!(matches!(r, Reply::Events { .. }), "{r:?}");
+    assert!(c.tables[&1].halted.is_none());
+    let after = c.balance(1).unwrap();
+    assert_eq!(after.1, before.1 + Money(200_000), "both stakes released");
+    assert_eq!(c.phase(1), Some(Phase::Ready));
+}

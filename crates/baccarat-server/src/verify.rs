@@ -236,38 +236,46 @@ fn check_configuration(row: &TableRow, bodies: &[(u64, Body)], f: &mut Findings)
 /// card dealt and no coup reconstructed by a person. Voids after the cards
 /// were out are listed for the inspector.
 fn check_rng(table: u32, bodies: &[(u64, Body)], f: &mut Findings) {
-    let (mut shoe, mut coup, mut cards_out) = (0, 0, false);
     for (seq, b) in bodies {
         let Some(e) = &b.event else { continue };
         let person = matches!(b.by, Some(Actor::Person { .. }));
         match e {
-            Event::ShoeStarted { shoe: n, seed, .. } => {
-                shoe = *n;
-                if person || seed.is_none() {
-                    f.problems.push(format!(
-                        "table {table} record {seq}: an RNG table's shoe was not shuffled by the server from its own seed"
-                    ));
-                }
-            }
-            Event::BettingOpened { coup: n, .. } => {
-                coup = *n;
-                cards_out = false;
-            }
-            Event::CardDealt { .. } => {
-                cards_out = true;
-                if person {
-                    f.problems.push(format!("table {table} record {seq}: a person dealt a card at an RNG table"));
-                }
+            Event::ShoeStarted { seed, .. } if person || seed.is_none() => f.problems.push(format!(
+                "table {table} record {seq}: an RNG table's shoe was not shuffled by the server from its own seed"
+            )),
+            Event::CardDealt { .. } if person => {
+                f.problems.push(format!("table {table} record {seq}: a person dealt a card at an RNG table"))
             }
             Event::Reconstructed { .. } => f.problems.push(format!(
                 "table {table} record {seq}: an RNG table's cards were replaced or reordered (a reconstruction)"
             )),
-            Event::CoupVoided { rule, .. } if cards_out => {
-                f.voids.push(Void { table, shoe, coup, by: b.by, rule: rule.clone() });
+            _ => {}
+        }
+    }
+    f.voids.extend(voids_of(table, bodies));
+}
+
+/// The coups of a table voided after their cards were out: with the shoe,
+/// who voided them and the rule given (for recall and verify: a pattern of
+/// voids that favours anyone shows here).
+pub fn voids_of(table: u32, bodies: &[(u64, Body)]) -> Vec<Void> {
+    let (mut shoe, mut coup, mut cards_out) = (0, 0, false);
+    let mut out = Vec::new();
+    for (_, b) in bodies {
+        match &b.event {
+            Some(Event::ShoeStarted { shoe: n, .. }) => shoe = *n,
+            Some(Event::BettingOpened { coup: n, .. }) => {
+                coup = *n;
+                cards_out = false;
+            }
+            Some(Event::CardDealt { .. }) => cards_out = true,
+            Some(Event::CoupVoided { rule, .. }) if cards_out => {
+                out.push(Void { table, shoe, coup, by: b.by, rule: rule.clone() })
             }
             _ => {}
         }
     }
+    out
 }
 
 fn check_table(id: u32, rb: &baccarat_rules::Rulebook, cfg: &TableConfig, events: &[(u64, Event)], f: &mut Findings) {

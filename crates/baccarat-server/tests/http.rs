@@ -127,6 +127,7 @@ async fn the_role_matrix() {
             &["dealer", "supervisor", "admin"],
         ),
         ("POST", "/api/tables/5/commands", json!({"command": "reopen_wagers"}), &["supervisor", "admin"]),
+        ("POST", "/api/tables/1/void", json!({}), &["supervisor", "admin"]),
         ("POST", "/api/players/5/deposit", json!({"amount": 100, "key": "d"}), &["admin"]),
         ("GET", "/api/tables/1/audit?last=2", Value::Null, &["inspector", "admin"]),
         ("GET", "/api/verify", Value::Null, &["inspector", "admin"]),

@@ -806,11 +806,13 @@ function renderShoe() {
 
 const IRREGULARITIES = [
   { cmd: 'face_up_in_shoe', label: 'Card face up in the shoe', keys: ['face_up_within', 'face_up_first'], live: true },
-  { cmd: 'missing_or_foreign', label: 'Missing or foreign card', keys: ['missing_or_foreign'] },
-  { cmd: 'misdeal', label: 'Misdeal', keys: ['misdeal'] },
-  { cmd: 'wrong_hand', label: 'Wrong hand', keys: ['wrong_hand'] },
+  // A person supplies cards only at a live table: at an RNG table the RNG alone
+  // decides them, and the server refuses these (the trust matrix, trust.rs).
+  { cmd: 'missing_or_foreign', label: 'Missing or foreign card', keys: ['missing_or_foreign'], live: true },
+  { cmd: 'misdeal', label: 'Misdeal', keys: ['misdeal'], live: true },
+  { cmd: 'wrong_hand', label: 'Wrong hand', keys: ['wrong_hand'], live: true },
   { cmd: 'cutting_card_out', label: 'Cutting card out', keys: ['cutting_card', 'last_coup'], live: true },
-  { cmd: 'scanner_discrepancy', label: 'Scanner discrepancy', keys: ['scanner_discrepancy'] },
+  { cmd: 'scanner_discrepancy', label: 'Scanner discrepancy', keys: ['scanner_discrepancy'], live: true },
   { cmd: 'invalidate', label: 'Invalidate the game', keys: ['invalidated'], supervisor: true },
 ];
 
@@ -1304,14 +1306,18 @@ function irregularityDialog(cmd) {
         title: 'Invalidate the game',
         intro: '<p>The outcome is invalidated and the wagers refunded, except those of players named for a fraudulent act, which are forfeited.</p>',
         rules: [{ key: 'invalidated' }],
-        fields: players.length
-          ? `<fieldset><legend>Forfeit the wagers of (NSW 14.4.2)</legend>${players.map((p) => `<label class="choice"><input type="checkbox" name="forfeit" value="${p}" data-testid="forfeit-${p}"><span>Player #${p}</span></label>`).join('')}</fieldset>`
-          : '<p class="muted">No wagers on this coup.</p>',
+        // The reason is a rule the table's rulebook cites; at an RNG table the
+        // server requires one once the coup's cards are out.
+        fields: `<label>Reason <select name="reason" data-testid="void-reason">${['invalidated', 'shuffler_malfunction'].filter(citeOf).map((k) => `<option value="${k}">${esc(citeOf(k))}</option>`).join('')}</select></label>`
+          + (players.length
+            ? `<fieldset><legend>Forfeit the wagers of (NSW 14.4.2)</legend>${players.map((p) => `<label class="choice"><input type="checkbox" name="forfeit" value="${p}" data-testid="forfeit-${p}"><span>Player #${p}</span></label>`).join('')}</fieldset>`
+            : '<p class="muted">No wagers on this coup.</p>'),
         confirm: 'Invalidate',
         danger: true,
         onConfirm: async (f) => {
           const forfeit = f.getAll('forfeit').map(Number);
-          await dialogCommand({ command: 'invalidate', forfeit }, forfeit.length ? 'Game invalidated; named players forfeit' : 'Game invalidated; wagers refunded');
+          const reason = f.get('reason') || null;
+          await dialogCommand({ command: 'invalidate', forfeit, reason }, forfeit.length ? 'Game invalidated; named players forfeit' : 'Game invalidated; wagers refunded');
         },
       });
     default:

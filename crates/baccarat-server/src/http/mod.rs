@@ -14,6 +14,7 @@
 //! | `POST /api/tables/{id}/commands` (approve or refuse a wager, invalidate, limits) | | | | yes | | yes |
 //! | `GET /api/tables/{id}/pit` (pit console) | | | yes | yes | | yes |
 //! | `POST /api/tables/{id}/open` (open or close the table) | | | | yes | | yes |
+//! | `POST /api/tables/{id}/void` (void a stopped table's coup) | | | | yes | | yes |
 //! | `GET /api/tables/{id}/audit?last=N` (game recall), `GET /api/verify`, `GET /api/ledger/check` | | | | | yes | yes |
 //! | `POST /api/tables`, `POST /api/players`, `POST /api/players/{id}/deposit` | | | | | | yes |
 //! | `GET /api/openapi.json` | yes | yes | yes | yes | yes | yes |
@@ -233,6 +234,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/tables/{id}/commands", post(staff::command))
         .route("/api/tables/{id}/pit", get(staff::pit))
         .route("/api/tables/{id}/open", post(staff::set_open))
+        .route("/api/tables/{id}/void", post(staff::void_halted))
         .route("/api/tables/{id}/audit", get(staff::audit))
         .route("/api/tables/{id}/shoes", get(shoes))
         .route("/api/players", post(staff::create_player))

@@ -226,8 +226,29 @@ pub(super) async fn audit(
         return Err(err(StatusCode::NOT_FOUND, format!("no table {id}")));
     }
     let from = s.feed.read().expect("feed lock").recall_from(id, last);
-    let Some(from) = from else { return Ok(Json(json!({ "table": id, "coups": [] }))) };
     let db = s.db.clone();
+    let voids = {
+        let db = db.clone();
+        tokio::task::spawn_blocking(move || crate::store::read_records(&db, id, 0))
+            .await
+            .map_err(|_| err(StatusCode::INTERNAL_SERVER_ERROR, "recall failed"))?
+            .map_err(|e| err(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+    };
+    let bodies: Vec<(u64, crate::audit::Body)> =
+        voids.iter().filter_map(|r| crate::audit::Body::decode(&r.body).ok().map(|b| (r.seq, b))).collect();
+    let voids = crate::verify::voids_of(id, &bodies);
+    let mut by_person: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    let mut by_shoe: std::collections::BTreeMap<u64, usize> = std::collections::BTreeMap::new();
+    for v in &voids {
+        let who = match v.by {
+            Some(crate::trust::Actor::Person { user, role }) => format!("{} {user}", role.name()),
+            _ => "server".into(),
+        };
+        *by_person.entry(who).or_default() += 1;
+        *by_shoe.entry(v.shoe).or_default() += 1;
+    }
+    let void_report = json!({ "list": voids, "by_person": by_person, "by_shoe": by_shoe });
+    let Some(from) = from else { return Ok(Json(json!({ "table": id, "coups": [], "voids": void_report }))) };
     let records = tokio::task::spawn_blocking(move || crate::store::read_records(&db, id, from))
         .await
         .map_err(|_| err(StatusCode::INTERNAL_SERVER_ERROR, "recall failed"))?
@@ -248,7 +269,22 @@ pub(super) async fn audit(
             list.push(json!({ "seq": r.seq, "hash": r.hash, "by": body.by, "event": event }));
         }
     }
-    Ok(Json(json!({ "table": id, "coups": coups })))
+    Ok(Json(json!({ "table": id, "coups": coups, "voids": void_report })))
+}
+
+/// A supervisor voids the coup of a table the server stopped because an
+/// invariant broke: the interruption is recorded under the profile's
+/// interrupted-coup rule, every stake goes back, and the table serves again.
+pub(super) async fn void_halted(
+    State(s): State<AppState>,
+    h: HeaderMap,
+    Path(id): Path<u32>,
+) -> Result<Json<Value>, ApiError> {
+    let sess = session(&s, &h)?;
+    require(&sess, &[Role::Supervisor, Role::Admin])?;
+    limited(&s, &sess)?;
+    let by = crate::trust::Actor::Person { user: sess.user, role: sess.role };
+    reply_json(call(&s, Request::VoidHalted { table: id, by }).await?)
 }
 
 /// Inspector or admin: run `baccarat verify` over the database as it is now.

@@ -95,6 +95,9 @@ pub struct TableView {
     /// Why the table is stopped, if an invariant broke (a supervisor may void
     /// its coup).
     pub halted: Option<String>,
+    /// Players' own limits, each on a sign at the table (NSW 6.8):
+    /// `(player, min, max)`.
+    pub personal_limits: Vec<(PlayerId, Money, Money)>,
     /// Cards a player may see that others may not: the hand they squeeze.
     #[serde(skip)]
     pub private: Vec<(PlayerId, CardsView)>,
@@ -196,6 +199,7 @@ fn view(t: &CasinoTable, old: Option<&TableView>) -> TableView {
         seed_commitment: t.commitment.clone(),
         closes_at_ms: (t.engine.phase() == Phase::Betting).then_some(t.engine.state().closes_at).flatten(),
         halted: t.halted.clone(),
+        personal_limits: t.engine.state().personal.clone(),
         private,
     }
 }

@@ -394,6 +394,29 @@ fn personal_limits_are_bounded() {
     assert!(matches!(&r, Reply::Refused { message, .. } if message.contains("ceiling")), "{r:?}");
     let r = c.handle(Request::Table { table: 1, command: set(600_000), by: sup }, &mut commit);
     assert!(matches!(r, Reply::Events { .. }), "NSW 6.8 allows it: {r:?}");
+    // … with a sign for that player: the table's view shows it (the player's page draws it).
+    let mut views = baccarat_server::views::Views::default();
+    views.rebuild(&c);
+    assert_eq!(views.tables[0].personal_limits, vec![(1, Money(1000), Money(600_000))]);
+    let r = c.handle(
+        Request::Table {
+            table: 1,
+            command: Command::OpenBetting { no_bet: false, closes_at: None },
+            by: Actor::Server,
+        },
+        &mut commit,
+    );
+    assert!(matches!(r, Reply::Events { .. }));
+    let w = |player: u32| Request::Wager {
+        table: 1,
+        player,
+        spot: Spot::Box(player as u8),
+        bet: Bet::Player,
+        amount: Money(600_000),
+        key: "big".into(),
+    };
+    assert!(matches!(c.handle(w(1), &mut commit), Reply::Wager { .. }), "within the player's own sign");
+    assert!(matches!(c.handle(w(2), &mut commit), Reply::Refused { .. }), "not another player's");
     // The resort's house rules give no such sign.
     let mut c = Casino::new();
     let mut commit = Commit::default();
@@ -477,4 +500,85 @@ fn a_broken_invariant_stops_one_table_only() {
     let after = c.balance(1).unwrap();
     assert_eq!(after.1, before.1 + Money(200_000), "both stakes released");
     assert_eq!(c.phase(1), Some(Phase::Ready));
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+    /// Whatever the floats, maximums, personal limits, deposits and wagers,
+    /// every accepted wager can be paid: settlement never fails and no table
+    /// stops.
+    #[test]
+    fn settlement_never_fails(
+        float in 1i64..2_000_000,
+        max in 10i64..100_000,
+        personal in proptest::option::of(10i64..1_000_000),
+        deposits in proptest::collection::vec(0i64..5_000_000, 3),
+        wagers in proptest::collection::vec((0u32..3, 0usize..6, 1i64..200_000), 1..40),
+        rulebook in 0usize..2,
+    ) {
+        let (rb, extra) = [("nsw-2021", "[bets.player_pair]\n[bets.super_six]\n[bets.tiger_tie]\n"), ("au-casino", "[bets.tie]\npay_table = \"8_to_1\"\n[bets.dragon_bonus_player]\npay_table = \"table_1\"\n")][rulebook];
+        let bets = [[Bet::Player, Bet::Banker, Bet::Tie, Bet::PlayerPair, Bet::SuperSix, Bet::TigerTie], [Bet::Player, Bet::Banker, Bet::Tie, Bet::DragonBonusPlayer, Bet::Player, Bet::Banker]][rulebook];
+        let config = format!("rulebook = \"{rb}\"\nchip = 100\nmin = 100\nmax = {}\n{extra}", max * 100);
+        let mut c = Casino::new();
+        let mut commit = Commit::default();
+        c.create_table(1, "T", rb, &config, Mode::Rng, Money(float * 100), &mut commit).unwrap();
+        for (p, d) in deposits.iter().enumerate() {
+            if *d > 0 {
+                c.handle(Request::Deposit { player: p as u32 + 1, amount: Money(d * 100), key: "in".into() }, &mut commit);
+            }
+        }
+        if let Some(m) = personal {
+            let cmd = Command::SetPersonalLimits { player: 1, min: Money(100), max: Money(m * 100) };
+            c.handle(Request::Table { table: 1, command: cmd, by: person(Role::Supervisor) }, &mut commit);
+        }
+        c.handle(Request::NewShoe { table: 1 }, &mut commit);
+        for coup in 0..3 {
+            let open = Command::OpenBetting { no_bet: false, closes_at: None };
+            c.handle(Request::Table { table: 1, command: open, by: Actor::Server }, &mut commit);
+            for (i, (p, b, amount)) in wagers.iter().enumerate() {
+                c.handle(Request::Wager { table: 1, player: p + 1, spot: Spot::Box(*p as u8 + 1), bet: bets[*b], amount: Money(amount * 100), key: format!("{coup}-{i}") }, &mut commit);
+            }
+            c.handle(Request::Table { table: 1, command: Command::CloseBetting, by: Actor::Server }, &mut commit);
+            while matches!(c.phase(1), Some(Phase::Closed | Phase::Dealing)) {
+                let r = c.handle(Request::Table { table: 1, command: Command::DealNext, by: Actor::Server }, &mut commit);
+                proptest::prop_assert!(matches!(r, Reply::Events { .. }), "{:?}", r);
+            }
+            proptest::prop_assert!(c.tables[&1].halted.is_none());
+            c.ledger.check().unwrap();
+        }
+    }
+}
+
+/// The betting deadline is in the record: a wager stamped after it is refused
+/// whenever the close itself arrives (the writer's clock is injected here).
+#[test]
+fn a_wager_after_the_recorded_close_is_refused() {
+    let mut c = Casino::new();
+    let mut commit = Commit::default();
+    c.create_table(1, "T", "nsw-2021", NSW, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
+    c.handle(Request::Deposit { player: 1, amount: Money(100_000), key: "in".into() }, &mut commit);
+    c.handle(Request::NewShoe { table: 1 }, &mut commit);
+    let now = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(1_000));
+    let clock = now.clone();
+    c.clock = std::sync::Arc::new(move || clock.load(std::sync::atomic::Ordering::SeqCst));
+    let open = Command::OpenBetting { no_bet: false, closes_at: Some(5_000) };
+    c.handle(Request::Table { table: 1, command: open, by: Actor::Server }, &mut commit);
+    let w = |key: &str| Request::Wager {
+        table: 1,
+        player: 1,
+        spot: Spot::Box(1),
+        bet: Bet::Player,
+        amount: Money(1000),
+        key: key.into(),
+    };
+    assert!(matches!(c.handle(w("early"), &mut commit), Reply::Wager { .. }));
+    now.store(5_001, std::sync::atomic::Ordering::SeqCst);
+    let r = c.handle(w("late"), &mut commit);
+    assert!(
+        matches!(&r, Reply::Refused { rule, message } if rule.contains("NSW 5.4") && message.contains("closed at 5000")),
+        "{r:?}"
+    );
+    let mut store = SqliteStore::memory().unwrap();
+    store.commit(&commit).unwrap();
+    assert!(verify(&store.load().unwrap()).problems.is_empty());
 }

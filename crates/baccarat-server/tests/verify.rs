@@ -121,3 +121,16 @@ fn a_ledger_that_does_not_balance_is_found() {
     let f = verify(&s);
     assert!(f.problems.iter().any(|p| p.starts_with("ledger")), "{:?}", f.problems);
 }
+
+/// A wager recorded as accepted after its coup's recorded close is found, even
+/// with the chain recomputed (here the forger moved the deadline before the
+/// wagers' recorded times).
+#[test]
+fn a_wager_accepted_after_the_close_is_found() {
+    let mut s = played();
+    forge(&mut s, |b| {
+        b.contains("betting_opened").then(|| b.replacen("\"rule\":null", "\"rule\":null,\"closes_at\":10", 1))
+    });
+    let f = verify(&s);
+    assert!(f.problems.iter().any(|p| p.contains("after betting closed")), "{:?}", f.problems);
+}

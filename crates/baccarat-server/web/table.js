@@ -216,7 +216,7 @@ function chipValues(t) {
 }
 
 function configKey(t) {
-  return JSON.stringify([t.id, t.chip, t.min, t.max, t.differential, t.announced_minimum, t.offers]);
+  return JSON.stringify([t.id, t.chip, t.min, t.max, t.differential, t.announced_minimum, t.offers, t.personal_limits]);
 }
 
 function buildTable(t) {
@@ -235,6 +235,10 @@ function buildTable(t) {
     const [min, at] = t.announced_minimum;
     rows.push(['Minimum from', `${money(min)} at ${new Date(at - S.skew).toLocaleTimeString()}`, 'limit-announced']);
   }
+  // A player's own limits, on a sign for them (NSW 6.8).
+  const me = auth.user;
+  const own = me && (t.personal_limits || []).find(([p]) => p === me.id);
+  if (own) rows.push(['Your limits', `${money(own[1])}–${money(own[2])}`, 'limit-personal']);
   $('limits').innerHTML = rows.map(([k, v, id]) => `<div><dt>${esc(k)}</dt><dd data-testid="${id}">${esc(v)}</dd></div>`).join('');
 
   // The layout: main wagers first (Player, Tie, Banker), then the side bets.

@@ -396,7 +396,8 @@ impl Casino {
                 Reply::Wagers { results, balance: self.balance(player).map_or(Money::ZERO, |b| b.1) }
             }
             Request::Withdraw { table, player, wager } => {
-                self.command(table, Command::WithdrawWager { player, wager }, Actor::Server, commit)
+                let by = Actor::Person { user: player, role: crate::auth::Role::Player };
+                self.command(table, Command::WithdrawWager { player, wager }, by, commit)
             }
             Request::SetOpen { table, open } => match self.tables.get_mut(&table) {
                 Some(t) => {

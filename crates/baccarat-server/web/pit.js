@@ -609,6 +609,12 @@ function renderTable() {
   if (t.announced_minimum) {
     facts.push(['Sign', `minimum rises to ${money(t.announced_minimum[0])} at ${clock(t.announced_minimum[1])}`]);
   }
+  if (t.halted) {
+    // The server stopped this table because an invariant broke; a supervisor
+    // may void its coup (every stake back), and it serves again.
+    const act = isSupervisor() ? ' <button type="button" data-act="void-halted" data-testid="void-halted">Void the coup</button>' : '';
+    facts.push(['Stopped', `<strong class="warn" data-testid="halted">${esc(t.halted)}</strong>${act}`]);
+  }
   $('#table-facts').innerHTML = facts.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('');
 
   // Open / close: a supervisor's decision.
@@ -920,6 +926,18 @@ async function onAction(ev) {
       return;
     case 'resume':
       return simple({ command: 'resume_coup' }, 'Coup resumed');
+    case 'void-halted': {
+      const before = maxSeq();
+      clearError();
+      try {
+        await api(`/api/tables/${state.tableId}/void`, { method: 'POST', body: {} });
+      } catch (e) {
+        if (e instanceof ApiError && e.status === 401) return expired();
+        showError(e);
+        return;
+      }
+      return showOutcome('The stopped coup is void; every stake returned', before);
+    }
     case 'approve':
       return simple({ command: 'approve_wager', wager: Number(b.dataset.wager) }, `Wager #${b.dataset.wager} approved`);
     case 'refuse':

@@ -192,7 +192,7 @@ fn fast_path_equals_the_table_engine_coup_for_coup() {
                 if !no_bet {
                     for (j, w) in ws.iter().enumerate() {
                         let player = j as u32 + 1;
-                        if !w.table.bet.is_main() && t.setup().side_bets_need_main_wager {
+                        if !w.table.bet.is_main() && t.setup().config.side_bets_need_main_wager {
                             // AU 11A.2 and siblings: the side bet goes with a main wager.
                             t.execute(Command::PlaceWager { player, spot: Spot::Box(player as u8), bet: Bet::Tie, amount: Money(20), ante: Money(0), token: false, at_ms: None }).unwrap();
                         }

@@ -497,3 +497,19 @@ fn au_3_4_two_sets_of_cards_alternate() {
     let mut t2 = Table::new(setup("nsw-2021", ""));
     refused(&mut t2, start(1, 1), "does not use two sets");
 }
+
+/// NSW 10.4: a supervisor may require side bets to go with a main wager; the
+/// table's configuration says so and the engine honours it (it used to copy
+/// the profile's default and drop the table's choice).
+#[test]
+fn nsw_10_4_a_tables_side_bet_restriction_is_honoured() {
+    let (mut t, mut log) = rng_table("nsw-2021", "side_bets_need_main_wager = true\n[bets.player_pair]\n", 9);
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
+    refused(&mut t, wager(1, Bet::PlayerPair, 1000), "NSW 10.4");
+    run(&mut t, &mut log, wager(1, Bet::Player, 1000));
+    run(&mut t, &mut log, wager(1, Bet::PlayerPair, 1000));
+    // Without the restriction the side bet stands alone (NSW's default).
+    let (mut t, mut log) = rng_table("nsw-2021", "[bets.player_pair]\n", 9);
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
+    run(&mut t, &mut log, wager(1, Bet::PlayerPair, 1000));
+}

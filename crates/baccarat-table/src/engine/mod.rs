@@ -39,9 +39,6 @@ pub struct TableSetup {
     pub rulebook: Rulebook,
     pub config: TableConfig,
     pub layout: LayoutConfig,
-    /// Side bets only with a main wager: the profile's rule, or a supervisor's
-    /// restriction (NSW 10.4).
-    pub side_bets_need_main_wager: bool,
 }
 
 impl TableSetup {
@@ -61,8 +58,10 @@ impl TableSetup {
                 rule: "default".into(),
             }),
         };
-        let need = rulebook.config.conduct.side_bets_need_main_wager;
-        Ok(TableSetup { rulebook, config, layout: chosen, side_bets_need_main_wager: need })
+        // Side bets only with a main wager lives in one place: the table's
+        // configuration (the profile's rule, or a supervisor's restriction,
+        // NSW 10.4), not a copy here.
+        Ok(TableSetup { rulebook, config, layout: chosen })
     }
 }
 

@@ -164,7 +164,7 @@ pub fn place(o: &mut Emit, w: NewWager) -> Result<(), Refusal> {
             }
         }
     } else {
-        if t.setup.side_bets_need_main_wager && !ws.has(player, &[Bet::Player, Bet::Banker, Bet::Tie]) {
+        if t.setup.config.side_bets_need_main_wager && !ws.has(player, &[Bet::Player, Bet::Banker, Bet::Tie]) {
             return Err(Refusal::new(t.cite("side_bet_needs_main"), format!("{bet} is taken only with a main wager")));
         }
         if t.rb().config.conduct.one_side_bet_each && ws.has(player, &[bet]) {
@@ -259,7 +259,7 @@ pub fn close(o: &mut Emit) -> Result<(), Refusal> {
         let rule = format!("{}: Banker and Player together need a supervisor's approval", o.t.cite("combination"));
         o.emit(Event::WagerReturned { wager: id, rule });
     }
-    if o.t.setup.side_bets_need_main_wager {
+    if o.t.setup.config.side_bets_need_main_wager {
         let orphans: Vec<WagerId> = {
             let ws = &o.t.state.coup.wagers;
             ws.iter().filter(|w| !w.bet.is_main() && !ws.of(w.player).any(|m| m.bet.is_main())).map(|w| w.id).collect()

@@ -90,6 +90,11 @@ pub struct ConductConfig {
     /// bound it.
     #[serde(default)]
     pub personal_max_above_table: bool,
+    /// Whether wagers may be placed with promotional tokens, winnings paid in
+    /// chips (NSW 1.1 "Casino Promotional Token"; 5.2); the citation
+    /// `promotional_tokens` is its reference, this is the switch.
+    #[serde(default)]
+    pub promotional_tokens: bool,
     pub rule: String,
 }
 
@@ -203,6 +208,10 @@ pub struct ProceduresConfig {
     /// The rule the policy follows.
     #[serde(default)]
     pub interrupted_coup_rule: Option<String>,
+    /// Two sets of cards used in turn with a non-continuous shuffler (AU 3.4(a));
+    /// the citation `card_sets` is its reference, this is the switch.
+    #[serde(default)]
+    pub card_sets: bool,
 }
 
 /// The interrupted-coup policy.
@@ -436,6 +445,17 @@ impl TryFrom<RulebookConfig> for Rulebook {
         ] {
             if bound == 0 || bound > 52 * MAX_DECKS {
                 p.push(name, format!("{bound} cards is not a usable bound (1 to {})", 52 * MAX_DECKS));
+            }
+        }
+        // A feature is a setting; its citation is its reference, and a feature
+        // switched on without one would be refused under "not stated".
+        for (on, path, key) in [
+            (c.procedures.card_sets, "procedures.card_sets", "card_sets"),
+            (c.conduct.promotional_tokens, "conduct.promotional_tokens", "promotional_tokens"),
+            (c.conduct.personal_max_above_table, "conduct.personal_max_above_table", "personal_limits"),
+        ] {
+            if on && !c.citations.contains_key(key) {
+                p.push(path, format!("switched on without its rule: add citations.{key}"));
             }
         }
         for (i, l) in c.layouts.iter().enumerate() {

@@ -180,3 +180,18 @@ fn malformed_toml_says_where() {
     let e = Rulebook::from_toml("id = \"x\"\nsurprise = 1\n").unwrap_err();
     assert!(e.to_string().contains("surprise") || e.to_string().contains("missing"), "{e}");
 }
+
+/// A feature is a profile setting and its citation is its reference (issue 10
+/// item 11): switched on without its rule, the profile is refused, naming both.
+#[test]
+fn a_feature_switched_on_needs_its_citation() {
+    let text = profiles::builtin_text("nsw-2021").unwrap();
+    let cut: String =
+        text.lines().filter(|l| !l.starts_with("promotional_tokens = \"")).map(|l| format!("{l}\n")).collect();
+    let e = Rulebook::from_toml(&cut).unwrap_err();
+    assert!(e.problems.iter().any(|p| p.path == "conduct.promotional_tokens"), "{e}");
+    let rb = profiles::builtin("nsw-2021").unwrap();
+    assert!(rb.config.conduct.promotional_tokens && !rb.config.procedures.card_sets);
+    let au = profiles::builtin("au-casino").unwrap();
+    assert!(au.config.procedures.card_sets && !au.config.conduct.promotional_tokens);
+}

@@ -69,7 +69,7 @@ pub fn start_shoe(
     let set = match &source {
         ShoeSource::ShufflerSet { set, .. } => {
             let rule = t.cite("card_sets");
-            if !t.rb().config.citations.contains_key("card_sets") {
+            if !t.rb().config.procedures.card_sets {
                 return Err(Refusal::new(rule, "this rulebook does not use two sets of cards"));
             }
             if !(1..=2).contains(set) || t.state.set == Some(*set) {

@@ -189,7 +189,7 @@ pub fn place(o: &mut Emit, w: NewWager) -> Result<(), Refusal> {
         }
     };
     let id = t.state.next_wager;
-    if token && t.setup.rulebook.config.citations.get("promotional_tokens").is_none() {
+    if token && !t.rb().config.conduct.promotional_tokens {
         return Err(Refusal::new(t.cite("promotional_tokens"), "this rulebook provides no promotional tokens"));
     }
     o.emit(Event::WagerPlaced { wager: Wager { id, player, spot, bet, amount, ante, needs_approval, token, at_ms } });

@@ -25,47 +25,67 @@ use crate::store::Snapshot;
 /// `PostOf`/`VoidOf` name the hold by its place in the wager's list (0).
 type Expected = (TransferKind, AccountId, AccountId, Money);
 
-/// Reconcile `snap`'s ledger with the decoded records of every chain.
-pub fn reconcile(snap: &Snapshot, bodies: &HashMap<u32, Vec<(u64, Body)>>) -> Vec<String> {
-    let mut problems = Vec::new();
-    let by_kind: HashMap<&AccountKind, AccountId> = snap.accounts.iter().map(|a| (&a.kind, a.id)).collect();
-    let acct = |k: AccountKind| by_kind.get(&k).copied();
-    let mut by_cause: BTreeMap<Cause, Vec<&Transfer>> = BTreeMap::new();
-    for t in &snap.transfers {
-        if t.cause == Cause::None {
-            problems.push(format!(
-                "ledger: transfer {} ({} from account {} to {}) has no cause",
-                t.id, t.amount, t.debit, t.credit
-            ));
-        } else {
-            by_cause.entry(t.cause).or_default().push(t);
-        }
-    }
-    let mut expected: BTreeMap<Cause, Vec<Expected>> = BTreeMap::new();
-    let cage = acct(AccountKind::Cage);
-    for (seq, b) in bodies.get(&CASINO_CHAIN).into_iter().flatten() {
-        if let Some(CasinoEvent::Deposit { player, amount, .. }) = &b.casino {
-            let wallet = acct(AccountKind::Wallet { player: *player });
-            if let (Some(c), Some(w)) = (cage, wallet) {
-                expected.insert(Cause::Deposit { seq: *seq }, vec![(TransferKind::Posted, c, w, *amount)]);
+/// Reconciles a snapshot's ledger with its chains, one chain at a time.
+pub struct Reconciler<'a> {
+    snap: &'a Snapshot,
+    by_kind: HashMap<&'a AccountKind, AccountId>,
+    /// The transfers not yet explained, by cause.
+    by_cause: BTreeMap<Cause, Vec<&'a Transfer>>,
+    problems: Vec<String>,
+}
+
+impl<'a> Reconciler<'a> {
+    pub fn new(snap: &'a Snapshot) -> Reconciler<'a> {
+        let mut problems = Vec::new();
+        let by_kind = snap.accounts.iter().map(|a| (&a.kind, a.id)).collect();
+        let mut by_cause: BTreeMap<Cause, Vec<&Transfer>> = BTreeMap::new();
+        for t in &snap.transfers {
+            if t.cause == Cause::None {
+                problems.push(format!(
+                    "ledger: transfer {} ({} from account {} to {}) has no cause",
+                    t.id, t.amount, t.debit, t.credit
+                ));
             } else {
-                problems
-                    .push(format!("the casino's chain record {seq}: a deposit to player {player}, who has no wallet"));
+                by_cause.entry(t.cause).or_default().push(t);
             }
         }
+        Reconciler { snap, by_kind, by_cause, problems }
     }
-    for (&table, records) in bodies.iter().filter(|(t, _)| **t != CASINO_CHAIN) {
+
+    fn acct(&self, k: AccountKind) -> Option<AccountId> {
+        self.by_kind.get(&k).copied()
+    }
+
+    /// Check the transfers one chain's records call for.
+    pub fn chain(&mut self, table: u32, records: &[(u64, Body)]) {
+        let mut expected: BTreeMap<Cause, Vec<Expected>> = BTreeMap::new();
+        let cage = self.acct(AccountKind::Cage);
+        if table == CASINO_CHAIN {
+            for (seq, b) in records {
+                if let Some(CasinoEvent::Deposit { player, amount, .. }) = &b.casino {
+                    match (cage, self.acct(AccountKind::Wallet { player: *player })) {
+                        (Some(c), Some(w)) => {
+                            expected.insert(Cause::Deposit { seq: *seq }, vec![(TransferKind::Posted, c, w, *amount)]);
+                        }
+                        _ => self.problems.push(format!(
+                            "the casino's chain record {seq}: a deposit to player {player}, who has no wallet"
+                        )),
+                    }
+                }
+            }
+            return self.compare(expected);
+        }
         let accounts = (|| {
             Some(TableAccounts {
-                escrow: acct(AccountKind::Escrow { table })?,
-                house: acct(AccountKind::House { table })?,
-                commission: acct(AccountKind::Commission { table })?,
-                antes: acct(AccountKind::Antes { table })?,
+                escrow: self.acct(AccountKind::Escrow { table })?,
+                house: self.acct(AccountKind::House { table })?,
+                commission: self.acct(AccountKind::Commission { table })?,
+                antes: self.acct(AccountKind::Antes { table })?,
             })
         })();
         let Some(accounts) = accounts else {
-            problems.push(format!("table {table}: its ledger accounts are missing"));
-            continue;
+            self.problems.push(format!("table {table}: its ledger accounts are missing"));
+            return;
         };
         let float = records.iter().find_map(|(_, b)| match &b.casino {
             Some(CasinoEvent::TableConfigured { float, .. }) => Some(*float),
@@ -79,8 +99,8 @@ pub fn reconcile(snap: &Snapshot, bodies: &HashMap<u32, Vec<(u64, Body)>>) -> Ve
             let Some(e) = &b.event else { continue };
             let (wager, ops): (WagerId, Vec<Expected>) = match e {
                 Event::WagerPlaced { wager } => {
-                    let Some(w) = acct(AccountKind::Wallet { player: wager.player }) else {
-                        problems
+                    let Some(w) = self.acct(AccountKind::Wallet { player: wager.player }) else {
+                        self.problems
                             .push(format!("table {table} record {seq}: wager {} by a player with no wallet", wager.id));
                         continue;
                     };
@@ -100,23 +120,32 @@ pub fn reconcile(snap: &Snapshot, bodies: &HashMap<u32, Vec<(u64, Body)>>) -> Ve
             };
             expected.entry(Cause::Wager { table, wager }).or_default().extend(ops);
         }
+        self.compare(expected);
     }
-    for (cause, want) in &expected {
-        let got = by_cause.remove(cause).unwrap_or_default();
-        if let Some(why) = differs(want, &got) {
-            problems.push(format!("ledger: {} does not match its audit event: {why}", describe(*cause)));
+
+    fn compare(&mut self, expected: BTreeMap<Cause, Vec<Expected>>) {
+        for (cause, want) in &expected {
+            let got = self.by_cause.remove(cause).unwrap_or_default();
+            if let Some(why) = differs(want, &got) {
+                self.problems.push(format!("ledger: {} does not match its audit event: {why}", describe(*cause)));
+            }
         }
     }
-    for (cause, got) in by_cause {
-        let ids: Vec<String> = got.iter().map(|t| t.id.to_string()).collect();
-        problems.push(format!(
-            "ledger: transfer {} names {} but no audit event explains it",
-            ids.join(", "),
-            describe(cause)
-        ));
+
+    /// What is left: transfers no audit event explained, and keyed transfers
+    /// whose idempotency answer is gone.
+    pub fn finish(mut self) -> Vec<String> {
+        for (cause, got) in std::mem::take(&mut self.by_cause) {
+            let ids: Vec<String> = got.iter().map(|t| t.id.to_string()).collect();
+            self.problems.push(format!(
+                "ledger: transfer {} names {} but no audit event explains it",
+                ids.join(", "),
+                describe(cause)
+            ));
+        }
+        self.problems.extend(unanswered(self.snap));
+        self.problems
     }
-    problems.extend(unanswered(snap));
-    problems
 }
 
 fn expect(op: &Op, wallet: AccountId, escrow: AccountId) -> Expected {

@@ -76,8 +76,10 @@ pub fn verify_anchored(snap: &Snapshot, anchors: Option<&Anchored>) -> Findings 
     let casino = records_of(CASINO_CHAIN);
     f.records += casino.len();
     check_chain(CASINO_CHAIN, &casino, anchors, &mut f);
-    let mut bodies: HashMap<u32, Vec<(u64, Body)>> = HashMap::new();
-    bodies.insert(CASINO_CHAIN, decode_all(CASINO_CHAIN, &casino, &mut f));
+    // The ledger is reconciled chain by chain, so each chain's decoded records
+    // are dropped once read.
+    let mut books = crate::reconcile::Reconciler::new(snap);
+    books.chain(CASINO_CHAIN, &decode_all(CASINO_CHAIN, &casino, &mut f));
     for row in &snap.tables {
         f.tables += 1;
         let records = records_of(row.id);
@@ -108,7 +110,7 @@ pub fn verify_anchored(snap: &Snapshot, anchors: Option<&Anchored>) -> Findings 
         let events: Vec<(u64, Event)> =
             decoded.iter().filter_map(|(seq, b)| b.event.clone().map(|e| (*seq, e))).collect();
         check_table(row.id, &rb, &cfg, &events, &mut f);
-        bodies.insert(row.id, decoded);
+        books.chain(row.id, &decoded);
     }
     match Ledger::restore(snap.accounts.clone(), snap.transfers.clone(), snap.answers.clone()) {
         Ok(l) => {
@@ -118,7 +120,7 @@ pub fn verify_anchored(snap: &Snapshot, anchors: Option<&Anchored>) -> Findings 
         }
         Err(e) => f.problems.push(format!("ledger: {e}")),
     }
-    f.problems.extend(crate::reconcile::reconcile(snap, &bodies));
+    f.problems.extend(books.finish());
     f
 }
 

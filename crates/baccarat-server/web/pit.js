@@ -1328,7 +1328,7 @@ function irregularityDialog(cmd) {
         // server requires one once the coup's cards are out.
         fields: `<label>Reason <select name="reason" data-testid="void-reason">${['invalidated', 'shuffler_malfunction'].filter(citeOf).map((k) => `<option value="${k}">${esc(citeOf(k))}</option>`).join('')}</select></label>`
           + (players.length
-            ? `<fieldset><legend>Forfeit the wagers of (NSW 14.4.2)</legend>${players.map((p) => `<label class="choice"><input type="checkbox" name="forfeit" value="${p}" data-testid="forfeit-${p}"><span>Player #${p}</span></label>`).join('')}</fieldset>`
+            ? `<fieldset><legend>Forfeit the wagers of${citeOf('invalidated') ? ` (${esc(citeOf('invalidated'))})` : ''}</legend>${players.map((p) => `<label class="choice"><input type="checkbox" name="forfeit" value="${p}" data-testid="forfeit-${p}"><span>Player #${p}</span></label>`).join('')}</fieldset>`
             : '<p class="muted">No wagers on this coup.</p>'),
         confirm: 'Invalidate',
         danger: true,

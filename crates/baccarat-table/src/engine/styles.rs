@@ -167,6 +167,14 @@ pub fn decline(o: &mut Emit, player: PlayerId) -> Result<(), Refusal> {
     }
     o.emit(Event::CardsDeclined { side, player, rule });
     pass(o, side);
+    if o.t.state.out.is_none() {
+        // No one else takes the cards: the dealer turned them (NSW 8.14; AU
+        // 8.18), and the coup goes on as after any exposure — the other hand
+        // is passed, or the coup completes. (It used to stop here, and a coup
+        // with no card due stayed in Dealing for ever.)
+        after_deal(o);
+        return super::deal::after_card(o);
+    }
     Ok(())
 }
 

@@ -28,6 +28,7 @@ mod errors;
 mod money;
 mod paytable;
 pub mod profiles;
+mod remedies;
 mod rulebook;
 mod serde_impls;
 mod settle;
@@ -40,6 +41,7 @@ pub use coup::{BySide, Coup, CoupSummary, Hand, InsufficientCards, Side, Winner}
 pub use errors::{Problem, Problems};
 pub use money::{Money, Odds, ParseOddsError};
 pub use paytable::{ParsePaysError, PayTable, Pays};
+pub use remedies::{ExcessCard, RemediesConfig, Ruled, WrongHandVoid};
 pub use rulebook::{
     AnteRules, BetRules, BurnProcedure, ConductConfig, DealingStyle, Exclusion, InterruptedCoup, LayoutConfig,
     Permission, Rulebook, RulebookConfig, SeatOrder, Variant, CITATION_KEYS, MAX_DECKS,

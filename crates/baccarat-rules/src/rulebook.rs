@@ -40,6 +40,8 @@ pub struct RulebookConfig {
     #[serde(default)]
     pub exclusions: Vec<ExclusionConfig>,
     pub conduct: ConductConfig,
+    /// What each irregularity and procedure leads to where the rulebooks differ.
+    pub remedies: crate::RemediesConfig,
     /// Where the rulebook says each thing the table engine enforces, by key (see
     /// [`CITATION_KEYS`]); the engine names these in refusals and events.
     #[serde(default)]
@@ -67,10 +69,6 @@ pub struct ConductConfig {
     /// Who receives a hand's cards when wagers tie: NSW 8.10 the seat nearest the
     /// dealer's right, then counter-clockwise; AU 8.9(b) the lowest-numbered seat.
     pub equal_wager_order: SeatOrder,
-    /// Whether a hand passed to the wrong player may be voided at a player's
-    /// request (AU 15.9); elsewhere the result stands (NSW 12.15; EU 5.1.7).
-    #[serde(default)]
-    pub wrong_hand_may_void: bool,
     /// Minutes a raised table minimum must be on a sign before it applies to the
     /// players already at the table (NSW 6.7: 20). `None`: no notice is required.
     #[serde(default)]
@@ -79,10 +77,6 @@ pub struct ConductConfig {
     /// for them (AU 2.3, 15.3-15.4).
     #[serde(default)]
     pub nominees: bool,
-    /// Whether a supervisor may let wagers be changed after the first card is
-    /// drawn but before any is exposed (NSW 12.12, not in Method A; AU 15.10).
-    #[serde(default)]
-    pub late_wagers: bool,
     /// Whether a supervisor may let a player wager above the table's maximum,
     /// with a sign for that player (NSW 6.8; EU's "personal limit marker": a
     /// limit "different from the table's limit"). Elsewhere a personal limit

@@ -271,30 +271,54 @@ fn an_uncut_pre_shuffled_shoe_runs_out_and_the_coup_is_void() {
     );
 }
 
+/// EU 3.1.2: three no-bet coups start the shoe; "if a player wants to bet
+/// during one of those coups, remaining no-bet coups may be played when the
+/// player wants". A profile that did not allow the deferral would refuse.
 #[test]
-fn eu_three_no_bet_coups_come_first() {
-    let s = setup("european-casino", "");
-    let mut t = Table::new(s);
+fn eu_3_1_2_a_player_may_bet_during_the_no_bet_coups() {
+    let start = |t: &mut Table, log: &mut Vec<Event>| {
+        run(
+            t,
+            log,
+            Command::StartShoe {
+                source: ShoeSource::Shuffle { seed: Seed::from_u64(8).hex() },
+                cut: Some(Cut { at: 100, from_back: 20 }),
+                burn: Some(baccarat_rules::BurnProcedure::ThreeNoBetCoups),
+                show_burn: false,
+            },
+        );
+    };
+    let mut t = Table::new(setup("european-casino", ""));
     let mut log = Vec::new();
-    let seed = Seed::from_u64(8);
-    run(
-        &mut t,
-        &mut log,
-        Command::StartShoe {
-            source: ShoeSource::Shuffle { seed: seed.hex() },
-            cut: Some(Cut { at: 100, from_back: 20 }),
-            burn: Some(baccarat_rules::BurnProcedure::ThreeNoBetCoups),
-            show_burn: false,
-        },
-    );
-    for _ in 0..3 {
-        refused(&mut t, Command::OpenBetting { no_bet: false, closes_at: None }, "EU 3.1.2-3.3");
+    start(&mut t, &mut log);
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: true, closes_at: None });
+    run(&mut t, &mut log, Command::CloseBetting);
+    deal_out(&mut t, &mut log);
+    assert_eq!(t.state().no_bet_coups_due, 2);
+    // A player wants to bet: the coup takes wagers; two no-bet coups remain due.
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
+    run(&mut t, &mut log, wager(1, Bet::Player, 1000));
+    run(&mut t, &mut log, Command::CloseBetting);
+    deal_out(&mut t, &mut log);
+    assert_eq!(t.state().no_bet_coups_due, 2);
+    for _ in 0..2 {
         run(&mut t, &mut log, Command::OpenBetting { no_bet: true, closes_at: None });
         run(&mut t, &mut log, Command::CloseBetting);
         deal_out(&mut t, &mut log);
     }
-    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
-    run(&mut t, &mut log, wager(1, Bet::Player, 1000));
+    assert_eq!(t.state().no_bet_coups_due, 0);
+
+    // Without the deferral in the profile, the three come first.
+    let text = profiles::builtin_text("european-casino")
+        .unwrap()
+        .replace("defer_no_bet_coups = { value = true,", "defer_no_bet_coups = { value = false,");
+    let rb = baccarat_rules::Rulebook::from_toml(&text).unwrap();
+    let spec: TableConfigSpec =
+        toml::from_str("rulebook = \"european-casino\"\nchip = 100\nmin = 1000\nmax = 100000\n").unwrap();
+    let cfg = TableConfig::new(&rb, &spec).unwrap();
+    let mut t = Table::new(TableSetup::new(rb, cfg, None).unwrap());
+    start(&mut t, &mut log);
+    refused(&mut t, Command::OpenBetting { no_bet: false, closes_at: None }, "EU 3.1.2-3.3");
 }
 
 #[test]

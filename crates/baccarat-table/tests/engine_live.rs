@@ -253,7 +253,33 @@ fn wrong_hand_stands_except_where_au_15_9_voids_it() {
     refused(&mut t, Command::WrongHand { void_hand: true }, "NSW 12.15");
     run(&mut t, &mut log, Command::WrongHand { void_hand: false });
     assert_eq!(t.phase(), Phase::Dealing);
-    let (mut t, mut log) = dealing_table("au-casino", "[bets.tie]\npay_table = \"8_to_1\"\n", 2000);
+    // AU 15.9 is International Baccarat's: at a Style A table the result stands.
+    let tie = "[bets.tie]\npay_table = \"8_to_1\"\n";
+    let (mut t, _) = dealing_table("au-casino", &format!("dealing = \"style_a\"\n{tie}"), 2000);
+    refused(&mut t, Command::WrongHand { void_hand: true }, "AU 15.9");
+    // At an International table the hands are voided and "the round of play
+    // shall be completed even where all hands have been voided".
+    let (mut t, mut log) = dealing_table("au-casino", &format!("dealing = \"international\"\n{tie}"), 2000);
     let ev = run(&mut t, &mut log, Command::WrongHand { void_hand: true });
-    assert!(ev.iter().any(|e| matches!(e, Event::CoupVoided { rule, .. } if rule.contains("AU 15.9"))));
+    let returned =
+        ev.iter().filter(|e| matches!(e, Event::WagerReturned { rule, .. } if rule.contains("AU 15.9"))).count();
+    assert_eq!(returned, 2, "both wagers are void");
+    assert!(!ev.iter().any(|e| matches!(e, Event::CoupVoided { .. } | Event::CoupClosed { .. })), "the round goes on");
+    let mut ev = Vec::new();
+    for c in ["9C", "9D", "5H", "5S"] {
+        if t.phase() != Phase::Dealing {
+            break;
+        }
+        if let Some(side) = t.state().out {
+            ev.extend(run(&mut t, &mut log, Command::Expose { side, player: None }));
+        }
+        if t.due().is_some() {
+            ev.extend(card(&mut t, &mut log, c));
+        }
+        while let Some(side) = t.state().out {
+            ev.extend(run(&mut t, &mut log, Command::Expose { side, player: None }));
+        }
+    }
+    assert!(ev.iter().any(|e| matches!(e, Event::CoupCompleted { .. })), "the round was completed: {ev:?}");
+    assert!(!ev.iter().any(|e| matches!(e, Event::WagerSettled { .. })), "nothing left to settle");
 }

@@ -26,6 +26,8 @@ pub struct CoupWagers {
     area: HashMap<(Spot, Bet), Money>,
     /// Each player's total and count of wagers on each bet.
     mine: HashMap<(PlayerId, Bet), (Money, u32)>,
+    /// Every player's wagers on each bet together (a table-wide maximum, EU 6.1.3).
+    on_bet: HashMap<Bet, Money>,
 }
 
 impl PartialEq for CoupWagers {
@@ -63,6 +65,8 @@ impl CoupWagers {
         *a = *a + w.amount;
         let m = self.mine.entry((w.player, w.bet)).or_insert((Money::ZERO, 0));
         *m = (m.0 + w.amount, m.1 + 1);
+        let b = self.on_bet.entry(w.bet).or_insert(Money::ZERO);
+        *b = *b + w.amount;
     }
 
     fn rebuild(&mut self) {
@@ -71,6 +75,7 @@ impl CoupWagers {
         self.box_players.clear();
         self.area.clear();
         self.mine.clear();
+        self.on_bet.clear();
         let list = std::mem::take(&mut self.list);
         for (i, w) in list.iter().enumerate() {
             self.index(i, w);
@@ -108,6 +113,9 @@ impl CoupWagers {
             if let Some(m) = self.mine.get_mut(&mine) {
                 m.0 = m.0 - from + to;
             }
+            if let Some(b) = self.on_bet.get_mut(&mine.1) {
+                *b = *b - from + to;
+            }
         }
     }
 
@@ -123,6 +131,11 @@ impl CoupWagers {
     /// A player's total on one bet this coup.
     pub fn total_of(&self, player: PlayerId, bet: Bet) -> Money {
         self.mine.get(&(player, bet)).map_or(Money::ZERO, |m| m.0)
+    }
+
+    /// Every player's total on one bet this coup.
+    pub fn total_on(&self, bet: Bet) -> Money {
+        self.on_bet.get(&bet).copied().unwrap_or(Money::ZERO)
     }
 
     /// Whether a player has a wager on one of `bets` this coup.
@@ -192,6 +205,10 @@ mod tests {
                 let scan: Vec<WagerId> = w.iter().filter(|x| x.player == p).map(|x| x.id).collect();
                 let idx: Vec<WagerId> = w.of(p).map(|x| x.id).collect();
                 prop_assert_eq!(idx, scan);
+            }
+            for bet in bets {
+                let scan = w.iter().filter(|x| x.bet == bet).fold(Money::ZERO, |a, x| a + x.amount);
+                prop_assert_eq!(w.total_on(bet), scan);
             }
             for b in 0..4u8 {
                 let mut scan: Vec<PlayerId> = w.iter().filter(|x| x.spot == Spot::Box(b)).map(|x| x.player).collect();

@@ -348,13 +348,23 @@ fn excess(o: &mut Emit, card: Card, to: Option<Position>, face_up: bool) -> Resu
     if o.t.state.carried.is_some() {
         return Err(Refusal::new(o.t.cite("misdeal"), "a card is already held for the next coup; report a misdeal"));
     }
-    let (kind, key) = match (to, face_up) {
-        (Some(Position::Player3), false) => (IrregularityKind::PlayerThirdToNextCoup, "unauthorised_player_third"),
-        (Some(Position::Player3), true) => (IrregularityKind::PlayerThirdToNoBetCoup, "unauthorised_player_third"),
-        (Some(Position::Banker3), _) | (_, true) => (IrregularityKind::ExcessCardToNoBetCoup, "excess_card"),
-        (_, false) => (IrregularityKind::ExcessCardToNextCoup, "excess_card"),
+    // An undisclosed Banker third card: the profile's remedy (NSW 12.3 a no-bet
+    // coup; AU 12.2(a) the next round's first card, with wagers).
+    let banker = &o.t.rb().config.remedies.undisclosed_banker_excess;
+    let (kind, rule) = match (to, face_up) {
+        (Some(Position::Player3), false) => {
+            (IrregularityKind::PlayerThirdToNextCoup, o.t.cite("unauthorised_player_third"))
+        }
+        (Some(Position::Player3), true) => {
+            (IrregularityKind::PlayerThirdToNoBetCoup, o.t.cite("unauthorised_player_third"))
+        }
+        (Some(Position::Banker3), false) => match banker.value {
+            baccarat_rules::ExcessCard::NoBetCoup => (IrregularityKind::ExcessCardToNoBetCoup, banker.rule.clone()),
+            baccarat_rules::ExcessCard::NextCoup => (IrregularityKind::ExcessCardToNextCoup, banker.rule.clone()),
+        },
+        (_, true) => (IrregularityKind::ExcessCardToNoBetCoup, o.t.cite("excess_card")),
+        (_, false) => (IrregularityKind::ExcessCardToNextCoup, o.t.cite("excess_card")),
     };
-    let rule = o.t.cite(key);
     o.emit(Event::Irregularity { kind, card: Some(card), rule });
     Ok(())
 }

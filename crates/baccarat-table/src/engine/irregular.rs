@@ -115,11 +115,19 @@ pub fn wrong_hand(o: &mut Emit, void_hand: bool) -> Result<(), Refusal> {
     if o.t.state.phase != Phase::Dealing {
         return Err(Refusal::new(rule, "no hand is being dealt"));
     }
-    if void_hand && !o.t.rb().config.conduct.wrong_hand_may_void {
-        return Err(Refusal::new(rule, "this rulebook lets the result stand; the hand cannot be voided"));
+    let remedy = o.t.rb().config.remedies.wrong_hand_void.clone();
+    let dealing = o.t.setup.config.dealing;
+    if void_hand && !remedy.value.styles.contains(&dealing) {
+        return Err(Refusal::new(remedy.rule, format!("the result stands: no hand is voided at a {dealing:?} table")));
     }
     o.emit(Event::Irregularity { kind: IrregularityKind::WrongHand, card: None, rule: rule.clone() });
-    if void_hand {
+    if void_hand && remedy.value.complete_round {
+        // AU 15.9: the wagers are void, and the round is still dealt to its end.
+        let ids: Vec<_> = o.t.state.coup.wagers.iter().map(|w| w.id).collect();
+        for wager in ids {
+            o.emit(Event::WagerReturned { wager, rule: remedy.rule.clone() });
+        }
+    } else if void_hand {
         void_coup(o, rule);
     }
     Ok(())

@@ -142,6 +142,9 @@ pub struct State {
     pub late_wagers: bool,
     /// The recorded betting deadline of the coup, if the table keeps one.
     pub closes_at: Option<u64>,
+    /// Players may take their wagers back before play resumes (after a
+    /// reconstruction where the profile allows it, NSW 12.1.1; NSW 13.5.1).
+    pub withdrawals_open: bool,
     /// The card set of the shoe in play (AU 3.4(a)).
     pub set: Option<u8>,
     /// A continuous shuffler's seed (AU 7.2).
@@ -402,13 +405,18 @@ impl Table {
                 }
                 s.coup.cards.clear();
                 s.coup.wagers.clear();
+                s.withdrawals_open = false;
                 s.phase = Phase::Ready;
             }
             Event::Reconstructed { cards, .. } => {
                 s.coup.cards = deal::positions(cards);
                 s.phase = Phase::Reconstruction;
+                s.withdrawals_open = self.setup.rulebook.config.remedies.withdraw_after_reconstruction.value;
             }
-            Event::Resumed => s.phase = Phase::Dealing,
+            Event::Resumed => {
+                s.phase = Phase::Dealing;
+                s.withdrawals_open = false;
+            }
             Event::HandPassed { side, to, .. } => {
                 match side {
                     Side::Player => s.holder.player = *to,
@@ -447,7 +455,10 @@ impl Table {
                 s.announced = None;
             }
             Event::MarkerReleased { .. } => s.marker = None,
-            Event::WithdrawalsOffered { .. } => s.phase = Phase::Reconstruction,
+            Event::WithdrawalsOffered { .. } => {
+                s.phase = Phase::Reconstruction;
+                s.withdrawals_open = true;
+            }
             Event::ShoeEnded { .. } => {
                 s.phase = Phase::ShoeOver;
                 s.shoe = None;

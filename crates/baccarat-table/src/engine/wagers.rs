@@ -12,7 +12,9 @@ pub fn open_betting(o: &mut Emit, no_bet: bool, closes_at: Option<u64>) -> Resul
         Phase::NoShoe | Phase::ShoeOver => return Err(Refusal::new(t.cite("cut"), "start a shoe first")),
         _ => return Err(Refusal::new(t.cite("wagers_closed"), "a coup is already in progress")),
     }
-    if t.state.no_bet_coups_due > 0 && !no_bet {
+    // EU 3.1.2: a player may bet during them; the rest are played later.
+    let deferrable = t.rb().config.remedies.defer_no_bet_coups.value;
+    if t.state.no_bet_coups_due > 0 && !no_bet && !deferrable {
         return Err(Refusal::new(
             t.cite("no_bet_coup"),
             format!("{} no-bet coups are due before wagers are taken", t.state.no_bet_coups_due),
@@ -135,6 +137,18 @@ pub fn place(o: &mut Emit, w: NewWager) -> Result<(), Refusal> {
             format!("{bet} wagers of one player may total at most {max}; this would make {}", same + amount),
         ));
     }
+    // EU 6.1.3: for some bets the sign's maximum is one for the whole table.
+    let shared = &t.rb().config.remedies.table_wide_maximum;
+    if shared.value.contains(&bet) && ws.total_on(bet) + amount > offer.max {
+        return Err(Refusal::new(
+            shared.rule.clone(),
+            format!(
+                "{bet} wagers of all players together may total at most {}; this would make {}",
+                offer.max,
+                ws.total_on(bet) + amount
+            ),
+        ));
+    }
     // AU 5.8(b): all players' wagers on one area within the table maximum.
     if let Spot::Box(b) = spot {
         let area = t.state.coup.wagers.area(spot, bet);
@@ -213,8 +227,14 @@ pub fn withdraw(o: &mut Emit, player: PlayerId, wager: WagerId) -> Result<(), Re
         return Err(Refusal::new(o.t.cite("wagers_closed"), "a player may withdraw only their own wager"));
     }
     match o.t.phase() {
-        // NSW 12.1.1: after a reconstruction each player may remove their wager.
-        Phase::Betting | Phase::Reconstruction => {}
+        Phase::Betting => {}
+        // After a reconstruction, only where the profile's remedy allows it
+        // (NSW 12.1.1; not AU 12.6 or EU 6.1.4); after NSW 13.5.1's offer.
+        Phase::Reconstruction if o.t.state.withdrawals_open => {}
+        Phase::Reconstruction => {
+            let rule = o.t.rb().config.remedies.withdraw_after_reconstruction.rule.clone();
+            return Err(Refusal::new(rule, "after a reconstruction the wagers stand"));
+        }
         _ if o.t.state.late_wagers => {}
         _ => return Err(not_open(o)),
     }
@@ -405,12 +425,16 @@ pub fn change_minimum(o: &mut Emit, minimum: Money, at_ms: u64, present: Vec<Pla
 /// NSW 12.12; AU 15.10: after the first card is drawn but before any card is
 /// exposed, a supervisor may let players change their wagers (not in Method A).
 pub fn reopen(o: &mut Emit) -> Result<(), Refusal> {
-    let rule = o.t.cite("late_wagers");
-    if !o.t.rb().config.conduct.late_wagers {
-        return Err(Refusal::new(rule, "this rulebook does not allow wagers to change once the first card is drawn"));
-    }
-    if super::styles::handling(o.t.setup.config.dealing) == super::styles::Handling::FaceUp {
-        return Err(Refusal::new(rule, "not where the cards are dealt face up (Method A)"));
+    // Where late wagers exist is the profile's remedy (NSW 12.12: not Method A;
+    // AU 15.10: International Baccarat only).
+    let late = &o.t.rb().config.remedies.late_wagers;
+    let rule = late.rule.clone();
+    let dealing = o.t.setup.config.dealing;
+    if !late.value.contains(&dealing) {
+        return Err(Refusal::new(
+            rule,
+            format!("wagers do not change once the first card is drawn at a {dealing:?} table"),
+        ));
     }
     if !matches!(o.t.phase(), Phase::Closed | Phase::Dealing) || o.t.state.coup.cards.iter().any(|c| c.2) {
         return Err(Refusal::new(rule, "only after the first card is drawn and before any card is exposed"));

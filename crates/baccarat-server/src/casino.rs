@@ -74,65 +74,48 @@ pub struct CasinoTable {
 #[derive(Clone, Debug)]
 pub enum Request {
     /// Chips into a wallet from the cage.
-    Deposit {
-        player: PlayerId,
-        amount: Money,
-        key: String,
-    },
+    Deposit { player: PlayerId, amount: Money, key: String },
     Wager {
         table: u32,
         player: PlayerId,
         spot: Spot,
         bet: Bet,
         amount: Money,
+        /// The ante paid with an initial wager at an Ante Up table (AU 14.5);
+        /// held with the stake, collected at settlement (AU 14.6).
+        ante: Money,
         key: String,
     },
     /// Several wagers from one player at once (a bet slip: chips on several
     /// spots). Each is placed or refused on its own, as chips on a layout are;
     /// wager `i` carries the idempotency key `key#i`.
-    Wagers {
-        table: u32,
-        player: PlayerId,
-        slip: Vec<(Spot, Bet, Money)>,
-        key: String,
-    },
+    Wagers { table: u32, player: PlayerId, slip: Vec<SlipLine>, key: String },
     /// A player withdraws their own wager while betting is open (NSW 5.4).
-    Withdraw {
-        table: u32,
-        player: PlayerId,
-        wager: WagerId,
-    },
+    Withdraw { table: u32, player: PlayerId, wager: WagerId },
     /// Open or close a table (a closed table finishes its coup and stops).
-    SetOpen {
-        table: u32,
-        open: bool,
-    },
+    SetOpen { table: u32, open: bool },
     /// Define a new table (admin).
-    CreateTable {
-        name: String,
-        rulebook: String,
-        config: String,
-        mode: Mode,
-    },
+    CreateTable { name: String, rulebook: String, config: String, mode: Mode },
     /// A command to a table's engine from staff, or from the server itself (its
     /// pace, its recovery): admitted by the trust matrix (`trust.rs`).
-    Table {
-        table: u32,
-        command: Command,
-        by: Actor,
-    },
+    Table { table: u32, command: Command, by: Actor },
     /// A supervisor voids the coup of a halted table under its profile's
     /// interrupted-coup rule, returning every stake.
-    VoidHalted {
-        table: u32,
-        by: Actor,
-    },
+    VoidHalted { table: u32, by: Actor },
     /// Start a fresh shoe with a seed from the OS (RNG tables).
-    NewShoe {
-        table: u32,
-    },
+    NewShoe { table: u32 },
     /// Check the ledger's invariants in full (read side).
     CheckLedger,
+}
+
+/// One wager of a bet slip.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SlipLine {
+    pub spot: Spot,
+    pub bet: Bet,
+    pub amount: Money,
+    /// The ante with it, at an Ante Up table (AU 14.5).
+    pub ante: Money,
 }
 
 /// The answer to a request.
@@ -376,8 +359,8 @@ impl Casino {
     fn handle_inner(&mut self, req: Request, commit: &mut Commit) -> Reply {
         match req {
             Request::Deposit { player, amount, key } => self.deposit(player, amount, key, commit),
-            Request::Wager { table, player, spot, bet, amount, key } => {
-                self.wager(table, player, spot, bet, amount, &key, commit)
+            Request::Wager { table, player, spot, bet, amount, ante, key } => {
+                self.wager(table, player, SlipLine { spot, bet, amount, ante }, &key, commit)
             }
             Request::Wagers { table, player, slip, key } => {
                 if slip.is_empty() || slip.len() > MAX_SLIP {
@@ -389,9 +372,7 @@ impl Casino {
                 let results: Vec<Reply> = slip
                     .into_iter()
                     .enumerate()
-                    .map(|(i, (spot, bet, amount))| {
-                        self.wager(table, player, spot, bet, amount, &format!("{key}#{i}"), commit)
-                    })
+                    .map(|(i, line)| self.wager(table, player, line, &format!("{key}#{i}"), commit))
                     .collect();
                 Reply::Wagers { results, balance: self.balance(player).map_or(Money::ZERO, |b| b.1) }
             }
@@ -486,17 +467,10 @@ impl Casino {
         })
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn wager(
-        &mut self,
-        table: u32,
-        player: PlayerId,
-        spot: Spot,
-        bet: Bet,
-        amount: Money,
-        key: &str,
-        commit: &mut Commit,
-    ) -> Reply {
+    /// Place one wager: the wallet holds the stake and any ante (AU 14.5), the
+    /// float covers what it could win, then the engine decides.
+    fn wager(&mut self, table: u32, player: PlayerId, line: SlipLine, key: &str, commit: &mut Commit) -> Reply {
+        let SlipLine { spot, bet, amount, ante } = line;
         let key = format!("wager:{player}:{key}");
         let wallet = self.wallet(player);
         let Some(t) = self.tables.get_mut(&table) else {
@@ -527,14 +501,15 @@ impl Casino {
                 message: format!("this coup already holds {MAX_WAGERS_PER_COUP} wagers"),
             };
         }
-        if available(&self.ledger) < amount {
+        let held = amount + ante;
+        if ante < Money::ZERO || available(&self.ledger) < held {
             return Reply::Refused {
                 rule: "wallet".into(),
-                message: format!("available {} is less than {amount}", available(&self.ledger)),
+                message: format!("available {} is less than {held}", available(&self.ledger)),
             };
         }
         // The float covers everything the coup's wagers could win (`float.rs`).
-        let most = max_win(&t.engine.setup().config, bet, amount, Money::ZERO).unwrap_or(Money::ZERO);
+        let most = max_win(&t.engine.setup().config, bet, amount, ante).unwrap_or(Money::ZERO);
         let float = Money(self.ledger.account(t.accounts.house).map_or(0, |a| a.available()));
         if t.liability + most > float {
             return Reply::Refused {
@@ -546,7 +521,7 @@ impl Casino {
             };
         }
         let at_ms = Some((self.clock)());
-        let cmd = Command::PlaceWager { player, spot, bet, amount, ante: Money::ZERO, token: false, at_ms };
+        let cmd = Command::PlaceWager { player, spot, bet, amount, ante, token: false, at_ms };
         let events = match t.engine.execute(cmd) {
             Ok(ev) => ev,
             Err(r) => return r.into(),
@@ -558,7 +533,7 @@ impl Casino {
         let escrow = t.accounts.escrow;
         let (a, ch) = self.ledger.apply_logged(
             &key,
-            &[Op::Hold { debit: wallet, credit: escrow, amount, memo: format!("table {table} wager {id}") }],
+            &[Op::Hold { debit: wallet, credit: escrow, amount: held, memo: format!("table {table} wager {id}") }],
             Cause::Wager { table, wager: id },
         );
         let t = self.tables.get_mut(&table).expect("table");

@@ -148,7 +148,7 @@ impl Feed {
                 l.amount = *to;
                 l.rule = Some(rule.clone());
             }),
-            Event::WagerSettled { wager, outcome, pays, settlement, .. } => {
+            Event::WagerSettled { wager, outcome, pays, settlement, ante } => {
                 let Some(c) = self.coups.get_mut(&table) else { return };
                 let coup = c.coup;
                 let Some(l) = c.line(*wager) else { return };
@@ -156,7 +156,8 @@ impl Feed {
                 l.outcome = outcome.map(|o| o.to_string());
                 l.pays = Some(pays.clone());
                 l.settlement = Some(*settlement);
-                l.net = Some(settlement.player_net());
+                // An ante collected is the player's too (AU 14.6).
+                l.net = Some(settlement.player_net() - *ante);
                 let h = self.history.entry(l.player).or_default();
                 h.push_back(HistoryLine { table, coup, line: l.clone() });
                 if h.len() > HISTORY {

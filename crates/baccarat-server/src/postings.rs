@@ -4,8 +4,10 @@
 //! placed. Settlement posts the valid part of the hold (the void part of an AU 5.13
 //! wager is released), returns stake from escrow, sends a lost stake to the house,
 //! pays winnings from the house, and takes commission into its own account
-//! (AU 5.10(b)); an ante goes to the antes account (AU 14.6). A void wager's hold
-//! is voided. The wallet moves by exactly [`Settlement::player_net`] less the ante.
+//! (AU 5.10(b)). An ante was held with its stake (AU 14.5) and is collected
+//! from escrow into the antes account (AU 14.6); one not collected is released
+//! with the hold. A void wager's hold is voided whole, ante and all. The wallet
+//! moves by exactly [`Settlement::player_net`] less the ante collected.
 
 use baccarat_rules::{Money, Settlement};
 
@@ -26,7 +28,7 @@ pub fn settlement_ops(hold: TransferId, wallet: AccountId, t: &TableAccounts, s:
         return vec![Op::Void { hold }];
     }
     let valid = s.stake - s.void;
-    let mut ops = vec![Op::Post { hold, amount: valid }];
+    let mut ops = vec![Op::Post { hold, amount: valid + ante }];
     let mut push = |debit: AccountId, credit: AccountId, amount: Money, memo: &str| {
         if amount.0 > 0 {
             ops.push(Op::Transfer { debit, credit, amount, memo: memo.to_string() });
@@ -36,7 +38,7 @@ pub fn settlement_ops(hold: TransferId, wallet: AccountId, t: &TableAccounts, s:
     push(t.escrow, t.house, s.lost, "stake lost");
     push(t.house, wallet, s.won, "winnings");
     push(wallet, t.commission, s.commission, "commission");
-    push(wallet, t.antes, ante, "ante");
+    push(t.escrow, t.antes, ante, "ante");
     ops
 }
 
@@ -107,7 +109,7 @@ mod tests {
         assert_eq!(l.account(wallet).unwrap().available(), 1_000_000);
         // AU 5.13: $25 on Banker with $1 chips; $20 valid wins $19 net, $5 void.
         let hold = l
-            .apply("h2", &[Op::Hold { debit: wallet, credit: t.escrow, amount: Money(2500), memo: String::new() }])
+            .apply("h2", &[Op::Hold { debit: wallet, credit: t.escrow, amount: Money(2600), memo: String::new() }])
             .unwrap()[0];
         let au = profiles::builtin("au-casino").unwrap();
         let settle = baccarat_rules::SettleRules {

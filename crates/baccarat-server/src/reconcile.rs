@@ -105,7 +105,7 @@ impl<'a> Reconciler<'a> {
                         continue;
                     };
                     wallets.insert(wager.id, w);
-                    (wager.id, vec![(TransferKind::Pending, w, accounts.escrow, wager.amount)])
+                    (wager.id, vec![(TransferKind::Pending, w, accounts.escrow, wager.amount + wager.ante)])
                 }
                 Event::WagerWithdrawn { wager } | Event::WagerReturned { wager, .. } => {
                     let w = wallets.get(wager).copied().unwrap_or_default();

@@ -27,6 +27,14 @@ pub struct PayLine {
     pub pays: String,
 }
 
+/// The ante of an Ante Up table (AU 14).
+#[derive(Clone, Debug, Serialize)]
+pub struct AnteView {
+    pub amount: Money,
+    pub waived_at: Option<Money>,
+    pub rule: String,
+}
+
 /// A wager the table offers, with its limits and pay table.
 #[derive(Clone, Debug, Serialize)]
 pub struct OfferView {
@@ -70,6 +78,9 @@ pub struct TableView {
     pub announced_minimum: Option<(Money, u64)>,
     pub bets: Vec<String>,
     pub offers: Vec<OfferView>,
+    /// An Ante Up table's ante and the initial wager at which it is waived, as
+    /// on its sign (AU 14.3-14.4).
+    pub ante: Option<AnteView>,
     pub phase: String,
     pub shoe: u64,
     pub coup: u64,
@@ -185,6 +196,11 @@ fn view(t: &CasinoTable, old: Option<&TableView>) -> TableView {
         announced_minimum: s.announced,
         bets: cfg.offers.iter().map(|o| o.bet.id().to_string()).collect(),
         offers,
+        ante: cfg.ante.as_ref().map(|a| AnteView {
+            amount: a.amount,
+            waived_at: a.waived_at,
+            rule: setup.rulebook.cite("ante"),
+        }),
         phase: phase_name(t.engine.phase()).into(),
         shoe: s.shoe_number,
         coup: s.coup_number,

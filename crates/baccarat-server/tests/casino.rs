@@ -23,7 +23,15 @@ fn casino() -> (Casino, Commit) {
 }
 
 fn wager(player: u32, bet: Bet, amount: i64, key: &str) -> Request {
-    Request::Wager { table: 1, player, spot: Spot::Box(player as u8), bet, amount: Money(amount), key: key.into() }
+    Request::Wager {
+        table: 1,
+        player,
+        spot: Spot::Box(player as u8),
+        bet,
+        amount: Money(amount),
+        key: key.into(),
+        ante: Money::ZERO,
+    }
 }
 
 #[test]

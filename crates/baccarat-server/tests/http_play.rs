@@ -275,3 +275,58 @@ async fn requests_over_the_rate_are_refused_with_429_and_history_is_kept() {
     let (_, me) = app.get("/api/me", Some(&p)).await;
     assert_eq!(me["balance"].as_i64().unwrap(), 1_000_000 + net);
 }
+
+/// AU 14, Ante Up, played over HTTP: each initial wager goes with its ante
+/// (AU 14.5) unless it meets the waiver on the sign (AU 14.4); the ante is held
+/// with the stake and collected at settlement whatever the result (AU 14.6);
+/// a wager without a required ante is refused (AU 14.7's void, at the door).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn au_14_ante_up_over_http_with_and_without_the_waiver() {
+    let app = spawn_app_with(|c| c.betting = Duration::from_secs(4)).await;
+    let config = "rulebook = \"au-casino\"\nchip = 100\nmin = 1000\nmax = 100000\n[bets.tie]\npay_table = \"8_to_1\"\n[ante]\namount = 100\nwaived_at = 5000\n";
+    let (s, r) = app.post("/api/tables", Some(&app.admin), json!({"name": "Ante Up", "config": config})).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    let id = r["table"].as_u64().unwrap();
+    let (_, view) = app.get(&format!("/api/tables/{id}"), None).await;
+    assert_eq!(view["ante"]["amount"], 100, "the sign shows the ante: {view}");
+    assert_eq!(view["ante"]["waived_at"], 5000);
+    let p = app.login("player4", "demo").await;
+    app.until_phase(id as u32, "betting").await;
+    let before = available(&app, &p).await;
+    let url = format!("/api/tables/{id}/wagers");
+    // Below the waiver without its ante: refused, naming AU 14.
+    let (s, e) = app.post(&url, Some(&p), json!({"bet": "player", "amount": 1000, "key": "a0"})).await;
+    assert_eq!(s, StatusCode::CONFLICT, "{e}");
+    assert!(e["rule"].as_str().unwrap().contains("AU 14"), "{e}");
+    // With it: the stake and the ante are held.
+    let (s, r) = app.post(&url, Some(&p), json!({"bet": "player", "amount": 1000, "ante": 100, "key": "a1"})).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    assert_eq!(available(&app, &p).await, before - 1100);
+    // At the waiver: no ante due; a slip line carries its own.
+    let slip = json!({"wagers": [{"bet": "banker", "amount": 6000}], "key": "a2"});
+    let (s, r) = app.post(&url, Some(&p), slip).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    assert_eq!(r["results"][0]["result"], "wager", "{r}");
+    assert_eq!(available(&app, &p).await, before - 7100);
+    // After the coup: the wallet moved by the settlements less the one ante.
+    app.until_phase(id as u32, "dealing").await;
+    app.until_phase(id as u32, "betting").await;
+    let (_, h) = app.get("/api/me/history", Some(&p)).await;
+    let lines: Vec<&Value> = h["history"].as_array().unwrap().iter().filter(|l| l["table"] == id).collect();
+    assert_eq!(lines.len(), 2, "{h}");
+    let net: i64 = lines.iter().map(|l| l["line"]["net"].as_i64().unwrap()).sum();
+    let won: i64 = lines.iter().map(|l| l["line"]["settlement"]["won"].as_i64().unwrap()).sum();
+    let (_, me) = app.get("/api/me", Some(&p)).await;
+    assert_eq!(me["available"].as_i64().unwrap(), before + net, "{h}");
+    // Every settled line nets its result less the ante collected: the Player
+    // wager's ante is gone whatever the result (AU 14.6), the Banker's waived.
+    let player_line = lines.iter().find(|l| l["line"]["bet"] == "player").unwrap();
+    let s = &player_line["line"]["settlement"];
+    let result = s["returned"].as_i64().unwrap() + s["won"].as_i64().unwrap()
+        - s["commission"].as_i64().unwrap()
+        - s["stake"].as_i64().unwrap();
+    assert_eq!(player_line["line"]["net"].as_i64().unwrap(), result - 100, "{player_line}");
+    assert!(won >= 0);
+    let (_, v) = app.get("/api/verify", Some(&app.admin)).await;
+    assert_eq!(v["ok"], true, "{v}");
+}

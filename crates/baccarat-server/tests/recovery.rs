@@ -55,6 +55,7 @@ fn an_interrupted_coup_resumes_after_a_restart_and_settles_once() {
         bet,
         amount: Money(10_000),
         key: format!("k{p}"),
+        ante: Money::ZERO,
     };
     assert!(matches!(step(&mut c, &mut store, w(1, Bet::Banker)), Reply::Wager { .. }));
     assert!(matches!(step(&mut c, &mut store, w(2, Bet::Player)), Reply::Wager { .. }));
@@ -144,6 +145,7 @@ fn an_interrupted_coup_is_void_where_the_profile_says_so() {
             bet: Bet::Banker,
             amount: Money(10_000),
             key: "k".into(),
+            ante: Money::ZERO,
         },
     );
     assert!(matches!(r, Reply::Wager { .. }), "{r:?}");
@@ -212,6 +214,7 @@ fn the_writer_answers_only_after_commit_and_batches_many_requests() {
             bet: Bet::Tie,
             amount: Money(1000),
             key: format!("t{i}"),
+            ante: Money::ZERO,
         };
         writer.send(req, move |r| tx.send(r).unwrap()).unwrap();
     }

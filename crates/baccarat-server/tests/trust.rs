@@ -80,7 +80,15 @@ fn table_at(mode: Mode, at: At) -> (Casino, Commit) {
     run(&mut c, &mut commit, Command::OpenBetting { no_bet: false, closes_at: None }, by);
     for (p, bet) in [(1, Bet::Banker), (2, Bet::Player)] {
         let r = c.handle(
-            Request::Wager { table: 1, player: p, spot: Spot::Box(p as u8), bet, amount: Money(5000), key: "w".into() },
+            Request::Wager {
+                table: 1,
+                player: p,
+                spot: Spot::Box(p as u8),
+                bet,
+                amount: Money(5000),
+                key: "w".into(),
+                ante: Money::ZERO,
+            },
             &mut commit,
         );
         assert!(matches!(r, Reply::Wager { .. }), "{r:?}");
@@ -352,6 +360,7 @@ fn two_opposite_huge_wagers_cannot_break_settlement() {
         bet,
         amount: Money(amount),
         key: key.to_string(),
+        ante: Money::ZERO,
     };
     let big = |p: u32, bet| wager(p, bet, 1_000_000_000_000, &format!("big{p}"));
     let r = c.handle(big(1, Bet::Banker), &mut commit);
@@ -414,6 +423,7 @@ fn personal_limits_are_bounded() {
         bet: Bet::Player,
         amount: Money(600_000),
         key: "big".into(),
+        ante: Money::ZERO,
     };
     assert!(matches!(c.handle(w(1), &mut commit), Reply::Wager { .. }), "within the player's own sign");
     assert!(matches!(c.handle(w(2), &mut commit), Reply::Refused { .. }), "not another player's");
@@ -450,7 +460,15 @@ fn a_broken_invariant_stops_one_table_only() {
         for bet in [Bet::Player, Bet::Tie] {
             let key = format!("{t}{bet}");
             let r = c.handle(
-                Request::Wager { table: t, player: 1, spot: Spot::Box(1), bet, amount: Money(100_000), key },
+                Request::Wager {
+                    table: t,
+                    player: 1,
+                    spot: Spot::Box(1),
+                    bet,
+                    amount: Money(100_000),
+                    key,
+                    ante: Money::ZERO,
+                },
                 &mut commit,
             );
             assert!(matches!(r, Reply::Wager { .. }), "{r:?}");
@@ -536,7 +554,7 @@ proptest::proptest! {
             let open = Command::OpenBetting { no_bet: false, closes_at: None };
             c.handle(Request::Table { table: 1, command: open, by: Actor::Server }, &mut commit);
             for (i, (p, b, amount)) in wagers.iter().enumerate() {
-                c.handle(Request::Wager { table: 1, player: p + 1, spot: Spot::Box(*p as u8 + 1), bet: bets[*b], amount: Money(amount * 100), key: format!("{coup}-{i}") }, &mut commit);
+                c.handle(Request::Wager { table: 1, player: p + 1, spot: Spot::Box(*p as u8 + 1), bet: bets[*b], amount: Money(amount * 100), key: format!("{coup}-{i}"), ante: Money::ZERO }, &mut commit);
             }
             c.handle(Request::Table { table: 1, command: Command::CloseBetting, by: Actor::Server }, &mut commit);
             while matches!(c.phase(1), Some(Phase::Closed | Phase::Dealing)) {
@@ -570,6 +588,7 @@ fn a_wager_after_the_recorded_close_is_refused() {
         bet: Bet::Player,
         amount: Money(1000),
         key: key.into(),
+        ante: Money::ZERO,
     };
     assert!(matches!(c.handle(w("early"), &mut commit), Reply::Wager { .. }));
     now.store(5_001, std::sync::atomic::Ordering::SeqCst);

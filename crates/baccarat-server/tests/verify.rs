@@ -37,6 +37,7 @@ fn played() -> Snapshot {
                     bet,
                     amount: Money(2000),
                     key: format!("{coup}-{p}"),
+                    ante: Money::ZERO,
                 },
                 &mut commit,
             );
@@ -49,6 +50,7 @@ fn played() -> Snapshot {
                 bet: Bet::DragonBonusBanker,
                 amount: Money(1000),
                 key: format!("{coup}-d"),
+                ante: Money::ZERO,
             },
             &mut commit,
         );

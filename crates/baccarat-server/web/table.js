@@ -216,7 +216,7 @@ function chipValues(t) {
 }
 
 function configKey(t) {
-  return JSON.stringify([t.id, t.chip, t.min, t.max, t.differential, t.announced_minimum, t.offers, t.personal_limits]);
+  return JSON.stringify([t.id, t.chip, t.min, t.max, t.differential, t.announced_minimum, t.offers, t.personal_limits, t.ante]);
 }
 
 function buildTable(t) {
@@ -239,6 +239,11 @@ function buildTable(t) {
   const me = auth.user;
   const own = me && (t.personal_limits || []).find(([p]) => p === me.id);
   if (own) rows.push(['Your limits', `${money(own[1])}–${money(own[2])}`, 'limit-personal']);
+  if (t.ante) {
+    // The Ante Up sign (AU 14.3-14.4).
+    const waived = t.ante.waived_at !== null ? `, waived from ${money(t.ante.waived_at)}` : '';
+    rows.push(['Ante', `${money(t.ante.amount)} per initial wager${waived}`, 'limit-ante']);
+  }
   $('limits').innerHTML = rows.map(([k, v, id]) => `<div><dt>${esc(k)}</dt><dd data-testid="${id}">${esc(v)}</dd></div>`).join('');
 
   // The layout: main wagers first (Player, Tie, Banker), then the side bets.
@@ -506,7 +511,8 @@ function renderStakes() {
   const betting = S.t.phase === 'betting';
   const pendingTotal = [...S.pending.values()].reduce((a, b) => a + b, 0);
   const placedTotal = [...placed.values()].reduce((a, b) => a + b, 0);
-  $('slip-total').textContent = `Slip ${money(pendingTotal)} · On the table ${money(placedTotal)}`;
+  const antes = [...S.pending].reduce((a, [bet, amount]) => a + anteFor(bet, amount), 0);
+  $('slip-total').textContent = `Slip ${money(pendingTotal)}${antes ? ` + ante ${money(antes)}` : ''} · On the table ${money(placedTotal)}`;
   $('btn-confirm').disabled = S.busy || !betting || !S.pending.size;
   $('btn-clear').disabled = S.busy || (!S.pending.size && !(betting && placedTotal));
   $('btn-rebet').disabled = S.busy || !sessionStorage.getItem(`baccarat.rebet.${S.tableId}`);
@@ -598,6 +604,14 @@ setInterval(tick, 200);
 // ---------------------------------------------------------------------------
 // Confirm, clear, rebet
 
+/** The ante due with a wager at an Ante Up table: the sign's amount with an
+ * initial wager below the waiver (AU 14.4-14.5), else nothing. */
+function anteFor(bet, amount) {
+  const a = S.t && S.t.ante;
+  if (!a || !MAIN_BETS.includes(bet)) return 0;
+  return a.waived_at !== null && amount >= a.waived_at ? 0 : a.amount;
+}
+
 async function withBusy(fn) {
   if (S.busy) return;
   S.busy = true;
@@ -607,7 +621,8 @@ async function withBusy(fn) {
 
 $('btn-confirm').addEventListener('click', () => withBusy(async () => {
   if (!S.pending.size || !S.t) return;
-  const lines = [...S.pending].map(([bet, amount]) => ({ bet, amount }));
+  // AU 14.5: at an Ante Up table each initial wager goes with its ante.
+  const lines = [...S.pending].map(([bet, amount]) => ({ bet, amount, ante: anteFor(bet, amount) }));
   const key = S.pendingKey || (S.pendingKey = newKey('slip'));
   try {
     const r = await api(`/api/tables/${S.tableId}/wagers`, { method: 'POST', body: { wagers: lines, key } });

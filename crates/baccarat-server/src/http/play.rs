@@ -23,6 +23,9 @@ struct SlipLine {
     amount: i64,
     #[serde(default)]
     spot: Option<u8>,
+    /// The ante with an initial wager at an Ante Up table (AU 14.5).
+    #[serde(default)]
+    ante: Option<i64>,
 }
 
 /// One wager (`bet`, `amount`, optional `spot`) or a slip (`wagers`), with the
@@ -37,11 +40,20 @@ pub(super) struct WagerBody {
     #[serde(default)]
     spot: Option<u8>,
     #[serde(default)]
+    ante: Option<i64>,
+    #[serde(default)]
     wagers: Option<Vec<SlipLine>>,
     key: String,
 }
 
-fn line(sess: &Session, bet: &str, amount: i64, spot: Option<u8>, field: &str) -> Result<(Spot, Bet, Money), ApiError> {
+fn line(
+    sess: &Session,
+    bet: &str,
+    amount: i64,
+    ante: Option<i64>,
+    spot: Option<u8>,
+    field: &str,
+) -> Result<crate::casino::SlipLine, ApiError> {
     let bet = Bet::from_id(bet)
         .ok_or_else(|| err(StatusCode::BAD_REQUEST, format!("{field}bet: unknown wager id {bet:?}")))?;
     if amount <= 0 || amount > baccarat_rules::MAX_LIMIT {
@@ -50,9 +62,14 @@ fn line(sess: &Session, bet: &str, amount: i64, spot: Option<u8>, field: &str) -
     if spot.is_some_and(|b| !(1..=14).contains(&b)) {
         return Err(err(StatusCode::BAD_REQUEST, format!("{field}spot: a box from 1 to 14")));
     }
+    let ante = ante.unwrap_or(0);
+    if !(0..=baccarat_rules::MAX_LIMIT).contains(&ante) {
+        return Err(err(StatusCode::BAD_REQUEST, format!("{field}ante: zero or more minor units")));
+    }
     // Without a box the player sits at one derived from their id (boxes 1-7
     // exist on every layout).
-    Ok((Spot::Box(spot.unwrap_or(1 + (sess.user % 7) as u8)), bet, Money(amount)))
+    let spot = Spot::Box(spot.unwrap_or(1 + (sess.user % 7) as u8));
+    Ok(crate::casino::SlipLine { spot, bet, amount: Money(amount), ante: Money(ante) })
 }
 
 pub(super) async fn wager(
@@ -68,6 +85,9 @@ pub(super) async fn wager(
         return Err(err(StatusCode::BAD_REQUEST, "key: an idempotency key of 1 to 128 characters is required"));
     }
     let req = match (b.wagers, b.bet, b.amount) {
+        (Some(_), _, _) if b.ante.is_some() => {
+            return Err(err(StatusCode::BAD_REQUEST, "ante: in a slip, each line carries its own ante"))
+        }
         (Some(list), None, None) => {
             if list.is_empty() || list.len() > MAX_SLIP {
                 return Err(err(StatusCode::BAD_REQUEST, format!("wagers: a slip holds 1 to {MAX_SLIP} wagers")));
@@ -75,13 +95,21 @@ pub(super) async fn wager(
             let slip = list
                 .iter()
                 .enumerate()
-                .map(|(i, l)| line(&sess, &l.bet, l.amount, l.spot.or(b.spot), &format!("wagers[{i}].")))
+                .map(|(i, l)| line(&sess, &l.bet, l.amount, l.ante, l.spot.or(b.spot), &format!("wagers[{i}].")))
                 .collect::<Result<Vec<_>, _>>()?;
             Request::Wagers { table: id, player: sess.user, slip, key: b.key }
         }
         (None, Some(bet), Some(amount)) => {
-            let (spot, bet, amount) = line(&sess, &bet, amount, b.spot, "")?;
-            Request::Wager { table: id, player: sess.user, spot, bet, amount, key: b.key }
+            let l = line(&sess, &bet, amount, b.ante, b.spot, "")?;
+            Request::Wager {
+                table: id,
+                player: sess.user,
+                spot: l.spot,
+                bet: l.bet,
+                amount: l.amount,
+                ante: l.ante,
+                key: b.key,
+            }
         }
         _ => {
             return Err(err(

@@ -40,6 +40,10 @@ pub struct Findings {
     /// Coups voided after their cards were out, for the inspector: each with its
     /// table, shoe, coup, who voided it and the rule given.
     pub voids: Vec<Void>,
+    /// Records past the last head the anchor file signed, for the inspector: a
+    /// server that stops cleanly leaves none, so these come from a crash
+    /// between a commit and its anchor line — or were added outside the server.
+    pub unanchored: Vec<String>,
 }
 
 /// A coup voided once its cards were out.
@@ -132,8 +136,23 @@ fn check_chain(table: u32, records: &[Record], anchors: Option<&Anchored>, f: &m
         f.problems.push(format!("{name}: audit chain broken at {e}"));
         return false;
     }
-    if let Some(why) = anchors.and_then(|a| a.heads.get(&table)).and_then(|(len, head)| cut(records, *len, head)) {
-        f.problems.push(format!("{name}: {why}"));
+    if let Some(a) = anchors {
+        let len = match a.heads.get(&table) {
+            Some((len, head)) => {
+                if let Some(why) = cut(records, *len, head) {
+                    f.problems.push(format!("{name}: {why}"));
+                }
+                *len
+            }
+            None => 0,
+        };
+        if records.len() as u64 > len {
+            f.unanchored.push(format!(
+                "{name}: records {} to {} are past the last head the anchor file signed",
+                len + 1,
+                records.len()
+            ));
+        }
     }
     true
 }

@@ -267,6 +267,7 @@ fn an_honest_run_verifies_clean() {
     let copy = Forged::new();
     let (f, _) = verify_file(&copy.db, None, None).unwrap();
     assert!(f.problems.is_empty(), "{:#?}", f.problems);
+    assert!(f.unanchored.is_empty(), "every record of an honest run is anchored: {:?}", f.unanchored);
     assert_eq!((f.tables, f.shoes, f.coups, f.settlements), (5, 2, 7, 14));
     // The forger's rebalancing changes nothing on an honest ledger.
     rebalance(&copy.sql());
@@ -503,9 +504,10 @@ fn limitation_a_cut_coup_with_a_cut_anchor_file_is_not_caught() {
 /// chain, its transfer from the cage, its idempotency answer, and the balances
 /// made to match. Every check agrees with the forged record, so `verify` finds
 /// nothing — and an anchor file kept elsewhere does not help either, since the
-/// forged record lies past every head it signed. (A server stopped cleanly
-/// leaves no record unanchored, so records past the last anchored head are
-/// worth reporting to the inspector; `verify` does not, today.)
+/// forged record lies past every head it signed. A server stopped cleanly
+/// leaves no record unanchored, so `verify` lists records past the last
+/// anchored head for the inspector (`unanchored`): the forgery is not a
+/// difference, but it is in plain view.
 #[test]
 fn limitation_a_deposit_appended_past_the_last_anchor_is_not_caught() {
     let copy = Forged::new();
@@ -534,4 +536,7 @@ fn limitation_a_deposit_appended_past_the_last_anchor_is_not_caught() {
     drop(c);
     let p = copy.problems();
     assert!(p.is_empty(), "this forgery is now caught; update the test: {p:#?}");
+    let (f, _) = verify_file(&copy.db, None, None).unwrap();
+    assert_eq!(f.unanchored.len(), 1, "{:?}", f.unanchored);
+    assert!(f.unanchored[0].starts_with("the casino's chain: records"), "{:?}", f.unanchored);
 }

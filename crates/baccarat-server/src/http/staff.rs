@@ -306,6 +306,7 @@ pub(super) async fn verify(State(s): State<AppState>, h: HeaderMap) -> Result<Js
         "settlements": f.settlements,
         "problems": f.problems,
         "voids": f.voids,
+        "unanchored": f.unanchored,
         "anchor_key": public,
     })))
 }

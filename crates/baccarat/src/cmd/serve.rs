@@ -180,6 +180,9 @@ pub fn run_verify(a: VerifyArgs) -> Result<()> {
             v.table, v.shoe, v.coup, v.rule
         );
     }
+    for u in &f.unanchored {
+        println!("NOTE: {u} (a crash between a commit and its anchor, or records added outside the server)");
+    }
     if f.problems.is_empty() {
         println!("verified: every chain and anchor, card, result, settlement, ledger balance and transfer agrees");
         Ok(())

@@ -59,7 +59,7 @@ fn parts(c: &mut Criterion) {
     });
     let ws: Vec<SimWager> =
         rb.bets.iter().flat_map(|b| b.pay_tables.iter().map(|t| SimWager { table: t.clone() })).collect();
-    let rows = Rows::new(&ws);
+    let rows = Rows::new(&ws).unwrap();
     let done = AtomicU64::new(0);
     c.bench_function("one shoe, 28 AU wagers settled", |b| {
         let mut i = 0;

@@ -40,8 +40,21 @@ use baccarat_rules::{
 use baccarat_table::shoe::CutRules;
 use baccarat_table::shuffle::{shuffle_with, Seed, Stream};
 
-/// The common denominator of every pay line's net return (`19:20`, `1:2`, `a:1`).
+/// The common denominator of the built-in profiles' pay lines (`19:20`, `1:2`,
+/// `a:1`); a table's own is computed from its lines ([`Rows::scale`]).
 pub const SCALE: i64 = 20;
+
+/// The largest common denominator the simulator takes: a shoe's scaled sums
+/// stay within `i32` (under 100 coups of at most 500:1 each).
+pub const MAX_SCALE: i64 = 40_000;
+
+fn gcd(a: i64, b: i64) -> i64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
 
 /// Number of pair keys (see [`pair_key`]).
 pub const PAIR_KEYS: usize = 50;
@@ -64,6 +77,9 @@ pub struct Procedure {
 /// Integer net returns (× [`SCALE`]) of each wager, by summary index and pair key.
 pub struct Rows {
     pub wagers: usize,
+    /// The common denominator of every pay line's net return: the unit the
+    /// integer sums count in (20 for 19:20 and 1:2; 100 with a 24:25 line).
+    pub scale: i64,
     /// Distinct rows of the summary wagers, and each summary index's row: many
     /// results settle every offered wager alike, and a shoe touches fewer rows.
     summary: Vec<i32>,
@@ -71,10 +87,10 @@ pub struct Rows {
     pairs: Vec<i32>,
 }
 
-fn net_scaled(p: Pays) -> i32 {
+fn net_scaled(p: Pays, scale: i64) -> i32 {
     let (a, b) = p.net_return();
-    debug_assert_eq!(SCALE % b, 0, "pay line {p} does not divide {SCALE}");
-    (a * (SCALE / b)) as i32
+    assert_eq!(scale % b, 0, "pay line {p} does not divide the scale {scale}");
+    (a * (scale / b)) as i32
 }
 
 /// Representative initial cards of a hand's pair class (0 none, 1 mixed, 2
@@ -92,8 +108,23 @@ fn hand_rep(class: usize, rank: Rank) -> Vec<Card> {
 }
 
 impl Rows {
-    /// Build the rows for `wagers` from the rules' classifiers.
-    pub fn new(wagers: &[SimWager]) -> Rows {
+    /// Build the rows for `wagers` from the rules' classifiers, counting in
+    /// the common denominator of their pay lines; refused if that exceeds
+    /// [`MAX_SCALE`] (a fixed scale would silently skew a line it does not divide).
+    pub fn new(wagers: &[SimWager]) -> Result<Rows, String> {
+        let mut scale = 1i64;
+        for wg in wagers {
+            for (_, p) in &wg.table.lines {
+                let b = p.net_return().1;
+                scale = scale / gcd(scale, b) * b;
+                if scale > MAX_SCALE {
+                    return Err(format!(
+                        "{} {}: pay line {p} needs a common denominator above {MAX_SCALE}, which the simulator cannot count in",
+                        wg.table.bet, wg.table.name
+                    ));
+                }
+            }
+        }
         let w = wagers.len();
         let mut summary = vec![0i32; CoupSummary::COUNT * w];
         let mut pairs = vec![0i32; PAIR_KEYS * w];
@@ -103,7 +134,7 @@ impl Rows {
                 baccarat_rules::Basis::Summary => {
                     for i in 0..CoupSummary::COUNT {
                         summary[i * w + j] =
-                            net_scaled(wg.table.pays(bet.classify_summary(&CoupSummary::from_index(i))));
+                            net_scaled(wg.table.pays(bet.classify_summary(&CoupSummary::from_index(i))), scale);
                     }
                 }
                 _ => {
@@ -117,7 +148,7 @@ impl Rows {
                             baccarat_rules::Basis::HandCards(s) => bet.classify_hand_cards(hand(s)),
                             _ => bet.classify_both_initial([player[0], player[1]], [banker[0], banker[1]]),
                         };
-                        pairs[key * w + j] = net_scaled(wg.table.pays(o));
+                        pairs[key * w + j] = net_scaled(wg.table.pays(o), scale);
                     }
                 }
             }
@@ -133,7 +164,7 @@ impl Rows {
             summary_row.push(id as u16);
         }
         let compact: Vec<i32> = distinct.concat();
-        Rows { wagers: w, summary: compact, summary_row, pairs }
+        Ok(Rows { wagers: w, scale, summary: compact, summary_row, pairs })
     }
 }
 
@@ -342,11 +373,13 @@ pub struct Totals {
     pub sum: Vec<i64>,
     pub sum_sq: Vec<i128>,
     pub sum_n: Vec<i128>,
+    /// The unit of the sums ([`Rows::scale`]).
+    pub scale: i64,
 }
 
 impl Totals {
-    fn new(w: usize) -> Totals {
-        Totals { sum: vec![0; w], sum_sq: vec![0; w], sum_n: vec![0; w], ..Default::default() }
+    fn new(w: usize, scale: i64) -> Totals {
+        Totals { sum: vec![0; w], sum_sq: vec![0; w], sum_n: vec![0; w], scale, ..Default::default() }
     }
 
     fn add(&mut self, o: &Totals) {
@@ -370,7 +403,7 @@ pub fn run_shoes(
     done: &AtomicU64,
 ) -> Totals {
     let w = rows.wagers;
-    let mut t = Totals::new(w);
+    let mut t = Totals::new(w, rows.scale);
     // A shoe's sums fit i32: under 100 coups at most 10,000 (500:1 × 20) each.
     let mut shoe = vec![0i32; w];
     // Coups are counted by key during the shoe and settled by key at its end:
@@ -423,7 +456,7 @@ pub fn run_shoes(
 /// `threads`.
 pub fn run(proc: &Procedure, rows: &Rows, master: &Seed, shoes: u64, threads: usize, done: &AtomicU64) -> Totals {
     let threads = threads.clamp(1, 256) as u64;
-    let mut total = Totals::new(rows.wagers);
+    let mut total = Totals::new(rows.wagers, rows.scale);
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|k| {
@@ -443,7 +476,7 @@ pub fn estimate(t: &Totals, j: usize) -> (f64, f64, f64) {
     if t.coups == 0 {
         return (0.0, 0.0, 0.0);
     }
-    let scale = SCALE as f64;
+    let scale = t.scale as f64;
     let n = t.shoes as f64;
     let r = t.sum[j] as f64 / t.coups as f64; // scaled units per coup
     let nbar = t.coups as f64 / n;

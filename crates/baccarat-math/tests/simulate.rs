@@ -87,7 +87,7 @@ fn fast_path_equals_the_rules_coup_for_coup() {
         let rb = profiles::builtin(id).unwrap();
         let decks = rb.default_decks();
         let ws = wagers(&rb, decks);
-        let rows = Rows::new(&ws);
+        let rows = Rows::new(&ws).unwrap();
         for (from_back, burn) in [
             (20, rb.procedures.burn.first().copied()),
             (60, Some(BurnProcedure::ThreeNoBetCoups)),
@@ -113,7 +113,7 @@ fn fast_path_equals_the_rules_coup_for_coup() {
 fn results_do_not_depend_on_threads() {
     let rb = profiles::builtin("au-casino").unwrap();
     let ws = wagers(&rb, 8);
-    let rows = Rows::new(&ws);
+    let rows = Rows::new(&ws).unwrap();
     let proc = Procedure::for_rulebook(&rb, 8, 20);
     let done = AtomicU64::new(0);
     let one = run(&proc, &rows, &Seed::from_u64(5), 301, 1, &done);
@@ -131,7 +131,7 @@ fn estimates_agree_with_exact_odds() {
     for id in ["nsw-2021", "au-casino"] {
         let rb = profiles::builtin(id).unwrap();
         let ws = wagers(&rb, 8);
-        let rows = Rows::new(&ws);
+        let rows = Rows::new(&ws).unwrap();
         let proc = Procedure::for_rulebook(&rb, 8, 20);
         let t = run(&proc, &rows, &Seed::from_u64(2026), 25_000, 2, &AtomicU64::new(0));
         assert!(t.coups > 1_900_000, "{}", t.coups);
@@ -169,7 +169,7 @@ fn fast_path_equals_the_table_engine_coup_for_coup() {
         let spec: TableConfigSpec = toml::from_str(&format!("rulebook = \"{id}\"\nchip = 1\nmin = 20\nmax = 100000\n{extra}")).unwrap();
         let cfg = TableConfig::new(&rb, &spec).unwrap();
         let ws: Vec<SimWager> = cfg.offers.iter().map(|o| SimWager { table: o.pay_table.clone() }).collect();
-        let rows = Rows::new(&ws);
+        let rows = Rows::new(&ws).unwrap();
         let layout = if id == "au-casino" { Some("full") } else { None };
         let proc = Procedure::for_rulebook(&rb, cfg.decks, 20);
         let master = Seed::from_u64(77);
@@ -177,7 +177,10 @@ fn fast_path_equals_the_table_engine_coup_for_coup() {
             // The simulator's shoe `shoe_no` is the stream with nonce `shoe_no`;
             // the engine takes that stream's seed and the cut drawn after the shuffle.
             let mut fast = Vec::new();
-            play_shoe(&proc, &master, shoe_no, |k| fast.push((0..ws.len()).map(|j| rows.net(k, j)).collect::<Vec<i64>>()));
+            // The rows count in the table's own scale; the engine is staked SCALE.
+            assert_eq!(SCALE % rows.scale, 0, "{id}: scale {}", rows.scale);
+            let up = SCALE / rows.scale;
+            play_shoe(&proc, &master, shoe_no, |k| fast.push((0..ws.len()).map(|j| rows.net(k, j) * up).collect::<Vec<i64>>()));
             let (cards, mut stream) = shuffled_from(cfg.decks, Stream::with_nonce(&master, shoe_no));
             let cut = proc.cut.random(&mut stream, cards.len(), 20);
             // The engine's StartShoe takes a seed (nonce 0): pass the pre-shuffled
@@ -227,4 +230,27 @@ fn fast_path_equals_the_table_engine_coup_for_coup() {
             assert_eq!(engine, fast, "{id} shoe {shoe_no}");
         }
     }
+}
+
+/// The simulator counts in the common denominator of the pay lines it is
+/// given, not a fixed 20: a 24:25 line makes it 100 (the fixed scale would have
+/// skewed it in a release build); one that needs more than MAX_SCALE is refused.
+#[test]
+fn the_scale_is_computed_from_the_pay_lines_or_refused() {
+    use baccarat_rules::{Bet, Outcome, PayTable};
+    let table = |pays: &str| SimWager {
+        table: PayTable {
+            bet: Bet::Player,
+            name: "t".into(),
+            rule: "test".into(),
+            lines: vec![(Outcome::Win, pays.parse().unwrap()), (Outcome::Lose, "lose".parse().unwrap())],
+        },
+    };
+    let nsw = profiles::builtin("nsw-2021").unwrap();
+    let mut ws = wagers(&nsw, 8);
+    assert_eq!(Rows::new(&ws).unwrap().scale, SCALE, "19:20 and 8:1");
+    ws.push(table("24:25"));
+    assert_eq!(Rows::new(&ws).unwrap().scale, 100);
+    let e = Rows::new(&[table("1:40001")]).err().expect("refused");
+    assert!(e.contains("1:40001"), "{e}");
 }

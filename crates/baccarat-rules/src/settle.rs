@@ -134,7 +134,7 @@ pub fn settle_wager(stake: Money, table: &PayTable, outcome: Outcome, rules: &Se
 
 /// Settle `stake`, all of it valid, on a line that pays `pays`.
 pub fn settle(stake: Money, pays: Pays, rules: &SettleRules) -> Settlement {
-    debug_assert!(stake.0 >= 0, "stakes are never negative");
+    assert!(stake.0 >= 0, "stakes are never negative");
     let mut s = Settlement {
         stake,
         returned: Money::ZERO,

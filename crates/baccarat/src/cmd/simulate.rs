@@ -115,7 +115,7 @@ pub fn run_cmd(a: Args) -> Result<()> {
         Some(s) => parse_seed(s)?,
         None => Seed::from_os().map_err(|e| anyhow::anyhow!("cannot read OS entropy for a seed: {e}"))?,
     };
-    let rows = Rows::new(&wagers);
+    let rows = Rows::new(&wagers).map_err(|e| anyhow::anyhow!("simulate: {e}"))?;
     let done = AtomicU64::new(0);
     let finished = AtomicBool::new(false);
     let start = Instant::now();

@@ -77,3 +77,133 @@ fn au_15_9_only_international_baccarat_voids_a_wrong_hand() {
     card(&mut t, &mut log, "3S");
     refused(&mut t, Command::WrongHand { void_hand: true }, "AU 15.9");
 }
+
+/// AU 5.15: a losing (settled) wager cannot be withdrawn.
+#[test]
+fn au_5_15_a_settled_wager_cannot_be_withdrawn() {
+    let (mut t, mut log) = started("au-casino", TIE);
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
+    let Event::WagerPlaced { wager: w } = run(&mut t, &mut log, wager(1, Bet::Player, 2000))[0].clone() else {
+        unreachable!()
+    };
+    run(&mut t, &mut log, Command::CloseBetting);
+    deal_out(&mut t, &mut log);
+    refused(&mut t, Command::WithdrawWager { player: 1, wager: w.id }, "AU 5.15");
+}
+
+/// AU 5.8-5.9: each wager within the table's minimum and maximum.
+#[test]
+fn au_5_8_wagers_within_the_table_limits() {
+    let (mut t, mut log) = started("au-casino", TIE);
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
+    refused(&mut t, wager(1, Bet::Player, 500), "AU 5.8-5.9");
+    refused(&mut t, wager(1, Bet::Player, 200_000), "AU 5.8-5.9");
+}
+
+/// AU 5.17-5.18: the table differential; the side over it is reduced.
+#[test]
+fn au_5_18_wagers_over_the_differential_are_reduced() {
+    let (mut t, mut log) = started("au-casino", &format!("differential = 5000\n{TIE}"));
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
+    run(&mut t, &mut log, wager(1, Bet::Banker, 20_000));
+    run(&mut t, &mut log, wager(2, Bet::Player, 2000));
+    let ev = run(&mut t, &mut log, Command::CloseBetting);
+    assert!(
+        ev.iter().any(|e| matches!(e, Event::WagerReduced { rule, .. } if rule.contains("AU 5.17-5.18"))),
+        "{ev:?}"
+    );
+}
+
+/// AU 12.5: "If there are insufficient cards remaining … to complete a round
+/// of play, that round shall be Void".
+#[test]
+fn au_12_5_insufficient_cards_void_the_round() {
+    let mut t = Table::new(setup("au-casino", &format!("decks = 8\n{TIE}")));
+    let mut log = Vec::new();
+    let cards = baccarat_table::shoe::fresh(8);
+    run(
+        &mut t,
+        &mut log,
+        Command::StartShoe { source: ShoeSource::PreShuffled { cards }, cut: None, burn: None, show_burn: false },
+    );
+    let ev = play_until(&mut t, &mut log, |ev| kinds(ev).contains(&IrregularityKind::InsufficientCards));
+    assert!(cites(&ev, "AU 12.5"), "the last round is void under AU 12.5");
+}
+
+/// AU 11.2: the cutting card — out before a round: that round is the last
+/// (11.2(a)); out during one: one more round (11.2(b)).
+#[test]
+fn au_11_2_the_cutting_card_decides_the_last_rounds() {
+    let (mut t, mut log) = live_table("au-casino", TIE);
+    let ev = run(&mut t, &mut log, Command::CuttingCardOut);
+    assert!(cites(&ev, "AU 11.2(a)"), "{ev:?}");
+    let (mut t, mut log, _) = live_with_wagers("au-casino", TIE);
+    card(&mut t, &mut log, "2H");
+    let ev = run(&mut t, &mut log, Command::CuttingCardOut);
+    assert!(cites(&ev, "AU 11.2(b)"), "{ev:?}");
+}
+
+/// AU 7.7 (the burn) and AU 7.5-7.6 (the cut).
+#[test]
+fn au_7_5_to_7_7_cut_and_burn() {
+    let (_, log) = started("au-casino", TIE);
+    assert!(log.iter().any(|e| matches!(e, Event::Burned { rule, .. } if rule.contains("AU 7.7"))));
+    bad_cut("au-casino", TIE, "AU 7.5-7.6");
+}
+
+/// AU 12.1(b): a Player third card not authorised, disclosed, while the
+/// Banker stands: "No bets this hand", a Void Hand starting with it.
+#[test]
+fn au_12_1_b_a_disclosed_player_third_starts_a_void_hand() {
+    let (mut t, mut log) = live_table("au-casino", TIE);
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
+    standing_coup(&mut t, &mut log);
+    let c = Command::CardIn { card: "4D".parse().unwrap(), to: Some(Position::Player3), face_up: true };
+    assert_eq!(kinds(&run(&mut t, &mut log, c)), [IrregularityKind::PlayerThirdToNoBetCoup]);
+    let ev = run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
+    assert!(matches!(&ev[0], Event::BettingOpened { no_bet: true, .. }) && cites(&ev, "AU 12.1(b)"), "{ev:?}");
+}
+
+/// AU 12.3 (the first card found face up: a Void Hand) and AU 12.4 (within a
+/// round: played as if face down).
+#[test]
+fn au_12_3_and_12_4_cards_found_face_up() {
+    let (mut t, mut log) = live_table("au-casino", TIE);
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
+    let ev = run(&mut t, &mut log, Command::FaceUpInShoe { card: "9C".parse().unwrap() });
+    assert_eq!(kinds(&ev), [IrregularityKind::FirstCardFaceUp]);
+    assert!(cites(&ev, "AU 12.3"));
+    let (mut t, mut log, _) = live_with_wagers("au-casino", TIE);
+    card(&mut t, &mut log, "2H");
+    let ev = run(&mut t, &mut log, Command::FaceUpInShoe { card: "9C".parse().unwrap() });
+    assert_eq!(kinds(&ev), [IrregularityKind::FaceUpWithinCoup]);
+    assert!(cites(&ev, "AU 12.4"));
+}
+
+/// AU 12.6: a round that cannot be reconstructed is Void, wagers returned.
+#[test]
+fn au_12_6_a_round_not_reconstructed_is_void() {
+    let (mut t, mut log, _) = live_with_wagers("au-casino", TIE);
+    card(&mut t, &mut log, "2H");
+    let ev = run(&mut t, &mut log, Command::Misdeal { reconstructed: None });
+    assert!(ev.iter().any(|e| matches!(e, Event::CoupVoided { rule, .. } if rule.contains("AU 12.6"))));
+}
+
+/// AU 5.9(b): a player's personal maximum, within the table's (the profile
+/// gives no sign above it, unlike NSW 6.8).
+#[test]
+fn au_5_9_b_a_personal_maximum_stays_within_the_tables() {
+    let (mut t, mut log) = started("au-casino", TIE);
+    let ev = run(&mut t, &mut log, Command::SetPersonalLimits { player: 1, min: Money(2000), max: Money(50_000) });
+    assert!(cites(&ev, "AU 5.9(b)"));
+    refused(&mut t, Command::SetPersonalLimits { player: 1, min: Money(2000), max: Money(500_000) }, "AU 5.9(b)");
+}
+
+/// AU 2.3: a nominee acts for one other player at a time.
+#[test]
+fn au_2_3_a_nominee_acts_for_one_player() {
+    let (mut t, mut log) = started("au-casino", TIE);
+    let ev = run(&mut t, &mut log, Command::AppointNominee { player: 1, nominee: Some(2) });
+    assert!(cites(&ev, "AU 2.3"));
+    refused(&mut t, Command::AppointNominee { player: 3, nominee: Some(2) }, "AU 2.3");
+}

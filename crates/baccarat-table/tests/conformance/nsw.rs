@@ -42,3 +42,30 @@ fn nsw_12_12_late_wagers_not_in_method_a() {
         }
     }
 }
+
+/// NSW 4.7-4.8: the burn at the start of every shoe.
+#[test]
+fn nsw_4_7_the_shoe_starts_with_a_burn() {
+    let (_, log) = started("nsw-2021", "");
+    assert!(log.iter().any(|e| matches!(e, Event::Burned { rule, .. } if rule.contains("NSW 4.7-4.8"))));
+    bad_cut("nsw-2021", "", "NSW 4.5-4.6");
+}
+
+/// NSW 4.11: a continuous shuffler takes each coup's cards back.
+#[test]
+fn nsw_4_11_a_continuous_shuffler() {
+    let mut t = Table::new(setup("nsw-2021", ""));
+    let mut log = Vec::new();
+    let source = ShoeSource::Continuous { seed: Seed::from_u64(2).hex() };
+    let ev = run(&mut t, &mut log, Command::StartShoe { source, cut: None, burn: None, show_burn: false });
+    assert!(cites(&ev, "NSW 4.11"), "{ev:?}");
+}
+
+/// NSW 14.4-14.5: a supervisor invalidates the outcome; wagers refunded.
+#[test]
+fn nsw_14_4_a_game_invalidated() {
+    let (mut t, mut log, _) = live_with_wagers("nsw-2021", "");
+    card(&mut t, &mut log, "2H");
+    let ev = run(&mut t, &mut log, Command::Invalidate { forfeit: vec![], reason: None });
+    assert!(ev.iter().any(|e| matches!(e, Event::CoupVoided { rule, .. } if rule.contains("NSW 14.4-14.5"))));
+}

@@ -1,0 +1,13 @@
+//! The resort's house rules: they cite only the table's limits; every other
+//! choice is an assumption in the profile (see the README).
+
+use super::*;
+
+/// The resort's sign: wagers within the table's minimum and maximum.
+#[test]
+fn resort_limits_on_the_sign() {
+    let (mut t, mut log) = started("resort-house", "");
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
+    let rule = t.rb().cite("limits");
+    refused(&mut t, wager(1, Bet::Player, 500), &rule);
+}

@@ -207,3 +207,13 @@ fn au_2_3_a_nominee_acts_for_one_player() {
     assert!(cites(&ev, "AU 2.3"));
     refused(&mut t, Command::AppointNominee { player: 3, nominee: Some(2) }, "AU 2.3");
 }
+
+/// AU 5.14: once "No more bets" is called and the first card removed, no
+/// player shall place, increase or withdraw a wager.
+#[test]
+fn au_5_14_no_wager_once_the_first_card_is_out() {
+    let (mut t, mut log, ids) = live_with_wagers("au-casino", TIE);
+    card(&mut t, &mut log, "2H");
+    refused(&mut t, wager(3, Bet::Player, 2000), "AU 5.14");
+    refused(&mut t, Command::WithdrawWager { player: 1, wager: ids[0] }, "AU 5.14");
+}

@@ -108,3 +108,25 @@ fn eu_personal_limit_marker() {
     let ev = run(&mut t, &mut log, Command::SetPersonalLimits { player: 1, min: Money(1000), max: Money(500_000) });
     assert!(cites(&ev, "PERSONAL LIMIT MARKER"));
 }
+
+/// EU 6.1.4: after "no more bets", bets may not be made, altered, or removed.
+#[test]
+fn eu_6_1_4_no_bet_after_no_more_bets() {
+    let (mut t, mut log, ids) = live_with_wagers("european-casino", "");
+    run(&mut t, &mut log, Command::CloseBetting);
+    refused(&mut t, wager(3, Bet::Player, 2000), "EU 6.1.4");
+    refused(&mut t, Command::WithdrawWager { player: 1, wager: ids[0] }, "EU 6.1.4");
+}
+
+/// EU 4.3 for a Player third card dealt out of turn while the Banker stands:
+/// used in proper order in the next coup.
+#[test]
+fn eu_4_3_a_player_third_out_of_turn_goes_to_the_next_coup() {
+    let (mut t, mut log) = live_table("european-casino", "");
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
+    standing_coup(&mut t, &mut log);
+    let c = Command::CardIn { card: "4D".parse().unwrap(), to: Some(Position::Player3), face_up: false };
+    let ev = run(&mut t, &mut log, c);
+    assert_eq!(kinds(&ev), [IrregularityKind::PlayerThirdToNextCoup]);
+    assert!(cites(&ev, "EU 4.3"));
+}

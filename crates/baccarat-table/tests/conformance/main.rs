@@ -7,6 +7,7 @@
 mod common;
 
 mod au;
+mod coverage;
 mod eu;
 mod nsw;
 

@@ -69,3 +69,17 @@ fn nsw_14_4_a_game_invalidated() {
     let ev = run(&mut t, &mut log, Command::Invalidate { forfeit: vec![], reason: None });
     assert!(ev.iter().any(|e| matches!(e, Event::CoupVoided { rule, .. } if rule.contains("NSW 14.4-14.5"))));
 }
+
+/// NSW 5.4: no wager is withdrawn once settled (or once the first card is out).
+#[test]
+fn nsw_5_4_a_settled_wager_cannot_be_withdrawn() {
+    let (mut t, mut log) = started("nsw-2021", "");
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
+    let Event::WagerPlaced { wager: w } = run(&mut t, &mut log, wager(1, Bet::Player, 2000))[0].clone() else {
+        unreachable!()
+    };
+    run(&mut t, &mut log, Command::CloseBetting);
+    deal_out(&mut t, &mut log);
+    let rule = t.rb().cite("withdraw_losing");
+    refused(&mut t, Command::WithdrawWager { player: 1, wager: w.id }, &rule);
+}

@@ -627,6 +627,16 @@ function renderTable() {
   renderInto($('#table-controls'), html);
 }
 
+/** What happens if the player holding a hand does not expose it: the server
+ * turns it after the squeeze time at an RNG table, the dealer at a live one
+ * (NSW 8.15; AU 8.14), citing the table's own rule. */
+function squeezeLimit(t) {
+  const rule = citeOf('dealing');
+  const secs = state.pit && state.pit.squeeze_seconds;
+  const when = t.mode === 'live' ? 'the dealer may turn it if the player does not' : `the dealer turns it after ${secs || 'the squeeze time of'} s if not exposed`;
+  return rule ? `${when} (${rule})` : when;
+}
+
 function dueHtml(t) {
   if (t.due) return `Next card: ${esc(POS_LABEL[t.due] || t.due)}`;
   if (!isStaff()) return esc(`No card due — ${(PHASE_WORDS[t.phase] || t.phase).toLowerCase()}`);
@@ -637,7 +647,7 @@ function dueHtml(t) {
     no_more_bets: 'No card due',
     reconstruction: 'No card due — resume the coup after the reconstruction',
     shoe_over: t.mode === 'live' ? 'Shoe over — start a new live shoe' : 'Shoe over',
-    dealing: t.out ? `${sideWords(t.out.side)} hand is out with ${who(t.out.player)} to squeeze` : 'No card due',
+    dealing: t.out ? `${sideWords(t.out.side)} hand is out with ${who(t.out.player)} to squeeze — ${squeezeLimit(t)}` : 'No card due',
   }[t.phase];
   return esc(hint || 'No card due');
 }

@@ -201,6 +201,9 @@ pub(super) async fn pit(State(s): State<AppState>, h: HeaderMap, Path(id): Path<
         "notices": notices,
         "rules": rules,
         "shoes": f.shoes.get(&id).cloned().unwrap_or_default(),
+        // How long a player may hold a hand at an RNG table before the dealer
+        // exposes it (the pit tells staff what the table is waiting for).
+        "squeeze_seconds": s.pace.squeeze.as_secs(),
     })))
 }
 

@@ -1,9 +1,11 @@
-//! The shoe and the cards: starting a shoe, dealing, live card input and the
-//! irregularities of NSW 12 and AU 12.
+//! The shoe and the cards: starting a shoe, dealing the card due, and live
+//! card input. What a card does to the coup is `flow.rs`'s; the
+//! irregularities (NSW 12; AU 12; EU 4) are `irregular.rs`'s.
 
-use baccarat_rules::{banker_draws, player_action, BurnProcedure, Card, PlayerAction, Settlement};
+use baccarat_rules::{banker_draws, player_action, BurnProcedure, Card, PlayerAction};
 
-use super::{coup_of, totals, Emit, Event, IrregularityKind, Phase, Position, Refusal, ShoeSource};
+use super::flow::{after_card, end_shoe, void_coup};
+use super::{totals, Emit, Event, IrregularityKind, Phase, Position, Refusal, ShoeSource};
 use crate::shoe::{Cut, CutRules};
 use crate::shuffle::{Seed, SHUFFLE_ALGORITHM};
 
@@ -206,113 +208,25 @@ fn hand_out(o: &Emit) -> Result<(), Refusal> {
     }
 }
 
-/// After a card: pass or turn hands as the dealing style requires, and complete
-/// the coup once nothing more is due and every card is face up.
-pub(super) fn after_card(o: &mut Emit) -> Result<(), Refusal> {
-    if o.t.state.phase != Phase::Dealing {
-        return Ok(());
-    }
-    super::styles::after_deal(o);
-    let all_up = o.t.state.coup.cards.iter().all(|c| c.2);
-    if o.t.due().is_none() && o.t.state.out.is_none() && all_up {
-        complete(o);
-    }
-    Ok(())
-}
-
-/// Result, settlement, and the end of the shoe if this was the last coup.
-fn complete(o: &mut Emit) {
-    let coup = coup_of(&o.t.state.coup.cards);
-    let number = o.t.state.coup.number;
-    o.emit(Event::CoupCompleted { coup: number, summary: coup.summary() });
-    // NSW 8.20, 8.26: the designated player keeps the marker until the Banker loses.
-    if let Some((_, seat)) = o.t.state.marker {
-        if coup.winner() == baccarat_rules::Winner::Player {
-            let rule = format!("{} (the Banker's hand lost)", o.t.cite("dealing"));
-            o.emit(Event::MarkerReleased { from_seat: seat, rule });
-        }
-    }
-    let cfg = &o.t.setup.config;
-    let mut settled = Vec::new();
-    for w in o.t.state.coup.wagers.iter() {
-        let offer = cfg.offer(w.bet).expect("wagers are on offered bets");
-        let outcome = w.bet.classify(&coup);
-        let (settlement, ante) = match (&cfg.ante, w.bet.is_main()) {
-            (Some(a), true) => {
-                let s = baccarat_rules::settle_with_ante(w.amount, w.ante, a, &offer.pay_table, outcome, &cfg.settle);
-                (s.wager, s.ante_collected)
-            }
-            _ => (
-                baccarat_rules::settle_wager(w.amount, &offer.pay_table, outcome, &cfg.settle),
-                baccarat_rules::Money::ZERO,
-            ),
-        };
-        let pays = offer.pay_table.pays(outcome).report();
-        settled.push(Event::WagerSettled { wager: w.id, outcome: Some(outcome), pays, settlement, ante });
-    }
-    for e in settled {
-        o.emit(e);
-    }
-    close_coup(o);
-}
-
-pub(super) fn close_coup(o: &mut Emit) {
-    let coup = o.t.state.coup.number;
-    o.emit(Event::CoupClosed { coup });
-    if o.t.state.coups_left == Some(0) {
-        let rule = o.t.cite("last_coup");
-        end_shoe(o, format!("the last coup is over ({rule})"));
-    }
-}
-
-/// Void the coup in progress: every wager returned whole.
-pub fn void_coup(o: &mut Emit, rule: String) {
-    if !matches!(o.t.state.phase, Phase::Betting | Phase::Closed | Phase::Dealing | Phase::Reconstruction) {
-        return;
-    }
-    let coup = o.t.state.coup.number;
-    o.emit(Event::CoupVoided { coup, rule });
-    let wagers: Vec<_> = o.t.state.coup.wagers.iter().map(|w| (w.id, w.amount)).collect();
-    for (id, amount) in wagers {
-        o.emit(Event::WagerSettled {
-            wager: id,
-            outcome: None,
-            pays: "void".into(),
-            settlement: Settlement::void(amount),
-            ante: baccarat_rules::Money::ZERO,
-        });
-    }
-    close_coup(o);
-}
-
-fn end_shoe(o: &mut Emit, reason: String) {
-    if o.t.state.phase == Phase::ShoeOver {
-        return;
-    }
-    let shoe = o.t.state.shoe_number;
-    let seed = o.t.state.seed.clone();
-    o.emit(Event::ShoeEnded { shoe, seed, reason });
-}
-
 /// A card from a live shoe.
 pub fn card_in(o: &mut Emit, card: Card, to: Option<Position>, face_up: bool) -> Result<(), Refusal> {
     let Some(live) = o.t.state.live.as_ref() else {
         return Err(Refusal::new("shuffled shoe", "this table deals from its own shuffled shoe; use deal_next"));
     };
     if live.seen[card.index()] >= live.decks {
-        return missing_or_foreign(o, Some(card));
+        return super::irregular::missing_or_foreign(o, Some(card));
     }
     match o.t.state.phase {
         Phase::NoShoe | Phase::ShoeOver => Err(Refusal::new(o.t.cite("cut"), "no shoe is in play")),
         Phase::Reconstruction => {
             Err(Refusal::new(o.t.cite("misdeal"), "the coup is being reconstructed; resume it first"))
         }
-        Phase::Ready => excess(o, card, to, face_up),
+        Phase::Ready => super::irregular::excess(o, card, to, face_up),
         Phase::Betting | Phase::Closed | Phase::Dealing => {
             hand_out(o)?;
             if o.t.state.phase == Phase::Betting {
                 // NSW 5.4: the first card out closes the wagers.
-                super::wagers::close(o)?;
+                super::flow::close(o)?;
             }
             if o.t.state.coup.cards.is_empty() {
                 if let Some(c) = o.t.state.carried {
@@ -343,75 +257,6 @@ pub fn card_in(o: &mut Emit, card: Card, to: Option<Position>, face_up: bool) ->
     }
 }
 
-/// A card that arrives when none is due.
-fn excess(o: &mut Emit, card: Card, to: Option<Position>, face_up: bool) -> Result<(), Refusal> {
-    if o.t.state.carried.is_some() {
-        return Err(Refusal::new(o.t.cite("misdeal"), "a card is already held for the next coup; report a misdeal"));
-    }
-    // An undisclosed Banker third card: the profile's remedy (NSW 12.3 a no-bet
-    // coup; AU 12.2(a) the next round's first card, with wagers).
-    let banker = &o.t.rb().config.remedies.undisclosed_banker_excess;
-    let (kind, rule) = match (to, face_up) {
-        (Some(Position::Player3), false) => {
-            (IrregularityKind::PlayerThirdToNextCoup, o.t.cite("unauthorised_player_third"))
-        }
-        (Some(Position::Player3), true) => {
-            (IrregularityKind::PlayerThirdToNoBetCoup, o.t.cite("unauthorised_player_third"))
-        }
-        (Some(Position::Banker3), false) => match banker.value {
-            baccarat_rules::ExcessCard::NoBetCoup => (IrregularityKind::ExcessCardToNoBetCoup, banker.rule.clone()),
-            baccarat_rules::ExcessCard::NextCoup => (IrregularityKind::ExcessCardToNextCoup, banker.rule.clone()),
-        },
-        (_, true) => (IrregularityKind::ExcessCardToNoBetCoup, o.t.cite("excess_card")),
-        (_, false) => (IrregularityKind::ExcessCardToNextCoup, o.t.cite("excess_card")),
-    };
-    o.emit(Event::Irregularity { kind, card: Some(card), rule });
-    Ok(())
-}
-
-/// A card found face up in a live shoe.
-pub fn face_up_in_shoe(o: &mut Emit, card: Card) -> Result<(), Refusal> {
-    if o.t.state.live.is_none() {
-        return Err(Refusal::new("shuffled shoe", "only a live shoe can hold a face-up card"));
-    }
-    match o.t.state.phase {
-        Phase::Dealing => {
-            let rule = o.t.cite("face_up_within");
-            o.emit(Event::Irregularity { kind: IrregularityKind::FaceUpWithinCoup, card: Some(card), rule });
-            card_in(o, card, None, true)
-        }
-        Phase::Ready | Phase::Betting | Phase::Closed => {
-            if o.t.state.carried.is_some() {
-                return Err(Refusal::new(
-                    o.t.cite("misdeal"),
-                    "a card is already held for the next coup; report a misdeal",
-                ));
-            }
-            let rule = o.t.cite("face_up_first");
-            // Wagers on the coup that becomes a no-bet coup are returned whole.
-            let ids: Vec<_> = o.t.state.coup.wagers.iter().map(|w| w.id).collect();
-            if o.t.state.phase != Phase::Ready {
-                for id in ids {
-                    o.emit(Event::WagerReturned { wager: id, rule: rule.clone() });
-                }
-            }
-            o.emit(Event::Irregularity {
-                kind: IrregularityKind::FirstCardFaceUp,
-                card: Some(card),
-                rule: rule.clone(),
-            });
-            if o.t.state.phase != Phase::Ready {
-                // This coup is now the no-bet coup that starts with the card.
-                let coup = o.t.state.coup.number;
-                o.emit(Event::CoupVoided { coup, rule: rule.clone() });
-                o.emit(Event::CoupClosed { coup });
-            }
-            Ok(())
-        }
-        _ => Err(Refusal::new(o.t.cite("face_up_first"), "no shoe is in play")),
-    }
-}
-
 /// The cutting card came out of a live shoe.
 pub fn live_cutting_card(o: &mut Emit) -> Result<(), Refusal> {
     if o.t.state.live.is_none() {
@@ -424,57 +269,4 @@ pub fn live_cutting_card(o: &mut Emit) -> Result<(), Refusal> {
     let rule = o.t.cite(if first { "last_coup" } else { "cutting_card" });
     o.emit(Event::CuttingCardOut { coups_left: if first { 1 } else { 2 }, rule });
     Ok(())
-}
-
-/// A missing or foreign card (NSW 12.11): the coup is void and the decks are checked.
-pub fn missing_or_foreign(o: &mut Emit, card: Option<Card>) -> Result<(), Refusal> {
-    if matches!(o.t.state.phase, Phase::NoShoe | Phase::ShoeOver) {
-        return Err(Refusal::new(o.t.cite("missing_or_foreign"), "no shoe is in play"));
-    }
-    let rule = o.t.cite("missing_or_foreign");
-    let kind = if card.is_some() { IrregularityKind::ForeignCard } else { IrregularityKind::MissingCard };
-    o.emit(Event::Irregularity { kind, card, rule: rule.clone() });
-    void_coup(o, rule.clone());
-    end_shoe(o, format!("the remaining cards are removed and checked ({rule})"));
-    Ok(())
-}
-
-/// A misdeal (NSW 12.1; AU 12.6): reconstruct, or void.
-pub fn misdeal(o: &mut Emit, reconstructed: Option<Vec<Card>>) -> Result<(), Refusal> {
-    if o.t.state.phase != Phase::Dealing {
-        return Err(Refusal::new(o.t.cite("misdeal"), "a misdeal can be reported only while a coup is being dealt"));
-    }
-    let rule = o.t.cite("misdeal");
-    match reconstructed {
-        None => {
-            o.emit(Event::Irregularity { kind: IrregularityKind::Misdeal, card: None, rule: rule.clone() });
-            void_coup(o, rule);
-            Ok(())
-        }
-        Some(cards) => {
-            let mut dealt: Vec<Card> = o.t.state.coup.cards.iter().map(|c| c.1).collect();
-            let mut given = cards.clone();
-            dealt.sort();
-            given.sort();
-            if dealt != given {
-                return Err(Refusal::new(rule, "a reconstruction must use exactly the cards dealt in this coup"));
-            }
-            if positions(&cards).len() != cards.len() {
-                return Err(Refusal::new(rule, "in that order the coup would be complete before its last card"));
-            }
-            o.emit(Event::Irregularity { kind: IrregularityKind::Misdeal, card: None, rule: rule.clone() });
-            o.emit(Event::Reconstructed { cards, rule });
-            Ok(())
-        }
-    }
-}
-
-/// Resume after a reconstruction. If every wager was withdrawn the coup is
-/// finished as a no-bet coup (NSW 12.1.1).
-pub fn resume(o: &mut Emit) -> Result<(), Refusal> {
-    if o.t.state.phase != Phase::Reconstruction {
-        return Err(Refusal::new(o.t.cite("misdeal"), "no reconstruction is in progress"));
-    }
-    o.emit(Event::Resumed);
-    after_card(o)
 }

@@ -1,11 +1,17 @@
-//! Irregularities a supervisor reports: a scanner that disagrees with the cards
-//! (NSW 12.13), an invalidated game (NSW 14.4-14.5), a failed shuffler (NSW 13),
-//! and cards passed to the wrong player (NSW 12.15; AU 15.9; EU 5.1.7-5.1.8).
+//! Irregularities, all in one place: a card drawn in excess or out of turn
+//! (NSW 12.2-12.3; AU 12.1-12.2; EU 4.3), cards found face up (NSW 12.3, 12.5;
+//! AU 12.3-12.4), a missing or foreign card (NSW 12.11), a misdeal and its
+//! reconstruction (NSW 12.1; AU 12.6; EU 4.2), a scanner that disagrees with
+//! the cards (NSW 12.13), an invalidated game (NSW 14.4-14.5), a failed
+//! shuffler (NSW 13), an interrupted coup, and cards passed to the wrong player
+//! (NSW 12.15; AU 15.9; EU 5.1.7-5.1.8). Each remedy cites the table's own rule,
+//! and where the rulebooks differ the profile's `[remedies]` chooses.
 
 use baccarat_rules::{Card, Money, Settlement};
 
-use super::deal::{after_card, close_coup, positions, void_coup};
-use super::{Emit, Event, IrregularityKind, Phase, PlayerId, Refusal};
+use super::deal::{card_in, positions};
+use super::flow::{after_card, close_coup, end_shoe, void_coup};
+use super::{Emit, Event, IrregularityKind, Phase, PlayerId, Position, Refusal};
 
 fn in_coup(o: &Emit) -> bool {
     matches!(o.t.state.phase, Phase::Betting | Phase::Closed | Phase::Dealing | Phase::Reconstruction)
@@ -131,4 +137,126 @@ pub fn wrong_hand(o: &mut Emit, void_hand: bool) -> Result<(), Refusal> {
         void_coup(o, rule);
     }
     Ok(())
+}
+
+/// A card that arrives when none is due.
+pub(super) fn excess(o: &mut Emit, card: Card, to: Option<Position>, face_up: bool) -> Result<(), Refusal> {
+    if o.t.state.carried.is_some() {
+        return Err(Refusal::new(o.t.cite("misdeal"), "a card is already held for the next coup; report a misdeal"));
+    }
+    // An undisclosed Banker third card: the profile's remedy (NSW 12.3 a no-bet
+    // coup; AU 12.2(a) the next round's first card, with wagers).
+    let banker = &o.t.rb().config.remedies.undisclosed_banker_excess;
+    let (kind, rule) = match (to, face_up) {
+        (Some(Position::Player3), false) => {
+            (IrregularityKind::PlayerThirdToNextCoup, o.t.cite("unauthorised_player_third"))
+        }
+        (Some(Position::Player3), true) => {
+            (IrregularityKind::PlayerThirdToNoBetCoup, o.t.cite("unauthorised_player_third"))
+        }
+        (Some(Position::Banker3), false) => match banker.value {
+            baccarat_rules::ExcessCard::NoBetCoup => (IrregularityKind::ExcessCardToNoBetCoup, banker.rule.clone()),
+            baccarat_rules::ExcessCard::NextCoup => (IrregularityKind::ExcessCardToNextCoup, banker.rule.clone()),
+        },
+        (_, true) => (IrregularityKind::ExcessCardToNoBetCoup, o.t.cite("excess_card")),
+        (_, false) => (IrregularityKind::ExcessCardToNextCoup, o.t.cite("excess_card")),
+    };
+    o.emit(Event::Irregularity { kind, card: Some(card), rule });
+    Ok(())
+}
+
+/// A card found face up in a live shoe.
+pub fn face_up_in_shoe(o: &mut Emit, card: Card) -> Result<(), Refusal> {
+    if o.t.state.live.is_none() {
+        return Err(Refusal::new("shuffled shoe", "only a live shoe can hold a face-up card"));
+    }
+    match o.t.state.phase {
+        Phase::Dealing => {
+            let rule = o.t.cite("face_up_within");
+            o.emit(Event::Irregularity { kind: IrregularityKind::FaceUpWithinCoup, card: Some(card), rule });
+            card_in(o, card, None, true)
+        }
+        Phase::Ready | Phase::Betting | Phase::Closed => {
+            if o.t.state.carried.is_some() {
+                return Err(Refusal::new(
+                    o.t.cite("misdeal"),
+                    "a card is already held for the next coup; report a misdeal",
+                ));
+            }
+            let rule = o.t.cite("face_up_first");
+            // Wagers on the coup that becomes a no-bet coup are returned whole.
+            let ids: Vec<_> = o.t.state.coup.wagers.iter().map(|w| w.id).collect();
+            if o.t.state.phase != Phase::Ready {
+                for id in ids {
+                    o.emit(Event::WagerReturned { wager: id, rule: rule.clone() });
+                }
+            }
+            o.emit(Event::Irregularity {
+                kind: IrregularityKind::FirstCardFaceUp,
+                card: Some(card),
+                rule: rule.clone(),
+            });
+            if o.t.state.phase != Phase::Ready {
+                // This coup is now the no-bet coup that starts with the card.
+                let coup = o.t.state.coup.number;
+                o.emit(Event::CoupVoided { coup, rule: rule.clone() });
+                o.emit(Event::CoupClosed { coup });
+            }
+            Ok(())
+        }
+        _ => Err(Refusal::new(o.t.cite("face_up_first"), "no shoe is in play")),
+    }
+}
+
+/// A missing or foreign card (NSW 12.11): the coup is void and the decks are checked.
+pub fn missing_or_foreign(o: &mut Emit, card: Option<Card>) -> Result<(), Refusal> {
+    if matches!(o.t.state.phase, Phase::NoShoe | Phase::ShoeOver) {
+        return Err(Refusal::new(o.t.cite("missing_or_foreign"), "no shoe is in play"));
+    }
+    let rule = o.t.cite("missing_or_foreign");
+    let kind = if card.is_some() { IrregularityKind::ForeignCard } else { IrregularityKind::MissingCard };
+    o.emit(Event::Irregularity { kind, card, rule: rule.clone() });
+    void_coup(o, rule.clone());
+    end_shoe(o, format!("the remaining cards are removed and checked ({rule})"));
+    Ok(())
+}
+
+/// A misdeal (NSW 12.1; AU 12.6): reconstruct, or void.
+pub fn misdeal(o: &mut Emit, reconstructed: Option<Vec<Card>>) -> Result<(), Refusal> {
+    if o.t.state.phase != Phase::Dealing {
+        return Err(Refusal::new(o.t.cite("misdeal"), "a misdeal can be reported only while a coup is being dealt"));
+    }
+    let rule = o.t.cite("misdeal");
+    match reconstructed {
+        None => {
+            o.emit(Event::Irregularity { kind: IrregularityKind::Misdeal, card: None, rule: rule.clone() });
+            void_coup(o, rule);
+            Ok(())
+        }
+        Some(cards) => {
+            let mut dealt: Vec<Card> = o.t.state.coup.cards.iter().map(|c| c.1).collect();
+            let mut given = cards.clone();
+            dealt.sort();
+            given.sort();
+            if dealt != given {
+                return Err(Refusal::new(rule, "a reconstruction must use exactly the cards dealt in this coup"));
+            }
+            if positions(&cards).len() != cards.len() {
+                return Err(Refusal::new(rule, "in that order the coup would be complete before its last card"));
+            }
+            o.emit(Event::Irregularity { kind: IrregularityKind::Misdeal, card: None, rule: rule.clone() });
+            o.emit(Event::Reconstructed { cards, rule });
+            Ok(())
+        }
+    }
+}
+
+/// Resume after a reconstruction. If every wager was withdrawn the coup is
+/// finished as a no-bet coup (NSW 12.1.1).
+pub fn resume(o: &mut Emit) -> Result<(), Refusal> {
+    if o.t.state.phase != Phase::Reconstruction {
+        return Err(Refusal::new(o.t.cite("misdeal"), "no reconstruction is in progress"));
+    }
+    o.emit(Event::Resumed);
+    after_card(o)
 }

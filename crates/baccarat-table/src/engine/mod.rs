@@ -15,6 +15,8 @@
 
 mod coup_wagers;
 mod deal;
+mod flow;
+mod hands;
 mod irregular;
 mod styles;
 mod types;
@@ -518,19 +520,19 @@ fn decide(o: &mut Emit, cmd: Command) -> Result<(), Refusal> {
         Command::WithdrawWager { player, wager } => wagers::withdraw(o, player, wager),
         Command::ApproveWager { wager } => wagers::approve(o, wager),
         Command::RefuseWager { wager } => wagers::refuse(o, wager),
-        Command::CloseBetting => wagers::close(o),
+        Command::CloseBetting => flow::close(o),
         Command::DealNext => deal::deal_next(o),
         Command::CardIn { card, to, face_up } => deal::card_in(o, card, to, face_up),
-        Command::FaceUpInShoe { card } => deal::face_up_in_shoe(o, card),
+        Command::FaceUpInShoe { card } => irregular::face_up_in_shoe(o, card),
         Command::CuttingCardOut => deal::live_cutting_card(o),
-        Command::MissingOrForeign { card } => deal::missing_or_foreign(o, card),
-        Command::Misdeal { reconstructed } => deal::misdeal(o, reconstructed),
-        Command::ResumeCoup => deal::resume(o),
-        Command::Expose { side, player } => styles::expose(o, side, player),
-        Command::DeclineCards { player } => styles::decline(o, player),
-        Command::TakeMarker { player, seat } => styles::take_marker(o, player, seat),
-        Command::AppointNominee { player, nominee } => styles::appoint_nominee(o, player, nominee),
-        Command::PassMarker { player } => styles::pass_marker(o, player),
+        Command::MissingOrForeign { card } => irregular::missing_or_foreign(o, card),
+        Command::Misdeal { reconstructed } => irregular::misdeal(o, reconstructed),
+        Command::ResumeCoup => irregular::resume(o),
+        Command::Expose { side, player } => hands::expose(o, side, player),
+        Command::DeclineCards { player } => hands::decline(o, player),
+        Command::TakeMarker { player, seat } => hands::take_marker(o, player, seat),
+        Command::AppointNominee { player, nominee } => hands::appoint_nominee(o, player, nominee),
+        Command::PassMarker { player } => hands::pass_marker(o, player),
         Command::ScannerDiscrepancy { confirmed } => irregular::scanner(o, confirmed),
         Command::Invalidate { forfeit, reason } => irregular::invalidate(o, forfeit, reason),
         Command::Interrupted => irregular::interrupted(o, false),

@@ -3,6 +3,7 @@
 
 use baccarat_rules::{payable_stake, Bet, Money, Pays, Permission, UnpayableStake};
 
+use super::flow::not_open;
 use super::{Emit, Event, Phase, PlayerId, Refusal, Spot, Wager, WagerId};
 
 pub fn open_betting(o: &mut Emit, no_bet: bool, closes_at: Option<u64>) -> Result<(), Refusal> {
@@ -26,18 +27,6 @@ pub fn open_betting(o: &mut Emit, no_bet: bool, closes_at: Option<u64>) -> Resul
     let first_card = t.state.carried;
     o.emit(Event::BettingOpened { coup, no_bet: no_bet || forced, first_card, rule, closes_at });
     Ok(())
-}
-
-/// The rule against wagers when betting is not open.
-fn not_open(o: &Emit) -> Refusal {
-    let t = &*o.t;
-    match t.phase() {
-        Phase::Closed | Phase::Dealing | Phase::Reconstruction => Refusal::new(
-            t.cite("wagers_closed"),
-            "wagers are closed once \"no more bets\" is called and the first card is drawn",
-        ),
-        _ => Refusal::new(t.cite("wagers_closed"), "betting is not open"),
-    }
 }
 
 /// The minimum and maximum that apply to `player`'s wager on `bet`: the offer's,
@@ -266,77 +255,6 @@ pub fn refuse(o: &mut Emit, wager: WagerId) -> Result<(), Refusal> {
     let rule = o.t.cite("supervisor_refusal");
     o.emit(Event::WagerReturned { wager, rule });
     Ok(())
-}
-
-/// "No more bets": unapproved combinations and side bets left without their main
-/// wager are returned, and the table differential is applied pro rata.
-pub fn close(o: &mut Emit) -> Result<(), Refusal> {
-    if o.t.phase() != Phase::Betting && !o.t.state.late_wagers {
-        return Err(not_open(o));
-    }
-    let pending: Vec<WagerId> = o.t.state.coup.wagers.iter().filter(|w| w.needs_approval).map(|w| w.id).collect();
-    for id in pending {
-        let rule = format!("{}: Banker and Player together need a supervisor's approval", o.t.cite("combination"));
-        o.emit(Event::WagerReturned { wager: id, rule });
-    }
-    if o.t.setup.config.side_bets_need_main_wager {
-        let orphans: Vec<WagerId> = {
-            let ws = &o.t.state.coup.wagers;
-            ws.iter().filter(|w| !w.bet.is_main() && !ws.of(w.player).any(|m| m.bet.is_main())).map(|w| w.id).collect()
-        };
-        for id in orphans {
-            let rule = o.t.cite("side_bet_needs_main");
-            o.emit(Event::WagerReturned { wager: id, rule });
-        }
-    }
-    differential(o);
-    // NSW 8.17: the designated player is required to wager on the Banker's hand.
-    if let Some((p, seat)) = o.t.state.marker {
-        if !o.t.state.coup.no_bet && !o.t.state.coup.wagers.of(p).any(|w| w.bet == Bet::Banker) {
-            let rule = format!("{} (no Banker wager from the designated player)", o.t.cite("dealing"));
-            o.emit(Event::MarkerReleased { from_seat: seat, rule });
-        }
-    }
-    let coup = o.t.state.coup.number;
-    o.emit(Event::BettingClosed { coup });
-    Ok(())
-}
-
-/// NSW 6.2; AU 5.18; EU 6.1.2: reduce the larger of Banker and Player pro rata so
-/// the difference is within the table differential (ties and side bets excluded,
-/// EU 6.1.3). Each reduced wager is rounded down to whole chips.
-fn differential(o: &mut Emit) {
-    let cfg = &o.t.setup.config;
-    let Some(limit) = cfg.differential else {
-        return;
-    };
-    let total = |b: Bet| o.t.state.coup.wagers.iter().filter(|w| w.bet == b).fold(0i64, |a, w| a + w.amount.0);
-    let (p, b) = (total(Bet::Player), total(Bet::Banker));
-    let (big, small, side) = if p >= b { (p, b, Bet::Player) } else { (b, p, Bet::Banker) };
-    if big - small <= limit.0 {
-        return;
-    }
-    let target = small + limit.0;
-    let chip = cfg.settle.chip.0;
-    let rule = o.t.cite("differential");
-    let changes: Vec<(WagerId, Money)> =
-        o.t.state
-            .coup
-            .wagers
-            .iter()
-            .filter(|w| w.bet == side)
-            .map(|w| {
-                let scaled = (w.amount.0 as i128 * target as i128 / big as i128) as i64;
-                (w.id, Money(scaled / chip * chip))
-            })
-            .collect();
-    for (id, to) in changes {
-        if to.0 == 0 {
-            o.emit(Event::WagerReturned { wager: id, rule: rule.clone() });
-        } else {
-            o.emit(Event::WagerReduced { wager: id, to, rule: rule.clone() });
-        }
-    }
 }
 
 /// NSW 12.17: a bet found invalid after the first card is returned to the player.

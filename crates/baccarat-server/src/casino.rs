@@ -18,7 +18,7 @@ use std::sync::Arc;
 use baccarat_rules::{Bet, Money, TableConfig};
 use baccarat_table::engine::{Command, Event, Phase, PlayerId, Refusal, ShoeSource, Spot, Table, TableSetup, WagerId};
 use baccarat_table::shoe::{shuffled, CutRules};
-use baccarat_table::shuffle::{hex, Seed};
+use baccarat_table::shuffle::hex;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -449,7 +449,7 @@ impl Casino {
                 message: "a live table's shoe is started from the pit console with its cards".into(),
             });
         }
-        let seed = Seed::from_os().map_err(|e| Reply::Refused { rule: "entropy".into(), message: e.to_string() })?;
+        let seed = crate::entropy::os_seed().map_err(|message| Reply::Refused { rule: "entropy".into(), message })?;
         let setup = t.engine.setup();
         let decks = setup.config.decks;
         let (_, mut stream) = shuffled(decks, &seed);

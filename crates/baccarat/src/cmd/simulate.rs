@@ -113,7 +113,7 @@ pub fn run_cmd(a: Args) -> Result<()> {
     }
     let seed = match &a.seed {
         Some(s) => parse_seed(s)?,
-        None => Seed::from_os().map_err(|e| anyhow::anyhow!("cannot read OS entropy for a seed: {e}"))?,
+        None => baccarat_server::entropy::os_seed().map_err(anyhow::Error::msg)?,
     };
     let rows = Rows::new(&wagers).map_err(|e| anyhow::anyhow!("simulate: {e}"))?;
     let done = AtomicU64::new(0);

@@ -23,6 +23,7 @@
 
 mod bet;
 mod card;
+mod cite;
 mod coup;
 mod errors;
 mod money;
@@ -37,6 +38,7 @@ mod tableau;
 
 pub use bet::{Basis, Bet, Outcome, OutcomeDef};
 pub use card::{deck, Card, Colour, ParseCardError, Rank, Suit};
+pub use cite::Cite;
 pub use coup::{BySide, Coup, CoupSummary, Hand, InsufficientCards, Side, Winner};
 pub use errors::{Problem, Problems};
 pub use money::{Money, Odds, ParseOddsError};

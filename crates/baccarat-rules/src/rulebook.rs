@@ -382,17 +382,15 @@ pub struct Rulebook {
 impl Rulebook {
     /// Where this rulebook says `key` (one of [`CITATION_KEYS`]); a rulebook that
     /// is silent says so, naming itself.
-    pub fn cite(&self, key: &str) -> String {
-        debug_assert!(CITATION_KEYS.contains(&key), "unknown citation key {key}");
-        self.config.citations.get(key).cloned().unwrap_or_else(|| format!("{}: not stated", self.id))
+    pub fn cite(&self, key: crate::Cite) -> String {
+        self.config.citations.get(key.key()).cloned().unwrap_or_else(|| format!("{}: not stated", self.id))
     }
 
     /// The rule text that [`Rulebook::cite`] names for `key`, quoted verbatim
     /// from the rulebook; `None` where the profile quotes none (the rulebook is
     /// silent, or the key is not cited).
-    pub fn quote(&self, key: &str) -> Option<&str> {
-        debug_assert!(CITATION_KEYS.contains(&key), "unknown citation key {key}");
-        self.config.quotes.get(key).map(String::as_str)
+    pub fn quote(&self, key: crate::Cite) -> Option<&str> {
+        self.config.quotes.get(key.key()).map(String::as_str)
     }
 
     /// Parse and validate a profile from TOML text.
@@ -545,12 +543,12 @@ impl TryFrom<RulebookConfig> for Rulebook {
         }
 
         for key in c.citations.keys() {
-            if !CITATION_KEYS.contains(&key.as_str()) {
+            if crate::Cite::parse(key).is_none() {
                 p.push(format!("citations.{key}"), format!("unknown key; the keys are {}", CITATION_KEYS.join(", ")));
             }
         }
         for (key, text) in &c.quotes {
-            if !CITATION_KEYS.contains(&key.as_str()) {
+            if crate::Cite::parse(key).is_none() {
                 p.push(format!("quotes.{key}"), format!("unknown key; the keys are {}", CITATION_KEYS.join(", ")));
             } else if !c.citations.contains_key(key) {
                 p.push(

@@ -4,6 +4,7 @@
 //! verbatim from `shared/rulebooks/` is checked against those texts outside the
 //! repository.)
 
+use baccarat_rules::Cite;
 use baccarat_rules::{profiles, Rulebook, CITATION_KEYS};
 
 /// The citation keys of irregularities and refusals: the ones staff need the
@@ -66,7 +67,9 @@ fn every_irregularity_and_refusal_citation_has_its_rule_text() {
         let mut n = 0;
         for key in IRREGULARITY_KEYS {
             let Some(citation) = rb.config.citations.get(key) else { continue };
-            let quote = rb.quote(key).unwrap_or_else(|| panic!("{} cites {key} ({citation}) but quotes none", rb.id));
+            let quote = rb
+                .quote(baccarat_rules::Cite::parse(key).unwrap())
+                .unwrap_or_else(|| panic!("{} cites {key} ({citation}) but quotes none", rb.id));
             let clauses = cited_clauses(citation);
             assert!(!clauses.is_empty(), "{} {key}: no clause number in {citation:?}", rb.id);
             assert!(
@@ -100,13 +103,16 @@ fn quotes_exist_only_for_cited_keys() {
             assert!(rb.config.citations.contains_key(key), "{}: quote for uncited {key}", rb.id);
         }
         for key in CITATION_KEYS {
-            assert_eq!(rb.quote(key).is_some(), rb.config.quotes.contains_key(*key));
+            assert_eq!(
+                rb.quote(baccarat_rules::Cite::parse(key).unwrap()).is_some(),
+                rb.config.quotes.contains_key(*key)
+            );
         }
     }
     let nsw = profiles::builtin("nsw-2021").unwrap();
-    assert!(nsw.quote("wrong_hand").unwrap().starts_with("12.15. In the event that cards are passed out"));
+    assert!(nsw.quote(Cite::WrongHand).unwrap().starts_with("12.15. In the event that cards are passed out"));
     let resort = profiles::builtin("resort-house").unwrap();
-    assert_eq!(resort.quote("misdeal"), None, "the resort's house rules are silent on misdeals");
+    assert_eq!(resort.quote(Cite::Misdeal), None, "the resort's house rules are silent on misdeals");
 }
 
 #[test]
@@ -133,6 +139,6 @@ fn a_profile_without_quotes_is_valid_and_quotes_nothing() {
     let (head, _) = text.split_once("\n[quotes]\n").expect("the profile has a [quotes] table");
     let rb = Rulebook::from_toml(head).unwrap();
     assert!(rb.config.quotes.is_empty());
-    assert_eq!(rb.quote("misdeal"), None);
-    assert_eq!(rb.cite("misdeal"), "EU 4.2-4.3");
+    assert_eq!(rb.quote(Cite::Misdeal), None);
+    assert_eq!(rb.cite(Cite::Misdeal), "EU 4.2-4.3");
 }

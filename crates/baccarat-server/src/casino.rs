@@ -12,6 +12,7 @@
 //! them (`betting_opened`): the chain ties them to it, and the bytes saved are
 //! most of the audit log's size under load.
 
+use baccarat_rules::Cite;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
@@ -564,7 +565,7 @@ impl Casino {
         if let Command::SetPersonalLimits { max, .. } = &command {
             if *max > self.ceiling {
                 return Reply::Refused {
-                    rule: t.engine.rb().cite("personal_limits"),
+                    rule: t.engine.rb().cite(Cite::PersonalLimits),
                     message: format!("max: {max} is above the casino's ceiling of {}", self.ceiling),
                 };
             }

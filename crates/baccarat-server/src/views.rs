@@ -6,6 +6,7 @@
 //! serialised with the public view) — so nothing about the shoe leaks before a
 //! card is exposed.
 
+use baccarat_rules::Cite;
 use std::collections::{HashMap, HashSet};
 
 use baccarat_rules::{Card, Money, Side};
@@ -199,7 +200,7 @@ fn view(t: &CasinoTable, old: Option<&TableView>) -> TableView {
         ante: cfg.ante.as_ref().map(|a| AnteView {
             amount: a.amount,
             waived_at: a.waived_at,
-            rule: setup.rulebook.cite("ante"),
+            rule: setup.rulebook.cite(Cite::Ante),
         }),
         phase: phase_name(t.engine.phase()).into(),
         shoe: s.shoe_number,

@@ -184,8 +184,12 @@ pub(super) async fn pit(State(s): State<AppState>, h: HeaderMap, Path(id): Path<
     };
     let rb = baccarat_rules::profiles::builtin(&table.rulebook)
         .map_err(|e| err(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
-    let rules: Vec<Value> =
-        rb.config.citations.iter().map(|(k, cite)| json!({ "key": k, "cite": cite, "quote": rb.quote(k) })).collect();
+    let rules: Vec<Value> = rb
+        .config
+        .citations
+        .iter()
+        .map(|(k, cite)| json!({ "key": k, "cite": cite, "quote": rb.config.quotes.get(k) }))
+        .collect();
     let coup = s.feed.read().expect("feed lock").coups.get(&id).cloned().unwrap_or_default();
     let mut ids: Vec<u32> = coup.wagers.iter().map(|w| w.player).collect();
     ids.sort_unstable();

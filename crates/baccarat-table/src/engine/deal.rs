@@ -2,6 +2,7 @@
 //! card input. What a card does to the coup is `flow.rs`'s; the
 //! irregularities (NSW 12; AU 12; EU 4) are `irregular.rs`'s.
 
+use baccarat_rules::Cite;
 use baccarat_rules::{banker_draws, player_action, BurnProcedure, Card, PlayerAction};
 
 use super::flow::{after_card, end_shoe, void_coup};
@@ -60,7 +61,7 @@ pub fn start_shoe(
     if let Some(b) = burn {
         if !t.rb().procedures.burn.contains(&b) {
             return Err(Refusal::new(
-                t.cite("burn"),
+                t.cite(Cite::Burn),
                 format!("{} does not provide the burn {b:?}; it provides {:?}", t.rb().id, t.rb().procedures.burn),
             ));
         }
@@ -70,7 +71,7 @@ pub fn start_shoe(
     let continuous = matches!(source, ShoeSource::Continuous { .. });
     let set = match &source {
         ShoeSource::ShufflerSet { set, .. } => {
-            let rule = t.cite("card_sets");
+            let rule = t.cite(Cite::CardSets);
             if !t.rb().config.procedures.card_sets {
                 return Err(Refusal::new(rule, "this rulebook does not use two sets of cards"));
             }
@@ -94,7 +95,7 @@ pub fn start_shoe(
             if let Some(i) = count.iter().position(|&n| n != decks) {
                 let c = Card::from_index(i).expect("<52");
                 return Err(Refusal::new(
-                    t.cite("missing_or_foreign"),
+                    t.cite(Cite::MissingOrForeign),
                     format!(
                         "a pre-shuffled stack for {decks} decks holds each card {decks} times; {c} appears {} times",
                         count[i]
@@ -115,7 +116,7 @@ pub fn start_shoe(
     };
     if live_decks.is_none() {
         if let Some(c) = cut {
-            rules.check(c, 52 * decks as usize).map_err(|e| Refusal::new(t.cite("cut"), e.to_string()))?;
+            rules.check(c, 52 * decks as usize).map_err(|e| Refusal::new(t.cite(Cite::Cut), e.to_string()))?;
         }
     }
     if matches!(t.phase(), Phase::Ready) {
@@ -127,8 +128,8 @@ pub fn start_shoe(
         });
     }
     let shoe = o.t.state.shoe_number + 1;
-    let rule = o.t.cite("cut");
-    let (cut, rule) = if continuous { (None, o.t.cite("shuffler")) } else { (cut, rule) };
+    let rule = o.t.cite(Cite::Cut);
+    let (cut, rule) = if continuous { (None, o.t.cite(Cite::Shuffler)) } else { (cut, rule) };
     o.emit(Event::ShoeStarted {
         shoe,
         seed,
@@ -143,13 +144,13 @@ pub fn start_shoe(
     });
     match burn {
         Some(BurnProcedure::ThreeNoBetCoups) => {
-            let rule = o.t.cite("no_bet_coup");
+            let rule = o.t.cite(Cite::NoBetCoup);
             o.emit(Event::Burned { procedure: BurnProcedure::ThreeNoBetCoups, cards: vec![], shown: None, rule });
         }
         Some(b) => {
             if let Some(mut shoe) = o.t.state.shoe.clone() {
-                let burned = shoe.burn(b, show_burn).map_err(|e| Refusal::new(o.t.cite("burn"), e.to_string()))?;
-                let rule = o.t.cite("burn");
+                let burned = shoe.burn(b, show_burn).map_err(|e| Refusal::new(o.t.cite(Cite::Burn), e.to_string()))?;
+                let rule = o.t.cite(Cite::Burn);
                 o.emit(Event::Burned { procedure: b, cards: burned.cards, shown: burned.shown, rule });
             }
         }
@@ -162,7 +163,7 @@ pub fn start_shoe(
 pub fn deal_next(o: &mut Emit) -> Result<(), Refusal> {
     hand_out(o)?;
     let Some(pos) = o.t.due() else {
-        return Err(Refusal::new(o.t.cite("wagers_closed"), "no card is due: close betting first"));
+        return Err(Refusal::new(o.t.cite(Cite::WagersClosed), "no card is due: close betting first"));
     };
     if o.t.state.live.is_some() {
         return Err(Refusal::new("live shoe", "a live shoe's cards come from the dealer's console or the scanner"));
@@ -177,7 +178,7 @@ pub fn deal_next(o: &mut Emit) -> Result<(), Refusal> {
     let shoe = o.t.state.shoe.as_ref().expect("a shoe is in play while dealing");
     if shoe.cutting_card_next() && o.t.state.coups_left.is_none() {
         let first = o.t.state.coup.cards.is_empty();
-        let rule = o.t.cite(if first { "last_coup" } else { "cutting_card" });
+        let rule = o.t.cite(if first { Cite::LastCoup } else { Cite::CuttingCard });
         o.emit(Event::CuttingCardOut { coups_left: if first { 1 } else { 2 }, rule });
     }
     let shoe = o.t.state.shoe.as_ref().expect("shoe");
@@ -188,7 +189,7 @@ pub fn deal_next(o: &mut Emit) -> Result<(), Refusal> {
             after_card(o)
         }
         None => {
-            let rule = o.t.cite("insufficient_cards");
+            let rule = o.t.cite(Cite::InsufficientCards);
             o.emit(Event::Irregularity { kind: IrregularityKind::InsufficientCards, card: None, rule: rule.clone() });
             void_coup(o, rule.clone());
             end_shoe(o, format!("no cards left ({rule})"));
@@ -201,7 +202,7 @@ pub fn deal_next(o: &mut Emit) -> Result<(), Refusal> {
 fn hand_out(o: &Emit) -> Result<(), Refusal> {
     match o.t.state.out {
         Some(side) => Err(Refusal::new(
-            o.t.cite("dealing"),
+            o.t.cite(Cite::Dealing),
             format!("the {side:?} hand is out with a player; it is exposed before another card is dealt"),
         )),
         None => Ok(()),
@@ -217,9 +218,9 @@ pub fn card_in(o: &mut Emit, card: Card, to: Option<Position>, face_up: bool) ->
         return super::irregular::missing_or_foreign(o, Some(card));
     }
     match o.t.state.phase {
-        Phase::NoShoe | Phase::ShoeOver => Err(Refusal::new(o.t.cite("cut"), "no shoe is in play")),
+        Phase::NoShoe | Phase::ShoeOver => Err(Refusal::new(o.t.cite(Cite::Cut), "no shoe is in play")),
         Phase::Reconstruction => {
-            Err(Refusal::new(o.t.cite("misdeal"), "the coup is being reconstructed; resume it first"))
+            Err(Refusal::new(o.t.cite(Cite::Misdeal), "the coup is being reconstructed; resume it first"))
         }
         Phase::Ready => super::irregular::excess(o, card, to, face_up),
         Phase::Betting | Phase::Closed | Phase::Dealing => {
@@ -239,12 +240,12 @@ pub fn card_in(o: &mut Emit, card: Card, to: Option<Position>, face_up: bool) ->
                 None => {}
                 Some(p) if p == due => {}
                 Some(Position::Player3) if due == Position::Banker3 => {
-                    let rule = o.t.cite("unauthorised_player_third");
+                    let rule = o.t.cite(Cite::UnauthorisedPlayerThird);
                     o.emit(Event::Irregularity { kind: IrregularityKind::PlayerThirdToBanker, card: Some(card), rule });
                 }
                 Some(p) => {
                     return Err(Refusal::new(
-                        o.t.cite("misdeal"),
+                        o.t.cite(Cite::Misdeal),
                         format!("the card due is {due:?}, not {p:?}; if cards went out of order, report a misdeal"),
                     ));
                 }
@@ -263,10 +264,10 @@ pub fn live_cutting_card(o: &mut Emit) -> Result<(), Refusal> {
         return Err(Refusal::new("shuffled shoe", "the engine takes the cutting card out of its own shoe"));
     }
     if o.t.state.coups_left.is_some() {
-        return Err(Refusal::new(o.t.cite("cutting_card"), "the cutting card is already out"));
+        return Err(Refusal::new(o.t.cite(Cite::CuttingCard), "the cutting card is already out"));
     }
     let first = o.t.state.phase != Phase::Dealing;
-    let rule = o.t.cite(if first { "last_coup" } else { "cutting_card" });
+    let rule = o.t.cite(if first { Cite::LastCoup } else { Cite::CuttingCard });
     o.emit(Event::CuttingCardOut { coups_left: if first { 1 } else { 2 }, rule });
     Ok(())
 }

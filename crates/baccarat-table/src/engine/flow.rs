@@ -9,6 +9,7 @@
 //! style's helpers (`styles.rs`) below it, never a command, so the flow reads
 //! top to bottom: command → flow → style.
 
+use baccarat_rules::Cite;
 use baccarat_rules::{Bet, Money, SeatOrder, Settlement, Side};
 
 use super::styles::{current, side_of, Handling};
@@ -36,7 +37,7 @@ pub(super) fn complete(o: &mut Emit) {
     // NSW 8.20, 8.26: the designated player keeps the marker until the Banker loses.
     if let Some((_, seat)) = o.t.state.marker {
         if coup.winner() == baccarat_rules::Winner::Player {
-            let rule = format!("{} (the Banker's hand lost)", o.t.cite("dealing"));
+            let rule = format!("{} (the Banker's hand lost)", o.t.cite(Cite::Dealing));
             o.emit(Event::MarkerReleased { from_seat: seat, rule });
         }
     }
@@ -68,7 +69,7 @@ pub(super) fn close_coup(o: &mut Emit) {
     let coup = o.t.state.coup.number;
     o.emit(Event::CoupClosed { coup });
     if o.t.state.coups_left == Some(0) {
-        let rule = o.t.cite("last_coup");
+        let rule = o.t.cite(Cite::LastCoup);
         end_shoe(o, format!("the last coup is over ({rule})"));
     }
 }
@@ -140,7 +141,7 @@ pub(super) fn pass(o: &mut Emit, side: Side) {
     };
     // AU 15.4: the cards go to the player's nominee where one acts for them.
     let to = to.map(|p| o.t.state.nominees.iter().find(|n| n.0 == p).map_or(p, |n| n.1));
-    let rule = o.t.cite("dealing");
+    let rule = o.t.cite(Cite::Dealing);
     o.emit(Event::HandPassed { side, to, rule });
     if to.is_none() {
         o.emit(Event::HandExposed { side, by: None });
@@ -179,10 +180,10 @@ pub(super) fn not_open(o: &Emit) -> Refusal {
     let t = &*o.t;
     match t.phase() {
         Phase::Closed | Phase::Dealing | Phase::Reconstruction => Refusal::new(
-            t.cite("wagers_closed"),
+            t.cite(Cite::WagersClosed),
             "wagers are closed once \"no more bets\" is called and the first card is drawn",
         ),
-        _ => Refusal::new(t.cite("wagers_closed"), "betting is not open"),
+        _ => Refusal::new(t.cite(Cite::WagersClosed), "betting is not open"),
     }
 }
 
@@ -194,7 +195,7 @@ pub(super) fn close(o: &mut Emit) -> Result<(), Refusal> {
     }
     let pending: Vec<WagerId> = o.t.state.coup.wagers.iter().filter(|w| w.needs_approval).map(|w| w.id).collect();
     for id in pending {
-        let rule = format!("{}: Banker and Player together need a supervisor's approval", o.t.cite("combination"));
+        let rule = format!("{}: Banker and Player together need a supervisor's approval", o.t.cite(Cite::Combination));
         o.emit(Event::WagerReturned { wager: id, rule });
     }
     if o.t.setup.config.side_bets_need_main_wager {
@@ -203,7 +204,7 @@ pub(super) fn close(o: &mut Emit) -> Result<(), Refusal> {
             ws.iter().filter(|w| !w.bet.is_main() && !ws.of(w.player).any(|m| m.bet.is_main())).map(|w| w.id).collect()
         };
         for id in orphans {
-            let rule = o.t.cite("side_bet_needs_main");
+            let rule = o.t.cite(Cite::SideBetNeedsMain);
             o.emit(Event::WagerReturned { wager: id, rule });
         }
     }
@@ -211,7 +212,7 @@ pub(super) fn close(o: &mut Emit) -> Result<(), Refusal> {
     // NSW 8.17: the designated player is required to wager on the Banker's hand.
     if let Some((p, seat)) = o.t.state.marker {
         if !o.t.state.coup.no_bet && !o.t.state.coup.wagers.of(p).any(|w| w.bet == Bet::Banker) {
-            let rule = format!("{} (no Banker wager from the designated player)", o.t.cite("dealing"));
+            let rule = format!("{} (no Banker wager from the designated player)", o.t.cite(Cite::Dealing));
             o.emit(Event::MarkerReleased { from_seat: seat, rule });
         }
     }
@@ -236,7 +237,7 @@ pub(super) fn differential(o: &mut Emit) {
     }
     let target = small + limit.0;
     let chip = cfg.settle.chip.0;
-    let rule = o.t.cite("differential");
+    let rule = o.t.cite(Cite::Differential);
     let changes: Vec<(WagerId, Money)> =
         o.t.state
             .coup

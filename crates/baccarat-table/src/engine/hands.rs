@@ -5,11 +5,12 @@
 
 use super::styles::{handling, Handling};
 use super::{Emit, Event, Phase, PlayerId, Refusal};
+use baccarat_rules::Cite;
 use baccarat_rules::Side;
 
 /// The holder (or the dealer) exposes a hand.
 pub fn expose(o: &mut Emit, side: Side, player: Option<PlayerId>) -> Result<(), Refusal> {
-    let rule = o.t.cite("dealing");
+    let rule = o.t.cite(Cite::Dealing);
     if o.t.state.out != Some(side) {
         return Err(Refusal::new(rule, format!("the {side:?} hand is not out to be exposed")));
     }
@@ -24,7 +25,7 @@ pub fn expose(o: &mut Emit, side: Side, player: Option<PlayerId>) -> Result<(), 
 
 /// The player offered the cards declines; they go to the next candidate.
 pub fn decline(o: &mut Emit, player: PlayerId) -> Result<(), Refusal> {
-    let rule = o.t.cite("dealing");
+    let rule = o.t.cite(Cite::Dealing);
     let Some(side) = o.t.state.out else {
         return Err(Refusal::new(rule, "no hand is out"));
     };
@@ -46,7 +47,7 @@ pub fn decline(o: &mut Emit, player: PlayerId) -> Result<(), Refusal> {
 
 /// Method C: accept the Banker marker (NSW 8.17-8.18).
 pub fn take_marker(o: &mut Emit, player: PlayerId, seat: u8) -> Result<(), Refusal> {
-    let rule = o.t.cite("dealing");
+    let rule = o.t.cite(Cite::Dealing);
     if handling(o.t.setup.config.dealing) != Handling::BankerMarker {
         return Err(Refusal::new(rule, "this table does not deal by Method C"));
     }
@@ -65,7 +66,7 @@ pub fn take_marker(o: &mut Emit, player: PlayerId, seat: u8) -> Result<(), Refus
 
 /// Method C: pass the marker on after a coup (NSW 8.19).
 pub fn pass_marker(o: &mut Emit, player: PlayerId) -> Result<(), Refusal> {
-    let rule = o.t.cite("dealing");
+    let rule = o.t.cite(Cite::Dealing);
     match o.t.state.marker {
         Some((p, seat)) if p == player => {
             if !matches!(o.t.phase(), Phase::Ready | Phase::Betting) {
@@ -80,7 +81,7 @@ pub fn pass_marker(o: &mut Emit, player: PlayerId) -> Result<(), Refusal> {
 
 /// AU 2.3: a nominee, announced by a supervisor, acts for one player at a time.
 pub fn appoint_nominee(o: &mut Emit, player: PlayerId, nominee: Option<PlayerId>) -> Result<(), Refusal> {
-    let rule = o.t.cite("nominee");
+    let rule = o.t.cite(Cite::Nominee);
     if !o.t.rb().config.conduct.nominees {
         return Err(Refusal::new(rule, "this rulebook has no nominees"));
     }

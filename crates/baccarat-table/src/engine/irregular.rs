@@ -7,6 +7,7 @@
 //! (NSW 12.15; AU 15.9; EU 5.1.7-5.1.8). Each remedy cites the table's own rule,
 //! and where the rulebooks differ the profile's `[remedies]` chooses.
 
+use baccarat_rules::Cite;
 use baccarat_rules::{Card, Money, Settlement};
 
 use super::deal::{card_in, positions};
@@ -19,7 +20,7 @@ fn in_coup(o: &Emit) -> bool {
 
 /// NSW 12.13: confirm the actual cards, or void the coup.
 pub fn scanner(o: &mut Emit, confirmed: Option<Vec<Card>>) -> Result<(), Refusal> {
-    let rule = o.t.cite("scanner_discrepancy");
+    let rule = o.t.cite(Cite::ScannerDiscrepancy);
     if o.t.state.phase != Phase::Dealing {
         return Err(Refusal::new(rule, "a scanner discrepancy is resolved while the coup is dealt, before settlement"));
     }
@@ -43,13 +44,19 @@ pub fn scanner(o: &mut Emit, confirmed: Option<Vec<Card>>) -> Result<(), Refusal
 /// NSW 14.4-14.5: the outcome is invalidated; wagers are refunded, or forfeited
 /// for the players named.
 pub fn invalidate(o: &mut Emit, forfeit: Vec<PlayerId>, reason: Option<String>) -> Result<(), Refusal> {
-    let key = reason.as_deref().unwrap_or("invalidated");
-    if reason.is_some() && !o.t.rb().config.citations.contains_key(key) {
-        return Err(Refusal::new(
-            o.t.cite("invalidated"),
-            format!("reason: {} cites no rule {key:?} to invalidate a game by", o.t.rb().id),
-        ));
-    }
+    // The reason is a citation key, parsed here at the command's edge.
+    let key = match reason.as_deref() {
+        None => Cite::Invalidated,
+        Some(k) => match Cite::parse(k).filter(|c| o.t.rb().config.citations.contains_key(c.key())) {
+            Some(c) => c,
+            None => {
+                return Err(Refusal::new(
+                    o.t.cite(Cite::Invalidated),
+                    format!("reason: {} cites no rule {k:?} to invalidate a game by", o.t.rb().id),
+                ))
+            }
+        },
+    };
     let rule = o.t.cite(key);
     if !in_coup(o) {
         return Err(Refusal::new(rule, "no coup is in progress"));
@@ -83,7 +90,7 @@ pub fn invalidate(o: &mut Emit, forfeit: Vec<PlayerId>, reason: Option<String>) 
 /// player may take their wagers back and the coup is finished from a card shoe
 /// (13.5).
 pub fn shuffler(o: &mut Emit, disadvantage: bool, other_device: bool) -> Result<(), Refusal> {
-    let rule = o.t.cite("shuffler_malfunction");
+    let rule = o.t.cite(Cite::ShufflerMalfunction);
     if o.t.state.phase != Phase::Dealing {
         return Err(Refusal::new(rule, "NSW 13.1.2: the rule applies in a coup for which cards have been dealt"));
     }
@@ -117,7 +124,7 @@ pub fn interrupted(o: &mut Emit, void: bool) -> Result<(), Refusal> {
 /// Cards passed to the wrong player: the result stands (NSW 12.15; EU 5.1.7-5.1.8),
 /// or, under AU 15.9, the operator may void the hand at a player's request.
 pub fn wrong_hand(o: &mut Emit, void_hand: bool) -> Result<(), Refusal> {
-    let rule = o.t.cite("wrong_hand");
+    let rule = o.t.cite(Cite::WrongHand);
     if o.t.state.phase != Phase::Dealing {
         return Err(Refusal::new(rule, "no hand is being dealt"));
     }
@@ -142,24 +149,27 @@ pub fn wrong_hand(o: &mut Emit, void_hand: bool) -> Result<(), Refusal> {
 /// A card that arrives when none is due.
 pub(super) fn excess(o: &mut Emit, card: Card, to: Option<Position>, face_up: bool) -> Result<(), Refusal> {
     if o.t.state.carried.is_some() {
-        return Err(Refusal::new(o.t.cite("misdeal"), "a card is already held for the next coup; report a misdeal"));
+        return Err(Refusal::new(
+            o.t.cite(Cite::Misdeal),
+            "a card is already held for the next coup; report a misdeal",
+        ));
     }
     // An undisclosed Banker third card: the profile's remedy (NSW 12.3 a no-bet
     // coup; AU 12.2(a) the next round's first card, with wagers).
     let banker = &o.t.rb().config.remedies.undisclosed_banker_excess;
     let (kind, rule) = match (to, face_up) {
         (Some(Position::Player3), false) => {
-            (IrregularityKind::PlayerThirdToNextCoup, o.t.cite("unauthorised_player_third"))
+            (IrregularityKind::PlayerThirdToNextCoup, o.t.cite(Cite::UnauthorisedPlayerThird))
         }
         (Some(Position::Player3), true) => {
-            (IrregularityKind::PlayerThirdToNoBetCoup, o.t.cite("unauthorised_player_third"))
+            (IrregularityKind::PlayerThirdToNoBetCoup, o.t.cite(Cite::UnauthorisedPlayerThird))
         }
         (Some(Position::Banker3), false) => match banker.value {
             baccarat_rules::ExcessCard::NoBetCoup => (IrregularityKind::ExcessCardToNoBetCoup, banker.rule.clone()),
             baccarat_rules::ExcessCard::NextCoup => (IrregularityKind::ExcessCardToNextCoup, banker.rule.clone()),
         },
-        (_, true) => (IrregularityKind::ExcessCardToNoBetCoup, o.t.cite("excess_card")),
-        (_, false) => (IrregularityKind::ExcessCardToNextCoup, o.t.cite("excess_card")),
+        (_, true) => (IrregularityKind::ExcessCardToNoBetCoup, o.t.cite(Cite::ExcessCard)),
+        (_, false) => (IrregularityKind::ExcessCardToNextCoup, o.t.cite(Cite::ExcessCard)),
     };
     o.emit(Event::Irregularity { kind, card: Some(card), rule });
     Ok(())
@@ -172,18 +182,18 @@ pub fn face_up_in_shoe(o: &mut Emit, card: Card) -> Result<(), Refusal> {
     }
     match o.t.state.phase {
         Phase::Dealing => {
-            let rule = o.t.cite("face_up_within");
+            let rule = o.t.cite(Cite::FaceUpWithin);
             o.emit(Event::Irregularity { kind: IrregularityKind::FaceUpWithinCoup, card: Some(card), rule });
             card_in(o, card, None, true)
         }
         Phase::Ready | Phase::Betting | Phase::Closed => {
             if o.t.state.carried.is_some() {
                 return Err(Refusal::new(
-                    o.t.cite("misdeal"),
+                    o.t.cite(Cite::Misdeal),
                     "a card is already held for the next coup; report a misdeal",
                 ));
             }
-            let rule = o.t.cite("face_up_first");
+            let rule = o.t.cite(Cite::FaceUpFirst);
             // Wagers on the coup that becomes a no-bet coup are returned whole.
             let ids: Vec<_> = o.t.state.coup.wagers.iter().map(|w| w.id).collect();
             if o.t.state.phase != Phase::Ready {
@@ -204,16 +214,16 @@ pub fn face_up_in_shoe(o: &mut Emit, card: Card) -> Result<(), Refusal> {
             }
             Ok(())
         }
-        _ => Err(Refusal::new(o.t.cite("face_up_first"), "no shoe is in play")),
+        _ => Err(Refusal::new(o.t.cite(Cite::FaceUpFirst), "no shoe is in play")),
     }
 }
 
 /// A missing or foreign card (NSW 12.11): the coup is void and the decks are checked.
 pub fn missing_or_foreign(o: &mut Emit, card: Option<Card>) -> Result<(), Refusal> {
     if matches!(o.t.state.phase, Phase::NoShoe | Phase::ShoeOver) {
-        return Err(Refusal::new(o.t.cite("missing_or_foreign"), "no shoe is in play"));
+        return Err(Refusal::new(o.t.cite(Cite::MissingOrForeign), "no shoe is in play"));
     }
-    let rule = o.t.cite("missing_or_foreign");
+    let rule = o.t.cite(Cite::MissingOrForeign);
     let kind = if card.is_some() { IrregularityKind::ForeignCard } else { IrregularityKind::MissingCard };
     o.emit(Event::Irregularity { kind, card, rule: rule.clone() });
     void_coup(o, rule.clone());
@@ -224,9 +234,12 @@ pub fn missing_or_foreign(o: &mut Emit, card: Option<Card>) -> Result<(), Refusa
 /// A misdeal (NSW 12.1; AU 12.6): reconstruct, or void.
 pub fn misdeal(o: &mut Emit, reconstructed: Option<Vec<Card>>) -> Result<(), Refusal> {
     if o.t.state.phase != Phase::Dealing {
-        return Err(Refusal::new(o.t.cite("misdeal"), "a misdeal can be reported only while a coup is being dealt"));
+        return Err(Refusal::new(
+            o.t.cite(Cite::Misdeal),
+            "a misdeal can be reported only while a coup is being dealt",
+        ));
     }
-    let rule = o.t.cite("misdeal");
+    let rule = o.t.cite(Cite::Misdeal);
     match reconstructed {
         None => {
             o.emit(Event::Irregularity { kind: IrregularityKind::Misdeal, card: None, rule: rule.clone() });
@@ -255,7 +268,7 @@ pub fn misdeal(o: &mut Emit, reconstructed: Option<Vec<Card>>) -> Result<(), Ref
 /// finished as a no-bet coup (NSW 12.1.1).
 pub fn resume(o: &mut Emit) -> Result<(), Refusal> {
     if o.t.state.phase != Phase::Reconstruction {
-        return Err(Refusal::new(o.t.cite("misdeal"), "no reconstruction is in progress"));
+        return Err(Refusal::new(o.t.cite(Cite::Misdeal), "no reconstruction is in progress"));
     }
     o.emit(Event::Resumed);
     after_card(o)

@@ -22,6 +22,7 @@ mod styles;
 mod types;
 mod wagers;
 
+use baccarat_rules::Cite;
 use std::sync::Arc;
 
 use baccarat_rules::{
@@ -50,7 +51,7 @@ impl TableSetup {
         let chosen = match layout {
             Some(name) => layouts.iter().find(|l| l.name == name).cloned().ok_or_else(|| {
                 let names: Vec<&str> = layouts.iter().map(|l| l.name.as_str()).collect();
-                Refusal::new(rulebook.cite("limits"), format!("layout {name:?} is not one of {}", names.join(", ")))
+                Refusal::new(rulebook.cite(Cite::Limits), format!("layout {name:?} is not one of {}", names.join(", ")))
             })?,
             None => layouts.first().cloned().unwrap_or(LayoutConfig {
                 name: "standard".into(),
@@ -204,7 +205,7 @@ impl Table {
         &self.setup.rulebook
     }
 
-    pub(crate) fn cite(&self, key: &str) -> String {
+    pub(crate) fn cite(&self, key: Cite) -> String {
         self.setup.rulebook.cite(key)
     }
 

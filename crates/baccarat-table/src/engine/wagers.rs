@@ -1,6 +1,7 @@
 //! Wagers: opening and closing betting, placing, withdrawing, approving and
 //! refusing wagers, limits and the table differential.
 
+use baccarat_rules::Cite;
 use baccarat_rules::{payable_stake, Bet, Money, Pays, Permission, UnpayableStake};
 
 use super::flow::not_open;
@@ -10,19 +11,19 @@ pub fn open_betting(o: &mut Emit, no_bet: bool, closes_at: Option<u64>) -> Resul
     let t = &*o.t;
     match t.phase() {
         Phase::Ready => {}
-        Phase::NoShoe | Phase::ShoeOver => return Err(Refusal::new(t.cite("cut"), "start a shoe first")),
-        _ => return Err(Refusal::new(t.cite("wagers_closed"), "a coup is already in progress")),
+        Phase::NoShoe | Phase::ShoeOver => return Err(Refusal::new(t.cite(Cite::Cut), "start a shoe first")),
+        _ => return Err(Refusal::new(t.cite(Cite::WagersClosed), "a coup is already in progress")),
     }
     // EU 3.1.2: a player may bet during them; the rest are played later.
     let deferrable = t.rb().config.remedies.defer_no_bet_coups.value;
     if t.state.no_bet_coups_due > 0 && !no_bet && !deferrable {
         return Err(Refusal::new(
-            t.cite("no_bet_coup"),
+            t.cite(Cite::NoBetCoup),
             format!("{} no-bet coups are due before wagers are taken", t.state.no_bet_coups_due),
         ));
     }
     let forced = t.state.forced_no_bet;
-    let rule = forced.then(|| t.cite("no_bet_coup"));
+    let rule = forced.then(|| t.cite(Cite::NoBetCoup));
     let coup = t.state.coup_number + 1;
     let first_card = t.state.carried;
     o.emit(Event::BettingOpened { coup, no_bet: no_bet || forced, first_card, rule, closes_at });
@@ -35,17 +36,17 @@ pub fn open_betting(o: &mut Emit, no_bet: bool, closes_at: Option<u64>) -> Resul
 fn limits(o: &Emit, player: PlayerId, bet: Bet) -> (Money, Money, String) {
     let t = &*o.t;
     let offer = t.setup.config.offer(bet).expect("offered");
-    let (mut min, mut max, mut rule) = (offer.min, offer.max, t.cite("limits"));
+    let (mut min, mut max, mut rule) = (offer.min, offer.max, t.cite(Cite::Limits));
     if bet.is_main() {
         if let Some(m) = t.state.minimum {
             min = m;
-            rule = t.cite("minimum_change");
+            rule = t.cite(Cite::MinimumChange);
             if let Some(g) = t.state.grandfathered.iter().find(|g| g.0 == player) {
                 min = g.1;
             }
         }
         if let Some(p) = t.state.personal.iter().find(|p| p.0 == player) {
-            (min, max, rule) = (p.1, p.2, t.cite("personal_limits"));
+            (min, max, rule) = (p.1, p.2, t.cite(Cite::PersonalLimits));
         }
     }
     (min, max, rule)
@@ -72,17 +73,17 @@ pub fn place(o: &mut Emit, w: NewWager) -> Result<(), Refusal> {
     if let (Some(close), Some(at)) = (t.state.closes_at, at_ms) {
         if at > close && !t.state.late_wagers {
             return Err(Refusal::new(
-                t.cite("wagers_closed"),
+                t.cite(Cite::WagersClosed),
                 format!("betting closed at {close} ms; this wager came at {at} ms"),
             ));
         }
     }
     if t.state.coup.no_bet {
-        return Err(Refusal::new(t.cite("no_bet_coup"), "no wagers are permitted in a no-bet coup"));
+        return Err(Refusal::new(t.cite(Cite::NoBetCoup), "no wagers are permitted in a no-bet coup"));
     }
     let cfg = &t.setup.config;
     let Some(offer) = cfg.offer(bet) else {
-        return Err(Refusal::new(t.cite("limits"), format!("this table does not offer {bet}")));
+        return Err(Refusal::new(t.cite(Cite::Limits), format!("this table does not offer {bet}")));
     };
     // Where the wager goes (AU 3.1, 5.6-5.8).
     let layout = &t.setup.layout;
@@ -111,7 +112,7 @@ pub fn place(o: &mut Emit, w: NewWager) -> Result<(), Refusal> {
     // Amount: whole chips (NSW 6.1.1) within the wager's limits (NSW 6.1; AU 5.8-5.9).
     let chip = cfg.settle.chip;
     if amount.0 <= 0 || amount.0 % chip.0 != 0 {
-        return Err(Refusal::new(t.cite("minimum_unit"), format!("{amount} is not a whole number of {chip} chips")));
+        return Err(Refusal::new(t.cite(Cite::MinimumUnit), format!("{amount} is not a whole number of {chip} chips")));
     }
     let (min, max, limit_rule) = limits(o, player, bet);
     let t = &*o.t;
@@ -153,7 +154,7 @@ pub fn place(o: &mut Emit, w: NewWager) -> Result<(), Refusal> {
         for (_, p) in &offer.pay_table.lines {
             if matches!(p, Pays::LessCommission { .. }) && payable_stake(amount, *p, &cfg.settle) != amount {
                 return Err(Refusal::new(
-                    t.cite("banker_unpayable"),
+                    t.cite(Cite::BankerUnpayable),
                     format!("{amount} could not be paid exactly in chips at {p}"),
                 ));
             }
@@ -163,19 +164,19 @@ pub fn place(o: &mut Emit, w: NewWager) -> Result<(), Refusal> {
         // AU 14.5: each initial wager with its ante, unless waived (14.4).
         if let Some(a) = &cfg.ante {
             if ante < a.due(amount) {
-                return Err(Refusal::new(t.cite("ante"), format!("this wager needs an ante of {}", a.due(amount))));
+                return Err(Refusal::new(t.cite(Cite::Ante), format!("this wager needs an ante of {}", a.due(amount))));
             }
         }
     } else {
         if t.setup.config.side_bets_need_main_wager && !ws.has(player, &[Bet::Player, Bet::Banker, Bet::Tie]) {
-            return Err(Refusal::new(t.cite("side_bet_needs_main"), format!("{bet} is taken only with a main wager")));
+            return Err(Refusal::new(t.cite(Cite::SideBetNeedsMain), format!("{bet} is taken only with a main wager")));
         }
         if t.rb().config.conduct.one_side_bet_each && ws.has(player, &[bet]) {
-            return Err(Refusal::new(t.cite("one_side_bet"), format!("one {bet} wager per player per coup")));
+            return Err(Refusal::new(t.cite(Cite::OneSideBet), format!("one {bet} wager per player per coup")));
         }
     }
     if ante.0 < 0 || (ante.0 > 0 && (cfg.ante.is_none() || !bet.is_main())) {
-        return Err(Refusal::new(t.cite("ante"), "an ante goes only with an initial wager at an Ante Up table"));
+        return Err(Refusal::new(t.cite(Cite::Ante), "an ante goes only with an initial wager at an Ante Up table"));
     }
     // Banker and Player together (NSW 5.6.6; AU 5.2(c)).
     let other = match bet {
@@ -188,12 +189,12 @@ pub fn place(o: &mut Emit, w: NewWager) -> Result<(), Refusal> {
         (false, _) | (true, Permission::Allowed) => false,
         (true, Permission::NeedsApproval) => true,
         (true, Permission::Forbidden) => {
-            return Err(Refusal::new(t.cite("combination"), "Banker and Player may not both be wagered"))
+            return Err(Refusal::new(t.cite(Cite::Combination), "Banker and Player may not both be wagered"))
         }
     };
     let id = t.state.next_wager;
     if token && !t.rb().config.conduct.promotional_tokens {
-        return Err(Refusal::new(t.cite("promotional_tokens"), "this rulebook provides no promotional tokens"));
+        return Err(Refusal::new(t.cite(Cite::PromotionalTokens), "this rulebook provides no promotional tokens"));
     }
     o.emit(Event::WagerPlaced { wager: Wager { id, player, spot, bet, amount, ante, needs_approval, token, at_ms } });
     Ok(())
@@ -203,9 +204,9 @@ fn find<'a>(o: &'a Emit<'_>, wager: WagerId) -> Result<&'a Wager, Refusal> {
     o.t.state.coup.wagers.get(wager).ok_or_else(|| {
         if o.t.state.last_settled.contains(&wager) {
             // AU 5.15: a losing wager cannot be withdrawn; a settled one is gone.
-            Refusal::new(o.t.cite("withdraw_losing"), "the wager has been settled")
+            Refusal::new(o.t.cite(Cite::WithdrawLosing), "the wager has been settled")
         } else {
-            Refusal::new(o.t.cite("wagers_closed"), format!("there is no wager {wager} on this coup"))
+            Refusal::new(o.t.cite(Cite::WagersClosed), format!("there is no wager {wager} on this coup"))
         }
     })
 }
@@ -213,7 +214,7 @@ fn find<'a>(o: &'a Emit<'_>, wager: WagerId) -> Result<&'a Wager, Refusal> {
 pub fn withdraw(o: &mut Emit, player: PlayerId, wager: WagerId) -> Result<(), Refusal> {
     let w = find(o, wager)?;
     if w.player != player {
-        return Err(Refusal::new(o.t.cite("wagers_closed"), "a player may withdraw only their own wager"));
+        return Err(Refusal::new(o.t.cite(Cite::WagersClosed), "a player may withdraw only their own wager"));
     }
     match o.t.phase() {
         Phase::Betting => {}
@@ -234,7 +235,7 @@ pub fn withdraw(o: &mut Emit, player: PlayerId, wager: WagerId) -> Result<(), Re
 pub fn approve(o: &mut Emit, wager: WagerId) -> Result<(), Refusal> {
     let w = find(o, wager)?;
     if !w.needs_approval {
-        return Err(Refusal::new(o.t.cite("combination"), "this wager needs no approval"));
+        return Err(Refusal::new(o.t.cite(Cite::Combination), "this wager needs no approval"));
     }
     if o.t.phase() != Phase::Betting {
         return Err(not_open(o));
@@ -248,11 +249,11 @@ pub fn refuse(o: &mut Emit, wager: WagerId) -> Result<(), Refusal> {
     find(o, wager)?;
     if !matches!(o.t.phase(), Phase::Betting | Phase::Closed) {
         return Err(Refusal::new(
-            o.t.cite("supervisor_refusal"),
+            o.t.cite(Cite::SupervisorRefusal),
             "a wager may be refused only before the first card is drawn",
         ));
     }
-    let rule = o.t.cite("supervisor_refusal");
+    let rule = o.t.cite(Cite::SupervisorRefusal);
     o.emit(Event::WagerReturned { wager, rule });
     Ok(())
 }
@@ -260,7 +261,7 @@ pub fn refuse(o: &mut Emit, wager: WagerId) -> Result<(), Refusal> {
 /// NSW 12.17: a bet found invalid after the first card is returned to the player.
 pub fn invalid(o: &mut Emit, wager: WagerId) -> Result<(), Refusal> {
     find(o, wager)?;
-    let rule = o.t.cite("invalid_bet_returned");
+    let rule = o.t.cite(Cite::InvalidBetReturned);
     if !matches!(o.t.phase(), Phase::Closed | Phase::Dealing | Phase::Reconstruction) {
         return Err(Refusal::new(
             rule,
@@ -273,7 +274,7 @@ pub fn invalid(o: &mut Emit, wager: WagerId) -> Result<(), Refusal> {
 
 /// NSW 6.8: a supervisor lets a player wager within their own limits.
 pub fn personal(o: &mut Emit, player: PlayerId, min: Money, max: Money) -> Result<(), Refusal> {
-    let rule = o.t.cite("personal_limits");
+    let rule = o.t.cite(Cite::PersonalLimits);
     let chip = o.t.setup.config.settle.chip;
     if min.0 <= 0 || min > max || min.0 % chip.0 != 0 || max.0 % chip.0 != 0 || max.0 > baccarat_rules::MAX_LIMIT {
         return Err(Refusal::new(rule, format!("limits {min} to {max} must be whole {chip} chips, minimum first")));
@@ -296,7 +297,7 @@ pub fn personal(o: &mut Emit, player: PlayerId, min: Money, max: Money) -> Resul
     Ok(())
 }
 
-fn between_coups(o: &Emit, key: &str) -> Result<(), Refusal> {
+fn between_coups(o: &Emit, key: Cite) -> Result<(), Refusal> {
     match o.t.phase() {
         Phase::Ready | Phase::NoShoe | Phase::ShoeOver => Ok(()),
         _ => Err(Refusal::new(o.t.cite(key), "the table minimum changes between coups")),
@@ -305,8 +306,8 @@ fn between_coups(o: &Emit, key: &str) -> Result<(), Refusal> {
 
 /// NSW 6.7: the sign for a higher minimum; the notice runs from `at_ms`.
 pub fn announce_minimum(o: &mut Emit, minimum: Money, at_ms: u64) -> Result<(), Refusal> {
-    between_coups(o, "minimum_change")?;
-    let rule = o.t.cite("minimum_change");
+    between_coups(o, Cite::MinimumChange)?;
+    let rule = o.t.cite(Cite::MinimumChange);
     let notice = o.t.rb().config.conduct.minimum_notice_minutes.unwrap_or(0) as u64 * 60_000;
     o.emit(Event::MinimumAnnounced { minimum, effective_ms: at_ms + notice, rule });
     Ok(())
@@ -315,8 +316,8 @@ pub fn announce_minimum(o: &mut Emit, minimum: Money, at_ms: u64) -> Result<(), 
 /// NSW 6.7: change the table minimum. A raise whose notice has not run (or was
 /// never given) keeps the players present at their old minimum (NSW 6.7.1).
 pub fn change_minimum(o: &mut Emit, minimum: Money, at_ms: u64, present: Vec<PlayerId>) -> Result<(), Refusal> {
-    between_coups(o, "minimum_change")?;
-    let rule = o.t.cite("minimum_change");
+    between_coups(o, Cite::MinimumChange)?;
+    let rule = o.t.cite(Cite::MinimumChange);
     let chip = o.t.setup.config.settle.chip;
     let max = o.t.setup.config.max;
     if minimum.0 <= 0 || minimum.0 % chip.0 != 0 || minimum > max {

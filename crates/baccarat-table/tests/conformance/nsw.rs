@@ -1,6 +1,7 @@
 //! NSW (ILGA 2021), rule by rule: the remedies other rulebooks differ on.
 
 use super::*;
+use baccarat_rules::Cite;
 
 /// NSW 12.1.1: "After the reconstruction has occurred, each player shall have
 /// the option of removing their own wager prior to the coup resuming".
@@ -80,6 +81,6 @@ fn nsw_5_4_a_settled_wager_cannot_be_withdrawn() {
     };
     run(&mut t, &mut log, Command::CloseBetting);
     deal_out(&mut t, &mut log);
-    let rule = t.rb().cite("withdraw_losing");
+    let rule = t.rb().cite(Cite::WithdrawLosing);
     refused(&mut t, Command::WithdrawWager { player: 1, wager: w.id }, &rule);
 }

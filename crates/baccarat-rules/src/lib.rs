@@ -21,6 +21,7 @@
 //! assert_eq!(s.player_net(), Money(0)); // 6-6 is a standoff
 //! ```
 
+mod ante;
 mod bet;
 mod card;
 mod cite;
@@ -36,6 +37,7 @@ mod settle;
 mod table_config;
 mod tableau;
 
+pub use ante::{settle_with_ante, Ante, AnteConfig, AnteRules, AnteSettlement, AnteSpec};
 pub use bet::{Basis, Bet, Outcome, OutcomeDef};
 pub use card::{deck, Card, Colour, ParseCardError, Rank, Suit};
 pub use cite::Cite;
@@ -45,12 +47,9 @@ pub use money::{Money, Odds, ParseOddsError};
 pub use paytable::{ParsePaysError, PayTable, Pays};
 pub use remedies::{ExcessCard, RemediesConfig, Ruled, WrongHandVoid};
 pub use rulebook::{
-    AnteRules, BetRules, BurnProcedure, ConductConfig, DealingStyle, Exclusion, InterruptedCoup, LayoutConfig,
-    Permission, Rulebook, RulebookConfig, SeatOrder, Variant, CITATION_KEYS, MAX_DECKS,
+    BetRules, BurnProcedure, ConductConfig, DealingStyle, Exclusion, InterruptedCoup, LayoutConfig, Permission,
+    Rulebook, RulebookConfig, SeatOrder, Variant, CITATION_KEYS, MAX_DECKS,
 };
-pub use settle::{
-    payable_stake, settle, settle_wager, settle_with_ante, AnteSettlement, FractionalPayout, SettleRules, Settlement,
-    UnpayableStake,
-};
-pub use table_config::{Ante, AnteSpec, Offer, OfferSpec, TableConfig, TableConfigSpec, MAX_LIMIT};
+pub use settle::{payable_stake, settle, settle_wager, FractionalPayout, SettleRules, Settlement, UnpayableStake};
+pub use table_config::{Offer, OfferSpec, TableConfig, TableConfigSpec, MAX_LIMIT};
 pub use tableau::{banker_draws, is_natural_total, player_action, PlayerAction};

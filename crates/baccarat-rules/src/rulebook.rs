@@ -6,6 +6,7 @@
 //! variants whose Player and Banker tables exist; deck counts within the shoe's;
 //! exclusions that name known wagers; quotes only for cited keys.
 
+use crate::ante::{AnteConfig, AnteRules};
 use indexmap::IndexMap;
 
 use serde::{Deserialize, Serialize};
@@ -170,14 +171,6 @@ pub struct SettlementConfig {
 pub struct LimitsConfig {
     /// Whether a maximum table differential may be set (NSW 6.1; AU 5.17; EU 6.1).
     pub table_differential: bool,
-    pub rule: String,
-}
-
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct AnteConfig {
-    /// The largest ante as a fraction of the table minimum, "n/d" (AU 1.0: 12.5%).
-    pub max_fraction_of_minimum: String,
     pub rule: String,
 }
 
@@ -346,14 +339,6 @@ pub struct Exclusion {
     pub rule: String,
     pub offered: Vec<Bet>,
     pub excludes: Vec<Bet>,
-}
-
-/// The ante of Ante Up Baccarat as the rulebook bounds it (AU 1.0 "Ante", 14).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AnteRules {
-    pub max_num: i64,
-    pub max_den: i64,
-    pub rule: String,
 }
 
 /// A validated rulebook profile.

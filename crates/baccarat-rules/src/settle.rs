@@ -224,39 +224,3 @@ mod tests {
         assert_eq!(Settlement::void(Money(700)).player_net(), Money(0));
     }
 }
-
-/// An initial wager at an Ante Up Baccarat table, settled with its ante.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct AnteSettlement {
-    pub wager: Settlement,
-    /// The ante kept by the house as a fee (AU 14.6), whatever the result.
-    pub ante_collected: Money,
-    /// Ante handed back: all of it when the wager is void.
-    pub ante_returned: Money,
-}
-
-/// AU 14.5-14.7: the ante is a fee, not a wager. It is collected at settlement
-/// (14.6) unless waived for a large wager (14.4); a wager accepted without the
-/// ante it required is void (14.7), and what ante was paid comes back with it.
-pub fn settle_with_ante(
-    stake: Money,
-    ante_paid: Money,
-    ante: &crate::table_config::Ante,
-    table: &PayTable,
-    outcome: Outcome,
-    rules: &SettleRules,
-) -> AnteSettlement {
-    let due = ante.due(stake);
-    if ante_paid < due {
-        return AnteSettlement {
-            wager: Settlement::void(stake),
-            ante_collected: Money::ZERO,
-            ante_returned: ante_paid,
-        };
-    }
-    AnteSettlement {
-        wager: settle_wager(stake, table, outcome, rules),
-        ante_collected: due,
-        ante_returned: ante_paid - due,
-    }
-}

@@ -6,6 +6,7 @@
 //! exclude each other (AU 11A.1A, 11C.2, 11D.2), a pay table the rulebook does not
 //! print, an ante above its bound (AU 1.0 "Ante"), or limits that do not fit.
 
+use crate::ante::{Ante, AnteSpec};
 use indexmap::IndexMap;
 
 use serde::{Deserialize, Serialize};
@@ -56,15 +57,6 @@ pub struct TableConfigSpec {
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct AnteSpec {
-    pub amount: i64,
-    /// AU 14.4: the ante is waived when the initial wager is at least this.
-    #[serde(default)]
-    pub waived_at: Option<i64>,
-}
-
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
 pub struct OfferSpec {
     #[serde(default)]
     pub pay_table: Option<String>,
@@ -81,24 +73,6 @@ pub struct Offer {
     pub pay_table: PayTable,
     pub min: Money,
     pub max: Money,
-}
-
-/// The ante of an Ante Up Baccarat table (AU 14).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Ante {
-    pub amount: Money,
-    pub waived_at: Option<Money>,
-}
-
-impl Ante {
-    /// The ante due with an initial wager of `wager`: the amount, or nothing when
-    /// the wager meets the waiver (AU 14.4).
-    pub fn due(&self, wager: Money) -> Money {
-        match self.waived_at {
-            Some(w) if wager >= w => Money::ZERO,
-            _ => self.amount,
-        }
-    }
 }
 
 /// A configuration that its rulebook permits.

@@ -460,12 +460,7 @@ impl Casino {
             t.cutting_card_from_back,
         );
         let burn = setup.rulebook.procedures.burn.first().copied();
-        Ok(Command::StartShoe {
-            source: ShoeSource::Shuffle { seed: seed.hex() },
-            cut: Some(cut),
-            burn,
-            show_burn: false,
-        })
+        Ok(Command::StartShoe { source: ShoeSource::Shuffle { seed }, cut: Some(cut), burn, show_burn: false })
     }
 
     /// Place one wager: the wallet holds the stake and any ante (AU 14.5), the

@@ -11,6 +11,7 @@ use baccarat_server::store::{Commit, SqliteStore, Store};
 use baccarat_server::trust::{command_name, Actor, Who, MATRIX};
 use baccarat_server::verify::verify;
 use baccarat_table::engine::{Command, Phase, Position, ShoeSource, Spot};
+use baccarat_table::shuffle::Seed;
 
 const NSW: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 500000\n[bets.player_pair]\n";
 
@@ -120,14 +121,14 @@ fn commands(dealt: &[Card]) -> Vec<Command> {
     let banker_nine = ["2H", "9S", "KH", "KS"].map(card).to_vec();
     vec![
         Command::StartShoe {
-            source: ShoeSource::Shuffle { seed: "0".repeat(64) },
+            source: ShoeSource::Shuffle { seed: Seed::from_bytes([0; 32]) },
             cut: None,
             burn: None,
             show_burn: false,
         },
         Command::StartShoe { source: ShoeSource::Live { decks: 8 }, cut: None, burn: None, show_burn: false },
         Command::StartShoe {
-            source: ShoeSource::Continuous { seed: "1".repeat(64) },
+            source: ShoeSource::Continuous { seed: Seed::from_bytes([0x11; 32]) },
             cut: None,
             burn: None,
             show_burn: false,
@@ -269,7 +270,7 @@ fn a_scanner_discrepancy_cannot_choose_an_rng_coup() {
     // A person's seed, even from an admin, is refused: shoes come from OS entropy.
     let (mut c, mut commit) = table_at(Mode::Rng, At::Ready);
     let zeros = Command::StartShoe {
-        source: ShoeSource::Shuffle { seed: "0".repeat(64) },
+        source: ShoeSource::Shuffle { seed: Seed::from_bytes([0; 32]) },
         cut: None,
         burn: None,
         show_burn: false,

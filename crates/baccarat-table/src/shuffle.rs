@@ -33,6 +33,22 @@ pub const SHUFFLE_ALGORITHM: &str = "fisher-yates-chacha20-v1";
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Seed(pub [u8; 32]);
 
+/// A seed is written as its 64 hex digits (the record reveals it when the shoe
+/// ends) and parsed from them at the edge: a malformed seed is refused where it
+/// arrives, never found inside the engine.
+impl serde::Serialize for Seed {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.hex())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Seed {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Seed, D::Error> {
+        let text = String::deserialize(d)?;
+        Seed::from_hex(&text).ok_or_else(|| serde::de::Error::custom("seed: 64 hex digits"))
+    }
+}
+
 impl std::fmt::Debug for Seed {
     /// Seeds are secrets until the shoe ends; debug output shows only the commitment.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -249,20 +249,14 @@ fn an_uncut_pre_shuffled_shoe_runs_out_and_the_coup_is_void() {
         Command::StartShoe { source: ShoeSource::PreShuffled { cards: bad }, cut: None, burn: None, show_burn: false },
         "NSW 12.11",
     );
+    // A malformed seed is refused where it arrives, as the command is read.
+    let bad = r#"{"command":"start_shoe","source":{"shuffle":{"seed":"zz"}},"cut":null,"burn":null,"show_burn":false}"#;
+    let e = serde_json::from_str::<Command>(bad).unwrap_err();
+    assert!(e.to_string().contains("64 hex digits"), "{e}");
     refused(
         &mut t2,
         Command::StartShoe {
-            source: ShoeSource::Shuffle { seed: "zz".into() },
-            cut: None,
-            burn: None,
-            show_burn: false,
-        },
-        "64 hex digits",
-    );
-    refused(
-        &mut t2,
-        Command::StartShoe {
-            source: ShoeSource::Shuffle { seed: Seed::from_u64(1).hex() },
+            source: ShoeSource::Shuffle { seed: Seed::from_u64(1) },
             cut: Some(Cut { at: 10, from_back: 20 }),
             burn: None,
             show_burn: false,
@@ -281,7 +275,7 @@ fn eu_3_1_2_a_player_may_bet_during_the_no_bet_coups() {
             t,
             log,
             Command::StartShoe {
-                source: ShoeSource::Shuffle { seed: Seed::from_u64(8).hex() },
+                source: ShoeSource::Shuffle { seed: Seed::from_u64(8) },
                 cut: Some(Cut { at: 100, from_back: 20 }),
                 burn: Some(baccarat_rules::BurnProcedure::ThreeNoBetCoups),
                 show_burn: false,
@@ -458,7 +452,7 @@ fn au_7_2_continuous_shuffler_never_reaches_a_cutting_card() {
         &mut t,
         &mut log,
         Command::StartShoe {
-            source: ShoeSource::Continuous { seed: Seed::from_u64(3).hex() },
+            source: ShoeSource::Continuous { seed: Seed::from_u64(3) },
             cut: None,
             burn: None,
             show_burn: false,
@@ -508,7 +502,7 @@ fn au_3_4_two_sets_of_cards_alternate() {
     let mut t = Table::new(s);
     let mut log = Vec::new();
     let start = |seed: u64, set: u8| Command::StartShoe {
-        source: ShoeSource::ShufflerSet { seed: Seed::from_u64(seed).hex(), set },
+        source: ShoeSource::ShufflerSet { seed: Seed::from_u64(seed), set },
         cut: Some(Cut { at: 100, from_back: 20 }),
         burn: None,
         show_burn: false,

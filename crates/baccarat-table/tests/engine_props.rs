@@ -50,7 +50,7 @@ fn command(o: &Op, placed: &[WagerId]) -> Command {
     let id = |i: &usize| placed.get(*i).copied().unwrap_or(9_999);
     match o {
         Op::Start(s, at) => Command::StartShoe {
-            source: ShoeSource::Shuffle { seed: Seed::from_u64(*s).hex() },
+            source: ShoeSource::Shuffle { seed: Seed::from_u64(*s) },
             cut: Some(Cut { at: *at, from_back: 20 }),
             burn: None,
             show_burn: false,

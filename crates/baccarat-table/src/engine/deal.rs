@@ -8,7 +8,7 @@ use baccarat_rules::{banker_draws, player_action, BurnProcedure, Card, PlayerAct
 use super::flow::{after_card, end_shoe, void_coup};
 use super::{totals, Emit, Event, IrregularityKind, Phase, Position, Refusal, ShoeSource};
 use crate::shoe::{Cut, CutRules};
-use crate::shuffle::{Seed, SHUFFLE_ALGORITHM};
+use crate::shuffle::SHUFFLE_ALGORITHM;
 
 /// The position due next for a coup with `cards` dealt, or `None` once the coup
 /// is complete. NSW 7.3 and 9; AU 8.4 and 9.
@@ -84,8 +84,7 @@ pub fn start_shoe(
     };
     let (seed, commitment, algorithm, preshuffled, live_decks) = match &source {
         ShoeSource::Shuffle { seed } | ShoeSource::Continuous { seed } | ShoeSource::ShufflerSet { seed, .. } => {
-            let s = Seed::from_hex(seed).ok_or_else(|| Refusal::new("shuffle", "the seed must be 64 hex digits"))?;
-            (Some(s.hex()), Some(s.commitment_hex()), Some(SHUFFLE_ALGORITHM.to_string()), None, None)
+            (Some(*seed), Some(seed.commitment_hex()), Some(SHUFFLE_ALGORITHM.to_string()), None, None)
         }
         ShoeSource::PreShuffled { cards } => {
             let mut count = vec![0u32; 52];
@@ -123,7 +122,7 @@ pub fn start_shoe(
         let shoe = t.state.shoe_number;
         o.emit(Event::ShoeEnded {
             shoe,
-            seed: o.t.state.seed.clone(),
+            seed: o.t.state.seed,
             reason: "the cards were replaced (NSW 3.10)".into(),
         });
     }

@@ -99,7 +99,7 @@ pub(super) fn end_shoe(o: &mut Emit, reason: String) {
         return;
     }
     let shoe = o.t.state.shoe_number;
-    let seed = o.t.state.seed.clone();
+    let seed = o.t.state.seed;
     o.emit(Event::ShoeEnded { shoe, seed, reason });
 }
 

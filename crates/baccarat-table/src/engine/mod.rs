@@ -113,7 +113,7 @@ pub struct State {
     pub coup_number: u64,
     shoe: Option<Shoe>,
     live: Option<LiveShoe>,
-    seed: Option<String>,
+    seed: Option<Seed>,
     /// Coups still to complete once the cutting card is out (NSW 4.9-4.10).
     pub coups_left: Option<u8>,
     /// No-bet coups due before wagers (EU 3.1.2).
@@ -151,7 +151,7 @@ pub struct State {
     /// The card set of the shoe in play (AU 3.4(a)).
     pub set: Option<u8>,
     /// A continuous shuffler's seed (AU 7.2).
-    continuous: Option<String>,
+    continuous: Option<Seed>,
     pub roads: Roads,
     /// The wagers settled in the last coup, until the next opens: a request to
     /// withdraw one is refused by AU 5.15 / NSW 5.4 rather than as unknown.
@@ -296,9 +296,9 @@ impl Table {
         match e {
             Event::ShoeStarted { shoe, seed, preshuffled, live_decks, cut, continuous, set, .. } => {
                 s.set = *set;
-                s.continuous = continuous.then(|| seed.clone()).flatten();
+                s.continuous = continuous.then_some(*seed).flatten();
                 s.shoe_number = *shoe;
-                s.seed = seed.clone();
+                s.seed = *seed;
                 s.coups_left = None;
                 s.carried = None;
                 s.forced_no_bet = false;
@@ -306,9 +306,8 @@ impl Table {
                 s.roads = Roads::new();
                 s.coup = CoupState::default();
                 s.live = live_decks.map(|d| LiveShoe { decks: d, seen: vec![0; 52] });
-                s.shoe = if let Some(hex) = seed {
-                    let seed = Seed::from_hex(hex).expect("seed recorded by this engine");
-                    let (cards, _) = crate::shoe::shuffled(self.setup.config.decks, &seed);
+                s.shoe = if let Some(seed) = seed {
+                    let (cards, _) = crate::shoe::shuffled(self.setup.config.decks, seed);
                     Some(stack_to_shoe(cards, *cut, &self.setup.rulebook))
                 } else {
                     preshuffled.as_ref().map(|cards| stack_to_shoe(cards.clone(), *cut, &self.setup.rulebook))
@@ -396,9 +395,8 @@ impl Table {
             Event::CoupClosed { coup } => {
                 // AU 7.2: a continuous shuffler takes the coup's cards back.
                 if let (Some(seed), Some(shoe)) = (&s.continuous, s.shoe.as_mut()) {
-                    let seed = Seed::from_hex(seed).expect("seed recorded by this engine");
                     let used: Vec<Card> = s.coup.cards.iter().map(|c| c.1).collect();
-                    shoe.return_cards(&used, &mut crate::shuffle::Stream::with_nonce(&seed, *coup));
+                    shoe.return_cards(&used, &mut crate::shuffle::Stream::with_nonce(seed, *coup));
                 }
                 if s.coup.no_bet && s.no_bet_coups_due > 0 {
                     s.no_bet_coups_due -= 1;

@@ -4,6 +4,7 @@ use baccarat_rules::{Bet, BurnProcedure, Card, CoupSummary, Money, Outcome, Sett
 use serde::{Deserialize, Serialize};
 
 use crate::shoe::Cut;
+use crate::shuffle::Seed;
 
 /// A player, as the server identifies them.
 pub type PlayerId = u32;
@@ -69,7 +70,7 @@ pub struct Wager {
 #[serde(rename_all = "snake_case")]
 pub enum ShoeSource {
     /// Shuffled here from a seed the caller drew from OS entropy.
-    Shuffle { seed: String },
+    Shuffle { seed: Seed },
     /// Pre-shuffled decks in the order given (NSW 4.2; AU 6.5-6.6; EU 2.1.1).
     PreShuffled { cards: Vec<Card> },
     /// A physical shoe: cards arrive one at a time from a dealer console or a
@@ -78,11 +79,11 @@ pub enum ShoeSource {
     /// One of two sets of cards used in turn with a non-continuous shuffler
     /// (AU 3.4(a)): shuffled here like `Shuffle`; `set` is 1 or 2, and a shoe uses
     /// the other set from the one before.
-    ShufflerSet { seed: String, set: u8 },
+    ShufflerSet { seed: Seed, set: u8 },
     /// A continuous shuffler (AU 7.2): no cut and no cutting card (AU 7.8); each
     /// coup's cards go back in and are mixed into the stack from the seed's
     /// stream for that coup.
-    Continuous { seed: String },
+    Continuous { seed: Seed },
 }
 
 /// A command to the table. Each is refused whole, or applied as events.
@@ -251,8 +252,9 @@ pub enum Command {
 pub enum Event {
     ShoeStarted {
         shoe: u64,
-        /// The seed, hex; secret until the shoe ends (the commitment is public).
-        seed: Option<String>,
+        /// The seed (hex in the record); secret until the shoe ends (the
+        /// commitment is public).
+        seed: Option<Seed>,
         commitment: Option<String>,
         algorithm: Option<String>,
         preshuffled: Option<Vec<Card>>,
@@ -407,7 +409,7 @@ pub enum Event {
     },
     ShoeEnded {
         shoe: u64,
-        seed: Option<String>,
+        seed: Option<Seed>,
         reason: String,
     },
 }

@@ -27,12 +27,7 @@ pub fn rng_table(rulebook: &str, extra: &str, seed: u64) -> (Table, Vec<Event>) 
     let burn = s.rulebook.procedures.burn.first().copied();
     let mut t = Table::new(s);
     let ev = t
-        .execute(Command::StartShoe {
-            source: ShoeSource::Shuffle { seed: seed.hex() },
-            cut: Some(cut),
-            burn,
-            show_burn: false,
-        })
+        .execute(Command::StartShoe { source: ShoeSource::Shuffle { seed }, cut: Some(cut), burn, show_burn: false })
         .unwrap();
     (t, ev)
 }

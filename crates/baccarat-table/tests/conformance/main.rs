@@ -83,7 +83,7 @@ pub fn started(rulebook: &str, extra: &str) -> (Table, Vec<Event>) {
 pub fn bad_cut(rulebook: &str, extra: &str, rule: &str) {
     let mut t = Table::new(setup(rulebook, &format!("decks = 8\n{extra}")));
     let cmd = Command::StartShoe {
-        source: ShoeSource::Shuffle { seed: Seed::from_u64(1).hex() },
+        source: ShoeSource::Shuffle { seed: Seed::from_u64(1) },
         cut: Some(Cut { at: 1, from_back: 20 }),
         burn: None,
         show_burn: false,

@@ -57,7 +57,7 @@ fn nsw_4_7_the_shoe_starts_with_a_burn() {
 fn nsw_4_11_a_continuous_shuffler() {
     let mut t = Table::new(setup("nsw-2021", ""));
     let mut log = Vec::new();
-    let source = ShoeSource::Continuous { seed: Seed::from_u64(2).hex() };
+    let source = ShoeSource::Continuous { seed: Seed::from_u64(2) };
     let ev = run(&mut t, &mut log, Command::StartShoe { source, cut: None, burn: None, show_burn: false });
     assert!(cites(&ev, "NSW 4.11"), "{ev:?}");
 }

@@ -18,7 +18,7 @@
 use std::collections::HashMap;
 
 use baccarat_rules::{settle_wager, Card, Money, TableConfig};
-use baccarat_table::engine::{Event, Position, Wager, WagerId};
+use baccarat_table::engine::{DealtCard, Event, Position, Wager, WagerId};
 use baccarat_table::shoe::{shuffled, CutRules, Shoe};
 
 use crate::anchor::Anchored;
@@ -391,7 +391,8 @@ fn check_table(id: u32, rb: &baccarat_rules::Rulebook, cfg: &TableConfig, events
             }
             Event::CoupCompleted { summary, .. } => {
                 coups += 1;
-                let positioned: Vec<(Position, Card, bool)> = cards.iter().map(|(p, c)| (*p, *c, true)).collect();
+                let positioned: Vec<DealtCard> =
+                    cards.iter().map(|(p, c)| DealtCard { position: *p, card: *c, exposed: true }).collect();
                 match baccarat_table::engine::coup_from_positions(&positioned) {
                     Some(c) => {
                         if c.summary() != *summary {

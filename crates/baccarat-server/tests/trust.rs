@@ -214,7 +214,7 @@ fn the_matrix_every_cell_refused_unchanged_or_replayed_by_verify() {
         for at in PHASES {
             let dealt: Vec<Card> = {
                 let (c, _) = table_at(mode, at);
-                c.tables[&1].engine.state().coup.cards.iter().map(|d| d.1).collect()
+                c.tables[&1].engine.state().coup.cards.iter().map(|d| d.card).collect()
             };
             for cmd in commands(&dealt) {
                 for by in actors() {

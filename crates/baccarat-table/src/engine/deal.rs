@@ -6,40 +6,41 @@ use baccarat_rules::Cite;
 use baccarat_rules::{banker_draws, player_action, BurnProcedure, Card, PlayerAction};
 
 use super::flow::{after_card, end_shoe, void_coup};
-use super::{totals, Emit, Event, IrregularityKind, Phase, Position, Refusal, ShoeSource};
+use super::{totals, DealtCard, Emit, Event, IrregularityKind, Phase, Position, Refusal, ShoeSource};
 use crate::shoe::{Cut, CutRules};
 use crate::shuffle::SHUFFLE_ALGORITHM;
 
 /// The position due next for a coup with `cards` dealt, or `None` once the coup
 /// is complete. NSW 7.3 and 9; AU 8.4 and 9.
-pub fn due(cards: &[(Position, Card, bool)]) -> Option<Position> {
+pub fn due(cards: &[DealtCard]) -> Option<Position> {
     if cards.len() < 4 {
         return Some(Position::INITIAL[cards.len()]);
     }
-    let has = |p: Position| cards.iter().any(|c| c.0 == p);
+    let has = |p: Position| cards.iter().any(|c| c.position == p);
     let (pt, bt) = initial_totals(cards);
     match player_action(pt, bt) {
         PlayerAction::Natural => None,
         PlayerAction::Stand => (banker_draws(bt, None) && !has(Position::Banker3)).then_some(Position::Banker3),
-        PlayerAction::Draw => match cards.iter().find(|c| c.0 == Position::Player3) {
+        PlayerAction::Draw => match cards.iter().find(|c| c.position == Position::Player3) {
             None => Some(Position::Player3),
-            Some(p3) => (banker_draws(bt, Some(p3.1.point())) && !has(Position::Banker3)).then_some(Position::Banker3),
+            Some(p3) => {
+                (banker_draws(bt, Some(p3.card.point())) && !has(Position::Banker3)).then_some(Position::Banker3)
+            }
         },
     }
 }
 
-fn initial_totals(cards: &[(Position, Card, bool)]) -> (u8, u8) {
-    let initial: Vec<(Position, Card, bool)> =
-        cards.iter().filter(|c| Position::INITIAL.contains(&c.0)).copied().collect();
+fn initial_totals(cards: &[DealtCard]) -> (u8, u8) {
+    let initial: Vec<DealtCard> = cards.iter().filter(|c| Position::INITIAL.contains(&c.position)).copied().collect();
     totals(&initial)
 }
 
 /// Assign cards in dealing order to the positions they are due at.
-pub fn positions(cards: &[Card]) -> Vec<(Position, Card, bool)> {
-    let mut out: Vec<(Position, Card, bool)> = Vec::new();
+pub fn positions(cards: &[Card]) -> Vec<DealtCard> {
+    let mut out: Vec<DealtCard> = Vec::new();
     for &c in cards {
         match due(&out) {
-            Some(p) => out.push((p, c, true)),
+            Some(p) => out.push(DealtCard { position: p, card: c, exposed: true }),
             None => break,
         }
     }
@@ -120,11 +121,7 @@ pub fn start_shoe(
     }
     if matches!(t.phase(), Phase::Ready) {
         let shoe = t.state.shoe_number;
-        o.emit(Event::ShoeEnded {
-            shoe,
-            seed: o.t.state.seed,
-            reason: "the cards were replaced (NSW 3.10)".into(),
-        });
+        o.emit(Event::ShoeEnded { shoe, seed: o.t.state.seed, reason: "the cards were replaced (NSW 3.10)".into() });
     }
     let shoe = o.t.state.shoe_number + 1;
     let rule = o.t.cite(Cite::Cut);

@@ -22,7 +22,7 @@ pub(super) fn after_card(o: &mut Emit) -> Result<(), Refusal> {
         return Ok(());
     }
     after_deal(o);
-    let all_up = o.t.state.coup.cards.iter().all(|c| c.2);
+    let all_up = o.t.state.coup.cards.iter().all(|c| c.exposed);
     if o.t.due().is_none() && o.t.state.out.is_none() && all_up {
         complete(o);
     }
@@ -104,7 +104,7 @@ pub(super) fn end_shoe(o: &mut Emit, reason: String) {
 }
 
 pub(super) fn hidden(o: &Emit, side: Side) -> bool {
-    o.t.state.coup.cards.iter().any(|c| side_of(c.0) == side && !c.2)
+    o.t.state.coup.cards.iter().any(|c| side_of(c.position) == side && !c.exposed)
 }
 
 /// The seated players to offer a hand to, best first (NSW 8.8-8.11; AU 8.9).

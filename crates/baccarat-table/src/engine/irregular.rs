@@ -247,7 +247,7 @@ pub fn misdeal(o: &mut Emit, reconstructed: Option<Vec<Card>>) -> Result<(), Ref
             Ok(())
         }
         Some(cards) => {
-            let mut dealt: Vec<Card> = o.t.state.coup.cards.iter().map(|c| c.1).collect();
+            let mut dealt: Vec<Card> = o.t.state.coup.cards.iter().map(|c| c.card).collect();
             let mut given = cards.clone();
             dealt.sort();
             given.sort();

@@ -102,7 +102,7 @@ pub struct CoupState {
     pub number: u64,
     pub no_bet: bool,
     pub wagers: CoupWagers,
-    pub cards: Vec<(Position, Card, bool)>,
+    pub cards: Vec<DealtCard>,
 }
 
 /// The table's state: nothing here changes except through [`Table::apply`].
@@ -268,7 +268,7 @@ impl Table {
             .coup
             .cards
             .iter()
-            .map(|&(p, c, exposed)| {
+            .map(|&DealtCard { position: p, card: c, exposed }| {
                 let side = if p.is_player() { Side::Player } else { Side::Banker };
                 let holding = viewer.is_some() && s.out == Some(side) && *s.holder.get(side) == viewer;
                 (p, (exposed || holding).then_some(c))
@@ -365,7 +365,7 @@ impl Table {
                 } else if let Some(l) = s.live.as_mut() {
                     l.seen[card.index()] += 1;
                 }
-                s.coup.cards.push((*position, *card, *face_up));
+                s.coup.cards.push(DealtCard { position: *position, card: *card, exposed: *face_up });
                 if *face_up {
                     s.late_wagers = false;
                 }
@@ -386,7 +386,7 @@ impl Table {
                 _ => {}
             },
             Event::CoupCompleted { summary, .. } => {
-                let cards: Vec<Card> = s.coup.cards.iter().map(|c| c.1).collect();
+                let cards: Vec<Card> = s.coup.cards.iter().map(|c| c.card).collect();
                 let entry = road_entry(&cards, summary);
                 s.roads.push(entry);
             }
@@ -395,7 +395,7 @@ impl Table {
             Event::CoupClosed { coup } => {
                 // AU 7.2: a continuous shuffler takes the coup's cards back.
                 if let (Some(seed), Some(shoe)) = (&s.continuous, s.shoe.as_mut()) {
-                    let used: Vec<Card> = s.coup.cards.iter().map(|c| c.1).collect();
+                    let used: Vec<Card> = s.coup.cards.iter().map(|c| c.card).collect();
                     shoe.return_cards(&used, &mut crate::shuffle::Stream::with_nonce(seed, *coup));
                 }
                 if s.coup.no_bet && s.no_bet_coups_due > 0 {
@@ -431,8 +431,8 @@ impl Table {
             }
             Event::HandExposed { side, .. } => {
                 s.late_wagers = false;
-                for c in s.coup.cards.iter_mut().filter(|c| c.0.is_player() == (*side == Side::Player)) {
-                    c.2 = true;
+                for c in s.coup.cards.iter_mut().filter(|c| c.position.is_player() == (*side == Side::Player)) {
+                    c.exposed = true;
                 }
                 if s.out == Some(*side) {
                     s.out = None;
@@ -545,31 +545,33 @@ fn decide(o: &mut Emit, cmd: Command) -> Result<(), Refusal> {
 
 /// Cards in dealing order placed at the positions they are due at.
 pub fn positions_of(cards: &[Card]) -> Vec<(Position, Card)> {
-    deal::positions(cards).into_iter().map(|(p, c, _)| (p, c)).collect()
+    deal::positions(cards).into_iter().map(|d| (d.position, d.card)).collect()
 }
 
 /// The coup that positioned cards make, if they are exactly a complete coup
 /// (for verification, which must not trust its input).
-pub fn coup_from_positions(cards: &[(Position, Card, bool)]) -> Option<Coup> {
+pub fn coup_from_positions(cards: &[DealtCard]) -> Option<Coup> {
     let coup = try_coup_of(cards)?;
     let used = coup.player.cards().len() + coup.banker.cards().len();
     (used == cards.len() && deal::due(cards).is_none()).then_some(coup)
 }
 
 /// The totals of a coup's cards so far.
-pub(crate) fn totals(cards: &[(Position, Card, bool)]) -> (u8, u8) {
-    let sum = |player: bool| cards.iter().filter(|c| c.0.is_player() == player).map(|c| c.1.point()).sum::<u8>() % 10;
+pub(crate) fn totals(cards: &[DealtCard]) -> (u8, u8) {
+    let sum = |player: bool| {
+        cards.iter().filter(|c| c.position.is_player() == player).map(|c| c.card.point()).sum::<u8>() % 10
+    };
     (sum(true), sum(false))
 }
 
 /// Build the completed coup from its positioned cards.
-pub(crate) fn coup_of(cards: &[(Position, Card, bool)]) -> Coup {
+pub(crate) fn coup_of(cards: &[DealtCard]) -> Coup {
     try_coup_of(cards).expect("a complete coup")
 }
 
 /// The same, or `None` when the cards do not make a coup.
-fn try_coup_of(cards: &[(Position, Card, bool)]) -> Option<Coup> {
-    let by = |p: Position| cards.iter().find(|c| c.0 == p).map(|c| c.1);
+fn try_coup_of(cards: &[DealtCard]) -> Option<Coup> {
+    let by = |p: Position| cards.iter().find(|c| c.position == p).map(|c| c.card);
     let mut seq: Vec<Card> = Position::INITIAL.iter().filter_map(|p| by(*p)).collect();
     let (pt, bt) = {
         let pc: Vec<Card> = [Position::Player1, Position::Player2].iter().filter_map(|p| by(*p)).collect();

@@ -42,6 +42,14 @@ pub enum Spot {
     Standing,
 }
 
+/// A card of the coup: where it went, which card, and whether it is face up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DealtCard {
+    pub position: Position,
+    pub card: Card,
+    pub exposed: bool,
+}
+
 /// A wager on the layout.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Wager {

@@ -355,7 +355,7 @@ pub fn reopen(o: &mut Emit) -> Result<(), Refusal> {
             format!("wagers do not change once the first card is drawn at a {dealing:?} table"),
         ));
     }
-    if !matches!(o.t.phase(), Phase::Closed | Phase::Dealing) || o.t.state.coup.cards.iter().any(|c| c.2) {
+    if !matches!(o.t.phase(), Phase::Closed | Phase::Dealing) || o.t.state.coup.cards.iter().any(|c| c.exposed) {
         return Err(Refusal::new(rule, "only after the first card is drawn and before any card is exposed"));
     }
     o.emit(Event::WagersReopened { rule });

@@ -2,6 +2,7 @@
 //! coup for coup; results do not depend on the thread count; and its estimates
 //! agree with the exact odds.
 
+use baccarat_table::engine::PlayerId;
 use std::sync::atomic::AtomicU64;
 
 use baccarat_math::sim::{estimate, play_shoe, run, Procedure, Rows, SimWager, SCALE};
@@ -197,9 +198,9 @@ fn fast_path_equals_the_table_engine_coup_for_coup() {
                         let player = j as u32 + 1;
                         if !w.table.bet.is_main() && t.setup().config.side_bets_need_main_wager {
                             // AU 11A.2 and siblings: the side bet goes with a main wager.
-                            t.execute(Command::PlaceWager { player, spot: Spot::Box(player as u8), bet: Bet::Tie, amount: Money(20), ante: Money(0), token: false, at_ms: None }).unwrap();
+                            t.execute(Command::PlaceWager { player: PlayerId(player), spot: Spot::Box(player as u8), bet: Bet::Tie, amount: Money(20), ante: Money(0), token: false, at_ms: None }).unwrap();
                         }
-                        let ev = t.execute(Command::PlaceWager { player, spot: Spot::Box(player as u8), bet: w.table.bet, amount: Money(SCALE), ante: Money(0), token: false, at_ms: None }).unwrap();
+                        let ev = t.execute(Command::PlaceWager { player: PlayerId(player), spot: Spot::Box(player as u8), bet: w.table.bet, amount: Money(SCALE), ante: Money(0), token: false, at_ms: None }).unwrap();
                         if let Event::WagerPlaced { wager } = &ev[0] {
                             ids.push(wager.id);
                         }

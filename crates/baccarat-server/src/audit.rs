@@ -34,7 +34,7 @@ pub enum CasinoEvent {
         float: Money,
     },
     /// Chips into a wallet from the cage (the casino's chain).
-    Deposit { player: u32, amount: Money, key: String },
+    Deposit { player: baccarat_table::engine::PlayerId, amount: Money, key: String },
     /// The table stopped because an invariant broke; it is named here.
     TableHalted { invariant: String },
 }

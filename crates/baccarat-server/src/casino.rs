@@ -378,7 +378,7 @@ impl Casino {
                 Reply::Wagers { results, balance: self.balance(player).map_or(Money::ZERO, |b| b.1) }
             }
             Request::Withdraw { table, player, wager } => {
-                let by = Actor::Person { user: player, role: crate::auth::Role::Player };
+                let by = Actor::Person { user: player.0, role: crate::auth::Role::Player };
                 self.command(table, Command::WithdrawWager { player, wager }, by, commit)
             }
             Request::SetOpen { table, open } => match self.tables.get_mut(&table) {

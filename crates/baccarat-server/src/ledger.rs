@@ -37,7 +37,7 @@ pub enum AccountKind {
     /// Money outside the system (chips bought, cashed out); may go negative.
     Cage,
     Wallet {
-        player: u32,
+        player: baccarat_table::engine::PlayerId,
     },
     /// Stakes in play at a table.
     Escrow {
@@ -120,7 +120,7 @@ pub enum Cause {
     /// A table's float from the cage, recorded when the table was configured.
     Float { table: u32 },
     /// A wager's hold, and later its settlement or release.
-    Wager { table: u32, wager: u64 },
+    Wager { table: u32, wager: baccarat_table::engine::WagerId },
 }
 
 impl Cause {
@@ -142,7 +142,9 @@ impl Cause {
             ("", None, None) => Cause::None,
             ("deposit", Some(n), None) => Cause::Deposit { seq: n.parse().ok()? },
             ("float", Some(t), None) => Cause::Float { table: t.parse().ok()? },
-            ("wager", Some(t), Some(w)) => Cause::Wager { table: t.parse().ok()?, wager: w.parse().ok()? },
+            ("wager", Some(t), Some(w)) => {
+                Cause::Wager { table: t.parse().ok()?, wager: baccarat_table::engine::WagerId(w.parse().ok()?) }
+            }
             _ => return None,
         };
         p.next().is_none().then_some(c)
@@ -562,11 +564,12 @@ impl Ledger {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use baccarat_table::engine::PlayerId;
 
     fn setup() -> (Ledger, AccountId, AccountId, AccountId, AccountId) {
         let mut l = Ledger::new();
         let cage = l.open(AccountKind::Cage);
-        let wallet = l.open(AccountKind::Wallet { player: 1 });
+        let wallet = l.open(AccountKind::Wallet { player: PlayerId(1) });
         let escrow = l.open(AccountKind::Escrow { table: 1 });
         let house = l.open(AccountKind::House { table: 1 });
         l.apply("buy-in", &[Op::Transfer { debit: cage, credit: wallet, amount: Money(10_000), memo: "chips".into() }])

@@ -47,12 +47,13 @@ mod tests {
     use super::*;
     use crate::ledger::{AccountKind, Ledger};
     use baccarat_rules::{profiles, settle_wager, Bet, Coup};
+    use baccarat_table::engine::PlayerId;
     use proptest::prelude::*;
 
     fn ledger() -> (Ledger, AccountId, TableAccounts) {
         let mut l = Ledger::new();
         let cage = l.open(AccountKind::Cage);
-        let wallet = l.open(AccountKind::Wallet { player: 1 });
+        let wallet = l.open(AccountKind::Wallet { player: PlayerId(1) });
         let t = TableAccounts {
             escrow: l.open(AccountKind::Escrow { table: 1 }),
             house: l.open(AccountKind::House { table: 1 }),

@@ -148,7 +148,14 @@ pub fn open(cfg: &ServeConfig) -> Result<Opened, String> {
         for i in 1..=5 {
             let id =
                 users.create(&format!("player{i}"), Role::Player, &cfg.demo_password).map_err(|e| e.to_string())?;
-            c.handle(Request::Deposit { player: id, amount: Money(1_000_000), key: "demo chips".into() }, &mut commit);
+            c.handle(
+                Request::Deposit {
+                    player: baccarat_table::engine::PlayerId(id),
+                    amount: Money(1_000_000),
+                    key: "demo chips".into(),
+                },
+                &mut commit,
+            );
         }
         commit_anchored(&mut store, &mut anchors, &commit)?;
         println!("first run: created {} with a demo casino", cfg.db.display());

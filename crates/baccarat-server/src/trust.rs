@@ -233,7 +233,7 @@ pub fn admit(mode: Mode, by: Actor, cmd: &Command, table: &Table) -> Result<(), 
         // A player acts only for themselves, through their own routes.
         (_, Actor::Person { user, role: Role::Player }) => {
             let own = match cmd {
-                Command::Expose { player: Some(p), .. } | Command::DeclineCards { player: p } => *p == user,
+                Command::Expose { player: Some(p), .. } | Command::DeclineCards { player: p } => p.0 == user,
                 _ => false,
             };
             if !own {

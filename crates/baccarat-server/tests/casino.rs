@@ -8,6 +8,7 @@ use baccarat_server::casino::{Casino, Mode, Reply, Request};
 use baccarat_server::ledger::Ledger;
 use baccarat_server::store::{Commit, SqliteStore, Store};
 use baccarat_server::trust::Actor;
+use baccarat_table::engine::PlayerId;
 use baccarat_table::engine::{Command, Phase, Spot};
 
 const CONFIG: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 100000\n[bets.player_pair]\n";
@@ -17,7 +18,7 @@ fn casino() -> (Casino, Commit) {
     let mut commit = Commit::default();
     c.create_table(1, "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
     for p in 1..=3 {
-        c.handle(Request::Deposit { player: p, amount: Money(100_000), key: "start".into() }, &mut commit);
+        c.handle(Request::Deposit { player: PlayerId(p), amount: Money(100_000), key: "start".into() }, &mut commit);
     }
     (c, commit)
 }
@@ -25,7 +26,7 @@ fn casino() -> (Casino, Commit) {
 fn wager(player: u32, bet: Bet, amount: i64, key: &str) -> Request {
     Request::Wager {
         table: 1,
-        player,
+        player: PlayerId(player),
         spot: Spot::Box(player as u8),
         bet,
         amount: Money(amount),
@@ -51,7 +52,7 @@ fn a_coup_end_to_end_through_the_ledger_and_the_audit_chain() {
     assert_eq!(balance, Money(95_000));
     // A retry with the same key returns the first answer and holds nothing more.
     assert_eq!(c.handle(wager(1, Bet::Banker, 5000, "a"), &mut commit), first);
-    assert_eq!(c.balance(1).unwrap().1, Money(95_000));
+    assert_eq!(c.balance(PlayerId(1)).unwrap().1, Money(95_000));
     c.handle(wager(2, Bet::Player, 3000, "b"), &mut commit);
     c.handle(wager(3, Bet::PlayerPair, 1000, "c"), &mut commit);
     // Refused by the rules: nothing held.
@@ -65,11 +66,11 @@ fn a_coup_end_to_end_through_the_ledger_and_the_audit_chain() {
     }
     assert_eq!(c.phase(1), Some(Phase::Ready));
     c.ledger.check().unwrap();
-    let total: i64 = (1..=3).map(|p| c.balance(p).unwrap().0 .0).sum();
-    let nets: i64 = (1..=3).map(|p| c.balance(p).unwrap().0 .0 - 100_000).sum();
+    let total: i64 = (1..=3).map(|p| c.balance(PlayerId(p)).unwrap().0 .0).sum();
+    let nets: i64 = (1..=3).map(|p| c.balance(PlayerId(p)).unwrap().0 .0 - 100_000).sum();
     assert_eq!(total, 300_000 + nets);
     for p in 1..=3 {
-        let (bal, avail) = c.balance(p).unwrap();
+        let (bal, avail) = c.balance(PlayerId(p)).unwrap();
         assert_eq!(bal, avail, "no hold is left after settlement");
     }
 
@@ -94,8 +95,8 @@ fn a_coup_end_to_end_through_the_ledger_and_the_audit_chain() {
     let snap = store.load().unwrap();
     let l = Ledger::restore(snap.accounts, snap.transfers, snap.answers).unwrap();
     for p in 1..=3 {
-        let id = l.find(&baccarat_server::ledger::AccountKind::Wallet { player: p }).unwrap();
-        assert_eq!(Money(l.account(id).unwrap().balance), c.balance(p).unwrap().0);
+        let id = l.find(&baccarat_server::ledger::AccountKind::Wallet { player: PlayerId(p) }).unwrap();
+        assert_eq!(Money(l.account(id).unwrap().balance), c.balance(PlayerId(p)).unwrap().0);
     }
 }
 
@@ -113,11 +114,11 @@ fn withdrawn_and_refused_wagers_release_their_holds() {
     );
     let Reply::Wager { wager: w1, .. } = c.handle(wager(1, Bet::Player, 5000, "x"), &mut commit) else { panic!() };
     let Reply::Wager { wager: w2, .. } = c.handle(wager(2, Bet::Banker, 5000, "y"), &mut commit) else { panic!() };
-    c.handle(Request::Withdraw { table: 1, player: 1, wager: w1 }, &mut commit);
+    c.handle(Request::Withdraw { table: 1, player: PlayerId(1), wager: w1 }, &mut commit);
     let supervisor = Actor::Person { user: 90, role: Role::Supervisor };
     c.handle(Request::Table { table: 1, command: Command::RefuseWager { wager: w2 }, by: supervisor }, &mut commit);
-    assert_eq!(c.balance(1).unwrap(), (Money(100_000), Money(100_000)));
-    assert_eq!(c.balance(2).unwrap(), (Money(100_000), Money(100_000)));
+    assert_eq!(c.balance(PlayerId(1)).unwrap(), (Money(100_000), Money(100_000)));
+    assert_eq!(c.balance(PlayerId(2)).unwrap(), (Money(100_000), Money(100_000)));
     c.ledger.check().unwrap();
 }
 
@@ -145,7 +146,7 @@ fn tables_and_wagers_per_coup_are_bounded() {
     assert!(matches!(&r, Reply::Refused { message, .. } if message.contains("at most")), "{r:?}");
     assert_eq!(c.tables.len(), MAX_TABLES);
 
-    c.handle(Request::Deposit { player: 1, amount: Money(1_000_000_000_000), key: "in".into() }, &mut commit);
+    c.handle(Request::Deposit { player: PlayerId(1), amount: Money(1_000_000_000_000), key: "in".into() }, &mut commit);
     c.handle(Request::NewShoe { table: 1 }, &mut commit);
     c.handle(
         Request::Table {
@@ -160,8 +161,8 @@ fn tables_and_wagers_per_coup_are_bounded() {
         let r = c.handle(wager(1, Bet::Banker, 100, &format!("w{i}")), &mut commit);
         assert!(matches!(r, Reply::Wager { .. }), "wager {i}: {r:?}");
     }
-    let before = c.balance(1).unwrap();
+    let before = c.balance(PlayerId(1)).unwrap();
     let r = c.handle(wager(1, Bet::Banker, 100, "over"), &mut commit);
     assert!(matches!(&r, Reply::Refused { rule, .. } if rule == "bounds"), "{r:?}");
-    assert_eq!(c.balance(1).unwrap(), before, "nothing held for the refused wager");
+    assert_eq!(c.balance(PlayerId(1)).unwrap(), before, "nothing held for the refused wager");
 }

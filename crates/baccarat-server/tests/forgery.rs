@@ -8,6 +8,7 @@
 //! tests document what the anchors cannot catch: a forger who also truncates
 //! the anchor file (keep a copy of it elsewhere), or who only appends.
 
+use baccarat_table::engine::PlayerId;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -66,7 +67,7 @@ fn coup(o: &mut Opened, table: u32, n: usize, [p1, p2]: [u32; 2]) {
     step(o, vec![command(table, Command::OpenBetting { no_bet: false, closes_at: None })]);
     let wager = |player: u32, bx: u8, bet: Bet, amount: i64| Request::Wager {
         table,
-        player,
+        player: PlayerId(player),
         spot: Spot::Box(bx),
         bet,
         amount: Money(amount),
@@ -515,7 +516,11 @@ fn limitation_a_deposit_appended_past_the_last_anchor_is_not_caught() {
     let player = honest().players[0];
     let mut b = bodies(&c, 0);
     let seq = b.len() as u64 + 1;
-    let event = baccarat_server::audit::CasinoEvent::Deposit { player, amount: Money(5_000_000), key: "f".into() };
+    let event = baccarat_server::audit::CasinoEvent::Deposit {
+        player: PlayerId(player),
+        amount: Money(5_000_000),
+        key: "f".into(),
+    };
     b.push(baccarat_server::audit::Body::encode_casino(0, None, &event));
     rechain(&c, 0, b);
     let kind = |k: &str| -> u64 { c.query_row("SELECT id FROM accounts WHERE kind = ?1", [k], |r| r.get(0)).unwrap() };

@@ -3,6 +3,8 @@
 //! group commit answers every request only after it is durable.
 
 use baccarat_server::trust::Actor;
+use baccarat_table::engine::PlayerId;
+use baccarat_table::engine::WagerId;
 use std::sync::mpsc::channel;
 
 use baccarat_rules::{Bet, Money};
@@ -36,7 +38,7 @@ fn an_interrupted_coup_resumes_after_a_restart_and_settles_once() {
     c.create_table(1, "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
     store.commit(&commit).unwrap();
     for p in 1..=2 {
-        step(&mut c, &mut store, Request::Deposit { player: p, amount: Money(50_000), key: "in".into() });
+        step(&mut c, &mut store, Request::Deposit { player: PlayerId(p), amount: Money(50_000), key: "in".into() });
     }
     step(&mut c, &mut store, Request::NewShoe { table: 1 });
     step(
@@ -50,7 +52,7 @@ fn an_interrupted_coup_resumes_after_a_restart_and_settles_once() {
     );
     let w = |p: u32, bet: Bet| Request::Wager {
         table: 1,
-        player: p,
+        player: PlayerId(p),
         spot: Spot::Box(p as u8),
         bet,
         amount: Money(10_000),
@@ -72,15 +74,15 @@ fn an_interrupted_coup_resumes_after_a_restart_and_settles_once() {
     store.commit(&commit).unwrap();
     assert!(commit.records[0].1.body.contains("\"kind\":\"interrupted\""), "the interruption is on the record");
     assert_eq!(c.phase(1), Some(Phase::Dealing), "NSW 13.2: the coup resumes where the record left it");
-    assert_eq!(c.balance(1).unwrap(), (Money(50_000), Money(40_000)), "the acknowledged wager is still held");
+    assert_eq!(c.balance(PlayerId(1)).unwrap(), (Money(50_000), Money(40_000)), "the acknowledged wager is still held");
     // A retried wager is answered from the record, not placed again.
-    assert!(matches!(step(&mut c, &mut store, w(1, Bet::Banker)), Reply::Wager { wager: 0, .. }));
+    assert!(matches!(step(&mut c, &mut store, w(1, Bet::Banker)), Reply::Wager { wager: WagerId(0), .. }));
     while matches!(c.phase(1), Some(Phase::Dealing | Phase::Closed)) {
         step(&mut c, &mut store, Request::Table { table: 1, command: Command::DealNext, by: Actor::Server });
     }
     c.ledger.check().unwrap();
-    let (b1, a1) = c.balance(1).unwrap();
-    let (b2, a2) = c.balance(2).unwrap();
+    let (b1, a1) = c.balance(PlayerId(1)).unwrap();
+    let (b2, a2) = c.balance(PlayerId(2)).unwrap();
     assert_eq!((b1, b2), (a1, a2), "no holds remain");
     // Each wallet moved by exactly what the audited settlements say.
     let mut player_of = std::collections::HashMap::new();
@@ -107,7 +109,7 @@ fn an_interrupted_coup_resumes_after_a_restart_and_settles_once() {
     // Restart again: the same books, the chain intact and continuing.
     drop(c);
     let again = Casino::recover(store.load().unwrap()).unwrap();
-    assert_eq!(again.balance(1).unwrap().0, b1);
+    assert_eq!(again.balance(PlayerId(1)).unwrap().0, b1);
     let table_records = store.load().unwrap().records.iter().filter(|(t, _)| *t == 1).count();
     assert_eq!(again.tables[&1].chain.len() as usize, table_records);
 }
@@ -124,7 +126,7 @@ fn an_interrupted_coup_is_void_where_the_profile_says_so() {
     let config = "rulebook = \"resort-house\"\nchip = 100\nmin = 1000\nmax = 100000\n";
     c.create_table(1, "Resort", "resort-house", config, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
     store.commit(&commit).unwrap();
-    step(&mut c, &mut store, Request::Deposit { player: 1, amount: Money(50_000), key: "in".into() });
+    step(&mut c, &mut store, Request::Deposit { player: PlayerId(1), amount: Money(50_000), key: "in".into() });
     step(&mut c, &mut store, Request::NewShoe { table: 1 });
     step(
         &mut c,
@@ -140,7 +142,7 @@ fn an_interrupted_coup_is_void_where_the_profile_says_so() {
         &mut store,
         Request::Wager {
             table: 1,
-            player: 1,
+            player: PlayerId(1),
             spot: Spot::Box(1),
             bet: Bet::Banker,
             amount: Money(10_000),
@@ -156,19 +158,19 @@ fn an_interrupted_coup_is_void_where_the_profile_says_so() {
 
     let mut store = SqliteStore::open(&path).unwrap();
     let mut c = Casino::recover(store.load().unwrap()).unwrap();
-    assert_eq!(c.balance(1).unwrap(), (Money(50_000), Money(40_000)));
+    assert_eq!(c.balance(PlayerId(1)).unwrap(), (Money(50_000), Money(40_000)));
     let mut commit = Commit::default();
     assert_eq!(c.resume_interrupted(&mut commit), vec![1]);
     store.commit(&commit).unwrap();
     let text: String = commit.records.iter().map(|(_, r)| r.body.clone()).collect();
     assert!(text.contains("\"coup_voided\""), "{text}");
-    assert_eq!(c.balance(1).unwrap(), (Money(50_000), Money(50_000)), "the stake is returned whole");
+    assert_eq!(c.balance(PlayerId(1)).unwrap(), (Money(50_000), Money(50_000)), "the stake is returned whole");
     assert_ne!(c.phase(1), Some(Phase::Dealing));
     c.ledger.check().unwrap();
     // Nothing is done twice: a second restart finds no coup in progress.
     let mut again = Casino::recover(store.load().unwrap()).unwrap();
     assert!(again.resume_interrupted(&mut Commit::default()).is_empty());
-    assert_eq!(again.balance(1).unwrap(), (Money(50_000), Money(50_000)));
+    assert_eq!(again.balance(PlayerId(1)).unwrap(), (Money(50_000), Money(50_000)));
     let f = baccarat_server::verify::verify(&store.load().unwrap());
     assert!(f.problems.is_empty(), "verify replays the void coup: {:?}", f.problems);
 }
@@ -181,7 +183,7 @@ fn the_writer_answers_only_after_commit_and_batches_many_requests() {
     let mut commit = Commit::default();
     c.create_table(1, "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
     for p in 1..=14 {
-        c.handle(Request::Deposit { player: p, amount: Money(1_000_000), key: "in".into() }, &mut commit);
+        c.handle(Request::Deposit { player: PlayerId(p), amount: Money(1_000_000), key: "in".into() }, &mut commit);
     }
     c.handle(Request::NewShoe { table: 1 }, &mut commit);
     c.handle(
@@ -209,7 +211,7 @@ fn the_writer_answers_only_after_commit_and_batches_many_requests() {
         let p = i % 14 + 1;
         let req = Request::Wager {
             table: 1,
-            player: p,
+            player: PlayerId(p),
             spot: Spot::Box(p as u8),
             bet: Bet::Tie,
             amount: Money(1000),
@@ -230,7 +232,7 @@ fn the_writer_answers_only_after_commit_and_batches_many_requests() {
     let c = Casino::recover(store.load().unwrap()).unwrap();
     let held: i64 = (1..=14)
         .map(|p| {
-            let (b, a) = c.balance(p).unwrap();
+            let (b, a) = c.balance(PlayerId(p)).unwrap();
             (b - a).0
         })
         .sum();

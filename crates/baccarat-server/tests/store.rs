@@ -5,6 +5,8 @@ use baccarat_rules::Money;
 use baccarat_server::audit::{verify, Chain};
 use baccarat_server::ledger::{AccountKind, Ledger, Op};
 use baccarat_server::store::{Commit, SqliteStore, Store, SCHEMA_VERSION};
+use baccarat_table::engine::PlayerId;
+use baccarat_table::engine::WagerId;
 
 fn temp_db(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("baccarat-store-{}-{name}", std::process::id()));
@@ -21,7 +23,7 @@ fn ledger_and_chains_survive_a_restart() {
     assert_eq!(SCHEMA_VERSION, 6);
     let mut l = Ledger::new();
     let cage = l.open(AccountKind::Cage);
-    let wallet = l.open(AccountKind::Wallet { player: 7 });
+    let wallet = l.open(AccountKind::Wallet { player: PlayerId(7) });
     let escrow = l.open(AccountKind::Escrow { table: 1 });
     let mut chain = Chain::new();
     let mut commit = Commit::default();
@@ -35,7 +37,7 @@ fn ledger_and_chains_survive_a_restart() {
     let (a, ch) = l.apply_logged(
         "w1",
         &[Op::Hold { debit: wallet, credit: escrow, amount: Money(1000), memo: "wager".into() }],
-        baccarat_server::ledger::Cause::Wager { table: 1, wager: 1 },
+        baccarat_server::ledger::Cause::Wager { table: 1, wager: WagerId(1) },
     );
     a.unwrap();
     commit.ledger.push(ch);

@@ -10,7 +10,8 @@ use baccarat_server::ledger::{AccountKind, Cause, Op};
 use baccarat_server::store::{Commit, SqliteStore, Store};
 use baccarat_server::trust::{command_name, Actor, Who, MATRIX};
 use baccarat_server::verify::verify;
-use baccarat_table::engine::{Command, Phase, Position, ShoeSource, Spot};
+use baccarat_table::engine::WagerId;
+use baccarat_table::engine::{Command, Phase, PlayerId, Position, ShoeSource, Spot};
 use baccarat_table::shuffle::Seed;
 
 const NSW: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 500000\n[bets.player_pair]\n";
@@ -55,7 +56,7 @@ fn table_at(mode: Mode, at: At) -> (Casino, Commit) {
     let mut commit = Commit::default();
     c.create_table(1, "T", "nsw-2021", NSW, mode, Money(100_000_000), &mut commit).unwrap();
     for p in 1..=2 {
-        c.handle(Request::Deposit { player: p, amount: Money(1_000_000), key: "in".into() }, &mut commit);
+        c.handle(Request::Deposit { player: PlayerId(p), amount: Money(1_000_000), key: "in".into() }, &mut commit);
     }
     let dealer = person(Role::Dealer);
     let run = |c: &mut Casino, commit: &mut Commit, command: Command, by: Actor| {
@@ -83,7 +84,7 @@ fn table_at(mode: Mode, at: At) -> (Casino, Commit) {
         let r = c.handle(
             Request::Wager {
                 table: 1,
-                player: p,
+                player: PlayerId(p),
                 spot: Spot::Box(p as u8),
                 bet,
                 amount: Money(5000),
@@ -135,7 +136,7 @@ fn commands(dealt: &[Card]) -> Vec<Command> {
         },
         Command::OpenBetting { no_bet: false, closes_at: None },
         Command::PlaceWager {
-            player: 1,
+            player: PlayerId(1),
             spot: Spot::Box(1),
             bet: Bet::Tie,
             amount: Money(1000),
@@ -144,13 +145,13 @@ fn commands(dealt: &[Card]) -> Vec<Command> {
             at_ms: None,
         },
         Command::ReopenWagers,
-        Command::InvalidBet { wager: 0 },
-        Command::SetPersonalLimits { player: 1, min: Money(1000), max: Money(400_000) },
+        Command::InvalidBet { wager: WagerId(0) },
+        Command::SetPersonalLimits { player: PlayerId(1), min: Money(1000), max: Money(400_000) },
         Command::AnnounceMinimum { minimum: Money(2000), at_ms: 0 },
         Command::ChangeMinimum { minimum: Money(2000), at_ms: 0, present: vec![] },
-        Command::WithdrawWager { player: 1, wager: 0 },
-        Command::ApproveWager { wager: 0 },
-        Command::RefuseWager { wager: 1 },
+        Command::WithdrawWager { player: PlayerId(1), wager: WagerId(0) },
+        Command::ApproveWager { wager: WagerId(0) },
+        Command::RefuseWager { wager: WagerId(1) },
         Command::CloseBetting,
         Command::DealNext,
         Command::CardIn { card: card("9S"), to: None, face_up: true },
@@ -161,11 +162,11 @@ fn commands(dealt: &[Card]) -> Vec<Command> {
         Command::Misdeal { reconstructed: None },
         Command::Misdeal { reconstructed: Some(reordered) },
         Command::Expose { side: Side::Player, player: None },
-        Command::Expose { side: Side::Player, player: Some(1) },
-        Command::DeclineCards { player: 1 },
-        Command::AppointNominee { player: 1, nominee: Some(2) },
-        Command::TakeMarker { player: 1, seat: 1 },
-        Command::PassMarker { player: 1 },
+        Command::Expose { side: Side::Player, player: Some(PlayerId(1)) },
+        Command::DeclineCards { player: PlayerId(1) },
+        Command::AppointNominee { player: PlayerId(1), nominee: Some(PlayerId(2)) },
+        Command::TakeMarker { player: PlayerId(1), seat: 1 },
+        Command::PassMarker { player: PlayerId(1) },
         Command::ResumeCoup,
         Command::ScannerDiscrepancy { confirmed: Some(banker_nine) },
         Command::ScannerDiscrepancy { confirmed: None },
@@ -294,7 +295,7 @@ fn a_void_after_the_cards_are_out_needs_a_cited_reason_and_is_listed() {
     assert!(matches!(&r, Reply::Refused { rule, .. } if rule == "role"), "{r:?}");
     let r = c.handle(Request::Table { table: 1, command: cited, by: sup }, &mut commit);
     assert!(matches!(r, Reply::Events { .. }), "{r:?}");
-    assert_eq!(c.balance(1).unwrap().1, Money(1_000_000), "the stake is back");
+    assert_eq!(c.balance(PlayerId(1)).unwrap().1, Money(1_000_000), "the stake is back");
     let mut store = SqliteStore::memory().unwrap();
     store.commit(&commit).unwrap();
     let f = verify(&store.load().unwrap());
@@ -341,7 +342,10 @@ fn two_opposite_huge_wagers_cannot_break_settlement() {
     c.create_table(1, "Huge", "nsw-2021", huge, Mode::Rng, Money(100_000_000_000), &mut commit).unwrap();
     c.create_table(2, "Other", "nsw-2021", NSW, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
     for p in 1..=3 {
-        c.handle(Request::Deposit { player: p, amount: Money(1_000_000_000_000), key: "in".into() }, &mut commit);
+        c.handle(
+            Request::Deposit { player: PlayerId(p), amount: Money(1_000_000_000_000), key: "in".into() },
+            &mut commit,
+        );
     }
     for t in [1, 2] {
         c.handle(Request::NewShoe { table: t }, &mut commit);
@@ -356,7 +360,7 @@ fn two_opposite_huge_wagers_cannot_break_settlement() {
     }
     let wager = |p: u32, bet, amount: i64, key: &str| Request::Wager {
         table: 1,
-        player: p,
+        player: PlayerId(p),
         spot: Spot::Box(p as u8),
         bet,
         amount: Money(amount),
@@ -368,7 +372,7 @@ fn two_opposite_huge_wagers_cannot_break_settlement() {
     assert!(matches!(&r, Reply::Refused { rule, .. } if rule == "float"), "{r:?}");
     let r = c.handle(big(2, Bet::Player), &mut commit);
     assert!(matches!(&r, Reply::Refused { rule, .. } if rule == "float"), "{r:?}");
-    assert_eq!(c.balance(1).unwrap().1, Money(1_000_000_000_000), "nothing held");
+    assert_eq!(c.balance(PlayerId(1)).unwrap().1, Money(1_000_000_000_000), "nothing held");
     // What the float can cover is taken, and the coup settles.
     let r = c.handle(wager(1, Bet::Player, 50_000_000_000, "ok"), &mut commit);
     assert!(matches!(r, Reply::Wager { .. }), "{r:?}");
@@ -399,7 +403,7 @@ fn two_opposite_huge_wagers_cannot_break_settlement() {
 fn personal_limits_are_bounded() {
     let (mut c, mut commit) = table_at(Mode::Rng, At::Ready);
     let sup = person(Role::Supervisor);
-    let set = |max: i64| Command::SetPersonalLimits { player: 1, min: Money(1000), max: Money(max) };
+    let set = |max: i64| Command::SetPersonalLimits { player: PlayerId(1), min: Money(1000), max: Money(max) };
     let r = c.handle(Request::Table { table: 1, command: set(1_000_000_000_000), by: sup }, &mut commit);
     assert!(matches!(&r, Reply::Refused { message, .. } if message.contains("ceiling")), "{r:?}");
     let r = c.handle(Request::Table { table: 1, command: set(600_000), by: sup }, &mut commit);
@@ -407,7 +411,7 @@ fn personal_limits_are_bounded() {
     // … with a sign for that player: the table's view shows it (the player's page draws it).
     let mut views = baccarat_server::views::Views::default();
     views.rebuild(&c);
-    assert_eq!(views.tables[0].personal_limits, vec![(1, Money(1000), Money(600_000))]);
+    assert_eq!(views.tables[0].personal_limits, vec![(PlayerId(1), Money(1000), Money(600_000))]);
     let r = c.handle(
         Request::Table {
             table: 1,
@@ -419,7 +423,7 @@ fn personal_limits_are_bounded() {
     assert!(matches!(r, Reply::Events { .. }));
     let w = |player: u32| Request::Wager {
         table: 1,
-        player,
+        player: PlayerId(player),
         spot: Spot::Box(player as u8),
         bet: Bet::Player,
         amount: Money(600_000),
@@ -447,7 +451,7 @@ fn a_broken_invariant_stops_one_table_only() {
     for t in [1, 2] {
         c.create_table(t, "T", "nsw-2021", NSW, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
     }
-    c.handle(Request::Deposit { player: 1, amount: Money(1_000_000), key: "in".into() }, &mut commit);
+    c.handle(Request::Deposit { player: PlayerId(1), amount: Money(1_000_000), key: "in".into() }, &mut commit);
     for t in [1, 2] {
         c.handle(Request::NewShoe { table: t }, &mut commit);
         c.handle(
@@ -463,7 +467,7 @@ fn a_broken_invariant_stops_one_table_only() {
             let r = c.handle(
                 Request::Wager {
                     table: t,
-                    player: 1,
+                    player: PlayerId(1),
                     spot: Spot::Box(1),
                     bet,
                     amount: Money(100_000),
@@ -512,11 +516,11 @@ fn a_broken_invariant_stops_one_table_only() {
     // A dealer cannot void it; a supervisor can, and the stakes come back.
     let r = c.handle(Request::VoidHalted { table: 1, by: person(Role::Dealer) }, &mut commit);
     assert!(matches!(&r, Reply::Refused { rule, .. } if rule == "role"), "{r:?}");
-    let before = c.balance(1).unwrap();
+    let before = c.balance(PlayerId(1)).unwrap();
     let r = c.handle(Request::VoidHalted { table: 1, by: person(Role::Supervisor) }, &mut commit);
     assert!(matches!(r, Reply::Events { .. }), "{r:?}");
     assert!(c.tables[&1].halted.is_none());
-    let after = c.balance(1).unwrap();
+    let after = c.balance(PlayerId(1)).unwrap();
     assert_eq!(after.1, before.1 + Money(200_000), "both stakes released");
     assert_eq!(c.phase(1), Some(Phase::Ready));
 }
@@ -543,11 +547,11 @@ proptest::proptest! {
         c.create_table(1, "T", rb, &config, Mode::Rng, Money(float * 100), &mut commit).unwrap();
         for (p, d) in deposits.iter().enumerate() {
             if *d > 0 {
-                c.handle(Request::Deposit { player: p as u32 + 1, amount: Money(d * 100), key: "in".into() }, &mut commit);
+                c.handle(Request::Deposit { player: PlayerId(p as u32 + 1), amount: Money(d * 100), key: "in".into() }, &mut commit);
             }
         }
         if let Some(m) = personal {
-            let cmd = Command::SetPersonalLimits { player: 1, min: Money(100), max: Money(m * 100) };
+            let cmd = Command::SetPersonalLimits { player: PlayerId(1), min: Money(100), max: Money(m * 100) };
             c.handle(Request::Table { table: 1, command: cmd, by: person(Role::Supervisor) }, &mut commit);
         }
         c.handle(Request::NewShoe { table: 1 }, &mut commit);
@@ -555,7 +559,7 @@ proptest::proptest! {
             let open = Command::OpenBetting { no_bet: false, closes_at: None };
             c.handle(Request::Table { table: 1, command: open, by: Actor::Server }, &mut commit);
             for (i, (p, b, amount)) in wagers.iter().enumerate() {
-                c.handle(Request::Wager { table: 1, player: p + 1, spot: Spot::Box(*p as u8 + 1), bet: bets[*b], amount: Money(amount * 100), key: format!("{coup}-{i}"), ante: Money::ZERO }, &mut commit);
+                c.handle(Request::Wager { table: 1, player: PlayerId(p + 1), spot: Spot::Box(*p as u8 + 1), bet: bets[*b], amount: Money(amount * 100), key: format!("{coup}-{i}"), ante: Money::ZERO }, &mut commit);
             }
             c.handle(Request::Table { table: 1, command: Command::CloseBetting, by: Actor::Server }, &mut commit);
             while matches!(c.phase(1), Some(Phase::Closed | Phase::Dealing)) {
@@ -575,7 +579,7 @@ fn a_wager_after_the_recorded_close_is_refused() {
     let mut c = Casino::new();
     let mut commit = Commit::default();
     c.create_table(1, "T", "nsw-2021", NSW, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
-    c.handle(Request::Deposit { player: 1, amount: Money(100_000), key: "in".into() }, &mut commit);
+    c.handle(Request::Deposit { player: PlayerId(1), amount: Money(100_000), key: "in".into() }, &mut commit);
     c.handle(Request::NewShoe { table: 1 }, &mut commit);
     let now = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(1_000));
     let clock = now.clone();
@@ -584,7 +588,7 @@ fn a_wager_after_the_recorded_close_is_refused() {
     c.handle(Request::Table { table: 1, command: open, by: Actor::Server }, &mut commit);
     let w = |key: &str| Request::Wager {
         table: 1,
-        player: 1,
+        player: PlayerId(1),
         spot: Spot::Box(1),
         bet: Bet::Player,
         amount: Money(1000),

@@ -7,6 +7,7 @@ use baccarat_server::casino::{Casino, Mode, Request};
 use baccarat_server::store::{Commit, Snapshot, SqliteStore, Store};
 use baccarat_server::trust::Actor;
 use baccarat_server::verify::verify;
+use baccarat_table::engine::PlayerId;
 use baccarat_table::engine::{Command, Phase, Spot};
 
 fn played() -> Snapshot {
@@ -15,7 +16,7 @@ fn played() -> Snapshot {
     let mut commit = Commit::default();
     c.create_table(1, "AU", "au-casino", "rulebook = \"au-casino\"\nchip = 100\nmin = 1000\nmax = 100000\n[bets.tie]\npay_table = \"9_to_1\"\n[bets.dragon_bonus_banker]\npay_table = \"table_1\"\n", Mode::Rng, Money(10_000_000), &mut commit).unwrap();
     for p in 1..=4 {
-        c.handle(Request::Deposit { player: p, amount: Money(1_000_000), key: "in".into() }, &mut commit);
+        c.handle(Request::Deposit { player: PlayerId(p), amount: Money(1_000_000), key: "in".into() }, &mut commit);
     }
     c.handle(Request::NewShoe { table: 1 }, &mut commit);
     for coup in 0..20 {
@@ -32,7 +33,7 @@ fn played() -> Snapshot {
             c.handle(
                 Request::Wager {
                     table: 1,
-                    player: p,
+                    player: PlayerId(p),
                     spot: Spot::Box(p as u8),
                     bet,
                     amount: Money(2000),
@@ -45,7 +46,7 @@ fn played() -> Snapshot {
         c.handle(
             Request::Wager {
                 table: 1,
-                player: 4,
+                player: PlayerId(4),
                 spot: Spot::Box(4),
                 bet: Bet::DragonBonusBanker,
                 amount: Money(1000),

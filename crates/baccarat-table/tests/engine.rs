@@ -78,7 +78,7 @@ fn refusals_name_their_rule_and_change_nothing() {
     refused(
         &mut t,
         Command::PlaceWager {
-            player: 1,
+            player: PlayerId(1),
             spot: Spot::Box(15),
             bet: Bet::Player,
             amount: Money(1000),
@@ -91,7 +91,7 @@ fn refusals_name_their_rule_and_change_nothing() {
     refused(
         &mut t,
         Command::PlaceWager {
-            player: 1,
+            player: PlayerId(1),
             spot: Spot::Standing,
             bet: Bet::Player,
             amount: Money(1000),
@@ -110,11 +110,11 @@ fn refusals_name_their_rule_and_change_nothing() {
             Some(i) => i,
             None => unreachable!(),
         };
-    refused(&mut t, Command::WithdrawWager { player: 1, wager: id }, "NSW 5.4");
+    refused(&mut t, Command::WithdrawWager { player: PlayerId(1), wager: id }, "NSW 5.4");
     deal_out(&mut t, &mut log);
     refused(
         &mut t,
-        Command::WithdrawWager { player: 1, wager: id },
+        Command::WithdrawWager { player: PlayerId(1), wager: id },
         "NSW 5.4: no wager may be withdrawn until a decision and settlement",
     );
     refused(&mut t, Command::DealNext, "no card is due");
@@ -129,7 +129,7 @@ fn au_wager_rules() {
     // AU 14.5: the ante comes with the wager.
     refused(&mut t, wager(1, Bet::Player, 1000), "AU 14.4-14.7: this wager needs an ante of 1.00");
     let with_ante = |player: u32, bet: Bet, amount: i64| Command::PlaceWager {
-        player,
+        player: PlayerId(player),
         spot: Spot::Box(player as u8),
         bet,
         amount: Money(amount),
@@ -172,7 +172,7 @@ fn nsw_banker_and_player_need_approval_and_the_differential_applies() {
         Event::WagerPlaced { wager } => wager.id,
         e => panic!("{e:?}"),
     };
-    refused(&mut t, Command::ApproveWager { wager: combo.id - 1 }, "needs no approval");
+    refused(&mut t, Command::ApproveWager { wager: WagerId(combo.id.0 - 1) }, "needs no approval");
     run(&mut t, &mut log, Command::ApproveWager { wager: approved });
     // Player 1's combination was not approved: returned at "no more bets". Then
     // Banker 13,000 vs Player 3,000 exceeds 5,000: the Banker side is cut pro rata
@@ -318,10 +318,10 @@ fn eu_3_1_2_a_player_may_bet_during_the_no_bet_coups() {
 #[test]
 fn nsw_6_8_personal_limits_and_6_7_raised_minimum() {
     let (mut t, mut log) = live_table("nsw-2021", "");
-    run(&mut t, &mut log, Command::SetPersonalLimits { player: 7, min: Money(500), max: Money(500_000) });
-    refused(&mut t, Command::SetPersonalLimits { player: 7, min: Money(900), max: Money(800) }, "NSW 6.8");
+    run(&mut t, &mut log, Command::SetPersonalLimits { player: PlayerId(7), min: Money(500), max: Money(500_000) });
+    refused(&mut t, Command::SetPersonalLimits { player: PlayerId(7), min: Money(900), max: Money(800) }, "NSW 6.8");
     // NSW 6.7.1: raised now, without 20 minutes' notice: players present keep 10.00.
-    run(&mut t, &mut log, Command::ChangeMinimum { minimum: Money(5000), at_ms: 0, present: vec![1] });
+    run(&mut t, &mut log, Command::ChangeMinimum { minimum: Money(5000), at_ms: 0, present: vec![PlayerId(1)] });
     run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     run(&mut t, &mut log, wager(1, Bet::Player, 1000));
     refused(&mut t, wager(2, Bet::Player, 1000), "NSW 6.7: 10.00 is below the player minimum 50.00");
@@ -337,7 +337,7 @@ fn nsw_6_8_personal_limits_and_6_7_raised_minimum() {
     let ev = run(
         &mut t,
         &mut log,
-        Command::ChangeMinimum { minimum: Money(10_000), at_ms: 1_000 + 20 * 60_000, present: vec![1] },
+        Command::ChangeMinimum { minimum: Money(10_000), at_ms: 1_000 + 20 * 60_000, present: vec![PlayerId(1)] },
     );
     assert!(matches!(&ev[0], Event::MinimumChanged { grandfathered, .. } if grandfathered.is_empty()));
     run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
@@ -353,7 +353,7 @@ fn nsw_12_17_invalid_bet_returned_and_promotional_tokens() {
         &mut t,
         &mut log,
         Command::PlaceWager {
-            player: 1,
+            player: PlayerId(1),
             spot: Spot::Box(1),
             bet: Bet::Banker,
             amount: Money(2000),
@@ -383,7 +383,7 @@ fn nsw_12_17_invalid_bet_returned_and_promotional_tokens() {
     refused(
         &mut t,
         Command::PlaceWager {
-            player: 1,
+            player: PlayerId(1),
             spot: Spot::Box(1),
             bet: Bet::Player,
             amount: Money(1000),
@@ -405,7 +405,7 @@ fn au_5_8_up_to_three_players_a_box_within_the_maximum() {
             &mut t,
             &mut log,
             Command::PlaceWager {
-                player: p,
+                player: PlayerId(p),
                 spot: Spot::Box(2),
                 bet: Bet::Player,
                 amount: Money(30_000),
@@ -418,7 +418,7 @@ fn au_5_8_up_to_three_players_a_box_within_the_maximum() {
     refused(
         &mut t,
         Command::PlaceWager {
-            player: 4,
+            player: PlayerId(4),
             spot: Spot::Box(2),
             bet: Bet::Tie,
             amount: Money(1000),
@@ -431,7 +431,7 @@ fn au_5_8_up_to_three_players_a_box_within_the_maximum() {
     refused(
         &mut t,
         Command::PlaceWager {
-            player: 1,
+            player: PlayerId(1),
             spot: Spot::Box(2),
             bet: Bet::Player,
             amount: Money(20_000),
@@ -487,7 +487,7 @@ fn nsw_12_12_wagers_reopened_before_any_card_is_exposed() {
         card(&mut t, &mut log, c);
     }
     // The Player's hand is out: cards exposed from here, so no reopening.
-    run(&mut t, &mut log, Command::Expose { side: baccarat_rules::Side::Player, player: Some(1) });
+    run(&mut t, &mut log, Command::Expose { side: baccarat_rules::Side::Player, player: Some(PlayerId(1)) });
     refused(&mut t, Command::ReopenWagers, "NSW 12.12");
     // Method A deals face up: never.
     let (mut t, mut log) = live_table("nsw-2021", "");

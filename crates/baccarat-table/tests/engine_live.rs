@@ -172,7 +172,7 @@ fn nsw_12_1_misdeal_void_or_reconstructed_with_withdrawal() {
     let order: Vec<Card> = ["3S", "2H", "4D"].iter().map(|c| c.parse().unwrap()).collect();
     run(&mut t, &mut log, Command::Misdeal { reconstructed: Some(order) });
     assert_eq!(t.phase(), Phase::Reconstruction);
-    run(&mut t, &mut log, Command::WithdrawWager { player: 1, wager: id });
+    run(&mut t, &mut log, Command::WithdrawWager { player: PlayerId(1), wager: id });
     run(&mut t, &mut log, Command::ResumeCoup);
     assert_eq!(t.due(), Some(Position::Banker2));
     assert!(Table::replay(setup("nsw-2021", ""), &log) == t);
@@ -216,7 +216,7 @@ fn nsw_12_13_scanner_discrepancy_confirmed_or_void() {
 #[test]
 fn nsw_14_4_invalidation_refunds_or_forfeits() {
     let (mut t, mut log) = dealing_table("nsw-2021", "", 1000);
-    let ev = run(&mut t, &mut log, Command::Invalidate { forfeit: vec![2], reason: None });
+    let ev = run(&mut t, &mut log, Command::Invalidate { forfeit: vec![PlayerId(2)], reason: None });
     let nets: Vec<Money> =
         ev.iter()
             .filter_map(|e| {
@@ -242,7 +242,7 @@ fn nsw_13_shuffler_malfunction() {
     run(&mut t, &mut log, Command::ShufflerMalfunction { disadvantage: false, other_device: false });
     assert_eq!(t.phase(), Phase::Reconstruction, "NSW 13.5.1: each player may take their wager back");
     let id = t.state().coup.wagers[0].id;
-    run(&mut t, &mut log, Command::WithdrawWager { player: 1, wager: id });
+    run(&mut t, &mut log, Command::WithdrawWager { player: PlayerId(1), wager: id });
     run(&mut t, &mut log, Command::ResumeCoup);
     assert_eq!(t.state().coup.wagers.len(), 1);
 }

@@ -73,7 +73,7 @@ fn side(player: bool) -> Side {
 fn command(op: &Op, t: &Table) -> Command {
     let holder = t.state().out.and_then(|side| *t.state().holder.get(side));
     match op {
-        Op::HolderDeclines => Command::DeclineCards { player: holder.unwrap_or(1) },
+        Op::HolderDeclines => Command::DeclineCards { player: holder.unwrap_or(PlayerId(1)) },
         Op::HolderExposes => Command::Expose { side: t.state().out.unwrap_or(Side::Player), player: holder },
         Op::Step => next_step(t).unwrap_or(Command::DealNext),
         Op::Open => Command::OpenBetting { no_bet: false, closes_at: None },
@@ -82,11 +82,11 @@ fn command(op: &Op, t: &Table) -> Command {
         }
         Op::Close => Command::CloseBetting,
         Op::Deal => Command::DealNext,
-        Op::Expose(p, s) => Command::Expose { side: side(*s), player: Some(*p) },
+        Op::Expose(p, s) => Command::Expose { side: side(*s), player: Some(PlayerId(*p)) },
         Op::DealerExposes(s) => Command::Expose { side: side(*s), player: None },
-        Op::Decline(p) => Command::DeclineCards { player: *p },
-        Op::TakeMarker(p) => Command::TakeMarker { player: *p, seat: *p as u8 },
-        Op::PassMarker(p) => Command::PassMarker { player: *p },
+        Op::Decline(p) => Command::DeclineCards { player: PlayerId(*p) },
+        Op::TakeMarker(p) => Command::TakeMarker { player: PlayerId(*p), seat: *p as u8 },
+        Op::PassMarker(p) => Command::PassMarker { player: PlayerId(*p) },
     }
 }
 
@@ -158,7 +158,7 @@ fn nsw_8_14_the_last_decline_leaves_the_coup_finishable() {
             run(&mut t, &mut log, Command::DealNext);
         }
         if t.state().out == Some(Side::Player) {
-            run(&mut t, &mut log, Command::DeclineCards { player: 1 });
+            run(&mut t, &mut log, Command::DeclineCards { player: PlayerId(1) });
             assert!(
                 t.state().out.is_some() || t.due().is_some() || t.phase() == Phase::Ready,
                 "seed {seed}: stalled with nothing out and nothing due"

@@ -2,6 +2,7 @@
 //! commands change nothing, the state always equals the replay of its events,
 //! and every wager's money is accounted for.
 
+use baccarat_table::engine::PlayerId;
 use std::collections::HashMap;
 
 use baccarat_rules::{profiles, Bet, Money, TableConfig, TableConfigSpec};
@@ -47,7 +48,7 @@ fn op() -> impl Strategy<Value = Op> {
 const BETS: [Bet; 6] = [Bet::Player, Bet::Banker, Bet::Tie, Bet::PlayerPair, Bet::BankerPair, Bet::SuperSix];
 
 fn command(o: &Op, placed: &[WagerId]) -> Command {
-    let id = |i: &usize| placed.get(*i).copied().unwrap_or(9_999);
+    let id = |i: &usize| placed.get(*i).copied().unwrap_or(WagerId(9_999));
     match o {
         Op::Start(s, at) => Command::StartShoe {
             source: ShoeSource::Shuffle { seed: Seed::from_u64(*s) },
@@ -57,7 +58,7 @@ fn command(o: &Op, placed: &[WagerId]) -> Command {
         },
         Op::Open(nb) => Command::OpenBetting { no_bet: *nb, closes_at: None },
         Op::Place(p, b, a) => Command::PlaceWager {
-            player: *p,
+            player: PlayerId(*p),
             spot: Spot::Box(*p as u8),
             bet: BETS[*b],
             amount: Money(*a),
@@ -65,7 +66,7 @@ fn command(o: &Op, placed: &[WagerId]) -> Command {
             token: *p == 4,
             at_ms: None,
         },
-        Op::Withdraw(p, i) => Command::WithdrawWager { player: *p, wager: id(i) },
+        Op::Withdraw(p, i) => Command::WithdrawWager { player: PlayerId(*p), wager: id(i) },
         Op::Approve(i) => Command::ApproveWager { wager: id(i) },
         Op::Refuse(i) => Command::RefuseWager { wager: id(i) },
         Op::Close => Command::CloseBetting,

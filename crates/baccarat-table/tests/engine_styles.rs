@@ -16,7 +16,9 @@ fn method_b_highest_wager_squeezes_and_the_hands_are_never_out_together() {
         ev = card(&mut t, &mut log, c);
     }
     // NSW 8.10: equal highest wagers: the seat nearest the dealer's right (seat 5).
-    assert!(ev.iter().any(|e| matches!(e, Event::HandPassed { side: baccarat_rules::Side::Player, to: Some(2), .. })));
+    assert!(ev
+        .iter()
+        .any(|e| matches!(e, Event::HandPassed { side: baccarat_rules::Side::Player, to: Some(PlayerId(2)), .. })));
     assert_eq!(shown(&t, None), [None, None, None, None], "nobody else sees a card before it is exposed");
     assert_eq!(shown(&t, Some(1)), [None, None, None, None]);
     assert_eq!(shown(&t, Some(2)), [Some("2H".into()), None, Some("3D".into()), None]);
@@ -28,20 +30,24 @@ fn method_b_highest_wager_squeezes_and_the_hands_are_never_out_together() {
     );
     refused(
         &mut t,
-        Command::Expose { side: baccarat_rules::Side::Player, player: Some(1) },
+        Command::Expose { side: baccarat_rules::Side::Player, player: Some(PlayerId(1)) },
         "only the player holding the hand",
     );
-    let ev = run(&mut t, &mut log, Command::Expose { side: baccarat_rules::Side::Player, player: Some(2) });
-    assert!(ev.iter().any(|e| matches!(e, Event::HandPassed { side: baccarat_rules::Side::Banker, to: Some(3), .. })));
+    let ev = run(&mut t, &mut log, Command::Expose { side: baccarat_rules::Side::Player, player: Some(PlayerId(2)) });
+    assert!(ev
+        .iter()
+        .any(|e| matches!(e, Event::HandPassed { side: baccarat_rules::Side::Banker, to: Some(PlayerId(3)), .. })));
     assert_eq!(shown(&t, None), [Some("2H".into()), None, Some("3D".into()), None]);
     // Player 3 declines: nobody else bet on Banker, so the dealer keeps and turns it (NSW 8.14).
-    let ev = run(&mut t, &mut log, Command::DeclineCards { player: 3 });
+    let ev = run(&mut t, &mut log, Command::DeclineCards { player: PlayerId(3) });
     assert!(ev.iter().any(|e| matches!(e, Event::HandExposed { side: baccarat_rules::Side::Banker, by: None })));
     // Player 5 draws; the third card goes face down to the Player's holder again (NSW 8.16).
     let ev = card(&mut t, &mut log, "5C");
-    assert!(ev.iter().any(|e| matches!(e, Event::HandPassed { side: baccarat_rules::Side::Player, to: Some(2), .. })));
+    assert!(ev
+        .iter()
+        .any(|e| matches!(e, Event::HandPassed { side: baccarat_rules::Side::Player, to: Some(PlayerId(2)), .. })));
     assert_eq!(shown(&t, None)[4], None);
-    run(&mut t, &mut log, Command::Expose { side: baccarat_rules::Side::Player, player: Some(2) });
+    run(&mut t, &mut log, Command::Expose { side: baccarat_rules::Side::Player, player: Some(PlayerId(2)) });
     // Banker 3 with a third card 5 draws (NSW 9.4); the dealer holds the Banker's hand.
     let ev = card(&mut t, &mut log, "AD");
     assert!(ev.iter().any(|e| matches!(e, Event::CoupCompleted { .. })), "{ev:?}");
@@ -60,7 +66,8 @@ fn au_style_b_offers_equal_wagers_to_the_lowest_seat_and_style_c_turns_all_four(
         ev = card(&mut t, &mut log, c);
     }
     assert!(
-        ev.iter().any(|e| matches!(e, Event::HandPassed { side: baccarat_rules::Side::Player, to: Some(1), .. })),
+        ev.iter()
+            .any(|e| matches!(e, Event::HandPassed { side: baccarat_rules::Side::Player, to: Some(PlayerId(1)), .. })),
         "AU 8.9(b)"
     );
     let (mut t, mut log) = live_table("au-casino", "dealing = \"style_c\"\n[bets.tie]\npay_table = \"8_to_1\"\n");
@@ -77,8 +84,8 @@ fn au_style_b_offers_equal_wagers_to_the_lowest_seat_and_style_c_turns_all_four(
 fn method_c_marker_holds_the_banker_hand_until_it_loses() {
     let extra = "dealing = \"method_c\"\n";
     let (mut t, mut log) = live_table("nsw-2021", extra);
-    refused(&mut t, Command::TakeMarker { player: 9, seat: 0 }, "must be seated");
-    run(&mut t, &mut log, Command::TakeMarker { player: 9, seat: 14 });
+    refused(&mut t, Command::TakeMarker { player: PlayerId(9), seat: 0 }, "must be seated");
+    run(&mut t, &mut log, Command::TakeMarker { player: PlayerId(9), seat: 14 });
     run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     run(&mut t, &mut log, seat_wager(9, 14, Bet::Banker, 2000));
     run(&mut t, &mut log, seat_wager(1, 1, Bet::Player, 2000));
@@ -88,8 +95,10 @@ fn method_c_marker_holds_the_banker_hand_until_it_loses() {
     }
     // NSW 8.23-8.24: the dealer keeps and turns the Player's hand; the Banker's goes to the marker.
     assert!(ev.iter().any(|e| matches!(e, Event::HandExposed { side: baccarat_rules::Side::Player, by: None })));
-    assert!(ev.iter().any(|e| matches!(e, Event::HandPassed { side: baccarat_rules::Side::Banker, to: Some(9), .. })));
-    let ev = run(&mut t, &mut log, Command::Expose { side: baccarat_rules::Side::Banker, player: Some(9) });
+    assert!(ev
+        .iter()
+        .any(|e| matches!(e, Event::HandPassed { side: baccarat_rules::Side::Banker, to: Some(PlayerId(9)), .. })));
+    let ev = run(&mut t, &mut log, Command::Expose { side: baccarat_rules::Side::Banker, player: Some(PlayerId(9)) });
     // Player 9 natural beats Banker 5: the marker is released (NSW 8.26).
     assert!(ev.iter().any(|e| matches!(e, Event::MarkerReleased { from_seat: 14, .. })));
     assert_eq!(t.state().marker, None);
@@ -100,18 +109,24 @@ fn method_c_marker_holds_the_banker_hand_until_it_loses() {
 fn au_15_international_baccarat_cards_go_to_the_nominee() {
     let extra = "dealing = \"international\"\n[bets.tie]\npay_table = \"8_to_1\"\n";
     let (mut t, mut log) = live_table("au-casino", extra);
-    run(&mut t, &mut log, Command::AppointNominee { player: 1, nominee: Some(50) });
-    refused(&mut t, Command::AppointNominee { player: 2, nominee: Some(50) }, "one other player at a time");
+    run(&mut t, &mut log, Command::AppointNominee { player: PlayerId(1), nominee: Some(PlayerId(50)) });
+    refused(
+        &mut t,
+        Command::AppointNominee { player: PlayerId(2), nominee: Some(PlayerId(50)) },
+        "one other player at a time",
+    );
     run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     run(&mut t, &mut log, seat_wager(1, 1, Bet::Player, 5000));
     let mut ev = Vec::new();
     for c in ["2H", "3S", "4D", "KC"] {
         ev = card(&mut t, &mut log, c);
     }
-    assert!(ev.iter().any(|e| matches!(e, Event::HandPassed { side: baccarat_rules::Side::Player, to: Some(50), .. })));
+    assert!(ev
+        .iter()
+        .any(|e| matches!(e, Event::HandPassed { side: baccarat_rules::Side::Player, to: Some(PlayerId(50)), .. })));
     assert_eq!(shown(&t, Some(50)), [Some("2H".into()), None, Some("4D".into()), None]);
     assert_eq!(shown(&t, Some(1)), [None, None, None, None]);
-    run(&mut t, &mut log, Command::Expose { side: baccarat_rules::Side::Player, player: Some(50) });
+    run(&mut t, &mut log, Command::Expose { side: baccarat_rules::Side::Player, player: Some(PlayerId(50)) });
     let (mut t, _) = live_table("nsw-2021", "");
-    refused(&mut t, Command::AppointNominee { player: 1, nominee: Some(2) }, "no nominees");
+    refused(&mut t, Command::AppointNominee { player: PlayerId(1), nominee: Some(PlayerId(2)) }, "no nominees");
 }

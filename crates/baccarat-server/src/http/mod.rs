@@ -196,8 +196,14 @@ async fn table(State(s): State<AppState>, Path(id): Path<u32>) -> Result<Json<Va
 
 async fn me(State(s): State<AppState>, h: HeaderMap) -> Result<Json<Value>, ApiError> {
     let sess = session(&s, &h)?;
-    let (balance, available) =
-        s.views.read().expect("views lock").balances.get(&sess.user).copied().unwrap_or_default();
+    let (balance, available) = s
+        .views
+        .read()
+        .expect("views lock")
+        .balances
+        .get(&baccarat_table::engine::PlayerId(sess.user))
+        .copied()
+        .unwrap_or_default();
     Ok(Json(
         json!({ "user": sess.user, "name": sess.name, "role": sess.role, "balance": balance, "available": available }),
     ))

@@ -7,7 +7,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::Json;
 use baccarat_rules::{Bet, Money, Side};
-use baccarat_table::engine::{Command, Spot, WagerId};
+use baccarat_table::engine::{Command, PlayerId, Spot, WagerId};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio::sync::broadcast;
@@ -80,6 +80,7 @@ pub(super) async fn wager(
 ) -> Result<Json<Value>, ApiError> {
     let sess = session(&s, &h)?;
     require(&sess, &[Role::Player])?;
+    let me = PlayerId(sess.user);
     limited(&s, &sess)?;
     if b.key.is_empty() || b.key.len() > 128 {
         return Err(err(StatusCode::BAD_REQUEST, "key: an idempotency key of 1 to 128 characters is required"));
@@ -97,13 +98,13 @@ pub(super) async fn wager(
                 .enumerate()
                 .map(|(i, l)| line(&sess, &l.bet, l.amount, l.ante, l.spot.or(b.spot), &format!("wagers[{i}].")))
                 .collect::<Result<Vec<_>, _>>()?;
-            Request::Wagers { table: id, player: sess.user, slip, key: b.key }
+            Request::Wagers { table: id, player: me, slip, key: b.key }
         }
         (None, Some(bet), Some(amount)) => {
             let l = line(&sess, &bet, amount, b.ante, b.spot, "")?;
             Request::Wager {
                 table: id,
-                player: sess.user,
+                player: me,
                 spot: l.spot,
                 bet: l.bet,
                 amount: l.amount,
@@ -136,8 +137,9 @@ pub(super) async fn withdraw(
 ) -> Result<Json<Value>, ApiError> {
     let sess = session(&s, &h)?;
     require(&sess, &[Role::Player])?;
+    let me = PlayerId(sess.user);
     limited(&s, &sess)?;
-    reply_json(call(&s, Request::Withdraw { table: id, player: sess.user, wager: b.wager }).await?)
+    reply_json(call(&s, Request::Withdraw { table: id, player: me, wager: b.wager }).await?)
 }
 
 #[derive(Deserialize)]
@@ -166,6 +168,7 @@ pub(super) async fn hand(
 ) -> Result<Json<Value>, ApiError> {
     let sess = session(&s, &h)?;
     require(&sess, &[Role::Player])?;
+    let me = PlayerId(sess.user);
     limited(&s, &sess)?;
     let out = s.views.read().expect("views lock").tables.iter().find(|t| t.id == id).and_then(|t| t.out.clone());
     let command = match b.action {
@@ -174,9 +177,9 @@ pub(super) async fn hand(
                 .side
                 .or(out.map(|o| o.side))
                 .ok_or_else(|| err(StatusCode::CONFLICT, "no hand is out with a player to expose"))?;
-            Command::Expose { side, player: Some(sess.user) }
+            Command::Expose { side, player: Some(me) }
         }
-        HandAction::Decline => Command::DeclineCards { player: sess.user },
+        HandAction::Decline => Command::DeclineCards { player: me },
     };
     let by = crate::trust::Actor::Person { user: sess.user, role: sess.role };
     reply_json(call(&s, Request::Table { table: id, command, by }).await?)
@@ -187,7 +190,7 @@ pub(super) async fn history(State(s): State<AppState>, h: HeaderMap) -> Result<J
     let sess = session(&s, &h)?;
     let f = s.feed.read().expect("feed lock");
     let lines: Vec<&crate::feed::HistoryLine> =
-        f.history.get(&sess.user).map(|h| h.iter().rev().collect()).unwrap_or_default();
+        f.history.get(&PlayerId(sess.user)).map(|h| h.iter().rev().collect()).unwrap_or_default();
     Ok(Json(json!({ "player": sess.user, "history": lines })))
 }
 
@@ -220,7 +223,7 @@ fn upgrade(up: WebSocketUpgrade, s: AppState, id: u32, viewer: Option<(Session, 
 /// What one viewer is sent: the table as they may see it (a squeezing player
 /// sees their own hand), their balance, and their wagers in this coup.
 pub fn message(s: &AppState, id: u32, viewer: Option<&Session>) -> Value {
-    let player = viewer.filter(|v| v.role == Role::Player).map(|v| v.user);
+    let player = viewer.filter(|v| v.role == Role::Player).map(|v| PlayerId(v.user));
     let v = s.views.read().expect("views lock");
     let Some(t) = v.tables.iter().find(|t| t.id == id) else { return json!({ "table": null }) };
     let mut table = serde_json::to_value(t).expect("views serialise");
@@ -229,7 +232,7 @@ pub fn message(s: &AppState, id: u32, viewer: Option<&Session>) -> Value {
     let balance = player.and_then(|p| v.balances.get(&p).copied());
     drop(v);
     // Everyone at a table can see who is squeezing.
-    if let Some(name) = holder.and_then(|p| s.users.name(p)) {
+    if let Some(name) = holder.and_then(|p| s.users.name(p.0)) {
         table["out"]["name"] = json!(name);
     }
     let f = s.feed.read().expect("feed lock");

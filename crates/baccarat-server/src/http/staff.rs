@@ -6,7 +6,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
 use baccarat_rules::Money;
-use baccarat_table::engine::Command;
+use baccarat_table::engine::{Command, PlayerId};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -119,7 +119,7 @@ pub(super) async fn deposit(
     if b.key.is_empty() || b.key.len() > 128 {
         return Err(err(StatusCode::BAD_REQUEST, "key: an idempotency key of 1 to 128 characters is required"));
     }
-    reply_json(call(&s, Request::Deposit { player, amount: Money(b.amount), key: b.key }).await?)
+    reply_json(call(&s, Request::Deposit { player: PlayerId(player), amount: Money(b.amount), key: b.key }).await?)
 }
 
 #[derive(Deserialize)]
@@ -154,7 +154,8 @@ pub(super) async fn create_player(
         .map_err(|e| err(StatusCode::CONFLICT, e.to_string()))?;
     if b.chips > 0 {
         let _deposited = reply_json(
-            call(&s, Request::Deposit { player: id, amount: Money(b.chips), key: "opening chips".into() }).await?,
+            call(&s, Request::Deposit { player: PlayerId(id), amount: Money(b.chips), key: "opening chips".into() })
+                .await?,
         )?;
     }
     Ok(Json(json!({ "player": id, "name": b.name })))
@@ -191,7 +192,7 @@ pub(super) async fn pit(State(s): State<AppState>, h: HeaderMap, Path(id): Path<
         .map(|(k, cite)| json!({ "key": k, "cite": cite, "quote": rb.config.quotes.get(k) }))
         .collect();
     let coup = s.feed.read().expect("feed lock").coups.get(&id).cloned().unwrap_or_default();
-    let mut ids: Vec<u32> = coup.wagers.iter().map(|w| w.player).collect();
+    let mut ids: Vec<u32> = coup.wagers.iter().map(|w| w.player.0).collect();
     ids.sort_unstable();
     ids.dedup();
     let names: serde_json::Map<String, Value> =

@@ -159,7 +159,8 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn wager(id: WagerId, player: PlayerId, b: u8, bet: Bet, amount: i64) -> Wager {
+    fn wager(id: u64, player: u32, b: u8, bet: Bet, amount: i64) -> Wager {
+        let (id, player) = (WagerId(id), PlayerId(player));
         let spot = if b == 0 { Spot::Standing } else { Spot::Box(b) };
         Wager {
             id,
@@ -188,15 +189,15 @@ mod tests {
                         w.push(wager(next, player, b, bets[bet], amount * 100));
                         next += 1;
                     }
-                    2 => w.remove(amount as WagerId % (next + 1)),
+                    2 => w.remove(WagerId(amount as u64 % (next + 1))),
                     _ => {
-                        let id = amount as WagerId % (next + 1);
+                        let id = WagerId(amount as u64 % (next + 1));
                         w.reduce(id, Money(amount));
                         w.approve(id);
                     }
                 }
             }
-            for p in 0..5 {
+            for p in (0..5).map(PlayerId) {
                 for bet in bets {
                     let scan = w.iter().filter(|x| x.player == p && x.bet == bet).fold(Money::ZERO, |a, x| a + x.amount);
                     prop_assert_eq!(w.total_of(p, bet), scan);

@@ -340,7 +340,7 @@ impl Table {
                 s.phase = Phase::Betting;
             }
             Event::WagerPlaced { wager } => {
-                s.next_wager = s.next_wager.max(wager.id + 1);
+                s.next_wager = s.next_wager.max(wager.id.next());
                 s.coup.wagers.push(wager.clone());
             }
             Event::WagerWithdrawn { wager } | Event::WagerReturned { wager, .. } => s.coup.wagers.remove(*wager),

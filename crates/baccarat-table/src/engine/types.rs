@@ -6,11 +6,35 @@ use serde::{Deserialize, Serialize};
 use crate::shoe::Cut;
 use crate::shuffle::Seed;
 
-/// A player, as the server identifies them.
-pub type PlayerId = u32;
+/// A player, as the server identifies them (a newtype: a player's number is
+/// never mistaken for a wager's, a seat's or an amount).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct PlayerId(pub u32);
 
 /// A wager's number within the table, unique for the table's life.
-pub type WagerId = u64;
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct WagerId(pub u64);
+
+impl std::fmt::Display for PlayerId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::fmt::Display for WagerId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl WagerId {
+    /// The wager numbered after this one.
+    pub fn next(self) -> WagerId {
+        WagerId(self.0 + 1)
+    }
+}
 
 /// Where a card goes in the coup: the deal order P1 B1 P2 B2 (NSW 7.3; AU 8.4),
 /// then the third cards (NSW 9).

@@ -3,7 +3,7 @@
 
 pub use baccarat_rules::{profiles, Bet, Card, Money, TableConfig, TableConfigSpec};
 pub use baccarat_table::engine::{
-    Command, Event, IrregularityKind, Phase, Position, ShoeSource, Spot, Table, TableSetup,
+    Command, Event, IrregularityKind, Phase, PlayerId, Position, ShoeSource, Spot, Table, TableSetup, WagerId,
 };
 pub use baccarat_table::shoe::{shuffled, Cut, CutRules};
 pub use baccarat_table::shuffle::Seed;
@@ -47,7 +47,7 @@ pub fn refused(t: &mut Table, cmd: Command, rule: &str) {
 
 pub fn wager(player: u32, bet: Bet, amount: i64) -> Command {
     Command::PlaceWager {
-        player,
+        player: PlayerId(player),
         spot: Spot::Box(player as u8),
         bet,
         amount: Money(amount),
@@ -95,7 +95,7 @@ pub fn dealing_table(rulebook: &str, extra: &str, stake: i64) -> (Table, Vec<Eve
 
 pub fn seat_wager(player: u32, seat: u8, bet: Bet, amount: i64) -> Command {
     Command::PlaceWager {
-        player,
+        player: PlayerId(player),
         spot: Spot::Box(seat),
         bet,
         amount: Money(amount),
@@ -106,5 +106,5 @@ pub fn seat_wager(player: u32, seat: u8, bet: Bet, amount: i64) -> Command {
 }
 
 pub fn shown(t: &Table, viewer: Option<u32>) -> Vec<Option<String>> {
-    t.view(viewer).into_iter().map(|(_, c)| c.map(|c| c.to_string())).collect()
+    t.view(viewer.map(PlayerId)).into_iter().map(|(_, c)| c.map(|c| c.to_string())).collect()
 }

@@ -1,6 +1,7 @@
 //! AU (an Australian casino's baccarat division), rule by rule.
 
 use super::*;
+use baccarat_table::engine::PlayerId;
 
 const TIE: &str = "[bets.tie]\npay_table = \"8_to_1\"\n";
 
@@ -12,7 +13,7 @@ const TIE: &str = "[bets.tie]\npay_table = \"8_to_1\"\n";
 fn au_12_6_players_abide_by_a_reconstruction() {
     let (mut t, mut log, ids) = live_with_wagers("au-casino", TIE);
     reconstructed(&mut t, &mut log);
-    refused(&mut t, Command::WithdrawWager { player: 1, wager: ids[0] }, "AU 12.6");
+    refused(&mut t, Command::WithdrawWager { player: PlayerId(1), wager: ids[0] }, "AU 12.6");
     run(&mut t, &mut log, Command::ResumeCoup);
     assert_eq!(t.state().coup.wagers.len(), 2, "both wagers stand");
 }
@@ -88,7 +89,7 @@ fn au_5_15_a_settled_wager_cannot_be_withdrawn() {
     };
     run(&mut t, &mut log, Command::CloseBetting);
     deal_out(&mut t, &mut log);
-    refused(&mut t, Command::WithdrawWager { player: 1, wager: w.id }, "AU 5.15");
+    refused(&mut t, Command::WithdrawWager { player: PlayerId(1), wager: w.id }, "AU 5.15");
 }
 
 /// AU 5.8-5.9: each wager within the table's minimum and maximum.
@@ -194,18 +195,23 @@ fn au_12_6_a_round_not_reconstructed_is_void() {
 #[test]
 fn au_5_9_b_a_personal_maximum_stays_within_the_tables() {
     let (mut t, mut log) = started("au-casino", TIE);
-    let ev = run(&mut t, &mut log, Command::SetPersonalLimits { player: 1, min: Money(2000), max: Money(50_000) });
+    let ev =
+        run(&mut t, &mut log, Command::SetPersonalLimits { player: PlayerId(1), min: Money(2000), max: Money(50_000) });
     assert!(cites(&ev, "AU 5.9(b)"));
-    refused(&mut t, Command::SetPersonalLimits { player: 1, min: Money(2000), max: Money(500_000) }, "AU 5.9(b)");
+    refused(
+        &mut t,
+        Command::SetPersonalLimits { player: PlayerId(1), min: Money(2000), max: Money(500_000) },
+        "AU 5.9(b)",
+    );
 }
 
 /// AU 2.3: a nominee acts for one other player at a time.
 #[test]
 fn au_2_3_a_nominee_acts_for_one_player() {
     let (mut t, mut log) = started("au-casino", TIE);
-    let ev = run(&mut t, &mut log, Command::AppointNominee { player: 1, nominee: Some(2) });
+    let ev = run(&mut t, &mut log, Command::AppointNominee { player: PlayerId(1), nominee: Some(PlayerId(2)) });
     assert!(cites(&ev, "AU 2.3"));
-    refused(&mut t, Command::AppointNominee { player: 3, nominee: Some(2) }, "AU 2.3");
+    refused(&mut t, Command::AppointNominee { player: PlayerId(3), nominee: Some(PlayerId(2)) }, "AU 2.3");
 }
 
 /// AU 5.14: once "No more bets" is called and the first card removed, no
@@ -215,5 +221,5 @@ fn au_5_14_no_wager_once_the_first_card_is_out() {
     let (mut t, mut log, ids) = live_with_wagers("au-casino", TIE);
     card(&mut t, &mut log, "2H");
     refused(&mut t, wager(3, Bet::Player, 2000), "AU 5.14");
-    refused(&mut t, Command::WithdrawWager { player: 1, wager: ids[0] }, "AU 5.14");
+    refused(&mut t, Command::WithdrawWager { player: PlayerId(1), wager: ids[0] }, "AU 5.14");
 }

@@ -1,6 +1,7 @@
 //! EU (a European casino's rules), rule by rule.
 
 use super::*;
+use baccarat_table::engine::PlayerId;
 
 /// EU 6.1.4: "When the dealer has announced 'no more bets,' bets may not be
 /// made, altered, or removed" — so no withdrawal after a reconstruction.
@@ -8,7 +9,7 @@ use super::*;
 fn eu_6_1_4_no_withdrawal_after_a_reconstruction() {
     let (mut t, mut log, ids) = live_with_wagers("european-casino", "");
     reconstructed(&mut t, &mut log);
-    refused(&mut t, Command::WithdrawWager { player: 2, wager: ids[1] }, "EU 6.1.4");
+    refused(&mut t, Command::WithdrawWager { player: PlayerId(2), wager: ids[1] }, "EU 6.1.4");
 }
 
 /// EU 6.1.3: "the maximum for those bets [égalité and bonus] stated on the
@@ -92,7 +93,8 @@ fn eu_5_1_players_hold_cards_and_the_wrong_hand_stands() {
         ev.extend(card(&mut t, &mut log, c));
     }
     assert!(
-        ev.iter().any(|e| matches!(e, Event::HandPassed { to: Some(2), rule, .. } if rule.contains("EU 5.1"))),
+        ev.iter()
+            .any(|e| matches!(e, Event::HandPassed { to: Some(PlayerId(2)), rule, .. } if rule.contains("EU 5.1"))),
         "the Player hand goes to the highest bet: {ev:?}"
     );
     refused(&mut t, Command::WrongHand { void_hand: true }, "EU 5.1.7-5.1.8");
@@ -105,7 +107,11 @@ fn eu_5_1_players_hold_cards_and_the_wrong_hand_stands() {
 #[test]
 fn eu_personal_limit_marker() {
     let (mut t, mut log) = started("european-casino", "");
-    let ev = run(&mut t, &mut log, Command::SetPersonalLimits { player: 1, min: Money(1000), max: Money(500_000) });
+    let ev = run(
+        &mut t,
+        &mut log,
+        Command::SetPersonalLimits { player: PlayerId(1), min: Money(1000), max: Money(500_000) },
+    );
     assert!(cites(&ev, "PERSONAL LIMIT MARKER"));
 }
 
@@ -115,7 +121,7 @@ fn eu_6_1_4_no_bet_after_no_more_bets() {
     let (mut t, mut log, ids) = live_with_wagers("european-casino", "");
     run(&mut t, &mut log, Command::CloseBetting);
     refused(&mut t, wager(3, Bet::Player, 2000), "EU 6.1.4");
-    refused(&mut t, Command::WithdrawWager { player: 1, wager: ids[0] }, "EU 6.1.4");
+    refused(&mut t, Command::WithdrawWager { player: PlayerId(1), wager: ids[0] }, "EU 6.1.4");
 }
 
 /// EU 4.3 for a Player third card dealt out of turn while the Banker stands:

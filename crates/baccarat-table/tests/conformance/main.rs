@@ -15,7 +15,7 @@ use common::*;
 
 /// A live table of `rulebook` dealing `style`, betting open, with player 1 on
 /// the Player and player 2 on the Banker.
-pub fn live_with_wagers(rulebook: &str, extra: &str) -> (Table, Vec<Event>, Vec<u64>) {
+pub fn live_with_wagers(rulebook: &str, extra: &str) -> (Table, Vec<Event>, Vec<WagerId>) {
     let (mut t, mut log) = live_table(rulebook, extra);
     run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     let mut ids = Vec::new();

@@ -2,6 +2,7 @@
 
 use super::*;
 use baccarat_rules::Cite;
+use baccarat_table::engine::PlayerId;
 
 /// NSW 12.1.1: "After the reconstruction has occurred, each player shall have
 /// the option of removing their own wager prior to the coup resuming".
@@ -9,9 +10,9 @@ use baccarat_rules::Cite;
 fn nsw_12_1_1_a_player_may_withdraw_after_a_reconstruction() {
     let (mut t, mut log, ids) = live_with_wagers("nsw-2021", "");
     reconstructed(&mut t, &mut log);
-    run(&mut t, &mut log, Command::WithdrawWager { player: 1, wager: ids[0] });
+    run(&mut t, &mut log, Command::WithdrawWager { player: PlayerId(1), wager: ids[0] });
     run(&mut t, &mut log, Command::ResumeCoup);
-    refused(&mut t, Command::WithdrawWager { player: 2, wager: ids[1] }, "NSW 5.4");
+    refused(&mut t, Command::WithdrawWager { player: PlayerId(2), wager: ids[1] }, "NSW 5.4");
 }
 
 /// NSW 12.3: "A third card dealt to the Banker's Hand when no third card is
@@ -82,5 +83,5 @@ fn nsw_5_4_a_settled_wager_cannot_be_withdrawn() {
     run(&mut t, &mut log, Command::CloseBetting);
     deal_out(&mut t, &mut log);
     let rule = t.rb().cite(Cite::WithdrawLosing);
-    refused(&mut t, Command::WithdrawWager { player: 1, wager: w.id }, &rule);
+    refused(&mut t, Command::WithdrawWager { player: PlayerId(1), wager: w.id }, &rule);
 }

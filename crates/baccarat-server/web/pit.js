@@ -633,7 +633,7 @@ function renderTable() {
 function squeezeLimit(t) {
   const rule = citeOf('dealing');
   const secs = state.pit && state.pit.squeeze_seconds;
-  const when = t.mode === 'live' ? 'the dealer may turn it if the player does not' : `the dealer turns it after ${secs || 'the squeeze time of'} s if not exposed`;
+  const when = t.mode === 'live' ? 'the dealer may turn it if the player does not' : `the dealer turns it after ${secs ? `${secs} s` : 'the squeeze time'} if not exposed`;
   return rule ? `${when} (${rule})` : when;
 }
 

@@ -1,16 +1,20 @@
 //! People and sessions: passwords hashed with argon2, session tokens random and
-//! kept only as their SHA-256, revocable. Roles decide which routes a session may
+//! kept only as their SHA-256, revocable, and ending after an idle time and a
+//! maximum age ([`SessionPolicy`]). Roles decide which routes a session may
 //! call (see the matrix in `http.rs`).
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Mutex, RwLock};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+
+use crate::casino::Clock;
 
 /// What a person may do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -55,20 +59,56 @@ pub enum AuthError {
     BadLogin,
     #[error("the session is unknown or revoked")]
     BadToken,
+    #[error("the session has expired; sign in again")]
+    Expired,
     #[error("name {0:?} is taken")]
     Taken(String),
+    #[error("password: {0}")]
+    Weak(&'static str),
     #[error("database: {0}")]
     Sql(#[from] rusqlite::Error),
 }
 
+/// How long a session lasts: it ends after `idle_ms` without a request, and
+/// `max_ms` after it was opened whatever happens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SessionPolicy {
+    pub idle_ms: u64,
+    pub max_ms: u64,
+}
+
+impl Default for SessionPolicy {
+    /// 30 minutes idle, 12 hours in all: a shift, not a week.
+    fn default() -> SessionPolicy {
+        SessionPolicy { idle_ms: 30 * 60 * 1000, max_ms: 12 * 60 * 60 * 1000 }
+    }
+}
+
+/// A session as the cache holds it: who, when it was opened, and when it was
+/// last used (written back to the database at most once a minute, so that an
+/// idle session also ends across a restart without a write per request).
+struct Live {
+    session: Session,
+    created_ms: u64,
+    seen_ms: AtomicU64,
+    stored_seen_ms: AtomicU64,
+}
+
+/// How often a session's last use is written back.
+const SEEN_WRITE_MS: u64 = 60_000;
+
 /// The users and sessions, on their own connection to the casino's database.
 /// Sessions looked up once are cached by token hash (every request checks its
 /// token); revoking goes through here too, so the cache never outlives a
-/// revocation.
+/// revocation. Password hashing is not done under the lock: the HTTP layer
+/// verifies on the sign-in pool (`signin.rs`) between [`Users::credentials`]
+/// and [`Users::start_session`].
 pub struct Users {
     conn: Mutex<Connection>,
-    cache: RwLock<HashMap<String, Session>>,
+    cache: RwLock<HashMap<String, Arc<Live>>>,
     names: RwLock<HashMap<u32, String>>,
+    policy: SessionPolicy,
+    clock: Clock,
 }
 
 fn sha(s: &str) -> String {
@@ -82,12 +122,55 @@ pub fn random_hex(bytes: usize) -> String {
     baccarat_table::shuffle::hex(&b)
 }
 
+/// The argon2 PHC string of `password` with a fresh salt (argon2id, the
+/// crate's default parameters: 19 MiB, 2 passes).
+pub fn hash_password(password: &str) -> String {
+    let salt = SaltString::encode_b64(random_hex(16).as_bytes()).expect("salt");
+    Argon2::default().hash_password(password.as_bytes(), &salt).expect("argon2").to_string()
+}
+
+/// Whether `password` matches the PHC string `hash`. A malformed hash matches
+/// nothing.
+pub fn verify_password(hash: &str, password: &str) -> bool {
+    PasswordHash::new(hash).is_ok_and(|h| Argon2::default().verify_password(password.as_bytes(), &h).is_ok())
+}
+
+/// A hash of a random password with the same parameters as every real one: an
+/// unknown name is checked against it, so it costs what a known name costs and
+/// the time of a refusal does not tell whether the name exists.
+pub fn dummy_hash() -> &'static str {
+    static DUMMY: OnceLock<String> = OnceLock::new();
+    DUMMY.get_or_init(|| hash_password(&random_hex(16)))
+}
+
+/// A name's credentials: id, role and password hash.
+pub type Credentials = (u32, Role, String);
+
+/// Passwords of fewer characters are refused when set.
+pub const MIN_PASSWORD: usize = 4;
+
 impl Users {
-    /// Open on a database the store has migrated.
+    /// Open on a database the store has migrated, with the default session
+    /// policy and the system clock.
     pub fn open(path: &Path) -> Result<Users, AuthError> {
+        Users::open_with(path, SessionPolicy::default(), crate::casino::system_clock())
+    }
+
+    /// Open with a session policy and a clock (tests move the clock).
+    pub fn open_with(path: &Path, policy: SessionPolicy, clock: Clock) -> Result<Users, AuthError> {
         let conn = Connection::open(path)?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        Ok(Users { conn: Mutex::new(conn), cache: RwLock::new(HashMap::new()), names: RwLock::new(HashMap::new()) })
+        Ok(Users {
+            conn: Mutex::new(conn),
+            cache: RwLock::new(HashMap::new()),
+            names: RwLock::new(HashMap::new()),
+            policy,
+            clock,
+        })
+    }
+
+    pub fn policy(&self) -> SessionPolicy {
+        self.policy
     }
 
     pub fn count(&self) -> Result<u32, AuthError> {
@@ -96,8 +179,7 @@ impl Users {
 
     /// Create a person; their id is also their player id.
     pub fn create(&self, name: &str, role: Role, password: &str) -> Result<u32, AuthError> {
-        let salt = SaltString::encode_b64(random_hex(16).as_bytes()).expect("salt");
-        let hash = Argon2::default().hash_password(password.as_bytes(), &salt).expect("argon2").to_string();
+        let hash = hash_password(password);
         let conn = self.conn.lock().expect("users lock");
         let taken: Option<u32> =
             conn.query_row("SELECT id FROM users WHERE name = ?1", [name], |r| r.get(0)).optional()?;
@@ -108,40 +190,109 @@ impl Users {
         Ok(conn.last_insert_rowid() as u32)
     }
 
-    /// Check a password and open a session: the token, once.
-    pub fn login(&self, name: &str, password: &str) -> Result<(String, Session), AuthError> {
+    /// A person's role by id, if they exist.
+    pub fn role(&self, id: u32) -> Result<Option<Role>, AuthError> {
+        let conn = self.conn.lock().expect("users lock");
+        let r: Option<String> =
+            conn.query_row("SELECT role FROM users WHERE id = ?1", [id], |r| r.get(0)).optional()?;
+        Ok(r.and_then(|r| Role::parse(&r)))
+    }
+
+    /// The credentials of `name`, if it exists (a quick lookup under the lock;
+    /// the hash is checked elsewhere, without it).
+    pub fn credentials(&self, name: &str) -> Result<Option<Credentials>, AuthError> {
         let conn = self.conn.lock().expect("users lock");
         let row: Option<(u32, String, String)> = conn
             .query_row("SELECT id, role, password FROM users WHERE name = ?1", [name], |r| {
                 Ok((r.get(0)?, r.get(1)?, r.get(2)?))
             })
             .optional()?;
-        let Some((id, role, hash)) = row else { return Err(AuthError::BadLogin) };
-        let parsed = PasswordHash::new(&hash).map_err(|_| AuthError::BadLogin)?;
-        Argon2::default().verify_password(password.as_bytes(), &parsed).map_err(|_| AuthError::BadLogin)?;
+        Ok(row.and_then(|(id, role, hash)| Role::parse(&role).map(|r| (id, r, hash))))
+    }
+
+    /// Open a session for a person whose password was checked: the token, once.
+    pub fn start_session(&self, id: u32, name: &str, role: Role) -> Result<(String, Session), AuthError> {
         let token = random_hex(32);
-        conn.execute("INSERT INTO sessions (token_sha256, user) VALUES (?1, ?2)", params![sha(&token), id])?;
-        let role = Role::parse(&role).ok_or(AuthError::BadLogin)?;
+        let now = (self.clock)();
+        self.conn.lock().expect("users lock").execute(
+            "INSERT INTO sessions (token_sha256, user, created_ms, seen_ms) VALUES (?1, ?2, ?3, ?3)",
+            params![sha(&token), id, now as i64],
+        )?;
         Ok((token, Session { user: id, name: name.into(), role }))
     }
 
-    pub fn session(&self, token: &str) -> Result<Session, AuthError> {
-        let hash = sha(token);
-        if let Some(s) = self.cache.read().expect("session cache").get(&hash) {
-            return Ok(s.clone());
+    /// Check a password and open a session (hashing on the calling thread:
+    /// for tools and tests; the server signs in through `signin.rs`).
+    pub fn login(&self, name: &str, password: &str) -> Result<(String, Session), AuthError> {
+        let creds = self.credentials(name)?;
+        let hash = creds.as_ref().map_or(dummy_hash(), |c| c.2.as_str());
+        let ok = verify_password(hash, password);
+        match creds {
+            Some((id, role, _)) if ok => self.start_session(id, name, role),
+            _ => Err(AuthError::BadLogin),
         }
-        let conn = self.conn.lock().expect("users lock");
-        let row: Option<(u32, String, String)> = conn
-            .query_row(
-                "SELECT u.id, u.name, u.role FROM sessions s JOIN users u ON u.id = s.user WHERE s.token_sha256 = ?1 AND s.revoked = 0",
-                [sha(token)],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-            )
-            .optional()?;
-        let (user, name, role) = row.ok_or(AuthError::BadToken)?;
-        let s = Session { user, name, role: Role::parse(&role).ok_or(AuthError::BadToken)? };
-        self.cache.write().expect("session cache").insert(hash, s.clone());
-        Ok(s)
+    }
+
+    /// The session a token opens, if it is live: not revoked, not idle longer
+    /// than the policy allows, not older than its maximum. Using it counts as
+    /// activity.
+    pub fn session(&self, token: &str) -> Result<Session, AuthError> {
+        self.live(token, true)
+    }
+
+    /// As [`Users::session`], for a socket that only watches: it does not
+    /// count as activity, so a page left open still ends after the idle time.
+    pub fn watching(&self, token: &str) -> Result<Session, AuthError> {
+        self.live(token, false)
+    }
+
+    fn live(&self, token: &str, touch: bool) -> Result<Session, AuthError> {
+        let hash = sha(token);
+        let now = (self.clock)();
+        let cached = self.cache.read().expect("session cache").get(&hash).cloned();
+        let live = match cached {
+            Some(l) => l,
+            None => {
+                let conn = self.conn.lock().expect("users lock");
+                let row: Option<(u32, String, String, i64, i64)> = conn
+                    .query_row(
+                        "SELECT u.id, u.name, u.role, s.created_ms, s.seen_ms FROM sessions s JOIN users u ON u.id = s.user WHERE s.token_sha256 = ?1 AND s.revoked = 0",
+                        [&hash],
+                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+                    )
+                    .optional()?;
+                drop(conn);
+                let (user, name, role, created, seen) = row.ok_or(AuthError::BadToken)?;
+                let session = Session { user, name, role: Role::parse(&role).ok_or(AuthError::BadToken)? };
+                let seen = seen.max(0) as u64;
+                let l = Arc::new(Live {
+                    session,
+                    created_ms: created.max(0) as u64,
+                    seen_ms: AtomicU64::new(seen),
+                    stored_seen_ms: AtomicU64::new(seen),
+                });
+                self.cache.write().expect("session cache").insert(hash.clone(), l.clone());
+                l
+            }
+        };
+        let seen = live.seen_ms.load(Ordering::Relaxed);
+        if now.saturating_sub(live.created_ms) >= self.policy.max_ms || now.saturating_sub(seen) >= self.policy.idle_ms
+        {
+            self.end(&hash)?;
+            return Err(AuthError::Expired);
+        }
+        if !touch {
+            return Ok(live.session.clone());
+        }
+        live.seen_ms.fetch_max(now, Ordering::Relaxed);
+        if now.saturating_sub(live.stored_seen_ms.load(Ordering::Relaxed)) >= SEEN_WRITE_MS {
+            live.stored_seen_ms.store(now, Ordering::Relaxed);
+            self.conn
+                .lock()
+                .expect("users lock")
+                .execute("UPDATE sessions SET seen_ms = ?1 WHERE token_sha256 = ?2", params![now as i64, hash])?;
+        }
+        Ok(live.session.clone())
     }
 
     /// A person's name by id (cached: names do not change).
@@ -156,16 +307,49 @@ impl Users {
         Some(n)
     }
 
+    /// Mark a session ended (by its token's hash), in the cache and the store.
+    fn end(&self, hash: &str) -> Result<usize, AuthError> {
+        self.cache.write().expect("session cache").remove(hash);
+        Ok(self
+            .conn
+            .lock()
+            .expect("users lock")
+            .execute("UPDATE sessions SET revoked = 1 WHERE token_sha256 = ?1 AND revoked = 0", [hash])?)
+    }
+
+    /// Sign out: the token opens nothing any more.
     pub fn revoke(&self, token: &str) -> Result<(), AuthError> {
-        self.cache.write().expect("session cache").remove(&sha(token));
+        if self.end(&sha(token))? == 0 {
+            return Err(AuthError::BadToken);
+        }
+        Ok(())
+    }
+
+    /// End every session of a person (a password change, a suspension).
+    pub fn revoke_user(&self, user: u32) -> Result<usize, AuthError> {
+        self.cache.write().expect("session cache").retain(|_, l| l.session.user != user);
+        Ok(self
+            .conn
+            .lock()
+            .expect("users lock")
+            .execute("UPDATE sessions SET revoked = 1 WHERE user = ?1 AND revoked = 0", [user])?)
+    }
+
+    /// Set a new password (hashed here) and end every session of the person.
+    pub fn set_password(&self, user: u32, password: &str) -> Result<(), AuthError> {
+        if password.chars().count() < MIN_PASSWORD || password.len() > 128 {
+            return Err(AuthError::Weak("4 to 128 characters"));
+        }
+        let hash = hash_password(password);
         let n = self
             .conn
             .lock()
             .expect("users lock")
-            .execute("UPDATE sessions SET revoked = 1 WHERE token_sha256 = ?1 AND revoked = 0", [sha(token)])?;
+            .execute("UPDATE users SET password = ?1 WHERE id = ?2", params![hash, user])?;
         if n == 0 {
-            return Err(AuthError::BadToken);
+            return Err(AuthError::BadLogin);
         }
+        self.revoke_user(user)?;
         Ok(())
     }
 }

@@ -123,24 +123,117 @@ pub struct SlipLine {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "result", rename_all = "snake_case")]
 pub enum Reply {
-    Wager { wager: WagerId, balance: Money },
-    Wagers { results: Vec<Reply>, balance: Money },
-    Table { table: u32 },
-    Deposit { balance: Money },
-    Events { count: usize },
-    Ledger { ok: bool, problem: Option<String>, accounts: usize, transfers: usize },
-    Refused { rule: String, message: String },
+    Wager {
+        wager: WagerId,
+        balance: Money,
+    },
+    Wagers {
+        results: Vec<Reply>,
+        balance: Money,
+    },
+    Table {
+        table: u32,
+    },
+    Deposit {
+        balance: Money,
+    },
+    Events {
+        count: usize,
+    },
+    Ledger {
+        ok: bool,
+        problem: Option<String>,
+        accounts: usize,
+        transfers: usize,
+    },
+    /// Refused: `code` says what kind of refusal (the HTTP layer maps each to
+    /// its status), `rule` names the rulebook's rule where one refused.
+    Refused {
+        code: Code,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        rule: Option<String>,
+        message: String,
+    },
+}
+
+/// What kind of refusal: a rulebook's rule, or one of the server's own
+/// conditions. Typed, so that the HTTP status and the words a page shows follow
+/// from the kind, never from matching strings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Code {
+    /// A rulebook's rule refused it; `rule` cites it.
+    Rule,
+    /// No such table.
+    NoTable,
+    /// No such player wallet (deposits go only to players).
+    NoPlayer,
+    /// The wallet cannot hold the stake.
+    Wallet,
+    /// The table's float cannot cover the wager's largest win (`float.rs`).
+    Float,
+    /// The ledger refused (an invariant held).
+    Ledger,
+    /// A malformed bet slip.
+    Slip,
+    /// A server bound (wagers per coup, tables).
+    Bounds,
+    /// Not for this kind of table (RNG or live).
+    Mode,
+    /// A table configuration against its profile.
+    Config,
+    /// An idempotency key reused for a different request.
+    Idempotency,
+    /// The table is stopped until a supervisor voids its coup.
+    Halted,
+    /// The trust matrix: this person's role may not do this here.
+    Role,
+    /// The OS could not supply a seed.
+    Entropy,
+    /// The engine answered unexpectedly.
+    Engine,
+}
+
+impl Reply {
+    /// A refusal of the server's own (no rulebook rule).
+    pub fn refused(code: Code, message: impl Into<String>) -> Reply {
+        Reply::Refused { code, rule: None, message: message.into() }
+    }
+
+    /// A refusal by a rulebook's rule.
+    pub fn by_rule(rule: impl Into<String>, message: impl Into<String>) -> Reply {
+        Reply::Refused { code: Code::Rule, rule: Some(rule.into()), message: message.into() }
+    }
+
+    /// The kind of refusal, if this is one.
+    pub fn code(&self) -> Option<Code> {
+        match self {
+            Reply::Refused { code, .. } => Some(*code),
+            _ => None,
+        }
+    }
 }
 
 impl From<Refusal> for Reply {
+    /// The engine's refusals cite their rule, except the few that are about
+    /// who asks (the trust matrix) or the kind of shoe.
     fn from(r: Refusal) -> Reply {
-        Reply::Refused { rule: r.rule, message: r.message }
+        match r.rule.as_str() {
+            "role" | "trust" => Reply::refused(Code::Role, r.message),
+            "shuffled shoe" | "live shoe" => Reply::refused(Code::Mode, r.message),
+            "invariant" => Reply::refused(Code::Halted, r.message),
+            _ => Reply::by_rule(r.rule, r.message),
+        }
     }
 }
 
 impl From<LedgerError> for Reply {
     fn from(e: LedgerError) -> Reply {
-        Reply::Refused { rule: "ledger".into(), message: e.to_string() }
+        let code = match e {
+            LedgerError::KeyReused(_) => Code::Idempotency,
+            _ => Code::Ledger,
+        };
+        Reply::refused(code, e.to_string())
     }
 }
 
@@ -361,22 +454,11 @@ impl Casino {
         match req {
             Request::Deposit { player, amount, key } => self.deposit(player, amount, key, commit),
             Request::Wager { table, player, spot, bet, amount, ante, key } => {
-                self.wager(table, player, SlipLine { spot, bet, amount, ante }, &key, commit)
+                let line = SlipLine { spot, bet, amount, ante };
+                let request = request_digest("wager", table, &[line]);
+                self.wager(table, player, line, &wager_key(player, &key), request, commit)
             }
-            Request::Wagers { table, player, slip, key } => {
-                if slip.is_empty() || slip.len() > MAX_SLIP {
-                    return Reply::Refused {
-                        rule: "slip".into(),
-                        message: format!("wagers: a slip holds 1 to {MAX_SLIP} wagers"),
-                    };
-                }
-                let results: Vec<Reply> = slip
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, line)| self.wager(table, player, line, &format!("{key}#{i}"), commit))
-                    .collect();
-                Reply::Wagers { results, balance: self.balance(player).map_or(Money::ZERO, |b| b.1) }
-            }
+            Request::Wagers { table, player, slip, key } => self.slip(table, player, slip, &key, commit),
             Request::Withdraw { table, player, wager } => {
                 let by = Actor::Person { user: player.0, role: crate::auth::Role::Player };
                 self.command(table, Command::WithdrawWager { player, wager }, by, commit)
@@ -393,7 +475,7 @@ impl Casino {
                 let id = self.tables.keys().next_back().map_or(1, |k| k + 1);
                 match self.create_table(id, &name, &rulebook, &config, mode, DEFAULT_FLOAT, commit) {
                     Ok(()) => Reply::Table { table: id },
-                    Err(message) => Reply::Refused { rule: "config".into(), message },
+                    Err(message) => Reply::refused(Code::Config, message),
                 }
             }
             Request::Table { table, command, by } => self.staff_command(table, command, by, commit),
@@ -422,8 +504,10 @@ impl Casino {
         let wallet = self.wallet(player);
         let fresh = self.ledger.answer(&ledger_key).is_none();
         let seq = self.chain.len() + 1;
-        let (a, ch) = self.ledger.apply_logged(
+        let request: [u8; 32] = Sha256::digest(format!("deposit|{player}|{}", amount.0)).into();
+        let (a, ch) = self.ledger.apply_bound(
             &ledger_key,
+            request,
             &[Op::Transfer { debit: self.cage, credit: wallet, amount, memo: "chips".into() }],
             Cause::Deposit { seq },
         );
@@ -438,6 +522,7 @@ impl Casino {
                 }
                 Reply::Deposit { balance: self.balance(player).map_or(Money::ZERO, |b| b.0) }
             }
+            Err(LedgerError::KeyReused(_)) => LedgerError::KeyReused(key).into(),
             Err(e) => e.into(),
         }
     }
@@ -445,12 +530,12 @@ impl Casino {
     fn new_shoe_command(&self, table: u32) -> Result<Command, Reply> {
         let t = self.tables.get(&table).ok_or_else(|| no_table(table))?;
         if t.mode == Mode::Live {
-            return Err(Reply::Refused {
-                rule: "mode".into(),
-                message: "a live table's shoe is started from the pit console with its cards".into(),
-            });
+            return Err(Reply::refused(
+                Code::Mode,
+                "a live table's shoe is started from the pit console with its cards",
+            ));
         }
-        let seed = crate::entropy::os_seed().map_err(|message| Reply::Refused { rule: "entropy".into(), message })?;
+        let seed = crate::entropy::os_seed().map_err(|message| Reply::refused(Code::Entropy, message))?;
         let setup = t.engine.setup();
         let decks = setup.config.decks;
         let (_, mut stream) = shuffled(decks, &seed);
@@ -463,27 +548,66 @@ impl Casino {
         Ok(Command::StartShoe { source: ShoeSource::Shuffle { seed }, cut: Some(cut), burn, show_burn: false })
     }
 
+    /// A bet slip: the client's key is bound to the whole slip (recorded once,
+    /// under the same key a single wager would use, so one key cannot mean both),
+    /// and each line is placed or refused on its own under a line key that no
+    /// client key can spell (`slip:{player}:{line}:{key}`).
+    fn slip(&mut self, table: u32, player: PlayerId, slip: Vec<SlipLine>, key: &str, commit: &mut Commit) -> Reply {
+        if slip.is_empty() || slip.len() > MAX_SLIP {
+            return Reply::refused(Code::Slip, format!("wagers: a slip holds 1 to {MAX_SLIP} wagers"));
+        }
+        let request = request_digest("slip", table, &slip);
+        if !self.tables.contains_key(&table) {
+            return no_table(table);
+        }
+        let (bound, ch) = self.ledger.apply_bound(&wager_key(player, key), request, &[], Cause::None);
+        if let Err(e) = bound {
+            return match e {
+                LedgerError::KeyReused(_) => LedgerError::KeyReused(key.to_string()).into(),
+                e => e.into(),
+            };
+        }
+        commit.ledger.push(ch);
+        let results: Vec<Reply> = slip
+            .into_iter()
+            .enumerate()
+            .map(|(i, line)| self.wager(table, player, line, &format!("slip:{player}:{i}:{key}"), request, commit))
+            .collect();
+        Reply::Wagers { results, balance: self.balance(player).map_or(Money::ZERO, |b| b.1) }
+    }
+
     /// Place one wager: the wallet holds the stake and any ante (AU 14.5), the
-    /// float covers what it could win, then the engine decides.
-    fn wager(&mut self, table: u32, player: PlayerId, line: SlipLine, key: &str, commit: &mut Commit) -> Reply {
+    /// float covers what it could win, then the engine decides. `key` (the
+    /// ledger's) is bound to `request`: a retry of the same request answers the
+    /// first wager, and the key with another request is refused, naming it.
+    fn wager(
+        &mut self,
+        table: u32,
+        player: PlayerId,
+        line: SlipLine,
+        key: &str,
+        request: [u8; 32],
+        commit: &mut Commit,
+    ) -> Reply {
         let SlipLine { spot, bet, amount, ante } = line;
-        let key = format!("wager:{player}:{key}");
         let wallet = self.wallet(player);
         let Some(t) = self.tables.get_mut(&table) else {
             return no_table(table);
         };
         let available = |l: &Ledger| Money(l.account(wallet).map_or(0, |a| a.available()));
         // A retry: the ledger knows the key; answer with the first wager.
-        if let Some(prev) = self.ledger.answer(&key) {
+        if let Some((seen, prev)) = self.ledger.bound(key) {
+            if seen != request {
+                return LedgerError::KeyReused(client_key(key).to_string()).into();
+            }
             return match prev {
                 Ok(ids) => match ids.first().and_then(|h| self.ledger.transfer(*h)).map(|t| t.cause) {
                     Some(Cause::Wager { table: tb, wager }) if tb == table => {
                         Reply::Wager { wager, balance: available(&self.ledger) }
                     }
-                    _ => Reply::Refused {
-                        rule: "idempotency".into(),
-                        message: "that key answered another request".into(),
-                    },
+                    _ => {
+                        Reply::refused(Code::Idempotency, format!("key {:?} answered another request", client_key(key)))
+                    }
                 },
                 Err(e) => e.into(),
             };
@@ -492,29 +616,20 @@ impl Casino {
             return halted(table, why);
         }
         if t.engine.state().coup.wagers.len() >= MAX_WAGERS_PER_COUP {
-            return Reply::Refused {
-                rule: "bounds".into(),
-                message: format!("this coup already holds {MAX_WAGERS_PER_COUP} wagers"),
-            };
+            return Reply::refused(Code::Bounds, format!("this coup already holds {MAX_WAGERS_PER_COUP} wagers"));
         }
         let held = amount + ante;
         if ante < Money::ZERO || available(&self.ledger) < held {
-            return Reply::Refused {
-                rule: "wallet".into(),
-                message: format!("available {} is less than {held}", available(&self.ledger)),
-            };
+            return Reply::refused(Code::Wallet, format!("available {} is less than {held}", available(&self.ledger)));
         }
         // The float covers everything the coup's wagers could win (`float.rs`).
         let most = max_win(&t.engine.setup().config, bet, amount, ante).unwrap_or(Money::ZERO);
         let float = Money(self.ledger.account(t.accounts.house).map_or(0, |a| a.available()));
         if t.liability + most > float {
-            return Reply::Refused {
-                rule: "float".into(),
-                message: format!(
+            return Reply::refused(Code::Float, format!(
                     "table {table}'s float of {float} cannot cover this wager's largest win of {most} with the {} the coup's wagers could already win",
                     t.liability
-                ),
-            };
+                ));
         }
         let at_ms = Some((self.clock)());
         let cmd = Command::PlaceWager { player, spot, bet, amount, ante, token: false, at_ms };
@@ -523,12 +638,13 @@ impl Casino {
             Err(r) => return r.into(),
         };
         let Some(Event::WagerPlaced { wager }) = events.first() else {
-            return Reply::Refused { rule: "engine".into(), message: "no wager placed".into() };
+            return Reply::refused(Code::Engine, "no wager placed");
         };
         let id = wager.id;
         let escrow = t.accounts.escrow;
-        let (a, ch) = self.ledger.apply_logged(
-            &key,
+        let (a, ch) = self.ledger.apply_bound(
+            key,
+            request,
             &[Op::Hold { debit: wallet, credit: escrow, amount: held, memo: format!("table {table} wager {id}") }],
             Cause::Wager { table, wager: id },
         );
@@ -559,10 +675,10 @@ impl Casino {
         }
         if let Command::SetPersonalLimits { max, .. } = &command {
             if *max > self.ceiling {
-                return Reply::Refused {
-                    rule: t.engine.rb().cite(Cite::PersonalLimits),
-                    message: format!("max: {max} is above the casino's ceiling of {}", self.ceiling),
-                };
+                return Reply::by_rule(
+                    t.engine.rb().cite(Cite::PersonalLimits),
+                    format!("max: {max} is above the casino's ceiling of {}", self.ceiling),
+                );
             }
         }
         self.command(table, command, by, commit)
@@ -630,13 +746,10 @@ impl Casino {
         let supervisor =
             matches!(by, Actor::Person { role: crate::auth::Role::Supervisor | crate::auth::Role::Admin, .. });
         if !supervisor {
-            return Reply::Refused {
-                rule: "role".into(),
-                message: "only a supervisor voids a halted table's coup".into(),
-            };
+            return Reply::refused(Code::Role, "only a supervisor voids a halted table's coup");
         }
         if t.halted.is_none() {
-            return Reply::Refused { rule: "halted".into(), message: format!("table {table} is not halted") };
+            return Reply::refused(Code::Halted, format!("table {table} is not halted"));
         }
         t.halted = None;
         let reply = self.command(table, Command::VoidInterrupted, by, commit);
@@ -697,15 +810,36 @@ fn money_of(
     out
 }
 
+/// The ledger key of a client's wager key: scoped to the player and the route.
+fn wager_key(player: PlayerId, key: &str) -> String {
+    format!("wager:{player}:{key}")
+}
+
+/// The client's key inside a ledger key (`wager:{player}:{key}` or
+/// `slip:{player}:{line}:{key}`), for naming it in a refusal.
+fn client_key(ledger_key: &str) -> &str {
+    let parts = if ledger_key.starts_with("slip:") { 4 } else { 3 };
+    ledger_key.splitn(parts, ':').last().unwrap_or(ledger_key)
+}
+
+/// What a wager key is bound to: the request as the client sent it (its kind,
+/// table and every line), so that a retry is recognised and another request
+/// under the same key is not.
+fn request_digest(kind: &str, table: u32, lines: &[SlipLine]) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(format!("{kind}|{table}|{}", lines.len()));
+    for l in lines {
+        h.update(format!("|{:?},{},{},{}", l.spot, l.bet.id(), l.amount.0, l.ante.0));
+    }
+    h.finalize().into()
+}
+
 fn no_table(table: u32) -> Reply {
-    Reply::Refused { rule: "table".into(), message: format!("no table {table}") }
+    Reply::refused(Code::NoTable, format!("no table {table}"))
 }
 
 fn halted(table: u32, why: &str) -> Reply {
-    Reply::Refused {
-        rule: "halted".into(),
-        message: format!("table {table} is stopped ({why}); a supervisor may void its coup"),
-    }
+    Reply::refused(Code::Halted, format!("table {table} is stopped ({why}); a supervisor may void its coup"))
 }
 
 /// The float a new table's house account receives from the cage.
@@ -752,7 +886,7 @@ impl CasinoTable {
         commit.records.push((self.id, r));
         eprintln!("{invariant}: the table is stopped; a supervisor may void its coup");
         self.halted = Some(invariant.clone());
-        Reply::Refused { rule: "halted".into(), message: invariant }
+        Reply::refused(Code::Halted, invariant)
     }
 }
 

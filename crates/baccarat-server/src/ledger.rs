@@ -279,6 +279,29 @@ impl Ledger {
         self.answers.get(key).map(|(_, a)| a.clone())
     }
 
+    /// What `key` has answered, with the digest of the request it was bound to.
+    pub fn bound(&self, key: &str) -> Option<([u8; 32], Answer)> {
+        self.answers.get(key).cloned()
+    }
+
+    /// Apply `ops` under `key`, bound to the digest of the client's request
+    /// (not of the ops: a wager's ops name its id, which a retry does not know).
+    /// A retry with the same request answers again and changes nothing; the
+    /// same key for another request is refused with [`LedgerError::KeyReused`].
+    pub fn apply_bound(&mut self, key: &str, request: [u8; 32], ops: &[Op], cause: Cause) -> (Answer, Changes) {
+        if let Some((seen, answer)) = self.answers.get(key) {
+            let a = if *seen == request { answer.clone() } else { Err(LedgerError::KeyReused(key.to_string())) };
+            return (a, Changes::default());
+        }
+        let mark = self.transfers.len();
+        self.cause = cause;
+        let answer = self.apply_atomic(ops);
+        self.cause = Cause::None;
+        self.answers.insert(key.to_string(), (request, answer.clone()));
+        let json = serde_json::to_string(&answer).expect("answers serialise");
+        (answer, self.changes_since(mark, Some((key.to_string(), request, json))))
+    }
+
     /// Apply `ops` and report what changed (nothing, for a retried key).
     pub fn apply_logged(&mut self, key: &str, ops: &[Op], cause: Cause) -> (Answer, Changes) {
         if self.answers.contains_key(key) {

@@ -16,6 +16,7 @@ pub mod pacer;
 pub mod postings;
 pub mod reconcile;
 pub mod serve;
+pub mod signin;
 pub mod store;
 pub mod trust;
 pub mod verify;

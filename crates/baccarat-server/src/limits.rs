@@ -6,27 +6,30 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::time::Instant;
+
+use crate::casino::Clock;
 
 pub struct Limiter {
     /// Requests per second (and the burst).
     rate: u64,
-    start: Instant,
+    /// The time (ms): injected, so a test on a loaded machine sees the same
+    /// limits as on an idle one.
+    clock: Clock,
     buckets: Mutex<HashMap<u32, (u64, u64)>>,
 }
 
 impl Limiter {
-    pub fn new(rate_per_second: u32) -> Limiter {
-        Limiter { rate: u64::from(rate_per_second.max(1)), start: Instant::now(), buckets: Mutex::new(HashMap::new()) }
+    pub fn new(rate_per_second: u32, clock: Clock) -> Limiter {
+        Limiter { rate: u64::from(rate_per_second.max(1)), clock, buckets: Mutex::new(HashMap::new()) }
     }
 
     /// Take one request from `user`'s bucket; `Err` carries the milliseconds
     /// until one is available.
     pub fn take(&self, user: u32) -> Result<(), u64> {
-        self.take_at(user, self.start.elapsed().as_millis() as u64)
+        self.take_at(user, (self.clock)())
     }
 
-    /// As [`Limiter::take`], at `now_ms` since the limiter started.
+    /// As [`Limiter::take`], at `now_ms`.
     pub fn take_at(&self, user: u32, now_ms: u64) -> Result<(), u64> {
         let full = self.rate * 1000;
         let mut b = self.buckets.lock().expect("limiter lock");
@@ -49,7 +52,7 @@ mod tests {
 
     #[test]
     fn a_burst_then_the_rate() {
-        let l = Limiter::new(10);
+        let l = Limiter::new(10, crate::casino::system_clock());
         for i in 0..10 {
             assert_eq!(l.take_at(1, 0), Ok(()), "request {i} of the burst");
         }

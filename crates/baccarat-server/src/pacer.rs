@@ -15,7 +15,7 @@ use std::time::Duration;
 use baccarat_table::engine::Command;
 
 use crate::casino::Request;
-use crate::http::{call, now_ms, AppState};
+use crate::http::{call, AppState};
 use crate::trust::Actor;
 
 /// Pace table `table` for as long as it exists.
@@ -40,12 +40,12 @@ pub async fn pace(s: AppState, table: u32) {
                     tokio::time::sleep(cfg.result_pause).await;
                     continue;
                 }
-                let closes_at = Some(now_ms() + cfg.betting.as_millis() as u64);
+                let closes_at = Some((s.clock)() + cfg.betting.as_millis() as u64);
                 Request::Table { table, command: Command::OpenBetting { no_bet: false, closes_at }, by: Actor::Server }
             }
             "betting" => {
                 let at = t.closes_at_ms.unwrap_or(0);
-                let now = now_ms();
+                let now = (s.clock)();
                 if at > now {
                     tokio::time::sleep(Duration::from_millis(at - now)).await;
                 }

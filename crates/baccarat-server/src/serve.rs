@@ -16,7 +16,7 @@ use tokio::sync::broadcast;
 use crate::anchor::{AnchorKey, AnchorLog, Head};
 use crate::auth::{random_hex, Role, Users};
 
-use crate::casino::{Casino, Mode, Request, DEFAULT_FLOAT};
+use crate::casino::{Casino, Clock, Mode, Request, DEFAULT_FLOAT};
 use crate::feed::Feed;
 use crate::http::{router, AppState, Pace};
 use crate::store::{Commit, SqliteStore, Store};
@@ -24,7 +24,7 @@ use crate::views::Views;
 use crate::writer::Writer;
 
 /// How to run the server.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct ServeConfig {
     pub db: PathBuf,
     pub addr: SocketAddr,
@@ -52,6 +52,29 @@ pub struct ServeConfig {
     pub key_file: Option<PathBuf>,
     /// No table maximum or personal maximum may exceed this.
     pub ceiling: Money,
+    /// How long a session lasts idle, and in all.
+    pub sessions: crate::auth::SessionPolicy,
+    /// The time (ms since the epoch): the system clock, or a test's.
+    pub clock: Clock,
+}
+
+impl std::fmt::Debug for ServeConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServeConfig")
+            .field("db", &self.db)
+            .field("addr", &self.addr)
+            .field("betting", &self.betting)
+            .field("deal", &self.deal)
+            .field("result_pause", &self.result_pause)
+            .field("squeeze", &self.squeeze)
+            .field("rate_per_second", &self.rate_per_second)
+            .field("web_dir", &self.web_dir)
+            .field("anchor_file", &self.anchor_file)
+            .field("key_file", &self.key_file)
+            .field("ceiling", &self.ceiling)
+            .field("sessions", &self.sessions)
+            .finish_non_exhaustive()
+    }
 }
 
 impl ServeConfig {
@@ -70,6 +93,8 @@ impl ServeConfig {
             anchor_file: None,
             key_file: None,
             ceiling: crate::casino::DEFAULT_CEILING,
+            sessions: crate::auth::SessionPolicy::default(),
+            clock: crate::casino::system_clock(),
         }
     }
 
@@ -121,7 +146,7 @@ fn commit_anchored(store: &mut SqliteStore, anchors: &mut AnchorLog, commit: &Co
 /// stops the start.
 pub fn open(cfg: &ServeConfig) -> Result<Opened, String> {
     let mut store = SqliteStore::open(&cfg.db).map_err(|e| format!("{}: {e}", cfg.db.display()))?;
-    let users = Arc::new(Users::open(&cfg.db).map_err(|e| e.to_string())?);
+    let users = Arc::new(Users::open_with(&cfg.db, cfg.sessions, cfg.clock.clone()).map_err(|e| e.to_string())?);
     let (anchor_path, key_path) = cfg.anchor_paths();
     let key = AnchorKey::load_or_create(&key_path).map_err(|e| e.to_string())?;
     let public = key.public_hex();
@@ -135,6 +160,7 @@ pub fn open(cfg: &ServeConfig) -> Result<Opened, String> {
     if snap.tables.is_empty() {
         let mut c = Casino::new();
         c.ceiling = cfg.ceiling;
+        c.clock = cfg.clock.clone();
         let mut commit = Commit::default();
         for (id, name, rb, mode, config) in DEMO_TABLES {
             c.create_table(id, name, rb, config, mode, DEFAULT_FLOAT, &mut commit)?;
@@ -179,6 +205,7 @@ pub fn open(cfg: &ServeConfig) -> Result<Opened, String> {
     }
     let mut c = Casino::recover(snap)?;
     c.ceiling = cfg.ceiling;
+    c.clock = cfg.clock.clone();
     let mut commit = Commit::default();
     let resumed = c.resume_interrupted(&mut commit);
     commit_anchored(&mut store, &mut anchors, &commit)?;
@@ -254,15 +281,19 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
         changed,
         db: cfg.db.clone(),
         anchor_file: cfg.anchor_paths().0,
-        limiter: Arc::new(crate::limits::Limiter::new(cfg.rate_per_second)),
-        logins: Arc::new(crate::limits::Limiter::new(crate::http::LOGINS_PER_SECOND)),
+        limiter: Arc::new(crate::limits::Limiter::new(cfg.rate_per_second, cfg.clock.clone())),
+        signin: Arc::new(crate::signin::SignIn::new(cfg.clock.clone())),
         web_dir: cfg.web_dir.clone(),
         pace: Pace { betting: cfg.betting, deal: cfg.deal, squeeze: cfg.squeeze, result_pause: cfg.result_pause },
+        clock: cfg.clock.clone(),
     };
     for id in table_ids {
         tokio::spawn(crate::pacer::pace(state.clone(), id));
     }
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     println!("baccarat table server on http://{addr}/  (API: http://{addr}/api/openapi.json)");
-    axum::serve(listener, router(state)).await.map_err(|e| e.to_string())
+    // With each connection's address: sign-in limits count by client address.
+    axum::serve(listener, router(state).into_make_service_with_connect_info::<SocketAddr>())
+        .await
+        .map_err(|e| e.to_string())
 }

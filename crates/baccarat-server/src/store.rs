@@ -96,6 +96,10 @@ const MIGRATIONS: &[&str] = &[
     "ALTER TABLE transfers ADD COLUMN cause TEXT NOT NULL DEFAULT '';
      UPDATE transfers SET cause = 'wager:' || replace(replace(memo, 'table ', ''), ' wager ', ':')
        WHERE memo LIKE 'table % wager %';",
+    // 7: sessions expire: when each was opened and last used (ms since the
+    // epoch). Sessions from before have 0 for both, so they have expired.
+    "ALTER TABLE sessions ADD COLUMN created_ms INTEGER NOT NULL DEFAULT 0;
+     ALTER TABLE sessions ADD COLUMN seen_ms INTEGER NOT NULL DEFAULT 0;",
 ];
 
 pub struct SqliteStore {

@@ -15,8 +15,8 @@ async fn a_player_bets_and_is_settled_exactly_with_a_push_over_websocket() {
     let token = app.login("player1", "demo").await;
     let (_, me) = app.get("/api/me", Some(&token)).await;
     let start = me["balance"].as_i64().unwrap();
-    let ws_url = format!("{}/api/tables/3/ws?token={token}", app.base.replace("http", "ws"));
-    let (mut ws, _) = tokio_tungstenite::connect_async(ws_url).await.unwrap();
+    let ws_url = format!("{}/api/tables/3/ws", app.base.replace("http", "ws"));
+    let (mut ws, _) = tokio_tungstenite::connect_async(common::ws_request(&ws_url, &token)).await.unwrap();
     let first: Value = serde_json::from_str(&ws.next().await.unwrap().unwrap().into_text().unwrap()).unwrap();
     assert_eq!(first["table"]["id"], 3);
     assert_eq!(first["balance"], start);
@@ -76,7 +76,7 @@ async fn bad_input_and_forbidden_calls_get_clear_json_errors() {
     assert!(s.is_client_error());
     let (s, e) =
         app.post("/api/tables/99/wagers", Some(&token), json!({"bet": "player", "amount": 1000, "key": "y"})).await;
-    assert_eq!(s, StatusCode::CONFLICT, "{e}");
+    assert_eq!((s, e["code"].as_str()), (StatusCode::NOT_FOUND, Some("no_table")), "{e}");
     let (s, _) = app.post("/api/tables/1/commands", Some(&token), json!({"command": "close_betting"})).await;
     assert_eq!(s, StatusCode::FORBIDDEN);
     // An oversized body is refused (on its own connection: the server closes it).

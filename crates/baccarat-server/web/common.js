@@ -2,15 +2,16 @@
 // WebSocket with reconnection, and plain-words errors. No build step; loaded as
 // an ES module.
 
-/** The signed-in session, kept in sessionStorage so a reload keeps the seat. */
+/**
+ * Who is signed in, kept in sessionStorage so a reload keeps the seat. The
+ * session itself is an HttpOnly cookie the page never sees: a script injected
+ * into the page could not steal it.
+ */
 export const auth = {
-  get token() { return sessionStorage.getItem('baccarat.token'); },
   get user() { const u = sessionStorage.getItem('baccarat.user'); return u ? JSON.parse(u) : null; },
-  set(token, user) {
-    sessionStorage.setItem('baccarat.token', token);
-    sessionStorage.setItem('baccarat.user', JSON.stringify(user));
-  },
-  clear() { sessionStorage.removeItem('baccarat.token'); sessionStorage.removeItem('baccarat.user'); },
+  get signedIn() { return this.user !== null; },
+  set(user) { sessionStorage.setItem('baccarat.user', JSON.stringify(user)); },
+  clear() { sessionStorage.removeItem('baccarat.user'); sessionStorage.removeItem('baccarat.token'); },
 };
 
 /** An error from the server, in plain words, with the rule that refused it. */
@@ -26,8 +27,8 @@ export class ApiError extends Error {
 /** What a refusal means, for a person. */
 export function plainError(status, body) {
   const msg = (body && body.error) || '';
-  const rule = body && body.rule && !['table', 'wallet', 'ledger', 'engine', 'slip', 'bounds', 'mode', 'config', 'idempotency'].includes(body.rule)
-    ? ` (${body.rule})` : '';
+  // The server sends `rule` only where a rulebook's rule refused.
+  const rule = body && body.rule ? ` (${body.rule})` : '';
   if (status === 401) return 'Please sign in again: ' + (msg || 'your session has ended.');
   if (status === 403) return 'Not allowed: ' + (msg || 'your role may not do this.');
   if (status === 413) return 'That request is too large.';
@@ -40,7 +41,6 @@ export function plainError(status, body) {
 /** Call the API; resolves with JSON or throws ApiError. */
 export async function api(path, { method = 'GET', body } = {}) {
   const headers = { 'content-type': 'application/json' };
-  if (auth.token) headers.authorization = 'Bearer ' + auth.token;
   let res;
   try {
     res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -55,7 +55,7 @@ export async function api(path, { method = 'GET', body } = {}) {
 
 export async function login(name, password) {
   const r = await api('/api/login', { method: 'POST', body: { name, password } });
-  auth.set(r.token, { id: r.user, name: r.name, role: r.role });
+  auth.set({ id: r.user, name: r.name, role: r.role });
   return r;
 }
 
@@ -119,8 +119,8 @@ export function followTable(id, onMessage, onStatus = () => {}) {
   let delay = 250;
   const open = () => {
     const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    const q = auth.token ? '?token=' + encodeURIComponent(auth.token) : '';
-    ws = new WebSocket(`${proto}//${location.host}/api/tables/${id}/ws${q}`);
+    // The session cookie goes with the upgrade; no token in the URL.
+    ws = new WebSocket(`${proto}//${location.host}/api/tables/${id}/ws`);
     ws.onopen = () => { delay = 250; onStatus('live'); };
     ws.onmessage = (ev) => { try { onMessage(JSON.parse(ev.data)); } catch (e) { console.error(e); } };
     ws.onclose = () => {

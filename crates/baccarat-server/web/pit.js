@@ -292,11 +292,11 @@ async function start() {
   setupDialog();
   document.addEventListener('click', onAction);
 
-  if (auth.token) {
+  if (auth.signedIn) {
     try {
       const me = await api('/api/me');
       state.user = { id: me.user, name: me.name, role: me.role };
-      auth.set(auth.token, state.user);
+      auth.set(state.user);
     } catch (e) {
       auth.clear();
     }

@@ -82,7 +82,7 @@ function leaveTable() {
 function route() {
   clearInterval(S.lobbyTimer);
   const m = /table=(\d+)/.exec(location.hash);
-  if (!auth.token) {
+  if (!auth.signedIn) {
     leaveTable();
     showLogin();
   } else if (m) {
@@ -740,7 +740,7 @@ function loadHistorySoon() {
 }
 
 async function loadHistory(missedCoup = null) {
-  if (!auth.token || auth.user?.role !== 'player') return;
+  if (!auth.signedIn || auth.user?.role !== 'player') return;
   try {
     const r = await api('/api/me/history');
     const rows = r.history || [];

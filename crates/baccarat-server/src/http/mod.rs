@@ -6,7 +6,7 @@
 //! |---|---|---|---|---|---|---|
 //! | `GET /`, `GET /pit`, `GET /assets/{file}` (pages) | yes | yes | yes | yes | yes | yes |
 //! | `POST /api/login` | yes | yes | yes | yes | yes | yes |
-//! | `POST /api/logout`, `GET /api/me`, `GET /api/me/history` | | yes | yes | yes | yes | yes |
+//! | `POST /api/logout`, `GET /api/me`, `GET /api/me/history`, `POST /api/me/password` | | yes | yes | yes | yes | yes |
 //! | `GET /api/tables`, `GET /api/tables/{id}`, `GET /api/tables/{id}/ws` | yes | yes | yes | yes | yes | yes |
 //! | `GET /api/tables/{id}/shoes` (commitments, revealed seeds) | yes | yes | yes | yes | yes | yes |
 //! | `POST /api/tables/{id}/wagers`, `…/withdraw`, `…/hand` | | yes | | | | |
@@ -19,39 +19,57 @@
 //! | `POST /api/tables`, `POST /api/players`, `POST /api/players/{id}/deposit` | | | | | | yes |
 //! | `GET /api/openapi.json` | yes | yes | yes | yes | yes | yes |
 //!
-//! Every refusal is a 4xx with `{"error": …}` (and `"rule"` where a rule refused
-//! it). Money commands carry an idempotency `key` chosen by the client. Routes
-//! that change something are rate-limited per user (429 with `retry_after_ms`),
-//! and bodies are bounded at [`MAX_BODY`]; sign-in is limited per name to
-//! [`LOGINS_PER_SECOND`] attempts a second.
+//! Every refusal follows one contract (`error.rs`): JSON `{"error", "code"}`,
+//! with `"rule"` where a rulebook's rule refused, and a status by kind. Money
+//! commands carry an idempotency `key` chosen by the client (`casino.rs` says
+//! what it binds). Routes that change something are rate-limited per user (429
+//! with `retry_after_ms`), bodies are bounded at [`MAX_BODY`], and sign-in has
+//! limits of its own (`signin.rs`).
+//!
+//! # Sessions
+//!
+//! Signing in answers the token (for API clients, sent back as
+//! `Authorization: Bearer`) and sets it as an `HttpOnly`, `SameSite=Strict`
+//! cookie for the pages, which never see it. A session ends on sign-out, on a
+//! password change (every session of that person), after the idle time and
+//! after the maximum age (`auth::SessionPolicy`). The WebSocket authenticates by
+//! the cookie, or by a first message `{"token": …}`, never by the URL.
+//!
+//! Every response carries a Content-Security-Policy with no inline script and
+//! `frame-ancestors 'none'`, `X-Content-Type-Options: nosniff` and
+//! `Referrer-Policy: no-referrer`.
 
+mod error;
+mod extract;
 mod play;
+mod session;
 mod staff;
 mod web;
 
+pub use error::ApiError;
+pub use extract::SESSION_COOKIE;
 pub use play::message;
 
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
-use axum::extract::{DefaultBodyLimit, Path, State};
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::extract::{DefaultBodyLimit, State};
+use axum::handler::Handler;
+use axum::http::{header, HeaderValue, Method};
+use axum::response::Response;
+use axum::routing::MethodRouter;
 use axum::{Json, Router};
-use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio::sync::{broadcast, oneshot};
 
 use crate::auth::{Role, Session, Users};
-use crate::casino::{Reply, Request};
+use crate::casino::{Clock, Reply, Request};
 use crate::feed::Feed;
 use crate::limits::Limiter;
+use crate::signin::SignIn;
 use crate::views::Views;
 use crate::writer::Writer;
-
-/// Sign-in attempts a second for one name (a burst of as many).
-pub const LOGINS_PER_SECOND: u32 = 5;
+use extract::Id;
 
 /// Largest request body accepted.
 pub const MAX_BODY: usize = 16 * 1024;
@@ -68,11 +86,13 @@ pub struct AppState {
     /// The anchor file (verify reads it).
     pub anchor_file: PathBuf,
     pub limiter: Arc<Limiter>,
-    /// Sign-in attempts per name (password guessing), apart from the users' rate.
-    pub logins: Arc<Limiter>,
+    /// Sign-in: its limits and hashing pool.
+    pub signin: Arc<SignIn>,
     pub web_dir: Option<PathBuf>,
     /// The pace of RNG tables.
     pub pace: Pace,
+    /// The time (ms since the epoch), injected.
+    pub clock: Clock,
 }
 
 /// The pace of RNG tables.
@@ -84,43 +104,16 @@ pub struct Pace {
     pub result_pause: std::time::Duration,
 }
 
-/// An API error: status and JSON body.
-pub struct ApiError(StatusCode, Value);
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        (self.0, Json(self.1)).into_response()
-    }
-}
-
-fn err(status: StatusCode, msg: impl Into<String>) -> ApiError {
-    ApiError(status, json!({ "error": msg.into() }))
-}
-
-fn session(s: &AppState, h: &HeaderMap) -> Result<Session, ApiError> {
-    let token = h
-        .get("authorization")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .ok_or_else(|| err(StatusCode::UNAUTHORIZED, "sign in: send Authorization: Bearer <token>"))?;
-    s.users.session(token).map_err(|e| err(StatusCode::UNAUTHORIZED, e.to_string()))
-}
-
 /// Refuse a user over their rate (429).
 fn limited(s: &AppState, sess: &Session) -> Result<(), ApiError> {
-    s.limiter.take(sess.user).map_err(|wait| {
-        ApiError(
-            StatusCode::TOO_MANY_REQUESTS,
-            json!({ "error": format!("too many requests; retry in {wait} ms"), "retry_after_ms": wait }),
-        )
-    })
+    s.limiter.take(sess.user).map_err(|wait| ApiError::too_many(format!("too many requests; retry in {wait} ms"), wait))
 }
 
 fn require(sess: &Session, roles: &[Role]) -> Result<(), ApiError> {
     if roles.contains(&sess.role) {
         Ok(())
     } else {
-        Err(err(StatusCode::FORBIDDEN, format!("a {} may not do this", sess.role.name())))
+        Err(ApiError::forbidden(format!("a {} may not do this", sess.role.name())))
     }
 }
 
@@ -131,56 +124,25 @@ pub async fn call(s: &AppState, req: Request) -> Result<Reply, ApiError> {
         .send(req, move |r| {
             let _ = tx.send(r);
         })
-        .map_err(|e| err(StatusCode::SERVICE_UNAVAILABLE, e.to_string()))?;
-    rx.await.map_err(|_| err(StatusCode::SERVICE_UNAVAILABLE, "the table server stopped"))
+        .map_err(|e| ApiError::unavailable(e.to_string()))?;
+    rx.await.map_err(|_| ApiError::unavailable("the table server stopped"))
 }
 
+/// A casino reply as the API answers it: a refusal by its kind's status.
 fn reply_json(r: Reply) -> Result<Json<Value>, ApiError> {
-    match r {
-        Reply::Refused { rule, message } => {
-            // A refusal by the trust matrix for who is asking is a 403.
-            let status = if rule == "role" { StatusCode::FORBIDDEN } else { StatusCode::CONFLICT };
-            Err(ApiError(status, json!({ "error": message, "rule": rule })))
-        }
-        r => Ok(Json(serde_json::to_value(r).expect("replies serialise"))),
+    match error::refusal(&r) {
+        Some(e) => Err(e),
+        None => Ok(Json(serde_json::to_value(r).expect("replies serialise"))),
     }
 }
 
-#[derive(Deserialize)]
-struct Login {
-    name: String,
-    password: String,
-}
-
-async fn login(State(s): State<AppState>, Json(b): Json<Login>) -> Result<Json<Value>, ApiError> {
-    if b.name.len() > 64 || b.password.len() > 128 {
-        return Err(err(StatusCode::BAD_REQUEST, "name: at most 64 characters; password: at most 128"));
+/// 404 unless the table exists.
+fn table_exists(s: &AppState, id: u32) -> Result<(), ApiError> {
+    if s.views.read().expect("views lock").tables.iter().any(|t| t.id == id) {
+        Ok(())
+    } else {
+        Err(ApiError::new(axum::http::StatusCode::NOT_FOUND, "no_table", format!("no table {id}")))
     }
-    // A few attempts a second per name: guessing a password is slow.
-    let name_key = b.name.bytes().fold(0x811c_9dc5u32, |h, c| (h ^ u32::from(c)).wrapping_mul(0x0100_0193));
-    s.logins.take(name_key).map_err(|wait| {
-        ApiError(
-            StatusCode::TOO_MANY_REQUESTS,
-            json!({ "error": format!("too many sign-in attempts; retry in {wait} ms"), "retry_after_ms": wait }),
-        )
-    })?;
-    let users = s.users.clone();
-    let (token, sess) = tokio::task::spawn_blocking(move || users.login(&b.name, &b.password))
-        .await
-        .map_err(|_| err(StatusCode::INTERNAL_SERVER_ERROR, "login failed"))?
-        .map_err(|e| err(StatusCode::UNAUTHORIZED, e.to_string()))?;
-    Ok(Json(json!({ "token": token, "user": sess.user, "name": sess.name, "role": sess.role })))
-}
-
-async fn logout(State(s): State<AppState>, h: HeaderMap) -> Result<Json<Value>, ApiError> {
-    session(&s, &h)?;
-    let token = h
-        .get("authorization")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .unwrap_or_default();
-    s.users.revoke(token).map_err(|e| err(StatusCode::UNAUTHORIZED, e.to_string()))?;
-    Ok(Json(json!({ "revoked": true })))
 }
 
 async fn tables(State(s): State<AppState>) -> Json<Value> {
@@ -188,25 +150,11 @@ async fn tables(State(s): State<AppState>) -> Json<Value> {
     Json(json!({ "tables": v.tables }))
 }
 
-async fn table(State(s): State<AppState>, Path(id): Path<u32>) -> Result<Json<Value>, ApiError> {
+async fn table(State(s): State<AppState>, Id(id): Id) -> Result<Json<Value>, ApiError> {
+    table_exists(&s, id)?;
     let v = s.views.read().expect("views lock");
-    let t = v.tables.iter().find(|t| t.id == id).ok_or_else(|| err(StatusCode::NOT_FOUND, format!("no table {id}")))?;
+    let t = v.tables.iter().find(|t| t.id == id).expect("checked");
     Ok(Json(serde_json::to_value(t).expect("views serialise")))
-}
-
-async fn me(State(s): State<AppState>, h: HeaderMap) -> Result<Json<Value>, ApiError> {
-    let sess = session(&s, &h)?;
-    let (balance, available) = s
-        .views
-        .read()
-        .expect("views lock")
-        .balances
-        .get(&baccarat_table::engine::PlayerId(sess.user))
-        .copied()
-        .unwrap_or_default();
-    Ok(Json(
-        json!({ "user": sess.user, "name": sess.name, "role": sess.role, "balance": balance, "available": available }),
-    ))
 }
 
 pub fn now_ms() -> u64 {
@@ -217,47 +165,109 @@ async fn openapi() -> Json<Value> {
     Json(crate::openapi::document())
 }
 
-async fn fallback() -> ApiError {
-    err(StatusCode::NOT_FOUND, "no such route; see /api/openapi.json")
+async fn no_route() -> ApiError {
+    ApiError::not_found("no such route; see /api/openapi.json")
+}
+
+async fn no_method() -> ApiError {
+    ApiError::new(
+        axum::http::StatusCode::METHOD_NOT_ALLOWED,
+        "method",
+        "this route does not take that method; see /api/openapi.json",
+    )
+}
+
+/// The router under construction, and every (method, path) it serves: the
+/// OpenAPI document is checked against this list, both ways.
+pub struct Routes {
+    router: Router<AppState>,
+    list: Vec<(Method, &'static str)>,
+}
+
+impl Routes {
+    fn new() -> Routes {
+        Routes { router: Router::new(), list: Vec::new() }
+    }
+
+    fn add(mut self, method: Method, path: &'static str, r: MethodRouter<AppState>) -> Routes {
+        self.list.push((method, path));
+        self.router = self.router.route(path, r);
+        self
+    }
+
+    fn get<H: Handler<T, AppState>, T: 'static>(self, path: &'static str, h: H) -> Routes {
+        self.add(Method::GET, path, axum::routing::get(h))
+    }
+
+    fn post<H: Handler<T, AppState>, T: 'static>(self, path: &'static str, h: H) -> Routes {
+        self.add(Method::POST, path, axum::routing::post(h))
+    }
+
+    /// Every (method, path) served.
+    pub fn list(&self) -> &[(Method, &'static str)] {
+        &self.list
+    }
+}
+
+/// Every route.
+pub fn routes() -> Routes {
+    Routes::new()
+        .get("/", web::index)
+        .get("/pit", web::pit)
+        .get("/assets/{name}", web::asset)
+        .post("/api/login", session::login)
+        .post("/api/logout", session::logout)
+        .get("/api/me", session::me)
+        .post("/api/me/password", session::password)
+        .get("/api/me/history", play::history)
+        .get("/api/tables", tables)
+        .post("/api/tables", staff::create_table)
+        .get("/api/tables/{id}", table)
+        .get("/api/tables/{id}/ws", play::ws)
+        .post("/api/tables/{id}/wagers", play::wager)
+        .post("/api/tables/{id}/withdraw", play::withdraw)
+        .post("/api/tables/{id}/hand", play::hand)
+        .post("/api/tables/{id}/commands", staff::command)
+        .get("/api/tables/{id}/pit", staff::pit)
+        .post("/api/tables/{id}/open", staff::set_open)
+        .post("/api/tables/{id}/void", staff::void_halted)
+        .get("/api/tables/{id}/audit", staff::audit)
+        .get("/api/tables/{id}/shoes", shoes)
+        .post("/api/players", staff::create_player)
+        .post("/api/players/{id}/deposit", staff::deposit)
+        .get("/api/ledger/check", staff::ledger_check)
+        .get("/api/verify", staff::verify)
+        .get("/api/openapi.json", openapi)
+}
+
+/// The Content-Security-Policy of every response: scripts only from this
+/// origin (no inline script), no framing. Inline `style` attributes are
+/// allowed: the pages place road cells with them, and a style cannot run code.
+pub const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+async fn security_headers(mut r: Response) -> Response {
+    let h = r.headers_mut();
+    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    r
 }
 
 /// The router.
 pub fn router(state: AppState) -> Router {
-    Router::new()
-        .route("/", get(web::index))
-        .route("/pit", get(web::pit))
-        .route("/assets/{name}", get(web::asset))
-        .route("/api/login", post(login))
-        .route("/api/logout", post(logout))
-        .route("/api/me", get(me))
-        .route("/api/me/history", get(play::history))
-        .route("/api/tables", get(tables).post(staff::create_table))
-        .route("/api/tables/{id}", get(table))
-        .route("/api/tables/{id}/ws", get(play::ws))
-        .route("/api/tables/{id}/wagers", post(play::wager))
-        .route("/api/tables/{id}/withdraw", post(play::withdraw))
-        .route("/api/tables/{id}/hand", post(play::hand))
-        .route("/api/tables/{id}/commands", post(staff::command))
-        .route("/api/tables/{id}/pit", get(staff::pit))
-        .route("/api/tables/{id}/open", post(staff::set_open))
-        .route("/api/tables/{id}/void", post(staff::void_halted))
-        .route("/api/tables/{id}/audit", get(staff::audit))
-        .route("/api/tables/{id}/shoes", get(shoes))
-        .route("/api/players", post(staff::create_player))
-        .route("/api/players/{id}/deposit", post(staff::deposit))
-        .route("/api/ledger/check", get(staff::ledger_check))
-        .route("/api/verify", get(staff::verify))
-        .route("/api/openapi.json", get(openapi))
-        .fallback(fallback)
+    routes()
+        .router
+        .fallback(no_route)
+        .method_not_allowed_fallback(no_method)
         .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(axum::middleware::map_response(security_headers))
         .with_state(state)
 }
 
 /// Provably fair: each shoe's seed commitment, and its seed once the shoe ended.
-async fn shoes(State(s): State<AppState>, Path(id): Path<u32>) -> Result<Json<Value>, ApiError> {
-    if !s.views.read().expect("views lock").tables.iter().any(|t| t.id == id) {
-        return Err(err(StatusCode::NOT_FOUND, format!("no table {id}")));
-    }
+async fn shoes(State(s): State<AppState>, Id(id): Id) -> Result<Json<Value>, ApiError> {
+    table_exists(&s, id)?;
     let f = s.feed.read().expect("feed lock");
     let list = f.shoes.get(&id).cloned().unwrap_or_default();
     Ok(Json(json!({ "table": id, "algorithm": baccarat_table::shuffle::SHUFFLE_ALGORITHM, "shoes": list })))

@@ -2,8 +2,8 @@
 //! and exposing a hand they hold, their history, and the table's WebSocket.
 
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::State;
+use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::Json;
 use baccarat_rules::{Bet, Money, Side};
@@ -12,7 +12,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio::sync::broadcast;
 
-use super::{call, err, limited, now_ms, reply_json, require, session, ApiError, AppState};
+use super::extract::{token_of, Auth, Body, Id};
+use super::{call, limited, reply_json, require, table_exists, ApiError, AppState};
 use crate::auth::{Role, Session};
 use crate::casino::{Request, MAX_SLIP};
 
@@ -54,17 +55,16 @@ fn line(
     spot: Option<u8>,
     field: &str,
 ) -> Result<crate::casino::SlipLine, ApiError> {
-    let bet = Bet::from_id(bet)
-        .ok_or_else(|| err(StatusCode::BAD_REQUEST, format!("{field}bet: unknown wager id {bet:?}")))?;
+    let bet = Bet::from_id(bet).ok_or_else(|| ApiError::bad(format!("{field}bet: unknown wager id {bet:?}")))?;
     if amount <= 0 || amount > baccarat_rules::MAX_LIMIT {
-        return Err(err(StatusCode::BAD_REQUEST, format!("{field}amount: must be positive minor units")));
+        return Err(ApiError::bad(format!("{field}amount: must be positive minor units")));
     }
     if spot.is_some_and(|b| !(1..=14).contains(&b)) {
-        return Err(err(StatusCode::BAD_REQUEST, format!("{field}spot: a box from 1 to 14")));
+        return Err(ApiError::bad(format!("{field}spot: a box from 1 to 14")));
     }
     let ante = ante.unwrap_or(0);
     if !(0..=baccarat_rules::MAX_LIMIT).contains(&ante) {
-        return Err(err(StatusCode::BAD_REQUEST, format!("{field}ante: zero or more minor units")));
+        return Err(ApiError::bad(format!("{field}ante: zero or more minor units")));
     }
     // Without a box the player sits at one derived from their id (boxes 1-7
     // exist on every layout).
@@ -74,24 +74,23 @@ fn line(
 
 pub(super) async fn wager(
     State(s): State<AppState>,
-    h: HeaderMap,
-    Path(id): Path<u32>,
-    Json(b): Json<WagerBody>,
+    Auth(sess, _): Auth,
+    Id(id): Id,
+    Body(b): Body<WagerBody>,
 ) -> Result<Json<Value>, ApiError> {
-    let sess = session(&s, &h)?;
     require(&sess, &[Role::Player])?;
     let me = PlayerId(sess.user);
     limited(&s, &sess)?;
     if b.key.is_empty() || b.key.len() > 128 {
-        return Err(err(StatusCode::BAD_REQUEST, "key: an idempotency key of 1 to 128 characters is required"));
+        return Err(ApiError::bad("key: an idempotency key of 1 to 128 characters is required"));
     }
     let req = match (b.wagers, b.bet, b.amount) {
         (Some(_), _, _) if b.ante.is_some() => {
-            return Err(err(StatusCode::BAD_REQUEST, "ante: in a slip, each line carries its own ante"))
+            return Err(ApiError::bad("ante: in a slip, each line carries its own ante"))
         }
         (Some(list), None, None) => {
             if list.is_empty() || list.len() > MAX_SLIP {
-                return Err(err(StatusCode::BAD_REQUEST, format!("wagers: a slip holds 1 to {MAX_SLIP} wagers")));
+                return Err(ApiError::bad(format!("wagers: a slip holds 1 to {MAX_SLIP} wagers")));
             }
             let slip = list
                 .iter()
@@ -113,8 +112,7 @@ pub(super) async fn wager(
             }
         }
         _ => {
-            return Err(err(
-                StatusCode::BAD_REQUEST,
+            return Err(ApiError::bad(
                 "send either bet and amount, or wagers: [{bet, amount}], not both and not neither",
             ))
         }
@@ -131,11 +129,10 @@ pub(super) struct WithdrawBody {
 /// Take back one's own wager while betting is open (NSW 5.4).
 pub(super) async fn withdraw(
     State(s): State<AppState>,
-    h: HeaderMap,
-    Path(id): Path<u32>,
-    Json(b): Json<WithdrawBody>,
+    Auth(sess, _): Auth,
+    Id(id): Id,
+    Body(b): Body<WithdrawBody>,
 ) -> Result<Json<Value>, ApiError> {
-    let sess = session(&s, &h)?;
     require(&sess, &[Role::Player])?;
     let me = PlayerId(sess.user);
     limited(&s, &sess)?;
@@ -162,11 +159,10 @@ pub(super) struct HandBody {
 /// passes on (NSW 8.9-8.15; AU 8.9-8.16).
 pub(super) async fn hand(
     State(s): State<AppState>,
-    h: HeaderMap,
-    Path(id): Path<u32>,
-    Json(b): Json<HandBody>,
+    Auth(sess, _): Auth,
+    Id(id): Id,
+    Body(b): Body<HandBody>,
 ) -> Result<Json<Value>, ApiError> {
-    let sess = session(&s, &h)?;
     require(&sess, &[Role::Player])?;
     let me = PlayerId(sess.user);
     limited(&s, &sess)?;
@@ -176,7 +172,7 @@ pub(super) async fn hand(
             let side = b
                 .side
                 .or(out.map(|o| o.side))
-                .ok_or_else(|| err(StatusCode::CONFLICT, "no hand is out with a player to expose"))?;
+                .ok_or_else(|| ApiError::conflict("no hand is out with a player to expose"))?;
             Command::Expose { side, player: Some(me) }
         }
         HandAction::Decline => Command::DeclineCards { player: me },
@@ -186,33 +182,33 @@ pub(super) async fn hand(
 }
 
 /// The player's own settled wagers, newest first.
-pub(super) async fn history(State(s): State<AppState>, h: HeaderMap) -> Result<Json<Value>, ApiError> {
-    let sess = session(&s, &h)?;
+pub(super) async fn history(State(s): State<AppState>, Auth(sess, _): Auth) -> Result<Json<Value>, ApiError> {
     let f = s.feed.read().expect("feed lock");
     let lines: Vec<&crate::feed::HistoryLine> =
         f.history.get(&PlayerId(sess.user)).map(|h| h.iter().rev().collect()).unwrap_or_default();
     Ok(Json(json!({ "player": sess.user, "history": lines })))
 }
 
-#[derive(Deserialize)]
-pub(super) struct WsQuery {
-    #[serde(default)]
-    token: Option<String>,
-}
-
+/// The table's WebSocket. A viewer is known by the session cookie sent with
+/// the upgrade, or by a first message `{"token": …}` (API clients); a token in
+/// the URL is refused, since URLs end up in logs and history.
 pub(super) async fn ws(
     State(s): State<AppState>,
-    Path(id): Path<u32>,
-    Query(q): Query<WsQuery>,
+    Id(id): Id,
+    h: HeaderMap,
+    uri: axum::http::Uri,
     up: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
-    let viewer = match q.token {
-        Some(t) => Some((s.users.session(&t).map_err(|e| err(StatusCode::UNAUTHORIZED, e.to_string()))?, t)),
+    if uri.query().is_some_and(|q| q.split('&').any(|kv| kv.starts_with("token="))) {
+        return Err(ApiError::bad(
+            "token: never in the URL; the session cookie signs the socket in, or send {\"token\": …} as the first message",
+        ));
+    }
+    let viewer = match token_of(&h) {
+        Some(t) => Some((s.users.watching(&t).map_err(|e| ApiError::unauthorized(e.to_string()))?, t)),
         None => None,
     };
-    if !s.views.read().expect("views lock").tables.iter().any(|t| t.id == id) {
-        return Err(err(StatusCode::NOT_FOUND, format!("no table {id}")));
-    }
+    table_exists(&s, id)?;
     Ok(upgrade(up, s, id, viewer))
 }
 
@@ -250,18 +246,18 @@ pub fn message(s: &AppState, id: u32, viewer: Option<&Session>) -> Value {
         "balance": balance.map(|b| b.0),
         "available": balance.map(|b| b.1),
         "mine": mine,
-        "now_ms": now_ms(),
+        "now_ms": (s.clock)(),
     })
 }
 
 /// Push the viewer's message after every durable batch (coalesced: a slow
 /// client skips to the latest state rather than queueing every change).
-async fn push(mut sock: WebSocket, s: AppState, id: u32, viewer: Option<(Session, String)>) {
+async fn push(mut sock: WebSocket, s: AppState, id: u32, mut viewer: Option<(Session, String)>) {
     let mut rx = s.changed.subscribe();
     let mut last = String::new();
     loop {
         if let Some((_, token)) = &viewer {
-            if s.users.session(token).is_err() {
+            if s.users.watching(token).is_err() {
                 let _ = sock.send(Message::Close(None)).await;
                 return;
             }
@@ -287,6 +283,33 @@ async fn push(mut sock: WebSocket, s: AppState, id: u32, viewer: Option<(Session
             },
             m = sock.recv() => match m {
                 Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
+                Some(Ok(Message::Text(text))) => {
+                    // A first message signs the socket in (API clients).
+                    #[derive(Deserialize)]
+                    struct SignIn {
+                        token: String,
+                    }
+                    match serde_json::from_str::<SignIn>(&text).map(|m| m.token) {
+                        Ok(t) => match s.users.watching(&t) {
+                            Ok(sess) => {
+                                viewer = Some((sess, t));
+                                last.clear();
+                            }
+                            Err(e) => {
+                                let refusal = ApiError::unauthorized(e.to_string()).body().to_string();
+                                if sock.send(Message::Text(refusal.into())).await.is_err() {
+                                    return;
+                                }
+                            }
+                        },
+                        Err(_) => {
+                            let refusal = ApiError::bad("send {\"token\": …} to sign in; nothing else is read").body().to_string();
+                            if sock.send(Message::Text(refusal.into())).await.is_err() {
+                                return;
+                            }
+                        }
+                    }
+                }
                 _ => {}
             },
         }

@@ -2,15 +2,15 @@
 //! of a table, opening and closing tables, the cage, and the inspector's recall
 //! and verification.
 
-use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::State;
 use axum::Json;
 use baccarat_rules::Money;
 use baccarat_table::engine::{Command, PlayerId};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{call, err, limited, reply_json, require, session, ApiError, AppState};
+use super::extract::{Auth, Body, Id, Q};
+use super::{call, limited, reply_json, require, table_exists, ApiError, AppState};
 use crate::auth::Role;
 use crate::casino::{Mode, Request};
 
@@ -19,11 +19,10 @@ use crate::casino::{Mode, Request};
 /// supervisor (NSW 5.6.6, 14.12, 14.4, 6.7-6.8).
 pub(super) async fn command(
     State(s): State<AppState>,
-    h: HeaderMap,
-    Path(id): Path<u32>,
-    Json(cmd): Json<Command>,
+    Auth(sess, _): Auth,
+    Id(id): Id,
+    Body(cmd): Body<Command>,
 ) -> Result<Json<Value>, ApiError> {
-    let sess = session(&s, &h)?;
     // Staff only on this route; which staff may send which command at which
     // table is the trust matrix's to say (`trust.rs`), in the writer.
     require(&sess, &[Role::Dealer, Role::Supervisor, Role::Admin])?;
@@ -43,11 +42,10 @@ pub(super) struct OpenBody {
 /// notice periods are for a higher minimum, NSW 6.7, sent as `announce_minimum`).
 pub(super) async fn set_open(
     State(s): State<AppState>,
-    h: HeaderMap,
-    Path(id): Path<u32>,
-    Json(b): Json<OpenBody>,
+    Auth(sess, _): Auth,
+    Id(id): Id,
+    Body(b): Body<OpenBody>,
 ) -> Result<Json<Value>, ApiError> {
-    let sess = session(&s, &h)?;
     require(&sess, &[Role::Supervisor, Role::Admin])?;
     limited(&s, &sess)?;
     reply_json(call(&s, Request::SetOpen { table: id, open: b.open }).await?)
@@ -66,25 +64,23 @@ pub(super) struct NewTable {
 /// Admin: define a table from a configuration (checked against its profile).
 pub(super) async fn create_table(
     State(s): State<AppState>,
-    h: HeaderMap,
-    Json(b): Json<NewTable>,
+    Auth(sess, _): Auth,
+    Body(b): Body<NewTable>,
 ) -> Result<Json<Value>, ApiError> {
-    let sess = session(&s, &h)?;
     require(&sess, &[Role::Admin])?;
     limited(&s, &sess)?;
     if b.name.trim().is_empty() || b.name.len() > 64 {
-        return Err(err(StatusCode::BAD_REQUEST, "name: 1 to 64 characters"));
+        return Err(ApiError::bad("name: 1 to 64 characters"));
     }
     let mode = match b.mode.as_deref() {
         None => Mode::Rng,
-        Some(m) => Mode::from_id(m).ok_or_else(|| err(StatusCode::BAD_REQUEST, "mode: \"rng\" or \"live\""))?,
+        Some(m) => Mode::from_id(m).ok_or_else(|| ApiError::bad("mode: \"rng\" or \"live\""))?,
     };
     #[derive(Deserialize)]
     struct Head {
         rulebook: String,
     }
-    let head: Head =
-        toml::from_str(&b.config).map_err(|e| err(StatusCode::BAD_REQUEST, format!("config: {}", e.message())))?;
+    let head: Head = toml::from_str(&b.config).map_err(|e| ApiError::bad(format!("config: {}", e.message())))?;
     let r = call(&s, Request::CreateTable { name: b.name, rulebook: head.rulebook, config: b.config, mode }).await?;
     let id = match &r {
         crate::casino::Reply::Table { table } => Some(*table),
@@ -106,18 +102,32 @@ pub(super) struct Deposit {
 
 pub(super) async fn deposit(
     State(s): State<AppState>,
-    h: HeaderMap,
-    Path(player): Path<u32>,
-    Json(b): Json<Deposit>,
+    Auth(sess, _): Auth,
+    Id(player): Id,
+    Body(b): Body<Deposit>,
 ) -> Result<Json<Value>, ApiError> {
-    let sess = session(&s, &h)?;
     require(&sess, &[Role::Admin])?;
     limited(&s, &sess)?;
     if b.amount <= 0 || b.amount > baccarat_rules::MAX_LIMIT {
-        return Err(err(StatusCode::BAD_REQUEST, "amount: must be positive minor units"));
+        return Err(ApiError::bad("amount: must be positive minor units"));
     }
     if b.key.is_empty() || b.key.len() > 128 {
-        return Err(err(StatusCode::BAD_REQUEST, "key: an idempotency key of 1 to 128 characters is required"));
+        return Err(ApiError::bad("key: an idempotency key of 1 to 128 characters is required"));
+    }
+    // Chips go only into a player's wallet: an id that is no one, or staff,
+    // would put money where no one can play or cash it.
+    match s.users.role(player).map_err(|e| ApiError::internal(e.to_string()))? {
+        Some(Role::Player) => {}
+        Some(r) => {
+            return Err(ApiError::new(
+                axum::http::StatusCode::NOT_FOUND,
+                "no_player",
+                format!("{player} is a {}, not a player: chips go only to players", r.name()),
+            ))
+        }
+        None => {
+            return Err(ApiError::new(axum::http::StatusCode::NOT_FOUND, "no_player", format!("no player {player}")))
+        }
     }
     reply_json(call(&s, Request::Deposit { player: PlayerId(player), amount: Money(b.amount), key: b.key }).await?)
 }
@@ -134,24 +144,23 @@ pub(super) struct NewPlayer {
 /// Admin: create a player, with play chips.
 pub(super) async fn create_player(
     State(s): State<AppState>,
-    h: HeaderMap,
-    Json(b): Json<NewPlayer>,
+    Auth(sess, _): Auth,
+    Body(b): Body<NewPlayer>,
 ) -> Result<Json<Value>, ApiError> {
-    let sess = session(&s, &h)?;
     require(&sess, &[Role::Admin])?;
     limited(&s, &sess)?;
     if b.name.is_empty() || b.name.len() > 64 || b.password.len() < 4 || b.password.len() > 128 {
-        return Err(err(StatusCode::BAD_REQUEST, "name: 1 to 64 characters; password: 4 to 128"));
+        return Err(ApiError::bad("name: 1 to 64 characters; password: 4 to 128"));
     }
     if b.chips < 0 || b.chips > baccarat_rules::MAX_LIMIT {
-        return Err(err(StatusCode::BAD_REQUEST, "chips: 0 or more minor units"));
+        return Err(ApiError::bad("chips: 0 or more minor units"));
     }
     let users = s.users.clone();
     let (name, password) = (b.name.clone(), b.password.clone());
     let id = tokio::task::spawn_blocking(move || users.create(&name, Role::Player, &password))
         .await
-        .map_err(|_| err(StatusCode::INTERNAL_SERVER_ERROR, "could not create the player"))?
-        .map_err(|e| err(StatusCode::CONFLICT, e.to_string()))?;
+        .map_err(|_| ApiError::internal("could not create the player"))?
+        .map_err(|e| ApiError::conflict(e.to_string()))?;
     if b.chips > 0 {
         let _deposited = reply_json(
             call(&s, Request::Deposit { player: PlayerId(id), amount: Money(b.chips), key: "opening chips".into() })
@@ -162,8 +171,7 @@ pub(super) async fn create_player(
 }
 
 /// Inspector or admin: the ledger's invariants, checked in full now.
-pub(super) async fn ledger_check(State(s): State<AppState>, h: HeaderMap) -> Result<Json<Value>, ApiError> {
-    let sess = session(&s, &h)?;
+pub(super) async fn ledger_check(State(s): State<AppState>, Auth(sess, _): Auth) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::Inspector, Role::Admin])?;
     reply_json(call(&s, Request::CheckLedger).await?)
 }
@@ -172,19 +180,16 @@ pub(super) async fn ledger_check(State(s): State<AppState>, h: HeaderMap) -> Res
 /// (and which wait for a supervisor's approval), the card due next, the recent
 /// rule-bearing events, and every rule the profile cites with its text, for the
 /// irregularity prompts.
-pub(super) async fn pit(State(s): State<AppState>, h: HeaderMap, Path(id): Path<u32>) -> Result<Json<Value>, ApiError> {
-    let sess = session(&s, &h)?;
+pub(super) async fn pit(State(s): State<AppState>, Auth(sess, _): Auth, Id(id): Id) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::Dealer, Role::Supervisor, Role::Admin])?;
     let table = {
         let v = s.views.read().expect("views lock");
-        v.tables
-            .iter()
-            .find(|t| t.id == id)
-            .cloned()
-            .ok_or_else(|| err(StatusCode::NOT_FOUND, format!("no table {id}")))?
+        v.tables.iter().find(|t| t.id == id).cloned()
     };
-    let rb = baccarat_rules::profiles::builtin(&table.rulebook)
-        .map_err(|e| err(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    let Some(table) = table else {
+        return table_exists(&s, id).map(|_| Json(Value::Null));
+    };
+    let rb = baccarat_rules::profiles::builtin(&table.rulebook).map_err(|e| ApiError::internal(e.to_string()))?;
     let rules: Vec<Value> = rb
         .config
         .citations
@@ -223,24 +228,21 @@ pub(super) struct RecallQuery {
 /// seed of a shoe still in play is withheld.
 pub(super) async fn audit(
     State(s): State<AppState>,
-    h: HeaderMap,
-    Path(id): Path<u32>,
-    Query(q): Query<RecallQuery>,
+    Auth(sess, _): Auth,
+    Id(id): Id,
+    Q(q): Q<RecallQuery>,
 ) -> Result<Json<Value>, ApiError> {
-    let sess = session(&s, &h)?;
     require(&sess, &[Role::Inspector, Role::Admin])?;
     let last = q.last.unwrap_or(5).clamp(1, crate::feed::RECALL_COUPS);
-    if !s.views.read().expect("views lock").tables.iter().any(|t| t.id == id) {
-        return Err(err(StatusCode::NOT_FOUND, format!("no table {id}")));
-    }
+    table_exists(&s, id)?;
     let from = s.feed.read().expect("feed lock").recall_from(id, last);
     let db = s.db.clone();
     let voids = {
         let db = db.clone();
         tokio::task::spawn_blocking(move || crate::store::read_records(&db, id, 0))
             .await
-            .map_err(|_| err(StatusCode::INTERNAL_SERVER_ERROR, "recall failed"))?
-            .map_err(|e| err(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+            .map_err(|_| ApiError::internal("recall failed"))?
+            .map_err(|e| ApiError::internal(e.to_string()))?
     };
     let bodies: Vec<(u64, crate::audit::Body)> =
         voids.iter().filter_map(|r| crate::audit::Body::decode(&r.body).ok().map(|b| (r.seq, b))).collect();
@@ -259,8 +261,8 @@ pub(super) async fn audit(
     let Some(from) = from else { return Ok(Json(json!({ "table": id, "coups": [], "voids": void_report }))) };
     let records = tokio::task::spawn_blocking(move || crate::store::read_records(&db, id, from))
         .await
-        .map_err(|_| err(StatusCode::INTERNAL_SERVER_ERROR, "recall failed"))?
-        .map_err(|e| err(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+        .map_err(|_| ApiError::internal("recall failed"))?
+        .map_err(|e| ApiError::internal(e.to_string()))?;
     let mut coups: Vec<Value> = Vec::new();
     for r in records {
         let Ok(body) = crate::audit::Body::decode(&r.body) else { continue };
@@ -285,10 +287,9 @@ pub(super) async fn audit(
 /// interrupted-coup rule, every stake goes back, and the table serves again.
 pub(super) async fn void_halted(
     State(s): State<AppState>,
-    h: HeaderMap,
-    Path(id): Path<u32>,
+    Auth(sess, _): Auth,
+    Id(id): Id,
 ) -> Result<Json<Value>, ApiError> {
-    let sess = session(&s, &h)?;
     require(&sess, &[Role::Supervisor, Role::Admin])?;
     limited(&s, &sess)?;
     let by = crate::trust::Actor::Person { user: sess.user, role: sess.role };
@@ -296,15 +297,14 @@ pub(super) async fn void_halted(
 }
 
 /// Inspector or admin: run `baccarat verify` over the database as it is now.
-pub(super) async fn verify(State(s): State<AppState>, h: HeaderMap) -> Result<Json<Value>, ApiError> {
-    let sess = session(&s, &h)?;
+pub(super) async fn verify(State(s): State<AppState>, Auth(sess, _): Auth) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::Inspector, Role::Admin])?;
     let db = s.db.clone();
     let anchors = s.anchor_file.clone();
     let (f, public) = tokio::task::spawn_blocking(move || crate::verify::verify_file(&db, Some(&anchors), None))
         .await
-        .map_err(|_| err(StatusCode::INTERNAL_SERVER_ERROR, "verify failed"))?
-        .map_err(|e| err(StatusCode::INTERNAL_SERVER_ERROR, e))?;
+        .map_err(|_| ApiError::internal("verify failed"))?
+        .map_err(ApiError::internal)?;
     Ok(Json(json!({
         "ok": f.problems.is_empty(),
         "tables": f.tables,

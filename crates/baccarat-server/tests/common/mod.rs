@@ -44,6 +44,14 @@ pub async fn spawn_app_with(tweak: impl FnOnce(&mut ServeConfig)) -> App {
     App { admin, ..app }
 }
 
+/// A WebSocket upgrade request signed in by the session cookie, as a page's is.
+pub fn ws_request(url: &str, token: &str) -> tokio_tungstenite::tungstenite::handshake::client::Request {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut req = url.into_client_request().unwrap();
+    req.headers_mut().insert("cookie", format!("{}={token}", baccarat_server::http::SESSION_COOKIE).parse().unwrap());
+    req
+}
+
 fn rand_suffix() -> String {
     baccarat_server::auth::random_hex(4)
 }

@@ -11,7 +11,8 @@ use baccarat_server::serve::{serve, ServeConfig};
 #[derive(clap::Args)]
 pub struct ServeArgs {
     /// A TOML file of settings: any of db, addr, betting_seconds, deal_ms,
-    /// squeeze_seconds, result_ms, rate, web_dir.
+    /// squeeze_seconds, result_ms, rate, web_dir, anchor_file, key_file,
+    /// ceiling, session_idle_seconds, session_max_seconds.
     #[arg(long, env = "BACCARAT_CONFIG")]
     config: Option<PathBuf>,
     /// The database file; created with a demo casino if it does not exist
@@ -53,6 +54,14 @@ pub struct ServeArgs {
     /// units, 1 to 10^12 [default: 10^10].
     #[arg(long, env = "BACCARAT_CEILING")]
     ceiling: Option<i64>,
+    /// Seconds a session may go unused before it ends, 60 to 86400 [default:
+    /// 1800].
+    #[arg(long, env = "BACCARAT_SESSION_IDLE_SECONDS")]
+    session_idle_seconds: Option<u64>,
+    /// Seconds a session lasts at most, however used, 60 to 2592000 [default:
+    /// 43200].
+    #[arg(long, env = "BACCARAT_SESSION_MAX_SECONDS")]
+    session_max_seconds: Option<u64>,
 }
 
 /// The `--config` file.
@@ -70,6 +79,8 @@ struct FileSettings {
     anchor_file: Option<PathBuf>,
     key_file: Option<PathBuf>,
     ceiling: Option<i64>,
+    session_idle_seconds: Option<u64>,
+    session_max_seconds: Option<u64>,
 }
 
 fn in_range(name: &str, v: u64, lo: u64, hi: u64) -> Result<u64> {
@@ -120,6 +131,22 @@ pub fn settings(a: ServeArgs) -> Result<ServeConfig> {
     let ceiling = a.ceiling.or(file.ceiling).unwrap_or(baccarat_server::casino::DEFAULT_CEILING.0);
     cfg.ceiling =
         baccarat_rules::Money(in_range("ceiling", ceiling.max(0) as u64, 1, baccarat_rules::MAX_LIMIT as u64)? as i64);
+    let idle = in_range(
+        "session_idle_seconds",
+        a.session_idle_seconds.or(file.session_idle_seconds).unwrap_or(cfg.sessions.idle_ms / 1000),
+        60,
+        86_400,
+    )?;
+    let max = in_range(
+        "session_max_seconds",
+        a.session_max_seconds.or(file.session_max_seconds).unwrap_or(cfg.sessions.max_ms / 1000),
+        60,
+        30 * 86_400,
+    )?;
+    if idle > max {
+        bail!("session_idle_seconds: {idle} is longer than session_max_seconds {max}");
+    }
+    cfg.sessions = baccarat_server::auth::SessionPolicy { idle_ms: idle * 1000, max_ms: max * 1000 };
     if let Some(d) = &cfg.web_dir {
         if !d.join("index.html").is_file() {
             bail!("web_dir: {} has no index.html", d.display());
@@ -212,6 +239,8 @@ mod tests {
             anchor_file: None,
             key_file: None,
             ceiling: None,
+            session_idle_seconds: None,
+            session_max_seconds: None,
         }
     }
 

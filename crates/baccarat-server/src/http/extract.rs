@@ -1,0 +1,97 @@
+//! Extractors that refuse through the error contract (`error.rs`).
+//!
+//! Order matters: a handler takes [`Auth`] (and [`Id`]) before [`Body`], so the
+//! session is checked before the body is read. A request with no session and a
+//! bad body is answered 401, and nothing of the body is parsed for a stranger.
+
+use axum::extract::{FromRequest, FromRequestParts, Json, Path, Query, Request};
+use axum::http::request::Parts;
+use axum::http::HeaderMap;
+use serde::de::DeserializeOwned;
+
+use super::{ApiError, AppState};
+use crate::auth::Session;
+
+/// The session cookie's name (HttpOnly, SameSite=Strict; see `mod.rs`).
+pub const SESSION_COOKIE: &str = "baccarat_session";
+
+/// A JSON body, refused through the contract.
+pub struct Body<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        Json::<T>::from_request(req, state).await.map(|Json(v)| Body(v)).map_err(ApiError::from)
+    }
+}
+
+/// The `{id}` of a path, a `u32`.
+pub struct Id(pub u32);
+
+impl<S: Send + Sync> FromRequestParts<S> for Id {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        Path::<u32>::from_request_parts(parts, state).await.map(|Path(id)| Id(id)).map_err(ApiError::from)
+    }
+}
+
+/// A query string, refused through the contract.
+pub struct Q<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Q<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        Query::<T>::from_request_parts(parts, state).await.map(|Query(v)| Q(v)).map_err(ApiError::from)
+    }
+}
+
+/// The session token a request carries: `Authorization: Bearer …` (API
+/// clients), else the session cookie (the pages).
+pub fn token_of(h: &HeaderMap) -> Option<String> {
+    if let Some(t) = h.get("authorization").and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer ")) {
+        return Some(t.trim().to_string());
+    }
+    h.get_all("cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|c| c.trim().split_once('='))
+        .find(|(k, _)| *k == SESSION_COOKIE)
+        .map(|(_, v)| v.to_string())
+}
+
+/// A signed-in person and their token; 401 otherwise.
+pub struct Auth(pub Session, pub String);
+
+impl FromRequestParts<AppState> for Auth {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, s: &AppState) -> Result<Self, ApiError> {
+        let token = token_of(&parts.headers).ok_or_else(|| {
+            ApiError::unauthorized("sign in: send Authorization: Bearer <token>, or the session cookie")
+        })?;
+        let sess = s.users.session(&token).map_err(|e| ApiError::unauthorized(e.to_string()))?;
+        Ok(Auth(sess, token))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_token_comes_from_the_bearer_header_else_the_cookie() {
+        let mut h = HeaderMap::new();
+        assert_eq!(token_of(&h), None);
+        h.insert("cookie", "a=1; baccarat_session=abc; b=2".parse().unwrap());
+        assert_eq!(token_of(&h).as_deref(), Some("abc"));
+        h.insert("authorization", "Bearer xyz".parse().unwrap());
+        assert_eq!(token_of(&h).as_deref(), Some("xyz"));
+        let mut h = HeaderMap::new();
+        h.insert("cookie", "baccarat_sessionx=abc".parse().unwrap());
+        assert_eq!(token_of(&h), None, "only the exact cookie name");
+    }
+}

@@ -1,0 +1,119 @@
+//! Signing in and out, who I am, and changing one's password.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+
+use axum::extract::{ConnectInfo, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::extract::{Auth, Body, SESSION_COOKIE};
+use super::{ApiError, AppState};
+use crate::signin::SignInError;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Login {
+    name: String,
+    password: String,
+}
+
+/// The client's address, where the server was started with it (`serve` is);
+/// else one shared address, so the limits still hold.
+fn client_addr(h: &axum::http::Extensions) -> IpAddr {
+    h.get::<ConnectInfo<SocketAddr>>().map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| c.0.ip())
+}
+
+/// The session cookie for `token`, living as long as the session may.
+fn cookie(token: &str, max_age_s: u64) -> HeaderValue {
+    HeaderValue::from_str(&format!("{SESSION_COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/; Max-Age={max_age_s}"))
+        .expect("a hex token is a valid header")
+}
+
+fn sign_in_error(e: SignInError) -> ApiError {
+    match e {
+        SignInError::BadLogin => ApiError::unauthorized(e.to_string()),
+        SignInError::Limited(_, wait) => ApiError::too_many(e.to_string(), wait),
+        SignInError::Busy => ApiError::unavailable(e.to_string()),
+        SignInError::Auth(e) => ApiError::internal(e.to_string()),
+    }
+}
+
+/// Sign in: the token in the answer (API clients) and in the session cookie
+/// (the pages). Limits and the hashing pool are `signin.rs`'s.
+pub(super) async fn login(State(s): State<AppState>, req: axum::extract::Request) -> Result<Response, ApiError> {
+    let addr = client_addr(req.extensions());
+    let Body(b) = <Body<Login> as axum::extract::FromRequest<AppState>>::from_request(req, &s).await?;
+    if b.name.is_empty() || b.name.len() > 64 {
+        return Err(ApiError::bad("name: 1 to 64 characters"));
+    }
+    if b.password.len() > 128 {
+        return Err(ApiError::bad("password: at most 128 characters"));
+    }
+    let (token, sess) = s.signin.sign_in(&s.users, &b.name, &b.password, addr).await.map_err(sign_in_error)?;
+    let max_age = s.users.policy().max_ms / 1000;
+    let mut r = Json(json!({ "token": token, "user": sess.user, "name": sess.name, "role": sess.role,
+        "idle_seconds": s.users.policy().idle_ms / 1000, "max_seconds": max_age }))
+    .into_response();
+    r.headers_mut().insert(header::SET_COOKIE, cookie(&token, max_age));
+    Ok(r)
+}
+
+/// Sign out: the session ends and the cookie is cleared.
+pub(super) async fn logout(State(s): State<AppState>, Auth(_, token): Auth) -> Result<Response, ApiError> {
+    s.users.revoke(&token).map_err(|e| ApiError::unauthorized(e.to_string()))?;
+    let mut r = Json(json!({ "revoked": true })).into_response();
+    r.headers_mut().insert(header::SET_COOKIE, cookie("", 0));
+    Ok(r)
+}
+
+/// Who I am, and my wallet.
+pub(super) async fn me(State(s): State<AppState>, Auth(sess, _): Auth) -> Json<Value> {
+    let (balance, available) = s
+        .views
+        .read()
+        .expect("views lock")
+        .balances
+        .get(&baccarat_table::engine::PlayerId(sess.user))
+        .copied()
+        .unwrap_or_default();
+    Json(json!({ "user": sess.user, "name": sess.name, "role": sess.role, "balance": balance, "available": available }))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct NewPassword {
+    old: String,
+    new: String,
+}
+
+/// Change one's password: the old one is checked (on the sign-in pool), every
+/// session of the person ends, and a fresh one is opened for this client.
+pub(super) async fn password(
+    State(s): State<AppState>,
+    Auth(sess, _): Auth,
+    Body(b): Body<NewPassword>,
+) -> Result<Response, ApiError> {
+    if b.old.len() > 128 {
+        return Err(ApiError::bad("old: at most 128 characters"));
+    }
+    let Some((_, _, hash)) = s.users.credentials(&sess.name).map_err(|e| ApiError::internal(e.to_string()))? else {
+        return Err(ApiError::unauthorized("the session's person no longer exists"));
+    };
+    let ok = s.signin.check(hash, b.old, false).map_err(sign_in_error)?.await.unwrap_or(false);
+    if !ok {
+        return Err(ApiError::new(StatusCode::FORBIDDEN, "password", "old: not the current password"));
+    }
+    s.users.set_password(sess.user, &b.new).map_err(|e| match e {
+        crate::auth::AuthError::Weak(_) => ApiError::bad(format!("new: {e}")),
+        e => ApiError::internal(e.to_string()),
+    })?;
+    let (token, _) =
+        s.users.start_session(sess.user, &sess.name, sess.role).map_err(|e| ApiError::internal(e.to_string()))?;
+    let max_age = s.users.policy().max_ms / 1000;
+    let mut r = Json(json!({ "token": token, "revoked_others": true })).into_response();
+    r.headers_mut().insert(header::SET_COOKIE, cookie(&token, max_age));
+    Ok(r)
+}

@@ -34,7 +34,7 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use tokio::sync::oneshot;
 
-use crate::auth::{dummy_hash, verify_password, AuthError, Session, Users};
+use crate::auth::{dummy_hash, verify_password_in, AuthError, Session, Users};
 use crate::casino::Clock;
 
 /// Failures one address may make at once, and how fast it earns them back.
@@ -47,7 +47,7 @@ pub const NAME_REFILL_MS: u64 = 12_000;
 pub const GLOBAL_BURST: u64 = 200;
 pub const GLOBAL_REFILL_MS: u64 = 50;
 /// Attempts waiting for the pool, per queue.
-pub const MAX_QUEUE: usize = 64;
+pub const MAX_QUEUE: usize = 32;
 /// Addresses and names remembered; past this, those with nothing against them
 /// are forgotten first.
 const MAX_REMEMBERED: usize = 100_000;
@@ -318,6 +318,8 @@ impl SignIn {
 /// A pool thread: take the next job, clean queue first, and hash.
 fn work(q: &(Mutex<Queues>, Condvar)) {
     let (lock, cv) = q;
+    // This thread's argon2 memory, allocated once and reused.
+    let mut memory = Vec::new();
     loop {
         let job = {
             let mut g = lock.lock().expect("sign-in queue");
@@ -332,7 +334,7 @@ fn work(q: &(Mutex<Queues>, Condvar)) {
         if job.done.is_closed() {
             continue;
         }
-        let ok = verify_password(&job.hash, &job.password);
+        let ok = verify_password_in(&mut memory, &job.hash, &job.password);
         let _ = job.done.send(ok);
     }
 }
@@ -403,6 +405,19 @@ mod tests {
         assert_ne!(AddrKey::from(a), AddrKey::from(c));
         let mapped: IpAddr = "::ffff:10.0.0.1".parse().unwrap();
         assert_eq!(AddrKey::from(mapped), addr(1));
+    }
+
+    /// The pool's verification (memory kept between calls) agrees with the
+    /// argon2 crate's, for right and wrong passwords, on the same memory.
+    #[test]
+    fn verification_in_kept_memory_agrees_with_argon2() {
+        let mut memory = Vec::new();
+        let h = crate::auth::hash_password("s3cret");
+        assert!(verify_password_in(&mut memory, &h, "s3cret"));
+        assert!(!verify_password_in(&mut memory, &h, "s3cret "));
+        assert!(verify_password_in(&mut memory, &h, "s3cret"), "the reused memory changes nothing");
+        assert!(!verify_password_in(&mut memory, "not a hash", "s3cret"));
+        assert!(!verify_password_in(&mut memory, dummy_hash(), ""));
     }
 
     #[test]

@@ -1,0 +1,305 @@
+//! The attack surface, probed from outside as the testers did (issue 11): the
+//! error contract, sessions, idempotency keys, deposits, the WebSocket's
+//! token and the security headers. Each test is a finding that failed before.
+
+mod common;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use common::{spawn_app, spawn_app_with, App};
+use futures_util::{SinkExt, StreamExt};
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+/// A request's status, content type and JSON body.
+async fn raw(r: reqwest::RequestBuilder) -> (StatusCode, String, Value) {
+    let r = r.send().await.unwrap();
+    let status = r.status();
+    let kind = r.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+    let text = r.text().await.unwrap();
+    (status, kind, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+}
+
+/// The contract: JSON with `error` and `code`, the right status.
+fn contract(what: &str, got: &(StatusCode, String, Value), status: StatusCode, code: &str) {
+    let (s, kind, body) = got;
+    assert_eq!(*s, status, "{what}: {body}");
+    assert!(kind.starts_with("application/json"), "{what}: content type {kind:?}, body {body}");
+    assert!(body["error"].as_str().is_some_and(|e| !e.is_empty()), "{what}: {body}");
+    assert_eq!(body["code"], code, "{what}: {body}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_refusal_is_json_with_its_status_and_authentication_comes_before_the_body() {
+    let app = spawn_app().await;
+    let p = app.login("player1", "demo").await;
+    let url = |path: &str| format!("{}{path}", app.base);
+    let c = &app.client;
+    // No token and a bad body: 401, not 400 (the body of a stranger is not read).
+    let got = raw(c.post(url("/api/tables/1/wagers")).header("content-type", "application/json").body("{nope")).await;
+    contract("no token, bad body", &got, StatusCode::UNAUTHORIZED, "unauthorized");
+    // Bad JSON, wrong shape, wrong media type, too large, as a signed-in player.
+    let got = raw(c
+        .post(url("/api/tables/1/wagers"))
+        .bearer_auth(&p)
+        .header("content-type", "application/json")
+        .body("{nope"))
+    .await;
+    contract("syntax", &got, StatusCode::BAD_REQUEST, "bad_request");
+    let got = raw(c
+        .post(url("/api/tables/1/wagers"))
+        .bearer_auth(&p)
+        .json(&json!({"bet": "player", "amount": "ten", "key": "k"})))
+    .await;
+    contract("wrong type", &got, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable");
+    assert!(got.2["error"].as_str().unwrap().contains("amount"), "names the field: {}", got.2);
+    let got = raw(c.post(url("/api/tables/1/wagers")).bearer_auth(&p).body("bet=player")).await;
+    contract("not JSON", &got, StatusCode::UNSUPPORTED_MEDIA_TYPE, "media_type");
+    let big = "x".repeat(20 * 1024);
+    let got = raw(reqwest::Client::new()
+        .post(url("/api/tables/1/wagers"))
+        .bearer_auth(&p)
+        .json(&json!({"bet": big, "amount": 1, "key": "z"})))
+    .await;
+    contract("too large", &got, StatusCode::PAYLOAD_TOO_LARGE, "too_large");
+    // A path id that is not a number; a method the route does not take; no route.
+    let got = raw(c.get(url("/api/tables/abc"))).await;
+    contract("bad id", &got, StatusCode::BAD_REQUEST, "bad_request");
+    let got = raw(c.get(url("/api/tables/99999999999"))).await;
+    contract("id out of range", &got, StatusCode::BAD_REQUEST, "bad_request");
+    let got = raw(c.delete(url("/api/tables/1"))).await;
+    contract("method", &got, StatusCode::METHOD_NOT_ALLOWED, "method");
+    let got = raw(c.get(url("/api/nowhere"))).await;
+    contract("route", &got, StatusCode::NOT_FOUND, "not_found");
+    // No such table is 404, not 409; a role is 403; a rule is 409 with the rule.
+    let got = raw(c
+        .post(url("/api/tables/99/wagers"))
+        .bearer_auth(&p)
+        .json(&json!({"bet": "player", "amount": 1000, "key": "y"})))
+    .await;
+    contract("no table", &got, StatusCode::NOT_FOUND, "no_table");
+    let got =
+        raw(c.post(url("/api/tables/1/commands")).bearer_auth(&p).json(&json!({"command": "close_betting"}))).await;
+    contract("role", &got, StatusCode::FORBIDDEN, "role");
+    app.until_phase(1, "betting").await;
+    let got = raw(c
+        .post(url("/api/tables/1/wagers"))
+        .bearer_auth(&p)
+        .json(&json!({"bet": "player", "amount": 1050, "key": "odd"})))
+    .await;
+    contract("rule", &got, StatusCode::CONFLICT, "rule");
+    assert!(got.2["rule"].as_str().unwrap().starts_with("NSW"), "{}", got.2);
+    // A server condition carries no `rule`: the page needs no list of words.
+    let got = raw(c
+        .post(url("/api/tables/1/wagers"))
+        .bearer_auth(&p)
+        .json(&json!({"bet": "player", "amount": 900_000_000, "key": "big"})))
+    .await;
+    assert!(got.2.get("rule").is_none(), "{}", got.2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deposits_go_only_to_players_wallets() {
+    let app = spawn_app().await;
+    let (_, me) = app.get("/api/me", Some(&app.admin)).await;
+    let admin_id = me["user"].as_u64().unwrap();
+    let d = app.login("dealer", "demo").await;
+    let (_, dealer) = app.get("/api/me", Some(&d)).await;
+    let dealer_id = dealer["user"].as_u64().unwrap();
+    let (_, before) = app.get("/api/ledger/check", Some(&app.admin)).await;
+    for id in [0, 999_999, 4_294_967_295, admin_id, dealer_id] {
+        let (s, e) = app
+            .post(
+                &format!("/api/players/{id}/deposit"),
+                Some(&app.admin),
+                json!({"amount": 500, "key": format!("d{id}")}),
+            )
+            .await;
+        assert_eq!((s, e["code"].as_str()), (StatusCode::NOT_FOUND, Some("no_player")), "deposit to {id}: {e}");
+    }
+    let (_, after) = app.get("/api/ledger/check", Some(&app.admin)).await;
+    assert_eq!(before["transfers"], after["transfers"], "nothing was posted");
+    let p = app.login("player2", "demo").await;
+    let (_, pm) = app.get("/api/me", Some(&p)).await;
+    let pid = pm["user"].as_u64().unwrap();
+    let (s, r) =
+        app.post(&format!("/api/players/{pid}/deposit"), Some(&app.admin), json!({"amount": 500, "key": "ok"})).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    assert_eq!(r["balance"], pm["balance"].as_i64().unwrap() + 500);
+    // The same deposit key for another amount is refused, naming the key.
+    let (s, e) =
+        app.post(&format!("/api/players/{pid}/deposit"), Some(&app.admin), json!({"amount": 700, "key": "ok"})).await;
+    assert_eq!((s, e["code"].as_str()), (StatusCode::CONFLICT, Some("idempotency")), "{e}");
+    assert!(e["error"].as_str().unwrap().contains("\"ok\""), "{e}");
+}
+
+async fn wager(app: &App, token: &str, body: Value) -> (StatusCode, Value) {
+    app.post("/api/tables/1/wagers", Some(token), body).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idempotency_key_means_one_request() {
+    let app = spawn_app_with(|c| c.betting = std::time::Duration::from_secs(30)).await;
+    let p = app.login("player3", "demo").await;
+    app.until_phase(1, "betting").await;
+    let (s, first) = wager(&app, &p, json!({"bet": "banker", "amount": 1000, "key": "K"})).await;
+    assert_eq!(s, StatusCode::OK, "{first}");
+    // The same key and body: the first answer. Another body: 409 naming the key.
+    let (s, again) = wager(&app, &p, json!({"bet": "banker", "amount": 1000, "key": "K"})).await;
+    assert_eq!((s, again["wager"].clone()), (StatusCode::OK, first["wager"].clone()));
+    let (s, e) = wager(&app, &p, json!({"bet": "banker", "amount": 2000, "key": "K"})).await;
+    assert_eq!((s, e["code"].as_str()), (StatusCode::CONFLICT, Some("idempotency")), "{e}");
+    assert!(e["error"].as_str().unwrap().contains("\"K\""), "names the key: {e}");
+    // The same key as a slip is another request too.
+    let (s, e) = wager(&app, &p, json!({"wagers": [{"bet": "banker", "amount": 1000}], "key": "K"})).await;
+    assert_eq!((s, e["code"].as_str()), (StatusCode::CONFLICT, Some("idempotency")), "{e}");
+    // A slip keyed S and a single wager keyed S#0 do not collide.
+    let (s, slip) = wager(&app, &p, json!({"wagers": [{"bet": "player_pair", "amount": 1000}], "key": "S"})).await;
+    assert_eq!(s, StatusCode::OK, "{slip}");
+    let (s, single) = wager(&app, &p, json!({"bet": "banker_pair", "amount": 1000, "key": "S#0"})).await;
+    assert_eq!(s, StatusCode::OK, "{single}");
+    assert_ne!(single["wager"], slip["results"][0]["wager"], "two requests, two wagers");
+    // The slip retried: the same answers; changed: refused whole.
+    let (_, retry) = wager(&app, &p, json!({"wagers": [{"bet": "player_pair", "amount": 1000}], "key": "S"})).await;
+    assert_eq!(retry["results"][0]["wager"], slip["results"][0]["wager"]);
+    let (s, e) = wager(&app, &p, json!({"wagers": [{"bet": "player_pair", "amount": 2000}], "key": "S"})).await;
+    assert_eq!(s, StatusCode::CONFLICT, "{e}");
+    // Another player's key space is their own.
+    let q = app.login("player4", "demo").await;
+    let (s, other) = wager(&app, &q, json!({"bet": "player", "amount": 1000, "key": "K"})).await;
+    assert_eq!(s, StatusCode::OK, "{other}");
+    assert_ne!(other["wager"], first["wager"]);
+}
+
+/// A clock the test moves.
+fn movable() -> (Arc<AtomicU64>, baccarat_server::casino::Clock) {
+    let now = Arc::new(AtomicU64::new(baccarat_server::http::now_ms()));
+    let n = now.clone();
+    (now, Arc::new(move || n.load(Ordering::SeqCst)))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_end_when_idle_at_their_maximum_on_sign_out_and_on_a_password_change() {
+    let (now, clock) = movable();
+    let app = spawn_app_with(|c| {
+        c.clock = clock;
+        c.sessions = baccarat_server::auth::SessionPolicy { idle_ms: 60_000, max_ms: 300_000 };
+    })
+    .await;
+    let step = |ms: u64| now.fetch_add(ms, Ordering::SeqCst);
+    // Idle: used every 50 s it lives; 60 s unused ends it.
+    let t = app.login("player1", "demo").await;
+    for _ in 0..4 {
+        step(50_000);
+        assert_eq!(app.get("/api/me", Some(&t)).await.0, StatusCode::OK);
+    }
+    step(60_000);
+    let (s, e) = app.get("/api/me", Some(&t)).await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("expired"), "{e}");
+    // Absolute: however busy, it ends at the maximum.
+    let t = app.login("player1", "demo").await;
+    for _ in 0..5 {
+        step(59_000);
+        assert_eq!(app.get("/api/me", Some(&t)).await.0, StatusCode::OK);
+    }
+    step(10_000);
+    assert_eq!(app.get("/api/me", Some(&t)).await.0, StatusCode::UNAUTHORIZED, "past the maximum");
+    // Sign-out ends the session and clears the cookie.
+    let t = app.login("player1", "demo").await;
+    let r = app.client.post(format!("{}/api/logout", app.base)).bearer_auth(&t).json(&json!({})).send().await.unwrap();
+    let cookie = r.headers().get("set-cookie").unwrap().to_str().unwrap().to_string();
+    assert!(cookie.contains("Max-Age=0"), "{cookie}");
+    assert_eq!(app.get("/api/me", Some(&t)).await.0, StatusCode::UNAUTHORIZED);
+    // A password change ends every session of the person, with the old password
+    // checked first.
+    let a = app.login("player2", "demo").await;
+    let b = app.login("player2", "demo").await;
+    let (s, e) = app.post("/api/me/password", Some(&a), json!({"old": "wrong", "new": "fresh-one"})).await;
+    assert_eq!(s, StatusCode::FORBIDDEN, "{e}");
+    assert_eq!(app.get("/api/me", Some(&b)).await.0, StatusCode::OK, "a refused change ends nothing");
+    let (s, r) = app.post("/api/me/password", Some(&a), json!({"old": "demo", "new": "fresh-one"})).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    assert_eq!(app.get("/api/me", Some(&a)).await.0, StatusCode::UNAUTHORIZED);
+    assert_eq!(app.get("/api/me", Some(&b)).await.0, StatusCode::UNAUTHORIZED);
+    assert_eq!(app.get("/api/me", Some(r["token"].as_str().unwrap())).await.0, StatusCode::OK);
+    let fresh = app.login("player2", "fresh-one").await;
+    assert!(!fresh.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_session_is_an_http_only_strict_cookie_and_every_response_has_the_security_headers() {
+    let app = spawn_app().await;
+    let r = app
+        .client
+        .post(format!("{}/api/login", app.base))
+        .json(&json!({"name": "player1", "password": "demo"}))
+        .send()
+        .await
+        .unwrap();
+    let cookie = r.headers().get("set-cookie").unwrap().to_str().unwrap().to_string();
+    for part in ["baccarat_session=", "HttpOnly", "SameSite=Strict", "Path=/"] {
+        assert!(cookie.contains(part), "{part} in {cookie}");
+    }
+    let token = cookie.split(';').next().unwrap().trim_start_matches("baccarat_session=").to_string();
+    // The cookie alone signs a request in.
+    let me: Value = app
+        .client
+        .get(format!("{}/api/me", app.base))
+        .header("cookie", format!("baccarat_session={token}"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(me["name"], "player1");
+    for path in ["/", "/pit", "/assets/table.js", "/api/tables", "/api/nowhere"] {
+        let r = app.client.get(format!("{}{path}", app.base)).send().await.unwrap();
+        let h = r.headers();
+        let csp = h.get("content-security-policy").map(|v| v.to_str().unwrap().to_string()).unwrap_or_default();
+        assert!(
+            csp.contains("script-src 'self'") && !csp.contains("script-src 'self' 'unsafe-inline'"),
+            "{path}: {csp}"
+        );
+        assert!(csp.contains("frame-ancestors 'none'"), "{path}: {csp}");
+        assert_eq!(h.get("x-content-type-options").unwrap(), "nosniff", "{path}");
+        assert_eq!(h.get("referrer-policy").unwrap(), "no-referrer", "{path}");
+    }
+    // The pages hold no inline script for the policy to block.
+    for page in ["/", "/pit"] {
+        let html = app.client.get(format!("{}{page}", app.base)).send().await.unwrap().text().await.unwrap();
+        for (i, _) in html.match_indices("<script") {
+            let tag = &html[i..i + html[i..].find('>').unwrap()];
+            assert!(tag.contains("src="), "{page}: inline script {tag}");
+        }
+        assert!(!html.contains(" onclick=") && !html.contains(" onload="), "{page}: inline handlers");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_websocket_never_takes_a_token_in_the_url() {
+    let app = spawn_app().await;
+    let t = app.login("player1", "demo").await;
+    let (_, me) = app.get("/api/me", Some(&t)).await;
+    let ws = app.base.replace("http", "ws");
+    let r = tokio_tungstenite::connect_async(format!("{ws}/api/tables/3/ws?token={t}")).await;
+    match r {
+        Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => assert_eq!(resp.status(), 400),
+        other => panic!("a token in the URL must be refused: {:?}", other.map(|_| ())),
+    }
+    // By the first message instead: the pushes then carry the player's balance.
+    let (mut sock, _) = tokio_tungstenite::connect_async(format!("{ws}/api/tables/3/ws")).await.unwrap();
+    let first: Value = serde_json::from_str(&sock.next().await.unwrap().unwrap().into_text().unwrap()).unwrap();
+    assert!(first["balance"].is_null(), "a stranger sees no balance: {first}");
+    sock.send(tokio_tungstenite::tungstenite::Message::Text(json!({"token": t}).to_string().into())).await.unwrap();
+    let signed: Value = serde_json::from_str(&sock.next().await.unwrap().unwrap().into_text().unwrap()).unwrap();
+    assert_eq!(signed["balance"], me["balance"], "{signed}");
+    // A revoked token closes the socket's signed-in view.
+    let (mut bad, _) = tokio_tungstenite::connect_async(format!("{ws}/api/tables/3/ws")).await.unwrap();
+    let _ = bad.next().await;
+    bad.send(tokio_tungstenite::tungstenite::Message::Text(json!({"token": "00"}).to_string().into())).await.unwrap();
+    let refusal: Value = serde_json::from_str(&bad.next().await.unwrap().unwrap().into_text().unwrap()).unwrap();
+    assert_eq!(refusal["code"], "unauthorized", "{refusal}");
+}

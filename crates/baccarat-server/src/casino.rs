@@ -560,7 +560,9 @@ impl Casino {
         if !self.tables.contains_key(&table) {
             return no_table(table);
         }
-        let (bound, ch) = self.ledger.apply_bound(&wager_key(player, key), request, &[], Cause::None);
+        let slip_key = wager_key(player, key);
+        let retry = self.ledger.bound(&slip_key).is_some();
+        let (bound, ch) = self.ledger.apply_bound(&slip_key, request, &[], Cause::None);
         if let Err(e) = bound {
             return match e {
                 LedgerError::KeyReused(_) => LedgerError::KeyReused(key.to_string()).into(),
@@ -568,10 +570,21 @@ impl Casino {
             };
         }
         commit.ledger.push(ch);
+        // A retry answers each line as it was first answered and places
+        // nothing new: a line refused then is not tried again under this key.
         let results: Vec<Reply> = slip
             .into_iter()
             .enumerate()
-            .map(|(i, line)| self.wager(table, player, line, &format!("slip:{player}:{i}:{key}"), request, commit))
+            .map(|(i, line)| {
+                let line_key = format!("slip:{player}:{i}:{key}");
+                if retry && self.ledger.bound(&line_key).is_none() {
+                    return Reply::refused(
+                        Code::Idempotency,
+                        format!("wagers[{i}] was refused when slip {key:?} was first sent; send it under a new key"),
+                    );
+                }
+                self.wager(table, player, line, &line_key, request, commit)
+            })
             .collect();
         Reply::Wagers { results, balance: self.balance(player).map_or(Money::ZERO, |b| b.1) }
     }

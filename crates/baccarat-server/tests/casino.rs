@@ -166,3 +166,130 @@ fn tables_and_wagers_per_coup_are_bounded() {
     assert!(r.code() == Some(Code::Bounds), "{r:?}");
     assert_eq!(c.balance(PlayerId(1)).unwrap(), before, "nothing held for the refused wager");
 }
+
+/// Idempotency keys under random reuse (issue 11): singles, slips and deposits
+/// from two players, keys drawn from a small set (with `K#0`, which an old slip
+/// line key spelled), bodies from a small set, and coups passing between them.
+/// Every key has exactly one effect: its first request that took effect; a
+/// retry with the same body answers the same wagers and holds nothing more;
+/// another body under the key is refused (idempotency) and changes nothing.
+mod keys {
+    use super::*;
+    use baccarat_server::casino::SlipLine;
+    use proptest::prelude::*;
+    use std::collections::HashMap;
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Single { player: u32, key: usize, body: usize },
+        Slip { player: u32, key: usize, body: usize },
+        Deposit { player: u32, key: usize, amount: i64 },
+        NextCoup,
+    }
+
+    const KEYS: [&str; 4] = ["K", "K#0", "L", "slip:1:0:K"];
+    const SINGLES: [(Bet, i64); 3] = [(Bet::Banker, 1000), (Bet::Player, 2000), (Bet::Banker, 1050)];
+    const SLIPS: [&[(Bet, i64)]; 2] = [&[(Bet::Banker, 1000), (Bet::PlayerPair, 1000)], &[(Bet::Player, 1000)]];
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            4 => (1..=2u32, 0..KEYS.len(), 0..SINGLES.len()).prop_map(|(player, key, body)| Op::Single { player, key, body }),
+            3 => (1..=2u32, 0..KEYS.len(), 0..SLIPS.len()).prop_map(|(player, key, body)| Op::Slip { player, key, body }),
+            1 => (1..=2u32, 0..KEYS.len(), prop_oneof![Just(500i64), Just(700)]).prop_map(|(player, key, amount)| Op::Deposit { player, key, amount }),
+            1 => Just(Op::NextCoup),
+        ]
+    }
+
+    fn open(c: &mut Casino, commit: &mut Commit) {
+        if c.phase(1) != Some(Phase::Ready) {
+            c.handle(Request::NewShoe { table: 1 }, commit);
+        }
+        let open = Command::OpenBetting { no_bet: false, closes_at: None };
+        c.handle(Request::Table { table: 1, command: open, by: Actor::Server }, commit);
+    }
+
+    fn next_coup(c: &mut Casino, commit: &mut Commit) {
+        c.handle(Request::Table { table: 1, command: Command::CloseBetting, by: Actor::Server }, commit);
+        while matches!(c.phase(1), Some(Phase::Closed | Phase::Dealing)) {
+            c.handle(Request::Table { table: 1, command: Command::DealNext, by: Actor::Server }, commit);
+        }
+        open(c, commit);
+    }
+
+    /// The wagers a reply placed or answered, line by line.
+    fn wagers(r: &Reply) -> Vec<Option<u64>> {
+        match r {
+            Reply::Wager { wager, .. } => vec![Some(wager.0)],
+            Reply::Wagers { results, .. } => results.iter().flat_map(wagers).collect(),
+            _ => vec![None],
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+        #[test]
+        fn every_key_has_exactly_one_effect(ops in proptest::collection::vec(op(), 1..40)) {
+            let (mut c, mut commit) = casino();
+            open(&mut c, &mut commit);
+            // (player, route, key) -> (body, the reply that took effect)
+            let mut bound: HashMap<(u32, &str, usize), (String, Reply)> = HashMap::new();
+            let mut effects = 0usize;
+            for op in ops {
+                let transfers = c.ledger.transfers().len();
+                let (slot, body, req) = match &op {
+                    Op::NextCoup => { next_coup(&mut c, &mut commit); continue; }
+                    Op::Single { player, key, body } => {
+                        let (bet, amount) = SINGLES[*body];
+                        ((*player, "wager", *key), format!("single{body}"), wager(*player, bet, amount, KEYS[*key]))
+                    }
+                    Op::Slip { player, key, body } => {
+                        let slip = SLIPS[*body].iter().map(|&(bet, amount)| SlipLine { spot: Spot::Box(*player as u8), bet, amount: Money(amount), ante: Money::ZERO }).collect();
+                        ((*player, "wager", *key), format!("slip{body}"), Request::Wagers { table: 1, player: PlayerId(*player), slip, key: KEYS[*key].into() })
+                    }
+                    Op::Deposit { player, key, amount } => {
+                        ((*player, "deposit", *key), format!("deposit{amount}"), Request::Deposit { player: PlayerId(*player), amount: Money(*amount), key: KEYS[*key].into() })
+                    }
+                };
+                let r = c.handle(req, &mut commit);
+                match bound.get(&slot) {
+                    Some((first, _)) if *first != body => {
+                        prop_assert_eq!(r.code(), Some(Code::Idempotency), "{:?} after {}: {:?}", op, first, r);
+                        prop_assert_eq!(c.ledger.transfers().len(), transfers, "a refused reuse changes nothing");
+                    }
+                    Some((_, answer)) => {
+                        prop_assert_eq!(wagers(&r), wagers(answer), "a retry answers the same wagers: {:?}", op);
+                        prop_assert_eq!(c.ledger.transfers().len(), transfers, "a retry holds nothing more");
+                    }
+                    None => {
+                        let placed = wagers(&r).iter().filter(|w| w.is_some()).count();
+                        let took_effect = match &op {
+                            Op::Slip { .. } => !matches!(r, Reply::Refused { .. }),
+                            Op::Deposit { .. } => matches!(r, Reply::Deposit { .. }),
+                            _ => placed > 0,
+                        };
+                        if matches!(op, Op::Deposit { .. }) {
+                            prop_assert!(took_effect, "{:?}", r);
+                        } else {
+                            effects += placed;
+                        }
+                        if took_effect {
+                            bound.insert(slot, (body, r.clone()));
+                        } else {
+                            prop_assert_eq!(c.ledger.transfers().len(), transfers, "a refusal holds nothing");
+                        }
+                    }
+                }
+            }
+            // Exactly one hold per effect: every wager hold in the ledger is one
+            // the model counted.
+            let holds = c
+                .ledger
+                .transfers()
+                .iter()
+                .filter(|t| t.kind == baccarat_server::ledger::TransferKind::Pending)
+                .count();
+            prop_assert_eq!(holds, effects);
+            c.ledger.check().unwrap();
+        }
+    }
+}

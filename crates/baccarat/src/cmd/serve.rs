@@ -270,6 +270,22 @@ mod tests {
     }
 
     #[test]
+    fn session_times_from_the_file_and_flags_and_refused_when_they_make_no_sense() {
+        let d = settings(args(None)).unwrap();
+        assert_eq!(d.sessions, baccarat_server::auth::SessionPolicy::default());
+        let f = file("sessions", "session_idle_seconds = 600\nsession_max_seconds = 3600\n");
+        let s = settings(args(Some(f))).unwrap();
+        assert_eq!((s.sessions.idle_ms, s.sessions.max_ms), (600_000, 3_600_000));
+        let a = ServeArgs { session_idle_seconds: Some(120), ..args(None) };
+        assert_eq!(settings(a).unwrap().sessions.idle_ms, 120_000);
+        let a = ServeArgs { session_idle_seconds: Some(5), ..args(None) };
+        assert!(settings(a).unwrap_err().to_string().contains("session_idle_seconds"));
+        let a = ServeArgs { session_idle_seconds: Some(7200), session_max_seconds: Some(3600), ..args(None) };
+        let e = settings(a).unwrap_err().to_string();
+        assert!(e.contains("session_idle_seconds") && e.contains("session_max_seconds"), "{e}");
+    }
+
+    #[test]
     fn bad_settings_name_the_key() {
         let e = settings(args(Some(file("unknown", "bettingseconds = 3\n")))).unwrap_err().to_string();
         assert!(e.contains("bettingseconds"), "{e}");

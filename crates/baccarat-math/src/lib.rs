@@ -17,6 +17,7 @@ mod bets;
 pub mod exact;
 mod fast;
 mod report;
+pub mod rng_evidence;
 mod shoe;
 pub mod sim;
 

@@ -152,6 +152,14 @@ impl Stream {
         w
     }
 
+    /// Words taken so far, rejected draws included: the RNG evidence
+    /// (`baccarat rng stream`) emits exactly the words a shoe consumed.
+    pub fn words_read(&self) -> u64 {
+        use chacha20::cipher::StreamCipherSeek;
+        let generated: u64 = self.cipher.current_pos();
+        (generated - (BUFFER - self.pos) as u64) / 2
+    }
+
     /// Two words, the first the low half: the keystream's next 32-bit
     /// little-endian word.
     #[inline]

@@ -40,6 +40,9 @@ enum Command {
     /// Check a table configuration against its rulebook.
     #[command(subcommand)]
     Table(cmd::table::TableCommand),
+    /// The shuffle's statistical evidence: raw keystream, card positions, report.
+    #[command(subcommand)]
+    Rng(cmd::rng::RngCommand),
 }
 
 fn main() -> ExitCode {
@@ -54,6 +57,7 @@ fn main() -> ExitCode {
         Command::Serve(a) => cmd::serve::run_serve(a),
         Command::Verify(a) => cmd::serve::run_verify(a),
         Command::Loadgen(a) => cmd::loadgen::run(a),
+        Command::Rng(c) => cmd::rng::run(c),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -3,6 +3,7 @@
 pub mod loadgen;
 pub mod odds;
 pub mod profiles;
+pub mod rng;
 pub mod roads;
 pub mod serve;
 pub mod simulate;

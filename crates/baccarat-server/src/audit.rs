@@ -160,7 +160,10 @@ pub fn link(prev: &[u8; 32], seq: u64, body: &str) -> [u8; 32] {
 }
 
 fn unhex(s: &str) -> Option<[u8; 32]> {
-    if s.len() != 64 {
+    // Lower-case hex digits only, as `hex` writes them: `from_str_radix` also
+    // takes a sign ("+f") and upper case, and a record whose hash or link is
+    // written another way is not the record that was made.
+    if s.len() != 64 || !s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
         return None;
     }
     let mut out = [0u8; 32];

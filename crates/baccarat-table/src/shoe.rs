@@ -83,7 +83,8 @@ impl CutRules {
     /// Check a cut against these bounds for a stack of `len` cards.
     pub fn check(&self, cut: Cut, len: usize) -> Result<(), CutError> {
         let min = self.min_from_either_end;
-        if cut.at < min || cut.at + min > len {
+        // `at` comes from outside (a command): compare without overflowing.
+        if cut.at < min || cut.at.checked_add(min).is_none_or(|end| end > len) {
             return Err(CutError::CutPosition { at: cut.at, min, len });
         }
         if cut.from_back < self.cutting_card_min_from_back || cut.from_back >= len {

@@ -95,7 +95,8 @@ impl Seed {
     /// Parse 64 hex digits.
     pub fn from_hex(s: &str) -> Option<Seed> {
         let s = s.trim();
-        if s.len() != 64 {
+        // Hex digits only (`from_str_radix` alone would take "+f").
+        if s.len() != 64 || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
             return None;
         }
         let mut out = [0u8; 32];
@@ -255,6 +256,7 @@ mod tests {
         let s = Seed::from_u64(7);
         assert_eq!(Seed::from_hex(&s.hex()), Some(s));
         assert!(Seed::from_hex("zz").is_none());
+        assert!(Seed::from_hex(&"+f".repeat(32)).is_none(), "a sign is not a hex digit");
         assert!(!format!("{s:?}").contains(&s.hex()));
     }
 }

@@ -407,6 +407,9 @@ impl Table {
                 s.coup.cards.clear();
                 s.coup.wagers.clear();
                 s.withdrawals_open = false;
+                // Wagers reopened after the first card (NSW 12.12; AU 15.10) are
+                // for that coup only: none is taken between coups.
+                s.late_wagers = false;
                 s.phase = Phase::Ready;
             }
             Event::Reconstructed { cards, .. } => {

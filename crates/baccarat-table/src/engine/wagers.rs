@@ -309,7 +309,11 @@ pub fn announce_minimum(o: &mut Emit, minimum: Money, at_ms: u64) -> Result<(), 
     between_coups(o, Cite::MinimumChange)?;
     let rule = o.t.cite(Cite::MinimumChange);
     let notice = o.t.rb().config.conduct.minimum_notice_minutes.unwrap_or(0) as u64 * 60_000;
-    o.emit(Event::MinimumAnnounced { minimum, effective_ms: at_ms + notice, rule });
+    // `at_ms` comes from outside (a command): a clock past the end of time is refused.
+    let Some(effective_ms) = at_ms.checked_add(notice) else {
+        return Err(Refusal::new(rule, format!("at_ms {at_ms}: the notice would end past the end of the clock")));
+    };
+    o.emit(Event::MinimumAnnounced { minimum, effective_ms, rule });
     Ok(())
 }
 

@@ -679,10 +679,20 @@ impl Casino {
 
     /// A staff command (or the server's own): the trust matrix first, then the
     /// casino's ceiling for a personal maximum, then the engine.
-    fn staff_command(&mut self, table: u32, command: Command, by: Actor, commit: &mut Commit) -> Reply {
+    fn staff_command(&mut self, table: u32, mut command: Command, by: Actor, commit: &mut Commit) -> Reply {
         let Some(t) = self.tables.get(&table) else {
             return no_table(table);
         };
+        // The time on a person's command is the server's, never theirs: a
+        // back-dated `at_ms` would let a minimum's notice (NSW 6.7) seem served.
+        if matches!(by, Actor::Person { .. }) {
+            let now = (self.clock)();
+            match &mut command {
+                Command::AnnounceMinimum { at_ms, .. } | Command::ChangeMinimum { at_ms, .. } => *at_ms = now,
+                Command::PlaceWager { at_ms, .. } => *at_ms = Some(now),
+                _ => {}
+            }
+        }
         if let Err(r) = crate::trust::admit(t.mode, by, &command, &t.engine) {
             return r.into();
         }

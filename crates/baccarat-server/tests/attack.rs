@@ -289,6 +289,11 @@ async fn the_websocket_never_takes_a_token_in_the_url() {
         Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => assert_eq!(resp.status(), 400),
         other => panic!("a token in the URL must be refused: {:?}", other.map(|_| ())),
     }
+    // A plain GET to the socket's route is refused through the contract too.
+    let got = raw(app.client.get(format!("{}/api/tables/3/ws", app.base))).await;
+    contract("not an upgrade", &got, StatusCode::BAD_REQUEST, "upgrade");
+    let got = raw(app.client.get(format!("{}/api/tables/77/ws", app.base))).await;
+    contract("no table before the upgrade", &got, StatusCode::NOT_FOUND, "no_table");
     // By the first message instead: the pushes then carry the player's balance.
     let (mut sock, _) = tokio_tungstenite::connect_async(format!("{ws}/api/tables/3/ws")).await.unwrap();
     let first: Value = serde_json::from_str(&sock.next().await.unwrap().unwrap().into_text().unwrap()).unwrap();

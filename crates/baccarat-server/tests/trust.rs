@@ -11,7 +11,7 @@ use baccarat_server::store::{Commit, SqliteStore, Store};
 use baccarat_server::trust::{command_name, Actor, Who, MATRIX};
 use baccarat_server::verify::verify;
 use baccarat_table::engine::WagerId;
-use baccarat_table::engine::{Command, Phase, PlayerId, Position, ShoeSource, Spot};
+use baccarat_table::engine::{Command, Event, Phase, PlayerId, Position, ShoeSource, Spot};
 use baccarat_table::shuffle::Seed;
 
 const NSW: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 500000\n[bets.player_pair]\n";
@@ -605,4 +605,28 @@ fn a_wager_after_the_recorded_close_is_refused() {
     let mut store = SqliteStore::memory().unwrap();
     store.commit(&commit).unwrap();
     assert!(verify(&store.load().unwrap()).problems.is_empty());
+}
+
+/// A person's command carries the server's time, not theirs (found by
+/// schemathesis: `announce_minimum` took any `at_ms`). A supervisor who
+/// back-dates the sign for a higher minimum does not shorten NSW 6.7's notice.
+#[test]
+fn a_minimums_notice_runs_from_the_servers_clock() {
+    let mut c = Casino::new();
+    let mut commit = Commit::default();
+    c.create_table(1, "T", "nsw-2021", NSW, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
+    c.handle(Request::NewShoe { table: 1 }, &mut commit);
+    c.clock = std::sync::Arc::new(|| 10_000_000);
+    let back_dated = Command::AnnounceMinimum { minimum: Money(2000), at_ms: 0 };
+    let r = c.handle(Request::Table { table: 1, command: back_dated, by: person(Role::Supervisor) }, &mut commit);
+    assert!(matches!(r, Reply::Events { .. }), "{r:?}");
+    let notice =
+        baccarat_rules::profiles::builtin("nsw-2021").unwrap().config.conduct.minimum_notice_minutes.unwrap_or(0)
+            as u64
+            * 60_000;
+    let effective = commit.events.iter().find_map(|(_, _, e)| match e {
+        Event::MinimumAnnounced { effective_ms, .. } => Some(*effective_ms),
+        _ => None,
+    });
+    assert_eq!(effective, Some(10_000_000 + notice), "the notice starts when the server received the sign");
 }

@@ -197,7 +197,7 @@ pub(super) async fn ws(
     Id(id): Id,
     h: HeaderMap,
     uri: axum::http::Uri,
-    up: WebSocketUpgrade,
+    up: Result<WebSocketUpgrade, axum::extract::ws::rejection::WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
     if uri.query().is_some_and(|q| q.split('&').any(|kv| kv.starts_with("token="))) {
         return Err(ApiError::bad(
@@ -209,6 +209,10 @@ pub(super) async fn ws(
         None => None,
     };
     table_exists(&s, id)?;
+    // Not a WebSocket upgrade: refused through the contract, not by axum.
+    let up = up.map_err(|r| {
+        ApiError::new(r.status(), "upgrade", format!("a WebSocket upgrade is needed: {}", r.body_text()))
+    })?;
     Ok(upgrade(up, s, id, viewer))
 }
 

@@ -149,7 +149,7 @@ pub(super) async fn create_player(
 ) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::Admin])?;
     limited(&s, &sess)?;
-    if b.name.is_empty() || b.name.len() > 64 || b.password.len() < 4 || b.password.len() > 128 {
+    if b.name.is_empty() || b.name.len() > 64 || b.password.chars().count() < 4 || b.password.len() > 128 {
         return Err(ApiError::bad("name: 1 to 64 characters; password: 4 to 128"));
     }
     if b.chips < 0 || b.chips > baccarat_rules::MAX_LIMIT {

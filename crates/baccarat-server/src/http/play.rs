@@ -82,7 +82,7 @@ pub(super) async fn wager(
     let me = PlayerId(sess.user);
     limited(&s, &sess)?;
     if b.key.is_empty() || b.key.len() > 128 {
-        return Err(ApiError::bad("key: an idempotency key of 1 to 128 characters is required"));
+        return Err(ApiError::bad("key: an idempotency key of 1 to 128 bytes (UTF-8) is required"));
     }
     let req = match (b.wagers, b.bet, b.amount) {
         (Some(_), _, _) if b.ante.is_some() => {

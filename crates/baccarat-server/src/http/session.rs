@@ -47,10 +47,10 @@ pub(super) async fn login(State(s): State<AppState>, req: axum::extract::Request
     let addr = client_addr(req.extensions());
     let Body(b) = <Body<Login> as axum::extract::FromRequest<AppState>>::from_request(req, &s).await?;
     if b.name.is_empty() || b.name.len() > 64 {
-        return Err(ApiError::bad("name: 1 to 64 characters"));
+        return Err(ApiError::bad("name: 1 to 64 bytes (UTF-8)"));
     }
     if b.password.len() > 128 {
-        return Err(ApiError::bad("password: at most 128 characters"));
+        return Err(ApiError::bad("password: at most 128 bytes (UTF-8)"));
     }
     let (token, sess) = s.signin.sign_in(&s.users, &b.name, &b.password, addr).await.map_err(sign_in_error)?;
     let max_age = s.users.policy().max_ms / 1000;
@@ -97,7 +97,7 @@ pub(super) async fn password(
     Body(b): Body<NewPassword>,
 ) -> Result<Response, ApiError> {
     if b.old.len() > 128 {
-        return Err(ApiError::bad("old: at most 128 characters"));
+        return Err(ApiError::bad("old: at most 128 bytes (UTF-8)"));
     }
     let Some((_, _, hash)) = s.users.credentials(&sess.name).map_err(|e| ApiError::internal(e.to_string()))? else {
         return Err(ApiError::unauthorized("the session's person no longer exists"));

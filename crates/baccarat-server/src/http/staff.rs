@@ -70,7 +70,7 @@ pub(super) async fn create_table(
     require(&sess, &[Role::Admin])?;
     limited(&s, &sess)?;
     if b.name.trim().is_empty() || b.name.len() > 64 {
-        return Err(ApiError::bad("name: 1 to 64 characters"));
+        return Err(ApiError::bad("name: 1 to 64 bytes (UTF-8)"));
     }
     let mode = match b.mode.as_deref() {
         None => Mode::Rng,
@@ -112,7 +112,7 @@ pub(super) async fn deposit(
         return Err(ApiError::bad("amount: must be positive minor units"));
     }
     if b.key.is_empty() || b.key.len() > 128 {
-        return Err(ApiError::bad("key: an idempotency key of 1 to 128 characters is required"));
+        return Err(ApiError::bad("key: an idempotency key of 1 to 128 bytes (UTF-8) is required"));
     }
     // Chips go only into a player's wallet: an id that is no one, or staff,
     // would put money where no one can play or cash it.
@@ -150,7 +150,7 @@ pub(super) async fn create_player(
     require(&sess, &[Role::Admin])?;
     limited(&s, &sess)?;
     if b.name.is_empty() || b.name.len() > 64 || b.password.chars().count() < 4 || b.password.len() > 128 {
-        return Err(ApiError::bad("name: 1 to 64 characters; password: 4 to 128"));
+        return Err(ApiError::bad("name: 1 to 64 bytes; password: 4 characters to 128 bytes (UTF-8)"));
     }
     if b.chips < 0 || b.chips > baccarat_rules::MAX_LIMIT {
         return Err(ApiError::bad("chips: 0 or more minor units"));

@@ -481,7 +481,7 @@ impl Casino {
             Request::Table { table, command, by } => self.staff_command(table, command, by, commit),
             Request::VoidHalted { table, by } => self.void_halted(table, by, commit),
             Request::CheckLedger => {
-                let problem = self.ledger.check().err().map(|e| e.to_string());
+                let problem = self.ledger.check().err().map(|e| e.to_string()).or_else(|| self.holds_problem());
                 Reply::Ledger {
                     ok: problem.is_none(),
                     problem,
@@ -494,6 +494,30 @@ impl Casino {
                 Err(r) => r,
             },
         }
+    }
+
+    /// Money held must be for a wager still on its table's coup: every
+    /// pending hold caused by a wager is one the table holds, and the wager is
+    /// on the engine's coup. (A wager the engine dropped without settling or
+    /// returning it would otherwise keep a player's stake forever, with the
+    /// ledger itself balanced; the fuzzer found such a case.)
+    fn holds_problem(&self) -> Option<String> {
+        for h in self.ledger.pending() {
+            let Cause::Wager { table, wager } = h.cause else { continue };
+            let Some(t) = self.tables.get(&table) else {
+                return Some(format!("hold {} is for wager {wager} of table {table}, which does not exist", h.id));
+            };
+            if t.holds.get(&wager).map(|x| x.0) != Some(h.id) {
+                return Some(format!(
+                    "hold {} of table {table} is for wager {wager}, which the table does not hold",
+                    h.id
+                ));
+            }
+            if t.engine.state().coup.wagers.get(wager).is_none() {
+                return Some(format!("hold {} of table {table} is for wager {wager}, which is on no open coup", h.id));
+            }
+        }
+        None
     }
 
     /// Chips from the cage, recorded in the casino's chain first: the record's

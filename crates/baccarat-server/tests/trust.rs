@@ -630,3 +630,36 @@ fn a_minimums_notice_runs_from_the_servers_clock() {
     });
     assert_eq!(effective, Some(10_000_000 + notice), "the notice starts when the server received the sign");
 }
+
+/// Money held for a wager that is on no coup is a problem the ledger check
+/// names (the fuzzer found reopened wagers that outlived their coup and kept a
+/// stake held with the ledger still balanced). Here such a hold is forged.
+#[test]
+fn a_hold_for_a_wager_on_no_coup_fails_the_ledger_check() {
+    let (mut c, mut commit) = table_at(Mode::Rng, At::Betting);
+    let wager = |key: &str| Request::Wager {
+        table: 1,
+        player: PlayerId(1),
+        spot: Spot::Box(1),
+        bet: Bet::Player,
+        amount: Money(1000),
+        key: key.into(),
+        ante: Money::ZERO,
+    };
+    assert!(matches!(c.handle(wager("real"), &mut commit), Reply::Wager { .. }));
+    let check = |c: &mut Casino, commit: &mut Commit| match c.handle(Request::CheckLedger, commit) {
+        Reply::Ledger { ok, problem, .. } => (ok, problem),
+        r => panic!("{r:?}"),
+    };
+    assert_eq!(check(&mut c, &mut commit), (true, None), "a real wager's hold is on the coup");
+    let wallet = c.ledger.find(&AccountKind::Wallet { player: PlayerId(1) }).unwrap();
+    let escrow = c.ledger.find(&AccountKind::Escrow { table: 1 }).unwrap();
+    let (a, _) = c.ledger.apply_internal(
+        &[Op::Hold { debit: wallet, credit: escrow, amount: Money(500), memo: "orphan".into() }],
+        Cause::Wager { table: 1, wager: WagerId(999) },
+    );
+    a.unwrap();
+    let (ok, problem) = check(&mut c, &mut commit);
+    assert!(!ok);
+    assert!(problem.as_deref().is_some_and(|p| p.contains("wager 999")), "{problem:?}");
+}

@@ -194,6 +194,49 @@ pub enum Code {
     Engine,
 }
 
+impl Code {
+    /// Every kind (the error contract's tests and the OpenAPI document list
+    /// them).
+    pub const ALL: [Code; 15] = [
+        Code::Rule,
+        Code::NoTable,
+        Code::NoPlayer,
+        Code::Wallet,
+        Code::Float,
+        Code::Ledger,
+        Code::Slip,
+        Code::Bounds,
+        Code::Mode,
+        Code::Config,
+        Code::Idempotency,
+        Code::Halted,
+        Code::Role,
+        Code::Entropy,
+        Code::Engine,
+    ];
+
+    /// The kind's wire name, as a reply serialises it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Code::Rule => "rule",
+            Code::NoTable => "no_table",
+            Code::NoPlayer => "no_player",
+            Code::Wallet => "wallet",
+            Code::Float => "float",
+            Code::Ledger => "ledger",
+            Code::Slip => "slip",
+            Code::Bounds => "bounds",
+            Code::Mode => "mode",
+            Code::Config => "config",
+            Code::Idempotency => "idempotency",
+            Code::Halted => "halted",
+            Code::Role => "role",
+            Code::Entropy => "entropy",
+            Code::Engine => "engine",
+        }
+    }
+}
+
 impl Reply {
     /// A refusal of the server's own (no rulebook rule).
     pub fn refused(code: Code, message: impl Into<String>) -> Reply {

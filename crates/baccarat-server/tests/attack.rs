@@ -219,6 +219,10 @@ async fn sessions_end_when_idle_at_their_maximum_on_sign_out_and_on_a_password_c
     let (s, e) = app.post("/api/me/password", Some(&a), json!({"old": "wrong", "new": "fresh-one"})).await;
     assert_eq!(s, StatusCode::FORBIDDEN, "{e}");
     assert_eq!(app.get("/api/me", Some(&b)).await.0, StatusCode::OK, "a refused change ends nothing");
+    let (s, e) = app.post("/api/me/password", Some(&a), json!({"old": "demo", "new": "ab"})).await;
+    assert_eq!((s, e["code"].as_str()), (StatusCode::BAD_REQUEST, Some("bad_request")), "{e}");
+    assert!(e["error"].as_str().unwrap().starts_with("new:"), "{e}");
+    assert_eq!(app.get("/api/me", Some(&b)).await.0, StatusCode::OK, "a too-short password ends nothing");
     let (s, r) = app.post("/api/me/password", Some(&a), json!({"old": "demo", "new": "fresh-one"})).await;
     assert_eq!(s, StatusCode::OK, "{r}");
     assert_eq!(app.get("/api/me", Some(&a)).await.0, StatusCode::UNAUTHORIZED);

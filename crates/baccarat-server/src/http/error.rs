@@ -132,32 +132,11 @@ pub fn status_of(code: Code) -> StatusCode {
     }
 }
 
-/// The wire name of a kind (as the casino's reply serialises it).
-pub fn code_name(code: Code) -> &'static str {
-    match code {
-        Code::Rule => "rule",
-        Code::NoTable => "no_table",
-        Code::NoPlayer => "no_player",
-        Code::Wallet => "wallet",
-        Code::Float => "float",
-        Code::Ledger => "ledger",
-        Code::Slip => "slip",
-        Code::Bounds => "bounds",
-        Code::Mode => "mode",
-        Code::Config => "config",
-        Code::Idempotency => "idempotency",
-        Code::Halted => "halted",
-        Code::Role => "role",
-        Code::Entropy => "entropy",
-        Code::Engine => "engine",
-    }
-}
-
 /// A casino refusal as an API error; anything else is not an error.
 pub fn refusal(r: &Reply) -> Option<ApiError> {
     match r {
         Reply::Refused { code, rule, message } => {
-            Some(ApiError { rule: rule.clone(), ..ApiError::new(status_of(*code), code_name(*code), message.clone()) })
+            Some(ApiError { rule: rule.clone(), ..ApiError::new(status_of(*code), code.name(), message.clone()) })
         }
         _ => None,
     }
@@ -202,26 +181,9 @@ mod tests {
     /// Every kind has a status, and its wire name is the one the reply carries.
     #[test]
     fn every_code_maps_to_its_wire_name_and_a_4xx_or_503() {
-        use Code::*;
-        for code in [
-            Rule,
-            NoTable,
-            NoPlayer,
-            Wallet,
-            Float,
-            Ledger,
-            Slip,
-            Bounds,
-            Mode,
-            Config,
-            Idempotency,
-            Halted,
-            Role,
-            Entropy,
-            Engine,
-        ] {
+        for code in Code::ALL {
             let wire = serde_json::to_value(code).unwrap();
-            assert_eq!(wire, json!(code_name(code)), "{code:?}");
+            assert_eq!(wire, json!(code.name()), "{code:?}");
             let s = status_of(code);
             assert!(s.is_client_error() || s == StatusCode::SERVICE_UNAVAILABLE, "{code:?}: {s}");
         }

@@ -99,6 +99,10 @@ pub(super) async fn password(
     if b.old.len() > 128 {
         return Err(ApiError::bad("old: at most 128 bytes (UTF-8)"));
     }
+    // Refused as it arrives, before any hash is spent on the old password.
+    if b.new.chars().count() < crate::auth::MIN_PASSWORD || b.new.len() > 128 {
+        return Err(ApiError::bad(format!("new: {} characters to 128 bytes (UTF-8)", crate::auth::MIN_PASSWORD)));
+    }
     let Some((_, _, hash)) = s.users.credentials(&sess.name).map_err(|e| ApiError::internal(e.to_string()))? else {
         return Err(ApiError::unauthorized("the session's person no longer exists"));
     };
@@ -106,10 +110,16 @@ pub(super) async fn password(
     if !ok {
         return Err(ApiError::new(StatusCode::FORBIDDEN, "password", "old: not the current password"));
     }
-    s.users.set_password(sess.user, &b.new).map_err(|e| match e {
-        crate::auth::AuthError::Weak(_) => ApiError::bad(format!("new: {e}")),
-        e => ApiError::internal(e.to_string()),
-    })?;
+    // Hashing the new password is argon2's work: off the async runtime.
+    let users = s.users.clone();
+    let new = b.new;
+    tokio::task::spawn_blocking(move || users.set_password(sess.user, &new))
+        .await
+        .map_err(|_| ApiError::internal("the password change failed"))?
+        .map_err(|e| match e {
+            crate::auth::AuthError::Weak(_) => ApiError::bad(format!("new: {e}")),
+            e => ApiError::internal(e.to_string()),
+        })?;
     let (token, _) =
         s.users.start_session(sess.user, &sess.name, sess.role).map_err(|e| ApiError::internal(e.to_string()))?;
     let max_age = s.users.policy().max_ms / 1000;

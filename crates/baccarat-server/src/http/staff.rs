@@ -182,12 +182,10 @@ pub(super) async fn ledger_check(State(s): State<AppState>, Auth(sess, _): Auth)
 /// irregularity prompts.
 pub(super) async fn pit(State(s): State<AppState>, Auth(sess, _): Auth, Id(id): Id) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::Dealer, Role::Supervisor, Role::Admin])?;
+    table_exists(&s, id)?;
     let table = {
         let v = s.views.read().expect("views lock");
-        v.tables.iter().find(|t| t.id == id).cloned()
-    };
-    let Some(table) = table else {
-        return table_exists(&s, id).map(|_| Json(Value::Null));
+        v.tables.iter().find(|t| t.id == id).cloned().expect("checked")
     };
     let rb = baccarat_rules::profiles::builtin(&table.rulebook).map_err(|e| ApiError::internal(e.to_string()))?;
     let rules: Vec<Value> = rb

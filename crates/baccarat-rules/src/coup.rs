@@ -12,7 +12,7 @@ pub enum Side {
 }
 
 /// A value for each side, `BySide { player, banker }`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash, serde::Serialize, serde::Deserialize)]
 pub struct BySide<T> {
     pub player: T,
     pub banker: T,

@@ -27,13 +27,13 @@
 
 use std::collections::HashSet;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Rows of the big road and the bead plate.
 pub const ROWS: usize = 6;
 
 /// The result of one coup as the display records it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum RoadResult {
     #[serde(rename = "B")]
     Banker,
@@ -63,14 +63,14 @@ impl RoadResult {
 }
 
 /// One coup on the display: its result and the markers drawn with it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RoadEntry {
     pub result: RoadResult,
-    #[serde(skip_serializing_if = "is_false")]
+    #[serde(default, skip_serializing_if = "is_false")]
     pub player_pair: bool,
-    #[serde(skip_serializing_if = "is_false")]
+    #[serde(default, skip_serializing_if = "is_false")]
     pub banker_pair: bool,
-    #[serde(skip_serializing_if = "is_false")]
+    #[serde(default, skip_serializing_if = "is_false")]
     pub natural: bool,
 }
 
@@ -122,14 +122,32 @@ pub struct BigCell {
 /// The derived roads by k: big eye boy (1), small road (2), cockroach pig (3).
 pub const DERIVED: [(&str, usize); 3] = [("big_eye_boy", 1), ("small_road", 2), ("cockroach_pig", 3)];
 
-/// All the roads of one shoe, updated one coup at a time.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// All the roads of one shoe, updated one coup at a time. Serialised as its
+/// entries alone; the drawn roads are rebuilt from them when read.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "Vec<RoadEntry>", into = "Vec<RoadEntry>")]
 pub struct Roads {
     entries: Vec<RoadEntry>,
     leading_ties: u32,
     columns: Vec<Vec<BigCell>>,
     occupied: HashSet<(usize, usize)>,
     derived: [Vec<Mark>; 3],
+}
+
+impl From<Vec<RoadEntry>> for Roads {
+    fn from(entries: Vec<RoadEntry>) -> Roads {
+        let mut r = Roads::new();
+        for e in entries {
+            r.push(e);
+        }
+        r
+    }
+}
+
+impl From<Roads> for Vec<RoadEntry> {
+    fn from(r: Roads) -> Vec<RoadEntry> {
+        r.entries
+    }
 }
 
 impl Roads {

@@ -110,7 +110,7 @@ pub enum Draw {
 }
 
 /// The shoe in play: cards in dealing order and the cutting card's place.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Shoe {
     cards: Vec<Card>,
     next: usize,

@@ -6,7 +6,7 @@ use baccarat_table::engine::PlayerId;
 use std::collections::HashMap;
 
 use baccarat_rules::{profiles, Bet, Money, TableConfig, TableConfigSpec};
-use baccarat_table::engine::{Command, Event, ShoeSource, Spot, Table, TableSetup, WagerId};
+use baccarat_table::engine::{Command, Event, ShoeSource, Spot, State, Table, TableSetup, WagerId};
 use baccarat_table::shoe::Cut;
 use baccarat_table::shuffle::Seed;
 use proptest::prelude::*;
@@ -87,7 +87,16 @@ proptest! {
         let mut stake: HashMap<WagerId, Money> = HashMap::new();
         let mut settled = 0usize;
         let start = [Op::Start(1, 200)];
-        for o in start.iter().chain(&ops) {
+        for (i, o) in start.iter().chain(&ops).enumerate() {
+            // A checkpoint of the state at any point restores to an equal
+            // table, which then decides every later command the same way.
+            if i % 37 == 0 {
+                let json = serde_json::to_string(t.state()).expect("state serialises");
+                let state: State = serde_json::from_str(&json).expect("state reads back");
+                let restored = Table::restore(setup(rulebook, &extra), state);
+                prop_assert!(restored == t, "a checkpoint restored to another state");
+                t = restored;
+            }
             let before = t.clone();
             match t.execute(command(o, &placed)) {
                 Err(_) => prop_assert!(t == before, "a refused command changed the table: {:?}", o),

@@ -17,7 +17,9 @@ use baccarat_rules::{Bet, Money};
 
 use super::{PlayerId, Spot, Wager, WagerId};
 
-#[derive(Clone, Debug, Default)]
+/// Serialised as its list alone; the indexes are rebuilt when it is read.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+#[serde(from = "Vec<Wager>", into = "Vec<Wager>")]
 pub struct CoupWagers {
     list: Vec<Wager>,
     at: HashMap<WagerId, usize>,
@@ -42,6 +44,22 @@ impl Deref for CoupWagers {
     type Target = [Wager];
     fn deref(&self) -> &[Wager] {
         &self.list
+    }
+}
+
+impl From<Vec<Wager>> for CoupWagers {
+    fn from(list: Vec<Wager>) -> CoupWagers {
+        let mut w = CoupWagers::default();
+        for x in list {
+            w.push(x);
+        }
+        w
+    }
+}
+
+impl From<CoupWagers> for Vec<Wager> {
+    fn from(w: CoupWagers) -> Vec<Wager> {
+        w.list
     }
 }
 

@@ -69,7 +69,7 @@ impl TableSetup {
 }
 
 /// Where the table is in its cycle.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum Phase {
     /// No shoe in play.
     #[default]
@@ -90,14 +90,14 @@ pub enum Phase {
 }
 
 /// The cards of a live shoe seen so far, to find foreign cards (NSW 12.11).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct LiveShoe {
     decks: u32,
     seen: Vec<u32>,
 }
 
 /// The coup in progress.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct CoupState {
     pub number: u64,
     pub no_bet: bool,
@@ -106,7 +106,9 @@ pub struct CoupState {
 }
 
 /// The table's state: nothing here changes except through [`Table::apply`].
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+/// It serialises whole (shoe, seed and all) for the server's checkpoints: a
+/// table restored from it equals the replay of its events.
+#[derive(Clone, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct State {
     pub phase: Phase,
     pub shoe_number: u64,
@@ -207,6 +209,12 @@ impl Table {
 
     pub(crate) fn cite(&self, key: Cite) -> String {
         self.setup.rulebook.cite(key)
+    }
+
+    /// A table from a checkpoint of its state (see [`State`]), to replay only
+    /// the events recorded after it.
+    pub fn restore(setup: TableSetup, state: State) -> Table {
+        Table { setup: Arc::new(setup), state }
     }
 
     /// Rebuild a table from its events.

@@ -67,7 +67,7 @@ pub enum Spot {
 }
 
 /// A card of the coup: where it went, which card, and whether it is face up.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DealtCard {
     pub position: Position,
     pub card: Card,

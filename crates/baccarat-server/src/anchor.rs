@@ -119,6 +119,22 @@ impl AnchorKey {
     pub fn public_hex(&self) -> String {
         hex(self.key.verifying_key().as_bytes())
     }
+
+    /// Sign `message` (a checkpoint's digest): the signature in hex.
+    pub fn sign(&self, message: &[u8]) -> String {
+        hex(&self.key.sign(message).to_bytes())
+    }
+}
+
+/// Whether `signature` (hex) is `public`'s (hex) signature of `message`.
+pub fn signed_by(public: &str, message: &[u8], signature: &str) -> bool {
+    let Some(key) = unhex::<32>(public).and_then(|k| VerifyingKey::from_bytes(&k).ok()) else {
+        return false;
+    };
+    let Some(sig) = unhex::<64>(signature) else {
+        return false;
+    };
+    key.verify_strict(message, &Signature::from_bytes(&sig)).is_ok()
 }
 
 /// One chain's end.
@@ -273,6 +289,11 @@ impl AnchorLog {
 
     pub fn public_hex(&self) -> String {
         self.key.public_hex()
+    }
+
+    /// Sign with the anchor key (checkpoints are signed like the anchors).
+    pub fn sign(&self, message: &[u8]) -> String {
+        self.key.sign(message)
     }
 }
 

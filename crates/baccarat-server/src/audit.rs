@@ -209,6 +209,34 @@ impl Chain {
         Ok(Chain { head: unhex(&head).expect("verify returns a hash"), len: records.len() as u64 })
     }
 
+    /// A chain's end as a checkpoint recorded it (`None` if the head is not a
+    /// hash).
+    pub fn resume(len: u64, head: &str) -> Option<Chain> {
+        Some(Chain { len, head: unhex(head)? })
+    }
+
+    /// Take the next stored record, checking that it is the next one, links
+    /// to this head and hashes to what it says.
+    pub fn follow(&mut self, r: &Record) -> Result<(), Broken> {
+        let seq = self.len + 1;
+        if r.seq != seq {
+            return Err(Broken {
+                seq: r.seq,
+                what: format!("expected record {seq} (a record is missing or out of order)"),
+            });
+        }
+        if unhex(&r.prev) != Some(self.head) {
+            return Err(Broken { seq, what: "does not link to the record before it".into() });
+        }
+        let h = link(&self.head, seq, &r.body);
+        if unhex(&r.hash) != Some(h) {
+            return Err(Broken { seq, what: "its hash does not match its contents (altered)".into() });
+        }
+        self.head = h;
+        self.len = seq;
+        Ok(())
+    }
+
     /// Records in the chain.
     pub fn len(&self) -> u64 {
         self.len
@@ -233,25 +261,11 @@ pub struct Broken {
 
 /// Check a chain from its first record: numbering, links and hashes.
 pub fn verify(records: &[Record]) -> Result<String, Broken> {
-    let mut head = GENESIS;
-    for (i, r) in records.iter().enumerate() {
-        let seq = i as u64 + 1;
-        if r.seq != seq {
-            return Err(Broken {
-                seq: r.seq,
-                what: format!("expected record {seq} (a record is missing or out of order)"),
-            });
-        }
-        if unhex(&r.prev) != Some(head) {
-            return Err(Broken { seq, what: "does not link to the record before it".into() });
-        }
-        let h = link(&head, seq, &r.body);
-        if unhex(&r.hash) != Some(h) {
-            return Err(Broken { seq, what: "its hash does not match its contents (altered)".into() });
-        }
-        head = h;
+    let mut c = Chain::new();
+    for r in records {
+        c.follow(r)?;
     }
-    Ok(hex(&head))
+    Ok(c.head())
 }
 
 #[cfg(test)]

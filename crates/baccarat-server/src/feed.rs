@@ -14,12 +14,16 @@
 //!
 //! Cards never pass through here except as events that expose them; the seed is
 //! kept only once its shoe has ended.
+//!
+//! Everything here is bounded per table or per player, and the whole is kept in
+//! each checkpoint ([`FeedState`]): a restart rebuilds it from the checkpoint
+//! and the tail of the log, never by reading the log from its first record.
 
 use std::collections::{HashMap, VecDeque};
 
 use baccarat_rules::{Bet, Card, Money, Settlement};
 use baccarat_table::engine::{positions_of, Event, PlayerId, Position, Spot, WagerId};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 /// Coups whose place in the chain is kept per table, for recall.
@@ -28,9 +32,21 @@ pub const RECALL_COUPS: usize = 100;
 pub const HISTORY: usize = 200;
 /// Rule-bearing events kept per table.
 pub const NOTICES: usize = 50;
+/// Shoes listed per table (older shoes are recalled from the audit log).
+pub const SHOES: usize = 100;
+
+/// Where a wager of the coup in progress stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WagerStatus {
+    Open,
+    Withdrawn,
+    Returned,
+    Settled,
+}
 
 /// A wager of the coup in progress.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WagerLine {
     pub wager: WagerId,
     pub player: PlayerId,
@@ -40,8 +56,7 @@ pub struct WagerLine {
     pub ante: Money,
     /// Banker and Player together, waiting for a supervisor (NSW 5.6.6).
     pub needs_approval: bool,
-    /// `open`, `withdrawn`, `returned`, `settled`.
-    pub status: &'static str,
+    pub status: WagerStatus,
     /// The rule behind a return or reduction.
     pub rule: Option<String>,
     pub outcome: Option<String>,
@@ -79,7 +94,7 @@ impl CoupFeed {
 }
 
 /// A settled wager in a player's history.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HistoryLine {
     pub table: u32,
     pub coup: u64,
@@ -108,11 +123,13 @@ impl Feed {
                     starts.pop_front();
                 }
             }
-            Event::ShoeStarted { shoe, commitment, cut, .. } => self
-                .shoes
-                .entry(table)
-                .or_default()
-                .push(json!({ "shoe": shoe, "commitment": commitment, "cut": cut, "seed": null })),
+            Event::ShoeStarted { shoe, commitment, cut, .. } => {
+                let shoes = self.shoes.entry(table).or_default();
+                shoes.push(json!({ "shoe": shoe, "commitment": commitment, "cut": cut, "seed": null }));
+                if shoes.len() > SHOES {
+                    shoes.remove(0);
+                }
+            }
             Event::ShoeEnded { shoe, seed, .. } => {
                 if let Some(s) = self.shoes.entry(table).or_default().iter_mut().rev().find(|s| s["shoe"] == *shoe) {
                     s["seed"] = json!(seed);
@@ -130,7 +147,7 @@ impl Feed {
                     amount: wager.amount,
                     ante: wager.ante,
                     needs_approval: wager.needs_approval,
-                    status: "open",
+                    status: WagerStatus::Open,
                     rule: None,
                     outcome: None,
                     pays: None,
@@ -138,10 +155,10 @@ impl Feed {
                     net: None,
                 });
             }
-            Event::WagerWithdrawn { wager } => self.set(table, *wager, |l| l.status = "withdrawn"),
+            Event::WagerWithdrawn { wager } => self.set(table, *wager, |l| l.status = WagerStatus::Withdrawn),
             Event::WagerApproved { wager } => self.set(table, *wager, |l| l.needs_approval = false),
             Event::WagerReturned { wager, rule } => self.set(table, *wager, |l| {
-                l.status = "returned";
+                l.status = WagerStatus::Returned;
                 l.rule = Some(rule.clone());
             }),
             Event::WagerReduced { wager, to, rule } => self.set(table, *wager, |l| {
@@ -152,7 +169,7 @@ impl Feed {
                 let Some(c) = self.coups.get_mut(&table) else { return };
                 let coup = c.coup;
                 let Some(l) = c.line(*wager) else { return };
-                l.status = "settled";
+                l.status = WagerStatus::Settled;
                 l.outcome = outcome.map(|o| o.to_string());
                 l.pays = Some(pays.clone());
                 l.settlement = Some(*settlement);
@@ -203,6 +220,48 @@ impl Feed {
         }
     }
 
+    /// Everything, for a checkpoint (in key order, so equal feeds give equal
+    /// states).
+    pub fn state(&self) -> FeedState {
+        fn sorted<K: Ord + Copy, V: Clone, W>(m: &HashMap<K, V>, f: impl Fn(&V) -> W) -> Vec<(K, W)> {
+            let mut v: Vec<(K, W)> = m.iter().map(|(k, v)| (*k, f(v))).collect();
+            v.sort_by_key(|(k, _)| *k);
+            v
+        }
+        FeedState {
+            coups: sorted(&self.coups, |c| CoupState {
+                coup: c.coup,
+                wagers: c.wagers.clone(),
+                result: c.result.clone(),
+                dealt: c.dealt.clone(),
+                void: c.void.clone(),
+            }),
+            history: sorted(&self.history, |h| h.iter().cloned().collect()),
+            shoes: sorted(&self.shoes, Clone::clone),
+            coup_starts: sorted(&self.coup_starts, |s| s.iter().copied().collect()),
+            notices: sorted(&self.notices, |n| n.iter().cloned().collect()),
+        }
+    }
+
+    /// A feed from a checkpoint's state, its indexes rebuilt.
+    pub fn from_state(s: FeedState) -> Feed {
+        let mut f = Feed::default();
+        for (table, c) in s.coups {
+            let mut feed = CoupFeed { coup: c.coup, result: c.result, dealt: c.dealt, void: c.void, ..CoupFeed::default() };
+            for (i, l) in c.wagers.iter().enumerate() {
+                feed.index.insert(l.wager, i);
+                feed.by_player.entry(l.player).or_default().push(i);
+            }
+            feed.wagers = c.wagers;
+            f.coups.insert(table, feed);
+        }
+        f.history = s.history.into_iter().map(|(p, h)| (p, h.into())).collect();
+        f.shoes = s.shoes.into_iter().collect();
+        f.coup_starts = s.coup_starts.into_iter().map(|(t, v)| (t, v.into())).collect();
+        f.notices = s.notices.into_iter().map(|(t, v)| (t, v.into())).collect();
+        f
+    }
+
     fn set(&mut self, table: u32, w: WagerId, f: impl FnOnce(&mut WagerLine)) {
         if let Some(l) = self.coups.get_mut(&table).and_then(|c| c.line(w)) {
             f(l);
@@ -214,6 +273,27 @@ impl Feed {
         let s = self.coup_starts.get(&table)?;
         s.get(s.len().saturating_sub(n)).map(|&(_, seq)| seq)
     }
+}
+
+/// One table's coup in progress, as a checkpoint keeps it (its cards too,
+/// which the public view of [`CoupFeed`] leaves out).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CoupState {
+    pub coup: u64,
+    pub wagers: Vec<WagerLine>,
+    pub result: Option<Value>,
+    pub dealt: Vec<(Position, Card)>,
+    pub void: Option<String>,
+}
+
+/// The feed as a checkpoint keeps it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FeedState {
+    pub coups: Vec<(u32, CoupState)>,
+    pub history: Vec<(PlayerId, Vec<HistoryLine>)>,
+    pub shoes: Vec<(u32, Vec<Value>)>,
+    pub coup_starts: Vec<(u32, Vec<(u64, u64)>)>,
+    pub notices: Vec<(u32, Vec<Value>)>,
 }
 
 /// The rule an irregularity-type event cites, for the pit's prompts.

@@ -5,6 +5,7 @@ pub mod anchor;
 pub mod audit;
 pub mod auth;
 pub mod casino;
+pub mod checkpoint;
 pub mod entropy;
 pub mod feed;
 pub mod float;

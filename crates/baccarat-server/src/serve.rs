@@ -1,10 +1,17 @@
 //! `baccarat serve`: open (or create) the database, recover every table, start the
 //! writer, pace the RNG tables, and serve HTTP and WebSocket.
 //!
+//! Recovery starts from the latest signed checkpoint and reads only what was
+//! written after it (`casino/recover.rs`); a checkpoint that fails its checks
+//! is named, and the whole history is replayed instead. A clean shutdown
+//! (Ctrl-C or SIGTERM) takes a checkpoint before the process ends, so the next
+//! start reads almost nothing.
+//!
 //! On the first run the database is created, migrated, and seeded with a demo
 //! casino: one table per rulebook profile, an admin whose password is printed
 //! once, staff accounts and demo players holding play chips.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
@@ -16,7 +23,7 @@ use tokio::sync::broadcast;
 use crate::anchor::{AnchorKey, AnchorLog, Head};
 use crate::auth::{random_hex, Role, Users};
 
-use crate::casino::{Casino, Clock, Mode, Request, DEFAULT_FLOAT};
+use crate::casino::{recover, Casino, Clock, Mode, Request, DEFAULT_FLOAT};
 use crate::feed::Feed;
 use crate::http::{router, AppState, Pace};
 use crate::store::{Commit, SqliteStore, Store};
@@ -56,6 +63,8 @@ pub struct ServeConfig {
     pub sessions: crate::auth::SessionPolicy,
     /// The time (ms since the epoch): the system clock, or a test's.
     pub clock: Clock,
+    /// How long an idempotency key is remembered (default 72 hours).
+    pub key_retention: Duration,
 }
 
 impl std::fmt::Debug for ServeConfig {
@@ -73,6 +82,7 @@ impl std::fmt::Debug for ServeConfig {
             .field("key_file", &self.key_file)
             .field("ceiling", &self.ceiling)
             .field("sessions", &self.sessions)
+            .field("key_retention", &self.key_retention)
             .finish_non_exhaustive()
     }
 }
@@ -95,6 +105,7 @@ impl ServeConfig {
             ceiling: crate::casino::DEFAULT_CEILING,
             sessions: crate::auth::SessionPolicy::default(),
             clock: crate::casino::system_clock(),
+            key_retention: Duration::from_millis(crate::ledger::DEFAULT_KEY_RETENTION_MS),
         }
     }
 
@@ -115,13 +126,69 @@ pub const DEMO_TABLES: [(u32, &str, &str, Mode, &str); 5] = [
     (5, "Live pit NSW", "nsw-2021", Mode::Live, "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 500000\ndifferential = 1000000\n[bets.player_pair]\n[bets.banker_pair]\n"),
 ];
 
-/// What [`open`] gives back: the store, the recovered (or new) casino, the
-/// people, and the anchor file, open for appending.
+/// What [`open`] gives back: the store, the recovered (or new) casino and its
+/// read model, the people, the anchor file (open for appending), and what
+/// recovery read.
 pub struct Opened {
     pub store: SqliteStore,
     pub casino: Casino,
+    pub feed: Feed,
     pub users: Arc<Users>,
     pub anchors: AnchorLog,
+    pub recovery: Recovery,
+}
+
+/// What a start read to recover.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Recovery {
+    /// Whether it started from a checkpoint.
+    pub from_checkpoint: bool,
+    /// Why the latest checkpoint was not used, if it was not.
+    pub refused_checkpoint: Option<String>,
+    /// Audit records and transfers read after the checkpoint.
+    pub tail_records: u64,
+    pub tail_transfers: u64,
+}
+
+/// Seal and write a checkpoint of `casino` with its read model `feed`.
+pub fn write_checkpoint(
+    store: &mut SqliteStore,
+    anchors: &AnchorLog,
+    casino: &Casino,
+    feed: &Feed,
+) -> Result<(), String> {
+    let mut cp = casino.checkpoint();
+    cp.feed = Some(feed.state());
+    store.write_checkpoint(&crate::checkpoint::seal(&cp, anchors)).map_err(|e| e.to_string())
+}
+
+/// The chains (by table; the casino's is 0) that fall short of the heads the
+/// anchor file signed, or are gone: the start-up check. It reads one record
+/// per chain (the anchored one); the links after it are checked as recovery
+/// reads them, and `verify` checks the whole history.
+fn anchor_cuts(store: &SqliteStore, anchored: &crate::anchor::Anchored) -> Result<BTreeMap<u32, String>, String> {
+    let tables: Vec<u32> = store.tables().map_err(|e| e.to_string())?.iter().map(|t| t.id).collect();
+    let mut out = BTreeMap::new();
+    for (table, (len, head)) in &anchored.heads {
+        let known = *table == crate::audit::CASINO_CHAIN || tables.contains(table);
+        let why = if !known {
+            Some(format!("the anchor file signed {len} records, but the table is gone from the database"))
+        } else if *len == 0 {
+            None
+        } else {
+            match store.record_at(*table, *len).map_err(|e| e.to_string())? {
+                None => Some(format!("the anchor file signed {len} records, the chain is shorter (its tail was cut)")),
+                Some(r) if r.hash != *head => {
+                    Some(format!("record {len} is not the one the anchor file signed (the chain was rewritten)"))
+                }
+                Some(_) => None,
+            }
+        };
+        if let Some(w) = why {
+            out.insert(*table, w);
+        }
+    }
+    Ok(out)
 }
 
 /// The heads of the chains a commit appended to, for the anchor file.
@@ -156,11 +223,11 @@ pub fn open(cfg: &ServeConfig) -> Result<Opened, String> {
         None
     };
     let mut anchors = AnchorLog::open(&anchor_path, key).map_err(|e| e.to_string())?;
-    let mut snap = store.load().map_err(|e| e.to_string())?;
-    if snap.tables.is_empty() {
+    if store.tables().map_err(|e| e.to_string())?.is_empty() {
         let mut c = Casino::new();
         c.ceiling = cfg.ceiling;
         c.clock = cfg.clock.clone();
+        c.ledger.set_retention(cfg.key_retention.as_millis() as u64);
         let mut commit = Commit::default();
         for (id, name, rb, mode, config) in DEMO_TABLES {
             c.create_table(id, name, rb, config, mode, DEFAULT_FLOAT, &mut commit)?;
@@ -188,34 +255,73 @@ pub fn open(cfg: &ServeConfig) -> Result<Opened, String> {
         println!("  admin password: {admin}   (sign in as \"admin\"; shown only now)");
         println!("  staff: dealer, supervisor, inspector; players: player1..player5; password {:?}", cfg.demo_password);
         println!("  anchors: {} signed by {} (public key {public})", anchor_path.display(), key_path.display());
-        return Ok(Opened { store, casino: c, users, anchors });
+        let mut feed = Feed::default();
+        for (table, seq, e) in &commit.events {
+            feed.absorb(*table, *seq, e);
+        }
+        return Ok(Opened { store, casino: c, feed, users, anchors, recovery: Recovery::default() });
     }
+    let mut skip = BTreeSet::new();
     if let Some(a) = &anchored {
-        let cut = crate::verify::anchor_problems(&snap, a);
+        let cut = anchor_cuts(&store, a)?;
         if let Some(why) = cut.get(&crate::audit::CASINO_CHAIN) {
             return Err(format!("refusing to start: {why}"));
         }
         for (table, why) in &cut {
             eprintln!("table {table} is not served: {why}");
         }
-        snap.tables.retain(|t| !cut.contains_key(&t.id));
-        snap.records.retain(|(t, _)| !cut.contains_key(t));
-    } else if !snap.records.is_empty() {
+        skip = cut.into_keys().collect();
+    } else if store.head(crate::audit::CASINO_CHAIN).map_err(|e| e.to_string())?.is_some() {
         eprintln!("warning: no anchor file at {}; the chains are anchored from now on", anchor_path.display());
     }
-    let mut c = Casino::recover(snap)?;
+    let retention = cfg.key_retention.as_millis() as u64;
+    let since = (cfg.clock)().saturating_sub(retention);
+    let mut recovery = Recovery::default();
+    let checkpoint = match store.latest_checkpoint().map_err(|e| e.to_string())? {
+        None => None,
+        Some(stored) => match crate::checkpoint::open(&stored, &public) {
+            Ok(cp) => Some(cp),
+            Err(why) => {
+                eprintln!("warning: {why}; replaying the whole history instead");
+                recovery.refused_checkpoint = Some(why);
+                None
+            }
+        },
+    };
+    recovery.from_checkpoint = checkpoint.is_some();
+    let rec = match recover(&store, checkpoint, since, &skip) {
+        Ok(r) => r,
+        Err(why) if recovery.from_checkpoint => {
+            eprintln!("warning: the checkpoint does not match the log ({why}); replaying the whole history instead");
+            recovery.from_checkpoint = false;
+            recovery.refused_checkpoint = Some(why);
+            recover(&store, None, since, &skip)?
+        }
+        Err(why) => return Err(why),
+    };
+    recovery.tail_records = rec.tail_records;
+    recovery.tail_transfers = rec.tail_transfers;
+    let (mut c, mut feed) = (rec.casino, rec.feed);
     c.ceiling = cfg.ceiling;
     c.clock = cfg.clock.clone();
+    c.ledger.set_retention(retention);
     let mut commit = Commit::default();
     let resumed = c.resume_interrupted(&mut commit);
     commit_anchored(&mut store, &mut anchors, &commit)?;
+    for (table, seq, e) in &commit.events {
+        feed.absorb(*table, *seq, e);
+    }
     for t in resumed {
         println!("table {t}: the coup in progress was interrupted; its profile's policy applied");
     }
     for t in c.tables.values().filter(|t| t.halted.is_some()) {
         eprintln!("table {} is stopped: {}", t.id, t.halted.as_deref().unwrap_or_default());
     }
-    Ok(Opened { store, casino: c, users, anchors })
+    // A long tail (or none usable) is read once: the next start begins here.
+    if !recovery.from_checkpoint || recovery.tail_records >= crate::checkpoint::MIN_GAP_RECORDS {
+        write_checkpoint(&mut store, &anchors, &c, &feed)?;
+    }
+    Ok(Opened { store, casino: c, feed, users, anchors, recovery })
 }
 
 /// Run the server until it is stopped.
@@ -227,26 +333,20 @@ pub async fn serve(cfg: ServeConfig) -> Result<(), String> {
 
 /// Run the server on a bound listener (tests bind port 0).
 pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<(), String> {
-    let Opened { mut store, casino, users, mut anchors } = open(&cfg)?;
+    let Opened { mut store, casino, feed, users, mut anchors, recovery } = open(&cfg)?;
+    println!(
+        "recovered {} tables from {}: {} records and {} transfers read",
+        casino.tables.len(),
+        if recovery.from_checkpoint { "the latest checkpoint" } else { "the whole history" },
+        recovery.tail_records,
+        recovery.tail_transfers
+    );
     store.checkpoint_in_background(&cfg.db, Duration::from_millis(200)).map_err(|e| e.to_string())?;
     let table_ids: Vec<u32> = casino.tables.keys().copied().collect();
     let views = Arc::new(RwLock::new(Views::default()));
     views.write().expect("views").rebuild(&casino);
     let (changed, _) = broadcast::channel(1024);
-    let feed = Arc::new(RwLock::new(Feed::default()));
-    {
-        let mut f = feed.write().expect("feed");
-        for id in casino.tables.keys() {
-            let records = crate::store::read_records(&cfg.db, *id, 0).map_err(|e| e.to_string())?;
-            for r in &records {
-                let body =
-                    crate::audit::Body::decode(&r.body).map_err(|e| format!("table {id} record {}: {e}", r.seq))?;
-                if let Some(e) = &body.event {
-                    f.absorb(*id, r.seq, e);
-                }
-            }
-        }
-    }
+    let feed = Arc::new(RwLock::new(feed));
     let v = views.clone();
     let v2 = views.clone();
     let (fd, ch) = (feed.clone(), changed.clone());
@@ -257,7 +357,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
         move |c, commit| v.read().expect("views").changes(c, commit),
         // On the committer, once durable and before the batch's answers: so a
         // client that has its answer reads its own change in every view.
-        move |changes, commit: Commit| {
+        move |changes, mut commit: Commit| {
             // The batch is durable: sign its chains' heads into the anchor file.
             if let Err(e) = anchors.append(&heads_of(&commit)) {
                 eprintln!("anchors: {e}; stopping so that nothing goes unanchored");
@@ -268,11 +368,18 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
             for (table, seq, e) in &commit.events {
                 f.absorb(*table, *seq, e);
             }
+            // A checkpoint of this batch takes the read model as of it.
+            let sealed = commit.checkpoint.take().map(|mut cp| {
+                cp.feed = Some(f.state());
+                crate::checkpoint::seal(&cp, &anchors)
+            });
             drop(f);
             version += 1;
             let _ = ch.send(version);
+            sealed
         },
     );
+    let stopper = writer.clone();
     let state = AppState {
         writer,
         feed,
@@ -293,7 +400,40 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     println!("baccarat table server on http://{addr}/  (API: http://{addr}/api/openapi.json)");
     // With each connection's address: sign-in limits count by client address.
-    axum::serve(listener, router(state).into_make_service_with_connect_info::<SocketAddr>())
-        .await
-        .map_err(|e| e.to_string())
+    let server = axum::serve(listener, router(state).into_make_service_with_connect_info::<SocketAddr>());
+    tokio::select! {
+        r = std::future::IntoFuture::into_future(server) => return r.map_err(|e| e.to_string()),
+        _ = stop_signal() => {}
+    }
+    // A clean stop: a checkpoint of everything done, so the next start reads
+    // almost nothing. (Connections are dropped; anything they had sent is in
+    // the writer's queue ahead of this request, or was refused.)
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    stopper
+        .send(Request::Checkpoint, move |r| {
+            let _ = tx.send(r);
+        })
+        .map_err(|e| e.to_string())?;
+    rx.await.map_err(|_| "the writer stopped before the checkpoint".to_string())?;
+    println!("stopped: checkpoint written");
+    Ok(())
+}
+
+/// Ctrl-C, or SIGTERM (how a service manager stops a server).
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(t) => t,
+            Err(_) => return std::future::pending().await,
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }

@@ -7,13 +7,19 @@
 //! coup's settlement and its events; many players' wagers) and is written in one
 //! transaction, so one fsync covers them all (group commit). Migrations are
 //! numbered and apply themselves on open.
+//!
+//! Besides the logs, the store keeps signed checkpoints (`checkpoint.rs`):
+//! recovery reads the latest and then only what was written after it, through
+//! the streaming readers here ([`SqliteStore::each_transfer_after`],
+//! [`SqliteStore::each_record_after`], [`SqliteStore::answers_since`]), so a
+//! restart reads what is live, never the whole history.
 
 use std::path::Path;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::audit::Record;
-use crate::ledger::{Account, AccountId, AccountKind, Cause, Changes, Transfer, TransferKind};
+use crate::ledger::{Account, AccountId, AccountKind, AnswerRow, Cause, Changes, Transfer, TransferKind};
 
 /// A table as configured: recreated from this on restart.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,6 +46,10 @@ pub struct Commit {
     /// number (not stored: published to the feed after the commit, so that
     /// nothing re-reads the JSON).
     pub events: Vec<(u32, u64, baccarat_table::engine::Event)>,
+    /// The casino's state as this batch leaves it, when a checkpoint is due
+    /// (`checkpoint.rs`): sealed and written by the committer once the batch is
+    /// durable.
+    pub checkpoint: Option<Box<crate::checkpoint::Checkpoint>>,
 }
 
 /// Everything read back on start.
@@ -64,7 +74,23 @@ pub enum StoreError {
 pub trait Store: Send {
     fn commit(&mut self, c: &Commit) -> Result<(), StoreError>;
     fn load(&mut self) -> Result<Snapshot, StoreError>;
+    /// Write a sealed checkpoint (after the batch it describes is durable),
+    /// keeping the few latest.
+    fn write_checkpoint(&mut self, c: &crate::checkpoint::Sealed) -> Result<(), StoreError>;
 }
+
+/// A checkpoint as stored, not yet checked.
+#[derive(Clone, Debug)]
+pub struct StoredCheckpoint {
+    pub id: i64,
+    pub body: Vec<u8>,
+    pub sha256: String,
+    pub signature: String,
+    pub public_key: String,
+}
+
+/// Checkpoints kept: the latest few (each supersedes the ones before).
+pub const CHECKPOINTS_KEPT: i64 = 2;
 
 /// The schema version a fully migrated database has.
 pub const SCHEMA_VERSION: usize = MIGRATIONS.len();
@@ -100,6 +126,13 @@ const MIGRATIONS: &[&str] = &[
     // epoch). Sessions from before have 0 for both, so they have expired.
     "ALTER TABLE sessions ADD COLUMN created_ms INTEGER NOT NULL DEFAULT 0;
      ALTER TABLE sessions ADD COLUMN seen_ms INTEGER NOT NULL DEFAULT 0;",
+    // 8: checkpoints, and the retention window of idempotency keys: each
+    // answer's time (older answers have 0: outside any window) and the cause of
+    // what it did (a retried wager is answered with its wager from here).
+    "CREATE TABLE checkpoints (id INTEGER PRIMARY KEY, at_ms INTEGER NOT NULL, body BLOB NOT NULL,
+       sha256 TEXT NOT NULL, signature TEXT NOT NULL, public_key TEXT NOT NULL);
+     ALTER TABLE answer_log ADD COLUMN at_ms INTEGER NOT NULL DEFAULT 0;
+     ALTER TABLE answer_log ADD COLUMN cause TEXT NOT NULL DEFAULT '';",
 ];
 
 pub struct SqliteStore {
@@ -188,7 +221,9 @@ impl Store for SqliteStore {
             let mut xfer = tx.prepare_cached(
                 "INSERT INTO transfers (id, debit, credit, amount, kind, memo, cause) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )?;
-            let mut ans = tx.prepare_cached("INSERT INTO answer_log (key, digest, answer) VALUES (?1, ?2, ?3)")?;
+            let mut ans = tx.prepare_cached(
+                "INSERT INTO answer_log (key, digest, answer, at_ms, cause) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?;
             // An account touched many times in one batch (a table's escrow and
             // house at a settlement) is written once, as it ends the batch.
             let mut last: std::collections::BTreeMap<AccountId, &Account> = std::collections::BTreeMap::new();
@@ -207,8 +242,8 @@ impl Store for SqliteStore {
                 for a in &ch.accounts {
                     last.insert(a.id, a);
                 }
-                if let Some((k, d, a)) = &ch.answer {
-                    ans.execute(params![k, &d[..], a])?;
+                if let Some(a) = &ch.answer {
+                    ans.execute(params![a.key, &a.request[..], a.answer, a.at_ms as i64, a.cause.encode()])?;
                 }
             }
             for a in last.values() {
@@ -296,6 +331,193 @@ impl Store for SqliteStore {
             snap.records.push(row?);
         }
         Ok(snap)
+    }
+
+    fn write_checkpoint(&mut self, c: &crate::checkpoint::Sealed) -> Result<(), StoreError> {
+        let tx = self.conn.transaction()?;
+        tx.execute(
+            "INSERT INTO checkpoints (at_ms, body, sha256, signature, public_key) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![c.at_ms as i64, c.body, c.sha256, c.signature, c.public_key],
+        )?;
+        let id = tx.last_insert_rowid();
+        tx.execute("DELETE FROM checkpoints WHERE id <= ?1", [id - CHECKPOINTS_KEPT])?;
+        tx.commit()?;
+        Ok(())
+    }
+}
+
+fn transfer_of(r: &rusqlite::Row) -> Result<Transfer, StoreError> {
+    let id: i64 = r.get(0)?;
+    let kind: String = r.get(4)?;
+    let cause: String = r.get(6)?;
+    Ok(Transfer {
+        id: id as u64,
+        debit: r.get::<_, i64>(1)? as u64,
+        credit: r.get::<_, i64>(2)? as u64,
+        amount: baccarat_rules::Money(r.get(3)?),
+        kind: parse(&kind)?,
+        memo: r.get(5)?,
+        cause: Cause::parse(&cause)
+            .ok_or_else(|| StoreError::Corrupt(format!("transfer {id}: unreadable cause {cause:?}")))?,
+    })
+}
+
+/// Rows read per query by the streaming readers: bounded memory, and the
+/// writer's commits are not held off by one long read.
+const PAGE: i64 = 20_000;
+
+/// What recovery reads, in bounded pieces.
+impl SqliteStore {
+    /// The tables' definitions.
+    pub fn tables(&self) -> Result<Vec<TableRow>, StoreError> {
+        let mut q = self.conn.prepare("SELECT id, name, rulebook, config, mode, open FROM tables ORDER BY id")?;
+        let rows = q.query_map([], |r| {
+            Ok(TableRow {
+                id: r.get(0)?,
+                name: r.get(1)?,
+                rulebook: r.get(2)?,
+                config: r.get(3)?,
+                mode: r.get(4)?,
+                open: r.get(5)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Every account as the last commit left it.
+    pub fn accounts(&self) -> Result<Vec<Account>, StoreError> {
+        let mut q = self.conn.prepare("SELECT id, kind, balance, held FROM accounts ORDER BY id")?;
+        let mut rows = q.query([])?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next()? {
+            let kind: String = r.get(1)?;
+            out.push(Account { id: r.get::<_, i64>(0)? as u64, kind: parse(&kind)?, balance: r.get(2)?, held: r.get(3)? });
+        }
+        Ok(out)
+    }
+
+    /// Each transfer after id `after`, in order.
+    pub fn each_transfer_after(
+        &self,
+        after: u64,
+        mut f: impl FnMut(Transfer) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let mut q = self.conn.prepare(
+            "SELECT id, debit, credit, amount, kind, memo, cause FROM transfers WHERE id > ?1 ORDER BY id LIMIT ?2",
+        )?;
+        let mut from = after as i64;
+        loop {
+            let mut rows = q.query(params![from, PAGE])?;
+            let mut n = 0;
+            while let Some(r) = rows.next()? {
+                let t = transfer_of(r)?;
+                from = t.id as i64;
+                n += 1;
+                f(t)?;
+            }
+            if n < PAGE {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Each record of a table's chain after sequence number `after`, in order.
+    pub fn each_record_after(
+        &self,
+        table: u32,
+        after: u64,
+        mut f: impl FnMut(Record) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let mut q = self.conn.prepare(
+            "SELECT seq, prev, body, hash FROM audit WHERE tbl = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
+        )?;
+        let mut from = after as i64;
+        loop {
+            let mut rows = q.query(params![table, from, PAGE])?;
+            let mut n = 0;
+            while let Some(r) = rows.next()? {
+                let rec = Record { seq: r.get::<_, i64>(0)? as u64, prev: r.get(1)?, body: r.get(2)?, hash: r.get(3)? };
+                from = rec.seq as i64;
+                n += 1;
+                f(rec)?;
+            }
+            if n < PAGE {
+                return Ok(());
+            }
+        }
+    }
+
+    /// One record of a chain.
+    pub fn record_at(&self, table: u32, seq: u64) -> Result<Option<Record>, StoreError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT seq, prev, body, hash FROM audit WHERE tbl = ?1 AND seq = ?2",
+                params![table, seq as i64],
+                |r| Ok(Record { seq: r.get::<_, i64>(0)? as u64, prev: r.get(1)?, body: r.get(2)?, hash: r.get(3)? }),
+            )
+            .optional()?)
+    }
+
+    /// The last transfer id written.
+    pub fn last_transfer(&self) -> Result<u64, StoreError> {
+        Ok(self.conn.query_row("SELECT COALESCE(MAX(id), 0) FROM transfers", [], |r| r.get::<_, i64>(0))? as u64)
+    }
+
+    /// The answers given at or after `since_ms`, oldest first. The log is in
+    /// the order answers were given, so their times rise with the row: a binary
+    /// search finds where the window starts (an hour early, in case the clock
+    /// stepped back), and only the window is read.
+    pub fn answers_since(&self, since_ms: u64) -> Result<Vec<AnswerRow>, StoreError> {
+        let last: i64 = self.conn.query_row("SELECT COALESCE(MAX(rowid), 0) FROM answer_log", [], |r| r.get(0))?;
+        let early = since_ms.saturating_sub(3_600_000) as i64;
+        let mut at = self.conn.prepare("SELECT at_ms FROM answer_log WHERE rowid >= ?1 ORDER BY rowid LIMIT 1")?;
+        let (mut lo, mut hi) = (1i64, last + 1);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let t: Option<i64> = at.query_row([mid], |r| r.get(0)).optional()?;
+            if t.is_some_and(|t| t >= early) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        let mut q = self.conn.prepare(
+            "SELECT key, digest, answer, at_ms, cause FROM answer_log WHERE rowid >= ?1 AND at_ms >= ?2 ORDER BY rowid",
+        )?;
+        let mut rows = q.query(params![lo, since_ms as i64])?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next()? {
+            let key: String = r.get(0)?;
+            let d: Vec<u8> = r.get(1)?;
+            let request: [u8; 32] =
+                d.try_into().map_err(|_| StoreError::Corrupt(format!("digest of answer {key}")))?;
+            let cause: String = r.get(4)?;
+            let cause = Cause::parse(&cause)
+                .ok_or_else(|| StoreError::Corrupt(format!("answer {key}: unreadable cause {cause:?}")))?;
+            out.push(AnswerRow { key, request, answer: r.get(2)?, at_ms: r.get::<_, i64>(3)? as u64, cause });
+        }
+        Ok(out)
+    }
+
+    /// The latest checkpoint, if any.
+    pub fn latest_checkpoint(&self) -> Result<Option<StoredCheckpoint>, StoreError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT id, body, sha256, signature, public_key FROM checkpoints ORDER BY id DESC LIMIT 1",
+                [],
+                |r| {
+                    Ok(StoredCheckpoint {
+                        id: r.get(0)?,
+                        body: r.get(1)?,
+                        sha256: r.get(2)?,
+                        signature: r.get(3)?,
+                        public_key: r.get(4)?,
+                    })
+                },
+            )
+            .optional()?)
     }
 }
 

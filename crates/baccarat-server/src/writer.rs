@@ -14,11 +14,17 @@
 //!
 //! If a commit fails the process stops: memory would be ahead of the disk, so it
 //! must restart and recover from what is durable.
+//!
+//! When a checkpoint is due (`checkpoint.rs`), the writer clones the casino's
+//! live state into the batch; `publish` completes and seals it on the
+//! committer, which writes it after the batch's answers are sent (it costs no
+//! request any latency), and only then answers a request that asked for it.
 
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::thread::JoinHandle;
 
 use crate::casino::{Casino, Reply, Request};
+use crate::checkpoint::Sealed;
 use crate::store::{Commit, Store};
 
 /// Most requests in one transaction.
@@ -50,12 +56,13 @@ pub enum Busy {
 impl Writer {
     /// Start the writer and committer threads. `prepare` sees the casino and
     /// each batch's commit on the writer; `publish` gets what it returned, with
-    /// the commit, once that is durable and before any of its requests is answered.
+    /// the commit, once that is durable and before any of its requests is
+    /// answered, and returns the batch's checkpoint sealed, if it carries one.
     pub fn start<S: Store + 'static, P: Send + 'static>(
         mut casino: Casino,
         mut store: S,
         mut prepare: impl FnMut(&Casino, &Commit) -> P + Send + 'static,
-        mut publish: impl FnMut(P, Commit) + Send + 'static,
+        mut publish: impl FnMut(P, Commit) -> Option<Sealed> + Send + 'static,
     ) -> (Writer, JoinHandle<()>) {
         let (tx, rx) = sync_channel::<Job>(QUEUE);
         let (ctx, crx) = sync_channel::<Batch<P>>(1);
@@ -67,8 +74,18 @@ impl Writer {
                         eprintln!("committer: commit failed, stopping so that recovery can run: {e}");
                         std::process::exit(70);
                     }
-                    publish(b.prepared, b.commit);
+                    let sealed = publish(b.prepared, b.commit);
                     for (reply, answer) in b.answers {
+                        reply(answer);
+                    }
+                    if let Some(s) = sealed {
+                        // A checkpoint that cannot be written costs a longer
+                        // replay at the next start, nothing else.
+                        if let Err(e) = store.write_checkpoint(&s) {
+                            eprintln!("committer: checkpoint not written: {e}");
+                        }
+                    }
+                    for (reply, answer) in b.after {
                         reply(answer);
                     }
                 }
@@ -97,6 +114,8 @@ type Answer = (Box<dyn FnOnce(Reply) + Send>, Reply);
 struct Batch<P> {
     commit: Commit,
     answers: Vec<Answer>,
+    /// Answers that wait for the batch's checkpoint to be written.
+    after: Vec<Answer>,
     prepared: P,
 }
 
@@ -116,12 +135,21 @@ fn run<P>(
         }
         let mut commit = Commit::default();
         let mut answers = Vec::with_capacity(jobs.len());
+        let mut after = Vec::new();
         for j in jobs {
+            let asked = matches!(j.request, Request::Checkpoint);
             let reply = casino.handle(j.request, &mut commit);
-            answers.push((j.reply, reply));
+            if asked {
+                after.push((j.reply, reply));
+            } else {
+                answers.push((j.reply, reply));
+            }
+        }
+        if casino.checkpoint_due(&commit, !after.is_empty()) {
+            commit.checkpoint = Some(Box::new(casino.checkpoint()));
         }
         let prepared = prepare(casino, &commit);
-        if committer.send(Batch { commit, answers, prepared }).is_err() {
+        if committer.send(Batch { commit, answers, after, prepared }).is_err() {
             return;
         }
     }

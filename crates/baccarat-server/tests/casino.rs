@@ -5,7 +5,6 @@ use baccarat_rules::{Bet, Money};
 use baccarat_server::audit::verify;
 use baccarat_server::auth::Role;
 use baccarat_server::casino::{Casino, Code, Mode, Reply, Request};
-use baccarat_server::ledger::Ledger;
 use baccarat_server::store::{Commit, SqliteStore, Store};
 use baccarat_server::trust::Actor;
 use baccarat_table::engine::PlayerId;
@@ -93,7 +92,8 @@ fn a_coup_end_to_end_through_the_ledger_and_the_audit_chain() {
     let mut store = SqliteStore::memory().unwrap();
     store.commit(&commit).unwrap();
     let snap = store.load().unwrap();
-    let l = Ledger::restore(snap.accounts, snap.transfers, snap.answers).unwrap();
+    baccarat_server::ledger::check_log(&snap.accounts, &snap.transfers).unwrap();
+    let l = Casino::recover(&store).unwrap().ledger;
     for p in 1..=3 {
         let id = l.find(&baccarat_server::ledger::AccountKind::Wallet { player: PlayerId(p) }).unwrap();
         assert_eq!(Money(l.account(id).unwrap().balance), c.balance(PlayerId(p)).unwrap().0);
@@ -235,7 +235,7 @@ mod keys {
             let mut bound: HashMap<(u32, &str, usize), (String, Reply)> = HashMap::new();
             let mut effects = 0usize;
             for op in ops {
-                let transfers = c.ledger.transfers().len();
+                let transfers = c.ledger.transfer_count() as usize;
                 let (slot, body, req) = match &op {
                     Op::NextCoup => { next_coup(&mut c, &mut commit); continue; }
                     Op::Single { player, key, body } => {
@@ -254,11 +254,11 @@ mod keys {
                 match bound.get(&slot) {
                     Some((first, _)) if *first != body => {
                         prop_assert_eq!(r.code(), Some(Code::Idempotency), "{:?} after {}: {:?}", op, first, r);
-                        prop_assert_eq!(c.ledger.transfers().len(), transfers, "a refused reuse changes nothing");
+                        prop_assert_eq!(c.ledger.transfer_count() as usize, transfers, "a refused reuse changes nothing");
                     }
                     Some((_, answer)) => {
                         prop_assert_eq!(wagers(&r), wagers(answer), "a retry answers the same wagers: {:?}", op);
-                        prop_assert_eq!(c.ledger.transfers().len(), transfers, "a retry holds nothing more");
+                        prop_assert_eq!(c.ledger.transfer_count() as usize, transfers, "a retry holds nothing more");
                     }
                     None => {
                         let placed = wagers(&r).iter().filter(|w| w.is_some()).count();
@@ -275,17 +275,17 @@ mod keys {
                         if took_effect {
                             bound.insert(slot, (body, r.clone()));
                         } else {
-                            prop_assert_eq!(c.ledger.transfers().len(), transfers, "a refusal holds nothing");
+                            prop_assert_eq!(c.ledger.transfer_count() as usize, transfers, "a refusal holds nothing");
                         }
                     }
                 }
             }
             // Exactly one hold per effect: every wager hold in the ledger is one
             // the model counted.
-            let holds = c
+            let holds = commit
                 .ledger
-                .transfers()
                 .iter()
+                .flat_map(|ch| &ch.transfers)
                 .filter(|t| t.kind == baccarat_server::ledger::TransferKind::Pending)
                 .count();
             prop_assert_eq!(holds, effects);

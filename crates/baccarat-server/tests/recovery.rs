@@ -68,7 +68,7 @@ fn an_interrupted_coup_resumes_after_a_restart_and_settles_once() {
     drop(store);
 
     let mut store = SqliteStore::open(&path).unwrap();
-    let mut c = Casino::recover(store.load().unwrap()).unwrap();
+    let mut c = Casino::recover(&store).unwrap();
     let mut commit = Commit::default();
     assert_eq!(c.resume_interrupted(&mut commit), vec![1]);
     store.commit(&commit).unwrap();
@@ -108,7 +108,7 @@ fn an_interrupted_coup_resumes_after_a_restart_and_settles_once() {
     assert_eq!(b2.0 - 50_000, net[&2]);
     // Restart again: the same books, the chain intact and continuing.
     drop(c);
-    let again = Casino::recover(store.load().unwrap()).unwrap();
+    let again = Casino::recover(&store).unwrap();
     assert_eq!(again.balance(PlayerId(1)).unwrap().0, b1);
     let table_records = store.load().unwrap().records.iter().filter(|(t, _)| *t == 1).count();
     assert_eq!(again.tables[&1].chain.len() as usize, table_records);
@@ -157,7 +157,7 @@ fn an_interrupted_coup_is_void_where_the_profile_says_so() {
     drop(store);
 
     let mut store = SqliteStore::open(&path).unwrap();
-    let mut c = Casino::recover(store.load().unwrap()).unwrap();
+    let mut c = Casino::recover(&store).unwrap();
     assert_eq!(c.balance(PlayerId(1)).unwrap(), (Money(50_000), Money(40_000)));
     let mut commit = Commit::default();
     assert_eq!(c.resume_interrupted(&mut commit), vec![1]);
@@ -168,7 +168,7 @@ fn an_interrupted_coup_is_void_where_the_profile_says_so() {
     assert_ne!(c.phase(1), Some(Phase::Dealing));
     c.ledger.check().unwrap();
     // Nothing is done twice: a second restart finds no coup in progress.
-    let mut again = Casino::recover(store.load().unwrap()).unwrap();
+    let mut again = Casino::recover(&store).unwrap();
     assert!(again.resume_interrupted(&mut Commit::default()).is_empty());
     assert_eq!(again.balance(PlayerId(1)).unwrap(), (Money(50_000), Money(50_000)));
     let f = baccarat_server::verify::verify(&store.load().unwrap());
@@ -203,6 +203,7 @@ fn the_writer_answers_only_after_commit_and_batches_many_requests() {
         |_, _| (),
         move |_, _| {
             b.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            None
         },
     );
     let (tx, rx) = channel();
@@ -228,8 +229,8 @@ fn the_writer_answers_only_after_commit_and_batches_many_requests() {
     assert!(batches.load(std::sync::atomic::Ordering::Relaxed) < 2000, "requests were committed in batches");
     drop(writer);
     handle.join().unwrap();
-    let mut store = SqliteStore::open(&path).unwrap();
-    let c = Casino::recover(store.load().unwrap()).unwrap();
+    let store = SqliteStore::open(&path).unwrap();
+    let c = Casino::recover(&store).unwrap();
     let held: i64 = (1..=14)
         .map(|p| {
             let (b, a) = c.balance(PlayerId(p)).unwrap();

@@ -20,7 +20,7 @@ fn ledger_and_chains_survive_a_restart() {
     let path = temp_db("restart");
     let mut store = SqliteStore::open(&path).unwrap();
     assert_eq!(store.version().unwrap(), SCHEMA_VERSION, "migrations applied on first open");
-    assert_eq!(SCHEMA_VERSION, 7);
+    assert_eq!(SCHEMA_VERSION, 8);
     let mut l = Ledger::new();
     let cage = l.open(AccountKind::Cage);
     let wallet = l.open(AccountKind::Wallet { player: PlayerId(7) });
@@ -50,7 +50,19 @@ fn ledger_and_chains_survive_a_restart() {
 
     let mut store = SqliteStore::open(&path).unwrap();
     let snap = store.load().unwrap();
-    let restored = Ledger::restore(snap.accounts, snap.transfers, snap.answers).unwrap();
+    // What recovery reads: the accounts, the holds still open, the last
+    // transfer's id, and the answers in the retention window (all, here).
+    let (mut pending, mut last) = (Vec::new(), 0);
+    store
+        .each_transfer_after(0, |t| {
+            last = t.id;
+            if t.kind == baccarat_server::ledger::TransferKind::Pending {
+                pending.push(t);
+            }
+            Ok(())
+        })
+        .unwrap();
+    let restored = Ledger::restore(store.accounts().unwrap(), pending, last, store.answers_since(0).unwrap()).unwrap();
     assert_eq!(restored.account(wallet).unwrap().available(), 4000);
     assert_eq!(restored.account(wallet).unwrap().held, 1000);
     // The idempotency answer survived too: a retry returns the first answer.

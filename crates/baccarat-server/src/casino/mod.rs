@@ -11,24 +11,35 @@
 //! a busy coup's records, which belong to the coup opened by a record that names
 //! them (`betting_opened`): the chain ties them to it, and the bytes saved are
 //! most of the audit log's size under load.
+//!
+//! The module's parts: the request and reply protocol (`protocol.rs`), one
+//! table's lifecycle and audit encoding (`table.rs`), seeding a shoe
+//! (`shoe.rs`), and recovery and checkpoints (`recover.rs`); the money
+//! orchestration is here.
+
+mod protocol;
+mod recover;
+mod shoe;
+mod table;
 
 use baccarat_rules::Cite;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use baccarat_rules::{Bet, Money, TableConfig};
-use baccarat_table::engine::{Command, Event, Phase, PlayerId, Refusal, ShoeSource, Spot, Table, TableSetup, WagerId};
-use baccarat_table::shoe::{shuffled, CutRules};
-use baccarat_table::shuffle::hex;
-use serde::Serialize;
+use baccarat_rules::Money;
+use baccarat_table::engine::{Command, Event, Phase, PlayerId, Refusal, WagerId};
 use sha2::{Digest, Sha256};
 
-use crate::audit::{Body, CasinoEvent, Chain, Header, Record, CASINO_CHAIN};
+use crate::audit::{Body, CasinoEvent, Chain, CASINO_CHAIN};
 use crate::float::max_win;
 use crate::ledger::{AccountId, AccountKind, Cause, Ledger, LedgerError, Op, TransferId};
 use crate::postings::{settlement_ops, TableAccounts};
-use crate::store::{Commit, Snapshot, TableRow};
+use crate::store::{Commit, TableRow};
 pub use crate::trust::{Actor, Mode};
+pub use protocol::{Code, Reply, Request, SlipLine};
+use protocol::{client_key, request_digest, wager_key};
+pub use recover::{recover, Recovered};
+pub use table::{setup, CasinoTable};
 
 /// The engine version written into every audit record.
 pub const ENGINE_VERSION: &str = concat!("baccarat-table ", env!("CARGO_PKG_VERSION"));
@@ -42,243 +53,6 @@ pub const MAX_WAGERS_PER_COUP: usize = 100_000;
 
 /// Most wagers in one bet slip.
 pub const MAX_SLIP: usize = 32;
-
-/// One table of the casino.
-pub struct CasinoTable {
-    pub id: u32,
-    pub name: String,
-    pub mode: Mode,
-    /// A closed table finishes its coup and deals no more until reopened.
-    pub open: bool,
-    rulebook_id: String,
-    config_toml: String,
-    pub engine: Table,
-    pub chain: Chain,
-    pub accounts: TableAccounts,
-    /// SHA-256 of the rulebook profile's TOML: its version.
-    pub rulebook_hash: String,
-    /// Open wagers: wager -> (hold, wallet, the most it can win).
-    holds: HashMap<WagerId, (TransferId, AccountId, Money)>,
-    /// The most the open wagers can win together: the house float must cover
-    /// it before another wager is accepted (`float.rs`).
-    liability: Money,
-    /// Why the table stopped, if an invariant broke: it takes no command but a
-    /// supervisor's `void_interrupted` until then.
-    pub halted: Option<String>,
-    /// Where the next shoe's cutting card goes (NSW 4.6).
-    pub cutting_card_from_back: usize,
-    /// The published SHA-256 of the current shoe's seed.
-    pub commitment: Option<String>,
-}
-
-/// What a request asked for.
-#[derive(Clone, Debug)]
-pub enum Request {
-    /// Chips into a wallet from the cage.
-    Deposit { player: PlayerId, amount: Money, key: String },
-    Wager {
-        table: u32,
-        player: PlayerId,
-        spot: Spot,
-        bet: Bet,
-        amount: Money,
-        /// The ante paid with an initial wager at an Ante Up table (AU 14.5);
-        /// held with the stake, collected at settlement (AU 14.6).
-        ante: Money,
-        key: String,
-    },
-    /// Several wagers from one player at once (a bet slip: chips on several
-    /// spots). Each is placed or refused on its own, as chips on a layout are;
-    /// wager `i` carries the idempotency key `key#i`.
-    Wagers { table: u32, player: PlayerId, slip: Vec<SlipLine>, key: String },
-    /// A player withdraws their own wager while betting is open (NSW 5.4).
-    Withdraw { table: u32, player: PlayerId, wager: WagerId },
-    /// Open or close a table (a closed table finishes its coup and stops).
-    SetOpen { table: u32, open: bool },
-    /// Define a new table (admin).
-    CreateTable { name: String, rulebook: String, config: String, mode: Mode },
-    /// A command to a table's engine from staff, or from the server itself (its
-    /// pace, its recovery): admitted by the trust matrix (`trust.rs`).
-    Table { table: u32, command: Command, by: Actor },
-    /// A supervisor voids the coup of a halted table under its profile's
-    /// interrupted-coup rule, returning every stake.
-    VoidHalted { table: u32, by: Actor },
-    /// Start a fresh shoe with a seed from the OS (RNG tables).
-    NewShoe { table: u32 },
-    /// Check the ledger's invariants in full (read side).
-    CheckLedger,
-}
-
-/// One wager of a bet slip.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SlipLine {
-    pub spot: Spot,
-    pub bet: Bet,
-    pub amount: Money,
-    /// The ante with it, at an Ante Up table (AU 14.5).
-    pub ante: Money,
-}
-
-/// The answer to a request.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "result", rename_all = "snake_case")]
-pub enum Reply {
-    Wager {
-        wager: WagerId,
-        balance: Money,
-    },
-    Wagers {
-        results: Vec<Reply>,
-        balance: Money,
-    },
-    Table {
-        table: u32,
-    },
-    Deposit {
-        balance: Money,
-    },
-    Events {
-        count: usize,
-    },
-    Ledger {
-        ok: bool,
-        problem: Option<String>,
-        accounts: usize,
-        transfers: usize,
-    },
-    /// Refused: `code` says what kind of refusal (the HTTP layer maps each to
-    /// its status), `rule` names the rulebook's rule where one refused.
-    Refused {
-        code: Code,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        rule: Option<String>,
-        message: String,
-    },
-}
-
-/// What kind of refusal: a rulebook's rule, or one of the server's own
-/// conditions. Typed, so that the HTTP status and the words a page shows follow
-/// from the kind, never from matching strings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Code {
-    /// A rulebook's rule refused it; `rule` cites it.
-    Rule,
-    /// No such table.
-    NoTable,
-    /// No such player wallet (deposits go only to players).
-    NoPlayer,
-    /// The wallet cannot hold the stake.
-    Wallet,
-    /// The table's float cannot cover the wager's largest win (`float.rs`).
-    Float,
-    /// The ledger refused (an invariant held).
-    Ledger,
-    /// A malformed bet slip.
-    Slip,
-    /// A server bound (wagers per coup, tables).
-    Bounds,
-    /// Not for this kind of table (RNG or live).
-    Mode,
-    /// A table configuration against its profile.
-    Config,
-    /// An idempotency key reused for a different request.
-    Idempotency,
-    /// The table is stopped until a supervisor voids its coup.
-    Halted,
-    /// The trust matrix: this person's role may not do this here.
-    Role,
-    /// The OS could not supply a seed.
-    Entropy,
-    /// The engine answered unexpectedly.
-    Engine,
-}
-
-impl Code {
-    /// Every kind (the error contract's tests and the OpenAPI document list
-    /// them).
-    pub const ALL: [Code; 15] = [
-        Code::Rule,
-        Code::NoTable,
-        Code::NoPlayer,
-        Code::Wallet,
-        Code::Float,
-        Code::Ledger,
-        Code::Slip,
-        Code::Bounds,
-        Code::Mode,
-        Code::Config,
-        Code::Idempotency,
-        Code::Halted,
-        Code::Role,
-        Code::Entropy,
-        Code::Engine,
-    ];
-
-    /// The kind's wire name, as a reply serialises it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Code::Rule => "rule",
-            Code::NoTable => "no_table",
-            Code::NoPlayer => "no_player",
-            Code::Wallet => "wallet",
-            Code::Float => "float",
-            Code::Ledger => "ledger",
-            Code::Slip => "slip",
-            Code::Bounds => "bounds",
-            Code::Mode => "mode",
-            Code::Config => "config",
-            Code::Idempotency => "idempotency",
-            Code::Halted => "halted",
-            Code::Role => "role",
-            Code::Entropy => "entropy",
-            Code::Engine => "engine",
-        }
-    }
-}
-
-impl Reply {
-    /// A refusal of the server's own (no rulebook rule).
-    pub fn refused(code: Code, message: impl Into<String>) -> Reply {
-        Reply::Refused { code, rule: None, message: message.into() }
-    }
-
-    /// A refusal by a rulebook's rule.
-    pub fn by_rule(rule: impl Into<String>, message: impl Into<String>) -> Reply {
-        Reply::Refused { code: Code::Rule, rule: Some(rule.into()), message: message.into() }
-    }
-
-    /// The kind of refusal, if this is one.
-    pub fn code(&self) -> Option<Code> {
-        match self {
-            Reply::Refused { code, .. } => Some(*code),
-            _ => None,
-        }
-    }
-}
-
-impl From<Refusal> for Reply {
-    /// The engine's refusals cite their rule, except the few that are about
-    /// who asks (the trust matrix) or the kind of shoe.
-    fn from(r: Refusal) -> Reply {
-        match r.rule.as_str() {
-            "role" | "trust" => Reply::refused(Code::Role, r.message),
-            "shuffled shoe" | "live shoe" => Reply::refused(Code::Mode, r.message),
-            "invariant" => Reply::refused(Code::Halted, r.message),
-            _ => Reply::by_rule(r.rule, r.message),
-        }
-    }
-}
-
-impl From<LedgerError> for Reply {
-    fn from(e: LedgerError) -> Reply {
-        let code = match e {
-            LedgerError::KeyReused(_) => Code::Idempotency,
-            _ => Code::Ledger,
-        };
-        Reply::refused(code, e.to_string())
-    }
-}
 
 /// The clock the writer stamps wagers with (ms since the epoch); injected, so
 /// tests decide what time it is.
@@ -302,6 +76,10 @@ pub struct Casino {
     pub clock: Clock,
     /// No table maximum or personal maximum may exceed this.
     pub ceiling: Money,
+    /// Records written since the last checkpoint, and whether a shoe started
+    /// or ended since (`checkpoint.rs`).
+    since_checkpoint: u64,
+    shoe_boundary: bool,
 }
 
 impl Casino {
@@ -315,6 +93,8 @@ impl Casino {
             chain: Chain::new(),
             clock: system_clock(),
             ceiling: DEFAULT_CEILING,
+            since_checkpoint: 0,
+            shoe_boundary: false,
         }
         // The cage is written with the first commit (see `opened`).
     }
@@ -350,7 +130,7 @@ impl Casino {
         if self.tables.len() >= MAX_TABLES {
             return Err(format!("a casino runs at most {MAX_TABLES} tables"));
         }
-        let (setup, toml) = setup(rulebook, config)?;
+        let (setup, _) = setup(rulebook, config)?;
         if let Some(o) = setup.config.offers.iter().find(|o| o.max > self.ceiling) {
             return Err(format!(
                 "bets.{}.max: {} is above the casino's ceiling of {} for any table maximum",
@@ -373,113 +153,23 @@ impl Casino {
         a.map_err(|e| e.to_string())?;
         self.opened(commit);
         commit.ledger.push(ch);
-        let cutting = setup.rulebook.procedures.cutting_card_min_from_back as usize;
-        let mut t = CasinoTable {
+        let row = TableRow {
             id,
             name: name.to_string(),
-            mode,
+            rulebook: rulebook.into(),
+            config: config.into(),
+            mode: mode.id().into(),
             open: true,
-            rulebook_id: rulebook.into(),
-            config_toml: config.into(),
-            engine: Table::new(setup),
-            chain: Chain::new(),
-            accounts,
-            rulebook_hash: hex(&Sha256::digest(toml.as_bytes())),
-            holds: HashMap::new(),
-            liability: Money::ZERO,
-            halted: None,
-            cutting_card_from_back: cutting.max(20),
-            commitment: None,
         };
+        let mut t = CasinoTable::new(&row, accounts, None)?;
         t.configured(float, None, commit);
         self.tables.insert(id, t);
         Ok(())
     }
 
-    /// Rebuild the casino from the store: the ledger from its rows, each table by
-    /// replaying its audited events through the engine, its open wagers from the
-    /// ledger's holds (each names its wager). Chains are verified on the way.
-    pub fn recover(snap: Snapshot) -> Result<Casino, String> {
-        let ledger = Ledger::restore(snap.accounts, snap.transfers, snap.answers).map_err(|e| e.to_string())?;
-        let cage = ledger.find(&AccountKind::Cage).ok_or("the ledger has no cage account")?;
-        let mut c = Casino { ledger, tables: BTreeMap::new(), cage, ..Casino::new() };
-        let records_of = |table: u32| -> Vec<Record> {
-            snap.records.iter().filter(|(t, _)| *t == table).map(|(_, r)| r.clone()).collect()
-        };
-        c.chain = Chain::from_records(&records_of(CASINO_CHAIN))
-            .map_err(|e| format!("the casino's chain is broken at {e}"))?;
-        let mut holds: HashMap<u32, Vec<(WagerId, TransferId, AccountId)>> = HashMap::new();
-        for tr in c.ledger.pending() {
-            if let Cause::Wager { table, wager } = tr.cause {
-                holds.entry(table).or_default().push((wager, tr.id, tr.debit));
-            }
-        }
-        for row in snap.tables {
-            let (s, toml) = setup(&row.rulebook, &row.config)?;
-            let records = records_of(row.id);
-            let chain =
-                Chain::from_records(&records).map_err(|e| format!("table {}: audit chain broken at {e}", row.id))?;
-            let mut events = Vec::with_capacity(records.len());
-            let mut halted = None;
-            for r in &records {
-                let body = Body::decode(&r.body).map_err(|e| format!("table {} record {}: {e}", row.id, r.seq))?;
-                match (body.event, body.casino) {
-                    (Some(e), _) => {
-                        halted = None;
-                        events.push(e)
-                    }
-                    (None, Some(CasinoEvent::TableHalted { invariant })) => halted = Some(invariant),
-                    _ => {}
-                }
-            }
-            let engine = Table::replay(s, &events);
-            let find = |k: AccountKind| c.ledger.find(&k).ok_or(format!("table {} has no {k:?} account", row.id));
-            let accounts = TableAccounts {
-                escrow: find(AccountKind::Escrow { table: row.id })?,
-                house: find(AccountKind::House { table: row.id })?,
-                commission: find(AccountKind::Commission { table: row.id })?,
-                antes: find(AccountKind::Antes { table: row.id })?,
-            };
-            let mode = Mode::from_id(&row.mode).ok_or(format!("table {}: unknown mode {:?}", row.id, row.mode))?;
-            let mut t = CasinoTable {
-                id: row.id,
-                name: row.name,
-                mode,
-                open: row.open,
-                rulebook_id: row.rulebook.clone(),
-                config_toml: row.config.clone(),
-                cutting_card_from_back: (engine.setup().rulebook.procedures.cutting_card_min_from_back as usize)
-                    .max(20),
-                engine,
-                chain,
-                accounts,
-                rulebook_hash: hex(&Sha256::digest(toml.as_bytes())),
-                holds: HashMap::new(),
-                liability: Money::ZERO,
-                halted,
-                commitment: events
-                    .iter()
-                    .rev()
-                    .find_map(|e| match e {
-                        Event::ShoeStarted { commitment, .. } => Some(commitment.clone()),
-                        _ => None,
-                    })
-                    .flatten(),
-            };
-            for (wager, hold, wallet) in holds.remove(&row.id).unwrap_or_default() {
-                let most = t.engine.state().coup.wagers.get(wager).map_or(Money::ZERO, |w| {
-                    max_win(&t.engine.setup().config, w.bet, w.amount, w.ante).unwrap_or(Money::ZERO)
-                });
-                t.liability = t.liability + most;
-                t.holds.insert(wager, (hold, wallet, most));
-            }
-            c.tables.insert(row.id, t);
-        }
-        Ok(c)
-    }
-
     /// Handle one request, adding what it changed to `commit`.
     pub fn handle(&mut self, req: Request, commit: &mut Commit) -> Reply {
+        self.ledger.set_time((self.clock)());
         let reply = self.handle_inner(req, commit);
         self.opened(commit);
         reply
@@ -523,13 +213,14 @@ impl Casino {
             }
             Request::Table { table, command, by } => self.staff_command(table, command, by, commit),
             Request::VoidHalted { table, by } => self.void_halted(table, by, commit),
+            Request::Checkpoint => Reply::Events { count: 0 },
             Request::CheckLedger => {
                 let problem = self.ledger.check().err().map(|e| e.to_string()).or_else(|| self.holds_problem());
                 Reply::Ledger {
                     ok: problem.is_none(),
                     problem,
                     accounts: self.ledger.accounts().count(),
-                    transfers: self.ledger.transfers().len(),
+                    transfers: self.ledger.transfer_count() as usize,
                 }
             }
             Request::NewShoe { table } => match self.new_shoe_command(table) {
@@ -594,27 +285,6 @@ impl Casino {
         }
     }
 
-    fn new_shoe_command(&self, table: u32) -> Result<Command, Reply> {
-        let t = self.tables.get(&table).ok_or_else(|| no_table(table))?;
-        if t.mode == Mode::Live {
-            return Err(Reply::refused(
-                Code::Mode,
-                "a live table's shoe is started from the pit console with its cards",
-            ));
-        }
-        let seed = crate::entropy::os_seed().map_err(|message| Reply::refused(Code::Entropy, message))?;
-        let setup = t.engine.setup();
-        let decks = setup.config.decks;
-        let (_, mut stream) = shuffled(decks, &seed);
-        let cut = CutRules::from_profile(&setup.rulebook.config).random(
-            &mut stream,
-            52 * decks as usize,
-            t.cutting_card_from_back,
-        );
-        let burn = setup.rulebook.procedures.burn.first().copied();
-        Ok(Command::StartShoe { source: ShoeSource::Shuffle { seed }, cut: Some(cut), burn, show_burn: false })
-    }
-
     /// A bet slip: the client's key is bound to the whole slip (recorded once,
     /// under the same key a single wager would use, so one key cannot mean both),
     /// and each line is placed or refused on its own under a line key that no
@@ -676,13 +346,13 @@ impl Casino {
         };
         let available = |l: &Ledger| Money(l.account(wallet).map_or(0, |a| a.available()));
         // A retry: the ledger knows the key; answer with the first wager.
-        if let Some((seen, prev)) = self.ledger.bound(key) {
+        if let Some((seen, prev, cause)) = self.ledger.bound(key) {
             if seen != request {
                 return LedgerError::KeyReused(client_key(key).to_string()).into();
             }
             return match prev {
-                Ok(ids) => match ids.first().and_then(|h| self.ledger.transfer(*h)).map(|t| t.cause) {
-                    Some(Cause::Wager { table: tb, wager }) if tb == table => {
+                Ok(_) => match cause {
+                    Cause::Wager { table: tb, wager } if tb == table => {
                         Reply::Wager { wager, balance: available(&self.ledger) }
                     }
                     _ => {
@@ -740,7 +410,7 @@ impl Casino {
         commit.ledger.push(ch);
         t.holds.insert(id, (hold, wallet, most));
         t.liability = t.liability + most;
-        record(t, &events, Actor::Server, commit);
+        t.record(&events, Actor::Server, commit);
         Reply::Wager { wager: id, balance: available(&self.ledger) }
     }
 
@@ -823,7 +493,7 @@ impl Casino {
             }
         }
         let count = events.len();
-        record(t, &events, by, commit);
+        t.record(&events, by, commit);
         Reply::Events { count }
     }
 
@@ -900,30 +570,6 @@ fn money_of(
     out
 }
 
-/// The ledger key of a client's wager key: scoped to the player and the route.
-fn wager_key(player: PlayerId, key: &str) -> String {
-    format!("wager:{player}:{key}")
-}
-
-/// The client's key inside a ledger key (`wager:{player}:{key}` or
-/// `slip:{player}:{line}:{key}`), for naming it in a refusal.
-fn client_key(ledger_key: &str) -> &str {
-    let parts = if ledger_key.starts_with("slip:") { 4 } else { 3 };
-    ledger_key.splitn(parts, ':').last().unwrap_or(ledger_key)
-}
-
-/// What a wager key is bound to: the request as the client sent it (its kind,
-/// table and every line), so that a retry is recognised and another request
-/// under the same key is not.
-fn request_digest(kind: &str, table: u32, lines: &[SlipLine]) -> [u8; 32] {
-    let mut h = Sha256::new();
-    h.update(format!("{kind}|{table}|{}", lines.len()));
-    for l in lines {
-        h.update(format!("|{:?},{},{},{}", l.spot, l.bet.id(), l.amount.0, l.ante.0));
-    }
-    h.finalize().into()
-}
-
 fn no_table(table: u32) -> Reply {
     Reply::refused(Code::NoTable, format!("no table {table}"))
 }
@@ -935,79 +581,8 @@ fn halted(table: u32, why: &str) -> Reply {
 /// The float a new table's house account receives from the cage.
 pub const DEFAULT_FLOAT: Money = Money(100_000_000_000);
 
-impl CasinoTable {
-    /// The table's definition as the store keeps it.
-    pub fn row(&self) -> TableRow {
-        TableRow {
-            id: self.id,
-            name: self.name.clone(),
-            rulebook: self.rulebook_id.clone(),
-            config: self.config_toml.clone(),
-            mode: self.mode.id().into(),
-            open: self.open,
-        }
-    }
-
-    /// The definition changed (or was made): its row for the store, and the
-    /// same definition as a record of the table's chain.
-    fn configured(&mut self, float: Money, by: Option<Actor>, commit: &mut Commit) {
-        let e = CasinoEvent::TableConfigured {
-            name: self.name.clone(),
-            rulebook: self.rulebook_id.clone(),
-            config: self.config_toml.clone(),
-            mode: self.mode,
-            open: self.open,
-            float,
-        };
-        let r = self.chain.append(Body::encode_casino(self.id, by, &e));
-        commit.records.push((self.id, r));
-        commit.tables.push(self.row());
-    }
-
-    /// Stop this table: an invariant broke. The reason is recorded in its chain
-    /// and named in the reply; other tables are untouched.
-    fn halt(&mut self, why: String, commit: &mut Commit) -> Reply {
-        let invariant = format!("table {}: {why}", self.id);
-        let r = self.chain.append(Body::encode_casino(
-            self.id,
-            None,
-            &CasinoEvent::TableHalted { invariant: invariant.clone() },
-        ));
-        commit.records.push((self.id, r));
-        eprintln!("{invariant}: the table is stopped; a supervisor may void its coup");
-        self.halted = Some(invariant.clone());
-        Reply::refused(Code::Halted, invariant)
-    }
-}
-
 impl Default for Casino {
     fn default() -> Self {
         Casino::new()
     }
-}
-
-fn record(t: &mut CasinoTable, events: &[Event], by: Actor, commit: &mut Commit) {
-    for e in events {
-        if let Event::ShoeStarted { commitment, .. } = e {
-            t.commitment = commitment.clone();
-        }
-        let header = !matches!(e, Event::WagerPlaced { .. } | Event::WagerSettled { .. });
-        let h = header.then_some(Header {
-            rulebook: t.engine.setup().rulebook.id.as_str(),
-            rulebook_sha256: t.rulebook_hash.as_str(),
-            engine: ENGINE_VERSION,
-        });
-        let r = t.chain.append(Body::encode_event(t.id, h, Some(by), e));
-        commit.events.push((t.id, r.seq, e.clone()));
-        commit.records.push((t.id, r));
-    }
-}
-
-/// A table setup from a built-in rulebook and a configuration in TOML.
-pub fn setup(rulebook: &str, config_toml: &str) -> Result<(TableSetup, &'static str), String> {
-    let text = baccarat_rules::profiles::builtin_text(rulebook).map_err(|e| e.to_string())?;
-    let rb = baccarat_rules::profiles::builtin(rulebook).map_err(|e| e.to_string())?;
-    let cfg = TableConfig::from_toml(&rb, config_toml).map_err(|e| e.to_string())?;
-    let s = TableSetup::new(rb, cfg, None).map_err(|e| e.to_string())?;
-    Ok((s, text))
 }

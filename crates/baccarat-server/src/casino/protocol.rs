@@ -1,0 +1,247 @@
+//! The writer's protocol: what a request asks for, and the typed answer
+//! (accepted, or refused with a kind the HTTP layer maps to a status), with
+//! the idempotency keys' scoping and the digest a key is bound to.
+
+use baccarat_rules::{Bet, Money};
+use baccarat_table::engine::{Command, PlayerId, Refusal, Spot, WagerId};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::ledger::LedgerError;
+use crate::trust::{Actor, Mode};
+
+/// What a request asked for.
+#[derive(Clone, Debug)]
+pub enum Request {
+    /// Chips into a wallet from the cage.
+    Deposit { player: PlayerId, amount: Money, key: String },
+    Wager {
+        table: u32,
+        player: PlayerId,
+        spot: Spot,
+        bet: Bet,
+        amount: Money,
+        /// The ante paid with an initial wager at an Ante Up table (AU 14.5);
+        /// held with the stake, collected at settlement (AU 14.6).
+        ante: Money,
+        key: String,
+    },
+    /// Several wagers from one player at once (a bet slip: chips on several
+    /// spots). Each is placed or refused on its own, as chips on a layout are;
+    /// wager `i` carries the idempotency key `key#i`.
+    Wagers { table: u32, player: PlayerId, slip: Vec<SlipLine>, key: String },
+    /// A player withdraws their own wager while betting is open (NSW 5.4).
+    Withdraw { table: u32, player: PlayerId, wager: WagerId },
+    /// Open or close a table (a closed table finishes its coup and stops).
+    SetOpen { table: u32, open: bool },
+    /// Define a new table (admin).
+    CreateTable { name: String, rulebook: String, config: String, mode: Mode },
+    /// A command to a table's engine from staff, or from the server itself (its
+    /// pace, its recovery): admitted by the trust matrix (`trust.rs`).
+    Table { table: u32, command: Command, by: Actor },
+    /// A supervisor voids the coup of a halted table under its profile's
+    /// interrupted-coup rule, returning every stake.
+    VoidHalted { table: u32, by: Actor },
+    /// Start a fresh shoe with a seed from the OS (RNG tables).
+    NewShoe { table: u32 },
+    /// Check the ledger's invariants in full (read side).
+    CheckLedger,
+    /// Take a checkpoint with this batch (a clean shutdown asks for one); it is
+    /// answered once the checkpoint is written.
+    Checkpoint,
+}
+
+/// One wager of a bet slip.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SlipLine {
+    pub spot: Spot,
+    pub bet: Bet,
+    pub amount: Money,
+    /// The ante with it, at an Ante Up table (AU 14.5).
+    pub ante: Money,
+}
+
+/// The answer to a request.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "result", rename_all = "snake_case")]
+pub enum Reply {
+    Wager {
+        wager: WagerId,
+        balance: Money,
+    },
+    Wagers {
+        results: Vec<Reply>,
+        balance: Money,
+    },
+    Table {
+        table: u32,
+    },
+    Deposit {
+        balance: Money,
+    },
+    Events {
+        count: usize,
+    },
+    Ledger {
+        ok: bool,
+        problem: Option<String>,
+        accounts: usize,
+        transfers: usize,
+    },
+    /// Refused: `code` says what kind of refusal (the HTTP layer maps each to
+    /// its status), `rule` names the rulebook's rule where one refused.
+    Refused {
+        code: Code,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        rule: Option<String>,
+        message: String,
+    },
+}
+
+/// What kind of refusal: a rulebook's rule, or one of the server's own
+/// conditions. Typed, so that the HTTP status and the words a page shows follow
+/// from the kind, never from matching strings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Code {
+    /// A rulebook's rule refused it; `rule` cites it.
+    Rule,
+    /// No such table.
+    NoTable,
+    /// No such player wallet (deposits go only to players).
+    NoPlayer,
+    /// The wallet cannot hold the stake.
+    Wallet,
+    /// The table's float cannot cover the wager's largest win (`float.rs`).
+    Float,
+    /// The ledger refused (an invariant held).
+    Ledger,
+    /// A malformed bet slip.
+    Slip,
+    /// A server bound (wagers per coup, tables).
+    Bounds,
+    /// Not for this kind of table (RNG or live).
+    Mode,
+    /// A table configuration against its profile.
+    Config,
+    /// An idempotency key reused for a different request.
+    Idempotency,
+    /// The table is stopped until a supervisor voids its coup.
+    Halted,
+    /// The trust matrix: this person's role may not do this here.
+    Role,
+    /// The OS could not supply a seed.
+    Entropy,
+    /// The engine answered unexpectedly.
+    Engine,
+}
+
+impl Code {
+    /// Every kind (the error contract's tests and the OpenAPI document list
+    /// them).
+    pub const ALL: [Code; 15] = [
+        Code::Rule,
+        Code::NoTable,
+        Code::NoPlayer,
+        Code::Wallet,
+        Code::Float,
+        Code::Ledger,
+        Code::Slip,
+        Code::Bounds,
+        Code::Mode,
+        Code::Config,
+        Code::Idempotency,
+        Code::Halted,
+        Code::Role,
+        Code::Entropy,
+        Code::Engine,
+    ];
+
+    /// The kind's wire name, as a reply serialises it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Code::Rule => "rule",
+            Code::NoTable => "no_table",
+            Code::NoPlayer => "no_player",
+            Code::Wallet => "wallet",
+            Code::Float => "float",
+            Code::Ledger => "ledger",
+            Code::Slip => "slip",
+            Code::Bounds => "bounds",
+            Code::Mode => "mode",
+            Code::Config => "config",
+            Code::Idempotency => "idempotency",
+            Code::Halted => "halted",
+            Code::Role => "role",
+            Code::Entropy => "entropy",
+            Code::Engine => "engine",
+        }
+    }
+}
+
+impl Reply {
+    /// A refusal of the server's own (no rulebook rule).
+    pub fn refused(code: Code, message: impl Into<String>) -> Reply {
+        Reply::Refused { code, rule: None, message: message.into() }
+    }
+
+    /// A refusal by a rulebook's rule.
+    pub fn by_rule(rule: impl Into<String>, message: impl Into<String>) -> Reply {
+        Reply::Refused { code: Code::Rule, rule: Some(rule.into()), message: message.into() }
+    }
+
+    /// The kind of refusal, if this is one.
+    pub fn code(&self) -> Option<Code> {
+        match self {
+            Reply::Refused { code, .. } => Some(*code),
+            _ => None,
+        }
+    }
+}
+
+impl From<Refusal> for Reply {
+    /// The engine's refusals cite their rule, except the few that are about
+    /// who asks (the trust matrix) or the kind of shoe.
+    fn from(r: Refusal) -> Reply {
+        match r.rule.as_str() {
+            "role" | "trust" => Reply::refused(Code::Role, r.message),
+            "shuffled shoe" | "live shoe" => Reply::refused(Code::Mode, r.message),
+            "invariant" => Reply::refused(Code::Halted, r.message),
+            _ => Reply::by_rule(r.rule, r.message),
+        }
+    }
+}
+
+impl From<LedgerError> for Reply {
+    fn from(e: LedgerError) -> Reply {
+        let code = match e {
+            LedgerError::KeyReused(_) => Code::Idempotency,
+            _ => Code::Ledger,
+        };
+        Reply::refused(code, e.to_string())
+    }
+}
+
+/// The ledger key of a client's wager key: scoped to the player and the route.
+pub(super) fn wager_key(player: PlayerId, key: &str) -> String {
+    format!("wager:{player}:{key}")
+}
+
+/// The client's key inside a ledger key (`wager:{player}:{key}` or
+/// `slip:{player}:{line}:{key}`), for naming it in a refusal.
+pub(super) fn client_key(ledger_key: &str) -> &str {
+    let parts = if ledger_key.starts_with("slip:") { 4 } else { 3 };
+    ledger_key.splitn(parts, ':').last().unwrap_or(ledger_key)
+}
+
+/// What a wager key is bound to: the request as the client sent it (its kind,
+/// table and every line), so that a retry is recognised and another request
+/// under the same key is not.
+pub(super) fn request_digest(kind: &str, table: u32, lines: &[SlipLine]) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(format!("{kind}|{table}|{}", lines.len()));
+    for l in lines {
+        h.update(format!("|{:?},{},{},{}", l.spot, l.bet.id(), l.amount.0, l.ante.0));
+    }
+    h.finalize().into()
+}

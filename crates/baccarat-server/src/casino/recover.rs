@@ -1,0 +1,247 @@
+//! Recovery: the casino rebuilt from the store, from its latest checkpoint and
+//! the tail written after it — or, with no checkpoint (or one that fails its
+//! checks), from the first record. It is one path: no checkpoint is the empty
+//! one, and its tail is the whole history.
+//!
+//! * The ledger: the checkpoint's balances and open holds, then every transfer
+//!   after the last it covers, streamed. The result must equal the balances
+//!   the store holds, account by account (so a forged balance, or a checkpoint
+//!   that does not match the log, is found), and the holds must match.
+//! * Idempotency keys: the answers within the retention window, read from the
+//!   answer log directly.
+//! * Each table: the checkpoint's engine state and chain head, then each
+//!   record after it, streamed — its link and hash checked, its event applied
+//!   to the engine and folded into the read model (`feed.rs`).
+//! * The open wagers: each pending hold names its wager; with the engine's
+//!   coup they give the table's holds and liability.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use baccarat_rules::Money;
+use baccarat_table::engine::Event;
+
+use super::{Casino, CasinoTable};
+use crate::audit::{Body, CasinoEvent, Chain, CASINO_CHAIN};
+use crate::checkpoint::{ChainHead, Checkpoint, TableState, FORMAT};
+use crate::feed::Feed;
+use crate::float::max_win;
+use crate::ledger::{Account, AccountId, AccountKind, Cause, Ledger, Transfer, TransferId, TransferKind};
+use crate::postings::TableAccounts;
+use crate::store::{SqliteStore, StoreError};
+
+/// What recovery rebuilt, and how much it read to do it.
+pub struct Recovered {
+    pub casino: Casino,
+    /// The read model, as of the same point.
+    pub feed: Feed,
+    /// Audit records and transfers read after the checkpoint (the whole
+    /// history, without one).
+    pub tail_records: u64,
+    pub tail_transfers: u64,
+}
+
+/// Rebuild the casino from `checkpoint` (already checked: `checkpoint::open`)
+/// and what the store holds after it. `keys_since_ms`: the retention window's
+/// start. Tables in `skip` (their chains were cut) are not served.
+pub fn recover(
+    store: &SqliteStore,
+    checkpoint: Option<Checkpoint>,
+    keys_since_ms: u64,
+    skip: &BTreeSet<u32>,
+) -> Result<Recovered, String> {
+    let e = |e: StoreError| e.to_string();
+    let cp = checkpoint.unwrap_or_else(empty);
+    let (ledger, tail_transfers) = ledger(store, &cp, keys_since_ms)?;
+    let cage = ledger.find(&AccountKind::Cage).ok_or("the ledger has no cage account")?;
+    let mut c = Casino { ledger, cage, ..Casino::new() };
+    let mut tail_records = 0u64;
+    c.chain = resume(&cp.casino).ok_or("the checkpoint's casino chain head is not a hash")?;
+    store
+        .each_record_after(CASINO_CHAIN, c.chain.len(), |r| {
+            tail_records += 1;
+            c.chain.follow(&r).map_err(|b| StoreError::Corrupt(format!("the casino's chain is broken at {b}")))
+        })
+        .map_err(e)?;
+    let mut feed = cp.feed.map(Feed::from_state).unwrap_or_default();
+    let mut states: HashMap<u32, TableState> = cp.tables.into_iter().map(|t| (t.id, t)).collect();
+    for row in store.tables().map_err(e)? {
+        if skip.contains(&row.id) {
+            continue;
+        }
+        let find = |k: AccountKind| c.ledger.find(&k).ok_or(format!("table {} has no {k:?} account", row.id));
+        let accounts = TableAccounts {
+            escrow: find(AccountKind::Escrow { table: row.id })?,
+            house: find(AccountKind::House { table: row.id })?,
+            commission: find(AccountKind::Commission { table: row.id })?,
+            antes: find(AccountKind::Antes { table: row.id })?,
+        };
+        let saved = states.remove(&row.id);
+        let mut t = CasinoTable::new(&row, accounts, saved.as_ref().map(|s| s.engine.clone()))?;
+        if let Some(s) = saved {
+            t.chain = resume(&s.chain).ok_or(format!("table {}: the checkpoint's chain head is not a hash", row.id))?;
+            t.halted = s.halted;
+            t.commitment = s.commitment;
+        }
+        let id = row.id;
+        store
+            .each_record_after(id, t.chain.len(), |r| {
+                tail_records += 1;
+                t.chain
+                    .follow(&r)
+                    .map_err(|b| StoreError::Corrupt(format!("table {id}: audit chain broken at {b}")))?;
+                let body = Body::decode(&r.body).map_err(|m| StoreError::Corrupt(format!("table {id} record {}: {m}", r.seq)))?;
+                match (body.event, body.casino) {
+                    (Some(ev), _) => {
+                        t.halted = None;
+                        if let Event::ShoeStarted { commitment, .. } = &ev {
+                            t.commitment = commitment.clone();
+                        }
+                        t.engine.apply(&ev);
+                        feed.absorb(id, r.seq, &ev);
+                    }
+                    (None, Some(CasinoEvent::TableHalted { invariant })) => t.halted = Some(invariant),
+                    _ => {}
+                }
+                Ok(())
+            })
+            .map_err(e)?;
+        c.tables.insert(id, t);
+    }
+    for h in c.ledger.pending() {
+        let Cause::Wager { table, wager } = h.cause else { continue };
+        if let Some(t) = c.tables.get_mut(&table) {
+            let most = t.engine.state().coup.wagers.get(wager).map_or(Money::ZERO, |w| {
+                max_win(&t.engine.setup().config, w.bet, w.amount, w.ante).unwrap_or(Money::ZERO)
+            });
+            t.liability = t.liability + most;
+            t.holds.insert(wager, (h.id, h.debit, most));
+        }
+    }
+    Ok(Recovered { casino: c, feed, tail_records, tail_transfers })
+}
+
+/// The checkpoint before anything happened.
+fn empty() -> Checkpoint {
+    Checkpoint {
+        format: FORMAT,
+        at_ms: 0,
+        last_transfer: 0,
+        accounts: Vec::new(),
+        pending: Vec::new(),
+        casino: head_of(&Chain::new()),
+        tables: Vec::new(),
+        feed: None,
+    }
+}
+
+fn resume(h: &ChainHead) -> Option<Chain> {
+    Chain::resume(h.len, &h.head)
+}
+
+pub(super) fn head_of(c: &Chain) -> ChainHead {
+    ChainHead { len: c.len(), head: c.head() }
+}
+
+/// The ledger: the checkpoint's balances and holds, the tail's transfers on
+/// top, checked against the balances the store holds.
+fn ledger(store: &SqliteStore, cp: &Checkpoint, keys_since_ms: u64) -> Result<(Ledger, u64), String> {
+    let mut balance: BTreeMap<AccountId, i64> = cp.accounts.iter().map(|a| (a.id, a.balance)).collect();
+    let mut pending: BTreeMap<TransferId, Transfer> = cp.pending.iter().map(|t| (t.id, t.clone())).collect();
+    let mut last = cp.last_transfer;
+    let mut n = 0u64;
+    store
+        .each_transfer_after(cp.last_transfer, |t| {
+            n += 1;
+            last = t.id;
+            match t.kind {
+                TransferKind::Posted | TransferKind::PostOf(_) => {
+                    *balance.entry(t.debit).or_default() -= t.amount.0;
+                    *balance.entry(t.credit).or_default() += t.amount.0;
+                }
+                TransferKind::Pending | TransferKind::VoidOf(_) => {}
+            }
+            match t.kind {
+                TransferKind::Pending => {
+                    pending.insert(t.id, t);
+                }
+                TransferKind::PostOf(h) | TransferKind::VoidOf(h) => {
+                    pending.remove(&h);
+                }
+                TransferKind::Posted => {}
+            }
+            Ok(())
+        })
+        .map_err(|e| e.to_string())?;
+    let accounts: Vec<Account> = store.accounts().map_err(|e| e.to_string())?;
+    let mut held: BTreeMap<AccountId, i64> = BTreeMap::new();
+    for t in pending.values() {
+        *held.entry(t.debit).or_default() += t.amount.0;
+    }
+    for a in &accounts {
+        let b = balance.remove(&a.id).unwrap_or(0);
+        let h = held.get(&a.id).copied().unwrap_or(0);
+        if (a.balance, a.held) != (b, h) {
+            return Err(format!(
+                "account {}: the store holds balance {} (held {}), but the transfers give {b} (held {h})",
+                a.id, a.balance, a.held
+            ));
+        }
+    }
+    if let Some((id, _)) = balance.iter().find(|(_, b)| **b != 0) {
+        return Err(format!("account {id} has transfers but no row in the store"));
+    }
+    let answers = store.answers_since(keys_since_ms).map_err(|e| e.to_string())?;
+    let l = Ledger::restore(accounts, pending.into_values().collect(), last, answers).map_err(|e| e.to_string())?;
+    Ok((l, n))
+}
+
+impl Casino {
+    /// Rebuild the casino from the whole history in the store (tests; `serve`
+    /// recovers from its latest checkpoint). Every idempotency key is kept.
+    pub fn recover(store: &SqliteStore) -> Result<Casino, String> {
+        Ok(recover(store, None, 0, &BTreeSet::new())?.casino)
+    }
+
+    /// The live state, for a checkpoint (the read model is added by the
+    /// committer). Cloning it is all the writer does.
+    pub fn checkpoint(&self) -> Checkpoint {
+        Checkpoint {
+            format: FORMAT,
+            at_ms: (self.clock)(),
+            last_transfer: self.ledger.transfer_count(),
+            accounts: self.ledger.accounts().cloned().collect(),
+            pending: self.ledger.pending().cloned().collect(),
+            casino: head_of(&self.chain),
+            tables: self
+                .tables
+                .values()
+                .map(|t| TableState {
+                    id: t.id,
+                    chain: head_of(&t.chain),
+                    engine: t.engine.state().clone(),
+                    halted: t.halted.clone(),
+                    commitment: t.commitment.clone(),
+                })
+                .collect(),
+            feed: None,
+        }
+    }
+
+    /// Whether a checkpoint is due after this batch (`checkpoint.rs` says
+    /// when); `asked`: a request asked for one.
+    pub fn checkpoint_due(&mut self, commit: &crate::store::Commit, asked: bool) -> bool {
+        use crate::checkpoint::{MAX_GAP_RECORDS, MIN_GAP_RECORDS};
+        self.since_checkpoint += commit.records.len() as u64;
+        if commit.events.iter().any(|(_, _, e)| matches!(e, Event::ShoeStarted { .. } | Event::ShoeEnded { .. })) {
+            self.shoe_boundary = true;
+        }
+        let due = asked
+            || self.since_checkpoint >= MAX_GAP_RECORDS
+            || (self.shoe_boundary && self.since_checkpoint >= MIN_GAP_RECORDS);
+        if due {
+            self.since_checkpoint = 0;
+            self.shoe_boundary = false;
+        }
+        due
+    }
+}

@@ -1,0 +1,148 @@
+//! One table of the casino: its engine, its audit chain and its money, made by
+//! one constructor (a new table and a recovered one alike), and the audit
+//! encoding of what it does.
+
+use std::collections::HashMap;
+
+use baccarat_rules::{Money, TableConfig};
+use baccarat_table::engine::{Event, State, Table, TableSetup, WagerId};
+use baccarat_table::shuffle::hex;
+use sha2::{Digest, Sha256};
+
+use super::{Code, Commit, Reply, ENGINE_VERSION};
+use crate::audit::{Body, CasinoEvent, Chain, Header};
+use crate::ledger::{AccountId, TransferId};
+use crate::postings::TableAccounts;
+use crate::store::TableRow;
+use crate::trust::{Actor, Mode};
+
+/// One table of the casino.
+pub struct CasinoTable {
+    pub id: u32,
+    pub name: String,
+    pub mode: Mode,
+    /// A closed table finishes its coup and deals no more until reopened.
+    pub open: bool,
+    rulebook_id: String,
+    config_toml: String,
+    pub engine: Table,
+    pub chain: Chain,
+    pub accounts: TableAccounts,
+    /// SHA-256 of the rulebook profile's TOML: its version.
+    pub rulebook_hash: String,
+    /// Open wagers: wager -> (hold, wallet, the most it can win).
+    pub(super) holds: HashMap<WagerId, (TransferId, AccountId, Money)>,
+    /// The most the open wagers can win together: the house float must cover
+    /// it before another wager is accepted (`float.rs`).
+    pub(super) liability: Money,
+    /// Why the table stopped, if an invariant broke: it takes no command but a
+    /// supervisor's `void_interrupted` until then.
+    pub halted: Option<String>,
+    /// Where the next shoe's cutting card goes (NSW 4.6).
+    pub cutting_card_from_back: usize,
+    /// The published SHA-256 of the current shoe's seed.
+    pub commitment: Option<String>,
+}
+
+impl CasinoTable {
+    /// A table from its definition: a new one (no engine state) or one being
+    /// recovered (the state of its checkpoint, or none to replay from the
+    /// start). Its chain, holds and liability start empty; recovery fills them.
+    pub fn new(row: &TableRow, accounts: TableAccounts, state: Option<State>) -> Result<CasinoTable, String> {
+        let (setup, toml) = setup(&row.rulebook, &row.config)?;
+        let mode = Mode::from_id(&row.mode).ok_or(format!("table {}: unknown mode {:?}", row.id, row.mode))?;
+        let cutting = setup.rulebook.procedures.cutting_card_min_from_back as usize;
+        Ok(CasinoTable {
+            id: row.id,
+            name: row.name.clone(),
+            mode,
+            open: row.open,
+            rulebook_id: row.rulebook.clone(),
+            config_toml: row.config.clone(),
+            cutting_card_from_back: cutting.max(20),
+            engine: match state {
+                Some(s) => Table::restore(setup, s),
+                None => Table::new(setup),
+            },
+            chain: Chain::new(),
+            accounts,
+            rulebook_hash: hex(&Sha256::digest(toml.as_bytes())),
+            holds: HashMap::new(),
+            liability: Money::ZERO,
+            halted: None,
+            commitment: None,
+        })
+    }
+
+    /// The table's definition as the store keeps it.
+    pub fn row(&self) -> TableRow {
+        TableRow {
+            id: self.id,
+            name: self.name.clone(),
+            rulebook: self.rulebook_id.clone(),
+            config: self.config_toml.clone(),
+            mode: self.mode.id().into(),
+            open: self.open,
+        }
+    }
+
+    /// The definition changed (or was made): its row for the store, and the
+    /// same definition as a record of the table's chain.
+    pub(super) fn configured(&mut self, float: Money, by: Option<Actor>, commit: &mut Commit) {
+        let e = CasinoEvent::TableConfigured {
+            name: self.name.clone(),
+            rulebook: self.rulebook_id.clone(),
+            config: self.config_toml.clone(),
+            mode: self.mode,
+            open: self.open,
+            float,
+        };
+        let r = self.chain.append(Body::encode_casino(self.id, by, &e));
+        commit.records.push((self.id, r));
+        commit.tables.push(self.row());
+    }
+
+    /// Stop this table: an invariant broke. The reason is recorded in its chain
+    /// and named in the reply; other tables are untouched.
+    pub(super) fn halt(&mut self, why: String, commit: &mut Commit) -> Reply {
+        let invariant = format!("table {}: {why}", self.id);
+        let r = self.chain.append(Body::encode_casino(
+            self.id,
+            None,
+            &CasinoEvent::TableHalted { invariant: invariant.clone() },
+        ));
+        commit.records.push((self.id, r));
+        eprintln!("{invariant}: the table is stopped; a supervisor may void its coup");
+        self.halted = Some(invariant.clone());
+        Reply::refused(Code::Halted, invariant)
+    }
+
+    /// Append the engine's events to the chain, for the store and the feed.
+    /// Every record names who acted; all but a wager placed or settled (the
+    /// bulk of a busy coup) name the rulebook, its profile's hash and the engine.
+    pub(super) fn record(&mut self, events: &[Event], by: Actor, commit: &mut Commit) {
+        for e in events {
+            if let Event::ShoeStarted { commitment, .. } = e {
+                self.commitment = commitment.clone();
+            }
+            let header = !matches!(e, Event::WagerPlaced { .. } | Event::WagerSettled { .. });
+            let h = header.then_some(Header {
+                rulebook: self.engine.setup().rulebook.id.as_str(),
+                rulebook_sha256: self.rulebook_hash.as_str(),
+                engine: ENGINE_VERSION,
+            });
+            let r = self.chain.append(Body::encode_event(self.id, h, Some(by), e));
+            commit.events.push((self.id, r.seq, e.clone()));
+            commit.records.push((self.id, r));
+        }
+    }
+}
+
+/// A table setup from a built-in rulebook and a configuration in TOML.
+pub fn setup(rulebook: &str, config_toml: &str) -> Result<(TableSetup, &'static str), String> {
+    let text = baccarat_rules::profiles::builtin_text(rulebook).map_err(|e| e.to_string())?;
+    let rb = baccarat_rules::profiles::builtin(rulebook).map_err(|e| e.to_string())?;
+    let cfg = TableConfig::from_toml(&rb, config_toml).map_err(|e| e.to_string())?;
+    let s = TableSetup::new(rb, cfg, None).map_err(|e| e.to_string())?;
+    Ok((s, text))
+}

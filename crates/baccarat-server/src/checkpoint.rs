@@ -1,0 +1,128 @@
+//! Checkpoints: the casino's live state, signed and kept in the store, so that
+//! a restart reads what is live and replays only the tail written after it.
+//!
+//! # What a checkpoint holds, and what it does not
+//!
+//! The ledger's accounts and open holds, the last transfer id it covers, each
+//! table's engine state (`baccarat_table::engine::State`: shoe, coup, roads,
+//! limits) with its chain's head, and the read model the pages show (`feed.rs`).
+//! Not the history: transfers, audit records and answers stay in their logs.
+//! Idempotency keys are not copied either: the answer log is in time order, so
+//! recovery reads the retention window from it directly (`store.rs`).
+//!
+//! # When
+//!
+//! The writer takes one when a shoe starts or ends anywhere and at least
+//! [`MIN_GAP_RECORDS`] records were written since the last, when
+//! [`MAX_GAP_RECORDS`] were written whatever happened, on request (a clean
+//! shutdown), and after a recovery that replayed a long tail. Cloning the state
+//! is the writer's only cost; the committer serialises, hashes, signs and
+//! writes it once the batch it describes is durable — in a transaction of its
+//! own, after that batch's, so a checkpoint never describes anything that is
+//! not on disk. A crash before it is written leaves the one before, and a
+//! longer tail.
+//!
+//! # Trust
+//!
+//! The body's SHA-256 is signed with the anchor key (`anchor.rs`) under the
+//! domain `baccarat-checkpoint-v1`. Recovery checks the hash, the signature and
+//! the key; a checkpoint that fails any of them is reported and the whole
+//! history is replayed instead. Recovery also checks the checkpoint against the
+//! logs: its balances plus the tail's transfers must give the balances the
+//! store holds, and each chain must continue from the checkpoint's head.
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use baccarat_table::shuffle::hex;
+
+use crate::anchor::{signed_by, AnchorLog};
+use crate::ledger::{Account, Transfer, TransferId};
+use crate::store::StoredCheckpoint;
+
+/// The format written.
+pub const FORMAT: u32 = 1;
+
+/// Records between checkpoints at least, when a shoe boundary asks for one.
+pub const MIN_GAP_RECORDS: u64 = 10_000;
+/// Records between checkpoints at most.
+pub const MAX_GAP_RECORDS: u64 = 500_000;
+
+/// The signed domain.
+const DOMAIN: &[u8] = b"baccarat-checkpoint-v1";
+
+/// A chain's end: its length and the hash of its last record.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChainHead {
+    pub len: u64,
+    pub head: String,
+}
+
+/// One table's live state.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TableState {
+    pub id: u32,
+    pub chain: ChainHead,
+    pub engine: baccarat_table::engine::State,
+    pub halted: Option<String>,
+    pub commitment: Option<String>,
+}
+
+/// The casino's live state at the end of one batch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    pub format: u32,
+    /// The server's time when it was taken (ms since the epoch).
+    pub at_ms: u64,
+    /// The last transfer it covers: the tail is every transfer after it.
+    pub last_transfer: TransferId,
+    pub accounts: Vec<Account>,
+    pub pending: Vec<Transfer>,
+    pub casino: ChainHead,
+    pub tables: Vec<TableState>,
+    /// The read model as of the same batch (filled in by the committer).
+    pub feed: Option<crate::feed::FeedState>,
+}
+
+/// A checkpoint ready for the store.
+#[derive(Clone, Debug)]
+pub struct Sealed {
+    pub at_ms: u64,
+    pub body: Vec<u8>,
+    pub sha256: String,
+    pub signature: String,
+    pub public_key: String,
+}
+
+fn signed_message(sha256: &str) -> Vec<u8> {
+    [DOMAIN, b"|", sha256.as_bytes()].concat()
+}
+
+/// Serialise, hash and sign.
+pub fn seal(c: &Checkpoint, anchors: &AnchorLog) -> Sealed {
+    let body = serde_json::to_vec(c).expect("checkpoints serialise");
+    let sha256 = hex(&Sha256::digest(&body));
+    let signature = anchors.sign(&signed_message(&sha256));
+    Sealed { at_ms: c.at_ms, body, sha256, signature, public_key: anchors.public_hex() }
+}
+
+/// Check a stored checkpoint against the server's public key and read it.
+/// Every failure names what failed.
+pub fn open(s: &StoredCheckpoint, public: &str) -> Result<Checkpoint, String> {
+    let name = format!("checkpoint {}", s.id);
+    if s.public_key != public {
+        return Err(format!("{name} is signed by key {}, not the server's {public}", s.public_key));
+    }
+    let sha256 = hex(&Sha256::digest(&s.body));
+    if sha256 != s.sha256 {
+        return Err(format!("{name}: its body does not match its SHA-256 (altered or corrupt)"));
+    }
+    if !signed_by(public, &signed_message(&sha256), &s.signature) {
+        return Err(format!("{name}: its signature does not verify under the server's key"));
+    }
+    let c: Checkpoint = serde_json::from_slice(&s.body).map_err(|e| format!("{name}: unreadable: {e}"))?;
+    if c.format != FORMAT {
+        return Err(format!("{name}: format {} is not {FORMAT}", c.format));
+    }
+    Ok(c)
+}

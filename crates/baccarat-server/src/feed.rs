@@ -18,6 +18,9 @@
 //! Everything here is bounded per table or per player, and the whole is kept in
 //! each checkpoint ([`FeedState`]): a restart rebuilds it from the checkpoint
 //! and the tail of the log, never by reading the log from its first record.
+//! (Only without a usable checkpoint is the whole log read, table by table: a
+//! player's history lines from several tables then follow table order rather
+//! than the order they settled in, and the last [`HISTORY`] are kept in it.)
 
 use std::collections::{HashMap, VecDeque};
 
@@ -247,7 +250,8 @@ impl Feed {
     pub fn from_state(s: FeedState) -> Feed {
         let mut f = Feed::default();
         for (table, c) in s.coups {
-            let mut feed = CoupFeed { coup: c.coup, result: c.result, dealt: c.dealt, void: c.void, ..CoupFeed::default() };
+            let mut feed =
+                CoupFeed { coup: c.coup, result: c.result, dealt: c.dealt, void: c.void, ..CoupFeed::default() };
             for (i, l) in c.wagers.iter().enumerate() {
                 feed.index.insert(l.wager, i);
                 feed.by_player.entry(l.player).or_default().push(i);

@@ -391,7 +391,12 @@ impl SqliteStore {
         let mut out = Vec::new();
         while let Some(r) = rows.next()? {
             let kind: String = r.get(1)?;
-            out.push(Account { id: r.get::<_, i64>(0)? as u64, kind: parse(&kind)?, balance: r.get(2)?, held: r.get(3)? });
+            out.push(Account {
+                id: r.get::<_, i64>(0)? as u64,
+                kind: parse(&kind)?,
+                balance: r.get(2)?,
+                held: r.get(3)?,
+            });
         }
         Ok(out)
     }
@@ -428,9 +433,9 @@ impl SqliteStore {
         after: u64,
         mut f: impl FnMut(Record) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        let mut q = self.conn.prepare(
-            "SELECT seq, prev, body, hash FROM audit WHERE tbl = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
-        )?;
+        let mut q = self
+            .conn
+            .prepare("SELECT seq, prev, body, hash FROM audit WHERE tbl = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3")?;
         let mut from = after as i64;
         loop {
             let mut rows = q.query(params![table, from, PAGE])?;
@@ -490,8 +495,7 @@ impl SqliteStore {
         while let Some(r) = rows.next()? {
             let key: String = r.get(0)?;
             let d: Vec<u8> = r.get(1)?;
-            let request: [u8; 32] =
-                d.try_into().map_err(|_| StoreError::Corrupt(format!("digest of answer {key}")))?;
+            let request: [u8; 32] = d.try_into().map_err(|_| StoreError::Corrupt(format!("digest of answer {key}")))?;
             let cause: String = r.get(4)?;
             let cause = Cause::parse(&cause)
                 .ok_or_else(|| StoreError::Corrupt(format!("answer {key}: unreadable cause {cause:?}")))?;

@@ -36,8 +36,8 @@ use crate::ledger::{AccountId, AccountKind, Cause, Ledger, LedgerError, Op, Tran
 use crate::postings::{settlement_ops, TableAccounts};
 use crate::store::{Commit, TableRow};
 pub use crate::trust::{Actor, Mode};
-pub use protocol::{Code, Reply, Request, SlipLine};
 use protocol::{client_key, request_digest, wager_key};
+pub use protocol::{Code, Reply, Request, SlipLine};
 pub use recover::{recover, Recovered};
 pub use table::{setup, CasinoTable};
 
@@ -124,6 +124,7 @@ impl Casino {
         float: Money,
         commit: &mut Commit,
     ) -> Result<(), String> {
+        self.ledger.set_time((self.clock)());
         if self.tables.contains_key(&id) || id == CASINO_CHAIN {
             return Err(format!("table {id} exists"));
         }

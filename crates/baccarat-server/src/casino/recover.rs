@@ -89,7 +89,8 @@ pub fn recover(
                 t.chain
                     .follow(&r)
                     .map_err(|b| StoreError::Corrupt(format!("table {id}: audit chain broken at {b}")))?;
-                let body = Body::decode(&r.body).map_err(|m| StoreError::Corrupt(format!("table {id} record {}: {m}", r.seq)))?;
+                let body = Body::decode(&r.body)
+                    .map_err(|m| StoreError::Corrupt(format!("table {id} record {}: {m}", r.seq)))?;
                 match (body.event, body.casino) {
                     (Some(ev), _) => {
                         t.halted = None;

@@ -27,4 +27,5 @@ impl Casino {
         );
         let burn = setup.rulebook.procedures.burn.first().copied();
         Ok(Command::StartShoe { source: ShoeSource::Shuffle { seed }, cut: Some(cut), burn, show_burn: false })
-    }}
+    }
+}

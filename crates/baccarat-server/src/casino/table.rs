@@ -74,6 +74,14 @@ impl CasinoTable {
         })
     }
 
+    /// The open wagers' holds (wager, hold, wallet, most it can win), in
+    /// wager order, and their liability together.
+    pub fn open_wagers(&self) -> (Vec<(WagerId, TransferId, AccountId, Money)>, Money) {
+        let mut v: Vec<_> = self.holds.iter().map(|(w, (h, a, m))| (*w, *h, *a, *m)).collect();
+        v.sort();
+        (v, self.liability)
+    }
+
     /// The table's definition as the store keeps it.
     pub fn row(&self) -> TableRow {
         TableRow {

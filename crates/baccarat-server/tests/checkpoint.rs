@@ -1,0 +1,314 @@
+//! Checkpoints: recovery from the latest one plus the tail equals the replay of
+//! the whole history; a checkpoint that is corrupt, signed by another key, or
+//! disagrees with the log is refused, named, and the whole history replayed;
+//! and keys are remembered for their retention window only.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use baccarat_rules::{Bet, Money};
+use baccarat_server::casino::{recover, Casino, Reply, Request};
+use baccarat_server::checkpoint;
+use baccarat_server::feed::Feed;
+use baccarat_server::serve::{heads_of, open, write_checkpoint, Opened, ServeConfig};
+use baccarat_server::store::{Commit, Store};
+use baccarat_server::trust::Actor;
+use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
+use serde_json::{json, Value};
+
+fn config(name: &str) -> ServeConfig {
+    let dir = std::env::temp_dir().join(format!("baccarat-checkpoint-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    ServeConfig::new(dir.join("casino.db"), "127.0.0.1:0".parse().unwrap())
+}
+
+/// Apply one request as the server does: commit, anchor, fold into the feed.
+fn step(o: &mut Opened, r: Request) -> Reply {
+    let mut commit = Commit::default();
+    let reply = o.casino.handle(r, &mut commit);
+    o.store.commit(&commit).unwrap();
+    o.anchors.append(&heads_of(&commit)).unwrap();
+    for (t, seq, e) in &commit.events {
+        o.feed.absorb(*t, *seq, e);
+    }
+    reply
+}
+
+fn server(table: u32, command: Command) -> Request {
+    Request::Table { table, command, by: Actor::Server }
+}
+
+/// Play `coups` coups at the RNG tables 1, 2 and 4, each with wagers from
+/// players 100..105; `leave_open`: end with betting open and wagers held.
+fn play(o: &mut Opened, coups: usize, round: usize, leave_open: bool) {
+    for c in 0..coups {
+        for table in [1u32, 2, 4] {
+            if matches!(o.casino.phase(table), Some(Phase::NoShoe | Phase::ShoeOver)) {
+                step(o, Request::NewShoe { table });
+            }
+            step(o, server(table, Command::OpenBetting { no_bet: false, closes_at: None }));
+            for p in 100..105u32 {
+                let bet = [Bet::Banker, Bet::Player, Bet::Tie][(p as usize + c) % 3];
+                let r = step(
+                    o,
+                    Request::Wager {
+                        table,
+                        player: PlayerId(p),
+                        spot: Spot::Box((p - 99) as u8),
+                        bet,
+                        amount: Money(2000 * (p as i64 - 99)),
+                        ante: Money::ZERO,
+                        key: format!("r{round}c{c}t{table}p{p}"),
+                    },
+                );
+                assert!(matches!(r, Reply::Wager { .. }), "{r:?}");
+            }
+            if leave_open && c + 1 == coups {
+                continue;
+            }
+            step(o, server(table, Command::CloseBetting));
+            while matches!(o.casino.phase(table), Some(Phase::Closed | Phase::Dealing)) {
+                step(o, server(table, Command::DealNext));
+            }
+        }
+    }
+}
+
+/// Everything recovery must get right, as one value to compare.
+fn fingerprint(c: &Casino, feed: &Feed) -> Value {
+    let tables: Vec<Value> = c
+        .tables
+        .values()
+        .map(|t| {
+            let (holds, liability) = t.open_wagers();
+            json!({
+                "id": t.id,
+                "chain": [t.chain.len(), t.chain.head()],
+                "engine": serde_json::to_value(t.engine.state()).unwrap(),
+                "halted": t.halted,
+                "commitment": t.commitment,
+                "holds": format!("{holds:?}"),
+                "liability": liability.0,
+                "open": t.open,
+            })
+        })
+        .collect();
+    json!({
+        "accounts": serde_json::to_value(c.ledger.accounts().collect::<Vec<_>>()).unwrap(),
+        "pending": serde_json::to_value(c.ledger.pending().collect::<Vec<_>>()).unwrap(),
+        "transfers": c.ledger.transfer_count(),
+        "keys": c.ledger.keys(),
+        "casino_chain": [c.chain.len(), c.chain.head()],
+        "tables": tables,
+        "feed": feed_value(feed),
+    })
+}
+
+/// The read model, each player's history in (table, coup, wager) order: a
+/// whole replay reads the chains table by table, so a player's lines from
+/// several tables interleave otherwise than they were settled (feed.rs).
+fn feed_value(feed: &Feed) -> Value {
+    let mut s = feed.state();
+    for (_, h) in &mut s.history {
+        h.sort_by_key(|l| (l.table, l.coup, l.line.wager));
+    }
+    serde_json::to_value(s).unwrap()
+}
+
+/// The first place two values differ, or None.
+fn differ(a: &Value, b: &Value, at: String) -> Option<String> {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for k in x.keys().chain(y.keys()) {
+                let (u, v) = (x.get(k).unwrap_or(&Value::Null), y.get(k).unwrap_or(&Value::Null));
+                if let Some(d) = differ(u, v, format!("{at}.{k}")) {
+                    return Some(d);
+                }
+            }
+            None
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            x.iter().zip(y).enumerate().find_map(|(i, (u, v))| differ(u, v, format!("{at}[{i}]")))
+        }
+        _ => (a != b).then(|| format!("{at}: {a} vs {b}")),
+    }
+}
+
+fn same(a: &Value, b: &Value, what: &str) {
+    if let Some(d) = differ(a, b, String::new()) {
+        panic!("{what}: {d}");
+    }
+}
+
+fn deposits(o: &mut Opened) {
+    for p in 100..105u32 {
+        step(o, Request::Deposit { player: PlayerId(p), amount: Money(10_000_000), key: format!("in{p}") });
+    }
+}
+
+#[test]
+fn recovery_from_a_checkpoint_equals_the_whole_replay() {
+    let cfg = config("equal");
+    let mut o = open(&cfg).unwrap();
+    deposits(&mut o);
+    play(&mut o, 4, 0, false);
+    write_checkpoint(&mut o.store, &o.anchors, &o.casino, &o.feed).unwrap();
+    // The tail: more coups, a table made after the checkpoint, and a coup
+    // left with its wagers held (a crash in betting).
+    play(&mut o, 3, 1, false);
+    let r = step(
+        &mut o,
+        Request::CreateTable {
+            name: "Late".into(),
+            rulebook: "nsw-2021".into(),
+            config: "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 500000\n".into(),
+            mode: baccarat_server::trust::Mode::Rng,
+        },
+    );
+    assert!(matches!(r, Reply::Table { table: 6 }), "{r:?}");
+    play(&mut o, 1, 2, true);
+    let live = fingerprint(&o.casino, &o.feed);
+    let public = o.anchors.public_hex();
+    let store = o.store;
+    drop(o.casino);
+
+    let stored = store.latest_checkpoint().unwrap().expect("a checkpoint");
+    let cp = checkpoint::open(&stored, &public).unwrap();
+    let none = BTreeSet::new();
+    let from_cp = recover(&store, Some(cp), 0, &none).unwrap();
+    let full = recover(&store, None, 0, &none).unwrap();
+    assert!(from_cp.tail_records > 0 && from_cp.tail_records < full.tail_records);
+    assert!(from_cp.tail_transfers < full.tail_transfers);
+    let a = fingerprint(&from_cp.casino, &from_cp.feed);
+    let b = fingerprint(&full.casino, &full.feed);
+    same(&a, &b, "the checkpoint and its tail give what the whole history gives");
+    same(&a, &live, "and what the server had in memory");
+    // Both go on the same way: the open coup settles alike.
+    let (mut x, mut y) = (from_cp.casino, full.casino);
+    for c in [&mut x, &mut y] {
+        let mut commit = Commit::default();
+        c.handle(server(1, Command::CloseBetting), &mut commit);
+        while matches!(c.phase(1), Some(Phase::Closed | Phase::Dealing)) {
+            c.handle(server(1, Command::DealNext), &mut commit);
+        }
+    }
+    same(&fingerprint(&x, &Feed::default()), &fingerprint(&y, &Feed::default()), "the same coup settles alike");
+}
+
+/// The server's own start uses the checkpoint, and reads only the tail.
+#[test]
+fn a_start_reads_the_checkpoint_and_the_tail_only() {
+    let cfg = config("start");
+    let mut o = open(&cfg).unwrap();
+    deposits(&mut o);
+    play(&mut o, 3, 0, false);
+    write_checkpoint(&mut o.store, &o.anchors, &o.casino, &o.feed).unwrap();
+    play(&mut o, 1, 1, false);
+    let live = fingerprint(&o.casino, &o.feed);
+    drop(o);
+    let again = open(&cfg).unwrap();
+    assert!(again.recovery.from_checkpoint, "{:?}", again.recovery);
+    assert!(again.recovery.refused_checkpoint.is_none());
+    // One coup at three tables: a few dozen records, not the history.
+    assert!(again.recovery.tail_records > 0 && again.recovery.tail_records < 200, "{:?}", again.recovery);
+    same(&fingerprint(&again.casino, &again.feed), &live, "the restarted casino");
+}
+
+/// Corrupt one byte of the checkpoint: it is named and not used, the whole
+/// history is replayed, and the result is the same casino.
+#[test]
+fn a_corrupt_checkpoint_is_refused_and_the_history_replayed() {
+    let cfg = config("corrupt");
+    let mut o = open(&cfg).unwrap();
+    deposits(&mut o);
+    play(&mut o, 2, 0, false);
+    write_checkpoint(&mut o.store, &o.anchors, &o.casino, &o.feed).unwrap();
+    play(&mut o, 1, 1, false);
+    let live = fingerprint(&o.casino, &o.feed);
+    // A forger raises a balance inside the checkpoint's body.
+    o.store
+        .connection()
+        .execute(
+            "UPDATE checkpoints SET body = CAST(replace(CAST(body AS TEXT), '\"balance\":1', '\"balance\":9') AS BLOB)",
+            [],
+        )
+        .unwrap();
+    drop(o);
+    let again = open(&cfg).unwrap();
+    assert!(!again.recovery.from_checkpoint);
+    let why = again.recovery.refused_checkpoint.clone().unwrap();
+    assert!(why.contains("SHA-256"), "{why}");
+    same(&fingerprint(&again.casino, &again.feed), &live, "the restarted casino");
+    // Having replayed the whole history, the start wrote a fresh checkpoint.
+    drop(again);
+    assert!(open(&cfg).unwrap().recovery.from_checkpoint);
+}
+
+/// A checkpoint rehashed and signed by another key is refused too.
+#[test]
+fn a_checkpoint_signed_by_another_key_is_refused() {
+    let cfg = config("forged");
+    let mut o = open(&cfg).unwrap();
+    deposits(&mut o);
+    play(&mut o, 1, 0, false);
+    let other_dir = config("forged-other");
+    let other = open(&other_dir).unwrap();
+    let mut cp = o.casino.checkpoint();
+    cp.feed = Some(o.feed.state());
+    o.store.write_checkpoint(&checkpoint::seal(&cp, &other.anchors)).unwrap();
+    drop(o);
+    let again = open(&cfg).unwrap();
+    let why = again.recovery.refused_checkpoint.clone().unwrap();
+    assert!(why.contains("not the server's"), "{why}");
+}
+
+/// A balance forged in the accounts table (with the cage adjusted so the sum
+/// stays zero) disagrees with the checkpoint and its tail, and with the whole
+/// history: the server refuses to start, naming the account.
+#[test]
+fn a_forged_balance_stops_the_start() {
+    let cfg = config("balance");
+    let mut o = open(&cfg).unwrap();
+    deposits(&mut o);
+    play(&mut o, 1, 0, false);
+    write_checkpoint(&mut o.store, &o.anchors, &o.casino, &o.feed).unwrap();
+    let wallet = o.casino.ledger.find(&baccarat_server::ledger::AccountKind::Wallet { player: PlayerId(100) }).unwrap();
+    let cage = o.casino.ledger.find(&baccarat_server::ledger::AccountKind::Cage).unwrap();
+    let conn = o.store.connection();
+    conn.execute("UPDATE accounts SET balance = balance + 500000 WHERE id = ?1", [wallet as i64]).unwrap();
+    conn.execute("UPDATE accounts SET balance = balance - 500000 WHERE id = ?1", [cage as i64]).unwrap();
+    drop(o);
+    let err = open(&cfg).err().expect("refused");
+    assert!(err.contains(&format!("account {wallet}")) || err.contains(&format!("account {cage}")), "{err}");
+}
+
+/// A key is remembered for its retention window, across a restart, and
+/// forgotten after it.
+#[test]
+fn keys_are_kept_for_their_window_only() {
+    let now = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(1_000_000_000_000));
+    let clock_now = now.clone();
+    let mut cfg = config("keys");
+    cfg.clock = std::sync::Arc::new(move || clock_now.load(std::sync::atomic::Ordering::SeqCst));
+    cfg.key_retention = Duration::from_secs(3600);
+    let mut o = open(&cfg).unwrap();
+    let deposit = |amount: i64| Request::Deposit { player: PlayerId(100), amount: Money(amount), key: "once".into() };
+    step(&mut o, deposit(1000));
+    drop(o);
+    // Within the window, after a restart: the same key answers the first
+    // deposit, and with another amount it is refused.
+    now.fetch_add(1_800_000, std::sync::atomic::Ordering::SeqCst);
+    let mut o = open(&cfg).unwrap();
+    assert_eq!(step(&mut o, deposit(1000)), Reply::Deposit { balance: Money(1000) });
+    assert!(matches!(step(&mut o, deposit(7)), Reply::Refused { .. }));
+    // Past the window (in memory, and across a restart): a new deposit.
+    now.fetch_add(3_600_000, std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(step(&mut o, deposit(1000)), Reply::Deposit { balance: Money(2000) });
+    assert_eq!(o.casino.ledger.keys(), 1, "the old key was forgotten");
+    drop(o);
+    now.fetch_add(3_600_001, std::sync::atomic::Ordering::SeqCst);
+    let mut o = open(&cfg).unwrap();
+    assert_eq!(o.casino.ledger.keys(), 0);
+    assert_eq!(step(&mut o, deposit(1000)), Reply::Deposit { balance: Money(3000) });
+}

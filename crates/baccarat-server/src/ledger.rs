@@ -210,6 +210,9 @@ pub struct Changes {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AnswerRow {
     pub key: String,
+    /// The key as memory holds it ([`key_id`]), kept beside it so that a
+    /// start loads the window's keys without hashing each again.
+    pub key_id: KeyId,
     /// SHA-256 of the request the key is bound to.
     pub request: [u8; 32],
     /// The answer as JSON.
@@ -225,19 +228,56 @@ pub struct AnswerRow {
 /// How long an idempotency key is remembered: 72 hours.
 pub const DEFAULT_KEY_RETENTION_MS: u64 = 72 * 3600 * 1000;
 
-/// An answered key in memory.
+/// An answered key in memory (about 80 bytes: a busy window holds millions).
 #[derive(Clone, Debug)]
 struct Bound {
     request: [u8; 32],
-    answer: Answer,
+    answer: Kept,
     cause: Cause,
     at_ms: u64,
 }
 
-/// A key as memory holds it: the first 128 bits of its SHA-256.
-type KeyId = u128;
+/// An answer, compact: nearly every one is a single transfer (a wager's hold).
+#[derive(Clone, Debug)]
+enum Kept {
+    One(TransferId),
+    Many(Box<[TransferId]>),
+    Refused(Box<LedgerError>),
+}
 
-fn key_id(key: &str) -> KeyId {
+impl Kept {
+    fn of(a: Answer) -> Kept {
+        match a {
+            Ok(ids) if ids.len() == 1 => Kept::One(ids[0]),
+            Ok(ids) => Kept::Many(ids.into_boxed_slice()),
+            Err(e) => Kept::Refused(Box::new(e)),
+        }
+    }
+
+    fn answer(&self) -> Answer {
+        match self {
+            Kept::One(id) => Ok(vec![*id]),
+            Kept::Many(ids) => Ok(ids.to_vec()),
+            Kept::Refused(e) => Err((**e).clone()),
+        }
+    }
+}
+
+/// Read a stored answer; the common `{"Ok":[N]}` without the JSON parser.
+fn read_answer(json: &str) -> Result<Kept, serde_json::Error> {
+    if let Some(n) = json.strip_prefix("{\"Ok\":[").and_then(|r| r.strip_suffix("]}")) {
+        if let Ok(id) = n.parse::<TransferId>() {
+            return Ok(Kept::One(id));
+        }
+    }
+    serde_json::from_str::<Answer>(json).map(Kept::of)
+}
+
+/// A key as memory holds it: the first 128 bits of its SHA-256.
+pub type KeyId = u128;
+
+/// The id of a key.
+pub fn key_id(key: &str) -> KeyId {
     let d = Sha256::digest(key.as_bytes());
     u128::from_le_bytes(d[..16].try_into().expect("16 bytes"))
 }
@@ -384,13 +424,13 @@ impl Ledger {
 
     /// The answer already given under `key`, if any.
     pub fn answer(&self, key: &str) -> Option<Answer> {
-        self.answers.get(&key_id(key)).map(|b| b.answer.clone())
+        self.answers.get(&key_id(key)).map(|b| b.answer.answer())
     }
 
     /// What `key` has answered, with the digest of the request it was bound to
     /// and the cause of what it did.
     pub fn bound(&self, key: &str) -> Option<([u8; 32], Answer, Cause)> {
-        self.answers.get(&key_id(key)).map(|b| (b.request, b.answer.clone(), b.cause))
+        self.answers.get(&key_id(key)).map(|b| (b.request, b.answer.answer(), b.cause))
     }
 
     /// Remember an answer (its time decides when it is forgotten).
@@ -398,9 +438,9 @@ impl Ledger {
         let id = key_id(key);
         let at_ms = self.now_ms;
         let json = serde_json::to_string(&answer).expect("answers serialise");
-        self.answers.insert(id, Bound { request, answer, cause, at_ms });
+        self.answers.insert(id, Bound { request, answer: Kept::of(answer), cause, at_ms });
         self.by_age.push_back((at_ms, id));
-        AnswerRow { key: key.to_string(), request, answer: json, cause, at_ms }
+        AnswerRow { key: key.to_string(), key_id: id, request, answer: json, cause, at_ms }
     }
 
     /// Apply `ops` under `key`, bound to the digest of the client's request
@@ -409,7 +449,7 @@ impl Ledger {
     /// same key for another request is refused with [`LedgerError::KeyReused`].
     pub fn apply_bound(&mut self, key: &str, request: [u8; 32], ops: &[Op], cause: Cause) -> (Answer, Changes) {
         if let Some(b) = self.answers.get(&key_id(key)) {
-            let a = if b.request == request { b.answer.clone() } else { Err(LedgerError::KeyReused(key.to_string())) };
+            let a = if b.request == request { b.answer.answer() } else { Err(LedgerError::KeyReused(key.to_string())) };
             return (a, Changes::default());
         }
         let mark = self.mark();
@@ -498,13 +538,13 @@ impl Ledger {
             l.pending.insert(t.id, t);
         }
         l.last_transfer = last_transfer;
+        l.answers.reserve(answers.len());
         for r in answers {
-            let a: Answer = serde_json::from_str(&r.answer)
-                .map_err(|e| LedgerError::Invariant(format!("stored answer {}: {e}", r.key)))?;
+            let a = read_answer(&r.answer)
+                .map_err(|e| LedgerError::Invariant(format!("stored answer {:x}: {e}", r.key_id)))?;
             l.now_ms = l.now_ms.max(r.at_ms);
-            let id = key_id(&r.key);
-            l.answers.insert(id, Bound { request: r.request, answer: a, cause: r.cause, at_ms: r.at_ms });
-            l.by_age.push_back((r.at_ms, id));
+            l.answers.insert(r.key_id, Bound { request: r.request, answer: a, cause: r.cause, at_ms: r.at_ms });
+            l.by_age.push_back((r.at_ms, r.key_id));
         }
         l.check()?;
         Ok(l)
@@ -514,7 +554,7 @@ impl Ledger {
     pub fn apply(&mut self, key: &str, ops: &[Op]) -> Result<Vec<TransferId>, LedgerError> {
         let d = digest(ops);
         if let Some(b) = self.answers.get(&key_id(key)) {
-            return if b.request == d { b.answer.clone() } else { Err(LedgerError::KeyReused(key.to_string())) };
+            return if b.request == d { b.answer.answer() } else { Err(LedgerError::KeyReused(key.to_string())) };
         }
         let answer = self.apply_atomic(ops);
         self.remember(key, d, answer.clone(), Cause::None);

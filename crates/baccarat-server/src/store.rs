@@ -70,6 +70,12 @@ pub enum StoreError {
     Corrupt(String),
 }
 
+impl From<rusqlite::types::FromSqlError> for StoreError {
+    fn from(e: rusqlite::types::FromSqlError) -> StoreError {
+        StoreError::Corrupt(e.to_string())
+    }
+}
+
 /// A durable store.
 pub trait Store: Send {
     fn commit(&mut self, c: &Commit) -> Result<(), StoreError>;
@@ -133,6 +139,9 @@ const MIGRATIONS: &[&str] = &[
        sha256 TEXT NOT NULL, signature TEXT NOT NULL, public_key TEXT NOT NULL);
      ALTER TABLE answer_log ADD COLUMN at_ms INTEGER NOT NULL DEFAULT 0;
      ALTER TABLE answer_log ADD COLUMN cause TEXT NOT NULL DEFAULT '';",
+    // 9: each answer's key id (128 bits of its SHA-256), so that a start loads
+    // the window's keys without hashing them again.
+    "ALTER TABLE answer_log ADD COLUMN key_id BLOB;",
 ];
 
 pub struct SqliteStore {
@@ -222,7 +231,7 @@ impl Store for SqliteStore {
                 "INSERT INTO transfers (id, debit, credit, amount, kind, memo, cause) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )?;
             let mut ans = tx.prepare_cached(
-                "INSERT INTO answer_log (key, digest, answer, at_ms, cause) VALUES (?1, ?2, ?3, ?4, ?5)",
+                "INSERT INTO answer_log (key, digest, answer, at_ms, cause, key_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?;
             // An account touched many times in one batch (a table's escrow and
             // house at a settlement) is written once, as it ends the batch.
@@ -243,7 +252,14 @@ impl Store for SqliteStore {
                     last.insert(a.id, a);
                 }
                 if let Some(a) = &ch.answer {
-                    ans.execute(params![a.key, &a.request[..], a.answer, a.at_ms as i64, a.cause.encode()])?;
+                    ans.execute(params![
+                        a.key,
+                        &a.request[..],
+                        a.answer,
+                        a.at_ms as i64,
+                        a.cause.encode(),
+                        &a.key_id.to_le_bytes()[..]
+                    ])?;
                 }
             }
             for a in last.values() {
@@ -488,18 +504,37 @@ impl SqliteStore {
             }
         }
         let mut q = self.conn.prepare(
-            "SELECT key, digest, answer, at_ms, cause FROM answer_log WHERE rowid >= ?1 AND at_ms >= ?2 ORDER BY rowid",
+            "SELECT CASE WHEN key_id IS NULL THEN key END, digest, answer, at_ms, cause, key_id
+             FROM answer_log WHERE rowid >= ?1 AND at_ms >= ?2 ORDER BY rowid",
         )?;
         let mut rows = q.query(params![lo, since_ms as i64])?;
         let mut out = Vec::new();
         while let Some(r) = rows.next()? {
-            let key: String = r.get(0)?;
-            let d: Vec<u8> = r.get(1)?;
-            let request: [u8; 32] = d.try_into().map_err(|_| StoreError::Corrupt(format!("digest of answer {key}")))?;
-            let cause: String = r.get(4)?;
-            let cause = Cause::parse(&cause)
-                .ok_or_else(|| StoreError::Corrupt(format!("answer {key}: unreadable cause {cause:?}")))?;
-            out.push(AnswerRow { key, request, answer: r.get(2)?, at_ms: r.get::<_, i64>(3)? as u64, cause });
+            // The key's text is read only for rows written before its id was.
+            let key: Option<String> = r.get(0)?;
+            let key_id = match (r.get_ref(5)?.as_blob_or_null()?, &key) {
+                (Some(b), _) => {
+                    u128::from_le_bytes(b.try_into().map_err(|_| StoreError::Corrupt("an answer's key id".into()))?)
+                }
+                (None, Some(k)) => crate::ledger::key_id(k),
+                (None, None) => return Err(StoreError::Corrupt("an answer without its key".into())),
+            };
+            let request: [u8; 32] = r
+                .get_ref(1)?
+                .as_blob()?
+                .try_into()
+                .map_err(|_| StoreError::Corrupt(format!("digest of answer {key_id:x}")))?;
+            let cause = r.get_ref(4)?.as_str()?;
+            let cause = Cause::parse(cause)
+                .ok_or_else(|| StoreError::Corrupt(format!("answer {key_id:x}: unreadable cause {cause:?}")))?;
+            out.push(AnswerRow {
+                key: key.unwrap_or_default(),
+                key_id,
+                request,
+                answer: r.get(2)?,
+                at_ms: r.get::<_, i64>(3)? as u64,
+                cause,
+            });
         }
         Ok(out)
     }

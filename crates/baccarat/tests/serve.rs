@@ -191,3 +191,118 @@ fn loadgen_runs_bounded_against_loopback_and_the_ledger_balances() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("loopback"));
 }
+
+/// The pid of the `baccarat serve` whose command line names `db` (this test's
+/// own database, so no other server can match).
+fn server_pid(db: &std::path::Path) -> Option<u32> {
+    let db = db.to_str()?;
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+        let cmd = std::fs::read(e.path().join("cmdline")).ok()?;
+        let args: Vec<&[u8]> = cmd.split(|b| *b == 0).collect();
+        let serve = args.contains(&&b"serve"[..]) && args.contains(&db.as_bytes());
+        serve.then_some(pid)
+    })
+}
+
+#[test]
+fn loadgen_times_every_request_and_a_probe_at_a_quiet_table() {
+    let dir = std::env::temp_dir().join(format!("baccarat-probe-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("casino.db");
+    let (server, url, password) = common::start(&db, &[]);
+    let password = password.expect("first run prints it");
+    let pid = server_pid(&db).expect("the server's pid").to_string();
+    let loadgen = |extra: &[&str]| {
+        let mut args = vec![
+            "loadgen",
+            "--url",
+            &url,
+            "--admin-password",
+            &password,
+            "--seconds",
+            "3",
+            "--concurrency",
+            "8",
+            "--players-per-table",
+            "2",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let o = Command::new(bin()).args(&args).output().unwrap();
+        assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_slice::<Value>(&o.stdout).unwrap()
+    };
+    let r = loadgen(&["--tables", "2", "--probe", "--probe-interval-ms", "50", "--server-pid", &pid]);
+    let n = |v: &Value| v.as_u64().unwrap_or_else(|| panic!("a count: {v} in {r}"));
+    let ms = |v: &Value| v.as_f64().unwrap_or_else(|| panic!("a latency: {v} in {r}"));
+    // Every request is timed: at least every one that had a wager accepted.
+    let req = &r["requests"];
+    let all = &r["latency_ms"]["all"];
+    let acc = &r["latency_ms"]["accepted"];
+    assert!(n(&r["accepted_bets"]) > 0, "{r}");
+    assert_eq!(n(&all["count"]), n(&req["total"]), "{r}");
+    assert!(n(&all["count"]) >= n(&acc["count"]) && n(&acc["count"]) > 0, "{r}");
+    assert_eq!(n(&acc["count"]), n(&req["accepted"]), "{r}");
+    assert_eq!(
+        n(&req["total"]),
+        n(&req["accepted"]) + n(&req["refused_betting_closed"]) + n(&req["refused_other"]) + n(&req["errors"]),
+        "{r}"
+    );
+    assert!(n(&req["accepted"]) * r["slip"].as_u64().unwrap() >= n(&r["accepted_bets"]), "{r}");
+    for h in [all, acc] {
+        assert!(0.0 < ms(&h["p50"]) && ms(&h["p50"]) <= ms(&h["p99"]), "{r}");
+        assert!(ms(&h["p99"]) <= ms(&h["p999"]) && ms(&h["p999"]) <= ms(&h["max"]), "{r}");
+    }
+    assert!(ms(&r["ack_latency_ms"]["p99"]) > 0.0, "{r}");
+    // The probe sat at a table of its own and was timed throughout.
+    let p = &r["probe"];
+    assert!(n(&p["count"]) > 0, "{r}");
+    assert_eq!(n(&p["count"]), n(&p["total"]), "{r}");
+    assert_eq!(
+        n(&p["total"]),
+        n(&p["accepted"]) + n(&p["refused_betting_closed"]) + n(&p["refused_other"]) + n(&p["errors"]),
+        "{r}"
+    );
+    assert!(0.0 < ms(&p["p9999_ms"]) && ms(&p["p9999_ms"]) <= ms(&p["max_ms"]), "{r}");
+    assert_eq!(p["interval_ms"], 50);
+    let probe_table = n(&p["table"]);
+    assert!(probe_table > 0, "{r}");
+    // Wagers per coup, counted by loadgen; the RSS sampled from /proc.
+    assert!(n(&r["coups"]["observed"]) > 0, "{r}");
+    assert!(n(&r["coups"]["largest_coup_wagers"]) > 0, "{r}");
+    assert!(n(&r["coups"]["largest_coup_wagers"]) <= n(&r["accepted_bets"]), "{r}");
+    let samples = r["rss"]["samples"].as_array().unwrap_or_else(|| panic!("RSS samples: {r}"));
+    assert!(!samples.is_empty() && samples.iter().all(|s| ms(&s["rss_mb"]) > 0.0), "{r}");
+    assert_eq!(r["ledger"]["ok"], true);
+
+    // Every load player at one hot table; the probe at another.
+    let r = loadgen(&["--hot-table", "--probe-interval-ms", "50"]);
+    let hot = r["hot_table"].as_u64().unwrap_or_else(|| panic!("the hot table: {r}"));
+    assert_eq!(r["tables"], 1, "{r}");
+    assert_ne!(Some(hot), r["probe"]["table"].as_u64(), "{r}");
+    assert!(r["probe"]["count"].as_u64().unwrap() > 0, "{r}");
+    assert!(r["coups"]["largest_coup_wagers"].as_u64().unwrap() > 0, "{r}");
+    assert_eq!(r["ledger"]["ok"], true);
+    drop(server);
+    let (ok, out) = verify(&db);
+    assert!(ok, "{out}");
+
+    // The new flags are checked before anything is sent, each error naming its flag.
+    for (args, names) in [
+        (&["--soak", "1"][..], "--server-pid"),
+        (&["--soak", "61", "--server-pid", "1"][..], "--soak"),
+        (&["--probe-interval-ms", "0"][..], "--probe-interval-ms"),
+        (&["--server-pid", "4294967295"][..], "--server-pid"),
+    ] {
+        let o = Command::new(bin())
+            .args(["loadgen", "--url", "http://127.0.0.1:9", "--admin-password", "x"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(names), "{args:?}: {err}");
+    }
+}

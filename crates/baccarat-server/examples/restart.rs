@@ -1,0 +1,59 @@
+//! How long a start takes on a database, and what it reads: `cargo run
+//! --release -p baccarat-server --example restart -- DB [--times N]`. Each
+//! start opens the database as `baccarat serve` does (`serve::open`: the
+//! anchor check, recovery from the latest checkpoint and its tail, or the
+//! whole history without one) and prints one JSON line: seconds, whether a
+//! checkpoint was used, the tail read, and the process's peak and current RSS.
+//! The first start on a database without a checkpoint replays it all and then
+//! writes one; the starts after it read only the tail.
+
+use std::time::Instant;
+
+use baccarat_server::serve::{open, ServeConfig};
+
+fn rss(field: &str) -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with(field)).map(|l| l.to_string()))
+        .and_then(|l| l.split_whitespace().nth(1).and_then(|k| k.parse::<u64>().ok()))
+        .map_or(0, |kb| kb / 1024)
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let Some(db) = args.next() else {
+        eprintln!("usage: restart DB [--times N]");
+        std::process::exit(2);
+    };
+    let times: usize = match (args.next().as_deref(), args.next()) {
+        (Some("--times"), Some(n)) => n.parse().unwrap_or(1),
+        _ => 1,
+    };
+    let cfg = ServeConfig::new(db.into(), "127.0.0.1:0".parse().expect("address"));
+    for _ in 0..times {
+        let t = Instant::now();
+        let o = match open(&cfg) {
+            Ok(o) => o,
+            Err(e) => {
+                eprintln!("{e}");
+                std::process::exit(1);
+            }
+        };
+        let secs = t.elapsed().as_secs_f64();
+        println!(
+            "{}",
+            serde_json::json!({
+                "seconds": secs,
+                "from_checkpoint": o.recovery.from_checkpoint,
+                "refused_checkpoint": o.recovery.refused_checkpoint,
+                "tail_records": o.recovery.tail_records,
+                "tail_transfers": o.recovery.tail_transfers,
+                "tables": o.casino.tables.len(),
+                "keys": o.casino.ledger.keys(),
+                "pending_holds": o.casino.ledger.pending().count(),
+                "rss_mb": rss("VmRSS:"),
+                "peak_rss_mb": rss("VmHWM:"),
+            })
+        );
+    }
+}

@@ -186,6 +186,8 @@ impl Filler {
     /// Handle one request into the batch; a full batch is written.
     fn handle(&mut self, req: Request) -> Result<Reply, String> {
         let reply = self.casino.handle(req, &mut self.commit);
+        // No writer here to record a large settlement chunk by chunk.
+        self.casino.settle_all(&mut self.commit);
         self.pending += 1;
         if self.pending >= MAX_BATCH {
             self.flush_pending()?;

@@ -28,7 +28,7 @@ fn bet_ids() -> Vec<&'static str> {
 
 /// Every code an error body may carry: the HTTP layer's own and the casino's
 /// refusal kinds (`error.rs`, `casino::Code`).
-pub const ERROR_CODES: [&str; 28] = [
+pub const ERROR_CODES: [&str; 29] = [
     "bad_request",
     "unauthorized",
     "role",
@@ -57,6 +57,7 @@ pub const ERROR_CODES: [&str; 28] = [
     "entropy",
     "internal",
     "upgrade",
+    "settling",
 ];
 
 // ---------------------------------------------------------------------------

@@ -125,9 +125,23 @@ fn run<P>(
     committer: SyncSender<Batch<P>>,
     prepare: &mut impl FnMut(&Casino, &Commit) -> P,
 ) {
-    while let Ok(first) = rx.recv() {
-        let mut jobs = vec![first];
-        while jobs.len() < MAX_BATCH {
+    loop {
+        // While a table records a large settlement in chunks, the writer
+        // does not wait for requests: each batch carries one more chunk.
+        let first = if casino.settling() {
+            match rx.try_recv() {
+                Ok(j) => Some(j),
+                Err(std::sync::mpsc::TryRecvError::Empty) => None,
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => None,
+            }
+        } else {
+            match rx.recv() {
+                Ok(j) => Some(j),
+                Err(_) => return,
+            }
+        };
+        let mut jobs: Vec<Job> = first.into_iter().collect();
+        while !jobs.is_empty() && jobs.len() < MAX_BATCH {
             match rx.try_recv() {
                 Ok(j) => jobs.push(j),
                 Err(_) => break,
@@ -145,6 +159,7 @@ fn run<P>(
                 answers.push((j.reply, reply));
             }
         }
+        casino.settle_some(&mut commit);
         if casino.checkpoint_due(&commit, !after.is_empty()) {
             commit.checkpoint = Some(Box::new(casino.checkpoint()));
         }

@@ -312,3 +312,76 @@ fn keys_are_kept_for_their_window_only() {
     assert_eq!(o.casino.ledger.keys(), 0);
     assert_eq!(step(&mut o, deposit(1000)), Reply::Deposit { balance: Money(3000) });
 }
+
+/// A coup of 5,000 wagers settles in chunks: the command records the first
+/// chunk, the table refuses play until the rest is recorded, and a crash
+/// between chunks is finished at the restart with exactly the records and
+/// balances an uninterrupted run makes.
+#[test]
+fn a_large_settlement_is_recorded_in_chunks_and_finished_after_a_crash() {
+    use baccarat_server::casino::{Code, SlipLine};
+    let cfg = config("chunks");
+    let mut o = open(&cfg).unwrap();
+    let players = 7u32;
+    let r = step(
+        &mut o,
+        Request::CreateTable {
+            name: "Busy".into(),
+            rulebook: "nsw-2021".into(),
+            config: "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 1000000000\n".into(),
+            mode: baccarat_server::trust::Mode::Rng,
+        },
+    );
+    assert!(matches!(r, Reply::Table { table: 6 }), "{r:?}");
+    for p in 0..players {
+        step(&mut o, Request::Deposit { player: PlayerId(500 + p), amount: Money(100_000_000), key: format!("d{p}") });
+    }
+    step(&mut o, Request::NewShoe { table: 6 });
+    step(&mut o, server(6, Command::OpenBetting { no_bet: false, closes_at: None }));
+    for i in 0..5_000u32 {
+        let p = 500 + i % players;
+        let bet = if (i / players) % 2 == 0 { Bet::Banker } else { Bet::Tie };
+        let slip = vec![SlipLine { spot: Spot::Box(1 + (p % players) as u8), bet, amount: Money(2000), ante: Money::ZERO }];
+        let r = step(&mut o, Request::Wagers { table: 6, player: PlayerId(p), slip, key: format!("w{i}") });
+        assert!(matches!(&r, Reply::Wagers { results, .. } if matches!(results[0], Reply::Wager { .. })), "{r:?}");
+    }
+    step(&mut o, server(6, Command::CloseBetting));
+    while matches!(o.casino.phase(6), Some(Phase::Closed | Phase::Dealing)) && !o.casino.settling() {
+        step(&mut o, server(6, Command::DealNext));
+    }
+    assert!(o.casino.settling(), "5,000 settlements do not fit one chunk");
+    let r = step(&mut o, server(6, Command::OpenBetting { no_bet: false, closes_at: None }));
+    assert_eq!(r.code(), Some(Code::Settling), "{r:?}");
+    // One chunk more, then a crash: a copy of the files as they are now.
+    let mut commit = Commit::default();
+    o.casino.settle_some(&mut commit);
+    o.store.commit(&commit).unwrap();
+    o.anchors.append(&heads_of(&commit)).unwrap();
+    assert!(o.casino.settling());
+    let crashed = config("chunks-crashed");
+    for suffix in ["", "-wal", ".anchors", ".key"] {
+        let from = format!("{}{suffix}", cfg.db.display());
+        let to = format!("{}{suffix}", crashed.db.display());
+        std::fs::copy(&from, &to).unwrap();
+    }
+    // The uninterrupted run records the rest.
+    let mut commit = Commit::default();
+    o.casino.settle_all(&mut commit);
+    o.store.commit(&commit).unwrap();
+    assert!(!o.casino.settling());
+    o.casino.ledger.check().unwrap();
+    assert!(o.casino.tables[&6].open_wagers().0.is_empty(), "every hold released");
+    let whole = (
+        o.casino.tables[&6].chain.head(),
+        serde_json::to_value(o.casino.ledger.accounts().collect::<Vec<_>>()).unwrap(),
+    );
+    // The crashed copy finishes the settlement as it starts.
+    let again = open(&crashed).unwrap();
+    assert!(!again.casino.settling());
+    again.casino.ledger.check().unwrap();
+    let finished = (
+        again.casino.tables[&6].chain.head(),
+        serde_json::to_value(again.casino.ledger.accounts().collect::<Vec<_>>()).unwrap(),
+    );
+    assert_eq!(finished, whole, "the same records and the same balances");
+}

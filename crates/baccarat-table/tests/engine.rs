@@ -531,3 +531,43 @@ fn nsw_10_4_a_tables_side_bet_restriction_is_honoured() {
     run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     run(&mut t, &mut log, wager(1, Bet::PlayerPair, 1000));
 }
+
+/// A log cut anywhere inside a completed coup's settlement (after its result,
+/// before it closed) is finished by `finish_settlement` with exactly the events
+/// the completion made after the cut, leaving the same table; elsewhere it adds
+/// nothing.
+#[test]
+fn a_settlement_cut_part_way_is_finished_exactly() {
+    for seed in 0..12u64 {
+        let extra = "[bets.player_pair]\n[bets.banker_pair]\n";
+        let (mut t, mut log) = rng_table("nsw-2021", extra, seed);
+        for coup in 0..3 {
+            run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
+            for p in 1..=6u32 {
+                let bet =
+                    [Bet::Banker, Bet::Player, Bet::Tie, Bet::PlayerPair, Bet::BankerPair][(p as usize + coup) % 5];
+                run(&mut t, &mut log, wager(p, bet, 1000 * p as i64));
+            }
+            run(&mut t, &mut log, Command::CloseBetting);
+            deal_out(&mut t, &mut log);
+        }
+        let setup = || setup("nsw-2021", extra);
+        assert!(Table::replay(setup(), &log).clone().finish_settlement().is_empty(), "nothing to finish");
+        let completed: Vec<usize> =
+            log.iter().enumerate().filter(|(_, e)| matches!(e, Event::CoupCompleted { .. })).map(|(i, _)| i).collect();
+        assert_eq!(completed.len(), 3);
+        for &c in &completed {
+            let closed = c + log[c..].iter().position(|e| matches!(e, Event::CoupClosed { .. })).unwrap();
+            for cut in c + 1..=closed {
+                let mut cut_table = Table::replay(setup(), &log[..cut]);
+                let rest = cut_table.finish_settlement();
+                // Exactly what the completion recorded after the cut, through
+                // the coup's close (and the shoe's end, if the coup ended it).
+                assert!(cut + rest.len() > closed, "seed {seed} cut {cut}: the coup is closed");
+                assert_eq!(rest[..], log[cut..cut + rest.len()], "seed {seed} cut {cut}");
+                let end = cut + rest.len();
+                assert!(cut_table == Table::replay(setup(), &log[..end]), "seed {seed} cut {cut}");
+            }
+        }
+    }
+}

@@ -19,6 +19,7 @@
 
 mod protocol;
 mod recover;
+mod settle;
 mod shoe;
 mod table;
 
@@ -366,6 +367,9 @@ impl Casino {
         if let Some(why) = &t.halted {
             return halted(table, why);
         }
+        if !t.deferred.is_empty() {
+            return settling(table);
+        }
         if t.engine.state().coup.wagers.len() >= MAX_WAGERS_PER_COUP {
             return Reply::refused(Code::Bounds, format!("this coup already holds {MAX_WAGERS_PER_COUP} wagers"));
         }
@@ -457,12 +461,17 @@ impl Casino {
         if let Some(why) = &t.halted {
             return halted(table, why);
         }
+        if !t.deferred.is_empty() {
+            return settling(table);
+        }
         let ledger = &mut self.ledger;
         let holds = &t.holds;
         let accounts = t.accounts;
         let mut booked = None;
         let result = t.engine.execute_checked(command, |events| {
-            let batches = money_of(table, events, holds, &accounts);
+            // A large settlement books its first chunk now, the rest later
+            // (`settle.rs`).
+            let batches = money_of(table, &events[..settle::cut(events)], holds, &accounts);
             if batches.is_empty() {
                 return Ok(());
             }
@@ -483,18 +492,12 @@ impl Casino {
         if let Some(ch) = booked {
             commit.ledger.push(ch);
         }
-        for e in &events {
-            if let Event::WagerWithdrawn { wager }
-            | Event::WagerReturned { wager, .. }
-            | Event::WagerSettled { wager, .. } = e
-            {
-                if let Some((_, _, most)) = t.holds.remove(wager) {
-                    t.liability = t.liability - most;
-                }
-            }
-        }
         let count = events.len();
-        t.record(&events, by, commit);
+        let (now, later) = events.split_at(settle::cut(&events));
+        t.release(now);
+        t.record(now, by, commit);
+        t.deferred.extend(later.iter().cloned());
+        t.deferred_by = by;
         Reply::Events { count }
     }
 
@@ -525,6 +528,7 @@ impl Casino {
     /// the recorded shoe or voids it and returns every wager. A table that was
     /// halted stays halted. Returns the tables.
     pub fn resume_interrupted(&mut self, commit: &mut Commit) -> Vec<u32> {
+        self.finish_settlements(commit);
         let mid: Vec<u32> = self
             .tables
             .iter()
@@ -573,6 +577,13 @@ fn money_of(
 
 fn no_table(table: u32) -> Reply {
     Reply::refused(Code::NoTable, format!("no table {table}"))
+}
+
+fn settling(table: u32) -> Reply {
+    Reply::refused(
+        Code::Settling,
+        format!("table {table} is still recording its last coup's settlement; retry shortly"),
+    )
 }
 
 fn halted(table: u32, why: &str) -> Reply {

@@ -134,12 +134,15 @@ pub enum Code {
     Entropy,
     /// The engine answered unexpectedly.
     Engine,
+    /// The table is still recording its last coup's settlement (in chunks, so
+    /// that other tables need not wait): retry in a moment.
+    Settling,
 }
 
 impl Code {
     /// Every kind (the error contract's tests and the OpenAPI document list
     /// them).
-    pub const ALL: [Code; 15] = [
+    pub const ALL: [Code; 16] = [
         Code::Rule,
         Code::NoTable,
         Code::NoPlayer,
@@ -155,6 +158,7 @@ impl Code {
         Code::Role,
         Code::Entropy,
         Code::Engine,
+        Code::Settling,
     ];
 
     /// The kind's wire name, as a reply serialises it.
@@ -175,6 +179,7 @@ impl Code {
             Code::Role => "role",
             Code::Entropy => "entropy",
             Code::Engine => "engine",
+            Code::Settling => "settling",
         }
     }
 }

@@ -236,9 +236,12 @@ impl Casino {
         if commit.events.iter().any(|(_, _, e)| matches!(e, Event::ShoeStarted { .. } | Event::ShoeEnded { .. })) {
             self.shoe_boundary = true;
         }
-        let due = asked
-            || self.since_checkpoint >= MAX_GAP_RECORDS
-            || (self.shoe_boundary && self.since_checkpoint >= MIN_GAP_RECORDS);
+        // Not while a settlement is recorded in chunks: the engines are ahead
+        // of the log until it is done (`settle.rs`); it is due after.
+        let due = !self.settling()
+            && (asked
+                || self.since_checkpoint >= MAX_GAP_RECORDS
+                || (self.shoe_boundary && self.since_checkpoint >= MIN_GAP_RECORDS));
         if due {
             self.since_checkpoint = 0;
             self.shoe_boundary = false;

@@ -42,6 +42,10 @@ pub struct CasinoTable {
     pub cutting_card_from_back: usize,
     /// The published SHA-256 of the current shoe's seed.
     pub commitment: Option<String>,
+    /// The rest of a large settlement, recorded and booked a chunk per writer
+    /// batch (`settle.rs`), with who made the command that settled it.
+    pub(super) deferred: std::collections::VecDeque<Event>,
+    pub(super) deferred_by: Actor,
 }
 
 impl CasinoTable {
@@ -71,6 +75,8 @@ impl CasinoTable {
             liability: Money::ZERO,
             halted: None,
             commitment: None,
+            deferred: std::collections::VecDeque::new(),
+            deferred_by: Actor::Server,
         })
     }
 
@@ -123,6 +129,20 @@ impl CasinoTable {
         eprintln!("{invariant}: the table is stopped; a supervisor may void its coup");
         self.halted = Some(invariant.clone());
         Reply::refused(Code::Halted, invariant)
+    }
+
+    /// Wagers these events end (withdrawn, returned, settled) hold nothing more.
+    pub(super) fn release(&mut self, events: &[Event]) {
+        for e in events {
+            if let Event::WagerWithdrawn { wager }
+            | Event::WagerReturned { wager, .. }
+            | Event::WagerSettled { wager, .. } = e
+            {
+                if let Some((_, _, most)) = self.holds.remove(wager) {
+                    self.liability = self.liability - most;
+                }
+            }
+        }
     }
 
     /// Append the engine's events to the chain, for the store and the feed.

@@ -41,9 +41,17 @@ pub(super) fn complete(o: &mut Emit) {
             o.emit(Event::MarkerReleased { from_seat: seat, rule });
         }
     }
+    settle_rest(o);
+}
+
+/// Settle every wager of the completed coup not settled yet, in the order
+/// they were placed, then close the coup.
+pub(super) fn settle_rest(o: &mut Emit) {
+    let coup = coup_of(&o.t.state.coup.cards);
     let cfg = &o.t.setup.config;
+    let done: std::collections::HashSet<WagerId> = o.t.state.last_settled.iter().copied().collect();
     let mut settled = Vec::new();
-    for w in o.t.state.coup.wagers.iter() {
+    for w in o.t.state.coup.wagers.iter().filter(|w| !done.contains(&w.id)) {
         let offer = cfg.offer(w.bet).expect("wagers are on offered bets");
         let outcome = w.bet.classify(&coup);
         let (settlement, ante) = match (&cfg.ante, w.bet.is_main()) {

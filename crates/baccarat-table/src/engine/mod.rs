@@ -158,6 +158,12 @@ pub struct State {
     /// The wagers settled in the last coup, until the next opens: a request to
     /// withdraw one is refused by AU 5.15 / NSW 5.4 rather than as unknown.
     pub last_settled: Vec<WagerId>,
+    /// The coup's result is recorded and it is not closed yet: its wagers are
+    /// being settled. A log that ends here (a server that stopped mid-way
+    /// through recording a large settlement) is finished by
+    /// [`Table::finish_settlement`].
+    #[serde(default)]
+    pub completed: bool,
 }
 
 /// A table: its fixed setup and its state.
@@ -215,6 +221,20 @@ impl Table {
     /// the events recorded after it.
     pub fn restore(setup: TableSetup, state: State) -> Table {
         Table { setup: Arc::new(setup), state }
+    }
+
+    /// The rest of a completed coup's settlement, when its log stops part-way
+    /// through (`State::completed`): every wager not yet settled, settled as
+    /// the coup's cards decide, then the coup closed — exactly the events the
+    /// completion made after those already recorded. Nothing when no coup is
+    /// part-way through its settlement.
+    pub fn finish_settlement(&mut self) -> Vec<Event> {
+        if !self.state.completed {
+            return Vec::new();
+        }
+        let mut o = Emit { t: self, events: Vec::new() };
+        flow::settle_rest(&mut o);
+        o.events
     }
 
     /// Rebuild a table from its events.
@@ -397,10 +417,12 @@ impl Table {
                 let cards: Vec<Card> = s.coup.cards.iter().map(|c| c.card).collect();
                 let entry = road_entry(&cards, summary);
                 s.roads.push(entry);
+                s.completed = true;
             }
             Event::WagerSettled { wager, .. } => s.last_settled.push(*wager),
             Event::CoupVoided { .. } => {}
             Event::CoupClosed { coup } => {
+                s.completed = false;
                 // AU 7.2: a continuous shuffler takes the coup's cards back.
                 if let (Some(seed), Some(shoe)) = (&s.continuous, s.shoe.as_mut()) {
                     let used: Vec<Card> = s.coup.cards.iter().map(|c| c.card).collect();

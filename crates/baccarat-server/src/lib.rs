@@ -16,6 +16,7 @@ pub mod openapi;
 pub mod pacer;
 pub mod postings;
 pub mod reconcile;
+pub mod scan;
 pub mod serve;
 pub mod signin;
 pub mod store;

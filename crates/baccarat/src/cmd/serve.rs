@@ -12,7 +12,7 @@ use baccarat_server::serve::{serve, ServeConfig};
 pub struct ServeArgs {
     /// A TOML file of settings: any of db, addr, betting_seconds, deal_ms,
     /// squeeze_seconds, result_ms, rate, web_dir, anchor_file, key_file,
-    /// ceiling, session_idle_seconds, session_max_seconds.
+    /// ceiling, session_idle_seconds, session_max_seconds, key_retention_hours.
     #[arg(long, env = "BACCARAT_CONFIG")]
     config: Option<PathBuf>,
     /// The database file; created with a demo casino if it does not exist
@@ -62,6 +62,11 @@ pub struct ServeArgs {
     /// 43200].
     #[arg(long, env = "BACCARAT_SESSION_MAX_SECONDS")]
     session_max_seconds: Option<u64>,
+    /// Hours an idempotency key is remembered: a request sent again within
+    /// them is answered as it was first, after them it is a new request; 1 to
+    /// 8760 [default: 72].
+    #[arg(long, env = "BACCARAT_KEY_RETENTION_HOURS")]
+    key_retention_hours: Option<u64>,
 }
 
 /// The `--config` file.
@@ -81,6 +86,7 @@ struct FileSettings {
     ceiling: Option<i64>,
     session_idle_seconds: Option<u64>,
     session_max_seconds: Option<u64>,
+    key_retention_hours: Option<u64>,
 }
 
 fn in_range(name: &str, v: u64, lo: u64, hi: u64) -> Result<u64> {
@@ -147,6 +153,9 @@ pub fn settings(a: ServeArgs) -> Result<ServeConfig> {
         bail!("session_idle_seconds: {idle} is longer than session_max_seconds {max}");
     }
     cfg.sessions = baccarat_server::auth::SessionPolicy { idle_ms: idle * 1000, max_ms: max * 1000 };
+    let hours =
+        in_range("key_retention_hours", a.key_retention_hours.or(file.key_retention_hours).unwrap_or(72), 1, 8760)?;
+    cfg.key_retention = Duration::from_secs(hours * 3600);
     if let Some(d) = &cfg.web_dir {
         if !d.join("index.html").is_file() {
             bail!("web_dir: {} has no index.html", d.display());
@@ -173,14 +182,48 @@ pub struct VerifyArgs {
     /// without it, the key named in the anchor file is trusted and printed.
     #[arg(long)]
     anchor_key: Option<String>,
+    /// Print the findings and the throughput as one JSON object.
+    #[arg(long)]
+    json: bool,
 }
 
 pub fn run_verify(a: VerifyArgs) -> Result<()> {
     if !a.db.exists() {
         bail!("--db: {} does not exist", a.db.display());
     }
+    let started = std::time::Instant::now();
     let (f, public) = baccarat_server::verify::verify_file(&a.db, a.anchor_file.as_deref(), a.anchor_key.as_deref())
         .map_err(anyhow::Error::msg)?;
+    // Throughput is a statistic (floats are for statistics, never money).
+    let seconds = started.elapsed().as_secs_f64();
+    let rows = f.records + f.transfers + f.answers;
+    let per_second = |n: usize| if seconds > 0.0 { n as f64 / seconds } else { 0.0 };
+    if a.json {
+        let out = serde_json::json!({
+            "db": a.db.display().to_string(),
+            "ok": f.problems.is_empty(),
+            "tables": f.tables,
+            "records": f.records,
+            "transfers": f.transfers,
+            "answers": f.answers,
+            "shoes": f.shoes,
+            "coups": f.coups,
+            "settlements": f.settlements,
+            "seconds": seconds,
+            "records_per_second": per_second(f.records),
+            "rows_per_second": per_second(rows),
+            "anchor_key": public,
+            "anchor_key_pinned": public.is_some() && a.anchor_key.is_some(),
+            "problems": f.problems,
+            "voids": f.voids,
+            "unanchored": f.unanchored,
+        });
+        println!("{out}");
+        if f.problems.is_empty() {
+            return Ok(());
+        }
+        bail!("{} differences found", f.problems.len())
+    }
     println!(
         "{}: {} tables, {} records, {} shoes, {} coups, {} settlements checked",
         a.db.display(),
@@ -189,6 +232,14 @@ pub fn run_verify(a: VerifyArgs) -> Result<()> {
         f.shoes,
         f.coups,
         f.settlements
+    );
+    println!(
+        "read {} records, {} transfers and {} answers in {seconds:.2} s ({:.0} records/s, {:.0} rows/s)",
+        f.records,
+        f.transfers,
+        f.answers,
+        per_second(f.records),
+        per_second(rows)
     );
     match (&public, &a.anchor_key) {
         (Some(k), None) => {
@@ -241,6 +292,7 @@ mod tests {
             ceiling: None,
             session_idle_seconds: None,
             session_max_seconds: None,
+            key_retention_hours: None,
         }
     }
 
@@ -283,6 +335,17 @@ mod tests {
         let a = ServeArgs { session_idle_seconds: Some(7200), session_max_seconds: Some(3600), ..args(None) };
         let e = settings(a).unwrap_err().to_string();
         assert!(e.contains("session_idle_seconds") && e.contains("session_max_seconds"), "{e}");
+    }
+
+    #[test]
+    fn key_retention_from_the_file_and_flags_and_refused_out_of_range() {
+        assert_eq!(settings(args(None)).unwrap().key_retention, Duration::from_secs(72 * 3600));
+        let s = settings(args(Some(file("keys", "key_retention_hours = 24\n")))).unwrap();
+        assert_eq!(s.key_retention, Duration::from_secs(24 * 3600));
+        let a = ServeArgs { key_retention_hours: Some(1), ..args(None) };
+        assert_eq!(settings(a).unwrap().key_retention, Duration::from_secs(3600));
+        let a = ServeArgs { key_retention_hours: Some(0), ..args(None) };
+        assert!(settings(a).unwrap_err().to_string().contains("key_retention_hours"));
     }
 
     #[test]

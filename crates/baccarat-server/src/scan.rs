@@ -1,0 +1,324 @@
+//! Streaming readers over a read-only SQLite connection, for `verify`
+//! (DESIGN 11: verify streams).
+//!
+//! Every reader walks a table in pages of [`PAGE`] rows along its primary key
+//! (`audit (tbl, seq)`, `transfers (id)`, `answer_log`'s rowid), each page one
+//! index seek and a short range scan, so memory holds one page, never a whole
+//! table, and a database of any size is read in one pass per reader. The
+//! queries name their columns, so columns and tables added by later
+//! migrations do not disturb them.
+//!
+//! A verification reads inside one read transaction ([`Scan::begin`]): on a
+//! live database (`/api/verify`) the writer keeps committing, and without it a
+//! page read later would see transfers whose audit records were read before
+//! they existed. In WAL mode the transaction costs the writer nothing; the
+//! WAL just cannot be checkpointed past it until the verification ends.
+//!
+//! The one set `verify` needs — the transfer ids the idempotency answers name
+//! — goes to a table in SQLite's temporary database ([`Scan::answered`]),
+//! which spills to a temporary file past its page cache, and is read back in
+//! id order to be merged with the transfers.
+
+use std::path::Path;
+
+use rusqlite::{params, Connection, OpenFlags};
+
+use crate::audit::Record;
+use crate::ledger::{Account, AccountKind, Cause, Transfer, TransferKind};
+use crate::store::{Snapshot, SqliteStore, StoreError, TableRow};
+
+/// Rows read per query.
+pub const PAGE: i64 = 10_000;
+
+/// The oldest schema a verification can read: transfers name their cause
+/// from migration 6 on.
+const OLDEST_SCHEMA: usize = 6;
+
+/// Open a database file for reading only: nothing is migrated or written.
+pub fn open_read_only(path: &Path) -> Result<Connection, StoreError> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI,
+    )?;
+    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    // The temporary set of answered ids spills to a file, not to memory.
+    conn.pragma_update(None, "temp_store", "FILE")?;
+    let version: usize = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if version < OLDEST_SCHEMA {
+        return Err(StoreError::Corrupt(format!(
+            "schema version {version} is older than {OLDEST_SCHEMA}: start the server on it once to migrate it"
+        )));
+    }
+    Ok(conn)
+}
+
+/// A snapshot held in memory, written to an in-memory database of the current
+/// schema, so that it is verified by the same streaming code as a file.
+pub fn store_snapshot(snap: &Snapshot) -> Result<SqliteStore, StoreError> {
+    let store = SqliteStore::memory()?;
+    let conn = store.connection();
+    let tx = conn.unchecked_transaction()?;
+    {
+        let mut q =
+            tx.prepare("INSERT INTO tables (id, name, rulebook, config, mode, open) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")?;
+        for t in &snap.tables {
+            q.execute(params![t.id, t.name, t.rulebook, t.config, t.mode, t.open])?;
+        }
+        let mut q = tx.prepare("INSERT INTO accounts (id, kind, balance, held) VALUES (?1, ?2, ?3, ?4)")?;
+        for a in &snap.accounts {
+            q.execute(params![a.id as i64, json(&a.kind), a.balance, a.held])?;
+        }
+        let mut q = tx.prepare(
+            "INSERT INTO transfers (id, debit, credit, amount, kind, memo, cause) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?;
+        for t in &snap.transfers {
+            q.execute(params![
+                t.id as i64,
+                t.debit as i64,
+                t.credit as i64,
+                t.amount.0,
+                json(&t.kind),
+                t.memo,
+                t.cause.encode()
+            ])?;
+        }
+        let mut q = tx.prepare("INSERT INTO answer_log (key, digest, answer) VALUES (?1, ?2, ?3)")?;
+        for (k, d, a) in &snap.answers {
+            q.execute(params![k, &d[..], a])?;
+        }
+        let mut q = tx.prepare("INSERT INTO audit (tbl, seq, prev, body, hash) VALUES (?1, ?2, ?3, ?4, ?5)")?;
+        for (tbl, r) in &snap.records {
+            q.execute(params![tbl, r.seq as i64, r.prev, r.body, r.hash])?;
+        }
+    }
+    tx.commit()?;
+    Ok(store)
+}
+
+fn json<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).expect("serialises")
+}
+
+fn parse<T: serde::de::DeserializeOwned>(s: &str) -> Result<T, StoreError> {
+    serde_json::from_str(s).map_err(|e| StoreError::Corrupt(format!("{e}: {s}")))
+}
+
+/// The readers over one connection.
+pub struct Scan<'c> {
+    conn: &'c Connection,
+}
+
+impl<'c> Scan<'c> {
+    pub fn new(conn: &'c Connection) -> Scan<'c> {
+        Scan { conn }
+    }
+
+    /// Start the read transaction every later read sees the database through.
+    pub fn begin(&self) -> Result<(), StoreError> {
+        self.conn.execute_batch("BEGIN DEFERRED")?;
+        // A deferred transaction takes its snapshot at its first read.
+        self.conn.query_row("SELECT count(*) FROM sqlite_schema", [], |_| Ok(()))?;
+        Ok(())
+    }
+
+    /// End the read transaction (and drop the temporary set).
+    pub fn end(&self) -> Result<(), StoreError> {
+        self.conn.execute_batch("DROP TABLE IF EXISTS temp.answered; COMMIT")?;
+        Ok(())
+    }
+
+    /// The tables' definitions, by id.
+    pub fn tables(&self) -> Result<Vec<TableRow>, StoreError> {
+        let mut q = self.conn.prepare("SELECT id, name, rulebook, config, mode, open FROM tables ORDER BY id")?;
+        let rows = q.query_map([], |r| {
+            Ok(TableRow {
+                id: r.get(0)?,
+                name: r.get(1)?,
+                rulebook: r.get(2)?,
+                config: r.get(3)?,
+                mode: r.get(4)?,
+                open: r.get(5)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Every account, by id (what the ledger checks hold: O(accounts)).
+    pub fn accounts(&self) -> Result<Vec<Account>, StoreError> {
+        let mut q = self.conn.prepare("SELECT id, kind, balance, held FROM accounts ORDER BY id")?;
+        let mut rows = q.query([])?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next()? {
+            let kind: String = r.get(1)?;
+            let kind: AccountKind = parse(&kind)?;
+            out.push(Account { id: r.get::<_, i64>(0)? as u64, kind, balance: r.get(2)?, held: r.get(3)? });
+        }
+        Ok(out)
+    }
+
+    /// Whether any chain has a record.
+    pub fn has_records(&self) -> Result<bool, StoreError> {
+        Ok(self.conn.query_row("SELECT EXISTS (SELECT 1 FROM audit)", [], |r| r.get(0))?)
+    }
+
+    /// How many records a chain has (from the primary key's index alone).
+    pub fn count_records(&self, table: u32) -> Result<u64, StoreError> {
+        Ok(self.conn.query_row("SELECT count(*) FROM audit WHERE tbl = ?1", [table], |r| r.get::<_, i64>(0))? as u64)
+    }
+
+    /// Each record of a chain, in sequence order, until `f` says stop
+    /// (returns `false`).
+    pub fn each_record(
+        &self,
+        table: u32,
+        mut f: impl FnMut(Record) -> Result<bool, StoreError>,
+    ) -> Result<(), StoreError> {
+        let mut q = self.conn.prepare_cached(
+            "SELECT seq, prev, body, hash FROM audit WHERE tbl = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
+        )?;
+        let mut after = i64::MIN;
+        loop {
+            let mut rows = q.query(params![table, after, PAGE])?;
+            let mut n = 0;
+            while let Some(r) = rows.next()? {
+                let seq: i64 = r.get(0)?;
+                after = seq;
+                n += 1;
+                if !f(Record { seq: seq as u64, prev: r.get(1)?, body: r.get(2)?, hash: r.get(3)? })? {
+                    return Ok(());
+                }
+            }
+            if n < PAGE {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Each transfer, in id order (the memo is not read: nothing checks it).
+    pub fn each_transfer(&self, mut f: impl FnMut(Transfer) -> Result<(), StoreError>) -> Result<(), StoreError> {
+        let mut q = self.conn.prepare_cached(
+            "SELECT id, debit, credit, amount, kind, cause FROM transfers WHERE id > ?1 ORDER BY id LIMIT ?2",
+        )?;
+        let mut after = i64::MIN;
+        loop {
+            let mut rows = q.query(params![after, PAGE])?;
+            let mut n = 0;
+            while let Some(r) = rows.next()? {
+                let id: i64 = r.get(0)?;
+                after = id;
+                n += 1;
+                let kind = transfer_kind(r.get_ref(4)?.as_str().map_err(rusqlite::Error::from)?)?;
+                let cause = r.get_ref(5)?.as_str().map_err(rusqlite::Error::from)?;
+                let cause = Cause::parse(cause)
+                    .ok_or_else(|| StoreError::Corrupt(format!("transfer {id}: unreadable cause {cause:?}")))?;
+                f(Transfer {
+                    id: id as u64,
+                    debit: r.get::<_, i64>(1)? as u64,
+                    credit: r.get::<_, i64>(2)? as u64,
+                    amount: baccarat_rules::Money(r.get(3)?),
+                    kind,
+                    memo: String::new(),
+                    cause,
+                })?;
+            }
+            if n < PAGE {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Each idempotency answer in the order it was given: its key and its
+    /// answer's JSON, until `f` says stop.
+    pub fn each_answer(&self, mut f: impl FnMut(&str, &str) -> Result<bool, StoreError>) -> Result<(), StoreError> {
+        let mut q = self.conn.prepare_cached(
+            "SELECT rowid, key, digest, answer FROM answer_log WHERE rowid > ?1 ORDER BY rowid LIMIT ?2",
+        )?;
+        let mut after = i64::MIN;
+        loop {
+            let mut rows = q.query(params![after, PAGE])?;
+            let mut n = 0;
+            while let Some(r) = rows.next()? {
+                after = r.get(0)?;
+                n += 1;
+                let key = r.get_ref(1)?.as_str().map_err(rusqlite::Error::from)?;
+                if r.get_ref(2)?.as_blob().map_err(rusqlite::Error::from)?.len() != 32 {
+                    return Err(StoreError::Corrupt(format!("digest of answer {key}")));
+                }
+                if !f(key, r.get_ref(3)?.as_str().map_err(rusqlite::Error::from)?)? {
+                    return Ok(());
+                }
+            }
+            if n < PAGE {
+                return Ok(());
+            }
+        }
+    }
+
+    /// A fresh, empty set of answered transfer ids in the temporary database.
+    pub fn answered(&self) -> Result<Answered<'c>, StoreError> {
+        self.conn
+            .execute_batch("DROP TABLE IF EXISTS temp.answered; CREATE TEMP TABLE answered (id INTEGER PRIMARY KEY)")?;
+        Ok(Answered { conn: self.conn, page: std::collections::VecDeque::new(), after: i64::MIN, done: false })
+    }
+}
+
+/// A transfer's kind as the store writes it (`"posted"`, `{"post_of":7}`):
+/// the common ones without a JSON parser.
+fn transfer_kind(s: &str) -> Result<TransferKind, StoreError> {
+    Ok(match s {
+        "\"posted\"" => TransferKind::Posted,
+        "\"pending\"" => TransferKind::Pending,
+        _ => parse(s)?,
+    })
+}
+
+/// Transfer ids named by idempotency answers, kept in SQLite's temporary
+/// database: added in any order, then read back in id order.
+pub struct Answered<'c> {
+    conn: &'c Connection,
+    /// Ids are compared as SQLite keeps them (`i64`), the order both sides
+    /// are read in.
+    page: std::collections::VecDeque<i64>,
+    after: i64,
+    done: bool,
+}
+
+impl Answered<'_> {
+    /// Add ids (a repeat is kept once).
+    pub fn add(&self, ids: &[u64]) -> Result<(), StoreError> {
+        let mut q = self.conn.prepare_cached("INSERT OR IGNORE INTO temp.answered (id) VALUES (?1)")?;
+        for id in ids {
+            q.execute([*id as i64])?;
+        }
+        Ok(())
+    }
+
+    /// Whether `id` is in the set. The ids asked about must rise (as the
+    /// transfers are read, by their stored `i64`): the set is read once, in
+    /// order, alongside them (a merge).
+    pub fn contains_next(&mut self, id: u64) -> Result<bool, StoreError> {
+        let id = id as i64;
+        loop {
+            match self.page.front() {
+                Some(&a) if a < id => {
+                    self.page.pop_front();
+                }
+                Some(&a) => return Ok(a == id),
+                None if self.done => return Ok(false),
+                None => self.fetch()?,
+            }
+        }
+    }
+
+    fn fetch(&mut self) -> Result<(), StoreError> {
+        let mut q = self.conn.prepare_cached("SELECT id FROM temp.answered WHERE id > ?1 ORDER BY id LIMIT ?2")?;
+        let ids = q.query_map(params![self.after, PAGE], |r| r.get::<_, i64>(0))?;
+        for id in ids {
+            let id = id?;
+            self.after = id;
+            self.page.push_back(id);
+        }
+        self.done = (self.page.len() as i64) < PAGE;
+        Ok(())
+    }
+}

@@ -169,7 +169,7 @@ struct Filler {
     store: SqliteStore,
     anchors: AnchorLog,
     /// The read model, as the server's committer keeps it (for checkpoints).
-    feed: baccarat_server::feed::Feed,
+    feed: baccarat_server::coup_feed::Feed,
     commit: Commit,
     /// Requests in `commit`.
     pending: usize,

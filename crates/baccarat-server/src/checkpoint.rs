@@ -5,7 +5,7 @@
 //!
 //! The ledger's accounts and open holds, the last transfer id it covers, each
 //! table's engine state (`baccarat_table::engine::State`: shoe, coup, roads,
-//! limits) with its chain's head, and the read model the pages show (`feed.rs`).
+//! limits) with its chain's head, and the read model the pages show (`coup_feed.rs`).
 //! Not the history: transfers, audit records and answers stay in their logs.
 //! Idempotency keys are not copied either: the answer log is in time order, so
 //! recovery reads the retention window from it directly (`store.rs`).
@@ -81,7 +81,7 @@ pub struct Checkpoint {
     pub casino: ChainHead,
     pub tables: Vec<TableState>,
     /// The read model as of the same batch (filled in by the committer).
-    pub feed: Option<crate::feed::FeedState>,
+    pub feed: Option<crate::coup_feed::FeedState>,
 }
 
 /// A checkpoint ready for the store.

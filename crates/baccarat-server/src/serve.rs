@@ -24,10 +24,10 @@ use crate::anchor::{AnchorKey, AnchorLog, Head};
 use crate::auth::{random_hex, Role, Users};
 
 use crate::casino::{recover, Casino, Clock, Mode, Request, DEFAULT_FLOAT};
-use crate::feed::Feed;
+use crate::coup_feed::Feed;
 use crate::http::{router, AppState, Pace};
 use crate::store::{Commit, SqliteStore, Store};
-use crate::views::Views;
+use crate::table_view::Views;
 use crate::writer::Writer;
 
 /// How to run the server.
@@ -388,7 +388,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
         changed,
         db: cfg.db.clone(),
         anchor_file: cfg.anchor_paths().0,
-        limiter: Arc::new(crate::limits::Limiter::new(cfg.rate_per_second, cfg.clock.clone())),
+        limiter: Arc::new(crate::rate_limit::Limiter::new(cfg.rate_per_second, cfg.clock.clone())),
         signin: Arc::new(crate::signin::SignIn::new(cfg.clock.clone())),
         web_dir: cfg.web_dir.clone(),
         pace: Pace { betting: cfg.betting, deal: cfg.deal, squeeze: cfg.squeeze, result_pause: cfg.result_pause },

@@ -9,7 +9,7 @@ use std::time::Duration;
 use baccarat_rules::{Bet, Money};
 use baccarat_server::casino::{recover, Casino, Reply, Request};
 use baccarat_server::checkpoint;
-use baccarat_server::feed::Feed;
+use baccarat_server::coup_feed::Feed;
 use baccarat_server::serve::{heads_of, open, write_checkpoint, Opened, ServeConfig};
 use baccarat_server::store::{Commit, Store};
 use baccarat_server::trust::Actor;
@@ -107,7 +107,7 @@ fn fingerprint(c: &Casino, feed: &Feed) -> Value {
 
 /// The read model, each player's history in (table, coup, wager) order: a
 /// whole replay reads the chains table by table, so a player's lines from
-/// several tables interleave otherwise than they were settled (feed.rs).
+/// several tables interleave otherwise than they were settled (coup_feed.rs).
 fn feed_value(feed: &Feed) -> Value {
     let mut s = feed.state();
     for (_, h) in &mut s.history {

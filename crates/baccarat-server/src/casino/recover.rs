@@ -11,7 +11,7 @@
 //!   answer log directly.
 //! * Each table: the checkpoint's engine state and chain head, then each
 //!   record after it, streamed — its link and hash checked, its event applied
-//!   to the engine and folded into the read model (`feed.rs`).
+//!   to the engine and folded into the read model (`coup_feed.rs`).
 //! * The open wagers: each pending hold names its wager; with the engine's
 //!   coup they give the table's holds and liability.
 
@@ -23,7 +23,7 @@ use baccarat_table::engine::Event;
 use super::{Casino, CasinoTable};
 use crate::audit::{Body, CasinoEvent, Chain, CASINO_CHAIN};
 use crate::checkpoint::{ChainHead, Checkpoint, TableState, FORMAT};
-use crate::feed::Feed;
+use crate::coup_feed::Feed;
 use crate::float::max_win;
 use crate::ledger::{Account, AccountId, AccountKind, Cause, Ledger, Transfer, TransferId, TransferKind};
 use crate::postings::TableAccounts;

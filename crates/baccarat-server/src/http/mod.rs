@@ -64,10 +64,10 @@ use tokio::sync::{broadcast, oneshot};
 
 use crate::auth::{Role, Session, Users};
 use crate::casino::{Clock, Reply, Request};
-use crate::feed::Feed;
-use crate::limits::Limiter;
+use crate::coup_feed::Feed;
+use crate::rate_limit::Limiter;
 use crate::signin::SignIn;
-use crate::views::Views;
+use crate::table_view::Views;
 use crate::writer::Writer;
 use extract::Id;
 

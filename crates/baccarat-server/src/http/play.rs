@@ -184,7 +184,7 @@ pub(super) async fn hand(
 /// The player's own settled wagers, newest first.
 pub(super) async fn history(State(s): State<AppState>, Auth(sess, _): Auth) -> Result<Json<Value>, ApiError> {
     let f = s.feed.read().expect("feed lock");
-    let lines: Vec<&crate::feed::HistoryLine> =
+    let lines: Vec<&crate::coup_feed::HistoryLine> =
         f.history.get(&PlayerId(sess.user)).map(|h| h.iter().rev().collect()).unwrap_or_default();
     Ok(Json(json!({ "player": sess.user, "history": lines })))
 }

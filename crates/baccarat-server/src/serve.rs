@@ -166,7 +166,7 @@ pub fn write_checkpoint(
 /// anchor file signed, or are gone: the start-up check. It reads one record
 /// per chain (the anchored one); the links after it are checked as recovery
 /// reads them, and `verify` checks the whole history.
-fn anchor_cuts(store: &SqliteStore, anchored: &crate::anchor::Anchored) -> Result<BTreeMap<u32, String>, String> {
+pub fn anchor_cuts(store: &SqliteStore, anchored: &crate::anchor::Anchored) -> Result<BTreeMap<u32, String>, String> {
     let tables: Vec<u32> = store.tables().map_err(|e| e.to_string())?.iter().map(|t| t.id).collect();
     let mut out = BTreeMap::new();
     for (table, (len, head)) in &anchored.heads {

@@ -34,7 +34,7 @@ enum Command {
     /// Run the table server (HTTP and WebSocket) on an embedded database.
     Serve(cmd::serve::ServeArgs),
     /// Check a database: audit chains, seeds, cards, results, settlements, ledger.
-    Verify(cmd::serve::VerifyArgs),
+    Verify(cmd::verify::VerifyArgs),
     /// Drive many players at many tables of a running server on loopback.
     Loadgen(cmd::loadgen::Args),
     /// Check a table configuration against its rulebook.
@@ -55,7 +55,7 @@ fn main() -> ExitCode {
         Command::Roads(a) => cmd::roads::run(a),
         Command::Simulate(a) => cmd::simulate::run_cmd(a),
         Command::Serve(a) => cmd::serve::run_serve(a),
-        Command::Verify(a) => cmd::serve::run_verify(a),
+        Command::Verify(a) => cmd::verify::run_verify(a),
         Command::Loadgen(a) => cmd::loadgen::run(a),
         Command::Rng(c) => cmd::rng::run(c),
     };

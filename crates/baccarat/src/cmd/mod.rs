@@ -8,6 +8,7 @@ pub mod roads;
 pub mod serve;
 pub mod simulate;
 pub mod table;
+pub mod verify;
 
 use anyhow::{Context, Result};
 use baccarat_rules::{profiles as builtin, Rulebook};

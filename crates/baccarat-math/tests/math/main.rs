@@ -1,0 +1,8 @@
+//! The odds crate's integration tests, one binary: a module per area.
+
+mod brute_force;
+mod fast_path;
+mod monte_carlo;
+mod published;
+mod rng_evidence;
+mod simulate;

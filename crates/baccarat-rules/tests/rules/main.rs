@@ -1,0 +1,7 @@
+//! The rules crate's integration tests, one binary: a module per area.
+
+mod classify;
+mod profiles;
+mod quotes;
+mod settlement;
+mod table_config;

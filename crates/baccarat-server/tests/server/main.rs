@@ -1,0 +1,16 @@
+//! The server's integration tests, one binary: a module per area, the
+//! in-process server (`common::spawn_app`) shared. `spray.rs` (it measures
+//! its process's memory) and `fuzz/` stay binaries of their own.
+//! proptest keeps failing seeds in `../proptest-regressions/<file>.txt`.
+
+mod common;
+mod attack;
+mod casino;
+mod checkpoint;
+mod forgery;
+mod http;
+mod http_play;
+mod recovery;
+mod store;
+mod trust;
+mod verify;

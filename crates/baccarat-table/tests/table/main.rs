@@ -1,0 +1,13 @@
+//! The engine's integration tests, one binary: a module per area, the
+//! helpers in `common`, the rule-by-rule suite in `conformance`.
+//! proptest keeps failing seeds in `../proptest-regressions/<file>.txt`.
+
+mod common;
+mod conformance;
+mod engine;
+mod engine_live;
+mod engine_liveness;
+mod engine_props;
+mod engine_styles;
+mod roads;
+mod shuffle_golden;

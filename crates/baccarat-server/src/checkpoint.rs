@@ -16,11 +16,15 @@
 //! [`MIN_GAP_RECORDS`] records were written since the last, when
 //! [`MAX_GAP_RECORDS`] were written whatever happened, on request (a clean
 //! shutdown), and after a recovery that replayed a long tail. Cloning the state
-//! is the writer's only cost; the committer serialises, hashes, signs and
-//! writes it once the batch it describes is durable — in a transaction of its
-//! own, after that batch's, so a checkpoint never describes anything that is
-//! not on disk. A crash before it is written leaves the one before, and a
-//! longer tail.
+//! is the writer's only cost; once the batch it describes is durable the
+//! committer adds the read model and hands it to a thread of its own
+//! ([`Checkpointer`]), which serialises, hashes, signs and writes it on its own
+//! connection (a busy floor's checkpoint is tens of megabytes: no request waits
+//! for it). If the thread is still writing the last one, the new one is
+//! dropped; the next comes soon. A clean stop's checkpoint is written by the
+//! committer before the stop is answered. A checkpoint never describes
+//! anything that is not on disk, and a crash before it is written leaves the
+//! one before, and a longer tail.
 //!
 //! # Trust
 //!
@@ -100,10 +104,14 @@ fn signed_message(sha256: &str) -> Vec<u8> {
 
 /// Serialise, hash and sign.
 pub fn seal(c: &Checkpoint, anchors: &AnchorLog) -> Sealed {
+    sealed(c, |m| anchors.sign(m), anchors.public_hex())
+}
+
+fn sealed(c: &Checkpoint, sign: impl Fn(&[u8]) -> String, public_key: String) -> Sealed {
     let body = serde_json::to_vec(c).expect("checkpoints serialise");
     let sha256 = hex(&Sha256::digest(&body));
-    let signature = anchors.sign(&signed_message(&sha256));
-    Sealed { at_ms: c.at_ms, body, sha256, signature, public_key: anchors.public_hex() }
+    let signature = sign(&signed_message(&sha256));
+    Sealed { at_ms: c.at_ms, body, sha256, signature, public_key }
 }
 
 /// Check a stored checkpoint against the server's public key and read it.
@@ -125,4 +133,40 @@ pub fn open(s: &StoredCheckpoint, public: &str) -> Result<Checkpoint, String> {
         return Err(format!("{name}: format {} is not {FORMAT}", c.format));
     }
     Ok(c)
+}
+
+/// The thread that seals and writes checkpoints in the background.
+pub struct Checkpointer {
+    tx: std::sync::mpsc::SyncSender<Box<Checkpoint>>,
+}
+
+impl Checkpointer {
+    /// Start it on its own connection to `db`, signing with the key at `key`.
+    pub fn start(db: &std::path::Path, key: &std::path::Path) -> Result<Checkpointer, String> {
+        use crate::store::Store;
+        let mut store = crate::store::SqliteStore::open(db).map_err(|e| e.to_string())?;
+        let key = crate::anchor::AnchorKey::load(key).map_err(|e| e.to_string())?;
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Box<Checkpoint>>(1);
+        std::thread::Builder::new()
+            .name("checkpointer".into())
+            .spawn(move || {
+                while let Ok(c) = rx.recv() {
+                    if let Err(e) = store.write_checkpoint(&seal_with(&c, &key)) {
+                        eprintln!("checkpointer: checkpoint not written: {e}");
+                    }
+                }
+            })
+            .map_err(|e| format!("cannot start the checkpointer: {e}"))?;
+        Ok(Checkpointer { tx })
+    }
+
+    /// Hand over a checkpoint; dropped if the last is still being written.
+    pub fn offer(&self, c: Box<Checkpoint>) {
+        let _ = self.tx.try_send(c);
+    }
+}
+
+/// Serialise, hash and sign with a key.
+pub fn seal_with(c: &Checkpoint, key: &crate::anchor::AnchorKey) -> Sealed {
+    sealed(c, |m| key.sign(m), key.public_hex())
 }

@@ -347,6 +347,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     views.write().expect("views").rebuild(&casino);
     let (changed, _) = broadcast::channel(1024);
     let feed = Arc::new(RwLock::new(feed));
+    let checkpointer = crate::checkpoint::Checkpointer::start(&cfg.db, &cfg.anchor_paths().1)?;
     let v = views.clone();
     let v2 = views.clone();
     let (fd, ch) = (feed.clone(), changed.clone());
@@ -368,11 +369,17 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
             for (table, seq, e) in &commit.events {
                 f.absorb(*table, *seq, e);
             }
-            // A checkpoint of this batch takes the read model as of it.
-            let sealed = commit.checkpoint.take().map(|mut cp| {
+            // A checkpoint of this batch takes the read model as of it; a
+            // clean stop's is written now, any other in the background.
+            let mut sealed = None;
+            if let Some(mut cp) = commit.checkpoint.take() {
                 cp.feed = Some(f.state());
-                crate::checkpoint::seal(&cp, &anchors)
-            });
+                if commit.checkpoint_asked {
+                    sealed = Some(crate::checkpoint::seal(&cp, &anchors));
+                } else {
+                    checkpointer.offer(cp);
+                }
+            }
             drop(f);
             version += 1;
             let _ = ch.send(version);

@@ -50,6 +50,9 @@ pub struct Commit {
     /// (`checkpoint.rs`): sealed and written by the committer once the batch is
     /// durable.
     pub checkpoint: Option<Box<crate::checkpoint::Checkpoint>>,
+    /// A request asked for this checkpoint (a clean stop): it is written
+    /// before that request is answered, not in the background.
+    pub checkpoint_asked: bool,
 }
 
 /// Everything read back on start.
@@ -155,6 +158,9 @@ impl SqliteStore {
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
+        // The checkpointer writes on a connection of its own: wait for it
+        // rather than fail a commit.
+        conn.busy_timeout(std::time::Duration::from_secs(30))?;
         let mut s = SqliteStore { conn };
         s.migrate()?;
         Ok(s)

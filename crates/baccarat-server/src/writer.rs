@@ -162,6 +162,7 @@ fn run<P>(
         casino.settle_some(&mut commit);
         if casino.checkpoint_due(&commit, !after.is_empty()) {
             commit.checkpoint = Some(Box::new(casino.checkpoint()));
+            commit.checkpoint_asked = !after.is_empty();
         }
         let prepared = prepare(casino, &commit);
         if committer.send(Batch { commit, answers, after, prepared }).is_err() {

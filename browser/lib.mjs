@@ -1,6 +1,6 @@
 // Shared helpers for the browser scenarios in browser/tests/*.mjs.
 //
-// Each scenario is run by crates/baccarat/tests/browser.rs as
+// Each scenario is run by crates/baccarat/tests/cli/browser.rs as
 // `node browser/tests/<name>.mjs` from the workspace root, against a fresh
 // `baccarat serve`, with these environment variables:
 //   BASE_URL        the server, e.g. http://127.0.0.1:41234 (no trailing slash)

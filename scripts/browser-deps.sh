@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what the browser tests (browser/, crates/baccarat/tests/browser.rs) need:
+# Installs what the browser tests (browser/, crates/baccarat/tests/cli/browser.rs) need:
 # Debian's headless Chromium and the npm package playwright-core (which drives it;
 # Playwright's own browser downloads are never used). Idempotent; silent when
 # everything is already present.

@@ -901,7 +901,7 @@ mod since_checkpoint_tests {
         std::fs::create_dir_all(&dir).unwrap();
         let db = dir.join("casino.db");
         let mut o = open(&ServeConfig::new(db.clone(), "127.0.0.1:0".parse().unwrap())).unwrap();
-        let mut deposit = |o: &mut crate::serve::Opened, p: u32| {
+        let deposit = |o: &mut crate::serve::Opened, p: u32| {
             let mut c = Commit::default();
             o.casino
                 .handle(Request::Deposit { player: PlayerId(p), amount: Money(5000), key: format!("k{p}") }, &mut c);

@@ -7,6 +7,7 @@
 //!
 //! Alone in its binary: it measures this process's resident memory.
 
+#[path = "server/common.rs"]
 mod common;
 
 use std::net::{IpAddr, Ipv4Addr};

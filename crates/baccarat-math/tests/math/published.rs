@@ -64,10 +64,10 @@ fn exact_house_edges_are_pinned() {
     insta_like("au8_main_exact", &got.join("\n"));
 }
 
-/// A tiny golden-file check: `tests/golden/NAME.txt` must equal `text`; set
+/// A tiny golden-file check: `tests/math/golden/NAME.txt` must equal `text`; set
 /// `UPDATE_GOLDEN=1` to write it.
 fn insta_like(name: &str, text: &str) {
-    let path = format!("{}/tests/golden/{name}.txt", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/tests/math/golden/{name}.txt", env!("CARGO_MANIFEST_DIR"));
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::create_dir_all(std::path::Path::new(&path).parent().unwrap()).unwrap();
         std::fs::write(&path, text).unwrap();

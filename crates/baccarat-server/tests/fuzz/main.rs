@@ -15,7 +15,7 @@
 //! fixed. Each target prints its executions and time, and appends them to
 //! `<target dir>/fuzz-stats.txt`.
 
-#[path = "../common/mod.rs"]
+#[path = "../server/common.rs"]
 mod common;
 
 mod audit;

@@ -2,12 +2,10 @@
 //! error contract, sessions, idempotency keys, deposits, the WebSocket's
 //! token and the security headers. Each test is a finding that failed before.
 
-mod common;
-
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use common::{spawn_app, spawn_app_with, App};
+use crate::common::{spawn_app, spawn_app_with, App};
 use futures_util::{SinkExt, StreamExt};
 use reqwest::StatusCode;
 use serde_json::{json, Value};

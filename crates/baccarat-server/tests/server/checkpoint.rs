@@ -341,7 +341,8 @@ fn a_large_settlement_is_recorded_in_chunks_and_finished_after_a_crash() {
     for i in 0..5_000u32 {
         let p = 500 + i % players;
         let bet = if (i / players) % 2 == 0 { Bet::Banker } else { Bet::Tie };
-        let slip = vec![SlipLine { spot: Spot::Box(1 + (p % players) as u8), bet, amount: Money(2000), ante: Money::ZERO }];
+        let slip =
+            vec![SlipLine { spot: Spot::Box(1 + (p % players) as u8), bet, amount: Money(2000), ante: Money::ZERO }];
         let r = step(&mut o, Request::Wagers { table: 6, player: PlayerId(p), slip, key: format!("w{i}") });
         assert!(matches!(&r, Reply::Wagers { results, .. } if matches!(results[0], Reply::Wager { .. })), "{r:?}");
     }

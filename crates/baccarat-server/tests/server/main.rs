@@ -3,10 +3,10 @@
 //! its process's memory) and `fuzz/` stay binaries of their own.
 //! proptest keeps failing seeds in `../proptest-regressions/<file>.txt`.
 
-mod common;
 mod attack;
 mod casino;
 mod checkpoint;
+mod common;
 mod forgery;
 mod http;
 mod http_play;

@@ -2,9 +2,7 @@
 //! refusals that name their rule and change nothing, shoes to their last coup, and
 //! replay that reproduces the state.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 #[test]
 fn a_whole_coup_settles_by_the_pay_tables_and_replays() {

@@ -1,8 +1,6 @@
 //! Live card input and the irregularities of NSW 12-13, AU 12 and EU 4-5.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 #[test]
 fn live_cards_follow_the_due_positions_and_the_first_card_closes_betting() {

@@ -9,10 +9,8 @@
 //! hand left the table in Dealing with no card due and the other hand face
 //! down; `nsw_8_14_the_last_decline_leaves_the_coup_finishable` is that case.
 
-mod common;
-
+use crate::common::*;
 use baccarat_rules::Side;
-use common::*;
 use proptest::prelude::*;
 
 /// Every (rulebook, dealing style) the profiles permit.

@@ -1,8 +1,6 @@
 //! Dealing styles: who handles each hand's cards, and what each client may see.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 #[test]
 fn method_b_highest_wager_squeezes_and_the_hands_are_never_out_together() {

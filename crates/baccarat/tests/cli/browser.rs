@@ -4,8 +4,6 @@
 //! Screenshots go to `target/screenshots/<name>/`.
 #![cfg(unix)]
 
-mod common;
-
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -78,7 +76,7 @@ fn scenario(name: &str, serve_args: &[&str]) {
 
     // Declared before the server so that the server is dropped (killed) first.
     let dir = TempDir::new(name);
-    let (_server, url, password) = common::start(&dir.0.join("casino.db"), serve_args);
+    let (_server, url, password) = crate::common::start(&dir.0.join("casino.db"), serve_args);
     let password = password.expect("a fresh database prints the admin password");
 
     let mut child = Command::new("node")

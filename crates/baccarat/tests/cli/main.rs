@@ -1,9 +1,9 @@
 //! The `baccarat` command's integration tests, one binary: a module per
 //! area, `common::start` running `baccarat serve` as a child process.
 
-mod common;
 #[cfg(unix)]
 mod browser;
 mod cli;
+mod common;
 mod rng_cli;
 mod serve;

@@ -2,8 +2,6 @@
 //! loses nothing; on restart the interrupted coup completes and settles once, and
 //! `baccarat verify` passes before and after. A tampered database fails verify.
 
-mod common;
-
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -14,8 +12,8 @@ fn bin() -> &'static str {
 }
 
 /// Start the server; returns the process and its base URL.
-fn start(db: &std::path::Path) -> (common::Server, String) {
-    let (s, url, _) = common::start(db, &[]);
+fn start(db: &std::path::Path) -> (crate::common::Server, String) {
+    let (s, url, _) = crate::common::start(db, &[]);
     (s, url)
 }
 
@@ -157,7 +155,7 @@ fn loadgen_runs_bounded_against_loopback_and_the_ledger_balances() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let db = dir.join("casino.db");
-    let (server, url, password) = common::start(&db, &[]);
+    let (server, url, password) = crate::common::start(&db, &[]);
     let o = Command::new(bin())
         .args([
             "loadgen",
@@ -211,7 +209,7 @@ fn loadgen_times_every_request_and_a_probe_at_a_quiet_table() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let db = dir.join("casino.db");
-    let (server, url, password) = common::start(&db, &[]);
+    let (server, url, password) = crate::common::start(&db, &[]);
     let password = password.expect("first run prints it");
     let pid = server_pid(&db).expect("the server's pid").to_string();
     let loadgen = |extra: &[&str]| {

@@ -3,8 +3,8 @@
 //! a listed test does not exist, or when `coverage.md` (generated from this
 //! table and the profiles) is out of date — run with `BLESS=1` to rewrite it.
 //!
-//! A test is named `file::fn` (a file of this crate's `tests/`, or
-//! `conformance::module::fn`), or `server:file::fn` for the server crate's.
+//! A test is named `file::fn` (a file of this crate's `tests/table/`, or
+//! `conformance::module::fn`), or `server:file::fn` for the server crate's (`tests/server/`).
 
 use baccarat_rules::profiles;
 
@@ -204,10 +204,10 @@ pub const COVERAGE: &[(&str, &str, &[&str])] = &[
 
 /// The source file a test name points to, and the function's name.
 fn locate(test: &str) -> (std::path::PathBuf, &str) {
-    let tests = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let crate_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let (dir, path) = match test.strip_prefix("server:") {
-        Some(rest) => (tests.join("../../baccarat-server/tests"), rest),
-        None => (tests, test),
+        Some(rest) => (crate_dir.join("../baccarat-server/tests/server"), rest),
+        None => (crate_dir.join("tests/table"), test),
     };
     let (module, name) = path.rsplit_once("::").expect("file::fn");
     let file = match module.split_once("::") {
@@ -259,14 +259,14 @@ fn every_cited_rule_has_a_test_and_the_table_is_current() {
         }
     }
     let md = markdown();
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/coverage.md");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/table/conformance/coverage.md");
     if std::env::var_os("BLESS").is_some() {
         std::fs::write(&path, &md).unwrap();
     }
     let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         on_disk == md,
-        "{} is out of date: run `BLESS=1 cargo test -p baccarat-table --test conformance`",
+        "{} is out of date: run `BLESS=1 cargo test -p baccarat-table --test table conformance::`",
         path.display()
     );
 }

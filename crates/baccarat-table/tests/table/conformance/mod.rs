@@ -3,15 +3,12 @@
 //! `Table::execute` as the rulebook describes the situation. One module per
 //! rulebook; `coverage.md` beside this file lists which rules each covers.
 
-#[path = "../common/mod.rs"]
-mod common;
-
 mod au;
 mod coverage;
 mod eu;
 mod nsw;
 
-use common::*;
+use crate::common::*;
 
 /// A live table of `rulebook` dealing `style`, betting open, with player 1 on
 /// the Player and player 2 on the Banker.

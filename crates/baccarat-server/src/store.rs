@@ -19,7 +19,7 @@ use std::path::Path;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::audit::Record;
-use crate::ledger::{Account, AccountId, AccountKind, AnswerRow, Cause, Changes, Transfer, TransferKind};
+use crate::ledger::{Account, AccountId, AnswerRow, Cause, Changes, Transfer};
 
 /// A table as configured: recreated from this on restart.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -282,58 +282,11 @@ impl Store for SqliteStore {
     }
 
     fn load(&mut self) -> Result<Snapshot, StoreError> {
-        let mut snap = Snapshot::default();
-        let mut q = self.conn.prepare("SELECT id, name, rulebook, config, mode, open FROM tables ORDER BY id")?;
-        let rows = q.query_map([], |r| {
-            Ok(TableRow {
-                id: r.get(0)?,
-                name: r.get(1)?,
-                rulebook: r.get(2)?,
-                config: r.get(3)?,
-                mode: r.get(4)?,
-                open: r.get(5)?,
-            })
+        let mut snap = Snapshot { tables: self.tables()?, accounts: self.accounts()?, ..Snapshot::default() };
+        self.each_transfer_after(0, |t| {
+            snap.transfers.push(t);
+            Ok(())
         })?;
-        for row in rows {
-            snap.tables.push(row?);
-        }
-        let mut q = self.conn.prepare("SELECT id, kind, balance, held FROM accounts ORDER BY id")?;
-        let rows = q.query_map([], |r| {
-            Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?, r.get::<_, i64>(3)?))
-        })?;
-        for row in rows {
-            let (id, kind, balance, held) = row?;
-            let kind: AccountKind = parse(&kind)?;
-            snap.accounts.push(Account { id: id as u64, kind, balance, held });
-        }
-        let mut q =
-            self.conn.prepare("SELECT id, debit, credit, amount, kind, memo, cause FROM transfers ORDER BY id")?;
-        let rows = q.query_map([], |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, i64>(1)?,
-                r.get::<_, i64>(2)?,
-                r.get::<_, i64>(3)?,
-                r.get::<_, String>(4)?,
-                r.get::<_, String>(5)?,
-                r.get::<_, String>(6)?,
-            ))
-        })?;
-        for row in rows {
-            let (id, debit, credit, amount, kind, memo, cause) = row?;
-            let kind: TransferKind = parse(&kind)?;
-            let cause = Cause::parse(&cause)
-                .ok_or_else(|| StoreError::Corrupt(format!("transfer {id}: unreadable cause {cause:?}")))?;
-            snap.transfers.push(Transfer {
-                id: id as u64,
-                debit: debit as u64,
-                credit: credit as u64,
-                amount: baccarat_rules::Money(amount),
-                kind,
-                memo,
-                cause,
-            });
-        }
         let mut q = self.conn.prepare("SELECT key, digest, answer FROM answer_log ORDER BY rowid")?;
         let rows =
             q.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?, r.get::<_, String>(2)?)))?;

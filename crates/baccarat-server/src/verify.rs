@@ -498,6 +498,24 @@ pub fn voids_of(table: u32, bodies: &[(u64, Body)]) -> Vec<Void> {
     bodies.iter().filter_map(|(_, b)| v.feed(b)).collect()
 }
 
+/// The voids of one table read from the database file, streamed on a
+/// read-only connection (the recall route: memory stays bounded whatever the
+/// table's history).
+pub fn voids_in(db: &std::path::Path, table: u32) -> Result<Vec<Void>, String> {
+    let conn = crate::scan::open_read_only(db).map_err(|e| e.to_string())?;
+    let scan = crate::scan::Scan::new(&conn);
+    let mut v = Voids::new(table);
+    let mut out = Vec::new();
+    scan.each_record(table, |r| {
+        if let Ok(b) = Body::decode(&r.body) {
+            out.extend(v.feed(&b));
+        }
+        Ok(true)
+    })
+    .map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
 /// A table's events against its rules, one at a time: the shoe as reshuffled
 /// from its seed and cut, and the current coup (its wagers and cards). The
 /// engine keeps a coup's wagers from its `BettingOpened` to the next, and

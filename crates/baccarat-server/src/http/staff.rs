@@ -237,14 +237,11 @@ pub(super) async fn audit(
     let db = s.db.clone();
     let voids = {
         let db = db.clone();
-        tokio::task::spawn_blocking(move || crate::store::read_records(&db, id, 0))
+        tokio::task::spawn_blocking(move || crate::verify::voids_in(&db, id))
             .await
             .map_err(|_| ApiError::internal("recall failed"))?
-            .map_err(|e| ApiError::internal(e.to_string()))?
+            .map_err(ApiError::internal)?
     };
-    let bodies: Vec<(u64, crate::audit::Body)> =
-        voids.iter().filter_map(|r| crate::audit::Body::decode(&r.body).ok().map(|b| (r.seq, b))).collect();
-    let voids = crate::verify::voids_of(id, &bodies);
     let mut by_person: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
     let mut by_shoe: std::collections::BTreeMap<u64, usize> = std::collections::BTreeMap::new();
     for v in &voids {

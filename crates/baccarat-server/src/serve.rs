@@ -415,14 +415,24 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     // A clean stop: a checkpoint of everything done, so the next start reads
     // almost nothing. (Connections are dropped; anything they had sent is in
     // the writer's queue ahead of this request, or was refused.)
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    stopper
-        .send(Request::Checkpoint, move |r| {
-            let _ = tx.send(r);
-        })
-        .map_err(|e| e.to_string())?;
-    rx.await.map_err(|_| "the writer stopped before the checkpoint".to_string())?;
-    println!("stopped: checkpoint written");
+    // A settlement being recorded in chunks takes moments: wait it out.
+    for _ in 0..600 {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        stopper
+            .send(Request::Checkpoint, move |r| {
+                let _ = tx.send(r);
+            })
+            .map_err(|e| e.to_string())?;
+        let reply = rx.await.map_err(|_| "the writer stopped before the checkpoint".to_string())?;
+        if reply.code() != Some(crate::casino::Code::Settling) {
+            println!("stopped: checkpoint written");
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    eprintln!(
+        "stopped without a checkpoint: a settlement was still being recorded; the next start reads a longer tail"
+    );
     Ok(())
 }
 

@@ -215,6 +215,11 @@ impl Casino {
             }
             Request::Table { table, command, by } => self.staff_command(table, command, by, commit),
             Request::VoidHalted { table, by } => self.void_halted(table, by, commit),
+            // Not while a settlement is recorded in chunks (the engines are
+            // ahead of the log until it is done): ask again shortly.
+            Request::Checkpoint if self.settling() => {
+                Reply::refused(Code::Settling, "a coup's settlement is being recorded; ask again shortly")
+            }
             Request::Checkpoint => Reply::Events { count: 0 },
             Request::CheckLedger => {
                 let problem = self.ledger.check().err().map(|e| e.to_string()).or_else(|| self.holds_problem());

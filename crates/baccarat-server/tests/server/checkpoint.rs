@@ -353,6 +353,8 @@ fn a_large_settlement_is_recorded_in_chunks_and_finished_after_a_crash() {
     assert!(o.casino.settling(), "5,000 settlements do not fit one chunk");
     let r = step(&mut o, server(6, Command::OpenBetting { no_bet: false, closes_at: None }));
     assert_eq!(r.code(), Some(Code::Settling), "{r:?}");
+    let r = step(&mut o, Request::Checkpoint);
+    assert_eq!(r.code(), Some(Code::Settling), "no checkpoint while the engine is ahead of the log: {r:?}");
     // One chunk more, then a crash: a copy of the files as they are now.
     let mut commit = Commit::default();
     o.casino.settle_some(&mut commit);

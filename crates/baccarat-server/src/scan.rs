@@ -24,7 +24,7 @@ use std::path::Path;
 use rusqlite::{params, Connection, OpenFlags};
 
 use crate::audit::Record;
-use crate::ledger::{Account, AccountKind, Cause, Transfer, TransferKind};
+use crate::ledger::{Account, Cause, Transfer, TransferKind};
 use crate::store::{Snapshot, SqliteStore, StoreError, TableRow};
 
 /// Rows read per query.
@@ -129,31 +129,12 @@ impl<'c> Scan<'c> {
 
     /// The tables' definitions, by id.
     pub fn tables(&self) -> Result<Vec<TableRow>, StoreError> {
-        let mut q = self.conn.prepare("SELECT id, name, rulebook, config, mode, open FROM tables ORDER BY id")?;
-        let rows = q.query_map([], |r| {
-            Ok(TableRow {
-                id: r.get(0)?,
-                name: r.get(1)?,
-                rulebook: r.get(2)?,
-                config: r.get(3)?,
-                mode: r.get(4)?,
-                open: r.get(5)?,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        crate::store::tables_on(self.conn)
     }
 
     /// Every account, by id (what the ledger checks hold: O(accounts)).
     pub fn accounts(&self) -> Result<Vec<Account>, StoreError> {
-        let mut q = self.conn.prepare("SELECT id, kind, balance, held FROM accounts ORDER BY id")?;
-        let mut rows = q.query([])?;
-        let mut out = Vec::new();
-        while let Some(r) = rows.next()? {
-            let kind: String = r.get(1)?;
-            let kind: AccountKind = parse(&kind)?;
-            out.push(Account { id: r.get::<_, i64>(0)? as u64, kind, balance: r.get(2)?, held: r.get(3)? });
-        }
-        Ok(out)
+        crate::store::accounts_on(self.conn)
     }
 
     /// Whether any chain has a record.

@@ -341,39 +341,45 @@ fn transfer_of(r: &rusqlite::Row) -> Result<Transfer, StoreError> {
 /// writer's commits are not held off by one long read.
 const PAGE: i64 = 20_000;
 
+/// The tables' definitions, by id, on any connection (the store's, or
+/// `verify`'s read-only one).
+pub fn tables_on(conn: &Connection) -> Result<Vec<TableRow>, StoreError> {
+    let mut q = conn.prepare("SELECT id, name, rulebook, config, mode, open FROM tables ORDER BY id")?;
+    let rows = q.query_map([], |r| {
+        Ok(TableRow {
+            id: r.get(0)?,
+            name: r.get(1)?,
+            rulebook: r.get(2)?,
+            config: r.get(3)?,
+            mode: r.get(4)?,
+            open: r.get(5)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Every account, by id, on any connection.
+pub fn accounts_on(conn: &Connection) -> Result<Vec<Account>, StoreError> {
+    let mut q = conn.prepare("SELECT id, kind, balance, held FROM accounts ORDER BY id")?;
+    let mut rows = q.query([])?;
+    let mut out = Vec::new();
+    while let Some(r) = rows.next()? {
+        let kind: String = r.get(1)?;
+        out.push(Account { id: r.get::<_, i64>(0)? as u64, kind: parse(&kind)?, balance: r.get(2)?, held: r.get(3)? });
+    }
+    Ok(out)
+}
+
 /// What recovery reads, in bounded pieces.
 impl SqliteStore {
     /// The tables' definitions.
     pub fn tables(&self) -> Result<Vec<TableRow>, StoreError> {
-        let mut q = self.conn.prepare("SELECT id, name, rulebook, config, mode, open FROM tables ORDER BY id")?;
-        let rows = q.query_map([], |r| {
-            Ok(TableRow {
-                id: r.get(0)?,
-                name: r.get(1)?,
-                rulebook: r.get(2)?,
-                config: r.get(3)?,
-                mode: r.get(4)?,
-                open: r.get(5)?,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        tables_on(&self.conn)
     }
 
     /// Every account as the last commit left it.
     pub fn accounts(&self) -> Result<Vec<Account>, StoreError> {
-        let mut q = self.conn.prepare("SELECT id, kind, balance, held FROM accounts ORDER BY id")?;
-        let mut rows = q.query([])?;
-        let mut out = Vec::new();
-        while let Some(r) = rows.next()? {
-            let kind: String = r.get(1)?;
-            out.push(Account {
-                id: r.get::<_, i64>(0)? as u64,
-                kind: parse(&kind)?,
-                balance: r.get(2)?,
-                held: r.get(3)?,
-            });
-        }
-        Ok(out)
+        accounts_on(&self.conn)
     }
 
     /// Each transfer after id `after`, in order.

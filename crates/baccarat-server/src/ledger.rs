@@ -21,20 +21,18 @@
 //! # What it keeps in memory
 //!
 //! What is live, never what is history: the accounts, the open holds, and the
-//! idempotency keys answered within the retention window
-//! ([`DEFAULT_KEY_RETENTION_MS`]). Every transfer and every answer goes to the
-//! store with the batch that made it ([`Changes`]), and memory forgets it.
-//! A key older than the window is forgotten too: a request sent again after it
-//! is a new request (the store's answer log still holds the first answer, for
-//! an inspector). Keys are held by a 128-bit SHA-256 prefix of the key, with
-//! the request's digest, the answer and the cause, so a busy floor's window of
-//! keys costs about a hundred bytes each.
+//! idempotency keys answered recently (`keys.rs` says which, and how older ones
+//! within the retention window are found in the store). Every transfer and
+//! every answer goes to the store with the batch that made it ([`Changes`]),
+//! and memory forgets it.
 
 use std::collections::{BTreeMap, HashMap};
 
 use baccarat_rules::Money;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+
+pub use crate::keys::{key_id, AnswerRow, KeyId, KeyMemory, DEFAULT_KEY_RETENTION_MS};
 
 pub type AccountId = u64;
 pub type TransferId = u64;
@@ -193,6 +191,9 @@ pub enum LedgerError {
     KeyReused(String),
     #[error("ledger invariant broken: {0}")]
     Invariant(String),
+    /// The store could not be read to find a key (retry later).
+    #[error("{0}")]
+    Unavailable(String),
 }
 
 /// What one batch changed, for the store to write in the same transaction as the
@@ -206,82 +207,6 @@ pub struct Changes {
     pub answer: Option<AnswerRow>,
 }
 
-/// One idempotency answer as the store keeps it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AnswerRow {
-    pub key: String,
-    /// The key as memory holds it ([`key_id`]), kept beside it so that a
-    /// start loads the window's keys without hashing each again.
-    pub key_id: KeyId,
-    /// SHA-256 of the request the key is bound to.
-    pub request: [u8; 32],
-    /// The answer as JSON.
-    pub answer: String,
-    /// What the answered batch was for (a retried wager is answered with its
-    /// wager id from here, long after its hold has settled).
-    pub cause: Cause,
-    /// When it was answered (ms since the epoch): the retention window runs
-    /// from here.
-    pub at_ms: u64,
-}
-
-/// How long an idempotency key is remembered: 72 hours.
-pub const DEFAULT_KEY_RETENTION_MS: u64 = 72 * 3600 * 1000;
-
-/// An answered key in memory (about 80 bytes: a busy window holds millions).
-#[derive(Clone, Debug)]
-struct Bound {
-    request: [u8; 32],
-    answer: Kept,
-    cause: Cause,
-    at_ms: u64,
-}
-
-/// An answer, compact: nearly every one is a single transfer (a wager's hold).
-#[derive(Clone, Debug)]
-enum Kept {
-    One(TransferId),
-    Many(Box<[TransferId]>),
-    Refused(Box<LedgerError>),
-}
-
-impl Kept {
-    fn of(a: Answer) -> Kept {
-        match a {
-            Ok(ids) if ids.len() == 1 => Kept::One(ids[0]),
-            Ok(ids) => Kept::Many(ids.into_boxed_slice()),
-            Err(e) => Kept::Refused(Box::new(e)),
-        }
-    }
-
-    fn answer(&self) -> Answer {
-        match self {
-            Kept::One(id) => Ok(vec![*id]),
-            Kept::Many(ids) => Ok(ids.to_vec()),
-            Kept::Refused(e) => Err((**e).clone()),
-        }
-    }
-}
-
-/// Read a stored answer; the common `{"Ok":[N]}` without the JSON parser.
-fn read_answer(json: &str) -> Result<Kept, serde_json::Error> {
-    if let Some(n) = json.strip_prefix("{\"Ok\":[").and_then(|r| r.strip_suffix("]}")) {
-        if let Ok(id) = n.parse::<TransferId>() {
-            return Ok(Kept::One(id));
-        }
-    }
-    serde_json::from_str::<Answer>(json).map(Kept::of)
-}
-
-/// A key as memory holds it: the first 128 bits of its SHA-256.
-pub type KeyId = u128;
-
-/// The id of a key.
-pub fn key_id(key: &str) -> KeyId {
-    let d = Sha256::digest(key.as_bytes());
-    u128::from_le_bytes(d[..16].try_into().expect("16 bytes"))
-}
-
 /// The ledger's state.
 #[derive(Clone, Debug)]
 pub struct Ledger {
@@ -292,14 +217,8 @@ pub struct Ledger {
     last_transfer: TransferId,
     /// Open holds, whole (a settlement posts them; a check reads them).
     pending: BTreeMap<TransferId, Transfer>,
-    /// Answered keys within the retention window, oldest first in `by_age`.
-    /// (Hashed with foldhash, seeded per process: every wager adds a key, and
-    /// SipHash made the map's growth a tenth of the writer's time.)
-    answers: HashMap<KeyId, Bound, foldhash::fast::RandomState>,
-    by_age: std::collections::VecDeque<(u64, KeyId)>,
-    /// The time requests are answered at, and how long keys are kept.
-    now_ms: u64,
-    retention_ms: u64,
+    /// The idempotency keys answered within the retention window (`keys.rs`).
+    pub keys: KeyMemory,
     next_account: AccountId,
     /// Each account by what it is for (every wager looks up its wallet).
     by_kind: HashMap<AccountKind, AccountId>,
@@ -316,10 +235,7 @@ impl Default for Ledger {
             fresh: Vec::new(),
             last_transfer: 0,
             pending: BTreeMap::new(),
-            answers: HashMap::default(),
-            by_age: std::collections::VecDeque::new(),
-            now_ms: 0,
-            retention_ms: DEFAULT_KEY_RETENTION_MS,
+            keys: KeyMemory::default(),
             next_account: 0,
             by_kind: HashMap::new(),
             opened: Vec::new(),
@@ -381,30 +297,19 @@ impl Ledger {
         self.pending.get(&id)
     }
 
-    /// Set the time requests are answered at, and forget the keys answered
-    /// before the retention window.
+    /// Set the time requests are answered at (keys' retention runs on it).
     pub fn set_time(&mut self, now_ms: u64) {
-        self.now_ms = now_ms;
-        let horizon = now_ms.saturating_sub(self.retention_ms);
-        while let Some(&(at, id)) = self.by_age.front() {
-            if at >= horizon {
-                break;
-            }
-            self.by_age.pop_front();
-            if self.answers.get(&id).is_some_and(|b| b.at_ms == at) {
-                self.answers.remove(&id);
-            }
-        }
+        self.keys.set_time(now_ms);
     }
 
     /// How long keys are remembered.
     pub fn set_retention(&mut self, ms: u64) {
-        self.retention_ms = ms;
+        self.keys.set_retention(ms);
     }
 
-    /// Keys remembered now.
+    /// Keys in memory now.
     pub fn keys(&self) -> usize {
-        self.answers.len()
+        self.keys.len()
     }
 
     pub fn find(&self, kind: &AccountKind) -> Option<AccountId> {
@@ -423,24 +328,14 @@ impl Ledger {
     }
 
     /// The answer already given under `key`, if any.
-    pub fn answer(&self, key: &str) -> Option<Answer> {
-        self.answers.get(&key_id(key)).map(|b| b.answer.answer())
+    pub fn answer(&mut self, key: &str) -> Result<Option<Answer>, LedgerError> {
+        Ok(self.keys.find(key)?.map(|b| b.answer()))
     }
 
     /// What `key` has answered, with the digest of the request it was bound to
     /// and the cause of what it did.
-    pub fn bound(&self, key: &str) -> Option<([u8; 32], Answer, Cause)> {
-        self.answers.get(&key_id(key)).map(|b| (b.request, b.answer.answer(), b.cause))
-    }
-
-    /// Remember an answer (its time decides when it is forgotten).
-    fn remember(&mut self, key: &str, request: [u8; 32], answer: Answer, cause: Cause) -> AnswerRow {
-        let id = key_id(key);
-        let at_ms = self.now_ms;
-        let json = serde_json::to_string(&answer).expect("answers serialise");
-        self.answers.insert(id, Bound { request, answer: Kept::of(answer), cause, at_ms });
-        self.by_age.push_back((at_ms, id));
-        AnswerRow { key: key.to_string(), key_id: id, request, answer: json, cause, at_ms }
+    pub fn bound(&mut self, key: &str) -> Result<Option<([u8; 32], Answer, Cause)>, LedgerError> {
+        Ok(self.keys.find(key)?.map(|b| (b.request, b.answer(), b.cause)))
     }
 
     /// Apply `ops` under `key`, bound to the digest of the client's request
@@ -448,15 +343,20 @@ impl Ledger {
     /// A retry with the same request answers again and changes nothing; the
     /// same key for another request is refused with [`LedgerError::KeyReused`].
     pub fn apply_bound(&mut self, key: &str, request: [u8; 32], ops: &[Op], cause: Cause) -> (Answer, Changes) {
-        if let Some(b) = self.answers.get(&key_id(key)) {
-            let a = if b.request == request { b.answer.answer() } else { Err(LedgerError::KeyReused(key.to_string())) };
-            return (a, Changes::default());
+        match self.keys.find(key) {
+            Ok(Some(b)) => {
+                let a = if b.request == request { b.answer() } else { Err(LedgerError::KeyReused(key.to_string())) };
+                return (a, Changes::default());
+            }
+            Ok(None) => {}
+            // Not known to be new: refused, and not remembered.
+            Err(e) => return (Err(e), Changes::default()),
         }
         let mark = self.mark();
         self.cause = cause;
         let answer = self.apply_atomic(ops);
         self.cause = Cause::None;
-        let row = self.remember(key, request, answer.clone(), cause);
+        let row = self.keys.remember(key, request, &answer, cause);
         (answer, self.changes_since(mark, Some(row)))
     }
 
@@ -526,7 +426,7 @@ impl Ledger {
         accounts: Vec<Account>,
         pending: Vec<Transfer>,
         last_transfer: TransferId,
-        answers: Vec<AnswerRow>,
+        keys: KeyMemory,
     ) -> Result<Ledger, LedgerError> {
         let mut l = Ledger::new();
         for a in accounts {
@@ -538,14 +438,7 @@ impl Ledger {
             l.pending.insert(t.id, t);
         }
         l.last_transfer = last_transfer;
-        l.answers.reserve(answers.len());
-        for r in answers {
-            let a = read_answer(&r.answer)
-                .map_err(|e| LedgerError::Invariant(format!("stored answer {:x}: {e}", r.key_id)))?;
-            l.now_ms = l.now_ms.max(r.at_ms);
-            l.answers.insert(r.key_id, Bound { request: r.request, answer: a, cause: r.cause, at_ms: r.at_ms });
-            l.by_age.push_back((r.at_ms, r.key_id));
-        }
+        l.keys = keys;
         l.check()?;
         Ok(l)
     }
@@ -553,11 +446,11 @@ impl Ledger {
     /// Apply `ops` atomically under idempotency key `key`.
     pub fn apply(&mut self, key: &str, ops: &[Op]) -> Result<Vec<TransferId>, LedgerError> {
         let d = digest(ops);
-        if let Some(b) = self.answers.get(&key_id(key)) {
-            return if b.request == d { b.answer.answer() } else { Err(LedgerError::KeyReused(key.to_string())) };
+        if let Some(b) = self.keys.find(key)? {
+            return if b.request == d { b.answer() } else { Err(LedgerError::KeyReused(key.to_string())) };
         }
         let answer = self.apply_atomic(ops);
-        self.remember(key, d, answer.clone(), Cause::None);
+        self.keys.remember(key, d, &answer, Cause::None);
         self.fresh.clear();
         answer
     }
@@ -761,7 +654,7 @@ pub fn check_log(accounts: &[Account], transfers: &[Transfer]) -> Result<(), Led
         }
     }
     let last = transfers.iter().map(|t| t.id).max().unwrap_or(0);
-    Ledger::restore(accounts.to_vec(), pending.into_values().collect(), last, Vec::new()).map(|_| ())
+    Ledger::restore(accounts.to_vec(), pending.into_values().collect(), last, KeyMemory::default()).map(|_| ())
 }
 
 #[cfg(test)]

@@ -10,6 +10,8 @@ pub mod coup_feed;
 pub mod entropy;
 pub mod float;
 pub mod http;
+pub mod key_reader;
+pub mod keys;
 pub mod ledger;
 pub mod openapi;
 pub mod pacer;

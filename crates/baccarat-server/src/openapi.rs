@@ -1182,7 +1182,7 @@ mod tests {
         use crate::casino::Code::{self, *};
         let _every_kind_is_listed = |c: Code| match c {
             Rule | NoTable | NoPlayer | Wallet | Float | Ledger | Slip | Bounds | Mode | Config | Idempotency
-            | Halted | Role | Entropy | Engine | Settling => (),
+            | Halted | Role | Entropy | Engine | Settling | Unavailable => (),
         };
         for k in Code::ALL {
             let wire = serde_json::to_value(k).unwrap();

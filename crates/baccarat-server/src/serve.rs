@@ -26,6 +26,7 @@ use crate::auth::{random_hex, Role, Users};
 use crate::casino::{recover, Casino, Clock, Mode, Request, DEFAULT_FLOAT};
 use crate::coup_feed::Feed;
 use crate::http::{router, AppState, Pace};
+use crate::key_reader::KeyReader;
 use crate::store::{Commit, SqliteStore, Store};
 use crate::table_view::Views;
 use crate::writer::Writer;
@@ -213,6 +214,8 @@ fn commit_anchored(store: &mut SqliteStore, anchors: &mut AnchorLog, commit: &Co
 /// stops the start.
 pub fn open(cfg: &ServeConfig) -> Result<Opened, String> {
     let mut store = SqliteStore::open(&cfg.db).map_err(|e| format!("{}: {e}", cfg.db.display()))?;
+    // The idempotency keys that left memory are read on this (`keys.rs`).
+    let keys = Arc::new(KeyReader::open(&cfg.db).map_err(|e| format!("{}: {e}", cfg.db.display()))?);
     let users = Arc::new(Users::open_with(&cfg.db, cfg.sessions, cfg.clock.clone()).map_err(|e| e.to_string())?);
     let (anchor_path, key_path) = cfg.anchor_paths();
     let key = AnchorKey::load_or_create(&key_path).map_err(|e| e.to_string())?;
@@ -228,6 +231,7 @@ pub fn open(cfg: &ServeConfig) -> Result<Opened, String> {
         c.ceiling = cfg.ceiling;
         c.clock = cfg.clock.clone();
         c.ledger.set_retention(cfg.key_retention.as_millis() as u64);
+        c.ledger.keys.set_cold(keys.clone(), crate::keys::DEFAULT_HOT_MS);
         let mut commit = Commit::default();
         for (id, name, rb, mode, config) in DEMO_TABLES {
             c.create_table(id, name, rb, config, mode, DEFAULT_FLOAT, &mut commit)?;
@@ -275,7 +279,9 @@ pub fn open(cfg: &ServeConfig) -> Result<Opened, String> {
         eprintln!("warning: no anchor file at {}; the chains are anchored from now on", anchor_path.display());
     }
     let retention = cfg.key_retention.as_millis() as u64;
-    let since = (cfg.clock)().saturating_sub(retention);
+    // Only the hot keys are read into memory; the rest of the window is
+    // found in the store when asked for (`keys.rs`).
+    let since = (cfg.clock)().saturating_sub(retention.min(crate::keys::DEFAULT_HOT_MS));
     let mut recovery = Recovery::default();
     let checkpoint = match store.latest_checkpoint().map_err(|e| e.to_string())? {
         None => None,
@@ -305,6 +311,7 @@ pub fn open(cfg: &ServeConfig) -> Result<Opened, String> {
     c.ceiling = cfg.ceiling;
     c.clock = cfg.clock.clone();
     c.ledger.set_retention(retention);
+    c.ledger.keys.set_cold(keys.clone(), crate::keys::DEFAULT_HOT_MS);
     let mut commit = Commit::default();
     let resumed = c.resume_interrupted(&mut commit);
     commit_anchored(&mut store, &mut anchors, &commit)?;

@@ -145,6 +145,10 @@ const MIGRATIONS: &[&str] = &[
     // 9: each answer's key id (128 bits of its SHA-256), so that a start loads
     // the window's keys without hashing them again.
     "ALTER TABLE answer_log ADD COLUMN key_id BLOB;",
+    // 10: keys older than a couple of minutes are found on disk (`keys.rs`),
+    // by their id. (Rows written before migration 9 without an id get one
+    // when the store opens: see `fill_key_ids`.)
+    "CREATE INDEX answer_log_key_id ON answer_log (key_id);",
 ];
 
 pub struct SqliteStore {
@@ -163,7 +167,26 @@ impl SqliteStore {
         conn.busy_timeout(std::time::Duration::from_secs(30))?;
         let mut s = SqliteStore { conn };
         s.migrate()?;
+        s.fill_key_ids()?;
         Ok(s)
+    }
+
+    /// Give each answer still inside any plausible window (it has a time) its
+    /// key's id, if it was written before ids were: the index finds keys by
+    /// id only.
+    fn fill_key_ids(&mut self) -> Result<(), StoreError> {
+        let tx = self.conn.transaction()?;
+        {
+            let mut q = tx.prepare("SELECT rowid, key FROM answer_log WHERE key_id IS NULL AND at_ms > 0")?;
+            let rows: Vec<(i64, String)> =
+                q.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
+            let mut up = tx.prepare("UPDATE answer_log SET key_id = ?1 WHERE rowid = ?2")?;
+            for (rowid, key) in rows {
+                up.execute(params![&crate::ledger::key_id(&key).to_le_bytes()[..], rowid])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
     }
 
     /// An in-memory store, for tests.
@@ -237,7 +260,8 @@ impl Store for SqliteStore {
                 "INSERT INTO transfers (id, debit, credit, amount, kind, memo, cause) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )?;
             let mut ans = tx.prepare_cached(
-                "INSERT INTO answer_log (key, digest, answer, at_ms, cause, key_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                "INSERT INTO answer_log (rowid, key, digest, answer, at_ms, cause, key_id)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )?;
             // An account touched many times in one batch (a table's escrow and
             // house at a settlement) is written once, as it ends the batch.
@@ -259,6 +283,7 @@ impl Store for SqliteStore {
                 }
                 if let Some(a) = &ch.answer {
                     ans.execute(params![
+                        a.seq as i64,
                         a.key,
                         &a.request[..],
                         a.answer,
@@ -469,7 +494,7 @@ impl SqliteStore {
             }
         }
         let mut q = self.conn.prepare(
-            "SELECT CASE WHEN key_id IS NULL THEN key END, digest, answer, at_ms, cause, key_id
+            "SELECT CASE WHEN key_id IS NULL THEN key END, digest, answer, at_ms, cause, key_id, rowid
              FROM answer_log WHERE rowid >= ?1 AND at_ms >= ?2 ORDER BY rowid",
         )?;
         let mut rows = q.query(params![lo, since_ms as i64])?;
@@ -493,6 +518,7 @@ impl SqliteStore {
             let cause = Cause::parse(cause)
                 .ok_or_else(|| StoreError::Corrupt(format!("answer {key_id:x}: unreadable cause {cause:?}")))?;
             out.push(AnswerRow {
+                seq: r.get::<_, i64>(6)? as u64,
                 key: key.unwrap_or_default(),
                 key_id,
                 request,
@@ -502,6 +528,11 @@ impl SqliteStore {
             });
         }
         Ok(out)
+    }
+
+    /// The last answer's seq (0 if none).
+    pub fn last_answer(&self) -> Result<u64, StoreError> {
+        Ok(self.conn.query_row("SELECT COALESCE(MAX(rowid), 0) FROM answer_log", [], |r| r.get::<_, i64>(0))? as u64)
     }
 
     /// The latest checkpoint, if any.

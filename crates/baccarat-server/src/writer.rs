@@ -66,6 +66,8 @@ impl Writer {
     ) -> (Writer, JoinHandle<()>) {
         let (tx, rx) = sync_channel::<Job>(QUEUE);
         let (ctx, crx) = sync_channel::<Batch<P>>(1);
+        // Tells the key memory which answers are on disk (and may leave it).
+        let durable = casino.ledger.keys.durable();
         std::thread::Builder::new()
             .name("committer".into())
             .spawn(move || {
@@ -73,6 +75,9 @@ impl Writer {
                     if let Err(e) = store.commit(&b.commit) {
                         eprintln!("committer: commit failed, stopping so that recovery can run: {e}");
                         std::process::exit(70);
+                    }
+                    if let Some(seq) = b.commit.ledger.iter().filter_map(|c| c.answer.as_ref()).map(|a| a.seq).max() {
+                        durable.store(seq, std::sync::atomic::Ordering::Release);
                     }
                     let sealed = publish(b.prepared, b.commit);
                     for (reply, answer) in b.answers {
@@ -147,6 +152,8 @@ fn run<P>(
                 Err(_) => break,
             }
         }
+        // The keys the batch names that left memory are read in one go.
+        casino.begin_batch(jobs.iter().map(|j| &j.request));
         let mut commit = Commit::default();
         let mut answers = Vec::with_capacity(jobs.len());
         let mut after = Vec::new();

@@ -37,7 +37,7 @@ use crate::ledger::{AccountId, AccountKind, Cause, Ledger, LedgerError, Op, Tran
 use crate::postings::{settlement_ops, TableAccounts};
 use crate::store::{Commit, TableRow};
 pub use crate::trust::{Actor, Mode};
-use protocol::{client_key, request_digest, wager_key};
+use protocol::{client_key, deposit_key, line_key, request_digest, wager_key};
 pub use protocol::{Code, Reply, Request, SlipLine};
 pub use recover::{recover, Recovered};
 pub use table::{setup, CasinoTable};
@@ -177,6 +177,17 @@ impl Casino {
         reply
     }
 
+    /// Start a batch of `requests`: the idempotency keys they name that left
+    /// memory are read from the store together (`keys.rs`). If the store
+    /// cannot be read, each request that needs a key is refused on its own.
+    pub fn begin_batch<'a>(&mut self, requests: impl Iterator<Item = &'a Request>) {
+        let ids: Vec<crate::keys::KeyId> =
+            requests.flat_map(|r| r.ledger_keys()).map(|k| crate::keys::key_id(&k)).collect();
+        if let Err(e) = self.ledger.keys.begin_batch((self.clock)(), &ids) {
+            eprintln!("writer: {e}");
+        }
+    }
+
     /// New accounts go to the store before the transfers that use them.
     fn opened(&mut self, commit: &mut Commit) {
         let o = self.ledger.take_opened();
@@ -265,9 +276,12 @@ impl Casino {
     /// sequence number is the transfer's cause. A retried key answers again and
     /// records nothing.
     fn deposit(&mut self, player: PlayerId, amount: Money, key: String, commit: &mut Commit) -> Reply {
-        let ledger_key = format!("deposit:{player}:{key}");
+        let ledger_key = deposit_key(player, &key);
         let wallet = self.wallet(player);
-        let fresh = self.ledger.answer(&ledger_key).is_none();
+        let fresh = match self.ledger.answer(&ledger_key) {
+            Ok(a) => a.is_none(),
+            Err(e) => return e.into(),
+        };
         let seq = self.chain.len() + 1;
         let request: [u8; 32] = Sha256::digest(format!("deposit|{player}|{}", amount.0)).into();
         let (a, ch) = self.ledger.apply_bound(
@@ -305,7 +319,10 @@ impl Casino {
             return no_table(table);
         }
         let slip_key = wager_key(player, key);
-        let retry = self.ledger.bound(&slip_key).is_some();
+        let retry = match self.ledger.bound(&slip_key) {
+            Ok(b) => b.is_some(),
+            Err(e) => return e.into(),
+        };
         let (bound, ch) = self.ledger.apply_bound(&slip_key, request, &[], Cause::None);
         if let Err(e) = bound {
             return match e {
@@ -320,8 +337,8 @@ impl Casino {
             .into_iter()
             .enumerate()
             .map(|(i, line)| {
-                let line_key = format!("slip:{player}:{i}:{key}");
-                if retry && self.ledger.bound(&line_key).is_none() {
+                let line_key = line_key(player, i, key);
+                if retry && matches!(self.ledger.bound(&line_key), Ok(None)) {
                     return Reply::refused(
                         Code::Idempotency,
                         format!("wagers[{i}] was refused when slip {key:?} was first sent; send it under a new key"),
@@ -353,7 +370,11 @@ impl Casino {
         };
         let available = |l: &Ledger| Money(l.account(wallet).map_or(0, |a| a.available()));
         // A retry: the ledger knows the key; answer with the first wager.
-        if let Some((seen, prev, cause)) = self.ledger.bound(key) {
+        let bound = match self.ledger.bound(key) {
+            Ok(b) => b,
+            Err(e) => return e.into(),
+        };
+        if let Some((seen, prev, cause)) = bound {
             if seen != request {
                 return LedgerError::KeyReused(client_key(key).to_string()).into();
             }

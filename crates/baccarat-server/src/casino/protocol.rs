@@ -137,12 +137,15 @@ pub enum Code {
     /// The table is still recording its last coup's settlement (in chunks, so
     /// that other tables need not wait): retry in a moment.
     Settling,
+    /// The store could not be read to answer it (an idempotency key's past
+    /// answer): retry with the same key.
+    Unavailable,
 }
 
 impl Code {
     /// Every kind (the error contract's tests and the OpenAPI document list
     /// them).
-    pub const ALL: [Code; 16] = [
+    pub const ALL: [Code; 17] = [
         Code::Rule,
         Code::NoTable,
         Code::NoPlayer,
@@ -159,6 +162,7 @@ impl Code {
         Code::Entropy,
         Code::Engine,
         Code::Settling,
+        Code::Unavailable,
     ];
 
     /// The kind's wire name, as a reply serialises it.
@@ -180,6 +184,7 @@ impl Code {
             Code::Entropy => "entropy",
             Code::Engine => "engine",
             Code::Settling => "settling",
+            Code::Unavailable => "unavailable",
         }
     }
 }
@@ -221,10 +226,36 @@ impl From<LedgerError> for Reply {
     fn from(e: LedgerError) -> Reply {
         let code = match e {
             LedgerError::KeyReused(_) => Code::Idempotency,
+            LedgerError::Unavailable(_) => Code::Unavailable,
             _ => Code::Ledger,
         };
         Reply::refused(code, e.to_string())
     }
+}
+
+impl Request {
+    /// The ledger's idempotency keys this request may look up (the HTTP layer
+    /// reads them from the store before the writer sees it: `keys.rs`).
+    pub fn ledger_keys(&self) -> Vec<String> {
+        match self {
+            Request::Deposit { player, key, .. } => vec![deposit_key(*player, key)],
+            Request::Wager { player, key, .. } => vec![wager_key(*player, key)],
+            Request::Wagers { player, slip, key, .. } => std::iter::once(wager_key(*player, key))
+                .chain((0..slip.len().min(super::MAX_SLIP)).map(|i| line_key(*player, i, key)))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// The ledger key of a deposit.
+pub(super) fn deposit_key(player: PlayerId, key: &str) -> String {
+    format!("deposit:{player}:{key}")
+}
+
+/// The ledger key of line `i` of a bet slip (no client key can spell it).
+pub(super) fn line_key(player: PlayerId, i: usize, key: &str) -> String {
+    format!("slip:{player}:{i}:{key}")
 }
 
 /// The ledger key of a client's wager key: scoped to the player and the route.

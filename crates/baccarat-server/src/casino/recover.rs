@@ -25,7 +25,7 @@ use crate::audit::{Body, CasinoEvent, Chain, CASINO_CHAIN};
 use crate::checkpoint::{ChainHead, Checkpoint, TableState, FORMAT};
 use crate::coup_feed::Feed;
 use crate::float::max_win;
-use crate::ledger::{Account, AccountId, AccountKind, Cause, Ledger, Transfer, TransferId, TransferKind};
+use crate::ledger::{Account, AccountId, AccountKind, Cause, KeyMemory, Ledger, Transfer, TransferId, TransferKind};
 use crate::postings::TableAccounts;
 use crate::store::{SqliteStore, StoreError};
 
@@ -192,7 +192,9 @@ fn ledger(store: &SqliteStore, cp: &Checkpoint, keys_since_ms: u64) -> Result<(L
         return Err(format!("account {id} has transfers but no row in the store"));
     }
     let answers = store.answers_since(keys_since_ms).map_err(|e| e.to_string())?;
-    let l = Ledger::restore(accounts, pending.into_values().collect(), last, answers).map_err(|e| e.to_string())?;
+    let keys =
+        KeyMemory::restore(answers, store.last_answer().map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+    let l = Ledger::restore(accounts, pending.into_values().collect(), last, keys).map_err(|e| e.to_string())?;
     Ok((l, n))
 }
 

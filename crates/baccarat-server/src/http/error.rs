@@ -119,7 +119,7 @@ pub fn status_of(code: Code) -> StatusCode {
         Code::Role => StatusCode::FORBIDDEN,
         Code::Slip => StatusCode::BAD_REQUEST,
         Code::Config => StatusCode::UNPROCESSABLE_ENTITY,
-        Code::Entropy | Code::Settling => StatusCode::SERVICE_UNAVAILABLE,
+        Code::Entropy | Code::Settling | Code::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         Code::Rule
         | Code::Wallet
         | Code::Float

@@ -136,6 +136,47 @@ async fn wager(app: &App, token: &str, body: Value) -> (StatusCode, Value) {
     app.post("/api/tables/1/wagers", Some(token), body).await
 }
 
+/// A key leaves memory a couple of minutes after it is answered (`keys.rs`),
+/// but a retry within the retention window still gets the first answer: it is
+/// read from the store's answer log. A deposit and a bet slip, retried ten
+/// minutes on, change nothing; the same key for another request is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_older_than_memory_is_answered_from_the_store() {
+    let (now, clock) = movable();
+    let app = spawn_app_with(|c| {
+        c.clock = clock;
+        c.betting = std::time::Duration::from_secs(30);
+    })
+    .await;
+    let p = app.login("player2", "demo").await;
+    let pid = app.get("/api/me", Some(&p)).await.1["user"].as_u64().unwrap();
+    let deposit = |amount: i64, key: &str| {
+        let path = format!("/api/players/{pid}/deposit");
+        let body = json!({"amount": amount, "key": key});
+        let app = &app;
+        async move { app.post(&path, Some(&app.admin), body).await }
+    };
+    let (s, first) = deposit(700, "old").await;
+    assert_eq!(s, StatusCode::OK, "{first}");
+    app.until_phase(1, "betting").await;
+    let slip = json!({"wagers": [{"bet": "banker", "amount": 1000}, {"bet": "tie", "amount": 500}], "key": "slip-old"});
+    let (s, placed) = wager(&app, &p, slip.clone()).await;
+    assert_eq!(s, StatusCode::OK, "{placed}");
+    // Ten minutes on, and another answer, so the old keys leave memory.
+    now.fetch_add(600_000, Ordering::SeqCst);
+    assert_eq!(deposit(1, "fresh").await.0, StatusCode::OK);
+    let (s, again) = deposit(700, "old").await;
+    assert_eq!(s, StatusCode::OK, "{again}");
+    assert_eq!(again["balance"], first["balance"].as_i64().unwrap() + 1, "the retry deposited nothing: {again}");
+    let (s, e) = deposit(800, "old").await;
+    assert_eq!((s, e["code"].as_str()), (StatusCode::CONFLICT, Some("idempotency")), "{e}");
+    let (s, retried) = wager(&app, &p, slip).await;
+    assert_eq!(s, StatusCode::OK, "{retried}");
+    for i in 0..2 {
+        assert_eq!(retried["results"][i]["wager"], placed["results"][i]["wager"], "{retried}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_idempotency_key_means_one_request() {
     let app = spawn_app_with(|c| c.betting = std::time::Duration::from_secs(30)).await;

@@ -300,6 +300,7 @@ fn keys_are_kept_for_their_window_only() {
     // deposit, and with another amount it is refused.
     now.fetch_add(1_800_000, std::sync::atomic::Ordering::SeqCst);
     let mut o = open(&cfg).unwrap();
+    assert_eq!(o.casino.ledger.keys(), 0, "memory holds only the last minutes' keys; this one is on disk");
     assert_eq!(step(&mut o, deposit(1000)), Reply::Deposit { balance: Money(1000) });
     assert!(matches!(step(&mut o, deposit(7)), Reply::Refused { .. }));
     // Past the window (in memory, and across a restart): a new deposit.

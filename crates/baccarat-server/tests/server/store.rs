@@ -3,7 +3,7 @@
 
 use baccarat_rules::Money;
 use baccarat_server::audit::{verify, Chain};
-use baccarat_server::ledger::{AccountKind, Ledger, Op};
+use baccarat_server::ledger::{AccountKind, KeyMemory, Ledger, Op};
 use baccarat_server::store::{Commit, SqliteStore, Store, SCHEMA_VERSION};
 use baccarat_table::engine::PlayerId;
 use baccarat_table::engine::WagerId;
@@ -20,7 +20,7 @@ fn ledger_and_chains_survive_a_restart() {
     let path = temp_db("restart");
     let mut store = SqliteStore::open(&path).unwrap();
     assert_eq!(store.version().unwrap(), SCHEMA_VERSION, "migrations applied on first open");
-    assert_eq!(SCHEMA_VERSION, 9);
+    assert_eq!(SCHEMA_VERSION, 10);
     let mut l = Ledger::new();
     let cage = l.open(AccountKind::Cage);
     let wallet = l.open(AccountKind::Wallet { player: PlayerId(7) });
@@ -62,7 +62,8 @@ fn ledger_and_chains_survive_a_restart() {
             Ok(())
         })
         .unwrap();
-    let restored = Ledger::restore(store.accounts().unwrap(), pending, last, store.answers_since(0).unwrap()).unwrap();
+    let keys = KeyMemory::restore(store.answers_since(0).unwrap(), store.last_answer().unwrap()).unwrap();
+    let restored = Ledger::restore(store.accounts().unwrap(), pending, last, keys).unwrap();
     assert_eq!(restored.account(wallet).unwrap().available(), 4000);
     assert_eq!(restored.account(wallet).unwrap().held, 1000);
     // The idempotency answer survived too: a retry returns the first answer.

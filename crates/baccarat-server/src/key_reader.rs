@@ -1,0 +1,77 @@
+//! Reading idempotency answers back from the store's answer log, on a
+//! read-only connection of the writer's own: the keys that left memory
+//! (`keys.rs` says when, and why this is safe).
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::keys::{AnswerRow, ColdKeys, KeyId};
+use crate::ledger::Cause;
+use crate::store::StoreError;
+
+/// A read connection to the answer log.
+#[derive(Debug)]
+pub struct KeyReader {
+    conn: Mutex<Connection>,
+}
+
+const FIND: &str = "SELECT rowid, digest, answer, at_ms, cause FROM answer_log
+                    WHERE key_id = ?1 AND at_ms >= ?2 ORDER BY rowid DESC LIMIT 1";
+
+impl KeyReader {
+    /// Open a read-only connection to the database at `path`.
+    pub fn open(path: &Path) -> Result<KeyReader, StoreError> {
+        let conn = crate::scan::open_read_only(path)?;
+        // The index's upper levels stay cached between batches.
+        conn.pragma_update(None, "cache_size", -32_000)?;
+        Ok(KeyReader { conn: Mutex::new(conn) })
+    }
+
+    /// The latest answers under `ids` at or after `since_ms`, from one
+    /// snapshot (in `ids`' order: sorted ids read the index in order).
+    pub fn find_many(&self, ids: &[KeyId], since_ms: u64) -> Result<Vec<AnswerRow>, StoreError> {
+        let mut c = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let tx = c.transaction()?;
+        let mut found = Vec::new();
+        {
+            let mut q = tx.prepare_cached(FIND)?;
+            for &id in ids {
+                if let Some(r) = find_on(&mut q, id, since_ms)? {
+                    found.push(r);
+                }
+            }
+        }
+        tx.finish()?;
+        Ok(found)
+    }
+}
+
+fn find_on(q: &mut rusqlite::CachedStatement<'_>, id: KeyId, since_ms: u64) -> Result<Option<AnswerRow>, StoreError> {
+    let row = q
+        .query_row(params![&id.to_le_bytes()[..], since_ms as i64], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, Vec<u8>>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, i64>(3)?,
+                r.get::<_, String>(4)?,
+            ))
+        })
+        .optional()?;
+    let Some((seq, digest, answer, at_ms, cause)) = row else {
+        return Ok(None);
+    };
+    let request: [u8; 32] =
+        digest.try_into().map_err(|_| StoreError::Corrupt(format!("digest of answer {seq} is not 32 bytes")))?;
+    let cause =
+        Cause::parse(&cause).ok_or_else(|| StoreError::Corrupt(format!("answer {seq}: unreadable cause {cause:?}")))?;
+    Ok(Some(AnswerRow { seq: seq as u64, key: String::new(), key_id: id, request, answer, cause, at_ms: at_ms as u64 }))
+}
+
+impl ColdKeys for KeyReader {
+    fn find(&self, ids: &[KeyId], since_ms: u64) -> Result<Vec<AnswerRow>, String> {
+        self.find_many(ids, since_ms).map_err(|e| e.to_string())
+    }
+}

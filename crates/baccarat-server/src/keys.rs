@@ -1,0 +1,492 @@
+//! Idempotency keys: which answers a retry gets, kept in memory only while
+//! they are recent, and found in the store's answer log after that.
+//!
+//! # Design
+//!
+//! Every keyed request (a deposit, a wager, a bet slip) is answered once; a
+//! retry with the same key within the retention window (`--key-retention-hours`,
+//! default [`DEFAULT_KEY_RETENTION_MS`]) gets the first answer, and the same
+//! key for another request is refused. Every answer is written to the answer
+//! log with its batch, numbered in order (its `seq` is the log's rowid).
+//!
+//! Holding a whole window in memory cost about 150 bytes a key: a busy floor's
+//! 72 hours is tens of millions of keys, and memory grew with every wager. So
+//! memory holds only the *hot* keys, those answered in the last
+//! [`DEFAULT_HOT_MS`], and the rest of the window is on disk, found by an index
+//! on the key's id ([`ColdKeys`]). A lookup must never miss a key that was
+//! answered, so:
+//!
+//! * A key leaves memory only once its batch is durable (`durable`, set by the
+//!   committer) and it is older than the hot window; so a key not in memory is
+//!   either new or visible to a read of the store.
+//! * Keys leave memory only between batches ([`KeyMemory::begin_batch`]). At
+//!   the start of each batch the writer reads every key the batch's requests
+//!   name that memory does not hold, in one read of the store (sorted, on its
+//!   own read-only connection), and marks them checked. During the batch a key
+//!   in neither memory nor that read is new: nothing left memory since.
+//! * A key no request named (the server's own keys) is read when asked for.
+//!
+//! The read costs a few microseconds a key on the writer, overlapped with the
+//! committer's fsync of the batch before. (Reading them on the HTTP threads
+//! instead cost more: a thread hop and a lock per request.) The index on the
+//! answer log costs the committer a scattered page write per answer: the price
+//! of memory that does not grow with the window (README: "A year on one
+//! machine").
+//!
+//! A key outside the retention window is forgotten: a request sent again after
+//! it is new (the log still holds the first answer, for an inspector).
+//!
+//! Without a store ([`KeyMemory::set_cold`] never called: tests, `Casino`
+//! used directly) every key of the window stays in memory.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use sha2::{Digest, Sha256};
+
+use crate::ledger::{Answer, Cause, LedgerError, TransferId};
+
+/// How long an idempotency key is remembered: 72 hours.
+pub const DEFAULT_KEY_RETENTION_MS: u64 = 72 * 3600 * 1000;
+
+/// How long an answered key stays in memory once the store can find it: two
+/// minutes, far beyond any batch's time to commit and any retry's usual delay.
+pub const DEFAULT_HOT_MS: u64 = 2 * 60 * 1000;
+
+/// A key as memory and the store's index hold it: the first 128 bits of its
+/// SHA-256.
+pub type KeyId = u128;
+
+/// The id of a key.
+pub fn key_id(key: &str) -> KeyId {
+    let d = Sha256::digest(key.as_bytes());
+    u128::from_le_bytes(d[..16].try_into().expect("16 bytes"))
+}
+
+/// One idempotency answer as the store keeps it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnswerRow {
+    /// Its place in the answer log (the log's rowid).
+    pub seq: u64,
+    /// The key's text (empty when read back: the id is what is looked up).
+    pub key: String,
+    /// The key as memory holds it ([`key_id`]), kept beside it so that a
+    /// start loads the window's keys without hashing each again.
+    pub key_id: KeyId,
+    /// SHA-256 of the request the key is bound to.
+    pub request: [u8; 32],
+    /// The answer as JSON.
+    pub answer: String,
+    /// What the answered batch was for (a retried wager is answered with its
+    /// wager id from here, long after its hold has settled).
+    pub cause: Cause,
+    /// When it was answered (ms since the epoch): the retention window runs
+    /// from here.
+    pub at_ms: u64,
+}
+
+/// Where keys that left memory are found: the store's answer log.
+pub trait ColdKeys: Send + Sync + std::fmt::Debug {
+    /// The latest answers under `ids` given at or after `since_ms` (those
+    /// found), from one snapshot.
+    fn find(&self, ids: &[KeyId], since_ms: u64) -> Result<Vec<AnswerRow>, String>;
+}
+
+/// An answered key in memory.
+#[derive(Clone, Debug)]
+pub struct Bound {
+    pub request: [u8; 32],
+    answer: Kept,
+    pub cause: Cause,
+    at_ms: u64,
+    seq: u64,
+}
+
+impl Bound {
+    pub fn answer(&self) -> Answer {
+        self.answer.answer()
+    }
+}
+
+/// An answer, compact: nearly every one is a single transfer (a wager's hold).
+#[derive(Clone, Debug)]
+enum Kept {
+    One(TransferId),
+    Many(Box<[TransferId]>),
+    Refused(Box<LedgerError>),
+}
+
+impl Kept {
+    fn of(a: &Answer) -> Kept {
+        match a {
+            Ok(ids) if ids.len() == 1 => Kept::One(ids[0]),
+            Ok(ids) => Kept::Many(ids.clone().into_boxed_slice()),
+            Err(e) => Kept::Refused(Box::new(e.clone())),
+        }
+    }
+
+    fn answer(&self) -> Answer {
+        match self {
+            Kept::One(id) => Ok(vec![*id]),
+            Kept::Many(ids) => Ok(ids.to_vec()),
+            Kept::Refused(e) => Err((**e).clone()),
+        }
+    }
+}
+
+/// Read a stored answer; the common `{"Ok":[N]}` without the JSON parser.
+fn read_answer(json: &str) -> Result<Kept, serde_json::Error> {
+    if let Some(n) = json.strip_prefix("{\"Ok\":[").and_then(|r| r.strip_suffix("]}")) {
+        if let Ok(id) = n.parse::<TransferId>() {
+            return Ok(Kept::One(id));
+        }
+    }
+    serde_json::from_str::<Answer>(json).map(|a| Kept::of(&a))
+}
+
+impl Bound {
+    fn of_row(r: &AnswerRow) -> Result<Bound, LedgerError> {
+        let answer =
+            read_answer(&r.answer).map_err(|e| LedgerError::Invariant(format!("stored answer {:x}: {e}", r.key_id)))?;
+        Ok(Bound { request: r.request, answer, cause: r.cause, at_ms: r.at_ms, seq: r.seq })
+    }
+}
+
+/// The keys answered within the retention window: recent ones in memory, the
+/// rest found in the store (module docs).
+#[derive(Clone, Debug)]
+pub struct KeyMemory {
+    /// Hashed with foldhash, seeded per process: every wager adds a key, and
+    /// SipHash made the map's growth a tenth of the writer's time.
+    hot: HashMap<KeyId, Bound, foldhash::fast::RandomState>,
+    /// The hot keys in the order they were answered: (time, id, seq).
+    by_age: VecDeque<(u64, KeyId, u64)>,
+    /// The seq the next answer gets.
+    next_seq: u64,
+    /// Every answer with a seq above this is in memory.
+    evicted_through: u64,
+    /// The last seq the committer has made durable (shared with it).
+    durable: Arc<AtomicU64>,
+    now_ms: u64,
+    retention_ms: u64,
+    hot_ms: u64,
+    cold: Option<Arc<dyn ColdKeys>>,
+    /// The keys of this batch already looked for in the store.
+    checked: HashSet<KeyId, foldhash::fast::RandomState>,
+}
+
+impl Default for KeyMemory {
+    fn default() -> KeyMemory {
+        KeyMemory {
+            hot: HashMap::default(),
+            by_age: VecDeque::new(),
+            next_seq: 1,
+            evicted_through: 0,
+            durable: Arc::new(AtomicU64::new(0)),
+            now_ms: 0,
+            retention_ms: DEFAULT_KEY_RETENTION_MS,
+            hot_ms: DEFAULT_HOT_MS,
+            cold: None,
+            checked: HashSet::default(),
+        }
+    }
+}
+
+impl KeyMemory {
+    /// Rebuild from the store: the answers read back (the hot window, or the
+    /// whole retention window without a cold store) and the log's last seq.
+    pub fn restore(answers: Vec<AnswerRow>, last_seq: u64) -> Result<KeyMemory, LedgerError> {
+        let mut k = KeyMemory { next_seq: last_seq + 1, ..KeyMemory::default() };
+        k.evicted_through = answers.first().map_or(last_seq, |r| r.seq.saturating_sub(1));
+        k.durable.store(last_seq, Ordering::Release);
+        k.hot.reserve(answers.len());
+        for r in answers {
+            k.now_ms = k.now_ms.max(r.at_ms);
+            k.by_age.push_back((r.at_ms, r.key_id, r.seq));
+            k.hot.insert(r.key_id, Bound::of_row(&r)?);
+        }
+        Ok(k)
+    }
+
+    /// Find keys that left memory in `cold`; keep them in memory for `hot_ms`.
+    pub fn set_cold(&mut self, cold: Arc<dyn ColdKeys>, hot_ms: u64) {
+        self.cold = Some(cold);
+        self.hot_ms = hot_ms;
+    }
+
+    /// The counter the committer raises to the last seq it made durable.
+    pub fn durable(&self) -> Arc<AtomicU64> {
+        self.durable.clone()
+    }
+
+    /// How long keys are remembered.
+    pub fn set_retention(&mut self, ms: u64) {
+        self.retention_ms = ms;
+    }
+
+    /// The start of the retention window.
+    pub fn horizon(&self) -> u64 {
+        self.now_ms.saturating_sub(self.retention_ms)
+    }
+
+    /// Keys in memory now.
+    pub fn len(&self) -> usize {
+        self.hot.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.hot.is_empty()
+    }
+
+    /// The seq of the last answer given.
+    pub fn last_seq(&self) -> u64 {
+        self.next_seq - 1
+    }
+
+    /// Set the time the batch's requests are answered at. Without a cold
+    /// store, keys past the window leave memory now; with one, only between
+    /// batches ([`KeyMemory::begin_batch`]).
+    pub fn set_time(&mut self, now_ms: u64) {
+        self.now_ms = now_ms;
+        if self.cold.is_none() {
+            self.evict();
+        }
+    }
+
+    /// Let keys leave memory: those past the retention window, and (with a
+    /// cold store) those durable and older than the hot window.
+    fn evict(&mut self) {
+        let horizon = self.horizon();
+        let hot_from = if self.cold.is_some() { self.now_ms.saturating_sub(self.hot_ms) } else { horizon };
+        let durable = self.durable.load(Ordering::Acquire);
+        while let Some(&(at, id, seq)) = self.by_age.front() {
+            let expired = at < horizon;
+            if !expired && (at >= hot_from || seq > durable) {
+                break;
+            }
+            self.by_age.pop_front();
+            if self.hot.get(&id).is_some_and(|b| b.seq == seq) {
+                self.hot.remove(&id);
+            }
+            if !expired && self.cold.is_some() {
+                self.evicted_through = self.evicted_through.max(seq);
+            }
+        }
+    }
+
+    /// Start a batch at `now_ms` whose requests name the keys `ids`: let keys
+    /// leave memory, then read those not in memory from the store in one go.
+    /// Until the next batch, a key of `ids` in neither is new.
+    pub fn begin_batch(&mut self, now_ms: u64, ids: &[KeyId]) -> Result<(), LedgerError> {
+        self.now_ms = now_ms;
+        self.checked.clear();
+        self.evict();
+        let Some(cold) = self.cold.clone() else {
+            return Ok(());
+        };
+        if self.evicted_through == 0 {
+            return Ok(()); // nothing has left memory: nothing to read
+        }
+        let hot = &self.hot;
+        let mut missing: Vec<KeyId> = ids.iter().copied().filter(|id| !hot.contains_key(id)).collect();
+        missing.sort_unstable();
+        missing.dedup();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let found = cold.find(&missing, self.horizon()).map_err(unreadable)?;
+        for r in &found {
+            self.warm(r)?;
+        }
+        self.checked.extend(missing);
+        Ok(())
+    }
+
+    /// Keep a key read from the store in memory (if still in the window).
+    fn warm(&mut self, r: &AnswerRow) -> Result<(), LedgerError> {
+        if r.at_ms >= self.horizon() && !self.hot.contains_key(&r.key_id) {
+            self.hot.insert(r.key_id, Bound::of_row(r)?);
+            self.by_age.push_back((r.at_ms, r.key_id, r.seq));
+        }
+        Ok(())
+    }
+
+    /// What `key` has answered within the window, if anything.
+    pub fn find(&mut self, key: &str) -> Result<Option<&Bound>, LedgerError> {
+        let id = key_id(key);
+        let horizon = self.horizon();
+        if self.hot.get(&id).is_some_and(|b| b.at_ms < horizon) {
+            self.hot.remove(&id); // past the window: forgotten
+        }
+        if !self.hot.contains_key(&id) && self.may_be_cold(id) {
+            let cold = self.cold.clone().expect("may_be_cold needs a cold store");
+            for r in cold.find(&[id], horizon).map_err(unreadable)? {
+                self.warm(&r)?;
+            }
+            self.checked.insert(id);
+        }
+        Ok(self.hot.get(&id))
+    }
+
+    /// Whether a key not in memory may still be in the store's window.
+    fn may_be_cold(&self, id: KeyId) -> bool {
+        self.cold.is_some() && self.evicted_through > 0 && !self.checked.contains(&id)
+    }
+
+    /// Remember an answer: it gets the next seq.
+    pub fn remember(&mut self, key: &str, request: [u8; 32], answer: &Answer, cause: Cause) -> AnswerRow {
+        let id = key_id(key);
+        let (at_ms, seq) = (self.now_ms, self.next_seq);
+        self.next_seq += 1;
+        let json = serde_json::to_string(answer).expect("answers serialise");
+        self.hot.insert(id, Bound { request, answer: Kept::of(answer), cause, at_ms, seq });
+        self.by_age.push_back((at_ms, id, seq));
+        AnswerRow { seq, key: key.to_string(), key_id: id, request, answer: json, cause, at_ms }
+    }
+}
+
+fn unreadable(e: String) -> LedgerError {
+    LedgerError::Unavailable(format!("the answer log cannot be read: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// A store's answer log in memory, counting the keys it was asked for.
+    #[derive(Debug, Default)]
+    struct Log {
+        rows: Mutex<Vec<AnswerRow>>,
+        asked: AtomicU64,
+    }
+
+    impl ColdKeys for Log {
+        fn find(&self, ids: &[KeyId], since_ms: u64) -> Result<Vec<AnswerRow>, String> {
+            self.asked.fetch_add(ids.len() as u64, Ordering::Relaxed);
+            let rows = self.rows.lock().unwrap();
+            Ok(ids
+                .iter()
+                .filter_map(|id| rows.iter().find(|r| r.key_id == *id && r.at_ms >= since_ms).cloned())
+                .collect())
+        }
+    }
+
+    const MIN: u64 = 60_000;
+
+    /// Answer `key` at `now` in a batch of its own, and commit it to `log` (or
+    /// not).
+    fn answer(k: &mut KeyMemory, log: &Log, key: &str, now: u64, durable: bool) {
+        k.begin_batch(now, &[key_id(key)]).unwrap();
+        assert!(k.find(key).unwrap().is_none(), "{key} is new");
+        let row = k.remember(key, [1; 32], &Ok(vec![7]), Cause::None);
+        if durable {
+            log.rows.lock().unwrap().push(row.clone());
+            k.durable.store(row.seq, Ordering::Release);
+        }
+    }
+
+    fn setup() -> (KeyMemory, Arc<Log>) {
+        let log = Arc::new(Log::default());
+        let mut k = KeyMemory::default();
+        k.set_cold(log.clone(), 2 * MIN);
+        (k, log)
+    }
+
+    fn asked(log: &Log) -> u64 {
+        log.asked.load(Ordering::Relaxed)
+    }
+
+    #[test]
+    fn a_key_older_than_the_hot_window_is_found_in_the_store() {
+        let (mut k, log) = setup();
+        answer(&mut k, &log, "a", 0, true);
+        answer(&mut k, &log, "b", 10 * MIN, true);
+        assert_eq!(k.len(), 1, "a left memory");
+        let before = asked(&log);
+        assert!(k.find("a").unwrap().is_some(), "a is found in the store");
+        assert_eq!(asked(&log), before + 1);
+        assert!(k.find("c").unwrap().is_none());
+    }
+
+    #[test]
+    fn a_key_not_yet_durable_never_leaves_memory() {
+        let (mut k, log) = setup();
+        answer(&mut k, &log, "a", 0, false);
+        answer(&mut k, &log, "b", 10 * MIN, false);
+        assert_eq!(k.len(), 2, "nothing is durable, so nothing leaves memory");
+        // The store is empty: only memory can answer.
+        assert!(k.find("a").unwrap().is_some());
+    }
+
+    #[test]
+    fn a_batch_reads_its_missing_keys_once_and_then_needs_no_read() {
+        let (mut k, log) = setup();
+        for (key, at) in [("a", 0), ("b", 10 * MIN), ("c", 29 * MIN)] {
+            answer(&mut k, &log, key, at, true);
+        }
+        let before = asked(&log);
+        k.begin_batch(30 * MIN, &[key_id("a"), key_id("new"), key_id("c")]).unwrap();
+        assert_eq!(asked(&log), before + 2, "a and new were read together; c is in memory");
+        assert!(k.find("a").unwrap().is_some(), "a came with the batch's read");
+        assert!(k.find("new").unwrap().is_none());
+        assert!(k.find("c").unwrap().is_some());
+        assert_eq!(asked(&log), before + 2, "nothing more was read");
+        // A key the batch did not name is read when asked for.
+        assert!(k.find("b").unwrap().is_some());
+        assert_eq!(asked(&log), before + 3);
+    }
+
+    #[test]
+    fn a_key_leaves_memory_only_between_batches() {
+        let (mut k, log) = setup();
+        answer(&mut k, &log, "a", 0, true);
+        k.begin_batch(MIN, &[key_id("x")]).unwrap();
+        // Time runs on within the batch; "a" stays where the batch found it.
+        k.set_time(10 * MIN);
+        assert_eq!(k.len(), 1);
+        assert!(k.find("a").unwrap().is_some());
+    }
+
+    #[test]
+    fn a_key_outside_the_retention_window_is_forgotten() {
+        let (mut k, log) = setup();
+        k.set_retention(60 * MIN);
+        answer(&mut k, &log, "a", 0, true);
+        answer(&mut k, &log, "b", 61 * MIN, true);
+        assert!(k.find("a").unwrap().is_none());
+        assert!(k.find("b").unwrap().is_some());
+        // In memory too: past the window, a hot key is forgotten.
+        k.set_time(122 * MIN);
+        assert!(k.find("b").unwrap().is_none());
+    }
+
+    #[test]
+    fn without_a_store_the_whole_window_stays_in_memory() {
+        let log = Log::default();
+        let mut k = KeyMemory::default();
+        answer(&mut k, &log, "a", 0, true);
+        answer(&mut k, &log, "b", 600 * MIN, true);
+        assert_eq!(k.len(), 2);
+        assert!(k.find("a").unwrap().is_some());
+        k.set_time(DEFAULT_KEY_RETENTION_MS + 1);
+        assert_eq!(k.len(), 1, "a is past the window");
+    }
+
+    #[test]
+    fn restored_keys_continue_the_seq_and_know_what_is_on_disk() {
+        let (mut k, log) = setup();
+        for i in 0..5u64 {
+            answer(&mut k, &log, &format!("k{i}"), i * MIN, true);
+        }
+        let rows = log.rows.lock().unwrap().clone();
+        let mut r = KeyMemory::restore(rows[3..].to_vec(), 5).unwrap();
+        r.set_cold(log.clone(), 2 * MIN);
+        assert_eq!(r.len(), 2);
+        assert_eq!(r.evicted_through, 3);
+        assert!(r.find("k0").unwrap().is_some(), "k0 is found on disk");
+        let row = r.remember("k5", [1; 32], &Ok(vec![9]), Cause::None);
+        assert_eq!(row.seq, 6);
+    }
+}

@@ -92,6 +92,8 @@ pub struct Checkpoint {
 #[derive(Clone, Debug)]
 pub struct Sealed {
     pub at_ms: u64,
+    /// Where it stood, kept after it is superseded (`archive.rs` cuts there).
+    pub mark: crate::archive::Mark,
     pub body: Vec<u8>,
     pub sha256: String,
     pub signature: String,
@@ -111,7 +113,10 @@ fn sealed(c: &Checkpoint, sign: impl Fn(&[u8]) -> String, public_key: String) ->
     let body = serde_json::to_vec(c).expect("checkpoints serialise");
     let sha256 = hex(&Sha256::digest(&body));
     let signature = sign(&signed_message(&sha256));
-    Sealed { at_ms: c.at_ms, body, sha256, signature, public_key }
+    let mut heads: std::collections::BTreeMap<u32, u64> = c.tables.iter().map(|t| (t.id, t.chain.len)).collect();
+    heads.insert(crate::audit::CASINO_CHAIN, c.casino.len);
+    let mark = crate::archive::Mark { at_ms: c.at_ms, last_transfer: c.last_transfer, heads };
+    Sealed { at_ms: c.at_ms, mark, body, sha256, signature, public_key }
 }
 
 /// Check a stored checkpoint against the server's public key and read it.

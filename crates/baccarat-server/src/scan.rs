@@ -23,6 +23,7 @@ use std::path::Path;
 
 use rusqlite::{params, Connection, OpenFlags};
 
+use crate::archive::each_paged;
 use crate::audit::Record;
 use crate::ledger::{Account, Cause, Transfer, TransferKind};
 use crate::store::{Snapshot, SqliteStore, StoreError, TableRow};
@@ -103,14 +104,26 @@ fn parse<T: serde::de::DeserializeOwned>(s: &str) -> Result<T, StoreError> {
     serde_json::from_str(s).map_err(|e| StoreError::Corrupt(format!("{e}: {s}")))
 }
 
-/// The readers over one connection.
+/// The readers over one connection, and the archive files history was moved
+/// to (`archive.rs`), read before the live rows.
 pub struct Scan<'c> {
     conn: &'c Connection,
+    archives: Vec<Connection>,
 }
 
 impl<'c> Scan<'c> {
+    /// Read the live rows only (an in-memory store has no archives).
     pub fn new(conn: &'c Connection) -> Scan<'c> {
-        Scan { conn }
+        Scan { conn, archives: Vec::new() }
+    }
+
+    /// Read the archives the database at `db` registers, then its live rows.
+    pub fn with_archives(conn: &'c Connection, db: &Path) -> Result<Scan<'c>, StoreError> {
+        Ok(Scan { conn, archives: crate::archive::open_archives(conn, db)? })
+    }
+
+    fn history(&self) -> Vec<&Connection> {
+        self.archives.iter().chain(std::iter::once(self.conn)).collect()
     }
 
     /// Start the read transaction every later read sees the database through.
@@ -139,12 +152,29 @@ impl<'c> Scan<'c> {
 
     /// Whether any chain has a record.
     pub fn has_records(&self) -> Result<bool, StoreError> {
-        Ok(self.conn.query_row("SELECT EXISTS (SELECT 1 FROM audit)", [], |r| r.get(0))?)
+        for c in self.history() {
+            if c.query_row("SELECT EXISTS (SELECT 1 FROM audit)", [], |r| r.get(0))? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
-    /// How many records a chain has (from the primary key's index alone).
+    /// How many records a chain has (from the primary key's index alone;
+    /// a record still in both an archive and the live file counts once).
     pub fn count_records(&self, table: u32) -> Result<u64, StoreError> {
-        Ok(self.conn.query_row("SELECT count(*) FROM audit WHERE tbl = ?1", [table], |r| r.get::<_, i64>(0))? as u64)
+        let mut after = 0i64;
+        let mut n = 0u64;
+        for c in self.history() {
+            let (count, last): (i64, Option<i64>) = c.query_row(
+                "SELECT count(*), MAX(seq) FROM audit WHERE tbl = ?1 AND seq > ?2",
+                params![table, after],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?;
+            n += count as u64;
+            after = after.max(last.unwrap_or(after));
+        }
+        Ok(n)
     }
 
     /// Each record of a chain, in sequence order, until `f` says stop
@@ -154,40 +184,28 @@ impl<'c> Scan<'c> {
         table: u32,
         mut f: impl FnMut(Record) -> Result<bool, StoreError>,
     ) -> Result<(), StoreError> {
-        let mut q = self.conn.prepare_cached(
-            "SELECT seq, prev, body, hash FROM audit WHERE tbl = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
-        )?;
-        let mut after = i64::MIN;
-        loop {
-            let mut rows = q.query(params![table, after, PAGE])?;
-            let mut n = 0;
-            while let Some(r) = rows.next()? {
+        each_paged(
+            &self.history(),
+            "SELECT seq, prev, body, hash FROM audit WHERE tbl = ?3 AND seq > ?1 ORDER BY seq LIMIT ?2",
+            i64::MIN,
+            &[&table],
+            |r| {
                 let seq: i64 = r.get(0)?;
-                after = seq;
-                n += 1;
-                if !f(Record { seq: seq as u64, prev: r.get(1)?, body: r.get(2)?, hash: r.get(3)? })? {
-                    return Ok(());
-                }
-            }
-            if n < PAGE {
-                return Ok(());
-            }
-        }
+                let go = f(Record { seq: seq as u64, prev: r.get(1)?, body: r.get(2)?, hash: r.get(3)? })?;
+                Ok(go.then_some(seq))
+            },
+        )
     }
 
     /// Each transfer, in id order (the memo is not read: nothing checks it).
     pub fn each_transfer(&self, mut f: impl FnMut(Transfer) -> Result<(), StoreError>) -> Result<(), StoreError> {
-        let mut q = self.conn.prepare_cached(
+        each_paged(
+            &self.history(),
             "SELECT id, debit, credit, amount, kind, cause FROM transfers WHERE id > ?1 ORDER BY id LIMIT ?2",
-        )?;
-        let mut after = i64::MIN;
-        loop {
-            let mut rows = q.query(params![after, PAGE])?;
-            let mut n = 0;
-            while let Some(r) = rows.next()? {
+            i64::MIN,
+            &[],
+            |r| {
                 let id: i64 = r.get(0)?;
-                after = id;
-                n += 1;
                 let kind = transfer_kind(r.get_ref(4)?.as_str().map_err(rusqlite::Error::from)?)?;
                 let cause = r.get_ref(5)?.as_str().map_err(rusqlite::Error::from)?;
                 let cause = Cause::parse(cause)
@@ -201,38 +219,29 @@ impl<'c> Scan<'c> {
                     memo: String::new(),
                     cause,
                 })?;
-            }
-            if n < PAGE {
-                return Ok(());
-            }
-        }
+                Ok(Some(id))
+            },
+        )
     }
 
     /// Each idempotency answer in the order it was given: its key and its
     /// answer's JSON, until `f` says stop.
     pub fn each_answer(&self, mut f: impl FnMut(&str, &str) -> Result<bool, StoreError>) -> Result<(), StoreError> {
-        let mut q = self.conn.prepare_cached(
+        each_paged(
+            &self.history(),
             "SELECT rowid, key, digest, answer FROM answer_log WHERE rowid > ?1 ORDER BY rowid LIMIT ?2",
-        )?;
-        let mut after = i64::MIN;
-        loop {
-            let mut rows = q.query(params![after, PAGE])?;
-            let mut n = 0;
-            while let Some(r) = rows.next()? {
-                after = r.get(0)?;
-                n += 1;
+            i64::MIN,
+            &[],
+            |r| {
+                let rowid: i64 = r.get(0)?;
                 let key = r.get_ref(1)?.as_str().map_err(rusqlite::Error::from)?;
                 if r.get_ref(2)?.as_blob().map_err(rusqlite::Error::from)?.len() != 32 {
                     return Err(StoreError::Corrupt(format!("digest of answer {key}")));
                 }
-                if !f(key, r.get_ref(3)?.as_str().map_err(rusqlite::Error::from)?)? {
-                    return Ok(());
-                }
-            }
-            if n < PAGE {
-                return Ok(());
-            }
-        }
+                let go = f(key, r.get_ref(3)?.as_str().map_err(rusqlite::Error::from)?)?;
+                Ok(go.then_some(rowid))
+            },
+        )
     }
 
     /// A fresh, empty set of answered transfer ids in the temporary database.

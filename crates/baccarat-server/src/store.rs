@@ -98,6 +98,10 @@ pub struct StoredCheckpoint {
     pub public_key: String,
 }
 
+/// The write-ahead log's size beyond which it is restarted from its start
+/// ([`SqliteStore::checkpoint_in_background`]).
+pub const WAL_RESTART_BYTES: i64 = 256 << 20;
+
 /// Checkpoints kept: the latest few (each supersedes the ones before).
 pub const CHECKPOINTS_KEPT: i64 = 2;
 
@@ -149,10 +153,20 @@ const MIGRATIONS: &[&str] = &[
     // by their id. (Rows written before migration 9 without an id get one
     // when the store opens: see `fill_key_ids`.)
     "CREATE INDEX answer_log_key_id ON answer_log (key_id);",
+    // 11: archives (`archive.rs`): each checkpoint's mark (where every chain
+    // and the transfers stood), kept after the checkpoint is superseded, and
+    // the archive files that hold history moved out of this one.
+    "CREATE TABLE marks (id INTEGER PRIMARY KEY, at_ms INTEGER NOT NULL, last_transfer INTEGER NOT NULL,
+       heads TEXT NOT NULL);
+     CREATE TABLE archives (id INTEGER PRIMARY KEY, file TEXT NOT NULL UNIQUE, sha256 TEXT NOT NULL,
+       at_ms INTEGER NOT NULL, cut TEXT NOT NULL);",
 ];
 
 pub struct SqliteStore {
     conn: Connection,
+    /// The archive files history was moved to, oldest first (`archive.rs`):
+    /// the history readers read them before the live rows.
+    archives: Vec<Connection>,
 }
 
 impl SqliteStore {
@@ -165,9 +179,10 @@ impl SqliteStore {
         // The checkpointer writes on a connection of its own: wait for it
         // rather than fail a commit.
         conn.busy_timeout(std::time::Duration::from_secs(30))?;
-        let mut s = SqliteStore { conn };
+        let mut s = SqliteStore { conn, archives: Vec::new() };
         s.migrate()?;
         s.fill_key_ids()?;
+        s.archives = crate::archive::open_archives(&s.conn, path)?;
         Ok(s)
     }
 
@@ -191,7 +206,7 @@ impl SqliteStore {
 
     /// An in-memory store, for tests.
     pub fn memory() -> Result<SqliteStore, StoreError> {
-        let mut s = SqliteStore { conn: Connection::open_in_memory()? };
+        let mut s = SqliteStore { conn: Connection::open_in_memory()?, archives: Vec::new() };
         s.migrate()?;
         Ok(s)
     }
@@ -211,15 +226,31 @@ impl SqliteStore {
     /// checkpointing on commit, and a thread of its own copies the log into the
     /// database every `every` (PASSIVE: it never blocks the writer). Commits stay
     /// durable as before — a committed transaction is in the fsynced log.
+    ///
+    /// Under a steady stream of commits a passive checkpoint never catches the
+    /// log's end, and the log grew without bound (6.3 GB in a ten-minute
+    /// soak). So once it holds more than [`WAL_RESTART_BYTES`], the thread
+    /// runs a RESTART checkpoint: it holds new commits back while it copies
+    /// the last frames (few: the passive ones kept up), so the next commit
+    /// writes the log from its start, and the file is cut back to that size.
     pub fn checkpoint_in_background(&mut self, path: &Path, every: std::time::Duration) -> Result<(), StoreError> {
         let conn = Connection::open(path)?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         self.conn.pragma_update(None, "wal_autocheckpoint", 0)?;
+        self.conn.pragma_update(None, "journal_size_limit", WAL_RESTART_BYTES)?;
+        let page: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
         std::thread::Builder::new()
             .name("checkpoint".into())
             .spawn(move || loop {
                 std::thread::sleep(every);
-                if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
+                let log = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| r.get::<_, i64>(1));
+                let r = match log {
+                    Ok(frames) if frames * page > WAL_RESTART_BYTES => {
+                        conn.query_row("PRAGMA wal_checkpoint(RESTART)", [], |_| Ok(()))
+                    }
+                    other => other.map(|_| ()),
+                };
+                if let Err(e) = r {
                     eprintln!("checkpoint: {e}");
                 }
             })
@@ -341,9 +372,14 @@ impl Store for SqliteStore {
         )?;
         let id = tx.last_insert_rowid();
         tx.execute("DELETE FROM checkpoints WHERE id <= ?1", [id - CHECKPOINTS_KEPT])?;
+        crate::archive::write_mark(&tx, &c.mark)?;
         tx.commit()?;
         Ok(())
     }
+}
+
+fn record_of(r: &rusqlite::Row) -> Result<Record, StoreError> {
+    Ok(Record { seq: r.get::<_, i64>(0)? as u64, prev: r.get(1)?, body: r.get(2)?, hash: r.get(3)? })
 }
 
 fn transfer_of(r: &rusqlite::Row) -> Result<Transfer, StoreError> {
@@ -364,7 +400,7 @@ fn transfer_of(r: &rusqlite::Row) -> Result<Transfer, StoreError> {
 
 /// Rows read per query by the streaming readers: bounded memory, and the
 /// writer's commits are not held off by one long read.
-const PAGE: i64 = 20_000;
+pub const PAGE: i64 = 20_000;
 
 /// The tables' definitions, by id, on any connection (the store's, or
 /// `verify`'s read-only one).
@@ -407,72 +443,79 @@ impl SqliteStore {
         accounts_on(&self.conn)
     }
 
-    /// Each transfer after id `after`, in order.
+    /// Where history is read from: the archives, oldest first, then the live
+    /// rows.
+    fn history(&self) -> Vec<&Connection> {
+        self.archives.iter().chain(std::iter::once(&self.conn)).collect()
+    }
+
+    /// Each transfer after id `after`, in order (archived ones too).
     pub fn each_transfer_after(
         &self,
         after: u64,
         mut f: impl FnMut(Transfer) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        let mut q = self.conn.prepare(
+        crate::archive::each_paged(
+            &self.history(),
             "SELECT id, debit, credit, amount, kind, memo, cause FROM transfers WHERE id > ?1 ORDER BY id LIMIT ?2",
-        )?;
-        let mut from = after as i64;
-        loop {
-            let mut rows = q.query(params![from, PAGE])?;
-            let mut n = 0;
-            while let Some(r) = rows.next()? {
+            after as i64,
+            &[],
+            |r| {
                 let t = transfer_of(r)?;
-                from = t.id as i64;
-                n += 1;
+                let id = t.id as i64;
                 f(t)?;
-            }
-            if n < PAGE {
-                return Ok(());
-            }
-        }
+                Ok(Some(id))
+            },
+        )
     }
 
-    /// Each record of a table's chain after sequence number `after`, in order.
+    /// Each record of a table's chain after sequence number `after`, in order
+    /// (archived ones too).
     pub fn each_record_after(
         &self,
         table: u32,
         after: u64,
         mut f: impl FnMut(Record) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        let mut q = self
-            .conn
-            .prepare("SELECT seq, prev, body, hash FROM audit WHERE tbl = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3")?;
-        let mut from = after as i64;
-        loop {
-            let mut rows = q.query(params![table, from, PAGE])?;
-            let mut n = 0;
-            while let Some(r) = rows.next()? {
-                let rec = Record { seq: r.get::<_, i64>(0)? as u64, prev: r.get(1)?, body: r.get(2)?, hash: r.get(3)? };
-                from = rec.seq as i64;
-                n += 1;
+        crate::archive::each_paged(
+            &self.history(),
+            "SELECT seq, prev, body, hash FROM audit WHERE tbl = ?3 AND seq > ?1 ORDER BY seq LIMIT ?2",
+            after as i64,
+            &[&table],
+            |r| {
+                let rec = record_of(r)?;
+                let seq = rec.seq as i64;
                 f(rec)?;
-            }
-            if n < PAGE {
-                return Ok(());
+                Ok(Some(seq))
+            },
+        )
+    }
+
+    /// One record of a chain (archived or live).
+    pub fn record_at(&self, table: u32, seq: u64) -> Result<Option<Record>, StoreError> {
+        for conn in self.history() {
+            let r = conn
+                .query_row(
+                    "SELECT seq, prev, body, hash FROM audit WHERE tbl = ?1 AND seq = ?2",
+                    params![table, seq as i64],
+                    |r| record_of(r).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e))),
+                )
+                .optional()?;
+            if r.is_some() {
+                return Ok(r);
             }
         }
+        Ok(None)
     }
 
-    /// One record of a chain.
-    pub fn record_at(&self, table: u32, seq: u64) -> Result<Option<Record>, StoreError> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT seq, prev, body, hash FROM audit WHERE tbl = ?1 AND seq = ?2",
-                params![table, seq as i64],
-                |r| Ok(Record { seq: r.get::<_, i64>(0)? as u64, prev: r.get(1)?, body: r.get(2)?, hash: r.get(3)? }),
-            )
-            .optional()?)
-    }
-
-    /// The last transfer id written.
+    /// The last transfer id written (archived or live).
     pub fn last_transfer(&self) -> Result<u64, StoreError> {
-        Ok(self.conn.query_row("SELECT COALESCE(MAX(id), 0) FROM transfers", [], |r| r.get::<_, i64>(0))? as u64)
+        let mut last = 0u64;
+        for conn in self.history() {
+            let m = conn.query_row("SELECT COALESCE(MAX(id), 0) FROM transfers", [], |r| r.get::<_, i64>(0))? as u64;
+            last = last.max(m);
+        }
+        Ok(last)
     }
 
     /// The answers given at or after `since_ms`, oldest first. The log is in
@@ -576,13 +619,24 @@ impl SqliteStore {
 }
 
 /// Read one table's audit records from sequence number `from` on, on a
-/// connection of its own (the game-recall route reads while the writer writes).
+/// connection of its own (the game-recall route reads while the writer
+/// writes), archived ones included.
 pub fn read_records(path: &Path, table: u32, from: u64) -> Result<Vec<Record>, StoreError> {
-    let conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-    conn.busy_timeout(std::time::Duration::from_secs(5))?;
-    let mut q = conn.prepare("SELECT seq, prev, body, hash FROM audit WHERE tbl = ?1 AND seq >= ?2 ORDER BY seq")?;
-    let rows = q.query_map(params![table, from as i64], |r| {
-        Ok(Record { seq: r.get::<_, i64>(0)? as u64, prev: r.get(1)?, body: r.get(2)?, hash: r.get(3)? })
-    })?;
-    Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    let conn = crate::scan::open_read_only(path)?;
+    let archives = crate::archive::open_archives(&conn, path)?;
+    let sources: Vec<&Connection> = archives.iter().chain(std::iter::once(&conn)).collect();
+    let mut out = Vec::new();
+    crate::archive::each_paged(
+        &sources,
+        "SELECT seq, prev, body, hash FROM audit WHERE tbl = ?3 AND seq > ?1 ORDER BY seq LIMIT ?2",
+        from as i64 - 1,
+        &[&table],
+        |r| {
+            let rec = record_of(r)?;
+            let seq = rec.seq as i64;
+            out.push(rec);
+            Ok(Some(seq))
+        },
+    )?;
+    Ok(out)
 }

@@ -150,7 +150,17 @@ pub fn verify_file(
     } else {
         (None, None)
     };
-    let scan = Scan::new(&conn);
+    // Archived history is read with the live rows (`archive.rs`); each
+    // archive file must be the one registered. A missing one is named, and the
+    // chains then show what is missing.
+    let mut archive_problems = crate::archive::check_files(&conn, db).map_err(|e| e.to_string())?;
+    let scan = match Scan::with_archives(&conn, db) {
+        Ok(s) => s,
+        Err(e) => {
+            archive_problems.push(e.to_string());
+            Scan::new(&conn)
+        }
+    };
     let run = || -> Result<Findings, StoreError> {
         scan.begin()?;
         let missing =
@@ -158,6 +168,7 @@ pub fn verify_file(
         let mut f = verify_scan(&scan, anchored.as_ref())?;
         scan.end()?;
         f.problems.extend(unread.clone().or(missing));
+        f.problems.extend(archive_problems.iter().cloned());
         Ok(f)
     };
     let f = run().map_err(|e| e.to_string())?;
@@ -503,7 +514,7 @@ pub fn voids_of(table: u32, bodies: &[(u64, Body)]) -> Vec<Void> {
 /// table's history).
 pub fn voids_in(db: &std::path::Path, table: u32) -> Result<Vec<Void>, String> {
     let conn = crate::scan::open_read_only(db).map_err(|e| e.to_string())?;
-    let scan = crate::scan::Scan::new(&conn);
+    let scan = crate::scan::Scan::with_archives(&conn, db).map_err(|e| e.to_string())?;
     let mut v = Voids::new(table);
     let mut out = Vec::new();
     scan.each_record(table, |r| {

@@ -35,6 +35,9 @@ enum Command {
     Serve(cmd::serve::ServeArgs),
     /// Check a database: audit chains, seeds, cards, results, settlements, ledger.
     Verify(cmd::verify::VerifyArgs),
+    /// Move history older than some days into a write-once archive file,
+    /// which verify and recall still read.
+    Archive(cmd::archive::ArchiveArgs),
     /// Drive many players at many tables of a running server on loopback.
     Loadgen(cmd::loadgen::Args),
     /// Check a table configuration against its rulebook.
@@ -56,6 +59,7 @@ fn main() -> ExitCode {
         Command::Simulate(a) => cmd::simulate::run_cmd(a),
         Command::Serve(a) => cmd::serve::run_serve(a),
         Command::Verify(a) => cmd::verify::run_verify(a),
+        Command::Archive(a) => cmd::archive::run(a),
         Command::Loadgen(a) => cmd::loadgen::run(a),
         Command::Rng(c) => cmd::rng::run(c),
     };

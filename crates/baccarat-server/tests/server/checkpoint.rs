@@ -16,7 +16,7 @@ use baccarat_server::trust::Actor;
 use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
 use serde_json::{json, Value};
 
-fn config(name: &str) -> ServeConfig {
+pub(super) fn config(name: &str) -> ServeConfig {
     let dir = std::env::temp_dir().join(format!("baccarat-checkpoint-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -24,7 +24,7 @@ fn config(name: &str) -> ServeConfig {
 }
 
 /// Apply one request as the server does: commit, anchor, fold into the feed.
-fn step(o: &mut Opened, r: Request) -> Reply {
+pub(super) fn step(o: &mut Opened, r: Request) -> Reply {
     let mut commit = Commit::default();
     let reply = o.casino.handle(r, &mut commit);
     o.store.commit(&commit).unwrap();
@@ -35,13 +35,13 @@ fn step(o: &mut Opened, r: Request) -> Reply {
     reply
 }
 
-fn server(table: u32, command: Command) -> Request {
+pub(super) fn server(table: u32, command: Command) -> Request {
     Request::Table { table, command, by: Actor::Server }
 }
 
 /// Play `coups` coups at the RNG tables 1, 2 and 4, each with wagers from
 /// players 100..105; `leave_open`: end with betting open and wagers held.
-fn play(o: &mut Opened, coups: usize, round: usize, leave_open: bool) {
+pub(super) fn play(o: &mut Opened, coups: usize, round: usize, leave_open: bool) {
     for c in 0..coups {
         for table in [1u32, 2, 4] {
             if matches!(o.casino.phase(table), Some(Phase::NoShoe | Phase::ShoeOver)) {
@@ -76,7 +76,7 @@ fn play(o: &mut Opened, coups: usize, round: usize, leave_open: bool) {
 }
 
 /// Everything recovery must get right, as one value to compare.
-fn fingerprint(c: &Casino, feed: &Feed) -> Value {
+pub(super) fn fingerprint(c: &Casino, feed: &Feed) -> Value {
     let tables: Vec<Value> = c
         .tables
         .values()
@@ -135,13 +135,13 @@ fn differ(a: &Value, b: &Value, at: String) -> Option<String> {
     }
 }
 
-fn same(a: &Value, b: &Value, what: &str) {
+pub(super) fn same(a: &Value, b: &Value, what: &str) {
     if let Some(d) = differ(a, b, String::new()) {
         panic!("{what}: {d}");
     }
 }
 
-fn deposits(o: &mut Opened) {
+pub(super) fn deposits(o: &mut Opened) {
     for p in 100..105u32 {
         step(o, Request::Deposit { player: PlayerId(p), amount: Money(10_000_000), key: format!("in{p}") });
     }

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod archive;
 pub mod loadgen;
 pub mod odds;
 pub mod profiles;

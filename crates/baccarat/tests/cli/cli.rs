@@ -272,3 +272,12 @@ fn simulate_refuses_bad_input() {
     );
     refused(&["simulate", "--threads", "0", "--shoes", "1"], "--threads: 0 is outside 1 to 256");
 }
+
+#[test]
+fn archive_refuses_bad_input_and_a_database_with_nothing_to_cut() {
+    refused(&["archive", "--db", "/nonexistent/casino.db"], "--db");
+    let empty = tmp("archive-empty.db", "");
+    refused(&["archive", "--db", &empty, "--older-than-days", "0"], "--older-than-days");
+    refused(&["archive", "--db", &empty, "--key-retention-hours", "9000"], "--key-retention-hours");
+    refused(&["archive", "--db", &empty], "no checkpoint was taken");
+}

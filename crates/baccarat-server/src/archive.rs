@@ -1,0 +1,451 @@
+//! Archives: old history moved out of the live database into write-once files,
+//! still read by `verify`, by an inspector's recall and by a full replay.
+//!
+//! # Design
+//!
+//! A year of a busy floor is billions of rows; the live database needs only
+//! what is live (`checkpoint.rs`). `baccarat archive` moves what came before a
+//! checkpoint taken before a date into a new SQLite file of its own (the same
+//! `audit`, `transfers` and `answer_log` tables, a subset of the rows), then
+//! deletes those rows from the live file.
+//!
+//! * **Where to cut.** Each checkpoint also writes a *mark*: its time, the
+//!   last transfer it covers and every chain's length. The archive cuts at the
+//!   latest mark before the date asked for: each chain up to its length there,
+//!   the transfers up to the mark's, and the idempotency answers given by the
+//!   mark's time and before the keys' retention window (a key inside the
+//!   window may still be retried). Recovery starts from the latest checkpoint, which is
+//!   at or after every mark, so a start never needs an archive; a full replay
+//!   (a refused checkpoint) reads them.
+//! * **Write-once, and chained.** The file is written, fsynced, hashed
+//!   (SHA-256) and made read-only, then registered in the live database's
+//!   `archives` table with its hash and its cut: for each chain the range it
+//!   holds and the hash of its last record, which the live chain's next record
+//!   names as `prev`. `verify` checks each file's hash, and the chains, the
+//!   anchors and the ledger over archives and live rows together: a forged
+//!   archive breaks a chain's links or an anchor, a lost one is named.
+//! * **Crash-safe.** The rows are deleted from the live file after the archive
+//!   is registered, in small transactions (a serving writer waits at most one
+//!   of them). Until then a row is in both places: readers carry their
+//!   position from one file to the next, so each row is read once. A rerun
+//!   finishes an interrupted deletion first.
+//! * **Reading.** [`open_archives`] opens every registered file read-only;
+//!   `scan.rs` and the store's history readers page through the archives, in
+//!   order, then the live file ([`each_paged`]). SQLite's `ATTACH` would have
+//!   done this in SQL, but a connection attaches at most ten files, and a
+//!   year of monthly archives is more.
+//!
+//! Deleted pages are reused by the live file; it does not shrink unless
+//! vacuumed (offline: `sqlite3 DB VACUUM`).
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use rusqlite::{params, Connection, OptionalExtension, ToSql};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use baccarat_table::shuffle::hex;
+
+use crate::store::{StoreError, PAGE};
+
+/// Where a checkpoint stood: written beside each checkpoint, kept after the
+/// checkpoint itself is superseded.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mark {
+    pub at_ms: u64,
+    pub last_transfer: u64,
+    /// Each chain's length (the casino's own chain is 0).
+    pub heads: BTreeMap<u32, u64>,
+}
+
+/// What one archive holds: for each chain the records after `from` up to
+/// `to` and the hash of record `to`; transfers and answers by id range.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cut {
+    pub chains: BTreeMap<u32, ChainCut>,
+    pub transfers: (u64, u64),
+    pub answers: (u64, u64),
+}
+
+/// One chain's part of an archive: records `from + 1 ..= to`, ending in `head`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChainCut {
+    pub from: u64,
+    pub to: u64,
+    pub head: String,
+}
+
+/// An archive as the live database registers it.
+#[derive(Clone, Debug)]
+pub struct Registered {
+    pub id: i64,
+    /// As stored: relative to the database's directory, or absolute.
+    pub file: String,
+    pub sha256: String,
+    pub at_ms: u64,
+    pub cut: Cut,
+}
+
+impl Registered {
+    /// The file's path, for a database at `db`.
+    pub fn path(&self, db: &Path) -> PathBuf {
+        let p = PathBuf::from(&self.file);
+        if p.is_absolute() {
+            p
+        } else {
+            db.parent().unwrap_or(Path::new(".")).join(p)
+        }
+    }
+}
+
+/// Every registered archive, oldest first (none before migration 11).
+pub fn registered(conn: &Connection) -> Result<Vec<Registered>, StoreError> {
+    let has: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'archives')",
+        [],
+        |r| r.get(0),
+    )?;
+    if !has {
+        return Ok(Vec::new());
+    }
+    let mut q = conn.prepare("SELECT id, file, sha256, at_ms, cut FROM archives ORDER BY id")?;
+    let rows = q.query_map([], |r| {
+        Ok((
+            r.get::<_, i64>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, String>(2)?,
+            r.get::<_, i64>(3)?,
+            r.get::<_, String>(4)?,
+        ))
+    })?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (id, file, sha256, at_ms, cut) = row?;
+        let cut: Cut =
+            serde_json::from_str(&cut).map_err(|e| StoreError::Corrupt(format!("archive {id}'s cut: {e}")))?;
+        out.push(Registered { id, file, sha256, at_ms: at_ms as u64, cut });
+    }
+    Ok(out)
+}
+
+/// Open every archive the database at `db` registers, read-only, oldest
+/// first. A missing file is an error naming it: history would be incomplete.
+pub fn open_archives(conn: &Connection, db: &Path) -> Result<Vec<Connection>, StoreError> {
+    registered(conn)?
+        .iter()
+        .map(|a| {
+            let path = a.path(db);
+            if !path.exists() {
+                return Err(StoreError::Corrupt(format!(
+                    "archive {} ({}) is registered but missing: the history before it cannot be read",
+                    a.id,
+                    path.display()
+                )));
+            }
+            let c = Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+            Ok(c)
+        })
+        .collect()
+}
+
+/// Page through `sql` on each of `sources` in turn (archives oldest first,
+/// then the live file). `sql` binds `?1` to the last key read (starting at
+/// `after`), `?2` to the page size and `?3`… to `extra`; `f` reads a row and
+/// returns its key, or `None` to stop. The key carries from one source to the
+/// next, so a row in two of them (archived, its deletion not yet done) is read
+/// once.
+pub fn each_paged(
+    sources: &[&Connection],
+    sql: &str,
+    mut after: i64,
+    extra: &[&dyn ToSql],
+    mut f: impl FnMut(&rusqlite::Row<'_>) -> Result<Option<i64>, StoreError>,
+) -> Result<(), StoreError> {
+    for conn in sources {
+        let mut q = conn.prepare_cached(sql)?;
+        loop {
+            let from = after;
+            let mut p: Vec<&dyn ToSql> = vec![&from, &PAGE];
+            p.extend_from_slice(extra);
+            let mut rows = q.query(&p[..])?;
+            let mut n = 0;
+            while let Some(r) = rows.next()? {
+                match f(r)? {
+                    Some(k) => after = k,
+                    None => return Ok(()),
+                }
+                n += 1;
+            }
+            if n < PAGE {
+                break;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The SHA-256 of a file, read in pieces.
+pub fn file_sha256(path: &Path) -> std::io::Result<String> {
+    let mut f = std::fs::File::open(path)?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Ok(hex(&h.finalize()))
+}
+
+/// Each registered archive's problem, if any: missing, or its bytes not the
+/// ones registered (for `verify`).
+pub fn check_files(conn: &Connection, db: &Path) -> Result<Vec<String>, StoreError> {
+    let mut problems = Vec::new();
+    for a in registered(conn)? {
+        let path = a.path(db);
+        match file_sha256(&path) {
+            Err(e) => problems.push(format!("archive {} ({}): cannot be read: {e}", a.id, path.display())),
+            Ok(h) if h != a.sha256 => problems.push(format!(
+                "archive {} ({}): its SHA-256 is {h}, but the database registered {} (altered or replaced)",
+                a.id,
+                path.display(),
+                a.sha256
+            )),
+            Ok(_) => {}
+        }
+    }
+    Ok(problems)
+}
+
+/// Write the mark of a checkpoint (in the checkpoint's transaction).
+pub fn write_mark(tx: &Connection, m: &Mark) -> Result<(), StoreError> {
+    tx.execute(
+        "INSERT INTO marks (at_ms, last_transfer, heads) VALUES (?1, ?2, ?3)",
+        params![m.at_ms as i64, m.last_transfer as i64, serde_json::to_string(&m.heads).expect("heads serialise")],
+    )?;
+    Ok(())
+}
+
+/// The latest mark at or before `before_ms`.
+fn mark_before(conn: &Connection, before_ms: u64) -> Result<Option<Mark>, StoreError> {
+    let row = conn
+        .query_row(
+            "SELECT at_ms, last_transfer, heads FROM marks WHERE at_ms <= ?1 ORDER BY id DESC LIMIT 1",
+            [before_ms as i64],
+            |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?)),
+        )
+        .optional()?;
+    row.map(|(at, last, heads)| {
+        let heads = serde_json::from_str(&heads).map_err(|e| StoreError::Corrupt(format!("a mark's heads: {e}")))?;
+        Ok(Mark { at_ms: at as u64, last_transfer: last as u64, heads })
+    })
+    .transpose()
+}
+
+/// What `baccarat archive` did.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub file: PathBuf,
+    pub sha256: String,
+    /// The time of the checkpoint it cut at.
+    pub cut_at_ms: u64,
+    pub records: u64,
+    pub transfers: u64,
+    pub answers: u64,
+    pub cut: Cut,
+}
+
+/// Rows deleted from the live file per transaction.
+const DELETE_CHUNK: i64 = 10_000;
+
+/// Move what came before the latest checkpoint at or before `before_ms` into
+/// a new archive file in `dir` (module docs), keeping the idempotency answers
+/// given after `now_ms - key_retention_ms`. Refuses, naming why, when there is
+/// nothing to move or the file exists.
+pub fn archive(db: &Path, dir: &Path, before_ms: u64, now_ms: u64, key_retention_ms: u64) -> Result<Report, String> {
+    let store = crate::store::SqliteStore::open(db).map_err(|e| format!("{}: {e}", db.display()))?;
+    purge(store.connection()).map_err(|e| e.to_string())?;
+    let conn = store.connection();
+    let mark = mark_before(conn, before_ms).map_err(|e| e.to_string())?.ok_or_else(|| {
+        "no checkpoint was taken before that time: nothing can be archived yet (a server takes one every shoe \
+         or so, and when it stops)"
+            .to_string()
+    })?;
+    let done = registered(conn).map_err(|e| e.to_string())?;
+    let mut cut = Cut::default();
+    let prev_transfers = done.iter().map(|a| a.cut.transfers.1).max().unwrap_or(0);
+    let prev_answers = done.iter().map(|a| a.cut.answers.1).max().unwrap_or(0);
+    let mut records = 0;
+    for (&table, &len) in &mark.heads {
+        let from = done.iter().filter_map(|a| a.cut.chains.get(&table)).map(|c| c.to).max().unwrap_or(0);
+        if len <= from {
+            continue;
+        }
+        let head = store
+            .record_at(table, len)
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| format!("chain {table} has no record {len}, which a checkpoint names"))?
+            .hash;
+        records += len - from;
+        cut.chains.insert(table, ChainCut { from, to: len, head });
+    }
+    cut.transfers = (prev_transfers, mark.last_transfer.max(prev_transfers));
+    // Answers older than the mark and the keys' window; never the last one
+    // (the ledger numbers the next answer after it).
+    let horizon = now_ms.saturating_sub(key_retention_ms);
+    let last_answer: i64 = conn
+        .query_row(
+            "SELECT COALESCE(MAX(rowid), 0) FROM answer_log WHERE at_ms < ?1 AND at_ms <= ?2",
+            params![horizon as i64, mark.at_ms as i64],
+            |r| r.get(0),
+        )
+        .map_err(|e| e.to_string())?;
+    let newest: i64 = conn
+        .query_row("SELECT COALESCE(MAX(rowid), 0) FROM answer_log", [], |r| r.get(0))
+        .map_err(|e| e.to_string())?;
+    cut.answers = (prev_answers, (last_answer.min(newest - 1).max(0) as u64).max(prev_answers));
+    let transfers = cut.transfers.1 - cut.transfers.0;
+    let answers = cut.answers.1 - cut.answers.0;
+    if records == 0 && transfers == 0 && answers == 0 {
+        return Err("nothing to archive: the archives already hold everything before that checkpoint".into());
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let next = done.last().map_or(1, |a| a.id + 1);
+    let file = dir.join(format!("baccarat-archive-{next:04}-{}.db", date(mark.at_ms)));
+    if file.exists() {
+        return Err(format!("{} exists: archives are written once", file.display()));
+    }
+    write_file(conn, &file, &cut).map_err(|e| format!("{}: {e}", file.display()))?;
+    let sha256 = file_sha256(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let mut perms = std::fs::metadata(&file).map_err(|e| e.to_string())?.permissions();
+    perms.set_readonly(true);
+    std::fs::set_permissions(&file, perms).map_err(|e| e.to_string())?;
+    let stored = stored_name(db, &file);
+    conn.execute(
+        "INSERT INTO archives (file, sha256, at_ms, cut) VALUES (?1, ?2, ?3, ?4)",
+        params![stored, sha256, mark.at_ms as i64, serde_json::to_string(&cut).expect("cuts serialise")],
+    )
+    .map_err(|e| e.to_string())?;
+    purge(store.connection()).map_err(|e| e.to_string())?;
+    Ok(Report { file, sha256, cut_at_ms: mark.at_ms, records, transfers, answers, cut })
+}
+
+/// The name to register: relative to the database's directory if inside it.
+fn stored_name(db: &Path, file: &Path) -> String {
+    let base = db.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let (base, abs) = (std::path::absolute(base).ok(), std::path::absolute(file).ok());
+    match (base, abs) {
+        (Some(b), Some(f)) => f.strip_prefix(&b).map(|r| r.to_path_buf()).unwrap_or(f),
+        _ => file.to_path_buf(),
+    }
+    .display()
+    .to_string()
+}
+
+/// Copy the cut's rows into a new file, and make it durable.
+fn write_file(conn: &Connection, file: &Path, cut: &Cut) -> Result<(), StoreError> {
+    conn.execute("ATTACH DATABASE ?1 AS arc", [file.display().to_string()])?;
+    let copy = || -> Result<(), StoreError> {
+        conn.execute_batch(
+            "PRAGMA arc.journal_mode = DELETE;
+             BEGIN;
+             CREATE TABLE arc.audit (tbl INTEGER NOT NULL, seq INTEGER NOT NULL, prev TEXT NOT NULL, body TEXT NOT NULL,
+               hash TEXT NOT NULL, PRIMARY KEY (tbl, seq));
+             CREATE TABLE arc.transfers (id INTEGER PRIMARY KEY, debit INTEGER NOT NULL, credit INTEGER NOT NULL,
+               amount INTEGER NOT NULL, kind TEXT NOT NULL, memo TEXT NOT NULL, cause TEXT NOT NULL);
+             CREATE TABLE arc.answer_log (key TEXT NOT NULL, digest BLOB NOT NULL, answer TEXT NOT NULL,
+               at_ms INTEGER NOT NULL, cause TEXT NOT NULL, key_id BLOB);",
+        )?;
+        for (table, c) in &cut.chains {
+            conn.execute(
+                "INSERT INTO arc.audit SELECT tbl, seq, prev, body, hash FROM main.audit
+                 WHERE tbl = ?1 AND seq > ?2 AND seq <= ?3 ORDER BY seq",
+                params![table, c.from as i64, c.to as i64],
+            )?;
+        }
+        conn.execute(
+            "INSERT INTO arc.transfers SELECT id, debit, credit, amount, kind, memo, cause FROM main.transfers
+             WHERE id > ?1 AND id <= ?2 ORDER BY id",
+            params![cut.transfers.0 as i64, cut.transfers.1 as i64],
+        )?;
+        conn.execute(
+            "INSERT INTO arc.answer_log (rowid, key, digest, answer, at_ms, cause, key_id)
+             SELECT rowid, key, digest, answer, at_ms, cause, key_id FROM main.answer_log
+             WHERE rowid > ?1 AND rowid <= ?2 ORDER BY rowid",
+            params![cut.answers.0 as i64, cut.answers.1 as i64],
+        )?;
+        conn.execute_batch("COMMIT")?;
+        Ok(())
+    };
+    let r = copy();
+    if r.is_err() {
+        let _ = conn.execute_batch("ROLLBACK");
+    }
+    conn.execute("DETACH DATABASE arc", [])?;
+    r?;
+    std::fs::File::open(file).and_then(|f| f.sync_all()).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    Ok(())
+}
+
+/// Delete from the live file every row a registered archive holds, a chunk
+/// per transaction.
+fn purge(conn: &Connection) -> Result<(), StoreError> {
+    for a in registered(conn)? {
+        for (table, c) in &a.cut.chains {
+            delete_chunked(
+                conn,
+                "DELETE FROM audit WHERE rowid IN
+                   (SELECT rowid FROM audit WHERE tbl = ?1 AND seq > ?2 AND seq <= ?3 LIMIT ?4)",
+                params![table, c.from as i64, c.to as i64, DELETE_CHUNK],
+            )?;
+        }
+        delete_chunked(
+            conn,
+            "DELETE FROM transfers WHERE id IN (SELECT id FROM transfers WHERE id > ?1 AND id <= ?2 LIMIT ?3)",
+            params![a.cut.transfers.0 as i64, a.cut.transfers.1 as i64, DELETE_CHUNK],
+        )?;
+        delete_chunked(
+            conn,
+            "DELETE FROM answer_log WHERE rowid IN (SELECT rowid FROM answer_log WHERE rowid > ?1 AND rowid <= ?2 LIMIT ?3)",
+            params![a.cut.answers.0 as i64, a.cut.answers.1 as i64, DELETE_CHUNK],
+        )?;
+    }
+    Ok(())
+}
+
+fn delete_chunked(conn: &Connection, sql: &str, p: &[&dyn ToSql]) -> Result<(), StoreError> {
+    let mut q = conn.prepare(sql)?;
+    while q.execute(p)? > 0 {}
+    Ok(())
+}
+
+/// `YYYYMMDD` of a time in ms since the epoch (UTC).
+fn date(ms: u64) -> String {
+    // Howard Hinnant's civil-from-days.
+    let z = (ms / 86_400_000) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}{m:02}{d:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_civil() {
+        assert_eq!(date(0), "19700101");
+        assert_eq!(date(951_782_400_000), "20000229");
+        assert_eq!(date(1_795_478_400_000), "20261124");
+    }
+}

@@ -1,0 +1,111 @@
+//! Archives: history moved out of the live database into write-once files is
+//! still verified, recalled and replayed exactly; a file altered, replaced or
+//! lost is named; nothing is archived that a start or a retry may need.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use baccarat_server::archive::archive;
+use baccarat_server::casino::recover;
+use baccarat_server::serve::{open, write_checkpoint};
+use baccarat_server::store::{read_records, SqliteStore};
+use baccarat_server::verify::verify_file;
+
+use super::checkpoint::{config, deposits, fingerprint, play, same};
+
+const DAY: u64 = 86_400_000;
+const T0: u64 = 1_790_000_000_000;
+
+fn without_keys(mut v: serde_json::Value) -> serde_json::Value {
+    v.as_object_mut().unwrap().remove("keys");
+    v
+}
+
+fn count(db: &std::path::Path, table: &str) -> i64 {
+    let c = rusqlite::Connection::open(db).unwrap();
+    c.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0)).unwrap()
+}
+
+#[test]
+fn archived_history_is_verified_recalled_and_replayed_as_before() {
+    let now = Arc::new(AtomicU64::new(T0));
+    let n = now.clone();
+    let mut cfg = config("archive");
+    cfg.clock = Arc::new(move || n.load(Ordering::SeqCst));
+    let db = cfg.db.clone();
+    let dir = db.parent().unwrap().join("archive");
+    let mut o = open(&cfg).unwrap();
+    // Nothing to cut at before the first checkpoint.
+    let e = archive(&db, &dir, T0 + DAY, T0 + DAY, 3_600_000).unwrap_err();
+    assert!(e.contains("no checkpoint"), "{e}");
+    deposits(&mut o);
+    play(&mut o, 4, 0, false);
+    write_checkpoint(&mut o.store, &o.anchors, &o.casino, &o.feed).unwrap();
+    // A month on: more play, and a table left in betting with wagers held.
+    now.store(T0 + 30 * DAY, Ordering::SeqCst);
+    play(&mut o, 2, 1, false);
+    play(&mut o, 1, 2, true);
+    write_checkpoint(&mut o.store, &o.anchors, &o.casino, &o.feed).unwrap();
+    let live = without_keys(fingerprint(&o.casino, &o.feed));
+    let (before, _) = verify_file(&db, None, None).unwrap();
+    assert!(before.problems.is_empty(), "{:?}", before.problems);
+    let recalled: Vec<_> = [0u32, 1, 2, 4].iter().map(|&t| read_records(&db, t, 1).unwrap()).collect();
+    let (records, transfers, answers) = (count(&db, "audit"), count(&db, "transfers"), count(&db, "answer_log"));
+
+    // Archive what is older than ten days: the first month's checkpoint.
+    let r = archive(&db, &dir, T0 + 20 * DAY, T0 + 30 * DAY, 72 * 3_600_000).unwrap();
+    assert!(r.records > 0 && r.transfers > 0 && r.answers > 0, "{r:?}");
+    assert_eq!(r.cut_at_ms, T0);
+    assert!(std::fs::metadata(&r.file).unwrap().permissions().readonly(), "written once");
+    assert_eq!(count(&db, "audit"), records - r.records as i64, "the records left the live file");
+    assert_eq!(count(&db, "transfers"), transfers - r.transfers as i64);
+    assert_eq!(count(&db, "answer_log"), answers - r.answers as i64);
+    // A table's cut names the hash its live records go on from.
+    let cut = &r.cut.chains[&1];
+    let next = read_records(&db, 1, cut.to + 1).unwrap();
+    assert_eq!(next.first().map(|x| x.prev.clone()), Some(cut.head.clone()));
+
+    // verify reads the archive with the live rows: the same history.
+    let (after, _) = verify_file(&db, None, None).unwrap();
+    assert!(after.problems.is_empty(), "{:?}", after.problems);
+    assert_eq!(
+        (after.records, after.transfers, after.answers, after.coups, after.settlements),
+        (before.records, before.transfers, before.answers, before.coups, before.settlements)
+    );
+    // An inspector's recall reads archived records as before.
+    let again: Vec<_> = [0u32, 1, 2, 4].iter().map(|&t| read_records(&db, t, 1).unwrap()).collect();
+    assert_eq!(again, recalled);
+    // A start reads the latest checkpoint; a full replay reads the archive.
+    drop(o);
+    let started = open(&cfg).unwrap();
+    assert!(started.recovery.from_checkpoint);
+    // (A start holds only the last minutes' keys: the rest are on disk.)
+    same(&without_keys(fingerprint(&started.casino, &started.feed)), &live, "a start after archiving");
+    drop(started);
+    let store = SqliteStore::open(&db).unwrap();
+    let full = recover(&store, None, 0, &Default::default()).unwrap();
+    same(&without_keys(fingerprint(&full.casino, &full.feed)), &live, "the whole history, archive first");
+    drop(store);
+
+    // Nothing new before that date: refused, naming why.
+    let e = archive(&db, &dir, T0 + 20 * DAY, T0 + 30 * DAY, 72 * 3_600_000).unwrap_err();
+    assert!(e.contains("nothing to archive"), "{e}");
+
+    // A replaced archive is named by its hash; a lost one by its name.
+    let mut perms = std::fs::metadata(&r.file).unwrap().permissions();
+    #[allow(clippy::permissions_set_readonly_false)]
+    perms.set_readonly(false);
+    std::fs::set_permissions(&r.file, perms).unwrap();
+    let original = std::fs::read(&r.file).unwrap();
+    let mut altered = original.clone();
+    let last = altered.len() - 1;
+    altered[last] ^= 1;
+    std::fs::write(&r.file, &altered).unwrap();
+    let (f, _) = verify_file(&db, None, None).unwrap();
+    assert!(f.problems.iter().any(|p| p.contains("SHA-256") && p.contains("altered")), "{:?}", f.problems);
+    std::fs::remove_file(&r.file).unwrap();
+    let (f, _) = verify_file(&db, None, None).unwrap();
+    assert!(f.problems.iter().any(|p| p.contains("missing") || p.contains("cannot be read")), "{:?}", f.problems);
+    let e = read_records(&db, 1, 1).unwrap_err().to_string();
+    assert!(e.contains("missing"), "{e}");
+}

@@ -328,6 +328,18 @@ impl Casino {
             Ok(b) => b.is_some(),
             Err(e) => return e.into(),
         };
+        // A new slip when wagers are closed places nothing: each line is
+        // refused for the time, and the key is not recorded (as for a single
+        // wager), so it costs no write. (A retry of a slip placed while betting
+        // was open still gets its first answers, above.)
+        if !retry {
+            let t = &self.tables[&table];
+            if let Some(r) = t.engine.wagers_closed(Some((self.clock)())) {
+                let refusal: Reply = r.into();
+                let results = slip.iter().map(|_| refusal.clone()).collect();
+                return Reply::Wagers { results, balance: self.balance(player).map_or(Money::ZERO, |b| b.1) };
+            }
+        }
         let (bound, ch) = self.ledger.apply_bound(&slip_key, request, &[], Cause::None);
         if let Err(e) = bound {
             return match e {

@@ -293,3 +293,48 @@ mod keys {
         }
     }
 }
+
+/// A new slip while wagers are closed is refused line by line for the time,
+/// citing the rule, and its key is not recorded: sent again once betting is
+/// open it is placed. A slip placed while betting was open and retried after
+/// it closed gets its first answers, not the refusal.
+#[test]
+fn a_slip_refused_for_closed_betting_records_nothing_and_a_retry_still_gets_its_answers() {
+    use baccarat_server::casino::SlipLine;
+    let (mut c, mut commit) = casino();
+    let slip = |key: &str| Request::Wagers {
+        table: 1,
+        player: PlayerId(1),
+        slip: vec![
+            SlipLine { spot: Spot::Box(1), bet: Bet::Banker, amount: Money(1000), ante: Money::ZERO },
+            SlipLine { spot: Spot::Box(1), bet: Bet::Tie, amount: Money(1000), ante: Money::ZERO },
+        ],
+        key: key.into(),
+    };
+    c.handle(Request::NewShoe { table: 1 }, &mut commit);
+    let answers = commit.ledger.iter().filter(|ch| ch.answer.is_some()).count();
+    let r = c.handle(slip("early"), &mut commit);
+    let Reply::Wagers { results, .. } = &r else { panic!("{r:?}") };
+    for line in results {
+        let Reply::Refused { code, rule, message } = line else { panic!("{r:?}") };
+        assert_eq!(*code, Code::Rule, "{r:?}");
+        assert!(rule.as_deref().is_some_and(|c| c.starts_with("NSW")), "{r:?}");
+        assert!(message.contains("not open"), "{r:?}");
+    }
+    assert_eq!(commit.ledger.iter().filter(|ch| ch.answer.is_some()).count(), answers, "no key was recorded");
+    let open = Command::OpenBetting { no_bet: false, closes_at: None };
+    c.handle(Request::Table { table: 1, command: open, by: Actor::Server }, &mut commit);
+    let placed = c.handle(slip("early"), &mut commit);
+    let Reply::Wagers { results, .. } = &placed else { panic!("{placed:?}") };
+    assert!(results.iter().all(|l| matches!(l, Reply::Wager { .. })), "{placed:?}");
+    c.handle(Request::Table { table: 1, command: Command::CloseBetting, by: Actor::Server }, &mut commit);
+    assert_eq!(c.phase(1), Some(Phase::Closed));
+    let again = c.handle(slip("early"), &mut commit);
+    let (Reply::Wagers { results: a, .. }, Reply::Wagers { results: b, .. }) = (&again, &placed) else {
+        panic!("{again:?}")
+    };
+    let ids = |r: &[Reply]| {
+        r.iter().map(|l| if let Reply::Wager { wager, .. } = l { Some(*wager) } else { None }).collect::<Vec<_>>()
+    };
+    assert_eq!(ids(a), ids(b), "the retry after the close is answered with the same wagers");
+}

@@ -185,7 +185,11 @@ pub(super) fn after_deal(o: &mut Emit) {
 
 /// The rule against wagers when betting is not open.
 pub(super) fn not_open(o: &Emit) -> Refusal {
-    let t = &*o.t;
+    not_open_at(o.t)
+}
+
+/// [`not_open`], from the table alone.
+pub(super) fn not_open_at(t: &super::Table) -> Refusal {
     match t.phase() {
         Phase::Closed | Phase::Dealing | Phase::Reconstruction => Refusal::new(
             t.cite(Cite::WagersClosed),

@@ -209,6 +209,13 @@ impl Table {
         self.state.phase
     }
 
+    /// Why a wager made at `at_ms` would be refused for its time alone
+    /// (betting not open, or past its deadline), if it would: the server
+    /// answers a bet slip so without recording its key.
+    pub fn wagers_closed(&self, at_ms: Option<u64>) -> Option<Refusal> {
+        wagers::closed(self, at_ms)
+    }
+
     pub fn rb(&self) -> &Rulebook {
         &self.setup.rulebook
     }

@@ -5,7 +5,7 @@ use baccarat_rules::Cite;
 use baccarat_rules::{payable_stake, Bet, Money, Pays, Permission, UnpayableStake};
 
 use super::flow::not_open;
-use super::{Emit, Event, Phase, PlayerId, Refusal, Spot, Wager, WagerId};
+use super::{Emit, Event, Phase, PlayerId, Refusal, Spot, Table, Wager, WagerId};
 
 pub fn open_betting(o: &mut Emit, no_bet: bool, closes_at: Option<u64>) -> Result<(), Refusal> {
     let t = &*o.t;
@@ -63,20 +63,29 @@ pub struct NewWager {
     pub at_ms: Option<u64>,
 }
 
-pub fn place(o: &mut Emit, w: NewWager) -> Result<(), Refusal> {
-    let NewWager { player, spot, bet, amount, ante, token, at_ms } = w;
-    let t = &*o.t;
+/// Why a wager made at `at_ms` is refused for its time alone: betting is not
+/// open, or it came after the recorded deadline (the recorded deadline
+/// decides, not the pace of the call that closes betting).
+pub(super) fn closed(t: &Table, at_ms: Option<u64>) -> Option<Refusal> {
     if t.phase() != Phase::Betting && !t.state.late_wagers {
-        return Err(not_open(o));
+        return Some(super::flow::not_open_at(t));
     }
-    // The recorded deadline decides, not the pace of the call that closes betting.
     if let (Some(close), Some(at)) = (t.state.closes_at, at_ms) {
         if at > close && !t.state.late_wagers {
-            return Err(Refusal::new(
+            return Some(Refusal::new(
                 t.cite(Cite::WagersClosed),
                 format!("betting closed at {close} ms; this wager came at {at} ms"),
             ));
         }
+    }
+    None
+}
+
+pub fn place(o: &mut Emit, w: NewWager) -> Result<(), Refusal> {
+    let NewWager { player, spot, bet, amount, ante, token, at_ms } = w;
+    let t = &*o.t;
+    if let Some(r) = closed(t, at_ms) {
+        return Err(r);
     }
     if t.state.coup.no_bet {
         return Err(Refusal::new(t.cite(Cite::NoBetCoup), "no wagers are permitted in a no-bet coup"));

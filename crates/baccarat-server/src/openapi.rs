@@ -987,10 +987,15 @@ fn cage_operations() -> Vec<Operation> {
         .err(409, "the key was used for another deposit (`idempotency`), or the ledger refused (`ledger`)")
         .writer();
     let ledger = Op::new("Inspector, admin: the ledger's invariants, checked in full now")
+        .describe(
+            "Checked on the database, off the writer: the latest checkpoint (its hash and signature) and the \
+             transfers after it rebuild the ledger; the balances must be the stored ones, the holds must match, and \
+             every hold must be for a wager its table still holds.",
+        )
         .auth()
         .roles("inspectors and admins")
         .ok("the check", schema_ref("LedgerReply"))
-        .writer();
+        .err(500, "the database could not be read (`internal`)");
     let verify = Op::new("Inspector, admin: `baccarat verify` over the database now")
         .describe(
             "Chains against their signed anchors, seeds against commitments, cards, results, settlements, the \

@@ -354,6 +354,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     views.write().expect("views").rebuild(&casino);
     let (changed, _) = broadcast::channel(1024);
     let feed = Arc::new(RwLock::new(feed));
+    let anchor_public = anchors.public_hex();
     let checkpointer = crate::checkpoint::Checkpointer::start(&cfg.db, &cfg.anchor_paths().1)?;
     let v = views.clone();
     let v2 = views.clone();
@@ -402,6 +403,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
         changed,
         db: cfg.db.clone(),
         anchor_file: cfg.anchor_paths().0,
+        anchor_public,
         limiter: Arc::new(crate::rate_limit::Limiter::new(cfg.rate_per_second, cfg.clock.clone())),
         signin: Arc::new(crate::signin::SignIn::new(cfg.clock.clone())),
         web_dir: cfg.web_dir.clone(),

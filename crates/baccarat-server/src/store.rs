@@ -181,7 +181,6 @@ impl SqliteStore {
         conn.busy_timeout(std::time::Duration::from_secs(30))?;
         let mut s = SqliteStore { conn, archives: Vec::new() };
         s.migrate()?;
-        s.fill_key_ids()?;
         s.archives = crate::archive::open_archives(&s.conn, path)?;
         Ok(s)
     }
@@ -219,7 +218,22 @@ impl SqliteStore {
             tx.pragma_update(None, "user_version", i + 1)?;
             tx.commit()?;
         }
+        // Migration 10 indexes answers by key id: older rows get theirs once.
+        if (1..10).contains(&version) {
+            self.fill_key_ids()?;
+        }
         Ok(())
+    }
+
+    /// Run `f` on one consistent snapshot of the database: every read it
+    /// makes sees the same commits (a check reads while the writer writes).
+    pub fn in_snapshot<T>(&self, f: impl FnOnce(&SqliteStore) -> T) -> Result<T, StoreError> {
+        self.conn.execute_batch("BEGIN DEFERRED")?;
+        // A deferred transaction takes its snapshot at its first read.
+        self.conn.query_row("SELECT count(*) FROM sqlite_schema", [], |_| Ok(()))?;
+        let out = f(self);
+        self.conn.execute_batch("COMMIT")?;
+        Ok(out)
     }
 
     /// Move WAL checkpoints off the committing thread: this connection stops

@@ -955,3 +955,41 @@ mod since_checkpoint_tests {
         assert!(t.problems.iter().any(|p| p.contains("SHA-256")), "{:?}", t.problems);
     }
 }
+
+/// The ledger's invariants as the database holds them now, checked on a
+/// connection of its own (the `/api/ledger/check` route: not in the writer).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LedgerCheck {
+    pub problem: Option<String>,
+    pub accounts: usize,
+    pub transfers: u64,
+}
+
+/// Check the ledger of the database at `db` from one snapshot: the latest
+/// checkpoint (its hash and signature under `public`) and the tail after it
+/// rebuild the live ledger and tables, as a start does; their balances must be
+/// the stored ones, the holds must match, and every hold must be for a wager
+/// its table still holds. It costs the tail since the checkpoint, not the
+/// history.
+pub fn check_ledger(db: &std::path::Path, public: &str) -> Result<LedgerCheck, String> {
+    let store = crate::store::SqliteStore::open(db).map_err(|e| format!("{}: {e}", db.display()))?;
+    let checked = store.in_snapshot(|store| -> Result<LedgerCheck, String> {
+        let cp = match store.latest_checkpoint().map_err(|e| e.to_string())? {
+            None => None,
+            Some(stored) => match crate::checkpoint::open(&stored, public) {
+                Ok(cp) => Some(cp),
+                Err(why) => return Ok(LedgerCheck { problem: Some(why), accounts: 0, transfers: 0 }),
+            },
+        };
+        let none = std::collections::BTreeSet::new();
+        Ok(match crate::casino::recover(store, cp, u64::MAX, &none) {
+            Err(why) => LedgerCheck { problem: Some(why), accounts: 0, transfers: 0 },
+            Ok(r) => {
+                let l = &r.casino.ledger;
+                let problem = l.check().err().map(|e| e.to_string()).or_else(|| r.casino.holds_problem());
+                LedgerCheck { problem, accounts: l.accounts().count(), transfers: l.transfer_count() }
+            }
+        })
+    });
+    checked.map_err(|e| e.to_string())?
+}

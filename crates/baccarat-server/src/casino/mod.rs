@@ -254,7 +254,7 @@ impl Casino {
     /// returning it would otherwise keep a player's stake forever, with the
     /// ledger itself balanced; the fuzzer found such a case.) A wager settled
     /// by a settlement still being recorded in chunks is accounted for.
-    fn holds_problem(&self) -> Option<String> {
+    pub fn holds_problem(&self) -> Option<String> {
         for h in self.ledger.pending() {
             let Cause::Wager { table, wager } = h.cause else { continue };
             let Some(t) = self.tables.get(&table) else {

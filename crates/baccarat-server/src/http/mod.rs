@@ -85,6 +85,8 @@ pub struct AppState {
     pub db: PathBuf,
     /// The anchor file (verify reads it).
     pub anchor_file: PathBuf,
+    /// The server's public key (hex): checkpoints are checked under it.
+    pub anchor_public: String,
     pub limiter: Arc<Limiter>,
     /// Sign-in: its limits and hashing pool.
     pub signin: Arc<SignIn>,

@@ -351,3 +351,30 @@ async fn the_websocket_never_takes_a_token_in_the_url() {
     let refusal: Value = serde_json::from_str(&bad.next().await.unwrap().unwrap().into_text().unwrap()).unwrap();
     assert_eq!(refusal["code"], "unauthorized", "{refusal}");
 }
+
+/// The ledger check runs on the database, not in the writer's memory: a
+/// balance forged in the file while the server runs is named (the check
+/// rebuilds the ledger from the latest checkpoint and the transfers after it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_ledger_check_reads_the_database_and_names_a_forged_balance() {
+    let mut db = None;
+    let app = spawn_app_with(|c| db = Some(c.db.clone())).await;
+    let db = db.unwrap();
+    let p = app.login("player3", "demo").await;
+    let pid = app.get("/api/me", Some(&p)).await.1["user"].as_u64().unwrap();
+    let (s, r) =
+        app.post(&format!("/api/players/{pid}/deposit"), Some(&app.admin), json!({"amount": 900, "key": "d"})).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    let (s, ok) = app.get("/api/ledger/check", Some(&app.admin)).await;
+    assert_eq!((s, ok["ok"].as_bool()), (StatusCode::OK, Some(true)), "{ok}");
+    assert!(ok["transfers"].as_u64().unwrap() > 0, "{ok}");
+    let c = rusqlite::Connection::open(&db).unwrap();
+    c.busy_timeout(std::time::Duration::from_secs(5)).unwrap();
+    let forged = c
+        .execute("UPDATE accounts SET balance = balance + 100000 WHERE kind LIKE ?1", [format!("%\"player\":{pid}%")])
+        .unwrap();
+    assert_eq!(forged, 1);
+    let (s, bad) = app.get("/api/ledger/check", Some(&app.admin)).await;
+    assert_eq!((s, bad["ok"].as_bool()), (StatusCode::OK, Some(false)), "{bad}");
+    assert!(bad["problem"].as_str().unwrap().contains("account"), "{bad}");
+}

@@ -58,13 +58,14 @@ const BETTING_MS: u64 = 15_000;
 const STAKES: [(i64, u32); 9] =
     [(100, 20), (200, 15), (500, 20), (1_000, 15), (2_000, 10), (5_000, 9), (10_000, 6), (25_000, 3), (50_000, 2)];
 
-struct Args {
-    db: PathBuf,
-    records: u64,
-    tables: usize,
-    players: u32,
-    wagers_per_coup: usize,
-    seed: u64,
+/// What to fill (the benches fill databases with it too: `benches/year.rs`).
+pub struct Args {
+    pub db: PathBuf,
+    pub records: u64,
+    pub tables: usize,
+    pub players: u32,
+    pub wagers_per_coup: usize,
+    pub seed: u64,
 }
 
 fn usage() -> String {
@@ -311,14 +312,14 @@ fn rows_in(db: &Path) -> Rows {
 }
 
 fn main() {
-    if let Err(e) = run() {
+    if let Err(e) = args().and_then(|a| fill(&a)) {
         eprintln!("error: {e}");
         std::process::exit(2);
     }
 }
 
-fn run() -> Result<(), String> {
-    let a = args()?;
+/// Fill the database `a.db` (module docs).
+pub fn fill(a: &Args) -> Result<(), String> {
     if let Some(dir) = a.db.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }

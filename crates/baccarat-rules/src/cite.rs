@@ -42,10 +42,12 @@ pub enum Cite {
     Shuffler,
     BankerUnpayable,
     Dealing,
+    /// Tournament play (NSW 15); a rulebook without it runs no tournament.
+    Tournament,
 }
 
 impl Cite {
-    pub const ALL: [Cite; 36] = [
+    pub const ALL: [Cite; 37] = [
         Cite::WagersClosed,
         Cite::WithdrawLosing,
         Cite::Combination,
@@ -82,6 +84,7 @@ impl Cite {
         Cite::Shuffler,
         Cite::BankerUnpayable,
         Cite::Dealing,
+        Cite::Tournament,
     ];
 
     /// The key as profiles spell it.
@@ -123,6 +126,7 @@ impl Cite {
             Cite::Shuffler => "shuffler",
             Cite::BankerUnpayable => "banker_unpayable",
             Cite::Dealing => "dealing",
+            Cite::Tournament => "tournament",
         }
     }
 

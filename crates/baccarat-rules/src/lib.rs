@@ -36,6 +36,7 @@ mod serde_impls;
 mod settle;
 mod table_config;
 mod tableau;
+pub mod tournament;
 
 pub use ante::{settle_with_ante, Ante, AnteConfig, AnteRules, AnteSettlement, AnteSpec};
 pub use bet::{Basis, Bet, Outcome, OutcomeDef};

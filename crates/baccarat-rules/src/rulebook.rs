@@ -149,6 +149,7 @@ pub const CITATION_KEYS: &[&str] = &[
     "shuffler",
     "banker_unpayable",
     "dealing",
+    "tournament",
 ];
 
 #[derive(Clone, Debug, Deserialize, Serialize)]

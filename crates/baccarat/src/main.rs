@@ -43,6 +43,10 @@ enum Command {
     /// Check a table configuration against its rulebook.
     #[command(subcommand)]
     Table(cmd::table::TableCommand),
+    /// Tournament conditions (NSW 15.4): check a conditions file, or show it
+    /// as players read it.
+    #[command(subcommand)]
+    Tournament(cmd::tournament::TournamentCommand),
     /// The shuffle's statistical evidence: raw keystream, card positions, report.
     #[command(subcommand)]
     Rng(cmd::rng::RngCommand),
@@ -62,6 +66,7 @@ fn main() -> ExitCode {
         Command::Archive(a) => cmd::archive::run(a),
         Command::Loadgen(a) => cmd::loadgen::run(a),
         Command::Rng(c) => cmd::rng::run(c),
+        Command::Tournament(c) => cmd::tournament::run(c),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

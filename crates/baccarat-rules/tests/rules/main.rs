@@ -5,3 +5,4 @@ mod profiles;
 mod quotes;
 mod settlement;
 mod table_config;
+mod tournament;

@@ -9,6 +9,7 @@ pub mod roads;
 pub mod serve;
 pub mod simulate;
 pub mod table;
+pub mod tournament;
 pub mod verify;
 
 use anyhow::{Context, Result};

@@ -281,3 +281,24 @@ fn archive_refuses_bad_input_and_a_database_with_nothing_to_cut() {
     refused(&["archive", "--db", &empty, "--key-retention-hours", "9000"], "--key-retention-hours");
     refused(&["archive", "--db", &empty], "no checkpoint was taken");
 }
+
+#[test]
+fn tournament_conditions_are_checked_and_shown_as_players_read_them() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tournaments/");
+    for name in ["eight.toml", "freeroll.toml"] {
+        let o = run(&["tournament", "check", &format!("{root}{name}")]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(stdout(&o).contains("valid under nsw-2021"), "{}", stdout(&o));
+    }
+    let o = run(&["tournament", "show", &format!("{root}eight.toml")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("Dealing: Method A (NSW 8)") && text.contains("the rules prevail"), "{text}");
+    let eight = std::fs::read_to_string(format!("{root}eight.toml")).unwrap();
+    let bad = tmp(
+        "tournament-au.toml",
+        &eight.replace("rulebook = \"nsw-2021\"", "rulebook = \"au-casino\"").replace("method_a", "style_a"),
+    );
+    refused(&["tournament", "check", &bad], "rulebook: au-casino has no rules for tournament play");
+    refused(&["tournament", "show", "/nonexistent.toml"], "cannot read");
+}

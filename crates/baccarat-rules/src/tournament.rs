@@ -1,0 +1,748 @@
+//! Tournament conditions (NSW 15.4): what an operator publishes to every
+//! tournament player before a tournament, as data, checked like a table
+//! configuration.
+//!
+//! A conditions file (TOML) covers each item NSW 15.4.2 (a)-(k) lists: the
+//! entry fee, the chips of each session, the wagers (compulsory, limits and
+//! when they change), the structure (dealing method, rounds by coups or by
+//! clock, tables, progression), the conduct (seating, the wagering order with a
+//! marker, pass cards, undisclosed wagers), buy-backs, eligibility, the terms of
+//! entry, the prizes, and the statements the rule requires. [`Conditions::new`]
+//! is the only way to get one, and it names every problem by its field.
+//! [`Conditions::published`] is the text players are given (NSW 15.4.1).
+//!
+//! Money is integer minor units; prize shares are whole percentages of an
+//! integer pool, split exactly (the remainder of the division goes to first
+//! place, so the pool is paid to the cent).
+
+use serde::{Deserialize, Serialize};
+
+use crate::bet::Bet;
+use crate::cite::Cite;
+use crate::errors::{toml_problem, Problems};
+use crate::money::Money;
+use crate::rulebook::{DealingStyle, Rulebook};
+use crate::table_config::MAX_LIMIT;
+
+/// A conditions file as written.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConditionsSpec {
+    pub name: String,
+    /// The rulebook it is played under; it must have rules for tournament
+    /// play (NSW 15).
+    pub rulebook: String,
+    pub entry: EntrySpec,
+    pub eligibility: EligibilitySpec,
+    pub chips: ChipsSpec,
+    pub wagers: WagersSpec,
+    pub structure: StructureSpec,
+    #[serde(default)]
+    pub play: PlaySpec,
+    #[serde(default)]
+    pub buy_back: Option<BuyBackSpec>,
+    pub prizes: PrizesSpec,
+    /// Anything else the operator publishes with the conditions.
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+/// NSW 15.4.2 (a), (i); 15.4.3.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct EntrySpec {
+    /// The entry fee, minor units (0: a freeroll).
+    pub fee: i64,
+    pub min_players: u32,
+    pub max_players: u32,
+    /// Until how many hours before the start a player may withdraw without
+    /// financial penalty (the fee refunded).
+    pub withdraw_hours_before_start: u32,
+    /// Where the application form is, or how to apply.
+    pub application: String,
+    /// Whether each player must agree in writing to the rules and conditions
+    /// before entry is accepted (NSW 15.4.3).
+    #[serde(default)]
+    pub agree_in_writing: bool,
+}
+
+/// NSW 15.4.2 (h).
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct EligibilitySpec {
+    /// The operator reserves the right to refuse any application (h)(ii).
+    #[serde(default)]
+    pub may_refuse_any: bool,
+    /// General selection criteria, if any (h)(iii).
+    #[serde(default)]
+    pub criteria: Vec<String>,
+}
+
+/// NSW 15.4.2 (b); 15.1.1 "buy-in"; 15.6.2.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChipsSpec {
+    /// Tournament chips each player receives at the start of a session.
+    pub per_session: i64,
+    /// Money a player pays for them before each session (0: allocated free).
+    #[serde(default)]
+    pub buy_in: i64,
+}
+
+/// NSW 15.4.2 (c), (d); 15.6.4, 15.6.11-15.6.15.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct WagersSpec {
+    /// A wager on every coup (NSW 15.6.4); `false` only where the conditions
+    /// say otherwise.
+    #[serde(default = "yes")]
+    pub compulsory: bool,
+    /// Minimum and maximum per coup; wagers are in units of the minimum
+    /// (NSW 15.6.14).
+    pub min: i64,
+    pub max: i64,
+    /// The wagers open to players (default: banker, player, tie).
+    #[serde(default = "main_bets")]
+    pub bets: Vec<String>,
+    /// The time within which each wager must be made (NSW 15.6.11), seconds.
+    #[serde(default)]
+    pub time_limit_seconds: Option<u32>,
+    /// The points in each session where the limits change (NSW 15.4.2(d),
+    /// 15.6.15), in order.
+    #[serde(default)]
+    pub changes: Vec<LimitChange>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn main_bets() -> Vec<String> {
+    ["banker", "player", "tie"].map(String::from).to_vec()
+}
+
+/// New limits from a coup of each session on.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitChange {
+    pub from_coup: u32,
+    pub min: i64,
+    pub max: i64,
+}
+
+/// NSW 15.4.2 (e).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct StructureSpec {
+    /// One of the rulebook's dealing methods, as its profile names it.
+    pub dealing: String,
+    /// Players seated at each tournament table.
+    pub seats_per_table: u32,
+    pub rounds: Vec<RoundSpec>,
+}
+
+/// One round (or session) of the tournament.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoundSpec {
+    pub name: String,
+    /// Tables active in it.
+    pub tables: u32,
+    /// Its length: a number of coups, or minutes on the clock (one of them).
+    #[serde(default)]
+    pub coups: Option<u32>,
+    #[serde(default)]
+    pub minutes: Option<u32>,
+    /// Players who go on from each table (the highest chip counts, NSW
+    /// 15.10.2); 0 in the final.
+    #[serde(default)]
+    pub advance_per_table: u32,
+    /// Players who also go on with the highest counts among the rest.
+    #[serde(default)]
+    pub wildcards: u32,
+    /// Whether players eliminated in it play a repechage for a place in the
+    /// next round.
+    #[serde(default)]
+    pub repechage: bool,
+}
+
+/// How tables and boxes are allocated (NSW 15.5.4).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Seating {
+    /// By random draw.
+    #[default]
+    Draw,
+    /// By the Tournament Manager.
+    Manager,
+}
+
+/// NSW 15.4.2 (f); 15.5.4, 15.7-15.9.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlaySpec {
+    #[serde(default)]
+    pub seating: Seating,
+    /// Wagering in order with a marker (NSW 15.9): box one first on the
+    /// first coup, box two on the second, and so on.
+    #[serde(default)]
+    pub marker: bool,
+    /// Pass cards each player is given per heat (NSW 15.7).
+    #[serde(default)]
+    pub pass_cards: u32,
+    /// Undisclosed wagers each player may make per session (NSW 15.8).
+    #[serde(default)]
+    pub undisclosed_wagers: u32,
+}
+
+/// NSW 15.4.2 (g).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct BuyBackSpec {
+    /// How many times an eliminated player may buy back in.
+    pub times: u32,
+    /// What it costs, minor units (it goes to the prize pool, NSW 15.3.2).
+    pub price: i64,
+    /// The last round (1 = the first) in which it is offered.
+    pub until_round: u32,
+}
+
+/// NSW 15.4.2 (j); 15.3.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrizesSpec {
+    /// What the operator adds to the pool (NSW 15.3.1), minor units.
+    #[serde(default)]
+    pub added: i64,
+    /// A pool guaranteed if at least so many enter (NSW 15.3.3).
+    #[serde(default)]
+    pub guarantee: Option<Guarantee>,
+    /// The places paid, first place first: a whole percentage of the pool, or
+    /// a fixed prize the operator adds (cash, goods or services).
+    pub places: Vec<PlaceSpec>,
+    /// How prizes are paid.
+    pub payment: String,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Guarantee {
+    pub amount: i64,
+    pub min_entries: u32,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlaceSpec {
+    #[serde(default)]
+    pub percent: Option<u32>,
+    #[serde(default)]
+    pub prize: Option<String>,
+}
+
+/// Checked tournament conditions.
+#[derive(Clone, Debug)]
+pub struct Conditions {
+    pub spec: ConditionsSpec,
+    pub rulebook: Rulebook,
+    pub dealing: DealingStyle,
+    pub bets: Vec<Bet>,
+}
+
+/// Most coups in a round, minutes in a round, seconds to wager.
+const MAX_COUPS: u32 = 1_000;
+const MAX_MINUTES: u32 = 24 * 60;
+const MAX_WAGER_SECONDS: u32 = 600;
+
+impl Conditions {
+    /// Read and check a conditions file.
+    pub fn from_toml(text: &str) -> Result<Conditions, Problems> {
+        let spec: ConditionsSpec = toml::from_str(text).map_err(|e| toml_problem("tournament conditions", text, &e))?;
+        Conditions::new(spec)
+    }
+
+    /// Check conditions against their rulebook and themselves; every problem
+    /// is named by its field and, where one applies, the rule.
+    pub fn new(spec: ConditionsSpec) -> Result<Conditions, Problems> {
+        let mut p = Problems::new(format!("tournament conditions {:?}", spec.name));
+        if spec.name.trim().is_empty() {
+            p.push("name", "is empty");
+        }
+        let rulebook = match crate::profiles::builtin(&spec.rulebook) {
+            Ok(rb) => Some(rb),
+            Err(e) => {
+                p.push("rulebook", e.to_string());
+                None
+            }
+        };
+        if let Some(rb) = &rulebook {
+            if !rb.config.citations.contains_key(Cite::Tournament.key()) {
+                p.push("rulebook", format!("{} has no rules for tournament play (NSW 15 has)", rb.id));
+            }
+        }
+        check_entry(&spec.entry, &mut p);
+        money(&mut p, "chips.per_session", spec.chips.per_session, 1);
+        money(&mut p, "chips.buy_in", spec.chips.buy_in, 0);
+        check_wagers(&spec, &mut p);
+        let bets = check_bets(&spec.wagers.bets, rulebook.as_ref(), &mut p);
+        let dealing = check_structure(&spec, rulebook.as_ref(), &mut p);
+        check_play(&spec, &mut p);
+        if let Some(b) = &spec.buy_back {
+            if b.times == 0 {
+                p.push("buy_back.times", "is 0: leave buy_back out when there is none");
+            }
+            money(&mut p, "buy_back.price", b.price, 0);
+            if b.until_round == 0 || b.until_round as usize >= spec.structure.rounds.len() {
+                p.push(
+                    "buy_back.until_round",
+                    format!(
+                        "{} is not a round before the last (1 to {})",
+                        b.until_round,
+                        spec.structure.rounds.len().saturating_sub(1)
+                    ),
+                );
+            }
+        }
+        check_prizes(&spec, &mut p);
+        match (rulebook, dealing) {
+            (Some(rulebook), Some(dealing)) if p.is_empty() => Ok(Conditions { spec, rulebook, dealing, bets }),
+            _ => Err(p),
+        }
+    }
+}
+
+/// A money field: at least `floor`, at most [`MAX_LIMIT`].
+fn money(p: &mut Problems, path: &str, v: i64, floor: i64) {
+    if v < floor {
+        p.push(path, format!("{} is below {}", Money(v), Money(floor)));
+    } else if v > MAX_LIMIT {
+        p.push(path, format!("{} is above the largest amount, {}", Money(v), Money(MAX_LIMIT)));
+    }
+}
+
+fn check_entry(e: &EntrySpec, p: &mut Problems) {
+    money(p, "entry.fee", e.fee, 0);
+    if e.min_players < 2 {
+        p.push("entry.min_players", "a tournament needs at least 2 players");
+    }
+    if e.max_players < e.min_players {
+        p.push("entry.max_players", format!("{} is below entry.min_players ({})", e.max_players, e.min_players));
+    }
+    if e.application.trim().is_empty() {
+        p.push("entry.application", "say where the application form is (NSW 15.4.2(i))");
+    }
+}
+
+/// Limits: positive, max at least min and in units of it (NSW 15.6.14), and
+/// within the chips a player starts with.
+fn limits(p: &mut Problems, at: &str, min: i64, max: i64, chips: i64) {
+    money(p, &format!("{at}min"), min, 1);
+    money(p, &format!("{at}max"), max, 1);
+    if min > 0 && max > 0 {
+        if max < min {
+            p.push(format!("{at}max"), format!("{} is below the minimum {}", Money(max), Money(min)));
+        } else if max % min != 0 {
+            p.push(
+                format!("{at}max"),
+                format!("{} is not a whole number of minimums ({}): NSW 15.6.14", Money(max), Money(min)),
+            );
+        }
+        if chips > 0 && min > chips {
+            p.push(
+                format!("{at}min"),
+                format!("{} is more than the {} chips a player starts with: NSW 15.6.13", Money(min), Money(chips)),
+            );
+        }
+    }
+}
+
+fn check_wagers(s: &ConditionsSpec, p: &mut Problems) {
+    let w = &s.wagers;
+    limits(p, "wagers.", w.min, w.max, s.chips.per_session);
+    if let Some(t) = w.time_limit_seconds {
+        if !(1..=MAX_WAGER_SECONDS).contains(&t) {
+            p.push("wagers.time_limit_seconds", format!("{t} is not between 1 and {MAX_WAGER_SECONDS}"));
+        }
+    }
+    let mut last = 1;
+    for (i, c) in w.changes.iter().enumerate() {
+        let at = format!("wagers.changes[{i}].");
+        if c.from_coup <= last {
+            p.push(format!("{at}from_coup"), format!("{} must come after coup {last}", c.from_coup));
+        }
+        last = last.max(c.from_coup);
+        limits(p, &at, c.min, c.max, s.chips.per_session);
+    }
+}
+
+fn check_bets(ids: &[String], rb: Option<&Rulebook>, p: &mut Problems) -> Vec<Bet> {
+    if ids.is_empty() {
+        p.push("wagers.bets", "names no wager");
+    }
+    let mut out = Vec::new();
+    for (i, id) in ids.iter().enumerate() {
+        match Bet::from_id(id) {
+            None => p.push(format!("wagers.bets[{i}]"), format!("{id:?} is not a wager")),
+            Some(b) if out.contains(&b) => p.push(format!("wagers.bets[{i}]"), format!("{id} is named twice")),
+            Some(b) => {
+                if rb.is_some_and(|rb| rb.bet(b).is_none()) {
+                    p.push(format!("wagers.bets[{i}]"), format!("{id} is not offered under this rulebook"));
+                }
+                out.push(b);
+            }
+        }
+    }
+    out
+}
+
+fn check_structure(s: &ConditionsSpec, rb: Option<&Rulebook>, p: &mut Problems) -> Option<DealingStyle> {
+    let st = &s.structure;
+    use serde::de::IntoDeserializer;
+    let named: Result<DealingStyle, serde::de::value::Error> =
+        DealingStyle::deserialize(st.dealing.as_str().into_deserializer());
+    let dealing = match named {
+        Ok(d) if rb.is_none_or(|rb| rb.procedures.dealing.contains(&d)) => Some(d),
+        _ => {
+            let named = rb.map(|rb| {
+                rb.procedures
+                    .dealing
+                    .iter()
+                    .filter_map(|d| toml::Value::try_from(d).ok().and_then(|v| v.as_str().map(String::from)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            });
+            p.push(
+                "structure.dealing",
+                format!("{:?} is not a dealing method of the rulebook ({})", st.dealing, named.unwrap_or_default()),
+            );
+            None
+        }
+    };
+    let boxes = rb.and_then(|rb| rb.layouts.iter().map(|l| l.boxes).max()).unwrap_or(u32::MAX);
+    if st.seats_per_table < 2 || st.seats_per_table > boxes {
+        p.push(
+            "structure.seats_per_table",
+            format!("{} is not between 2 and the layout's {boxes} boxes", st.seats_per_table),
+        );
+    }
+    if st.rounds.is_empty() {
+        p.push("structure.rounds", "there is no round");
+    }
+    let seats = st.seats_per_table;
+    let mut players = s.entry.max_players;
+    for (i, r) in st.rounds.iter().enumerate() {
+        let at = format!("structure.rounds[{i}].");
+        let last = i + 1 == st.rounds.len();
+        if r.name.trim().is_empty() {
+            p.push(format!("{at}name"), "is empty");
+        }
+        match (r.coups, r.minutes) {
+            (Some(c), None) if (1..=MAX_COUPS).contains(&c) => {}
+            (None, Some(m)) if (1..=MAX_MINUTES).contains(&m) => {}
+            (Some(_), Some(_)) | (None, None) => {
+                p.push(format!("{at}coups"), "give the round's length as coups or as minutes (one of them)")
+            }
+            (Some(c), None) => p.push(format!("{at}coups"), format!("{c} is not between 1 and {MAX_COUPS}")),
+            (None, Some(m)) => p.push(format!("{at}minutes"), format!("{m} is not between 1 and {MAX_MINUTES}")),
+        }
+        if r.tables == 0 {
+            p.push(format!("{at}tables"), "is 0");
+        } else if players > r.tables * seats {
+            p.push(format!("{at}tables"), format!("{players} players do not fit {} tables of {seats} seats", r.tables));
+        }
+        if last {
+            if r.advance_per_table > 0 || r.wildcards > 0 || r.repechage {
+                p.push(format!("{at}advance_per_table"), "the last round is the final: nobody advances from it");
+            }
+            if r.tables != 1 {
+                p.push(format!("{at}tables"), "the final is played at one table");
+            }
+        } else {
+            if r.advance_per_table == 0 || r.advance_per_table > seats {
+                p.push(
+                    format!("{at}advance_per_table"),
+                    format!("{} is not between 1 and {seats}", r.advance_per_table),
+                );
+            }
+            let going_on = r.tables * r.advance_per_table + r.wildcards;
+            if going_on >= players {
+                p.push(
+                    format!("{at}advance_per_table"),
+                    format!("{going_on} of at most {players} players advance: the round eliminates nobody"),
+                );
+            }
+            players = going_on.min(players);
+        }
+    }
+    if let Some(last) = st.rounds.last() {
+        let places = s.prizes.places.len() as u32;
+        let finalists = if st.rounds.len() == 1 { s.entry.min_players } else { players.min(last.tables * seats) };
+        if places > finalists {
+            p.push("prizes.places", format!("{places} places are paid but the final seats {finalists} players"));
+        }
+    }
+    dealing
+}
+
+fn check_play(s: &ConditionsSpec, p: &mut Problems) {
+    let shortest = s.structure.rounds.iter().filter_map(|r| r.coups).min();
+    if let Some(c) = shortest {
+        if s.play.pass_cards >= c {
+            p.push(
+                "play.pass_cards",
+                format!("{} pass cards would let a player sit out a round of {c} coups", s.play.pass_cards),
+            );
+        }
+        if s.play.undisclosed_wagers > c {
+            p.push(
+                "play.undisclosed_wagers",
+                format!("{} is more than the {c} coups of a round", s.play.undisclosed_wagers),
+            );
+        }
+    }
+}
+
+fn check_prizes(s: &ConditionsSpec, p: &mut Problems) {
+    let pr = &s.prizes;
+    money(p, "prizes.added", pr.added, 0);
+    if pr.payment.trim().is_empty() {
+        p.push("prizes.payment", "say how prizes are paid (NSW 15.4.2(j))");
+    }
+    if pr.places.is_empty() {
+        p.push("prizes.places", "no place is paid");
+    }
+    let mut percent = 0u32;
+    for (i, pl) in pr.places.iter().enumerate() {
+        match (pl.percent, &pl.prize) {
+            (Some(0), None) => p.push(format!("prizes.places[{i}].percent"), "is 0"),
+            (Some(n), None) => percent = percent.saturating_add(n),
+            (None, Some(t)) if !t.trim().is_empty() => {}
+            _ => p.push(format!("prizes.places[{i}]"), "give a percent of the pool or a prize (one of them)"),
+        }
+    }
+    let pool_may_grow = s.entry.fee > 0 || pr.added > 0 || s.buy_back.as_ref().is_some_and(|b| b.price > 0);
+    if percent > 100 {
+        p.push("prizes.places", format!("the shares add up to {percent}% of the pool"));
+    } else if pool_may_grow && percent != 100 {
+        p.push(
+            "prizes.places",
+            format!(
+                "the shares add up to {percent}%: every entry fee goes to the pool for distribution (NSW 15.3.2), so \
+                 the shares must add up to 100%"
+            ),
+        );
+    }
+    if let Some(g) = &pr.guarantee {
+        money(p, "prizes.guarantee.amount", g.amount, 1);
+        if g.min_entries < s.entry.min_players || g.min_entries > s.entry.max_players {
+            p.push(
+                "prizes.guarantee.min_entries",
+                format!("{} is not between entry.min_players and entry.max_players", g.min_entries),
+            );
+        }
+    }
+}
+
+impl Conditions {
+    /// The prize pool with `entrants` entries (and no buy-backs): every entry
+    /// fee (NSW 15.3.2) plus what the operator adds, or the guarantee if it
+    /// applies and is more (NSW 15.3.3).
+    pub fn pool(&self, entrants: u32) -> Money {
+        let s = &self.spec;
+        let mut pool = s.entry.fee * entrants as i64 + s.prizes.added;
+        if let Some(g) = &s.prizes.guarantee {
+            if entrants >= g.min_entries {
+                pool = pool.max(g.amount);
+            }
+        }
+        Money(pool)
+    }
+
+    /// Each place's cash share of `pool`, first place first: whole
+    /// percentages, rounded down, the remainder to first place.
+    pub fn shares(&self, pool: Money) -> Vec<Money> {
+        let mut out: Vec<Money> =
+            self.spec.prizes.places.iter().map(|pl| Money(pl.percent.map_or(0, |n| pool.0 * n as i64 / 100))).collect();
+        let percent: u32 = self.spec.prizes.places.iter().filter_map(|pl| pl.percent).sum();
+        if percent == 100 {
+            let paid: i64 = out.iter().map(|m| m.0).sum();
+            if let Some(first) = out.iter_mut().find(|m| m.0 > 0) {
+                first.0 += pool.0 - paid;
+            }
+        }
+        out
+    }
+
+    /// The conditions as players are given them (NSW 15.4.1), with the
+    /// statements NSW 15.4.2 (h), (i) and (k) require.
+    pub fn published(&self) -> String {
+        let s = &self.spec;
+        let mut t = String::new();
+        let mut line = |x: String| {
+            t.push_str(&x);
+            t.push('\n');
+        };
+        line(s.name.clone());
+        line(format!("Tournament conditions under {} (NSW 15)", self.rulebook.title));
+        line(String::new());
+        line("Entry (NSW 15.4.2(a), (i))".into());
+        line(if s.entry.fee > 0 { format!("  Entry fee: {}", Money(s.entry.fee)) } else { "  No entry fee.".into() });
+        line(format!("  Between {} and {} players.", s.entry.min_players, s.entry.max_players));
+        line(format!("  Apply: {}", s.entry.application));
+        line(format!(
+            "  A player may withdraw without financial penalty until {} hours before the start.",
+            s.entry.withdraw_hours_before_start
+        ));
+        if s.entry.agree_in_writing {
+            line("  Each player agrees in writing to the rules and these conditions before entry (NSW 15.4.3).".into());
+        }
+        line("Eligibility (NSW 15.4.2(h))".into());
+        line("  Only persons entitled to enter the casino and gamble are eligible to enter the tournament.".into());
+        if s.eligibility.may_refuse_any {
+            line("  The casino operator may refuse any application.".into());
+        }
+        for c in &s.eligibility.criteria {
+            line(format!("  {c}"));
+        }
+        line("Chips (NSW 15.4.2(b); 15.6)".into());
+        line(format!(
+            "  {} tournament chips each session{}. Tournament chips have no cash value and are not redeemable.",
+            Money(s.chips.per_session),
+            if s.chips.buy_in > 0 { format!(", bought for {}", Money(s.chips.buy_in)) } else { String::new() }
+        ));
+        line("Wagers (NSW 15.4.2(c), (d); 15.6)".into());
+        if s.wagers.compulsory {
+            line("  A wager on every coup is compulsory (unless a pass card is played).".into());
+        }
+        line(format!(
+            "  Minimum {} and maximum {} a coup, in units of the minimum, on: {}.",
+            Money(s.wagers.min),
+            Money(s.wagers.max),
+            s.wagers.bets.join(", ")
+        ));
+        for c in &s.wagers.changes {
+            line(format!(
+                "  From coup {} of each session: minimum {}, maximum {}.",
+                c.from_coup,
+                Money(c.min),
+                Money(c.max)
+            ));
+        }
+        if let Some(secs) = s.wagers.time_limit_seconds {
+            line(format!(
+                "  Each wager must be made within {secs} seconds; a late wager is restricted to the minimum (NSW 15.6.12)."
+            ));
+        }
+        line("Structure (NSW 15.4.2(e))".into());
+        let method: Vec<String> = s
+            .structure
+            .dealing
+            .split('_')
+            .map(|w| {
+                let mut c = w.chars();
+                c.next().map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
+            })
+            .collect();
+        line(format!(
+            "  Dealing: {} ({}); {} players a table.",
+            method.join(" "),
+            self.rulebook.procedures.dealing_rule,
+            s.structure.seats_per_table
+        ));
+        for r in &s.structure.rounds {
+            let length = match (r.coups, r.minutes) {
+                (Some(c), _) => format!("{c} coups"),
+                (_, Some(m)) => format!("{m} minutes"),
+                _ => String::new(),
+            };
+            let on = if r.advance_per_table == 0 {
+                "the final decides the winner and the places".to_string()
+            } else {
+                format!(
+                    "the top {} of each table{} advance",
+                    r.advance_per_table,
+                    if r.wildcards > 0 {
+                        format!(", and {} wildcards on chip count", r.wildcards)
+                    } else {
+                        String::new()
+                    }
+                )
+            };
+            line(format!(
+                "  {}: {} table{}, {length}; {on}{}.",
+                r.name,
+                r.tables,
+                if r.tables == 1 { "" } else { "s" },
+                if r.repechage { "; a repechage for those eliminated" } else { "" }
+            ));
+        }
+        line("  Ties for a place are decided by a play-off (NSW 15.10.3); players out in the same coup are placed by NSW 15.10.4.".into());
+        line("Conduct of play (NSW 15.4.2(f))".into());
+        line(format!(
+            "  Tables and boxes are allocated {}.",
+            match s.play.seating {
+                Seating::Draw => "by random draw",
+                Seating::Manager => "by the Tournament Manager",
+            }
+        ));
+        if s.play.marker {
+            line("  Wagering is in order with a marker: box one first on the first coup, box two on the second, and so on (NSW 15.9).".into());
+        }
+        if s.play.pass_cards > 0 {
+            line(format!("  {} pass card(s) per player each heat (NSW 15.7).", s.play.pass_cards));
+        }
+        if s.play.undisclosed_wagers > 0 {
+            line(format!("  {} undisclosed wager(s) per player each session (NSW 15.8).", s.play.undisclosed_wagers));
+        }
+        line("Buy-backs (NSW 15.4.2(g))".into());
+        match &s.buy_back {
+            None => line("  None.".into()),
+            Some(b) => line(format!(
+                "  An eliminated player may buy back in {} time(s) for {}, until the end of round {}.",
+                b.times,
+                Money(b.price),
+                b.until_round
+            )),
+        }
+        line("Prizes (NSW 15.4.2(j); 15.3)".into());
+        line("  Every entry fee goes into the prize pool (NSW 15.3.2).".into());
+        if s.prizes.added > 0 {
+            line(format!("  The casino operator adds {} (NSW 15.3.1).", Money(s.prizes.added)));
+        }
+        if let Some(g) = &s.prizes.guarantee {
+            line(format!(
+                "  The pool is guaranteed to be at least {} if {} or more enter; with fewer the tournament may be cancelled (NSW 15.3.3).",
+                Money(g.amount),
+                g.min_entries
+            ));
+        }
+        for (n, entrants) in [("fewest", s.entry.min_players), ("most", s.entry.max_players)] {
+            let pool = self.pool(entrants);
+            let shares = self.shares(pool);
+            let paid: Vec<String> = s
+                .prizes
+                .places
+                .iter()
+                .zip(shares)
+                .enumerate()
+                .map(|(i, (pl, m))| match &pl.prize {
+                    Some(p) => format!("{}: {p}", i + 1),
+                    None => format!("{}: {m}", i + 1),
+                })
+                .collect();
+            line(format!("  With the {n} entrants ({entrants}), the pool is {pool}: {}.", paid.join("; ")));
+        }
+        line(format!("  Paid by: {}.", s.prizes.payment));
+        line("  If the tournament is cancelled, every entry fee is refunded (NSW 15.3.4).".into());
+        for n in &s.notes {
+            line(n.clone());
+        }
+        line(String::new());
+        line(
+            "The tournament is conducted by the Tournament Manager in accordance with these conditions and the \
+             applicable rules of the game; in the event of any inconsistency, the rules prevail (NSW 15.4.2(k))."
+                .into(),
+        );
+        t
+    }
+}

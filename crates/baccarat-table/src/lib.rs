@@ -5,3 +5,4 @@ pub mod engine;
 pub mod roads;
 pub mod shoe;
 pub mod shuffle;
+pub mod tournament;

@@ -11,3 +11,4 @@ mod engine_props;
 mod engine_styles;
 mod roads;
 mod shuffle_golden;
+mod tournament;

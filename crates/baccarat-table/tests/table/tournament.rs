@@ -1,0 +1,238 @@
+//! Tournament play at one table (NSW 15.5-15.10): each rule the session
+//! enforces, with the refusal naming it, and chips settled with the table's
+//! own pay tables.
+
+use baccarat_rules::{profiles, Bet, Card, Coup, Money, TableConfig};
+use baccarat_table::engine::PlayerId;
+use baccarat_table::tournament::{commitment, Action, Session, SessionRules};
+
+const CONFIG: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 100\nmax = 1000000000\n";
+
+fn rules(marker: bool) -> SessionRules {
+    SessionRules {
+        min: Money(1000),
+        max: Money(10_000),
+        changes: vec![(3, Money(2000), Money(20_000))],
+        chips: Money(20_000),
+        bets: vec![Bet::Banker, Bet::Player, Bet::Tie],
+        marker,
+        pass_cards: 1,
+        undisclosed: 1,
+        advance: 1,
+    }
+}
+
+fn session(marker: bool, boxes: u8) -> Session {
+    let rb = profiles::builtin("nsw-2021").unwrap();
+    let cfg = TableConfig::from_toml(&rb, CONFIG).unwrap();
+    let players: Vec<(u8, PlayerId)> = (1..=boxes).map(|b| (b, PlayerId(100 + b as u32))).collect();
+    Session::new(rules(marker), cfg, &players)
+}
+
+fn p(b: u8) -> PlayerId {
+    PlayerId(100 + b as u32)
+}
+
+fn coup(cards: &str) -> Coup {
+    let cards: Vec<Card> = cards.split_whitespace().map(|c| c.parse().unwrap()).collect();
+    Coup::from_cards(&cards).unwrap().0
+}
+
+/// Banker 9 against Player 0.
+fn banker_wins() -> Coup {
+    coup("2H KS 3D 9C 5S")
+}
+
+/// Player 9 against Banker 2.
+fn player_wins() -> Coup {
+    coup("9H KS KD 2C")
+}
+
+fn wager(bet: Bet, amount: i64) -> Action {
+    Action::Wager { bet, amount: Money(amount) }
+}
+
+fn refused(r: Result<(), baccarat_table::engine::Refusal>, rule: &str) {
+    let e = r.expect_err(rule);
+    assert_eq!(e.rule, rule, "{}", e.message);
+}
+
+#[test]
+fn wagers_are_within_the_limits_in_units_of_the_minimum_and_the_chips_held() {
+    let mut s = session(false, 2);
+    refused(s.act(1, p(1), wager(Bet::Banker, 500)), "NSW 15.6.14");
+    refused(s.act(1, p(1), wager(Bet::Banker, 1500)), "NSW 15.6.14");
+    refused(s.act(1, p(1), wager(Bet::Banker, 11_000)), "NSW 15.6.14");
+    refused(s.act(1, p(1), wager(Bet::PlayerPair, 1000)), "NSW 15.4.2(f)");
+    refused(s.act(2, p(1), wager(Bet::Banker, 1000)), "NSW 15.6.10");
+    s.act(1, p(1), wager(Bet::Banker, 10_000)).unwrap();
+    refused(s.act(1, p(1), wager(Bet::Player, 1000)), "NSW 15.9.5");
+    // From coup 3 the limits double (NSW 15.6.15).
+    assert_eq!(s.rules.limits(2), (Money(1000), Money(10_000)));
+    assert_eq!(s.rules.limits(3), (Money(2000), Money(20_000)));
+}
+
+#[test]
+fn the_marker_sets_the_order_and_moves_each_coup() {
+    let mut s = session(true, 3);
+    assert_eq!((s.marker(), s.turn()), (Some(1), Some(1)));
+    refused(s.act(2, p(2), wager(Bet::Banker, 1000)), "NSW 15.9.4");
+    s.act(1, p(1), wager(Bet::Banker, 1000)).unwrap();
+    refused(s.act(3, p(3), wager(Bet::Banker, 1000)), "NSW 15.9.4");
+    s.act(2, p(2), wager(Bet::Player, 1000)).unwrap();
+    s.act(3, p(3), Action::Pass).unwrap();
+    s.close().unwrap();
+    s.settle(&banker_wins()).unwrap();
+    // Coup 2: box two first, then three, then one.
+    assert_eq!((s.marker(), s.turn()), (Some(2), Some(2)));
+    s.act(2, p(2), wager(Bet::Banker, 1000)).unwrap();
+    s.act(3, p(3), wager(Bet::Banker, 1000)).unwrap();
+    assert_eq!(s.turn(), Some(1));
+}
+
+#[test]
+fn chips_settle_with_the_tables_pay_tables() {
+    let mut s = session(false, 3);
+    s.act(1, p(1), wager(Bet::Banker, 10_000)).unwrap();
+    s.act(2, p(2), wager(Bet::Player, 4000)).unwrap();
+    s.act(3, p(3), Action::Pass).unwrap();
+    s.close().unwrap();
+    let r = s.settle(&banker_wins()).unwrap();
+    // Banker pays 1:1 less 5% commission at an NSW table.
+    assert_eq!(r[0].after, Money(20_000 + 9_500));
+    assert_eq!(r[1].after, Money(16_000));
+    assert_eq!(r[2].after, Money(20_000), "a pass card risks nothing");
+    assert_eq!(s.seats[&1].chips, Money(29_500));
+    // One pass card a heat (NSW 15.7.1).
+    refused(s.act(3, p(3), Action::Pass), "NSW 15.7.1");
+}
+
+#[test]
+fn no_more_bets_waits_for_everyone_and_a_late_player_wagers_the_minimum() {
+    let mut s = session(false, 2);
+    s.act(1, p(1), wager(Bet::Tie, 1000)).unwrap();
+    refused(s.close(), "NSW 15.6.4");
+    refused(s.act(2, p(2), Action::Late { bet: Bet::Banker, amount: Money(2000) }), "NSW 15.6.12");
+    s.act(2, p(2), Action::Late { bet: Bet::Banker, amount: Money(1000) }).unwrap();
+    s.close().unwrap();
+    refused(s.act(2, p(2), wager(Bet::Player, 1000)), "NSW 15.8.2.7");
+    let r = s.settle(&player_wins()).unwrap();
+    assert_eq!((r[0].after, r[1].after), (Money(19_000), Money(19_000)));
+}
+
+#[test]
+fn an_absent_player_has_the_minimum_deducted_for_three_coups_at_most() {
+    let mut s = session(false, 2);
+    for _ in 1..=3 {
+        s.act(1, p(1), wager(Bet::Banker, 2000)).unwrap();
+        s.act(2, p(2), Action::Absent).unwrap();
+        s.close().unwrap();
+        let r = s.settle(&player_wins()).unwrap();
+        assert!(r[1].notes[0].contains("NSW 15.5.6.1"), "{:?}", r[1]);
+    }
+    // 1,000 + 1,000 + 2,000 (the third coup's minimum).
+    assert_eq!(s.seats[&2].chips, Money(16_000));
+    refused(s.act(2, p(2), Action::Absent), "NSW 15.5.6.1");
+}
+
+#[test]
+fn an_undisclosed_wager_is_hidden_until_revealed_and_adjusted_by_the_rule() {
+    // (amount written, what it plays as, the rule applied)
+    let cases = [
+        (Money(5000), Money(5000), None),
+        (Money(500), Money(1000), Some("15.8.3.1")),
+        (Money(15_000), Money(10_000), Some("15.8.3.2")),
+    ];
+    for (written, plays, rule) in cases {
+        let mut s = session(false, 2);
+        let c = commitment(Bet::Banker, written, "secret");
+        s.act(1, p(1), Action::Undisclosed { commitment: c, with: None }).unwrap();
+        s.act(2, p(2), wager(Bet::Player, 1000)).unwrap();
+        refused(s.reveal(1, Some((Bet::Banker, written)), "secret"), "NSW 15.8.2.6");
+        s.close().unwrap();
+        refused(s.settle(&banker_wins()).map(|_| ()), "NSW 15.8.2.6");
+        refused(s.reveal(1, Some((Bet::Player, written)), "secret"), "NSW 15.8.2.1");
+        refused(s.reveal(1, Some((Bet::Banker, written)), "guess"), "NSW 15.8.2.1");
+        s.reveal(1, Some((Bet::Banker, written)), "secret").unwrap();
+        let r = s.settle(&banker_wins()).unwrap();
+        assert_eq!(r[0].stakes, vec![(Bet::Banker, plays)]);
+        // It settles as the same wager made in chips would have.
+        let mut open = session(false, 2);
+        open.act(1, p(1), wager(Bet::Banker, plays.0)).unwrap();
+        open.act(2, p(2), wager(Bet::Player, 1000)).unwrap();
+        open.close().unwrap();
+        assert_eq!(r[0].after, open.settle(&banker_wins()).unwrap()[0].after);
+        assert!(r[0].after > Money(20_000));
+        match rule {
+            Some(rule) => assert!(r[0].notes.iter().any(|n| n.contains(rule)), "{:?}", r[0]),
+            None => assert!(r[0].notes.is_empty()),
+        }
+        refused(s.act(1, p(1), Action::Undisclosed { commitment: c, with: None }), "NSW 15.8.1");
+    }
+    // A blank form: the minimum is deducted (NSW 15.8.3.4).
+    let mut s = session(false, 2);
+    let blank: [u8; 32] = {
+        use sha2::Digest;
+        sha2::Sha256::digest("blank|s").into()
+    };
+    s.act(1, p(1), Action::Undisclosed { commitment: blank, with: None }).unwrap();
+    s.act(2, p(2), wager(Bet::Player, 1000)).unwrap();
+    s.close().unwrap();
+    s.reveal(1, None, "s").unwrap();
+    let r = s.settle(&banker_wins()).unwrap();
+    assert_eq!(r[0].after, Money(19_000));
+    assert!(r[0].notes[0].contains("15.8.3.4"));
+}
+
+#[test]
+fn players_out_in_the_same_coup_are_placed_by_nsw_15_10_4() {
+    let mut s = session(false, 4);
+    // Coup 1 and 2: boxes 1-3 lose big on Player, box 4 wins.
+    for _ in 0..2 {
+        s.act(1, p(1), wager(Bet::Player, 9000)).unwrap();
+        s.act(2, p(2), wager(Bet::Player, 9000)).unwrap();
+        s.act(3, p(3), wager(Bet::Player, 10_000)).unwrap();
+        s.act(4, p(4), wager(Bet::Banker, 1000)).unwrap();
+        s.close().unwrap();
+        s.settle(&banker_wins()).unwrap();
+    }
+    // Box 1 and 2 have 2,000 left, box 3 none: all below coup 3's minimum
+    // of 2,000? Boxes 1 and 2 hold exactly 2,000 and stay; box 3 is out.
+    assert_eq!(s.in_play(), vec![1, 2, 4]);
+    assert_eq!(s.out_order, vec![3]);
+    // Coup 3: boxes 1 and 2 wager their last 2,000 and lose.
+    s.act(1, p(1), wager(Bet::Player, 2000)).unwrap();
+    s.act(2, p(2), wager(Bet::Player, 2000)).unwrap();
+    s.act(4, p(4), wager(Bet::Banker, 2000)).unwrap();
+    s.close().unwrap();
+    s.settle(&banker_wins()).unwrap();
+    assert_eq!(s.in_play(), vec![4]);
+    // Equal residual (0) and equal wagers: box 1's chips were removed first.
+    assert_eq!(s.out_order, vec![3, 1, 2]);
+    let (order, play_off) = s.standings();
+    assert_eq!(order, vec![4, 2, 1, 3]);
+    assert!(play_off.is_empty());
+}
+
+#[test]
+fn a_tie_for_the_last_place_that_advances_calls_for_a_play_off() {
+    let mut s = session(false, 3);
+    for b in 1..=3 {
+        s.act(b, p(b), Action::Pass).unwrap();
+    }
+    s.close().unwrap();
+    s.settle(&banker_wins()).unwrap();
+    let (_, play_off) = s.standings();
+    assert_eq!(play_off, vec![1, 2, 3], "all level at 20,000 with one place to advance (NSW 15.10.3)");
+}
+
+#[test]
+fn a_sessions_rules_come_from_the_published_conditions() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tournaments/eight.toml");
+    let c = baccarat_rules::tournament::Conditions::from_toml(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let r = SessionRules::of(&c, 1);
+    assert_eq!((r.min, r.max, r.chips), (Money(500_000), Money(10_000_000), Money(50_000_000)));
+    assert_eq!(r.limits(13), (Money(1_000_000), Money(20_000_000)));
+    assert_eq!((r.marker, r.pass_cards, r.undisclosed, r.advance), (true, 1, 1, 2));
+    assert_eq!(r.bets, vec![Bet::Banker, Bet::Player, Bet::Tie]);
+}

@@ -30,6 +30,7 @@ mod errors;
 mod money;
 mod paytable;
 pub mod profiles;
+pub mod promotion;
 mod remedies;
 mod rulebook;
 mod serde_impls;

@@ -47,6 +47,9 @@ enum Command {
     /// as players read it.
     #[command(subcommand)]
     Tournament(cmd::tournament::TournamentCommand),
+    /// Promotional prizes (NSW 16): check terms, make a draw's seed, draw.
+    #[command(subcommand)]
+    Promotion(cmd::promotion::PromotionCommand),
     /// The shuffle's statistical evidence: raw keystream, card positions, report.
     #[command(subcommand)]
     Rng(cmd::rng::RngCommand),
@@ -67,6 +70,7 @@ fn main() -> ExitCode {
         Command::Loadgen(a) => cmd::loadgen::run(a),
         Command::Rng(c) => cmd::rng::run(c),
         Command::Tournament(c) => cmd::tournament::run(c),
+        Command::Promotion(c) => cmd::promotion::run(c),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -2,6 +2,7 @@
 
 mod classify;
 mod profiles;
+mod promotion;
 mod quotes;
 mod settlement;
 mod table_config;

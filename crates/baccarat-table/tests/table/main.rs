@@ -4,6 +4,7 @@
 
 mod common;
 mod conformance;
+mod draw;
 mod engine;
 mod engine_live;
 mod engine_liveness;

@@ -4,6 +4,7 @@ pub mod archive;
 pub mod loadgen;
 pub mod odds;
 pub mod profiles;
+pub mod promotion;
 pub mod rng;
 pub mod roads;
 pub mod serve;

@@ -302,3 +302,31 @@ fn tournament_conditions_are_checked_and_shown_as_players_read_them() {
     refused(&["tournament", "check", &bad], "rulebook: au-casino has no rules for tournament play");
     refused(&["tournament", "show", "/nonexistent.toml"], "cannot read");
 }
+
+#[test]
+fn a_promotion_is_checked_and_its_draw_recomputed_from_the_seed_and_the_list() {
+    let terms = concat!(env!("CARGO_MANIFEST_DIR"), "/../../promotions/friday-draw.toml");
+    let o = run(&["promotion", "check", terms]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let seed = baccarat_table::shuffle::Seed::from_u64(2026);
+    let (s, c) = (seed.hex(), seed.commitment_hex());
+    let entries = tmp("entries.txt", "4:5\n2:2\n7:3\n11:1\n");
+    let args =
+        ["promotion", "draw", "--terms", terms, "--entries", &entries, "--seed", &s, "--commitment", &c, "--json"];
+    let a = run(&args);
+    assert!(a.status.success(), "{}", stderr(&a));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&a)).unwrap();
+    assert_eq!(v["winners"].as_array().unwrap().len(), 4, "four players, one prize each: {v}");
+    assert_eq!(v["undrawn"], 1);
+    assert_eq!(stdout(&run(&args)), stdout(&a), "the same seed and list, the same winners");
+    let wrong = baccarat_table::shuffle::Seed::from_u64(1).commitment_hex();
+    refused(
+        &["promotion", "draw", "--terms", terms, "--entries", &entries, "--seed", &s, "--commitment", &wrong],
+        "not the committed seed",
+    );
+    let bad = tmp("entries-bad.txt", "4:5\nseven:3\n");
+    refused(
+        &["promotion", "draw", "--terms", terms, "--entries", &bad, "--seed", &s, "--commitment", &c],
+        "--entries: line 2",
+    );
+}

@@ -236,3 +236,119 @@ fn a_sessions_rules_come_from_the_published_conditions() {
     assert_eq!((r.marker, r.pass_cards, r.undisclosed, r.advance), (true, 1, 1, 2));
     assert_eq!(r.bets, vec![Bet::Banker, Bet::Player, Bet::Tie]);
 }
+
+const CUP: &str = r#"
+name = "Test Cup"
+rulebook = "nsw-2021"
+[entry]
+fee = 100000
+min_players = 6
+max_players = 8
+withdraw_hours_before_start = 24
+application = "at the tournament desk"
+[eligibility]
+[chips]
+per_session = 10000
+[wagers]
+min = 1000
+max = 5000
+[structure]
+dealing = "method_a"
+seats_per_table = 4
+rounds = [
+  { name = "Heat", tables = 2, coups = 3, advance_per_table = 2 },
+  { name = "Final", tables = 1, coups = 3 },
+]
+[play]
+marker = true
+pass_cards = 1
+[prizes]
+places = [{ percent = 60 }, { percent = 40 }]
+payment = "cash"
+"#;
+
+/// Play `coups` coups at `s`, each player acting in the marker's order as
+/// `choose(box, coup)` says, every coup a Banker win.
+fn play_session(s: &mut Session, coups: u32, choose: impl Fn(u8, u32) -> Action) {
+    for _ in 0..coups {
+        let coup = s.coup;
+        while let Some(b) = s.turn() {
+            let player = s.seats[&b].player;
+            s.act(b, player, choose(b, coup)).unwrap();
+        }
+        s.close().unwrap();
+        s.settle(&banker_wins()).unwrap();
+    }
+}
+
+/// A tournament end to end from its conditions: eight entrants seated by
+/// draw at two tables, a heat with a three-way tie for the last place
+/// advancing settled by a play-off (NSW 15.10.3), a final, the placings, and
+/// the prize pool of every entry fee (NSW 15.3.2) paid 60/40.
+#[test]
+fn a_tournament_runs_from_registration_to_prizes() {
+    use baccarat_rules::tournament::Conditions;
+    use baccarat_table::shuffle::Seed;
+    use baccarat_table::tournament::{RoundEnd, Tournament};
+    let c = Conditions::from_toml(CUP).unwrap();
+    let cfg = TableConfig::from_toml(&profiles::builtin("nsw-2021").unwrap(), CONFIG).unwrap();
+    let players: Vec<PlayerId> = (1..=8).map(PlayerId).collect();
+    let too_few = Tournament::new(c.clone(), cfg.clone(), &players[..5], &Seed::from_u64(1)).unwrap_err();
+    assert_eq!(too_few.rule, "NSW 15.4.2(i)");
+    let mut t = Tournament::new(c, cfg.clone(), &players, &Seed::from_u64(7)).unwrap();
+    assert_eq!(t.tables.len(), 2);
+    assert!(t.tables.iter().all(|s| s.seats.len() == 4), "two tables of four");
+    // The seating is the draw's: the same seed seats the same way.
+    let again = Tournament::new(t.conditions.clone(), cfg.clone(), &players, &Seed::from_u64(7)).unwrap();
+    let seated = |t: &Tournament| {
+        t.tables.iter().map(|s| s.seats.values().map(|x| x.player).collect::<Vec<_>>()).collect::<Vec<_>>()
+    };
+    assert_eq!(seated(&again), seated(&t));
+
+    // Table 0: box 1 wins on Banker; boxes 2-4 lose the same on Player: a
+    // three-way tie for the second place advancing. Table 1: box 1 and box 2
+    // win, boxes 3 and 4 lose.
+    play_session(&mut t.tables[0], 3, |b, _| {
+        wager(if b == 1 { Bet::Banker } else { Bet::Player }, if b == 1 { 5000 } else { 1000 })
+    });
+    play_session(&mut t.tables[1], 3, |b, _| {
+        wager(if b <= 2 { Bet::Banker } else { Bet::Player }, if b == 1 { 5000 } else { 1000 })
+    });
+    let tied = match t.end_round(&Seed::from_u64(8)).unwrap() {
+        RoundEnd::PlayOff(tied) => tied,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(tied.len(), 3);
+    // The play-off: a session among the three; one coup orders them.
+    let rules = t.tables[0].rules.clone();
+    let seats: Vec<(u8, PlayerId)> = tied.iter().enumerate().map(|(i, p)| (i as u8 + 1, *p)).collect();
+    let mut po = Session::new(SessionRules { marker: false, ..rules }, cfg.clone(), &seats);
+    for (b, amount) in [(1u8, 3000i64), (2, 2000), (3, 1000)] {
+        po.act(b, seats[b as usize - 1].1, wager(Bet::Banker, amount)).unwrap();
+    }
+    po.close().unwrap();
+    po.settle(&banker_wins()).unwrap();
+    let (order, still_tied) = po.standings();
+    assert!(still_tied.is_empty());
+    let order: Vec<PlayerId> = order.iter().map(|b| po.seats[b].player).collect();
+    t.play_off(order.clone()).unwrap();
+    let finalists = match t.end_round(&Seed::from_u64(8)).unwrap() {
+        RoundEnd::Advanced(f) => f,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(finalists.len(), 4);
+    assert!(finalists.contains(&order[0]) && !finalists.contains(&order[1]), "the play-off's winner goes on");
+    assert_eq!((t.round, t.tables.len()), (1, 1));
+
+    // The final: the player on box 1 wins most.
+    play_session(&mut t.tables[0], 3, |b, _| {
+        wager(if b == 1 { Bet::Banker } else { Bet::Player }, 1000 * (5 - b as i64))
+    });
+    assert_eq!(t.end_round(&Seed::from_u64(9)).unwrap(), RoundEnd::Finished);
+    assert_eq!(t.placings.len(), 8, "everyone is placed");
+    let winner = t.tables[0].seats[&1].player;
+    assert_eq!(t.placings[0], winner);
+    let prizes = t.prizes();
+    assert_eq!(prizes, vec![(winner, Money(480_000)), (t.placings[1], Money(320_000))]);
+    assert_eq!(prizes.iter().map(|p| p.1 .0).sum::<i64>(), 8 * 100_000, "every entry fee is paid out");
+}

@@ -1,4 +1,4 @@
-//! Tournament play at one table for one session (NSW 15.5-15.10): tournament
+//! Play at one table for one session (NSW 15.5-15.10): tournament
 //! chips, the compulsory wager within the session's limits, the wagering order
 //! with a marker, pass cards, undisclosed wagers, the late and the absent
 //! player, elimination, and the session's placings.

@@ -51,6 +51,9 @@ pub struct ConditionsSpec {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct EntrySpec {
+    /// When the tournament starts, UTC, `YYYY-MM-DDTHH:MM:SSZ` (NSW 15.5.3:
+    /// the Tournament Manager may move it with reasonable notice).
+    pub starts: String,
     /// The entry fee, minor units (0: a freeroll).
     pub fee: i64,
     pub min_players: u32,
@@ -244,6 +247,8 @@ pub struct PlaceSpec {
 #[derive(Clone, Debug)]
 pub struct Conditions {
     pub spec: ConditionsSpec,
+    /// `entry.starts`, ms since the epoch.
+    pub starts_ms: u64,
     pub rulebook: Rulebook,
     pub dealing: DealingStyle,
     pub bets: Vec<Bet>,
@@ -304,8 +309,10 @@ impl Conditions {
             }
         }
         check_prizes(&spec, &mut p);
-        match (rulebook, dealing) {
-            (Some(rulebook), Some(dealing)) if p.is_empty() => Ok(Conditions { spec, rulebook, dealing, bets }),
+        match (rulebook, dealing, crate::promotion::utc_ms(&spec.entry.starts)) {
+            (Some(rulebook), Some(dealing), Some(starts_ms)) if p.is_empty() => {
+                Ok(Conditions { spec, starts_ms, rulebook, dealing, bets })
+            }
             _ => Err(p),
         }
     }
@@ -321,6 +328,9 @@ fn money(p: &mut Problems, path: &str, v: i64, floor: i64) {
 }
 
 fn check_entry(e: &EntrySpec, p: &mut Problems) {
+    if crate::promotion::utc_ms(&e.starts).is_none() {
+        p.push("entry.starts", format!("{:?} is not a UTC time YYYY-MM-DDTHH:MM:SSZ", e.starts));
+    }
     money(p, "entry.fee", e.fee, 0);
     if e.min_players < 2 {
         p.push("entry.min_players", "a tournament needs at least 2 players");
@@ -544,6 +554,12 @@ fn check_prizes(s: &ConditionsSpec, p: &mut Problems) {
 }
 
 impl Conditions {
+    /// Until when (ms) a player may withdraw with the fee refunded (NSW
+    /// 15.4.2(i)).
+    pub fn withdraw_until_ms(&self) -> u64 {
+        self.starts_ms.saturating_sub(u64::from(self.spec.entry.withdraw_hours_before_start) * 3_600_000)
+    }
+
     /// The prize pool with `entrants` entries (and no buy-backs): every entry
     /// fee (NSW 15.3.2) plus what the operator adds, or the guarantee if it
     /// applies and is more (NSW 15.3.3).
@@ -587,7 +603,10 @@ impl Conditions {
         line(String::new());
         line("Entry (NSW 15.4.2(a), (i))".into());
         line(if s.entry.fee > 0 { format!("  Entry fee: {}", Money(s.entry.fee)) } else { "  No entry fee.".into() });
-        line(format!("  Between {} and {} players.", s.entry.min_players, s.entry.max_players));
+        line(format!(
+            "  Starts {}; between {} and {} players.",
+            s.entry.starts, s.entry.min_players, s.entry.max_players
+        ));
         line(format!("  Apply: {}", s.entry.application));
         line(format!(
             "  A player may withdraw without financial penalty until {} hours before the start.",

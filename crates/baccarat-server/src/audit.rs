@@ -37,6 +37,16 @@ pub enum CasinoEvent {
     Deposit { player: baccarat_table::engine::PlayerId, amount: Money, key: String },
     /// The table stopped because an invariant broke; it is named here.
     TableHalted { invariant: String },
+    /// A tournament published from its conditions file (NSW 15.4.1), whole.
+    TournamentCreated { tournament: u32, conditions: String },
+    /// A player entered, paying the fee from their wallet into the pool
+    /// (NSW 15.3.2).
+    TournamentEntered { tournament: u32, player: baccarat_table::engine::PlayerId, fee: Money },
+    /// A player withdrew within the terms, or the tournament was cancelled:
+    /// the fee back from the pool (NSW 15.4.2(i), 15.3.4).
+    TournamentRefunded { tournament: u32, player: baccarat_table::engine::PlayerId, fee: Money, why: String },
+    /// The tournament was cancelled (NSW 15.3.4); its refunds follow.
+    TournamentCancelled { tournament: u32 },
 }
 
 /// One audit record's body, the one type that encodes it, decodes it and

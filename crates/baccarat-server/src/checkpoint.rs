@@ -86,6 +86,9 @@ pub struct Checkpoint {
     pub tables: Vec<TableState>,
     /// The read model as of the same batch (filled in by the committer).
     pub feed: Option<crate::coup_feed::FeedState>,
+    /// Tournaments (`casino/tournaments.rs`).
+    #[serde(default)]
+    pub tournaments: Vec<crate::casino::tournaments::TournamentState>,
 }
 
 /// A checkpoint ready for the store.

@@ -65,6 +65,10 @@ pub enum AccountKind {
     Antes {
         table: u32,
     },
+    /// A tournament's prize pool: every entry fee goes in (NSW 15.3.2).
+    PrizePool {
+        tournament: u32,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -131,17 +135,21 @@ pub enum Cause {
     Float { table: u32 },
     /// A wager's hold, and later its settlement or release.
     Wager { table: u32, wager: baccarat_table::engine::WagerId },
+    /// A tournament's money (an entry fee, its refund, a prize), recorded as
+    /// record `seq` of the casino's own chain.
+    Tournament { seq: u64 },
 }
 
 impl Cause {
     /// The cause as the store keeps it: `deposit:SEQ`, `float:TABLE`,
-    /// `wager:TABLE:WAGER`, or empty.
+    /// `wager:TABLE:WAGER`, `tournament:SEQ`, or empty.
     pub fn encode(self) -> String {
         match self {
             Cause::None => String::new(),
             Cause::Deposit { seq } => format!("deposit:{seq}"),
             Cause::Float { table } => format!("float:{table}"),
             Cause::Wager { table, wager } => format!("wager:{table}:{wager}"),
+            Cause::Tournament { seq } => format!("tournament:{seq}"),
         }
     }
 
@@ -152,6 +160,7 @@ impl Cause {
             ("", None, None) => Cause::None,
             ("deposit", Some(n), None) => Cause::Deposit { seq: n.parse().ok()? },
             ("float", Some(t), None) => Cause::Float { table: t.parse().ok()? },
+            ("tournament", Some(n), None) => Cause::Tournament { seq: n.parse().ok()? },
             ("wager", Some(t), Some(w)) => {
                 Cause::Wager { table: t.parse().ok()?, wager: baccarat_table::engine::WagerId(w.parse().ok()?) }
             }

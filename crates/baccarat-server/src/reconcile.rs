@@ -76,7 +76,7 @@ pub const SHOWN: usize = 1_000;
 fn bucket(c: Cause) -> usize {
     let x = match c {
         Cause::None => 0,
-        Cause::Deposit { seq } => seq,
+        Cause::Deposit { seq } | Cause::Tournament { seq } => seq,
         Cause::Float { table } => u64::from(table),
         Cause::Wager { wager, .. } => wager.0,
     };
@@ -86,7 +86,7 @@ fn bucket(c: Cause) -> usize {
 /// The chain whose records explain a cause.
 fn chain_of(c: Cause) -> u32 {
     match c {
-        Cause::None | Cause::Deposit { .. } => CASINO_CHAIN,
+        Cause::None | Cause::Deposit { .. } | Cause::Tournament { .. } => CASINO_CHAIN,
         Cause::Float { table } | Cause::Wager { table, .. } => table,
     }
 }
@@ -120,6 +120,7 @@ impl Keyed {
             Cause::Deposit { seq } => (1, seq, 0),
             Cause::Float { table } => (2, u64::from(table), 0),
             Cause::Wager { table, wager } => (3, u64::from(table), wager.0),
+            Cause::Tournament { seq } => (4, seq, 0),
         };
         let (k, h) = match kind {
             Kind::Plain(TransferKind::Posted) => (0u8, 0),
@@ -204,13 +205,33 @@ impl ChainExpect<'_> {
         }
         let table = self.table;
         if table == CASINO_CHAIN {
-            if let Some(CasinoEvent::Deposit { player, amount, .. }) = &b.casino {
-                match (self.cage, self.books.acct(AccountKind::Wallet { player: *player })) {
+            let wallet = |p: baccarat_table::engine::PlayerId| self.books.acct(AccountKind::Wallet { player: p });
+            let pool = |t: u32| self.books.acct(AccountKind::PrizePool { tournament: t });
+            match &b.casino {
+                Some(CasinoEvent::Deposit { player, amount, .. }) => match (self.cage, wallet(*player)) {
                     (Some(c), Some(w)) => out(Cause::Deposit { seq }, 0, (TransferKind::Posted, c, w, *amount)),
                     _ => self.problems.push(format!(
                         "the casino's chain record {seq}: a deposit to player {player}, who has no wallet"
                     )),
+                },
+                // An entry fee into the pool (NSW 15.3.2), and its refund.
+                Some(CasinoEvent::TournamentEntered { tournament, player, fee }) if fee.0 > 0 => {
+                    match (wallet(*player), pool(*tournament)) {
+                        (Some(w), Some(p)) => out(Cause::Tournament { seq }, 0, (TransferKind::Posted, w, p, *fee)),
+                        _ => self.problems.push(format!(
+                            "the casino's chain record {seq}: an entry fee with no wallet or no prize pool"
+                        )),
+                    }
                 }
+                Some(CasinoEvent::TournamentRefunded { tournament, player, fee, .. }) if fee.0 > 0 => {
+                    match (wallet(*player), pool(*tournament)) {
+                        (Some(w), Some(p)) => out(Cause::Tournament { seq }, 0, (TransferKind::Posted, p, w, *fee)),
+                        _ => self
+                            .problems
+                            .push(format!("the casino's chain record {seq}: a refund with no wallet or no prize pool")),
+                    }
+                }
+                _ => {}
             }
             return;
         }
@@ -634,5 +655,6 @@ fn describe(c: Cause) -> String {
         Cause::Deposit { seq } => format!("the deposit of the casino's chain record {seq}"),
         Cause::Float { table } => format!("table {table}'s float"),
         Cause::Wager { table, wager } => format!("table {table} wager {wager}"),
+        Cause::Tournament { seq } => format!("the tournament money of the casino's chain record {seq}"),
     }
 }

@@ -352,6 +352,8 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     let table_ids: Vec<u32> = casino.tables.keys().copied().collect();
     let views = Arc::new(RwLock::new(Views::default()));
     views.write().expect("views").rebuild(&casino);
+    let tournaments = Arc::new(RwLock::new(crate::casino::tournaments::TournamentViews::of(&casino)));
+    let tv = tournaments.clone();
     let (changed, _) = broadcast::channel(1024);
     let feed = Arc::new(RwLock::new(feed));
     let anchor_public = anchors.public_hex();
@@ -373,6 +375,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
                 std::process::exit(70);
             }
             v2.write().expect("views").apply(changes);
+            tv.write().expect("tournaments").absorb(&commit.records);
             let mut f = fd.write().expect("feed");
             for (table, seq, e) in &commit.events {
                 f.absorb(*table, *seq, e);
@@ -409,6 +412,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
         web_dir: cfg.web_dir.clone(),
         pace: Pace { betting: cfg.betting, deal: cfg.deal, squeeze: cfg.squeeze, result_pause: cfg.result_pause },
         clock: cfg.clock.clone(),
+        tournaments,
     };
     for id in table_ids {
         tokio::spawn(crate::pacer::pace(state.clone(), id));

@@ -22,6 +22,7 @@ mod recover;
 mod settle;
 mod shoe;
 mod table;
+pub mod tournaments;
 
 use baccarat_rules::Cite;
 use std::collections::{BTreeMap, HashMap};
@@ -81,6 +82,8 @@ pub struct Casino {
     /// or ended since (`checkpoint.rs`).
     since_checkpoint: u64,
     shoe_boundary: bool,
+    /// Tournaments, by id (`tournaments.rs`).
+    pub tournaments: BTreeMap<u32, tournaments::Tournament>,
 }
 
 impl Casino {
@@ -96,6 +99,7 @@ impl Casino {
             ceiling: DEFAULT_CEILING,
             since_checkpoint: 0,
             shoe_boundary: false,
+            tournaments: BTreeMap::new(),
         }
         // The cage is written with the first commit (see `opened`).
     }
@@ -241,6 +245,12 @@ impl Casino {
                     transfers: self.ledger.transfer_count() as usize,
                 }
             }
+            Request::CreateTournament { conditions } => self.create_tournament(conditions, commit),
+            Request::EnterTournament { tournament, player } => self.enter_tournament(tournament, player, commit),
+            Request::WithdrawFromTournament { tournament, player } => {
+                self.withdraw_from_tournament(tournament, player, commit)
+            }
+            Request::CancelTournament { tournament } => self.cancel_tournament(tournament, commit),
             Request::NewShoe { table } => match self.new_shoe_command(table) {
                 Ok(cmd) => self.command(table, cmd, Actor::Server, commit),
                 Err(r) => r,

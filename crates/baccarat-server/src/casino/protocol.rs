@@ -49,6 +49,14 @@ pub enum Request {
     /// Take a checkpoint with this batch (a clean shutdown asks for one); it is
     /// answered once the checkpoint is written.
     Checkpoint,
+    /// Publish a tournament from its conditions file (admin; NSW 15.4.1).
+    CreateTournament { conditions: String },
+    /// A player enters, paying the fee (NSW 15.3.2, 15.4.2(i)).
+    EnterTournament { tournament: u32, player: PlayerId },
+    /// A player withdraws within the terms, the fee refunded (NSW 15.4.2(i)).
+    WithdrawFromTournament { tournament: u32, player: PlayerId },
+    /// Cancel, refunding every fee (admin; NSW 15.3.4).
+    CancelTournament { tournament: u32 },
 }
 
 /// One wager of a bet slip.
@@ -78,6 +86,11 @@ pub enum Reply {
     },
     Deposit {
         balance: Money,
+    },
+    /// A tournament, and how many have entered it.
+    Tournament {
+        tournament: u32,
+        entrants: usize,
     },
     Events {
         count: usize,
@@ -140,12 +153,14 @@ pub enum Code {
     /// The store could not be read to answer it (an idempotency key's past
     /// answer): retry with the same key.
     Unavailable,
+    /// No such tournament.
+    NoTournament,
 }
 
 impl Code {
     /// Every kind (the error contract's tests and the OpenAPI document list
     /// them).
-    pub const ALL: [Code; 17] = [
+    pub const ALL: [Code; 18] = [
         Code::Rule,
         Code::NoTable,
         Code::NoPlayer,
@@ -163,6 +178,7 @@ impl Code {
         Code::Engine,
         Code::Settling,
         Code::Unavailable,
+        Code::NoTournament,
     ];
 
     /// The kind's wire name, as a reply serialises it.
@@ -185,6 +201,7 @@ impl Code {
             Code::Engine => "engine",
             Code::Settling => "settling",
             Code::Unavailable => "unavailable",
+            Code::NoTournament => "no_tournament",
         }
     }
 }

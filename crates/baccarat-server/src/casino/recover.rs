@@ -56,12 +56,26 @@ pub fn recover(
     let mut c = Casino { ledger, cage, ..Casino::new() };
     let mut tail_records = 0u64;
     c.chain = resume(&cp.casino).ok_or("the checkpoint's casino chain head is not a hash")?;
+    for s in cp.tournaments {
+        let t = super::tournaments::Tournament::of(s)?;
+        c.tournaments.insert(t.state.id, t);
+    }
+    let mut tournament_events = Vec::new();
     store
         .each_record_after(CASINO_CHAIN, c.chain.len(), |r| {
             tail_records += 1;
-            c.chain.follow(&r).map_err(|b| StoreError::Corrupt(format!("the casino's chain is broken at {b}")))
+            c.chain.follow(&r).map_err(|b| StoreError::Corrupt(format!("the casino's chain is broken at {b}")))?;
+            if r.body.contains("\"tournament_") {
+                let body = Body::decode(&r.body)
+                    .map_err(|m| StoreError::Corrupt(format!("the casino's chain record {}: {m}", r.seq)))?;
+                tournament_events.extend(body.casino);
+            }
+            Ok(())
         })
         .map_err(e)?;
+    for ev in &tournament_events {
+        c.apply_tournament_event(ev);
+    }
     let mut feed = cp.feed.map(Feed::from_state).unwrap_or_default();
     let mut states: HashMap<u32, TableState> = cp.tables.into_iter().map(|t| (t.id, t)).collect();
     for row in store.tables().map_err(e)? {
@@ -132,6 +146,7 @@ fn empty() -> Checkpoint {
         casino: head_of(&Chain::new()),
         tables: Vec::new(),
         feed: None,
+        tournaments: Vec::new(),
     }
 }
 
@@ -227,6 +242,7 @@ impl Casino {
                 })
                 .collect(),
             feed: None,
+            tournaments: self.tournaments.values().map(|t| t.state.clone()).collect(),
         }
     }
 

@@ -44,6 +44,7 @@ mod extract;
 mod play;
 mod session;
 mod staff;
+mod tournaments;
 mod web;
 
 pub use error::ApiError;
@@ -95,6 +96,8 @@ pub struct AppState {
     pub pace: Pace,
     /// The time (ms since the epoch), injected.
     pub clock: Clock,
+    /// Tournaments as the pages show them.
+    pub tournaments: Arc<RwLock<crate::casino::tournaments::TournamentViews>>,
 }
 
 /// The pace of RNG tables.
@@ -237,6 +240,12 @@ pub fn routes() -> Routes {
         .get("/api/tables/{id}/shoes", shoes)
         .post("/api/players", staff::create_player)
         .post("/api/players/{id}/deposit", staff::deposit)
+        .get("/api/tournaments", tournaments::list)
+        .post("/api/tournaments", tournaments::create)
+        .get("/api/tournaments/{id}", tournaments::one)
+        .post("/api/tournaments/{id}/enter", tournaments::enter)
+        .post("/api/tournaments/{id}/withdraw", tournaments::withdraw)
+        .post("/api/tournaments/{id}/cancel", tournaments::cancel)
         .get("/api/ledger/check", staff::ledger_check)
         .get("/api/verify", staff::verify)
         .get("/api/openapi.json", openapi)

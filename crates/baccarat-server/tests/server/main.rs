@@ -13,5 +13,6 @@ mod http;
 mod http_play;
 mod recovery;
 mod store;
+mod tournament;
 mod trust;
 mod verify;

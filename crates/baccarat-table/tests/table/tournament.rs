@@ -241,6 +241,7 @@ const CUP: &str = r#"
 name = "Test Cup"
 rulebook = "nsw-2021"
 [entry]
+starts = "2026-12-05T10:00:00Z"
 fee = 100000
 min_players = 6
 max_players = 8

@@ -1,0 +1,270 @@
+//! Tournaments at the casino (NSW 15.3, 15.4): published from a conditions
+//! file, entered by players who pay the fee from their wallet into the
+//! tournament's prize pool, withdrawn from within the terms, cancelled with
+//! every fee refunded.
+//!
+//! Each step is a record of the casino's own chain (`audit::CasinoEvent`),
+//! and each movement of money is a transfer caused by that record
+//! (`Cause::Tournament`), so `verify` reconciles fees and refunds with the log
+//! as it does deposits. The state (the conditions' text, the entrants, whether
+//! cancelled) is rebuilt from those records and kept in checkpoints.
+//! Play itself is `baccarat_table::tournament`.
+
+use std::collections::BTreeMap;
+
+use baccarat_rules::tournament::Conditions;
+use baccarat_rules::Money;
+use baccarat_table::engine::PlayerId;
+use serde::{Deserialize, Serialize};
+
+use super::{Casino, Code, Commit, Reply};
+use crate::audit::{Body, CasinoEvent, CASINO_CHAIN};
+use crate::ledger::{AccountKind, Cause, Op};
+
+/// Most tournaments a casino keeps.
+pub const MAX_TOURNAMENTS: usize = 1_000;
+
+/// A tournament as the casino keeps it (and a checkpoint holds it).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TournamentState {
+    pub id: u32,
+    /// The conditions file, as published.
+    pub conditions: String,
+    pub entrants: Vec<PlayerId>,
+    pub cancelled: bool,
+}
+
+/// A tournament with its conditions read.
+#[derive(Clone, Debug)]
+pub struct Tournament {
+    pub state: TournamentState,
+    pub conditions: Conditions,
+}
+
+impl Tournament {
+    pub fn of(state: TournamentState) -> Result<Tournament, String> {
+        let conditions = Conditions::from_toml(&state.conditions)
+            .map_err(|p| format!("tournament {}: its recorded conditions no longer check: {p}", state.id))?;
+        Ok(Tournament { state, conditions })
+    }
+}
+
+fn no_tournament(id: u32) -> Reply {
+    Reply::refused(Code::NoTournament, format!("no tournament {id}"))
+}
+
+impl Casino {
+    /// Record a casino event, its record's seq being the cause of `ops`.
+    /// Nothing is recorded if the ledger refuses.
+    fn tournament_step(&mut self, e: CasinoEvent, ops: Vec<Op>, commit: &mut Commit) -> Result<(), Reply> {
+        let seq = self.chain.len() + 1;
+        if !ops.is_empty() {
+            let (a, ch) = self.ledger.apply_internal(&ops, Cause::Tournament { seq });
+            a.map_err(Reply::from)?;
+            commit.ledger.push(ch);
+        }
+        let r = self.chain.append(Body::encode_casino(CASINO_CHAIN, None, &e));
+        debug_assert_eq!(r.seq, seq);
+        commit.records.push((CASINO_CHAIN, r));
+        self.apply_tournament_event(&e);
+        Ok(())
+    }
+
+    /// Publish a tournament from its conditions file (admin).
+    pub(super) fn create_tournament(&mut self, conditions: String, commit: &mut Commit) -> Reply {
+        if self.tournaments.len() >= MAX_TOURNAMENTS {
+            return Reply::refused(Code::Bounds, format!("a casino keeps at most {MAX_TOURNAMENTS} tournaments"));
+        }
+        if let Err(p) = Conditions::from_toml(&conditions) {
+            return Reply::refused(Code::Config, p.to_string());
+        }
+        let id = self.tournaments.keys().next_back().map_or(1, |k| k + 1);
+        self.ledger.open(AccountKind::PrizePool { tournament: id });
+        match self.tournament_step(CasinoEvent::TournamentCreated { tournament: id, conditions }, Vec::new(), commit) {
+            Ok(()) => Reply::Tournament { tournament: id, entrants: 0 },
+            Err(r) => r,
+        }
+    }
+
+    /// A player enters, paying the fee into the pool (NSW 15.3.2), before the
+    /// start and while there is room (NSW 15.4.2(i)).
+    pub(super) fn enter_tournament(&mut self, id: u32, player: PlayerId, commit: &mut Commit) -> Reply {
+        let now = (self.clock)();
+        let Some(t) = self.tournaments.get(&id) else { return no_tournament(id) };
+        let c = &t.conditions;
+        if t.state.cancelled {
+            return Reply::by_rule("NSW 15.3.4", format!("tournament {id} was cancelled"));
+        }
+        if now >= c.starts_ms {
+            return Reply::by_rule("NSW 15.4.2(i)", format!("entries to tournament {id} closed at its start"));
+        }
+        if t.state.entrants.contains(&player) {
+            return Reply::by_rule("NSW 15.4.2(i)", format!("player {player} has entered tournament {id} already"));
+        }
+        if t.state.entrants.len() as u32 >= c.spec.entry.max_players {
+            return Reply::by_rule(
+                "NSW 15.4.2(i)",
+                format!("tournament {id} takes at most {} players", c.spec.entry.max_players),
+            );
+        }
+        let fee = Money(c.spec.entry.fee);
+        let wallet = self.wallet(player);
+        let pool = self.ledger.open(AccountKind::PrizePool { tournament: id });
+        let ops = if fee.0 > 0 {
+            vec![Op::Transfer { debit: wallet, credit: pool, amount: fee, memo: format!("tournament {id} entry fee") }]
+        } else {
+            Vec::new()
+        };
+        match self.tournament_step(CasinoEvent::TournamentEntered { tournament: id, player, fee }, ops, commit) {
+            Ok(()) => Reply::Tournament { tournament: id, entrants: self.tournaments[&id].state.entrants.len() },
+            Err(Reply::Refused { code: Code::Ledger, message, .. }) if message.contains("available") => {
+                Reply::refused(Code::Wallet, format!("the entry fee is {fee}: {message}"))
+            }
+            Err(r) => r,
+        }
+    }
+
+    /// A player withdraws, with the fee refunded, until the time the terms
+    /// allow (NSW 15.4.2(i); 15.3.2: no fee is refunded otherwise).
+    pub(super) fn withdraw_from_tournament(&mut self, id: u32, player: PlayerId, commit: &mut Commit) -> Reply {
+        let now = (self.clock)();
+        let Some(t) = self.tournaments.get(&id) else { return no_tournament(id) };
+        if !t.state.entrants.contains(&player) {
+            return Reply::by_rule("NSW 15.4.2(i)", format!("player {player} has not entered tournament {id}"));
+        }
+        let until = t.conditions.withdraw_until_ms();
+        if now > until {
+            return Reply::by_rule(
+                "NSW 15.3.2",
+                format!(
+                    "withdrawal with the fee refunded ended {} hours before the start (NSW 15.4.2(i)); no fee is \
+                     refunded after it",
+                    t.conditions.spec.entry.withdraw_hours_before_start
+                ),
+            );
+        }
+        let fee = Money(t.conditions.spec.entry.fee);
+        match self.refund(id, player, fee, "withdrew within the terms (NSW 15.4.2(i))", commit) {
+            Ok(()) => Reply::Tournament { tournament: id, entrants: self.tournaments[&id].state.entrants.len() },
+            Err(r) => r,
+        }
+    }
+
+    fn refund(&mut self, id: u32, player: PlayerId, fee: Money, why: &str, commit: &mut Commit) -> Result<(), Reply> {
+        let wallet = self.wallet(player);
+        let pool = self.ledger.open(AccountKind::PrizePool { tournament: id });
+        let ops = if fee.0 > 0 {
+            vec![Op::Transfer { debit: pool, credit: wallet, amount: fee, memo: format!("tournament {id} refund") }]
+        } else {
+            Vec::new()
+        };
+        let e = CasinoEvent::TournamentRefunded { tournament: id, player, fee, why: why.into() };
+        self.tournament_step(e, ops, commit)
+    }
+
+    /// Cancel a tournament: every fee refunded (NSW 15.3.4).
+    pub(super) fn cancel_tournament(&mut self, id: u32, commit: &mut Commit) -> Reply {
+        let Some(t) = self.tournaments.get(&id) else { return no_tournament(id) };
+        if t.state.cancelled {
+            return Reply::by_rule("NSW 15.3.4", format!("tournament {id} was cancelled already"));
+        }
+        let fee = Money(t.conditions.spec.entry.fee);
+        let entrants = t.state.entrants.clone();
+        if let Err(r) = self.tournament_step(CasinoEvent::TournamentCancelled { tournament: id }, Vec::new(), commit) {
+            return r;
+        }
+        for p in entrants {
+            if let Err(r) = self.refund(id, p, fee, "the tournament was cancelled (NSW 15.3.4)", commit) {
+                // The pool holds every fee it took: a refusal is a broken invariant.
+                return r;
+            }
+        }
+        Reply::Tournament { tournament: id, entrants: 0 }
+    }
+
+    /// Fold one of the casino chain's tournament records into the state (the
+    /// writer after each step, and recovery over the log).
+    pub fn apply_tournament_event(&mut self, e: &CasinoEvent) {
+        apply(&mut self.tournaments, e);
+    }
+}
+
+/// Fold a tournament record into `all` (the casino's state, and the pages'
+/// read model, `TournamentViews`).
+pub fn apply(all: &mut BTreeMap<u32, Tournament>, e: &CasinoEvent) {
+    match e {
+        CasinoEvent::TournamentCreated { tournament, conditions } => {
+            let state = TournamentState {
+                id: *tournament,
+                conditions: conditions.clone(),
+                entrants: Vec::new(),
+                cancelled: false,
+            };
+            match Tournament::of(state) {
+                Ok(t) => {
+                    all.insert(*tournament, t);
+                }
+                Err(why) => eprintln!("{why}"),
+            }
+        }
+        CasinoEvent::TournamentEntered { tournament, player, .. } => {
+            if let Some(t) = all.get_mut(tournament) {
+                t.state.entrants.push(*player);
+            }
+        }
+        CasinoEvent::TournamentRefunded { tournament, player, .. } => {
+            if let Some(t) = all.get_mut(tournament) {
+                t.state.entrants.retain(|p| p != player);
+            }
+        }
+        CasinoEvent::TournamentCancelled { tournament } => {
+            if let Some(t) = all.get_mut(tournament) {
+                t.state.cancelled = true;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The tournaments as the pages show them: kept beside the tables' views,
+/// folded from each durable batch's casino records.
+#[derive(Clone, Debug, Default)]
+pub struct TournamentViews {
+    pub all: BTreeMap<u32, Tournament>,
+}
+
+impl TournamentViews {
+    pub fn of(c: &Casino) -> TournamentViews {
+        TournamentViews { all: c.tournaments.clone() }
+    }
+
+    /// Fold a durable batch's records in.
+    pub fn absorb(&mut self, records: &[(u32, crate::audit::Record)]) {
+        for (chain, r) in records {
+            if *chain != CASINO_CHAIN || !r.body.contains("\"tournament_") {
+                continue;
+            }
+            if let Ok(Body { casino: Some(e), .. }) = Body::decode(&r.body) {
+                apply(&mut self.all, &e);
+            }
+        }
+    }
+
+    /// One tournament as the public sees it.
+    pub fn public(&self, id: u32) -> Option<serde_json::Value> {
+        let t = self.all.get(&id)?;
+        let s = &t.conditions.spec;
+        Some(serde_json::json!({
+            "tournament": id,
+            "name": s.name,
+            "starts": s.entry.starts,
+            "fee": Money(s.entry.fee),
+            "entrants": t.state.entrants.len(),
+            "min_players": s.entry.min_players,
+            "max_players": s.entry.max_players,
+            "cancelled": t.state.cancelled,
+            "pool": t.conditions.pool(t.state.entrants.len() as u32),
+            "conditions": t.conditions.published(),
+        }))
+    }
+}

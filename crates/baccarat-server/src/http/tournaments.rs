@@ -1,0 +1,95 @@
+//! Tournament routes (NSW 15.3, 15.4): the published list and conditions,
+//! an admin's publishing and cancelling, a player's entering and withdrawing.
+//! Money moves in the writer (`casino/tournaments.rs`); the lists are read
+//! from the read model.
+
+use axum::extract::State;
+use axum::Json;
+use baccarat_table::engine::PlayerId;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::extract::{Auth, Body, Id};
+use super::{call, limited, reply_json, require, ApiError, AppState};
+use crate::auth::Role;
+use crate::casino::Request;
+
+/// Every tournament, as the public sees it.
+pub(super) async fn list(State(s): State<AppState>) -> Result<Json<Value>, ApiError> {
+    let v = s.tournaments.read().expect("tournaments lock");
+    let list: Vec<Value> = v
+        .all
+        .keys()
+        .filter_map(|id| v.public(*id))
+        .map(|mut t| {
+            t.as_object_mut().expect("an object").remove("conditions");
+            t
+        })
+        .collect();
+    Ok(Json(Value::Array(list)))
+}
+
+/// One tournament with its published conditions (NSW 15.4.1).
+pub(super) async fn one(State(s): State<AppState>, Id(id): Id) -> Result<Json<Value>, ApiError> {
+    let v = s.tournaments.read().expect("tournaments lock");
+    v.public(id)
+        .map(Json)
+        .ok_or_else(|| ApiError::new(axum::http::StatusCode::NOT_FOUND, "no_tournament", format!("no tournament {id}")))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Publish {
+    conditions: String,
+}
+
+/// Admin: publish a tournament from its conditions file.
+pub(super) async fn create(
+    State(s): State<AppState>,
+    Auth(sess, _): Auth,
+    Body(b): Body<Publish>,
+) -> Result<Json<Value>, ApiError> {
+    require(&sess, &[Role::Admin])?;
+    limited(&s, &sess)?;
+    reply_json(call(&s, Request::CreateTournament { conditions: b.conditions }).await?)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Nothing {}
+
+/// A player enters, paying the fee from their wallet (NSW 15.3.2).
+pub(super) async fn enter(
+    State(s): State<AppState>,
+    Auth(sess, _): Auth,
+    Id(id): Id,
+    Body(_): Body<Nothing>,
+) -> Result<Json<Value>, ApiError> {
+    require(&sess, &[Role::Player])?;
+    limited(&s, &sess)?;
+    reply_json(call(&s, Request::EnterTournament { tournament: id, player: PlayerId(sess.user) }).await?)
+}
+
+/// A player withdraws within the terms, the fee refunded (NSW 15.4.2(i)).
+pub(super) async fn withdraw(
+    State(s): State<AppState>,
+    Auth(sess, _): Auth,
+    Id(id): Id,
+    Body(_): Body<Nothing>,
+) -> Result<Json<Value>, ApiError> {
+    require(&sess, &[Role::Player])?;
+    limited(&s, &sess)?;
+    reply_json(call(&s, Request::WithdrawFromTournament { tournament: id, player: PlayerId(sess.user) }).await?)
+}
+
+/// Admin: cancel, refunding every fee (NSW 15.3.4).
+pub(super) async fn cancel(
+    State(s): State<AppState>,
+    Auth(sess, _): Auth,
+    Id(id): Id,
+    Body(_): Body<Nothing>,
+) -> Result<Json<Value>, ApiError> {
+    require(&sess, &[Role::Admin])?;
+    limited(&s, &sess)?;
+    reply_json(call(&s, Request::CancelTournament { tournament: id }).await?)
+}

@@ -1,0 +1,156 @@
+//! Tournaments at the server (NSW 15.3, 15.4): published from conditions,
+//! entered with the fee paid from the wallet into the prize pool, withdrawn
+//! from within the terms, cancelled with every fee refunded; every step in the
+//! casino's chain, reconciled by `verify`, and kept across a restart.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use baccarat_rules::Money;
+use baccarat_server::casino::{recover, Reply, Request};
+use baccarat_server::serve::{open, write_checkpoint};
+use baccarat_server::verify::verify_file;
+use baccarat_table::engine::PlayerId;
+use reqwest::StatusCode;
+use serde_json::json;
+
+use super::checkpoint::{config, step};
+use super::common::spawn_app_with;
+
+/// 2026-12-01T00:00:00Z.
+const NOW: u64 = 1_796_083_200_000;
+
+fn cup(starts: &str, fee: i64) -> String {
+    format!(
+        r#"name = "Server Cup"
+rulebook = "nsw-2021"
+[entry]
+starts = "{starts}"
+fee = {fee}
+min_players = 2
+max_players = 3
+withdraw_hours_before_start = 24
+application = "at the tournament desk"
+[eligibility]
+[chips]
+per_session = 10000
+[wagers]
+min = 1000
+max = 5000
+[structure]
+dealing = "method_a"
+seats_per_table = 3
+rounds = [{{ name = "Final", tables = 1, coups = 5 }}]
+[prizes]
+places = [{{ percent = 100 }}]
+payment = "cash"
+"#
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tournament_is_entered_withdrawn_from_and_cancelled_with_every_fee_accounted_for() {
+    let now = Arc::new(AtomicU64::new(NOW));
+    let n = now.clone();
+    let app = spawn_app_with(|c| c.clock = Arc::new(move || n.load(Ordering::SeqCst))).await;
+    // Bad conditions are refused, naming the field.
+    let (s, e) = app.post("/api/tournaments", Some(&app.admin), json!({"conditions": cup("soon", 50_000)})).await;
+    assert_eq!((s, e["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("config")), "{e}");
+    assert!(e["error"].as_str().unwrap().contains("entry.starts"), "{e}");
+    let (s, r) = app
+        .post("/api/tournaments", Some(&app.admin), json!({"conditions": cup("2026-12-05T10:00:00Z", 50_000)}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    let id = r["tournament"].as_u64().unwrap();
+    let (_, list) = app.get("/api/tournaments", None).await;
+    assert_eq!(list[0]["name"], "Server Cup", "{list}");
+    let (_, one) = app.get(&format!("/api/tournaments/{id}"), None).await;
+    assert!(one["conditions"].as_str().unwrap().contains("NSW 15.4.2(k)"), "{one}");
+    let (s, e) = app.get("/api/tournaments/99", None).await;
+    assert_eq!((s, e["code"].as_str()), (StatusCode::NOT_FOUND, Some("no_tournament")), "{e}");
+
+    let p1 = app.login("player1", "demo").await;
+    let p2 = app.login("player2", "demo").await;
+    let balance = |t: String| {
+        let app = &app;
+        async move { app.get("/api/me", Some(&t)).await.1["balance"].as_i64().unwrap() }
+    };
+    let before = balance(p1.clone()).await;
+    let enter_path = format!("/api/tournaments/{id}/enter");
+    let enter = |t: String| {
+        let (app, path) = (&app, enter_path.clone());
+        async move { app.post(&path, Some(&t), json!({})).await }
+    };
+    let (s, r) = enter(p1.clone()).await;
+    assert_eq!((s, r["entrants"].as_u64()), (StatusCode::OK, Some(1)), "{r}");
+    assert_eq!(balance(p1.clone()).await, before - 50_000, "the fee left the wallet (NSW 15.3.2)");
+    let (s, e) = enter(p1.clone()).await;
+    assert_eq!((s, e["rule"].as_str()), (StatusCode::CONFLICT, Some("NSW 15.4.2(i)")), "{e}");
+    let (s, _) = enter(app.admin.clone()).await;
+    assert_eq!(s, StatusCode::FORBIDDEN, "only players enter");
+    // Withdrawn within the terms: the fee comes back.
+    let (s, r) = app.post(&format!("/api/tournaments/{id}/withdraw"), Some(&p1), json!({})).await;
+    assert_eq!((s, r["entrants"].as_u64()), (StatusCode::OK, Some(0)), "{r}");
+    assert_eq!(balance(p1.clone()).await, before);
+    // Entered again; past the withdrawal deadline (24 h before the start) no
+    // fee is refunded.
+    assert_eq!(enter(p1.clone()).await.0, StatusCode::OK);
+    assert_eq!(enter(p2.clone()).await.0, StatusCode::OK);
+    now.store(NOW + 4 * 86_400_000 - 3_600_000, Ordering::SeqCst);
+    // (Sessions expired meanwhile: sign in again.)
+    let p1 = app.login("player1", "demo").await;
+    let p2 = app.login("player2", "demo").await;
+    let admin = app.login("test-admin", "admin-pass").await;
+    let (s, e) = app.post(&format!("/api/tournaments/{id}/withdraw"), Some(&p1), json!({})).await;
+    assert_eq!((s, e["rule"].as_str()), (StatusCode::CONFLICT, Some("NSW 15.3.2")), "{e}");
+    let (_, one) = app.get(&format!("/api/tournaments/{id}"), None).await;
+    assert_eq!((one["entrants"].as_u64(), one["pool"].as_i64()), (Some(2), Some(100_000)), "{one}");
+    // Cancelled: every fee refunded (NSW 15.3.4); no more entries.
+    let p2_before = balance(p2.clone()).await;
+    let (s, r) = app.post(&format!("/api/tournaments/{id}/cancel"), Some(&admin), json!({})).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    assert_eq!(balance(p1.clone()).await, before);
+    assert_eq!(balance(p2.clone()).await, p2_before + 50_000);
+    let (s, e) = enter(p2.clone()).await;
+    assert_eq!((s, e["rule"].as_str()), (StatusCode::CONFLICT, Some("NSW 15.3.4")), "{e}");
+    // The ledger balances and verify reconciles every fee and refund.
+    let (_, check) = app.get("/api/ledger/check", Some(&admin)).await;
+    assert_eq!(check["ok"], true, "{check}");
+    let (_, v) = app.get("/api/verify", Some(&admin)).await;
+    assert_eq!(v["ok"], true, "{v}");
+}
+
+/// A tournament and its entrants survive a restart from a checkpoint and a
+/// replay of the whole history; a forged entry fee is caught by `verify`.
+#[test]
+fn tournaments_are_kept_across_a_restart_and_a_forged_fee_is_caught() {
+    let mut cfg = config("tournament");
+    cfg.clock = Arc::new(|| NOW);
+    let mut o = open(&cfg).unwrap();
+    step(&mut o, Request::Deposit { player: PlayerId(700), amount: Money(1_000_000), key: "d".into() });
+    step(&mut o, Request::Deposit { player: PlayerId(701), amount: Money(1_000_000), key: "d".into() });
+    let r = step(&mut o, Request::CreateTournament { conditions: cup("2026-12-05T10:00:00Z", 25_000) });
+    assert_eq!(r, Reply::Tournament { tournament: 1, entrants: 0 });
+    step(&mut o, Request::EnterTournament { tournament: 1, player: PlayerId(700) });
+    write_checkpoint(&mut o.store, &o.anchors, &o.casino, &o.feed).unwrap();
+    let r = step(&mut o, Request::EnterTournament { tournament: 1, player: PlayerId(701) });
+    assert_eq!(r, Reply::Tournament { tournament: 1, entrants: 2 });
+    let live = o.casino.tournaments[&1].state.clone();
+    drop(o);
+    let again = open(&cfg).unwrap();
+    assert!(again.recovery.from_checkpoint);
+    assert_eq!(again.casino.tournaments[&1].state, live, "from the checkpoint and its tail");
+    let full = recover(&again.store, None, 0, &Default::default()).unwrap();
+    assert_eq!(full.casino.tournaments[&1].state, live, "from the whole history");
+    drop(again);
+    let (f, _) = verify_file(&cfg.db, None, None).unwrap();
+    assert!(f.problems.is_empty(), "{:?}", f.problems);
+    // A forger lowers an entry fee in the ledger (and rebalances the pool
+    // and wallet so the sums still hold): the casino's chain disagrees.
+    let c = rusqlite::Connection::open(&cfg.db).unwrap();
+    let n =
+        c.execute("UPDATE transfers SET amount = 1 WHERE cause LIKE 'tournament:%' AND amount = 25000", []).unwrap();
+    assert!(n >= 1);
+    let (f, _) = verify_file(&cfg.db, None, None).unwrap();
+    assert!(f.problems.iter().any(|p| p.contains("tournament")), "{:?}", f.problems);
+}

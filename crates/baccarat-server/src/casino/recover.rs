@@ -65,11 +65,9 @@ pub fn recover(
         .each_record_after(CASINO_CHAIN, c.chain.len(), |r| {
             tail_records += 1;
             c.chain.follow(&r).map_err(|b| StoreError::Corrupt(format!("the casino's chain is broken at {b}")))?;
-            if r.body.contains("\"tournament_") {
-                let body = Body::decode(&r.body)
-                    .map_err(|m| StoreError::Corrupt(format!("the casino's chain record {}: {m}", r.seq)))?;
-                tournament_events.extend(body.casino);
-            }
+            let body = Body::decode(&r.body)
+                .map_err(|m| StoreError::Corrupt(format!("the casino's chain record {}: {m}", r.seq)))?;
+            tournament_events.extend(body.casino);
             Ok(())
         })
         .map_err(e)?;

@@ -109,6 +109,10 @@ impl Casino {
         }
         let fee = Money(c.spec.entry.fee);
         let wallet = self.wallet(player);
+        let available = Money(self.ledger.account(wallet).map_or(0, |a| a.available()));
+        if available < fee {
+            return Reply::refused(Code::Wallet, format!("the entry fee is {fee}; {available} is available"));
+        }
         let pool = self.ledger.open(AccountKind::PrizePool { tournament: id });
         let ops = if fee.0 > 0 {
             vec![Op::Transfer { debit: wallet, credit: pool, amount: fee, memo: format!("tournament {id} entry fee") }]
@@ -117,9 +121,6 @@ impl Casino {
         };
         match self.tournament_step(CasinoEvent::TournamentEntered { tournament: id, player, fee }, ops, commit) {
             Ok(()) => Reply::Tournament { tournament: id, entrants: self.tournaments[&id].state.entrants.len() },
-            Err(Reply::Refused { code: Code::Ledger, message, .. }) if message.contains("available") => {
-                Reply::refused(Code::Wallet, format!("the entry fee is {fee}: {message}"))
-            }
             Err(r) => r,
         }
     }
@@ -241,7 +242,7 @@ impl TournamentViews {
     /// Fold a durable batch's records in.
     pub fn absorb(&mut self, records: &[(u32, crate::audit::Record)]) {
         for (chain, r) in records {
-            if *chain != CASINO_CHAIN || !r.body.contains("\"tournament_") {
+            if *chain != CASINO_CHAIN {
                 continue;
             }
             if let Ok(Body { casino: Some(e), .. }) = Body::decode(&r.body) {

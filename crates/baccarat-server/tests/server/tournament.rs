@@ -154,3 +154,21 @@ fn tournaments_are_kept_across_a_restart_and_a_forged_fee_is_caught() {
     let (f, _) = verify_file(&cfg.db, None, None).unwrap();
     assert!(f.problems.iter().any(|p| p.contains("tournament")), "{:?}", f.problems);
 }
+
+/// A wallet that cannot pay the fee is refused as a wallet refusal, and
+/// nothing is recorded.
+#[test]
+fn an_entry_the_wallet_cannot_pay_is_refused_and_records_nothing() {
+    let mut cfg = config("tournament-poor");
+    cfg.clock = Arc::new(|| NOW);
+    let mut o = open(&cfg).unwrap();
+    step(&mut o, Request::Deposit { player: PlayerId(700), amount: Money(10_000), key: "d".into() });
+    step(&mut o, Request::CreateTournament { conditions: cup("2026-12-05T10:00:00Z", 25_000) });
+    let records = o.casino.chain.len();
+    let r = step(&mut o, Request::EnterTournament { tournament: 1, player: PlayerId(700) });
+    assert_eq!(r.code(), Some(baccarat_server::casino::Code::Wallet), "{r:?}");
+    assert_eq!(o.casino.chain.len(), records, "no record of an entry that was not made");
+    assert!(o.casino.tournaments[&1].state.entrants.is_empty());
+    let r = step(&mut o, Request::EnterTournament { tournament: 2, player: PlayerId(700) });
+    assert_eq!(r.code(), Some(baccarat_server::casino::Code::NoTournament), "{r:?}");
+}

@@ -18,9 +18,11 @@ pub struct ArchiveArgs {
     /// database].
     #[arg(long)]
     dir: Option<PathBuf>,
-    /// How long idempotency keys are remembered, as the server is run with
-    /// (answers within it stay live); 1 to 8760.
-    #[arg(long, env = "BACCARAT_KEY_RETENTION_HOURS", default_value_t = 72)]
+    /// How long the server remembers idempotency keys (answers within it
+    /// stay live: a retry must find them); 1 to 8760. The default is the
+    /// longest a server may be run with, so that nothing a retry needs is
+    /// moved; pass the server's own setting (default 72) to archive more.
+    #[arg(long, env = "BACCARAT_KEY_RETENTION_HOURS", default_value_t = 8760)]
     key_retention_hours: u64,
     /// Print the result as one JSON object.
     #[arg(long)]

@@ -17,6 +17,7 @@ pub mod ledger;
 pub mod openapi;
 pub mod pacer;
 pub mod postings;
+pub mod promotion_entries;
 pub mod rate_limit;
 pub mod reconcile;
 pub mod scan;

@@ -172,3 +172,45 @@ fn an_entry_the_wallet_cannot_pay_is_refused_and_records_nothing() {
     let r = step(&mut o, Request::EnterTournament { tournament: 2, player: PlayerId(700) });
     assert_eq!(r.code(), Some(baccarat_server::casino::Code::NoTournament), "{r:?}");
 }
+
+/// A promotion's entries come from the audit log's wagers: only those that
+/// played (settled on a result), in time, at or above the minimum, on a
+/// qualifying wager. Counted here independently from what `play` wagered.
+#[test]
+fn promotion_entries_are_computed_from_the_wagers_that_played() {
+    use baccarat_rules::promotion::Terms;
+    use baccarat_rules::Bet;
+    let mut cfg = config("promotion-entries");
+    cfg.clock = Arc::new(|| NOW);
+    let mut o = open(&cfg).unwrap();
+    super::checkpoint::deposits(&mut o);
+    let coups = 3;
+    super::checkpoint::play(&mut o, coups, 0, false);
+    // One more coup left open: its wagers have not played yet.
+    super::checkpoint::play(&mut o, 1, 1, true);
+    drop(o);
+    let example =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../promotions/friday-draw.toml")).unwrap();
+    let text = example.replace("minimum_wager = 10000", "minimum_wager = 4000\nbets = [\"banker\", \"player\"]");
+    let terms = Terms::from_toml(&text).unwrap();
+    let got = baccarat_server::promotion_entries::entries(&cfg.db, &terms).unwrap();
+    // What `play` wagered: players 100-104 at tables 1, 2 and 4, 2,000 x (p - 99)
+    // on banker, player, tie in turn by (p + coup).
+    let mut want: std::collections::BTreeMap<u32, u64> = Default::default();
+    for c in 0..coups {
+        for _table in [1, 2, 4] {
+            for p in 100..105u32 {
+                let bet = [Bet::Banker, Bet::Player, Bet::Tie][(p as usize + c) % 3];
+                if 2000 * (p as i64 - 99) >= 4000 && bet != Bet::Tie {
+                    *want.entry(p).or_default() += 1;
+                }
+            }
+        }
+    }
+    let want: Vec<(PlayerId, u64)> = want.into_iter().map(|(p, n)| (PlayerId(p), n)).collect();
+    assert_eq!(got, want);
+    // Entries closed before the wagers: none.
+    let closed = text.replace("closes = \"2026-12-04T08:00:00Z\"", "closes = \"2026-11-30T08:00:00Z\"");
+    let terms = Terms::from_toml(&closed).unwrap();
+    assert!(baccarat_server::promotion_entries::entries(&cfg.db, &terms).unwrap().is_empty());
+}

@@ -14,6 +14,15 @@ use clap::Subcommand;
 pub enum PromotionCommand {
     /// Check a promotion's terms (TOML) against NSW 16 and list every problem.
     Check { file: String },
+    /// The entries the terms give for what was wagered, read from a database's
+    /// audit chains (archives included): `player:entries` lines on stdout,
+    /// ready to publish; their count and SHA-256 on stderr.
+    Entries {
+        #[arg(long, env = "BACCARAT_DB", default_value = "baccarat.db")]
+        db: PathBuf,
+        #[arg(long)]
+        terms: String,
+    },
     /// Make a draw's secret seed from the OS and print its commitment, to be
     /// published before entries close (keep the seed secret until the draw).
     Seed,
@@ -65,6 +74,22 @@ pub fn run(c: PromotionCommand) -> Result<()> {
                 t.spec.closes,
                 t.spec.draw_at,
                 t.spec.draw_place
+            );
+            Ok(())
+        }
+        PromotionCommand::Entries { db, terms } => {
+            if !db.exists() {
+                bail!("--db: {} does not exist", db.display());
+            }
+            let t = read_terms(&terms)?;
+            let list = baccarat_server::promotion_entries::entries(&db, &t).map_err(anyhow::Error::msg)?;
+            let (text, digest) = listing(&list);
+            print!("{text}");
+            eprintln!(
+                "{} players, {} entries; entries list SHA-256 {}",
+                list.len(),
+                list.iter().map(|(_, n)| n).sum::<u64>(),
+                hex(&digest)
             );
             Ok(())
         }

@@ -30,6 +30,9 @@ use crate::table_config::MAX_LIMIT;
 /// as the winner chooses (NSW 16.2, 16.4): $10,000.00.
 pub const LARGE_PRIZE: Money = Money(1_000_000);
 
+/// Most of one prize drawn.
+const MAX_COUNT: u32 = 10_000;
+
 /// Most litres of liquor a prize may include (NSW 16.5.4).
 pub const LIQUOR_LITRES: u32 = 20;
 
@@ -306,8 +309,8 @@ fn check_prize(at: &str, pr: &PrizeSpec, p: &mut Problems) -> bool {
     if pr.value <= 0 || pr.value > MAX_LIMIT {
         p.push(format!("{at}value"), format!("{} is not between 0.01 and {}", Money(pr.value), Money(MAX_LIMIT)));
     }
-    if pr.count == 0 {
-        p.push(format!("{at}count"), "is 0");
+    if pr.count == 0 || pr.count > MAX_COUNT {
+        p.push(format!("{at}count"), format!("{} is not between 1 and {MAX_COUNT}", pr.count));
     }
     for inc in &pr.includes {
         let (rule, what) = match inc {

@@ -254,6 +254,11 @@ pub struct Conditions {
     pub bets: Vec<Bet>,
 }
 
+/// Most players a tournament takes, tables in a round, wildcards: bounds so
+/// that every count and sum of fees fits (a conditions file is input).
+pub const MAX_PLAYERS: u32 = 100_000;
+const MAX_TABLES: u32 = 10_000;
+
 /// Most coups in a round, minutes in a round, seconds to wager.
 const MAX_COUPS: u32 = 1_000;
 const MAX_MINUTES: u32 = 24 * 60;
@@ -334,6 +339,9 @@ fn check_entry(e: &EntrySpec, p: &mut Problems) {
     money(p, "entry.fee", e.fee, 0);
     if e.min_players < 2 {
         p.push("entry.min_players", "a tournament needs at least 2 players");
+    }
+    if e.max_players > MAX_PLAYERS {
+        p.push("entry.max_players", format!("{} is more than {MAX_PLAYERS}", e.max_players));
     }
     if e.max_players < e.min_players {
         p.push("entry.max_players", format!("{} is below entry.min_players ({})", e.max_players, e.min_players));
@@ -455,9 +463,9 @@ fn check_structure(s: &ConditionsSpec, rb: Option<&Rulebook>, p: &mut Problems) 
             (Some(c), None) => p.push(format!("{at}coups"), format!("{c} is not between 1 and {MAX_COUPS}")),
             (None, Some(m)) => p.push(format!("{at}minutes"), format!("{m} is not between 1 and {MAX_MINUTES}")),
         }
-        if r.tables == 0 {
-            p.push(format!("{at}tables"), "is 0");
-        } else if players > r.tables * seats {
+        if r.tables == 0 || r.tables > MAX_TABLES {
+            p.push(format!("{at}tables"), format!("{} is not between 1 and {MAX_TABLES}", r.tables));
+        } else if u64::from(players) > u64::from(r.tables) * u64::from(seats) {
             p.push(format!("{at}tables"), format!("{players} players do not fit {} tables of {seats} seats", r.tables));
         }
         if last {
@@ -474,7 +482,11 @@ fn check_structure(s: &ConditionsSpec, rb: Option<&Rulebook>, p: &mut Problems) 
                     format!("{} is not between 1 and {seats}", r.advance_per_table),
                 );
             }
-            let going_on = r.tables * r.advance_per_table + r.wildcards;
+            if r.wildcards > MAX_PLAYERS {
+                p.push(format!("{at}wildcards"), format!("{} is more than {MAX_PLAYERS}", r.wildcards));
+            }
+            let going_on = u64::from(r.tables) * u64::from(r.advance_per_table) + u64::from(r.wildcards);
+            let going_on = u32::try_from(going_on).unwrap_or(u32::MAX);
             if going_on >= players {
                 p.push(
                     format!("{at}advance_per_table"),
@@ -486,7 +498,8 @@ fn check_structure(s: &ConditionsSpec, rb: Option<&Rulebook>, p: &mut Problems) 
     }
     if let Some(last) = st.rounds.last() {
         let places = s.prizes.places.len() as u32;
-        let finalists = if st.rounds.len() == 1 { s.entry.min_players } else { players.min(last.tables * seats) };
+        let finalists =
+            if st.rounds.len() == 1 { s.entry.min_players } else { players.min(last.tables.saturating_mul(seats)) };
         if places > finalists {
             p.push("prizes.places", format!("{places} places are paid but the final seats {finalists} players"));
         }
@@ -565,7 +578,9 @@ impl Conditions {
     /// applies and is more (NSW 15.3.3).
     pub fn pool(&self, entrants: u32) -> Money {
         let s = &self.spec;
-        let mut pool = s.entry.fee * entrants as i64 + s.prizes.added;
+        // Fees and additions are bounded (MAX_LIMIT, MAX_PLAYERS) when the
+        // conditions are checked, so this fits; it saturates, never wraps.
+        let mut pool = s.entry.fee.saturating_mul(entrants as i64).saturating_add(s.prizes.added);
         if let Some(g) = &s.prizes.guarantee {
             if entrants >= g.min_entries {
                 pool = pool.max(g.amount);
@@ -577,8 +592,13 @@ impl Conditions {
     /// Each place's cash share of `pool`, first place first: whole
     /// percentages, rounded down, the remainder to first place.
     pub fn shares(&self, pool: Money) -> Vec<Money> {
-        let mut out: Vec<Money> =
-            self.spec.prizes.places.iter().map(|pl| Money(pl.percent.map_or(0, |n| pool.0 * n as i64 / 100))).collect();
+        let mut out: Vec<Money> = self
+            .spec
+            .prizes
+            .places
+            .iter()
+            .map(|pl| Money(pl.percent.map_or(0, |n| (i128::from(pool.0) * i128::from(n) / 100) as i64)))
+            .collect();
         let percent: u32 = self.spec.prizes.places.iter().filter_map(|pl| pl.percent).sum();
         if percent == 100 {
             let paid: i64 = out.iter().map(|m| m.0).sum();

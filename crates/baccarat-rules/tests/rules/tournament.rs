@@ -127,3 +127,29 @@ fn every_problem_is_reported_at_once() {
     let fields: Vec<&str> = e.problems.iter().map(|p| p.path.as_str()).collect();
     assert!(fields.contains(&"entry.fee") && fields.contains(&"wagers.time_limit_seconds"), "{e}");
 }
+
+/// Counts and amounts at their type's limits are refused by name, never
+/// overflowing (a conditions file is input: an admin's, or an attacker's).
+#[test]
+fn huge_numbers_are_refused_without_overflow() {
+    let text = example("eight.toml")
+        .replace("max_players = 36", "max_players = 4294967295")
+        .replace(
+            "tables = 6, coups = 18, advance_per_table = 3",
+            "tables = 4294967295, coups = 18, advance_per_table = 4294967295, wildcards = 4294967295",
+        )
+        .replace("added = 800000000", "added = 1000000000000");
+    let e = Conditions::from_toml(&text).unwrap_err().to_string();
+    for field in ["entry.max_players", "structure.rounds[0].tables", "structure.rounds[0].wildcards"] {
+        assert!(e.contains(field), "{field}: {e}");
+    }
+    // A pool at the largest fee, for any count of entrants, is split without
+    // overflow and paid to the cent (it saturates at the largest amount).
+    let text = example("eight.toml").replace("fee = 0", "fee = 1000000000000");
+    let c = Conditions::from_toml(&text).unwrap();
+    for entrants in [36, 100_000, u32::MAX] {
+        let pool = c.pool(entrants);
+        assert!(pool.0 > 0);
+        assert_eq!(c.shares(pool).iter().map(|m| m.0 as i128).sum::<i128>(), pool.0 as i128, "{entrants}");
+    }
+}

@@ -76,6 +76,22 @@ pub const COVERAGE: &[(&str, &str, &[&str])] = &[
             "engine_liveness::nsw_8_14_the_last_decline_leaves_the_coup_finishable",
         ],
     ),
+    (
+        "nsw-2021",
+        "tournament",
+        &[
+            "tournament::wagers_are_within_the_limits_in_units_of_the_minimum_and_the_chips_held",
+            "tournament::the_marker_sets_the_order_and_moves_each_coup",
+            "tournament::chips_settle_with_the_tables_pay_tables",
+            "tournament::no_more_bets_waits_for_everyone_and_a_late_player_wagers_the_minimum",
+            "tournament::an_absent_player_has_the_minimum_deducted_for_three_coups_at_most",
+            "tournament::an_undisclosed_wager_is_hidden_until_revealed_and_adjusted_by_the_rule",
+            "tournament::players_out_in_the_same_coup_are_placed_by_nsw_15_10_4",
+            "tournament::a_tie_for_the_last_place_that_advances_calls_for_a_play_off",
+            "tournament::a_tournament_runs_from_registration_to_prizes",
+            "server:tournament::a_tournament_is_entered_withdrawn_from_and_cancelled_with_every_fee_accounted_for",
+        ],
+    ),
     ("nsw-2021", "scanner_discrepancy", &["engine_live::nsw_12_13_scanner_discrepancy_confirmed_or_void"]),
     (
         "nsw-2021",

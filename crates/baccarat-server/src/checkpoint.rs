@@ -91,6 +91,16 @@ pub struct Checkpoint {
     pub tournaments: Vec<crate::casino::tournaments::TournamentState>,
 }
 
+impl Checkpoint {
+    /// Where it stood: its time, its last transfer and every chain's length
+    /// (`archive.rs` cuts at a mark).
+    pub fn mark(&self) -> crate::archive::Mark {
+        let mut heads: std::collections::BTreeMap<u32, u64> = self.tables.iter().map(|t| (t.id, t.chain.len)).collect();
+        heads.insert(crate::audit::CASINO_CHAIN, self.casino.len);
+        crate::archive::Mark { at_ms: self.at_ms, last_transfer: self.last_transfer, heads }
+    }
+}
+
 /// A checkpoint ready for the store.
 #[derive(Clone, Debug)]
 pub struct Sealed {
@@ -116,10 +126,7 @@ fn sealed(c: &Checkpoint, sign: impl Fn(&[u8]) -> String, public_key: String) ->
     let body = serde_json::to_vec(c).expect("checkpoints serialise");
     let sha256 = hex(&Sha256::digest(&body));
     let signature = sign(&signed_message(&sha256));
-    let mut heads: std::collections::BTreeMap<u32, u64> = c.tables.iter().map(|t| (t.id, t.chain.len)).collect();
-    heads.insert(crate::audit::CASINO_CHAIN, c.casino.len);
-    let mark = crate::archive::Mark { at_ms: c.at_ms, last_transfer: c.last_transfer, heads };
-    Sealed { at_ms: c.at_ms, mark, body, sha256, signature, public_key }
+    Sealed { at_ms: c.at_ms, mark: c.mark(), body, sha256, signature, public_key }
 }
 
 /// Check a stored checkpoint against the server's public key and read it.

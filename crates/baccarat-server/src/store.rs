@@ -185,6 +185,23 @@ impl SqliteStore {
         Ok(s)
     }
 
+    /// A mark for each checkpoint kept, read from its body (its signature is
+    /// checked where it is used: an archive cuts only where the chains' own
+    /// records agree, `archive.rs`).
+    fn fill_marks(&mut self) -> Result<(), StoreError> {
+        let tx = self.conn.transaction()?;
+        {
+            let mut q = tx.prepare("SELECT body FROM checkpoints ORDER BY id")?;
+            let bodies: Vec<Vec<u8>> = q.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
+            for body in bodies {
+                let Ok(c) = serde_json::from_slice::<crate::checkpoint::Checkpoint>(&body) else { continue };
+                crate::archive::write_mark(&tx, &c.mark())?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
     /// Give each answer still inside any plausible window (it has a time) its
     /// key's id, if it was written before ids were: the index finds keys by
     /// id only.
@@ -221,6 +238,12 @@ impl SqliteStore {
         // Migration 10 indexes answers by key id: older rows get theirs once.
         if (1..10).contains(&version) {
             self.fill_key_ids()?;
+        }
+        // Migration 11 keeps a mark of each checkpoint (`archive.rs`): the
+        // checkpoints already kept get theirs, so an upgraded database can be
+        // archived without waiting for the next one.
+        if (1..11).contains(&version) {
+            self.fill_marks()?;
         }
         Ok(())
     }

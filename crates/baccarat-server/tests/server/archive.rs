@@ -109,3 +109,31 @@ fn archived_history_is_verified_recalled_and_replayed_as_before() {
     let e = read_records(&db, 1, 1).unwrap_err().to_string();
     assert!(e.contains("missing"), "{e}");
 }
+
+/// A database upgraded from before marks were kept gets one for each
+/// checkpoint it holds, so it can be archived at once.
+#[test]
+fn an_upgraded_database_gets_marks_for_its_checkpoints() {
+    let now = Arc::new(AtomicU64::new(T0));
+    let n = now.clone();
+    let mut cfg = config("archive-upgraded");
+    cfg.clock = Arc::new(move || n.load(Ordering::SeqCst));
+    let db = cfg.db.clone();
+    let mut o = open(&cfg).unwrap();
+    deposits(&mut o);
+    play(&mut o, 2, 0, false);
+    write_checkpoint(&mut o.store, &o.anchors, &o.casino, &o.feed).unwrap();
+    drop(o);
+    // As a database written before migration 11: no marks, schema 10.
+    {
+        let c = rusqlite::Connection::open(&db).unwrap();
+        c.execute_batch("DROP TABLE marks; DROP TABLE archives; PRAGMA user_version = 10;").unwrap();
+    }
+    drop(SqliteStore::open(&db).unwrap());
+    assert_eq!(count(&db, "marks"), 1, "the checkpoint's mark is back");
+    let r = archive(&db, &db.parent().unwrap().join("archive"), T0 + DAY, T0 + 30 * DAY, 3_600_000).unwrap();
+    assert_eq!(r.cut_at_ms, T0);
+    assert!(r.records > 0);
+    let (f, _) = verify_file(&db, None, None).unwrap();
+    assert!(f.problems.is_empty(), "{:?}", f.problems);
+}

@@ -6,12 +6,13 @@
 //! with `hash(0)` = 32 zero bytes before the first record and `body` the record's
 //! canonical JSON.
 
-use baccarat_rules::Money;
-use baccarat_table::engine::Event;
-use baccarat_table::shuffle::hex;
+use baccarat_rules::{Card, Money};
+use baccarat_table::engine::{Event, PlayerId};
+use baccarat_table::shuffle::{hex, Seed};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::casino::tournament_play::{PlayAction, Stake};
 use crate::trust::{Actor, Mode};
 
 /// The casino's own chain (deposits from the cage), beside the tables' chains.
@@ -47,6 +48,52 @@ pub enum CasinoEvent {
     TournamentRefunded { tournament: u32, player: baccarat_table::engine::PlayerId, fee: Money, why: String },
     /// The tournament was cancelled (NSW 15.3.4); its refunds follow.
     TournamentCancelled { tournament: u32 },
+    /// The Tournament Manager started play (NSW 15.5): the first round seated
+    /// by a draw from `seating` (NSW 15.5.4), its cards from `shoe_seed`,
+    /// which only the writer and `verify` see until the round is over
+    /// (`shoe_commitment` is public at once).
+    TournamentStarted {
+        tournament: u32,
+        seating: Seed,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        shoe_seed: Option<Seed>,
+        shoe_commitment: String,
+    },
+    /// A player's action for the coup from their box, or the Tournament
+    /// Manager's for a late or absent player (NSW 15.5.6, 15.6-15.9).
+    TournamentActed { tournament: u32, player: PlayerId, action: PlayAction },
+    /// "No more bets" at a tournament table (NSW 15.6.4, 15.8.2.6).
+    TournamentNoMoreBets { tournament: u32, table: u32 },
+    /// An undisclosed wager's form and secret, shown after "no more bets"
+    /// (NSW 15.8.2.6); no secret: the form was not shown (NSW 15.8.3.4).
+    TournamentRevealed {
+        tournament: u32,
+        player: PlayerId,
+        form: Option<Stake>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        salt: Option<String>,
+    },
+    /// A coup dealt at a tournament table from its shoe, and settled in
+    /// tournament chips (NSW 15.2.1, 15.6.8).
+    TournamentDealt { tournament: u32, table: u32, cards: Vec<Card> },
+    /// The Tournament Manager disqualified a player under `rule` (NSW
+    /// 15.5.6.2, 15.5.7, 15.6.5, 15.6.7, 15.11.4).
+    TournamentDisqualified { tournament: u32, player: PlayerId, rule: String, why: String },
+    /// The Tournament Manager ended the round (NSW 15.5.5, 15.10): who goes on,
+    /// or a play-off, or the final's placings follow from the records before.
+    /// A next round or a play-off is seated by a draw from `seating`; a next
+    /// round deals from `shoe_seed`, withheld as at the start.
+    TournamentRoundEnded {
+        tournament: u32,
+        seating: Seed,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        shoe_seed: Option<Seed>,
+        shoe_commitment: String,
+    },
+    /// The prizes, paid from the pool to the placegetters' wallets (NSW
+    /// 15.3.2), after `top_up` from the cage: what the operator adds or
+    /// guarantees (NSW 15.3.1, 15.3.3).
+    TournamentPaid { tournament: u32, top_up: Money, prizes: Vec<(PlayerId, Money)> },
 }
 
 /// One audit record's body, the one type that encodes it, decodes it and
@@ -118,6 +165,12 @@ impl Body {
     pub fn blanked(mut self) -> Body {
         if let Some(e) = self.event.as_mut() {
             blank(e);
+        }
+        if let Some(
+            CasinoEvent::TournamentStarted { shoe_seed, .. } | CasinoEvent::TournamentRoundEnded { shoe_seed, .. },
+        ) = self.casino.as_mut()
+        {
+            *shoe_seed = None;
         }
         self
     }

@@ -25,10 +25,16 @@ pub enum Role {
     Supervisor,
     Inspector,
     Admin,
+    /// "A licensed person appointed by the casino operator and responsible
+    /// for the overall control of the tournament" (NSW 15.1.1): starts play,
+    /// calls "no more bets", deals, ends rounds and disqualifies. A role of
+    /// its own, so that running a tournament gives no power over the tables.
+    TournamentManager,
 }
 
 impl Role {
-    pub const ALL: [Role; 5] = [Role::Player, Role::Dealer, Role::Supervisor, Role::Inspector, Role::Admin];
+    pub const ALL: [Role; 6] =
+        [Role::Player, Role::Dealer, Role::Supervisor, Role::Inspector, Role::Admin, Role::TournamentManager];
 
     fn parse(s: &str) -> Option<Role> {
         Role::ALL.into_iter().find(|r| r.name() == s)
@@ -41,6 +47,7 @@ impl Role {
             Role::Supervisor => "supervisor",
             Role::Inspector => "inspector",
             Role::Admin => "admin",
+            Role::TournamentManager => "tournament_manager",
         }
     }
 }

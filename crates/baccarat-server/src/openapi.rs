@@ -154,7 +154,7 @@ fn side() -> Value {
 }
 
 fn role() -> Value {
-    string_enum(&["player", "dealer", "supervisor", "inspector", "admin"])
+    string_enum(&["player", "dealer", "supervisor", "inspector", "admin", "tournament_manager"])
 }
 
 /// A 256-bit seed as 64 hex digits.

@@ -223,6 +223,31 @@ impl ChainExpect<'_> {
                         )),
                     }
                 }
+                // The prizes (NSW 15.3.2): the pool topped up from the cage,
+                // then each placegetter's share, in placing order.
+                Some(CasinoEvent::TournamentPaid { tournament, top_up, prizes }) => {
+                    let Some(p) = pool(*tournament) else {
+                        self.problems.push(format!("the casino's chain record {seq}: prizes with no prize pool"));
+                        return;
+                    };
+                    let mut i = 0;
+                    if top_up.0 > 0 {
+                        match self.cage {
+                            Some(c) => out(Cause::Tournament { seq }, i, (TransferKind::Posted, c, p, *top_up)),
+                            None => self.problems.push(format!("the casino's chain record {seq}: no cage")),
+                        }
+                        i += 1;
+                    }
+                    for (player, prize) in prizes.iter().filter(|(_, m)| m.0 > 0) {
+                        match wallet(*player) {
+                            Some(w) => out(Cause::Tournament { seq }, i, (TransferKind::Posted, p, w, *prize)),
+                            None => self.problems.push(format!(
+                                "the casino's chain record {seq}: a prize to player {player}, who has no wallet"
+                            )),
+                        }
+                        i += 1;
+                    }
+                }
                 Some(CasinoEvent::TournamentRefunded { tournament, player, fee, .. }) if fee.0 > 0 => {
                     match (wallet(*player), pool(*tournament)) {
                         (Some(w), Some(p)) => out(Cause::Tournament { seq }, 0, (TransferKind::Posted, p, w, *fee)),

@@ -238,8 +238,12 @@ pub fn open(cfg: &ServeConfig) -> Result<Opened, String> {
         }
         let admin = random_hex(12);
         users.create("admin", Role::Admin, &admin).map_err(|e| e.to_string())?;
-        for (name, role) in [("dealer", Role::Dealer), ("supervisor", Role::Supervisor), ("inspector", Role::Inspector)]
-        {
+        for (name, role) in [
+            ("dealer", Role::Dealer),
+            ("supervisor", Role::Supervisor),
+            ("inspector", Role::Inspector),
+            ("manager", Role::TournamentManager),
+        ] {
             users.create(name, role, &cfg.demo_password).map_err(|e| e.to_string())?;
         }
         for i in 1..=5 {
@@ -257,7 +261,7 @@ pub fn open(cfg: &ServeConfig) -> Result<Opened, String> {
         commit_anchored(&mut store, &mut anchors, &commit)?;
         println!("first run: created {} with a demo casino", cfg.db.display());
         println!("  admin password: {admin}   (sign in as \"admin\"; shown only now)");
-        println!("  staff: dealer, supervisor, inspector; players: player1..player5; password {:?}", cfg.demo_password);
+        println!("  staff: dealer, supervisor, inspector, manager (tournaments); players: player1..player5; password {:?}", cfg.demo_password);
         println!("  anchors: {} signed by {} (public key {public})", anchor_path.display(), key_path.display());
         let mut feed = Feed::default();
         for (table, seq, e) in &commit.events {

@@ -207,7 +207,7 @@ pub fn row(cmd: &Command) -> &'static Row {
 
 fn rank(r: Role) -> u8 {
     match r {
-        Role::Player | Role::Inspector => 0,
+        Role::Player | Role::Inspector | Role::TournamentManager => 0,
         Role::Dealer => 1,
         Role::Supervisor => 2,
         Role::Admin => 3,

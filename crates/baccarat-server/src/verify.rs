@@ -298,6 +298,7 @@ fn walk(
     let signed = anchors.map(|a| a.heads.get(&table).map_or(0, |(len, _)| *len));
     let mut sums = Sums::default();
     let mut config = ConfigCheck::default();
+    let mut tournaments = (table == CASINO_CHAIN).then(crate::casino::tournaments::Replay::default);
     let mut chain = Chain::new();
     let (mut broken, mut count, mut at_signed): (Option<Broken>, u64, Option<String>) = (None, 0, None);
     let mut unreadable = Vec::new();
@@ -327,6 +328,9 @@ fn walk(
                 }
             };
             config.feed(&b);
+            if let (Some(x), Some(e)) = (tournaments.as_mut(), &b.casino) {
+                x.feed(r.seq, e);
+            }
             if let Some(x) = rng.as_mut() {
                 x.feed(r.seq, &b);
             }
@@ -360,6 +364,9 @@ fn walk(
     }
     f.records += count as usize;
     f.problems.extend(unreadable);
+    if let Some(x) = tournaments {
+        f.problems.extend(x.problems);
+    }
     if let Some(row) = row {
         if let Some(p) = config.problem(row) {
             f.problems.push(p);

@@ -22,6 +22,9 @@ mod recover;
 mod settle;
 mod shoe;
 mod table;
+pub mod tournament_manager;
+pub mod tournament_play;
+pub mod tournament_view;
 pub mod tournaments;
 
 use baccarat_rules::Cite;
@@ -251,6 +254,7 @@ impl Casino {
                 self.withdraw_from_tournament(tournament, player, commit)
             }
             Request::CancelTournament { tournament } => self.cancel_tournament(tournament, commit),
+            Request::TournamentPlay { tournament, step, by } => self.tournament_play(tournament, step, by, commit),
             Request::NewShoe { table } => match self.new_shoe_command(table) {
                 Ok(cmd) => self.command(table, cmd, Actor::Server, commit),
                 Err(r) => r,

@@ -57,6 +57,9 @@ pub enum Request {
     WithdrawFromTournament { tournament: u32, player: PlayerId },
     /// Cancel, refunding every fee (admin; NSW 15.3.4).
     CancelTournament { tournament: u32 },
+    /// A step of a tournament's play (NSW 15.5-15.11), by the Tournament
+    /// Manager or a player.
+    TournamentPlay { tournament: u32, step: super::tournament_manager::PlayStep, by: Actor },
 }
 
 /// One wager of a bet slip.

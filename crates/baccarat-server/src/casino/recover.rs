@@ -240,7 +240,7 @@ impl Casino {
                 })
                 .collect(),
             feed: None,
-            tournaments: self.tournaments.values().map(|t| t.state.clone()).collect(),
+            tournaments: self.tournaments.values().map(|t| t.checkpoint_state()).collect(),
         }
     }
 

@@ -17,6 +17,10 @@ use baccarat_rules::Money;
 use baccarat_table::engine::PlayerId;
 use serde::{Deserialize, Serialize};
 
+use baccarat_table::engine::Refusal;
+use baccarat_table::tournament::RoundEnd;
+
+use super::tournament_play::Play;
 use super::{Casino, Code, Commit, Reply};
 use crate::audit::{Body, CasinoEvent, CASINO_CHAIN};
 use crate::ledger::{AccountKind, Cause, Op};
@@ -32,6 +36,10 @@ pub struct TournamentState {
     pub conditions: String,
     pub entrants: Vec<PlayerId>,
     pub cancelled: bool,
+    /// Play's records since the start, replayed on restore
+    /// (`tournament_play.rs`); empty before the start.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub play: Vec<CasinoEvent>,
 }
 
 /// A tournament with its conditions read.
@@ -39,13 +47,76 @@ pub struct TournamentState {
 pub struct Tournament {
     pub state: TournamentState,
     pub conditions: Conditions,
+    /// Play, once the Tournament Manager has started it.
+    pub play: Option<Play>,
 }
 
 impl Tournament {
-    pub fn of(state: TournamentState) -> Result<Tournament, String> {
+    pub fn of(mut state: TournamentState) -> Result<Tournament, String> {
         let conditions = Conditions::from_toml(&state.conditions)
             .map_err(|p| format!("tournament {}: its recorded conditions no longer check: {p}", state.id))?;
-        Ok(Tournament { state, conditions })
+        let log = std::mem::take(&mut state.play);
+        let mut t = Tournament { state, conditions, play: None };
+        for e in &log {
+            t.fold_play(e).map_err(|r| format!("tournament {}: its play does not replay: {r}", t.state.id))?;
+        }
+        Ok(t)
+    }
+
+    /// The state a checkpoint keeps: with play's records.
+    pub fn checkpoint_state(&self) -> TournamentState {
+        TournamentState { play: self.play.as_ref().map(|p| p.log.clone()).unwrap_or_default(), ..self.state.clone() }
+    }
+
+    /// Fold a play record in (`tournament_play.rs`); refused, nothing changes.
+    pub fn fold_play(&mut self, e: &CasinoEvent) -> Result<Option<RoundEnd>, Refusal> {
+        match (e, &mut self.play) {
+            (CasinoEvent::TournamentStarted { seating, shoe_seed, .. }, None) => {
+                let mut p = Play::start(&self.conditions, &self.state.entrants, seating, shoe_seed.as_ref())?;
+                p.log.push(e.clone());
+                self.play = Some(p);
+                Ok(None)
+            }
+            (CasinoEvent::TournamentStarted { .. }, Some(_)) => {
+                Err(Refusal::new("NSW 15.5".to_string(), "the tournament has started already".to_string()))
+            }
+            (_, Some(p)) => p.apply(e),
+            (_, None) => Err(Refusal::new("NSW 15.5".to_string(), "the tournament has not started".to_string())),
+        }
+    }
+}
+
+/// Whether a casino record is a step of play (`tournament_play.rs`).
+pub fn is_play(e: &CasinoEvent) -> bool {
+    matches!(
+        e,
+        CasinoEvent::TournamentStarted { .. }
+            | CasinoEvent::TournamentActed { .. }
+            | CasinoEvent::TournamentNoMoreBets { .. }
+            | CasinoEvent::TournamentRevealed { .. }
+            | CasinoEvent::TournamentDealt { .. }
+            | CasinoEvent::TournamentDisqualified { .. }
+            | CasinoEvent::TournamentRoundEnded { .. }
+            | CasinoEvent::TournamentPaid { .. }
+    )
+}
+
+/// The tournament a casino record is about, if it is one's.
+pub fn tournament_of(e: &CasinoEvent) -> Option<u32> {
+    match e {
+        CasinoEvent::TournamentCreated { tournament, .. }
+        | CasinoEvent::TournamentEntered { tournament, .. }
+        | CasinoEvent::TournamentRefunded { tournament, .. }
+        | CasinoEvent::TournamentCancelled { tournament }
+        | CasinoEvent::TournamentStarted { tournament, .. }
+        | CasinoEvent::TournamentActed { tournament, .. }
+        | CasinoEvent::TournamentNoMoreBets { tournament, .. }
+        | CasinoEvent::TournamentRevealed { tournament, .. }
+        | CasinoEvent::TournamentDealt { tournament, .. }
+        | CasinoEvent::TournamentDisqualified { tournament, .. }
+        | CasinoEvent::TournamentRoundEnded { tournament, .. }
+        | CasinoEvent::TournamentPaid { tournament, .. } => Some(*tournament),
+        _ => None,
     }
 }
 
@@ -56,17 +127,32 @@ fn no_tournament(id: u32) -> Reply {
 impl Casino {
     /// Record a casino event, its record's seq being the cause of `ops`.
     /// Nothing is recorded if the ledger refuses.
-    fn tournament_step(&mut self, e: CasinoEvent, ops: Vec<Op>, commit: &mut Commit) -> Result<(), Reply> {
+    pub(super) fn tournament_step(&mut self, e: CasinoEvent, ops: Vec<Op>, commit: &mut Commit) -> Result<(), Reply> {
+        self.tournament_step_by(e, ops, None, commit)
+    }
+
+    /// The same, naming who took the step (the Tournament Manager, a player).
+    pub(super) fn tournament_step_by(
+        &mut self,
+        e: CasinoEvent,
+        ops: Vec<Op>,
+        by: Option<crate::trust::Actor>,
+        commit: &mut Commit,
+    ) -> Result<(), Reply> {
         let seq = self.chain.len() + 1;
         if !ops.is_empty() {
             let (a, ch) = self.ledger.apply_internal(&ops, Cause::Tournament { seq });
             a.map_err(Reply::from)?;
             commit.ledger.push(ch);
         }
-        let r = self.chain.append(Body::encode_casino(CASINO_CHAIN, None, &e));
+        let r = self.chain.append(Body::encode_casino(CASINO_CHAIN, by, &e));
         debug_assert_eq!(r.seq, seq);
         commit.records.push((CASINO_CHAIN, r));
-        self.apply_tournament_event(&e);
+        // A step of play was folded in by its caller before it was recorded
+        // (`tournament_manager.rs`): that is how it is checked.
+        if !is_play(&e) {
+            self.apply_tournament_event(&e);
+        }
         Ok(())
     }
 
@@ -200,6 +286,7 @@ pub fn apply(all: &mut BTreeMap<u32, Tournament>, e: &CasinoEvent) {
                 conditions: conditions.clone(),
                 entrants: Vec::new(),
                 cancelled: false,
+                play: Vec::new(),
             };
             match Tournament::of(state) {
                 Ok(t) => {
@@ -221,6 +308,13 @@ pub fn apply(all: &mut BTreeMap<u32, Tournament>, e: &CasinoEvent) {
         CasinoEvent::TournamentCancelled { tournament } => {
             if let Some(t) = all.get_mut(tournament) {
                 t.state.cancelled = true;
+            }
+        }
+        e if is_play(e) => {
+            if let Some(t) = tournament_of(e).and_then(|id| all.get_mut(&id)) {
+                if let Err(r) = t.fold_play(e) {
+                    eprintln!("tournament {}: a play record does not apply: {r}", t.state.id);
+                }
             }
         }
         _ => {}
@@ -251,6 +345,13 @@ impl TournamentViews {
         }
     }
 
+    /// A tournament's play as the public sees it (`tournament_view.rs`);
+    /// `Some(Null)` before it starts.
+    pub fn play(&self, id: u32) -> Option<serde_json::Value> {
+        let t = self.all.get(&id)?;
+        Some(t.play.as_ref().map_or(serde_json::Value::Null, |p| super::tournament_view::view(id, p)))
+    }
+
     /// One tournament as the public sees it.
     pub fn public(&self, id: u32) -> Option<serde_json::Value> {
         let t = self.all.get(&id)?;
@@ -264,8 +365,47 @@ impl TournamentViews {
             "min_players": s.entry.min_players,
             "max_players": s.entry.max_players,
             "cancelled": t.state.cancelled,
+            "started": t.play.is_some(),
+            "finished": t.play.as_ref().is_some_and(|p| p.paid.is_some()),
             "pool": t.conditions.pool(t.state.entrants.len() as u32),
             "conditions": t.conditions.published(),
         }))
+    }
+}
+
+/// `verify`'s replay of the tournaments from the casino's chain: every
+/// record folded in as the writer did, so a step the rules refuse (a wager
+/// out of turn, cards that are not the shoe's, prizes that are not the
+/// conditions' shares of the pool) is named with its record.
+#[derive(Debug, Default)]
+pub struct Replay {
+    all: BTreeMap<u32, Tournament>,
+    pub problems: Vec<String>,
+    /// Steps of play replayed.
+    pub steps: u64,
+}
+
+impl Replay {
+    pub fn feed(&mut self, seq: u64, e: &CasinoEvent) {
+        let at = |id: u32| format!("the casino's chain record {seq}: tournament {id}");
+        match e {
+            CasinoEvent::TournamentCreated { tournament, conditions } => {
+                if let Err(p) = Conditions::from_toml(conditions) {
+                    self.problems.push(format!("{}: its conditions do not check: {p}", at(*tournament)));
+                }
+                apply(&mut self.all, e);
+            }
+            e if is_play(e) => {
+                let id = tournament_of(e).expect("a play record names its tournament");
+                match self.all.get_mut(&id) {
+                    None => self.problems.push(format!("{}: there is no such tournament", at(id))),
+                    Some(t) => match t.fold_play(e) {
+                        Ok(_) => self.steps += 1,
+                        Err(r) => self.problems.push(format!("{}: {} ({})", at(id), r.message, r.rule)),
+                    },
+                }
+            }
+            _ => apply(&mut self.all, e),
+        }
     }
 }

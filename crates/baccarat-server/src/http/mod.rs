@@ -44,6 +44,7 @@ mod extract;
 mod play;
 mod session;
 mod staff;
+mod tournament_play;
 mod tournaments;
 mod web;
 
@@ -246,6 +247,14 @@ pub fn routes() -> Routes {
         .post("/api/tournaments/{id}/enter", tournaments::enter)
         .post("/api/tournaments/{id}/withdraw", tournaments::withdraw)
         .post("/api/tournaments/{id}/cancel", tournaments::cancel)
+        .get("/api/tournaments/{id}/play", tournament_play::view)
+        .post("/api/tournaments/{id}/start", tournament_play::start)
+        .post("/api/tournaments/{id}/act", tournament_play::act)
+        .post("/api/tournaments/{id}/reveal", tournament_play::reveal)
+        .post("/api/tournaments/{id}/no-more-bets", tournament_play::no_more_bets)
+        .post("/api/tournaments/{id}/deal", tournament_play::deal)
+        .post("/api/tournaments/{id}/end-round", tournament_play::end_round)
+        .post("/api/tournaments/{id}/disqualify", tournament_play::disqualify)
         .get("/api/ledger/check", staff::ledger_check)
         .get("/api/verify", staff::verify)
         .get("/api/openapi.json", openapi)

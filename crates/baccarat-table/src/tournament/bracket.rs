@@ -40,6 +40,8 @@ pub struct Tournament {
     out: Vec<Vec<PlayerId>>,
     /// Play-off orders decided for ties of the round in play.
     decided: Vec<Vec<PlayerId>>,
+    /// The play-off in progress (NSW 15.10.3), if any.
+    pub playoff: Option<Session>,
     /// The final placings, once the final is over (winner first).
     pub placings: Vec<PlayerId>,
 }
@@ -90,6 +92,7 @@ impl Tournament {
             tables: Vec::new(),
             out: Vec::new(),
             decided: Vec::new(),
+            playoff: None,
             placings: Vec::new(),
         };
         t.seat(sorted, seed);
@@ -143,14 +146,110 @@ impl Tournament {
             .map_or(Money::ZERO, |s| s.chips)
     }
 
+    /// The configuration the tables deal and settle under.
+    pub fn config(&self) -> &TableConfig {
+        &self.config
+    }
+
+    /// The session at table `table` of the round (the play-off's is
+    /// `tables.len()`).
+    pub fn session(&self, table: usize) -> Option<&Session> {
+        if table == self.tables.len() {
+            self.playoff.as_ref()
+        } else {
+            self.tables.get(table)
+        }
+    }
+
+    pub fn session_mut(&mut self, table: usize) -> Option<&mut Session> {
+        if table == self.tables.len() {
+            self.playoff.as_mut()
+        } else {
+            self.tables.get_mut(table)
+        }
+    }
+
+    /// Where `player` plays now: (table, box). A player in a play-off plays
+    /// there (its table is `tables.len()`).
+    pub fn seat_of(&self, player: PlayerId) -> Option<(usize, u8)> {
+        if let Some(b) = self.playoff.as_ref().and_then(|s| s.box_of(player)) {
+            return Some((self.tables.len(), b));
+        }
+        self.tables.iter().enumerate().find_map(|(i, s)| s.box_of(player).map(|b| (i, b)))
+    }
+
+    /// After each coup of a play-off: once the players' counts differ (or
+    /// one is left in play), the order is determined (NSW 15.10.3) and
+    /// recorded; returns it.
+    pub fn check_play_off(&mut self) -> Option<Vec<PlayerId>> {
+        let po = self.playoff.as_ref()?;
+        if po.coup_open() {
+            return None;
+        }
+        let play = po.in_play();
+        let mut counts: Vec<Money> = play.iter().map(|b| po.seats[b].chips).collect();
+        counts.sort();
+        counts.dedup();
+        if counts.len() < play.len() && play.len() > 1 {
+            return None;
+        }
+        let (order, _) = po.standings();
+        let order: Vec<PlayerId> = order.iter().map(|b| po.seats[b].player).collect();
+        self.playoff = None;
+        self.decided.push(order.clone());
+        Some(order)
+    }
+
+    /// The Tournament Manager disqualifies `player` (NSW 15.5.7, 15.11.4).
+    pub fn disqualify(&mut self, player: PlayerId, rule: &str, why: &str) -> Result<(), Refusal> {
+        if !self.placings.is_empty() {
+            return Err(refuse("NSW 15.5.8", "the tournament is over"));
+        }
+        let (t, b) = self
+            .seat_of(player)
+            .ok_or_else(|| refuse(rule, format!("player {player} is not playing in this round")))?;
+        if t == self.tables.len() {
+            // Out of the play-off means last of it, and out of the round.
+            self.playoff.as_mut().expect("seated").disqualify(b, rule, why)?;
+            if let Some((t, b)) = self.tables.iter().enumerate().find_map(|(i, s)| s.box_of(player).map(|b| (i, b))) {
+                self.tables[t].disqualify(b, rule, why)?;
+            }
+            return Ok(());
+        }
+        self.tables[t].disqualify(b, rule, why)
+    }
+
     /// End the round in play (every table's session is over): who advances,
-    /// a play-off that must be played first, or the final's end.
+    /// a play-off that must be played first, or the final's end. A play-off
+    /// is seated by a draw from `next_seed`, as is the next round.
     pub fn end_round(&mut self, next_seed: &Seed) -> Result<RoundEnd, Refusal> {
         if !self.placings.is_empty() {
             return Err(refuse("NSW 15.5.8", "the tournament is over"));
         }
+        if self.playoff.is_some() {
+            return Err(refuse("NSW 15.10.3", "the play-off is not decided yet"));
+        }
         let round = self.conditions.spec.structure.rounds[self.round].clone();
         let k = if self.is_final() { usize::MAX } else { round.advance_per_table as usize };
+        for (i, s) in self.tables.iter().enumerate() {
+            if s.coup_open() {
+                return Err(refuse("NSW 15.5.5", format!("table {} has a coup in play", i + 1)));
+            }
+            // A session counted in coups ends after them; earlier only once who
+            // progresses is determined (NSW 15.5.5.1). One timed by the clock
+            // ends when the Tournament Manager says its time is up.
+            let goes_on = if self.is_final() { 1 } else { round.advance_per_table as usize };
+            let determined = s.in_play().len() <= goes_on;
+            if round.coups.is_some() && !s.over() && !determined {
+                return Err(refuse(
+                    "NSW 15.5.5.1",
+                    format!(
+                        "table {} has coups to play and who progresses from it is not determined yet",
+                        i + 1
+                    ),
+                ));
+            }
+        }
         let mut going: Vec<PlayerId> = Vec::new();
         let mut rest: Vec<PlayerId> = Vec::new();
         for t in 0..self.tables.len() {
@@ -162,6 +261,7 @@ impl Tournament {
                 let edge = self.chips(ranked[take - 1]);
                 let tied: Vec<PlayerId> = ranked.iter().copied().filter(|p| self.chips(*p) == edge).collect();
                 if tied.len() > 1 && !self.decided.iter().any(|d| tied.iter().all(|p| d.contains(p))) {
+                    self.seat_play_off(&tied, next_seed);
                     return Ok(RoundEnd::PlayOff(tied));
                 }
             }
@@ -183,6 +283,7 @@ impl Tournament {
             let edge = self.chips(wild[w - 1]);
             let tied: Vec<PlayerId> = wild.iter().copied().filter(|p| self.chips(*p) == edge).collect();
             if tied.len() > 1 && !self.decided.iter().any(|d| tied.iter().all(|p| d.contains(p))) {
+                self.seat_play_off(&tied, next_seed);
                 return Ok(RoundEnd::PlayOff(tied));
             }
             if let Some(d) = self.decided.iter().find(|d| tied.iter().all(|p| d.contains(p))) {
@@ -200,6 +301,23 @@ impl Tournament {
         Ok(RoundEnd::Advanced(going))
     }
 
+    /// Seat the players tied across a place that advances for their play-off
+    /// (NSW 15.10.3): the round's limits, a fresh allotment of chips, boxes by
+    /// a draw, no marker, and coups until the counts differ.
+    fn seat_play_off(&mut self, tied: &[PlayerId], seed: &Seed) {
+        let mut players = tied.to_vec();
+        players.sort_by_key(|p| p.0);
+        shuffle(&mut players, &Seed::derive(seed, u64::MAX));
+        let seats: Vec<(u8, PlayerId)> = players.iter().enumerate().map(|(i, p)| (i as u8 + 1, *p)).collect();
+        let rules = SessionRules {
+            advance: 0,
+            coups: None,
+            marker: false,
+            ..SessionRules::of(&self.conditions, self.round)
+        };
+        self.playoff = Some(Session::new(rules, self.config.clone(), &seats));
+    }
+
     /// Record the order a play-off gave (best first) for players a round's end
     /// named (NSW 15.10.3).
     pub fn play_off(&mut self, order: Vec<PlayerId>) -> Result<(), Refusal> {
@@ -210,6 +328,7 @@ impl Tournament {
             return Err(refuse("NSW 15.10.3", "a play-off orders the players tied, each once"));
         }
         self.decided.push(order);
+        self.playoff = None;
         Ok(())
     }
 

@@ -59,6 +59,10 @@ pub struct SessionRules {
     pub undisclosed: u32,
     /// Players who go on from this table (NSW 15.10.1).
     pub advance: u32,
+    /// Coups in the session, if it is counted in coups rather than by the
+    /// clock (NSW 15.4.2(e)); a play-off has none: it goes on until an order
+    /// is determined (NSW 15.10.3).
+    pub coups: Option<u32>,
 }
 
 impl SessionRules {
@@ -75,6 +79,7 @@ impl SessionRules {
             pass_cards: s.play.pass_cards,
             undisclosed: s.play.undisclosed_wagers,
             advance: s.structure.rounds.get(round).map_or(0, |r| r.advance_per_table),
+            coups: s.structure.rounds.get(round).and_then(|r| r.coups),
         }
     }
 
@@ -254,8 +259,43 @@ impl Session {
         Ok(())
     }
 
+    /// Every coup of a session counted in coups has been played, or no one is
+    /// left in play.
+    pub fn over(&self) -> bool {
+        self.rules.coups.is_some_and(|n| self.coup > n) || self.in_play().is_empty()
+    }
+
+    /// A coup is under way: someone has acted, or wagering is closed.
+    pub fn coup_open(&self) -> bool {
+        self.closed || !self.actions.is_empty()
+    }
+
+    /// Whether wagering is closed ("no more bets") for the coup.
+    pub fn closed(&self) -> bool {
+        self.closed
+    }
+
+    /// What box `box_no` did this coup, if it has acted.
+    pub fn action(&self, box_no: u8) -> Option<&Action> {
+        self.actions.get(&box_no)
+    }
+
+    /// Whether box `box_no`'s undisclosed wager has been revealed this coup
+    /// (or taken as not shown).
+    pub fn revealed(&self, box_no: u8) -> Option<&Option<(Bet, Money)>> {
+        self.revealed.get(&box_no)
+    }
+
+    /// The box of `player`, in play or not.
+    pub fn box_of(&self, player: PlayerId) -> Option<u8> {
+        self.seats.iter().find(|(_, s)| s.player == player).map(|(b, _)| *b)
+    }
+
     /// A player acts for the coup from their box.
     pub fn act(&mut self, box_no: u8, player: PlayerId, action: Action) -> Result<(), Refusal> {
+        if self.over() {
+            return Err(refuse("NSW 15.4.2(e)", "the session is over: its coups are played"));
+        }
         if self.closed {
             return Err(refuse("NSW 15.8.2.7", "wagering is closed for this coup"));
         }
@@ -349,6 +389,42 @@ impl Session {
         Ok(())
     }
 
+    /// An undisclosed wager whose form was not shown by the time the cards
+    /// are to be drawn counts as one that shows no amount or type: the
+    /// minimum is deducted (NSW 15.8.3.4).
+    pub fn unshown(&mut self, box_no: u8) -> Result<(), Refusal> {
+        if !self.closed {
+            return Err(refuse("NSW 15.8.2.6", "undisclosed wagers are revealed after \"no more bets\""));
+        }
+        if !matches!(self.actions.get(&box_no), Some(Action::Undisclosed { .. })) {
+            return Err(refuse("NSW 15.8.2", format!("box {box_no} made no undisclosed wager this coup")));
+        }
+        if self.revealed.contains_key(&box_no) {
+            return Err(refuse("NSW 15.8.2.6", format!("box {box_no}'s undisclosed wager is revealed already")));
+        }
+        self.revealed.insert(box_no, None);
+        Ok(())
+    }
+
+    /// The Tournament Manager disqualifies the player on `box_no` (NSW 15.5.6.2,
+    /// 15.5.7, 15.6.5, 15.6.7, 15.11.4), citing `rule`: their position is
+    /// cancelled, any action of theirs this coup is void, and they are placed
+    /// below everyone else out of the session.
+    pub fn disqualify(&mut self, box_no: u8, rule: &str, why: &str) -> Result<(), Refusal> {
+        let Some(seat) = self.seats.get(&box_no) else {
+            return Err(refuse(rule, format!("box {box_no} is not a tournament seat")));
+        };
+        if let Some((coup, was)) = &seat.out {
+            return Err(refuse(rule, format!("box {box_no} is out of the session since coup {coup}: {was}")));
+        }
+        self.actions.remove(&box_no);
+        self.revealed.remove(&box_no);
+        let coup = self.coup;
+        self.seats.get_mut(&box_no).expect("checked").out = Some((coup, format!("disqualified ({rule}): {why}")));
+        self.out_order.insert(0, box_no);
+        Ok(())
+    }
+
     /// Settle the coup whose cards are `coup`, move the marker, and eliminate
     /// whoever cannot wager the next minimum (NSW 15.6.13).
     pub fn settle(&mut self, coup: &Coup) -> Result<Vec<SeatResult>, Refusal> {
@@ -363,6 +439,9 @@ impl Session {
             .collect();
         if let Some(b) = unrevealed.first() {
             return Err(refuse("NSW 15.8.2.6", format!("box {b}'s undisclosed wager is not revealed yet")));
+        }
+        if self.actions.is_empty() {
+            return Err(refuse("NSW 15.6.4", "no one in play has wagered this coup"));
         }
         let (min, max) = self.rules.limits(self.coup);
         let mut results = Vec::new();

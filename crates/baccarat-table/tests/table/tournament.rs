@@ -19,6 +19,7 @@ fn rules(marker: bool) -> SessionRules {
         pass_cards: 1,
         undisclosed: 1,
         advance: 1,
+        coups: None,
     }
 }
 

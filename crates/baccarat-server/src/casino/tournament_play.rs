@@ -1,0 +1,385 @@
+//! Tournament play at the casino (NSW 15.5-15.11): the Tournament Manager
+//! starts the tournament, calls "no more bets", deals, ends rounds and
+//! disqualifies; players wager, pass and make undisclosed wagers from their
+//! allocated box. The rules themselves are `baccarat_table::tournament`.
+//!
+//! # Design
+//!
+//! Every step is a record of the casino's chain ([`CasinoEvent`]) holding
+//! everything the step drew from outside: the seating seed, each round's
+//! shoe seed, and each coup's cards. [`Play::apply`] folds a record into the
+//! play state; it is the only way the state changes, in the writer, in
+//! recovery, in the pages' read model and in `verify`, so all four agree by
+//! construction. The writer applies a step before recording it and records
+//! nothing that is refused (each session method checks before it changes
+//! anything). A checkpoint keeps a tournament's play as the list of its play
+//! records and replays them on restore: a tournament is a few thousand
+//! records, and one code path is worth more than a second serialisation.
+//!
+//! Cards come from an RNG shoe per table per round: 8 decks (the table
+//! configuration's) shuffled by the recorded algorithm from a seed the
+//! writer draws from the OS when the round is seated. Its SHA-256 commitment
+//! is public at once; the seed is withheld from every page until the round
+//! ends (NSW 15.2.1 keeps the ordinary rules of dealing, so no one may know
+//! the cards). A coup starts a fresh shoe when fewer than [`CUT_FROM_BACK`]
+//! cards remain, as the cutting card would. `verify` deals the shoes again
+//! from the revealed seeds and checks every recorded card.
+//!
+//! An undisclosed wager (NSW 15.8) is a commitment only: the player's page
+//! keeps the form and its secret and reveals them after "no more bets". No
+//! one at the casino can see the form before then, and a player who does not
+//! reveal in time is taken to have shown no amount or type (NSW 15.8.3.4).
+//! The pages show a table's revealed forms only once every undisclosed wager
+//! at it is revealed or dealt, so no one decides after seeing another's.
+
+use std::collections::BTreeMap;
+
+use baccarat_rules::tournament::Conditions;
+use baccarat_rules::{Bet, Card, Coup, Money, TableConfig};
+use baccarat_table::engine::{PlayerId, Refusal};
+use baccarat_table::shoe::shuffled;
+use baccarat_table::shuffle::Seed;
+use baccarat_table::tournament::{Action, RoundEnd, Session, Tournament as Bracket};
+use serde::{Deserialize, Serialize};
+
+use crate::audit::CasinoEvent;
+
+/// A coup starts a fresh shoe when fewer cards than this remain: the
+/// cutting card's place (NSW 4.6 puts it at least this far from the back).
+pub const CUT_FROM_BACK: usize = 16;
+
+/// A player's (or the Tournament Manager's) action for the coup, as recorded.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum PlayAction {
+    /// A wager in tournament chips (NSW 15.6.4, 15.6.14).
+    Wager { bet: Bet, amount: Money },
+    /// A pass card in lieu of a wager (NSW 15.7).
+    Pass,
+    /// An undisclosed wager: the SHA-256 of its form and secret, in hex
+    /// (NSW 15.8.2.1), with any wager in chips beside it (15.8.2.4).
+    Undisclosed {
+        commitment: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        with: Option<Stake>,
+    },
+    /// The Tournament Manager: the minimum on `bet` for a player who did not
+    /// wager in time (NSW 15.6.12).
+    Late { bet: Bet },
+    /// The Tournament Manager: the player is absent; the minimum is deducted
+    /// (NSW 15.5.6.1).
+    Absent,
+}
+
+/// A bet and an amount.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stake {
+    pub bet: Bet,
+    pub amount: Money,
+}
+
+impl PlayAction {
+    /// Only the Tournament Manager records a player late or absent.
+    pub fn by_manager(&self) -> bool {
+        matches!(self, PlayAction::Late { .. } | PlayAction::Absent)
+    }
+}
+
+/// How one table's last coup went, for the pages.
+#[derive(Clone, Debug, Serialize)]
+pub struct LastCoup {
+    pub coup: u32,
+    pub cards: Vec<Card>,
+    pub seats: Vec<SeatCoup>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SeatCoup {
+    pub box_no: u8,
+    pub player: PlayerId,
+    pub stakes: Vec<Stake>,
+    pub before: Money,
+    pub after: Money,
+    pub notes: Vec<String>,
+}
+
+/// Where a table's cards come from: its shoe this round and the place in it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct ShoePlace {
+    shoe: u64,
+    next: usize,
+}
+
+/// A tournament in play.
+#[derive(Clone, Debug)]
+pub struct Play {
+    pub bracket: Bracket,
+    /// The round's shoe seed. Withheld from every page until the round ends.
+    shoe_seed: Seed,
+    /// Each round's shoe commitment, and its seed once the round is over.
+    pub shoes: Vec<(String, Option<Seed>)>,
+    places: BTreeMap<usize, ShoePlace>,
+    /// Each table's last coup this round (the play-off's at `tables.len()`).
+    pub last: BTreeMap<usize, LastCoup>,
+    /// Who was disqualified, under which rule, and why.
+    pub disqualified: Vec<(PlayerId, String, String)>,
+    /// The prizes paid, once the final is over (NSW 15.3.2).
+    pub paid: Option<Vec<(PlayerId, Money)>>,
+    /// The records this play was folded from (a checkpoint keeps them).
+    pub log: Vec<CasinoEvent>,
+}
+
+fn refuse(rule: &str, message: impl Into<String>) -> Refusal {
+    Refusal::new(rule.to_string(), message.into())
+}
+
+/// The table configuration tournament tables deal and settle under: the
+/// conditions' rulebook with its own pay tables (NSW 15.2.1), in chips of one
+/// minor unit, so that a count is exact.
+pub fn table_config(c: &Conditions) -> Result<TableConfig, String> {
+    let max = c.spec.wagers.changes.iter().map(|ch| ch.max).chain([c.spec.wagers.max]).max().unwrap_or(1);
+    let text = format!("rulebook = \"{}\"\nchip = 1\nmin = 1\nmax = {}\n", c.spec.rulebook, max.max(1));
+    TableConfig::from_toml(&c.rulebook, &text).map_err(|p| format!("the tournament's table: {p}"))
+}
+
+/// The cards of shoe `shoe` of table `table` in a round whose seed is `seed`.
+pub fn shoe_cards(seed: &Seed, table: usize, shoe: u64, decks: u32) -> Vec<Card> {
+    let s = Seed::derive(&Seed::derive(seed, table as u64), shoe);
+    shuffled(decks, &s).0
+}
+
+impl Play {
+    /// Seat the first round (the `TournamentStarted` record).
+    pub fn start(
+        conditions: &Conditions,
+        entrants: &[PlayerId],
+        seating: &Seed,
+        shoe_seed: Option<&Seed>,
+    ) -> Result<Play, Refusal> {
+        let shoe_seed = shoe_seed.ok_or_else(|| refuse("NSW 15.2.1", "the record's shoe seed is withheld"))?;
+        let config = table_config(conditions).map_err(|m| refuse("NSW 15.4.2(e)", m))?;
+        let bracket = Bracket::new(conditions.clone(), config, entrants, seating)?;
+        Ok(Play {
+            bracket,
+            shoe_seed: *shoe_seed,
+            shoes: vec![(shoe_seed.commitment_hex(), None)],
+            places: BTreeMap::new(),
+            last: BTreeMap::new(),
+            disqualified: Vec::new(),
+            paid: None,
+            log: Vec::new(),
+        })
+    }
+
+    fn decks(&self) -> u32 {
+        self.bracket.config().decks
+    }
+
+    /// The next coup's cards at `table`, from the round's shoe (the writer).
+    pub fn next_cards(&self, table: usize) -> Result<Vec<Card>, Refusal> {
+        let place = self.place(table);
+        let cards = shoe_cards(&self.shoe_seed, table, place.shoe, self.decks());
+        let (_, used) = Coup::from_cards(&cards[place.next..])
+            .map_err(|_| refuse("NSW 15.2.1", "the shoe ran out of cards"))?;
+        Ok(cards[place.next..place.next + used].to_vec())
+    }
+
+    fn place(&self, table: usize) -> ShoePlace {
+        let p = self.places.get(&table).copied().unwrap_or_default();
+        if 52 * self.decks() as usize - p.next < CUT_FROM_BACK {
+            ShoePlace { shoe: p.shoe + 1, next: 0 }
+        } else {
+            p
+        }
+    }
+
+    fn session(&mut self, table: u32) -> Result<&mut Session, Refusal> {
+        let n = self.bracket.tables.len();
+        self.bracket
+            .session_mut(table as usize)
+            .ok_or_else(|| refuse("NSW 15.5.1", format!("table {table} is not in play (the round has {n})")))
+    }
+
+    fn seat(&self, player: PlayerId) -> Result<(usize, u8), Refusal> {
+        if self.paid.is_some() {
+            return Err(refuse("NSW 15.5.8", "the tournament is over"));
+        }
+        self.bracket
+            .seat_of(player)
+            .ok_or_else(|| refuse("NSW 15.6.10", format!("player {player} has no seat in this round")))
+    }
+
+    /// Fold one play record in. Refused, it changes nothing.
+    pub fn apply(&mut self, e: &CasinoEvent) -> Result<Option<RoundEnd>, Refusal> {
+        let out = self.fold(e)?;
+        self.log.push(e.clone());
+        Ok(out)
+    }
+
+    fn fold(&mut self, e: &CasinoEvent) -> Result<Option<RoundEnd>, Refusal> {
+        match e {
+            CasinoEvent::TournamentActed { player, action, .. } => {
+                let (t, b) = self.seat(*player)?;
+                let s = self.bracket.session(t).expect("seated");
+                let min = s.rules.limits(s.coup).0;
+                let a = match action {
+                    PlayAction::Wager { bet, amount } => Action::Wager { bet: *bet, amount: *amount },
+                    PlayAction::Pass => Action::Pass,
+                    PlayAction::Absent => Action::Absent,
+                    PlayAction::Late { bet } => Action::Late { bet: *bet, amount: min },
+                    PlayAction::Undisclosed { commitment, with } => Action::Undisclosed {
+                        commitment: unhex32(commitment)
+                            .ok_or_else(|| refuse("NSW 15.8.2.1", "commitment: 64 lower-case hex digits"))?,
+                        with: with.map(|s| (s.bet, s.amount)),
+                    },
+                };
+                self.session(t as u32)?.act(b, *player, a)?;
+                Ok(None)
+            }
+            CasinoEvent::TournamentNoMoreBets { table, .. } => {
+                self.session(*table)?.close()?;
+                Ok(None)
+            }
+            CasinoEvent::TournamentRevealed { player, form, salt, .. } => {
+                let (t, b) = self.seat(*player)?;
+                let s = self.session(t as u32)?;
+                match salt {
+                    Some(salt) => s.reveal(b, form.map(|f| (f.bet, f.amount)), salt)?,
+                    None => s.unshown(b)?,
+                }
+                Ok(None)
+            }
+            CasinoEvent::TournamentDealt { table, cards, .. } => {
+                let t = *table as usize;
+                // The cards must be the next of the table's committed shoe: a
+                // forged card in the log does not replay.
+                if self.bracket.session(t).is_some() && self.next_cards(t)? != *cards {
+                    return Err(refuse("NSW 15.2.1", format!("table {}: the cards are not its shoe's next", t + 1)));
+                }
+                let (coup, used) =
+                    Coup::from_cards(cards).map_err(|_| refuse("NSW 15.2.1", "too few cards for a coup"))?;
+                if used != cards.len() {
+                    return Err(refuse("NSW 15.2.1", format!("a coup takes {used} cards, not {}", cards.len())));
+                }
+                let mut place = self.place(t);
+                let s = self.session(*table)?;
+                if !s.closed() {
+                    return Err(refuse("NSW 15.6.4", "call \"no more bets\" first"));
+                }
+                // A form not revealed by the time the cards are drawn shows no
+                // amount or type (NSW 15.8.3.4).
+                let unshown: Vec<u8> = s
+                    .in_play()
+                    .into_iter()
+                    .filter(|b| matches!(s.action(*b), Some(Action::Undisclosed { .. })) && s.revealed(*b).is_none())
+                    .collect();
+                let number = s.coup;
+                // `settle` refuses before it changes anything; the forms taken
+                // as not shown are put back if it does.
+                let before = s.clone();
+                for b in unshown {
+                    s.unshown(b)?;
+                }
+                let results = match s.settle(&coup) {
+                    Ok(r) => r,
+                    Err(r) => {
+                        *s = before;
+                        return Err(r);
+                    }
+                };
+                let seats = results
+                    .iter()
+                    .map(|r| SeatCoup {
+                        box_no: r.box_no,
+                        player: s.seats[&r.box_no].player,
+                        stakes: r.stakes.iter().map(|(bet, amount)| Stake { bet: *bet, amount: *amount }).collect(),
+                        before: r.before,
+                        after: r.after,
+                        notes: r.notes.clone(),
+                    })
+                    .collect();
+                self.last.insert(t, LastCoup { coup: number, cards: cards.clone(), seats });
+                place.next += used;
+                self.places.insert(t, place);
+                if t == self.bracket.tables.len() {
+                    self.bracket.check_play_off();
+                }
+                Ok(None)
+            }
+            CasinoEvent::TournamentDisqualified { player, rule, why, .. } => {
+                self.seat(*player)?;
+                if !matches!(rule.as_str(), "NSW 15.5.6.2" | "NSW 15.5.7" | "NSW 15.6.5" | "NSW 15.6.7" | "NSW 15.11.4")
+                {
+                    return Err(refuse(
+                        "NSW 15.5.7",
+                        format!(
+                            "rule: {rule:?} is not a ground for disqualification (NSW 15.5.6.2, 15.5.7, 15.6.5, \
+                             15.6.7, 15.11.4)"
+                        ),
+                    ));
+                }
+                self.bracket.disqualify(*player, rule, why)?;
+                self.disqualified.push((*player, rule.clone(), why.clone()));
+                Ok(None)
+            }
+            CasinoEvent::TournamentRoundEnded { seating, shoe_seed, .. } => {
+                let next = *shoe_seed;
+                if next.is_none() && self.bracket.round + 1 < self.bracket.conditions.spec.structure.rounds.len() {
+                    return Err(refuse("NSW 15.2.1", "the record's shoe seed is withheld"));
+                }
+                let end = self.bracket.end_round(seating)?;
+                match &end {
+                    RoundEnd::Advanced(_) => {
+                        // The round's seed is revealed; the next round deals
+                        // from a fresh one.
+                        if let Some(last) = self.shoes.last_mut() {
+                            last.1 = Some(self.shoe_seed);
+                        }
+                        let next = next.expect("checked before the round ended");
+                        self.shoe_seed = next;
+                        self.shoes.push((next.commitment_hex(), None));
+                        self.places.clear();
+                        self.last.clear();
+                    }
+                    RoundEnd::Finished => {
+                        if let Some(last) = self.shoes.last_mut() {
+                            last.1 = Some(self.shoe_seed);
+                        }
+                    }
+                    RoundEnd::PlayOff(_) => {}
+                }
+                Ok(Some(end))
+            }
+            CasinoEvent::TournamentPaid { prizes, .. } => {
+                if self.bracket.placings.is_empty() {
+                    return Err(refuse("NSW 15.5.8", "prizes are paid once the final is over"));
+                }
+                if self.paid.is_some() {
+                    return Err(refuse("NSW 15.3.2", "the prizes are paid already"));
+                }
+                if *prizes != self.bracket.prizes() {
+                    return Err(refuse("NSW 15.3.2", "the prizes are not the conditions' shares of the pool"));
+                }
+                self.paid = Some(prizes.clone());
+                Ok(None)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// The table the play-off uses (after the round's tables).
+    pub fn playoff_table(&self) -> u32 {
+        self.bracket.tables.len() as u32
+    }
+}
+
+fn unhex32(s: &str) -> Option<[u8; 32]> {
+    if s.len() != 64 || !s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (i, b) in out.iter_mut().enumerate() {
+        *b = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).ok()?;
+    }
+    Some(out)
+}

@@ -261,7 +261,10 @@ pub fn open(cfg: &ServeConfig) -> Result<Opened, String> {
         commit_anchored(&mut store, &mut anchors, &commit)?;
         println!("first run: created {} with a demo casino", cfg.db.display());
         println!("  admin password: {admin}   (sign in as \"admin\"; shown only now)");
-        println!("  staff: dealer, supervisor, inspector, manager (tournaments); players: player1..player5; password {:?}", cfg.demo_password);
+        println!(
+            "  staff: dealer, supervisor, inspector, manager (tournaments); players: player1..player5; password {:?}",
+            cfg.demo_password
+        );
         println!("  anchors: {} signed by {} (public key {public})", anchor_path.display(), key_path.display());
         let mut feed = Feed::default();
         for (table, seq, e) in &commit.events {

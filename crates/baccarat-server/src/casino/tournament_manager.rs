@@ -64,14 +64,16 @@ impl Casino {
 
     /// The record a step makes, with whatever it draws from outside.
     fn play_record(&self, id: u32, step: PlayStep) -> Result<CasinoEvent, Reply> {
-        let t = self.tournaments.get(&id).ok_or_else(|| Reply::refused(Code::NoTournament, format!("no tournament {id}")))?;
+        let t = self
+            .tournaments
+            .get(&id)
+            .ok_or_else(|| Reply::refused(Code::NoTournament, format!("no tournament {id}")))?;
         if t.state.cancelled {
             return Err(Reply::by_rule("NSW 15.3.4", format!("tournament {id} was cancelled")));
         }
         let seed = || crate::entropy::os_seed().map_err(|m| Reply::refused(Code::Entropy, m));
-        let play = || {
-            t.play.as_ref().ok_or_else(|| Reply::by_rule("NSW 15.5", format!("tournament {id} has not started")))
-        };
+        let play =
+            || t.play.as_ref().ok_or_else(|| Reply::by_rule("NSW 15.5", format!("tournament {id} has not started")));
         Ok(match step {
             PlayStep::Start => {
                 let now = (self.clock)();
@@ -153,7 +155,12 @@ impl Casino {
         for (p, amount) in &prizes {
             if amount.0 > 0 {
                 let wallet = self.wallet(*p);
-                ops.push(Op::Transfer { debit: pool, credit: wallet, amount: *amount, memo: format!("tournament {id} prize") });
+                ops.push(Op::Transfer {
+                    debit: pool,
+                    credit: wallet,
+                    amount: *amount,
+                    memo: format!("tournament {id} prize"),
+                });
             }
         }
         let e = CasinoEvent::TournamentPaid { tournament: id, top_up, prizes };

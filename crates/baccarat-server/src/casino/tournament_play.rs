@@ -179,8 +179,8 @@ impl Play {
     pub fn next_cards(&self, table: usize) -> Result<Vec<Card>, Refusal> {
         let place = self.place(table);
         let cards = shoe_cards(&self.shoe_seed, table, place.shoe, self.decks());
-        let (_, used) = Coup::from_cards(&cards[place.next..])
-            .map_err(|_| refuse("NSW 15.2.1", "the shoe ran out of cards"))?;
+        let (_, used) =
+            Coup::from_cards(&cards[place.next..]).map_err(|_| refuse("NSW 15.2.1", "the shoe ran out of cards"))?;
         Ok(cards[place.next..place.next + used].to_vec())
     }
 

@@ -77,9 +77,7 @@ pub(super) async fn act(
         }
         (_, Some(p), true) => PlayerId(p),
         (_, None, true) => return Err(ApiError::bad("player: name the player who is late or absent")),
-        (_, _, false) => {
-            return Err(ApiError::forbidden("action: the Tournament Manager does not wager for a player"))
-        }
+        (_, _, false) => return Err(ApiError::forbidden("action: the Tournament Manager does not wager for a player")),
     };
     step(&s, &sess, id, PlayStep::Act { player, action: b.action }).await
 }

@@ -14,5 +14,6 @@ mod http_play;
 mod recovery;
 mod store;
 mod tournament;
+mod tournament_play;
 mod trust;
 mod verify;

@@ -39,6 +39,7 @@ fn person(role: Role) -> Actor {
         Role::Supervisor => 102,
         Role::Inspector => 103,
         Role::Admin => 104,
+        Role::TournamentManager => 105,
     };
     Actor::Person { user, role }
 }

@@ -243,10 +243,7 @@ impl Tournament {
             if round.coups.is_some() && !s.over() && !determined {
                 return Err(refuse(
                     "NSW 15.5.5.1",
-                    format!(
-                        "table {} has coups to play and who progresses from it is not determined yet",
-                        i + 1
-                    ),
+                    format!("table {} has coups to play and who progresses from it is not determined yet", i + 1),
                 ));
             }
         }
@@ -255,6 +252,20 @@ impl Tournament {
         for t in 0..self.tables.len() {
             let ranked = self.ranked(t);
             let in_play = ranked.iter().filter(|p| self.chips(**p) > Money::ZERO).count();
+            // In the final every place is decided: players level on chips
+            // play off for their places (NSW 15.1.1 "play-off": to determine
+            // a winner and/or placegetters).
+            if self.is_final() {
+                for p in &ranked[..in_play] {
+                    let level = self.chips(*p);
+                    let tied: Vec<PlayerId> =
+                        ranked[..in_play].iter().copied().filter(|q| self.chips(*q) == level).collect();
+                    if tied.len() > 1 && !self.decided.iter().any(|d| tied.iter().all(|q| d.contains(q))) {
+                        self.seat_play_off(&tied, next_seed);
+                        return Ok(RoundEnd::PlayOff(tied));
+                    }
+                }
+            }
             let take = k.min(in_play);
             // A tie across this table's last place advancing (NSW 15.10.3).
             if take < in_play && take > 0 {
@@ -309,12 +320,8 @@ impl Tournament {
         players.sort_by_key(|p| p.0);
         shuffle(&mut players, &Seed::derive(seed, u64::MAX));
         let seats: Vec<(u8, PlayerId)> = players.iter().enumerate().map(|(i, p)| (i as u8 + 1, *p)).collect();
-        let rules = SessionRules {
-            advance: 0,
-            coups: None,
-            marker: false,
-            ..SessionRules::of(&self.conditions, self.round)
-        };
+        let rules =
+            SessionRules { advance: 0, coups: None, marker: false, ..SessionRules::of(&self.conditions, self.round) };
         self.playoff = Some(Session::new(rules, self.config.clone(), &seats));
     }
 

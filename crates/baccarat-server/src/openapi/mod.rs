@@ -18,6 +18,8 @@
 
 use serde_json::{json, Map, Value};
 
+mod tournaments;
+
 /// `baccarat_rules::MAX_LIMIT`: the largest amount a request may carry.
 const MAX_LIMIT: i64 = baccarat_rules::MAX_LIMIT;
 
@@ -1030,74 +1032,6 @@ fn cage_operations() -> Vec<Operation> {
     ]
 }
 
-/// Tournaments (NSW 15.3, 15.4): `http/tournaments.rs`.
-fn tournament_operations() -> Vec<Operation> {
-    let summary = object(&[
-        ("tournament", u32s()),
-        ("name", string()),
-        ("starts", string()),
-        ("fee", money()),
-        ("entrants", u64s()),
-        ("min_players", u64s()),
-        ("max_players", u64s()),
-        ("cancelled", boolean()),
-        ("pool", money()),
-    ]);
-    let list = Op::new("Every tournament, with its fee, start and entrants").ok("the tournaments", array(summary));
-    let one = Op::new("One tournament, with the conditions as published to players (NSW 15.4.1)")
-        .id("tournament", "no such tournament (`no_tournament`)")
-        .ok("the tournament", json!({ "type": "object" }));
-    let create = Op::new("Admin: publish a tournament from its conditions file (TOML, NSW 15.4.2)")
-        .auth()
-        .roles("admins")
-        .limited()
-        .body(closed(&[("conditions", string())], &["conditions"]))
-        .example(json!({ "conditions": "name = \"Cup\"" }))
-        .ok("published", schema_ref("TournamentReply"))
-        .err(422, "the conditions do not check: every problem is named (`config`)")
-        .err(409, "a bound on tournaments (`bounds`)")
-        .writer();
-    let nothing = || closed(&[], &[]);
-    let enter = Op::new("Player: enter, paying the fee from one's wallet into the prize pool (NSW 15.3.2, 15.4.2(i))")
-        .auth()
-        .id("tournament", "no such tournament (`no_tournament`)")
-        .roles("players")
-        .limited()
-        .body(nothing())
-        .example(json!({}))
-        .ok("entered", schema_ref("TournamentReply"))
-        .refusals()
-        .writer();
-    let withdraw = Op::new("Player: withdraw within the terms, the fee refunded (NSW 15.4.2(i); after it, 15.3.2)")
-        .auth()
-        .id("tournament", "no such tournament (`no_tournament`)")
-        .roles("players")
-        .limited()
-        .body(nothing())
-        .example(json!({}))
-        .ok("withdrawn", schema_ref("TournamentReply"))
-        .refusals()
-        .writer();
-    let cancel = Op::new("Admin: cancel, refunding every entry fee (NSW 15.3.4)")
-        .auth()
-        .id("tournament", "no such tournament (`no_tournament`)")
-        .roles("admins")
-        .limited()
-        .body(nothing())
-        .example(json!({}))
-        .ok("cancelled", schema_ref("TournamentReply"))
-        .refusals()
-        .writer();
-    vec![
-        ("get", "/api/tournaments", list),
-        ("post", "/api/tournaments", create),
-        ("get", "/api/tournaments/{id}", one),
-        ("post", "/api/tournaments/{id}/enter", enter),
-        ("post", "/api/tournaments/{id}/withdraw", withdraw),
-        ("post", "/api/tournaments/{id}/cancel", cancel),
-    ]
-}
-
 /// Every operation: (method, path, operation).
 fn operations() -> Vec<Operation> {
     [
@@ -1106,7 +1040,8 @@ fn operations() -> Vec<Operation> {
         table_operations(),
         pit_operations(),
         cage_operations(),
-        tournament_operations(),
+        tournaments::operations(),
+        tournaments::play_operations(),
     ]
     .into_iter()
     .flatten()

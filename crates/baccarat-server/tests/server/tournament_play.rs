@@ -14,6 +14,8 @@ use baccarat_rules::{Bet, Money};
 use baccarat_server::casino::tournament_manager::PlayStep;
 use baccarat_server::casino::tournament_play::{PlayAction, Stake};
 use baccarat_server::casino::tournament_view::view;
+use baccarat_server::audit::CasinoEvent;
+use baccarat_server::casino::tournaments::Replay;
 use baccarat_server::casino::{recover, Reply, Request};
 use baccarat_server::serve::{open, write_checkpoint, Opened};
 use baccarat_server::trust::Actor;
@@ -305,4 +307,48 @@ fn a_two_table_tournament_runs_from_entry_to_prizes_and_replays() {
     drop(again);
     let (f, _) = verify_file(&cfg.db, None, None).unwrap();
     assert!(f.problems.is_empty(), "{:?}", f.problems);
+
+    // `verify`'s replay names a forged step: cards that are not the shoe's,
+    // prizes that are not the pool's shares, a wager out of turn.
+    let records = baccarat_server::store::read_records(&cfg.db, 0, 1).unwrap();
+    let events: Vec<CasinoEvent> =
+        records.iter().filter_map(|r| baccarat_server::audit::Body::decode(&r.body).unwrap().casino).collect();
+    let replay = |events: &[CasinoEvent]| {
+        let mut r = Replay::default();
+        for (i, e) in events.iter().enumerate() {
+            r.feed(i as u64 + 1, e);
+        }
+        r
+    };
+    let honest = replay(&events);
+    assert!(honest.problems.is_empty() && honest.steps > 40, "{:?} after {}", honest.problems, honest.steps);
+    let forge = |f: &dyn Fn(&mut CasinoEvent) -> bool| {
+        let mut ev = events.clone();
+        assert!(ev.iter_mut().any(f), "nothing to forge");
+        replay(&ev).problems
+    };
+    let p = forge(&|e| match e {
+        CasinoEvent::TournamentDealt { cards, .. } => {
+            cards.swap(0, 1);
+            cards[0] != cards[1]
+        }
+        _ => false,
+    });
+    assert!(p.iter().any(|m| m.contains("shoe's next")), "{p:?}");
+    let p = forge(&|e| match e {
+        CasinoEvent::TournamentPaid { prizes, .. } => {
+            prizes.swap(0, 1);
+            true
+        }
+        _ => false,
+    });
+    assert!(p.iter().any(|m| m.contains("shares of the pool")), "{p:?}");
+    let p = forge(&|e| match e {
+        CasinoEvent::TournamentActed { action: PlayAction::Wager { amount, .. }, .. } => {
+            *amount = Money(1500);
+            true
+        }
+        _ => false,
+    });
+    assert!(p.iter().any(|m| m.contains("NSW 15.6.14")), "{p:?}");
 }

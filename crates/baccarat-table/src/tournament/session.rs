@@ -375,6 +375,9 @@ impl Session {
         let Some(Action::Undisclosed { commitment: c, .. }) = self.actions.get(&box_no) else {
             return Err(refuse("NSW 15.8.2", format!("box {box_no} made no undisclosed wager this coup")));
         };
+        if self.revealed.contains_key(&box_no) {
+            return Err(refuse("NSW 15.8.2.6", format!("box {box_no}'s undisclosed wager is shown already")));
+        }
         let shown = match form {
             Some((bet, amount)) => commitment(bet, amount, salt),
             None => Sha256::digest(format!("blank|{salt}")).into(),

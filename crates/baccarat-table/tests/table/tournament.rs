@@ -354,3 +354,141 @@ fn a_tournament_runs_from_registration_to_prizes() {
     assert_eq!(prizes, vec![(winner, Money(480_000)), (t.placings[1], Money(320_000))]);
     assert_eq!(prizes.iter().map(|p| p.1 .0).sum::<i64>(), 8 * 100_000, "every entry fee is paid out");
 }
+
+/// NSW 15.5.7, 15.11.4: a disqualified player's position is cancelled, any
+/// action of theirs this coup is void, and they are placed below everyone
+/// else out of the session; they cannot act again, nor be disqualified twice.
+#[test]
+fn a_disqualified_player_is_out_and_placed_last_nsw_15_5_7() {
+    let mut s = session(false, 3);
+    s.act(1, p(1), wager(Bet::Banker, 1000)).unwrap();
+    s.act(2, p(2), wager(Bet::Player, 5000)).unwrap();
+    s.disqualify(2, "NSW 15.6.7", "chips concealed").unwrap();
+    assert_eq!(s.action(2), None, "the wager of a disqualified player is void");
+    refused(s.disqualify(2, "NSW 15.6.7", "again"), "NSW 15.6.7");
+    refused(s.act(2, p(2), wager(Bet::Banker, 1000)), "NSW 15.6.13");
+    s.act(3, p(3), wager(Bet::Banker, 1000)).unwrap();
+    s.close().unwrap();
+    let r = s.settle(&player_wins()).unwrap();
+    assert_eq!(r.len(), 2, "box 2 neither wins nor loses");
+    assert_eq!(s.seats[&2].chips, Money(20_000));
+    // Box 3 goes out later, on chips, yet is placed above box 2.
+    let mut t = session(false, 3);
+    t.disqualify(2, "NSW 15.11.4", "advice sought during play").unwrap();
+    t.act(1, p(1), wager(Bet::Banker, 1000)).unwrap();
+    t.act(3, p(3), wager(Bet::Banker, 10_000)).unwrap();
+    t.close().unwrap();
+    t.settle(&player_wins()).unwrap();
+    t.act(1, p(1), wager(Bet::Banker, 1000)).unwrap();
+    t.act(3, p(3), wager(Bet::Banker, 10_000)).unwrap();
+    t.close().unwrap();
+    t.settle(&player_wins()).unwrap();
+    let (order, _) = t.standings();
+    assert_eq!(order, vec![1, 3, 2]);
+}
+
+/// NSW 15.8.3.4: a form not shown before the cards are drawn counts as one
+/// that shows no amount or type; it is taken so once, and only for a box
+/// that made an undisclosed wager after "no more bets".
+#[test]
+fn an_undisclosed_form_not_shown_in_time_has_the_minimum_deducted_nsw_15_8_3_4() {
+    let mut s = session(false, 2);
+    let c = commitment(Bet::Banker, Money(5000), "k");
+    s.act(1, p(1), Action::Undisclosed { commitment: c, with: Some((Bet::Player, Money(1000))) }).unwrap();
+    s.act(2, p(2), wager(Bet::Player, 1000)).unwrap();
+    refused(s.unshown(1), "NSW 15.8.2.6");
+    s.close().unwrap();
+    refused(s.unshown(2), "NSW 15.8.2");
+    s.unshown(1).unwrap();
+    refused(s.unshown(1), "NSW 15.8.2.6");
+    // Taken as not shown, it is not shown later.
+    refused(s.reveal(1, Some((Bet::Banker, Money(5000))), "k"), "NSW 15.8.2.6");
+    assert_eq!(s.revealed(1), Some(&None));
+    let r = s.settle(&player_wins()).unwrap();
+    // The chips beside it play (won 1,000); the minimum is deducted.
+    assert_eq!(r[0].after, Money(20_000 + 1000 - 1000));
+    assert!(r[0].notes[0].contains("15.8.3.4"), "{:?}", r[0]);
+}
+
+/// NSW 15.4.2(e): a session counted in coups ends after them; a coup with no
+/// one having acted cannot be dealt.
+#[test]
+fn a_session_ends_after_its_coups() {
+    let mut s = Session::new(
+        SessionRules { coups: Some(1), ..rules(false) },
+        TableConfig::from_toml(&profiles::builtin("nsw-2021").unwrap(), CONFIG).unwrap(),
+        &[(1, p(1)), (2, p(2))],
+    );
+    assert!(!s.over());
+    s.act(1, p(1), wager(Bet::Banker, 1000)).unwrap();
+    assert!(s.coup_open());
+    s.act(2, p(2), Action::Pass).unwrap();
+    s.close().unwrap();
+    s.settle(&banker_wins()).unwrap();
+    assert!(s.over() && !s.coup_open());
+    refused(s.act(1, p(1), wager(Bet::Banker, 1000)), "NSW 15.4.2(e)");
+}
+
+/// NSW 15.5.5.1: a round ends early only once who progresses from each
+/// table is determined; NSW 15.10.3: a play-off is seated for players level
+/// across the last place, and its order is decided by the counts after a
+/// coup; in the final, players level for a place play off too.
+#[test]
+fn rounds_end_when_decided_and_level_players_play_off() {
+    use baccarat_rules::tournament::Conditions;
+    use baccarat_table::shuffle::Seed;
+    use baccarat_table::tournament::{RoundEnd, Tournament};
+    let c = Conditions::from_toml(CUP).unwrap();
+    let cfg = TableConfig::from_toml(&profiles::builtin("nsw-2021").unwrap(), CONFIG).unwrap();
+    let players: Vec<PlayerId> = (1..=8).map(PlayerId).collect();
+    let mut t = Tournament::new(c, cfg, &players, &Seed::from_u64(3)).unwrap();
+    refused(t.end_round(&Seed::from_u64(4)).map(|_| ()), "NSW 15.5.5.1");
+    // Everyone level at both tables after three coups of equal wagers.
+    for table in 0..2 {
+        play_session(&mut t.tables[table], 3, |_, _| wager(Bet::Banker, 1000));
+    }
+    let RoundEnd::PlayOff(tied) = t.end_round(&Seed::from_u64(4)).unwrap() else { panic!("a play-off") };
+    assert_eq!(tied.len(), 4);
+    refused(t.end_round(&Seed::from_u64(4)).map(|_| ()), "NSW 15.10.3");
+    let at = t.tables.len();
+    let (seat_t, _) = t.seat_of(tied[0]).unwrap();
+    assert_eq!(seat_t, at, "a tied player plays at the play-off table");
+    // A coup that leaves them level decides nothing; one that sets them
+    // apart decides the order.
+    let po = t.session_mut(at).unwrap();
+    for b in 1..=4u8 {
+        let pl = po.seats[&b].player;
+        po.act(b, pl, wager(Bet::Banker, 1000)).unwrap();
+    }
+    po.close().unwrap();
+    po.settle(&banker_wins()).unwrap();
+    assert_eq!(t.check_play_off(), None);
+    let po = t.session_mut(at).unwrap();
+    for b in 1..=4u8 {
+        let pl = po.seats[&b].player;
+        po.act(b, pl, wager(Bet::Banker, 1000 * i64::from(b))).unwrap();
+    }
+    po.close().unwrap();
+    po.settle(&banker_wins()).unwrap();
+    let order = t.check_play_off().expect("decided");
+    assert_eq!(order.len(), 4);
+    assert!(t.playoff.is_none());
+    // The other table's play-off, then the final is seated.
+    let RoundEnd::PlayOff(tied2) = t.end_round(&Seed::from_u64(4)).unwrap() else { panic!("the second table's") };
+    assert!(tied2.iter().all(|p| !tied.contains(p)));
+    let winners = order[..2].to_vec();
+    let po = t.session_mut(at).unwrap();
+    for b in 1..=4u8 {
+        let pl = po.seats[&b].player;
+        po.act(b, pl, wager(Bet::Banker, 1000 * i64::from(b))).unwrap();
+    }
+    po.close().unwrap();
+    po.settle(&banker_wins()).unwrap();
+    t.check_play_off().expect("decided");
+    let RoundEnd::Advanced(going) = t.end_round(&Seed::from_u64(5)).unwrap() else { panic!("the final") };
+    assert!(winners.iter().all(|w| going.contains(w)), "the play-off's top two go on");
+    // The final: all level again; the final's places are played off.
+    play_session(&mut t.tables[0], 3, |_, _| wager(Bet::Player, 1000));
+    let RoundEnd::PlayOff(level) = t.end_round(&Seed::from_u64(6)).unwrap() else { panic!("a final play-off") };
+    assert_eq!(level.len(), 4);
+}

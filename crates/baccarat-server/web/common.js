@@ -114,13 +114,20 @@ export const POSITIONS = [
  * `onStatus("live" | "reconnecting")` reports the connection. Returns { close }.
  */
 export function followTable(id, onMessage, onStatus = () => {}) {
+  return follow(`/api/tables/${id}/ws`, onMessage, onStatus);
+}
+
+/**
+ * Follow a WebSocket at `path`, reconnecting with back-off; the session cookie
+ * goes with the upgrade, never a token in the URL. Returns { close }.
+ */
+export function follow(path, onMessage, onStatus = () => {}) {
   let ws = null;
   let closed = false;
   let delay = 250;
   const open = () => {
     const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    // The session cookie goes with the upgrade; no token in the URL.
-    ws = new WebSocket(`${proto}//${location.host}/api/tables/${id}/ws`);
+    ws = new WebSocket(`${proto}//${location.host}${path}`);
     ws.onopen = () => { delay = 250; onStatus('live'); };
     ws.onmessage = (ev) => { try { onMessage(JSON.parse(ev.data)); } catch (e) { console.error(e); } };
     ws.onclose = () => {

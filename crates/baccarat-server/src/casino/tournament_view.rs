@@ -67,7 +67,7 @@ fn table(p: &Play, index: usize, s: &Session) -> Value {
         "min": min,
         "max": max,
         "marker": s.marker(),
-        "turn": if s.closed() { None } else { s.turn() },
+        "turn": if s.closed() || s.over() { None } else { s.turn() },
         "closed": s.closed(),
         "seats": seats,
         "last": p.last.get(&index),
@@ -105,6 +105,10 @@ pub fn view(id: u32, p: &Play) -> Value {
         .collect();
     json!({
         "tournament": id,
+        "name": b.conditions.spec.name,
+        "bets": b.conditions.bets,
+        "pass_cards": b.conditions.spec.play.pass_cards,
+        "undisclosed_wagers": b.conditions.spec.play.undisclosed_wagers,
         "round": b.round + 1,
         "round_name": rounds.get(b.round).map(|r| r.name.clone()),
         "rounds": rounds.len(),

@@ -6,11 +6,14 @@
 //! from 1, as the play view shows them; the play-off's table follows the
 //! round's.
 
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
+use axum::response::Response;
 use axum::Json;
 use baccarat_table::engine::PlayerId;
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{json, Value};
+use tokio::sync::broadcast;
 
 use super::extract::{Auth, Body, Id};
 use super::{call, limited, reply_json, require, ApiError, AppState};
@@ -26,12 +29,99 @@ async fn step(s: &AppState, sess: &Session, id: u32, step: PlayStep) -> Result<J
     reply_json(call(s, Request::TournamentPlay { tournament: id, step, by }).await?)
 }
 
+fn no_tournament(id: u32) -> ApiError {
+    ApiError::new(axum::http::StatusCode::NOT_FOUND, "no_tournament", format!("no tournament {id}"))
+}
+
+/// Put each player's name beside their id, wherever the play names one.
+fn named(s: &AppState, v: &mut Value) {
+    // (Indexing a null for writing would make it an object.)
+    if !v.is_object() {
+        return;
+    }
+    let name = |p: &Value| p.as_u64().and_then(|p| s.users.name(p as u32)).map(Value::from).unwrap_or(Value::Null);
+    if let Some(tables) = v["tables"].as_array_mut() {
+        for seat in tables.iter_mut().filter_map(|t| t["seats"].as_array_mut()).flatten() {
+            seat["name"] = name(&seat["player"]);
+        }
+    }
+    for list in ["standings", "prizes", "disqualified"] {
+        if let Some(items) = v[list].as_array_mut() {
+            for i in items {
+                i["name"] = name(&i["player"]);
+            }
+        }
+    }
+    // Those placed but no longer seated (out in an earlier round).
+    let placed: serde_json::Map<String, Value> =
+        v["placings"].as_array().map(|a| a.iter().map(|p| (p.to_string(), name(p))).collect()).unwrap_or_default();
+    v["names"] = Value::Object(placed);
+}
+
 /// The play as everyone sees it: tables, chips, marker, turn, standings.
 pub(super) async fn view(State(s): State<AppState>, Id(id): Id) -> Result<Json<Value>, ApiError> {
-    let v = s.tournaments.read().expect("tournaments lock");
-    v.play(id)
-        .map(Json)
-        .ok_or_else(|| ApiError::new(axum::http::StatusCode::NOT_FOUND, "no_tournament", format!("no tournament {id}")))
+    let mut v = s.tournaments.read().expect("tournaments lock").play(id).ok_or_else(|| no_tournament(id))?;
+    named(&s, &mut v);
+    Ok(Json(v))
+}
+
+/// What a tournament's WebSocket sends: the tournament, its play with the
+/// players' names, and the server's clock (for the time left to wager).
+fn message(s: &AppState, id: u32) -> Value {
+    let (summary, mut play) = {
+        let v = s.tournaments.read().expect("tournaments lock");
+        let mut summary = v.public(id).unwrap_or(Value::Null);
+        if let Some(m) = summary.as_object_mut() {
+            m.remove("conditions");
+        }
+        (summary, v.play(id).unwrap_or(Value::Null))
+    };
+    named(s, &mut play);
+    json!({ "tournament": summary, "play": play, "now_ms": (s.clock)() })
+}
+
+/// The tournament's WebSocket: public, as a leaderboard on the casino floor
+/// is (nothing in it is secret: the view withholds what is). A message
+/// after every durable change to it.
+pub(super) async fn ws(
+    State(s): State<AppState>,
+    Id(id): Id,
+    up: Result<WebSocketUpgrade, axum::extract::ws::rejection::WebSocketUpgradeRejection>,
+) -> Result<Response, ApiError> {
+    if s.tournaments.read().expect("tournaments lock").public(id).is_none() {
+        return Err(no_tournament(id));
+    }
+    let up = up.map_err(|r| {
+        ApiError::new(r.status(), "upgrade", format!("a WebSocket upgrade is needed: {}", r.body_text()))
+    })?;
+    Ok(up.on_upgrade(move |sock| push(sock, s, id)))
+}
+
+async fn push(mut sock: WebSocket, s: AppState, id: u32) {
+    let mut rx = s.changed.subscribe();
+    let mut last = String::new();
+    loop {
+        let mut value = message(&s, id);
+        let now = value.as_object_mut().and_then(|m| m.remove("now_ms"));
+        let body = value.to_string();
+        if body != last {
+            value["now_ms"] = now.unwrap_or(Value::Null);
+            if sock.send(Message::Text(value.to_string().into())).await.is_err() {
+                return;
+            }
+            last = body;
+        }
+        tokio::select! {
+            r = rx.recv() => match r {
+                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                Err(_) => return,
+            },
+            m = sock.recv() => match m {
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
+                _ => {}
+            },
+        }
+    }
 }
 
 #[derive(Deserialize)]

@@ -1,4 +1,5 @@
-//! The web pages: the lobby and table page (`/`), and the pit console (`/pit`).
+//! The web pages: the lobby and table page (`/`), the pit console (`/pit`), a
+//! player's tournament page (`/tournament`) and the leaderboard (`/leaderboard`).
 //! They are plain HTML, CSS and JavaScript with no build step, embedded in the
 //! binary so that `cargo run` serves them with nothing else installed. With
 //! `--web-dir` the files are read from that folder instead (for working on them).
@@ -10,13 +11,17 @@ use axum::response::{IntoResponse, Response};
 use super::AppState;
 
 /// The embedded files: name, content type, content.
-pub const FILES: [(&str, &str, &str); 6] = [
+pub const FILES: [(&str, &str, &str); 10] = [
     ("index.html", "text/html; charset=utf-8", include_str!("../../web/index.html")),
     ("pit.html", "text/html; charset=utf-8", include_str!("../../web/pit.html")),
     ("style.css", "text/css; charset=utf-8", include_str!("../../web/style.css")),
     ("common.js", "text/javascript; charset=utf-8", include_str!("../../web/common.js")),
     ("table.js", "text/javascript; charset=utf-8", include_str!("../../web/table.js")),
     ("pit.js", "text/javascript; charset=utf-8", include_str!("../../web/pit.js")),
+    ("tournament.html", "text/html; charset=utf-8", include_str!("../../web/tournament.html")),
+    ("tournament.js", "text/javascript; charset=utf-8", include_str!("../../web/tournament.js")),
+    ("leaderboard.html", "text/html; charset=utf-8", include_str!("../../web/leaderboard.html")),
+    ("leaderboard.js", "text/javascript; charset=utf-8", include_str!("../../web/leaderboard.js")),
 ];
 
 fn file(s: &AppState, name: &str) -> Response {
@@ -39,6 +44,14 @@ pub(super) async fn index(State(s): State<AppState>) -> Response {
 
 pub(super) async fn pit(State(s): State<AppState>) -> Response {
     file(&s, "pit.html")
+}
+
+pub(super) async fn tournament(State(s): State<AppState>) -> Response {
+    file(&s, "tournament.html")
+}
+
+pub(super) async fn leaderboard(State(s): State<AppState>) -> Response {
+    file(&s, "leaderboard.html")
 }
 
 pub(super) async fn asset(State(s): State<AppState>, Path(name): Path<String>) -> Response {

@@ -682,12 +682,25 @@ fn wager_body() -> Value {
 
 /// The pages: `web.rs`.
 fn page_operations() -> Vec<Operation> {
-    let asset = Op::new("A file of the pages: index.html, pit.html, style.css, common.js, table.js, pit.js")
-        .param(json!({ "name": "name", "in": "path", "required": true, "schema": string(), "example": "style.css" }))
-        .page("the file", &["text/html", "text/css", "text/javascript"]);
+    let asset = Op::new(
+        "A file of the pages: index.html, pit.html, tournament.html, leaderboard.html, style.css, common.js, \
+         table.js, pit.js, tournament.js, leaderboard.js",
+    )
+    .param(json!({ "name": "name", "in": "path", "required": true, "schema": string(), "example": "style.css" }))
+    .page("the file", &["text/html", "text/css", "text/javascript"]);
     vec![
         ("get", "/", Op::new("The lobby and table page (HTML)").page("the page", &["text/html"])),
         ("get", "/pit", Op::new("The pit console and the inspector's recall (HTML)").page("the page", &["text/html"])),
+        (
+            "get",
+            "/tournament",
+            Op::new("A player's tournament page, `?t=<id>` (HTML)").page("the page", &["text/html"]),
+        ),
+        (
+            "get",
+            "/leaderboard",
+            Op::new("A tournament's public leaderboard, `?t=<id>` (HTML)").page("the page", &["text/html"]),
+        ),
         ("get", "/assets/{name}", asset),
     ]
 }

@@ -154,8 +154,18 @@ pub(super) fn play_operations() -> Vec<Operation> {
         closed(&[("player", u32s()), ("rule", string()), ("why", string())], &["player", "rule", "why"]),
         json!({ "player": 5, "rule": "NSW 15.6.7", "why": "chips concealed" }),
     );
+    let mut ws = Op::new("WebSocket: the tournament and its play after every durable change; public")
+        .id("tournament", no)
+        .describe(
+            "Each message is {tournament, play, now_ms}: the published summary, the play as GET …/play shows it, \
+             and the server's clock for the time left to wager. Nothing in it is secret (the play withholds what is).",
+        )
+        .err(400, "not a WebSocket upgrade (`upgrade`)")
+        .err(426, "the connection cannot be upgraded (`upgrade`)");
+    ws.0["responses"]["101"] = json!({ "description": "switching to the WebSocket" });
     vec![
         ("get", "/api/tournaments/{id}/play", view),
+        ("get", "/api/tournaments/{id}/ws", ws),
         ("post", "/api/tournaments/{id}/start", start),
         ("post", "/api/tournaments/{id}/act", act),
         ("post", "/api/tournaments/{id}/reveal", reveal),

@@ -11,10 +11,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use baccarat_rules::{Bet, Money};
+use baccarat_server::audit::CasinoEvent;
 use baccarat_server::casino::tournament_manager::PlayStep;
 use baccarat_server::casino::tournament_play::{PlayAction, Stake};
 use baccarat_server::casino::tournament_view::view;
-use baccarat_server::audit::CasinoEvent;
 use baccarat_server::casino::tournaments::Replay;
 use baccarat_server::casino::{recover, Reply, Request};
 use baccarat_server::serve::{open, write_checkpoint, Opened};

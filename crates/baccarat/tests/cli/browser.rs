@@ -165,3 +165,12 @@ fn dealer() {
 fn inspector() {
     scenario("inspector", &["--betting-seconds", "6", "--deal-ms", "300"]);
 }
+
+/// A two-table tournament of eight (NSW 15): entry, an undisclosed wager
+/// kept off the WebSocket until "no more bets", a pass card, a wager out of
+/// the marker's order refused, play-offs for level players, the final, and
+/// the prizes paid, on the player's page and the leaderboard.
+#[test]
+fn tournament() {
+    scenario("tournament", &[]);
+}

@@ -214,3 +214,79 @@ fn promotion_entries_are_computed_from_the_wagers_that_played() {
     let terms = Terms::from_toml(&closed).unwrap();
     assert!(baccarat_server::promotion_entries::entries(&cfg.db, &terms).unwrap().is_empty());
 }
+
+/// Who may take which step of play (NSW 15.1.1 "Tournament Manager", 15.6.10):
+/// only the Tournament Manager runs the tournament; a player acts only for
+/// themself; nobody acts for a player except to record them late or absent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_the_tournament_manager_runs_play_and_players_act_only_for_themselves() {
+    let now = Arc::new(AtomicU64::new(NOW));
+    let n = now.clone();
+    let app = spawn_app_with(|c| c.clock = Arc::new(move || n.load(Ordering::SeqCst))).await;
+    let (s, r) =
+        app.post("/api/tournaments", Some(&app.admin), json!({"conditions": cup("2026-12-05T10:00:00Z", 0)})).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    let id = r["tournament"].as_u64().unwrap();
+    let p1 = app.login("player1", "demo").await;
+    let p2 = app.login("player2", "demo").await;
+    let tm = app.login("manager", "demo").await;
+    for p in [&p1, &p2] {
+        assert_eq!(app.post(&format!("/api/tournaments/{id}/enter"), Some(p), json!({})).await.0, StatusCode::OK);
+    }
+    let (_, play) = app.get(&format!("/api/tournaments/{id}/play"), None).await;
+    assert_eq!(play, serde_json::Value::Null, "no play before the start");
+    let start = format!("/api/tournaments/{id}/start");
+    // Not before the start time; not by a player, a supervisor or an admin.
+    let (s, e) = app.post(&start, Some(&tm), json!({})).await;
+    assert_eq!((s, e["rule"].as_str()), (StatusCode::CONFLICT, Some("NSW 15.4.2(i)")), "{e}");
+    now.store(NOW + 4 * 86_400_000 + 36_000_000, Ordering::SeqCst);
+    // (Sessions expired meanwhile: sign in again.)
+    let (p1, p2, tm, sup, admin) = (
+        app.login("player1", "demo").await,
+        app.login("player2", "demo").await,
+        app.login("manager", "demo").await,
+        app.login("supervisor", "demo").await,
+        app.login("test-admin", "admin-pass").await,
+    );
+    for who in [&p1, &sup, &admin] {
+        assert_eq!(app.post(&start, Some(who), json!({})).await.0, StatusCode::FORBIDDEN);
+    }
+    let (s, r) = app.post(&start, Some(&tm), json!({})).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    let (_, play) = app.get(&format!("/api/tournaments/{id}/play"), None).await;
+    assert_eq!(play["tables"][0]["seats"].as_array().unwrap().len(), 2, "{play}");
+    assert!(play["standings"][0]["name"].as_str().unwrap().starts_with("player"), "{play}");
+    let act = format!("/api/tournaments/{id}/act");
+    let wager = json!({"kind": "wager", "bet": "banker", "amount": 1000});
+    // The Tournament Manager does not wager for a player; a player does not
+    // act for another, nor record anyone late or absent.
+    let (s, e) = app.post(&act, Some(&tm), json!({"action": wager, "player": 1})).await;
+    assert_eq!(s, StatusCode::FORBIDDEN, "{e}");
+    let (s, e) = app.post(&act, Some(&p1), json!({"action": wager, "player": 2})).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{e}");
+    let (s, e) = app.post(&act, Some(&p1), json!({"action": {"kind": "absent"}})).await;
+    assert_eq!(s, StatusCode::FORBIDDEN, "{e}");
+    let (s, e) = app.post(&act, Some(&tm), json!({"action": {"kind": "absent"}})).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{e}");
+    // A table numbered 0, an unknown tournament.
+    let (s, _) = app.post(&format!("/api/tournaments/{id}/deal"), Some(&tm), json!({"table": 0})).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    let (s, e) = app.post("/api/tournaments/99/start", Some(&tm), json!({})).await;
+    assert_eq!((s, e["code"].as_str()), (StatusCode::NOT_FOUND, Some("no_tournament")), "{e}");
+    // Each player wagers in turn (no marker here), the manager deals.
+    for p in [&p1, &p2] {
+        let (s, r) = app.post(&act, Some(p), json!({"action": wager})).await;
+        assert_eq!(s, StatusCode::OK, "{r}");
+    }
+    let (s, e) = app.post(&act, Some(&p1), json!({"action": wager})).await;
+    assert_eq!((s, e["rule"].as_str()), (StatusCode::CONFLICT, Some("NSW 15.9.5")), "{e}");
+    let (s, _) = app.post(&format!("/api/tournaments/{id}/no-more-bets"), Some(&tm), json!({"table": 1})).await;
+    assert_eq!(s, StatusCode::OK);
+    let (s, r) = app.post(&format!("/api/tournaments/{id}/deal"), Some(&tm), json!({"table": 1})).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    let (_, play) = app.get(&format!("/api/tournaments/{id}/play"), None).await;
+    assert_eq!(play["tables"][0]["coup"], 2, "{play}");
+    assert!(play["tables"][0]["last"]["cards"].as_array().unwrap().len() >= 4, "{play}");
+    let (_, v) = app.get("/api/verify", Some(&admin)).await;
+    assert_eq!(v["ok"], true, "{v}");
+}

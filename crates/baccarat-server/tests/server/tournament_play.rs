@@ -311,6 +311,24 @@ fn a_two_table_tournament_runs_from_entry_to_prizes_and_replays() {
     // `verify`'s replay names a forged step: cards that are not the shoe's,
     // prizes that are not the pool's shares, a wager out of turn.
     let records = baccarat_server::store::read_records(&cfg.db, 0, 1).unwrap();
+    // Each step names who took it: the Tournament Manager, or the player.
+    for r in &records {
+        let b = baccarat_server::audit::Body::decode(&r.body).unwrap();
+        match (&b.casino, b.by) {
+            (Some(CasinoEvent::TournamentPaid { .. }), by) => assert_eq!(by, None, "the server pays"),
+            (Some(CasinoEvent::TournamentActed { player, action, .. }), Some(by)) => {
+                let want = if action.by_manager() { TM } else { self::player(player.0) };
+                assert_eq!(by, want, "record {}", r.seq);
+            }
+            (Some(CasinoEvent::TournamentRevealed { player, .. }), by) => {
+                assert_eq!(by, Some(self::player(player.0)), "record {}", r.seq)
+            }
+            (Some(e), by) if baccarat_server::casino::tournaments::is_play(e) => {
+                assert_eq!(by, Some(TM), "record {}: {e:?}", r.seq)
+            }
+            _ => {}
+        }
+    }
     let events: Vec<CasinoEvent> =
         records.iter().filter_map(|r| baccarat_server::audit::Body::decode(&r.body).unwrap().casino).collect();
     let replay = |events: &[CasinoEvent]| {

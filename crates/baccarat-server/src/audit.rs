@@ -94,6 +94,45 @@ pub enum CasinoEvent {
     /// 15.3.2), after `top_up` from the cage: what the operator adds or
     /// guarantees (NSW 15.3.1, 15.3.3).
     TournamentPaid { tournament: u32, top_up: Money, prizes: Vec<(PlayerId, Money)> },
+    /// A promotion published from its terms (NSW 16.6-16.7), with the
+    /// commitment to its draw's seed; the seed is withheld from every viewer
+    /// until the draw.
+    PromotionPublished {
+        promotion: u32,
+        terms: String,
+        commitment: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seed: Option<Seed>,
+    },
+    /// The draw (`baccarat_table::draw`): the entries counted from the audit
+    /// log, their listing's SHA-256, the seed revealed, the scrutineer present
+    /// (NSW 16.2), and each prize's winner with the cash paid to their wallet.
+    PromotionDrawn {
+        promotion: u32,
+        entries: u64,
+        entries_sha256: String,
+        seed: Seed,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        scrutineer: Option<String>,
+        winners: Vec<PromotionWinner>,
+    },
+    /// A claim for a promotional prize the casino refused, with the
+    /// claimant's name and address and the reasons (NSW 16.9.1: kept for a
+    /// prize over $100).
+    PromotionClaimRefused { promotion: u32, claimant: String, address: String, value: Money, reasons: String },
+}
+
+/// One prize of a promotion's draw and who won it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PromotionWinner {
+    /// The prize's place in the terms' list (each of a prize's `count`).
+    pub prize: u32,
+    pub description: String,
+    pub player: PlayerId,
+    pub value: Money,
+    /// Cash paid to the wallet (a cash prize); 0 for a prize claimed at the
+    /// desk (NSW 16.7.8).
+    pub paid: Money,
 }
 
 /// One audit record's body, the one type that encodes it, decodes it and
@@ -166,11 +205,12 @@ impl Body {
         if let Some(e) = self.event.as_mut() {
             blank(e);
         }
-        if let Some(
-            CasinoEvent::TournamentStarted { shoe_seed, .. } | CasinoEvent::TournamentRoundEnded { shoe_seed, .. },
-        ) = self.casino.as_mut()
-        {
-            *shoe_seed = None;
+        match self.casino.as_mut() {
+            Some(
+                CasinoEvent::TournamentStarted { shoe_seed, .. } | CasinoEvent::TournamentRoundEnded { shoe_seed, .. },
+            ) => *shoe_seed = None,
+            Some(CasinoEvent::PromotionPublished { seed, .. }) => *seed = None,
+            _ => {}
         }
         self
     }

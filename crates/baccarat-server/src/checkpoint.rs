@@ -89,6 +89,9 @@ pub struct Checkpoint {
     /// Tournaments (`casino/tournaments.rs`).
     #[serde(default)]
     pub tournaments: Vec<crate::casino::tournaments::TournamentState>,
+    /// Promotions (`casino/promotions.rs`).
+    #[serde(default)]
+    pub promotions: Vec<crate::casino::promotions::PromotionState>,
 }
 
 impl Checkpoint {

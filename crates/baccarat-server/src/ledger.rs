@@ -138,11 +138,14 @@ pub enum Cause {
     /// A tournament's money (an entry fee, its refund, a prize), recorded as
     /// record `seq` of the casino's own chain.
     Tournament { seq: u64 },
+    /// A promotional prize paid (NSW 16), recorded as record `seq` of the
+    /// casino's own chain.
+    Promotion { seq: u64 },
 }
 
 impl Cause {
     /// The cause as the store keeps it: `deposit:SEQ`, `float:TABLE`,
-    /// `wager:TABLE:WAGER`, `tournament:SEQ`, or empty.
+    /// `wager:TABLE:WAGER`, `tournament:SEQ`, `promotion:SEQ`, or empty.
     pub fn encode(self) -> String {
         match self {
             Cause::None => String::new(),
@@ -150,6 +153,7 @@ impl Cause {
             Cause::Float { table } => format!("float:{table}"),
             Cause::Wager { table, wager } => format!("wager:{table}:{wager}"),
             Cause::Tournament { seq } => format!("tournament:{seq}"),
+            Cause::Promotion { seq } => format!("promotion:{seq}"),
         }
     }
 
@@ -161,6 +165,7 @@ impl Cause {
             ("deposit", Some(n), None) => Cause::Deposit { seq: n.parse().ok()? },
             ("float", Some(t), None) => Cause::Float { table: t.parse().ok()? },
             ("tournament", Some(n), None) => Cause::Tournament { seq: n.parse().ok()? },
+            ("promotion", Some(n), None) => Cause::Promotion { seq: n.parse().ok()? },
             ("wager", Some(t), Some(w)) => {
                 Cause::Wager { table: t.parse().ok()?, wager: baccarat_table::engine::WagerId(w.parse().ok()?) }
             }

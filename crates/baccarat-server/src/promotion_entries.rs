@@ -19,6 +19,13 @@ pub fn entries(db: &Path, terms: &Terms) -> Result<Vec<(PlayerId, u64)>, String>
     let conn = crate::scan::open_read_only(db).map_err(|e| format!("{}: {e}", db.display()))?;
     let scan = crate::scan::Scan::with_archives(&conn, db).map_err(|e| e.to_string())?;
     scan.begin().map_err(|e| e.to_string())?;
+    let list = entries_in(&scan, terms)?;
+    scan.end().map_err(|e| e.to_string())?;
+    Ok(list)
+}
+
+/// The same, from a scan already reading (`verify`'s).
+pub fn entries_in(scan: &crate::scan::Scan, terms: &Terms) -> Result<Vec<(PlayerId, u64)>, String> {
     let mut earned: HashMap<u32, u64> = HashMap::new();
     let tables = scan.tables().map_err(|e| e.to_string())?;
     for t in tables {
@@ -52,7 +59,6 @@ pub fn entries(db: &Path, terms: &Terms) -> Result<Vec<(PlayerId, u64)>, String>
         })
         .map_err(|e| e.to_string())?;
     }
-    scan.end().map_err(|e| e.to_string())?;
     let list: Vec<(PlayerId, u64)> = earned.into_iter().map(|(p, n)| (PlayerId(p), n)).collect();
     Ok(baccarat_table::draw::canonical(&list))
 }

@@ -76,7 +76,7 @@ pub const SHOWN: usize = 1_000;
 fn bucket(c: Cause) -> usize {
     let x = match c {
         Cause::None => 0,
-        Cause::Deposit { seq } | Cause::Tournament { seq } => seq,
+        Cause::Deposit { seq } | Cause::Tournament { seq } | Cause::Promotion { seq } => seq,
         Cause::Float { table } => u64::from(table),
         Cause::Wager { wager, .. } => wager.0,
     };
@@ -86,7 +86,7 @@ fn bucket(c: Cause) -> usize {
 /// The chain whose records explain a cause.
 fn chain_of(c: Cause) -> u32 {
     match c {
-        Cause::None | Cause::Deposit { .. } | Cause::Tournament { .. } => CASINO_CHAIN,
+        Cause::None | Cause::Deposit { .. } | Cause::Tournament { .. } | Cause::Promotion { .. } => CASINO_CHAIN,
         Cause::Float { table } | Cause::Wager { table, .. } => table,
     }
 }
@@ -121,6 +121,7 @@ impl Keyed {
             Cause::Float { table } => (2, u64::from(table), 0),
             Cause::Wager { table, wager } => (3, u64::from(table), wager.0),
             Cause::Tournament { seq } => (4, seq, 0),
+            Cause::Promotion { seq } => (5, seq, 0),
         };
         let (k, h) = match kind {
             Kind::Plain(TransferKind::Posted) => (0u8, 0),
@@ -221,6 +222,21 @@ impl ChainExpect<'_> {
                         _ => self.problems.push(format!(
                             "the casino's chain record {seq}: an entry fee with no wallet or no prize pool"
                         )),
+                    }
+                }
+                // Promotional cash prizes (NSW 16): from the cage to each
+                // winner's wallet, in the draw's order.
+                Some(CasinoEvent::PromotionDrawn { winners, .. }) => {
+                    for (i, w) in winners.iter().filter(|w| w.paid.0 > 0).enumerate() {
+                        match (self.cage, wallet(w.player)) {
+                            (Some(c), Some(to)) => {
+                                out(Cause::Promotion { seq }, i as u32, (TransferKind::Posted, c, to, w.paid))
+                            }
+                            _ => self.problems.push(format!(
+                                "the casino's chain record {seq}: a prize to player {}, who has no wallet",
+                                w.player
+                            )),
+                        }
                     }
                 }
                 // The prizes (NSW 15.3.2): the pool topped up from the cage,
@@ -681,5 +697,6 @@ fn describe(c: Cause) -> String {
         Cause::Float { table } => format!("table {table}'s float"),
         Cause::Wager { table, wager } => format!("table {table} wager {wager}"),
         Cause::Tournament { seq } => format!("the tournament money of the casino's chain record {seq}"),
+        Cause::Promotion { seq } => format!("the promotional prizes of the casino's chain record {seq}"),
     }
 }

@@ -17,6 +17,7 @@
 //! (`shoe.rs`), and recovery and checkpoints (`recover.rs`); the money
 //! orchestration is here.
 
+pub mod promotions;
 mod protocol;
 mod recover;
 mod settle;
@@ -87,6 +88,8 @@ pub struct Casino {
     shoe_boundary: bool,
     /// Tournaments, by id (`tournaments.rs`).
     pub tournaments: BTreeMap<u32, tournaments::Tournament>,
+    /// Promotions, by id (`promotions.rs`).
+    pub promotions: BTreeMap<u32, promotions::Promotion>,
 }
 
 impl Casino {
@@ -103,6 +106,7 @@ impl Casino {
             since_checkpoint: 0,
             shoe_boundary: false,
             tournaments: BTreeMap::new(),
+            promotions: BTreeMap::new(),
         }
         // The cage is written with the first commit (see `opened`).
     }
@@ -254,6 +258,11 @@ impl Casino {
                 self.withdraw_from_tournament(tournament, player, commit)
             }
             Request::CancelTournament { tournament } => self.cancel_tournament(tournament, commit),
+            Request::CreatePromotion { terms } => self.create_promotion(terms, commit),
+            Request::DrawPromotion { promotion, entries, scrutineer } => {
+                self.draw_promotion(promotion, entries, scrutineer, commit)
+            }
+            Request::RefuseClaim { promotion, claim } => self.refuse_claim(promotion, claim, commit),
             Request::TournamentPlay { tournament, step, by } => self.tournament_play(tournament, step, by, commit),
             Request::NewShoe { table } => match self.new_shoe_command(table) {
                 Ok(cmd) => self.command(table, cmd, Actor::Server, commit),

@@ -57,6 +57,14 @@ pub enum Request {
     WithdrawFromTournament { tournament: u32, player: PlayerId },
     /// Cancel, refunding every fee (admin; NSW 15.3.4).
     CancelTournament { tournament: u32 },
+    /// Publish a promotion from its terms, with its draw's commitment
+    /// (admin; NSW 16.6-16.7).
+    CreatePromotion { terms: String },
+    /// Draw a promotion from the entries the audit log gives, paying its cash
+    /// prizes (admin; NSW 16.2, 16.7).
+    DrawPromotion { promotion: u32, entries: Vec<(PlayerId, u64)>, scrutineer: Option<String> },
+    /// Keep a refused claim (admin; NSW 16.9.1).
+    RefuseClaim { promotion: u32, claim: super::promotions::RefusedClaim },
     /// A step of a tournament's play (NSW 15.5-15.11), by the Tournament
     /// Manager or a player.
     TournamentPlay { tournament: u32, step: super::tournament_manager::PlayStep, by: Actor },
@@ -89,6 +97,10 @@ pub enum Reply {
     },
     Deposit {
         balance: Money,
+    },
+    /// A promotion.
+    Promotion {
+        promotion: u32,
     },
     /// A tournament, and how many have entered it.
     Tournament {
@@ -158,12 +170,14 @@ pub enum Code {
     Unavailable,
     /// No such tournament.
     NoTournament,
+    /// No such promotion.
+    NoPromotion,
 }
 
 impl Code {
     /// Every kind (the error contract's tests and the OpenAPI document list
     /// them).
-    pub const ALL: [Code; 18] = [
+    pub const ALL: [Code; 19] = [
         Code::Rule,
         Code::NoTable,
         Code::NoPlayer,
@@ -182,6 +196,7 @@ impl Code {
         Code::Settling,
         Code::Unavailable,
         Code::NoTournament,
+        Code::NoPromotion,
     ];
 
     /// The kind's wire name, as a reply serialises it.
@@ -205,6 +220,7 @@ impl Code {
             Code::Settling => "settling",
             Code::Unavailable => "unavailable",
             Code::NoTournament => "no_tournament",
+            Code::NoPromotion => "no_promotion",
         }
     }
 }

@@ -60,6 +60,10 @@ pub fn recover(
         let t = super::tournaments::Tournament::of(s)?;
         c.tournaments.insert(t.state.id, t);
     }
+    for s in cp.promotions {
+        let p = super::promotions::Promotion::of(s)?;
+        c.promotions.insert(p.state.id, p);
+    }
     let mut tournament_events = Vec::new();
     store
         .each_record_after(CASINO_CHAIN, c.chain.len(), |r| {
@@ -73,6 +77,7 @@ pub fn recover(
         .map_err(e)?;
     for ev in &tournament_events {
         c.apply_tournament_event(ev);
+        super::promotions::apply(&mut c.promotions, ev);
     }
     let mut feed = cp.feed.map(Feed::from_state).unwrap_or_default();
     let mut states: HashMap<u32, TableState> = cp.tables.into_iter().map(|t| (t.id, t)).collect();
@@ -145,6 +150,7 @@ fn empty() -> Checkpoint {
         tables: Vec::new(),
         feed: None,
         tournaments: Vec::new(),
+        promotions: Vec::new(),
     }
 }
 
@@ -241,6 +247,7 @@ impl Casino {
                 .collect(),
             feed: None,
             tournaments: self.tournaments.values().map(|t| t.checkpoint_state()).collect(),
+            promotions: self.promotions.values().map(|p| p.state.clone()).collect(),
         }
     }
 

@@ -330,6 +330,8 @@ pub fn apply(all: &mut BTreeMap<u32, Tournament>, e: &CasinoEvent) {
 pub struct TournamentViews {
     pub all: BTreeMap<u32, Tournament>,
     pub since: BTreeMap<(u32, usize), u64>,
+    /// The promotions (NSW 16), folded the same way (`promotions.rs`).
+    pub promotions: BTreeMap<u32, super::promotions::Promotion>,
 }
 
 /// What moves a table's turn: its coup, how many have acted, whether closed.
@@ -347,7 +349,7 @@ fn turns(t: &Tournament) -> Vec<(u32, usize, bool)> {
 
 impl TournamentViews {
     pub fn of(c: &Casino) -> TournamentViews {
-        TournamentViews { all: c.tournaments.clone(), since: BTreeMap::new() }
+        TournamentViews { all: c.tournaments.clone(), since: BTreeMap::new(), promotions: c.promotions.clone() }
     }
 
     /// Fold a durable batch's records in, at `now_ms`.
@@ -357,6 +359,7 @@ impl TournamentViews {
                 continue;
             }
             if let Ok(Body { casino: Some(e), .. }) = Body::decode(&r.body) {
+                super::promotions::apply(&mut self.promotions, &e);
                 let id = tournament_of(&e);
                 let before = id.and_then(|id| self.all.get(&id)).map(turns).unwrap_or_default();
                 apply(&mut self.all, &e);
@@ -416,6 +419,10 @@ pub struct Replay {
     pub problems: Vec<String>,
     /// Steps of play replayed.
     pub steps: u64,
+    /// Promotions published (terms, commitment), and their draws, for
+    /// `verify` to count the entries again and redraw (`promotions.rs`).
+    pub promotions: BTreeMap<u32, (String, String)>,
+    pub draws: Vec<(u64, CasinoEvent)>,
 }
 
 impl Replay {
@@ -428,6 +435,10 @@ impl Replay {
                 }
                 apply(&mut self.all, e);
             }
+            CasinoEvent::PromotionPublished { promotion, terms, commitment, .. } => {
+                self.promotions.insert(*promotion, (terms.clone(), commitment.clone()));
+            }
+            CasinoEvent::PromotionDrawn { .. } => self.draws.push((seq, e.clone())),
             e if is_play(e) => {
                 let id = tournament_of(e).expect("a play record names its tournament");
                 match self.all.get_mut(&id) {

@@ -115,7 +115,7 @@ impl IntoResponse for ApiError {
 /// The status of each kind of the casino's refusals.
 pub fn status_of(code: Code) -> StatusCode {
     match code {
-        Code::NoTable | Code::NoPlayer | Code::NoTournament => StatusCode::NOT_FOUND,
+        Code::NoTable | Code::NoPlayer | Code::NoTournament | Code::NoPromotion => StatusCode::NOT_FOUND,
         Code::Role => StatusCode::FORBIDDEN,
         Code::Slip => StatusCode::BAD_REQUEST,
         Code::Config => StatusCode::UNPROCESSABLE_ENTITY,

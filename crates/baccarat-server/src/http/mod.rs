@@ -42,6 +42,7 @@
 mod error;
 mod extract;
 mod play;
+mod promotions;
 mod session;
 mod staff;
 mod tournament_play;
@@ -249,6 +250,12 @@ pub fn routes() -> Routes {
         .post("/api/tournaments/{id}/enter", tournaments::enter)
         .post("/api/tournaments/{id}/withdraw", tournaments::withdraw)
         .post("/api/tournaments/{id}/cancel", tournaments::cancel)
+        .get("/api/promotions", promotions::list)
+        .post("/api/promotions", promotions::create)
+        .get("/api/promotions/{id}", promotions::one)
+        .post("/api/promotions/{id}/draw", promotions::draw)
+        .get("/api/promotions/{id}/refused-claims", promotions::refused)
+        .post("/api/promotions/{id}/refused-claims", promotions::refuse)
         .get("/api/tournaments/{id}/play", tournament_play::view)
         .get("/api/tournaments/{id}/ws", tournament_play::ws)
         .post("/api/tournaments/{id}/start", tournament_play::start)

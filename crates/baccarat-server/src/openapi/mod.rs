@@ -18,6 +18,7 @@
 
 use serde_json::{json, Map, Value};
 
+mod promotions;
 mod tournaments;
 
 /// `baccarat_rules::MAX_LIMIT`: the largest amount a request may carry.
@@ -30,7 +31,7 @@ fn bet_ids() -> Vec<&'static str> {
 
 /// Every code an error body may carry: the HTTP layer's own and the casino's
 /// refusal kinds (`error.rs`, `casino::Code`).
-pub const ERROR_CODES: [&str; 30] = [
+pub const ERROR_CODES: [&str; 31] = [
     "bad_request",
     "unauthorized",
     "role",
@@ -61,6 +62,7 @@ pub const ERROR_CODES: [&str; 30] = [
     "upgrade",
     "settling",
     "no_tournament",
+    "no_promotion",
 ];
 
 // ---------------------------------------------------------------------------
@@ -453,6 +455,7 @@ fn components() -> Value {
             "TableReply": reply("table", &[("table", u32s())]),
             "DepositReply": reply("deposit", &[("balance", money())]),
             "TournamentReply": reply("tournament", &[("tournament", u32s()), ("entrants", u64s())]),
+            "PromotionReply": reply("promotion", &[("promotion", u32s())]),
             "EventsReply": reply("events", &[("count", u64s())]),
             "LedgerReply": reply("ledger", &[
                 ("ok", boolean()),
@@ -1055,6 +1058,7 @@ fn operations() -> Vec<Operation> {
         cage_operations(),
         tournaments::operations(),
         tournaments::play_operations(),
+        promotions::operations(),
     ]
     .into_iter()
     .flatten()
@@ -1212,7 +1216,7 @@ mod tests {
         use crate::casino::Code::{self, *};
         let _every_kind_is_listed = |c: Code| match c {
             Rule | NoTable | NoPlayer | Wallet | Float | Ledger | Slip | Bounds | Mode | Config | Idempotency
-            | Halted | Role | Entropy | Engine | Settling | Unavailable | NoTournament => (),
+            | Halted | Role | Entropy | Engine | Settling | Unavailable | NoTournament | NoPromotion => (),
         };
         for k in Code::ALL {
             let wire = serde_json::to_value(k).unwrap();

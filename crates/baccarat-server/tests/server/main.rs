@@ -11,6 +11,7 @@ mod common;
 mod forgery;
 mod http;
 mod http_play;
+mod promotion;
 mod recovery;
 mod store;
 mod tournament;

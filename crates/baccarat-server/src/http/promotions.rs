@@ -1,0 +1,117 @@
+//! Promotion routes (NSW 16): the published promotions with their draw's
+//! commitment and, once drawn, the seed and winners; an admin's publishing,
+//! drawing and keeping of refused claims. The draw's entries are counted from
+//! the audit log on a read connection (`promotion_entries.rs`), never taken
+//! from a client.
+
+use axum::extract::State;
+use axum::Json;
+use baccarat_rules::Money;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::extract::{Auth, Body, Id};
+use super::{call, limited, reply_json, require, ApiError, AppState};
+use crate::auth::Role;
+use crate::casino::promotions::RefusedClaim;
+use crate::casino::Request;
+
+fn no_promotion(id: u32) -> ApiError {
+    ApiError::new(axum::http::StatusCode::NOT_FOUND, "no_promotion", format!("no promotion {id}"))
+}
+
+/// Every promotion, as the public sees it.
+pub(super) async fn list(State(s): State<AppState>) -> Result<Json<Value>, ApiError> {
+    let v = s.tournaments.read().expect("tournaments lock");
+    Ok(Json(Value::Array(v.promotions.values().map(|p| p.public()).collect())))
+}
+
+/// One promotion, with its terms as published (NSW 16.6).
+pub(super) async fn one(State(s): State<AppState>, Id(id): Id) -> Result<Json<Value>, ApiError> {
+    let v = s.tournaments.read().expect("tournaments lock");
+    let p = v.promotions.get(&id).ok_or_else(|| no_promotion(id))?;
+    let mut out = p.public();
+    out["terms"] = Value::String(p.state.terms.clone());
+    Ok(Json(out))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Publish {
+    terms: String,
+}
+
+/// Admin: publish a promotion from its terms, before entries close.
+pub(super) async fn create(
+    State(s): State<AppState>,
+    Auth(sess, _): Auth,
+    Body(b): Body<Publish>,
+) -> Result<Json<Value>, ApiError> {
+    require(&sess, &[Role::Admin])?;
+    limited(&s, &sess)?;
+    reply_json(call(&s, Request::CreatePromotion { terms: b.terms }).await?)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Draw {
+    /// The scrutineer overseeing the draw (NSW 16.2), if not the terms' own.
+    #[serde(default)]
+    scrutineer: Option<String>,
+}
+
+/// Admin: draw, after its time, from the entries the audit log gives.
+pub(super) async fn draw(
+    State(s): State<AppState>,
+    Auth(sess, _): Auth,
+    Id(id): Id,
+    Body(b): Body<Draw>,
+) -> Result<Json<Value>, ApiError> {
+    require(&sess, &[Role::Admin])?;
+    limited(&s, &sess)?;
+    let terms = {
+        let v = s.tournaments.read().expect("tournaments lock");
+        v.promotions.get(&id).ok_or_else(|| no_promotion(id))?.terms.clone()
+    };
+    let db = s.db.clone();
+    let entries = tokio::task::spawn_blocking(move || crate::promotion_entries::entries(&db, &terms))
+        .await
+        .map_err(|_| ApiError::internal("counting the entries failed"))?
+        .map_err(ApiError::internal)?;
+    reply_json(call(&s, Request::DrawPromotion { promotion: id, entries, scrutineer: b.scrutineer }).await?)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Refused {
+    claimant: String,
+    address: String,
+    value: Money,
+    reasons: String,
+}
+
+/// Admin: keep a refused claim's details (NSW 16.9.1).
+pub(super) async fn refuse(
+    State(s): State<AppState>,
+    Auth(sess, _): Auth,
+    Id(id): Id,
+    Body(b): Body<Refused>,
+) -> Result<Json<Value>, ApiError> {
+    require(&sess, &[Role::Admin])?;
+    limited(&s, &sess)?;
+    let claim = RefusedClaim { claimant: b.claimant, address: b.address, value: b.value, reasons: b.reasons };
+    reply_json(call(&s, Request::RefuseClaim { promotion: id, claim }).await?)
+}
+
+/// Admin and inspectors: the refused claims kept (NSW 16.9.1). Names and
+/// addresses: not public.
+pub(super) async fn refused(
+    State(s): State<AppState>,
+    Auth(sess, _): Auth,
+    Id(id): Id,
+) -> Result<Json<Value>, ApiError> {
+    require(&sess, &[Role::Admin, Role::Inspector])?;
+    let v = s.tournaments.read().expect("tournaments lock");
+    let p = v.promotions.get(&id).ok_or_else(|| no_promotion(id))?;
+    Ok(Json(serde_json::json!({ "promotion": id, "refused": p.state.refused })))
+}

@@ -95,6 +95,7 @@ pub struct LastCoup {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct SeatCoup {
+    #[serde(rename = "box")]
     pub box_no: u8,
     pub player: PlayerId,
     pub stakes: Vec<Stake>,

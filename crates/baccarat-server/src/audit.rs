@@ -133,6 +133,13 @@ pub struct PromotionWinner {
     /// Cash paid to the wallet (a cash prize); 0 for a prize claimed at the
     /// desk (NSW 16.7.8).
     pub paid: Money,
+    /// Promotional tokens issued to the player (a prize of tokens, NSW 1.1).
+    #[serde(default, skip_serializing_if = "no_money")]
+    pub tokens: Money,
+}
+
+fn no_money(m: &Money) -> bool {
+    m.0 == 0
 }
 
 /// One audit record's body, the one type that encodes it, decodes it and

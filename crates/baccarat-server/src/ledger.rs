@@ -69,6 +69,14 @@ pub enum AccountKind {
     PrizePool {
         tournament: u32,
     },
+    /// A player's casino promotional tokens (NSW 1.1): wagered like chips,
+    /// never cashed; a winning wager's winnings are paid in chips.
+    Tokens {
+        player: baccarat_table::engine::PlayerId,
+    },
+    /// Where promotional tokens are issued from and retired to: its balance
+    /// is minus the tokens outstanding, so it may go negative, as the cage.
+    TokenIssuer,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -86,8 +94,8 @@ impl Account {
         self.balance - self.held
     }
 
-    fn may_go_negative(&self) -> bool {
-        self.kind == AccountKind::Cage
+    pub fn may_go_negative(&self) -> bool {
+        matches!(self.kind, AccountKind::Cage | AccountKind::TokenIssuer)
     }
 }
 

@@ -8,6 +8,11 @@
 //! from escrow into the antes account (AU 14.6); one not collected is released
 //! with the hold. A void wager's hold is voided whole, ante and all. The wallet
 //! moves by exactly [`Settlement::player_net`] less the ante collected.
+//!
+//! A wager made with promotional tokens (NSW 1.1 "Casino Promotional Token")
+//! was held from the player's token account: its stake comes back as tokens,
+//! a lost stake is retired to the token issuer (tokens are not the house's
+//! money), and winnings are paid in chips, into the wallet.
 
 use baccarat_rules::{Money, Settlement};
 
@@ -22,8 +27,29 @@ pub struct TableAccounts {
     pub antes: AccountId,
 }
 
+/// Where a wager made with promotional tokens came from and goes back to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TokenAccounts {
+    /// The player's tokens (the hold's debit).
+    pub tokens: AccountId,
+    /// The issuer a lost token is retired to.
+    pub issuer: AccountId,
+}
+
 /// The operations that settle one wager held by `hold` from `wallet`.
 pub fn settlement_ops(hold: TransferId, wallet: AccountId, t: &TableAccounts, s: &Settlement, ante: Money) -> Vec<Op> {
+    settlement_ops_with(hold, wallet, t, s, ante, None)
+}
+
+/// The same, for a wager made with tokens when `tokens` is given.
+pub fn settlement_ops_with(
+    hold: TransferId,
+    wallet: AccountId,
+    t: &TableAccounts,
+    s: &Settlement,
+    ante: Money,
+    tokens: Option<TokenAccounts>,
+) -> Vec<Op> {
     if s.void == s.stake && s.lost == Money::ZERO && s.won == Money::ZERO {
         return vec![Op::Void { hold }];
     }
@@ -34,8 +60,12 @@ pub fn settlement_ops(hold: TransferId, wallet: AccountId, t: &TableAccounts, s:
             ops.push(Op::Transfer { debit, credit, amount, memo: memo.to_string() });
         }
     };
-    push(t.escrow, wallet, s.returned - s.void, "stake returned");
-    push(t.escrow, t.house, s.lost, "stake lost");
+    let (stake_back, lost_to) = match tokens {
+        Some(k) => (k.tokens, k.issuer),
+        None => (wallet, t.house),
+    };
+    push(t.escrow, stake_back, s.returned - s.void, "stake returned");
+    push(t.escrow, lost_to, s.lost, "stake lost");
     push(t.house, wallet, s.won, "winnings");
     push(wallet, t.commission, s.commission, "commission");
     push(t.escrow, t.antes, ante, "ante");

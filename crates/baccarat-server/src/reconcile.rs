@@ -56,7 +56,7 @@ use sha2::{Digest, Sha256};
 
 use crate::audit::{Body, CasinoEvent, CASINO_CHAIN};
 use crate::ledger::{Account, AccountId, AccountKind, Answer, Cause, Op, Transfer, TransferId, TransferKind};
-use crate::postings::{settlement_ops, TableAccounts};
+use crate::postings::{settlement_ops, settlement_ops_with, TableAccounts, TokenAccounts};
 
 /// A transfer as the audit log says it must be: kind, debit, credit, amount.
 /// `PostOf`/`VoidOf` name the hold by its place in the wager's list (0).
@@ -189,7 +189,9 @@ pub struct ChainExpect<'a> {
     /// The table's accounts (none for the casino's chain, or when missing).
     accounts: Option<TableAccounts>,
     float_seen: bool,
-    wallets: HashMap<WagerId, AccountId>,
+    /// Each wager's stake account (a wallet, or a player's tokens), and for
+    /// a wager made with tokens where its winnings and lost stake go.
+    wallets: HashMap<WagerId, (AccountId, Option<(AccountId, TokenAccounts)>)>,
     /// Problems found while reading (a wager or deposit with no wallet).
     problems: Vec<String>,
     /// Whether the chain's transfers can be compared at all.
@@ -227,16 +229,25 @@ impl ChainExpect<'_> {
                 // Promotional cash prizes (NSW 16): from the cage to each
                 // winner's wallet, in the draw's order.
                 Some(CasinoEvent::PromotionDrawn { winners, .. }) => {
-                    for (i, w) in winners.iter().filter(|w| w.paid.0 > 0).enumerate() {
-                        match (self.cage, wallet(w.player)) {
-                            (Some(c), Some(to)) => {
-                                out(Cause::Promotion { seq }, i as u32, (TransferKind::Posted, c, to, w.paid))
+                    let issuer = self.books.acct(AccountKind::TokenIssuer);
+                    let tokens = |p| self.books.acct(AccountKind::Tokens { player: p });
+                    let mut i = 0u32;
+                    for w in winners {
+                        let mut want = |from: Option<AccountId>, to: Option<AccountId>, amount: Money| {
+                            if amount.0 <= 0 {
+                                return;
                             }
-                            _ => self.problems.push(format!(
-                                "the casino's chain record {seq}: a prize to player {}, who has no wallet",
-                                w.player
-                            )),
-                        }
+                            match from.zip(to) {
+                                Some((f, t)) => out(Cause::Promotion { seq }, i, (TransferKind::Posted, f, t, amount)),
+                                None => self.problems.push(format!(
+                                    "the casino's chain record {seq}: a prize to player {}, who has no account for it",
+                                    w.player
+                                )),
+                            }
+                            i += 1;
+                        };
+                        want(self.cage, wallet(w.player), w.paid);
+                        want(issuer, tokens(w.player), w.tokens);
                     }
                 }
                 // The prizes (NSW 15.3.2): the pool topped up from the cage,
@@ -294,20 +305,42 @@ impl ChainExpect<'_> {
                         .push(format!("table {table} record {seq}: wager {} by a player with no wallet", wager.id));
                     return;
                 };
-                self.wallets.insert(wager.id, w);
+                // A wager made with promotional tokens is held from them.
+                let tokens = if wager.token {
+                    let k = self.books.acct(AccountKind::Tokens { player: wager.player });
+                    let i = self.books.acct(AccountKind::TokenIssuer);
+                    match k.zip(i) {
+                        Some((k, i)) => Some((w, TokenAccounts { tokens: k, issuer: i })),
+                        None => {
+                            self.problems.push(format!(
+                                "table {table} record {seq}: wager {} made with tokens the player never had",
+                                wager.id
+                            ));
+                            return;
+                        }
+                    }
+                } else {
+                    None
+                };
+                let stake = tokens.map_or(w, |(_, k)| k.tokens);
+                self.wallets.insert(wager.id, (stake, tokens));
                 let cause = Cause::Wager { table, wager: wager.id };
-                out(cause, 0, (TransferKind::Pending, w, accounts.escrow, wager.amount + wager.ante));
+                out(cause, 0, (TransferKind::Pending, stake, accounts.escrow, wager.amount + wager.ante));
             }
             Event::WagerWithdrawn { wager } | Event::WagerReturned { wager, .. } => {
-                let w = self.wallets.get(wager).copied().unwrap_or_default();
+                let w = self.wallets.get(wager).map(|x| x.0).unwrap_or_default();
                 let e = (TransferKind::VoidOf(0), w, accounts.escrow, Money::ZERO);
                 out(Cause::Wager { table, wager: *wager }, 1, e);
             }
             Event::WagerSettled { wager, settlement, ante, .. } => {
-                let w = self.wallets.get(wager).copied().unwrap_or_default();
+                let (stake, tokens) = self.wallets.get(wager).copied().unwrap_or_default();
                 let cause = Cause::Wager { table, wager: *wager };
-                for (i, op) in settlement_ops(0, w, &accounts, settlement, *ante).iter().enumerate() {
-                    out(cause, 1 + i as u32, expect(op, w, accounts.escrow));
+                let ops = match tokens {
+                    Some((w, k)) => settlement_ops_with(0, w, &accounts, settlement, *ante, Some(k)),
+                    None => settlement_ops(0, stake, &accounts, settlement, *ante),
+                };
+                for (i, op) in ops.iter().enumerate() {
+                    out(cause, 1 + i as u32, expect(op, stake, accounts.escrow));
                 }
             }
             _ => {}

@@ -127,6 +127,8 @@ impl TableView {
 pub struct Views {
     pub tables: Vec<TableView>,
     pub balances: HashMap<PlayerId, (Money, Money)>,
+    /// Each player's promotional tokens (NSW 1.1): (balance, available).
+    pub tokens: HashMap<PlayerId, (Money, Money)>,
     /// Batches committed so far.
     pub version: u64,
 }
@@ -234,6 +236,14 @@ impl Views {
                 _ => None,
             })
             .collect();
+        self.tokens = c
+            .ledger
+            .accounts()
+            .filter_map(|a| match a.kind {
+                AccountKind::Tokens { player } => Some((player, (Money(a.balance), Money(a.available())))),
+                _ => None,
+            })
+            .collect();
     }
 
     /// What one batch changed, prepared on the writer (it reads the casino):
@@ -254,15 +264,17 @@ impl Views {
                 .filter_map(|v| c.tables.get(&v.id).map(|t| view(t, Some(v))))
                 .collect()
         };
-        let mut balances = Vec::new();
+        let (mut balances, mut tokens) = (Vec::new(), Vec::new());
         for ch in &commit.ledger {
             for a in &ch.accounts {
-                if let AccountKind::Wallet { player } = a.kind {
-                    balances.push((player, (Money(a.balance), Money(a.available()))));
+                match a.kind {
+                    AccountKind::Wallet { player } => balances.push((player, (Money(a.balance), Money(a.available())))),
+                    AccountKind::Tokens { player } => tokens.push((player, (Money(a.balance), Money(a.available())))),
+                    _ => {}
                 }
             }
         }
-        ViewChanges { all: self.tables.len() != c.tables.len(), tables, balances }
+        ViewChanges { all: self.tables.len() != c.tables.len(), tables, balances, tokens }
     }
 
     /// Make a batch's changes visible.
@@ -278,6 +290,7 @@ impl Views {
             }
         }
         self.balances.extend(ch.balances);
+        self.tokens.extend(ch.tokens);
     }
 }
 
@@ -287,4 +300,5 @@ pub struct ViewChanges {
     all: bool,
     tables: Vec<TableView>,
     balances: Vec<(PlayerId, (Money, Money))>,
+    tokens: Vec<(PlayerId, (Money, Money))>,
 }

@@ -799,7 +799,7 @@ impl LedgerSums {
             if i128::from(a.balance) != self.replayed.get(&a.id).copied().unwrap_or(0) {
                 return Err(format!("account {} balance {} is not the sum of its transfers", a.id, a.balance));
             }
-            if a.kind != crate::ledger::AccountKind::Cage && i128::from(a.balance) - i128::from(a.held) < 0 {
+            if !a.may_go_negative() && i128::from(a.balance) - i128::from(a.held) < 0 {
                 return Err(format!("account {} is negative", a.id));
             }
         }

@@ -39,7 +39,7 @@ use sha2::{Digest, Sha256};
 use crate::audit::{Body, CasinoEvent, Chain, CASINO_CHAIN};
 use crate::float::max_win;
 use crate::ledger::{AccountId, AccountKind, Cause, Ledger, LedgerError, Op, TransferId};
-use crate::postings::{settlement_ops, TableAccounts};
+use crate::postings::{settlement_ops, settlement_ops_with, TableAccounts, TokenAccounts};
 use crate::store::{Commit, TableRow};
 pub use crate::trust::{Actor, Mode};
 use protocol::{client_key, deposit_key, line_key, request_digest, wager_key};
@@ -114,6 +114,20 @@ impl Casino {
     /// A player's wallet (opened on first use).
     pub fn wallet(&mut self, player: PlayerId) -> AccountId {
         self.ledger.open(AccountKind::Wallet { player })
+    }
+
+    /// A player's promotional tokens, with the wallet their winnings go to
+    /// and the issuer lost tokens go back to opened beside it.
+    pub fn tokens(&mut self, player: PlayerId) -> AccountId {
+        self.wallet(player);
+        self.ledger.open(AccountKind::TokenIssuer);
+        self.ledger.open(AccountKind::Tokens { player })
+    }
+
+    /// A player's promotional tokens: (balance, available).
+    pub fn token_balance(&self, player: PlayerId) -> Option<(Money, Money)> {
+        let a = self.ledger.account(self.ledger.find(&AccountKind::Tokens { player })?)?;
+        Some((Money(a.balance), Money(a.available())))
     }
 
     pub fn balance(&self, player: PlayerId) -> Option<(Money, Money)> {
@@ -213,7 +227,12 @@ impl Casino {
             Request::Wager { table, player, spot, bet, amount, ante, key } => {
                 let line = SlipLine { spot, bet, amount, ante };
                 let request = request_digest("wager", table, &[line]);
-                self.wager(table, player, line, &wager_key(player, &key), request, commit)
+                self.wager(table, player, line, &wager_key(player, &key), request, false, commit)
+            }
+            Request::TokenWager { table, player, spot, bet, amount, key } => {
+                let line = SlipLine { spot, bet, amount, ante: Money::ZERO };
+                let request = request_digest("token-wager", table, &[line]);
+                self.wager(table, player, line, &wager_key(player, &key), request, true, commit)
             }
             Request::Wagers { table, player, slip, key } => self.slip(table, player, slip, &key, commit),
             Request::Withdraw { table, player, wager } => {
@@ -384,16 +403,18 @@ impl Casino {
                         format!("wagers[{i}] was refused when slip {key:?} was first sent; send it under a new key"),
                     );
                 }
-                self.wager(table, player, line, &line_key, request, commit)
+                self.wager(table, player, line, &line_key, request, false, commit)
             })
             .collect();
         Reply::Wagers { results, balance: self.balance(player).map_or(Money::ZERO, |b| b.1) }
     }
 
-    /// Place one wager: the wallet holds the stake and any ante (AU 14.5), the
-    /// float covers what it could win, then the engine decides. `key` (the
-    /// ledger's) is bound to `request`: a retry of the same request answers the
-    /// first wager, and the key with another request is refused, naming it.
+    /// Place one wager: the wallet (or, with `token`, the player's promotional
+    /// tokens) holds the stake and any ante (AU 14.5), the float covers what
+    /// it could win, then the engine decides. `key` (the ledger's) is bound to
+    /// `request`: a retry of the same request answers the first wager, and
+    /// the key with another request is refused, naming it.
+    #[allow(clippy::too_many_arguments)]
     fn wager(
         &mut self,
         table: u32,
@@ -401,10 +422,11 @@ impl Casino {
         line: SlipLine,
         key: &str,
         request: [u8; 32],
+        token: bool,
         commit: &mut Commit,
     ) -> Reply {
         let SlipLine { spot, bet, amount, ante } = line;
-        let wallet = self.wallet(player);
+        let wallet = if token { self.tokens(player) } else { self.wallet(player) };
         let Some(t) = self.tables.get_mut(&table) else {
             return no_table(table);
         };
@@ -453,7 +475,7 @@ impl Casino {
                 ));
         }
         let at_ms = Some((self.clock)());
-        let cmd = Command::PlaceWager { player, spot, bet, amount, ante, token: false, at_ms };
+        let cmd = Command::PlaceWager { player, spot, bet, amount, ante, token, at_ms };
         let events = match t.engine.execute(cmd) {
             Ok(ev) => ev,
             Err(r) => return r.into(),
@@ -537,7 +559,7 @@ impl Casino {
         let result = t.engine.execute_checked(command, |events| {
             // A large settlement books its first chunk now, the rest later
             // (`settle.rs`).
-            let batches = money_of(table, &events[..settle::cut(events)], holds, &accounts);
+            let batches = money_of(table, &events[..settle::cut(events)], holds, &accounts, ledger);
             if batches.is_empty() {
                 return Ok(());
             }
@@ -615,11 +637,13 @@ impl Casino {
 }
 
 /// The ledger postings a command's events call for, each batch with its cause.
+/// A wager held from a player's tokens settles through them (`postings.rs`).
 fn money_of(
     table: u32,
     events: &[Event],
     holds: &HashMap<WagerId, (TransferId, AccountId, Money)>,
     accounts: &TableAccounts,
+    ledger: &Ledger,
 ) -> Vec<(Cause, Vec<Op>)> {
     let mut out = Vec::new();
     for e in events {
@@ -630,8 +654,19 @@ fn money_of(
                 }
             }
             Event::WagerSettled { wager, settlement, ante, .. } => {
-                if let Some((hold, wallet, _)) = holds.get(wager) {
-                    let ops = settlement_ops(*hold, *wallet, accounts, settlement, *ante);
+                if let Some((hold, stake, _)) = holds.get(wager) {
+                    let tokens = match ledger.account(*stake).map(|a| &a.kind) {
+                        Some(AccountKind::Tokens { player }) => {
+                            let wallet = ledger.find(&AccountKind::Wallet { player: *player });
+                            let issuer = ledger.find(&AccountKind::TokenIssuer);
+                            wallet.zip(issuer).map(|(w, i)| (w, TokenAccounts { tokens: *stake, issuer: i }))
+                        }
+                        _ => None,
+                    };
+                    let ops = match tokens {
+                        Some((wallet, k)) => settlement_ops_with(*hold, wallet, accounts, settlement, *ante, Some(k)),
+                        None => settlement_ops(*hold, *stake, accounts, settlement, *ante),
+                    };
                     out.push((Cause::Wager { table, wager: *wager }, ops));
                 }
             }

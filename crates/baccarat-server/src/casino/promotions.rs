@@ -15,9 +15,11 @@
 //! time (NSW 16.7.7). A prize over $10,000 needs a scrutineer named at the
 //! draw or in the terms (NSW 16.2). A cash prize is credited to the winner's
 //! wallet from the cage, from which the winner takes it as cash, cheque or
-//! transfer as they choose (NSW 16.4); any other prize is recorded as won and
-//! is claimed as the terms say (NSW 16.7.8), with a cash alternative where
-//! the terms offer one (NSW 16.3). `verify` counts the entries again from the
+//! transfer as they choose (NSW 16.4); a prize of promotional tokens is
+//! issued into the winner's token account, to be wagered at a table (NSW 1.1;
+//! winnings in chips); any other prize is recorded as won and is claimed as
+//! the terms say (NSW 16.7.8), with a cash alternative where the terms offer
+//! one (NSW 16.3). `verify` counts the entries again from the
 //! log and draws again from the revealed seed.
 
 use baccarat_rules::promotion::{PrizeKind, Terms, LARGE_PRIZE};
@@ -203,17 +205,21 @@ impl Casino {
                 player: *player,
                 value: Money(d.value),
                 paid: if d.kind == PrizeKind::Cash { Money(d.value) } else { Money::ZERO },
+                tokens: if d.kind == PrizeKind::PromotionalTokens { Money(d.value) } else { Money::ZERO },
             })
             .collect();
         let mut ops = Vec::new();
-        for w in winners.iter().filter(|w| w.paid.0 > 0) {
-            let wallet = self.wallet(w.player);
-            ops.push(Op::Transfer {
-                debit: self.cage,
-                credit: wallet,
-                amount: w.paid,
-                memo: format!("promotion {id}: {}", w.description),
-            });
+        for w in &winners {
+            let memo = format!("promotion {id}: {}", w.description);
+            if w.paid.0 > 0 {
+                let wallet = self.wallet(w.player);
+                ops.push(Op::Transfer { debit: self.cage, credit: wallet, amount: w.paid, memo: memo.clone() });
+            }
+            if w.tokens.0 > 0 {
+                let tokens = self.tokens(w.player);
+                let issuer = self.ledger.open(crate::ledger::AccountKind::TokenIssuer);
+                ops.push(Op::Transfer { debit: issuer, credit: tokens, amount: w.tokens, memo });
+            }
         }
         let e = CasinoEvent::PromotionDrawn {
             promotion: id,
@@ -324,7 +330,8 @@ pub fn check_draw(terms: &Terms, commitment: &str, drawn: &CasinoEvent, entries:
     }
     for (w, d) in winners.iter().zip(&draws) {
         let paid = if d.kind == PrizeKind::Cash { Money(d.value) } else { Money::ZERO };
-        if w.value != Money(d.value) || w.paid != paid {
+        let tokens = if d.kind == PrizeKind::PromotionalTokens { Money(d.value) } else { Money::ZERO };
+        if w.value != Money(d.value) || w.paid != paid || w.tokens != tokens {
             problems.push(format!("{at}: prize {} is not the terms' {}", w.prize, d.description));
         }
     }

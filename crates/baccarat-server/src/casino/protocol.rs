@@ -26,6 +26,9 @@ pub enum Request {
         ante: Money,
         key: String,
     },
+    /// A wager made with the player's promotional tokens (NSW 1.1 "Casino
+    /// Promotional Token"): held from their tokens, winnings paid in chips.
+    TokenWager { table: u32, player: PlayerId, spot: Spot, bet: Bet, amount: Money, key: String },
     /// Several wagers from one player at once (a bet slip: chips on several
     /// spots). Each is placed or refused on its own, as chips on a layout are;
     /// wager `i` carries the idempotency key `key#i`.

@@ -81,7 +81,7 @@ impl Casino {
         for (&id, t) in self.tables.iter_mut().filter(|(_, t)| !t.deferred.is_empty()) {
             let n = next_chunk(t.deferred.iter());
             let chunk: Vec<Event> = t.deferred.drain(..n).collect();
-            let batches = money_of(id, &chunk, &t.holds, &t.accounts);
+            let batches = money_of(id, &chunk, &t.holds, &t.accounts, &self.ledger);
             if !batches.is_empty() {
                 let (a, ch) = self.ledger.apply_caused(&batches);
                 if let Err(e) = a {

@@ -44,6 +44,9 @@ pub(super) struct WagerBody {
     ante: Option<i64>,
     #[serde(default)]
     wagers: Option<Vec<SlipLine>>,
+    /// Made with the player's promotional tokens (NSW 1.1): one wager only.
+    #[serde(default)]
+    token: Option<bool>,
     key: String,
 }
 
@@ -84,7 +87,16 @@ pub(super) async fn wager(
     if b.key.is_empty() || b.key.len() > 128 {
         return Err(ApiError::bad("key: an idempotency key of 1 to 128 bytes (UTF-8) is required"));
     }
+    let token = b.token.unwrap_or(false);
     let req = match (b.wagers, b.bet, b.amount) {
+        (Some(_), _, _) if token => return Err(ApiError::bad("token: a wager with tokens is one wager, not a slip")),
+        (None, Some(bet), Some(amount)) if token => {
+            if b.ante.is_some_and(|a| a != 0) {
+                return Err(ApiError::bad("ante: not with tokens"));
+            }
+            let l = line(&sess, &bet, amount, None, b.spot, "")?;
+            Request::TokenWager { table: id, player: me, spot: l.spot, bet: l.bet, amount: l.amount, key: b.key }
+        }
         (Some(_), _, _) if b.ante.is_some() => {
             return Err(ApiError::bad("ante: in a slip, each line carries its own ante"))
         }

@@ -6,6 +6,7 @@ use axum::extract::{ConnectInfo, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use baccarat_rules::Money;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -71,15 +72,14 @@ pub(super) async fn logout(State(s): State<AppState>, Auth(_, token): Auth) -> R
 
 /// Who I am, and my wallet.
 pub(super) async fn me(State(s): State<AppState>, Auth(sess, _): Auth) -> Json<Value> {
-    let (balance, available) = s
-        .views
-        .read()
-        .expect("views lock")
-        .balances
-        .get(&baccarat_table::engine::PlayerId(sess.user))
-        .copied()
-        .unwrap_or_default();
-    Json(json!({ "user": sess.user, "name": sess.name, "role": sess.role, "balance": balance, "available": available }))
+    let v = s.views.read().expect("views lock");
+    let me = baccarat_table::engine::PlayerId(sess.user);
+    let (balance, available) = v.balances.get(&me).copied().unwrap_or_default();
+    let tokens = v.tokens.get(&me).map_or(Money::ZERO, |t| t.1);
+    Json(json!({
+        "user": sess.user, "name": sess.name, "role": sess.role, "balance": balance, "available": available,
+        "tokens": tokens,
+    }))
 }
 
 #[derive(Deserialize)]

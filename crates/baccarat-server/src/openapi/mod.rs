@@ -665,6 +665,11 @@ fn wager_body() -> Value {
             ("spot", spot()),
             ("ante", ante()),
             ("wagers", null_only("array")),
+            ("token", {
+                let mut t = nullable(boolean());
+                t["description"] = json!("made with the player's promotional tokens (NSW 1.1); no ante");
+                t
+            }),
             ("key", key()),
         ],
         &["bet", "amount", "key"],
@@ -676,6 +681,7 @@ fn wager_body() -> Value {
             ("bet", null_only("string")),
             ("amount", null_only("integer")),
             ("ante", null_only("integer")),
+            ("token", json!({ "type": "boolean", "enum": [false], "nullable": true })),
             ("key", key()),
         ],
         &["wagers", "key"],
@@ -737,9 +743,16 @@ fn session_operations() -> Vec<Operation> {
     let logout = Op::new("Sign out: this session ends and the cookie is cleared")
         .auth()
         .ok("signed out", object(&[("revoked", json!({ "type": "boolean", "enum": [true] }))]));
-    let me = Op::new("Who I am, and my wallet (minor units)").auth().ok(
+    let me = Op::new("Who I am, my wallet and my promotional tokens available (minor units)").auth().ok(
         "me",
-        object(&[("user", u32s()), ("name", string()), ("role", role()), ("balance", money()), ("available", money())]),
+        object(&[
+            ("user", u32s()),
+            ("name", string()),
+            ("role", role()),
+            ("balance", money()),
+            ("available", money()),
+            ("tokens", money()),
+        ]),
     );
     let password_change =
         Op::new("Change my password: every session of mine ends and a fresh one is opened for this client")

@@ -185,3 +185,96 @@ async fn promotions_over_http_keep_the_seed_and_claimants_private() {
     let (_, v) = app.get("/api/verify", Some(&admin)).await;
     assert_eq!(v["ok"], true, "{v}");
 }
+
+/// Promotional tokens (NSW 1.1 "Casino Promotional Token") issued by a
+/// promotion's draw and wagered at an NSW table: the stake is held from the
+/// tokens, comes back as tokens on a win or a tie's push, is retired when
+/// lost, and winnings are paid in chips into the wallet; a table whose
+/// rulebook has no tokens refuses them; `verify` reconciles every movement.
+#[test]
+fn promotional_tokens_are_issued_by_a_draw_and_wagered_under_the_rule() {
+    use baccarat_rules::Bet;
+    use baccarat_table::engine::{Command, Phase, Spot};
+    let mut cfg = config("promotion-tokens");
+    let now = Arc::new(AtomicU64::new(NOW));
+    let n = now.clone();
+    cfg.clock = Arc::new(move || n.load(Ordering::SeqCst));
+    let mut o = open(&cfg).unwrap();
+    deposits(&mut o);
+    let example =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../promotions/friday-draw.toml")).unwrap();
+    let head = example.split("[[prizes]]").next().unwrap().replace("minimum_wager = 10000", "minimum_wager = 4000");
+    let text = format!(
+        "{head}[[prizes]]\ndescription = \"Promotional tokens\"\nkind = \"promotional_tokens\"\nvalue = 50000\ncount = 5\n"
+    );
+    let terms = Terms::from_toml(&text).unwrap();
+    assert_eq!(step(&mut o, Request::CreatePromotion { terms: text }), Reply::Promotion { promotion: 1 });
+    play(&mut o, 2, 0, false);
+    let entries = baccarat_server::promotion_entries::entries(&cfg.db, &terms).unwrap();
+    now.store(AFTER_DRAW, Ordering::SeqCst);
+    let r = step(&mut o, Request::DrawPromotion { promotion: 1, entries, scrutineer: None });
+    assert_eq!(r, Reply::Promotion { promotion: 1 });
+    let drawn = o.casino.promotions[&1].state.drawn.clone().unwrap();
+    let winner = drawn.winners[0].player;
+    assert_eq!(drawn.winners[0].tokens, Money(50_000));
+    assert_eq!(o.casino.token_balance(winner), Some((Money(50_000), Money(50_000))));
+
+    // A table whose rulebook has no promotional tokens refuses them (AU).
+    let token_wager = |table: u32, player: PlayerId, amount: i64, key: &str| Request::TokenWager {
+        table,
+        player,
+        spot: Spot::Box(1),
+        bet: Bet::Banker,
+        amount: Money(amount),
+        key: key.into(),
+    };
+    for table in [1u32, 2] {
+        if matches!(o.casino.phase(table), Some(Phase::NoShoe | Phase::ShoeOver)) {
+            step(&mut o, Request::NewShoe { table });
+        }
+        step(&mut o, super::checkpoint::server(table, Command::OpenBetting { no_bet: false, closes_at: None }));
+    }
+    let r = step(&mut o, token_wager(2, winner, 2000, "au"));
+    assert!(matches!(&r, Reply::Refused { message, .. } if message.contains("no promotional tokens")), "{r:?}");
+    // More than the tokens held; someone with none.
+    assert_eq!(step(&mut o, token_wager(1, winner, 60_000, "big")).code(), Some(Code::Wallet));
+    let other = (100..105).map(PlayerId).find(|p| drawn.winners.iter().all(|w| w.player != *p));
+    if let Some(p) = other {
+        assert_eq!(step(&mut o, token_wager(1, p, 2000, "none")).code(), Some(Code::Wallet));
+    }
+    let wallet_before = o.casino.balance(winner).unwrap().0;
+    let r = step(&mut o, token_wager(1, winner, 20_000, "t1"));
+    assert!(matches!(r, Reply::Wager { .. }), "{r:?}");
+    // The same key again answers the same wager; as a cash wager it is refused.
+    assert_eq!(step(&mut o, token_wager(1, winner, 20_000, "t1")), r);
+    let cash = Request::Wager {
+        table: 1,
+        player: winner,
+        spot: Spot::Box(1),
+        bet: Bet::Banker,
+        amount: Money(20_000),
+        ante: Money::ZERO,
+        key: "t1".into(),
+    };
+    assert_eq!(step(&mut o, cash).code(), Some(Code::Idempotency));
+    assert_eq!(o.casino.token_balance(winner), Some((Money(50_000), Money(30_000))), "held from the tokens");
+    assert_eq!(o.casino.balance(winner).unwrap().0, wallet_before, "the wallet is untouched");
+    step(&mut o, super::checkpoint::server(1, Command::CloseBetting));
+    while matches!(o.casino.phase(1), Some(Phase::Closed | Phase::Dealing)) {
+        step(&mut o, super::checkpoint::server(1, Command::DealNext));
+    }
+    let tokens = o.casino.token_balance(winner).unwrap();
+    let wallet = o.casino.balance(winner).unwrap().0;
+    // Win: tokens back, 19,000 in chips (NSW: banker pays 95%). Tie: a push,
+    // tokens back. Lose: tokens retired, no chips.
+    match (tokens.0 .0, wallet.0 - wallet_before.0) {
+        (50_000, 19_000) | (50_000, 0) | (30_000, 0) => {}
+        other => panic!("tokens and chips after the coup: {other:?}"),
+    }
+    assert_eq!(tokens.0, tokens.1, "nothing held once settled");
+    drop(o);
+    let (f, _) = verify_file(&cfg.db, None, None).unwrap();
+    assert!(f.problems.is_empty(), "{:?}", f.problems);
+    let again = open(&cfg).unwrap();
+    assert_eq!(again.casino.token_balance(winner), Some(tokens), "kept across a restart");
+}

@@ -76,6 +76,9 @@ pub enum CasinoEvent {
     /// A coup dealt at a tournament table from its shoe, and settled in
     /// tournament chips (NSW 15.2.1, 15.6.8).
     TournamentDealt { tournament: u32, table: u32, cards: Vec<Card> },
+    /// The Tournament Manager moved a player to another table of the round
+    /// (NSW 15.5.1, 15.5.4), between coups.
+    TournamentMoved { tournament: u32, player: PlayerId, table: u32 },
     /// The Tournament Manager disqualified a player under `rule` (NSW
     /// 15.5.6.2, 15.5.7, 15.6.5, 15.6.7, 15.11.4).
     TournamentDisqualified { tournament: u32, player: PlayerId, rule: String, why: String },

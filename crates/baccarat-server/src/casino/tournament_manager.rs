@@ -33,6 +33,9 @@ pub enum PlayStep {
     EndRound,
     /// The Tournament Manager disqualifies a player.
     Disqualify { player: PlayerId, rule: String, why: String },
+    /// The Tournament Manager moves a player to another table of the round
+    /// (NSW 15.5.1, 15.5.4).
+    Move { player: PlayerId, table: u32 },
 }
 
 /// The longest reason a disqualification records.
@@ -123,6 +126,7 @@ impl Casino {
                     shoe_commitment: shoe.commitment_hex(),
                 }
             }
+            PlayStep::Move { player, table } => CasinoEvent::TournamentMoved { tournament: id, player, table },
             PlayStep::Disqualify { player, rule, why } => {
                 if why.trim().is_empty() || why.len() > MAX_WHY {
                     return Err(Reply::refused(Code::Bounds, format!("why: 1 to {MAX_WHY} characters")));

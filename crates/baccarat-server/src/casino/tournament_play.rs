@@ -323,6 +323,11 @@ impl Play {
                 self.disqualified.push((*player, rule.clone(), why.clone()));
                 Ok(None)
             }
+            CasinoEvent::TournamentMoved { player, table, .. } => {
+                self.seat(*player)?;
+                self.bracket.move_player(*player, *table as usize)?;
+                Ok(None)
+            }
             CasinoEvent::TournamentRoundEnded { seating, shoe_seed, .. } => {
                 let next = *shoe_seed;
                 if next.is_none() && self.bracket.round + 1 < self.bracket.conditions.spec.structure.rounds.len() {

@@ -96,6 +96,7 @@ pub fn is_play(e: &CasinoEvent) -> bool {
             | CasinoEvent::TournamentRevealed { .. }
             | CasinoEvent::TournamentDealt { .. }
             | CasinoEvent::TournamentDisqualified { .. }
+            | CasinoEvent::TournamentMoved { .. }
             | CasinoEvent::TournamentRoundEnded { .. }
             | CasinoEvent::TournamentPaid { .. }
     )
@@ -114,6 +115,7 @@ pub fn tournament_of(e: &CasinoEvent) -> Option<u32> {
         | CasinoEvent::TournamentRevealed { tournament, .. }
         | CasinoEvent::TournamentDealt { tournament, .. }
         | CasinoEvent::TournamentDisqualified { tournament, .. }
+        | CasinoEvent::TournamentMoved { tournament, .. }
         | CasinoEvent::TournamentRoundEnded { tournament, .. }
         | CasinoEvent::TournamentPaid { tournament, .. } => Some(*tournament),
         _ => None,

@@ -265,6 +265,7 @@ pub fn routes() -> Routes {
         .post("/api/tournaments/{id}/deal", tournament_play::deal)
         .post("/api/tournaments/{id}/end-round", tournament_play::end_round)
         .post("/api/tournaments/{id}/disqualify", tournament_play::disqualify)
+        .post("/api/tournaments/{id}/move", tournament_play::move_player)
         .get("/api/ledger/check", staff::ledger_check)
         .get("/api/verify", staff::verify)
         .get("/api/openapi.json", openapi)

@@ -1,7 +1,8 @@
 //! Tournament play routes (NSW 15.5-15.11). A player acts for themself only,
 //! from the box the draw gave them; the Tournament Manager (the
 //! `tournament_manager` role, NSW 15.1.1) starts play, records a late or
-//! absent player, calls "no more bets", deals, ends rounds and disqualifies.
+//! absent player, calls "no more bets", deals, moves players between tables,
+//! ends rounds and disqualifies.
 //! Every step is a casino record naming who took it. Tables are numbered
 //! from 1, as the play view shows them; the play-off's table follows the
 //! round's.
@@ -252,4 +253,23 @@ pub(super) async fn disqualify(
 ) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::TournamentManager])?;
     step(&s, &sess, id, PlayStep::Disqualify { player: PlayerId(b.player), rule: b.rule, why: b.why }).await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Move {
+    player: u32,
+    table: u32,
+}
+
+/// Tournament Manager: move a player to another table of the round, between
+/// coups (NSW 15.5.1, 15.5.4).
+pub(super) async fn move_player(
+    State(s): State<AppState>,
+    Auth(sess, _): Auth,
+    Id(id): Id,
+    Body(b): Body<Move>,
+) -> Result<Json<Value>, ApiError> {
+    require(&sess, &[Role::TournamentManager])?;
+    step(&s, &sess, id, PlayStep::Move { player: PlayerId(b.player), table: index(b.table)? }).await
 }

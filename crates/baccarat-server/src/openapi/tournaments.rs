@@ -163,7 +163,14 @@ pub(super) fn play_operations() -> Vec<Operation> {
         .err(400, "not a WebSocket upgrade (`upgrade`)")
         .err(426, "the connection cannot be upgraded (`upgrade`)");
     ws.0["responses"]["101"] = json!({ "description": "switching to the WebSocket" });
+    let mv = manager(
+        "Tournament Manager: move a player to another table of the round, between coups, to its lowest free box \
+         (NSW 15.5.1, 15.5.4)",
+        closed(&[("player", u32s()), ("table", int(1, 10_000))], &["player", "table"]),
+        json!({ "player": 5, "table": 2 }),
+    );
     vec![
+        ("post", "/api/tournaments/{id}/move", mv),
         ("get", "/api/tournaments/{id}/play", view),
         ("get", "/api/tournaments/{id}/ws", ws),
         ("post", "/api/tournaments/{id}/start", start),

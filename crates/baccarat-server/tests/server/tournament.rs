@@ -268,6 +268,12 @@ async fn only_the_tournament_manager_runs_play_and_players_act_only_for_themselv
     assert_eq!(s, StatusCode::FORBIDDEN, "{e}");
     let (s, e) = app.post(&act, Some(&tm), json!({"action": {"kind": "absent"}})).await;
     assert_eq!(s, StatusCode::BAD_REQUEST, "{e}");
+    // A move needs another table of the round (NSW 15.5.1); only the manager moves.
+    let me1 = app.get("/api/me", Some(&p1)).await.1["user"].as_u64().unwrap();
+    let mv = format!("/api/tournaments/{id}/move");
+    let (s, e) = app.post(&mv, Some(&tm), json!({"player": me1, "table": 2})).await;
+    assert_eq!((s, e["rule"].as_str()), (StatusCode::CONFLICT, Some("NSW 15.5.1")), "{e}");
+    assert_eq!(app.post(&mv, Some(&p1), json!({"player": me1, "table": 2})).await.0, StatusCode::FORBIDDEN);
     // A table numbered 0, an unknown tournament.
     let (s, _) = app.post(&format!("/api/tournaments/{id}/deal"), Some(&tm), json!({"table": 0})).await;
     assert_eq!(s, StatusCode::BAD_REQUEST);

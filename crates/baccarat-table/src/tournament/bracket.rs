@@ -200,6 +200,47 @@ impl Tournament {
         Some(order)
     }
 
+    /// The Tournament Manager moves `player` to table `to` of the round (NSW
+    /// 15.5.1, 15.5.4: the manager designates the tables and allocates the
+    /// playing areas), between coups at both tables, to the lowest free box:
+    /// the player keeps their chips, pass cards and undisclosed wagers.
+    /// Returns the box.
+    pub fn move_player(&mut self, player: PlayerId, to: usize) -> Result<u8, Refusal> {
+        if !self.placings.is_empty() {
+            return Err(refuse("NSW 15.5.8", "the tournament is over"));
+        }
+        if self.playoff.as_ref().is_some_and(|s| s.box_of(player).is_some()) {
+            return Err(refuse("NSW 15.10.3", format!("player {player} is in the play-off")));
+        }
+        let (from, b) = self
+            .tables
+            .iter()
+            .enumerate()
+            .find_map(|(i, s)| s.box_of(player).map(|b| (i, b)))
+            .ok_or_else(|| refuse("NSW 15.5.4", format!("player {player} has no seat in this round")))?;
+        if to >= self.tables.len() || to == from {
+            return Err(refuse(
+                "NSW 15.5.1",
+                format!("table {}: the round's tables are 1 to {}, other than the player's", to + 1, self.tables.len()),
+            ));
+        }
+        if let Some((coup, why)) = &self.tables[from].seats[&b].out {
+            return Err(refuse("NSW 15.6.13", format!("player {player} is out since coup {coup}: {why}")));
+        }
+        for t in [from, to] {
+            if self.tables[t].coup_open() {
+                return Err(refuse("NSW 15.5.4", format!("table {} has a coup in play", t + 1)));
+            }
+        }
+        let seats = self.conditions.spec.structure.seats_per_table.clamp(1, 255) as u8;
+        let free = (1..=seats)
+            .find(|n| !self.tables[to].seats.contains_key(n))
+            .ok_or_else(|| refuse("NSW 15.5.4", format!("table {} has no free box", to + 1)))?;
+        let seat = self.tables[from].seats.remove(&b).expect("found");
+        self.tables[to].seats.insert(free, seat);
+        Ok(free)
+    }
+
     /// The Tournament Manager disqualifies `player` (NSW 15.5.7, 15.11.4).
     pub fn disqualify(&mut self, player: PlayerId, rule: &str, why: &str) -> Result<(), Refusal> {
         if !self.placings.is_empty() {

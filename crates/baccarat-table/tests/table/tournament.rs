@@ -492,3 +492,36 @@ fn rounds_end_when_decided_and_level_players_play_off() {
     let RoundEnd::PlayOff(level) = t.end_round(&Seed::from_u64(6)).unwrap() else { panic!("a final play-off") };
     assert_eq!(level.len(), 4);
 }
+
+/// NSW 15.5.1, 15.5.4: the Tournament Manager moves a player to another table
+/// of the round between coups, to its lowest free box; the player keeps
+/// their chips and cards. Not during a coup, not to a full table.
+#[test]
+fn the_tournament_manager_moves_a_player_between_coups_nsw_15_5_4() {
+    use baccarat_rules::tournament::Conditions;
+    use baccarat_table::shuffle::Seed;
+    use baccarat_table::tournament::Tournament;
+    let c = Conditions::from_toml(CUP).unwrap();
+    let cfg = TableConfig::from_toml(&profiles::builtin("nsw-2021").unwrap(), CONFIG).unwrap();
+    let players: Vec<PlayerId> = (1..=6).map(PlayerId).collect();
+    let mut t = Tournament::new(c, cfg, &players, &Seed::from_u64(11)).unwrap();
+    assert_eq!((t.tables[0].seats.len(), t.tables[1].seats.len()), (3, 3));
+    let mover = t.tables[0].seats[&2].player;
+    // A coup under way at either table stops it.
+    let first = t.tables[0].turn().unwrap();
+    let p0 = t.tables[0].seats[&first].player;
+    t.tables[0].act(first, p0, wager(Bet::Banker, 1000)).unwrap();
+    refused(t.move_player(mover, 1).map(|_| ()), "NSW 15.5.4");
+    play_session(&mut t.tables[0], 1, |_, _| wager(Bet::Banker, 1000));
+    let chips = t.tables[0].seats[&2].chips;
+    refused(t.move_player(mover, 0).map(|_| ()), "NSW 15.5.1");
+    refused(t.move_player(mover, 2).map(|_| ()), "NSW 15.5.1");
+    refused(t.move_player(PlayerId(99), 1).map(|_| ()), "NSW 15.5.4");
+    assert_eq!(t.move_player(mover, 1).unwrap(), 4, "the lowest free box");
+    assert_eq!(t.seat_of(mover), Some((1, 4)));
+    assert_eq!(t.tables[1].seats[&4].chips, chips, "the chips go with the player");
+    assert_eq!((t.tables[0].seats.len(), t.tables[1].seats.len()), (2, 4));
+    // The table of four is full.
+    let back = t.tables[0].seats.values().next().unwrap().player;
+    refused(t.move_player(back, 1).map(|_| ()), "NSW 15.5.4");
+}

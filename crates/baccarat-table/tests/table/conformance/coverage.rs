@@ -93,9 +93,18 @@ pub const COVERAGE: &[(&str, &str, &[&str])] = &[
             "tournament::an_undisclosed_form_not_shown_in_time_has_the_minimum_deducted_nsw_15_8_3_4",
             "tournament::a_session_ends_after_its_coups",
             "tournament::rounds_end_when_decided_and_level_players_play_off",
+            "tournament::the_tournament_manager_moves_a_player_between_coups_nsw_15_5_4",
             "server:tournament::a_tournament_is_entered_withdrawn_from_and_cancelled_with_every_fee_accounted_for",
             "server:tournament::only_the_tournament_manager_runs_play_and_players_act_only_for_themselves",
             "server:tournament_play::a_two_table_tournament_runs_from_entry_to_prizes_and_replays",
+        ],
+    ),
+    (
+        "nsw-2021",
+        "promotional_tokens",
+        &[
+            "engine::nsw_12_17_invalid_bet_returned_and_promotional_tokens",
+            "server:promotion::promotional_tokens_are_issued_by_a_draw_and_wagered_under_the_rule",
         ],
     ),
     ("nsw-2021", "scanner_discrepancy", &["engine_live::nsw_12_13_scanner_discrepancy_confirmed_or_void"]),
@@ -112,7 +121,6 @@ pub const COVERAGE: &[(&str, &str, &[&str])] = &[
         &["engine::nsw_6_8_personal_limits_and_6_7_raised_minimum", "server:trust::personal_limits_are_bounded"],
     ),
     ("nsw-2021", "minimum_change", &["engine::nsw_6_8_personal_limits_and_6_7_raised_minimum"]),
-    ("nsw-2021", "promotional_tokens", &["engine::nsw_12_17_invalid_bet_returned_and_promotional_tokens"]),
     ("nsw-2021", "shuffler", &["conformance::nsw::nsw_4_11_a_continuous_shuffler"]),
     (
         "nsw-2021",

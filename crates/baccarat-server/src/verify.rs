@@ -363,7 +363,7 @@ fn walk(
             };
             config.feed(&b);
             if let (Some(x), Some(e)) = (tournaments.as_mut(), &b.casino) {
-                x.feed(r.seq, e);
+                x.feed(r.seq, e, b.by);
             }
             if let Some(x) = rng.as_mut() {
                 x.feed(r.seq, &b);

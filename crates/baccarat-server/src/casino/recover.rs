@@ -76,7 +76,7 @@ pub fn recover(
         })
         .map_err(e)?;
     for ev in &tournament_events {
-        c.apply_tournament_event(ev);
+        super::tournaments::apply_strict(&mut c.tournaments, ev)?;
         super::promotions::apply(&mut c.promotions, ev);
     }
     let mut feed = cp.feed.map(Feed::from_state).unwrap_or_default();

@@ -44,6 +44,19 @@ pub const MAX_WHY: usize = 500;
 impl Casino {
     /// Take one step of a tournament's play.
     pub(super) fn tournament_play(&mut self, id: u32, step: PlayStep, by: Actor, commit: &mut Commit) -> Reply {
+        // A final whose prizes were not paid (the payment was refused) is
+        // paid by ending the round again.
+        let unpaid = self
+            .tournaments
+            .get(&id)
+            .and_then(|t| t.play.as_ref())
+            .is_some_and(|p| p.paid.is_none() && !p.bracket.placings.is_empty());
+        if step == PlayStep::EndRound && unpaid {
+            return match self.pay_prizes(id, commit) {
+                Ok(()) => Reply::Tournament { tournament: id, entrants: self.tournaments[&id].state.entrants.len() },
+                Err(r) => r,
+            };
+        }
         let e = match self.play_record(id, step) {
             Ok(e) => e,
             Err(r) => return r,

@@ -196,6 +196,11 @@ impl Play {
 
     fn session(&mut self, table: u32) -> Result<&mut Session, Refusal> {
         let n = self.bracket.tables.len();
+        // Once the round's end is asked for, its tables play no more (NSW
+        // 15.5.8); only a play-off does.
+        if self.bracket.frozen && (table as usize) < n {
+            return Err(refuse("NSW 15.5.8", "the round's sessions are over: the counts are taken"));
+        }
         self.bracket
             .session_mut(table as usize)
             .ok_or_else(|| refuse("NSW 15.5.1", format!("table {table} is not in play (the round has {n})")))
@@ -356,7 +361,15 @@ impl Play {
                 }
                 Ok(Some(end))
             }
-            CasinoEvent::TournamentPaid { prizes, .. } => {
+            CasinoEvent::TournamentPaid { prizes, top_up, .. } => {
+                // The pool held every fee of those entered (NSW 15.3.2); the
+                // cage adds what the conditions promise beyond it.
+                let c = &self.bracket.conditions;
+                let n = self.bracket.entrants.len() as u32;
+                let fees = Money(c.spec.entry.fee.saturating_mul(i64::from(n)));
+                if *top_up != Money((c.pool(n) - fees).0.max(0)) {
+                    return Err(refuse("NSW 15.3.3", "the pool's top-up is not what the conditions promise"));
+                }
                 if self.bracket.placings.is_empty() {
                     return Err(refuse("NSW 15.5.8", "prizes are paid once the final is over"));
                 }

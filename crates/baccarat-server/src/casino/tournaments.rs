@@ -257,6 +257,9 @@ impl Casino {
         if t.state.cancelled {
             return Reply::by_rule("NSW 15.3.4", format!("tournament {id} was cancelled already"));
         }
+        if t.play.as_ref().is_some_and(|p| p.paid.is_some() || !p.bracket.placings.is_empty()) {
+            return Reply::by_rule("NSW 15.3.4", format!("tournament {id} is over: its prizes are paid"));
+        }
         let fee = Money(t.conditions.spec.entry.fee);
         let entrants = t.state.entrants.clone();
         if let Err(r) = self.tournament_step(CasinoEvent::TournamentCancelled { tournament: id }, Vec::new(), commit) {
@@ -276,6 +279,25 @@ impl Casino {
     pub fn apply_tournament_event(&mut self, e: &CasinoEvent) {
         apply(&mut self.tournaments, e);
     }
+}
+
+/// Fold a tournament record into `all` as recovery does: a step of play that
+/// does not replay stops the start, naming it (the writer recorded only what
+/// it accepted, so this is a forged or corrupt record).
+pub fn apply_strict(all: &mut BTreeMap<u32, Tournament>, e: &CasinoEvent) -> Result<(), String> {
+    if is_play(e) {
+        if let Some(t) = tournament_of(e).and_then(|id| all.get_mut(&id)) {
+            return t
+                .fold_play(e)
+                .map(|_| ())
+                .map_err(|r| format!("tournament {}: a play record does not replay: {r}", t.state.id));
+        }
+        // A tournament dropped at the start (its conditions no longer check:
+        // reported then) has no play to fold into.
+        return Ok(());
+    }
+    apply(all, e);
+    Ok(())
 }
 
 /// Fold a tournament record into `all` (the casino's state, and the pages'
@@ -428,8 +450,28 @@ pub struct Replay {
 }
 
 impl Replay {
-    pub fn feed(&mut self, seq: u64, e: &CasinoEvent) {
+    pub fn feed(&mut self, seq: u64, e: &CasinoEvent, by: Option<crate::trust::Actor>) {
+        use crate::auth::Role;
+        use crate::trust::Actor;
         let at = |id: u32| format!("the casino's chain record {seq}: tournament {id}");
+        // Who may take each step (`http/tournament_play.rs`): a player's own
+        // action or reveal, else the Tournament Manager; the prizes, the server.
+        let manager = matches!(by, Some(Actor::Person { role: Role::TournamentManager, .. }));
+        let allowed = match e {
+            CasinoEvent::TournamentActed { player, action, .. } if !action.by_manager() => {
+                by == Some(Actor::Person { user: player.0, role: Role::Player })
+            }
+            CasinoEvent::TournamentRevealed { player, .. } => {
+                by == Some(Actor::Person { user: player.0, role: Role::Player })
+            }
+            CasinoEvent::TournamentPaid { .. } => by.is_none(),
+            e if is_play(e) => manager,
+            _ => true,
+        };
+        if !allowed {
+            let id = tournament_of(e).unwrap_or(0);
+            self.problems.push(format!("{}: a step taken by someone who may not take it ({by:?})", at(id)));
+        }
         match e {
             CasinoEvent::TournamentCreated { tournament, conditions } => {
                 if let Err(p) = Conditions::from_toml(conditions) {
@@ -440,7 +482,17 @@ impl Replay {
             CasinoEvent::PromotionPublished { promotion, terms, commitment, .. } => {
                 self.promotions.insert(*promotion, (terms.clone(), commitment.clone()));
             }
-            CasinoEvent::PromotionDrawn { .. } => self.draws.push((seq, e.clone())),
+            CasinoEvent::PromotionDrawn { promotion, .. } => {
+                if self
+                    .draws
+                    .iter()
+                    .any(|(_, d)| matches!(d, CasinoEvent::PromotionDrawn { promotion: q, .. } if q == promotion))
+                {
+                    self.problems
+                        .push(format!("the casino's chain record {seq}: promotion {promotion} is drawn a second time"));
+                }
+                self.draws.push((seq, e.clone()));
+            }
             e if is_play(e) => {
                 let id = tournament_of(e).expect("a play record names its tournament");
                 match self.all.get_mut(&id) {

@@ -125,6 +125,13 @@ fn a_promotion_is_published_drawn_from_the_log_paid_and_verified() {
     assert!(check_draw(&terms, &commitment, &e, &fewer).iter().any(|p| p.contains("entries")));
     let other = baccarat_table::shuffle::Seed::from_u64(1).commitment_hex();
     assert!(check_draw(&terms, &other, &e, &entries).iter().any(|p| p.contains("commitment")));
+    // A draw recorded twice (a second payout) is named.
+    let mut r = baccarat_server::casino::tournaments::Replay::default();
+    let published = CasinoEvent::PromotionPublished { promotion: 1, terms: String::new(), commitment, seed: None };
+    r.feed(1, &published, None);
+    r.feed(2, &e, None);
+    r.feed(3, &e, None);
+    assert!(r.problems.iter().any(|p| p.contains("second time")), "{:?}", r.problems);
 }
 
 /// A promotion's commitment must be public before entries close (NSW 16.7.6).

@@ -243,6 +243,8 @@ fn a_two_table_tournament_runs_from_entry_to_prizes_and_replays() {
         if v["tables"].as_array().unwrap().iter().any(|t| t["play_off"] == true) {
             playoffs += 1;
             refused(play(&mut o, PlayStep::EndRound, TM), "NSW 15.10.3");
+            // The round's tables play no more once its end is asked for.
+            refused(play(&mut o, PlayStep::NoMoreBets { table: 0 }, TM), "NSW 15.5.8");
             play_off(&mut o);
         } else {
             break;
@@ -280,9 +282,10 @@ fn a_two_table_tournament_runs_from_entry_to_prizes_and_replays() {
     }
     let v = state(&o);
     let placings: Vec<u32> = v["placings"].as_array().unwrap().iter().map(|p| p.as_u64().unwrap() as u32).collect();
-    assert_eq!(placings.len(), 8, "everyone is placed: {v}");
-    // The disqualified finalist is placed below the final's other players.
-    assert_eq!(placings[3], out, "{v}");
+    // Everyone is placed but the disqualified finalist, whose position is
+    // cancelled (NSW 15.5.6.2).
+    assert_eq!(placings.len(), 7, "{v}");
+    assert!(!placings.contains(&out), "{v}");
     // The pool: eight fees and the 20,000 added, 60/40 (NSW 15.3.2, 15.3.1).
     let prizes = &v["prizes"];
     assert_eq!(prizes[0]["prize"], 60_000, "{v}");
@@ -290,10 +293,12 @@ fn a_two_table_tournament_runs_from_entry_to_prizes_and_replays() {
     let (w, r) = (placings[0], placings[1]);
     assert_eq!(balance(&o, w), 100_000 - 10_000 + 60_000);
     assert_eq!(balance(&o, r), 100_000 - 10_000 + 40_000);
-    for p in &placings[2..] {
+    for p in placings[2..].iter().chain([&out]) {
         assert_eq!(balance(&o, *p), 90_000, "player {p} paid the fee and won nothing");
     }
     refused(play(&mut o, PlayStep::EndRound, TM), "NSW 15.5.8");
+    // Once paid, the tournament is not cancelled (its fees would be refunded twice).
+    refused(step(&mut o, Request::CancelTournament { tournament: 1 }), "NSW 15.3.4");
 
     // The same play from a checkpoint and its tail, and from the whole history.
     let live = state(&o);
@@ -329,12 +334,17 @@ fn a_two_table_tournament_runs_from_entry_to_prizes_and_replays() {
             _ => {}
         }
     }
-    let events: Vec<CasinoEvent> =
-        records.iter().filter_map(|r| baccarat_server::audit::Body::decode(&r.body).unwrap().casino).collect();
-    let replay = |events: &[CasinoEvent]| {
+    let events: Vec<(CasinoEvent, Option<Actor>)> = records
+        .iter()
+        .filter_map(|r| {
+            let b = baccarat_server::audit::Body::decode(&r.body).unwrap();
+            b.casino.map(|e| (e, b.by))
+        })
+        .collect();
+    let replay = |events: &[(CasinoEvent, Option<Actor>)]| {
         let mut r = Replay::default();
-        for (i, e) in events.iter().enumerate() {
-            r.feed(i as u64 + 1, e);
+        for (i, (e, by)) in events.iter().enumerate() {
+            r.feed(i as u64 + 1, e, *by);
         }
         r
     };
@@ -342,7 +352,7 @@ fn a_two_table_tournament_runs_from_entry_to_prizes_and_replays() {
     assert!(honest.problems.is_empty() && honest.steps > 40, "{:?} after {}", honest.problems, honest.steps);
     let forge = |f: &dyn Fn(&mut CasinoEvent) -> bool| {
         let mut ev = events.clone();
-        assert!(ev.iter_mut().any(f), "nothing to forge");
+        assert!(ev.iter_mut().any(|(e, _)| f(e)), "nothing to forge");
         replay(&ev).problems
     };
     let p = forge(&|e| match e {
@@ -369,4 +379,19 @@ fn a_two_table_tournament_runs_from_entry_to_prizes_and_replays() {
         _ => false,
     });
     assert!(p.iter().any(|m| m.contains("NSW 15.6.14")), "{p:?}");
+    // A wager recorded as the Tournament Manager's, not the player's.
+    let mut ev = events.clone();
+    let acted = ev
+        .iter_mut()
+        .find(|(e, _)| matches!(e, CasinoEvent::TournamentActed { action: PlayAction::Wager { .. }, .. }))
+        .unwrap();
+    acted.1 = Some(TM);
+    let p = replay(&ev).problems;
+    assert!(p.iter().any(|m| m.contains("may not take it")), "{p:?}");
+    // The prizes paid twice.
+    let mut ev = events.clone();
+    let paid = ev.iter().find(|(e, _)| matches!(e, CasinoEvent::TournamentPaid { .. })).unwrap().clone();
+    ev.push(paid);
+    let p = replay(&ev).problems;
+    assert!(p.iter().any(|m| m.contains("paid already")), "{p:?}");
 }

@@ -42,6 +42,13 @@ pub struct Tournament {
     decided: Vec<Vec<PlayerId>>,
     /// The play-off in progress (NSW 15.10.3), if any.
     pub playoff: Option<Session>,
+    /// The round's sessions are over: a round's end was asked for (and a
+    /// play-off called), so no more coups are played at its tables (NSW
+    /// 15.5.8: the counts at the session's end decide).
+    pub frozen: bool,
+    /// Players disqualified: their position is cancelled (NSW 15.5.6.2); they
+    /// are neither placed nor paid.
+    pub disqualified: Vec<PlayerId>,
     /// The final placings, once the final is over (winner first).
     pub placings: Vec<PlayerId>,
 }
@@ -93,6 +100,8 @@ impl Tournament {
             out: Vec::new(),
             decided: Vec::new(),
             playoff: None,
+            frozen: false,
+            disqualified: Vec::new(),
             placings: Vec::new(),
         };
         t.seat(sorted, seed);
@@ -112,6 +121,7 @@ impl Tournament {
         let rules = SessionRules::of(&self.conditions, self.round);
         self.tables = seats.iter().map(|s| Session::new(rules.clone(), self.config.clone(), s)).collect();
         self.decided.clear();
+        self.frozen = false;
     }
 
     fn is_final(&self) -> bool {
@@ -125,13 +135,12 @@ impl Tournament {
         let (order, _) = s.standings();
         let mut players: Vec<PlayerId> = order.iter().map(|b| s.seats[b].player).collect();
         for d in &self.decided {
-            // Put the play-off's players in the order it gave, in the places
-            // they held together.
+            // Put the play-off's players who sit here in the order it gave,
+            // in the places they held together.
+            let order: Vec<PlayerId> = d.iter().copied().filter(|p| players.contains(p)).collect();
             let at: Vec<usize> = players.iter().enumerate().filter(|(_, p)| d.contains(p)).map(|(i, _)| i).collect();
-            if at.len() == d.len() {
-                for (slot, p) in at.into_iter().zip(d) {
-                    players[slot] = *p;
-                }
+            for (slot, p) in at.into_iter().zip(order) {
+                players[slot] = p;
             }
         }
         players
@@ -212,6 +221,9 @@ impl Tournament {
         if self.playoff.as_ref().is_some_and(|s| s.box_of(player).is_some()) {
             return Err(refuse("NSW 15.10.3", format!("player {player} is in the play-off")));
         }
+        if self.frozen {
+            return Err(refuse("NSW 15.5.8", "the round's sessions are over"));
+        }
         let (from, b) = self
             .tables
             .iter()
@@ -255,9 +267,11 @@ impl Tournament {
             if let Some((t, b)) = self.tables.iter().enumerate().find_map(|(i, s)| s.box_of(player).map(|b| (i, b))) {
                 self.tables[t].disqualify(b, rule, why)?;
             }
-            return Ok(());
+        } else {
+            self.tables[t].disqualify(b, rule, why)?;
         }
-        self.tables[t].disqualify(b, rule, why)
+        self.disqualified.push(player);
+        Ok(())
     }
 
     /// End the round in play (every table's session is over): who advances,
@@ -288,6 +302,8 @@ impl Tournament {
                 ));
             }
         }
+        // The round's counts are final from here (NSW 15.5.8).
+        self.frozen = true;
         let mut going: Vec<PlayerId> = Vec::new();
         let mut rest: Vec<PlayerId> = Vec::new();
         for t in 0..self.tables.len() {
@@ -297,12 +313,17 @@ impl Tournament {
             // play off for their places (NSW 15.1.1 "play-off": to determine
             // a winner and/or placegetters).
             if self.is_final() {
-                for p in &ranked[..in_play] {
+                let paid = self.conditions.spec.prizes.places.len();
+                for (at, p) in ranked[..in_play].iter().enumerate().take(paid) {
                     let level = self.chips(*p);
                     let tied: Vec<PlayerId> =
                         ranked[..in_play].iter().copied().filter(|q| self.chips(*q) == level).collect();
-                    if tied.len() > 1 && !self.decided.iter().any(|d| tied.iter().all(|q| d.contains(q))) {
-                        self.seat_play_off(&tied, next_seed);
+                    let first = ranked.iter().position(|q| tied.contains(q)).unwrap_or(at);
+                    if first < paid
+                        && tied.len() > 1
+                        && !self.decided.iter().any(|d| tied.iter().all(|q| d.contains(q)))
+                    {
+                        self.seat_play_off(&tied, next_seed)?;
                         return Ok(RoundEnd::PlayOff(tied));
                     }
                 }
@@ -313,7 +334,7 @@ impl Tournament {
                 let edge = self.chips(ranked[take - 1]);
                 let tied: Vec<PlayerId> = ranked.iter().copied().filter(|p| self.chips(*p) == edge).collect();
                 if tied.len() > 1 && !self.decided.iter().any(|d| tied.iter().all(|p| d.contains(p))) {
-                    self.seat_play_off(&tied, next_seed);
+                    self.seat_play_off(&tied, next_seed)?;
                     return Ok(RoundEnd::PlayOff(tied));
                 }
             }
@@ -325,6 +346,8 @@ impl Tournament {
             for r in self.out.iter().rev() {
                 self.placings.extend(r);
             }
+            let dq = &self.disqualified;
+            self.placings.retain(|p| !dq.contains(p));
             return Ok(RoundEnd::Finished);
         }
         // Wildcards: the highest counts among the rest still in play.
@@ -335,13 +358,18 @@ impl Tournament {
             let edge = self.chips(wild[w - 1]);
             let tied: Vec<PlayerId> = wild.iter().copied().filter(|p| self.chips(*p) == edge).collect();
             if tied.len() > 1 && !self.decided.iter().any(|d| tied.iter().all(|p| d.contains(p))) {
-                self.seat_play_off(&tied, next_seed);
+                self.seat_play_off(&tied, next_seed)?;
                 return Ok(RoundEnd::PlayOff(tied));
             }
             if let Some(d) = self.decided.iter().find(|d| tied.iter().all(|p| d.contains(p))) {
-                let first = wild.iter().position(|p| tied.contains(p)).expect("tied are in wild");
-                for (i, p) in d.iter().enumerate() {
-                    wild[first + i] = *p;
+                // The tied players, in the order their play-off gave, into
+                // the places they hold together (a play-off may have ordered
+                // more players than are tied here).
+                let order: Vec<PlayerId> = d.iter().copied().filter(|p| tied.contains(p)).collect();
+                let slots: Vec<usize> =
+                    wild.iter().enumerate().filter(|(_, p)| tied.contains(p)).map(|(i, _)| i).collect();
+                for (slot, p) in slots.into_iter().zip(order) {
+                    wild[slot] = p;
                 }
             }
         }
@@ -356,7 +384,13 @@ impl Tournament {
     /// Seat the players tied across a place that advances for their play-off
     /// (NSW 15.10.3): the round's limits, a fresh allotment of chips, boxes by
     /// a draw, no marker, and coups until the counts differ.
-    fn seat_play_off(&mut self, tied: &[PlayerId], seed: &Seed) {
+    fn seat_play_off(&mut self, tied: &[PlayerId], seed: &Seed) -> Result<(), Refusal> {
+        if tied.len() > usize::from(u8::MAX) {
+            return Err(refuse(
+                "NSW 15.10.3",
+                format!("{} players are level: a play-off at one table seats at most 255", tied.len()),
+            ));
+        }
         let mut players = tied.to_vec();
         players.sort_by_key(|p| p.0);
         shuffle(&mut players, &Seed::derive(seed, u64::MAX));
@@ -364,6 +398,7 @@ impl Tournament {
         let rules =
             SessionRules { advance: 0, coups: None, marker: false, ..SessionRules::of(&self.conditions, self.round) };
         self.playoff = Some(Session::new(rules, self.config.clone(), &seats));
+        Ok(())
     }
 
     /// Record the order a play-off gave (best first) for players a round's end

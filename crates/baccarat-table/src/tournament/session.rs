@@ -355,6 +355,12 @@ impl Session {
 
     /// "No more bets": every player in play must have acted (NSW 15.6.4).
     pub fn close(&mut self) -> Result<(), Refusal> {
+        if self.over() {
+            return Err(refuse("NSW 15.4.2(e)", "the session is over: no coup is played"));
+        }
+        if self.actions.is_empty() {
+            return Err(refuse("NSW 15.6.4", "no one in play has wagered this coup"));
+        }
         if let Some(b) = self.in_play().into_iter().find(|b| !self.actions.contains_key(b)) {
             return Err(refuse(
                 "NSW 15.6.4",
@@ -422,6 +428,10 @@ impl Session {
         }
         self.actions.remove(&box_no);
         self.revealed.remove(&box_no);
+        // With no one's action left, the coup is not under way any more.
+        if self.actions.is_empty() {
+            self.closed = false;
+        }
         let coup = self.coup;
         self.seats.get_mut(&box_no).expect("checked").out = Some((coup, format!("disqualified ({rule}): {why}")));
         self.out_order.insert(0, box_no);

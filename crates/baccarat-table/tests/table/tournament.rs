@@ -525,3 +525,66 @@ fn the_tournament_manager_moves_a_player_between_coups_nsw_15_5_4() {
     let back = t.tables[0].seats.values().next().unwrap().player;
     refused(t.move_player(back, 1).map(|_| ()), "NSW 15.5.4");
 }
+
+/// A table's play-off order decides a later wildcard tie among some of the
+/// same players (NSW 15.10.3): each player advances once, in that order.
+#[test]
+fn a_play_off_order_decides_a_later_wildcard_tie_among_its_players() {
+    use baccarat_rules::tournament::Conditions;
+    use baccarat_table::shuffle::Seed;
+    use baccarat_table::tournament::{RoundEnd, Tournament};
+    let cup = CUP.replace("min_players = 6", "min_players = 6").replace(
+        "{ name = \"Heat\", tables = 2, coups = 3, advance_per_table = 2 }",
+        "{ name = \"Heat\", tables = 2, coups = 3, advance_per_table = 1, wildcards = 1 }",
+    );
+    let c = Conditions::from_toml(&cup).unwrap();
+    let cfg = TableConfig::from_toml(&profiles::builtin("nsw-2021").unwrap(), CONFIG).unwrap();
+    let players: Vec<PlayerId> = (1..=6).map(PlayerId).collect();
+    let mut t = Tournament::new(c, cfg, &players, &Seed::from_u64(5)).unwrap();
+    // Table 0: three level. Table 1: box 1 wins big, the others lose.
+    play_session(&mut t.tables[0], 3, |_, _| wager(Bet::Banker, 1000));
+    play_session(&mut t.tables[1], 3, |b, _| if b == 1 { wager(Bet::Banker, 5000) } else { wager(Bet::Player, 1000) });
+    let RoundEnd::PlayOff(tied) = t.end_round(&Seed::from_u64(6)).unwrap() else { panic!("a play-off") };
+    assert_eq!(tied.len(), 3);
+    let at = t.tables.len();
+    let po = t.session_mut(at).unwrap();
+    for b in 1..=3u8 {
+        let p = po.seats[&b].player;
+        po.act(b, p, wager(Bet::Banker, 1000 * i64::from(4 - b))).unwrap();
+    }
+    po.close().unwrap();
+    po.settle(&banker_wins()).unwrap();
+    let order = t.check_play_off().unwrap();
+    // The second and third are level for the wildcard: the play-off's order
+    // decides it, with no second play-off.
+    let RoundEnd::Advanced(going) = t.end_round(&Seed::from_u64(7)).unwrap() else { panic!("advanced") };
+    assert_eq!(going.len(), 3, "{going:?}");
+    let mut unique = going.clone();
+    unique.sort_by_key(|p| p.0);
+    unique.dedup();
+    assert_eq!(unique.len(), 3, "no one advances twice: {going:?}");
+    assert!(going.contains(&order[0]) && going.contains(&order[1]) && !going.contains(&order[2]), "{going:?}");
+}
+
+/// A table cannot be jammed: "no more bets" with no one in play, or with
+/// every action made void by a disqualification, leaves no coup open.
+#[test]
+fn no_more_bets_needs_someone_in_play_and_a_disqualification_can_empty_a_coup() {
+    let mut s = session(false, 2);
+    s.act(1, p(1), wager(Bet::Player, 10_000)).unwrap();
+    s.act(2, p(2), wager(Bet::Player, 10_000)).unwrap();
+    s.close().unwrap();
+    s.settle(&banker_wins()).unwrap();
+    s.act(1, p(1), wager(Bet::Player, 10_000)).unwrap();
+    s.act(2, p(2), wager(Bet::Player, 10_000)).unwrap();
+    s.close().unwrap();
+    s.settle(&banker_wins()).unwrap();
+    assert!(s.in_play().is_empty() && s.over());
+    refused(s.close(), "NSW 15.4.2(e)");
+    assert!(!s.coup_open());
+    let mut s = session(false, 1);
+    s.act(1, p(1), wager(Bet::Banker, 1000)).unwrap();
+    s.close().unwrap();
+    s.disqualify(1, "NSW 15.5.7", "a rule broken").unwrap();
+    assert!(!s.coup_open(), "the coup with no action left is not under way");
+}

@@ -533,7 +533,7 @@ fn a_play_off_order_decides_a_later_wildcard_tie_among_its_players() {
     use baccarat_rules::tournament::Conditions;
     use baccarat_table::shuffle::Seed;
     use baccarat_table::tournament::{RoundEnd, Tournament};
-    let cup = CUP.replace("min_players = 6", "min_players = 6").replace(
+    let cup = CUP.replace(
         "{ name = \"Heat\", tables = 2, coups = 3, advance_per_table = 2 }",
         "{ name = \"Heat\", tables = 2, coups = 3, advance_per_table = 1, wildcards = 1 }",
     );

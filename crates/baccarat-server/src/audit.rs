@@ -54,6 +54,10 @@ pub enum CasinoEvent {
     /// (`shoe_commitment` is public at once).
     TournamentStarted {
         tournament: u32,
+        /// When (the writer's clock, ms): a round timed by the clock and the
+        /// time to wager run from the records' times (NSW 15.5.5, 15.6.11).
+        #[serde(default)]
+        at_ms: u64,
         seating: Seed,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         shoe_seed: Option<Seed>,
@@ -61,7 +65,13 @@ pub enum CasinoEvent {
     },
     /// A player's action for the coup from their box, or the Tournament
     /// Manager's for a late or absent player (NSW 15.5.6, 15.6-15.9).
-    TournamentActed { tournament: u32, player: PlayerId, action: PlayAction },
+    TournamentActed {
+        tournament: u32,
+        player: PlayerId,
+        action: PlayAction,
+        #[serde(default)]
+        at_ms: u64,
+    },
     /// "No more bets" at a tournament table (NSW 15.6.4, 15.8.2.6).
     TournamentNoMoreBets { tournament: u32, table: u32 },
     /// An undisclosed wager's form and secret, shown after "no more bets"
@@ -75,7 +85,13 @@ pub enum CasinoEvent {
     },
     /// A coup dealt at a tournament table from its shoe, and settled in
     /// tournament chips (NSW 15.2.1, 15.6.8).
-    TournamentDealt { tournament: u32, table: u32, cards: Vec<Card> },
+    TournamentDealt {
+        tournament: u32,
+        table: u32,
+        cards: Vec<Card>,
+        #[serde(default)]
+        at_ms: u64,
+    },
     /// The Tournament Manager moved a player to another table of the round
     /// (NSW 15.5.1, 15.5.4), between coups.
     TournamentMoved { tournament: u32, player: PlayerId, table: u32 },
@@ -88,6 +104,8 @@ pub enum CasinoEvent {
     /// round deals from `shoe_seed`, withheld as at the start.
     TournamentRoundEnded {
         tournament: u32,
+        #[serde(default)]
+        at_ms: u64,
         seating: Seed,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         shoe_seed: Option<Seed>,

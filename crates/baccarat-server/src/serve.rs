@@ -361,7 +361,6 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     views.write().expect("views").rebuild(&casino);
     let tournaments = Arc::new(RwLock::new(crate::casino::tournaments::TournamentViews::of(&casino)));
     let tv = tournaments.clone();
-    let tv_clock = cfg.clock.clone();
     let (changed, _) = broadcast::channel(1024);
     let feed = Arc::new(RwLock::new(feed));
     let anchor_public = anchors.public_hex();
@@ -383,7 +382,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
                 std::process::exit(70);
             }
             v2.write().expect("views").apply(changes);
-            tv.write().expect("tournaments").absorb(&commit.records, (tv_clock)());
+            tv.write().expect("tournaments").absorb(&commit.records);
             let mut f = fd.write().expect("feed");
             for (table, seq, e) in &commit.events {
                 f.absorb(*table, *seq, e);

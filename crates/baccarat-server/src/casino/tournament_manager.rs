@@ -105,6 +105,7 @@ impl Casino {
                 let shoe = seed()?;
                 CasinoEvent::TournamentStarted {
                     tournament: id,
+                    at_ms: now,
                     seating: seed()?,
                     shoe_seed: Some(shoe),
                     shoe_commitment: shoe.commitment_hex(),
@@ -116,7 +117,7 @@ impl Casino {
                         return Err(Reply::refused(Code::Bounds, "commitment: 64 lower-case hex digits"));
                     }
                 }
-                CasinoEvent::TournamentActed { tournament: id, player, action }
+                CasinoEvent::TournamentActed { tournament: id, player, action, at_ms: (self.clock)() }
             }
             PlayStep::Reveal { player, form, salt } => {
                 if salt.is_empty() || salt.len() > 128 {
@@ -127,13 +128,14 @@ impl Casino {
             PlayStep::NoMoreBets { table } => CasinoEvent::TournamentNoMoreBets { tournament: id, table },
             PlayStep::Deal { table } => {
                 let cards = play()?.next_cards(table as usize).map_err(Reply::from)?;
-                CasinoEvent::TournamentDealt { tournament: id, table, cards }
+                CasinoEvent::TournamentDealt { tournament: id, table, cards, at_ms: (self.clock)() }
             }
             PlayStep::EndRound => {
                 play()?;
                 let shoe = seed()?;
                 CasinoEvent::TournamentRoundEnded {
                     tournament: id,
+                    at_ms: (self.clock)(),
                     seating: seed()?,
                     shoe_seed: Some(shoe),
                     shoe_commitment: shoe.commitment_hex(),

@@ -128,6 +128,12 @@ pub struct Play {
     pub paid: Option<Vec<(PlayerId, Money)>>,
     /// The records this play was folded from (a checkpoint keeps them).
     pub log: Vec<CasinoEvent>,
+    /// When the round began, each table's coup began, and each table's turn
+    /// last moved (records' times): the clock of a timed round (NSW 15.5.5)
+    /// and of the time to wager (NSW 15.6.11-15.6.12).
+    pub round_since: u64,
+    coup_since: BTreeMap<usize, u64>,
+    turn_since: BTreeMap<usize, u64>,
 }
 
 fn refuse(rule: &str, message: impl Into<String>) -> Refusal {
@@ -156,6 +162,7 @@ impl Play {
         entrants: &[PlayerId],
         seating: &Seed,
         shoe_seed: Option<&Seed>,
+        at_ms: u64,
     ) -> Result<Play, Refusal> {
         let shoe_seed = shoe_seed.ok_or_else(|| refuse("NSW 15.2.1", "the record's shoe seed is withheld"))?;
         let config = table_config(conditions).map_err(|m| refuse("NSW 15.4.2(e)", m))?;
@@ -169,7 +176,20 @@ impl Play {
             disqualified: Vec::new(),
             paid: None,
             log: Vec::new(),
+            round_since: at_ms,
+            coup_since: BTreeMap::new(),
+            turn_since: BTreeMap::new(),
         })
+    }
+
+    /// Since when table `table`'s player on turn has had to wager: with a
+    /// marker, since the turn moved to them; without, since the coup began.
+    pub fn wager_since(&self, table: usize) -> u64 {
+        let coup = self.coup_since.get(&table).copied().unwrap_or(self.round_since);
+        match self.bracket.session(table) {
+            Some(s) if s.rules.marker => self.turn_since.get(&table).copied().unwrap_or(coup).max(coup),
+            _ => coup,
+        }
     }
 
     fn decks(&self) -> u32 {
@@ -224,10 +244,25 @@ impl Play {
 
     fn fold(&mut self, e: &CasinoEvent) -> Result<Option<RoundEnd>, Refusal> {
         match e {
-            CasinoEvent::TournamentActed { player, action, .. } => {
+            CasinoEvent::TournamentActed { player, action, at_ms, .. } => {
                 let (t, b) = self.seat(*player)?;
                 let s = self.bracket.session(t).expect("seated");
                 let min = s.rules.limits(s.coup).0;
+                // A late player's minimum only once their time to wager, of
+                // which the conditions gave notice, has run out (NSW 15.6.11,
+                // 15.6.12).
+                if let PlayAction::Late { .. } = action {
+                    let Some(limit) = self.bracket.conditions.spec.wagers.time_limit_seconds else {
+                        return Err(refuse(
+                            "NSW 15.6.11",
+                            "the conditions give no time to wager, so no player is late",
+                        ));
+                    };
+                    let due = self.wager_since(t).saturating_add(u64::from(limit) * 1000);
+                    if *at_ms < due {
+                        return Err(refuse("NSW 15.6.12", format!("box {b} has {} ms left to wager", due - at_ms)));
+                    }
+                }
                 let a = match action {
                     PlayAction::Wager { bet, amount } => Action::Wager { bet: *bet, amount: *amount },
                     PlayAction::Pass => Action::Pass,
@@ -240,6 +275,7 @@ impl Play {
                     },
                 };
                 self.session(t as u32)?.act(b, *player, a)?;
+                self.turn_since.insert(t, *at_ms);
                 Ok(None)
             }
             CasinoEvent::TournamentNoMoreBets { table, .. } => {
@@ -255,7 +291,7 @@ impl Play {
                 }
                 Ok(None)
             }
-            CasinoEvent::TournamentDealt { table, cards, .. } => {
+            CasinoEvent::TournamentDealt { table, cards, at_ms, .. } => {
                 let t = *table as usize;
                 // The cards must be the next of the table's committed shoe: a
                 // forged card in the log does not replay.
@@ -307,6 +343,8 @@ impl Play {
                 self.last.insert(t, LastCoup { coup: number, cards: cards.clone(), seats });
                 place.next += used;
                 self.places.insert(t, place);
+                self.coup_since.insert(t, *at_ms);
+                self.turn_since.insert(t, *at_ms);
                 if t == self.bracket.tables.len() {
                     self.bracket.check_play_off();
                 }
@@ -333,7 +371,26 @@ impl Play {
                 self.bracket.move_player(*player, *table as usize)?;
                 Ok(None)
             }
-            CasinoEvent::TournamentRoundEnded { seating, shoe_seed, .. } => {
+            CasinoEvent::TournamentRoundEnded { seating, shoe_seed, at_ms, .. } => {
+                // A round timed by the clock ends when its time is up, or
+                // earlier only once who progresses is determined (NSW 15.5.5.1).
+                let b = &self.bracket;
+                let rounds = &b.conditions.spec.structure.rounds;
+                if let Some(minutes) = rounds[b.round].minutes {
+                    let goes_on =
+                        if b.round + 1 == rounds.len() { 1 } else { rounds[b.round].advance_per_table as usize };
+                    let determined = b.tables.iter().all(|s| s.in_play().len() <= goes_on);
+                    let ends = self.round_since.saturating_add(u64::from(minutes) * 60_000);
+                    if *at_ms < ends && !determined && !b.frozen {
+                        return Err(refuse(
+                            "NSW 15.5.5.1",
+                            format!(
+                                "the round's {minutes} minutes have {} s to run, and who progresses is not determined",
+                                (ends - at_ms).div_ceil(1000)
+                            ),
+                        ));
+                    }
+                }
                 let next = *shoe_seed;
                 if next.is_none() && self.bracket.round + 1 < self.bracket.conditions.spec.structure.rounds.len() {
                     return Err(refuse("NSW 15.2.1", "the record's shoe seed is withheld"));
@@ -351,13 +408,20 @@ impl Play {
                         self.shoes.push((next.commitment_hex(), None));
                         self.places.clear();
                         self.last.clear();
+                        self.round_since = *at_ms;
+                        self.coup_since.clear();
+                        self.turn_since.clear();
                     }
                     RoundEnd::Finished => {
                         if let Some(last) = self.shoes.last_mut() {
                             last.1 = Some(self.shoe_seed);
                         }
                     }
-                    RoundEnd::PlayOff(_) => {}
+                    RoundEnd::PlayOff(_) => {
+                        let po = self.bracket.tables.len();
+                        self.coup_since.insert(po, *at_ms);
+                        self.turn_since.insert(po, *at_ms);
+                    }
                 }
                 Ok(Some(end))
             }

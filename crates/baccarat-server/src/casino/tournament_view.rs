@@ -69,6 +69,7 @@ fn table(p: &Play, index: usize, s: &Session) -> Value {
         "marker": s.marker(),
         "turn": if s.closed() || s.over() { None } else { s.turn() },
         "closed": s.closed(),
+        "turn_since_ms": p.wager_since(index),
         "seats": seats,
         "last": p.last.get(&index),
     })

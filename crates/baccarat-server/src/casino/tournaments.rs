@@ -71,8 +71,8 @@ impl Tournament {
     /// Fold a play record in (`tournament_play.rs`); refused, nothing changes.
     pub fn fold_play(&mut self, e: &CasinoEvent) -> Result<Option<RoundEnd>, Refusal> {
         match (e, &mut self.play) {
-            (CasinoEvent::TournamentStarted { seating, shoe_seed, .. }, None) => {
-                let mut p = Play::start(&self.conditions, &self.state.entrants, seating, shoe_seed.as_ref())?;
+            (CasinoEvent::TournamentStarted { seating, shoe_seed, at_ms, .. }, None) => {
+                let mut p = Play::start(&self.conditions, &self.state.entrants, seating, shoe_seed.as_ref(), *at_ms)?;
                 p.log.push(e.clone());
                 self.play = Some(p);
                 Ok(None)
@@ -345,55 +345,29 @@ pub fn apply(all: &mut BTreeMap<u32, Tournament>, e: &CasinoEvent) {
     }
 }
 
-/// The tournaments as the pages show them: kept beside the tables' views,
-/// folded from each durable batch's casino records. `since` is when each
-/// table's turn last moved (a wager, "no more bets", a deal), by the server's
-/// clock when the batch was absorbed: the pages count the time left to wager
-/// from it (NSW 15.6.11). It is a reading aid, not a record.
+/// The tournaments and promotions as the pages show them: kept beside the
+/// tables' views, folded from each durable batch's casino records.
 #[derive(Clone, Debug, Default)]
 pub struct TournamentViews {
     pub all: BTreeMap<u32, Tournament>,
-    pub since: BTreeMap<(u32, usize), u64>,
     /// The promotions (NSW 16), folded the same way (`promotions.rs`).
     pub promotions: BTreeMap<u32, super::promotions::Promotion>,
 }
 
-/// What moves a table's turn: its coup, how many have acted, whether closed.
-fn turns(t: &Tournament) -> Vec<(u32, usize, bool)> {
-    let Some(p) = &t.play else { return Vec::new() };
-    let b = &p.bracket;
-    (0..=b.tables.len())
-        .map(|i| {
-            b.session(i).map_or((0, 0, false), |s| {
-                (s.coup, s.seats.keys().filter(|x| s.action(**x).is_some()).count(), s.closed())
-            })
-        })
-        .collect()
-}
-
 impl TournamentViews {
     pub fn of(c: &Casino) -> TournamentViews {
-        TournamentViews { all: c.tournaments.clone(), since: BTreeMap::new(), promotions: c.promotions.clone() }
+        TournamentViews { all: c.tournaments.clone(), promotions: c.promotions.clone() }
     }
 
-    /// Fold a durable batch's records in, at `now_ms`.
-    pub fn absorb(&mut self, records: &[(u32, crate::audit::Record)], now_ms: u64) {
+    /// Fold a durable batch's records in.
+    pub fn absorb(&mut self, records: &[(u32, crate::audit::Record)]) {
         for (chain, r) in records {
             if *chain != CASINO_CHAIN {
                 continue;
             }
             if let Ok(Body { casino: Some(e), .. }) = Body::decode(&r.body) {
                 super::promotions::apply(&mut self.promotions, &e);
-                let id = tournament_of(&e);
-                let before = id.and_then(|id| self.all.get(&id)).map(turns).unwrap_or_default();
                 apply(&mut self.all, &e);
-                if let Some((id, t)) = id.and_then(|id| self.all.get(&id).map(|t| (id, t))) {
-                    for (i, now) in turns(t).into_iter().enumerate() {
-                        if before.get(i) != Some(&now) {
-                            self.since.insert((id, i), now_ms);
-                        }
-                    }
-                }
             }
         }
     }
@@ -402,14 +376,7 @@ impl TournamentViews {
     /// `Some(Null)` before it starts.
     pub fn play(&self, id: u32) -> Option<serde_json::Value> {
         let t = self.all.get(&id)?;
-        let Some(p) = &t.play else { return Some(serde_json::Value::Null) };
-        let mut v = super::tournament_view::view(id, p);
-        if let Some(tables) = v["tables"].as_array_mut() {
-            for (i, table) in tables.iter_mut().enumerate() {
-                table["turn_since_ms"] = serde_json::json!(self.since.get(&(id, i)));
-            }
-        }
-        Some(v)
+        Some(t.play.as_ref().map_or(serde_json::Value::Null, |p| super::tournament_view::view(id, p)))
     }
 
     /// One tournament as the public sees it.

@@ -395,3 +395,64 @@ fn a_two_table_tournament_runs_from_entry_to_prizes_and_replays() {
     let p = replay(&ev).problems;
     assert!(p.iter().any(|m| m.contains("paid already")), "{p:?}");
 }
+
+/// The Tournament Manager is held to the clock (records carry the writer's
+/// time): a player is late only once the time to wager the conditions gave
+/// notice of has run out (NSW 15.6.11, 15.6.12), and a round timed by the
+/// clock ends early only once who progresses is determined (NSW 15.5.5.1).
+#[test]
+fn the_clock_binds_the_tournament_manager() {
+    let mut cfg = config("tournament-clock");
+    let now = Arc::new(AtomicU64::new(NOW));
+    let n = now.clone();
+    cfg.clock = Arc::new(move || n.load(Ordering::SeqCst));
+    let mut o = open(&cfg).unwrap();
+    let timed = CUP
+        .replace("min_players = 8\nmax_players = 8", "min_players = 2\nmax_players = 2")
+        .replace("max = 5000\n", "max = 5000\ntime_limit_seconds = 60\n")
+        .replace(
+            "rounds = [\n  { name = \"Heat\", tables = 2, coups = 2, advance_per_table = 2 },\n  { name = \"Final\", tables = 1, coups = 2 },\n]",
+            "rounds = [{ name = \"Final\", tables = 1, minutes = 10 }]",
+        )
+        .replace("seats_per_table = 4", "seats_per_table = 2")
+        .replace("places = [{ percent = 60 }, { percent = 40 }]", "places = [{ percent = 100 }]");
+    assert_ne!(timed, CUP);
+    for p in [700u32, 701] {
+        step(&mut o, Request::Deposit { player: PlayerId(p), amount: Money(100_000), key: "d".into() });
+    }
+    let r = step(&mut o, Request::CreateTournament { conditions: timed });
+    assert_eq!(r, Reply::Tournament { tournament: 1, entrants: 0 }, "{r:?}");
+    for p in [700u32, 701] {
+        step(&mut o, Request::EnterTournament { tournament: 1, player: PlayerId(p) });
+    }
+    now.store(STARTS, Ordering::SeqCst);
+    ok(play(&mut o, PlayStep::Start, TM));
+    let v = state(&o);
+    let t = &v["tables"][0];
+    let first = t["seats"].as_array().unwrap().iter().find(|s| s["box"] == t["turn"]).unwrap()["player"]
+        .as_u64()
+        .unwrap() as u32;
+    let late = |o: &mut Opened| {
+        play(o, PlayStep::Act { player: PlayerId(first), action: PlayAction::Late { bet: Bet::Banker } }, TM)
+    };
+    // 30 s into the minute: not late yet.
+    now.store(STARTS + 30_000, Ordering::SeqCst);
+    refused(late(&mut o), "NSW 15.6.12");
+    // The round's ten minutes are not up, and both are still in play.
+    refused(play(&mut o, PlayStep::EndRound, TM), "NSW 15.5.5.1");
+    now.store(STARTS + 60_000, Ordering::SeqCst);
+    ok(late(&mut o));
+    assert_eq!(seat_of(&state(&o), first).1["acted"]["kind"], "late");
+    // The other player's minute runs from the first's action (the marker's order).
+    let second = if first == 700 { 701 } else { 700 };
+    let late2 = PlayStep::Act { player: PlayerId(second), action: PlayAction::Late { bet: Bet::Player } };
+    now.store(STARTS + 100_000, Ordering::SeqCst);
+    refused(play(&mut o, late2.clone(), TM), "NSW 15.6.12");
+    now.store(STARTS + 120_000, Ordering::SeqCst);
+    ok(play(&mut o, late2, TM));
+    ok(play(&mut o, PlayStep::NoMoreBets { table: 0 }, TM));
+    ok(play(&mut o, PlayStep::Deal { table: 0 }, TM));
+    // After ten minutes the round ends (a play-off first if they are level).
+    now.store(STARTS + 600_000, Ordering::SeqCst);
+    ok(play(&mut o, PlayStep::EndRound, TM));
+}

@@ -183,8 +183,41 @@ pub struct Anchored {
     pub public: String,
 }
 
+/// Where the anchor file stood at a moment (a checkpoint keeps it, signed):
+/// its first `len` bytes were verified, its `seq`th line (starting at byte
+/// `start`) has SHA-256 `last`, and `heads` were the latest anchored heads.
+/// A start reads only what follows it (`AnchorLog::open_at`, `read_at`): the
+/// file grows with every batch, and verifying every signature since the first
+/// would make a start slower with every day of history.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AnchorMark {
+    pub seq: u64,
+    pub start: u64,
+    pub len: u64,
+    pub last: String,
+    pub heads: BTreeMap<u32, (u64, String)>,
+}
+
+/// Where a scan starts: line `seq + 1`, after a line hashing to `last`, with
+/// these heads anchored before it.
+struct From {
+    seq: u64,
+    last: [u8; 32],
+    heads: BTreeMap<u32, (u64, String)>,
+    /// The byte offset of `bytes` in the file.
+    offset: u64,
+}
+
+impl From {
+    fn start() -> From {
+        From { seq: 0, last: [0u8; 32], heads: BTreeMap::new(), offset: 0 }
+    }
+}
+
 struct Scan {
     anchored: Anchored,
+    /// Where the last complete line starts.
+    start: u64,
     /// SHA-256 of the last complete line.
     last: [u8; 32],
     /// Bytes up to the end of the last complete line.
@@ -192,12 +225,20 @@ struct Scan {
 }
 
 /// Verify the complete lines of `bytes`; a torn tail is left out of `complete`.
-fn scan(path: &Path, bytes: &[u8], mut trusted: Option<VerifyingKey>) -> Result<Scan, AnchorError> {
+fn scan(path: &Path, bytes: &[u8], trusted: Option<VerifyingKey>) -> Result<Scan, AnchorError> {
+    scan_from(path, bytes, trusted, From::start())
+}
+
+/// The same, for the part of the file after a verified mark.
+fn scan_from(path: &Path, bytes: &[u8], mut trusted: Option<VerifyingKey>, from: From) -> Result<Scan, AnchorError> {
     let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     let lines: Vec<&[u8]> = if complete == 0 { vec![] } else { bytes[..complete - 1].split(|&b| b == b'\n').collect() };
-    let (mut anchored, mut last) = (Anchored::default(), [0u8; 32]);
+    let mut anchored = Anchored { heads: from.heads, lines: from.seq, public: String::new() };
+    let mut last = from.last;
+    let mut at = from.offset;
+    let mut start = from.offset;
     for (i, raw) in lines.into_iter().enumerate() {
-        let n = i as u64 + 1;
+        let n = from.seq + i as u64 + 1;
         let bad = |what: &str| AnchorError::BadLine { path: path.into(), line: n, what: what.into() };
         let text = std::str::from_utf8(raw).map_err(|_| bad("not UTF-8"))?;
         let mut line: Line = serde_json::from_str(text).map_err(|e| bad(&format!("unparsable: {e}")))?;
@@ -228,9 +269,32 @@ fn scan(path: &Path, bytes: &[u8], mut trusted: Option<VerifyingKey>) -> Result<
         }
         last = Sha256::digest(raw).into();
         anchored.lines = n;
+        start = at;
+        at += raw.len() as u64 + 1;
     }
     anchored.public = trusted.map(|k| hex(k.as_bytes())).unwrap_or_default();
-    Ok(Scan { anchored, last, complete: complete as u64 })
+    Ok(Scan { anchored, start, last, complete: from.offset + complete as u64 })
+}
+
+/// The bytes after a mark, once the mark is found to describe this file (its
+/// last line where it says, with its hash); `None` when it does not (the
+/// caller reads the whole file).
+fn after_mark(file: &mut File, mark: &AnchorMark) -> io::Result<Option<(From, Vec<u8>)>> {
+    use std::io::{Seek, SeekFrom};
+    let Some(last) = unhex::<32>(&mark.last) else { return Ok(None) };
+    let size = file.metadata()?.len();
+    if mark.seq == 0 || mark.len > size || mark.start >= mark.len {
+        return Ok(None);
+    }
+    file.seek(SeekFrom::Start(mark.start))?;
+    let mut line = vec![0u8; (mark.len - mark.start) as usize];
+    file.read_exact(&mut line)?;
+    if line.pop() != Some(b'\n') || <[u8; 32]>::from(Sha256::digest(&line)) != last {
+        return Ok(None);
+    }
+    let mut rest = Vec::new();
+    file.read_to_end(&mut rest)?;
+    Ok(Some((From { seq: mark.seq, last, heads: mark.heads.clone(), offset: mark.len }, rest)))
 }
 
 /// The anchor file, open for appending.
@@ -240,8 +304,12 @@ pub struct AnchorLog {
     key: AnchorKey,
     seq: u64,
     last: [u8; 32],
+    /// Where the last line starts.
+    start: u64,
     /// The file's length: where a failed write is cut back to.
     len: u64,
+    /// The latest anchored head of each chain.
+    heads: BTreeMap<u32, (u64, String)>,
     poisoned: bool,
 }
 
@@ -251,16 +319,49 @@ impl AnchorLog {
     /// off; the log continues from its last line. A file signed by another key is
     /// an error: the key file was replaced, or this is another server's file.
     pub fn open(path: &Path, key: AnchorKey) -> Result<AnchorLog, AnchorError> {
+        AnchorLog::open_at(path, key, None)
+    }
+
+    /// The same, verifying only what follows `mark` when the mark describes
+    /// this file (a start from a checkpoint); else the whole file.
+    pub fn open_at(path: &Path, key: AnchorKey, mark: Option<&AnchorMark>) -> Result<AnchorLog, AnchorError> {
         let io = |e| io_err(path, e);
         let mut file = OpenOptions::new().read(true).append(true).create(true).open(path).map_err(io)?;
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes).map_err(io)?;
-        let scan = scan(path, &bytes, Some(key.key.verifying_key()))?;
-        if scan.complete < bytes.len() as u64 {
+        let trusted = Some(key.key.verifying_key());
+        let tail = match mark {
+            Some(m) => after_mark(&mut file, m).map_err(io)?,
+            None => None,
+        };
+        let scan = match tail {
+            Some((from, rest)) => scan_from(path, &rest, trusted, from)?,
+            None => {
+                use std::io::{Seek, SeekFrom};
+                file.seek(SeekFrom::Start(0)).map_err(io)?;
+                let mut bytes = Vec::new();
+                file.read_to_end(&mut bytes).map_err(io)?;
+                scan(path, &bytes, trusted)?
+            }
+        };
+        if scan.complete < file.metadata().map_err(io)?.len() {
             file.set_len(scan.complete).map_err(io)?;
         }
-        let (seq, last, len) = (scan.anchored.lines, scan.last, scan.complete);
-        Ok(AnchorLog { path: path.into(), file, key, seq, last, len, poisoned: false })
+        let (seq, last, len, start) = (scan.anchored.lines, scan.last, scan.complete, scan.start);
+        Ok(AnchorLog {
+            path: path.into(),
+            file,
+            key,
+            seq,
+            last,
+            start,
+            len,
+            heads: scan.anchored.heads,
+            poisoned: false,
+        })
+    }
+
+    /// Where the file stands now (a checkpoint keeps it).
+    pub fn mark(&self) -> AnchorMark {
+        AnchorMark { seq: self.seq, start: self.start, len: self.len, last: hex(&self.last), heads: self.heads.clone() }
     }
 
     /// Append one signed line naming these heads (nothing if empty): one
@@ -283,7 +384,11 @@ impl AnchorLog {
         }
         self.seq += 1;
         self.last = Sha256::digest(line.as_bytes()).into();
+        self.start = self.len;
         self.len += bytes.len() as u64;
+        for h in heads {
+            self.heads.insert(h.table, (h.len, h.head.clone()));
+        }
         Ok(())
     }
 
@@ -303,8 +408,20 @@ impl AnchorLog {
 /// bad signature, broken `prev` link, wrong seq, unparsable line or key mismatch
 /// is an error naming the line; a torn last line (no newline) is ignored.
 pub fn read(path: &Path, pinned: Option<&str>) -> Result<Anchored, AnchorError> {
+    read_at(path, pinned, None)
+}
+
+/// The same, verifying only what follows `mark` when the key is pinned and
+/// the mark describes this file (a start from a signed checkpoint).
+pub fn read_at(path: &Path, pinned: Option<&str>, mark: Option<&AnchorMark>) -> Result<Anchored, AnchorError> {
     let key = |p: &str| VerifyingKey::from_bytes(&unhex::<32>(&p.trim().to_ascii_lowercase())?).ok();
     let trusted = pinned.map(|p| key(p).ok_or_else(|| AnchorError::BadPinned(p.into()))).transpose()?;
+    if let (Some(m), Some(_)) = (mark, trusted) {
+        let mut file = File::open(path).map_err(|e| io_err(path, e))?;
+        if let Some((from, rest)) = after_mark(&mut file, m).map_err(|e| io_err(path, e))? {
+            return Ok(scan_from(path, &rest, trusted, from)?.anchored);
+        }
+    }
     let bytes = fs::read(path).map_err(|e| io_err(path, e))?;
     Ok(scan(path, &bytes, trusted)?.anchored)
 }
@@ -466,5 +583,56 @@ mod tests {
         assert!(err.to_string().contains("k.key"), "{err}");
         let (anchors, key) = default_paths(Path::new("/var/casino.db"));
         assert_eq!((anchors, key), (PathBuf::from("/var/casino.db.anchors"), PathBuf::from("/var/casino.db.key")));
+    }
+
+    /// A start from a checkpoint's mark verifies only the lines after it,
+    /// with the same result as reading the whole file; a mark that does not
+    /// describe the file (its line altered or gone) means the whole file.
+    #[test]
+    fn a_mark_skips_the_lines_before_it_and_only_those() {
+        let tmp = Tmp::new();
+        let path = tmp.0.join("db.anchors");
+        let mut log = AnchorLog::open(&path, tmp.key("db.key")).unwrap();
+        for n in 1..=5 {
+            log.append(&[head(1, n), head(2, n * 2)]).unwrap();
+        }
+        let mark = log.mark();
+        assert_eq!(mark.seq, 5);
+        for n in 6..=8 {
+            log.append(&[head(1, n)]).unwrap();
+        }
+        let public = log.public_hex();
+        drop(log);
+        let whole = read(&path, Some(&public)).unwrap();
+        assert_eq!(read_at(&path, Some(&public), Some(&mark)).unwrap(), whole);
+        let reopened = AnchorLog::open_at(&path, tmp.key("db.key"), Some(&mark)).unwrap();
+        assert_eq!((reopened.seq, reopened.heads.clone()), (8, whole.heads.clone()));
+        let full = AnchorLog::open(&path, tmp.key("db.key")).unwrap();
+        assert_eq!(
+            (full.seq, full.last, full.start, full.len),
+            (reopened.seq, reopened.last, reopened.start, reopened.len)
+        );
+        drop((reopened, full));
+        // A line before the mark altered: not read from the mark (verify reads
+        // it all), refused reading all.
+        let text = fs::read_to_string(&path).unwrap();
+        let altered = text.replacen("\"len\":2", "\"len\":9", 1);
+        assert_ne!(altered, text);
+        fs::write(&path, &altered).unwrap();
+        assert!(read(&path, Some(&public)).is_err());
+        assert!(read_at(&path, Some(&public), Some(&mark)).is_ok());
+        // A line after the mark altered: refused either way.
+        let tail = text.rfind("\"len\":7").unwrap();
+        let mut after = text.clone();
+        after.replace_range(tail..tail + 7, "\"len\":3");
+        fs::write(&path, &after).unwrap();
+        assert!(read_at(&path, Some(&public), Some(&mark)).is_err());
+        assert!(AnchorLog::open_at(&path, tmp.key("db.key"), Some(&mark)).is_err());
+        // A mark that does not describe the file reads it all.
+        fs::write(&path, &text).unwrap();
+        let wrong = AnchorMark { last: "0".repeat(64), ..mark.clone() };
+        assert_eq!(read_at(&path, Some(&public), Some(&wrong)).unwrap(), whole);
+        let beyond = AnchorMark { len: 1 << 40, ..mark };
+        assert_eq!(read_at(&path, Some(&public), Some(&beyond)).unwrap(), whole);
     }
 }

@@ -92,6 +92,10 @@ pub struct Checkpoint {
     /// Promotions (`casino/promotions.rs`).
     #[serde(default)]
     pub promotions: Vec<crate::casino::promotions::PromotionState>,
+    /// Where the anchor file stood when the checkpoint was taken: a start
+    /// from this checkpoint verifies only the anchor lines after it.
+    #[serde(default)]
+    pub anchor: Option<crate::anchor::AnchorMark>,
 }
 
 impl Checkpoint {

@@ -160,6 +160,7 @@ pub fn write_checkpoint(
 ) -> Result<(), String> {
     let mut cp = casino.checkpoint();
     cp.feed = Some(feed.state());
+    cp.anchor = Some(anchors.mark());
     store.write_checkpoint(&crate::checkpoint::seal(&cp, anchors)).map_err(|e| e.to_string())
 }
 
@@ -220,12 +221,27 @@ pub fn open(cfg: &ServeConfig) -> Result<Opened, String> {
     let (anchor_path, key_path) = cfg.anchor_paths();
     let key = AnchorKey::load_or_create(&key_path).map_err(|e| e.to_string())?;
     let public = key.public_hex();
+    // The latest checkpoint, checked, first: it says where the anchor file
+    // stood, so only the anchor lines after it are verified now.
+    let mut refused_checkpoint = None;
+    let checkpoint = match store.latest_checkpoint().map_err(|e| e.to_string())? {
+        None => None,
+        Some(stored) => match crate::checkpoint::open(&stored, &public) {
+            Ok(cp) => Some(cp),
+            Err(why) => {
+                eprintln!("warning: {why}; replaying the whole history instead");
+                refused_checkpoint = Some(why);
+                None
+            }
+        },
+    };
+    let mark = checkpoint.as_ref().and_then(|c| c.anchor.clone());
     let anchored = if anchor_path.exists() {
-        Some(crate::anchor::read(&anchor_path, Some(&public)).map_err(|e| e.to_string())?)
+        Some(crate::anchor::read_at(&anchor_path, Some(&public), mark.as_ref()).map_err(|e| e.to_string())?)
     } else {
         None
     };
-    let mut anchors = AnchorLog::open(&anchor_path, key).map_err(|e| e.to_string())?;
+    let mut anchors = AnchorLog::open_at(&anchor_path, key, mark.as_ref()).map_err(|e| e.to_string())?;
     if store.tables().map_err(|e| e.to_string())?.is_empty() {
         let mut c = Casino::new();
         c.ceiling = cfg.ceiling;
@@ -289,18 +305,7 @@ pub fn open(cfg: &ServeConfig) -> Result<Opened, String> {
     // Only the hot keys are read into memory; the rest of the window is
     // found in the store when asked for (`keys.rs`).
     let since = (cfg.clock)().saturating_sub(retention.min(crate::keys::DEFAULT_HOT_MS));
-    let mut recovery = Recovery::default();
-    let checkpoint = match store.latest_checkpoint().map_err(|e| e.to_string())? {
-        None => None,
-        Some(stored) => match crate::checkpoint::open(&stored, &public) {
-            Ok(cp) => Some(cp),
-            Err(why) => {
-                eprintln!("warning: {why}; replaying the whole history instead");
-                recovery.refused_checkpoint = Some(why);
-                None
-            }
-        },
-    };
+    let mut recovery = Recovery { refused_checkpoint, ..Recovery::default() };
     recovery.from_checkpoint = checkpoint.is_some();
     let rec = match recover(&store, checkpoint, since, &skip) {
         Ok(r) => r,
@@ -392,6 +397,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
             let mut sealed = None;
             if let Some(mut cp) = commit.checkpoint.take() {
                 cp.feed = Some(f.state());
+                cp.anchor = Some(anchors.mark());
                 if commit.checkpoint_asked {
                     sealed = Some(crate::checkpoint::seal(&cp, &anchors));
                 } else {

@@ -151,6 +151,7 @@ fn empty() -> Checkpoint {
         feed: None,
         tournaments: Vec::new(),
         promotions: Vec::new(),
+        anchor: None,
     }
 }
 
@@ -248,6 +249,7 @@ impl Casino {
             feed: None,
             tournaments: self.tournaments.values().map(|t| t.checkpoint_state()).collect(),
             promotions: self.promotions.values().map(|p| p.state.clone()).collect(),
+            anchor: None,
         }
     }
 

@@ -394,3 +394,34 @@ fn a_large_settlement_is_recorded_in_chunks_and_finished_after_a_crash() {
     );
     assert_eq!(finished, whole, "the same records and the same balances");
 }
+
+/// A start from a checkpoint verifies only the anchor lines written after it
+/// (the checkpoint, signed, says where the file stood): the file grows with
+/// every batch, and a start must not slow with its age. `verify` still reads
+/// every line, so an old line altered is found there.
+#[test]
+fn a_start_from_a_checkpoint_reads_only_the_anchor_lines_after_it() {
+    let cfg = config("anchor-mark");
+    let mut o = open(&cfg).unwrap();
+    deposits(&mut o);
+    play(&mut o, 2, 0, false);
+    baccarat_server::serve::write_checkpoint(&mut o.store, &o.anchors, &o.casino, &o.feed).unwrap();
+    play(&mut o, 1, 1, false);
+    drop(o);
+    let (anchor_path, _) = cfg.anchor_paths();
+    let text = std::fs::read_to_string(&anchor_path).unwrap();
+    // Alter the first line (a forger's edit of old history, same length).
+    let first_end = text.find('\n').unwrap();
+    let at = text[..first_end].find("\"len\":").unwrap() + 6;
+    let mut altered = text.clone().into_bytes();
+    altered[at] = if altered[at] == b'9' { b'8' } else { b'9' };
+    std::fs::write(&anchor_path, &altered).unwrap();
+    let again = open(&cfg).unwrap();
+    assert!(again.recovery.from_checkpoint);
+    drop(again);
+    let (f, _) = baccarat_server::verify::verify_file(&cfg.db, None, None).unwrap();
+    assert!(f.problems.iter().any(|p| p.contains("anchors")), "{:?}", f.problems);
+    // Without a checkpoint the whole file is read, and the start refuses it.
+    rusqlite::Connection::open(&cfg.db).unwrap().execute("DELETE FROM checkpoints", []).unwrap();
+    assert!(open(&cfg).is_err());
+}

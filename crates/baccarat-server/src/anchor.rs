@@ -224,21 +224,29 @@ struct Scan {
     complete: u64,
 }
 
-/// Verify the complete lines of `bytes`; a torn tail is left out of `complete`.
-fn scan(path: &Path, bytes: &[u8], trusted: Option<VerifyingKey>) -> Result<Scan, AnchorError> {
-    scan_from(path, bytes, trusted, From::start())
-}
-
-/// The same, for the part of the file after a verified mark.
-fn scan_from(path: &Path, bytes: &[u8], mut trusted: Option<VerifyingKey>, from: From) -> Result<Scan, AnchorError> {
-    let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    let lines: Vec<&[u8]> = if complete == 0 { vec![] } else { bytes[..complete - 1].split(|&b| b == b'\n').collect() };
+/// Verify line by line what `reader` gives, from `from` on, in memory of one
+/// line whatever the file's size; a torn last line (no newline) is left out
+/// of `complete`.
+fn scan_lines(
+    path: &Path,
+    mut reader: impl io::BufRead,
+    mut trusted: Option<VerifyingKey>,
+    from: From,
+) -> Result<Scan, AnchorError> {
     let mut anchored = Anchored { heads: from.heads, lines: from.seq, public: String::new() };
     let mut last = from.last;
     let mut at = from.offset;
     let mut start = from.offset;
-    for (i, raw) in lines.into_iter().enumerate() {
-        let n = from.seq + i as u64 + 1;
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        let read = reader.read_until(b'\n', &mut buf).map_err(|e| io_err(path, e))?;
+        if read == 0 || buf.last() != Some(&b'\n') {
+            break;
+        }
+        buf.pop();
+        let raw = &buf[..];
+        let n = anchored.lines + 1;
         let bad = |what: &str| AnchorError::BadLine { path: path.into(), line: n, what: what.into() };
         let text = std::str::from_utf8(raw).map_err(|_| bad("not UTF-8"))?;
         let mut line: Line = serde_json::from_str(text).map_err(|e| bad(&format!("unparsable: {e}")))?;
@@ -273,13 +281,13 @@ fn scan_from(path: &Path, bytes: &[u8], mut trusted: Option<VerifyingKey>, from:
         at += raw.len() as u64 + 1;
     }
     anchored.public = trusted.map(|k| hex(k.as_bytes())).unwrap_or_default();
-    Ok(Scan { anchored, start, last, complete: from.offset + complete as u64 })
+    Ok(Scan { anchored, start, last, complete: at })
 }
 
-/// The bytes after a mark, once the mark is found to describe this file (its
-/// last line where it says, with its hash); `None` when it does not (the
-/// caller reads the whole file).
-fn after_mark(file: &mut File, mark: &AnchorMark) -> io::Result<Option<(From, Vec<u8>)>> {
+/// Whether a mark describes this file (its last line where it says, with its
+/// hash): then the file is left positioned after it and the scan's start is
+/// returned; `None` when it does not (the caller reads the whole file).
+fn after_mark(file: &mut File, mark: &AnchorMark) -> io::Result<Option<From>> {
     use std::io::{Seek, SeekFrom};
     let Some(last) = unhex::<32>(&mark.last) else { return Ok(None) };
     let size = file.metadata()?.len();
@@ -292,9 +300,30 @@ fn after_mark(file: &mut File, mark: &AnchorMark) -> io::Result<Option<(From, Ve
     if line.pop() != Some(b'\n') || <[u8; 32]>::from(Sha256::digest(&line)) != last {
         return Ok(None);
     }
-    let mut rest = Vec::new();
-    file.read_to_end(&mut rest)?;
-    Ok(Some((From { seq: mark.seq, last, heads: mark.heads.clone(), offset: mark.len }, rest)))
+    Ok(Some(From { seq: mark.seq, last, heads: mark.heads.clone(), offset: mark.len }))
+}
+
+/// Scan `file` from `mark` if it describes the file, else from the start.
+fn scan_file(
+    path: &Path,
+    file: &mut File,
+    trusted: Option<VerifyingKey>,
+    mark: Option<&AnchorMark>,
+) -> Result<Scan, AnchorError> {
+    use std::io::{Seek, SeekFrom};
+    let io = |e| io_err(path, e);
+    let from = match mark {
+        Some(m) => after_mark(file, m).map_err(io)?,
+        None => None,
+    };
+    let from = match from {
+        Some(f) => f,
+        None => {
+            file.seek(SeekFrom::Start(0)).map_err(io)?;
+            From::start()
+        }
+    };
+    scan_lines(path, io::BufReader::new(&*file), trusted, from)
 }
 
 /// The anchor file, open for appending.
@@ -327,21 +356,7 @@ impl AnchorLog {
     pub fn open_at(path: &Path, key: AnchorKey, mark: Option<&AnchorMark>) -> Result<AnchorLog, AnchorError> {
         let io = |e| io_err(path, e);
         let mut file = OpenOptions::new().read(true).append(true).create(true).open(path).map_err(io)?;
-        let trusted = Some(key.key.verifying_key());
-        let tail = match mark {
-            Some(m) => after_mark(&mut file, m).map_err(io)?,
-            None => None,
-        };
-        let scan = match tail {
-            Some((from, rest)) => scan_from(path, &rest, trusted, from)?,
-            None => {
-                use std::io::{Seek, SeekFrom};
-                file.seek(SeekFrom::Start(0)).map_err(io)?;
-                let mut bytes = Vec::new();
-                file.read_to_end(&mut bytes).map_err(io)?;
-                scan(path, &bytes, trusted)?
-            }
-        };
+        let scan = scan_file(path, &mut file, Some(key.key.verifying_key()), mark)?;
         if scan.complete < file.metadata().map_err(io)?.len() {
             file.set_len(scan.complete).map_err(io)?;
         }
@@ -416,14 +431,11 @@ pub fn read(path: &Path, pinned: Option<&str>) -> Result<Anchored, AnchorError> 
 pub fn read_at(path: &Path, pinned: Option<&str>, mark: Option<&AnchorMark>) -> Result<Anchored, AnchorError> {
     let key = |p: &str| VerifyingKey::from_bytes(&unhex::<32>(&p.trim().to_ascii_lowercase())?).ok();
     let trusted = pinned.map(|p| key(p).ok_or_else(|| AnchorError::BadPinned(p.into()))).transpose()?;
-    if let (Some(m), Some(_)) = (mark, trusted) {
-        let mut file = File::open(path).map_err(|e| io_err(path, e))?;
-        if let Some((from, rest)) = after_mark(&mut file, m).map_err(|e| io_err(path, e))? {
-            return Ok(scan_from(path, &rest, trusted, from)?.anchored);
-        }
-    }
-    let bytes = fs::read(path).map_err(|e| io_err(path, e))?;
-    Ok(scan(path, &bytes, trusted)?.anchored)
+    let mut file = File::open(path).map_err(|e| io_err(path, e))?;
+    // A mark is used only under a pinned key: without one, the first line's
+    // key is the one trusted, and that line is before the mark.
+    let mark = mark.filter(|_| trusted.is_some());
+    Ok(scan_file(path, &mut file, trusted, mark)?.anchored)
 }
 
 /// Default paths beside a database file: `<db>.anchors` and `<db>.key`.

@@ -30,7 +30,7 @@ use baccarat_table::shuffle::{hex, Seed};
 use serde::{Deserialize, Serialize};
 
 use super::{Casino, Code, Commit, Reply};
-use crate::audit::{Body, CasinoEvent, PromotionWinner, CASINO_CHAIN};
+use crate::audit::{CasinoEvent, PromotionWinner};
 use crate::ledger::{Cause, Op};
 
 /// Most promotions a casino keeps.
@@ -115,15 +115,7 @@ fn no_promotion(id: u32) -> Reply {
 
 impl Casino {
     fn promotion_step(&mut self, e: CasinoEvent, ops: Vec<Op>, commit: &mut Commit) -> Result<(), Reply> {
-        let seq = self.chain.len() + 1;
-        if !ops.is_empty() {
-            let (a, ch) = self.ledger.apply_internal(&ops, Cause::Promotion { seq });
-            a.map_err(Reply::from)?;
-            commit.ledger.push(ch);
-        }
-        let r = self.chain.append(Body::encode_casino(CASINO_CHAIN, None, &e));
-        debug_assert_eq!(r.seq, seq);
-        commit.records.push((CASINO_CHAIN, r));
+        self.record_casino(&e, ops, |seq| Cause::Promotion { seq }, None, commit)?;
         apply(&mut self.promotions, &e);
         Ok(())
     }

@@ -141,20 +141,34 @@ impl Casino {
         by: Option<crate::trust::Actor>,
         commit: &mut Commit,
     ) -> Result<(), Reply> {
-        let seq = self.chain.len() + 1;
-        if !ops.is_empty() {
-            let (a, ch) = self.ledger.apply_internal(&ops, Cause::Tournament { seq });
-            a.map_err(Reply::from)?;
-            commit.ledger.push(ch);
-        }
-        let r = self.chain.append(Body::encode_casino(CASINO_CHAIN, by, &e));
-        debug_assert_eq!(r.seq, seq);
-        commit.records.push((CASINO_CHAIN, r));
+        self.record_casino(&e, ops, |seq| Cause::Tournament { seq }, by, commit)?;
         // A step of play was folded in by its caller before it was recorded
         // (`tournament_manager.rs`): that is how it is checked.
         if !is_play(&e) {
             self.apply_tournament_event(&e);
         }
+        Ok(())
+    }
+
+    /// Record a casino event whose record's seq causes `ops` (all booked, or
+    /// nothing is recorded): the one way tournaments and promotions write.
+    pub(super) fn record_casino(
+        &mut self,
+        e: &CasinoEvent,
+        ops: Vec<Op>,
+        cause: impl Fn(u64) -> Cause,
+        by: Option<crate::trust::Actor>,
+        commit: &mut Commit,
+    ) -> Result<(), Reply> {
+        let seq = self.chain.len() + 1;
+        if !ops.is_empty() {
+            let (a, ch) = self.ledger.apply_internal(&ops, cause(seq));
+            a.map_err(Reply::from)?;
+            commit.ledger.push(ch);
+        }
+        let r = self.chain.append(Body::encode_casino(CASINO_CHAIN, by, e));
+        debug_assert_eq!(r.seq, seq);
+        commit.records.push((CASINO_CHAIN, r));
         Ok(())
     }
 

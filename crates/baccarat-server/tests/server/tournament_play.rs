@@ -401,7 +401,7 @@ fn a_two_table_tournament_runs_from_entry_to_prizes_and_replays() {
 /// notice of has run out (NSW 15.6.11, 15.6.12), and a round timed by the
 /// clock ends early only once who progresses is determined (NSW 15.5.5.1).
 #[test]
-fn the_clock_binds_the_tournament_manager() {
+fn nsw_15_6_12_and_15_5_5_1_the_clock_binds_the_tournament_manager() {
     let mut cfg = config("tournament-clock");
     let now = Arc::new(AtomicU64::new(NOW));
     let n = now.clone();

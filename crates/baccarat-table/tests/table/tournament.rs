@@ -59,7 +59,7 @@ fn refused(r: Result<(), baccarat_table::engine::Refusal>, rule: &str) {
 }
 
 #[test]
-fn wagers_are_within_the_limits_in_units_of_the_minimum_and_the_chips_held() {
+fn nsw_15_6_14_wagers_are_within_the_limits_in_units_of_the_minimum_and_the_chips_held() {
     let mut s = session(false, 2);
     refused(s.act(1, p(1), wager(Bet::Banker, 500)), "NSW 15.6.14");
     refused(s.act(1, p(1), wager(Bet::Banker, 1500)), "NSW 15.6.14");
@@ -74,7 +74,7 @@ fn wagers_are_within_the_limits_in_units_of_the_minimum_and_the_chips_held() {
 }
 
 #[test]
-fn the_marker_sets_the_order_and_moves_each_coup() {
+fn nsw_15_9_the_marker_sets_the_order_and_moves_each_coup() {
     let mut s = session(true, 3);
     assert_eq!((s.marker(), s.turn()), (Some(1), Some(1)));
     refused(s.act(2, p(2), wager(Bet::Banker, 1000)), "NSW 15.9.4");
@@ -92,7 +92,7 @@ fn the_marker_sets_the_order_and_moves_each_coup() {
 }
 
 #[test]
-fn chips_settle_with_the_tables_pay_tables() {
+fn nsw_15_6_8_and_15_7_chips_settle_with_the_tables_pay_tables() {
     let mut s = session(false, 3);
     s.act(1, p(1), wager(Bet::Banker, 10_000)).unwrap();
     s.act(2, p(2), wager(Bet::Player, 4000)).unwrap();
@@ -109,7 +109,7 @@ fn chips_settle_with_the_tables_pay_tables() {
 }
 
 #[test]
-fn no_more_bets_waits_for_everyone_and_a_late_player_wagers_the_minimum() {
+fn nsw_15_6_12_no_more_bets_waits_for_everyone_and_a_late_player_wagers_the_minimum() {
     let mut s = session(false, 2);
     s.act(1, p(1), wager(Bet::Tie, 1000)).unwrap();
     refused(s.close(), "NSW 15.6.4");
@@ -122,7 +122,7 @@ fn no_more_bets_waits_for_everyone_and_a_late_player_wagers_the_minimum() {
 }
 
 #[test]
-fn an_absent_player_has_the_minimum_deducted_for_three_coups_at_most() {
+fn nsw_15_5_6_1_an_absent_player_has_the_minimum_deducted_for_three_coups_at_most() {
     let mut s = session(false, 2);
     for _ in 1..=3 {
         s.act(1, p(1), wager(Bet::Banker, 2000)).unwrap();
@@ -137,7 +137,7 @@ fn an_absent_player_has_the_minimum_deducted_for_three_coups_at_most() {
 }
 
 #[test]
-fn an_undisclosed_wager_is_hidden_until_revealed_and_adjusted_by_the_rule() {
+fn nsw_15_8_an_undisclosed_wager_is_hidden_until_revealed_and_adjusted_by_the_rule() {
     // (amount written, what it plays as, the rule applied)
     let cases = [
         (Money(5000), Money(5000), None),
@@ -186,7 +186,7 @@ fn an_undisclosed_wager_is_hidden_until_revealed_and_adjusted_by_the_rule() {
 }
 
 #[test]
-fn players_out_in_the_same_coup_are_placed_by_nsw_15_10_4() {
+fn nsw_15_10_4_players_out_in_the_same_coup_are_placed_by_their_residual_chips() {
     let mut s = session(false, 4);
     // Coup 1 and 2: boxes 1-3 lose big on Player, box 4 wins.
     for _ in 0..2 {
@@ -216,7 +216,7 @@ fn players_out_in_the_same_coup_are_placed_by_nsw_15_10_4() {
 }
 
 #[test]
-fn a_tie_for_the_last_place_that_advances_calls_for_a_play_off() {
+fn nsw_15_10_3_a_tie_for_the_last_place_that_advances_calls_for_a_play_off() {
     let mut s = session(false, 3);
     for b in 1..=3 {
         s.act(b, p(b), Action::Pass).unwrap();
@@ -228,7 +228,7 @@ fn a_tie_for_the_last_place_that_advances_calls_for_a_play_off() {
 }
 
 #[test]
-fn a_sessions_rules_come_from_the_published_conditions() {
+fn nsw_15_4_2_a_sessions_rules_come_from_the_published_conditions() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tournaments/eight.toml");
     let c = baccarat_rules::tournament::Conditions::from_toml(&std::fs::read_to_string(path).unwrap()).unwrap();
     let r = SessionRules::of(&c, 1);
@@ -359,7 +359,7 @@ fn a_tournament_runs_from_registration_to_prizes() {
 /// action of theirs this coup is void, and they are placed below everyone
 /// else out of the session; they cannot act again, nor be disqualified twice.
 #[test]
-fn a_disqualified_player_is_out_and_placed_last_nsw_15_5_7() {
+fn nsw_15_5_7_a_disqualified_player_is_out_and_placed_last() {
     let mut s = session(false, 3);
     s.act(1, p(1), wager(Bet::Banker, 1000)).unwrap();
     s.act(2, p(2), wager(Bet::Player, 5000)).unwrap();
@@ -391,7 +391,7 @@ fn a_disqualified_player_is_out_and_placed_last_nsw_15_5_7() {
 /// that shows no amount or type; it is taken so once, and only for a box
 /// that made an undisclosed wager after "no more bets".
 #[test]
-fn an_undisclosed_form_not_shown_in_time_has_the_minimum_deducted_nsw_15_8_3_4() {
+fn nsw_15_8_3_4_an_undisclosed_form_not_shown_in_time_has_the_minimum_deducted() {
     let mut s = session(false, 2);
     let c = commitment(Bet::Banker, Money(5000), "k");
     s.act(1, p(1), Action::Undisclosed { commitment: c, with: Some((Bet::Player, Money(1000))) }).unwrap();
@@ -413,7 +413,7 @@ fn an_undisclosed_form_not_shown_in_time_has_the_minimum_deducted_nsw_15_8_3_4()
 /// NSW 15.4.2(e): a session counted in coups ends after them; a coup with no
 /// one having acted cannot be dealt.
 #[test]
-fn a_session_ends_after_its_coups() {
+fn nsw_15_4_2_e_a_session_ends_after_its_coups() {
     let mut s = Session::new(
         SessionRules { coups: Some(1), ..rules(false) },
         TableConfig::from_toml(&profiles::builtin("nsw-2021").unwrap(), CONFIG).unwrap(),
@@ -434,7 +434,7 @@ fn a_session_ends_after_its_coups() {
 /// across the last place, and its order is decided by the counts after a
 /// coup; in the final, players level for a place play off too.
 #[test]
-fn rounds_end_when_decided_and_level_players_play_off() {
+fn nsw_15_5_5_1_rounds_end_when_decided_and_level_players_play_off() {
     use baccarat_rules::tournament::Conditions;
     use baccarat_table::shuffle::Seed;
     use baccarat_table::tournament::{RoundEnd, Tournament};
@@ -497,7 +497,7 @@ fn rounds_end_when_decided_and_level_players_play_off() {
 /// of the round between coups, to its lowest free box; the player keeps
 /// their chips and cards. Not during a coup, not to a full table.
 #[test]
-fn the_tournament_manager_moves_a_player_between_coups_nsw_15_5_4() {
+fn nsw_15_5_4_the_tournament_manager_moves_a_player_between_coups() {
     use baccarat_rules::tournament::Conditions;
     use baccarat_table::shuffle::Seed;
     use baccarat_table::tournament::Tournament;
@@ -529,7 +529,7 @@ fn the_tournament_manager_moves_a_player_between_coups_nsw_15_5_4() {
 /// A table's play-off order decides a later wildcard tie among some of the
 /// same players (NSW 15.10.3): each player advances once, in that order.
 #[test]
-fn a_play_off_order_decides_a_later_wildcard_tie_among_its_players() {
+fn nsw_15_10_3_a_play_off_order_decides_a_later_wildcard_tie_among_its_players() {
     use baccarat_rules::tournament::Conditions;
     use baccarat_table::shuffle::Seed;
     use baccarat_table::tournament::{RoundEnd, Tournament};
@@ -569,7 +569,7 @@ fn a_play_off_order_decides_a_later_wildcard_tie_among_its_players() {
 /// A table cannot be jammed: "no more bets" with no one in play, or with
 /// every action made void by a disqualification, leaves no coup open.
 #[test]
-fn no_more_bets_needs_someone_in_play_and_a_disqualification_can_empty_a_coup() {
+fn nsw_15_6_4_no_more_bets_needs_someone_in_play_and_a_disqualification_can_empty_a_coup() {
     let mut s = session(false, 2);
     s.act(1, p(1), wager(Bet::Player, 10_000)).unwrap();
     s.act(2, p(2), wager(Bet::Player, 10_000)).unwrap();

@@ -567,6 +567,22 @@ fn check_prizes(s: &ConditionsSpec, p: &mut Problems) {
 }
 
 impl Conditions {
+    /// The conditions with new limits and points where they change (NSW
+    /// 15.4.2(d)), checked again, and their text as published: the notice
+    /// NSW 15.6.15 requires is this text, given before the start.
+    pub fn with_limits(&self, min: i64, max: i64, changes: Vec<LimitChange>) -> Result<(Conditions, String), Problems> {
+        let mut spec = self.spec.clone();
+        spec.wagers.min = min;
+        spec.wagers.max = max;
+        spec.wagers.changes = changes;
+        let text = toml::to_string(&spec).map_err(|e| {
+            let mut p = Problems::new(format!("tournament conditions {:?}", spec.name));
+            p.push("wagers", format!("cannot be written: {e}"));
+            p
+        })?;
+        Ok((Conditions::new(spec)?, text))
+    }
+
     /// Until when (ms) a player may withdraw with the fee refunded (NSW
     /// 15.4.2(i)).
     pub fn withdraw_until_ms(&self) -> u64 {

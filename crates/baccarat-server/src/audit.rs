@@ -48,6 +48,9 @@ pub enum CasinoEvent {
     TournamentRefunded { tournament: u32, player: baccarat_table::engine::PlayerId, fee: Money, why: String },
     /// The tournament was cancelled (NSW 15.3.4); its refunds follow.
     TournamentCancelled { tournament: u32 },
+    /// The Tournament Manager changed the limits before the start: the
+    /// amended conditions, whole, as now published (NSW 15.6.15).
+    TournamentAmended { tournament: u32, conditions: String },
     /// The Tournament Manager started play (NSW 15.5): the first round seated
     /// by a draw from `seating` (NSW 15.5.4), its cards from `shoe_seed`,
     /// which only the writer and `verify` see until the round is over

@@ -153,3 +153,22 @@ fn huge_numbers_are_refused_without_overflow() {
         assert_eq!(c.shares(pool).iter().map(|m| m.0 as i128).sum::<i128>(), pool.0 as i128, "{entrants}");
     }
 }
+
+/// NSW 15.6.15: limits are changed by giving notice before the start; the
+/// amended conditions are checked again and their text reads back the same.
+#[test]
+fn nsw_15_6_15_amended_limits_are_checked_and_published() {
+    use baccarat_rules::tournament::{Conditions, LimitChange};
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tournaments/eight.toml")).unwrap();
+    let c = Conditions::from_toml(&text).unwrap();
+    let (amended, published) = c
+        .with_limits(1_000_000, 20_000_000, vec![LimitChange { from_coup: 10, min: 2_000_000, max: 40_000_000 }])
+        .unwrap();
+    let again = Conditions::from_toml(&published).unwrap();
+    assert_eq!((again.spec.wagers.min, again.spec.wagers.max), (1_000_000, 20_000_000));
+    assert_eq!(again.spec.wagers.changes.len(), 1);
+    assert_eq!(again.published(), amended.published());
+    // Limits that break the rules are refused, naming the field.
+    let bad = c.with_limits(1_000_000, 1_500_000, Vec::new()).unwrap_err().to_string();
+    assert!(bad.contains("wagers.max"), "{bad}");
+}

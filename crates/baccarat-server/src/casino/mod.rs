@@ -277,6 +277,9 @@ impl Casino {
                 self.withdraw_from_tournament(tournament, player, commit)
             }
             Request::CancelTournament { tournament } => self.cancel_tournament(tournament, commit),
+            Request::AmendTournamentLimits { tournament, min, max, changes, by } => {
+                self.amend_limits(tournament, min, max, changes, by, commit)
+            }
             Request::CreatePromotion { terms } => self.create_promotion(terms, commit),
             Request::DrawPromotion { promotion, entries, scrutineer } => {
                 self.draw_promotion(promotion, entries, scrutineer, commit)

@@ -60,6 +60,15 @@ pub enum Request {
     WithdrawFromTournament { tournament: u32, player: PlayerId },
     /// Cancel, refunding every fee (admin; NSW 15.3.4).
     CancelTournament { tournament: u32 },
+    /// The Tournament Manager changes the limits, before the start (NSW
+    /// 15.6.15).
+    AmendTournamentLimits {
+        tournament: u32,
+        min: Money,
+        max: Money,
+        changes: Vec<baccarat_rules::tournament::LimitChange>,
+        by: Actor,
+    },
     /// Publish a promotion from its terms, with its draw's commitment
     /// (admin; NSW 16.6-16.7).
     CreatePromotion { terms: String },

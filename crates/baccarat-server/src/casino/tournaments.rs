@@ -109,6 +109,7 @@ pub fn tournament_of(e: &CasinoEvent) -> Option<u32> {
         | CasinoEvent::TournamentEntered { tournament, .. }
         | CasinoEvent::TournamentRefunded { tournament, .. }
         | CasinoEvent::TournamentCancelled { tournament }
+        | CasinoEvent::TournamentAmended { tournament, .. }
         | CasinoEvent::TournamentStarted { tournament, .. }
         | CasinoEvent::TournamentActed { tournament, .. }
         | CasinoEvent::TournamentNoMoreBets { tournament, .. }
@@ -288,6 +289,40 @@ impl Casino {
         Reply::Tournament { tournament: id, entrants: 0 }
     }
 
+    /// The Tournament Manager changes the limits and the points where they
+    /// change. Only before the start: NSW 15.6.15 lets them change "providing
+    /// tournament players have been notified of the condition prior to the
+    /// commencement of the tournament"; the amended conditions are that notice.
+    pub(super) fn amend_limits(
+        &mut self,
+        id: u32,
+        min: Money,
+        max: Money,
+        changes: Vec<baccarat_rules::tournament::LimitChange>,
+        by: crate::trust::Actor,
+        commit: &mut Commit,
+    ) -> Reply {
+        let Some(t) = self.tournaments.get(&id) else { return no_tournament(id) };
+        if t.state.cancelled {
+            return Reply::by_rule("NSW 15.3.4", format!("tournament {id} was cancelled"));
+        }
+        if t.play.is_some() || (self.clock)() >= t.conditions.starts_ms {
+            return Reply::by_rule(
+                "NSW 15.6.15",
+                "the limits change during a tournament only as players were told before its start",
+            );
+        }
+        let conditions = match t.conditions.with_limits(min.0, max.0, changes) {
+            Ok((_, text)) => text,
+            Err(p) => return Reply::refused(Code::Config, p.to_string()),
+        };
+        let e = CasinoEvent::TournamentAmended { tournament: id, conditions };
+        match self.tournament_step_by(e, Vec::new(), Some(by), commit) {
+            Ok(()) => Reply::Tournament { tournament: id, entrants: self.tournaments[&id].state.entrants.len() },
+            Err(r) => r,
+        }
+    }
+
     /// Fold one of the casino chain's tournament records into the state (the
     /// writer after each step, and recovery over the log).
     pub fn apply_tournament_event(&mut self, e: &CasinoEvent) {
@@ -346,6 +381,17 @@ pub fn apply(all: &mut BTreeMap<u32, Tournament>, e: &CasinoEvent) {
         CasinoEvent::TournamentCancelled { tournament } => {
             if let Some(t) = all.get_mut(tournament) {
                 t.state.cancelled = true;
+            }
+        }
+        CasinoEvent::TournamentAmended { tournament, conditions } => {
+            if let Some(t) = all.get_mut(tournament) {
+                match Conditions::from_toml(conditions) {
+                    Ok(c) => {
+                        t.state.conditions = conditions.clone();
+                        t.conditions = c;
+                    }
+                    Err(p) => eprintln!("tournament {tournament}: its amended conditions do not check: {p}"),
+                }
             }
         }
         e if is_play(e) => {
@@ -446,6 +492,7 @@ impl Replay {
                 by == Some(Actor::Person { user: player.0, role: Role::Player })
             }
             CasinoEvent::TournamentPaid { .. } => by.is_none(),
+            CasinoEvent::TournamentAmended { .. } => manager,
             e if is_play(e) => manager,
             _ => true,
         };
@@ -454,9 +501,16 @@ impl Replay {
             self.problems.push(format!("{}: a step taken by someone who may not take it ({by:?})", at(id)));
         }
         match e {
-            CasinoEvent::TournamentCreated { tournament, conditions } => {
+            CasinoEvent::TournamentCreated { tournament, conditions }
+            | CasinoEvent::TournamentAmended { tournament, conditions } => {
                 if let Err(p) = Conditions::from_toml(conditions) {
                     self.problems.push(format!("{}: its conditions do not check: {p}", at(*tournament)));
+                }
+                if matches!(e, CasinoEvent::TournamentAmended { .. })
+                    && self.all.get(tournament).is_some_and(|t| t.play.is_some())
+                {
+                    self.problems
+                        .push(format!("{}: its limits changed after the start (NSW 15.6.15)", at(*tournament)));
                 }
                 apply(&mut self.all, e);
             }

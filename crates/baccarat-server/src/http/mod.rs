@@ -266,6 +266,7 @@ pub fn routes() -> Routes {
         .post("/api/tournaments/{id}/end-round", tournament_play::end_round)
         .post("/api/tournaments/{id}/disqualify", tournament_play::disqualify)
         .post("/api/tournaments/{id}/move", tournament_play::move_player)
+        .post("/api/tournaments/{id}/limits", tournament_play::limits)
         .get("/api/ledger/check", staff::ledger_check)
         .get("/api/verify", staff::verify)
         .get("/api/openapi.json", openapi)

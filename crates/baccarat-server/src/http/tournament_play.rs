@@ -273,3 +273,29 @@ pub(super) async fn move_player(
     require(&sess, &[Role::TournamentManager])?;
     step(&s, &sess, id, PlayStep::Move { player: PlayerId(b.player), table: index(b.table)? }).await
 }
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Limits {
+    min: baccarat_rules::Money,
+    max: baccarat_rules::Money,
+    #[serde(default)]
+    changes: Vec<baccarat_rules::tournament::LimitChange>,
+}
+
+/// Tournament Manager: change the limits, before the start only (NSW 15.6.15).
+pub(super) async fn limits(
+    State(s): State<AppState>,
+    Auth(sess, _): Auth,
+    Id(id): Id,
+    Body(b): Body<Limits>,
+) -> Result<Json<Value>, ApiError> {
+    require(&sess, &[Role::TournamentManager])?;
+    limited(&s, &sess)?;
+    if b.changes.len() > 100 {
+        return Err(ApiError::bad("changes: at most 100"));
+    }
+    let by = Actor::Person { user: sess.user, role: sess.role };
+    let req = Request::AmendTournamentLimits { tournament: id, min: b.min, max: b.max, changes: b.changes, by };
+    reply_json(call(&s, req).await?)
+}

@@ -169,7 +169,24 @@ pub(super) fn play_operations() -> Vec<Operation> {
         closed(&[("player", u32s()), ("table", int(1, 10_000))], &["player", "table"]),
         json!({ "player": 5, "table": 2 }),
     );
+    let change =
+        closed(&[("from_coup", int(1, 100_000)), ("min", amount()), ("max", amount())], &["from_coup", "min", "max"]);
+    let limits = manager(
+        "Tournament Manager: change the limits and the coups from which they change, before the start only (NSW \
+         15.6.15); the amended conditions are published",
+        closed(
+            &[
+                ("min", amount()),
+                ("max", amount()),
+                ("changes", json!({ "type": "array", "maxItems": 100, "items": change })),
+            ],
+            &["min", "max"],
+        ),
+        json!({ "min": 1000, "max": 5000, "changes": [{ "from_coup": 10, "min": 2000, "max": 10000 }] }),
+    )
+    .err(422, "the amended conditions do not check: every problem is named (`config`)");
     vec![
+        ("post", "/api/tournaments/{id}/limits", limits),
         ("post", "/api/tournaments/{id}/move", mv),
         ("get", "/api/tournaments/{id}/play", view),
         ("get", "/api/tournaments/{id}/ws", ws),

@@ -235,6 +235,18 @@ async fn only_the_tournament_manager_runs_play_and_players_act_only_for_themselv
     }
     let (_, play) = app.get(&format!("/api/tournaments/{id}/play"), None).await;
     assert_eq!(play, serde_json::Value::Null, "no play before the start");
+    // The manager changes the limits before the start (NSW 15.6.15): the
+    // published conditions are amended; limits that break the rules are not.
+    let limits = format!("/api/tournaments/{id}/limits");
+    let (s, r) = app.post(&limits, Some(&tm), json!({"min": 2000, "max": 4000})).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    let (_, one) = app.get(&format!("/api/tournaments/{id}"), None).await;
+    assert!(one["conditions"].as_str().unwrap().contains("20.00"), "{one}");
+    let (s, e) = app.post(&limits, Some(&tm), json!({"min": 2000, "max": 3000})).await;
+    assert_eq!((s, e["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("config")), "{e}");
+    assert_eq!(app.post(&limits, Some(&p1), json!({"min": 1000, "max": 5000})).await.0, StatusCode::FORBIDDEN);
+    let (s, _) = app.post(&limits, Some(&tm), json!({"min": 1000, "max": 5000})).await;
+    assert_eq!(s, StatusCode::OK);
     let start = format!("/api/tournaments/{id}/start");
     // Not before the start time; not by a player, a supervisor or an admin.
     let (s, e) = app.post(&start, Some(&tm), json!({})).await;
@@ -253,6 +265,8 @@ async fn only_the_tournament_manager_runs_play_and_players_act_only_for_themselv
     }
     let (s, r) = app.post(&start, Some(&tm), json!({})).await;
     assert_eq!(s, StatusCode::OK, "{r}");
+    let (s, e) = app.post(&limits, Some(&tm), json!({"min": 2000, "max": 4000})).await;
+    assert_eq!((s, e["rule"].as_str()), (StatusCode::CONFLICT, Some("NSW 15.6.15")), "{e}");
     let (_, play) = app.get(&format!("/api/tournaments/{id}/play"), None).await;
     assert_eq!(play["tables"][0]["seats"].as_array().unwrap().len(), 2, "{play}");
     assert!(play["standings"][0]["name"].as_str().unwrap().starts_with("player"), "{play}");

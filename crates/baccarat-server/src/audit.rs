@@ -140,6 +140,10 @@ pub enum CasinoEvent {
         scrutineer: Option<String>,
         winners: Vec<PromotionWinner>,
     },
+    /// A winner claimed a prize that is not cash (NSW 16.7.8): the prize
+    /// itself, or its cash alternative where the terms offer one (NSW 16.3),
+    /// paid from the cage into the wallet.
+    PromotionClaimed { promotion: u32, prize: u32, player: PlayerId, cash_alternative: bool, paid: Money },
     /// A claim for a promotional prize the casino refused, with the
     /// claimant's name and address and the reasons (NSW 16.9.1: kept for a
     /// prize over $100).

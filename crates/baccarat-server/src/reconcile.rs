@@ -250,6 +250,15 @@ impl ChainExpect<'_> {
                         want(issuer, tokens(w.player), w.tokens);
                     }
                 }
+                // A cash alternative claimed (NSW 16.3): cage to wallet.
+                Some(CasinoEvent::PromotionClaimed { player, paid, .. }) if paid.0 > 0 => {
+                    match (self.cage, wallet(*player)) {
+                        (Some(c), Some(w)) => out(Cause::Promotion { seq }, 0, (TransferKind::Posted, c, w, *paid)),
+                        _ => self.problems.push(format!(
+                            "the casino's chain record {seq}: a cash alternative to player {player}, who has no wallet"
+                        )),
+                    }
+                }
                 // The prizes (NSW 15.3.2): the pool topped up from the cage,
                 // then each placegetter's share, in placing order.
                 Some(CasinoEvent::TournamentPaid { tournament, top_up, prizes }) => {

@@ -285,6 +285,9 @@ impl Casino {
                 self.draw_promotion(promotion, entries, scrutineer, commit)
             }
             Request::RefuseClaim { promotion, claim } => self.refuse_claim(promotion, claim, commit),
+            Request::ClaimPrize { promotion, prize, cash_alternative } => {
+                self.claim_prize(promotion, prize, cash_alternative, commit)
+            }
             Request::TournamentPlay { tournament, step, by } => self.tournament_play(tournament, step, by, commit),
             Request::NewShoe { table } => match self.new_shoe_command(table) {
                 Ok(cmd) => self.command(table, cmd, Actor::Server, commit),

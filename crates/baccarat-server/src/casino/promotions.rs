@@ -56,6 +56,10 @@ pub struct Drawn {
     pub seed: Seed,
     pub scrutineer: Option<String>,
     pub winners: Vec<PromotionWinner>,
+    /// Prizes claimed (by their place in `winners`), and whether as the cash
+    /// alternative (NSW 16.3).
+    #[serde(default)]
+    pub claimed: std::collections::BTreeMap<u32, bool>,
 }
 
 /// A promotion as the casino keeps it (and a checkpoint holds it).
@@ -227,6 +231,45 @@ impl Casino {
         }
     }
 
+    /// A winner claims a prize that is not cash (NSW 16.7.8): the prize, or
+    /// its cash alternative where the terms offer one (NSW 16.3), paid from
+    /// the cage into their wallet. A prize is claimed once.
+    pub(super) fn claim_prize(&mut self, id: u32, prize: u32, cash_alternative: bool, commit: &mut Commit) -> Reply {
+        let Some(p) = self.promotions.get(&id) else { return no_promotion(id) };
+        let Some(d) = &p.state.drawn else {
+            return Reply::by_rule("NSW 16.7.7", format!("promotion {id} is not drawn yet"));
+        };
+        let Some(w) = d.winners.get(prize as usize) else {
+            return Reply::by_rule("NSW 16.7.8", format!("promotion {id} has no prize {prize} won"));
+        };
+        if d.claimed.contains_key(&prize) {
+            return Reply::by_rule("NSW 16.7.8", format!("prize {prize} of promotion {id} is claimed already"));
+        }
+        let draws = p.terms.draws();
+        let spec = draws[prize as usize];
+        if w.paid.0 > 0 || w.tokens.0 > 0 {
+            return Reply::by_rule("NSW 16.4", format!("prize {prize} was paid at the draw"));
+        }
+        if cash_alternative && !spec.cash_alternative {
+            return Reply::by_rule(
+                "NSW 16.3",
+                format!("{}: the terms offer no cash alternative for this prize", spec.description),
+            );
+        }
+        let (player, paid) = (w.player, if cash_alternative { w.value } else { Money::ZERO });
+        let memo = format!("promotion {id}: cash alternative of {}", spec.description);
+        let mut ops = Vec::new();
+        if paid.0 > 0 {
+            let wallet = self.wallet(player);
+            ops.push(Op::Transfer { debit: self.cage, credit: wallet, amount: paid, memo });
+        }
+        let e = CasinoEvent::PromotionClaimed { promotion: id, prize, player, cash_alternative, paid };
+        match self.promotion_step(e, ops, commit) {
+            Ok(()) => Reply::Promotion { promotion: id },
+            Err(r) => r,
+        }
+    }
+
     /// Keep a refused claim's details (NSW 16.9.1).
     pub(super) fn refuse_claim(&mut self, id: u32, claim: RefusedClaim, commit: &mut Commit) -> Reply {
         if !self.promotions.contains_key(&id) {
@@ -281,7 +324,13 @@ pub fn apply(all: &mut std::collections::BTreeMap<u32, Promotion>, e: &CasinoEve
                     seed: *seed,
                     scrutineer: scrutineer.clone(),
                     winners: winners.clone(),
+                    claimed: Default::default(),
                 });
+            }
+        }
+        CasinoEvent::PromotionClaimed { promotion, prize, cash_alternative, .. } => {
+            if let Some(d) = all.get_mut(promotion).and_then(|p| p.state.drawn.as_mut()) {
+                d.claimed.insert(*prize, *cash_alternative);
             }
         }
         CasinoEvent::PromotionClaimRefused { promotion, claimant, address, value, reasons } => {

@@ -75,6 +75,9 @@ pub enum Request {
     /// Draw a promotion from the entries the audit log gives, paying its cash
     /// prizes (admin; NSW 16.2, 16.7).
     DrawPromotion { promotion: u32, entries: Vec<(PlayerId, u64)>, scrutineer: Option<String> },
+    /// A winner's claim of a prize that is not cash, or of its cash
+    /// alternative (admin, at the desk; NSW 16.3, 16.7.8).
+    ClaimPrize { promotion: u32, prize: u32, cash_alternative: bool },
     /// Keep a refused claim (admin; NSW 16.9.1).
     RefuseClaim { promotion: u32, claim: super::promotions::RefusedClaim },
     /// A step of a tournament's play (NSW 15.5-15.11), by the Tournament

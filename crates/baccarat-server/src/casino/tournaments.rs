@@ -474,6 +474,7 @@ pub struct Replay {
     /// `verify` to count the entries again and redraw (`promotions.rs`).
     pub promotions: BTreeMap<u32, (String, String)>,
     pub draws: Vec<(u64, CasinoEvent)>,
+    claims: Vec<(u32, u32)>,
 }
 
 impl Replay {
@@ -516,6 +517,13 @@ impl Replay {
             }
             CasinoEvent::PromotionPublished { promotion, terms, commitment, .. } => {
                 self.promotions.insert(*promotion, (terms.clone(), commitment.clone()));
+            }
+            CasinoEvent::PromotionClaimed { promotion, prize, .. } => {
+                let key = (*promotion, *prize);
+                if self.claims.contains(&key) {
+                    self.problems.push(format!("the casino's chain record {seq}: prize {prize} of promotion {promotion} is claimed a second time"));
+                }
+                self.claims.push(key);
             }
             CasinoEvent::PromotionDrawn { promotion, .. } => {
                 if self

@@ -254,6 +254,7 @@ pub fn routes() -> Routes {
         .post("/api/promotions", promotions::create)
         .get("/api/promotions/{id}", promotions::one)
         .post("/api/promotions/{id}/draw", promotions::draw)
+        .post("/api/promotions/{id}/claims", promotions::claim)
         .get("/api/promotions/{id}/refused-claims", promotions::refused)
         .post("/api/promotions/{id}/refused-claims", promotions::refuse)
         .get("/api/tournaments/{id}/play", tournament_play::view)

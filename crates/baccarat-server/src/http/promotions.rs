@@ -83,6 +83,30 @@ pub(super) async fn draw(
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
+pub(super) struct Claim {
+    /// The prize's place in the draw's list of winners.
+    prize: u32,
+    #[serde(default)]
+    cash_alternative: bool,
+}
+
+/// Admin (at the rewards desk): a winner claims a prize that is not cash, or
+/// its cash alternative where the terms offer one (NSW 16.3, 16.7.8).
+pub(super) async fn claim(
+    State(s): State<AppState>,
+    Auth(sess, _): Auth,
+    Id(id): Id,
+    Body(b): Body<Claim>,
+) -> Result<Json<Value>, ApiError> {
+    require(&sess, &[Role::Admin])?;
+    limited(&s, &sess)?;
+    reply_json(
+        call(&s, Request::ClaimPrize { promotion: id, prize: b.prize, cash_alternative: b.cash_alternative }).await?,
+    )
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(super) struct Refused {
     claimant: String,
     address: String,

@@ -57,7 +57,21 @@ pub(super) fn operations() -> Vec<Operation> {
         .id("promotion", no)
         .roles("admins and inspectors")
         .ok("the refused claims", json!({ "type": "object" }));
+    let claim = Op::new(
+        "Admin, at the rewards desk: a winner claims a prize that is not cash, or its cash alternative where the \
+         terms offer one, paid into their wallet (NSW 16.3, 16.7.8); once per prize",
+    )
+    .auth()
+    .id("promotion", no)
+    .roles("admins")
+    .limited()
+    .body(closed(&[("prize", u32s()), ("cash_alternative", boolean())], &["prize"]))
+    .example(json!({ "prize": 1, "cash_alternative": true }))
+    .ok("claimed", schema_ref("PromotionReply"))
+    .refusals()
+    .writer();
     vec![
+        ("post", "/api/promotions/{id}/claims", claim),
         ("get", "/api/promotions", list),
         ("post", "/api/promotions", create),
         ("get", "/api/promotions/{id}", one),

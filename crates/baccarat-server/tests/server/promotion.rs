@@ -78,17 +78,33 @@ fn a_promotion_is_published_drawn_from_the_log_paid_and_verified() {
     }
     assert_eq!(drawn.winners[0].paid, Money(2_500_000));
     assert_eq!(drawn.seed.commitment_hex(), commitment, "the seed revealed is the one committed to");
+    // Claims at the desk (NSW 16.7.8): the suite's cash alternative (16.3) into
+    // the wallet, once; none for the dinner, whose terms offer none; the cash
+    // prize was paid at the draw.
+    let claim = |prize: u32, cash_alternative: bool| Request::ClaimPrize { promotion: 1, prize, cash_alternative };
+    let suite = drawn.winners[1].player;
+    let before = o.casino.balance(suite).unwrap().0;
+    assert_eq!(step(&mut o, claim(1, true)), Reply::Promotion { promotion: 1 });
+    assert_eq!(o.casino.balance(suite).unwrap().0, before + Money(180_000));
+    refused(step(&mut o, claim(1, false)), "NSW 16.7.8");
+    refused(step(&mut o, claim(2, true)), "NSW 16.3");
+    refused(step(&mut o, claim(0, false)), "NSW 16.4");
+    refused(step(&mut o, claim(9, false)), "NSW 16.7.8");
+    let dinner = drawn.winners[2].player;
+    let before = o.casino.balance(dinner).unwrap().0;
+    assert_eq!(step(&mut o, claim(2, false)), Reply::Promotion { promotion: 1 });
+    assert_eq!(o.casino.balance(dinner).unwrap().0, before, "a prize claimed as itself moves no money");
     // A refused claim is kept with its reasons (NSW 16.9.1); an empty one is not.
-    let claim = |reasons: &str| RefusedClaim {
+    let refusal = |reasons: &str| RefusedClaim {
         claimant: "A. Claimant".into(),
         address: "1 Main St".into(),
         value: Money(40_000),
         reasons: reasons.into(),
     };
-    assert_eq!(step(&mut o, Request::RefuseClaim { promotion: 1, claim: claim("") }).code(), Some(Code::Bounds));
-    let r = step(&mut o, Request::RefuseClaim { promotion: 1, claim: claim("claimed after 30 days") });
+    assert_eq!(step(&mut o, Request::RefuseClaim { promotion: 1, claim: refusal("") }).code(), Some(Code::Bounds));
+    let r = step(&mut o, Request::RefuseClaim { promotion: 1, claim: refusal("claimed after 30 days") });
     assert_eq!(r, Reply::Promotion { promotion: 1 });
-    let r = step(&mut o, Request::RefuseClaim { promotion: 9, claim: claim("x") });
+    let r = step(&mut o, Request::RefuseClaim { promotion: 9, claim: refusal("x") });
     assert_eq!(r.code(), Some(Code::NoPromotion));
 
     // Kept across a restart (checkpoint and full replay); verify counts the

@@ -7,6 +7,13 @@ mod cmd;
 
 use std::process::ExitCode;
 
+/// mimalloc instead of the system's allocator: the server frees a busy coup's
+/// tens of thousands of wagers at once, and glibc's allocator consolidating
+/// its free lists then stalled the single writer for 40–180 ms (perf:
+/// `malloc_consolidate`, `_int_malloc`), stalling every table.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]

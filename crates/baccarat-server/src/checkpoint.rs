@@ -19,8 +19,9 @@
 //! is the writer's only cost; once the batch it describes is durable the
 //! committer adds the read model and hands it to a thread of its own
 //! ([`Checkpointer`]), which serialises, hashes, signs and writes it on its own
-//! connection (a busy floor's checkpoint is tens of megabytes: no request waits
-//! for it). If the thread is still writing the last one, the new one is
+//! connection, in parts of a megabyte, each its own short transaction (a busy
+//! floor's checkpoint is tens of megabytes: no request waits for it, and no
+//! commit waits long for SQLite's write lock; `store.rs`). If the thread is still writing the last one, the new one is
 //! dropped; the next comes soon. A clean stop's checkpoint is written by the
 //! committer before the stop is answered. A checkpoint never describes
 //! anything that is not on disk, and a crash before it is written leaves the
@@ -167,6 +168,7 @@ impl Checkpointer {
     pub fn start(db: &std::path::Path, key: &std::path::Path) -> Result<Checkpointer, String> {
         use crate::store::Store;
         let mut store = crate::store::SqliteStore::open(db).map_err(|e| e.to_string())?;
+        store.relax_sync().map_err(|e| e.to_string())?;
         let key = crate::anchor::AnchorKey::load(key).map_err(|e| e.to_string())?;
         let (tx, rx) = std::sync::mpsc::sync_channel::<Box<Checkpoint>>(1);
         std::thread::Builder::new()

@@ -160,7 +160,28 @@ const MIGRATIONS: &[&str] = &[
        heads TEXT NOT NULL);
      CREATE TABLE archives (id INTEGER PRIMARY KEY, file TEXT NOT NULL UNIQUE, sha256 TEXT NOT NULL,
        at_ms INTEGER NOT NULL, cut TEXT NOT NULL);",
+    // 12: a checkpoint's body is written in parts, each in a short transaction
+    // of its own, and the checkpoint counts only once `complete` (see
+    // `write_checkpoint`). Older checkpoints keep their body whole.
+    "CREATE TABLE checkpoint_parts (checkpoint INTEGER NOT NULL, n INTEGER NOT NULL, data BLOB NOT NULL,
+       PRIMARY KEY (checkpoint, n));
+     ALTER TABLE checkpoints ADD COLUMN complete INTEGER NOT NULL DEFAULT 1;",
 ];
+
+/// The size of one part of a checkpoint's body (migration 12).
+pub const CHECKPOINT_PART_BYTES: usize = 1 << 20;
+
+/// SQLite's own busy handler sleeps 1, 2, 5, 10, 15, 20, 25… ms between
+/// tries: a commit that met the checkpoint thread's lock slept up to tens of
+/// milliseconds after the lock was free. This one tries again every 200 µs,
+/// for up to 30 s.
+fn short_waits(tries: i32) -> bool {
+    if tries >= 150_000 {
+        return false;
+    }
+    std::thread::sleep(std::time::Duration::from_micros(200));
+    true
+}
 
 pub struct SqliteStore {
     conn: Connection,
@@ -177,8 +198,8 @@ impl SqliteStore {
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         // The checkpointer writes on a connection of its own: wait for it
-        // rather than fail a commit.
-        conn.busy_timeout(std::time::Duration::from_secs(30))?;
+        // rather than fail a commit, and try again soon.
+        conn.busy_handler(Some(short_waits))?;
         let mut s = SqliteStore { conn, archives: Vec::new() };
         s.migrate()?;
         s.archives = crate::archive::open_archives(&s.conn, path)?;
@@ -272,7 +293,11 @@ impl SqliteStore {
     /// writes the log from its start, and the file is cut back to that size.
     pub fn checkpoint_in_background(&mut self, path: &Path, every: std::time::Duration) -> Result<(), StoreError> {
         let conn = Connection::open(path)?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        // No waiting: a RESTART that waits for readers holds every commit
+        // back while it waits (it stalled all tables for up to 0.9 s). Without
+        // a busy handler it gives up at once if a commit or a reader is in
+        // the way, having copied what it could, and is tried again next time.
+        conn.busy_timeout(std::time::Duration::ZERO)?;
         self.conn.pragma_update(None, "wal_autocheckpoint", 0)?;
         self.conn.pragma_update(None, "journal_size_limit", WAL_RESTART_BYTES)?;
         let page: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
@@ -287,11 +312,22 @@ impl SqliteStore {
                     }
                     other => other.map(|_| ()),
                 };
-                if let Err(e) = r {
-                    eprintln!("checkpoint: {e}");
+                match r {
+                    Err(rusqlite::Error::SqliteFailure(e, _)) if e.code == rusqlite::ErrorCode::DatabaseBusy => {}
+                    Err(e) => eprintln!("checkpoint: {e}"),
+                    Ok(()) => {}
                 }
             })
             .map_err(|e| StoreError::Corrupt(format!("cannot start the checkpoint thread: {e}")))?;
+        Ok(())
+    }
+
+    /// Commit without waiting for the disk (the write-ahead log keeps the
+    /// order of commits, so nothing is torn; the last few may be lost to a
+    /// power cut). For the checkpoint thread only: a checkpoint lost that way
+    /// leaves the one before it, and a longer replay.
+    pub fn relax_sync(&self) -> Result<(), StoreError> {
+        self.conn.pragma_update(None, "synchronous", "NORMAL")?;
         Ok(())
     }
 
@@ -401,14 +437,33 @@ impl Store for SqliteStore {
         Ok(snap)
     }
 
+    /// Written in parts of [`CHECKPOINT_PART_BYTES`], each in its own short
+    /// transaction, and marked complete last: one transaction holding a busy
+    /// floor's 125 MB body held SQLite's write lock for half a second, and
+    /// every commit (so every table) waited for it. A crash part way leaves an
+    /// incomplete checkpoint that no reader takes, removed by the next write.
     fn write_checkpoint(&mut self, c: &crate::checkpoint::Sealed) -> Result<(), StoreError> {
-        let tx = self.conn.transaction()?;
-        tx.execute(
-            "INSERT INTO checkpoints (at_ms, body, sha256, signature, public_key) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![c.at_ms as i64, c.body, c.sha256, c.signature, c.public_key],
+        self.conn.execute(
+            "INSERT INTO checkpoints (at_ms, body, sha256, signature, public_key, complete) VALUES (?1, X'', ?2, ?3, ?4, 0)",
+            params![c.at_ms as i64, c.sha256, c.signature, c.public_key],
         )?;
-        let id = tx.last_insert_rowid();
-        tx.execute("DELETE FROM checkpoints WHERE id <= ?1", [id - CHECKPOINTS_KEPT])?;
+        let id = self.conn.last_insert_rowid();
+        for (n, part) in c.body.chunks(CHECKPOINT_PART_BYTES).enumerate() {
+            self.conn.execute(
+                "INSERT INTO checkpoint_parts (checkpoint, n, data) VALUES (?1, ?2, ?3)",
+                params![id, n as i64, part],
+            )?;
+        }
+        let tx = self.conn.transaction()?;
+        tx.execute("UPDATE checkpoints SET complete = 1 WHERE id = ?1", [id])?;
+        let superseded = "id <= ?1 - ?2 OR (complete = 0 AND id < ?1)";
+        tx.execute(
+            &format!(
+                "DELETE FROM checkpoint_parts WHERE checkpoint IN (SELECT id FROM checkpoints WHERE {superseded})"
+            ),
+            [id, CHECKPOINTS_KEPT],
+        )?;
+        tx.execute(&format!("DELETE FROM checkpoints WHERE {superseded}"), [id, CHECKPOINTS_KEPT])?;
         crate::archive::write_mark(&tx, &c.mark)?;
         tx.commit()?;
         Ok(())
@@ -618,12 +673,14 @@ impl SqliteStore {
         Ok(self.conn.query_row("SELECT COALESCE(MAX(rowid), 0) FROM answer_log", [], |r| r.get::<_, i64>(0))? as u64)
     }
 
-    /// The latest checkpoint, if any.
+    /// The latest complete checkpoint, if any: its body is the row's own
+    /// (older checkpoints) followed by its parts in order.
     pub fn latest_checkpoint(&self) -> Result<Option<StoredCheckpoint>, StoreError> {
-        Ok(self
+        let found = self
             .conn
             .query_row(
-                "SELECT id, body, sha256, signature, public_key FROM checkpoints ORDER BY id DESC LIMIT 1",
+                "SELECT id, body, sha256, signature, public_key FROM checkpoints WHERE complete = 1
+                 ORDER BY id DESC LIMIT 1",
                 [],
                 |r| {
                     Ok(StoredCheckpoint {
@@ -635,7 +692,14 @@ impl SqliteStore {
                     })
                 },
             )
-            .optional()?)
+            .optional()?;
+        let Some(mut c) = found else { return Ok(None) };
+        let mut q = self.conn.prepare("SELECT data FROM checkpoint_parts WHERE checkpoint = ?1 ORDER BY n")?;
+        let mut rows = q.query([c.id])?;
+        while let Some(r) = rows.next()? {
+            c.body.extend_from_slice(r.get_ref(0)?.as_blob()?);
+        }
+        Ok(Some(c))
     }
 }
 

@@ -124,10 +124,18 @@ fn an_upgraded_database_gets_marks_for_its_checkpoints() {
     play(&mut o, 2, 0, false);
     write_checkpoint(&mut o.store, &o.anchors, &o.casino, &o.feed).unwrap();
     drop(o);
-    // As a database written before migration 11: no marks, schema 10.
+    // As a database written before migration 11: no marks, schema 10, and
+    // (before migration 12) each checkpoint's body whole in its row.
     {
         let c = rusqlite::Connection::open(&db).unwrap();
-        c.execute_batch("DROP TABLE marks; DROP TABLE archives; PRAGMA user_version = 10;").unwrap();
+        let parts: i64 = c.query_row("SELECT MAX(n) + 1 FROM checkpoint_parts", [], |r| r.get(0)).unwrap();
+        assert_eq!(parts, 1, "a small checkpoint is one part");
+        c.execute_batch(
+            "UPDATE checkpoints SET body = (SELECT data FROM checkpoint_parts WHERE checkpoint = checkpoints.id);
+             DROP TABLE checkpoint_parts; ALTER TABLE checkpoints DROP COLUMN complete;
+             DROP TABLE marks; DROP TABLE archives; PRAGMA user_version = 10;",
+        )
+        .unwrap();
     }
     drop(SqliteStore::open(&db).unwrap());
     assert_eq!(count(&db, "marks"), 1, "the checkpoint's mark is back");

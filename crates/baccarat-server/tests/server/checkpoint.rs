@@ -226,14 +226,17 @@ fn a_corrupt_checkpoint_is_refused_and_the_history_replayed() {
     write_checkpoint(&mut o.store, &o.anchors, &o.casino, &o.feed).unwrap();
     play(&mut o, 1, 1, false);
     let live = fingerprint(&o.casino, &o.feed);
-    // A forger raises a balance inside the checkpoint's body.
-    o.store
+    // A forger raises a balance inside the checkpoint's body (its parts).
+    let altered = o
+        .store
         .connection()
         .execute(
-            "UPDATE checkpoints SET body = CAST(replace(CAST(body AS TEXT), '\"balance\":1', '\"balance\":9') AS BLOB)",
+            "UPDATE checkpoint_parts SET data = CAST(replace(CAST(data AS TEXT), '\"balance\":1', '\"balance\":9') AS BLOB)
+             WHERE CAST(data AS TEXT) LIKE '%\"balance\":1%'",
             [],
         )
         .unwrap();
+    assert!(altered > 0, "the forgery changed a part");
     drop(o);
     let again = open(&cfg).unwrap();
     assert!(!again.recovery.from_checkpoint);
@@ -424,4 +427,57 @@ fn a_start_from_a_checkpoint_reads_only_the_anchor_lines_after_it() {
     // Without a checkpoint the whole file is read, and the start refuses it.
     rusqlite::Connection::open(&cfg.db).unwrap().execute("DELETE FROM checkpoints", []).unwrap();
     assert!(open(&cfg).is_err());
+}
+
+/// A checkpoint larger than one part is written in parts and read back whole;
+/// one cut short by a crash (never marked complete) is never read, and the next
+/// checkpoint written removes it.
+#[test]
+fn a_checkpoint_is_written_in_parts_and_read_only_once_complete() {
+    use baccarat_server::store::{SqliteStore, CHECKPOINT_PART_BYTES};
+    let cfg = config("parts");
+    let mut store = SqliteStore::open(&cfg.db).unwrap();
+    let sealed = |at_ms: u64, len: usize| checkpoint::Sealed {
+        at_ms,
+        mark: baccarat_server::archive::Mark { at_ms, last_transfer: 0, heads: Default::default() },
+        body: (0..len).map(|i| (i * 7 + at_ms as usize) as u8).collect(),
+        sha256: format!("sha-{at_ms}"),
+        signature: "sig".into(),
+        public_key: "key".into(),
+    };
+    let big = sealed(1, CHECKPOINT_PART_BYTES * 2 + 12_345);
+    store.write_checkpoint(&big).unwrap();
+    let parts: i64 = store.connection().query_row("SELECT COUNT(*) FROM checkpoint_parts", [], |r| r.get(0)).unwrap();
+    assert_eq!(parts, 3, "two whole parts and the rest");
+    let read = store.latest_checkpoint().unwrap().unwrap();
+    assert_eq!(read.body, big.body, "read back whole, in order");
+    assert_eq!(read.sha256, "sha-1");
+
+    // A crash part way through the next: its row and a part are there, but
+    // it was never marked complete.
+    let conn = store.connection();
+    conn.execute(
+        "INSERT INTO checkpoints (at_ms, body, sha256, signature, public_key, complete) VALUES (2, X'', 'sha-2', 's', 'k', 0)",
+        [],
+    )
+    .unwrap();
+    let cut = conn.last_insert_rowid();
+    conn.execute("INSERT INTO checkpoint_parts (checkpoint, n, data) VALUES (?1, 0, X'00')", [cut]).unwrap();
+    assert_eq!(store.latest_checkpoint().unwrap().unwrap().sha256, "sha-1", "the incomplete one is not read");
+
+    let small = sealed(3, 10);
+    store.write_checkpoint(&small).unwrap();
+    assert_eq!(store.latest_checkpoint().unwrap().unwrap().body, small.body);
+    let left: i64 =
+        store.connection().query_row("SELECT COUNT(*) FROM checkpoints WHERE complete = 0", [], |r| r.get(0)).unwrap();
+    assert_eq!(left, 0, "the cut-short checkpoint is gone");
+    let orphans: i64 = store
+        .connection()
+        .query_row(
+            "SELECT COUNT(*) FROM checkpoint_parts WHERE checkpoint NOT IN (SELECT id FROM checkpoints)",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(orphans, 0, "and so are its parts");
 }

@@ -16,6 +16,7 @@ pub mod keys;
 pub mod ledger;
 pub mod openapi;
 pub mod pacer;
+pub mod pg_store;
 pub mod postings;
 pub mod promotion_entries;
 pub mod rate_limit;

@@ -27,7 +27,7 @@ use crate::coup_feed::Feed;
 use crate::float::max_win;
 use crate::ledger::{Account, AccountId, AccountKind, Cause, KeyMemory, Ledger, Transfer, TransferId, TransferKind};
 use crate::postings::TableAccounts;
-use crate::store::{SqliteStore, StoreError};
+use crate::store::{History, StoreError};
 
 /// What recovery rebuilt, and how much it read to do it.
 pub struct Recovered {
@@ -44,7 +44,7 @@ pub struct Recovered {
 /// and what the store holds after it. `keys_since_ms`: the retention window's
 /// start. Tables in `skip` (their chains were cut) are not served.
 pub fn recover(
-    store: &SqliteStore,
+    store: &dyn History,
     checkpoint: Option<Checkpoint>,
     keys_since_ms: u64,
     skip: &BTreeSet<u32>,
@@ -66,7 +66,7 @@ pub fn recover(
     }
     let mut tournament_events = Vec::new();
     store
-        .each_record_after(CASINO_CHAIN, c.chain.len(), |r| {
+        .each_record_after(CASINO_CHAIN, c.chain.len(), &mut |r| {
             tail_records += 1;
             c.chain.follow(&r).map_err(|b| StoreError::Corrupt(format!("the casino's chain is broken at {b}")))?;
             let body = Body::decode(&r.body)
@@ -101,7 +101,7 @@ pub fn recover(
         }
         let id = row.id;
         store
-            .each_record_after(id, t.chain.len(), |r| {
+            .each_record_after(id, t.chain.len(), &mut |r| {
                 tail_records += 1;
                 t.chain
                     .follow(&r)
@@ -165,13 +165,13 @@ pub(super) fn head_of(c: &Chain) -> ChainHead {
 
 /// The ledger: the checkpoint's balances and holds, the tail's transfers on
 /// top, checked against the balances the store holds.
-fn ledger(store: &SqliteStore, cp: &Checkpoint, keys_since_ms: u64) -> Result<(Ledger, u64), String> {
+fn ledger(store: &dyn History, cp: &Checkpoint, keys_since_ms: u64) -> Result<(Ledger, u64), String> {
     let mut balance: BTreeMap<AccountId, i64> = cp.accounts.iter().map(|a| (a.id, a.balance)).collect();
     let mut pending: BTreeMap<TransferId, Transfer> = cp.pending.iter().map(|t| (t.id, t.clone())).collect();
     let mut last = cp.last_transfer;
     let mut n = 0u64;
     store
-        .each_transfer_after(cp.last_transfer, |t| {
+        .each_transfer_after(cp.last_transfer, &mut |t| {
             n += 1;
             last = t.id;
             match t.kind {
@@ -221,7 +221,7 @@ fn ledger(store: &SqliteStore, cp: &Checkpoint, keys_since_ms: u64) -> Result<(L
 impl Casino {
     /// Rebuild the casino from the whole history in the store (tests; `serve`
     /// recovers from its latest checkpoint). Every idempotency key is kept.
-    pub fn recover(store: &SqliteStore) -> Result<Casino, String> {
+    pub fn recover(store: &dyn History) -> Result<Casino, String> {
         Ok(recover(store, None, 0, &BTreeSet::new())?.casino)
     }
 

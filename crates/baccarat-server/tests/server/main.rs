@@ -11,6 +11,7 @@ mod common;
 mod forgery;
 mod http;
 mod http_play;
+mod pg;
 mod promotion;
 mod recovery;
 mod store;

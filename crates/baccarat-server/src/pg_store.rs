@@ -1,0 +1,516 @@
+//! The PostgreSQL store: the same contract as [`SqliteStore`](crate::store::SqliteStore)
+//! (migrations that apply themselves, one transaction per batch, checkpoints
+//! in parts, the [`History`] recovery reads), on a database an operator
+//! already runs, backs up and replicates.
+//!
+//! # Design
+//!
+//! * **Client crate: `postgres`** (the synchronous face of `tokio-postgres`).
+//!   The writer and committer are plain threads that block on a commit by
+//!   design (`writer.rs`), so a blocking client fits without a runtime hop,
+//!   and `tokio-postgres` underneath is the most used, best kept PostgreSQL
+//!   client in Rust (sqlx adds compile-time query checking we cannot use
+//!   offline, and its advisory-lock guard releases late).
+//! * **One batch, one transaction, one statement per table.** Transfers,
+//!   audit records and answers go in with `INSERT … SELECT FROM UNNEST($1, …)`:
+//!   a batch of thousands of rows is three round trips, not thousands.
+//! * **Partitioned by time.** `transfers`, `audit` and `answer_log` are
+//!   range-partitioned by month on `at` (the commit's transaction time), so
+//!   archiving a month is detaching a partition. The months around now are
+//!   created at open ([`PgStore::ensure_months`]); a default partition takes
+//!   anything outside them, so no commit fails for want of a partition.
+//! * **Schema** mirrors SQLite's (`store.rs`), version in `baccarat_schema`.
+//!
+//! Not yet here (issue 14): `serve --db postgres://…`, leases with fencing
+//! epochs for several servers, `migrate`, and `verify` on PostgreSQL.
+
+use std::sync::{Mutex, MutexGuard};
+
+use postgres::{Client, NoTls};
+
+use crate::audit::Record;
+use crate::checkpoint::Sealed;
+use crate::ledger::{Account, AccountId, AnswerRow, Cause, Transfer};
+use crate::store::{
+    json, parse, Commit, History, Snapshot, Store, StoreError, StoredCheckpoint, TableRow, CHECKPOINTS_KEPT,
+    CHECKPOINT_PART_BYTES, PAGE,
+};
+
+impl From<postgres::Error> for StoreError {
+    fn from(e: postgres::Error) -> StoreError {
+        // The error's own text is only "db error": name the server's message.
+        match e.as_db_error() {
+            Some(db) => {
+                StoreError::Pg(format!("{} ({}): {}", db.message(), db.code().code(), db.detail().unwrap_or("")))
+            }
+            None => StoreError::Pg(e.to_string()),
+        }
+    }
+}
+
+const MIGRATIONS: &[&str] = &[
+    // 1: everything SQLite's migrations 1–12 make, at once.
+    "CREATE TABLE accounts (id BIGINT PRIMARY KEY, kind TEXT NOT NULL UNIQUE, balance BIGINT NOT NULL,
+       held BIGINT NOT NULL);
+     CREATE TABLE transfers (id BIGINT NOT NULL, debit BIGINT NOT NULL, credit BIGINT NOT NULL,
+       amount BIGINT NOT NULL, kind TEXT NOT NULL, memo TEXT NOT NULL, cause TEXT NOT NULL,
+       at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (id, at)) PARTITION BY RANGE (at);
+     CREATE TABLE transfers_default PARTITION OF transfers DEFAULT;
+     CREATE INDEX transfers_id ON transfers (id);
+     CREATE TABLE audit (tbl BIGINT NOT NULL, seq BIGINT NOT NULL, prev TEXT NOT NULL, body TEXT NOT NULL,
+       hash TEXT NOT NULL, at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (tbl, seq, at))
+       PARTITION BY RANGE (at);
+     CREATE TABLE audit_default PARTITION OF audit DEFAULT;
+     CREATE TABLE answer_log (seq BIGINT NOT NULL, key TEXT NOT NULL, key_id BYTEA NOT NULL,
+       digest BYTEA NOT NULL, answer TEXT NOT NULL, at_ms BIGINT NOT NULL, cause TEXT NOT NULL,
+       at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (seq, at)) PARTITION BY RANGE (at);
+     CREATE TABLE answer_log_default PARTITION OF answer_log DEFAULT;
+     CREATE INDEX answer_log_key_id ON answer_log (key_id);
+     CREATE TABLE tables (id BIGINT PRIMARY KEY, name TEXT NOT NULL, rulebook TEXT NOT NULL,
+       config TEXT NOT NULL, mode TEXT NOT NULL DEFAULT 'rng', open BOOLEAN NOT NULL DEFAULT true);
+     CREATE TABLE checkpoints (id BIGSERIAL PRIMARY KEY, at_ms BIGINT NOT NULL, sha256 TEXT NOT NULL,
+       signature TEXT NOT NULL, public_key TEXT NOT NULL, complete BOOLEAN NOT NULL DEFAULT false);
+     CREATE TABLE checkpoint_parts (checkpoint BIGINT NOT NULL, n INTEGER NOT NULL, data BYTEA NOT NULL,
+       PRIMARY KEY (checkpoint, n));
+     CREATE TABLE marks (id BIGSERIAL PRIMARY KEY, at_ms BIGINT NOT NULL, last_transfer BIGINT NOT NULL,
+       heads TEXT NOT NULL);",
+];
+
+/// The partitioned tables.
+const PARTITIONED: [&str; 3] = ["transfers", "audit", "answer_log"];
+
+/// A casino kept in PostgreSQL.
+pub struct PgStore {
+    /// `postgres::Client` queries through `&mut`, and [`History`] reads
+    /// through `&self`; a store is used by one thread at a time, so the lock
+    /// is never contended.
+    client: Mutex<Client>,
+}
+
+impl PgStore {
+    /// Connect to `url` (`postgres://user@host/db`; a Unix socket's directory
+    /// as the host, percent-encoded) and migrate.
+    pub fn connect(url: &str) -> Result<PgStore, StoreError> {
+        let client = Client::connect(url, NoTls)?;
+        let s = PgStore { client: Mutex::new(client) };
+        s.migrate()?;
+        s.ensure_months(now_ms())?;
+        Ok(s)
+    }
+
+    /// The schema version a fully migrated database has.
+    pub const SCHEMA_VERSION: usize = MIGRATIONS.len();
+
+    fn c(&self) -> MutexGuard<'_, Client> {
+        self.client.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn migrate(&self) -> Result<(), StoreError> {
+        let mut c = self.c();
+        let mut tx = c.transaction()?;
+        // One migrator at a time, whichever server opens first.
+        tx.execute("SELECT pg_advisory_xact_lock(7261)", &[])?;
+        tx.batch_execute("CREATE TABLE IF NOT EXISTS baccarat_schema (version INTEGER NOT NULL)")?;
+        let version: Option<i32> = tx.query_opt("SELECT version FROM baccarat_schema", &[])?.map(|r| r.get(0));
+        if version.is_none() {
+            tx.execute("INSERT INTO baccarat_schema (version) VALUES (0)", &[])?;
+        }
+        let version = version.unwrap_or(0) as usize;
+        if version > MIGRATIONS.len() {
+            return Err(StoreError::Corrupt(format!(
+                "the database's schema is version {version}, newer than this server's {}",
+                MIGRATIONS.len()
+            )));
+        }
+        for (i, m) in MIGRATIONS.iter().enumerate().skip(version) {
+            tx.batch_execute(m)?;
+            tx.execute("UPDATE baccarat_schema SET version = $1", &[&((i + 1) as i32)])?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The schema version in force.
+    pub fn version(&self) -> Result<usize, StoreError> {
+        Ok(self.c().query_one("SELECT version FROM baccarat_schema", &[])?.get::<_, i32>(0) as usize)
+    }
+
+    /// Make the monthly partitions of the month of `at_ms`, the one before and
+    /// the two after, where missing. (A month whose rows already fell into the
+    /// default partition is left there: PostgreSQL refuses a partition that
+    /// would take rows from the default.)
+    pub fn ensure_months(&self, at_ms: u64) -> Result<(), StoreError> {
+        let (y, m) = year_month(at_ms);
+        let month = y * 12 + (m - 1);
+        let mut c = self.c();
+        for k in month - 1..=month + 2 {
+            let (from, to) = ((k / 12, k % 12 + 1), ((k + 1) / 12, (k + 1) % 12 + 1));
+            for t in PARTITIONED {
+                let name = format!("{t}_{:04}_{:02}", from.0, from.1);
+                let exists: bool =
+                    c.query_one("SELECT EXISTS (SELECT 1 FROM pg_class WHERE relname = $1)", &[&name])?.get(0);
+                if exists {
+                    continue;
+                }
+                let sql = format!(
+                    "CREATE TABLE {name} PARTITION OF {t} FOR VALUES FROM ('{:04}-{:02}-01 00:00:00+00') TO ('{:04}-{:02}-01 00:00:00+00')",
+                    from.0, from.1, to.0, to.1
+                );
+                if let Err(e) = c.batch_execute(&sql) {
+                    // Another server made it first, or its rows are in the default.
+                    let code = e.code().cloned();
+                    if code != Some(postgres::error::SqlState::DUPLICATE_TABLE)
+                        && code != Some(postgres::error::SqlState::CHECK_VIOLATION)
+                    {
+                        return Err(e.into());
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The partitions of a partitioned table, by name.
+    pub fn partitions(&self, table: &str) -> Result<Vec<String>, StoreError> {
+        let rows = self.c().query(
+            "SELECT c.relname::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+             JOIN pg_class p ON p.oid = i.inhparent WHERE p.relname = $1 ORDER BY c.relname",
+            &[&table],
+        )?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    /// Run `f` on the connection: for tests that tamper as an attacker would.
+    pub fn with_client<T>(&self, f: impl FnOnce(&mut Client) -> T) -> T {
+        f(&mut self.c())
+    }
+}
+
+/// Milliseconds since the epoch, now.
+fn now_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+/// The (year, month) of a time in ms since the epoch, in UTC.
+fn year_month(at_ms: u64) -> (i64, i64) {
+    // Days to civil date (Howard Hinnant's algorithm).
+    let z = (at_ms / 86_400_000) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m)
+}
+
+fn record_of(r: &postgres::Row) -> Record {
+    Record { seq: r.get::<_, i64>(0) as u64, prev: r.get(1), body: r.get(2), hash: r.get(3) }
+}
+
+fn transfer_of(r: &postgres::Row) -> Result<Transfer, StoreError> {
+    let id: i64 = r.get(0);
+    let kind: String = r.get(4);
+    let cause: String = r.get(6);
+    Ok(Transfer {
+        id: id as u64,
+        debit: r.get::<_, i64>(1) as u64,
+        credit: r.get::<_, i64>(2) as u64,
+        amount: baccarat_rules::Money(r.get(3)),
+        kind: parse(&kind)?,
+        memo: r.get(5),
+        cause: Cause::parse(&cause)
+            .ok_or_else(|| StoreError::Corrupt(format!("transfer {id}: unreadable cause {cause:?}")))?,
+    })
+}
+
+impl Store for PgStore {
+    fn commit(&mut self, c: &Commit) -> Result<(), StoreError> {
+        let mut client = self.c();
+        let mut tx = client.transaction()?;
+        for t in &c.tables {
+            tx.execute(
+                "INSERT INTO tables (id, name, rulebook, config, mode, open) VALUES ($1, $2, $3, $4, $5, $6)
+                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, mode = excluded.mode, open = excluded.open",
+                &[&(t.id as i64), &t.name, &t.rulebook, &t.config, &t.mode, &t.open],
+            )?;
+        }
+        // Columns of the batch's rows, each sent as one array.
+        let (mut xid, mut xdebit, mut xcredit, mut xamount) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut xkind, mut xmemo, mut xcause) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut aseq, mut akey, mut akid, mut adigest) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut aanswer, mut aat, mut acause) = (Vec::new(), Vec::new(), Vec::new());
+        let mut last: std::collections::BTreeMap<AccountId, &Account> = std::collections::BTreeMap::new();
+        for ch in &c.ledger {
+            for t in &ch.transfers {
+                xid.push(t.id as i64);
+                xdebit.push(t.debit as i64);
+                xcredit.push(t.credit as i64);
+                xamount.push(t.amount.0);
+                xkind.push(json(&t.kind));
+                xmemo.push(t.memo.clone());
+                xcause.push(t.cause.encode());
+            }
+            for a in &ch.accounts {
+                last.insert(a.id, a);
+            }
+            if let Some(a) = &ch.answer {
+                aseq.push(a.seq as i64);
+                akey.push(a.key.clone());
+                akid.push(a.key_id.to_le_bytes().to_vec());
+                adigest.push(a.request.to_vec());
+                aanswer.push(a.answer.clone());
+                aat.push(a.at_ms as i64);
+                acause.push(a.cause.encode());
+            }
+        }
+        if !xid.is_empty() {
+            tx.execute(
+                "INSERT INTO transfers (id, debit, credit, amount, kind, memo, cause)
+                 SELECT * FROM UNNEST($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[])",
+                &[&xid, &xdebit, &xcredit, &xamount, &xkind, &xmemo, &xcause],
+            )?;
+        }
+        if !aseq.is_empty() {
+            tx.execute(
+                "INSERT INTO answer_log (seq, key, key_id, digest, answer, at_ms, cause)
+                 SELECT * FROM UNNEST($1::bigint[], $2::text[], $3::bytea[], $4::bytea[], $5::text[], $6::bigint[], $7::text[])",
+                &[&aseq, &akey, &akid, &adigest, &aanswer, &aat, &acause],
+            )?;
+        }
+        if !last.is_empty() {
+            let ids: Vec<i64> = last.keys().map(|&id| id as i64).collect();
+            let kinds: Vec<String> = last.values().map(|a| json(&a.kind)).collect();
+            let balances: Vec<i64> = last.values().map(|a| a.balance).collect();
+            let helds: Vec<i64> = last.values().map(|a| a.held).collect();
+            tx.execute(
+                "INSERT INTO accounts (id, kind, balance, held)
+                 SELECT * FROM UNNEST($1::bigint[], $2::text[], $3::bigint[], $4::bigint[])
+                 ON CONFLICT (id) DO UPDATE SET balance = excluded.balance, held = excluded.held",
+                &[&ids, &kinds, &balances, &helds],
+            )?;
+        }
+        if !c.records.is_empty() {
+            let tbl: Vec<i64> = c.records.iter().map(|(t, _)| *t as i64).collect();
+            let seq: Vec<i64> = c.records.iter().map(|(_, r)| r.seq as i64).collect();
+            let prev: Vec<&str> = c.records.iter().map(|(_, r)| r.prev.as_str()).collect();
+            let body: Vec<&str> = c.records.iter().map(|(_, r)| r.body.as_str()).collect();
+            let hash: Vec<&str> = c.records.iter().map(|(_, r)| r.hash.as_str()).collect();
+            tx.execute(
+                "INSERT INTO audit (tbl, seq, prev, body, hash)
+                 SELECT * FROM UNNEST($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[])",
+                &[&tbl, &seq, &prev, &body, &hash],
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    fn load(&mut self) -> Result<Snapshot, StoreError> {
+        let mut snap = Snapshot { tables: self.tables()?, accounts: self.accounts()?, ..Snapshot::default() };
+        self.each_transfer_after(0, &mut |t| {
+            snap.transfers.push(t);
+            Ok(())
+        })?;
+        let mut c = self.c();
+        for r in c.query("SELECT key, digest, answer FROM answer_log ORDER BY seq", &[])? {
+            let k: String = r.get(0);
+            let d: Vec<u8> = r.get(1);
+            let d: [u8; 32] = d.try_into().map_err(|_| StoreError::Corrupt(format!("digest of answer {k}")))?;
+            snap.answers.push((k, d, r.get(2)));
+        }
+        for r in c.query("SELECT tbl, seq, prev, body, hash FROM audit ORDER BY tbl, seq", &[])? {
+            let tbl: i64 = r.get(0);
+            let rec = Record { seq: r.get::<_, i64>(1) as u64, prev: r.get(2), body: r.get(3), hash: r.get(4) };
+            snap.records.push((tbl as u32, rec));
+        }
+        Ok(snap)
+    }
+
+    /// In parts, each its own transaction, marked complete last, as in
+    /// SQLite (`store.rs`): a long transaction would hold back the vacuum of
+    /// every row the writer updates meanwhile.
+    fn write_checkpoint(&mut self, s: &Sealed) -> Result<(), StoreError> {
+        let mut c = self.c();
+        let id: i64 = c
+            .query_one(
+                "INSERT INTO checkpoints (at_ms, sha256, signature, public_key, complete) VALUES ($1, $2, $3, $4, false)
+                 RETURNING id",
+                &[&(s.at_ms as i64), &s.sha256, &s.signature, &s.public_key],
+            )?
+            .get(0);
+        for (n, part) in s.body.chunks(CHECKPOINT_PART_BYTES).enumerate() {
+            c.execute(
+                "INSERT INTO checkpoint_parts (checkpoint, n, data) VALUES ($1, $2, $3)",
+                &[&id, &(n as i32), &part],
+            )?;
+        }
+        let mut tx = c.transaction()?;
+        tx.execute("UPDATE checkpoints SET complete = true WHERE id = $1", &[&id])?;
+        let superseded = "id <= $1::bigint - $2::bigint OR (NOT complete AND id < $1::bigint)";
+        tx.execute(
+            &format!(
+                "DELETE FROM checkpoint_parts WHERE checkpoint IN (SELECT id FROM checkpoints WHERE {superseded})"
+            ),
+            &[&id, &CHECKPOINTS_KEPT],
+        )?;
+        tx.execute(&format!("DELETE FROM checkpoints WHERE {superseded}"), &[&id, &CHECKPOINTS_KEPT])?;
+        let heads = serde_json::to_string(&s.mark.heads).expect("heads serialise");
+        tx.execute(
+            "INSERT INTO marks (at_ms, last_transfer, heads) VALUES ($1, $2, $3)",
+            &[&(s.mark.at_ms as i64), &(s.mark.last_transfer as i64), &heads],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+}
+
+impl History for PgStore {
+    fn tables(&self) -> Result<Vec<TableRow>, StoreError> {
+        let rows = self.c().query("SELECT id, name, rulebook, config, mode, open FROM tables ORDER BY id", &[])?;
+        Ok(rows
+            .iter()
+            .map(|r| TableRow {
+                id: r.get::<_, i64>(0) as u32,
+                name: r.get(1),
+                rulebook: r.get(2),
+                config: r.get(3),
+                mode: r.get(4),
+                open: r.get(5),
+            })
+            .collect())
+    }
+
+    fn accounts(&self) -> Result<Vec<Account>, StoreError> {
+        let rows = self.c().query("SELECT id, kind, balance, held FROM accounts ORDER BY id", &[])?;
+        rows.iter()
+            .map(|r| {
+                let kind: String = r.get(1);
+                Ok(Account { id: r.get::<_, i64>(0) as u64, kind: parse(&kind)?, balance: r.get(2), held: r.get(3) })
+            })
+            .collect()
+    }
+
+    fn each_transfer_after(
+        &self,
+        after: u64,
+        f: &mut dyn FnMut(Transfer) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let mut from = after as i64;
+        loop {
+            let rows = self.c().query(
+                "SELECT id, debit, credit, amount, kind, memo, cause FROM transfers WHERE id > $1 ORDER BY id LIMIT $2",
+                &[&from, &PAGE],
+            )?;
+            for r in &rows {
+                let t = transfer_of(r)?;
+                from = t.id as i64;
+                f(t)?;
+            }
+            if (rows.len() as i64) < PAGE {
+                return Ok(());
+            }
+        }
+    }
+
+    fn each_record_after(
+        &self,
+        table: u32,
+        after: u64,
+        f: &mut dyn FnMut(Record) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let mut from = after as i64;
+        loop {
+            let rows = self.c().query(
+                "SELECT seq, prev, body, hash FROM audit WHERE tbl = $3 AND seq > $1 ORDER BY seq LIMIT $2",
+                &[&from, &PAGE, &(table as i64)],
+            )?;
+            for r in &rows {
+                let rec = record_of(r);
+                from = rec.seq as i64;
+                f(rec)?;
+            }
+            if (rows.len() as i64) < PAGE {
+                return Ok(());
+            }
+        }
+    }
+
+    fn answers_since(&self, since_ms: u64) -> Result<Vec<AnswerRow>, StoreError> {
+        let rows = self.c().query(
+            "SELECT seq, key_id, digest, answer, at_ms, cause FROM answer_log WHERE at_ms >= $1 ORDER BY seq",
+            &[&(since_ms as i64)],
+        )?;
+        rows.iter()
+            .map(|r| {
+                let seq = r.get::<_, i64>(0) as u64;
+                let bad = |what: &str| StoreError::Corrupt(format!("answer {seq}: {what}"));
+                let kid: Vec<u8> = r.get(1);
+                let digest: Vec<u8> = r.get(2);
+                let cause: String = r.get(5);
+                Ok(AnswerRow {
+                    seq,
+                    key: String::new(),
+                    key_id: u128::from_le_bytes(kid.try_into().map_err(|_| bad("its key id"))?),
+                    request: digest.try_into().map_err(|_| bad("its digest"))?,
+                    answer: r.get(3),
+                    at_ms: r.get::<_, i64>(4) as u64,
+                    cause: Cause::parse(&cause).ok_or_else(|| bad("its cause"))?,
+                })
+            })
+            .collect()
+    }
+
+    fn last_answer(&self) -> Result<u64, StoreError> {
+        Ok(self.c().query_one("SELECT COALESCE(MAX(seq), 0) FROM answer_log", &[])?.get::<_, i64>(0) as u64)
+    }
+
+    fn last_transfer(&self) -> Result<u64, StoreError> {
+        Ok(self.c().query_one("SELECT COALESCE(MAX(id), 0) FROM transfers", &[])?.get::<_, i64>(0) as u64)
+    }
+
+    fn latest_checkpoint(&self) -> Result<Option<StoredCheckpoint>, StoreError> {
+        let mut c = self.c();
+        let Some(r) = c.query_opt(
+            "SELECT id, sha256, signature, public_key FROM checkpoints WHERE complete ORDER BY id DESC LIMIT 1",
+            &[],
+        )?
+        else {
+            return Ok(None);
+        };
+        let id: i64 = r.get(0);
+        let mut body = Vec::new();
+        for p in c.query("SELECT data FROM checkpoint_parts WHERE checkpoint = $1 ORDER BY n", &[&id])? {
+            body.extend_from_slice(p.get::<_, &[u8]>(0));
+        }
+        Ok(Some(StoredCheckpoint { id, body, sha256: r.get(1), signature: r.get(2), public_key: r.get(3) }))
+    }
+
+    fn head(&self, table: u32) -> Result<Option<Record>, StoreError> {
+        Ok(self
+            .c()
+            .query_opt(
+                "SELECT seq, prev, body, hash FROM audit WHERE tbl = $1 ORDER BY seq DESC LIMIT 1",
+                &[&(table as i64)],
+            )?
+            .map(|r| record_of(&r)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The month of a time, against dates worked out by hand.
+    #[test]
+    fn year_month_of_known_times() {
+        assert_eq!(year_month(0), (1970, 1));
+        assert_eq!(year_month(951_782_400_000), (2000, 2)); // 2000-02-29
+        assert_eq!(year_month(951_868_800_000), (2000, 3)); // 2000-03-01
+        assert_eq!(year_month(1_795_996_800_000), (2026, 11)); // 2026-11-30
+        assert_eq!(year_month(1_796_083_200_000), (2026, 12)); // 2026-12-01
+        assert_eq!(year_month(1_798_761_599_999), (2026, 12)); // 2026-12-31 23:59:59.999
+        assert_eq!(year_month(1_798_761_600_000), (2027, 1));
+    }
+}

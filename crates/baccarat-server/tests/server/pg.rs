@@ -1,0 +1,280 @@
+//! The PostgreSQL store against a real PostgreSQL, started by
+//! `scripts/postgres.sh` (installed from Debian's packages if missing) in a
+//! throwaway cluster on a Unix socket under the target directory; each test
+//! has a database of its own. `BACCARAT_TEST_PG` points the tests at another
+//! server instead.
+//!
+//! The same commits go to SQLite and to PostgreSQL: every recovery read gives
+//! the same answer from both, recovery from a checkpoint on PostgreSQL gives
+//! the casino a whole replay gives, and the schema is partitioned by month.
+
+use std::collections::BTreeSet;
+use std::sync::OnceLock;
+
+use baccarat_rules::{Bet, Money};
+use baccarat_server::casino::{recover, Casino, Mode, Reply, Request};
+use baccarat_server::checkpoint;
+use baccarat_server::coup_feed::Feed;
+use baccarat_server::pg_store::PgStore;
+use baccarat_server::store::{Commit, History, SqliteStore, Store};
+use baccarat_server::trust::Actor;
+use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
+
+use super::checkpoint::{fingerprint, same};
+
+/// The cluster's URL, started once per test process.
+fn cluster() -> &'static str {
+    static URL: OnceLock<String> = OnceLock::new();
+    URL.get_or_init(|| {
+        if let Ok(url) = std::env::var("BACCARAT_TEST_PG") {
+            return url;
+        }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("pg");
+        let out = std::process::Command::new("bash")
+            .arg(root.join("scripts/postgres.sh"))
+            .arg("start")
+            .arg(&dir)
+            .output()
+            .expect("run scripts/postgres.sh");
+        assert!(out.status.success(), "scripts/postgres.sh start: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    })
+}
+
+/// A new, empty database on the cluster, named for the test.
+fn database(name: &str) -> String {
+    let base = cluster();
+    let db = format!("t{}_{name}", std::process::id());
+    let mut c = postgres::Client::connect(base, postgres::NoTls).expect("connect to the test cluster");
+    c.batch_execute(&format!("DROP DATABASE IF EXISTS {db}")).unwrap();
+    c.batch_execute(&format!("CREATE DATABASE {db}")).unwrap();
+    let (server, _) = base.rsplit_once('/').expect("a URL ending in its database");
+    format!("{server}/{db}")
+}
+
+const CONFIG: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 100000\n[bets.player_pair]\n";
+
+/// A casino whose every commit goes to both stores.
+struct Both {
+    casino: Casino,
+    feed: Feed,
+    sqlite: SqliteStore,
+    pg: PgStore,
+}
+
+impl Both {
+    fn step(&mut self, r: Request) -> Reply {
+        let mut commit = Commit::default();
+        let reply = self.casino.handle(r, &mut commit);
+        self.apply(commit);
+        reply
+    }
+
+    fn apply(&mut self, commit: Commit) {
+        self.sqlite.commit(&commit).unwrap();
+        self.pg.commit(&commit).unwrap();
+        for (t, seq, e) in &commit.events {
+            self.feed.absorb(*t, *seq, e);
+        }
+    }
+
+    fn table(&mut self, command: Command) -> Reply {
+        self.step(Request::Table { table: 1, command, by: Actor::Server })
+    }
+
+    /// One coup at table 1 with a wager from each of players 1–3.
+    fn coup(&mut self, n: usize) {
+        if matches!(self.casino.phase(1), Some(Phase::NoShoe | Phase::ShoeOver)) {
+            self.step(Request::NewShoe { table: 1 });
+        }
+        self.table(Command::OpenBetting { no_bet: false, closes_at: None });
+        for p in 1..=3u32 {
+            let bet = [Bet::Banker, Bet::Player, Bet::PlayerPair][(p as usize + n) % 3];
+            let r = self.step(Request::Wager {
+                table: 1,
+                player: PlayerId(p),
+                spot: Spot::Box(p as u8),
+                bet,
+                amount: Money(1000 * p as i64),
+                key: format!("c{n}p{p}"),
+                ante: Money::ZERO,
+            });
+            assert!(matches!(r, Reply::Wager { .. }), "{r:?}");
+        }
+        self.table(Command::CloseBetting);
+        while matches!(self.casino.phase(1), Some(Phase::Closed | Phase::Dealing)) {
+            self.table(Command::DealNext);
+        }
+    }
+}
+
+fn both(name: &str) -> Both {
+    let mut b = Both {
+        casino: Casino::new(),
+        feed: Feed::default(),
+        sqlite: SqliteStore::memory().unwrap(),
+        pg: PgStore::connect(&database(name)).unwrap(),
+    };
+    let mut commit = Commit::default();
+    b.casino.create_table(1, "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
+    b.apply(commit);
+    for p in 1..=3 {
+        b.step(Request::Deposit { player: PlayerId(p), amount: Money(100_000), key: format!("start{p}") });
+    }
+    b
+}
+
+/// Every read recovery makes, from one store, as comparable values.
+fn reads(h: &dyn History) -> serde_json::Value {
+    let mut transfers = Vec::new();
+    h.each_transfer_after(0, &mut |t| {
+        transfers.push(format!("{t:?}"));
+        Ok(())
+    })
+    .unwrap();
+    let mut chains = Vec::new();
+    for table in [0u32, 1] {
+        let mut records = Vec::new();
+        h.each_record_after(table, 0, &mut |r| {
+            records.push(format!("{r:?}"));
+            Ok(())
+        })
+        .unwrap();
+        chains.push(
+            serde_json::json!({ "table": table, "records": records, "head": format!("{:?}", h.head(table).unwrap()) }),
+        );
+    }
+    let answers: Vec<String> = h
+        .answers_since(0)
+        .unwrap()
+        .into_iter()
+        .map(|a| format!("{} {:x} {:?} {} {} {:?}", a.seq, a.key_id, a.request, a.answer, a.at_ms, a.cause))
+        .collect();
+    let checkpoint = h.latest_checkpoint().unwrap().map(|c| (c.body, c.sha256, c.signature, c.public_key));
+    serde_json::json!({
+        "tables": format!("{:?}", h.tables().unwrap()),
+        "accounts": format!("{:?}", h.accounts().unwrap()),
+        "transfers": transfers,
+        "chains": chains,
+        "answers": answers,
+        "last_answer": h.last_answer().unwrap(),
+        "last_transfer": h.last_transfer().unwrap(),
+        "checkpoint": format!("{checkpoint:?}"),
+    })
+}
+
+/// The same commits give the same reads from SQLite and from PostgreSQL,
+/// checkpoint (in parts) included; and a retried wager's answer comes back
+/// from either.
+#[test]
+fn the_same_commits_read_back_alike_from_sqlite_and_postgres() {
+    let mut b = both("alike");
+    for n in 0..3 {
+        b.coup(n);
+    }
+    let key = baccarat_server::anchor::AnchorKey::load_or_create(
+        &std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("pg-alike.key"),
+    )
+    .unwrap();
+    let mut cp = b.casino.checkpoint();
+    cp.feed = Some(b.feed.state());
+    let sealed = checkpoint::seal_with(&cp, &key);
+    b.sqlite.write_checkpoint(&sealed).unwrap();
+    b.pg.write_checkpoint(&sealed).unwrap();
+    b.coup(3);
+    let (s, p) = (reads(&b.sqlite), reads(&b.pg));
+    same(&s, &p, "SQLite and PostgreSQL");
+    assert!(s["transfers"].as_array().unwrap().len() > 12, "the coups moved money: {s}");
+    assert!(s["answers"].as_array().unwrap().len() >= 15, "every wager and deposit answered");
+    assert_ne!(s["checkpoint"], "None");
+}
+
+/// Recovery from PostgreSQL, from the checkpoint plus its tail and from the
+/// whole history, gives the casino that was in memory.
+#[test]
+fn recovery_from_postgres_equals_the_live_casino() {
+    let mut b = both("recover");
+    for n in 0..2 {
+        b.coup(n);
+    }
+    let key = baccarat_server::anchor::AnchorKey::load_or_create(
+        &std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("pg-recover.key"),
+    )
+    .unwrap();
+    let mut cp = b.casino.checkpoint();
+    cp.feed = Some(b.feed.state());
+    b.pg.write_checkpoint(&checkpoint::seal_with(&cp, &key)).unwrap();
+    b.coup(2);
+    // Leave a coup open, with wagers held.
+    b.table(Command::OpenBetting { no_bet: false, closes_at: None });
+    b.step(Request::Wager {
+        table: 1,
+        player: PlayerId(2),
+        spot: Spot::Box(2),
+        bet: Bet::Banker,
+        amount: Money(5000),
+        key: "open".into(),
+        ante: Money::ZERO,
+    });
+    let live = fingerprint(&b.casino, &b.feed);
+
+    let stored = b.pg.latest_checkpoint().unwrap().expect("a checkpoint");
+    let opened = checkpoint::open(&stored, &key.public_hex()).unwrap();
+    let none = BTreeSet::new();
+    let from_cp = recover(&b.pg, Some(opened), 0, &none).unwrap();
+    let whole = recover(&b.pg, None, 0, &none).unwrap();
+    assert!(from_cp.tail_records > 0 && from_cp.tail_records < whole.tail_records);
+    same(&fingerprint(&from_cp.casino, &from_cp.feed), &live, "from the checkpoint");
+    same(&fingerprint(&whole.casino, &whole.feed), &live, "from the whole history");
+}
+
+/// A forger who edits a checkpoint's part in PostgreSQL is caught by its hash.
+#[test]
+fn a_checkpoint_altered_in_postgres_is_refused() {
+    let mut b = both("forged");
+    b.coup(0);
+    let key = baccarat_server::anchor::AnchorKey::load_or_create(
+        &std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("pg-forged.key"),
+    )
+    .unwrap();
+    let mut cp = b.casino.checkpoint();
+    cp.feed = Some(b.feed.state());
+    b.pg.write_checkpoint(&checkpoint::seal_with(&cp, &key)).unwrap();
+    let n = b.pg.with_client(|c| {
+        c.execute(
+            "UPDATE checkpoint_parts SET data = convert_to(replace(convert_from(data, 'UTF8'), '\"balance\":1', '\"balance\":9'), 'UTF8')
+             WHERE convert_from(data, 'UTF8') LIKE '%\"balance\":1%'",
+            &[],
+        )
+        .unwrap()
+    });
+    assert!(n > 0, "the forgery changed a part");
+    let stored = b.pg.latest_checkpoint().unwrap().unwrap();
+    let why = checkpoint::open(&stored, &key.public_hex()).unwrap_err();
+    assert!(why.contains("SHA-256"), "{why}");
+}
+
+/// The logs are partitioned by month, around now, with a default partition;
+/// migrations apply once, and a second store on the same database (another
+/// server starting) finds the schema in place.
+#[test]
+fn the_logs_are_partitioned_by_month_and_migrations_apply_once() {
+    let url = database("schema");
+    let s = PgStore::connect(&url).unwrap();
+    assert_eq!(s.version().unwrap(), PgStore::SCHEMA_VERSION);
+    for t in ["transfers", "audit", "answer_log"] {
+        let parts = s.partitions(t).unwrap();
+        assert!(parts.contains(&format!("{t}_default")), "{parts:?}");
+        assert!(parts.len() >= 5, "{t}: the default and four months: {parts:?}");
+    }
+    // 2031-06-15: its months are made when asked, once.
+    s.ensure_months(1_939_248_000_000).unwrap();
+    s.ensure_months(1_939_248_000_000).unwrap();
+    let parts = s.partitions("audit").unwrap();
+    for m in ["audit_2031_05", "audit_2031_06", "audit_2031_07", "audit_2031_08"] {
+        assert!(parts.contains(&m.to_string()), "{m} in {parts:?}");
+    }
+    let again = PgStore::connect(&url).unwrap();
+    assert_eq!(again.version().unwrap(), PgStore::SCHEMA_VERSION);
+}

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL for the tests (crates/baccarat-server/tests/server/pg.rs)
+# and for trying the server on PostgreSQL by hand:
+#
+#   scripts/postgres.sh start DIR   # prints the connection URL on stdout
+#   scripts/postgres.sh stop DIR
+#
+# `start` installs PostgreSQL from Debian's packages if it is missing (apt, as
+# browser-deps.sh does for Chromium), makes a new cluster in DIR/data and starts
+# it listening only on a Unix socket in DIR (no TCP port, so nothing else on
+# the machine can reach it, and two test runs never collide). The cluster trusts
+# local connections and runs with fsync off: it is thrown away after the run,
+# and what the tests check is the server's own crash behaviour (kill -9 of the
+# server process), not the machine's. Idempotent: a running cluster in DIR is
+# reused. PostgreSQL refuses to run as root, so as root the cluster runs as the
+# `postgres` user the package creates.
+set -euo pipefail
+
+usage() { echo "usage: $0 start|stop DIR" >&2; exit 2; }
+[ $# -eq 2 ] || usage
+cmd=$1
+dir=$2
+
+pg_bin() {
+    local d
+    for d in /usr/lib/postgresql/*/bin; do
+        if [ -x "$d/pg_ctl" ]; then echo "$d"; fi
+    done | sort -V | tail -n 1
+}
+
+install_postgres() {
+    if [ "$(id -u)" -eq 0 ]; then as_root=(env); else as_root=(sudo env); fi
+    as_root+=(DEBIAN_FRONTEND=noninteractive)
+    local log
+    log=$(mktemp)
+    if ! { "${as_root[@]}" apt-get update -q && "${as_root[@]}" apt-get install -y -q --no-install-recommends postgresql; } >"$log" 2>&1; then
+        cat "$log" >&2
+        rm -f "$log"
+        echo "postgres.sh: could not install postgresql with apt-get" >&2
+        exit 1
+    fi
+    rm -f "$log"
+}
+
+# Run a PostgreSQL program as the cluster's owner.
+as_owner() {
+    if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+case "$cmd" in
+start)
+    bin=$(pg_bin)
+    if [ -z "$bin" ]; then
+        install_postgres
+        bin=$(pg_bin)
+        [ -n "$bin" ] || { echo "postgres.sh: PostgreSQL installed but pg_ctl not found" >&2; exit 1; }
+    fi
+    mkdir -p "$dir"
+    dir=$(cd "$dir" && pwd)
+    if [ "$(id -u)" -eq 0 ]; then chown postgres: "$dir"; fi
+    if [ ! -f "$dir/data/PG_VERSION" ]; then
+        as_owner "$bin/initdb" -D "$dir/data" -A trust -U baccarat -E UTF8 --no-locale >"$dir/initdb.log" 2>&1 \
+            || { cat "$dir/initdb.log" >&2; exit 1; }
+    fi
+    if ! as_owner "$bin/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
+        as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start \
+            -o "-k $dir -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+            >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
+    fi
+    # libpq's URL form: the socket directory is the host, percent-encoded.
+    host=$(printf '%s' "$dir" | sed 's|/|%2F|g')
+    echo "postgres://baccarat@${host}/postgres"
+    ;;
+stop)
+    bin=$(pg_bin)
+    [ -n "$bin" ] || exit 0
+    if [ -f "$dir/data/PG_VERSION" ]; then
+        as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+    fi
+    ;;
+*)
+    usage
+    ;;
+esac

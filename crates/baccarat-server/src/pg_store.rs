@@ -74,7 +74,19 @@ const MIGRATIONS: &[&str] = &[
        PRIMARY KEY (checkpoint, n));
      CREATE TABLE marks (id BIGSERIAL PRIMARY KEY, at_ms BIGINT NOT NULL, last_transfer BIGINT NOT NULL,
        heads TEXT NOT NULL);",
+    // 2: table leases with fencing epochs (`PgStore::acquire`).
+    "CREATE TABLE leases (tbl BIGINT PRIMARY KEY, owner TEXT NOT NULL, epoch BIGINT NOT NULL,
+       expires_at TIMESTAMPTZ NOT NULL);",
 ];
+
+/// A table's lease, as this server holds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lease {
+    pub table: u32,
+    pub owner: String,
+    /// The fencing token: raised by one at every change of owner.
+    pub epoch: i64,
+}
 
 /// The partitioned tables.
 const PARTITIONED: [&str; 3] = ["transfers", "audit", "answer_log"];
@@ -85,6 +97,11 @@ pub struct PgStore {
     /// through `&self`; a store is used by one thread at a time, so the lock
     /// is never contended.
     client: Mutex<Client>,
+    /// The leases this server writes under, by table: every commit that
+    /// touches a table proves, in its own transaction, that the lease's
+    /// epoch is still this one ([`PgStore::acquire`]). Empty: one server
+    /// alone, unfenced.
+    fences: std::collections::BTreeMap<u32, Lease>,
 }
 
 impl PgStore {
@@ -92,7 +109,7 @@ impl PgStore {
     /// as the host, percent-encoded) and migrate.
     pub fn connect(url: &str) -> Result<PgStore, StoreError> {
         let client = Client::connect(url, NoTls)?;
-        let s = PgStore { client: Mutex::new(client) };
+        let s = PgStore { client: Mutex::new(client), fences: Default::default() };
         s.migrate()?;
         s.ensure_months(now_ms())?;
         Ok(s)
@@ -180,6 +197,47 @@ impl PgStore {
         Ok(rows.iter().map(|r| r.get(0)).collect())
     }
 
+    /// Take (or keep) table `table`'s lease for `owner`, for `ttl_ms`: granted
+    /// if nobody holds it, it has expired, or `owner` already holds it. A
+    /// change of owner raises the epoch, and from then on every commit under
+    /// the old epoch is refused by the database itself (the conditional
+    /// update in [`Store::commit`]), whatever the old owner believes about
+    /// its lease: a lock or a lease alone is not safe across a pause or a
+    /// partition, a fencing token checked where the write lands is.
+    /// Returns the lease if granted, and writes under it from now on.
+    pub fn acquire(&mut self, table: u32, owner: &str, ttl_ms: u64) -> Result<Option<Lease>, StoreError> {
+        let ttl = ttl_ms as i64;
+        let row = self.c().query_opt(
+            "INSERT INTO leases AS l (tbl, owner, epoch, expires_at) VALUES ($1, $2, 1, now() + $3::bigint * interval '1 millisecond')
+             ON CONFLICT (tbl) DO UPDATE
+               SET owner = excluded.owner,
+                   epoch = CASE WHEN l.owner = excluded.owner THEN l.epoch ELSE l.epoch + 1 END,
+                   expires_at = excluded.expires_at
+               WHERE l.owner = excluded.owner OR l.expires_at < now()
+             RETURNING epoch",
+            &[&(table as i64), &owner, &ttl],
+        )?;
+        let lease = row.map(|r| Lease { table, owner: owner.to_string(), epoch: r.get(0) });
+        match &lease {
+            Some(l) => {
+                self.fences.insert(table, l.clone());
+            }
+            None => {
+                self.fences.remove(&table);
+            }
+        }
+        Ok(lease)
+    }
+
+    /// Every lease, by table (an operator's view of who owns what).
+    pub fn leases(&self) -> Result<Vec<(Lease, bool)>, StoreError> {
+        let rows = self.c().query("SELECT tbl, owner, epoch, expires_at > now() FROM leases ORDER BY tbl", &[])?;
+        Ok(rows
+            .iter()
+            .map(|r| (Lease { table: r.get::<_, i64>(0) as u32, owner: r.get(1), epoch: r.get(2) }, r.get(3)))
+            .collect())
+    }
+
     /// Run `f` on the connection: for tests that tamper as an attacker would.
     pub fn with_client<T>(&self, f: impl FnOnce(&mut Client) -> T) -> T {
         f(&mut self.c())
@@ -227,8 +285,33 @@ fn transfer_of(r: &postgres::Row) -> Result<Transfer, StoreError> {
 
 impl Store for PgStore {
     fn commit(&mut self, c: &Commit) -> Result<(), StoreError> {
-        let mut client = self.c();
+        let fences = &self.fences;
+        let mut client = self.client.lock().unwrap_or_else(|p| p.into_inner());
         let mut tx = client.transaction()?;
+        // The fence: each leased table this batch writes must still be under
+        // this server's epoch. The update also locks the lease's row until the
+        // commit, so a new owner's `acquire` waits for this batch and then
+        // raises the epoch past it.
+        let touched: std::collections::BTreeSet<u32> =
+            c.records.iter().map(|(t, _)| *t).chain(c.tables.iter().map(|t| t.id)).collect();
+        for t in touched {
+            let Some(l) = fences.get(&t) else { continue };
+            let held = tx.execute(
+                "UPDATE leases SET tbl = tbl WHERE tbl = $1 AND owner = $2 AND epoch = $3",
+                &[&(t as i64), &l.owner, &l.epoch],
+            )?;
+            if held == 0 {
+                let now: Option<(String, i64)> = tx
+                    .query_opt("SELECT owner, epoch FROM leases WHERE tbl = $1", &[&(t as i64)])?
+                    .map(|r| (r.get(0), r.get(1)));
+                return Err(StoreError::Fenced(format!(
+                    "table {t}: this server ({}) writes under epoch {}, but the lease is now {}; nothing of this batch was written",
+                    l.owner,
+                    l.epoch,
+                    now.map_or("gone".to_string(), |(o, e)| format!("{o}'s, epoch {e}"))
+                )));
+            }
+        }
         for t in &c.tables {
             tx.execute(
                 "INSERT INTO tables (id, name, rulebook, config, mode, open) VALUES ($1, $2, $3, $4, $5, $6)

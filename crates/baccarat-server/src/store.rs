@@ -72,6 +72,10 @@ pub enum StoreError {
     /// PostgreSQL (`pg_store.rs`).
     #[error("database: {0}")]
     Pg(String),
+    /// A write under a table lease another server has since taken
+    /// (`pg_store.rs`): refused whole.
+    #[error("fenced: {0}")]
+    Fenced(String),
     #[error("stored data is unreadable: {0}")]
     Corrupt(String),
 }

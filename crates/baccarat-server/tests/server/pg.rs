@@ -278,3 +278,44 @@ fn the_logs_are_partitioned_by_month_and_migrations_apply_once() {
     let again = PgStore::connect(&url).unwrap();
     assert_eq!(again.version().unwrap(), PgStore::SCHEMA_VERSION);
 }
+
+/// Two servers on one database: the table's lease goes to one at a time, a
+/// change of owner raises the epoch, and the database refuses a stale owner's
+/// write whole, naming both epochs, while the new owner writes.
+#[test]
+fn a_stale_owners_write_is_refused_by_the_database() {
+    use baccarat_server::audit::Record;
+    use baccarat_server::store::StoreError;
+    let url = database("fence");
+    let mut a = PgStore::connect(&url).unwrap();
+    let mut b = PgStore::connect(&url).unwrap();
+    let record = |seq: u64| {
+        let mut c = Commit::default();
+        c.records.push((1, Record { seq, prev: "p".into(), body: format!("r{seq}"), hash: format!("h{seq}") }));
+        c
+    };
+    let first = a.acquire(1, "server-a", 60_000).unwrap().expect("a free table is granted");
+    assert_eq!(first.epoch, 1);
+    assert_eq!(b.acquire(1, "server-b", 60_000).unwrap(), None, "held and not expired: refused");
+    a.commit(&record(1)).unwrap();
+    assert_eq!(a.acquire(1, "server-a", 60_000).unwrap().unwrap().epoch, 1, "a renewal keeps the epoch");
+
+    // server-a stops renewing (a pause, a partition): its lease runs out.
+    a.with_client(|c| c.execute("UPDATE leases SET expires_at = now() - interval '1 second'", &[]).unwrap());
+    let second = b.acquire(1, "server-b", 60_000).unwrap().expect("an expired lease is taken");
+    assert_eq!(second.epoch, 2, "a new owner, a new epoch");
+
+    // server-a still believes it owns the table: its write is refused whole.
+    let mut stale = record(2);
+    stale.records.push((1, Record { seq: 3, prev: "p".into(), body: "r3".into(), hash: "h3".into() }));
+    let err = a.commit(&stale).unwrap_err();
+    let StoreError::Fenced(why) = &err else { panic!("{err}") };
+    assert!(why.contains("epoch 1") && why.contains("server-b's, epoch 2"), "{why}");
+    assert_eq!(b.head(1).unwrap().unwrap().seq, 1, "nothing of the stale batch was written");
+    b.commit(&record(2)).unwrap();
+    assert_eq!(b.head(1).unwrap().unwrap().seq, 2);
+    assert_eq!(a.acquire(1, "server-a", 60_000).unwrap(), None, "server-b holds it now");
+    let leases = b.leases().unwrap();
+    assert_eq!(leases.len(), 1);
+    assert_eq!((leases[0].0.owner.as_str(), leases[0].0.epoch, leases[0].1), ("server-b", 2, true));
+}

@@ -14,6 +14,7 @@ pub mod http;
 pub mod key_reader;
 pub mod keys;
 pub mod ledger;
+pub mod migrate;
 pub mod openapi;
 pub mod pacer;
 pub mod pg_store;

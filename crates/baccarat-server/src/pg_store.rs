@@ -77,7 +77,17 @@ const MIGRATIONS: &[&str] = &[
     // 2: table leases with fencing epochs (`PgStore::acquire`).
     "CREATE TABLE leases (tbl BIGINT PRIMARY KEY, owner TEXT NOT NULL, epoch BIGINT NOT NULL,
        expires_at TIMESTAMPTZ NOT NULL);",
+    // 3: people and their sessions (only token hashes), as SQLite's 3 and 7.
+    "CREATE TABLE users (id BIGINT PRIMARY KEY, name TEXT NOT NULL UNIQUE, role TEXT NOT NULL,
+       password TEXT NOT NULL);
+     CREATE TABLE sessions (token_sha256 TEXT PRIMARY KEY, \"user\" BIGINT NOT NULL REFERENCES users (id),
+       revoked BOOLEAN NOT NULL DEFAULT false, created_ms BIGINT NOT NULL DEFAULT 0,
+       seen_ms BIGINT NOT NULL DEFAULT 0);",
 ];
+
+/// The tables that hold a casino: a database with a row in any is not empty.
+const CASINO_TABLES: [&str; 8] =
+    ["tables", "accounts", "transfers", "audit", "answer_log", "checkpoints", "users", "sessions"];
 
 /// A table's lease, as this server holds it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -236,6 +246,19 @@ impl PgStore {
             .iter()
             .map(|r| (Lease { table: r.get::<_, i64>(0) as u32, owner: r.get(1), epoch: r.get(2) }, r.get(3)))
             .collect())
+    }
+
+    /// The rows in each table that holds a casino, those not empty only.
+    pub fn occupied(&self) -> Result<Vec<(&'static str, i64)>, StoreError> {
+        let mut c = self.c();
+        let mut out = Vec::new();
+        for t in CASINO_TABLES {
+            let n: i64 = c.query_one(&format!("SELECT COUNT(*) FROM {t}"), &[])?.get(0);
+            if n > 0 {
+                out.push((t, n));
+            }
+        }
+        Ok(out)
     }
 
     /// Run `f` on the connection: for tests that tamper as an attacker would.

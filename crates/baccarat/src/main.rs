@@ -45,6 +45,8 @@ enum Command {
     /// Move history older than some days into a write-once archive file,
     /// which verify and recall still read.
     Archive(cmd::archive::ArchiveArgs),
+    /// Copy a SQLite casino into an empty PostgreSQL database and check the copy.
+    Migrate(cmd::migrate::MigrateArgs),
     /// Drive many players at many tables of a running server on loopback.
     Loadgen(cmd::loadgen::Args),
     /// Check a table configuration against its rulebook.
@@ -74,6 +76,7 @@ fn main() -> ExitCode {
         Command::Serve(a) => cmd::serve::run_serve(a),
         Command::Verify(a) => cmd::verify::run_verify(a),
         Command::Archive(a) => cmd::archive::run(a),
+        Command::Migrate(a) => cmd::migrate::run(a),
         Command::Loadgen(a) => cmd::loadgen::run(a),
         Command::Rng(c) => cmd::rng::run(c),
         Command::Tournament(c) => cmd::tournament::run(c),

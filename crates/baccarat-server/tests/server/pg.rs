@@ -319,3 +319,48 @@ fn a_stale_owners_write_is_refused_by_the_database() {
     assert_eq!(leases.len(), 1);
     assert_eq!((leases[0].0.owner.as_str(), leases[0].0.epoch, leases[0].1), ("server-b", 2, true));
 }
+
+/// `migrate` copies a served SQLite casino (demo tables, people, sessions,
+/// coups, a checkpoint) into an empty PostgreSQL database and checks it;
+/// recovery from the copy gives the casino recovery from the source gives;
+/// a second run is refused, naming what the target holds; a missing source
+/// is named.
+#[test]
+fn migrate_copies_a_sqlite_casino_and_refuses_a_non_empty_target() {
+    use super::checkpoint::{config, deposits, play};
+    use baccarat_server::serve::{open, write_checkpoint};
+    let cfg = config("migrate");
+    let mut o = open(&cfg).unwrap();
+    deposits(&mut o);
+    play(&mut o, 2, 0, false);
+    write_checkpoint(&mut o.store, &o.anchors, &o.casino, &o.feed).unwrap();
+    play(&mut o, 1, 1, true);
+    let public = o.anchors.public_hex();
+    drop(o);
+
+    let url = database("migrate");
+    let copied = baccarat_server::migrate::migrate(&cfg.db, &url).unwrap();
+    for (stream, least) in [("tables", 4), ("users", 5), ("transfers", 20), ("answers", 10), ("checkpoint", 1)] {
+        assert!(copied.streams[stream] >= least, "{stream}: {:?}", copied.streams);
+    }
+    assert!(copied.streams["chain 1"] > 10, "{:?}", copied.streams);
+
+    let sqlite = SqliteStore::open(&cfg.db).unwrap();
+    let pg = PgStore::connect(&url).unwrap();
+    let none = BTreeSet::new();
+    let cp = |h: &dyn History| checkpoint::open(&h.latest_checkpoint().unwrap().unwrap(), &public).unwrap();
+    let a = recover(&sqlite, Some(cp(&sqlite)), 0, &none).unwrap();
+    let b = recover(&pg, Some(cp(&pg)), 0, &none).unwrap();
+    same(&fingerprint(&a.casino, &a.feed), &fingerprint(&b.casino, &b.feed), "recovered from SQLite and from the copy");
+
+    // The check reads both back: a transfer altered in the copy is named.
+    assert_eq!(baccarat_server::migrate::check_copy(&cfg.db, &url).unwrap(), copied);
+    pg.with_client(|c| c.execute("UPDATE transfers SET amount = amount + 1 WHERE id = 3", &[]).unwrap());
+    let altered = baccarat_server::migrate::check_copy(&cfg.db, &url).unwrap_err();
+    assert!(altered.contains("transfers") && !altered.contains("accounts"), "{altered}");
+
+    let again = baccarat_server::migrate::migrate(&cfg.db, &url).unwrap_err();
+    assert!(again.contains("already holds a casino") && again.contains("tables"), "{again}");
+    let missing = baccarat_server::migrate::migrate(std::path::Path::new("/nonexistent/casino.db"), &url).unwrap_err();
+    assert!(missing.contains("--from") && missing.contains("does not exist"), "{missing}");
+}

@@ -2,6 +2,7 @@
 
 pub mod archive;
 pub mod loadgen;
+pub mod migrate;
 pub mod odds;
 pub mod profiles;
 pub mod promotion;

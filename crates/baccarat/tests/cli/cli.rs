@@ -283,6 +283,16 @@ fn archive_refuses_bad_input_and_a_database_with_nothing_to_cut() {
 }
 
 #[test]
+fn migrate_refuses_a_target_that_is_not_postgres_and_a_missing_source() {
+    let empty = tmp("migrate-empty.db", "");
+    refused(&["migrate", "--from", &empty, "--to", "mysql://db"], "--to: \"mysql://db\" is not a postgres:// URL");
+    refused(
+        &["migrate", "--from", "/nonexistent/casino.db", "--to", "postgres://nobody@%2Fnonexistent/db"],
+        "--from: /nonexistent/casino.db does not exist",
+    );
+}
+
+#[test]
 fn tournament_conditions_are_checked_and_shown_as_players_read_them() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tournaments/");
     for name in ["eight.toml", "freeroll.toml"] {

@@ -1,0 +1,357 @@
+//! `baccarat migrate`: a SQLite casino copied into an empty PostgreSQL
+//! database (`pg_store.rs`), then checked against its source.
+//!
+//! # Design
+//!
+//! * **Only into an empty target.** A database that holds any table, account,
+//!   transfer, record, answer, checkpoint, user or session is refused, naming
+//!   what it holds: a copy never mixes two casinos, and never overwrites one.
+//! * **Everything a server needs:** the tables, the accounts, every transfer
+//!   and audit record (archived ones too: the history readers read the
+//!   archive files first), every idempotency answer with its key, the users
+//!   and sessions, the checkpoint marks and the latest checkpoint. The anchor
+//!   file and the signing key stay files beside the SQLite database: keep
+//!   them, the server needs both.
+//! * **Streamed, in pages of [`PAGE_ROWS`]**, each page one commit of the
+//!   target store: memory stays flat whatever the history.
+//! * **Checked:** each stream (tables, accounts, transfers, each chain,
+//!   answers, users, sessions, the checkpoint) is read back from both
+//!   databases, counted and hashed (SHA-256); any difference is named.
+//! * A copy that fails part way leaves a partial target, which a rerun
+//!   refuses as not empty: drop and recreate the target database, then run
+//!   it again. The source is only read (opening it applies its own pending
+//!   SQLite migrations, as a server start would).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use sha2::{Digest, Sha256};
+
+use crate::audit::Record;
+use crate::checkpoint::{Checkpoint, Sealed};
+use crate::ledger::{AnswerRow, Cause, Changes};
+use crate::pg_store::PgStore;
+use crate::store::{Commit, History, SqliteStore, Store, StoreError};
+
+/// Rows per commit of the copy.
+pub const PAGE_ROWS: usize = 10_000;
+
+/// What was copied: each stream's rows, as counted in both databases.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Copied {
+    pub streams: BTreeMap<String, u64>,
+}
+
+/// Copy the SQLite casino at `from` into the empty PostgreSQL database at
+/// `to`, then check the copy.
+pub fn migrate(from: &Path, to: &str) -> Result<Copied, String> {
+    if !from.exists() {
+        return Err(format!("--from: {} does not exist", from.display()));
+    }
+    let src = SqliteStore::open(from).map_err(|e| format!("--from {}: {e}", from.display()))?;
+    let mut dst = PgStore::connect(to).map_err(|e| format!("--to: {e}"))?;
+    let held = dst.occupied().map_err(|e| e.to_string())?;
+    if !held.is_empty() {
+        let what: Vec<String> = held.iter().map(|(t, n)| format!("{n} {t}")).collect();
+        return Err(format!(
+            "--to: the database already holds a casino ({}); migrate copies only into an empty database",
+            what.join(", ")
+        ));
+    }
+    copy(&src, &mut dst)
+        .map_err(|e| format!("copying: {e} (the target is now partial: drop and recreate it before running again)"))?;
+    check(&src, &dst)
+}
+
+fn copy(src: &SqliteStore, dst: &mut PgStore) -> Result<(), StoreError> {
+    let tables = src.tables()?;
+    dst.commit(&Commit { tables: tables.clone(), ..Commit::default() })?;
+    let mut page: Vec<crate::ledger::Transfer> = Vec::new();
+    src.each_transfer_after(0, |t| {
+        page.push(t);
+        if page.len() == PAGE_ROWS {
+            dst.commit(&transfers(std::mem::take(&mut page)))?;
+        }
+        Ok(())
+    })?;
+    dst.commit(&transfers(page))?;
+    for t in chains(&tables) {
+        let mut page: Vec<(u32, Record)> = Vec::new();
+        src.each_record_after(t, 0, |r| {
+            page.push((t, r));
+            if page.len() == PAGE_ROWS {
+                dst.commit(&Commit { records: std::mem::take(&mut page), ..Commit::default() })?;
+            }
+            Ok(())
+        })?;
+        dst.commit(&Commit { records: page, ..Commit::default() })?;
+    }
+    let mut page = Vec::new();
+    each_sqlite_answer(src, |a| {
+        page.push(Changes { transfers: vec![], accounts: vec![], answer: Some(a) });
+        if page.len() == PAGE_ROWS {
+            dst.commit(&Commit { ledger: std::mem::take(&mut page), ..Commit::default() })?;
+        }
+        Ok(())
+    })?;
+    dst.commit(&Commit { ledger: page, ..Commit::default() })?;
+    let accounts = src.accounts()?;
+    dst.commit(&Commit { ledger: vec![Changes { transfers: vec![], accounts, answer: None }], ..Commit::default() })?;
+    let (users, sessions) = sqlite_people(src)?;
+    dst.with_client(|c| -> Result<(), StoreError> {
+        let mut tx = c.transaction()?;
+        for u in &users {
+            tx.execute(
+                "INSERT INTO users (id, name, role, password) VALUES ($1, $2, $3, $4)",
+                &[&u.0, &u.1, &u.2, &u.3],
+            )?;
+        }
+        for s in &sessions {
+            tx.execute(
+                "INSERT INTO sessions (token_sha256, \"user\", revoked, created_ms, seen_ms) VALUES ($1, $2, $3, $4, $5)",
+                &[&s.0, &s.1, &s.2, &s.3, &s.4],
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
+    })?;
+    if let Some(cp) = src.latest_checkpoint()? {
+        let c: Checkpoint = serde_json::from_slice(&cp.body)
+            .map_err(|e| StoreError::Corrupt(format!("checkpoint {}: unreadable: {e}", cp.id)))?;
+        dst.write_checkpoint(&Sealed {
+            at_ms: c.at_ms,
+            mark: c.mark(),
+            body: cp.body,
+            sha256: cp.sha256,
+            signature: cp.signature,
+            public_key: cp.public_key,
+        })?;
+    }
+    Ok(())
+}
+
+fn transfers(page: Vec<crate::ledger::Transfer>) -> Commit {
+    Commit { ledger: vec![Changes { transfers: page, accounts: vec![], answer: None }], ..Commit::default() }
+}
+
+/// The chains: the casino's own and each table's.
+fn chains(tables: &[crate::store::TableRow]) -> Vec<u32> {
+    std::iter::once(crate::audit::CASINO_CHAIN).chain(tables.iter().map(|t| t.id)).collect()
+}
+
+/// Each idempotency answer in the SQLite log, with its key's text.
+fn each_sqlite_answer(
+    src: &SqliteStore,
+    mut f: impl FnMut(AnswerRow) -> Result<(), StoreError>,
+) -> Result<(), StoreError> {
+    let mut after = 0i64;
+    loop {
+        let mut q = src.connection().prepare(
+            "SELECT rowid, key, key_id, digest, answer, at_ms, cause FROM answer_log WHERE rowid > ?1 ORDER BY rowid LIMIT ?2",
+        )?;
+        let mut rows = q.query(rusqlite::params![after, PAGE_ROWS as i64])?;
+        let mut n = 0;
+        while let Some(r) = rows.next()? {
+            n += 1;
+            after = r.get(0)?;
+            let key: String = r.get(1)?;
+            let key_id = match r.get_ref(2)?.as_blob_or_null()? {
+                Some(b) => u128::from_le_bytes(
+                    b.try_into().map_err(|_| StoreError::Corrupt(format!("answer {after}: its key id")))?,
+                ),
+                None => crate::keys::key_id(&key),
+            };
+            let request: [u8; 32] = r
+                .get_ref(3)?
+                .as_blob()?
+                .try_into()
+                .map_err(|_| StoreError::Corrupt(format!("answer {after}: its digest")))?;
+            let cause: String = r.get(6)?;
+            f(AnswerRow {
+                seq: after as u64,
+                key,
+                key_id,
+                request,
+                answer: r.get(4)?,
+                at_ms: r.get::<_, i64>(5)? as u64,
+                cause: Cause::parse(&cause).ok_or_else(|| StoreError::Corrupt(format!("answer {after}: its cause")))?,
+            })?;
+        }
+        if n < PAGE_ROWS {
+            return Ok(());
+        }
+    }
+}
+
+type User = (i64, String, String, String);
+type Session = (String, i64, bool, i64, i64);
+
+fn sqlite_people(src: &SqliteStore) -> Result<(Vec<User>, Vec<Session>), StoreError> {
+    let c = src.connection();
+    let mut q = c.prepare("SELECT id, name, role, password FROM users ORDER BY id")?;
+    let users = q.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?.collect::<Result<_, _>>()?;
+    let mut q =
+        c.prepare("SELECT token_sha256, user, revoked, created_ms, seen_ms FROM sessions ORDER BY token_sha256")?;
+    let sessions = q
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? != 0, r.get(3)?, r.get(4)?)))?
+        .collect::<Result<_, _>>()?;
+    Ok((users, sessions))
+}
+
+fn pg_people(dst: &PgStore) -> Result<(Vec<User>, Vec<Session>), StoreError> {
+    dst.with_client(|c| {
+        let users = c
+            .query("SELECT id, name, role, password FROM users ORDER BY id", &[])?
+            .iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
+            .collect();
+        let sessions = c
+            .query(
+                "SELECT token_sha256, \"user\", revoked, created_ms, seen_ms FROM sessions ORDER BY token_sha256",
+                &[],
+            )?
+            .iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4)))
+            .collect();
+        Ok((users, sessions))
+    })
+}
+
+fn each_pg_answer(dst: &PgStore, mut f: impl FnMut(AnswerRow)) -> Result<(), StoreError> {
+    let mut after = 0i64;
+    loop {
+        let rows = dst.with_client(|c| {
+            c.query(
+                "SELECT seq, key, key_id, digest, answer, at_ms, cause FROM answer_log WHERE seq > $1 ORDER BY seq LIMIT $2",
+                &[&after, &(PAGE_ROWS as i64)],
+            )
+        })?;
+        for r in &rows {
+            after = r.get(0);
+            let bad = |what: &str| StoreError::Corrupt(format!("answer {after}: {what}"));
+            let kid: Vec<u8> = r.get(2);
+            let digest: Vec<u8> = r.get(3);
+            let cause: String = r.get(6);
+            f(AnswerRow {
+                seq: after as u64,
+                key: r.get(1),
+                key_id: u128::from_le_bytes(kid.try_into().map_err(|_| bad("its key id"))?),
+                request: digest.try_into().map_err(|_| bad("its digest"))?,
+                answer: r.get(4),
+                at_ms: r.get::<_, i64>(5) as u64,
+                cause: Cause::parse(&cause).ok_or_else(|| bad("its cause"))?,
+            });
+        }
+        if rows.len() < PAGE_ROWS {
+            return Ok(());
+        }
+    }
+}
+
+/// A stream's rows, counted and hashed.
+#[derive(Default)]
+struct Tally {
+    rows: u64,
+    sha: Sha256,
+}
+
+impl Tally {
+    fn add(&mut self, row: impl std::fmt::Debug) {
+        self.rows += 1;
+        self.sha.update(format!("{row:?}\n").as_bytes());
+    }
+
+    fn done(self) -> (u64, [u8; 32]) {
+        (self.rows, self.sha.finalize().into())
+    }
+}
+
+/// A reader of one database's idempotency answers, each handed to a visitor.
+type Answers<'a> = &'a dyn Fn(&mut dyn FnMut(AnswerRow)) -> Result<(), StoreError>;
+
+/// Every stream of one database, counted and hashed.
+fn tallies(
+    h: &dyn History,
+    answers: Answers<'_>,
+    people: (Vec<User>, Vec<Session>),
+) -> Result<BTreeMap<String, (u64, [u8; 32])>, StoreError> {
+    let mut out = BTreeMap::new();
+    let tables = h.tables()?;
+    let mut t = Tally::default();
+    tables.iter().for_each(|r| t.add(r));
+    out.insert("tables".to_string(), t.done());
+    let mut t = Tally::default();
+    h.accounts()?.iter().for_each(|a| t.add(a));
+    out.insert("accounts".to_string(), t.done());
+    let mut t = Tally::default();
+    h.each_transfer_after(0, &mut |x| {
+        t.add(x);
+        Ok(())
+    })?;
+    out.insert("transfers".to_string(), t.done());
+    for c in chains(&tables) {
+        let mut t = Tally::default();
+        h.each_record_after(c, 0, &mut |r| {
+            t.add(r);
+            Ok(())
+        })?;
+        out.insert(format!("chain {c}"), t.done());
+    }
+    let mut t = Tally::default();
+    answers(&mut |a| t.add(a))?;
+    out.insert("answers".to_string(), t.done());
+    let mut t = Tally::default();
+    people.0.iter().for_each(|u| t.add(u));
+    out.insert("users".to_string(), t.done());
+    let mut t = Tally::default();
+    people.1.iter().for_each(|s| t.add(s));
+    out.insert("sessions".to_string(), t.done());
+    let mut t = Tally::default();
+    if let Some(c) = h.latest_checkpoint()? {
+        t.add((c.body, c.sha256, c.signature, c.public_key));
+    }
+    out.insert("checkpoint".to_string(), t.done());
+    Ok(out)
+}
+
+/// Check a copy made earlier: every stream of the SQLite casino at `from`
+/// against the PostgreSQL database at `to`.
+pub fn check_copy(from: &Path, to: &str) -> Result<Copied, String> {
+    if !from.exists() {
+        return Err(format!("--from: {} does not exist", from.display()));
+    }
+    let src = SqliteStore::open(from).map_err(|e| format!("--from {}: {e}", from.display()))?;
+    let dst = PgStore::connect(to).map_err(|e| format!("--to: {e}"))?;
+    check(&src, &dst)
+}
+
+/// Read every stream back from both and compare.
+fn check(src: &SqliteStore, dst: &PgStore) -> Result<Copied, String> {
+    let e = |e: StoreError| e.to_string();
+    let a = tallies(
+        src,
+        &|f| {
+            each_sqlite_answer(src, |r| {
+                f(r);
+                Ok(())
+            })
+        },
+        sqlite_people(src).map_err(e)?,
+    )
+    .map_err(e)?;
+    let b = tallies(dst, &|f| each_pg_answer(dst, f), pg_people(dst).map_err(e)?).map_err(e)?;
+    let mut differ = Vec::new();
+    for (k, (n, h)) in &a {
+        match b.get(k) {
+            Some((m, g)) if m == n && g == h => {}
+            Some((m, _)) => {
+                differ.push(format!("{k}: {n} rows in SQLite, {m} in PostgreSQL, or their contents differ"))
+            }
+            None => differ.push(format!("{k}: missing from PostgreSQL")),
+        }
+    }
+    if !differ.is_empty() {
+        return Err(format!("the copy does not match its source: {}", differ.join("; ")));
+    }
+    Ok(Copied { streams: a.into_iter().map(|(k, (n, _))| (k, n)).collect() })
+}

@@ -11,7 +11,9 @@
 # the machine can reach it, and two test runs never collide). The cluster trusts
 # local connections and runs with fsync off: it is thrown away after the run,
 # and what the tests check is the server's own crash behaviour (kill -9 of the
-# server process), not the machine's. Idempotent: a running cluster in DIR is
+# server process), not the machine's. BACCARAT_PG_DURABLE=1 keeps PostgreSQL's
+# durable defaults instead (fsync and synchronous commit on), for benchmarks
+# that compare it with SQLite's synchronous=FULL. Idempotent: a running cluster in DIR is
 # reused. PostgreSQL refuses to run as root, so as root the cluster runs as the
 # `postgres` user the package creates.
 set -euo pipefail
@@ -62,9 +64,12 @@ start)
         as_owner "$bin/initdb" -D "$dir/data" -A trust -U baccarat -E UTF8 --no-locale >"$dir/initdb.log" 2>&1 \
             || { cat "$dir/initdb.log" >&2; exit 1; }
     fi
+    opts="-k $dir -c listen_addresses='' -c max_connections=200"
+    if [ "${BACCARAT_PG_DURABLE:-0}" != 1 ]; then
+        opts="$opts -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+    fi
     if ! as_owner "$bin/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
-        as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start \
-            -o "-k $dir -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+        as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start -o "$opts" \
             >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
     fi
     # libpq's URL form: the socket directory is the host, percent-encoded.

@@ -39,7 +39,15 @@ fn scratch(name: &str) -> PathBuf {
 /// A database of about `records` rows of history, with a checkpoint at its end.
 fn filled(records: u64) -> ServeConfig {
     let db = scratch(&format!("fill-{records}"));
-    let a = filldb::Args { db: db.clone(), records, tables: 16, players: 2000, wagers_per_coup: 200, seed: 1 };
+    let a = filldb::Args {
+        db: db.clone(),
+        records,
+        tables: 16,
+        players: 2000,
+        wagers_per_coup: 200,
+        seed: 1,
+        mirror_pg: None,
+    };
     filldb::fill(&a).expect("fill");
     let mut cfg = ServeConfig::new(db, "127.0.0.1:0".parse().expect("an address"));
     // The start comes ten minutes after the fill: a database written just

@@ -26,6 +26,10 @@
 //! counted in the file when it starts plus what it wrote), so every coup is
 //! settled and no wager is open.
 //!
+//! With `--mirror-pg URL` every batch is also committed to a PostgreSQL store
+//! (`pg_store.rs`) on an empty database, and the time each store's commits
+//! took is reported: the same real batches on both back ends.
+//!
 //! Players, seats, bets and amounts come from a seeded generator (`--seed`,
 //! default 1); shoes are seeded from the OS, as the server seeds them.
 
@@ -66,15 +70,25 @@ pub struct Args {
     pub players: u32,
     pub wagers_per_coup: usize,
     pub seed: u64,
+    /// Commit every batch to this PostgreSQL database too, and time both.
+    pub mirror_pg: Option<String>,
 }
 
 fn usage() -> String {
-    "usage: filldb --db PATH --records N [--tables T (16)] [--players P (2000)] [--wagers-per-coup W (200)] [--seed S (1)]"
+    "usage: filldb --db PATH --records N [--tables T (16)] [--players P (2000)] [--wagers-per-coup W (200)] [--seed S (1)] [--mirror-pg URL]"
         .into()
 }
 
 fn args() -> Result<Args, String> {
-    let mut a = Args { db: PathBuf::new(), records: 0, tables: 16, players: 2000, wagers_per_coup: 200, seed: 1 };
+    let mut a = Args {
+        db: PathBuf::new(),
+        records: 0,
+        tables: 16,
+        players: 2000,
+        wagers_per_coup: 200,
+        seed: 1,
+        mirror_pg: None,
+    };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         if flag == "--help" || flag == "-h" {
@@ -89,6 +103,7 @@ fn args() -> Result<Args, String> {
             "--players" => a.players = num("a number of players")? as u32,
             "--wagers-per-coup" => a.wagers_per_coup = num("a number of wagers")? as usize,
             "--seed" => a.seed = num("a number")?,
+            "--mirror-pg" => a.mirror_pg = Some(value.clone()),
             _ => return Err(format!("unknown flag {flag}\n{}", usage())),
         }
     }
@@ -181,6 +196,11 @@ struct Filler {
     refused: u64,
     refusals: HashMap<String, u64>,
     coups: u64,
+    /// `--mirror-pg`: the PostgreSQL store every batch also goes to.
+    mirror: Option<baccarat_server::pg_store::PgStore>,
+    /// Time spent in each store's commits.
+    sqlite_time: Duration,
+    pg_time: Duration,
 }
 
 impl Filler {
@@ -210,7 +230,14 @@ impl Filler {
     /// the heads of the chains it appended to, signed into the anchor file (the
     /// anchor never runs ahead of the database). Every batch goes through here.
     fn flush(&mut self, commit: Commit) -> Result<(), String> {
+        let t = Instant::now();
         self.store.commit(&commit).map_err(|e| format!("commit: {e}"))?;
+        self.sqlite_time += t.elapsed();
+        if let Some(pg) = &mut self.mirror {
+            let t = Instant::now();
+            pg.commit(&commit).map_err(|e| format!("PostgreSQL commit: {e}"))?;
+            self.pg_time += t.elapsed();
+        }
         self.anchors.append(&heads_of(&commit)).map_err(|e| format!("anchors: {e}"))?;
         for (t, seq, e) in &commit.events {
             self.feed.absorb(*t, *seq, e);
@@ -350,6 +377,14 @@ pub fn fill(a: &Args) -> Result<(), String> {
         refused: 0,
         refusals: HashMap::new(),
         coups: 0,
+        mirror: match &a.mirror_pg {
+            Some(url) => {
+                Some(baccarat_server::pg_store::PgStore::connect(url).map_err(|e| format!("--mirror-pg: {e}"))?)
+            }
+            None => None,
+        },
+        sqlite_time: Duration::ZERO,
+        pg_time: Duration::ZERO,
     };
     let mut rng = Rng(a.seed ^ 0x5EED_F111);
     // Keys are unique to this run (a database filled again is topped up).
@@ -501,6 +536,18 @@ pub fn fill(a: &Args) -> Result<(), String> {
     baccarat_server::serve::write_checkpoint(&mut f.store, &f.anchors, &f.casino, &f.feed)?;
     let secs = start.elapsed().as_secs_f64();
     let (written, wagers, refused, coups, batches) = (f.written, f.wagers, f.refused, f.coups, f.batches);
+    let per_wager = |d: Duration| d.as_secs_f64() * 1e6 / wagers.max(1) as f64;
+    println!(
+        "commits: SQLite {:.1} s ({:.1} µs a wager){}; {:.1} rows a wager",
+        f.sqlite_time.as_secs_f64(),
+        per_wager(f.sqlite_time),
+        if f.mirror.is_some() {
+            format!(", PostgreSQL {:.1} s ({:.1} µs a wager)", f.pg_time.as_secs_f64(), per_wager(f.pg_time))
+        } else {
+            String::new()
+        },
+        written.total() as f64 / wagers.max(1) as f64
+    );
     let mut refusals: Vec<(String, u64)> = f.refusals.drain().collect();
     refusals.sort_by_key(|r| std::cmp::Reverse(r.1));
     drop(f); // the store closes (and checkpoints its log into the file)

@@ -79,6 +79,15 @@ impl Both {
         }
     }
 
+    /// The casino's checkpoint now, sealed with a key of the test's own.
+    fn sealed(&self, name: &str) -> (checkpoint::Sealed, baccarat_server::anchor::AnchorKey) {
+        let file = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("pg-{name}.key"));
+        let key = baccarat_server::anchor::AnchorKey::load_or_create(&file).unwrap();
+        let mut cp = self.casino.checkpoint();
+        cp.feed = Some(self.feed.state());
+        (checkpoint::seal_with(&cp, &key), key)
+    }
+
     fn table(&mut self, command: Command) -> Reply {
         self.step(Request::Table { table: 1, command, by: Actor::Server })
     }
@@ -173,13 +182,7 @@ fn the_same_commits_read_back_alike_from_sqlite_and_postgres() {
     for n in 0..3 {
         b.coup(n);
     }
-    let key = baccarat_server::anchor::AnchorKey::load_or_create(
-        &std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("pg-alike.key"),
-    )
-    .unwrap();
-    let mut cp = b.casino.checkpoint();
-    cp.feed = Some(b.feed.state());
-    let sealed = checkpoint::seal_with(&cp, &key);
+    let (sealed, _) = b.sealed("alike");
     b.sqlite.write_checkpoint(&sealed).unwrap();
     b.pg.write_checkpoint(&sealed).unwrap();
     b.coup(3);
@@ -198,13 +201,8 @@ fn recovery_from_postgres_equals_the_live_casino() {
     for n in 0..2 {
         b.coup(n);
     }
-    let key = baccarat_server::anchor::AnchorKey::load_or_create(
-        &std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("pg-recover.key"),
-    )
-    .unwrap();
-    let mut cp = b.casino.checkpoint();
-    cp.feed = Some(b.feed.state());
-    b.pg.write_checkpoint(&checkpoint::seal_with(&cp, &key)).unwrap();
+    let (sealed, key) = b.sealed("recover");
+    b.pg.write_checkpoint(&sealed).unwrap();
     b.coup(2);
     // Leave a coup open, with wagers held.
     b.table(Command::OpenBetting { no_bet: false, closes_at: None });
@@ -234,13 +232,8 @@ fn recovery_from_postgres_equals_the_live_casino() {
 fn a_checkpoint_altered_in_postgres_is_refused() {
     let mut b = both("forged");
     b.coup(0);
-    let key = baccarat_server::anchor::AnchorKey::load_or_create(
-        &std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("pg-forged.key"),
-    )
-    .unwrap();
-    let mut cp = b.casino.checkpoint();
-    cp.feed = Some(b.feed.state());
-    b.pg.write_checkpoint(&checkpoint::seal_with(&cp, &key)).unwrap();
+    let (sealed, key) = b.sealed("forged");
+    b.pg.write_checkpoint(&sealed).unwrap();
     let n = b.pg.with_client(|c| {
         c.execute(
             "UPDATE checkpoint_parts SET data = convert_to(replace(convert_from(data, 'UTF8'), '\"balance\":1', '\"balance\":9'), 'UTF8')

@@ -63,11 +63,11 @@ pub fn migrate(from: &Path, to: &str) -> Result<Copied, String> {
     check(&src, &dst)
 }
 
-fn copy(src: &SqliteStore, dst: &mut PgStore) -> Result<(), StoreError> {
+fn copy(src: &dyn Side, dst: &mut dyn Sink) -> Result<(), StoreError> {
     let tables = src.tables()?;
     dst.commit(&Commit { tables: tables.clone(), ..Commit::default() })?;
     let mut page: Vec<crate::ledger::Transfer> = Vec::new();
-    src.each_transfer_after(0, |t| {
+    src.each_transfer_after(0, &mut |t| {
         page.push(t);
         if page.len() == PAGE_ROWS {
             dst.commit(&transfers(std::mem::take(&mut page)))?;
@@ -77,7 +77,7 @@ fn copy(src: &SqliteStore, dst: &mut PgStore) -> Result<(), StoreError> {
     dst.commit(&transfers(page))?;
     for t in chains(&tables) {
         let mut page: Vec<(u32, Record)> = Vec::new();
-        src.each_record_after(t, 0, |r| {
+        src.each_record_after(t, 0, &mut |r| {
             page.push((t, r));
             if page.len() == PAGE_ROWS {
                 dst.commit(&Commit { records: std::mem::take(&mut page), ..Commit::default() })?;
@@ -87,7 +87,7 @@ fn copy(src: &SqliteStore, dst: &mut PgStore) -> Result<(), StoreError> {
         dst.commit(&Commit { records: page, ..Commit::default() })?;
     }
     let mut page = Vec::new();
-    each_sqlite_answer(src, |a| {
+    src.each_answer_with_key(&mut |a| {
         page.push(Changes { transfers: vec![], accounts: vec![], answer: Some(a) });
         if page.len() == PAGE_ROWS {
             dst.commit(&Commit { ledger: std::mem::take(&mut page), ..Commit::default() })?;
@@ -97,24 +97,8 @@ fn copy(src: &SqliteStore, dst: &mut PgStore) -> Result<(), StoreError> {
     dst.commit(&Commit { ledger: page, ..Commit::default() })?;
     let accounts = src.accounts()?;
     dst.commit(&Commit { ledger: vec![Changes { transfers: vec![], accounts, answer: None }], ..Commit::default() })?;
-    let (users, sessions) = sqlite_people(src)?;
-    dst.with_client(|c| -> Result<(), StoreError> {
-        let mut tx = c.transaction()?;
-        for u in &users {
-            tx.execute(
-                "INSERT INTO users (id, name, role, password) VALUES ($1, $2, $3, $4)",
-                &[&u.0, &u.1, &u.2, &u.3],
-            )?;
-        }
-        for s in &sessions {
-            tx.execute(
-                "INSERT INTO sessions (token_sha256, \"user\", revoked, created_ms, seen_ms) VALUES ($1, $2, $3, $4, $5)",
-                &[&s.0, &s.1, &s.2, &s.3, &s.4],
-            )?;
-        }
-        tx.commit()?;
-        Ok(())
-    })?;
+    let (users, sessions) = src.people()?;
+    dst.put_people(&users, &sessions)?;
     if let Some(cp) = src.latest_checkpoint()? {
         let c: Checkpoint = serde_json::from_slice(&cp.body)
             .map_err(|e| StoreError::Corrupt(format!("checkpoint {}: unreadable: {e}", cp.id)))?;
@@ -130,6 +114,77 @@ fn copy(src: &SqliteStore, dst: &mut PgStore) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// One side of a copy: what is read beyond [`History`].
+trait Side: History {
+    /// Each idempotency answer, with its key's text, in order.
+    fn each_answer_with_key(&self, f: &mut dyn FnMut(AnswerRow) -> Result<(), StoreError>) -> Result<(), StoreError>;
+    /// The users and their sessions.
+    fn people(&self) -> Result<(Vec<User>, Vec<Session>), StoreError>;
+}
+
+/// Where a copy writes: the store's commits, and the people.
+trait Sink: Store {
+    fn put_people(&mut self, users: &[User], sessions: &[Session]) -> Result<(), StoreError>;
+}
+
+impl Side for SqliteStore {
+    fn each_answer_with_key(&self, f: &mut dyn FnMut(AnswerRow) -> Result<(), StoreError>) -> Result<(), StoreError> {
+        each_sqlite_answer(self, f)
+    }
+    fn people(&self) -> Result<(Vec<User>, Vec<Session>), StoreError> {
+        sqlite_people(self)
+    }
+}
+
+impl Side for PgStore {
+    fn each_answer_with_key(&self, f: &mut dyn FnMut(AnswerRow) -> Result<(), StoreError>) -> Result<(), StoreError> {
+        each_pg_answer(self, f)
+    }
+    fn people(&self) -> Result<(Vec<User>, Vec<Session>), StoreError> {
+        pg_people(self)
+    }
+}
+
+impl Sink for PgStore {
+    fn put_people(&mut self, users: &[User], sessions: &[Session]) -> Result<(), StoreError> {
+        self.with_client(|c| -> Result<(), StoreError> {
+            let mut tx = c.transaction()?;
+            for u in users {
+                tx.execute("INSERT INTO users (id, name, role, password) VALUES ($1, $2, $3, $4)", &[&u.0, &u.1, &u.2, &u.3])?;
+            }
+            for s in sessions {
+                tx.execute(
+                    "INSERT INTO sessions (token_sha256, \"user\", revoked, created_ms, seen_ms) VALUES ($1, $2, $3, $4, $5)",
+                    &[&s.0, &s.1, &s.2, &s.3, &s.4],
+                )?;
+            }
+            tx.commit()?;
+            Ok(())
+        })
+    }
+}
+
+impl Sink for SqliteStore {
+    fn put_people(&mut self, users: &[User], sessions: &[Session]) -> Result<(), StoreError> {
+        let c = self.connection();
+        c.execute_batch("BEGIN")?;
+        for u in users {
+            c.execute(
+                "INSERT INTO users (id, name, role, password) VALUES (?1, ?2, ?3, ?4)",
+                rusqlite::params![u.0, u.1, u.2, u.3],
+            )?;
+        }
+        for s in sessions {
+            c.execute(
+                "INSERT INTO sessions (token_sha256, user, revoked, created_ms, seen_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
+                rusqlite::params![s.0, s.1, s.2 as i64, s.3, s.4],
+            )?;
+        }
+        c.execute_batch("COMMIT")?;
+        Ok(())
+    }
+}
+
 fn transfers(page: Vec<crate::ledger::Transfer>) -> Commit {
     Commit { ledger: vec![Changes { transfers: page, accounts: vec![], answer: None }], ..Commit::default() }
 }
@@ -142,7 +197,7 @@ fn chains(tables: &[crate::store::TableRow]) -> Vec<u32> {
 /// Each idempotency answer in the SQLite log, with its key's text.
 fn each_sqlite_answer(
     src: &SqliteStore,
-    mut f: impl FnMut(AnswerRow) -> Result<(), StoreError>,
+    f: &mut dyn FnMut(AnswerRow) -> Result<(), StoreError>,
 ) -> Result<(), StoreError> {
     let mut after = 0i64;
     loop {
@@ -217,7 +272,7 @@ fn pg_people(dst: &PgStore) -> Result<(Vec<User>, Vec<Session>), StoreError> {
     })
 }
 
-fn each_pg_answer(dst: &PgStore, mut f: impl FnMut(AnswerRow)) -> Result<(), StoreError> {
+fn each_pg_answer(dst: &PgStore, f: &mut dyn FnMut(AnswerRow) -> Result<(), StoreError>) -> Result<(), StoreError> {
     let mut after = 0i64;
     loop {
         let rows = dst.with_client(|c| {
@@ -240,7 +295,7 @@ fn each_pg_answer(dst: &PgStore, mut f: impl FnMut(AnswerRow)) -> Result<(), Sto
                 answer: r.get(4),
                 at_ms: r.get::<_, i64>(5) as u64,
                 cause: Cause::parse(&cause).ok_or_else(|| bad("its cause"))?,
-            });
+            })?;
         }
         if rows.len() < PAGE_ROWS {
             return Ok(());
@@ -266,15 +321,9 @@ impl Tally {
     }
 }
 
-/// A reader of one database's idempotency answers, each handed to a visitor.
-type Answers<'a> = &'a dyn Fn(&mut dyn FnMut(AnswerRow)) -> Result<(), StoreError>;
-
 /// Every stream of one database, counted and hashed.
-fn tallies(
-    h: &dyn History,
-    answers: Answers<'_>,
-    people: (Vec<User>, Vec<Session>),
-) -> Result<BTreeMap<String, (u64, [u8; 32])>, StoreError> {
+fn tallies(h: &dyn Side) -> Result<BTreeMap<String, (u64, [u8; 32])>, StoreError> {
+    let people = h.people()?;
     let mut out = BTreeMap::new();
     let tables = h.tables()?;
     let mut t = Tally::default();
@@ -298,7 +347,10 @@ fn tallies(
         out.insert(format!("chain {c}"), t.done());
     }
     let mut t = Tally::default();
-    answers(&mut |a| t.add(a))?;
+    h.each_answer_with_key(&mut |a| {
+        t.add(a);
+        Ok(())
+    })?;
     out.insert("answers".to_string(), t.done());
     let mut t = Tally::default();
     people.0.iter().for_each(|u| t.add(u));
@@ -326,32 +378,40 @@ pub fn check_copy(from: &Path, to: &str) -> Result<Copied, String> {
 }
 
 /// Read every stream back from both and compare.
-fn check(src: &SqliteStore, dst: &PgStore) -> Result<Copied, String> {
+fn check(src: &dyn Side, dst: &dyn Side) -> Result<Copied, String> {
     let e = |e: StoreError| e.to_string();
-    let a = tallies(
-        src,
-        &|f| {
-            each_sqlite_answer(src, |r| {
-                f(r);
-                Ok(())
-            })
-        },
-        sqlite_people(src).map_err(e)?,
-    )
-    .map_err(e)?;
-    let b = tallies(dst, &|f| each_pg_answer(dst, f), pg_people(dst).map_err(e)?).map_err(e)?;
+    let a = tallies(src).map_err(e)?;
+    let b = tallies(dst).map_err(e)?;
     let mut differ = Vec::new();
     for (k, (n, h)) in &a {
         match b.get(k) {
             Some((m, g)) if m == n && g == h => {}
             Some((m, _)) => {
-                differ.push(format!("{k}: {n} rows in SQLite, {m} in PostgreSQL, or their contents differ"))
+                differ.push(format!("{k}: {n} rows in the source, {m} in the copy, or their contents differ"))
             }
-            None => differ.push(format!("{k}: missing from PostgreSQL")),
+            None => differ.push(format!("{k}: missing from the copy")),
         }
     }
     if !differ.is_empty() {
         return Err(format!("the copy does not match its source: {}", differ.join("; ")));
     }
     Ok(Copied { streams: a.into_iter().map(|(k, (n, _))| (k, n)).collect() })
+}
+
+/// Copy the PostgreSQL casino at `from` into a new SQLite file `to` (which
+/// must not exist), from one consistent snapshot of it (a repeatable-read
+/// transaction: a serving server may go on writing), and check the copy.
+/// `verify` reads a PostgreSQL casino this way, with SQLite's own verifier.
+pub fn export(from: &str, to: &Path) -> Result<Copied, String> {
+    if to.exists() {
+        return Err(format!("{}: already exists; export writes only a new file", to.display()));
+    }
+    let src = PgStore::connect(from).map_err(|e| format!("--db: {e}"))?;
+    let mut dst = SqliteStore::open(to).map_err(|e| format!("{}: {e}", to.display()))?;
+    src.with_client(|c| c.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"))
+        .map_err(|e| format!("--db: {}", StoreError::from(e)))?;
+    copy(&src, &mut dst).map_err(|e| format!("reading the PostgreSQL casino: {e}"))?;
+    let checked = check(&src, &dst);
+    src.with_client(|c| c.batch_execute("COMMIT")).map_err(|e| format!("--db: {}", StoreError::from(e)))?;
+    checked
 }

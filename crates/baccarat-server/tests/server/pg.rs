@@ -357,3 +357,41 @@ fn migrate_copies_a_sqlite_casino_and_refuses_a_non_empty_target() {
     let missing = baccarat_server::migrate::migrate(std::path::Path::new("/nonexistent/casino.db"), &url).unwrap_err();
     assert!(missing.contains("--from") && missing.contains("does not exist"), "{missing}");
 }
+
+/// `verify` on PostgreSQL: a casino migrated from SQLite verifies clean with
+/// the anchor file it came with; a transfer forged in PostgreSQL afterwards is
+/// named, as it would be in SQLite; a missing anchor file is named.
+#[test]
+fn verify_reads_a_postgres_casino_and_names_a_forgery() {
+    use super::checkpoint::{config, deposits, play};
+    use baccarat_server::serve::{open, write_checkpoint};
+    let cfg = config("verify-pg");
+    let mut o = open(&cfg).unwrap();
+    deposits(&mut o);
+    play(&mut o, 2, 0, false);
+    write_checkpoint(&mut o.store, &o.anchors, &o.casino, &o.feed).unwrap();
+    play(&mut o, 1, 1, true);
+    drop(o);
+    let url = database("verifypg");
+    baccarat_server::migrate::migrate(&cfg.db, &url).unwrap();
+    let anchors = cfg.anchor_paths().0;
+
+    let (f, key) = baccarat_server::verify::verify_pg(&url, &anchors, None).unwrap();
+    assert!(f.problems.is_empty(), "{:?}", f.problems);
+    assert!(f.records > 20 && f.transfers > 20 && key.is_some(), "{f:?}");
+
+    let pg = PgStore::connect(&url).unwrap();
+    let forged = pg.with_client(|c| {
+        c.execute("UPDATE transfers SET amount = amount + 100 WHERE id = (SELECT MAX(id) FROM transfers)", &[]).unwrap()
+    });
+    assert_eq!(forged, 1);
+    let (f, _) = baccarat_server::verify::verify_pg(&url, &anchors, None).unwrap();
+    assert!(
+        f.problems.iter().any(|p| p.contains("does not match its audit event") && p.contains("the record calls for")),
+        "{:?}",
+        f.problems
+    );
+
+    let missing = baccarat_server::verify::verify_pg(&url, std::path::Path::new("/nonexistent.anchors"), None);
+    assert!(missing.unwrap_err().contains("--anchor-file"));
+}

@@ -8,7 +8,7 @@ use anyhow::{bail, Result};
 
 #[derive(clap::Args)]
 pub struct VerifyArgs {
-    /// The database file to check.
+    /// The database to check: a SQLite file, or a PostgreSQL URL (`postgres://…`, with `--anchor-file`).
     #[arg(long, env = "BACCARAT_DB", default_value = "baccarat.db")]
     db: PathBuf,
     /// The anchor file [default: the database's path with `.anchors` added].
@@ -33,15 +33,27 @@ pub struct VerifyArgs {
 }
 
 pub fn run_verify(a: VerifyArgs) -> Result<()> {
-    if !a.db.exists() {
+    let url = a.db.to_str().filter(|d| d.starts_with("postgres://") || d.starts_with("postgresql://"));
+    if url.is_none() && !a.db.exists() {
         bail!("--db: {} does not exist", a.db.display());
     }
     if a.since_checkpoint {
+        if url.is_some() {
+            bail!("--since-checkpoint: not yet on PostgreSQL; run the full check");
+        }
         return since_checkpoint(&a);
     }
     let started = std::time::Instant::now();
-    let (f, public) = baccarat_server::verify::verify_file(&a.db, a.anchor_file.as_deref(), a.anchor_key.as_deref())
-        .map_err(anyhow::Error::msg)?;
+    let (f, public) = match url {
+        Some(url) => {
+            let Some(anchors) = a.anchor_file.as_deref() else {
+                bail!("--anchor-file: required with a PostgreSQL --db (a URL has no file beside it)");
+            };
+            baccarat_server::verify::verify_pg(url, anchors, a.anchor_key.as_deref())
+        }
+        None => baccarat_server::verify::verify_file(&a.db, a.anchor_file.as_deref(), a.anchor_key.as_deref()),
+    }
+    .map_err(anyhow::Error::msg)?;
     // Throughput is a statistic (floats are for statistics, never money).
     let seconds = started.elapsed().as_secs_f64();
     let rows = f.records + f.transfers + f.answers;

@@ -290,6 +290,14 @@ fn migrate_refuses_a_target_that_is_not_postgres_and_a_missing_source() {
         &["migrate", "--from", "/nonexistent/casino.db", "--to", "postgres://nobody@%2Fnonexistent/db"],
         "--from: /nonexistent/casino.db does not exist",
     );
+    refused(
+        &["verify", "--db", "postgres://nobody@%2Fnonexistent/db"],
+        "--anchor-file: required with a PostgreSQL --db",
+    );
+    refused(
+        &["verify", "--db", "postgres://nobody@%2Fnonexistent/db", "--since-checkpoint"],
+        "--since-checkpoint: not yet on PostgreSQL",
+    );
 }
 
 #[test]

@@ -83,6 +83,11 @@ const MIGRATIONS: &[&str] = &[
      CREATE TABLE sessions (token_sha256 TEXT PRIMARY KEY, \"user\" BIGINT NOT NULL REFERENCES users (id),
        revoked BOOLEAN NOT NULL DEFAULT false, created_ms BIGINT NOT NULL DEFAULT 0,
        seen_ms BIGINT NOT NULL DEFAULT 0);",
+    // 4: where each log ends (`log_heads`): a partitioned table's unique keys
+    // must include its partition key, so PostgreSQL alone would not refuse a
+    // second record 7 of a chain written in another month. Every commit moves
+    // these heads with conditional updates instead.
+    "CREATE TABLE log_heads (log TEXT PRIMARY KEY, last BIGINT NOT NULL);",
 ];
 
 /// The tables that hold a casino: a database with a row in any is not empty.
@@ -371,6 +376,32 @@ impl Store for PgStore {
                 acause.push(a.cause.encode());
             }
         }
+        // The logs' ends move forward only: each chain by exactly its new
+        // records (no gap, no repeat), transfers and answers to higher ids.
+        let mut chains: std::collections::BTreeMap<u32, (u64, u64)> = std::collections::BTreeMap::new();
+        for (t, r) in &c.records {
+            match chains.get_mut(t) {
+                Some((_, last)) if r.seq == *last + 1 => *last = r.seq,
+                Some((_, last)) => {
+                    return Err(StoreError::Corrupt(format!(
+                        "table {t}: record {} follows record {last} in one batch",
+                        r.seq
+                    )))
+                }
+                None => {
+                    chains.insert(*t, (r.seq, r.seq));
+                }
+            }
+        }
+        for (t, (first, last)) in chains {
+            advance(&mut tx, &format!("audit:{t}"), first, last, true)?;
+        }
+        if let (Some(first), Some(last)) = (xid.iter().min(), xid.iter().max()) {
+            advance(&mut tx, "transfers", *first as u64, *last as u64, false)?;
+        }
+        if let (Some(first), Some(last)) = (aseq.iter().min(), aseq.iter().max()) {
+            advance(&mut tx, "answers", *first as u64, *last as u64, false)?;
+        }
         if !xid.is_empty() {
             tx.execute(
                 "INSERT INTO transfers (id, debit, credit, amount, kind, memo, cause)
@@ -470,6 +501,43 @@ impl Store for PgStore {
         tx.commit()?;
         Ok(())
     }
+}
+
+/// Move log `log`'s end to `last`, for rows starting at `first`: the end must
+/// be `first - 1` exactly (`contiguous`: a chain), or below `first`; refused
+/// otherwise, naming where the log ends. A log with no end yet starts at 1
+/// (a chain) or anywhere (the others).
+fn advance(
+    tx: &mut postgres::Transaction<'_>,
+    log: &str,
+    first: u64,
+    last: u64,
+    contiguous: bool,
+) -> Result<(), StoreError> {
+    let (first, last) = (first as i64, last as i64);
+    let moved = if contiguous {
+        tx.execute(
+            "UPDATE log_heads SET last = $3::bigint WHERE log = $1 AND last = $2::bigint - 1",
+            &[&log, &first, &last],
+        )?
+    } else {
+        tx.execute(
+            "UPDATE log_heads SET last = $3::bigint WHERE log = $1 AND last < $2::bigint",
+            &[&log, &first, &last],
+        )?
+    };
+    if moved == 1 {
+        return Ok(());
+    }
+    let end: Option<i64> = tx.query_opt("SELECT last FROM log_heads WHERE log = $1", &[&log])?.map(|r| r.get(0));
+    if end.is_none() && (!contiguous || first == 1) {
+        tx.execute("INSERT INTO log_heads (log, last) VALUES ($1, $2)", &[&log, &last])?;
+        return Ok(());
+    }
+    Err(StoreError::Corrupt(format!(
+        "{log}: rows {first} to {last} do not follow its end ({}); nothing of this batch was written",
+        end.map_or("none".to_string(), |e| e.to_string())
+    )))
 }
 
 impl History for PgStore {

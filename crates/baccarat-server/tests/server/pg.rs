@@ -395,3 +395,40 @@ fn verify_reads_a_postgres_casino_and_names_a_forgery() {
     let missing = baccarat_server::verify::verify_pg(&url, std::path::Path::new("/nonexistent.anchors"), None);
     assert!(missing.unwrap_err().contains("--anchor-file"));
 }
+
+/// A partitioned table's keys include its month, so PostgreSQL alone would
+/// take a chain's record 1 again in another month: the store refuses a
+/// repeated or skipped record, and a batch out of order, whole; a record
+/// altered in place is named by the chain's own check.
+#[test]
+fn a_chain_only_moves_forward_and_a_batch_is_all_or_nothing() {
+    use baccarat_server::audit::{verify, Chain};
+    use baccarat_server::store::StoreError;
+    let mut store = PgStore::connect(&database("chain")).unwrap();
+    let mut chain = Chain::new();
+    let r1 = chain.append("{}".into());
+    let one = |r: &baccarat_server::audit::Record| Commit { records: vec![(1, r.clone())], ..Commit::default() };
+    store.commit(&one(&r1)).unwrap();
+    let again = store.commit(&one(&r1)).unwrap_err();
+    assert!(matches!(&again, StoreError::Corrupt(m) if m.contains("audit:1") && m.contains("its end (1)")), "{again}");
+    let r2 = chain.append("{\"b\":1}".into());
+    let r3 = chain.append("{\"c\":1}".into());
+    let skipped = store.commit(&one(&r3)).unwrap_err();
+    assert!(skipped.to_string().contains("rows 3 to 3"), "{skipped}");
+    let backwards = Commit { records: vec![(1, r3.clone()), (1, r2.clone())], ..Commit::default() };
+    assert!(store.commit(&backwards).unwrap_err().to_string().contains("record 2 follows record 3"));
+    assert_eq!(store.head(1).unwrap().unwrap().seq, 1, "nothing of the refused batches landed");
+    store.commit(&Commit { records: vec![(1, r2), (1, r3)], ..Commit::default() }).unwrap();
+    assert_eq!(store.head(1).unwrap().unwrap().seq, 3);
+
+    // A forger rewrites record 2 in place: the chain names it.
+    store.with_client(|c| c.execute("UPDATE audit SET body = '{\"b\":1000}' WHERE tbl = 1 AND seq = 2", &[]).unwrap());
+    let mut records = Vec::new();
+    store
+        .each_record_after(1, 0, &mut |r| {
+            records.push(r);
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(verify(&records).unwrap_err().seq, 2);
+}

@@ -88,6 +88,9 @@ const MIGRATIONS: &[&str] = &[
     // second record 7 of a chain written in another month. Every commit moves
     // these heads with conditional updates instead.
     "CREATE TABLE log_heads (log TEXT PRIMARY KEY, last BIGINT NOT NULL);",
+    // 5: a start reads the keys' retention window by answer time
+    // (`answers_since`); times rise with the log, so this index only appends.
+    "CREATE INDEX answer_log_at_ms ON answer_log (at_ms);",
 ];
 
 /// The tables that hold a casino: a database with a row in any is not empty.

@@ -17,6 +17,8 @@
 //! * **Checked:** each stream (tables, accounts, transfers, each chain,
 //!   answers, users, sessions, the checkpoint) is read back from both
 //!   databases, counted and hashed (SHA-256); any difference is named.
+//! * **`verify` on PostgreSQL** ([`verify_pg`]) is an export into a
+//!   temporary SQLite file, then SQLite's own verifier.
 //! * A copy that fails part way leaves a partial target, which a rerun
 //!   refuses as not empty: drop and recreate the target database, then run
 //!   it again. The source is only read (opening it applies its own pending
@@ -414,4 +416,27 @@ pub fn export(from: &str, to: &Path) -> Result<Copied, String> {
     let checked = check(&src, &dst);
     src.with_client(|c| c.batch_execute("COMMIT")).map_err(|e| format!("--db: {}", StoreError::from(e)))?;
     checked
+}
+
+/// Verify a casino kept in PostgreSQL (`pg_store.rs`): exported from one
+/// consistent snapshot into a temporary SQLite file, the copy checked stream
+/// by stream against the source (`migrate::export`), then read by the same
+/// verifier as any SQLite casino, so every check is the same. A URL has no
+/// file beside it: the anchor file must be named. The temporary file is
+/// removed afterwards, whatever the result.
+pub fn verify_pg(
+    url: &str,
+    anchors: &std::path::Path,
+    pinned: Option<&str>,
+) -> Result<(crate::verify::Findings, Option<String>), String> {
+    if !anchors.exists() {
+        return Err(format!("--anchor-file: {} does not exist", anchors.display()));
+    }
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let tmp = std::env::temp_dir().join(format!("baccarat-verify-{}-{nanos}.db", std::process::id()));
+    let result = export(url, &tmp).and_then(|_| crate::verify::verify_file(&tmp, Some(anchors), pinned));
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", tmp.display()));
+    }
+    result
 }

@@ -175,29 +175,6 @@ pub fn verify_file(
     Ok((f, anchored.map(|a| a.public)))
 }
 
-/// Verify a casino kept in PostgreSQL (`pg_store.rs`): exported from one
-/// consistent snapshot into a temporary SQLite file, the copy checked stream
-/// by stream against the source (`migrate::export`), then read by the same
-/// verifier as any SQLite casino, so every check is the same. A URL has no
-/// file beside it: the anchor file must be named. The temporary file is
-/// removed afterwards, whatever the result.
-pub fn verify_pg(
-    url: &str,
-    anchors: &std::path::Path,
-    pinned: Option<&str>,
-) -> Result<(Findings, Option<String>), String> {
-    if !anchors.exists() {
-        return Err(format!("--anchor-file: {} does not exist", anchors.display()));
-    }
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    let tmp = std::env::temp_dir().join(format!("baccarat-verify-{}-{nanos}.db", std::process::id()));
-    let result = crate::migrate::export(url, &tmp).and_then(|_| verify_file(&tmp, Some(anchors), pinned));
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", tmp.display()));
-    }
-    result
-}
-
 /// Everything, read through `scan` (inside its read transaction).
 fn verify_scan(scan: &Scan, anchors: Option<&Anchored>) -> Result<Findings, StoreError> {
     verify_with(scan, anchors, Reconciler::new)

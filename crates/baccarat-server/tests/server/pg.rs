@@ -376,7 +376,7 @@ fn verify_reads_a_postgres_casino_and_names_a_forgery() {
     baccarat_server::migrate::migrate(&cfg.db, &url).unwrap();
     let anchors = cfg.anchor_paths().0;
 
-    let (f, key) = baccarat_server::verify::verify_pg(&url, &anchors, None).unwrap();
+    let (f, key) = baccarat_server::migrate::verify_pg(&url, &anchors, None).unwrap();
     assert!(f.problems.is_empty(), "{:?}", f.problems);
     assert!(f.records > 20 && f.transfers > 20 && key.is_some(), "{f:?}");
 
@@ -385,14 +385,14 @@ fn verify_reads_a_postgres_casino_and_names_a_forgery() {
         c.execute("UPDATE transfers SET amount = amount + 100 WHERE id = (SELECT MAX(id) FROM transfers)", &[]).unwrap()
     });
     assert_eq!(forged, 1);
-    let (f, _) = baccarat_server::verify::verify_pg(&url, &anchors, None).unwrap();
+    let (f, _) = baccarat_server::migrate::verify_pg(&url, &anchors, None).unwrap();
     assert!(
         f.problems.iter().any(|p| p.contains("does not match its audit event") && p.contains("the record calls for")),
         "{:?}",
         f.problems
     );
 
-    let missing = baccarat_server::verify::verify_pg(&url, std::path::Path::new("/nonexistent.anchors"), None);
+    let missing = baccarat_server::migrate::verify_pg(&url, std::path::Path::new("/nonexistent.anchors"), None);
     assert!(missing.unwrap_err().contains("--anchor-file"));
 }
 

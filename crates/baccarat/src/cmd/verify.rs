@@ -49,7 +49,7 @@ pub fn run_verify(a: VerifyArgs) -> Result<()> {
             let Some(anchors) = a.anchor_file.as_deref() else {
                 bail!("--anchor-file: required with a PostgreSQL --db (a URL has no file beside it)");
             };
-            baccarat_server::verify::verify_pg(url, anchors, a.anchor_key.as_deref())
+            baccarat_server::migrate::verify_pg(url, anchors, a.anchor_key.as_deref())
         }
         None => baccarat_server::verify::verify_file(&a.db, a.anchor_file.as_deref(), a.anchor_key.as_deref()),
     }

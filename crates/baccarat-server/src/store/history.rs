@@ -1,0 +1,78 @@
+//! What recovery reads, whatever the back end: the [`History`] trait, and
+//! SQLite's implementation of it (PostgreSQL's is in `pg_store.rs`).
+
+use crate::audit::Record;
+use crate::ledger::{Account, AnswerRow, Transfer};
+use crate::store::{SqliteStore, StoreError, StoredCheckpoint, TableRow};
+
+/// What recovery reads (`casino/recover.rs`), in bounded pieces, whatever
+/// the back end: [`SqliteStore`] and `pg_store::PgStore` each implement it,
+/// and one recovery runs on both.
+pub trait History {
+    /// The tables' definitions, by id.
+    fn tables(&self) -> Result<Vec<TableRow>, StoreError>;
+    /// Every account as the last commit left it, by id.
+    fn accounts(&self) -> Result<Vec<Account>, StoreError>;
+    /// Each transfer after id `after`, in order.
+    fn each_transfer_after(
+        &self,
+        after: u64,
+        f: &mut dyn FnMut(Transfer) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError>;
+    /// Each record of a table's chain after sequence number `after`, in order.
+    fn each_record_after(
+        &self,
+        table: u32,
+        after: u64,
+        f: &mut dyn FnMut(Record) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError>;
+    /// The idempotency answers given at or after `since_ms`, oldest first.
+    fn answers_since(&self, since_ms: u64) -> Result<Vec<AnswerRow>, StoreError>;
+    /// The last answer's seq (0 if none).
+    fn last_answer(&self) -> Result<u64, StoreError>;
+    /// The last transfer id written (0 if none).
+    fn last_transfer(&self) -> Result<u64, StoreError>;
+    /// The latest complete checkpoint, if any.
+    fn latest_checkpoint(&self) -> Result<Option<StoredCheckpoint>, StoreError>;
+    /// The last record of a table's chain, if any.
+    fn head(&self, table: u32) -> Result<Option<Record>, StoreError>;
+}
+
+impl History for SqliteStore {
+    fn tables(&self) -> Result<Vec<TableRow>, StoreError> {
+        SqliteStore::tables(self)
+    }
+    fn accounts(&self) -> Result<Vec<Account>, StoreError> {
+        SqliteStore::accounts(self)
+    }
+    fn each_transfer_after(
+        &self,
+        after: u64,
+        f: &mut dyn FnMut(Transfer) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        SqliteStore::each_transfer_after(self, after, f)
+    }
+    fn each_record_after(
+        &self,
+        table: u32,
+        after: u64,
+        f: &mut dyn FnMut(Record) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        SqliteStore::each_record_after(self, table, after, f)
+    }
+    fn answers_since(&self, since_ms: u64) -> Result<Vec<AnswerRow>, StoreError> {
+        SqliteStore::answers_since(self, since_ms)
+    }
+    fn last_answer(&self) -> Result<u64, StoreError> {
+        SqliteStore::last_answer(self)
+    }
+    fn last_transfer(&self) -> Result<u64, StoreError> {
+        SqliteStore::last_transfer(self)
+    }
+    fn latest_checkpoint(&self) -> Result<Option<StoredCheckpoint>, StoreError> {
+        SqliteStore::latest_checkpoint(self)
+    }
+    fn head(&self, table: u32) -> Result<Option<Record>, StoreError> {
+        SqliteStore::head(self, table)
+    }
+}

@@ -425,7 +425,13 @@ fn delete_chunked(conn: &Connection, sql: &str, p: &[&dyn ToSql]) -> Result<(), 
 
 /// `YYYYMMDD` of a time in ms since the epoch (UTC).
 fn date(ms: u64) -> String {
-    // Howard Hinnant's civil-from-days.
+    let (y, m, d) = civil_date(ms);
+    format!("{y:04}{m:02}{d:02}")
+}
+
+/// The (year, month, day) of a time in ms since the epoch, in UTC (Howard
+/// Hinnant's civil-from-days); also names PostgreSQL's monthly partitions.
+pub(crate) fn civil_date(ms: u64) -> (i64, i64, i64) {
     let z = (ms / 86_400_000) as i64 + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
@@ -435,7 +441,7 @@ fn date(ms: u64) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}{m:02}{d:02}")
+    (y, m, d)
 }
 
 #[cfg(test)]

@@ -282,15 +282,7 @@ fn now_ms() -> u64 {
 
 /// The (year, month) of a time in ms since the epoch, in UTC.
 fn year_month(at_ms: u64) -> (i64, i64) {
-    // Days to civil date (Howard Hinnant's algorithm).
-    let z = (at_ms / 86_400_000) as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
+    let (y, m, _) = crate::archive::civil_date(at_ms);
     (y, m)
 }
 

@@ -314,11 +314,7 @@ impl Casino {
                     h.id
                 ));
             }
-            // A wager whose settlement is still to be recorded (in chunks:
-            // `settle.rs`) is off the coup, its hold pending until its chunk.
-            let settling =
-                || t.deferred.iter().any(|e| matches!(e, Event::WagerSettled { wager: w, .. } if *w == wager));
-            if t.engine.state().coup.wagers.get(wager).is_none() && !settling() {
+            if t.engine.state().coup.wagers.get(wager).is_none() {
                 return Some(format!("hold {} of table {table} is for wager {wager}, which is on no open coup", h.id));
             }
         }
@@ -461,7 +457,7 @@ impl Casino {
         if let Some(why) = &t.halted {
             return halted(table, why);
         }
-        if !t.deferred.is_empty() {
+        if t.engine.settling() {
             return settling(table);
         }
         if t.engine.state().coup.wagers.len() >= MAX_WAGERS_PER_COUP {
@@ -555,7 +551,7 @@ impl Casino {
         if let Some(why) = &t.halted {
             return halted(table, why);
         }
-        if !t.deferred.is_empty() {
+        if t.engine.settling() {
             return settling(table);
         }
         let ledger = &mut self.ledger;
@@ -563,9 +559,8 @@ impl Casino {
         let accounts = t.accounts;
         let mut booked = None;
         let result = t.engine.execute_checked(command, |events| {
-            // A large settlement books its first chunk now, the rest later
-            // (`settle.rs`).
-            let batches = money_of(table, &events[..settle::cut(events)], holds, &accounts, ledger);
+            // A large settlement is made a chunk at a time (`settle.rs`).
+            let batches = money_of(table, events, holds, &accounts, ledger);
             if batches.is_empty() {
                 return Ok(());
             }
@@ -586,13 +581,10 @@ impl Casino {
         if let Some(ch) = booked {
             commit.ledger.push(ch);
         }
-        let count = events.len();
-        let (now, later) = events.split_at(settle::cut(&events));
-        t.release(now);
-        t.record(now, by, commit);
-        t.deferred.extend(later.iter().cloned());
-        t.deferred_by = by;
-        Reply::Events { count }
+        t.release(&events);
+        t.record(&events, by, commit);
+        t.settled_by = by;
+        Reply::Events { count: events.len() }
     }
 
     /// A supervisor voids a halted table's coup: the interruption is recorded

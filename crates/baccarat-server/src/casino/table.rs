@@ -42,10 +42,9 @@ pub struct CasinoTable {
     pub cutting_card_from_back: usize,
     /// The published SHA-256 of the current shoe's seed.
     pub commitment: Option<String>,
-    /// The rest of a large settlement, recorded and booked a chunk per writer
-    /// batch (`settle.rs`), with who made the command that settled it.
-    pub(super) deferred: std::collections::VecDeque<Event>,
-    pub(super) deferred_by: Actor,
+    /// Who made the command that completed the coup being settled in chunks
+    /// (`settle.rs`): each chunk's records name them.
+    pub(super) settled_by: Actor,
 }
 
 impl CasinoTable {
@@ -64,9 +63,13 @@ impl CasinoTable {
             rulebook_id: row.rulebook.clone(),
             config_toml: row.config.clone(),
             cutting_card_from_back: cutting.max(20),
-            engine: match state {
-                Some(s) => Table::restore(setup, s),
-                None => Table::new(setup),
+            engine: {
+                let mut e = match state {
+                    Some(s) => Table::restore(setup, s),
+                    None => Table::new(setup),
+                };
+                e.settle_in_chunks(super::settle::CHUNK);
+                e
             },
             chain: Chain::new(),
             accounts,
@@ -75,8 +78,7 @@ impl CasinoTable {
             liability: Money::ZERO,
             halted: None,
             commitment: None,
-            deferred: std::collections::VecDeque::new(),
-            deferred_by: Actor::Server,
+            settled_by: Actor::Server,
         })
     }
 

@@ -94,6 +94,11 @@ impl CoupWagers {
         }
     }
 
+    /// Where a wager stands in placement order.
+    pub fn position(&self, id: WagerId) -> Option<usize> {
+        self.inner.at.get(&id).copied()
+    }
+
     pub fn get(&self, id: WagerId) -> Option<&Wager> {
         self.inner.at.get(&id).map(|&i| &self.inner.list[i])
     }

@@ -41,17 +41,26 @@ pub(super) fn complete(o: &mut Emit) {
             o.emit(Event::MarkerReleased { from_seat: seat, rule });
         }
     }
-    settle_rest(o);
+    let chunk = o.t.settle_chunk;
+    settle_some(o, chunk);
 }
 
-/// Settle every wager of the completed coup not settled yet, in the order
-/// they were placed, then close the coup.
-pub(super) fn settle_rest(o: &mut Emit) {
+/// Settle the completed coup's next `max` wagers not settled yet, in the
+/// order they were placed, and close the coup once none is left.
+///
+/// No wager of a coup is settled before its result (a void settles every
+/// wager and closes the coup in one command), and the settlement goes in
+/// placement order, so it resumes at the wager after the last one settled:
+/// each chunk costs its own length, not the coup's.
+pub(super) fn settle_some(o: &mut Emit, max: usize) {
     let coup = coup_of(&o.t.state.coup.cards);
     let cfg = &o.t.setup.config;
-    let done: std::collections::HashSet<WagerId> = o.t.state.last_settled.iter().copied().collect();
+    let s = &o.t.state;
+    let from = s.last_settled.last().and_then(|w| s.coup.wagers.position(*w)).map_or(0, |i| i + 1);
     let mut settled = Vec::new();
-    for w in o.t.state.coup.wagers.iter().filter(|w| !done.contains(&w.id)) {
+    let mut rest = s.coup.wagers.iter().skip(from).peekable();
+    while settled.len() < max {
+        let Some(w) = rest.next() else { break };
         let offer = cfg.offer(w.bet).expect("wagers are on offered bets");
         let outcome = w.bet.classify(&coup);
         let (settlement, ante) = match (&cfg.ante, w.bet.is_main()) {
@@ -67,10 +76,13 @@ pub(super) fn settle_rest(o: &mut Emit) {
         let pays = offer.pay_table.pays(outcome).report();
         settled.push(Event::WagerSettled { wager: w.id, outcome: Some(outcome), pays, settlement, ante });
     }
+    let done = rest.peek().is_none();
     for e in settled {
         o.emit(e);
     }
-    close_coup(o);
+    if done {
+        close_coup(o);
+    }
 }
 
 pub(super) fn close_coup(o: &mut Emit) {

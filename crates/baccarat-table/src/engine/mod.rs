@@ -171,6 +171,10 @@ pub struct State {
 pub struct Table {
     setup: Arc<TableSetup>,
     state: State,
+    /// Most wagers a completing command settles; the rest wait for
+    /// [`Table::settle_next`]. Not part of the state: how a caller paces the
+    /// settlement, never what it is.
+    settle_chunk: usize,
 }
 
 impl PartialEq for Table {
@@ -194,7 +198,7 @@ impl Emit<'_> {
 
 impl Table {
     pub fn new(setup: TableSetup) -> Table {
-        Table { setup: Arc::new(setup), state: State::default() }
+        Table { setup: Arc::new(setup), state: State::default(), settle_chunk: usize::MAX }
     }
 
     pub fn setup(&self) -> &TableSetup {
@@ -227,21 +231,43 @@ impl Table {
     /// A table from a checkpoint of its state (see [`State`]), to replay only
     /// the events recorded after it.
     pub fn restore(setup: TableSetup, state: State) -> Table {
-        Table { setup: Arc::new(setup), state }
+        Table { setup: Arc::new(setup), state, settle_chunk: usize::MAX }
     }
 
-    /// The rest of a completed coup's settlement, when its log stops part-way
-    /// through (`State::completed`): every wager not yet settled, settled as
-    /// the coup's cards decide, then the coup closed — exactly the events the
-    /// completion made after those already recorded. Nothing when no coup is
-    /// part-way through its settlement.
-    pub fn finish_settlement(&mut self) -> Vec<Event> {
+    /// Settle at most `chunk` wagers in the command that completes a coup
+    /// (and a server's recovery), leaving the rest for [`Table::settle_next`]:
+    /// a coup of 90,000 wagers is then settled in steps short enough for a
+    /// server to serve other tables between them. By default (`usize::MAX`) a
+    /// coup settles and closes in the command that completes it.
+    pub fn settle_in_chunks(&mut self, chunk: usize) {
+        self.settle_chunk = chunk.max(1);
+    }
+
+    /// The coup's result is recorded and some of its wagers are still to be
+    /// settled (`State::completed`).
+    pub fn settling(&self) -> bool {
+        self.state.completed
+    }
+
+    /// The next settlements of a completed coup, at most `max` wagers in
+    /// placement order, and once none is left the coup's close (and the
+    /// shoe's end, if the coup ended it): exactly the events a completion
+    /// settling everything at once would have made next. Nothing when no coup
+    /// is part-way through its settlement.
+    pub fn settle_next(&mut self, max: usize) -> Vec<Event> {
         if !self.state.completed {
             return Vec::new();
         }
         let mut o = Emit { t: self, events: Vec::new() };
-        flow::settle_rest(&mut o);
+        flow::settle_some(&mut o, max);
         o.events
+    }
+
+    /// The rest of a completed coup's settlement, when its log stops part-way
+    /// (a server stopped while recording a settlement in chunks): every wager
+    /// not yet settled, then the coup closed.
+    pub fn finish_settlement(&mut self) -> Vec<Event> {
+        self.settle_next(usize::MAX)
     }
 
     /// Rebuild a table from its events.
@@ -270,6 +296,10 @@ impl Table {
         cmd: Command,
         accept: impl FnOnce(&[Event]) -> Result<(), Refusal>,
     ) -> Result<Vec<Event>, Refusal> {
+        if self.state.completed {
+            // Only `settle_next` moves a coup part-way through its settlement.
+            return Err(Refusal::new("settling", "the coup's wagers are being settled; retry"));
+        }
         // Wager commands make every check before their one event, so they run in
         // place: placing the thousandth wager of a coup does not copy the table.
         if matches!(

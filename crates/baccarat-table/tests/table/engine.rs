@@ -530,6 +530,54 @@ fn nsw_10_4_a_tables_side_bet_restriction_is_honoured() {
     run(&mut t, &mut log, wager(1, Bet::PlayerPair, 1000));
 }
 
+/// A coup settled in chunks (`settle_in_chunks`, as the server paces a large
+/// settlement) makes exactly the events, in the same order, as one settled at
+/// once, and ends in the same table; while it is part-way no command runs.
+#[test]
+fn a_settlement_in_chunks_makes_the_same_events_as_one_at_once() {
+    let extra = "[bets.player_pair]\n[bets.banker_pair]\n";
+    for seed in 0..6u64 {
+        for chunk in [1usize, 2, 3, 5, 11, 100] {
+            let (mut whole, mut whole_log) = rng_table("nsw-2021", extra, seed);
+            let (mut paced, mut paced_log) = rng_table("nsw-2021", extra, seed);
+            paced.settle_in_chunks(chunk);
+            for coup in 0..4 {
+                let mut cmds = vec![Command::OpenBetting { no_bet: false, closes_at: None }];
+                for p in 1..=7u32 {
+                    for k in 0..(coup + p as usize) % 3 + 1 {
+                        let bet = [Bet::Banker, Bet::Player, Bet::Tie, Bet::PlayerPair, Bet::BankerPair]
+                            [(p as usize + coup + k) % 5];
+                        cmds.push(wager(p, bet, 1000 * (k as i64 + 1)));
+                    }
+                }
+                cmds.push(Command::CloseBetting);
+                for c in cmds {
+                    run(&mut whole, &mut whole_log, c.clone());
+                    run(&mut paced, &mut paced_log, c);
+                }
+                deal_out(&mut whole, &mut whole_log);
+                while matches!(paced.phase(), Phase::Closed | Phase::Dealing) {
+                    if paced.settling() {
+                        refused(&mut paced, Command::DealNext, "settling");
+                        let next = paced.settle_next(chunk);
+                        let settled = next.iter().filter(|e| matches!(e, Event::WagerSettled { .. })).count();
+                        assert!(
+                            (1..=chunk).contains(&settled)
+                                || next.iter().any(|e| matches!(e, Event::CoupClosed { .. }))
+                        );
+                        paced_log.extend(next);
+                    } else {
+                        run(&mut paced, &mut paced_log, Command::DealNext);
+                    }
+                }
+                assert!(!paced.settling());
+                assert_eq!(paced_log, whole_log, "seed {seed} chunk {chunk} coup {coup}");
+                assert!(paced == whole, "seed {seed} chunk {chunk} coup {coup}");
+            }
+        }
+    }
+}
+
 /// A log cut anywhere inside a completed coup's settlement (after its result,
 /// before it closed) is finished by `finish_settlement` with exactly the events
 /// the completion made after the cut, leaving the same table; elsewhere it adds

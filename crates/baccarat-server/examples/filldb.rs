@@ -42,7 +42,7 @@ use baccarat_rules::{Bet, Money};
 use baccarat_server::anchor::AnchorLog;
 use baccarat_server::casino::{Actor, Casino, Mode, Reply, Request, SlipLine};
 use baccarat_server::serve::{heads_of, open, Opened, ServeConfig};
-use baccarat_server::store::{Commit, SqliteStore, Store};
+use baccarat_server::store::{Commit, Store};
 use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
 
 /// Most requests in one commit (as `writer::MAX_BATCH`).
@@ -182,7 +182,7 @@ impl Rows {
 /// The casino, its store and anchor file, and the batch being made.
 struct Filler {
     casino: Casino,
-    store: SqliteStore,
+    store: baccarat_server::store::AnyStore,
     anchors: AnchorLog,
     /// The read model, as the server's committer keeps it (for checkpoints).
     feed: baccarat_server::coup_feed::Feed,

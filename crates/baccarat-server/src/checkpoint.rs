@@ -165,15 +165,34 @@ pub struct Checkpointer {
 
 impl Checkpointer {
     /// Start it on its own connection to `db`, signing with the key at `key`.
-    pub fn start(db: &std::path::Path, key: &std::path::Path) -> Result<Checkpointer, String> {
-        use crate::store::Store;
-        let mut store = crate::store::SqliteStore::open(db).map_err(|e| e.to_string())?;
-        store.relax_sync().map_err(|e| e.to_string())?;
+    pub fn start(db: &crate::store::Db, key: &std::path::Path) -> Result<Checkpointer, String> {
+        use crate::store::{AnyStore, Store};
         let key = crate::anchor::AnchorKey::load(key).map_err(|e| e.to_string())?;
         let (tx, rx) = std::sync::mpsc::sync_channel::<Box<Checkpoint>>(1);
+        let (ready, opened) = std::sync::mpsc::sync_channel::<Result<(), String>>(1);
+        let db = db.clone();
+        // The store is opened on the thread that uses it (PostgreSQL's
+        // client may not be driven from the async runtime's threads).
         std::thread::Builder::new()
             .name("checkpointer".into())
             .spawn(move || {
+                let open = || -> Result<AnyStore, String> {
+                    let store = db.open().map_err(|e| e.to_string())?;
+                    if let AnyStore::Sqlite(s) = &store {
+                        s.relax_sync().map_err(|e| e.to_string())?;
+                    }
+                    Ok(store)
+                };
+                let mut store = match open() {
+                    Ok(s) => {
+                        let _ = ready.send(Ok(()));
+                        s
+                    }
+                    Err(e) => {
+                        let _ = ready.send(Err(e));
+                        return;
+                    }
+                };
                 while let Ok(c) = rx.recv() {
                     if let Err(e) = store.write_checkpoint(&seal_with(&c, &key)) {
                         eprintln!("checkpointer: checkpoint not written: {e}");
@@ -181,6 +200,7 @@ impl Checkpointer {
                 }
             })
             .map_err(|e| format!("cannot start the checkpointer: {e}"))?;
+        opened.recv().map_err(|_| "the checkpointer stopped".to_string())??;
         Ok(Checkpointer { tx })
     }
 

@@ -75,3 +75,65 @@ impl ColdKeys for KeyReader {
         self.find_many(ids, since_ms).map_err(|e| e.to_string())
     }
 }
+
+/// The same reader on PostgreSQL: its own connection, one repeatable-read
+/// snapshot per lookup, the latest answer under each id in the window.
+pub struct PgKeyReader {
+    client: Mutex<postgres::Client>,
+}
+
+impl std::fmt::Debug for PgKeyReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PgKeyReader")
+    }
+}
+
+impl PgKeyReader {
+    pub fn connect(url: &str) -> Result<PgKeyReader, StoreError> {
+        Ok(PgKeyReader { client: Mutex::new(postgres::Client::connect(url, postgres::NoTls)?) })
+    }
+
+    pub fn find_many(&self, ids: &[KeyId], since_ms: u64) -> Result<Vec<AnswerRow>, StoreError> {
+        let mut c = self.client.lock().unwrap_or_else(|p| p.into_inner());
+        let mut tx = c.build_transaction().isolation_level(postgres::IsolationLevel::RepeatableRead).start()?;
+        let q = tx.prepare(
+            "SELECT seq, digest, answer, at_ms, cause FROM answer_log
+             WHERE key_id = $1 AND at_ms >= $2 ORDER BY seq DESC LIMIT 1",
+        )?;
+        let mut found = Vec::new();
+        for &id in ids {
+            let key_id = id.to_le_bytes().to_vec();
+            if let Some(r) = tx.query_opt(&q, &[&key_id, &(since_ms as i64)])? {
+                let seq: i64 = r.get(0);
+                let digest: Vec<u8> = r.get(1);
+                let cause: String = r.get(4);
+                let bad = |what: &str| StoreError::Corrupt(format!("answer {seq}: {what}"));
+                found.push(AnswerRow {
+                    seq: seq as u64,
+                    key: String::new(),
+                    key_id: id,
+                    request: digest.try_into().map_err(|_| bad("its digest is not 32 bytes"))?,
+                    answer: r.get(2),
+                    cause: Cause::parse(&cause).ok_or_else(|| bad("its cause is unreadable"))?,
+                    at_ms: r.get::<_, i64>(3) as u64,
+                });
+            }
+        }
+        tx.commit()?;
+        Ok(found)
+    }
+}
+
+impl ColdKeys for PgKeyReader {
+    fn find(&self, ids: &[KeyId], since_ms: u64) -> Result<Vec<AnswerRow>, String> {
+        self.find_many(ids, since_ms).map_err(|e| e.to_string())
+    }
+}
+
+/// The reader for a store of either kind.
+pub fn open(db: &crate::store::Db) -> Result<std::sync::Arc<dyn ColdKeys>, StoreError> {
+    Ok(match db {
+        crate::store::Db::Sqlite(p) => std::sync::Arc::new(KeyReader::open(p)?),
+        crate::store::Db::Postgres(url) => std::sync::Arc::new(PgKeyReader::connect(url)?),
+    })
+}

@@ -18,6 +18,7 @@ pub mod migrate;
 pub mod openapi;
 pub mod pacer;
 pub mod pg_store;
+pub mod pg_thread;
 pub mod postings;
 pub mod promotion_entries;
 pub mod rate_limit;

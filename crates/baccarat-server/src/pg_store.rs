@@ -21,8 +21,9 @@
 //!   anything outside them, so no commit fails for want of a partition.
 //! * **Schema** mirrors SQLite's (`store.rs`), version in `baccarat_schema`.
 //!
-//! Not yet here (issue 14): `serve --db postgres://…`, leases with fencing
-//! epochs for several servers, `migrate`, and `verify` on PostgreSQL.
+//! `serve --db postgres://…` runs on it (`store/any.rs`); `migrate` and
+//! `verify` read it (`migrate.rs`). Not yet here (issue 14): several servers
+//! on one database taking leases in turn, with shared wallets.
 
 use std::sync::{Mutex, MutexGuard};
 
@@ -270,6 +271,15 @@ impl PgStore {
     }
 
     /// Run `f` on the connection: for tests that tamper as an attacker would.
+    /// Run `f` with every read it makes through this store seeing one
+    /// snapshot (a read-only repeatable-read transaction).
+    pub fn in_snapshot<T>(&self, f: impl FnOnce(&PgStore) -> T) -> Result<T, StoreError> {
+        self.c().batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")?;
+        let out = f(self);
+        self.c().batch_execute("COMMIT")?;
+        Ok(out)
+    }
+
     pub fn with_client<T>(&self, f: impl FnOnce(&mut Client) -> T) -> T {
         f(&mut self.c())
     }
@@ -662,6 +672,16 @@ impl History for PgStore {
             .query_opt(
                 "SELECT seq, prev, body, hash FROM audit WHERE tbl = $1 ORDER BY seq DESC LIMIT 1",
                 &[&(table as i64)],
+            )?
+            .map(|r| record_of(&r)))
+    }
+
+    fn record_at(&self, table: u32, seq: u64) -> Result<Option<Record>, StoreError> {
+        Ok(self
+            .c()
+            .query_opt(
+                "SELECT seq, prev, body, hash FROM audit WHERE tbl = $1 AND seq = $2",
+                &[&(table as i64), &(seq as i64)],
             )?
             .map(|r| record_of(&r)))
     }

@@ -13,25 +13,40 @@ use baccarat_rules::promotion::Terms;
 use baccarat_table::engine::{Event, PlayerId, WagerId};
 
 use crate::audit::Body;
+use crate::scan::Chains;
+use crate::store::Db;
 
 /// Each player's entries (players without any are left out), in ascending id.
 pub fn entries(db: &Path, terms: &Terms) -> Result<Vec<(PlayerId, u64)>, String> {
-    let conn = crate::scan::open_read_only(db).map_err(|e| format!("{}: {e}", db.display()))?;
-    let scan = crate::scan::Scan::with_archives(&conn, db).map_err(|e| e.to_string())?;
-    scan.begin().map_err(|e| e.to_string())?;
-    let list = entries_in(&scan, terms)?;
-    scan.end().map_err(|e| e.to_string())?;
-    Ok(list)
+    entries_of(&Db::Sqlite(db.into()), terms)
 }
 
-/// The same, from a scan already reading (`verify`'s).
-pub fn entries_in(scan: &crate::scan::Scan, terms: &Terms) -> Result<Vec<(PlayerId, u64)>, String> {
+/// The same, on either back end (PostgreSQL reads from one snapshot).
+pub fn entries_of(db: &Db, terms: &Terms) -> Result<Vec<(PlayerId, u64)>, String> {
+    match db {
+        Db::Sqlite(path) => {
+            let conn = crate::scan::open_read_only(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let scan = crate::scan::Scan::with_archives(&conn, path).map_err(|e| e.to_string())?;
+            scan.begin().map_err(|e| e.to_string())?;
+            let list = entries_in(&scan, terms)?;
+            scan.end().map_err(|e| e.to_string())?;
+            Ok(list)
+        }
+        Db::Postgres(url) => {
+            let store = crate::pg_store::PgStore::connect(url).map_err(|e| e.to_string())?;
+            store.in_snapshot(|s| entries_in(&crate::scan::HistoryChains(s), terms)).map_err(|e| e.to_string())?
+        }
+    }
+}
+
+/// The same, from chains already being read (`verify`'s scan).
+pub fn entries_in(scan: &dyn Chains, terms: &Terms) -> Result<Vec<(PlayerId, u64)>, String> {
     let mut earned: HashMap<u32, u64> = HashMap::new();
-    let tables = scan.tables().map_err(|e| e.to_string())?;
+    let tables = scan.chain_tables().map_err(|e| e.to_string())?;
     for t in tables {
         // The wagers of the coup in play: what each would earn if it plays.
         let mut open: HashMap<WagerId, (PlayerId, u32)> = HashMap::new();
-        scan.each_record(t.id, |r| {
+        scan.each_in_chain(t.id, &mut |r| {
             let Ok(Body { event: Some(e), .. }) = Body::decode(&r.body) else { return Ok(true) };
             match e {
                 Event::BettingOpened { .. } => open.clear(),

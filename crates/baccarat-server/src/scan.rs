@@ -312,3 +312,53 @@ impl Answered<'_> {
         Ok(())
     }
 }
+
+/// Every table's chain read from its start, whatever the back end: a SQLite
+/// [`Scan`] (archives first), or any [`crate::store::History`] (PostgreSQL).
+/// What reads whole chains outside `verify` (an inspector's recall of voids,
+/// a promotion's entries) reads through this.
+pub trait Chains {
+    fn chain_tables(&self) -> Result<Vec<TableRow>, StoreError>;
+    /// Each record of a chain, in order, until `f` says stop (`false`).
+    fn each_in_chain(
+        &self,
+        table: u32,
+        f: &mut dyn FnMut(Record) -> Result<bool, StoreError>,
+    ) -> Result<(), StoreError>;
+}
+
+impl Chains for Scan<'_> {
+    fn chain_tables(&self) -> Result<Vec<TableRow>, StoreError> {
+        self.tables()
+    }
+    fn each_in_chain(
+        &self,
+        table: u32,
+        f: &mut dyn FnMut(Record) -> Result<bool, StoreError>,
+    ) -> Result<(), StoreError> {
+        self.each_record(table, f)
+    }
+}
+
+/// A [`crate::store::History`] read as [`Chains`] (it pages to the end of a
+/// chain; records after a stop are skipped).
+pub struct HistoryChains<'a>(pub &'a dyn crate::store::History);
+
+impl Chains for HistoryChains<'_> {
+    fn chain_tables(&self) -> Result<Vec<TableRow>, StoreError> {
+        self.0.tables()
+    }
+    fn each_in_chain(
+        &self,
+        table: u32,
+        f: &mut dyn FnMut(Record) -> Result<bool, StoreError>,
+    ) -> Result<(), StoreError> {
+        let mut going = true;
+        self.0.each_record_after(table, 0, &mut |r| {
+            if going {
+                going = f(r)?;
+            }
+            Ok(())
+        })
+    }
+}

@@ -26,15 +26,18 @@ use crate::auth::{random_hex, Role, Users};
 use crate::casino::{recover, Casino, Clock, Mode, Request, DEFAULT_FLOAT};
 use crate::coup_feed::Feed;
 use crate::http::{router, AppState, Pace};
-use crate::key_reader::KeyReader;
-use crate::store::{Commit, SqliteStore, Store};
+use crate::store::{AnyStore, Commit, Db, History, Store};
 use crate::table_view::Views;
 use crate::writer::Writer;
 
 /// How to run the server.
 #[derive(Clone)]
 pub struct ServeConfig {
+    /// The SQLite file (the embedded default). With `postgres`, only the
+    /// anchor and key files' default paths are made from it.
     pub db: PathBuf,
+    /// A PostgreSQL URL (`--db postgres://…`): the casino is kept there.
+    pub postgres: Option<String>,
     pub addr: SocketAddr,
     /// How long betting stays open on RNG tables.
     pub betting: Duration,
@@ -72,6 +75,7 @@ impl std::fmt::Debug for ServeConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ServeConfig")
             .field("db", &self.db)
+            .field("postgres", &self.postgres.as_deref().map(crate::store::redact))
             .field("addr", &self.addr)
             .field("betting", &self.betting)
             .field("deal", &self.deal)
@@ -93,6 +97,7 @@ impl ServeConfig {
     pub fn new(db: PathBuf, addr: SocketAddr) -> ServeConfig {
         ServeConfig {
             db,
+            postgres: None,
             addr,
             betting: Duration::from_secs(15),
             deal: Duration::from_millis(700),
@@ -107,6 +112,14 @@ impl ServeConfig {
             sessions: crate::auth::SessionPolicy::default(),
             clock: crate::casino::system_clock(),
             key_retention: Duration::from_millis(crate::ledger::DEFAULT_KEY_RETENTION_MS),
+        }
+    }
+
+    /// Where the casino is kept.
+    pub fn database(&self) -> Db {
+        match &self.postgres {
+            Some(url) => Db::Postgres(url.clone()),
+            None => Db::Sqlite(self.db.clone()),
         }
     }
 
@@ -131,7 +144,7 @@ pub const DEMO_TABLES: [(u32, &str, &str, Mode, &str); 5] = [
 /// read model, the people, the anchor file (open for appending), and what
 /// recovery read.
 pub struct Opened {
-    pub store: SqliteStore,
+    pub store: AnyStore,
     pub casino: Casino,
     pub feed: Feed,
     pub users: Arc<Users>,
@@ -153,7 +166,7 @@ pub struct Recovery {
 
 /// Seal and write a checkpoint of `casino` with its read model `feed`.
 pub fn write_checkpoint(
-    store: &mut SqliteStore,
+    store: &mut impl Store,
     anchors: &AnchorLog,
     casino: &Casino,
     feed: &Feed,
@@ -168,7 +181,7 @@ pub fn write_checkpoint(
 /// anchor file signed, or are gone: the start-up check. It reads one record
 /// per chain (the anchored one); the links after it are checked as recovery
 /// reads them, and `verify` checks the whole history.
-pub fn anchor_cuts(store: &SqliteStore, anchored: &crate::anchor::Anchored) -> Result<BTreeMap<u32, String>, String> {
+pub fn anchor_cuts(store: &dyn History, anchored: &crate::anchor::Anchored) -> Result<BTreeMap<u32, String>, String> {
     let tables: Vec<u32> = store.tables().map_err(|e| e.to_string())?.iter().map(|t| t.id).collect();
     let mut out = BTreeMap::new();
     for (table, (len, head)) in &anchored.heads {
@@ -204,7 +217,7 @@ pub fn heads_of(commit: &Commit) -> Vec<Head> {
 
 /// Commit, then anchor what was committed (the anchor never runs ahead of the
 /// database).
-fn commit_anchored(store: &mut SqliteStore, anchors: &mut AnchorLog, commit: &Commit) -> Result<(), String> {
+fn commit_anchored(store: &mut impl Store, anchors: &mut AnchorLog, commit: &Commit) -> Result<(), String> {
     store.commit(commit).map_err(|e| e.to_string())?;
     anchors.append(&heads_of(commit)).map_err(|e| e.to_string())
 }
@@ -214,10 +227,11 @@ fn commit_anchored(store: &mut SqliteStore, anchors: &mut AnchorLog, commit: &Co
 /// is not served (it is named on stderr); a cut in the casino's own chain
 /// stops the start.
 pub fn open(cfg: &ServeConfig) -> Result<Opened, String> {
-    let mut store = SqliteStore::open(&cfg.db).map_err(|e| format!("{}: {e}", cfg.db.display()))?;
+    let db = cfg.database();
+    let mut store = db.open().map_err(|e| format!("{}: {e}", db.shown()))?;
     // The idempotency keys that left memory are read on this (`keys.rs`).
-    let keys = Arc::new(KeyReader::open(&cfg.db).map_err(|e| format!("{}: {e}", cfg.db.display()))?);
-    let users = Arc::new(Users::open_with(&cfg.db, cfg.sessions, cfg.clock.clone()).map_err(|e| e.to_string())?);
+    let keys = crate::key_reader::open(&db).map_err(|e| format!("{}: {e}", db.shown()))?;
+    let users = Arc::new(Users::open_db(&db, cfg.sessions, cfg.clock.clone()).map_err(|e| e.to_string())?);
     let (anchor_path, key_path) = cfg.anchor_paths();
     let key = AnchorKey::load_or_create(&key_path).map_err(|e| e.to_string())?;
     let public = key.public_hex();
@@ -242,7 +256,7 @@ pub fn open(cfg: &ServeConfig) -> Result<Opened, String> {
         None
     };
     let mut anchors = AnchorLog::open_at(&anchor_path, key, mark.as_ref()).map_err(|e| e.to_string())?;
-    if store.tables().map_err(|e| e.to_string())?.is_empty() {
+    if History::tables(&store).map_err(|e| e.to_string())?.is_empty() {
         let mut c = Casino::new();
         c.ceiling = cfg.ceiling;
         c.clock = cfg.clock.clone();
@@ -275,7 +289,7 @@ pub fn open(cfg: &ServeConfig) -> Result<Opened, String> {
             );
         }
         commit_anchored(&mut store, &mut anchors, &commit)?;
-        println!("first run: created {} with a demo casino", cfg.db.display());
+        println!("first run: created {} with a demo casino", db.shown());
         println!("  admin password: {admin}   (sign in as \"admin\"; shown only now)");
         println!(
             "  staff: dealer, supervisor, inspector, manager (tournaments); players: player1..player5; password {:?}",
@@ -298,7 +312,7 @@ pub fn open(cfg: &ServeConfig) -> Result<Opened, String> {
             eprintln!("table {table} is not served: {why}");
         }
         skip = cut.into_keys().collect();
-    } else if store.head(crate::audit::CASINO_CHAIN).map_err(|e| e.to_string())?.is_some() {
+    } else if History::head(&store, crate::audit::CASINO_CHAIN).map_err(|e| e.to_string())?.is_some() {
         eprintln!("warning: no anchor file at {}; the chains are anchored from now on", anchor_path.display());
     }
     let retention = cfg.key_retention.as_millis() as u64;
@@ -352,7 +366,12 @@ pub async fn serve(cfg: ServeConfig) -> Result<(), String> {
 
 /// Run the server on a bound listener (tests bind port 0).
 pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<(), String> {
-    let Opened { mut store, casino, feed, users, mut anchors, recovery } = open(&cfg)?;
+    // Opening reads the store synchronously (PostgreSQL's client may not run
+    // on the runtime's own threads).
+    let opening = cfg.clone();
+    let opened =
+        tokio::task::spawn_blocking(move || open(&opening)).await.map_err(|e| format!("the start failed: {e}"))??;
+    let Opened { mut store, casino, feed, users, mut anchors, recovery } = opened;
     println!(
         "recovered {} tables from {}: {} records and {} transfers read",
         casino.tables.len(),
@@ -360,7 +379,9 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
         recovery.tail_records,
         recovery.tail_transfers
     );
-    store.checkpoint_in_background(&cfg.db, Duration::from_millis(200)).map_err(|e| e.to_string())?;
+    if let AnyStore::Sqlite(s) = &mut store {
+        s.checkpoint_in_background(&cfg.db, Duration::from_millis(200)).map_err(|e| e.to_string())?;
+    }
     let table_ids: Vec<u32> = casino.tables.keys().copied().collect();
     let views = Arc::new(RwLock::new(Views::default()));
     views.write().expect("views").rebuild(&casino);
@@ -369,7 +390,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     let (changed, _) = broadcast::channel(1024);
     let feed = Arc::new(RwLock::new(feed));
     let anchor_public = anchors.public_hex();
-    let checkpointer = crate::checkpoint::Checkpointer::start(&cfg.db, &cfg.anchor_paths().1)?;
+    let checkpointer = crate::checkpoint::Checkpointer::start(&cfg.database(), &cfg.anchor_paths().1)?;
     let v = views.clone();
     let v2 = views.clone();
     let (fd, ch) = (feed.clone(), changed.clone());
@@ -417,7 +438,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
         users,
         views,
         changed,
-        db: cfg.db.clone(),
+        db: cfg.database(),
         anchor_file: cfg.anchor_paths().0,
         anchor_public,
         limiter: Arc::new(crate::rate_limit::Limiter::new(cfg.rate_per_second, cfg.clock.clone())),

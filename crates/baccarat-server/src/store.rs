@@ -21,7 +21,9 @@ use rusqlite::{params, Connection, OptionalExtension};
 use crate::audit::Record;
 use crate::ledger::{Account, AccountId, AnswerRow, Cause, Changes, Transfer};
 
+mod any;
 mod history;
+pub use any::{redact, AnyStore, Db};
 pub use history::History;
 
 /// A table as configured: recreated from this on restart.
@@ -735,6 +737,22 @@ impl SqliteStore {
 /// Read one table's audit records from sequence number `from` on, on a
 /// connection of its own (the game-recall route reads while the writer
 /// writes), archived ones included.
+/// The same, on either back end.
+pub fn read_records_in(db: &Db, table: u32, from: u64) -> Result<Vec<Record>, StoreError> {
+    match db {
+        Db::Sqlite(path) => read_records(path, table, from),
+        Db::Postgres(url) => {
+            let store = crate::pg_store::PgStore::connect(url)?;
+            let mut out = Vec::new();
+            History::each_record_after(&store, table, from.saturating_sub(1), &mut |r| {
+                out.push(r);
+                Ok(())
+            })?;
+            Ok(out)
+        }
+    }
+}
+
 pub fn read_records(path: &Path, table: u32, from: u64) -> Result<Vec<Record>, StoreError> {
     let conn = crate::scan::open_read_only(path)?;
     let archives = crate::archive::open_archives(&conn, path)?;

@@ -555,18 +555,34 @@ pub fn voids_of(table: u32, bodies: &[(u64, Body)]) -> Vec<Void> {
 /// read-only connection (the recall route: memory stays bounded whatever the
 /// table's history).
 pub fn voids_in(db: &std::path::Path, table: u32) -> Result<Vec<Void>, String> {
-    let conn = crate::scan::open_read_only(db).map_err(|e| e.to_string())?;
-    let scan = crate::scan::Scan::with_archives(&conn, db).map_err(|e| e.to_string())?;
-    let mut v = Voids::new(table);
-    let mut out = Vec::new();
-    scan.each_record(table, |r| {
-        if let Ok(b) = Body::decode(&r.body) {
-            out.extend(v.feed(&b));
+    voids_in_db(&crate::store::Db::Sqlite(db.into()), table)
+}
+
+/// The same, on either back end.
+pub fn voids_in_db(db: &crate::store::Db, table: u32) -> Result<Vec<Void>, String> {
+    let read = |chains: &dyn crate::scan::Chains| -> Result<Vec<Void>, String> {
+        let mut v = Voids::new(table);
+        let mut out = Vec::new();
+        chains
+            .each_in_chain(table, &mut |r| {
+                if let Ok(b) = Body::decode(&r.body) {
+                    out.extend(v.feed(&b));
+                }
+                Ok(true)
+            })
+            .map_err(|e| e.to_string())?;
+        Ok(out)
+    };
+    match db {
+        crate::store::Db::Sqlite(path) => {
+            let conn = crate::scan::open_read_only(path).map_err(|e| e.to_string())?;
+            read(&crate::scan::Scan::with_archives(&conn, path).map_err(|e| e.to_string())?)
         }
-        Ok(true)
-    })
-    .map_err(|e| e.to_string())?;
-    Ok(out)
+        crate::store::Db::Postgres(url) => {
+            let store = crate::pg_store::PgStore::connect(url).map_err(|e| e.to_string())?;
+            read(&crate::scan::HistoryChains(&store))
+        }
+    }
 }
 
 /// A table's events against its rules, one at a time: the shoe as reshuffled
@@ -986,7 +1002,7 @@ mod since_checkpoint_tests {
         assert!(t.problems.is_empty(), "{:?}", t.problems);
         assert!(t.tail_records >= 1 && t.tail_transfers >= 1, "{t:?}");
         // A forger raises the later deposit and the wallet's stored balance.
-        let conn = o.store.connection();
+        let conn = o.store.sqlite().unwrap().connection();
         let last: i64 = conn.query_row("SELECT MAX(id) FROM transfers", [], |r| r.get(0)).unwrap();
         conn.execute("UPDATE transfers SET amount = amount + 1 WHERE id = ?1", [last]).unwrap();
         let t = verify_since_checkpoint(&db, None, None).unwrap();
@@ -1014,24 +1030,39 @@ pub struct LedgerCheck {
 /// its table still holds. It costs the tail since the checkpoint, not the
 /// history.
 pub fn check_ledger(db: &std::path::Path, public: &str) -> Result<LedgerCheck, String> {
-    let store = crate::store::SqliteStore::open(db).map_err(|e| format!("{}: {e}", db.display()))?;
-    let checked = store.in_snapshot(|store| -> Result<LedgerCheck, String> {
-        let cp = match store.latest_checkpoint().map_err(|e| e.to_string())? {
-            None => None,
-            Some(stored) => match crate::checkpoint::open(&stored, public) {
-                Ok(cp) => Some(cp),
-                Err(why) => return Ok(LedgerCheck { problem: Some(why), accounts: 0, transfers: 0 }),
-            },
-        };
-        let none = std::collections::BTreeSet::new();
-        Ok(match crate::casino::recover(store, cp, u64::MAX, &none) {
-            Err(why) => LedgerCheck { problem: Some(why), accounts: 0, transfers: 0 },
-            Ok(r) => {
-                let l = &r.casino.ledger;
-                let problem = l.check().err().map(|e| e.to_string()).or_else(|| r.casino.holds_problem());
-                LedgerCheck { problem, accounts: l.accounts().count(), transfers: l.transfer_count() }
-            }
-        })
-    });
-    checked.map_err(|e| e.to_string())?
+    check_ledger_of(&crate::store::Db::Sqlite(db.into()), public)
+}
+
+/// The same, on either back end: one snapshot either way.
+pub fn check_ledger_of(db: &crate::store::Db, public: &str) -> Result<LedgerCheck, String> {
+    match db {
+        crate::store::Db::Sqlite(path) => {
+            let store = crate::store::SqliteStore::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            store.in_snapshot(|s| ledger_in(s, public)).map_err(|e| e.to_string())?
+        }
+        crate::store::Db::Postgres(url) => {
+            let store = crate::pg_store::PgStore::connect(url).map_err(|e| e.to_string())?;
+            store.in_snapshot(|s| ledger_in(s, public)).map_err(|e| e.to_string())?
+        }
+    }
+}
+
+/// The ledger's check, reading `store` (already in one snapshot).
+fn ledger_in(store: &dyn crate::store::History, public: &str) -> Result<LedgerCheck, String> {
+    let cp = match store.latest_checkpoint().map_err(|e| e.to_string())? {
+        None => None,
+        Some(stored) => match crate::checkpoint::open(&stored, public) {
+            Ok(cp) => Some(cp),
+            Err(why) => return Ok(LedgerCheck { problem: Some(why), accounts: 0, transfers: 0 }),
+        },
+    };
+    let none = std::collections::BTreeSet::new();
+    Ok(match crate::casino::recover(store, cp, u64::MAX, &none) {
+        Err(why) => LedgerCheck { problem: Some(why), accounts: 0, transfers: 0 },
+        Ok(r) => {
+            let l = &r.casino.ledger;
+            let problem = l.check().err().map(|e| e.to_string()).or_else(|| r.casino.holds_problem());
+            LedgerCheck { problem, accounts: l.accounts().count(), transfers: l.transfer_count() }
+        }
+    })
 }

@@ -85,7 +85,7 @@ pub struct AppState {
     pub views: Arc<RwLock<Views>>,
     pub changed: broadcast::Sender<u64>,
     /// The database file (recall and verify read it on their own connections).
-    pub db: PathBuf,
+    pub db: crate::store::Db,
     /// The anchor file (verify reads it).
     pub anchor_file: PathBuf,
     /// The server's public key (hex): checkpoints are checked under it.

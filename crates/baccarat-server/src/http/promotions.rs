@@ -74,7 +74,7 @@ pub(super) async fn draw(
         v.promotions.get(&id).ok_or_else(|| no_promotion(id))?.terms.clone()
     };
     let db = s.db.clone();
-    let entries = tokio::task::spawn_blocking(move || crate::promotion_entries::entries(&db, &terms))
+    let entries = tokio::task::spawn_blocking(move || crate::promotion_entries::entries_of(&db, &terms))
         .await
         .map_err(|_| ApiError::internal("counting the entries failed"))?
         .map_err(ApiError::internal)?;

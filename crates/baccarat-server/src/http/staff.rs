@@ -176,7 +176,7 @@ pub(super) async fn create_player(
 pub(super) async fn ledger_check(State(s): State<AppState>, Auth(sess, _): Auth) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::Inspector, Role::Admin])?;
     let (db, public) = (s.db.clone(), s.anchor_public.clone());
-    let c = tokio::task::spawn_blocking(move || crate::verify::check_ledger(&db, &public))
+    let c = tokio::task::spawn_blocking(move || crate::verify::check_ledger_of(&db, &public))
         .await
         .map_err(|_| ApiError::internal("the ledger check failed"))?
         .map_err(ApiError::internal)?;
@@ -249,7 +249,7 @@ pub(super) async fn audit(
     let db = s.db.clone();
     let voids = {
         let db = db.clone();
-        tokio::task::spawn_blocking(move || crate::verify::voids_in(&db, id))
+        tokio::task::spawn_blocking(move || crate::verify::voids_in_db(&db, id))
             .await
             .map_err(|_| ApiError::internal("recall failed"))?
             .map_err(ApiError::internal)?
@@ -266,7 +266,7 @@ pub(super) async fn audit(
     }
     let void_report = json!({ "list": voids, "by_person": by_person, "by_shoe": by_shoe });
     let Some(from) = from else { return Ok(Json(json!({ "table": id, "coups": [], "voids": void_report }))) };
-    let records = tokio::task::spawn_blocking(move || crate::store::read_records(&db, id, from))
+    let records = tokio::task::spawn_blocking(move || crate::store::read_records_in(&db, id, from))
         .await
         .map_err(|_| ApiError::internal("recall failed"))?
         .map_err(|e| ApiError::internal(e.to_string()))?;
@@ -308,10 +308,13 @@ pub(super) async fn verify(State(s): State<AppState>, Auth(sess, _): Auth) -> Re
     require(&sess, &[Role::Inspector, Role::Admin])?;
     let db = s.db.clone();
     let anchors = s.anchor_file.clone();
-    let (f, public) = tokio::task::spawn_blocking(move || crate::verify::verify_file(&db, Some(&anchors), None))
-        .await
-        .map_err(|_| ApiError::internal("verify failed"))?
-        .map_err(ApiError::internal)?;
+    let (f, public) = tokio::task::spawn_blocking(move || match &db {
+        crate::store::Db::Sqlite(path) => crate::verify::verify_file(path, Some(&anchors), None),
+        crate::store::Db::Postgres(url) => crate::migrate::verify_pg(url, &anchors, None),
+    })
+    .await
+    .map_err(|_| ApiError::internal("verify failed"))?
+    .map_err(ApiError::internal)?;
     Ok(Json(json!({
         "ok": f.problems.is_empty(),
         "tables": f.tables,

@@ -36,6 +36,8 @@ pub trait History {
     fn latest_checkpoint(&self) -> Result<Option<StoredCheckpoint>, StoreError>;
     /// The last record of a table's chain, if any.
     fn head(&self, table: u32) -> Result<Option<Record>, StoreError>;
+    /// One record of a table's chain, if it exists.
+    fn record_at(&self, table: u32, seq: u64) -> Result<Option<Record>, StoreError>;
 }
 
 impl History for SqliteStore {
@@ -74,5 +76,8 @@ impl History for SqliteStore {
     }
     fn head(&self, table: u32) -> Result<Option<Record>, StoreError> {
         SqliteStore::head(self, table)
+    }
+    fn record_at(&self, table: u32, seq: u64) -> Result<Option<Record>, StoreError> {
+        SqliteStore::record_at(self, table, seq)
     }
 }

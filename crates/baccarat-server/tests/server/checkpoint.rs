@@ -173,7 +173,7 @@ fn recovery_from_a_checkpoint_equals_the_whole_replay() {
     let store = o.store;
     drop(o.casino);
 
-    let stored = store.latest_checkpoint().unwrap().expect("a checkpoint");
+    let stored = baccarat_server::store::History::latest_checkpoint(&store).unwrap().expect("a checkpoint");
     let cp = checkpoint::open(&stored, &public).unwrap();
     let none = BTreeSet::new();
     let from_cp = recover(&store, Some(cp), 0, &none).unwrap();
@@ -229,6 +229,8 @@ fn a_corrupt_checkpoint_is_refused_and_the_history_replayed() {
     // A forger raises a balance inside the checkpoint's body (its parts).
     let altered = o
         .store
+        .sqlite()
+        .unwrap()
         .connection()
         .execute(
             "UPDATE checkpoint_parts SET data = CAST(replace(CAST(data AS TEXT), '\"balance\":1', '\"balance\":9') AS BLOB)
@@ -278,7 +280,7 @@ fn a_forged_balance_stops_the_start() {
     write_checkpoint(&mut o.store, &o.anchors, &o.casino, &o.feed).unwrap();
     let wallet = o.casino.ledger.find(&baccarat_server::ledger::AccountKind::Wallet { player: PlayerId(100) }).unwrap();
     let cage = o.casino.ledger.find(&baccarat_server::ledger::AccountKind::Cage).unwrap();
-    let conn = o.store.connection();
+    let conn = o.store.sqlite().unwrap().connection();
     conn.execute("UPDATE accounts SET balance = balance + 500000 WHERE id = ?1", [wallet as i64]).unwrap();
     conn.execute("UPDATE accounts SET balance = balance - 500000 WHERE id = ?1", [cage as i64]).unwrap();
     drop(o);

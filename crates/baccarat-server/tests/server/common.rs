@@ -33,9 +33,13 @@ pub async fn spawn_app_with(tweak: impl FnOnce(&mut ServeConfig)) -> App {
     };
     tweak(&mut cfg);
     // Create the database first so the admin's password can be set for the test.
-    let users = baccarat_server::serve::open(&cfg).unwrap().users;
-    users.create("test-admin", baccarat_server::auth::Role::Admin, "admin-pass").unwrap();
-    drop(users);
+    let first = cfg.clone();
+    tokio::task::spawn_blocking(move || {
+        let users = baccarat_server::serve::open(&first).unwrap().users;
+        users.create("test-admin", baccarat_server::auth::Role::Admin, "admin-pass").unwrap();
+    })
+    .await
+    .unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(run(cfg, listener));

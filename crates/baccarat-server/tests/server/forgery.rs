@@ -106,7 +106,7 @@ fn honest() -> &'static Honest {
         let anchors = baccarat_server::anchor::default_paths(&db).0;
         let lines_before_last_coup = std::fs::read_to_string(anchors).unwrap().lines().count();
         coup(&mut o, 1, 3, players);
-        o.store.connection().query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).unwrap();
+        o.store.sqlite().unwrap().connection().query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).unwrap();
         drop(o);
         let read = |p: PathBuf| std::fs::read(p).unwrap();
         let (anchor_path, key_path) = baccarat_server::anchor::default_paths(&db);

@@ -432,3 +432,60 @@ fn a_chain_only_moves_forward_and_a_batch_is_all_or_nothing() {
         .unwrap();
     assert_eq!(verify(&records).unwrap_err().seq, 2);
 }
+
+/// `serve` on PostgreSQL: the demo casino is created there, people sign in
+/// (users and sessions live there), a wager is placed and settled by the
+/// pacer, the inspector's ledger check, recall and verify read PostgreSQL,
+/// and a second start recovers the same balances from it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_runs_on_postgresql_and_a_start_recovers_from_it() {
+    use crate::common::spawn_app_with;
+    use serde_json::json;
+    let url = tokio::task::spawn_blocking(|| database("serve")).await.unwrap();
+    let pg = url.clone();
+    let mut cfg = None;
+    let app = spawn_app_with(|c| {
+        c.postgres = Some(pg);
+        cfg = Some(c.clone());
+    })
+    .await;
+    let cfg = cfg.unwrap();
+    let p = app.login("player1", "demo").await;
+    let available = |v: &serde_json::Value| v["available"].as_i64().unwrap();
+    let before = available(&app.get("/api/me", Some(&p)).await.1);
+    app.until_phase(1, "betting").await;
+    let slip = json!({"wagers": [{"bet": "banker", "amount": 1000}], "key": "pg-1"});
+    let (s, r) = app.post("/api/tables/1/wagers", Some(&p), slip).await;
+    assert_eq!(s, reqwest::StatusCode::OK, "{r}");
+    assert_eq!(r["results"][0]["result"], "wager", "{r}");
+    assert_eq!(available(&app.get("/api/me", Some(&p)).await.1), before - 1000);
+    // The coup is dealt and settled; betting opens on the next.
+    app.until_phase(1, "dealing").await;
+    app.until_phase(1, "betting").await;
+    let after = available(&app.get("/api/me", Some(&p)).await.1);
+    // The demo NSW table offers Super Six: the Banker pays even money, and
+    // half on a winning six.
+    let outcomes = [before - 1000, before, before + 500, before + 1000];
+    assert!(outcomes.contains(&after), "lost, pushed or won: {before} -> {after}");
+    let inspector = app.login("inspector", "demo").await;
+    let (s, l) = app.get("/api/ledger/check", Some(&inspector)).await;
+    assert_eq!((s, &l["ok"]), (reqwest::StatusCode::OK, &json!(true)), "{l}");
+    let (s, a) = app.get("/api/tables/1/audit?last=2", Some(&inspector)).await;
+    assert_eq!(s, reqwest::StatusCode::OK, "{a}");
+    assert!(a.to_string().contains("wager_placed"), "recall reads the records from PostgreSQL: {a}");
+    let (s, v) = app.get("/api/verify", Some(&inspector)).await;
+    assert_eq!((s, &v["ok"]), (reqwest::StatusCode::OK, &json!(true)), "{v}");
+    // Nothing of it is in a SQLite file.
+    assert!(!cfg.db.exists(), "no SQLite database beside the anchors");
+    assert!(baccarat_server::anchor::default_paths(&cfg.db).0.exists(), "the anchors are signed beside it");
+    // A second start on the same database recovers the same wallet.
+    let recovered = tokio::task::spawn_blocking(move || {
+        let again = baccarat_server::serve::open(&cfg).unwrap();
+        let player = PlayerId(again.users.credentials("player1").unwrap().unwrap().0);
+        again.casino.balance(player).unwrap().1
+    })
+    .await
+    .unwrap();
+    let now = available(&app.get("/api/me", Some(&p)).await.1);
+    assert_eq!(recovered.0, now, "PostgreSQL holds what the server acknowledged");
+}

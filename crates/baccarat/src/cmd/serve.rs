@@ -15,8 +15,8 @@ pub struct ServeArgs {
     /// ceiling, session_idle_seconds, session_max_seconds, key_retention_hours.
     #[arg(long, env = "BACCARAT_CONFIG")]
     config: Option<PathBuf>,
-    /// The database file; created with a demo casino if it does not exist
-    /// [default: baccarat.db].
+    /// The database: a SQLite file, or a PostgreSQL URL (`postgres://…`);
+    /// created with a demo casino if it holds none [default: baccarat.db].
     #[arg(long, env = "BACCARAT_DB")]
     db: Option<PathBuf>,
     /// Address to listen on [default: 127.0.0.1:8080].
@@ -43,11 +43,13 @@ pub struct ServeArgs {
     /// Serve the web pages from this folder instead of the embedded copies.
     #[arg(long, env = "BACCARAT_WEB_DIR")]
     web_dir: Option<PathBuf>,
-    /// The append-only file of signed chain heads [default: <db>.anchors].
+    /// The append-only file of signed chain heads [default: <db>.anchors;
+    /// with PostgreSQL, baccarat-postgres.anchors in the working directory].
     #[arg(long, env = "BACCARAT_ANCHOR_FILE")]
     anchor_file: Option<PathBuf>,
     /// The server's Ed25519 signing key, created on first use [default:
-    /// <db>.key]; keep it off the database's volume in production.
+    /// <db>.key, or baccarat-postgres.key]; keep it off the database's volume
+    /// in production.
     #[arg(long, env = "BACCARAT_KEY_FILE")]
     key_file: Option<PathBuf>,
     /// The largest table (or personal) maximum the casino accepts, in minor
@@ -68,6 +70,10 @@ pub struct ServeArgs {
     #[arg(long, env = "BACCARAT_KEY_RETENTION_HOURS")]
     key_retention_hours: Option<u64>,
 }
+
+/// With PostgreSQL, the anchor and key files' default name (beside it:
+/// `.anchors`, `.key`), in the working directory.
+const POSTGRES_LOCAL: &str = "baccarat-postgres";
 
 /// The `--config` file.
 #[derive(Default, serde::Deserialize)]
@@ -114,7 +120,13 @@ pub fn settings(a: ServeArgs) -> Result<ServeConfig> {
         (None, None) => "127.0.0.1:8080".parse().expect("default address"),
     };
     let db = a.db.or(file.db).unwrap_or_else(|| PathBuf::from("baccarat.db"));
-    let mut cfg = ServeConfig::new(db, addr);
+    let db = baccarat_server::store::Db::parse(&db.to_string_lossy());
+    let mut cfg = match db {
+        baccarat_server::store::Db::Sqlite(path) => ServeConfig::new(path, addr),
+        baccarat_server::store::Db::Postgres(url) => {
+            ServeConfig { postgres: Some(url), ..ServeConfig::new(PathBuf::from(POSTGRES_LOCAL), addr) }
+        }
+    };
     cfg.betting = Duration::from_secs(in_range(
         "betting_seconds",
         a.betting_seconds.or(file.betting_seconds).unwrap_or(15),

@@ -10,11 +10,15 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::casino::Clock;
+use crate::store::Db;
+
+mod rows;
+use rows::Rows;
 
 /// What a person may do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -74,6 +78,10 @@ pub enum AuthError {
     Weak(&'static str),
     #[error("database: {0}")]
     Sql(#[from] rusqlite::Error),
+    #[error("database: {0}")]
+    Pg(#[from] postgres::Error),
+    #[error("too many people are being created at once; retry")]
+    Busy,
 }
 
 /// How long a session lasts: it ends after `idle_ms` without a request, and
@@ -111,7 +119,7 @@ const SEEN_WRITE_MS: u64 = 60_000;
 /// verifies on the sign-in pool (`signin.rs`) between [`Users::credentials`]
 /// and [`Users::start_session`].
 pub struct Users {
-    conn: Mutex<Connection>,
+    conn: Mutex<Box<dyn Rows>>,
     cache: RwLock<HashMap<String, Arc<Live>>>,
     names: RwLock<HashMap<u32, String>>,
     policy: SessionPolicy,
@@ -192,8 +200,19 @@ impl Users {
 
     /// Open with a session policy and a clock (tests move the clock).
     pub fn open_with(path: &Path, policy: SessionPolicy, clock: Clock) -> Result<Users, AuthError> {
-        let conn = Connection::open(path)?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        Users::open_db(&Db::Sqlite(path.into()), policy, clock)
+    }
+
+    /// Open on either back end, on a connection of its own.
+    pub fn open_db(db: &Db, policy: SessionPolicy, clock: Clock) -> Result<Users, AuthError> {
+        let conn: Box<dyn Rows> = match db {
+            Db::Sqlite(path) => {
+                let conn = Connection::open(path)?;
+                conn.busy_timeout(std::time::Duration::from_secs(5))?;
+                Box::new(conn)
+            }
+            Db::Postgres(url) => Box::new(crate::pg_thread::PgThread::connect(url)?),
+        };
         Ok(Users {
             conn: Mutex::new(conn),
             cache: RwLock::new(HashMap::new()),
@@ -203,44 +222,33 @@ impl Users {
         })
     }
 
+    fn rows(&self) -> std::sync::MutexGuard<'_, Box<dyn Rows>> {
+        self.conn.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     pub fn policy(&self) -> SessionPolicy {
         self.policy
     }
 
     pub fn count(&self) -> Result<u32, AuthError> {
-        Ok(self.conn.lock().expect("users lock").query_row("SELECT COUNT(*) FROM users", [], |r| r.get(0))?)
+        self.rows().count()
     }
 
     /// Create a person; their id is also their player id.
     pub fn create(&self, name: &str, role: Role, password: &str) -> Result<u32, AuthError> {
         let hash = hash_password(password);
-        let conn = self.conn.lock().expect("users lock");
-        let taken: Option<u32> =
-            conn.query_row("SELECT id FROM users WHERE name = ?1", [name], |r| r.get(0)).optional()?;
-        if taken.is_some() {
-            return Err(AuthError::Taken(name.into()));
-        }
-        conn.execute("INSERT INTO users (name, role, password) VALUES (?1, ?2, ?3)", params![name, role.name(), hash])?;
-        Ok(conn.last_insert_rowid() as u32)
+        self.rows().insert(name, role.name(), &hash)
     }
 
     /// A person's role by id, if they exist.
     pub fn role(&self, id: u32) -> Result<Option<Role>, AuthError> {
-        let conn = self.conn.lock().expect("users lock");
-        let r: Option<String> =
-            conn.query_row("SELECT role FROM users WHERE id = ?1", [id], |r| r.get(0)).optional()?;
-        Ok(r.and_then(|r| Role::parse(&r)))
+        Ok(self.rows().role(id)?.and_then(|r| Role::parse(&r)))
     }
 
     /// The credentials of `name`, if it exists (a quick lookup under the lock;
     /// the hash is checked elsewhere, without it).
     pub fn credentials(&self, name: &str) -> Result<Option<Credentials>, AuthError> {
-        let conn = self.conn.lock().expect("users lock");
-        let row: Option<(u32, String, String)> = conn
-            .query_row("SELECT id, role, password FROM users WHERE name = ?1", [name], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-            })
-            .optional()?;
+        let row = self.rows().by_name(name)?;
         Ok(row.and_then(|(id, role, hash)| Role::parse(&role).map(|r| (id, r, hash))))
     }
 
@@ -248,10 +256,7 @@ impl Users {
     pub fn start_session(&self, id: u32, name: &str, role: Role) -> Result<(String, Session), AuthError> {
         let token = random_hex(32);
         let now = (self.clock)();
-        self.conn.lock().expect("users lock").execute(
-            "INSERT INTO sessions (token_sha256, user, created_ms, seen_ms) VALUES (?1, ?2, ?3, ?3)",
-            params![sha(&token), id, now as i64],
-        )?;
+        self.rows().open_session(&sha(&token), id, now)?;
         Ok((token, Session { user: id, name: name.into(), role }))
     }
 
@@ -287,15 +292,7 @@ impl Users {
         let live = match cached {
             Some(l) => l,
             None => {
-                let conn = self.conn.lock().expect("users lock");
-                let row: Option<(u32, String, String, i64, i64)> = conn
-                    .query_row(
-                        "SELECT u.id, u.name, u.role, s.created_ms, s.seen_ms FROM sessions s JOIN users u ON u.id = s.user WHERE s.token_sha256 = ?1 AND s.revoked = 0",
-                        [&hash],
-                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
-                    )
-                    .optional()?;
-                drop(conn);
+                let row = self.rows().session(&hash)?;
                 let (user, name, role, created, seen) = row.ok_or(AuthError::BadToken)?;
                 let session = Session { user, name, role: Role::parse(&role).ok_or(AuthError::BadToken)? };
                 let seen = seen.max(0) as u64;
@@ -321,10 +318,7 @@ impl Users {
         live.seen_ms.fetch_max(now, Ordering::Relaxed);
         if now.saturating_sub(live.stored_seen_ms.load(Ordering::Relaxed)) >= SEEN_WRITE_MS {
             live.stored_seen_ms.store(now, Ordering::Relaxed);
-            self.conn
-                .lock()
-                .expect("users lock")
-                .execute("UPDATE sessions SET seen_ms = ?1 WHERE token_sha256 = ?2", params![now as i64, hash])?;
+            self.rows().touch(&hash, now)?;
         }
         Ok(live.session.clone())
     }
@@ -334,9 +328,7 @@ impl Users {
         if let Some(n) = self.names.read().expect("names cache").get(&id) {
             return Some(n.clone());
         }
-        let conn = self.conn.lock().expect("users lock");
-        let n: String =
-            conn.query_row("SELECT name FROM users WHERE id = ?1", [id], |r| r.get(0)).optional().ok()??;
+        let n = self.rows().name(id).ok()??;
         self.names.write().expect("names cache").insert(id, n.clone());
         Some(n)
     }
@@ -344,11 +336,7 @@ impl Users {
     /// Mark a session ended (by its token's hash), in the cache and the store.
     fn end(&self, hash: &str) -> Result<usize, AuthError> {
         self.cache.write().expect("session cache").remove(hash);
-        Ok(self
-            .conn
-            .lock()
-            .expect("users lock")
-            .execute("UPDATE sessions SET revoked = 1 WHERE token_sha256 = ?1 AND revoked = 0", [hash])?)
+        self.rows().end(hash)
     }
 
     /// Sign out: the token opens nothing any more.
@@ -362,11 +350,7 @@ impl Users {
     /// End every session of a person (a password change, a suspension).
     pub fn revoke_user(&self, user: u32) -> Result<usize, AuthError> {
         self.cache.write().expect("session cache").retain(|_, l| l.session.user != user);
-        Ok(self
-            .conn
-            .lock()
-            .expect("users lock")
-            .execute("UPDATE sessions SET revoked = 1 WHERE user = ?1 AND revoked = 0", [user])?)
+        self.rows().end_user(user)
     }
 
     /// Set a new password (hashed here) and end every session of the person.
@@ -375,11 +359,7 @@ impl Users {
             return Err(AuthError::Weak("4 to 128 characters"));
         }
         let hash = hash_password(password);
-        let n = self
-            .conn
-            .lock()
-            .expect("users lock")
-            .execute("UPDATE users SET password = ?1 WHERE id = ?2", params![hash, user])?;
+        let n = self.rows().set_password(user, &hash)?;
         if n == 0 {
             return Err(AuthError::BadLogin);
         }

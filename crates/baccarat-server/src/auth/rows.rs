@@ -1,0 +1,205 @@
+//! The `users` and `sessions` tables, on SQLite or PostgreSQL: the few
+//! statements [`super::Users`] makes, one implementation per back end. The
+//! cache, the policy and the password hashing stay in `Users`, so both back
+//! ends behave the same.
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use super::AuthError;
+
+/// A session row: user id, name, role, created and last seen (ms).
+pub type SessionRow = (u32, String, String, i64, i64);
+
+/// What `Users` asks of the database.
+pub trait Rows: Send {
+    fn count(&mut self) -> Result<u32, AuthError>;
+    /// id, role, password hash.
+    fn by_name(&mut self, name: &str) -> Result<Option<(u32, String, String)>, AuthError>;
+    /// A new person's id; [`AuthError::Taken`] if the name is.
+    fn insert(&mut self, name: &str, role: &str, hash: &str) -> Result<u32, AuthError>;
+    fn role(&mut self, id: u32) -> Result<Option<String>, AuthError>;
+    fn name(&mut self, id: u32) -> Result<Option<String>, AuthError>;
+    fn open_session(&mut self, token_sha: &str, user: u32, now: u64) -> Result<(), AuthError>;
+    /// A session not revoked, with its person.
+    fn session(&mut self, token_sha: &str) -> Result<Option<SessionRow>, AuthError>;
+    fn touch(&mut self, token_sha: &str, now: u64) -> Result<(), AuthError>;
+    /// Revoke one session; how many were live.
+    fn end(&mut self, token_sha: &str) -> Result<usize, AuthError>;
+    /// Revoke every session of a person; how many were live.
+    fn end_user(&mut self, user: u32) -> Result<usize, AuthError>;
+    /// How many people had their password set (0 or 1).
+    fn set_password(&mut self, user: u32, hash: &str) -> Result<usize, AuthError>;
+}
+
+impl Rows for Connection {
+    fn count(&mut self) -> Result<u32, AuthError> {
+        Ok(self.query_row("SELECT COUNT(*) FROM users", [], |r| r.get(0))?)
+    }
+    fn by_name(&mut self, name: &str) -> Result<Option<(u32, String, String)>, AuthError> {
+        Ok(self
+            .query_row("SELECT id, role, password FROM users WHERE name = ?1", [name], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
+            .optional()?)
+    }
+    fn insert(&mut self, name: &str, role: &str, hash: &str) -> Result<u32, AuthError> {
+        let taken: Option<u32> =
+            self.query_row("SELECT id FROM users WHERE name = ?1", [name], |r| r.get(0)).optional()?;
+        if taken.is_some() {
+            return Err(AuthError::Taken(name.into()));
+        }
+        self.execute("INSERT INTO users (name, role, password) VALUES (?1, ?2, ?3)", params![name, role, hash])?;
+        Ok(self.last_insert_rowid() as u32)
+    }
+    fn role(&mut self, id: u32) -> Result<Option<String>, AuthError> {
+        Ok(self.query_row("SELECT role FROM users WHERE id = ?1", [id], |r| r.get(0)).optional()?)
+    }
+    fn name(&mut self, id: u32) -> Result<Option<String>, AuthError> {
+        Ok(self.query_row("SELECT name FROM users WHERE id = ?1", [id], |r| r.get(0)).optional()?)
+    }
+    fn open_session(&mut self, token_sha: &str, user: u32, now: u64) -> Result<(), AuthError> {
+        self.execute(
+            "INSERT INTO sessions (token_sha256, user, created_ms, seen_ms) VALUES (?1, ?2, ?3, ?3)",
+            params![token_sha, user, now as i64],
+        )?;
+        Ok(())
+    }
+    fn session(&mut self, token_sha: &str) -> Result<Option<SessionRow>, AuthError> {
+        Ok(self
+            .query_row(
+                "SELECT u.id, u.name, u.role, s.created_ms, s.seen_ms FROM sessions s JOIN users u ON u.id = s.user WHERE s.token_sha256 = ?1 AND s.revoked = 0",
+                [token_sha],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+            )
+            .optional()?)
+    }
+    fn touch(&mut self, token_sha: &str, now: u64) -> Result<(), AuthError> {
+        self.execute("UPDATE sessions SET seen_ms = ?1 WHERE token_sha256 = ?2", params![now as i64, token_sha])?;
+        Ok(())
+    }
+    fn end(&mut self, token_sha: &str) -> Result<usize, AuthError> {
+        Ok(self.execute("UPDATE sessions SET revoked = 1 WHERE token_sha256 = ?1 AND revoked = 0", [token_sha])?)
+    }
+    fn end_user(&mut self, user: u32) -> Result<usize, AuthError> {
+        Ok(self.execute("UPDATE sessions SET revoked = 1 WHERE user = ?1 AND revoked = 0", [user])?)
+    }
+    fn set_password(&mut self, user: u32, hash: &str) -> Result<usize, AuthError> {
+        Ok(self.execute("UPDATE users SET password = ?1 WHERE id = ?2", params![hash, user])?)
+    }
+}
+
+impl Rows for postgres::Client {
+    fn count(&mut self) -> Result<u32, AuthError> {
+        Ok(self.query_one("SELECT COUNT(*) FROM users", &[])?.get::<_, i64>(0) as u32)
+    }
+    fn by_name(&mut self, name: &str) -> Result<Option<(u32, String, String)>, AuthError> {
+        Ok(self
+            .query_opt("SELECT id, role, password FROM users WHERE name = $1", &[&name])?
+            .map(|r| (r.get::<_, i64>(0) as u32, r.get(1), r.get(2))))
+    }
+    fn insert(&mut self, name: &str, role: &str, hash: &str) -> Result<u32, AuthError> {
+        // Ids are taken as the next after the highest, as SQLite's rowids
+        // are (and `migrate` keeps them). Two servers creating people at once
+        // may pick the same id; the loser's insert is refused by the key and
+        // tried again.
+        for _ in 0..8 {
+            let r = self.query_opt(
+                "INSERT INTO users (id, name, role, password)
+                 SELECT COALESCE(MAX(id), 0) + 1, $1, $2, $3 FROM users
+                 ON CONFLICT (name) DO NOTHING RETURNING id",
+                &[&name, &role, &hash],
+            );
+            match r {
+                Ok(Some(row)) => return Ok(row.get::<_, i64>(0) as u32),
+                Ok(None) => return Err(AuthError::Taken(name.into())),
+                Err(e) if e.code() == Some(&postgres::error::SqlState::UNIQUE_VIOLATION) => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(AuthError::Busy)
+    }
+    fn role(&mut self, id: u32) -> Result<Option<String>, AuthError> {
+        Ok(self.query_opt("SELECT role FROM users WHERE id = $1", &[&(id as i64)])?.map(|r| r.get(0)))
+    }
+    fn name(&mut self, id: u32) -> Result<Option<String>, AuthError> {
+        Ok(self.query_opt("SELECT name FROM users WHERE id = $1", &[&(id as i64)])?.map(|r| r.get(0)))
+    }
+    fn open_session(&mut self, token_sha: &str, user: u32, now: u64) -> Result<(), AuthError> {
+        self.execute(
+            "INSERT INTO sessions (token_sha256, \"user\", created_ms, seen_ms) VALUES ($1, $2, $3, $3)",
+            &[&token_sha, &(user as i64), &(now as i64)],
+        )?;
+        Ok(())
+    }
+    fn session(&mut self, token_sha: &str) -> Result<Option<SessionRow>, AuthError> {
+        Ok(self
+            .query_opt(
+                "SELECT u.id, u.name, u.role, s.created_ms, s.seen_ms FROM sessions s JOIN users u ON u.id = s.\"user\"
+                 WHERE s.token_sha256 = $1 AND NOT s.revoked",
+                &[&token_sha],
+            )?
+            .map(|r| (r.get::<_, i64>(0) as u32, r.get(1), r.get(2), r.get(3), r.get(4))))
+    }
+    fn touch(&mut self, token_sha: &str, now: u64) -> Result<(), AuthError> {
+        self.execute("UPDATE sessions SET seen_ms = $1 WHERE token_sha256 = $2", &[&(now as i64), &token_sha])?;
+        Ok(())
+    }
+    fn end(&mut self, token_sha: &str) -> Result<usize, AuthError> {
+        let n =
+            self.execute("UPDATE sessions SET revoked = true WHERE token_sha256 = $1 AND NOT revoked", &[&token_sha])?;
+        Ok(n as usize)
+    }
+    fn end_user(&mut self, user: u32) -> Result<usize, AuthError> {
+        let n =
+            self.execute("UPDATE sessions SET revoked = true WHERE \"user\" = $1 AND NOT revoked", &[&(user as i64)])?;
+        Ok(n as usize)
+    }
+    fn set_password(&mut self, user: u32, hash: &str) -> Result<usize, AuthError> {
+        Ok(self.execute("UPDATE users SET password = $1 WHERE id = $2", &[&hash, &(user as i64)])? as usize)
+    }
+}
+
+/// Every statement runs on the connection's own thread (`pg_thread.rs`):
+/// these are called from the HTTP handlers, on the async runtime.
+impl Rows for crate::pg_thread::PgThread {
+    fn count(&mut self) -> Result<u32, AuthError> {
+        self.run(|c| c.count())
+    }
+    fn by_name(&mut self, name: &str) -> Result<Option<(u32, String, String)>, AuthError> {
+        let name = name.to_string();
+        self.run(move |c| c.by_name(&name))
+    }
+    fn insert(&mut self, name: &str, role: &str, hash: &str) -> Result<u32, AuthError> {
+        let (name, role, hash) = (name.to_string(), role.to_string(), hash.to_string());
+        self.run(move |c| c.insert(&name, &role, &hash))
+    }
+    fn role(&mut self, id: u32) -> Result<Option<String>, AuthError> {
+        self.run(move |c| Rows::role(c, id))
+    }
+    fn name(&mut self, id: u32) -> Result<Option<String>, AuthError> {
+        self.run(move |c| Rows::name(c, id))
+    }
+    fn open_session(&mut self, token_sha: &str, user: u32, now: u64) -> Result<(), AuthError> {
+        let t = token_sha.to_string();
+        self.run(move |c| c.open_session(&t, user, now))
+    }
+    fn session(&mut self, token_sha: &str) -> Result<Option<SessionRow>, AuthError> {
+        let t = token_sha.to_string();
+        self.run(move |c| Rows::session(c, &t))
+    }
+    fn touch(&mut self, token_sha: &str, now: u64) -> Result<(), AuthError> {
+        let t = token_sha.to_string();
+        self.run(move |c| c.touch(&t, now))
+    }
+    fn end(&mut self, token_sha: &str) -> Result<usize, AuthError> {
+        let t = token_sha.to_string();
+        self.run(move |c| c.end(&t))
+    }
+    fn end_user(&mut self, user: u32) -> Result<usize, AuthError> {
+        self.run(move |c| c.end_user(user))
+    }
+    fn set_password(&mut self, user: u32, hash: &str) -> Result<usize, AuthError> {
+        let h = hash.to_string();
+        self.run(move |c| c.set_password(user, &h))
+    }
+}

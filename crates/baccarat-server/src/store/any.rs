@@ -1,0 +1,155 @@
+//! The store a server runs on, whichever it is: SQLite (the embedded
+//! default, a file) or PostgreSQL (`postgres://…`). The writer, recovery and
+//! the start-up checks take this one type; each call goes to the back end.
+
+use std::path::PathBuf;
+
+use crate::audit::Record;
+use crate::checkpoint::Sealed;
+use crate::ledger::{Account, AnswerRow, Transfer};
+use crate::pg_store::PgStore;
+use crate::store::{Commit, History, Snapshot, SqliteStore, Store, StoreError, StoredCheckpoint, TableRow};
+
+/// Where a casino is kept, as `--db` (or `BACCARAT_DB`) names it: a
+/// `postgres://` or `postgresql://` URL, or else a SQLite file's path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Db {
+    Sqlite(PathBuf),
+    Postgres(String),
+}
+
+impl Db {
+    pub fn parse(s: &str) -> Db {
+        if s.starts_with("postgres://") || s.starts_with("postgresql://") {
+            Db::Postgres(s.to_string())
+        } else {
+            Db::Sqlite(PathBuf::from(s))
+        }
+    }
+
+    /// For messages: a URL without its password.
+    pub fn shown(&self) -> String {
+        match self {
+            Db::Sqlite(p) => p.display().to_string(),
+            Db::Postgres(url) => redact(url),
+        }
+    }
+
+    /// Open (creating and migrating if need be).
+    pub fn open(&self) -> Result<AnyStore, StoreError> {
+        Ok(match self {
+            Db::Sqlite(p) => AnyStore::Sqlite(SqliteStore::open(p)?),
+            Db::Postgres(url) => AnyStore::Postgres(PgStore::connect(url)?),
+        })
+    }
+}
+
+/// `postgres://user:secret@host/db` shown as `postgres://user:***@host/db`.
+pub fn redact(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return url.to_string() };
+    let Some((auth, host)) = rest.split_once('@') else { return url.to_string() };
+    match auth.split_once(':') {
+        Some((user, _)) => format!("{scheme}://{user}:***@{host}"),
+        None => url.to_string(),
+    }
+}
+
+/// A store of either kind.
+pub enum AnyStore {
+    Sqlite(SqliteStore),
+    Postgres(PgStore),
+}
+
+impl AnyStore {
+    /// The SQLite store, if this is one (tools and tests that reach into the
+    /// file).
+    pub fn sqlite(&self) -> Option<&SqliteStore> {
+        match self {
+            AnyStore::Sqlite(s) => Some(s),
+            AnyStore::Postgres(_) => None,
+        }
+    }
+}
+
+macro_rules! each {
+    ($self:expr, $s:ident => $e:expr) => {
+        match $self {
+            AnyStore::Sqlite($s) => $e,
+            AnyStore::Postgres($s) => $e,
+        }
+    };
+}
+
+impl Store for AnyStore {
+    fn commit(&mut self, c: &Commit) -> Result<(), StoreError> {
+        each!(self, s => s.commit(c))
+    }
+    fn load(&mut self) -> Result<Snapshot, StoreError> {
+        each!(self, s => s.load())
+    }
+    fn write_checkpoint(&mut self, c: &Sealed) -> Result<(), StoreError> {
+        each!(self, s => s.write_checkpoint(c))
+    }
+}
+
+impl History for AnyStore {
+    fn tables(&self) -> Result<Vec<TableRow>, StoreError> {
+        each!(self, s => History::tables(s))
+    }
+    fn accounts(&self) -> Result<Vec<Account>, StoreError> {
+        each!(self, s => History::accounts(s))
+    }
+    fn each_transfer_after(
+        &self,
+        after: u64,
+        f: &mut dyn FnMut(Transfer) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        each!(self, s => History::each_transfer_after(s, after, f))
+    }
+    fn each_record_after(
+        &self,
+        table: u32,
+        after: u64,
+        f: &mut dyn FnMut(Record) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        each!(self, s => History::each_record_after(s, table, after, f))
+    }
+    fn answers_since(&self, since_ms: u64) -> Result<Vec<AnswerRow>, StoreError> {
+        each!(self, s => History::answers_since(s, since_ms))
+    }
+    fn last_answer(&self) -> Result<u64, StoreError> {
+        each!(self, s => History::last_answer(s))
+    }
+    fn last_transfer(&self) -> Result<u64, StoreError> {
+        each!(self, s => History::last_transfer(s))
+    }
+    fn latest_checkpoint(&self) -> Result<Option<StoredCheckpoint>, StoreError> {
+        each!(self, s => History::latest_checkpoint(s))
+    }
+    fn head(&self, table: u32) -> Result<Option<Record>, StoreError> {
+        each!(self, s => History::head(s, table))
+    }
+    fn record_at(&self, table: u32, seq: u64) -> Result<Option<Record>, StoreError> {
+        each!(self, s => History::record_at(s, table, seq))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_url_is_postgres_and_anything_else_a_file() {
+        assert_eq!(Db::parse("postgres://u@h/db"), Db::Postgres("postgres://u@h/db".into()));
+        assert_eq!(Db::parse("postgresql://u@h/db"), Db::Postgres("postgresql://u@h/db".into()));
+        assert_eq!(Db::parse("casino.db"), Db::Sqlite("casino.db".into()));
+        assert_eq!(Db::parse("./postgres/casino.db"), Db::Sqlite("./postgres/casino.db".into()));
+    }
+
+    #[test]
+    fn a_password_is_never_shown() {
+        assert_eq!(redact("postgres://bob:hunter2@db.example/casino"), "postgres://bob:***@db.example/casino");
+        assert_eq!(redact("postgres://bob@%2Ftmp/casino"), "postgres://bob@%2Ftmp/casino");
+        assert!(!Db::parse("postgres://bob:hunter2@h/c").shown().contains("hunter2"));
+    }
+}

@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use crate::common::{spawn_app, spawn_app_with, App};
+use super::common::{spawn_app, spawn_app_with, App};
 use futures_util::{SinkExt, StreamExt};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
@@ -357,9 +357,9 @@ async fn the_websocket_never_takes_a_token_in_the_url() {
 /// rebuilds the ledger from the latest checkpoint and the transfers after it).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_ledger_check_reads_the_database_and_names_a_forged_balance() {
-    let mut db = None;
-    let app = spawn_app_with(|c| db = Some(c.db.clone())).await;
-    let db = db.unwrap();
+    let mut cfg = None;
+    let app = spawn_app_with(|c| cfg = Some(c.clone())).await;
+    let cfg = cfg.unwrap();
     let p = app.login("player3", "demo").await;
     let pid = app.get("/api/me", Some(&p)).await.1["user"].as_u64().unwrap();
     let (s, r) =
@@ -368,12 +368,8 @@ async fn the_ledger_check_reads_the_database_and_names_a_forged_balance() {
     let (s, ok) = app.get("/api/ledger/check", Some(&app.admin)).await;
     assert_eq!((s, ok["ok"].as_bool()), (StatusCode::OK, Some(true)), "{ok}");
     assert!(ok["transfers"].as_u64().unwrap() > 0, "{ok}");
-    let c = rusqlite::Connection::open(&db).unwrap();
-    c.busy_timeout(std::time::Duration::from_secs(5)).unwrap();
-    let forged = c
-        .execute("UPDATE accounts SET balance = balance + 100000 WHERE kind LIKE ?1", [format!("%\"player\":{pid}%")])
-        .unwrap();
-    assert_eq!(forged, 1);
+    let forge = format!("UPDATE accounts SET balance = balance + 100000 WHERE kind LIKE '%\"player\":{pid}%'");
+    assert_eq!(super::common::execute(&cfg, &forge).await, 1);
     let (s, bad) = app.get("/api/ledger/check", Some(&app.admin)).await;
     assert_eq!((s, bad["ok"].as_bool()), (StatusCode::OK, Some(false)), "{bad}");
     assert!(bad["problem"].as_str().unwrap().contains("account"), "{bad}");

@@ -48,6 +48,22 @@ pub async fn spawn_app_with(tweak: impl FnOnce(&mut ServeConfig)) -> App {
     App { admin, ..app }
 }
 
+/// Run one statement on the test server's database, whichever it is (an
+/// attacker with the database's credentials); the rows it changed.
+pub async fn execute(cfg: &ServeConfig, sql: &str) -> usize {
+    let (cfg, sql) = (cfg.clone(), sql.to_string());
+    tokio::task::spawn_blocking(move || match &cfg.postgres {
+        Some(url) => postgres::Client::connect(url, postgres::NoTls).unwrap().execute(&sql, &[]).unwrap() as usize,
+        None => {
+            let c = rusqlite::Connection::open(&cfg.db).unwrap();
+            c.busy_timeout(Duration::from_secs(5)).unwrap();
+            c.execute(&sql, []).unwrap()
+        }
+    })
+    .await
+    .unwrap()
+}
+
 /// A WebSocket upgrade request signed in by the session cookie, as a page's is.
 pub fn ws_request(url: &str, token: &str) -> tokio_tungstenite::tungstenite::handshake::client::Request {
     use tokio_tungstenite::tungstenite::client::IntoClientRequest;

@@ -2,7 +2,7 @@
 //! WebSocket, idempotent retries, the role matrix, and bad input refused with a
 //! clear JSON error.
 
-use crate::common::spawn_app;
+use super::common::spawn_app;
 use futures_util::StreamExt;
 use reqwest::{Client, StatusCode};
 use serde_json::{json, Value};
@@ -14,7 +14,7 @@ async fn a_player_bets_and_is_settled_exactly_with_a_push_over_websocket() {
     let (_, me) = app.get("/api/me", Some(&token)).await;
     let start = me["balance"].as_i64().unwrap();
     let ws_url = format!("{}/api/tables/3/ws", app.base.replace("http", "ws"));
-    let (mut ws, _) = tokio_tungstenite::connect_async(crate::common::ws_request(&ws_url, &token)).await.unwrap();
+    let (mut ws, _) = tokio_tungstenite::connect_async(super::common::ws_request(&ws_url, &token)).await.unwrap();
     let first: Value = serde_json::from_str(&ws.next().await.unwrap().unwrap().into_text().unwrap()).unwrap();
     assert_eq!(first["table"]["id"], 3);
     assert_eq!(first["balance"], start);

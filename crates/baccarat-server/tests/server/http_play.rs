@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use crate::common::{spawn_app, spawn_app_with, App};
+use super::common::{spawn_app, spawn_app_with, App};
 use futures_util::StreamExt;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
@@ -85,7 +85,7 @@ async fn only_the_player_squeezing_sees_the_hand_until_it_is_exposed() {
     let id1 = me1["user"].as_u64().unwrap();
     let connect = |t: String| {
         let url = format!("{}/api/tables/3/ws", app.base.replace("http", "ws"));
-        async move { tokio_tungstenite::connect_async(crate::common::ws_request(&url, &t)).await.unwrap().0 }
+        async move { tokio_tungstenite::connect_async(super::common::ws_request(&url, &t)).await.unwrap().0 }
     };
     let (mut ws1, mut ws2) = (connect(p1.clone()).await, connect(p2.clone()).await);
     app.until_phase(3, "betting").await;

@@ -43,7 +43,7 @@ fn cluster() -> &'static str {
 }
 
 /// A new, empty database on the cluster, named for the test.
-fn database(name: &str) -> String {
+pub fn database(name: &str) -> String {
     let base = cluster();
     let db = format!("t{}_{name}", std::process::id());
     let mut c = postgres::Client::connect(base, postgres::NoTls).expect("connect to the test cluster");

@@ -38,6 +38,10 @@ pub enum CasinoEvent {
     Deposit { player: baccarat_table::engine::PlayerId, amount: Money, key: String },
     /// The table stopped because an invariant broke; it is named here.
     TableHalted { invariant: String },
+    /// A server took the casino's lease (PostgreSQL, several servers) and
+    /// serves it from this record on: its `--instance` name and the lease's
+    /// epoch, which every later write proves.
+    Served { instance: String, epoch: i64 },
     /// A tournament published from its conditions file (NSW 15.4.1), whole.
     TournamentCreated { tournament: u32, conditions: String },
     /// A player entered, paying the fee from their wallet into the pool

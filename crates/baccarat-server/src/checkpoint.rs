@@ -165,7 +165,13 @@ pub struct Checkpointer {
 
 impl Checkpointer {
     /// Start it on its own connection to `db`, signing with the key at `key`.
-    pub fn start(db: &crate::store::Db, key: &std::path::Path) -> Result<Checkpointer, String> {
+    /// Under a lease (several servers on PostgreSQL) it writes only while
+    /// the lease is this server's.
+    pub fn start(
+        db: &crate::store::Db,
+        key: &std::path::Path,
+        lease: Option<crate::pg_store::Lease>,
+    ) -> Result<Checkpointer, String> {
         use crate::store::{AnyStore, Store};
         let key = crate::anchor::AnchorKey::load(key).map_err(|e| e.to_string())?;
         let (tx, rx) = std::sync::mpsc::sync_channel::<Box<Checkpoint>>(1);
@@ -177,9 +183,11 @@ impl Checkpointer {
             .name("checkpointer".into())
             .spawn(move || {
                 let open = || -> Result<AnyStore, String> {
-                    let store = db.open().map_err(|e| e.to_string())?;
-                    if let AnyStore::Sqlite(s) = &store {
-                        s.relax_sync().map_err(|e| e.to_string())?;
+                    let mut store = db.open().map_err(|e| e.to_string())?;
+                    match (&mut store, lease) {
+                        (AnyStore::Sqlite(s), _) => s.relax_sync().map_err(|e| e.to_string())?,
+                        (AnyStore::Postgres(s), Some(l)) => s.fence(l),
+                        (AnyStore::Postgres(_), None) => {}
                     }
                     Ok(store)
                 };

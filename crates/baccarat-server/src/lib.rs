@@ -13,6 +13,7 @@ pub mod float;
 pub mod http;
 pub mod key_reader;
 pub mod keys;
+pub mod lease;
 pub mod ledger;
 pub mod migrate;
 pub mod openapi;

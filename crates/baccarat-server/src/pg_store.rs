@@ -92,7 +92,15 @@ const MIGRATIONS: &[&str] = &[
     // 5: a start reads the keys' retention window by answer time
     // (`answers_since`); times rise with the log, so this index only appends.
     "CREATE INDEX answer_log_at_ms ON answer_log (at_ms);",
+    // 6: where the holder of a lease serves (the casino's lease: `take_casino`),
+    // so that another server can send clients there.
+    "ALTER TABLE leases ADD COLUMN url TEXT NOT NULL DEFAULT '';",
 ];
+
+/// The lease on the whole casino (its own chain's number): the server that
+/// holds it serves every table; the others wait, sending clients to it
+/// (`serve.rs`). While it is held, every commit and checkpoint proves it.
+pub const CASINO_LEASE: u32 = crate::audit::CASINO_CHAIN;
 
 /// The tables that hold a casino: a database with a row in any is not empty.
 const CASINO_TABLES: [&str; 8] =
@@ -248,6 +256,30 @@ impl PgStore {
         Ok(lease)
     }
 
+    /// Take (or renew) the casino's lease for `owner`, serving at `url`:
+    /// the lease, or who holds it now (owner, url, epoch) if another server
+    /// does and it has not expired.
+    pub fn take_casino(
+        &mut self,
+        owner: &str,
+        url: &str,
+        ttl_ms: u64,
+    ) -> Result<Result<Lease, (String, String, i64)>, StoreError> {
+        if let Some(l) = self.acquire(CASINO_LEASE, owner, ttl_ms)? {
+            self.c().execute("UPDATE leases SET url = $2 WHERE tbl = $1", &[&(CASINO_LEASE as i64), &url])?;
+            return Ok(Ok(l));
+        }
+        let r = self.c().query_opt("SELECT owner, url, epoch FROM leases WHERE tbl = $1", &[&(CASINO_LEASE as i64)])?;
+        Ok(Err(r.map_or((String::new(), String::new(), 0), |r| (r.get(0), r.get(1), r.get(2)))))
+    }
+
+    /// Write under a lease another connection took (the checkpointer's
+    /// store writes under the server's lease): from now on each commit and
+    /// checkpoint proves it.
+    pub fn fence(&mut self, lease: Lease) {
+        self.fences.insert(lease.table, lease);
+    }
+
     /// Every lease, by table (an operator's view of who owns what).
     pub fn leases(&self) -> Result<Vec<(Lease, bool)>, StoreError> {
         let rows = self.c().query("SELECT tbl, owner, epoch, expires_at > now() FROM leases ORDER BY tbl", &[])?;
@@ -325,8 +357,12 @@ impl Store for PgStore {
         // this server's epoch. The update also locks the lease's row until the
         // commit, so a new owner's `acquire` waits for this batch and then
         // raises the epoch past it.
-        let touched: std::collections::BTreeSet<u32> =
+        let mut touched: std::collections::BTreeSet<u32> =
             c.records.iter().map(|(t, _)| *t).chain(c.tables.iter().map(|t| t.id)).collect();
+        // Under the casino's lease every batch proves it, whatever it holds.
+        if fences.contains_key(&CASINO_LEASE) {
+            touched.insert(CASINO_LEASE);
+        }
         for t in touched {
             let Some(l) = fences.get(&t) else { continue };
             let held = tx.execute(
@@ -489,6 +525,20 @@ impl Store for PgStore {
             )?;
         }
         let mut tx = c.transaction()?;
+        // A checkpoint is marked complete only under the casino's lease, if
+        // this store writes under one: a server that lost it writes none.
+        if let Some(l) = self.fences.get(&CASINO_LEASE) {
+            let held = tx.execute(
+                "UPDATE leases SET tbl = tbl WHERE tbl = $1 AND owner = $2 AND epoch = $3",
+                &[&(CASINO_LEASE as i64), &l.owner, &l.epoch],
+            )?;
+            if held == 0 {
+                return Err(StoreError::Fenced(format!(
+                    "checkpoint: this server ({}) lost the casino's lease (epoch {})",
+                    l.owner, l.epoch
+                )));
+            }
+        }
         tx.execute("UPDATE checkpoints SET complete = true WHERE id = $1", &[&id])?;
         let superseded = "id <= $1::bigint - $2::bigint OR (NOT complete AND id < $1::bigint)";
         tx.execute(

@@ -69,6 +69,15 @@ pub struct ServeConfig {
     pub clock: Clock,
     /// How long an idempotency key is remembered (default 72 hours).
     pub key_retention: Duration,
+    /// This server's name in the audit records and the casino's lease
+    /// (default: the host's name).
+    pub instance: String,
+    /// The URL other servers send clients to while this one holds the
+    /// casino's lease (default: `http://` and the address it listens on).
+    pub advertise: Option<String>,
+    /// How long the casino's lease lasts unrenewed (PostgreSQL): a standby
+    /// takes over this long after the holder dies.
+    pub lease: Duration,
 }
 
 impl std::fmt::Debug for ServeConfig {
@@ -88,6 +97,9 @@ impl std::fmt::Debug for ServeConfig {
             .field("ceiling", &self.ceiling)
             .field("sessions", &self.sessions)
             .field("key_retention", &self.key_retention)
+            .field("instance", &self.instance)
+            .field("advertise", &self.advertise)
+            .field("lease", &self.lease)
             .finish_non_exhaustive()
     }
 }
@@ -112,6 +124,9 @@ impl ServeConfig {
             sessions: crate::auth::SessionPolicy::default(),
             clock: crate::casino::system_clock(),
             key_retention: Duration::from_millis(crate::ledger::DEFAULT_KEY_RETENTION_MS),
+            instance: crate::lease::host_name(),
+            advertise: None,
+            lease: Duration::from_secs(5),
         }
     }
 
@@ -227,8 +242,18 @@ fn commit_anchored(store: &mut impl Store, anchors: &mut AnchorLog, commit: &Com
 /// is not served (it is named on stderr); a cut in the casino's own chain
 /// stops the start.
 pub fn open(cfg: &ServeConfig) -> Result<Opened, String> {
+    open_leased(cfg, None)
+}
+
+/// As [`open`], writing under the casino's lease (PostgreSQL): every write,
+/// from the first, proves it, and the start is recorded as served by this
+/// instance under the lease's epoch.
+pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) -> Result<Opened, String> {
     let db = cfg.database();
     let mut store = db.open().map_err(|e| format!("{}: {e}", db.shown()))?;
+    if let (AnyStore::Postgres(s), Some(l)) = (&mut store, lease) {
+        s.fence(l.clone());
+    }
     // The idempotency keys that left memory are read on this (`keys.rs`).
     let keys = crate::key_reader::open(&db).map_err(|e| format!("{}: {e}", db.shown()))?;
     let users = Arc::new(Users::open_db(&db, cfg.sessions, cfg.clock.clone()).map_err(|e| e.to_string())?);
@@ -288,6 +313,9 @@ pub fn open(cfg: &ServeConfig) -> Result<Opened, String> {
                 &mut commit,
             );
         }
+        if let Some(l) = lease {
+            c.served(&cfg.instance, l.epoch, &mut commit);
+        }
         commit_anchored(&mut store, &mut anchors, &commit)?;
         println!("first run: created {} with a demo casino", db.shown());
         println!("  admin password: {admin}   (sign in as \"admin\"; shown only now)");
@@ -339,6 +367,9 @@ pub fn open(cfg: &ServeConfig) -> Result<Opened, String> {
     c.ledger.set_retention(retention);
     c.ledger.keys.set_cold(keys.clone(), crate::keys::DEFAULT_HOT_MS);
     let mut commit = Commit::default();
+    if let Some(l) = lease {
+        c.served(&cfg.instance, l.epoch, &mut commit);
+    }
     let resumed = c.resume_interrupted(&mut commit);
     commit_anchored(&mut store, &mut anchors, &commit)?;
     for (table, seq, e) in &commit.events {
@@ -365,12 +396,61 @@ pub async fn serve(cfg: ServeConfig) -> Result<(), String> {
 }
 
 /// Run the server on a bound listener (tests bind port 0).
+///
+/// The listener answers at once: while this server waits for the casino's
+/// lease (PostgreSQL) it sends clients to the holder, and while it recovers
+/// it answers 503 (`lease.rs`); then every request goes to the router.
 pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<(), String> {
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let active: Arc<std::sync::OnceLock<axum::Router>> = Arc::new(std::sync::OnceLock::new());
+    let holder: crate::lease::Holder = Arc::default();
+    let outer = {
+        let (active, holder) = (active.clone(), holder.clone());
+        axum::Router::new().fallback_service(tower::service_fn(move |req: axum::http::Request<axum::body::Body>| {
+            let (active, holder) = (active.clone(), holder.clone());
+            async move {
+                use tower::ServiceExt;
+                Ok::<_, std::convert::Infallible>(match active.get() {
+                    Some(r) => r.clone().oneshot(req).await.unwrap_or_else(|e| match e {}),
+                    None => crate::lease::standby_answer(&req, &holder),
+                })
+            }
+        }))
+    };
+    // With each connection's address: sign-in limits count by client address.
+    let serve_on = move |listener| {
+        let server = axum::serve(listener, outer.clone().into_make_service_with_connect_info::<SocketAddr>());
+        tokio::spawn(std::future::IntoFuture::into_future(server))
+    };
+    // A server that may stand by answers at once (it sends clients to the
+    // holder); one that need not answers once it has recovered, as a
+    // connection waits in the listener's queue meanwhile.
+    let (mut listener, mut server) = match cfg.postgres {
+        Some(_) => (None, Some(serve_on(listener))),
+        None => (Some(listener), None),
+    };
+    let advertise = cfg.advertise.clone().unwrap_or_else(|| format!("http://{addr}"));
+    println!("listening on http://{addr}/ as instance {}", cfg.instance);
+    let lease = match &cfg.postgres {
+        None => None,
+        Some(url) => {
+            let owner = crate::lease::owner_of(&cfg.instance);
+            let lease = tokio::select! {
+                l = crate::lease::wait_for(url, &owner, &advertise, cfg.lease, &holder) => l?,
+                _ = stop_signal() => return Ok(()),
+            };
+            crate::lease::keep(url, &lease, &advertise, cfg.lease)?;
+            println!("instance {} holds the casino's lease (epoch {})", cfg.instance, lease.epoch);
+            Some(lease)
+        }
+    };
     // Opening reads the store synchronously (PostgreSQL's client may not run
     // on the runtime's own threads).
     let opening = cfg.clone();
-    let opened =
-        tokio::task::spawn_blocking(move || open(&opening)).await.map_err(|e| format!("the start failed: {e}"))??;
+    let leased = lease.clone();
+    let opened = tokio::task::spawn_blocking(move || open_leased(&opening, leased.as_ref()))
+        .await
+        .map_err(|e| format!("the start failed: {e}"))??;
     let Opened { mut store, casino, feed, users, mut anchors, recovery } = opened;
     println!(
         "recovered {} tables from {}: {} records and {} transfers read",
@@ -390,7 +470,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     let (changed, _) = broadcast::channel(1024);
     let feed = Arc::new(RwLock::new(feed));
     let anchor_public = anchors.public_hex();
-    let checkpointer = crate::checkpoint::Checkpointer::start(&cfg.database(), &cfg.anchor_paths().1)?;
+    let checkpointer = crate::checkpoint::Checkpointer::start(&cfg.database(), &cfg.anchor_paths().1, lease.clone())?;
     let v = views.clone();
     let v2 = views.clone();
     let (fd, ch) = (feed.clone(), changed.clone());
@@ -451,14 +531,24 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     for id in table_ids {
         tokio::spawn(crate::pacer::pace(state.clone(), id));
     }
-    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let _ = active.set(router(state));
+    let mut server = match (server.take(), listener.take()) {
+        (Some(s), _) => s,
+        (None, Some(l)) => serve_on(l),
+        (None, None) => return Err("no listener".into()),
+    };
     println!("baccarat table server on http://{addr}/  (API: http://{addr}/api/openapi.json)");
-    // With each connection's address: sign-in limits count by client address.
-    let server = axum::serve(listener, router(state).into_make_service_with_connect_info::<SocketAddr>());
     tokio::select! {
-        r = std::future::IntoFuture::into_future(server) => return r.map_err(|e| e.to_string()),
+        r = &mut server => return r.map_err(|e| e.to_string())?.map_err(|e| e.to_string()),
         _ = stop_signal() => {}
     }
+    let give_up = |lease: &Option<crate::pg_store::Lease>| {
+        if let (Some(url), Some(l)) = (&cfg.postgres, lease) {
+            if let Err(e) = crate::lease::release(url, l) {
+                eprintln!("the casino's lease was not given up ({e}); a standby takes over when it expires");
+            }
+        }
+    };
     // A clean stop: a checkpoint of everything done, so the next start reads
     // almost nothing. (Connections are dropped; anything they had sent is in
     // the writer's queue ahead of this request, or was refused.)
@@ -473,6 +563,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
         let reply = rx.await.map_err(|_| "the writer stopped before the checkpoint".to_string())?;
         if reply.code() != Some(crate::casino::Code::Settling) {
             println!("stopped: checkpoint written");
+            give_up(&lease);
             return Ok(());
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -480,6 +571,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     eprintln!(
         "stopped without a checkpoint: a settlement was still being recorded; the next start reads a longer tail"
     );
+    give_up(&lease);
     Ok(())
 }
 

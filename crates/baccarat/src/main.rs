@@ -38,8 +38,9 @@ enum Command {
     /// Play whole shoes (shuffle, cut, burn, cutting card, last coup) and settle
     /// every offered wager at a flat stake.
     Simulate(cmd::simulate::Args),
-    /// Run the table server (HTTP and WebSocket) on an embedded database.
-    Serve(cmd::serve::ServeArgs),
+    /// Run the table server (HTTP and WebSocket) on an embedded database, or
+    /// on PostgreSQL (one server serves, others stand by).
+    Serve(Box<cmd::serve::ServeArgs>),
     /// Check a database: audit chains, seeds, cards, results, settlements, ledger.
     Verify(cmd::verify::VerifyArgs),
     /// Move history older than some days into a write-once archive file,
@@ -73,7 +74,7 @@ fn main() -> ExitCode {
         Command::Table(c) => cmd::table::run(c),
         Command::Roads(a) => cmd::roads::run(a),
         Command::Simulate(a) => cmd::simulate::run_cmd(a),
-        Command::Serve(a) => cmd::serve::run_serve(a),
+        Command::Serve(a) => cmd::serve::run_serve(*a),
         Command::Verify(a) => cmd::verify::run_verify(a),
         Command::Archive(a) => cmd::archive::run(a),
         Command::Migrate(a) => cmd::migrate::run(a),

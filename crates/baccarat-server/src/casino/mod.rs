@@ -214,6 +214,14 @@ impl Casino {
     }
 
     /// New accounts go to the store before the transfers that use them.
+    /// A server took the casino's lease (several servers on PostgreSQL):
+    /// recorded in the casino's chain, naming it and the lease's epoch.
+    pub fn served(&mut self, instance: &str, epoch: i64, commit: &mut Commit) {
+        let e = CasinoEvent::Served { instance: instance.to_string(), epoch };
+        let r = self.chain.append(Body::encode_casino(CASINO_CHAIN, None, &e));
+        commit.records.push((CASINO_CHAIN, r));
+    }
+
     fn opened(&mut self, commit: &mut Commit) {
         let o = self.ledger.take_opened();
         if !o.accounts.is_empty() {

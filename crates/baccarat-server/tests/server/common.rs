@@ -44,6 +44,13 @@ pub async fn spawn_app_with(tweak: impl FnOnce(&mut ServeConfig)) -> App {
     let addr = listener.local_addr().unwrap();
     tokio::spawn(run(cfg, listener));
     let app = App { base: format!("http://{addr}"), client: Client::new(), admin: String::new() };
+    // A server on PostgreSQL answers 503 while it takes the lease and recovers.
+    for _ in 0..1500 {
+        if app.get("/api/tables", None).await.0 != StatusCode::SERVICE_UNAVAILABLE {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let admin = app.login("test-admin", "admin-pass").await;
     App { admin, ..app }
 }

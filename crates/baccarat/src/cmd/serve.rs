@@ -12,7 +12,8 @@ use baccarat_server::serve::{serve, ServeConfig};
 pub struct ServeArgs {
     /// A TOML file of settings: any of db, addr, betting_seconds, deal_ms,
     /// squeeze_seconds, result_ms, rate, web_dir, anchor_file, key_file,
-    /// ceiling, session_idle_seconds, session_max_seconds, key_retention_hours.
+    /// ceiling, session_idle_seconds, session_max_seconds, key_retention_hours,
+    /// instance, advertise, lease_ms.
     #[arg(long, env = "BACCARAT_CONFIG")]
     config: Option<PathBuf>,
     /// The database: a SQLite file, or a PostgreSQL URL (`postgres://…`);
@@ -69,6 +70,19 @@ pub struct ServeArgs {
     /// 8760 [default: 72].
     #[arg(long, env = "BACCARAT_KEY_RETENTION_HOURS")]
     key_retention_hours: Option<u64>,
+    /// This server's name in the audit records and the casino's lease
+    /// [default: the host's name].
+    #[arg(long, env = "BACCARAT_INSTANCE")]
+    instance: Option<String>,
+    /// With PostgreSQL: the URL other servers send clients to while this one
+    /// serves the casino [default: http:// and --addr].
+    #[arg(long, env = "BACCARAT_ADVERTISE")]
+    advertise: Option<String>,
+    /// With PostgreSQL: milliseconds the casino's lease lasts unrenewed (a
+    /// standby takes over this long after the server dies), 1000 to 600000
+    /// [default: 5000].
+    #[arg(long, env = "BACCARAT_LEASE_MS")]
+    lease_ms: Option<u64>,
 }
 
 /// With PostgreSQL, the anchor and key files' default name (beside it:
@@ -93,6 +107,9 @@ struct FileSettings {
     session_idle_seconds: Option<u64>,
     session_max_seconds: Option<u64>,
     key_retention_hours: Option<u64>,
+    instance: Option<String>,
+    advertise: Option<String>,
+    lease_ms: Option<u64>,
 }
 
 fn in_range(name: &str, v: u64, lo: u64, hi: u64) -> Result<u64> {
@@ -168,6 +185,22 @@ pub fn settings(a: ServeArgs) -> Result<ServeConfig> {
     let hours =
         in_range("key_retention_hours", a.key_retention_hours.or(file.key_retention_hours).unwrap_or(72), 1, 8760)?;
     cfg.key_retention = Duration::from_secs(hours * 3600);
+    if let Some(name) = a.instance.or(file.instance) {
+        let ok = (1..=64).contains(&name.len())
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+        if !ok {
+            bail!("instance: {name:?} must be 1 to 64 letters, digits, '-', '_' or '.'");
+        }
+        cfg.instance = name;
+    }
+    if let Some(url) = a.advertise.or(file.advertise) {
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            bail!("advertise: {url:?} is not an http:// or https:// URL");
+        }
+        cfg.advertise = Some(url);
+    }
+    cfg.lease =
+        Duration::from_millis(in_range("lease_ms", a.lease_ms.or(file.lease_ms).unwrap_or(5000), 1000, 600_000)?);
     if let Some(d) = &cfg.web_dir {
         if !d.join("index.html").is_file() {
             bail!("web_dir: {} has no index.html", d.display());
@@ -203,6 +236,9 @@ mod tests {
             session_idle_seconds: None,
             session_max_seconds: None,
             key_retention_hours: None,
+            instance: None,
+            advertise: None,
+            lease_ms: None,
         }
     }
 

@@ -16,6 +16,50 @@ impl Drop for Server {
     }
 }
 
+/// Run `baccarat` with `args`, its stdout read line by line on a thread
+/// for the whole life of the process (so the server never blocks on a full
+/// pipe, and a silent server cannot hang the test).
+pub fn spawn(args: &[&str]) -> (Server, mpsc::Receiver<String>) {
+    let child = Command::new(env!("CARGO_BIN_EXE_baccarat"))
+        .args(args)
+        .env_remove("BACCARAT_DB")
+        .env_remove("BACCARAT_ADDR")
+        .env_remove("BACCARAT_BETTING_SECONDS")
+        .env_remove("BACCARAT_DEAL_MS")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn baccarat serve");
+    let mut server = Server(child);
+    let stdout = server.0.stdout.take().expect("piped stdout");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            let _ = tx.send(line);
+        }
+    });
+    (server, rx)
+}
+
+/// The first line `f` picks something out of, within `secs` seconds.
+pub fn until_line<T>(rx: &mpsc::Receiver<String>, secs: u64, mut f: impl FnMut(&str) -> Option<T>) -> T {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    let mut seen = Vec::new();
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(line) => {
+                if let Some(t) = f(&line) {
+                    return t;
+                }
+                seen.push(line);
+            }
+            Err(e) => panic!("no such line ({e:?}); the output:\n{}", seen.join("\n")),
+        }
+    }
+}
+
 /// The serve options every test gets unless `extra_args` names them: a fast table.
 const DEFAULTS: [(&str, &str); 3] = [("--betting-seconds", "1"), ("--deal-ms", "150"), ("--result-ms", "100")];
 
@@ -32,27 +76,7 @@ pub fn start(db: &Path, extra_args: &[&str]) -> (Server, String, Option<String>)
         }
     }
     args.extend_from_slice(extra_args);
-    let child = Command::new(env!("CARGO_BIN_EXE_baccarat"))
-        .args(&args)
-        .env_remove("BACCARAT_DB")
-        .env_remove("BACCARAT_ADDR")
-        .env_remove("BACCARAT_BETTING_SECONDS")
-        .env_remove("BACCARAT_DEAL_MS")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn baccarat serve");
-    let mut server = Server(child);
-    // Read stdout on a thread, for the whole life of the process, so the server
-    // never blocks on a full pipe and a silent server cannot hang the test.
-    let stdout = server.0.stdout.take().expect("piped stdout");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            let _ = tx.send(line);
-        }
-    });
+    let (server, rx) = spawn(&args);
     let deadline = Instant::now() + Duration::from_secs(30);
     let mut password = None;
     let mut seen = Vec::new();

@@ -5,5 +5,6 @@
 mod browser;
 mod cli;
 mod common;
+mod failover;
 mod rng_cli;
 mod serve;

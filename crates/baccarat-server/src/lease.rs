@@ -1,0 +1,190 @@
+//! Several servers on one PostgreSQL casino: one serves, the others stand by.
+//!
+//! # Design, and why
+//!
+//! The casino in memory (`casino/`) holds every table and every wallet, and
+//! its single writer is what keeps a wallet from going negative: each hold is
+//! checked against a balance no other process changes. Two servers each
+//! holding part of the tables would both change the same wallets, and a
+//! wallet's debit would then need a serialization point outside either
+//! process (a conditional update on the wallet row, refused after the
+//! writer has already recorded the wager). That is not built yet. What is
+//! built keeps the single writer's guarantees across servers:
+//!
+//! * **One lease on the whole casino** ([`crate::pg_store::CASINO_LEASE`]),
+//!   with an epoch (the fencing token). The server holding it recovers the
+//!   casino from the store and serves every table; every commit and every
+//!   checkpoint it writes proves the epoch in its own transaction, so a
+//!   server that lost the lease (paused, partitioned, or simply slow) has
+//!   every later write refused by PostgreSQL itself, whatever it believes.
+//! * **Standby.** A server that cannot take the lease answers every request
+//!   with `307 Temporary Redirect` to the holder's `--advertise` URL (the
+//!   client is told where to go; the body says so in JSON), and tries again
+//!   every third of the lease's time.
+//! * **Renewal.** The holder renews every third of the lease's time on a
+//!   connection of its own. If it finds the lease taken it stops at once
+//!   (exit 75): nothing it could still write would be accepted.
+//! * **Failover.** When the holder dies (kill -9), its lease expires; a
+//!   standby takes it (a new epoch), recovers the casino from the latest
+//!   checkpoint and the tail after it, applies each interrupted coup's
+//!   policy, records `served` (its instance and epoch) in the casino's
+//!   chain, and serves. Nothing acknowledged is lost (an answer is sent only
+//!   after its commit) and nothing is paid twice (recovery replays what was
+//!   committed, once).
+//! * **A clean stop** writes its checkpoint and then gives the lease up, so
+//!   a standby takes over at once rather than after the lease's time.
+//!
+//! The servers must share the signing key and the anchor file (`--key-file`,
+//! `--anchor-file` on shared storage): a checkpoint is signed with the key
+//! and marks its place in the anchor file, and the next holder goes on from
+//! both.
+
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{header, Request, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+use crate::pg_store::{Lease, PgStore, CASINO_LEASE};
+
+/// Who holds the lease while this server stands by: (instance, URL).
+pub type Holder = Arc<RwLock<Option<(String, String)>>>;
+
+/// This server's name in the lease: its instance and a nonce of this start,
+/// so that a restarted server (or two started with one name) is a new owner
+/// and raises the epoch.
+pub fn owner_of(instance: &str) -> String {
+    format!("{instance}#{}", crate::auth::random_hex(4))
+}
+
+/// The instance named in an owner string.
+pub fn instance_of(owner: &str) -> &str {
+    owner.split('#').next().unwrap_or(owner)
+}
+
+/// The host's name, the default `--instance`.
+pub fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
+        .map(|s| s.trim().to_string())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "baccarat".into())
+}
+
+/// Wait for the casino's lease, noting who holds it meanwhile; the lease.
+/// (The client is used, and dropped, on a blocking thread: `pg_thread.rs`.)
+pub async fn wait_for(
+    url: &str,
+    owner: &str,
+    advertise: &str,
+    ttl: Duration,
+    holder: &Holder,
+) -> Result<Lease, String> {
+    let (url, owner, advertise, holder) = (url.to_string(), owner.to_string(), advertise.to_string(), holder.clone());
+    tokio::task::spawn_blocking(move || {
+        let mut store = PgStore::connect(&url).map_err(|e| e.to_string())?;
+        let mut told = false;
+        loop {
+            match store.take_casino(&owner, &advertise, ttl.as_millis() as u64) {
+                Ok(Ok(lease)) => {
+                    *holder.write().expect("holder lock") = None;
+                    return Ok(lease);
+                }
+                Ok(Err((who, at, epoch))) => {
+                    if !told {
+                        println!(
+                            "standing by: instance {} serves the casino at {at} (lease epoch {epoch})",
+                            instance_of(&who)
+                        );
+                        told = true;
+                    }
+                    *holder.write().expect("holder lock") = Some((instance_of(&who).to_string(), at));
+                }
+                Err(e) => eprintln!("standing by: the casino's lease cannot be read: {e}"),
+            }
+            std::thread::sleep(ttl / 3);
+        }
+    })
+    .await
+    .map_err(|e| e.to_string())?
+}
+
+/// Renew the lease every third of its time on a thread of its own; stop the
+/// process if another server has taken it.
+pub fn keep(url: &str, lease: &Lease, advertise: &str, ttl: Duration) -> Result<(), String> {
+    let (url, lease, advertise) = (url.to_string(), lease.clone(), advertise.to_string());
+    std::thread::Builder::new()
+        .name("lease".into())
+        .spawn(move || {
+            let mut store = None;
+            loop {
+                std::thread::sleep(ttl / 3);
+                if store.is_none() {
+                    store = PgStore::connect(&url).map_err(|e| eprintln!("lease: cannot reach the database: {e}")).ok();
+                }
+                let Some(s) = store.as_mut() else { continue };
+                match s.take_casino(&lease.owner, &advertise, ttl.as_millis() as u64) {
+                    Ok(Ok(l)) if l.epoch == lease.epoch => {}
+                    Ok(Ok(l)) => lost(&format!("the lease came back under epoch {}", l.epoch)),
+                    Ok(Err((who, _, epoch))) => lost(&format!("{} holds it under epoch {epoch}", instance_of(&who))),
+                    Err(e) => {
+                        // The database is out of reach: commits fail too, so
+                        // nothing is acknowledged; try again with a new
+                        // connection.
+                        eprintln!("lease: not renewed: {e}");
+                        store = None;
+                    }
+                }
+            }
+        })
+        .map_err(|e| format!("cannot start the lease thread: {e}"))?;
+    Ok(())
+}
+
+fn lost(why: &str) -> ! {
+    eprintln!("lease: this server lost the casino's lease ({why}); stopping, since nothing more it writes is accepted");
+    std::process::exit(75);
+}
+
+/// Give the lease up (a clean stop), so that a standby need not wait for it
+/// to expire.
+/// (On a thread of its own: it is called at the end of `serve`, on the
+/// async runtime.)
+pub fn release(url: &str, lease: &Lease) -> Result<(), String> {
+    let (url, lease) = (url.to_string(), lease.clone());
+    std::thread::spawn(move || -> Result<(), String> {
+        let mut c = postgres::Client::connect(&url, postgres::NoTls).map_err(|e| e.to_string())?;
+        c.execute(
+            "UPDATE leases SET expires_at = now() - interval '1 millisecond' WHERE tbl = $1 AND owner = $2 AND epoch = $3",
+            &[&(CASINO_LEASE as i64), &lease.owner, &lease.epoch],
+        )
+        .map_err(|e| e.to_string())?;
+        Ok(())
+    })
+    .join()
+    .map_err(|_| "the lease's release failed".to_string())?
+}
+
+/// A standby's answer to any request: where the casino is served, or that
+/// this server is starting.
+pub fn standby_answer(req: &Request<Body>, holder: &Holder) -> Response {
+    match holder.read().expect("holder lock").clone() {
+        Some((instance, url)) if !url.is_empty() => {
+            let path = req.uri().path_and_query().map_or("/", |p| p.as_str());
+            let location = format!("{}{path}", url.trim_end_matches('/'));
+            let body = json!({
+                "error": format!("this server stands by; instance {instance} serves the casino at {url}"),
+                "code": "elsewhere",
+                "location": location,
+            });
+            (StatusCode::TEMPORARY_REDIRECT, [(header::LOCATION, location)], axum::Json(body)).into_response()
+        }
+        _ => {
+            let body = json!({"error": "the server is starting; retry in a moment", "code": "starting"});
+            (StatusCode::SERVICE_UNAVAILABLE, [(header::RETRY_AFTER, "1")], axum::Json(body)).into_response()
+        }
+    }
+}

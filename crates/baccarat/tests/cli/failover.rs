@@ -1,0 +1,259 @@
+//! Two `baccarat serve` processes on one PostgreSQL casino (`lease.rs`): one
+//! serves, the other stands by and sends clients to it; killed with SIGKILL
+//! mid-coup, the server's lease expires, the standby takes the casino under
+//! a new epoch, recovers it, finishes the interrupted coup, and serves.
+//! Nothing acknowledged is lost, nothing is paid twice, a player's
+//! concurrent wagers sent to both servers never overdraw, the ledger
+//! balances and `verify` passes. The failover time is printed.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::common::{spawn, until_line, Server};
+
+/// The test cluster (`scripts/postgres.sh`, shared with the server crate's
+/// tests) and a fresh database on it.
+fn database(name: &str) -> String {
+    let base = match std::env::var("BACCARAT_TEST_PG") {
+        Ok(url) => url,
+        Err(_) => {
+            let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+            let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("pg");
+            let out = std::process::Command::new("bash")
+                .arg(root.join("scripts/postgres.sh"))
+                .arg("start")
+                .arg(&dir)
+                .output()
+                .expect("run scripts/postgres.sh");
+            assert!(out.status.success(), "scripts/postgres.sh: {}", String::from_utf8_lossy(&out.stderr));
+            String::from_utf8(out.stdout).unwrap().trim().to_string()
+        }
+    };
+    let db = format!("cli{}_{name}", std::process::id());
+    let mut c = postgres::Client::connect(&base, postgres::NoTls).unwrap();
+    c.batch_execute(&format!("DROP DATABASE IF EXISTS {db}")).unwrap();
+    c.batch_execute(&format!("CREATE DATABASE {db}")).unwrap();
+    format!("{}/{db}", base.rsplit_once('/').unwrap().0)
+}
+
+/// Start an instance; its process, its lines, and its own URL.
+fn instance(name: &str, db: &str, dir: &std::path::Path) -> (Server, std::sync::mpsc::Receiver<String>, String) {
+    let anchors = dir.join("casino.anchors");
+    let key = dir.join("casino.key");
+    let args = [
+        "serve",
+        "--db",
+        db,
+        "--addr",
+        "127.0.0.1:0",
+        "--instance",
+        name,
+        "--lease-ms",
+        "1500",
+        "--anchor-file",
+        anchors.to_str().unwrap(),
+        "--key-file",
+        key.to_str().unwrap(),
+        "--betting-seconds",
+        "1",
+        "--deal-ms",
+        "150",
+        "--result-ms",
+        "100",
+    ];
+    let (server, rx) = spawn(&args);
+    let url = until_line(&rx, 30, |l| {
+        l.strip_prefix("listening on ").map(|r| r.split_whitespace().next().unwrap().trim_end_matches('/').to_string())
+    });
+    (server, rx, url)
+}
+
+async fn login(c: &reqwest::Client, url: &str, name: &str) -> String {
+    let r: Value = c
+        .post(format!("{url}/api/login"))
+        .json(&json!({"name": name, "password": "demo"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    r["token"].as_str().unwrap_or_else(|| panic!("login {name}: {r}")).to_string()
+}
+
+/// A signed-in request as a careful client makes it: a redirect to another
+/// server is followed by sending the request again there, token and all (a
+/// client library drops the token on a redirect to another origin).
+async fn call(url: &str, token: &str, body: Option<&Value>) -> Value {
+    let c = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    let send = |u: String| {
+        let rq = match body {
+            Some(b) => c.post(u).json(b),
+            None => c.get(u),
+        };
+        rq.bearer_auth(token).send()
+    };
+    let mut r = send(url.to_string()).await.unwrap();
+    if r.status() == reqwest::StatusCode::TEMPORARY_REDIRECT {
+        let to = r.headers()["location"].to_str().unwrap().to_string();
+        r = send(to).await.unwrap();
+    }
+    r.json().await.unwrap()
+}
+
+async fn get(_c: &reqwest::Client, url: &str, token: &str) -> Value {
+    call(url, token, None).await
+}
+
+async fn until_phase(c: &reqwest::Client, url: &str, phase: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        let t: Value = c.get(format!("{url}/api/tables/1")).send().await.unwrap().json().await.unwrap();
+        if t["phase"] == phase {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("table 1 never reached {phase}");
+}
+
+#[test]
+fn two_servers_on_postgresql_fail_over_without_losing_a_chip() {
+    let dir = std::env::temp_dir().join(format!("baccarat-failover-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = database("failover");
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let c = reqwest::Client::new();
+    let plain = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+
+    let (a, a_lines, a_url) = instance("alpha", &db, &dir);
+    let admin = until_line(&a_lines, 30, |l| {
+        l.trim().strip_prefix("admin password: ").map(|r| r.split_whitespace().next().unwrap().to_string())
+    });
+    until_line(&a_lines, 30, |l| l.starts_with("baccarat table server on ").then_some(()));
+    let (b, b_lines, b_url) = instance("beta", &db, &dir);
+    until_line(&b_lines, 30, |l| l.starts_with("standing by: instance alpha").then_some(()));
+
+    let (token, before, held, coup) = rt.block_on(async {
+        // The standby tells a client where the casino is served; a client
+        // that follows redirects is served there.
+        let r = plain.get(format!("{b_url}/api/tables/1")).send().await.unwrap();
+        assert_eq!(r.status(), reqwest::StatusCode::TEMPORARY_REDIRECT);
+        assert_eq!(r.headers()["location"].to_str().unwrap(), format!("{a_url}/api/tables/1"));
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(body["code"], "elsewhere", "{body}");
+        let admin = {
+            let r: Value = c
+                .post(format!("{b_url}/api/login"))
+                .json(&json!({"name": "admin", "password": admin}))
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            r["token"].as_str().unwrap().to_string()
+        };
+        let thin = json!({"name": "thin", "password": "demo", "chips": 30_000});
+        let made = call(&format!("{b_url}/api/players"), &admin, Some(&thin)).await;
+        assert!(made["player"].is_u64(), "{made}");
+        let token = login(&c, &b_url, "thin").await;
+        let me = get(&c, &format!("{b_url}/api/me"), &token).await;
+        let before = me["available"].as_i64().unwrap();
+        assert_eq!(before, 30_000, "{me}");
+        // One player's wagers sent at once to both servers, more than the
+        // wallet holds: they meet in one writer, so what is accepted fits.
+        until_phase(&c, &a_url, "betting").await;
+        let stake = 10_000i64;
+        let sends = (0..8).map(|i| {
+            let token = token.clone();
+            let url = if i % 2 == 0 { a_url.clone() } else { b_url.clone() };
+            async move {
+                let wager = json!({"bet": "banker", "amount": stake, "key": format!("both-{i}")});
+                let r = call(&format!("{url}/api/tables/1/wagers"), &token, Some(&wager)).await;
+                (r["result"] == "wager").then_some(stake)
+            }
+        });
+        let accepted: Vec<i64> = futures_join(sends).await.into_iter().flatten().collect();
+        let held: i64 = accepted.iter().sum();
+        assert_eq!(held, before - before % stake, "as many as the wallet holds, and no more: {accepted:?} of {before}");
+        let me = get(&c, &format!("{a_url}/api/me"), &token).await;
+        assert!(me["available"].as_i64().unwrap() >= 0, "{me}");
+        assert_eq!(me["available"].as_i64().unwrap(), before - held, "{me}");
+        until_phase(&c, &a_url, "dealing").await;
+        let t: Value = c.get(format!("{a_url}/api/tables/1")).send().await.unwrap().json().await.unwrap();
+        (token, before, held, t["coup"].as_u64().unwrap())
+    });
+    let killed = Instant::now();
+    drop(a); // SIGKILL, mid-coup, lease held
+    until_line(&b_lines, 30, |l| l.starts_with("baccarat table server on ").then_some(()));
+    let (served_after, after) = rt.block_on(async {
+        // The wagers acknowledged before the kill are settled once, by the
+        // interrupted coup's policy, at the server that took over.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let settled = loop {
+            assert!(Instant::now() < deadline, "the interrupted coup did not finish");
+            let t: Value = c.get(format!("{b_url}/api/tables/1")).send().await.unwrap().json().await.unwrap();
+            let me = get(&c, &format!("{b_url}/api/me"), &token).await;
+            if (t["coup"].as_u64().unwrap_or(0) > coup || t["phase"] == "ready") && me["balance"] == me["available"] {
+                break me["balance"].as_i64().unwrap();
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        };
+        // Lost, pushed, or won at even money (half on a six: Super Six).
+        assert!((before - held..=before + held).contains(&settled), "{before} -> {settled} with {held} staked");
+        // A new wager at the server that took over (from a player with
+        // chips left: the thin one may have lost them all).
+        let rich = login(&c, &b_url, "player1").await;
+        loop {
+            let wager = json!({"bet": "player", "amount": 1000, "key": "after"});
+            let r = call(&format!("{b_url}/api/tables/1/wagers"), &rich, Some(&wager)).await;
+            if r["result"] == "wager" {
+                break (killed.elapsed(), settled);
+            }
+            assert!(killed.elapsed() < Duration::from_secs(60), "no wager accepted after the failover: {r}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    });
+    eprintln!("failover: from SIGKILL to the first wager accepted at the other server, {served_after:?}");
+    let inspector_ok = rt.block_on(async {
+        let t = login(&c, &b_url, "inspector").await;
+        get(&c, &format!("{b_url}/api/ledger/check"), &t).await
+    });
+    assert_eq!(inspector_ok["ok"], true, "{inspector_ok}");
+    assert!(after >= 0);
+    drop(b);
+    // Each server recorded that it took the casino, under rising epochs.
+    let mut pg = postgres::Client::connect(&db, postgres::NoTls).unwrap();
+    let served: Vec<String> = pg
+        .query("SELECT body FROM audit WHERE tbl = 0 AND body LIKE '%\"served\"%' ORDER BY seq", &[])
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(served.len(), 2, "{served:?}");
+    assert!(served[0].contains("\"alpha\"") && served[0].contains("\"epoch\":1"), "{served:?}");
+    assert!(served[1].contains("\"beta\"") && served[1].contains("\"epoch\":2"), "{served:?}");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_baccarat"))
+        .args(["verify", "--db", &db, "--anchor-file", dir.join("casino.anchors").to_str().unwrap()])
+        .output()
+        .unwrap();
+    let out = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "verify after the failover: {out}");
+}
+
+/// Run the futures at once, each on its own task; their results in order.
+async fn futures_join<F>(fs: impl Iterator<Item = F>) -> Vec<F::Output>
+where
+    F: std::future::Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let handles: Vec<_> = fs.map(tokio::spawn).collect();
+    let mut out = Vec::new();
+    for h in handles {
+        out.push(h.await.expect("a send"));
+    }
+    out
+}

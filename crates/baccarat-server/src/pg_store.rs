@@ -122,8 +122,8 @@ const PARTITIONED: [&str; 3] = ["transfers", "audit", "answer_log"];
 pub struct PgStore {
     /// `postgres::Client` queries through `&mut`, and [`History`] reads
     /// through `&self`; a store is used by one thread at a time, so the lock
-    /// is never contended.
-    client: Mutex<Client>,
+    /// is never contended. (`None` only while the store is dropped.)
+    client: Mutex<Option<Client>>,
     /// The leases this server writes under, by table: every commit that
     /// touches a table proves, in its own transaction, that the lease's
     /// epoch is still this one ([`PgStore::acquire`]). Empty: one server
@@ -131,12 +131,42 @@ pub struct PgStore {
     fences: std::collections::BTreeMap<u32, Lease>,
 }
 
+/// The client, locked.
+struct Held<'a>(MutexGuard<'a, Option<Client>>);
+
+impl std::ops::Deref for Held<'_> {
+    type Target = Client;
+    fn deref(&self) -> &Client {
+        self.0.as_ref().expect("the client is open until the store is dropped")
+    }
+}
+
+impl std::ops::DerefMut for Held<'_> {
+    fn deref_mut(&mut self) -> &mut Client {
+        self.0.as_mut().expect("the client is open until the store is dropped")
+    }
+}
+
+/// The `postgres` client drives a runtime of its own, even to close, which
+/// tokio forbids on its own threads: a store dropped there (a start that
+/// failed part-way, in `serve`) closes its client on a thread of its own.
+impl Drop for PgStore {
+    fn drop(&mut self) {
+        let client = self.client.get_mut().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(c) = client {
+            if tokio::runtime::Handle::try_current().is_ok() {
+                let _ = std::thread::Builder::new().name("postgres-close".into()).spawn(move || drop(c));
+            }
+        }
+    }
+}
+
 impl PgStore {
     /// Connect to `url` (`postgres://user@host/db`; a Unix socket's directory
     /// as the host, percent-encoded) and migrate.
     pub fn connect(url: &str) -> Result<PgStore, StoreError> {
         let client = Client::connect(url, NoTls)?;
-        let s = PgStore { client: Mutex::new(client), fences: Default::default() };
+        let s = PgStore { client: Mutex::new(Some(client)), fences: Default::default() };
         s.migrate()?;
         s.ensure_months(now_ms())?;
         Ok(s)
@@ -145,8 +175,8 @@ impl PgStore {
     /// The schema version a fully migrated database has.
     pub const SCHEMA_VERSION: usize = MIGRATIONS.len();
 
-    fn c(&self) -> MutexGuard<'_, Client> {
-        self.client.lock().unwrap_or_else(|p| p.into_inner())
+    fn c(&self) -> Held<'_> {
+        Held(self.client.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
     fn migrate(&self) -> Result<(), StoreError> {
@@ -351,7 +381,7 @@ fn transfer_of(r: &postgres::Row) -> Result<Transfer, StoreError> {
 impl Store for PgStore {
     fn commit(&mut self, c: &Commit) -> Result<(), StoreError> {
         let fences = &self.fences;
-        let mut client = self.client.lock().unwrap_or_else(|p| p.into_inner());
+        let mut client = self.c();
         let mut tx = client.transaction()?;
         // The fence: each leased table this batch writes must still be under
         // this server's epoch. The update also locks the lease's row until the

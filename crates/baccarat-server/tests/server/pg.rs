@@ -489,3 +489,13 @@ async fn the_server_runs_on_postgresql_and_a_start_recovers_from_it() {
     let now = available(&app.get("/api/me", Some(&p)).await.1);
     assert_eq!(recovered.0, now, "PostgreSQL holds what the server acknowledged");
 }
+
+/// A store dropped on the async runtime's thread (a start that failed after
+/// opening it) closes its client without the "runtime within a runtime"
+/// panic the `postgres` client would otherwise raise.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_store_dropped_on_the_runtime_closes_quietly() {
+    let url = tokio::task::spawn_blocking(|| database("dropped")).await.unwrap();
+    let store = tokio::task::spawn_blocking(move || PgStore::connect(&url).unwrap()).await.unwrap();
+    drop(store);
+}

@@ -203,6 +203,18 @@ await run('player', async ({ newPage }) => {
   const beads = await page.locator('[data-testid=roads] .road-bead .mark').count();
   const results = await page.evaluate(async (id) => (await (await fetch(`/api/tables/${id}`)).json()).results, TABLE);
   expect(beads === results.length || beads === results.length - 1 || beads === results.length + 1, `bead plate marks ${beads} for ${results.length} results`);
+  // The shoe's statistics beside the roads count the same results as the
+  // server's roads (betting is open for seconds: the results stand still).
+  const now = await page.evaluate(async (id) => (await fetch(`/api/tables/${id}`)).json(), TABLE);
+  const count = (c) => [...now.results].filter((r) => r === c).length;
+  const counted = { coups: now.results.length, banker: count('B'), player: count('P'), tie: count('T') };
+  expect(now.stats.coups === counted.coups && now.stats.banker === counted.banker, `the server's statistics ${JSON.stringify(now.stats)} for ${now.results}`);
+  const statsShown = await page.waitForFunction((w) => {
+    const got = (k) => Number(document.querySelector(`[data-testid=shoe-stats] [data-stat=${k}]`)?.dataset.count);
+    return Object.keys(w).every((k) => got(k) === w[k]) ? true : null;
+  }, counted, { timeout: 5000 }).then(() => true, () => false);
+  expect(statsShown, `the page shows ${JSON.stringify(counted)}: ${await page.getByTestId('shoe-stats').innerText()}`);
+  expect((await page.getByTestId('shoe-stats').innerText()).includes('This shoe:'), 'the statistics name the shoe');
   await page.getByTestId('ask-banker').hover();
   expect(await page.getByTestId('ask-banker-marks').isVisible(), 'the ask-road shows on hover');
   expect((await page.getByTestId('ask-banker-marks').innerText()).includes('Big eye boy'), 'the ask-road names its three roads');

@@ -97,6 +97,8 @@ pub struct TableView {
     pub results: String,
     /// Every road of the shoe, laid out for drawing.
     pub roads: Board,
+    /// The shoe's results counted, as players read them beside the roads.
+    pub stats: baccarat_table::roads::ShoeStats,
     /// Cards dealt of the shoe, and its size.
     pub dealt: usize,
     pub shoe_size: usize,
@@ -212,6 +214,7 @@ fn view(t: &CasinoTable, old: Option<&TableView>) -> TableView {
         out,
         last: results.chars().last().map(|c| c.to_string()),
         results,
+        stats: s.roads.stats(),
         roads,
         dealt: t.engine.shoe_progress().map_or(0, |p| p.0),
         shoe_size: t.engine.shoe_progress().map_or(52 * cfg.decks as usize, |p| p.1),

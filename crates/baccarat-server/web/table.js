@@ -570,8 +570,25 @@ function renderRoads() {
   S.roadsKey = key;
   $('roads-board').innerHTML = t.roads ? roadsBoardHtml(t.roads) : '';
   scrollRoadsToEnd($('roads-board'));
+  $('shoe-stats').innerHTML = shoeStatsHtml(t.stats);
   $('ask-banker-marks').innerHTML = `<strong>If Banker wins next:</strong>${askMarksHtml(t.roads && t.roads.ask_banker)}`;
   $('ask-player-marks').innerHTML = `<strong>If Player wins next:</strong>${askMarksHtml(t.roads && t.roads.ask_player)}`;
+}
+
+/** This shoe's results counted, as players read them beside the roads: each
+ * count and its share of the coups (a whole percentage, for reading only). */
+function shoeStatsHtml(st) {
+  if (!st) return '';
+  const share = (n) => (st.coups ? ` (${Math.round((100 * n) / st.coups)}%)` : '');
+  const item = (cls, label, n, pct) =>
+    `<span class="stat ${cls}" data-stat="${cls}" data-count="${n}">${label} ${n}${pct ? share(n) : ''}</span>`;
+  return `<span class="stat coups" data-stat="coups" data-count="${st.coups}">This shoe: ${st.coups} coup${st.coups === 1 ? '' : 's'}</span>`
+    + item('banker', 'Banker', st.banker, true)
+    + item('player', 'Player', st.player, true)
+    + item('tie', 'Tie', st.tie, true)
+    + item('player-pairs', 'Player pairs', st.player_pairs, false)
+    + item('banker-pairs', 'Banker pairs', st.banker_pairs, false)
+    + item('naturals', 'Naturals', st.naturals, false);
 }
 
 /** Scroll each road so that its latest marks are in view. */

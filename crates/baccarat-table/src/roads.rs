@@ -74,6 +74,21 @@ pub struct RoadEntry {
     pub natural: bool,
 }
 
+/// A shoe's results counted: Banker, Player and Tie wins, the coups with a
+/// Player pair or a Banker pair, and those with a natural (8 or 9 on the
+/// first two cards of either hand). Percentages are the reader's to work out
+/// (each count over `coups`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShoeStats {
+    pub coups: u32,
+    pub banker: u32,
+    pub player: u32,
+    pub tie: u32,
+    pub player_pairs: u32,
+    pub banker_pairs: u32,
+    pub naturals: u32,
+}
+
 fn is_false(b: &bool) -> bool {
     !*b
 }
@@ -214,6 +229,23 @@ impl Roads {
     /// Every coup in order, ties included.
     pub fn entries(&self) -> &[RoadEntry] {
         &self.entries
+    }
+
+    /// The shoe's statistics, as players read them beside the roads.
+    pub fn stats(&self) -> ShoeStats {
+        let mut s = ShoeStats::default();
+        for e in &self.entries {
+            s.coups += 1;
+            match e.result {
+                RoadResult::Banker => s.banker += 1,
+                RoadResult::Player => s.player += 1,
+                RoadResult::Tie => s.tie += 1,
+            }
+            s.player_pairs += u32::from(e.player_pair);
+            s.banker_pairs += u32::from(e.banker_pair);
+            s.naturals += u32::from(e.natural);
+        }
+        s
     }
 
     /// The bead plate: every coup, six to a column, top to bottom, left to right.
@@ -360,6 +392,19 @@ mod tests {
 
     fn marks(r: &Roads, k: usize) -> String {
         r.derived(k).iter().map(|m| m.letter()).collect()
+    }
+
+    /// A shoe's statistics by hand: six coups, two pairs on one coup, and
+    /// naturals on two.
+    #[test]
+    fn shoe_stats_count_results_pairs_and_naturals() {
+        let mut r = Roads::from_letters("BBPT").unwrap();
+        r.push(RoadEntry { result: RoadResult::Player, player_pair: true, banker_pair: true, natural: true });
+        r.push(RoadEntry { result: RoadResult::Banker, player_pair: false, banker_pair: true, natural: true });
+        let s = r.stats();
+        let want = ShoeStats { coups: 6, banker: 3, player: 2, tie: 1, player_pairs: 1, banker_pairs: 2, naturals: 2 };
+        assert_eq!(s, want);
+        assert_eq!(Roads::new().stats(), ShoeStats::default());
     }
 
     #[test]

@@ -312,6 +312,18 @@ fn table_view() -> Value {
         ("last", nullable(string_enum(&["B", "P", "T"]))),
         ("results", json!({ "type": "string", "pattern": "^[BPT]*$" })),
         (
+            "stats",
+            object(&[
+                ("coups", u32s()),
+                ("banker", u32s()),
+                ("player", u32s()),
+                ("tie", u32s()),
+                ("player_pairs", u32s()),
+                ("banker_pairs", u32s()),
+                ("naturals", u32s()),
+            ]),
+        ),
+        (
             "roads",
             json!({ "type": "object", "description": "every road of the shoe laid out for drawing (bead plate, big \
                                                       road, big eye boy, small road, cockroach pig, ask-road)" }),

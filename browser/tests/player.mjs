@@ -108,12 +108,23 @@ await run('player', async ({ newPage }) => {
   expect(Number.isInteger(before) && before > 0, `balance before: ${before}`);
   log('coup', coup, 'balance before', before);
 
-  // A wager placed and then cleared: withdrawn, and the balance is whole again.
+  // A wager placed; chips added and cleared: Clear takes back only the
+  // unconfirmed chips, the confirmed wager stays. Then Withdraw bets (asked
+  // twice) takes the wager back, and the balance is whole again.
   await page.getByTestId('chip-1000').click();
   await page.getByTestId('spot-tie').click();
   await page.getByTestId('confirm').click();
   await page.waitForFunction(() => document.querySelector('[data-testid=spot-tie-placed]').dataset.minor === '1000');
+  await page.getByTestId('spot-tie').click();
+  expect((await page.getByTestId('spot-tie-pending').getAttribute('data-minor')) === '1000', 'a chip on the slip');
   await page.getByTestId('clear').click();
+  expect((await page.getByTestId('spot-tie-pending').getAttribute('data-minor')) === '0', 'Clear empties the slip');
+  await page.waitForTimeout(300);
+  expect((await page.getByTestId('spot-tie-placed').getAttribute('data-minor')) === '1000', 'Clear leaves the confirmed wager');
+  await page.getByTestId('withdraw').click();
+  expect((await page.getByTestId('withdraw').innerText()).includes('Press again'), 'Withdraw asks first');
+  expect((await page.getByTestId('spot-tie-placed').getAttribute('data-minor')) === '1000', 'one press withdraws nothing');
+  await page.getByTestId('withdraw').click();
   await page.waitForFunction(() => document.querySelector('[data-testid=spot-tie-placed]').dataset.minor === '0'
     && document.querySelector('[data-bet=tie][data-status=withdrawn]'));
   await page.waitForFunction((want) => document.querySelector('[data-testid=balance]').dataset.minor === String(want), before);

@@ -34,6 +34,7 @@ const S = {
   countdown: { coup: null, total: 0 },
   busy: false,
   historyTimer: null,
+  withdrawArmed: null, // the timer of an armed "Withdraw bets" (pressed once)
 };
 
 const MAIN_BETS = ['player', 'tie', 'banker'];
@@ -514,7 +515,9 @@ function renderStakes() {
   const antes = [...S.pending].reduce((a, [bet, amount]) => a + anteFor(bet, amount), 0);
   $('slip-total').textContent = `Slip ${money(pendingTotal)}${antes ? ` + ante ${money(antes)}` : ''} · On the table ${money(placedTotal)}`;
   $('btn-confirm').disabled = S.busy || !betting || !S.pending.size;
-  $('btn-clear').disabled = S.busy || (!S.pending.size && !(betting && placedTotal));
+  $('btn-clear').disabled = S.busy || !S.pending.size;
+  $('btn-withdraw').disabled = S.busy || !(betting && placedTotal);
+  if ($('btn-withdraw').disabled) disarmWithdraw();
   $('btn-rebet').disabled = S.busy || !sessionStorage.getItem(`baccarat.rebet.${S.tableId}`);
   $('layout').classList.toggle('closed', !betting);
 }
@@ -661,11 +664,37 @@ $('btn-confirm').addEventListener('click', () => withBusy(async () => {
   }
 }));
 
-$('btn-clear').addEventListener('click', () => withBusy(async () => {
-  const dropped = S.pending.size;
+// Clear takes back only the chips not confirmed yet; confirmed bets stay.
+$('btn-clear').addEventListener('click', () => {
   S.pending.clear();
   S.pendingKey = null;
-  if (S.t && S.t.phase === 'betting') {
+  renderStakes();
+});
+
+/** Withdrawing confirmed bets is its own action, and asks first: the first
+ * press arms it (for a few seconds), the second withdraws every open bet of
+ * this coup; the server refuses any the rulebook does not let go. */
+function disarmWithdraw() {
+  if (!S.withdrawArmed) return;
+  clearTimeout(S.withdrawArmed);
+  S.withdrawArmed = null;
+  $('btn-withdraw').textContent = 'Withdraw bets';
+  $('btn-withdraw').removeAttribute('aria-pressed');
+}
+
+$('btn-withdraw').addEventListener('click', () => {
+  if (!S.withdrawArmed) {
+    S.withdrawArmed = setTimeout(disarmWithdraw, 4000);
+    $('btn-withdraw').textContent = 'Withdraw all? Press again';
+    $('btn-withdraw').setAttribute('aria-pressed', 'true');
+    return;
+  }
+  disarmWithdraw();
+  withBusy(async () => {
+    if (!S.t || S.t.phase !== 'betting') {
+      notify('Betting is closed: placed wagers stay on the table.', 'info');
+      return;
+    }
     for (const w of openWagers()) {
       try {
         await api(`/api/tables/${S.tableId}/withdraw`, { method: 'POST', body: { wager: w.wager } });
@@ -673,10 +702,8 @@ $('btn-clear').addEventListener('click', () => withBusy(async () => {
         notify(`${words(w.bet)} ${money(w.amount)} could not be withdrawn: ${e.message}`);
       }
     }
-  } else if (!dropped) {
-    notify('Betting is closed: placed wagers stay on the table.', 'info');
-  }
-}));
+  });
+});
 
 $('btn-rebet').addEventListener('click', () => {
   const saved = sessionStorage.getItem(`baccarat.rebet.${S.tableId}`);

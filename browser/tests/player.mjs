@@ -266,5 +266,27 @@ await run('player', async ({ newPage }) => {
     document.querySelector('[data-testid=spot-banker-placed]').dataset.minor === String(b)
     && document.querySelector('[data-testid=spot-player_pair-placed]').dataset.minor === String(p), [BANKER_STAKE, PAIR_STAKE]);
 
+  // A stack over the spot's maximum is stopped on the page, chip by chip,
+  // with the maximum named; the slip keeps what fits.
+  const offers = await page.evaluate(async (id) => (await (await fetch(`/api/tables/${id}`)).json()).offers, TABLE);
+  const chipValues = await page.$$eval('[data-testid^=chip-]', (els) => els.map((e) => Number(e.dataset.testid.slice(5))).filter(Number.isFinite));
+  const bigChip = Math.max(...chipValues);
+  const capped = offers.filter((o) => o.bet !== 'banker' && o.bet !== 'player_pair').sort((a, b) => a.max - b.max)[0];
+  await page.getByTestId(`chip-${bigChip}`).click();
+  const clicks = Math.floor(capped.max / bigChip) + 1;
+  expect(clicks <= 200, `${clicks} clicks to pass the ${capped.bet} maximum`);
+  for (let i = 0; i < clicks; i++) await page.getByTestId(`spot-${capped.bet}`).click();
+  const stacked = Number(await page.getByTestId(`spot-${capped.bet}-pending`).getAttribute('data-minor'));
+  expect(stacked <= capped.max && stacked + bigChip > capped.max, `the slip stops at ${stacked} under the ${capped.max} maximum`);
+  expect((await page.getByTestId('notices').innerText()).includes('takes at most'), 'the maximum is named');
+
+  // Chips never confirmed are taken back when betting closes, with a word.
+  await page.waitForFunction(() => document.querySelector('[data-testid=table]').dataset.phase !== 'betting', null, { timeout: 30000 });
+  await page.waitForFunction((bet) => document.querySelector(`[data-testid=spot-${bet}-pending]`).dataset.minor === '0', capped.bet);
+  expect((await page.getByTestId('notices').innerText()).includes('taken back'), 'the player is told the slip was cleared');
+  // A spot tapped while betting is closed adds nothing.
+  await page.getByTestId(`spot-${capped.bet}`).click();
+  expect((await page.getByTestId(`spot-${capped.bet}-pending`).getAttribute('data-minor')) === '0', 'nothing waits on the slip');
+
   expect(errors.length === 0, `no script errors: ${errors.join('; ')}`);
 });

@@ -285,8 +285,10 @@ $('layout').addEventListener('click', (ev) => {
   const spot = ev.target.closest('.spot');
   if (!spot || !S.t) return;
   if (auth.user?.role !== 'player') return notify('Only players may place wagers.');
-  if (S.t.phase !== 'betting') return notify(`Betting is not open (${phaseWords(S.t.phase).toLowerCase()}). Your chips wait on the slip for the next coup.`, 'info');
+  if (S.t.phase !== 'betting') return notify(`Betting is not open (${phaseWords(S.t.phase).toLowerCase()}): wait for the next coup to place chips.`, 'info');
   const bet = spot.dataset.bet;
+  const why = overLimit(bet, S.chip);
+  if (why) return notify(why);
   S.pending.set(bet, (S.pending.get(bet) || 0) + S.chip);
   S.pendingKey = null;
   renderStakes();
@@ -344,6 +346,14 @@ function onMessage(msg) {
     buildTable(t);
   }
   if (prev && prev.coup !== t.coup) newCoup(prev);
+  // Chips never confirmed do not ride into the deal or the next coup: when
+  // betting closes the slip is cleared, and the player told.
+  if (prev && prev.phase === 'betting' && t.phase !== 'betting' && S.pending.size) {
+    const total = [...S.pending.values()].reduce((a, b) => a + b, 0);
+    S.pending.clear();
+    S.pendingKey = null;
+    notify(`Betting closed before your slip was confirmed: ${money(total)} of chips were taken back.`, 'info');
+  }
   // A card we see while its hand is out with us may be ours alone; any other
   // card we see is exposed to the table (a hand out again for a third card keeps
   // its first two face up).
@@ -490,6 +500,27 @@ function renderResult() {
   el.textContent = r.winner === 'tie' ? `Tie${score ? `, ${r.player} all` : ''}` : `${words(r.winner)} wins${score}`;
 }
 
+/** Why another chip of `chip` on `bet` would be refused, before it is sent:
+ * over the spot's maximum with what is already on it and on the slip, or
+ * over the available balance with the whole slip (antes included). The
+ * server checks both again; this keeps a slip from being refused whole. */
+function overLimit(bet, chip) {
+  const offer = (S.t.offers || []).find((o) => o.bet === bet);
+  const on = openWagers().filter((w) => w.bet === bet).reduce((a, w) => a + w.amount, 0);
+  const stack = (S.pending.get(bet) || 0) + chip;
+  if (offer && on + stack > offer.max) {
+    return `${offer.name} takes at most ${money(offer.max)} a player: ${money(on + stack - chip)} is already on it or on your slip.`;
+  }
+  const raw = $('available').dataset.minor;
+  const available = raw === '' ? NaN : Number(raw);
+  const slip = [...S.pending].reduce((a, [b, v]) => a + v + anteFor(b, v), 0);
+  const next = slip - (S.pending.get(bet) || 0) - anteFor(bet, S.pending.get(bet) || 0) + stack + anteFor(bet, stack);
+  if (Number.isFinite(available) && next > available) {
+    return `Your available balance is ${money(available)}: the slip would need ${money(next)}.`;
+  }
+  return null;
+}
+
 function openWagers() {
   return (S.mine.get(S.t.coup) || []).filter((w) => w.status === 'open');
 }
@@ -618,6 +649,10 @@ function tick() {
   el.querySelector('.countdown-text').textContent = left > 0 ? `Bets close in ${Math.ceil(left / 1000)} s` : 'Closing…';
   el.querySelector('.countdown-bar span').style.width = `${Math.min(100, (100 * left) / S.countdown.total)}%`;
   el.classList.toggle('urgent', left < 3000);
+  if (left < 3000 && S.pending.size && S.countdown.warned !== t.coup) {
+    S.countdown.warned = t.coup;
+    notify('Your slip is not confirmed: press Confirm before betting closes, or the chips are taken back.', 'info');
+  }
 }
 setInterval(tick, 200);
 

@@ -266,6 +266,24 @@ await run('player', async ({ newPage }) => {
     document.querySelector('[data-testid=spot-banker-placed]').dataset.minor === String(b)
     && document.querySelector('[data-testid=spot-player_pair-placed]').dataset.minor === String(p), [BANKER_STAKE, PAIR_STAKE]);
 
+  // The chip tray reaches the table's maximum (a maximum bet is one chip,
+  // not fifty), and Undo and Double work on the slip.
+  const tableMax = await page.evaluate(async (id) => (await (await fetch(`/api/tables/${id}`)).json()).max, TABLE);
+  const tray = await page.$$eval('[data-testid^=chip-]', (els) => els.map((e) => Number(e.dataset.testid.slice(5))).filter(Number.isFinite));
+  expect(tray.length <= 7 && Math.max(...tray) === tableMax, `the tray ${tray} reaches the maximum ${tableMax}`);
+  await page.getByTestId(`chip-${Math.min(...tray)}`).click();
+  await page.getByTestId('spot-player').click();
+  await page.getByTestId('spot-player').click();
+  await page.getByTestId('double').click();
+  const doubled = Number(await page.getByTestId('spot-player-pending').getAttribute('data-minor'));
+  expect(doubled === 4 * Math.min(...tray), `Double: ${doubled}`);
+  await page.getByTestId('undo').click();
+  expect(Number(await page.getByTestId('spot-player-pending').getAttribute('data-minor')) === 2 * Math.min(...tray), 'Undo takes back the doubling');
+  await page.getByTestId('undo').click();
+  await page.getByTestId('undo').click();
+  expect((await page.getByTestId('spot-player-pending').getAttribute('data-minor')) === '0', 'Undo, chip by chip, to nothing');
+  expect(await page.getByTestId('undo').isDisabled(), 'nothing left to undo');
+
   // A stack over the spot's maximum is stopped on the page, chip by chip,
   // with the maximum named; the slip keeps what fits.
   const offers = await page.evaluate(async (id) => (await (await fetch(`/api/tables/${id}`)).json()).offers, TABLE);

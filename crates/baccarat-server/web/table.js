@@ -35,6 +35,7 @@ const S = {
   busy: false,
   historyTimer: null,
   withdrawArmed: null, // the timer of an armed "Withdraw bets" (pressed once)
+  undo: [], // [bet, minor units] put on the slip, latest last
 };
 
 const MAIN_BETS = ['player', 'tie', 'banker'];
@@ -208,12 +209,19 @@ function payText(line) {
   return `${words(line.outcome)} ${line.pays}${gloss}`;
 }
 
+/** The chip tray, scaled to the table's limits (seven chips): the smallest
+ * chip a side bet takes, the table minimum, and the largest denominations up
+ * to the maximum, so that a maximum bet is a few presses, not fifty. */
 function chipValues(t) {
   const smallest = Math.min(t.min, ...t.offers.map((o) => o.min));
-  // The usual denominations, and the table minimum as a chip of its own.
-  const all = [...new Set([100, 500, 1000, 2500, 5000, 10000, 50000, 100000, 500000, t.min])].sort((a, b) => a - b);
-  const list = all.filter((c) => c % t.chip === 0 && c >= smallest && c <= t.max).slice(0, 7);
-  return list.length ? list : [t.min];
+  const ladder = [100, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000, 1000000, 2500000, 5000000, 10000000];
+  const all = [...new Set([...ladder, t.min])]
+    .filter((c) => c % t.chip === 0 && c >= smallest && c <= t.max)
+    .sort((a, b) => a - b);
+  if (all.length <= 7) return all.length ? all : [t.min];
+  const keep = new Set([all[0], t.min]);
+  for (let i = all.length - 1; keep.size < 7 && i >= 0; i--) keep.add(all[i]);
+  return [...keep].sort((a, b) => a - b);
 }
 
 function configKey(t) {
@@ -290,6 +298,7 @@ $('layout').addEventListener('click', (ev) => {
   const why = overLimit(bet, S.chip);
   if (why) return notify(why);
   S.pending.set(bet, (S.pending.get(bet) || 0) + S.chip);
+  S.undo.push([bet, S.chip]);
   S.pendingKey = null;
   renderStakes();
 });
@@ -351,6 +360,7 @@ function onMessage(msg) {
   if (prev && prev.phase === 'betting' && t.phase !== 'betting' && S.pending.size) {
     const total = [...S.pending.values()].reduce((a, b) => a + b, 0);
     S.pending.clear();
+    S.undo = [];
     S.pendingKey = null;
     notify(`Betting closed before your slip was confirmed: ${money(total)} of chips were taken back.`, 'info');
   }
@@ -547,6 +557,8 @@ function renderStakes() {
   $('slip-total').textContent = `Slip ${money(pendingTotal)}${antes ? ` + ante ${money(antes)}` : ''} · On the table ${money(placedTotal)}`;
   $('btn-confirm').disabled = S.busy || !betting || !S.pending.size;
   $('btn-clear').disabled = S.busy || !S.pending.size;
+  $('btn-undo').disabled = S.busy || !S.undo.length;
+  $('btn-double').disabled = S.busy || !betting || !(S.pending.size || placedTotal);
   $('btn-withdraw').disabled = S.busy || !(betting && placedTotal);
   if ($('btn-withdraw').disabled) disarmWithdraw();
   $('btn-rebet').disabled = S.busy || !sessionStorage.getItem(`baccarat.rebet.${S.tableId}`);
@@ -683,6 +695,7 @@ $('btn-confirm').addEventListener('click', () => withBusy(async () => {
     const r = await api(`/api/tables/${S.tableId}/wagers`, { method: 'POST', body: { wagers: lines, key } });
     S.pendingKey = null;
     S.pending.clear();
+    S.undo = [];
     const placed = [], refused = [];
     (r.results || []).forEach((res, i) => {
       const l = lines[i];
@@ -702,6 +715,37 @@ $('btn-confirm').addEventListener('click', () => withBusy(async () => {
 // Clear takes back only the chips not confirmed yet; confirmed bets stay.
 $('btn-clear').addEventListener('click', () => {
   S.pending.clear();
+  S.undo = [];
+  S.pendingKey = null;
+  renderStakes();
+});
+
+// Undo takes back the last chip put on the slip.
+$('btn-undo').addEventListener('click', () => {
+  const last = S.undo.pop();
+  if (!last) return;
+  const [bet, chip] = last;
+  const left = (S.pending.get(bet) || 0) - chip;
+  if (left > 0) S.pending.set(bet, left);
+  else S.pending.delete(bet);
+  S.pendingKey = null;
+  renderStakes();
+});
+
+// Double: each stake on the slip twice over (or, with an empty slip, the
+// bets on the table again as a new slip), within the limits.
+$('btn-double').addEventListener('click', () => {
+  if (!S.t || S.t.phase !== 'betting') return;
+  const base = S.pending.size ? new Map(S.pending)
+    : openWagers().reduce((m, w) => m.set(w.bet, (m.get(w.bet) || 0) + w.amount), new Map());
+  for (const [bet, amount] of base) {
+    const why = overLimit(bet, amount);
+    if (why) return notify(why);
+  }
+  for (const [bet, amount] of base) {
+    S.pending.set(bet, (S.pending.get(bet) || 0) + amount);
+    S.undo.push([bet, amount]);
+  }
   S.pendingKey = null;
   renderStakes();
 });
@@ -744,6 +788,7 @@ $('btn-rebet').addEventListener('click', () => {
   const saved = sessionStorage.getItem(`baccarat.rebet.${S.tableId}`);
   if (!saved) return;
   S.pending = new Map(JSON.parse(saved));
+  S.undo = [...S.pending];
   S.pendingKey = null;
   renderStakes();
   notify('Last coup’s wagers are on your slip: press Confirm to place them.', 'info');

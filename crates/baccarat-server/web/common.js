@@ -160,7 +160,7 @@ export function words(id) {
 export function phaseWords(phase) {
   return {
     no_shoe: 'Waiting for a shoe',
-    ready: 'Ready',
+    ready: 'Between coups',
     betting: 'Place your bets',
     no_more_bets: 'No more bets',
     dealing: 'Dealing',

@@ -173,7 +173,7 @@ function lobbyCard(t) {
     <p class="sub">${esc(t.rulebook_title)}</p>
     <p>${esc(t.variant_title)} · ${esc(mode)} · ${esc(words(t.dealing))} dealing · ${t.decks} decks</p>
     <p class="limits-line">${esc(limitsText(t))}${t.announced_minimum ? ` · minimum rising to ${esc(money(t.announced_minimum[0]))}` : ''}</p>
-    <div class="mini-road" aria-label="Big road of the current shoe">${bigRoadHtml(t.roads && t.roads.big_road, { lastCols: 14, title: `Big road (${(t.results || '').length} coups)` })}</div>
+    <div class="mini-road" aria-label="Big road of the current shoe">${bigRoadHtml(t.roads && t.roads.big_road, { lastCols: 14, title: `Big road (${(t.results || '').length} coup${(t.results || '').length === 1 ? '' : 's'})` })}</div>
     <a class="btn primary join" href="#table=${t.id}" data-testid="join-${t.id}">Play at ${esc(t.name)}</a>
   </li>`;
 }

@@ -14,5 +14,14 @@ await run('smoke', async ({ newPage }) => {
     const icon = await page.evaluate(() => document.querySelector('link[rel=icon]')?.getAttribute('href') || '');
     expect(icon.startsWith('data:image/svg+xml,'), `${path} has an icon: ${icon.slice(0, 40)}`);
   }
+  // No rulebook's rule numbers in the table pages' code: a table's quotes
+  // come from the server, from its own rulebook (comments may cite, code may
+  // not). The tournament pages cite NSW 15, the only rulebook with tournaments.
+  for (const js of ['pit.js', 'table.js', 'common.js']) {
+    const src = await page.evaluate(async (u) => (await fetch(u)).text(), `${BASE}/assets/${js}`);
+    const code = src.replace(/\/\*[\s\S]*?\*\//g, '').split('\n').map((l) => l.replace(/(^|\s)\/\/.*$/, '')).join('\n');
+    const cited = code.match(/\b(NSW|AU|EU) \d+(\.\d+)*/g) || [];
+    expect(cited.length === 0, `${js} quotes rules itself: ${cited.join(', ')}`);
+  }
   await shot(page, 'smoke');
 });

@@ -772,7 +772,7 @@ function renderWagers() {
   renderInto($('#wagers'), `<p class="muted">Coup ${p.coup.coup} · ${lines.length} wager${lines.length === 1 ? '' : 's'} · ${money(total)} on the layout</p>
     <div class="scroll-x"><table class="wagers"><thead><tr><th>Wager</th><th>Bet</th><th class="num">Amount</th><th>Status</th><th><span class="sr-only">Actions</span></th></tr></thead>
     <tbody>${rows}</tbody></table></div>
-    ${sup ? '' : '<p class="reason">Approving and refusing wagers is for a supervisor (NSW 5.6.6, 14.12).</p>'}`);
+    ${sup ? '' : `<p class="reason">Approving and refusing wagers is for a supervisor${citeOf('supervisor_refusal') ? ` (${esc(citeOf('supervisor_refusal'))})` : ''}.</p>`}`);
 }
 
 function noticeHtml(n, { open = false, fresh = false } = {}) {
@@ -1272,10 +1272,10 @@ function irregularityDialog(cmd) {
         intro: '<p>Reconstruct the coup with the cards in their proper order (each player may then withdraw before play resumes), or, where it cannot be reconstructed, declare it void with all monies returned.</p>',
         rules: [{ key: 'misdeal' }],
         fields: `<fieldset><legend>Remedy</legend>
-          ${radio('remedy', 'reconstruct', 'Reconstruct with the cards in their proper dealing order (NSW 12.1.1)', true)}
+          ${radio('remedy', 'reconstruct', `Reconstruct with the cards in their proper dealing order${citeOf('misdeal') ? ` (${esc(citeOf('misdeal'))})` : ''}`, true)}
           <div class="field"><label for="dlg-cards">Cards in dealing order (Player 1st, Banker 1st, Player 2nd, Banker 2nd, then any third cards)</label>
           <input id="dlg-cards" name="cards" data-testid="dialog-cards" autocomplete="off" autocapitalize="characters" spellcheck="false" value="${esc(currentCardsInOrder())}"></div>
-          ${radio('remedy', 'void', 'It cannot be reconstructed: void the coup, all monies returned (NSW 12.1.2)', false)}</fieldset>`,
+          ${radio('remedy', 'void', `It cannot be reconstructed: void the coup, all monies returned${citeOf('misdeal') ? ` (${esc(citeOf('misdeal'))})` : ''}`, false)}</fieldset>`,
         confirm: 'Apply remedy',
         onConfirm: async (f) => {
           if (f.get('remedy') === 'void') {
@@ -1411,7 +1411,7 @@ function changeMinimumDialog() {
   openDialog({
     title: 'Change the minimum',
     intro: `<p>Currently ${money(t.min)}.${ann ? ` Announced: ${money(ann[0])} from ${clock(ann[1])}${noticeRun ? ' — the notice has run.' : ' — the notice has not yet run.'}` : ' No higher minimum has been announced.'}
-      A raise whose notice has not run lets the players present keep the old minimum (NSW 6.7.1); tick them below.</p>`,
+      A raise whose notice has not run lets the players present keep the old minimum${citeOf('minimum_change') ? ` (${esc(citeOf('minimum_change'))})` : ''}; tick them below.</p>`,
     rules: [{ key: 'minimum_change' }],
     fields: `<div class="field"><label for="dlg-min">New minimum (dollars)</label><input id="dlg-min" name="minimum" inputmode="decimal" data-testid="dialog-minimum" value="${ann ? (ann[0] / 100).toFixed(2) : (t.min / 100).toFixed(2)}"></div>
       <fieldset><legend>Players present (keep the old minimum on a raise without notice)</legend>

@@ -104,6 +104,23 @@ await run('player', async ({ newPage }) => {
     return t.dataset.phase === 'betting' && !c.hidden && Number(c.dataset.remainingMs) > 4000;
   }, null, { timeout: 30000 });
   const coup = Number(await tableView.getAttribute('data-coup'));
+  // When each card turned face up, and when the result was first shown: the
+  // result must wait for the last card to finish turning.
+  await page.evaluate((c) => {
+    window.__felt = { lastUp: 0, resultAt: 0 };
+    new MutationObserver((records) => {
+      const f = window.__felt;
+      for (const r of records) {
+        const el = r.target;
+        if (f.resultAt) return;
+        if (el.matches('[data-testid^=card-]') && el.dataset.state === 'up' && r.oldValue !== 'up') {
+          f.lastUp = performance.now();
+          (f.ups = f.ups || []).push(`${el.dataset.position}:${r.oldValue}@${Math.round(f.lastUp)}`);
+        }
+        if (el.matches('[data-testid=result]') && el.dataset.winner && el.dataset.coup === String(c)) f.resultAt = performance.now();
+      }
+    }).observe(document.body, { subtree: true, attributes: true, attributeOldValue: true, attributeFilter: ['data-state', 'data-winner'] });
+  }, coup);
   const before = Number(await page.getByTestId('balance').getAttribute('data-minor'));
   expect(Number.isInteger(before) && before > 0, `balance before: ${before}`);
   log('coup', coup, 'balance before', before);
@@ -167,6 +184,10 @@ await run('player', async ({ newPage }) => {
   const winner = pt > bt ? 'player' : bt > pt ? 'banker' : 'tie';
   const result = page.getByTestId('result');
   const resultText = await result.innerText();
+  const felt = await page.evaluate(() => window.__felt);
+  expect(felt.lastUp > 0 && felt.resultAt - felt.lastUp >= 500, `the result came ${Math.round(felt.resultAt - felt.lastUp)} ms after the last card turned up: ${JSON.stringify(felt)}`);
+  const glowing = await page.$$eval('.spot.won', (els) => els.map((e) => e.dataset.bet));
+  expect(glowing.length === 1 && glowing[0] === winner, `the winning spot glows: ${glowing}`);
   expect((await result.getAttribute('data-winner')) === winner, `the winner from the cards (${pt} to ${bt}: ${winner}) is the one shown: ${resultText}`);
   expect((await page.getByTestId('total-player').innerText()) === String(pt), 'the Player total shown');
   expect((await page.getByTestId('total-banker').innerText()) === String(bt), 'the Banker total shown');
@@ -200,6 +221,11 @@ await run('player', async ({ newPage }) => {
     }
     sum += l.net;
   }
+  // The player's net is on the felt, in words.
+  const feltNet = await page.waitForFunction((want) => document.querySelector('[data-testid=felt-win]').dataset.net === String(want), sum, { timeout: 5000 })
+    .then(() => true, () => false);
+  const feltText = await page.getByTestId('felt-win').innerText();
+  expect(feltNet && (sum > 0 ? feltText.startsWith('You won') : sum < 0 ? feltText.startsWith('You lost') : feltText.includes('returned')), `the felt shows the net ${sum}: ${feltText}`);
   await page.waitForFunction((want) => document.querySelector('[data-testid=balance]').dataset.minor === String(want), before + sum, { timeout: 5000 })
     .catch(async () => {
       throw new Error(`balance ${await page.getByTestId('balance').getAttribute('data-minor')} is not ${before} + ${sum}`);

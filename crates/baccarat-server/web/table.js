@@ -36,6 +36,8 @@ const S = {
   historyTimer: null,
   withdrawArmed: null, // the timer of an armed "Withdraw bets" (pressed once)
   undo: [], // [bet, minor units] put on the slip, latest last
+  turnedAt: 0, // when (performance.now) a card last turned face up
+  resultTimer: null,
 };
 
 const MAIN_BETS = ['player', 'tie', 'banker'];
@@ -460,6 +462,7 @@ function renderCards() {
       slot.dataset.state = 'down';
       void slot.offsetWidth;
     }
+    if (state === 'up' && before !== 'up' && current) S.turnedAt = performance.now();
     slot.dataset.state = state;
     S.slotState[pos] = state;
   }
@@ -492,11 +495,17 @@ function renderSqueeze() {
   box.dataset.mine = String(!!mine);
 }
 
+/** How long a card takes to turn over (the `.card` transition in
+ * style.css): the result waits for the last card to finish turning. */
+const TURN_MS = window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches ? 0 : 600;
+
 function renderResult() {
   const el = $('result');
   const shown = S.shown;
   el.dataset.winner = '';
   el.dataset.coup = shown ? String(shown.coup) : '';
+  markWinners(null);
+  renderWin(null);
   if (!shown) { el.textContent = ''; return; }
   if (shown.void) {
     el.textContent = `Coup ${shown.coup} is void (${shown.void}); wagers are returned.`;
@@ -505,9 +514,37 @@ function renderResult() {
   }
   const r = shown.result;
   if (!r || !r.winner) { el.textContent = ''; return; }
+  // A card still turning over: the result comes when it has turned.
+  const turning = TURN_MS - (performance.now() - (S.turnedAt || -Infinity));
+  if (turning > 0) {
+    el.textContent = '';
+    clearTimeout(S.resultTimer);
+    S.resultTimer = setTimeout(renderResult, turning + 20);
+    return;
+  }
   el.dataset.winner = r.winner;
   const score = r.player === null || r.player === undefined ? '' : r.winner === 'banker' ? ` ${r.banker} to ${r.player}` : ` ${r.player} to ${r.banker}`;
   el.textContent = r.winner === 'tie' ? `Tie${score ? `, ${r.player} all` : ''}` : `${words(r.winner)} wins${score}`;
+  markWinners(r.winner);
+  renderWin(shown.coup);
+}
+
+/** The winning spot glows while the result is on the felt. */
+function markWinners(winner) {
+  for (const spot of document.querySelectorAll('.spot')) spot.classList.toggle('won', !!winner && spot.dataset.bet === winner);
+}
+
+/** The player's net on the coup, on the felt: what the settled wagers won,
+ * less what they lost and the commission (stakes returned are neither). */
+function renderWin(coup) {
+  const el = $('felt-win');
+  const mine = coup === null ? [] : (S.mine.get(coup) || []).filter((w) => w.status === 'settled' && w.settlement);
+  if (!mine.length) { el.hidden = true; el.dataset.net = ''; return; }
+  const net = mine.reduce((a, w) => a + w.settlement.won - w.settlement.lost - w.settlement.commission, 0);
+  el.hidden = false;
+  el.dataset.net = String(net);
+  el.classList.toggle('up', net > 0);
+  el.textContent = net > 0 ? `You won ${money(net)}` : net < 0 ? `You lost ${money(-net)}` : 'Your stakes are returned';
 }
 
 /** Why another chip of `chip` on `bet` would be refused, before it is sent:

@@ -12,6 +12,7 @@ mod forgery;
 mod http;
 mod http_play;
 mod pg;
+mod pg_cluster;
 mod pg_suite;
 mod promotion;
 mod recovery;

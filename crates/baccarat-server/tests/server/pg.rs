@@ -9,7 +9,6 @@
 //! the casino a whole replay gives, and the schema is partitioned by month.
 
 use std::collections::BTreeSet;
-use std::sync::OnceLock;
 
 use baccarat_rules::{Bet, Money};
 use baccarat_server::casino::{recover, Casino, Mode, Reply, Request};
@@ -22,35 +21,9 @@ use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
 
 use super::checkpoint::{fingerprint, same};
 
-/// The cluster's URL, started once per test process.
-fn cluster() -> &'static str {
-    static URL: OnceLock<String> = OnceLock::new();
-    URL.get_or_init(|| {
-        if let Ok(url) = std::env::var("BACCARAT_TEST_PG") {
-            return url;
-        }
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("pg");
-        let out = std::process::Command::new("bash")
-            .arg(root.join("scripts/postgres.sh"))
-            .arg("start")
-            .arg(&dir)
-            .output()
-            .expect("run scripts/postgres.sh");
-        assert!(out.status.success(), "scripts/postgres.sh start: {}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8(out.stdout).unwrap().trim().to_string()
-    })
-}
-
-/// A new, empty database on the cluster, named for the test.
+/// A new, empty database on the test cluster, named for the test.
 pub fn database(name: &str) -> String {
-    let base = cluster();
-    let db = format!("t{}_{name}", std::process::id());
-    let mut c = postgres::Client::connect(base, postgres::NoTls).expect("connect to the test cluster");
-    c.batch_execute(&format!("DROP DATABASE IF EXISTS {db}")).unwrap();
-    c.batch_execute(&format!("CREATE DATABASE {db}")).unwrap();
-    let (server, _) = base.rsplit_once('/').expect("a URL ending in its database");
-    format!("{server}/{db}")
+    super::pg_cluster::database(&format!("t{}_{name}", std::process::id()))
 }
 
 const CONFIG: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 100000\n[bets.player_pair]\n";

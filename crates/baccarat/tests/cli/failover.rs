@@ -12,30 +12,14 @@ use serde_json::{json, Value};
 
 use crate::common::{spawn, until_line, Server};
 
-/// The test cluster (`scripts/postgres.sh`, shared with the server crate's
-/// tests) and a fresh database on it.
+/// A fresh database on the test cluster (`pg_cluster.rs`, shared with the
+/// server crate's tests).
 fn database(name: &str) -> String {
-    let base = match std::env::var("BACCARAT_TEST_PG") {
-        Ok(url) => url,
-        Err(_) => {
-            let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-            let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("pg");
-            let out = std::process::Command::new("bash")
-                .arg(root.join("scripts/postgres.sh"))
-                .arg("start")
-                .arg(&dir)
-                .output()
-                .expect("run scripts/postgres.sh");
-            assert!(out.status.success(), "scripts/postgres.sh: {}", String::from_utf8_lossy(&out.stderr));
-            String::from_utf8(out.stdout).unwrap().trim().to_string()
-        }
-    };
-    let db = format!("cli{}_{name}", std::process::id());
-    let mut c = postgres::Client::connect(&base, postgres::NoTls).unwrap();
-    c.batch_execute(&format!("DROP DATABASE IF EXISTS {db}")).unwrap();
-    c.batch_execute(&format!("CREATE DATABASE {db}")).unwrap();
-    format!("{}/{db}", base.rsplit_once('/').unwrap().0)
+    pg_cluster::database(&format!("cli{}_{name}", std::process::id()))
 }
+
+#[path = "../../../baccarat-server/tests/server/pg_cluster.rs"]
+mod pg_cluster;
 
 /// Start an instance; its process, its lines, and its own URL.
 fn instance(name: &str, db: &str, dir: &std::path::Path) -> (Server, std::sync::mpsc::Receiver<String>, String) {
@@ -70,9 +54,13 @@ fn instance(name: &str, db: &str, dir: &std::path::Path) -> (Server, std::sync::
 }
 
 async fn login(c: &reqwest::Client, url: &str, name: &str) -> String {
+    login_with(c, url, name, "demo").await
+}
+
+async fn login_with(c: &reqwest::Client, url: &str, name: &str, password: &str) -> String {
     let r: Value = c
         .post(format!("{url}/api/login"))
-        .json(&json!({"name": name, "password": "demo"}))
+        .json(&json!({"name": name, "password": password}))
         .send()
         .await
         .unwrap()
@@ -144,18 +132,7 @@ fn two_servers_on_postgresql_fail_over_without_losing_a_chip() {
         assert_eq!(r.headers()["location"].to_str().unwrap(), format!("{a_url}/api/tables/1"));
         let body: Value = r.json().await.unwrap();
         assert_eq!(body["code"], "elsewhere", "{body}");
-        let admin = {
-            let r: Value = c
-                .post(format!("{b_url}/api/login"))
-                .json(&json!({"name": "admin", "password": admin}))
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
-            r["token"].as_str().unwrap().to_string()
-        };
+        let admin = login_with(&c, &b_url, "admin", &admin).await;
         let thin = json!({"name": "thin", "password": "demo", "chips": 30_000});
         let made = call(&format!("{b_url}/api/players"), &admin, Some(&thin)).await;
         assert!(made["player"].is_u64(), "{made}");

@@ -47,13 +47,15 @@ impl PgThread {
         Ok(PgThread { tx: Mutex::new(tx) })
     }
 
-    /// Run `f` on the connection and wait for its result.
-    pub fn run<T: Send + 'static>(&self, f: impl FnOnce(&mut postgres::Client) -> T + Send + 'static) -> T {
+    /// Run `f` on the connection and wait for its result; `None` if the
+    /// connection's thread is gone (it ended, or `f` panicked there): the
+    /// caller answers with an error, never a panic of its own.
+    pub fn run<T: Send + 'static>(&self, f: impl FnOnce(&mut postgres::Client) -> T + Send + 'static) -> Option<T> {
         let (tx, rx) = sync_channel(1);
         let job: Job = Box::new(move |c| {
             let _ = tx.send(f(c));
         });
-        self.tx.lock().unwrap_or_else(|p| p.into_inner()).send(job).expect("the connection thread is running");
-        rx.recv().expect("the connection thread answers")
+        self.tx.lock().unwrap_or_else(|p| p.into_inner()).send(job).ok()?;
+        rx.recv().ok()
     }
 }

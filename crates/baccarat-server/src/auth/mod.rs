@@ -82,6 +82,8 @@ pub enum AuthError {
     Pg(#[from] postgres::Error),
     #[error("too many people are being created at once; retry")]
     Busy,
+    #[error("the database connection for people and sessions has stopped; restart the server")]
+    Gone,
 }
 
 /// How long a session lasts: it ends after `idle_ms` without a request, and

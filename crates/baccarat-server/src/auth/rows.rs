@@ -163,43 +163,43 @@ impl Rows for postgres::Client {
 /// these are called from the HTTP handlers, on the async runtime.
 impl Rows for crate::pg_thread::PgThread {
     fn count(&mut self) -> Result<u32, AuthError> {
-        self.run(|c| c.count())
+        self.run(|c| c.count()).unwrap_or(Err(AuthError::Gone))
     }
     fn by_name(&mut self, name: &str) -> Result<Option<(u32, String, String)>, AuthError> {
         let name = name.to_string();
-        self.run(move |c| c.by_name(&name))
+        self.run(move |c| c.by_name(&name)).unwrap_or(Err(AuthError::Gone))
     }
     fn insert(&mut self, name: &str, role: &str, hash: &str) -> Result<u32, AuthError> {
         let (name, role, hash) = (name.to_string(), role.to_string(), hash.to_string());
-        self.run(move |c| c.insert(&name, &role, &hash))
+        self.run(move |c| c.insert(&name, &role, &hash)).unwrap_or(Err(AuthError::Gone))
     }
     fn role(&mut self, id: u32) -> Result<Option<String>, AuthError> {
-        self.run(move |c| Rows::role(c, id))
+        self.run(move |c| Rows::role(c, id)).unwrap_or(Err(AuthError::Gone))
     }
     fn name(&mut self, id: u32) -> Result<Option<String>, AuthError> {
-        self.run(move |c| Rows::name(c, id))
+        self.run(move |c| Rows::name(c, id)).unwrap_or(Err(AuthError::Gone))
     }
     fn open_session(&mut self, token_sha: &str, user: u32, now: u64) -> Result<(), AuthError> {
         let t = token_sha.to_string();
-        self.run(move |c| c.open_session(&t, user, now))
+        self.run(move |c| c.open_session(&t, user, now)).unwrap_or(Err(AuthError::Gone))
     }
     fn session(&mut self, token_sha: &str) -> Result<Option<SessionRow>, AuthError> {
         let t = token_sha.to_string();
-        self.run(move |c| Rows::session(c, &t))
+        self.run(move |c| Rows::session(c, &t)).unwrap_or(Err(AuthError::Gone))
     }
     fn touch(&mut self, token_sha: &str, now: u64) -> Result<(), AuthError> {
         let t = token_sha.to_string();
-        self.run(move |c| c.touch(&t, now))
+        self.run(move |c| c.touch(&t, now)).unwrap_or(Err(AuthError::Gone))
     }
     fn end(&mut self, token_sha: &str) -> Result<usize, AuthError> {
         let t = token_sha.to_string();
-        self.run(move |c| c.end(&t))
+        self.run(move |c| c.end(&t)).unwrap_or(Err(AuthError::Gone))
     }
     fn end_user(&mut self, user: u32) -> Result<usize, AuthError> {
-        self.run(move |c| c.end_user(user))
+        self.run(move |c| c.end_user(user)).unwrap_or(Err(AuthError::Gone))
     }
     fn set_password(&mut self, user: u32, hash: &str) -> Result<usize, AuthError> {
         let h = hash.to_string();
-        self.run(move |c| c.set_password(user, &h))
+        self.run(move |c| c.set_password(user, &h)).unwrap_or(Err(AuthError::Gone))
     }
 }

@@ -472,3 +472,15 @@ async fn a_store_dropped_on_the_runtime_closes_quietly() {
     let store = tokio::task::spawn_blocking(move || PgStore::connect(&url).unwrap()).await.unwrap();
     drop(store);
 }
+
+/// A connection thread that died (a statement panicked there) answers every
+/// later call with `None`, which people and sessions turn into an error
+/// (`AuthError::Gone`, a 401 to the request), never a panic in the handler.
+#[test]
+fn a_dead_connection_thread_answers_none_not_a_panic() {
+    let url = database("thread");
+    let t = baccarat_server::pg_thread::PgThread::connect(&url).unwrap();
+    assert_eq!(t.run(|c| c.query_one("SELECT 1::int", &[]).unwrap().get::<_, i32>(0)), Some(1));
+    assert_eq!(t.run(|_| -> i32 { panic!("a statement went wrong on the connection's thread") }), None);
+    assert_eq!(t.run(|c| c.query_one("SELECT 1::int", &[]).unwrap().get::<_, i32>(0)), None, "the thread is gone");
+}

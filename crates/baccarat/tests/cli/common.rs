@@ -96,3 +96,17 @@ pub fn start(db: &Path, extra_args: &[&str]) -> (Server, String, Option<String>)
         seen.push(line);
     }
 }
+
+/// Sign in at a running server; the session token.
+pub async fn login(c: &reqwest::Client, url: &str, name: &str, password: &str) -> String {
+    let r: serde_json::Value = c
+        .post(format!("{url}/api/login"))
+        .json(&serde_json::json!({"name": name, "password": password}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    r["token"].as_str().unwrap_or_else(|| panic!("login {name}: {r}")).to_string()
+}

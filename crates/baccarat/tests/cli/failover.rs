@@ -54,20 +54,7 @@ fn instance(name: &str, db: &str, dir: &std::path::Path) -> (Server, std::sync::
 }
 
 async fn login(c: &reqwest::Client, url: &str, name: &str) -> String {
-    login_with(c, url, name, "demo").await
-}
-
-async fn login_with(c: &reqwest::Client, url: &str, name: &str, password: &str) -> String {
-    let r: Value = c
-        .post(format!("{url}/api/login"))
-        .json(&json!({"name": name, "password": password}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    r["token"].as_str().unwrap_or_else(|| panic!("login {name}: {r}")).to_string()
+    crate::common::login(c, url, name, "demo").await
 }
 
 /// A signed-in request as a careful client makes it: a redirect to another
@@ -132,7 +119,7 @@ fn two_servers_on_postgresql_fail_over_without_losing_a_chip() {
         assert_eq!(r.headers()["location"].to_str().unwrap(), format!("{a_url}/api/tables/1"));
         let body: Value = r.json().await.unwrap();
         assert_eq!(body["code"], "elsewhere", "{body}");
-        let admin = login_with(&c, &b_url, "admin", &admin).await;
+        let admin = crate::common::login(&c, &b_url, "admin", &admin).await;
         let thin = json!({"name": "thin", "password": "demo", "chips": 30_000});
         let made = call(&format!("{b_url}/api/players"), &admin, Some(&thin)).await;
         assert!(made["player"].is_u64(), "{made}");

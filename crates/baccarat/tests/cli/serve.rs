@@ -37,16 +37,7 @@ fn kill_9_mid_coup_loses_nothing() {
 
     let (child, url) = start(&db);
     let (start_balance, held, coup) = rt.block_on(async {
-        let login: Value = c
-            .post(format!("{url}/api/login"))
-            .json(&json!({"name": "player1", "password": "demo"}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        let token = login["token"].as_str().unwrap().to_string();
+        let token = crate::common::login(&c, &url, "player1", "demo").await;
         let me: Value = c.get(format!("{url}/api/me")).bearer_auth(&token).send().await.unwrap().json().await.unwrap();
         let start_balance = me["balance"].as_i64().unwrap();
         // Bet when betting opens, then wait for the deal to begin.
@@ -98,16 +89,7 @@ fn kill_9_mid_coup_loses_nothing() {
 
     let (child, url) = start(&db);
     let (end_balance, end_available) = rt.block_on(async {
-        let login: Value = c
-            .post(format!("{url}/api/login"))
-            .json(&json!({"name": "player1", "password": "demo"}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        let token = login["token"].as_str().unwrap().to_string();
+        let token = crate::common::login(&c, &url, "player1", "demo").await;
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
             assert!(Instant::now() < deadline, "the interrupted coup did not finish");

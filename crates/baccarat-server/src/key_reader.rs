@@ -79,7 +79,20 @@ impl ColdKeys for KeyReader {
 /// The same reader on PostgreSQL: its own connection, one repeatable-read
 /// snapshot per lookup, the latest answer under each id in the window.
 pub struct PgKeyReader {
-    client: Mutex<postgres::Client>,
+    /// Always `Some` until dropped (see `Drop`).
+    client: Mutex<Option<postgres::Client>>,
+}
+
+/// The blocking client drives a runtime of its own, which may not be entered
+/// from the server's: a reader dropped there closes its connection on a
+/// thread of its own (as `PgStore` does).
+impl Drop for PgKeyReader {
+    fn drop(&mut self) {
+        let client = self.client.get_mut().unwrap_or_else(|p| p.into_inner()).take();
+        if let (Some(c), Ok(_)) = (client, tokio::runtime::Handle::try_current()) {
+            let _ = std::thread::Builder::new().name("postgres-close".into()).spawn(move || drop(c));
+        }
+    }
 }
 
 impl std::fmt::Debug for PgKeyReader {
@@ -90,11 +103,12 @@ impl std::fmt::Debug for PgKeyReader {
 
 impl PgKeyReader {
     pub fn connect(url: &str) -> Result<PgKeyReader, StoreError> {
-        Ok(PgKeyReader { client: Mutex::new(postgres::Client::connect(url, postgres::NoTls)?) })
+        Ok(PgKeyReader { client: Mutex::new(Some(postgres::Client::connect(url, postgres::NoTls)?)) })
     }
 
     pub fn find_many(&self, ids: &[KeyId], since_ms: u64) -> Result<Vec<AnswerRow>, StoreError> {
-        let mut c = self.client.lock().unwrap_or_else(|p| p.into_inner());
+        let mut guard = self.client.lock().unwrap_or_else(|p| p.into_inner());
+        let c = guard.as_mut().ok_or_else(|| StoreError::Corrupt("the key reader is closed".into()))?;
         let mut tx = c.build_transaction().isolation_level(postgres::IsolationLevel::RepeatableRead).start()?;
         let q = tx.prepare(
             "SELECT seq, digest, answer, at_ms, cause FROM answer_log

@@ -448,9 +448,16 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     // on the runtime's own threads).
     let opening = cfg.clone();
     let leased = lease.clone();
-    let opened = tokio::task::spawn_blocking(move || open_leased(&opening, leased.as_ref()))
-        .await
-        .map_err(|e| format!("the start failed: {e}"))??;
+    let (opened, early_keys) = tokio::task::spawn_blocking(move || {
+        let opened = open_leased(&opening, leased.as_ref())?;
+        // Its own read connection: wagers refused without the writer
+        // (`http/early.rs`).
+        let db = opening.database();
+        let keys = crate::key_reader::open(&db).map_err(|e| format!("{}: {e}", db.shown()))?;
+        Ok::<_, String>((opened, keys))
+    })
+    .await
+    .map_err(|e| format!("the start failed: {e}"))??;
     let Opened { mut store, casino, feed, users, mut anchors, recovery } = opened;
     println!(
         "recovered {} tables from {}: {} records and {} transfers read",
@@ -527,6 +534,12 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
         pace: Pace { betting: cfg.betting, deal: cfg.deal, squeeze: cfg.squeeze, result_pause: cfg.result_pause },
         clock: cfg.clock.clone(),
         tournaments,
+        early: Arc::new(crate::http::early::Early::new(
+            early_keys,
+            cfg.postgres.is_some(),
+            cfg.key_retention.as_millis() as u64,
+            cfg.clock.clone(),
+        )),
     };
     for id in table_ids {
         tokio::spawn(crate::pacer::pace(state.clone(), id));

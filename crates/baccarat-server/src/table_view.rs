@@ -115,6 +115,11 @@ pub struct TableView {
     /// Cards a player may see that others may not: the hand they squeeze.
     #[serde(skip)]
     pub private: Vec<(PlayerId, CardsView)>,
+    /// The refusal a new wager gets here, while the table takes none and is
+    /// neither halted nor settling: the HTTP threads give it without the
+    /// writer (`http/early.rs`).
+    #[serde(skip)]
+    pub wagers_closed: Option<crate::casino::Reply>,
 }
 
 impl TableView {
@@ -223,6 +228,10 @@ fn view(t: &CasinoTable, old: Option<&TableView>) -> TableView {
         halted: t.halted.clone(),
         personal_limits: t.engine.state().personal.clone(),
         private,
+        wagers_closed: match (&t.halted, t.engine.settling()) {
+            (None, false) => t.engine.wagers_closed(None).map(crate::casino::Reply::from),
+            _ => None,
+        },
     }
 }
 

@@ -436,11 +436,13 @@ impl Casino {
         commit: &mut Commit,
     ) -> Reply {
         let SlipLine { spot, bet, amount, ante } = line;
-        let wallet = if token { self.tokens(player) } else { self.wallet(player) };
-        let Some(t) = self.tables.get_mut(&table) else {
+        if !self.tables.contains_key(&table) {
             return no_table(table);
-        };
-        let available = |l: &Ledger| Money(l.account(wallet).map_or(0, |a| a.available()));
+        }
+        // The account is opened only for a wager that gets past the table's
+        // own refusals: a refused request writes nothing (`http/early.rs`).
+        let kind = if token { AccountKind::Tokens { player } } else { AccountKind::Wallet { player } };
+        let available = |l: &Ledger| Money(l.find(&kind).and_then(|a| l.account(a)).map_or(0, |a| a.available()));
         // A retry: the ledger knows the key; answer with the first wager.
         let bound = match self.ledger.bound(key) {
             Ok(b) => b,
@@ -462,12 +464,20 @@ impl Casino {
                 Err(e) => e.into(),
             };
         }
+        let t = &self.tables[&table];
         if let Some(why) = &t.halted {
             return halted(table, why);
         }
         if t.engine.settling() {
             return settling(table);
         }
+        // Closed to wagers comes before the wallet and the float: it is the
+        // refusal the HTTP threads give without the writer (`http/early.rs`).
+        if let Some(r) = t.engine.wagers_closed(Some((self.clock)())) {
+            return r.into();
+        }
+        let wallet = if token { self.tokens(player) } else { self.wallet(player) };
+        let t = self.tables.get_mut(&table).expect("checked above");
         if t.engine.state().coup.wagers.len() >= MAX_WAGERS_PER_COUP {
             return Reply::refused(Code::Bounds, format!("this coup already holds {MAX_WAGERS_PER_COUP} wagers"));
         }

@@ -290,7 +290,9 @@ impl Request {
     pub fn ledger_keys(&self) -> Vec<String> {
         match self {
             Request::Deposit { player, key, .. } => vec![deposit_key(*player, key)],
-            Request::Wager { player, key, .. } => vec![wager_key(*player, key)],
+            Request::Wager { player, key, .. } | Request::TokenWager { player, key, .. } => {
+                vec![wager_key(*player, key)]
+            }
             Request::Wagers { player, slip, key, .. } => std::iter::once(wager_key(*player, key))
                 .chain((0..slip.len().min(super::MAX_SLIP)).map(|i| line_key(*player, i, key)))
                 .collect(),

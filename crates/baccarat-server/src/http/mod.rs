@@ -39,6 +39,7 @@
 //! `frame-ancestors 'none'`, `X-Content-Type-Options: nosniff` and
 //! `Referrer-Policy: no-referrer`.
 
+pub mod early;
 mod error;
 mod extract;
 mod play;
@@ -100,6 +101,8 @@ pub struct AppState {
     pub clock: Clock,
     /// Tournaments as the pages show them.
     pub tournaments: Arc<RwLock<crate::casino::tournaments::TournamentViews>>,
+    /// Wagers refused without the writer while their table takes none.
+    pub early: Arc<early::Early>,
 }
 
 /// The pace of RNG tables.

@@ -129,7 +129,21 @@ pub(super) async fn wager(
             ))
         }
     };
-    reply_json(call(&s, req).await?)
+    let ids = super::early::key_ids(&req);
+    if let Some(refused) = s.early.refuse(&s.views, &req, &ids).await {
+        return reply_json(refused);
+    }
+    // Its keys are on their way until the writer answers, or drops it
+    // (`http/early.rs`).
+    let on_way = s.early.on_way(ids);
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    s.writer
+        .send(req, move |r| {
+            let _ = tx.send(r);
+            drop(on_way);
+        })
+        .map_err(|e| ApiError::unavailable(e.to_string()))?;
+    reply_json(rx.await.map_err(|_| ApiError::unavailable("the table server stopped"))?)
 }
 
 #[derive(Deserialize)]

@@ -338,3 +338,79 @@ fn a_slip_refused_for_closed_betting_records_nothing_and_a_retry_still_gets_its_
     };
     assert_eq!(ids(a), ids(b), "the retry after the close is answered with the same wagers");
 }
+
+/// The refusal the HTTP threads give without the writer (`http/early.rs`) is
+/// the writer's own, for a new key, at every step of three coups and a new
+/// shoe: a single wager, a token wager and a slip, compared whole (rule,
+/// message, and a slip's balance). It is given only while the table takes no
+/// wagers, and then it writes nothing.
+#[test]
+fn the_refusal_without_the_writer_is_the_writers_own_at_every_step() {
+    use baccarat_server::casino::SlipLine;
+    use baccarat_server::http::early::closed_reply;
+    use baccarat_server::table_view::Views;
+    let (mut c, mut commit) = casino();
+    let requests = |n: usize| {
+        let key = format!("probe-{n}");
+        vec![
+            wager(1, Bet::Banker, 1000, &key),
+            Request::TokenWager {
+                table: 1,
+                player: PlayerId(2),
+                spot: Spot::Box(2),
+                bet: Bet::Player,
+                amount: Money(1000),
+                key: key.clone(),
+            },
+            Request::Wagers {
+                table: 1,
+                player: PlayerId(3),
+                slip: vec![
+                    SlipLine { spot: Spot::Box(3), bet: Bet::Banker, amount: Money(1000), ante: Money::ZERO },
+                    SlipLine { spot: Spot::Box(3), bet: Bet::Tie, amount: Money(1000), ante: Money::ZERO },
+                ],
+                key,
+            },
+        ]
+    };
+    let (mut steps, mut compared, mut open_seen) = (0, 0, 0);
+    let mut step = |c: &mut Casino, commit: &mut Commit| {
+        steps += 1;
+        let mut views = Views::default();
+        views.rebuild(c);
+        for req in requests(steps) {
+            let early = closed_reply(&views, &req);
+            if c.phase(1) == Some(Phase::Betting) {
+                assert_eq!(early, None, "never while the table takes wagers");
+                open_seen += 1;
+                continue;
+            }
+            let early = early.unwrap_or_else(|| panic!("closed in {:?}, and no refusal", c.phase(1)));
+            let (records, ledger) = (commit.records.len(), commit.ledger.len());
+            assert_eq!(c.handle(req, commit), early, "in {:?}", c.phase(1));
+            assert_eq!((commit.records.len(), commit.ledger.len()), (records, ledger), "the refusal wrote nothing");
+            compared += 1;
+        }
+    };
+    let table = |command| Request::Table { table: 1, command, by: Actor::Server };
+    for coup in 0..4 {
+        if coup == 0 || coup == 3 {
+            step(&mut c, &mut commit);
+            c.handle(Request::NewShoe { table: 1 }, &mut commit);
+        }
+        step(&mut c, &mut commit);
+        c.handle(table(Command::OpenBetting { no_bet: false, closes_at: None }), &mut commit);
+        step(&mut c, &mut commit);
+        assert!(matches!(
+            c.handle(wager(1, Bet::Banker, 2000, &format!("real-{coup}")), &mut commit),
+            Reply::Wager { .. }
+        ));
+        c.handle(table(Command::CloseBetting), &mut commit);
+        while matches!(c.phase(1), Some(Phase::Closed | Phase::Dealing)) {
+            step(&mut c, &mut commit);
+            c.handle(table(Command::DealNext), &mut commit);
+        }
+    }
+    step(&mut c, &mut commit);
+    assert!(compared >= 3 * 20 && open_seen == 3 * 4, "{compared} compared, {open_seen} open");
+}

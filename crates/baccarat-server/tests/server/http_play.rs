@@ -337,3 +337,55 @@ async fn au_14_ante_up_over_http_with_and_without_the_waiver() {
     let (_, v) = app.get("/api/verify", Some(&app.admin)).await;
     assert_eq!(v["ok"], true, "{v}");
 }
+
+/// While a table takes no wagers, a new wager is refused citing the rule (on
+/// the HTTP thread, without the writer: `http/early.rs`), but a retry of a
+/// wager placed while betting was open still gets its first answer, and the
+/// same key for another wager is still refused as reused. A key refused for
+/// the time is not spent: once betting opens again it places the wager.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_table_refuses_new_wagers_but_answers_retries_as_first_answered() {
+    let app = spawn_app().await;
+    let dealer = app.login("dealer", "demo").await;
+    let p = app.login("player1", "demo").await;
+    let cmd = |c: Value| app.post("/api/tables/5/commands", Some(&dealer), c);
+    let wager = |key: &str, amount: i64| {
+        app.post("/api/tables/5/wagers", Some(&p), json!({"bet": "banker", "amount": amount, "key": key}))
+    };
+    let (s, r) = cmd(json!({"command": "start_shoe", "source": {"live": {"decks": 8}}, "cut": null, "burn": null, "show_burn": false})).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    // Before betting opens: refused by the rule, and nothing held.
+    let before = available(&app, &p).await;
+    let (s, e) = wager("later", 2000).await;
+    assert_eq!((s, e["code"].as_str()), (StatusCode::CONFLICT, Some("rule")), "{e}");
+    assert!(e["rule"].as_str().is_some_and(|r| r.starts_with("NSW")), "the rule is cited: {e}");
+    assert_eq!(cmd(json!({"command": "open_betting", "no_bet": false})).await.0, StatusCode::OK);
+    let (s, first) = wager("placed", 2000).await;
+    assert_eq!(s, StatusCode::OK, "{first}");
+    assert_eq!(cmd(json!({"command": "close_betting"})).await.0, StatusCode::OK);
+    // Closed: the retry is answered as first answered, holding nothing more.
+    let (s, again) = wager("placed", 2000).await;
+    assert_eq!(s, StatusCode::OK, "{again}");
+    assert_eq!(again["wager"], first["wager"], "{again} {first}");
+    assert_eq!(available(&app, &p).await, before - 2000);
+    let (s, e) = wager("placed", 3000).await;
+    assert_eq!((s, e["code"].as_str()), (StatusCode::CONFLICT, Some("idempotency")), "{e}");
+    let (s, e) = wager("new", 2000).await;
+    assert_eq!((s, e["code"].as_str()), (StatusCode::CONFLICT, Some("rule")), "{e}");
+    assert_eq!(available(&app, &p).await, before - 2000, "nothing held for a refused wager");
+    // Deal the coup out; the next coup's betting takes the key refused before.
+    for card in ["9H", "2C", "KD", "3S", "4C", "6H"] {
+        let (_, t) = app.get("/api/tables/5", None).await;
+        if t["due"].is_null() {
+            break;
+        }
+        assert_eq!(
+            cmd(json!({"command": "card_in", "card": card, "to": null, "face_up": true})).await.0,
+            StatusCode::OK
+        );
+    }
+    assert_eq!(cmd(json!({"command": "open_betting", "no_bet": false})).await.0, StatusCode::OK);
+    let (s, r) = wager("later", 2000).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    assert_ne!(r["wager"], first["wager"]);
+}

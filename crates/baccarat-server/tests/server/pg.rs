@@ -34,6 +34,8 @@ struct Both {
     feed: Feed,
     sqlite: SqliteStore,
     pg: PgStore,
+    /// The PostgreSQL database's URL.
+    url: String,
 }
 
 impl Both {
@@ -92,11 +94,13 @@ impl Both {
 }
 
 fn both(name: &str) -> Both {
+    let url = database(name);
     let mut b = Both {
         casino: Casino::new(),
         feed: Feed::default(),
         sqlite: SqliteStore::memory().unwrap(),
-        pg: PgStore::connect(&database(name)).unwrap(),
+        pg: PgStore::connect(&url).unwrap(),
+        url,
     };
     let mut commit = Commit::default();
     b.casino.create_table(1, "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
@@ -483,4 +487,46 @@ fn a_dead_connection_thread_answers_none_not_a_panic() {
     assert_eq!(t.run(|c| c.query_one("SELECT 1::int", &[]).unwrap().get::<_, i32>(0)), Some(1));
     assert_eq!(t.run(|_| -> i32 { panic!("a statement went wrong on the connection's thread") }), None);
     assert_eq!(t.run(|c| c.query_one("SELECT 1::int", &[]).unwrap().get::<_, i32>(0)), None, "the thread is gone");
+}
+
+/// A server that lost the casino's lease writes no checkpoint that a start
+/// would read: its parts may reach the database, but it is never marked
+/// complete, the latest checkpoint stays the holder's, and the holder's next
+/// checkpoint clears the stale parts away.
+#[test]
+fn a_server_that_lost_the_casinos_lease_completes_no_checkpoint() {
+    use baccarat_server::pg_store::CASINO_LEASE;
+    use baccarat_server::store::StoreError;
+    let mut b = both("cpfence");
+    b.coup(0);
+    let mut holder = PgStore::connect(&b.url).unwrap();
+    let old = b.pg.acquire(CASINO_LEASE, "server-a", 60_000).unwrap().expect("free");
+    b.pg.fence(old);
+    let (first, _) = b.sealed("cpfence");
+    b.pg.write_checkpoint(&first).unwrap();
+    let kept = b.pg.latest_checkpoint().unwrap().expect("written under the lease").id;
+
+    b.coup(1);
+    let (stale, _) = b.sealed("cpfence");
+    // server-a's lease runs out and server-b takes the casino, while server-a's
+    // checkpoint of coup 1 is on its way.
+    b.pg.with_client(|c| c.execute("UPDATE leases SET expires_at = now() - interval '1 second'", &[]).unwrap());
+    let new = holder.acquire(CASINO_LEASE, "server-b", 60_000).unwrap().expect("expired: taken");
+    assert_eq!(new.epoch, 2);
+    let err = b.pg.write_checkpoint(&stale).unwrap_err();
+    let StoreError::Fenced(why) = &err else { panic!("{err}") };
+    assert!(why.contains("server-a") && why.contains("epoch 1"), "{why}");
+    assert_eq!(b.pg.latest_checkpoint().unwrap().unwrap().id, kept, "the stale checkpoint is not read");
+    let incomplete = |s: &PgStore| {
+        s.with_client(|c| {
+            c.query_one("SELECT count(*) FROM checkpoints WHERE NOT complete", &[]).unwrap().get::<_, i64>(0)
+        })
+    };
+    assert_eq!(incomplete(&b.pg), 1, "its parts were written, and only those");
+
+    // The holder's own checkpoint is complete and removes the stale one.
+    holder.fence(new);
+    holder.write_checkpoint(&stale).unwrap();
+    assert!(holder.latest_checkpoint().unwrap().unwrap().id > kept);
+    assert_eq!(incomplete(&holder), 0);
 }

@@ -931,14 +931,38 @@ pub struct SinceCheckpoint {
 /// still the check of the whole history (the rules, the shoes, the
 /// reconciliation).
 pub fn verify_since_checkpoint(
-    db: &std::path::Path,
+    db: &crate::store::Db,
     anchors: Option<&std::path::Path>,
     pinned: Option<&str>,
 ) -> Result<SinceCheckpoint, String> {
-    let path = anchors.map(Into::into).unwrap_or_else(|| crate::anchor::default_paths(db).0);
+    use crate::store::Db;
+    let path = match (anchors, db) {
+        (Some(p), _) => p.to_path_buf(),
+        (None, Db::Sqlite(file)) => crate::anchor::default_paths(file).0,
+        (None, Db::Postgres(_)) => {
+            return Err("--anchor-file: required with a PostgreSQL --db (a URL has no file beside it)".into())
+        }
+    };
     let anchored = crate::anchor::read(&path, pinned).map_err(|e| format!("anchors: {e}"))?;
     let public = pinned.map(str::to_string).unwrap_or_else(|| anchored.public.clone());
-    let store = crate::store::SqliteStore::open(db).map_err(|e| format!("{}: {e}", db.display()))?;
+    match db {
+        Db::Sqlite(file) => {
+            let store = crate::store::SqliteStore::open(file).map_err(|e| format!("{}: {e}", file.display()))?;
+            since_checkpoint_in(&store, &anchored, public)
+        }
+        // Every read from one snapshot, as a start's would be.
+        Db::Postgres(url) => {
+            let store = crate::pg_store::PgStore::connect(url).map_err(|e| format!("{}: {e}", db.shown()))?;
+            store.in_snapshot(|s| since_checkpoint_in(s, &anchored, public)).map_err(|e| e.to_string())?
+        }
+    }
+}
+
+fn since_checkpoint_in(
+    store: &dyn crate::store::History,
+    anchored: &crate::anchor::Anchored,
+    public: String,
+) -> Result<SinceCheckpoint, String> {
     let stored = store
         .latest_checkpoint()
         .map_err(|e| e.to_string())?
@@ -952,11 +976,11 @@ pub fn verify_since_checkpoint(
         }
     };
     out.at_ms = cp.at_ms;
-    let cuts = crate::serve::anchor_cuts(&store, &anchored)?;
+    let cuts = crate::serve::anchor_cuts(store, anchored)?;
     for (table, why) in &cuts {
         out.problems.push(format!("table {table}: {why}"));
     }
-    match crate::casino::recover(&store, Some(cp), u64::MAX, &cuts.into_keys().collect()) {
+    match crate::casino::recover(store, Some(cp), u64::MAX, &cuts.into_keys().collect()) {
         Ok(r) => {
             out.tail_records = r.tail_records;
             out.tail_transfers = r.tail_transfers;
@@ -998,18 +1022,18 @@ mod since_checkpoint_tests {
         deposit(&mut o, 100);
         write_checkpoint(&mut o.store, &o.anchors, &o.casino, &o.feed).unwrap();
         deposit(&mut o, 101);
-        let t = verify_since_checkpoint(&db, None, None).unwrap();
+        let t = verify_since_checkpoint(&crate::store::Db::Sqlite(db.clone()), None, None).unwrap();
         assert!(t.problems.is_empty(), "{:?}", t.problems);
         assert!(t.tail_records >= 1 && t.tail_transfers >= 1, "{t:?}");
         // A forger raises the later deposit and the wallet's stored balance.
         let conn = o.store.sqlite().unwrap().connection();
         let last: i64 = conn.query_row("SELECT MAX(id) FROM transfers", [], |r| r.get(0)).unwrap();
         conn.execute("UPDATE transfers SET amount = amount + 1 WHERE id = ?1", [last]).unwrap();
-        let t = verify_since_checkpoint(&db, None, None).unwrap();
+        let t = verify_since_checkpoint(&crate::store::Db::Sqlite(db.clone()), None, None).unwrap();
         assert!(t.problems.iter().any(|p| p.contains("account")), "{:?}", t.problems);
         conn.execute("UPDATE transfers SET amount = amount - 1 WHERE id = ?1", [last]).unwrap();
         conn.execute("UPDATE checkpoints SET sha256 = 'x' || substr(sha256, 2)", []).unwrap();
-        let t = verify_since_checkpoint(&db, None, None).unwrap();
+        let t = verify_since_checkpoint(&crate::store::Db::Sqlite(db.clone()), None, None).unwrap();
         assert!(t.problems.iter().any(|p| p.contains("SHA-256")), "{:?}", t.problems);
     }
 }

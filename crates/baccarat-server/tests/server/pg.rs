@@ -356,6 +356,11 @@ fn verify_reads_a_postgres_casino_and_names_a_forgery() {
     let (f, key) = baccarat_server::migrate::verify_pg(&url, &anchors, None).unwrap();
     assert!(f.problems.is_empty(), "{:?}", f.problems);
     assert!(f.records > 20 && f.transfers > 20 && key.is_some(), "{f:?}");
+    // `verify --since-checkpoint`: the checkpoint and the coup after it.
+    let db = baccarat_server::store::Db::Postgres(url.clone());
+    let since = || baccarat_server::verify::verify_since_checkpoint(&db, Some(&anchors), None).unwrap();
+    let t = since();
+    assert!(t.problems.is_empty() && t.tail_records > 0 && t.tail_transfers > 0, "{t:?}");
 
     let pg = PgStore::connect(&url).unwrap();
     let forged = pg.with_client(|c| {
@@ -368,6 +373,10 @@ fn verify_reads_a_postgres_casino_and_names_a_forgery() {
         "{:?}",
         f.problems
     );
+    let t = since();
+    assert!(t.problems.iter().any(|p| p.contains("account")), "the tail's balances no longer follow: {t:?}");
+    let no_file = baccarat_server::verify::verify_since_checkpoint(&db, None, None);
+    assert!(no_file.unwrap_err().contains("--anchor-file"));
 
     let missing = baccarat_server::migrate::verify_pg(&url, std::path::Path::new("/nonexistent.anchors"), None);
     assert!(missing.unwrap_err().contains("--anchor-file"));

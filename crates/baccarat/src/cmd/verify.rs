@@ -38,9 +38,6 @@ pub fn run_verify(a: VerifyArgs) -> Result<()> {
         bail!("--db: {} does not exist", a.db.display());
     }
     if a.since_checkpoint {
-        if url.is_some() {
-            bail!("--since-checkpoint: not yet on PostgreSQL; run the full check");
-        }
         return since_checkpoint(&a);
     }
     let started = std::time::Instant::now();
@@ -135,7 +132,8 @@ pub fn run_verify(a: VerifyArgs) -> Result<()> {
 /// `verify --since-checkpoint`.
 fn since_checkpoint(a: &VerifyArgs) -> Result<()> {
     let started = std::time::Instant::now();
-    let t = baccarat_server::verify::verify_since_checkpoint(&a.db, a.anchor_file.as_deref(), a.anchor_key.as_deref())
+    let db = baccarat_server::store::Db::parse(&a.db.to_string_lossy());
+    let t = baccarat_server::verify::verify_since_checkpoint(&db, a.anchor_file.as_deref(), a.anchor_key.as_deref())
         .map_err(anyhow::Error::msg)?;
     let seconds = started.elapsed().as_secs_f64();
     let rows = t.tail_records + t.tail_transfers;

@@ -296,7 +296,7 @@ fn migrate_refuses_a_target_that_is_not_postgres_and_a_missing_source() {
     );
     refused(
         &["verify", "--db", "postgres://nobody@%2Fnonexistent/db", "--since-checkpoint"],
-        "--since-checkpoint: not yet on PostgreSQL",
+        "--anchor-file: required with a PostgreSQL --db",
     );
 }
 

@@ -88,24 +88,92 @@ await run('squeeze', async ({ browser }) => {
   expect(await p1.getByTestId('reveal').isVisible(), 'player1 has a Reveal button');
   expect(!(await p2.getByTestId('reveal').isVisible()), 'player2 has no Reveal button');
 
-  // player1 squeezes: the button peels a quarter, a drag peels the rest.
+  // The squeeze's time is shown to the player holding the hand.
+  await p1.waitForFunction(() => !document.querySelector('[data-testid=squeeze-timer]').hidden, null, { timeout: 2000 });
+  const timer = await p1.getByTestId('squeeze-timer').evaluate((el) => ({ hidden: el.hidden, left: Number(el.dataset.remainingMs), text: el.textContent }));
+  expect(!timer.hidden && timer.left > 0 && /Time to squeeze: \d+ s/.test(timer.text), `the squeeze timer runs: ${JSON.stringify(timer)}`);
+
+  // player1 squeezes: the button peels a quarter from the top, a drag from
+  // the top edge peels further.
   await p1.getByTestId('squeeze').click();
   const first = p1.getByTestId(`card-${held[0]}`);
-  const peel = () => first.evaluate((el) => Number(getComputedStyle(el).getPropertyValue('--peel')));
-  expect(await peel() === 0.25, `Squeeze peels a quarter: ${await peel()}`);
-  const box = await first.boundingBox();
-  await p1.mouse.move(box.x + box.width / 2, box.y + box.height - 5);
-  await p1.mouse.down();
-  await p1.mouse.move(box.x + box.width / 2, box.y + box.height * 0.5, { steps: 5 });
-  await p1.mouse.up();
-  expect(await peel() > 0.5, `dragging peels the card further: ${await peel()}`);
+  const peel = (slot) => slot.evaluate((el) => ({ p: Number(getComputedStyle(el).getPropertyValue('--peel')), from: el.dataset.peelFrom }));
+  expect((await peel(first)).p === 0.25, `Squeeze peels a quarter: ${JSON.stringify(await peel(first))}`);
+  const drag = async (slot, from, to) => {
+    const b = await slot.boundingBox();
+    await p1.mouse.move(b.x + b.width * from[0], b.y + b.height * from[1]);
+    await p1.mouse.down();
+    await p1.mouse.move(b.x + b.width * to[0], b.y + b.height * to[1], { steps: 5 });
+    await p1.mouse.up();
+  };
+  await drag(first, [0.5, 0.03], [0.5, 0.45]);
+  const top = await peel(first);
+  expect(top.p > 0.5 && top.from === 'top', `dragging from the top peels it further: ${JSON.stringify(top)}`);
+  // What the peel uncovers is the index the right way up, reading as the
+  // card's rank (a 6 as 6, never as an upside-down 9); the far corners are
+  // still under the back.
+  const uncovered = (slot) => slot.evaluate((el) => {
+    const at = (corner) => {
+      const c = el.querySelector(`.corner.${corner}`).getBoundingClientRect();
+      const hit = document.elementFromPoint(c.left + c.width / 2, c.top + c.height / 2);
+      const index = hit && hit.closest('.corner');
+      return index ? { rank: index.querySelector('b').textContent, turned: getComputedStyle(index).transform !== 'none' } : null;
+    };
+    return { card: el.dataset.card, tl: at('tl'), tr: at('tr'), bl: at('bl'), br: at('br') };
+  });
+  const u1 = await uncovered(first);
+  const rankOf = (card) => card.slice(0, -1);
+  expect(u1.tl && u1.tl.rank === rankOf(u1.card) && !u1.tl.turned && u1.tr && !u1.tr.turned,
+    `peeled from the top, the top indices read ${rankOf(u1.card)} the right way up: ${JSON.stringify(u1)}`);
+  expect(!u1.bl && !u1.br, `the bottom corners are still covered: ${JSON.stringify(u1)}`);
+  // Peeled from the other end: the bottom indices, again the right way up.
+  const second = p1.getByTestId(`card-${held[1]}`);
+  await drag(second, [0.5, 0.97], [0.5, 0.4]);
+  const bottom = await peel(second);
+  expect(bottom.p > 0.5 && bottom.from === 'bottom', `dragging from the bottom peels from the bottom: ${JSON.stringify(bottom)}`);
+  const u2 = await uncovered(second);
+  expect(u2.br && u2.br.rank === rankOf(u2.card) && !u2.br.turned && !u2.tl,
+    `peeled from the bottom, the bottom index reads ${rankOf(u2.card)} the right way up: ${JSON.stringify(u2)}`);
   await p1.mouse.move(0, 0);
+  // Every face: the rank in all four corners, upright, and its pips in the
+  // printed layout (an ace one, a 6 six, a 9 nine), a court panel for J, Q, K.
+  const faces = await p1.evaluate(async () => {
+    const { cardFace } = await import('/assets/common.js');
+    const host = document.createElement('div');
+    host.className = 'card-slot';
+    host.style.cssText = 'position:absolute;left:-9999px;--cw:100px';
+    document.body.append(host);
+    const out = [];
+    for (const rank of ['A', '2', '3', '4', '5', '6', '7', '8', '9', '10', 'J', 'Q', 'K']) {
+      for (const suit of 'SHDC') {
+        host.innerHTML = `<div class="face">${cardFace(rank + suit)}</div>`;
+        const corners = [...host.querySelectorAll('.corner')];
+        out.push({
+          card: rank + suit,
+          corners: corners.map((c) => c.querySelector('b').textContent),
+          upright: corners.every((c) => getComputedStyle(c).transform === 'none'),
+          pips: host.querySelectorAll('.pip').length,
+          court: !!host.querySelector('.court'),
+        });
+      }
+    }
+    host.remove();
+    return out;
+  });
+  const want = (r) => ({ A: 1, J: 0, Q: 0, K: 0 }[r] ?? Number(r));
+  for (const f of faces) {
+    const r = rankOf(f.card);
+    expect(f.corners.length === 4 && f.corners.every((c) => c === r) && f.upright, `${f.card}: four upright indices: ${JSON.stringify(f)}`);
+    expect(f.pips === want(r) && f.court === ['J', 'Q', 'K'].includes(r), `${f.card}: its pips or court: ${JSON.stringify(f)}`);
+  }
   await shot(p1, 'squeeze-player1-holding-1280x800');
   await shot(p2, 'squeeze-player2-waiting-1280x800');
   await p2.setViewportSize(PHONE);
   await shot(p2, 'squeeze-player2-waiting-390x844');
   await p2.setViewportSize(WIDE);
   await p1.setViewportSize(PHONE);
+  const phoneCard = await first.boundingBox();
+  expect(phoneCard.width >= 90, `a card being squeezed is large on the phone: ${phoneCard.width} px wide`);
   await shot(p1, 'squeeze-player1-holding-390x844');
   await p1.setViewportSize(WIDE);
 

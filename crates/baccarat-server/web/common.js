@@ -102,6 +102,42 @@ export function cardParts(id) {
   return { rank, suit, symbol, red, label: `${rank} of ${{ S: 'spades', H: 'hearts', D: 'diamonds', C: 'clubs' }[suit]}` };
 }
 
+/**
+ * Where the pips of a spot card lie, in percent of the card's width and
+ * height: the conventional layouts, so a 6 (two columns of three) can never
+ * be read as a 9 (two columns of four and one in the middle). Pips below the
+ * middle are drawn upside down, as printed.
+ */
+const PIPS = {
+  A: [[50, 50]],
+  2: [[50, 22], [50, 78]],
+  3: [[50, 22], [50, 50], [50, 78]],
+  4: [[30, 22], [70, 22], [30, 78], [70, 78]],
+  5: [[30, 22], [70, 22], [50, 50], [30, 78], [70, 78]],
+  6: [[30, 22], [70, 22], [30, 50], [70, 50], [30, 78], [70, 78]],
+  7: [[30, 22], [70, 22], [50, 36], [30, 50], [70, 50], [30, 78], [70, 78]],
+  8: [[30, 22], [70, 22], [50, 36], [30, 50], [70, 50], [50, 64], [30, 78], [70, 78]],
+  9: [[30, 22], [70, 22], [30, 41], [70, 41], [50, 50], [30, 59], [70, 59], [30, 78], [70, 78]],
+  10: [[30, 22], [70, 22], [50, 32], [30, 41], [70, 41], [30, 59], [70, 59], [50, 68], [30, 78], [70, 78]],
+};
+
+/**
+ * A card's face as HTML: its index (rank over suit) in all four corners, each
+ * the right way up, so whichever end or side a squeeze uncovers first shows
+ * the index as it reads; and its pips in the printed layout, or a court panel.
+ */
+export function cardFace(id) {
+  const c = cardParts(id);
+  const index = (at) => `<span class="corner ${at}" data-rank="${esc(c.rank)}"><b>${esc(c.rank)}</b><i>${c.symbol}</i></span>`;
+  const corners = ['tl', 'tr', 'bl', 'br'].map(index).join('');
+  const layout = PIPS[c.rank];
+  const middle = layout
+    ? `<span class="pips${c.rank === 'A' ? ' ace' : ''}">${layout.map(([x, y]) =>
+      `<i class="pip${y > 50 ? ' down' : ''}" style="left:${x}%;top:${y}%">${c.symbol}</i>`).join('')}</span>`
+    : `<span class="court" data-court="${esc(c.rank)}"><b>${esc(c.rank)}</b><i>${c.symbol}</i></span>`;
+  return corners + middle;
+}
+
 /** Position ids in dealing order, with labels. */
 export const POSITIONS = [
   ['player1', 'Player 1st'], ['banker1', 'Banker 1st'], ['player2', 'Player 2nd'],

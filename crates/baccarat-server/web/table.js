@@ -6,7 +6,7 @@
 // clock (now_ms).
 
 import {
-  auth, api, login, logout, newKey, money, cardParts, POSITIONS, followTable, esc, words,
+  auth, api, login, logout, newKey, money, cardParts, cardFace, POSITIONS, followTable, esc, words,
   phaseWords, shortHash, cardPoints, roadsBoardHtml, bigRoadHtml, askMarksHtml,
 } from '/assets/common.js';
 
@@ -30,6 +30,8 @@ const S = {
   shown: null, // the coup on the felt: {coup, cards, result, void, out}
   slotState: {}, // position -> 'empty' | 'down' | 'up' | 'held'
   peel: {}, // position -> 0..1 (the squeeze)
+  peelFrom: {}, // position -> the card's edge being peeled: top, bottom, left or right
+  squeezeSince: null, // { key, at }: when this hand went out to its squeezer
   exposed: { coup: null, positions: new Set() }, // cards this coup shown to everyone (not just to us)
   countdown: { coup: null, total: 0 },
   busy: false,
@@ -285,7 +287,7 @@ function buildTable(t) {
   for (const side of ['player', 'banker']) {
     $(`cards-${side}`).innerHTML = POSITIONS.filter(([p]) => SIDE_OF(p) === side).map(([p, label]) => `
       <div class="card-slot ${p.endsWith('3') ? 'third' : ''}" data-testid="card-${p}" data-position="${p}" data-card="" data-state="empty" role="img" aria-label="${esc(label)}: not dealt">
-        <div class="card"><div class="card-front"><span class="corner tl"></span><span class="pip"></span><span class="corner br"></span><span class="peel-cover" aria-hidden="true"></span></div><div class="card-back"></div></div>
+        <div class="card"><div class="card-front"><span class="face"></span><span class="peel-cover" aria-hidden="true"></span></div><div class="card-back"></div></div>
       </div>`).join('');
   }
   S.slotState = {};
@@ -320,7 +322,7 @@ async function openTable(id) {
   leaveTable();
   show('table');
   Object.assign(S, {
-    tableId: id, t: null, configKey: '', roadsKey: '', shown: null, slotState: {}, peel: {}, exposed: { coup: null, positions: new Set() },
+    tableId: id, t: null, configKey: '', roadsKey: '', shown: null, slotState: {}, peel: {}, peelFrom: {}, exposed: { coup: null, positions: new Set() },
     pending: new Map(), pendingKey: null, mine: new Map(),
   });
   $('t-name').textContent = `Table ${id}`;
@@ -348,6 +350,7 @@ function onMessage(msg) {
   const t = msg.table;
   if (!t || t.id !== S.tableId) return;
   if (typeof msg.now_ms === 'number') S.skew = msg.now_ms - Date.now();
+  if (typeof msg.squeeze_ms === 'number') S.squeezeMs = msg.squeeze_ms;
   if (msg.balance !== null && msg.balance !== undefined) setBalance(msg.balance, msg.available);
   const prev = S.t;
   S.t = t;
@@ -382,7 +385,7 @@ function onMessage(msg) {
   }
   // The felt shows this coup once it has cards or a result; until then the last one.
   if (t.cards.length || msg.result || msg.void) {
-    if (S.shown && S.shown.coup !== t.coup) S.peel = {};
+    if (S.shown && S.shown.coup !== t.coup) { S.peel = {}; S.peelFrom = {}; }
     // Once the coup is complete its cards come with the result (the table's own
     // list is cleared when the coup closes).
     const cards = msg.result && Array.isArray(msg.result.cards) && msg.result.cards.length ? msg.result.cards
@@ -447,12 +450,14 @@ function renderCards() {
     const before = S.slotState[pos] || 'empty';
     slot.dataset.card = card || '';
     slot.style.setProperty('--peel', String(S.peel[pos] || 0));
+    slot.dataset.peelFrom = S.peelFrom[pos] || 'top';
     if (card) {
-      const c = cardParts(card);
-      slot.querySelector('.tl').textContent = `${c.rank}${c.symbol}`;
-      slot.querySelector('.br').textContent = `${c.rank}${c.symbol}`;
-      slot.querySelector('.pip').textContent = c.symbol;
-      slot.classList.toggle('red', c.red);
+      const face = slot.querySelector('.face');
+      if (face.dataset.card !== card) {
+        face.innerHTML = cardFace(card);
+        face.dataset.card = card;
+      }
+      slot.classList.toggle('red', cardParts(card).red);
     }
     const what = state === 'empty' ? 'not dealt' : state === 'down' ? 'face down'
       : state === 'held' ? `${cardParts(card).label}, held by you to squeeze` : cardParts(card).label;
@@ -489,8 +494,11 @@ function renderSqueeze() {
   const mine = auth.user && out.player === auth.user.id;
   const hand = `the ${words(out.side)} hand`;
   $('squeeze-text').textContent = mine
-    ? `You hold ${hand}. Drag a card upward (or press Squeeze) to peel it, then Reveal it to the table.`
+    ? `You hold ${hand}. Drag a card from any edge (or press Squeeze) to peel it, then Reveal it to the table.`
     : `${out.name ? out.name : `Player #${out.player}`} is squeezing ${hand}.`;
+  const key = `${t.coup}:${out.side}:${out.player}`;
+  if (!S.squeezeSince || S.squeezeSince.key !== key) S.squeezeSince = { key, at: Date.now() };
+  squeezeTick();
   $('squeeze-actions').hidden = !mine;
   box.dataset.mine = String(!!mine);
 }
@@ -705,6 +713,23 @@ function tick() {
 }
 setInterval(tick, 200);
 
+// The squeeze's time, at an RNG table (a live table's dealer keeps it): when
+// it runs out the dealer turns the hand over.
+function squeezeTick() {
+  const el = $('squeeze-timer');
+  const t = S.t;
+  if (!t || !t.out || !S.squeezeMs || !S.squeezeSince || t.mode !== 'rng') {
+    el.hidden = true;
+    return;
+  }
+  const left = Math.max(0, S.squeezeMs - (Date.now() - S.squeezeSince.at));
+  el.hidden = false;
+  el.dataset.remainingMs = String(left);
+  el.textContent = left > 0 ? `Time to squeeze: ${Math.ceil(left / 1000)} s, then the dealer turns the cards over.`
+    : 'Time is up: the dealer turns the cards over.';
+}
+setInterval(squeezeTick, 200);
+
 // ---------------------------------------------------------------------------
 // Confirm, clear, rebet
 
@@ -853,8 +878,22 @@ $('hands').addEventListener('pointerdown', (ev) => {
   if (!slot) return;
   ev.preventDefault();
   slot.setPointerCapture(ev.pointerId);
-  const y0 = ev.clientY, p0 = S.peel[slot.dataset.position] || 0, h = slot.clientHeight || 100;
-  const move = (e) => setPeel(slot, p0 + (y0 - e.clientY) / h);
+  // Peel from the edge nearest the pointer, away from it. The third card lies
+  // sideways (turned a quarter clockwise): the edge on screen is another of
+  // the card's own.
+  const pos = slot.dataset.position;
+  const r = slot.getBoundingClientRect();
+  const fx = (ev.clientX - r.left) / (r.width || 1), fy = (ev.clientY - r.top) / (r.height || 1);
+  const near = { top: fy, bottom: 1 - fy, left: fx, right: 1 - fx };
+  const seen = Object.keys(near).reduce((a, b) => (near[a] <= near[b] ? a : b));
+  const edge = slot.classList.contains('third') ? { right: 'top', bottom: 'right', left: 'bottom', top: 'left' }[seen] : seen;
+  const p0 = (S.peelFrom[pos] || 'top') === edge ? (S.peel[pos] || 0) : 0;
+  S.peelFrom[pos] = edge;
+  slot.dataset.peelFrom = edge;
+  const x0 = ev.clientX, y0 = ev.clientY;
+  const size = (seen === 'top' || seen === 'bottom' ? r.height : r.width) || 100;
+  const away = (e) => ({ top: e.clientY - y0, bottom: y0 - e.clientY, left: e.clientX - x0, right: x0 - e.clientX })[seen];
+  const move = (e) => setPeel(slot, p0 + away(e) / size);
   const up = () => { slot.removeEventListener('pointermove', move); slot.removeEventListener('pointerup', up); slot.removeEventListener('pointercancel', up); };
   slot.addEventListener('pointermove', move);
   slot.addEventListener('pointerup', up);

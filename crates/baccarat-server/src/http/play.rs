@@ -277,6 +277,7 @@ pub fn message(s: &AppState, id: u32, viewer: Option<&Session>) -> Value {
         "available": balance.map(|b| b.1),
         "mine": mine,
         "now_ms": (s.clock)(),
+        "squeeze_ms": s.pace.squeeze.as_millis() as u64,
     })
 }
 

@@ -826,7 +826,8 @@ fn table_operations() -> Vec<Operation> {
     let mut ws = on_table(Op::new("WebSocket: the table's view after every durable change").describe(
         "Signed in by the session cookie sent with the upgrade, or by a first message {\"token\": …}; never by \
              the URL. Each message is the table as the viewer may see it, their balance and their wagers in this \
-             coup.",
+             coup, the server's time (`now_ms`) and how long a player may squeeze a hand out with them at an \
+             RNG table (`squeeze_ms`) before the dealer exposes it.",
     ))
     .err(400, "a token in the URL (`bad_request`), or not a WebSocket upgrade (`upgrade`)")
     .err(401, "the cookie's session has ended (`unauthorized`)")

@@ -412,6 +412,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
                 use tower::ServiceExt;
                 Ok::<_, std::convert::Infallible>(match active.get() {
                     Some(r) => r.clone().oneshot(req).await.unwrap_or_else(|e| match e {}),
+                    None if crate::lease::is_websocket(&req) => crate::lease::forward_upgrade(req, &holder).await,
                     None => crate::lease::standby_answer(&req, &holder),
                 })
             }

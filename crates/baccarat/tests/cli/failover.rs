@@ -119,6 +119,12 @@ fn two_servers_on_postgresql_fail_over_without_losing_a_chip() {
         assert_eq!(r.headers()["location"].to_str().unwrap(), format!("{a_url}/api/tables/1"));
         let body: Value = r.json().await.unwrap();
         assert_eq!(body["code"], "elsewhere", "{body}");
+        // A browser's WebSocket follows no redirect: the standby passes a
+        // table's feed through from the server that holds the casino.
+        let ws_url = format!("{}/api/tables/1/ws", b_url.replace("http://", "ws://"));
+        let (mut feed, _) = tokio_tungstenite::connect_async(ws_url).await.expect("a WebSocket through the standby");
+        let pushed = next_json(&mut feed).await.expect("a message through the standby");
+        assert_eq!(pushed["table"]["id"], 1, "{pushed}");
         let admin = crate::common::login(&c, &b_url, "admin", &admin).await;
         let thin = json!({"name": "thin", "password": "demo", "chips": 30_000});
         let made = call(&format!("{b_url}/api/players"), &admin, Some(&thin)).await;
@@ -141,6 +147,14 @@ fn two_servers_on_postgresql_fail_over_without_losing_a_chip() {
             }
         });
         let accepted: Vec<i64> = futures_join(sends).await.into_iter().flatten().collect();
+        // The feed through the standby shows the wagers' coup going on.
+        let seen = loop {
+            let m = next_json(&mut feed).await.expect("the feed goes on");
+            if m["table"]["phase"] != "betting" {
+                break m;
+            }
+        };
+        assert!(seen["table"]["coup"].as_u64().is_some(), "{seen}");
         let held: i64 = accepted.iter().sum();
         assert_eq!(held, before - before % stake, "as many as the wallet holds, and no more: {accepted:?} of {before}");
         let me = get(&c, &format!("{a_url}/api/me"), &token).await;
@@ -209,6 +223,24 @@ fn two_servers_on_postgresql_fail_over_without_losing_a_chip() {
 }
 
 /// Run the futures at once, each on its own task; their results in order.
+/// The next JSON text message of a WebSocket (`None` once it is closed).
+async fn next_json<S>(ws: &mut S) -> Option<Value>
+where
+    S: futures_util::Stream<
+            Item = Result<tokio_tungstenite::tungstenite::Message, tokio_tungstenite::tungstenite::Error>,
+        > + Unpin,
+{
+    use futures_util::StreamExt;
+    let deadline = Duration::from_secs(30);
+    loop {
+        match tokio::time::timeout(deadline, ws.next()).await.expect("a message within 30 s") {
+            Some(Ok(tokio_tungstenite::tungstenite::Message::Text(t))) => return serde_json::from_str(&t).ok(),
+            Some(Ok(_)) => continue,
+            _ => return None,
+        }
+    }
+}
+
 async fn futures_join<F>(fs: impl Iterator<Item = F>) -> Vec<F::Output>
 where
     F: std::future::Future + Send + 'static,

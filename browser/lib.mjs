@@ -172,6 +172,8 @@ export async function apiCall(token, path, body) {
 /** The two screen sizes every scenario checks: a laptop and a phone. */
 export const WIDE = { width: 1280, height: 800 };
 export const NARROW = { width: 390, height: 844 };
+/** The desktop the table page is laid out for without scrolling. */
+export const DESK = { width: 1440, height: 900 };
 
 /** A selector for a `data-testid`. */
 export const tid = (id) => `[data-testid="${id}"]`;

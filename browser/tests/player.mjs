@@ -8,7 +8,7 @@
 // short betting window (e.g. --betting-seconds 6 --deal-ms 300) on a fresh
 // database; finishes well within 90 s.
 
-import { BASE, NARROW as PHONE, WIDE, expect, run, shot } from '../lib.mjs';
+import { BASE, DESK, NARROW as PHONE, WIDE, expect, run, shot } from '../lib.mjs';
 
 const TABLE = 1;
 const BANKER_STAKE = 2000; // $20: 19:20 pays exactly $19
@@ -28,6 +28,26 @@ async function shots(page, name) {
   await shot(page, `${name}-390x844`);
   await page.setViewportSize(WIDE);
   await page.waitForTimeout(100);
+}
+
+/** Each of `ids` lies wholly on the first screen at `viewport`, scrolled to
+ * the top: what a player needs to play is there without scrolling. */
+async function onFirstScreen(page, viewport, ids, name) {
+  await page.setViewportSize(viewport);
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.waitForTimeout(200);
+  const boxes = await page.evaluate((list) => list.map((id) => {
+    const el = document.querySelector(`[data-testid="${id}"]`);
+    if (!el) return { id, missing: true };
+    const r = el.getBoundingClientRect();
+    return { id, top: Math.round(r.top), bottom: Math.round(r.bottom), left: Math.round(r.left), right: Math.round(r.right), h: Math.round(r.height) };
+  }), ids);
+  await shot(page, `first-screen-${name}`);
+  for (const b of boxes) {
+    expect(!b.missing && b.h > 0 && b.top >= 0 && b.bottom <= viewport.height && b.left >= 0 && b.right <= viewport.width,
+      `${name}: ${b.id} is on the first screen (${viewport.width}x${viewport.height}): ${JSON.stringify(b)}`);
+  }
+  await page.setViewportSize(WIDE);
 }
 
 /** A card's baccarat points. */
@@ -267,6 +287,17 @@ await run('player', async ({ newPage }) => {
   await page.getByTestId('ask-banker').tap().catch(() => page.getByTestId('ask-banker').click());
   expect(await page.getByTestId('ask-banker-marks').isVisible(), 'the ask-road shows on tap');
   await page.setViewportSize(WIDE);
+
+  // --- One screen: while betting is open, a phone shows the cards, the
+  // spots, the chips, Confirm and the countdown without scrolling; a desktop
+  // shows those and the roads and the shoe's statistics.
+  await page.waitForFunction(() => {
+    const c = document.querySelector('[data-testid=countdown]');
+    return document.querySelector('[data-testid=table]').dataset.phase === 'betting' && !c.hidden && Number(c.dataset.remainingMs) > 2500;
+  }, null, { timeout: 30000 });
+  const play = ['card-player1', 'card-banker1', 'spot-player', 'spot-banker', 'spot-tie', 'chips', 'confirm', 'countdown'];
+  await onFirstScreen(page, PHONE, play, 'phone');
+  await onFirstScreen(page, DESK, [...play, 'roads-board', 'shoe-stats'], 'desktop');
 
   // --- A reload keeps the seat: the session and the table come back.
   await page.reload();

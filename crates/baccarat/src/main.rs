@@ -63,6 +63,9 @@ enum Command {
     /// The shuffle's statistical evidence: raw keystream, card positions, report.
     #[command(subcommand)]
     Rng(cmd::rng::RngCommand),
+    /// Deal a published shoe again from its seed and check the seed against
+    /// the commitment published before the shoe started.
+    Shoe(cmd::shoe::Args),
 }
 
 fn main() -> ExitCode {
@@ -80,6 +83,7 @@ fn main() -> ExitCode {
         Command::Migrate(a) => cmd::migrate::run(a),
         Command::Loadgen(a) => cmd::loadgen::run(a),
         Command::Rng(c) => cmd::rng::run(c),
+        Command::Shoe(a) => cmd::shoe::run(a),
         Command::Tournament(c) => cmd::tournament::run(c),
         Command::Promotion(c) => cmd::promotion::run(c),
     };

@@ -9,6 +9,7 @@ pub mod promotion;
 pub mod rng;
 pub mod roads;
 pub mod serve;
+pub mod shoe;
 pub mod simulate;
 pub mod table;
 pub mod tournament;

@@ -348,3 +348,49 @@ fn a_promotion_is_checked_and_its_draw_recomputed_from_the_seed_and_the_list() {
         "--entries: line 2",
     );
 }
+
+/// `baccarat shoe` deals a published shoe again: the seed's SHA-256 against
+/// the published commitment, and the cards as the library's shuffle makes
+/// them, cut as recorded; a seed that is not the committed one fails, naming
+/// both; bad input is refused, naming the flag.
+#[test]
+fn shoe_deals_a_published_shoe_again_and_checks_its_commitment() {
+    use baccarat_table::shuffle::Seed;
+    let seed = Seed::from_u64(42);
+    let hex = seed.hex();
+    let commitment = seed.commitment_hex();
+    let o = run(&[
+        "shoe",
+        "--seed",
+        &hex,
+        "--decks",
+        "8",
+        "--cut-at",
+        "100",
+        "--cutting-card",
+        "16",
+        "--commitment",
+        &commitment,
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(doc["matches_published"], true, "{doc}");
+    assert_eq!(doc["commitment"], commitment.as_str());
+    let mut want: Vec<String> = baccarat_table::shoe::shuffled(8, &seed).0.iter().map(|c| c.to_string()).collect();
+    want.rotate_left(100);
+    let got: Vec<String> = doc["cards"].as_array().unwrap().iter().map(|c| c.as_str().unwrap().to_string()).collect();
+    assert_eq!(got, want);
+    assert_eq!(doc["cutting_card_before"], 416 - 16);
+    // Another seed is not the promised shoe.
+    let other = Seed::from_u64(43).hex();
+    let o = run(&["shoe", "--seed", &other, "--decks", "8", "--commitment", &commitment]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("is not the published commitment"), "{}", stderr(&o));
+    refused(&["shoe", "--seed", "12ab", "--decks", "8"], "--seed: 64 hex digits");
+    refused(&["shoe", "--seed", &hex, "--decks", "0"], "--decks: 1 to 16");
+    refused(
+        &["shoe", "--seed", &hex, "--decks", "1", "--cut-at", "60", "--cutting-card", "5"],
+        "--cut-at and --cutting-card",
+    );
+}

@@ -1,4 +1,5 @@
 // Smoke: Chromium starts, reaches the server and renders its OpenAPI document.
+import { createHash } from 'node:crypto';
 import { BASE, expect, run, shot } from '../lib.mjs';
 
 await run('smoke', async ({ newPage }) => {
@@ -8,7 +9,7 @@ await run('smoke', async ({ newPage }) => {
   const text = await page.locator('body').innerText();
   expect(text.includes('"openapi"'), `the page shows the OpenAPI document, not: ${text.slice(0, 200)}`);
   // Every page has an icon of its own (not the browser's blank one).
-  for (const path of ['/', '/pit', '/leaderboard', '/tournament']) {
+  for (const path of ['/', '/pit', '/leaderboard', '/tournament', '/fair']) {
     const r = await page.goto(`${BASE}${path}`);
     expect(r && r.ok(), `GET ${path}: HTTP ${r && r.status()}`);
     const icon = await page.evaluate(() => document.querySelector('link[rel=icon]')?.getAttribute('href') || '');
@@ -17,11 +18,44 @@ await run('smoke', async ({ newPage }) => {
   // No rulebook's rule numbers in the table pages' code: a table's quotes
   // come from the server, from its own rulebook (comments may cite, code may
   // not). The tournament pages cite NSW 15, the only rulebook with tournaments.
-  for (const js of ['pit.js', 'table.js', 'common.js']) {
+  for (const js of ['pit.js', 'table.js', 'common.js', 'fair.js']) {
     const src = await page.evaluate(async (u) => (await fetch(u)).text(), `${BASE}/assets/${js}`);
     const code = src.replace(/\/\*[\s\S]*?\*\//g, '').split('\n').map((l) => l.replace(/(^|\s)\/\/.*$/, '')).join('\n');
     const cited = code.match(/\b(NSW|AU|EU) \d+(\.\d+)*/g) || [];
     expect(cited.length === 0, `${js} quotes rules itself: ${cited.join(', ')}`);
   }
   await shot(page, 'smoke');
+
+  // The provably-fair page: a finished shoe's seed is checked against its
+  // commitment in the browser (SHA-256), a forged one is named, the shoe in
+  // play keeps its seed secret, and each finished shoe has the command that
+  // deals it again. The server's list is replaced here by one with known
+  // seeds (a real shoe takes minutes to finish).
+  const seed = 'a1'.repeat(32);
+  const forged = 'b2'.repeat(32);
+  const sha = (hex) => createHash('sha256').update(Buffer.from(hex, 'hex')).digest('hex');
+  const shoes = [
+    { shoe: 1, commitment: sha(seed), seed, cut: { at: 120, from_back: 16 } },
+    { shoe: 2, commitment: sha(seed), seed: forged, cut: { at: 90, from_back: 16 } },
+    { shoe: 3, commitment: sha('c3'.repeat(32)), seed: null, cut: { at: 100, from_back: 16 } },
+  ];
+  await page.route('**/api/tables/1/shoes', (route) => route.fulfill({
+    contentType: 'application/json', body: JSON.stringify({ table: 1, algorithm: 'fisher-yates-chacha20-v1', shoes }),
+  }));
+  await page.goto(`${BASE}/fair?table=1`);
+  await page.waitForFunction(() => document.body.dataset.ready === 'true');
+  const check = (n) => page.getByTestId(`fair-shoe-${n}`).getAttribute('data-check');
+  expect(await check(1) === 'match', `a published seed matching its commitment: ${await check(1)}`);
+  expect(await check(2) === 'mismatch', `a seed that is not the committed one is named: ${await check(2)}`);
+  expect(await check(3) === 'pending', `the shoe in play keeps its seed: ${await check(3)}`);
+  const cmd = await page.getByTestId('fair-command-1').innerText();
+  expect(cmd === `baccarat shoe --seed ${seed} --decks 8 --cut-at 120 --cutting-card 16 --commitment ${sha(seed)}`, `the command: ${cmd}`);
+  expect((await page.getByTestId('fair-algorithm').innerText()) === 'fisher-yates-chacha20-v1', 'the algorithm is named');
+  const order = await page.locator('[data-testid^=fair-shoe-]').evaluateAll((rows) => rows.map((r) => r.dataset.testid));
+  expect(order.join() === 'fair-shoe-3,fair-shoe-2,fair-shoe-1', `the newest shoe first: ${order}`);
+  await shot(page, 'fair');
+  await page.unroute('**/api/tables/1/shoes');
+  await page.goto(`${BASE}/fair?table=99`);
+  await page.waitForFunction(() => document.querySelector('[data-testid=fair-table]').textContent !== '');
+  expect((await page.getByTestId('fair-table').innerText()).includes('no table 99'), 'a missing table is named');
 });

@@ -651,7 +651,7 @@ function renderShoe() {
     <progress id="shoe-progress" max="${t.shoe_size}" value="${t.dealt}"></progress>
     <span data-testid="shoe-progress" data-dealt="${t.dealt}" data-size="${t.shoe_size}">${t.dealt} / ${t.shoe_size}</span></p>
     <p>Seed commitment (SHA-256): ${c ? `<code data-testid="seed-commitment" title="${esc(c)}" tabindex="0" aria-label="Seed commitment ${esc(c)}">${esc(shortHash(c))}</code>` : 'none yet'}</p>
-    <p><a href="/api/tables/${t.id}/shoes" target="_blank" rel="noopener">Shoes and their seeds</a> (each seed is published when its shoe ends)</p>`;
+    <p><a href="/fair?table=${t.id}" target="_blank" rel="noopener" data-testid="fair-link">Shoes and their seeds: check them yourself</a> (each seed is published when its shoe ends)</p>`;
 }
 
 function renderRoads() {

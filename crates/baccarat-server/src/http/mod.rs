@@ -226,6 +226,7 @@ pub fn routes() -> Routes {
         .get("/pit", web::pit)
         .get("/tournament", web::tournament)
         .get("/leaderboard", web::leaderboard)
+        .get("/fair", web::fair)
         .get("/assets/{name}", web::asset)
         .post("/api/login", session::login)
         .post("/api/logout", session::logout)

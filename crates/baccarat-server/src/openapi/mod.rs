@@ -704,8 +704,8 @@ fn wager_body() -> Value {
 /// The pages: `web.rs`.
 fn page_operations() -> Vec<Operation> {
     let asset = Op::new(
-        "A file of the pages: index.html, pit.html, tournament.html, leaderboard.html, style.css, common.js, \
-         table.js, pit.js, tournament.js, leaderboard.js",
+        "A file of the pages: index.html, pit.html, tournament.html, leaderboard.html, fair.html, style.css, \
+         common.js, table.js, pit.js, tournament.js, leaderboard.js, fair.js",
     )
     .param(json!({ "name": "name", "in": "path", "required": true, "schema": string(), "example": "style.css" }))
     .page("the file", &["text/html", "text/css", "text/javascript"]);
@@ -721,6 +721,12 @@ fn page_operations() -> Vec<Operation> {
             "get",
             "/leaderboard",
             Op::new("A tournament's public leaderboard, `?t=<id>` (HTML)").page("the page", &["text/html"]),
+        ),
+        (
+            "get",
+            "/fair",
+            Op::new("A table's shoes, provably fair: commitments, seeds, the check, `?table=<id>` (HTML)")
+                .page("the page", &["text/html"]),
         ),
         ("get", "/assets/{name}", asset),
     ]

@@ -10,7 +10,7 @@
 //   run('name', async (ctx) => { const page = await ctx.newPage(); ... })
 // so that failures are reported with a screenshot of every open page.
 
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 
@@ -174,6 +174,24 @@ export const WIDE = { width: 1280, height: 800 };
 export const NARROW = { width: 390, height: 844 };
 /** The desktop the table page is laid out for without scrolling. */
 export const DESK = { width: 1440, height: 900 };
+
+/** axe-core's script (an npm dev dependency; scripts/browser-deps.sh). */
+const AXE = readFileSync(new URL('./node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
+
+/**
+ * axe-core's WCAG 2 A and AA rules over the page as it is now: fails the
+ * scenario on any violation, naming the rule and the elements. The script is
+ * evaluated through the debugging protocol, so the pages' Content-Security-
+ * Policy (scripts from their own origin only) stays as served.
+ */
+export async function accessible(page, name) {
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+  });
+  expect(violations.length === 0, `${name}: axe-core finds ${violations.length} violations: ${JSON.stringify(violations)}`);
+}
 
 /** A selector for a `data-testid`. */
 export const tid = (id) => `[data-testid="${id}"]`;

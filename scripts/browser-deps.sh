@@ -23,7 +23,7 @@ if [ ! -x /usr/bin/chromium ]; then
     installed+=("chromium ($(/usr/bin/chromium --version 2>/dev/null || echo 'version unknown'))")
 fi
 
-if [ ! -d browser/node_modules/playwright-core ]; then
+if [ ! -d browser/node_modules/playwright-core ] || [ ! -d browser/node_modules/axe-core ]; then
     if ! npm ci --prefix browser --no-audit --no-fund --loglevel=error >/dev/null; then
         echo "browser-deps: npm ci --prefix browser failed" >&2
         exit 1

@@ -5,7 +5,7 @@
 // with a scanner-speed burst, and check the notices, the result and the player's
 // balance through the API.
 import { join } from 'node:path';
-import { BASE, NARROW, SCREENSHOT_DIR, WIDE, apiCall, apiLogin, expect, run, shot, tid, waitAttr } from '../lib.mjs';
+import { BASE, NARROW, SCREENSHOT_DIR, WIDE, apiCall, apiLogin, accessible, expect, run, shot, tid, waitAttr } from '../lib.mjs';
 
 const TABLE = 5;
 
@@ -93,6 +93,7 @@ await run('dealer', async ({ newPage }) => {
   await dealer.waitForFunction(() => document.activeElement && document.activeElement.getAttribute('data-testid') === 'card-input', null, { timeout: 5000 })
     .catch(() => { throw new Error('the card field has the focus after "no more bets"'); });
   await shots(dealer, 'dealer-due');
+  await accessible(dealer, 'the pit console');
 
   // The first card from the keyboard.
   await dealer.focus(tid('card-input'));
@@ -110,6 +111,7 @@ await run('dealer', async ({ newPage }) => {
   expect(/12\.3/.test(quote), 'and NSW 12.3 for a first card');
   await dealer.fill(tid('dialog-card'), '2c');
   await shots(dealer, 'dealer-irregularity-dialog', { screen: true });
+  await accessible(dealer, 'the pit console with an irregularity dialog open');
   // Escape closes without sending; reopen and confirm.
   await dealer.keyboard.press('Escape');
   await dialog.waitFor({ state: 'hidden' });

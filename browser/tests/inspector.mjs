@@ -2,7 +2,7 @@
 // through the API (with a card found face up in the shoe, NSW 12.5), stepped
 // through record by record, then "Run verify" and the ledger check.
 import { join } from 'node:path';
-import { BASE, NARROW, SCREENSHOT_DIR, WIDE, apiCall, apiLogin, expect, run, shot, tid, waitAttr } from '../lib.mjs';
+import { BASE, NARROW, SCREENSHOT_DIR, WIDE, apiCall, apiLogin, accessible, expect, run, shot, tid, waitAttr } from '../lib.mjs';
 
 const TABLE = 5;
 
@@ -93,6 +93,7 @@ await run('inspector', async ({ newPage }) => {
   expect(/Verified: OK/.test(v) && /records/.test(v), `verify: ${v}`);
 
   await shot(page, 'inspector-recall-1280');
+  await accessible(page, 'the inspector\'s recall');
   await page.setViewportSize(NARROW);
   await page.waitForTimeout(150);
   await shot(page, 'inspector-recall-390');

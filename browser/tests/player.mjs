@@ -8,7 +8,7 @@
 // short betting window (e.g. --betting-seconds 6 --deal-ms 300) on a fresh
 // database; finishes well within 90 s.
 
-import { BASE, DESK, NARROW as PHONE, WIDE, expect, run, shot } from '../lib.mjs';
+import { BASE, DESK, NARROW as PHONE, WIDE, accessible, expect, run, shot } from '../lib.mjs';
 
 const TABLE = 1;
 const BANKER_STAKE = 2000; // $20: 19:20 pays exactly $19
@@ -99,6 +99,7 @@ await run('player', async ({ newPage }) => {
   }
   expect(await page.locator('[data-testid^=lobby-table-]').count() >= 5, 'the lobby lists every demo table');
   await shots(page, 'lobby');
+  await accessible(page, 'the lobby');
 
   // --- The table: pick it in the lobby.
   await page.getByTestId(`join-${TABLE}`).click();
@@ -298,6 +299,7 @@ await run('player', async ({ newPage }) => {
   const play = ['card-player1', 'card-banker1', 'spot-player', 'spot-banker', 'spot-tie', 'chips', 'confirm', 'countdown'];
   await onFirstScreen(page, PHONE, play, 'phone');
   await onFirstScreen(page, DESK, [...play, 'roads-board', 'shoe-stats'], 'desktop');
+  await accessible(page, 'the table page while betting');
 
   // --- A reload keeps the seat: the session and the table come back.
   await page.reload();

@@ -1,6 +1,6 @@
 // Smoke: Chromium starts, reaches the server and renders its OpenAPI document.
 import { createHash } from 'node:crypto';
-import { BASE, expect, run, shot } from '../lib.mjs';
+import { BASE, accessible, expect, run, shot } from '../lib.mjs';
 
 await run('smoke', async ({ newPage }) => {
   const page = await newPage({ viewport: { width: 1000, height: 700 } });
@@ -24,6 +24,15 @@ await run('smoke', async ({ newPage }) => {
     const cited = code.match(/\b(NSW|AU|EU) \d+(\.\d+)*/g) || [];
     expect(cited.length === 0, `${js} quotes rules itself: ${cited.join(', ')}`);
   }
+  await page.goto(`${BASE}/`);
+  await page.getByTestId('login-name').waitFor();
+  await accessible(page, 'the sign-in page');
+  // The check can fail: an image without a text alternative is found.
+  await page.evaluate(() => document.body.insertAdjacentHTML('beforeend', '<img src="data:," data-testid="no-alt">'));
+  let caught = '';
+  try { await accessible(page, 'a page with an image without alt'); } catch (e) { caught = e.message; }
+  expect(caught.includes('image-alt'), `axe-core finds an image without alt: ${caught || 'nothing found'}`);
+  await page.reload();
   await shot(page, 'smoke');
 
   // The provably-fair page: a finished shoe's seed is checked against its
@@ -54,6 +63,7 @@ await run('smoke', async ({ newPage }) => {
   const order = await page.locator('[data-testid^=fair-shoe-]').evaluateAll((rows) => rows.map((r) => r.dataset.testid));
   expect(order.join() === 'fair-shoe-3,fair-shoe-2,fair-shoe-1', `the newest shoe first: ${order}`);
   await shot(page, 'fair');
+  await accessible(page, 'the provably-fair page');
   await page.unroute('**/api/tables/1/shoes');
   await page.goto(`${BASE}/fair?table=99`);
   await page.waitForFunction(() => document.querySelector('[data-testid=fair-table]').textContent !== '');

@@ -11,7 +11,7 @@
 // Cards come from the server's own shoes, so the scenario plays whatever is
 // dealt: everyone wagers alike in the heat to force the ties.
 
-import { ADMIN_PASSWORD, BASE, NARROW, WIDE, apiCall, apiLogin, expect, run, shot, tid } from '../lib.mjs';
+import { ADMIN_PASSWORD, BASE, NARROW, WIDE, apiCall, apiLogin, accessible, expect, run, shot, tid } from '../lib.mjs';
 
 const log = (...a) => console.log('[tournament]', ...a);
 const iso = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -85,6 +85,7 @@ await run('tournament', async ({ newPage }) => {
   const p2id = Number(Object.keys(token)[0]);
   const tm = await apiLogin('manager');
   await shot(p1, 'entered-1280x800');
+  await accessible(p1, 'the tournament page');
 
   // Player 2 watches on a phone: the page, and every message of the
   // tournament's WebSocket recorded as it arrives.
@@ -259,6 +260,7 @@ await run('tournament', async ({ newPage }) => {
   expect(!unnamed, 'every placegetter on the leaderboard is named');
   await shot(p1, 'finished-1280x800');
   await shot(board, 'leaderboard-1280x800');
+  await accessible(board, 'the leaderboard');
   const overflow = await p2.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   expect(overflow <= 0, `the tournament page scrolls sideways at 390 px (by ${overflow} px)`);
   expect(errors.length === 0, `page errors: ${errors.join('; ')}`);

@@ -9,7 +9,7 @@ await run('smoke', async ({ newPage }) => {
   const text = await page.locator('body').innerText();
   expect(text.includes('"openapi"'), `the page shows the OpenAPI document, not: ${text.slice(0, 200)}`);
   // Every page has an icon of its own (not the browser's blank one).
-  for (const path of ['/', '/pit', '/leaderboard', '/tournament', '/fair']) {
+  for (const path of ['/', '/pit', '/leaderboard', '/tournament', '/fair', '/help']) {
     const r = await page.goto(`${BASE}${path}`);
     expect(r && r.ok(), `GET ${path}: HTTP ${r && r.status()}`);
     const icon = await page.evaluate(() => document.querySelector('link[rel=icon]')?.getAttribute('href') || '');
@@ -18,7 +18,7 @@ await run('smoke', async ({ newPage }) => {
   // No rulebook's rule numbers in the table pages' code: a table's quotes
   // come from the server, from its own rulebook (comments may cite, code may
   // not). The tournament pages cite NSW 15, the only rulebook with tournaments.
-  for (const js of ['pit.js', 'table.js', 'common.js', 'fair.js']) {
+  for (const js of ['pit.js', 'table.js', 'common.js', 'fair.js', 'help.js']) {
     const src = await page.evaluate(async (u) => (await fetch(u)).text(), `${BASE}/assets/${js}`);
     const code = src.replace(/\/\*[\s\S]*?\*\//g, '').split('\n').map((l) => l.replace(/(^|\s)\/\/.*$/, '')).join('\n');
     const cited = code.match(/\b(NSW|AU|EU) \d+(\.\d+)*/g) || [];
@@ -65,6 +65,21 @@ await run('smoke', async ({ newPage }) => {
   await shot(page, 'fair');
   await accessible(page, 'the provably-fair page');
   await page.unroute('**/api/tables/1/shoes');
+  // A table's rules and odds: every wager offered, with its house edge as
+  // the server computed it, and the rulebook's rules with their citations.
+  await page.goto(`${BASE}/help?table=1`);
+  await page.waitForFunction(() => document.body.dataset.ready === 'true');
+  const help = await page.evaluate(async () => (await fetch('/api/tables/1/help')).json());
+  for (const o of help.offers) {
+    const row = page.getByTestId(`help-${o.bet}`);
+    expect(await row.count() === 1, `the help lists ${o.bet}`);
+    expect((await row.getAttribute('data-edge')) === (o.house_edge || ''), `${o.bet}'s house edge is shown as computed`);
+  }
+  expect((await page.getByTestId('help-banker').innerText()).includes('1.0579%'), 'the Banker wager\'s house edge is shown');
+  const rules = await page.getByTestId('help-rules').innerText();
+  expect(help.rules.length > 0 && rules.includes(help.rules[0].cite), `the rules are quoted with their citations: ${rules.slice(0, 120)}`);
+  await accessible(page, 'the help page');
+  await shot(page, 'help');
   await page.goto(`${BASE}/fair?table=99`);
   await page.waitForFunction(() => document.querySelector('[data-testid=fair-table]').textContent !== '');
   expect((await page.getByTestId('fair-table').innerText()).includes('no table 99'), 'a missing table is named');

@@ -258,6 +258,7 @@ function buildTable(t) {
     rows.push(['Ante', `${money(t.ante.amount)} per initial wager${waived}`, 'limit-ante']);
   }
   $('limits').innerHTML = rows.map(([k, v, id]) => `<div><dt>${esc(k)}</dt><dd data-testid="${id}">${esc(v)}</dd></div>`).join('');
+  $('help-link').href = `/help?table=${t.id}`;
 
   // The layout: main wagers first (Player, Tie, Banker), then the side bets.
   const offers = [...t.offers].sort((a, b) => {

@@ -42,6 +42,7 @@
 pub mod early;
 mod error;
 mod extract;
+mod help;
 mod play;
 mod promotions;
 mod session;
@@ -227,6 +228,7 @@ pub fn routes() -> Routes {
         .get("/tournament", web::tournament)
         .get("/leaderboard", web::leaderboard)
         .get("/fair", web::fair)
+        .get("/help", web::help)
         .get("/assets/{name}", web::asset)
         .post("/api/login", session::login)
         .post("/api/logout", session::logout)
@@ -246,6 +248,7 @@ pub fn routes() -> Routes {
         .post("/api/tables/{id}/void", staff::void_halted)
         .get("/api/tables/{id}/audit", staff::audit)
         .get("/api/tables/{id}/shoes", shoes)
+        .get("/api/tables/{id}/help", help::help)
         .post("/api/players", staff::create_player)
         .post("/api/players/{id}/deposit", staff::deposit)
         .get("/api/tournaments", tournaments::list)

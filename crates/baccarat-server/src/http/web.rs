@@ -1,6 +1,7 @@
 //! The web pages: the lobby and table page (`/`), the pit console (`/pit`), a
 //! player's tournament page (`/tournament`), the leaderboard (`/leaderboard`)
-//! and the provably-fair page (`/fair?table=N`).
+//! the provably-fair page (`/fair?table=N`) and a table's rules and odds
+//! (`/help?table=N`).
 //! They are plain HTML, CSS and JavaScript with no build step, embedded in the
 //! binary so that `cargo run` serves them with nothing else installed. With
 //! `--web-dir` the files are read from that folder instead (for working on them).
@@ -12,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use super::AppState;
 
 /// The embedded files: name, content type, content.
-pub const FILES: [(&str, &str, &str); 12] = [
+pub const FILES: [(&str, &str, &str); 14] = [
     ("index.html", "text/html; charset=utf-8", include_str!("../../web/index.html")),
     ("pit.html", "text/html; charset=utf-8", include_str!("../../web/pit.html")),
     ("style.css", "text/css; charset=utf-8", include_str!("../../web/style.css")),
@@ -25,6 +26,8 @@ pub const FILES: [(&str, &str, &str); 12] = [
     ("leaderboard.js", "text/javascript; charset=utf-8", include_str!("../../web/leaderboard.js")),
     ("fair.html", "text/html; charset=utf-8", include_str!("../../web/fair.html")),
     ("fair.js", "text/javascript; charset=utf-8", include_str!("../../web/fair.js")),
+    ("help.html", "text/html; charset=utf-8", include_str!("../../web/help.html")),
+    ("help.js", "text/javascript; charset=utf-8", include_str!("../../web/help.js")),
 ];
 
 fn file(s: &AppState, name: &str) -> Response {
@@ -59,6 +62,10 @@ pub(super) async fn leaderboard(State(s): State<AppState>) -> Response {
 
 pub(super) async fn fair(State(s): State<AppState>) -> Response {
     file(&s, "fair.html")
+}
+
+pub(super) async fn help(State(s): State<AppState>) -> Response {
+    file(&s, "help.html")
 }
 
 pub(super) async fn asset(State(s): State<AppState>, Path(name): Path<String>) -> Response {

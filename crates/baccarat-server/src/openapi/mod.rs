@@ -704,8 +704,8 @@ fn wager_body() -> Value {
 /// The pages: `web.rs`.
 fn page_operations() -> Vec<Operation> {
     let asset = Op::new(
-        "A file of the pages: index.html, pit.html, tournament.html, leaderboard.html, fair.html, style.css, \
-         common.js, table.js, pit.js, tournament.js, leaderboard.js, fair.js",
+        "A file of the pages: index.html, pit.html, tournament.html, leaderboard.html, fair.html, help.html, \
+         style.css, common.js, table.js, pit.js, tournament.js, leaderboard.js, fair.js, help.js",
     )
     .param(json!({ "name": "name", "in": "path", "required": true, "schema": string(), "example": "style.css" }))
     .page("the file", &["text/html", "text/css", "text/javascript"]);
@@ -726,6 +726,12 @@ fn page_operations() -> Vec<Operation> {
             "get",
             "/fair",
             Op::new("A table's shoes, provably fair: commitments, seeds, the check, `?table=<id>` (HTML)")
+                .page("the page", &["text/html"]),
+        ),
+        (
+            "get",
+            "/help",
+            Op::new("A table's rules, pay tables and house edges, `?table=<id>` (HTML)")
                 .page("the page", &["text/html"]),
         ),
         ("get", "/assets/{name}", asset),
@@ -1004,7 +1010,47 @@ fn pit_operations() -> Vec<Operation> {
         "Provably fair: each shoe's SHA-256 seed commitment and cut, and the seed once the shoe has ended",
     ))
     .ok("the shoes", object(&[("table", u32s()), ("algorithm", string()), ("shoes", array(schema_ref("Shoe")))]));
+    let outcome = object(&[("outcome", string()), ("pays", string()), ("probability", string())]);
+    let line = object(&[("outcome", string()), ("pays", string())]);
+    let offer = object(&[
+        ("bet", string()),
+        ("name", string()),
+        ("pay_table", string()),
+        ("rule", string()),
+        ("min", money()),
+        ("max", money()),
+        ("lines", array(line)),
+        ("house_edge", nullable(string())),
+        ("house_edge_exact", nullable(string())),
+        ("outcomes", array(outcome)),
+        ("not_priced", nullable(string())),
+    ]);
+    let rule = object(&[("key", string()), ("cite", string()), ("quote", string())]);
+    let help = on_table(Op::new(
+        "A table's help: each wager offered with its pay table, its limits and its house edge from the exact odds of \
+         a full shoe (as a percentage and an exact fraction), and the rulebook's rules in its own words",
+    ))
+    .ok(
+        "the help",
+        object(&[
+            ("table", u32s()),
+            ("name", string()),
+            ("rulebook", string()),
+            ("rulebook_title", string()),
+            ("variant", string()),
+            ("mode", string()),
+            ("dealing", string()),
+            ("decks", u32s()),
+            ("chip", money()),
+            ("min", money()),
+            ("max", money()),
+            ("differential", nullable(money())),
+            ("offers", array(offer)),
+            ("rules", array(rule)),
+        ]),
+    );
     vec![
+        ("get", "/api/tables/{id}/help", help),
         ("post", "/api/tables/{id}/commands", command),
         ("get", "/api/tables/{id}/pit", pit),
         ("post", "/api/tables/{id}/open", open),

@@ -389,3 +389,35 @@ async fn a_closed_table_refuses_new_wagers_but_answers_retries_as_first_answered
     assert_eq!(s, StatusCode::OK, "{r}");
     assert_ne!(r["wager"], first["wager"]);
 }
+
+/// A table's help prices each wager it offers from the exact odds of its
+/// shoe: at an eight-deck NSW table, the published house edges (Banker with
+/// 5% commission 1.0579%, Player 1.2351%, Tie at 8 to 1 14.3596%), every offer
+/// priced or its reason given, the probabilities of a wager's outcomes
+/// adding up, and the rulebook's rules quoted with their citations.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tables_help_gives_each_wagers_house_edge_and_the_rules() {
+    let app = spawn_app().await;
+    let (s, h) = app.get("/api/tables/1/help", None).await;
+    assert_eq!(s, StatusCode::OK, "{h}");
+    assert_eq!(h["decks"], 8, "{h}");
+    let offers = h["offers"].as_array().unwrap();
+    let edge = |bet: &str| offers.iter().find(|o| o["bet"] == bet).map(|o| o["house_edge"].clone());
+    assert_eq!(edge("banker"), Some(json!("1.0579%")));
+    assert_eq!(edge("player"), Some(json!("1.2351%")));
+    assert_eq!(edge("tie"), Some(json!("14.3596%")));
+    for o in offers {
+        assert!(o["house_edge"].is_string() || o["not_priced"].is_string(), "priced, or why not: {o}");
+        let sum: f64 = o["outcomes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["probability"].as_str().unwrap().trim_end_matches('%').parse::<f64>().unwrap())
+            .sum();
+        assert!(o["outcomes"].as_array().unwrap().is_empty() || (sum - 100.0).abs() < 0.001, "{o}: {sum}");
+    }
+    let rules = h["rules"].as_array().unwrap();
+    assert!(rules.len() >= 5 && rules.iter().all(|r| r["cite"].as_str().is_some_and(|c| c.starts_with("NSW"))), "{h}");
+    let (s, _) = app.get("/api/tables/99/help", None).await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+}

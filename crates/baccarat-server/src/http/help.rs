@@ -1,0 +1,148 @@
+//! A table's help (`GET /api/tables/{id}/help`, shown at `/help?table=N`):
+//! what it offers and what each wager pays, the house edge of each from the
+//! exact odds of a full shoe of its decks (`baccarat_math::report`, the same
+//! numbers `baccarat odds` prints), its limits, and its rulebook's rules in
+//! the rulebook's own words with their citations.
+//!
+//! The odds of a rulebook at a deck count are the same for every table, and
+//! take milliseconds to compute (more in a debug build): they are computed
+//! once, off the runtime's threads, and kept.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use axum::extract::State;
+use axum::Json;
+use serde_json::{json, Value};
+
+use super::extract::Id;
+use super::{table_exists, ApiError, AppState};
+use baccarat_math::{report, Report, Shoe};
+
+type Cache = Mutex<HashMap<(String, u32), Arc<Report>>>;
+
+fn cache() -> &'static Cache {
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    CACHE.get_or_init(Cache::default)
+}
+
+/// The exact odds of `rulebook`'s wagers on a full shoe of `decks` decks.
+fn odds(rulebook: &baccarat_rules::Rulebook, decks: u32) -> Result<Arc<Report>, String> {
+    let key = (rulebook.id.clone(), decks);
+    if let Some(r) = cache().lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return Ok(r.clone());
+    }
+    let shoe = Shoe::decks(decks).map_err(|e| e.to_string())?;
+    let r = Arc::new(report(rulebook, &shoe, Some(decks)));
+    cache().lock().unwrap_or_else(|p| p.into_inner()).insert(key, r.clone());
+    Ok(r)
+}
+
+/// `num/den` as a percentage with `places` decimals, rounded half away from
+/// zero, in integers (a statistic shown to people; never money).
+pub fn percent(num: i128, den: i128, places: u32) -> String {
+    if den == 0 {
+        return "—".into();
+    }
+    let scale = 10i128.pow(places);
+    let scaled = num * 100 * scale;
+    let (q, r) = (scaled / den, scaled % den);
+    let q = if 2 * r.abs() >= den.abs() { q + scaled.signum() * den.signum() } else { q };
+    let sign = if q < 0 { "-" } else { "" };
+    let q = q.abs();
+    if places == 0 {
+        return format!("{sign}{q}%");
+    }
+    format!("{sign}{}.{:0width$}%", q / scale, q % scale, width = places as usize)
+}
+
+pub(super) async fn help(State(s): State<AppState>, Id(id): Id) -> Result<Json<Value>, ApiError> {
+    table_exists(&s, id)?;
+    let t = s.views.read().expect("views lock").tables.iter().find(|t| t.id == id).cloned().expect("checked");
+    let rb = baccarat_rules::profiles::builtin(&t.rulebook).map_err(|e| ApiError::internal(e.to_string()))?;
+    let decks = t.decks;
+    let rulebook = rb.clone();
+    let report = tokio::task::spawn_blocking(move || odds(&rulebook, decks))
+        .await
+        .map_err(|_| ApiError::internal("the odds could not be computed"))?
+        .map_err(ApiError::internal)?;
+    let offers: Vec<Value> = t
+        .offers
+        .iter()
+        .map(|o| {
+            let priced = report.bets.iter().find(|b| b.bet.id() == o.bet && b.pay_table == o.pay_table);
+            let (edge, exact, outcomes) = match priced {
+                Some(b) => {
+                    let (n, d) = b.house_edge_exact();
+                    let outcomes: Vec<Value> = b
+                        .outcomes
+                        .iter()
+                        .map(|x| {
+                            json!({
+                                "outcome": x.outcome.id(),
+                                "pays": x.pays.report(),
+                                "probability": percent(x.count as i128, b.total as i128, 4),
+                            })
+                        })
+                        .collect();
+                    (json!(percent(n, d, 4)), json!(format!("{n}/{d}")), json!(outcomes))
+                }
+                None => (Value::Null, Value::Null, json!([])),
+            };
+            let unpriced = report.skipped.iter().find(|(b, _)| b.id() == o.bet).map(|(_, why)| why.clone());
+            json!({
+                "bet": o.bet,
+                "name": o.name,
+                "pay_table": o.pay_table,
+                "rule": o.rule,
+                "min": o.min,
+                "max": o.max,
+                "lines": o.lines,
+                "house_edge": edge,
+                "house_edge_exact": exact,
+                "outcomes": outcomes,
+                "not_priced": if priced.is_none() { json!(unpriced.unwrap_or_else(|| "not priced for this pay table".into())) } else { Value::Null },
+            })
+        })
+        .collect();
+    let rules: Vec<Value> = rb
+        .config
+        .citations
+        .iter()
+        .filter_map(|(k, cite)| rb.config.quotes.get(k).map(|q| json!({ "key": k, "cite": cite, "quote": q })))
+        .collect();
+    Ok(Json(json!({
+        "table": t.id,
+        "name": t.name,
+        "rulebook": t.rulebook,
+        "rulebook_title": t.rulebook_title,
+        "variant": t.variant_title,
+        "mode": t.mode,
+        "dealing": t.dealing,
+        "decks": t.decks,
+        "chip": t.chip,
+        "min": t.min,
+        "max": t.max,
+        "differential": t.differential,
+        "offers": offers,
+        "rules": rules,
+    })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::percent;
+
+    #[test]
+    fn percentages_are_rounded_in_integers() {
+        assert_eq!(percent(1, 3, 2), "33.33%");
+        assert_eq!(percent(2, 3, 2), "66.67%");
+        assert_eq!(percent(-1, 3, 2), "-33.33%");
+        assert_eq!(percent(1, 8, 1), "12.5%");
+        assert_eq!(percent(1, 16, 1), "6.3%");
+        assert_eq!(percent(-1, 16, 1), "-6.3%");
+        assert_eq!(percent(0, 5, 4), "0.0000%");
+        assert_eq!(percent(1, 0, 2), "—");
+        assert_eq!(percent(1, 2, 0), "50%");
+    }
+}

@@ -24,7 +24,10 @@ async function shots(page, name) {
   await page.setViewportSize(PHONE);
   await page.waitForTimeout(150);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  expect(overflow <= 0, `${name}: the page scrolls sideways at 390 px wide (by ${overflow} px)`);
+  const wide = overflow > 0 ? await page.evaluate(() => [...document.querySelectorAll('body *')]
+    .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 0.5 && el.getClientRects().length)
+    .slice(0, 5).map((el) => `${el.tagName.toLowerCase()}.${el.className}#${el.id}@${Math.round(el.getBoundingClientRect().right)}`)) : [];
+  expect(overflow <= 0, `${name}: the page scrolls sideways at 390 px wide (by ${overflow} px): ${wide.join(', ')}`);
   await shot(page, `${name}-390x844`);
   await page.setViewportSize(WIDE);
   await page.waitForTimeout(100);
@@ -342,6 +345,16 @@ await run('player', async ({ newPage }) => {
   await page.getByTestId('undo').click();
   expect((await page.getByTestId('spot-player-pending').getAttribute('data-minor')) === '0', 'Undo, chip by chip, to nothing');
   expect(await page.getByTestId('undo').isDisabled(), 'nothing left to undo');
+  // Max: the last spot bet on, raised to its maximum less what is on it.
+  const pairMax = (await page.evaluate(async (id) => (await (await fetch(`/api/tables/${id}`)).json()).offers, TABLE))
+    .find((o) => o.bet === 'player_pair').max;
+  await page.getByTestId('spot-player_pair').click();
+  await page.getByTestId('max').click();
+  const maxed = Number(await page.getByTestId('spot-player_pair-pending').getAttribute('data-minor'));
+  expect(maxed === pairMax - PAIR_STAKE, `Max: ${maxed}, the spot's ${pairMax} less the ${PAIR_STAKE} on it`);
+  await page.getByTestId('undo').click();
+  await page.getByTestId('clear').click();
+  expect((await page.getByTestId('spot-player_pair-pending').getAttribute('data-minor')) === '0', 'Clear after Max');
 
   // A stack over the spot's maximum is stopped on the page, chip by chip,
   // with the maximum named; the slip keeps what fits.

@@ -304,6 +304,7 @@ $('layout').addEventListener('click', (ev) => {
   if (why) return notify(why);
   S.pending.set(bet, (S.pending.get(bet) || 0) + S.chip);
   S.undo.push([bet, S.chip]);
+  S.lastSpot = bet;
   S.pendingKey = null;
   renderStakes();
 });
@@ -605,6 +606,7 @@ function renderStakes() {
   $('btn-clear').disabled = S.busy || !S.pending.size;
   $('btn-undo').disabled = S.busy || !S.undo.length;
   $('btn-double').disabled = S.busy || !betting || !(S.pending.size || placedTotal);
+  $('btn-max').disabled = S.busy || !betting || !S.lastSpot;
   $('btn-withdraw').disabled = S.busy || !(betting && placedTotal);
   if ($('btn-withdraw').disabled) disarmWithdraw();
   $('btn-rebet').disabled = S.busy || !sessionStorage.getItem(`baccarat.rebet.${S.tableId}`);
@@ -791,6 +793,30 @@ $('btn-undo').addEventListener('click', () => {
   const left = (S.pending.get(bet) || 0) - chip;
   if (left > 0) S.pending.set(bet, left);
   else S.pending.delete(bet);
+  S.pendingKey = null;
+  renderStakes();
+});
+
+// Max: the last spot bet on raised to the most it takes (its maximum less what
+// is on it), within the available balance, in whole chip units; one Undo
+// takes it back.
+$('btn-max').addEventListener('click', () => {
+  if (!S.t || S.t.phase !== 'betting') return;
+  const bet = S.lastSpot;
+  if (!bet) return notify('Put a chip on a spot first: Max raises the last spot you bet on to its maximum.', 'info');
+  const unit = S.t.chip || 1;
+  const offer = (S.t.offers || []).find((o) => o.bet === bet);
+  if (!offer) return;
+  // The largest whole number of units that overLimit allows (it only grows
+  // with the stack): a binary search.
+  let lo = 0, hi = Math.floor(offer.max / unit);
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (overLimit(bet, mid * unit)) hi = mid - 1; else lo = mid;
+  }
+  if (lo === 0) return notify(overLimit(bet, unit) || `${words(bet)} takes no more.`);
+  S.pending.set(bet, (S.pending.get(bet) || 0) + lo * unit);
+  S.undo.push([bet, lo * unit]);
   S.pendingKey = null;
   renderStakes();
 });

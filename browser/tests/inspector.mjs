@@ -30,6 +30,8 @@ async function dealACoup() {
 await run('inspector', async ({ newPage }) => {
   const t0 = Date.now();
   const { coup, wager } = await dealACoup();
+  // The next coup's betting opens: the recall still opens on the completed one.
+  await apiCall(await apiLogin('dealer'), `/api/tables/${TABLE}/commands`, { command: 'open_betting', no_bet: false });
 
   const page = await newPage({ viewport: WIDE });
   const errors = [];
@@ -50,6 +52,10 @@ await run('inspector', async ({ newPage }) => {
   await page.fill(tid('recall-last'), '3');
   await page.click(tid('recall-load'));
   await page.waitForSelector(`${tid('recall-coup')}[data-coup="${coup}"]`);
+  const next = page.locator(tid(`recall-coup-${coup + 1}`));
+  expect(await next.getAttribute('data-complete') === 'false' && (await next.innerText()).includes('in progress'),
+    `the coup being dealt is marked in progress: ${await next.innerText()}`);
+  expect(await page.locator(tid(`recall-coup-${coup}`)).getAttribute('aria-pressed') === 'true', 'the recall opens on the last completed coup');
   const records = await page.locator(`${tid('recall-records')} li`).evaluateAll(
     (els) => els.map((e) => ({ seq: Number(e.dataset.testid.slice(7)), event: e.dataset.event, text: e.textContent })),
   );

@@ -1432,6 +1432,11 @@ function changeMinimumDialog() {
 // ---------------------------------------------------------------------------
 // Inspector: recall and verification
 
+/** Whether a recalled coup is over: closed after its settlement, or voided. */
+function coupDone(c) {
+  return c.records.some((rec) => rec.event && ['coup_closed', 'coup_voided'].includes(rec.event.event));
+}
+
 async function loadRecall() {
   const id = state.tableId;
   if (id === null) return;
@@ -1441,7 +1446,10 @@ async function loadRecall() {
     const r = await api(`/api/tables/${id}/audit?last=${n}`);
     if (id !== state.tableId) return;
     state.recall = r;
-    state.recallCoup = Math.max(0, r.coups.length - 1);
+    // The last completed coup, not one still being dealt.
+    const done = r.coups.map(coupDone);
+    const last = done.lastIndexOf(true);
+    state.recallCoup = last >= 0 ? last : Math.max(0, r.coups.length - 1);
     state.recallStep = 0;
     renderRecall();
     say(`Recall loaded: ${r.coups.length} coup${r.coups.length === 1 ? '' : 's'} of table ${id}.`);
@@ -1471,7 +1479,7 @@ function renderRecall() {
   // Wagers by id across the recalled coups, so a settlement names its bet.
   const wagers = new Map();
   for (const c of r.coups) for (const rec of c.records) if (rec.event.event === 'wager_placed') wagers.set(rec.event.wager.id, rec.event.wager);
-  const pick = r.coups.map((c, i) => `<button type="button" class="${i === state.recallCoup ? '' : 'secondary'}" data-act="recall-coup" data-index="${i}" data-testid="recall-coup-${c.coup}" aria-pressed="${i === state.recallCoup}">Coup ${c.coup}</button>`).join('');
+  const pick = r.coups.map((c, i) => `<button type="button" class="${i === state.recallCoup ? '' : 'secondary'}" data-act="recall-coup" data-index="${i}" data-testid="recall-coup-${c.coup}" data-complete="${coupDone(c)}" aria-pressed="${i === state.recallCoup}">Coup ${c.coup}${coupDone(c) ? '' : ' (in progress)'}</button>`).join('');
   const c = r.coups[state.recallCoup];
   const step = c.records[state.recallStep];
   const ruleOf = (e) => (e.rule ? ` <span class="cite-tag">${esc(e.rule)}</span>` : '');

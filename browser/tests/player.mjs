@@ -53,6 +53,11 @@ async function onFirstScreen(page, viewport, ids, name) {
   await page.setViewportSize(WIDE);
 }
 
+/** A table's offer of `bet`. */
+function offers0(table, bet) {
+  return table.offers.find((o) => o.bet === bet);
+}
+
 /** A card's baccarat points. */
 function points(card) {
   const rank = card.slice(0, -1);
@@ -355,6 +360,25 @@ await run('player', async ({ newPage }) => {
   await page.getByTestId('undo').click();
   await page.getByTestId('clear').click();
   expect((await page.getByTestId('spot-player_pair-pending').getAttribute('data-minor')) === '0', 'Clear after Max');
+
+  // Refusals in a player's words: the server's own refusal of a Tie over its
+  // maximum, shown with the currency and without the rule number, which is
+  // one tap away; a wallet refusal names both amounts.
+  const words = await page.evaluate(async ([id, max]) => {
+    const m = await import('/assets/common.js');
+    let refused;
+    try {
+      await m.api(`/api/tables/${id}/wagers`, { method: 'POST', body: { bet: 'tie', amount: max + 100, key: `over-${Date.now()}` } });
+    } catch (e) { refused = { message: e.message, rule: e.rule, raw: e.body && e.body.error }; }
+    const wallet = m.plainError(409, { code: 'wallet', error: 'available 0.00 is less than 500.00' });
+    return { refused, wallet };
+  }, [TABLE, offers0(tableInfo, 'tie').max]);
+  log('refusal in words:', JSON.stringify(words));
+  const said = words.refused && words.refused.message;
+  expect(!!said && said.includes('$') && !/\b\d+\.\d{2}\b/.test(said.replace(/\$[\d,]+\.\d{2}/g, '')), `the amounts are in dollars: ${said} (from ${words.refused && words.refused.raw})`);
+  expect(!!said && !/\b(NSW|AU|EU) \d/.test(said) && /^Your Tie bets may total at most \$/.test(said), `in a player's words, without the rule number: ${said}`);
+  expect(!!words.refused.rule && words.refused.rule.startsWith('NSW'), `the rule comes beside it: ${words.refused.rule}`);
+  expect(words.wallet === 'Not enough balance: you have $0.00 available, and this needs $500.00.', `the wallet refusal: ${words.wallet}`);
 
   // A stack over the spot's maximum is stopped on the page, chip by chip,
   // with the maximum named; the slip keeps what fits.

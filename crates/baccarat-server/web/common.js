@@ -24,18 +24,42 @@ export class ApiError extends Error {
   }
 }
 
-/** What a refusal means, for a person. */
+/** What a refusal means, for a person. The rule, when a rulebook's rule
+ * refused, is not in the text: it is `ApiError.rule`, shown one tap away. */
 export function plainError(status, body) {
   const msg = (body && body.error) || '';
-  // The server sends `rule` only where a rulebook's rule refused.
-  const rule = body && body.rule ? ` (${body.rule})` : '';
   if (status === 401) return 'Please sign in again: ' + (msg || 'your session has ended.');
   if (status === 403) return 'Not allowed: ' + (msg || 'your role may not do this.');
   if (status === 413) return 'That request is too large.';
   if (status === 429) return 'Too many requests; please wait a moment.';
   if (status === 0) return 'Cannot reach the table server. Check the connection.';
   if (!msg) return `The server refused the request (${status}).`;
-  return msg.charAt(0).toUpperCase() + msg.slice(1) + rule;
+  return playerWords(body && body.code, msg);
+}
+
+/**
+ * A refusal's message in a player's words: amounts in the currency (the
+ * server writes minor units as "5000.00"), the engine's phrasing turned to
+ * the player, and no rule number (the rule goes beside it).
+ */
+export function playerWords(code, message) {
+  let m = String(message || '').trim();
+  const amount = (text) => {
+    const [whole, cents] = text.split('.');
+    return money(Number(whole) * 100 + Number(cents));
+  };
+  const wallet = /^available (-?\d+\.\d{2}) is less than (-?\d+\.\d{2})/.exec(m);
+  if (code === 'wallet' && wallet) return `Not enough balance: you have ${amount(wallet[1])} available, and this needs ${amount(wallet[2])}.`;
+  if (code === 'float') return 'The table cannot cover a win that large just now: try a smaller bet.';
+  if (code === 'settling') return 'The last coup is being paid out: try again in a moment.';
+  if (code === 'halted') return 'This table is stopped while a supervisor checks it.';
+  m = m.replace(/\s*\((?:NSW|AU|EU)[^)]*\)\s*$/, '');
+  m = m.replace(/(^|[^\w.$])(-?\d+\.\d{2})(?!\d)/g, (_, pre, n) => pre + amount(n));
+  m = m.replace(/^(\w[\w ]*?) wagers of one player may total at most/, (_, bet) => `Your ${words(bet)} bets may total at most`);
+  m = m.replace(/^wagers are closed once "no more bets" is called and the first card is drawn$/, 'Bets are closed: "no more bets" has been called. Wait for the next coup.');
+  m = m.replace(/^betting is not open$/, 'Betting is not open yet: wait for the next coup.');
+  m = m.charAt(0).toUpperCase() + m.slice(1);
+  return /[.!?]$/.test(m) ? m : `${m}.`;
 }
 
 /** Call the API; resolves with JSON or throws ApiError. */

@@ -176,6 +176,8 @@ function errorHtml(e) {
   const rule = e instanceof ApiError ? ruleForCite(e.rule) : null;
   if (rule && rule.quote) {
     html += `<details><summary>The rule: ${esc(rule.cite)}</summary><blockquote class="quote">${esc(rule.quote.trim())}</blockquote></details>`;
+  } else if (e instanceof ApiError && e.rule) {
+    html += `<p class="muted">The rule: ${esc(e.rule)}</p>`;
   }
   return html;
 }

@@ -6,7 +6,7 @@
 // clock (now_ms).
 
 import {
-  auth, api, login, logout, newKey, money, cardParts, cardFace, POSITIONS, followTable, esc, words,
+  auth, api, login, logout, newKey, money, cardParts, cardFace, POSITIONS, followTable, esc, words, playerWords,
   phaseWords, shortHash, cardPoints, roadsBoardHtml, bigRoadHtml, askMarksHtml,
 } from '/assets/common.js';
 
@@ -48,13 +48,16 @@ const SIDE_OF = (pos) => (pos.startsWith('player') ? 'player' : 'banker');
 // ---------------------------------------------------------------------------
 // Notices (aria-live), balance, routing
 
-function notify(text, kind = 'error') {
+/** A notice; with `rule`, the rule that refused is one tap away. */
+function notify(text, kind = 'error', rule = null) {
   const box = $('notices');
-  if ([...box.children].some((n) => n.firstElementChild && n.firstElementChild.textContent === text)) return;
-  const p = document.createElement('p');
+  if ([...box.children].some((n) => n.dataset.text === text)) return;
+  const p = document.createElement('div');
+  p.dataset.text = text;
   p.className = `notice ${kind}`;
   p.dataset.kind = kind;
-  p.innerHTML = `<span>${esc(text)}</span><button type="button" class="dismiss" aria-label="Dismiss">×</button>`;
+  const why = rule ? `<details class="notice-rule"><summary>The rule</summary>${esc(rule)}</details>` : '';
+  p.innerHTML = `<span>${esc(text)}${why}</span><button type="button" class="dismiss" aria-label="Dismiss">×</button>`;
   p.querySelector('button').addEventListener('click', () => p.remove());
   box.append(p);
   while (box.children.length > 4) box.firstElementChild.remove();
@@ -111,7 +114,7 @@ async function refreshMe({ quiet = false } = {}) {
       route();
       return false;
     }
-    if (!(quiet && e.status === 0)) notify(e.message);
+    if (!(quiet && e.status === 0)) notify(e.message, 'error', e.rule);
     return true;
   }
 }
@@ -197,7 +200,7 @@ async function showLobby() {
         ? `Signed in as ${role}: you may watch the tables; the pit console is at /pit.`
         : 'Choose a table to play.';
     } catch (e) {
-      notify(e.message);
+      notify(e.message, 'error', e.rule);
     }
   };
   await load();
@@ -766,14 +769,14 @@ $('btn-confirm').addEventListener('click', () => withBusy(async () => {
       const l = lines[i];
       const what = `${words(l.bet)} ${money(l.amount)}`;
       if (res.result === 'wager') placed.push(what);
-      else refused.push(`${what} refused: ${res.message || 'not accepted'}${res.rule ? ` (${res.rule})` : ''}`);
+      else refused.push([`${what} was not placed: ${playerWords(res.code, res.message || 'not accepted')}`, res.rule]);
     });
     if (r.balance !== undefined) setBalance(r.balance);
     if (placed.length) notify(`Placed: ${placed.join(', ')}.`, 'info');
-    for (const text of refused) notify(text);
+    for (const [text, rule] of refused) notify(text, 'error', rule);
   } catch (e) {
     if (e.status !== 0) S.pendingKey = null; // refused: a new slip gets a new key
-    notify(e.status === 0 ? `${e.message} Press Confirm again to retry the same slip.` : e.message);
+    notify(e.status === 0 ? `${e.message} Press Confirm again to retry the same slip.` : e.message, 'error', e.rule);
   }
 }));
 
@@ -932,7 +935,7 @@ async function handAction(action) {
   try {
     await api(`/api/tables/${S.tableId}/hand`, { method: 'POST', body: action === 'expose' && out ? { action, side: out.side } : { action } });
   } catch (e) {
-    notify(e.message);
+    notify(e.message, 'error', e.rule);
   }
 }
 $('btn-reveal').addEventListener('click', () => handAction('expose'));
@@ -986,7 +989,7 @@ async function loadHistory(missedCoup = null) {
       return `<tr class="${cls}" data-wager="${l.wager}"><td title="Table ${h.table}, coup ${h.coup}">${h.table === S.tableId ? '' : `T${h.table} `}#${h.coup}</td><td>${esc(words(l.bet))}</td><td>${esc(money(l.amount))}</td><td>${esc(words(l.outcome || l.status))}</td><td class="num">${esc(money(l.net, { sign: true }))}</td></tr>`;
     }).join('') : '<tr><td colspan="5">No settled wagers yet.</td></tr>';
   } catch (e) {
-    notify(e.message);
+    notify(e.message, 'error', e.rule);
   }
 }
 

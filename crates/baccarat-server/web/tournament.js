@@ -23,8 +23,9 @@ function notice(text, kind = 'error') {
   setTimeout(() => n.remove(), 8000);
 }
 
+/** A refusal, with the rule that refused it (NSW 15) beside it. */
 function fail(e) {
-  notice(e instanceof ApiError ? e.message : String(e));
+  notice(e instanceof ApiError ? `${e.message}${e.rule ? ` (${e.rule})` : ''}` : String(e));
 }
 
 function show(view) {

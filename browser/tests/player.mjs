@@ -402,5 +402,20 @@ await run('player', async ({ newPage }) => {
   await page.getByTestId(`spot-${capped.bet}`).click();
   expect((await page.getByTestId(`spot-${capped.bet}-pending`).getAttribute('data-minor')) === '0', 'nothing waits on the slip');
 
+  // With the player's setting, a slip left unconfirmed is confirmed for
+  // them just before betting closes, and the setting is remembered.
+  await page.getByTestId('slip-auto').check();
+  await page.waitForFunction(() => {
+    const c = document.querySelector('[data-testid=countdown]');
+    return document.querySelector('[data-testid=table]').dataset.phase === 'betting' && !c.hidden && Number(c.dataset.remainingMs) > 3000;
+  }, null, { timeout: 30000 });
+  await page.getByTestId(`chip-${Math.min(...tray)}`).click();
+  for (let i = 0; i < 10; i++) await page.getByTestId('spot-player').click();
+  const autoStake = Number(await page.getByTestId('spot-player-pending').getAttribute('data-minor'));
+  await page.waitForFunction((want) => document.querySelector('[data-testid=spot-player-placed]').dataset.minor === String(want), autoStake, { timeout: 15000 });
+  expect((await page.getByTestId('notices').innerText()).includes('Placed'), 'the player is told the slip was placed');
+  expect(await page.evaluate(() => localStorage.getItem('baccarat.autoConfirm')) === 'true', 'the setting is remembered');
+  await page.getByTestId('slip-auto').uncheck();
+
   expect(errors.length === 0, `no script errors: ${errors.join('; ')}`);
 });

@@ -712,9 +712,15 @@ function tick() {
   el.querySelector('.countdown-text').textContent = left > 0 ? `Bets close in ${Math.ceil(left / 1000)} s` : 'Closing…';
   el.querySelector('.countdown-bar span').style.width = `${Math.min(100, (100 * left) / S.countdown.total)}%`;
   el.classList.toggle('urgent', left < 3000);
+  const auto = $('slip-auto').checked;
   if (left < 3000 && S.pending.size && S.countdown.warned !== t.coup) {
     S.countdown.warned = t.coup;
-    notify('Your slip is not confirmed: press Confirm before betting closes, or the chips are taken back.', 'info');
+    notify(auto ? 'Your slip is not confirmed yet: it will be confirmed for you just before betting closes.'
+      : 'Your slip is not confirmed: press Confirm before betting closes, or the chips are taken back.', 'info');
+  }
+  if (auto && left > 0 && left < 1500 && S.pending.size && !S.busy && S.countdown.autoSent !== t.coup) {
+    S.countdown.autoSent = t.coup;
+    confirmSlip();
   }
 }
 setInterval(tick, 200);
@@ -754,7 +760,10 @@ async function withBusy(fn) {
   try { await fn(); } finally { S.busy = false; renderStakes(); }
 }
 
-$('btn-confirm').addEventListener('click', () => withBusy(async () => {
+$('btn-confirm').addEventListener('click', () => confirmSlip());
+
+/** Send the slip (Confirm, or the automatic confirmation before the close). */
+const confirmSlip = () => withBusy(async () => {
   if (!S.pending.size || !S.t) return;
   // AU 14.5: at an Ante Up table each initial wager goes with its ante.
   const lines = [...S.pending].map(([bet, amount]) => ({ bet, amount, ante: anteFor(bet, amount) }));
@@ -778,7 +787,13 @@ $('btn-confirm').addEventListener('click', () => withBusy(async () => {
     if (e.status !== 0) S.pendingKey = null; // refused: a new slip gets a new key
     notify(e.status === 0 ? `${e.message} Press Confirm again to retry the same slip.` : e.message, 'error', e.rule);
   }
-}));
+});
+
+// The player's setting for a slip left unconfirmed: confirmed automatically
+// just before betting closes, or (the default) warned at 3 s and taken back.
+const AUTO_KEY = 'baccarat.autoConfirm';
+$('slip-auto').checked = localStorage.getItem(AUTO_KEY) === 'true';
+$('slip-auto').addEventListener('change', () => localStorage.setItem(AUTO_KEY, String($('slip-auto').checked)));
 
 // Clear takes back only the chips not confirmed yet; confirmed bets stay.
 $('btn-clear').addEventListener('click', () => {

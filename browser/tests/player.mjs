@@ -161,8 +161,20 @@ await run('player', async ({ newPage }) => {
   await page.getByTestId('spot-tie').click();
   await page.getByTestId('confirm').click();
   await page.waitForFunction(() => document.querySelector('[data-testid=spot-tie-placed]').dataset.minor === '1000');
+  // Sound: a chip put down clicks; muted, nothing plays, and the switch is
+  // remembered on this device.
+  const sounds = () => page.evaluate(() => (window.__sounds || []).length);
+  const heard = await sounds();
   await page.getByTestId('spot-tie').click();
+  expect(await sounds() === heard + 1 && await page.evaluate(() => window.__sounds.at(-1)) === 'chip', 'a chip clicks');
   expect((await page.getByTestId('spot-tie-pending').getAttribute('data-minor')) === '1000', 'a chip on the slip');
+  await page.getByTestId('sound').click();
+  expect((await page.getByTestId('sound').getAttribute('aria-pressed')) === 'false', 'the switch says sound is off');
+  await page.getByTestId('clear').click();
+  await page.getByTestId('spot-tie').click();
+  expect(await sounds() === heard + 1, 'muted: nothing plays');
+  expect(await page.evaluate(() => localStorage.getItem('baccarat.sound')) === 'off', 'the switch is remembered');
+  await page.getByTestId('sound').click();
   await page.getByTestId('clear').click();
   expect((await page.getByTestId('spot-tie-pending').getAttribute('data-minor')) === '0', 'Clear empties the slip');
   await page.waitForTimeout(300);

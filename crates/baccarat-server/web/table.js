@@ -9,6 +9,7 @@ import {
   auth, api, login, logout, newKey, money, cardParts, cardFace, POSITIONS, followTable, esc, words, playerWords,
   phaseWords, shortHash, cardPoints, roadsBoardHtml, bigRoadHtml, askMarksHtml,
 } from '/assets/common.js';
+import { play, setSound, soundOn } from '/assets/sound.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -308,6 +309,7 @@ $('layout').addEventListener('click', (ev) => {
   S.pending.set(bet, (S.pending.get(bet) || 0) + S.chip);
   S.undo.push([bet, S.chip]);
   S.lastSpot = bet;
+  play('chip');
   S.pendingKey = null;
   renderStakes();
 });
@@ -472,7 +474,10 @@ function renderCards() {
       slot.dataset.state = 'down';
       void slot.offsetWidth;
     }
-    if (state === 'up' && before !== 'up' && current) S.turnedAt = performance.now();
+    if (state === 'up' && before !== 'up' && current) {
+      S.turnedAt = performance.now();
+      play('card');
+    }
     slot.dataset.state = state;
     S.slotState[pos] = state;
   }
@@ -557,6 +562,10 @@ function renderWin(coup) {
   el.hidden = false;
   el.dataset.net = String(net);
   el.classList.toggle('up', net > 0);
+  if (net > 0 && S.chimed !== coup) {
+    S.chimed = coup;
+    play('win');
+  }
   el.textContent = net > 0 ? `You won ${money(net)}` : net < 0 ? `You lost ${money(-net)}` : 'Your stakes are returned';
 }
 
@@ -788,6 +797,18 @@ const confirmSlip = () => withBusy(async () => {
     notify(e.status === 0 ? `${e.message} Press Confirm again to retry the same slip.` : e.message, 'error', e.rule);
   }
 });
+
+// Sound, on or off (remembered on this device).
+function renderSoundButton() {
+  const on = soundOn();
+  $('btn-sound').setAttribute('aria-pressed', String(on));
+  $('btn-sound').textContent = on ? 'Sound on' : 'Sound off';
+}
+$('btn-sound').addEventListener('click', () => {
+  setSound(!soundOn());
+  renderSoundButton();
+});
+renderSoundButton();
 
 // The player's setting for a slip left unconfirmed: confirmed automatically
 // just before betting closes, or (the default) warned at 3 s and taken back.

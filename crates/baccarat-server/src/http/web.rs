@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use super::AppState;
 
 /// The embedded files: name, content type, content.
-pub const FILES: [(&str, &str, &str); 14] = [
+pub const FILES: [(&str, &str, &str); 15] = [
     ("index.html", "text/html; charset=utf-8", include_str!("../../web/index.html")),
     ("pit.html", "text/html; charset=utf-8", include_str!("../../web/pit.html")),
     ("style.css", "text/css; charset=utf-8", include_str!("../../web/style.css")),
@@ -28,6 +28,7 @@ pub const FILES: [(&str, &str, &str); 14] = [
     ("fair.js", "text/javascript; charset=utf-8", include_str!("../../web/fair.js")),
     ("help.html", "text/html; charset=utf-8", include_str!("../../web/help.html")),
     ("help.js", "text/javascript; charset=utf-8", include_str!("../../web/help.js")),
+    ("sound.js", "text/javascript; charset=utf-8", include_str!("../../web/sound.js")),
 ];
 
 fn file(s: &AppState, name: &str) -> Response {

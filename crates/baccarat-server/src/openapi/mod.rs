@@ -705,7 +705,7 @@ fn wager_body() -> Value {
 fn page_operations() -> Vec<Operation> {
     let asset = Op::new(
         "A file of the pages: index.html, pit.html, tournament.html, leaderboard.html, fair.html, help.html, \
-         style.css, common.js, table.js, pit.js, tournament.js, leaderboard.js, fair.js, help.js",
+         style.css, common.js, table.js, pit.js, tournament.js, leaderboard.js, fair.js, help.js, sound.js",
     )
     .param(json!({ "name": "name", "in": "path", "required": true, "schema": string(), "example": "style.css" }))
     .page("the file", &["text/html", "text/css", "text/javascript"]);

@@ -53,6 +53,11 @@ async function onFirstScreen(page, viewport, ids, name) {
   await page.setViewportSize(WIDE);
 }
 
+/** Minor units as the page writes dollars. */
+function usd(minor) {
+  return `$${Math.floor(minor / 100).toLocaleString('en-US')}.${String(minor % 100).padStart(2, '0')}`;
+}
+
 /** A table's offer of `bet`. */
 function offers0(table, bet) {
   return table.offers.find((o) => o.bet === bet);
@@ -246,7 +251,8 @@ await run('player', async ({ newPage }) => {
       : { cls: 'lose', net: -PAIR_STAKE },
   };
   const lines = await page.evaluate(() => [...document.querySelectorAll('[data-testid^=payout-][data-status=settled]')].map((el) => ({
-    wager: el.dataset.wager, bet: el.dataset.bet, status: el.dataset.status, outcome: el.dataset.outcome, net: Number(el.dataset.net), text: el.innerText,
+    wager: el.dataset.wager, bet: el.dataset.bet, status: el.dataset.status, outcome: el.dataset.outcome, net: Number(el.dataset.net),
+    text: el.querySelector('details').textContent, short: el.querySelector('.p-short').innerText, shown: el.innerText,
   })));
   log('payouts', JSON.stringify(lines.map(({ text, ...l }) => l)), 'expected', JSON.stringify(expected));
   expect(lines.length === 2, `two payout lines: ${JSON.stringify(lines)}`);
@@ -258,8 +264,12 @@ await run('player', async ({ newPage }) => {
     expect(cls === e.cls, `${l.bet}: the cards make it a ${e.cls}; the server settled a ${cls} (${l.outcome})`);
     expect(l.net === e.net, `${l.bet}: net ${l.net} from the server, ${e.net} by the pay table`);
     for (const word of ['Stake', 'Outcome', 'Pays', 'Won', 'Commission', 'Returned', 'Net']) {
-      expect(l.text.includes(word), `${l.bet}: the payout line shows ${word}: ${l.text}`);
+      expect(l.text.includes(word), `${l.bet}: the payout's details show ${word}: ${l.text}`);
     }
+    // The line itself is short: what happened, in a few words.
+    const short = { win: `Won ${usd(l.net)}`, lose: `Lost ${usd(-l.net)}`, push: 'Stake returned' }[cls];
+    expect(l.short === short, `${l.bet}: the line says ${short}: ${l.short}`);
+    expect(!l.shown.includes('Commission'), `${l.bet}: the figures wait behind Details: ${l.shown}`);
     sum += l.net;
   }
   // The player's net is on the felt, in words.

@@ -636,9 +636,13 @@ function payoutLine(w) {
     ['Stake', money(s.stake)], ['Outcome', words(w.outcome || '—')], ['Pays', w.pays || '—'], ['Won', money(s.won)],
     ['Commission', money(s.commission)], ['Returned', money(s.returned)], ['Net', money(net, { sign: true })],
   ] : [['Stake', money(w.amount)]];
+  // A settled line says in a few words what happened; the settlement's every
+  // figure is one tap away.
+  const short = !s ? '' : net > 0 ? `Won ${money(net)}` : net < 0 ? `Lost ${money(-net)}` : 'Stake returned';
+  const figures = `<dl class="p-grid">${grid.map(([k, v]) => `<div><dt>${esc(k)}</dt><dd>${esc(v)}</dd></div>`).join('')}</dl>`;
   return `<li class="payout ${cls}" data-testid="payout-${w.wager}" data-wager="${w.wager}" data-bet="${esc(w.bet)}" data-status="${esc(w.status)}" data-outcome="${esc(w.outcome || '')}" data-net="${net === null ? '' : net}">
     <div class="p-head"><strong>${esc(words(w.bet))}</strong><span class="p-status">${esc(status)}</span>${net === null ? '' : `<span class="p-net">${esc(money(net, { sign: true }))}</span>`}</div>
-    <dl class="p-grid">${grid.map(([k, v]) => `<div><dt>${esc(k)}</dt><dd>${esc(v)}</dd></div>`).join('')}</dl>
+    ${s ? `<p class="p-short" data-testid="payout-short-${w.wager}">${esc(short)}</p><details class="p-details"><summary>Details</summary>${figures}</details>` : figures}
   </li>`;
 }
 

@@ -61,6 +61,15 @@ await run('dealer', async ({ newPage }) => {
   await dealer.click(tid('open-betting'));
   await waitAttr(dealer, tid('phase'), 'data-phase', 'betting');
 
+  // player1 watches the table on its page (they are told the supervisor's decision).
+  const watcher = await newPage({ viewport: WIDE });
+  watcher.on('pageerror', (e) => errors.push(e.message));
+  await watcher.goto(`${BASE}/#table=${TABLE}`);
+  await watcher.getByTestId('login-name').fill('player1');
+  await watcher.getByTestId('login-password').fill('demo');
+  await watcher.getByTestId('login-submit').click();
+  await watcher.waitForFunction(() => document.querySelector('[data-testid=connection]')?.dataset.state === 'live');
+
   // A player bets through the API: Banker $10, and Player $20 (a combination
   // that waits for a supervisor's approval, NSW 5.6.6).
   const player = await apiLogin('player1');
@@ -85,6 +94,9 @@ await run('dealer', async ({ newPage }) => {
   await waitAttr(sup, tid(`wager-${w}`), 'data-needs-approval', 'false');
   await waitAttr(dealer, tid(`wager-${w}`), 'data-needs-approval', 'false');
   await sup.close();
+  // The player's page says so at once (no polling: the table's WebSocket).
+  await watcher.waitForFunction(() => /Player wager of \$20\.00 was approved/.test(document.querySelector('[data-testid=notices]').textContent), null, { timeout: 5000 });
+  await watcher.close();
 
   // No more bets: the console prompts for the first card.
   await dealer.click(tid('close-betting'));

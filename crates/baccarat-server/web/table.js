@@ -386,6 +386,15 @@ function onMessage(msg) {
   }
   if (msg.mine && msg.mine.coup !== null && msg.mine.coup !== undefined) {
     const before = S.mine.get(msg.mine.coup) || [];
+    // A supervisor's decision on a wager that waited for it reaches the
+    // player as it is made.
+    for (const w of msg.mine.wagers) {
+      const was = before.find((b) => b.wager === w.wager);
+      if (!was) continue;
+      const what = `Your ${words(w.bet)} wager of ${money(w.amount)}`;
+      if (was.needs_approval && !w.needs_approval && w.status === 'open') notify(`${what} was approved: it is on the table.`, 'info');
+      if (was.status === 'open' && w.status === 'returned') notify(`${what} was not accepted, and the stake is back in your balance.`, 'error', w.rule);
+    }
     S.mine.set(msg.mine.coup, msg.mine.wagers);
     const settled = (ws) => ws.filter((w) => w.status === 'settled').length;
     if (settled(msg.mine.wagers) > settled(before)) loadHistorySoon();

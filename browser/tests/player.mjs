@@ -305,8 +305,18 @@ await run('player', async ({ newPage }) => {
   expect((await page.getByTestId('shoe-stats').innerText()).includes('This shoe:'), 'the statistics name the shoe');
   await page.getByTestId('ask-banker').hover();
   expect(await page.getByTestId('ask-banker-marks').isVisible(), 'the ask-road shows on hover');
+  // ...and in the roads themselves, where the server says the mark would go.
+  const asked = await page.evaluate(async (id) => (await (await fetch(`/api/tables/${id}`)).json()).roads.ask_banker_cells, TABLE);
+  const preview = await page.evaluate(() => [...document.querySelectorAll('#roads-board .ask-preview')].map((m) => ({
+    road: m.closest('.road').className, col: m.style.gridColumn, row: m.style.gridRow, cls: m.className,
+  })));
+  const big = preview.find((m) => m.road.includes('road-big'));
+  expect(!!big && big.col === String(asked.col + 1) && big.row === String(asked.row + 1) && big.cls.includes('ring B'),
+    `the big road shows where Banker would go: ${JSON.stringify(preview)} for ${JSON.stringify(asked)}`);
+  expect(preview.length === 1 + asked.derived.filter(Boolean).length, `one preview a road that would draw: ${JSON.stringify(preview)}`);
   expect((await page.getByTestId('ask-banker-marks').innerText()).includes('Big eye boy'), 'the ask-road names its three roads');
   await page.mouse.move(0, 0);
+  expect(await page.locator('#roads-board .ask-preview').count() === 0, 'the preview goes with the pointer');
   await page.getByTestId('ask-player').focus();
   expect(await page.getByTestId('ask-player-marks').isVisible(), 'the ask-road shows on focus');
   await page.getByTestId('ask-player').blur();

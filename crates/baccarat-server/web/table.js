@@ -688,6 +688,7 @@ function renderRoads() {
   if (key === S.roadsKey) return;
   S.roadsKey = key;
   $('roads-board').innerHTML = t.roads ? roadsBoardHtml(t.roads) : '';
+  drawAsk();
   scrollRoadsToEnd($('roads-board'));
   $('shoe-stats').innerHTML = shoeStatsHtml(t.stats);
   $('ask-banker-marks').innerHTML = `<strong>If Banker wins next:</strong>${askMarksHtml(t.roads && t.roads.ask_banker)}`;
@@ -991,7 +992,31 @@ $('btn-reveal').addEventListener('click', () => handAction('expose'));
 $('btn-decline').addEventListener('click', () => handAction('decline'));
 
 // ---------------------------------------------------------------------------
-// The ask-road: on hover, focus and tap
+// The ask-road: on hover, focus and tap; drawn in the roads too, blinking
+// where the result would go (the server's positions: the page computes no road).
+
+function drawAsk() {
+  for (const el of document.querySelectorAll('#roads-board .ask-preview')) el.remove();
+  const side = S.asking;
+  const cells = side && S.t && S.t.roads && S.t.roads[`ask_${side}_cells`];
+  if (!cells) return;
+  const put = (road, cls, col, row) => {
+    const grid = document.querySelector(`#roads-board .road-${road} .road-grid`);
+    if (!grid) return;
+    const m = document.createElement('span');
+    m.className = `mark ${cls} ask-preview`;
+    m.style.gridColumn = String(col + 1);
+    m.style.gridRow = String(row + 1);
+    m.setAttribute('aria-hidden', 'true');
+    if (cls.startsWith('ring')) m.innerHTML = `<span class="letter">${side === 'banker' ? 'B' : 'P'}</span>`;
+    grid.append(m);
+  };
+  put('big', `ring ${side === 'banker' ? 'B' : 'P'}`, cells.col, cells.row);
+  ['eye', 'small', 'roach'].forEach((kind, i) => {
+    const c = cells.derived[i];
+    if (c) put(kind, `d-${kind} ${c.mark}`, c.col, c.row);
+  });
+}
 
 for (const side of ['banker', 'player']) {
   const btn = $(`ask-${side}`), pop = $(`ask-${side}-marks`);
@@ -1001,6 +1026,8 @@ for (const side of ['banker', 'player']) {
     const open = st.hover || st.focus || st.pinned;
     pop.hidden = !open;
     btn.setAttribute('aria-expanded', String(open));
+    S.asking = open ? side : (S.asking === side ? null : S.asking);
+    drawAsk();
   };
   btn.addEventListener('mouseenter', () => { st.hover = true; sync(); });
   btn.addEventListener('mouseleave', () => { st.hover = false; sync(); });

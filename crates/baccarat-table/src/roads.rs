@@ -350,6 +350,20 @@ pub struct Board {
     /// won next (big eye boy, small road, cockroach pig).
     pub ask_banker: [Option<Mark>; 3],
     pub ask_player: [Option<Mark>; 3],
+    /// The ask-road drawn in the roads: where Banker's or Player's win would
+    /// go next in the big road, and the cell each derived road would draw.
+    pub ask_banker_cells: AskCells,
+    pub ask_player_cells: AskCells,
+}
+
+/// Where a next result would be drawn: its big-road cell's position, and the
+/// cell each derived road would add (big eye boy, small road, cockroach pig;
+/// `None` where that road would draw nothing yet).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct AskCells {
+    pub col: usize,
+    pub row: usize,
+    pub derived: [Option<MarkCell>; 3],
 }
 
 impl Roads {
@@ -364,7 +378,23 @@ impl Roads {
             cockroach_pig: lay_out(self.derived(3)),
             ask_banker: self.ask(RoadResult::Banker),
             ask_player: self.ask(RoadResult::Player),
+            ask_banker_cells: self.ask_cells(RoadResult::Banker),
+            ask_player_cells: self.ask_cells(RoadResult::Player),
         }
+    }
+
+    /// Where `next` (Banker or Player) would be drawn if it won the next
+    /// coup: the roads with it added, read at their last cells.
+    pub fn ask_cells(&self, next: RoadResult) -> AskCells {
+        let mut after = self.clone();
+        after.push(RoadEntry::plain(next));
+        let cell = after.columns.last().and_then(|c| c.last()).copied();
+        let derived = DERIVED.map(|(_, k)| {
+            (after.derived(k).len() > self.derived(k).len())
+                .then(|| lay_out(after.derived(k)).last().copied())
+                .flatten()
+        });
+        AskCells { col: cell.map_or(0, |c| c.col), row: cell.map_or(0, |c| c.row), derived }
     }
 }
 

@@ -181,4 +181,31 @@ proptest::proptest! {
         }
         proptest::prop_assert_eq!(b.ask_banker, r.ask(RoadResult::Banker));
     }
+
+    /// The ask-road drawn in the roads: each derived road's next cell has the
+    /// colour the ask-road names (computed by another path, from the column
+    /// lengths) and lies where no cell is drawn yet; the big road's next cell
+    /// is free too, and is where that result, once it comes, is drawn.
+    #[test]
+    fn the_ask_road_is_drawn_where_the_next_result_goes(s in "[BPT]{0,120}") {
+        let r = Roads::from_letters(&s).unwrap();
+        let b = r.board();
+        for (next, cells, marks) in [
+            (RoadResult::Banker, &b.ask_banker_cells, b.ask_banker),
+            (RoadResult::Player, &b.ask_player_cells, b.ask_player),
+        ] {
+            let drawn: Vec<Option<Mark>> = cells.derived.iter().map(|c| c.map(|c| c.mark)).collect();
+            proptest::prop_assert_eq!(&drawn[..], &marks[..]);
+            for (cell, road) in cells.derived.iter().zip([&b.big_eye_boy, &b.small_road, &b.cockroach_pig]) {
+                if let Some(c) = cell {
+                    proptest::prop_assert!(road.iter().all(|d| (d.col, d.row) != (c.col, c.row)), "{:?} is free", (c.col, c.row));
+                }
+            }
+            proptest::prop_assert!(b.big_road.iter().all(|d| (d.col, d.row) != (cells.col, cells.row)));
+            let letter = if next == RoadResult::Banker { 'B' } else { 'P' };
+            let after = Roads::from_letters(&format!("{s}{letter}")).unwrap().board();
+            let last = after.big_road.last().unwrap();
+            proptest::prop_assert_eq!((last.col, last.row), (cells.col, cells.row));
+        }
+    }
 }

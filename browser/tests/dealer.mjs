@@ -95,7 +95,7 @@ await run('dealer', async ({ newPage }) => {
   await waitAttr(dealer, tid(`wager-${w}`), 'data-needs-approval', 'false');
   await sup.close();
   // The player's page says so at once (no polling: the table's WebSocket).
-  await watcher.waitForFunction(() => /Player wager of \$20\.00 was approved/.test(document.querySelector('[data-testid=notices]').textContent), null, { timeout: 5000 });
+  await watcher.waitForFunction(() => /Player wager of \$20\.00 was approved/.test(document.querySelector('[data-testid=notices]').textContent), null, { timeout: 15000 });
   await watcher.close();
 
   // No more bets: the console prompts for the first card.

@@ -444,8 +444,11 @@ await run('player', async ({ newPage }) => {
   await page.getByTestId(`chip-${Math.min(...tray)}`).click();
   for (let i = 0; i < 10; i++) await page.getByTestId('spot-player').click();
   const autoStake = Number(await page.getByTestId('spot-player-pending').getAttribute('data-minor'));
+  // Watched from now: a notice lasts seconds, and a busy machine may show the
+  // placed stake later than the notice.
+  const told = page.waitForFunction(() => /Placed: Player/.test(document.querySelector('[data-testid=notices]').textContent), null, { timeout: 15000 });
   await page.waitForFunction((want) => document.querySelector('[data-testid=spot-player-placed]').dataset.minor === String(want), autoStake, { timeout: 15000 });
-  expect((await page.getByTestId('notices').innerText()).includes('Placed'), 'the player is told the slip was placed');
+  await told; // the player is told the slip was placed
   expect(await page.evaluate(() => localStorage.getItem('baccarat.autoConfirm')) === 'true', 'the setting is remembered');
   await page.getByTestId('slip-auto').uncheck();
 

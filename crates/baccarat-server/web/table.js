@@ -587,7 +587,7 @@ function overLimit(bet, chip) {
   const on = openWagers().filter((w) => w.bet === bet).reduce((a, w) => a + w.amount, 0);
   const stack = (S.pending.get(bet) || 0) + chip;
   if (offer && on + stack > offer.max) {
-    return `${offer.name} takes at most ${money(offer.max)} a player: ${money(on + stack - chip)} is already on it or on your slip.`;
+    return `${words(offer.bet)} takes at most ${money(offer.max)} a player: ${money(on + stack - chip)} is already on it or on your slip.`;
   }
   const raw = $('available').dataset.minor;
   const available = raw === '' ? NaN : Number(raw);

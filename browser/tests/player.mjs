@@ -334,7 +334,7 @@ await run('player', async ({ newPage }) => {
   // shows those and the roads and the shoe's statistics.
   await page.waitForFunction(() => {
     const c = document.querySelector('[data-testid=countdown]');
-    return document.querySelector('[data-testid=table]').dataset.phase === 'betting' && !c.hidden && Number(c.dataset.remainingMs) > 2500;
+    return document.querySelector('[data-testid=table]').dataset.phase === 'betting' && !c.hidden && Number(c.dataset.remainingMs) > 4000;
   }, null, { timeout: 30000 });
   const play = ['card-player1', 'card-banker1', 'spot-player', 'spot-banker', 'spot-tie', 'chips', 'confirm', 'countdown'];
   await onFirstScreen(page, PHONE, play, 'phone');
@@ -354,7 +354,7 @@ await run('player', async ({ newPage }) => {
   await page.waitForFunction(() => {
     const t = document.querySelector('[data-testid=table]');
     const c = document.querySelector('[data-testid=countdown]');
-    return t.dataset.phase === 'betting' && !c.hidden && Number(c.dataset.remainingMs) > 2500;
+    return t.dataset.phase === 'betting' && !c.hidden && Number(c.dataset.remainingMs) > 4000;
   }, null, { timeout: 30000 });
   await page.getByTestId('rebet').click();
   expect((await page.getByTestId('spot-banker-pending').getAttribute('data-minor')) === String(BANKER_STAKE), 'Rebet: $20 on Banker');

@@ -267,9 +267,11 @@ fn shoe() -> Value {
     ])
 }
 
-fn table_view() -> Value {
+/// A wager a table offers, as its view shows it (`OfferView`); the help adds
+/// its odds to these.
+fn offer_fields() -> Vec<(&'static str, Value)> {
     let pay_line = object(&[("outcome", string()), ("pays", string())]);
-    let offer = object(&[
+    vec![
         ("bet", string()),
         ("name", string()),
         ("min", money()),
@@ -277,7 +279,11 @@ fn table_view() -> Value {
         ("pay_table", string()),
         ("rule", string()),
         ("lines", array(pay_line)),
-    ]);
+    ]
+}
+
+fn table_view() -> Value {
+    let offer = object(&offer_fields());
     let ante = object(&[("amount", money()), ("waived_at", nullable(money())), ("rule", string())]);
     let pair = json!({ "type": "array", "minItems": 2, "maxItems": 2, "items": { "type": "integer" } });
     let triple = json!({ "type": "array", "minItems": 3, "maxItems": 3, "items": { "type": "integer" } });
@@ -1011,20 +1017,14 @@ fn pit_operations() -> Vec<Operation> {
     ))
     .ok("the shoes", object(&[("table", u32s()), ("algorithm", string()), ("shoes", array(schema_ref("Shoe")))]));
     let outcome = object(&[("outcome", string()), ("pays", string()), ("probability", string())]);
-    let line = object(&[("outcome", string()), ("pays", string())]);
-    let offer = object(&[
-        ("bet", string()),
-        ("name", string()),
-        ("pay_table", string()),
-        ("rule", string()),
-        ("min", money()),
-        ("max", money()),
-        ("lines", array(line)),
+    let mut priced = offer_fields();
+    priced.extend([
         ("house_edge", nullable(string())),
         ("house_edge_exact", nullable(string())),
         ("outcomes", array(outcome)),
         ("not_priced", nullable(string())),
     ]);
+    let offer = object(&priced);
     let rule = object(&[("key", string()), ("cite", string()), ("quote", string())]);
     let help = on_table(Op::new(
         "A table's help: each wager offered with its pay table, its limits and its house edge from the exact odds of \

@@ -4,14 +4,23 @@
 //! # Design
 //!
 //! A year of a busy floor is billions of rows; the live database needs only
-//! what is live (`checkpoint.rs`). `baccarat archive` moves what came before a
-//! checkpoint taken before a date into a new SQLite file of its own (the same
-//! `audit`, `transfers` and `answer_log` tables, a subset of the rows), then
-//! deletes those rows from the live file.
+//! what is live (`checkpoint.rs`). `baccarat archive` moves every whole UTC
+//! month older than a date into a SQLite file of that month's own
+//! (`baccarat-archive-YYYY-MM.db`: the same `audit`, `transfers` and
+//! `answer_log` tables, a subset of the rows), then deletes those rows from
+//! the live file.
 //!
+//! * **One file per month, every table in it.** A regulator's retention, and
+//!   an inspector's request, are by period; so are the files, and a month's
+//!   file can be copied to cold storage or, after the retention period,
+//!   destroyed on its own. They are not also split by table: a month's
+//!   transfers move money between players' wallets and every table's escrow,
+//!   so its ledger and its chains are verified together. Each file's cut
+//!   names the chains it holds, so a reader of one table's history still
+//!   skips nothing it needs.
 //! * **Where to cut.** Each checkpoint also writes a *mark*: its time, the
-//!   last transfer it covers and every chain's length. The archive cuts at the
-//!   latest mark before the date asked for: each chain up to its length there,
+//!   last transfer it covers and every chain's length. A month is cut at its
+//!   last mark, and its file holds what came after the previous month's cut: each chain up to its length there,
 //!   the transfers up to the mark's, and the idempotency answers given by the
 //!   mark's time and before the keys' retention window (a key inside the
 //!   window may still be retried). Recovery starts from the latest checkpoint, which is
@@ -48,6 +57,7 @@ use sha2::{Digest, Sha256};
 
 use baccarat_table::shuffle::hex;
 
+use crate::civil;
 use crate::store::{StoreError, PAGE};
 
 /// Where a checkpoint stood: written beside each checkpoint, kept after the
@@ -230,12 +240,24 @@ pub fn write_mark(tx: &Connection, m: &Mark) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// The latest mark at or before `before_ms`.
-fn mark_before(conn: &Connection, before_ms: u64) -> Result<Option<Mark>, StoreError> {
+/// The latest mark taken before `end_ms`.
+fn mark_before(conn: &Connection, end_ms: u64) -> Result<Option<Mark>, StoreError> {
+    mark_where(conn, "at_ms < ?1 ORDER BY id DESC", end_ms)
+}
+
+/// The first mark taken after `after_ms`, or the first of all.
+fn mark_after(conn: &Connection, after_ms: Option<u64>) -> Result<Option<Mark>, StoreError> {
+    match after_ms {
+        Some(t) => mark_where(conn, "at_ms > ?1 ORDER BY id", t),
+        None => mark_where(conn, "at_ms >= ?1 ORDER BY id", 0),
+    }
+}
+
+fn mark_where(conn: &Connection, clause: &str, ms: u64) -> Result<Option<Mark>, StoreError> {
     let row = conn
         .query_row(
-            "SELECT at_ms, last_transfer, heads FROM marks WHERE at_ms <= ?1 ORDER BY id DESC LIMIT 1",
-            [before_ms as i64],
+            &format!("SELECT at_ms, last_transfer, heads FROM marks WHERE {clause} LIMIT 1"),
+            [ms.min(i64::MAX as u64) as i64],
             |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?)),
         )
         .optional()?;
@@ -246,12 +268,14 @@ fn mark_before(conn: &Connection, before_ms: u64) -> Result<Option<Mark>, StoreE
     .transpose()
 }
 
-/// What `baccarat archive` did.
+/// One archive file that `baccarat archive` wrote.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
     pub file: PathBuf,
+    /// The UTC month it holds the end of (`YYYY-MM`).
+    pub month: String,
     pub sha256: String,
-    /// The time of the checkpoint it cut at.
+    /// The time of the checkpoint it cut at: the month's last.
     pub cut_at_ms: u64,
     pub records: u64,
     pub transfers: u64,
@@ -262,19 +286,65 @@ pub struct Report {
 /// Rows deleted from the live file per transaction.
 const DELETE_CHUNK: i64 = 10_000;
 
-/// Move what came before the latest checkpoint at or before `before_ms` into
-/// a new archive file in `dir` (module docs), keeping the idempotency answers
-/// given after `now_ms - key_retention_ms`. Refuses, naming why, when there is
-/// nothing to move or the file exists.
-pub fn archive(db: &Path, dir: &Path, before_ms: u64, now_ms: u64, key_retention_ms: u64) -> Result<Report, String> {
+/// Move every whole UTC month that ended by `before_ms` out of the live file,
+/// one archive file per month in `dir` (module docs), keeping the idempotency
+/// answers given after `now_ms - key_retention_ms`. Each month is cut at its
+/// last checkpoint, so a file holds what came after the previous month's cut
+/// up to it. Refuses, naming why, when there is nothing to move or a month's
+/// file exists.
+pub fn archive(
+    db: &Path,
+    dir: &Path,
+    before_ms: u64,
+    now_ms: u64,
+    key_retention_ms: u64,
+) -> Result<Vec<Report>, String> {
     let store = crate::store::SqliteStore::open(db).map_err(|e| format!("{}: {e}", db.display()))?;
     purge(store.connection()).map_err(|e| e.to_string())?;
     let conn = store.connection();
-    let mark = mark_before(conn, before_ms).map_err(|e| e.to_string())?.ok_or_else(|| {
-        "no checkpoint was taken before that time: nothing can be archived yet (a server takes one every shoe \
-         or so, and when it stops)"
-            .to_string()
-    })?;
+    let limit = civil::month_start(before_ms);
+    let fail = |e: StoreError| e.to_string();
+    if mark_before(conn, limit).map_err(fail)?.is_none() {
+        return Err(format!(
+            "no checkpoint was taken before {} (archives hold whole UTC months, and a month is cut at its last \
+             checkpoint; a server takes one every shoe or so, and when it stops): nothing can be archived yet",
+            civil::year_month(limit)
+        ));
+    }
+    let mut after = registered(conn).map_err(fail)?.iter().map(|a| a.at_ms).max();
+    let mut reports = Vec::new();
+    loop {
+        let Some(first) = mark_after(conn, after).map_err(fail)?.filter(|m| m.at_ms < limit) else { break };
+        let mark = mark_before(conn, civil::next_month_start(first.at_ms).min(limit))
+            .map_err(fail)?
+            .expect("the month's first mark is before its end");
+        // (A clock set back could make the month's last mark older than its
+        // first; the loop still moves on.)
+        after = Some(mark.at_ms.max(first.at_ms));
+        if let Some(r) = archive_month(&store, db, dir, &mark, now_ms, key_retention_ms)? {
+            reports.push(r);
+        }
+    }
+    if reports.is_empty() {
+        return Err(format!(
+            "nothing to archive: the archives already hold every whole month before {}",
+            civil::year_month(limit)
+        ));
+    }
+    Ok(reports)
+}
+
+/// Archive what came after the registered archives up to `mark` into the
+/// file of the mark's month; `None` when that is nothing.
+fn archive_month(
+    store: &crate::store::SqliteStore,
+    db: &Path,
+    dir: &Path,
+    mark: &Mark,
+    now_ms: u64,
+    key_retention_ms: u64,
+) -> Result<Option<Report>, String> {
+    let conn = store.connection();
     let done = registered(conn).map_err(|e| e.to_string())?;
     let mut cut = Cut::default();
     let prev_transfers = done.iter().map(|a| a.cut.transfers.1).max().unwrap_or(0);
@@ -311,13 +381,18 @@ pub fn archive(db: &Path, dir: &Path, before_ms: u64, now_ms: u64, key_retention
     let transfers = cut.transfers.1 - cut.transfers.0;
     let answers = cut.answers.1 - cut.answers.0;
     if records == 0 && transfers == 0 && answers == 0 {
-        return Err("nothing to archive: the archives already hold everything before that checkpoint".into());
+        return Ok(None);
     }
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let next = done.last().map_or(1, |a| a.id + 1);
-    let file = dir.join(format!("baccarat-archive-{next:04}-{}.db", date(mark.at_ms)));
+    let month = civil::year_month(mark.at_ms);
+    let file = dir.join(format!("baccarat-archive-{month}.db"));
     if file.exists() {
-        return Err(format!("{} exists: archives are written once", file.display()));
+        return Err(format!(
+            "{} exists but is not registered in {}: archives are written once (move it aside if it is a \
+             leftover of an interrupted run)",
+            file.display(),
+            db.display()
+        ));
     }
     write_file(conn, &file, &cut).map_err(|e| format!("{}: {e}", file.display()))?;
     let sha256 = file_sha256(&file).map_err(|e| format!("{}: {e}", file.display()))?;
@@ -331,7 +406,7 @@ pub fn archive(db: &Path, dir: &Path, before_ms: u64, now_ms: u64, key_retention
     )
     .map_err(|e| e.to_string())?;
     purge(store.connection()).map_err(|e| e.to_string())?;
-    Ok(Report { file, sha256, cut_at_ms: mark.at_ms, records, transfers, answers, cut })
+    Ok(Some(Report { file, month, sha256, cut_at_ms: mark.at_ms, records, transfers, answers, cut }))
 }
 
 /// The name to register: relative to the database's directory if inside it.
@@ -421,37 +496,4 @@ fn delete_chunked(conn: &Connection, sql: &str, p: &[&dyn ToSql]) -> Result<(), 
     let mut q = conn.prepare(sql)?;
     while q.execute(p)? > 0 {}
     Ok(())
-}
-
-/// `YYYYMMDD` of a time in ms since the epoch (UTC).
-fn date(ms: u64) -> String {
-    let (y, m, d) = civil_date(ms);
-    format!("{y:04}{m:02}{d:02}")
-}
-
-/// The (year, month, day) of a time in ms since the epoch, in UTC (Howard
-/// Hinnant's civil-from-days); also names PostgreSQL's monthly partitions.
-pub(crate) fn civil_date(ms: u64) -> (i64, i64, i64) {
-    let z = (ms / 86_400_000) as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dates_are_civil() {
-        assert_eq!(date(0), "19700101");
-        assert_eq!(date(951_782_400_000), "20000229");
-        assert_eq!(date(1_795_478_400_000), "20261124");
-    }
 }

@@ -354,7 +354,7 @@ fn now_ms() -> u64 {
 
 /// The (year, month) of a time in ms since the epoch, in UTC.
 fn year_month(at_ms: u64) -> (i64, i64) {
-    let (y, m, _) = crate::archive::civil_date(at_ms);
+    let (y, m, _) = crate::civil::civil_date(at_ms);
     (y, m)
 }
 

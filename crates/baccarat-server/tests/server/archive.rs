@@ -52,8 +52,12 @@ fn archived_history_is_verified_recalled_and_replayed_as_before() {
     let recalled: Vec<_> = [0u32, 1, 2, 4].iter().map(|&t| read_records(&db, t, 1).unwrap()).collect();
     let (records, transfers, answers) = (count(&db, "audit"), count(&db, "transfers"), count(&db, "answer_log"));
 
-    // Archive what is older than ten days: the first month's checkpoint.
-    let r = archive(&db, &dir, T0 + 20 * DAY, T0 + 30 * DAY, 72 * 3_600_000).unwrap();
+    // Archive what is older than ten days: September, cut at its checkpoint.
+    let months = archive(&db, &dir, T0 + 20 * DAY, T0 + 30 * DAY, 72 * 3_600_000).unwrap();
+    assert_eq!(months.len(), 1, "{months:?}");
+    let r = &months[0];
+    assert_eq!(r.month, "2026-09");
+    assert!(r.file.ends_with("baccarat-archive-2026-09.db"), "{}", r.file.display());
     assert!(r.records > 0 && r.transfers > 0 && r.answers > 0, "{r:?}");
     assert_eq!(r.cut_at_ms, T0);
     assert!(std::fs::metadata(&r.file).unwrap().permissions().readonly(), "written once");
@@ -139,9 +143,110 @@ fn an_upgraded_database_gets_marks_for_its_checkpoints() {
     }
     drop(SqliteStore::open(&db).unwrap());
     assert_eq!(count(&db, "marks"), 1, "the checkpoint's mark is back");
-    let r = archive(&db, &db.parent().unwrap().join("archive"), T0 + DAY, T0 + 30 * DAY, 3_600_000).unwrap();
+    let r = archive(&db, &db.parent().unwrap().join("archive"), T0 + 15 * DAY, T0 + 30 * DAY, 3_600_000).unwrap();
+    let r = &r[0];
     assert_eq!(r.cut_at_ms, T0);
     assert!(r.records > 0);
     let (f, _) = verify_file(&db, None, None).unwrap();
     assert!(f.problems.is_empty(), "{:?}", f.problems);
+}
+
+/// History over four months is archived as one file per whole month, each cut
+/// at the month's last checkpoint and going on where the one before stopped;
+/// the month still under way stays live, and later runs add the months that
+/// have ended since.
+#[test]
+fn each_whole_month_is_one_archive_cut_at_its_last_checkpoint() {
+    let now = Arc::new(AtomicU64::new(T0));
+    let n = now.clone();
+    let mut cfg = config("archive-months");
+    cfg.clock = Arc::new(move || n.load(Ordering::SeqCst));
+    let db = cfg.db.clone();
+    let dir = db.parent().unwrap().join("archive");
+    let mut o = open(&cfg).unwrap();
+    deposits(&mut o);
+    // Checkpoints on 21 September; 3 and 11 October; 5 November; 5 December.
+    let days = [0, 12, 20, 45, 75];
+    for (round, &d) in days.iter().enumerate() {
+        now.store(T0 + d * DAY, Ordering::SeqCst);
+        play(&mut o, 2, round, false);
+        write_checkpoint(&mut o.store, &o.anchors, &o.casino, &o.feed).unwrap();
+    }
+    let live = without_keys(fingerprint(&o.casino, &o.feed));
+    let (before, _) = verify_file(&db, None, None).unwrap();
+    assert!(before.problems.is_empty(), "{:?}", before.problems);
+    let recalled: Vec<_> = [0u32, 1, 2, 4].iter().map(|&t| read_records(&db, t, 1).unwrap()).collect();
+
+    // On 10 December, with nothing newer than five days archived: September,
+    // October and November, and December stays live.
+    let at = T0 + 80 * DAY;
+    let months = archive(&db, &dir, at - 5 * DAY, at, 3_600_000).unwrap();
+    let names: Vec<_> = months.iter().map(|r| r.month.as_str()).collect();
+    assert_eq!(names, ["2026-09", "2026-10", "2026-11"]);
+    let cuts: Vec<_> = months.iter().map(|r| r.cut_at_ms).collect();
+    assert_eq!(cuts, [T0, T0 + 20 * DAY, T0 + 45 * DAY], "each month at its last checkpoint");
+    for (r, name) in months.iter().zip(["2026-09", "2026-10", "2026-11"]) {
+        assert!(r.file.ends_with(format!("baccarat-archive-{name}.db")), "{}", r.file.display());
+        assert!(r.records > 0 && r.transfers > 0, "{r:?}");
+    }
+    // Each month goes on where the one before stopped, chain by chain and
+    // transfer by transfer.
+    for w in months.windows(2) {
+        assert_eq!(w[0].cut.transfers.1, w[1].cut.transfers.0);
+        for (t, c) in &w[1].cut.chains {
+            assert_eq!(w[0].cut.chains.get(t).map_or(0, |p| p.to), c.from, "chain {t}");
+        }
+    }
+    let kept = read_records(&db, 1, months[2].cut.chains[&1].to + 1).unwrap();
+    assert!(!kept.is_empty(), "December's records stay live");
+    assert_eq!(kept[0].prev, months[2].cut.chains[&1].head);
+
+    let (after, _) = verify_file(&db, None, None).unwrap();
+    assert!(after.problems.is_empty(), "{:?}", after.problems);
+    assert_eq!(
+        (after.records, after.transfers, after.answers, after.coups, after.settlements),
+        (before.records, before.transfers, before.answers, before.coups, before.settlements)
+    );
+    let again: Vec<_> = [0u32, 1, 2, 4].iter().map(|&t| read_records(&db, t, 1).unwrap()).collect();
+    assert_eq!(again, recalled);
+
+    // Again the same day: nothing; the month under way is never cut.
+    let e = archive(&db, &dir, at - 5 * DAY, at, 3_600_000).unwrap_err();
+    assert!(e.contains("nothing to archive") && e.contains("2026-12"), "{e}");
+    // In February, December has ended: its own file.
+    let feb = T0 + 140 * DAY;
+    let next = archive(&db, &dir, feb - 5 * DAY, feb, 3_600_000).unwrap();
+    assert_eq!(next.iter().map(|r| r.month.as_str()).collect::<Vec<_>>(), ["2026-12"]);
+    assert_eq!(next[0].cut_at_ms, T0 + 75 * DAY);
+    let (f, _) = verify_file(&db, None, None).unwrap();
+    assert!(f.problems.is_empty(), "{:?}", f.problems);
+    assert_eq!((f.records, f.transfers, f.coups), (before.records, before.transfers, before.coups));
+    // A full replay reads the four files, then the live rows.
+    drop(o);
+    let store = SqliteStore::open(&db).unwrap();
+    let full = recover(&store, None, 0, &Default::default()).unwrap();
+    same(&without_keys(fingerprint(&full.casino, &full.feed)), &live, "the whole history, four months first");
+}
+
+/// A leftover file under a month's name (an interrupted run, or a copy put
+/// back) is never overwritten: the run is refused, naming it.
+#[test]
+fn a_months_file_is_written_once() {
+    let now = Arc::new(AtomicU64::new(T0));
+    let n = now.clone();
+    let mut cfg = config("archive-once");
+    cfg.clock = Arc::new(move || n.load(Ordering::SeqCst));
+    let db = cfg.db.clone();
+    let dir = db.parent().unwrap().join("archive");
+    let mut o = open(&cfg).unwrap();
+    deposits(&mut o);
+    play(&mut o, 1, 0, false);
+    write_checkpoint(&mut o.store, &o.anchors, &o.casino, &o.feed).unwrap();
+    drop(o);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("baccarat-archive-2026-09.db"), b"left over").unwrap();
+    let e = archive(&db, &dir, T0 + 15 * DAY, T0 + 15 * DAY, 3_600_000).unwrap_err();
+    assert!(e.contains("baccarat-archive-2026-09.db") && e.contains("written once"), "{e}");
+    assert_eq!(std::fs::read(dir.join("baccarat-archive-2026-09.db")).unwrap(), b"left over");
+    assert_eq!(count(&db, "archives"), 0, "nothing registered");
 }

@@ -1,5 +1,6 @@
-//! `baccarat archive`: move history older than a number of days out of the
-//! live database into a write-once archive file (`baccarat_server::archive`).
+//! `baccarat archive`: move the whole UTC months older than a number of days
+//! out of the live database, into one write-once archive file per month
+//! (`baccarat_server::archive`).
 
 use std::path::PathBuf;
 
@@ -10,8 +11,8 @@ pub struct ArchiveArgs {
     /// The live database.
     #[arg(long, env = "BACCARAT_DB", default_value = "baccarat.db")]
     db: PathBuf,
-    /// Archive what came before the latest checkpoint at least this many days
-    /// old; 1 to 36500.
+    /// Archive every whole UTC month that ended at least this many days ago
+    /// (each up to its last checkpoint); 1 to 36500.
     #[arg(long, default_value_t = 90)]
     older_than_days: u64,
     /// Where archive files are written [default: `archive` beside the
@@ -43,34 +44,31 @@ pub fn run(a: ArchiveArgs) -> Result<()> {
     let now = baccarat_server::http::now_ms();
     let before = now.saturating_sub(a.older_than_days * 86_400_000);
     let started = std::time::Instant::now();
-    let r = baccarat_server::archive::archive(&a.db, &dir, before, now, a.key_retention_hours * 3_600_000)
+    let months = baccarat_server::archive::archive(&a.db, &dir, before, now, a.key_retention_hours * 3_600_000)
         .map_err(anyhow::Error::msg)?;
     // Throughput is a statistic (floats are for statistics, never money).
     let seconds = started.elapsed().as_secs_f64();
-    let rows = r.records + r.transfers + r.answers;
+    let rows: u64 = months.iter().map(|r| r.records + r.transfers + r.answers).sum();
     if a.json {
         let out = serde_json::json!({
-            "file": r.file.display().to_string(),
-            "sha256": r.sha256,
-            "cut_at_ms": r.cut_at_ms,
-            "records": r.records,
-            "transfers": r.transfers,
-            "answers": r.answers,
+            "archives": months,
             "seconds": seconds,
             "rows_per_second": if seconds > 0.0 { rows as f64 / seconds } else { 0.0 },
-            "cut": r.cut,
         });
         println!("{out}");
         return Ok(());
     }
-    println!(
-        "archived {} records, {} transfers and {} answers from before the checkpoint of {} ms into {}",
-        r.records,
-        r.transfers,
-        r.answers,
-        r.cut_at_ms,
-        r.file.display()
-    );
-    println!("  SHA-256 {} (registered in {}; the file is read-only)", r.sha256, a.db.display());
+    for r in &months {
+        println!(
+            "archived {}: {} records, {} transfers and {} answers, up to the checkpoint of {} ms, into {}",
+            r.month,
+            r.records,
+            r.transfers,
+            r.answers,
+            r.cut_at_ms,
+            r.file.display()
+        );
+        println!("  SHA-256 {} (registered in {}; the file is read-only)", r.sha256, a.db.display());
+    }
     Ok(())
 }

@@ -313,8 +313,7 @@ pub fn archive(
     }
     let mut after = registered(conn).map_err(fail)?.iter().map(|a| a.at_ms).max();
     let mut reports = Vec::new();
-    loop {
-        let Some(first) = mark_after(conn, after).map_err(fail)?.filter(|m| m.at_ms < limit) else { break };
+    while let Some(first) = mark_after(conn, after).map_err(fail)?.filter(|m| m.at_ms < limit) {
         let mark = mark_before(conn, civil::next_month_start(first.at_ms).min(limit))
             .map_err(fail)?
             .expect("the month's first mark is before its end");

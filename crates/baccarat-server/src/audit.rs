@@ -42,6 +42,20 @@ pub enum CasinoEvent {
     /// serves it from this record on: its `--instance` name and the lease's
     /// epoch, which every later write proves.
     Served { instance: String, epoch: i64 },
+    /// A player asked for their own limits (`casino/self_limits.rs`): the
+    /// whole setting, and when it was asked for (a looser limit is in force a
+    /// day later).
+    LimitsSet {
+        player: baccarat_table::engine::PlayerId,
+        loss_per_day: Option<Money>,
+        minutes_per_day: Option<u32>,
+        at_ms: u64,
+    },
+    /// A player's cool-off: no wagers before `until` (ms).
+    CoolOff { player: baccarat_table::engine::PlayerId, until: u64 },
+    /// A player with a limit placed the day's first wager: the day's loss is
+    /// measured from `base`, its minutes from `first_ms`.
+    PlayDay { player: baccarat_table::engine::PlayerId, day: u64, base: Money, first_ms: u64 },
     /// A tournament published from its conditions file (NSW 15.4.1), whole.
     TournamentCreated { tournament: u32, conditions: String },
     /// A player entered, paying the fee from their wallet into the pool

@@ -93,6 +93,9 @@ pub struct Checkpoint {
     /// Promotions (`casino/promotions.rs`).
     #[serde(default)]
     pub promotions: Vec<crate::casino::promotions::PromotionState>,
+    /// Players' own limits (`casino/self_limits.rs`).
+    #[serde(default)]
+    pub self_limits: Vec<crate::casino::self_limits::SelfLimits>,
     /// Where the anchor file stood when the checkpoint was taken: a start
     /// from this checkpoint verifies only the anchor lines after it.
     #[serde(default)]

@@ -29,6 +29,7 @@ export class ApiError extends Error {
 export function plainError(status, body) {
   const msg = (body && body.error) || '';
   if (status === 401) return 'Please sign in again: ' + (msg || 'your session has ended.');
+  if (status === 403 && body && body.code === 'self_limit') return playerWords('self_limit', msg);
   if (status === 403) return 'Not allowed: ' + (msg || 'your role may not do this.');
   if (status === 413) return 'That request is too large.';
   if (status === 429) return 'Too many requests; please wait a moment.';
@@ -59,7 +60,8 @@ export function playerWords(code, message) {
   m = m.replace(/^wagers are closed once "no more bets" is called and the first card is drawn$/, 'Bets are closed: "no more bets" has been called. Wait for the next coup.');
   m = m.replace(/^betting is not open$/, 'Betting is not open yet: wait for the next coup.');
   m = m.charAt(0).toUpperCase() + m.slice(1);
-  return /[.!?]$/.test(m) ? m : `${m}.`;
+  m = /[.!?]$/.test(m) ? m : `${m}.`;
+  return code === 'self_limit' ? `${m} Your limits are under “Limits”.` : m;
 }
 
 /** Call the API; resolves with JSON or throws ApiError. */

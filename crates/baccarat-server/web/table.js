@@ -10,6 +10,7 @@ import {
   phaseWords, shortHash, cardPoints, roadsBoardHtml, bigRoadHtml, askMarksHtml,
 } from '/assets/common.js';
 import { play, setSound, soundOn } from '/assets/sound.js';
+import { setUpLimits, startSession, endSession, noteBalance } from '/assets/limits.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -72,6 +73,7 @@ function setBalance(balance, available) {
     el.textContent = money(v);
     el.dataset.minor = String(v);
   }
+  if (balance !== null && balance !== undefined) noteBalance(balance);
 }
 
 function show(view) {
@@ -79,6 +81,7 @@ function show(view) {
   const user = auth.user;
   $('who').hidden = !user;
   if (user) $('user-name').textContent = `${user.name}${user.role !== 'player' ? ` (${user.role})` : ''}`;
+  $('btn-limits').hidden = !user || user.role !== 'player';
 }
 
 function leaveTable() {
@@ -142,6 +145,7 @@ $('login-form').addEventListener('submit', async (ev) => {
   button.disabled = true;
   try {
     await login(name, password);
+    startSession('');
     $('login-password').value = '';
     await refreshMe();
     route();
@@ -154,13 +158,17 @@ $('login-form').addEventListener('submit', async (ev) => {
   }
 });
 
-$('logout').addEventListener('click', async () => {
+async function signOut() {
   leaveTable();
+  endSession();
   await logout();
   setBalance('', '');
   location.hash = '';
   route();
-});
+}
+
+$('logout').addEventListener('click', signOut);
+setUpLimits({ onLeave: signOut });
 
 // ---------------------------------------------------------------------------
 // Lobby

@@ -20,6 +20,7 @@
 pub mod promotions;
 mod protocol;
 mod recover;
+pub mod self_limits;
 mod settle;
 mod shoe;
 mod table;
@@ -43,7 +44,7 @@ use crate::postings::{settlement_ops, settlement_ops_with, TableAccounts, TokenA
 use crate::store::{Commit, TableRow};
 pub use crate::trust::{Actor, Mode};
 use protocol::{client_key, deposit_key, line_key, request_digest, wager_key};
-pub use protocol::{Code, Reply, Request, SlipLine};
+pub use protocol::{Code, Reply, Request, SelfLimitsChange, SlipLine};
 pub use recover::{recover, Recovered};
 pub use table::{setup, CasinoTable};
 
@@ -90,6 +91,8 @@ pub struct Casino {
     pub tournaments: BTreeMap<u32, tournaments::Tournament>,
     /// Promotions, by id (`promotions.rs`).
     pub promotions: BTreeMap<u32, promotions::Promotion>,
+    /// Players' own limits (`self_limits.rs`).
+    pub self_limits: BTreeMap<PlayerId, self_limits::SelfLimits>,
 }
 
 impl Casino {
@@ -107,6 +110,7 @@ impl Casino {
             shoe_boundary: false,
             tournaments: BTreeMap::new(),
             promotions: BTreeMap::new(),
+            self_limits: BTreeMap::new(),
         }
         // The cage is written with the first commit (see `opened`).
     }
@@ -222,6 +226,49 @@ impl Casino {
         commit.records.push((CASINO_CHAIN, r));
     }
 
+    /// Fold a record into the players' limits and append it to the casino's
+    /// chain.
+    fn casino_event(&mut self, e: CasinoEvent, commit: &mut Commit) {
+        self_limits::apply(&mut self.self_limits, &e);
+        let r = self.chain.append(Body::encode_casino(CASINO_CHAIN, None, &e));
+        commit.records.push((CASINO_CHAIN, r));
+    }
+
+    /// A player's own limits: set them (the whole setting), start a cool-off,
+    /// or only read them.
+    fn self_limits(&mut self, player: PlayerId, change: SelfLimitsChange, commit: &mut Commit) -> Reply {
+        let now = (self.clock)();
+        match change {
+            SelfLimitsChange::Read => {}
+            SelfLimitsChange::Set { loss_per_day, minutes_per_day } => {
+                if let Some(m) = loss_per_day.filter(|m| *m <= Money::ZERO || *m > self.ceiling) {
+                    return Reply::refused(
+                        Code::SelfLimit,
+                        format!("loss_per_day: {m} is not between 0.01 and the casino's ceiling of {}", self.ceiling),
+                    );
+                }
+                if let Some(m) = minutes_per_day.filter(|m| !(1..=self_limits::MAX_MINUTES).contains(m)) {
+                    return Reply::refused(
+                        Code::SelfLimit,
+                        format!("minutes_per_day: {m} is not between 1 and {}", self_limits::MAX_MINUTES),
+                    );
+                }
+                self.casino_event(CasinoEvent::LimitsSet { player, loss_per_day, minutes_per_day, at_ms: now }, commit);
+            }
+            SelfLimitsChange::CoolOff { hours } => {
+                if !(1..=self_limits::MAX_COOL_OFF_HOURS).contains(&hours) {
+                    return Reply::refused(
+                        Code::SelfLimit,
+                        format!("hours: {hours} is not between 1 and {}", self_limits::MAX_COOL_OFF_HOURS),
+                    );
+                }
+                self.casino_event(CasinoEvent::CoolOff { player, until: now + hours * 3_600_000 }, commit);
+            }
+        }
+        let available = self.balance(player).map_or(Money::ZERO, |b| b.1);
+        Reply::SelfLimits { view: self_limits::view_of(&self.self_limits, player, now, available) }
+    }
+
     fn opened(&mut self, commit: &mut Commit) {
         let o = self.ledger.take_opened();
         if !o.accounts.is_empty() {
@@ -297,6 +344,7 @@ impl Casino {
                 self.claim_prize(promotion, prize, cash_alternative, commit)
             }
             Request::TournamentPlay { tournament, step, by } => self.tournament_play(tournament, step, by, commit),
+            Request::SelfLimits { player, change } => self.self_limits(player, change, commit),
             Request::NewShoe { table } => match self.new_shoe_command(table) {
                 Ok(cmd) => self.command(table, cmd, Actor::Server, commit),
                 Err(r) => r,
@@ -352,6 +400,7 @@ impl Casino {
             Ok(_) => {
                 if fresh {
                     let e = CasinoEvent::Deposit { player, amount, key };
+                    self_limits::apply(&mut self.self_limits, &e);
                     let r = self.chain.append(Body::encode_casino(CASINO_CHAIN, None, &e));
                     debug_assert_eq!(r.seq, seq);
                     commit.records.push((CASINO_CHAIN, r));
@@ -485,6 +534,15 @@ impl Casino {
         if ante < Money::ZERO || available(&self.ledger) < held {
             return Reply::refused(Code::Wallet, format!("available {} is less than {held}", available(&self.ledger)));
         }
+        // The player's own limits (`self_limits.rs`), after the wallet so
+        // that a wager the wallet cannot hold is named as such.
+        let day = match self.self_limits.get(&player) {
+            Some(s) => match s.admit((self.clock)(), available(&self.ledger), held, token) {
+                Ok(day) => day,
+                Err(why) => return Reply::refused(Code::SelfLimit, why),
+            },
+            None => None,
+        };
         // The float covers everything the coup's wagers could win (`float.rs`).
         let most = max_win(&t.engine.setup().config, bet, amount, ante).unwrap_or(Money::ZERO);
         let float = Money(self.ledger.account(t.accounts.house).map_or(0, |a| a.available()));
@@ -524,6 +582,9 @@ impl Casino {
         t.holds.insert(id, (hold, wallet, most));
         t.liability = t.liability + most;
         t.record(&events, Actor::Server, commit);
+        if let Some(d) = day {
+            self.casino_event(CasinoEvent::PlayDay { player, day: d.day, base: d.base, first_ms: d.first_ms }, commit);
+        }
         Reply::Wager { wager: id, balance: available(&self.ledger) }
     }
 

@@ -83,6 +83,8 @@ pub enum Request {
     /// A step of a tournament's play (NSW 15.5-15.11), by the Tournament
     /// Manager or a player.
     TournamentPlay { tournament: u32, step: super::tournament_manager::PlayStep, by: Actor },
+    /// A player's own limits: read, set or a cool-off (`self_limits.rs`).
+    SelfLimits { player: PlayerId, change: SelfLimitsChange },
 }
 
 /// One wager of a bet slip.
@@ -93,6 +95,20 @@ pub struct SlipLine {
     pub amount: Money,
     /// The ante with it, at an Ante Up table (AU 14.5).
     pub ante: Money,
+}
+
+/// What a player asks of their own limits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SelfLimitsChange {
+    Read,
+    /// The whole setting: `None` is no limit.
+    Set {
+        loss_per_day: Option<Money>,
+        minutes_per_day: Option<u32>,
+    },
+    CoolOff {
+        hours: u64,
+    },
 }
 
 /// The answer to a request.
@@ -133,6 +149,10 @@ pub enum Reply {
     },
     /// Refused: `code` says what kind of refusal (the HTTP layer maps each to
     /// its status), `rule` names the rulebook's rule where one refused.
+    /// A player's own limits as they now stand.
+    SelfLimits {
+        view: serde_json::Value,
+    },
     Refused {
         code: Code,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -187,12 +207,15 @@ pub enum Code {
     NoTournament,
     /// No such promotion.
     NoPromotion,
+    /// The player's own limit (or cool-off) refused it, or a limit asked
+    /// for is out of range (`casino/self_limits.rs`).
+    SelfLimit,
 }
 
 impl Code {
     /// Every kind (the error contract's tests and the OpenAPI document list
     /// them).
-    pub const ALL: [Code; 19] = [
+    pub const ALL: [Code; 20] = [
         Code::Rule,
         Code::NoTable,
         Code::NoPlayer,
@@ -212,6 +235,7 @@ impl Code {
         Code::Unavailable,
         Code::NoTournament,
         Code::NoPromotion,
+        Code::SelfLimit,
     ];
 
     /// The kind's wire name, as a reply serialises it.
@@ -236,6 +260,7 @@ impl Code {
             Code::Unavailable => "unavailable",
             Code::NoTournament => "no_tournament",
             Code::NoPromotion => "no_promotion",
+            Code::SelfLimit => "self_limit",
         }
     }
 }

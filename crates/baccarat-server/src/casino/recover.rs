@@ -64,6 +64,7 @@ pub fn recover(
         let p = super::promotions::Promotion::of(s)?;
         c.promotions.insert(p.state.id, p);
     }
+    c.self_limits = cp.self_limits.into_iter().map(|s| (s.player, s)).collect();
     let mut tournament_events = Vec::new();
     store
         .each_record_after(CASINO_CHAIN, c.chain.len(), &mut |r| {
@@ -78,6 +79,7 @@ pub fn recover(
     for ev in &tournament_events {
         super::tournaments::apply_strict(&mut c.tournaments, ev)?;
         super::promotions::apply(&mut c.promotions, ev);
+        super::self_limits::apply(&mut c.self_limits, ev);
     }
     let mut feed = cp.feed.map(Feed::from_state).unwrap_or_default();
     let mut states: HashMap<u32, TableState> = cp.tables.into_iter().map(|t| (t.id, t)).collect();
@@ -151,6 +153,7 @@ fn empty() -> Checkpoint {
         feed: None,
         tournaments: Vec::new(),
         promotions: Vec::new(),
+        self_limits: Vec::new(),
         anchor: None,
     }
 }
@@ -249,6 +252,7 @@ impl Casino {
             feed: None,
             tournaments: self.tournaments.values().map(|t| t.checkpoint_state()).collect(),
             promotions: self.promotions.values().map(|p| p.state.clone()).collect(),
+            self_limits: self.self_limits.values().cloned().collect(),
             anchor: None,
         }
     }

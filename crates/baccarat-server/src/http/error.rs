@@ -116,7 +116,9 @@ impl IntoResponse for ApiError {
 pub fn status_of(code: Code) -> StatusCode {
     match code {
         Code::NoTable | Code::NoPlayer | Code::NoTournament | Code::NoPromotion => StatusCode::NOT_FOUND,
-        Code::Role => StatusCode::FORBIDDEN,
+        // The player's own limit forbids it (or the limit asked for is out of
+        // range, said in the message).
+        Code::Role | Code::SelfLimit => StatusCode::FORBIDDEN,
         Code::Slip => StatusCode::BAD_REQUEST,
         Code::Config => StatusCode::UNPROCESSABLE_ENTITY,
         Code::Entropy | Code::Settling | Code::Unavailable => StatusCode::SERVICE_UNAVAILABLE,

@@ -45,6 +45,7 @@ mod extract;
 mod help;
 mod play;
 mod promotions;
+mod self_limits;
 mod session;
 mod staff;
 mod tournament_play;
@@ -235,6 +236,9 @@ pub fn routes() -> Routes {
         .get("/api/me", session::me)
         .post("/api/me/password", session::password)
         .get("/api/me/history", play::history)
+        .get("/api/me/limits", self_limits::get)
+        .post("/api/me/limits", self_limits::set)
+        .post("/api/me/cool-off", self_limits::cool_off)
         .get("/api/tables", tables)
         .post("/api/tables", staff::create_table)
         .get("/api/tables/{id}", table)

@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use super::AppState;
 
 /// The embedded files: name, content type, content.
-pub const FILES: [(&str, &str, &str); 15] = [
+pub const FILES: [(&str, &str, &str); 16] = [
     ("index.html", "text/html; charset=utf-8", include_str!("../../web/index.html")),
     ("pit.html", "text/html; charset=utf-8", include_str!("../../web/pit.html")),
     ("style.css", "text/css; charset=utf-8", include_str!("../../web/style.css")),
@@ -29,6 +29,7 @@ pub const FILES: [(&str, &str, &str); 15] = [
     ("help.html", "text/html; charset=utf-8", include_str!("../../web/help.html")),
     ("help.js", "text/javascript; charset=utf-8", include_str!("../../web/help.js")),
     ("sound.js", "text/javascript; charset=utf-8", include_str!("../../web/sound.js")),
+    ("limits.js", "text/javascript; charset=utf-8", include_str!("../../web/limits.js")),
 ];
 
 fn file(s: &AppState, name: &str) -> Response {

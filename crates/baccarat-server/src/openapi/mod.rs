@@ -19,6 +19,7 @@
 use serde_json::{json, Map, Value};
 
 mod promotions;
+mod self_limits;
 mod tournaments;
 
 /// `baccarat_rules::MAX_LIMIT`: the largest amount a request may carry.
@@ -31,7 +32,7 @@ fn bet_ids() -> Vec<&'static str> {
 
 /// Every code an error body may carry: the HTTP layer's own and the casino's
 /// refusal kinds (`error.rs`, `casino::Code`).
-pub const ERROR_CODES: [&str; 31] = [
+pub const ERROR_CODES: [&str; 32] = [
     "bad_request",
     "unauthorized",
     "role",
@@ -63,6 +64,7 @@ pub const ERROR_CODES: [&str; 31] = [
     "settling",
     "no_tournament",
     "no_promotion",
+    "self_limit",
 ];
 
 // ---------------------------------------------------------------------------
@@ -711,7 +713,7 @@ fn wager_body() -> Value {
 fn page_operations() -> Vec<Operation> {
     let asset = Op::new(
         "A file of the pages: index.html, pit.html, tournament.html, leaderboard.html, fair.html, help.html, \
-         style.css, common.js, table.js, pit.js, tournament.js, leaderboard.js, fair.js, help.js, sound.js",
+         style.css, common.js, table.js, pit.js, tournament.js, leaderboard.js, fair.js, help.js, sound.js, limits.js",
     )
     .param(json!({ "name": "name", "in": "path", "required": true, "schema": string(), "example": "style.css" }))
     .page("the file", &["text/html", "text/css", "text/javascript"]);
@@ -871,6 +873,7 @@ fn table_operations() -> Vec<Operation> {
             "an unknown bet id, an amount or ante out of range, a box not from 1 to 14, an empty or long slip, a key \
          not 1 to 128 bytes, bet and wagers together or neither (`bad_request`, `slip`)",
         )
+        .err(403, "the player's own loss or time limit, or cool-off, refuses it (`self_limit`): /api/me/limits")
         .refusals()
         .writer();
     let withdraw = on_table(Op::new("Player: take back one's own wager while betting is open (NSW 5.4)"))
@@ -1137,6 +1140,7 @@ fn operations() -> Vec<Operation> {
         tournaments::operations(),
         tournaments::play_operations(),
         promotions::operations(),
+        self_limits::operations(),
     ]
     .into_iter()
     .flatten()
@@ -1294,7 +1298,7 @@ mod tests {
         use crate::casino::Code::{self, *};
         let _every_kind_is_listed = |c: Code| match c {
             Rule | NoTable | NoPlayer | Wallet | Float | Ledger | Slip | Bounds | Mode | Config | Idempotency
-            | Halted | Role | Entropy | Engine | Settling | Unavailable | NoTournament | NoPromotion => (),
+            | Halted | Role | Entropy | Engine | Settling | Unavailable | NoTournament | NoPromotion | SelfLimit => (),
         };
         for k in Code::ALL {
             let wire = serde_json::to_value(k).unwrap();

@@ -100,6 +100,7 @@ pub(super) fn fingerprint(c: &Casino, feed: &Feed) -> Value {
         "transfers": c.ledger.transfer_count(),
         "keys": c.ledger.keys(),
         "casino_chain": [c.chain.len(), c.chain.head()],
+        "self_limits": serde_json::to_value(c.self_limits.values().collect::<Vec<_>>()).unwrap(),
         "tables": tables,
         "feed": feed_value(feed),
     })

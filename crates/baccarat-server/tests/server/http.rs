@@ -131,6 +131,8 @@ async fn the_role_matrix() {
         ("GET", "/api/verify", Value::Null, &["inspector", "admin"]),
         ("GET", "/api/ledger/check", Value::Null, &["inspector", "admin"]),
         ("GET", "/api/me/history", Value::Null, &["player", "dealer", "supervisor", "inspector", "admin"]),
+        ("GET", "/api/me/limits", Value::Null, &["player"]),
+        ("POST", "/api/me/limits", json!({"minutes_per_day": 1440}), &["player"]),
         ("GET", "/api/tables/1/pit", Value::Null, &["dealer", "supervisor", "admin"]),
         ("POST", "/api/tables/1/open", json!({"open": true}), &["supervisor", "admin"]),
         ("POST", "/api/tables/1/withdraw", json!({"wager": 999999}), &["player"]),

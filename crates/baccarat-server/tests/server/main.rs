@@ -16,6 +16,7 @@ mod pg_cluster;
 mod pg_suite;
 mod promotion;
 mod recovery;
+mod self_limits;
 mod store;
 mod tournament;
 mod tournament_play;

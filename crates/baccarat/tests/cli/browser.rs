@@ -150,6 +150,14 @@ fn squeeze() {
     scenario("squeeze", &["--betting-seconds", "6", "--deal-ms", "300"]);
 }
 
+/// Responsible gaming: a loss limit set on the page stops a bet past it (the
+/// server refuses it), a reality check comes after the chosen minutes, and a
+/// break stops every bet.
+#[test]
+fn limits() {
+    scenario("limits", &["--betting-seconds", "6", "--deal-ms", "300"]);
+}
+
 /// A dealer runs the live table from the pit console: starts a shoe, opens and
 /// closes betting, enters cards from the keyboard (a fast burst as a scanner
 /// would), reports a card found face up with the rule's own text quoted, and the

@@ -1,0 +1,68 @@
+//! A player's own limits (`casino/self_limits.rs`): read them, set them, or
+//! start a cool-off. Only players, each for themselves; the writer enforces
+//! them on every wager.
+
+use axum::extract::State;
+use axum::Json;
+use baccarat_rules::Money;
+use baccarat_table::engine::PlayerId;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::extract::{Auth, Body};
+use super::{call, error, limited, require, ApiError, AppState};
+use crate::auth::{Role, Session};
+use crate::casino::{Reply, Request, SelfLimitsChange};
+
+/// The whole setting: a field left out, or `null`, is no limit.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Limits {
+    #[serde(default)]
+    loss_per_day: Option<i64>,
+    #[serde(default)]
+    minutes_per_day: Option<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct CoolOff {
+    hours: u64,
+}
+
+async fn ask(s: &AppState, sess: &Session, change: SelfLimitsChange) -> Result<Json<Value>, ApiError> {
+    require(sess, &[Role::Player])?;
+    limited(s, sess)?;
+    let r = call(s, Request::SelfLimits { player: PlayerId(sess.user), change }).await?;
+    if let Some(e) = error::refusal(&r) {
+        return Err(e);
+    }
+    match r {
+        Reply::SelfLimits { view } => Ok(Json(view)),
+        other => Err(ApiError::internal(format!("unexpected reply {other:?}"))),
+    }
+}
+
+/// The limits in force, those waiting to be, the cool-off, and today's play.
+pub(super) async fn get(State(s): State<AppState>, Auth(sess, _): Auth) -> Result<Json<Value>, ApiError> {
+    ask(&s, &sess, SelfLimitsChange::Read).await
+}
+
+/// Set the limits: tighter at once, looser a day later.
+pub(super) async fn set(
+    State(s): State<AppState>,
+    Auth(sess, _): Auth,
+    Body(b): Body<Limits>,
+) -> Result<Json<Value>, ApiError> {
+    let change = SelfLimitsChange::Set { loss_per_day: b.loss_per_day.map(Money), minutes_per_day: b.minutes_per_day };
+    ask(&s, &sess, change).await
+}
+
+/// A cool-off of `hours`: no wagers until it ends; never shortened.
+pub(super) async fn cool_off(
+    State(s): State<AppState>,
+    Auth(sess, _): Auth,
+    Body(b): Body<CoolOff>,
+) -> Result<Json<Value>, ApiError> {
+    ask(&s, &sess, SelfLimitsChange::CoolOff { hours: b.hours }).await
+}

@@ -1,0 +1,67 @@
+//! A player's own limits' part of the API document (`http/self_limits.rs`).
+
+use serde_json::{json, Value};
+
+use super::*;
+
+/// What the three routes answer: the limits in force, a looser one waiting
+/// for its time, the cool-off and today's play.
+fn view() -> Value {
+    let later = |v: Value| nullable(object(&[("value", nullable(v)), ("at_ms", u64s())]));
+    object(&[
+        ("loss_per_day", nullable(money())),
+        ("loss_per_day_later", later(money())),
+        ("minutes_per_day", nullable(int(1, 1440))),
+        ("minutes_per_day_later", later(int(1, 1440))),
+        ("cool_off_until_ms", nullable(u64s())),
+        (
+            "today",
+            object(&[
+                ("lost", money()),
+                ("loss_left", nullable(money())),
+                ("first_wager_ms", nullable(u64s())),
+                ("minutes_left", nullable(u64s())),
+                ("resets_at_ms", u64s()),
+            ]),
+        ),
+    ])
+}
+
+/// A player's limits (`casino/self_limits.rs`).
+pub(super) fn operations() -> Vec<Operation> {
+    let refused = "a limit out of range, named (`self_limit`); or not a player (`role`)";
+    let get = Op::new("Player: my own limits, a looser one waiting for its time, my cool-off and today's play")
+        .auth()
+        .roles("players")
+        .limited()
+        .ok("my limits", view())
+        .writer();
+    let set = Op::new(
+        "Player: set my own loss limit and play-time limit per UTC day (the whole setting; null or left out is no \
+         limit). Tighter is in force at once, looser 24 hours later; the server refuses any wager past them",
+    )
+    .auth()
+    .roles("players")
+    .limited()
+    .body(closed(
+        &[
+            ("loss_per_day", nullable(json!({ "type": "integer", "minimum": 1, "maximum": 10_000_000_000i64 }))),
+            ("minutes_per_day", nullable(int(1, 1440))),
+        ],
+        &[],
+    ))
+    .example(json!({ "loss_per_day": 50000, "minutes_per_day": 120 }))
+    .ok("my limits", view())
+    .err(403, refused)
+    .writer();
+    let cool_off = Op::new("Player: a cool-off of 1 to 8760 hours: no wagers until it ends; it cannot be shortened")
+        .auth()
+        .roles("players")
+        .limited()
+        .body(closed(&[("hours", int(1, 8760))], &["hours"]))
+        .example(json!({ "hours": 24 }))
+        .ok("my limits", view())
+        .err(403, refused)
+        .writer();
+    vec![("get", "/api/me/limits", get), ("post", "/api/me/limits", set), ("post", "/api/me/cool-off", cool_off)]
+}

@@ -1,6 +1,9 @@
 // Shared by the table page and the pit console: the API, money, the table's
 // WebSocket with reconnection, and plain-words errors. No build step; loaded as
-// an ES module.
+// an ES module. Words come from the catalogue (i18n.js): English unless the
+// page opted into the player's language.
+
+import { tr, trn, word, language } from '/assets/i18n.js';
 
 /**
  * Who is signed in, kept in sessionStorage so a reload keeps the seat. The
@@ -28,13 +31,13 @@ export class ApiError extends Error {
  * refused, is not in the text: it is `ApiError.rule`, shown one tap away. */
 export function plainError(status, body) {
   const msg = (body && body.error) || '';
-  if (status === 401) return 'Please sign in again: ' + (msg || 'your session has ended.');
+  if (status === 401) return tr('err.401', { message: msg || tr('err.401_default') });
   if (status === 403 && body && body.code === 'self_limit') return playerWords('self_limit', msg);
-  if (status === 403) return 'Not allowed: ' + (msg || 'your role may not do this.');
-  if (status === 413) return 'That request is too large.';
-  if (status === 429) return 'Too many requests; please wait a moment.';
-  if (status === 0) return 'Cannot reach the table server. Check the connection.';
-  if (!msg) return `The server refused the request (${status}).`;
+  if (status === 403) return tr('err.403', { message: msg || tr('err.403_default') });
+  if (status === 413) return tr('err.413');
+  if (status === 429) return tr('err.429');
+  if (status === 0) return tr('err.0');
+  if (!msg) return tr('err.other', { status });
   return playerWords(body && body.code, msg);
 }
 
@@ -50,10 +53,18 @@ export function playerWords(code, message) {
     return money(Number(whole) * 100 + Number(cents));
   };
   const wallet = /^available (-?\d+\.\d{2}) is less than (-?\d+\.\d{2})/.exec(m);
-  if (code === 'wallet' && wallet) return `Not enough balance: you have ${amount(wallet[1])} available, and this needs ${amount(wallet[2])}.`;
-  if (code === 'float') return 'The table cannot cover a win that large just now: try a smaller bet.';
-  if (code === 'settling') return 'The last coup is being paid out: try again in a moment.';
-  if (code === 'halted') return 'This table is stopped while a supervisor checks it.';
+  if (code === 'wallet' && wallet) return tr('err.wallet', { available: amount(wallet[1]), need: amount(wallet[2]) });
+  if (code === 'float') return tr('err.float');
+  if (code === 'settling') return tr('err.settling');
+  if (code === 'halted') return tr('err.halted');
+  // In another language than the server's: the kind of refusal in the
+  // player's words (the rule, when there is one, is beside it).
+  if (language() !== 'en') {
+    if (code === 'self_limit') return `${tr('err.self_limit_generic')} ${tr('err.limits_hint')}`;
+    if (code === 'rule' || code === 'engine') {
+      return /closed|not open|no more bets/i.test(m) ? tr('err.closed_generic') : tr('err.rule_generic');
+    }
+  }
   m = m.replace(/\s*\((?:NSW|AU|EU)[^)]*\)\s*$/, '');
   m = m.replace(/(^|[^\w.$])(-?\d+\.\d{2})(?!\d)/g, (_, pre, n) => pre + amount(n));
   m = m.replace(/^(\w[\w ]*?) wagers of one player may total at most/, (_, bet) => `Your ${words(bet)} bets may total at most`);
@@ -61,7 +72,7 @@ export function playerWords(code, message) {
   m = m.replace(/^betting is not open$/, 'Betting is not open yet: wait for the next coup.');
   m = m.charAt(0).toUpperCase() + m.slice(1);
   m = /[.!?]$/.test(m) ? m : `${m}.`;
-  return code === 'self_limit' ? `${m} Your limits are under “Limits”.` : m;
+  return code === 'self_limit' ? `${m} ${tr('err.limits_hint')}` : m;
 }
 
 /** Call the API; resolves with JSON or throws ApiError. */
@@ -125,7 +136,7 @@ export function cardParts(id) {
   const rank = id.slice(0, -1);
   const symbol = { S: '♠', H: '♥', D: '♦', C: '♣' }[suit] || suit;
   const red = suit === 'H' || suit === 'D';
-  return { rank, suit, symbol, red, label: `${rank} of ${{ S: 'spades', H: 'hearts', D: 'diamonds', C: 'clubs' }[suit]}` };
+  return { rank, suit, symbol, red, label: tr('card.label', { rank, suit: tr(`suit.${suit}`) }) };
 }
 
 /**
@@ -208,8 +219,11 @@ export function esc(s) {
   return String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
 }
 
-/** Wager and outcome ids as words: "player_pair" -> "Player pair". */
+/** Wager and outcome ids as words: "player_pair" -> "Player pair" (or the
+ * page's language's word for it). */
 export function words(id) {
+  const w = word(id);
+  if (w) return w;
   const s = String(id || '').replace(/_/g, ' ');
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
@@ -220,15 +234,8 @@ export function words(id) {
 
 /** A phase id in words. */
 export function phaseWords(phase) {
-  return {
-    no_shoe: 'Waiting for a shoe',
-    ready: 'Between coups',
-    betting: 'Place your bets',
-    no_more_bets: 'No more bets',
-    dealing: 'Dealing',
-    reconstruction: 'Reconstructing the coup',
-    shoe_over: 'Shoe over',
-  }[phase] || words(phase);
+  const known = ['no_shoe', 'ready', 'betting', 'no_more_bets', 'dealing', 'reconstruction', 'shoe_over'];
+  return known.includes(phase) ? tr(`phase.${phase}`) : words(phase);
 }
 
 /** A long hex value shortened for display: "6dc957af…c856a". */
@@ -247,13 +254,15 @@ export function cardPoints(id) {
   return Number.isInteger(n) ? n : null;
 }
 
-const RESULT_WORDS = { B: 'Banker', P: 'Player', T: 'Tie' };
-const MARK_WORDS = { R: 'red', B: 'blue' };
-
 /** Words for a derived-road mark: "R" -> "red (filled)". */
 export function markWords(mark) {
-  if (!mark) return 'no mark yet';
-  return mark === 'R' ? 'red (filled)' : 'blue (hollow)';
+  if (!mark) return tr('road.no_mark');
+  return mark === 'R' ? tr('road.red') : tr('road.blue');
+}
+
+/** The letter on a road's mark: B, P, T (庄, 闲, 和 in Chinese). */
+function letter(result) {
+  return ['B', 'P', 'T'].includes(result) ? tr(`mark.${result}`) : result;
 }
 
 function at(col, row) {
@@ -273,11 +282,11 @@ function pairDots(e) {
 }
 
 function entryWords(e) {
-  const parts = [RESULT_WORDS[e.result] || e.result];
-  if (e.ties) parts.push(e.ties === 1 ? 'then a tie' : `then ${e.ties} ties`);
-  if (e.banker_pair) parts.push('banker pair');
-  if (e.player_pair) parts.push('player pair');
-  if (e.natural) parts.push('natural');
+  const parts = [['B', 'P', 'T'].includes(e.result) ? tr(`road.${e.result}`) : e.result];
+  if (e.ties) parts.push(e.ties === 1 ? tr('road.then_tie') : tr('road.then_ties', { n: e.ties }));
+  if (e.banker_pair) parts.push(tr('road.banker_pair'));
+  if (e.player_pair) parts.push(tr('road.player_pair'));
+  if (e.natural) parts.push(tr('road.natural'));
   return parts.join(', ');
 }
 
@@ -286,9 +295,9 @@ export function beadPlateHtml(columns) {
   let inner = '';
   (columns || []).forEach((col, c) => col.forEach((e, r) => {
     inner += `<span class="mark bead ${esc(e.result)}${e.natural ? ' natural' : ''}" style="${at(c, r)}" role="img" `
-      + `aria-label="${esc(entryWords(e))}">${esc(e.result)}${pairDots(e)}</span>`;
+      + `aria-label="${esc(entryWords(e))}">${esc(letter(e.result))}${pairDots(e)}</span>`;
   }));
-  return roadBox('bead', 'Bead plate', (columns || []).length, inner);
+  return roadBox('bead', tr('road.bead'), (columns || []).length, inner);
 }
 
 /**
@@ -296,7 +305,7 @@ export function beadPlateHtml(columns) {
  * Player "P"), ties as a green slash with a count, pairs as dots. `lastCols`
  * keeps only the last columns (the lobby preview).
  */
-export function bigRoadHtml(cells, { leadingTies = 0, lastCols = 0, title = 'Big road' } = {}) {
+export function bigRoadHtml(cells, { leadingTies = 0, lastCols = 0, title = tr('road.big') } = {}) {
   const list = cells || [];
   const maxCol = list.reduce((m, e) => Math.max(m, e.col), -1);
   const from = lastCols ? Math.max(0, maxCol + 1 - lastCols) : 0;
@@ -305,10 +314,10 @@ export function bigRoadHtml(cells, { leadingTies = 0, lastCols = 0, title = 'Big
     if (e.col < from) continue;
     const ties = e.ties ? `<i class="tie-slash" aria-hidden="true"></i>${e.ties > 1 ? `<b class="tie-count" aria-hidden="true">${e.ties}</b>` : ''}` : '';
     inner += `<span class="mark ring ${esc(e.result)}" style="${at(e.col - from, e.row)}" role="img" `
-      + `aria-label="${esc(entryWords(e))}, column ${e.col + 1} row ${e.row + 1}">`
-      + `<span class="letter" aria-hidden="true">${esc(e.result)}</span>${ties}${pairDots(e)}</span>`;
+      + `aria-label="${esc(tr('road.at', { what: entryWords(e), col: e.col + 1, row: e.row + 1 }))}">`
+      + `<span class="letter" aria-hidden="true">${esc(letter(e.result))}</span>${ties}${pairDots(e)}</span>`;
   }
-  const extra = leadingTies ? ` <small>(${leadingTies} tie${leadingTies > 1 ? 's' : ''} before the first result)</small>` : '';
+  const extra = leadingTies ? ` <small>${esc(trn('road.leading_ties', leadingTies))}</small>` : '';
   return roadBox('big', title, maxCol + 1 - from, inner, extra);
 }
 
@@ -319,7 +328,7 @@ export function derivedRoadHtml(kind, title, cells) {
   let inner = '';
   for (const e of list) {
     inner += `<span class="mark d-${kind} ${esc(e.mark)}" style="${at(e.col, e.row)}" role="img" `
-      + `aria-label="${esc(markWords(e.mark))}, column ${e.col + 1} row ${e.row + 1}"></span>`;
+      + `aria-label="${esc(tr('road.at', { what: markWords(e.mark), col: e.col + 1, row: e.row + 1 }))}"></span>`;
   }
   return roadBox(kind, title, cols, inner);
 }
@@ -332,7 +341,8 @@ export const DERIVED_ROADS = [
 
 /** The three ask-road marks for one outcome, drawn and labelled. */
 export function askMarksHtml(marks) {
-  return DERIVED_ROADS.map(([kind, title], i) => {
+  return DERIVED_ROADS.map(([kind], i) => {
+    const title = tr(`road.${kind}`);
     const m = (marks || [])[i] || null;
     const mark = m ? `<span class="mark d-${kind} ${esc(m)}" aria-hidden="true"></span>` : '<span class="no-mark" aria-hidden="true">—</span>';
     return `<span class="ask-mark" data-mark="${esc(m || '')}">${mark}<span>${esc(title)}: ${esc(markWords(m))}</span></span>`;
@@ -343,5 +353,5 @@ export function askMarksHtml(marks) {
 export function roadsBoardHtml(board) {
   const b = board || {};
   return `<div class="roads-top">${beadPlateHtml(b.bead_plate)}${bigRoadHtml(b.big_road, { leadingTies: b.leading_ties || 0 })}</div>`
-    + `<div class="roads-derived">${DERIVED_ROADS.map(([kind, title, key]) => derivedRoadHtml(kind, title, b[key])).join('')}</div>`;
+    + `<div class="roads-derived">${DERIVED_ROADS.map(([kind, , key]) => derivedRoadHtml(kind, tr(`road.${kind}`), b[key])).join('')}</div>`;
 }

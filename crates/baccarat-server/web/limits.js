@@ -7,6 +7,7 @@
 // and the check's interval is a setting kept in localStorage.
 
 import { api, money, parseMoney, esc } from '/assets/common.js';
+import { tr } from '/assets/i18n.js';
 
 const $ = (id) => document.getElementById(id);
 const START = 'baccarat.session.start';
@@ -72,7 +73,7 @@ function tick() {
   if (!el || $('who').hidden) return;
   const start = sessionStart();
   const played = Date.now() - start;
-  el.textContent = `Session ${clockText(played)}`;
+  el.textContent = tr('session.clock', { time: clockText(played) });
   el.dataset.ms = String(played);
   const every = checkEvery();
   if (!every || $('reality-dialog').open) return;
@@ -86,11 +87,12 @@ function realityCheck(played) {
   const from = Number(sessionStorage.getItem(START_BALANCE));
   const known = sessionStorage.getItem(START_BALANCE) !== '' && balanceNow !== null && Number.isFinite(from);
   const net = known ? balanceNow - from : null;
-  $('reality-text').textContent = `You have been playing for ${minutes} minutes.`
+  const figures = { from: money(from), now: money(balanceNow) };
+  $('reality-text').textContent = tr('reality.played', { minutes })
     + (net === null ? ''
-      : net > 0 ? ` Since you signed in you are ${money(net)} up (balance ${money(from)} then, ${money(balanceNow)} now).`
-        : net < 0 ? ` Since you signed in you are ${money(-net)} down (balance ${money(from)} then, ${money(balanceNow)} now).`
-          : ` Your balance is what it was when you signed in (${money(balanceNow)}).`);
+      : net > 0 ? tr('reality.up', { net: money(net), ...figures })
+        : net < 0 ? tr('reality.down', { net: money(-net), ...figures })
+          : tr('reality.even', figures));
   $('reality-dialog').showModal();
   $('reality-continue').focus();
 }
@@ -101,22 +103,22 @@ function realityCheck(played) {
 function limitsText(v) {
   const parts = [];
   const t = v.today;
-  if (v.cool_off_until_ms) parts.push(`You are taking a break until ${utcTime(v.cool_off_until_ms)}.`);
+  if (v.cool_off_until_ms) parts.push(tr('limits.break_until', { time: utcTime(v.cool_off_until_ms) }));
   if (v.loss_per_day !== null) {
-    parts.push(`Loss limit ${money(v.loss_per_day)} a day: ${money(t.lost)} lost or on the table today, ${money(t.loss_left)} left.`);
+    parts.push(tr('limits.loss_now', { limit: money(v.loss_per_day), lost: money(t.lost), left: money(t.loss_left) }));
   } else {
-    parts.push('No loss limit.');
+    parts.push(tr('limits.no_loss'));
   }
   if (v.minutes_per_day !== null) {
-    parts.push(`Play-time limit ${v.minutes_per_day} minutes a day: ${t.minutes_left} left today`
-      + `${t.first_wager_ms ? ` (counted from your first bet, ${utcTime(t.first_wager_ms)})` : ' (counted from your first bet)'}.`);
+    const m = { minutes: v.minutes_per_day, left: t.minutes_left };
+    parts.push(t.first_wager_ms ? tr('limits.minutes_since', { ...m, time: utcTime(t.first_wager_ms) }) : tr('limits.minutes_now', m));
   } else {
-    parts.push('No play-time limit.');
+    parts.push(tr('limits.no_minutes'));
   }
-  const later = (l, what, fmt) => l && parts.push(`Your ${what} of ${l.value === null ? 'none' : fmt(l.value)} applies from ${utcTime(l.at_ms)} (a looser limit waits 24 hours).`);
-  later(v.loss_per_day_later, 'loss limit', money);
-  later(v.minutes_per_day_later, 'play-time limit', (m) => `${m} minutes`);
-  parts.push(`Today ends at ${utcTime(t.resets_at_ms)}.`);
+  const later = (l, key, fmt) => l && parts.push(tr(key, { value: l.value === null ? tr('limits.none_value') : fmt(l.value), time: utcTime(l.at_ms) }));
+  later(v.loss_per_day_later, 'limits.later_loss', money);
+  later(v.minutes_per_day_later, 'limits.later_minutes', (m) => tr('limits.minutes_value', { m }));
+  parts.push(tr('limits.day_ends', { time: utcTime(t.resets_at_ms) }));
   return parts;
 }
 
@@ -148,16 +150,16 @@ async function saveLimits(ev) {
   const lossText = $('limit-loss').value.trim();
   const minutesText = $('limit-minutes').value.trim();
   const loss = lossText === '' ? null : parseMoney(lossText);
-  if (lossText !== '' && (loss === null || loss <= 0)) return say('Loss limit: enter an amount such as 100.00, or leave it empty for none.', 'error');
+  if (lossText !== '' && (loss === null || loss <= 0)) return say(tr('limits.bad_loss'), 'error');
   const minutes = minutesText === '' ? null : Number(minutesText);
   if (minutesText !== '' && !(Number.isInteger(minutes) && minutes >= 1 && minutes <= 1440)) {
-    return say('Play-time limit: enter whole minutes from 1 to 1440, or leave it empty for none.', 'error');
+    return say(tr('limits.bad_minutes'), 'error');
   }
   localStorage.setItem(CHECK, $('reality-every').value);
   try {
     const v = await api('/api/me/limits', { method: 'POST', body: { loss_per_day: loss, minutes_per_day: minutes } });
     showLimits(v);
-    say('Saved. A lower limit applies now; a higher one, or none, after 24 hours.');
+    say(tr('limits.saved'));
   } catch (e) {
     say(e.message, 'error');
   }
@@ -169,17 +171,17 @@ async function coolOff() {
   const hours = Number($('cool-hours').value);
   const btn = $('btn-cool-off');
   if (!coolArmed) {
-    btn.textContent = 'Press again: no bets until it ends';
-    coolArmed = setTimeout(() => { coolArmed = null; btn.textContent = 'Take a break'; }, 5000);
+    btn.textContent = tr('cool.armed');
+    coolArmed = setTimeout(() => { coolArmed = null; btn.textContent = tr('cool.button'); }, 5000);
     return;
   }
   clearTimeout(coolArmed);
   coolArmed = null;
-  btn.textContent = 'Take a break';
+  btn.textContent = tr('cool.button');
   try {
     const v = await api('/api/me/cool-off', { method: 'POST', body: { hours } });
     showLimits(v);
-    say(`Your break has started: no bets until ${utcTime(v.cool_off_until_ms)}.`);
+    say(tr('cool.started', { time: utcTime(v.cool_off_until_ms) }));
   } catch (e) {
     say(e.message, 'error');
   }

@@ -11,6 +11,7 @@ import {
 } from '/assets/common.js';
 import { play, setSound, soundOn } from '/assets/sound.js';
 import { setUpLimits, startSession, endSession, noteBalance } from '/assets/limits.js';
+import { tr, trn, languages, language, setLanguage, useSavedLanguage } from '/assets/i18n.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -58,8 +59,8 @@ function notify(text, kind = 'error', rule = null) {
   p.dataset.text = text;
   p.className = `notice ${kind}`;
   p.dataset.kind = kind;
-  const why = rule ? `<details class="notice-rule"><summary>The rule</summary>${esc(rule)}</details>` : '';
-  p.innerHTML = `<span>${esc(text)}${why}</span><button type="button" class="dismiss" aria-label="Dismiss">×</button>`;
+  const why = rule ? `<details class="notice-rule"><summary>${esc(tr('notice.rule'))}</summary>${esc(rule)}</details>` : '';
+  p.innerHTML = `<span>${esc(text)}${why}</span><button type="button" class="dismiss" aria-label="${esc(tr('notice.dismiss'))}">×</button>`;
   p.querySelector('button').addEventListener('click', () => p.remove());
   box.append(p);
   while (box.children.length > 4) box.firstElementChild.remove();
@@ -114,7 +115,7 @@ async function refreshMe({ quiet = false } = {}) {
   } catch (e) {
     if (e.status === 401) {
       auth.clear();
-      notify('Your session has ended; please sign in again.');
+      notify(tr('session.ended'));
       route();
       return false;
     }
@@ -138,7 +139,7 @@ $('login-form').addEventListener('submit', async (ev) => {
   const err = $('login-error');
   err.textContent = '';
   if (!name || !password) {
-    err.textContent = 'Please enter your name and your password.';
+    err.textContent = tr('login.missing');
     return;
   }
   const button = ev.target.querySelector('button[type=submit]');
@@ -151,7 +152,7 @@ $('login-form').addEventListener('submit', async (ev) => {
     route();
   } catch (e) {
     err.textContent = e.status === 401 || e.status === 403
-      ? 'That name and password do not match an account. Please try again.'
+      ? tr('login.wrong')
       : e.message;
   } finally {
     button.disabled = false;
@@ -174,23 +175,23 @@ setUpLimits({ onLeave: signOut });
 // Lobby
 
 function limitsText(t) {
-  const parts = [`Min ${money(t.min)}`, `Max ${money(t.max)}`];
-  parts.push(t.differential === null ? 'no differential' : `Differential ${money(t.differential)}`);
+  const parts = [tr('lobby.min', { amount: money(t.min) }), tr('lobby.max', { amount: money(t.max) })];
+  parts.push(t.differential === null ? tr('lobby.no_diff') : tr('lobby.diff', { amount: money(t.differential) }));
   return parts.join(' · ');
 }
 
 function lobbyCard(t) {
-  const mode = t.mode === 'live' ? 'Live dealer' : 'RNG';
+  const mode = t.mode === 'live' ? tr('mode.live') : tr('mode.rng');
   return `<li class="lobby-card panel" data-testid="lobby-table-${t.id}" data-phase="${esc(t.phase)}">
     <div class="lobby-top">
       <h2>${esc(t.name)}</h2>
-      <span class="pill phase-${esc(t.phase)}">${esc(t.open ? phaseWords(t.phase) : 'Closed')}</span>
+      <span class="pill phase-${esc(t.phase)}">${esc(t.open ? phaseWords(t.phase) : tr('closed'))}</span>
     </div>
     <p class="sub">${esc(t.rulebook_title)}</p>
-    <p>${esc(t.variant_title)} · ${esc(mode)} · ${esc(words(t.dealing))} dealing · ${t.decks} decks</p>
-    <p class="limits-line">${esc(limitsText(t))}${t.announced_minimum ? ` · minimum rising to ${esc(money(t.announced_minimum[0]))}` : ''}</p>
-    <div class="mini-road" aria-label="Big road of the current shoe">${bigRoadHtml(t.roads && t.roads.big_road, { lastCols: 14, title: `Big road (${(t.results || '').length} coup${(t.results || '').length === 1 ? '' : 's'})` })}</div>
-    <a class="btn primary join" href="#table=${t.id}" data-testid="join-${t.id}">Play at ${esc(t.name)}</a>
+    <p>${esc(t.variant_title)} · ${esc(mode)} · ${esc(tr('lobby.dealing', { dealing: words(t.dealing), decks: t.decks }))}</p>
+    <p class="limits-line">${esc(limitsText(t))}${t.announced_minimum ? esc(tr('lobby.rising', { amount: money(t.announced_minimum[0]) })) : ''}</p>
+    <div class="mini-road" aria-label="${esc(tr('lobby.road_label'))}">${bigRoadHtml(t.roads && t.roads.big_road, { lastCols: 14, title: trn('road.big_n', (t.results || '').length) })}</div>
+    <a class="btn primary join" href="#table=${t.id}" data-testid="join-${t.id}">${esc(tr('lobby.play', { name: t.name }))}</a>
   </li>`;
 }
 
@@ -206,8 +207,8 @@ async function showLobby() {
       if (focused) list.querySelector(`[data-testid="${focused}"]`)?.focus();
       const role = auth.user && auth.user.role;
       $('lobby-note').textContent = role && role !== 'player'
-        ? `Signed in as ${role}: you may watch the tables; the pit console is at /pit.`
-        : 'Choose a table to play.';
+        ? tr('lobby.staff', { role })
+        : tr('lobby.choose');
     } catch (e) {
       notify(e.message, 'error', e.rule);
     }
@@ -221,8 +222,8 @@ async function showLobby() {
 // The table: built once per configuration
 
 function payText(line) {
-  const gloss = line.pays === '19:20' ? ' (1:1 less 5%)' : '';
-  return `${words(line.outcome)} ${line.pays}${gloss}`;
+  const gloss = line.pays === '19:20' ? ` ${tr('pays.gloss_19_20')}` : '';
+  return `${words(line.outcome)} ${line.pays === 'push' ? tr('pays.push') : line.pays}${gloss}`;
 }
 
 /** The chip tray, scaled to the table's limits (seven chips): the smallest
@@ -246,28 +247,30 @@ function configKey(t) {
 
 function buildTable(t) {
   $('t-name').textContent = t.name;
-  $('t-sub').textContent = `${t.rulebook_title} · ${t.variant_title} · ${t.mode === 'live' ? 'Live dealer' : 'RNG'} · ${words(t.dealing)} dealing · ${t.decks} decks`;
+  $('t-sub').textContent = `${t.rulebook_title} · ${t.variant_title} · ${t.mode === 'live' ? tr('mode.live') : tr('mode.rng')} · ${tr('lobby.dealing', { dealing: words(t.dealing), decks: t.decks })}`;
   document.title = `${t.name} · Baccarat`;
 
   // The limits sign.
   const rows = [
-    ['Minimum', money(t.min), 'limit-min'],
-    ['Maximum', money(t.max), 'limit-max'],
-    ['Chip unit', money(t.chip), 'limit-chip'],
-    ['Differential', t.differential === null ? 'None' : money(t.differential), 'limit-differential'],
+    [tr('limits.minimum'), money(t.min), 'limit-min'],
+    [tr('limits.maximum'), money(t.max), 'limit-max'],
+    [tr('limits.chip'), money(t.chip), 'limit-chip'],
+    [tr('limits.differential'), t.differential === null ? tr('limits.none') : money(t.differential), 'limit-differential'],
   ];
   if (t.announced_minimum) {
     const [min, at] = t.announced_minimum;
-    rows.push(['Minimum from', `${money(min)} at ${new Date(at - S.skew).toLocaleTimeString()}`, 'limit-announced']);
+    rows.push([tr('limits.min_from'), tr('limits.min_from_value', { amount: money(min), time: new Date(at - S.skew).toLocaleTimeString() }), 'limit-announced']);
   }
   // A player's own limits, on a sign for them (NSW 6.8).
   const me = auth.user;
   const own = me && (t.personal_limits || []).find(([p]) => p === me.id);
-  if (own) rows.push(['Your limits', `${money(own[1])}–${money(own[2])}`, 'limit-personal']);
+  if (own) rows.push([tr('limits.yours'), `${money(own[1])}–${money(own[2])}`, 'limit-personal']);
   if (t.ante) {
     // The Ante Up sign (AU 14.3-14.4).
-    const waived = t.ante.waived_at !== null ? `, waived from ${money(t.ante.waived_at)}` : '';
-    rows.push(['Ante', `${money(t.ante.amount)} per initial wager${waived}`, 'limit-ante']);
+    const ante = t.ante.waived_at !== null
+      ? tr('limits.ante_waived', { amount: money(t.ante.amount), from: money(t.ante.waived_at) })
+      : tr('limits.ante_value', { amount: money(t.ante.amount) });
+    rows.push([tr('limits.ante'), ante, 'limit-ante']);
   }
   $('limits').innerHTML = rows.map(([k, v, id]) => `<div><dt>${esc(k)}</dt><dd data-testid="${id}">${esc(v)}</dd></div>`).join('');
   $('help-link').href = `/help?table=${t.id}`;
@@ -294,12 +297,12 @@ function buildTable(t) {
   const values = chipValues(t);
   if (!values.includes(S.chip)) S.chip = values.find((v) => v >= t.min) ?? values[0];
   $('chips').innerHTML = values.map((v, i) => `<button type="button" class="chip chip-${i}" data-minor="${v}" data-testid="chip-${v}"
-    aria-pressed="${v === S.chip}" aria-label="Chip ${esc(money(v))}">${esc(money(v).replace(/\.00$/, ''))}</button>`).join('');
+    aria-pressed="${v === S.chip}" aria-label="${esc(tr('chip.label', { amount: money(v) }))}">${esc(money(v).replace(/\.00$/, ''))}</button>`).join('');
 
   // The card slots: three a hand.
   for (const side of ['player', 'banker']) {
-    $(`cards-${side}`).innerHTML = POSITIONS.filter(([p]) => SIDE_OF(p) === side).map(([p, label]) => `
-      <div class="card-slot ${p.endsWith('3') ? 'third' : ''}" data-testid="card-${p}" data-position="${p}" data-card="" data-state="empty" role="img" aria-label="${esc(label)}: not dealt">
+    $(`cards-${side}`).innerHTML = POSITIONS.filter(([p]) => SIDE_OF(p) === side).map(([p]) => `
+      <div class="card-slot ${p.endsWith('3') ? 'third' : ''}" data-testid="card-${p}" data-position="${p}" data-card="" data-state="empty" role="img" aria-label="${esc(tr(`pos.${p}`))}: ${esc(tr('card.not_dealt'))}">
         <div class="card"><div class="card-front"><span class="face"></span><span class="peel-cover" aria-hidden="true"></span></div><div class="card-back"></div></div>
       </div>`).join('');
   }
@@ -309,8 +312,8 @@ function buildTable(t) {
 $('layout').addEventListener('click', (ev) => {
   const spot = ev.target.closest('.spot');
   if (!spot || !S.t) return;
-  if (auth.user?.role !== 'player') return notify('Only players may place wagers.');
-  if (S.t.phase !== 'betting') return notify(`Betting is not open (${phaseWords(S.t.phase).toLowerCase()}): wait for the next coup to place chips.`, 'info');
+  if (auth.user?.role !== 'player') return notify(tr('only_players'));
+  if (S.t.phase !== 'betting') return notify(tr('betting_not_open', { phase: phaseWords(S.t.phase).toLowerCase() }), 'info');
   const bet = spot.dataset.bet;
   const why = overLimit(bet, S.chip);
   if (why) return notify(why);
@@ -340,7 +343,7 @@ async function openTable(id) {
     tableId: id, t: null, configKey: '', roadsKey: '', shown: null, slotState: {}, peel: {}, peelFrom: {}, exposed: { coup: null, positions: new Set() },
     pending: new Map(), pendingKey: null, mine: new Map(),
   });
-  $('t-name').textContent = `Table ${id}`;
+  $('t-name').textContent = tr('table.n', { id });
   $('conn').hidden = false;
   setConn('connecting');
   if (!(await refreshMe())) return;
@@ -356,8 +359,8 @@ async function openTable(id) {
 function setConn(status) {
   const el = $('conn');
   el.dataset.state = status;
-  el.textContent = status === 'live' ? 'Live' : status === 'reconnecting' ? 'Reconnecting…' : 'Connecting…';
-  el.setAttribute('aria-label', `Connection: ${el.textContent}`);
+  el.textContent = status === 'live' ? tr('conn.live') : status === 'reconnecting' ? tr('conn.reconnecting') : tr('conn.connecting');
+  el.setAttribute('aria-label', tr('conn.label', { state: el.textContent }));
   $('view-table').classList.toggle('stale', status === 'reconnecting');
 }
 
@@ -382,7 +385,7 @@ function onMessage(msg) {
     S.pending.clear();
     S.undo = [];
     S.pendingKey = null;
-    notify(`Betting closed before your slip was confirmed: ${money(total)} of chips were taken back.`, 'info');
+    notify(tr('slip.taken_back', { amount: money(total) }), 'info');
   }
   // A card we see while its hand is out with us may be ours alone; any other
   // card we see is exposed to the table (a hand out again for a third card keeps
@@ -399,9 +402,9 @@ function onMessage(msg) {
     for (const w of msg.mine.wagers) {
       const was = before.find((b) => b.wager === w.wager);
       if (!was) continue;
-      const what = `Your ${words(w.bet)} wager of ${money(w.amount)}`;
-      if (was.needs_approval && !w.needs_approval && w.status === 'open') notify(`${what} was approved: it is on the table.`, 'info');
-      if (was.status === 'open' && w.status === 'returned') notify(`${what} was not accepted, and the stake is back in your balance.`, 'error', w.rule);
+      const what = tr('wager.yours', { bet: words(w.bet), amount: money(w.amount) });
+      if (was.needs_approval && !w.needs_approval && w.status === 'open') notify(tr('wager.approved', { what }), 'info');
+      if (was.status === 'open' && w.status === 'returned') notify(tr('wager.returned', { what }), 'error', w.rule);
     }
     S.mine.set(msg.mine.coup, msg.mine.wagers);
     const settled = (ws) => ws.filter((w) => w.status === 'settled').length;
@@ -443,7 +446,7 @@ function newCoup(prev) {
 
 function render() {
   const t = S.t;
-  $('t-phase').textContent = t.open ? phaseWords(t.phase) : `Closed · ${phaseWords(t.phase)}`;
+  $('t-phase').textContent = t.open ? phaseWords(t.phase) : tr('closed_phase', { phase: phaseWords(t.phase) });
   $('t-phase').dataset.phase = t.phase;
   Object.assign($('view-table').dataset, { coup: String(t.coup), phase: t.phase, shoe: String(t.shoe) });
   renderCards();
@@ -462,7 +465,8 @@ function renderCards() {
   const current = shown && shown.coup === S.t.coup;
   const cards = new Map((shown ? shown.cards : []).map(([p, c]) => [p, c]));
   const out = current ? S.t.out : null;
-  for (const [pos, label] of POSITIONS) {
+  for (const [pos] of POSITIONS) {
+    const label = tr(`pos.${pos}`);
     const slot = document.querySelector(`[data-testid="card-${pos}"]`);
     if (!slot) continue;
     const has = cards.has(pos);
@@ -483,8 +487,8 @@ function renderCards() {
       }
       slot.classList.toggle('red', cardParts(card).red);
     }
-    const what = state === 'empty' ? 'not dealt' : state === 'down' ? 'face down'
-      : state === 'held' ? `${cardParts(card).label}, held by you to squeeze` : cardParts(card).label;
+    const what = state === 'empty' ? tr('card.not_dealt') : state === 'down' ? tr('card.face_down')
+      : state === 'held' ? tr('card.held', { card: cardParts(card).label }) : cardParts(card).label;
     slot.setAttribute('aria-label', `${label}: ${what}`);
     if (state === 'up' && before === 'empty' && current) {
       // Dealt face up: turn it over from its back.
@@ -499,8 +503,8 @@ function renderCards() {
     S.slotState[pos] = state;
   }
   $('hands').classList.toggle('previous', !!shown && !current);
-  $('coup-label').textContent = !shown ? (S.t.phase === 'betting' ? 'Place your bets.' : '')
-    : current ? `Coup ${shown.coup}` : `Last coup (${shown.coup}) — place your bets for coup ${S.t.coup}.`;
+  $('coup-label').textContent = !shown ? (S.t.phase === 'betting' ? tr('coup.place') : '')
+    : current ? tr('coup.n', { n: shown.coup }) : tr('coup.last', { last: shown.coup, next: S.t.coup });
   // Running totals of the cards everyone can see; the result's totals once known.
   for (const side of ['player', 'banker']) {
     let total = shown && shown.result && shown.result[side] !== null && shown.result[side] !== undefined ? shown.result[side] : null;
@@ -519,10 +523,10 @@ function renderSqueeze() {
   box.hidden = !out;
   if (!out) return;
   const mine = auth.user && out.player === auth.user.id;
-  const hand = `the ${words(out.side)} hand`;
+  const hand = tr('squeeze.hand', { side: words(out.side) });
   $('squeeze-text').textContent = mine
-    ? `You hold ${hand}. Drag a card from any edge (or press Squeeze) to peel it, then Reveal it to the table.`
-    : `${out.name ? out.name : `Player #${out.player}`} is squeezing ${hand}.`;
+    ? tr('squeeze.mine', { hand })
+    : tr('squeeze.other', { name: out.name ? out.name : tr('player_n', { id: out.player }), hand });
   const key = `${t.coup}:${out.side}:${out.player}`;
   if (!S.squeezeSince || S.squeezeSince.key !== key) S.squeezeSince = { key, at: Date.now() };
   squeezeTick();
@@ -543,7 +547,7 @@ function renderResult() {
   renderWin(null);
   if (!shown) { el.textContent = ''; return; }
   if (shown.void) {
-    el.textContent = `Coup ${shown.coup} is void (${shown.void}); wagers are returned.`;
+    el.textContent = tr('result.void', { coup: shown.coup, why: shown.void });
     el.dataset.winner = 'void';
     return;
   }
@@ -558,8 +562,10 @@ function renderResult() {
     return;
   }
   el.dataset.winner = r.winner;
-  const score = r.player === null || r.player === undefined ? '' : r.winner === 'banker' ? ` ${r.banker} to ${r.player}` : ` ${r.player} to ${r.banker}`;
-  el.textContent = r.winner === 'tie' ? `Tie${score ? `, ${r.player} all` : ''}` : `${words(r.winner)} wins${score}`;
+  const scored = r.player !== null && r.player !== undefined;
+  const [a, b] = r.winner === 'banker' ? [r.banker, r.player] : [r.player, r.banker];
+  el.textContent = r.winner === 'tie' ? (scored ? tr('result.tie_score', { n: r.player }) : tr('result.tie'))
+    : scored ? tr('result.wins_score', { side: words(r.winner), a, b }) : tr('result.wins', { side: words(r.winner) });
   markWinners(r.winner);
   renderWin(shown.coup);
 }
@@ -583,7 +589,7 @@ function renderWin(coup) {
     S.chimed = coup;
     play('win');
   }
-  el.textContent = net > 0 ? `You won ${money(net)}` : net < 0 ? `You lost ${money(-net)}` : 'Your stakes are returned';
+  el.textContent = net > 0 ? tr('win.won', { amount: money(net) }) : net < 0 ? tr('win.lost', { amount: money(-net) }) : tr('win.returned');
 }
 
 /** Why another chip of `chip` on `bet` would be refused, before it is sent:
@@ -595,14 +601,14 @@ function overLimit(bet, chip) {
   const on = openWagers().filter((w) => w.bet === bet).reduce((a, w) => a + w.amount, 0);
   const stack = (S.pending.get(bet) || 0) + chip;
   if (offer && on + stack > offer.max) {
-    return `${words(offer.bet)} takes at most ${money(offer.max)} a player: ${money(on + stack - chip)} is already on it or on your slip.`;
+    return tr('slip.over_max', { bet: words(offer.bet), max: money(offer.max), on: money(on + stack - chip) });
   }
   const raw = $('available').dataset.minor;
   const available = raw === '' ? NaN : Number(raw);
   const slip = [...S.pending].reduce((a, [b, v]) => a + v + anteFor(b, v), 0);
   const next = slip - (S.pending.get(bet) || 0) - anteFor(bet, S.pending.get(bet) || 0) + stack + anteFor(bet, stack);
   if (Number.isFinite(available) && next > available) {
-    return `Your available balance is ${money(available)}: the slip would need ${money(next)}.`;
+    return tr('slip.over_balance', { available: money(available), need: money(next) });
   }
   return null;
 }
@@ -620,9 +626,9 @@ function renderStakes() {
     const on = placed.get(bet) || 0;
     const slip = S.pending.get(bet) || 0;
     const onEl = spot.querySelector('.on'), slipEl = spot.querySelector('.slip');
-    onEl.textContent = on ? `On ${money(on)}` : '';
+    onEl.textContent = on ? tr('stake.on', { amount: money(on) }) : '';
     onEl.dataset.minor = String(on);
-    slipEl.textContent = slip ? `Slip ${money(slip)}` : '';
+    slipEl.textContent = slip ? tr('stake.slip', { amount: money(slip) }) : '';
     slipEl.dataset.minor = String(slip);
     spot.classList.toggle('has-chips', !!(on || slip));
   }
@@ -630,7 +636,9 @@ function renderStakes() {
   const pendingTotal = [...S.pending.values()].reduce((a, b) => a + b, 0);
   const placedTotal = [...placed.values()].reduce((a, b) => a + b, 0);
   const antes = [...S.pending].reduce((a, [bet, amount]) => a + anteFor(bet, amount), 0);
-  $('slip-total').textContent = `Slip ${money(pendingTotal)}${antes ? ` + ante ${money(antes)}` : ''} · On the table ${money(placedTotal)}`;
+  $('slip-total').textContent = antes
+    ? tr('slip.total_ante', { slip: money(pendingTotal), ante: money(antes), table: money(placedTotal) })
+    : tr('slip.total', { slip: money(pendingTotal), table: money(placedTotal) });
   $('btn-confirm').disabled = S.busy || !betting || !S.pending.size;
   $('btn-clear').disabled = S.busy || !S.pending.size;
   $('btn-undo').disabled = S.busy || !S.undo.length;
@@ -644,22 +652,22 @@ function renderStakes() {
 
 function payoutLine(w) {
   const s = w.settlement;
-  const status = w.status === 'settled' ? `${words(w.outcome || 'void')}${w.pays && w.pays !== 'lose' ? ` · ${w.pays === 'push' ? 'push' : `pays ${w.pays}`}` : ''}`
-    : w.status === 'open' ? (w.needs_approval ? 'Waiting for a supervisor' : 'On the table')
-      : w.status === 'withdrawn' ? 'Withdrawn' : `Returned${w.rule ? ` (${w.rule})` : ''}`;
+  const status = w.status === 'settled' ? `${words(w.outcome || 'void')}${w.pays && w.pays !== 'lose' ? ` · ${w.pays === 'push' ? tr('pays.push') : tr('pays.pays', { pays: w.pays })}` : ''}`
+    : w.status === 'open' ? (w.needs_approval ? tr('payout.waiting') : tr('payout.on_table'))
+      : w.status === 'withdrawn' ? tr('payout.withdrawn') : `${tr('payout.returned')}${w.rule ? ` (${w.rule})` : ''}`;
   const net = w.net === null || w.net === undefined ? null : w.net;
   const cls = net === null ? '' : net > 0 ? 'pos' : net < 0 ? 'neg' : 'zero';
   const grid = s ? [
-    ['Stake', money(s.stake)], ['Outcome', words(w.outcome || '—')], ['Pays', w.pays || '—'], ['Won', money(s.won)],
-    ['Commission', money(s.commission)], ['Returned', money(s.returned)], ['Net', money(net, { sign: true })],
-  ] : [['Stake', money(w.amount)]];
+    [tr('grid.stake'), money(s.stake)], [tr('grid.outcome'), words(w.outcome || '—')], [tr('grid.pays'), w.pays || '—'], [tr('grid.won'), money(s.won)],
+    [tr('grid.commission'), money(s.commission)], [tr('grid.returned'), money(s.returned)], [tr('grid.net'), money(net, { sign: true })],
+  ] : [[tr('grid.stake'), money(w.amount)]];
   // A settled line says in a few words what happened; the settlement's every
   // figure is one tap away.
-  const short = !s ? '' : net > 0 ? `Won ${money(net)}` : net < 0 ? `Lost ${money(-net)}` : 'Stake returned';
+  const short = !s ? '' : net > 0 ? tr('payout.won', { amount: money(net) }) : net < 0 ? tr('payout.lost', { amount: money(-net) }) : tr('payout.stake_returned');
   const figures = `<dl class="p-grid">${grid.map(([k, v]) => `<div><dt>${esc(k)}</dt><dd>${esc(v)}</dd></div>`).join('')}</dl>`;
   return `<li class="payout ${cls}" data-testid="payout-${w.wager}" data-wager="${w.wager}" data-bet="${esc(w.bet)}" data-status="${esc(w.status)}" data-outcome="${esc(w.outcome || '')}" data-net="${net === null ? '' : net}">
     <div class="p-head"><strong>${esc(words(w.bet))}</strong><span class="p-status">${esc(status)}</span>${net === null ? '' : `<span class="p-net">${esc(money(net, { sign: true }))}</span>`}</div>
-    ${s ? `<p class="p-short" data-testid="payout-short-${w.wager}">${esc(short)}</p><details class="p-details"><summary>Details</summary>${figures}</details>` : figures}
+    ${s ? `<p class="p-short" data-testid="payout-short-${w.wager}">${esc(short)}</p><details class="p-details"><summary>${esc(tr('payout.details'))}</summary>${figures}</details>` : figures}
   </li>`;
 }
 
@@ -671,23 +679,23 @@ function renderPayouts() {
     const coups = [...S.mine.keys()].filter((c) => (S.mine.get(c) || []).length).sort((a, b) => b - a);
     if (coups.length) { coup = coups[0]; lines = S.mine.get(coup); }
   }
-  $('payouts-coup').textContent = lines.length ? `(coup ${coup})` : '';
+  $('payouts-coup').textContent = lines.length ? tr('payouts.coup', { n: coup }) : '';
   const settled = lines.filter((w) => w.status === 'settled');
   const total = settled.reduce((a, w) => a + w.net, 0);
   $('payouts').innerHTML = lines.length
-    ? lines.map(payoutLine).join('') + (settled.length ? `<li class="payout-total" data-testid="coup-net" data-net="${total}">Net this coup <strong>${esc(money(total, { sign: true }))}</strong></li>` : '')
-    : '<li class="empty">No wagers yet. Pick a chip, tap a spot, then Confirm.</li>';
+    ? lines.map(payoutLine).join('') + (settled.length ? `<li class="payout-total" data-testid="coup-net" data-net="${total}">${esc(tr('payouts.net'))} <strong>${esc(money(total, { sign: true }))}</strong></li>` : '')
+    : `<li class="empty">${esc(tr('payouts.empty'))}</li>`;
 }
 
 function renderShoe() {
   const t = S.t;
   const c = t.seed_commitment;
-  $('shoe').innerHTML = `<p>${t.shoe ? `Shoe ${t.shoe} · coup ${t.coup}` : 'No shoe in play yet'}</p>
-    <p><label for="shoe-progress">Cards dealt</label>
+  $('shoe').innerHTML = `<p>${esc(t.shoe ? tr('shoe.n', { shoe: t.shoe, coup: t.coup }) : tr('shoe.none'))}</p>
+    <p><label for="shoe-progress">${esc(tr('shoe.dealt'))}</label>
     <progress id="shoe-progress" max="${t.shoe_size}" value="${t.dealt}"></progress>
     <span data-testid="shoe-progress" data-dealt="${t.dealt}" data-size="${t.shoe_size}">${t.dealt} / ${t.shoe_size}</span></p>
-    <p>Seed commitment (SHA-256): ${c ? `<code data-testid="seed-commitment" title="${esc(c)}" tabindex="0" aria-label="Seed commitment ${esc(c)}">${esc(shortHash(c))}</code>` : 'none yet'}</p>
-    <p><a href="/fair?table=${t.id}" target="_blank" rel="noopener" data-testid="fair-link">Shoes and their seeds: check them yourself</a> (each seed is published when its shoe ends)</p>`;
+    <p>${esc(tr('shoe.commitment'))} ${c ? `<code data-testid="seed-commitment" title="${esc(c)}" tabindex="0" aria-label="${esc(tr('shoe.commitment_label', { hash: c }))}">${esc(shortHash(c))}</code>` : esc(tr('shoe.none_yet'))}</p>
+    <p><a href="/fair?table=${t.id}" target="_blank" rel="noopener" data-testid="fair-link">${esc(tr('shoe.fair'))}</a> ${esc(tr('shoe.fair_note'))}</p>`;
 }
 
 function renderRoads() {
@@ -699,8 +707,8 @@ function renderRoads() {
   drawAsk();
   scrollRoadsToEnd($('roads-board'));
   $('shoe-stats').innerHTML = shoeStatsHtml(t.stats);
-  $('ask-banker-marks').innerHTML = `<strong>If Banker wins next:</strong>${askMarksHtml(t.roads && t.roads.ask_banker)}`;
-  $('ask-player-marks').innerHTML = `<strong>If Player wins next:</strong>${askMarksHtml(t.roads && t.roads.ask_player)}`;
+  $('ask-banker-marks').innerHTML = `<strong>${esc(tr('ask.if_banker'))}</strong>${askMarksHtml(t.roads && t.roads.ask_banker)}`;
+  $('ask-player-marks').innerHTML = `<strong>${esc(tr('ask.if_player'))}</strong>${askMarksHtml(t.roads && t.roads.ask_player)}`;
 }
 
 /** This shoe's results counted, as players read them beside the roads: each
@@ -709,14 +717,14 @@ function shoeStatsHtml(st) {
   if (!st) return '';
   const share = (n) => (st.coups ? ` (${Math.round((100 * n) / st.coups)}%)` : '');
   const item = (cls, label, n, pct) =>
-    `<span class="stat ${cls}" data-stat="${cls}" data-count="${n}">${label} ${n}${pct ? share(n) : ''}</span>`;
-  return `<span class="stat coups" data-stat="coups" data-count="${st.coups}">This shoe: ${st.coups} coup${st.coups === 1 ? '' : 's'}</span>`
-    + item('banker', 'Banker', st.banker, true)
-    + item('player', 'Player', st.player, true)
-    + item('tie', 'Tie', st.tie, true)
-    + item('player-pairs', 'Player pairs', st.player_pairs, false)
-    + item('banker-pairs', 'Banker pairs', st.banker_pairs, false)
-    + item('naturals', 'Naturals', st.naturals, false);
+    `<span class="stat ${cls}" data-stat="${cls}" data-count="${n}">${esc(label)} ${n}${pct ? share(n) : ''}</span>`;
+  return `<span class="stat coups" data-stat="coups" data-count="${st.coups}">${esc(trn('stats.coups', st.coups))}</span>`
+    + item('banker', tr('stats.banker'), st.banker, true)
+    + item('player', tr('stats.player'), st.player, true)
+    + item('tie', tr('stats.tie'), st.tie, true)
+    + item('player-pairs', tr('stats.player_pairs'), st.player_pairs, false)
+    + item('banker-pairs', tr('stats.banker_pairs'), st.banker_pairs, false)
+    + item('naturals', tr('stats.naturals'), st.naturals, false);
 }
 
 /** Scroll each road so that its latest marks are in view. */
@@ -740,14 +748,13 @@ function tick() {
   if (S.countdown.coup !== t.coup) S.countdown = { coup: t.coup, total: Math.max(left, 1000) };
   el.hidden = false;
   el.dataset.remainingMs = String(left);
-  el.querySelector('.countdown-text').textContent = left > 0 ? `Bets close in ${Math.ceil(left / 1000)} s` : 'Closing…';
+  el.querySelector('.countdown-text').textContent = left > 0 ? tr('countdown', { s: Math.ceil(left / 1000) }) : tr('countdown.closing');
   el.querySelector('.countdown-bar span').style.width = `${Math.min(100, (100 * left) / S.countdown.total)}%`;
   el.classList.toggle('urgent', left < 3000);
   const auto = $('slip-auto').checked;
   if (left < 3000 && S.pending.size && S.countdown.warned !== t.coup) {
     S.countdown.warned = t.coup;
-    notify(auto ? 'Your slip is not confirmed yet: it will be confirmed for you just before betting closes.'
-      : 'Your slip is not confirmed: press Confirm before betting closes, or the chips are taken back.', 'info');
+    notify(auto ? tr('slip.warn_auto') : tr('slip.warn'), 'info');
   }
   if (auto && left > 0 && left < 1500 && S.pending.size && !S.busy && S.countdown.autoSent !== t.coup) {
     S.countdown.autoSent = t.coup;
@@ -768,8 +775,7 @@ function squeezeTick() {
   const left = Math.max(0, S.squeezeMs - (Date.now() - S.squeezeSince.at));
   el.hidden = false;
   el.dataset.remainingMs = String(left);
-  el.textContent = left > 0 ? `Time to squeeze: ${Math.ceil(left / 1000)} s, then the dealer turns the cards over.`
-    : 'Time is up: the dealer turns the cards over.';
+  el.textContent = left > 0 ? tr('squeeze.time', { s: Math.ceil(left / 1000) }) : tr('squeeze.up');
 }
 setInterval(squeezeTick, 200);
 
@@ -809,14 +815,14 @@ const confirmSlip = () => withBusy(async () => {
       const l = lines[i];
       const what = `${words(l.bet)} ${money(l.amount)}`;
       if (res.result === 'wager') placed.push(what);
-      else refused.push([`${what} was not placed: ${playerWords(res.code, res.message || 'not accepted')}`, res.rule]);
+      else refused.push([tr('slip.not_placed', { what, why: playerWords(res.code, res.message || tr('slip.not_accepted')) }), res.rule]);
     });
     if (r.balance !== undefined) setBalance(r.balance);
-    if (placed.length) notify(`Placed: ${placed.join(', ')}.`, 'info');
+    if (placed.length) notify(tr('slip.placed', { list: placed.join(', ') }), 'info');
     for (const [text, rule] of refused) notify(text, 'error', rule);
   } catch (e) {
     if (e.status !== 0) S.pendingKey = null; // refused: a new slip gets a new key
-    notify(e.status === 0 ? `${e.message} Press Confirm again to retry the same slip.` : e.message, 'error', e.rule);
+    notify(e.status === 0 ? tr('slip.retry', { message: e.message }) : e.message, 'error', e.rule);
   }
 });
 
@@ -824,7 +830,7 @@ const confirmSlip = () => withBusy(async () => {
 function renderSoundButton() {
   const on = soundOn();
   $('btn-sound').setAttribute('aria-pressed', String(on));
-  $('btn-sound').textContent = on ? 'Sound on' : 'Sound off';
+  $('btn-sound').textContent = on ? tr('sound.on') : tr('sound.off');
 }
 $('btn-sound').addEventListener('click', () => {
   setSound(!soundOn());
@@ -864,7 +870,7 @@ $('btn-undo').addEventListener('click', () => {
 $('btn-max').addEventListener('click', () => {
   if (!S.t || S.t.phase !== 'betting') return;
   const bet = S.lastSpot;
-  if (!bet) return notify('Put a chip on a spot first: Max raises the last spot you bet on to its maximum.', 'info');
+  if (!bet) return notify(tr('max.first'), 'info');
   const unit = S.t.chip || 1;
   const offer = (S.t.offers || []).find((o) => o.bet === bet);
   if (!offer) return;
@@ -875,7 +881,7 @@ $('btn-max').addEventListener('click', () => {
     const mid = Math.ceil((lo + hi) / 2);
     if (overLimit(bet, mid * unit)) hi = mid - 1; else lo = mid;
   }
-  if (lo === 0) return notify(overLimit(bet, unit) || `${words(bet)} takes no more.`);
+  if (lo === 0) return notify(overLimit(bet, unit) || tr('max.no_more', { bet: words(bet) }));
   S.pending.set(bet, (S.pending.get(bet) || 0) + lo * unit);
   S.undo.push([bet, lo * unit]);
   S.pendingKey = null;
@@ -907,28 +913,28 @@ function disarmWithdraw() {
   if (!S.withdrawArmed) return;
   clearTimeout(S.withdrawArmed);
   S.withdrawArmed = null;
-  $('btn-withdraw').textContent = 'Withdraw bets';
+  $('btn-withdraw').textContent = tr('btn.withdraw');
   $('btn-withdraw').removeAttribute('aria-pressed');
 }
 
 $('btn-withdraw').addEventListener('click', () => {
   if (!S.withdrawArmed) {
     S.withdrawArmed = setTimeout(disarmWithdraw, 4000);
-    $('btn-withdraw').textContent = 'Withdraw all? Press again';
+    $('btn-withdraw').textContent = tr('withdraw.armed');
     $('btn-withdraw').setAttribute('aria-pressed', 'true');
     return;
   }
   disarmWithdraw();
   withBusy(async () => {
     if (!S.t || S.t.phase !== 'betting') {
-      notify('Betting is closed: placed wagers stay on the table.', 'info');
+      notify(tr('withdraw.closed'), 'info');
       return;
     }
     for (const w of openWagers()) {
       try {
         await api(`/api/tables/${S.tableId}/withdraw`, { method: 'POST', body: { wager: w.wager } });
       } catch (e) {
-        notify(`${words(w.bet)} ${money(w.amount)} could not be withdrawn: ${e.message}`);
+        notify(tr('withdraw.failed', { what: `${words(w.bet)} ${money(w.amount)}`, message: e.message }));
       }
     }
   });
@@ -941,7 +947,7 @@ $('btn-rebet').addEventListener('click', () => {
   S.undo = [...S.pending];
   S.pendingKey = null;
   renderStakes();
-  notify('Last coup’s wagers are on your slip: press Confirm to place them.', 'info');
+  notify(tr('rebet.done'), 'info');
 });
 
 // ---------------------------------------------------------------------------
@@ -1016,7 +1022,7 @@ function drawAsk() {
     m.style.gridColumn = String(col + 1);
     m.style.gridRow = String(row + 1);
     m.setAttribute('aria-hidden', 'true');
-    if (cls.startsWith('ring')) m.innerHTML = `<span class="letter">${side === 'banker' ? 'B' : 'P'}</span>`;
+    if (cls.startsWith('ring')) m.innerHTML = `<span class="letter">${esc(tr(side === 'banker' ? 'mark.B' : 'mark.P'))}</span>`;
     grid.append(m);
   };
   put('big', `ring ${side === 'banker' ? 'B' : 'P'}`, cells.col, cells.row);
@@ -1070,8 +1076,8 @@ async function loadHistory(missedCoup = null) {
     $('history').querySelector('tbody').innerHTML = rows.length ? rows.slice(0, 40).map((h) => {
       const l = h.line;
       const cls = l.net > 0 ? 'pos' : l.net < 0 ? 'neg' : 'zero';
-      return `<tr class="${cls}" data-wager="${l.wager}"><td title="Table ${h.table}, coup ${h.coup}">${h.table === S.tableId ? '' : `T${h.table} `}#${h.coup}</td><td>${esc(words(l.bet))}</td><td>${esc(money(l.amount))}</td><td>${esc(words(l.outcome || l.status))}</td><td class="num">${esc(money(l.net, { sign: true }))}</td></tr>`;
-    }).join('') : '<tr><td colspan="5">No settled wagers yet.</td></tr>';
+      return `<tr class="${cls}" data-wager="${l.wager}"><td title="${esc(tr('history.where', { table: h.table, coup: h.coup }))}">${h.table === S.tableId ? '' : `T${h.table} `}#${h.coup}</td><td>${esc(words(l.bet))}</td><td>${esc(money(l.amount))}</td><td>${esc(words(l.outcome || l.status))}</td><td class="num">${esc(money(l.net, { sign: true }))}</td></tr>`;
+    }).join('') : `<tr><td colspan="5">${esc(tr('history.empty'))}</td></tr>`;
   } catch (e) {
     notify(e.message, 'error', e.rule);
   }
@@ -1079,6 +1085,29 @@ async function loadHistory(missedCoup = null) {
 
 // ---------------------------------------------------------------------------
 // Start
+
+// The language: the switch in the header (every language the catalogue
+// holds), the choice saved on this device, and everything redrawn in it.
+const langSelect = $('lang');
+langSelect.innerHTML = languages().map(([tag, name]) => `<option value="${esc(tag)}" lang="${esc(tag)}">${esc(name)}</option>`).join('');
+useSavedLanguage();
+langSelect.value = language();
+langSelect.addEventListener('change', () => setLanguage(langSelect.value));
+document.addEventListener('languagechange', () => {
+  renderSoundButton();
+  disarmWithdraw();
+  setConn($('conn').dataset.state);
+  if (S.t && !$('view-table').hidden) {
+    const kept = S.slotState; // the cards stay as they lie: no second turn
+    buildTable(S.t);
+    S.slotState = kept;
+    S.roadsKey = '';
+    render();
+    loadHistory();
+  } else {
+    route();
+  }
+});
 
 window.addEventListener('hashchange', route);
 route();

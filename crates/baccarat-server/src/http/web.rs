@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use super::AppState;
 
 /// The embedded files: name, content type, content.
-pub const FILES: [(&str, &str, &str); 16] = [
+pub const FILES: [(&str, &str, &str); 18] = [
     ("index.html", "text/html; charset=utf-8", include_str!("../../web/index.html")),
     ("pit.html", "text/html; charset=utf-8", include_str!("../../web/pit.html")),
     ("style.css", "text/css; charset=utf-8", include_str!("../../web/style.css")),
@@ -30,6 +30,8 @@ pub const FILES: [(&str, &str, &str); 16] = [
     ("help.js", "text/javascript; charset=utf-8", include_str!("../../web/help.js")),
     ("sound.js", "text/javascript; charset=utf-8", include_str!("../../web/sound.js")),
     ("limits.js", "text/javascript; charset=utf-8", include_str!("../../web/limits.js")),
+    ("i18n.js", "text/javascript; charset=utf-8", include_str!("../../web/i18n.js")),
+    ("messages.json", "application/json", include_str!("../../web/messages.json")),
 ];
 
 fn file(s: &AppState, name: &str) -> Response {
@@ -72,4 +74,97 @@ pub(super) async fn help(State(s): State<AppState>) -> Response {
 
 pub(super) async fn asset(State(s): State<AppState>, Path(name): Path<String>) -> Response {
     file(&s, &name)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    use super::FILES;
+
+    fn file(name: &str) -> &'static str {
+        FILES.iter().find(|f| f.0 == name).expect("a file of the pages").2
+    }
+
+    fn catalogue() -> BTreeMap<String, BTreeMap<String, String>> {
+        serde_json::from_str(file("messages.json")).expect("messages.json is {language: {key: text}}")
+    }
+
+    /// The {names} a text fills in.
+    fn vars(text: &str) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        let mut rest = text;
+        while let Some(i) = rest.find('{') {
+            let Some(j) = rest[i..].find('}') else { break };
+            out.insert(rest[i + 1..i + j].to_string());
+            rest = &rest[i + j + 1..];
+        }
+        out
+    }
+
+    /// Every language has every key English has, filling in the same names,
+    /// and no key English lacks (its words, `w.<id>`, aside): a language
+    /// added to the catalogue needs no code, and one left half done fails
+    /// here.
+    #[test]
+    fn every_language_has_every_message() {
+        let c = catalogue();
+        let en = &c["en"];
+        assert!(c.len() >= 3, "English and Chinese, Simplified and Traditional: {:?}", c.keys());
+        for (lang, messages) in &c {
+            assert!(messages.contains_key("_name"), "{lang} names itself");
+            for (key, text) in en {
+                let theirs = messages.get(key).unwrap_or_else(|| panic!("{lang} lacks {key:?}"));
+                assert_eq!(vars(theirs), vars(text), "{lang} {key:?}: {theirs:?} fills in other names than {text:?}");
+            }
+            for key in messages.keys() {
+                assert!(en.contains_key(key) || key.starts_with("w."), "{lang} has {key:?}, which English lacks");
+            }
+        }
+        // Chinese uses the conventional labels of the spots and the roads.
+        for lang in ["zh-Hans", "zh-Hant"] {
+            assert_eq!(c[lang]["mark.T"], "和");
+        }
+        assert_eq!((c["zh-Hans"]["mark.B"].as_str(), c["zh-Hans"]["mark.P"].as_str()), ("庄", "闲"));
+        assert_eq!((c["zh-Hant"]["mark.B"].as_str(), c["zh-Hant"]["mark.P"].as_str()), ("莊", "閒"));
+    }
+
+    /// Every key the player's page asks for is in the catalogue: the literal
+    /// ones in its scripts and its HTML, and the families it builds.
+    #[test]
+    fn every_key_the_page_uses_is_in_the_catalogue() {
+        let en = &catalogue()["en"];
+        let mut used = BTreeSet::new();
+        for name in ["table.js", "common.js", "limits.js"] {
+            let text = file(name);
+            for call in ["tr('", "trn('"] {
+                for (i, _) in text.match_indices(call) {
+                    let rest = &text[i + call.len()..];
+                    used.insert(rest[..rest.find('\'').expect("a closing quote")].to_string());
+                }
+            }
+        }
+        let html = file("index.html");
+        for attr in ["data-i18n=\"", "data-i18n-title=\"", "data-i18n-placeholder=\"", "data-i18n-label=\""] {
+            for (i, _) in html.match_indices(attr) {
+                let rest = &html[i + attr.len()..];
+                used.insert(rest[..rest.find('"').expect("a closing quote")].to_string());
+            }
+        }
+        for p in ["player1", "banker1", "player2", "banker2", "player3", "banker3"] {
+            used.insert(format!("pos.{p}"));
+        }
+        for p in ["no_shoe", "ready", "betting", "no_more_bets", "dealing", "reconstruction", "shoe_over"] {
+            used.insert(format!("phase.{p}"));
+        }
+        for k in ["mark.B", "mark.P", "mark.T", "road.B", "road.P", "road.T", "road.eye", "road.small", "road.roach"] {
+            used.insert(k.to_string());
+        }
+        for s in ["S", "H", "D", "C"] {
+            used.insert(format!("suit.{s}"));
+        }
+        assert!(used.len() > 150, "the scan found the page's keys: {}", used.len());
+        let missing: Vec<_> = used.iter().filter(|k| !en.contains_key(*k)).collect();
+        assert!(missing.is_empty(), "keys the page uses that the catalogue lacks: {missing:?}");
+    }
 }

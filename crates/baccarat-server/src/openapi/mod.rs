@@ -533,8 +533,13 @@ impl Op {
     }
 
     fn page(mut self, why: &str, kinds: &[&str]) -> Op {
-        let content: Map<String, Value> =
-            kinds.iter().map(|k| (k.to_string(), json!({ "schema": string() }))).collect();
+        let content: Map<String, Value> = kinds
+            .iter()
+            .map(|k| {
+                let schema = if *k == "application/json" { json!({ "type": "object" }) } else { string() };
+                (k.to_string(), json!({ "schema": schema }))
+            })
+            .collect();
         self.0["responses"]["200"] = json!({ "description": why, "content": content });
         self.0["responses"]["404"] = json!({
             "description": "no such file (a page, not the API: plain text)",
@@ -713,10 +718,11 @@ fn wager_body() -> Value {
 fn page_operations() -> Vec<Operation> {
     let asset = Op::new(
         "A file of the pages: index.html, pit.html, tournament.html, leaderboard.html, fair.html, help.html, \
-         style.css, common.js, table.js, pit.js, tournament.js, leaderboard.js, fair.js, help.js, sound.js, limits.js",
+         style.css, common.js, table.js, pit.js, tournament.js, leaderboard.js, fair.js, help.js, sound.js, limits.js, \
+         i18n.js, and the player's page's message catalogue messages.json",
     )
     .param(json!({ "name": "name", "in": "path", "required": true, "schema": string(), "example": "style.css" }))
-    .page("the file", &["text/html", "text/css", "text/javascript"]);
+    .page("the file", &["text/html", "text/css", "text/javascript", "application/json"]);
     vec![
         ("get", "/", Op::new("The lobby and table page (HTML)").page("the page", &["text/html"])),
         ("get", "/pit", Op::new("The pit console and the inspector's recall (HTML)").page("the page", &["text/html"])),

@@ -158,6 +158,14 @@ fn limits() {
     scenario("limits", &["--betting-seconds", "6", "--deal-ms", "300"]);
 }
 
+/// The language switch: English, Simplified and Traditional Chinese from one
+/// catalogue, with the spots' and roads' conventional labels, kept across a
+/// reload, and accessible in each.
+#[test]
+fn language() {
+    scenario("language", &["--betting-seconds", "4", "--deal-ms", "300"]);
+}
+
 /// A dealer runs the live table from the pit console: starts a shoe, opens and
 /// closes betting, enters cards from the keyboard (a fast burst as a scanner
 /// would), reports a card found face up with the rule's own text quoted, and the

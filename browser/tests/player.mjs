@@ -338,6 +338,7 @@ await run('player', async ({ newPage }) => {
   }, null, { timeout: 30000 });
   const play = ['card-player1', 'card-banker1', 'spot-player', 'spot-banker', 'spot-tie', 'chips', 'confirm', 'countdown'];
   await onFirstScreen(page, PHONE, play, 'phone');
+  await onFirstScreen(page, { width: 844, height: 390 }, play, 'phone-landscape');
   await onFirstScreen(page, DESK, [...play, 'roads-board', 'shoe-stats'], 'desktop');
   await accessible(page, 'the table page while betting');
 

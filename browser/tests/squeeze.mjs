@@ -166,6 +166,15 @@ await run('squeeze', async ({ browser }) => {
     expect(f.corners.length === 4 && f.corners.every((c) => c === r) && f.upright, `${f.card}: four upright indices: ${JSON.stringify(f)}`);
     expect(f.pips === want(r) && f.court === ['J', 'Q', 'K'].includes(r), `${f.card}: its pips or court: ${JSON.stringify(f)}`);
   }
+  // A page loaded mid-squeeze counts from when the hand went out (the
+  // table's view says when), not from its own load: player2 reloads and
+  // shows what player1's page shows.
+  await p2.waitForTimeout(1500);
+  await p2.reload();
+  await p2.waitForFunction(() => !document.querySelector('[data-testid=squeeze-timer]').hidden, null, { timeout: 5000 });
+  const [left1, left2] = await Promise.all([p1, p2].map((p) => p.getByTestId('squeeze-timer').evaluate((el) => Number(el.dataset.remainingMs))));
+  log('squeeze time left: player1', left1, 'player2 after a reload', left2);
+  expect(left1 > 0 && Math.abs(left1 - left2) < 1000, `the reloaded page's squeeze timer agrees: ${left1} vs ${left2}`);
   await shot(p1, 'squeeze-player1-holding-1280x800');
   await shot(p2, 'squeeze-player2-waiting-1280x800');
   await p2.setViewportSize(PHONE);

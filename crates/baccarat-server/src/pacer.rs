@@ -21,7 +21,6 @@ use crate::trust::Actor;
 /// Pace table `table` for as long as it exists.
 pub async fn pace(s: AppState, table: u32) {
     let cfg = s.pace;
-    let mut out_since: Option<(String, std::time::Instant)> = None;
     let mut paused_after: Option<u64> = None;
     loop {
         let t = s.views.read().expect("views").tables.iter().find(|t| t.id == table).cloned();
@@ -53,16 +52,9 @@ pub async fn pace(s: AppState, table: u32) {
             }
             "no_more_bets" | "dealing" => {
                 if let Some(h) = &t.out {
-                    let key = format!("{}:{:?}:{}", t.coup, h.side, h.player);
-                    let since = match &out_since {
-                        Some((k, at)) if *k == key => *at,
-                        _ => {
-                            let now = std::time::Instant::now();
-                            out_since = Some((key, now));
-                            now
-                        }
-                    };
-                    let waited = since.elapsed();
+                    // From when the hand went out, as the table's view says
+                    // (and as a page loaded mid-squeeze shows it).
+                    let waited = Duration::from_millis((s.clock)().saturating_sub(h.since_ms));
                     if waited < cfg.squeeze {
                         tokio::time::sleep((cfg.squeeze - waited).min(Duration::from_millis(250))).await;
                         continue;

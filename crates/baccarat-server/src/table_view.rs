@@ -54,6 +54,9 @@ pub struct OfferView {
 pub struct HandOut {
     pub side: Side,
     pub player: PlayerId,
+    /// When it went out to them (the writer's clock, ms): the squeeze's time
+    /// counts from here, for the pacer and for a page loaded mid-squeeze.
+    pub since_ms: u64,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -152,7 +155,7 @@ fn phase_name(p: Phase) -> &'static str {
     }
 }
 
-fn view(t: &CasinoTable, old: Option<&TableView>) -> TableView {
+fn view(t: &CasinoTable, old: Option<&TableView>, now_ms: u64) -> TableView {
     let s = t.engine.state();
     let setup = t.engine.setup();
     let cfg = &setup.config;
@@ -183,7 +186,14 @@ fn view(t: &CasinoTable, old: Option<&TableView>) -> TableView {
             })
             .collect(),
     };
-    let out = s.out.and_then(|side| s.holder.get(side).map(|player| HandOut { side, player }));
+    let out = s.out.and_then(|side| {
+        s.holder.get(side).map(|player| {
+            // The same hand, still out with the same player, keeps its time.
+            let same = old.filter(|o| o.coup == s.coup_number).and_then(|o| o.out.as_ref());
+            let since_ms = same.filter(|h| h.side == side && h.player == player).map_or(now_ms, |h| h.since_ms);
+            HandOut { side, player, since_ms }
+        })
+    });
     let private = out.iter().map(|h| (h.player, t.engine.view(Some(h.player)))).collect();
     TableView {
         id: t.id,
@@ -239,7 +249,8 @@ impl Views {
     /// Build every table's view and every balance (on start).
     pub fn rebuild(&mut self, c: &Casino) {
         self.version += 1;
-        self.tables = c.tables.values().map(|t| view(t, None)).collect();
+        let now = (c.clock)();
+        self.tables = c.tables.values().map(|t| view(t, None, now)).collect();
         self.balances = c
             .ledger
             .accounts()
@@ -266,14 +277,15 @@ impl Views {
     pub fn changes(&self, c: &Casino, commit: &Commit) -> ViewChanges {
         let mut touched: HashSet<u32> = commit.records.iter().map(|(t, _)| *t).collect();
         touched.extend(commit.tables.iter().map(|t| t.id));
+        let now = (c.clock)();
         let tables = if self.tables.len() != c.tables.len() {
             let old: HashMap<u32, &TableView> = self.tables.iter().map(|v| (v.id, v)).collect();
-            c.tables.values().map(|t| view(t, old.get(&t.id).copied())).collect()
+            c.tables.values().map(|t| view(t, old.get(&t.id).copied(), now)).collect()
         } else {
             self.tables
                 .iter()
                 .filter(|v| touched.contains(&v.id))
-                .filter_map(|v| c.tables.get(&v.id).map(|t| view(t, Some(v))))
+                .filter_map(|v| c.tables.get(&v.id).map(|t| view(t, Some(v), now)))
                 .collect()
         };
         let (mut balances, mut tokens) = (Vec::new(), Vec::new());

@@ -528,7 +528,10 @@ function renderSqueeze() {
     ? tr('squeeze.mine', { hand })
     : tr('squeeze.other', { name: out.name ? out.name : tr('player_n', { id: out.player }), hand });
   const key = `${t.coup}:${out.side}:${out.player}`;
-  if (!S.squeezeSince || S.squeezeSince.key !== key) S.squeezeSince = { key, at: Date.now() };
+  // From when the hand went out, on the server's clock (a page loaded
+  // mid-squeeze shows the time really left).
+  if (typeof out.since_ms === 'number') S.squeezeSince = { key, at: out.since_ms - S.skew };
+  else if (!S.squeezeSince || S.squeezeSince.key !== key) S.squeezeSince = { key, at: Date.now() };
   squeezeTick();
   $('squeeze-actions').hidden = !mine;
   box.dataset.mine = String(!!mine);

@@ -316,7 +316,7 @@ fn table_view() -> Value {
         ("coup", u64s()),
         ("cards", array(card_seen())),
         ("due", nullable(position())),
-        ("out", nullable(object(&[("side", side()), ("player", u32s())]))),
+        ("out", nullable(object(&[("side", side()), ("player", u32s()), ("since_ms", u64s())]))),
         ("last", nullable(string_enum(&["B", "P", "T"]))),
         ("results", json!({ "type": "string", "pattern": "^[BPT]*$" })),
         (

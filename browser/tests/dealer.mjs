@@ -70,6 +70,11 @@ await run('dealer', async ({ newPage }) => {
   await watcher.getByTestId('login-submit').click();
   await watcher.waitForFunction(() => document.querySelector('[data-testid=connection]')?.dataset.state === 'live');
 
+  // From here on the dealer's console is told everything by its socket: the
+  // wagers, the approval. It fetches nothing (no polling).
+  const pitFetches = [];
+  dealer.on('request', (r) => { if (/\/api\/tables\/\d+\/pit$/.test(new URL(r.url()).pathname)) pitFetches.push(r.url()); });
+
   // A player bets through the API: Banker $10, and Player $20 (a combination
   // that waits for a supervisor's approval, NSW 5.6.6).
   const player = await apiLogin('player1');
@@ -93,6 +98,7 @@ await run('dealer', async ({ newPage }) => {
   await sup.click(tid(`approve-${w}`));
   await waitAttr(sup, tid(`wager-${w}`), 'data-needs-approval', 'false');
   await waitAttr(dealer, tid(`wager-${w}`), 'data-needs-approval', 'false');
+  expect(pitFetches.length === 0, `the dealer's console saw the wagers and the approval pushed, fetching nothing: ${pitFetches}`);
   await sup.close();
   // The player's page says so at once (no polling: the table's WebSocket).
   await watcher.waitForFunction(() => /Player wager of \$20\.00 was approved/.test(document.querySelector('[data-testid=notices]').textContent), null, { timeout: 15000 });
@@ -176,6 +182,29 @@ await run('dealer', async ({ newPage }) => {
   expect(net === 1000, `the player's wagers net +$10.00 (got ${net})`);
   expect(after.balance === before.balance + net, `balance ${before.balance} + ${net} = ${after.balance}`);
   expect(pit.notices.some((n) => n.rule === 'NSW 12.5' && n.event.kind === 'face_up_within_coup'), 'the pit route has the notice');
+
+  // Between coups a supervisor alters the Banker maximum (NSW 6.7): the
+  // console's table of limits, every console and the table's view show it.
+  const sup2 = await newPage({ viewport: WIDE });
+  sup2.on('pageerror', (e) => errors.push(e.message));
+  await signIn(sup2, 'supervisor');
+  await waitAttr(sup2, tid('phase'), 'data-phase', 'ready');
+  await sup2.click(tid('change-limits'));
+  await sup2.locator(tid('dialog')).waitFor({ state: 'visible' });
+  await sup2.selectOption(tid('dialog-bet'), 'banker');
+  await sup2.fill(tid('dialog-limit-min'), '20');
+  await sup2.click(tid('dialog-confirm'));
+  expect(/changes with "Change the minimum"/.test(await sup2.locator(tid('dialog')).innerText()), 'a main minimum is refused on the page, naming the way to change it');
+  await sup2.fill(tid('dialog-limit-min'), '');
+  await sup2.fill(tid('dialog-limit-max'), '500');
+  await sup2.click(tid('dialog-confirm'));
+  await sup2.locator(tid('dialog')).waitFor({ state: 'hidden' });
+  await waitAttr(sup2, tid('offer-limit-banker'), 'data-max', '50000');
+  await waitAttr(dealer, tid('offer-limit-banker'), 'data-max', '50000');
+  const view = await (await fetch(`${BASE}/api/tables/${TABLE}`)).json();
+  const bankerOffer = view.offers.find((o) => o.bet === 'banker');
+  expect(bankerOffer.max === 50000 && view.max === 50000, `the table's view has the new maximum: ${JSON.stringify(bankerOffer)} / ${view.max}`);
+  await sup2.close();
 
   expect(errors.length === 0, `no script errors: ${errors.join('; ')}`);
   console.log(`dealer scenario took ${((Date.now() - t0) / 1000).toFixed(1)} s`);

@@ -312,6 +312,7 @@ fn rule_of(e: &Event) -> Option<&str> {
         | Event::CuttingCardOut { rule, .. }
         | Event::MinimumAnnounced { rule, .. }
         | Event::MinimumChanged { rule, .. }
+        | Event::LimitsChanged { rule, .. }
         | Event::WagersReopened { rule }
         | Event::Burned { rule, .. }
         | Event::ShoeStarted { rule, .. } => Some(rule),

@@ -165,7 +165,7 @@ fn view(t: &CasinoTable, old: Option<&TableView>, now_ms: u64) -> TableView {
         Some(o) if o.results == results && o.shoe == s.shoe_number => o.roads.clone(),
         _ => s.roads.board(),
     };
-    let offers = match old {
+    let mut offers = match old {
         Some(o) if !o.offers.is_empty() => o.offers.clone(),
         _ => cfg
             .offers
@@ -186,6 +186,12 @@ fn view(t: &CasinoTable, old: Option<&TableView>, now_ms: u64) -> TableView {
             })
             .collect(),
     };
+    // Limits as a supervisor altered them (NSW 6.7).
+    for (view, offer) in offers.iter_mut().zip(&cfg.offers) {
+        if let Some((min, max)) = t.engine.offer_limits(offer.bet) {
+            (view.min, view.max) = (min, max);
+        }
+    }
     let out = s.out.and_then(|side| {
         s.holder.get(side).map(|player| {
             // The same hand, still out with the same player, keeps its time.
@@ -211,7 +217,8 @@ fn view(t: &CasinoTable, old: Option<&TableView>, now_ms: u64) -> TableView {
         decks: cfg.decks,
         chip: cfg.settle.chip,
         min: s.minimum.unwrap_or(cfg.min),
-        max: cfg.max,
+        // The sign's maximum: the main wagers' (Banker's), as it now stands.
+        max: t.engine.offer_limits(baccarat_rules::Bet::Banker).map_or(cfg.max, |l| l.1),
         differential: cfg.differential,
         announced_minimum: s.announced,
         bets: cfg.offers.iter().map(|o| o.bet.id().to_string()).collect(),

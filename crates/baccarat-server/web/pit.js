@@ -467,12 +467,15 @@ function onConn(s) {
 
 function onPush(msg) {
   if (!msg || !msg.table || msg.table.id !== state.tableId) return;
-  lastHeard = Date.now();
   if (msg.now_ms) state.skew = msg.now_ms - Date.now();
   state.lastPush = { result: msg.result, void: msg.void, coup: msg.table.coup };
   applyTable(msg.table);
   absorbResultCards(msg.table.coup, msg.result);
-  if (isStaff()) scheduleRefresh();
+  // Staff get the pit's own data with every push (approvals, notices, the
+  // card due): nothing is fetched. The rulebook's quotes came with the first
+  // load and do not change.
+  if (isStaff() && msg.pit) applyPit({ ...(state.pit || {}), ...msg.pit, table: msg.table });
+  else if (isStaff()) scheduleRefresh();
 }
 
 /**
@@ -506,17 +509,8 @@ function applyTable(t) {
   if (!isStaff()) renderShoe();
 }
 
-// A safety net: if the table's socket has been quiet for a while (a proxy that
-// drops it, a missed push), look again. Pushes normally make this idle.
-const QUIET_MS = 3000;
-let lastHeard = 0;
-setInterval(() => {
-  if (state.tableId === null || !state.user || document.hidden) return;
-  if (Date.now() - Math.max(lastHeard, lastRefresh) < QUIET_MS) return;
-  lastHeard = Date.now();
-  if (isStaff()) scheduleRefresh();
-  else api(`/api/tables/${state.tableId}`).then(applyTable).catch(() => {});
-}, 1000);
+// Nothing polls: the table's socket pushes after every durable batch, and
+// when it drops it reconnects and is sent the table as it then stands.
 
 // The pit route, refreshed on each push but at most about four times a second.
 const MIN_REFRESH_MS = 250;
@@ -861,7 +855,11 @@ function renderLimits() {
   html += `<div class="controls">
     <div><button type="button" data-act="announce" data-testid="announce-minimum" ${sup ? '' : 'disabled'}>Announce a higher minimum…</button></div>
     <div><button type="button" data-act="change-min" data-testid="change-minimum" ${sup ? '' : 'disabled'}>Change the minimum…</button></div>
+    <div><button type="button" data-act="change-limits" data-testid="change-limits" ${sup ? '' : 'disabled'}>Change a wager's limits…</button></div>
   </div>`;
+  // Each wager's limits as they stand (a supervisor may alter them).
+  html += `<table class="offer-limits" data-testid="offer-limits"><thead><tr><th scope="col">Wager</th><th scope="col">Minimum</th><th scope="col">Maximum</th></tr></thead><tbody>${
+    (t.offers || []).map((o) => `<tr data-testid="offer-limit-${esc(o.bet)}" data-min="${o.min}" data-max="${o.max}"><td>${esc(words(o.bet))}</td><td>${money(o.min)}</td><td>${money(o.max)}</td></tr>`).join('')}</tbody></table>`;
   if (!sup) html += '<p class="reason">Changing the limits is for a supervisor.</p>';
   if (rule) {
     html += `<details data-testid="minimum-quote"><summary>${esc(rule.cite)}: ${minutes ? `${minutes} minutes' notice for a higher minimum` : 'notice for a higher minimum'}</summary>${quoteHtml(rule)}</details>`;
@@ -962,6 +960,8 @@ async function onAction(ev) {
       return announceDialog();
     case 'change-min':
       return changeMinimumDialog();
+    case 'change-limits':
+      return changeLimitsDialog();
     case 'hold-send':
       queueHold = null;
       $('#card-input').focus();
@@ -1401,6 +1401,34 @@ function announceDialog() {
       if (minimum <= t.min) throw new Error(`The announced minimum must be higher than the current ${money(t.min)}.`);
       // at_ms is the clock now; the engine adds the rulebook's notice (NSW 6.7).
       await dialogCommand({ command: 'announce_minimum', minimum, at_ms: serverNow() }, `Higher minimum ${money(minimum)} announced`);
+    },
+  });
+}
+
+/** NSW 6.7: a wager's limits altered between coups: its maximum, and a side
+ * bet's minimum (the main wagers' minimum by "Change the minimum", with its
+ * notice). The server refuses what the rulebook does not allow, citing it. */
+function changeLimitsDialog() {
+  const t = state.table;
+  const main = ['player', 'banker', 'tie'];
+  openDialog({
+    title: "Change a wager's limits",
+    intro: `<p>Between coups. A side bet's minimum and maximum, or a main wager's maximum; the main wagers' minimum changes with "Change the minimum", which keeps its notice${citeOf('minimum_change') ? ` (${esc(citeOf('minimum_change'))})` : ''}.</p>`,
+    rules: [{ key: 'minimum_change' }],
+    fields: `<div class="field"><label for="dlg-bet">Wager</label><select id="dlg-bet" name="bet" data-testid="dialog-bet">${
+      (t.offers || []).map((o) => `<option value="${esc(o.bet)}" data-min="${o.min}" data-max="${o.max}">${esc(words(o.bet))} (now ${money(o.min)}–${money(o.max)})</option>`).join('')}</select></div>
+      <div class="field"><label for="dlg-lmin">Minimum (dollars; side bets only, empty to keep it)</label><input id="dlg-lmin" name="min" inputmode="decimal" data-testid="dialog-limit-min"></div>
+      <div class="field"><label for="dlg-lmax">Maximum (dollars)</label><input id="dlg-lmax" name="max" inputmode="decimal" data-testid="dialog-limit-max"></div>`,
+    confirm: 'Change the limits',
+    onConfirm: async (f) => {
+      const bet = String(f.get('bet'));
+      const max = parseMoney(String(f.get('max') || ''));
+      if (!max) throw new Error('Maximum: enter it in dollars, e.g. 500 or 500.00.');
+      const minText = String(f.get('min') || '').trim();
+      const min = minText === '' ? null : parseMoney(minText);
+      if (minText !== '' && !min) throw new Error('Minimum: enter it in dollars, or leave it empty to keep it.');
+      if (min !== null && main.includes(bet)) throw new Error(`The ${words(bet)} minimum changes with "Change the minimum", which keeps its notice.`);
+      await dialogCommand({ command: 'change_limits', bet, min, max }, `${words(bet)} limits changed: maximum ${money(max)}${min !== null ? `, minimum ${money(min)}` : ''}`);
     },
   });
 }

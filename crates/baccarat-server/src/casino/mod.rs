@@ -607,6 +607,14 @@ impl Casino {
         if let Err(r) = crate::trust::admit(t.mode, by, &command, &t.engine) {
             return r.into();
         }
+        if let Command::ChangeLimits { max, .. } = &command {
+            if *max > self.ceiling {
+                return Reply::by_rule(
+                    t.engine.rb().cite(Cite::MinimumChange),
+                    format!("max: {max} is above the casino's ceiling of {}", self.ceiling),
+                );
+            }
+        }
         if let Command::SetPersonalLimits { max, .. } = &command {
             if *max > self.ceiling {
                 return Reply::by_rule(

@@ -269,7 +269,7 @@ pub fn message(s: &AppState, id: u32, viewer: Option<&Session>) -> Value {
             "wagers": coup.map(|c| c.of(p)).unwrap_or_default(),
         })
     });
-    json!({
+    let mut out = json!({
         "table": table,
         "result": coup.and_then(|c| c.result.clone()),
         "void": coup.and_then(|c| c.void.clone()),
@@ -278,7 +278,13 @@ pub fn message(s: &AppState, id: u32, viewer: Option<&Session>) -> Value {
         "mine": mine,
         "now_ms": (s.clock)(),
         "squeeze_ms": s.pace.squeeze.as_millis() as u64,
-    })
+    });
+    drop(f);
+    // The pit's own data for the staff who may see it (as `GET …/pit`).
+    if viewer.is_some_and(|v| matches!(v.role, Role::Dealer | Role::Supervisor | Role::Admin)) {
+        out["pit"] = super::staff::pit_push(s, id);
+    }
+    out
 }
 
 /// Push the viewer's message after every durable batch (coalesced: a slow

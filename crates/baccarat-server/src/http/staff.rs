@@ -206,6 +206,18 @@ pub(super) async fn pit(State(s): State<AppState>, Auth(sess, _): Auth, Id(id): 
         .iter()
         .map(|(k, cite)| json!({ "key": k, "cite": cite, "quote": rb.config.quotes.get(k) }))
         .collect();
+    let mut pit = pit_push(&s, id);
+    pit["table"] = serde_json::to_value(table).expect("views serialise");
+    pit["rules"] = json!(rules);
+    Ok(Json(pit))
+}
+
+/// What the pit console needs beyond the table, as it changes: the coup's
+/// wagers (approvals among them) with their players' names, the notices, the
+/// shoes. The table's WebSocket carries it to staff after every durable
+/// batch, so the console polls nothing; `GET …/pit` adds the table and the
+/// rulebook's quotes (which do not change) for a first load.
+pub(super) fn pit_push(s: &AppState, id: u32) -> Value {
     let coup = s.feed.read().expect("feed lock").coups.get(&id).cloned().unwrap_or_default();
     let mut ids: Vec<u32> = coup.wagers.iter().map(|w| w.player.0).collect();
     ids.sort_unstable();
@@ -214,17 +226,15 @@ pub(super) async fn pit(State(s): State<AppState>, Auth(sess, _): Auth, Id(id): 
         ids.into_iter().filter_map(|p| s.users.name(p).map(|n| (p.to_string(), json!(n)))).collect();
     let f = s.feed.read().expect("feed lock");
     let notices: Vec<Value> = f.notices.get(&id).map(|n| n.iter().rev().cloned().collect()).unwrap_or_default();
-    Ok(Json(json!({
-        "table": table,
+    json!({
         "coup": coup,
         "names": names,
         "notices": notices,
-        "rules": rules,
         "shoes": f.shoes.get(&id).cloned().unwrap_or_default(),
         // How long a player may hold a hand at an RNG table before the dealer
         // exposes it (the pit tells staff what the table is waiting for).
         "squeeze_seconds": s.pace.squeeze.as_secs(),
-    })))
+    })
 }
 
 #[derive(Deserialize)]

@@ -394,6 +394,11 @@ fn commands() -> Vec<CommandVariant> {
             vec![("minimum", money()), ("at_ms", u64s()), ("present", array(u32s()))],
             vec!["minimum", "at_ms", "present"],
         ),
+        (
+            "change_limits",
+            vec![("bet", string_enum(&bet_ids())), ("min", nullable(money())), ("max", money())],
+            vec!["bet", "max"],
+        ),
         ("withdraw_wager", vec![("player", u32s()), ("wager", u64s())], vec!["player", "wager"]),
         ("approve_wager", vec![("wager", u64s())], vec!["wager"]),
         ("refuse_wager", vec![("wager", u64s())], vec!["wager"]),
@@ -853,7 +858,9 @@ fn table_operations() -> Vec<Operation> {
         "Signed in by the session cookie sent with the upgrade, or by a first message {\"token\": …}; never by \
              the URL. Each message is the table as the viewer may see it, their balance and their wagers in this \
              coup, the server's time (`now_ms`) and how long a player may squeeze a hand out with them at an \
-             RNG table (`squeeze_ms`) before the dealer exposes it.",
+             RNG table (`squeeze_ms`) before the dealer exposes it. A dealer's, supervisor's or admin's message also \
+             carries `pit` (as GET …/pit without the table and the rulebook's quotes: the coup's wagers and \
+             approvals, the notices, the shoes), so the pit console polls nothing.",
     ))
     .err(400, "a token in the URL (`bad_request`), or not a WebSocket upgrade (`upgrade`)")
     .err(401, "the cookie's session has ended (`unauthorized`)")
@@ -1323,7 +1330,7 @@ mod tests {
         let names: BTreeSet<&str> = commands().iter().map(|c| c.0).collect();
         assert_eq!(names.len(), commands().len(), "a command listed twice");
         // One per arm of `name_of` (each name parses to its own arm, below).
-        assert_eq!(names.len(), 30, "every command of the engine is in the schema");
+        assert_eq!(names.len(), 31, "every command of the engine is in the schema");
         for (name, _, required) in commands() {
             // A body with only the required fields, filled with their simplest
             // values, deserialises as the engine's command (so names and
@@ -1372,6 +1379,7 @@ mod tests {
             SetPersonalLimits { .. } => "set_personal_limits",
             AnnounceMinimum { .. } => "announce_minimum",
             ChangeMinimum { .. } => "change_minimum",
+            ChangeLimits { .. } => "change_limits",
             WithdrawWager { .. } => "withdraw_wager",
             ApproveWager { .. } => "approve_wager",
             RefuseWager { .. } => "refuse_wager",

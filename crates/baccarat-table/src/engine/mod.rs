@@ -143,6 +143,9 @@ pub struct State {
     pub grandfathered: Vec<(PlayerId, Money)>,
     /// An announced higher minimum and when its notice has run (NSW 6.7).
     pub announced: Option<(Money, u64)>,
+    /// Wagers whose limits a supervisor altered (NSW 6.7): (bet, min, max).
+    #[serde(default)]
+    pub limits: Vec<(baccarat_rules::Bet, Money, Money)>,
     /// Wagers reopened after the first card (NSW 12.12; AU 15.10).
     pub late_wagers: bool,
     /// The recorded betting deadline of the coup, if the table keeps one.
@@ -207,6 +210,14 @@ impl Table {
 
     pub fn state(&self) -> &State {
         &self.state
+    }
+
+    /// A wager's minimum and maximum as they stand: the configuration's, or
+    /// as a supervisor altered them (NSW 6.7). (A changed main minimum, and
+    /// a player's own limits, are applied per player on top: `wagers.rs`.)
+    pub fn offer_limits(&self, bet: baccarat_rules::Bet) -> Option<(Money, Money)> {
+        let offer = self.setup.config.offer(bet)?;
+        Some(self.state.limits.iter().find(|l| l.0 == bet).map_or((offer.min, offer.max), |l| (l.1, l.2)))
     }
 
     pub fn phase(&self) -> Phase {
@@ -525,6 +536,10 @@ impl Table {
                 s.grandfathered = grandfathered.clone();
                 s.announced = None;
             }
+            Event::LimitsChanged { bet, min, max, .. } => {
+                s.limits.retain(|l| l.0 != *bet);
+                s.limits.push((*bet, *min, *max));
+            }
             Event::MarkerReleased { .. } => s.marker = None,
             Event::WithdrawalsOffered { .. } => {
                 s.phase = Phase::Reconstruction;
@@ -586,6 +601,7 @@ fn decide(o: &mut Emit, cmd: Command) -> Result<(), Refusal> {
         Command::SetPersonalLimits { player, min, max } => wagers::personal(o, player, min, max),
         Command::AnnounceMinimum { minimum, at_ms } => wagers::announce_minimum(o, minimum, at_ms),
         Command::ChangeMinimum { minimum, at_ms, present } => wagers::change_minimum(o, minimum, at_ms, present),
+        Command::ChangeLimits { bet, min, max } => wagers::change_limits(o, bet, min, max),
         Command::WithdrawWager { player, wager } => wagers::withdraw(o, player, wager),
         Command::ApproveWager { wager } => wagers::approve(o, wager),
         Command::RefuseWager { wager } => wagers::refuse(o, wager),

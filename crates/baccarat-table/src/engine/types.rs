@@ -174,6 +174,16 @@ pub enum Command {
         at_ms: u64,
         present: Vec<PlayerId>,
     },
+    /// A supervisor alters one wager's limits (NSW 6.7): its maximum, and a
+    /// side bet's minimum (the main wagers' minimum changes only by
+    /// `ChangeMinimum`, with its notice). Between coups, so that no wager on
+    /// the layout stands outside them.
+    ChangeLimits {
+        bet: Bet,
+        #[serde(default)]
+        min: Option<Money>,
+        max: Money,
+    },
     WithdrawWager {
         player: PlayerId,
         wager: WagerId,
@@ -356,6 +366,13 @@ pub enum Event {
     MinimumChanged {
         minimum: Money,
         grandfathered: Vec<(PlayerId, Money)>,
+        rule: String,
+    },
+    /// A wager's limits as altered (NSW 6.7), in force from the next coup.
+    LimitsChanged {
+        bet: Bet,
+        min: Money,
+        max: Money,
         rule: String,
     },
     CuttingCardOut {

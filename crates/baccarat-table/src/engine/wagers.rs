@@ -35,8 +35,8 @@ pub fn open_betting(o: &mut Emit, no_bet: bool, closes_at: Option<u64>) -> Resul
 /// earlier one (NSW 6.7.1), and a player's personal limits (NSW 6.8).
 fn limits(o: &Emit, player: PlayerId, bet: Bet) -> (Money, Money, String) {
     let t = &*o.t;
-    let offer = t.setup.config.offer(bet).expect("offered");
-    let (mut min, mut max, mut rule) = (offer.min, offer.max, t.cite(Cite::Limits));
+    let (offer_min, offer_max) = t.offer_limits(bet).expect("offered");
+    let (mut min, mut max, mut rule) = (offer_min, offer_max, t.cite(Cite::Limits));
     if bet.is_main() {
         if let Some(m) = t.state.minimum {
             min = m;
@@ -137,13 +137,14 @@ pub fn place(o: &mut Emit, w: NewWager) -> Result<(), Refusal> {
         ));
     }
     // EU 6.1.3: for some bets the sign's maximum is one for the whole table.
+    let sign_max = t.offer_limits(bet).expect("offered").1;
     let shared = &t.rb().config.remedies.table_wide_maximum;
-    if shared.value.contains(&bet) && ws.total_on(bet) + amount > offer.max {
+    if shared.value.contains(&bet) && ws.total_on(bet) + amount > sign_max {
         return Err(Refusal::new(
             shared.rule.clone(),
             format!(
                 "{bet} wagers of all players together may total at most {}; this would make {}",
-                offer.max,
+                sign_max,
                 ws.total_on(bet) + amount
             ),
         ));
@@ -151,10 +152,10 @@ pub fn place(o: &mut Emit, w: NewWager) -> Result<(), Refusal> {
     // AU 5.8(b): all players' wagers on one area within the table maximum.
     if let Spot::Box(b) = spot {
         let area = t.state.coup.wagers.area(spot, bet);
-        if t.setup.layout.players_per_box > 1 && area + amount > offer.max {
+        if t.setup.layout.players_per_box > 1 && area + amount > sign_max {
             return Err(Refusal::new(
                 t.setup.layout.rule.clone(),
-                format!("{bet} wagers in box {b} may total at most {}", offer.max),
+                format!("{bet} wagers in box {b} may total at most {}", sign_max),
             ));
         }
     }
@@ -351,6 +352,38 @@ pub fn change_minimum(o: &mut Emit, minimum: Money, at_ms: u64, present: Vec<Pla
         Vec::new()
     };
     o.emit(Event::MinimumChanged { minimum, grandfathered, rule });
+    Ok(())
+}
+
+/// NSW 6.7: a supervisor alters a wager's limits, between coups: its maximum,
+/// and a side bet's minimum. The main wagers' minimum is changed only by
+/// `change_minimum`, which keeps its notice (NSW 6.7, 6.7.1).
+pub fn change_limits(o: &mut Emit, bet: Bet, min: Option<Money>, max: Money) -> Result<(), Refusal> {
+    let rule = o.t.cite(Cite::MinimumChange);
+    match o.t.phase() {
+        Phase::Ready | Phase::NoShoe | Phase::ShoeOver => {}
+        _ => return Err(Refusal::new(rule, "a wager's limits change between coups")),
+    }
+    let Some((old_min, _)) = o.t.offer_limits(bet) else {
+        return Err(Refusal::new(o.t.cite(Cite::Limits), format!("{bet} is not offered at this table")));
+    };
+    if bet.is_main() && min.is_some_and(|m| m != old_min) {
+        return Err(Refusal::new(
+            rule,
+            format!("the {bet} minimum changes with change_minimum, which gives the notice a higher one needs"),
+        ));
+    }
+    let min = min.unwrap_or(old_min);
+    let chip = o.t.setup.config.settle.chip;
+    let floor = if bet.is_main() { o.t.state.minimum.unwrap_or(min).max(min) } else { min };
+    if max < floor {
+        let which = if bet.is_main() { "the table minimum" } else { "its minimum" };
+        return Err(Refusal::new(rule, format!("the {bet} maximum {max} is below {which} {floor}")));
+    }
+    if min.0 <= 0 || min.0 % chip.0 != 0 || max.0 % chip.0 != 0 || max.0 > baccarat_rules::MAX_LIMIT {
+        return Err(Refusal::new(rule, format!("limits {min} to {max} must be whole {chip} chips, minimum first")));
+    }
+    o.emit(Event::LimitsChanged { bet, min, max, rule });
     Ok(())
 }
 

@@ -343,6 +343,40 @@ fn nsw_6_8_personal_limits_and_6_7_raised_minimum() {
     assert!(Table::replay(setup("nsw-2021", ""), &log) == t);
 }
 
+/// NSW 6.7: a supervisor alters a wager's limits, between coups: a side bet's
+/// minimum and maximum, a main wager's maximum (its minimum only by
+/// change_minimum, which keeps the notice). Wagers outside them are refused
+/// naming the rule, and the change replays.
+#[test]
+fn nsw_6_7_a_supervisor_alters_a_wagers_limits_between_coups() {
+    let (mut t, mut log) = live_table("nsw-2021", "[bets.player_pair]\n");
+    let pair = t.offer_limits(Bet::PlayerPair).expect("the table offers the Player pair");
+    run(&mut t, &mut log, Command::ChangeLimits { bet: Bet::Banker, min: None, max: Money(20_000) });
+    run(&mut t, &mut log, Command::ChangeLimits { bet: Bet::PlayerPair, min: Some(Money(500)), max: Money(2_000) });
+    assert_eq!(t.offer_limits(Bet::Banker), Some((Money(1000), Money(20_000))));
+    assert_eq!(t.offer_limits(Bet::PlayerPair), Some((Money(500), Money(2_000))));
+    assert_eq!(t.offer_limits(Bet::Player), Some((Money(1000), Money(100_000))), "one wager at a time");
+    assert_ne!(pair, (Money(500), Money(2_000)));
+    let main_min = Command::ChangeLimits { bet: Bet::Banker, min: Some(Money(5_000)), max: Money(20_000) };
+    refused(&mut t, main_min, "change_minimum");
+    refused(
+        &mut t,
+        Command::ChangeLimits { bet: Bet::PlayerPair, min: Some(Money(3_000)), max: Money(2_000) },
+        "NSW 6.7",
+    );
+    refused(&mut t, Command::ChangeLimits { bet: Bet::PlayerPair, min: Some(Money(550)), max: Money(2_000) }, "chips");
+    refused(&mut t, Command::ChangeLimits { bet: Bet::Banker, min: None, max: Money(500) }, "below the table minimum");
+    refused(&mut t, Command::ChangeLimits { bet: Bet::DragonBonusPlayer, min: None, max: Money(500) }, "not offered");
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
+    refused(&mut t, wager(1, Bet::Banker, 20_100), "at most 200.00");
+    run(&mut t, &mut log, wager(1, Bet::Banker, 20_000));
+    refused(&mut t, wager(2, Bet::PlayerPair, 400), "below the player_pair minimum 5.00");
+    run(&mut t, &mut log, wager(2, Bet::PlayerPair, 500));
+    refused(&mut t, wager(3, Bet::PlayerPair, 2_100), "at most 20.00");
+    refused(&mut t, Command::ChangeLimits { bet: Bet::Banker, min: None, max: Money(50_000) }, "between coups");
+    assert!(Table::replay(setup("nsw-2021", "[bets.player_pair]\n"), &log) == t);
+}
+
 #[test]
 fn nsw_12_17_invalid_bet_returned_and_promotional_tokens() {
     let (mut t, mut log) = live_table("nsw-2021", "");

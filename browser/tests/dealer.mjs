@@ -113,11 +113,24 @@ await run('dealer', async ({ newPage }) => {
   await shots(dealer, 'dealer-due');
   await accessible(dealer, 'the pit console');
 
-  // The first card from the keyboard.
+  // The first card from the keyboard, mistyped at first: sending pauses, the
+  // field for the right card takes the focus where the dealer is typing, and
+  // the right card goes first; no banner stays up after the fix.
   await dealer.focus(tid('card-input'));
+  await dealer.keyboard.type('9x');
+  await dealer.keyboard.press('Enter');
+  await dealer.locator(tid('card-hold')).waitFor({ state: 'visible' });
+  const focused = () => dealer.evaluate(() => document.activeElement && document.activeElement.dataset.testid);
+  expect(await focused() === 'card-fix', `the correction field has the focus: ${await focused()}`);
+  const fixBox = await dealer.locator(tid('card-fix')).boundingBox();
+  expect(fixBox && fixBox.y >= 0 && fixBox.y + fixBox.height <= WIDE.height, `the correction field is on screen: ${JSON.stringify(fixBox)}`);
+  expect((await dealer.locator('#errors').innerText()).trim() === '', 'the message is beside the field, not in a banner');
   await dealer.keyboard.type('9h');
   await dealer.keyboard.press('Enter');
   await waitAttr(dealer, tid('card-player1'), 'data-card', '9H');
+  await dealer.locator(tid('card-hold')).waitFor({ state: 'hidden' });
+  expect(await focused() === 'card-input', `the focus is back in the card field: ${await focused()}`);
+  expect((await dealer.locator('#errors').innerText()).trim() === '', 'no banner is left up');
   await waitAttr(dealer, tid('due'), 'data-position', 'banker1');
 
   // A card found face up in the shoe: the dialog quotes the rule.

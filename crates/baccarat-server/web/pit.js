@@ -964,6 +964,7 @@ async function onAction(ev) {
       return changeLimitsDialog();
     case 'hold-send':
       queueHold = null;
+      clearError();
       $('#card-input').focus();
       renderQueue();
       pump();
@@ -971,6 +972,7 @@ async function onAction(ev) {
     case 'hold-discard':
       for (const item of cardQueue.splice(0)) setLog(item, 'discarded');
       queueHold = null;
+      clearError();
       renderQueue();
       say('The queued cards were discarded; none of them was sent.');
       $('#card-input').focus();
@@ -1025,6 +1027,7 @@ function onHoldFix(ev) {
   cardLog.push({ n: item.n, card, status: 'queued' });
   cardQueue.unshift(item);
   queueHold = null;
+  clearError();
   renderQueue();
   $('#card-input').focus();
   pump();
@@ -1051,7 +1054,12 @@ async function pump() {
           replace: true,
           message: `“${item.raw}” is not a card (write the rank, A, 2-10 or T, J, Q, K, then the suit, C, D, H or S). Sending is paused so that the cards stay in order: give the card it should have been and it is sent first, before any queued after it.`,
         };
-        showError(new Error(`“${item.raw}” is not a card. Sending is paused; type the card it should have been.`));
+        // Corrected in place: the field for the right card takes the focus,
+        // beside the message (no second banner that outlives the fix).
+        renderQueue();
+        const fix = $('#card-fix');
+        fix.scrollIntoView({ block: 'nearest' });
+        fix.focus();
         break;
       }
       setLog(item, 'sending');

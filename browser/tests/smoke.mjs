@@ -18,7 +18,7 @@ await run('smoke', async ({ newPage }) => {
   // No rulebook's rule numbers in the table pages' code: a table's quotes
   // come from the server, from its own rulebook (comments may cite, code may
   // not). The tournament pages cite NSW 15, the only rulebook with tournaments.
-  for (const js of ['pit.js', 'table.js', 'common.js', 'fair.js', 'help.js', 'sound.js']) {
+  for (const js of ['pit.js', 'pit-base.js', 'pit-words.js', 'pit-cards.js', 'pit-dialogs.js', 'pit-recall.js', 'table.js', 'common.js', 'fair.js', 'help.js', 'sound.js', 'limits.js', 'i18n.js']) {
     const src = await page.evaluate(async (u) => (await fetch(u)).text(), `${BASE}/assets/${js}`);
     const code = src.replace(/\/\*[\s\S]*?\*\//g, '').split('\n').map((l) => l.replace(/(^|\s)\/\/.*$/, '')).join('\n');
     const cited = code.match(/\b(NSW|AU|EU) \d+(\.\d+)*/g) || [];

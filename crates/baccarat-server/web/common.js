@@ -214,6 +214,28 @@ export function follow(path, onMessage, onStatus = () => {}) {
   return { close() { closed = true; if (ws) ws.close(); } };
 }
 
+/** `$` means one thing on every page: the first element matching a CSS
+ * selector (`$('#balance')`), within `root` if given. */
+export const $ = (sel, root = document) => root.querySelector(sel);
+
+/** HTML made from a template whose values are escaped unless made by `html`
+ * themselves (or `raw`); an array is its items in turn. Rendering is safe by
+ * default: `html\`<li>${name}</li>\`` cannot be broken by a name. */
+export function html(strings, ...values) {
+  const one = (v) => (v instanceof Html ? v.text : Array.isArray(v) ? v.map(one).join('') : esc(v));
+  return new Html(strings.reduce((out, s, i) => out + s + (i < values.length ? one(values[i]) : ''), ''));
+}
+
+/** Markup already safe (made here, never from a person's text). */
+export function raw(text) {
+  return new Html(String(text));
+}
+
+class Html {
+  constructor(text) { this.text = text; }
+  toString() { return this.text; }
+}
+
 /** Escape text for HTML. */
 export function esc(s) {
   return String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));

@@ -2,9 +2,8 @@
 // once the shoe has ended, a check in the browser that the seed's SHA-256 is
 // the commitment, and the command that deals the shoe again from the seed.
 
-import { esc } from './common.js';
+import { esc, $ } from './common.js';
 
-const $ = (id) => document.getElementById(id);
 
 /** Hex digits as bytes, or null. */
 function bytes(hex) {
@@ -51,13 +50,13 @@ async function load() {
     fetch(`/api/tables/${id}/shoes`).then((r) => (r.ok ? r.json() : null)),
   ]);
   if (!t || !list) {
-    $('f-table').textContent = `There is no table ${id}.`;
+    $('#f-table').textContent = `There is no table ${id}.`;
     return;
   }
-  $('f-table').textContent = `${t.name} (table ${t.id}) · ${t.decks} decks · the newest shoe first`;
-  $('f-algorithm').textContent = list.algorithm;
+  $('#f-table').textContent = `${t.name} (table ${t.id}) · ${t.decks} decks · the newest shoe first`;
+  $('#f-algorithm').textContent = list.algorithm;
   const shoes = [...list.shoes].reverse();
-  $('f-shoes').innerHTML = shoes.length ? (await Promise.all(shoes.map((s) => row(s, t.decks)))).join('')
+  $('#f-shoes').innerHTML = shoes.length ? (await Promise.all(shoes.map((s) => row(s, t.decks)))).join('')
     : '<tr><td colspan="4">No shoe has started at this table yet.</td></tr>';
   document.body.dataset.ready = 'true';
 }

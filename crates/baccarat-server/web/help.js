@@ -3,21 +3,20 @@
 // rulebook's rules in the rulebook's own words with their citations (all
 // from the server: `GET /api/tables/{id}/help`; this file quotes no rule).
 
-import { esc, money, words } from './common.js';
+import { esc, money, words, $ } from './common.js';
 
-const $ = (id) => document.getElementById(id);
 
 async function load() {
   const id = Number(new URLSearchParams(location.search).get('table')) || 1;
   const r = await fetch(`/api/tables/${id}/help`);
   if (!r.ok) {
-    $('h-sub').textContent = `There is no table ${id}.`;
+    $('#h-sub').textContent = `There is no table ${id}.`;
     return;
   }
   const h = await r.json();
   document.title = `${h.name}: rules and odds`;
-  $('h-title').textContent = `${h.name}: rules and odds`;
-  $('h-sub').textContent = `${h.rulebook_title} · ${h.variant} · ${h.decks} decks`;
+  $('#h-title').textContent = `${h.name}: rules and odds`;
+  $('#h-sub').textContent = `${h.rulebook_title} · ${h.variant} · ${h.decks} decks`;
   const facts = [
     ['Rulebook', h.rulebook_title],
     ['Game', h.variant],
@@ -28,8 +27,8 @@ async function load() {
     ['Chip unit', money(h.chip)],
   ];
   if (h.differential !== null) facts.push(['Differential (Banker against Player)', money(h.differential)]);
-  $('h-facts').innerHTML = facts.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('');
-  $('h-wagers').innerHTML = h.offers.map((o) => `
+  $('#h-facts').innerHTML = facts.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('');
+  $('#h-wagers').innerHTML = h.offers.map((o) => `
     <tr data-testid="help-${esc(o.bet)}" data-edge="${esc(o.house_edge || '')}">
       <th scope="row">${esc(words(o.name))}</th>
       <td>${o.lines.map((l) => `<div>${esc(words(l.outcome))}: ${esc(l.pays)}</div>`).join('')}<div class="sub">${esc(o.rule)}</div></td>
@@ -37,7 +36,7 @@ async function load() {
       <td class="edge">${o.house_edge ? esc(o.house_edge) : `<span class="sub">${esc(o.not_priced || '')}</span>`}</td>
       <td>${o.outcomes.map((x) => `<div>${esc(words(x.outcome))}${x.pays === 'lose' ? '' : ` (${esc(x.pays)})`}: ${esc(x.probability)}</div>`).join('')}</td>
     </tr>`).join('');
-  $('h-rules').innerHTML = h.rules.map((x) => `<details><summary>${esc(x.cite)}</summary><p>${esc(x.quote)}</p></details>`).join('');
+  $('#h-rules').innerHTML = h.rules.map((x) => `<details><summary>${esc(x.cite)}</summary><p>${esc(x.quote)}</p></details>`).join('');
   document.body.dataset.ready = 'true';
 }
 

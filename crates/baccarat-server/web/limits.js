@@ -6,10 +6,9 @@
 // the session starts at sign-in (kept for the browser tab in sessionStorage),
 // and the check's interval is a setting kept in localStorage.
 
-import { api, money, parseMoney, esc } from '/assets/common.js';
+import { api, money, parseMoney, esc, $ } from '/assets/common.js';
 import { tr } from '/assets/i18n.js';
 
-const $ = (id) => document.getElementById(id);
 const START = 'baccarat.session.start';
 const START_BALANCE = 'baccarat.session.balance';
 const CHECK = 'baccarat.reality.minutes';
@@ -69,14 +68,14 @@ export function noteBalance(minor) {
 // The session clock and the reality check, once a second.
 
 function tick() {
-  const el = $('session-clock');
-  if (!el || $('who').hidden) return;
+  const el = $('#session-clock');
+  if (!el || $('#who').hidden) return;
   const start = sessionStart();
   const played = Date.now() - start;
   el.textContent = tr('session.clock', { time: clockText(played) });
   el.dataset.ms = String(played);
   const every = checkEvery();
-  if (!every || $('reality-dialog').open) return;
+  if (!every || $('#reality-dialog').open) return;
   const last = Number(sessionStorage.getItem(CHECKED)) || start;
   if (Date.now() - last >= every * 60_000) realityCheck(played);
 }
@@ -88,13 +87,13 @@ function realityCheck(played) {
   const known = sessionStorage.getItem(START_BALANCE) !== '' && balanceNow !== null && Number.isFinite(from);
   const net = known ? balanceNow - from : null;
   const figures = { from: money(from), now: money(balanceNow) };
-  $('reality-text').textContent = tr('reality.played', { minutes })
+  $('#reality-text').textContent = tr('reality.played', { minutes })
     + (net === null ? ''
       : net > 0 ? tr('reality.up', { net: money(net), ...figures })
         : net < 0 ? tr('reality.down', { net: money(-net), ...figures })
           : tr('reality.even', figures));
-  $('reality-dialog').showModal();
-  $('reality-continue').focus();
+  $('#reality-dialog').showModal();
+  $('#reality-continue').focus();
 }
 
 // ---------------------------------------------------------------------------
@@ -123,21 +122,21 @@ function limitsText(v) {
 }
 
 function showLimits(v) {
-  $('limits-status').innerHTML = limitsText(v).map((p) => `<li>${esc(p)}</li>`).join('');
-  $('limit-loss').value = v.loss_per_day === null ? '' : (v.loss_per_day / 100).toFixed(2);
-  $('limit-minutes').value = v.minutes_per_day === null ? '' : String(v.minutes_per_day);
+  $('#limits-status').innerHTML = limitsText(v).map((p) => `<li>${esc(p)}</li>`).join('');
+  $('#limit-loss').value = v.loss_per_day === null ? '' : (v.loss_per_day / 100).toFixed(2);
+  $('#limit-minutes').value = v.minutes_per_day === null ? '' : String(v.minutes_per_day);
 }
 
 function say(text, kind = 'info') {
-  const el = $('limits-message');
+  const el = $('#limits-message');
   el.textContent = text;
   el.dataset.kind = kind;
 }
 
 async function openLimits() {
   say('');
-  $('reality-every').value = String(checkEvery());
-  $('limits-dialog').showModal();
+  $('#reality-every').value = String(checkEvery());
+  $('#limits-dialog').showModal();
   try {
     showLimits(await api('/api/me/limits'));
   } catch (e) {
@@ -147,15 +146,15 @@ async function openLimits() {
 
 async function saveLimits(ev) {
   ev.preventDefault();
-  const lossText = $('limit-loss').value.trim();
-  const minutesText = $('limit-minutes').value.trim();
+  const lossText = $('#limit-loss').value.trim();
+  const minutesText = $('#limit-minutes').value.trim();
   const loss = lossText === '' ? null : parseMoney(lossText);
   if (lossText !== '' && (loss === null || loss <= 0)) return say(tr('limits.bad_loss'), 'error');
   const minutes = minutesText === '' ? null : Number(minutesText);
   if (minutesText !== '' && !(Number.isInteger(minutes) && minutes >= 1 && minutes <= 1440)) {
     return say(tr('limits.bad_minutes'), 'error');
   }
-  localStorage.setItem(CHECK, $('reality-every').value);
+  localStorage.setItem(CHECK, $('#reality-every').value);
   try {
     const v = await api('/api/me/limits', { method: 'POST', body: { loss_per_day: loss, minutes_per_day: minutes } });
     showLimits(v);
@@ -168,8 +167,8 @@ async function saveLimits(ev) {
 let coolArmed = null;
 
 async function coolOff() {
-  const hours = Number($('cool-hours').value);
-  const btn = $('btn-cool-off');
+  const hours = Number($('#cool-hours').value);
+  const btn = $('#btn-cool-off');
   if (!coolArmed) {
     btn.textContent = tr('cool.armed');
     coolArmed = setTimeout(() => { coolArmed = null; btn.textContent = tr('cool.button'); }, 5000);
@@ -189,14 +188,14 @@ async function coolOff() {
 
 /** Wire the header's button, the dialogs and the clock (once). */
 export function setUpLimits({ onLeave }) {
-  $('btn-limits').addEventListener('click', openLimits);
-  $('limits-form').addEventListener('submit', saveLimits);
-  $('btn-cool-off').addEventListener('click', coolOff);
-  $('limits-close').addEventListener('click', () => $('limits-dialog').close());
-  $('reality-every').addEventListener('change', () => localStorage.setItem(CHECK, $('reality-every').value));
-  $('reality-continue').addEventListener('click', () => $('reality-dialog').close());
-  $('reality-leave').addEventListener('click', () => { $('reality-dialog').close(); onLeave(); });
-  $('reality-limits').addEventListener('click', () => { $('reality-dialog').close(); openLimits(); });
+  $('#btn-limits').addEventListener('click', openLimits);
+  $('#limits-form').addEventListener('submit', saveLimits);
+  $('#btn-cool-off').addEventListener('click', coolOff);
+  $('#limits-close').addEventListener('click', () => $('#limits-dialog').close());
+  $('#reality-every').addEventListener('change', () => localStorage.setItem(CHECK, $('#reality-every').value));
+  $('#reality-continue').addEventListener('click', () => $('#reality-dialog').close());
+  $('#reality-leave').addEventListener('click', () => { $('#reality-dialog').close(); onLeave(); });
+  $('#reality-limits').addEventListener('click', () => { $('#reality-dialog').close(); openLimits(); });
   setInterval(tick, 1000);
   tick();
 }

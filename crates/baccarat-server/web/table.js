@@ -7,13 +7,12 @@
 
 import {
   auth, api, login, logout, newKey, money, cardParts, cardFace, POSITIONS, followTable, esc, words, playerWords,
-  phaseWords, shortHash, cardPoints, roadsBoardHtml, bigRoadHtml, askMarksHtml,
+  phaseWords, shortHash, cardPoints, roadsBoardHtml, bigRoadHtml, askMarksHtml, $
 } from '/assets/common.js';
 import { play, setSound, soundOn } from '/assets/sound.js';
 import { setUpLimits, startSession, endSession, noteBalance } from '/assets/limits.js';
 import { tr, trn, languages, language, setLanguage, useSavedLanguage } from '/assets/i18n.js';
 
-const $ = (id) => document.getElementById(id);
 
 // ---------------------------------------------------------------------------
 // State
@@ -53,7 +52,7 @@ const SIDE_OF = (pos) => (pos.startsWith('player') ? 'player' : 'banker');
 
 /** A notice; with `rule`, the rule that refused is one tap away. */
 function notify(text, kind = 'error', rule = null) {
-  const box = $('notices');
+  const box = $('#notices');
   if ([...box.children].some((n) => n.dataset.text === text)) return;
   const p = document.createElement('div');
   p.dataset.text = text;
@@ -70,7 +69,7 @@ function notify(text, kind = 'error', rule = null) {
 function setBalance(balance, available) {
   for (const [id, v] of [['balance', balance], ['available', available]]) {
     if (v === null || v === undefined) continue;
-    const el = $(id);
+    const el = $(`#${id}`);
     el.textContent = money(v);
     el.dataset.minor = String(v);
   }
@@ -78,11 +77,11 @@ function setBalance(balance, available) {
 }
 
 function show(view) {
-  for (const v of ['login', 'lobby', 'table']) $(`view-${v}`).hidden = v !== view;
+  for (const v of ['login', 'lobby', 'table']) $(`#view-${v}`).hidden = v !== view;
   const user = auth.user;
-  $('who').hidden = !user;
-  if (user) $('user-name').textContent = `${user.name}${user.role !== 'player' ? ` (${user.role})` : ''}`;
-  $('btn-limits').hidden = !user || user.role !== 'player';
+  $('#who').hidden = !user;
+  if (user) $('#user-name').textContent = `${user.name}${user.role !== 'player' ? ` (${user.role})` : ''}`;
+  $('#btn-limits').hidden = !user || user.role !== 'player';
 }
 
 function leaveTable() {
@@ -90,7 +89,7 @@ function leaveTable() {
   S.follow = null;
   S.tableId = null;
   S.t = null;
-  $('conn').hidden = true;
+  $('#conn').hidden = true;
 }
 
 function route() {
@@ -129,14 +128,14 @@ async function refreshMe({ quiet = false } = {}) {
 
 function showLogin() {
   show('login');
-  $('login-name').focus();
+  $('#login-name').focus();
 }
 
-$('login-form').addEventListener('submit', async (ev) => {
+$('#login-form').addEventListener('submit', async (ev) => {
   ev.preventDefault();
-  const name = $('login-name').value.trim();
-  const password = $('login-password').value;
-  const err = $('login-error');
+  const name = $('#login-name').value.trim();
+  const password = $('#login-password').value;
+  const err = $('#login-error');
   err.textContent = '';
   if (!name || !password) {
     err.textContent = tr('login.missing');
@@ -147,7 +146,7 @@ $('login-form').addEventListener('submit', async (ev) => {
   try {
     await login(name, password);
     startSession('');
-    $('login-password').value = '';
+    $('#login-password').value = '';
     await refreshMe();
     route();
   } catch (e) {
@@ -168,7 +167,7 @@ async function signOut() {
   route();
 }
 
-$('logout').addEventListener('click', signOut);
+$('#logout').addEventListener('click', signOut);
 setUpLimits({ onLeave: signOut });
 
 // ---------------------------------------------------------------------------
@@ -200,13 +199,13 @@ async function showLobby() {
   const load = async () => {
     try {
       const r = await api('/api/tables');
-      const list = $('lobby-list');
+      const list = $('#lobby-list');
       const focused = document.activeElement && document.activeElement.dataset.testid;
       list.innerHTML = r.tables.map(lobbyCard).join('');
       scrollRoadsToEnd(list);
       if (focused) list.querySelector(`[data-testid="${focused}"]`)?.focus();
       const role = auth.user && auth.user.role;
-      $('lobby-note').textContent = role && role !== 'player'
+      $('#lobby-note').textContent = role && role !== 'player'
         ? tr('lobby.staff', { role })
         : tr('lobby.choose');
     } catch (e) {
@@ -246,8 +245,8 @@ function configKey(t) {
 }
 
 function buildTable(t) {
-  $('t-name').textContent = t.name;
-  $('t-sub').textContent = `${t.rulebook_title} · ${t.variant_title} · ${t.mode === 'live' ? tr('mode.live') : tr('mode.rng')} · ${tr('lobby.dealing', { dealing: words(t.dealing), decks: t.decks })}`;
+  $('#t-name').textContent = t.name;
+  $('#t-sub').textContent = `${t.rulebook_title} · ${t.variant_title} · ${t.mode === 'live' ? tr('mode.live') : tr('mode.rng')} · ${tr('lobby.dealing', { dealing: words(t.dealing), decks: t.decks })}`;
   document.title = `${t.name} · Baccarat`;
 
   // The limits sign.
@@ -272,8 +271,8 @@ function buildTable(t) {
       : tr('limits.ante_value', { amount: money(t.ante.amount) });
     rows.push([tr('limits.ante'), ante, 'limit-ante']);
   }
-  $('limits').innerHTML = rows.map(([k, v, id]) => `<div><dt>${esc(k)}</dt><dd data-testid="${id}">${esc(v)}</dd></div>`).join('');
-  $('help-link').href = `/help?table=${t.id}`;
+  $('#limits').innerHTML = rows.map(([k, v, id]) => `<div><dt>${esc(k)}</dt><dd data-testid="${id}">${esc(v)}</dd></div>`).join('');
+  $('#help-link').href = `/help?table=${t.id}`;
 
   // The layout: main wagers first (Player, Tie, Banker), then the side bets.
   const offers = [...t.offers].sort((a, b) => {
@@ -290,18 +289,18 @@ function buildTable(t) {
       <span class="spot-stake"><span class="on" data-testid="spot-${esc(o.bet)}-placed"></span><span class="slip" data-testid="spot-${esc(o.bet)}-pending"></span></span>
     </button>`;
   };
-  $('layout').innerHTML = `<div class="spots-main">${offers.filter((o) => MAIN_BETS.includes(o.bet)).map(spot).join('')}</div>`
+  $('#layout').innerHTML = `<div class="spots-main">${offers.filter((o) => MAIN_BETS.includes(o.bet)).map(spot).join('')}</div>`
     + `<div class="spots-side">${offers.filter((o) => !MAIN_BETS.includes(o.bet)).map(spot).join('')}</div>`;
 
   // The chips.
   const values = chipValues(t);
   if (!values.includes(S.chip)) S.chip = values.find((v) => v >= t.min) ?? values[0];
-  $('chips').innerHTML = values.map((v, i) => `<button type="button" class="chip chip-${i}" data-minor="${v}" data-testid="chip-${v}"
+  $('#chips').innerHTML = values.map((v, i) => `<button type="button" class="chip chip-${i}" data-minor="${v}" data-testid="chip-${v}"
     aria-pressed="${v === S.chip}" aria-label="${esc(tr('chip.label', { amount: money(v) }))}">${esc(money(v).replace(/\.00$/, ''))}</button>`).join('');
 
   // The card slots: three a hand.
   for (const side of ['player', 'banker']) {
-    $(`cards-${side}`).innerHTML = POSITIONS.filter(([p]) => SIDE_OF(p) === side).map(([p]) => `
+    $(`#cards-${side}`).innerHTML = POSITIONS.filter(([p]) => SIDE_OF(p) === side).map(([p]) => `
       <div class="card-slot ${p.endsWith('3') ? 'third' : ''}" data-testid="card-${p}" data-position="${p}" data-card="" data-state="empty" role="img" aria-label="${esc(tr(`pos.${p}`))}: ${esc(tr('card.not_dealt'))}">
         <div class="card"><div class="card-front"><span class="face"></span><span class="peel-cover" aria-hidden="true"></span></div><div class="card-back"></div></div>
       </div>`).join('');
@@ -309,7 +308,7 @@ function buildTable(t) {
   S.slotState = {};
 }
 
-$('layout').addEventListener('click', (ev) => {
+$('#layout').addEventListener('click', (ev) => {
   const spot = ev.target.closest('.spot');
   if (!spot || !S.t) return;
   if (auth.user?.role !== 'player') return notify(tr('only_players'));
@@ -325,11 +324,11 @@ $('layout').addEventListener('click', (ev) => {
   renderStakes();
 });
 
-$('chips').addEventListener('click', (ev) => {
+$('#chips').addEventListener('click', (ev) => {
   const chip = ev.target.closest('.chip');
   if (!chip) return;
   S.chip = Number(chip.dataset.minor);
-  for (const c of $('chips').children) c.setAttribute('aria-pressed', String(c === chip));
+  for (const c of $('#chips').children) c.setAttribute('aria-pressed', String(c === chip));
 });
 
 // ---------------------------------------------------------------------------
@@ -343,12 +342,12 @@ async function openTable(id) {
     tableId: id, t: null, configKey: '', roadsKey: '', shown: null, slotState: {}, peel: {}, peelFrom: {}, exposed: { coup: null, positions: new Set() },
     pending: new Map(), pendingKey: null, mine: new Map(),
   });
-  $('t-name').textContent = tr('table.n', { id });
-  $('conn').hidden = false;
+  $('#t-name').textContent = tr('table.n', { id });
+  $('#conn').hidden = false;
   setConn('connecting');
   if (!(await refreshMe())) return;
   S.follow = followTable(id, onMessage, (status) => {
-    const was = $('conn').dataset.state;
+    const was = $('#conn').dataset.state;
     setConn(status);
     // Once per outage: is the session still good? (The socket retries by itself.)
     if (status === 'reconnecting' && was !== 'reconnecting') refreshMe({ quiet: true });
@@ -357,11 +356,11 @@ async function openTable(id) {
 }
 
 function setConn(status) {
-  const el = $('conn');
+  const el = $('#conn');
   el.dataset.state = status;
   el.textContent = status === 'live' ? tr('conn.live') : status === 'reconnecting' ? tr('conn.reconnecting') : tr('conn.connecting');
   el.setAttribute('aria-label', tr('conn.label', { state: el.textContent }));
-  $('view-table').classList.toggle('stale', status === 'reconnecting');
+  $('#view-table').classList.toggle('stale', status === 'reconnecting');
 }
 
 function onMessage(msg) {
@@ -446,9 +445,9 @@ function newCoup(prev) {
 
 function render() {
   const t = S.t;
-  $('t-phase').textContent = t.open ? phaseWords(t.phase) : tr('closed_phase', { phase: phaseWords(t.phase) });
-  $('t-phase').dataset.phase = t.phase;
-  Object.assign($('view-table').dataset, { coup: String(t.coup), phase: t.phase, shoe: String(t.shoe) });
+  $('#t-phase').textContent = t.open ? phaseWords(t.phase) : tr('closed_phase', { phase: phaseWords(t.phase) });
+  $('#t-phase').dataset.phase = t.phase;
+  Object.assign($('#view-table').dataset, { coup: String(t.coup), phase: t.phase, shoe: String(t.shoe) });
   renderCards();
   renderSqueeze();
   renderResult();
@@ -502,8 +501,8 @@ function renderCards() {
     slot.dataset.state = state;
     S.slotState[pos] = state;
   }
-  $('hands').classList.toggle('previous', !!shown && !current);
-  $('coup-label').textContent = !shown ? (S.t.phase === 'betting' ? tr('coup.place') : '')
+  $('#hands').classList.toggle('previous', !!shown && !current);
+  $('#coup-label').textContent = !shown ? (S.t.phase === 'betting' ? tr('coup.place') : '')
     : current ? tr('coup.n', { n: shown.coup }) : tr('coup.last', { last: shown.coup, next: S.t.coup });
   // Running totals of the cards everyone can see; the result's totals once known.
   for (const side of ['player', 'banker']) {
@@ -512,19 +511,19 @@ function renderCards() {
       const up = POSITIONS.filter(([p]) => SIDE_OF(p) === side && S.slotState[p] === 'up').map(([p]) => cardPoints(cards.get(p)));
       total = up.length ? up.reduce((a, b) => a + b, 0) % 10 : null;
     }
-    $(`total-${side}`).textContent = total === null ? '' : String(total);
+    $(`#total-${side}`).textContent = total === null ? '' : String(total);
   }
 }
 
 function renderSqueeze() {
   const t = S.t;
-  const box = $('squeeze-box');
+  const box = $('#squeeze-box');
   const out = t.out;
   box.hidden = !out;
   if (!out) return;
   const mine = auth.user && out.player === auth.user.id;
   const hand = tr('squeeze.hand', { side: words(out.side) });
-  $('squeeze-text').textContent = mine
+  $('#squeeze-text').textContent = mine
     ? tr('squeeze.mine', { hand })
     : tr('squeeze.other', { name: out.name ? out.name : tr('player_n', { id: out.player }), hand });
   const key = `${t.coup}:${out.side}:${out.player}`;
@@ -533,7 +532,7 @@ function renderSqueeze() {
   if (typeof out.since_ms === 'number') S.squeezeSince = { key, at: out.since_ms - S.skew };
   else if (!S.squeezeSince || S.squeezeSince.key !== key) S.squeezeSince = { key, at: Date.now() };
   squeezeTick();
-  $('squeeze-actions').hidden = !mine;
+  $('#squeeze-actions').hidden = !mine;
   box.dataset.mine = String(!!mine);
 }
 
@@ -542,7 +541,7 @@ function renderSqueeze() {
 const TURN_MS = window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches ? 0 : 600;
 
 function renderResult() {
-  const el = $('result');
+  const el = $('#result');
   const shown = S.shown;
   el.dataset.winner = '';
   el.dataset.coup = shown ? String(shown.coup) : '';
@@ -581,7 +580,7 @@ function markWinners(winner) {
 /** The player's net on the coup, on the felt: what the settled wagers won,
  * less what they lost and the commission (stakes returned are neither). */
 function renderWin(coup) {
-  const el = $('felt-win');
+  const el = $('#felt-win');
   const mine = coup === null ? [] : (S.mine.get(coup) || []).filter((w) => w.status === 'settled' && w.settlement);
   if (!mine.length) { el.hidden = true; el.dataset.net = ''; return; }
   const net = mine.reduce((a, w) => a + w.settlement.won - w.settlement.lost - w.settlement.commission, 0);
@@ -606,7 +605,7 @@ function overLimit(bet, chip) {
   if (offer && on + stack > offer.max) {
     return tr('slip.over_max', { bet: words(offer.bet), max: money(offer.max), on: money(on + stack - chip) });
   }
-  const raw = $('available').dataset.minor;
+  const raw = $('#available').dataset.minor;
   const available = raw === '' ? NaN : Number(raw);
   const slip = [...S.pending].reduce((a, [b, v]) => a + v + anteFor(b, v), 0);
   const next = slip - (S.pending.get(bet) || 0) - anteFor(bet, S.pending.get(bet) || 0) + stack + anteFor(bet, stack);
@@ -639,18 +638,18 @@ function renderStakes() {
   const pendingTotal = [...S.pending.values()].reduce((a, b) => a + b, 0);
   const placedTotal = [...placed.values()].reduce((a, b) => a + b, 0);
   const antes = [...S.pending].reduce((a, [bet, amount]) => a + anteFor(bet, amount), 0);
-  $('slip-total').textContent = antes
+  $('#slip-total').textContent = antes
     ? tr('slip.total_ante', { slip: money(pendingTotal), ante: money(antes), table: money(placedTotal) })
     : tr('slip.total', { slip: money(pendingTotal), table: money(placedTotal) });
-  $('btn-confirm').disabled = S.busy || !betting || !S.pending.size;
-  $('btn-clear').disabled = S.busy || !S.pending.size;
-  $('btn-undo').disabled = S.busy || !S.undo.length;
-  $('btn-double').disabled = S.busy || !betting || !(S.pending.size || placedTotal);
-  $('btn-max').disabled = S.busy || !betting || !S.lastSpot;
-  $('btn-withdraw').disabled = S.busy || !(betting && placedTotal);
-  if ($('btn-withdraw').disabled) disarmWithdraw();
-  $('btn-rebet').disabled = S.busy || !sessionStorage.getItem(`baccarat.rebet.${S.tableId}`);
-  $('layout').classList.toggle('closed', !betting);
+  $('#btn-confirm').disabled = S.busy || !betting || !S.pending.size;
+  $('#btn-clear').disabled = S.busy || !S.pending.size;
+  $('#btn-undo').disabled = S.busy || !S.undo.length;
+  $('#btn-double').disabled = S.busy || !betting || !(S.pending.size || placedTotal);
+  $('#btn-max').disabled = S.busy || !betting || !S.lastSpot;
+  $('#btn-withdraw').disabled = S.busy || !(betting && placedTotal);
+  if ($('#btn-withdraw').disabled) disarmWithdraw();
+  $('#btn-rebet').disabled = S.busy || !sessionStorage.getItem(`baccarat.rebet.${S.tableId}`);
+  $('#layout').classList.toggle('closed', !betting);
 }
 
 function payoutLine(w) {
@@ -682,10 +681,10 @@ function renderPayouts() {
     const coups = [...S.mine.keys()].filter((c) => (S.mine.get(c) || []).length).sort((a, b) => b - a);
     if (coups.length) { coup = coups[0]; lines = S.mine.get(coup); }
   }
-  $('payouts-coup').textContent = lines.length ? tr('payouts.coup', { n: coup }) : '';
+  $('#payouts-coup').textContent = lines.length ? tr('payouts.coup', { n: coup }) : '';
   const settled = lines.filter((w) => w.status === 'settled');
   const total = settled.reduce((a, w) => a + w.net, 0);
-  $('payouts').innerHTML = lines.length
+  $('#payouts').innerHTML = lines.length
     ? lines.map(payoutLine).join('') + (settled.length ? `<li class="payout-total" data-testid="coup-net" data-net="${total}">${esc(tr('payouts.net'))} <strong>${esc(money(total, { sign: true }))}</strong></li>` : '')
     : `<li class="empty">${esc(tr('payouts.empty'))}</li>`;
 }
@@ -693,7 +692,7 @@ function renderPayouts() {
 function renderShoe() {
   const t = S.t;
   const c = t.seed_commitment;
-  $('shoe').innerHTML = `<p>${esc(t.shoe ? tr('shoe.n', { shoe: t.shoe, coup: t.coup }) : tr('shoe.none'))}</p>
+  $('#shoe').innerHTML = `<p>${esc(t.shoe ? tr('shoe.n', { shoe: t.shoe, coup: t.coup }) : tr('shoe.none'))}</p>
     <p><label for="shoe-progress">${esc(tr('shoe.dealt'))}</label>
     <progress id="shoe-progress" max="${t.shoe_size}" value="${t.dealt}"></progress>
     <span data-testid="shoe-progress" data-dealt="${t.dealt}" data-size="${t.shoe_size}">${t.dealt} / ${t.shoe_size}</span></p>
@@ -706,12 +705,12 @@ function renderRoads() {
   const key = `${t.shoe}:${t.results}`;
   if (key === S.roadsKey) return;
   S.roadsKey = key;
-  $('roads-board').innerHTML = t.roads ? roadsBoardHtml(t.roads) : '';
+  $('#roads-board').innerHTML = t.roads ? roadsBoardHtml(t.roads) : '';
   drawAsk();
-  scrollRoadsToEnd($('roads-board'));
-  $('shoe-stats').innerHTML = shoeStatsHtml(t.stats);
-  $('ask-banker-marks').innerHTML = `<strong>${esc(tr('ask.if_banker'))}</strong>${askMarksHtml(t.roads && t.roads.ask_banker)}`;
-  $('ask-player-marks').innerHTML = `<strong>${esc(tr('ask.if_player'))}</strong>${askMarksHtml(t.roads && t.roads.ask_player)}`;
+  scrollRoadsToEnd($('#roads-board'));
+  $('#shoe-stats').innerHTML = shoeStatsHtml(t.stats);
+  $('#ask-banker-marks').innerHTML = `<strong>${esc(tr('ask.if_banker'))}</strong>${askMarksHtml(t.roads && t.roads.ask_banker)}`;
+  $('#ask-player-marks').innerHTML = `<strong>${esc(tr('ask.if_player'))}</strong>${askMarksHtml(t.roads && t.roads.ask_player)}`;
 }
 
 /** This shoe's results counted, as players read them beside the roads: each
@@ -742,8 +741,8 @@ function scrollRoadsToEnd(root) {
 // The countdown, corrected for the server's clock.
 function tick() {
   const t = S.t;
-  const el = $('countdown');
-  if (!t || t.phase !== 'betting' || !t.closes_at_ms || $('view-table').hidden) {
+  const el = $('#countdown');
+  if (!t || t.phase !== 'betting' || !t.closes_at_ms || $('#view-table').hidden) {
     el.hidden = true;
     return;
   }
@@ -754,7 +753,7 @@ function tick() {
   el.querySelector('.countdown-text').textContent = left > 0 ? tr('countdown', { s: Math.ceil(left / 1000) }) : tr('countdown.closing');
   el.querySelector('.countdown-bar span').style.width = `${Math.min(100, (100 * left) / S.countdown.total)}%`;
   el.classList.toggle('urgent', left < 3000);
-  const auto = $('slip-auto').checked;
+  const auto = $('#slip-auto').checked;
   if (left < 3000 && S.pending.size && S.countdown.warned !== t.coup) {
     S.countdown.warned = t.coup;
     notify(auto ? tr('slip.warn_auto') : tr('slip.warn'), 'info');
@@ -769,7 +768,7 @@ setInterval(tick, 200);
 // The squeeze's time, at an RNG table (a live table's dealer keeps it): when
 // it runs out the dealer turns the hand over.
 function squeezeTick() {
-  const el = $('squeeze-timer');
+  const el = $('#squeeze-timer');
   const t = S.t;
   if (!t || !t.out || !S.squeezeMs || !S.squeezeSince || t.mode !== 'rng') {
     el.hidden = true;
@@ -800,7 +799,7 @@ async function withBusy(fn) {
   try { await fn(); } finally { S.busy = false; renderStakes(); }
 }
 
-$('btn-confirm').addEventListener('click', () => confirmSlip());
+$('#btn-confirm').addEventListener('click', () => confirmSlip());
 
 /** Send the slip (Confirm, or the automatic confirmation before the close). */
 const confirmSlip = () => withBusy(async () => {
@@ -832,10 +831,10 @@ const confirmSlip = () => withBusy(async () => {
 // Sound, on or off (remembered on this device).
 function renderSoundButton() {
   const on = soundOn();
-  $('btn-sound').setAttribute('aria-pressed', String(on));
-  $('btn-sound').textContent = on ? tr('sound.on') : tr('sound.off');
+  $('#btn-sound').setAttribute('aria-pressed', String(on));
+  $('#btn-sound').textContent = on ? tr('sound.on') : tr('sound.off');
 }
-$('btn-sound').addEventListener('click', () => {
+$('#btn-sound').addEventListener('click', () => {
   setSound(!soundOn());
   renderSoundButton();
 });
@@ -844,11 +843,11 @@ renderSoundButton();
 // The player's setting for a slip left unconfirmed: confirmed automatically
 // just before betting closes, or (the default) warned at 3 s and taken back.
 const AUTO_KEY = 'baccarat.autoConfirm';
-$('slip-auto').checked = localStorage.getItem(AUTO_KEY) === 'true';
-$('slip-auto').addEventListener('change', () => localStorage.setItem(AUTO_KEY, String($('slip-auto').checked)));
+$('#slip-auto').checked = localStorage.getItem(AUTO_KEY) === 'true';
+$('#slip-auto').addEventListener('change', () => localStorage.setItem(AUTO_KEY, String($('#slip-auto').checked)));
 
 // Clear takes back only the chips not confirmed yet; confirmed bets stay.
-$('btn-clear').addEventListener('click', () => {
+$('#btn-clear').addEventListener('click', () => {
   S.pending.clear();
   S.undo = [];
   S.pendingKey = null;
@@ -856,7 +855,7 @@ $('btn-clear').addEventListener('click', () => {
 });
 
 // Undo takes back the last chip put on the slip.
-$('btn-undo').addEventListener('click', () => {
+$('#btn-undo').addEventListener('click', () => {
   const last = S.undo.pop();
   if (!last) return;
   const [bet, chip] = last;
@@ -870,7 +869,7 @@ $('btn-undo').addEventListener('click', () => {
 // Max: the last spot bet on raised to the most it takes (its maximum less what
 // is on it), within the available balance, in whole chip units; one Undo
 // takes it back.
-$('btn-max').addEventListener('click', () => {
+$('#btn-max').addEventListener('click', () => {
   if (!S.t || S.t.phase !== 'betting') return;
   const bet = S.lastSpot;
   if (!bet) return notify(tr('max.first'), 'info');
@@ -893,7 +892,7 @@ $('btn-max').addEventListener('click', () => {
 
 // Double: each stake on the slip twice over (or, with an empty slip, the
 // bets on the table again as a new slip), within the limits.
-$('btn-double').addEventListener('click', () => {
+$('#btn-double').addEventListener('click', () => {
   if (!S.t || S.t.phase !== 'betting') return;
   const base = S.pending.size ? new Map(S.pending)
     : openWagers().reduce((m, w) => m.set(w.bet, (m.get(w.bet) || 0) + w.amount), new Map());
@@ -916,15 +915,15 @@ function disarmWithdraw() {
   if (!S.withdrawArmed) return;
   clearTimeout(S.withdrawArmed);
   S.withdrawArmed = null;
-  $('btn-withdraw').textContent = tr('btn.withdraw');
-  $('btn-withdraw').removeAttribute('aria-pressed');
+  $('#btn-withdraw').textContent = tr('btn.withdraw');
+  $('#btn-withdraw').removeAttribute('aria-pressed');
 }
 
-$('btn-withdraw').addEventListener('click', () => {
+$('#btn-withdraw').addEventListener('click', () => {
   if (!S.withdrawArmed) {
     S.withdrawArmed = setTimeout(disarmWithdraw, 4000);
-    $('btn-withdraw').textContent = tr('withdraw.armed');
-    $('btn-withdraw').setAttribute('aria-pressed', 'true');
+    $('#btn-withdraw').textContent = tr('withdraw.armed');
+    $('#btn-withdraw').setAttribute('aria-pressed', 'true');
     return;
   }
   disarmWithdraw();
@@ -943,7 +942,7 @@ $('btn-withdraw').addEventListener('click', () => {
   });
 });
 
-$('btn-rebet').addEventListener('click', () => {
+$('#btn-rebet').addEventListener('click', () => {
   const saved = sessionStorage.getItem(`baccarat.rebet.${S.tableId}`);
   if (!saved) return;
   S.pending = new Map(JSON.parse(saved));
@@ -966,11 +965,11 @@ function setPeel(slot, v) {
   slot.style.setProperty('--peel', String(p));
 }
 
-$('btn-squeeze').addEventListener('click', () => {
+$('#btn-squeeze').addEventListener('click', () => {
   for (const slot of heldSlots()) setPeel(slot, (S.peel[slot.dataset.position] || 0) + 0.25);
 });
 
-$('hands').addEventListener('pointerdown', (ev) => {
+$('#hands').addEventListener('pointerdown', (ev) => {
   const slot = ev.target.closest('.card-slot[data-state="held"]');
   if (!slot) return;
   ev.preventDefault();
@@ -1005,8 +1004,8 @@ async function handAction(action) {
     notify(e.message, 'error', e.rule);
   }
 }
-$('btn-reveal').addEventListener('click', () => handAction('expose'));
-$('btn-decline').addEventListener('click', () => handAction('decline'));
+$('#btn-reveal').addEventListener('click', () => handAction('expose'));
+$('#btn-decline').addEventListener('click', () => handAction('decline'));
 
 // ---------------------------------------------------------------------------
 // The ask-road: on hover, focus and tap; drawn in the roads too, blinking
@@ -1036,7 +1035,7 @@ function drawAsk() {
 }
 
 for (const side of ['banker', 'player']) {
-  const btn = $(`ask-${side}`), pop = $(`ask-${side}-marks`);
+  const btn = $(`#ask-${side}`), pop = $(`#ask-${side}-marks`);
   btn.setAttribute('aria-describedby', pop.id);
   const st = { hover: false, focus: false, pinned: false };
   const sync = () => {
@@ -1076,7 +1075,7 @@ async function loadHistory(missedCoup = null) {
         if (S.t) renderPayouts();
       }
     }
-    $('history').querySelector('tbody').innerHTML = rows.length ? rows.slice(0, 40).map((h) => {
+    $('#history').querySelector('tbody').innerHTML = rows.length ? rows.slice(0, 40).map((h) => {
       const l = h.line;
       const cls = l.net > 0 ? 'pos' : l.net < 0 ? 'neg' : 'zero';
       return `<tr class="${cls}" data-wager="${l.wager}"><td title="${esc(tr('history.where', { table: h.table, coup: h.coup }))}">${h.table === S.tableId ? '' : `T${h.table} `}#${h.coup}</td><td>${esc(words(l.bet))}</td><td>${esc(money(l.amount))}</td><td>${esc(words(l.outcome || l.status))}</td><td class="num">${esc(money(l.net, { sign: true }))}</td></tr>`;
@@ -1091,7 +1090,7 @@ async function loadHistory(missedCoup = null) {
 
 // The language: the switch in the header (every language the catalogue
 // holds), the choice saved on this device, and everything redrawn in it.
-const langSelect = $('lang');
+const langSelect = $('#lang');
 langSelect.innerHTML = languages().map(([tag, name]) => `<option value="${esc(tag)}" lang="${esc(tag)}">${esc(name)}</option>`).join('');
 useSavedLanguage();
 langSelect.value = language();
@@ -1099,8 +1098,8 @@ langSelect.addEventListener('change', () => setLanguage(langSelect.value));
 document.addEventListener('languagechange', () => {
   renderSoundButton();
   disarmWithdraw();
-  setConn($('conn').dataset.state);
-  if (S.t && !$('view-table').hidden) {
+  setConn($('#conn').dataset.state);
+  if (S.t && !$('#view-table').hidden) {
     const kept = S.slotState; // the cards stay as they lie: no second turn
     buildTable(S.t);
     S.slotState = kept;

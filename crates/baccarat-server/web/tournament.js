@@ -9,9 +9,8 @@
 // localStorage, then shows them to the server once "no more bets" is called
 // (NSW 15.8.2.6). No one else, staff included, can read the form before.
 
-import { auth, api, ApiError, login, logout, money, parseMoney, cardParts, follow, esc } from './common.js';
+import { auth, api, ApiError, login, logout, money, parseMoney, cardParts, follow, esc, $ } from './common.js';
 
-const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const S = { id: Number(params.get('t')) || null, msg: null, follow: null, offset: 0, revealing: false };
 
@@ -19,7 +18,7 @@ function notice(text, kind = 'error') {
   const n = document.createElement('p');
   n.className = `notice ${kind}`;
   n.textContent = text;
-  $('notices').prepend(n);
+  $('#notices').prepend(n);
   setTimeout(() => n.remove(), 8000);
 }
 
@@ -29,7 +28,7 @@ function fail(e) {
 }
 
 function show(view) {
-  for (const v of ['view-login', 'view-t']) $(v).hidden = v !== view;
+  for (const v of ['view-login', 'view-t']) $(`#${v}`).hidden = v !== view;
 }
 
 const formKey = () => `baccarat.undisclosed.${S.id}.${auth.user && auth.user.id}`;
@@ -95,30 +94,30 @@ function render() {
   if (!m) return;
   const t = m.tournament;
   const play = m.play;
-  $('t-name').textContent = t ? t.name : 'No such tournament';
+  $('#t-name').textContent = t ? t.name : 'No such tournament';
   if (!t) return;
   const status = t.cancelled ? 'Cancelled' : t.finished ? 'Finished' : t.started ? 'In play' : 'Open for entries';
-  $('t-status').textContent = status;
-  $('t-status').dataset.state = t.cancelled ? 'cancelled' : t.finished ? 'finished' : t.started ? 'play' : 'entry';
-  $('t-sub').textContent = play
+  $('#t-status').textContent = status;
+  $('#t-status').dataset.state = t.cancelled ? 'cancelled' : t.finished ? 'finished' : t.started ? 'play' : 'entry';
+  $('#t-sub').textContent = play
     ? `${play.round_name || ''} (round ${play.round} of ${play.rounds})`
     : `Starts ${t.starts}; ${t.entrants} entered of ${t.min_players}–${t.max_players}; pool ${money(t.pool)}`;
-  $('entry').hidden = !!play || t.cancelled;
-  $('entry-text').textContent = `Entry fee ${money(t.fee)}; ${t.entrants} entered; prize pool ${money(t.pool)}.`;
+  $('#entry').hidden = !!play || t.cancelled;
+  $('#entry-text').textContent = `Entry fee ${money(t.fee)}; ${t.entrants} entered; prize pool ${money(t.pool)}.`;
   if (!play) {
-    $('seat').hidden = true;
-    $('tables').innerHTML = '';
-    $('standings').innerHTML = '';
+    $('#seat').hidden = true;
+    $('#tables').innerHTML = '';
+    $('#standings').innerHTML = '';
     return;
   }
-  $('tables').innerHTML = play.tables.map(tableHtml).join('');
-  $('standings').innerHTML = play.standings.map((s) =>
+  $('#tables').innerHTML = play.tables.map(tableHtml).join('');
+  $('#standings').innerHTML = play.standings.map((s) =>
     `<li data-testid="standing-${s.player}" data-chips="${s.chips}">${esc(s.name || `player ${s.player}`)}: ${s.out ? 'out' : money(s.chips)} <span class="sub">(table ${s.table})</span></li>`).join('');
-  $('shoes').textContent = play.shoes.map((x) => `Round ${x.round} shoe: commitment ${x.commitment.slice(0, 12)}…${x.seed ? `, seed ${x.seed.slice(0, 12)}…` : ''}`).join('; ');
-  $('finish').hidden = !play.prizes;
+  $('#shoes').textContent = play.shoes.map((x) => `Round ${x.round} shoe: commitment ${x.commitment.slice(0, 12)}…${x.seed ? `, seed ${x.seed.slice(0, 12)}…` : ''}`).join('; ');
+  $('#finish').hidden = !play.prizes;
   if (play.prizes) {
     const prize = new Map(play.prizes.map((p) => [p.player, p.prize]));
-    $('placings').innerHTML = play.placings.map((p) =>
+    $('#placings').innerHTML = play.placings.map((p) =>
       `<li data-testid="place-${p}">${esc(nameOf(play, p))}${prize.get(p) ? `: ${money(prize.get(p))}` : ''}</li>`).join('');
   }
   renderSeat(play);
@@ -131,32 +130,32 @@ function nameOf(play, p) {
 
 function renderSeat(play) {
   const mine = mySeat(play);
-  $('seat').hidden = !mine || !!play.prizes;
+  $('#seat').hidden = !mine || !!play.prizes;
   if (!mine) return;
   const { table, seat } = mine;
-  $('seat').dataset.table = table.table;
-  $('seat').dataset.box = seat.box;
-  $('my-place').textContent = `${table.play_off ? 'play-off' : `table ${table.table}`}, box ${seat.box}`;
-  $('my-chips').textContent = money(seat.chips);
-  $('my-chips').dataset.minor = seat.chips;
+  $('#seat').dataset.table = table.table;
+  $('#seat').dataset.box = seat.box;
+  $('#my-place').textContent = `${table.play_off ? 'play-off' : `table ${table.table}`}, box ${seat.box}`;
+  $('#my-chips').textContent = money(seat.chips);
+  $('#my-chips').dataset.minor = seat.chips;
   const rank = play.standings.findIndex((s) => s.player === seat.player);
-  $('my-rank').textContent = rank >= 0 ? `${rank + 1} of ${play.standings.length}` : '—';
-  $('my-pass').textContent = seat.pass_cards;
-  $('my-undisclosed').textContent = seat.undisclosed;
+  $('#my-rank').textContent = rank >= 0 ? `${rank + 1} of ${play.standings.length}` : '—';
+  $('#my-pass').textContent = seat.pass_cards;
+  $('#my-undisclosed').textContent = seat.undisclosed;
   const myTurn = !table.closed && !seat.out && !seat.acted && (table.turn === null || table.turn === seat.box);
-  $('my-turn').dataset.mine = String(myTurn);
-  $('my-turn').textContent = seat.out ? `Out: ${seat.out.why}`
+  $('#my-turn').dataset.mine = String(myTurn);
+  $('#my-turn').textContent = seat.out ? `Out: ${seat.out.why}`
     : table.over ? 'The session is over at your table.'
       : table.closed ? 'No more bets.'
         : seat.acted ? `You have acted: ${actedWords(seat.acted)}.`
           : myTurn ? 'Your turn to wager.' : `Box ${table.turn} wagers first (the marker's order, NSW 15.9).`;
-  const bets = $('bet');
+  const bets = $('#bet');
   if (bets.options.length !== play.bets.length) {
     bets.innerHTML = play.bets.map((b) => `<option value="${esc(b)}">${esc(b)}</option>`).join('');
   }
-  $('amount-hint').textContent = `From ${money(table.min)} to ${money(table.max)}, in units of ${money(table.min)}.`;
-  $('pass').disabled = seat.pass_cards === 0;
-  $('undisclosed').disabled = seat.undisclosed === 0;
+  $('#amount-hint').textContent = `From ${money(table.min)} to ${money(table.max)}, in units of ${money(table.min)}.`;
+  $('#pass').disabled = seat.pass_cards === 0;
+  $('#undisclosed').disabled = seat.undisclosed === 0;
   revealIfDue(table, seat);
 }
 
@@ -181,7 +180,7 @@ async function revealIfDue(table, seat) {
 
 function tick() {
   const m = S.msg;
-  const el = $('time-left');
+  const el = $('#time-left');
   const limit = m && m.play && m.play.time_limit_seconds;
   const mine = m && m.play && mySeat(m.play);
   if (!limit || !mine || !mine.table.turn_since_ms || mine.table.closed) { el.textContent = ''; return; }
@@ -201,15 +200,15 @@ async function act(action) {
 
 async function onWager(ev) {
   ev.preventDefault();
-  const amount = parseMoney($('amount').value);
+  const amount = parseMoney($('#amount').value);
   if (amount === null) { notice('Amount: type dollars and cents, such as 10 or 10.50.'); return; }
-  const bet = $('bet').value;
-  if ($('undisclosed').checked) {
+  const bet = $('#bet').value;
+  if ($('#undisclosed').checked) {
     const salt = secret();
     const commitment = await sha256hex(`${bet}|${amount}|${salt}`);
     localStorage.setItem(formKey(), JSON.stringify({ bet, amount, salt, commitment }));
     await act({ kind: 'undisclosed', commitment });
-    $('undisclosed').checked = false;
+    $('#undisclosed').checked = false;
   } else {
     await act({ kind: 'wager', bet, amount });
   }
@@ -221,7 +220,7 @@ function connect() {
     S.msg = m;
     if (m.now_ms) S.offset = m.now_ms - Date.now();
     render();
-  }, (status) => { $('conn').dataset.state = status; $('conn').textContent = status; });
+  }, (status) => { $('#conn').dataset.state = status; $('#conn').textContent = status; });
 }
 
 async function start() {
@@ -231,36 +230,36 @@ async function start() {
       S.id = list.length ? list[list.length - 1].tournament : null;
     } catch (e) { fail(e); }
   }
-  $('board-link').href = `/leaderboard?t=${S.id || ''}`;
+  $('#board-link').href = `/leaderboard?t=${S.id || ''}`;
   if (!auth.signedIn) { show('view-login'); return; }
-  $('who').hidden = false;
-  $('user-name').textContent = auth.user.name;
+  $('#who').hidden = false;
+  $('#user-name').textContent = auth.user.name;
   show('view-t');
-  if (!S.id) { $('t-name').textContent = 'No tournament is published yet.'; return; }
+  if (!S.id) { $('#t-name').textContent = 'No tournament is published yet.'; return; }
   try {
     const t = await api(`/api/tournaments/${S.id}`);
-    $('conditions').textContent = t.conditions;
+    $('#conditions').textContent = t.conditions;
   } catch (e) { fail(e); }
   connect();
 }
 
-$('login-form').addEventListener('submit', async (ev) => {
+$('#login-form').addEventListener('submit', async (ev) => {
   ev.preventDefault();
   try {
-    await login($('login-name').value, $('login-password').value);
-    $('login-error').textContent = '';
+    await login($('#login-name').value, $('#login-password').value);
+    $('#login-error').textContent = '';
     start();
   } catch (e) {
-    $('login-error').textContent = e.message;
+    $('#login-error').textContent = e.message;
   }
 });
-$('logout').addEventListener('click', async () => { await logout(); location.reload(); });
-$('act-form').addEventListener('submit', onWager);
-$('pass').addEventListener('click', () => act({ kind: 'pass' }));
-$('enter').addEventListener('click', async () => {
+$('#logout').addEventListener('click', async () => { await logout(); location.reload(); });
+$('#act-form').addEventListener('submit', onWager);
+$('#pass').addEventListener('click', () => act({ kind: 'pass' }));
+$('#enter').addEventListener('click', async () => {
   try { await api(`/api/tournaments/${S.id}/enter`, { method: 'POST', body: {} }); notice('You are entered.', 'ok'); } catch (e) { fail(e); }
 });
-$('withdraw').addEventListener('click', async () => {
+$('#withdraw').addEventListener('click', async () => {
   try { await api(`/api/tournaments/${S.id}/withdraw`, { method: 'POST', body: {} }); notice('You have withdrawn; the fee is refunded.', 'ok'); } catch (e) { fail(e); }
 });
 setInterval(tick, 500);

@@ -13,13 +13,18 @@ use axum::response::{IntoResponse, Response};
 use super::AppState;
 
 /// The embedded files: name, content type, content.
-pub const FILES: [(&str, &str, &str); 18] = [
+pub const FILES: [(&str, &str, &str); 23] = [
     ("index.html", "text/html; charset=utf-8", include_str!("../../web/index.html")),
     ("pit.html", "text/html; charset=utf-8", include_str!("../../web/pit.html")),
     ("style.css", "text/css; charset=utf-8", include_str!("../../web/style.css")),
     ("common.js", "text/javascript; charset=utf-8", include_str!("../../web/common.js")),
     ("table.js", "text/javascript; charset=utf-8", include_str!("../../web/table.js")),
     ("pit.js", "text/javascript; charset=utf-8", include_str!("../../web/pit.js")),
+    ("pit-base.js", "text/javascript; charset=utf-8", include_str!("../../web/pit-base.js")),
+    ("pit-words.js", "text/javascript; charset=utf-8", include_str!("../../web/pit-words.js")),
+    ("pit-cards.js", "text/javascript; charset=utf-8", include_str!("../../web/pit-cards.js")),
+    ("pit-dialogs.js", "text/javascript; charset=utf-8", include_str!("../../web/pit-dialogs.js")),
+    ("pit-recall.js", "text/javascript; charset=utf-8", include_str!("../../web/pit-recall.js")),
     ("tournament.html", "text/html; charset=utf-8", include_str!("../../web/tournament.html")),
     ("tournament.js", "text/javascript; charset=utf-8", include_str!("../../web/tournament.js")),
     ("leaderboard.html", "text/html; charset=utf-8", include_str!("../../web/leaderboard.html")),

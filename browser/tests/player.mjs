@@ -107,7 +107,7 @@ await run('player', async ({ newPage }) => {
   const card = page.getByTestId(`lobby-table-${TABLE}`);
   await card.waitFor();
   const lobbyText = await card.innerText();
-  for (const want of ['Sydney NSW', 'NSW Rules for Baccarat', 'Min $10.00', 'Max $5,000.00', 'Differential $10,000.00', 'RNG']) {
+  for (const want of ['Sydney NSW', 'NSW Rules for Baccarat', 'Min $10.00', 'Max $5,000.00', 'Differential $10,000.00', 'RNG', 'Method A dealing']) {
     expect(lobbyText.includes(want), `the lobby card shows ${want}: ${lobbyText}`);
   }
   expect(await page.locator('[data-testid^=lobby-table-]').count() >= 5, 'the lobby lists every demo table');
@@ -203,10 +203,20 @@ await run('player', async ({ newPage }) => {
   await page.keyboard.press('Enter');
   expect((await page.getByTestId('spot-banker-pending').getAttribute('data-minor')) === String(BANKER_STAKE), 'the slip shows $20 on Banker');
   expect((await page.getByTestId('spot-player_pair-pending').getAttribute('data-minor')) === String(PAIR_STAKE), 'the slip shows $1 on Player pair');
+  // Placing holds the stakes: Available drops, the Balance stays where it is
+  // (it must not jump to the available figure and back).
+  await page.evaluate(() => {
+    window.__balances = [];
+    const el = document.querySelector('[data-testid=balance]');
+    new MutationObserver(() => window.__balances.push(el.dataset.minor)).observe(el, { attributes: true, attributeFilter: ['data-minor'] });
+  });
   await page.getByTestId('confirm').click();
   await page.waitForFunction(([b, p]) =>
     document.querySelector('[data-testid=spot-banker-placed]').dataset.minor === String(b)
     && document.querySelector('[data-testid=spot-player_pair-placed]').dataset.minor === String(p), [BANKER_STAKE, PAIR_STAKE]);
+  await page.waitForFunction((want) => document.querySelector('[data-testid=available]').dataset.minor === String(want), before - BANKER_STAKE - PAIR_STAKE);
+  const seen = await page.evaluate(() => window.__balances);
+  expect(seen.every((b) => b === String(before)), `the Balance stays ${before} while the wagers are placed: ${seen}`);
   expect(Number(await page.getByTestId('countdown').getAttribute('data-remaining-ms')) > 0, 'the countdown runs during betting');
   await shots(page, 'table-betting');
 

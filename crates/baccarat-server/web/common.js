@@ -250,6 +250,12 @@ export function words(id) {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
+/** A dealing style in words: "method_a" -> "Method A" (the rulebooks' own
+ * names), or the page's language's word for it. */
+export function dealingWords(id) {
+  return word(id) || words(id).replace(/^(Method|Style) ([a-z])$/, (_, k, x) => `${k} ${x.toUpperCase()}`);
+}
+
 // ---------------------------------------------------------------------------
 // Additions for the table page (usable by the pit console too). Everything
 // below only draws what the server sends; the roads are never recomputed here.

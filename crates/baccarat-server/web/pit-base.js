@@ -1,7 +1,8 @@
 // The pit console's shared state and small helpers: who is signed in, the
 // table and pit views as last pushed, cards and rules in words, messages.
 
-import { ApiError, cardParts, POSITIONS, esc, words, $ } from '/assets/common.js';
+import { ApiError, cardParts, POSITIONS, esc, $ } from '/assets/common.js';
+export { dealingWords } from '/assets/common.js';
 
 export const POS_LABEL = Object.fromEntries(POSITIONS);
 export const PLAYER_POS = ['player1', 'player2', 'player3'];
@@ -101,7 +102,6 @@ export const short = (hex, n = 12) => (hex ? String(hex).slice(0, n) : '—');
 export const spotWords = (spot) => (spot && spot.box !== undefined ? `box ${spot.box}` : 'standing area');
 export const clock = (ms) => new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
 export const sideWords = (side) => (side === 'banker' ? 'Banker' : 'Player');
-export const dealingWords = (d) => words(d).replace(/^Method ([a-z])$/, (_, x) => `Method ${x.toUpperCase()}`);
 export const sideOf = (pos) => (pos && pos.startsWith('banker') ? 'banker' : 'player');
 /** A player by name where the pit route gave it (staff see who is betting), else by id. */
 export const who = (id) => {

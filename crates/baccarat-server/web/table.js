@@ -7,7 +7,7 @@
 
 import {
   auth, api, login, logout, newKey, money, cardParts, cardFace, POSITIONS, followTable, esc, words, playerWords,
-  phaseWords, shortHash, cardPoints, roadsBoardHtml, bigRoadHtml, askMarksHtml, $
+  phaseWords, shortHash, cardPoints, roadsBoardHtml, bigRoadHtml, askMarksHtml, dealingWords, $
 } from '/assets/common.js';
 import { play, setSound, soundOn } from '/assets/sound.js';
 import { setUpLimits, startSession, endSession, noteBalance } from '/assets/limits.js';
@@ -187,7 +187,7 @@ function lobbyCard(t) {
       <span class="pill phase-${esc(t.phase)}">${esc(t.open ? phaseWords(t.phase) : tr('closed'))}</span>
     </div>
     <p class="sub">${esc(t.rulebook_title)}</p>
-    <p>${esc(t.variant_title)} · ${esc(mode)} · ${esc(tr('lobby.dealing', { dealing: words(t.dealing), decks: t.decks }))}</p>
+    <p>${esc(t.variant_title)} · ${esc(mode)} · ${esc(tr('lobby.dealing', { dealing: dealingWords(t.dealing), decks: t.decks }))}</p>
     <p class="limits-line">${esc(limitsText(t))}${t.announced_minimum ? esc(tr('lobby.rising', { amount: money(t.announced_minimum[0]) })) : ''}</p>
     <div class="mini-road" aria-label="${esc(tr('lobby.road_label'))}">${bigRoadHtml(t.roads && t.roads.big_road, { lastCols: 14, title: trn('road.big_n', (t.results || '').length) })}</div>
     <a class="btn primary join" href="#table=${t.id}" data-testid="join-${t.id}">${esc(tr('lobby.play', { name: t.name }))}</a>
@@ -246,7 +246,7 @@ function configKey(t) {
 
 function buildTable(t) {
   $('#t-name').textContent = t.name;
-  $('#t-sub').textContent = `${t.rulebook_title} · ${t.variant_title} · ${t.mode === 'live' ? tr('mode.live') : tr('mode.rng')} · ${tr('lobby.dealing', { dealing: words(t.dealing), decks: t.decks })}`;
+  $('#t-sub').textContent = `${t.rulebook_title} · ${t.variant_title} · ${t.mode === 'live' ? tr('mode.live') : tr('mode.rng')} · ${tr('lobby.dealing', { dealing: dealingWords(t.dealing), decks: t.decks })}`;
   document.title = `${t.name} · Baccarat`;
 
   // The limits sign.
@@ -819,7 +819,9 @@ const confirmSlip = () => withBusy(async () => {
       if (res.result === 'wager') placed.push(what);
       else refused.push([tr('slip.not_placed', { what, why: playerWords(res.code, res.message || tr('slip.not_accepted')) }), res.rule]);
     });
-    if (r.balance !== undefined) setBalance(r.balance);
+    // The reply's balance is what is available (a stake held is still the
+    // player's until settled): the Balance figure stays as the table shows it.
+    if (r.balance !== undefined) setBalance(null, r.balance);
     if (placed.length) notify(tr('slip.placed', { list: placed.join(', ') }), 'info');
     for (const [text, rule] of refused) notify(text, 'error', rule);
   } catch (e) {

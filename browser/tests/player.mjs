@@ -199,6 +199,16 @@ await run('player', async ({ newPage }) => {
   await page.getByTestId('chip-100').focus();
   await page.keyboard.press('Space');
   expect((await page.getByTestId('chip-100').getAttribute('aria-pressed')) === 'true', 'Space selects a chip');
+  // The chip with the keyboard's focus does not look like the chosen one.
+  await page.keyboard.press('Tab');
+  const ring = (id) => page.getByTestId(id).evaluate((el) => {
+    const cs = getComputedStyle(el);
+    return { style: cs.outlineStyle, color: cs.outlineColor, tick: getComputedStyle(el, '::after').content };
+  });
+  const [chosen, focusedChip] = [await ring('chip-100'), await page.evaluate(() => document.activeElement.dataset.testid)];
+  const focusRing = await ring(focusedChip);
+  expect(focusedChip !== 'chip-100' && focusRing.style !== chosen.style && chosen.tick.includes('✓') && !focusRing.tick.includes('✓'),
+    `the focused chip (${focusedChip}: ${JSON.stringify(focusRing)}) differs from the chosen one (${JSON.stringify(chosen)})`);
   await page.getByTestId('spot-player_pair').focus();
   await page.keyboard.press('Enter');
   expect((await page.getByTestId('spot-banker-pending').getAttribute('data-minor')) === String(BANKER_STAKE), 'the slip shows $20 on Banker');

@@ -102,7 +102,6 @@ await run('dealer', async ({ newPage }) => {
   await sup.close();
   // The player's page says so at once (no polling: the table's WebSocket).
   await watcher.waitForFunction(() => /Player wager of \$20\.00 was approved/.test(document.querySelector('[data-testid=notices]').textContent), null, { timeout: 15000 });
-  await watcher.close();
 
   // No more bets: the console prompts for the first card.
   await dealer.click(tid('close-betting'));
@@ -185,6 +184,13 @@ await run('dealer', async ({ newPage }) => {
   expect(log.filter((x) => x.endsWith(':done')).length === 3, `three cards entered, none dropped or doubled: ${log}`);
   await waitAttr(dealer, tid(`wager-${w}`), 'data-status', 'settled');
   await shots(dealer, 'dealer-result');
+  // The player's page: the net win on the felt, and chips paid to the
+  // winning spot (Player), none to the losing one.
+  await watcher.waitForFunction(() => document.querySelector('[data-testid=felt-win]').dataset.net === '1000', null, { timeout: 10000 });
+  const paid = await watcher.evaluate(() => window.__winChips || []);
+  expect(paid.length > 0 && paid.every((b) => b === 'player'), `chips slide to the Player spot only: ${paid}`);
+  await shot(watcher, 'player-win-chips-1280x800');
+  await watcher.close();
 
   // The player's balance: Banker $10 lost, Player $20 won at 1:1.
   const staff = await apiLogin('dealer');

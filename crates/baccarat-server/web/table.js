@@ -590,8 +590,35 @@ function renderWin(coup) {
   if (net > 0 && S.chimed !== coup) {
     S.chimed = coup;
     play('win');
+    payChips(mine.filter((w) => w.settlement.won > 0).map((w) => w.bet));
   }
   el.textContent = net > 0 ? tr('win.won', { amount: money(net) }) : net < 0 ? tr('win.lost', { amount: money(-net) }) : tr('win.returned');
+}
+
+/** A win is paid as a dealer pays it: a few chips slide from the dealer's
+ * side of the felt to each winning spot (none where the player asked for
+ * less motion). Each is noted in `window.__winChips` for the browser tests. */
+function payChips(bets) {
+  if (TURN_MS === 0) return; // prefers-reduced-motion
+  const felt = $('#felt');
+  const f = felt.getBoundingClientRect();
+  for (const bet of new Set(bets)) {
+    const spot = document.querySelector(`.spot[data-bet="${CSS.escape(bet)}"]`);
+    if (!spot) continue;
+    const r = spot.getBoundingClientRect();
+    for (let i = 0; i < 3; i++) {
+      const chip = document.createElement('span');
+      chip.className = 'win-chip';
+      chip.setAttribute('aria-hidden', 'true');
+      chip.style.setProperty('--dx', `${r.left - f.left + r.width / 2 - f.width / 2 + (i - 1) * 12}px`);
+      chip.style.setProperty('--dy', `${r.top - f.top + r.height / 2}px`);
+      chip.style.animationDelay = `${i * 90}ms`;
+      chip.dataset.bet = bet;
+      felt.append(chip);
+      setTimeout(() => chip.remove(), 1600);
+      (window.__winChips = window.__winChips || []).push(bet);
+    }
+  }
 }
 
 /** Why another chip of `chip` on `bet` would be refused, before it is sent:

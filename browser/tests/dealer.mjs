@@ -95,9 +95,15 @@ await run('dealer', async ({ newPage }) => {
   sup.on('pageerror', (e) => errors.push(e.message));
   await signIn(sup, 'supervisor');
   await sup.waitForSelector(`${tid(`wager-${w}`)}.needs-approval`);
+  // How long the approval takes to reach another console (a figure for the
+  // closing note, not a test: timings depend on the machine).
+  const approveAt = Date.now();
   await sup.click(tid(`approve-${w}`));
+  const seenAt = dealer.waitForFunction((id) => document.querySelector(`[data-testid="wager-${id}"]`)?.dataset.needsApproval === 'false', w, { polling: 10 })
+    .then(() => Date.now());
   await waitAttr(sup, tid(`wager-${w}`), 'data-needs-approval', 'false');
   await waitAttr(dealer, tid(`wager-${w}`), 'data-needs-approval', 'false');
+  console.log(`[dealer] the approval reached the dealer's console ${(await seenAt) - approveAt} ms after the supervisor's click`);
   expect(pitFetches.length === 0, `the dealer's console saw the wagers and the approval pushed, fetching nothing: ${pitFetches}`);
   await sup.close();
   // The player's page says so at once (no polling: the table's WebSocket).

@@ -2,8 +2,7 @@
 //! still verified, recalled and replayed exactly; a file altered, replaced or
 //! lost is named; nothing is archived that a start or a retry may need.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use baccarat_server::archive::archive;
 use baccarat_server::casino::recover;
@@ -11,7 +10,7 @@ use baccarat_server::serve::{open, write_checkpoint};
 use baccarat_server::store::{read_records, SqliteStore};
 use baccarat_server::verify::verify_file;
 
-use super::checkpoint::{config, deposits, fingerprint, play, same};
+use super::checkpoint::{clocked, deposits, fingerprint, play, same};
 
 const DAY: u64 = 86_400_000;
 const T0: u64 = 1_790_000_000_000;
@@ -28,10 +27,7 @@ fn count(db: &std::path::Path, table: &str) -> i64 {
 
 #[test]
 fn archived_history_is_verified_recalled_and_replayed_as_before() {
-    let now = Arc::new(AtomicU64::new(T0));
-    let n = now.clone();
-    let mut cfg = config("archive");
-    cfg.clock = Arc::new(move || n.load(Ordering::SeqCst));
+    let (now, cfg) = clocked("archive", T0);
     let db = cfg.db.clone();
     let dir = db.parent().unwrap().join("archive");
     let mut o = open(&cfg).unwrap();
@@ -118,10 +114,7 @@ fn archived_history_is_verified_recalled_and_replayed_as_before() {
 /// checkpoint it holds, so it can be archived at once.
 #[test]
 fn an_upgraded_database_gets_marks_for_its_checkpoints() {
-    let now = Arc::new(AtomicU64::new(T0));
-    let n = now.clone();
-    let mut cfg = config("archive-upgraded");
-    cfg.clock = Arc::new(move || n.load(Ordering::SeqCst));
+    let (_now, cfg) = clocked("archive-upgraded", T0);
     let db = cfg.db.clone();
     let mut o = open(&cfg).unwrap();
     deposits(&mut o);
@@ -157,10 +150,7 @@ fn an_upgraded_database_gets_marks_for_its_checkpoints() {
 /// have ended since.
 #[test]
 fn each_whole_month_is_one_archive_cut_at_its_last_checkpoint() {
-    let now = Arc::new(AtomicU64::new(T0));
-    let n = now.clone();
-    let mut cfg = config("archive-months");
-    cfg.clock = Arc::new(move || n.load(Ordering::SeqCst));
+    let (now, cfg) = clocked("archive-months", T0);
     let db = cfg.db.clone();
     let dir = db.parent().unwrap().join("archive");
     let mut o = open(&cfg).unwrap();
@@ -232,10 +222,7 @@ fn each_whole_month_is_one_archive_cut_at_its_last_checkpoint() {
 /// back) is never overwritten: the run is refused, naming it.
 #[test]
 fn a_months_file_is_written_once() {
-    let now = Arc::new(AtomicU64::new(T0));
-    let n = now.clone();
-    let mut cfg = config("archive-once");
-    cfg.clock = Arc::new(move || n.load(Ordering::SeqCst));
+    let (_now, cfg) = clocked("archive-once", T0);
     let db = cfg.db.clone();
     let dir = db.parent().unwrap().join("archive");
     let mut o = open(&cfg).unwrap();

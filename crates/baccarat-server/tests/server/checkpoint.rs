@@ -23,6 +23,16 @@ pub(super) fn config(name: &str) -> ServeConfig {
     ServeConfig::new(dir.join("casino.db"), "127.0.0.1:0".parse().unwrap())
 }
 
+/// A config whose clock the test sets, starting at `t0`: (the clock, the config).
+pub(super) fn clocked(name: &str, t0: u64) -> (std::sync::Arc<std::sync::atomic::AtomicU64>, ServeConfig) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let now = std::sync::Arc::new(AtomicU64::new(t0));
+    let n = now.clone();
+    let mut cfg = config(name);
+    cfg.clock = std::sync::Arc::new(move || n.load(Ordering::SeqCst));
+    (now, cfg)
+}
+
 /// Apply one request as the server does: commit, anchor, fold into the feed.
 pub(super) fn step(o: &mut Opened, r: Request) -> Reply {
     let mut commit = Commit::default();

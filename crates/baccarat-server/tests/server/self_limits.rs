@@ -3,8 +3,7 @@
 //! more loss; a cool-off stops everything; and all of it survives a restart,
 //! from the checkpoint or from the whole history.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use baccarat_rules::{Bet, Money};
 use baccarat_server::casino::{recover, Code, Reply, Request, SelfLimitsChange};
@@ -14,7 +13,7 @@ use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
 use reqwest::StatusCode;
 use serde_json::json;
 
-use super::checkpoint::{config, fingerprint, same, server, step};
+use super::checkpoint::{clocked, fingerprint, same, server, step};
 use super::common::spawn_app;
 
 /// 2026-11-24 01:00 UTC.
@@ -66,10 +65,7 @@ fn set(loss: Option<i64>, minutes: Option<u32>) -> SelfLimitsChange {
 
 #[test]
 fn the_writer_enforces_a_players_own_limits_across_restarts() {
-    let now = Arc::new(AtomicU64::new(T0));
-    let n = now.clone();
-    let mut cfg = config("self-limits");
-    cfg.clock = Arc::new(move || n.load(Ordering::SeqCst));
+    let (now, cfg) = clocked("self-limits", T0);
     let mut o = open(&cfg).unwrap();
     for p in [P, Q] {
         step(&mut o, Request::Deposit { player: p, amount: Money(100_000), key: format!("in{}", p.0) });

@@ -25,6 +25,23 @@ fn count(db: &std::path::Path, table: &str) -> i64 {
     c.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0)).unwrap()
 }
 
+/// `verify` finds the history it found before archiving, clean, and the
+/// recall of every chain reads the same records.
+fn same_history(
+    db: &std::path::Path,
+    before: &baccarat_server::verify::Findings,
+    recalled: &[Vec<baccarat_server::audit::Record>],
+) {
+    let (after, _) = verify_file(db, None, None).unwrap();
+    assert!(after.problems.is_empty(), "{:?}", after.problems);
+    assert_eq!(
+        (after.records, after.transfers, after.answers, after.coups, after.settlements),
+        (before.records, before.transfers, before.answers, before.coups, before.settlements)
+    );
+    let again: Vec<_> = [0u32, 1, 2, 4].iter().map(|&t| read_records(db, t, 1).unwrap()).collect();
+    assert_eq!(again, recalled);
+}
+
 #[test]
 fn archived_history_is_verified_recalled_and_replayed_as_before() {
     let (now, cfg) = clocked("archive", T0);
@@ -65,16 +82,9 @@ fn archived_history_is_verified_recalled_and_replayed_as_before() {
     let next = read_records(&db, 1, cut.to + 1).unwrap();
     assert_eq!(next.first().map(|x| x.prev.clone()), Some(cut.head.clone()));
 
-    // verify reads the archive with the live rows: the same history.
-    let (after, _) = verify_file(&db, None, None).unwrap();
-    assert!(after.problems.is_empty(), "{:?}", after.problems);
-    assert_eq!(
-        (after.records, after.transfers, after.answers, after.coups, after.settlements),
-        (before.records, before.transfers, before.answers, before.coups, before.settlements)
-    );
-    // An inspector's recall reads archived records as before.
-    let again: Vec<_> = [0u32, 1, 2, 4].iter().map(|&t| read_records(&db, t, 1).unwrap()).collect();
-    assert_eq!(again, recalled);
+    // verify reads the archive with the live rows, and an inspector's
+    // recall reads archived records: the same history as before.
+    same_history(&db, &before, &recalled);
     // A start reads the latest checkpoint; a full replay reads the archive.
     drop(o);
     let started = open(&cfg).unwrap();
@@ -191,14 +201,7 @@ fn each_whole_month_is_one_archive_cut_at_its_last_checkpoint() {
     assert!(!kept.is_empty(), "December's records stay live");
     assert_eq!(kept[0].prev, months[2].cut.chains[&1].head);
 
-    let (after, _) = verify_file(&db, None, None).unwrap();
-    assert!(after.problems.is_empty(), "{:?}", after.problems);
-    assert_eq!(
-        (after.records, after.transfers, after.answers, after.coups, after.settlements),
-        (before.records, before.transfers, before.answers, before.coups, before.settlements)
-    );
-    let again: Vec<_> = [0u32, 1, 2, 4].iter().map(|&t| read_records(&db, t, 1).unwrap()).collect();
-    assert_eq!(again, recalled);
+    same_history(&db, &before, &recalled);
 
     // Again the same day: nothing; the month under way is never cut.
     let e = archive(&db, &dir, at - 5 * DAY, at, 3_600_000).unwrap_err();

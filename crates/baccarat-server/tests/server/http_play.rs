@@ -421,3 +421,41 @@ async fn a_tables_help_gives_each_wagers_house_edge_and_the_rules() {
     let (s, _) = app.get("/api/tables/99/help", None).await;
     assert_eq!(s, StatusCode::NOT_FOUND);
 }
+
+/// The pit's data rides on the table's WebSocket for staff only: a dealer's
+/// messages carry every player's wagers with their names; a player's, and an
+/// anonymous viewer's, carry none of it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pits_data_is_pushed_to_staff_only() {
+    let app = spawn_app().await;
+    let (p1, p2, dealer) =
+        (app.login("player1", "demo").await, app.login("player2", "demo").await, app.login("dealer", "demo").await);
+    let url = format!("{}/api/tables/1/ws", app.base.replace("http", "ws"));
+    let connect = |t: String| {
+        let url = url.clone();
+        async move { tokio_tungstenite::connect_async(super::common::ws_request(&url, &t)).await.unwrap().0 }
+    };
+    let (mut ws_player, mut ws_dealer) = (connect(p1).await, connect(dealer).await);
+    let (mut ws_public, _) = tokio_tungstenite::connect_async(url.clone()).await.unwrap();
+    app.until_phase(1, "betting").await;
+    let (s, r) =
+        app.post("/api/tables/1/wagers", Some(&p2), json!({"bet": "banker", "amount": 1000, "key": "pit-1"})).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    let wager = r["wager"].clone();
+    let has =
+        move |v: &Value| v["pit"]["coup"]["wagers"].as_array().is_some_and(|ws| ws.iter().any(|w| w["wager"] == wager));
+    let mut seen = Vec::new();
+    let v = until_ws(&mut ws_dealer, has, &mut seen).await;
+    assert!(v["pit"]["names"].as_object().is_some_and(|n| n.values().any(|x| x == "player2")), "{v}");
+    assert!(v["pit"]["notices"].is_array() && v["pit"]["rules"].is_null(), "the quotes come with GET …/pit: {v}");
+    // The player's and the public socket: the same push, without the pit.
+    let coup = v["table"]["coup"].clone();
+    for ws in [&mut ws_player, &mut ws_public] {
+        let mut seen = Vec::new();
+        let m = until_ws(ws, |m| m["table"]["coup"] == coup && m["table"]["phase"] == "betting", &mut seen).await;
+        for m in seen.iter().chain([&m]) {
+            assert!(m.get("pit").is_none(), "a non-staff viewer got the pit's data: {m}");
+            assert!(!m.to_string().contains("player2"), "another player's name reached a non-staff viewer: {m}");
+        }
+    }
+}

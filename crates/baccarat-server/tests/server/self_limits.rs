@@ -194,6 +194,17 @@ async fn the_limits_routes_are_the_players_own() {
         app.post("/api/tables/1/wagers", Some(&p), json!({ "bet": "banker", "amount": 2000, "key": "over" })).await;
     assert_eq!((s, e["code"].as_str()), (StatusCode::FORBIDDEN, Some("self_limit")), "{e}");
     assert!(e["error"].as_str().unwrap().contains("loss limit of 15.00"), "{e}");
+    // A slip cannot get round it: each line counts the ones before it.
+    let slip =
+        json!({ "wagers": [{ "bet": "banker", "amount": 1000 }, { "bet": "player", "amount": 1000 }], "key": "slip" });
+    let (s, r) = app.post("/api/tables/1/wagers", Some(&p), slip).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    assert_eq!(r["results"][0]["result"], "wager", "{r}");
+    assert_eq!(
+        (r["results"][1]["result"].as_str(), r["results"][1]["code"].as_str()),
+        (Some("refused"), Some("self_limit")),
+        "{r}"
+    );
     // Another player's limits are their own.
     let q = app.login("player2", "demo").await;
     let (_, v) = app.get("/api/me/limits", Some(&q)).await;

@@ -360,6 +360,7 @@ await run('player', async ({ newPage }) => {
   await onFirstScreen(page, PHONE, play, 'phone');
   await onFirstScreen(page, { width: 844, height: 390 }, play, 'phone-landscape');
   await onFirstScreen(page, DESK, [...play, 'roads-board', 'shoe-stats'], 'desktop');
+  await onFirstScreen(page, WIDE, [...play, 'roads-board', 'shoe-stats'], 'laptop');
   await accessible(page, 'the table page while betting');
 
   // --- A reload keeps the seat: the session and the table come back.

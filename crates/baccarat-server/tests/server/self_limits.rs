@@ -217,3 +217,111 @@ async fn the_limits_routes_are_the_players_own() {
     assert_eq!(s, StatusCode::FORBIDDEN, "{e}");
     assert!(e["error"].as_str().unwrap().contains("taking a break"), "{e}");
 }
+
+/// Under any order of limits, deposits, wagers, coups and hours passing, a
+/// wager the writer accepts never leaves the day's loss (stakes on the table
+/// counted as lost) past the loss limit in force, and a wager it refuses for
+/// the limit changes nothing.
+mod property {
+    use super::*;
+    use baccarat_server::casino::Casino;
+    use baccarat_server::store::Commit;
+    use baccarat_server::trust::{Actor, Mode};
+    use proptest::prelude::*;
+    use std::sync::atomic::AtomicU64;
+    use std::sync::Arc;
+
+    const CONFIG: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 100000\n";
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Limit(i64),
+        Deposit(i64),
+        Wager(Bet, i64),
+        NextCoup,
+        Later(u64),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            1 => (10i64..=300).prop_map(|d| Op::Limit(d * 100)),
+            1 => (1i64..=200).prop_map(|d| Op::Deposit(d * 100)),
+            6 => (prop_oneof![Just(Bet::Banker), Just(Bet::Player), Just(Bet::Tie)], 10i64..=150)
+                .prop_map(|(b, d)| Op::Wager(b, d * 100)),
+            2 => Just(Op::NextCoup),
+            1 => (0u64..=720).prop_map(Op::Later),
+        ]
+    }
+
+    fn table(c: &mut Casino, command: Command, commit: &mut Commit) {
+        c.handle(Request::Table { table: 1, command, by: Actor::Server }, commit);
+    }
+
+    fn open(c: &mut Casino, commit: &mut Commit) {
+        if c.phase(1) != Some(Phase::Ready) {
+            c.handle(Request::NewShoe { table: 1 }, commit);
+        }
+        table(c, Command::OpenBetting { no_bet: false, closes_at: None }, commit);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+        #[test]
+        fn an_accepted_wager_never_passes_the_loss_limit(ops in proptest::collection::vec(op(), 1..60)) {
+            let clock = Arc::new(AtomicU64::new(T0));
+            let n = clock.clone();
+            let mut c = Casino::new();
+            c.clock = Arc::new(move || n.load(Ordering::SeqCst));
+            let mut commit = Commit::default();
+            c.create_table(1, "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(1_000_000_000), &mut commit).unwrap();
+            c.handle(Request::Deposit { player: P, amount: Money(1_000_000), key: "start".into() }, &mut commit);
+            open(&mut c, &mut commit);
+            let (mut accepted, mut refused) = (0, 0);
+            for (i, op) in ops.into_iter().enumerate() {
+                match op {
+                    Op::Limit(l) => {
+                        let change = SelfLimitsChange::Set { loss_per_day: Some(Money(l)), minutes_per_day: None };
+                        c.handle(Request::SelfLimits { player: P, change }, &mut commit);
+                    }
+                    Op::Deposit(a) => {
+                        c.handle(Request::Deposit { player: P, amount: Money(a), key: format!("d{i}") }, &mut commit);
+                    }
+                    Op::Wager(bet, amount) => {
+                        let before = (c.balance(P), c.chain.len(), c.ledger.transfer_count());
+                        let spot = Spot::Box(1);
+                        let req = Request::Wager { table: 1, player: P, spot, bet, amount: Money(amount), ante: Money::ZERO, key: format!("w{i}") };
+                        match c.handle(req, &mut commit) {
+                            Reply::Wager { .. } => {
+                                accepted += 1;
+                                let now = clock.load(Ordering::SeqCst);
+                                let s = c.self_limits.get(&P);
+                                if let Some((Some(limit), Some(day))) = s.map(|s| (s.loss_per_day.at(now), s.day)) {
+                                    let available = c.balance(P).unwrap().1;
+                                    prop_assert!(day.base - available <= limit,
+                                        "after wager {}: lost or staked {} today, limit {}", i, day.base - available, limit);
+                                }
+                            }
+                            Reply::Refused { code: Code::SelfLimit, .. } => {
+                                refused += 1;
+                                prop_assert_eq!((c.balance(P), c.chain.len(), c.ledger.transfer_count()), before, "a refusal changes nothing");
+                            }
+                            _ => {}
+                        }
+                    }
+                    Op::NextCoup => {
+                        table(&mut c, Command::CloseBetting, &mut commit);
+                        while matches!(c.phase(1), Some(Phase::Closed | Phase::Dealing)) {
+                            table(&mut c, Command::DealNext, &mut commit);
+                        }
+                        open(&mut c, &mut commit);
+                    }
+                    Op::Later(minutes) => {
+                        clock.fetch_add(minutes * 60_000, Ordering::SeqCst);
+                    }
+                }
+            }
+            // (Both outcomes happen across the cases; the counts are for a failure's message.)
+            let _ = (accepted, refused);
+        }
+    }
+}

@@ -54,6 +54,20 @@ pub(super) async fn set(
     Auth(sess, _): Auth,
     Body(b): Body<Limits>,
 ) -> Result<Json<Value>, ApiError> {
+    // Refused as they arrive, naming the field (the writer checks again, with
+    // the casino's own ceiling).
+    if let Some(m) = b.loss_per_day.filter(|m| !(1..=baccarat_rules::MAX_LIMIT).contains(m)) {
+        return Err(ApiError::bad(format!(
+            "loss_per_day: {m} is not from 1 to {} minor units",
+            baccarat_rules::MAX_LIMIT
+        )));
+    }
+    if let Some(m) = b.minutes_per_day.filter(|m| !(1..=crate::casino::self_limits::MAX_MINUTES).contains(m)) {
+        return Err(ApiError::bad(format!(
+            "minutes_per_day: {m} is not from 1 to {}",
+            crate::casino::self_limits::MAX_MINUTES
+        )));
+    }
     let change = SelfLimitsChange::Set { loss_per_day: b.loss_per_day.map(Money), minutes_per_day: b.minutes_per_day };
     ask(&s, &sess, change).await
 }
@@ -64,5 +78,9 @@ pub(super) async fn cool_off(
     Auth(sess, _): Auth,
     Body(b): Body<CoolOff>,
 ) -> Result<Json<Value>, ApiError> {
+    let most = crate::casino::self_limits::MAX_COOL_OFF_HOURS;
+    if !(1..=most).contains(&b.hours) {
+        return Err(ApiError::bad(format!("hours: {} is not from 1 to {most}", b.hours)));
+    }
     ask(&s, &sess, SelfLimitsChange::CoolOff { hours: b.hours }).await
 }

@@ -29,7 +29,7 @@ fn view() -> Value {
 
 /// A player's limits (`casino/self_limits.rs`).
 pub(super) fn operations() -> Vec<Operation> {
-    let refused = "a limit out of range, named (`self_limit`); or not a player (`role`)";
+    let refused = "above the casino's ceiling, named (`self_limit`); or not a player (`role`)";
     let get = Op::new("Player: my own limits, a looser one waiting for its time, my cool-off and today's play")
         .auth()
         .roles("players")
@@ -45,7 +45,10 @@ pub(super) fn operations() -> Vec<Operation> {
     .limited()
     .body(closed(
         &[
-            ("loss_per_day", nullable(json!({ "type": "integer", "minimum": 1, "maximum": 10_000_000_000i64 }))),
+            (
+                "loss_per_day",
+                nullable(json!({ "type": "integer", "minimum": 1, "maximum": baccarat_rules::MAX_LIMIT })),
+            ),
             ("minutes_per_day", nullable(int(1, 1440))),
         ],
         &[],

@@ -177,8 +177,8 @@ async fn the_limits_routes_are_the_players_own() {
     let (s, e) = app.post("/api/me/limits", Some(&admin), json!({ "loss_per_day": 100 })).await;
     assert_eq!((s, e["code"].as_str()), (StatusCode::FORBIDDEN, Some("role")), "{e}");
     for (body, status, named) in [
-        (json!({ "loss_per_day": 0 }), StatusCode::FORBIDDEN, "loss_per_day"),
-        (json!({ "minutes_per_day": 2000 }), StatusCode::FORBIDDEN, "minutes_per_day"),
+        (json!({ "loss_per_day": 0 }), StatusCode::BAD_REQUEST, "loss_per_day"),
+        (json!({ "minutes_per_day": 2000 }), StatusCode::BAD_REQUEST, "minutes_per_day"),
         (json!({ "loss_per_day": "ten" }), StatusCode::UNPROCESSABLE_ENTITY, "loss_per_day"),
         (json!({ "loss": 5 }), StatusCode::UNPROCESSABLE_ENTITY, "loss"),
     ] {

@@ -287,12 +287,22 @@ pub fn message(s: &AppState, id: u32, viewer: Option<&Session>) -> Value {
     out
 }
 
+/// A coup with more wagers than this has its pit messages paced (`push`).
+const PIT_PACED_ABOVE: usize = 1_000;
+
 /// Push the viewer's message after every durable batch (coalesced: a slow
 /// client skips to the latest state rather than queueing every change).
 async fn push(mut sock: WebSocket, s: AppState, id: u32, mut viewer: Option<(Session, String)>) {
     let mut rx = s.changed.subscribe();
     let mut last = String::new();
+    // A staff viewer's messages carry the coup's every wager (the pit's
+    // data): at a coup of thousands they are paced like the console's old
+    // fetches, at most four a second; smaller ones go at once.
+    let mut next_at: Option<tokio::time::Instant> = None;
     loop {
+        if let Some(at) = next_at.take() {
+            tokio::time::sleep_until(at).await;
+        }
         if let Some((_, token)) = &viewer {
             if s.users.watching(token).is_err() {
                 let _ = sock.send(Message::Close(None)).await;
@@ -312,6 +322,10 @@ async fn push(mut sock: WebSocket, s: AppState, id: u32, mut viewer: Option<(Ses
                 return;
             }
             last = body;
+            let wagers = value["pit"]["coup"]["wagers"].as_array().map_or(0, Vec::len);
+            if wagers > PIT_PACED_ABOVE {
+                next_at = Some(tokio::time::Instant::now() + std::time::Duration::from_millis(250));
+            }
         }
         tokio::select! {
             r = rx.recv() => match r {

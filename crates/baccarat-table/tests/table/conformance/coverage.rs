@@ -123,7 +123,14 @@ pub const COVERAGE: &[(&str, &str, &[&str])] = &[
         "personal_limits",
         &["engine::nsw_6_8_personal_limits_and_6_7_raised_minimum", "server:trust::personal_limits_are_bounded"],
     ),
-    ("nsw-2021", "minimum_change", &["engine::nsw_6_8_personal_limits_and_6_7_raised_minimum"]),
+    (
+        "nsw-2021",
+        "minimum_change",
+        &[
+            "engine::nsw_6_8_personal_limits_and_6_7_raised_minimum",
+            "engine::nsw_6_7_a_supervisor_alters_a_wagers_limits_between_coups",
+        ],
+    ),
     ("nsw-2021", "shuffler", &["conformance::nsw::nsw_4_11_a_continuous_shuffler"]),
     (
         "nsw-2021",

@@ -62,6 +62,18 @@ run('language', async ({ newPage }) => {
   await page.waitForFunction(() => [...document.querySelectorAll('#roads-board .road-bead .mark')].every((m) => ['莊', '閒', '和'].includes(m.textContent.trim())));
   await accessible(page, 'the table in Traditional Chinese');
   await shot(page, 'table-zh-Hant-1440x900');
+  // The table's help and provably-fair pages follow the choice.
+  const other = await page.context().newPage();
+  await other.goto(`${BASE}/help?table=1`);
+  await other.waitForFunction(() => document.body.dataset.ready === 'true');
+  const helpTitle = await other.getByTestId('help-title').innerText();
+  expect(helpTitle.endsWith('規則與賠率') && (await other.locator('#h-wagers-title').innerText()) === '投注、賠率與莊家優勢', `the help page in Traditional Chinese: ${helpTitle}`);
+  await accessible(other, 'the help page in Traditional Chinese');
+  await other.goto(`${BASE}/fair?table=1`);
+  await other.waitForFunction(() => document.body.dataset.ready === 'true');
+  expect((await other.getByTestId('fair-title').innerText()) === '可驗證公平的牌靴', 'the provably-fair page in Traditional Chinese');
+  await shot(other, 'fair-zh-Hant-1440x900');
+  await other.close();
 
   // And back to English.
   await page.getByTestId('lang').selectOption('en');

@@ -3,6 +3,7 @@
 // the commitment, and the command that deals the shoe again from the seed.
 
 import { esc, $ } from './common.js';
+import { tr, useSavedLanguage } from './i18n.js';
 
 
 /** Hex digits as bytes, or null. */
@@ -29,18 +30,18 @@ export function command(shoe, decks) {
 }
 
 async function row(s, decks) {
-  const head = `<th scope="row">${esc(s.shoe)}</th><td><code class="hash">${esc(s.commitment || 'none (a live or pre-shuffled shoe)')}</code></td>`;
+  const head = `<th scope="row">${esc(s.shoe)}</th><td><code class="hash">${esc(s.commitment || tr('fair.none_commitment'))}</code></td>`;
   if (!s.commitment) return `<tr data-testid="fair-shoe-${esc(s.shoe)}" data-check="none">${head}<td>—</td><td>—</td></tr>`;
   if (!s.seed) {
-    return `<tr data-testid="fair-shoe-${esc(s.shoe)}" data-check="pending">${head}<td>kept secret until the shoe ends</td><td>—</td></tr>`;
+    return `<tr data-testid="fair-shoe-${esc(s.shoe)}" data-check="pending">${head}<td>${esc(tr('fair.secret'))}</td><td>—</td></tr>`;
   }
   const ok = await seedMatches(s.seed, s.commitment);
-  const verdict = ok === null ? ['unknown', 'This browser cannot compute SHA-256 here: run the command.']
-    : ok ? ['match', '✓ The seed’s SHA-256 is the commitment.'] : ['mismatch', '✗ The seed’s SHA-256 is NOT the commitment.'];
+  const verdict = ok === null ? ['unknown', tr('fair.unknown')]
+    : ok ? ['match', tr('fair.match')] : ['mismatch', tr('fair.mismatch')];
   return `<tr data-testid="fair-shoe-${esc(s.shoe)}" data-check="${verdict[0]}">${head}
     <td><code class="hash">${esc(s.seed)}</code></td>
     <td><p class="verdict ${verdict[0]}">${esc(verdict[1])}</p>
-      <p class="sub">Deal it again:</p><code class="cmd" data-testid="fair-command-${esc(s.shoe)}">${esc(command(s, decks))}</code></td></tr>`;
+      <p class="sub">${esc(tr('fair.again'))}</p><code class="cmd" data-testid="fair-command-${esc(s.shoe)}">${esc(command(s, decks))}</code></td></tr>`;
 }
 
 async function load() {
@@ -50,15 +51,16 @@ async function load() {
     fetch(`/api/tables/${id}/shoes`).then((r) => (r.ok ? r.json() : null)),
   ]);
   if (!t || !list) {
-    $('#f-table').textContent = `There is no table ${id}.`;
+    $('#f-table').textContent = tr('fair.no_table', { id });
     return;
   }
-  $('#f-table').textContent = `${t.name} (table ${t.id}) · ${t.decks} decks · the newest shoe first`;
+  $('#f-table').textContent = tr('fair.table', { name: t.name, id: t.id, decks: t.decks });
   $('#f-algorithm').textContent = list.algorithm;
   const shoes = [...list.shoes].reverse();
   $('#f-shoes').innerHTML = shoes.length ? (await Promise.all(shoes.map((s) => row(s, t.decks)))).join('')
-    : '<tr><td colspan="4">No shoe has started at this table yet.</td></tr>';
+    : `<tr><td colspan="4">${esc(tr('fair.no_shoes'))}</td></tr>`;
   document.body.dataset.ready = 'true';
 }
 
+useSavedLanguage();
 load();

@@ -3,30 +3,31 @@
 // rulebook's rules in the rulebook's own words with their citations (all
 // from the server: `GET /api/tables/{id}/help`; this file quotes no rule).
 
-import { esc, money, words, $ } from './common.js';
+import { esc, money, words, dealingWords, $ } from './common.js';
+import { tr, useSavedLanguage } from './i18n.js';
 
 
 async function load() {
   const id = Number(new URLSearchParams(location.search).get('table')) || 1;
   const r = await fetch(`/api/tables/${id}/help`);
   if (!r.ok) {
-    $('#h-sub').textContent = `There is no table ${id}.`;
+    $('#h-sub').textContent = tr('help.no_table', { id });
     return;
   }
   const h = await r.json();
-  document.title = `${h.name}: rules and odds`;
-  $('#h-title').textContent = `${h.name}: rules and odds`;
-  $('#h-sub').textContent = `${h.rulebook_title} · ${h.variant} · ${h.decks} decks`;
+  document.title = tr('help.title_table', { name: h.name });
+  $('#h-title').textContent = tr('help.title_table', { name: h.name });
+  $('#h-sub').textContent = tr('help.sub', { rulebook: h.rulebook_title, variant: h.variant, decks: h.decks });
   const facts = [
-    ['Rulebook', h.rulebook_title],
-    ['Game', h.variant],
-    ['Cards', `${h.decks} decks, ${h.mode === 'rng' ? 'shuffled by the server’s random number generator' : 'dealt live'}`],
-    ['Dealing', words(h.dealing)],
-    ['Table minimum', money(h.min)],
-    ['Table maximum', money(h.max)],
-    ['Chip unit', money(h.chip)],
+    [tr('help.f_rulebook'), h.rulebook_title],
+    [tr('help.f_game'), h.variant],
+    [tr('help.f_cards'), tr(h.mode === 'rng' ? 'help.cards_rng' : 'help.cards_live', { decks: h.decks })],
+    [tr('help.f_dealing'), dealingWords(h.dealing)],
+    [tr('help.f_min'), money(h.min)],
+    [tr('help.f_max'), money(h.max)],
+    [tr('help.f_chip'), money(h.chip)],
   ];
-  if (h.differential !== null) facts.push(['Differential (Banker against Player)', money(h.differential)]);
+  if (h.differential !== null) facts.push([tr('help.f_diff'), money(h.differential)]);
   $('#h-facts').innerHTML = facts.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('');
   $('#h-wagers').innerHTML = h.offers.map((o) => `
     <tr data-testid="help-${esc(o.bet)}" data-edge="${esc(o.house_edge || '')}">
@@ -40,4 +41,5 @@ async function load() {
   document.body.dataset.ready = 'true';
 }
 
+useSavedLanguage();
 load();

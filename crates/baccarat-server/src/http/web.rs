@@ -140,7 +140,7 @@ mod tests {
     fn every_key_the_page_uses_is_in_the_catalogue() {
         let en = &catalogue()["en"];
         let mut used = BTreeSet::new();
-        for name in ["table.js", "common.js", "limits.js"] {
+        for name in ["table.js", "common.js", "limits.js", "help.js", "fair.js"] {
             let text = file(name);
             for call in ["tr('", "trn('"] {
                 for (i, _) in text.match_indices(call) {
@@ -149,11 +149,13 @@ mod tests {
                 }
             }
         }
-        let html = file("index.html");
-        for attr in ["data-i18n=\"", "data-i18n-title=\"", "data-i18n-placeholder=\"", "data-i18n-label=\""] {
-            for (i, _) in html.match_indices(attr) {
-                let rest = &html[i + attr.len()..];
-                used.insert(rest[..rest.find('"').expect("a closing quote")].to_string());
+        for page in ["index.html", "help.html", "fair.html"] {
+            let html = file(page);
+            for attr in ["data-i18n=\"", "data-i18n-title=\"", "data-i18n-placeholder=\"", "data-i18n-label=\""] {
+                for (i, _) in html.match_indices(attr) {
+                    let rest = &html[i + attr.len()..];
+                    used.insert(rest[..rest.find('"').expect("a closing quote")].to_string());
+                }
             }
         }
         for p in ["player1", "banker1", "player2", "banker2", "player3", "banker3"] {

@@ -221,17 +221,17 @@ impl Casino {
     /// A server took the casino's lease (several servers on PostgreSQL):
     /// recorded in the casino's chain, naming it and the lease's epoch.
     pub fn served(&mut self, instance: &str, epoch: i64, commit: &mut Commit) {
-        let e = CasinoEvent::Served { instance: instance.to_string(), epoch };
-        let r = self.chain.append(Body::encode_casino(CASINO_CHAIN, None, &e));
-        commit.records.push((CASINO_CHAIN, r));
+        self.casino_event(CasinoEvent::Served { instance: instance.to_string(), epoch }, commit);
     }
 
     /// Fold a record into the players' limits and append it to the casino's
-    /// chain.
-    fn casino_event(&mut self, e: CasinoEvent, commit: &mut Commit) {
+    /// chain; its sequence number.
+    fn casino_event(&mut self, e: CasinoEvent, commit: &mut Commit) -> u64 {
         self_limits::apply(&mut self.self_limits, &e);
         let r = self.chain.append(Body::encode_casino(CASINO_CHAIN, None, &e));
+        let seq = r.seq;
         commit.records.push((CASINO_CHAIN, r));
+        seq
     }
 
     /// A player's own limits: set them (the whole setting), start a cool-off,
@@ -399,11 +399,8 @@ impl Casino {
         match a {
             Ok(_) => {
                 if fresh {
-                    let e = CasinoEvent::Deposit { player, amount, key };
-                    self_limits::apply(&mut self.self_limits, &e);
-                    let r = self.chain.append(Body::encode_casino(CASINO_CHAIN, None, &e));
-                    debug_assert_eq!(r.seq, seq);
-                    commit.records.push((CASINO_CHAIN, r));
+                    let recorded = self.casino_event(CasinoEvent::Deposit { player, amount, key }, commit);
+                    debug_assert_eq!(recorded, seq);
                 }
                 Reply::Deposit { balance: self.balance(player).map_or(Money::ZERO, |b| b.0) }
             }

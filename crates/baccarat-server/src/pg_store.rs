@@ -699,7 +699,8 @@ impl History for PgStore {
     fn answers_since(&self, since_ms: u64) -> Result<Vec<AnswerRow>, StoreError> {
         let rows = self.c().query(
             "SELECT seq, key_id, digest, answer, at_ms, cause FROM answer_log WHERE at_ms >= $1 ORDER BY seq",
-            &[&(since_ms as i64)],
+            // A time past i64 (none is) reads nothing rather than wrapping round.
+            &[&(since_ms.min(i64::MAX as u64) as i64)],
         )?;
         rows.iter()
             .map(|r| {

@@ -344,18 +344,18 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
         eprintln!("warning: no anchor file at {}; the chains are anchored from now on", anchor_path.display());
     }
     let retention = cfg.key_retention.as_millis() as u64;
-    // Only the hot keys are read into memory; the rest of the window is
-    // found in the store when asked for (`keys.rs`).
-    let since = (cfg.clock)().saturating_sub(retention.min(crate::keys::DEFAULT_HOT_MS));
+    // No idempotency key is read into memory: each is found in the store
+    // when a request names it (`keys.rs`, `recover::Keys::OnDisk`).
+    let on_disk = || crate::casino::Keys::OnDisk(keys.clone());
     let mut recovery = Recovery { refused_checkpoint, ..Recovery::default() };
     recovery.from_checkpoint = checkpoint.is_some();
-    let rec = match recover(&store, checkpoint, since, &skip) {
+    let rec = match recover(&store, checkpoint, on_disk(), &skip) {
         Ok(r) => r,
         Err(why) if recovery.from_checkpoint => {
             eprintln!("warning: the checkpoint does not match the log ({why}); replaying the whole history instead");
             recovery.from_checkpoint = false;
             recovery.refused_checkpoint = Some(why);
-            recover(&store, None, since, &skip)?
+            recover(&store, None, on_disk(), &skip)?
         }
         Err(why) => return Err(why),
     };
@@ -365,7 +365,6 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
     c.ceiling = cfg.ceiling;
     c.clock = cfg.clock.clone();
     c.ledger.set_retention(retention);
-    c.ledger.keys.set_cold(keys.clone(), crate::keys::DEFAULT_HOT_MS);
     let mut commit = Commit::default();
     if let Some(l) = lease {
         c.served(&cfg.instance, l.epoch, &mut commit);

@@ -631,6 +631,8 @@ impl SqliteStore {
     /// hour read every answer of that hour: 55% of a start on 80 M rows.)
     pub fn answers_since(&self, since_ms: u64) -> Result<Vec<AnswerRow>, StoreError> {
         let last: i64 = self.conn.query_row("SELECT COALESCE(MAX(rowid), 0) FROM answer_log", [], |r| r.get(0))?;
+        // A time past i64 (none is) reads nothing rather than wrapping round.
+        let since_ms = since_ms.min(i64::MAX as u64);
         let early = since_ms.saturating_sub(60_000) as i64;
         let mut at = self.conn.prepare("SELECT at_ms FROM answer_log WHERE rowid >= ?1 ORDER BY rowid LIMIT 1")?;
         let (mut lo, mut hi) = (1i64, last + 1);

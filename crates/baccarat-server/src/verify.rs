@@ -980,7 +980,7 @@ fn since_checkpoint_in(
     for (table, why) in &cuts {
         out.problems.push(format!("table {table}: {why}"));
     }
-    match crate::casino::recover(store, Some(cp), u64::MAX, &cuts.into_keys().collect()) {
+    match crate::casino::recover(store, Some(cp), crate::casino::Keys::None, &cuts.into_keys().collect()) {
         Ok(r) => {
             out.tail_records = r.tail_records;
             out.tail_transfers = r.tail_transfers;
@@ -1081,7 +1081,7 @@ fn ledger_in(store: &dyn crate::store::History, public: &str) -> Result<LedgerCh
         },
     };
     let none = std::collections::BTreeSet::new();
-    Ok(match crate::casino::recover(store, cp, u64::MAX, &none) {
+    Ok(match crate::casino::recover(store, cp, crate::casino::Keys::None, &none) {
         Err(why) => LedgerCheck { problem: Some(why), accounts: 0, transfers: 0 },
         Ok(r) => {
             let l = &r.casino.ledger;

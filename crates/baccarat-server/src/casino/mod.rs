@@ -45,7 +45,7 @@ use crate::store::{Commit, TableRow};
 pub use crate::trust::{Actor, Mode};
 use protocol::{client_key, deposit_key, line_key, request_digest, wager_key};
 pub use protocol::{Code, Reply, Request, SelfLimitsChange, SlipLine};
-pub use recover::{recover, Recovered};
+pub use recover::{recover, Keys, Recovered};
 pub use table::{setup, CasinoTable};
 
 /// The engine version written into every audit record.

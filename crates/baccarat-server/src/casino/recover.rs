@@ -16,6 +16,7 @@
 //!   coup they give the table's holds and liability.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 
 use baccarat_rules::Money;
 use baccarat_table::engine::Event;
@@ -25,6 +26,7 @@ use crate::audit::{Body, CasinoEvent, Chain, CASINO_CHAIN};
 use crate::checkpoint::{ChainHead, Checkpoint, TableState, FORMAT};
 use crate::coup_feed::Feed;
 use crate::float::max_win;
+use crate::keys::ColdKeys;
 use crate::ledger::{Account, AccountId, AccountKind, Cause, KeyMemory, Ledger, Transfer, TransferId, TransferKind};
 use crate::postings::TableAccounts;
 use crate::store::{History, StoreError};
@@ -40,18 +42,37 @@ pub struct Recovered {
     pub tail_transfers: u64,
 }
 
+/// Which idempotency answers a recovery reads into memory.
+#[derive(Clone, Debug)]
+pub enum Keys {
+    /// Those answered at or after this time (ms since the epoch), and no
+    /// others: with no store to find the rest in, a key not read is new
+    /// (tests, and `Casino::recover`, read them all with `Since(0)`).
+    Since(u64),
+    /// None: every key is found in this store when a request names it
+    /// (`keys.rs`), as a running server finds every key that left memory. A
+    /// start then reads no answers, however many the window holds: reading
+    /// the last two minutes' (a million keys after a busy spell) took 1.3–2.5 s
+    /// of a 2.0–3.2 s start, to save reads the writer makes for every new
+    /// key anyway.
+    OnDisk(Arc<dyn ColdKeys>),
+    /// None, and none looked up: for a check that answers no request (verify,
+    /// the inspector's ledger check), so that it reads no answer at all.
+    None,
+}
+
 /// Rebuild the casino from `checkpoint` (already checked: `checkpoint::open`)
-/// and what the store holds after it. `keys_since_ms`: the retention window's
-/// start. Tables in `skip` (their chains were cut) are not served.
+/// and what the store holds after it, with the idempotency keys `keys` says.
+/// Tables in `skip` (their chains were cut) are not served.
 pub fn recover(
     store: &dyn History,
     checkpoint: Option<Checkpoint>,
-    keys_since_ms: u64,
+    keys: Keys,
     skip: &BTreeSet<u32>,
 ) -> Result<Recovered, String> {
     let e = |e: StoreError| e.to_string();
     let cp = checkpoint.unwrap_or_else(empty);
-    let (ledger, tail_transfers) = ledger(store, &cp, keys_since_ms)?;
+    let (ledger, tail_transfers) = ledger(store, &cp, keys)?;
     let cage = ledger.find(&AccountKind::Cage).ok_or("the ledger has no cage account")?;
     let mut c = Casino { ledger, cage, ..Casino::new() };
     let mut tail_records = 0u64;
@@ -168,7 +189,7 @@ pub(super) fn head_of(c: &Chain) -> ChainHead {
 
 /// The ledger: the checkpoint's balances and holds, the tail's transfers on
 /// top, checked against the balances the store holds.
-fn ledger(store: &dyn History, cp: &Checkpoint, keys_since_ms: u64) -> Result<(Ledger, u64), String> {
+fn ledger(store: &dyn History, cp: &Checkpoint, keys: Keys) -> Result<(Ledger, u64), String> {
     let mut balance: BTreeMap<AccountId, i64> = cp.accounts.iter().map(|a| (a.id, a.balance)).collect();
     let mut pending: BTreeMap<TransferId, Transfer> = cp.pending.iter().map(|t| (t.id, t.clone())).collect();
     let mut last = cp.last_transfer;
@@ -214,9 +235,19 @@ fn ledger(store: &dyn History, cp: &Checkpoint, keys_since_ms: u64) -> Result<(L
     if let Some((id, _)) = balance.iter().find(|(_, b)| **b != 0) {
         return Err(format!("account {id} has transfers but no row in the store"));
     }
-    let answers = store.answers_since(keys_since_ms).map_err(|e| e.to_string())?;
-    let keys =
-        KeyMemory::restore(answers, store.last_answer().map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+    let last_answer = store.last_answer().map_err(|e| e.to_string())?;
+    let keys = match keys {
+        Keys::Since(ms) => {
+            let answers = store.answers_since(ms).map_err(|e| e.to_string())?;
+            KeyMemory::restore(answers, last_answer).map_err(|e| e.to_string())?
+        }
+        Keys::None => KeyMemory::restore(Vec::new(), last_answer).map_err(|e| e.to_string())?,
+        Keys::OnDisk(cold) => {
+            let mut k = KeyMemory::restore(Vec::new(), last_answer).map_err(|e| e.to_string())?;
+            k.set_cold(cold, crate::keys::DEFAULT_HOT_MS);
+            k
+        }
+    };
     let l = Ledger::restore(accounts, pending.into_values().collect(), last, keys).map_err(|e| e.to_string())?;
     Ok((l, n))
 }
@@ -225,7 +256,7 @@ impl Casino {
     /// Rebuild the casino from the whole history in the store (tests; `serve`
     /// recovers from its latest checkpoint). Every idempotency key is kept.
     pub fn recover(store: &dyn History) -> Result<Casino, String> {
-        Ok(recover(store, None, 0, &BTreeSet::new())?.casino)
+        Ok(recover(store, None, Keys::Since(0), &BTreeSet::new())?.casino)
     }
 
     /// The live state, for a checkpoint (the read model is added by the

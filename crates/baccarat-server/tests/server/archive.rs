@@ -5,7 +5,7 @@
 use std::sync::atomic::Ordering;
 
 use baccarat_server::archive::archive;
-use baccarat_server::casino::recover;
+use baccarat_server::casino::{recover, Keys};
 use baccarat_server::serve::{open, write_checkpoint};
 use baccarat_server::store::{read_records, SqliteStore};
 use baccarat_server::verify::verify_file;
@@ -93,7 +93,7 @@ fn archived_history_is_verified_recalled_and_replayed_as_before() {
     same(&without_keys(fingerprint(&started.casino, &started.feed)), &live, "a start after archiving");
     drop(started);
     let store = SqliteStore::open(&db).unwrap();
-    let full = recover(&store, None, 0, &Default::default()).unwrap();
+    let full = recover(&store, None, Keys::Since(0), &Default::default()).unwrap();
     same(&without_keys(fingerprint(&full.casino, &full.feed)), &live, "the whole history, archive first");
     drop(store);
 
@@ -217,7 +217,7 @@ fn each_whole_month_is_one_archive_cut_at_its_last_checkpoint() {
     // A full replay reads the four files, then the live rows.
     drop(o);
     let store = SqliteStore::open(&db).unwrap();
-    let full = recover(&store, None, 0, &Default::default()).unwrap();
+    let full = recover(&store, None, Keys::Since(0), &Default::default()).unwrap();
     same(&without_keys(fingerprint(&full.casino, &full.feed)), &live, "the whole history, four months first");
 }
 

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use baccarat_rules::{Bet, Money};
-use baccarat_server::casino::{recover, Casino, Reply, Request};
+use baccarat_server::casino::{recover, Casino, Keys, Reply, Request};
 use baccarat_server::checkpoint;
 use baccarat_server::coup_feed::Feed;
 use baccarat_server::serve::{heads_of, open, write_checkpoint, Opened, ServeConfig};
@@ -108,7 +108,7 @@ pub(super) fn fingerprint(c: &Casino, feed: &Feed) -> Value {
         "accounts": serde_json::to_value(c.ledger.accounts().collect::<Vec<_>>()).unwrap(),
         "pending": serde_json::to_value(c.ledger.pending().collect::<Vec<_>>()).unwrap(),
         "transfers": c.ledger.transfer_count(),
-        "keys": c.ledger.keys(),
+        "answer_seq": c.ledger.keys.last_seq(),
         "casino_chain": [c.chain.len(), c.chain.head()],
         "self_limits": serde_json::to_value(c.self_limits.values().collect::<Vec<_>>()).unwrap(),
         "tables": tables,
@@ -187,8 +187,8 @@ fn recovery_from_a_checkpoint_equals_the_whole_replay() {
     let stored = baccarat_server::store::History::latest_checkpoint(&store).unwrap().expect("a checkpoint");
     let cp = checkpoint::open(&stored, &public).unwrap();
     let none = BTreeSet::new();
-    let from_cp = recover(&store, Some(cp), 0, &none).unwrap();
-    let full = recover(&store, None, 0, &none).unwrap();
+    let from_cp = recover(&store, Some(cp), Keys::Since(0), &none).unwrap();
+    let full = recover(&store, None, Keys::Since(0), &none).unwrap();
     assert!(from_cp.tail_records > 0 && from_cp.tail_records < full.tail_records);
     assert!(from_cp.tail_transfers < full.tail_transfers);
     let a = fingerprint(&from_cp.casino, &from_cp.feed);
@@ -328,6 +328,78 @@ fn keys_are_kept_for_their_window_only() {
     let mut o = open(&cfg).unwrap();
     assert_eq!(o.casino.ledger.keys(), 0);
     assert_eq!(step(&mut o, deposit(1000)), Reply::Deposit { balance: Money(3000) });
+}
+
+/// A start reads no idempotency key into memory, not even those answered a
+/// moment before it (`recover::Keys::OnDisk`): each is found in the store when
+/// a request names it. A wager and a bet slip sent again just after a restart
+/// get their first answers and hold nothing more; the same keys for other
+/// requests are refused.
+#[test]
+fn a_start_reads_no_keys_and_a_retry_sent_just_before_it_gets_its_first_answer() {
+    use baccarat_server::casino::SlipLine;
+    let (_now, cfg) = clocked("keys-on-disk", 1_000_000_000_000);
+    let mut o = open(&cfg).unwrap();
+    deposits(&mut o);
+    play(&mut o, 1, 0, true);
+    let wager = |amount: i64| Request::Wager {
+        table: 1,
+        player: PlayerId(100),
+        spot: Spot::Box(1),
+        bet: Bet::Player,
+        amount: Money(amount),
+        ante: Money::ZERO,
+        key: "r0c0t1p100".into(),
+    };
+    let line = |bet, amount| SlipLine { spot: Spot::Box(2), bet, amount: Money(amount), ante: Money::ZERO };
+    let slip = |amount: i64| Request::Wagers {
+        table: 2,
+        player: PlayerId(101),
+        slip: vec![line(Bet::Banker, amount), line(Bet::Banker, 2000)],
+        key: "slip".into(),
+    };
+    let first_slip = step(&mut o, slip(4000));
+    assert!(
+        matches!(&first_slip, Reply::Wagers { results, .. } if results.iter().all(|r| matches!(r, Reply::Wager { .. }))),
+        "{first_slip:?}"
+    );
+    let first_wager = {
+        let c = &o.casino;
+        c.tables[&1].engine.state().coup.wagers.iter().next().map(|w| w.id)
+    };
+    assert!(o.casino.ledger.keys() > 10, "the live server holds its recent keys");
+    let balances = |o: &Opened| o.casino.ledger.accounts().map(|a| (a.id, a.balance, a.held)).collect::<Vec<_>>();
+    let before = balances(&o);
+    drop(o);
+
+    let mut o = open(&cfg).unwrap();
+    assert_eq!(o.casino.ledger.keys(), 0, "a start reads no key into memory");
+    let again = step(&mut o, wager(2000));
+    assert!(matches!(again, Reply::Wager { wager, .. } if Some(wager) == first_wager), "{again:?} {first_wager:?}");
+    let again_slip = step(&mut o, slip(4000));
+    match (&again_slip, &first_slip) {
+        // The same wagers (each balance is the one available when answered).
+        (Reply::Wagers { results: a, .. }, Reply::Wagers { results: b, .. }) => {
+            let ids = |r: &Vec<Reply>| {
+                r.iter()
+                    .map(|x| if let Reply::Wager { wager, .. } = x { Some(*wager) } else { None })
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(ids(a), ids(b));
+        }
+        _ => panic!("{again_slip:?}"),
+    }
+    assert_eq!(balances(&o), before, "the retries held nothing more");
+    for other in [wager(3000), slip(6000)] {
+        let r = step(&mut o, other);
+        let refused = match &r {
+            Reply::Refused { .. } => true,
+            Reply::Wagers { results, .. } => results.iter().all(|x| matches!(x, Reply::Refused { .. })),
+            _ => false,
+        };
+        assert!(refused, "a key sent with another request is refused: {r:?}");
+    }
+    assert_eq!(balances(&o), before);
 }
 
 /// A coup of 5,000 wagers settles in chunks: the command records the first

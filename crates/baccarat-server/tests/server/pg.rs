@@ -11,7 +11,7 @@
 use std::collections::BTreeSet;
 
 use baccarat_rules::{Bet, Money};
-use baccarat_server::casino::{recover, Casino, Mode, Reply, Request};
+use baccarat_server::casino::{recover, Casino, Keys, Mode, Reply, Request};
 use baccarat_server::checkpoint;
 use baccarat_server::coup_feed::Feed;
 use baccarat_server::pg_store::PgStore;
@@ -197,8 +197,8 @@ fn recovery_from_postgres_equals_the_live_casino() {
     let stored = b.pg.latest_checkpoint().unwrap().expect("a checkpoint");
     let opened = checkpoint::open(&stored, &key.public_hex()).unwrap();
     let none = BTreeSet::new();
-    let from_cp = recover(&b.pg, Some(opened), 0, &none).unwrap();
-    let whole = recover(&b.pg, None, 0, &none).unwrap();
+    let from_cp = recover(&b.pg, Some(opened), Keys::Since(0), &none).unwrap();
+    let whole = recover(&b.pg, None, Keys::Since(0), &none).unwrap();
     assert!(from_cp.tail_records > 0 && from_cp.tail_records < whole.tail_records);
     same(&fingerprint(&from_cp.casino, &from_cp.feed), &live, "from the checkpoint");
     same(&fingerprint(&whole.casino, &whole.feed), &live, "from the whole history");
@@ -319,9 +319,18 @@ fn migrate_copies_a_sqlite_casino_and_refuses_a_non_empty_target() {
     let pg = PgStore::connect(&url).unwrap();
     let none = BTreeSet::new();
     let cp = |h: &dyn History| checkpoint::open(&h.latest_checkpoint().unwrap().unwrap(), &public).unwrap();
-    let a = recover(&sqlite, Some(cp(&sqlite)), 0, &none).unwrap();
-    let b = recover(&pg, Some(cp(&pg)), 0, &none).unwrap();
+    let a = recover(&sqlite, Some(cp(&sqlite)), Keys::Since(0), &none).unwrap();
+    let b = recover(&pg, Some(cp(&pg)), Keys::Since(0), &none).unwrap();
     same(&fingerprint(&a.casino, &a.feed), &fingerprint(&b.casino, &b.feed), "recovered from SQLite and from the copy");
+    // Both read every answer from time 0 and none from past every time (a
+    // time past i64 once wrapped round to -1 and read them all: verify and
+    // the ledger check held the whole answer log in memory).
+    for h in [&sqlite as &dyn History, &pg] {
+        assert!(h.answers_since(0).unwrap().len() >= 10);
+        assert!(h.answers_since(u64::MAX).unwrap().is_empty());
+    }
+    // A check that answers nothing reads no key (`Keys::None`).
+    assert_eq!(recover(&pg, Some(cp(&pg)), Keys::None, &none).unwrap().casino.ledger.keys(), 0);
 
     // The check reads both back: a transfer altered in the copy is named.
     assert_eq!(baccarat_server::migrate::check_copy(&cfg.db, &url).unwrap(), copied);

@@ -11,7 +11,7 @@ use baccarat_rules::promotion::Terms;
 use baccarat_rules::Money;
 use baccarat_server::audit::CasinoEvent;
 use baccarat_server::casino::promotions::{check_draw, RefusedClaim};
-use baccarat_server::casino::{recover, Code, Reply, Request};
+use baccarat_server::casino::{recover, Code, Keys, Reply, Request};
 use baccarat_server::serve::{open, write_checkpoint};
 use baccarat_server::verify::verify_file;
 use baccarat_table::engine::PlayerId;
@@ -114,7 +114,7 @@ fn a_promotion_is_published_drawn_from_the_log_paid_and_verified() {
     drop(o);
     let again = open(&cfg).unwrap();
     assert_eq!(again.casino.promotions[&1].state, live);
-    let full = recover(&again.store, None, 0, &Default::default()).unwrap();
+    let full = recover(&again.store, None, Keys::Since(0), &Default::default()).unwrap();
     assert_eq!(full.casino.promotions[&1].state, live);
     drop(again);
     let (f, _) = verify_file(&cfg.db, None, None).unwrap();

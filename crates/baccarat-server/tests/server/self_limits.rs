@@ -6,7 +6,7 @@
 use std::sync::atomic::Ordering;
 
 use baccarat_rules::{Bet, Money};
-use baccarat_server::casino::{recover, Code, Reply, Request, SelfLimitsChange};
+use baccarat_server::casino::{recover, Code, Keys, Reply, Request, SelfLimitsChange};
 use baccarat_server::serve::{open, write_checkpoint, Opened};
 use baccarat_server::store::SqliteStore;
 use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
@@ -123,7 +123,7 @@ fn the_writer_enforces_a_players_own_limits_across_restarts() {
     refused_by_limit(&wager(&mut o, P, 1_000, "f"), "loss limit of 100.00");
     {
         let store = SqliteStore::open(&cfg.db).unwrap();
-        let full = recover(&store, None, 0, &Default::default()).unwrap();
+        let full = recover(&store, None, Keys::Since(0), &Default::default()).unwrap();
         assert_eq!(full.casino.self_limits, o.casino.self_limits, "the whole history gives the same limits");
     }
 
@@ -155,7 +155,7 @@ fn the_writer_enforces_a_players_own_limits_across_restarts() {
     let live = fingerprint(&o.casino, &o.feed);
     drop(o);
     let store = SqliteStore::open(&cfg.db).unwrap();
-    let full = recover(&store, None, 0, &Default::default()).unwrap();
+    let full = recover(&store, None, Keys::Since(0), &Default::default()).unwrap();
     assert_eq!(
         serde_json::to_value(full.casino.self_limits.values().collect::<Vec<_>>()).unwrap(),
         live["self_limits"]

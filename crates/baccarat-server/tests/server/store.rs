@@ -63,6 +63,10 @@ fn ledger_and_chains_survive_a_restart() {
         })
         .unwrap();
     let keys = KeyMemory::restore(store.answers_since(0).unwrap(), store.last_answer().unwrap()).unwrap();
+    // A time past every answer reads none (past i64 it once wrapped round to
+    // -1 and read them all).
+    assert_eq!(store.answers_since(0).unwrap().len(), 2);
+    assert!(store.answers_since(u64::MAX).unwrap().is_empty());
     let restored = Ledger::restore(store.accounts().unwrap(), pending, last, keys).unwrap();
     assert_eq!(restored.account(wallet).unwrap().available(), 4000);
     assert_eq!(restored.account(wallet).unwrap().held, 1000);

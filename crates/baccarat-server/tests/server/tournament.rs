@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use baccarat_rules::Money;
-use baccarat_server::casino::{recover, Reply, Request};
+use baccarat_server::casino::{recover, Keys, Reply, Request};
 use baccarat_server::serve::{open, write_checkpoint};
 use baccarat_server::verify::verify_file;
 use baccarat_table::engine::PlayerId;
@@ -140,7 +140,7 @@ fn tournaments_are_kept_across_a_restart_and_a_forged_fee_is_caught() {
     let again = open(&cfg).unwrap();
     assert!(again.recovery.from_checkpoint);
     assert_eq!(again.casino.tournaments[&1].state, live, "from the checkpoint and its tail");
-    let full = recover(&again.store, None, 0, &Default::default()).unwrap();
+    let full = recover(&again.store, None, Keys::Since(0), &Default::default()).unwrap();
     assert_eq!(full.casino.tournaments[&1].state, live, "from the whole history");
     drop(again);
     let (f, _) = verify_file(&cfg.db, None, None).unwrap();

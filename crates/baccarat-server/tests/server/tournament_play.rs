@@ -16,7 +16,7 @@ use baccarat_server::casino::tournament_manager::PlayStep;
 use baccarat_server::casino::tournament_play::{PlayAction, Stake};
 use baccarat_server::casino::tournament_view::view;
 use baccarat_server::casino::tournaments::Replay;
-use baccarat_server::casino::{recover, Reply, Request};
+use baccarat_server::casino::{recover, Keys, Reply, Request};
 use baccarat_server::serve::{open, write_checkpoint, Opened};
 use baccarat_server::trust::Actor;
 use baccarat_server::verify::verify_file;
@@ -307,7 +307,7 @@ fn a_two_table_tournament_runs_from_entry_to_prizes_and_replays() {
     let again = open(&cfg).unwrap();
     assert!(again.recovery.from_checkpoint);
     assert_eq!(state(&again), live, "from the checkpoint");
-    let full = recover(&again.store, None, 0, &Default::default()).unwrap();
+    let full = recover(&again.store, None, Keys::Since(0), &Default::default()).unwrap();
     assert_eq!(view(1, full.casino.tournaments[&1].play.as_ref().unwrap()), live, "from the whole history");
     drop(again);
     let (f, _) = verify_file(&cfg.db, None, None).unwrap();

@@ -143,22 +143,38 @@ fn sealed(c: &Checkpoint, sign: impl Fn(&[u8]) -> String, public_key: String) ->
 /// Check a stored checkpoint against the server's public key and read it.
 /// Every failure names what failed.
 pub fn open(s: &StoredCheckpoint, public: &str) -> Result<Checkpoint, String> {
-    let name = format!("checkpoint {}", s.id);
-    if s.public_key != public {
-        return Err(format!("{name} is signed by key {}, not the server's {public}", s.public_key));
-    }
-    let sha256 = hex(&Sha256::digest(&s.body));
-    if sha256 != s.sha256 {
-        return Err(format!("{name}: its body does not match its SHA-256 (altered or corrupt)"));
-    }
-    if !signed_by(public, &signed_message(&sha256), &s.signature) {
-        return Err(format!("{name}: its signature does not verify under the server's key"));
-    }
-    let c: Checkpoint = serde_json::from_slice(&s.body).map_err(|e| format!("{name}: unreadable: {e}"))?;
-    if c.format != FORMAT {
-        return Err(format!("{name}: format {} is not {FORMAT}", c.format));
-    }
+    check_key(s, public)?;
+    check_seal(s, public, &hex(&Sha256::digest(&s.body)))?;
+    let c: Checkpoint = serde_json::from_slice(&s.body).map_err(|e| format!("checkpoint {}: unreadable: {e}", s.id))?;
+    check_format(s.id, c.format)?;
     Ok(c)
+}
+
+/// The checkpoint is signed by the server's key.
+pub(crate) fn check_key(s: &StoredCheckpoint, public: &str) -> Result<(), String> {
+    if s.public_key != public {
+        return Err(format!("checkpoint {} is signed by key {}, not the server's {public}", s.id, s.public_key));
+    }
+    Ok(())
+}
+
+/// The body's SHA-256 (`sha256`, computed) is the stored one, and signed.
+pub(crate) fn check_seal(s: &StoredCheckpoint, public: &str, sha256: &str) -> Result<(), String> {
+    if sha256 != s.sha256 {
+        return Err(format!("checkpoint {}: its body does not match its SHA-256 (altered or corrupt)", s.id));
+    }
+    if !signed_by(public, &signed_message(sha256), &s.signature) {
+        return Err(format!("checkpoint {}: its signature does not verify under the server's key", s.id));
+    }
+    Ok(())
+}
+
+/// The body is in the format this server reads.
+pub(crate) fn check_format(id: i64, format: u32) -> Result<(), String> {
+    if format != FORMAT {
+        return Err(format!("checkpoint {id}: format {format} is not {FORMAT}"));
+    }
+    Ok(())
 }
 
 /// The thread that seals and writes checkpoints in the background.

@@ -7,6 +7,7 @@ pub mod audit;
 pub mod auth;
 pub mod casino;
 pub mod checkpoint;
+pub mod checkpoint_check;
 pub mod civil;
 pub mod coup_feed;
 pub mod entropy;

@@ -730,21 +730,29 @@ impl History for PgStore {
         Ok(self.c().query_one("SELECT COALESCE(MAX(id), 0) FROM transfers", &[])?.get::<_, i64>(0) as u64)
     }
 
-    fn latest_checkpoint(&self) -> Result<Option<StoredCheckpoint>, StoreError> {
-        let mut c = self.c();
-        let Some(r) = c.query_opt(
-            "SELECT id, sha256, signature, public_key FROM checkpoints WHERE complete ORDER BY id DESC LIMIT 1",
-            &[],
-        )?
-        else {
-            return Ok(None);
-        };
-        let id: i64 = r.get(0);
-        let mut body = Vec::new();
-        for p in c.query("SELECT data FROM checkpoint_parts WHERE checkpoint = $1 ORDER BY n", &[&id])? {
-            body.extend_from_slice(p.get::<_, &[u8]>(0));
-        }
-        Ok(Some(StoredCheckpoint { id, body, sha256: r.get(1), signature: r.get(2), public_key: r.get(3) }))
+    fn latest_checkpoint_seal(&self) -> Result<Option<StoredCheckpoint>, StoreError> {
+        Ok(self
+            .c()
+            .query_opt(
+                "SELECT id, sha256, signature, public_key FROM checkpoints WHERE complete ORDER BY id DESC LIMIT 1",
+                &[],
+            )?
+            .map(|r| StoredCheckpoint {
+                id: r.get(0),
+                body: Vec::new(),
+                sha256: r.get(1),
+                signature: r.get(2),
+                public_key: r.get(3),
+            }))
+    }
+
+    fn checkpoint_part(&self, id: i64, n: u64) -> Result<Option<Vec<u8>>, StoreError> {
+        // `n` is an INTEGER column; a part past it does not exist.
+        let Ok(n) = i32::try_from(n) else { return Ok(None) };
+        Ok(self
+            .c()
+            .query_opt("SELECT data FROM checkpoint_parts WHERE checkpoint = $1 AND n = $2", &[&id, &n])?
+            .map(|r| r.get(0)))
     }
 
     fn head(&self, table: u32) -> Result<Option<Record>, StoreError> {

@@ -687,10 +687,10 @@ impl SqliteStore {
         Ok(self.conn.query_row("SELECT COALESCE(MAX(rowid), 0) FROM answer_log", [], |r| r.get::<_, i64>(0))? as u64)
     }
 
-    /// The latest complete checkpoint, if any: its body is the row's own
-    /// (older checkpoints) followed by its parts in order.
-    pub fn latest_checkpoint(&self) -> Result<Option<StoredCheckpoint>, StoreError> {
-        let found = self
+    /// The latest complete checkpoint without its parts, if any (its body is
+    /// the row's own: only older checkpoints have one).
+    pub fn latest_checkpoint_seal(&self) -> Result<Option<StoredCheckpoint>, StoreError> {
+        Ok(self
             .conn
             .query_row(
                 "SELECT id, body, sha256, signature, public_key FROM checkpoints WHERE complete = 1
@@ -706,14 +706,16 @@ impl SqliteStore {
                     })
                 },
             )
-            .optional()?;
-        let Some(mut c) = found else { return Ok(None) };
-        let mut q = self.conn.prepare("SELECT data FROM checkpoint_parts WHERE checkpoint = ?1 ORDER BY n")?;
-        let mut rows = q.query([c.id])?;
-        while let Some(r) = rows.next()? {
-            c.body.extend_from_slice(r.get_ref(0)?.as_blob()?);
-        }
-        Ok(Some(c))
+            .optional()?)
+    }
+
+    /// Part `n` of checkpoint `id`'s body, if it has one.
+    pub fn checkpoint_part(&self, id: i64, n: u64) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT data FROM checkpoint_parts WHERE checkpoint = ?1 AND n = ?2")?
+            .query_row(params![id, n as i64], |r| r.get(0))
+            .optional()?)
     }
 }
 

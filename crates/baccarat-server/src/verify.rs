@@ -948,7 +948,7 @@ pub fn verify_since_checkpoint(
     match db {
         Db::Sqlite(file) => {
             let store = crate::store::SqliteStore::open(file).map_err(|e| format!("{}: {e}", file.display()))?;
-            since_checkpoint_in(&store, &anchored, public)
+            store.in_snapshot(|s| since_checkpoint_in(s, &anchored, public)).map_err(|e| e.to_string())?
         }
         // Every read from one snapshot, as a start's would be.
         Db::Postgres(url) => {
@@ -963,12 +963,12 @@ fn since_checkpoint_in(
     anchored: &crate::anchor::Anchored,
     public: String,
 ) -> Result<SinceCheckpoint, String> {
-    let stored = store
-        .latest_checkpoint()
+    // Read a part at a time, without the read model (`checkpoint_check.rs`).
+    let (id, opened) = crate::checkpoint_check::latest_without_read_model(store, &public)
         .map_err(|e| e.to_string())?
         .ok_or("the database has no checkpoint: verify the whole history (--full)")?;
-    let mut out = SinceCheckpoint { checkpoint: stored.id, public: public.clone(), ..SinceCheckpoint::default() };
-    let cp = match crate::checkpoint::open(&stored, &public) {
+    let mut out = SinceCheckpoint { checkpoint: id, public: public.clone(), ..SinceCheckpoint::default() };
+    let cp = match opened {
         Ok(cp) => cp,
         Err(why) => {
             out.problems.push(why);
@@ -1073,9 +1073,9 @@ pub fn check_ledger_of(db: &crate::store::Db, public: &str) -> Result<LedgerChec
 
 /// The ledger's check, reading `store` (already in one snapshot).
 fn ledger_in(store: &dyn crate::store::History, public: &str) -> Result<LedgerCheck, String> {
-    let cp = match store.latest_checkpoint().map_err(|e| e.to_string())? {
+    let cp = match crate::checkpoint_check::latest_without_read_model(store, public).map_err(|e| e.to_string())? {
         None => None,
-        Some(stored) => match crate::checkpoint::open(&stored, public) {
+        Some((_, opened)) => match opened {
             Ok(cp) => Some(cp),
             Err(why) => return Ok(LedgerCheck { problem: Some(why), accounts: 0, transfers: 0 }),
         },

@@ -123,8 +123,11 @@ impl History for AnyStore {
     fn last_transfer(&self) -> Result<u64, StoreError> {
         each!(self, s => History::last_transfer(s))
     }
-    fn latest_checkpoint(&self) -> Result<Option<StoredCheckpoint>, StoreError> {
-        each!(self, s => History::latest_checkpoint(s))
+    fn latest_checkpoint_seal(&self) -> Result<Option<StoredCheckpoint>, StoreError> {
+        each!(self, s => History::latest_checkpoint_seal(s))
+    }
+    fn checkpoint_part(&self, id: i64, n: u64) -> Result<Option<Vec<u8>>, StoreError> {
+        each!(self, s => History::checkpoint_part(s, id, n))
     }
     fn head(&self, table: u32) -> Result<Option<Record>, StoreError> {
         each!(self, s => History::head(s, table))

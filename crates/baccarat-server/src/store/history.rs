@@ -32,8 +32,22 @@ pub trait History {
     fn last_answer(&self) -> Result<u64, StoreError>;
     /// The last transfer id written (0 if none).
     fn last_transfer(&self) -> Result<u64, StoreError>;
-    /// The latest complete checkpoint, if any.
-    fn latest_checkpoint(&self) -> Result<Option<StoredCheckpoint>, StoreError>;
+    /// The latest complete checkpoint without its parts, if any: its body is
+    /// the row's own, which only checkpoints older than migration 12 have.
+    fn latest_checkpoint_seal(&self) -> Result<Option<StoredCheckpoint>, StoreError>;
+    /// Part `n` (from 0) of checkpoint `id`'s body, if it has one.
+    fn checkpoint_part(&self, id: i64, n: u64) -> Result<Option<Vec<u8>>, StoreError>;
+    /// The latest complete checkpoint, if any, its body whole: the row's own
+    /// followed by its parts in order.
+    fn latest_checkpoint(&self) -> Result<Option<StoredCheckpoint>, StoreError> {
+        let Some(mut c) = self.latest_checkpoint_seal()? else { return Ok(None) };
+        let mut n = 0;
+        while let Some(part) = self.checkpoint_part(c.id, n)? {
+            c.body.extend_from_slice(&part);
+            n += 1;
+        }
+        Ok(Some(c))
+    }
     /// The last record of a table's chain, if any.
     fn head(&self, table: u32) -> Result<Option<Record>, StoreError>;
     /// One record of a table's chain, if it exists.
@@ -71,8 +85,11 @@ impl History for SqliteStore {
     fn last_transfer(&self) -> Result<u64, StoreError> {
         SqliteStore::last_transfer(self)
     }
-    fn latest_checkpoint(&self) -> Result<Option<StoredCheckpoint>, StoreError> {
-        SqliteStore::latest_checkpoint(self)
+    fn latest_checkpoint_seal(&self) -> Result<Option<StoredCheckpoint>, StoreError> {
+        SqliteStore::latest_checkpoint_seal(self)
+    }
+    fn checkpoint_part(&self, id: i64, n: u64) -> Result<Option<Vec<u8>>, StoreError> {
+        SqliteStore::checkpoint_part(self, id, n)
     }
     fn head(&self, table: u32) -> Result<Option<Record>, StoreError> {
         SqliteStore::head(self, table)

@@ -519,7 +519,7 @@ fn a_start_from_a_checkpoint_reads_only_the_anchor_lines_after_it() {
 /// checkpoint written removes it.
 #[test]
 fn a_checkpoint_is_written_in_parts_and_read_only_once_complete() {
-    use baccarat_server::store::{SqliteStore, CHECKPOINT_PART_BYTES};
+    use baccarat_server::store::{History, SqliteStore, CHECKPOINT_PART_BYTES};
     let cfg = config("parts");
     let mut store = SqliteStore::open(&cfg.db).unwrap();
     let sealed = |at_ms: u64, len: usize| checkpoint::Sealed {
@@ -565,4 +565,69 @@ fn a_checkpoint_is_written_in_parts_and_read_only_once_complete() {
         )
         .unwrap();
     assert_eq!(orphans, 0, "and so are its parts");
+}
+
+/// A check reads the latest checkpoint a part at a time, hashing every byte
+/// (the read model too, which it skips rather than keeps), and gets what
+/// `checkpoint::open` gets, less the read model: from small parts, from a
+/// body partly in the row (older checkpoints) and partly in parts, and it
+/// refuses a byte altered inside the skipped read model, or another key.
+#[test]
+fn a_check_reads_the_checkpoint_a_part_at_a_time_without_its_read_model() {
+    use baccarat_server::checkpoint_check::latest_without_read_model;
+    let cfg = config("check-read");
+    let mut o = open(&cfg).unwrap();
+    deposits(&mut o);
+    play(&mut o, 3, 0, true);
+    write_checkpoint(&mut o.store, &o.anchors, &o.casino, &o.feed).unwrap();
+    let public = o.anchors.public_hex();
+    let store = o.store;
+    let stored = baccarat_server::store::History::latest_checkpoint(&store).unwrap().unwrap();
+    let whole = checkpoint::open(&stored, &public).unwrap();
+    assert!(whole.feed.as_ref().is_some_and(|f| !f.history.is_empty()), "the read model is in the checkpoint");
+    let expected = serde_json::to_value(checkpoint::Checkpoint { feed: None, ..whole }).unwrap();
+    let streamed = |public: &str| latest_without_read_model(&store, public).unwrap().expect("a checkpoint");
+
+    let (id, got) = streamed(&public);
+    assert_eq!(id, stored.id);
+    assert_eq!(serde_json::to_value(got.unwrap()).unwrap(), expected, "one part");
+
+    // The same body cut into parts of 997 bytes, then with its first 5,000
+    // bytes in the row itself, as an older checkpoint keeps its body.
+    let conn = store.sqlite().unwrap().connection();
+    let body = stored.body.clone();
+    let write_parts = |from: usize, size: usize| {
+        conn.execute("DELETE FROM checkpoint_parts WHERE checkpoint = ?1", [id]).unwrap();
+        conn.execute("UPDATE checkpoints SET body = ?1 WHERE id = ?2", rusqlite::params![&body[..from], id]).unwrap();
+        for (n, part) in body[from..].chunks(size).enumerate() {
+            conn.execute(
+                "INSERT INTO checkpoint_parts (checkpoint, n, data) VALUES (?1, ?2, ?3)",
+                rusqlite::params![id, n as i64, part],
+            )
+            .unwrap();
+        }
+    };
+    write_parts(0, 997);
+    let parts: i64 = conn.query_row("SELECT COUNT(*) FROM checkpoint_parts", [], |r| r.get(0)).unwrap();
+    assert!(parts > 20, "{parts} parts");
+    assert_eq!(serde_json::to_value(streamed(&public).1.unwrap()).unwrap(), expected, "many parts");
+    write_parts(5_000, 997);
+    assert_eq!(serde_json::to_value(streamed(&public).1.unwrap()).unwrap(), expected, "the row's body, then parts");
+
+    // One byte altered inside the read model, which the parser skips.
+    let text = String::from_utf8(body.clone()).unwrap();
+    let at = text.find("\"history\"").expect("the read model's history") + 40;
+    let mut altered = body.clone();
+    altered[at] = if altered[at] == b'1' { b'2' } else { b'1' };
+    conn.execute("DELETE FROM checkpoint_parts WHERE checkpoint = ?1", [id]).unwrap();
+    conn.execute("UPDATE checkpoints SET body = ?1 WHERE id = ?2", rusqlite::params![altered, id]).unwrap();
+    let why = streamed(&public).1.unwrap_err();
+    assert!(why.contains("SHA-256"), "{why}");
+    // And a body that no longer parses is named as altered too.
+    conn.execute("UPDATE checkpoints SET body = ?1 WHERE id = ?2", rusqlite::params![&body[..body.len() / 2], id])
+        .unwrap();
+    let why = streamed(&public).1.unwrap_err();
+    assert!(why.contains("SHA-256"), "{why}");
+    let why = streamed(&"ab".repeat(32)).1.unwrap_err();
+    assert!(why.contains("signed by key"), "{why}");
 }

@@ -17,14 +17,13 @@
 //!   checkpoint it writes proves the epoch in its own transaction, so a
 //!   server that lost the lease (paused, partitioned, or simply slow) has
 //!   every later write refused by PostgreSQL itself, whatever it believes.
-//! * **Standby.** A server that cannot take the lease answers every request
-//!   with `307 Temporary Redirect` to the holder's `--advertise` URL (the
-//!   client is told where to go; the body says so in JSON), and tries again
-//!   every third of the lease's time. A WebSocket upgrade is passed through
-//!   to the holder instead ([`forward_upgrade`]): a browser's WebSocket
-//!   follows no redirect, and a table's feed must reach a viewer connected
-//!   to any server. Everything else is redirected rather than forwarded, so
-//!   that sign-in's limits by client address still see the client's own.
+//! * **Standby.** A server that cannot take the lease passes every request
+//!   through to the holder's `--advertise` URL (`forward.rs`), WebSocket
+//!   upgrades included, naming the client's address to the holder in a claim
+//!   signed by the casino's key; so a client may use any server. (Only an
+//!   `https://` holder, which a standby cannot reach itself, is answered with
+//!   `307 Temporary Redirect` and a JSON body saying where.) It tries for the
+//!   lease again every third of the lease's time.
 //! * **Renewal.** The holder renews every third of the lease's time on a
 //!   connection of its own. If it finds the lease taken it stops at once
 //!   (exit 75): nothing it could still write would be accepted.
@@ -172,73 +171,6 @@ pub fn release(url: &str, lease: &Lease) -> Result<(), String> {
     .map_err(|_| "the lease's release failed".to_string())?
 }
 
-/// Whether `req` asks to become a WebSocket.
-pub fn is_websocket(req: &Request<Body>) -> bool {
-    req.headers()
-        .get(header::UPGRADE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.eq_ignore_ascii_case("websocket"))
-}
-
-/// A standby's answer to a WebSocket upgrade: it is passed through to the
-/// holder, since a browser's WebSocket follows no redirect. The upgrade
-/// request goes on unchanged but for its `Host` (the cookie signs the viewer
-/// in there, as here); the holder's answer comes back, and once both sides
-/// have switched protocols the bytes are copied both ways until either side
-/// closes. A holder that cannot be reached is a 502 naming it.
-pub async fn forward_upgrade(mut req: Request<Body>, holder: &Holder) -> Response {
-    let Some((instance, url)) = holder.read().expect("holder lock").clone().filter(|(_, u)| !u.is_empty()) else {
-        return standby_answer(&req, holder);
-    };
-    let unreachable = |why: String| {
-        let body = json!({
-            "error": format!("this server stands by, and instance {instance} at {url} could not be reached: {why}"),
-            "code": "elsewhere",
-        });
-        (StatusCode::BAD_GATEWAY, axum::Json(body)).into_response()
-    };
-    let Some(authority) = url.strip_prefix("http://").map(|a| a.trim_end_matches('/').to_string()) else {
-        return unreachable("only an http:// address can be passed through".into());
-    };
-    let tcp = match tokio::net::TcpStream::connect(&authority).await {
-        Ok(t) => t,
-        Err(e) => return unreachable(e.to_string()),
-    };
-    let (mut send, conn) = match hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tcp)).await {
-        Ok(c) => c,
-        Err(e) => return unreachable(e.to_string()),
-    };
-    tokio::spawn(conn.with_upgrades());
-    let downstream = hyper::upgrade::on(&mut req);
-    let path = req.uri().path_and_query().map_or("/", |p| p.as_str()).to_string();
-    let mut up = Request::builder().method(req.method().clone()).uri(path);
-    for (name, value) in req.headers() {
-        if name != header::HOST {
-            up = up.header(name, value);
-        }
-    }
-    let Ok(up) = up.header(header::HOST, &authority).body(Body::empty()) else {
-        return unreachable("the request could not be rebuilt".into());
-    };
-    let mut answer = match send.send_request(up).await {
-        Ok(a) => a,
-        Err(e) => return unreachable(e.to_string()),
-    };
-    if answer.status() != StatusCode::SWITCHING_PROTOCOLS {
-        let (parts, body) = answer.into_parts();
-        return Response::from_parts(parts, Body::new(body));
-    }
-    let upstream = hyper::upgrade::on(&mut answer);
-    tokio::spawn(async move {
-        if let (Ok(down), Ok(up)) = (downstream.await, upstream.await) {
-            let (mut down, mut up) = (hyper_util::rt::TokioIo::new(down), hyper_util::rt::TokioIo::new(up));
-            let _ = tokio::io::copy_bidirectional(&mut down, &mut up).await;
-        }
-    });
-    let (parts, _) = answer.into_parts();
-    Response::from_parts(parts, Body::empty())
-}
-
 /// A standby's answer to any request: where the casino is served, or that
 /// this server is starting.
 pub fn standby_answer(req: &Request<Body>, holder: &Holder) -> Response {
@@ -257,38 +189,5 @@ pub fn standby_answer(req: &Request<Body>, holder: &Holder) -> Response {
             let body = json!({"error": "the server is starting; retry in a moment", "code": "starting"});
             (StatusCode::SERVICE_UNAVAILABLE, [(header::RETRY_AFTER, "1")], axum::Json(body)).into_response()
         }
-    }
-}
-
-#[cfg(test)]
-mod forward_tests {
-    use super::*;
-
-    fn upgrade() -> Request<Body> {
-        Request::builder()
-            .uri("/api/tables/1/ws")
-            .header(header::UPGRADE, "websocket")
-            .header(header::CONNECTION, "upgrade")
-            .body(Body::empty())
-            .unwrap()
-    }
-
-    /// A holder that cannot be reached is named in a 502; with no holder
-    /// known yet the standby says it is starting; only an upgrade is passed
-    /// through.
-    #[tokio::test]
-    async fn an_upgrade_to_a_holder_out_of_reach_is_a_502_naming_it() {
-        assert!(is_websocket(&upgrade()));
-        assert!(!is_websocket(&Request::builder().uri("/").body(Body::empty()).unwrap()));
-        // A port nothing listens on: bound, then closed.
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let holder: Holder = Arc::new(RwLock::new(Some(("alpha".into(), format!("http://127.0.0.1:{port}")))));
-        let r = forward_upgrade(upgrade(), &holder).await;
-        assert_eq!(r.status(), StatusCode::BAD_GATEWAY);
-        let body = axum::body::to_bytes(r.into_body(), 4096).await.unwrap();
-        let text = String::from_utf8_lossy(&body);
-        assert!(text.contains("instance alpha") && text.contains("elsewhere"), "{text}");
-        let none: Holder = Arc::default();
-        assert_eq!(forward_upgrade(upgrade(), &none).await.status(), StatusCode::SERVICE_UNAVAILABLE);
     }
 }

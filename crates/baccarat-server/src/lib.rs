@@ -12,6 +12,7 @@ pub mod civil;
 pub mod coup_feed;
 pub mod entropy;
 pub mod float;
+pub mod forward;
 pub mod http;
 pub mod key_reader;
 pub mod keys;

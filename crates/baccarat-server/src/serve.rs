@@ -401,18 +401,23 @@ pub async fn serve(cfg: ServeConfig) -> Result<(), String> {
 /// it answers 503 (`lease.rs`); then every request goes to the router.
 pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<(), String> {
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    let active: Arc<std::sync::OnceLock<axum::Router>> = Arc::new(std::sync::OnceLock::new());
+    // The router once this server serves, with its key (a forwarded client's
+    // address is trusted under it: `forward.rs`).
+    let active: Arc<std::sync::OnceLock<(axum::Router, String)>> = Arc::new(std::sync::OnceLock::new());
     let holder: crate::lease::Holder = Arc::default();
+    let signer = crate::forward::Signer::new(cfg.anchor_paths().1);
     let outer = {
-        let (active, holder) = (active.clone(), holder.clone());
+        let (active, holder, clock) = (active.clone(), holder.clone(), cfg.clock.clone());
         axum::Router::new().fallback_service(tower::service_fn(move |req: axum::http::Request<axum::body::Body>| {
-            let (active, holder) = (active.clone(), holder.clone());
+            let (active, holder, signer, now) = (active.clone(), holder.clone(), signer.clone(), clock());
             async move {
                 use tower::ServiceExt;
                 Ok::<_, std::convert::Infallible>(match active.get() {
-                    Some(r) => r.clone().oneshot(req).await.unwrap_or_else(|e| match e {}),
-                    None if crate::lease::is_websocket(&req) => crate::lease::forward_upgrade(req, &holder).await,
-                    None => crate::lease::standby_answer(&req, &holder),
+                    Some((r, public)) => {
+                        let req = crate::forward::trust_forwarded(req, public, now);
+                        r.clone().oneshot(req).await.unwrap_or_else(|e| match e {})
+                    }
+                    None => crate::forward::forward(req, &holder, &signer, now).await,
                 })
             }
         }))
@@ -544,7 +549,8 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     for id in table_ids {
         tokio::spawn(crate::pacer::pace(state.clone(), id));
     }
-    let _ = active.set(router(state));
+    let public = state.anchor_public.clone();
+    let _ = active.set((router(state), public));
     let mut server = match (server.take(), listener.take()) {
         (Some(s), _) => s,
         (None, Some(l)) => serve_on(l),

@@ -39,6 +39,10 @@ use axum::http::{header, HeaderName, HeaderValue, Request, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::TokioExecutor;
+
 use crate::anchor::{signed_by, AnchorKey};
 use crate::lease::{standby_answer, Holder};
 
@@ -63,17 +67,22 @@ const HOP_BY_HOP: [&str; 8] = [
     "upgrade",
 ];
 
-/// The standby's signing key, read from the casino's key file when first
-/// needed (the holder may create the file after this server starts).
+/// A standby's way to the holder: the casino's signing key, read from the
+/// key file when first needed (the holder may create the file after this
+/// server starts), and a pool of kept-alive connections. (A connection per
+/// request overflowed the holder's listen queue under `loadgen`: dropped
+/// connection attempts were retried by TCP after 1, 3, 7 and 15 s.)
 #[derive(Clone)]
-pub struct Signer {
+pub struct Forwarder {
     path: PathBuf,
     key: Arc<RwLock<Option<Arc<AnchorKey>>>>,
+    pool: Client<HttpConnector, Body>,
 }
 
-impl Signer {
-    pub fn new(path: PathBuf) -> Signer {
-        Signer { path, key: Arc::default() }
+impl Forwarder {
+    pub fn new(key_file: PathBuf) -> Forwarder {
+        let pool = Client::builder(TokioExecutor::new()).build_http();
+        Forwarder { path: key_file, key: Arc::default(), pool }
     }
 
     fn key(&self) -> Option<Arc<AnchorKey>> {
@@ -134,7 +143,7 @@ pub fn is_websocket(req: &Request<Body>) -> bool {
 /// A standby's answer to any request: passed through to the holder (an
 /// upgrade becomes a WebSocket between the client and the holder). A holder
 /// that cannot be reached is a 502 naming it; none known yet, a 503.
-pub async fn forward(mut req: Request<Body>, holder: &Holder, signer: &Signer, now_ms: u64) -> Response {
+pub async fn forward(req: Request<Body>, holder: &Holder, to: &Forwarder, now_ms: u64) -> Response {
     let Some((instance, url)) = holder.read().expect("holder lock").clone().filter(|(_, u)| !u.is_empty()) else {
         return standby_answer(&req, holder);
     };
@@ -149,43 +158,76 @@ pub async fn forward(mut req: Request<Body>, holder: &Holder, signer: &Signer, n
         });
         (StatusCode::BAD_GATEWAY, axum::Json(body)).into_response()
     };
-    let tcp = match tokio::net::TcpStream::connect(&authority).await {
-        Ok(t) => t,
-        Err(e) => return unreachable(e.to_string()),
+    let answered = if is_websocket(&req) {
+        upgrade(req, &authority, to, now_ms).await
+    } else {
+        let up = upstream(&req, &format!("http://{authority}"), to, now_ms, false).body(req.into_body());
+        let up = up.map_err(|e| e.to_string());
+        match up {
+            Ok(up) => to.pool.request(up).await.map(|a| a.map(Body::new)).map_err(|e| e.to_string()),
+            Err(e) => Err(e),
+        }
     };
-    let (mut send, conn) = match hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tcp)).await {
-        Ok(c) => c,
-        Err(e) => return unreachable(e.to_string()),
-    };
-    tokio::spawn(conn.with_upgrades());
-    let upgrade = is_websocket(&req);
-    let downstream = upgrade.then(|| hyper::upgrade::on(&mut req));
-    let client = req.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip());
-    let path = req.uri().path_and_query().map_or("/", |p| p.as_str()).to_string();
-    let mut up = Request::builder().method(req.method().clone()).uri(path);
+    match answered {
+        Ok(mut answer) => {
+            if let Ok(v) = HeaderValue::from_str(&instance) {
+                answer.headers_mut().insert(HeaderName::from_static(ANSWERED_BY), v);
+            }
+            answer
+        }
+        Err(why) => unreachable(why),
+    }
+}
+
+/// The request to send on: the client's method, path and headers but for
+/// `Host`, a client's own claim and (`upgrade` aside) the connection's
+/// headers; and this server's claim naming the client. `base`: what goes
+/// before the path (`http://host:port` for the pool, nothing on a
+/// connection of its own).
+fn upstream(
+    req: &Request<Body>,
+    base: &str,
+    to: &Forwarder,
+    now_ms: u64,
+    upgrade: bool,
+) -> axum::http::request::Builder {
+    let path = req.uri().path_and_query().map_or("/", |p| p.as_str());
+    let mut up = Request::builder().method(req.method().clone()).uri(format!("{base}{path}"));
     for (name, value) in req.headers() {
         let hop = HOP_BY_HOP.contains(&name.as_str()) && !upgrade;
         if name != header::HOST && name != CLIENT_HEADER && !hop {
             up = up.header(name, value);
         }
     }
-    if let (Some(ip), Some(key)) = (client, signer.key()) {
+    let client = req.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip());
+    if let (Some(ip), Some(key)) = (client, to.key()) {
         up = up.header(CLIENT_HEADER, claim(&key, ip, now_ms));
     }
-    let Ok(up) = up.header(header::HOST, &authority).body(req.into_body()) else {
-        return unreachable("the request could not be rebuilt".into());
-    };
-    let mut answer = match send.send_request(up).await {
-        Ok(a) => a,
-        Err(e) => return unreachable(e.to_string()),
-    };
-    if let Ok(v) = HeaderValue::from_str(&instance) {
-        answer.headers_mut().insert(HeaderName::from_static(ANSWERED_BY), v);
+    let authority = base.strip_prefix("http://").unwrap_or(base);
+    if authority.is_empty() {
+        up
+    } else {
+        up.header(header::HOST, authority)
     }
-    let Some(downstream) = downstream.filter(|_| answer.status() == StatusCode::SWITCHING_PROTOCOLS) else {
+}
+
+/// A WebSocket upgrade, on a connection of its own: once both sides have
+/// switched protocols, the bytes are copied both ways until either closes.
+async fn upgrade(mut req: Request<Body>, authority: &str, to: &Forwarder, now_ms: u64) -> Result<Response, String> {
+    let tcp = tokio::net::TcpStream::connect(authority).await.map_err(|e| e.to_string())?;
+    let (mut send, conn) =
+        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tcp)).await.map_err(|e| e.to_string())?;
+    tokio::spawn(conn.with_upgrades());
+    let downstream = hyper::upgrade::on(&mut req);
+    let up = upstream(&req, "", to, now_ms, true)
+        .header(header::HOST, authority)
+        .body(Body::empty())
+        .map_err(|e| e.to_string())?;
+    let mut answer = send.send_request(up).await.map_err(|e| e.to_string())?;
+    if answer.status() != StatusCode::SWITCHING_PROTOCOLS {
         let (parts, body) = answer.into_parts();
-        return Response::from_parts(parts, Body::new(body));
-    };
+        return Ok(Response::from_parts(parts, Body::new(body)));
+    }
     let upstream = hyper::upgrade::on(&mut answer);
     tokio::spawn(async move {
         if let (Ok(down), Ok(up)) = (downstream.await, upstream.await) {
@@ -194,7 +236,7 @@ pub async fn forward(mut req: Request<Body>, holder: &Holder, signer: &Signer, n
         }
     });
     let (parts, _) = answer.into_parts();
-    Response::from_parts(parts, Body::empty())
+    Ok(Response::from_parts(parts, Body::empty()))
 }
 
 #[cfg(test)]
@@ -210,13 +252,13 @@ mod tests {
             .unwrap()
     }
 
-    fn signer() -> (Signer, Arc<AnchorKey>) {
+    fn signer() -> (Forwarder, Arc<AnchorKey>) {
         let dir = std::env::temp_dir().join(format!("baccarat-forward-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("casino.key");
         let _ = std::fs::remove_file(&path);
         let key = Arc::new(AnchorKey::load_or_create(&path).unwrap());
-        (Signer::new(path), key)
+        (Forwarder::new(path), key)
     }
 
     /// A holder that cannot be reached is named in a 502, for a plain request

@@ -405,7 +405,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     // address is trusted under it: `forward.rs`).
     let active: Arc<std::sync::OnceLock<(axum::Router, String)>> = Arc::new(std::sync::OnceLock::new());
     let holder: crate::lease::Holder = Arc::default();
-    let signer = crate::forward::Signer::new(cfg.anchor_paths().1);
+    let signer = crate::forward::Forwarder::new(cfg.anchor_paths().1);
     let outer = {
         let (active, holder, clock) = (active.clone(), holder.clone(), cfg.clock.clone());
         axum::Router::new().fallback_service(tower::service_fn(move |req: axum::http::Request<axum::body::Body>| {

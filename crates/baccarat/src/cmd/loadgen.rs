@@ -52,9 +52,11 @@ use serde_json::{json, Value};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The server (loopback only).
+    /// The server (loopback only). Give it more than once for several servers
+    /// of one PostgreSQL casino: the set-up and the final checks go to the
+    /// first, the load workers to each in turn, the probe to the last.
     #[arg(long, default_value = "http://127.0.0.1:8080")]
-    url: String,
+    url: Vec<String>,
     /// The admin's password (printed on the server's first run).
     #[arg(long, env = "BACCARAT_ADMIN_PASSWORD")]
     admin_password: String,
@@ -108,9 +110,14 @@ const PROBE_IN_FLIGHT: usize = 1024;
 const LOAD_CONFIG: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 100\nmax = 1000000000\n";
 
 pub fn run(a: Args) -> Result<()> {
-    let host = a.url.trim_start_matches("http://").split(['/', ':']).next().unwrap_or_default().to_string();
-    if !(host == "127.0.0.1" || host == "localhost" || host == "[::1]" || host.starts_with("127.")) {
-        bail!("--url: loadgen drives loopback servers only, not {host}");
+    if a.url.len() > 16 {
+        bail!("--url: at most 16 servers, not {}", a.url.len());
+    }
+    for url in &a.url {
+        let host = url.trim_start_matches("http://").split(['/', ':']).next().unwrap_or_default().to_string();
+        if !(host == "127.0.0.1" || host == "localhost" || host == "[::1]" || host.starts_with("127.")) {
+            bail!("--url: loadgen drives loopback servers only, not {host}");
+        }
     }
     if a.seconds == 0
         || a.seconds > 600
@@ -152,7 +159,8 @@ fn duration(a: &Args) -> Duration {
 
 async fn drive(a: Args) -> Result<()> {
     let c = reqwest::Client::builder().pool_max_idle_per_host(a.concurrency).build()?;
-    let url = a.url.trim_end_matches('/').to_string();
+    let urls: Vec<String> = a.url.iter().map(|u| u.trim_end_matches('/').to_string()).collect();
+    let url = urls[0].clone();
     let login = |name: String, password: String| {
         let (c, url) = (c.clone(), url.clone());
         async move {
@@ -274,7 +282,7 @@ async fn drive(a: Args) -> Result<()> {
     // The probe: one wager every interval, on a fixed schedule.
     let probe_task = probe.map(|(table, token)| {
         let shared = shared.clone();
-        let url = url.clone();
+        let url = urls[urls.len() - 1].clone();
         let every = Duration::from_millis(a.probe_interval_ms);
         let run_id = run_id.clone();
         let stop = stop_rx.clone();
@@ -290,14 +298,16 @@ async fn drive(a: Args) -> Result<()> {
 
     let mut workers = Vec::new();
     for w in 0..a.concurrency {
-        let (c, url, shared, players) = (c.clone(), url.clone(), shared.clone(), players.clone());
+        let (c, url, shared, players) = (c.clone(), urls[w % urls.len()].clone(), shared.clone(), players.clone());
         let slip = a.slip;
         workers.push(tokio::spawn(async move { load_worker(c, url, w, slip, players, shared).await }));
     }
     if !a.json {
         match a.soak {
-            Some(m) => eprintln!("soak: {m} min against {url}; RSS sampled every {} s", RSS_EVERY.as_secs()),
-            None => eprintln!("load: {} s against {url}", length.as_secs()),
+            Some(m) => {
+                eprintln!("soak: {m} min against {}; RSS sampled every {} s", urls.join(", "), RSS_EVERY.as_secs())
+            }
+            None => eprintln!("load: {} s against {}", length.as_secs(), urls.join(", ")),
         }
     }
     tokio::time::sleep(length).await;
@@ -339,6 +349,7 @@ async fn drive(a: Args) -> Result<()> {
     let largest_at = coup_counts.iter().max_by_key(|c| c.wagers);
     let slope = rss_samples.as_deref().and_then(slope_mb_per_million);
     let report = json!({
+        "servers": urls,
         "seconds": secs,
         "tables": tables.len(),
         "players": players.len(),

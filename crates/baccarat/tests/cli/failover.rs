@@ -1,6 +1,6 @@
 //! Two `baccarat serve` processes on one PostgreSQL casino (`lease.rs`): one
 //! serves, the other stands by and passes every request through to it (`forward.rs`;
-//! a bounded `loadgen` runs through the standby); killed with SIGKILL
+//! a bounded `loadgen` runs against both); killed with SIGKILL
 //! mid-coup, the server's lease expires, the standby takes the casino under
 //! a new epoch, recovers it, finishes the interrupted coup, and serves.
 //! Nothing acknowledged is lost, nothing is paid twice, a player's
@@ -104,11 +104,11 @@ fn two_servers_on_postgresql_fail_over_without_losing_a_chip() {
     let (b, b_lines, b_url) = instance("beta", &db, &dir);
     until_line(&b_lines, 30, |l| l.starts_with("standing by: instance alpha").then_some(()));
 
-    // Load through the standby (players signed in, tables made, slips
-    // placed, all passed through to alpha), bounded: it ends with alpha's
-    // ledger balanced, and verify below reads what it wrote.
+    // Load against both servers, bounded: half the load workers send their
+    // slips to the standby, which passes them through to alpha. It ends with
+    // the ledger balanced, and verify below reads what it wrote.
     let load = std::process::Command::new(env!("CARGO_BIN_EXE_baccarat"))
-        .args(["loadgen", "--url", &b_url, "--admin-password", &admin, "--tables", "2"])
+        .args(["loadgen", "--url", &b_url, "--url", &a_url, "--admin-password", &admin, "--tables", "2"])
         .args(["--players-per-table", "3", "--concurrency", "8", "--seconds", "4", "--probe", "false", "--json"])
         .output()
         .unwrap();
@@ -117,7 +117,8 @@ fn two_servers_on_postgresql_fail_over_without_losing_a_chip() {
     let report: Value = serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("{e}: {text}"));
     assert!(report["accepted_bets"].as_u64().unwrap_or(0) > 0, "{report}");
     assert_eq!(report["ledger"]["ok"], true, "{report}");
-    eprintln!("loadgen through the standby: {} bets accepted in 4 s", report["accepted_bets"]);
+    assert_eq!(report["servers"], json!([b_url, a_url]), "{report}");
+    eprintln!("loadgen against both servers: {} bets accepted in 4 s", report["accepted_bets"]);
     let (token, before, held, coup) = rt.block_on(async {
         // The standby passes a request through to the server that holds the
         // casino, and says which answered.

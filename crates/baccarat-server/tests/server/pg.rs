@@ -329,6 +329,29 @@ fn migrate_copies_a_sqlite_casino_and_refuses_a_non_empty_target() {
         assert!(h.answers_since(0).unwrap().len() >= 10);
         assert!(h.answers_since(u64::MAX).unwrap().is_empty());
     }
+    // The readers that find keys out of memory find the same answers in
+    // both, in one read for many keys: each key's latest answer, nothing for
+    // a key never answered, nothing before the window.
+    let answered: Vec<u128> = sqlite.answers_since(0).unwrap().iter().map(|a| a.key_id).collect();
+    let mut ids = answered.clone();
+    ids.extend([1u128, 2, u128::MAX]);
+    let sqlite_keys = baccarat_server::key_reader::open(&baccarat_server::store::Db::Sqlite(cfg.db.clone())).unwrap();
+    let pg_keys = baccarat_server::key_reader::open(&baccarat_server::store::Db::Postgres(url.clone())).unwrap();
+    let found = |k: &std::sync::Arc<dyn baccarat_server::keys::ColdKeys>, since: u64| {
+        let mut rows: Vec<String> = k
+            .find(&ids, since)
+            .unwrap()
+            .into_iter()
+            .map(|a| format!("{:x} {} {:?} {} {} {:?}", a.key_id, a.seq, a.request, a.answer, a.at_ms, a.cause))
+            .collect();
+        rows.sort();
+        rows
+    };
+    let (a_rows, b_rows) = (found(&sqlite_keys, 0), found(&pg_keys, 0));
+    assert_eq!(a_rows.len(), answered.len(), "every answered key, and no other");
+    assert_eq!(a_rows, b_rows);
+    assert!(found(&pg_keys, u64::MAX).is_empty() && found(&sqlite_keys, u64::MAX).is_empty());
+    assert!(pg_keys.find(&[], 0).unwrap().is_empty());
     // A check that answers nothing reads no key (`Keys::None`).
     assert_eq!(recover(&pg, Some(cp(&pg)), Keys::None, &none).unwrap().casino.ledger.keys(), 0);
 

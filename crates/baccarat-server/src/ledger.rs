@@ -149,6 +149,14 @@ pub enum Cause {
     /// A promotional prize paid (NSW 16), recorded as record `seq` of the
     /// casino's own chain.
     Promotion { seq: u64 },
+    /// What a bet slip placed, kept with its idempotency answer (never on a
+    /// transfer): bit `i` of `accepted` is set if line `i` was placed, and
+    /// the placed lines are wagers `first`, `first + 1`, … in line order (one
+    /// writer places a slip's lines one after another at one table, and a
+    /// table numbers its wagers in order). A retry is answered from it alone,
+    /// so a slip writes one answer, not one per line as well (their index
+    /// inserts cost a third of the committer's time: `casino::slip`).
+    Slip { table: u32, first: baccarat_table::engine::WagerId, accepted: u32 },
 }
 
 impl Cause {
@@ -162,20 +170,25 @@ impl Cause {
             Cause::Wager { table, wager } => format!("wager:{table}:{wager}"),
             Cause::Tournament { seq } => format!("tournament:{seq}"),
             Cause::Promotion { seq } => format!("promotion:{seq}"),
+            Cause::Slip { table, first, accepted } => format!("slip:{table}:{first}:{accepted}"),
         }
     }
 
     /// Parse what [`Cause::encode`] wrote.
     pub fn parse(s: &str) -> Option<Cause> {
+        use baccarat_table::engine::WagerId;
         let mut p = s.split(':');
-        let c = match (p.next()?, p.next(), p.next()) {
-            ("", None, None) => Cause::None,
-            ("deposit", Some(n), None) => Cause::Deposit { seq: n.parse().ok()? },
-            ("float", Some(t), None) => Cause::Float { table: t.parse().ok()? },
-            ("tournament", Some(n), None) => Cause::Tournament { seq: n.parse().ok()? },
-            ("promotion", Some(n), None) => Cause::Promotion { seq: n.parse().ok()? },
-            ("wager", Some(t), Some(w)) => {
-                Cause::Wager { table: t.parse().ok()?, wager: baccarat_table::engine::WagerId(w.parse().ok()?) }
+        let c = match (p.next()?, p.next(), p.next(), p.next()) {
+            ("", None, None, None) => Cause::None,
+            ("deposit", Some(n), None, None) => Cause::Deposit { seq: n.parse().ok()? },
+            ("float", Some(t), None, None) => Cause::Float { table: t.parse().ok()? },
+            ("tournament", Some(n), None, None) => Cause::Tournament { seq: n.parse().ok()? },
+            ("promotion", Some(n), None, None) => Cause::Promotion { seq: n.parse().ok()? },
+            ("wager", Some(t), Some(w), None) => {
+                Cause::Wager { table: t.parse().ok()?, wager: WagerId(w.parse().ok()?) }
+            }
+            ("slip", Some(t), Some(w), Some(a)) => {
+                Cause::Slip { table: t.parse().ok()?, first: WagerId(w.parse().ok()?), accepted: a.parse().ok()? }
             }
             _ => return None,
         };
@@ -380,6 +393,15 @@ impl Ledger {
         self.cause = Cause::None;
         let row = self.keys.remember(key, request, &answer, cause);
         (answer, self.changes_since(mark, Some(row)))
+    }
+
+    /// Bind a new `key` to `request` with an answer already made, and report
+    /// it: a bet slip's, whose lines' holds were applied each on its own
+    /// ([`Ledger::apply_internal`]) and whose answer names them all.
+    pub fn bind(&mut self, key: &str, request: [u8; 32], answer: &Answer, cause: Cause) -> Changes {
+        let mark = self.mark();
+        let row = self.keys.remember(key, request, answer, cause);
+        self.changes_since(mark, Some(row))
     }
 
     /// Apply `ops` and report what changed (nothing, for a retried key). The

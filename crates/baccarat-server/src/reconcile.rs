@@ -78,7 +78,7 @@ fn bucket(c: Cause) -> usize {
         Cause::None => 0,
         Cause::Deposit { seq } | Cause::Tournament { seq } | Cause::Promotion { seq } => seq,
         Cause::Float { table } => u64::from(table),
-        Cause::Wager { wager, .. } => wager.0,
+        Cause::Wager { wager, .. } | Cause::Slip { first: wager, .. } => wager.0,
     };
     (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - BUCKETS.trailing_zeros())) as usize
 }
@@ -87,7 +87,9 @@ fn bucket(c: Cause) -> usize {
 fn chain_of(c: Cause) -> u32 {
     match c {
         Cause::None | Cause::Deposit { .. } | Cause::Tournament { .. } | Cause::Promotion { .. } => CASINO_CHAIN,
-        Cause::Float { table } | Cause::Wager { table, .. } => table,
+        // A slip's cause is an answer's, never a transfer's: one that names it
+        // is explained by no record of its table, and is reported.
+        Cause::Float { table } | Cause::Wager { table, .. } | Cause::Slip { table, .. } => table,
     }
 }
 
@@ -122,6 +124,7 @@ impl Keyed {
             Cause::Wager { table, wager } => (3, u64::from(table), wager.0),
             Cause::Tournament { seq } => (4, seq, 0),
             Cause::Promotion { seq } => (5, seq, 0),
+            Cause::Slip { table, first, accepted } => (6, u64::from(table), first.0 ^ (u64::from(accepted) << 32)),
         };
         let (k, h) = match kind {
             Kind::Plain(TransferKind::Posted) => (0u8, 0),
@@ -740,5 +743,6 @@ fn describe(c: Cause) -> String {
         Cause::Wager { table, wager } => format!("table {table} wager {wager}"),
         Cause::Tournament { seq } => format!("the tournament money of the casino's chain record {seq}"),
         Cause::Promotion { seq } => format!("the promotional prizes of the casino's chain record {seq}"),
+        Cause::Slip { table, first, .. } => format!("a bet slip's answer (table {table}, from wager {first})"),
     }
 }

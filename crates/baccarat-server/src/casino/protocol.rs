@@ -318,9 +318,10 @@ impl Request {
             Request::Wager { player, key, .. } | Request::TokenWager { player, key, .. } => {
                 vec![wager_key(*player, key)]
             }
-            Request::Wagers { player, slip, key, .. } => std::iter::once(wager_key(*player, key))
-                .chain((0..slip.len().min(super::MAX_SLIP)).map(|i| line_key(*player, i, key)))
-                .collect(),
+            // A slip's answer says what each line did (`Cause::Slip`). (Slips
+            // answered before it did have line keys too; a retry of one looks
+            // them up when it comes to them.)
+            Request::Wagers { player, key, .. } => vec![wager_key(*player, key)],
             _ => Vec::new(),
         }
     }

@@ -355,14 +355,19 @@ fn a_start_reads_no_keys_and_a_retry_sent_just_before_it_gets_its_first_answer()
     let slip = |amount: i64| Request::Wagers {
         table: 2,
         player: PlayerId(101),
-        slip: vec![line(Bet::Banker, amount), line(Bet::Banker, 2000)],
+        // The third line is under the table's minimum: refused, and so it
+        // stays on a retry.
+        slip: vec![line(Bet::Banker, amount), line(Bet::Banker, 2000), line(Bet::Banker, 100)],
         key: "slip".into(),
     };
+    let answers_before = o.casino.ledger.keys.last_seq();
     let first_slip = step(&mut o, slip(4000));
     assert!(
-        matches!(&first_slip, Reply::Wagers { results, .. } if results.iter().all(|r| matches!(r, Reply::Wager { .. }))),
+        matches!(&first_slip, Reply::Wagers { results, .. }
+            if matches!(results[..], [Reply::Wager { .. }, Reply::Wager { .. }, Reply::Refused { .. }])),
         "{first_slip:?}"
     );
+    assert_eq!(o.casino.ledger.keys.last_seq(), answers_before + 1, "a slip writes one answer, not one a line");
     let first_wager = {
         let c = &o.casino;
         c.tables[&1].engine.state().coup.wagers.iter().next().map(|w| w.id)
@@ -386,6 +391,11 @@ fn a_start_reads_no_keys_and_a_retry_sent_just_before_it_gets_its_first_answer()
                     .collect::<Vec<_>>()
             };
             assert_eq!(ids(a), ids(b));
+            assert!(
+                matches!(&a[2], Reply::Refused { code: baccarat_server::casino::Code::Idempotency, .. }),
+                "the refused line is not tried again under the slip's key: {:?}",
+                a[2]
+            );
         }
         _ => panic!("{again_slip:?}"),
     }

@@ -30,6 +30,7 @@ pub mod reconcile;
 pub mod scan;
 pub mod serve;
 pub mod signin;
+pub mod slip_answers;
 pub mod store;
 pub mod table_view;
 pub mod trust;

@@ -26,6 +26,7 @@ use rusqlite::{params, Connection, OpenFlags};
 use crate::archive::each_paged;
 use crate::audit::Record;
 use crate::ledger::{Account, Cause, Transfer, TransferKind};
+use crate::slip_answers::SlipHold;
 use crate::store::{Snapshot, SqliteStore, StoreError, TableRow};
 
 /// Rows read per query.
@@ -226,10 +227,14 @@ impl<'c> Scan<'c> {
 
     /// Each idempotency answer in the order it was given: its key and its
     /// answer's JSON, until `f` says stop.
-    pub fn each_answer(&self, mut f: impl FnMut(&str, &str) -> Result<bool, StoreError>) -> Result<(), StoreError> {
+    /// Each answer as `(key, answer, cause)`.
+    pub fn each_answer(
+        &self,
+        mut f: impl FnMut(&str, &str, &str) -> Result<bool, StoreError>,
+    ) -> Result<(), StoreError> {
         each_paged(
             &self.history(),
-            "SELECT rowid, key, digest, answer FROM answer_log WHERE rowid > ?1 ORDER BY rowid LIMIT ?2",
+            "SELECT rowid, key, digest, answer, cause FROM answer_log WHERE rowid > ?1 ORDER BY rowid LIMIT ?2",
             i64::MIN,
             &[],
             |r| {
@@ -238,7 +243,8 @@ impl<'c> Scan<'c> {
                 if r.get_ref(2)?.as_blob().map_err(rusqlite::Error::from)?.len() != 32 {
                     return Err(StoreError::Corrupt(format!("digest of answer {key}")));
                 }
-                let go = f(key, r.get_ref(3)?.as_str().map_err(rusqlite::Error::from)?)?;
+                let answer = r.get_ref(3)?.as_str().map_err(rusqlite::Error::from)?;
+                let go = f(key, answer, r.get_ref(4)?.as_str().map_err(rusqlite::Error::from)?)?;
                 Ok(go.then_some(rowid))
             },
         )
@@ -246,8 +252,10 @@ impl<'c> Scan<'c> {
 
     /// A fresh, empty set of answered transfer ids in the temporary database.
     pub fn answered(&self) -> Result<Answered<'c>, StoreError> {
-        self.conn
-            .execute_batch("DROP TABLE IF EXISTS temp.answered; CREATE TEMP TABLE answered (id INTEGER PRIMARY KEY)")?;
+        self.conn.execute_batch(
+            "DROP TABLE IF EXISTS temp.answered;
+                 CREATE TEMP TABLE answered (id INTEGER PRIMARY KEY, key TEXT, cause TEXT, player INTEGER)",
+        )?;
         Ok(Answered { conn: self.conn, page: std::collections::VecDeque::new(), after: i64::MIN, done: false })
     }
 }
@@ -263,12 +271,13 @@ fn transfer_kind(s: &str) -> Result<TransferKind, StoreError> {
 }
 
 /// Transfer ids named by idempotency answers, kept in SQLite's temporary
-/// database: added in any order, then read back in id order.
+/// database: added in any order, then read back in id order. A slip's holds
+/// carry what its answer says each is (`slip_answers.rs`).
 pub struct Answered<'c> {
     conn: &'c Connection,
     /// Ids are compared as SQLite keeps them (`i64`), the order both sides
     /// are read in.
-    page: std::collections::VecDeque<i64>,
+    page: std::collections::VecDeque<(i64, Option<SlipHold>)>,
     after: i64,
     done: bool,
 }
@@ -283,30 +292,52 @@ impl Answered<'_> {
         Ok(())
     }
 
-    /// Whether `id` is in the set. The ids asked about must rise (as the
-    /// transfers are read, by their stored `i64`): the set is read once, in
-    /// order, alongside them (a merge).
-    pub fn contains_next(&mut self, id: u64) -> Result<bool, StoreError> {
+    /// Add a slip's holds, each with what its answer says it is (a repeat
+    /// takes the slip's word: a slip's holds are named by its answer alone).
+    pub fn add_slip(&self, holds: &[(u64, SlipHold)]) -> Result<(), StoreError> {
+        let mut q = self
+            .conn
+            .prepare_cached("INSERT OR REPLACE INTO temp.answered (id, key, cause, player) VALUES (?1, ?2, ?3, ?4)")?;
+        for (id, h) in holds {
+            q.execute(params![*id as i64, h.key, h.cause, h.player])?;
+        }
+        Ok(())
+    }
+
+    /// Whether `id` is in the set, and if a slip's answer named it, what it
+    /// said the hold is. The ids asked about must rise (as the transfers are
+    /// read, by their stored `i64`): the set is read once, in order, alongside
+    /// them (a merge).
+    pub fn next(&mut self, id: u64) -> Result<Option<Option<SlipHold>>, StoreError> {
         let id = id as i64;
         loop {
             match self.page.front() {
-                Some(&a) if a < id => {
+                Some((a, _)) if *a < id => {
                     self.page.pop_front();
                 }
-                Some(&a) => return Ok(a == id),
-                None if self.done => return Ok(false),
+                Some((a, _)) if *a > id => return Ok(None),
+                Some(_) => return Ok(self.page.pop_front().map(|(_, h)| h)),
+                None if self.done => return Ok(None),
                 None => self.fetch()?,
             }
         }
     }
 
     fn fetch(&mut self) -> Result<(), StoreError> {
-        let mut q = self.conn.prepare_cached("SELECT id FROM temp.answered WHERE id > ?1 ORDER BY id LIMIT ?2")?;
-        let ids = q.query_map(params![self.after, PAGE], |r| r.get::<_, i64>(0))?;
-        for id in ids {
-            let id = id?;
-            self.after = id;
-            self.page.push_back(id);
+        let mut q = self
+            .conn
+            .prepare_cached("SELECT id, key, cause, player FROM temp.answered WHERE id > ?1 ORDER BY id LIMIT ?2")?;
+        let rows = q.query_map(params![self.after, PAGE], |r| {
+            let hold = match (r.get::<_, Option<String>>(1)?, r.get::<_, Option<String>>(2)?, r.get(3)?) {
+                (Some(key), Some(cause), Some(player)) => Some(SlipHold { key, cause, player }),
+                _ => None,
+            };
+            Ok((r.get::<_, i64>(0)?, hold))
+        })?;
+        for row in rows {
+            let row = row?;
+            self.after = row.0;
+            self.page.push_back(row);
         }
         self.done = (self.page.len() as i64) < PAGE;
         Ok(())

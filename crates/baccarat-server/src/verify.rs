@@ -40,11 +40,13 @@
 //!    wager instead.
 //! 2. The idempotency answers, in the order given: the transfer ids they name
 //!    go to a temporary table in SQLite (which spills to disk), read back in id
-//!    order.
+//!    order. A bet slip's one answer names its holds with what it says each
+//!    is (its table, first wager and placed lines: `slip_answers.rs`).
 //! 3. The transfers, in id order: each account's replayed balance and the holds
 //!    still open (for the ledger's invariants), the found side of the
 //!    reconciliation's digest, and a merge with the answered ids for keyed
-//!    transfers without an answer.
+//!    transfers without an answer, and for slip holds that are not what their
+//!    slip's answer says.
 //! 4. Only where a chain's digest differs, the differing part of it again, to
 //!    name each difference (`reconcile.rs`).
 //!
@@ -207,10 +209,18 @@ fn verify_with(
 
     let mut answered = scan.answered()?;
     let mut unreadable = None;
-    scan.each_answer(|key, json| {
+    let mut slips = crate::slip_answers::Problems::default();
+    scan.each_answer(|key, json, cause| {
         f.answers += 1;
         match answered_ids(json) {
-            Ok(ids) => answered.add(&ids).map(|_| true),
+            Ok(ids) => match crate::slip_answers::holds(key, cause, &ids) {
+                Ok(Some(holds)) => answered.add_slip(&holds).map(|_| true),
+                Ok(None) => answered.add(&ids).map(|_| true),
+                Err(why) => {
+                    slips.push(why);
+                    answered.add(&ids).map(|_| true)
+                }
+            },
             Err(e) => {
                 // The ledger and the check of keyed transfers stop at the
                 // first unreadable answer, as restoring the ledger would.
@@ -222,16 +232,22 @@ fn verify_with(
     })?;
 
     let mut ledger = LedgerSums::default();
+    let wallets = crate::slip_answers::wallets(&accounts);
     scan.each_transfer(|t| {
         f.transfers += 1;
         let hold = ledger.feed(&t);
         books.transfer(&t, hold);
-        if unreadable.is_none() && keyed(&t) && !answered.contains_next(t.id)? {
-            books.unanswered(t.id);
+        if unreadable.is_none() {
+            match answered.next(t.id)? {
+                None if keyed(&t) => books.unanswered(t.id),
+                Some(Some(said)) => slips.extend(crate::slip_answers::check(&said, &t, &wallets)),
+                _ => {}
+            }
         }
         Ok(())
     })?;
     drop(answered);
+    f.problems.extend(slips.into_problems());
 
     // Reread only where the digests differ, to name each difference.
     for round in books.rounds() {

@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 
 use baccarat_rules::{Bet, Money};
 use baccarat_server::audit::Chain;
-use baccarat_server::casino::{Reply, Request};
+use baccarat_server::casino::{Reply, Request, SlipLine};
 use baccarat_server::serve::{heads_of, open, Opened, ServeConfig};
 use baccarat_server::store::{Commit, Store};
 use baccarat_server::trust::Actor;
@@ -84,6 +84,21 @@ fn coup(o: &mut Opened, table: u32, n: usize, [p1, p2]: [u32; 2]) {
     assert_eq!(o.casino.phase(table), Some(Phase::Ready));
 }
 
+/// A coup on `table` with one 3-line bet slip, under key `slip`: Banker and
+/// Player placed, and a Tie beyond the wallet refused (mask `0b011`).
+fn slip_coup(o: &mut Opened, table: u32, player: u32) {
+    step(o, vec![command(table, Command::OpenBetting { no_bet: false, closes_at: None })]);
+    let line = |bet: Bet, amount: i64| SlipLine { spot: Spot::Box(1), bet, amount: Money(amount), ante: Money::ZERO };
+    let slip = vec![line(Bet::Banker, 2000), line(Bet::Player, 3000), line(Bet::Tie, 90_000_000)];
+    let r = step(o, vec![Request::Wagers { table, player: PlayerId(player), slip, key: "slip".into() }]);
+    let Reply::Wagers { results, .. } = &r[0] else { panic!("{r:?}") };
+    assert!(matches!(results[..], [Reply::Wager { .. }, Reply::Wager { .. }, Reply::Refused { .. }]), "{results:?}");
+    step(o, vec![command(table, Command::CloseBetting)]);
+    while matches!(o.casino.phase(table), Some(Phase::Closed | Phase::Dealing)) {
+        step(o, vec![command(table, Command::DealNext)]);
+    }
+}
+
 fn honest() -> &'static Honest {
     static HONEST: OnceLock<Honest> = OnceLock::new();
     HONEST.get_or_init(|| {
@@ -103,6 +118,7 @@ fn honest() -> &'static Honest {
             coup(&mut o, 1, n, players);
             coup(&mut o, 2, n, players);
         }
+        slip_coup(&mut o, 2, players[0]);
         let anchors = baccarat_server::anchor::default_paths(&db).0;
         let lines_before_last_coup = std::fs::read_to_string(anchors).unwrap().lines().count();
         coup(&mut o, 1, 3, players);
@@ -269,7 +285,7 @@ fn an_honest_run_verifies_clean() {
     let (f, _) = verify_file(&copy.db, None, None).unwrap();
     assert!(f.problems.is_empty(), "{:#?}", f.problems);
     assert!(f.unanchored.is_empty(), "every record of an honest run is anchored: {:?}", f.unanchored);
-    assert_eq!((f.tables, f.shoes, f.coups, f.settlements), (5, 2, 7, 14));
+    assert_eq!((f.tables, f.shoes, f.coups, f.settlements), (5, 2, 8, 16));
     // The forger's rebalancing changes nothing on an honest ledger.
     rebalance(&copy.sql());
     assert!(copy.problems().is_empty());
@@ -413,6 +429,41 @@ fn deleted_idempotency_answers_are_caught() {
     drop(c);
     let p = copy.problems();
     caught(&p, "keyed transfers have no idempotency answer (deleted?)");
+}
+
+/// A slip's one answer says which lines were placed and the wager the first
+/// became (`Cause::Slip`); a retry is told that alone. A forger who edits it
+/// (another first wager, another table, more or fewer lines) is caught by
+/// its holds, which the chain explains (`slip_answers.rs`).
+#[test]
+fn a_forged_slip_answer_is_caught() {
+    let slip = |c: &Connection| -> String {
+        c.query_row("SELECT cause FROM answer_log WHERE cause LIKE 'slip:%'", [], |r| r.get(0)).unwrap()
+    };
+    let cause = slip(&Forged::new().sql());
+    let [_, table, first, mask] = cause.split(':').collect::<Vec<_>>()[..] else { panic!("{cause}") };
+    assert_eq!((table, mask), ("2", "3"), "{cause}");
+    let first: u64 = first.parse().unwrap();
+    for (forged, what) in [
+        (format!("slip:2:{}:3", first + 1), format!("as the hold of wager:2:{}", first + 1)),
+        (format!("slip:1:{first}:3"), format!("as the hold of wager:1:{first}")),
+        (format!("slip:2:{first}:7"), "says 3 lines were placed (slip:2:".to_string()),
+        (format!("slip:2:{first}:1"), "says 1 lines were placed".to_string()),
+    ] {
+        let copy = Forged::new();
+        let c = copy.sql();
+        assert_eq!(c.execute("UPDATE answer_log SET cause = ?1 WHERE cause = ?2", [&forged, &cause]).unwrap(), 1);
+        drop(c);
+        caught(&copy.problems(), &what);
+    }
+    // The answer moved to another player's key.
+    let copy = Forged::new();
+    let c = copy.sql();
+    let other = honest().players[1];
+    let n = c.execute("UPDATE answer_log SET key = 'wager:' || ?1 || ':slip' WHERE cause = ?2", params![other, cause]);
+    assert_eq!(n.unwrap(), 1);
+    drop(c);
+    caught(&copy.problems(), &format!("from player {other}'s wallet, but it is a pending transfer"));
 }
 
 /// The server will not serve a table whose chain falls short of its anchor,

@@ -112,6 +112,15 @@ impl Checkpoint {
     }
 }
 
+/// What a checkpoint's row says before its body: when it was taken, where it
+/// stood, and the key that signs it.
+#[derive(Clone, Debug)]
+pub struct Head {
+    pub at_ms: u64,
+    pub mark: crate::archive::Mark,
+    pub public_key: String,
+}
+
 /// A checkpoint ready for the store.
 #[derive(Clone, Debug)]
 pub struct Sealed {
@@ -122,6 +131,80 @@ pub struct Sealed {
     pub sha256: String,
     pub signature: String,
     pub public_key: String,
+}
+
+impl Sealed {
+    pub fn head(&self) -> Head {
+        Head { at_ms: self.at_ms, mark: self.mark.clone(), public_key: self.public_key.clone() }
+    }
+}
+
+/// Serialise `c` straight into the store a part at a time, hashing as it
+/// goes, and sign the hash: the body is never whole in memory. (Whole, a busy
+/// floor's checkpoint — 255 MB after 30 s of `loadgen`, most of it the open
+/// coups' wagers — doubled the memory it describes while it was written.)
+/// The bytes are those [`seal_with`] makes.
+pub fn write_streamed(
+    store: &mut dyn crate::store::Store,
+    c: &Checkpoint,
+    key: &crate::anchor::AnchorKey,
+) -> Result<(), crate::store::StoreError> {
+    use crate::store::{StoreError, CHECKPOINT_PART_BYTES};
+    let head = Head { at_ms: c.at_ms, mark: c.mark(), public_key: key.public_hex() };
+    let mut body = |put: &mut crate::store::PutPart<'_>| {
+        let mut parts = Parts { buf: Vec::with_capacity(CHECKPOINT_PART_BYTES), put, failed: None };
+        let written = serde_json::to_writer(&mut parts, c);
+        if let Some(e) = parts.failed.take() {
+            return Err(e);
+        }
+        written.map_err(|e| StoreError::Corrupt(format!("checkpoint: cannot serialise: {e}")))?;
+        parts.flush_part()
+    };
+    store.write_checkpoint_parts(&head, &mut body, &mut |sha256| {
+        Ok((sha256.to_string(), key.sign(&signed_message(sha256))))
+    })
+}
+
+/// Bytes gathered into parts of [`crate::store::CHECKPOINT_PART_BYTES`], each
+/// handed to the store when full. A store error stops the serialiser (an I/O
+/// error to it) and is kept to be reported as itself.
+struct Parts<'a> {
+    buf: Vec<u8>,
+    put: &'a mut crate::store::PutPart<'a>,
+    failed: Option<crate::store::StoreError>,
+}
+
+impl Parts<'_> {
+    fn flush_part(&mut self) -> Result<(), crate::store::StoreError> {
+        if !self.buf.is_empty() {
+            (self.put)(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+}
+
+impl std::io::Write for Parts<'_> {
+    fn write(&mut self, mut data: &[u8]) -> std::io::Result<usize> {
+        let n = data.len();
+        while !data.is_empty() {
+            let room = crate::store::CHECKPOINT_PART_BYTES - self.buf.len();
+            let (now, later) = data.split_at(room.min(data.len()));
+            self.buf.extend_from_slice(now);
+            data = later;
+            if self.buf.len() == crate::store::CHECKPOINT_PART_BYTES {
+                if let Err(e) = self.flush_part() {
+                    self.failed = Some(e);
+                    return Err(std::io::Error::other("the store refused a part"));
+                }
+            }
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 fn signed_message(sha256: &str) -> Vec<u8> {
@@ -191,7 +274,7 @@ impl Checkpointer {
         key: &std::path::Path,
         lease: Option<crate::pg_store::Lease>,
     ) -> Result<Checkpointer, String> {
-        use crate::store::{AnyStore, Store};
+        use crate::store::AnyStore;
         let key = crate::anchor::AnchorKey::load(key).map_err(|e| e.to_string())?;
         let (tx, rx) = std::sync::mpsc::sync_channel::<Box<Checkpoint>>(1);
         let (ready, opened) = std::sync::mpsc::sync_channel::<Result<(), String>>(1);
@@ -221,7 +304,7 @@ impl Checkpointer {
                     }
                 };
                 while let Ok(c) = rx.recv() {
-                    if let Err(e) = store.write_checkpoint(&seal_with(&c, &key)) {
+                    if let Err(e) = write_streamed(&mut store, &c, &key) {
                         eprintln!("checkpointer: checkpoint not written: {e}");
                     }
                 }

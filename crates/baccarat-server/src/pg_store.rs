@@ -30,11 +30,11 @@ use std::sync::{Mutex, MutexGuard};
 use postgres::{Client, NoTls};
 
 use crate::audit::Record;
-use crate::checkpoint::Sealed;
+use crate::checkpoint::Head;
 use crate::ledger::{Account, AccountId, AnswerRow, Cause, Transfer};
 use crate::store::{
-    json, parse, Commit, History, Snapshot, Store, StoreError, StoredCheckpoint, TableRow, CHECKPOINTS_KEPT,
-    CHECKPOINT_PART_BYTES, PAGE,
+    json, parse, CheckpointBody, CheckpointSeal, Commit, History, Snapshot, Store, StoreError, StoredCheckpoint,
+    TableRow, CHECKPOINTS_KEPT, PAGE,
 };
 
 impl From<postgres::Error> for StoreError {
@@ -539,25 +539,34 @@ impl Store for PgStore {
     /// In parts, each its own transaction, marked complete last, as in
     /// SQLite (`store.rs`): a long transaction would hold back the vacuum of
     /// every row the writer updates meanwhile.
-    fn write_checkpoint(&mut self, s: &Sealed) -> Result<(), StoreError> {
+    fn write_checkpoint_parts(
+        &mut self,
+        s: &Head,
+        body: &mut CheckpointBody<'_>,
+        seal: &mut CheckpointSeal<'_>,
+    ) -> Result<(), StoreError> {
+        use sha2::Digest;
+        let fence = self.fences.get(&CASINO_LEASE).cloned();
         let mut c = self.c();
         let id: i64 = c
             .query_one(
-                "INSERT INTO checkpoints (at_ms, sha256, signature, public_key, complete) VALUES ($1, $2, $3, $4, false)
+                "INSERT INTO checkpoints (at_ms, sha256, signature, public_key, complete) VALUES ($1, '', '', $2, false)
                  RETURNING id",
-                &[&(s.at_ms as i64), &s.sha256, &s.signature, &s.public_key],
+                &[&(s.at_ms as i64), &s.public_key],
             )?
             .get(0);
-        for (n, part) in s.body.chunks(CHECKPOINT_PART_BYTES).enumerate() {
-            c.execute(
-                "INSERT INTO checkpoint_parts (checkpoint, n, data) VALUES ($1, $2, $3)",
-                &[&id, &(n as i32), &part],
-            )?;
-        }
+        let (mut n, mut hash) = (0i32, sha2::Sha256::new());
+        body(&mut |part: &[u8]| {
+            hash.update(part);
+            c.execute("INSERT INTO checkpoint_parts (checkpoint, n, data) VALUES ($1, $2, $3)", &[&id, &n, &part])?;
+            n += 1;
+            Ok(())
+        })?;
+        let (sha256, signature) = seal(&baccarat_table::shuffle::hex(&hash.finalize()))?;
         let mut tx = c.transaction()?;
         // A checkpoint is marked complete only under the casino's lease, if
         // this store writes under one: a server that lost it writes none.
-        if let Some(l) = self.fences.get(&CASINO_LEASE) {
+        if let Some(l) = &fence {
             let held = tx.execute(
                 "UPDATE leases SET tbl = tbl WHERE tbl = $1 AND owner = $2 AND epoch = $3",
                 &[&(CASINO_LEASE as i64), &l.owner, &l.epoch],
@@ -569,7 +578,10 @@ impl Store for PgStore {
                 )));
             }
         }
-        tx.execute("UPDATE checkpoints SET complete = true WHERE id = $1", &[&id])?;
+        tx.execute(
+            "UPDATE checkpoints SET sha256 = $2, signature = $3, complete = true WHERE id = $1",
+            &[&id, &sha256, &signature],
+        )?;
         let superseded = "id <= $1::bigint - $2::bigint OR (NOT complete AND id < $1::bigint)";
         tx.execute(
             &format!(

@@ -91,13 +91,37 @@ impl From<rusqlite::types::FromSqlError> for StoreError {
     }
 }
 
+/// Where a checkpoint's body goes, a part at a time.
+pub type PutPart<'a> = dyn FnMut(&[u8]) -> Result<(), StoreError> + 'a;
+/// What makes a checkpoint's body, handing each part to the store.
+pub type CheckpointBody<'a> = dyn FnMut(&mut PutPart<'_>) -> Result<(), StoreError> + 'a;
+/// Given the SHA-256 of the body written (hex), the hash and signature to store.
+pub type CheckpointSeal<'a> = dyn FnMut(&str) -> Result<(String, String), StoreError> + 'a;
+
 /// A durable store.
 pub trait Store: Send {
     fn commit(&mut self, c: &Commit) -> Result<(), StoreError>;
     fn load(&mut self) -> Result<Snapshot, StoreError>;
-    /// Write a sealed checkpoint (after the batch it describes is durable),
-    /// keeping the few latest.
-    fn write_checkpoint(&mut self, c: &crate::checkpoint::Sealed) -> Result<(), StoreError>;
+    /// Write a checkpoint (after the batch it describes is durable), keeping
+    /// the few latest: its body a part at a time as `body` makes it (each part
+    /// to `put`, at most [`CHECKPOINT_PART_BYTES`]), then sealed by `seal`:
+    /// given the SHA-256 of everything written (hex), it gives the hash and
+    /// the signature to store. It counts only once sealed; a body or seal
+    /// that fails leaves an incomplete checkpoint that the next one removes.
+    fn write_checkpoint_parts(
+        &mut self,
+        head: &crate::checkpoint::Head,
+        body: &mut CheckpointBody<'_>,
+        seal: &mut CheckpointSeal<'_>,
+    ) -> Result<(), StoreError>;
+
+    /// Write a checkpoint already sealed, whole in memory.
+    fn write_checkpoint(&mut self, c: &crate::checkpoint::Sealed) -> Result<(), StoreError> {
+        let mut body = |put: &mut PutPart<'_>| c.body.chunks(CHECKPOINT_PART_BYTES).try_for_each(&mut *put);
+        // As sealed (a copy keeps its signature; a read checks both).
+        let mut seal = |_: &str| Ok((c.sha256.clone(), c.signature.clone()));
+        self.write_checkpoint_parts(&c.head(), &mut body, &mut seal)
+    }
 }
 
 /// A checkpoint as stored, not yet checked.
@@ -454,20 +478,34 @@ impl Store for SqliteStore {
     /// floor's 125 MB body held SQLite's write lock for half a second, and
     /// every commit (so every table) waited for it. A crash part way leaves an
     /// incomplete checkpoint that no reader takes, removed by the next write.
-    fn write_checkpoint(&mut self, c: &crate::checkpoint::Sealed) -> Result<(), StoreError> {
+    fn write_checkpoint_parts(
+        &mut self,
+        c: &crate::checkpoint::Head,
+        body: &mut CheckpointBody<'_>,
+        seal: &mut CheckpointSeal<'_>,
+    ) -> Result<(), StoreError> {
+        use sha2::Digest;
         self.conn.execute(
-            "INSERT INTO checkpoints (at_ms, body, sha256, signature, public_key, complete) VALUES (?1, X'', ?2, ?3, ?4, 0)",
-            params![c.at_ms as i64, c.sha256, c.signature, c.public_key],
+            "INSERT INTO checkpoints (at_ms, body, sha256, signature, public_key, complete) VALUES (?1, X'', '', '', ?2, 0)",
+            params![c.at_ms as i64, c.public_key],
         )?;
         let id = self.conn.last_insert_rowid();
-        for (n, part) in c.body.chunks(CHECKPOINT_PART_BYTES).enumerate() {
+        let (mut n, mut hash) = (0i64, sha2::Sha256::new());
+        body(&mut |part: &[u8]| {
+            hash.update(part);
             self.conn.execute(
                 "INSERT INTO checkpoint_parts (checkpoint, n, data) VALUES (?1, ?2, ?3)",
-                params![id, n as i64, part],
+                params![id, n, part],
             )?;
-        }
+            n += 1;
+            Ok(())
+        })?;
+        let (sha256, signature) = seal(&baccarat_table::shuffle::hex(&hash.finalize()))?;
         let tx = self.conn.transaction()?;
-        tx.execute("UPDATE checkpoints SET complete = 1 WHERE id = ?1", [id])?;
+        tx.execute(
+            "UPDATE checkpoints SET sha256 = ?2, signature = ?3, complete = 1 WHERE id = ?1",
+            params![id, sha256, signature],
+        )?;
         let superseded = "id <= ?1 - ?2 OR (complete = 0 AND id < ?1)";
         tx.execute(
             &format!(

@@ -5,10 +5,13 @@
 use std::path::PathBuf;
 
 use crate::audit::Record;
-use crate::checkpoint::Sealed;
+use crate::checkpoint::Head;
 use crate::ledger::{Account, AnswerRow, Transfer};
 use crate::pg_store::PgStore;
-use crate::store::{Commit, History, Snapshot, SqliteStore, Store, StoreError, StoredCheckpoint, TableRow};
+use crate::store::{
+    CheckpointBody, CheckpointSeal, Commit, History, Snapshot, SqliteStore, Store, StoreError, StoredCheckpoint,
+    TableRow,
+};
 
 /// Where a casino is kept, as `--db` (or `BACCARAT_DB`) names it: a
 /// `postgres://` or `postgresql://` URL, or else a SQLite file's path.
@@ -87,8 +90,13 @@ impl Store for AnyStore {
     fn load(&mut self) -> Result<Snapshot, StoreError> {
         each!(self, s => s.load())
     }
-    fn write_checkpoint(&mut self, c: &Sealed) -> Result<(), StoreError> {
-        each!(self, s => s.write_checkpoint(c))
+    fn write_checkpoint_parts(
+        &mut self,
+        head: &Head,
+        body: &mut CheckpointBody<'_>,
+        seal: &mut CheckpointSeal<'_>,
+    ) -> Result<(), StoreError> {
+        each!(self, s => s.write_checkpoint_parts(head, body, seal))
     }
 }
 

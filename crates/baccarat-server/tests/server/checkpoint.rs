@@ -641,3 +641,55 @@ fn a_check_reads_the_checkpoint_a_part_at_a_time_without_its_read_model() {
     let why = streamed(&"ab".repeat(32)).1.unwrap_err();
     assert!(why.contains("signed by key"), "{why}");
 }
+
+/// The checkpointer streams a checkpoint into the store a part at a time,
+/// hashing as it goes, so the body is never whole in memory: what it stores
+/// is, byte for byte, the checkpoint sealed whole (the same hash and
+/// signature), in parts, and it opens to the same state. A part the store
+/// refuses stops it with the store's own error, and leaves no complete
+/// checkpoint behind.
+#[test]
+fn a_checkpoint_streamed_a_part_at_a_time_is_the_one_sealed_whole() {
+    use baccarat_server::ledger::{Cause, Transfer, TransferKind};
+    use baccarat_server::store::{History, CHECKPOINT_PART_BYTES};
+    let cfg = config("streamed");
+    let mut o = open(&cfg).unwrap();
+    deposits(&mut o);
+    play(&mut o, 1, 0, false);
+    let mut cp = o.casino.checkpoint();
+    cp.feed = Some(o.feed.state());
+    // Bulk it past two parts (only its bytes matter here).
+    cp.pending.extend((0..40_000u64).map(|i| Transfer {
+        id: 1_000_000 + i,
+        debit: 1,
+        credit: 2,
+        amount: Money(100),
+        kind: TransferKind::Pending,
+        memo: format!("table 1 wager {i}"),
+        cause: Cause::Wager { table: 1, wager: baccarat_table::engine::WagerId(i) },
+    }));
+    let key = baccarat_server::anchor::AnchorKey::load(&baccarat_server::anchor::default_paths(&cfg.db).1).unwrap();
+    let whole = checkpoint::seal_with(&cp, &key);
+    let parts = whole.body.len().div_ceil(CHECKPOINT_PART_BYTES);
+    assert!(parts >= 3, "{} bytes", whole.body.len());
+
+    checkpoint::write_streamed(&mut o.store, &cp, &key).unwrap();
+    let read = o.store.latest_checkpoint().unwrap().unwrap();
+    assert_eq!((read.sha256.as_str(), read.signature.as_str()), (whole.sha256.as_str(), whole.signature.as_str()));
+    assert!(read.body == whole.body, "the same bytes");
+    assert_eq!(checkpoint::open(&read, &key.public_hex()).unwrap(), cp);
+    let conn = rusqlite::Connection::open(&cfg.db).unwrap();
+    let stored: i64 =
+        conn.query_row("SELECT COUNT(*) FROM checkpoint_parts WHERE checkpoint = ?1", [read.id], |r| r.get(0)).unwrap();
+    assert_eq!(stored as usize, parts);
+
+    // The store refuses the second part of the next one.
+    conn.execute_batch(
+        "CREATE TRIGGER full BEFORE INSERT ON checkpoint_parts WHEN NEW.n = 1 BEGIN SELECT RAISE(ABORT, 'disk full'); END",
+    )
+    .unwrap();
+    cp.at_ms += 1;
+    let err = checkpoint::write_streamed(&mut o.store, &cp, &key).unwrap_err();
+    assert!(err.to_string().contains("disk full"), "{err}");
+    assert_eq!(o.store.latest_checkpoint().unwrap().unwrap().id, read.id, "the last complete one is still the latest");
+}

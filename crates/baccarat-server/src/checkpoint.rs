@@ -82,6 +82,8 @@ pub struct Checkpoint {
     /// The last transfer it covers: the tail is every transfer after it.
     pub last_transfer: TransferId,
     pub accounts: Vec<Account>,
+    /// The open holds, as rows (`checkpoint_rows.rs`).
+    #[serde(serialize_with = "crate::checkpoint_rows::transfers")]
     pub pending: Vec<Transfer>,
     pub casino: ChainHead,
     pub tables: Vec<TableState>,

@@ -284,6 +284,8 @@ impl Feed {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CoupState {
     pub coup: u64,
+    /// As rows (`checkpoint_rows.rs`).
+    #[serde(serialize_with = "crate::checkpoint_rows::wager_lines")]
     pub wagers: Vec<WagerLine>,
     pub result: Option<Value>,
     pub dealt: Vec<(Position, Card)>,

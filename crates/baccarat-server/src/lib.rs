@@ -8,6 +8,7 @@ pub mod auth;
 pub mod casino;
 pub mod checkpoint;
 pub mod checkpoint_check;
+pub mod checkpoint_rows;
 pub mod civil;
 pub mod coup_feed;
 pub mod entropy;

@@ -25,9 +25,10 @@ use baccarat_rules::{Bet, Money};
 
 use super::{PlayerId, Spot, Wager, WagerId};
 
-/// Serialised as its list alone; the indexes are rebuilt when it is read.
-#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
-#[serde(from = "Vec<Wager>", into = "Vec<Wager>")]
+/// Serialised as its list alone, each wager a row of its fields in order
+/// (see the `Serialize` impl); the indexes are rebuilt when it is read.
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[serde(from = "Vec<Wager>")]
 pub struct CoupWagers {
     inner: Arc<Indexed>,
 }
@@ -68,6 +69,23 @@ impl From<Vec<Wager>> for CoupWagers {
             w.push(x);
         }
         CoupWagers { inner: Arc::new(w) }
+    }
+}
+
+/// Each wager as `[id, player, spot, bet, amount, ante, needs_approval,
+/// token, at_ms]`, written from the list in place. A busy coup holds tens of
+/// thousands of wagers: as objects their field names were a third of a
+/// server checkpoint's bytes, and the list was copied to be written. The
+/// derived `Deserialize` of [`Wager`] reads a row as well as an object, so
+/// states written before read as they did.
+impl serde::Serialize for CoupWagers {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(
+            self.inner
+                .list
+                .iter()
+                .map(|w| (w.id, w.player, w.spot, w.bet, w.amount, w.ante, w.needs_approval, w.token, w.at_ms)),
+        )
     }
 }
 
@@ -238,6 +256,27 @@ mod tests {
             token: false,
             at_ms: None,
         }
+    }
+
+    /// Written as rows, read back equal with its indexes; the objects written
+    /// before read the same.
+    #[test]
+    fn wagers_are_written_as_rows_and_read_from_rows_or_objects() {
+        let mut list = vec![wager(1, 7, 0, Bet::Banker, 500), wager(2, 8, 3, Bet::Tie, 100)];
+        list[1].token = true;
+        list[1].at_ms = Some(1_795_000_000_000);
+        list[0].needs_approval = false;
+        let w = CoupWagers::from(list.clone());
+        let rows = serde_json::to_string(&w).unwrap();
+        assert_eq!(
+            rows,
+            r#"[[1,7,"standing","banker",500,0,false,false,null],[2,8,{"box":3},"tie",100,0,true,true,1795000000000]]"#
+        );
+        let back: CoupWagers = serde_json::from_str(&rows).unwrap();
+        assert_eq!(back, w);
+        assert_eq!(back.of(PlayerId(8)).count(), 1, "indexes rebuilt");
+        let objects: CoupWagers = serde_json::from_str(&serde_json::to_string(&list).unwrap()).unwrap();
+        assert_eq!(objects, w);
     }
 
     /// A copy shares the list until one of them changes; a change to either

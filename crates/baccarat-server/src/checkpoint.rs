@@ -18,10 +18,12 @@
 //! shutdown), and after a recovery that replayed a long tail. Cloning the state
 //! is the writer's only cost; once the batch it describes is durable the
 //! committer adds the read model and hands it to a thread of its own
-//! ([`Checkpointer`]), which serialises, hashes, signs and writes it on its own
-//! connection, in parts of a megabyte, each its own short transaction (a busy
-//! floor's checkpoint is tens of megabytes: no request waits for it, and no
-//! commit waits long for SQLite's write lock; `store.rs`). If the thread is still writing the last one, the new one is
+//! ([`Checkpointer`]), which serialises it straight into the store on its own
+//! connection, in parts of a megabyte, each hashed as it is written and each
+//! its own short transaction, then signs the hash ([`write_streamed`]: a busy
+//! floor's checkpoint is tens of megabytes; no request waits for it, no
+//! commit waits long for SQLite's write lock, and it is never whole in
+//! memory; `store.rs`). Its long lists are rows (`checkpoint_rows.rs`). If the thread is still writing the last one, the new one is
 //! dropped; the next comes soon. A clean stop's checkpoint is written by the
 //! committer before the stop is answered. A checkpoint never describes
 //! anything that is not on disk, and a crash before it is written leaves the

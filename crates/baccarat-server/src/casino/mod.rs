@@ -21,7 +21,7 @@ pub mod promotions;
 mod protocol;
 mod recover;
 pub mod self_limits;
-mod settle;
+pub mod settle;
 mod shoe;
 mod slip;
 #[cfg(test)]

@@ -13,9 +13,13 @@
 //! lock, so the big transaction would still hold every other table's commit.
 //! So the settlement is made in chunks instead, by the engine itself
 //! (`Table::settle_in_chunks`): the command that completes a coup settles its
-//! first [`CHUNK`] wagers, and the writer asks the engine for the next chunk
-//! once per batch ([`Casino::settle_some`]), between the other tables'
-//! requests, and books and records it. Each chunk is a whole number of
+//! first [`FIRST_CHUNK`] wagers (a usual coup, all of them), and the writer
+//! asks the engines for more once per batch ([`Casino::settle_some`]),
+//! between the other tables' requests, and books and records them: [`CHUNK`]
+//! settlements a batch, shared among the tables settling. (Each table took a
+//! whole chunk a batch at first; sixteen tables under `loadgen` complete
+//! their coups together, so a batch then carried 16,000 settlements, and a
+//! probe player at a quiet table waited behind it.) Each chunk is a whole number of
 //! wagers, each wager's postings balance on their own, and the engine makes
 //! exactly the events, in the order, of a settlement made at once (a test
 //! compares them), so at every chunk boundary the ledger and the log agree.
@@ -37,6 +41,10 @@ use super::{money_of, Casino, Commit};
 /// 22-28 ms, max 45-79 ms over two runs.)
 pub const CHUNK: usize = 1_000;
 
+/// Settlements made by the command that completes a coup: sixteen tables
+/// completing theirs in one batch settle about one [`CHUNK`] between them.
+pub const FIRST_CHUNK: usize = 64;
+
 impl Casino {
     /// Whether any table has settlements still to record (a halted table
     /// records nothing more until a supervisor voids its coup).
@@ -44,13 +52,17 @@ impl Casino {
         self.tables.values().any(|t| t.engine.settling() && t.halted.is_none())
     }
 
-    /// Settle, book and record the next chunk of every settling table's coup.
-    /// A posting the ledger refuses is a broken invariant (the float was
-    /// checked as each wager was placed): that table stops, named.
+    /// Settle, book and record the next part of every settling table's coup:
+    /// [`CHUNK`] settlements in all, an equal share each (at least one each,
+    /// so every table goes on however many settle at once). A posting the
+    /// ledger refuses is a broken invariant (the float was checked as each
+    /// wager was placed): that table stops, named.
     pub fn settle_some(&mut self, commit: &mut Commit) {
         self.ledger.set_time((self.clock)());
+        let settling = self.tables.values().filter(|t| t.engine.settling() && t.halted.is_none()).count();
+        let share = CHUNK.checked_div(settling).unwrap_or(CHUNK).max(1);
         for (&id, t) in self.tables.iter_mut().filter(|(_, t)| t.engine.settling() && t.halted.is_none()) {
-            let chunk = t.engine.settle_next(CHUNK);
+            let chunk = t.engine.settle_next(share);
             let batches = money_of(id, &chunk, &t.holds, &t.accounts, &self.ledger);
             if !batches.is_empty() {
                 let (a, ch) = self.ledger.apply_caused(&batches);

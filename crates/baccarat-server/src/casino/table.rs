@@ -68,7 +68,7 @@ impl CasinoTable {
                     Some(s) => Table::restore(setup, s),
                     None => Table::new(setup),
                 };
-                e.settle_in_chunks(super::settle::CHUNK);
+                e.settle_in_chunks(super::settle::FIRST_CHUNK);
                 e
             },
             chain: Chain::new(),

@@ -493,6 +493,101 @@ fn a_large_settlement_is_recorded_in_chunks_and_finished_after_a_crash() {
     assert_eq!(finished, whole, "the same records and the same balances");
 }
 
+/// Tables that complete big coups together share one chunk of settlements a
+/// batch (`casino/settle.rs`): the completing command settles only the first
+/// few, then each batch carries at most `CHUNK` settlements between them, each
+/// table its share, so every table goes on and a quiet table's request never
+/// waits behind one chunk per table. (Each settling table used to take a whole
+/// chunk a batch: this test then saw 2,000 in one batch.)
+#[test]
+fn tables_settling_together_share_one_chunk_a_batch() {
+    use baccarat_server::casino::settle::{CHUNK, FIRST_CHUNK};
+    use baccarat_server::casino::SlipLine;
+    let cfg = config("shared-chunks");
+    let mut o = open(&cfg).unwrap();
+    let config = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 1000000000\n";
+    let tables = [6u32, 7];
+    for (i, want) in tables.iter().enumerate() {
+        let r = step(
+            &mut o,
+            Request::CreateTable {
+                name: format!("Busy {i}"),
+                rulebook: "nsw-2021".into(),
+                config: config.into(),
+                mode: baccarat_server::trust::Mode::Rng,
+            },
+        );
+        assert!(matches!(r, Reply::Table { table } if table == *want), "{r:?}");
+    }
+    let players = 7u32;
+    for p in 0..players {
+        step(&mut o, Request::Deposit { player: PlayerId(500 + p), amount: Money(100_000_000), key: format!("d{p}") });
+    }
+    let per_table = 1_500u32;
+    for &table in &tables {
+        step(&mut o, Request::NewShoe { table });
+        step(&mut o, server(table, Command::OpenBetting { no_bet: false, closes_at: None }));
+        for i in 0..per_table / 10 {
+            let p = 500 + i % players;
+            let line = |n: u32| SlipLine {
+                spot: Spot::Box(1 + (p % players) as u8),
+                bet: if n % 2 == 0 { Bet::Banker } else { Bet::Tie },
+                amount: Money(2000),
+                ante: Money::ZERO,
+            };
+            let slip = (0..10).map(line).collect();
+            let r = step(&mut o, Request::Wagers { table, player: PlayerId(p), slip, key: format!("t{table}-{i}") });
+            assert!(
+                matches!(&r, Reply::Wagers { results, .. } if results.iter().all(|r| matches!(r, Reply::Wager { .. }))),
+                "{r:?}"
+            );
+        }
+        step(&mut o, server(table, Command::CloseBetting));
+    }
+    let settled = |commit: &Commit, table: u32| {
+        commit.records.iter().filter(|(t, r)| *t == table && r.body.contains("\"wager_settled\"")).count()
+    };
+    // Deal both to their results in one batch each step.
+    while tables.iter().any(|&t| {
+        matches!(o.casino.phase(t), Some(Phase::Closed | Phase::Dealing)) && !o.casino.tables[&t].engine.settling()
+    }) {
+        let mut commit = Commit::default();
+        for &t in &tables {
+            if !o.casino.tables[&t].engine.settling() {
+                o.casino.handle(server(t, Command::DealNext), &mut commit);
+            }
+        }
+        for &t in &tables {
+            assert!(settled(&commit, t) <= FIRST_CHUNK, "the completing command settles {}", settled(&commit, t));
+        }
+        o.store.commit(&commit).unwrap();
+    }
+    assert!(
+        tables.iter().all(|&t| o.casino.tables[&t].engine.settling()),
+        "{:?}",
+        tables.map(|t| (o.casino.phase(t), o.casino.tables[&t].halted.clone()))
+    );
+    let (mut batches, mut left) = (0, [per_table as usize - FIRST_CHUNK; 2]);
+    while o.casino.settling() {
+        let mut commit = Commit::default();
+        o.casino.settle_some(&mut commit);
+        o.store.commit(&commit).unwrap();
+        let each = tables.map(|t| settled(&commit, t));
+        assert!(each.iter().sum::<usize>() <= CHUNK, "one chunk a batch between them: {each:?}");
+        for i in 0..2 {
+            assert!(each[i] > 0 || left[i] == 0, "table {} waited while the other settled: {each:?}", tables[i]);
+            left[i] -= each[i];
+        }
+        batches += 1;
+    }
+    assert_eq!(left, [0, 0], "every wager settled once");
+    assert_eq!(batches, (2 * (per_table as usize - FIRST_CHUNK)).div_ceil(CHUNK), "shares fill each batch");
+    o.casino.ledger.check().unwrap();
+    for t in tables {
+        assert!(o.casino.tables[&t].open_wagers().0.is_empty(), "every hold released");
+    }
+}
+
 /// A start from a checkpoint verifies only the anchor lines written after it
 /// (the checkpoint, signed, says where the file stood): the file grows with
 /// every batch, and a start must not slow with its age. `verify` still reads

@@ -22,7 +22,7 @@ pub fn transfers<S: Serializer>(list: &[Transfer], s: S) -> Result<S::Ok, S::Err
 
 /// `WagerLine`s as `[wager, player, spot, bet, amount, ante, needs_approval,
 /// status, rule, outcome, pays, settlement, net]`.
-pub fn wager_lines<S: Serializer>(list: &[WagerLine], s: S) -> Result<S::Ok, S::Error> {
+pub fn wager_lines<S: Serializer>(list: &std::sync::Arc<Vec<WagerLine>>, s: S) -> Result<S::Ok, S::Error> {
     s.collect_seq(list.iter().map(|w| {
         (
             w.wager,
@@ -103,7 +103,7 @@ mod tests {
 
         let coup = CoupState {
             coup: 5,
-            wagers: (0..12).map(|i| line(i, i % 2 == 0)).collect(),
+            wagers: std::sync::Arc::new((0..12).map(|i| line(i, i % 2 == 0)).collect()),
             result: None,
             dealt: vec![],
             void: None,

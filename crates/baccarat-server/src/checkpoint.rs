@@ -86,7 +86,7 @@ pub struct Checkpoint {
     pub accounts: Vec<Account>,
     /// The open holds, as rows (`checkpoint_rows.rs`).
     #[serde(serialize_with = "crate::checkpoint_rows::transfers")]
-    pub pending: Vec<Transfer>,
+    pub pending: Vec<std::sync::Arc<Transfer>>,
     pub casino: ChainHead,
     pub tables: Vec<TableState>,
     /// The read model as of the same batch (filled in by the committer).

@@ -31,7 +31,7 @@ struct WithoutReadModel {
     at_ms: u64,
     last_transfer: TransferId,
     accounts: Vec<Account>,
-    pending: Vec<Transfer>,
+    pending: Vec<std::sync::Arc<Transfer>>,
     casino: ChainHead,
     tables: Vec<TableState>,
     #[serde(default)]

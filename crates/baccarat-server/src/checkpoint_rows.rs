@@ -16,7 +16,7 @@ use crate::coup_feed::WagerLine;
 use crate::ledger::Transfer;
 
 /// `Transfer`s as `[id, debit, credit, amount, kind, memo, cause]`.
-pub fn transfers<S: Serializer>(list: &[Transfer], s: S) -> Result<S::Ok, S::Error> {
+pub fn transfers<S: Serializer>(list: &[std::sync::Arc<Transfer>], s: S) -> Result<S::Ok, S::Error> {
     s.collect_seq(list.iter().map(|t| (t.id, t.debit, t.credit, t.amount, &t.kind, &t.memo, &t.cause)))
 }
 
@@ -94,8 +94,8 @@ mod tests {
                 })
                 .collect();
         #[derive(serde::Serialize)]
-        struct Rows<'a>(#[serde(serialize_with = "transfers")] &'a Vec<Transfer>);
-        let rows = serde_json::to_string(&Rows(&pending)).unwrap();
+        struct Rows(#[serde(serialize_with = "transfers")] Vec<std::sync::Arc<Transfer>>);
+        let rows = serde_json::to_string(&Rows(pending.iter().cloned().map(std::sync::Arc::new).collect())).unwrap();
         assert!(rows.starts_with("[[10,1,7,250,\"pending\",\"memo 0\","), "{rows}");
         assert_eq!(serde_json::from_str::<Vec<Transfer>>(&rows).unwrap(), pending);
         let objects = serde_json::to_string(&pending).unwrap();

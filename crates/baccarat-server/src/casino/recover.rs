@@ -191,7 +191,7 @@ pub(super) fn head_of(c: &Chain) -> ChainHead {
 /// top, checked against the balances the store holds.
 fn ledger(store: &dyn History, cp: &Checkpoint, keys: Keys) -> Result<(Ledger, u64), String> {
     let mut balance: BTreeMap<AccountId, i64> = cp.accounts.iter().map(|a| (a.id, a.balance)).collect();
-    let mut pending: BTreeMap<TransferId, Transfer> = cp.pending.iter().map(|t| (t.id, t.clone())).collect();
+    let mut pending: BTreeMap<TransferId, Arc<Transfer>> = cp.pending.iter().map(|t| (t.id, t.clone())).collect();
     let mut last = cp.last_transfer;
     let mut n = 0u64;
     store
@@ -207,7 +207,7 @@ fn ledger(store: &dyn History, cp: &Checkpoint, keys: Keys) -> Result<(Ledger, u
             }
             match t.kind {
                 TransferKind::Pending => {
-                    pending.insert(t.id, t);
+                    pending.insert(t.id, Arc::new(t));
                 }
                 TransferKind::PostOf(h) | TransferKind::VoidOf(h) => {
                     pending.remove(&h);
@@ -267,7 +267,7 @@ impl Casino {
             at_ms: (self.clock)(),
             last_transfer: self.ledger.transfer_count(),
             accounts: self.ledger.accounts().cloned().collect(),
-            pending: self.ledger.pending().cloned().collect(),
+            pending: self.ledger.pending_shared().cloned().collect(),
             casino: head_of(&self.chain),
             tables: self
                 .tables

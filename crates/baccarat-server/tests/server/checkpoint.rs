@@ -754,14 +754,16 @@ fn a_checkpoint_streamed_a_part_at_a_time_is_the_one_sealed_whole() {
     let mut cp = o.casino.checkpoint();
     cp.feed = Some(o.feed.state());
     // Bulk it past two parts (only its bytes matter here).
-    cp.pending.extend((0..40_000u64).map(|i| Transfer {
-        id: 1_000_000 + i,
-        debit: 1,
-        credit: 2,
-        amount: Money(100),
-        kind: TransferKind::Pending,
-        memo: format!("table 1 wager {i}"),
-        cause: Cause::Wager { table: 1, wager: baccarat_table::engine::WagerId(i) },
+    cp.pending.extend((0..40_000u64).map(|i| {
+        std::sync::Arc::new(Transfer {
+            id: 1_000_000 + i,
+            debit: 1,
+            credit: 2,
+            amount: Money(100),
+            kind: TransferKind::Pending,
+            memo: format!("table 1 wager {i}"),
+            cause: Cause::Wager { table: 1, wager: baccarat_table::engine::WagerId(i) },
+        })
     }));
     let key = baccarat_server::anchor::AnchorKey::load(&baccarat_server::anchor::default_paths(&cfg.db).1).unwrap();
     let whole = checkpoint::seal_with(&cp, &key);

@@ -57,7 +57,7 @@ fn ledger_and_chains_survive_a_restart() {
         .each_transfer_after(0, |t| {
             last = t.id;
             if t.kind == baccarat_server::ledger::TransferKind::Pending {
-                pending.push(t);
+                pending.push(std::sync::Arc::new(t));
             }
             Ok(())
         })

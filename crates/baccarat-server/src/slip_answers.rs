@@ -50,15 +50,20 @@ pub fn holds(key: &str, cause: &str, ids: &[TransferId]) -> Result<Option<Vec<(T
             ids.len()
         ));
     }
-    Ok(Some(
-        ids.iter()
-            .enumerate()
-            .map(|(i, id)| {
-                let wager = Cause::Wager { table, wager: baccarat_table::engine::WagerId(first.0 + i as u64) };
-                (*id, SlipHold { key: key.to_string(), cause: wager.encode(), player })
-            })
-            .collect(),
-    ))
+    // A forged first wager near the top of the range must be named, not
+    // overflow.
+    ids.iter()
+        .enumerate()
+        .map(|(i, id)| {
+            let w = first
+                .0
+                .checked_add(i as u64)
+                .ok_or_else(|| format!("ledger: slip answer {key:?} names wagers past the last possible ({cause})"))?;
+            let wager = Cause::Wager { table, wager: baccarat_table::engine::WagerId(w) };
+            Ok((*id, SlipHold { key: key.to_string(), cause: wager.encode(), player }))
+        })
+        .collect::<Result<Vec<_>, String>>()
+        .map(Some)
 }
 
 /// The players' wallets, by account.
@@ -167,6 +172,8 @@ mod tests {
         // A count of holds other than the placed lines', and a key of no player.
         assert!(holds("wager:7:k1", &cause, &[11, 12]).unwrap_err().contains("says 3 lines were placed"));
         assert!(holds("tournament:7", &cause, &[11, 12, 15]).unwrap_err().contains("not under a player's"));
+        let top = Cause::Slip { table: 3, first: WagerId(u64::MAX), accepted: 0b11 }.encode();
+        assert!(holds("wager:7:k1", &top, &[11, 12]).unwrap_err().contains("past the last possible"));
         // Other answers are not a slip's.
         assert_eq!(holds("wager:7:k2", "wager:3:40", &[11]).unwrap(), None);
         assert_eq!(holds("wager:7:k2", "", &[11]).unwrap(), None);

@@ -104,7 +104,9 @@ impl Casino {
                             return refused(i);
                         }
                         placed += 1;
-                        Reply::Wager { wager: WagerId(first.0 + placed - 1), balance }
+                        // Saturating: a forged answer (which `verify` names) must not
+                        // overflow in a request.
+                        Reply::Wager { wager: WagerId(first.0.saturating_add(placed - 1)), balance }
                     })
                     .collect()
             }

@@ -167,7 +167,11 @@ await run('dealer', async ({ newPage }) => {
   // The rest as a scanner would send them: fast keystrokes, each ending in Enter,
   // following the position due (no third card is needed for Player 9 v Banker 5).
   await waitAttr(dealer, tid('due'), 'data-position', 'player2');
-  await dealer.focus(tid('card-input'));
+  // The dialog gave the focus back to the card field, not to the button that
+  // opened it: a scanner's Enter on that button would open the dialog again,
+  // and the next card scanned would be reported as found face up.
+  await dealer.waitForFunction(() => document.activeElement && document.activeElement.dataset.testid === 'card-input', null, { timeout: 5000 })
+    .catch(async () => { throw new Error(`the card field has the focus after the dialog: ${await focused()}`); });
   await dealer.keyboard.type(`${CARD_FOR.player2}\n${CARD_FOR.banker2}\n`, { delay: 5 });
   for (let i = 0; i < 4; i++) {
     const state = await dealer.evaluate(() => ({

@@ -17,7 +17,16 @@ export function setupDialog() {
   $('#dlg-cancel').addEventListener('click', () => dlg.close());
   dlg.addEventListener('close', () => {
     dlgConfirm = null;
-    const back = dlgOpener && document.contains(dlgOpener) && !dlgOpener.disabled ? dlgOpener : (isLive() ? $('#card-input') : null);
+    const opener = dlgOpener && document.contains(dlgOpener) && !dlgOpener.disabled ? dlgOpener : null;
+    // The close event comes a task after close(): if the focus has already
+    // gone somewhere else (the dealer clicked the card field), leave it there.
+    const active = document.activeElement;
+    if (active && active !== document.body && active !== opener && !dlg.contains(active)) return;
+    // A card is due at a live table: the next thing sent is a card, often
+    // from a scanner, whose Enter on the opener button would open the dialog
+    // again and report the next card as found face up (NSW 12.5).
+    const cardDue = isLive() && state.table && state.table.due;
+    const back = cardDue ? $('#card-input') : (opener || (isLive() ? $('#card-input') : null));
     if (back) back.focus();
   });
   dlg.addEventListener('keydown', (ev) => {

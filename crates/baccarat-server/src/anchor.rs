@@ -452,7 +452,8 @@ pub fn default_paths(db: &Path) -> (PathBuf, PathBuf) {
 mod tests {
     use super::*;
 
-    /// A fresh directory under the system temp dir, removed on drop.
+    /// A fresh directory under the system temp dir, removed on drop (kept if
+    /// the test failed, to be looked at).
     struct Tmp(PathBuf);
     impl Tmp {
         fn new() -> Tmp {
@@ -468,7 +469,9 @@ mod tests {
     }
     impl Drop for Tmp {
         fn drop(&mut self) {
-            let _ = fs::remove_dir_all(&self.0);
+            if !std::thread::panicking() {
+                let _ = fs::remove_dir_all(&self.0);
+            }
         }
     }
 

@@ -252,13 +252,15 @@ mod tests {
             .unwrap()
     }
 
-    fn signer() -> (Forwarder, Arc<AnchorKey>) {
-        let dir = std::env::temp_dir().join(format!("baccarat-forward-{}", std::process::id()));
+    /// A fresh key and a forwarder that signs with it, in a directory of the
+    /// test's own (which it removes once it has passed).
+    fn signer(test: &str) -> (PathBuf, Forwarder, Arc<AnchorKey>) {
+        let dir = std::env::temp_dir().join(format!("baccarat-forward-{}-{test}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("casino.key");
-        let _ = std::fs::remove_file(&path);
         let key = Arc::new(AnchorKey::load_or_create(&path).unwrap());
-        (Forwarder::new(path), key)
+        (dir, Forwarder::new(path), key)
     }
 
     /// A holder that cannot be reached is named in a 502, for a plain request
@@ -271,7 +273,7 @@ mod tests {
         // A port nothing listens on: bound, then closed.
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let holder: Holder = Arc::new(RwLock::new(Some(("alpha".into(), format!("http://127.0.0.1:{port}")))));
-        let (s, _) = signer();
+        let (dir, s, _) = signer("502");
         for req in [upgrade(), Request::builder().uri("/api/tables").body(Body::empty()).unwrap()] {
             let r = forward(req, &holder, &s, 0).await;
             assert_eq!(r.status(), StatusCode::BAD_GATEWAY);
@@ -285,6 +287,7 @@ mod tests {
         let tls: Holder = Arc::new(RwLock::new(Some(("alpha".into(), "https://casino.example".into()))));
         let r = forward(upgrade(), &tls, &s, 0).await;
         assert_eq!(r.status(), StatusCode::TEMPORARY_REDIRECT);
+        let _ = std::fs::remove_dir_all(dir);
     }
 
     /// The holder takes the client's address from a claim signed by the
@@ -293,12 +296,9 @@ mod tests {
     /// The header is gone once the request is let in.
     #[test]
     fn only_a_fresh_claim_signed_by_the_casinos_key_names_the_client() {
-        let (_, key) = signer();
+        let (dir, _, key) = signer("claims");
         let public = key.public_hex();
-        let other = AnchorKey::load_or_create(
-            &std::env::temp_dir().join(format!("baccarat-forward-other-{}.key", std::process::id())),
-        )
-        .unwrap();
+        let other = AnchorKey::load_or_create(&dir.join("other.key")).unwrap();
         let ip: IpAddr = "203.0.113.7".parse().unwrap();
         let t = 1_800_000_000_000u64;
         let good = claim(&key, ip, t);
@@ -327,5 +327,6 @@ mod tests {
         let r = with(&claim(&other, ip, t));
         assert_eq!(r.extensions().get::<ConnectInfo<SocketAddr>>().unwrap().0, real, "the connection's address");
         assert!(r.headers().get(CLIENT_HEADER).is_none());
+        let _ = std::fs::remove_dir_all(dir);
     }
 }

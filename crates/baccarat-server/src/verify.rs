@@ -1051,6 +1051,9 @@ mod since_checkpoint_tests {
         conn.execute("UPDATE checkpoints SET sha256 = 'x' || substr(sha256, 2)", []).unwrap();
         let t = verify_since_checkpoint(&crate::store::Db::Sqlite(db.clone()), None, None).unwrap();
         assert!(t.problems.iter().any(|p| p.contains("SHA-256")), "{:?}", t.problems);
+        // Passed: the directory goes (a failure keeps it, to be looked at).
+        drop(o);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
 

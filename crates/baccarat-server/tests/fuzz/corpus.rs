@@ -200,7 +200,7 @@ pub async fn write() {
 
     let (_, me) = app.get("/api/me", Some(&p)).await;
     assert!(me["balance"].is_number(), "{me}");
-    let db = db_of(&app).await;
+    let db = app.dir.join("casino.db");
     let out = corpus_dir("audit_record");
     std::fs::create_dir_all(&out).unwrap();
     // One record of each kind per table (the first of its kind), so the corpus
@@ -217,18 +217,4 @@ pub async fn write() {
             }
         }
     }
-}
-
-/// The database file of a spawned app (the newest `baccarat-http-*` folder of this process).
-async fn db_of(_app: &super::common::App) -> std::path::PathBuf {
-    let tmp = std::env::temp_dir();
-    let mine = format!("baccarat-http-{}-", std::process::id());
-    let mut dirs: Vec<_> = std::fs::read_dir(&tmp)
-        .unwrap()
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with(&mine))
-        .map(|e| e.path())
-        .collect();
-    dirs.sort_by_key(|d| std::fs::metadata(d).and_then(|m| m.modified()).ok());
-    dirs.last().expect("the app's folder").join("casino.db")
 }

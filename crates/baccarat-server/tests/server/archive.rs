@@ -44,7 +44,7 @@ fn same_history(
 
 #[test]
 fn archived_history_is_verified_recalled_and_replayed_as_before() {
-    let (now, cfg) = clocked("archive", T0);
+    let (_dir, now, cfg) = clocked("archive", T0);
     let db = cfg.db.clone();
     let dir = db.parent().unwrap().join("archive");
     let mut o = open(&cfg).unwrap();
@@ -124,7 +124,7 @@ fn archived_history_is_verified_recalled_and_replayed_as_before() {
 /// checkpoint it holds, so it can be archived at once.
 #[test]
 fn an_upgraded_database_gets_marks_for_its_checkpoints() {
-    let (_now, cfg) = clocked("archive-upgraded", T0);
+    let (_dir, _now, cfg) = clocked("archive-upgraded", T0);
     let db = cfg.db.clone();
     let mut o = open(&cfg).unwrap();
     deposits(&mut o);
@@ -160,7 +160,7 @@ fn an_upgraded_database_gets_marks_for_its_checkpoints() {
 /// have ended since.
 #[test]
 fn each_whole_month_is_one_archive_cut_at_its_last_checkpoint() {
-    let (now, cfg) = clocked("archive-months", T0);
+    let (_dir, now, cfg) = clocked("archive-months", T0);
     let db = cfg.db.clone();
     let dir = db.parent().unwrap().join("archive");
     let mut o = open(&cfg).unwrap();
@@ -225,7 +225,7 @@ fn each_whole_month_is_one_archive_cut_at_its_last_checkpoint() {
 /// back) is never overwritten: the run is refused, naming it.
 #[test]
 fn a_months_file_is_written_once() {
-    let (_now, cfg) = clocked("archive-once", T0);
+    let (_dir, _now, cfg) = clocked("archive-once", T0);
     let db = cfg.db.clone();
     let dir = db.parent().unwrap().join("archive");
     let mut o = open(&cfg).unwrap();

@@ -16,21 +16,25 @@ use baccarat_server::trust::Actor;
 use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
 use serde_json::{json, Value};
 
-pub(super) fn config(name: &str) -> ServeConfig {
-    let dir = std::env::temp_dir().join(format!("baccarat-checkpoint-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    ServeConfig::new(dir.join("casino.db"), "127.0.0.1:0".parse().unwrap())
+use super::common::TempDir;
+
+/// A config with a fresh database in a directory of its own: (the directory,
+/// removed when the test passes; the config).
+pub(super) fn config(name: &str) -> (TempDir, ServeConfig) {
+    let dir = TempDir::new(&format!("baccarat-checkpoint-{}-{name}", std::process::id()));
+    let cfg = ServeConfig::new(dir.join("casino.db"), "127.0.0.1:0".parse().unwrap());
+    (dir, cfg)
 }
 
-/// A config whose clock the test sets, starting at `t0`: (the clock, the config).
-pub(super) fn clocked(name: &str, t0: u64) -> (std::sync::Arc<std::sync::atomic::AtomicU64>, ServeConfig) {
+/// A config whose clock the test sets, starting at `t0`: (the directory, the
+/// clock, the config).
+pub(super) fn clocked(name: &str, t0: u64) -> (TempDir, std::sync::Arc<std::sync::atomic::AtomicU64>, ServeConfig) {
     use std::sync::atomic::{AtomicU64, Ordering};
     let now = std::sync::Arc::new(AtomicU64::new(t0));
     let n = now.clone();
-    let mut cfg = config(name);
+    let (dir, mut cfg) = config(name);
     cfg.clock = std::sync::Arc::new(move || n.load(Ordering::SeqCst));
-    (now, cfg)
+    (dir, now, cfg)
 }
 
 /// Apply one request as the server does: commit, anchor, fold into the feed.
@@ -160,7 +164,7 @@ pub(super) fn deposits(o: &mut Opened) {
 
 #[test]
 fn recovery_from_a_checkpoint_equals_the_whole_replay() {
-    let cfg = config("equal");
+    let (_dir, cfg) = config("equal");
     let mut o = open(&cfg).unwrap();
     deposits(&mut o);
     play(&mut o, 4, 0, false);
@@ -210,7 +214,7 @@ fn recovery_from_a_checkpoint_equals_the_whole_replay() {
 /// The server's own start uses the checkpoint, and reads only the tail.
 #[test]
 fn a_start_reads_the_checkpoint_and_the_tail_only() {
-    let cfg = config("start");
+    let (_dir, cfg) = config("start");
     let mut o = open(&cfg).unwrap();
     deposits(&mut o);
     play(&mut o, 3, 0, false);
@@ -230,7 +234,7 @@ fn a_start_reads_the_checkpoint_and_the_tail_only() {
 /// history is replayed, and the result is the same casino.
 #[test]
 fn a_corrupt_checkpoint_is_refused_and_the_history_replayed() {
-    let cfg = config("corrupt");
+    let (_dir, cfg) = config("corrupt");
     let mut o = open(&cfg).unwrap();
     deposits(&mut o);
     play(&mut o, 2, 0, false);
@@ -264,12 +268,12 @@ fn a_corrupt_checkpoint_is_refused_and_the_history_replayed() {
 /// A checkpoint rehashed and signed by another key is refused too.
 #[test]
 fn a_checkpoint_signed_by_another_key_is_refused() {
-    let cfg = config("forged");
+    let (_dir, cfg) = config("forged");
     let mut o = open(&cfg).unwrap();
     deposits(&mut o);
     play(&mut o, 1, 0, false);
-    let other_dir = config("forged-other");
-    let other = open(&other_dir).unwrap();
+    let (_other_dir, other_cfg) = config("forged-other");
+    let other = open(&other_cfg).unwrap();
     let mut cp = o.casino.checkpoint();
     cp.feed = Some(o.feed.state());
     o.store.write_checkpoint(&checkpoint::seal(&cp, &other.anchors)).unwrap();
@@ -284,7 +288,7 @@ fn a_checkpoint_signed_by_another_key_is_refused() {
 /// history: the server refuses to start, naming the account.
 #[test]
 fn a_forged_balance_stops_the_start() {
-    let cfg = config("balance");
+    let (_dir, cfg) = config("balance");
     let mut o = open(&cfg).unwrap();
     deposits(&mut o);
     play(&mut o, 1, 0, false);
@@ -305,7 +309,7 @@ fn a_forged_balance_stops_the_start() {
 fn keys_are_kept_for_their_window_only() {
     let now = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(1_000_000_000_000));
     let clock_now = now.clone();
-    let mut cfg = config("keys");
+    let (_dir, mut cfg) = config("keys");
     cfg.clock = std::sync::Arc::new(move || clock_now.load(std::sync::atomic::Ordering::SeqCst));
     cfg.key_retention = Duration::from_secs(3600);
     let mut o = open(&cfg).unwrap();
@@ -338,7 +342,7 @@ fn keys_are_kept_for_their_window_only() {
 #[test]
 fn a_start_reads_no_keys_and_a_retry_sent_just_before_it_gets_its_first_answer() {
     use baccarat_server::casino::SlipLine;
-    let (_now, cfg) = clocked("keys-on-disk", 1_000_000_000_000);
+    let (_dir, _now, cfg) = clocked("keys-on-disk", 1_000_000_000_000);
     let mut o = open(&cfg).unwrap();
     deposits(&mut o);
     play(&mut o, 1, 0, true);
@@ -419,7 +423,7 @@ fn a_start_reads_no_keys_and_a_retry_sent_just_before_it_gets_its_first_answer()
 #[test]
 fn a_large_settlement_is_recorded_in_chunks_and_finished_after_a_crash() {
     use baccarat_server::casino::{Code, SlipLine};
-    let cfg = config("chunks");
+    let (_dir, cfg) = config("chunks");
     let mut o = open(&cfg).unwrap();
     let players = 7u32;
     let r = step(
@@ -465,7 +469,7 @@ fn a_large_settlement_is_recorded_in_chunks_and_finished_after_a_crash() {
     o.store.commit(&commit).unwrap();
     o.anchors.append(&heads_of(&commit)).unwrap();
     assert!(o.casino.settling());
-    let crashed = config("chunks-crashed");
+    let (_crashed_dir, crashed) = config("chunks-crashed");
     for suffix in ["", "-wal", ".anchors", ".key"] {
         let from = format!("{}{suffix}", cfg.db.display());
         let to = format!("{}{suffix}", crashed.db.display());
@@ -503,7 +507,7 @@ fn a_large_settlement_is_recorded_in_chunks_and_finished_after_a_crash() {
 fn tables_settling_together_share_one_chunk_a_batch() {
     use baccarat_server::casino::settle::{CHUNK, FIRST_CHUNK};
     use baccarat_server::casino::SlipLine;
-    let cfg = config("shared-chunks");
+    let (_dir, cfg) = config("shared-chunks");
     let mut o = open(&cfg).unwrap();
     let config = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 1000000000\n";
     let tables = [6u32, 7];
@@ -594,7 +598,7 @@ fn tables_settling_together_share_one_chunk_a_batch() {
 /// every line, so an old line altered is found there.
 #[test]
 fn a_start_from_a_checkpoint_reads_only_the_anchor_lines_after_it() {
-    let cfg = config("anchor-mark");
+    let (_dir, cfg) = config("anchor-mark");
     let mut o = open(&cfg).unwrap();
     deposits(&mut o);
     play(&mut o, 2, 0, false);
@@ -625,7 +629,7 @@ fn a_start_from_a_checkpoint_reads_only_the_anchor_lines_after_it() {
 #[test]
 fn a_checkpoint_is_written_in_parts_and_read_only_once_complete() {
     use baccarat_server::store::{History, SqliteStore, CHECKPOINT_PART_BYTES};
-    let cfg = config("parts");
+    let (_dir, cfg) = config("parts");
     let mut store = SqliteStore::open(&cfg.db).unwrap();
     let sealed = |at_ms: u64, len: usize| checkpoint::Sealed {
         at_ms,
@@ -680,7 +684,7 @@ fn a_checkpoint_is_written_in_parts_and_read_only_once_complete() {
 #[test]
 fn a_check_reads_the_checkpoint_a_part_at_a_time_without_its_read_model() {
     use baccarat_server::checkpoint_check::latest_without_read_model;
-    let cfg = config("check-read");
+    let (_dir, cfg) = config("check-read");
     let mut o = open(&cfg).unwrap();
     deposits(&mut o);
     play(&mut o, 3, 0, true);
@@ -747,7 +751,7 @@ fn a_check_reads_the_checkpoint_a_part_at_a_time_without_its_read_model() {
 fn a_checkpoint_streamed_a_part_at_a_time_is_the_one_sealed_whole() {
     use baccarat_server::ledger::{Cause, Transfer, TransferKind};
     use baccarat_server::store::{History, CHECKPOINT_PART_BYTES};
-    let cfg = config("streamed");
+    let (_dir, cfg) = config("streamed");
     let mut o = open(&cfg).unwrap();
     deposits(&mut o);
     play(&mut o, 1, 0, false);

@@ -1,6 +1,7 @@
 //! The server started in-process on port 0 with a fresh database, and a client.
 #![allow(dead_code)]
 
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use baccarat_server::serve::{run, ServeConfig};
@@ -11,6 +12,37 @@ pub struct App {
     pub base: String,
     pub client: Client,
     pub admin: String,
+    /// The database's directory: removed when the test passes.
+    pub dir: TempDir,
+}
+
+/// A test's own directory under the system temp dir, `name` (unique among the
+/// tests that run at once), created empty. Dropped, it is removed, unless the
+/// test is failing (a panic): then it stays, to be looked at.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    pub fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(name);
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl std::ops::Deref for TempDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
 }
 
 /// Start the server on 127.0.0.1:0 with a fresh database (zero2prod's spawn_app).
@@ -20,8 +52,7 @@ pub async fn spawn_app() -> App {
 
 /// As [`spawn_app`], with the settings changed by `tweak` first.
 pub async fn spawn_app_with(tweak: impl FnOnce(&mut ServeConfig)) -> App {
-    let dir = std::env::temp_dir().join(format!("baccarat-http-{}-{}", std::process::id(), rand_suffix()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new(&format!("baccarat-http-{}-{}", std::process::id(), rand_suffix()));
     let db = dir.join("casino.db");
     let mut cfg = ServeConfig {
         betting: Duration::from_millis(3000),
@@ -43,7 +74,7 @@ pub async fn spawn_app_with(tweak: impl FnOnce(&mut ServeConfig)) -> App {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(run(cfg, listener));
-    let app = App { base: format!("http://{addr}"), client: Client::new(), admin: String::new() };
+    let app = App { base: format!("http://{addr}"), client: Client::new(), admin: String::new(), dir };
     // A server on PostgreSQL answers 503 while it takes the lease and recovers.
     for _ in 0..1500 {
         if app.get("/api/tables", None).await.0 != StatusCode::SERVICE_UNAVAILABLE {

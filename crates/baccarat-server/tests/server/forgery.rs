@@ -22,6 +22,8 @@ use baccarat_server::verify::verify_file;
 use baccarat_table::engine::{Command, Phase, Spot};
 use rusqlite::{params, Connection};
 
+use super::common::TempDir;
+
 /// The files an honest run left, kept in memory; each test forges a copy.
 struct Honest {
     db: Vec<u8>,
@@ -33,15 +35,9 @@ struct Honest {
     players: [u32; 2],
 }
 
-/// A fresh directory under the system temp dir.
-fn scratch(what: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "baccarat-forgery-{}-{what}-{}",
-        std::process::id(),
-        baccarat_server::auth::random_hex(4)
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh directory under the system temp dir, removed when the test passes.
+fn scratch(what: &str) -> TempDir {
+    TempDir::new(&format!("baccarat-forgery-{}-{what}-{}", std::process::id(), baccarat_server::auth::random_hex(4)))
 }
 
 fn cfg(db: PathBuf) -> ServeConfig {
@@ -126,22 +122,20 @@ fn honest() -> &'static Honest {
         drop(o);
         let read = |p: PathBuf| std::fs::read(p).unwrap();
         let (anchor_path, key_path) = baccarat_server::anchor::default_paths(&db);
-        let h = Honest {
+        Honest {
             db: read(db.clone()),
             anchors: read(anchor_path),
             key: read(key_path),
             lines_before_last_coup,
             players,
-        };
-        let _ = std::fs::remove_dir_all(&dir);
-        h
+        }
     })
 }
 
 /// A copy of the honest database, its anchor file and its key, in a directory
-/// of its own (removed on drop).
+/// of its own (removed on drop, unless the test failed).
 struct Forged {
-    dir: PathBuf,
+    dir: TempDir,
     db: PathBuf,
 }
 
@@ -171,12 +165,6 @@ impl Forged {
         let (f, public) = verify_file(&self.db, None, None).unwrap();
         assert!(public.is_some(), "the anchor file was read");
         f.problems
-    }
-}
-
-impl Drop for Forged {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 

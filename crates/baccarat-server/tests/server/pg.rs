@@ -299,7 +299,7 @@ fn a_stale_owners_write_is_refused_by_the_database() {
 fn migrate_copies_a_sqlite_casino_and_refuses_a_non_empty_target() {
     use super::checkpoint::{config, deposits, play};
     use baccarat_server::serve::{open, write_checkpoint};
-    let cfg = config("migrate");
+    let (_dir, cfg) = config("migrate");
     let mut o = open(&cfg).unwrap();
     deposits(&mut o);
     play(&mut o, 2, 0, false);
@@ -374,7 +374,7 @@ fn migrate_copies_a_sqlite_casino_and_refuses_a_non_empty_target() {
 fn verify_reads_a_postgres_casino_and_names_a_forgery() {
     use super::checkpoint::{config, deposits, play};
     use baccarat_server::serve::{open, write_checkpoint};
-    let cfg = config("verify-pg");
+    let (_dir, cfg) = config("verify-pg");
     let mut o = open(&cfg).unwrap();
     deposits(&mut o);
     play(&mut o, 2, 0, false);

@@ -32,7 +32,7 @@ fn refused(r: Reply, rule: &str) {
 
 #[test]
 fn a_promotion_is_published_drawn_from_the_log_paid_and_verified() {
-    let mut cfg = config("promotion-draw");
+    let (_dir, mut cfg) = config("promotion-draw");
     let now = Arc::new(AtomicU64::new(NOW));
     let n = now.clone();
     cfg.clock = Arc::new(move || n.load(Ordering::SeqCst));
@@ -153,7 +153,7 @@ fn a_promotion_is_published_drawn_from_the_log_paid_and_verified() {
 /// A promotion's commitment must be public before entries close (NSW 16.7.6).
 #[test]
 fn a_promotion_is_not_published_after_entries_close() {
-    let mut cfg = config("promotion-late");
+    let (_dir, mut cfg) = config("promotion-late");
     cfg.clock = Arc::new(|| AFTER_DRAW);
     let mut o = open(&cfg).unwrap();
     let text =
@@ -218,7 +218,7 @@ async fn promotions_over_http_keep_the_seed_and_claimants_private() {
 fn promotional_tokens_are_issued_by_a_draw_and_wagered_under_the_rule() {
     use baccarat_rules::Bet;
     use baccarat_table::engine::{Command, Phase, Spot};
-    let mut cfg = config("promotion-tokens");
+    let (_dir, mut cfg) = config("promotion-tokens");
     let now = Arc::new(AtomicU64::new(NOW));
     let n = now.clone();
     cfg.clock = Arc::new(move || n.load(Ordering::SeqCst));

@@ -13,13 +13,15 @@ use baccarat_server::store::{Commit, SqliteStore, Store};
 use baccarat_server::writer::Writer;
 use baccarat_table::engine::{Command, Phase, Spot};
 
+use super::common::TempDir;
+
 const CONFIG: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 100000\n";
 
-fn temp_db(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("baccarat-recovery-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join("casino.db")
+/// A fresh database path, in a directory removed when the test passes.
+fn temp_db(name: &str) -> (TempDir, std::path::PathBuf) {
+    let dir = TempDir::new(&format!("baccarat-recovery-{}-{name}", std::process::id()));
+    let db = dir.join("casino.db");
+    (dir, db)
 }
 
 fn step(c: &mut Casino, store: &mut SqliteStore, r: Request) -> Reply {
@@ -31,7 +33,7 @@ fn step(c: &mut Casino, store: &mut SqliteStore, r: Request) -> Reply {
 
 #[test]
 fn an_interrupted_coup_resumes_after_a_restart_and_settles_once() {
-    let path = temp_db("resume");
+    let (_dir, path) = temp_db("resume");
     let mut store = SqliteStore::open(&path).unwrap();
     let mut c = Casino::new();
     let mut commit = Commit::default();
@@ -119,7 +121,7 @@ fn an_interrupted_coup_resumes_after_a_restart_and_settles_once() {
 /// crash is void on restart and every held stake goes back whole.
 #[test]
 fn an_interrupted_coup_is_void_where_the_profile_says_so() {
-    let path = temp_db("void");
+    let (_dir, path) = temp_db("void");
     let mut store = SqliteStore::open(&path).unwrap();
     let mut c = Casino::new();
     let mut commit = Commit::default();
@@ -177,7 +179,7 @@ fn an_interrupted_coup_is_void_where_the_profile_says_so() {
 
 #[test]
 fn the_writer_answers_only_after_commit_and_batches_many_requests() {
-    let path = temp_db("writer");
+    let (_dir, path) = temp_db("writer");
     let mut store = SqliteStore::open(&path).unwrap();
     let mut c = Casino::new();
     let mut commit = Commit::default();

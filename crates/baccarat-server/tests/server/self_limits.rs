@@ -65,7 +65,7 @@ fn set(loss: Option<i64>, minutes: Option<u32>) -> SelfLimitsChange {
 
 #[test]
 fn the_writer_enforces_a_players_own_limits_across_restarts() {
-    let (now, cfg) = clocked("self-limits", T0);
+    let (_dir, now, cfg) = clocked("self-limits", T0);
     let mut o = open(&cfg).unwrap();
     for p in [P, Q] {
         step(&mut o, Request::Deposit { player: p, amount: Money(100_000), key: format!("in{}", p.0) });

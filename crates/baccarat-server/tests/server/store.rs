@@ -8,16 +8,18 @@ use baccarat_server::store::{Commit, SqliteStore, Store, SCHEMA_VERSION};
 use baccarat_table::engine::PlayerId;
 use baccarat_table::engine::WagerId;
 
-fn temp_db(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("baccarat-store-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join("casino.db")
+use super::common::TempDir;
+
+/// A fresh database path, in a directory removed when the test passes.
+fn temp_db(name: &str) -> (TempDir, std::path::PathBuf) {
+    let dir = TempDir::new(&format!("baccarat-store-{}-{name}", std::process::id()));
+    let db = dir.join("casino.db");
+    (dir, db)
 }
 
 #[test]
 fn ledger_and_chains_survive_a_restart() {
-    let path = temp_db("restart");
+    let (_dir, path) = temp_db("restart");
     let mut store = SqliteStore::open(&path).unwrap();
     assert_eq!(store.version().unwrap(), SCHEMA_VERSION, "migrations applied on first open");
     assert_eq!(SCHEMA_VERSION, 12);
@@ -100,7 +102,7 @@ fn a_commit_is_all_or_nothing() {
 
 #[test]
 fn tampering_with_the_file_is_found() {
-    let path = temp_db("tamper");
+    let (_dir, path) = temp_db("tamper");
     let mut store = SqliteStore::open(&path).unwrap();
     let mut chain = Chain::new();
     let records: Vec<_> = (0..5).map(|i| (2u32, chain.append(format!("{{\"payout\":{i}}}")))).collect();

@@ -124,7 +124,7 @@ async fn a_tournament_is_entered_withdrawn_from_and_cancelled_with_every_fee_acc
 /// replay of the whole history; a forged entry fee is caught by `verify`.
 #[test]
 fn tournaments_are_kept_across_a_restart_and_a_forged_fee_is_caught() {
-    let mut cfg = config("tournament");
+    let (_dir, mut cfg) = config("tournament");
     cfg.clock = Arc::new(|| NOW);
     let mut o = open(&cfg).unwrap();
     step(&mut o, Request::Deposit { player: PlayerId(700), amount: Money(1_000_000), key: "d".into() });
@@ -159,7 +159,7 @@ fn tournaments_are_kept_across_a_restart_and_a_forged_fee_is_caught() {
 /// nothing is recorded.
 #[test]
 fn an_entry_the_wallet_cannot_pay_is_refused_and_records_nothing() {
-    let mut cfg = config("tournament-poor");
+    let (_dir, mut cfg) = config("tournament-poor");
     cfg.clock = Arc::new(|| NOW);
     let mut o = open(&cfg).unwrap();
     step(&mut o, Request::Deposit { player: PlayerId(700), amount: Money(10_000), key: "d".into() });
@@ -180,7 +180,7 @@ fn an_entry_the_wallet_cannot_pay_is_refused_and_records_nothing() {
 fn promotion_entries_are_computed_from_the_wagers_that_played() {
     use baccarat_rules::promotion::Terms;
     use baccarat_rules::Bet;
-    let mut cfg = config("promotion-entries");
+    let (_dir, mut cfg) = config("promotion-entries");
     cfg.clock = Arc::new(|| NOW);
     let mut o = open(&cfg).unwrap();
     super::checkpoint::deposits(&mut o);

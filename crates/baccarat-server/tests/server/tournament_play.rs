@@ -155,7 +155,7 @@ fn balance(o: &Opened, p: u32) -> i64 {
 
 #[test]
 fn a_two_table_tournament_runs_from_entry_to_prizes_and_replays() {
-    let mut cfg = config("tournament-play");
+    let (_dir, mut cfg) = config("tournament-play");
     let now = Arc::new(AtomicU64::new(NOW));
     let n = now.clone();
     cfg.clock = Arc::new(move || n.load(Ordering::SeqCst));
@@ -402,7 +402,7 @@ fn a_two_table_tournament_runs_from_entry_to_prizes_and_replays() {
 /// clock ends early only once who progresses is determined (NSW 15.5.5.1).
 #[test]
 fn nsw_15_6_12_and_15_5_5_1_the_clock_binds_the_tournament_manager() {
-    let mut cfg = config("tournament-clock");
+    let (_dir, mut cfg) = config("tournament-clock");
     let now = Arc::new(AtomicU64::new(NOW));
     let n = now.clone();
     cfg.clock = Arc::new(move || n.load(Ordering::SeqCst));

@@ -14,6 +14,8 @@ use baccarat_table::engine::WagerId;
 use baccarat_table::engine::{Command, Event, Phase, PlayerId, Position, ShoeSource, Spot};
 use baccarat_table::shuffle::Seed;
 
+use super::common::TempDir;
+
 const NSW: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 500000\n[bets.player_pair]\n";
 
 fn card(s: &str) -> Card {
@@ -305,9 +307,7 @@ fn a_void_after_the_cards_are_out_needs_a_cited_reason_and_is_listed() {
     assert_eq!((f.voids[0].table, f.voids[0].shoe, f.voids[0].coup, f.voids[0].by), (1, 1, 1, Some(sup)));
     assert!(f.voids[0].rule.contains("NSW 14.4"), "{}", f.voids[0].rule);
     // The recall route streams the same list from the database file.
-    let dir = std::env::temp_dir().join(format!("baccarat-voids-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new(&format!("baccarat-voids-{}", std::process::id()));
     let mut file = SqliteStore::open(&dir.join("casino.db")).unwrap();
     file.commit(&commit).unwrap();
     assert_eq!(baccarat_server::verify::voids_in(&dir.join("casino.db"), 1).unwrap(), f.voids);

@@ -10,6 +10,8 @@ use baccarat_server::verify::verify;
 use baccarat_table::engine::PlayerId;
 use baccarat_table::engine::{Command, Phase, Spot};
 
+use super::common::TempDir;
+
 fn played() -> Snapshot {
     let mut store = SqliteStore::memory().unwrap();
     play(&mut store);
@@ -143,9 +145,9 @@ fn a_wager_accepted_after_the_close_is_found() {
     assert!(f.problems.iter().any(|p| p.contains("after betting closed")), "{:?}", f.problems);
 }
 
-/// A database file in a directory of its own (removed on drop).
+/// A database file in a directory of its own (removed on drop, unless the test failed).
 struct File {
-    dir: std::path::PathBuf,
+    _dir: TempDir,
     db: std::path::PathBuf,
 }
 
@@ -154,21 +156,14 @@ impl File {
         let mut r = [0u8; 8];
         getrandom::fill(&mut r).unwrap();
         let name: String = r.iter().map(|b| format!("{b:02x}")).collect();
-        let dir = std::env::temp_dir().join(format!("baccarat-verify-{name}"));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = TempDir::new(&format!("baccarat-verify-{name}"));
         let db = dir.join("casino.db");
         play(&mut SqliteStore::open(&db).unwrap());
-        File { dir, db }
+        File { _dir: dir, db }
     }
 
     fn sql(&self) -> rusqlite::Connection {
         rusqlite::Connection::open(&self.db).unwrap()
-    }
-}
-
-impl Drop for File {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 

@@ -242,6 +242,7 @@ mod tests {
         }
     }
 
+    /// A settings file in the temp dir; the test removes it once it has passed.
     fn file(name: &str, text: &str) -> PathBuf {
         let p = std::env::temp_dir().join(format!("baccarat-serve-{}-{name}.toml", std::process::id()));
         std::fs::write(&p, text).unwrap();
@@ -259,12 +260,13 @@ mod tests {
         assert_eq!(from_file.addr.to_string(), "127.0.0.1:9000");
         assert_eq!((from_file.betting.as_secs(), from_file.rate_per_second), (7, 9));
         // A flag (or its environment variable, which clap puts in the same field) wins.
-        let mut a = args(Some(f));
+        let mut a = args(Some(f.clone()));
         a.betting_seconds = Some(3);
         a.db = Some(PathBuf::from("other.db"));
         let flagged = settings(a).unwrap();
         assert_eq!((flagged.betting.as_secs(), flagged.db), (3, PathBuf::from("other.db")));
         assert_eq!(flagged.rate_per_second, 9, "what the flags leave comes from the file");
+        let _ = std::fs::remove_file(f);
     }
 
     #[test]
@@ -272,7 +274,7 @@ mod tests {
         let d = settings(args(None)).unwrap();
         assert_eq!(d.sessions, baccarat_server::auth::SessionPolicy::default());
         let f = file("sessions", "session_idle_seconds = 600\nsession_max_seconds = 3600\n");
-        let s = settings(args(Some(f))).unwrap();
+        let s = settings(args(Some(f.clone()))).unwrap();
         assert_eq!((s.sessions.idle_ms, s.sessions.max_ms), (600_000, 3_600_000));
         let a = ServeArgs { session_idle_seconds: Some(120), ..args(None) };
         assert_eq!(settings(a).unwrap().sessions.idle_ms, 120_000);
@@ -281,28 +283,37 @@ mod tests {
         let a = ServeArgs { session_idle_seconds: Some(7200), session_max_seconds: Some(3600), ..args(None) };
         let e = settings(a).unwrap_err().to_string();
         assert!(e.contains("session_idle_seconds") && e.contains("session_max_seconds"), "{e}");
+        let _ = std::fs::remove_file(f);
     }
 
     #[test]
     fn key_retention_from_the_file_and_flags_and_refused_out_of_range() {
         assert_eq!(settings(args(None)).unwrap().key_retention, Duration::from_secs(72 * 3600));
-        let s = settings(args(Some(file("keys", "key_retention_hours = 24\n")))).unwrap();
+        let f = file("keys", "key_retention_hours = 24\n");
+        let s = settings(args(Some(f.clone()))).unwrap();
         assert_eq!(s.key_retention, Duration::from_secs(24 * 3600));
         let a = ServeArgs { key_retention_hours: Some(1), ..args(None) };
         assert_eq!(settings(a).unwrap().key_retention, Duration::from_secs(3600));
         let a = ServeArgs { key_retention_hours: Some(0), ..args(None) };
         assert!(settings(a).unwrap_err().to_string().contains("key_retention_hours"));
+        let _ = std::fs::remove_file(f);
     }
 
     #[test]
     fn bad_settings_name_the_key() {
-        let e = settings(args(Some(file("unknown", "bettingseconds = 3\n")))).unwrap_err().to_string();
+        let unknown = file("unknown", "bettingseconds = 3\n");
+        let e = settings(args(Some(unknown.clone()))).unwrap_err().to_string();
         assert!(e.contains("bettingseconds"), "{e}");
-        let e = settings(args(Some(file("range", "betting_seconds = 0\n")))).unwrap_err().to_string();
+        let range = file("range", "betting_seconds = 0\n");
+        let e = settings(args(Some(range.clone()))).unwrap_err().to_string();
         assert!(e.contains("betting_seconds"), "{e}");
-        let e = settings(args(Some(file("addr", "addr = \"nowhere\"\n")))).unwrap_err().to_string();
+        let addr = file("addr", "addr = \"nowhere\"\n");
+        let e = settings(args(Some(addr.clone()))).unwrap_err().to_string();
         assert!(e.contains("addr"), "{e}");
         let e = settings(args(Some(PathBuf::from("/no/such/file.toml")))).unwrap_err().to_string();
         assert!(e.contains("--config"), "{e}");
+        for f in [unknown, range, addr] {
+            let _ = std::fs::remove_file(f);
+        }
     }
 }

@@ -10,6 +10,8 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use crate::common::TempDir;
+
 /// How long one scenario's `node` may run before it is killed; it gives up
 /// itself ten seconds earlier (lib.mjs's run()), with screenshots.
 const SCENARIO_TIMEOUT: Duration = Duration::from_secs(120);
@@ -43,24 +45,6 @@ fn browser_deps() {
     }
 }
 
-/// A directory removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("baccarat-browser-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// Run `node browser/tests/<name>.mjs` against a fresh server started with
 /// `serve_args` (e.g. `&["--betting-seconds", "3"]`), with `BASE_URL`,
 /// `ADMIN_PASSWORD`, `SCREENSHOT_DIR` (`target/screenshots/<name>`) and
@@ -75,8 +59,8 @@ fn scenario(name: &str, serve_args: &[&str]) {
     std::fs::create_dir_all(&screenshots).unwrap();
 
     // Declared before the server so that the server is dropped (killed) first.
-    let dir = TempDir::new(name);
-    let (_server, url, password) = crate::common::start(&dir.0.join("casino.db"), serve_args);
+    let dir = TempDir::new(&format!("baccarat-browser-{name}-{}", std::process::id()));
+    let (_server, url, password) = crate::common::start(&dir.join("casino.db"), serve_args);
     let password = password.expect("a fresh database prints the admin password");
 
     let mut child = Command::new("node")

@@ -1,7 +1,10 @@
 //! The `baccarat` command end to end: JSON shape and figures, and bad input
 //! refused with one clear line and exit status 2, never a panic.
 
+use std::path::Path;
 use std::process::{Command, Output};
+
+use crate::common::TempDir;
 
 fn run(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_baccarat")).args(args).output().expect("run baccarat")
@@ -26,9 +29,13 @@ fn refused(args: &[&str], needle: &str) {
     assert!(!err.contains("panicked"), "{err}");
 }
 
-fn tmp(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("baccarat-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+/// A directory of the test's own for the files it writes with [`tmp`].
+fn scratch(test: &str) -> TempDir {
+    TempDir::new(&format!("baccarat-cli-{}-{test}", std::process::id()))
+}
+
+/// Write `text` to `dir/name`; the path.
+fn tmp(dir: &Path, name: &str, text: &str) -> String {
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
     p.to_string_lossy().into_owned()
@@ -121,6 +128,7 @@ fn text_report_and_profiles() {
 
 #[test]
 fn bad_input_is_refused_in_one_line() {
+    let dir = scratch("refused");
     refused(&["odds", "--rulebook", "macau"], "unknown rulebook \"macau\"");
     refused(
         &["odds", "--rulebook", "european-casino", "--decks", "6"],
@@ -131,7 +139,7 @@ fn bad_input_is_refused_in_one_line() {
     refused(&["odds", "--shoe", "1,1,1,1,1,0,0,0,0,0,0,0,0"], "5 cards is too few");
     refused(&["odds", "--decks", "6", "--shoe", "25,4,4,4,4,4,4,4,4,4,4,4,4"], "25 As is more than 6 decks hold (24)");
     refused(&["odds", "--rulebook", "no/such/file.toml"], "cannot read profile");
-    let bad = tmp("bad.toml", "id = \"x\"\ntitle = [\n");
+    let bad = tmp(&dir, "bad.toml", "id = \"x\"\ntitle = [\n");
     refused(&["odds", "--rulebook", &bad], "line 2");
     refused(&["profile", "check", &bad], "line 2");
     refused(&["profile", "show", "macau"], "unknown rulebook");
@@ -139,11 +147,12 @@ fn bad_input_is_refused_in_one_line() {
 
 #[test]
 fn checks_list_every_problem() {
+    let dir = scratch("checks");
     let text = baccarat_rules::profiles::builtin_text("au-casino")
         .unwrap()
         .replace("\"9:1\"", "\"9-1\"")
         .replace("decks = [4, 5, 6, 7, 8]", "decks = [4, 5, 6, 7, 12]");
-    let p = tmp("au-bad.toml", &text);
+    let p = tmp(&dir, "au-bad.toml", &text);
     let o = run(&["profile", "check", &p]);
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
@@ -153,14 +162,14 @@ fn checks_list_every_problem() {
             && err.contains("bets.tie.pay_tables.9_to_1.pays.win"),
         "{err}"
     );
-    let good = tmp("au-good.toml", baccarat_rules::profiles::builtin_text("au-casino").unwrap());
+    let good = tmp(&dir, "au-good.toml", baccarat_rules::profiles::builtin_text("au-casino").unwrap());
     assert!(run(&["profile", "check", &good]).status.success());
 
-    let t = tmp("table.toml", "rulebook = \"au-casino\"\ndecks = 8\nchip = 100\nmin = 1000\nmax = 100000\n[bets.tie]\npay_table = \"9_to_1\"\n[bets.perfect_pair_player]\npay_table = \"scale_two\"\n[bets.lucky_match_banker]\npay_table = \"scale_one\"\n");
+    let t = tmp(&dir, "table.toml", "rulebook = \"au-casino\"\ndecks = 8\nchip = 100\nmin = 1000\nmax = 100000\n[bets.tie]\npay_table = \"9_to_1\"\n[bets.perfect_pair_player]\npay_table = \"scale_two\"\n[bets.lucky_match_banker]\npay_table = \"scale_one\"\n");
     let o = run(&["table", "check", &t]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("AU 11A.1A") && stderr(&o).contains("AU 11D.2"), "{}", stderr(&o));
-    let ok = tmp("table-ok.toml", "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 100000\ndifferential = 200000\n[bets.tiger]\n[bets.tiger_pair]\n");
+    let ok = tmp(&dir, "table-ok.toml", "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 100000\ndifferential = 200000\n[bets.tiger]\n[bets.tiger_pair]\n");
     let o = run(&["table", "check", &ok]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("tiger_pair"));
@@ -244,7 +253,8 @@ fn simulate_json_is_reproducible_across_threads() {
 
 #[test]
 fn simulate_with_a_table_config_plays_its_offers() {
-    let t = tmp("sim-table.toml", "rulebook = \"nsw-2021\"\ndecks = 6\nvariant = \"even_money\"\nchip = 100\nmin = 1000\nmax = 100000\n[bets.super_six]\n");
+    let dir = scratch("simulate");
+    let t = tmp(&dir, "sim-table.toml", "rulebook = \"nsw-2021\"\ndecks = 6\nvariant = \"even_money\"\nchip = 100\nmin = 1000\nmax = 100000\n[bets.super_six]\n");
     let o = run(&["simulate", "--table", &t, "--shoes", "50", "--seed", "1", "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
@@ -275,8 +285,9 @@ fn simulate_refuses_bad_input() {
 
 #[test]
 fn archive_refuses_bad_input_and_a_database_with_nothing_to_cut() {
+    let dir = scratch("archive");
     refused(&["archive", "--db", "/nonexistent/casino.db"], "--db");
-    let empty = tmp("archive-empty.db", "");
+    let empty = tmp(&dir, "archive-empty.db", "");
     refused(&["archive", "--db", &empty, "--older-than-days", "0"], "--older-than-days");
     refused(&["archive", "--db", &empty, "--key-retention-hours", "9000"], "--key-retention-hours");
     refused(&["archive", "--db", &empty], "no checkpoint was taken");
@@ -284,7 +295,8 @@ fn archive_refuses_bad_input_and_a_database_with_nothing_to_cut() {
 
 #[test]
 fn migrate_refuses_a_target_that_is_not_postgres_and_a_missing_source() {
-    let empty = tmp("migrate-empty.db", "");
+    let dir = scratch("migrate");
+    let empty = tmp(&dir, "migrate-empty.db", "");
     refused(&["migrate", "--from", &empty, "--to", "mysql://db"], "--to: \"mysql://db\" is not a postgres:// URL");
     refused(
         &["migrate", "--from", "/nonexistent/casino.db", "--to", "postgres://nobody@%2Fnonexistent/db"],
@@ -302,6 +314,7 @@ fn migrate_refuses_a_target_that_is_not_postgres_and_a_missing_source() {
 
 #[test]
 fn tournament_conditions_are_checked_and_shown_as_players_read_them() {
+    let dir = scratch("tournament");
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tournaments/");
     for name in ["eight.toml", "freeroll.toml"] {
         let o = run(&["tournament", "check", &format!("{root}{name}")]);
@@ -314,6 +327,7 @@ fn tournament_conditions_are_checked_and_shown_as_players_read_them() {
     assert!(text.contains("Dealing: Method A (NSW 8)") && text.contains("the rules prevail"), "{text}");
     let eight = std::fs::read_to_string(format!("{root}eight.toml")).unwrap();
     let bad = tmp(
+        &dir,
         "tournament-au.toml",
         &eight.replace("rulebook = \"nsw-2021\"", "rulebook = \"au-casino\"").replace("method_a", "style_a"),
     );
@@ -323,12 +337,13 @@ fn tournament_conditions_are_checked_and_shown_as_players_read_them() {
 
 #[test]
 fn a_promotion_is_checked_and_its_draw_recomputed_from_the_seed_and_the_list() {
+    let dir = scratch("promotion");
     let terms = concat!(env!("CARGO_MANIFEST_DIR"), "/../../promotions/friday-draw.toml");
     let o = run(&["promotion", "check", terms]);
     assert!(o.status.success(), "{}", stderr(&o));
     let seed = baccarat_table::shuffle::Seed::from_u64(2026);
     let (s, c) = (seed.hex(), seed.commitment_hex());
-    let entries = tmp("entries.txt", "4:5\n2:2\n7:3\n11:1\n");
+    let entries = tmp(&dir, "entries.txt", "4:5\n2:2\n7:3\n11:1\n");
     let args =
         ["promotion", "draw", "--terms", terms, "--entries", &entries, "--seed", &s, "--commitment", &c, "--json"];
     let a = run(&args);
@@ -342,7 +357,7 @@ fn a_promotion_is_checked_and_its_draw_recomputed_from_the_seed_and_the_list() {
         &["promotion", "draw", "--terms", terms, "--entries", &entries, "--seed", &s, "--commitment", &wrong],
         "not the committed seed",
     );
-    let bad = tmp("entries-bad.txt", "4:5\nseven:3\n");
+    let bad = tmp(&dir, "entries-bad.txt", "4:5\nseven:3\n");
     refused(
         &["promotion", "draw", "--terms", terms, "--entries", &bad, "--seed", &s, "--commitment", &c],
         "--entries: line 2",

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::common::{spawn, until_line, Server};
+use crate::common::{spawn, until_line, Server, TempDir};
 
 /// A fresh database on the test cluster (`pg_cluster.rs`, shared with the
 /// server crate's tests).
@@ -88,9 +88,7 @@ async fn until_phase(c: &reqwest::Client, url: &str, phase: &str) {
 
 #[test]
 fn two_servers_on_postgresql_fail_over_without_losing_a_chip() {
-    let dir = std::env::temp_dir().join(format!("baccarat-failover-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new(&format!("baccarat-failover-{}", std::process::id()));
     let db = database("failover");
     let rt = tokio::runtime::Runtime::new().unwrap();
     let c = reqwest::Client::new();

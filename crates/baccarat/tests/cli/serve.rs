@@ -7,6 +7,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use crate::common::TempDir;
+
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_baccarat")
 }
@@ -28,9 +30,7 @@ async fn table(c: &reqwest::Client, url: &str) -> Value {
 
 #[test]
 fn kill_9_mid_coup_loses_nothing() {
-    let dir = std::env::temp_dir().join(format!("baccarat-kill-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new(&format!("baccarat-kill-{}", std::process::id()));
     let db = dir.join("casino.db");
     let rt = tokio::runtime::Runtime::new().unwrap();
     let c = reqwest::Client::new();
@@ -133,9 +133,7 @@ mod rusqlite_conn {
 
 #[test]
 fn loadgen_runs_bounded_against_loopback_and_the_ledger_balances() {
-    let dir = std::env::temp_dir().join(format!("baccarat-load-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new(&format!("baccarat-load-{}", std::process::id()));
     let db = dir.join("casino.db");
     let (server, url, password) = crate::common::start(&db, &[]);
     let o = Command::new(bin())
@@ -187,9 +185,7 @@ fn server_pid(db: &std::path::Path) -> Option<u32> {
 
 #[test]
 fn loadgen_times_every_request_and_a_probe_at_a_quiet_table() {
-    let dir = std::env::temp_dir().join(format!("baccarat-probe-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new(&format!("baccarat-probe-{}", std::process::id()));
     let db = dir.join("casino.db");
     let (server, url, password) = crate::common::start(&db, &[]);
     let password = password.expect("first run prints it");

@@ -169,6 +169,22 @@ pub fn write_streamed(
     })
 }
 
+/// A checkpoint to write now, on the committer, before the answers that wait
+/// for it: a clean stop's. It is streamed like the background ones
+/// ([`write_streamed`]), so a stop after a busy spell does not first build
+/// the whole body in memory (about 100 MB, and half a second, after 30 s of
+/// `loadgen`).
+pub struct WriteNow {
+    pub checkpoint: Box<Checkpoint>,
+    pub key: std::sync::Arc<crate::anchor::AnchorKey>,
+}
+
+impl WriteNow {
+    pub fn write(&self, store: &mut dyn crate::store::Store) -> Result<(), crate::store::StoreError> {
+        write_streamed(store, &self.checkpoint, &self.key)
+    }
+}
+
 /// Bytes gathered into parts of [`crate::store::CHECKPOINT_PART_BYTES`], each
 /// handed to the store when full. A store error stops the serialiser (an I/O
 /// error to it) and is kept to be reported as itself.

@@ -483,6 +483,8 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     let feed = Arc::new(RwLock::new(feed));
     let anchor_public = anchors.public_hex();
     let checkpointer = crate::checkpoint::Checkpointer::start(&cfg.database(), &cfg.anchor_paths().1, lease.clone())?;
+    // The key a clean stop's checkpoint is signed with: the anchors' own.
+    let stop_key = Arc::new(AnchorKey::load(&cfg.anchor_paths().1).map_err(|e| e.to_string())?);
     let v = views.clone();
     let v2 = views.clone();
     let (fd, ch) = (feed.clone(), changed.clone());
@@ -507,12 +509,12 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
             }
             // A checkpoint of this batch takes the read model as of it; a
             // clean stop's is written now, any other in the background.
-            let mut sealed = None;
+            let mut now = None;
             if let Some(mut cp) = commit.checkpoint.take() {
                 cp.feed = Some(f.state());
                 cp.anchor = Some(anchors.mark());
                 if commit.checkpoint_asked {
-                    sealed = Some(crate::checkpoint::seal(&cp, &anchors));
+                    now = Some(crate::checkpoint::WriteNow { checkpoint: cp, key: stop_key.clone() });
                 } else {
                     checkpointer.offer(cp);
                 }
@@ -520,7 +522,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
             drop(f);
             version += 1;
             let _ = ch.send(version);
-            sealed
+            now
         },
     );
     let stopper = writer.clone();

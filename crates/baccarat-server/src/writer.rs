@@ -24,7 +24,7 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::thread::JoinHandle;
 
 use crate::casino::{Casino, Reply, Request};
-use crate::checkpoint::Sealed;
+use crate::checkpoint::WriteNow;
 use crate::store::{Commit, Store};
 
 /// Most requests in one transaction.
@@ -57,12 +57,13 @@ impl Writer {
     /// Start the writer and committer threads. `prepare` sees the casino and
     /// each batch's commit on the writer; `publish` gets what it returned, with
     /// the commit, once that is durable and before any of its requests is
-    /// answered, and returns the batch's checkpoint sealed, if it carries one.
+    /// answered, and returns the checkpoint to write before the answers that
+    /// wait for it (a clean stop's), if the batch carries one.
     pub fn start<S: Store + 'static, P: Send + 'static>(
         mut casino: Casino,
         mut store: S,
         mut prepare: impl FnMut(&Casino, &Commit) -> P + Send + 'static,
-        mut publish: impl FnMut(P, Commit) -> Option<Sealed> + Send + 'static,
+        mut publish: impl FnMut(P, Commit) -> Option<WriteNow> + Send + 'static,
     ) -> (Writer, JoinHandle<()>) {
         let (tx, rx) = sync_channel::<Job>(QUEUE);
         let (ctx, crx) = sync_channel::<Batch<P>>(1);
@@ -79,14 +80,14 @@ impl Writer {
                     if let Some(seq) = b.commit.ledger.iter().filter_map(|c| c.answer.as_ref()).map(|a| a.seq).max() {
                         durable.store(seq, std::sync::atomic::Ordering::Release);
                     }
-                    let sealed = publish(b.prepared, b.commit);
+                    let now = publish(b.prepared, b.commit);
                     for (reply, answer) in b.answers {
                         reply(answer);
                     }
-                    if let Some(s) = sealed {
+                    if let Some(now) = now {
                         // A checkpoint that cannot be written costs a longer
                         // replay at the next start, nothing else.
-                        if let Err(e) = store.write_checkpoint(&s) {
+                        if let Err(e) = now.write(&mut store) {
                             eprintln!("committer: checkpoint not written: {e}");
                         }
                     }

@@ -46,6 +46,16 @@ impl Drop for Server {
     }
 }
 
+impl Server {
+    /// Stop it as a service manager does (SIGTERM) and wait for it to exit.
+    pub fn terminate(mut self) -> std::process::ExitStatus {
+        let pid = self.0.id().to_string();
+        let sent = Command::new("kill").args(["-TERM", &pid]).status().expect("run kill");
+        assert!(sent.success(), "kill -TERM {pid}");
+        self.0.wait().expect("wait for the server")
+    }
+}
+
 /// Run `baccarat` with `args`, its stdout read line by line on a thread
 /// for the whole life of the process (so the server never blocks on a full
 /// pipe, and a silent server cannot hang the test).

@@ -245,6 +245,8 @@ impl Filler {
         // Checkpoints as the server's writer takes them (`checkpoint.rs`).
         if self.casino.checkpoint_due(&commit, false) {
             baccarat_server::serve::write_checkpoint(&mut self.store, &self.anchors, &self.casino, &self.feed)?;
+            // Written here, at once: the checkpointer is free again.
+            self.casino.checkpointer_busy.set(false);
         }
         self.written.add(Rows::of(&commit));
         self.batches += 1;

@@ -482,7 +482,12 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     let (changed, _) = broadcast::channel(1024);
     let feed = Arc::new(RwLock::new(feed));
     let anchor_public = anchors.public_hex();
-    let checkpointer = crate::checkpoint::Checkpointer::start(&cfg.database(), &cfg.anchor_paths().1, lease.clone())?;
+    let checkpointer = crate::checkpoint::Checkpointer::start(
+        &cfg.database(),
+        &cfg.anchor_paths().1,
+        lease.clone(),
+        casino.checkpointer_busy.clone(),
+    )?;
     // The key a clean stop's checkpoint is signed with: the anchors' own.
     let stop_key = Arc::new(AnchorKey::load(&cfg.anchor_paths().1).map_err(|e| e.to_string())?);
     let v = views.clone();

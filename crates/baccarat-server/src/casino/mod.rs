@@ -90,6 +90,9 @@ pub struct Casino {
     /// or ended since (`checkpoint.rs`).
     since_checkpoint: u64,
     shoe_boundary: bool,
+    /// Set while the background checkpointer writes the last one taken: no
+    /// other is taken until it is done (`checkpoint::Busy`).
+    pub checkpointer_busy: crate::checkpoint::Busy,
     /// Tournaments, by id (`tournaments.rs`).
     pub tournaments: BTreeMap<u32, tournaments::Tournament>,
     /// Promotions, by id (`promotions.rs`).
@@ -111,6 +114,7 @@ impl Casino {
             ceiling: DEFAULT_CEILING,
             since_checkpoint: 0,
             shoe_boundary: false,
+            checkpointer_busy: crate::checkpoint::Busy::default(),
             tournaments: BTreeMap::new(),
             promotions: BTreeMap::new(),
             self_limits: BTreeMap::new(),

@@ -289,7 +289,9 @@ impl Casino {
     }
 
     /// Whether a checkpoint is due after this batch (`checkpoint.rs` says
-    /// when); `asked`: a request asked for one.
+    /// when); `asked`: a request asked for one (a clean stop's, written by the
+    /// committer itself). One taken for the background checkpointer marks it
+    /// busy, and none is due for it until it is free again.
     pub fn checkpoint_due(&mut self, commit: &crate::store::Commit, asked: bool) -> bool {
         use crate::checkpoint::{MAX_GAP_RECORDS, MIN_GAP_RECORDS};
         self.since_checkpoint += commit.records.len() as u64;
@@ -298,14 +300,60 @@ impl Casino {
         }
         // Not while a settlement is recorded in chunks: the engines are ahead
         // of the log until it is done (`settle.rs`); it is due after.
-        let due = !self.settling()
-            && (asked
-                || self.since_checkpoint >= MAX_GAP_RECORDS
+        let background = !self.checkpointer_busy.get()
+            && (self.since_checkpoint >= MAX_GAP_RECORDS
                 || (self.shoe_boundary && self.since_checkpoint >= MIN_GAP_RECORDS));
+        let due = !self.settling() && (asked || background);
         if due {
             self.since_checkpoint = 0;
             self.shoe_boundary = false;
+            if !asked {
+                self.checkpointer_busy.set(true);
+            }
         }
         due
+    }
+}
+
+#[cfg(test)]
+mod checkpoint_due_tests {
+    use crate::audit::Record;
+    use crate::casino::Casino;
+    use crate::checkpoint::{MAX_GAP_RECORDS, MIN_GAP_RECORDS};
+    use crate::store::Commit;
+    use baccarat_table::engine::Event;
+
+    /// A batch of `n` records, ending a shoe when `shoe_ended`.
+    fn batch(n: u64, shoe_ended: bool) -> Commit {
+        let r = Record { seq: 1, prev: String::new(), body: String::new(), hash: String::new() };
+        let mut c = Commit { records: vec![(1, r); n as usize], ..Commit::default() };
+        if shoe_ended {
+            c.events.push((1, 1, Event::ShoeEnded { shoe: 1, seed: None, reason: "test".into() }));
+        }
+        c
+    }
+
+    #[test]
+    fn none_is_taken_for_the_checkpointer_while_it_writes_the_last() {
+        let mut c = Casino::new();
+        // Not due before the gap, whatever the boundary.
+        assert!(!c.checkpoint_due(&batch(MIN_GAP_RECORDS - 1, true), false));
+        // Due at the first boundary past the gap, and then the thread is busy.
+        assert!(c.checkpoint_due(&batch(1, true), false));
+        assert!(c.checkpointer_busy.get());
+        // While it is busy: no boundary, and not even the longest gap, makes one due...
+        assert!(!c.checkpoint_due(&batch(MIN_GAP_RECORDS, true), false));
+        assert!(!c.checkpoint_due(&batch(MAX_GAP_RECORDS, false), false));
+        // ...but a clean stop's is written by the committer itself.
+        assert!(c.checkpoint_due(&batch(0, false), true));
+        assert!(c.checkpointer_busy.get(), "the stop's does not free the thread");
+        // Once it is free, the records since and the boundary seen count.
+        assert!(!c.checkpoint_due(&batch(MIN_GAP_RECORDS, true), false));
+        c.checkpointer_busy.set(false);
+        assert!(c.checkpoint_due(&batch(0, false), false), "the boundary and the gap seen while busy");
+        assert!(c.checkpointer_busy.get());
+        c.checkpointer_busy.set(false);
+        assert!(!c.checkpoint_due(&batch(MAX_GAP_RECORDS - 1, false), false));
+        assert!(c.checkpoint_due(&batch(1, false), false), "the longest gap, without a boundary");
     }
 }

@@ -1,0 +1,45 @@
+//! The pages' part of the API document (`http/web.rs`): the HTML pages and
+//! their assets, which answer files, not JSON.
+
+use serde_json::json;
+
+use super::*;
+
+/// The pages: `web.rs`.
+pub(super) fn operations() -> Vec<Operation> {
+    let asset = Op::new(
+        "A file of the pages: index.html, pit.html, tournament.html, leaderboard.html, fair.html, help.html, \
+         style.css, common.js, table.js, pit.js (with pit-base.js, pit-words.js, pit-cards.js, pit-dialogs.js and \
+         pit-recall.js), tournament.js, leaderboard.js, fair.js, help.js, sound.js, limits.js, \
+         i18n.js, and the player's page's message catalogue messages.json",
+    )
+    .param(json!({ "name": "name", "in": "path", "required": true, "schema": string(), "example": "style.css" }))
+    .page("the file", &["text/html", "text/css", "text/javascript", "application/json"]);
+    vec![
+        ("get", "/", Op::new("The lobby and table page (HTML)").page("the page", &["text/html"])),
+        ("get", "/pit", Op::new("The pit console and the inspector's recall (HTML)").page("the page", &["text/html"])),
+        (
+            "get",
+            "/tournament",
+            Op::new("A player's tournament page, `?t=<id>` (HTML)").page("the page", &["text/html"]),
+        ),
+        (
+            "get",
+            "/leaderboard",
+            Op::new("A tournament's public leaderboard, `?t=<id>` (HTML)").page("the page", &["text/html"]),
+        ),
+        (
+            "get",
+            "/fair",
+            Op::new("A table's shoes, provably fair: commitments, seeds, the check, `?table=<id>` (HTML)")
+                .page("the page", &["text/html"]),
+        ),
+        (
+            "get",
+            "/help",
+            Op::new("A table's rules, pay tables and house edges, `?table=<id>` (HTML)")
+                .page("the page", &["text/html"]),
+        ),
+        ("get", "/assets/{name}", asset),
+    ]
+}

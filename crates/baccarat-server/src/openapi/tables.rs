@@ -1,0 +1,155 @@
+//! The lobby, one table, its WebSocket and a player's routes at a table: their
+//! part of the API document (`http/mod.rs`, `http/play.rs`), with the body of
+//! a wager or a bet slip, the richest request the server reads.
+
+use serde_json::{json, Value};
+
+use super::*;
+
+/// The body of a wager or a bet slip (`play.rs`'s `WagerBody`, `SlipLine`).
+/// Every optional field is an `Option` read with `#[serde(default)]`, so
+/// `null` stands for absent.
+fn wager_body() -> Value {
+    let spot = || {
+        let mut b = nullable(int(1, 14));
+        b["description"] = json!("the box (default: one derived from the player's id)");
+        b
+    };
+    let ante = || {
+        let mut a = nullable(int(0, MAX_LIMIT));
+        a["description"] = json!("the ante with an initial wager at an Ante Up table (AU 14.5)");
+        a
+    };
+    let bet = || string_enum(&bet_ids());
+    let line = closed(&[("bet", bet()), ("amount", amount()), ("spot", spot()), ("ante", ante())], &["bet", "amount"]);
+    let slip = json!({ "type": "array", "minItems": 1, "maxItems": crate::casino::MAX_SLIP, "items": line });
+    let one = closed(
+        &[
+            ("bet", bet()),
+            ("amount", amount()),
+            ("spot", spot()),
+            ("ante", ante()),
+            ("wagers", null_only("array")),
+            ("token", {
+                let mut t = nullable(boolean());
+                t["description"] = json!("made with the player's promotional tokens (NSW 1.1); no ante");
+                t
+            }),
+            ("key", key()),
+        ],
+        &["bet", "amount", "key"],
+    );
+    let slip = closed(
+        &[
+            ("wagers", slip),
+            ("spot", spot()),
+            ("bet", null_only("string")),
+            ("amount", null_only("integer")),
+            ("ante", null_only("integer")),
+            ("token", json!({ "type": "boolean", "enum": [false], "nullable": true })),
+            ("key", key()),
+        ],
+        &["wagers", "key"],
+    );
+    json!({ "oneOf": [one, slip] })
+}
+
+/// The lobby, one table, its WebSocket, and a player's routes: `mod.rs`, `play.rs`.
+pub(super) fn operations() -> Vec<Operation> {
+    let lobby = Op::new("The lobby: every table's public view")
+        .ok("tables", object(&[("tables", array(schema_ref("TableView")))]));
+    let create = Op::new("Admin: create a table from a configuration in TOML, checked against its rulebook profile")
+        .auth()
+        .roles("admins")
+        .limited()
+        .body(closed(
+            &[
+                (
+                    "name",
+                    json!({ "type": "string", "minLength": 1, "maxLength": 64,
+                            "description": "1 to 64 bytes, not only spaces" }),
+                ),
+                (
+                    "config",
+                    json!({ "type": "string", "description": "a table configuration in TOML, with its `rulebook`" }),
+                ),
+                ("mode", nullable(string_enum(&["rng", "live"]))),
+            ],
+            &["name", "config"],
+        ))
+        .example(json!({
+            "name": "Salon 9",
+            "config": "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 100000\n",
+            "mode": "rng",
+        }))
+        .ok("created", schema_ref("TableReply"))
+        .err(400, "config: not TOML, or no `rulebook` (`bad_request`)")
+        .err(422, "the configuration's problems against its profile, or the casino's bounds (`config`)")
+        .writer();
+    let one = on_table(Op::new("One table's public view")).ok("the table", schema_ref("TableView"));
+    let mut ws = on_table(Op::new("WebSocket: the table's view after every durable change").describe(
+        "Signed in by the session cookie sent with the upgrade, or by a first message {\"token\": …}; never by \
+             the URL. Each message is the table as the viewer may see it, their balance and their wagers in this \
+             coup, the server's time (`now_ms`) and how long a player may squeeze a hand out with them at an \
+             RNG table (`squeeze_ms`) before the dealer exposes it. A dealer's, supervisor's or admin's message also \
+             carries `pit` (as GET …/pit without the table and the rulebook's quotes: the coup's wagers and \
+             approvals, the notices, the shoes), so the pit console polls nothing.",
+    ))
+    .err(400, "a token in the URL (`bad_request`), or not a WebSocket upgrade (`upgrade`)")
+    .err(401, "the cookie's session has ended (`unauthorized`)")
+    .err(426, "the connection cannot be upgraded (`upgrade`)");
+    ws.0["security"] = json!([{}, { "cookie": [] }]);
+    ws.0["responses"]["101"] = json!({ "description": "switching to the WebSocket" });
+    let wagers =
+        on_table(Op::new("Player: place a wager, or a bet slip of up to 32; acknowledged once durable").describe(
+            "One wager ({bet, amount, spot?, ante?, key}) or a slip ({wagers: [{bet, amount, spot?, ante?}], \
+             spot?, key}): each line of a slip is placed or refused on its own. Retry with the same key.",
+        ))
+        .auth()
+        .roles("players")
+        .limited()
+        .body(wager_body())
+        .example(json!({ "bet": "banker", "amount": 1000, "key": "wager-1" }))
+        .ok(
+            "placed (one wager), or each line's result (a slip)",
+            json!({ "oneOf": [schema_ref("WagerReply"), schema_ref("SlipReply")] }),
+        )
+        .err(
+            400,
+            "an unknown bet id, an amount or ante out of range, a box not from 1 to 14, an empty or long slip, a key \
+         not 1 to 128 bytes, bet and wagers together or neither (`bad_request`, `slip`)",
+        )
+        .err(403, "the player's own loss or time limit, or cool-off, refuses it (`self_limit`): /api/me/limits")
+        .refusals()
+        .writer();
+    let withdraw = on_table(Op::new("Player: take back one's own wager while betting is open (NSW 5.4)"))
+        .auth()
+        .roles("players")
+        .limited()
+        .body(closed(&[("wager", u64s())], &["wager"]))
+        .example(json!({ "wager": 1 }))
+        .ok("withdrawn", schema_ref("EventsReply"))
+        .refusals()
+        .writer();
+    let hand = on_table(Op::new(
+        "Player holding a hand to squeeze: expose it, or decline it so it passes on (NSW 8.9-8.15; AU 8.9-8.16)",
+    ))
+    .auth()
+    .roles("players")
+    .limited()
+    .body(closed(&[("action", string_enum(&["expose", "decline"])), ("side", nullable(side()))], &["action"]))
+    .example(json!({ "action": "expose", "side": "player" }))
+    .ok("done", schema_ref("EventsReply"))
+    .refusals()
+    .err(409, "no hand is out with a player to expose (`conflict`)")
+    .writer();
+    vec![
+        ("get", "/api/tables", lobby),
+        ("post", "/api/tables", create),
+        ("get", "/api/tables/{id}", one),
+        ("get", "/api/tables/{id}/ws", ws),
+        ("post", "/api/tables/{id}/wagers", wagers),
+        ("post", "/api/tables/{id}/withdraw", withdraw),
+        ("post", "/api/tables/{id}/hand", hand),
+    ]
+}

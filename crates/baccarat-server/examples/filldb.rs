@@ -26,8 +26,9 @@
 //! counted in the file when it starts plus what it wrote), so every coup is
 //! settled and no wager is open.
 //!
-//! With `--mirror-pg URL` every batch is also committed to a PostgreSQL store
-//! (`pg_store.rs`) on an empty database, and the time each store's commits
+//! With `--mirror-pg URL` the casino as opened is first copied into an empty
+//! PostgreSQL database (`migrate.rs`), then every batch is also committed to it
+//! (`pg_store.rs`), and the time each store's commits
 //! took is reported: the same real batches on both back ends.
 //!
 //! Players, seats, bets and amounts come from a seeded generator (`--seed`,
@@ -381,6 +382,10 @@ pub fn fill(a: &Args) -> Result<(), String> {
         coups: 0,
         mirror: match &a.mirror_pg {
             Some(url) => {
+                // The mirror starts as a copy of the casino as opened (the
+                // demo casino of a first run, or an earlier fill), so that
+                // its chains and logs go on from the same ends.
+                baccarat_server::migrate::migrate(&a.db, url).map_err(|e| format!("--mirror-pg: {e}"))?;
                 Some(baccarat_server::pg_store::PgStore::connect(url).map_err(|e| format!("--mirror-pg: {e}"))?)
             }
             None => None,

@@ -129,6 +129,24 @@ pub struct PgStore {
     /// epoch is still this one ([`PgStore::acquire`]). Empty: one server
     /// alone, unfenced.
     fences: std::collections::BTreeMap<u32, Lease>,
+    /// The commit's statements, prepared once on this connection: a
+    /// statement sent as text is parsed by the server first, one more round
+    /// trip for each of a batch's statements.
+    prepared: std::collections::HashMap<&'static str, postgres::Statement>,
+}
+
+/// `sql` prepared on this connection, from `cache` after the first time.
+fn prepared(
+    tx: &mut postgres::Transaction<'_>,
+    cache: &mut std::collections::HashMap<&'static str, postgres::Statement>,
+    sql: &'static str,
+) -> Result<postgres::Statement, StoreError> {
+    if let Some(s) = cache.get(sql) {
+        return Ok(s.clone());
+    }
+    let s = tx.prepare(sql)?;
+    cache.insert(sql, s.clone());
+    Ok(s)
 }
 
 /// The client, locked.
@@ -166,7 +184,7 @@ impl PgStore {
     /// as the host, percent-encoded) and migrate.
     pub fn connect(url: &str) -> Result<PgStore, StoreError> {
         let client = Client::connect(url, NoTls)?;
-        let s = PgStore { client: Mutex::new(Some(client)), fences: Default::default() };
+        let s = PgStore { client: Mutex::new(Some(client)), fences: Default::default(), prepared: Default::default() };
         s.migrate()?;
         s.ensure_months(now_ms())?;
         Ok(s)
@@ -380,8 +398,8 @@ fn transfer_of(r: &postgres::Row) -> Result<Transfer, StoreError> {
 
 impl Store for PgStore {
     fn commit(&mut self, c: &Commit) -> Result<(), StoreError> {
-        let fences = &self.fences;
-        let mut client = self.c();
+        let PgStore { client, fences, prepared: cache } = self;
+        let mut client = Held(client.lock().unwrap_or_else(|p| p.into_inner()));
         let mut tx = client.transaction()?;
         // The fence: each leased table this batch writes must still be under
         // this server's epoch. The update also locks the lease's row until the
@@ -395,10 +413,9 @@ impl Store for PgStore {
         }
         for t in touched {
             let Some(l) = fences.get(&t) else { continue };
-            let held = tx.execute(
-                "UPDATE leases SET tbl = tbl WHERE tbl = $1 AND owner = $2 AND epoch = $3",
-                &[&(t as i64), &l.owner, &l.epoch],
-            )?;
+            let st =
+                prepared(&mut tx, cache, "UPDATE leases SET tbl = tbl WHERE tbl = $1 AND owner = $2 AND epoch = $3")?;
+            let held = tx.execute(&st, &[&(t as i64), &l.owner, &l.epoch])?;
             if held == 0 {
                 let now: Option<(String, i64)> = tx
                     .query_opt("SELECT owner, epoch FROM leases WHERE tbl = $1", &[&(t as i64)])?
@@ -412,11 +429,13 @@ impl Store for PgStore {
             }
         }
         for t in &c.tables {
-            tx.execute(
+            let st = prepared(
+                &mut tx,
+                cache,
                 "INSERT INTO tables (id, name, rulebook, config, mode, open) VALUES ($1, $2, $3, $4, $5, $6)
                  ON CONFLICT (id) DO UPDATE SET name = excluded.name, mode = excluded.mode, open = excluded.open",
-                &[&(t.id as i64), &t.name, &t.rulebook, &t.config, &t.mode, &t.open],
             )?;
+            tx.execute(&st, &[&(t.id as i64), &t.name, &t.rulebook, &t.config, &t.mode, &t.open])?;
         }
         // Columns of the batch's rows, each sent as one array.
         let (mut xid, mut xdebit, mut xcredit, mut xamount) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -464,40 +483,38 @@ impl Store for PgStore {
                 }
             }
         }
-        for (t, (first, last)) in chains {
-            advance(&mut tx, &format!("audit:{t}"), first, last, true)?;
-        }
+        let mut moves: Vec<Move> =
+            chains.into_iter().map(|(t, (first, last))| (format!("audit:{t}"), first, last, true)).collect();
         if let (Some(first), Some(last)) = (xid.iter().min(), xid.iter().max()) {
-            advance(&mut tx, "transfers", *first as u64, *last as u64, false)?;
+            moves.push(("transfers".into(), *first as u64, *last as u64, false));
         }
         if let (Some(first), Some(last)) = (aseq.iter().min(), aseq.iter().max()) {
-            advance(&mut tx, "answers", *first as u64, *last as u64, false)?;
+            moves.push(("answers".into(), *first as u64, *last as u64, false));
         }
+        advance_all(&mut tx, cache, &moves)?;
         if !xid.is_empty() {
-            tx.execute(
-                "INSERT INTO transfers (id, debit, credit, amount, kind, memo, cause)
-                 SELECT * FROM UNNEST($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[])",
-                &[&xid, &xdebit, &xcredit, &xamount, &xkind, &xmemo, &xcause],
-            )?;
+            let st = prepared(&mut tx, cache, "INSERT INTO transfers (id, debit, credit, amount, kind, memo, cause)
+                 SELECT * FROM UNNEST($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[])")?;
+            tx.execute(&st, &[&xid, &xdebit, &xcredit, &xamount, &xkind, &xmemo, &xcause])?;
         }
         if !aseq.is_empty() {
-            tx.execute(
-                "INSERT INTO answer_log (seq, key, key_id, digest, answer, at_ms, cause)
-                 SELECT * FROM UNNEST($1::bigint[], $2::text[], $3::bytea[], $4::bytea[], $5::text[], $6::bigint[], $7::text[])",
-                &[&aseq, &akey, &akid, &adigest, &aanswer, &aat, &acause],
-            )?;
+            let st = prepared(&mut tx, cache, "INSERT INTO answer_log (seq, key, key_id, digest, answer, at_ms, cause)
+                 SELECT * FROM UNNEST($1::bigint[], $2::text[], $3::bytea[], $4::bytea[], $5::text[], $6::bigint[], $7::text[])")?;
+            tx.execute(&st, &[&aseq, &akey, &akid, &adigest, &aanswer, &aat, &acause])?;
         }
         if !last.is_empty() {
             let ids: Vec<i64> = last.keys().map(|&id| id as i64).collect();
             let kinds: Vec<String> = last.values().map(|a| json(&a.kind)).collect();
             let balances: Vec<i64> = last.values().map(|a| a.balance).collect();
             let helds: Vec<i64> = last.values().map(|a| a.held).collect();
-            tx.execute(
+            let st = prepared(
+                &mut tx,
+                cache,
                 "INSERT INTO accounts (id, kind, balance, held)
                  SELECT * FROM UNNEST($1::bigint[], $2::text[], $3::bigint[], $4::bigint[])
                  ON CONFLICT (id) DO UPDATE SET balance = excluded.balance, held = excluded.held",
-                &[&ids, &kinds, &balances, &helds],
             )?;
+            tx.execute(&st, &[&ids, &kinds, &balances, &helds])?;
         }
         if !c.records.is_empty() {
             let tbl: Vec<i64> = c.records.iter().map(|(t, _)| *t as i64).collect();
@@ -505,11 +522,13 @@ impl Store for PgStore {
             let prev: Vec<&str> = c.records.iter().map(|(_, r)| r.prev.as_str()).collect();
             let body: Vec<&str> = c.records.iter().map(|(_, r)| r.body.as_str()).collect();
             let hash: Vec<&str> = c.records.iter().map(|(_, r)| r.hash.as_str()).collect();
-            tx.execute(
+            let st = prepared(
+                &mut tx,
+                cache,
                 "INSERT INTO audit (tbl, seq, prev, body, hash)
                  SELECT * FROM UNNEST($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[])",
-                &[&tbl, &seq, &prev, &body, &hash],
             )?;
+            tx.execute(&st, &[&tbl, &seq, &prev, &body, &hash])?;
         }
         tx.commit()?;
         Ok(())
@@ -604,6 +623,41 @@ impl Store for PgStore {
 /// be `first - 1` exactly (`contiguous`: a chain), or below `first`; refused
 /// otherwise, naming where the log ends. A log with no end yet starts at 1
 /// (a chain) or anywhere (the others).
+/// A log's end to move: `(log, first, last, contiguous)` as [`advance`] takes them.
+type Move = (String, u64, u64, bool);
+
+/// Move every log's end in one statement (a batch touches a log per busy
+/// table: one round trip each cost the committer more than the rows did).
+/// A log that did not move as asked — its first row, or a gap or repeat —
+/// is then tried alone by [`advance`], which names what is wrong.
+fn advance_all(
+    tx: &mut postgres::Transaction<'_>,
+    cache: &mut std::collections::HashMap<&'static str, postgres::Statement>,
+    moves: &[Move],
+) -> Result<(), StoreError> {
+    if moves.is_empty() {
+        return Ok(());
+    }
+    let logs: Vec<&str> = moves.iter().map(|m| m.0.as_str()).collect();
+    let firsts: Vec<i64> = moves.iter().map(|m| m.1 as i64).collect();
+    let lasts: Vec<i64> = moves.iter().map(|m| m.2 as i64).collect();
+    let contiguous: Vec<bool> = moves.iter().map(|m| m.3).collect();
+    let update = prepared(
+        tx,
+        cache,
+        "UPDATE log_heads h SET last = v.last
+         FROM UNNEST($1::text[], $2::bigint[], $3::bigint[], $4::bool[]) AS v(log, first, last, contiguous)
+         WHERE h.log = v.log AND CASE WHEN v.contiguous THEN h.last = v.first - 1 ELSE h.last < v.first END
+         RETURNING h.log",
+    )?;
+    let moved: std::collections::BTreeSet<String> =
+        tx.query(&update, &[&logs, &firsts, &lasts, &contiguous])?.iter().map(|r| r.get(0)).collect();
+    for (log, first, last, contiguous) in moves.iter().filter(|m| !moved.contains(&m.0)) {
+        advance(tx, log, *first, *last, *contiguous)?;
+    }
+    Ok(())
+}
+
 fn advance(
     tx: &mut postgres::Transaction<'_>,
     log: &str,

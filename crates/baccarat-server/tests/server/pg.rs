@@ -439,6 +439,20 @@ fn a_chain_only_moves_forward_and_a_batch_is_all_or_nothing() {
     store.commit(&Commit { records: vec![(1, r2), (1, r3)], ..Commit::default() }).unwrap();
     assert_eq!(store.head(1).unwrap().unwrap().seq, 3);
 
+    // Every log's end moves in one statement: a batch in which one chain
+    // follows on and another skips its first record is refused whole, the
+    // chain that followed on included; sent right, both move.
+    let mut other = Chain::new();
+    let (o1, o2) = (other.append("{}".into()), other.append("{\"o\":2}".into()));
+    let r4 = chain.append("{\"d\":1}".into());
+    let mixed = Commit { records: vec![(1, r4.clone()), (2, o2.clone())], ..Commit::default() };
+    let refused = store.commit(&mixed).unwrap_err();
+    assert!(refused.to_string().contains("audit:2: rows 2 to 2 do not follow its end (none)"), "{refused}");
+    assert_eq!(store.head(1).unwrap().unwrap().seq, 3, "chain 1 did not move with the refused batch");
+    assert!(store.head(2).unwrap().is_none());
+    store.commit(&Commit { records: vec![(1, r4), (2, o1), (2, o2)], ..Commit::default() }).unwrap();
+    assert_eq!((store.head(1).unwrap().unwrap().seq, store.head(2).unwrap().unwrap().seq), (4, 2));
+
     // A forger rewrites record 2 in place: the chain names it.
     store.with_client(|c| c.execute("UPDATE audit SET body = '{\"b\":1000}' WHERE tbl = 1 AND seq = 2", &[]).unwrap());
     let mut records = Vec::new();

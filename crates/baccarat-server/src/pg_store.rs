@@ -399,8 +399,8 @@ fn transfer_of(r: &postgres::Row) -> Result<Transfer, StoreError> {
 impl Store for PgStore {
     fn commit(&mut self, c: &Commit) -> Result<(), StoreError> {
         let PgStore { client, fences, prepared: cache } = self;
-        let mut client = Held(client.lock().unwrap_or_else(|p| p.into_inner()));
-        let mut tx = client.transaction()?;
+        let client = client.get_mut().unwrap_or_else(|p| p.into_inner());
+        let mut tx = client.as_mut().expect("the client is open until the store is dropped").transaction()?;
         // The fence: each leased table this batch writes must still be under
         // this server's epoch. The update also locks the lease's row until the
         // commit, so a new owner's `acquire` waits for this batch and then

@@ -58,6 +58,9 @@ pub fn redact(url: &str) -> String {
 }
 
 /// A store of either kind.
+// A process holds a handful of stores (the writer's, the checkpointer's, a
+// check's): the larger PostgreSQL variant costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 pub enum AnyStore {
     Sqlite(SqliteStore),
     Postgres(PgStore),

@@ -1,0 +1,127 @@
+//! Coup watching: the server does not publish how many wagers a coup holds,
+//! so loadgen watches each load table's phase and counts the wagers it had
+//! accepted there between one close of betting and the next.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use serde_json::Value;
+
+use super::Shared;
+
+/// Wagers one coup of a load table held (as loadgen counted them).
+pub(super) struct CoupCount {
+    pub(super) table: u32,
+    pub(super) coup: u64,
+    pub(super) wagers: u64,
+    /// False for a coup still taking wagers when the run ended.
+    pub(super) complete: bool,
+}
+
+/// After betting closes, wait this long before reading the table's count of
+/// accepted wagers, so that answers already on their way are in it. The next
+/// coup opens only after the cards and the result's pause.
+const ANSWERS_IN_FLIGHT: Duration = Duration::from_millis(150);
+
+/// Watch the load tables' phases and count the wagers each coup took: the
+/// table's accepted wagers are read once betting has closed (and the answers
+/// have arrived); a coup's wagers are the difference from the previous close.
+/// The tables are new, so the first coup starts from zero.
+pub(super) async fn watch_coups(c: reqwest::Client, url: String, ids: Vec<u32>, shared: Arc<Shared>) -> Vec<CoupCount> {
+    struct Watch {
+        /// The coup seen taking wagers.
+        betting: Option<u64>,
+        /// A coup whose betting closed, and when that was seen.
+        closing: Option<(u64, Instant)>,
+        /// The table's accepted wagers at the last close.
+        counted: u64,
+    }
+    let mut w: Vec<Watch> = ids.iter().map(|_| Watch { betting: None, closing: None, counted: 0 }).collect();
+    let mut out = Vec::new();
+    // One table: its own view, often. Several: the list, less often.
+    let every = if ids.len() == 1 { Duration::from_millis(50) } else { Duration::from_millis(200) };
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let settle = |w: &mut Watch, i: usize, coup: u64, complete: bool, out: &mut Vec<CoupCount>| {
+        let now = shared.per_table[i].load(Ordering::Relaxed);
+        out.push(CoupCount { table: ids[i], coup, wagers: now - w.counted, complete });
+        w.counted = now;
+    };
+    while !shared.stop.load(Ordering::Relaxed) {
+        tick.tick().await;
+        let seen: Vec<(u32, u64, String)> = if ids.len() == 1 {
+            match c.get(format!("{url}/api/tables/{}", ids[0])).send().await {
+                Ok(r) => match r.json::<Value>().await {
+                    Ok(t) => vec![(ids[0], t["coup"].as_u64().unwrap_or(0), t["phase"].as_str().unwrap_or("").into())],
+                    Err(_) => continue,
+                },
+                Err(_) => continue,
+            }
+        } else {
+            match c.get(format!("{url}/api/tables")).send().await {
+                Ok(r) => match r.json::<Value>().await {
+                    Ok(v) => v["tables"]
+                        .as_array()
+                        .map(|a| {
+                            a.iter()
+                                .map(|t| {
+                                    let id = t["id"].as_u64().unwrap_or(0) as u32;
+                                    (id, t["coup"].as_u64().unwrap_or(0), t["phase"].as_str().unwrap_or("").into())
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default(),
+                    Err(_) => continue,
+                },
+                Err(_) => continue,
+            }
+        };
+        for (id, coup, phase) in seen {
+            let Some(i) = ids.iter().position(|&x| x == id) else { continue };
+            let t = &mut w[i];
+            let betting = phase == "betting";
+            // A close seen earlier: read the count once the answers are in, or
+            // at once if the next coup is already taking wagers.
+            if let Some((c0, at)) = t.closing {
+                if at.elapsed() >= ANSWERS_IN_FLIGHT || (betting && coup != c0) {
+                    t.closing = None;
+                    settle(t, i, c0, true, &mut out);
+                }
+            }
+            match (t.betting, betting) {
+                (Some(b), true) if b != coup => {
+                    // The close was missed between two looks: count it now.
+                    settle(t, i, b, true, &mut out);
+                    t.betting = Some(coup);
+                }
+                (None, true) => t.betting = Some(coup),
+                (Some(b), false) => {
+                    t.betting = None;
+                    t.closing = Some((b, Instant::now()));
+                }
+                _ => {}
+            }
+        }
+    }
+    // The load has stopped: let the last answers land, then count what each
+    // table took since its last close (a coup closing, or still open).
+    tokio::time::sleep(ANSWERS_IN_FLIGHT).await;
+    for i in 0..ids.len() {
+        let t = &mut w[i];
+        if let Some((c0, _)) = t.closing.take() {
+            settle(t, i, c0, true, &mut out);
+        }
+        if let Some(b) = t.betting.take() {
+            settle(t, i, b, false, &mut out);
+        }
+    }
+    out
+}
+
+/// Coups dealt so far, summed over every table of the server.
+pub(super) async fn coups(c: &reqwest::Client, url: &str) -> Result<u64> {
+    let t: Value = c.get(format!("{url}/api/tables")).send().await?.json().await?;
+    Ok(t["tables"].as_array().map_or(0, |a| a.iter().map(|t| t["coup"].as_u64().unwrap_or(0)).sum()))
+}

@@ -1,0 +1,141 @@
+//! Setting up a run: the admin's session, the probe's quiet table, the load
+//! tables (NSW, wide limits, so the server rather than the table maximums is
+//! measured), and a new player with ample play chips at every seat. All of it
+//! goes to the first server, and only then does the load start.
+
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use serde_json::{json, Value};
+
+use super::Args;
+
+/// The probe's and the load tables' configuration: NSW, wide limits.
+const LOAD_CONFIG: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 100\nmax = 1000000000\n";
+
+/// A load player: seated at one load table, signed in.
+pub(super) struct Player {
+    pub(super) table: u32,
+    /// The table's place in the list of load tables.
+    pub(super) index: usize,
+    pub(super) seat: u8,
+    pub(super) min: i64,
+    pub(super) token: String,
+}
+
+/// What the set-up made: the admin's session, the run's id (in the names of
+/// the tables, players and idempotency keys it creates), the load tables with
+/// their minimums, the seated players, and the probe's table and session.
+pub(super) struct Setup {
+    pub(super) admin: String,
+    pub(super) run_id: String,
+    pub(super) tables: Vec<(u32, i64)>,
+    pub(super) players: Vec<Player>,
+    pub(super) probe_table: Option<u32>,
+    pub(super) probe: Option<(u32, String)>,
+}
+
+/// Sign in as the admin at `url`, create the probe's table and the load
+/// tables, and seat a new player at every seat of the tables to drive.
+pub(super) async fn setup(a: &Args, c: &reqwest::Client, url: &str) -> Result<Setup> {
+    let login = |name: String, password: String| {
+        let (c, url) = (c.clone(), url.to_string());
+        async move {
+            let r: Value = c
+                .post(format!("{url}/api/login"))
+                .json(&json!({"name": name, "password": password}))
+                .send()
+                .await?
+                .json()
+                .await?;
+            r["token"].as_str().map(str::to_string).with_context(|| format!("login {name}: {r}"))
+        }
+    };
+    let admin = login("admin".into(), a.admin_password.clone()).await?;
+    let create_table = |name: String| {
+        let (c, url, admin) = (c.clone(), url.to_string(), admin.clone());
+        async move {
+            let r = send(&c, || {
+                c.post(format!("{url}/api/tables"))
+                    .bearer_auth(&admin)
+                    .json(&json!({"name": name, "config": LOAD_CONFIG}))
+            })
+            .await?;
+            Ok::<u32, anyhow::Error>(r["table"].as_u64().with_context(|| format!("create table {name:?}: {r}"))? as u32)
+        }
+    };
+    let run_id = baccarat_server::auth::random_hex(4);
+    let create_player = |name: String| {
+        let (c, url, admin) = (c.clone(), url.to_string(), admin.clone());
+        async move {
+            let r = send(&c, || {
+                c.post(format!("{url}/api/players"))
+                    .bearer_auth(&admin)
+                    .json(&json!({"name": name, "password": "loadpass", "chips": 100_000_000_000i64}))
+            })
+            .await?;
+            r["player"].as_u64().with_context(|| format!("create player {name}: {r}"))?;
+            Ok::<(), anyhow::Error>(())
+        }
+    };
+    // The probe's quiet table first: no load player is ever seated there.
+    let probe_table = match a.probe {
+        true => Some(create_table(format!("Probe {run_id}")).await?),
+        false => None,
+    };
+    let load_tables = if a.hot_table { 1 } else { a.tables };
+    let mut created = Vec::new();
+    for i in 0..load_tables {
+        let name = if a.hot_table { format!("Hot {run_id}") } else { format!("Load {}", i + 1) };
+        created.push(create_table(name).await?);
+    }
+    let tables: Value = c.get(format!("{url}/api/tables")).send().await?.json().await?;
+    let tables: Vec<(u32, i64)> = tables["tables"]
+        .as_array()
+        .context("tables")?
+        .iter()
+        .filter(|t| t["mode"] == "rng")
+        .map(|t| (t["id"].as_u64().unwrap_or(0) as u32, t["min"].as_i64().unwrap_or(1000)))
+        // With load tables, only they are driven (the others' limits would
+        // refuse most of the load); without, every RNG table is, except the
+        // probe's.
+        .filter(|(id, _)| created.is_empty() || created.contains(id))
+        .filter(|(id, _)| Some(*id) != probe_table)
+        .collect();
+    if tables.is_empty() {
+        bail!("the server has no RNG table to drive");
+    }
+    // Players: one per seat, with ample play chips.
+    let mut players = Vec::new();
+    for (ti, &(table, min)) in tables.iter().enumerate() {
+        for seat in 1..=a.players_per_table {
+            let name = format!("load-{run_id}-{table}-{seat}");
+            create_player(name.clone()).await?;
+            let token = login(name, "loadpass".into()).await?;
+            players.push(Player { table, index: ti, seat: seat as u8, min, token });
+        }
+    }
+    let probe = match probe_table {
+        Some(table) => {
+            let name = format!("probe-{run_id}");
+            create_player(name.clone()).await?;
+            Some((table, login(name, "loadpass".into()).await?))
+        }
+        None => None,
+    };
+    Ok(Setup { admin, run_id, tables, players, probe_table, probe })
+}
+
+/// Send an admin request, waiting and retrying while it is rate-limited.
+async fn send(c: &reqwest::Client, make: impl Fn() -> reqwest::RequestBuilder) -> Result<Value> {
+    let _ = c;
+    loop {
+        let r = make().send().await?;
+        if r.status() == reqwest::StatusCode::TOO_MANY_REQUESTS {
+            let v: Value = r.json().await.unwrap_or_default();
+            tokio::time::sleep(Duration::from_millis(v["retry_after_ms"].as_u64().unwrap_or(50).max(1))).await;
+            continue;
+        }
+        return Ok(r.json().await?);
+    }
+}

@@ -1,7 +1,6 @@
 //! The server started in-process on port 0 with a fresh database, and a client.
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use baccarat_server::serve::{run, ServeConfig};
@@ -16,34 +15,9 @@ pub struct App {
     pub dir: TempDir,
 }
 
-/// A test's own directory under the system temp dir, `name` (unique among the
-/// tests that run at once), created empty. Dropped, it is removed, unless the
-/// test is failing (a panic): then it stays, to be looked at.
-pub struct TempDir(PathBuf);
-
-impl TempDir {
-    pub fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(name);
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl std::ops::Deref for TempDir {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
+#[path = "../shared/temp_dir.rs"]
+mod temp_dir;
+pub use temp_dir::TempDir;
 
 /// Start the server on 127.0.0.1:0 with a fresh database (zero2prod's spawn_app).
 pub async fn spawn_app() -> App {

@@ -1,40 +1,14 @@
 //! Shared by the integration tests that run `baccarat serve` as a child process.
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-/// A test's own directory under the system temp dir, `name` (unique among the
-/// tests that run at once), created empty. Dropped, it is removed, unless the
-/// test is failing (a panic): then it stays, to be looked at. Declare it before
-/// the [`Server`] that uses it, so that the server is killed first.
-pub struct TempDir(PathBuf);
-
-impl TempDir {
-    pub fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(name);
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl std::ops::Deref for TempDir {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
+#[path = "../../../baccarat-server/tests/shared/temp_dir.rs"]
+mod temp_dir;
+pub use temp_dir::TempDir;
 
 /// A server process, killed when dropped (also when a test fails).
 pub struct Server(Child);

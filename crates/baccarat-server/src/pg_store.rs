@@ -14,6 +14,11 @@
 //! * **One batch, one transaction, one statement per table.** Transfers,
 //!   audit records and answers go in with `INSERT … SELECT FROM UNNEST($1, …)`:
 //!   a batch of thousands of rows is three round trips, not thousands.
+//!   Every log's end moves in one more (`advance_all`), and the commit's
+//!   statements are prepared once per connection, so a batch is a handful of
+//!   round trips whatever the number of tables in it. (Prepared statements
+//!   live in the session: a pooler in front of PostgreSQL must keep each of
+//!   the server's connections whole, or support prepared statements.)
 //! * **Partitioned by time.** `transfers`, `audit` and `answer_log` are
 //!   range-partitioned by month on `at` (the commit's transaction time), so
 //!   archiving a month is detaching a partition. The months around now are

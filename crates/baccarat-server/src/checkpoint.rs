@@ -299,6 +299,15 @@ impl Busy {
     }
 }
 
+/// Clears [`Busy`] when dropped.
+struct Free(Busy);
+
+impl Drop for Free {
+    fn drop(&mut self) {
+        self.0.set(false);
+    }
+}
+
 /// The thread that seals and writes checkpoints in the background.
 pub struct Checkpointer {
     tx: std::sync::mpsc::SyncSender<Box<Checkpoint>>,
@@ -346,11 +355,13 @@ impl Checkpointer {
                     }
                 };
                 while let Ok(c) = rx.recv() {
+                    // Free again once this one is written, or failed, or
+                    // the thread unwinds: a thread stuck busy would stop
+                    // every later checkpoint.
+                    let _free = Free(done.clone());
                     if let Err(e) = write_streamed(&mut store, &c, &key) {
                         eprintln!("checkpointer: checkpoint not written: {e}");
                     }
-                    drop(c);
-                    done.set(false);
                 }
             })
             .map_err(|e| format!("cannot start the checkpointer: {e}"))?;

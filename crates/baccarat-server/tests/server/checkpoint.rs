@@ -794,3 +794,43 @@ fn a_checkpoint_streamed_a_part_at_a_time_is_the_one_sealed_whole() {
     assert!(err.to_string().contains("disk full"), "{err}");
     assert_eq!(o.store.latest_checkpoint().unwrap().unwrap().id, read.id, "the last complete one is still the latest");
 }
+
+/// The background checkpointer frees the writer's gate (`checkpoint::Busy`)
+/// once each checkpoint is written, and also when one fails: a gate left shut
+/// would stop every later checkpoint, silently.
+#[test]
+fn the_checkpointer_frees_the_gate_after_each_checkpoint_written_or_failed() {
+    use baccarat_server::store::History;
+    let (_dir, cfg) = config("gate");
+    let mut o = open(&cfg).unwrap();
+    deposits(&mut o);
+    let busy = o.casino.checkpointer_busy.clone();
+    let key_path = baccarat_server::anchor::default_paths(&cfg.db).1;
+    let cp = checkpoint::Checkpointer::start(&cfg.database(), &key_path, None, busy.clone()).unwrap();
+    let wait_free = |what: &str| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while busy.get() {
+            assert!(std::time::Instant::now() < deadline, "the gate stayed shut after {what}");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    };
+    let before = o.store.latest_checkpoint().unwrap().map(|c| c.id);
+    busy.set(true);
+    let mut taken = o.casino.checkpoint();
+    taken.feed = Some(o.feed.state());
+    cp.offer(Box::new(taken.clone()));
+    wait_free("a checkpoint written");
+    let written = o.store.latest_checkpoint().unwrap().expect("written").id;
+    assert!(Some(written) > before, "a new checkpoint: {written} after {before:?}");
+
+    // The store refuses every part: the checkpoint fails, the gate opens.
+    let conn = rusqlite::Connection::open(&cfg.db).unwrap();
+    conn.execute_batch(
+        "CREATE TRIGGER full BEFORE INSERT ON checkpoint_parts BEGIN SELECT RAISE(ABORT, 'disk full'); END",
+    )
+    .unwrap();
+    busy.set(true);
+    cp.offer(Box::new(taken));
+    wait_free("a checkpoint that failed");
+    assert_eq!(o.store.latest_checkpoint().unwrap().unwrap().id, written, "the failed one is not the latest");
+}

@@ -1,0 +1,320 @@
+//! The PostgreSQL store's writes (`Store`): one transaction a batch, fenced
+//! by the lease's epoch, each log's end moved forward in one statement, the
+//! rows sent as arrays; checkpoints in parts. The design is in `pg_store.rs`.
+
+use super::{PgStore, CASINO_LEASE};
+use crate::audit::Record;
+use crate::checkpoint::Head;
+use crate::ledger::{Account, AccountId};
+use crate::store::{
+    json, CheckpointBody, CheckpointSeal, Commit, History, Snapshot, Store, StoreError, CHECKPOINTS_KEPT,
+};
+
+/// `sql` prepared on this connection, from `cache` after the first time.
+fn prepared(
+    tx: &mut postgres::Transaction<'_>,
+    cache: &mut std::collections::HashMap<&'static str, postgres::Statement>,
+    sql: &'static str,
+) -> Result<postgres::Statement, StoreError> {
+    if let Some(s) = cache.get(sql) {
+        return Ok(s.clone());
+    }
+    let s = tx.prepare(sql)?;
+    cache.insert(sql, s.clone());
+    Ok(s)
+}
+
+impl Store for PgStore {
+    fn commit(&mut self, c: &Commit) -> Result<(), StoreError> {
+        let PgStore { client, fences, prepared: cache } = self;
+        let client = client.get_mut().unwrap_or_else(|p| p.into_inner());
+        let mut tx = client.as_mut().expect("the client is open until the store is dropped").transaction()?;
+        // The fence: each leased table this batch writes must still be under
+        // this server's epoch. The update also locks the lease's row until the
+        // commit, so a new owner's `acquire` waits for this batch and then
+        // raises the epoch past it.
+        let mut touched: std::collections::BTreeSet<u32> =
+            c.records.iter().map(|(t, _)| *t).chain(c.tables.iter().map(|t| t.id)).collect();
+        // Under the casino's lease every batch proves it, whatever it holds.
+        if fences.contains_key(&CASINO_LEASE) {
+            touched.insert(CASINO_LEASE);
+        }
+        for t in touched {
+            let Some(l) = fences.get(&t) else { continue };
+            let st =
+                prepared(&mut tx, cache, "UPDATE leases SET tbl = tbl WHERE tbl = $1 AND owner = $2 AND epoch = $3")?;
+            let held = tx.execute(&st, &[&(t as i64), &l.owner, &l.epoch])?;
+            if held == 0 {
+                let now: Option<(String, i64)> = tx
+                    .query_opt("SELECT owner, epoch FROM leases WHERE tbl = $1", &[&(t as i64)])?
+                    .map(|r| (r.get(0), r.get(1)));
+                return Err(StoreError::Fenced(format!(
+                    "table {t}: this server ({}) writes under epoch {}, but the lease is now {}; nothing of this batch was written",
+                    l.owner,
+                    l.epoch,
+                    now.map_or("gone".to_string(), |(o, e)| format!("{o}'s, epoch {e}"))
+                )));
+            }
+        }
+        for t in &c.tables {
+            let st = prepared(
+                &mut tx,
+                cache,
+                "INSERT INTO tables (id, name, rulebook, config, mode, open) VALUES ($1, $2, $3, $4, $5, $6)
+                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, mode = excluded.mode, open = excluded.open",
+            )?;
+            tx.execute(&st, &[&(t.id as i64), &t.name, &t.rulebook, &t.config, &t.mode, &t.open])?;
+        }
+        // Columns of the batch's rows, each sent as one array.
+        let (mut xid, mut xdebit, mut xcredit, mut xamount) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut xkind, mut xmemo, mut xcause) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut aseq, mut akey, mut akid, mut adigest) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut aanswer, mut aat, mut acause) = (Vec::new(), Vec::new(), Vec::new());
+        let mut last: std::collections::BTreeMap<AccountId, &Account> = std::collections::BTreeMap::new();
+        for ch in &c.ledger {
+            for t in &ch.transfers {
+                xid.push(t.id as i64);
+                xdebit.push(t.debit as i64);
+                xcredit.push(t.credit as i64);
+                xamount.push(t.amount.0);
+                xkind.push(json(&t.kind));
+                xmemo.push(t.memo.clone());
+                xcause.push(t.cause.encode());
+            }
+            for a in &ch.accounts {
+                last.insert(a.id, a);
+            }
+            if let Some(a) = &ch.answer {
+                aseq.push(a.seq as i64);
+                akey.push(a.key.clone());
+                akid.push(a.key_id.to_le_bytes().to_vec());
+                adigest.push(a.request.to_vec());
+                aanswer.push(a.answer.clone());
+                aat.push(a.at_ms as i64);
+                acause.push(a.cause.encode());
+            }
+        }
+        // The logs' ends move forward only: each chain by exactly its new
+        // records (no gap, no repeat), transfers and answers to higher ids.
+        let mut chains: std::collections::BTreeMap<u32, (u64, u64)> = std::collections::BTreeMap::new();
+        for (t, r) in &c.records {
+            match chains.get_mut(t) {
+                Some((_, last)) if r.seq == *last + 1 => *last = r.seq,
+                Some((_, last)) => {
+                    return Err(StoreError::Corrupt(format!(
+                        "table {t}: record {} follows record {last} in one batch",
+                        r.seq
+                    )))
+                }
+                None => {
+                    chains.insert(*t, (r.seq, r.seq));
+                }
+            }
+        }
+        let mut moves: Vec<Move> =
+            chains.into_iter().map(|(t, (first, last))| (format!("audit:{t}"), first, last, true)).collect();
+        if let (Some(first), Some(last)) = (xid.iter().min(), xid.iter().max()) {
+            moves.push(("transfers".into(), *first as u64, *last as u64, false));
+        }
+        if let (Some(first), Some(last)) = (aseq.iter().min(), aseq.iter().max()) {
+            moves.push(("answers".into(), *first as u64, *last as u64, false));
+        }
+        advance_all(&mut tx, cache, &moves)?;
+        if !xid.is_empty() {
+            let st = prepared(&mut tx, cache, "INSERT INTO transfers (id, debit, credit, amount, kind, memo, cause)
+                 SELECT * FROM UNNEST($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[])")?;
+            tx.execute(&st, &[&xid, &xdebit, &xcredit, &xamount, &xkind, &xmemo, &xcause])?;
+        }
+        if !aseq.is_empty() {
+            let st = prepared(&mut tx, cache, "INSERT INTO answer_log (seq, key, key_id, digest, answer, at_ms, cause)
+                 SELECT * FROM UNNEST($1::bigint[], $2::text[], $3::bytea[], $4::bytea[], $5::text[], $6::bigint[], $7::text[])")?;
+            tx.execute(&st, &[&aseq, &akey, &akid, &adigest, &aanswer, &aat, &acause])?;
+        }
+        if !last.is_empty() {
+            let ids: Vec<i64> = last.keys().map(|&id| id as i64).collect();
+            let kinds: Vec<String> = last.values().map(|a| json(&a.kind)).collect();
+            let balances: Vec<i64> = last.values().map(|a| a.balance).collect();
+            let helds: Vec<i64> = last.values().map(|a| a.held).collect();
+            let st = prepared(
+                &mut tx,
+                cache,
+                "INSERT INTO accounts (id, kind, balance, held)
+                 SELECT * FROM UNNEST($1::bigint[], $2::text[], $3::bigint[], $4::bigint[])
+                 ON CONFLICT (id) DO UPDATE SET balance = excluded.balance, held = excluded.held",
+            )?;
+            tx.execute(&st, &[&ids, &kinds, &balances, &helds])?;
+        }
+        if !c.records.is_empty() {
+            let tbl: Vec<i64> = c.records.iter().map(|(t, _)| *t as i64).collect();
+            let seq: Vec<i64> = c.records.iter().map(|(_, r)| r.seq as i64).collect();
+            let prev: Vec<&str> = c.records.iter().map(|(_, r)| r.prev.as_str()).collect();
+            let body: Vec<&str> = c.records.iter().map(|(_, r)| r.body.as_str()).collect();
+            let hash: Vec<&str> = c.records.iter().map(|(_, r)| r.hash.as_str()).collect();
+            let st = prepared(
+                &mut tx,
+                cache,
+                "INSERT INTO audit (tbl, seq, prev, body, hash)
+                 SELECT * FROM UNNEST($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[])",
+            )?;
+            tx.execute(&st, &[&tbl, &seq, &prev, &body, &hash])?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    fn load(&mut self) -> Result<Snapshot, StoreError> {
+        let mut snap = Snapshot { tables: self.tables()?, accounts: self.accounts()?, ..Snapshot::default() };
+        self.each_transfer_after(0, &mut |t| {
+            snap.transfers.push(t);
+            Ok(())
+        })?;
+        let mut c = self.c();
+        for r in c.query("SELECT key, digest, answer FROM answer_log ORDER BY seq", &[])? {
+            let k: String = r.get(0);
+            let d: Vec<u8> = r.get(1);
+            let d: [u8; 32] = d.try_into().map_err(|_| StoreError::Corrupt(format!("digest of answer {k}")))?;
+            snap.answers.push((k, d, r.get(2)));
+        }
+        for r in c.query("SELECT tbl, seq, prev, body, hash FROM audit ORDER BY tbl, seq", &[])? {
+            let tbl: i64 = r.get(0);
+            let rec = Record { seq: r.get::<_, i64>(1) as u64, prev: r.get(2), body: r.get(3), hash: r.get(4) };
+            snap.records.push((tbl as u32, rec));
+        }
+        Ok(snap)
+    }
+
+    /// In parts, each its own transaction, marked complete last, as in
+    /// SQLite (`store.rs`): a long transaction would hold back the vacuum of
+    /// every row the writer updates meanwhile.
+    fn write_checkpoint_parts(
+        &mut self,
+        s: &Head,
+        body: &mut CheckpointBody<'_>,
+        seal: &mut CheckpointSeal<'_>,
+    ) -> Result<(), StoreError> {
+        use sha2::Digest;
+        let fence = self.fences.get(&CASINO_LEASE).cloned();
+        let mut c = self.c();
+        let id: i64 = c
+            .query_one(
+                "INSERT INTO checkpoints (at_ms, sha256, signature, public_key, complete) VALUES ($1, '', '', $2, false)
+                 RETURNING id",
+                &[&(s.at_ms as i64), &s.public_key],
+            )?
+            .get(0);
+        let (mut n, mut hash) = (0i32, sha2::Sha256::new());
+        body(&mut |part: &[u8]| {
+            hash.update(part);
+            c.execute("INSERT INTO checkpoint_parts (checkpoint, n, data) VALUES ($1, $2, $3)", &[&id, &n, &part])?;
+            n += 1;
+            Ok(())
+        })?;
+        let (sha256, signature) = seal(&baccarat_table::shuffle::hex(&hash.finalize()))?;
+        let mut tx = c.transaction()?;
+        // A checkpoint is marked complete only under the casino's lease, if
+        // this store writes under one: a server that lost it writes none.
+        if let Some(l) = &fence {
+            let held = tx.execute(
+                "UPDATE leases SET tbl = tbl WHERE tbl = $1 AND owner = $2 AND epoch = $3",
+                &[&(CASINO_LEASE as i64), &l.owner, &l.epoch],
+            )?;
+            if held == 0 {
+                return Err(StoreError::Fenced(format!(
+                    "checkpoint: this server ({}) lost the casino's lease (epoch {})",
+                    l.owner, l.epoch
+                )));
+            }
+        }
+        tx.execute(
+            "UPDATE checkpoints SET sha256 = $2, signature = $3, complete = true WHERE id = $1",
+            &[&id, &sha256, &signature],
+        )?;
+        let superseded = "id <= $1::bigint - $2::bigint OR (NOT complete AND id < $1::bigint)";
+        tx.execute(
+            &format!(
+                "DELETE FROM checkpoint_parts WHERE checkpoint IN (SELECT id FROM checkpoints WHERE {superseded})"
+            ),
+            &[&id, &CHECKPOINTS_KEPT],
+        )?;
+        tx.execute(&format!("DELETE FROM checkpoints WHERE {superseded}"), &[&id, &CHECKPOINTS_KEPT])?;
+        let heads = serde_json::to_string(&s.mark.heads).expect("heads serialise");
+        tx.execute(
+            "INSERT INTO marks (at_ms, last_transfer, heads) VALUES ($1, $2, $3)",
+            &[&(s.mark.at_ms as i64), &(s.mark.last_transfer as i64), &heads],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+}
+
+/// Move log `log`'s end to `last`, for rows starting at `first`: the end must
+/// be `first - 1` exactly (`contiguous`: a chain), or below `first`; refused
+/// otherwise, naming where the log ends. A log with no end yet starts at 1
+/// (a chain) or anywhere (the others).
+/// A log's end to move: `(log, first, last, contiguous)` as [`advance`] takes them.
+type Move = (String, u64, u64, bool);
+
+/// Move every log's end in one statement (a batch touches a log per busy
+/// table: one round trip each cost the committer more than the rows did).
+/// A log that did not move as asked — its first row, or a gap or repeat —
+/// is then tried alone by [`advance`], which names what is wrong.
+fn advance_all(
+    tx: &mut postgres::Transaction<'_>,
+    cache: &mut std::collections::HashMap<&'static str, postgres::Statement>,
+    moves: &[Move],
+) -> Result<(), StoreError> {
+    if moves.is_empty() {
+        return Ok(());
+    }
+    let logs: Vec<&str> = moves.iter().map(|m| m.0.as_str()).collect();
+    let firsts: Vec<i64> = moves.iter().map(|m| m.1 as i64).collect();
+    let lasts: Vec<i64> = moves.iter().map(|m| m.2 as i64).collect();
+    let contiguous: Vec<bool> = moves.iter().map(|m| m.3).collect();
+    let update = prepared(
+        tx,
+        cache,
+        "UPDATE log_heads h SET last = v.last
+         FROM UNNEST($1::text[], $2::bigint[], $3::bigint[], $4::bool[]) AS v(log, first, last, contiguous)
+         WHERE h.log = v.log AND CASE WHEN v.contiguous THEN h.last = v.first - 1 ELSE h.last < v.first END
+         RETURNING h.log",
+    )?;
+    let moved: std::collections::BTreeSet<String> =
+        tx.query(&update, &[&logs, &firsts, &lasts, &contiguous])?.iter().map(|r| r.get(0)).collect();
+    for (log, first, last, contiguous) in moves.iter().filter(|m| !moved.contains(&m.0)) {
+        advance(tx, log, *first, *last, *contiguous)?;
+    }
+    Ok(())
+}
+
+fn advance(
+    tx: &mut postgres::Transaction<'_>,
+    log: &str,
+    first: u64,
+    last: u64,
+    contiguous: bool,
+) -> Result<(), StoreError> {
+    let (first, last) = (first as i64, last as i64);
+    let moved = if contiguous {
+        tx.execute(
+            "UPDATE log_heads SET last = $3::bigint WHERE log = $1 AND last = $2::bigint - 1",
+            &[&log, &first, &last],
+        )?
+    } else {
+        tx.execute(
+            "UPDATE log_heads SET last = $3::bigint WHERE log = $1 AND last < $2::bigint",
+            &[&log, &first, &last],
+        )?
+    };
+    if moved == 1 {
+        return Ok(());
+    }
+    let end: Option<i64> = tx.query_opt("SELECT last FROM log_heads WHERE log = $1", &[&log])?.map(|r| r.get(0));
+    if end.is_none() && (!contiguous || first == 1) {
+        tx.execute("INSERT INTO log_heads (log, last) VALUES ($1, $2)", &[&log, &last])?;
+        return Ok(());
+    }
+    Err(StoreError::Corrupt(format!(
+        "{log}: rows {first} to {last} do not follow its end ({}); nothing of this batch was written",
+        end.map_or("none".to_string(), |e| e.to_string())
+    )))
+}

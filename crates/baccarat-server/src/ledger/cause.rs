@@ -1,0 +1,72 @@
+//! What caused a batch of transfers, and how the store keeps it.
+
+use serde::{Deserialize, Serialize};
+
+/// What caused a batch of transfers: the audit record that explains it. Every
+/// transfer the server makes names one, so `verify` can reconcile the ledger
+/// with the audit log both ways (DESIGN 12).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(tag = "cause", rename_all = "snake_case")]
+pub enum Cause {
+    /// No cause recorded (the ledger's own tests; a transfer the server made
+    /// never has this, and `verify` reports one that does).
+    #[default]
+    None,
+    /// Chips from the cage, recorded as record `seq` of the casino's own chain.
+    Deposit { seq: u64 },
+    /// A table's float from the cage, recorded when the table was configured.
+    Float { table: u32 },
+    /// A wager's hold, and later its settlement or release.
+    Wager { table: u32, wager: baccarat_table::engine::WagerId },
+    /// A tournament's money (an entry fee, its refund, a prize), recorded as
+    /// record `seq` of the casino's own chain.
+    Tournament { seq: u64 },
+    /// A promotional prize paid (NSW 16), recorded as record `seq` of the
+    /// casino's own chain.
+    Promotion { seq: u64 },
+    /// What a bet slip placed, kept with its idempotency answer (never on a
+    /// transfer): bit `i` of `accepted` is set if line `i` was placed, and
+    /// the placed lines are wagers `first`, `first + 1`, … in line order (one
+    /// writer places a slip's lines one after another at one table, and a
+    /// table numbers its wagers in order). A retry is answered from it alone,
+    /// so a slip writes one answer, not one per line as well (their index
+    /// inserts cost a third of the committer's time: `casino::slip`).
+    Slip { table: u32, first: baccarat_table::engine::WagerId, accepted: u32 },
+}
+
+impl Cause {
+    /// The cause as the store keeps it: `deposit:SEQ`, `float:TABLE`,
+    /// `wager:TABLE:WAGER`, `tournament:SEQ`, `promotion:SEQ`, or empty.
+    pub fn encode(self) -> String {
+        match self {
+            Cause::None => String::new(),
+            Cause::Deposit { seq } => format!("deposit:{seq}"),
+            Cause::Float { table } => format!("float:{table}"),
+            Cause::Wager { table, wager } => format!("wager:{table}:{wager}"),
+            Cause::Tournament { seq } => format!("tournament:{seq}"),
+            Cause::Promotion { seq } => format!("promotion:{seq}"),
+            Cause::Slip { table, first, accepted } => format!("slip:{table}:{first}:{accepted}"),
+        }
+    }
+
+    /// Parse what [`Cause::encode`] wrote.
+    pub fn parse(s: &str) -> Option<Cause> {
+        use baccarat_table::engine::WagerId;
+        let mut p = s.split(':');
+        let c = match (p.next()?, p.next(), p.next(), p.next()) {
+            ("", None, None, None) => Cause::None,
+            ("deposit", Some(n), None, None) => Cause::Deposit { seq: n.parse().ok()? },
+            ("float", Some(t), None, None) => Cause::Float { table: t.parse().ok()? },
+            ("tournament", Some(n), None, None) => Cause::Tournament { seq: n.parse().ok()? },
+            ("promotion", Some(n), None, None) => Cause::Promotion { seq: n.parse().ok()? },
+            ("wager", Some(t), Some(w), None) => {
+                Cause::Wager { table: t.parse().ok()?, wager: WagerId(w.parse().ok()?) }
+            }
+            ("slip", Some(t), Some(w), Some(a)) => {
+                Cause::Slip { table: t.parse().ok()?, first: WagerId(w.parse().ok()?), accepted: a.parse().ok()? }
+            }
+            _ => return None,
+        };
+        p.next().is_none().then_some(c)
+    }
+}

@@ -1,0 +1,79 @@
+//! The coups voided after their cards were out, for the inspector.
+
+use baccarat_table::engine::Event;
+
+use crate::audit::Body;
+
+use super::Void;
+
+/// The coups voided after their cards were out, record by record.
+pub(super) struct Voids {
+    table: u32,
+    shoe: u64,
+    coup: u64,
+    cards_out: bool,
+}
+
+impl Voids {
+    pub(super) fn new(table: u32) -> Voids {
+        Voids { table, shoe: 0, coup: 0, cards_out: false }
+    }
+
+    pub(super) fn feed(&mut self, b: &Body) -> Option<Void> {
+        match &b.event {
+            Some(Event::ShoeStarted { shoe: n, .. }) => self.shoe = *n,
+            Some(Event::BettingOpened { coup: n, .. }) => {
+                self.coup = *n;
+                self.cards_out = false;
+            }
+            Some(Event::CardDealt { .. }) => self.cards_out = true,
+            Some(Event::CoupVoided { rule, .. }) if self.cards_out => {
+                return Some(Void { table: self.table, shoe: self.shoe, coup: self.coup, by: b.by, rule: rule.clone() })
+            }
+            _ => {}
+        }
+        None
+    }
+}
+
+/// The coups of a table voided after their cards were out: with the shoe,
+/// who voided them and the rule given (for recall and verify: a pattern of
+/// voids that favours anyone shows here).
+pub fn voids_of(table: u32, bodies: &[(u64, Body)]) -> Vec<Void> {
+    let mut v = Voids::new(table);
+    bodies.iter().filter_map(|(_, b)| v.feed(b)).collect()
+}
+
+/// The voids of one table read from the database file, streamed on a
+/// read-only connection (the recall route: memory stays bounded whatever the
+/// table's history).
+pub fn voids_in(db: &std::path::Path, table: u32) -> Result<Vec<Void>, String> {
+    voids_in_db(&crate::store::Db::Sqlite(db.into()), table)
+}
+
+/// The same, on either back end.
+pub fn voids_in_db(db: &crate::store::Db, table: u32) -> Result<Vec<Void>, String> {
+    let read = |chains: &dyn crate::scan::Chains| -> Result<Vec<Void>, String> {
+        let mut v = Voids::new(table);
+        let mut out = Vec::new();
+        chains
+            .each_in_chain(table, &mut |r| {
+                if let Ok(b) = Body::decode(&r.body) {
+                    out.extend(v.feed(&b));
+                }
+                Ok(true)
+            })
+            .map_err(|e| e.to_string())?;
+        Ok(out)
+    };
+    match db {
+        crate::store::Db::Sqlite(path) => {
+            let conn = crate::scan::open_read_only(path).map_err(|e| e.to_string())?;
+            read(&crate::scan::Scan::with_archives(&conn, path).map_err(|e| e.to_string())?)
+        }
+        crate::store::Db::Postgres(url) => {
+            let store = crate::pg_store::PgStore::connect(url).map_err(|e| e.to_string())?;
+            read(&crate::scan::HistoryChains(&store))
+        }
+    }
+}

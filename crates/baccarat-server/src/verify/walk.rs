@@ -1,0 +1,161 @@
+//! One chain read record by record through every check that applies to it,
+//! and how it compares with the head the anchor file signed for it.
+
+use crate::anchor::Anchored;
+use crate::audit::{Body, Broken, Chain, CASINO_CHAIN};
+use crate::reconcile::{Reconciler, Sums};
+use crate::scan::Scan;
+use crate::store::{StoreError, TableRow};
+use crate::trust::Mode;
+use baccarat_rules::TableConfig;
+
+use super::checks::{ConfigCheck, RngCheck};
+use super::promotions::check_promotions;
+use super::table_rules::TableRules;
+use super::Findings;
+
+fn chain_name(table: u32) -> String {
+    if table == CASINO_CHAIN {
+        "the casino's chain".to_string()
+    } else {
+        format!("table {table}")
+    }
+}
+
+/// Read one chain, record by record, through every check that applies to it.
+/// `row`: the table's definition (none for the casino's chain).
+pub(super) fn walk(
+    scan: &Scan,
+    table: u32,
+    row: Option<&TableRow>,
+    anchors: Option<&Anchored>,
+    books: &mut Reconciler,
+    f: &mut Findings,
+) -> Result<(), StoreError> {
+    let name = chain_name(table);
+    // The rulebook and configuration the table's records are checked against.
+    let (mut rules, mut rng, refused) = match row.map(setup) {
+        None => (None, None, None),
+        Some(Ok((rb, cfg))) => {
+            let rng = (Mode::from_id(&row.expect("a table").mode) == Some(Mode::Rng)).then(|| RngCheck::new(table));
+            (Some(TableRules::new(table, rb, cfg)), rng, None)
+        }
+        Some(Err(e)) => (None, None, Some(e)),
+    };
+    let signed = anchors.map(|a| a.heads.get(&table).map_or(0, |(len, _)| *len));
+    let mut sums = Sums::default();
+    let mut config = ConfigCheck::default();
+    let mut tournaments = (table == CASINO_CHAIN).then(crate::casino::tournaments::Replay::default);
+    let mut chain = Chain::new();
+    let (mut broken, mut count, mut at_signed): (Option<Broken>, u64, Option<String>) = (None, 0, None);
+    let mut unreadable = Vec::new();
+    let read = {
+        let books = &*books;
+        let mut reading = refused.is_none().then(|| books.chain(table));
+        scan.each_record(table, |r| {
+            if broken.is_none() {
+                if let Err(e) = chain.follow(&r) {
+                    broken = Some(e);
+                    // The casino's chain is still reconciled (its deposits),
+                    // a table's is not read on.
+                    if table != CASINO_CHAIN {
+                        return Ok(false);
+                    }
+                }
+            }
+            count += 1;
+            if signed == Some(r.seq) {
+                at_signed = Some(r.hash.clone());
+            }
+            let b = match Body::decode(&r.body) {
+                Ok(b) => b,
+                Err(e) => {
+                    unreadable.push(format!("table {table} record {}: unreadable: {e}", r.seq));
+                    return Ok(true);
+                }
+            };
+            config.feed(&b);
+            if let (Some(x), Some(e)) = (tournaments.as_mut(), &b.casino) {
+                x.feed(r.seq, e, b.by);
+            }
+            if let Some(x) = rng.as_mut() {
+                x.feed(r.seq, &b);
+            }
+            if let (Some(x), Some(e)) = (rules.as_mut(), &b.event) {
+                x.feed(r.seq, e);
+            }
+            if let Some(x) = reading.as_mut() {
+                x.feed(r.seq, &b, &mut |c, at, e| books.expect_into(&mut sums, c, at, e));
+            }
+            Ok(true)
+        })?;
+        reading.map(|r| r.finish())
+    };
+    if let Some(read) = read.filter(|_| broken.is_none() || table == CASINO_CHAIN) {
+        books.close(table, read, sums);
+    }
+    if let Some(e) = &broken {
+        f.problems.push(format!("{name}: audit chain broken at {e}"));
+        if table != CASINO_CHAIN {
+            f.records += scan.count_records(table)? as usize;
+            return Ok(());
+        }
+    } else if let Some(len) = signed {
+        if let Some(why) = cut(len, count, at_signed.as_deref(), anchors.and_then(|a| a.heads.get(&table))) {
+            f.problems.push(format!("{name}: {why}"));
+        }
+        if count > len {
+            f.unanchored
+                .push(format!("{name}: records {} to {count} are past the last head the anchor file signed", len + 1));
+        }
+    }
+    f.records += count as usize;
+    f.problems.extend(unreadable);
+    if let Some(x) = tournaments {
+        f.problems.extend(x.problems);
+        f.problems.extend(check_promotions(scan, &x.promotions, &x.draws));
+    }
+    if let Some(row) = row {
+        if let Some(p) = config.problem(row) {
+            f.problems.push(p);
+        }
+        if let Some(e) = refused {
+            f.problems.push(e);
+            return Ok(());
+        }
+    }
+    if let Some(x) = rng {
+        f.problems.extend(x.problems);
+        f.voids.extend(x.voids);
+    }
+    if let Some(x) = rules {
+        f.shoes += x.shoes;
+        f.coups += x.coups;
+        f.settlements += x.settled;
+        f.problems.extend(x.problems);
+    }
+    Ok(())
+}
+
+/// A table's rulebook and configuration, or why its definition cannot be read.
+fn setup(row: &TableRow) -> Result<(baccarat_rules::Rulebook, TableConfig), String> {
+    let rb = baccarat_rules::profiles::builtin(&row.rulebook).map_err(|e| format!("table {}: {e}", row.id))?;
+    let cfg = TableConfig::from_toml(&rb, &row.config).map_err(|e| format!("table {}: configuration: {e}", row.id))?;
+    Ok((rb, cfg))
+}
+
+/// Whether a chain of `count` records falls short of the head the anchor file
+/// signed for it (`len` records, `signed`), given the hash of its record
+/// `len` (`at_len`).
+fn cut(len: u64, count: u64, at_len: Option<&str>, signed: Option<&(u64, String)>) -> Option<String> {
+    let (_, head) = signed?;
+    if len == 0 {
+        None
+    } else if count < len {
+        Some(format!("the anchor file signed {len} records, the chain has {count} (its tail was cut)"))
+    } else if at_len != Some(head.as_str()) {
+        Some(format!("record {len} is not the one the anchor file signed (the chain was rewritten)"))
+    } else {
+        None
+    }
+}

@@ -232,7 +232,8 @@ impl Ledger {
     }
 
     /// The write-time check: the touched accounts' balance changes sum to zero and
-    /// none but the cage is below zero available.
+    /// none is below zero available but those that issue (the cage, and the
+    /// issuer of promotional tokens: [`Account::may_go_negative`]).
     fn check_touched(&self, undo: &[Undo]) -> Result<(), LedgerError> {
         let mut before: BTreeMap<AccountId, i64> = BTreeMap::new();
         for u in undo {

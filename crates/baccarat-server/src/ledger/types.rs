@@ -66,6 +66,9 @@ impl Account {
         self.balance - self.held
     }
 
+    /// The accounts money is issued from: the cage (chips) and the issuer of
+    /// promotional tokens. Every other account's available balance stays at
+    /// or above zero.
     pub fn may_go_negative(&self) -> bool {
         matches!(self.kind, AccountKind::Cage | AccountKind::TokenIssuer)
     }

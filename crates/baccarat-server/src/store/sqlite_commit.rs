@@ -1,0 +1,206 @@
+//! [`SqliteStore`]'s writes: its [`Store`] (a batch in one transaction, a
+//! checkpoint in parts), and the WAL checkpoints moved to a thread of their
+//! own.
+
+use std::path::Path;
+
+use rusqlite::{params, Connection};
+
+use super::{
+    json, CheckpointBody, CheckpointSeal, Commit, Snapshot, SqliteStore, Store, StoreError, CHECKPOINTS_KEPT,
+    WAL_RESTART_BYTES,
+};
+use crate::audit::Record;
+use crate::ledger::{Account, AccountId};
+
+impl SqliteStore {
+    /// Move WAL checkpoints off the committing thread: this connection stops
+    /// checkpointing on commit, and a thread of its own copies the log into the
+    /// database every `every` (PASSIVE: it never blocks the writer). Commits stay
+    /// durable as before — a committed transaction is in the fsynced log.
+    ///
+    /// Under a steady stream of commits a passive checkpoint never catches the
+    /// log's end, and the log grew without bound (6.3 GB in a ten-minute
+    /// soak). So once it holds more than [`WAL_RESTART_BYTES`], the thread
+    /// runs a RESTART checkpoint: it holds new commits back while it copies
+    /// the last frames (few: the passive ones kept up), so the next commit
+    /// writes the log from its start, and the file is cut back to that size.
+    pub fn checkpoint_in_background(&mut self, path: &Path, every: std::time::Duration) -> Result<(), StoreError> {
+        let conn = Connection::open(path)?;
+        // No waiting: a RESTART that waits for readers holds every commit
+        // back while it waits (it stalled all tables for up to 0.9 s). Without
+        // a busy handler it gives up at once if a commit or a reader is in
+        // the way, having copied what it could, and is tried again next time.
+        conn.busy_timeout(std::time::Duration::ZERO)?;
+        self.conn.pragma_update(None, "wal_autocheckpoint", 0)?;
+        self.conn.pragma_update(None, "journal_size_limit", WAL_RESTART_BYTES)?;
+        let page: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
+        std::thread::Builder::new()
+            .name("checkpoint".into())
+            .spawn(move || loop {
+                std::thread::sleep(every);
+                let log = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| r.get::<_, i64>(1));
+                let r = match log {
+                    Ok(frames) if frames * page > WAL_RESTART_BYTES => {
+                        conn.query_row("PRAGMA wal_checkpoint(RESTART)", [], |_| Ok(()))
+                    }
+                    other => other.map(|_| ()),
+                };
+                match r {
+                    Err(rusqlite::Error::SqliteFailure(e, _)) if e.code == rusqlite::ErrorCode::DatabaseBusy => {}
+                    Err(e) => eprintln!("checkpoint: {e}"),
+                    Ok(()) => {}
+                }
+            })
+            .map_err(|e| StoreError::Corrupt(format!("cannot start the checkpoint thread: {e}")))?;
+        Ok(())
+    }
+
+    /// Commit without waiting for the disk (the write-ahead log keeps the
+    /// order of commits, so nothing is torn; the last few may be lost to a
+    /// power cut). For the checkpoint thread only: a checkpoint lost that way
+    /// leaves the one before it, and a longer replay.
+    pub fn relax_sync(&self) -> Result<(), StoreError> {
+        self.conn.pragma_update(None, "synchronous", "NORMAL")?;
+        Ok(())
+    }
+}
+
+impl Store for SqliteStore {
+    fn commit(&mut self, c: &Commit) -> Result<(), StoreError> {
+        let tx = self.conn.transaction()?;
+        {
+            let mut tbl = tx.prepare_cached(
+                "INSERT INTO tables (id, name, rulebook, config, mode, open) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT(id) DO UPDATE SET name = excluded.name, mode = excluded.mode, open = excluded.open",
+            )?;
+            for t in &c.tables {
+                tbl.execute(params![t.id, t.name, t.rulebook, t.config, t.mode, t.open])?;
+            }
+            let mut acct = tx.prepare_cached(
+                "INSERT INTO accounts (id, kind, balance, held) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT(id) DO UPDATE SET balance = excluded.balance, held = excluded.held",
+            )?;
+            let mut xfer = tx.prepare_cached(
+                "INSERT INTO transfers (id, debit, credit, amount, kind, memo, cause) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?;
+            let mut ans = tx.prepare_cached(
+                "INSERT INTO answer_log (rowid, key, digest, answer, at_ms, cause, key_id)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?;
+            // An account touched many times in one batch (a table's escrow and
+            // house at a settlement) is written once, as it ends the batch.
+            let mut last: std::collections::BTreeMap<AccountId, &Account> = std::collections::BTreeMap::new();
+            for ch in &c.ledger {
+                for t in &ch.transfers {
+                    xfer.execute(params![
+                        t.id as i64,
+                        t.debit as i64,
+                        t.credit as i64,
+                        t.amount.0,
+                        json(&t.kind),
+                        t.memo,
+                        t.cause.encode()
+                    ])?;
+                }
+                for a in &ch.accounts {
+                    last.insert(a.id, a);
+                }
+                if let Some(a) = &ch.answer {
+                    ans.execute(params![
+                        a.seq as i64,
+                        a.key,
+                        &a.request[..],
+                        a.answer,
+                        a.at_ms as i64,
+                        a.cause.encode(),
+                        &a.key_id.to_le_bytes()[..]
+                    ])?;
+                }
+            }
+            for a in last.values() {
+                acct.execute(params![a.id as i64, json(&a.kind), a.balance, a.held])?;
+            }
+            let mut rec =
+                tx.prepare_cached("INSERT INTO audit (tbl, seq, prev, body, hash) VALUES (?1, ?2, ?3, ?4, ?5)")?;
+            for (tbl, r) in &c.records {
+                rec.execute(params![tbl, r.seq as i64, r.prev, r.body, r.hash])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    fn load(&mut self) -> Result<Snapshot, StoreError> {
+        let mut snap = Snapshot { tables: self.tables()?, accounts: self.accounts()?, ..Snapshot::default() };
+        self.each_transfer_after(0, |t| {
+            snap.transfers.push(t);
+            Ok(())
+        })?;
+        let mut q = self.conn.prepare("SELECT key, digest, answer FROM answer_log ORDER BY rowid")?;
+        let rows =
+            q.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?, r.get::<_, String>(2)?)))?;
+        for row in rows {
+            let (k, d, a) = row?;
+            let d: [u8; 32] = d.try_into().map_err(|_| StoreError::Corrupt(format!("digest of answer {k}")))?;
+            snap.answers.push((k, d, a));
+        }
+        let mut q = self.conn.prepare("SELECT tbl, seq, prev, body, hash FROM audit ORDER BY tbl, seq")?;
+        let rows = q.query_map([], |r| {
+            Ok((
+                r.get::<_, u32>(0)?,
+                Record { seq: r.get::<_, i64>(1)? as u64, prev: r.get(2)?, body: r.get(3)?, hash: r.get(4)? },
+            ))
+        })?;
+        for row in rows {
+            snap.records.push(row?);
+        }
+        Ok(snap)
+    }
+
+    /// Written in parts of [`CHECKPOINT_PART_BYTES`](super::CHECKPOINT_PART_BYTES), each in its own short
+    /// transaction, and marked complete last: one transaction holding a busy
+    /// floor's 125 MB body held SQLite's write lock for half a second, and
+    /// every commit (so every table) waited for it. A crash part way leaves an
+    /// incomplete checkpoint that no reader takes, removed by the next write.
+    fn write_checkpoint_parts(
+        &mut self,
+        c: &crate::checkpoint::Head,
+        body: &mut CheckpointBody<'_>,
+        seal: &mut CheckpointSeal<'_>,
+    ) -> Result<(), StoreError> {
+        use sha2::Digest;
+        self.conn.execute(
+            "INSERT INTO checkpoints (at_ms, body, sha256, signature, public_key, complete) VALUES (?1, X'', '', '', ?2, 0)",
+            params![c.at_ms as i64, c.public_key],
+        )?;
+        let id = self.conn.last_insert_rowid();
+        let (mut n, mut hash) = (0i64, sha2::Sha256::new());
+        body(&mut |part: &[u8]| {
+            hash.update(part);
+            self.conn.execute(
+                "INSERT INTO checkpoint_parts (checkpoint, n, data) VALUES (?1, ?2, ?3)",
+                params![id, n, part],
+            )?;
+            n += 1;
+            Ok(())
+        })?;
+        let (sha256, signature) = seal(&baccarat_table::shuffle::hex(&hash.finalize()))?;
+        let tx = self.conn.transaction()?;
+        tx.execute(
+            "UPDATE checkpoints SET sha256 = ?2, signature = ?3, complete = 1 WHERE id = ?1",
+            params![id, sha256, signature],
+        )?;
+        let superseded = "id <= ?1 - ?2 OR (complete = 0 AND id < ?1)";
+        tx.execute(
+            &format!(
+                "DELETE FROM checkpoint_parts WHERE checkpoint IN (SELECT id FROM checkpoints WHERE {superseded})"
+            ),
+            [id, CHECKPOINTS_KEPT],
+        )?;
+        tx.execute(&format!("DELETE FROM checkpoints WHERE {superseded}"), [id, CHECKPOINTS_KEPT])?;
+        crate::archive::write_mark(&tx, &c.mark)?;
+        tx.commit()?;
+        Ok(())
+    }
+}

@@ -1,6 +1,6 @@
 //! The PostgreSQL store: the same contract as [`SqliteStore`](crate::store::SqliteStore)
 //! (migrations that apply themselves, one transaction per batch, checkpoints
-//! in parts, the [`History`] recovery reads), on a database an operator
+//! in parts, the [`History`](crate::store::History) recovery reads), on a database an operator
 //! already runs, backs up and replicates.
 //!
 //! # Design
@@ -266,7 +266,7 @@ impl PgStore {
     /// if nobody holds it, it has expired, or `owner` already holds it. A
     /// change of owner raises the epoch, and from then on every commit under
     /// the old epoch is refused by the database itself (the conditional
-    /// update in [`Store::commit`]), whatever the old owner believes about
+    /// update in [`Store::commit`](crate::store::Store::commit)), whatever the old owner believes about
     /// its lease: a lock or a lease alone is not safe across a pause or a
     /// partition, a fencing token checked where the write lands is.
     /// Returns the lease if granted, and writes under it from now on.

@@ -9,9 +9,9 @@
 //! router both ways, and `scripts/schemathesis.sh` fuzzes the running server
 //! against it in CI.
 //!
-//! Organised for reading, a file a job: [`schema`] holds the small schema
-//! helpers, [`components`] the shared components (with the engine's
-//! [`commands`]), [`op`] the [`Op`] builder every operation is written with,
+//! Organised for reading, a file a job: `schema` holds the small schema
+//! helpers, `components` the shared components (with the engine's
+//! `commands`), `op` the `Op` builder every operation is written with,
 //! which adds the responses that follow from what a route takes (a session:
 //! 401; a path id: 400 and 404; a JSON body: 400, 413, 415, 422; a rate limit:
 //! 429; the writer: 503) and then the route's own; the operations come grouped

@@ -274,10 +274,7 @@ impl SqliteStore {
     }
 }
 
-/// Read one table's audit records from sequence number `from` on, on a
-/// connection of its own (the game-recall route reads while the writer
-/// writes), archived ones included.
-/// The same, on either back end.
+/// [`read_records`], on either back end.
 pub fn read_records_in(db: &Db, table: u32, from: u64) -> Result<Vec<Record>, StoreError> {
     match db {
         Db::Sqlite(path) => read_records(path, table, from),
@@ -293,6 +290,9 @@ pub fn read_records_in(db: &Db, table: u32, from: u64) -> Result<Vec<Record>, St
     }
 }
 
+/// Read one table's audit records from sequence number `from` on, on a
+/// connection of its own (the game-recall route reads while the writer
+/// writes), archived ones included.
 pub fn read_records(path: &Path, table: u32, from: u64) -> Result<Vec<Record>, StoreError> {
     let conn = crate::scan::open_read_only(path)?;
     let archives = crate::archive::open_archives(&conn, path)?;

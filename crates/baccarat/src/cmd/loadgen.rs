@@ -43,7 +43,7 @@
 //!   after the first minute. `--server-pid` samples it in any run.
 //!
 //! A module a job: [`setup`] makes the tables and players, [`wagers`] holds the
-//! load workers, [`probe`] the probe, [`coups`] counts the wagers per coup,
+//! load workers, [`probe`] the probe, [`coups`](mod@coups) counts the wagers per coup,
 //! [`stats`] and [`hist`] keep the counts and latencies, [`rss`] samples the
 //! server's memory, and [`report`] writes it all out; this file checks the
 //! arguments and runs them together.

@@ -12,7 +12,6 @@
 
 use serde::Serializer;
 
-use crate::coup_feed::WagerLine;
 use crate::ledger::Transfer;
 
 /// `Transfer`s as `[id, debit, credit, amount, kind, memo, cause]`.
@@ -22,7 +21,7 @@ pub fn transfers<S: Serializer>(list: &[std::sync::Arc<Transfer>], s: S) -> Resu
 
 /// `WagerLine`s as `[wager, player, spot, bet, amount, ante, needs_approval,
 /// status, rule, outcome, pays, settlement, net]`.
-pub fn wager_lines<S: Serializer>(list: &std::sync::Arc<Vec<WagerLine>>, s: S) -> Result<S::Ok, S::Error> {
+pub fn wager_lines<S: Serializer>(list: &crate::coup_lines::Lines, s: S) -> Result<S::Ok, S::Error> {
     s.collect_seq(list.iter().map(|w| {
         (
             w.wager,
@@ -45,7 +44,7 @@ pub fn wager_lines<S: Serializer>(list: &std::sync::Arc<Vec<WagerLine>>, s: S) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::coup_feed::{CoupState, WagerStatus};
+    use crate::coup_feed::{CoupState, WagerLine, WagerStatus};
     use crate::ledger::{Cause, TransferKind};
     use baccarat_rules::{Bet, Money, Settlement};
     use baccarat_table::engine::{PlayerId, Spot, WagerId};
@@ -103,7 +102,7 @@ mod tests {
 
         let coup = CoupState {
             coup: 5,
-            wagers: std::sync::Arc::new((0..12).map(|i| line(i, i % 2 == 0)).collect()),
+            wagers: (0..12).map(|i| line(i, i % 2 == 0)).collect(),
             result: None,
             dealt: vec![],
             void: None,

@@ -22,8 +22,8 @@
 //! player's history lines from several tables then follow table order rather
 //! than the order they settled in, and the last [`HISTORY`] are kept in it.)
 
+use crate::coup_lines::Lines;
 use std::collections::{HashMap, VecDeque};
-use std::sync::Arc;
 
 use baccarat_rules::{Bet, Card, Money, Settlement};
 use baccarat_table::engine::{positions_of, Event, PlayerId, Position, Spot, WagerId};
@@ -74,12 +74,9 @@ pub struct WagerLine {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct CoupFeed {
     pub coup: u64,
-    /// Shared with the checkpoint that copies the feed, copy-on-write: taking
-    /// a checkpoint copied every coup's lines on the committer at once (35–270
-    /// ms with 500,000 lines under `loadgen`, while every request waited); now
-    /// a coup's lines are copied only if it changes while the checkpoint is
-    /// being written, each table on its own.
-    pub wagers: Arc<Vec<WagerLine>>,
+    /// Shared with the checkpoint that copies the feed, a chunk at a time,
+    /// copy-on-write (`coup_lines.rs`).
+    pub wagers: Lines,
     #[serde(skip)]
     index: HashMap<WagerId, usize>,
     #[serde(skip)]
@@ -99,7 +96,7 @@ impl CoupFeed {
 
     fn line(&mut self, w: WagerId) -> Option<&mut WagerLine> {
         let i = *self.index.get(&w)?;
-        Arc::make_mut(&mut self.wagers).get_mut(i)
+        self.wagers.get_mut(i)
     }
 }
 
@@ -149,7 +146,7 @@ impl Feed {
                 let c = self.coups.entry(table).or_default();
                 c.index.insert(wager.id, c.wagers.len());
                 c.by_player.entry(wager.player).or_default().push(c.wagers.len());
-                Arc::make_mut(&mut c.wagers).push(WagerLine {
+                c.wagers.push(WagerLine {
                     wager: wager.id,
                     player: wager.player,
                     spot: wager.spot,
@@ -293,7 +290,7 @@ pub struct CoupState {
     pub coup: u64,
     /// As rows (`checkpoint_rows.rs`).
     #[serde(serialize_with = "crate::checkpoint_rows::wager_lines")]
-    pub wagers: Arc<Vec<WagerLine>>,
+    pub wagers: Lines,
     pub result: Option<Value>,
     pub dealt: Vec<(Position, Card)>,
     pub void: Option<String>,
@@ -362,7 +359,7 @@ mod tests {
         }
         let taken = f.state();
         let lines = &taken.coups[0].1.wagers;
-        assert!(Arc::ptr_eq(lines, &f.coups[&3].wagers), "shared, not copied");
+        assert!(lines.shares_all_with(&f.coups[&3].wagers), "shared, not copied");
         let settled = Event::WagerSettled {
             wager: WagerId(2),
             outcome: Some(Outcome::Win),

@@ -11,6 +11,7 @@ pub mod checkpoint_check;
 pub mod checkpoint_rows;
 pub mod civil;
 pub mod coup_feed;
+pub mod coup_lines;
 pub mod entropy;
 pub mod float;
 pub mod forward;

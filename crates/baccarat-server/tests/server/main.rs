@@ -7,6 +7,8 @@ mod archive;
 mod attack;
 mod casino;
 mod checkpoint;
+mod checkpoint_keys_and_settlement;
+mod checkpoint_parts;
 mod common;
 mod forgery;
 mod http;

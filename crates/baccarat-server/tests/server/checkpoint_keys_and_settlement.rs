@@ -1,0 +1,303 @@
+//! Checkpoints and idempotency keys, and settlement in chunks: keys are kept
+//! for their retention window only and a start reads none into memory; a large
+//! settlement is recorded in chunks and finished after a crash; tables settling
+//! together share one chunk a batch.
+
+use std::time::Duration;
+
+use baccarat_rules::{Bet, Money};
+use baccarat_server::casino::{Reply, Request};
+use baccarat_server::serve::{heads_of, open, Opened};
+use baccarat_server::store::{Commit, Store};
+use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
+
+use super::checkpoint::{clocked, config, deposits, play, server, step};
+
+/// A key is remembered for its retention window, across a restart, and
+/// forgotten after it.
+#[test]
+fn keys_are_kept_for_their_window_only() {
+    let now = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(1_000_000_000_000));
+    let clock_now = now.clone();
+    let (_dir, mut cfg) = config("keys");
+    cfg.clock = std::sync::Arc::new(move || clock_now.load(std::sync::atomic::Ordering::SeqCst));
+    cfg.key_retention = Duration::from_secs(3600);
+    let mut o = open(&cfg).unwrap();
+    let deposit = |amount: i64| Request::Deposit { player: PlayerId(100), amount: Money(amount), key: "once".into() };
+    step(&mut o, deposit(1000));
+    drop(o);
+    // Within the window, after a restart: the same key answers the first
+    // deposit, and with another amount it is refused.
+    now.fetch_add(1_800_000, std::sync::atomic::Ordering::SeqCst);
+    let mut o = open(&cfg).unwrap();
+    assert_eq!(o.casino.ledger.keys(), 0, "memory holds only the last minutes' keys; this one is on disk");
+    assert_eq!(step(&mut o, deposit(1000)), Reply::Deposit { balance: Money(1000) });
+    assert!(matches!(step(&mut o, deposit(7)), Reply::Refused { .. }));
+    // Past the window (in memory, and across a restart): a new deposit.
+    now.fetch_add(3_600_000, std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(step(&mut o, deposit(1000)), Reply::Deposit { balance: Money(2000) });
+    assert_eq!(o.casino.ledger.keys(), 1, "the old key was forgotten");
+    drop(o);
+    now.fetch_add(3_600_001, std::sync::atomic::Ordering::SeqCst);
+    let mut o = open(&cfg).unwrap();
+    assert_eq!(o.casino.ledger.keys(), 0);
+    assert_eq!(step(&mut o, deposit(1000)), Reply::Deposit { balance: Money(3000) });
+}
+
+/// A start reads no idempotency key into memory, not even those answered a
+/// moment before it (`recover::Keys::OnDisk`): each is found in the store when
+/// a request names it. A wager and a bet slip sent again just after a restart
+/// get their first answers and hold nothing more; the same keys for other
+/// requests are refused.
+#[test]
+fn a_start_reads_no_keys_and_a_retry_sent_just_before_it_gets_its_first_answer() {
+    use baccarat_server::casino::SlipLine;
+    let (_dir, _now, cfg) = clocked("keys-on-disk", 1_000_000_000_000);
+    let mut o = open(&cfg).unwrap();
+    deposits(&mut o);
+    play(&mut o, 1, 0, true);
+    let wager = |amount: i64| Request::Wager {
+        table: 1,
+        player: PlayerId(100),
+        spot: Spot::Box(1),
+        bet: Bet::Player,
+        amount: Money(amount),
+        ante: Money::ZERO,
+        key: "r0c0t1p100".into(),
+    };
+    let line = |bet, amount| SlipLine { spot: Spot::Box(2), bet, amount: Money(amount), ante: Money::ZERO };
+    let slip = |amount: i64| Request::Wagers {
+        table: 2,
+        player: PlayerId(101),
+        // The third line is under the table's minimum: refused, and so it
+        // stays on a retry.
+        slip: vec![line(Bet::Banker, amount), line(Bet::Banker, 2000), line(Bet::Banker, 100)],
+        key: "slip".into(),
+    };
+    let answers_before = o.casino.ledger.keys.last_seq();
+    let first_slip = step(&mut o, slip(4000));
+    assert!(
+        matches!(&first_slip, Reply::Wagers { results, .. }
+            if matches!(results[..], [Reply::Wager { .. }, Reply::Wager { .. }, Reply::Refused { .. }])),
+        "{first_slip:?}"
+    );
+    assert_eq!(o.casino.ledger.keys.last_seq(), answers_before + 1, "a slip writes one answer, not one a line");
+    let first_wager = {
+        let c = &o.casino;
+        c.tables[&1].engine.state().coup.wagers.iter().next().map(|w| w.id)
+    };
+    assert!(o.casino.ledger.keys() > 10, "the live server holds its recent keys");
+    let balances = |o: &Opened| o.casino.ledger.accounts().map(|a| (a.id, a.balance, a.held)).collect::<Vec<_>>();
+    let before = balances(&o);
+    drop(o);
+
+    let mut o = open(&cfg).unwrap();
+    assert_eq!(o.casino.ledger.keys(), 0, "a start reads no key into memory");
+    let again = step(&mut o, wager(2000));
+    assert!(matches!(again, Reply::Wager { wager, .. } if Some(wager) == first_wager), "{again:?} {first_wager:?}");
+    let again_slip = step(&mut o, slip(4000));
+    match (&again_slip, &first_slip) {
+        // The same wagers (each balance is the one available when answered).
+        (Reply::Wagers { results: a, .. }, Reply::Wagers { results: b, .. }) => {
+            let ids = |r: &Vec<Reply>| {
+                r.iter()
+                    .map(|x| if let Reply::Wager { wager, .. } = x { Some(*wager) } else { None })
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(ids(a), ids(b));
+            assert!(
+                matches!(&a[2], Reply::Refused { code: baccarat_server::casino::Code::Idempotency, .. }),
+                "the refused line is not tried again under the slip's key: {:?}",
+                a[2]
+            );
+        }
+        _ => panic!("{again_slip:?}"),
+    }
+    assert_eq!(balances(&o), before, "the retries held nothing more");
+    for other in [wager(3000), slip(6000)] {
+        let r = step(&mut o, other);
+        let refused = match &r {
+            Reply::Refused { .. } => true,
+            Reply::Wagers { results, .. } => results.iter().all(|x| matches!(x, Reply::Refused { .. })),
+            _ => false,
+        };
+        assert!(refused, "a key sent with another request is refused: {r:?}");
+    }
+    assert_eq!(balances(&o), before);
+}
+
+/// A coup of 5,000 wagers settles in chunks: the command records the first
+/// chunk, the table refuses play until the rest is recorded, and a crash
+/// between chunks is finished at the restart with exactly the records and
+/// balances an uninterrupted run makes.
+#[test]
+fn a_large_settlement_is_recorded_in_chunks_and_finished_after_a_crash() {
+    use baccarat_server::casino::{Code, SlipLine};
+    let (_dir, cfg) = config("chunks");
+    let mut o = open(&cfg).unwrap();
+    let players = 7u32;
+    let r = step(
+        &mut o,
+        Request::CreateTable {
+            name: "Busy".into(),
+            rulebook: "nsw-2021".into(),
+            config: "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 1000000000\n".into(),
+            mode: baccarat_server::trust::Mode::Rng,
+        },
+    );
+    assert!(matches!(r, Reply::Table { table: 6 }), "{r:?}");
+    for p in 0..players {
+        step(&mut o, Request::Deposit { player: PlayerId(500 + p), amount: Money(100_000_000), key: format!("d{p}") });
+    }
+    step(&mut o, Request::NewShoe { table: 6 });
+    step(&mut o, server(6, Command::OpenBetting { no_bet: false, closes_at: None }));
+    for i in 0..5_000u32 {
+        let p = 500 + i % players;
+        let bet = if (i / players) % 2 == 0 { Bet::Banker } else { Bet::Tie };
+        let slip =
+            vec![SlipLine { spot: Spot::Box(1 + (p % players) as u8), bet, amount: Money(2000), ante: Money::ZERO }];
+        let r = step(&mut o, Request::Wagers { table: 6, player: PlayerId(p), slip, key: format!("w{i}") });
+        assert!(matches!(&r, Reply::Wagers { results, .. } if matches!(results[0], Reply::Wager { .. })), "{r:?}");
+    }
+    step(&mut o, server(6, Command::CloseBetting));
+    while matches!(o.casino.phase(6), Some(Phase::Closed | Phase::Dealing)) && !o.casino.settling() {
+        step(&mut o, server(6, Command::DealNext));
+    }
+    assert!(o.casino.settling(), "5,000 settlements do not fit one chunk");
+    let r = step(&mut o, server(6, Command::OpenBetting { no_bet: false, closes_at: None }));
+    assert_eq!(r.code(), Some(Code::Settling), "{r:?}");
+    let r = step(&mut o, Request::Checkpoint);
+    assert_eq!(r.code(), Some(Code::Settling), "no checkpoint while the engine is ahead of the log: {r:?}");
+    // The ledger check accounts for the holds of wagers still to be recorded
+    // as settled (loadgen's check, run during a chunked settlement, flagged
+    // them as held for no coup).
+    let r = step(&mut o, Request::CheckLedger);
+    assert!(matches!(&r, Reply::Ledger { ok: true, .. }), "{r:?}");
+    // One chunk more, then a crash: a copy of the files as they are now.
+    let mut commit = Commit::default();
+    o.casino.settle_some(&mut commit);
+    o.store.commit(&commit).unwrap();
+    o.anchors.append(&heads_of(&commit)).unwrap();
+    assert!(o.casino.settling());
+    let (_crashed_dir, crashed) = config("chunks-crashed");
+    for suffix in ["", "-wal", ".anchors", ".key"] {
+        let from = format!("{}{suffix}", cfg.db.display());
+        let to = format!("{}{suffix}", crashed.db.display());
+        std::fs::copy(&from, &to).unwrap();
+    }
+    // The uninterrupted run records the rest.
+    let mut commit = Commit::default();
+    o.casino.settle_all(&mut commit);
+    o.store.commit(&commit).unwrap();
+    assert!(!o.casino.settling());
+    o.casino.ledger.check().unwrap();
+    assert!(o.casino.tables[&6].open_wagers().0.is_empty(), "every hold released");
+    let whole = (
+        o.casino.tables[&6].chain.head(),
+        serde_json::to_value(o.casino.ledger.accounts().collect::<Vec<_>>()).unwrap(),
+    );
+    // The crashed copy finishes the settlement as it starts.
+    let again = open(&crashed).unwrap();
+    assert!(!again.casino.settling());
+    again.casino.ledger.check().unwrap();
+    let finished = (
+        again.casino.tables[&6].chain.head(),
+        serde_json::to_value(again.casino.ledger.accounts().collect::<Vec<_>>()).unwrap(),
+    );
+    assert_eq!(finished, whole, "the same records and the same balances");
+}
+
+/// Tables that complete big coups together share one chunk of settlements a
+/// batch (`casino/settle.rs`): the completing command settles only the first
+/// few, then each batch carries at most `CHUNK` settlements between them, each
+/// table its share, so every table goes on and a quiet table's request never
+/// waits behind one chunk per table. (Each settling table used to take a whole
+/// chunk a batch: this test then saw 2,000 in one batch.)
+#[test]
+fn tables_settling_together_share_one_chunk_a_batch() {
+    use baccarat_server::casino::settle::{CHUNK, FIRST_CHUNK};
+    use baccarat_server::casino::SlipLine;
+    let (_dir, cfg) = config("shared-chunks");
+    let mut o = open(&cfg).unwrap();
+    let config = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 1000000000\n";
+    let tables = [6u32, 7];
+    for (i, want) in tables.iter().enumerate() {
+        let r = step(
+            &mut o,
+            Request::CreateTable {
+                name: format!("Busy {i}"),
+                rulebook: "nsw-2021".into(),
+                config: config.into(),
+                mode: baccarat_server::trust::Mode::Rng,
+            },
+        );
+        assert!(matches!(r, Reply::Table { table } if table == *want), "{r:?}");
+    }
+    let players = 7u32;
+    for p in 0..players {
+        step(&mut o, Request::Deposit { player: PlayerId(500 + p), amount: Money(100_000_000), key: format!("d{p}") });
+    }
+    let per_table = 1_500u32;
+    for &table in &tables {
+        step(&mut o, Request::NewShoe { table });
+        step(&mut o, server(table, Command::OpenBetting { no_bet: false, closes_at: None }));
+        for i in 0..per_table / 10 {
+            let p = 500 + i % players;
+            let line = |n: u32| SlipLine {
+                spot: Spot::Box(1 + (p % players) as u8),
+                bet: if n % 2 == 0 { Bet::Banker } else { Bet::Tie },
+                amount: Money(2000),
+                ante: Money::ZERO,
+            };
+            let slip = (0..10).map(line).collect();
+            let r = step(&mut o, Request::Wagers { table, player: PlayerId(p), slip, key: format!("t{table}-{i}") });
+            assert!(
+                matches!(&r, Reply::Wagers { results, .. } if results.iter().all(|r| matches!(r, Reply::Wager { .. }))),
+                "{r:?}"
+            );
+        }
+        step(&mut o, server(table, Command::CloseBetting));
+    }
+    let settled = |commit: &Commit, table: u32| {
+        commit.records.iter().filter(|(t, r)| *t == table && r.body.contains("\"wager_settled\"")).count()
+    };
+    // Deal both to their results in one batch each step.
+    while tables.iter().any(|&t| {
+        matches!(o.casino.phase(t), Some(Phase::Closed | Phase::Dealing)) && !o.casino.tables[&t].engine.settling()
+    }) {
+        let mut commit = Commit::default();
+        for &t in &tables {
+            if !o.casino.tables[&t].engine.settling() {
+                o.casino.handle(server(t, Command::DealNext), &mut commit);
+            }
+        }
+        for &t in &tables {
+            assert!(settled(&commit, t) <= FIRST_CHUNK, "the completing command settles {}", settled(&commit, t));
+        }
+        o.store.commit(&commit).unwrap();
+    }
+    assert!(
+        tables.iter().all(|&t| o.casino.tables[&t].engine.settling()),
+        "{:?}",
+        tables.map(|t| (o.casino.phase(t), o.casino.tables[&t].halted.clone()))
+    );
+    let (mut batches, mut left) = (0, [per_table as usize - FIRST_CHUNK; 2]);
+    while o.casino.settling() {
+        let mut commit = Commit::default();
+        o.casino.settle_some(&mut commit);
+        o.store.commit(&commit).unwrap();
+        let each = tables.map(|t| settled(&commit, t));
+        assert!(each.iter().sum::<usize>() <= CHUNK, "one chunk a batch between them: {each:?}");
+        for i in 0..2 {
+            assert!(each[i] > 0 || left[i] == 0, "table {} waited while the other settled: {each:?}", tables[i]);
+            left[i] -= each[i];
+        }
+        batches += 1;
+    }
+    assert_eq!(left, [0, 0], "every wager settled once");
+    assert_eq!(batches, (2 * (per_table as usize - FIRST_CHUNK)).div_ceil(CHUNK), "shares fill each batch");
+    o.casino.ledger.check().unwrap();
+    for t in tables {
+        assert!(o.casino.tables[&t].open_wagers().0.is_empty(), "every hold released");
+    }
+}

@@ -60,12 +60,14 @@ impl Lines {
     }
 
     /// Whether every chunk is the same memory as `other`'s (nothing copied).
-    pub fn shares_all_with(&self, other: &Lines) -> bool {
+    #[cfg(test)]
+    pub(crate) fn shares_all_with(&self, other: &Lines) -> bool {
         self.len == other.len && self.chunks.iter().zip(&other.chunks).all(|(a, b)| Arc::ptr_eq(a, b))
     }
 
     /// How many chunks are the same memory as `other`'s.
-    pub fn chunks_shared_with(&self, other: &Lines) -> usize {
+    #[cfg(test)]
+    pub(crate) fn chunks_shared_with(&self, other: &Lines) -> usize {
         self.chunks.iter().zip(&other.chunks).filter(|(a, b)| Arc::ptr_eq(a, b)).count()
     }
 }

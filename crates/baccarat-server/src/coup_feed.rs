@@ -77,8 +77,12 @@ pub struct CoupFeed {
     /// Shared with the checkpoint that copies the feed, a chunk at a time,
     /// copy-on-write (`coup_lines.rs`).
     pub wagers: Lines,
+    /// Whether a wager ever came after one with a higher id (never, as the
+    /// engine numbers them): lines are then found by a scan, not a binary
+    /// search. (A map from wager to line, grown afresh each coup, cost the
+    /// committer its rehashes and the fresh pages they touched.)
     #[serde(skip)]
-    index: HashMap<WagerId, usize>,
+    unsorted: bool,
     #[serde(skip)]
     by_player: HashMap<PlayerId, Vec<usize>>,
     /// Player and Banker totals, and every card, once complete (the coup's cards
@@ -95,8 +99,20 @@ impl CoupFeed {
     }
 
     fn line(&mut self, w: WagerId) -> Option<&mut WagerLine> {
-        let i = *self.index.get(&w)?;
+        let i = match self.unsorted {
+            true => self.wagers.iter().position(|l| l.wager == w)?,
+            false => self.wagers.find_in_order(w)?,
+        };
         self.wagers.get_mut(i)
+    }
+
+    /// Note where a new line goes, before it is pushed.
+    fn index(&mut self, line: &WagerLine) {
+        let i = self.wagers.len();
+        if i > 0 && self.wagers[i - 1].wager >= line.wager {
+            self.unsorted = true;
+        }
+        self.by_player.entry(line.player).or_default().push(i);
     }
 }
 
@@ -144,9 +160,7 @@ impl Feed {
             }
             Event::WagerPlaced { wager } => {
                 let c = self.coups.entry(table).or_default();
-                c.index.insert(wager.id, c.wagers.len());
-                c.by_player.entry(wager.player).or_default().push(c.wagers.len());
-                c.wagers.push(WagerLine {
+                let line = WagerLine {
                     wager: wager.id,
                     player: wager.player,
                     spot: wager.spot,
@@ -160,7 +174,9 @@ impl Feed {
                     pays: None,
                     settlement: None,
                     net: None,
-                });
+                };
+                c.index(&line);
+                c.wagers.push(line);
             }
             Event::WagerWithdrawn { wager } => self.set(table, *wager, |l| l.status = WagerStatus::Withdrawn),
             Event::WagerApproved { wager } => self.set(table, *wager, |l| l.needs_approval = false),
@@ -257,7 +273,7 @@ impl Feed {
             let mut feed =
                 CoupFeed { coup: c.coup, result: c.result, dealt: c.dealt, void: c.void, ..CoupFeed::default() };
             for (i, l) in c.wagers.iter().enumerate() {
-                feed.index.insert(l.wager, i);
+                feed.unsorted |= i > 0 && c.wagers[i - 1].wager >= l.wager;
                 feed.by_player.entry(l.player).or_default().push(i);
             }
             feed.wagers = c.wagers;
@@ -382,5 +398,44 @@ mod tests {
         assert!(lines.iter().all(|l| l.status == WagerStatus::Open));
         // And the feed rebuilt from it is the feed as it was then.
         assert_eq!(Feed::from_state(taken.clone()).state(), taken);
+    }
+
+    /// Each wager's line is found to change it: by binary search while the
+    /// wagers come in order (as a table numbers them), by a scan once one
+    /// comes out of order, and the same in a feed rebuilt from a checkpoint.
+    #[test]
+    fn every_line_is_found_in_order_or_not() {
+        for ids in [vec![0u64, 1, 2, 5, 9], vec![4, 9, 2, 7, 0]] {
+            let mut f = Feed::default();
+            f.absorb(
+                3,
+                1,
+                &Event::BettingOpened { coup: 1, no_bet: false, first_card: None, rule: None, closes_at: None },
+            );
+            for (seq, &id) in (2..).zip(&ids) {
+                f.absorb(3, seq, &placed(id));
+            }
+            let mut rebuilt = Feed::from_state(f.state());
+            for (i, &id) in ids.iter().enumerate().filter(|(i, _)| i % 2 == 0) {
+                for feed in [&mut f, &mut rebuilt] {
+                    feed.absorb(3, 100 + i as u64, &Event::WagerWithdrawn { wager: WagerId(id) });
+                }
+            }
+            feed_absorb_unknown(&mut f);
+            for feed in [&f, &rebuilt] {
+                let statuses: Vec<_> = feed.coups[&3].wagers.iter().map(|l| l.status).collect();
+                let want: Vec<_> = (0..ids.len())
+                    .map(|i| if i % 2 == 0 { WagerStatus::Withdrawn } else { WagerStatus::Open })
+                    .collect();
+                assert_eq!(statuses, want, "ids {ids:?}");
+            }
+        }
+    }
+
+    /// A wager the coup does not hold changes nothing.
+    fn feed_absorb_unknown(f: &mut Feed) {
+        let before = f.state();
+        f.absorb(3, 999, &Event::WagerWithdrawn { wager: WagerId(3) });
+        assert_eq!(f.state(), before);
     }
 }

@@ -55,6 +55,14 @@ impl Lines {
         self.len += 1;
     }
 
+    /// Where wager `w` stands, by binary search: the lines must be in
+    /// increasing order of wager (as a table places them).
+    pub fn find_in_order(&self, w: baccarat_table::engine::WagerId) -> Option<usize> {
+        let c = self.chunks.partition_point(|c| c.last().is_some_and(|l| l.wager < w));
+        let i = self.chunks.get(c)?.binary_search_by_key(&w, |l| l.wager).ok()?;
+        Some(c * CHUNK + i)
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = &WagerLine> {
         self.chunks.iter().flat_map(|c| c.iter())
     }
@@ -141,6 +149,9 @@ mod tests {
             assert_eq!((lines.len(), lines.is_empty()), (n, n == 0));
             assert!(lines.iter().eq(list.iter()));
             assert!((0..n).all(|i| lines[i] == list[i]) && lines.get(n).is_none());
+            // Found by wager, in every chunk; a wager not there is not found.
+            assert!((0..n).all(|i| lines.find_in_order(list[i].wager) == Some(i)));
+            assert_eq!(lines.find_in_order(WagerId(n as u64)), None);
             // The same JSON as the list, both ways.
             let json = serde_json::to_string(&lines).unwrap();
             assert_eq!(json, serde_json::to_string(&list).unwrap());

@@ -33,7 +33,7 @@ pub mod tournament_view;
 pub mod tournaments;
 
 use baccarat_rules::Cite;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use baccarat_rules::Money;
@@ -676,7 +676,7 @@ impl Casino {
 fn money_of(
     table: u32,
     events: &[Event],
-    holds: &HashMap<WagerId, (TransferId, AccountId, Money)>,
+    holds: &BTreeMap<WagerId, (TransferId, AccountId, Money)>,
     accounts: &TableAccounts,
     ledger: &Ledger,
 ) -> Vec<(Cause, Vec<Op>)> {

@@ -2,7 +2,7 @@
 //! one constructor (a new table and a recovered one alike), and the audit
 //! encoding of what it does.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use baccarat_rules::{Money, TableConfig};
 use baccarat_table::engine::{Event, State, Table, TableSetup, WagerId};
@@ -31,7 +31,10 @@ pub struct CasinoTable {
     /// SHA-256 of the rulebook profile's TOML: its version.
     pub rulebook_hash: String,
     /// Open wagers: wager -> (hold, wallet, the most it can win).
-    pub(super) holds: HashMap<WagerId, (TransferId, AccountId, Money)>,
+    /// In wager order: wagers come in order, so the B-tree only appends (it
+    /// never rehashes, as a hash map did while a coup grew), and a checkpoint
+    /// reads it in order without sorting.
+    pub(super) holds: BTreeMap<WagerId, (TransferId, AccountId, Money)>,
     /// The most the open wagers can win together: the house float must cover
     /// it before another wager is accepted (`float.rs`).
     pub(super) liability: Money,
@@ -74,7 +77,7 @@ impl CasinoTable {
             chain: Chain::new(),
             accounts,
             rulebook_hash: hex(&Sha256::digest(toml.as_bytes())),
-            holds: HashMap::new(),
+            holds: BTreeMap::new(),
             liability: Money::ZERO,
             halted: None,
             commitment: None,
@@ -85,8 +88,7 @@ impl CasinoTable {
     /// The open wagers' holds (wager, hold, wallet, most it can win), in
     /// wager order, and their liability together.
     pub fn open_wagers(&self) -> (Vec<(WagerId, TransferId, AccountId, Money)>, Money) {
-        let mut v: Vec<_> = self.holds.iter().map(|(w, (h, a, m))| (*w, *h, *a, *m)).collect();
-        v.sort();
+        let v = self.holds.iter().map(|(w, (h, a, m))| (*w, *h, *a, *m)).collect();
         (v, self.liability)
     }
 

@@ -24,7 +24,9 @@ impl KeyReader {
     /// Open a read-only connection to the database at `path`.
     pub fn open(path: &Path) -> Result<KeyReader, StoreError> {
         let conn = crate::scan::open_read_only(path)?;
-        // The index's upper levels stay cached between batches.
+        // The index's upper levels stay cached across one batch's reads (not
+        // between batches: SQLite empties a connection's cache when its next
+        // read finds that another connection has written the log since).
         conn.pragma_update(None, "cache_size", -32_000)?;
         Ok(KeyReader { conn: Mutex::new(conn) })
     }

@@ -58,7 +58,7 @@ use sha2::{Digest, Sha256};
 use baccarat_table::shuffle::hex;
 
 use crate::civil;
-use crate::store::{StoreError, PAGE};
+use crate::store::{logs, StoreError, PAGE};
 
 /// Where a checkpoint stood: written beside each checkpoint, kept after the
 /// checkpoint itself is superseded.
@@ -434,18 +434,16 @@ fn write_file(conn: &Connection, file: &Path, cut: &Cut) -> Result<(), StoreErro
              CREATE TABLE arc.answer_log (key TEXT NOT NULL, digest BLOB NOT NULL, answer TEXT NOT NULL,
                at_ms INTEGER NOT NULL, cause TEXT NOT NULL, key_id BLOB);",
         )?;
-        for (table, c) in &cut.chains {
-            conn.execute(
-                "INSERT INTO arc.audit SELECT tbl, seq, prev, body, hash FROM main.audit
-                 WHERE tbl = ?1 AND seq > ?2 AND seq <= ?3 ORDER BY seq",
-                params![table, c.from as i64, c.to as i64],
-            )?;
-        }
-        conn.execute(
-            "INSERT INTO arc.transfers SELECT id, debit, credit, amount, kind, memo, cause FROM main.transfers
-             WHERE id > ?1 AND id <= ?2 ORDER BY id",
-            params![cut.transfers.0 as i64, cut.transfers.1 as i64],
+        // The logs as blocks (`store/blocks.rs`), whichever form the live
+        // rows have; the empty `audit` and `transfers` keep the file's
+        // schema the one every reader knows.
+        conn.execute_batch(
+            &logs::SCHEMA.replace("CREATE TABLE ", "CREATE TABLE arc.").replace("INDEX ", "INDEX arc."),
         )?;
+        for (table, c) in &cut.chains {
+            logs::copy_records(conn, "arc", *table, c.from, c.to)?;
+        }
+        logs::copy_transfers(conn, "arc", cut.transfers.0, cut.transfers.1)?;
         conn.execute(
             "INSERT INTO arc.answer_log (rowid, key, digest, answer, at_ms, cause, key_id)
              SELECT rowid, key, digest, answer, at_ms, cause, key_id FROM main.answer_log
@@ -470,18 +468,9 @@ fn write_file(conn: &Connection, file: &Path, cut: &Cut) -> Result<(), StoreErro
 fn purge(conn: &Connection) -> Result<(), StoreError> {
     for a in registered(conn)? {
         for (table, c) in &a.cut.chains {
-            delete_chunked(
-                conn,
-                "DELETE FROM audit WHERE rowid IN
-                   (SELECT rowid FROM audit WHERE tbl = ?1 AND seq > ?2 AND seq <= ?3 LIMIT ?4)",
-                params![table, c.from as i64, c.to as i64, DELETE_CHUNK],
-            )?;
+            logs::delete_records(conn, *table, c.from, c.to, DELETE_CHUNK)?;
         }
-        delete_chunked(
-            conn,
-            "DELETE FROM transfers WHERE id IN (SELECT id FROM transfers WHERE id > ?1 AND id <= ?2 LIMIT ?3)",
-            params![a.cut.transfers.0 as i64, a.cut.transfers.1 as i64, DELETE_CHUNK],
-        )?;
+        logs::delete_transfers(conn, a.cut.transfers.0, a.cut.transfers.1, DELETE_CHUNK)?;
         delete_chunked(
             conn,
             "DELETE FROM answer_log WHERE rowid IN (SELECT rowid FROM answer_log WHERE rowid > ?1 AND rowid <= ?2 LIMIT ?3)",

@@ -315,7 +315,7 @@ pub fn link(prev: &[u8; 32], seq: u64, body: &str) -> [u8; 32] {
     h.finalize().into()
 }
 
-fn unhex(s: &str) -> Option<[u8; 32]> {
+pub(crate) fn unhex(s: &str) -> Option<[u8; 32]> {
     // Lower-case hex digits only, as `hex` writes them: `from_str_radix` also
     // takes a sign ("+f") and upper case, and a record whose hash or link is
     // written another way is not the record that was made.

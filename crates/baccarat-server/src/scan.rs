@@ -1,10 +1,11 @@
 //! Streaming readers over a read-only SQLite connection, for `verify`
 //! (DESIGN 11: verify streams).
 //!
-//! Every reader walks a table in pages of [`PAGE`] rows along its primary key
-//! (`audit (tbl, seq)`, `transfers (id)`, `answer_log`'s rowid), each page one
-//! index seek and a short range scan, so memory holds one page, never a whole
-//! table, and a database of any size is read in one pass per reader. The
+//! Every reader walks a table in pages along its key (a chain's records and
+//! the transfers through `store/logs.rs`, in rows or blocks; `answer_log`'s
+//! rowid here), each page one index seek and a short range scan, so memory
+//! holds one page, never a whole table, and a database of any size is read in
+//! one pass per reader. The
 //! queries name their columns, so columns and tables added by later
 //! migrations do not disturb them.
 //!
@@ -25,9 +26,9 @@ use rusqlite::{params, Connection, OpenFlags};
 
 use crate::archive::each_paged;
 use crate::audit::Record;
-use crate::ledger::{Account, Cause, Transfer, TransferKind};
+use crate::ledger::{Account, Transfer};
 use crate::slip_answers::SlipHold;
-use crate::store::{Snapshot, SqliteStore, StoreError, TableRow};
+use crate::store::{logs, Snapshot, SqliteStore, StoreError, TableRow};
 
 /// Rows read per query.
 pub const PAGE: i64 = 10_000;
@@ -70,6 +71,9 @@ pub fn store_snapshot(snap: &Snapshot) -> Result<SqliteStore, StoreError> {
         for a in &snap.accounts {
             q.execute(params![a.id as i64, json(&a.kind), a.balance, a.held])?;
         }
+        // Rows, not blocks: a snapshot may come from anywhere (a forged
+        // one too), and is written as it is, for `verify` to name what is
+        // wrong with it, where a block would refuse to hold it.
         let mut q = tx.prepare(
             "INSERT INTO transfers (id, debit, credit, amount, kind, memo, cause) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         )?;
@@ -99,10 +103,6 @@ pub fn store_snapshot(snap: &Snapshot) -> Result<SqliteStore, StoreError> {
 
 fn json<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v).expect("serialises")
-}
-
-fn parse<T: serde::de::DeserializeOwned>(s: &str) -> Result<T, StoreError> {
-    serde_json::from_str(s).map_err(|e| StoreError::Corrupt(format!("{e}: {s}")))
 }
 
 /// The readers over one connection, and the archive files history was moved
@@ -154,25 +154,21 @@ impl<'c> Scan<'c> {
     /// Whether any chain has a record.
     pub fn has_records(&self) -> Result<bool, StoreError> {
         for c in self.history() {
-            if c.query_row("SELECT EXISTS (SELECT 1 FROM audit)", [], |r| r.get(0))? {
+            if logs::has_records(c)? {
                 return Ok(true);
             }
         }
         Ok(false)
     }
 
-    /// How many records a chain has (from the primary key's index alone;
-    /// a record still in both an archive and the live file counts once).
+    /// How many records a chain has (from the keys alone; a record still in
+    /// both an archive and the live file counts once).
     pub fn count_records(&self, table: u32) -> Result<u64, StoreError> {
         let mut after = 0i64;
         let mut n = 0u64;
         for c in self.history() {
-            let (count, last): (i64, Option<i64>) = c.query_row(
-                "SELECT count(*), MAX(seq) FROM audit WHERE tbl = ?1 AND seq > ?2",
-                params![table, after],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )?;
-            n += count as u64;
+            let (count, last) = logs::count_records(c, table, after)?;
+            n += count;
             after = after.max(last.unwrap_or(after));
         }
         Ok(n)
@@ -185,44 +181,12 @@ impl<'c> Scan<'c> {
         table: u32,
         mut f: impl FnMut(Record) -> Result<bool, StoreError>,
     ) -> Result<(), StoreError> {
-        each_paged(
-            &self.history(),
-            "SELECT seq, prev, body, hash FROM audit WHERE tbl = ?3 AND seq > ?1 ORDER BY seq LIMIT ?2",
-            i64::MIN,
-            &[&table],
-            |r| {
-                let seq: i64 = r.get(0)?;
-                let go = f(Record { seq: seq as u64, prev: r.get(1)?, body: r.get(2)?, hash: r.get(3)? })?;
-                Ok(go.then_some(seq))
-            },
-        )
+        logs::each_record_in(&self.history(), table, i64::MIN, &mut f)
     }
 
-    /// Each transfer, in id order (the memo is not read: nothing checks it).
+    /// Each transfer, in id order.
     pub fn each_transfer(&self, mut f: impl FnMut(Transfer) -> Result<(), StoreError>) -> Result<(), StoreError> {
-        each_paged(
-            &self.history(),
-            "SELECT id, debit, credit, amount, kind, cause FROM transfers WHERE id > ?1 ORDER BY id LIMIT ?2",
-            i64::MIN,
-            &[],
-            |r| {
-                let id: i64 = r.get(0)?;
-                let kind = transfer_kind(r.get_ref(4)?.as_str().map_err(rusqlite::Error::from)?)?;
-                let cause = r.get_ref(5)?.as_str().map_err(rusqlite::Error::from)?;
-                let cause = Cause::parse(cause)
-                    .ok_or_else(|| StoreError::Corrupt(format!("transfer {id}: unreadable cause {cause:?}")))?;
-                f(Transfer {
-                    id: id as u64,
-                    debit: r.get::<_, i64>(1)? as u64,
-                    credit: r.get::<_, i64>(2)? as u64,
-                    amount: baccarat_rules::Money(r.get(3)?),
-                    kind,
-                    memo: String::new(),
-                    cause,
-                })?;
-                Ok(Some(id))
-            },
-        )
+        logs::each_transfer_in(&self.history(), i64::MIN, &mut |t| f(t).map(|()| true))
     }
 
     /// Each idempotency answer in the order it was given: its key and its
@@ -258,16 +222,6 @@ impl<'c> Scan<'c> {
         )?;
         Ok(Answered { conn: self.conn, page: std::collections::VecDeque::new(), after: i64::MIN, done: false })
     }
-}
-
-/// A transfer's kind as the store writes it (`"posted"`, `{"post_of":7}`):
-/// the common ones without a JSON parser.
-fn transfer_kind(s: &str) -> Result<TransferKind, StoreError> {
-    Ok(match s {
-        "\"posted\"" => TransferKind::Posted,
-        "\"pending\"" => TransferKind::Pending,
-        _ => parse(s)?,
-    })
 }
 
 /// Transfer ids named by idempotency answers, kept in SQLite's temporary

@@ -23,6 +23,9 @@
 //!   its WAL checkpoints in the background;
 //! - `store/sqlite_read.rs`: what recovery and the checks read from SQLite, in
 //!   bounded pieces;
+//! - `store/logs.rs`: every read and write of the audit log and the transfers
+//!   in SQLite, whether a row holds one record (or transfer) or a batch's
+//!   (`store/blocks.rs`, the packed form and why);
 //! - `store/history.rs`: the [`History`] trait, recovery's reads on either back
 //!   end;
 //! - `store/any.rs`: [`AnyStore`] and [`Db`], the store a server runs on.
@@ -35,7 +38,9 @@ use crate::audit::Record;
 use crate::ledger::{Account, Changes, Transfer};
 
 mod any;
+pub mod blocks;
 mod history;
+pub mod logs;
 mod migrations;
 mod sqlite_commit;
 mod sqlite_read;

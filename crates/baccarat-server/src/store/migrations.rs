@@ -67,6 +67,11 @@ const MIGRATIONS: &[&str] = &[
     "CREATE TABLE checkpoint_parts (checkpoint INTEGER NOT NULL, n INTEGER NOT NULL, data BLOB NOT NULL,
        PRIMARY KEY (checkpoint, n));
      ALTER TABLE checkpoints ADD COLUMN complete INTEGER NOT NULL DEFAULT 1;",
+    // 13: a batch's records of each chain, and its transfers, in one row each
+    // (`blocks.rs`: a row per record and per transfer was most of the
+    // committer's work). The rows written before stay in `audit` and
+    // `transfers`, and are read first (`logs.rs`).
+    super::logs::SCHEMA,
 ];
 
 impl SqliteStore {

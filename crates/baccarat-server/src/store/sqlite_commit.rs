@@ -7,7 +7,7 @@ use std::path::Path;
 use rusqlite::{params, Connection};
 
 use super::{
-    json, CheckpointBody, CheckpointSeal, Commit, Snapshot, SqliteStore, Store, StoreError, CHECKPOINTS_KEPT,
+    json, logs, CheckpointBody, CheckpointSeal, Commit, Snapshot, SqliteStore, Store, StoreError, CHECKPOINTS_KEPT,
     WAL_RESTART_BYTES,
 };
 use crate::audit::Record;
@@ -81,9 +81,6 @@ impl Store for SqliteStore {
                 "INSERT INTO accounts (id, kind, balance, held) VALUES (?1, ?2, ?3, ?4)
                  ON CONFLICT(id) DO UPDATE SET balance = excluded.balance, held = excluded.held",
             )?;
-            let mut xfer = tx.prepare_cached(
-                "INSERT INTO transfers (id, debit, credit, amount, kind, memo, cause) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            )?;
             let mut ans = tx.prepare_cached(
                 "INSERT INTO answer_log (rowid, key, digest, answer, at_ms, cause, key_id)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -91,18 +88,9 @@ impl Store for SqliteStore {
             // An account touched many times in one batch (a table's escrow and
             // house at a settlement) is written once, as it ends the batch.
             let mut last: std::collections::BTreeMap<AccountId, &Account> = std::collections::BTreeMap::new();
+            let mut transfers = Vec::new();
             for ch in &c.ledger {
-                for t in &ch.transfers {
-                    xfer.execute(params![
-                        t.id as i64,
-                        t.debit as i64,
-                        t.credit as i64,
-                        t.amount.0,
-                        json(&t.kind),
-                        t.memo,
-                        t.cause.encode()
-                    ])?;
-                }
+                transfers.extend(ch.transfers.iter());
                 for a in &ch.accounts {
                     last.insert(a.id, a);
                 }
@@ -121,10 +109,15 @@ impl Store for SqliteStore {
             for a in last.values() {
                 acct.execute(params![a.id as i64, json(&a.kind), a.balance, a.held])?;
             }
-            let mut rec =
-                tx.prepare_cached("INSERT INTO audit (tbl, seq, prev, body, hash) VALUES (?1, ?2, ?3, ?4, ?5)")?;
+            // The batch's transfers in one row, and each chain's records in
+            // one row (`blocks.rs`).
+            logs::insert_transfers(&tx, "main", &transfers)?;
+            let mut chains: std::collections::BTreeMap<u32, Vec<&Record>> = std::collections::BTreeMap::new();
             for (tbl, r) in &c.records {
-                rec.execute(params![tbl, r.seq as i64, r.prev, r.body, r.hash])?;
+                chains.entry(*tbl).or_default().push(r);
+            }
+            for (tbl, records) in &chains {
+                logs::insert_records(&tx, "main", *tbl, records)?;
             }
         }
         tx.commit()?;
@@ -145,15 +138,11 @@ impl Store for SqliteStore {
             let d: [u8; 32] = d.try_into().map_err(|_| StoreError::Corrupt(format!("digest of answer {k}")))?;
             snap.answers.push((k, d, a));
         }
-        let mut q = self.conn.prepare("SELECT tbl, seq, prev, body, hash FROM audit ORDER BY tbl, seq")?;
-        let rows = q.query_map([], |r| {
-            Ok((
-                r.get::<_, u32>(0)?,
-                Record { seq: r.get::<_, i64>(1)? as u64, prev: r.get(2)?, body: r.get(3)?, hash: r.get(4)? },
-            ))
-        })?;
-        for row in rows {
-            snap.records.push(row?);
+        for id in logs::chains(&self.conn)? {
+            self.each_record_after(id, 0, |r| {
+                snap.records.push((id, r));
+                Ok(())
+            })?;
         }
         Ok(snap)
     }

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::{parse, Db, History, SqliteStore, StoreError, StoredCheckpoint, TableRow};
+use super::{logs, parse, Db, History, SqliteStore, StoreError, StoredCheckpoint, TableRow};
 use crate::audit::Record;
 use crate::ledger::{Account, AnswerRow, Cause, Transfer};
 
@@ -21,26 +21,6 @@ impl SqliteStore {
         self.conn.execute_batch("COMMIT")?;
         Ok(out)
     }
-}
-
-fn record_of(r: &rusqlite::Row) -> Result<Record, StoreError> {
-    Ok(Record { seq: r.get::<_, i64>(0)? as u64, prev: r.get(1)?, body: r.get(2)?, hash: r.get(3)? })
-}
-
-fn transfer_of(r: &rusqlite::Row) -> Result<Transfer, StoreError> {
-    let id: i64 = r.get(0)?;
-    let kind: String = r.get(4)?;
-    let cause: String = r.get(6)?;
-    Ok(Transfer {
-        id: id as u64,
-        debit: r.get::<_, i64>(1)? as u64,
-        credit: r.get::<_, i64>(2)? as u64,
-        amount: baccarat_rules::Money(r.get(3)?),
-        kind: parse(&kind)?,
-        memo: r.get(5)?,
-        cause: Cause::parse(&cause)
-            .ok_or_else(|| StoreError::Corrupt(format!("transfer {id}: unreadable cause {cause:?}")))?,
-    })
 }
 
 /// Rows read per query by the streaming readers: bounded memory, and the
@@ -100,18 +80,7 @@ impl SqliteStore {
         after: u64,
         mut f: impl FnMut(Transfer) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        crate::archive::each_paged(
-            &self.history(),
-            "SELECT id, debit, credit, amount, kind, memo, cause FROM transfers WHERE id > ?1 ORDER BY id LIMIT ?2",
-            after as i64,
-            &[],
-            |r| {
-                let t = transfer_of(r)?;
-                let id = t.id as i64;
-                f(t)?;
-                Ok(Some(id))
-            },
-        )
+        logs::each_transfer_in(&self.history(), after as i64, &mut |t| f(t).map(|()| true))
     }
 
     /// Each record of a table's chain after sequence number `after`, in order
@@ -122,32 +91,14 @@ impl SqliteStore {
         after: u64,
         mut f: impl FnMut(Record) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        crate::archive::each_paged(
-            &self.history(),
-            "SELECT seq, prev, body, hash FROM audit WHERE tbl = ?3 AND seq > ?1 ORDER BY seq LIMIT ?2",
-            after as i64,
-            &[&table],
-            |r| {
-                let rec = record_of(r)?;
-                let seq = rec.seq as i64;
-                f(rec)?;
-                Ok(Some(seq))
-            },
-        )
+        logs::each_record_in(&self.history(), table, after as i64, &mut |r| f(r).map(|()| true))
     }
 
     /// One record of a chain (archived or live).
     pub fn record_at(&self, table: u32, seq: u64) -> Result<Option<Record>, StoreError> {
         for conn in self.history() {
-            let r = conn
-                .query_row(
-                    "SELECT seq, prev, body, hash FROM audit WHERE tbl = ?1 AND seq = ?2",
-                    params![table, seq as i64],
-                    |r| record_of(r).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e))),
-                )
-                .optional()?;
-            if r.is_some() {
-                return Ok(r);
+            if let Some(r) = logs::record_at(conn, table, seq)? {
+                return Ok(Some(r));
             }
         }
         Ok(None)
@@ -157,8 +108,7 @@ impl SqliteStore {
     pub fn last_transfer(&self) -> Result<u64, StoreError> {
         let mut last = 0u64;
         for conn in self.history() {
-            let m = conn.query_row("SELECT COALESCE(MAX(id), 0) FROM transfers", [], |r| r.get::<_, i64>(0))? as u64;
-            last = last.max(m);
+            last = last.max(logs::last_transfer(conn)?);
         }
         Ok(last)
     }
@@ -263,14 +213,7 @@ impl SqliteStore {
 impl SqliteStore {
     /// The last record of a table's chain, if any.
     pub fn head(&self, table: u32) -> Result<Option<Record>, StoreError> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT seq, prev, body, hash FROM audit WHERE tbl = ?1 ORDER BY seq DESC LIMIT 1",
-                [table],
-                |r| Ok(Record { seq: r.get::<_, i64>(0)? as u64, prev: r.get(1)?, body: r.get(2)?, hash: r.get(3)? }),
-            )
-            .optional()?)
+        logs::head(&self.conn, table)
     }
 }
 
@@ -298,17 +241,9 @@ pub fn read_records(path: &Path, table: u32, from: u64) -> Result<Vec<Record>, S
     let archives = crate::archive::open_archives(&conn, path)?;
     let sources: Vec<&Connection> = archives.iter().chain(std::iter::once(&conn)).collect();
     let mut out = Vec::new();
-    crate::archive::each_paged(
-        &sources,
-        "SELECT seq, prev, body, hash FROM audit WHERE tbl = ?3 AND seq > ?1 ORDER BY seq LIMIT ?2",
-        from as i64 - 1,
-        &[&table],
-        |r| {
-            let rec = record_of(r)?;
-            let seq = rec.seq as i64;
-            out.push(rec);
-            Ok(Some(seq))
-        },
-    )?;
+    logs::each_record_in(&sources, table, from as i64 - 1, &mut |r| {
+        out.push(r);
+        Ok(true)
+    })?;
     Ok(out)
 }

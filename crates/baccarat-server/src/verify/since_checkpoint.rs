@@ -119,6 +119,7 @@ mod since_checkpoint_tests {
         assert!(t.tail_records >= 1 && t.tail_transfers >= 1, "{t:?}");
         // A forger raises the later deposit and the wallet's stored balance.
         let conn = o.store.sqlite().unwrap().connection();
+        crate::store::logs::unpack(conn).unwrap();
         let last: i64 = conn.query_row("SELECT MAX(id) FROM transfers", [], |r| r.get(0)).unwrap();
         conn.execute("UPDATE transfers SET amount = amount + 1 WHERE id = ?1", [last]).unwrap();
         let t = verify_since_checkpoint(&crate::store::Db::Sqlite(db.clone()), None, None).unwrap();

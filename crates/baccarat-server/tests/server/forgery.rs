@@ -151,9 +151,13 @@ impl Forged {
         Forged { dir, db }
     }
 
-    /// The file, open as a forger opens it.
+    /// The file, open as a forger opens it, its logs unpacked into a row
+    /// per record and per transfer (`store::logs::unpack`), so each forgery
+    /// is plain SQL: `verify` reads the same history either way.
     fn sql(&self) -> Connection {
-        Connection::open(&self.db).unwrap()
+        let c = Connection::open(&self.db).unwrap();
+        baccarat_server::store::logs::unpack(&c).unwrap();
+        c
     }
 
     fn anchors(&self) -> PathBuf {
@@ -327,6 +331,42 @@ fn deleting_a_table_and_its_chain_is_caught() {
     caught(&p, "table 2: the anchor file signed");
     caught(&p, "the database has no such table (deleted)");
     caught(&p, "names table 2's float but no audit event explains it");
+}
+
+/// The logs as the server writes them, a batch's records of a chain in one
+/// row (`store/blocks.rs`), forged in place without unpacking them: a stake
+/// changed inside a block is named at its record, as in a row of its own, and
+/// a block cut short stops `verify` with an error naming the block.
+#[test]
+fn a_block_forged_in_place_is_caught() {
+    let copy = Forged::new();
+    let c = Connection::open(&copy.db).unwrap();
+    let (rowid, first, mut data): (i64, i64, Vec<u8>) = c
+        .query_row(
+            "SELECT rowid, first, data FROM audit_blocks WHERE tbl = 1 AND instr(data, CAST('\"stake\":' AS BLOB)) > 0
+             ORDER BY last LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    let at = data.windows(8).position(|w| w == b"\"stake\":").unwrap() + 8;
+    assert!(data[at].is_ascii_digit() && data[at] != b'9');
+    data[at] += 1;
+    c.execute("UPDATE audit_blocks SET data = ?1 WHERE rowid = ?2", params![data, rowid]).unwrap();
+    drop(c);
+    let p = copy.problems();
+    caught(&p, "table 1: audit chain broken at record");
+    caught(&p, "its hash does not match its contents (altered)");
+    let records = baccarat_server::store::read_records(&copy.db, 1, 1).unwrap();
+    let altered =
+        records.iter().find(|r| r.seq >= first as u64 && r.body.as_bytes().windows(8).any(|w| w == b"\"stake\":"));
+    assert!(altered.is_some(), "the block still reads, altered");
+
+    let c = Connection::open(&copy.db).unwrap();
+    c.execute("UPDATE audit_blocks SET data = substr(data, 1, length(data) - 3) WHERE rowid = ?1", [rowid]).unwrap();
+    drop(c);
+    let e = verify_file(&copy.db, None, None).unwrap_err();
+    assert!(e.contains(&format!("audit block {first}..=")) && e.contains("of chain 1"), "{e}");
 }
 
 #[test]

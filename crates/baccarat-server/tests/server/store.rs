@@ -22,7 +22,7 @@ fn ledger_and_chains_survive_a_restart() {
     let (_dir, path) = temp_db("restart");
     let mut store = SqliteStore::open(&path).unwrap();
     assert_eq!(store.version().unwrap(), SCHEMA_VERSION, "migrations applied on first open");
-    assert_eq!(SCHEMA_VERSION, 12);
+    assert_eq!(SCHEMA_VERSION, 13);
     let mut l = Ledger::new();
     let cage = l.open(AccountKind::Cage);
     let wallet = l.open(AccountKind::Wallet { player: PlayerId(7) });
@@ -107,6 +107,7 @@ fn tampering_with_the_file_is_found() {
     let mut chain = Chain::new();
     let records: Vec<_> = (0..5).map(|i| (2u32, chain.append(format!("{{\"payout\":{i}}}")))).collect();
     store.commit(&Commit { records, ..Commit::default() }).unwrap();
+    baccarat_server::store::logs::unpack(store.connection()).unwrap();
     store.connection().execute("UPDATE audit SET body = '{\"payout\":1000}' WHERE seq = 4", []).unwrap();
     let recs: Vec<_> = store.load().unwrap().records.into_iter().map(|(_, r)| r).collect();
     let e = verify(&recs).unwrap_err();

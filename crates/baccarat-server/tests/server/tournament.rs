@@ -148,6 +148,7 @@ fn tournaments_are_kept_across_a_restart_and_a_forged_fee_is_caught() {
     // A forger lowers an entry fee in the ledger (and rebalances the pool
     // and wallet so the sums still hold): the casino's chain disagrees.
     let c = rusqlite::Connection::open(&cfg.db).unwrap();
+    baccarat_server::store::logs::unpack(&c).unwrap();
     let n =
         c.execute("UPDATE transfers SET amount = 1 WHERE cause LIKE 'tournament:%' AND amount = 25000", []).unwrap();
     assert!(n >= 1);

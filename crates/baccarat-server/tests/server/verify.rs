@@ -162,8 +162,12 @@ impl File {
         File { _dir: dir, db }
     }
 
+    /// The file as a forger opens it, its logs unpacked into rows
+    /// (`store::logs::unpack`) so that each forgery is plain SQL.
     fn sql(&self) -> rusqlite::Connection {
-        rusqlite::Connection::open(&self.db).unwrap()
+        let c = rusqlite::Connection::open(&self.db).unwrap();
+        baccarat_server::store::logs::unpack(&c).unwrap();
+        c
     }
 }
 

@@ -123,8 +123,12 @@ fn kill_9_mid_coup_loses_nothing() {
     assert!(!ok && out.contains("DIFFERENCE"), "{out}");
 }
 
+/// The file as a forger opens it, its logs unpacked into rows so that the
+/// forgery is plain SQL.
 fn baccarat_server_conn(db: &std::path::Path) -> rusqlite_conn::Connection {
-    rusqlite_conn::Connection::open(db).unwrap()
+    let c = rusqlite_conn::Connection::open(db).unwrap();
+    baccarat_server::store::logs::unpack(&c).unwrap();
+    c
 }
 
 mod rusqlite_conn {

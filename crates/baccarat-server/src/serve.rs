@@ -531,7 +531,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
         },
     );
     let stopper = writer.clone();
-    let state = AppState {
+    let state = AppState(Arc::new(crate::http::Server {
         writer,
         feed,
         users,
@@ -552,7 +552,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
             cfg.key_retention.as_millis() as u64,
             cfg.clock.clone(),
         )),
-    };
+    }));
     for id in table_ids {
         tokio::spawn(crate::pacer::pace(state.clone(), id));
     }

@@ -80,8 +80,21 @@ use extract::Id;
 /// Largest request body accepted.
 pub const MAX_BODY: usize = 16 * 1024;
 
+/// What every handler reads: one shared [`Server`], so a request's copy of
+/// the state (axum's `State` clones it for each) is one reference count,
+/// not a copy of every field (paths and names included).
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(pub Arc<Server>);
+
+impl std::ops::Deref for AppState {
+    type Target = Server;
+    fn deref(&self) -> &Server {
+        &self.0
+    }
+}
+
+/// The server's shared parts (see [`AppState`]).
+pub struct Server {
     pub writer: Writer,
     pub feed: Arc<RwLock<Feed>>,
     pub users: Arc<Users>,
@@ -145,6 +158,16 @@ fn reply_json(r: Reply) -> Result<Json<Value>, ApiError> {
     match error::refusal(&r) {
         Some(e) => Err(e),
         None => Ok(Json(serde_json::to_value(r).expect("replies serialise"))),
+    }
+}
+
+/// [`reply_json`] serialised straight from the reply, with no JSON tree
+/// between: for the busiest route, the wagers.
+fn reply_now(r: Reply) -> Result<axum::response::Response, ApiError> {
+    use axum::response::IntoResponse;
+    match error::refusal(&r) {
+        Some(e) => Err(e),
+        None => Ok(Json(r).into_response()),
     }
 }
 

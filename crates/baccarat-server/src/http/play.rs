@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use tokio::sync::broadcast;
 
 use super::extract::{token_of, Auth, Body, Id};
-use super::{call, limited, reply_json, require, table_exists, ApiError, AppState};
+use super::{call, limited, reply_json, reply_now, require, table_exists, ApiError, AppState};
 use crate::auth::{Role, Session};
 use crate::casino::{Request, MAX_SLIP};
 
@@ -56,18 +56,20 @@ fn line(
     amount: i64,
     ante: Option<i64>,
     spot: Option<u8>,
-    field: &str,
+    line: Option<usize>,
 ) -> Result<crate::casino::SlipLine, ApiError> {
-    let bet = Bet::from_id(bet).ok_or_else(|| ApiError::bad(format!("{field}bet: unknown wager id {bet:?}")))?;
+    // The field's name, made only for a refusal.
+    let field = || line.map_or(String::new(), |i| format!("wagers[{i}]."));
+    let bet = Bet::from_id(bet).ok_or_else(|| ApiError::bad(format!("{}bet: unknown wager id {bet:?}", field())))?;
     if amount <= 0 || amount > baccarat_rules::MAX_LIMIT {
-        return Err(ApiError::bad(format!("{field}amount: must be positive minor units")));
+        return Err(ApiError::bad(format!("{}amount: must be positive minor units", field())));
     }
     if spot.is_some_and(|b| !(1..=14).contains(&b)) {
-        return Err(ApiError::bad(format!("{field}spot: a box from 1 to 14")));
+        return Err(ApiError::bad(format!("{}spot: a box from 1 to 14", field())));
     }
     let ante = ante.unwrap_or(0);
     if !(0..=baccarat_rules::MAX_LIMIT).contains(&ante) {
-        return Err(ApiError::bad(format!("{field}ante: zero or more minor units")));
+        return Err(ApiError::bad(format!("{}ante: zero or more minor units", field())));
     }
     // Without a box the player sits at one derived from their id (boxes 1-7
     // exist on every layout).
@@ -80,7 +82,7 @@ pub(super) async fn wager(
     Auth(sess, _): Auth,
     Id(id): Id,
     Body(b): Body<WagerBody>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     require(&sess, &[Role::Player])?;
     let me = PlayerId(sess.user);
     limited(&s, &sess)?;
@@ -94,7 +96,7 @@ pub(super) async fn wager(
             if b.ante.is_some_and(|a| a != 0) {
                 return Err(ApiError::bad("ante: not with tokens"));
             }
-            let l = line(&sess, &bet, amount, None, b.spot, "")?;
+            let l = line(&sess, &bet, amount, None, b.spot, None)?;
             Request::TokenWager { table: id, player: me, spot: l.spot, bet: l.bet, amount: l.amount, key: b.key }
         }
         (Some(_), _, _) if b.ante.is_some() => {
@@ -107,12 +109,12 @@ pub(super) async fn wager(
             let slip = list
                 .iter()
                 .enumerate()
-                .map(|(i, l)| line(&sess, &l.bet, l.amount, l.ante, l.spot.or(b.spot), &format!("wagers[{i}].")))
+                .map(|(i, l)| line(&sess, &l.bet, l.amount, l.ante, l.spot.or(b.spot), Some(i)))
                 .collect::<Result<Vec<_>, _>>()?;
             Request::Wagers { table: id, player: me, slip, key: b.key }
         }
         (None, Some(bet), Some(amount)) => {
-            let l = line(&sess, &bet, amount, b.ante, b.spot, "")?;
+            let l = line(&sess, &bet, amount, b.ante, b.spot, None)?;
             Request::Wager {
                 table: id,
                 player: me,
@@ -131,7 +133,7 @@ pub(super) async fn wager(
     };
     let ids = super::early::key_ids(&req);
     if let Some(refused) = s.early.refuse(&s.views, &req, &ids).await {
-        return reply_json(refused);
+        return reply_now(refused);
     }
     // Its keys are on their way until the writer answers, or drops it
     // (`http/early.rs`).
@@ -143,7 +145,7 @@ pub(super) async fn wager(
             drop(on_way);
         })
         .map_err(|e| ApiError::unavailable(e.to_string()))?;
-    reply_json(rx.await.map_err(|_| ApiError::unavailable("the table server stopped"))?)
+    reply_now(rx.await.map_err(|_| ApiError::unavailable("the table server stopped"))?)
 }
 
 #[derive(Deserialize)]

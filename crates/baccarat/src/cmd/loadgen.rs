@@ -48,6 +48,7 @@
 //! server's memory, and [`report`] writes it all out; this file checks the
 //! arguments and runs them together.
 
+mod conn;
 mod coups;
 mod hist;
 mod probe;
@@ -130,6 +131,7 @@ pub fn run(a: Args) -> Result<()> {
         if !(host == "127.0.0.1" || host == "localhost" || host == "[::1]" || host.starts_with("127.")) {
             bail!("--url: loadgen drives loopback servers only, not {host}");
         }
+        conn::Target::of(url.trim_end_matches('/')).map_err(|e| anyhow::anyhow!("--url: {e}"))?;
     }
     if a.seconds == 0
         || a.seconds > 600
@@ -213,9 +215,9 @@ async fn drive(a: Args) -> Result<()> {
 
     let mut workers = Vec::new();
     for w in 0..a.concurrency {
-        let (c, url, shared, players) = (c.clone(), urls[w % urls.len()].clone(), shared.clone(), players.clone());
+        let (url, shared, players) = (urls[w % urls.len()].clone(), shared.clone(), players.clone());
         let slip = a.slip;
-        workers.push(tokio::spawn(async move { load_worker(c, url, w, slip, players, shared).await }));
+        workers.push(tokio::spawn(async move { load_worker(url, w, slip, players, shared).await }));
     }
     if !a.json {
         match a.soak {

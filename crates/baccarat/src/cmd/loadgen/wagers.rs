@@ -1,15 +1,16 @@
 //! The load workers: each sends bet slips for the seated players in turn, as
-//! fast as the server answers, retrying a 429 or 503 under the same key, and
-//! classifies and counts every answer.
+//! fast as the server answers, on a connection of its own (`conn.rs`),
+//! retrying a 429 or 503 under the same key, and classifies and counts every
+//! answer.
 
 use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use reqwest::header::{HeaderValue, AUTHORIZATION, CONTENT_TYPE};
 use serde::Deserialize;
 
+use super::conn::{Conn, Target};
 use super::setup::Player;
 use super::stats::{Outcome, Stats};
 use super::Shared;
@@ -19,7 +20,6 @@ use super::Shared;
 /// credentials) is made once: `loadgen` shares the machine with the server,
 /// and every microsecond it spends is one the server does not get.
 pub(super) async fn load_worker(
-    c: reqwest::Client,
     url: String,
     w: usize,
     slip: usize,
@@ -28,13 +28,10 @@ pub(super) async fn load_worker(
 ) -> Stats {
     let mut stats = Stats::default();
     let mut n = 0u64;
-    let to: Vec<(reqwest::Url, HeaderValue)> = players
+    let mut conn = Conn::new(Target::of(&url).expect("a loopback http:// URL (checked at the start)"));
+    let to: Vec<(String, String)> = players
         .iter()
-        .map(|p| {
-            let at = reqwest::Url::parse(&format!("{url}/api/tables/{}/wagers", p.table)).expect("the server's URL");
-            let auth = HeaderValue::from_str(&format!("Bearer {}", p.token)).expect("a session token is ASCII");
-            (at, auth)
-        })
+        .map(|p| (format!("/api/tables/{}/wagers", p.table), format!("Bearer {}", p.token)))
         .collect();
     // A request to send again (429/503) under the same key: (player, key).
     let mut again: Option<(usize, String)> = None;
@@ -48,13 +45,15 @@ pub(super) async fn load_worker(
         // The same slip for the same key (Banker and Tie in turn by the key's number).
         let parity = key.rsplit('-').next().and_then(|s| s.parse::<usize>().ok()).unwrap_or(0);
         let body = slip_body(slip, parity, p.min, p.seat, &key);
-        let (at, auth) = &to[pi];
-        let req = c
-            .post(at.clone())
-            .header(AUTHORIZATION, auth.clone())
-            .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
-            .body(body);
-        let (outcome, status, us, answer) = timed(req).await;
+        let (path, auth) = &to[pi];
+        let t0 = Instant::now();
+        let answer = conn.post(path, auth, body.as_bytes()).await;
+        let us = t0.elapsed().as_micros().min(u64::MAX as u128) as u64;
+        let (status, answer) = match answer {
+            Ok(a) => (Some(a.status), serde_json::from_slice::<Answer>(&a.body).ok()),
+            Err(_) => (None, None),
+        };
+        let outcome = classify(status, answer.as_ref());
         stats.add(outcome, status, us);
         match outcome {
             Outcome::RateLimited => {

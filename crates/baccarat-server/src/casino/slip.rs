@@ -10,10 +10,10 @@ use crate::ledger::{Cause, LedgerError};
 use crate::store::Commit;
 
 impl Casino {
-    /// A bet slip: each line is placed or refused on its own, and then the
-    /// client's key is bound to the whole slip (under the same key a single
-    /// wager would use, so one key cannot mean both) with one answer: the
-    /// lines' holds, and what each line did (`Cause::Slip`). A retry is
+    /// A bet slip: each line is placed or refused on its own, and then, if
+    /// any was placed, the client's key is bound to the whole slip (under the
+    /// same key a single wager would use, so one key cannot mean both) with
+    /// one answer: the lines' holds, and what each line did (`Cause::Slip`). A retry is
     /// answered from that alone: the placed lines with their wagers, the
     /// others as refused when first sent (not tried again under this key).
     /// (Each line once had an answer of its own as well: on a 4-line slip,
@@ -71,8 +71,15 @@ impl Casino {
             }
             results.push(r);
         }
-        let cause = Cause::Slip { table, first: first.unwrap_or(next), accepted };
-        commit.ledger.push(self.ledger.bind(&slip_key, request, &Ok(holds), cause));
+        // A slip none of whose lines was placed had no effect, and binds
+        // nothing, as a request refused outright does: sent again, it is a
+        // new request. (Bound, each wrote an answer and its key's index
+        // entry: a full coup hammered with slips wrote one for every
+        // request, and filled the log with them.)
+        if accepted != 0 {
+            let cause = Cause::Slip { table, first: first.unwrap_or(next), accepted };
+            commit.ledger.push(self.ledger.bind(&slip_key, request, &Ok(holds), cause));
+        }
         Reply::Wagers { results, balance: self.balance(player).map_or(Money::ZERO, |b| b.1) }
     }
 

@@ -339,6 +339,48 @@ fn a_slip_refused_for_closed_betting_records_nothing_and_a_retry_still_gets_its_
     assert_eq!(ids(a), ids(b), "the retry after the close is answered with the same wagers");
 }
 
+/// A slip none of whose lines is placed (here: the wallet holds too little)
+/// had no effect and records nothing, as a refused single wager does: sent
+/// again under its key once the wallet can hold it, it is placed. A slip with
+/// one line placed is bound: sent again, it gets its first answers.
+#[test]
+fn a_slip_with_no_line_placed_records_nothing_and_may_be_sent_again() {
+    use baccarat_server::casino::SlipLine;
+    let (mut c, mut commit) = casino();
+    let p = PlayerId(77);
+    let slip = |amounts: &[i64]| Request::Wagers {
+        table: 1,
+        player: p,
+        slip: amounts
+            .iter()
+            .map(|&a| SlipLine { spot: Spot::Box(1), bet: Bet::Banker, amount: Money(a), ante: Money::ZERO })
+            .collect(),
+        key: "full".into(),
+    };
+    c.handle(Request::NewShoe { table: 1 }, &mut commit);
+    let open = Command::OpenBetting { no_bet: false, closes_at: None };
+    c.handle(Request::Table { table: 1, command: open, by: Actor::Server }, &mut commit);
+    let answers = |commit: &Commit| commit.ledger.iter().filter(|ch| ch.answer.is_some()).count();
+    let before = answers(&commit);
+    let r = c.handle(slip(&[1000, 2000]), &mut commit);
+    let Reply::Wagers { results, .. } = &r else { panic!("{r:?}") };
+    assert!(results.iter().all(|l| matches!(l, Reply::Refused { code: Code::Wallet, .. })), "{r:?}");
+    assert_eq!(answers(&commit), before, "no key was recorded");
+    c.handle(Request::Deposit { player: p, amount: Money(2500), key: "d".into() }, &mut commit);
+    let before = answers(&commit);
+    let placed = c.handle(slip(&[1000, 2000]), &mut commit);
+    let Reply::Wagers { results, balance } = &placed else { panic!("{placed:?}") };
+    assert!(matches!(results[0], Reply::Wager { .. }), "{placed:?}");
+    assert!(matches!(results[1], Reply::Refused { code: Code::Wallet, .. }), "{placed:?}");
+    assert_eq!(*balance, Money(1500));
+    assert_eq!(answers(&commit), before + 1, "one line placed: the slip is bound");
+    let again = c.handle(slip(&[1000, 2000]), &mut commit);
+    let Reply::Wagers { results: a, balance: b } = &again else { panic!("{again:?}") };
+    assert_eq!(*b, Money(1500), "nothing placed again");
+    assert!(matches!((&a[0], &results[0]), (Reply::Wager { wager: x, .. }, Reply::Wager { wager: y, .. }) if x == y));
+    assert!(matches!(a[1], Reply::Refused { code: Code::Idempotency, .. }), "{again:?}");
+}
+
 /// The refusal the HTTP threads give without the writer (`http/early.rs`) is
 /// the writer's own, for a new key, at every step of three coups and a new
 /// shoe: a single wager, a token wager and a slip, compared whole (rule,

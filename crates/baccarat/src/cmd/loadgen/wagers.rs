@@ -29,10 +29,8 @@ pub(super) async fn load_worker(
     let mut stats = Stats::default();
     let mut n = 0u64;
     let mut conn = Conn::new(Target::of(&url).expect("a loopback http:// URL (checked at the start)"));
-    let to: Vec<(String, String)> = players
-        .iter()
-        .map(|p| (format!("/api/tables/{}/wagers", p.table), format!("Bearer {}", p.token)))
-        .collect();
+    let to: Vec<(String, String)> =
+        players.iter().map(|p| (format!("/api/tables/{}/wagers", p.table), format!("Bearer {}", p.token))).collect();
     // A request to send again (429/503) under the same key: (player, key).
     let mut again: Option<(usize, String)> = None;
     while !shared.stop.load(Ordering::Relaxed) {

@@ -101,7 +101,7 @@ impl CoupFeed {
     fn line(&mut self, w: WagerId) -> Option<&mut WagerLine> {
         let i = match self.unsorted {
             true => self.wagers.iter().position(|l| l.wager == w)?,
-            false => self.wagers.find_in_order(w)?,
+            false => crate::coup_lines::find_in_order(&self.wagers, w)?,
         };
         self.wagers.get_mut(i)
     }

@@ -9,111 +9,18 @@
 //! 40–290 ms copying them on the committer, while every request waited. In
 //! chunks of [`CHUNK`] lines, a change copies only the chunk it touches.
 
-use std::sync::Arc;
-
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
 use crate::coup_feed::WagerLine;
 
-/// Lines in a chunk: a change after a checkpoint copies at most this many.
-pub const CHUNK: usize = 1024;
+pub use baccarat_table::chunks::CHUNK;
 
-/// A coup's wager lines, in order, in chunks shared copy-on-write.
-#[derive(Clone, Debug, Default)]
-pub struct Lines {
-    chunks: Vec<Arc<Vec<WagerLine>>>,
-    len: usize,
-}
+/// A coup's wager lines, in order, in chunks shared copy-on-write (the
+/// engine keeps a coup's wagers the same way: `baccarat_table::chunks`).
+pub type Lines = baccarat_table::chunks::Chunks<WagerLine>;
 
-impl Lines {
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    pub fn get(&self, i: usize) -> Option<&WagerLine> {
-        self.chunks.get(i / CHUNK)?.get(i % CHUNK)
-    }
-
-    /// Line `i` to change: its chunk is copied first if a checkpoint shares it.
-    pub fn get_mut(&mut self, i: usize) -> Option<&mut WagerLine> {
-        Arc::make_mut(self.chunks.get_mut(i / CHUNK)?).get_mut(i % CHUNK)
-    }
-
-    pub fn push(&mut self, line: WagerLine) {
-        match self.chunks.last_mut() {
-            Some(last) if last.len() < CHUNK => Arc::make_mut(last).push(line),
-            _ => {
-                let mut chunk = Vec::with_capacity(CHUNK);
-                chunk.push(line);
-                self.chunks.push(Arc::new(chunk));
-            }
-        }
-        self.len += 1;
-    }
-
-    /// Where wager `w` stands, by binary search: the lines must be in
-    /// increasing order of wager (as a table places them).
-    pub fn find_in_order(&self, w: baccarat_table::engine::WagerId) -> Option<usize> {
-        let c = self.chunks.partition_point(|c| c.last().is_some_and(|l| l.wager < w));
-        let i = self.chunks.get(c)?.binary_search_by_key(&w, |l| l.wager).ok()?;
-        Some(c * CHUNK + i)
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = &WagerLine> {
-        self.chunks.iter().flat_map(|c| c.iter())
-    }
-
-    /// Whether every chunk is the same memory as `other`'s (nothing copied).
-    #[cfg(test)]
-    pub(crate) fn shares_all_with(&self, other: &Lines) -> bool {
-        self.len == other.len && self.chunks.iter().zip(&other.chunks).all(|(a, b)| Arc::ptr_eq(a, b))
-    }
-
-    /// How many chunks are the same memory as `other`'s.
-    #[cfg(test)]
-    pub(crate) fn chunks_shared_with(&self, other: &Lines) -> usize {
-        self.chunks.iter().zip(&other.chunks).filter(|(a, b)| Arc::ptr_eq(a, b)).count()
-    }
-}
-
-impl std::ops::Index<usize> for Lines {
-    type Output = WagerLine;
-    fn index(&self, i: usize) -> &WagerLine {
-        self.get(i).unwrap_or_else(|| panic!("line {i} of {}", self.len))
-    }
-}
-
-impl PartialEq for Lines {
-    fn eq(&self, other: &Lines) -> bool {
-        self.len == other.len && self.iter().eq(other.iter())
-    }
-}
-
-impl FromIterator<WagerLine> for Lines {
-    fn from_iter<I: IntoIterator<Item = WagerLine>>(lines: I) -> Lines {
-        let mut out = Lines::default();
-        for l in lines {
-            out.push(l);
-        }
-        out
-    }
-}
-
-/// As a list, as the lines were before they came in chunks.
-impl Serialize for Lines {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.iter())
-    }
-}
-
-impl<'de> Deserialize<'de> for Lines {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Lines, D::Error> {
-        Ok(Vec::<WagerLine>::deserialize(d)?.into_iter().collect())
-    }
+/// Where wager `w` stands among `lines`, by binary search: the lines must be
+/// in increasing order of wager (as a table places them).
+pub fn find_in_order(lines: &Lines, w: baccarat_table::engine::WagerId) -> Option<usize> {
+    lines.find_sorted(&w, |l| l.wager)
 }
 
 #[cfg(test)]
@@ -150,8 +57,8 @@ mod tests {
             assert!(lines.iter().eq(list.iter()));
             assert!((0..n).all(|i| lines[i] == list[i]) && lines.get(n).is_none());
             // Found by wager, in every chunk; a wager not there is not found.
-            assert!((0..n).all(|i| lines.find_in_order(list[i].wager) == Some(i)));
-            assert_eq!(lines.find_in_order(WagerId(n as u64)), None);
+            assert!((0..n).all(|i| find_in_order(&lines, list[i].wager) == Some(i)));
+            assert_eq!(find_in_order(&lines, WagerId(n as u64)), None);
             // The same JSON as the list, both ways.
             let json = serde_json::to_string(&lines).unwrap();
             assert_eq!(json, serde_json::to_string(&list).unwrap());

@@ -58,7 +58,7 @@ pub(super) fn settle_some(o: &mut Emit, max: usize) {
     let s = &o.t.state;
     let from = s.last_settled.last().and_then(|w| s.coup.wagers.position(*w)).map_or(0, |i| i + 1);
     let mut settled = Vec::new();
-    let mut rest = s.coup.wagers.iter().skip(from).peekable();
+    let mut rest = s.coup.wagers.iter_from(from).peekable();
     while settled.len() < max {
         let Some(w) = rest.next() else { break };
         let offer = cfg.offer(w.bet).expect("wagers are on offered bets");
@@ -77,6 +77,7 @@ pub(super) fn settle_some(o: &mut Emit, max: usize) {
         settled.push(Event::WagerSettled { wager: w.id, outcome: Some(outcome), pays, settlement, ante });
     }
     let done = rest.peek().is_none();
+    drop(rest);
     for e in settled {
         o.emit(e);
     }
@@ -225,7 +226,7 @@ pub(super) fn close(o: &mut Emit) -> Result<(), Refusal> {
     if o.t.setup.config.side_bets_need_main_wager {
         let orphans: Vec<WagerId> = {
             let ws = &o.t.state.coup.wagers;
-            ws.iter().filter(|w| !w.bet.is_main() && !ws.of(w.player).any(|m| m.bet.is_main())).map(|w| w.id).collect()
+            ws.iter().filter(|w| !w.bet.is_main() && !ws.has_main(w.player)).map(|w| w.id).collect()
         };
         for id in orphans {
             let rule = o.t.cite(Cite::SideBetNeedsMain);
@@ -235,7 +236,7 @@ pub(super) fn close(o: &mut Emit) -> Result<(), Refusal> {
     differential(o);
     // NSW 8.17: the designated player is required to wager on the Banker's hand.
     if let Some((p, seat)) = o.t.state.marker {
-        if !o.t.state.coup.no_bet && !o.t.state.coup.wagers.of(p).any(|w| w.bet == Bet::Banker) {
+        if !o.t.state.coup.no_bet && !o.t.state.coup.wagers.has(p, &[Bet::Banker]) {
             let rule = format!("{} (no Banker wager from the designated player)", o.t.cite(Cite::Dealing));
             o.emit(Event::MarkerReleased { from_seat: seat, rule });
         }

@@ -239,7 +239,7 @@ fn nsw_13_shuffler_malfunction() {
     let (mut t, mut log) = dealing_table("nsw-2021", "", 1000);
     run(&mut t, &mut log, Command::ShufflerMalfunction { disadvantage: false, other_device: false });
     assert_eq!(t.phase(), Phase::Reconstruction, "NSW 13.5.1: each player may take their wager back");
-    let id = t.state().coup.wagers[0].id;
+    let id = t.state().coup.wagers.nth(0).unwrap().id;
     run(&mut t, &mut log, Command::WithdrawWager { player: PlayerId(1), wager: id });
     run(&mut t, &mut log, Command::ResumeCoup);
     assert_eq!(t.state().coup.wagers.len(), 1);

@@ -335,10 +335,9 @@ fn file_size(p: &Path) -> u64 {
 /// Rows of history already in the database (0 for a table it lacks).
 fn rows_in(db: &Path) -> Rows {
     let Ok(conn) = rusqlite::Connection::open(db) else { return Rows::default() };
-    let count = |table: &str| -> u64 {
-        conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get::<_, i64>(0)).map_or(0, |n| n as u64)
-    };
-    Rows { records: count("audit"), transfers: count("transfers"), answers: count("answer_log") }
+    let (records, transfers) = baccarat_server::store::logs::counts(&conn).unwrap_or_default();
+    let answers = conn.query_row("SELECT count(*) FROM answer_log", [], |r| r.get::<_, i64>(0)).map_or(0, |n| n as u64);
+    Rows { records, transfers, answers }
 }
 
 fn main() {

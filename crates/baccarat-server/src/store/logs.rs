@@ -306,6 +306,20 @@ pub fn chains(conn: &Connection) -> Result<Vec<u32>, StoreError> {
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// How many audit records and transfers this file holds, from the keys
+/// alone: single rows counted, blocks by the range each spans (a block's
+/// records are numbered without gaps; its transfers' ids have none either,
+/// as the ledger hands them out).
+pub fn counts(conn: &Connection) -> Result<(u64, u64), StoreError> {
+    let rows = |sql: &str| -> Result<i64, StoreError> { Ok(conn.query_row(sql, [], |r| r.get(0))?) };
+    let (mut records, mut transfers) = (rows("SELECT count(*) FROM audit")?, rows("SELECT count(*) FROM transfers")?);
+    if has_blocks(conn)? {
+        records += rows("SELECT COALESCE(SUM(last - first + 1), 0) FROM audit_blocks")?;
+        transfers += rows("SELECT COALESCE(SUM(last - first + 1), 0) FROM transfer_blocks")?;
+    }
+    Ok((records.max(0) as u64, transfers.max(0) as u64))
+}
+
 /// Whether this file holds any record.
 pub fn has_records(conn: &Connection) -> Result<bool, StoreError> {
     let rows: bool = conn.query_row("SELECT EXISTS (SELECT 1 FROM audit)", [], |r| r.get(0))?;
@@ -569,6 +583,7 @@ mod tests {
         assert_eq!(count_records(conn, 4, 9).unwrap(), (191, Some(200)));
         assert_eq!(count_records(conn, 4, 200).unwrap(), (0, None));
         assert_eq!(chains(conn).unwrap(), vec![4, 5]);
+        assert_eq!(counts(conn).unwrap(), (203, 0));
         assert!(has_records(conn).unwrap());
         // A reader that stops says where.
         let mut seen = 0;

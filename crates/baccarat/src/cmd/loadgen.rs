@@ -40,7 +40,8 @@
 //! * **`--soak MINUTES`** runs that long and samples the server's resident
 //!   memory (`VmRSS` of `/proc/<--server-pid>/status`) every 10 s, reporting
 //!   each sample and the least-squares slope of RSS against accepted wagers
-//!   after the first minute. `--server-pid` samples it in any run.
+//!   after a warm-up of 150 s (past the two minutes of idempotency keys the
+//!   server holds in memory). `--server-pid` samples it in any run.
 //!
 //! A module a job: [`setup`] makes the tables and players, [`wagers`] holds the
 //! load workers, [`probe`] the probe, [`coups`](mod@coups) counts the wagers per coup,

@@ -184,8 +184,8 @@ pub(super) fn print_human(r: &Value, load: &Stats, probe: Option<&Stats>, ok: bo
             );
         }
         match r["rss"]["slope_mb_per_million_bets"].as_f64() {
-            Some(s) => println!("  slope after the first minute: {s:.2} MB per million accepted wagers"),
-            None => println!("  slope: too few samples after the first minute"),
+            Some(s) => println!("  slope after the {WARM_UP_SECONDS} s warm-up: {s:.2} MB per million accepted wagers"),
+            None => println!("  slope: too few samples after the {WARM_UP_SECONDS} s warm-up"),
         }
     }
 }

@@ -293,7 +293,7 @@ impl Casino {
     /// committer itself). One taken for the background checkpointer marks it
     /// busy, and none is due for it until it is free again.
     pub fn checkpoint_due(&mut self, commit: &crate::store::Commit, asked: bool) -> bool {
-        use crate::checkpoint::{MAX_GAP_RECORDS, MIN_GAP_RECORDS};
+        use crate::checkpoint::{shoe_gap, MAX_GAP_RECORDS};
         self.since_checkpoint += commit.records.len() as u64;
         if commit.events.iter().any(|(_, _, e)| matches!(e, Event::ShoeStarted { .. } | Event::ShoeEnded { .. })) {
             self.shoe_boundary = true;
@@ -302,7 +302,7 @@ impl Casino {
         // of the log until it is done (`settle.rs`); it is due after.
         let background = !self.checkpointer_busy.get()
             && (self.since_checkpoint >= MAX_GAP_RECORDS
-                || (self.shoe_boundary && self.since_checkpoint >= MIN_GAP_RECORDS));
+                || (self.shoe_boundary && self.since_checkpoint >= shoe_gap(self.ledger.live_items())));
         let due = !self.settling() && (asked || background);
         if due {
             self.since_checkpoint = 0;
@@ -355,5 +355,30 @@ mod checkpoint_due_tests {
         c.checkpointer_busy.set(false);
         assert!(!c.checkpoint_due(&batch(MAX_GAP_RECORDS - 1, false), false));
         assert!(c.checkpoint_due(&batch(1, false), false), "the longest gap, without a boundary");
+    }
+
+    #[test]
+    fn the_gap_a_shoe_boundary_needs_grows_with_the_live_state() {
+        use crate::checkpoint::shoe_gap;
+        use crate::ledger::AccountKind;
+        assert_eq!(shoe_gap(0), MIN_GAP_RECORDS);
+        assert_eq!(shoe_gap(MIN_GAP_RECORDS / 2), MIN_GAP_RECORDS);
+        assert_eq!(shoe_gap(MIN_GAP_RECORDS), 2 * MIN_GAP_RECORDS);
+        assert_eq!(shoe_gap(MAX_GAP_RECORDS), MAX_GAP_RECORDS);
+        assert_eq!(shoe_gap(u64::MAX), MAX_GAP_RECORDS);
+        // A casino of 30,000 accounts: a boundary after 10,000 records is
+        // not enough, one after 60,000 is; the longest gap needs none.
+        let mut c = Casino::new();
+        for player in 0..30_000u32 {
+            c.ledger.open(AccountKind::Wallet { player: baccarat_table::engine::PlayerId(player) });
+        }
+        let live = c.ledger.live_items();
+        assert!((30_000..30_100).contains(&live), "{live}");
+        assert!(!c.checkpoint_due(&batch(MIN_GAP_RECORDS, true), false));
+        assert!(!c.checkpoint_due(&batch(2 * live - MIN_GAP_RECORDS - 1, true), false));
+        assert!(c.checkpoint_due(&batch(1, true), false), "twice the live state");
+        c.checkpointer_busy.set(false);
+        assert!(!c.checkpoint_due(&batch(2 * live - 1, false), false), "no boundary");
+        assert!(c.checkpoint_due(&batch(MAX_GAP_RECORDS - 2 * live + 1, false), false));
     }
 }

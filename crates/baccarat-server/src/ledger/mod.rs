@@ -162,6 +162,11 @@ impl Ledger {
         self.pending.values().map(|t| &**t)
     }
 
+    /// What a checkpoint copies of the ledger: its open holds and accounts.
+    pub fn live_items(&self) -> u64 {
+        (self.pending.len() + self.accounts.len()) as u64
+    }
+
     /// The holds still pending, shared (for a checkpoint).
     pub fn pending_shared(&self) -> impl Iterator<Item = &Arc<Transfer>> {
         self.pending.values()

@@ -30,6 +30,9 @@ use crate::store::{AnyStore, Commit, Db, History, Store};
 use crate::table_view::Views;
 use crate::writer::Writer;
 
+/// How often at most the anchor file gains a line: a quarter of a second.
+pub const DEFAULT_ANCHOR_EVERY: Duration = Duration::from_millis(250);
+
 /// How to run the server.
 #[derive(Clone)]
 pub struct ServeConfig {
@@ -78,6 +81,10 @@ pub struct ServeConfig {
     /// How long the casino's lease lasts unrenewed (PostgreSQL): a standby
     /// takes over this long after the holder dies.
     pub lease: Duration,
+    /// How often at most a line is added to the anchor file: the heads of
+    /// the batches committed since are signed together (`anchor::Anchoring`).
+    /// Zero: a line per batch.
+    pub anchor_every: Duration,
 }
 
 impl std::fmt::Debug for ServeConfig {
@@ -100,6 +107,7 @@ impl std::fmt::Debug for ServeConfig {
             .field("instance", &self.instance)
             .field("advertise", &self.advertise)
             .field("lease", &self.lease)
+            .field("anchor_every", &self.anchor_every)
             .finish_non_exhaustive()
     }
 }
@@ -127,6 +135,7 @@ impl ServeConfig {
             instance: crate::lease::host_name(),
             advertise: None,
             lease: Duration::from_secs(5),
+            anchor_every: DEFAULT_ANCHOR_EVERY,
         }
     }
 
@@ -463,7 +472,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     })
     .await
     .map_err(|e| format!("the start failed: {e}"))??;
-    let Opened { mut store, casino, feed, users, mut anchors, recovery } = opened;
+    let Opened { mut store, casino, feed, users, anchors, recovery } = opened;
     println!(
         "recovered {} tables from {}: {} records and {} transfers read",
         casino.tables.len(),
@@ -482,6 +491,8 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     let (changed, _) = broadcast::channel(1024);
     let feed = Arc::new(RwLock::new(feed));
     let anchor_public = anchors.public_hex();
+    let anchoring = crate::anchor::Anchoring::start(anchors, cfg.anchor_every);
+    let anchoring_at_stop = anchoring.clone();
     let checkpointer = crate::checkpoint::Checkpointer::start(
         &cfg.database(),
         &cfg.anchor_paths().1,
@@ -501,10 +512,10 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
         // On the committer, once durable and before the batch's answers: so a
         // client that has its answer reads its own change in every view.
         move |changes, mut commit: Commit| {
-            // The batch is durable: sign its chains' heads into the anchor file.
-            if let Err(e) = anchors.append(&heads_of(&commit)) {
-                eprintln!("anchors: {e}; stopping so that nothing goes unanchored");
-                std::process::exit(70);
+            // The batch is durable: its chains' heads go to the anchor file
+            // (in the next line, at most `anchor_every` from now).
+            if let Err(e) = anchoring.committed(&heads_of(&commit)) {
+                crate::anchor::stop_unanchored(&e);
             }
             v2.write().expect("views").apply(changes);
             tv.write().expect("tournaments").absorb(&commit.records);
@@ -517,7 +528,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
             let mut now = None;
             if let Some(mut cp) = commit.checkpoint.take() {
                 cp.feed = Some(f.state());
-                cp.anchor = Some(anchors.mark());
+                cp.anchor = Some(anchoring.mark().unwrap_or_else(|e| crate::anchor::stop_unanchored(&e)));
                 if commit.checkpoint_asked {
                     now = Some(crate::checkpoint::WriteNow { checkpoint: cp, key: stop_key.clone() });
                 } else {
@@ -569,6 +580,10 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
         _ = stop_signal() => {}
     }
     let give_up = |lease: &Option<crate::pg_store::Lease>| {
+        // Every batch committed is anchored before the process ends.
+        if let Err(e) = anchoring_at_stop.flush_and_go_direct() {
+            crate::anchor::stop_unanchored(&e);
+        }
         if let (Some(url), Some(l)) = (&cfg.postgres, lease) {
             if let Err(e) = crate::lease::release(url, l) {
                 eprintln!("the casino's lease was not given up ({e}); a standby takes over when it expires");

@@ -13,7 +13,7 @@ pub struct ServeArgs {
     /// A TOML file of settings: any of db, addr, betting_seconds, deal_ms,
     /// squeeze_seconds, result_ms, rate, web_dir, anchor_file, key_file,
     /// ceiling, session_idle_seconds, session_max_seconds, key_retention_hours,
-    /// instance, advertise, lease_ms.
+    /// instance, advertise, lease_ms, anchor_every_ms.
     #[arg(long, env = "BACCARAT_CONFIG")]
     config: Option<PathBuf>,
     /// The database: a SQLite file, or a PostgreSQL URL (`postgres://…`);
@@ -83,6 +83,11 @@ pub struct ServeArgs {
     /// [default: 5000].
     #[arg(long, env = "BACCARAT_LEASE_MS")]
     lease_ms: Option<u64>,
+    /// Milliseconds at most between lines of the anchor file: the heads of
+    /// every batch committed since are signed into one line; 0 writes a line
+    /// per batch; up to 60000 [default: 250].
+    #[arg(long, env = "BACCARAT_ANCHOR_EVERY_MS")]
+    anchor_every_ms: Option<u64>,
 }
 
 /// With PostgreSQL, the anchor and key files' default name (beside it:
@@ -110,6 +115,7 @@ struct FileSettings {
     instance: Option<String>,
     advertise: Option<String>,
     lease_ms: Option<u64>,
+    anchor_every_ms: Option<u64>,
 }
 
 fn in_range(name: &str, v: u64, lo: u64, hi: u64) -> Result<u64> {
@@ -201,6 +207,9 @@ pub fn settings(a: ServeArgs) -> Result<ServeConfig> {
     }
     cfg.lease =
         Duration::from_millis(in_range("lease_ms", a.lease_ms.or(file.lease_ms).unwrap_or(5000), 1000, 600_000)?);
+    let every = a.anchor_every_ms.or(file.anchor_every_ms);
+    let every = every.unwrap_or(baccarat_server::serve::DEFAULT_ANCHOR_EVERY.as_millis() as u64);
+    cfg.anchor_every = Duration::from_millis(in_range("anchor_every_ms", every, 0, 60_000)?);
     if let Some(d) = &cfg.web_dir {
         if !d.join("index.html").is_file() {
             bail!("web_dir: {} has no index.html", d.display());
@@ -239,6 +248,7 @@ mod tests {
             instance: None,
             advertise: None,
             lease_ms: None,
+            anchor_every_ms: None,
         }
     }
 
@@ -296,6 +306,18 @@ mod tests {
         assert_eq!(settings(a).unwrap().key_retention, Duration::from_secs(3600));
         let a = ServeArgs { key_retention_hours: Some(0), ..args(None) };
         assert!(settings(a).unwrap_err().to_string().contains("key_retention_hours"));
+        let _ = std::fs::remove_file(f);
+    }
+
+    #[test]
+    fn anchor_spacing_from_the_file_and_flags_and_refused_out_of_range() {
+        assert_eq!(settings(args(None)).unwrap().anchor_every, Duration::from_millis(250));
+        let f = file("anchors", "anchor_every_ms = 1000\n");
+        assert_eq!(settings(args(Some(f.clone()))).unwrap().anchor_every, Duration::from_secs(1));
+        let a = ServeArgs { anchor_every_ms: Some(0), ..args(Some(f.clone())) };
+        assert_eq!(settings(a).unwrap().anchor_every, Duration::ZERO, "a flag over the file; 0: a line a batch");
+        let a = ServeArgs { anchor_every_ms: Some(60_001), ..args(None) };
+        assert!(settings(a).unwrap_err().to_string().contains("anchor_every_ms"));
         let _ = std::fs::remove_file(f);
     }
 

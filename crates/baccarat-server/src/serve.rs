@@ -83,7 +83,7 @@ pub struct ServeConfig {
     pub lease: Duration,
     /// How often at most a line is added to the anchor file: the heads of
     /// the batches committed since are signed together (`anchor::Anchoring`).
-    /// Zero: a line per batch.
+    /// Zero: a line per batch, as under a lease (PostgreSQL) whatever this says.
     pub anchor_every: Duration,
 }
 
@@ -491,7 +491,12 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     let (changed, _) = broadcast::channel(1024);
     let feed = Arc::new(RwLock::new(feed));
     let anchor_public = anchors.public_hex();
-    let anchoring = crate::anchor::Anchoring::start(anchors, cfg.anchor_every);
+    // Under a lease (PostgreSQL) the anchor file may be shared by the
+    // instances that take the casino over in turn: a line per batch, written
+    // right after its commit, so that none is written after the lease has
+    // passed on (a coalesced line could come up to `anchor_every` later).
+    let every = if lease.is_some() { Duration::ZERO } else { cfg.anchor_every };
+    let anchoring = crate::anchor::Anchoring::start(anchors, every);
     let anchoring_at_stop = anchoring.clone();
     let checkpointer = crate::checkpoint::Checkpointer::start(
         &cfg.database(),

@@ -85,7 +85,7 @@ pub struct ServeArgs {
     lease_ms: Option<u64>,
     /// Milliseconds at most between lines of the anchor file: the heads of
     /// every batch committed since are signed into one line; 0 writes a line
-    /// per batch; up to 60000 [default: 250].
+    /// per batch (always, with PostgreSQL); up to 60000 [default: 250].
     #[arg(long, env = "BACCARAT_ANCHOR_EVERY_MS")]
     anchor_every_ms: Option<u64>,
 }

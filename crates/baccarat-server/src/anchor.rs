@@ -6,8 +6,8 @@
 //! whole chain) and rehashes: what is left is a valid chain. So the server
 //! appends lines to the *anchor file* beside the database, each naming the
 //! `(table, len, head)` of every chain its committed batches changed since the
-//! line before (at most a line every [`Anchoring`] interval, 250 ms by
-//! default), signed with the server's Ed25519 key (kept in a key file of its
+//! line before (at most a line every quarter of a second by default:
+//! `anchoring.rs` says when), signed with the server's Ed25519 key (kept in a key file of its
 //! own). A verifier then checks each chain against the latest anchored head of
 //! its table.
 //!
@@ -414,7 +414,7 @@ impl AnchorLog {
 
     /// Keep these heads for the next line instead of writing one now: a
     /// later head of the same chain replaces an earlier one, since a chain's
-    /// head covers every record before it. See [`Anchoring`].
+    /// head covers every record before it. See `anchoring.rs`.
     pub fn stage(&mut self, heads: &[Head]) {
         for h in heads {
             self.staged.insert(h.table, h.clone());
@@ -443,93 +443,6 @@ impl AnchorLog {
     pub fn sign(&self, message: &[u8]) -> String {
         self.key.sign(message)
     }
-}
-
-/// The anchor log as a serving server writes it: the committer hands over
-/// each durable batch's heads, and they are signed into one line at most
-/// every `every` (a thread of its own writes what waits), or at once when a
-/// checkpoint needs the file's mark, or at a stop.
-///
-/// One line per batch made the file the largest thing a server keeps: under
-/// `loadgen` 80 MB in 90 s, and on a quiet floor of 200 tables (each card,
-/// each wager its own batch) some hundreds of lines a second, terabytes a
-/// year for `verify` to check one signature at a time. A line naming each
-/// chain's latest head proves as much as the lines before it did, since a
-/// head covers every record before it. What it costs: an answered batch is
-/// anchored up to `every` later (250 ms by default), so a crash in that time
-/// leaves it unanchored, as a crash between a commit and its line always
-/// could (`verify` names such records). `every` zero writes a line per
-/// batch, as before.
-#[derive(Clone)]
-pub struct Anchoring {
-    log: std::sync::Arc<std::sync::Mutex<AnchorLog>>,
-    /// Set when each batch gets its own line (`every` zero, or a stop).
-    direct: std::sync::Arc<std::sync::atomic::AtomicBool>,
-}
-
-impl Anchoring {
-    /// Take over `log`; with `every` above zero, start the thread that writes
-    /// what waits. It stops when the last handle is dropped.
-    pub fn start(log: AnchorLog, every: std::time::Duration) -> Anchoring {
-        let a = Anchoring {
-            log: std::sync::Arc::new(std::sync::Mutex::new(log)),
-            direct: std::sync::Arc::new(std::sync::atomic::AtomicBool::new(every.is_zero())),
-        };
-        if !every.is_zero() {
-            let weak = std::sync::Arc::downgrade(&a.log);
-            let spawned = std::thread::Builder::new().name("anchors".into()).spawn(move || loop {
-                std::thread::sleep(every);
-                let Some(log) = weak.upgrade() else { return };
-                let mut log = log.lock().unwrap_or_else(|p| p.into_inner());
-                if let Err(e) = log.flush() {
-                    stop_unanchored(&e);
-                }
-            });
-            if let Err(e) = spawned {
-                eprintln!("anchors: cannot start the thread that writes them ({e}); a line per batch instead");
-                a.direct.store(true, std::sync::atomic::Ordering::Release);
-            }
-        }
-        a
-    }
-
-    /// A batch's heads, once it is durable: signed now if each batch gets
-    /// its own line, else kept for the next.
-    pub fn committed(&self, heads: &[Head]) -> Result<(), AnchorError> {
-        let mut log = self.lock();
-        log.stage(heads);
-        if self.direct.load(std::sync::atomic::Ordering::Acquire) {
-            log.flush()?;
-        }
-        Ok(())
-    }
-
-    /// Write what waits, then where the file stands (a checkpoint keeps it:
-    /// it must name every head the checkpoint's state has).
-    pub fn mark(&self) -> Result<AnchorMark, AnchorError> {
-        let mut log = self.lock();
-        log.flush()?;
-        Ok(log.mark())
-    }
-
-    /// Write what waits, and from now on a line per batch (a stop: whatever
-    /// is committed after it is anchored before the process ends).
-    pub fn flush_and_go_direct(&self) -> Result<(), AnchorError> {
-        let mut log = self.lock();
-        self.direct.store(true, std::sync::atomic::Ordering::Release);
-        log.flush()
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, AnchorLog> {
-        self.log.lock().unwrap_or_else(|p| p.into_inner())
-    }
-}
-
-/// A durable batch that cannot be anchored stops the server, so that nothing
-/// goes on unanchored.
-pub fn stop_unanchored(e: &AnchorError) -> ! {
-    eprintln!("anchors: {e}; stopping so that nothing goes unanchored");
-    std::process::exit(70);
 }
 
 /// Read and verify the file. `pinned`: the public key the verifier trusts
@@ -564,21 +477,21 @@ pub fn default_paths(db: &Path) -> (PathBuf, PathBuf) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// A fresh directory under the system temp dir, removed on drop (kept if
     /// the test failed, to be looked at).
-    struct Tmp(PathBuf);
+    pub(crate) struct Tmp(pub(crate) PathBuf);
     impl Tmp {
-        fn new() -> Tmp {
+        pub(crate) fn new() -> Tmp {
             let mut r = [0u8; 8];
             getrandom::fill(&mut r).unwrap();
             let dir = std::env::temp_dir().join(format!("anchor-test-{}", hex(&r)));
             fs::create_dir(&dir).unwrap();
             Tmp(dir)
         }
-        fn key(&self, name: &str) -> AnchorKey {
+        pub(crate) fn key(&self, name: &str) -> AnchorKey {
             AnchorKey::load_or_create(&self.0.join(name)).unwrap()
         }
     }
@@ -590,66 +503,8 @@ mod tests {
         }
     }
 
-    fn head(table: u32, len: u64) -> Head {
+    pub(crate) fn head(table: u32, len: u64) -> Head {
         Head { table, len, head: hex(&Sha256::digest(format!("{table}/{len}"))) }
-    }
-
-    #[test]
-    fn staged_heads_make_one_line_naming_each_chains_latest() {
-        let tmp = Tmp::new();
-        let path = tmp.0.join("db.anchors");
-        let a =
-            Anchoring::start(AnchorLog::open(&path, tmp.key("db.key")).unwrap(), std::time::Duration::from_secs(3600));
-        for batch in [vec![head(1, 3), head(2, 1)], vec![head(1, 5)], vec![], vec![head(3, 2)]] {
-            a.committed(&batch).unwrap();
-        }
-        // An hour apart: nothing written yet.
-        assert_eq!(read(&path, None).unwrap().lines, 0);
-        // A checkpoint's mark writes what waits first, as one line.
-        let mark = a.mark().unwrap();
-        let got = read(&path, None).unwrap();
-        assert_eq!(got.lines, 1);
-        assert_eq!(mark.seq, 1);
-        let want: BTreeMap<u32, (u64, String)> =
-            [head(1, 5), head(2, 1), head(3, 2)].into_iter().map(|h| (h.table, (h.len, h.head))).collect();
-        assert_eq!(got.heads, want);
-        assert_eq!(mark.heads, want);
-        // Nothing waiting: no line.
-        a.mark().unwrap();
-        assert_eq!(read(&path, None).unwrap().lines, 1);
-        // A stop writes what waits, and every batch after it at once.
-        a.committed(&[head(2, 7)]).unwrap();
-        a.flush_and_go_direct().unwrap();
-        a.committed(&[head(1, 9)]).unwrap();
-        let got = read(&path, None).unwrap();
-        assert_eq!((got.lines, got.heads[&2].0, got.heads[&1].0), (3, 7, 9));
-    }
-
-    #[test]
-    fn the_thread_writes_what_waits_and_zero_writes_a_line_a_batch() {
-        let tmp = Tmp::new();
-        let path = tmp.0.join("db.anchors");
-        let a = Anchoring::start(AnchorLog::open(&path, tmp.key("db.key")).unwrap(), std::time::Duration::ZERO);
-        a.committed(&[head(1, 1)]).unwrap();
-        a.committed(&[head(1, 2)]).unwrap();
-        assert_eq!(read(&path, None).unwrap().lines, 2, "zero: a line per batch");
-        drop(a);
-        let path = tmp.0.join("db2.anchors");
-        let a =
-            Anchoring::start(AnchorLog::open(&path, tmp.key("db.key")).unwrap(), std::time::Duration::from_millis(5));
-        a.committed(&[head(1, 1)]).unwrap();
-        a.committed(&[head(2, 1)]).unwrap();
-        // However slow the machine, the thread gets to it (no timing asserted).
-        let mut lines = 0;
-        for _ in 0..6000 {
-            lines = read(&path, None).unwrap().lines;
-            if lines > 0 {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
-        assert!(lines >= 1, "the thread wrote what waited");
-        assert_eq!(read(&path, None).unwrap().heads.len(), 2);
     }
 
     /// Four lines: tables 1 and 2, then 1, then 3, then 2.

@@ -2,6 +2,7 @@
 //! SHA-256-chained audit log, and the store that keeps them.
 
 pub mod anchor;
+pub mod anchoring;
 pub mod archive;
 pub mod audit;
 pub mod auth;

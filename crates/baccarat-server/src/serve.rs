@@ -496,7 +496,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     // right after its commit, so that none is written after the lease has
     // passed on (a coalesced line could come up to `anchor_every` later).
     let every = if lease.is_some() { Duration::ZERO } else { cfg.anchor_every };
-    let anchoring = crate::anchor::Anchoring::start(anchors, every);
+    let anchoring = crate::anchoring::Anchoring::start(anchors, every);
     let anchoring_at_stop = anchoring.clone();
     let checkpointer = crate::checkpoint::Checkpointer::start(
         &cfg.database(),
@@ -520,7 +520,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
             // The batch is durable: its chains' heads go to the anchor file
             // (in the next line, at most `anchor_every` from now).
             if let Err(e) = anchoring.committed(&heads_of(&commit)) {
-                crate::anchor::stop_unanchored(&e);
+                crate::anchoring::stop_unanchored(&e);
             }
             v2.write().expect("views").apply(changes);
             tv.write().expect("tournaments").absorb(&commit.records);
@@ -533,7 +533,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
             let mut now = None;
             if let Some(mut cp) = commit.checkpoint.take() {
                 cp.feed = Some(f.state());
-                cp.anchor = Some(anchoring.mark().unwrap_or_else(|e| crate::anchor::stop_unanchored(&e)));
+                cp.anchor = Some(anchoring.mark().unwrap_or_else(|e| crate::anchoring::stop_unanchored(&e)));
                 if commit.checkpoint_asked {
                     now = Some(crate::checkpoint::WriteNow { checkpoint: cp, key: stop_key.clone() });
                 } else {
@@ -587,7 +587,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     let give_up = |lease: &Option<crate::pg_store::Lease>| {
         // Every batch committed is anchored before the process ends.
         if let Err(e) = anchoring_at_stop.flush_and_go_direct() {
-            crate::anchor::stop_unanchored(&e);
+            crate::anchoring::stop_unanchored(&e);
         }
         if let (Some(url), Some(l)) = (&cfg.postgres, lease) {
             if let Err(e) = crate::lease::release(url, l) {

@@ -1,0 +1,173 @@
+//! When the serving server adds a line to the anchor file (`anchor.rs`): the
+//! heads of the batches it commits are kept and signed together, at most a
+//! line every quarter of a second by default, at once before a checkpoint
+//! and at a stop.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::time::Duration;
+
+use crate::anchor::{AnchorError, AnchorLog, AnchorMark, Head};
+
+/// The anchor log as a serving server writes it: the committer hands over
+/// each durable batch's heads, and they are signed into one line at most
+/// every `every` (a thread of its own writes what waits), or at once when a
+/// checkpoint needs the file's mark, or at a stop.
+///
+/// One line per batch made the file the largest thing a server keeps: under
+/// `loadgen` 80 MB in 90 s, and on a quiet floor of 200 tables (each card,
+/// each wager its own batch) some hundreds of lines a second, terabytes a
+/// year for `verify` to check one signature at a time. A line naming each
+/// chain's latest head proves as much as the lines before it did, since a
+/// head covers every record before it. What it costs: an answered batch is
+/// anchored up to `every` later (250 ms by default), so a crash in that time
+/// leaves it unanchored, as a crash between a commit and its line always
+/// could (`verify` names such records). `every` zero writes a line per
+/// batch, as before.
+#[derive(Clone)]
+pub struct Anchoring {
+    log: Arc<Mutex<AnchorLog>>,
+    /// Set when each batch gets its own line (`every` zero, or a stop).
+    direct: Arc<AtomicBool>,
+}
+
+impl Anchoring {
+    /// Take over `log`; with `every` above zero, start the thread that writes
+    /// what waits. It stops when the last handle is dropped.
+    pub fn start(log: AnchorLog, every: Duration) -> Anchoring {
+        let a = Anchoring { log: Arc::new(Mutex::new(log)), direct: Arc::new(AtomicBool::new(every.is_zero())) };
+        if !every.is_zero() {
+            let weak = Arc::downgrade(&a.log);
+            let spawned = std::thread::Builder::new().name("anchors".into()).spawn(move || {
+                write_waiting(&weak, || {
+                    std::thread::sleep(every);
+                    true
+                })
+            });
+            if let Err(e) = spawned {
+                eprintln!("anchors: cannot start the thread that writes them ({e}); a line per batch instead");
+                a.direct.store(true, Ordering::Release);
+            }
+        }
+        a
+    }
+
+    /// A batch's heads, once it is durable: signed now if each batch gets
+    /// its own line, else kept for the next.
+    pub fn committed(&self, heads: &[Head]) -> Result<(), AnchorError> {
+        let mut log = self.lock();
+        log.stage(heads);
+        if self.direct.load(Ordering::Acquire) {
+            log.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Write what waits, then where the file stands (a checkpoint keeps it:
+    /// it must name every head the checkpoint's state has).
+    pub fn mark(&self) -> Result<AnchorMark, AnchorError> {
+        let mut log = self.lock();
+        log.flush()?;
+        Ok(log.mark())
+    }
+
+    /// Write what waits, and from now on a line per batch (a stop: whatever
+    /// is committed after it is anchored before the process ends).
+    pub fn flush_and_go_direct(&self) -> Result<(), AnchorError> {
+        let mut log = self.lock();
+        self.direct.store(true, Ordering::Release);
+        log.flush()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, AnchorLog> {
+        lock(&self.log)
+    }
+}
+
+fn lock(log: &Mutex<AnchorLog>) -> MutexGuard<'_, AnchorLog> {
+    log.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The thread's work: after each `wait` (until it says stop, or the log is
+/// gone), write what waits.
+fn write_waiting(log: &Weak<Mutex<AnchorLog>>, mut wait: impl FnMut() -> bool) {
+    while wait() {
+        let Some(log) = log.upgrade() else { return };
+        let written = lock(&log).flush();
+        if let Err(e) = written {
+            stop_unanchored(&e);
+        }
+    }
+}
+
+/// A durable batch that cannot be anchored stops the server, so that nothing
+/// goes on unanchored.
+pub fn stop_unanchored(e: &AnchorError) -> ! {
+    eprintln!("anchors: {e}; stopping so that nothing goes unanchored");
+    std::process::exit(70);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::anchor::read;
+    use crate::anchor::tests::{head, Tmp};
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn staged_heads_make_one_line_naming_each_chains_latest() {
+        let tmp = Tmp::new();
+        let path = tmp.0.join("db.anchors");
+        let a = Anchoring::start(AnchorLog::open(&path, tmp.key("db.key")).unwrap(), Duration::from_secs(3600));
+        for batch in [vec![head(1, 3), head(2, 1)], vec![head(1, 5)], vec![], vec![head(3, 2)]] {
+            a.committed(&batch).unwrap();
+        }
+        // An hour apart: nothing written yet.
+        assert_eq!(read(&path, None).unwrap().lines, 0);
+        // A checkpoint's mark writes what waits first, as one line.
+        let mark = a.mark().unwrap();
+        let got = read(&path, None).unwrap();
+        assert_eq!(got.lines, 1);
+        assert_eq!(mark.seq, 1);
+        let want: BTreeMap<u32, (u64, String)> =
+            [head(1, 5), head(2, 1), head(3, 2)].into_iter().map(|h| (h.table, (h.len, h.head))).collect();
+        assert_eq!(got.heads, want);
+        assert_eq!(mark.heads, want);
+        // Nothing waiting: no line.
+        a.mark().unwrap();
+        assert_eq!(read(&path, None).unwrap().lines, 1);
+        // A stop writes what waits, and every batch after it at once.
+        a.committed(&[head(2, 7)]).unwrap();
+        a.flush_and_go_direct().unwrap();
+        a.committed(&[head(1, 9)]).unwrap();
+        let got = read(&path, None).unwrap();
+        assert_eq!((got.lines, got.heads[&2].0, got.heads[&1].0), (3, 7, 9));
+    }
+
+    #[test]
+    fn zero_writes_a_line_a_batch_and_the_thread_writes_what_waits() {
+        let tmp = Tmp::new();
+        let path = tmp.0.join("db.anchors");
+        let a = Anchoring::start(AnchorLog::open(&path, tmp.key("db.key")).unwrap(), Duration::ZERO);
+        a.committed(&[head(1, 1)]).unwrap();
+        a.committed(&[head(1, 2)]).unwrap();
+        assert_eq!(read(&path, None).unwrap().lines, 2, "zero: a line per batch");
+        drop(a);
+        // The thread's loop, driven here: a wait that lets it run once.
+        let path = tmp.0.join("db2.anchors");
+        let a = Anchoring::start(AnchorLog::open(&path, tmp.key("db.key")).unwrap(), Duration::from_secs(3600));
+        a.committed(&[head(1, 1)]).unwrap();
+        a.committed(&[head(2, 1)]).unwrap();
+        let mut turns = 0;
+        write_waiting(&Arc::downgrade(&a.log), || {
+            turns += 1;
+            turns == 1
+        });
+        let got = read(&path, None).unwrap();
+        assert_eq!((got.lines, got.heads.len()), (1, 2), "one line for what waited");
+        // Once the log is gone the loop ends, whatever the wait says.
+        let weak = Arc::downgrade(&a.log);
+        drop(a);
+        write_waiting(&weak, || true);
+    }
+}

@@ -3,58 +3,82 @@
 //! (`keys.rs` says when, and why this is safe).
 
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{Connection, OptionalExtension};
+
+use crate::key_index::KeyIndex;
 
 use crate::keys::{AnswerRow, ColdKeys, KeyId};
 use crate::ledger::Cause;
 use crate::store::StoreError;
 
-/// A read connection to the answer log.
+/// A read connection to the answer log, finding keys through the key index.
 #[derive(Debug)]
 pub struct KeyReader {
     conn: Mutex<Connection>,
+    index: Arc<KeyIndex>,
 }
 
-const FIND: &str = "SELECT rowid, digest, answer, at_ms, cause FROM answer_log
-                    WHERE key_id = ?1 AND at_ms >= ?2 ORDER BY rowid DESC LIMIT 1";
+const ROW: &str = "SELECT key_id, digest, answer, at_ms, cause FROM answer_log WHERE rowid = ?1";
+
+/// Lookups started again after a run was merged away under them: one almost
+/// always suffices.
+const TRIES: usize = 8;
 
 impl KeyReader {
-    /// Open a read-only connection to the database at `path`.
-    pub fn open(path: &Path) -> Result<KeyReader, StoreError> {
+    /// Open a read-only connection to the database at `path`, finding keys
+    /// through `index` (the server's), or else through the index as stored
+    /// now (a tool's or a test's view).
+    pub fn open(path: &Path, index: Option<Arc<KeyIndex>>) -> Result<KeyReader, StoreError> {
         let conn = crate::scan::open_read_only(path)?;
-        // The index's upper levels stay cached across one batch's reads (not
+        // The runs' chunks stay cached across one batch's reads (not
         // between batches: SQLite empties a connection's cache when its next
         // read finds that another connection has written the log since).
         conn.pragma_update(None, "cache_size", -32_000)?;
-        Ok(KeyReader { conn: Mutex::new(conn) })
+        let index = match index {
+            Some(i) => i,
+            None => Arc::new(KeyIndex::load(&conn)?),
+        };
+        Ok(KeyReader { conn: Mutex::new(conn), index })
     }
 
     /// The latest answers under `ids` at or after `since_ms`, from one
-    /// snapshot (in `ids`' order: sorted ids read the index in order).
+    /// snapshot.
     pub fn find_many(&self, ids: &[KeyId], since_ms: u64) -> Result<Vec<AnswerRow>, StoreError> {
         let mut c = self.conn.lock().unwrap_or_else(|p| p.into_inner());
-        let tx = c.transaction()?;
-        let mut found = Vec::new();
-        {
-            let mut q = tx.prepare_cached(FIND)?;
-            for &id in ids {
-                if let Some(r) = find_on(&mut q, id, since_ms)? {
-                    found.push(r);
+        for _ in 0..TRIES {
+            // Nothing is read in this transaction before the index's lookup.
+            let tx = c.transaction()?;
+            let Some(seqs) = self.index.lookup(&tx, ids, since_ms)? else { continue };
+            let mut found = Vec::new();
+            {
+                let mut q = tx.prepare_cached(ROW)?;
+                for (id, seq) in seqs {
+                    if let Some(r) = row_at(&mut q, id, seq, since_ms)? {
+                        found.push(r);
+                    }
                 }
             }
+            tx.finish()?;
+            return Ok(found);
         }
-        tx.finish()?;
-        Ok(found)
+        Err(StoreError::Corrupt(format!("the key index changed under {TRIES} lookups in a row")))
     }
 }
 
-fn find_on(q: &mut rusqlite::CachedStatement<'_>, id: KeyId, since_ms: u64) -> Result<Option<AnswerRow>, StoreError> {
+/// The answer at `seq`, if it is under `id` (an index entry names a row; the
+/// row is the truth) and at or after `since_ms`.
+fn row_at(
+    q: &mut rusqlite::CachedStatement<'_>,
+    id: KeyId,
+    seq: u64,
+    since_ms: u64,
+) -> Result<Option<AnswerRow>, StoreError> {
     let row = q
-        .query_row(params![&id.to_le_bytes()[..], since_ms.min(i64::MAX as u64) as i64], |r| {
+        .query_row([seq as i64], |r| {
             Ok((
-                r.get::<_, i64>(0)?,
+                r.get::<_, Option<Vec<u8>>>(0)?,
                 r.get::<_, Vec<u8>>(1)?,
                 r.get::<_, String>(2)?,
                 r.get::<_, i64>(3)?,
@@ -62,14 +86,17 @@ fn find_on(q: &mut rusqlite::CachedStatement<'_>, id: KeyId, since_ms: u64) -> R
             ))
         })
         .optional()?;
-    let Some((seq, digest, answer, at_ms, cause)) = row else {
-        return Ok(None);
+    let Some((key_id, digest, answer, at_ms, cause)) = row else {
+        return Ok(None); // archived: outside any window
     };
+    if key_id.as_deref() != Some(&id.to_le_bytes()[..]) || (at_ms as u64) < since_ms {
+        return Ok(None);
+    }
     let request: [u8; 32] =
         digest.try_into().map_err(|_| StoreError::Corrupt(format!("digest of answer {seq} is not 32 bytes")))?;
     let cause =
         Cause::parse(&cause).ok_or_else(|| StoreError::Corrupt(format!("answer {seq}: unreadable cause {cause:?}")))?;
-    Ok(Some(AnswerRow { seq: seq as u64, key: String::new(), key_id: id, request, answer, cause, at_ms: at_ms as u64 }))
+    Ok(Some(AnswerRow { seq, key: String::new(), key_id: id, request, answer, cause, at_ms: at_ms as u64 }))
 }
 
 impl ColdKeys for KeyReader {
@@ -160,10 +187,11 @@ impl ColdKeys for PgKeyReader {
     }
 }
 
-/// The reader for a store of either kind.
-pub fn open(db: &crate::store::Db) -> Result<std::sync::Arc<dyn ColdKeys>, StoreError> {
+/// The reader for a store of either kind; for SQLite, through `index` (the
+/// server's: [`crate::store::SqliteStore::index_keys`]) if given.
+pub fn open(db: &crate::store::Db, index: Option<Arc<KeyIndex>>) -> Result<Arc<dyn ColdKeys>, StoreError> {
     Ok(match db {
-        crate::store::Db::Sqlite(p) => std::sync::Arc::new(KeyReader::open(p)?),
+        crate::store::Db::Sqlite(p) => std::sync::Arc::new(KeyReader::open(p, index)?),
         crate::store::Db::Postgres(url) => std::sync::Arc::new(PgKeyReader::connect(url)?),
     })
 }

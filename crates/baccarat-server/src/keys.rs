@@ -12,8 +12,8 @@
 //! Holding a whole window in memory cost about 150 bytes a key: a busy floor's
 //! 72 hours is tens of millions of keys, and memory grew with every wager. So
 //! memory holds only the *hot* keys, those answered in the last
-//! [`DEFAULT_HOT_MS`], and the rest of the window is on disk, found by an index
-//! on the key's id ([`ColdKeys`]). A lookup must never miss a key that was
+//! [`DEFAULT_HOT_MS`], and the rest of the window is on disk, found by the
+//! key's id ([`ColdKeys`]; below, "How the store finds them"). A lookup must never miss a key that was
 //! answered, so:
 //!
 //! * A key leaves memory only once its batch is durable (`durable`, set by the
@@ -28,28 +28,20 @@
 //!
 //! The read costs a few microseconds a key on the writer, overlapped with the
 //! committer's fsync of the batch before. (Reading them on the HTTP threads
-//! instead cost more: a thread hop and a lock per request.) The index on the
-//! answer log costs the committer a scattered page write per answer: the price
-//! of memory that does not grow with the window (README: "A year on one
-//! machine").
+//! instead cost more: a thread hop and a lock per request.)
 //!
-//! # What the index costs under sustained load, and what would remove it
+//! # How the store finds them
 //!
-//! Measured over 180 s of `loadgen` (no pauses, 64 connections, README:
-//! "Sustained"): once the answer log's index on key ids outgrows the page
-//! cache it is the largest single cost. Each answer inserts at a random
-//! leaf, so each dirties a page of its own (a 4 KB WAL frame to write, sync
-//! and copy back), and the writer's reads of cold keys start each batch from
-//! an emptied cache. Without the index and those reads (a measurement only:
-//! it is not safe) the server accepted 58 k bets/s at p99 18 ms; with them,
-//! 43–48 k at 22–26 ms. A B-tree of random keys costs a page per insert past
-//! its cache, whatever the batch: a larger cache, smaller pages and skipping
-//! only the reads (47 k) were each measured and do not remove it. What would
-//! is a log-structured index: the keys leaving memory written as sorted runs
-//! (a blob each, written in order), runs merged in tiers in the background so
-//! that a window holds a few dozen, each run with a Bloom filter and a sparse
-//! index in memory (about 2.5 bytes a key), and a run dropped whole once its
-//! newest key has left the window. It is not built.
+//! On SQLite, through a log-structured index of its own (`key_index.rs`):
+//! the committer hands each durable batch's answers to it, a thread of its
+//! own writes them as sorted runs and merges runs in tiers, and a lookup
+//! probes each run's Bloom filter in memory and reads a chunk only where one
+//! may hold the key. It replaced a B-tree index on the answer log's key ids,
+//! whose random inserts dirtied a page per answer once it outgrew the cache:
+//! over 180 s of `loadgen` (no pauses, 64 connections, README: "Sustained")
+//! that index held the server to 43–48 k bets/s at p99 22–26 ms, where a
+//! build without it (and unsafe) took 58 k at 18 ms. PostgreSQL keeps its
+//! B-tree index (`pg_store.rs`).
 //!
 //! A key outside the retention window is forgotten: a request sent again after
 //! it is new (the log still holds the first answer, for an inspector).

@@ -17,6 +17,7 @@ pub mod entropy;
 pub mod float;
 pub mod forward;
 pub mod http;
+pub mod key_index;
 pub mod key_reader;
 pub mod keys;
 pub mod lease;

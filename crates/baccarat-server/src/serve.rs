@@ -263,8 +263,10 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
     if let (AnyStore::Postgres(s), Some(l)) = (&mut store, lease) {
         s.fence(l.clone());
     }
-    // The idempotency keys that left memory are read on this (`keys.rs`).
-    let keys = crate::key_reader::open(&db).map_err(|e| format!("{}: {e}", db.shown()))?;
+    // The idempotency keys that left memory are read on this (`keys.rs`),
+    // through SQLite's key index, caught up first (`key_index.rs`).
+    let index = store.key_index().map_err(|e| format!("{}: the key index: {e}", db.shown()))?;
+    let keys = crate::key_reader::open(&db, index).map_err(|e| format!("{}: {e}", db.shown()))?;
     let users = Arc::new(Users::open_db(&db, cfg.sessions, cfg.clock.clone()).map_err(|e| e.to_string())?);
     let (anchor_path, key_path) = cfg.anchor_paths();
     let key = AnchorKey::load_or_create(&key_path).map_err(|e| e.to_string())?;
@@ -463,11 +465,12 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     let opening = cfg.clone();
     let leased = lease.clone();
     let (opened, early_keys) = tokio::task::spawn_blocking(move || {
-        let opened = open_leased(&opening, leased.as_ref())?;
+        let mut opened = open_leased(&opening, leased.as_ref())?;
         // Its own read connection: wagers refused without the writer
         // (`http/early.rs`).
         let db = opening.database();
-        let keys = crate::key_reader::open(&db).map_err(|e| format!("{}: {e}", db.shown()))?;
+        let index = opened.store.key_index().map_err(|e| format!("{}: the key index: {e}", db.shown()))?;
+        let keys = crate::key_reader::open(&db, index).map_err(|e| format!("{}: {e}", db.shown()))?;
         Ok::<_, String>((opened, keys))
     })
     .await
@@ -482,6 +485,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     );
     if let AnyStore::Sqlite(s) = &mut store {
         s.checkpoint_in_background(&cfg.db, Duration::from_millis(200)).map_err(|e| e.to_string())?;
+        s.maintain_keys_in_background(&cfg.db, cfg.key_retention.as_millis() as u64).map_err(|e| e.to_string())?;
     }
     let table_ids: Vec<u32> = casino.tables.keys().copied().collect();
     let views = Arc::new(RwLock::new(Views::default()));

@@ -171,7 +171,7 @@ pub const CHECKPOINT_PART_BYTES: usize = 1 << 20;
 /// tries: a commit that met the checkpoint thread's lock slept up to tens of
 /// milliseconds after the lock was free. This one tries again every 200 µs,
 /// for up to 30 s.
-fn short_waits(tries: i32) -> bool {
+pub(crate) fn short_waits(tries: i32) -> bool {
     if tries >= 150_000 {
         return false;
     }
@@ -181,6 +181,9 @@ fn short_waits(tries: i32) -> bool {
 
 pub struct SqliteStore {
     conn: Connection,
+    /// The index of idempotency keys that this store feeds with each batch's
+    /// answers, once a server asked for it ([`SqliteStore::index_keys`]).
+    keys: Option<std::sync::Arc<crate::key_index::KeyIndex>>,
     /// The archive files history was moved to, oldest first (`archive.rs`):
     /// the history readers read them before the live rows.
     archives: Vec<Connection>,
@@ -196,7 +199,7 @@ impl SqliteStore {
         // The checkpointer writes on a connection of its own: wait for it
         // rather than fail a commit, and try again soon.
         conn.busy_handler(Some(short_waits))?;
-        let mut s = SqliteStore { conn, archives: Vec::new() };
+        let mut s = SqliteStore { conn, keys: None, archives: Vec::new() };
         s.migrate()?;
         s.archives = crate::archive::open_archives(&s.conn, path)?;
         Ok(s)
@@ -204,9 +207,29 @@ impl SqliteStore {
 
     /// An in-memory store, for tests.
     pub fn memory() -> Result<SqliteStore, StoreError> {
-        let mut s = SqliteStore { conn: Connection::open_in_memory()?, archives: Vec::new() };
+        let mut s = SqliteStore { conn: Connection::open_in_memory()?, keys: None, archives: Vec::new() };
         s.migrate()?;
         Ok(s)
+    }
+
+    /// The index of idempotency keys (`key_index.rs`): answers after its
+    /// last run indexed now, and from now on each batch's answers fed to it.
+    /// Called once by a server before it serves; the same index after.
+    pub fn index_keys(&mut self) -> Result<std::sync::Arc<crate::key_index::KeyIndex>, StoreError> {
+        if let Some(k) = &self.keys {
+            return Ok(k.clone());
+        }
+        crate::key_index::catch_up(&mut self.conn)?;
+        let k = std::sync::Arc::new(crate::key_index::KeyIndex::load(&self.conn)?);
+        self.keys = Some(k.clone());
+        Ok(k)
+    }
+
+    /// Keep the key index (see [`SqliteStore::index_keys`]) on a thread of
+    /// its own, with its own connection to `path`.
+    pub fn maintain_keys_in_background(&mut self, path: &Path, retention_ms: u64) -> Result<(), StoreError> {
+        let index = self.index_keys()?;
+        crate::key_index::Maintainer::spawn(path, index, retention_ms)
     }
 
     /// Direct access for tests that tamper with the file as an attacker would.

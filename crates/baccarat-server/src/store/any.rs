@@ -75,6 +75,15 @@ impl AnyStore {
             AnyStore::Postgres(_) => None,
         }
     }
+
+    /// SQLite's key index, caught up (`key_index.rs`); PostgreSQL has none
+    /// of its own (its answer log's B-tree index finds keys).
+    pub fn key_index(&mut self) -> Result<Option<std::sync::Arc<crate::key_index::KeyIndex>>, StoreError> {
+        match self {
+            AnyStore::Sqlite(s) => s.index_keys().map(Some),
+            AnyStore::Postgres(_) => Ok(None),
+        }
+    }
 }
 
 macro_rules! each {

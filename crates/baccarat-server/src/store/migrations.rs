@@ -72,6 +72,17 @@ const MIGRATIONS: &[&str] = &[
     // committer's work). The rows written before stay in `audit` and
     // `transfers`, and are read first (`logs.rs`).
     super::logs::SCHEMA,
+    // 14: keys that left memory are found through a log-structured index of
+    // their own (`key_index.rs`), written in order, instead of a B-tree index
+    // on the answer log that dirtied a page per answer. The answers already
+    // logged are indexed when a server next starts (`catch_up`).
+    "CREATE TABLE key_runs (id INTEGER PRIMARY KEY, level INTEGER NOT NULL, state INTEGER NOT NULL,
+       first_seq INTEGER NOT NULL, last_seq INTEGER NOT NULL, newest_ms INTEGER NOT NULL, keys INTEGER NOT NULL,
+       chunks INTEGER NOT NULL);
+     CREATE TABLE key_parts (id INTEGER PRIMARY KEY, data BLOB NOT NULL);
+     CREATE TABLE key_index (id INTEGER PRIMARY KEY CHECK (id = 1), covered INTEGER NOT NULL);
+     INSERT INTO key_index VALUES (1, 0);
+     DROP INDEX IF EXISTS answer_log_key_id;",
 ];
 
 impl SqliteStore {

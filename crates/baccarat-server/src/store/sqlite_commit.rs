@@ -147,6 +147,9 @@ impl Store for SqliteStore {
             }
         }
         tx.commit()?;
+        if let Some(k) = &self.keys {
+            k.push(c.ledger.iter().filter_map(|ch| ch.answer.as_ref()).map(|a| (a.key_id, a.seq, a.at_ms)));
+        }
         Ok(())
     }
 

@@ -151,7 +151,9 @@ fn an_upgraded_database_gets_marks_for_its_checkpoints() {
             "DROP TABLE audit_blocks; DROP TABLE transfer_blocks;
              UPDATE checkpoints SET body = (SELECT data FROM checkpoint_parts WHERE checkpoint = checkpoints.id);
              DROP TABLE checkpoint_parts; ALTER TABLE checkpoints DROP COLUMN complete;
-             DROP TABLE marks; DROP TABLE archives; PRAGMA user_version = 10;",
+             DROP TABLE marks; DROP TABLE archives;
+             DROP TABLE key_runs; DROP TABLE key_parts; DROP TABLE key_index;
+             CREATE INDEX answer_log_key_id ON answer_log (key_id); PRAGMA user_version = 10;",
         )
         .unwrap();
     }

@@ -13,6 +13,7 @@ mod common;
 mod forgery;
 mod http;
 mod http_play;
+mod key_index;
 mod pg;
 mod pg_cluster;
 mod pg_suite;

@@ -335,8 +335,9 @@ fn migrate_copies_a_sqlite_casino_and_refuses_a_non_empty_target() {
     let answered: Vec<u128> = sqlite.answers_since(0).unwrap().iter().map(|a| a.key_id).collect();
     let mut ids = answered.clone();
     ids.extend([1u128, 2, u128::MAX]);
-    let sqlite_keys = baccarat_server::key_reader::open(&baccarat_server::store::Db::Sqlite(cfg.db.clone())).unwrap();
-    let pg_keys = baccarat_server::key_reader::open(&baccarat_server::store::Db::Postgres(url.clone())).unwrap();
+    let sqlite_keys =
+        baccarat_server::key_reader::open(&baccarat_server::store::Db::Sqlite(cfg.db.clone()), None).unwrap();
+    let pg_keys = baccarat_server::key_reader::open(&baccarat_server::store::Db::Postgres(url.clone()), None).unwrap();
     let found = |k: &std::sync::Arc<dyn baccarat_server::keys::ColdKeys>, since: u64| {
         let mut rows: Vec<String> = k
             .find(&ids, since)

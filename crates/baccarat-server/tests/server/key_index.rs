@@ -1,0 +1,272 @@
+//! The log-structured index of idempotency keys (`key_index.rs`): whatever
+//! runs, merges, crashes and restarts it goes through, a lookup finds
+//! exactly the latest answer a brute-force search of the log finds.
+
+use std::sync::Arc;
+
+use baccarat_server::key_index::{run, KeyIndex, Maintainer, FANOUT};
+use baccarat_server::key_reader::KeyReader;
+use baccarat_server::keys::{key_id, AnswerRow, KeyId};
+use baccarat_server::ledger::{Cause, Changes};
+use baccarat_server::store::{Commit, SqliteStore, Store};
+use proptest::prelude::*;
+use rusqlite::Connection;
+
+use super::common::TempDir;
+
+/// A log of answers, its store, its index and its maintainer.
+struct Log {
+    _dir: TempDir,
+    path: std::path::PathBuf,
+    store: SqliteStore,
+    index: Arc<KeyIndex>,
+    maintainer: Maintainer,
+    reader: KeyReader,
+    /// The latest answer under each id: (seq, time).
+    model: std::collections::HashMap<KeyId, (u64, u64)>,
+    last_seq: u64,
+    retention_ms: u64,
+}
+
+fn id(k: u32) -> KeyId {
+    key_id(&format!("key-{k}"))
+}
+
+impl Log {
+    fn new(name: &str, retention_ms: u64) -> Log {
+        let dir = TempDir::new(&format!("baccarat-keyindex-{}-{name}", std::process::id()));
+        let path = dir.join("casino.db");
+        let mut store = SqliteStore::open(&path).unwrap();
+        let index = store.index_keys().unwrap();
+        let maintainer = Maintainer::new(Connection::open(&path).unwrap(), index.clone(), retention_ms).unwrap();
+        let reader = KeyReader::open(&path, Some(index.clone())).unwrap();
+        Log { _dir: dir, path, store, index, maintainer, reader, model: Default::default(), last_seq: 0, retention_ms }
+    }
+
+    /// Answer keys `ks` at `at_ms`, in one batch.
+    fn answer(&mut self, ks: &[u32], at_ms: u64) {
+        let mut c = Commit::default();
+        for &k in ks {
+            self.last_seq += 1;
+            let seq = self.last_seq;
+            self.model.insert(id(k), (seq, at_ms));
+            c.ledger.push(Changes {
+                transfers: Vec::new(),
+                accounts: Vec::new(),
+                answer: Some(AnswerRow {
+                    seq,
+                    key: format!("key-{k}"),
+                    key_id: id(k),
+                    request: [k as u8; 32],
+                    answer: format!("{{\"Ok\":[{seq}]}}"),
+                    cause: Cause::None,
+                    at_ms,
+                }),
+            });
+        }
+        self.store.commit(&c).unwrap();
+    }
+
+    /// What a brute-force search of the log finds for `k` from `since`.
+    fn expected(&self, k: u32, since: u64) -> Option<u64> {
+        self.model.get(&id(k)).filter(|m| m.1 >= since).map(|m| m.0)
+    }
+
+    fn check(&self, keys: std::ops::Range<u32>, since: u64) {
+        let ids: Vec<KeyId> = keys.clone().map(id).collect();
+        let found = self.reader.find_many(&ids, since).unwrap();
+        let found: std::collections::HashMap<KeyId, &AnswerRow> = found.iter().map(|r| (r.key_id, r)).collect();
+        for k in keys {
+            let got = found.get(&id(k));
+            assert_eq!(got.map(|r| r.seq), self.expected(k, since), "key {k} from {since}");
+            if let Some(r) = got {
+                assert_eq!(r.request, [k as u8; 32], "the answer read is the key's own");
+            }
+        }
+    }
+
+    /// Stop without warning (the maintainer mid-step, the pending answers
+    /// lost) and start again as a server does.
+    fn crash_and_restart(&mut self) {
+        self.store = SqliteStore::open(&self.path).unwrap();
+        self.index = self.store.index_keys().unwrap();
+        self.maintainer =
+            Maintainer::new(Connection::open(&self.path).unwrap(), self.index.clone(), self.retention_ms).unwrap();
+        self.reader = KeyReader::open(&self.path, Some(self.index.clone())).unwrap();
+    }
+
+    /// Rows of `key_parts`, and the rows the live runs account for.
+    fn parts(&self) -> (i64, i64) {
+        let c = self.maintainer.connection();
+        let rows: i64 = c.query_row("SELECT count(*) FROM key_parts", [], |r| r.get(0)).unwrap();
+        let mut live = 0;
+        for r in self.index.runs().iter() {
+            let range = run::parts(r.id);
+            live += c
+                .query_row("SELECT count(*) FROM key_parts WHERE id >= ?1 AND id < ?2", [range.start, range.end], |r| {
+                    r.get::<_, i64>(0)
+                })
+                .unwrap();
+        }
+        (rows, live)
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    /// A batch answering these keys, a time later.
+    Answer(Vec<u32>, u64),
+    /// Maintainer steps.
+    Step(u8),
+    /// Every pending answer into a run, and every merge done.
+    Settle,
+    CrashAndRestart,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        6 => (proptest::collection::vec(0u32..400, 1..40), 0u64..2_000).prop_map(|(k, dt)| Op::Answer(k, dt)),
+        2 => (1u8..6).prop_map(Op::Step),
+        2 => Just(Op::Settle),
+        1 => Just(Op::CrashAndRestart),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Keys answered again and again, runs written and merged at any moment,
+    /// crashes anywhere: every lookup, from any point of the window, finds
+    /// what a search of the whole log finds.
+    #[test]
+    fn lookups_match_the_log_through_runs_merges_and_crashes(ops in proptest::collection::vec(op(), 1..120)) {
+        let mut log = Log::new("model", u64::MAX / 4);
+        let mut now = 1_000;
+        for op in ops {
+            match op {
+                Op::Answer(ks, dt) => {
+                    now += dt;
+                    log.answer(&ks, now);
+                }
+                Op::Step(n) => {
+                    for _ in 0..n {
+                        log.maintainer.step().unwrap();
+                    }
+                }
+                Op::Settle => log.maintainer.settle().unwrap(),
+                Op::CrashAndRestart => log.crash_and_restart(),
+            }
+            for since in [0, now.saturating_sub(3_000), now] {
+                log.check(0..400, since);
+            }
+        }
+        log.maintainer.settle().unwrap();
+        log.check(0..400, 0);
+        let (rows, live) = log.parts();
+        prop_assert_eq!(rows, live, "no row is left of a dropped or half-written run");
+        prop_assert!(log.index.runs().len() < 2 * FANOUT * 4, "merges keep the runs few: {}", log.index.runs().len());
+    }
+}
+
+/// An answer is found the moment its batch is durable (a wager refused
+/// without the writer relies on it: `http/early.rs`), before any run holds
+/// it, and after.
+#[test]
+fn an_answer_is_found_as_soon_as_it_is_committed() {
+    let mut log = Log::new("at-once", u64::MAX / 4);
+    log.answer(&[1, 2, 3], 10);
+    assert_eq!(log.index.pending(), 3);
+    log.check(0..5, 0);
+    log.maintainer.settle().unwrap();
+    assert_eq!(log.index.pending(), 0);
+    assert_eq!(log.index.runs().len(), 1);
+    log.check(0..5, 0);
+}
+
+/// Eight runs of a level merge into one of the next, over several
+/// transactions; a crash part way leaves a half-written run, which the next
+/// start removes, and the merge's inputs stay live until then.
+#[test]
+fn a_crash_mid_merge_leaves_a_half_written_run_that_the_next_start_removes() {
+    let mut log = Log::new("mid-merge", u64::MAX / 4);
+    let per_run = 8_000u32;
+    let all = 0..FANOUT as u32 * per_run;
+    for r in 0..FANOUT as u32 {
+        log.answer(&(r * per_run..(r + 1) * per_run).collect::<Vec<_>>(), 1_000 + r as u64);
+        log.maintainer.write_pending_now().unwrap();
+    }
+    assert_eq!(log.index.runs().len(), FANOUT);
+    assert!(log.maintainer.step().unwrap(), "the merge's first slice");
+    let writing: i64 = log
+        .maintainer
+        .connection()
+        .query_row("SELECT count(*) FROM key_runs WHERE state = ?1", [run::WRITING], |r| r.get(0))
+        .unwrap();
+    assert_eq!(writing, 1, "a half-written run");
+    log.check(all.clone(), 0);
+    log.crash_and_restart();
+    assert_eq!(log.index.runs().len(), FANOUT, "the inputs are still live");
+    log.check(all.clone(), 0);
+    log.maintainer.settle().unwrap();
+    let runs = log.index.runs();
+    assert_eq!(runs.len(), 1);
+    assert_eq!((runs[0].level, runs[0].keys), (1, all.len() as u64));
+    let (rows, live) = log.parts();
+    assert_eq!(rows, live, "the half-written run's rows, and the inputs', are gone");
+    log.check(all, 0);
+}
+
+/// Runs whose newest answer left the retention window (with the margin)
+/// are dropped whole and their rows removed; the keys still in the window
+/// are found.
+#[test]
+fn runs_past_the_retention_window_are_dropped_whole() {
+    let hour = 3_600_000;
+    let mut log = Log::new("retention", hour);
+    log.answer(&[1, 2], 0);
+    log.maintainer.settle().unwrap();
+    log.answer(&[3], hour);
+    log.maintainer.settle().unwrap();
+    assert_eq!(log.index.runs().len(), 2);
+    // Two hours and a bit later: the first run's answers left the window
+    // an hour and a bit ago.
+    log.answer(&[4], 2 * hour + 1);
+    log.maintainer.settle().unwrap();
+    assert_eq!(log.index.runs().len(), 2, "the oldest run was dropped");
+    let (rows, live) = log.parts();
+    assert_eq!(rows, live);
+    log.check(3..5, hour + 1);
+    assert!(log.reader.find_many(&[id(1)], 0).unwrap().is_empty(), "key 1 is forgotten with its run");
+}
+
+/// A database from before the index (its answers found by a B-tree index on
+/// the log) is indexed once, at its first start, and the B-tree dropped.
+#[test]
+fn an_old_database_is_indexed_once_and_its_b_tree_dropped() {
+    let mut log = Log::new("upgrade", u64::MAX / 4);
+    for b in 0..20u32 {
+        log.answer(&(b * 50..b * 50 + 50).collect::<Vec<_>>(), 100 + b as u64);
+    }
+    log.answer(&[7, 8, 9], 500);
+    // As schema 13 left it.
+    log.store
+        .connection()
+        .execute_batch(
+            "DROP TABLE key_runs; DROP TABLE key_parts; DROP TABLE key_index;
+             CREATE INDEX answer_log_key_id ON answer_log (key_id); PRAGMA user_version = 13;",
+        )
+        .unwrap();
+    let mut store = SqliteStore::open(&log.path).unwrap();
+    let index = store.index_keys().unwrap();
+    assert_eq!(index.pending(), 0, "every answer is in a run");
+    assert_eq!(index.runs().len(), 1);
+    let old: i64 = store
+        .connection()
+        .query_row("SELECT count(*) FROM sqlite_master WHERE name = 'answer_log_key_id'", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(old, 0, "the B-tree index is gone");
+    log.index = index.clone();
+    log.reader = KeyReader::open(&log.path, Some(index)).unwrap();
+    log.check(0..1_000, 0);
+    log.check(0..1_000, 500);
+}

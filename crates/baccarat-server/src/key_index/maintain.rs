@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use std::path::Path;
 use std::sync::Arc;
 
-use rusqlite::{params, Connection};
+use rusqlite::{params, Connection, OptionalExtension};
 
 use super::run::{self, entries, part, read_part, Run, RunWriter, CHUNK, DROPPED, LIVE, WRITING};
 use super::{read_id, set_covered, KeyIndex, FANOUT, RUN_AGE_MS, RUN_KEYS};
@@ -35,21 +35,44 @@ fn level_for(keys: usize) -> u32 {
     level
 }
 
-/// Sort answers by id, keeping each id's latest, and write them as one live
-/// run (in `conn`'s transaction). Gives the run.
-fn write_sorted(conn: &Connection, mut answers: Vec<super::Pending>, level: u32) -> Result<Run, StoreError> {
+/// Answers sorted by id, each id's latest only: a run's entries, its first
+/// and last seq and its newest time.
+struct Sorted {
+    entries: Vec<(KeyId, u64)>,
+    seqs: (u64, u64),
+    newest_ms: u64,
+}
+
+fn sorted(mut answers: Vec<super::Pending>) -> Sorted {
     answers.sort_unstable_by_key(|a| (a.0, a.1));
-    let first = answers.iter().map(|a| a.1).min().unwrap_or(0);
-    let last = answers.iter().map(|a| a.1).max().unwrap_or(0);
-    let newest = answers.iter().map(|a| a.2).max().unwrap_or(0);
-    let mut w = RunWriter::begin(conn, level, answers.len())?;
-    for (i, a) in answers.iter().enumerate() {
-        if answers.get(i + 1).is_some_and(|b| b.0 == a.0) {
-            continue; // a later answer under the same id follows
+    let seqs = (answers.iter().map(|a| a.1).min().unwrap_or(0), answers.iter().map(|a| a.1).max().unwrap_or(0));
+    let newest_ms = answers.iter().map(|a| a.2).max().unwrap_or(0);
+    let mut entries: Vec<(KeyId, u64)> = Vec::with_capacity(answers.len());
+    for a in answers {
+        match entries.last_mut() {
+            // Sorted by seq within an id: the later answer replaces it.
+            Some(last) if last.0 == a.0 => last.1 = a.1,
+            _ => entries.push((a.0, a.1)),
         }
-        w.push(conn, a.0, a.1)?;
     }
-    w.finish(conn, (first, last), newest, LIVE)
+    Sorted { entries, seqs, newest_ms }
+}
+
+/// Write sorted answers as one live run (in `conn`'s transaction).
+fn write_sorted(conn: &Connection, s: &Sorted, level: u32) -> Result<Run, StoreError> {
+    let mut w = RunWriter::begin(conn, level, s.entries.len())?;
+    for &(id, seq) in &s.entries {
+        w.push(conn, id, seq)?;
+    }
+    w.finish(conn, s.seqs, s.newest_ms, LIVE)
+}
+
+/// A write transaction that takes SQLite's write lock at its start, waiting
+/// for it as any writer does. (A deferred one that read first could not be
+/// turned into a writer once the committer had written since its read: it
+/// failed at once with "database is locked", every time under load.)
+fn write_tx(conn: &mut Connection) -> Result<rusqlite::Transaction<'_>, StoreError> {
+    Ok(conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?)
 }
 
 /// Index every answer after `covered`, as runs, before a server serves: a
@@ -58,8 +81,8 @@ fn write_sorted(conn: &Connection, mut answers: Vec<super::Pending>, level: u32)
 pub fn catch_up(conn: &mut Connection) -> Result<u64, StoreError> {
     let mut done = 0;
     loop {
-        let covered = super::covered(conn)?;
-        let tx = conn.transaction()?;
+        let tx = write_tx(conn)?;
+        let covered = super::covered(&tx)?;
         let (answers, last) = {
             let mut q =
                 tx.prepare("SELECT rowid, key_id, at_ms FROM answer_log WHERE rowid > ?1 ORDER BY rowid LIMIT ?2")?;
@@ -78,7 +101,7 @@ pub fn catch_up(conn: &mut Connection) -> Result<u64, StoreError> {
         done += answers.len() as u64;
         if !answers.is_empty() {
             let level = level_for(answers.len());
-            write_sorted(&tx, answers, level)?;
+            write_sorted(&tx, &sorted(answers), level)?;
         }
         set_covered(&tx, last)?;
         tx.commit()?;
@@ -90,10 +113,18 @@ struct Merge {
     inputs: Vec<Arc<Run>>,
     cursors: Vec<Cursor>,
     out: Option<RunWriter>,
+    /// Its output run's id, once begun (removed if the merge is abandoned).
+    out_id: Option<i64>,
     level: u32,
     /// The last entry taken, not yet written (a later run may hold a newer
     /// answer under the same id).
     held: Option<(KeyId, u64)>,
+}
+
+impl Merge {
+    fn empty() -> Merge {
+        Merge { inputs: Vec::new(), cursors: Vec::new(), out: None, out_id: None, level: 0, held: None }
+    }
 }
 
 struct Cursor {
@@ -215,12 +246,14 @@ impl Maintainer {
     /// run, show it, then take them out of pending.
     fn write_pending(&mut self) -> Result<(), StoreError> {
         let answers = self.index.oldest(RUN_KEYS);
-        let (n, last) = (answers.len(), answers.iter().map(|a| a.1).max().unwrap_or(0));
-        let tx = self.conn.transaction()?;
+        let n = answers.len();
+        let s = sorted(answers);
+        let last = s.seqs.1;
+        let tx = write_tx(&mut self.conn)?;
         // Another maintainer of the same file (a server stopped and started
         // again in one process) may have indexed them already.
         if super::covered(&tx)? < last {
-            let r = write_sorted(&tx, answers, 0)?;
+            let r = write_sorted(&tx, &s, 0)?;
             set_covered(&tx, last)?;
             tx.commit()?;
             let mut runs: Vec<Arc<Run>> = self.index.runs().iter().cloned().collect();
@@ -245,26 +278,32 @@ impl Maintainer {
         inputs.truncate(FANOUT);
         let cursors =
             inputs.iter().map(|r| Cursor { run: r.clone(), next_chunk: 0, entries: Vec::new(), pos: 0 }).collect();
-        self.merge = Some(Merge { inputs, cursors, out: None, level: level + 1, held: None });
+        self.merge = Some(Merge { inputs, cursors, out: None, out_id: None, level: level + 1, held: None });
         true
     }
 
     /// Merge up to [`SLICE_CHUNKS`] chunks' worth; at the end, swap the
-    /// merged run in for its inputs.
+    /// merged run in for its inputs. The inputs are read first, outside the
+    /// transaction (they do not change while merged), so that the write lock
+    /// is held only to write.
     fn merge_slice(&mut self) -> Result<(), StoreError> {
         let mut m = self.merge.take().expect("a merge is under way");
-        let tx = self.conn.transaction()?;
-        if m.out.is_none() {
-            let keys = m.inputs.iter().map(|r| r.keys as usize).sum();
-            m.out = Some(RunWriter::begin(&tx, m.level, keys)?);
+        let r = self.merge_slice_of(&mut m);
+        if r.is_err() {
+            // Abandoned: what it wrote is removed; a later step starts again.
+            self.dropping.extend(m.out_id);
         }
-        let out = m.out.as_mut().expect("begun");
-        let stop = out.chunks() + SLICE_CHUNKS;
+        r
+    }
+
+    fn merge_slice_of(&mut self, m: &mut Merge) -> Result<(), StoreError> {
+        let want = SLICE_CHUNKS as usize * run::CHUNK_KEYS;
+        let mut slice: Vec<(KeyId, u64)> = Vec::with_capacity(want);
         let mut done = false;
-        while out.chunks() < stop {
+        while slice.len() < want {
             let mut next: Option<(usize, (KeyId, u64))> = None;
             for (i, c) in m.cursors.iter_mut().enumerate() {
-                if let Some(e) = c.peek(&tx)? {
+                if let Some(e) = c.peek(&self.conn)? {
                     if next.is_none_or(|(_, n)| e.0 < n.0 || (e.0 == n.0 && e.1 > n.1)) {
                         next = Some((i, e));
                     }
@@ -278,21 +317,32 @@ impl Maintainer {
             match m.held {
                 Some(h) if h.0 == e.0 => m.held = Some((h.0, h.1.max(e.1))),
                 Some(h) => {
-                    out.push(&tx, h.0, h.1)?;
+                    slice.push(h);
                     m.held = Some(e);
                 }
                 None => m.held = Some(e),
             }
         }
+        if done {
+            slice.extend(m.held.take());
+        }
+        let tx = write_tx(&mut self.conn)?;
+        if m.out.is_none() {
+            let keys = m.inputs.iter().map(|r| r.keys as usize).sum();
+            let w = RunWriter::begin(&tx, m.level, keys)?;
+            m.out_id = Some(w.id);
+            m.out = Some(w);
+        }
+        let out = m.out.as_mut().expect("begun");
+        for (id, seq) in slice {
+            out.push(&tx, id, seq)?;
+        }
         if !done {
             tx.commit()?;
-            self.merge = Some(m);
+            self.merge = Some(std::mem::replace(m, Merge::empty()));
             return Ok(());
         }
-        let mut out = m.out.take().expect("begun");
-        if let Some(h) = m.held.take() {
-            out.push(&tx, h.0, h.1)?;
-        }
+        let out = m.out.take().expect("begun");
         let first = m.inputs.iter().map(|r| r.first_seq).min().unwrap_or(0);
         let last = m.inputs.iter().map(|r| r.last_seq).max().unwrap_or(0);
         let newest = m.inputs.iter().map(|r| r.newest_ms).max().unwrap_or(0);
@@ -331,7 +381,7 @@ impl Maintainer {
         if old.is_empty() {
             return Ok(false);
         }
-        let tx = self.conn.transaction()?;
+        let tx = write_tx(&mut self.conn)?;
         Self::mark_dropped(&tx, &old)?;
         tx.commit()?;
         self.index.publish(runs.iter().filter(|r| !old.contains(&r.id)).cloned().collect());
@@ -342,6 +392,14 @@ impl Maintainer {
     /// Remove some rows of the oldest dropped run; its row last.
     fn remove_slice(&mut self) -> Result<(), StoreError> {
         let id = *self.dropping.front().expect("a run to remove");
+        // Never a live run: an abandoned merge's id may not have been
+        // committed, and may since belong to another run.
+        let state: Option<i64> =
+            self.conn.query_row("SELECT state FROM key_runs WHERE id = ?1", [id], |r| r.get(0)).optional()?;
+        if state.is_none_or(|s| s == LIVE) {
+            self.dropping.pop_front();
+            return Ok(());
+        }
         let parts = run::parts(id);
         let n = self.conn.execute(
             "DELETE FROM key_parts WHERE id IN (SELECT id FROM key_parts WHERE id >= ?1 AND id < ?2 LIMIT ?3)",

@@ -76,7 +76,10 @@ const MIGRATIONS: &[&str] = &[
     // their own (`key_index.rs`), written in order, instead of a B-tree index
     // on the answer log that dirtied a page per answer. The answers already
     // logged are indexed when a server next starts (`catch_up`).
-    "CREATE TABLE key_runs (id INTEGER PRIMARY KEY, level INTEGER NOT NULL, state INTEGER NOT NULL,
+    // A run's id is never used again (AUTOINCREMENT): a lookup holding the
+    // runs as they were a moment ago reads a run's chunks or finds them gone,
+    // never another run's.
+    "CREATE TABLE key_runs (id INTEGER PRIMARY KEY AUTOINCREMENT, level INTEGER NOT NULL, state INTEGER NOT NULL,
        first_seq INTEGER NOT NULL, last_seq INTEGER NOT NULL, newest_ms INTEGER NOT NULL, keys INTEGER NOT NULL,
        chunks INTEGER NOT NULL);
      CREATE TABLE key_parts (id INTEGER PRIMARY KEY, data BLOB NOT NULL);

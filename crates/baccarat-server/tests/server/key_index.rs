@@ -270,3 +270,55 @@ fn an_old_database_is_indexed_once_and_its_b_tree_dropped() {
     log.check(0..1_000, 0);
     log.check(0..1_000, 500);
 }
+
+/// The maintainer writes while the committer commits batch after batch: no
+/// step fails. (Its transactions once read before writing, and SQLite
+/// refuses such a transaction the write lock at once, without waiting,
+/// whenever another connection wrote in between: under `loadgen` every
+/// step failed with "database is locked" and pending answers piled up.)
+#[test]
+fn the_maintainer_writes_beside_a_busy_committer_without_failing() {
+    let mut log = Log::new("busy", u64::MAX / 4);
+    let Log { store, index, maintainer, .. } = &mut log;
+    let batches = 400u32;
+    let committed = std::sync::atomic::AtomicBool::new(false);
+    let mut failures = Vec::new();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            for b in 0..batches {
+                let mut c = Commit::default();
+                for k in 0..200 {
+                    let seq = (b * 200 + k + 1) as u64;
+                    c.ledger.push(Changes {
+                        transfers: Vec::new(),
+                        accounts: Vec::new(),
+                        answer: Some(AnswerRow {
+                            seq,
+                            key: String::new(),
+                            key_id: id(b * 200 + k),
+                            request: [0; 32],
+                            answer: "{\"Ok\":[1]}".into(),
+                            cause: Cause::None,
+                            at_ms: 1_000 + b as u64,
+                        }),
+                    });
+                }
+                store.commit(&c).unwrap();
+            }
+            committed.store(true, std::sync::atomic::Ordering::Release);
+        });
+        while !committed.load(std::sync::atomic::Ordering::Acquire) {
+            // A run every time there is anything pending: as many write
+            // transactions as can be, racing the committer's.
+            if let Err(e) = maintainer.write_pending_now().and_then(|()| maintainer.step().map(|_| ())) {
+                failures.push(e.to_string());
+            }
+        }
+    });
+    assert!(failures.is_empty(), "{} steps failed, the first: {:?}", failures.len(), failures.first());
+    maintainer.settle().unwrap();
+    assert_eq!(index.pending(), 0);
+    let ids: Vec<KeyId> = (0..batches * 200).map(id).collect();
+    let reader = KeyReader::open(&log.path, Some(log.index.clone())).unwrap();
+    assert_eq!(reader.find_many(&ids, 0).unwrap().len(), ids.len(), "every key is found");
+}

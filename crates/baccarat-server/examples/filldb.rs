@@ -355,7 +355,12 @@ pub fn fill(a: &Args) -> Result<(), String> {
     let addr: SocketAddr = "127.0.0.1:0".parse().expect("an address");
     let cfg = ServeConfig::new(a.db.clone(), addr);
     let t_open = Instant::now();
-    let Opened { store, casino, anchors, feed, .. } = open(&cfg)?;
+    let Opened { mut store, casino, anchors, feed, .. } = open(&cfg)?;
+    // Its answers are indexed as a server's are (`key_index.rs`), so that
+    // the next start has only a run's worth to index.
+    if let baccarat_server::store::AnyStore::Sqlite(s) = &mut store {
+        s.maintain_keys_in_background(&a.db, cfg.key_retention.as_millis() as u64).map_err(|e| e.to_string())?;
+    }
     let before = rows_in(&a.db);
     println!(
         "opened {} in {:.1} s: {} rows of history ({} audit records, {} transfers, {} answers)",

@@ -121,12 +121,6 @@ struct Merge {
     held: Option<(KeyId, u64)>,
 }
 
-impl Merge {
-    fn empty() -> Merge {
-        Merge { inputs: Vec::new(), cursors: Vec::new(), out: None, out_id: None, level: 0, held: None }
-    }
-}
-
 struct Cursor {
     run: Arc<Run>,
     next_chunk: u32,
@@ -222,7 +216,7 @@ impl Maintainer {
     }
 
     /// Step until nothing is left to do, writing even a young pending run
-    /// (tests, and a clean stop).
+    /// (tests).
     pub fn settle(&mut self) -> Result<(), StoreError> {
         self.write_pending_now()?;
         while self.step()? {}
@@ -288,15 +282,20 @@ impl Maintainer {
     /// is held only to write.
     fn merge_slice(&mut self) -> Result<(), StoreError> {
         let mut m = self.merge.take().expect("a merge is under way");
-        let r = self.merge_slice_of(&mut m);
-        if r.is_err() {
+        match self.merge_slice_of(&mut m) {
+            Ok(false) => self.merge = Some(m),
+            Ok(true) => {}
             // Abandoned: what it wrote is removed; a later step starts again.
-            self.dropping.extend(m.out_id);
+            Err(e) => {
+                self.dropping.extend(m.out_id);
+                return Err(e);
+            }
         }
-        r
+        Ok(())
     }
 
-    fn merge_slice_of(&mut self, m: &mut Merge) -> Result<(), StoreError> {
+    /// One slice of `m`; true once the merged run is swapped in.
+    fn merge_slice_of(&mut self, m: &mut Merge) -> Result<bool, StoreError> {
         let want = SLICE_CHUNKS as usize * run::CHUNK_KEYS;
         let mut slice: Vec<(KeyId, u64)> = Vec::with_capacity(want);
         let mut done = false;
@@ -339,8 +338,7 @@ impl Maintainer {
         }
         if !done {
             tx.commit()?;
-            self.merge = Some(std::mem::replace(m, Merge::empty()));
-            return Ok(());
+            return Ok(false);
         }
         let out = m.out.take().expect("begun");
         let first = m.inputs.iter().map(|r| r.first_seq).min().unwrap_or(0);
@@ -355,7 +353,7 @@ impl Maintainer {
         runs.sort_by_key(|r| r.id);
         self.index.publish(runs);
         self.dropping.extend(gone);
-        Ok(())
+        Ok(true)
     }
 
     /// Mark live runs dropped; an error (the transaction not committed) if

@@ -121,11 +121,6 @@ impl Run {
         Ok(Probe::Absent)
     }
 
-    /// The first id of chunk `n`.
-    pub fn fence(&self, n: usize) -> KeyId {
-        self.fences[n]
-    }
-
     /// Bytes held in memory.
     pub fn bytes(&self) -> usize {
         self.bloom.bytes() + self.fences.len() * 16
@@ -199,16 +194,6 @@ impl RunWriter {
             keys: 0,
             last: None,
         })
-    }
-
-    /// Keys pushed so far.
-    pub fn keys(&self) -> u64 {
-        self.keys
-    }
-
-    /// Chunks written so far.
-    pub fn chunks(&self) -> u32 {
-        self.chunks
     }
 
     pub fn push(&mut self, conn: &Connection, id: KeyId, seq: u64) -> Result<(), StoreError> {

@@ -211,6 +211,10 @@ fn a_crash_mid_merge_leaves_a_half_written_run_that_the_next_start_removes() {
     let runs = log.index.runs();
     assert_eq!(runs.len(), 1);
     assert_eq!((runs[0].level, runs[0].keys), (1, all.len() as u64));
+    // Memory for the run: its filter (12 bits a key, in whole 64-byte
+    // blocks) and its fences (16 bytes a chunk of 160), about 1.6 bytes a key.
+    let per_key = log.index.run_bytes() as f64 / all.len() as f64;
+    assert!((1.5..1.7).contains(&per_key), "{per_key} bytes a key");
     let (rows, live) = log.parts();
     assert_eq!(rows, live, "the half-written run's rows, and the inputs', are gone");
     log.check(all, 0);

@@ -35,7 +35,9 @@
 //!   before the store's snapshot, so that an answer moving from pending into
 //!   a run is always seen in one or the other. A chunk that is gone (its run
 //!   was merged away since the runs were read) starts the lookup again.
-//! * **Start.** Answers after `covered` (a crash's tail, at most a run's
+//! * **Start.** The live runs are checked against the log, and rebuilt
+//!   from it if a run or a chunk is missing (`key_index/check.rs`). Answers
+//!   after `covered` (a crash's tail, at most a run's
 //!   worth and what was committed meanwhile) are written as runs before the
 //!   server serves ([`catch_up`]); runs left half-written by a crash are
 //!   removed. A database from before this index (migration 14) is caught up
@@ -50,6 +52,7 @@
 //! checked.
 
 pub mod bloom;
+pub mod check;
 pub mod maintain;
 pub mod run;
 

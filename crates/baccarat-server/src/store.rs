@@ -227,9 +227,32 @@ impl SqliteStore {
 
     /// Keep the key index (see [`SqliteStore::index_keys`]) on a thread of
     /// its own, with its own connection to `path`.
+    ///
+    /// First (once) the index is checked against the answer log, and
+    /// rebuilt from it if they disagree ([`SqliteStore::repair_key_index`]).
     pub fn maintain_keys_in_background(&mut self, path: &Path, retention_ms: u64) -> Result<(), StoreError> {
+        if self.keys.is_none() {
+            if let Some(problem) = self.repair_key_index(retention_ms)? {
+                eprintln!("warning: the key index is rebuilt from the answer log: {problem}");
+            }
+        }
         let index = self.index_keys()?;
         crate::key_index::Maintainer::spawn(path, index, retention_ms)
+    }
+
+    /// Check the key index against the answer log (`key_index/check.rs`)
+    /// and, if they disagree, drop its runs so that [`SqliteStore::index_keys`]
+    /// indexes the whole log again. Gives what was wrong. Before the index
+    /// is in use only.
+    pub fn repair_key_index(&mut self, retention_ms: u64) -> Result<Option<String>, StoreError> {
+        if self.keys.is_some() {
+            return Err(StoreError::Corrupt("the key index is checked before it is in use".into()));
+        }
+        let problem = crate::key_index::check::check(&self.conn, retention_ms)?;
+        if problem.is_some() {
+            crate::key_index::check::drop_all(&mut self.conn)?;
+        }
+        Ok(problem)
     }
 
     /// Direct access for tests that tamper with the file as an attacker would.

@@ -89,6 +89,8 @@ impl Log {
     /// lost) and start again as a server does.
     fn crash_and_restart(&mut self) {
         self.store = SqliteStore::open(&self.path).unwrap();
+        let problem = self.store.repair_key_index(self.retention_ms).unwrap();
+        assert_eq!(problem, None, "an honest index passes its check at a start");
         self.index = self.store.index_keys().unwrap();
         self.maintainer =
             Maintainer::new(Connection::open(&self.path).unwrap(), self.index.clone(), self.retention_ms).unwrap();
@@ -241,6 +243,79 @@ fn runs_past_the_retention_window_are_dropped_whole() {
     assert_eq!(rows, live);
     log.check(3..5, hour + 1);
     assert!(log.reader.find_many(&[id(1)], 0).unwrap().is_empty(), "key 1 is forgotten with its run");
+    // A run dropped by expiry is not mistaken for one removed.
+    log.crash_and_restart();
+    log.check(3..5, hour + 1);
+}
+
+/// A forger (or a lost write) removes what the index holds: a whole run, or
+/// one chunk of one. Until the start, the keys in it are not found (a retry
+/// under one would be taken as new); the start's check sees it and indexes
+/// the log again, and every key is found.
+#[test]
+fn a_run_or_a_chunk_removed_from_the_index_is_seen_at_the_start_and_rebuilt() {
+    let hour = 3_600_000;
+    for what in ["run", "chunk", "oldest run", "last run's tail"] {
+        let mut log = Log::new(&format!("forged-{}", what.replace(' ', "-").replace('\'', "")), hour);
+        for r in 0..3u32 {
+            log.answer(&(r * 1_000..(r + 1) * 1_000).collect::<Vec<_>>(), 1_000 + r as u64);
+            log.maintainer.write_pending_now().unwrap();
+        }
+        let runs = log.index.runs();
+        assert_eq!(runs.len(), 3);
+        let c = log.store.connection();
+        let victim = match what {
+            "oldest run" => &runs[0],
+            "last run's tail" => &runs[2],
+            _ => &runs[1],
+        };
+        let hidden = match what {
+            "oldest run" => 0u32,
+            "last run's tail" => 2_000,
+            _ => 1_000,
+        };
+        match what {
+            "chunk" => {
+                // The chunk holding key `hidden`'s entry: any will do, all
+                // of the run's keys are checked below.
+                let n =
+                    c.execute("DELETE FROM key_parts WHERE id = ?1", [run::part(victim.id, run::CHUNK, 3)]).unwrap();
+                assert_eq!(n, 1);
+            }
+            "last run's tail" => {
+                // The last run removed and `covered` left where it was: its
+                // answers lie between the runs and `covered`.
+                let r = run::parts(victim.id);
+                c.execute("DELETE FROM key_parts WHERE id >= ?1 AND id < ?2", [r.start, r.end]).unwrap();
+                c.execute("DELETE FROM key_runs WHERE id = ?1", [victim.id]).unwrap();
+            }
+            _ => {
+                let r = run::parts(victim.id);
+                c.execute("DELETE FROM key_parts WHERE id >= ?1 AND id < ?2", [r.start, r.end]).unwrap();
+                c.execute("DELETE FROM key_runs WHERE id = ?1", [victim.id]).unwrap();
+            }
+        }
+        // The attack works on an index nobody checks: the keys it held are
+        // lost to a process that loads it as it is.
+        let mut plain = SqliteStore::open(&log.path).unwrap();
+        let index = plain.index_keys().unwrap();
+        let reader = KeyReader::open(&log.path, Some(index)).unwrap();
+        let ids: Vec<KeyId> = (hidden..hidden + 1_000).map(id).collect();
+        let lost = reader.find_many(&ids, 0).map(|f| ids.len() - f.len());
+        assert!(!matches!(lost, Ok(0)), "{what}: without the check, keys are lost or the lookup fails");
+        drop((reader, plain));
+        // A start checks it, says what is wrong, and rebuilds.
+        let mut store = SqliteStore::open(&log.path).unwrap();
+        let problem = store.repair_key_index(hour).unwrap();
+        assert!(problem.is_some(), "{what}: the check sees it");
+        log.index = store.index_keys().unwrap();
+        log.store = store;
+        log.reader = KeyReader::open(&log.path, Some(log.index.clone())).unwrap();
+        log.check(0..3_000, 0);
+        assert!(log.store.repair_key_index(hour).is_err(), "not once the index is in use");
+        let mut again = SqliteStore::open(&log.path).unwrap();
+        assert_eq!(again.repair_key_index(hour).unwrap(), None, "{what}: the rebuilt index passes");
+    }
 }
 
 /// A database from before the index (its answers found by a B-tree index on

@@ -265,7 +265,9 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
     }
     // The idempotency keys that left memory are read on this (`keys.rs`),
     // through SQLite's key index, caught up first (`key_index.rs`).
-    let index = store.key_index().map_err(|e| format!("{}: the key index: {e}", db.shown()))?;
+    let index = store
+        .key_index(cfg.key_retention.as_millis() as u64)
+        .map_err(|e| format!("{}: the key index: {e}", db.shown()))?;
     let keys = crate::key_reader::open(&db, index).map_err(|e| format!("{}: {e}", db.shown()))?;
     let users = Arc::new(Users::open_db(&db, cfg.sessions, cfg.clock.clone()).map_err(|e| e.to_string())?);
     let (anchor_path, key_path) = cfg.anchor_paths();
@@ -469,7 +471,10 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
         // Its own read connection: wagers refused without the writer
         // (`http/early.rs`).
         let db = opening.database();
-        let index = opened.store.key_index().map_err(|e| format!("{}: the key index: {e}", db.shown()))?;
+        let index = opened
+            .store
+            .key_index(opening.key_retention.as_millis() as u64)
+            .map_err(|e| format!("{}: the key index: {e}", db.shown()))?;
         let keys = crate::key_reader::open(&db, index).map_err(|e| format!("{}: {e}", db.shown()))?;
         Ok::<_, String>((opened, keys))
     })

@@ -231,13 +231,23 @@ impl SqliteStore {
     /// First (once) the index is checked against the answer log, and
     /// rebuilt from it if they disagree ([`SqliteStore::repair_key_index`]).
     pub fn maintain_keys_in_background(&mut self, path: &Path, retention_ms: u64) -> Result<(), StoreError> {
+        let index = self.index_keys_within(retention_ms)?;
+        crate::key_index::Maintainer::spawn(path, index, retention_ms)
+    }
+
+    /// As [`SqliteStore::index_keys`], as a server starts: first (once) the
+    /// index is checked against the answer log, and rebuilt from it if they
+    /// disagree ([`SqliteStore::repair_key_index`]), with a warning.
+    pub fn index_keys_within(
+        &mut self,
+        retention_ms: u64,
+    ) -> Result<std::sync::Arc<crate::key_index::KeyIndex>, StoreError> {
         if self.keys.is_none() {
             if let Some(problem) = self.repair_key_index(retention_ms)? {
                 eprintln!("warning: the key index is rebuilt from the answer log: {problem}");
             }
         }
-        let index = self.index_keys()?;
-        crate::key_index::Maintainer::spawn(path, index, retention_ms)
+        self.index_keys()
     }
 
     /// Check the key index against the answer log (`key_index/check.rs`)

@@ -76,11 +76,16 @@ impl AnyStore {
         }
     }
 
-    /// SQLite's key index, caught up (`key_index.rs`); PostgreSQL has none
-    /// of its own (its answer log's B-tree index finds keys).
-    pub fn key_index(&mut self) -> Result<Option<std::sync::Arc<crate::key_index::KeyIndex>>, StoreError> {
+    /// SQLite's key index, checked against the log and caught up
+    /// (`key_index.rs`; `retention_ms`, the keys' window, for the check);
+    /// PostgreSQL has none of its own (its answer log's B-tree index finds
+    /// keys).
+    pub fn key_index(
+        &mut self,
+        retention_ms: u64,
+    ) -> Result<Option<std::sync::Arc<crate::key_index::KeyIndex>>, StoreError> {
         match self {
-            AnyStore::Sqlite(s) => s.index_keys().map(Some),
+            AnyStore::Sqlite(s) => s.index_keys_within(retention_ms).map(Some),
             AnyStore::Postgres(_) => Ok(None),
         }
     }

@@ -318,6 +318,29 @@ fn a_run_or_a_chunk_removed_from_the_index_is_seen_at_the_start_and_rebuilt() {
     }
 }
 
+/// A server's start (`serve::open`, through `AnyStore::key_index`) checks
+/// the index: a run removed while the server was down is rebuilt before
+/// any key is looked up.
+#[test]
+fn a_servers_start_checks_the_index_before_it_serves() {
+    let hour = 3_600_000;
+    let mut log = Log::new("start-check", hour);
+    for r in 0..3u32 {
+        log.answer(&(r * 500..(r + 1) * 500).collect::<Vec<_>>(), 1_000 + r as u64);
+        log.maintainer.write_pending_now().unwrap();
+    }
+    let victim = log.index.runs()[1].id;
+    let c = log.store.connection();
+    let r = run::parts(victim);
+    c.execute("DELETE FROM key_parts WHERE id >= ?1 AND id < ?2", [r.start, r.end]).unwrap();
+    c.execute("DELETE FROM key_runs WHERE id = ?1", [victim]).unwrap();
+    let mut store = baccarat_server::store::Db::Sqlite(log.path.clone()).open().unwrap();
+    let index = store.key_index(hour).unwrap().expect("SQLite has a key index");
+    log.reader = KeyReader::open(&log.path, Some(index.clone())).unwrap();
+    log.index = index;
+    log.check(0..1_500, 0);
+}
+
 /// A database from before the index (its answers found by a B-tree index on
 /// the log) is indexed once, at its first start, and the B-tree dropped.
 #[test]

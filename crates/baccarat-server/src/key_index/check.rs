@@ -18,7 +18,8 @@
 //!
 //! On any disagreement every live run is dropped and the whole log is
 //! indexed again ([`super::catch_up`] from seq 0), with a warning: slower
-//! (about 1.4 s a million answers here), never wrong. Not checked: a chunk
+//! (a start of an 8 M-row database, 877 k answers, took 0.96 s rebuilding
+//! against 0.52-0.60 s checking), never wrong. Not checked: a chunk
 //! whose entries were rewritten in place (it hides keys as a deleted chunk
 //! does, and only `verify`-style reading of every entry would see it), and
 //! a run deleted whose seq range lies inside another live run's (a

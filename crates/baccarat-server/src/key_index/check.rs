@@ -21,9 +21,13 @@
 //! (a start of an 8 M-row database, 877 k answers, took 0.96 s rebuilding
 //! against 0.52-0.60 s checking), never wrong. Not checked: a chunk
 //! whose entries were rewritten in place (it hides keys as a deleted chunk
-//! does, and only `verify`-style reading of every entry would see it), and
-//! a run deleted whose seq range lies inside another live run's (a
-//! catch-up run can start a level above older runs, so ranges may nest).
+//! does, and only `verify`-style reading of every entry would see it); a
+//! run deleted whose seq range lies inside another live run's (a catch-up
+//! run can start a level above older runs, so ranges may nest); and a
+//! run's header rewritten to widen its seq range over a deleted one (the
+//! check trusts the headers' ranges). Each of these hides keys, as
+//! deleting answer-log rows always could; none makes a key answer for
+//! another.
 
 use rusqlite::{params, Connection, OptionalExtension};
 

@@ -248,6 +248,13 @@ fn runs_past_the_retention_window_are_dropped_whole() {
     log.check(3..5, hour + 1);
 }
 
+/// Remove a run, its header and every part, as a forger with the file would.
+fn remove_run(c: &Connection, id: i64) {
+    let r = run::parts(id);
+    c.execute("DELETE FROM key_parts WHERE id >= ?1 AND id < ?2", [r.start, r.end]).unwrap();
+    assert_eq!(c.execute("DELETE FROM key_runs WHERE id = ?1", [id]).unwrap(), 1);
+}
+
 /// A forger (or a lost write) removes what the index holds: a whole run, or
 /// one chunk of one. Until the start, the keys in it are not found (a retry
 /// under one would be taken as new); the start's check sees it and indexes
@@ -274,26 +281,15 @@ fn a_run_or_a_chunk_removed_from_the_index_is_seen_at_the_start_and_rebuilt() {
             "last run's tail" => 2_000,
             _ => 1_000,
         };
-        match what {
-            "chunk" => {
-                // The chunk holding key `hidden`'s entry: any will do, all
-                // of the run's keys are checked below.
-                let n =
-                    c.execute("DELETE FROM key_parts WHERE id = ?1", [run::part(victim.id, run::CHUNK, 3)]).unwrap();
-                assert_eq!(n, 1);
-            }
-            "last run's tail" => {
-                // The last run removed and `covered` left where it was: its
-                // answers lie between the runs and `covered`.
-                let r = run::parts(victim.id);
-                c.execute("DELETE FROM key_parts WHERE id >= ?1 AND id < ?2", [r.start, r.end]).unwrap();
-                c.execute("DELETE FROM key_runs WHERE id = ?1", [victim.id]).unwrap();
-            }
-            _ => {
-                let r = run::parts(victim.id);
-                c.execute("DELETE FROM key_parts WHERE id >= ?1 AND id < ?2", [r.start, r.end]).unwrap();
-                c.execute("DELETE FROM key_runs WHERE id = ?1", [victim.id]).unwrap();
-            }
+        if what == "chunk" {
+            // One chunk of the run: any will do, all of the run's keys are
+            // checked below.
+            let n = c.execute("DELETE FROM key_parts WHERE id = ?1", [run::part(victim.id, run::CHUNK, 3)]).unwrap();
+            assert_eq!(n, 1);
+        } else {
+            // The last run's removal leaves `covered` where it was: its
+            // answers lie between the runs and `covered`.
+            remove_run(c, victim.id);
         }
         // The attack works on an index nobody checks: the keys it held are
         // lost to a process that loads it as it is.
@@ -329,11 +325,7 @@ fn a_servers_start_checks_the_index_before_it_serves() {
         log.answer(&(r * 500..(r + 1) * 500).collect::<Vec<_>>(), 1_000 + r as u64);
         log.maintainer.write_pending_now().unwrap();
     }
-    let victim = log.index.runs()[1].id;
-    let c = log.store.connection();
-    let r = run::parts(victim);
-    c.execute("DELETE FROM key_parts WHERE id >= ?1 AND id < ?2", [r.start, r.end]).unwrap();
-    c.execute("DELETE FROM key_runs WHERE id = ?1", [victim]).unwrap();
+    remove_run(log.store.connection(), log.index.runs()[1].id);
     let mut store = baccarat_server::store::Db::Sqlite(log.path.clone()).open().unwrap();
     let index = store.key_index(hour).unwrap().expect("SQLite has a key index");
     log.reader = KeyReader::open(&log.path, Some(index.clone())).unwrap();

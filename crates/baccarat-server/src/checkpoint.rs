@@ -15,8 +15,10 @@
 //! The writer takes one when a shoe starts or ends anywhere and at least
 //! [`shoe_gap`] records were written since the last (ten thousand, or twice
 //! the live state's items if that is more), when
-//! [`MAX_GAP_RECORDS`] were written whatever happened, on request (a clean
-//! shutdown), and after a recovery that replayed a long tail. Cloning the state
+//! [`MAX_GAP_RECORDS`] were written whatever happened (a table settling a
+//! coup in chunks does not hold either back), on request (a clean
+//! shutdown, which waits for every settlement to be recorded), and after a
+//! recovery that replayed a long tail. Cloning the state
 //! is the writer's only cost; once the batch it describes is durable the
 //! committer adds the read model and hands it to a thread of its own
 //! ([`Checkpointer`]), which serialises it straight into the store on its own

@@ -318,8 +318,9 @@ impl Casino {
             }
             Request::Table { table, command, by } => self.staff_command(table, command, by, commit),
             Request::VoidHalted { table, by } => self.void_halted(table, by, commit),
-            // Not while a settlement is recorded in chunks (the engines are
-            // ahead of the log until it is done): ask again shortly.
+            // A clean stop's checkpoint waits for a settlement being recorded
+            // in chunks to end, so that the next start finishes none: ask
+            // again shortly. (Background checkpoints do not wait: `recover.rs`.)
             Request::Checkpoint if self.settling() => {
                 Reply::refused(Code::Settling, "a coup's settlement is being recorded; ask again shortly")
             }

@@ -298,12 +298,19 @@ impl Casino {
         if commit.events.iter().any(|(_, _, e)| matches!(e, Event::ShoeStarted { .. } | Event::ShoeEnded { .. })) {
             self.shoe_boundary = true;
         }
-        // Not while a settlement is recorded in chunks: the engines are ahead
-        // of the log until it is done (`settle.rs`); it is due after.
         let background = !self.checkpointer_busy.get()
             && (self.since_checkpoint >= MAX_GAP_RECORDS
                 || (self.shoe_boundary && self.since_checkpoint >= shoe_gap(self.ledger.live_items())));
-        let due = !self.settling() && (asked || background);
+        // A background one is taken while a coup's settlement is recorded in
+        // chunks: at every batch's end the engine, the holds and the log
+        // agree (`settle.rs`), so the checkpoint is the state a crash there
+        // would replay to, and a start from it finishes the settlement. (It
+        // once waited for no table to be settling; under a load of big coups
+        // some table always was, and a due checkpoint waited in 372 batches
+        // of 373, past its longest gap.) A clean stop's waits for the
+        // settlement to be recorded (`Request::Checkpoint` is refused
+        // meanwhile), so that the next start has nothing to finish.
+        let due = if asked { !self.settling() } else { background };
         if due {
             self.since_checkpoint = 0;
             self.shoe_boundary = false;

@@ -23,8 +23,10 @@
 //! wagers, each wager's postings balance on their own, and the engine makes
 //! exactly the events, in the order, of a settlement made at once (a test
 //! compares them), so at every chunk boundary the ledger and the log agree.
-//! Until the coup's close is recorded its engine refuses commands, the table
-//! refuses wagers with `settling` (retry), and no checkpoint is taken.
+//! Until the coup's close is recorded its engine refuses commands and the table
+//! refuses wagers with `settling` (retry). A background checkpoint may be
+//! taken between chunks (it is the state the log gives there); a clean stop's
+//! waits for the close (`Casino::checkpoint_due`).
 //!
 //! If the server stops between chunks, the log ends inside the coup's
 //! settlement: the replayed engine is in the same state (`State::completed`),

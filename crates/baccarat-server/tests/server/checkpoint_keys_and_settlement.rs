@@ -11,7 +11,38 @@ use baccarat_server::serve::{heads_of, open, Opened};
 use baccarat_server::store::{Commit, Store};
 use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
 
-use super::checkpoint::{clocked, config, deposits, play, server, step};
+use std::collections::BTreeSet;
+
+use baccarat_server::casino::{recover, Keys};
+use baccarat_server::checkpoint;
+use baccarat_server::serve::write_checkpoint;
+use baccarat_server::store::{History, SqliteStore};
+
+use super::checkpoint::{clocked, config, deposits, fingerprint, play, same, server, step};
+
+/// One batch of a settlement in chunks, as the writer makes it: settled,
+/// committed, anchored and folded into the feed.
+fn settle_a_chunk(o: &mut Opened) {
+    let mut commit = Commit::default();
+    o.casino.settle_some(&mut commit);
+    o.store.commit(&commit).unwrap();
+    o.anchors.append(&heads_of(&commit)).unwrap();
+    for (t, seq, e) in &commit.events {
+        o.feed.absorb(*t, *seq, e);
+    }
+}
+
+/// A batch that ends a shoe, past the gap a boundary needs for a live state
+/// of `live` items: a checkpoint is due after it.
+fn boundary(live: u64) -> Commit {
+    use baccarat_server::audit::Record;
+    use baccarat_table::engine::Event;
+    let r = Record { seq: 1, prev: String::new(), body: String::new(), hash: String::new() };
+    let n = baccarat_server::checkpoint::shoe_gap(live) as usize;
+    let mut c = Commit { records: vec![(1, r); n], ..Commit::default() };
+    c.events.push((1, 1, Event::ShoeEnded { shoe: 1, seed: None, reason: "test".into() }));
+    c
+}
 
 /// A key is remembered for its retention window, across a restart, and
 /// forgotten after it.
@@ -166,19 +197,29 @@ fn a_large_settlement_is_recorded_in_chunks_and_finished_after_a_crash() {
     assert!(o.casino.settling(), "5,000 settlements do not fit one chunk");
     let r = step(&mut o, server(6, Command::OpenBetting { no_bet: false, closes_at: None }));
     assert_eq!(r.code(), Some(Code::Settling), "{r:?}");
+    // A clean stop's checkpoint waits for the settlement to be recorded, so
+    // that the next start has none to finish.
     let r = step(&mut o, Request::Checkpoint);
-    assert_eq!(r.code(), Some(Code::Settling), "no checkpoint while the engine is ahead of the log: {r:?}");
+    assert_eq!(r.code(), Some(Code::Settling), "{r:?}");
     // The ledger check accounts for the holds of wagers still to be recorded
     // as settled (loadgen's check, run during a chunked settlement, flagged
     // them as held for no coup).
     let r = step(&mut o, Request::CheckLedger);
     assert!(matches!(&r, Reply::Ledger { ok: true, .. }), "{r:?}");
-    // One chunk more, then a crash: a copy of the files as they are now.
-    let mut commit = Commit::default();
-    o.casino.settle_some(&mut commit);
-    o.store.commit(&commit).unwrap();
-    o.anchors.append(&heads_of(&commit)).unwrap();
+    // One chunk more, and a checkpoint falls due in its batch: a settling
+    // table does not hold it back (under a load of big coups some table is
+    // always settling, and a checkpoint that waited for none was put off
+    // past its longest gap), so it is written mid-settlement.
+    settle_a_chunk(&mut o);
     assert!(o.casino.settling());
+    assert!(o.casino.checkpoint_due(&boundary(o.casino.ledger.live_items()), false), "a checkpoint mid-settlement");
+    write_checkpoint(&mut o.store, &o.anchors, &o.casino, &o.feed).unwrap();
+    let at_checkpoint = fingerprint(&o.casino, &o.feed);
+    // One chunk more, then a crash: a copy of the files as they are now.
+    settle_a_chunk(&mut o);
+    assert!(o.casino.settling());
+    let at_crash = fingerprint(&o.casino, &o.feed);
+    assert_ne!(at_crash, at_checkpoint, "the tail holds a chunk of settlements");
     let (_crashed_dir, crashed) = config("chunks-crashed");
     for suffix in ["", "-wal", ".anchors", ".key"] {
         let from = format!("{}{suffix}", cfg.db.display());
@@ -196,8 +237,27 @@ fn a_large_settlement_is_recorded_in_chunks_and_finished_after_a_crash() {
         o.casino.tables[&6].chain.head(),
         serde_json::to_value(o.casino.ledger.accounts().collect::<Vec<_>>()).unwrap(),
     );
-    // The crashed copy finishes the settlement as it starts.
+    // Recovery from the mid-settlement checkpoint and its tail gives what the
+    // whole history gives, and what the server had in memory at the crash.
+    {
+        let store = SqliteStore::open(&crashed.db).unwrap();
+        let stored = History::latest_checkpoint(&store).unwrap().expect("a checkpoint");
+        let cp = checkpoint::open(&stored, &o.anchors.public_hex()).unwrap();
+        assert!(cp.tables.iter().any(|t| t.id == 6 && t.engine.completed), "taken mid-settlement");
+        let none = BTreeSet::new();
+        let from_cp = recover(&store, Some(cp), Keys::Since(0), &none).unwrap();
+        let full = recover(&store, None, Keys::Since(0), &none).unwrap();
+        let chunk = baccarat_server::casino::settle::CHUNK as u64;
+        assert_eq!(from_cp.tail_records, chunk, "the tail is the one chunk recorded after it");
+        assert!(full.tail_records > 5_000);
+        let a = fingerprint(&from_cp.casino, &from_cp.feed);
+        same(&a, &fingerprint(&full.casino, &full.feed), "the checkpoint and its tail give the whole history");
+        same(&a, &at_crash, "and what the server had in memory");
+    }
+    // The crashed copy starts from that checkpoint and finishes the settlement.
     let again = open(&crashed).unwrap();
+    assert!(again.recovery.from_checkpoint, "{:?}", again.recovery);
+    assert!(again.recovery.tail_records <= 1_000, "{:?}", again.recovery);
     assert!(!again.casino.settling());
     again.casino.ledger.check().unwrap();
     let finished = (

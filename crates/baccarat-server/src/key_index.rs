@@ -44,7 +44,14 @@
 //!   the same way, once, and its old index dropped.
 //!
 //! Memory: each live run's filter and fences (about 1.6 bytes a key in the
-//! retention window) and the pending answers. PostgreSQL keeps its own
+//! retention window) and the pending answers. Pending is bounded: a thread
+//! that cannot write runs (a full disk, a lock it never gets) would
+//! otherwise let it grow by every answer made, about 3 MB a second under
+//! `loadgen`. Past [`MAX_PENDING`] answers the index says it is behind
+//! ([`KeyIndex::behind`]) and the writer takes no new key (each such
+//! request is refused as `unavailable`, naming the thread's last error,
+//! and nothing is remembered), while retries of keys in memory are still
+//! answered; once the thread catches up, keys are taken again. PostgreSQL keeps its own
 //! B-tree index (`pg_store.rs`), which its own storage handles.
 //!
 //! The index is derived from the answer log: every run can be rebuilt from
@@ -57,7 +64,7 @@ pub mod maintain;
 pub mod run;
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rusqlite::{params, Connection};
@@ -74,6 +81,11 @@ pub const RUN_KEYS: usize = 65_536;
 pub const RUN_AGE_MS: u64 = 30_000;
 /// Runs of one level merged into one of the next.
 pub const FANOUT: usize = 8;
+/// Pending answers past which the index is behind and no new key is taken:
+/// sixteen runs' worth, about 60 MB (a healthy thread keeps pending under
+/// about one run; at 50 k answers a second this is 20 s of a thread that
+/// writes nothing).
+pub const MAX_PENDING: usize = 16 * RUN_KEYS;
 
 /// An answer as the index takes it: its key's id, its seq, its time.
 pub type Pending = (KeyId, u64, u64);
@@ -91,13 +103,29 @@ pub type Runs = Arc<Vec<Arc<Run>>>;
 
 /// The index a process shares between the committer (which feeds it), the
 /// maintainer (which writes runs) and the readers.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct KeyIndex {
     pending: Mutex<PendingAnswers>,
     runs: Mutex<Runs>,
     /// The latest answer time seen: a run older than the window by this
     /// clock is dropped.
     newest_ms: AtomicU64,
+    /// Pending answers past which the index is behind ([`MAX_PENDING`]).
+    max_pending: AtomicUsize,
+    /// The maintainer's last error, until it next makes progress.
+    last_error: Mutex<Option<String>>,
+}
+
+impl Default for KeyIndex {
+    fn default() -> KeyIndex {
+        KeyIndex {
+            pending: Mutex::default(),
+            runs: Mutex::default(),
+            newest_ms: AtomicU64::new(0),
+            max_pending: AtomicUsize::new(MAX_PENDING),
+            last_error: Mutex::new(None),
+        }
+    }
 }
 
 impl KeyIndex {
@@ -141,6 +169,32 @@ impl KeyIndex {
     /// Answers in pending.
     pub fn pending(&self) -> usize {
         self.pending.lock().unwrap_or_else(|p| p.into_inner()).rows.len()
+    }
+
+    /// Why no new key may be taken now, if none may: more than the bound's
+    /// answers wait in pending (module docs), the maintainer's last error
+    /// named. Answers already made are still found.
+    pub fn behind(&self) -> Result<(), String> {
+        let (n, max) = (self.pending(), self.max_pending.load(Ordering::Relaxed));
+        if n <= max {
+            return Ok(());
+        }
+        let last = self.last_error.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let why = last.map_or(String::new(), |e| format!(" (its last error: {e})"));
+        Err(format!(
+            "the idempotency key index is behind: {n} answers wait for its thread to write them, more than {max}; \
+             no new key is taken until it catches up{why}"
+        ))
+    }
+
+    /// Set the bound on pending answers (tests; [`MAX_PENDING`] otherwise).
+    pub fn set_max_pending(&self, n: usize) {
+        self.max_pending.store(n, Ordering::Relaxed);
+    }
+
+    /// The maintainer failed a step (`Some`), or made progress (`None`).
+    pub fn note_error(&self, e: Option<String>) {
+        *self.last_error.lock().unwrap_or_else(|p| p.into_inner()) = e;
     }
 
     /// The runs live now.

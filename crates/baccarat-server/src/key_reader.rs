@@ -103,6 +103,10 @@ impl ColdKeys for KeyReader {
     fn find(&self, ids: &[KeyId], since_ms: u64) -> Result<Vec<AnswerRow>, String> {
         self.find_many(ids, since_ms).map_err(|e| e.to_string())
     }
+
+    fn admits(&self) -> Result<(), String> {
+        self.index.behind()
+    }
 }
 
 /// The same reader on PostgreSQL: its own connection, one repeatable-read

@@ -101,6 +101,13 @@ pub trait ColdKeys: Send + Sync + std::fmt::Debug {
     /// The latest answers under `ids` given at or after `since_ms` (those
     /// found), from one snapshot.
     fn find(&self, ids: &[KeyId], since_ms: u64) -> Result<Vec<AnswerRow>, String>;
+
+    /// Whether a key not in memory may be taken as new now: not while the
+    /// store's index of answers is too far behind to keep the answers it has
+    /// yet to index in bounded memory (`key_index.rs`); the reason if not.
+    fn admits(&self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// An answered key in memory.
@@ -382,6 +389,11 @@ impl KeyMemory {
     pub fn find(&mut self, key: &str) -> Result<Option<&Bound>, LedgerError> {
         let id = key_id(key);
         if self.hot_get(&id).is_none() {
+            // New, or left memory: refused while the store's index is
+            // behind (a retry of a key in memory is still answered).
+            if let Some(cold) = &self.cold {
+                cold.admits().map_err(LedgerError::Unavailable)?;
+            }
             // Past the window: forgotten.
             let horizon = self.horizon();
             for g in &mut self.hot {

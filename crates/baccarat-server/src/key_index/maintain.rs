@@ -184,10 +184,11 @@ impl Maintainer {
                     return;
                 }
                 match m.step() {
-                    Ok(true) => {}
+                    Ok(true) => m.index.note_error(None),
                     Ok(false) => std::thread::sleep(std::time::Duration::from_millis(50)),
                     Err(e) => {
                         eprintln!("key index: {e}");
+                        m.index.note_error(Some(e.to_string()));
                         std::thread::sleep(std::time::Duration::from_secs(1));
                     }
                 }

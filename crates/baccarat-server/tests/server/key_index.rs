@@ -416,3 +416,55 @@ fn the_maintainer_writes_beside_a_busy_committer_without_failing() {
     let reader = KeyReader::open(&log.path, Some(log.index.clone())).unwrap();
     assert_eq!(reader.find_many(&ids, 0).unwrap().len(), ids.len(), "every key is found");
 }
+
+/// Pending answers are bounded (`key_index::MAX_PENDING`): a maintainer
+/// that writes no run (here: none runs) would let them grow by every answer
+/// made. Past the bound the server takes no new key, refusing the request
+/// as unavailable and naming the index; a retry of a key in memory is still
+/// answered; once the thread catches up, new keys are taken again, and the
+/// refused request, sent again, is made once.
+#[test]
+fn past_the_pending_bound_no_new_key_is_taken_until_the_index_catches_up() {
+    use super::checkpoint::{config, step};
+    use baccarat_rules::Money;
+    use baccarat_server::casino::{Code, Reply, Request};
+    use baccarat_server::store::AnyStore;
+    use baccarat_table::engine::PlayerId;
+
+    let (_dir, cfg) = config("pending-bound");
+    let mut o = baccarat_server::serve::open(&cfg).unwrap();
+    let AnyStore::Sqlite(store) = &mut o.store else { panic!("the default store is SQLite") };
+    let index = store.index_keys().unwrap();
+    let p = PlayerId(900);
+    let deposit = |key: &str| Request::Deposit { player: p, amount: Money(1_000), key: key.into() };
+    let first = step(&mut o, deposit("a"));
+    assert!(!matches!(first, Reply::Refused { .. }), "{first:?}");
+    // The bound is what pending holds now: the next answer passes it.
+    index.set_max_pending(index.pending());
+    assert!(index.behind().is_ok());
+    let second = step(&mut o, deposit("b"));
+    assert!(!matches!(second, Reply::Refused { .. }), "{second:?}");
+    let why = index.behind().expect_err("one answer past the bound");
+    let balance = o.casino.balance(p).unwrap();
+    assert_eq!(balance.0, Money(2_000));
+
+    let r = step(&mut o, deposit("c"));
+    assert_eq!(r.code(), Some(Code::Unavailable), "{r:?}");
+    let Reply::Refused { message, .. } = &r else { unreachable!() };
+    assert!(message.contains("key index is behind") && message == &why, "{message}");
+    assert_eq!(o.casino.balance(p).unwrap(), balance, "nothing was made");
+    // A retry of a key still in memory is answered as before.
+    assert_eq!(format!("{:?}", step(&mut o, deposit("b"))), format!("{second:?}"));
+    assert_eq!(o.casino.balance(p).unwrap(), balance);
+
+    // The thread writes its runs: keys are taken again, and the refused
+    // request, sent again, is made once.
+    let mut m = Maintainer::new(Connection::open(&cfg.db).unwrap(), index.clone(), 3_600_000).unwrap();
+    m.write_pending_now().unwrap();
+    assert_eq!(index.pending(), 0);
+    assert!(index.behind().is_ok());
+    let r = step(&mut o, deposit("c"));
+    assert!(!matches!(r, Reply::Refused { .. }), "{r:?}");
+    assert_eq!(format!("{:?}", step(&mut o, deposit("c"))), format!("{r:?}"), "a retry, answered again");
+    assert_eq!(o.casino.balance(p).unwrap().0, Money(3_000));
+}

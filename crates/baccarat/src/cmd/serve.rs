@@ -85,7 +85,7 @@ pub struct ServeArgs {
     lease_ms: Option<u64>,
     /// Milliseconds at most between lines of the anchor file: the heads of
     /// every batch committed since are signed into one line; 0 writes a line
-    /// per batch (always, with PostgreSQL); up to 60000 [default: 250].
+    /// per batch (always, with PostgreSQL); up to 1000 [default: 250].
     #[arg(long, env = "BACCARAT_ANCHOR_EVERY_MS")]
     anchor_every_ms: Option<u64>,
 }
@@ -93,6 +93,9 @@ pub struct ServeArgs {
 /// With PostgreSQL, the anchor and key files' default name (beside it:
 /// `.anchors`, `.key`), in the working directory.
 const POSTGRES_LOCAL: &str = "baccarat-postgres";
+
+/// The longest `--anchor-every-ms` (README: "Anchors").
+const MAX_ANCHOR_EVERY_MS: u64 = 1_000;
 
 /// The `--config` file.
 #[derive(Default, serde::Deserialize)]
@@ -209,7 +212,10 @@ pub fn settings(a: ServeArgs) -> Result<ServeConfig> {
         Duration::from_millis(in_range("lease_ms", a.lease_ms.or(file.lease_ms).unwrap_or(5000), 1000, 600_000)?);
     let every = a.anchor_every_ms.or(file.anchor_every_ms);
     let every = every.unwrap_or(baccarat_server::serve::DEFAULT_ANCHOR_EVERY.as_millis() as u64);
-    cfg.anchor_every = Duration::from_millis(in_range("anchor_every_ms", every, 0, 60_000)?);
+    // At most a second: what a crash leaves unanchored, a forger who can
+    // edit the database may delete unseen (`anchor.rs`), so an operator's
+    // setting may not widen that to a minute (it could, up to 60,000).
+    cfg.anchor_every = Duration::from_millis(in_range("anchor_every_ms", every, 0, MAX_ANCHOR_EVERY_MS)?);
     if let Some(d) = &cfg.web_dir {
         if !d.join("index.html").is_file() {
             bail!("web_dir: {} has no index.html", d.display());
@@ -316,8 +322,13 @@ mod tests {
         assert_eq!(settings(args(Some(f.clone()))).unwrap().anchor_every, Duration::from_secs(1));
         let a = ServeArgs { anchor_every_ms: Some(0), ..args(Some(f.clone())) };
         assert_eq!(settings(a).unwrap().anchor_every, Duration::ZERO, "a flag over the file; 0: a line a batch");
-        let a = ServeArgs { anchor_every_ms: Some(60_001), ..args(None) };
-        assert!(settings(a).unwrap_err().to_string().contains("anchor_every_ms"));
+        let a = ServeArgs { anchor_every_ms: Some(MAX_ANCHOR_EVERY_MS), ..args(None) };
+        assert_eq!(settings(a).unwrap().anchor_every, Duration::from_millis(MAX_ANCHOR_EVERY_MS));
+        for too_long in [MAX_ANCHOR_EVERY_MS + 1, 60_000] {
+            let a = ServeArgs { anchor_every_ms: Some(too_long), ..args(None) };
+            let e = settings(a).unwrap_err().to_string();
+            assert!(e.contains("anchor_every_ms") && e.contains("1000"), "{e}");
+        }
         let _ = std::fs::remove_file(f);
     }
 

@@ -110,6 +110,9 @@ pub struct KeyIndex {
     /// The latest answer time seen: a run older than the window by this
     /// clock is dropped.
     newest_ms: AtomicU64,
+    /// Answers in pending, as last set under its lock: read without it by
+    /// [`KeyIndex::behind`], which the writer asks for every new key.
+    pending_len: AtomicUsize,
     /// Pending answers past which the index is behind ([`MAX_PENDING`]).
     max_pending: AtomicUsize,
     /// The maintainer's last error, until it next makes progress.
@@ -122,6 +125,7 @@ impl Default for KeyIndex {
             pending: Mutex::default(),
             runs: Mutex::default(),
             newest_ms: AtomicU64::new(0),
+            pending_len: AtomicUsize::new(0),
             max_pending: AtomicUsize::new(MAX_PENDING),
             last_error: Mutex::new(None),
         }
@@ -164,6 +168,7 @@ impl KeyIndex {
             p.map.insert(id, seq);
             p.rows.push_back((id, seq, at_ms));
         }
+        self.pending_len.store(p.rows.len(), Ordering::Relaxed);
     }
 
     /// Answers in pending.
@@ -175,7 +180,7 @@ impl KeyIndex {
     /// answers wait in pending (module docs), the maintainer's last error
     /// named. Answers already made are still found.
     pub fn behind(&self) -> Result<(), String> {
-        let (n, max) = (self.pending(), self.max_pending.load(Ordering::Relaxed));
+        let (n, max) = (self.pending_len.load(Ordering::Relaxed), self.max_pending.load(Ordering::Relaxed));
         if n <= max {
             return Ok(());
         }
@@ -256,6 +261,7 @@ impl KeyIndex {
                 p.map.remove(&id);
             }
         }
+        self.pending_len.store(p.rows.len(), Ordering::Relaxed);
     }
 
     /// The first `n` pending answers.

@@ -1,7 +1,7 @@
 //! When the serving server adds a line to the anchor file (`anchor.rs`): the
 //! heads of the batches it commits are kept and signed together, at most a
 //! line every quarter of a second by default, at once before a checkpoint
-//! and at a stop.
+//! and at a stop; and the file moved aside at a checkpoint in a new month.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
@@ -68,6 +68,18 @@ impl Anchoring {
     pub fn mark(&self) -> Result<AnchorMark, AnchorError> {
         let mut log = self.lock();
         log.flush()?;
+        Ok(log.mark())
+    }
+
+    /// As [`Anchoring::mark`], for a checkpoint taken at `at_ms`: first, in
+    /// a new month, the file is moved aside as a segment (`anchor/segments.rs`),
+    /// so the mark describes the new file.
+    pub fn mark_at(&self, at_ms: u64) -> Result<AnchorMark, AnchorError> {
+        let mut log = self.lock();
+        log.flush()?;
+        if let Some(segment) = log.rotate_for(&crate::civil::year_month(at_ms))? {
+            println!("anchors: last month's lines moved to {}", segment.display());
+        }
         Ok(log.mark())
     }
 
@@ -142,6 +154,30 @@ mod tests {
         a.committed(&[head(1, 9)]).unwrap();
         let got = read(&path, None).unwrap();
         assert_eq!((got.lines, got.heads[&2].0, got.heads[&1].0), (3, 7, 9));
+    }
+
+    /// A checkpoint in a later month than the file began moves the file
+    /// aside first, so its mark describes the new file.
+    #[test]
+    fn a_checkpoint_in_a_new_month_rotates_the_file_before_its_mark() {
+        let tmp = Tmp::new();
+        let path = tmp.0.join("db.anchors");
+        let oct_31 = 1_793_491_199_000; // 2026-10-31 23:59:59 UTC
+        let mut log = AnchorLog::open(&path, tmp.key("db.key")).unwrap();
+        log.begin(&crate::civil::year_month(oct_31)).unwrap();
+        let a = Anchoring::start(log, Duration::from_secs(3600));
+        a.committed(&[head(1, 3)]).unwrap();
+        let in_october = a.mark_at(oct_31).unwrap();
+        assert_eq!(in_october.seq, 2);
+        assert!(!tmp.0.join("db.anchors.2026-10").exists());
+        a.committed(&[head(1, 4)]).unwrap();
+        let in_november = a.mark_at(oct_31 + 1000).unwrap();
+        assert!(tmp.0.join("db.anchors.2026-10").exists());
+        assert_eq!((in_november.seq, in_november.start), (4, 0), "the new file's carry line, after the waiting line");
+        assert_eq!(in_november.heads[&1].0, 4);
+        let (all, span) = crate::anchor::read_all(&path, None).unwrap();
+        assert_eq!((all.lines, span.files.len()), (4, 2));
+        assert_eq!(crate::anchor::read_at(&path, None, Some(&in_november)).unwrap().heads, all.heads);
     }
 
     #[test]

@@ -294,6 +294,8 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
         None
     };
     let mut anchors = AnchorLog::open_at(&anchor_path, key, mark.as_ref()).map_err(|e| e.to_string())?;
+    // A new file begins with a carry line naming its month (`anchor/segments.rs`).
+    anchors.begin(&crate::civil::year_month((cfg.clock)())).map_err(|e| e.to_string())?;
     if History::tables(&store).map_err(|e| e.to_string())?.is_empty() {
         let mut c = Casino::new();
         c.ceiling = cfg.ceiling;
@@ -542,7 +544,8 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
             let mut now = None;
             if let Some(mut cp) = commit.checkpoint.take() {
                 cp.feed = Some(f.state());
-                cp.anchor = Some(anchoring.mark().unwrap_or_else(|e| crate::anchoring::stop_unanchored(&e)));
+                let mark = anchoring.mark_at(cp.at_ms);
+                cp.anchor = Some(mark.unwrap_or_else(|e| crate::anchoring::stop_unanchored(&e)));
                 if commit.checkpoint_asked {
                     now = Some(crate::checkpoint::WriteNow { checkpoint: cp, key: stop_key.clone() });
                 } else {

@@ -335,6 +335,7 @@ pub(super) async fn verify(State(s): State<AppState>, Auth(sess, _): Auth) -> Re
         "problems": f.problems,
         "voids": f.voids,
         "unanchored": f.unanchored,
+        "notes": f.notes,
         "anchor_key": public,
     })))
 }

@@ -59,6 +59,7 @@ pub(super) fn operations() -> Vec<Operation> {
                 ("problems", array(string())),
                 ("voids", array(json!({ "type": "object" }))),
                 ("unanchored", array(string())),
+                ("notes", array(string())),
                 ("anchor_key", nullable(string())),
             ]),
         );

@@ -53,9 +53,9 @@
 //! The anchor file is read before the read transaction starts: the server
 //! signs a head only after its records are committed, so every head signed is
 //! in the snapshot read, and a live database verifies without false cuts (its
-//! newest records show as unanchored). (`anchor::read` reads that file whole,
-//! a line per committed batch: the one part that still grows with history,
-//! about 18 bytes a record.)
+//! newest records show as unanchored). It is read with every segment of it
+//! still beside it (`anchor::read_all`): the one part read here that grows
+//! with the history kept, a month of it in each segment.
 //!
 //! What grows with the differences found is the list of them: the
 //! reconciliation lists at most `reconcile::SHOWN` of each kind per chain.
@@ -132,6 +132,10 @@ pub struct Findings {
     /// server that stops cleanly leaves none, so these come from a crash
     /// between a commit and its anchor line — or were added outside the server.
     pub unanchored: Vec<String>,
+    /// What the inspector should know that is not a difference: the anchor
+    /// lines whose segments are not here (moved to cold storage, or destroyed
+    /// after their retention: `anchor/segments.rs`).
+    pub notes: Vec<String>,
 }
 
 /// A coup voided once its cards were out.
@@ -179,13 +183,14 @@ pub fn verify_file(
     let conn = crate::scan::open_read_only(db).map_err(|e| format!("{}: {e}", db.display()))?;
     let path = anchors.map(Into::into).unwrap_or_else(|| crate::anchor::default_paths(db).0);
     // The anchors first, then the database as it is now (see the module doc).
-    let (anchored, unread) = if path.exists() {
-        match crate::anchor::read(&path, pinned) {
-            Ok(a) => (Some(a), None),
-            Err(e) => (None, Some(format!("anchors: {e}"))),
+    // Every segment of it still here too, as one chain of lines.
+    let (anchored, unread, span) = if path.exists() {
+        match crate::anchor::read_all(&path, pinned) {
+            Ok((a, span)) => (Some(a), None, Some(span)),
+            Err(e) => (None, Some(format!("anchors: {e}")), None),
         }
     } else {
-        (None, None)
+        (None, None, None)
     };
     // Archived history is read with the live rows (`archive.rs`); each
     // archive file must be the one registered. A missing one is named, and the
@@ -206,6 +211,14 @@ pub fn verify_file(
         scan.end()?;
         f.problems.extend(unread.clone().or(missing));
         f.problems.extend(archive_problems.iter().cloned());
+        if let Some(s) = span.as_ref().filter(|s| s.first > 1) {
+            f.notes.push(format!(
+                "anchor lines 1 to {} were not read: their segments are not beside {} (moved or destroyed); line {} carries every head they signed",
+                s.first - 1,
+                path.display(),
+                s.first
+            ));
+        }
         Ok(f)
     };
     let f = run().map_err(|e| e.to_string())?;

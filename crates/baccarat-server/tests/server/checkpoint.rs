@@ -318,9 +318,11 @@ fn a_start_from_a_checkpoint_reads_only_the_anchor_lines_after_it() {
     drop(o);
     let (anchor_path, _) = cfg.anchor_paths();
     let text = std::fs::read_to_string(&anchor_path).unwrap();
-    // Alter the first line (a forger's edit of old history, same length).
-    let first_end = text.find('\n').unwrap();
-    let at = text[..first_end].find("\"len\":").unwrap() + 6;
+    // Alter the first line that names a head (a forger's edit of old history,
+    // same length; the file's first line is its carry line, naming none yet).
+    assert!(text.starts_with("{\"seq\":1,") && text.lines().next().unwrap().contains("\"carry\":"));
+    let at = text.find("\"len\":").unwrap() + 6;
+    assert!(at < text.find("\"seq\":3,").unwrap(), "on line 2");
     let mut altered = text.clone().into_bytes();
     altered[at] = if altered[at] == b'9' { b'8' } else { b'9' };
     std::fs::write(&anchor_path, &altered).unwrap();

@@ -3,6 +3,7 @@
 //! its process's memory) and `fuzz/` stay binaries of their own.
 //! proptest keeps failing seeds in `../proptest-regressions/<file>.txt`.
 
+mod anchor_segments;
 mod archive;
 mod attack;
 mod casino;

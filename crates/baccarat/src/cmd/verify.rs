@@ -74,6 +74,7 @@ pub fn run_verify(a: VerifyArgs) -> Result<()> {
             "problems": f.problems,
             "voids": f.voids,
             "unanchored": f.unanchored,
+            "notes": f.notes,
         });
         println!("{out}");
         if f.problems.is_empty() {
@@ -117,6 +118,9 @@ pub fn run_verify(a: VerifyArgs) -> Result<()> {
     }
     for u in &f.unanchored {
         println!("NOTE: {u} (a crash between a commit and its anchor, or records added outside the server)");
+    }
+    for n in &f.notes {
+        println!("NOTE: {n}");
     }
     if f.problems.is_empty() {
         println!("verified: every chain and anchor, card, result, settlement, ledger balance and transfer agrees");

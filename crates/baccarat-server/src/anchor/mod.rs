@@ -19,6 +19,11 @@
 //! `"baccarat-anchor-v1" ‖ the line without its sig field` (i.e. the object up to
 //! `"heads":[..]}`). A line must be byte-for-byte in this canonical form.
 //!
+//! A *carry line* has `"carry":"YYYY-MM"` after `public`: it begins a file
+//! (a segment: the file is moved aside each month, `segments.rs`), names the
+//! month it began, and its `heads` are every head anchored so far, so the
+//! file can be verified without the segments before it.
+//!
 //! What an anchor proves: that the holder of the key saw each named chain reach
 //! that length and head. Without the key, lines cannot be altered, removed from
 //! the middle, reordered or added. What it does not prove:
@@ -40,7 +45,10 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 use baccarat_table::shuffle::hex;
+
+mod segments;
 use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
+pub use segments::{read_all, Span};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -60,6 +68,8 @@ pub enum AnchorError {
     BadPinned(String),
     #[error("{}: an earlier write failed and could not be undone; reopen the log", .0.display())]
     Poisoned(PathBuf),
+    #[error("{}: {what}", .path.display())]
+    Segments { path: PathBuf, what: String },
 }
 
 fn io_err(path: &Path, source: io::Error) -> AnchorError {
@@ -153,6 +163,9 @@ struct Line {
     seq: u64,
     prev: String,
     public: String,
+    /// On a carry line only: the month its file began (`YYYY-MM`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    carry: Option<String>,
     heads: Vec<Head>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     sig: String,
@@ -168,9 +181,10 @@ fn signed_bytes(unsigned: &str) -> Vec<u8> {
     [DOMAIN, unsigned.as_bytes()].concat()
 }
 
-fn render(key: &SigningKey, seq: u64, prev: &[u8; 32], heads: &[Head]) -> String {
+fn render(key: &SigningKey, seq: u64, prev: &[u8; 32], heads: &[Head], carry: Option<&str>) -> String {
     let public = hex(key.verifying_key().as_bytes());
-    let mut line = Line { seq, prev: hex(prev), public, heads: heads.to_vec(), sig: String::new() };
+    let carry = carry.map(str::to_string);
+    let mut line = Line { seq, prev: hex(prev), public, carry, heads: heads.to_vec(), sig: String::new() };
     line.sig = hex(&key.sign(&signed_bytes(&line.json())).to_bytes());
     line.json()
 }
@@ -206,18 +220,70 @@ struct From {
     seq: u64,
     last: [u8; 32],
     heads: BTreeMap<u32, (u64, String)>,
+    /// Whether `heads` are all the heads anchored before line `seq + 1` (not
+    /// so at a file that begins with a carry line, read without the files
+    /// before it: the carry line says what they are).
+    whole: bool,
     /// The byte offset of `bytes` in the file.
     offset: u64,
 }
 
 impl From {
     fn start() -> From {
-        From { seq: 0, last: [0u8; 32], heads: BTreeMap::new(), offset: 0 }
+        From { seq: 0, last: [0u8; 32], heads: BTreeMap::new(), whole: true, offset: 0 }
+    }
+}
+
+/// `YYYY-MM`, as a carry line names its month.
+fn is_month(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 7 && b[4] == b'-' && b.iter().enumerate().all(|(i, c)| i == 4 || c.is_ascii_digit())
+}
+
+/// How a file begins: where a scan of it from its start begins, and the
+/// month its carry line names (none for a file begun before segments).
+struct FileStart {
+    from: From,
+    month: Option<String>,
+}
+
+/// Read the first line of `file` (seeking to its start; the position after
+/// is unspecified). A file that begins at line 1 is scanned from nothing; one
+/// that begins later must begin with a carry line, which names every head
+/// anchored before it. A first line that cannot be read as a line is left
+/// for the scan to name.
+fn first_line(path: &Path, file: &mut File) -> Result<FileStart, AnchorError> {
+    use std::io::{BufRead, Seek, SeekFrom};
+    file.seek(SeekFrom::Start(0)).map_err(|e| io_err(path, e))?;
+    let mut buf = Vec::new();
+    io::BufReader::new(&*file).read_until(b'\n', &mut buf).map_err(|e| io_err(path, e))?;
+    let start = FileStart { from: From::start(), month: None };
+    if buf.pop() != Some(b'\n') {
+        return Ok(start);
+    }
+    let Ok(line) = serde_json::from_slice::<Line>(&buf) else { return Ok(start) };
+    match (line.seq, line.carry, unhex::<32>(&line.prev)) {
+        (0 | 1, month, _) => Ok(FileStart { month, ..start }),
+        (seq, Some(month), Some(last)) => Ok(FileStart {
+            from: From { seq: seq - 1, last, heads: BTreeMap::new(), whole: false, offset: 0 },
+            month: Some(month),
+        }),
+        (seq, None, _) => Err(AnchorError::BadLine {
+            path: path.into(),
+            line: seq,
+            what: format!(
+                "the file begins at line {seq}, not at a carry line: the lines before it are gone, or in another file"
+            ),
+        }),
+        (_, Some(_), None) => Ok(start),
     }
 }
 
 struct Scan {
     anchored: Anchored,
+    /// The month the file began, from its carry line (none for a file begun
+    /// before segments).
+    month: Option<String>,
     /// Where the last complete line starts.
     start: u64,
     /// SHA-256 of the last complete line.
@@ -236,6 +302,8 @@ fn scan_lines(
     from: From,
 ) -> Result<Scan, AnchorError> {
     let mut anchored = Anchored { heads: from.heads, lines: from.seq, public: String::new() };
+    let mut whole = from.whole;
+    let mut month = None;
     let mut last = from.last;
     let mut at = from.offset;
     let mut start = from.offset;
@@ -271,11 +339,24 @@ fn scan_lines(
         if sig.is_none_or(|sig| key.verify_strict(&signed_bytes(&line.json()), &sig).is_err()) {
             return Err(bad("bad signature (the line was altered)"));
         }
-        for h in line.heads {
+        for h in &line.heads {
             if unhex::<32>(&h.head).is_none() {
                 return Err(bad(&format!("table {}: head is not 64 hex digits", h.table)));
             }
-            anchored.heads.insert(h.table, (h.len, h.head));
+        }
+        let heads = line.heads.into_iter().map(|h| (h.table, (h.len, h.head)));
+        if let Some(m) = line.carry {
+            if !is_month(&m) {
+                return Err(bad("`carry` is not a month (YYYY-MM)"));
+            }
+            let carried: BTreeMap<u32, (u64, String)> = heads.collect();
+            if whole && carried != anchored.heads {
+                return Err(bad("a carry line must name every head anchored before it, as it stood"));
+            }
+            anchored.heads = carried;
+            (whole, month) = (true, Some(m));
+        } else {
+            anchored.heads.extend(heads);
         }
         last = Sha256::digest(raw).into();
         anchored.lines = n;
@@ -283,7 +364,7 @@ fn scan_lines(
         at += raw.len() as u64 + 1;
     }
     anchored.public = trusted.map(|k| hex(k.as_bytes())).unwrap_or_default();
-    Ok(Scan { anchored, start, last, complete: at })
+    Ok(Scan { anchored, month, start, last, complete: at })
 }
 
 /// Whether a mark describes this file (its last line where it says, with its
@@ -302,7 +383,7 @@ fn after_mark(file: &mut File, mark: &AnchorMark) -> io::Result<Option<From>> {
     if line.pop() != Some(b'\n') || <[u8; 32]>::from(Sha256::digest(&line)) != last {
         return Ok(None);
     }
-    Ok(Some(From { seq: mark.seq, last, heads: mark.heads.clone(), offset: mark.len }))
+    Ok(Some(From { seq: mark.seq, last, heads: mark.heads.clone(), whole: true, offset: mark.len }))
 }
 
 /// Scan `file` from `mark` if it describes the file, else from the start.
@@ -314,6 +395,7 @@ fn scan_file(
 ) -> Result<Scan, AnchorError> {
     use std::io::{Seek, SeekFrom};
     let io = |e| io_err(path, e);
+    let start = first_line(path, file)?;
     let from = match mark {
         Some(m) => after_mark(file, m).map_err(io)?,
         None => None,
@@ -322,10 +404,11 @@ fn scan_file(
         Some(f) => f,
         None => {
             file.seek(SeekFrom::Start(0)).map_err(io)?;
-            From::start()
+            start.from
         }
     };
-    scan_lines(path, io::BufReader::new(&*file), trusted, from)
+    let scan = scan_lines(path, io::BufReader::new(&*file), trusted, from)?;
+    Ok(Scan { month: scan.month.clone().or(start.month), ..scan })
 }
 
 /// The anchor file, open for appending.
@@ -344,6 +427,8 @@ pub struct AnchorLog {
     poisoned: bool,
     /// Heads committed but not yet signed into a line ([`AnchorLog::stage`]).
     staged: BTreeMap<u32, Head>,
+    /// The month this file began, from its carry line (`segments.rs`).
+    month: Option<String>,
 }
 
 impl AnchorLog {
@@ -359,6 +444,8 @@ impl AnchorLog {
     /// this file (a start from a checkpoint); else the whole file.
     pub fn open_at(path: &Path, key: AnchorKey, mark: Option<&AnchorMark>) -> Result<AnchorLog, AnchorError> {
         let io = |e| io_err(path, e);
+        segments::finish_rotation(path).map_err(io)?;
+        segments::refuse_orphaned(path)?;
         let mut file = OpenOptions::new().read(true).append(true).create(true).open(path).map_err(io)?;
         let scan = scan_file(path, &mut file, Some(key.key.verifying_key()), mark)?;
         if scan.complete < file.metadata().map_err(io)?.len() {
@@ -376,6 +463,7 @@ impl AnchorLog {
             heads: scan.anchored.heads,
             poisoned: false,
             staged: BTreeMap::new(),
+            month: scan.month,
         })
     }
 
@@ -391,11 +479,16 @@ impl AnchorLog {
         if heads.is_empty() {
             return Ok(());
         }
+        self.append_line(heads, None)
+    }
+
+    /// Append one line, a carry line when `carry` names a month.
+    fn append_line(&mut self, heads: &[Head], carry: Option<&str>) -> Result<(), AnchorError> {
         if self.poisoned {
             return Err(AnchorError::Poisoned(self.path.clone()));
         }
         debug_assert!(heads.iter().all(|h| unhex::<32>(&h.head).is_some()), "heads are 64 lower-case hex");
-        let line = render(&self.key.key, self.seq + 1, &self.last, heads);
+        let line = render(&self.key.key, self.seq + 1, &self.last, heads, carry);
         let bytes = format!("{line}\n");
         if let Err(e) = self.file.write_all(bytes.as_bytes()).and_then(|()| self.file.flush()) {
             // Cut a partial write off, lest the next line follow a torn one.
@@ -450,6 +543,8 @@ impl AnchorLog {
 /// should report it: a forger could have replaced file and key together. Any
 /// bad signature, broken `prev` link, wrong seq, unparsable line or key mismatch
 /// is an error naming the line; a torn last line (no newline) is ignored.
+/// Only this file is read: when it begins with a carry line, that line's
+/// heads stand for the segments before it ([`read_all`] reads those too).
 pub fn read(path: &Path, pinned: Option<&str>) -> Result<Anchored, AnchorError> {
     read_at(path, pinned, None)
 }
@@ -581,7 +676,7 @@ pub(crate) mod tests {
         // Line 2 re-signed by another key, with the right seq and prev.
         let other = tmp.key("other.key");
         let mut resigned = orig.clone();
-        resigned[1] = render(&other.key, 2, &Sha256::digest(&orig[0]).into(), &[head(1, 5)]);
+        resigned[1] = render(&other.key, 2, &Sha256::digest(&orig[0]).into(), &[head(1, 5)], None);
         write_lines(&path, &resigned);
         let (line, msg) = bad_line(read(&path, None));
         assert!(line == 2 && msg.contains("signed by key"), "{msg}");

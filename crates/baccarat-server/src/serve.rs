@@ -85,6 +85,11 @@ pub struct ServeConfig {
     /// the batches committed since are signed together (`anchor::Anchoring`).
     /// Zero: a line per batch, as under a lease (PostgreSQL) whatever this says.
     pub anchor_every: Duration,
+    /// Begin a new anchor file although the database holds a casino (the
+    /// old file is lost for good): `serve --new-anchor-file`, for one start.
+    /// Without it such a start is refused, lest a forger who deleted the
+    /// file have the server sign whatever the database now says.
+    pub new_anchor_file: bool,
 }
 
 impl std::fmt::Debug for ServeConfig {
@@ -108,6 +113,7 @@ impl std::fmt::Debug for ServeConfig {
             .field("advertise", &self.advertise)
             .field("lease", &self.lease)
             .field("anchor_every", &self.anchor_every)
+            .field("new_anchor_file", &self.new_anchor_file)
             .finish_non_exhaustive()
     }
 }
@@ -136,6 +142,7 @@ impl ServeConfig {
             advertise: None,
             lease: Duration::from_secs(5),
             anchor_every: DEFAULT_ANCHOR_EVERY,
+            new_anchor_file: false,
         }
     }
 
@@ -288,6 +295,19 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
         },
     };
     let mark = checkpoint.as_ref().and_then(|c| c.anchor.clone());
+    // A casino with no anchor file (or an empty one) is not signed anew
+    // silently: a forger who cut its chains and deleted the file would have
+    // the server sign the cut as if nothing had been there.
+    let lost = std::fs::metadata(&anchor_path).map_or(true, |m| m.len() == 0);
+    let has_casino = !History::tables(&store).map_err(|e| e.to_string())?.is_empty();
+    if lost && has_casino && !cfg.new_anchor_file {
+        return Err(format!(
+            "{}: the anchor file is missing or empty, but the database holds a casino: restore the file from a copy; \
+             if it is lost for good, start once with --new-anchor-file, which begins a new one signing every chain as it \
+             now stands (what the old file signed is then not checked)",
+            anchor_path.display()
+        ));
+    }
     let anchored = if anchor_path.exists() {
         Some(crate::anchor::read_at(&anchor_path, Some(&public), mark.as_ref()).map_err(|e| e.to_string())?)
     } else {
@@ -296,7 +316,7 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
     let mut anchors = AnchorLog::open_at(&anchor_path, key, mark.as_ref()).map_err(|e| e.to_string())?;
     // A new file begins with a carry line naming its month (`anchor/segments.rs`).
     anchors.begin(&crate::civil::year_month((cfg.clock)())).map_err(|e| e.to_string())?;
-    if History::tables(&store).map_err(|e| e.to_string())?.is_empty() {
+    if !has_casino {
         let mut c = Casino::new();
         c.ceiling = cfg.ceiling;
         c.clock = cfg.clock.clone();
@@ -355,8 +375,11 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
             eprintln!("table {table} is not served: {why}");
         }
         skip = cut.into_keys().collect();
-    } else if History::head(&store, crate::audit::CASINO_CHAIN).map_err(|e| e.to_string())?.is_some() {
-        eprintln!("warning: no anchor file at {}; the chains are anchored from now on", anchor_path.display());
+    } else if lost {
+        eprintln!(
+            "warning: --new-anchor-file: beginning a new anchor file at {}; every chain is signed as it now stands",
+            anchor_path.display()
+        );
     }
     let retention = cfg.key_retention.as_millis() as u64;
     // No idempotency key is read into memory: each is found in the store
@@ -386,6 +409,16 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
     }
     let resumed = c.resume_interrupted(&mut commit);
     commit_anchored(&mut store, &mut anchors, &commit)?;
+    if lost {
+        // The new file's first heads: every chain, as recovered.
+        let chains = std::iter::once((crate::audit::CASINO_CHAIN, &c.chain));
+        let chains = chains.chain(c.tables.values().map(|t| (t.id, &t.chain)));
+        let heads: Vec<Head> = chains
+            .filter(|(_, ch)| !ch.is_empty())
+            .map(|(table, ch)| Head { table, len: ch.len(), head: ch.head() })
+            .collect();
+        anchors.append(&heads).map_err(|e| e.to_string())?;
+    }
     for (table, seq, e) in &commit.events {
         feed.absorb(*table, *seq, e);
     }

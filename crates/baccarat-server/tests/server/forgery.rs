@@ -624,3 +624,39 @@ fn limitation_a_deposit_appended_past_the_last_anchor_is_not_caught() {
     assert_eq!(f.unanchored.len(), 1, "{:?}", f.unanchored);
     assert!(f.unanchored[0].starts_with("the casino's chain: records"), "{:?}", f.unanchored);
 }
+
+/// A forger who deletes table 1's last coup (records, transfers, answers,
+/// balances made to match) and the anchor file, then waits for a restart:
+/// the server used to begin a new anchor file with a warning, signing the
+/// cut chains as if nothing had been there, and `verify` then passed. A
+/// database that holds a casino with no anchor file (or an empty one) now
+/// stops the start, naming it; an operator whose file is truly lost begins
+/// a new one knowingly (`new_anchor_file`), and it signs every chain's head
+/// as the start found it, at once.
+#[test]
+fn a_deleted_anchor_file_stops_the_start_instead_of_laundering_a_cut() {
+    let copy = Forged::new();
+    let c = copy.sql();
+    delete_last_coup(&c, true);
+    drop(c);
+    std::fs::remove_file(copy.anchors()).unwrap();
+    let err = open(&cfg(copy.db.clone())).err().expect("refused");
+    assert!(
+        err.contains("casino.db.anchors: the anchor file is missing or empty") && err.contains("--new-anchor-file"),
+        "{err}"
+    );
+    assert!(!copy.anchors().exists(), "no file begun");
+    std::fs::write(copy.anchors(), "").unwrap();
+    assert!(open(&cfg(copy.db.clone())).err().expect("refused").contains("missing or empty"));
+    let knowingly = ServeConfig { new_anchor_file: true, ..cfg(copy.db.clone()) };
+    let o = open(&knowingly).unwrap();
+    let tables: Vec<u32> = o.casino.tables.keys().copied().collect();
+    drop(o);
+    let (f, _) = verify_file(&copy.db, None, None).unwrap();
+    assert!(f.problems.is_empty(), "{:?}", f.problems);
+    assert!(f.unanchored.is_empty(), "every head signed at the start: {:?}", f.unanchored);
+    let anchored = baccarat_server::anchor::read(&copy.anchors(), None).unwrap();
+    let mut want = vec![0];
+    want.extend(tables);
+    assert_eq!(anchored.heads.keys().copied().collect::<Vec<_>>(), want);
+}

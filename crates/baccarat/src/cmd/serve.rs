@@ -88,6 +88,13 @@ pub struct ServeArgs {
     /// per batch (always, with PostgreSQL); up to 1000 [default: 250].
     #[arg(long, env = "BACCARAT_ANCHOR_EVERY_MS")]
     anchor_every_ms: Option<u64>,
+    /// Begin a new anchor file although the database holds a casino: only
+    /// when the old file is lost for good (a start without the file is
+    /// otherwise refused). Every chain is signed as it now stands; what the
+    /// old file signed is not checked. For one start: not an environment
+    /// variable or a `--config` key.
+    #[arg(long)]
+    new_anchor_file: bool,
 }
 
 /// With PostgreSQL, the anchor and key files' default name (beside it:
@@ -216,6 +223,7 @@ pub fn settings(a: ServeArgs) -> Result<ServeConfig> {
     // edit the database may delete unseen (`anchor.rs`), so an operator's
     // setting may not widen that to a minute (it could, up to 60,000).
     cfg.anchor_every = Duration::from_millis(in_range("anchor_every_ms", every, 0, MAX_ANCHOR_EVERY_MS)?);
+    cfg.new_anchor_file = a.new_anchor_file;
     if let Some(d) = &cfg.web_dir {
         if !d.join("index.html").is_file() {
             bail!("web_dir: {} has no index.html", d.display());
@@ -255,6 +263,7 @@ mod tests {
             advertise: None,
             lease_ms: None,
             anchor_every_ms: None,
+            new_anchor_file: false,
         }
     }
 

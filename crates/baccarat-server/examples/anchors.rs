@@ -3,8 +3,9 @@
 //! anchors -- [LINES]`. It writes LINES signed lines (three chains' heads
 //! each, as a busy batch names them) to a file in the temp dir, takes a mark
 //! at the end (as a checkpoint would), appends 1,000 more, and times
-//! `anchor::read` and `AnchorLog::open` over the whole file and from the mark.
-//! One JSON line.
+//! `anchor::read` and `AnchorLog::open` over the whole file and from the mark;
+//! then a month's rotation with 200 tables' heads (`anchor/segments.rs`), and
+//! reading the new file alone and with its segment. One JSON line.
 
 use std::time::Instant;
 
@@ -40,8 +41,21 @@ fn main() {
     let read_mark = time(&|| drop(read_at(&path, Some(&public), Some(&mark)).unwrap()));
     let open_whole = time(&|| drop(AnchorLog::open(&path, AnchorKey::load(&key).unwrap()).unwrap()));
     let open_mark = time(&|| drop(AnchorLog::open_at(&path, AnchorKey::load(&key).unwrap(), Some(&mark)).unwrap()));
+    // A month's rotation on a floor of 200 tables: the carry line names
+    // every head; then a start and `verify --since-checkpoint` read only it.
+    let mut log = AnchorLog::open(&path, AnchorKey::load(&key).unwrap()).unwrap();
+    log.begin("2026-10").unwrap();
+    log.append(&(0..=200).map(|t| head(t, lines)).collect::<Vec<_>>()).unwrap();
+    let t = Instant::now();
+    log.rotate_for("2026-11").unwrap().expect("rotated");
+    let rotate_s = t.elapsed().as_secs_f64();
+    let carry_bytes = std::fs::metadata(&path).unwrap().len();
+    drop(log);
+    let read_live = time(&|| drop(read(&path, Some(&public)).unwrap()));
+    let read_all = time(&|| drop(baccarat_server::anchor::read_all(&path, Some(&public)).unwrap()));
     println!(
-        "{{\"lines\":{},\"bytes\":{size},\"write_s\":{write_s:.3},\"start_whole_s\":{:.3},\"start_from_mark_s\":{:.4}}}",
+        "{{\"lines\":{},\"bytes\":{size},\"write_s\":{write_s:.3},\"start_whole_s\":{:.3},\"start_from_mark_s\":{:.4},\
+         \"rotate_s\":{rotate_s:.4},\"carry_bytes\":{carry_bytes},\"read_after_rotation_s\":{read_live:.4},\"read_all_s\":{read_all:.3}}}",
         lines + 1000,
         read_whole + open_whole,
         read_mark + open_mark

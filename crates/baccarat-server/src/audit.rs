@@ -18,6 +18,14 @@ use crate::trust::{Actor, Mode};
 /// The casino's own chain (deposits from the cage), beside the tables' chains.
 pub const CASINO_CHAIN: u32 = 0;
 
+/// Records `from ..= to` of a chain (the casino's is 0), unanchored.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unanchored {
+    pub table: u32,
+    pub from: u64,
+    pub to: u64,
+}
+
 /// What the server records that is not a table engine's event.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
@@ -42,6 +50,11 @@ pub enum CasinoEvent {
     /// serves it from this record on: its `--instance` name and the lease's
     /// epoch, which every later write proves.
     Served { instance: String, epoch: i64 },
+    /// A start found records past the last head the anchor file signed for
+    /// their chains (a crash between a commit and its anchor line, or records
+    /// added outside the server). They are named here before the server signs
+    /// them, so that `verify` still shows them once they are anchored.
+    FoundUnanchored { chains: Vec<Unanchored> },
     /// A player asked for their own limits (`casino/self_limits.rs`): the
     /// whole setting, and when it was asked for (a looser limit is in force a
     /// day later).

@@ -404,6 +404,20 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
     c.clock = cfg.clock.clone();
     c.ledger.set_retention(retention);
     let mut commit = Commit::default();
+    // Named in the casino's chain before this start signs them (with a new
+    // anchor file, every record: none was checked against a signature).
+    if let Some(a) = anchored.clone().or_else(|| lost.then(Default::default)) {
+        let found = c.past_anchors(&a);
+        for u in &found {
+            eprintln!(
+                "note: chain {} records {} to {} were not anchored (a crash between a commit and its anchor line, or records added outside the server); recorded, then signed",
+                u.table, u.from, u.to
+            );
+        }
+        if !found.is_empty() {
+            c.found_unanchored(found, &mut commit);
+        }
+    }
     if let Some(l) = lease {
         c.served(&cfg.instance, l.epoch, &mut commit);
     }

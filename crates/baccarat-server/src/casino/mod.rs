@@ -231,6 +231,24 @@ impl Casino {
         self.casino_event(CasinoEvent::Served { instance: instance.to_string(), epoch }, commit);
     }
 
+    /// A start found these records unanchored (`serve::open`): recorded in
+    /// the casino's chain before they are signed.
+    pub fn found_unanchored(&mut self, chains: Vec<crate::audit::Unanchored>, commit: &mut Commit) {
+        self.casino_event(CasinoEvent::FoundUnanchored { chains }, commit);
+    }
+
+    /// Each chain's records past the head `anchored` signed for it.
+    pub fn past_anchors(&self, anchored: &crate::anchor::Anchored) -> Vec<crate::audit::Unanchored> {
+        let chains = std::iter::once((CASINO_CHAIN, self.chain.len()));
+        let chains = chains.chain(self.tables.values().map(|t| (t.id, t.chain.len())));
+        chains
+            .filter_map(|(table, len)| {
+                let signed = anchored.heads.get(&table).map_or(0, |(l, _)| *l);
+                (len > signed).then_some(crate::audit::Unanchored { table, from: signed + 1, to: len })
+            })
+            .collect()
+    }
+
     /// Fold a record into the players' limits and append it to the casino's
     /// chain; its sequence number.
     fn casino_event(&mut self, e: CasinoEvent, commit: &mut Commit) -> u64 {

@@ -2,7 +2,7 @@
 //! and how it compares with the head the anchor file signed for it.
 
 use crate::anchor::Anchored;
-use crate::audit::{Body, Broken, Chain, CASINO_CHAIN};
+use crate::audit::{Body, Broken, CasinoEvent, Chain, CASINO_CHAIN};
 use crate::reconcile::{Reconciler, Sums};
 use crate::scan::Scan;
 use crate::store::{StoreError, TableRow};
@@ -49,6 +49,7 @@ pub(super) fn walk(
     let mut chain = Chain::new();
     let (mut broken, mut count, mut at_signed): (Option<Broken>, u64, Option<String>) = (None, 0, None);
     let mut unreadable = Vec::new();
+    let mut found_at_start = Vec::new();
     let read = {
         let books = &*books;
         let mut reading = refused.is_none().then(|| books.chain(table));
@@ -75,6 +76,14 @@ pub(super) fn walk(
                 }
             };
             config.feed(&b);
+            if let Some(CasinoEvent::FoundUnanchored { chains }) = &b.casino {
+                found_at_start.extend(chains.iter().map(|u| {
+                    format!(
+                        "{}: records {} to {} were past the last head the anchor file signed when the server started (the casino's record {}), and were signed then",
+                        chain_name(u.table), u.from, u.to, r.seq
+                    )
+                }));
+            }
             if let (Some(x), Some(e)) = (tournaments.as_mut(), &b.casino) {
                 x.feed(r.seq, e, b.by);
             }
@@ -111,6 +120,7 @@ pub(super) fn walk(
     }
     f.records += count as usize;
     f.problems.extend(unreadable);
+    f.unanchored.extend(found_at_start);
     if let Some(x) = tournaments {
         f.problems.extend(x.problems);
         f.problems.extend(check_promotions(scan, &x.promotions, &x.draws));

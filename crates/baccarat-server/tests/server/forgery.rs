@@ -587,7 +587,8 @@ fn limitation_a_cut_coup_with_a_cut_anchor_file_is_not_caught() {
 /// forged record lies past every head it signed. A server stopped cleanly
 /// leaves no record unanchored, so `verify` lists records past the last
 /// anchored head for the inspector (`unanchored`): the forgery is not a
-/// difference, but it is in plain view.
+/// difference, but it is in plain view, and stays so after a restart has
+/// signed it (the start names it in the casino's chain first).
 #[test]
 fn limitation_a_deposit_appended_past_the_last_anchor_is_not_caught() {
     let copy = Forged::new();
@@ -622,7 +623,23 @@ fn limitation_a_deposit_appended_past_the_last_anchor_is_not_caught() {
     assert!(p.is_empty(), "this forgery is now caught; update the test: {p:#?}");
     let (f, _) = verify_file(&copy.db, None, None).unwrap();
     assert_eq!(f.unanchored.len(), 1, "{:?}", f.unanchored);
-    assert!(f.unanchored[0].starts_with("the casino's chain: records"), "{:?}", f.unanchored);
+    let past = format!("the casino's chain: records {seq} to {seq}");
+    assert!(f.unanchored[0].starts_with(&format!("{past} are past the last head")), "{:?}", f.unanchored);
+    // A restart signs every chain as it stands, the forged record with it;
+    // it names what it found unanchored in the casino's chain first, so the
+    // record stays in plain view (it dropped out of `unanchored` before).
+    drop(open(&cfg(copy.db.clone())).unwrap());
+    let (f, _) = verify_file(&copy.db, None, None).unwrap();
+    assert!(f.problems.is_empty(), "{:?}", f.problems);
+    assert_eq!(f.unanchored.len(), 1, "{:?}", f.unanchored);
+    assert!(
+        f.unanchored[0].starts_with(&format!(
+            "{past} were past the last head the anchor file signed when the server started (the casino's record {})",
+            seq + 1
+        )),
+        "{:?}",
+        f.unanchored
+    );
 }
 
 /// A forger who deletes table 1's last coup (records, transfers, answers,
@@ -631,8 +648,9 @@ fn limitation_a_deposit_appended_past_the_last_anchor_is_not_caught() {
 /// cut chains as if nothing had been there, and `verify` then passed. A
 /// database that holds a casino with no anchor file (or an empty one) now
 /// stops the start, naming it; an operator whose file is truly lost begins
-/// a new one knowingly (`new_anchor_file`), and it signs every chain's head
-/// as the start found it, at once.
+/// a new one knowingly (`new_anchor_file`): it signs every chain's head as
+/// the start found it, at once, after the casino's chain has named every
+/// record as found unanchored (none was checked against a signature).
 #[test]
 fn a_deleted_anchor_file_stops_the_start_instead_of_laundering_a_cut() {
     let copy = Forged::new();
@@ -654,7 +672,8 @@ fn a_deleted_anchor_file_stops_the_start_instead_of_laundering_a_cut() {
     drop(o);
     let (f, _) = verify_file(&copy.db, None, None).unwrap();
     assert!(f.problems.is_empty(), "{:?}", f.problems);
-    assert!(f.unanchored.is_empty(), "every head signed at the start: {:?}", f.unanchored);
+    assert_eq!(f.unanchored.len(), tables.len() + 1, "{:?}", f.unanchored);
+    assert!(f.unanchored.iter().all(|u| u.contains("records 1 to ") && u.contains("when the server started")));
     let anchored = baccarat_server::anchor::read(&copy.anchors(), None).unwrap();
     let mut want = vec![0];
     want.extend(tables);

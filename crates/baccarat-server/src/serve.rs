@@ -313,6 +313,11 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
     } else {
         None
     };
+    if let (Some(m), Some(a), false) = (&mark, &anchored, lost) {
+        if let Some(why) = m.behind(a) {
+            return Err(format!("{}: {why}; restore the file", anchor_path.display()));
+        }
+    }
     let mut anchors = AnchorLog::open_at(&anchor_path, key, mark.as_ref()).map_err(|e| e.to_string())?;
     // A new file begins with a carry line naming its month (`anchor/segments.rs`).
     anchors.begin(&crate::civil::year_month((cfg.clock)())).map_err(|e| e.to_string())?;

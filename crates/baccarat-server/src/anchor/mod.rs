@@ -214,6 +214,23 @@ pub struct AnchorMark {
     pub heads: BTreeMap<u32, (u64, String)>,
 }
 
+impl AnchorMark {
+    /// Whether `anchored` (the file as read now) has fewer lines than this
+    /// mark, which a signed checkpoint keeps, saw: lines were removed, or an
+    /// older copy of the file (or an old segment) put in its place. What
+    /// removing lines hides is what a forger who cut the database wants
+    /// hidden; this catches it while a checkpoint after them is left.
+    pub fn behind(&self, anchored: &Anchored) -> Option<String> {
+        (anchored.lines < self.seq).then(|| {
+            format!(
+                "the anchor file has {} lines, but the latest checkpoint (signed) saw it at line {}: lines were removed, \
+                 or an older copy was put in its place",
+                anchored.lines, self.seq
+            )
+        })
+    }
+}
+
 /// Where a scan starts: line `seq + 1`, after a line hashing to `last`, with
 /// these heads anchored before it.
 struct From {

@@ -303,6 +303,34 @@ fn a_forged_balance_stops_the_start() {
     assert!(err.contains(&format!("account {wallet}")) || err.contains(&format!("account {cage}")), "{err}");
 }
 
+/// An older copy of the anchor file put back (or its last lines removed):
+/// the checkpoint, signed, saw more lines than the file now has, so the start
+/// is refused and `verify --since-checkpoint` names it. Without the check a
+/// forger who also cut the database's tail to match went unseen.
+#[test]
+fn an_anchor_file_behind_the_checkpoints_mark_stops_the_start() {
+    let (_dir, cfg) = config("anchor-behind");
+    let mut o = open(&cfg).unwrap();
+    deposits(&mut o);
+    let (anchor_path, _) = cfg.anchor_paths();
+    let older = std::fs::read(&anchor_path).unwrap();
+    play(&mut o, 1, 0, false);
+    write_checkpoint(&mut o.store, &o.anchors, &o.casino, &o.feed).unwrap();
+    let seen = o.anchors.mark().seq;
+    drop(o);
+    let whole = std::fs::read(&anchor_path).unwrap();
+    std::fs::write(&anchor_path, &older).unwrap();
+    let lines = older.iter().filter(|&&b| b == b'\n').count();
+    let err = open(&cfg).err().expect("refused");
+    let why = format!("the anchor file has {lines} lines, but the latest checkpoint (signed) saw it at line {seen}");
+    assert!(err.contains(&why), "{err}");
+    let db = baccarat_server::store::Db::Sqlite(cfg.db.clone());
+    let t = baccarat_server::verify::verify_since_checkpoint(&db, None, None).unwrap();
+    assert!(t.problems.iter().any(|p| p.contains(&why)), "{:?}", t.problems);
+    std::fs::write(&anchor_path, &whole).unwrap();
+    assert!(open(&cfg).unwrap().recovery.from_checkpoint);
+}
+
 /// A start from a checkpoint verifies only the anchor lines written after it
 /// (the checkpoint, signed, says where the file stood): the file grows with
 /// every batch, and a start must not slow with its age. `verify` still reads

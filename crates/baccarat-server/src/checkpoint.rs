@@ -199,12 +199,26 @@ pub fn write_streamed(
 pub struct WriteNow {
     pub checkpoint: Box<Checkpoint>,
     pub key: std::sync::Arc<crate::anchor::AnchorKey>,
+    /// The anchor file, made durable first ([`sync_anchors`]).
+    pub anchors: std::path::PathBuf,
 }
 
 impl WriteNow {
     pub fn write(&self, store: &mut dyn crate::store::Store) -> Result<(), crate::store::StoreError> {
+        sync_anchors(&self.anchors)?;
         write_streamed(store, &self.checkpoint, &self.key)
     }
+}
+
+/// Make the anchor file durable before a checkpoint that keeps its mark is:
+/// its lines are written unsynced (`anchor.rs`), and after a power cut a
+/// durable checkpoint whose mark is past the file's end would stop the start
+/// as a file with lines removed (`AnchorMark::behind`). An fsync through any
+/// descriptor of the file writes its data back.
+pub fn sync_anchors(path: &std::path::Path) -> Result<(), crate::store::StoreError> {
+    std::fs::File::open(path)
+        .and_then(|f| f.sync_data())
+        .map_err(|e| crate::store::StoreError::Corrupt(format!("{}: cannot make it durable: {e}", path.display())))
 }
 
 /// Bytes gathered into parts of [`crate::store::CHECKPOINT_PART_BYTES`], each
@@ -342,9 +356,11 @@ impl Checkpointer {
     pub fn start(
         db: &crate::store::Db,
         key: &std::path::Path,
+        anchors: &std::path::Path,
         lease: Option<crate::pg_store::Lease>,
         busy: Busy,
     ) -> Result<Checkpointer, String> {
+        let anchors = anchors.to_path_buf();
         use crate::store::AnyStore;
         let key = crate::anchor::AnchorKey::load(key).map_err(|e| e.to_string())?;
         let (tx, rx) = std::sync::mpsc::sync_channel::<Box<Checkpoint>>(1);
@@ -380,7 +396,8 @@ impl Checkpointer {
                     // the thread unwinds: a thread stuck busy would stop
                     // every later checkpoint.
                     let _free = Free(done.clone());
-                    if let Err(e) = write_streamed(&mut store, &c, &key) {
+                    let written = sync_anchors(&anchors).and_then(|()| write_streamed(&mut store, &c, &key));
+                    if let Err(e) = written {
                         eprintln!("checkpointer: checkpoint not written: {e}");
                     }
                 }

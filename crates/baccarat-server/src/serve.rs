@@ -205,6 +205,7 @@ pub fn write_checkpoint(
     let mut cp = casino.checkpoint();
     cp.feed = Some(feed.state());
     cp.anchor = Some(anchors.mark());
+    anchors.sync().map_err(|e| e.to_string())?;
     store.write_checkpoint(&crate::checkpoint::seal(&cp, anchors)).map_err(|e| e.to_string())
 }
 
@@ -564,11 +565,13 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     let checkpointer = crate::checkpoint::Checkpointer::start(
         &cfg.database(),
         &cfg.anchor_paths().1,
+        &cfg.anchor_paths().0,
         lease.clone(),
         casino.checkpointer_busy.clone(),
     )?;
     // The key a clean stop's checkpoint is signed with: the anchors' own.
     let stop_key = Arc::new(AnchorKey::load(&cfg.anchor_paths().1).map_err(|e| e.to_string())?);
+    let stop_anchors = cfg.anchor_paths().0;
     let v = views.clone();
     let v2 = views.clone();
     let (fd, ch) = (feed.clone(), changed.clone());
@@ -599,7 +602,11 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
                 let mark = anchoring.mark_at(cp.at_ms);
                 cp.anchor = Some(mark.unwrap_or_else(|e| crate::anchoring::stop_unanchored(&e)));
                 if commit.checkpoint_asked {
-                    now = Some(crate::checkpoint::WriteNow { checkpoint: cp, key: stop_key.clone() });
+                    now = Some(crate::checkpoint::WriteNow {
+                        checkpoint: cp,
+                        key: stop_key.clone(),
+                        anchors: stop_anchors.clone(),
+                    });
                 } else {
                     checkpointer.offer(cp);
                 }

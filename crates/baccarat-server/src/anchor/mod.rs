@@ -35,7 +35,9 @@
 //!   public key it trusts (operators should publish it; see [`read`]).
 //!
 //! An anchor is written after its database commit and is not fsynced, so after
-//! a power cut anchors may lag the database, never run ahead of it. A line torn
+//! a power cut anchors may lag the database, never run ahead of it. A
+//! checkpoint, which keeps the file's mark, is written only after the file is
+//! fsynced (`checkpoint::sync_anchors`), so no durable mark is past its end. A line torn
 //! by a crash (no trailing newline) is ignored by [`read`] and cut off by
 //! [`AnchorLog::open`]. The server must be the file's only writer.
 
@@ -520,6 +522,12 @@ impl AnchorLog {
             self.heads.insert(h.table, (h.len, h.head.clone()));
         }
         Ok(())
+    }
+
+    /// Make the lines written so far durable (before a checkpoint keeps the
+    /// file's mark: `checkpoint::sync_anchors`).
+    pub fn sync(&self) -> Result<(), AnchorError> {
+        self.file.sync_data().map_err(|e| io_err(&self.path, e))
     }
 
     /// Keep these heads for the next line instead of writing one now: a

@@ -299,6 +299,8 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
     // A casino with no anchor file (or an empty one) is not signed anew
     // silently: a forger who cut its chains and deleted the file would have
     // the server sign the cut as if nothing had been there.
+    // (A rotation a crash cut between its renames is finished first.)
+    crate::anchor::finish_rotation(&anchor_path).map_err(|e| format!("{}: {e}", anchor_path.display()))?;
     let lost = std::fs::metadata(&anchor_path).map_or(true, |m| m.len() == 0);
     let has_casino = !History::tables(&store).map_err(|e| e.to_string())?.is_empty();
     if lost && has_casino && !cfg.new_anchor_file {

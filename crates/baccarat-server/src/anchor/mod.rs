@@ -50,7 +50,7 @@ use baccarat_table::shuffle::hex;
 
 mod segments;
 use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
-pub use segments::{read_all, Span};
+pub use segments::{finish_rotation, read_all, Span};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 

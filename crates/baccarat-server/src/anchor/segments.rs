@@ -73,8 +73,9 @@ fn is_segment_suffix(rest: &str) -> bool {
     super::is_month(month) && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())
 }
 
-/// Finish or undo a rotation a crash interrupted (see the module doc).
-pub(super) fn finish_rotation(path: &Path) -> io::Result<()> {
+/// Finish or undo a rotation a crash interrupted (see the module doc):
+/// before anything asks whether the file is there.
+pub fn finish_rotation(path: &Path) -> io::Result<()> {
     let next = next_path(path);
     match (path.exists(), next.exists()) {
         (true, true) => fs::remove_file(&next),
@@ -99,7 +100,7 @@ pub(super) fn refuse_orphaned(path: &Path) -> Result<(), AnchorError> {
         return Err(AnchorError::Segments {
             path: path.into(),
             what: format!(
-                "missing or empty, but its segments are here (the latest {}): restore it from a copy; a new file would begin a new chain of lines",
+                "missing or empty, but its segments are here (the latest {}): restore it from a copy; a new file would begin a new chain of lines (if it is lost for good, move the segments elsewhere first)",
                 last.display()
             ),
         });

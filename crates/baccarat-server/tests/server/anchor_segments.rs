@@ -34,10 +34,17 @@ fn last_months_anchor_lines_go_to_a_segment_that_verify_reads_and_a_start_does_n
     let live_file = std::fs::read_to_string(&anchor_path).unwrap();
     assert!(live_file.lines().next().unwrap().contains("\"carry\":\"2026-11\""), "{live_file}");
 
+    // A crash between the rotation's two renames: the new file still
+    // `.next`, no live file. The start finishes the rotation, not refusing
+    // a missing file.
+    let mut next = anchor_path.clone().into_os_string();
+    next.push(".next");
+    std::fs::rename(&anchor_path, &next).unwrap();
     let again = open(&cfg).unwrap();
     assert!(again.recovery.from_checkpoint, "{:?}", again.recovery);
     same(&fingerprint(&again.casino, &again.feed), &live, "the restarted casino");
     drop(again);
+    assert!(anchor_path.exists() && !std::path::Path::new(&next).exists());
     let full = |what: &str| {
         let (f, _) = verify_file(&cfg.db, None, None).unwrap();
         assert!(f.problems.is_empty(), "{what}: {:?}", f.problems);

@@ -256,14 +256,15 @@ pub fn read_all(path: &Path, pinned: Option<&str>) -> Result<(Anchored, Span), A
             }
             Some((before, before_path)) => {
                 if start.from.seq != before.seq {
+                    let (at, end) = (start.from.seq + 1, before.seq);
+                    let why = if at <= end {
+                        "its lines are already in the files before it (a copy of a segment?)"
+                    } else {
+                        "the lines between are in a segment that is not here"
+                    };
                     return Err(AnchorError::Segments {
                         path: file_path.clone(),
-                        what: format!(
-                            "begins at line {}, but {} ends at line {}: the lines between are in a segment that is not here",
-                            start.from.seq + 1,
-                            before_path.display(),
-                            before.seq
-                        ),
+                        what: format!("begins at line {at}, but {} ends at line {end}: {why}", before_path.display()),
                     });
                 }
                 before
@@ -384,6 +385,11 @@ mod tests {
         assert!(read_all(&path, None).unwrap_err().to_string().contains("begins at line 7"));
         fs::write(&nov, &nov_text).unwrap();
         assert_eq!(read_all(&path, None).unwrap(), whole);
+        // A copy of a segment beside it: named as such.
+        fs::write(tmp.0.join("db.anchors.2026-10.2"), &oct_text).unwrap();
+        let err = read_all(&path, None).unwrap_err().to_string();
+        assert!(err.contains("2026-10.2: begins at line 1") && err.contains("(a copy of a segment?)"), "{err}");
+        fs::remove_file(tmp.0.join("db.anchors.2026-10.2")).unwrap();
         // A carry line re-signed without table 3's head (the key's holder,
         // or a bug): refused against the lines before it.
         let key = tmp.key("db.key");

@@ -24,6 +24,10 @@
 //! month it began, and its `heads` are every head anchored so far, so the
 //! file can be verified without the segments before it.
 //!
+//! Files: this one has the key, the line format and the log a server appends
+//! to; `scan.rs` reads and verifies lines; `segments.rs` moves the file aside
+//! each month and reads the segments with it.
+//!
 //! What an anchor proves: that the holder of the key saw each named chain reach
 //! that length and head. Without the key, lines cannot be altered, removed from
 //! the middle, reordered or added. What it does not prove:
@@ -43,16 +47,18 @@
 
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use baccarat_table::shuffle::hex;
-
-mod segments;
 use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
-pub use segments::{finish_rotation, read_all, Span};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+
+mod scan;
+mod segments;
+use scan::scan_file;
+pub use segments::{finish_rotation, read_all, Span};
 
 /// Domain tag prefixed to the signed bytes, so an anchor signature can never be
 /// mistaken for a signature over anything else.
@@ -233,203 +239,6 @@ impl AnchorMark {
     }
 }
 
-/// Where a scan starts: line `seq + 1`, after a line hashing to `last`, with
-/// these heads anchored before it.
-struct From {
-    seq: u64,
-    last: [u8; 32],
-    heads: BTreeMap<u32, (u64, String)>,
-    /// Whether `heads` are all the heads anchored before line `seq + 1` (not
-    /// so at a file that begins with a carry line, read without the files
-    /// before it: the carry line says what they are).
-    whole: bool,
-    /// The byte offset of `bytes` in the file.
-    offset: u64,
-}
-
-impl From {
-    fn start() -> From {
-        From { seq: 0, last: [0u8; 32], heads: BTreeMap::new(), whole: true, offset: 0 }
-    }
-}
-
-/// `YYYY-MM`, as a carry line names its month.
-fn is_month(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() == 7 && b[4] == b'-' && b.iter().enumerate().all(|(i, c)| i == 4 || c.is_ascii_digit())
-}
-
-/// How a file begins: where a scan of it from its start begins, and the
-/// month its carry line names (none for a file begun before segments).
-struct FileStart {
-    from: From,
-    month: Option<String>,
-}
-
-/// Read the first line of `file` (seeking to its start; the position after
-/// is unspecified). A file that begins at line 1 is scanned from nothing; one
-/// that begins later must begin with a carry line, which names every head
-/// anchored before it. A first line that cannot be read as a line is left
-/// for the scan to name.
-fn first_line(path: &Path, file: &mut File) -> Result<FileStart, AnchorError> {
-    use std::io::{BufRead, Seek, SeekFrom};
-    file.seek(SeekFrom::Start(0)).map_err(|e| io_err(path, e))?;
-    let mut buf = Vec::new();
-    io::BufReader::new(&*file).read_until(b'\n', &mut buf).map_err(|e| io_err(path, e))?;
-    let start = FileStart { from: From::start(), month: None };
-    if buf.pop() != Some(b'\n') {
-        return Ok(start);
-    }
-    let Ok(line) = serde_json::from_slice::<Line>(&buf) else { return Ok(start) };
-    match (line.seq, line.carry, unhex::<32>(&line.prev)) {
-        (0 | 1, month, _) => Ok(FileStart { month, ..start }),
-        (seq, Some(month), Some(last)) => Ok(FileStart {
-            from: From { seq: seq - 1, last, heads: BTreeMap::new(), whole: false, offset: 0 },
-            month: Some(month),
-        }),
-        (seq, None, _) => Err(AnchorError::BadLine {
-            path: path.into(),
-            line: seq,
-            what: format!(
-                "the file begins at line {seq}, not at a carry line: the lines before it are gone, or in another file"
-            ),
-        }),
-        (_, Some(_), None) => Ok(start),
-    }
-}
-
-struct Scan {
-    anchored: Anchored,
-    /// The month the file began, from its carry line (none for a file begun
-    /// before segments).
-    month: Option<String>,
-    /// Where the last complete line starts.
-    start: u64,
-    /// SHA-256 of the last complete line.
-    last: [u8; 32],
-    /// Bytes up to the end of the last complete line.
-    complete: u64,
-}
-
-/// Verify line by line what `reader` gives, from `from` on, in memory of one
-/// line whatever the file's size; a torn last line (no newline) is left out
-/// of `complete`.
-fn scan_lines(
-    path: &Path,
-    mut reader: impl io::BufRead,
-    mut trusted: Option<VerifyingKey>,
-    from: From,
-) -> Result<Scan, AnchorError> {
-    let mut anchored = Anchored { heads: from.heads, lines: from.seq, public: String::new() };
-    let mut whole = from.whole;
-    let mut month = None;
-    let mut last = from.last;
-    let mut at = from.offset;
-    let mut start = from.offset;
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        let read = reader.read_until(b'\n', &mut buf).map_err(|e| io_err(path, e))?;
-        if read == 0 || buf.last() != Some(&b'\n') {
-            break;
-        }
-        buf.pop();
-        let raw = &buf[..];
-        let n = anchored.lines + 1;
-        let bad = |what: &str| AnchorError::BadLine { path: path.into(), line: n, what: what.into() };
-        let text = std::str::from_utf8(raw).map_err(|_| bad("not UTF-8"))?;
-        let mut line: Line = serde_json::from_str(text).map_err(|e| bad(&format!("unparsable: {e}")))?;
-        let public = unhex::<32>(&line.public).and_then(|b| VerifyingKey::from_bytes(&b).ok());
-        let public = public.ok_or_else(|| bad("`public` is not an Ed25519 public key"))?;
-        let key = *trusted.get_or_insert(public);
-        if public != key {
-            return Err(bad(&format!("signed by key {}, not the trusted key {}", line.public, hex(key.as_bytes()))));
-        }
-        if line.seq != n {
-            return Err(bad(&format!("seq {} where {n} was expected (a line is missing or out of order)", line.seq)));
-        }
-        if unhex::<32>(&line.prev) != Some(last) {
-            return Err(bad("`prev` is not the SHA-256 of the line before (a line is missing, altered or moved)"));
-        }
-        if line.json() != text {
-            return Err(bad("not in canonical form"));
-        }
-        let sig = unhex::<64>(&std::mem::take(&mut line.sig)).map(|b| Signature::from_bytes(&b));
-        if sig.is_none_or(|sig| key.verify_strict(&signed_bytes(&line.json()), &sig).is_err()) {
-            return Err(bad("bad signature (the line was altered)"));
-        }
-        for h in &line.heads {
-            if unhex::<32>(&h.head).is_none() {
-                return Err(bad(&format!("table {}: head is not 64 hex digits", h.table)));
-            }
-        }
-        let heads = line.heads.into_iter().map(|h| (h.table, (h.len, h.head)));
-        if let Some(m) = line.carry {
-            if !is_month(&m) {
-                return Err(bad("`carry` is not a month (YYYY-MM)"));
-            }
-            let carried: BTreeMap<u32, (u64, String)> = heads.collect();
-            if whole && carried != anchored.heads {
-                return Err(bad("a carry line must name every head anchored before it, as it stood"));
-            }
-            anchored.heads = carried;
-            (whole, month) = (true, Some(m));
-        } else {
-            anchored.heads.extend(heads);
-        }
-        last = Sha256::digest(raw).into();
-        anchored.lines = n;
-        start = at;
-        at += raw.len() as u64 + 1;
-    }
-    anchored.public = trusted.map(|k| hex(k.as_bytes())).unwrap_or_default();
-    Ok(Scan { anchored, month, start, last, complete: at })
-}
-
-/// Whether a mark describes this file (its last line where it says, with its
-/// hash): then the file is left positioned after it and the scan's start is
-/// returned; `None` when it does not (the caller reads the whole file).
-fn after_mark(file: &mut File, mark: &AnchorMark) -> io::Result<Option<From>> {
-    use std::io::{Seek, SeekFrom};
-    let Some(last) = unhex::<32>(&mark.last) else { return Ok(None) };
-    let size = file.metadata()?.len();
-    if mark.seq == 0 || mark.len > size || mark.start >= mark.len {
-        return Ok(None);
-    }
-    file.seek(SeekFrom::Start(mark.start))?;
-    let mut line = vec![0u8; (mark.len - mark.start) as usize];
-    file.read_exact(&mut line)?;
-    if line.pop() != Some(b'\n') || <[u8; 32]>::from(Sha256::digest(&line)) != last {
-        return Ok(None);
-    }
-    Ok(Some(From { seq: mark.seq, last, heads: mark.heads.clone(), whole: true, offset: mark.len }))
-}
-
-/// Scan `file` from `mark` if it describes the file, else from the start.
-fn scan_file(
-    path: &Path,
-    file: &mut File,
-    trusted: Option<VerifyingKey>,
-    mark: Option<&AnchorMark>,
-) -> Result<Scan, AnchorError> {
-    use std::io::{Seek, SeekFrom};
-    let io = |e| io_err(path, e);
-    let start = first_line(path, file)?;
-    let from = match mark {
-        Some(m) => after_mark(file, m).map_err(io)?,
-        None => None,
-    };
-    let from = match from {
-        Some(f) => f,
-        None => {
-            file.seek(SeekFrom::Start(0)).map_err(io)?;
-            start.from
-        }
-    };
-    let scan = scan_lines(path, io::BufReader::new(&*file), trusted, from)?;
-    Ok(Scan { month: scan.month.clone().or(start.month), ..scan })
-}
-
 /// The anchor file, open for appending.
 pub struct AnchorLog {
     path: PathBuf,
@@ -577,13 +386,18 @@ pub fn read(path: &Path, pinned: Option<&str>) -> Result<Anchored, AnchorError> 
 /// The same, verifying only what follows `mark` when the key is pinned and
 /// the mark describes this file (a start from a signed checkpoint).
 pub fn read_at(path: &Path, pinned: Option<&str>, mark: Option<&AnchorMark>) -> Result<Anchored, AnchorError> {
-    let key = |p: &str| VerifyingKey::from_bytes(&unhex::<32>(&p.trim().to_ascii_lowercase())?).ok();
-    let trusted = pinned.map(|p| key(p).ok_or_else(|| AnchorError::BadPinned(p.into()))).transpose()?;
+    let trusted = pinned_key(pinned)?;
     let mut file = File::open(path).map_err(|e| io_err(path, e))?;
     // A mark is used only under a pinned key: without one, the first line's
     // key is the one trusted, and that line is before the mark.
     let mark = mark.filter(|_| trusted.is_some());
     Ok(scan_file(path, &mut file, trusted, mark)?.anchored)
+}
+
+/// The key a verifier pins (hex, any case), if any.
+fn pinned_key(pinned: Option<&str>) -> Result<Option<VerifyingKey>, AnchorError> {
+    let key = |p: &str| VerifyingKey::from_bytes(&unhex::<32>(&p.trim().to_ascii_lowercase())?).ok();
+    pinned.map(|p| key(p).ok_or_else(|| AnchorError::BadPinned(p.into()))).transpose()
 }
 
 /// Default paths beside a database file: `<db>.anchors` and `<db>.key`.

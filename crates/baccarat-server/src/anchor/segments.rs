@@ -42,10 +42,10 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use ed25519_dalek::VerifyingKey;
 use sha2::{Digest, Sha256};
 
-use super::{first_line, io_err, render, scan_lines, unhex, AnchorError, AnchorLog, Anchored, From, Head};
+use super::scan::{first_line, is_month, scan_lines, From};
+use super::{io_err, pinned_key, render, AnchorError, AnchorLog, Anchored, Head};
 
 /// What [`read_all`] read: the files in order (segments, then the live file)
 /// and the first line verified (1 unless the oldest segments are not here).
@@ -70,7 +70,7 @@ fn next_path(path: &Path) -> PathBuf {
 fn is_segment_suffix(rest: &str) -> bool {
     let rest = rest.strip_prefix("before-").unwrap_or(rest);
     let (month, n) = rest.split_once('.').unwrap_or((rest, "1"));
-    super::is_month(month) && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())
+    is_month(month) && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Finish or undo a rotation a crash interrupted (see the module doc):
@@ -139,7 +139,7 @@ impl AnchorLog {
     /// The segment's path when one was made. On an error the file is as it
     /// was, unless the log is poisoned (then a start finishes the rotation).
     pub fn rotate_for(&mut self, month: &str) -> Result<Option<PathBuf>, AnchorError> {
-        if !super::is_month(month) {
+        if !is_month(month) {
             return Err(AnchorError::Segments { path: self.path.clone(), what: format!("{month:?} is not YYYY-MM") });
         }
         if self.seq == 0 {
@@ -238,8 +238,7 @@ fn segments_of(path: &Path) -> Result<Vec<(u64, PathBuf)>, AnchorError> {
 /// naming it; the lines before the oldest present are not read (see
 /// [`Span::first`]).
 pub fn read_all(path: &Path, pinned: Option<&str>) -> Result<(Anchored, Span), AnchorError> {
-    let key = |p: &str| VerifyingKey::from_bytes(&unhex::<32>(&p.trim().to_ascii_lowercase())?).ok();
-    let mut trusted = pinned.map(|p| key(p).ok_or_else(|| AnchorError::BadPinned(p.into()))).transpose()?;
+    let mut trusted = pinned_key(pinned)?;
     let mut files: Vec<PathBuf> = segments_of(path)?.into_iter().map(|(_, p)| p).collect();
     let segments = files.len();
     files.push(path.to_path_buf());
@@ -279,7 +278,7 @@ pub fn read_all(path: &Path, pinned: Option<&str>) -> Result<(Anchored, Span), A
                 what: "a segment ends in a torn line (it was cut, or is still being written)".into(),
             });
         }
-        trusted = key(&scan.anchored.public);
+        trusted = pinned_key(Some(&scan.anchored.public))?;
         carried = Some((
             From {
                 seq: scan.anchored.lines,

@@ -15,6 +15,8 @@ use sha2::{Digest, Sha256};
 use crate::casino::tournament_play::{PlayAction, Stake};
 use crate::trust::{Actor, Mode};
 
+mod fast;
+
 /// The casino's own chain (deposits from the cage), beside the tables' chains.
 pub const CASINO_CHAIN: u32 = 0;
 
@@ -260,9 +262,13 @@ impl Body {
         encode(table, None, by, None, Some(e))
     }
 
-    /// Decode a stored body.
+    /// Decode a stored body: a wager placed or settled by the fast path
+    /// (`fast.rs`), any other the general way.
     pub fn decode(body: &str) -> Result<Body, String> {
-        serde_json::from_str(body).map_err(|e| e.to_string())
+        match fast::decode(body) {
+            Some(b) => Ok(b),
+            None => serde_json::from_str(body).map_err(|e| e.to_string()),
+        }
     }
 
     /// The body as a viewer who may not see secrets sees it: a shoe's seed is

@@ -20,6 +20,7 @@
 pub mod promotions;
 mod protocol;
 mod recover;
+mod replay;
 pub mod self_limits;
 pub mod settle;
 mod shoe;

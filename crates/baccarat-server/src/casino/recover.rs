@@ -22,7 +22,7 @@ use baccarat_rules::Money;
 use baccarat_table::engine::Event;
 
 use super::{Casino, CasinoTable};
-use crate::audit::{Body, CasinoEvent, Chain, CASINO_CHAIN};
+use crate::audit::{Body, Chain, CASINO_CHAIN};
 use crate::checkpoint::{ChainHead, Checkpoint, TableState, FORMAT};
 use crate::coup_feed::Feed;
 use crate::float::max_win;
@@ -102,8 +102,9 @@ pub fn recover(
         super::promotions::apply(&mut c.promotions, ev);
         super::self_limits::apply(&mut c.self_limits, ev);
     }
-    let mut feed = cp.feed.map(Feed::from_state).unwrap_or_default();
+    let feed = cp.feed.map(Feed::from_state).unwrap_or_default();
     let mut states: HashMap<u32, TableState> = cp.tables.into_iter().map(|t| (t.id, t)).collect();
+    let mut tables = Vec::new();
     for row in store.tables().map_err(e)? {
         if skip.contains(&row.id) {
             continue;
@@ -122,32 +123,11 @@ pub fn recover(
             t.halted = s.halted;
             t.commitment = s.commitment;
         }
-        let id = row.id;
-        store
-            .each_record_after(id, t.chain.len(), &mut |r| {
-                tail_records += 1;
-                t.chain
-                    .follow(&r)
-                    .map_err(|b| StoreError::Corrupt(format!("table {id}: audit chain broken at {b}")))?;
-                let body = Body::decode(&r.body)
-                    .map_err(|m| StoreError::Corrupt(format!("table {id} record {}: {m}", r.seq)))?;
-                match (body.event, body.casino) {
-                    (Some(ev), _) => {
-                        t.halted = None;
-                        if let Event::ShoeStarted { commitment, .. } = &ev {
-                            t.commitment = commitment.clone();
-                        }
-                        t.engine.apply(&ev);
-                        feed.absorb(id, r.seq, &ev);
-                    }
-                    (None, Some(CasinoEvent::TableHalted { invariant })) => t.halted = Some(invariant),
-                    _ => {}
-                }
-                Ok(())
-            })
-            .map_err(e)?;
-        c.tables.insert(id, t);
+        tables.push(t);
     }
+    let (tables, feed, read) = super::replay::replay_tables(store, tables, feed)?;
+    tail_records += read;
+    c.tables.extend(tables.into_iter().map(|t| (t.id, t)));
     for h in c.ledger.pending() {
         let Cause::Wager { table, wager } = h.cause else { continue };
         if let Some(t) = c.tables.get_mut(&table) {

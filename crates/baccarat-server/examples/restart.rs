@@ -1,9 +1,12 @@
 //! How long a start takes on a database, and what it reads: `cargo run
 //! --release -p baccarat-server --example restart -- DB [--times N]`. Each
-//! start opens the database as `baccarat serve` does (`serve::open`: the
-//! anchor check, recovery from the latest checkpoint and its tail, or the
-//! whole history without one) and prints one JSON line: seconds, whether a
-//! checkpoint was used, the tail read, and the process's peak and current RSS.
+//! start opens the database as `baccarat serve` does (`serve::open_leased`:
+//! the anchor check, recovery from the latest checkpoint and its tail, or the
+//! whole history without one) and prints one JSON line: seconds until it could
+//! serve, whether a checkpoint was used, the tail read, and the process's peak
+//! and current RSS. The start's own checkpoint, which `serve` writes in the
+//! background while it serves, is then written here and timed on its own
+//! (`checkpoint_seconds`, null when none was due).
 //! The first start on a database without a checkpoint replays it all and then
 //! writes one; the starts after it read only the tail. `--key-retention-hours H`
 //! sets the idempotency keys' window (default 72). A start reads none of the
@@ -11,7 +14,12 @@
 
 use std::time::Instant;
 
-use baccarat_server::serve::{open, ServeConfig};
+/// The allocator `baccarat serve` runs with (`crates/baccarat/src/main.rs`),
+/// so that a start here costs what it costs there.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+use baccarat_server::serve::{open_leased, ServeConfig};
 
 fn rss(field: &str) -> u64 {
     std::fs::read_to_string("/proc/self/status")
@@ -45,7 +53,7 @@ fn main() {
     }
     for _ in 0..times {
         let t = Instant::now();
-        let o = match open(&cfg) {
+        let mut o = match open_leased(&cfg, None) {
             Ok(o) => o,
             Err(e) => {
                 eprintln!("{e}");
@@ -53,10 +61,17 @@ fn main() {
             }
         };
         let secs = t.elapsed().as_secs_f64();
+        let (due, t) = (o.due.is_some(), Instant::now());
+        if let Err(e) = o.write_due() {
+            eprintln!("the start's checkpoint: {e}");
+            std::process::exit(1);
+        }
+        let checkpoint_secs = due.then(|| t.elapsed().as_secs_f64());
         println!(
             "{}",
             serde_json::json!({
                 "seconds": secs,
+                "checkpoint_seconds": checkpoint_secs,
                 "from_checkpoint": o.recovery.from_checkpoint,
                 "refused_checkpoint": o.recovery.refused_checkpoint,
                 "tail_records": o.recovery.tail_records,

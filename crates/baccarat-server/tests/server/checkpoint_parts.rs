@@ -232,3 +232,53 @@ fn the_checkpointer_frees_the_gate_after_each_checkpoint_written_or_failed() {
     wait_free("a checkpoint whose anchor file could not be synced");
     assert_eq!(o.store.latest_checkpoint().unwrap().unwrap().id, written, "not written");
 }
+
+/// A start that had no usable checkpoint serves first and writes its own in
+/// the background: the checkpoint that then appears is whole, signed with the
+/// anchor key, and describes the casino as the start recovered it (every
+/// chain's head and every balance), not some later state.
+#[tokio::test]
+async fn serve_writes_the_starts_checkpoint_in_the_background() {
+    use baccarat_server::store::{History, SqliteStore};
+    use std::time::Duration;
+    let (_dir, cfg) = config("start-in-background");
+    let (public, heads, balances) = {
+        // The first run makes the demo casino and no checkpoint.
+        let mut o = open(&cfg).unwrap();
+        deposits(&mut o);
+        play(&mut o, 2, 0, false);
+        let heads: Vec<(u32, u64, String)> =
+            o.casino.tables.values().map(|t| (t.id, t.chain.len(), t.chain.head())).collect();
+        let balances: Vec<(u64, i64)> = o.casino.ledger.accounts().map(|a| (a.id, a.balance)).collect();
+        (o.anchors.public_hex(), heads, balances)
+    };
+    let store = SqliteStore::open(&cfg.db).unwrap();
+    assert!(store.latest_checkpoint_seal().unwrap().is_none(), "none before the start");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/api/tables", listener.local_addr().unwrap());
+    tokio::spawn(baccarat_server::serve::run(cfg.clone(), listener));
+    let client = reqwest::Client::new();
+    let mut serving = false;
+    for _ in 0..3000 {
+        if client.get(&url).send().await.is_ok_and(|r| r.status().is_success()) {
+            serving = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(serving, "the server serves");
+    let mut stored = None;
+    for _ in 0..3000 {
+        stored = store.latest_checkpoint().unwrap();
+        if stored.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let cp = checkpoint::open(&stored.expect("the start's checkpoint is written"), &public).unwrap();
+    let cp_heads: Vec<(u32, u64, String)> =
+        cp.tables.iter().map(|t| (t.id, t.chain.len, t.chain.head.clone())).collect();
+    assert_eq!(cp_heads, heads, "each chain as the start recovered it");
+    let cp_balances: Vec<(u64, i64)> = cp.accounts.iter().map(|a| (a.id, a.balance)).collect();
+    assert_eq!(cp_balances, balances);
+}

@@ -513,9 +513,10 @@ impl Reconciler {
         }
     }
 
-    /// The next transfer, in id order. `hold`: the cause of the open hold a
-    /// posting or release closed, if it closed one.
-    pub fn transfer(&mut self, t: &Transfer, hold: Option<Cause>) {
+    /// The next transfer, in id order. `of_hold`: for a posting or release
+    /// that closed an open hold, whether its cause is the hold's (`None`
+    /// when it closed none).
+    pub fn transfer(&mut self, t: &Transfer, of_hold: Option<bool>) {
         if t.cause == Cause::None {
             self.run = None;
             self.no_cause_total += 1;
@@ -528,8 +529,8 @@ impl Reconciler {
             return;
         }
         let kind = match t.kind {
-            TransferKind::PostOf(_) if hold == Some(t.cause) => Kind::OfHold(true),
-            TransferKind::VoidOf(_) if hold == Some(t.cause) => Kind::OfHold(false),
+            TransferKind::PostOf(_) if of_hold == Some(true) => Kind::OfHold(true),
+            TransferKind::VoidOf(_) if of_hold == Some(true) => Kind::OfHold(false),
             k => Kind::Plain(k),
         };
         // Its place among its cause's transfers: a hold is the first, the

@@ -3,8 +3,9 @@
 //! # Memory
 //!
 //! What grows here is the holds open at once, the live state: after a crash
-//! in the middle of sixteen coups of about 75 k wagers each, 1.2 M of them,
-//! whose map was 100 MB of `verify`'s 106 MB heap at its peak (heaptrack).
+//! in the middle of sixteen coups of about 75 k wagers each, about a million
+//! of them (the map had grown to 2^21 buckets): 100 MB of `verify`'s 106 MB
+//! heap at its peak (heaptrack).
 //! So an open hold keeps its cause as a 64-bit fingerprint, keyed afresh
 //! for each run ([`RandomState`]), not as the 24-byte `Cause`: 32 bytes an
 //! entry instead of 48. The cause is only ever compared, with the cause of

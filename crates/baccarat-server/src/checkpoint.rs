@@ -18,7 +18,9 @@
 //! [`MAX_GAP_RECORDS`] were written whatever happened (a table settling a
 //! coup in chunks does not hold either back), on request (a clean
 //! shutdown, which waits for every settlement to be recorded), and after a
-//! recovery that replayed a long tail. Cloning the state
+//! recovery that replayed a long tail (taken by the start, handed to the
+//! same thread, and written while the server serves: `serve::Opened::due`).
+//! Cloning the state
 //! is the writer's only cost; once the batch it describes is durable the
 //! committer adds the read model and hands it to a thread of its own
 //! ([`Checkpointer`]), which serialises it straight into the store on its own

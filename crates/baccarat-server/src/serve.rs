@@ -193,9 +193,7 @@ impl Opened {
     /// Seal and write the start's checkpoint, if one is due, here and now.
     pub fn write_due(&mut self) -> Result<(), String> {
         let Some(cp) = self.due.take() else { return Ok(()) };
-        self.anchors.sync().map_err(|e| e.to_string())?;
-        let sealed = crate::checkpoint::seal(&cp, &self.anchors);
-        self.store.write_checkpoint(&sealed).map_err(|e| e.to_string())
+        seal_and_write(&mut self.store, &self.anchors, &cp)
     }
 }
 
@@ -218,14 +216,22 @@ pub fn write_checkpoint(
     casino: &Casino,
     feed: &Feed,
 ) -> Result<(), String> {
-    let cp = start_checkpoint(anchors, casino, feed);
+    seal_and_write(store, anchors, &checkpoint_of(anchors, casino, feed))
+}
+
+/// Make the anchor file durable, then seal `cp` with its key and write it.
+fn seal_and_write(
+    store: &mut impl Store,
+    anchors: &AnchorLog,
+    cp: &crate::checkpoint::Checkpoint,
+) -> Result<(), String> {
     anchors.sync().map_err(|e| e.to_string())?;
-    store.write_checkpoint(&crate::checkpoint::seal(&cp, anchors)).map_err(|e| e.to_string())
+    store.write_checkpoint(&crate::checkpoint::seal(cp, anchors)).map_err(|e| e.to_string())
 }
 
 /// A checkpoint of `casino` with its read model `feed` and where the anchor
 /// file stands, to be sealed and written (the file synced first).
-fn start_checkpoint(anchors: &AnchorLog, casino: &Casino, feed: &Feed) -> Box<crate::checkpoint::Checkpoint> {
+fn checkpoint_of(anchors: &AnchorLog, casino: &Casino, feed: &Feed) -> Box<crate::checkpoint::Checkpoint> {
     let mut cp = casino.checkpoint();
     cp.feed = Some(feed.state());
     cp.anchor = Some(anchors.mark());
@@ -478,7 +484,7 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
     }
     // A long tail (or none usable) is read once: the next start begins here.
     let due = (!recovery.from_checkpoint || recovery.tail_records >= crate::checkpoint::MIN_GAP_RECORDS)
-        .then(|| start_checkpoint(&anchors, &c, &feed));
+        .then(|| checkpoint_of(&anchors, &c, &feed));
     Ok(Opened { store, casino: c, feed, users, anchors, recovery, due })
 }
 

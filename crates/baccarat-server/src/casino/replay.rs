@@ -88,8 +88,8 @@ pub(super) fn replay_tables(
             Ok::<(), StoreError>(())
         })();
         drop(tx);
-        let applied = applier.join().map_err(|_| "the replay thread panicked".to_string())?;
-        let (mut tables, feed) = applied?;
+        // A panic there (the engine's) goes on as it did on one thread.
+        let (mut tables, feed) = applier.join().unwrap_or_else(|p| std::panic::resume_unwind(p))?;
         read.map_err(|e| e.to_string())?;
         for (t, chain) in tables.iter_mut().zip(chains) {
             t.chain = chain;
@@ -108,7 +108,8 @@ fn apply(rx: Receiver<Step>, mut feed: Feed) -> Result<(Vec<CasinoTable>, Feed),
                 let t = tables.last_mut().ok_or("records before their table")?;
                 for (seq, body) in bodies {
                     let id = t.id;
-                    let body = Body::decode(&body).map_err(|m| format!("table {id} record {seq}: {m}"))?;
+                    let body = Body::decode(&body)
+                        .map_err(|m| StoreError::Corrupt(format!("table {id} record {seq}: {m}")).to_string())?;
                     match (body.event, body.casino) {
                         (Some(ev), _) => {
                             t.halted = None;
@@ -241,7 +242,7 @@ mod tests {
         r2[1].prev = r2[0].prev.clone();
         let store = Chains(BTreeMap::from([(1, r1.clone()), (2, r2.clone())]));
         let err = replay_tables(&store, vec![table(1), table(2)], Feed::default()).err().unwrap();
-        assert!(err.starts_with("table 1 record 3:"), "{err}");
+        assert!(err.starts_with("stored data is unreadable: table 1 record 3:"), "{err}");
         // With table 1's body mended, the broken link is named.
         r1.truncate(2);
         let store = Chains(BTreeMap::from([(1, r1), (2, r2)]));

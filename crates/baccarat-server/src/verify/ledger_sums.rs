@@ -42,8 +42,7 @@ impl LedgerSums {
                 self.open.insert(t.id, (t.debit, t.amount.0, self.key.hash_one(t.cause)));
             }
             TransferKind::PostOf(h) | TransferKind::VoidOf(h) => {
-                let of = self.key.hash_one(t.cause);
-                closed = self.open.remove(&h).map(|o| o.2 == of);
+                closed = self.open.remove(&h).map(|o| o.2 == self.key.hash_one(t.cause));
             }
             TransferKind::Posted => {}
         }

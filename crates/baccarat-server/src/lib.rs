@@ -6,6 +6,7 @@ pub mod anchoring;
 pub mod archive;
 pub mod audit;
 pub mod auth;
+pub mod bank;
 pub mod casino;
 pub mod checkpoint;
 pub mod checkpoint_check;

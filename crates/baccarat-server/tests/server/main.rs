@@ -6,6 +6,7 @@
 mod anchor_segments;
 mod archive;
 mod attack;
+mod bank;
 mod casino;
 mod checkpoint;
 mod checkpoint_keys_and_settlement;

@@ -1,0 +1,187 @@
+//! The bank: players' money shared by every server of one PostgreSQL casino
+//! (issue 14), so that tables owned by different servers can take wagers from
+//! one wallet without any of them ever spending money it does not have.
+//!
+//! # Design, and why
+//!
+//! A server's ledger (`ledger/`) keeps a wallet's balance in memory and its
+//! single writer checks every hold against it: that is what makes a wager's
+//! hold cost microseconds. Two servers cannot both do that for one wallet,
+//! since neither sees the other's holds. A conditional update on the wallet's
+//! row in each server's commit would catch an overdraft, but only after the
+//! writer had already taken the wager into its engine and its batch.
+//!
+//! So a wallet is split the way a casino splits a player's money between the
+//! cage and the chips on a table (and an online operator between its wallet
+//! and a game server's "transfer wallet"):
+//!
+//! * **The bank** (this module) holds each player's money that no table
+//!   holds, in one row per player (`baccarat_bank.wallets`), which the
+//!   database keeps at or above zero (a `CHECK`, and a conditional update).
+//! * **An allotment** moves money from the bank to one *partition* (a set of
+//!   tables one server owns, under one lease): the bank's row goes down and
+//!   the partition's position for that player goes up, in one transaction
+//!   that also proves the partition's lease epoch (the fencing token). The
+//!   partition's own ledger then holds that money in the player's wallet
+//!   there, and its writer takes holds against it as today, with no round
+//!   trip. Two partitions can never both spend one chip: the bank's row is
+//!   the only place they take money from, and it refuses to go below zero.
+//! * **A return** moves money back (the partition's position goes down, never
+//!   below zero: a partition cannot give back what it was not allotted, so a
+//!   stale or dishonest server cannot mint money at the bank).
+//! * **Deposits and withdrawals** at the cage change the bank's row only; a
+//!   withdrawal, like an allotment, is refused rather than overdraw.
+//!
+//! Every move is a record of the bank's own SHA-256 chain (`audit::Chain`),
+//! written in the same transaction as the balances it changes, so
+//! [`verify`](verify::verify) recomputes every wallet and every position from
+//! the chain and compares. Every move carries an idempotency reference: a
+//! retry with the same reference and the same move answers the first
+//! record, and the same reference with another move is refused.
+//!
+//! Moves are serialised by a lock on the chain's head row: the chain needs one
+//! order, and a bank move is rare next to a wager (a partition takes a
+//! player's money once, not per wager).
+//!
+//! # What is built, and what is next
+//!
+//! Built here: the bank's schema, its four moves with their fences and
+//! refusals, idempotency, and its verification. Not yet: partitions
+//! themselves (a server serving some tables of a casino rather than all of
+//! it), the partition's ledger taking allotments and making returns, and
+//! `serve`'s routing of a table's requests to the server that owns it.
+//! Until those land, a PostgreSQL casino is served by one server at a time
+//! (`lease.rs`), which holds every wallet itself.
+
+use serde::{Deserialize, Serialize};
+
+mod moves;
+pub mod verify;
+
+pub use moves::{make_in, Bank, Made};
+
+/// The bank's schema, apart from any partition's.
+pub const SCHEMA: &str = "baccarat_bank";
+
+/// The bank's migrations, in order (their version in `baccarat_bank.version`).
+const MIGRATIONS: &[&str] = &[
+    // 1: wallets, positions, the chain of moves and its head.
+    "CREATE TABLE baccarat_bank.wallets (player BIGINT PRIMARY KEY,
+       balance BIGINT NOT NULL CHECK (balance >= 0));
+     CREATE TABLE baccarat_bank.positions (partition TEXT NOT NULL, player BIGINT NOT NULL,
+       amount BIGINT NOT NULL CHECK (amount >= 0), PRIMARY KEY (partition, player));
+     CREATE TABLE baccarat_bank.log (seq BIGINT PRIMARY KEY, ref TEXT NOT NULL UNIQUE,
+       partition TEXT, prev TEXT NOT NULL, body TEXT NOT NULL, hash TEXT NOT NULL,
+       at TIMESTAMPTZ NOT NULL DEFAULT now());
+     CREATE INDEX log_partition ON baccarat_bank.log (partition, seq) WHERE partition IS NOT NULL;
+     CREATE TABLE baccarat_bank.head (one BOOLEAN PRIMARY KEY DEFAULT true CHECK (one),
+       seq BIGINT NOT NULL, hash TEXT NOT NULL);
+     INSERT INTO baccarat_bank.head (seq, hash) VALUES (0, repeat('0', 64));",
+];
+
+/// What a move does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MoveKind {
+    /// Money in at the cage: the wallet goes up.
+    Deposit,
+    /// Money out at the cage: the wallet goes down, never below zero.
+    Withdrawal,
+    /// From the bank to a partition: the wallet down, the position up.
+    Allot,
+    /// From a partition back to the bank: the position down, the wallet up.
+    Return,
+}
+
+impl MoveKind {
+    /// Whether it takes money out of the wallet's row.
+    pub fn debits_wallet(self) -> bool {
+        matches!(self, MoveKind::Withdrawal | MoveKind::Allot)
+    }
+
+    /// Whether it names a partition (and proves its lease).
+    pub fn has_partition(self) -> bool {
+        matches!(self, MoveKind::Allot | MoveKind::Return)
+    }
+}
+
+/// A move asked of the bank.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Move {
+    pub kind: MoveKind,
+    pub player: u32,
+    /// Minor units, above zero.
+    pub amount: i64,
+    /// The partition it is allotted to or returned from (allotments and
+    /// returns only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<String>,
+    /// The idempotency reference: one move per reference, ever.
+    #[serde(rename = "ref")]
+    pub reference: String,
+}
+
+/// A move as the bank's chain records it: what was asked, and what it left.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoveBody {
+    pub bank: Move,
+    /// The lease epoch the partition proved (allotments and returns).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epoch: Option<i64>,
+    /// The wallet's balance at the bank after the move.
+    pub wallet: i64,
+    /// The partition's position for the player after the move.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<i64>,
+}
+
+/// The longest idempotency reference taken.
+pub const MAX_REFERENCE: usize = 200;
+
+/// Why the bank refused a move. Nothing of a refused move is written.
+#[derive(Debug, thiserror::Error)]
+pub enum BankError {
+    /// A field of the move is not acceptable.
+    #[error("{field}: {why}")]
+    Invalid { field: &'static str, why: String },
+    /// The wallet holds less than the move takes.
+    #[error("player {player}: the bank holds {available}, less than the {asked} asked (nothing moved)")]
+    Short { player: u32, available: i64, asked: i64 },
+    /// A return of more than the partition was allotted.
+    #[error(
+        "partition {partition}: it holds {held} of player {player}'s money, less than the {asked} it would return"
+    )]
+    OverReturn { partition: String, player: u32, held: i64, asked: i64 },
+    /// The reference was used for another move.
+    #[error("ref {0}: already used for another move")]
+    Reused(String),
+    /// The partition's lease is no longer this server's.
+    #[error("fenced: {0}")]
+    Fenced(String),
+    /// The database failed, or what it holds does not read.
+    #[error("{0}")]
+    Store(#[from] crate::store::StoreError),
+}
+
+impl From<postgres::Error> for BankError {
+    fn from(e: postgres::Error) -> BankError {
+        BankError::Store(e.into())
+    }
+}
+
+/// Check a move's fields before anything is asked of the database.
+pub fn check(m: &Move) -> Result<(), BankError> {
+    let invalid = |field, why: &str| Err(BankError::Invalid { field, why: why.to_string() });
+    if m.amount <= 0 {
+        return invalid("amount", "must be above zero (minor units)");
+    }
+    if m.reference.is_empty() || m.reference.len() > MAX_REFERENCE {
+        return invalid("ref", "must be 1 to 200 bytes");
+    }
+    match (&m.partition, m.kind.has_partition()) {
+        (None, true) => invalid("partition", "an allotment or a return names its partition"),
+        (Some(_), false) => invalid("partition", "a deposit or a withdrawal is the bank's alone"),
+        (Some(p), true) if p.is_empty() || p.len() > 63 => invalid("partition", "must be 1 to 63 bytes"),
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,247 @@
+//! The bank's moves, each one transaction: the partition's fence, the chain's
+//! head locked, the reference looked up, the balances changed under their
+//! conditions, and the move's record appended (design in `bank/mod.rs`).
+
+use postgres::{Client, NoTls, Transaction};
+
+use super::{check, BankError, Move, MoveBody, MoveKind, MIGRATIONS, SCHEMA};
+use crate::audit::{Chain, Record};
+use crate::pg_store::Lease;
+use crate::store::StoreError;
+
+/// A move the bank made (or had made before, for a retry).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Made {
+    pub record: Record,
+    pub body: MoveBody,
+    /// The reference had been used for this very move: this is the first
+    /// answer again, and nothing moved now.
+    pub replayed: bool,
+}
+
+/// A connection to the bank.
+pub struct Bank {
+    client: Client,
+}
+
+impl Bank {
+    /// Connect to the casino's database at `url` and make the bank's schema
+    /// where it is missing.
+    pub fn connect(url: &str) -> Result<Bank, BankError> {
+        let mut client = Client::connect(url, NoTls)?;
+        migrate(&mut client)?;
+        Ok(Bank { client })
+    }
+
+    /// Make `m`, under `fence` (the partition's lease, for an allotment or a
+    /// return, checked in the same transaction): the move's record, or why it
+    /// was refused, with nothing written.
+    pub fn make(&mut self, m: &Move, fence: Option<&Lease>) -> Result<Made, BankError> {
+        let mut tx = self.client.transaction()?;
+        let made = make_in(&mut tx, m, fence)?;
+        tx.commit()?;
+        Ok(made)
+    }
+
+    /// A player's money at the bank (0 for a player it has never seen).
+    pub fn wallet(&mut self, player: u32) -> Result<i64, BankError> {
+        let row = self
+            .client
+            .query_opt(&format!("SELECT balance FROM {SCHEMA}.wallets WHERE player = $1"), &[&(player as i64)])?;
+        Ok(row.map_or(0, |r| r.get(0)))
+    }
+
+    /// What partition `partition` holds of player `player`'s money.
+    pub fn position(&mut self, partition: &str, player: u32) -> Result<i64, BankError> {
+        let row = self.client.query_opt(
+            &format!("SELECT amount FROM {SCHEMA}.positions WHERE partition = $1 AND player = $2"),
+            &[&partition, &(player as i64)],
+        )?;
+        Ok(row.map_or(0, |r| r.get(0)))
+    }
+
+    /// The moves of `partition` after the bank's record `after`, in order: what
+    /// a partition's recovery reads to learn of allotments it made but had not
+    /// yet written in its own ledger when it stopped.
+    pub fn moves_of(&mut self, partition: &str, after: u64) -> Result<Vec<(Record, MoveBody)>, BankError> {
+        let rows = self.client.query(
+            &format!("SELECT seq, prev, body, hash FROM {SCHEMA}.log WHERE partition = $1 AND seq > $2 ORDER BY seq"),
+            &[&partition, &(after as i64)],
+        )?;
+        rows.iter()
+            .map(|r| {
+                let rec = Record { seq: r.get::<_, i64>(0) as u64, prev: r.get(1), body: r.get(2), hash: r.get(3) };
+                let body = decode(&rec)?;
+                Ok((rec, body))
+            })
+            .collect()
+    }
+
+    /// Run `f` on the connection: for tests that tamper as a forger would,
+    /// and for [`verify`](super::verify::verify).
+    pub fn with_client<T>(&mut self, f: impl FnOnce(&mut Client) -> T) -> T {
+        f(&mut self.client)
+    }
+}
+
+/// Make the bank's schema and bring it to the latest version, one migrator
+/// at a time.
+fn migrate(c: &mut Client) -> Result<(), BankError> {
+    let mut tx = c.transaction()?;
+    tx.execute("SELECT pg_advisory_xact_lock(7262)", &[])?;
+    tx.batch_execute(&format!(
+        "CREATE SCHEMA IF NOT EXISTS {SCHEMA}; CREATE TABLE IF NOT EXISTS {SCHEMA}.version (version INTEGER NOT NULL)"
+    ))?;
+    let version: Option<i32> = tx.query_opt(&format!("SELECT version FROM {SCHEMA}.version"), &[])?.map(|r| r.get(0));
+    if version.is_none() {
+        tx.execute(&format!("INSERT INTO {SCHEMA}.version (version) VALUES (0)"), &[])?;
+    }
+    let version = version.unwrap_or(0) as usize;
+    if version > MIGRATIONS.len() {
+        return Err(StoreError::Corrupt(format!(
+            "the bank's schema is version {version}, newer than this server's {}",
+            MIGRATIONS.len()
+        ))
+        .into());
+    }
+    for (i, m) in MIGRATIONS.iter().enumerate().skip(version) {
+        tx.batch_execute(m)?;
+        tx.execute(&format!("UPDATE {SCHEMA}.version SET version = $1"), &[&((i + 1) as i32)])?;
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+/// A record's body, read.
+pub(super) fn decode(r: &Record) -> Result<MoveBody, BankError> {
+    serde_json::from_str(&r.body)
+        .map_err(|e| StoreError::Corrupt(format!("the bank's record {}: unreadable: {e}", r.seq)).into())
+}
+
+/// Make `m` inside `tx` (a transaction of the bank's own, or a partition's
+/// commit, which then makes its returns with its batch): nothing is written
+/// unless the whole transaction commits, and a refusal writes nothing in it.
+pub fn make_in(tx: &mut Transaction<'_>, m: &Move, fence: Option<&Lease>) -> Result<Made, BankError> {
+    check(m)?;
+    if m.kind.has_partition() {
+        let Some(l) = fence else {
+            return Err(BankError::Invalid {
+                field: "partition",
+                why: "an allotment or a return is made under its partition's lease".into(),
+            });
+        };
+        let held = tx.execute(
+            "UPDATE leases SET tbl = tbl WHERE tbl = $1 AND owner = $2 AND epoch = $3",
+            &[&(l.table as i64), &l.owner, &l.epoch],
+        )?;
+        if held == 0 {
+            return Err(BankError::Fenced(format!(
+                "partition {}: this server ({}) no longer holds its lease (epoch {}); nothing moved",
+                m.partition.as_deref().unwrap_or_default(),
+                l.owner,
+                l.epoch
+            )));
+        }
+    }
+    // One move at a time, in the chain's order.
+    let head = tx.query_one(&format!("SELECT seq, hash FROM {SCHEMA}.head FOR UPDATE"), &[])?;
+    let (seq, hash): (i64, String) = (head.get(0), head.get(1));
+    let first =
+        tx.query_opt(&format!("SELECT seq, prev, body, hash FROM {SCHEMA}.log WHERE ref = $1"), &[&m.reference])?;
+    if let Some(r) = first {
+        let record = Record { seq: r.get::<_, i64>(0) as u64, prev: r.get(1), body: r.get(2), hash: r.get(3) };
+        let body = decode(&record)?;
+        if body.bank != *m {
+            return Err(BankError::Reused(m.reference.clone()));
+        }
+        return Ok(Made { record, body, replayed: true });
+    }
+    let player = m.player as i64;
+    // What can be refused comes first, so that a refusal has written nothing
+    // even inside a partition's own transaction: a return's position, then a
+    // debit's wallet; what follows only adds.
+    let returned = match (m.kind, &m.partition) {
+        (MoveKind::Return, Some(p)) => {
+            let left = tx.query_opt(
+                &format!(
+                    "UPDATE {SCHEMA}.positions SET amount = amount - $3
+                     WHERE partition = $1 AND player = $2 AND amount >= $3 RETURNING amount"
+                ),
+                &[p, &player, &m.amount],
+            )?;
+            match left {
+                Some(r) => Some(r.get(0)),
+                None => {
+                    let held = tx
+                        .query_opt(
+                            &format!("SELECT amount FROM {SCHEMA}.positions WHERE partition = $1 AND player = $2"),
+                            &[p, &player],
+                        )?
+                        .map_or(0, |r| r.get(0));
+                    return Err(BankError::OverReturn {
+                        partition: p.clone(),
+                        player: m.player,
+                        held,
+                        asked: m.amount,
+                    });
+                }
+            }
+        }
+        _ => None,
+    };
+    let wallet: i64 = if m.kind.debits_wallet() {
+        let taken = tx.query_opt(
+            &format!(
+                "UPDATE {SCHEMA}.wallets SET balance = balance - $2 WHERE player = $1 AND balance >= $2 RETURNING balance"
+            ),
+            &[&player, &m.amount],
+        )?;
+        match taken {
+            Some(r) => r.get(0),
+            None => {
+                let available = tx
+                    .query_opt(&format!("SELECT balance FROM {SCHEMA}.wallets WHERE player = $1"), &[&player])?
+                    .map_or(0, |r| r.get(0));
+                return Err(BankError::Short { player: m.player, available, asked: m.amount });
+            }
+        }
+    } else {
+        tx.query_one(
+            &format!(
+                "INSERT INTO {SCHEMA}.wallets AS w (player, balance) VALUES ($1, $2)
+                 ON CONFLICT (player) DO UPDATE SET balance = w.balance + excluded.balance RETURNING balance"
+            ),
+            &[&player, &m.amount],
+        )?
+        .get(0)
+    };
+    let position = match (m.kind, &m.partition) {
+        (MoveKind::Allot, Some(p)) => Some(
+            tx.query_one(
+                &format!(
+                    "INSERT INTO {SCHEMA}.positions AS q (partition, player, amount) VALUES ($1, $2, $3)
+                     ON CONFLICT (partition, player) DO UPDATE SET amount = q.amount + excluded.amount
+                     RETURNING amount"
+                ),
+                &[p, &player, &m.amount],
+            )?
+            .get(0),
+        ),
+        _ => returned,
+    };
+    let body = MoveBody {
+        bank: m.clone(),
+        epoch: fence.filter(|_| m.kind.has_partition()).map(|l| l.epoch),
+        wallet,
+        position,
+    };
+    let mut chain = Chain::resume(seq as u64, &hash)
+        .ok_or_else(|| StoreError::Corrupt(format!("the bank's head: {hash:?} is not a hash")))?;
+    let record = chain.append(serde_json::to_string(&body).expect("a move serialises"));
+    tx.execute(
+        &format!("INSERT INTO {SCHEMA}.log (seq, ref, partition, prev, body, hash) VALUES ($1, $2, $3, $4, $5, $6)"),
+        &[&(record.seq as i64), &m.reference, &m.partition, &record.prev, &record.body, &record.hash],
+    )?;
+    tx.execute(&format!("UPDATE {SCHEMA}.head SET seq = $1, hash = $2"), &[&(record.seq as i64), &record.hash])?;
+    Ok(Made { record, body, replayed: false })
+}

@@ -1,0 +1,164 @@
+//! Verify the bank from its chain alone: every record links and hashes, every
+//! move is one the bank could have made (no wallet or position below zero at
+//! any point, a return never more than the partition held), each record's
+//! stated balances are what the moves before it leave, and the balances the
+//! database holds now are what the whole chain leaves. A forger who changes
+//! a balance, drops or edits a move, or mints money with a return is named.
+//!
+//! It reads one snapshot (a read-only repeatable-read transaction) and
+//! streams the chain, keeping only the balances: its memory grows with the
+//! players and partitions, not with the moves.
+
+use std::collections::BTreeMap;
+
+use postgres::fallible_iterator::FallibleIterator;
+use postgres::{Client, IsolationLevel};
+
+use super::moves::decode;
+use super::{BankError, MoveKind, SCHEMA};
+use crate::audit::{Chain, Record};
+
+/// What the bank holds, as its chain says, and what is wrong with it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BankReport {
+    /// Records in the chain.
+    pub moves: u64,
+    /// The chain's last hash.
+    pub head: String,
+    /// Money at the bank, all players together.
+    pub at_bank: i64,
+    /// Money allotted to each partition and not yet returned.
+    pub allotted: BTreeMap<String, i64>,
+    pub deposited: i64,
+    pub withdrawn: i64,
+    /// Every fault found, each naming where; empty for a sound bank.
+    pub problems: Vec<String>,
+}
+
+impl BankReport {
+    pub fn ok(&self) -> bool {
+        self.problems.is_empty()
+    }
+}
+
+/// Verify the bank on `client`'s database.
+pub fn verify(client: &mut Client) -> Result<BankReport, BankError> {
+    let mut tx = client.build_transaction().isolation_level(IsolationLevel::RepeatableRead).read_only(true).start()?;
+    let mut report = BankReport::default();
+    let mut wallets: BTreeMap<u32, i64> = BTreeMap::new();
+    let mut positions: BTreeMap<(String, u32), i64> = BTreeMap::new();
+    let mut chain = Chain::new();
+    let no_params: [i64; 0] = [];
+    let mut rows =
+        tx.query_raw(&format!("SELECT seq, prev, body, hash, ref FROM {SCHEMA}.log ORDER BY seq"), no_params)?;
+    while let Some(r) = rows.next()? {
+        let record = Record { seq: r.get::<_, i64>(0) as u64, prev: r.get(1), body: r.get(2), hash: r.get(3) };
+        if let Err(b) = chain.follow(&record) {
+            report.problems.push(format!("the bank's chain: {b}"));
+            break;
+        }
+        let body = match decode(&record) {
+            Ok(b) => b,
+            Err(e) => {
+                report.problems.push(e.to_string());
+                break;
+            }
+        };
+        let at = format!("the bank's record {}", record.seq);
+        let m = &body.bank;
+        let reference: String = r.get(4);
+        if reference != m.reference {
+            report
+                .problems
+                .push(format!("{at}: filed under ref {reference:?}, but its move's ref is {:?}", m.reference));
+        }
+        if let Err(e) = super::check(m) {
+            report.problems.push(format!("{at}: not a move the bank takes: {e}"));
+            continue;
+        }
+        let wallet = wallets.entry(m.player).or_insert(0);
+        *wallet = if m.kind.debits_wallet() { *wallet - m.amount } else { *wallet + m.amount };
+        if *wallet < 0 {
+            report.problems.push(format!("{at}: player {} overdrawn at the bank ({})", m.player, *wallet));
+        }
+        if body.wallet != *wallet {
+            report
+                .problems
+                .push(format!("{at}: says the wallet was left at {}, the moves leave {}", body.wallet, *wallet));
+        }
+        match m.kind {
+            MoveKind::Deposit => report.deposited += m.amount,
+            MoveKind::Withdrawal => report.withdrawn += m.amount,
+            MoveKind::Allot | MoveKind::Return => {
+                let p = m.partition.clone().unwrap_or_default();
+                let position = positions.entry((p.clone(), m.player)).or_insert(0);
+                *position += if m.kind == MoveKind::Allot { m.amount } else { -m.amount };
+                if *position < 0 {
+                    report.problems.push(format!(
+                        "{at}: partition {p} returned more of player {}'s money than it was allotted",
+                        m.player
+                    ));
+                }
+                if body.position != Some(*position) {
+                    report.problems.push(format!(
+                        "{at}: says the position was left at {:?}, the moves leave {}",
+                        body.position, *position
+                    ));
+                }
+                if body.epoch.is_none() {
+                    report.problems.push(format!("{at}: names no lease epoch"));
+                }
+            }
+        }
+    }
+    drop(rows);
+    report.moves = chain.len();
+    report.head = chain.head();
+    report.at_bank = wallets.values().sum();
+    for ((p, _), amount) in &positions {
+        *report.allotted.entry(p.clone()).or_insert(0) += amount;
+    }
+    compare_rows(&mut tx, &mut report, &wallets, &positions)?;
+    tx.commit()?;
+    Ok(report)
+}
+
+/// The balances the database holds now, against the chain's.
+fn compare_rows(
+    tx: &mut postgres::Transaction<'_>,
+    report: &mut BankReport,
+    wallets: &BTreeMap<u32, i64>,
+    positions: &BTreeMap<(String, u32), i64>,
+) -> Result<(), BankError> {
+    let head = tx.query_one(&format!("SELECT seq, hash FROM {SCHEMA}.head"), &[])?;
+    let (seq, hash): (i64, String) = (head.get(0), head.get(1));
+    if seq as u64 != report.moves || hash != report.head {
+        report.problems.push(format!(
+            "the bank's head row says record {seq} ({hash}), the chain ends at {} ({})",
+            report.moves, report.head
+        ));
+    }
+    let mut held: BTreeMap<u32, i64> = BTreeMap::new();
+    for r in tx.query(&format!("SELECT player, balance FROM {SCHEMA}.wallets"), &[])? {
+        held.insert(r.get::<_, i64>(0) as u32, r.get(1));
+    }
+    for p in wallets.keys().chain(held.keys()).collect::<std::collections::BTreeSet<_>>() {
+        let (chain, row) = (wallets.get(p).copied().unwrap_or(0), held.get(p).copied().unwrap_or(0));
+        if chain != row {
+            report.problems.push(format!("player {p}: the bank holds {row}, its chain says {chain}"));
+        }
+    }
+    let mut rows: BTreeMap<(String, u32), i64> = BTreeMap::new();
+    for r in tx.query(&format!("SELECT partition, player, amount FROM {SCHEMA}.positions"), &[])? {
+        rows.insert((r.get(0), r.get::<_, i64>(1) as u32), r.get(2));
+    }
+    for k in positions.keys().chain(rows.keys()).collect::<std::collections::BTreeSet<_>>() {
+        let (chain, row) = (positions.get(k).copied().unwrap_or(0), rows.get(k).copied().unwrap_or(0));
+        if chain != row {
+            report
+                .problems
+                .push(format!("partition {} holds {row} of player {}'s money, its chain says {chain}", k.0, k.1));
+        }
+    }
+    Ok(())
+}

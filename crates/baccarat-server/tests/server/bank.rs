@@ -1,0 +1,281 @@
+//! The bank (`bank/`) against a real PostgreSQL: players' money shared by the
+//! partitions of one casino, taken by allotments that the database refuses
+//! to overdraw, given back by returns that cannot mint money, each move a
+//! record of the bank's chain that `bank::verify` recomputes.
+
+use baccarat_server::bank::verify::verify;
+use baccarat_server::bank::{Bank, BankError, Move, MoveKind};
+use baccarat_server::pg_store::{Lease, PgStore};
+
+use super::pg::database;
+
+fn deposit(player: u32, amount: i64, reference: &str) -> Move {
+    Move { kind: MoveKind::Deposit, player, amount, partition: None, reference: reference.into() }
+}
+
+fn withdrawal(player: u32, amount: i64, reference: &str) -> Move {
+    Move { kind: MoveKind::Withdrawal, player, amount, partition: None, reference: reference.into() }
+}
+
+fn allot(partition: &str, player: u32, amount: i64, reference: &str) -> Move {
+    Move { kind: MoveKind::Allot, player, amount, partition: Some(partition.into()), reference: reference.into() }
+}
+
+fn give_back(partition: &str, player: u32, amount: i64, reference: &str) -> Move {
+    Move { kind: MoveKind::Return, player, amount, partition: Some(partition.into()), reference: reference.into() }
+}
+
+/// A database with the casino's schema (its leases) and the bank's, and a
+/// partition lease for each name, numbered from 1001: the leases.
+fn casino(name: &str, partitions: &[&str]) -> (String, Vec<Lease>) {
+    let url = database(name);
+    let mut store = PgStore::connect(&url).unwrap();
+    let leases = partitions
+        .iter()
+        .enumerate()
+        .map(|(i, p)| store.acquire(1001 + i as u32, &format!("{p}-server"), 60_000).unwrap().unwrap())
+        .collect();
+    Bank::connect(&url).unwrap();
+    (url, leases)
+}
+
+/// Money is where the moves put it: at the bank, or allotted to a partition.
+/// An allotment or a withdrawal of more than the bank holds is refused and
+/// names what it holds; the chain verifies, and its totals balance.
+#[test]
+fn each_move_leaves_the_money_where_it_says_and_none_overdraws() {
+    let (url, leases) = casino("bank_moves", &["east", "west"]);
+    let (east, west) = (&leases[0], &leases[1]);
+    let mut bank = Bank::connect(&url).unwrap();
+    let made = bank.make(&deposit(1, 1_000, "d1"), None).unwrap();
+    assert_eq!((made.record.seq, made.body.wallet, made.replayed), (1, 1_000, false));
+    let made = bank.make(&allot("east", 1, 300, "a1"), Some(east)).unwrap();
+    assert_eq!((made.body.wallet, made.body.position, made.body.epoch), (700, Some(300), Some(east.epoch)));
+    match bank.make(&allot("west", 1, 800, "a2"), Some(west)) {
+        Err(BankError::Short { player: 1, available: 700, asked: 800 }) => {}
+        other => panic!("{other:?}"),
+    }
+    bank.make(&give_back("east", 1, 100, "r1"), Some(east)).unwrap();
+    let e = bank.make(&withdrawal(1, 900, "w1"), None).unwrap_err();
+    assert_eq!(e.to_string(), "player 1: the bank holds 800, less than the 900 asked (nothing moved)");
+    bank.make(&withdrawal(1, 800, "w2"), None).unwrap();
+    assert_eq!(
+        (bank.wallet(1).unwrap(), bank.position("east", 1).unwrap(), bank.position("west", 1).unwrap()),
+        (0, 200, 0)
+    );
+
+    let r = bank.with_client(verify).unwrap();
+    assert!(r.ok(), "{:?}", r.problems);
+    assert_eq!((r.moves, r.deposited, r.withdrawn, r.at_bank), (4, 1_000, 800, 0));
+    assert_eq!(r.allotted.get("east"), Some(&200));
+    assert_eq!(r.deposited - r.withdrawn, r.at_bank + r.allotted.values().sum::<i64>(), "nothing made or lost");
+    // The east partition's moves, for its recovery.
+    let of_east = bank.moves_of("east", 0).unwrap();
+    assert_eq!(
+        of_east.iter().map(|(r, b)| (r.seq, b.bank.kind)).collect::<Vec<_>>(),
+        [(2, MoveKind::Allot), (3, MoveKind::Return)]
+    );
+    assert_eq!(bank.moves_of("east", 2).unwrap().len(), 1);
+}
+
+/// Two partitions, each on its own connection, allot from the same four
+/// wallets at once, asking for more in all than the wallets hold. Whatever
+/// the interleaving, no wallet goes below zero, every granted allotment is
+/// in the partition's position, and what was refused named a balance below
+/// what it asked.
+#[test]
+fn two_partitions_allotting_at_once_never_overdraw() {
+    let (url, leases) = casino("bank_race", &["east", "west"]);
+    let mut bank = Bank::connect(&url).unwrap();
+    for p in 1..=4 {
+        bank.make(&deposit(p, 10_000, &format!("d{p}")), None).unwrap();
+    }
+    let runs: Vec<_> = leases
+        .into_iter()
+        .zip(["east", "west"])
+        .map(|(lease, name)| {
+            let url = url.clone();
+            std::thread::spawn(move || {
+                let mut bank = Bank::connect(&url).unwrap();
+                let (mut granted, mut refused) = ([0i64; 5], 0);
+                let mut x: u64 = 0x9e37_79b9_7f4a_7c15 ^ (u64::from(name.as_bytes()[0]) << 32);
+                for i in 0..150 {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    let (player, amount) = ((x % 4) as u32 + 1, ((x >> 8) % 400) as i64 + 1);
+                    match bank.make(&allot(name, player, amount, &format!("{name}-{i}")), Some(&lease)) {
+                        Ok(m) => {
+                            assert!(m.body.wallet >= 0);
+                            granted[player as usize] += amount;
+                        }
+                        Err(BankError::Short { available, asked, .. }) => {
+                            assert!(available < asked);
+                            refused += 1;
+                        }
+                        Err(e) => panic!("{e}"),
+                    }
+                }
+                (name, granted, refused)
+            })
+        })
+        .collect();
+    let results: Vec<_> = runs.into_iter().map(|r| r.join().unwrap()).collect();
+    let refused: i32 = results.iter().map(|r| r.2).sum();
+    assert!(refused > 0, "the partitions asked for more than the wallets held, so some asks were refused");
+    for p in 1..=4u32 {
+        let granted: i64 = results.iter().map(|r| r.1[p as usize]).sum();
+        assert!(granted <= 10_000, "player {p}: {granted} allotted from 10,000");
+        assert_eq!(bank.wallet(p).unwrap(), 10_000 - granted, "player {p}");
+        for (name, g, _) in &results {
+            assert_eq!(bank.position(name, p).unwrap(), g[p as usize], "{name}, player {p}");
+        }
+    }
+    let r = bank.with_client(verify).unwrap();
+    assert!(r.ok(), "{:?}", r.problems);
+    assert_eq!(r.deposited, r.at_bank + r.allotted.values().sum::<i64>());
+}
+
+/// A partition whose lease another server has taken (a new epoch) moves
+/// nothing, whatever it still believes.
+#[test]
+fn a_partition_that_lost_its_lease_moves_nothing() {
+    let (url, leases) = casino("bank_fence", &["east"]);
+    let stale = &leases[0];
+    let mut bank = Bank::connect(&url).unwrap();
+    bank.make(&deposit(7, 500, "d"), None).unwrap();
+    bank.make(&allot("east", 7, 200, "a1"), Some(stale)).unwrap();
+    let mut other = PgStore::connect(&url).unwrap();
+    other.with_client(|c| c.execute("UPDATE leases SET expires_at = now() - interval '1 second'", &[]).unwrap());
+    let new = other.acquire(stale.table, "east-standby", 60_000).unwrap().unwrap();
+    assert_eq!(new.epoch, stale.epoch + 1);
+    for m in [allot("east", 7, 100, "a2"), give_back("east", 7, 100, "r1")] {
+        match bank.make(&m, Some(stale)) {
+            Err(BankError::Fenced(why)) => assert!(why.contains("partition east") && why.contains("epoch 1"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!((bank.wallet(7).unwrap(), bank.position("east", 7).unwrap()), (300, 200), "nothing moved");
+    // The new owner goes on.
+    bank.make(&give_back("east", 7, 200, "r2"), Some(&new)).unwrap();
+    let r = bank.with_client(verify).unwrap();
+    assert!(r.ok(), "{:?}", r.problems);
+    assert_eq!((r.moves, r.at_bank), (3, 500));
+}
+
+/// A dishonest or confused partition cannot mint money at the bank: it can
+/// give back only what it was allotted, for that player. Refused inside a
+/// transaction of its own, the return writes nothing there either.
+#[test]
+fn a_partition_cannot_give_back_more_than_it_was_allotted() {
+    let (url, leases) = casino("bank_mint", &["east", "west"]);
+    let (east, west) = (&leases[0], &leases[1]);
+    let mut bank = Bank::connect(&url).unwrap();
+    bank.make(&deposit(1, 1_000, "d1"), None).unwrap();
+    bank.make(&deposit(2, 1_000, "d2"), None).unwrap();
+    bank.make(&allot("east", 1, 400, "a1"), Some(east)).unwrap();
+    for (m, fence, held) in [
+        (give_back("east", 1, 401, "r1"), east, 400),
+        (give_back("east", 2, 1, "r2"), east, 0),
+        (give_back("west", 1, 1, "r3"), west, 0),
+    ] {
+        match bank.make(&m, Some(fence)) {
+            Err(e @ BankError::OverReturn { .. }) => {
+                assert!(e.to_string().contains(&format!("holds {held} of player {}", m.player)), "{e}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    // Inside a partition's transaction, committed after the refusal.
+    bank.with_client(|c| {
+        let mut tx = c.transaction().unwrap();
+        let e = baccarat_server::bank::make_in(&mut tx, &give_back("east", 1, 999, "r4"), Some(east)).unwrap_err();
+        assert!(matches!(e, BankError::OverReturn { .. }));
+        tx.commit().unwrap();
+    });
+    assert_eq!((bank.wallet(1).unwrap(), bank.position("east", 1).unwrap()), (600, 400));
+    let r = bank.with_client(verify).unwrap();
+    assert!(r.ok(), "{:?}", r.problems);
+    assert_eq!(r.moves, 3);
+}
+
+/// A retry with the same reference answers the first record and moves
+/// nothing; the reference used for another move is refused.
+#[test]
+fn a_reference_moves_money_once() {
+    let (url, leases) = casino("bank_ref", &["east"]);
+    let mut bank = Bank::connect(&url).unwrap();
+    let first = bank.make(&deposit(3, 250, "cage-17"), None).unwrap();
+    let again = bank.make(&deposit(3, 250, "cage-17"), None).unwrap();
+    assert!(again.replayed && !first.replayed);
+    assert_eq!(again.record, first.record);
+    assert_eq!(bank.wallet(3).unwrap(), 250);
+    for m in [deposit(3, 251, "cage-17"), withdrawal(3, 250, "cage-17"), allot("east", 3, 250, "cage-17")] {
+        let fence = m.partition.as_ref().map(|_| &leases[0]);
+        match bank.make(&m, fence) {
+            Err(e @ BankError::Reused(_)) => assert_eq!(e.to_string(), "ref cage-17: already used for another move"),
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(bank.wallet(3).unwrap(), 250);
+}
+
+/// Bad input is refused by the field it is in, before the database is asked.
+#[test]
+fn a_bad_move_is_refused_by_its_field() {
+    let (url, leases) = casino("bank_fields", &["east"]);
+    let mut bank = Bank::connect(&url).unwrap();
+    let long = "x".repeat(201);
+    let cases: [(Move, Option<&Lease>, &str); 7] = [
+        (deposit(1, 0, "z"), None, "amount"),
+        (deposit(1, -5, "n"), None, "amount"),
+        (deposit(1, 5, ""), None, "ref"),
+        (deposit(1, 5, &long), None, "ref"),
+        (Move { partition: None, ..allot("east", 1, 5, "p") }, Some(&leases[0]), "partition"),
+        (Move { partition: Some("east".into()), ..deposit(1, 5, "q") }, None, "partition"),
+        (allot("east", 1, 5, "no-fence"), None, "partition"),
+    ];
+    for (m, fence, field) in cases {
+        match bank.make(&m, fence) {
+            Err(BankError::Invalid { field: f, .. }) => assert_eq!(f, field, "{m:?}"),
+            other => panic!("{m:?}: {other:?}"),
+        }
+    }
+    assert_eq!(bank.with_client(verify).unwrap().moves, 0, "nothing was written");
+}
+
+/// A forger with write access to the database: a balance raised, a
+/// position lowered, a move's amount edited, a move deleted. `verify` names
+/// each. (A forger who rewrites the whole chain from the edit on, hashes and
+/// all, is caught only by anchoring the bank's head: not built yet.)
+#[test]
+fn verify_names_what_a_forger_changed() {
+    let cases = [
+        (
+            "UPDATE baccarat_bank.wallets SET balance = balance + 500 WHERE player = 1",
+            "player 1: the bank holds 1200, its chain says 700",
+        ),
+        (
+            "UPDATE baccarat_bank.positions SET amount = 0",
+            "partition east holds 0 of player 1's money, its chain says 300",
+        ),
+        (
+            "UPDATE baccarat_bank.log SET body = replace(body, '\"amount\":300', '\"amount\":30') WHERE seq = 2",
+            "the bank's chain: record 2: its hash does not match its contents (altered)",
+        ),
+        ("DELETE FROM baccarat_bank.log WHERE seq = 2", "the bank's chain: record 3: expected record 2"),
+        ("UPDATE baccarat_bank.head SET seq = 2", "the bank's head row says record 2"),
+    ];
+    for (i, (sql, expect)) in cases.into_iter().enumerate() {
+        let (url, leases) = casino(&format!("bank_forge{i}"), &["east"]);
+        let mut bank = Bank::connect(&url).unwrap();
+        bank.make(&deposit(1, 1_000, "d1"), None).unwrap();
+        bank.make(&allot("east", 1, 300, "a1"), Some(&leases[0])).unwrap();
+        bank.make(&deposit(2, 50, "d2"), None).unwrap();
+        let honest = bank.with_client(verify).unwrap();
+        assert!(honest.ok(), "{:?}", honest.problems);
+        bank.with_client(|c| c.batch_execute(sql).unwrap());
+        let r = bank.with_client(verify).unwrap();
+        assert!(r.problems.iter().any(|p| p.contains(expect)), "{sql}: {:?}", r.problems);
+    }
+}

@@ -192,6 +192,21 @@ impl PgStore {
         let mut tx = c.transaction()?;
         // One migrator at a time, whichever server opens first.
         tx.execute("SELECT pg_advisory_xact_lock(7261)", &[])?;
+        // A partition's URL names its schema first in the search path
+        // ([`partition_url`]); its first start makes it.
+        let current: Option<String> = tx.query_one("SELECT current_schema()::text", &[])?.get(0);
+        if current.is_none() {
+            let path: String = tx.query_one("SELECT current_setting('search_path')", &[])?.get(0);
+            let first = path.split(',').next().unwrap_or_default().trim();
+            match first.strip_prefix(PARTITION_SCHEMA).filter(|name| partition_name(name).is_ok()) {
+                Some(_) => tx.batch_execute(&format!("CREATE SCHEMA IF NOT EXISTS {first}"))?,
+                None => {
+                    return Err(StoreError::Pg(format!(
+                        "the search path's first schema {first:?} does not exist (only a partition's is made here)"
+                    )))
+                }
+            }
+        }
         tx.batch_execute("CREATE TABLE IF NOT EXISTS baccarat_schema (version INTEGER NOT NULL)")?;
         let version: Option<i32> = tx.query_opt("SELECT version FROM baccarat_schema", &[])?.map(|r| r.get(0));
         if version.is_none() {
@@ -229,8 +244,8 @@ impl PgStore {
             let (from, to) = ((k / 12, k % 12 + 1), ((k + 1) / 12, (k + 1) % 12 + 1));
             for t in PARTITIONED {
                 let name = format!("{t}_{:04}_{:02}", from.0, from.1);
-                let exists: bool =
-                    c.query_one("SELECT EXISTS (SELECT 1 FROM pg_class WHERE relname = $1)", &[&name])?.get(0);
+                // In the schema the connection writes to (a partition's has its own).
+                let exists: bool = c.query_one("SELECT to_regclass($1) IS NOT NULL", &[&name])?.get(0);
                 if exists {
                     continue;
                 }
@@ -255,8 +270,7 @@ impl PgStore {
     /// The partitions of a partitioned table, by name.
     pub fn partitions(&self, table: &str) -> Result<Vec<String>, StoreError> {
         let rows = self.c().query(
-            "SELECT c.relname::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-             JOIN pg_class p ON p.oid = i.inhparent WHERE p.relname = $1 ORDER BY c.relname",
+            "SELECT c.relname::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = to_regclass($1) ORDER BY c.relname",
             &[&table],
         )?;
         Ok(rows.iter().map(|r| r.get(0)).collect())
@@ -353,6 +367,35 @@ impl PgStore {
     pub fn with_client<T>(&self, f: impl FnOnce(&mut Client) -> T) -> T {
         f(&mut self.c())
     }
+}
+
+/// The schema of partition `name` is this prefix and the name.
+pub const PARTITION_SCHEMA: &str = "baccarat_p_";
+
+/// A partition's name: 1 to 40 lower-case letters, digits or `_`, beginning
+/// with a letter (it becomes part of a schema's name).
+pub fn partition_name(name: &str) -> Result<&str, String> {
+    let ok = (1..=40).contains(&name.len())
+        && name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if !ok {
+        return Err(format!("partition {name:?}: 1 to 40 lower-case letters, digits or _, beginning with a letter"));
+    }
+    Ok(name)
+}
+
+/// The URL of partition `name` of the casino at `url`: the same database,
+/// with the partition's own schema first in the search path, so that every
+/// connection made from it (the writer's, the checkpointer's, the lease's,
+/// `verify`'s) reads and writes the partition's tables and nothing else's.
+/// (`options=-c search_path=…`, which PostgreSQL sets for the session.)
+pub fn partition_url(url: &str, name: &str) -> Result<String, String> {
+    let name = partition_name(name)?;
+    if url.contains("options=") {
+        return Err("a partition's URL sets the search path itself: leave `options` out of --db".into());
+    }
+    let sep = if url.contains('?') { '&' } else { '?' };
+    Ok(format!("{url}{sep}options=-c%20search_path%3D{PARTITION_SCHEMA}{name}"))
 }
 
 /// Milliseconds since the epoch, now.

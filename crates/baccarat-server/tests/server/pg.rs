@@ -94,7 +94,11 @@ impl Both {
 }
 
 fn both(name: &str) -> Both {
-    let url = database(name);
+    both_at(database(name))
+}
+
+/// [`both`] on the database (or partition) at `url`.
+fn both_at(url: String) -> Both {
     let mut b = Both {
         casino: Casino::new(),
         feed: Feed::default(),
@@ -168,6 +172,40 @@ fn the_same_commits_read_back_alike_from_sqlite_and_postgres() {
     assert!(s["transfers"].as_array().unwrap().len() > 12, "the coups moved money: {s}");
     assert!(s["answers"].as_array().unwrap().len() >= 15, "every wager and deposit answered");
     assert_ne!(s["checkpoint"], "None");
+}
+
+/// Two partitions of one database (each its own schema, `partition_url`)
+/// are two casinos: the same table and player numbers in each, every read
+/// of each back as its own commits made it, a lease of each, and nothing
+/// in the database's own schema. A partition's name is checked.
+#[test]
+fn the_partitions_of_one_database_keep_apart() {
+    use baccarat_server::pg_store::partition_url;
+    let url = database("partitions");
+    let mut east = both_at(partition_url(&url, "east").unwrap());
+    let mut west = both_at(partition_url(&url, "west_2").unwrap());
+    for n in 0..3 {
+        east.coup(n);
+    }
+    west.coup(0);
+    for (b, name) in [(&east, "east"), (&west, "west")] {
+        same(&reads(&b.sqlite), &reads(&b.pg), name);
+    }
+    assert_ne!(reads(&east.pg)["chains"], reads(&west.pg)["chains"], "each its own chains");
+    assert!(east.pg.take_casino("e", "http://e", 60_000).unwrap().is_ok());
+    assert!(west.pg.take_casino("w", "http://w", 60_000).unwrap().is_ok(), "a lease of its own");
+    for b in [&east, &west] {
+        assert_eq!(b.pg.version().unwrap(), PgStore::SCHEMA_VERSION);
+        assert!(b.pg.partitions("audit").unwrap().iter().any(|p| p.starts_with("audit_2")), "its own months");
+    }
+    let public = PgStore::connect(&url).unwrap();
+    assert_eq!(public.occupied().unwrap(), vec![], "nothing written outside the partitions");
+    assert!(public.partitions("audit").unwrap().iter().any(|p| p.starts_with("audit_2")), "its own months too");
+    for bad in ["", "East", "1st", "a-b", "a b", &"x".repeat(41)] {
+        let e = partition_url(&url, bad).unwrap_err();
+        assert!(e.starts_with(&format!("partition {bad:?}")), "{e}");
+    }
+    assert!(partition_url(&format!("{url}?options=-c%20x%3Dy"), "east").unwrap_err().contains("options"));
 }
 
 /// Recovery from PostgreSQL, from the checkpoint plus its tail and from the

@@ -26,9 +26,14 @@
 //!   there, and its writer takes holds against it as today, with no round
 //!   trip. Two partitions can never both spend one chip: the bank's row is
 //!   the only place they take money from, and it refuses to go below zero.
-//! * **A return** moves money back (the partition's position goes down, never
-//!   below zero: a partition cannot give back what it was not allotted, so a
-//!   stale or dishonest server cannot mint money at the bank).
+//! * **A return** moves money back: the wallet's row goes up, the
+//!   partition's position down. A position is the net of what the partition
+//!   took and gave back for that player, and goes below zero when the player
+//!   takes winnings home: a partition pays winners out of its own house money.
+//!   So the bank cannot tell an honest return of winnings from money a
+//!   dishonest server made up; what shows that is the partition's own chain,
+//!   whose coups `verify` replays against the rules, and its ledger's account
+//!   at the bank, which must mirror its positions.
 //! * **Deposits and withdrawals** at the cage change the bank's row only; a
 //!   withdrawal, like an allotment, is refused rather than overdraw.
 //!
@@ -69,7 +74,7 @@ const MIGRATIONS: &[&str] = &[
     "CREATE TABLE baccarat_bank.wallets (player BIGINT PRIMARY KEY,
        balance BIGINT NOT NULL CHECK (balance >= 0));
      CREATE TABLE baccarat_bank.positions (partition TEXT NOT NULL, player BIGINT NOT NULL,
-       amount BIGINT NOT NULL CHECK (amount >= 0), PRIMARY KEY (partition, player));
+       amount BIGINT NOT NULL, PRIMARY KEY (partition, player));
      CREATE TABLE baccarat_bank.log (seq BIGINT PRIMARY KEY, ref TEXT NOT NULL UNIQUE,
        partition TEXT, prev TEXT NOT NULL, body TEXT NOT NULL, hash TEXT NOT NULL,
        at TIMESTAMPTZ NOT NULL DEFAULT now());
@@ -130,7 +135,8 @@ pub struct MoveBody {
     pub epoch: Option<i64>,
     /// The wallet's balance at the bank after the move.
     pub wallet: i64,
-    /// The partition's position for the player after the move.
+    /// The partition's position for the player after the move: what it
+    /// took from the bank for them less what it gave back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub position: Option<i64>,
 }
@@ -147,11 +153,6 @@ pub enum BankError {
     /// The wallet holds less than the move takes.
     #[error("player {player}: the bank holds {available}, less than the {asked} asked (nothing moved)")]
     Short { player: u32, available: i64, asked: i64 },
-    /// A return of more than the partition was allotted.
-    #[error(
-        "partition {partition}: it holds {held} of player {player}'s money, less than the {asked} it would return"
-    )]
-    OverReturn { partition: String, player: u32, held: i64, asked: i64 },
     /// The reference was used for another move.
     #[error("ref {0}: already used for another move")]
     Reused(String),

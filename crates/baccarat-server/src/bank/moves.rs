@@ -157,38 +157,8 @@ pub fn make_in(tx: &mut Transaction<'_>, m: &Move, fence: Option<&Lease>) -> Res
         return Ok(Made { record, body, replayed: true });
     }
     let player = m.player as i64;
-    // What can be refused comes first, so that a refusal has written nothing
-    // even inside a partition's own transaction: a return's position, then a
-    // debit's wallet; what follows only adds.
-    let returned = match (m.kind, &m.partition) {
-        (MoveKind::Return, Some(p)) => {
-            let left = tx.query_opt(
-                &format!(
-                    "UPDATE {SCHEMA}.positions SET amount = amount - $3
-                     WHERE partition = $1 AND player = $2 AND amount >= $3 RETURNING amount"
-                ),
-                &[p, &player, &m.amount],
-            )?;
-            match left {
-                Some(r) => Some(r.get(0)),
-                None => {
-                    let held = tx
-                        .query_opt(
-                            &format!("SELECT amount FROM {SCHEMA}.positions WHERE partition = $1 AND player = $2"),
-                            &[p, &player],
-                        )?
-                        .map_or(0, |r| r.get(0));
-                    return Err(BankError::OverReturn {
-                        partition: p.clone(),
-                        player: m.player,
-                        held,
-                        asked: m.amount,
-                    });
-                }
-            }
-        }
-        _ => None,
-    };
+    // Only a debit of the wallet can be refused, and it comes first: a
+    // refusal writes nothing, even inside a partition's own transaction.
     let wallet: i64 = if m.kind.debits_wallet() {
         let taken = tx.query_opt(
             &format!(
@@ -215,19 +185,20 @@ pub fn make_in(tx: &mut Transaction<'_>, m: &Move, fence: Option<&Lease>) -> Res
         )?
         .get(0)
     };
-    let position = match (m.kind, &m.partition) {
-        (MoveKind::Allot, Some(p)) => Some(
-            tx.query_one(
+    let position = match &m.partition {
+        Some(p) => {
+            let change = if m.kind == MoveKind::Allot { m.amount } else { -m.amount };
+            let row = tx.query_one(
                 &format!(
                     "INSERT INTO {SCHEMA}.positions AS q (partition, player, amount) VALUES ($1, $2, $3)
                      ON CONFLICT (partition, player) DO UPDATE SET amount = q.amount + excluded.amount
                      RETURNING amount"
                 ),
-                &[p, &player, &m.amount],
-            )?
-            .get(0),
-        ),
-        _ => returned,
+                &[p, &player, &change],
+            )?;
+            Some(row.get(0))
+        }
+        None => None,
     };
     let body = MoveBody {
         bank: m.clone(),

@@ -46,6 +46,13 @@ pub enum CasinoEvent {
     },
     /// Chips into a wallet from the cage (the casino's chain).
     Deposit { player: baccarat_table::engine::PlayerId, amount: Money, key: String },
+    /// A partition of a PostgreSQL casino took a player's money from the
+    /// bank (`bank/`): the bank's record of it, by number and hash, so that
+    /// this chain, which the anchor file signs, pins the bank's chain too.
+    Allotted { player: baccarat_table::engine::PlayerId, amount: Money, bank_seq: u64, bank_hash: String },
+    /// A partition gave a player's idle money back to the bank, in the same
+    /// transaction as this record, under the bank reference `reference`.
+    Returned { player: baccarat_table::engine::PlayerId, amount: Money, reference: String },
     /// The table stopped because an invariant broke; it is named here.
     TableHalted { invariant: String },
     /// A server took the casino's lease (PostgreSQL, several servers) and

@@ -128,6 +128,10 @@ pub struct Checkpoint {
     /// from this checkpoint verifies only the anchor lines after it.
     #[serde(default)]
     pub anchor: Option<crate::anchor::AnchorMark>,
+    /// A partition's last allotment recorded, by the bank's record number
+    /// (`casino/bank_side.rs`); 0 for a casino that is none.
+    #[serde(default)]
+    pub bank_seq: u64,
 }
 
 impl Checkpoint {

@@ -42,6 +42,8 @@ struct WithoutReadModel {
     self_limits: Vec<crate::casino::self_limits::SelfLimits>,
     #[serde(default)]
     anchor: Option<crate::anchor::AnchorMark>,
+    #[serde(default)]
+    bank_seq: u64,
 }
 
 impl From<WithoutReadModel> for Checkpoint {
@@ -59,6 +61,7 @@ impl From<WithoutReadModel> for Checkpoint {
             promotions: w.promotions,
             self_limits: w.self_limits,
             anchor: w.anchor,
+            bank_seq: w.bank_seq,
         }
     }
 }

@@ -76,7 +76,7 @@ pub const SHOWN: usize = 1_000;
 fn bucket(c: Cause) -> usize {
     let x = match c {
         Cause::None => 0,
-        Cause::Deposit { seq } | Cause::Tournament { seq } | Cause::Promotion { seq } => seq,
+        Cause::Deposit { seq } | Cause::Tournament { seq } | Cause::Promotion { seq } | Cause::Bank { seq } => seq,
         Cause::Float { table } => u64::from(table),
         Cause::Wager { wager, .. } | Cause::Slip { first: wager, .. } => wager.0,
     };
@@ -86,7 +86,11 @@ fn bucket(c: Cause) -> usize {
 /// The chain whose records explain a cause.
 fn chain_of(c: Cause) -> u32 {
     match c {
-        Cause::None | Cause::Deposit { .. } | Cause::Tournament { .. } | Cause::Promotion { .. } => CASINO_CHAIN,
+        Cause::None
+        | Cause::Deposit { .. }
+        | Cause::Tournament { .. }
+        | Cause::Promotion { .. }
+        | Cause::Bank { .. } => CASINO_CHAIN,
         // A slip's cause is an answer's, never a transfer's: one that names it
         // is explained by no record of its table, and is reported.
         Cause::Float { table } | Cause::Wager { table, .. } | Cause::Slip { table, .. } => table,
@@ -125,6 +129,7 @@ impl Keyed {
             Cause::Tournament { seq } => (4, seq, 0),
             Cause::Promotion { seq } => (5, seq, 0),
             Cause::Slip { table, first, accepted } => (6, u64::from(table), first.0 ^ (u64::from(accepted) << 32)),
+            Cause::Bank { seq } => (7, seq, 0),
         };
         let (k, h) = match kind {
             Kind::Plain(TransferKind::Posted) => (0u8, 0),
@@ -189,6 +194,8 @@ pub struct ChainExpect<'a> {
     books: &'a Books,
     table: u32,
     cage: Option<AccountId>,
+    /// A partition's account at the bank.
+    bank: Option<AccountId>,
     /// The table's accounts (none for the casino's chain, or when missing).
     accounts: Option<TableAccounts>,
     float_seen: bool,
@@ -218,6 +225,19 @@ impl ChainExpect<'_> {
                     (Some(c), Some(w)) => out(Cause::Deposit { seq }, 0, (TransferKind::Posted, c, w, *amount)),
                     _ => self.problems.push(format!(
                         "the casino's chain record {seq}: a deposit to player {player}, who has no wallet"
+                    )),
+                },
+                // A partition's money from the bank, and back (`bank/`).
+                Some(CasinoEvent::Allotted { player, amount, .. }) => match (self.bank, wallet(*player)) {
+                    (Some(b), Some(w)) => out(Cause::Bank { seq }, 0, (TransferKind::Posted, b, w, *amount)),
+                    _ => self.problems.push(format!(
+                        "the casino's chain record {seq}: money from the bank to player {player}, with no bank account or wallet"
+                    )),
+                },
+                Some(CasinoEvent::Returned { player, amount, .. }) => match (self.bank, wallet(*player)) {
+                    (Some(b), Some(w)) => out(Cause::Bank { seq }, 0, (TransferKind::Posted, w, b, *amount)),
+                    _ => self.problems.push(format!(
+                        "the casino's chain record {seq}: money to the bank from player {player}, with no bank account or wallet"
                     )),
                 },
                 // An entry fee into the pool (NSW 15.3.2), and its refund.
@@ -483,6 +503,7 @@ impl Reconciler {
             books: &self.books,
             table,
             cage,
+            bank: self.books.acct(AccountKind::Bank),
             accounts,
             float_seen: false,
             wallets: HashMap::new(),
@@ -745,5 +766,6 @@ fn describe(c: Cause) -> String {
         Cause::Tournament { seq } => format!("the tournament money of the casino's chain record {seq}"),
         Cause::Promotion { seq } => format!("the promotional prizes of the casino's chain record {seq}"),
         Cause::Slip { table, first, .. } => format!("a bet slip's answer (table {table}, from wager {first})"),
+        Cause::Bank { seq } => format!("the bank's money of the casino's chain record {seq}"),
     }
 }

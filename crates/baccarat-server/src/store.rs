@@ -81,6 +81,9 @@ pub struct Commit {
     /// A request asked for this checkpoint (a clean stop): it is written
     /// before that request is answered, not in the background.
     pub checkpoint_asked: bool,
+    /// Moves of the shared bank made in the same transaction (a partition's
+    /// returns: `casino/bank_side.rs`); PostgreSQL only.
+    pub bank: Vec<crate::bank::Move>,
 }
 
 /// Everything read back on start.

@@ -17,6 +17,7 @@
 //! (`shoe.rs`), and recovery and checkpoints (`recover.rs`); the money
 //! orchestration is here.
 
+pub mod bank_side;
 pub mod promotions;
 mod protocol;
 mod recover;
@@ -100,6 +101,9 @@ pub struct Casino {
     pub promotions: BTreeMap<u32, promotions::Promotion>,
     /// Players' own limits (`self_limits.rs`).
     pub self_limits: BTreeMap<PlayerId, self_limits::SelfLimits>,
+    /// Whether this casino is a partition, whose wallets the shared bank
+    /// fills (`bank_side.rs`), and what it has recorded of the bank.
+    pub bank: bank_side::BankSide,
 }
 
 impl Casino {
@@ -119,6 +123,7 @@ impl Casino {
             tournaments: BTreeMap::new(),
             promotions: BTreeMap::new(),
             self_limits: BTreeMap::new(),
+            bank: bank_side::BankSide::default(),
         }
         // The cage is written with the first commit (see `opened`).
     }
@@ -408,6 +413,12 @@ impl Casino {
     /// sequence number is the transfer's cause. A retried key answers again and
     /// records nothing.
     fn deposit(&mut self, player: PlayerId, amount: Money, key: String, commit: &mut Commit) -> Reply {
+        if let Some(p) = &self.bank.partition {
+            return Reply::refused(
+                Code::Wallet,
+                format!("this server serves partition {p}, whose players' money comes from the bank: deposit there"),
+            );
+        }
         let ledger_key = deposit_key(player, &key);
         let wallet = self.wallet(player);
         let fresh = match self.ledger.answer(&ledger_key) {

@@ -86,6 +86,7 @@ pub fn recover(
         c.promotions.insert(p.state.id, p);
     }
     c.self_limits = cp.self_limits.into_iter().map(|s| (s.player, s)).collect();
+    c.bank.last_seq = cp.bank_seq;
     let mut tournament_events = Vec::new();
     store
         .each_record_after(CASINO_CHAIN, c.chain.len(), &mut |r| {
@@ -101,6 +102,7 @@ pub fn recover(
         super::tournaments::apply_strict(&mut c.tournaments, ev)?;
         super::promotions::apply(&mut c.promotions, ev);
         super::self_limits::apply(&mut c.self_limits, ev);
+        c.bank.replay(ev);
     }
     let feed = cp.feed.map(Feed::from_state).unwrap_or_default();
     let mut states: HashMap<u32, TableState> = cp.tables.into_iter().map(|t| (t.id, t)).collect();
@@ -156,6 +158,7 @@ fn empty() -> Checkpoint {
         promotions: Vec::new(),
         self_limits: Vec::new(),
         anchor: None,
+        bank_seq: 0,
     }
 }
 
@@ -265,6 +268,7 @@ impl Casino {
             promotions: self.promotions.values().map(|p| p.state.clone()).collect(),
             self_limits: self.self_limits.values().cloned().collect(),
             anchor: None,
+            bank_seq: self.bank.last_seq,
         }
     }
 

@@ -32,11 +32,15 @@ pub enum Cause {
     /// so a slip writes one answer, not one per line as well (their index
     /// inserts cost a third of the committer's time: `casino::slip`).
     Slip { table: u32, first: baccarat_table::engine::WagerId, accepted: u32 },
+    /// Money from the bank to a player's wallet here, or back (a partition
+    /// of a PostgreSQL casino: `bank/`), recorded as record `seq` of the
+    /// casino's own chain.
+    Bank { seq: u64 },
 }
 
 impl Cause {
     /// The cause as the store keeps it: `deposit:SEQ`, `float:TABLE`,
-    /// `wager:TABLE:WAGER`, `tournament:SEQ`, `promotion:SEQ`, or empty.
+    /// `wager:TABLE:WAGER`, `tournament:SEQ`, `promotion:SEQ`, `bank:SEQ`, or empty.
     pub fn encode(self) -> String {
         match self {
             Cause::None => String::new(),
@@ -46,6 +50,7 @@ impl Cause {
             Cause::Tournament { seq } => format!("tournament:{seq}"),
             Cause::Promotion { seq } => format!("promotion:{seq}"),
             Cause::Slip { table, first, accepted } => format!("slip:{table}:{first}:{accepted}"),
+            Cause::Bank { seq } => format!("bank:{seq}"),
         }
     }
 
@@ -59,6 +64,7 @@ impl Cause {
             ("float", Some(t), None, None) => Cause::Float { table: t.parse().ok()? },
             ("tournament", Some(n), None, None) => Cause::Tournament { seq: n.parse().ok()? },
             ("promotion", Some(n), None, None) => Cause::Promotion { seq: n.parse().ok()? },
+            ("bank", Some(n), None, None) => Cause::Bank { seq: n.parse().ok()? },
             ("wager", Some(t), Some(w), None) => {
                 Cause::Wager { table: t.parse().ok()?, wager: WagerId(w.parse().ok()?) }
             }

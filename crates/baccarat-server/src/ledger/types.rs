@@ -49,6 +49,10 @@ pub enum AccountKind {
     /// Where promotional tokens are issued from and retired to: its balance
     /// is minus the tokens outstanding, so it may go negative, as the cage.
     TokenIssuer,
+    /// The bank a partition of a PostgreSQL casino draws its players' money
+    /// from and gives it back to (`bank/`): its balance is minus the
+    /// partition's net position there, so it may go negative, as the cage.
+    Bank,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,11 +70,11 @@ impl Account {
         self.balance - self.held
     }
 
-    /// The accounts money is issued from: the cage (chips) and the issuer of
-    /// promotional tokens. Every other account's available balance stays at
+    /// The accounts money is issued from: the cage (chips), the issuer of
+    /// promotional tokens, and a partition's bank. Every other account's available balance stays at
     /// or above zero.
     pub fn may_go_negative(&self) -> bool {
-        matches!(self.kind, AccountKind::Cage | AccountKind::TokenIssuer)
+        matches!(self.kind, AccountKind::Cage | AccountKind::TokenIssuer | AccountKind::Bank)
     }
 }
 

@@ -144,6 +144,15 @@ impl Store for PgStore {
             )?;
             tx.execute(&st, &[&ids, &kinds, &balances, &helds])?;
         }
+        // A partition's returns to the shared bank, in this transaction: in
+        // both books or in neither (`casino/bank_side.rs`).
+        for m in &c.bank {
+            crate::bank::make_in(&mut tx, m, fences.get(&CASINO_LEASE)).map_err(|e| match e {
+                crate::bank::BankError::Store(e) => e,
+                crate::bank::BankError::Fenced(why) => StoreError::Fenced(why),
+                other => StoreError::Corrupt(format!("the bank refused a return: {other}")),
+            })?;
+        }
         if !c.records.is_empty() {
             let tbl: Vec<i64> = c.records.iter().map(|(t, _)| *t as i64).collect();
             let seq: Vec<i64> = c.records.iter().map(|(_, r)| r.seq as i64).collect();

@@ -94,6 +94,10 @@ impl SqliteStore {
 
 impl Store for SqliteStore {
     fn commit(&mut self, c: &Commit) -> Result<(), StoreError> {
+        if !c.bank.is_empty() {
+            // Only a partition of a PostgreSQL casino has a bank.
+            return Err(StoreError::Corrupt("a batch moves money at the bank, which SQLite has not".into()));
+        }
         let tx = self.conn.transaction()?;
         {
             let mut tbl = tx.prepare_cached(

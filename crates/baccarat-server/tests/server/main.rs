@@ -16,6 +16,7 @@ mod forgery;
 mod http;
 mod http_play;
 mod key_index;
+mod partition;
 mod pg;
 mod pg_cluster;
 mod pg_suite;

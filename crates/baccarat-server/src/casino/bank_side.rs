@@ -1,0 +1,183 @@
+//! A partition's side of the bank (`bank/`): the casino of one partition of a
+//! PostgreSQL casino takes its players' money from the shared bank and gives
+//! it back, each move recorded in its own ledger and chain.
+//!
+//! * **In.** The writer, finding a wager's wallet short, asks the bank for the
+//!   difference (an allotment, one transaction at the bank, under the
+//!   partition's lease). Once the bank has made it, [`Casino::allotted`]
+//!   moves the money from the partition's [`AccountKind::Bank`] account to the
+//!   player's wallet here and records `allotted` in the casino's chain, with
+//!   the bank's record number and hash; then the wager is placed as on any
+//!   casino, its hold taken here with no further round trip.
+//! * **Out.** [`Casino::return_idle`] gives back what a player has here with
+//!   nothing held: a transfer to the bank account, a `returned` record, and
+//!   the bank's move in the same commit ([`Commit::bank`]), which the
+//!   PostgreSQL store makes in the batch's own transaction. So a return is in
+//!   both books or in neither.
+//! * **A crash between the two transactions of an allotment** (the bank's
+//!   committed, the partition's batch not) leaves money at the bank's
+//!   position for this partition that its ledger never received. The bank
+//!   numbers its records, and this casino keeps the number of the last
+//!   allotment it recorded ([`BankSide::last_seq`], in checkpoints too): a
+//!   start takes every later allotment of the partition from the bank
+//!   ([`Casino::take_missing_allotments`]) before it serves, so nothing the
+//!   bank gave is lost, and nothing is taken twice.
+//!
+//! The ledger's bank account therefore always stands at minus the
+//! partition's net position at the bank (allotted less returned), which
+//! `verify` can check from both sides.
+
+use std::collections::BTreeSet;
+
+use baccarat_rules::Money;
+use baccarat_table::engine::PlayerId;
+
+use super::Casino;
+use crate::audit::{CasinoEvent, Record};
+use crate::bank::{Move, MoveBody, MoveKind};
+use crate::ledger::{AccountKind, Cause, Op};
+use crate::store::Commit;
+
+/// What a casino keeps of the bank.
+#[derive(Clone, Debug, Default)]
+pub struct BankSide {
+    /// The partition this casino is, if it is one: its players' money comes
+    /// from the bank, not from its cage.
+    pub partition: Option<String>,
+    /// The bank's record of the last allotment recorded here.
+    pub last_seq: u64,
+    /// Players whose wallet here may hold money to give back.
+    idle: BTreeSet<PlayerId>,
+}
+
+impl BankSide {
+    /// Take a record of the casino's chain (recovery replays them).
+    pub fn replay(&mut self, e: &CasinoEvent) {
+        if let CasinoEvent::Allotted { player, bank_seq, .. } = e {
+            self.last_seq = self.last_seq.max(*bank_seq);
+            self.idle.insert(*player);
+        }
+    }
+}
+
+impl Casino {
+    /// Serve as partition `name` of a PostgreSQL casino from now on (after
+    /// creation or recovery): every wallet with money here is a candidate
+    /// to give back.
+    pub fn set_partition(&mut self, name: &str) {
+        self.bank.partition = Some(name.to_string());
+        let wallets = self.ledger.accounts().filter(|a| a.balance > 0);
+        let players = wallets.filter_map(|a| match a.kind {
+            AccountKind::Wallet { player } => Some(player),
+            _ => None,
+        });
+        self.bank.idle.extend(players.collect::<Vec<_>>());
+    }
+
+    /// Record the bank's allotment `bank_seq` (hash `bank_hash`) of `amount`
+    /// to `player`, made by the bank already: refused (naming why, nothing
+    /// changed) on a casino that is no partition, or for a record not after
+    /// the last one recorded (twice, or out of order).
+    pub fn allotted(
+        &mut self,
+        player: PlayerId,
+        amount: Money,
+        bank_seq: u64,
+        bank_hash: &str,
+        commit: &mut Commit,
+    ) -> Result<(), String> {
+        if self.bank.partition.is_none() {
+            return Err("this casino is not a partition: its wallets are filled at its own cage".into());
+        }
+        if amount <= Money::ZERO {
+            return Err(format!("amount: {amount} is not above zero"));
+        }
+        if bank_seq <= self.bank.last_seq {
+            return Err(format!(
+                "the bank's record {bank_seq} is not after the last one recorded here ({})",
+                self.bank.last_seq
+            ));
+        }
+        self.ledger.set_time((self.clock)());
+        let bank = self.ledger.open(AccountKind::Bank);
+        let wallet = self.wallet(player);
+        let seq = self.chain.len() + 1;
+        let op = Op::Transfer { debit: bank, credit: wallet, amount, memo: format!("from the bank ({bank_seq})") };
+        let (a, ch) = self.ledger.apply_internal(&[op], Cause::Bank { seq });
+        self.opened(commit);
+        a.map_err(|e| format!("the ledger refused the bank's money: {e}"))?;
+        commit.ledger.push(ch);
+        let e = CasinoEvent::Allotted { player, amount, bank_seq, bank_hash: bank_hash.to_string() };
+        let recorded = self.casino_event(e, commit);
+        debug_assert_eq!(recorded, seq);
+        self.bank.last_seq = bank_seq;
+        self.bank.idle.insert(player);
+        Ok(())
+    }
+
+    /// Give back to the bank what each player has here with nothing held,
+    /// in this commit: how many were given back. (Nothing on a casino that
+    /// is no partition.)
+    pub fn return_idle(&mut self, commit: &mut Commit) -> usize {
+        let Some(partition) = self.bank.partition.clone() else { return 0 };
+        let Some(bank) = self.ledger.find(&AccountKind::Bank) else { return 0 };
+        let mut given = 0;
+        let candidates: Vec<PlayerId> = self.bank.idle.iter().copied().collect();
+        for player in candidates {
+            let Some(wallet) = self.ledger.find(&AccountKind::Wallet { player }) else {
+                self.bank.idle.remove(&player);
+                continue;
+            };
+            let Some(a) = self.ledger.account(wallet) else { continue };
+            if a.held > 0 {
+                continue;
+            }
+            self.bank.idle.remove(&player);
+            let amount = Money(a.balance);
+            if amount <= Money::ZERO {
+                continue;
+            }
+            let seq = self.chain.len() + 1;
+            let reference = format!("{partition}:c{seq}");
+            let op = Op::Transfer { debit: wallet, credit: bank, amount, memo: format!("to the bank ({reference})") };
+            let (a, ch) = self.ledger.apply_internal(&[op], Cause::Bank { seq });
+            if a.is_err() {
+                // Nothing held, the whole balance: the ledger cannot refuse it.
+                continue;
+            }
+            commit.ledger.push(ch);
+            self.casino_event(CasinoEvent::Returned { player, amount, reference: reference.clone() }, commit);
+            commit.bank.push(Move {
+                kind: MoveKind::Return,
+                player: player.0,
+                amount: amount.0,
+                partition: Some(partition.clone()),
+                reference,
+            });
+            given += 1;
+        }
+        given
+    }
+
+    /// At a start: record the partition's allotments the bank made after
+    /// the last one recorded here (`moves`: the bank's moves of this
+    /// partition, in order, as `Bank::moves_of` reads them); how many.
+    pub fn take_missing_allotments(
+        &mut self,
+        moves: &[(Record, MoveBody)],
+        commit: &mut Commit,
+    ) -> Result<usize, String> {
+        let mut taken = 0;
+        for (r, body) in moves {
+            if body.bank.kind != MoveKind::Allot || r.seq <= self.bank.last_seq {
+                continue;
+            }
+            if body.bank.partition != self.bank.partition {
+                return Err(format!("the bank's record {} is another partition's", r.seq));
+            }
+            self.allotted(PlayerId(body.bank.player), Money(body.bank.amount), r.seq, &r.hash, commit)?;
+            taken += 1;
+        }
+        Ok(taken)
+    }
+}

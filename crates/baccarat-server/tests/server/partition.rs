@@ -1,0 +1,299 @@
+//! Partitions of one PostgreSQL casino on the shared bank
+//! (`casino/bank_side.rs`), against a real PostgreSQL: each partition a
+//! casino of its own (its schema, its lease, its ledger and chains), its
+//! players' money taken from the bank as a wager needs it and given back
+//! when nothing is held, so that one player's wagers at tables of two
+//! partitions at once never spend more than the player has.
+
+use baccarat_rules::{Bet, Money};
+use baccarat_server::bank::verify::verify as verify_bank;
+use baccarat_server::bank::{Bank, BankError, Move, MoveKind};
+use baccarat_server::casino::{Casino, Code, Mode, Reply, Request};
+use baccarat_server::ledger::AccountKind;
+use baccarat_server::pg_store::{partition_url, Lease, PgStore};
+use baccarat_server::store::{Commit, History, Store};
+use baccarat_server::trust::Actor;
+use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
+
+use super::pg::database;
+
+const CONFIG: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 100000\n";
+
+/// One partition: its casino, its store and lease, and its connection to the
+/// bank; what the writer does for it, by hand.
+struct Part {
+    name: String,
+    casino: Casino,
+    store: PgStore,
+    bank: Bank,
+    lease: Lease,
+    allotments: u64,
+}
+
+impl Part {
+    fn new(db: &str, name: &str) -> Part {
+        let url = partition_url(db, name).unwrap();
+        let mut store = PgStore::connect(&url).unwrap();
+        let lease = store.take_casino(&format!("{name}-server"), "http://127.0.0.1:1", 60_000).unwrap().unwrap();
+        let mut casino = Casino::new();
+        casino.set_partition(name);
+        let mut commit = Commit::default();
+        casino.create_table(1, "T", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
+        store.commit(&commit).unwrap();
+        Part { name: name.into(), casino, store, bank: Bank::connect(&url).unwrap(), lease, allotments: 0 }
+    }
+
+    fn step(&mut self, r: Request) -> Reply {
+        let mut commit = Commit::default();
+        let reply = self.casino.handle(r, &mut commit);
+        self.store.commit(&commit).unwrap();
+        reply
+    }
+
+    fn table(&mut self, command: Command) -> Reply {
+        self.step(Request::Table { table: 1, command, by: Actor::Server })
+    }
+
+    fn open_betting(&mut self) {
+        if matches!(self.casino.phase(1), Some(Phase::NoShoe | Phase::ShoeOver)) {
+            self.step(Request::NewShoe { table: 1 });
+        }
+        self.table(Command::OpenBetting { no_bet: false, closes_at: None });
+    }
+
+    /// The writer's part of a wager: the bank's money for what the wallet
+    /// here lacks, then the wager, in one commit.
+    fn wager(&mut self, player: u32, amount: i64, key: &str) -> Reply {
+        let have = self.casino.balance(PlayerId(player)).map_or(0, |b| b.1 .0);
+        let mut commit = Commit::default();
+        if have < amount {
+            self.allotments += 1;
+            let m = Move {
+                kind: MoveKind::Allot,
+                player,
+                amount: amount - have,
+                partition: Some(self.name.clone()),
+                reference: format!("{}:e{}:a{}", self.name, self.lease.epoch, self.allotments),
+            };
+            match self.bank.make(&m, Some(&self.lease)) {
+                Ok(made) => self
+                    .casino
+                    .allotted(PlayerId(player), Money(m.amount), made.record.seq, &made.record.hash, &mut commit)
+                    .unwrap(),
+                // The wallet here stays short: the wager is refused by it.
+                Err(BankError::Short { .. }) => {}
+                Err(e) => panic!("{e}"),
+            }
+        }
+        let r = self.casino.handle(
+            Request::Wager {
+                table: 1,
+                player: PlayerId(player),
+                spot: Spot::Box(player as u8),
+                bet: Bet::Banker,
+                amount: Money(amount),
+                ante: Money::ZERO,
+                key: key.into(),
+            },
+            &mut commit,
+        );
+        self.store.commit(&commit).unwrap();
+        r
+    }
+
+    fn finish_coup(&mut self) {
+        self.table(Command::CloseBetting);
+        while matches!(self.casino.phase(1), Some(Phase::Closed | Phase::Dealing)) {
+            self.table(Command::DealNext);
+        }
+        let mut commit = Commit::default();
+        self.casino.settle_all(&mut commit);
+        self.store.commit(&commit).unwrap();
+    }
+
+    /// Give back what is idle; how many players.
+    fn sweep(&mut self) -> usize {
+        let mut commit = Commit::default();
+        let n = self.casino.return_idle(&mut commit);
+        self.store.commit(&commit).unwrap();
+        n
+    }
+
+    /// The partition's account at the bank, as its own ledger has it.
+    fn at_bank(&self) -> i64 {
+        let l = &self.casino.ledger;
+        l.find(&AccountKind::Bank).and_then(|a| l.account(a)).map_or(0, |a| a.balance)
+    }
+
+    fn wallet(&self, player: u32) -> (i64, i64) {
+        self.casino.balance(PlayerId(player)).map_or((0, 0), |b| (b.0 .0, b.1 .0))
+    }
+}
+
+fn deposit(bank: &mut Bank, player: u32, amount: i64) {
+    let m = Move { kind: MoveKind::Deposit, player, amount, partition: None, reference: format!("cage-{player}") };
+    bank.make(&m, None).unwrap();
+}
+
+/// The books of both sides agree: the partition's account at the bank is
+/// minus its net position there, its ledger balances, and the bank verifies.
+fn books_agree(parts: &mut [&mut Part], bank: &mut Bank) {
+    let report = bank.with_client(verify_bank).unwrap();
+    assert!(report.ok(), "{:?}", report.problems);
+    for p in parts.iter_mut() {
+        assert_eq!(p.at_bank(), -report.allotted.get(&p.name).copied().unwrap_or(0), "partition {}", p.name);
+        p.casino.ledger.check().unwrap();
+        assert_eq!(p.casino.holds_problem(), None);
+    }
+}
+
+/// One player with 10,000 at the bank wagers at tables of two partitions at
+/// once: the second partition gets only what the first left, a wager beyond
+/// it is refused by the wallet, and after both coups settle and the idle
+/// money goes back, every chip is at the bank (or won by a house), and the
+/// two sides' books agree. A deposit at a partition is refused: money comes
+/// from the bank.
+#[test]
+fn one_players_wagers_at_two_partitions_never_spend_more_than_the_bank_holds() {
+    let db = database("partition_wagers");
+    let mut east = Part::new(&db, "east");
+    let mut west = Part::new(&db, "west");
+    let mut bank = Bank::connect(&db).unwrap();
+    deposit(&mut bank, 1, 10_000);
+    deposit(&mut bank, 2, 10_000);
+
+    match east.step(Request::Deposit { player: PlayerId(1), amount: Money(500), key: "d".into() }) {
+        Reply::Refused { code: Code::Wallet, message, .. } => assert!(message.contains("partition east"), "{message}"),
+        other => panic!("{other:?}"),
+    }
+
+    east.open_betting();
+    west.open_betting();
+    assert!(matches!(east.wager(1, 6_000, "e1"), Reply::Wager { .. }));
+    assert!(matches!(east.wager(2, 2_000, "e2"), Reply::Wager { .. }));
+    match west.wager(1, 6_000, "w1") {
+        Reply::Refused { code: Code::Wallet, .. } => {}
+        other => panic!("only 4,000 is left at the bank: {other:?}"),
+    }
+    assert!(matches!(west.wager(1, 4_000, "w2"), Reply::Wager { .. }), "what is left is taken");
+    assert_eq!(bank.wallet(1).unwrap(), 0, "all of player 1's money is held at the two tables");
+    assert_eq!((east.wallet(1), west.wallet(1)), ((6_000, 0), (4_000, 0)));
+    assert_eq!(east.sweep(), 0, "nothing idle while held");
+    books_agree(&mut [&mut east, &mut west], &mut bank);
+
+    east.finish_coup();
+    west.finish_coup();
+    // (The shoes are the OS's: who won differs from run to run, and what
+    // follows holds whoever did.)
+    east.sweep();
+    west.sweep();
+    for p in [&east, &west] {
+        for player in [1, 2] {
+            assert_eq!(p.wallet(player), (0, 0), "partition {}: player {player}'s money went back", p.name);
+        }
+    }
+    books_agree(&mut [&mut east, &mut west], &mut bank);
+    // Every chip is at the bank or was won by a house: the houses' results
+    // are what the players' balances at the bank moved by.
+    let house = |p: &Part| {
+        p.casino
+            .ledger
+            .accounts()
+            .filter(|a| !matches!(a.kind, AccountKind::Cage | AccountKind::Bank | AccountKind::Wallet { .. }))
+            .map(|a| a.balance)
+            .sum::<i64>()
+            - 100_000_000
+    };
+    let players = bank.wallet(1).unwrap() + bank.wallet(2).unwrap();
+    assert_eq!(players + house(&east) + house(&west), 20_000, "nothing made or lost");
+
+    // The partition's own audit: its ledger reconciles with its chains,
+    // bank moves included.
+    let snap = east.store.load().unwrap();
+    let f = baccarat_server::verify::verify(&snap);
+    assert!(f.problems.is_empty(), "{:?}", f.problems);
+}
+
+/// A crash between the bank's transaction and the partition's: the bank
+/// gave the money, the partition's batch never committed. A start recovers
+/// the partition, takes from the bank every allotment after the last it
+/// recorded (once: a second look takes nothing), and gives the idle money
+/// back. An allotment recorded twice, or out of order, is refused.
+#[test]
+fn an_allotment_the_partition_never_recorded_is_taken_at_the_next_start() {
+    use baccarat_server::casino::{recover, Keys};
+    let db = database("partition_orphan");
+    let mut east = Part::new(&db, "east");
+    let mut bank = Bank::connect(&db).unwrap();
+    deposit(&mut bank, 1, 10_000);
+    east.open_betting();
+    assert!(matches!(east.wager(1, 3_000, "e1"), Reply::Wager { .. }));
+    // The writer's next allotment: made at the bank, then the server dies
+    // before its batch (the allotment and the wager) commits.
+    let lost = Move {
+        kind: MoveKind::Allot,
+        player: 1,
+        amount: 2_500,
+        partition: Some("east".into()),
+        reference: "east:e1:a99".into(),
+    };
+    let made = east.bank.make(&lost, Some(&east.lease)).unwrap();
+    let mut doomed = Commit::default();
+    east.casino.allotted(PlayerId(1), Money(2_500), made.record.seq, &made.record.hash, &mut doomed).unwrap();
+    drop(doomed);
+    assert_eq!(bank.wallet(1).unwrap(), 4_500);
+
+    let none = std::collections::BTreeSet::new();
+    let mut casino = recover(&east.store, None, Keys::Since(0), &none).unwrap().casino;
+    casino.set_partition("east");
+    assert_eq!(casino.bank.last_seq, made.record.seq - 1, "the first allotment was recorded, the second not");
+    assert_eq!(casino.balance(PlayerId(1)).map(|b| b.0 .0), Some(3_000));
+    east.casino = casino;
+    let moves = east.bank.moves_of("east", east.casino.bank.last_seq).unwrap();
+    let mut commit = Commit::default();
+    assert_eq!(east.casino.take_missing_allotments(&moves, &mut commit), Ok(1));
+    assert_eq!(east.casino.take_missing_allotments(&moves, &mut commit), Ok(0), "taken once");
+    east.store.commit(&commit).unwrap();
+    assert_eq!(east.wallet(1), (5_500, 2_500), "the lost allotment is here, beside the wager's hold");
+    let e = east.casino.allotted(PlayerId(1), Money(1), made.record.seq, &made.record.hash, &mut Commit::default());
+    assert!(e.unwrap_err().contains("not after the last one recorded"));
+
+    east.finish_coup();
+    east.sweep();
+    assert_eq!(east.wallet(1), (0, 0));
+    books_agree(&mut [&mut east], &mut bank);
+    let f = baccarat_server::verify::verify(&east.store.load().unwrap());
+    assert!(f.problems.is_empty(), "{:?}", f.problems);
+    // From a checkpoint too: the last allotment recorded is kept in it.
+    let cp = east.casino.checkpoint();
+    assert_eq!(cp.bank_seq, made.record.seq);
+    let from_cp = recover(&east.store, Some(cp), Keys::Since(0), &none).unwrap().casino;
+    assert_eq!(from_cp.bank.last_seq, made.record.seq);
+}
+
+/// A partition that lost its lease gives nothing back: the batch that
+/// carries a return is refused whole, at the bank and in the partition.
+#[test]
+fn a_stale_partition_gives_nothing_back() {
+    let db = database("partition_stale");
+    let mut east = Part::new(&db, "east");
+    let mut bank = Bank::connect(&db).unwrap();
+    deposit(&mut bank, 1, 10_000);
+    // 1,000 taken from the bank and not wagered: idle here.
+    east.open_betting();
+    let Reply::Wager { wager, .. } = east.wager(1, 1_000, "e1") else { panic!("placed") };
+    let r = east.step(Request::Withdraw { table: 1, player: PlayerId(1), wager });
+    assert!(!matches!(r, Reply::Refused { .. }), "{r:?}");
+    assert_eq!(east.wallet(1), (1_000, 1_000));
+    let held_before = east.store.head(0).unwrap().map(|r| r.seq);
+    east.store.with_client(|c| c.execute("UPDATE leases SET expires_at = now() - interval '1 second'", &[]).unwrap());
+    let mut standby = PgStore::connect(&partition_url(&db, "east").unwrap()).unwrap();
+    standby.take_casino("east-standby", "http://127.0.0.1:2", 60_000).unwrap().unwrap();
+    let mut commit = Commit::default();
+    let before = bank.wallet(1).unwrap();
+    assert_eq!(east.casino.return_idle(&mut commit), 1);
+    let e = east.store.commit(&commit).unwrap_err();
+    assert!(e.to_string().starts_with("fenced:"), "{e}");
+    assert_eq!(bank.wallet(1).unwrap(), before, "nothing came back from a stale server");
+    assert_eq!(east.store.head(0).unwrap().map(|r| r.seq), held_before, "and its chain did not move");
+}

@@ -53,6 +53,10 @@ impl From<postgres::Error> for StoreError {
     }
 }
 
+/// (People — `users`, `sessions` — are the casino's own schema's alone: a
+/// partition drops its copies (`migrate`) and finds the casino's. A
+/// migration that changes them runs once per schema, so it must leave the
+/// casino's as it found them when run again: `IF NOT EXISTS`.)
 const MIGRATIONS: &[&str] = &[
     // 1: everything SQLite's migrations 1–12 make, at once.
     "CREATE TABLE accounts (id BIGINT PRIMARY KEY, kind TEXT NOT NULL UNIQUE, balance BIGINT NOT NULL,
@@ -192,37 +196,21 @@ impl PgStore {
         let mut tx = c.transaction()?;
         // One migrator at a time, whichever server opens first.
         tx.execute("SELECT pg_advisory_xact_lock(7261)", &[])?;
-        // A partition's URL names its schema first in the search path
-        // ([`partition_url`]); its first start makes it.
-        let current: Option<String> = tx.query_one("SELECT current_schema()::text", &[])?.get(0);
-        if current.is_none() {
-            let path: String = tx.query_one("SELECT current_setting('search_path')", &[])?.get(0);
-            let first = path.split(',').next().unwrap_or_default().trim();
-            match first.strip_prefix(PARTITION_SCHEMA).filter(|name| partition_name(name).is_ok()) {
-                Some(_) => tx.batch_execute(&format!("CREATE SCHEMA IF NOT EXISTS {first}"))?,
-                None => {
-                    return Err(StoreError::Pg(format!(
-                        "the search path's first schema {first:?} does not exist (only a partition's is made here)"
-                    )))
-                }
-            }
-        }
-        tx.batch_execute("CREATE TABLE IF NOT EXISTS baccarat_schema (version INTEGER NOT NULL)")?;
-        let version: Option<i32> = tx.query_opt("SELECT version FROM baccarat_schema", &[])?.map(|r| r.get(0));
-        if version.is_none() {
-            tx.execute("INSERT INTO baccarat_schema (version) VALUES (0)", &[])?;
-        }
-        let version = version.unwrap_or(0) as usize;
-        if version > MIGRATIONS.len() {
-            return Err(StoreError::Corrupt(format!(
-                "the database's schema is version {version}, newer than this server's {}",
-                MIGRATIONS.len()
-            )));
-        }
-        for (i, m) in MIGRATIONS.iter().enumerate().skip(version) {
-            tx.batch_execute(m)?;
-            tx.execute("UPDATE baccarat_schema SET version = $1", &[&((i + 1) as i32)])?;
-        }
+        let path: String = tx.query_one("SELECT current_setting('search_path')", &[])?.get(0);
+        let first = path.split(',').next().unwrap_or_default().trim().to_string();
+        let Some(partition) = first.strip_prefix(PARTITION_SCHEMA).filter(|n| partition_name(n).is_ok()) else {
+            return migrate_schema(&mut tx).and_then(|()| Ok(tx.commit()?));
+        };
+        // A partition ([`partition_url`]): the casino's own schema first,
+        // whose people (users, sessions) every partition shares, then the
+        // partition's, made on its first start, without people of its own
+        // (its search path finds the casino's).
+        tx.batch_execute("SET LOCAL search_path TO public")?;
+        migrate_schema(&mut tx)?;
+        tx.batch_execute(&format!("CREATE SCHEMA IF NOT EXISTS {PARTITION_SCHEMA}{partition}"))?;
+        tx.batch_execute(&format!("SET LOCAL search_path TO {path}"))?;
+        migrate_schema(&mut tx)?;
+        tx.batch_execute(&format!("DROP TABLE IF EXISTS {first}.sessions, {first}.users"))?;
         tx.commit()?;
         Ok(())
     }
@@ -369,6 +357,27 @@ impl PgStore {
     }
 }
 
+/// Bring the schema first in `tx`'s search path to the latest version.
+fn migrate_schema(tx: &mut postgres::Transaction<'_>) -> Result<(), StoreError> {
+    tx.batch_execute("CREATE TABLE IF NOT EXISTS baccarat_schema (version INTEGER NOT NULL)")?;
+    let version: Option<i32> = tx.query_opt("SELECT version FROM baccarat_schema", &[])?.map(|r| r.get(0));
+    if version.is_none() {
+        tx.execute("INSERT INTO baccarat_schema (version) VALUES (0)", &[])?;
+    }
+    let version = version.unwrap_or(0) as usize;
+    if version > MIGRATIONS.len() {
+        return Err(StoreError::Corrupt(format!(
+            "the database's schema is version {version}, newer than this server's {}",
+            MIGRATIONS.len()
+        )));
+    }
+    for (i, m) in MIGRATIONS.iter().enumerate().skip(version) {
+        tx.batch_execute(m)?;
+        tx.execute("UPDATE baccarat_schema SET version = $1", &[&((i + 1) as i32)])?;
+    }
+    Ok(())
+}
+
 /// The schema of partition `name` is this prefix and the name.
 pub const PARTITION_SCHEMA: &str = "baccarat_p_";
 
@@ -387,15 +396,17 @@ pub fn partition_name(name: &str) -> Result<&str, String> {
 /// The URL of partition `name` of the casino at `url`: the same database,
 /// with the partition's own schema first in the search path, so that every
 /// connection made from it (the writer's, the checkpointer's, the lease's,
-/// `verify`'s) reads and writes the partition's tables and nothing else's.
-/// (`options=-c search_path=…`, which PostgreSQL sets for the session.)
+/// `verify`'s) reads and writes the partition's tables, and the casino's
+/// own schema (`public`) after it, where the people every partition shares
+/// are found. (`options=-c search_path=…`, which PostgreSQL sets for the
+/// session.)
 pub fn partition_url(url: &str, name: &str) -> Result<String, String> {
     let name = partition_name(name)?;
     if url.contains("options=") {
         return Err("a partition's URL sets the search path itself: leave `options` out of --db".into());
     }
     let sep = if url.contains('?') { '&' } else { '?' };
-    Ok(format!("{url}{sep}options=-c%20search_path%3D{PARTITION_SCHEMA}{name}"))
+    Ok(format!("{url}{sep}options=-c%20search_path%3D{PARTITION_SCHEMA}{name}%2Cpublic"))
 }
 
 /// Milliseconds since the epoch, now.

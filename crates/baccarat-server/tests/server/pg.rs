@@ -200,6 +200,18 @@ fn the_partitions_of_one_database_keep_apart() {
     }
     let public = PgStore::connect(&url).unwrap();
     assert_eq!(public.occupied().unwrap(), vec![], "nothing written outside the partitions");
+    // People are the casino's: one made through a partition is known to the
+    // other, under one id (a wallet at the bank is keyed by it).
+    use baccarat_server::auth::{Role, SessionPolicy, Users};
+    use baccarat_server::store::Db;
+    let users = |u: &str| {
+        Users::open_db(&Db::Postgres(u.to_string()), SessionPolicy::default(), baccarat_server::casino::system_clock())
+            .unwrap()
+    };
+    let made = users(&east.url).create("shared", Role::Player, "secret").unwrap();
+    let (token, at_west) = users(&west.url).login("shared", "secret").unwrap();
+    assert_eq!((at_west.user, users(&east.url).session(&token).unwrap().user), (made, made));
+    assert_eq!(public.occupied().unwrap(), vec![("users", 1), ("sessions", 1)], "kept in the casino's own schema");
     assert!(public.partitions("audit").unwrap().iter().any(|p| p.starts_with("audit_2")), "its own months too");
     for bad in ["", "East", "1st", "a-b", "a b", &"x".repeat(41)] {
         let e = partition_url(&url, bad).unwrap_err();

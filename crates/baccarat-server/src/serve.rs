@@ -90,6 +90,10 @@ pub struct ServeConfig {
     /// Without it such a start is refused, lest a forger who deleted the
     /// file have the server sign whatever the database now says.
     pub new_anchor_file: bool,
+    /// The partition of a PostgreSQL casino this server serves (`postgres`
+    /// is then the partition's URL: `pg_store::partition_url`): its own
+    /// tables, its players' money from the shared bank (`bank/`).
+    pub partition: Option<String>,
 }
 
 impl std::fmt::Debug for ServeConfig {
@@ -114,6 +118,7 @@ impl std::fmt::Debug for ServeConfig {
             .field("lease", &self.lease)
             .field("anchor_every", &self.anchor_every)
             .field("new_anchor_file", &self.new_anchor_file)
+            .field("partition", &self.partition)
             .finish_non_exhaustive()
     }
 }
@@ -143,6 +148,7 @@ impl ServeConfig {
             lease: Duration::from_secs(5),
             anchor_every: DEFAULT_ANCHOR_EVERY,
             new_anchor_file: false,
+            partition: None,
         }
     }
 
@@ -366,34 +372,57 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
         for (id, name, rb, mode, config) in DEMO_TABLES {
             c.create_table(id, name, rb, config, mode, DEFAULT_FLOAT, &mut commit)?;
         }
+        // A partition's people are the casino's, made by whichever of its
+        // servers starts first; its players' chips are at the bank.
+        let people = users.count().map_err(|e| e.to_string())? == 0;
         let admin = random_hex(12);
-        users.create("admin", Role::Admin, &admin).map_err(|e| e.to_string())?;
-        for (name, role) in [
-            ("dealer", Role::Dealer),
-            ("supervisor", Role::Supervisor),
-            ("inspector", Role::Inspector),
-            ("manager", Role::TournamentManager),
-        ] {
-            users.create(name, role, &cfg.demo_password).map_err(|e| e.to_string())?;
+        if people {
+            users.create("admin", Role::Admin, &admin).map_err(|e| e.to_string())?;
+            for (name, role) in [
+                ("dealer", Role::Dealer),
+                ("supervisor", Role::Supervisor),
+                ("inspector", Role::Inspector),
+                ("manager", Role::TournamentManager),
+            ] {
+                users.create(name, role, &cfg.demo_password).map_err(|e| e.to_string())?;
+            }
         }
-        for i in 1..=5 {
+        let mut bank = match (&cfg.partition, &cfg.postgres) {
+            (Some(p), Some(url)) => {
+                c.set_partition(p);
+                Some(crate::bank::Bank::connect(url).map_err(|e| format!("the bank: {e}"))?)
+            }
+            _ => None,
+        };
+        for i in (1..=5).filter(|_| people) {
             let id =
                 users.create(&format!("player{i}"), Role::Player, &cfg.demo_password).map_err(|e| e.to_string())?;
-            c.handle(
-                Request::Deposit {
-                    player: baccarat_table::engine::PlayerId(id),
-                    amount: Money(1_000_000),
-                    key: "demo chips".into(),
-                },
-                &mut commit,
-            );
+            match &mut bank {
+                Some(b) => {
+                    let m = crate::bank::Move {
+                        kind: crate::bank::MoveKind::Deposit,
+                        player: id,
+                        amount: 1_000_000,
+                        partition: None,
+                        reference: format!("cage:{id}:demo chips"),
+                    };
+                    b.make(&m, None).map_err(|e| format!("the bank: {e}"))?;
+                }
+                None => {
+                    let player = baccarat_table::engine::PlayerId(id);
+                    let deposit = Request::Deposit { player, amount: Money(1_000_000), key: "demo chips".into() };
+                    c.handle(deposit, &mut commit);
+                }
+            }
         }
         if let Some(l) = lease {
             c.served(&cfg.instance, l.epoch, &mut commit);
         }
         commit_anchored(&mut store, &mut anchors, &commit)?;
         println!("first run: created {} with a demo casino", db.shown());
-        println!("  admin password: {admin}   (sign in as \"admin\"; shown only now)");
+        if people {
+            println!("  admin password: {admin}   (sign in as \"admin\"; shown only now)");
+        }
         println!(
             "  staff: dealer, supervisor, inspector, manager (tournaments); players: player1..player5; password {:?}",
             cfg.demo_password
@@ -444,6 +473,17 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
     c.clock = cfg.clock.clone();
     c.ledger.set_retention(retention);
     let mut commit = Commit::default();
+    // A partition takes what the bank gave it that a crash kept out of its
+    // books (`casino/bank_side.rs`).
+    if let (Some(p), Some(url)) = (&cfg.partition, &cfg.postgres) {
+        c.set_partition(p);
+        let mut bank = crate::bank::Bank::connect(url).map_err(|e| format!("the bank: {e}"))?;
+        let moves = bank.moves_of(p, c.bank.last_seq).map_err(|e| format!("the bank: {e}"))?;
+        let taken = c.take_missing_allotments(&moves, &mut commit)?;
+        if taken > 0 {
+            println!("partition {p}: recorded {taken} allotments the bank made before the last stop");
+        }
+    }
     // Named in the casino's chain before this start signs them (with a new
     // anchor file, every record: none was checked against a signature).
     if let Some(a) = anchored.clone().or_else(|| lost.then(Default::default)) {
@@ -554,7 +594,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     // on the runtime's own threads).
     let opening = cfg.clone();
     let leased = lease.clone();
-    let (opened, early_keys) = tokio::task::spawn_blocking(move || {
+    let (opened, early_keys, bank) = tokio::task::spawn_blocking(move || {
         let mut opened = open_leased(&opening, leased.as_ref())?;
         // Its own read connection: wagers refused without the writer
         // (`http/early.rs`).
@@ -564,7 +604,13 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
             .key_index(opening.key_retention.as_millis() as u64)
             .map_err(|e| format!("{}: the key index: {e}", db.shown()))?;
         let keys = crate::key_reader::open(&db, index).map_err(|e| format!("{}: {e}", db.shown()))?;
-        Ok::<_, String>((opened, keys))
+        // A partition's writer asks the bank (connected here: PostgreSQL's
+        // client may not be made on the runtime's threads).
+        let bank = match (&opening.partition, &opening.postgres, &leased) {
+            (Some(p), Some(url), Some(l)) => Some(crate::bank::link::BankLink::connect(url, p, l.clone())?),
+            _ => None,
+        };
+        Ok::<_, String>((opened, keys, bank))
     })
     .await
     .map_err(|e| format!("the start failed: {e}"))??;
@@ -619,6 +665,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     let (writer, _handle) = Writer::start(
         casino,
         store,
+        bank,
         move |c, commit| v.read().expect("views").changes(c, commit),
         // On the committer, once durable and before the batch's answers: so a
         // client that has its answer reads its own change in every view.

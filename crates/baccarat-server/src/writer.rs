@@ -12,6 +12,10 @@
 //! visible by the committer after the commit, so nothing is shown before it is
 //! durable.
 //!
+//! On a partition of a PostgreSQL casino, the writer also asks the shared
+//! bank for a short wager's money, makes deposits there, and gives idle money
+//! back with each batch (`bank/link.rs`, `casino/bank_side.rs`).
+//!
 //! If a commit fails the process stops: memory would be ahead of the disk, so it
 //! must restart and recover from what is durable.
 //!
@@ -23,6 +27,7 @@
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::thread::JoinHandle;
 
+use crate::bank::link::BankLink;
 use crate::casino::{Casino, Reply, Request};
 use crate::checkpoint::WriteNow;
 use crate::store::{Commit, Store};
@@ -62,6 +67,7 @@ impl Writer {
     pub fn start<S: Store + 'static, P: Send + 'static>(
         mut casino: Casino,
         mut store: S,
+        mut bank: Option<BankLink>,
         mut prepare: impl FnMut(&Casino, &Commit) -> P + Send + 'static,
         mut publish: impl FnMut(P, Commit) -> Option<WriteNow> + Send + 'static,
     ) -> (Writer, JoinHandle<()>) {
@@ -99,7 +105,7 @@ impl Writer {
             .expect("spawn the committer thread");
         let handle = std::thread::Builder::new()
             .name("writer".into())
-            .spawn(move || run(&mut casino, rx, ctx, &mut prepare))
+            .spawn(move || run(&mut casino, bank.as_mut(), rx, ctx, &mut prepare))
             .expect("spawn the writer thread");
         (Writer { tx }, handle)
     }
@@ -127,6 +133,7 @@ struct Batch<P> {
 
 fn run<P>(
     casino: &mut Casino,
+    mut bank: Option<&mut BankLink>,
     rx: Receiver<Job>,
     committer: SyncSender<Batch<P>>,
     prepare: &mut impl FnMut(&Casino, &Commit) -> P,
@@ -159,6 +166,13 @@ fn run<P>(
         let mut answers = Vec::with_capacity(jobs.len());
         let mut after = Vec::new();
         for j in jobs {
+            // A partition's wager funded, or its deposit made, at the bank.
+            if let Some(link) = bank.as_deref_mut() {
+                if let Some(reply) = link.before(casino, &j.request, &mut commit) {
+                    answers.push((j.reply, reply));
+                    continue;
+                }
+            }
             let asked = matches!(j.request, Request::Checkpoint);
             let reply = casino.handle(j.request, &mut commit);
             if asked {
@@ -168,6 +182,8 @@ fn run<P>(
             }
         }
         casino.settle_some(&mut commit);
+        // A partition gives idle money back to the bank with the batch.
+        casino.return_idle(&mut commit);
         if casino.checkpoint_due(&commit, !after.is_empty()) {
             commit.checkpoint = Some(Box::new(casino.checkpoint()));
             commit.checkpoint_asked = !after.is_empty();

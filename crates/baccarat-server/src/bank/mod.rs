@@ -60,6 +60,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod link;
 mod moves;
 pub mod verify;
 

@@ -202,6 +202,7 @@ fn the_writer_answers_only_after_commit_and_batches_many_requests() {
     let (writer, handle) = Writer::start(
         c,
         store,
+        None,
         |_, _| (),
         move |_, _| {
             b.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -13,7 +13,7 @@ pub struct ServeArgs {
     /// A TOML file of settings: any of db, addr, betting_seconds, deal_ms,
     /// squeeze_seconds, result_ms, rate, web_dir, anchor_file, key_file,
     /// ceiling, session_idle_seconds, session_max_seconds, key_retention_hours,
-    /// instance, advertise, lease_ms, anchor_every_ms.
+    /// instance, advertise, lease_ms, anchor_every_ms, partition.
     #[arg(long, env = "BACCARAT_CONFIG")]
     config: Option<PathBuf>,
     /// The database: a SQLite file, or a PostgreSQL URL (`postgres://…`);
@@ -88,6 +88,12 @@ pub struct ServeArgs {
     /// per batch (always, with PostgreSQL); up to 1000 [default: 250].
     #[arg(long, env = "BACCARAT_ANCHOR_EVERY_MS")]
     anchor_every_ms: Option<u64>,
+    /// With PostgreSQL: serve partition NAME of the casino (its own tables,
+    /// lease, logs and anchor file, in schema baccarat_p_NAME), its players'
+    /// money taken from the casino's shared bank as their wagers need it;
+    /// 1 to 40 lower-case letters, digits or _ [default: the whole casino].
+    #[arg(long, env = "BACCARAT_PARTITION")]
+    partition: Option<String>,
     /// Begin a new anchor file although the database holds a casino: only
     /// when the old file is lost for good (a start without the file is
     /// otherwise refused). Every chain is signed as it now stands; what the
@@ -126,6 +132,7 @@ struct FileSettings {
     advertise: Option<String>,
     lease_ms: Option<u64>,
     anchor_every_ms: Option<u64>,
+    partition: Option<String>,
 }
 
 fn in_range(name: &str, v: u64, lo: u64, hi: u64) -> Result<u64> {
@@ -154,11 +161,21 @@ pub fn settings(a: ServeArgs) -> Result<ServeConfig> {
     };
     let db = a.db.or(file.db).unwrap_or_else(|| PathBuf::from("baccarat.db"));
     let db = baccarat_server::store::Db::parse(&db.to_string_lossy());
-    let mut cfg = match db {
-        baccarat_server::store::Db::Sqlite(path) => ServeConfig::new(path, addr),
-        baccarat_server::store::Db::Postgres(url) => {
+    let partition = a.partition.or(file.partition);
+    let mut cfg = match (db, partition) {
+        (baccarat_server::store::Db::Sqlite(path), None) => ServeConfig::new(path, addr),
+        (baccarat_server::store::Db::Sqlite(_), Some(_)) => {
+            bail!("partition: a partition is of a PostgreSQL casino (--db postgres://…)")
+        }
+        (baccarat_server::store::Db::Postgres(url), None) => {
             ServeConfig { postgres: Some(url), ..ServeConfig::new(PathBuf::from(POSTGRES_LOCAL), addr) }
         }
+        // Its anchor and key files are its own by default, beside the others.
+        (baccarat_server::store::Db::Postgres(url), Some(p)) => ServeConfig {
+            postgres: Some(baccarat_server::pg_store::partition_url(&url, &p).map_err(anyhow::Error::msg)?),
+            partition: Some(p.clone()),
+            ..ServeConfig::new(PathBuf::from(format!("{POSTGRES_LOCAL}-{p}")), addr)
+        },
     };
     cfg.betting = Duration::from_secs(in_range(
         "betting_seconds",
@@ -264,6 +281,7 @@ mod tests {
             lease_ms: None,
             anchor_every_ms: None,
             new_anchor_file: false,
+            partition: None,
         }
     }
 
@@ -292,6 +310,29 @@ mod tests {
         assert_eq!((flagged.betting.as_secs(), flagged.db), (3, PathBuf::from("other.db")));
         assert_eq!(flagged.rate_per_second, 9, "what the flags leave comes from the file");
         let _ = std::fs::remove_file(f);
+    }
+
+    /// A partition is of a PostgreSQL casino: its URL puts its schema first,
+    /// its anchor and key files are its own; a bad name or a SQLite file is
+    /// refused, naming the setting.
+    #[test]
+    fn a_partition_of_a_postgresql_casino_and_nothing_else() {
+        let url = "postgres://u@h/casino";
+        let a = ServeArgs { db: Some(PathBuf::from(url)), partition: Some("east".into()), ..args(None) };
+        let c = settings(a).unwrap();
+        assert_eq!(c.partition.as_deref(), Some("east"));
+        assert_eq!(
+            c.postgres.as_deref(),
+            Some("postgres://u@h/casino?options=-c%20search_path%3Dbaccarat_p_east%2Cpublic")
+        );
+        assert_eq!(c.anchor_paths().0, PathBuf::from("baccarat-postgres-east.anchors"));
+        let f = file("partition", &format!("db = \"{url}\"\npartition = \"west\"\n"));
+        assert_eq!(settings(args(Some(f.clone()))).unwrap().partition.as_deref(), Some("west"));
+        let _ = std::fs::remove_file(f);
+        let a = ServeArgs { db: Some(PathBuf::from(url)), partition: Some("East".into()), ..args(None) };
+        assert!(settings(a).unwrap_err().to_string().starts_with("partition \"East\""));
+        let a = ServeArgs { partition: Some("east".into()), ..args(None) };
+        assert!(settings(a).unwrap_err().to_string().starts_with("partition: a partition is of a PostgreSQL casino"));
     }
 
     #[test]

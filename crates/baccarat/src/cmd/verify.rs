@@ -30,9 +30,30 @@ pub struct VerifyArgs {
     /// Check the whole history (the default).
     #[arg(long)]
     full: bool,
+    /// With PostgreSQL: check partition NAME of the casino (as `serve
+    /// --partition` serves it), then the casino's shared bank and that the
+    /// partition's books agree with it.
+    #[arg(long)]
+    partition: Option<String>,
 }
 
-pub fn run_verify(a: VerifyArgs) -> Result<()> {
+pub fn run_verify(mut a: VerifyArgs) -> Result<()> {
+    let bank = match a.partition.clone() {
+        None => None,
+        Some(p) => {
+            let Some(url) = a.db.to_str().filter(|d| d.starts_with("postgres://") || d.starts_with("postgresql://"))
+            else {
+                bail!("--partition: a partition is of a PostgreSQL casino (--db postgres://…)");
+            };
+            let url = baccarat_server::pg_store::partition_url(url, &p).map_err(anyhow::Error::msg)?;
+            a.db = PathBuf::from(&url);
+            Some((url, p))
+        }
+    };
+    if let Some((url, p)) = &bank {
+        bank_agrees(url, p, a.json)?;
+    }
+
     let url = a.db.to_str().filter(|d| d.starts_with("postgres://") || d.starts_with("postgresql://"));
     if url.is_none() && !a.db.exists() {
         bail!("--db: {} does not exist", a.db.display());
@@ -179,4 +200,29 @@ fn since_checkpoint(a: &VerifyArgs) -> Result<()> {
     } else {
         bail!("{} differences found", t.problems.len())
     }
+}
+
+/// `verify --partition`: the shared bank's own chain and balances, and the
+/// partition's books against it (`bank::verify`); on stderr with `--json`,
+/// whose object is the partition's.
+fn bank_agrees(url: &str, partition: &str, json: bool) -> Result<()> {
+    let say = |line: String| if json { eprintln!("{line}") } else { println!("{line}") };
+    let (r, notes, mut problems) =
+        baccarat_server::bank::verify::check_partition(url, partition).map_err(|e| anyhow::anyhow!("the bank: {e}"))?;
+    problems.extend(r.problems.iter().cloned());
+    say(format!(
+        "the bank: {} moves, {} at the bank, {} deposited, {} withdrawn, net allotted by partition {:?}",
+        r.moves, r.at_bank, r.deposited, r.withdrawn, r.allotted
+    ));
+    for n in &notes {
+        say(format!("NOTE: {n}"));
+    }
+    if problems.is_empty() {
+        say(format!("verified: the bank's chain and balances, and partition {partition}'s account at it"));
+        return Ok(());
+    }
+    for p in &problems {
+        say(format!("DIFFERENCE: {p}"));
+    }
+    bail!("{} differences found at the bank", problems.len())
 }

@@ -20,7 +20,7 @@ fn database(name: &str) -> String {
 }
 
 #[path = "../../../baccarat-server/tests/server/pg_cluster.rs"]
-mod pg_cluster;
+pub mod pg_cluster;
 
 /// Start an instance; its process, its lines, and its own URL.
 fn instance(name: &str, db: &str, dir: &std::path::Path) -> (Server, std::sync::mpsc::Receiver<String>, String) {

@@ -6,5 +6,6 @@ mod browser;
 mod cli;
 mod common;
 mod failover;
+mod partitions;
 mod rng_cli;
 mod serve;

@@ -1,0 +1,218 @@
+//! Two `baccarat serve` processes each serving a partition of one
+//! PostgreSQL casino (`--partition`), with one bank of players' money
+//! between them (`bank/`): one player's wagers sent at once to tables of
+//! both servers never spend more than the player has; the people are the
+//! casino's (made once, signing in at either); after the coups every chip
+//! is back at the bank or won by a house, and `verify --partition` passes
+//! for each. Then a standby of one partition takes it over after a SIGKILL,
+//! and the player bets there again.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::common::{spawn, until_line, Server, TempDir};
+
+use crate::failover::pg_cluster;
+
+/// A partition's server; its process, its lines, and its own URL.
+fn partition(
+    part: &str,
+    instance: &str,
+    db: &str,
+    dir: &std::path::Path,
+) -> (Server, std::sync::mpsc::Receiver<String>, String) {
+    let anchors = dir.join(format!("{part}.anchors"));
+    let key = dir.join(format!("{part}.key"));
+    let args = [
+        "serve",
+        "--db",
+        db,
+        "--partition",
+        part,
+        "--addr",
+        "127.0.0.1:0",
+        "--instance",
+        instance,
+        "--lease-ms",
+        "1500",
+        "--anchor-file",
+        anchors.to_str().unwrap(),
+        "--key-file",
+        key.to_str().unwrap(),
+        "--betting-seconds",
+        "2",
+        "--deal-ms",
+        "50",
+        "--result-ms",
+        "50",
+    ];
+    let (server, rx) = spawn(&args);
+    let url = until_line(&rx, 30, |l| {
+        l.strip_prefix("listening on ").map(|r| r.split_whitespace().next().unwrap().trim_end_matches('/').to_string())
+    });
+    (server, rx, url)
+}
+
+async fn call(url: &str, token: &str, body: Option<&Value>) -> Value {
+    let c = reqwest::Client::new();
+    let rq = match body {
+        Some(b) => c.post(url).json(b),
+        None => c.get(url),
+    };
+    rq.bearer_auth(token).send().await.unwrap().json().await.unwrap()
+}
+
+async fn until_phase(url: &str, phase: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        let t: Value = reqwest::get(format!("{url}/api/tables/1")).await.unwrap().json().await.unwrap();
+        if t["phase"] == phase {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    panic!("table 1 at {url} never reached {phase}");
+}
+
+/// Player `player`'s money at the bank, and the partitions' net positions
+/// for them (on a thread of its own: the synchronous client may not run on
+/// the test's runtime).
+fn at_bank(db: &str, player: u64) -> (i64, i64) {
+    let db = db.to_string();
+    std::thread::spawn(move || {
+        let mut pg = postgres::Client::connect(&db, postgres::NoTls).unwrap();
+        let p = player as i64;
+        let wallet = pg
+            .query_opt("SELECT balance FROM baccarat_bank.wallets WHERE player = $1", &[&p])
+            .unwrap()
+            .map_or(0, |r| r.get(0));
+        let net = pg
+            .query_one("SELECT COALESCE(SUM(amount), 0)::bigint FROM baccarat_bank.positions WHERE player = $1", &[&p])
+            .unwrap()
+            .get(0);
+        (wallet, net)
+    })
+    .join()
+    .unwrap()
+}
+
+fn verify(db: &str, part: &str, dir: &std::path::Path) {
+    let anchors = dir.join(format!("{part}.anchors"));
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_baccarat"))
+        .args(["verify", "--db", db, "--partition", part, "--anchor-file", anchors.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let out = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "verify --partition {part}: {out}");
+    assert!(out.contains(&format!("partition {part}'s account at it")), "{out}");
+}
+
+#[test]
+fn two_partitions_share_one_bank_and_no_wager_overdraws() {
+    let dir = TempDir::new(&format!("baccarat-partitions-{}", std::process::id()));
+    let db = pg_cluster::database(&format!("cli{}_partitions", std::process::id()));
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let c = reqwest::Client::new();
+
+    let (east, east_lines, east_url) = partition("east", "east-1", &db, &dir);
+    let admin = until_line(&east_lines, 30, |l| {
+        l.trim().strip_prefix("admin password: ").map(|r| r.split_whitespace().next().unwrap().to_string())
+    });
+    until_line(&east_lines, 30, |l| l.starts_with("baccarat table server on ").then_some(()));
+    let (west, west_lines, west_url) = partition("west", "west-1", &db, &dir);
+    until_line(&west_lines, 30, |l| l.starts_with("baccarat table server on ").then_some(()));
+
+    let stake = 10_000i64;
+    let (player, held, token) = rt.block_on(async {
+        let admin = crate::common::login(&c, &west_url, "admin", &admin).await;
+        // Made through one server, chips deposited at the bank.
+        let mut round = 0;
+        loop {
+            round += 1;
+            assert!(round <= 5, "no betting window took all the sends in five coups");
+            let name = format!("split{round}");
+            let made = call(
+                &format!("{east_url}/api/players"),
+                &admin,
+                Some(&json!({"name": name, "password": "demo", "chips": 30_000})),
+            )
+            .await;
+            let player = made["player"].as_u64().unwrap_or_else(|| panic!("{made}"));
+            assert_eq!(at_bank(&db, player), (30_000, 0), "the chips are at the bank");
+            // One sign-in, good at either server: the people are the casino's.
+            let token = crate::common::login(&c, &west_url, &name, "demo").await;
+            until_phase(&east_url, "betting").await;
+            until_phase(&west_url, "betting").await;
+            // Six wagers at once, three to each server's table 1: 60,000
+            // asked of 30,000.
+            let sends = (0..6).map(|i| {
+                let (token, url) = (token.clone(), if i % 2 == 0 { east_url.clone() } else { west_url.clone() });
+                tokio::spawn(async move {
+                    let wager = json!({"bet": "banker", "amount": stake, "key": format!("split-{i}")});
+                    call(&format!("{url}/api/tables/1/wagers"), &token, Some(&wager)).await
+                })
+            });
+            let mut answers = Vec::new();
+            for s in sends.collect::<Vec<_>>() {
+                answers.push(s.await.unwrap());
+            }
+            let held: i64 = answers.iter().filter(|r| r["result"] == "wager").map(|_| stake).sum();
+            assert!(held <= 30_000, "more accepted than the player has: {answers:?}");
+            let other: Vec<&Value> =
+                answers.iter().filter(|r| r["result"] != "wager" && r["code"] != "wallet").collect();
+            if other.is_empty() {
+                assert_eq!(held, 30_000, "as much as the player has, and no more: {answers:?}");
+                assert_eq!(at_bank(&db, player), (0, 30_000), "all of it held at the two tables");
+                break (player, held, token);
+            }
+            eprintln!("round {round}: sends refused other than by the wallet, again: {other:?}");
+        }
+    });
+    // Both coups settle, and the money left goes back to the bank: the
+    // player holds nothing at either partition.
+    rt.block_on(async {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let e = call(&format!("{east_url}/api/me"), &token, None).await;
+            let w = call(&format!("{west_url}/api/me"), &token, None).await;
+            if e["balance"] == 0 && w["balance"] == 0 {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the coups did not settle and give back: {e} {w}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    });
+    let (back, net) = at_bank(&db, player);
+    assert_eq!(back + net, 30_000, "the bank's books: what came back is what went out, less the net");
+    // Lost, pushed, or won at even money less commission (Banker), at each.
+    assert!((0..=30_000 + held).contains(&back), "{back}");
+
+    // A standby of east takes it over after a SIGKILL; the player bets there.
+    let (standby, standby_lines, standby_url) = partition("east", "east-2", &db, &dir);
+    until_line(&standby_lines, 30, |l| l.starts_with("standing by: instance east-1").then_some(()));
+    let killed = Instant::now();
+    drop(east);
+    until_line(&standby_lines, 30, |l| l.starts_with("baccarat table server on ").then_some(()));
+    rt.block_on(async {
+        let rich = crate::common::login(&c, &standby_url, "player1", "demo").await;
+        loop {
+            let r = call(
+                &format!("{standby_url}/api/tables/1/wagers"),
+                &rich,
+                Some(&json!({"bet": "player", "amount": 1000, "key": "after"})),
+            )
+            .await;
+            if r["result"] == "wager" {
+                break;
+            }
+            assert!(killed.elapsed() < Duration::from_secs(60), "no wager after the failover: {r}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    });
+    eprintln!("partition failover: from SIGKILL to a wager at the standby, {:?}", killed.elapsed());
+    drop(standby);
+    drop(west);
+    verify(&db, "east", &dir);
+    verify(&db, "west", &dir);
+}

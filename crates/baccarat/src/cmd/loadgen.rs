@@ -70,7 +70,7 @@ use coups::{coups, watch_coups};
 use probe::probe_run;
 use report::{print_human, Measured};
 use rss::{rss_mb, RSS_EVERY};
-use setup::Setup;
+use setup::Player;
 use stats::Stats;
 use wagers::load_worker;
 
@@ -118,6 +118,13 @@ pub struct Args {
     /// (/proc/PID/status).
     #[arg(long, value_name = "PID")]
     server_pid: Option<u32>,
+    /// The `--url`s are servers of different partitions of one PostgreSQL
+    /// casino (`serve --partition`), each with its own tables: each is set
+    /// up on its own (its load tables, its players), its load workers send
+    /// only to it, and each server's ledger is checked; the probe goes to
+    /// the last.
+    #[arg(long)]
+    partitions: bool,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -176,8 +183,24 @@ async fn drive(a: Args) -> Result<()> {
     let c = reqwest::Client::builder().pool_max_idle_per_host(a.concurrency).build()?;
     let urls: Vec<String> = a.url.iter().map(|u| u.trim_end_matches('/').to_string()).collect();
     let url = urls[0].clone();
-    let Setup { admin, run_id, tables, players, probe_table, probe } = setup::setup(&a, &c, &url).await?;
-    let coups_before = coups(&c, &url).await?;
+    // The servers set up, each with its own tables and players (partitions),
+    // or the first for all.
+    let set_up = if a.partitions { urls.clone() } else { vec![url.clone()] };
+    let mut setups = Vec::new();
+    for u in &set_up {
+        setups.push(setup::setup(&a, &c, u).await?);
+    }
+    let (mut tables, mut players, mut groups) = (Vec::new(), Vec::new(), Vec::new());
+    let (admin, run_id) = (setups[0].admin.clone(), setups[0].run_id.clone());
+    let (mut probe_table, mut probe) = (None, None);
+    for (k, s) in setups.into_iter().enumerate() {
+        let offset = tables.len();
+        groups.push((set_up[k].clone(), s.tables.iter().map(|t| t.0).collect::<Vec<u32>>(), offset));
+        players.extend(s.players.into_iter().map(|p| setup::Player { index: p.index + offset, server: k, ..p }));
+        tables.extend(s.tables);
+        (probe_table, probe) = (s.probe_table, s.probe);
+    }
+    let coups_before = sum_coups(&c, &set_up).await?;
     let shared = Arc::new(Shared {
         stop: AtomicBool::new(false),
         accepted: AtomicU64::new(0),
@@ -185,7 +208,7 @@ async fn drive(a: Args) -> Result<()> {
         refused_closed: AtomicU64::new(0),
         per_table: tables.iter().map(|_| AtomicU64::new(0)).collect(),
     });
-    let players = Arc::new(players);
+    let players: Arc<Vec<Player>> = Arc::new(players);
     let length = duration(&a);
     let start = Instant::now();
 
@@ -208,15 +231,25 @@ async fn drive(a: Args) -> Result<()> {
     });
 
     // Wagers per coup at each load table, by watching the tables' phases.
-    let watch = {
-        let (c, url, shared) = (c.clone(), url.clone(), shared.clone());
-        let ids: Vec<u32> = tables.iter().map(|t| t.0).collect();
-        tokio::spawn(async move { watch_coups(c, url, ids, shared).await })
-    };
+    let watches: Vec<_> = groups
+        .iter()
+        .map(|(url, ids, offset)| {
+            let (c, url, ids, offset, shared) = (c.clone(), url.clone(), ids.clone(), *offset, shared.clone());
+            tokio::spawn(async move { watch_coups(c, url, ids, offset, shared).await })
+        })
+        .collect();
 
+    // With partitions a worker sends only to its server, its players only.
+    let by_server: Vec<Arc<Vec<Player>>> = (0..urls.len())
+        .map(|k| match a.partitions {
+            true => Arc::new(players.iter().filter(|p| p.server == k).cloned().collect()),
+            false => players.clone(),
+        })
+        .collect();
     let mut workers = Vec::new();
     for w in 0..a.concurrency {
-        let (url, shared, players) = (urls[w % urls.len()].clone(), shared.clone(), players.clone());
+        let k = w % urls.len();
+        let (url, shared, players) = (urls[k].clone(), shared.clone(), by_server[k].clone());
         let slip = a.slip;
         workers.push(tokio::spawn(async move { load_worker(url, w, slip, players, shared).await }));
     }
@@ -242,7 +275,10 @@ async fn drive(a: Args) -> Result<()> {
         Some(p) => Some(p.await.context("the probe")?),
         None => None,
     };
-    let coup_counts = watch.await.context("the coup watcher")?;
+    let mut coup_counts = Vec::new();
+    for w in watches {
+        coup_counts.extend(w.await.context("the coup watcher")?);
+    }
     let rss_samples = match rss {
         Some(r) => {
             let mut s = r.await.context("the RSS sampler")?;
@@ -255,9 +291,14 @@ async fn drive(a: Args) -> Result<()> {
         }
         None => None,
     };
-    let coups_after = coups(&c, &url).await?;
-    let ledger: Value = c.get(format!("{url}/api/ledger/check")).bearer_auth(&admin).send().await?.json().await?;
-    let ok = ledger["ok"] == true;
+    let coups_after = sum_coups(&c, &set_up).await?;
+    // Each server's ledger (partitions: each its own), the first's reported.
+    let mut ledger = Value::Null;
+    let mut ok = true;
+    for u in set_up.iter().rev() {
+        ledger = c.get(format!("{u}/api/ledger/check")).bearer_auth(&admin).send().await?.json().await?;
+        ok &= ledger["ok"] == true;
+    }
 
     let report = report::build(
         &a,
@@ -286,6 +327,15 @@ async fn drive(a: Args) -> Result<()> {
         bail!("the ledger check failed: {ledger}");
     }
     Ok(())
+}
+
+/// Coups dealt so far at every table of each server.
+async fn sum_coups(c: &reqwest::Client, urls: &[String]) -> Result<u64> {
+    let mut n = 0;
+    for u in urls {
+        n += coups(c, u).await?;
+    }
+    Ok(n)
 }
 
 /// What workers share.

@@ -3,9 +3,9 @@
 //! between them (`bank/`): one player's wagers sent at once to tables of
 //! both servers never spend more than the player has; the people are the
 //! casino's (made once, signing in at either); after the coups every chip
-//! is back at the bank or won by a house, and `verify --partition` passes
-//! for each. Then a standby of one partition takes it over after a SIGKILL,
-//! and the player bets there again.
+//! is back at the bank or won by a house. A bounded `loadgen --partitions`
+//! drives both; a standby of one partition takes it over after a SIGKILL and
+//! takes a wager; and `verify --partition` passes for each.
 
 use std::time::{Duration, Instant};
 
@@ -187,6 +187,20 @@ fn two_partitions_share_one_bank_and_no_wager_overdraws() {
     assert_eq!(back + net, 30_000, "the bank's books: what came back is what went out, less the net");
     // Lost, pushed, or won at even money less commission (Banker), at each.
     assert!((0..=30_000 + held).contains(&back), "{back}");
+
+    // A bounded load against both partitions at once, each with its own
+    // tables and players (`loadgen --partitions`): both ledgers balance.
+    let load = std::process::Command::new(env!("CARGO_BIN_EXE_baccarat"))
+        .args(["loadgen", "--url", &east_url, "--url", &west_url, "--partitions", "--admin-password", &admin])
+        .args(["--tables", "2", "--players-per-table", "3", "--concurrency", "8", "--seconds", "4", "--json"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&load.stdout);
+    assert!(load.status.success(), "loadgen --partitions: {text}{}", String::from_utf8_lossy(&load.stderr));
+    let report: Value = serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert!(report["accepted_bets"].as_u64().unwrap_or(0) > 0, "{report}");
+    assert_eq!(report["ledger"]["ok"], true, "{report}");
+    eprintln!("loadgen against two partitions: {} bets accepted in 4 s", report["accepted_bets"]);
 
     // A standby of east takes it over after a SIGKILL; the player bets there.
     let (standby, standby_lines, standby_url) = partition("east", "east-2", &db, &dir);

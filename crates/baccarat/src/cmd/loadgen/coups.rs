@@ -29,7 +29,14 @@ const ANSWERS_IN_FLIGHT: Duration = Duration::from_millis(150);
 /// table's accepted wagers are read once betting has closed (and the answers
 /// have arrived); a coup's wagers are the difference from the previous close.
 /// The tables are new, so the first coup starts from zero.
-pub(super) async fn watch_coups(c: reqwest::Client, url: String, ids: Vec<u32>, shared: Arc<Shared>) -> Vec<CoupCount> {
+/// (`offset`: where these tables begin in the run's list of load tables.)
+pub(super) async fn watch_coups(
+    c: reqwest::Client,
+    url: String,
+    ids: Vec<u32>,
+    offset: usize,
+    shared: Arc<Shared>,
+) -> Vec<CoupCount> {
     struct Watch {
         /// The coup seen taking wagers.
         betting: Option<u64>,
@@ -45,7 +52,7 @@ pub(super) async fn watch_coups(c: reqwest::Client, url: String, ids: Vec<u32>, 
     let mut tick = tokio::time::interval(every);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let settle = |w: &mut Watch, i: usize, coup: u64, complete: bool, out: &mut Vec<CoupCount>| {
-        let now = shared.per_table[i].load(Ordering::Relaxed);
+        let now = shared.per_table[offset + i].load(Ordering::Relaxed);
         out.push(CoupCount { table: ids[i], coup, wagers: now - w.counted, complete });
         w.counted = now;
     };

@@ -14,6 +14,7 @@ use super::Args;
 const LOAD_CONFIG: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 100\nmax = 1000000000\n";
 
 /// A load player: seated at one load table, signed in.
+#[derive(Clone)]
 pub(super) struct Player {
     pub(super) table: u32,
     /// The table's place in the list of load tables.
@@ -21,6 +22,8 @@ pub(super) struct Player {
     pub(super) seat: u8,
     pub(super) min: i64,
     pub(super) token: String,
+    /// Its server's place in `--url` (partitions; else 0).
+    pub(super) server: usize,
 }
 
 /// What the set-up made: the admin's session, the run's id (in the names of
@@ -112,7 +115,7 @@ pub(super) async fn setup(a: &Args, c: &reqwest::Client, url: &str) -> Result<Se
             let name = format!("load-{run_id}-{table}-{seat}");
             create_player(name.clone()).await?;
             let token = login(name, "loadpass".into()).await?;
-            players.push(Player { table, index: ti, seat: seat as u8, min, token });
+            players.push(Player { table, index: ti, seat: seat as u8, min, token, server: 0 });
         }
     }
     let probe = match probe_table {

@@ -4,12 +4,11 @@
 //!
 //! The casino in memory (`casino/`) holds every table and every wallet, and
 //! its single writer is what keeps a wallet from going negative: each hold is
-//! checked against a balance no other process changes. Two servers each
-//! holding part of the tables would both change the same wallets, and a
-//! wallet's debit would then need a serialization point outside either
-//! process (a conditional update on the wallet row, refused after the
-//! writer has already recorded the wager). That is not built yet. What is
-//! built keeps the single writer's guarantees across servers:
+//! checked against a balance no other process changes. So one server serves
+//! a casino (or one partition of it: `serve --partition`, whose players'
+//! money comes from the shared bank, `bank/`; each partition is a casino of
+//! its own to what follows, with its own lease in its own schema), and the
+//! others stand by:
 //!
 //! * **One lease on the whole casino** ([`crate::pg_store::CASINO_LEASE`]),
 //!   with an epoch (the fencing token). The server holding it recovers the

@@ -26,9 +26,14 @@
 //!   anything outside them, so no commit fails for want of a partition.
 //! * **Schema** mirrors SQLite's (`store.rs`), version in `baccarat_schema`.
 //!
+//! * **Partitions.** One database may hold several casinos' worth of tables,
+//!   each partition in a schema of its own ([`partition_url`]), under its
+//!   own lease, sharing the casino's people and the bank of players' money
+//!   (`bank/`).
+//!
 //! `serve --db postgres://…` runs on it (`store/any.rs`); `migrate` and
-//! `verify` read it (`migrate.rs`). Not yet here (issue 14): several servers
-//! on one database taking leases in turn, with shared wallets.
+//! `verify` read it (`migrate.rs`); several servers take its leases in turn
+//! (`lease.rs`).
 
 use std::sync::{Mutex, MutexGuard};
 

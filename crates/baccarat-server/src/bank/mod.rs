@@ -48,15 +48,18 @@
 //! order, and a bank move is rare next to a wager (a partition takes a
 //! player's money once, not per wager).
 //!
-//! # What is built, and what is next
+//! # Where it is used, and what it does not do yet
 //!
-//! Built here: the bank's schema, its four moves with their fences and
-//! refusals, idempotency, and its verification. Not yet: partitions
-//! themselves (a server serving some tables of a casino rather than all of
-//! it), the partition's ledger taking allotments and making returns, and
-//! `serve`'s routing of a table's requests to the server that owns it.
-//! Until those land, a PostgreSQL casino is served by one server at a time
-//! (`lease.rs`), which holds every wallet itself.
+//! `serve --partition NAME` serves one partition (`casino/bank_side.rs`, the
+//! writer's side in [`link`]); `verify --partition` checks the bank
+//! ([`verify`]) and the partition's books against it. (The server has no
+//! cash-out route in either mode; the bank's withdrawal is there for one.)
+//! Not yet: a player's balance at the bank in `/api/me` (each server shows its partition's
+//! wallet), and the bank's head in the anchor file (a partition's
+//! `allotted` records name the bank's records by hash, and its chain is
+//! anchored, but the bank's own chain is signed nowhere else: a forger who
+//! rewrites the bank's whole chain from an edit on, hashes and all, is seen
+//! only where a partition recorded the records he changed).
 
 use serde::{Deserialize, Serialize};
 

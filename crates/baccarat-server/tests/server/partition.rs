@@ -297,3 +297,68 @@ fn a_stale_partition_gives_nothing_back() {
     assert_eq!(bank.wallet(1).unwrap(), before, "nothing came back from a stale server");
     assert_eq!(east.store.head(0).unwrap().map(|r| r.seq), held_before, "and its chain did not move");
 }
+
+/// A dishonest partition server (it holds the lease, so the bank takes its
+/// moves) gives money "back" to the bank that its books never had, or takes
+/// an allotment it never books: `verify --partition`'s check of its account
+/// at the bank against its positions names the first, and notes the second
+/// until the partition's next start records it.
+#[test]
+fn money_moved_at_the_bank_outside_the_partitions_books_is_named() {
+    use baccarat_server::bank::verify::check_partition;
+    let db = database("partition_forged");
+    let mut east = Part::new(&db, "east");
+    let mut bank = Bank::connect(&db).unwrap();
+    deposit(&mut bank, 1, 10_000);
+    east.open_betting();
+    assert!(matches!(east.wager(1, 2_000, "e1"), Reply::Wager { .. }));
+    let url = partition_url(&db, "east").unwrap();
+    let (report, notes, problems) = check_partition(&url, "east").unwrap();
+    assert!(report.ok() && notes.is_empty() && problems.is_empty(), "{report:?} {notes:?} {problems:?}");
+
+    let minted = Move {
+        kind: MoveKind::Return,
+        player: 1,
+        amount: 5_000,
+        partition: Some("east".into()),
+        reference: "east:forged".into(),
+    };
+    east.bank.make(&minted, Some(&east.lease)).unwrap();
+    let (report, _, problems) = check_partition(&url, "east").unwrap();
+    assert!(report.ok(), "the bank's own chain is sound: {report:?}");
+    assert!(
+        problems.iter().any(|p| p.contains("its account at the bank stands at -2000") && p.contains("net -3000")),
+        "{problems:?}"
+    );
+
+    let unbooked = Move { kind: MoveKind::Allot, amount: 700, reference: "east:unbooked".into(), ..minted };
+    let made = east.bank.make(&unbooked, Some(&east.lease)).unwrap();
+    let (_, notes, _) = check_partition(&url, "east").unwrap();
+    assert!(notes.iter().any(|n| n.contains(&format!("[{}]", made.record.seq)) && n.contains("(700)")), "{notes:?}");
+}
+
+/// A deposit sent to a partition's server is made at the bank, under its
+/// idempotency key: the same key again answers the first deposit, and the
+/// key with another amount is refused.
+#[test]
+fn a_deposit_at_a_partitions_server_is_made_once_at_the_bank() {
+    use baccarat_server::bank::link::BankLink;
+    let db = database("partition_deposit");
+    let mut east = Part::new(&db, "east");
+    let url = partition_url(&db, "east").unwrap();
+    let mut link = BankLink::connect(&url, "east", east.lease.clone()).unwrap();
+    let deposit = |amount: i64| Request::Deposit { player: PlayerId(4), amount: Money(amount), key: "cash-1".into() };
+    let mut commit = Commit::default();
+    for _ in 0..2 {
+        match link.before(&mut east.casino, &deposit(2_500), &mut commit) {
+            Some(Reply::Deposit { balance }) => assert_eq!(balance, Money(2_500)),
+            other => panic!("{other:?}"),
+        }
+    }
+    match link.before(&mut east.casino, &deposit(9_999), &mut commit) {
+        Some(Reply::Refused { message, .. }) => assert!(message.contains("cash-1"), "{message}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(east.bank.wallet(4).unwrap(), 2_500);
+    assert!(commit.records.is_empty(), "nothing in the partition's books");
+}

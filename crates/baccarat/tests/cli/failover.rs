@@ -24,29 +24,23 @@ pub mod pg_cluster;
 
 /// Start an instance; its process, its lines, and its own URL.
 fn instance(name: &str, db: &str, dir: &std::path::Path) -> (Server, std::sync::mpsc::Receiver<String>, String) {
-    let anchors = dir.join("casino.anchors");
-    let key = dir.join("casino.key");
-    let args = [
-        "serve",
-        "--db",
-        db,
-        "--addr",
-        "127.0.0.1:0",
-        "--instance",
-        name,
-        "--lease-ms",
-        "1500",
-        "--anchor-file",
-        anchors.to_str().unwrap(),
-        "--key-file",
-        key.to_str().unwrap(),
-        "--betting-seconds",
-        "1",
-        "--deal-ms",
-        "150",
-        "--result-ms",
-        "100",
-    ];
+    let pace = ["--betting-seconds", "1", "--deal-ms", "150", "--result-ms", "100"];
+    serve_pg(db, name, &dir.join("casino.anchors"), &dir.join("casino.key"), &pace)
+}
+
+/// Start `serve` on PostgreSQL at `db` as `instance`, with a 1.5 s lease,
+/// these anchor and key files and the `more` arguments; its process, its
+/// lines, and its own URL.
+pub fn serve_pg(
+    db: &str,
+    instance: &str,
+    anchors: &std::path::Path,
+    key: &std::path::Path,
+    more: &[&str],
+) -> (Server, std::sync::mpsc::Receiver<String>, String) {
+    let mut args = vec!["serve", "--db", db, "--addr", "127.0.0.1:0", "--instance", instance, "--lease-ms", "1500"];
+    args.extend(["--anchor-file", anchors.to_str().unwrap(), "--key-file", key.to_str().unwrap()]);
+    args.extend(more);
     let (server, rx) = spawn(&args);
     let url = until_line(&rx, 30, |l| {
         l.strip_prefix("listening on ").map(|r| r.split_whitespace().next().unwrap().trim_end_matches('/').to_string())

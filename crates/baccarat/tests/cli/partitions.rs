@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::common::{spawn, until_line, Server, TempDir};
+use crate::common::{until_line, Server, TempDir};
+use crate::failover::serve_pg;
 
 use crate::failover::pg_cluster;
 
@@ -24,34 +25,8 @@ fn partition(
 ) -> (Server, std::sync::mpsc::Receiver<String>, String) {
     let anchors = dir.join(format!("{part}.anchors"));
     let key = dir.join(format!("{part}.key"));
-    let args = [
-        "serve",
-        "--db",
-        db,
-        "--partition",
-        part,
-        "--addr",
-        "127.0.0.1:0",
-        "--instance",
-        instance,
-        "--lease-ms",
-        "1500",
-        "--anchor-file",
-        anchors.to_str().unwrap(),
-        "--key-file",
-        key.to_str().unwrap(),
-        "--betting-seconds",
-        "2",
-        "--deal-ms",
-        "50",
-        "--result-ms",
-        "50",
-    ];
-    let (server, rx) = spawn(&args);
-    let url = until_line(&rx, 30, |l| {
-        l.strip_prefix("listening on ").map(|r| r.split_whitespace().next().unwrap().trim_end_matches('/').to_string())
-    });
-    (server, rx, url)
+    let more = ["--partition", part, "--betting-seconds", "2", "--deal-ms", "50", "--result-ms", "50"];
+    serve_pg(db, instance, &anchors, &key, &more)
 }
 
 async fn call(url: &str, token: &str, body: Option<&Value>) -> Value {

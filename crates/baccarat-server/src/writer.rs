@@ -165,10 +165,14 @@ fn run<P>(
         let mut commit = Commit::default();
         let mut answers = Vec::with_capacity(jobs.len());
         let mut after = Vec::new();
+        // A partition's wagers funded at the bank, the batch's at once.
+        if let Some(link) = bank.as_deref_mut() {
+            link.fund_batch(casino, jobs.iter().map(|j| &j.request), &mut commit);
+        }
         for j in jobs {
-            // A partition's wager funded, or its deposit made, at the bank.
+            // A partition's deposit is made at the bank.
             if let Some(link) = bank.as_deref_mut() {
-                if let Some(reply) = link.before(casino, &j.request, &mut commit) {
+                if let Some(reply) = link.before(casino, &j.request) {
                     answers.push((j.reply, reply));
                     continue;
                 }

@@ -3,10 +3,10 @@
 //! bank, and a deposit is made at the bank (the cage of a partitioned
 //! casino). See `casino/bank_side.rs` for the partition's books.
 //!
-//! The bank is asked synchronously, on the writer: a transaction of a few
-//! statements, only for a wager whose wallet here lacks money (a player's
-//! first of a coup, since idle money goes back after each batch) and for a
-//! deposit. Every other request is handled without it.
+//! The bank is asked synchronously, on the writer: one transaction a batch,
+//! for the players whose wallets here lack money for that batch's wagers (a
+//! player's first of a coup, since idle money goes back after each batch),
+//! and one for each deposit. Every other request is handled without it.
 
 use baccarat_rules::Money;
 use baccarat_table::engine::PlayerId;
@@ -16,6 +16,14 @@ use crate::casino::{Casino, Code, Reply, Request};
 use crate::ledger::LedgerError;
 use crate::pg_store::Lease;
 use crate::store::Commit;
+
+/// An allotment takes this many times the batch's need more than it lacks
+/// (what the bank holds, if less), so that a player who goes on wagering
+/// here is not short again at once; what is not wagered goes back a while
+/// after their last hold closes (`casino/bank_side.rs`). Exactly what was
+/// lacking, each batch's allotment cost an fsync at the bank under its one
+/// lock, and two partitions under `loadgen` accepted 4.6 k bets/s.
+pub const HEADROOM: i64 = 3;
 
 /// The writer's connection to the bank, for partition `partition`.
 pub struct BankLink {
@@ -39,20 +47,73 @@ impl BankLink {
         &mut self.bank
     }
 
-    /// Before `req` is handled: fund a wager from the bank, or answer a
-    /// deposit (made at the bank) in its place.
-    pub fn before(&mut self, casino: &mut Casino, req: &Request, commit: &mut Commit) -> Option<Reply> {
+    /// Before a batch's requests are handled: take from the bank, in one
+    /// transaction, what each player's wallet here lacks for all their
+    /// wagers in the batch and [`HEADROOM`] times more (all the bank holds,
+    /// if that is less: the casino refuses what is still short). One fsync at the bank a batch, not one
+    /// a wager: asked one at a time, a partition under `loadgen` accepted
+    /// 2.7 k bets/s.
+    pub fn fund_batch<'a>(
+        &mut self,
+        casino: &mut Casino,
+        requests: impl Iterator<Item = &'a Request>,
+        commit: &mut Commit,
+    ) {
+        let mut need: std::collections::BTreeMap<PlayerId, Money> = std::collections::BTreeMap::new();
+        for r in requests {
+            let (player, amount) = match r {
+                Request::Wager { player, amount, ante, .. } => (*player, *amount + *ante),
+                Request::Wagers { player, slip, .. } => {
+                    (*player, slip.iter().fold(Money::ZERO, |m, l| m + l.amount + l.ante))
+                }
+                _ => continue,
+            };
+            let n = need.entry(player).or_insert(Money::ZERO);
+            *n = *n + amount;
+        }
+        let mut moves = Vec::new();
+        for (player, need) in need {
+            let have = casino.balance(player).map_or(Money::ZERO, |b| b.1);
+            if need > have {
+                self.asked += 1;
+                moves.push(Move {
+                    kind: MoveKind::Allot,
+                    player: player.0,
+                    amount: need.0 - have.0 + need.0.saturating_mul(HEADROOM),
+                    partition: Some(self.partition.clone()),
+                    reference: format!("{}:e{}:a{}", self.partition, self.lease.epoch, self.asked),
+                });
+            }
+        }
+        if moves.is_empty() {
+            return;
+        }
+        for made in self.bank.make_all(&moves, Some(&self.lease), true) {
+            match made {
+                Ok(m) => {
+                    let (r, player) = (&m.record, PlayerId(m.body.bank.player));
+                    if let Err(e) = casino.allotted(player, Money(m.body.bank.amount), r.seq, &r.hash, commit) {
+                        eprintln!("bank: allotment {} not recorded here: {e}", r.seq);
+                    }
+                }
+                Err(BankError::Short { .. }) => {}
+                Err(BankError::Fenced(why)) => {
+                    eprintln!("bank: {why}; stopping, since nothing more this server writes is accepted");
+                    std::process::exit(75);
+                }
+                Err(e) => {
+                    eprintln!("bank: no allotment: {e}");
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Before `req` is handled: answer a deposit (made at the bank) in its
+    /// place.
+    pub fn before(&mut self, casino: &mut Casino, req: &Request) -> Option<Reply> {
         match req {
             Request::Deposit { player, amount, key } => Some(self.deposit(casino, *player, *amount, key)),
-            Request::Wager { player, amount, ante, .. } => {
-                self.fund(casino, *player, *amount + *ante, commit);
-                None
-            }
-            Request::Wagers { player, slip, .. } => {
-                let need = slip.iter().fold(Money::ZERO, |m, l| m + l.amount + l.ante);
-                self.fund(casino, *player, need, commit);
-                None
-            }
             _ => None,
         }
     }
@@ -76,43 +137,6 @@ impl BankLink {
             Err(BankError::Reused(_)) => LedgerError::KeyReused(key.to_string()).into(),
             Err(BankError::Invalid { field, why }) => Reply::refused(Code::Wallet, format!("{field}: {why}")),
             Err(e) => Reply::refused(Code::Wallet, format!("the bank could not take the deposit: {e}")),
-        }
-    }
-
-    /// Take from the bank what the wallet here lacks of `need` (all the bank
-    /// holds, if that is less): the casino refuses the wager itself if it
-    /// is still short.
-    fn fund(&mut self, casino: &mut Casino, player: PlayerId, need: Money, commit: &mut Commit) {
-        let have = casino.balance(player).map_or(Money::ZERO, |b| b.1);
-        let mut ask = need.0 - have.0;
-        while ask > 0 {
-            self.asked += 1;
-            let m = Move {
-                kind: MoveKind::Allot,
-                player: player.0,
-                amount: ask,
-                partition: Some(self.partition.clone()),
-                reference: format!("{}:e{}:a{}", self.partition, self.lease.epoch, self.asked),
-            };
-            match self.bank.make(&m, Some(&self.lease)) {
-                Ok(made) => {
-                    let r = &made.record;
-                    if let Err(e) = casino.allotted(player, Money(ask), r.seq, &r.hash, commit) {
-                        eprintln!("bank: allotment {} not recorded here: {e}", r.seq);
-                    }
-                    return;
-                }
-                Err(BankError::Short { available, .. }) if available > 0 && available < ask => ask = available,
-                Err(BankError::Short { .. }) => return,
-                Err(BankError::Fenced(why)) => {
-                    eprintln!("bank: {why}; stopping, since nothing more this server writes is accepted");
-                    std::process::exit(75);
-                }
-                Err(e) => {
-                    eprintln!("bank: no allotment for player {player}: {e}");
-                    return;
-                }
-            }
         }
     }
 }

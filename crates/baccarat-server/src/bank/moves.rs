@@ -43,6 +43,45 @@ impl Bank {
         Ok(made)
     }
 
+    /// Make several moves in one transaction (one commit, one fsync), each
+    /// under `fence`: each move's record or why it was refused. A refused
+    /// move writes nothing, and the others go on; a move refused as
+    /// [`BankError::Short`] is made again for what the wallet holds, if
+    /// anything (`partial`). A failure of the database (or the fence)
+    /// refuses them all.
+    pub fn make_all(&mut self, moves: &[Move], fence: Option<&Lease>, partial: bool) -> Vec<Result<Made, BankError>> {
+        let mut tx = match self.client.transaction() {
+            Ok(tx) => tx,
+            Err(e) => return moves.iter().map(|_| Err(BankError::Store(StoreError::Pg(e.to_string())))).collect(),
+        };
+        let mut out = Vec::with_capacity(moves.len());
+        for m in moves {
+            let made = match make_in(&mut tx, m, fence) {
+                Err(BankError::Short { available, .. }) if partial && available > 0 => {
+                    make_in(&mut tx, &Move { amount: available, ..m.clone() }, fence)
+                }
+                other => other,
+            };
+            // The transaction is spoilt, or no longer ours: nothing of it stands.
+            match &made {
+                Err(BankError::Fenced(why)) => {
+                    return moves.iter().map(|_| Err(BankError::Fenced(why.clone()))).collect()
+                }
+                Err(BankError::Store(e)) => {
+                    let why = e.to_string();
+                    return moves.iter().map(|_| Err(BankError::Store(StoreError::Pg(why.clone())))).collect();
+                }
+                _ => {}
+            }
+            out.push(made);
+        }
+        if let Err(e) = tx.commit() {
+            let why = e.to_string();
+            return moves.iter().map(|_| Err(BankError::Store(StoreError::Pg(why.clone())))).collect();
+        }
+        out
+    }
+
     /// A player's money at the bank (0 for a player it has never seen).
     pub fn wallet(&mut self, player: u32) -> Result<i64, BankError> {
         let row = self

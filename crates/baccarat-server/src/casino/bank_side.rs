@@ -9,8 +9,8 @@
 //!   player's wallet here and records `allotted` in the casino's chain, with
 //!   the bank's record number and hash; then the wager is placed as on any
 //!   casino, its hold taken here with no further round trip.
-//! * **Out.** [`Casino::return_idle`] gives back what a player has here with
-//!   nothing held: a transfer to the bank account, a `returned` record, and
+//! * **Out.** [`Casino::return_idle`] gives back what a player has here once
+//!   they have held nothing for [`RETURN_AFTER_MS`]: a transfer to the bank account, a `returned` record, and
 //!   the bank's move in the same commit ([`Commit::bank`]), which the
 //!   PostgreSQL store makes in the batch's own transaction. So a return is in
 //!   both books or in neither.
@@ -27,7 +27,7 @@
 //! partition's net position at the bank (allotted less returned), which
 //! `verify` can check from both sides.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 
 use baccarat_rules::Money;
 use baccarat_table::engine::PlayerId;
@@ -38,16 +38,34 @@ use crate::bank::{Move, MoveBody, MoveKind};
 use crate::ledger::{AccountKind, Cause, Op};
 use crate::store::Commit;
 
+/// How long a player's money stays at a partition after their last hold
+/// there closed, by default: a player who goes on playing keeps it (and
+/// their next wagers need no allotment), one who stops has it back at the
+/// bank a second later. (Given back at once after each batch, a partition
+/// under `loadgen` accepted 4.0 k bets/s: every coup cost each player an
+/// allotment and a return, and every return held the bank's lock for the
+/// partition's whole commit.)
+pub const RETURN_AFTER_MS: u64 = 1_000;
+
 /// What a casino keeps of the bank.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct BankSide {
     /// The partition this casino is, if it is one: its players' money comes
     /// from the bank, not from its cage.
     pub partition: Option<String>,
     /// The bank's record of the last allotment recorded here.
     pub last_seq: u64,
-    /// Players whose wallet here may hold money to give back.
-    idle: BTreeSet<PlayerId>,
+    /// How long money stays here after the player's last hold closed (ms).
+    pub return_after_ms: u64,
+    /// Players whose wallet here may hold money to give back, with when
+    /// they were last seen holding (ms, the casino's clock).
+    idle: BTreeMap<PlayerId, u64>,
+}
+
+impl Default for BankSide {
+    fn default() -> BankSide {
+        BankSide { partition: None, last_seq: 0, return_after_ms: RETURN_AFTER_MS, idle: BTreeMap::new() }
+    }
 }
 
 impl BankSide {
@@ -55,7 +73,7 @@ impl BankSide {
     pub fn replay(&mut self, e: &CasinoEvent) {
         if let CasinoEvent::Allotted { player, bank_seq, .. } = e {
             self.last_seq = self.last_seq.max(*bank_seq);
-            self.idle.insert(*player);
+            self.idle.insert(*player, 0);
         }
     }
 }
@@ -71,7 +89,7 @@ impl Casino {
             AccountKind::Wallet { player } => Some(player),
             _ => None,
         });
-        self.bank.idle.extend(players.collect::<Vec<_>>());
+        self.bank.idle.extend(players.map(|p| (p, 0)).collect::<Vec<_>>());
     }
 
     /// Record the bank's allotment `bank_seq` (hash `bank_hash`) of `amount`
@@ -111,25 +129,30 @@ impl Casino {
         let recorded = self.casino_event(e, commit);
         debug_assert_eq!(recorded, seq);
         self.bank.last_seq = bank_seq;
-        self.bank.idle.insert(player);
+        self.bank.idle.insert(player, (self.clock)());
         Ok(())
     }
 
-    /// Give back to the bank what each player has here with nothing held,
-    /// in this commit: how many were given back. (Nothing on a casino that
-    /// is no partition.)
+    /// Give back to the bank what each player has here who has held nothing
+    /// for [`BankSide::return_after_ms`], in this commit: how many were
+    /// given back. (Nothing on a casino that is no partition.)
     pub fn return_idle(&mut self, commit: &mut Commit) -> usize {
         let Some(partition) = self.bank.partition.clone() else { return 0 };
         let Some(bank) = self.ledger.find(&AccountKind::Bank) else { return 0 };
+        let (now, after) = ((self.clock)(), self.bank.return_after_ms);
         let mut given = 0;
-        let candidates: Vec<PlayerId> = self.bank.idle.iter().copied().collect();
-        for player in candidates {
+        let candidates: Vec<(PlayerId, u64)> = self.bank.idle.iter().map(|(p, t)| (*p, *t)).collect();
+        for (player, seen) in candidates {
             let Some(wallet) = self.ledger.find(&AccountKind::Wallet { player }) else {
                 self.bank.idle.remove(&player);
                 continue;
             };
             let Some(a) = self.ledger.account(wallet) else { continue };
             if a.held > 0 {
+                self.bank.idle.insert(player, now);
+                continue;
+            }
+            if now.saturating_sub(seen) < after {
                 continue;
             }
             self.bank.idle.remove(&player);

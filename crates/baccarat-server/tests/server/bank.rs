@@ -272,3 +272,24 @@ fn verify_names_what_a_forger_changed() {
         assert!(r.problems.iter().any(|p| p.contains(expect)), "{sql}: {:?}", r.problems);
     }
 }
+
+/// A writer's batch asks for several allotments in one transaction: each is
+/// made or refused on its own, a short one made for what the wallet holds
+/// (`partial`), and the refused ones write nothing.
+#[test]
+fn several_moves_in_one_transaction_each_made_or_refused_on_its_own() {
+    let (url, leases) = casino("bank_many", &["east"]);
+    let mut bank = Bank::connect(&url).unwrap();
+    bank.make(&deposit(1, 1_000, "d1"), None).unwrap();
+    let asks = [allot("east", 1, 600, "a1"), allot("east", 2, 100, "a2"), allot("east", 1, 600, "a3")];
+    let made = bank.make_all(&asks, Some(&leases[0]), true);
+    assert_eq!(made[0].as_ref().unwrap().body.bank.amount, 600);
+    assert!(matches!(made[1], Err(BankError::Short { player: 2, available: 0, .. })), "{:?}", made[1]);
+    let third = made[2].as_ref().unwrap();
+    assert_eq!((third.body.bank.amount, third.body.wallet, third.body.bank.reference.as_str()), (400, 0, "a3"));
+    let none = bank.make_all(&[allot("east", 1, 1, "a4")], Some(&leases[0]), false);
+    assert!(matches!(none[0], Err(BankError::Short { available: 0, .. })));
+    let r = bank.with_client(verify).unwrap();
+    assert!(r.ok(), "{:?}", r.problems);
+    assert_eq!((r.moves, r.at_bank, r.allotted.get("east")), (3, 0, Some(&1_000)));
+}

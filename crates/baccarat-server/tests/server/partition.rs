@@ -23,6 +23,8 @@ const CONFIG: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 100
 /// bank; what the writer does for it, by hand.
 struct Part {
     name: String,
+    /// The casino's clock (ms), moved by the test.
+    now: std::sync::Arc<std::sync::atomic::AtomicU64>,
     casino: Casino,
     store: PgStore,
     bank: Bank,
@@ -35,12 +37,15 @@ impl Part {
         let url = partition_url(db, name).unwrap();
         let mut store = PgStore::connect(&url).unwrap();
         let lease = store.take_casino(&format!("{name}-server"), "http://127.0.0.1:1", 60_000).unwrap().unwrap();
+        let now = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(1_795_000_000_000));
         let mut casino = Casino::new();
+        let clock = now.clone();
+        casino.clock = std::sync::Arc::new(move || clock.load(std::sync::atomic::Ordering::Relaxed));
         casino.set_partition(name);
         let mut commit = Commit::default();
         casino.create_table(1, "T", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
         store.commit(&commit).unwrap();
-        Part { name: name.into(), casino, store, bank: Bank::connect(&url).unwrap(), lease, allotments: 0 }
+        Part { name: name.into(), now, casino, store, bank: Bank::connect(&url).unwrap(), lease, allotments: 0 }
     }
 
     fn step(&mut self, r: Request) -> Reply {
@@ -111,8 +116,14 @@ impl Part {
         self.store.commit(&commit).unwrap();
     }
 
-    /// Give back what is idle; how many players.
+    /// Let `ms` pass on the casino's clock.
+    fn wait(&self, ms: u64) {
+        self.now.fetch_add(ms, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Give back what has been idle long enough; how many players.
     fn sweep(&mut self) -> usize {
+        self.wait(baccarat_server::casino::bank_side::RETURN_AFTER_MS);
         let mut commit = Commit::default();
         let n = self.casino.return_idle(&mut commit);
         self.store.commit(&commit).unwrap();
@@ -245,6 +256,7 @@ fn an_allotment_the_partition_never_recorded_is_taken_at_the_next_start() {
 
     let none = std::collections::BTreeSet::new();
     let mut casino = recover(&east.store, None, Keys::Since(0), &none).unwrap().casino;
+    casino.clock = east.casino.clock.clone();
     casino.set_partition("east");
     assert_eq!(casino.bank.last_seq, made.record.seq - 1, "the first allotment was recorded, the second not");
     assert_eq!(casino.balance(PlayerId(1)).map(|b| b.0 .0), Some(3_000));
@@ -291,6 +303,7 @@ fn a_stale_partition_gives_nothing_back() {
     standby.take_casino("east-standby", "http://127.0.0.1:2", 60_000).unwrap().unwrap();
     let mut commit = Commit::default();
     let before = bank.wallet(1).unwrap();
+    east.wait(baccarat_server::casino::bank_side::RETURN_AFTER_MS);
     assert_eq!(east.casino.return_idle(&mut commit), 1);
     let e = east.store.commit(&commit).unwrap_err();
     assert!(e.to_string().starts_with("fenced:"), "{e}");
@@ -348,17 +361,46 @@ fn a_deposit_at_a_partitions_server_is_made_once_at_the_bank() {
     let url = partition_url(&db, "east").unwrap();
     let mut link = BankLink::connect(&url, "east", east.lease.clone()).unwrap();
     let deposit = |amount: i64| Request::Deposit { player: PlayerId(4), amount: Money(amount), key: "cash-1".into() };
-    let mut commit = Commit::default();
     for _ in 0..2 {
-        match link.before(&mut east.casino, &deposit(2_500), &mut commit) {
+        match link.before(&mut east.casino, &deposit(2_500)) {
             Some(Reply::Deposit { balance }) => assert_eq!(balance, Money(2_500)),
             other => panic!("{other:?}"),
         }
     }
-    match link.before(&mut east.casino, &deposit(9_999), &mut commit) {
+    match link.before(&mut east.casino, &deposit(9_999)) {
         Some(Reply::Refused { message, .. }) => assert!(message.contains("cash-1"), "{message}"),
         other => panic!("{other:?}"),
     }
     assert_eq!(east.bank.wallet(4).unwrap(), 2_500);
-    assert!(commit.records.is_empty(), "nothing in the partition's books");
+    assert_eq!(east.casino.chain.len(), 0, "nothing in the partition's books");
+}
+
+/// Money stays at a partition while its player goes on playing, and goes
+/// back to the bank once they have held nothing there for
+/// `RETURN_AFTER_MS`: a hold restarts the wait.
+#[test]
+fn idle_money_goes_back_a_while_after_the_last_hold_closes() {
+    use baccarat_server::casino::bank_side::RETURN_AFTER_MS;
+    let db = database("partition_idle");
+    let mut east = Part::new(&db, "east");
+    let mut bank = Bank::connect(&db).unwrap();
+    deposit(&mut bank, 1, 10_000);
+    east.open_betting();
+    let Reply::Wager { wager, .. } = east.wager(1, 4_000, "e1") else { panic!("placed") };
+    let give_back = |east: &mut Part| {
+        let mut commit = Commit::default();
+        let n = east.casino.return_idle(&mut commit);
+        east.store.commit(&commit).unwrap();
+        n
+    };
+    east.wait(RETURN_AFTER_MS * 5);
+    assert_eq!(give_back(&mut east), 0, "held: it stays");
+    assert!(!matches!(east.step(Request::Withdraw { table: 1, player: PlayerId(1), wager }), Reply::Refused { .. }));
+    assert_eq!(give_back(&mut east), 0, "held a moment ago: it stays");
+    east.wait(RETURN_AFTER_MS - 1);
+    assert_eq!(give_back(&mut east), 0, "not yet a while");
+    assert_eq!(bank.wallet(1).unwrap(), 6_000);
+    east.wait(1);
+    assert_eq!(give_back(&mut east), 1, "a while after the last hold closed");
+    assert_eq!((bank.wallet(1).unwrap(), east.wallet(1)), (10_000, (0, 0)));
 }

@@ -205,9 +205,17 @@ pub fn apply(all: &mut BTreeMap<PlayerId, SelfLimits>, e: &CasinoEvent) {
             let s = all.entry(*player).or_insert_with(|| SelfLimits::new(*player));
             s.day = Some(PlayDay { day: *day, base: *base, first_ms: *first_ms });
         }
-        CasinoEvent::Deposit { player, amount, .. } => {
+        // Money in or out that is no wager's: the day's loss is measured
+        // past it. (At a partition, money comes from the bank and goes back
+        // to it, `casino/bank_side.rs`: neither is a win or a loss.)
+        CasinoEvent::Deposit { player, amount, .. } | CasinoEvent::Allotted { player, amount, .. } => {
             if let Some(d) = all.get_mut(player).and_then(|s| s.day.as_mut()) {
                 d.base = d.base + *amount;
+            }
+        }
+        CasinoEvent::Returned { player, amount, .. } => {
+            if let Some(d) = all.get_mut(player).and_then(|s| s.day.as_mut()) {
+                d.base = d.base - *amount;
             }
         }
         _ => {}
@@ -270,6 +278,16 @@ mod tests {
         assert!(e.contains("loss limit of 100.00") && e.contains("60.00") && e.contains("40.00"), "{e}");
         // A deposit raises the base: still 4,000 more.
         apply(&mut all, &CasinoEvent::Deposit { player: P, amount: Money(50_000), key: "k".into() });
+        let s = &all[&P];
+        assert!(s.admit(T + 3, Money(144_000), Money(4_001), false).is_err());
+        assert!(s.admit(T + 3, Money(144_000), Money(4_000), false).is_ok());
+        // At a partition, money from the bank and back is neither a win nor
+        // a loss: the room stays 4,000 through both.
+        let bank = |e: CasinoEvent, all: &mut BTreeMap<PlayerId, SelfLimits>| apply(all, &e);
+        bank(CasinoEvent::Allotted { player: P, amount: Money(20_000), bank_seq: 1, bank_hash: "h".into() }, &mut all);
+        assert!(all[&P].admit(T + 3, Money(164_000), Money(4_001), false).is_err());
+        assert!(all[&P].admit(T + 3, Money(164_000), Money(4_000), false).is_ok());
+        bank(CasinoEvent::Returned { player: P, amount: Money(20_000), reference: "r".into() }, &mut all);
         let s = &all[&P];
         assert!(s.admit(T + 3, Money(144_000), Money(4_001), false).is_err());
         assert!(s.admit(T + 3, Money(144_000), Money(4_000), false).is_ok());

@@ -237,8 +237,11 @@ impl PgStore {
             let (from, to) = ((k / 12, k % 12 + 1), ((k + 1) / 12, (k + 1) % 12 + 1));
             for t in PARTITIONED {
                 let name = format!("{t}_{:04}_{:02}", from.0, from.1);
-                // In the schema the connection writes to (a partition's has its own).
-                let exists: bool = c.query_one("SELECT to_regclass($1) IS NOT NULL", &[&name])?.get(0);
+                // In the schema the connection writes to (a partition's has its
+                // own, whatever the casino's schema after it in the path has).
+                let exists: bool = c
+                    .query_one("SELECT to_regclass(quote_ident(current_schema()) || '.' || $1) IS NOT NULL", &[&name])?
+                    .get(0);
                 if exists {
                     continue;
                 }

@@ -473,17 +473,6 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
     c.clock = cfg.clock.clone();
     c.ledger.set_retention(retention);
     let mut commit = Commit::default();
-    // A partition takes what the bank gave it that a crash kept out of its
-    // books (`casino/bank_side.rs`).
-    if let (Some(p), Some(url)) = (&cfg.partition, &cfg.postgres) {
-        c.set_partition(p);
-        let mut bank = crate::bank::Bank::connect(url).map_err(|e| format!("the bank: {e}"))?;
-        let moves = bank.moves_of(p, c.bank.last_seq).map_err(|e| format!("the bank: {e}"))?;
-        let taken = c.take_missing_allotments(&moves, &mut commit)?;
-        if taken > 0 {
-            println!("partition {p}: recorded {taken} allotments the bank made before the last stop");
-        }
-    }
     // Named in the casino's chain before this start signs them (with a new
     // anchor file, every record: none was checked against a signature).
     if let Some(a) = anchored.clone().or_else(|| lost.then(Default::default)) {
@@ -500,6 +489,18 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
     }
     if let Some(l) = lease {
         c.served(&cfg.instance, l.epoch, &mut commit);
+    }
+    // A partition takes what the bank gave it that a crash kept out of its
+    // books (`casino/bank_side.rs`): after the records found unanchored are
+    // named, since these are this start's own.
+    if let (Some(p), Some(url)) = (&cfg.partition, &cfg.postgres) {
+        c.set_partition(p);
+        let mut bank = crate::bank::Bank::connect(url).map_err(|e| format!("the bank: {e}"))?;
+        let moves = bank.moves_of(p, c.bank.last_seq).map_err(|e| format!("the bank: {e}"))?;
+        let taken = c.take_missing_allotments(&moves, &mut commit)?;
+        if taken > 0 {
+            println!("partition {p}: recorded {taken} allotments the bank made before the last stop");
+        }
     }
     let resumed = c.resume_interrupted(&mut commit);
     commit_anchored(&mut store, &mut anchors, &commit)?;

@@ -4,9 +4,12 @@
 //! casino). See `casino/bank_side.rs` for the partition's books.
 //!
 //! The bank is asked synchronously, on the writer: one transaction a batch,
-//! for the players whose wallets here lack money for that batch's wagers (a
-//! player's first of a coup, since idle money goes back after each batch),
-//! and one for each deposit. Every other request is handled without it.
+//! for the players whose wallets here lack money for that batch's wagers
+//! (taking [`HEADROOM`] times the need more, and keeping it here until the
+//! player has held nothing for a second: `casino/bank_side.rs`), and one for
+//! each deposit. Every other request is handled without it. If the bank
+//! cannot be reached, or its answer cannot be recorded, the server stops, as
+//! on a failed commit: a start takes from the bank whatever it made.
 
 use baccarat_rules::Money;
 use baccarat_table::engine::PlayerId;
@@ -61,13 +64,19 @@ impl BankLink {
     ) {
         let mut need: std::collections::BTreeMap<PlayerId, Money> = std::collections::BTreeMap::new();
         for r in requests {
-            let (player, amount) = match r {
-                Request::Wager { player, amount, ante, .. } => (*player, *amount + *ante),
-                Request::Wagers { player, slip, .. } => {
-                    (*player, slip.iter().fold(Money::ZERO, |m, l| m + l.amount + l.ante))
+            let (table, player, amount) = match r {
+                Request::Wager { table, player, amount, ante, .. } => (*table, *player, *amount + *ante),
+                Request::Wagers { table, player, slip, .. } => {
+                    (*table, *player, slip.iter().fold(Money::ZERO, |m, l| m + l.amount + l.ante))
                 }
                 _ => continue,
             };
+            // A table not taking wagers refuses them whatever the wallet
+            // holds (under `loadgen`, about half of all wagers): no money
+            // is moved for them.
+            if casino.phase(table) != Some(baccarat_table::engine::Phase::Betting) {
+                continue;
+            }
             let n = need.entry(player).or_insert(Money::ZERO);
             *n = *n + amount;
         }
@@ -88,23 +97,23 @@ impl BankLink {
         if moves.is_empty() {
             return;
         }
+        // Every allotment the bank made is recorded here, in the bank's
+        // order, or the server stops: a start takes those after the last one
+        // recorded (`Casino::take_missing_allotments`), so one skipped here
+        // with a later one recorded would be stranded at the bank for good.
+        // (A failed connection may have committed without saying: only a
+        // start can tell.)
         for made in self.bank.make_all(&moves, Some(&self.lease), true) {
             match made {
                 Ok(m) => {
                     let (r, player) = (&m.record, PlayerId(m.body.bank.player));
                     if let Err(e) = casino.allotted(player, Money(m.body.bank.amount), r.seq, &r.hash, commit) {
-                        eprintln!("bank: allotment {} not recorded here: {e}", r.seq);
+                        stop(70, &format!("the bank's allotment {} cannot be recorded here: {e}", r.seq));
                     }
                 }
                 Err(BankError::Short { .. }) => {}
-                Err(BankError::Fenced(why)) => {
-                    eprintln!("bank: {why}; stopping, since nothing more this server writes is accepted");
-                    std::process::exit(75);
-                }
-                Err(e) => {
-                    eprintln!("bank: no allotment: {e}");
-                    return;
-                }
+                Err(BankError::Fenced(why)) => stop(75, &why),
+                Err(e) => stop(70, &format!("the bank failed ({e}); a start takes what it made")),
             }
         }
     }
@@ -139,4 +148,11 @@ impl BankLink {
             Err(e) => Reply::refused(Code::Wallet, format!("the bank could not take the deposit: {e}")),
         }
     }
+}
+
+/// Stop the server, as a failed commit does (`writer.rs`): what it holds in
+/// memory is no longer what is durable, and a start recovers from what is.
+fn stop(code: i32, why: &str) -> ! {
+    eprintln!("bank: {why}; stopping so that recovery can run");
+    std::process::exit(code);
 }

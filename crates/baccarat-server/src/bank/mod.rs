@@ -45,8 +45,9 @@
 //! record, and the same reference with another move is refused.
 //!
 //! Moves are serialised by a lock on the chain's head row: the chain needs one
-//! order, and a bank move is rare next to a wager (a partition takes a
-//! player's money once, not per wager).
+//! order. A partition asks for all of a batch's short players at once, with
+//! headroom, and keeps a playing player's money (`link.rs`,
+//! `casino/bank_side.rs`), so moves are far fewer than wagers.
 //!
 //! # Where it is used, and what it does not do yet
 //!

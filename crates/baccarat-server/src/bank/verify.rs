@@ -1,6 +1,6 @@
 //! Verify the bank from its chain alone: every record links and hashes, every
 //! move is one the bank could have made (no wallet below zero at any point,
-//! an allotment or a return under a lease's epoch), each record's
+//! an allotment or a return naming the lease epoch it was made under), each record's
 //! stated balances are what the moves before it leave, and the balances the
 //! database holds now are what the whole chain leaves. A forger who changes
 //! a balance or a position, or drops or edits a move, is named.
@@ -159,58 +159,112 @@ fn compare_rows(
 }
 
 /// Whether partition `partition`'s books (on `client`, connected through
-/// the partition's URL) agree with the bank's: its ledger's account at the
-/// bank must stand at minus its net position there, but for allotments the
-/// bank made after the last one the partition recorded (a crash between the
-/// two transactions: the partition takes them at its next start, and they
-/// are named here, as notes). The notes, then each disagreement in words
-/// (none when they agree).
+/// the partition's URL) agree with the bank's, record by record, from one
+/// snapshot: each `allotted` record of the partition's chain is the bank's
+/// allotment it names (number, hash, player, amount), each `returned`
+/// record is the bank's return under its reference, and every move the bank
+/// made for the partition is in its books, but for allotments after the
+/// last one it recorded (a stop between the bank's transaction and its own:
+/// its next start takes them; noted, not a difference). Its ledger's
+/// account at the bank must then stand at minus its net position there.
+/// The notes, then each disagreement in words.
 pub fn partition_agrees(client: &mut Client, partition: &str) -> Result<(Vec<String>, Vec<String>), BankError> {
     use crate::audit::{Body, CasinoEvent, CASINO_CHAIN};
+    use std::collections::HashMap;
+    let mut tx = client.build_transaction().isolation_level(IsolationLevel::RepeatableRead).read_only(true).start()?;
     let kind = serde_json::to_string(&crate::ledger::AccountKind::Bank).expect("a kind serialises");
-    let here: i64 = client.query_opt("SELECT balance FROM accounts WHERE kind = $1", &[&kind])?.map_or(0, |r| r.get(0));
-    let net: i64 = client
+    let here: i64 = tx.query_opt("SELECT balance FROM accounts WHERE kind = $1", &[&kind])?.map_or(0, |r| r.get(0));
+    let net: i64 = tx
         .query_one(
             &format!("SELECT COALESCE(SUM(amount), 0)::bigint FROM {SCHEMA}.positions WHERE partition = $1"),
             &[&partition],
         )?
         .get(0);
-    let mut last = 0u64;
-    let rows = client.query(
-        "SELECT seq, body FROM audit WHERE tbl = $1 AND body LIKE '%\"allotted\"%' ORDER BY seq",
-        &[&i64::from(CASINO_CHAIN)],
-    )?;
-    for r in rows {
-        let body: String = r.get(1);
-        if let Ok(Body { casino: Some(CasinoEvent::Allotted { bank_seq, .. }), .. }) = Body::decode(&body) {
-            last = last.max(bank_seq);
-        }
-    }
-    let mut unrecorded = 0i64;
-    let mut moves = Vec::new();
-    let rows = client.query(
-        &format!("SELECT seq, prev, body, hash FROM {SCHEMA}.log WHERE partition = $1 AND seq > $2 ORDER BY seq"),
-        &[&partition, &(last as i64)],
+    // The bank's moves for the partition, by number: (body, hash, seen).
+    let mut moves: BTreeMap<u64, (super::MoveBody, String, bool)> = BTreeMap::new();
+    let mut by_ref: HashMap<String, u64> = HashMap::new();
+    let rows = tx.query(
+        &format!("SELECT seq, prev, body, hash FROM {SCHEMA}.log WHERE partition = $1 ORDER BY seq"),
+        &[&partition],
     )?;
     for r in rows {
         let rec = Record { seq: r.get::<_, i64>(0) as u64, prev: r.get(1), body: r.get(2), hash: r.get(3) };
         let b = decode(&rec)?;
-        if b.bank.kind == MoveKind::Allot {
-            unrecorded += b.bank.amount;
-            moves.push(rec.seq);
-        }
+        by_ref.insert(b.bank.reference.clone(), rec.seq);
+        moves.insert(rec.seq, (b, rec.hash, false));
     }
     let (mut notes, mut problems) = (Vec::new(), Vec::new());
-    if !moves.is_empty() {
+    let mut last = 0u64;
+    let rows = tx.query(
+        "SELECT seq, body FROM audit WHERE tbl = $1 AND (body LIKE '%\"allotted\"%' OR body LIKE '%\"returned\"%') ORDER BY seq",
+        &[&i64::from(CASINO_CHAIN)],
+    )?;
+    for r in rows {
+        let (at, body): (i64, String) = (r.get(0), r.get(1));
+        let at = format!("partition {partition}: its chain's record {at}");
+        match Body::decode(&body).ok().and_then(|b| b.casino) {
+            Some(CasinoEvent::Allotted { player, amount, bank_seq, bank_hash }) => {
+                last = last.max(bank_seq);
+                match moves.get_mut(&bank_seq) {
+                    Some((b, hash, seen))
+                        if b.bank.kind == MoveKind::Allot
+                            && b.bank.player == player.0
+                            && b.bank.amount == amount.0
+                            && *hash == bank_hash
+                            && !*seen =>
+                    {
+                        *seen = true
+                    }
+                    _ => problems.push(format!(
+                        "{at}: an allotment of {amount} to player {player} as the bank's record {bank_seq}, which the bank has not made for it"
+                    )),
+                }
+            }
+            Some(CasinoEvent::Returned { player, amount, reference }) => {
+                match by_ref.get(&reference).and_then(|s| moves.get_mut(s)) {
+                    Some((b, _, seen))
+                        if b.bank.kind == MoveKind::Return
+                            && b.bank.player == player.0
+                            && b.bank.amount == amount.0
+                            && !*seen =>
+                    {
+                        *seen = true
+                    }
+                    _ => problems.push(format!(
+                        "{at}: {amount} of player {player} given back under {reference:?}, which the bank has not taken"
+                    )),
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut unrecorded = (Vec::new(), 0i64);
+    for (seq, (b, _, seen)) in &moves {
+        match (seen, b.bank.kind) {
+            (true, _) => {}
+            (false, MoveKind::Allot) if *seq > last => {
+                unrecorded.0.push(*seq);
+                unrecorded.1 += b.bank.amount;
+            }
+            (false, kind) => problems.push(format!(
+                "partition {partition}: the bank's record {seq} ({kind:?} of {} for player {}) is not in its books",
+                b.bank.amount, b.bank.player
+            )),
+        }
+    }
+    if !unrecorded.0.is_empty() {
         notes.push(format!(
-            "partition {partition}: the bank's allotments {moves:?} ({unrecorded}) are not in its books yet (a stop between the bank's transaction and its own; its next start takes them)"
+            "partition {partition}: the bank's allotments {:?} ({}) are not in its books yet (a stop between the bank's transaction and its own; its next start takes them)",
+            unrecorded.0, unrecorded.1
         ));
     }
-    if net != unrecorded - here {
+    if net != unrecorded.1 - here {
         problems.push(format!(
-            "partition {partition}: its account at the bank stands at {here}, but the bank's positions for it net {net} ({unrecorded} of them not yet recorded by it)"
+            "partition {partition}: its account at the bank stands at {here}, but the bank's positions for it net {net} ({} of them not yet recorded by it)",
+            unrecorded.1
         ));
     }
+    tx.commit()?;
     Ok((notes, problems))
 }
 

@@ -2,9 +2,9 @@
 //! PostgreSQL casino takes its players' money from the shared bank and gives
 //! it back, each move recorded in its own ledger and chain.
 //!
-//! * **In.** The writer, finding a wager's wallet short, asks the bank for the
-//!   difference (an allotment, one transaction at the bank, under the
-//!   partition's lease). Once the bank has made it, [`Casino::allotted`]
+//! * **In.** The writer, finding wallets short for a batch's wagers, asks the
+//!   bank for the difference and some headroom (allotments, one transaction
+//!   at the bank for the batch, under the partition's lease: `bank/link.rs`). Once the bank has made it, [`Casino::allotted`]
 //!   moves the money from the partition's [`AccountKind::Bank`] account to the
 //!   player's wallet here and records `allotted` in the casino's chain, with
 //!   the bank's record number and hash; then the wager is placed as on any
@@ -13,7 +13,8 @@
 //!   they have held nothing for [`RETURN_AFTER_MS`]: a transfer to the bank account, a `returned` record, and
 //!   the bank's move in the same commit ([`Commit::bank`]), which the
 //!   PostgreSQL store makes in the batch's own transaction. So a return is in
-//!   both books or in neither.
+//!   both books or in neither. (It is looked for with each writer batch: a
+//!   partition whose writer has nothing to do gives back at its next batch.)
 //! * **A crash between the two transactions of an allotment** (the bank's
 //!   committed, the partition's batch not) leaves money at the bank's
 //!   position for this partition that its ledger never received. The bank

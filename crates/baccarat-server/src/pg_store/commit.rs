@@ -147,11 +147,20 @@ impl Store for PgStore {
         // A partition's returns to the shared bank, in this transaction: in
         // both books or in neither (`casino/bank_side.rs`).
         for m in &c.bank {
-            crate::bank::make_in(&mut tx, m, fences.get(&CASINO_LEASE)).map_err(|e| match e {
+            let made = crate::bank::make_in(&mut tx, m, fences.get(&CASINO_LEASE)).map_err(|e| match e {
                 crate::bank::BankError::Store(e) => e,
                 crate::bank::BankError::Fenced(why) => StoreError::Fenced(why),
                 other => StoreError::Corrupt(format!("the bank refused a return: {other}")),
             })?;
+            // A reference the bank already has is a return it already took
+            // (a partition's schema restored behind the bank's): taken again
+            // here it would move nothing there and lose the money here.
+            if made.replayed {
+                return Err(StoreError::Corrupt(format!(
+                    "the bank already has a move under {}: this partition's books are behind the bank's",
+                    m.reference
+                )));
+            }
         }
         if !c.records.is_empty() {
             let tbl: Vec<i64> = c.records.iter().map(|(t, _)| *t as i64).collect();

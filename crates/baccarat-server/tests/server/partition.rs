@@ -344,6 +344,8 @@ fn money_moved_at_the_bank_outside_the_partitions_books_is_named() {
         "{problems:?}"
     );
 
+    assert!(problems.iter().any(|p| p.contains("(Return of 5000 for player 1) is not in its books")), "{problems:?}");
+
     let unbooked = Move { kind: MoveKind::Allot, amount: 700, reference: "east:unbooked".into(), ..minted };
     let made = east.bank.make(&unbooked, Some(&east.lease)).unwrap();
     let (_, notes, _) = check_partition(&url, "east").unwrap();
@@ -403,4 +405,39 @@ fn idle_money_goes_back_a_while_after_the_last_hold_closes() {
     east.wait(1);
     assert_eq!(give_back(&mut east), 1, "a while after the last hold closed");
     assert_eq!((bank.wallet(1).unwrap(), east.wallet(1)), (10_000, (0, 0)));
+}
+
+/// A dishonest partition books an allotment the bank made for one player
+/// to another player's wallet: the totals still agree, but the record does
+/// not match the bank's, and `verify --partition` names both sides.
+#[test]
+fn an_allotment_booked_to_another_player_is_named() {
+    use baccarat_server::bank::verify::check_partition;
+    let db = database("partition_misbooked");
+    let mut east = Part::new(&db, "east");
+    let mut bank = Bank::connect(&db).unwrap();
+    deposit(&mut bank, 1, 10_000);
+    let alice = Move {
+        kind: MoveKind::Allot,
+        player: 1,
+        amount: 3_000,
+        partition: Some("east".into()),
+        reference: "east:alice".into(),
+    };
+    let made = east.bank.make(&alice, Some(&east.lease)).unwrap();
+    let mut commit = Commit::default();
+    east.casino.allotted(PlayerId(2), Money(3_000), made.record.seq, &made.record.hash, &mut commit).unwrap();
+    east.store.commit(&commit).unwrap();
+    let (_, notes, problems) = check_partition(&partition_url(&db, "east").unwrap(), "east").unwrap();
+    assert!(notes.is_empty(), "{notes:?}");
+    let seq = made.record.seq;
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains(&format!("to player 2 as the bank's record {seq}, which the bank has not made"))),
+        "{problems:?}"
+    );
+    assert!(problems
+        .iter()
+        .any(|p| p.contains(&format!("record {seq} (Allot of 3000 for player 1) is not in its books"))));
 }

@@ -182,6 +182,9 @@ fn the_same_commits_read_back_alike_from_sqlite_and_postgres() {
 fn the_partitions_of_one_database_keep_apart() {
     use baccarat_server::pg_store::partition_url;
     let url = database("partitions");
+    // The casino's own schema first, with its months: a partition's must
+    // still be its own.
+    let public = PgStore::connect(&url).unwrap();
     let mut east = both_at(partition_url(&url, "east").unwrap());
     let mut west = both_at(partition_url(&url, "west_2").unwrap());
     for n in 0..3 {
@@ -198,7 +201,6 @@ fn the_partitions_of_one_database_keep_apart() {
         assert_eq!(b.pg.version().unwrap(), PgStore::SCHEMA_VERSION);
         assert!(b.pg.partitions("audit").unwrap().iter().any(|p| p.starts_with("audit_2")), "its own months");
     }
-    let public = PgStore::connect(&url).unwrap();
     assert_eq!(public.occupied().unwrap(), vec![], "nothing written outside the partitions");
     // People are the casino's: one made through a partition is known to the
     // other, under one id (a wallet at the bank is keyed by it).

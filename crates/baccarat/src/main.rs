@@ -48,6 +48,8 @@ enum Command {
     Archive(cmd::archive::ArchiveArgs),
     /// Copy a SQLite casino into an empty PostgreSQL database and check the copy.
     Migrate(cmd::migrate::MigrateArgs),
+    /// The partitions of a PostgreSQL casino, and where each is served.
+    Partitions(cmd::partitions::PartitionsArgs),
     /// Drive many players at many tables of a running server on loopback.
     Loadgen(cmd::loadgen::Args),
     /// Check a table configuration against its rulebook.
@@ -81,6 +83,7 @@ fn main() -> ExitCode {
         Command::Verify(a) => cmd::verify::run_verify(a),
         Command::Archive(a) => cmd::archive::run(a),
         Command::Migrate(a) => cmd::migrate::run(a),
+        Command::Partitions(a) => cmd::partitions::run(a),
         Command::Loadgen(a) => cmd::loadgen::run(a),
         Command::Rng(c) => cmd::rng::run(c),
         Command::Shoe(a) => cmd::shoe::run(a),

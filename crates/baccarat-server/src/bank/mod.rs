@@ -191,3 +191,73 @@ pub fn check(m: &Move) -> Result<(), BankError> {
         _ => Ok(()),
     }
 }
+
+/// One partition of a casino, as `baccarat partitions` lists it: where its
+/// server is, so a client can be sent there.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PartitionInfo {
+    pub name: String,
+    /// Its lease: the instance holding it, where it serves, its epoch, and
+    /// whether it is unexpired (none if no server has served it yet).
+    pub instance: Option<String>,
+    pub url: Option<String>,
+    pub epoch: Option<i64>,
+    pub live: bool,
+    /// Its tables (ids are the partition's own).
+    pub tables: Vec<u32>,
+    /// What it holds of players' money from the bank, net.
+    pub allotted: i64,
+}
+
+/// Every partition of the casino at `url` (the casino's URL, not a
+/// partition's), by name, from one snapshot.
+pub fn partitions(url: &str) -> Result<Vec<PartitionInfo>, BankError> {
+    use crate::pg_store::PARTITION_SCHEMA;
+    let mut c = postgres::Client::connect(url, postgres::NoTls)?;
+    let mut tx =
+        c.build_transaction().isolation_level(postgres::IsolationLevel::RepeatableRead).read_only(true).start()?;
+    let names: Vec<String> = tx
+        .query(
+            "SELECT substr(nspname::text, $1) FROM pg_namespace WHERE starts_with(nspname::text, $2) ORDER BY nspname",
+            &[&(PARTITION_SCHEMA.len() as i32 + 1), &PARTITION_SCHEMA],
+        )?
+        .iter()
+        .map(|r| r.get(0))
+        .filter(|n: &String| crate::pg_store::partition_name(n).is_ok())
+        .collect();
+    let bank: bool = tx.query_one("SELECT to_regclass('baccarat_bank.positions') IS NOT NULL", &[])?.get(0);
+    let mut out = Vec::new();
+    for name in names {
+        let schema = format!("{PARTITION_SCHEMA}{name}");
+        let lease = tx.query_opt(
+            &format!("SELECT owner, url, epoch, expires_at > now() FROM {schema}.leases WHERE tbl = $1"),
+            &[&i64::from(crate::pg_store::CASINO_LEASE)],
+        )?;
+        let tables: Vec<u32> = tx
+            .query(&format!("SELECT id FROM {schema}.tables ORDER BY id"), &[])?
+            .iter()
+            .map(|r| r.get::<_, i64>(0) as u32)
+            .collect();
+        let allotted: i64 = match bank {
+            true => tx
+                .query_one(
+                    "SELECT COALESCE(SUM(amount), 0)::bigint FROM baccarat_bank.positions WHERE partition = $1",
+                    &[&name],
+                )?
+                .get(0),
+            false => 0,
+        };
+        let (instance, url, epoch, live) = match lease {
+            Some(r) => {
+                let owner: String = r.get(0);
+                let url: String = r.get(1);
+                let instance = crate::lease::instance_of(&owner).to_string();
+                (Some(instance), Some(url).filter(|u| !u.is_empty()), Some(r.get(2)), r.get(3))
+            }
+            None => (None, None, None, false),
+        };
+        out.push(PartitionInfo { name, instance, url, epoch, live, tables, allotted });
+    }
+    tx.commit()?;
+    Ok(out)
+}

@@ -441,3 +441,30 @@ fn an_allotment_booked_to_another_player_is_named() {
         .iter()
         .any(|p| p.contains(&format!("record {seq} (Allot of 3000 for player 1) is not in its books"))));
 }
+
+/// Where each partition is served, for sending a client there: its lease's
+/// instance, URL and epoch, its tables, and what it holds from the bank.
+#[test]
+fn the_casino_lists_its_partitions_and_where_they_are_served() {
+    let db = database("partition_list");
+    let mut east = Part::new(&db, "east");
+    let _west = Part::new(&db, "west");
+    let mut bank = Bank::connect(&db).unwrap();
+    deposit(&mut bank, 1, 10_000);
+    east.open_betting();
+    assert!(matches!(east.wager(1, 2_500, "e1"), Reply::Wager { .. }));
+    let list = baccarat_server::bank::partitions(&db).unwrap();
+    let seen: Vec<_> = list
+        .iter()
+        .map(|p| {
+            (p.name.as_str(), p.instance.as_deref(), p.url.as_deref(), p.epoch, p.live, p.tables.clone(), p.allotted)
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("east", Some("east-server"), Some("http://127.0.0.1:1"), Some(1), true, vec![1], 2_500),
+            ("west", Some("west-server"), Some("http://127.0.0.1:1"), Some(1), true, vec![1], 0),
+        ]
+    );
+}

@@ -4,6 +4,7 @@ pub mod archive;
 pub mod loadgen;
 pub mod migrate;
 pub mod odds;
+pub mod partitions;
 pub mod profiles;
 pub mod promotion;
 pub mod rng;

@@ -200,6 +200,23 @@ fn two_partitions_share_one_bank_and_no_wager_overdraws() {
         }
     });
     eprintln!("partition failover: from SIGKILL to a wager at the standby, {:?}", killed.elapsed());
+    // Where each partition is served now: east by its standby.
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_baccarat"))
+        .args(["partitions", "--db", &db, "--json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let list: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let at: Vec<(&str, &str, &str, bool)> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let s = |k: &str| p[k].as_str().unwrap_or("");
+            (s("name"), s("instance"), s("url"), p["live"].as_bool().unwrap())
+        })
+        .collect();
+    assert_eq!(at, [("east", "east-2", standby_url.as_str(), true), ("west", "west-1", west_url.as_str(), true)]);
     drop(standby);
     drop(west);
     verify(&db, "east", &dir);

@@ -428,7 +428,9 @@ fn year_month(at_ms: u64) -> (i64, i64) {
     (y, m)
 }
 
-fn record_of(r: &postgres::Row) -> Record {
+/// A record from a row of `seq, prev, body, hash` (the audit log's, or the
+/// bank's: `bank/`).
+pub(crate) fn record_of(r: &postgres::Row) -> Record {
     Record { seq: r.get::<_, i64>(0) as u64, prev: r.get(1), body: r.get(2), hash: r.get(3) }
 }
 

@@ -404,7 +404,7 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
                         player: id,
                         amount: 1_000_000,
                         partition: None,
-                        reference: format!("cage:{id}:demo chips"),
+                        reference: crate::bank::cage_reference(id, "demo chips"),
                     };
                     b.make(&m, None).map_err(|e| format!("the bank: {e}"))?;
                 }

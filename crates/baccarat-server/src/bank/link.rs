@@ -88,7 +88,7 @@ impl BankLink {
                 moves.push(Move {
                     kind: MoveKind::Allot,
                     player: player.0,
-                    amount: need.0 - have.0 + need.0.saturating_mul(HEADROOM),
+                    amount: (need.0 - have.0).saturating_add(need.0.saturating_mul(HEADROOM)),
                     partition: Some(self.partition.clone()),
                     reference: format!("{}:e{}:a{}", self.partition, self.lease.epoch, self.asked),
                 });
@@ -136,7 +136,7 @@ impl BankLink {
             player: player.0,
             amount: amount.0,
             partition: None,
-            reference: format!("cage:{player}:{key}"),
+            reference: super::cage_reference(player.0, key),
         };
         match self.bank.make(&m, None) {
             Ok(made) => {

@@ -146,6 +146,12 @@ pub struct MoveBody {
     pub position: Option<i64>,
 }
 
+/// The bank's reference for a deposit at the cage under idempotency key
+/// `key` (a server's deposit route, and the demo chips of a first start).
+pub fn cage_reference(player: u32, key: &str) -> String {
+    format!("cage:{player}:{key}")
+}
+
 /// The longest idempotency reference taken.
 pub const MAX_REFERENCE: usize = 200;
 
@@ -187,7 +193,9 @@ pub fn check(m: &Move) -> Result<(), BankError> {
     match (&m.partition, m.kind.has_partition()) {
         (None, true) => invalid("partition", "an allotment or a return names its partition"),
         (Some(_), false) => invalid("partition", "a deposit or a withdrawal is the bank's alone"),
-        (Some(p), true) if p.is_empty() || p.len() > 63 => invalid("partition", "must be 1 to 63 bytes"),
+        (Some(p), true) => {
+            crate::pg_store::partition_name(p).map(|_| ()).map_err(|why| BankError::Invalid { field: "partition", why })
+        }
         _ => Ok(()),
     }
 }

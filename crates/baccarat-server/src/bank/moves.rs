@@ -109,7 +109,7 @@ impl Bank {
         )?;
         rows.iter()
             .map(|r| {
-                let rec = Record { seq: r.get::<_, i64>(0) as u64, prev: r.get(1), body: r.get(2), hash: r.get(3) };
+                let rec = crate::pg_store::record_of(r);
                 let body = decode(&rec)?;
                 Ok((rec, body))
             })
@@ -188,7 +188,7 @@ pub fn make_in(tx: &mut Transaction<'_>, m: &Move, fence: Option<&Lease>) -> Res
     let first =
         tx.query_opt(&format!("SELECT seq, prev, body, hash FROM {SCHEMA}.log WHERE ref = $1"), &[&m.reference])?;
     if let Some(r) = first {
-        let record = Record { seq: r.get::<_, i64>(0) as u64, prev: r.get(1), body: r.get(2), hash: r.get(3) };
+        let record = crate::pg_store::record_of(&r);
         let body = decode(&record)?;
         if body.bank != *m {
             return Err(BankError::Reused(m.reference.clone()));

@@ -16,7 +16,7 @@ use postgres::{Client, IsolationLevel};
 
 use super::moves::decode;
 use super::{BankError, MoveKind, SCHEMA};
-use crate::audit::{Chain, Record};
+use crate::audit::Chain;
 
 /// What the bank holds, as its chain says, and what is wrong with it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -53,7 +53,7 @@ pub fn verify(client: &mut Client) -> Result<BankReport, BankError> {
     let mut rows =
         tx.query_raw(&format!("SELECT seq, prev, body, hash, ref FROM {SCHEMA}.log ORDER BY seq"), no_params)?;
     while let Some(r) = rows.next()? {
-        let record = Record { seq: r.get::<_, i64>(0) as u64, prev: r.get(1), body: r.get(2), hash: r.get(3) };
+        let record = crate::pg_store::record_of(&r);
         if let Err(b) = chain.follow(&record) {
             report.problems.push(format!("the bank's chain: {b}"));
             break;
@@ -188,7 +188,7 @@ pub fn partition_agrees(client: &mut Client, partition: &str) -> Result<(Vec<Str
         &[&partition],
     )?;
     for r in rows {
-        let rec = Record { seq: r.get::<_, i64>(0) as u64, prev: r.get(1), body: r.get(2), hash: r.get(3) };
+        let rec = crate::pg_store::record_of(&r);
         let b = decode(&rec)?;
         by_ref.insert(b.bank.reference.clone(), rec.seq);
         moves.insert(rec.seq, (b, rec.hash, false));

@@ -86,11 +86,10 @@ impl Casino {
     pub fn set_partition(&mut self, name: &str) {
         self.bank.partition = Some(name.to_string());
         let wallets = self.ledger.accounts().filter(|a| a.balance > 0);
-        let players = wallets.filter_map(|a| match a.kind {
-            AccountKind::Wallet { player } => Some(player),
+        self.bank.idle.extend(wallets.filter_map(|a| match a.kind {
+            AccountKind::Wallet { player } => Some((player, 0)),
             _ => None,
-        });
-        self.bank.idle.extend(players.map(|p| (p, 0)).collect::<Vec<_>>());
+        }));
     }
 
     /// Record the bank's allotment `bank_seq` (hash `bank_hash`) of `amount`
@@ -141,23 +140,24 @@ impl Casino {
         let Some(partition) = self.bank.partition.clone() else { return 0 };
         let Some(bank) = self.ledger.find(&AccountKind::Bank) else { return 0 };
         let (now, after) = ((self.clock)(), self.bank.return_after_ms);
-        let mut given = 0;
-        let candidates: Vec<(PlayerId, u64)> = self.bank.idle.iter().map(|(p, t)| (*p, *t)).collect();
-        for (player, seen) in candidates {
-            let Some(wallet) = self.ledger.find(&AccountKind::Wallet { player }) else {
-                self.bank.idle.remove(&player);
-                continue;
+        // Who is due: the others' times are brought up to date in place.
+        let mut due = Vec::new();
+        let ledger = &self.ledger;
+        self.bank.idle.retain(|&player, seen| {
+            let Some(a) = ledger.find(&AccountKind::Wallet { player }).and_then(|w| ledger.account(w)) else {
+                return false;
             };
-            let Some(a) = self.ledger.account(wallet) else { continue };
             if a.held > 0 {
-                self.bank.idle.insert(player, now);
-                continue;
+                *seen = now;
+            } else if now.saturating_sub(*seen) >= after {
+                due.push((player, a.id, a.balance));
+                return false;
             }
-            if now.saturating_sub(seen) < after {
-                continue;
-            }
-            self.bank.idle.remove(&player);
-            let amount = Money(a.balance);
+            true
+        });
+        let mut given = 0;
+        for (player, wallet, balance) in due {
+            let amount = Money(balance);
             if amount <= Money::ZERO {
                 continue;
             }

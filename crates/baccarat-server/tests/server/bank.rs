@@ -219,7 +219,8 @@ fn a_bad_move_is_refused_by_its_field() {
     let (url, leases) = casino("bank_fields", &["east"]);
     let mut bank = Bank::connect(&url).unwrap();
     let long = "x".repeat(201);
-    let cases: [(Move, Option<&Lease>, &str); 7] = [
+    let cases: [(Move, Option<&Lease>, &str); 8] = [
+        (allot("East", 1, 5, "bad-name"), Some(&leases[0]), "partition"),
         (deposit(1, 0, "z"), None, "amount"),
         (deposit(1, -5, "n"), None, "amount"),
         (deposit(1, 5, ""), None, "ref"),

@@ -147,36 +147,48 @@ pub async fn forward(req: Request<Body>, holder: &Holder, to: &Forwarder, now_ms
     let Some((instance, url)) = holder.read().expect("holder lock").clone().filter(|(_, u)| !u.is_empty()) else {
         return standby_answer(&req, holder);
     };
-    let Some(authority) = url.strip_prefix("http://").map(|a| a.trim_end_matches('/').to_string()) else {
+    let Some(authority) = authority_of(&url) else {
         // An https:// holder: the client is told where to go instead.
         return standby_answer(&req, holder);
     };
-    let unreachable = |why: String| {
+    pass(req, &instance, &authority, to, now_ms).await.unwrap_or_else(|why| {
         let body = json!({
             "error": format!("this server stands by, and instance {instance} at {url} could not be reached: {why}"),
             "code": "elsewhere",
         });
         (StatusCode::BAD_GATEWAY, axum::Json(body)).into_response()
-    };
-    let answered = if is_websocket(&req) {
-        upgrade(req, &authority, to, now_ms).await
+    })
+}
+
+/// The `host:port` of an `http://` URL this server can pass requests to
+/// (none for `https://`, which it cannot reach itself).
+pub fn authority_of(url: &str) -> Option<String> {
+    url.strip_prefix("http://").map(|a| a.trim_end_matches('/').to_string())
+}
+
+/// Pass `req` through to the server at `authority` (its instance named
+/// `instance`) and answer what it answers, with [`ANSWERED_BY`] naming it; an
+/// upgrade becomes a WebSocket between the client and that server. Why it
+/// could not be reached, if it could not.
+pub async fn pass(
+    req: Request<Body>,
+    instance: &str,
+    authority: &str,
+    to: &Forwarder,
+    now_ms: u64,
+) -> Result<Response, String> {
+    let mut answer = if is_websocket(&req) {
+        upgrade(req, authority, to, now_ms).await?
     } else {
-        let up = upstream(&req, &format!("http://{authority}"), to, now_ms, false).body(req.into_body());
-        let up = up.map_err(|e| e.to_string());
-        match up {
-            Ok(up) => to.pool.request(up).await.map(|a| a.map(Body::new)).map_err(|e| e.to_string()),
-            Err(e) => Err(e),
-        }
+        let up = upstream(&req, &format!("http://{authority}"), to, now_ms, false)
+            .body(req.into_body())
+            .map_err(|e| e.to_string())?;
+        to.pool.request(up).await.map(|a| a.map(Body::new)).map_err(|e| e.to_string())?
     };
-    match answered {
-        Ok(mut answer) => {
-            if let Ok(v) = HeaderValue::from_str(&instance) {
-                answer.headers_mut().insert(HeaderName::from_static(ANSWERED_BY), v);
-            }
-            answer
-        }
-        Err(why) => unreachable(why),
+    if let Ok(v) = HeaderValue::from_str(instance) {
+        answer.headers_mut().insert(HeaderName::from_static(ANSWERED_BY), v);
     }
+    Ok(answer)
 }
 
 /// The request to send on: the client's method, path and headers but for

@@ -170,19 +170,21 @@ pub fn release(url: &str, lease: &Lease) -> Result<(), String> {
     .map_err(|_| "the lease's release failed".to_string())?
 }
 
+/// `307 Temporary Redirect` of `req` to the server at `url` (which this one
+/// cannot reach itself: `https://`), saying why in `error`, code `elsewhere`.
+pub fn redirect(req: &Request<Body>, url: &str, error: String) -> Response {
+    let path = req.uri().path_and_query().map_or("/", |p| p.as_str());
+    let location = format!("{}{path}", url.trim_end_matches('/'));
+    let body = json!({ "error": error, "code": "elsewhere", "location": location });
+    (StatusCode::TEMPORARY_REDIRECT, [(header::LOCATION, location)], axum::Json(body)).into_response()
+}
+
 /// A standby's answer to any request: where the casino is served, or that
 /// this server is starting.
 pub fn standby_answer(req: &Request<Body>, holder: &Holder) -> Response {
     match holder.read().expect("holder lock").clone() {
         Some((instance, url)) if !url.is_empty() => {
-            let path = req.uri().path_and_query().map_or("/", |p| p.as_str());
-            let location = format!("{}{path}", url.trim_end_matches('/'));
-            let body = json!({
-                "error": format!("this server stands by; instance {instance} serves the casino at {url}"),
-                "code": "elsewhere",
-                "location": location,
-            });
-            (StatusCode::TEMPORARY_REDIRECT, [(header::LOCATION, location)], axum::Json(body)).into_response()
+            redirect(req, &url, format!("this server stands by; instance {instance} serves the casino at {url}"))
         }
         _ => {
             let body = json!({"error": "the server is starting; retry in a moment", "code": "starting"});

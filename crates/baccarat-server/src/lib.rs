@@ -26,6 +26,7 @@ pub mod ledger;
 pub mod migrate;
 pub mod openapi;
 pub mod pacer;
+pub mod partition_route;
 pub mod pg_store;
 pub mod pg_thread;
 pub mod postings;

@@ -548,12 +548,42 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     let active: Arc<std::sync::OnceLock<(axum::Router, String)>> = Arc::new(std::sync::OnceLock::new());
     let holder: crate::lease::Holder = Arc::default();
     let signer = crate::forward::Forwarder::new(cfg.anchor_paths().1);
+    // Where each partition of the casino is served (PostgreSQL): a request
+    // for another partition's tables is passed on to its server
+    // (`partition_route.rs`).
+    let directory = match &cfg.postgres {
+        None => None,
+        Some(url) => {
+            let (url, own, clock) = (url.clone(), cfg.partition.clone(), cfg.clock.clone());
+            let keep_ms = (cfg.lease / 3).as_millis() as u64;
+            let dir = tokio::task::spawn_blocking(move || {
+                crate::partition_route::Directory::connect(&url, own, keep_ms, clock)
+            })
+            .await
+            .map_err(|e| e.to_string())??;
+            Some(Arc::new(dir))
+        }
+    };
     let outer = {
-        let (active, holder, clock) = (active.clone(), holder.clone(), cfg.clock.clone());
+        let (active, holder, clock, directory) = (active.clone(), holder.clone(), cfg.clock.clone(), directory.clone());
         axum::Router::new().fallback_service(tower::service_fn(move |req: axum::http::Request<axum::body::Body>| {
             let (active, holder, signer, now) = (active.clone(), holder.clone(), signer.clone(), clock());
+            let directory = directory.clone();
             async move {
+                use crate::partition_route as route;
                 use tower::ServiceExt;
+                let partition = route::split(req.uri().path()).map(|(name, _)| name.to_string());
+                let req = match (partition, &directory) {
+                    (Some(name), None) => return Ok(route::no_partitions(&name)),
+                    (Some(name), Some(dir)) if dir.own.as_deref() != Some(name.as_str()) => {
+                        return Ok(route::elsewhere(req, &name, dir, &signer, now).await);
+                    }
+                    // This server's own partition: handled without the prefix
+                    // once it serves; passed on unchanged to its holder
+                    // while it stands by (the holder takes the prefix off).
+                    (Some(_), Some(_)) if active.get().is_some() => route::strip(req),
+                    _ => req,
+                };
                 Ok::<_, std::convert::Infallible>(match active.get() {
                     Some((r, public)) => {
                         let req = crate::forward::trust_forwarded(req, public, now);
@@ -727,6 +757,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
             cfg.key_retention.as_millis() as u64,
             cfg.clock.clone(),
         )),
+        directory,
     }));
     for id in table_ids {
         tokio::spawn(crate::pacer::pace(state.clone(), id));

@@ -75,12 +75,20 @@ export function playerWords(code, message) {
   return code === 'self_limit' ? `${m} ${tr('err.limits_hint')}` : m;
 }
 
-/** Call the API; resolves with JSON or throws ApiError. */
+/**
+ * The partition this page was opened under, as `/p/NAME` (any server of a
+ * partitioned casino passes such a path on to NAME's server), or ''. Every
+ * API call, feed and link of the page goes under it, so a page opened
+ * through another partition's server shows that partition's tables.
+ */
+export const BASE = (location.pathname.match(/^\/p\/[a-z][a-z0-9_]{0,39}(?=\/|$)/) || [''])[0];
+
+/** Call the API (`path` from the root, as `/api/me`: under [BASE]); resolves with JSON or throws ApiError. */
 export async function api(path, { method = 'GET', body } = {}) {
   const headers = { 'content-type': 'application/json' };
   let res;
   try {
-    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    res = await fetch(BASE + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   } catch (e) {
     throw new ApiError(0, { error: String(e) });
   }
@@ -200,7 +208,7 @@ export function follow(path, onMessage, onStatus = () => {}) {
   let delay = 250;
   const open = () => {
     const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    ws = new WebSocket(`${proto}//${location.host}${path}`);
+    ws = new WebSocket(`${proto}//${location.host}${BASE}${path}`);
     ws.onopen = () => { delay = 250; onStatus('live'); };
     ws.onmessage = (ev) => { try { onMessage(JSON.parse(ev.data)); } catch (e) { console.error(e); } };
     ws.onclose = () => {

@@ -2,7 +2,7 @@
 // once the shoe has ended, a check in the browser that the seed's SHA-256 is
 // the commitment, and the command that deals the shoe again from the seed.
 
-import { esc, $ } from './common.js';
+import { BASE, esc, $ } from './common.js';
 import { tr, useSavedLanguage } from './i18n.js';
 
 
@@ -47,8 +47,8 @@ async function row(s, decks) {
 async function load() {
   const id = Number(new URLSearchParams(location.search).get('table')) || 1;
   const [t, list] = await Promise.all([
-    fetch(`/api/tables/${id}`).then((r) => (r.ok ? r.json() : null)),
-    fetch(`/api/tables/${id}/shoes`).then((r) => (r.ok ? r.json() : null)),
+    fetch(`${BASE}/api/tables/${id}`).then((r) => (r.ok ? r.json() : null)),
+    fetch(`${BASE}/api/tables/${id}/shoes`).then((r) => (r.ok ? r.json() : null)),
   ]);
   if (!t || !list) {
     $('#f-table').textContent = tr('fair.no_table', { id });

@@ -3,13 +3,13 @@
 // rulebook's rules in the rulebook's own words with their citations (all
 // from the server: `GET /api/tables/{id}/help`; this file quotes no rule).
 
-import { esc, money, words, dealingWords, $ } from './common.js';
+import { BASE, esc, money, words, dealingWords, $ } from './common.js';
 import { tr, useSavedLanguage } from './i18n.js';
 
 
 async function load() {
   const id = Number(new URLSearchParams(location.search).get('table')) || 1;
-  const r = await fetch(`/api/tables/${id}/help`);
+  const r = await fetch(`${BASE}/api/tables/${id}/help`);
   if (!r.ok) {
     $('#h-sub').textContent = tr('help.no_table', { id });
     return;

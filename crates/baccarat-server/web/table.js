@@ -6,7 +6,7 @@
 // clock (now_ms).
 
 import {
-  auth, api, login, logout, newKey, money, cardParts, cardFace, POSITIONS, followTable, esc, words, playerWords,
+  BASE, auth, api, login, logout, newKey, money, cardParts, cardFace, POSITIONS, followTable, esc, words, playerWords,
   phaseWords, shortHash, cardPoints, roadsBoardHtml, bigRoadHtml, askMarksHtml, dealingWords, $
 } from '/assets/common.js';
 import { play, setSound, soundOn } from '/assets/sound.js';
@@ -272,7 +272,7 @@ function buildTable(t) {
     rows.push([tr('limits.ante'), ante, 'limit-ante']);
   }
   $('#limits').innerHTML = rows.map(([k, v, id]) => `<div><dt>${esc(k)}</dt><dd data-testid="${id}">${esc(v)}</dd></div>`).join('');
-  $('#help-link').href = `/help?table=${t.id}`;
+  $('#help-link').href = `${BASE}/help?table=${t.id}`;
 
   // The layout: main wagers first (Player, Tie, Banker), then the side bets.
   const offers = [...t.offers].sort((a, b) => {
@@ -724,7 +724,7 @@ function renderShoe() {
     <progress id="shoe-progress" max="${t.shoe_size}" value="${t.dealt}"></progress>
     <span data-testid="shoe-progress" data-dealt="${t.dealt}" data-size="${t.shoe_size}">${t.dealt} / ${t.shoe_size}</span></p>
     <p>${esc(tr('shoe.commitment'))} ${c ? `<code data-testid="seed-commitment" title="${esc(c)}" tabindex="0" aria-label="${esc(tr('shoe.commitment_label', { hash: c }))}">${esc(shortHash(c))}</code>` : esc(tr('shoe.none_yet'))}</p>
-    <p><a href="/fair?table=${t.id}" target="_blank" rel="noopener" data-testid="fair-link">${esc(tr('shoe.fair'))}</a> ${esc(tr('shoe.fair_note'))}</p>`;
+    <p><a href="${BASE}/fair?table=${t.id}" target="_blank" rel="noopener" data-testid="fair-link">${esc(tr('shoe.fair'))}</a> ${esc(tr('shoe.fair_note'))}</p>`;
 }
 
 function renderRoads() {

@@ -9,7 +9,7 @@
 // localStorage, then shows them to the server once "no more bets" is called
 // (NSW 15.8.2.6). No one else, staff included, can read the form before.
 
-import { auth, api, ApiError, login, logout, money, parseMoney, cardParts, follow, esc, $ } from './common.js';
+import { BASE, auth, api, ApiError, login, logout, money, parseMoney, cardParts, follow, esc, $ } from './common.js';
 
 const params = new URLSearchParams(location.search);
 const S = { id: Number(params.get('t')) || null, msg: null, follow: null, offset: 0, revealing: false };
@@ -230,7 +230,7 @@ async function start() {
       S.id = list.length ? list[list.length - 1].tournament : null;
     } catch (e) { fail(e); }
   }
-  $('#board-link').href = `/leaderboard?t=${S.id || ''}`;
+  $('#board-link').href = `${BASE}/leaderboard?t=${S.id || ''}`;
   if (!auth.signedIn) { show('view-login'); return; }
   $('#who').hidden = false;
   $('#user-name').textContent = auth.user.name;

@@ -55,12 +55,12 @@
 //! writer's side in [`link`]); `verify --partition` checks the bank
 //! ([`verify`]) and the partition's books against it. (The server has no
 //! cash-out route in either mode; the bank's withdrawal is there for one.)
-//! Not yet: a player's balance at the bank in `/api/me` (each server shows its partition's
-//! wallet), and the bank's head in the anchor file (a partition's
-//! `allotted` records name the bank's records by hash, and its chain is
-//! anchored, but the bank's own chain is signed nowhere else: a forger who
-//! rewrites the bank's whole chain from an edit on, hashes and all, is seen
-//! only where a partition recorded the records he changed).
+//! A player's money at the bank shows in `/api/me` at a partition's server
+//! ([`wallet_in`]). Not yet: the bank's head in the anchor file (a
+//! partition's `allotted` records name the bank's records by hash, and its
+//! chain is anchored, but the bank's own chain is signed nowhere else: a
+//! forger who rewrites the bank's whole chain from an edit on, hashes and
+//! all, is seen only where a partition recorded the records he changed).
 
 use serde::{Deserialize, Serialize};
 
@@ -68,7 +68,7 @@ pub mod link;
 mod moves;
 pub mod verify;
 
-pub use moves::{make_in, Bank, Made};
+pub use moves::{make_in, wallet_in, Bank, Made};
 
 /// The bank's schema, apart from any partition's.
 pub const SCHEMA: &str = "baccarat_bank";
@@ -217,11 +217,18 @@ pub struct PartitionInfo {
     pub allotted: i64,
 }
 
-/// Every partition of the casino at `url` (the casino's URL, not a
-/// partition's), by name, from one snapshot.
+/// Every partition of the casino at `url` (the casino's URL, or any of its
+/// partitions'), by name, from one snapshot.
 pub fn partitions(url: &str) -> Result<Vec<PartitionInfo>, BankError> {
-    use crate::pg_store::PARTITION_SCHEMA;
     let mut c = postgres::Client::connect(url, postgres::NoTls)?;
+    list(&mut c, true)
+}
+
+/// Every partition of the casino `c` is connected to, by name, from one
+/// snapshot; what each holds from the bank only if `money` (it sums a row
+/// per player: a route needs only where each partition is served).
+pub fn list(c: &mut postgres::Client, money: bool) -> Result<Vec<PartitionInfo>, BankError> {
+    use crate::pg_store::PARTITION_SCHEMA;
     let mut tx =
         c.build_transaction().isolation_level(postgres::IsolationLevel::RepeatableRead).read_only(true).start()?;
     let names: Vec<String> = tx
@@ -233,19 +240,29 @@ pub fn partitions(url: &str) -> Result<Vec<PartitionInfo>, BankError> {
         .map(|r| r.get(0))
         .filter(|n: &String| crate::pg_store::partition_name(n).is_ok())
         .collect();
-    let bank: bool = tx.query_one("SELECT to_regclass('baccarat_bank.positions') IS NOT NULL", &[])?.get(0);
+    let bank: bool =
+        money && tx.query_one("SELECT to_regclass('baccarat_bank.positions') IS NOT NULL", &[])?.get::<_, bool>(0);
     let mut out = Vec::new();
     for name in names {
         let schema = format!("{PARTITION_SCHEMA}{name}");
-        let lease = tx.query_opt(
-            &format!("SELECT owner, url, epoch, expires_at > now() FROM {schema}.leases WHERE tbl = $1"),
-            &[&i64::from(crate::pg_store::CASINO_LEASE)],
-        )?;
-        let tables: Vec<u32> = tx
-            .query(&format!("SELECT id FROM {schema}.tables ORDER BY id"), &[])?
-            .iter()
-            .map(|r| r.get::<_, i64>(0) as u32)
-            .collect();
+        // A schema made but not yet migrated (its first server is starting)
+        // has no tables yet: it is listed, served by no one.
+        let migrated: bool = tx.query_one("SELECT to_regclass($1) IS NOT NULL", &[&format!("{schema}.leases")])?.get(0);
+        let lease = match migrated {
+            true => tx.query_opt(
+                &format!("SELECT owner, url, epoch, expires_at > now() FROM {schema}.leases WHERE tbl = $1"),
+                &[&i64::from(crate::pg_store::CASINO_LEASE)],
+            )?,
+            false => None,
+        };
+        let tables: Vec<u32> = match migrated {
+            true => tx
+                .query(&format!("SELECT id FROM {schema}.tables ORDER BY id"), &[])?
+                .iter()
+                .map(|r| r.get::<_, i64>(0) as u32)
+                .collect(),
+            false => Vec::new(),
+        };
         let allotted: i64 = match bank {
             true => tx
                 .query_one(

@@ -84,10 +84,7 @@ impl Bank {
 
     /// A player's money at the bank (0 for a player it has never seen).
     pub fn wallet(&mut self, player: u32) -> Result<i64, BankError> {
-        let row = self
-            .client
-            .query_opt(&format!("SELECT balance FROM {SCHEMA}.wallets WHERE player = $1"), &[&(player as i64)])?;
-        Ok(row.map_or(0, |r| r.get(0)))
+        wallet_in(&mut self.client, player)
     }
 
     /// What partition `partition` holds of player `player`'s money.
@@ -254,4 +251,11 @@ pub fn make_in(tx: &mut Transaction<'_>, m: &Move, fence: Option<&Lease>) -> Res
     )?;
     tx.execute(&format!("UPDATE {SCHEMA}.head SET seq = $1, hash = $2"), &[&(record.seq as i64), &record.hash])?;
     Ok(Made { record, body, replayed: false })
+}
+
+/// A player's money at the bank, on any connection to the casino (0 for a
+/// player it has never seen).
+pub fn wallet_in(c: &mut Client, player: u32) -> Result<i64, BankError> {
+    let row = c.query_opt(&format!("SELECT balance FROM {SCHEMA}.wallets WHERE player = $1"), &[&(player as i64)])?;
+    Ok(row.map_or(0, |r| r.get(0)))
 }

@@ -8,6 +8,7 @@
 //! | `POST /api/login` | yes | yes | yes | yes | yes | yes |
 //! | `POST /api/logout`, `GET /api/me`, `GET /api/me/history`, `POST /api/me/password` | | yes | yes | yes | yes | yes |
 //! | `GET /api/tables`, `GET /api/tables/{id}`, `GET /api/tables/{id}/ws` | yes | yes | yes | yes | yes | yes |
+//! | `GET /api/partitions`, and any route under `/p/{partition}/` (as that partition's server allows it) | yes | yes | yes | yes | yes | yes |
 //! | `GET /api/tables/{id}/shoes` (commitments, revealed seeds) | yes | yes | yes | yes | yes | yes |
 //! | `POST /api/tables/{id}/wagers`, `…/withdraw`, `…/hand` | | yes | | | | |
 //! | `POST /api/tables/{id}/commands` (dealing, irregularities) | | | yes | yes | | yes |
@@ -118,6 +119,9 @@ pub struct Server {
     pub tournaments: Arc<RwLock<crate::casino::tournaments::TournamentViews>>,
     /// Wagers refused without the writer while their table takes none.
     pub early: Arc<early::Early>,
+    /// The casino's partitions, where it has them (PostgreSQL):
+    /// `GET /api/partitions`, and the bank's balance in `GET /api/me`.
+    pub directory: Option<Arc<crate::partition_route::Directory>>,
 }
 
 /// The pace of RNG tables.
@@ -183,6 +187,15 @@ fn table_exists(s: &AppState, id: u32) -> Result<(), ApiError> {
 async fn tables(State(s): State<AppState>) -> Json<Value> {
     let v = s.views.read().expect("views lock");
     Json(json!({ "tables": v.tables }))
+}
+
+/// The casino's partitions: which this server serves, and for each where it
+/// is served, its tables and the path that reaches them through any server
+/// (`partition_route.rs`). None on a casino without partitions.
+async fn partitions(State(s): State<AppState>) -> Result<Json<Value>, ApiError> {
+    let Some(dir) = &s.directory else { return Ok(Json(json!({ "partition": null, "partitions": [] }))) };
+    let places = dir.places().await.map_err(ApiError::unavailable)?;
+    Ok(Json(json!({ "partition": dir.own, "partitions": places.values().collect::<Vec<_>>() })))
 }
 
 async fn table(State(s): State<AppState>, Id(id): Id) -> Result<Json<Value>, ApiError> {
@@ -263,6 +276,7 @@ pub fn routes() -> Routes {
         .post("/api/me/limits", self_limits::set)
         .post("/api/me/cool-off", self_limits::cool_off)
         .get("/api/tables", tables)
+        .get("/api/partitions", partitions)
         .post("/api/tables", staff::create_table)
         .get("/api/tables/{id}", table)
         .get("/api/tables/{id}/ws", play::ws)

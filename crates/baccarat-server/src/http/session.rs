@@ -70,16 +70,27 @@ pub(super) async fn logout(State(s): State<AppState>, Auth(_, token): Auth) -> R
     Ok(r)
 }
 
-/// Who I am, and my wallet.
-pub(super) async fn me(State(s): State<AppState>, Auth(sess, _): Auth) -> Json<Value> {
+/// Who I am, and my wallet. At a partition's server (`serve --partition`),
+/// `balance` is the wallet at this partition and `bank` the player's money
+/// at the casino's bank, which any partition takes wagers from (`bank/`);
+/// elsewhere `bank` is null.
+pub(super) async fn me(State(s): State<AppState>, Auth(sess, _): Auth) -> Result<Json<Value>, ApiError> {
+    let bank = match s.directory.as_ref().filter(|d| d.own.is_some()) {
+        None => None,
+        Some(d) => {
+            let user = sess.user;
+            let read = d.with_client(move |c| crate::bank::wallet_in(c, user).map_err(|e| e.to_string())).await;
+            Some(read.and_then(|r| r).map_err(|e| ApiError::unavailable(format!("the bank cannot be read: {e}")))?)
+        }
+    };
     let v = s.views.read().expect("views lock");
     let me = baccarat_table::engine::PlayerId(sess.user);
     let (balance, available) = v.balances.get(&me).copied().unwrap_or_default();
     let tokens = v.tokens.get(&me).map_or(Money::ZERO, |t| t.1);
-    Json(json!({
+    Ok(Json(json!({
         "user": sess.user, "name": sess.name, "role": sess.role, "balance": balance, "available": available,
-        "tokens": tokens,
-    }))
+        "tokens": tokens, "bank": bank,
+    })))
 }
 
 #[derive(Deserialize)]

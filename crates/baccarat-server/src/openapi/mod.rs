@@ -42,7 +42,7 @@ use schema::*;
 
 /// Every code an error body may carry: the HTTP layer's own and the casino's
 /// refusal kinds (`error.rs`, `casino::Code`).
-pub const ERROR_CODES: [&str; 32] = [
+pub const ERROR_CODES: [&str; 35] = [
     "bad_request",
     "unauthorized",
     "role",
@@ -75,6 +75,9 @@ pub const ERROR_CODES: [&str; 32] = [
     "no_tournament",
     "no_promotion",
     "self_limit",
+    "no_partition",
+    "elsewhere",
+    "starting",
 ];
 
 /// Every operation: (method, path, operation).

@@ -34,17 +34,26 @@ pub(super) fn operations() -> Vec<Operation> {
     let logout = Op::new("Sign out: this session ends and the cookie is cleared")
         .auth()
         .ok("signed out", object(&[("revoked", json!({ "type": "boolean", "enum": [true] }))]));
-    let me = Op::new("Who I am, my wallet and my promotional tokens available (minor units)").auth().ok(
-        "me",
-        object(&[
-            ("user", u32s()),
-            ("name", string()),
-            ("role", role()),
-            ("balance", money()),
-            ("available", money()),
-            ("tokens", money()),
-        ]),
-    );
+    let me = Op::new("Who I am, my wallet and my promotional tokens available (minor units)")
+        .describe(
+            "At a partition's server (serve --partition), `balance` and `available` are the wallet at this \
+             partition, and `bank` the player's money at the casino's bank, which every partition takes wagers \
+             from; on a casino without partitions `bank` is null.",
+        )
+        .auth()
+        .ok(
+            "me",
+            object(&[
+                ("user", u32s()),
+                ("name", string()),
+                ("role", role()),
+                ("balance", money()),
+                ("available", money()),
+                ("tokens", money()),
+                ("bank", nullable(money())),
+            ]),
+        )
+        .err(503, "the bank cannot be read (`unavailable`)");
     let password_change =
         Op::new("Change my password: every session of mine ends and a fresh one is opened for this client")
             .auth()

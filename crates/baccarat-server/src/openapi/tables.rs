@@ -86,6 +86,24 @@ pub(super) fn operations() -> Vec<Operation> {
         .err(400, "config: not TOML, or no `rulebook` (`bad_request`)")
         .err(422, "the configuration's problems against its profile, or the casino's bounds (`config`)")
         .writer();
+    let place = object(&[
+        ("name", string()),
+        ("instance", nullable(string())),
+        ("url", nullable(string())),
+        ("live", boolean()),
+        ("tables", array(u32s())),
+        ("path", string()),
+    ]);
+    let partitions = Op::new("The casino's partitions: where each is served, its tables, and its path")
+        .describe(
+            "A partition (serve --partition NAME) has table ids of its own. Any server of the casino passes a \
+             request under `/p/NAME/` (as /p/NAME/api/tables/1/wagers, or its WebSocket) to the server holding \
+             NAME's lease, which answers it as its route without the prefix: 404 `no_partition` for a name \
+             that is none, 502 or 503 naming a partition whose server cannot be reached yet. `partition` is \
+             the one this server serves; a casino without partitions lists none.",
+        )
+        .ok("partitions", object(&[("partition", nullable(string())), ("partitions", array(place))]))
+        .err(503, "the partitions' lease rows cannot be read (`unavailable`)");
     let one = on_table(Op::new("One table's public view")).ok("the table", schema_ref("TableView"));
     let mut ws = on_table(Op::new("WebSocket: the table's view after every durable change").describe(
         "Signed in by the session cookie sent with the upgrade, or by a first message {\"token\": …}; never by \
@@ -145,6 +163,7 @@ pub(super) fn operations() -> Vec<Operation> {
     .writer();
     vec![
         ("get", "/api/tables", lobby),
+        ("get", "/api/partitions", partitions),
         ("post", "/api/tables", create),
         ("get", "/api/tables/{id}", one),
         ("get", "/api/tables/{id}/ws", ws),

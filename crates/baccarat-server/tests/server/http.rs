@@ -100,6 +100,23 @@ async fn bad_input_and_forbidden_calls_get_clear_json_errors() {
     assert_eq!(doc["openapi"], "3.0.3");
 }
 
+/// A casino without partitions (SQLite, or one whole PostgreSQL casino)
+/// lists none, names none in `/api/me`, and answers a partition's path as
+/// no partition, never as one of its own routes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_casino_without_partitions_routes_to_none() {
+    let app = spawn_app().await;
+    let (s, list) = app.get("/api/partitions", None).await;
+    assert_eq!((s, list), (StatusCode::OK, json!({"partition": null, "partitions": []})));
+    let token = app.login("player1", "demo").await;
+    let (_, me) = app.get("/api/me", Some(&token)).await;
+    assert!(me["balance"].as_i64().unwrap() > 0 && me["bank"].is_null(), "{me}");
+    for path in ["/p/east/api/tables", "/p/east", "/p/Bad%20Name/api/me", "/p//api/tables"] {
+        let (s, e) = app.get(path, Some(&token)).await;
+        assert_eq!((s, e["code"].as_str()), (StatusCode::NOT_FOUND, Some("no_partition")), "{path}: {e}");
+    }
+}
+
 /// Every route with every role (and none): the documented matrix in `http.rs`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_role_matrix() {

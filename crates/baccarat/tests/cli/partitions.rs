@@ -5,7 +5,9 @@
 //! casino's (made once, signing in at either); after the coups every chip
 //! is back at the bank or won by a house. A bounded `loadgen --partitions`
 //! drives both; a standby of one partition takes it over after a SIGKILL and
-//! takes a wager; and `verify --partition` passes for each.
+//! takes a wager sent to the other partition's server; and `verify
+//! --partition` passes for each. Requests for one partition's tables go to
+//! either server (`/p/NAME/`, `partition_route.rs`).
 
 use std::time::{Duration, Instant};
 
@@ -119,10 +121,12 @@ fn two_partitions_share_one_bank_and_no_wager_overdraws() {
             let token = crate::common::login(&c, &west_url, &name, "demo").await;
             until_phase(&east_url, "betting").await;
             until_phase(&west_url, "betting").await;
-            // Six wagers at once, three to each server's table 1: 60,000
-            // asked of 30,000.
+            // Six wagers at once, three to each partition's table 1, all
+            // sent to east's server (west's through its path, `/p/west/`,
+            // which east passes on): 60,000 asked of 30,000.
             let sends = (0..6).map(|i| {
-                let (token, url) = (token.clone(), if i % 2 == 0 { east_url.clone() } else { west_url.clone() });
+                let url = if i % 2 == 0 { east_url.clone() } else { format!("{east_url}/p/west") };
+                let token = token.clone();
                 tokio::spawn(async move {
                     let wager = json!({"bet": "banker", "amount": stake, "key": format!("split-{i}")});
                     call(&format!("{url}/api/tables/1/wagers"), &token, Some(&wager)).await
@@ -160,6 +164,8 @@ fn two_partitions_share_one_bank_and_no_wager_overdraws() {
     });
     let (back, net) = at_bank(&db, player);
     assert_eq!(back + net, 30_000, "the bank's books: what came back is what went out, less the net");
+    let me = rt.block_on(call(&format!("{west_url}/api/me"), &token, None));
+    assert_eq!(me["bank"].as_i64(), Some(back), "the player sees the bank's balance: {me}");
     // Lost, pushed, or won at even money less commission (Banker), at each.
     assert!((0..=30_000 + held).contains(&back), "{back}");
 
@@ -183,11 +189,13 @@ fn two_partitions_share_one_bank_and_no_wager_overdraws() {
     let killed = Instant::now();
     drop(east);
     until_line(&standby_lines, 30, |l| l.starts_with("baccarat table server on ").then_some(()));
+    // Sent to west's server, by east's path: west passes it on to whoever
+    // holds east's lease (after the kill, the standby).
     rt.block_on(async {
-        let rich = crate::common::login(&c, &standby_url, "player1", "demo").await;
+        let rich = crate::common::login(&c, &west_url, "player1", "demo").await;
         loop {
             let r = call(
-                &format!("{standby_url}/api/tables/1/wagers"),
+                &format!("{west_url}/p/east/api/tables/1/wagers"),
                 &rich,
                 Some(&json!({"bet": "player", "amount": 1000, "key": "after"})),
             )

@@ -53,6 +53,11 @@ pub enum CasinoEvent {
     /// A partition gave a player's idle money back to the bank, in the same
     /// transaction as this record, under the bank reference `reference`.
     Returned { player: baccarat_table::engine::PlayerId, amount: Money, reference: String },
+    /// Chips bought at a partition's cage: paid into the player's wallet at
+    /// the bank (not here), in the same transaction as this record, under
+    /// the bank reference `reference`. So every deposit at the bank is in a
+    /// partition's anchored chain, and one that is not was made by hand.
+    Caged { player: baccarat_table::engine::PlayerId, amount: Money, reference: String },
     /// The table stopped because an invariant broke; it is named here.
     TableHalted { invariant: String },
     /// A server took the casino's lease (PostgreSQL, several servers) and

@@ -387,29 +387,23 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
                 users.create(name, role, &cfg.demo_password).map_err(|e| e.to_string())?;
             }
         }
-        let mut bank = match (&cfg.partition, &cfg.postgres) {
-            (Some(p), Some(url)) => {
-                c.set_partition(p);
-                Some(crate::bank::Bank::connect(url).map_err(|e| format!("the bank: {e}"))?)
-            }
-            _ => None,
-        };
+        // (Connecting migrates the bank's schema, which the commit below
+        // writes to.)
+        if let (Some(p), Some(url)) = (&cfg.partition, &cfg.postgres) {
+            c.set_partition(p);
+            crate::bank::Bank::connect(url).map_err(|e| format!("the bank: {e}"))?;
+        }
         for i in (1..=5).filter(|_| people) {
             let id =
                 users.create(&format!("player{i}"), Role::Player, &cfg.demo_password).map_err(|e| e.to_string())?;
-            match &mut bank {
-                Some(b) => {
-                    let m = crate::bank::Move {
-                        kind: crate::bank::MoveKind::Deposit,
-                        player: id,
-                        amount: 1_000_000,
-                        partition: None,
-                        reference: crate::bank::cage_reference(id, "demo chips"),
-                    };
-                    b.make(&m, None).map_err(|e| format!("the bank: {e}"))?;
+            let player = baccarat_table::engine::PlayerId(id);
+            match &cfg.partition {
+                // Paid into the bank by this commit, at this partition's cage.
+                Some(p) => {
+                    let reference = crate::bank::cage_reference(p, id, "demo chips");
+                    c.caged(player, Money(1_000_000), &reference, &mut commit)?;
                 }
                 None => {
-                    let player = baccarat_table::engine::PlayerId(id);
                     let deposit = Request::Deposit { player, amount: Money(1_000_000), key: "demo chips".into() };
                     c.handle(deposit, &mut commit);
                 }

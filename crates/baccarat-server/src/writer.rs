@@ -170,9 +170,9 @@ fn run<P>(
             link.fund_batch(casino, jobs.iter().map(|j| &j.request), &mut commit);
         }
         for j in jobs {
-            // A partition's deposit is made at the bank.
+            // A deposit at a partition's cage is paid into the bank.
             if let Some(link) = bank.as_deref_mut() {
-                if let Some(reply) = link.before(casino, &j.request) {
+                if let Some(reply) = link.before(casino, &j.request, &mut commit) {
                     answers.push((j.reply, reply));
                     continue;
                 }

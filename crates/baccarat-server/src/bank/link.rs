@@ -6,8 +6,8 @@
 //! The bank is asked synchronously, on the writer: one transaction a batch,
 //! for the players whose wallets here lack money for that batch's wagers
 //! (taking [`HEADROOM`] times the need more, and keeping it here until the
-//! player has held nothing for a second: `casino/bank_side.rs`), and one for
-//! each deposit. Every other request is handled without it. If the bank
+//! player has held nothing for a second: `casino/bank_side.rs`), and a read
+//! for each deposit. Every other request is handled without it. If the bank
 //! cannot be reached, or its answer cannot be recorded, the server stops, as
 //! on a failed commit: a start takes from the bank whatever it made.
 
@@ -35,14 +35,22 @@ pub struct BankLink {
     partition: String,
     /// Allotments asked for by this server (their references).
     asked: u64,
+    /// The deposits this server took lately, by reference, with their
+    /// amounts: a retry that comes before the first is committed is
+    /// answered from here (the bank does not have it yet).
+    recent: std::collections::HashMap<String, i64>,
 }
+
+/// How many deposits `recent` keeps before it starts again: far more than
+/// can be in commits on their way to the bank at once.
+const RECENT: usize = 100_000;
 
 impl BankLink {
     /// Connect to the bank through the partition's URL (its search path finds
     /// the partition's lease), writing under `lease`.
     pub fn connect(url: &str, partition: &str, lease: Lease) -> Result<BankLink, String> {
         let bank = Bank::connect(url).map_err(|e| format!("the bank: {e}"))?;
-        Ok(BankLink { bank, lease, partition: partition.to_string(), asked: 0 })
+        Ok(BankLink { bank, lease, partition: partition.to_string(), asked: 0, recent: Default::default() })
     }
 
     /// The bank itself (a start reads the allotments it has not recorded).
@@ -118,34 +126,58 @@ impl BankLink {
         }
     }
 
-    /// Before `req` is handled: answer a deposit (made at the bank) in its
-    /// place.
-    pub fn before(&mut self, casino: &mut Casino, req: &Request) -> Option<Reply> {
+    /// Before `req` is handled: answer a deposit (paid into the bank with
+    /// this batch's commit) in its place.
+    pub fn before(&mut self, casino: &mut Casino, req: &Request, commit: &mut Commit) -> Option<Reply> {
         match req {
-            Request::Deposit { player, amount, key } => Some(self.deposit(casino, *player, *amount, key)),
+            Request::Deposit { player, amount, key } => Some(self.deposit(casino, *player, *amount, key, commit)),
             _ => None,
         }
     }
 
-    /// Chips in at the bank: the idempotency key is the bank's reference, so
-    /// a retry answers the first deposit and the key with another amount is
-    /// refused. The balance is the player's at the bank and here.
-    fn deposit(&mut self, casino: &Casino, player: PlayerId, amount: Money, key: &str) -> Reply {
-        let m = Move {
-            kind: MoveKind::Deposit,
-            player: player.0,
-            amount: amount.0,
-            partition: None,
-            reference: super::cage_reference(player.0, key),
+    /// Chips in at this partition's cage, paid into the bank by the batch's
+    /// own commit and recorded in this partition's chain
+    /// ([`Casino::caged`]). The idempotency key, scoped to this partition,
+    /// is the bank's reference: a retry answers the first deposit and the
+    /// key with another amount is refused, whether the first is at the bank
+    /// already or still in a commit on its way there (`recent`). The
+    /// balance is the player's at the bank (this deposit included) and here.
+    fn deposit(
+        &mut self,
+        casino: &mut Casino,
+        player: PlayerId,
+        amount: Money,
+        key: &str,
+        commit: &mut Commit,
+    ) -> Reply {
+        let reference = super::cage_reference(&self.partition, player.0, key);
+        let made = match self.bank.find(&reference) {
+            Ok(found) => found.map(|b| b.bank.amount),
+            Err(e) => return Reply::refused(Code::Wallet, format!("the bank cannot be read: {e}")),
         };
-        match self.bank.make(&m, None) {
-            Ok(made) => {
-                let here = casino.balance(player).map_or(0, |b| b.0 .0);
-                Reply::Deposit { balance: Money(made.body.wallet + here) }
+        // What is not at the bank yet (this deposit, or its first sending
+        // still in a commit on its way) is added to the bank's balance.
+        let on_its_way = match made.or_else(|| self.recent.get(&reference).copied()) {
+            Some(a) if a != amount.0 => return LedgerError::KeyReused(key.to_string()).into(),
+            Some(_) if made.is_some() => Money::ZERO,
+            Some(_) => amount,
+            None => {
+                if let Err(why) = casino.caged(player, amount, &reference, commit) {
+                    return Reply::refused(Code::Wallet, why);
+                }
+                if self.recent.len() >= RECENT {
+                    self.recent.clear();
+                }
+                self.recent.insert(reference, amount.0);
+                amount
             }
-            Err(BankError::Reused(_)) => LedgerError::KeyReused(key.to_string()).into(),
-            Err(BankError::Invalid { field, why }) => Reply::refused(Code::Wallet, format!("{field}: {why}")),
-            Err(e) => Reply::refused(Code::Wallet, format!("the bank could not take the deposit: {e}")),
+        };
+        match self.bank.wallet(player.0) {
+            Ok(at_bank) => {
+                let here = casino.balance(player).map_or(0, |b| b.0 .0);
+                Reply::Deposit { balance: Money(at_bank + on_its_way.0 + here) }
+            }
+            Err(e) => Reply::refused(Code::Wallet, format!("the bank cannot be read: {e}")),
         }
     }
 }

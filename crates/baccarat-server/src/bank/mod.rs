@@ -35,7 +35,20 @@
 //!   whose coups `verify` replays against the rules, and its ledger's account
 //!   at the bank, which must mirror its positions.
 //! * **Deposits and withdrawals** at the cage change the bank's row only; a
-//!   withdrawal, like an allotment, is refused rather than overdraw.
+//!   withdrawal, like an allotment, is refused rather than overdraw. A
+//!   server makes a deposit at its partition's cage: in the partition's own
+//!   commit, which records it (`caged`) in the partition's chain.
+//!
+//! **What pins the bank's chain.** The bank has no anchor file of its own:
+//! every move a server makes is recorded in a partition's chain, which that
+//! partition's anchor file signs (an allotment by the bank's record number
+//! and hash; a deposit and a return by reference, in the same transaction).
+//! So a forger who edits a move, or rewrites the chain from an edit on,
+//! hashes and all, changes a record some partition's anchored chain names;
+//! and one who appends a move of his own (a deposit minting money) has made
+//! it at no partition's cage, or at one whose chain does not record it.
+//! [`verify::check_partition`] names both; the bank is checked whole by
+//! checking every partition.
 //!
 //! Every move is a record of the bank's own SHA-256 chain (`audit::Chain`),
 //! written in the same transaction as the balances it changes, so
@@ -56,11 +69,7 @@
 //! ([`verify`]) and the partition's books against it. (The server has no
 //! cash-out route in either mode; the bank's withdrawal is there for one.)
 //! A player's money at the bank shows in `/api/me` at a partition's server
-//! ([`wallet_in`]). Not yet: the bank's head in the anchor file (a
-//! partition's `allotted` records name the bank's records by hash, and its
-//! chain is anchored, but the bank's own chain is signed nowhere else: a
-//! forger who rewrites the bank's whole chain from an edit on, hashes and
-//! all, is seen only where a partition recorded the records he changed).
+//! ([`wallet_in`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -109,8 +118,10 @@ impl MoveKind {
         matches!(self, MoveKind::Withdrawal | MoveKind::Allot)
     }
 
-    /// Whether it names a partition (and proves its lease).
-    pub fn has_partition(self) -> bool {
+    /// Whether it moves money between the bank and a partition (its
+    /// position there changes). Such a move must name its partition; a
+    /// deposit or a withdrawal names the partition whose cage made it.
+    pub fn has_position(self) -> bool {
         matches!(self, MoveKind::Allot | MoveKind::Return)
     }
 }
@@ -122,8 +133,10 @@ pub struct Move {
     pub player: u32,
     /// Minor units, above zero.
     pub amount: i64,
-    /// The partition it is allotted to or returned from (allotments and
-    /// returns only).
+    /// The partition it is allotted to or returned from; for a deposit or a
+    /// withdrawal, the partition whose cage made it, in that partition's
+    /// own transaction (`casino/bank_side.rs`). An allotment or a return is
+    /// made under its partition's lease.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partition: Option<String>,
     /// The idempotency reference: one move per reference, ever.
@@ -146,10 +159,12 @@ pub struct MoveBody {
     pub position: Option<i64>,
 }
 
-/// The bank's reference for a deposit at the cage under idempotency key
-/// `key` (a server's deposit route, and the demo chips of a first start).
-pub fn cage_reference(player: u32, key: &str) -> String {
-    format!("cage:{player}:{key}")
+/// The bank's reference for a deposit at partition `partition`'s cage under
+/// idempotency key `key` (a server's deposit route, and the demo chips of a
+/// first start). A key is one deposit at one partition: the same key sent
+/// to two partitions' cages is two deposits, as at two cashiers' windows.
+pub fn cage_reference(partition: &str, player: u32, key: &str) -> String {
+    format!("cage:{partition}:{player}:{key}")
 }
 
 /// The longest idempotency reference taken.
@@ -190,13 +205,12 @@ pub fn check(m: &Move) -> Result<(), BankError> {
     if m.reference.is_empty() || m.reference.len() > MAX_REFERENCE {
         return invalid("ref", "must be 1 to 200 bytes");
     }
-    match (&m.partition, m.kind.has_partition()) {
-        (None, true) => invalid("partition", "an allotment or a return names its partition"),
-        (Some(_), false) => invalid("partition", "a deposit or a withdrawal is the bank's alone"),
-        (Some(p), true) => {
+    match &m.partition {
+        None if m.kind.has_position() => invalid("partition", "an allotment or a return names its partition"),
+        None => Ok(()),
+        Some(p) => {
             crate::pg_store::partition_name(p).map(|_| ()).map_err(|why| BankError::Invalid { field: "partition", why })
         }
-        _ => Ok(()),
     }
 }
 

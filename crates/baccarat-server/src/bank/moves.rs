@@ -87,6 +87,14 @@ impl Bank {
         wallet_in(&mut self.client, player)
     }
 
+    /// The move made under `reference`, if the bank has made one.
+    pub fn find(&mut self, reference: &str) -> Result<Option<MoveBody>, BankError> {
+        let row = self
+            .client
+            .query_opt(&format!("SELECT seq, prev, body, hash FROM {SCHEMA}.log WHERE ref = $1"), &[&reference])?;
+        row.map(|r| decode(&crate::pg_store::record_of(&r))).transpose()
+    }
+
     /// What partition `partition` holds of player `player`'s money.
     pub fn position(&mut self, partition: &str, player: u32) -> Result<i64, BankError> {
         let row = self.client.query_opt(
@@ -159,7 +167,10 @@ pub(super) fn decode(r: &Record) -> Result<MoveBody, BankError> {
 /// unless the whole transaction commits, and a refusal writes nothing in it.
 pub fn make_in(tx: &mut Transaction<'_>, m: &Move, fence: Option<&Lease>) -> Result<Made, BankError> {
     check(m)?;
-    if m.kind.has_partition() {
+    // An allotment or a return proves its partition's lease here. (A
+    // deposit at a partition's cage is made in that partition's own commit,
+    // which proves the lease itself when it has one.)
+    if m.kind.has_position() {
         let Some(l) = fence else {
             return Err(BankError::Invalid {
                 field: "partition",
@@ -221,7 +232,7 @@ pub fn make_in(tx: &mut Transaction<'_>, m: &Move, fence: Option<&Lease>) -> Res
         )?
         .get(0)
     };
-    let position = match &m.partition {
+    let position = match m.partition.as_ref().filter(|_| m.kind.has_position()) {
         Some(p) => {
             let change = if m.kind == MoveKind::Allot { m.amount } else { -m.amount };
             let row = tx.query_one(
@@ -236,12 +247,8 @@ pub fn make_in(tx: &mut Transaction<'_>, m: &Move, fence: Option<&Lease>) -> Res
         }
         None => None,
     };
-    let body = MoveBody {
-        bank: m.clone(),
-        epoch: fence.filter(|_| m.kind.has_partition()).map(|l| l.epoch),
-        wallet,
-        position,
-    };
+    let body =
+        MoveBody { bank: m.clone(), epoch: fence.filter(|_| m.kind.has_position()).map(|l| l.epoch), wallet, position };
     let mut chain = Chain::resume(seq as u64, &hash)
         .ok_or_else(|| StoreError::Corrupt(format!("the bank's head: {hash:?} is not a hash")))?;
     let record = chain.append(serde_json::to_string(&body).expect("a move serialises"));

@@ -32,6 +32,14 @@ pub struct BankReport {
     pub allotted: BTreeMap<String, i64>,
     pub deposited: i64,
     pub withdrawn: i64,
+    /// Deposits and withdrawals made at no partition's cage, in words. The
+    /// servers make every one at a partition's cage, in that partition's
+    /// own transaction, whose chain its anchor file signs; one made
+    /// elsewhere is in no anchored chain, as money minted or taken by hand
+    /// at the bank would be. Not a fault of the bank's own chain, so not in
+    /// `problems`: `verify --partition` counts them as problems
+    /// ([`check_partition`]).
+    pub uncaged: Vec<String>,
     /// Every fault found, each naming where; empty for a sound bank.
     pub problems: Vec<String>,
 }
@@ -87,6 +95,15 @@ pub fn verify(client: &mut Client) -> Result<BankReport, BankError> {
                 .problems
                 .push(format!("{at}: says the wallet was left at {}, the moves leave {}", body.wallet, *wallet));
         }
+        if m.kind.has_position() && body.epoch.is_none() {
+            report.problems.push(format!("{at}: names no lease epoch"));
+        }
+        if !m.kind.has_position() && m.partition.is_none() {
+            report.uncaged.push(format!(
+                "{at}: a {:?} of {} for player {} made at no partition's cage (no anchored chain records it)",
+                m.kind, m.amount, m.player
+            ));
+        }
         match m.kind {
             MoveKind::Deposit => report.deposited += m.amount,
             MoveKind::Withdrawal => report.withdrawn += m.amount,
@@ -99,9 +116,6 @@ pub fn verify(client: &mut Client) -> Result<BankReport, BankError> {
                         "{at}: says the position was left at {:?}, the moves leave {}",
                         body.position, *position
                     ));
-                }
-                if body.epoch.is_none() {
-                    report.problems.push(format!("{at}: names no lease epoch"));
                 }
             }
         }
@@ -161,9 +175,10 @@ fn compare_rows(
 /// Whether partition `partition`'s books (on `client`, connected through
 /// the partition's URL) agree with the bank's, record by record, from one
 /// snapshot: each `allotted` record of the partition's chain is the bank's
-/// allotment it names (number, hash, player, amount), each `returned`
-/// record is the bank's return under its reference, and every move the bank
-/// made for the partition is in its books, but for allotments after the
+/// allotment it names (number, hash, player, amount), each `returned` or
+/// `caged` record is the bank's return or deposit under its reference, and
+/// every move the bank made for the partition (a deposit at its cage
+/// included) is in its books, but for allotments after the
 /// last one it recorded (a stop between the bank's transaction and its own:
 /// its next start takes them; noted, not a difference). Its ledger's
 /// account at the bank must then stand at minus its net position there.
@@ -196,7 +211,7 @@ pub fn partition_agrees(client: &mut Client, partition: &str) -> Result<(Vec<Str
     let (mut notes, mut problems) = (Vec::new(), Vec::new());
     let mut last = 0u64;
     let rows = tx.query(
-        "SELECT seq, body FROM audit WHERE tbl = $1 AND (body LIKE '%\"allotted\"%' OR body LIKE '%\"returned\"%') ORDER BY seq",
+        "SELECT seq, body FROM audit WHERE tbl = $1 AND (body LIKE '%\"allotted\"%' OR body LIKE '%\"returned\"%' OR body LIKE '%\"caged\"%') ORDER BY seq",
         &[&i64::from(CASINO_CHAIN)],
     )?;
     for r in rows {
@@ -220,20 +235,19 @@ pub fn partition_agrees(client: &mut Client, partition: &str) -> Result<(Vec<Str
                     )),
                 }
             }
-            Some(CasinoEvent::Returned { player, amount, reference }) => {
-                match by_ref.get(&reference).and_then(|s| moves.get_mut(s)) {
-                    Some((b, _, seen))
-                        if b.bank.kind == MoveKind::Return
-                            && b.bank.player == player.0
-                            && b.bank.amount == amount.0
-                            && !*seen =>
-                    {
-                        *seen = true
-                    }
-                    _ => problems.push(format!(
-                        "{at}: {amount} of player {player} given back under {reference:?}, which the bank has not taken"
-                    )),
-                }
+            Some(CasinoEvent::Caged { player, amount, reference })
+                if !take(&mut moves, &by_ref, MoveKind::Deposit, player.0, amount.0, &reference) =>
+            {
+                problems.push(format!(
+                    "{at}: {amount} for player {player} paid in at its cage under {reference:?}, which the bank has not taken"
+                ))
+            }
+            Some(CasinoEvent::Returned { player, amount, reference })
+                if !take(&mut moves, &by_ref, MoveKind::Return, player.0, amount.0, &reference) =>
+            {
+                problems.push(format!(
+                    "{at}: {amount} of player {player} given back under {reference:?}, which the bank has not taken"
+                ))
             }
             _ => {}
         }
@@ -268,11 +282,32 @@ pub fn partition_agrees(client: &mut Client, partition: &str) -> Result<(Vec<Str
     Ok((notes, problems))
 }
 
+/// Mark the bank's move under `reference` seen, if it is the `kind` of
+/// `amount` for `player` and not seen before: whether it was.
+fn take(
+    moves: &mut BTreeMap<u64, (super::MoveBody, String, bool)>,
+    by_ref: &std::collections::HashMap<String, u64>,
+    kind: MoveKind,
+    player: u32,
+    amount: i64,
+    reference: &str,
+) -> bool {
+    match by_ref.get(reference).and_then(|s| moves.get_mut(s)) {
+        Some((b, _, seen)) if b.bank.kind == kind && b.bank.player == player && b.bank.amount == amount && !*seen => {
+            *seen = true;
+            true
+        }
+        _ => false,
+    }
+}
+
 /// [`verify`] and [`partition_agrees`] on a connection of their own to the
-/// partition's URL: the bank's report, the notes and the problems.
+/// partition's URL: the bank's report, the notes and the problems (a deposit
+/// or a withdrawal at no partition's cage among them: `BankReport::uncaged`).
 pub fn check_partition(url: &str, partition: &str) -> Result<(BankReport, Vec<String>, Vec<String>), BankError> {
     let mut c = Client::connect(url, postgres::NoTls)?;
     let report = verify(&mut c)?;
-    let (notes, problems) = partition_agrees(&mut c, partition)?;
+    let (notes, mut problems) = partition_agrees(&mut c, partition)?;
+    problems.extend(report.uncaged.iter().cloned());
     Ok((report, notes, problems))
 }

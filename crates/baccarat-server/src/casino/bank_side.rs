@@ -15,6 +15,9 @@
 //!   PostgreSQL store makes in the batch's own transaction. So a return is in
 //!   both books or in neither. (It is looked for with each writer batch: a
 //!   partition whose writer has nothing to do gives back at its next batch.)
+//! * **Chips bought at its cage** ([`Casino::caged`]) go into the bank in
+//!   the partition's own commit, as a return does, with a `caged` record: a
+//!   deposit at the bank that no partition's chain records was made by hand.
 //! * **A crash between the two transactions of an allotment** (the bank's
 //!   committed, the partition's batch not) leaves money at the bank's
 //!   position for this partition that its ledger never received. The bank
@@ -181,6 +184,38 @@ impl Casino {
             given += 1;
         }
         given
+    }
+
+    /// Chips bought at this partition's cage: `amount` paid into `player`'s
+    /// wallet at the bank under `reference`, by this commit's own
+    /// transaction ([`Commit::bank`]), and recorded in this casino's chain
+    /// (`caged`), which its anchor file signs: so no deposit at the bank is
+    /// in no anchored chain (`bank::verify`). Nothing here changes: the
+    /// money is at the bank until an allotment brings it. Refused (naming
+    /// why, nothing changed) on a casino that is no partition, or for an
+    /// amount not above zero.
+    pub fn caged(
+        &mut self,
+        player: PlayerId,
+        amount: Money,
+        reference: &str,
+        commit: &mut Commit,
+    ) -> Result<(), String> {
+        let Some(partition) = self.bank.partition.clone() else {
+            return Err("this casino is not a partition: its cage fills its own wallets".into());
+        };
+        if amount <= Money::ZERO {
+            return Err(format!("amount: {amount} is not above zero"));
+        }
+        self.casino_event(CasinoEvent::Caged { player, amount, reference: reference.to_string() }, commit);
+        commit.bank.push(Move {
+            kind: MoveKind::Deposit,
+            player: player.0,
+            amount: amount.0,
+            partition: Some(partition),
+            reference: reference.to_string(),
+        });
+        Ok(())
     }
 
     /// At a start: record the partition's allotments the bank made after

@@ -144,17 +144,20 @@ impl Store for PgStore {
             )?;
             tx.execute(&st, &[&ids, &kinds, &balances, &helds])?;
         }
-        // A partition's returns to the shared bank, in this transaction: in
-        // both books or in neither (`casino/bank_side.rs`).
+        // A partition's returns to the shared bank, and deposits at its cage,
+        // in this transaction: in both books or in neither
+        // (`casino/bank_side.rs`).
         for m in &c.bank {
             let made = crate::bank::make_in(&mut tx, m, fences.get(&CASINO_LEASE)).map_err(|e| match e {
                 crate::bank::BankError::Store(e) => e,
                 crate::bank::BankError::Fenced(why) => StoreError::Fenced(why),
-                other => StoreError::Corrupt(format!("the bank refused a return: {other}")),
+                other => StoreError::Corrupt(format!("the bank refused a move: {other}")),
             })?;
-            // A reference the bank already has is a return it already took
-            // (a partition's schema restored behind the bank's): taken again
-            // here it would move nothing there and lose the money here.
+            // A reference the bank already has is a move it already made (a
+            // partition's schema restored behind the bank's): recorded again
+            // here it would move nothing there (a return would lose the
+            // money here). (A deposit's retry is answered before it comes
+            // here: `bank/link.rs`.)
             if made.replayed {
                 return Err(StoreError::Corrupt(format!(
                     "the bank already has a move under {}: this partition's books are behind the bank's",

@@ -226,7 +226,7 @@ fn a_bad_move_is_refused_by_its_field() {
         (deposit(1, 5, ""), None, "ref"),
         (deposit(1, 5, &long), None, "ref"),
         (Move { partition: None, ..allot("east", 1, 5, "p") }, Some(&leases[0]), "partition"),
-        (Move { partition: Some("east".into()), ..deposit(1, 5, "q") }, None, "partition"),
+        (Move { partition: Some("East cage".into()), ..deposit(1, 5, "q") }, None, "partition"),
         (allot("east", 1, 5, "no-fence"), None, "partition"),
     ];
     for (m, fence, field) in cases {

@@ -141,9 +141,13 @@ impl Part {
     }
 }
 
-fn deposit(bank: &mut Bank, player: u32, amount: i64) {
-    let m = Move { kind: MoveKind::Deposit, player, amount, partition: None, reference: format!("cage-{player}") };
-    bank.make(&m, None).unwrap();
+/// Chips bought at `part`'s cage: paid into the bank by the partition's own
+/// commit, recorded in its chain (`Casino::caged`).
+fn deposit(part: &mut Part, player: u32, amount: i64) {
+    let reference = baccarat_server::bank::cage_reference(&part.name, player, "cash");
+    let mut commit = Commit::default();
+    part.casino.caged(PlayerId(player), Money(amount), &reference, &mut commit).unwrap();
+    part.store.commit(&commit).unwrap();
 }
 
 /// The books of both sides agree: the partition's account at the bank is
@@ -170,8 +174,8 @@ fn one_players_wagers_at_two_partitions_never_spend_more_than_the_bank_holds() {
     let mut east = Part::new(&db, "east");
     let mut west = Part::new(&db, "west");
     let mut bank = Bank::connect(&db).unwrap();
-    deposit(&mut bank, 1, 10_000);
-    deposit(&mut bank, 2, 10_000);
+    deposit(&mut east, 1, 10_000);
+    deposit(&mut east, 2, 10_000);
 
     match east.step(Request::Deposit { player: PlayerId(1), amount: Money(500), key: "d".into() }) {
         Reply::Refused { code: Code::Wallet, message, .. } => assert!(message.contains("partition east"), "{message}"),
@@ -236,7 +240,7 @@ fn an_allotment_the_partition_never_recorded_is_taken_at_the_next_start() {
     let db = database("partition_orphan");
     let mut east = Part::new(&db, "east");
     let mut bank = Bank::connect(&db).unwrap();
-    deposit(&mut bank, 1, 10_000);
+    deposit(&mut east, 1, 10_000);
     east.open_betting();
     assert!(matches!(east.wager(1, 3_000, "e1"), Reply::Wager { .. }));
     // The writer's next allotment: made at the bank, then the server dies
@@ -290,7 +294,7 @@ fn a_stale_partition_gives_nothing_back() {
     let db = database("partition_stale");
     let mut east = Part::new(&db, "east");
     let mut bank = Bank::connect(&db).unwrap();
-    deposit(&mut bank, 1, 10_000);
+    deposit(&mut east, 1, 10_000);
     // 1,000 taken from the bank and not wagered: idle here.
     east.open_betting();
     let Reply::Wager { wager, .. } = east.wager(1, 1_000, "e1") else { panic!("placed") };
@@ -321,8 +325,7 @@ fn money_moved_at_the_bank_outside_the_partitions_books_is_named() {
     use baccarat_server::bank::verify::check_partition;
     let db = database("partition_forged");
     let mut east = Part::new(&db, "east");
-    let mut bank = Bank::connect(&db).unwrap();
-    deposit(&mut bank, 1, 10_000);
+    deposit(&mut east, 1, 10_000);
     east.open_betting();
     assert!(matches!(east.wager(1, 2_000, "e1"), Reply::Wager { .. }));
     let url = partition_url(&db, "east").unwrap();
@@ -352,29 +355,44 @@ fn money_moved_at_the_bank_outside_the_partitions_books_is_named() {
     assert!(notes.iter().any(|n| n.contains(&format!("[{}]", made.record.seq)) && n.contains("(700)")), "{notes:?}");
 }
 
-/// A deposit sent to a partition's server is made at the bank, under its
-/// idempotency key: the same key again answers the first deposit, and the
-/// key with another amount is refused.
+/// A deposit sent to a partition's server is paid into the bank by the
+/// partition's commit, recorded in its chain, once under its idempotency
+/// key: the same key again, before the commit and after it, answers the
+/// first deposit, and the key with another amount is refused, either way.
 #[test]
 fn a_deposit_at_a_partitions_server_is_made_once_at_the_bank() {
     use baccarat_server::bank::link::BankLink;
+    use baccarat_server::bank::verify::check_partition;
     let db = database("partition_deposit");
     let mut east = Part::new(&db, "east");
     let url = partition_url(&db, "east").unwrap();
     let mut link = BankLink::connect(&url, "east", east.lease.clone()).unwrap();
     let deposit = |amount: i64| Request::Deposit { player: PlayerId(4), amount: Money(amount), key: "cash-1".into() };
-    for _ in 0..2 {
-        match link.before(&mut east.casino, &deposit(2_500)) {
-            Some(Reply::Deposit { balance }) => assert_eq!(balance, Money(2_500)),
+    let mut commit = Commit::default();
+    for round in 0..2 {
+        for _ in 0..2 {
+            match link.before(&mut east.casino, &deposit(2_500), &mut commit) {
+                Some(Reply::Deposit { balance }) => assert_eq!(balance, Money(2_500), "round {round}"),
+                other => panic!("{other:?}"),
+            }
+        }
+        match link.before(&mut east.casino, &deposit(9_999), &mut commit) {
+            Some(Reply::Refused { message, .. }) => assert!(message.contains("cash-1"), "{message}"),
             other => panic!("{other:?}"),
         }
-    }
-    match link.before(&mut east.casino, &deposit(9_999)) {
-        Some(Reply::Refused { message, .. }) => assert!(message.contains("cash-1"), "{message}"),
-        other => panic!("{other:?}"),
+        assert_eq!(east.bank.wallet(4).unwrap(), if round == 0 { 0 } else { 2_500 }, "made with the commit");
+        east.store.commit(&std::mem::take(&mut commit)).unwrap();
     }
     assert_eq!(east.bank.wallet(4).unwrap(), 2_500);
-    assert_eq!(east.casino.chain.len(), 0, "nothing in the partition's books");
+    assert_eq!(east.casino.chain.len(), 1, "one `caged` record in the partition's chain");
+    let (report, notes, problems) = check_partition(&url, "east").unwrap();
+    assert!(report.ok() && notes.is_empty() && problems.is_empty(), "{report:?} {notes:?} {problems:?}");
+    // A second link (a restarted server: nothing in memory) answers the
+    // retry from the bank.
+    let mut again = BankLink::connect(&url, "east", east.lease.clone()).unwrap();
+    let mut commit = Commit::default();
+    assert!(matches!(again.before(&mut east.casino, &deposit(2_500), &mut commit), Some(Reply::Deposit { .. })));
+    assert!(commit.bank.is_empty() && commit.records.is_empty(), "nothing made again");
 }
 
 /// Money stays at a partition while its player goes on playing, and goes
@@ -386,7 +404,7 @@ fn idle_money_goes_back_a_while_after_the_last_hold_closes() {
     let db = database("partition_idle");
     let mut east = Part::new(&db, "east");
     let mut bank = Bank::connect(&db).unwrap();
-    deposit(&mut bank, 1, 10_000);
+    deposit(&mut east, 1, 10_000);
     east.open_betting();
     let Reply::Wager { wager, .. } = east.wager(1, 4_000, "e1") else { panic!("placed") };
     let give_back = |east: &mut Part| {
@@ -415,8 +433,7 @@ fn an_allotment_booked_to_another_player_is_named() {
     use baccarat_server::bank::verify::check_partition;
     let db = database("partition_misbooked");
     let mut east = Part::new(&db, "east");
-    let mut bank = Bank::connect(&db).unwrap();
-    deposit(&mut bank, 1, 10_000);
+    deposit(&mut east, 1, 10_000);
     let alice = Move {
         kind: MoveKind::Allot,
         player: 1,
@@ -449,8 +466,7 @@ fn the_casino_lists_its_partitions_and_where_they_are_served() {
     let db = database("partition_list");
     let mut east = Part::new(&db, "east");
     let _west = Part::new(&db, "west");
-    let mut bank = Bank::connect(&db).unwrap();
-    deposit(&mut bank, 1, 10_000);
+    deposit(&mut east, 1, 10_000);
     east.open_betting();
     assert!(matches!(east.wager(1, 2_500, "e1"), Reply::Wager { .. }));
     let list = baccarat_server::bank::partitions(&db).unwrap();
@@ -621,4 +637,50 @@ async fn any_server_passes_a_partitions_requests_on_to_the_server_that_holds_it(
         let (s, e) = east.get(path, None).await;
         assert_eq!((s, e["code"].as_str()), (StatusCode::NOT_FOUND, Some("no_partition")), "{path}: {e}");
     }
+}
+
+/// A forger with the database's credentials mints money at the bank: a
+/// deposit appended to its chain, hashed as the bank hashes and with the
+/// wallet and head rows to match, once naming no partition and once naming
+/// east's cage. The bank's own chain is sound, and the
+/// player could spend the money at any partition; but every deposit the
+/// servers make is made at a partition's cage, in that partition's own
+/// transaction and chain, so `verify --partition` names both forged ones.
+#[test]
+fn money_minted_at_the_bank_by_hand_is_named() {
+    use baccarat_server::bank::verify::check_partition;
+    let db = database("partition_minted");
+    let mut east = Part::new(&db, "east");
+    deposit(&mut east, 1, 10_000);
+    let url = partition_url(&db, "east").unwrap();
+    let (report, notes, problems) = check_partition(&url, "east").unwrap();
+    assert!(report.ok() && notes.is_empty() && problems.is_empty(), "{report:?} {notes:?} {problems:?}");
+    assert_eq!(report.deposited, 10_000);
+
+    let mut forger = Bank::connect(&url).unwrap();
+    let mint = |partition: Option<&str>, reference: &str| Move {
+        kind: MoveKind::Deposit,
+        player: 1,
+        amount: 1_000_000,
+        partition: partition.map(String::from),
+        reference: reference.into(),
+    };
+    let loose = forger.make(&mint(None, "mint-1"), None).unwrap().record.seq;
+    let named = forger.make(&mint(Some("east"), "mint-2"), None).unwrap().record.seq;
+    assert_eq!(forger.wallet(1).unwrap(), 2_010_000, "the forged money is there to spend");
+    let (report, _, problems) = check_partition(&url, "east").unwrap();
+    assert!(report.ok(), "the bank's chain alone is sound: {:?}", report.problems);
+    assert!(
+        problems
+            .iter()
+            .any(|p| p
+                .contains(&format!("record {loose}: a Deposit of 1000000 for player 1 made at no partition's cage"))),
+        "{problems:?}"
+    );
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains(&format!("record {named} (Deposit of 1000000 for player 1) is not in its books"))),
+        "{problems:?}"
+    );
 }

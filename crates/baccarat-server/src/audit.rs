@@ -77,9 +77,19 @@ pub enum CasinoEvent {
         loss_per_day: Option<Money>,
         minutes_per_day: Option<u32>,
         at_ms: u64,
+        /// At a partition: the record of the bank's log of limits it came
+        /// from (asked at this partition or another: `bank/limits.rs`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        shared: Option<u64>,
     },
     /// A player's cool-off: no wagers before `until` (ms).
-    CoolOff { player: baccarat_table::engine::PlayerId, until: u64 },
+    CoolOff {
+        player: baccarat_table::engine::PlayerId,
+        until: u64,
+        /// As `LimitsSet`'s.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        shared: Option<u64>,
+    },
     /// A player with a limit placed the day's first wager: the day's loss is
     /// measured from `base`, its minutes from `first_ms`.
     PlayDay { player: baccarat_table::engine::PlayerId, day: u64, base: Money, first_ms: u64 },

@@ -132,6 +132,10 @@ pub struct Checkpoint {
     /// (`casino/bank_side.rs`); 0 for a casino that is none.
     #[serde(default)]
     pub bank_seq: u64,
+    /// A partition's last record of the bank's log of players' limits
+    /// folded (`bank/limits.rs`); 0 for a casino that is none.
+    #[serde(default)]
+    pub limits_seq: u64,
 }
 
 impl Checkpoint {

@@ -44,6 +44,8 @@ struct WithoutReadModel {
     anchor: Option<crate::anchor::AnchorMark>,
     #[serde(default)]
     bank_seq: u64,
+    #[serde(default)]
+    limits_seq: u64,
 }
 
 impl From<WithoutReadModel> for Checkpoint {
@@ -62,6 +64,7 @@ impl From<WithoutReadModel> for Checkpoint {
             self_limits: w.self_limits,
             anchor: w.anchor,
             bank_seq: w.bank_seq,
+            limits_seq: w.limits_seq,
         }
     }
 }

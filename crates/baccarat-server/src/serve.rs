@@ -495,6 +495,24 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
         if taken > 0 {
             println!("partition {p}: recorded {taken} allotments the bank made before the last stop");
         }
+        // And players' limits changed at any partition since it last looked.
+        let mut folded = 0;
+        loop {
+            let after = c.bank.limits_seq;
+            let changes = bank
+                .with_client(|b| crate::bank::limits::shared_after(b, after, 10_000))
+                .map_err(|e| format!("the bank's limits: {e}"))?;
+            let n = changes.len();
+            for (seq, e) in changes {
+                folded += usize::from(c.adopt_limits(seq, e, &mut commit));
+            }
+            if n < 10_000 {
+                break;
+            }
+        }
+        if folded > 0 {
+            println!("partition {p}: folded in {folded} changes of players' limits made at other partitions");
+        }
     }
     let resumed = c.resume_interrupted(&mut commit);
     commit_anchored(&mut store, &mut anchors, &commit)?;

@@ -165,8 +165,10 @@ fn run<P>(
         let mut commit = Commit::default();
         let mut answers = Vec::with_capacity(jobs.len());
         let mut after = Vec::new();
-        // A partition's wagers funded at the bank, the batch's at once.
+        // A partition's players' limits as changed at any partition, then
+        // its wagers funded at the bank, the batch's at once.
         if let Some(link) = bank.as_deref_mut() {
+            link.poll_due(casino, &mut commit);
             link.fund_batch(casino, jobs.iter().map(|j| &j.request), &mut commit);
         }
         for j in jobs {

@@ -15,7 +15,7 @@ use baccarat_rules::Money;
 use baccarat_table::engine::PlayerId;
 
 use super::{Bank, BankError, Move, MoveKind};
-use crate::casino::{Casino, Code, Reply, Request};
+use crate::casino::{Casino, Code, Reply, Request, SelfLimitsChange};
 use crate::ledger::LedgerError;
 use crate::pg_store::Lease;
 use crate::store::Commit;
@@ -39,6 +39,8 @@ pub struct BankLink {
     /// amounts: a retry that comes before the first is committed is
     /// answered from here (the bank does not have it yet).
     recent: std::collections::HashMap<String, i64>,
+    /// When the bank's log of limits was last read (the casino's clock).
+    polled_ms: u64,
 }
 
 /// How many deposits `recent` keeps before it starts again: far more than
@@ -50,7 +52,14 @@ impl BankLink {
     /// the partition's lease), writing under `lease`.
     pub fn connect(url: &str, partition: &str, lease: Lease) -> Result<BankLink, String> {
         let bank = Bank::connect(url).map_err(|e| format!("the bank: {e}"))?;
-        Ok(BankLink { bank, lease, partition: partition.to_string(), asked: 0, recent: Default::default() })
+        Ok(BankLink {
+            bank,
+            lease,
+            partition: partition.to_string(),
+            asked: 0,
+            recent: Default::default(),
+            polled_ms: 0,
+        })
     }
 
     /// The bank itself (a start reads the allotments it has not recorded).
@@ -127,11 +136,74 @@ impl BankLink {
     }
 
     /// Before `req` is handled: answer a deposit (paid into the bank with
-    /// this batch's commit) in its place.
+    /// this batch's commit), or a change of a player's own limits (shared
+    /// through the bank), in its place.
     pub fn before(&mut self, casino: &mut Casino, req: &Request, commit: &mut Commit) -> Option<Reply> {
         match req {
             Request::Deposit { player, amount, key } => Some(self.deposit(casino, *player, *amount, key, commit)),
+            Request::SelfLimits { player, change } if *change != SelfLimitsChange::Read => {
+                Some(self.share_limits(casino, *player, change, commit))
+            }
             _ => None,
+        }
+    }
+
+    /// A player's change of their own limits: checked here, appended to the
+    /// bank's log of limits, and folded in here at once with whatever else
+    /// the log holds that is new here (`bank/limits.rs`); the answer is the
+    /// player's limits as they now stand here.
+    fn share_limits(
+        &mut self,
+        casino: &mut Casino,
+        player: PlayerId,
+        change: &SelfLimitsChange,
+        commit: &mut Commit,
+    ) -> Reply {
+        let e = match casino.limits_event(player, change) {
+            Ok(Some(e)) => e,
+            Ok(None) => return casino.handle(Request::SelfLimits { player, change: change.clone() }, commit),
+            Err(refused) => return refused,
+        };
+        if let Err(e) = self.bank.with_client(|c| super::limits::share(c, &self.partition, &e)) {
+            return Reply::refused(Code::Unavailable, format!("the bank could not take the change: {e}; retry"));
+        }
+        self.poll(casino, commit);
+        casino.handle(Request::SelfLimits { player, change: SelfLimitsChange::Read }, commit)
+    }
+
+    /// With each batch, at most every `limits::POLL_MS` of the casino's
+    /// clock: fold in the changes of players' limits asked at any partition
+    /// since the last one folded here.
+    pub fn poll_due(&mut self, casino: &mut Casino, commit: &mut Commit) {
+        let now = (casino.clock)();
+        if now.saturating_sub(self.polled_ms) >= super::limits::POLL_MS {
+            self.poll(casino, commit);
+        }
+    }
+
+    /// Fold in every change of players' limits after the last one folded
+    /// here. A bank that cannot be read is named and tried again with the
+    /// next batch (its allotments fail then too, which stops the server).
+    pub fn poll(&mut self, casino: &mut Casino, commit: &mut Commit) {
+        self.polled_ms = (casino.clock)();
+        loop {
+            let after = casino.bank.limits_seq;
+            match self.bank.with_client(|c| super::limits::shared_after(c, after, 1_000)) {
+                Ok(changes) => {
+                    let n = changes.len();
+                    for (seq, e) in changes {
+                        casino.adopt_limits(seq, e, commit);
+                    }
+                    if n < 1_000 {
+                        return;
+                    }
+                }
+                Err(e) => {
+                    eprintln!("bank: players' limits not read: {e}; tried again with the next batch");
+                    self.polled_ms = 0;
+                    return;
+                }
+            }
         }
     }
 

@@ -73,6 +73,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod limits;
 pub mod link;
 mod moves;
 pub mod verify;
@@ -96,6 +97,12 @@ const MIGRATIONS: &[&str] = &[
      CREATE TABLE baccarat_bank.head (one BOOLEAN PRIMARY KEY DEFAULT true CHECK (one),
        seq BIGINT NOT NULL, hash TEXT NOT NULL);
      INSERT INTO baccarat_bank.head (seq, hash) VALUES (0, repeat('0', 64));",
+    // 2: players' own limits, shared by the partitions (`limits.rs`).
+    "CREATE TABLE baccarat_bank.limits (seq BIGINT PRIMARY KEY, player BIGINT NOT NULL,
+       partition TEXT NOT NULL, body TEXT NOT NULL, at TIMESTAMPTZ NOT NULL DEFAULT now());
+     CREATE TABLE baccarat_bank.limits_head (one BOOLEAN PRIMARY KEY DEFAULT true CHECK (one),
+       seq BIGINT NOT NULL);
+     INSERT INTO baccarat_bank.limits_head (seq) VALUES (0);",
 ];
 
 /// What a move does.

@@ -18,6 +18,9 @@
 //! * **Chips bought at its cage** ([`Casino::caged`]) go into the bank in
 //!   the partition's own commit, as a return does, with a `caged` record: a
 //!   deposit at the bank that no partition's chain records was made by hand.
+//! * **Players' own limits** are the player's at every partition: each
+//!   change goes through the bank's log of limits and every partition folds
+//!   it in ([`Casino::adopt_limits`], `bank/limits.rs`).
 //! * **A crash between the two transactions of an allotment** (the bank's
 //!   committed, the partition's batch not) leaves money at the bank's
 //!   position for this partition that its ledger never received. The bank
@@ -61,6 +64,9 @@ pub struct BankSide {
     pub last_seq: u64,
     /// How long money stays here after the player's last hold closed (ms).
     pub return_after_ms: u64,
+    /// The last record of the bank's log of players' limits folded here
+    /// (`bank/limits.rs`; in checkpoints too).
+    pub limits_seq: u64,
     /// Players whose wallet here may hold money to give back, with when
     /// they were last seen holding (ms, the casino's clock).
     idle: BTreeMap<PlayerId, u64>,
@@ -68,16 +74,28 @@ pub struct BankSide {
 
 impl Default for BankSide {
     fn default() -> BankSide {
-        BankSide { partition: None, last_seq: 0, return_after_ms: RETURN_AFTER_MS, idle: BTreeMap::new() }
+        BankSide {
+            partition: None,
+            last_seq: 0,
+            return_after_ms: RETURN_AFTER_MS,
+            limits_seq: 0,
+            idle: BTreeMap::new(),
+        }
     }
 }
 
 impl BankSide {
     /// Take a record of the casino's chain (recovery replays them).
     pub fn replay(&mut self, e: &CasinoEvent) {
-        if let CasinoEvent::Allotted { player, bank_seq, .. } = e {
-            self.last_seq = self.last_seq.max(*bank_seq);
-            self.idle.insert(*player, 0);
+        match e {
+            CasinoEvent::Allotted { player, bank_seq, .. } => {
+                self.last_seq = self.last_seq.max(*bank_seq);
+                self.idle.insert(*player, 0);
+            }
+            CasinoEvent::LimitsSet { shared: Some(seq), .. } | CasinoEvent::CoolOff { shared: Some(seq), .. } => {
+                self.limits_seq = self.limits_seq.max(*seq);
+            }
+            _ => {}
         }
     }
 }
@@ -216,6 +234,46 @@ impl Casino {
             reference: reference.to_string(),
         });
         Ok(())
+    }
+
+    /// Fold record `seq` of the bank's log of players' limits (`e`, a
+    /// `LimitsSet` or a `CoolOff`, asked at this partition or another:
+    /// `bank/limits.rs`) into this partition's limits, and record it in its
+    /// chain naming `seq`: whether it was folded. A record not after the
+    /// last one folded is passed over (it is here already); one that is no
+    /// limit, or whose fields this casino would refuse, is passed over with
+    /// a warning (no server writes such a record). A change's time is taken
+    /// no earlier than `SKEW_MS` before this casino's clock, so that a
+    /// record written by hand with an old time cannot loosen a limit at once.
+    pub fn adopt_limits(&mut self, seq: u64, e: CasinoEvent, commit: &mut Commit) -> bool {
+        use crate::bank::limits::SKEW_MS;
+        if seq <= self.bank.limits_seq || self.bank.partition.is_none() {
+            return false;
+        }
+        self.bank.limits_seq = seq;
+        let earliest = (self.clock)().saturating_sub(SKEW_MS);
+        let e = match e {
+            CasinoEvent::LimitsSet { player, loss_per_day, minutes_per_day, at_ms, .. } => {
+                if let Err(r) = self.limits_fields(loss_per_day, minutes_per_day) {
+                    eprintln!("the bank's limits record {seq} is passed over: {r:?}");
+                    return false;
+                }
+                CasinoEvent::LimitsSet {
+                    player,
+                    loss_per_day,
+                    minutes_per_day,
+                    at_ms: at_ms.max(earliest),
+                    shared: Some(seq),
+                }
+            }
+            CasinoEvent::CoolOff { player, until, .. } => CasinoEvent::CoolOff { player, until, shared: Some(seq) },
+            other => {
+                eprintln!("the bank's limits record {seq} is passed over: not a player's limits ({other:?})");
+                return false;
+            }
+        };
+        self.casino_event(e, commit);
+        true
     }
 
     /// At a start: record the partition's allotments the bank made after

@@ -268,36 +268,54 @@ impl Casino {
     /// A player's own limits: set them (the whole setting), start a cool-off,
     /// or only read them.
     fn self_limits(&mut self, player: PlayerId, change: SelfLimitsChange, commit: &mut Commit) -> Reply {
+        match self.limits_event(player, &change) {
+            Ok(Some(e)) => {
+                self.casino_event(e, commit);
+            }
+            Ok(None) => {}
+            Err(refused) => return refused,
+        }
+        let available = self.balance(player).map_or(Money::ZERO, |b| b.1);
+        Reply::SelfLimits { view: self_limits::view_of(&self.self_limits, player, (self.clock)(), available) }
+    }
+
+    /// The record a change of `player`'s own limits makes, its fields
+    /// checked (a refusal names the field); none for a read.
+    pub fn limits_event(&self, player: PlayerId, change: &SelfLimitsChange) -> Result<Option<CasinoEvent>, Reply> {
         let now = (self.clock)();
-        match change {
-            SelfLimitsChange::Read => {}
+        match *change {
+            SelfLimitsChange::Read => Ok(None),
             SelfLimitsChange::Set { loss_per_day, minutes_per_day } => {
-                if let Some(m) = loss_per_day.filter(|m| *m <= Money::ZERO || *m > self.ceiling) {
-                    return Reply::refused(
-                        Code::SelfLimit,
-                        format!("loss_per_day: {m} is not between 0.01 and the casino's ceiling of {}", self.ceiling),
-                    );
-                }
-                if let Some(m) = minutes_per_day.filter(|m| !(1..=self_limits::MAX_MINUTES).contains(m)) {
-                    return Reply::refused(
-                        Code::SelfLimit,
-                        format!("minutes_per_day: {m} is not between 1 and {}", self_limits::MAX_MINUTES),
-                    );
-                }
-                self.casino_event(CasinoEvent::LimitsSet { player, loss_per_day, minutes_per_day, at_ms: now }, commit);
+                self.limits_fields(loss_per_day, minutes_per_day)?;
+                Ok(Some(CasinoEvent::LimitsSet { player, loss_per_day, minutes_per_day, at_ms: now, shared: None }))
             }
             SelfLimitsChange::CoolOff { hours } => {
                 if !(1..=self_limits::MAX_COOL_OFF_HOURS).contains(&hours) {
-                    return Reply::refused(
+                    return Err(Reply::refused(
                         Code::SelfLimit,
                         format!("hours: {hours} is not between 1 and {}", self_limits::MAX_COOL_OFF_HOURS),
-                    );
+                    ));
                 }
-                self.casino_event(CasinoEvent::CoolOff { player, until: now + hours * 3_600_000 }, commit);
+                Ok(Some(CasinoEvent::CoolOff { player, until: now + hours * 3_600_000, shared: None }))
             }
         }
-        let available = self.balance(player).map_or(Money::ZERO, |b| b.1);
-        Reply::SelfLimits { view: self_limits::view_of(&self.self_limits, player, now, available) }
+    }
+
+    /// A limits setting's fields, against the casino's bounds.
+    pub(crate) fn limits_fields(&self, loss_per_day: Option<Money>, minutes_per_day: Option<u32>) -> Result<(), Reply> {
+        if let Some(m) = loss_per_day.filter(|m| *m <= Money::ZERO || *m > self.ceiling) {
+            return Err(Reply::refused(
+                Code::SelfLimit,
+                format!("loss_per_day: {m} is not between 0.01 and the casino's ceiling of {}", self.ceiling),
+            ));
+        }
+        if let Some(m) = minutes_per_day.filter(|m| !(1..=self_limits::MAX_MINUTES).contains(m)) {
+            return Err(Reply::refused(
+                Code::SelfLimit,
+                format!("minutes_per_day: {m} is not between 1 and {}", self_limits::MAX_MINUTES),
+            ));
+        }
+        Ok(())
     }
 
     fn opened(&mut self, commit: &mut Commit) {

@@ -87,6 +87,7 @@ pub fn recover(
     }
     c.self_limits = cp.self_limits.into_iter().map(|s| (s.player, s)).collect();
     c.bank.last_seq = cp.bank_seq;
+    c.bank.limits_seq = cp.limits_seq;
     let mut tournament_events = Vec::new();
     store
         .each_record_after(CASINO_CHAIN, c.chain.len(), &mut |r| {
@@ -159,6 +160,7 @@ fn empty() -> Checkpoint {
         self_limits: Vec::new(),
         anchor: None,
         bank_seq: 0,
+        limits_seq: 0,
     }
 }
 
@@ -269,6 +271,7 @@ impl Casino {
             self_limits: self.self_limits.values().cloned().collect(),
             anchor: None,
             bank_seq: self.bank.last_seq,
+            limits_seq: self.bank.limits_seq,
         }
     }
 

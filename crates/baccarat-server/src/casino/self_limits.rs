@@ -192,12 +192,12 @@ pub fn view_of(all: &BTreeMap<PlayerId, SelfLimits>, player: PlayerId, now: u64,
 /// Fold a casino record into the limits (the writer, and recovery).
 pub fn apply(all: &mut BTreeMap<PlayerId, SelfLimits>, e: &CasinoEvent) {
     match e {
-        CasinoEvent::LimitsSet { player, loss_per_day, minutes_per_day, at_ms } => {
+        CasinoEvent::LimitsSet { player, loss_per_day, minutes_per_day, at_ms, .. } => {
             let s = all.entry(*player).or_insert_with(|| SelfLimits::new(*player));
             s.loss_per_day.ask(*loss_per_day, *at_ms);
             s.minutes_per_day.ask(*minutes_per_day, *at_ms);
         }
-        CasinoEvent::CoolOff { player, until } => {
+        CasinoEvent::CoolOff { player, until, .. } => {
             let s = all.entry(*player).or_insert_with(|| SelfLimits::new(*player));
             s.cool_off_until = s.cool_off_until.max(*until);
         }
@@ -237,7 +237,13 @@ mod tests {
     const T: u64 = 1_795_478_400_000; // 2026-11-24 00:00 UTC
 
     fn set(all: &mut BTreeMap<PlayerId, SelfLimits>, loss: Option<i64>, minutes: Option<u32>, at_ms: u64) {
-        let e = CasinoEvent::LimitsSet { player: P, loss_per_day: loss.map(Money), minutes_per_day: minutes, at_ms };
+        let e = CasinoEvent::LimitsSet {
+            player: P,
+            loss_per_day: loss.map(Money),
+            minutes_per_day: minutes,
+            at_ms,
+            shared: None,
+        };
         apply(all, &e);
     }
 
@@ -310,8 +316,8 @@ mod tests {
         let e = s.admit(T + 60_000 + 30 * 60_000, Money(1), Money(1), true).unwrap_err();
         assert!(e.contains("30 minutes") && e.contains("2026-11-25 00:00 UTC"), "{e}");
         assert!(s.admit(T + DAY_MS, Money(1), Money(1), false).is_ok(), "a new day");
-        apply(&mut all, &CasinoEvent::CoolOff { player: P, until: T + 5 * DAY_MS });
-        apply(&mut all, &CasinoEvent::CoolOff { player: P, until: T + DAY_MS });
+        apply(&mut all, &CasinoEvent::CoolOff { player: P, until: T + 5 * DAY_MS, shared: None });
+        apply(&mut all, &CasinoEvent::CoolOff { player: P, until: T + DAY_MS, shared: None });
         let s = &all[&P];
         assert_eq!(s.cool_off_until, T + 5 * DAY_MS, "never shorter");
         let e = s.admit(T + 4 * DAY_MS, Money(1), Money(1), true).unwrap_err();

@@ -616,6 +616,25 @@ async fn any_server_passes_a_partitions_requests_on_to_the_server_that_holds_it(
     let me: Value = r.json().await.unwrap();
     assert_eq!((me["bank"].as_i64(), me["balance"].as_i64()), (Some(bank), Some(0)), "{me}");
 
+    // A cool-off asked at east stops the player's wagers at west too, once
+    // west's writer has read the bank's log of limits (every 200 ms).
+    let (s, v) = east.post("/api/me/cool-off", Some(&token), json!({"hours": 24})).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let mut refused = None;
+    for i in 0..500 {
+        let wager = json!({"bet": "player", "amount": 1_000, "key": format!("after-cool-off-{i}")});
+        let (s, r) = east.post("/p/west/api/tables/1/wagers", Some(&token), wager).await;
+        if s == StatusCode::FORBIDDEN {
+            refused = Some(r);
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let refused = refused.expect("west never refused a wager during the cool-off");
+    assert_eq!(refused["code"], "self_limit", "{refused}");
+    let (_, limits) = east.get("/p/west/api/me/limits", Some(&token)).await;
+    assert!(limits["cool_off_until_ms"].as_u64().is_some(), "west shows the cool-off: {limits}");
+
     // What cannot be reached is named.
     let (s, e) = east.get("/p/north/api/tables", None).await;
     assert_eq!((s, e["code"].as_str()), (StatusCode::BAD_GATEWAY, Some("elsewhere")), "{e}");
@@ -683,4 +702,106 @@ fn money_minted_at_the_bank_by_hand_is_named() {
             .any(|p| p.contains(&format!("record {named} (Deposit of 1000000 for player 1) is not in its books"))),
         "{problems:?}"
     );
+}
+
+/// A player's own limits are theirs at every partition (`bank/limits.rs`):
+/// a loss limit asked at west is in force at east once east's writer reads
+/// the bank's log of limits, and a cool-off asked at east stops wagers at
+/// west. A recovered partition (from its chain, or a checkpoint) keeps
+/// them and folds nothing twice. A record written into the log by hand with
+/// an old time cannot loosen a limit at once.
+#[test]
+fn a_players_own_limits_hold_at_every_partition() {
+    use baccarat_server::bank::link::BankLink;
+    use baccarat_server::casino::{recover, Keys, SelfLimitsChange};
+    let db = database("partition_limits");
+    let mut east = Part::new(&db, "east");
+    let mut west = Part::new(&db, "west");
+    deposit(&mut east, 1, 100_000);
+    let link = |p: &Part| BankLink::connect(&partition_url(&db, &p.name).unwrap(), &p.name, p.lease.clone()).unwrap();
+    let (mut east_link, mut west_link) = (link(&east), link(&west));
+    let ask = |p: &mut Part, l: &mut BankLink, change: SelfLimitsChange| {
+        let mut commit = Commit::default();
+        let r = l.before(&mut p.casino, &Request::SelfLimits { player: PlayerId(1), change }, &mut commit);
+        p.store.commit(&commit).unwrap();
+        r
+    };
+    let poll = |p: &mut Part, l: &mut BankLink| {
+        let mut commit = Commit::default();
+        l.poll(&mut p.casino, &mut commit);
+        p.store.commit(&commit).unwrap();
+        commit.records.len()
+    };
+    let limit = SelfLimitsChange::Set { loss_per_day: Some(Money(5_000)), minutes_per_day: None };
+    match ask(&mut west, &mut west_link, limit) {
+        Some(Reply::SelfLimits { view }) => assert_eq!(view["loss_per_day"], 5_000, "{view}"),
+        other => panic!("{other:?}"),
+    }
+    east.open_betting();
+    west.open_betting();
+    assert!(matches!(east.wager(1, 6_000, "before"), Reply::Wager { .. }), "east has not read the log yet");
+    assert_eq!(poll(&mut east, &mut east_link), 1, "one change folded in");
+    assert_eq!(poll(&mut east, &mut east_link), 0, "and only once");
+    match east.wager(1, 6_000, "after") {
+        Reply::Refused { code: Code::SelfLimit, message, .. } => assert!(message.contains("loss limit"), "{message}"),
+        other => panic!("6,000 against a limit of 5,000: {other:?}"),
+    }
+    assert!(matches!(east.wager(1, 5_000, "within"), Reply::Wager { .. }));
+
+    // A cool-off asked at east stops wagers at west.
+    assert!(matches!(
+        ask(&mut east, &mut east_link, SelfLimitsChange::CoolOff { hours: 24 }),
+        Some(Reply::SelfLimits { .. })
+    ));
+    assert!(matches!(west.wager(1, 1_000, "w-before"), Reply::Wager { .. }), "west has not read the log yet");
+    assert_eq!(poll(&mut west, &mut west_link), 1);
+    match west.wager(1, 1_000, "w-after") {
+        Reply::Refused { code: Code::SelfLimit, message, .. } => {
+            assert!(message.contains("taking a break"), "{message}")
+        }
+        other => panic!("{other:?}"),
+    }
+
+    // A forger lifts the loss limit with a record dated two days ago: it
+    // waits a day from when east reads it, as any loosening does.
+    let old = CasinoEventForged::lift(1_795_000_000_000 - 2 * 86_400_000);
+    Bank::connect(&partition_url(&db, "east").unwrap())
+        .unwrap()
+        .with_client(|c| baccarat_server::bank::limits::share(c, "east", &old))
+        .unwrap();
+    poll(&mut east, &mut east_link);
+    let now = (east.casino.clock)();
+    let s = &east.casino.self_limits[&PlayerId(1)];
+    assert_eq!(s.loss_per_day.at(now), Some(Money(5_000)), "still in force");
+    assert_eq!(s.loss_per_day.at(now + 86_400_000 - 60_000 - 1), Some(Money(5_000)));
+
+    // Recovered from its chain, and from a checkpoint: the same limits, and
+    // the log read again folds nothing.
+    let none = std::collections::BTreeSet::new();
+    let cp = east.casino.checkpoint();
+    for from in [None, Some(cp)] {
+        let mut casino = recover(&east.store, from, Keys::Since(0), &none).unwrap().casino;
+        casino.clock = east.casino.clock.clone();
+        casino.set_partition("east");
+        assert_eq!(casino.bank.limits_seq, east.casino.bank.limits_seq);
+        assert_eq!(casino.self_limits, east.casino.self_limits);
+        let mut commit = Commit::default();
+        link(&east).poll(&mut casino, &mut commit);
+        assert!(commit.records.is_empty(), "nothing folded twice");
+    }
+}
+
+/// What a forger writes into the bank's log of limits.
+struct CasinoEventForged;
+
+impl CasinoEventForged {
+    fn lift(at_ms: u64) -> baccarat_server::audit::CasinoEvent {
+        baccarat_server::audit::CasinoEvent::LimitsSet {
+            player: PlayerId(1),
+            loss_per_day: None,
+            minutes_per_day: None,
+            at_ms,
+            shared: None,
+        }
+    }
 }

@@ -26,8 +26,23 @@
 //!   old time cannot loosen a limit at once.
 //!
 //! A cool-off set at one partition therefore stops wagers at another within
-//! [`POLL_MS`] and that partition's next batch. The day's loss and minutes
-//! are counted by each partition for the wagers it takes.
+//! [`POLL_MS`] and that partition's next batch.
+//!
+//! **The day's loss across partitions.** Each partition counts the loss of
+//! the wagers it takes against the limit, as any casino does. The bank also
+//! counts, for each player and UTC day, the money gone out to tables (its
+//! allotments) less what came back (its returns), never below zero: a
+//! `days` row, changed in each move's own transaction and recounted by
+//! `verify` from the moves' `loss_day`. An allotment for a player with a
+//! loss limit names the limit, and the bank takes none past it (what the
+//! limit leaves, in a batch); the partition then refuses the wager as the
+//! limit's (`link.rs`). A player with a limit is allotted only what their
+//! wagers lack, with no headroom, which would count against the limit at
+//! every other partition until it came back. So what a player can lose in a
+//! day across all partitions is their limit, and, at most, what a
+//! partition still held for them when the day began (which that partition's
+//! own count limits); a win brought back, or yesterday's money, buys no more
+//! than the limit. The day's minutes are counted by each partition.
 
 use postgres::Client;
 

@@ -14,7 +14,7 @@
 use baccarat_rules::Money;
 use baccarat_table::engine::PlayerId;
 
-use super::{Bank, BankError, Move, MoveKind};
+use super::{Bank, BankError, LossDay, Move, MoveKind};
 use crate::casino::{Casino, Code, Reply, Request, SelfLimitsChange};
 use crate::ledger::LedgerError;
 use crate::pg_store::Lease;
@@ -41,6 +41,9 @@ pub struct BankLink {
     recent: std::collections::HashMap<String, i64>,
     /// When the bank's log of limits was last read (the casino's clock).
     polled_ms: u64,
+    /// The batch's players whose allotment their loss limit stopped, with
+    /// the limit.
+    limited: std::collections::BTreeMap<PlayerId, Money>,
 }
 
 /// How many deposits `recent` keeps before it starts again: far more than
@@ -59,6 +62,7 @@ impl BankLink {
             asked: 0,
             recent: Default::default(),
             polled_ms: 0,
+            limited: Default::default(),
         })
     }
 
@@ -97,18 +101,29 @@ impl BankLink {
             let n = need.entry(player).or_insert(Money::ZERO);
             *n = *n + amount;
         }
+        self.limited.clear();
+        let now = (casino.clock)();
+        let day = now / crate::casino::self_limits::DAY_MS;
         let mut moves = Vec::new();
+        let mut needs = Vec::new();
         for (player, need) in need {
             let have = casino.balance(player).map_or(Money::ZERO, |b| b.1);
             if need > have {
                 self.asked += 1;
+                // A player with a loss limit is given only what the wagers
+                // lack: headroom would count against their limit at every
+                // other partition until it came back.
+                let limit = casino.self_limits.get(&player).and_then(|s| s.loss_per_day.at(now));
+                let headroom = if limit.is_some() { 0 } else { need.0.saturating_mul(HEADROOM) };
                 moves.push(Move {
                     kind: MoveKind::Allot,
                     player: player.0,
-                    amount: (need.0 - have.0).saturating_add(need.0.saturating_mul(HEADROOM)),
+                    amount: (need.0 - have.0).saturating_add(headroom),
                     partition: Some(self.partition.clone()),
                     reference: format!("{}:e{}:a{}", self.partition, self.lease.epoch, self.asked),
+                    loss_day: Some(LossDay { day, limit: limit.map(|m| m.0) }),
                 });
+                needs.push((player, limit));
             }
         }
         if moves.is_empty() {
@@ -120,7 +135,19 @@ impl BankLink {
         // with a later one recorded would be stranded at the bank for good.
         // (A failed connection may have committed without saying: only a
         // start can tell.)
-        for made in self.bank.make_all(&moves, Some(&self.lease), true) {
+        for ((made, asked), (player, limit)) in
+            self.bank.make_all(&moves, Some(&self.lease), true).into_iter().zip(&moves).zip(needs)
+        {
+            // Less than asked while the bank still holds more: the loss
+            // limit, counted across partitions, stopped it.
+            let stopped = match &made {
+                Ok(m) => m.body.bank.amount < asked.amount && m.body.wallet > 0,
+                Err(BankError::Limited { .. }) => true,
+                Err(_) => false,
+            };
+            if let (true, Some(limit)) = (stopped, limit) {
+                self.limited.insert(player, limit);
+            }
             match made {
                 Ok(m) => {
                     let (r, player) = (&m.record, PlayerId(m.body.bank.player));
@@ -128,7 +155,7 @@ impl BankLink {
                         stop(70, &format!("the bank's allotment {} cannot be recorded here: {e}", r.seq));
                     }
                 }
-                Err(BankError::Short { .. }) => {}
+                Err(BankError::Short { .. } | BankError::Limited { .. }) => {}
                 Err(BankError::Fenced(why)) => stop(75, &why),
                 Err(e) => stop(70, &format!("the bank failed ({e}); a start takes what it made")),
             }
@@ -144,8 +171,30 @@ impl BankLink {
             Request::SelfLimits { player, change } if *change != SelfLimitsChange::Read => {
                 Some(self.share_limits(casino, *player, change, commit))
             }
+            Request::Wager { player, amount, ante, .. } => self.over_limit(casino, *player, *amount + *ante),
+            Request::Wagers { player, slip, .. } => {
+                self.over_limit(casino, *player, slip.iter().fold(Money::ZERO, |m, l| m + l.amount + l.ante))
+            }
             _ => None,
         }
+    }
+
+    /// A wager of `stake` the wallet here cannot hold because the bank
+    /// would not allot more under the player's loss limit, counted across
+    /// partitions: refused as the limit's, not as a short wallet.
+    fn over_limit(&self, casino: &Casino, player: PlayerId, stake: Money) -> Option<Reply> {
+        let limit = self.limited.get(&player)?;
+        let available = casino.balance(player).map_or(Money::ZERO, |b| b.1);
+        (available < stake).then(|| {
+            Reply::refused(
+                Code::SelfLimit,
+                format!(
+                    "You set a loss limit of {limit} a day, counted at every table of the casino: today's stakes \
+                     and losses there have reached it, so this wager of {stake} cannot be placed. It resets at \
+                     midnight UTC."
+                ),
+            )
+        })
     }
 
     /// A player's change of their own limits: checked here, appended to the

@@ -103,6 +103,10 @@ const MIGRATIONS: &[&str] = &[
      CREATE TABLE baccarat_bank.limits_head (one BOOLEAN PRIMARY KEY DEFAULT true CHECK (one),
        seq BIGINT NOT NULL);
      INSERT INTO baccarat_bank.limits_head (seq) VALUES (0);",
+    // 3: each player's money gone out to tables each day, net of what came
+    // back (never below zero): their loss limit across partitions.
+    "CREATE TABLE baccarat_bank.days (player BIGINT NOT NULL, day BIGINT NOT NULL,
+       net BIGINT NOT NULL CHECK (net >= 0), PRIMARY KEY (player, day));",
 ];
 
 /// What a move does.
@@ -149,6 +153,22 @@ pub struct Move {
     /// The idempotency reference: one move per reference, ever.
     #[serde(rename = "ref")]
     pub reference: String,
+    /// An allotment's or a return's UTC day, by the partition's clock, and
+    /// for an allotment the player's loss limit in force then: the bank
+    /// counts each player's money gone out to tables each day, net of what
+    /// came back, and takes no allotment past the limit (`limits.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_day: Option<LossDay>,
+}
+
+/// A day's count of a player's money at tables, for their loss limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LossDay {
+    /// Days since the epoch (UTC).
+    pub day: u64,
+    /// The loss limit in force (an allotment, for a player with one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<i64>,
 }
 
 /// A move as the bank's chain records it: what was asked, and what it left.
@@ -189,6 +209,10 @@ pub enum BankError {
     /// The reference was used for another move.
     #[error("ref {0}: already used for another move")]
     Reused(String),
+    /// The player's loss limit: the money gone out to tables today, net of
+    /// what came back, would pass it.
+    #[error("player {player}: {net} has gone out to tables today, net, against a loss limit of {limit} a day (nothing moved)")]
+    Limited { player: u32, limit: i64, net: i64 },
     /// The partition's lease is no longer this server's.
     #[error("fenced: {0}")]
     Fenced(String),
@@ -211,6 +235,15 @@ pub fn check(m: &Move) -> Result<(), BankError> {
     }
     if m.reference.is_empty() || m.reference.len() > MAX_REFERENCE {
         return invalid("ref", "must be 1 to 200 bytes");
+    }
+    match m.loss_day {
+        Some(_) if !m.kind.has_position() => return invalid("loss_day", "only an allotment or a return counts"),
+        Some(LossDay { limit: Some(_), .. }) if m.kind != MoveKind::Allot => {
+            return invalid("loss_day", "only an allotment is held to a limit")
+        }
+        Some(LossDay { limit: Some(l), .. }) if l <= 0 => return invalid("loss_day", "a limit is above zero"),
+        Some(LossDay { day, .. }) if day > i64::MAX as u64 => return invalid("loss_day", "no such day"),
+        _ => {}
     }
     match &m.partition {
         None if m.kind.has_position() => invalid("partition", "an allotment or a return names its partition"),

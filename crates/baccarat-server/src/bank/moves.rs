@@ -4,7 +4,7 @@
 
 use postgres::{Client, NoTls, Transaction};
 
-use super::{check, BankError, Move, MoveBody, MoveKind, MIGRATIONS, SCHEMA};
+use super::{check, BankError, LossDay, Move, MoveBody, MoveKind, MIGRATIONS, SCHEMA};
 use crate::audit::{Chain, Record};
 use crate::pg_store::Lease;
 use crate::store::StoreError;
@@ -59,6 +59,15 @@ impl Bank {
             let made = match make_in(&mut tx, m, fence) {
                 Err(BankError::Short { available, .. }) if partial && available > 0 => {
                     make_in(&mut tx, &Move { amount: available, ..m.clone() }, fence)
+                }
+                Err(BankError::Limited { limit, net, .. }) if partial && limit > net => {
+                    // As much as the limit leaves, and then what the bank holds.
+                    match make_in(&mut tx, &Move { amount: limit - net, ..m.clone() }, fence) {
+                        Err(BankError::Short { available, .. }) if available > 0 => {
+                            make_in(&mut tx, &Move { amount: available, ..m.clone() }, fence)
+                        }
+                        other => other,
+                    }
                 }
                 other => other,
             };
@@ -204,6 +213,19 @@ pub fn make_in(tx: &mut Transaction<'_>, m: &Move, fence: Option<&Lease>) -> Res
         return Ok(Made { record, body, replayed: true });
     }
     let player = m.player as i64;
+    // The day's money gone out to tables, net, against the loss limit: a
+    // refusal writes nothing.
+    if let Some(LossDay { day, limit: Some(limit) }) = m.loss_day {
+        let net: i64 = tx
+            .query_opt(
+                &format!("SELECT net FROM {SCHEMA}.days WHERE player = $1 AND day = $2"),
+                &[&player, &(day as i64)],
+            )?
+            .map_or(0, |r| r.get(0));
+        if net.saturating_add(m.amount) > limit {
+            return Err(BankError::Limited { player: m.player, limit, net });
+        }
+    }
     // Only a debit of the wallet can be refused, and it comes first: a
     // refusal writes nothing, even inside a partition's own transaction.
     let wallet: i64 = if m.kind.debits_wallet() {
@@ -247,6 +269,19 @@ pub fn make_in(tx: &mut Transaction<'_>, m: &Move, fence: Option<&Lease>) -> Res
         }
         None => None,
     };
+    if let Some(LossDay { day, .. }) = m.loss_day {
+        // Out adds to the day's count; back takes from it, never below zero
+        // (money that came back from yesterday's tables, or a win, buys no
+        // more than the limit today).
+        let change = if m.kind == MoveKind::Allot { m.amount } else { -m.amount };
+        tx.execute(
+            &format!(
+                "INSERT INTO {SCHEMA}.days AS d (player, day, net) VALUES ($1, $2, GREATEST($3::bigint, 0))
+                 ON CONFLICT (player, day) DO UPDATE SET net = GREATEST(d.net + $3::bigint, 0)"
+            ),
+            &[&player, &(day as i64), &change],
+        )?;
+    }
     let body =
         MoveBody { bank: m.clone(), epoch: fence.filter(|_| m.kind.has_position()).map(|l| l.epoch), wallet, position };
     let mut chain = Chain::resume(seq as u64, &hash)

@@ -56,6 +56,7 @@ pub fn verify(client: &mut Client) -> Result<BankReport, BankError> {
     let mut report = BankReport::default();
     let mut wallets: BTreeMap<u32, i64> = BTreeMap::new();
     let mut positions: BTreeMap<(String, u32), i64> = BTreeMap::new();
+    let mut days: BTreeMap<(u32, u64), i64> = BTreeMap::new();
     let mut chain = Chain::new();
     let no_params: [i64; 0] = [];
     let mut rows =
@@ -95,6 +96,16 @@ pub fn verify(client: &mut Client) -> Result<BankReport, BankError> {
                 .problems
                 .push(format!("{at}: says the wallet was left at {}, the moves leave {}", body.wallet, *wallet));
         }
+        if let Some(d) = m.loss_day {
+            let net = days.entry((m.player, d.day)).or_insert(0);
+            *net = (*net + if m.kind == MoveKind::Allot { m.amount } else { -m.amount }).max(0);
+            if matches!(d.limit, Some(l) if *net > l) {
+                report.problems.push(format!(
+                    "{at}: player {}'s money at tables on day {} reached {}, past the loss limit of {} it was allotted under",
+                    m.player, d.day, *net, d.limit.unwrap_or_default()
+                ));
+            }
+        }
         if m.kind.has_position() && body.epoch.is_none() {
             report.problems.push(format!("{at}: names no lease epoch"));
         }
@@ -128,6 +139,7 @@ pub fn verify(client: &mut Client) -> Result<BankReport, BankError> {
         *report.allotted.entry(p.clone()).or_insert(0) += amount;
     }
     compare_rows(&mut tx, &mut report, &wallets, &positions)?;
+    compare_days(&mut tx, &mut report, &days)?;
     tx.commit()?;
     Ok(report)
 }
@@ -167,6 +179,30 @@ fn compare_rows(
             report
                 .problems
                 .push(format!("partition {} holds {row} of player {}'s money, its chain says {chain}", k.0, k.1));
+        }
+    }
+    Ok(())
+}
+
+/// Each player's money at tables each day, as the database holds it, against
+/// the chain's count (a forger who lowers it would buy a player more than
+/// their loss limit).
+fn compare_days(
+    tx: &mut postgres::Transaction<'_>,
+    report: &mut BankReport,
+    days: &BTreeMap<(u32, u64), i64>,
+) -> Result<(), BankError> {
+    let mut rows: BTreeMap<(u32, u64), i64> = BTreeMap::new();
+    for r in tx.query(&format!("SELECT player, day, net FROM {SCHEMA}.days"), &[])? {
+        rows.insert((r.get::<_, i64>(0) as u32, r.get::<_, i64>(1) as u64), r.get(2));
+    }
+    for k in days.keys().chain(rows.keys()).collect::<std::collections::BTreeSet<_>>() {
+        let (chain, row) = (days.get(k).copied().unwrap_or(0), rows.get(k).copied().unwrap_or(0));
+        if chain != row {
+            report.problems.push(format!(
+                "player {} on day {}: the bank counts {row} gone out to tables, its chain says {chain}",
+                k.0, k.1
+            ));
         }
     }
     Ok(())

@@ -41,7 +41,7 @@ use baccarat_table::engine::PlayerId;
 
 use super::Casino;
 use crate::audit::{CasinoEvent, Record};
-use crate::bank::{Move, MoveBody, MoveKind};
+use crate::bank::{LossDay, Move, MoveBody, MoveKind};
 use crate::ledger::{AccountKind, Cause, Op};
 use crate::store::Commit;
 
@@ -198,6 +198,7 @@ impl Casino {
                 amount: amount.0,
                 partition: Some(partition.clone()),
                 reference,
+                loss_day: Some(LossDay { day: now / super::self_limits::DAY_MS, limit: None }),
             });
             given += 1;
         }
@@ -232,6 +233,7 @@ impl Casino {
             amount: amount.0,
             partition: Some(partition),
             reference: reference.to_string(),
+            loss_day: None,
         });
         Ok(())
     }

@@ -46,7 +46,8 @@ pub const MAX_MINUTES: u32 = 1_440;
 /// The longest cool-off a player may ask for at once: a year, in hours.
 pub const MAX_COOL_OFF_HOURS: u64 = 8_760;
 
-const DAY_MS: u64 = 86_400_000;
+/// A day, in ms (limits count UTC days).
+pub const DAY_MS: u64 = 86_400_000;
 
 /// One limit: the value in force, and a looser one waiting for its time.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

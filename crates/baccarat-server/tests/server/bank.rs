@@ -4,25 +4,39 @@
 //! each move a record of the bank's chain that `bank::verify` recomputes.
 
 use baccarat_server::bank::verify::verify;
-use baccarat_server::bank::{Bank, BankError, Move, MoveKind};
+use baccarat_server::bank::{Bank, BankError, LossDay, Move, MoveKind};
 use baccarat_server::pg_store::{Lease, PgStore};
 
 use super::pg::database;
 
 fn deposit(player: u32, amount: i64, reference: &str) -> Move {
-    Move { kind: MoveKind::Deposit, player, amount, partition: None, reference: reference.into() }
+    Move { kind: MoveKind::Deposit, player, amount, partition: None, reference: reference.into(), loss_day: None }
 }
 
 fn withdrawal(player: u32, amount: i64, reference: &str) -> Move {
-    Move { kind: MoveKind::Withdrawal, player, amount, partition: None, reference: reference.into() }
+    Move { kind: MoveKind::Withdrawal, player, amount, partition: None, reference: reference.into(), loss_day: None }
 }
 
 fn allot(partition: &str, player: u32, amount: i64, reference: &str) -> Move {
-    Move { kind: MoveKind::Allot, player, amount, partition: Some(partition.into()), reference: reference.into() }
+    Move {
+        kind: MoveKind::Allot,
+        player,
+        amount,
+        partition: Some(partition.into()),
+        reference: reference.into(),
+        loss_day: None,
+    }
 }
 
 fn give_back(partition: &str, player: u32, amount: i64, reference: &str) -> Move {
-    Move { kind: MoveKind::Return, player, amount, partition: Some(partition.into()), reference: reference.into() }
+    Move {
+        kind: MoveKind::Return,
+        player,
+        amount,
+        partition: Some(partition.into()),
+        reference: reference.into(),
+        loss_day: None,
+    }
 }
 
 /// A database with the casino's schema (its leases) and the bank's, and a
@@ -241,7 +255,8 @@ fn a_bad_move_is_refused_by_its_field() {
 /// A forger with write access to the database: a balance raised, a
 /// position lowered, a move's amount edited, a move deleted. `verify` names
 /// each. (A forger who rewrites the whole chain from the edit on, hashes and
-/// all, is caught only by anchoring the bank's head: not built yet.)
+/// all, or appends a move of his own, is caught by the partitions' anchored
+/// chains, which record every move a server makes: `partition.rs`.)
 #[test]
 fn verify_names_what_a_forger_changed() {
     let cases = [
@@ -293,4 +308,51 @@ fn several_moves_in_one_transaction_each_made_or_refused_on_its_own() {
     let r = bank.with_client(verify).unwrap();
     assert!(r.ok(), "{:?}", r.problems);
     assert_eq!((r.moves, r.at_bank, r.allotted.get("east")), (3, 0, Some(&1_000)));
+}
+
+/// A player's money gone out to tables each day, net of what came back,
+/// never below zero, stops at their loss limit across partitions: an
+/// allotment past it is refused (in a batch, made for what the limit
+/// leaves), a return gives room back, a win brought home buys no more than
+/// the limit, and the next day counts afresh. `verify` recounts the days
+/// from the chain and names a count a forger lowered.
+#[test]
+fn money_at_tables_each_day_stops_at_the_loss_limit() {
+    let (url, leases) = casino("bank_days", &["east", "west"]);
+    let mut bank = Bank::connect(&url).unwrap();
+    bank.make(&deposit(1, 100_000, "d1"), None).unwrap();
+    let day = |d: u64, limit: Option<i64>| Some(LossDay { day: d, limit });
+    let out = |p: &str, amount: i64, r: &str, d| Move { loss_day: d, ..allot(p, 1, amount, r) };
+    let back = |p: &str, amount: i64, r: &str, d| Move { loss_day: d, ..give_back(p, 1, amount, r) };
+    bank.make(&out("east", 3_000, "e1", day(10, Some(5_000))), Some(&leases[0])).unwrap();
+    match bank.make(&out("west", 3_000, "w1", day(10, Some(5_000))), Some(&leases[1])) {
+        Err(BankError::Limited { player: 1, limit: 5_000, net: 3_000 }) => {}
+        other => panic!("{other:?}"),
+    }
+    let made = bank.make_all(&[out("west", 3_000, "w2", day(10, Some(5_000)))], Some(&leases[1]), true);
+    assert_eq!(made[0].as_ref().unwrap().body.bank.amount, 2_000, "what the limit leaves");
+    bank.make(&back("east", 3_000, "e2", day(10, None)), Some(&leases[0])).unwrap();
+    bank.make(&out("east", 3_000, "e3", day(10, Some(5_000))), Some(&leases[0])).unwrap();
+    // West brings 12,000 home (a win of 10,000): the count goes to zero,
+    // not below, so the day still allows 5,000 and no more.
+    bank.make(&back("west", 12_000, "w3", day(10, None)), Some(&leases[1])).unwrap();
+    bank.make(&out("west", 5_000, "w4", day(10, Some(5_000))), Some(&leases[1])).unwrap();
+    assert!(matches!(
+        bank.make(&out("west", 1, "w5", day(10, Some(5_000))), Some(&leases[1])),
+        Err(BankError::Limited { net: 5_000, .. })
+    ));
+    bank.make(&out("west", 5_000, "w6", day(11, Some(5_000))), Some(&leases[1])).unwrap();
+    let bad = Move { loss_day: day(10, Some(5_000)), ..deposit(1, 5, "d2") };
+    assert!(matches!(bank.make(&bad, None), Err(BankError::Invalid { field: "loss_day", .. })));
+    let r = bank.with_client(verify).unwrap();
+    assert!(r.ok(), "{:?}", r.problems);
+    bank.with_client(|c| c.batch_execute("UPDATE baccarat_bank.days SET net = 0 WHERE day = 10").unwrap());
+    let r = bank.with_client(verify).unwrap();
+    assert!(
+        r.problems
+            .iter()
+            .any(|p| p.contains("player 1 on day 10: the bank counts 0 gone out to tables, its chain says 5000")),
+        "{:?}",
+        r.problems
+    );
 }

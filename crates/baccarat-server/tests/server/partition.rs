@@ -79,6 +79,7 @@ impl Part {
                 amount: amount - have,
                 partition: Some(self.name.clone()),
                 reference: format!("{}:e{}:a{}", self.name, self.lease.epoch, self.allotments),
+                loss_day: None,
             };
             match self.bank.make(&m, Some(&self.lease)) {
                 Ok(made) => self
@@ -90,18 +91,7 @@ impl Part {
                 Err(e) => panic!("{e}"),
             }
         }
-        let r = self.casino.handle(
-            Request::Wager {
-                table: 1,
-                player: PlayerId(player),
-                spot: Spot::Box(player as u8),
-                bet: Bet::Banker,
-                amount: Money(amount),
-                ante: Money::ZERO,
-                key: key.into(),
-            },
-            &mut commit,
-        );
+        let r = self.casino.handle(banker(player, amount, key), &mut commit);
         self.store.commit(&commit).unwrap();
         r
     }
@@ -138,6 +128,19 @@ impl Part {
 
     fn wallet(&self, player: u32) -> (i64, i64) {
         self.casino.balance(PlayerId(player)).map_or((0, 0), |b| (b.0 .0, b.1 .0))
+    }
+}
+
+/// Player `player`'s wager of `amount` on Banker at table 1, from their box.
+fn banker(player: u32, amount: i64, key: &str) -> Request {
+    Request::Wager {
+        table: 1,
+        player: PlayerId(player),
+        spot: Spot::Box(player as u8),
+        bet: Bet::Banker,
+        amount: Money(amount),
+        ante: Money::ZERO,
+        key: key.into(),
     }
 }
 
@@ -251,6 +254,7 @@ fn an_allotment_the_partition_never_recorded_is_taken_at_the_next_start() {
         amount: 2_500,
         partition: Some("east".into()),
         reference: "east:e1:a99".into(),
+        loss_day: None,
     };
     let made = east.bank.make(&lost, Some(&east.lease)).unwrap();
     let mut doomed = Commit::default();
@@ -338,6 +342,7 @@ fn money_moved_at_the_bank_outside_the_partitions_books_is_named() {
         amount: 5_000,
         partition: Some("east".into()),
         reference: "east:forged".into(),
+        loss_day: None,
     };
     east.bank.make(&minted, Some(&east.lease)).unwrap();
     let (report, _, problems) = check_partition(&url, "east").unwrap();
@@ -440,6 +445,7 @@ fn an_allotment_booked_to_another_player_is_named() {
         amount: 3_000,
         partition: Some("east".into()),
         reference: "east:alice".into(),
+        loss_day: None,
     };
     let made = east.bank.make(&alice, Some(&east.lease)).unwrap();
     let mut commit = Commit::default();
@@ -683,6 +689,7 @@ fn money_minted_at_the_bank_by_hand_is_named() {
         amount: 1_000_000,
         partition: partition.map(String::from),
         reference: reference.into(),
+        loss_day: None,
     };
     let loose = forger.make(&mint(None, "mint-1"), None).unwrap().record.seq;
     let named = forger.make(&mint(Some("east"), "mint-2"), None).unwrap().record.seq;
@@ -704,6 +711,34 @@ fn money_minted_at_the_bank_by_hand_is_named() {
     );
 }
 
+/// Partitions east and west of a fresh casino, player 1 with 100,000 at the
+/// bank (bought at east's cage).
+fn two_with_money(name: &str) -> (String, Part, Part) {
+    let db = database(name);
+    let mut east = Part::new(&db, "east");
+    let west = Part::new(&db, "west");
+    deposit(&mut east, 1, 100_000);
+    (db, east, west)
+}
+
+/// The writer's link to the bank for `p`.
+fn link_of(db: &str, p: &Part) -> baccarat_server::bank::link::BankLink {
+    baccarat_server::bank::link::BankLink::connect(&partition_url(db, &p.name).unwrap(), &p.name, p.lease.clone())
+        .unwrap()
+}
+
+/// Player 1 asks `p`'s server to change their limits: the link's answer.
+fn ask_limits(
+    p: &mut Part,
+    l: &mut baccarat_server::bank::link::BankLink,
+    change: baccarat_server::casino::SelfLimitsChange,
+) -> Option<Reply> {
+    let mut commit = Commit::default();
+    let r = l.before(&mut p.casino, &Request::SelfLimits { player: PlayerId(1), change }, &mut commit);
+    p.store.commit(&commit).unwrap();
+    r
+}
+
 /// A player's own limits are theirs at every partition (`bank/limits.rs`):
 /// a loss limit asked at west is in force at east once east's writer reads
 /// the bank's log of limits, and a cool-off asked at east stops wagers at
@@ -714,18 +749,10 @@ fn money_minted_at_the_bank_by_hand_is_named() {
 fn a_players_own_limits_hold_at_every_partition() {
     use baccarat_server::bank::link::BankLink;
     use baccarat_server::casino::{recover, Keys, SelfLimitsChange};
-    let db = database("partition_limits");
-    let mut east = Part::new(&db, "east");
-    let mut west = Part::new(&db, "west");
-    deposit(&mut east, 1, 100_000);
-    let link = |p: &Part| BankLink::connect(&partition_url(&db, &p.name).unwrap(), &p.name, p.lease.clone()).unwrap();
+    let (db, mut east, mut west) = two_with_money("partition_limits");
+    let link = |p: &Part| link_of(&db, p);
     let (mut east_link, mut west_link) = (link(&east), link(&west));
-    let ask = |p: &mut Part, l: &mut BankLink, change: SelfLimitsChange| {
-        let mut commit = Commit::default();
-        let r = l.before(&mut p.casino, &Request::SelfLimits { player: PlayerId(1), change }, &mut commit);
-        p.store.commit(&commit).unwrap();
-        r
-    };
+    let ask = ask_limits;
     let poll = |p: &mut Part, l: &mut BankLink| {
         let mut commit = Commit::default();
         l.poll(&mut p.casino, &mut commit);
@@ -804,4 +831,72 @@ impl CasinoEventForged {
             shared: None,
         }
     }
+}
+
+/// What the writer does with one wager at a partition (`writer.rs`): the
+/// players' limits read from the bank's log, the wager funded at the bank,
+/// then refused by the link or handled by the casino, in one commit.
+fn through_writer(
+    p: &mut Part,
+    l: &mut baccarat_server::bank::link::BankLink,
+    player: u32,
+    amount: i64,
+    key: &str,
+) -> Reply {
+    let req = banker(player, amount, key);
+    let mut commit = Commit::default();
+    l.poll(&mut p.casino, &mut commit);
+    l.fund_batch(&mut p.casino, std::iter::once(&req), &mut commit);
+    let r = match l.before(&mut p.casino, &req, &mut commit) {
+        Some(r) => r,
+        None => p.casino.handle(req, &mut commit),
+    };
+    p.store.commit(&commit).unwrap();
+    r
+}
+
+/// A player's loss limit counts their money at every partition's tables
+/// (`bank/limits.rs`, the bank's count of each day): with a limit of 5,000
+/// asked at west, 4,000 staked at east leaves 1,000 for west, whose wager
+/// of 2,000 is refused as the limit's (not as a short wallet: 96,000 is
+/// still at the bank); once east's coup is over and what is left of its
+/// money is back at the bank, the day's count is what was not brought back.
+#[test]
+fn a_loss_limit_counts_the_money_at_every_partitions_tables() {
+    use baccarat_server::bank::verify::check_partition;
+    use baccarat_server::casino::SelfLimitsChange;
+    let (db, mut east, mut west) = two_with_money("partition_loss_days");
+    let (mut east_link, mut west_link) = (link_of(&db, &east), link_of(&db, &west));
+    let change = SelfLimitsChange::Set { loss_per_day: Some(Money(5_000)), minutes_per_day: None };
+    let asked = ask_limits(&mut west, &mut west_link, change);
+    assert!(matches!(asked, Some(Reply::SelfLimits { .. })), "{asked:?}");
+    east.open_betting();
+    west.open_betting();
+
+    assert!(matches!(through_writer(&mut east, &mut east_link, 1, 4_000, "e1"), Reply::Wager { .. }));
+    assert_eq!(east.wallet(1), (4_000, 0), "no headroom for a player with a loss limit");
+    match through_writer(&mut west, &mut west_link, 1, 2_000, "w1") {
+        Reply::Refused { code: Code::SelfLimit, message, .. } => {
+            assert!(message.contains("counted at every table"), "{message}")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(through_writer(&mut west, &mut west_link, 1, 1_000, "w2"), Reply::Wager { .. }));
+    let days = || {
+        let mut c = postgres::Client::connect(&db, postgres::NoTls).unwrap();
+        c.query_one("SELECT net FROM baccarat_bank.days WHERE player = 1", &[]).unwrap().get::<_, i64>(0)
+    };
+    assert_eq!(days(), 5_000);
+    let mut bank = Bank::connect(&db).unwrap();
+    let before = bank.wallet(1).unwrap();
+    east.finish_coup();
+    east.sweep();
+    let mut commit = Commit::default();
+    east.casino.return_idle(&mut commit);
+    east.store.commit(&commit).unwrap();
+    let brought_back = bank.wallet(1).unwrap() - before;
+    assert_eq!(days(), (5_000 - brought_back).max(0), "what came back from east ({brought_back}) is room again");
+    books_agree(&mut [&mut east, &mut west], &mut bank);
+    let (report, notes, problems) = check_partition(&partition_url(&db, "east").unwrap(), "east").unwrap();
+    assert!(report.ok() && notes.is_empty() && problems.is_empty(), "{report:?} {notes:?} {problems:?}");
 }

@@ -85,6 +85,14 @@ impl Default for BankSide {
 }
 
 impl BankSide {
+    /// At a partition: `player`'s wallet here may hold money to give back
+    /// (seen now, unless it was already a candidate).
+    pub fn may_give_back(&mut self, player: PlayerId, now: u64) {
+        if self.partition.is_some() {
+            self.idle.entry(player).or_insert(now);
+        }
+    }
+
     /// Take a record of the casino's chain (recovery replays them).
     pub fn replay(&mut self, e: &CasinoEvent) {
         match e {
@@ -159,7 +167,20 @@ impl Casino {
     /// given back. (Nothing on a casino that is no partition.)
     pub fn return_idle(&mut self, commit: &mut Commit) -> usize {
         let Some(partition) = self.bank.partition.clone() else { return 0 };
-        let Some(bank) = self.ledger.find(&AccountKind::Bank) else { return 0 };
+        if self.bank.idle.is_empty() {
+            return 0;
+        }
+        // (A partition that never took an allotment opens its account at
+        // the bank with its first return: a prize won here, say.)
+        let bank = match self.ledger.find(&AccountKind::Bank) {
+            Some(b) => b,
+            None => {
+                self.ledger.set_time((self.clock)());
+                let b = self.ledger.open(AccountKind::Bank);
+                self.opened(commit);
+                b
+            }
+        };
         let (now, after) = ((self.clock)(), self.bank.return_after_ms);
         // Who is due: the others' times are brought up to date in place.
         let mut due = Vec::new();

@@ -130,6 +130,9 @@ impl Casino {
 
     /// A player's wallet (opened on first use).
     pub fn wallet(&mut self, player: PlayerId) -> AccountId {
+        // At a partition, money that comes into a wallet by any way (a
+        // payout, a prize, a refund) goes back to the bank in its turn.
+        self.bank.may_give_back(player, (self.clock)());
         self.ledger.open(AccountKind::Wallet { player })
     }
 

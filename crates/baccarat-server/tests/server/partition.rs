@@ -900,3 +900,35 @@ fn a_loss_limit_counts_the_money_at_every_partitions_tables() {
     let (report, notes, problems) = check_partition(&partition_url(&db, "east").unwrap(), "east").unwrap();
     assert!(report.ok() && notes.is_empty() && problems.is_empty(), "{report:?} {notes:?} {problems:?}");
 }
+
+/// A cash prize paid at a partition (a promotion's draw, NSW 16.7.7) to a
+/// player who never played there goes back to the bank a while later, as
+/// any money in a wallet there does: it does not wait in the partition's
+/// wallet for an allotment that may never come.
+#[test]
+fn a_prize_paid_at_a_partition_goes_back_to_the_bank() {
+    use baccarat_server::casino::bank_side::RETURN_AFTER_MS;
+    let db = database("partition_prize");
+    let mut east = Part::new(&db, "east");
+    let terms =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../promotions/friday-draw.toml")).unwrap();
+    east.now.store(1_796_083_200_000, std::sync::atomic::Ordering::Relaxed); // before entries close
+    assert_eq!(east.step(Request::CreatePromotion { terms }), Reply::Promotion { promotion: 1 });
+    east.now.store(1_796_374_800_000, std::sync::atomic::Ordering::Relaxed); // after the draw's time
+    let draw = Request::DrawPromotion { promotion: 1, entries: vec![(PlayerId(9), 1)], scrutineer: None };
+    assert_eq!(east.step(draw), Reply::Promotion { promotion: 1 });
+    let cash = east.wallet(9).0;
+    assert_eq!(cash, 2_500_000, "the cash prize, in the wallet here");
+    let mut bank = Bank::connect(&db).unwrap();
+    let give_back = |east: &mut Part| {
+        let mut commit = Commit::default();
+        let n = east.casino.return_idle(&mut commit);
+        east.store.commit(&commit).unwrap();
+        n
+    };
+    assert_eq!(give_back(&mut east), 0, "not at once");
+    east.wait(RETURN_AFTER_MS);
+    assert_eq!(give_back(&mut east), 1);
+    assert_eq!((east.wallet(9), bank.wallet(9).unwrap()), ((0, 0), cash));
+    books_agree(&mut [&mut east], &mut bank);
+}

@@ -73,7 +73,7 @@ impl BankLink {
 
     /// Before a batch's requests are handled: take from the bank, in one
     /// transaction, what each player's wallet here lacks for all their
-    /// wagers in the batch and [`HEADROOM`] times more (all the bank holds,
+    /// wagers (and tournament entry fees) in the batch and [`HEADROOM`] times more (all the bank holds,
     /// if that is less: the casino refuses what is still short). One fsync at the bank a batch, not one
     /// a wager: asked one at a time, a partition under `loadgen` accepted
     /// 2.7 k bets/s.
@@ -84,20 +84,26 @@ impl BankLink {
         commit: &mut Commit,
     ) {
         let mut need: std::collections::BTreeMap<PlayerId, Money> = std::collections::BTreeMap::new();
+        // A table not taking wagers refuses them whatever the wallet holds
+        // (under `loadgen`, about half of all wagers): no money is moved
+        // for them.
+        let betting =
+            |casino: &Casino, table: &u32| casino.phase(*table) == Some(baccarat_table::engine::Phase::Betting);
         for r in requests {
-            let (table, player, amount) = match r {
-                Request::Wager { table, player, amount, ante, .. } => (*table, *player, *amount + *ante),
-                Request::Wagers { table, player, slip, .. } => {
-                    (*table, *player, slip.iter().fold(Money::ZERO, |m, l| m + l.amount + l.ante))
+            let (player, amount) = match r {
+                Request::Wager { table, player, amount, ante, .. } if betting(casino, table) => {
+                    (*player, *amount + *ante)
                 }
+                Request::Wagers { table, player, slip, .. } if betting(casino, table) => {
+                    (*player, slip.iter().fold(Money::ZERO, |m, l| m + l.amount + l.ante))
+                }
+                // A tournament's entry fee comes from the wallet here too.
+                Request::EnterTournament { tournament, player } => match casino.entry_fee(*tournament) {
+                    Some(fee) => (*player, fee),
+                    None => continue,
+                },
                 _ => continue,
             };
-            // A table not taking wagers refuses them whatever the wallet
-            // holds (under `loadgen`, about half of all wagers): no money
-            // is moved for them.
-            if casino.phase(table) != Some(baccarat_table::engine::Phase::Betting) {
-                continue;
-            }
             let n = need.entry(player).or_insert(Money::ZERO);
             *n = *n + amount;
         }

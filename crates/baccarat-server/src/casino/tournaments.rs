@@ -191,6 +191,14 @@ impl Casino {
 
     /// A player enters, paying the fee into the pool (NSW 15.3.2), before the
     /// start and while there is room (NSW 15.4.2(i)).
+    /// The entry fee of tournament `id`, if it takes entries now and has
+    /// one (a partition funds it from the bank first: `bank/link.rs`).
+    pub fn entry_fee(&self, id: u32) -> Option<Money> {
+        let t = self.tournaments.get(&id)?;
+        let open = !t.state.cancelled && (self.clock)() < t.conditions.starts_ms;
+        Some(Money(t.conditions.spec.entry.fee)).filter(|f| open && f.0 > 0)
+    }
+
     pub(super) fn enter_tournament(&mut self, id: u32, player: PlayerId, commit: &mut Commit) -> Reply {
         let now = (self.clock)();
         let Some(t) = self.tournaments.get(&id) else { return no_tournament(id) };

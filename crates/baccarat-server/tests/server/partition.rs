@@ -843,7 +843,14 @@ fn through_writer(
     amount: i64,
     key: &str,
 ) -> Reply {
-    let req = banker(player, amount, key);
+    writer_step(p, l, banker(player, amount, key))
+}
+
+/// What the writer does with one request at a partition: the players'
+/// limits read from the bank's log, what the request needs funded at the
+/// bank, then the request refused by the link or handled by the casino, in
+/// one commit.
+fn writer_step(p: &mut Part, l: &mut baccarat_server::bank::link::BankLink, req: Request) -> Reply {
     let mut commit = Commit::default();
     l.poll(&mut p.casino, &mut commit);
     l.fund_batch(&mut p.casino, std::iter::once(&req), &mut commit);
@@ -930,5 +937,34 @@ fn a_prize_paid_at_a_partition_goes_back_to_the_bank() {
     east.wait(RETURN_AFTER_MS);
     assert_eq!(give_back(&mut east), 1);
     assert_eq!((east.wallet(9), bank.wallet(9).unwrap()), ((0, 0), cash));
+    books_agree(&mut [&mut east], &mut bank);
+}
+
+/// A tournament's entry fee at a partition comes from the bank as a
+/// wager's stake does (NSW 15.3.2: the fee into the prize pool), for a
+/// player who holds nothing at that partition; a withdrawal's refund goes
+/// back to the bank in its turn.
+#[test]
+fn a_tournament_entry_fee_at_a_partition_is_funded_from_the_bank() {
+    use baccarat_server::casino::bank_side::RETURN_AFTER_MS;
+    let (db, mut east, _west) = two_with_money("partition_tournament");
+    let mut link = link_of(&db, &east);
+    let conditions = super::tournament::cup("2026-12-05T10:00:00Z", 25_000);
+    east.now.store(1_796_083_200_000, std::sync::atomic::Ordering::Relaxed); // 2026-12-01
+    let created = east.step(Request::CreateTournament { conditions });
+    assert!(matches!(created, Reply::Tournament { tournament: 1, .. }), "{created:?}");
+    assert_eq!(east.wallet(1), (0, 0), "nothing at east");
+    let entered = writer_step(&mut east, &mut link, Request::EnterTournament { tournament: 1, player: PlayerId(1) });
+    assert!(matches!(entered, Reply::Tournament { tournament: 1, entrants: 1 }), "{entered:?}");
+    let mut bank = Bank::connect(&db).unwrap();
+    let at_bank = bank.wallet(1).unwrap();
+    assert!(at_bank <= 75_000, "the fee came from the bank: {at_bank}");
+    let withdrawn = east.step(Request::WithdrawFromTournament { tournament: 1, player: PlayerId(1) });
+    assert!(matches!(withdrawn, Reply::Tournament { tournament: 1, entrants: 0 }), "{withdrawn:?}");
+    east.wait(RETURN_AFTER_MS);
+    let mut commit = Commit::default();
+    east.casino.return_idle(&mut commit);
+    east.store.commit(&commit).unwrap();
+    assert_eq!((east.wallet(1), bank.wallet(1).unwrap()), ((0, 0), 100_000), "every chip back at the bank");
     books_agree(&mut [&mut east], &mut bank);
 }

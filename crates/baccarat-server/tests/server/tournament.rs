@@ -20,7 +20,9 @@ use super::common::spawn_app_with;
 /// 2026-12-01T00:00:00Z.
 const NOW: u64 = 1_796_083_200_000;
 
-fn cup(starts: &str, fee: i64) -> String {
+/// A cup's conditions: one final of five coups, starting at `starts`, with
+/// an entry fee of `fee`.
+pub(super) fn cup(starts: &str, fee: i64) -> String {
     format!(
         r#"name = "Server Cup"
 rulebook = "nsw-2021"

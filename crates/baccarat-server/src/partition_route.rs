@@ -110,6 +110,9 @@ pub type Places = Arc<BTreeMap<String, Place>>;
 /// and kept for `keep_ms` (see the module's notes).
 pub struct Directory {
     pg: Arc<PgThread>,
+    /// Players' reads of the bank (`/api/me`), on a connection of their own
+    /// so that a player who asks often does not hold up the routing.
+    reads: Arc<PgThread>,
     /// This server's own partition, if it serves one.
     pub own: Option<String>,
     keep_ms: u64,
@@ -126,8 +129,10 @@ impl Directory {
     /// read by their schemas' names).
     pub fn connect(url: &str, own: Option<String>, keep_ms: u64, clock: Clock) -> Result<Directory, String> {
         let pg = PgThread::connect(url).map_err(|e| format!("the partitions' directory: {e}"))?;
+        let reads = PgThread::connect(url).map_err(|e| format!("the bank's reader: {e}"))?;
         Ok(Directory {
             pg: Arc::new(pg),
+            reads: Arc::new(reads),
             own,
             keep_ms,
             clock,
@@ -168,16 +173,17 @@ impl Directory {
         *self.known.lock().expect("directory lock") = None;
     }
 
-    /// Run `f` on the directory's connection, off the async runtime's threads.
-    pub async fn with_client<T: Send + 'static>(
+    /// Run `f` on the connection for players' reads of the bank, off the
+    /// async runtime's threads.
+    pub async fn read_bank<T: Send + 'static>(
         &self,
         f: impl FnOnce(&mut postgres::Client) -> T + Send + 'static,
     ) -> Result<T, String> {
-        let pg = self.pg.clone();
+        let pg = self.reads.clone();
         tokio::task::spawn_blocking(move || pg.run(f))
             .await
             .map_err(|e| e.to_string())?
-            .ok_or_else(|| "the partitions' directory lost its database connection; restart the server".into())
+            .ok_or_else(|| "the bank's reader lost its database connection; restart the server".into())
     }
 }
 

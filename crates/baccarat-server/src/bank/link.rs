@@ -278,9 +278,15 @@ impl BankLink {
         commit: &mut Commit,
     ) -> Reply {
         let reference = super::cage_reference(&self.partition, player.0, key);
-        let made = match self.bank.find(&reference) {
-            Ok(found) => found.map(|b| b.bank.amount),
-            Err(e) => return Reply::refused(Code::Wallet, format!("the bank cannot be read: {e}")),
+        // The wallet and the move under the reference, as of one moment.
+        let (at_bank, made) = match self.bank.wallet_and_move(player.0, &reference) {
+            Ok((w, found)) => (w, found.map(|b| b.bank.amount)),
+            Err(e) => {
+                return Reply::refused(
+                    Code::Unavailable,
+                    format!("the bank cannot be read: {e}; retry with the same key"),
+                )
+            }
         };
         // What is not at the bank yet (this deposit, or its first sending
         // still in a commit on its way) is added to the bank's balance.
@@ -299,13 +305,8 @@ impl BankLink {
                 amount
             }
         };
-        match self.bank.wallet(player.0) {
-            Ok(at_bank) => {
-                let here = casino.balance(player).map_or(0, |b| b.0 .0);
-                Reply::Deposit { balance: Money(at_bank + on_its_way.0 + here) }
-            }
-            Err(e) => Reply::refused(Code::Wallet, format!("the bank cannot be read: {e}")),
-        }
+        let here = casino.balance(player).map_or(0, |b| b.0 .0);
+        Reply::Deposit { balance: Money(at_bank + on_its_way.0 + here) }
     }
 }
 

@@ -96,12 +96,23 @@ impl Bank {
         wallet_in(&mut self.client, player)
     }
 
-    /// The move made under `reference`, if the bank has made one.
-    pub fn find(&mut self, reference: &str) -> Result<Option<MoveBody>, BankError> {
-        let row = self
-            .client
-            .query_opt(&format!("SELECT seq, prev, body, hash FROM {SCHEMA}.log WHERE ref = $1"), &[&reference])?;
-        row.map(|r| decode(&crate::pg_store::record_of(&r))).transpose()
+    /// Player `player`'s money at the bank, and the move made under
+    /// `reference` if the bank has made one, as of one moment (one
+    /// statement's snapshot).
+    pub fn wallet_and_move(&mut self, player: u32, reference: &str) -> Result<(i64, Option<MoveBody>), BankError> {
+        let row = self.client.query_one(
+            &format!(
+                "SELECT COALESCE((SELECT balance FROM {SCHEMA}.wallets WHERE player = $1), 0)::bigint,
+                        (SELECT body FROM {SCHEMA}.log WHERE ref = $2)"
+            ),
+            &[&(player as i64), &reference],
+        )?;
+        let body: Option<String> = row.get(1);
+        let made = body
+            .map(|b| serde_json::from_str(&b))
+            .transpose()
+            .map_err(|e| StoreError::Corrupt(format!("the bank's move under {reference:?}: unreadable: {e}")))?;
+        Ok((row.get(0), made))
     }
 
     /// What partition `partition` holds of player `player`'s money.

@@ -49,7 +49,17 @@ pub enum CasinoEvent {
     /// A partition of a PostgreSQL casino took a player's money from the
     /// bank (`bank/`): the bank's record of it, by number and hash, so that
     /// this chain, which the anchor file signs, pins the bank's chain too.
-    Allotted { player: baccarat_table::engine::PlayerId, amount: Money, bank_seq: u64, bank_hash: String },
+    Allotted {
+        player: baccarat_table::engine::PlayerId,
+        amount: Money,
+        bank_seq: u64,
+        bank_hash: String,
+        /// The player's first allotment that day at any partition (ms), as
+        /// the bank counted it: their play-time limit counts from it here
+        /// too (`casino/self_limits.rs`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        day_first_ms: Option<u64>,
+    },
     /// A partition gave a player's idle money back to the bank, in the same
     /// transaction as this record, under the bank reference `reference`.
     Returned { player: baccarat_table::engine::PlayerId, amount: Money, reference: String },

@@ -42,7 +42,14 @@
 //! day across all partitions is their limit, and, at most, what a
 //! partition still held for them when the day began (which that partition's
 //! own count limits); a win brought back, or yesterday's money, buys no more
-//! than the limit. The day's minutes are counted by each partition.
+//! than the limit.
+//!
+//! **The day's minutes across partitions.** The bank also keeps each
+//! player's first allotment of the day (`LossDay::at_ms`, the `days` row's
+//! `first_ms`), and answers it with every allotment; the partition records
+//! it (`allotted`'s `day_first_ms`) and counts a day it opens for the
+//! player from it. A day begun at a partition from money already there is
+//! known to the others from that partition's next allotment.
 
 use postgres::Client;
 

@@ -127,7 +127,7 @@ impl BankLink {
                     amount: (need.0 - have.0).saturating_add(headroom),
                     partition: Some(self.partition.clone()),
                     reference: format!("{}:e{}:a{}", self.partition, self.lease.epoch, self.asked),
-                    loss_day: Some(LossDay { day, limit: limit.map(|m| m.0) }),
+                    loss_day: Some(LossDay { day, limit: limit.map(|m| m.0), at_ms: Some(now) }),
                 });
                 needs.push((player, limit));
             }
@@ -156,9 +156,8 @@ impl BankLink {
             }
             match made {
                 Ok(m) => {
-                    let (r, player) = (&m.record, PlayerId(m.body.bank.player));
-                    if let Err(e) = casino.allotted(player, Money(m.body.bank.amount), r.seq, &r.hash, commit) {
-                        stop(70, &format!("the bank's allotment {} cannot be recorded here: {e}", r.seq));
+                    if let Err(e) = casino.allotted_made(&m.record, &m.body, commit) {
+                        stop(70, &format!("the bank's allotment {} cannot be recorded here: {e}", m.record.seq));
                     }
                 }
                 Err(BankError::Short { .. } | BankError::Limited { .. }) => {}

@@ -107,6 +107,8 @@ const MIGRATIONS: &[&str] = &[
     // back (never below zero): their loss limit across partitions.
     "CREATE TABLE baccarat_bank.days (player BIGINT NOT NULL, day BIGINT NOT NULL,
        net BIGINT NOT NULL CHECK (net >= 0), PRIMARY KEY (player, day));",
+    // 4: the day's first allotment, from which a play-time limit counts.
+    "ALTER TABLE baccarat_bank.days ADD COLUMN first_ms BIGINT;",
 ];
 
 /// What a move does.
@@ -169,6 +171,10 @@ pub struct LossDay {
     /// The loss limit in force (an allotment, for a player with one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<i64>,
+    /// An allotment's time (ms, the partition's clock): the bank keeps the
+    /// day's first, from which a play-time limit counts at every partition.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_ms: Option<u64>,
 }
 
 /// A move as the bank's chain records it: what was asked, and what it left.
@@ -184,6 +190,10 @@ pub struct MoveBody {
     /// took from the bank for them less what it gave back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub position: Option<i64>,
+    /// After an allotment with its time: the player's first allotment of
+    /// that day, at any partition (`LossDay::at_ms`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub day_first_ms: Option<u64>,
 }
 
 /// The bank's reference for a deposit at partition `partition`'s cage under
@@ -243,6 +253,12 @@ pub fn check(m: &Move) -> Result<(), BankError> {
         }
         Some(LossDay { limit: Some(l), .. }) if l <= 0 => return invalid("loss_day", "a limit is above zero"),
         Some(LossDay { day, .. }) if day > i64::MAX as u64 => return invalid("loss_day", "no such day"),
+        Some(LossDay { at_ms: Some(_), .. }) if m.kind != MoveKind::Allot => {
+            return invalid("loss_day", "only an allotment has a time")
+        }
+        Some(LossDay { day, at_ms: Some(at), .. }) if at / crate::casino::self_limits::DAY_MS != day => {
+            return invalid("loss_day", "its time is not in its day")
+        }
         _ => {}
     }
     match &m.partition {

@@ -226,7 +226,7 @@ pub fn make_in(tx: &mut Transaction<'_>, m: &Move, fence: Option<&Lease>) -> Res
     let player = m.player as i64;
     // The day's money gone out to tables, net, against the loss limit: a
     // refusal writes nothing.
-    if let Some(LossDay { day, limit: Some(limit) }) = m.loss_day {
+    if let Some(LossDay { day, limit: Some(limit), .. }) = m.loss_day {
         let net: i64 = tx
             .query_opt(
                 &format!("SELECT net FROM {SCHEMA}.days WHERE player = $1 AND day = $2"),
@@ -280,21 +280,34 @@ pub fn make_in(tx: &mut Transaction<'_>, m: &Move, fence: Option<&Lease>) -> Res
         }
         None => None,
     };
-    if let Some(LossDay { day, .. }) = m.loss_day {
+    let mut day_first_ms = None;
+    if let Some(LossDay { day, at_ms, .. }) = m.loss_day {
         // Out adds to the day's count; back takes from it, never below zero
         // (money that came back from yesterday's tables, or a win, buys no
-        // more than the limit today).
+        // more than the limit today). The day's first allotment is kept.
         let change = if m.kind == MoveKind::Allot { m.amount } else { -m.amount };
-        tx.execute(
-            &format!(
-                "INSERT INTO {SCHEMA}.days AS d (player, day, net) VALUES ($1, $2, GREATEST($3::bigint, 0))
-                 ON CONFLICT (player, day) DO UPDATE SET net = GREATEST(d.net + $3::bigint, 0)"
-            ),
-            &[&player, &(day as i64), &change],
-        )?;
+        let at = at_ms.map(|t| t as i64);
+        let first: Option<i64> = tx
+            .query_one(
+                &format!(
+                    "INSERT INTO {SCHEMA}.days AS d (player, day, net, first_ms)
+                     VALUES ($1, $2, GREATEST($3::bigint, 0), $4::bigint)
+                     ON CONFLICT (player, day) DO UPDATE SET net = GREATEST(d.net + $3::bigint, 0),
+                       first_ms = LEAST(d.first_ms, $4::bigint)
+                     RETURNING first_ms"
+                ),
+                &[&player, &(day as i64), &change, &at],
+            )?
+            .get(0);
+        day_first_ms = at.and(first).map(|f| f as u64);
     }
-    let body =
-        MoveBody { bank: m.clone(), epoch: fence.filter(|_| m.kind.has_position()).map(|l| l.epoch), wallet, position };
+    let body = MoveBody {
+        bank: m.clone(),
+        epoch: fence.filter(|_| m.kind.has_position()).map(|l| l.epoch),
+        wallet,
+        position,
+        day_first_ms,
+    };
     let mut chain = Chain::resume(seq as u64, &hash)
         .ok_or_else(|| StoreError::Corrupt(format!("the bank's head: {hash:?} is not a hash")))?;
     let record = chain.append(serde_json::to_string(&body).expect("a move serialises"));

@@ -56,7 +56,7 @@ pub fn verify(client: &mut Client) -> Result<BankReport, BankError> {
     let mut report = BankReport::default();
     let mut wallets: BTreeMap<u32, i64> = BTreeMap::new();
     let mut positions: BTreeMap<(String, u32), i64> = BTreeMap::new();
-    let mut days: BTreeMap<(u32, u64), i64> = BTreeMap::new();
+    let mut days: BTreeMap<(u32, u64), (i64, Option<u64>)> = BTreeMap::new();
     let mut chain = Chain::new();
     let no_params: [i64; 0] = [];
     let mut rows =
@@ -97,8 +97,17 @@ pub fn verify(client: &mut Client) -> Result<BankReport, BankError> {
                 .push(format!("{at}: says the wallet was left at {}, the moves leave {}", body.wallet, *wallet));
         }
         if let Some(d) = m.loss_day {
-            let net = days.entry((m.player, d.day)).or_insert(0);
+            let (net, first) = days.entry((m.player, d.day)).or_insert((0, None));
             *net = (*net + if m.kind == MoveKind::Allot { m.amount } else { -m.amount }).max(0);
+            if let Some(t) = d.at_ms {
+                *first = Some(first.map_or(t, |f| f.min(t)));
+                if body.day_first_ms != *first {
+                    report.problems.push(format!(
+                        "{at}: says the day's first allotment was at {:?}, the moves say {:?}",
+                        body.day_first_ms, *first
+                    ));
+                }
+            }
             if matches!(d.limit, Some(l) if *net > l) {
                 report.problems.push(format!(
                     "{at}: player {}'s money at tables on day {} reached {}, past the loss limit of {} it was allotted under",
@@ -190,18 +199,25 @@ fn compare_rows(
 fn compare_days(
     tx: &mut postgres::Transaction<'_>,
     report: &mut BankReport,
-    days: &BTreeMap<(u32, u64), i64>,
+    days: &BTreeMap<(u32, u64), (i64, Option<u64>)>,
 ) -> Result<(), BankError> {
-    let mut rows: BTreeMap<(u32, u64), i64> = BTreeMap::new();
-    for r in tx.query(&format!("SELECT player, day, net FROM {SCHEMA}.days"), &[])? {
-        rows.insert((r.get::<_, i64>(0) as u32, r.get::<_, i64>(1) as u64), r.get(2));
+    let mut rows: BTreeMap<(u32, u64), (i64, Option<u64>)> = BTreeMap::new();
+    for r in tx.query(&format!("SELECT player, day, net, first_ms FROM {SCHEMA}.days"), &[])? {
+        let first: Option<i64> = r.get(3);
+        rows.insert((r.get::<_, i64>(0) as u32, r.get::<_, i64>(1) as u64), (r.get(2), first.map(|f| f as u64)));
     }
     for k in days.keys().chain(rows.keys()).collect::<std::collections::BTreeSet<_>>() {
-        let (chain, row) = (days.get(k).copied().unwrap_or(0), rows.get(k).copied().unwrap_or(0));
-        if chain != row {
+        let (chain, row) = (days.get(k).copied().unwrap_or((0, None)), rows.get(k).copied().unwrap_or((0, None)));
+        if chain.0 != row.0 {
             report.problems.push(format!(
-                "player {} on day {}: the bank counts {row} gone out to tables, its chain says {chain}",
-                k.0, k.1
+                "player {} on day {}: the bank counts {} gone out to tables, its chain says {}",
+                k.0, k.1, row.0, chain.0
+            ));
+        }
+        if chain.1 != row.1 {
+            report.problems.push(format!(
+                "player {} on day {}: the bank has the day's first allotment at {:?}, its chain says {:?}",
+                k.0, k.1, row.1, chain.1
             ));
         }
     }
@@ -254,7 +270,7 @@ pub fn partition_agrees(client: &mut Client, partition: &str) -> Result<(Vec<Str
         let (at, body): (i64, String) = (r.get(0), r.get(1));
         let at = format!("partition {partition}: its chain's record {at}");
         match Body::decode(&body).ok().and_then(|b| b.casino) {
-            Some(CasinoEvent::Allotted { player, amount, bank_seq, bank_hash }) => {
+            Some(CasinoEvent::Allotted { player, amount, bank_seq, bank_hash, .. }) => {
                 last = last.max(bank_seq);
                 match moves.get_mut(&bank_seq) {
                     Some((b, hash, seen))

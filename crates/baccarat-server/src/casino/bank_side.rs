@@ -133,6 +133,25 @@ impl Casino {
         bank_hash: &str,
         commit: &mut Commit,
     ) -> Result<(), String> {
+        self.allotted_on_day(player, amount, bank_seq, bank_hash, None, commit)
+    }
+
+    /// As [`Casino::allotted`], for the bank's record `r` of the move `body`
+    /// (with the day's first allotment it counted).
+    pub fn allotted_made(&mut self, r: &Record, body: &MoveBody, commit: &mut Commit) -> Result<(), String> {
+        let (player, amount) = (PlayerId(body.bank.player), Money(body.bank.amount));
+        self.allotted_on_day(player, amount, r.seq, &r.hash, body.day_first_ms, commit)
+    }
+
+    fn allotted_on_day(
+        &mut self,
+        player: PlayerId,
+        amount: Money,
+        bank_seq: u64,
+        bank_hash: &str,
+        day_first_ms: Option<u64>,
+        commit: &mut Commit,
+    ) -> Result<(), String> {
         if self.bank.partition.is_none() {
             return Err("this casino is not a partition: its wallets are filled at its own cage".into());
         }
@@ -154,7 +173,7 @@ impl Casino {
         self.opened(commit);
         a.map_err(|e| format!("the ledger refused the bank's money: {e}"))?;
         commit.ledger.push(ch);
-        let e = CasinoEvent::Allotted { player, amount, bank_seq, bank_hash: bank_hash.to_string() };
+        let e = CasinoEvent::Allotted { player, amount, bank_seq, bank_hash: bank_hash.to_string(), day_first_ms };
         let recorded = self.casino_event(e, commit);
         debug_assert_eq!(recorded, seq);
         self.bank.last_seq = bank_seq;
@@ -219,7 +238,7 @@ impl Casino {
                 amount: amount.0,
                 partition: Some(partition.clone()),
                 reference,
-                loss_day: Some(LossDay { day: now / super::self_limits::DAY_MS, limit: None }),
+                loss_day: Some(LossDay { day: now / super::self_limits::DAY_MS, limit: None, at_ms: None }),
             });
             given += 1;
         }
@@ -315,7 +334,7 @@ impl Casino {
             if body.bank.partition != self.bank.partition {
                 return Err(format!("the bank's record {} is another partition's", r.seq));
             }
-            self.allotted(PlayerId(body.bank.player), Money(body.bank.amount), r.seq, &r.hash, commit)?;
+            self.allotted_made(r, body, commit)?;
             taken += 1;
         }
         Ok(taken)

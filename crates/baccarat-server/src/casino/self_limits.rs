@@ -101,6 +101,11 @@ pub struct SelfLimits {
     /// No wager before this time (ms since the epoch); 0 for none.
     pub cool_off_until: u64,
     pub day: Option<PlayDay>,
+    /// At a partition: the day (UTC day number) and time of the player's
+    /// first allotment that day at any partition, as the bank counted it
+    /// (`bank/limits.rs`): a day opened here counts its minutes from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_elsewhere: Option<(u64, u64)>,
 }
 
 impl SelfLimits {
@@ -111,6 +116,7 @@ impl SelfLimits {
             minutes_per_day: Limit::default(),
             cool_off_until: 0,
             day: None,
+            first_elsewhere: None,
         }
     }
 
@@ -132,7 +138,15 @@ impl SelfLimits {
         let today = now / DAY_MS;
         let (day, new) = match self.day {
             Some(d) if d.day == today => (d, false),
-            _ => (PlayDay { day: today, base: available, first_ms: now }, true),
+            _ => {
+                // At a partition, the minutes count from the day's first
+                // wager at any partition, as far as the bank has seen it.
+                let first = match self.first_elsewhere {
+                    Some((d, f)) if d == today => f.min(now),
+                    _ => now,
+                };
+                (PlayDay { day: today, base: available, first_ms: first }, true)
+            }
         };
         if let Some(m) = minutes {
             let end = day.first_ms + u64::from(m) * 60_000;
@@ -213,6 +227,17 @@ pub fn apply(all: &mut BTreeMap<PlayerId, SelfLimits>, e: &CasinoEvent) {
             if let Some(d) = all.get_mut(player).and_then(|s| s.day.as_mut()) {
                 d.base = d.base + *amount;
             }
+            if let (CasinoEvent::Allotted { day_first_ms: Some(f), .. }, Some(s)) = (e, all.get_mut(player)) {
+                let day = *f / DAY_MS;
+                let first = match s.first_elsewhere {
+                    Some((d, g)) if d == day => g.min(*f),
+                    _ => *f,
+                };
+                s.first_elsewhere = Some((day, first));
+                if let Some(d) = s.day.as_mut().filter(|d| d.day == day) {
+                    d.first_ms = d.first_ms.min(first);
+                }
+            }
         }
         CasinoEvent::Returned { player, amount, .. } => {
             if let Some(d) = all.get_mut(player).and_then(|s| s.day.as_mut()) {
@@ -291,7 +316,14 @@ mod tests {
         // At a partition, money from the bank and back is neither a win nor
         // a loss: the room stays 4,000 through both.
         let bank = |e: CasinoEvent, all: &mut BTreeMap<PlayerId, SelfLimits>| apply(all, &e);
-        bank(CasinoEvent::Allotted { player: P, amount: Money(20_000), bank_seq: 1, bank_hash: "h".into() }, &mut all);
+        let allotted = CasinoEvent::Allotted {
+            player: P,
+            amount: Money(20_000),
+            bank_seq: 1,
+            bank_hash: "h".into(),
+            day_first_ms: None,
+        };
+        bank(allotted, &mut all);
         assert!(all[&P].admit(T + 3, Money(164_000), Money(4_001), false).is_err());
         assert!(all[&P].admit(T + 3, Money(164_000), Money(4_000), false).is_ok());
         bank(CasinoEvent::Returned { player: P, amount: Money(20_000), reference: "r".into() }, &mut all);

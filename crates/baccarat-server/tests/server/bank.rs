@@ -321,16 +321,21 @@ fn money_at_tables_each_day_stops_at_the_loss_limit() {
     let (url, leases) = casino("bank_days", &["east", "west"]);
     let mut bank = Bank::connect(&url).unwrap();
     bank.make(&deposit(1, 100_000, "d1"), None).unwrap();
-    let day = |d: u64, limit: Option<i64>| Some(LossDay { day: d, limit });
+    // An allotment's time: a second into its day (returns have none).
+    let day =
+        |d: u64, limit: Option<i64>| Some(LossDay { day: d, limit, at_ms: limit.map(|_| d * 86_400_000 + 1_000) });
     let out = |p: &str, amount: i64, r: &str, d| Move { loss_day: d, ..allot(p, 1, amount, r) };
     let back = |p: &str, amount: i64, r: &str, d| Move { loss_day: d, ..give_back(p, 1, amount, r) };
-    bank.make(&out("east", 3_000, "e1", day(10, Some(5_000))), Some(&leases[0])).unwrap();
+    let earliest = Some(LossDay { day: 10, limit: Some(5_000), at_ms: Some(10 * 86_400_000 + 500) });
+    let first = bank.make(&out("east", 3_000, "e1", earliest), Some(&leases[0])).unwrap();
+    assert_eq!(first.body.day_first_ms, Some(10 * 86_400_000 + 500));
     match bank.make(&out("west", 3_000, "w1", day(10, Some(5_000))), Some(&leases[1])) {
         Err(BankError::Limited { player: 1, limit: 5_000, net: 3_000 }) => {}
         other => panic!("{other:?}"),
     }
     let made = bank.make_all(&[out("west", 3_000, "w2", day(10, Some(5_000)))], Some(&leases[1]), true);
     assert_eq!(made[0].as_ref().unwrap().body.bank.amount, 2_000, "what the limit leaves");
+    assert_eq!(made[0].as_ref().unwrap().body.day_first_ms, Some(10 * 86_400_000 + 500), "the day's first, at east");
     bank.make(&back("east", 3_000, "e2", day(10, None)), Some(&leases[0])).unwrap();
     bank.make(&out("east", 3_000, "e3", day(10, Some(5_000))), Some(&leases[0])).unwrap();
     // West brings 12,000 home (a win of 10,000): the count goes to zero,
@@ -344,15 +349,19 @@ fn money_at_tables_each_day_stops_at_the_loss_limit() {
     bank.make(&out("west", 5_000, "w6", day(11, Some(5_000))), Some(&leases[1])).unwrap();
     let bad = Move { loss_day: day(10, Some(5_000)), ..deposit(1, 5, "d2") };
     assert!(matches!(bank.make(&bad, None), Err(BankError::Invalid { field: "loss_day", .. })));
+    let elsewhen = Some(LossDay { day: 10, limit: None, at_ms: Some(11 * 86_400_000) });
+    let bad = out("west", 5, "w7", elsewhen);
+    assert!(matches!(bank.make(&bad, Some(&leases[1])), Err(BankError::Invalid { field: "loss_day", .. })));
     let r = bank.with_client(verify).unwrap();
     assert!(r.ok(), "{:?}", r.problems);
-    bank.with_client(|c| c.batch_execute("UPDATE baccarat_bank.days SET net = 0 WHERE day = 10").unwrap());
+    bank.with_client(|c| {
+        c.batch_execute("UPDATE baccarat_bank.days SET net = 0, first_ms = first_ms + 1 WHERE day = 10").unwrap()
+    });
     let r = bank.with_client(verify).unwrap();
-    assert!(
-        r.problems
-            .iter()
-            .any(|p| p.contains("player 1 on day 10: the bank counts 0 gone out to tables, its chain says 5000")),
-        "{:?}",
-        r.problems
-    );
+    for named in [
+        "player 1 on day 10: the bank counts 0 gone out to tables, its chain says 5000",
+        "player 1 on day 10: the bank has the day's first allotment at Some(864000501), its chain says Some(864000500)",
+    ] {
+        assert!(r.problems.iter().any(|p| p.contains(named)), "{named}: {:?}", r.problems);
+    }
 }

@@ -968,3 +968,31 @@ fn a_tournament_entry_fee_at_a_partition_is_funded_from_the_bank() {
     assert_eq!((east.wallet(1), bank.wallet(1).unwrap()), ((0, 0), 100_000), "every chip back at the bank");
     books_agree(&mut [&mut east], &mut bank);
 }
+
+/// A play-time limit counts from the day's first wager at any partition:
+/// the bank keeps each player's first allotment of the day, and a partition
+/// where they start later that day counts their minutes from it. With 60
+/// minutes a day, a player who began at east and moves to west 50 minutes
+/// later has 10 minutes left there, not 60.
+#[test]
+fn a_play_time_limit_counts_from_the_first_wager_at_any_partition() {
+    use baccarat_server::casino::SelfLimitsChange;
+    let (db, mut east, mut west) = two_with_money("partition_minutes");
+    let (mut east_link, mut west_link) = (link_of(&db, &east), link_of(&db, &west));
+    let change = SelfLimitsChange::Set { loss_per_day: None, minutes_per_day: Some(60) };
+    assert!(matches!(ask_limits(&mut west, &mut west_link, change), Some(Reply::SelfLimits { .. })));
+    east.open_betting();
+    west.open_betting();
+    let both_wait = |east: &Part, west: &Part, minutes: u64| {
+        east.wait(minutes * 60_000);
+        west.wait(minutes * 60_000);
+    };
+    assert!(matches!(through_writer(&mut east, &mut east_link, 1, 1_000, "e1"), Reply::Wager { .. }));
+    both_wait(&east, &west, 50);
+    assert!(matches!(through_writer(&mut west, &mut west_link, 1, 1_000, "w1"), Reply::Wager { .. }));
+    both_wait(&east, &west, 11);
+    match through_writer(&mut west, &mut west_link, 1, 1_000, "w2") {
+        Reply::Refused { code: Code::SelfLimit, message, .. } => assert!(message.contains("60 minutes"), "{message}"),
+        other => panic!("61 minutes after the first wager at east: {other:?}"),
+    }
+}

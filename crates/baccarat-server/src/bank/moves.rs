@@ -210,13 +210,20 @@ pub fn make_in(tx: &mut Transaction<'_>, m: &Move, fence: Option<&Lease>) -> Res
             )));
         }
     }
-    // One move at a time, in the chain's order.
-    let head = tx.query_one(&format!("SELECT seq, hash FROM {SCHEMA}.head FOR UPDATE"), &[])?;
+    // One move at a time, in the chain's order; and the move already made
+    // under this reference, if any. (Each statement from here is a round
+    // trip under the bank's one lock, which every partition's moves wait
+    // for: they are as few as the move allows.)
+    let head = tx.query_one(
+        &format!(
+            "SELECT h.seq, h.hash, l.seq, l.prev, l.body, l.hash FROM {SCHEMA}.head h
+             LEFT JOIN {SCHEMA}.log l ON l.ref = $1 FOR UPDATE OF h"
+        ),
+        &[&m.reference],
+    )?;
     let (seq, hash): (i64, String) = (head.get(0), head.get(1));
-    let first =
-        tx.query_opt(&format!("SELECT seq, prev, body, hash FROM {SCHEMA}.log WHERE ref = $1"), &[&m.reference])?;
-    if let Some(r) = first {
-        let record = crate::pg_store::record_of(&r);
+    if let Some(first) = head.get::<_, Option<i64>>(2) {
+        let record = Record { seq: first as u64, prev: head.get(3), body: head.get(4), hash: head.get(5) };
         let body = decode(&record)?;
         if body.bank != *m {
             return Err(BankError::Reused(m.reference.clone()));
@@ -265,42 +272,37 @@ pub fn make_in(tx: &mut Transaction<'_>, m: &Move, fence: Option<&Lease>) -> Res
         )?
         .get(0)
     };
-    let position = match m.partition.as_ref().filter(|_| m.kind.has_position()) {
-        Some(p) => {
-            let change = if m.kind == MoveKind::Allot { m.amount } else { -m.amount };
-            let row = tx.query_one(
-                &format!(
-                    "INSERT INTO {SCHEMA}.positions AS q (partition, player, amount) VALUES ($1, $2, $3)
-                     ON CONFLICT (partition, player) DO UPDATE SET amount = q.amount + excluded.amount
-                     RETURNING amount"
-                ),
-                &[p, &player, &change],
-            )?;
-            Some(row.get(0))
-        }
-        None => None,
+    // The partition's position, and the day's count: out adds to it, back
+    // takes from it, never below zero (money that came back from
+    // yesterday's tables, or a win, buys no more than the limit today); the
+    // day's first allotment is kept. One statement for both.
+    let change = if m.kind == MoveKind::Allot { m.amount } else { -m.amount };
+    let partition = m.partition.as_ref().filter(|_| m.kind.has_position());
+    let (day, at) = match m.loss_day {
+        Some(LossDay { day, at_ms, .. }) => (Some(day as i64), at_ms.map(|t| t as i64)),
+        None => (None, None),
     };
-    let mut day_first_ms = None;
-    if let Some(LossDay { day, at_ms, .. }) = m.loss_day {
-        // Out adds to the day's count; back takes from it, never below zero
-        // (money that came back from yesterday's tables, or a win, buys no
-        // more than the limit today). The day's first allotment is kept.
-        let change = if m.kind == MoveKind::Allot { m.amount } else { -m.amount };
-        let at = at_ms.map(|t| t as i64);
-        let first: Option<i64> = tx
-            .query_one(
-                &format!(
-                    "INSERT INTO {SCHEMA}.days AS d (player, day, net, first_ms)
-                     VALUES ($1, $2, GREATEST($3::bigint, 0), $4::bigint)
+    let (position, first): (Option<i64>, Option<i64>) = if partition.is_some() || day.is_some() {
+        let row = tx.query_one(
+            &format!(
+                "WITH pos AS (INSERT INTO {SCHEMA}.positions AS q (partition, player, amount)
+                     SELECT $1::text, $2::bigint, $3::bigint WHERE $1::text IS NOT NULL
+                     ON CONFLICT (partition, player) DO UPDATE SET amount = q.amount + excluded.amount
+                     RETURNING amount),
+                 days AS (INSERT INTO {SCHEMA}.days AS d (player, day, net, first_ms)
+                     SELECT $2::bigint, $4::bigint, GREATEST($3::bigint, 0), $5::bigint WHERE $4::bigint IS NOT NULL
                      ON CONFLICT (player, day) DO UPDATE SET net = GREATEST(d.net + $3::bigint, 0),
-                       first_ms = LEAST(d.first_ms, $4::bigint)
-                     RETURNING first_ms"
-                ),
-                &[&player, &(day as i64), &change, &at],
-            )?
-            .get(0);
-        day_first_ms = at.and(first).map(|f| f as u64);
-    }
+                       first_ms = LEAST(d.first_ms, $5::bigint)
+                     RETURNING first_ms)
+                 SELECT (SELECT amount FROM pos), (SELECT first_ms FROM days)"
+            ),
+            &[&partition, &player, &change, &day, &at],
+        )?;
+        (row.get(0), row.get(1))
+    } else {
+        (None, None)
+    };
+    let day_first_ms = at.and(first).map(|f| f as u64);
     let body = MoveBody {
         bank: m.clone(),
         epoch: fence.filter(|_| m.kind.has_position()).map(|l| l.epoch),
@@ -312,10 +314,13 @@ pub fn make_in(tx: &mut Transaction<'_>, m: &Move, fence: Option<&Lease>) -> Res
         .ok_or_else(|| StoreError::Corrupt(format!("the bank's head: {hash:?} is not a hash")))?;
     let record = chain.append(serde_json::to_string(&body).expect("a move serialises"));
     tx.execute(
-        &format!("INSERT INTO {SCHEMA}.log (seq, ref, partition, prev, body, hash) VALUES ($1, $2, $3, $4, $5, $6)"),
+        &format!(
+            "WITH l AS (INSERT INTO {SCHEMA}.log (seq, ref, partition, prev, body, hash)
+                 VALUES ($1, $2, $3, $4, $5, $6))
+             UPDATE {SCHEMA}.head SET seq = $1, hash = $6"
+        ),
         &[&(record.seq as i64), &m.reference, &m.partition, &record.prev, &record.body, &record.hash],
     )?;
-    tx.execute(&format!("UPDATE {SCHEMA}.head SET seq = $1, hash = $2"), &[&(record.seq as i64), &record.hash])?;
     Ok(Made { record, body, replayed: false })
 }
 

@@ -86,10 +86,11 @@ impl Default for BankSide {
 
 impl BankSide {
     /// At a partition: `player`'s wallet here may hold money to give back
-    /// (seen now, unless it was already a candidate).
-    pub fn may_give_back(&mut self, player: PlayerId, now: u64) {
+    /// (seen at `now()`, unless it was already a candidate). The clock is
+    /// read only at a partition: this is on every wager's path.
+    pub fn may_give_back(&mut self, player: PlayerId, now: impl FnOnce() -> u64) {
         if self.partition.is_some() {
-            self.idle.entry(player).or_insert(now);
+            self.idle.entry(player).or_insert_with(now);
         }
     }
 

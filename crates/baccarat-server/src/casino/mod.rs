@@ -132,7 +132,8 @@ impl Casino {
     pub fn wallet(&mut self, player: PlayerId) -> AccountId {
         // At a partition, money that comes into a wallet by any way (a
         // payout, a prize, a refund) goes back to the bank in its turn.
-        self.bank.may_give_back(player, (self.clock)());
+        let clock = &self.clock;
+        self.bank.may_give_back(player, || clock());
         self.ledger.open(AccountKind::Wallet { player })
     }
 

@@ -144,6 +144,19 @@ fn banker(player: u32, amount: i64, key: &str) -> Request {
     }
 }
 
+/// An allotment to `partition` of `amount` for `player`, as a partition's
+/// writer asks for one (without a day's count).
+fn allot(partition: &str, player: u32, amount: i64, reference: &str) -> Move {
+    Move {
+        kind: MoveKind::Allot,
+        player,
+        amount,
+        partition: Some(partition.into()),
+        reference: reference.into(),
+        loss_day: None,
+    }
+}
+
 /// Chips bought at `part`'s cage: paid into the bank by the partition's own
 /// commit, recorded in its chain (`Casino::caged`).
 fn deposit(part: &mut Part, player: u32, amount: i64) {
@@ -248,14 +261,7 @@ fn an_allotment_the_partition_never_recorded_is_taken_at_the_next_start() {
     assert!(matches!(east.wager(1, 3_000, "e1"), Reply::Wager { .. }));
     // The writer's next allotment: made at the bank, then the server dies
     // before its batch (the allotment and the wager) commits.
-    let lost = Move {
-        kind: MoveKind::Allot,
-        player: 1,
-        amount: 2_500,
-        partition: Some("east".into()),
-        reference: "east:e1:a99".into(),
-        loss_day: None,
-    };
+    let lost = allot("east", 1, 2_500, "east:e1:a99");
     let made = east.bank.make(&lost, Some(&east.lease)).unwrap();
     let mut doomed = Commit::default();
     east.casino.allotted(PlayerId(1), Money(2_500), made.record.seq, &made.record.hash, &mut doomed).unwrap();
@@ -439,14 +445,7 @@ fn an_allotment_booked_to_another_player_is_named() {
     let db = database("partition_misbooked");
     let mut east = Part::new(&db, "east");
     deposit(&mut east, 1, 10_000);
-    let alice = Move {
-        kind: MoveKind::Allot,
-        player: 1,
-        amount: 3_000,
-        partition: Some("east".into()),
-        reference: "east:alice".into(),
-        loss_day: None,
-    };
+    let alice = allot("east", 1, 3_000, "east:alice");
     let made = east.bank.make(&alice, Some(&east.lease)).unwrap();
     let mut commit = Commit::default();
     east.casino.allotted(PlayerId(2), Money(3_000), made.record.seq, &made.record.hash, &mut commit).unwrap();

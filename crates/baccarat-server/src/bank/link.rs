@@ -73,10 +73,11 @@ impl BankLink {
 
     /// Before a batch's requests are handled: take from the bank, in one
     /// transaction, what each player's wallet here lacks for all their
-    /// wagers (and tournament entry fees) in the batch and [`HEADROOM`] times more (all the bank holds,
-    /// if that is less: the casino refuses what is still short). One fsync at the bank a batch, not one
-    /// a wager: asked one at a time, a partition under `loadgen` accepted
-    /// 2.7 k bets/s.
+    /// wagers (and tournament entry fees) in the batch that the casino may
+    /// take (`casino/funding.rs`), and [`HEADROOM`] times more (all the bank
+    /// holds, if that is less: the casino refuses what is still short). One
+    /// fsync at the bank a batch, not one a wager: asked one at a time, a
+    /// partition under `loadgen` accepted 2.7 k bets/s.
     pub fn fund_batch<'a>(
         &mut self,
         casino: &mut Casino,
@@ -84,26 +85,9 @@ impl BankLink {
         commit: &mut Commit,
     ) {
         let mut need: std::collections::BTreeMap<PlayerId, Money> = std::collections::BTreeMap::new();
-        // A table not taking wagers refuses them whatever the wallet holds
-        // (under `loadgen`, about half of all wagers): no money is moved
-        // for them.
-        let betting =
-            |casino: &Casino, table: &u32| casino.phase(*table) == Some(baccarat_table::engine::Phase::Betting);
-        for r in requests {
-            let (player, amount) = match r {
-                Request::Wager { table, player, amount, ante, .. } if betting(casino, table) => {
-                    (*player, *amount + *ante)
-                }
-                Request::Wagers { table, player, slip, .. } if betting(casino, table) => {
-                    (*player, slip.iter().fold(Money::ZERO, |m, l| m + l.amount + l.ante))
-                }
-                // A tournament's entry fee comes from the wallet here too.
-                Request::EnterTournament { tournament, player } => match casino.entry_fee(*tournament) {
-                    Some(fee) => (*player, fee),
-                    None => continue,
-                },
-                _ => continue,
-            };
+        // Only what the casino may hold: nothing for a wager it will refuse
+        // whatever the wallet holds (`casino/funding.rs`).
+        for (player, amount) in requests.filter_map(|r| casino.stake_to_fund(r)) {
             let n = need.entry(player).or_insert(Money::ZERO);
             *n = *n + amount;
         }

@@ -18,6 +18,7 @@
 //! orchestration is here.
 
 pub mod bank_side;
+mod funding;
 pub mod promotions;
 mod protocol;
 mod recover;
@@ -526,6 +527,13 @@ impl Casino {
         // Closed to wagers comes before the wallet and the float: it is the
         // refusal the HTTP threads give without the writer (`http/early.rs`).
         if let Some(r) = t.engine.wagers_closed(Some((self.clock)())) {
+            return r.into();
+        }
+        // So is an amount the table refuses whatever the wallet holds: at a
+        // partition no money is taken from the bank for it
+        // (`casino/funding.rs`), and the player is told the table's reason,
+        // not that the wallet here is short.
+        if let Err(r) = t.engine.screen_wager(player, bet, amount) {
             return r.into();
         }
         let wallet = if token { self.tokens(player) } else { self.wallet(player) };

@@ -58,6 +58,11 @@ fn a_coup_end_to_end_through_the_ledger_and_the_audit_chain() {
     let r = c.handle(wager(3, Bet::Tie, 50, "d"), &mut commit);
     assert!(matches!(&r, Reply::Refused { rule: Some(rule), .. } if rule.contains("NSW 6.1")), "{r:?}");
     let r = c.handle(wager(2, Bet::Tie, 200_000, "e"), &mut commit);
+    assert!(
+        matches!(&r, Reply::Refused { rule: Some(rule), .. } if rule.contains("NSW 6.1")),
+        "over the maximum: {r:?}"
+    );
+    let r = c.handle(wager(2, Bet::Tie, 100_000, "e2"), &mut commit);
     assert!(r.code() == Some(Code::Wallet), "{r:?}");
     c.handle(Request::Table { table: 1, command: Command::CloseBetting, by: Actor::Server }, &mut commit);
     while matches!(c.phase(1), Some(Phase::Closed | Phase::Dealing)) {

@@ -224,6 +224,14 @@ impl Table {
         self.state.phase
     }
 
+    /// Why a wager of `amount` on `bet` by `player` would be refused for its
+    /// amount alone (not offered, not whole chips, outside their limits with
+    /// what they already have on it), if it would: the server moves no money
+    /// to a table's players for a wager refused so (`bank/link.rs`).
+    pub fn screen_wager(&self, player: PlayerId, bet: baccarat_rules::Bet, amount: Money) -> Result<(), Refusal> {
+        wagers::screen(self, player, bet, amount)
+    }
+
     /// Why a wager made at `at_ms` would be refused for its time alone
     /// (betting not open, or past its deadline), if it would: the server
     /// answers a bet slip so without recording its key.

@@ -33,8 +33,7 @@ pub fn open_betting(o: &mut Emit, no_bet: bool, closes_at: Option<u64>) -> Resul
 /// The minimum and maximum that apply to `player`'s wager on `bet`: the offer's,
 /// a changed table minimum for main wagers (NSW 6.7) unless the player keeps an
 /// earlier one (NSW 6.7.1), and a player's personal limits (NSW 6.8).
-fn limits(o: &Emit, player: PlayerId, bet: Bet) -> (Money, Money, String) {
-    let t = &*o.t;
+fn limits(t: &Table, player: PlayerId, bet: Bet) -> (Money, Money, String) {
     let (offer_min, offer_max) = t.offer_limits(bet).expect("offered");
     let (mut min, mut max, mut rule) = (offer_min, offer_max, t.cite(Cite::Limits));
     if bet.is_main() {
@@ -50,6 +49,39 @@ fn limits(o: &Emit, player: PlayerId, bet: Bet) -> (Money, Money, String) {
         }
     }
     (min, max, rule)
+}
+
+/// Amount: whole chips (NSW 6.1.1) within the wager's limits for this
+/// player (NSW 6.1, 6.7, 6.8; AU 5.8-5.9), counting what they already have on
+/// `bet` this coup. `bet` must be offered.
+fn amount_within_limits(t: &Table, player: PlayerId, bet: Bet, amount: Money) -> Result<(), Refusal> {
+    let chip = t.setup.config.settle.chip;
+    if amount.0 <= 0 || amount.0 % chip.0 != 0 {
+        return Err(Refusal::new(t.cite(Cite::MinimumUnit), format!("{amount} is not a whole number of {chip} chips")));
+    }
+    let (min, max, limit_rule) = limits(t, player, bet);
+    if amount < min {
+        return Err(Refusal::new(limit_rule, format!("{amount} is below the {bet} minimum {min}")));
+    }
+    let same = t.state.coup.wagers.total_of(player, bet);
+    if same + amount > max {
+        return Err(Refusal::new(
+            limit_rule,
+            format!("{bet} wagers of one player may total at most {max}; this would make {}", same + amount),
+        ));
+    }
+    Ok(())
+}
+
+/// The refusal a wager of `amount` on `bet` gets from its amount alone, if
+/// it is certain now: the bet not offered, not whole chips, or outside the
+/// player's limits (with what they already have on it). Passing it does not
+/// mean the wager will be placed.
+pub(super) fn screen(t: &Table, player: PlayerId, bet: Bet, amount: Money) -> Result<(), Refusal> {
+    if t.setup.config.offer(bet).is_none() {
+        return Err(Refusal::new(t.cite(Cite::Limits), format!("this table does not offer {bet}")));
+    }
+    amount_within_limits(t, player, bet, amount)
 }
 
 /// A wager as a player asks for it.
@@ -118,24 +150,8 @@ pub fn place(o: &mut Emit, w: NewWager) -> Result<(), Refusal> {
         }
         Spot::Standing => {}
     }
-    // Amount: whole chips (NSW 6.1.1) within the wager's limits (NSW 6.1; AU 5.8-5.9).
-    let chip = cfg.settle.chip;
-    if amount.0 <= 0 || amount.0 % chip.0 != 0 {
-        return Err(Refusal::new(t.cite(Cite::MinimumUnit), format!("{amount} is not a whole number of {chip} chips")));
-    }
-    let (min, max, limit_rule) = limits(o, player, bet);
-    let t = &*o.t;
-    if amount < min {
-        return Err(Refusal::new(limit_rule, format!("{amount} is below the {bet} minimum {min}")));
-    }
+    amount_within_limits(t, player, bet, amount)?;
     let ws = &t.state.coup.wagers;
-    let same = ws.total_of(player, bet);
-    if same + amount > max {
-        return Err(Refusal::new(
-            limit_rule,
-            format!("{bet} wagers of one player may total at most {max}; this would make {}", same + amount),
-        ));
-    }
     // EU 6.1.3: for some bets the sign's maximum is one for the whole table.
     let sign_max = t.offer_limits(bet).expect("offered").1;
     let shared = &t.rb().config.remedies.table_wide_maximum;

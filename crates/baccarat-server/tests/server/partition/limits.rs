@@ -1,0 +1,171 @@
+//! A player's own limits at every partition (`bank/limits.rs`).
+
+use super::*;
+
+/// A player's own limits are theirs at every partition (`bank/limits.rs`):
+/// a loss limit asked at west is in force at east once east's writer reads
+/// the bank's log of limits, and a cool-off asked at east stops wagers at
+/// west. A recovered partition (from its chain, or a checkpoint) keeps
+/// them and folds nothing twice. A record written into the log by hand with
+/// an old time cannot loosen a limit at once.
+#[test]
+fn a_players_own_limits_hold_at_every_partition() {
+    use baccarat_server::bank::link::BankLink;
+    use baccarat_server::casino::{recover, Keys, SelfLimitsChange};
+    let (db, mut east, mut west) = two_with_money("partition_limits");
+    let link = |p: &Part| link_of(&db, p);
+    let (mut east_link, mut west_link) = (link(&east), link(&west));
+    let ask = ask_limits;
+    let poll = |p: &mut Part, l: &mut BankLink| {
+        let mut commit = Commit::default();
+        l.poll(&mut p.casino, &mut commit);
+        p.store.commit(&commit).unwrap();
+        commit.records.len()
+    };
+    let limit = SelfLimitsChange::Set { loss_per_day: Some(Money(5_000)), minutes_per_day: None };
+    match ask(&mut west, &mut west_link, limit) {
+        Some(Reply::SelfLimits { view }) => assert_eq!(view["loss_per_day"], 5_000, "{view}"),
+        other => panic!("{other:?}"),
+    }
+    east.open_betting();
+    west.open_betting();
+    assert!(matches!(east.wager(1, 6_000, "before"), Reply::Wager { .. }), "east has not read the log yet");
+    assert_eq!(poll(&mut east, &mut east_link), 1, "one change folded in");
+    assert_eq!(poll(&mut east, &mut east_link), 0, "and only once");
+    match east.wager(1, 6_000, "after") {
+        Reply::Refused { code: Code::SelfLimit, message, .. } => assert!(message.contains("loss limit"), "{message}"),
+        other => panic!("6,000 against a limit of 5,000: {other:?}"),
+    }
+    assert!(matches!(east.wager(1, 5_000, "within"), Reply::Wager { .. }));
+
+    // A cool-off asked at east stops wagers at west.
+    assert!(matches!(
+        ask(&mut east, &mut east_link, SelfLimitsChange::CoolOff { hours: 24 }),
+        Some(Reply::SelfLimits { .. })
+    ));
+    assert!(matches!(west.wager(1, 1_000, "w-before"), Reply::Wager { .. }), "west has not read the log yet");
+    assert_eq!(poll(&mut west, &mut west_link), 1);
+    match west.wager(1, 1_000, "w-after") {
+        Reply::Refused { code: Code::SelfLimit, message, .. } => {
+            assert!(message.contains("taking a break"), "{message}")
+        }
+        other => panic!("{other:?}"),
+    }
+
+    // A forger lifts the loss limit with a record dated two days ago: it
+    // waits a day from when east reads it, as any loosening does.
+    let old = CasinoEventForged::lift(1_795_000_000_000 - 2 * 86_400_000);
+    Bank::connect(&partition_url(&db, "east").unwrap())
+        .unwrap()
+        .with_client(|c| baccarat_server::bank::limits::share(c, "east", &old))
+        .unwrap();
+    poll(&mut east, &mut east_link);
+    let now = (east.casino.clock)();
+    let s = &east.casino.self_limits[&PlayerId(1)];
+    assert_eq!(s.loss_per_day.at(now), Some(Money(5_000)), "still in force");
+    assert_eq!(s.loss_per_day.at(now + 86_400_000 - 60_000 - 1), Some(Money(5_000)));
+
+    // Recovered from its chain, and from a checkpoint: the same limits, and
+    // the log read again folds nothing.
+    let none = std::collections::BTreeSet::new();
+    let cp = east.casino.checkpoint();
+    for from in [None, Some(cp)] {
+        let mut casino = recover(&east.store, from, Keys::Since(0), &none).unwrap().casino;
+        casino.clock = east.casino.clock.clone();
+        casino.set_partition("east");
+        assert_eq!(casino.bank.limits_seq, east.casino.bank.limits_seq);
+        assert_eq!(casino.self_limits, east.casino.self_limits);
+        let mut commit = Commit::default();
+        link(&east).poll(&mut casino, &mut commit);
+        assert!(commit.records.is_empty(), "nothing folded twice");
+    }
+}
+
+/// What a forger writes into the bank's log of limits.
+struct CasinoEventForged;
+
+impl CasinoEventForged {
+    fn lift(at_ms: u64) -> baccarat_server::audit::CasinoEvent {
+        baccarat_server::audit::CasinoEvent::LimitsSet {
+            player: PlayerId(1),
+            loss_per_day: None,
+            minutes_per_day: None,
+            at_ms,
+            shared: None,
+        }
+    }
+}
+
+/// A player's loss limit counts their money at every partition's tables
+/// (`bank/limits.rs`, the bank's count of each day): with a limit of 5,000
+/// asked at west, 4,000 staked at east leaves 1,000 for west, whose wager
+/// of 2,000 is refused as the limit's (not as a short wallet: 96,000 is
+/// still at the bank); once east's coup is over and what is left of its
+/// money is back at the bank, the day's count is what was not brought back.
+#[test]
+fn a_loss_limit_counts_the_money_at_every_partitions_tables() {
+    use baccarat_server::bank::verify::check_partition;
+    use baccarat_server::casino::SelfLimitsChange;
+    let (db, mut east, mut west) = two_with_money("partition_loss_days");
+    let (mut east_link, mut west_link) = (link_of(&db, &east), link_of(&db, &west));
+    let change = SelfLimitsChange::Set { loss_per_day: Some(Money(5_000)), minutes_per_day: None };
+    let asked = ask_limits(&mut west, &mut west_link, change);
+    assert!(matches!(asked, Some(Reply::SelfLimits { .. })), "{asked:?}");
+    east.open_betting();
+    west.open_betting();
+
+    assert!(matches!(through_writer(&mut east, &mut east_link, 1, 4_000, "e1"), Reply::Wager { .. }));
+    assert_eq!(east.wallet(1), (4_000, 0), "no headroom for a player with a loss limit");
+    match through_writer(&mut west, &mut west_link, 1, 2_000, "w1") {
+        Reply::Refused { code: Code::SelfLimit, message, .. } => {
+            assert!(message.contains("counted at every table"), "{message}")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(through_writer(&mut west, &mut west_link, 1, 1_000, "w2"), Reply::Wager { .. }));
+    let days = || {
+        let mut c = postgres::Client::connect(&db, postgres::NoTls).unwrap();
+        c.query_one("SELECT net FROM baccarat_bank.days WHERE player = 1", &[]).unwrap().get::<_, i64>(0)
+    };
+    assert_eq!(days(), 5_000);
+    let mut bank = Bank::connect(&db).unwrap();
+    let before = bank.wallet(1).unwrap();
+    east.finish_coup();
+    east.sweep();
+    let mut commit = Commit::default();
+    east.casino.return_idle(&mut commit);
+    east.store.commit(&commit).unwrap();
+    let brought_back = bank.wallet(1).unwrap() - before;
+    assert_eq!(days(), (5_000 - brought_back).max(0), "what came back from east ({brought_back}) is room again");
+    books_agree(&mut [&mut east, &mut west], &mut bank);
+    let (report, notes, problems) = check_partition(&partition_url(&db, "east").unwrap(), "east").unwrap();
+    assert!(report.ok() && notes.is_empty() && problems.is_empty(), "{report:?} {notes:?} {problems:?}");
+}
+
+/// A play-time limit counts from the day's first wager at any partition:
+/// the bank keeps each player's first allotment of the day, and a partition
+/// where they start later that day counts their minutes from it. With 60
+/// minutes a day, a player who began at east and moves to west 50 minutes
+/// later has 10 minutes left there, not 60.
+#[test]
+fn a_play_time_limit_counts_from_the_first_wager_at_any_partition() {
+    use baccarat_server::casino::SelfLimitsChange;
+    let (db, mut east, mut west) = two_with_money("partition_minutes");
+    let (mut east_link, mut west_link) = (link_of(&db, &east), link_of(&db, &west));
+    let change = SelfLimitsChange::Set { loss_per_day: None, minutes_per_day: Some(60) };
+    assert!(matches!(ask_limits(&mut west, &mut west_link, change), Some(Reply::SelfLimits { .. })));
+    east.open_betting();
+    west.open_betting();
+    let both_wait = |east: &Part, west: &Part, minutes: u64| {
+        east.wait(minutes * 60_000);
+        west.wait(minutes * 60_000);
+    };
+    assert!(matches!(through_writer(&mut east, &mut east_link, 1, 1_000, "e1"), Reply::Wager { .. }));
+    both_wait(&east, &west, 50);
+    assert!(matches!(through_writer(&mut west, &mut west_link, 1, 1_000, "w1"), Reply::Wager { .. }));
+    both_wait(&east, &west, 11);
+    match through_writer(&mut west, &mut west_link, 1, 1_000, "w2") {
+        Reply::Refused { code: Code::SelfLimit, message, .. } => assert!(message.contains("60 minutes"), "{message}"),
+        other => panic!("61 minutes after the first wager at east: {other:?}"),
+    }
+}

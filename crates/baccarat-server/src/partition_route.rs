@@ -29,7 +29,17 @@
 //! a third of the lease's time: so a burst of requests, or a spray of
 //! made-up names, costs one read of the database in that time, not one per
 //! request. When the server it named cannot be reached (it died and a
-//! standby has taken its lease), the list is read again at the next request.
+//! standby has taken its lease), the list is read again, but no sooner than
+//! [`REREAD_MS`] after the last read: a spray of requests for a partition
+//! whose server is down costs a read each quarter second, not one each.
+//!
+//! **Loops.** A server passing a request on marks it ([`PASSED_ON`]) with a
+//! mark signed by the casino's key (`forward.rs`, as a forwarded client's
+//! address is). A server that does not serve the partition either refuses a
+//! marked request (a lease row naming the wrong server costs one hop, never
+//! a loop) or, if the mark is not a server's, drops it as a client's: a
+//! client cannot have a request refused, or the list read again, by
+//! sending the header itself.
 //!
 //! The answers of its own (every one JSON `{"error", "code"}`, as `error.rs`):
 //! a name that is not a partition's is 404 `no_partition`; a partition no
@@ -117,8 +127,10 @@ pub struct Directory {
     pub own: Option<String>,
     keep_ms: u64,
     clock: Clock,
-    /// When the list was read, and the list by name.
-    known: Mutex<Option<(u64, Places)>>,
+    /// When the list was read, until when it is kept, and the list by name.
+    known: Mutex<Option<(u64, u64, Places)>>,
+    /// How many times the list has been read.
+    list_reads: std::sync::atomic::AtomicU64,
     /// Held while the list is read: requests that find it stale meanwhile
     /// wait for that one read rather than each making their own.
     reading: tokio::sync::Mutex<()>,
@@ -137,6 +149,7 @@ impl Directory {
             keep_ms,
             clock,
             known: Mutex::new(None),
+            list_reads: Default::default(),
             reading: tokio::sync::Mutex::new(()),
         })
     }
@@ -157,20 +170,29 @@ impl Directory {
                 .await
                 .map_err(|e| e.to_string())?
                 .ok_or("the partitions' directory lost its database connection; restart the server")??;
+        self.list_reads.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let list: Places = Arc::new(read.into_iter().map(|p| (p.name.clone(), Place::from(p))).collect());
-        *self.known.lock().expect("directory lock") = Some((now, list.clone()));
+        *self.known.lock().expect("directory lock") = Some((now, now.saturating_add(self.keep_ms), list.clone()));
         Ok(list)
     }
 
     fn fresh(&self) -> Option<Places> {
         let now = (self.clock)();
         let known = self.known.lock().expect("directory lock");
-        known.as_ref().filter(|(at, _)| now.saturating_sub(*at) < self.keep_ms).map(|(_, list)| list.clone())
+        known.as_ref().filter(|(_, until, _)| now < *until).map(|(_, _, list)| list.clone())
     }
 
-    /// Forget the kept list: the next request reads it anew.
+    /// Forget the kept list: a request [`REREAD_MS`] or more after it was
+    /// read reads it anew.
     pub fn forget(&self) {
-        *self.known.lock().expect("directory lock") = None;
+        if let Some((at, until, _)) = self.known.lock().expect("directory lock").as_mut() {
+            *until = (*until).min(at.saturating_add(REREAD_MS));
+        }
+    }
+
+    /// How many times the list has been read from the database.
+    pub fn reads(&self) -> u64 {
+        self.list_reads.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Run `f` on the connection for players' reads of the bank, off the
@@ -205,10 +227,15 @@ pub fn no_partitions(name: &str) -> Response {
 }
 
 /// The header a server sets on a request it passes on to another
-/// partition's server. A server that would pass such a request on again
-/// refuses it instead: a lease row naming the wrong server (out of date, or
-/// written by hand) costs one hop, never a loop.
+/// partition's server, signed ([`crate::forward::hop_mark`]). A server that
+/// would pass such a request on again refuses it instead: a lease row naming
+/// the wrong server (out of date, or written by hand) costs one hop, never a
+/// loop.
 pub const PASSED_ON: &str = "x-baccarat-partition-hop";
+
+/// The list is read again no sooner than this after its last read when a
+/// server it named could not be reached.
+pub const REREAD_MS: u64 = 250;
 
 /// A request for partition `name`, which this server does not serve: passed
 /// on, unchanged, to the server holding its lease.
@@ -216,15 +243,30 @@ pub async fn elsewhere(mut req: Request<Body>, name: &str, dir: &Directory, to: 
     if let Err(why) = crate::pg_store::partition_name(name) {
         return refusal(StatusCode::NOT_FOUND, "no_partition", why);
     }
-    if req.headers().contains_key(PASSED_ON) {
-        dir.forget();
+    let Some(key) = to.key() else {
         return refusal(
-            StatusCode::BAD_GATEWAY,
-            "elsewhere",
-            format!("partition {name}: passed on to this server, which does not serve it (its lease row is out of date); retry in a moment"),
+            StatusCode::SERVICE_UNAVAILABLE,
+            "starting",
+            format!("partition {name}: this server cannot read the casino's key yet to pass the request on"),
         );
+    };
+    if let Some(mark) = req.headers_mut().remove(PASSED_ON) {
+        let public = key.public_hex();
+        if mark.to_str().is_ok_and(|m| crate::forward::trusted_hop(m, &public, name, now_ms)) {
+            dir.forget();
+            return refusal(
+                StatusCode::BAD_GATEWAY,
+                "elsewhere",
+                format!("partition {name}: passed on to this server, which does not serve it (its lease row is out of date); retry in a moment"),
+            );
+        }
+        // Not a server's mark: the client's own header, dropped.
     }
-    req.headers_mut().insert(PASSED_ON, header::HeaderValue::from_static("1"));
+    let mark = crate::forward::hop_mark(&key, name, now_ms);
+    match header::HeaderValue::from_str(&mark) {
+        Ok(v) => req.headers_mut().insert(PASSED_ON, v),
+        Err(_) => return refusal(StatusCode::NOT_FOUND, "no_partition", format!("partition {name:?}: a bad name")),
+    };
     let places = match dir.places().await {
         Ok(p) => p,
         Err(e) => return refusal(StatusCode::SERVICE_UNAVAILABLE, "unavailable", format!("partition {name}: {e}")),

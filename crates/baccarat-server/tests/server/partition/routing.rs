@@ -166,11 +166,106 @@ async fn any_server_passes_a_partitions_requests_on_to_the_server_that_holds_it(
     })
     .await
     .unwrap();
-    let (s, e) = east.get("/p/south/api/tables", None).await;
+    // (East reads the rows again REREAD_MS after north's 502 at the soonest.)
+    let mut south = east.get("/p/south/api/tables", None).await;
+    for _ in 0..100 {
+        if south.1["code"] != "no_partition" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        south = east.get("/p/south/api/tables", None).await;
+    }
+    let (s, e) = south;
     assert_eq!((s, e["code"].as_str()), (StatusCode::BAD_GATEWAY, Some("elsewhere")), "{e}");
     assert!(e["error"].as_str().unwrap().contains("partition south: passed on to this server"), "{e}");
     for path in ["/p/nowhere/api/tables", "/p/West/api/tables"] {
         let (s, e) = east.get(path, None).await;
         assert_eq!((s, e["code"].as_str()), (StatusCode::NOT_FOUND, Some("no_partition")), "{path}: {e}");
     }
+}
+
+/// What a client can make a server's router do (`partition_route.rs`):
+/// * a spray of made-up partition names costs one read of the lease rows,
+///   answered 404 from the list kept;
+/// * a spray for a partition whose server is down costs a read each
+///   `REREAD_MS`, not one per request;
+/// * a loop mark the client wrote itself (or signed by another key) is
+///   dropped, not obeyed: the request is passed on, not refused as a loop;
+/// * a mark a server of the casino signed is refused as a loop, and names
+///   the stale lease row.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_cannot_make_the_router_loop_or_read_the_database_per_request() {
+    use axum::body::Body;
+    use baccarat_server::anchor::AnchorKey;
+    use baccarat_server::forward::{hop_mark, Forwarder};
+    use baccarat_server::partition_route::{elsewhere, Directory, PASSED_ON, REREAD_MS};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    // East's lease names a server nothing listens on.
+    let db = tokio::task::spawn_blocking(|| {
+        let db = database("partition_router_attack");
+        drop(Part::new(&db, "east"));
+        db
+    })
+    .await
+    .unwrap();
+    let dir = crate::common::TempDir::new(&format!("baccarat-router-{}", std::process::id()));
+    let key_file = dir.join("casino.key");
+    let key = AnchorKey::load_or_create(&key_file).unwrap();
+    let other = AnchorKey::load_or_create(&dir.join("other.key")).unwrap();
+    let to = Forwarder::new(key_file);
+    let now = std::sync::Arc::new(AtomicU64::new(1_795_000_000_000));
+    let clock = now.clone();
+    let clock: baccarat_server::casino::Clock = std::sync::Arc::new(move || clock.load(Ordering::Relaxed));
+    let url = db.clone();
+    let d = tokio::task::spawn_blocking(move || Directory::connect(&url, None, 60_000, clock)).await.unwrap().unwrap();
+    let ask = |name: &str, mark: Option<String>| {
+        let mut b = axum::http::Request::builder().uri(format!("/p/{name}/api/tables"));
+        if let Some(m) = mark {
+            b = b.header(PASSED_ON, m);
+        }
+        b.body(Body::empty()).unwrap()
+    };
+    let t = || now.load(Ordering::Relaxed);
+    let body = |r: axum::response::Response| async move {
+        let status = r.status();
+        let bytes = axum::body::to_bytes(r.into_body(), 1 << 16).await.unwrap();
+        (status, String::from_utf8_lossy(&bytes).into_owned())
+    };
+
+    for i in 0..300 {
+        let (status, text) =
+            body(elsewhere(ask(&format!("made_up_{i}"), None), &format!("made_up_{i}"), &d, &to, t()).await).await;
+        assert_eq!(status, axum::http::StatusCode::NOT_FOUND, "{text}");
+        assert!(text.contains("no_partition"), "{text}");
+    }
+    assert_eq!(d.reads(), 1, "300 made-up names, one read");
+
+    let unreachable = |text: &str| text.contains("could not be reached");
+    for round in 1..=3u64 {
+        for _ in 0..50 {
+            let (status, text) = body(elsewhere(ask("east", None), "east", &d, &to, t()).await).await;
+            assert_eq!(status, axum::http::StatusCode::BAD_GATEWAY);
+            assert!(unreachable(&text), "{text}");
+        }
+        assert_eq!(d.reads(), round, "50 requests for a partition out of reach: read again once each {REREAD_MS} ms");
+        now.fetch_add(REREAD_MS, Ordering::Relaxed);
+    }
+
+    // Marks a client can make: dropped, and the request passed on.
+    let forged = [
+        "1".to_string(),
+        hop_mark(&other, "east", t()),
+        hop_mark(&key, "west", t()),
+        hop_mark(&key, "east", t() - 61_000),
+    ];
+    for mark in forged {
+        let (status, text) = body(elsewhere(ask("east", Some(mark.clone())), "east", &d, &to, t()).await).await;
+        assert_eq!(status, axum::http::StatusCode::BAD_GATEWAY, "{mark}");
+        assert!(unreachable(&text), "{mark}: passed on, not refused as a loop: {text}");
+    }
+    // A server's own mark: a loop, refused.
+    let (status, text) =
+        body(elsewhere(ask("east", Some(hop_mark(&key, "east", t()))), "east", &d, &to, t()).await).await;
+    assert_eq!(status, axum::http::StatusCode::BAD_GATEWAY);
+    assert!(text.contains("passed on to this server") && text.contains("out of date"), "{text}");
 }

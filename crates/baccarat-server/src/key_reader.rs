@@ -110,8 +110,11 @@ impl ColdKeys for KeyReader {
 }
 
 /// The same reader on PostgreSQL: its own connection, one repeatable-read
-/// snapshot per lookup, the latest answer under each id in the window.
+/// snapshot per lookup, the latest answer under each id in the window. A
+/// connection the database closed (a restart) fails the lookup that finds
+/// it so, and is made again for the next (`pg_thread.rs` does the same).
 pub struct PgKeyReader {
+    url: String,
     /// Always `Some` until dropped (see `Drop`); with the lookup's statement
     /// once prepared.
     client: Mutex<Option<(postgres::Client, Option<postgres::Statement>)>>,
@@ -122,10 +125,16 @@ pub struct PgKeyReader {
 /// thread of its own (as `PgStore` does).
 impl Drop for PgKeyReader {
     fn drop(&mut self) {
-        let client = self.client.get_mut().unwrap_or_else(|p| p.into_inner()).take().map(|(c, _)| c);
-        if let (Some(c), Ok(_)) = (client, tokio::runtime::Handle::try_current()) {
-            let _ = std::thread::Builder::new().name("postgres-close".into()).spawn(move || drop(c));
+        if let Some((c, _)) = self.client.get_mut().unwrap_or_else(|p| p.into_inner()).take() {
+            close(c);
         }
+    }
+}
+
+/// Drop `c`, on a thread of its own if this one is the runtime's.
+fn close(c: postgres::Client) {
+    if tokio::runtime::Handle::try_current().is_ok() {
+        let _ = std::thread::Builder::new().name("postgres-close".into()).spawn(move || drop(c));
     }
 }
 
@@ -137,7 +146,8 @@ impl std::fmt::Debug for PgKeyReader {
 
 impl PgKeyReader {
     pub fn connect(url: &str) -> Result<PgKeyReader, StoreError> {
-        Ok(PgKeyReader { client: Mutex::new(Some((postgres::Client::connect(url, postgres::NoTls)?, None))) })
+        let client = postgres::Client::connect(url, postgres::NoTls)?;
+        Ok(PgKeyReader { url: url.to_string(), client: Mutex::new(Some((client, None))) })
     }
 
     /// The latest answer under each of `ids` at or after `since_ms`, in one
@@ -150,6 +160,12 @@ impl PgKeyReader {
             return Ok(Vec::new());
         }
         let mut guard = self.client.lock().unwrap_or_else(|p| p.into_inner());
+        if guard.as_ref().is_some_and(|(c, _)| c.is_closed()) {
+            let new = postgres::Client::connect(&self.url, postgres::NoTls)?;
+            if let Some((old, _)) = guard.replace((new, None)) {
+                close(old);
+            }
+        }
         let (c, statement) = guard.as_mut().ok_or_else(|| StoreError::Corrupt("the key reader is closed".into()))?;
         let statement = match statement {
             Some(s) => s.clone(),

@@ -87,10 +87,20 @@ pub async fn wait_for(
 ) -> Result<Lease, String> {
     let (url, owner, advertise, holder) = (url.to_string(), owner.to_string(), advertise.to_string(), holder.clone());
     tokio::task::spawn_blocking(move || {
-        let mut store = PgStore::connect(&url).map_err(|e| e.to_string())?;
+        let mut store = Some(PgStore::connect(&url).map_err(|e| e.to_string())?);
         let mut told = false;
         loop {
-            match store.take_casino(&owner, &advertise, ttl.as_millis() as u64) {
+            // The database restarted, or the connection broke: a new one.
+            // (On the broken one a standby could never take the lease.)
+            if store.is_none() {
+                store =
+                    PgStore::connect(&url).map_err(|e| eprintln!("standing by: cannot reach the database: {e}")).ok();
+            }
+            let Some(s) = store.as_mut() else {
+                std::thread::sleep(ttl / 3);
+                continue;
+            };
+            match s.take_casino(&owner, &advertise, ttl.as_millis() as u64) {
                 Ok(Ok(lease)) => {
                     *holder.write().expect("holder lock") = None;
                     return Ok(lease);
@@ -105,7 +115,10 @@ pub async fn wait_for(
                     }
                     *holder.write().expect("holder lock") = Some((instance_of(&who).to_string(), at));
                 }
-                Err(e) => eprintln!("standing by: the casino's lease cannot be read: {e}"),
+                Err(e) => {
+                    eprintln!("standing by: the casino's lease cannot be read: {e}");
+                    store = None;
+                }
             }
             std::thread::sleep(ttl / 3);
         }

@@ -8,6 +8,11 @@
 //! `postgres::Client` directly; what the HTTP handlers call inline (sessions,
 //! sign-in) goes through this instead: the closure runs on the connection's
 //! thread, and the caller waits for its answer, as it waits for SQLite.
+//!
+//! A connection the database closes (it restarted, or its backend was
+//! terminated) fails the call that finds it closed, and is made again for
+//! the next: a server outlives a database restart without a restart of its
+//! own.
 
 use std::sync::mpsc::{channel, sync_channel, Sender};
 use std::sync::Mutex;
@@ -39,6 +44,16 @@ impl PgThread {
                     }
                 };
                 while let Ok(job) = rx.recv() {
+                    // A connection the database closed (a restart, a
+                    // terminated backend) is made again for the next job:
+                    // the job that found it closed has failed, this one
+                    // need not. (If it cannot be made, the job fails on the
+                    // closed one, naming why.)
+                    if client.is_closed() {
+                        if let Ok(c) = postgres::Client::connect(&url, postgres::NoTls) {
+                            client = c;
+                        }
+                    }
                     job(&mut client);
                 }
             })

@@ -19,6 +19,7 @@ mod key_index;
 mod partition;
 mod pg;
 mod pg_cluster;
+mod pg_reconnect;
 mod pg_suite;
 mod promotion;
 mod recovery;

@@ -52,11 +52,8 @@ pub const CLIENT_HEADER: &str = "x-baccarat-client";
 pub const ANSWERED_BY: &str = "x-baccarat-instance";
 /// How far a claim's time may be from the holder's clock.
 pub const CLAIM_MAX_AGE_MS: u64 = 60_000;
-/// The signed domain of a claim naming the client.
+/// The signed domain of a claim.
 const DOMAIN: &[u8] = b"baccarat-forwarded-client-v1\n";
-/// The signed domain of the mark a request passed on to another
-/// partition's server carries (`partition_route.rs`).
-const HOP_DOMAIN: &[u8] = b"baccarat-partition-hop-v1\n";
 
 /// Headers of one connection, not of the request: never passed on.
 const HOP_BY_HOP: [&str; 8] = [
@@ -88,8 +85,7 @@ impl Forwarder {
         Forwarder { path: key_file, key: Arc::default(), pool }
     }
 
-    /// The casino's signing key, if its file can be read yet.
-    pub fn key(&self) -> Option<Arc<AnchorKey>> {
+    fn key(&self) -> Option<Arc<AnchorKey>> {
         if let Some(k) = self.key.read().expect("signer lock").clone() {
             return Some(k);
         }
@@ -99,54 +95,30 @@ impl Forwarder {
     }
 }
 
-fn message(domain: &[u8], what: &str, at_ms: u64) -> Vec<u8> {
-    let mut m = domain.to_vec();
-    m.extend_from_slice(format!("{what} {at_ms}").as_bytes());
+fn message(ip: IpAddr, at_ms: u64) -> Vec<u8> {
+    let mut m = DOMAIN.to_vec();
+    m.extend_from_slice(format!("{ip} {at_ms}").as_bytes());
     m
-}
-
-/// `what` (no spaces) and `at_ms`, signed under `domain`: `WHAT MS SIGNATURE`.
-fn signed(key: &AnchorKey, domain: &[u8], what: &str, at_ms: u64) -> String {
-    format!("{what} {at_ms} {}", key.sign(&message(domain, what, at_ms)))
-}
-
-/// What a [`signed`] value says, if it is signed under `public` in `domain`
-/// and made within [`CLAIM_MAX_AGE_MS`] of `now_ms`.
-fn verified<'a>(value: &'a str, public: &str, domain: &[u8], now_ms: u64) -> Option<&'a str> {
-    let mut parts = value.split(' ');
-    let (what, at, sig) = (parts.next()?, parts.next()?, parts.next()?);
-    if parts.next().is_some() {
-        return None;
-    }
-    let at_ms: u64 = at.parse().ok()?;
-    if now_ms.abs_diff(at_ms) > CLAIM_MAX_AGE_MS {
-        return None;
-    }
-    signed_by(public, &message(domain, what, at_ms), sig).then_some(what)
 }
 
 /// A claim that the client is at `ip`, made at `at_ms`.
 pub fn claim(key: &AnchorKey, ip: IpAddr, at_ms: u64) -> String {
-    signed(key, DOMAIN, &ip.to_string(), at_ms)
+    format!("{ip} {at_ms} {}", key.sign(&message(ip, at_ms)))
 }
 
 /// The client's address a claim names, if it is signed under `public` and
 /// made within [`CLAIM_MAX_AGE_MS`] of `now_ms`.
 pub fn trusted_client(value: &str, public: &str, now_ms: u64) -> Option<IpAddr> {
-    verified(value, public, DOMAIN, now_ms)?.parse().ok()
-}
-
-/// The mark of a request for partition `name` passed on by a server of the
-/// casino at `at_ms` (`partition_route.rs`).
-pub fn hop_mark(key: &AnchorKey, name: &str, at_ms: u64) -> String {
-    signed(key, HOP_DOMAIN, name, at_ms)
-}
-
-/// Whether `value` is a server's [`hop_mark`] for partition `name`, signed
-/// under `public` within [`CLAIM_MAX_AGE_MS`] of `now_ms`: a client cannot
-/// make one.
-pub fn trusted_hop(value: &str, public: &str, name: &str, now_ms: u64) -> bool {
-    verified(value, public, HOP_DOMAIN, now_ms) == Some(name)
+    let mut parts = value.split(' ');
+    let (ip, at, sig) = (parts.next()?, parts.next()?, parts.next()?);
+    if parts.next().is_some() {
+        return None;
+    }
+    let (ip, at_ms): (IpAddr, u64) = (ip.parse().ok()?, at.parse().ok()?);
+    if now_ms.abs_diff(at_ms) > CLAIM_MAX_AGE_MS {
+        return None;
+    }
+    signed_by(public, &message(ip, at_ms), sig).then_some(ip)
 }
 
 /// At the holder, before the request is handled: the client's address is the

@@ -529,13 +529,6 @@ impl Casino {
         if let Some(r) = t.engine.wagers_closed(Some((self.clock)())) {
             return r.into();
         }
-        // So is an amount the table refuses whatever the wallet holds: at a
-        // partition no money is taken from the bank for it
-        // (`casino/funding.rs`), and the player is told the table's reason,
-        // not that the wallet here is short.
-        if let Err(r) = t.engine.screen_wager(player, bet, amount) {
-            return r.into();
-        }
         let wallet = if token { self.tokens(player) } else { self.wallet(player) };
         let t = self.tables.get_mut(&table).expect("checked above");
         if t.engine.state().coup.wagers.len() >= MAX_WAGERS_PER_COUP {
@@ -543,6 +536,14 @@ impl Casino {
         }
         let held = amount + ante;
         if ante < Money::ZERO || available(&self.ledger) < held {
+            // An amount the table refuses whatever the wallet holds is named
+            // by the table's rule, not as a short wallet: at a partition no
+            // money is brought from the bank for it (`casino/funding.rs`), so
+            // the wallet here is short of it. (Otherwise the player's own
+            // limits come first: on a break, they hear that.)
+            if let Err(r) = t.engine.screen_wager(player, bet, amount) {
+                return r.into();
+            }
             return Reply::refused(Code::Wallet, format!("available {} is less than {held}", available(&self.ledger)));
         }
         // The player's own limits (`self_limits.rs`), after the wallet so

@@ -89,10 +89,9 @@ fn the_writer_enforces_a_players_own_limits_across_restarts() {
     assert_eq!(v["loss_per_day"], 10_000);
     open_betting(&mut o, 1);
     assert!(matches!(wager(&mut o, P, 6_000, "a"), Reply::Wager { .. }));
-    // 60.00 on the table: 41.00 more would pass the limit (the next whole
-    // chip; a cent over is refused by the table's chips first); 40.00 reaches it.
+    // 60.00 on the table: 40.01 more would pass the limit; 40.00 reaches it.
     let heads = (o.casino.chain.len(), o.casino.tables[&1].chain.len(), o.casino.ledger.transfer_count());
-    refused_by_limit(&wager(&mut o, P, 4_100, "b"), "loss limit of 100.00");
+    refused_by_limit(&wager(&mut o, P, 4_001, "b"), "loss limit of 100.00");
     assert_eq!(
         (o.casino.chain.len(), o.casino.tables[&1].chain.len(), o.casino.ledger.transfer_count()),
         heads,
@@ -139,7 +138,7 @@ fn the_writer_enforces_a_players_own_limits_across_restarts() {
     // The next day: P's looser limit is in force, measured from a new base.
     now.store(T0 + DAY, Ordering::SeqCst);
     assert!(matches!(wager(&mut o, P, 15_000, "g"), Reply::Wager { .. }));
-    refused_by_limit(&wager(&mut o, P, 5_100, "h"), "loss limit of 200.00");
+    refused_by_limit(&wager(&mut o, P, 5_001, "h"), "loss limit of 200.00");
     assert!(matches!(wager(&mut o, Q, 1_000, "q5"), Reply::Wager { .. }), "a new day for Q's minutes");
 
     // A cool-off: nothing, not even within the limits, until it ends; it

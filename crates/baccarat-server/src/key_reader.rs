@@ -111,7 +111,7 @@ impl ColdKeys for KeyReader {
 
 /// The same reader on PostgreSQL: its own connection, one repeatable-read
 /// snapshot per lookup, the latest answer under each id in the window. A
-/// connection the database closed (a restart) fails the lookup that finds
+/// connection the database closed (a restart) fails the lookups that find
 /// it so, and is made again for the next (`pg_thread.rs` does the same).
 pub struct PgKeyReader {
     url: String,

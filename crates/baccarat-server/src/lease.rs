@@ -76,7 +76,8 @@ pub fn host_name() -> String {
         .unwrap_or_else(|| "baccarat".into())
 }
 
-/// Wait for the casino's lease, noting who holds it meanwhile; the lease.
+/// Wait for the casino's lease (`what`: "the casino", or "partition NAME",
+/// for what this server says), noting who holds it meanwhile; the lease.
 /// (The client is used, and dropped, on a blocking thread: `pg_thread.rs`.)
 pub async fn wait_for(
     url: &str,
@@ -84,8 +85,10 @@ pub async fn wait_for(
     advertise: &str,
     ttl: Duration,
     holder: &Holder,
+    what: &str,
 ) -> Result<Lease, String> {
     let (url, owner, advertise, holder) = (url.to_string(), owner.to_string(), advertise.to_string(), holder.clone());
+    let what = what.to_string();
     tokio::task::spawn_blocking(move || {
         let mut store = Some(PgStore::connect(&url).map_err(|e| e.to_string())?);
         let mut told = false;
@@ -108,7 +111,7 @@ pub async fn wait_for(
                 Ok(Err((who, at, epoch))) => {
                     if !told {
                         println!(
-                            "standing by: instance {} serves the casino at {at} (lease epoch {epoch})",
+                            "standing by: instance {} serves {what} at {at} (lease epoch {epoch})",
                             instance_of(&who)
                         );
                         told = true;
@@ -127,16 +130,35 @@ pub async fn wait_for(
     .map_err(|e| e.to_string())?
 }
 
-/// Renew the lease every third of its time on a thread of its own; stop the
-/// process if another server has taken it.
-pub fn keep(url: &str, lease: &Lease, advertise: &str, ttl: Duration) -> Result<(), String> {
+/// Renewing a lease: renewal stops when this is dropped (the server that
+/// held it stopped, or could not start), and the lease then expires.
+/// (Dropped with its process for a single partition; in a process serving
+/// several, `standby_for.rs`, a partition that fails must not keep a lease
+/// no one serves under.)
+#[must_use = "renewal stops when this is dropped"]
+pub struct Keeping(Arc<std::sync::atomic::AtomicBool>);
+
+impl Drop for Keeping {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Renew the lease every third of its time on a thread of its own, until
+/// the answer is dropped; stop the process if another server has taken it.
+pub fn keep(url: &str, lease: &Lease, advertise: &str, ttl: Duration) -> Result<Keeping, String> {
     let (url, lease, advertise) = (url.to_string(), lease.clone(), advertise.to_string());
+    let stopped = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stop = stopped.clone();
     std::thread::Builder::new()
         .name("lease".into())
         .spawn(move || {
             let mut store = None;
             loop {
                 std::thread::sleep(ttl / 3);
+                if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    return;
+                }
                 if store.is_none() {
                     store = PgStore::connect(&url).map_err(|e| eprintln!("lease: cannot reach the database: {e}")).ok();
                 }
@@ -156,7 +178,7 @@ pub fn keep(url: &str, lease: &Lease, advertise: &str, ttl: Duration) -> Result<
             }
         })
         .map_err(|e| format!("cannot start the lease thread: {e}"))?;
-    Ok(())
+    Ok(Keeping(stopped))
 }
 
 fn lost(why: &str) -> ! {

@@ -37,6 +37,7 @@ pub mod scan;
 pub mod serve;
 pub mod signin;
 pub mod slip_answers;
+pub mod standby_for;
 pub mod store;
 pub mod table_view;
 pub mod trust;

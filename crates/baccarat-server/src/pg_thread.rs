@@ -10,9 +10,10 @@
 //! thread, and the caller waits for its answer, as it waits for SQLite.
 //!
 //! A connection the database closes (it restarted, or its backend was
-//! terminated) fails the call that finds it closed, and is made again for
-//! the next: a server outlives a database restart without a restart of its
-//! own.
+//! terminated) fails the calls that find it closed (one or two: the client
+//! learns it from the database's message, then from the closed socket), and
+//! is made again for the next: a server outlives a database restart without
+//! a restart of its own.
 
 use std::sync::mpsc::{channel, sync_channel, Sender};
 use std::sync::Mutex;

@@ -374,10 +374,20 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
         }
         // A partition's people are the casino's, made by whichever of its
         // servers starts first; its players' chips are at the bank.
-        let people = users.count().map_err(|e| e.to_string())? == 0;
+        let mut people = users.count().map_err(|e| e.to_string())? == 0;
         let admin = random_hex(12);
+        // Two partitions' servers starting at once on a new casino (or one
+        // process standing by for another partition: `standby_for.rs`) both
+        // find no people: the one whose admin is made second leaves them to
+        // the first.
         if people {
-            users.create("admin", Role::Admin, &admin).map_err(|e| e.to_string())?;
+            match users.create("admin", Role::Admin, &admin) {
+                Ok(_) => {}
+                Err(crate::auth::AuthError::Taken(_)) => people = false,
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+        if people {
             for (name, role) in [
                 ("dealer", Role::Dealer),
                 ("supervisor", Role::Supervisor),
@@ -619,18 +629,21 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
         None => (Some(listener), None),
     };
     let advertise = cfg.advertise.clone().unwrap_or_else(|| format!("http://{addr}"));
-    println!("listening on http://{addr}/ as instance {}", cfg.instance);
-    let lease = match &cfg.postgres {
-        None => None,
+    // In a process serving several partitions (`standby_for.rs`), each line
+    // says which.
+    let what = cfg.partition.as_ref().map_or("the casino".to_string(), |p| format!("partition {p}"));
+    println!("listening on http://{addr}/ as instance {} for {what}", cfg.instance);
+    let (lease, mut keeping) = match &cfg.postgres {
+        None => (None, None),
         Some(url) => {
             let owner = crate::lease::owner_of(&cfg.instance);
             let lease = tokio::select! {
-                l = crate::lease::wait_for(url, &owner, &advertise, cfg.lease, &holder) => l?,
+                l = crate::lease::wait_for(url, &owner, &advertise, cfg.lease, &holder, &what) => l?,
                 _ = stop_signal() => return Ok(()),
             };
-            crate::lease::keep(url, &lease, &advertise, cfg.lease)?;
-            println!("instance {} holds the casino's lease (epoch {})", cfg.instance, lease.epoch);
-            Some(lease)
+            let keeping = crate::lease::keep(url, &lease, &advertise, cfg.lease)?;
+            println!("instance {} holds the lease of {what} (epoch {})", cfg.instance, lease.epoch);
+            (Some(lease), Some(keeping))
         }
     };
     // Opening reads the store synchronously (PostgreSQL's client may not run
@@ -781,7 +794,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
         (None, Some(l)) => serve_on(l),
         (None, None) => return Err("no listener".into()),
     };
-    println!("baccarat table server on http://{addr}/  (API: http://{addr}/api/openapi.json)");
+    println!("baccarat table server on http://{addr}/ for {what}  (API: http://{addr}/api/openapi.json)");
     tokio::select! {
         r = &mut server => return r.map_err(|e| e.to_string())?.map_err(|e| e.to_string()),
         _ = stop_signal() => {}
@@ -811,6 +824,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
         let reply = rx.await.map_err(|_| "the writer stopped before the checkpoint".to_string())?;
         if reply.code() != Some(crate::casino::Code::Settling) {
             println!("stopped: checkpoint written");
+            drop(keeping.take()); // no renewal after the release
             give_up(&lease);
             return Ok(());
         }
@@ -819,12 +833,13 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     eprintln!(
         "stopped without a checkpoint: a settlement was still being recorded; the next start reads a longer tail"
     );
+    drop(keeping.take());
     give_up(&lease);
     Ok(())
 }
 
 /// Ctrl-C, or SIGTERM (how a service manager stops a server).
-async fn stop_signal() {
+pub(crate) async fn stop_signal() {
     #[cfg(unix)]
     {
         let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {

@@ -24,8 +24,8 @@ fn terminate_all(url: &str) -> i64 {
     rows.len() as i64
 }
 
-/// The call that finds its connection closed fails; the next one is
-/// answered on a new connection.
+/// The calls that find the connection closed fail; a later one is answered
+/// on a new connection.
 #[test]
 fn a_connection_the_database_closed_is_made_again_for_the_next_call() {
     let url = database("thread_reconnects");
@@ -33,9 +33,10 @@ fn a_connection_the_database_closed_is_made_again_for_the_next_call() {
     let one = || t.run(|c| c.query_one("SELECT 1::int", &[]).map(|r| r.get::<_, i32>(0)).map_err(|e| e.to_string()));
     assert_eq!(one(), Some(Ok(1)));
     assert!(terminate_all(&url) >= 1, "the thread's connection was open");
-    let first = one();
-    let answered = first == Some(Ok(1)) || one() == Some(Ok(1));
-    assert!(answered, "no call is answered after the database closed the connection: first {first:?}");
+    // The calls that find it closed fail: one or two, as the client learns
+    // it from the database's message and then from the closed socket.
+    let tries: Vec<_> = (0..3).map(|_| one()).collect();
+    assert!(tries.contains(&Some(Ok(1))), "no call is answered after the database closed the connection: {tries:?}");
     assert_eq!(one(), Some(Ok(1)));
 }
 
@@ -49,8 +50,8 @@ fn the_key_reader_reconnects_after_the_database_closed_its_connection() {
     let find = || r.find_many(&[7], 0).map(|v| v.len()).map_err(|e| e.to_string());
     assert_eq!(find(), Ok(0));
     assert!(terminate_all(&url) >= 1);
-    let first = find();
-    assert!(first == Ok(0) || find() == Ok(0), "no lookup is answered after the connection closed: {first:?}");
+    let tries: Vec<_> = (0..3).map(|_| find()).collect();
+    assert!(tries.contains(&Ok(0)), "no lookup is answered after the connection closed: {tries:?}");
     assert_eq!(find(), Ok(0));
 }
 
@@ -67,7 +68,15 @@ fn a_standby_whose_connection_broke_still_takes_the_lease() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let (u, h) = (url.clone(), holder.clone());
     let waiting = rt.spawn(async move {
-        baccarat_server::lease::wait_for(&u, "beta#2", "http://127.0.0.1:2", Duration::from_millis(300), &h).await
+        baccarat_server::lease::wait_for(
+            &u,
+            "beta#2",
+            "http://127.0.0.1:2",
+            Duration::from_millis(300),
+            &h,
+            "the casino",
+        )
+        .await
     });
     for _ in 0..500 {
         if holder.read().unwrap().is_some() {

@@ -4,7 +4,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use baccarat_server::serve::{serve, ServeConfig};
+use baccarat_server::serve::ServeConfig;
+use baccarat_server::standby_for::serve_with_standbys;
 
 /// Settings come from flags, then environment variables, then the `--config`
 /// file, then the defaults, in that order of precedence.
@@ -13,7 +14,7 @@ pub struct ServeArgs {
     /// A TOML file of settings: any of db, addr, betting_seconds, deal_ms,
     /// squeeze_seconds, result_ms, rate, web_dir, anchor_file, key_file,
     /// ceiling, session_idle_seconds, session_max_seconds, key_retention_hours,
-    /// instance, advertise, lease_ms, anchor_every_ms, partition.
+    /// instance, advertise, lease_ms, anchor_every_ms, partition, standby_for.
     #[arg(long, env = "BACCARAT_CONFIG")]
     config: Option<PathBuf>,
     /// The database: a SQLite file, or a PostgreSQL URL (`postgres://…`);
@@ -94,6 +95,14 @@ pub struct ServeArgs {
     /// 1 to 40 lower-case letters, digits or _ [default: the whole casino].
     #[arg(long, env = "BACCARAT_PARTITION")]
     partition: Option<String>,
+    /// With --partition: also stand by for these other partitions
+    /// (comma-separated), in this process: when one's server dies and its
+    /// lease expires, this server takes it over and serves it beside its own,
+    /// on a port the system picks. Each partition keeps its own anchor file,
+    /// so --anchor-file must then name it with {partition}
+    /// (`/shared/{partition}.anchors`) [default: none].
+    #[arg(long, env = "BACCARAT_STANDBY_FOR", value_delimiter = ',')]
+    standby_for: Vec<String>,
     /// Begin a new anchor file although the database holds a casino: only
     /// when the old file is lost for good (a start without the file is
     /// otherwise refused). Every chain is signed as it now stands; what the
@@ -133,6 +142,7 @@ struct FileSettings {
     lease_ms: Option<u64>,
     anchor_every_ms: Option<u64>,
     partition: Option<String>,
+    standby_for: Option<Vec<String>>,
 }
 
 fn in_range(name: &str, v: u64, lo: u64, hi: u64) -> Result<u64> {
@@ -142,8 +152,10 @@ fn in_range(name: &str, v: u64, lo: u64, hi: u64) -> Result<u64> {
     Ok(v)
 }
 
-/// The server's settings from the arguments, the file and the defaults.
-pub fn settings(a: ServeArgs) -> Result<ServeConfig> {
+/// The server's settings from the arguments, the file and the defaults, and
+/// those of each partition it stands by for
+/// (`--standby-for`: as its own, but for the partition's URL, files and port).
+pub fn plan(a: ServeArgs) -> Result<(ServeConfig, Vec<ServeConfig>)> {
     let file = match &a.config {
         Some(p) => {
             let text = std::fs::read_to_string(p).with_context(|| format!("--config: cannot read {}", p.display()))?;
@@ -162,6 +174,8 @@ pub fn settings(a: ServeArgs) -> Result<ServeConfig> {
     let db = a.db.or(file.db).unwrap_or_else(|| PathBuf::from("baccarat.db"));
     let db = baccarat_server::store::Db::parse(&db.to_string_lossy());
     let partition = a.partition.or(file.partition);
+    let standby_for = if a.standby_for.is_empty() { file.standby_for.unwrap_or_default() } else { a.standby_for };
+    let mut casino_url = None;
     let mut cfg = match (db, partition) {
         (baccarat_server::store::Db::Sqlite(path), None) => ServeConfig::new(path, addr),
         (baccarat_server::store::Db::Sqlite(_), Some(_)) => {
@@ -171,11 +185,14 @@ pub fn settings(a: ServeArgs) -> Result<ServeConfig> {
             ServeConfig { postgres: Some(url), ..ServeConfig::new(PathBuf::from(POSTGRES_LOCAL), addr) }
         }
         // Its anchor and key files are its own by default, beside the others.
-        (baccarat_server::store::Db::Postgres(url), Some(p)) => ServeConfig {
-            postgres: Some(baccarat_server::pg_store::partition_url(&url, &p).map_err(anyhow::Error::msg)?),
-            partition: Some(p.clone()),
-            ..ServeConfig::new(PathBuf::from(format!("{POSTGRES_LOCAL}-{p}")), addr)
-        },
+        (baccarat_server::store::Db::Postgres(url), Some(p)) => {
+            casino_url = Some(url.clone());
+            ServeConfig {
+                postgres: Some(baccarat_server::pg_store::partition_url(&url, &p).map_err(anyhow::Error::msg)?),
+                partition: Some(p.clone()),
+                ..ServeConfig::new(PathBuf::from(format!("{POSTGRES_LOCAL}-{p}")), addr)
+            }
+        }
     };
     cfg.betting = Duration::from_secs(in_range(
         "betting_seconds",
@@ -246,18 +263,112 @@ pub fn settings(a: ServeArgs) -> Result<ServeConfig> {
             bail!("web_dir: {} has no index.html", d.display());
         }
     }
-    Ok(cfg)
+    let others = standbys(&cfg, casino_url.as_deref(), &standby_for)?;
+    if let Some(p) = cfg.partition.clone() {
+        (cfg.anchor_file, cfg.key_file) = (of_partition(&cfg.anchor_file, &p), of_partition(&cfg.key_file, &p));
+    }
+    Ok((cfg, others))
+}
+
+/// `path` with `{partition}` replaced by `name`.
+fn of_partition(path: &Option<PathBuf>, name: &str) -> Option<PathBuf> {
+    path.as_ref().map(|p| PathBuf::from(p.to_string_lossy().replace("{partition}", name)))
+}
+
+/// The configuration of each partition `own` stands by for: its own but for
+/// the partition, its URL and its files (`standby_for.rs`).
+fn standbys(own: &ServeConfig, casino_url: Option<&str>, names: &[String]) -> Result<Vec<ServeConfig>> {
+    if names.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (Some(url), Some(mine)) = (casino_url, own.partition.as_deref()) else {
+        bail!("standby_for: a server stands by for other partitions beside one of its own (--partition)");
+    };
+    if own.anchor_file.as_ref().is_some_and(|f| !f.to_string_lossy().contains("{partition}")) {
+        bail!(
+            "anchor_file: each partition keeps its own anchor file, so with standby_for name it with {{partition}}              (as /shared/{{partition}}.anchors)"
+        );
+    }
+    let mut seen = std::collections::BTreeSet::from([mine.to_string()]);
+    let mut out = Vec::new();
+    for name in names {
+        let postgres =
+            baccarat_server::pg_store::partition_url(url, name).map_err(|e| anyhow::anyhow!("standby_for: {e}"))?;
+        if !seen.insert(name.clone()) {
+            bail!("standby_for: partition {name} is named twice, or is this server's own");
+        }
+        out.push(ServeConfig {
+            db: PathBuf::from(format!("{POSTGRES_LOCAL}-{name}")),
+            postgres: Some(postgres),
+            partition: Some(name.clone()),
+            anchor_file: of_partition(&own.anchor_file, name),
+            key_file: of_partition(&own.key_file, name),
+            // A start of this server with a new anchor file is its own
+            // partition's: another partition's file is never begun here.
+            new_anchor_file: false,
+            ..own.clone()
+        });
+    }
+    Ok(out)
 }
 
 pub fn run_serve(a: ServeArgs) -> Result<()> {
-    let cfg = settings(a)?;
+    let (cfg, others) = plan(a)?;
     let rt = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    rt.block_on(serve(cfg)).map_err(anyhow::Error::msg)
+    rt.block_on(serve_with_standbys(cfg, others)).map_err(anyhow::Error::msg)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn settings(a: ServeArgs) -> Result<ServeConfig> {
+        Ok(plan(a)?.0)
+    }
+
+    /// `--standby-for`: beside a partition of its own, each other partition
+    /// named once, with an anchor file of its own (`{partition}`); the key
+    /// may be shared. Each partition's URL, files and name are its own.
+    #[test]
+    fn a_server_stands_by_for_other_partitions_with_files_of_their_own() {
+        let url = "postgres://u@localhost/casino";
+        let with = |partition: Option<&str>, anchors: Option<&str>, standby: &[&str]| ServeArgs {
+            db: Some(PathBuf::from(url)),
+            partition: partition.map(str::to_string),
+            anchor_file: anchors.map(PathBuf::from),
+            key_file: Some(PathBuf::from("/shared/casino.key")),
+            standby_for: standby.iter().map(|s| s.to_string()).collect(),
+            ..args(None)
+        };
+        let (own, others) = plan(with(Some("west"), Some("/shared/{partition}.anchors"), &["east", "north"])).unwrap();
+        assert_eq!(own.anchor_file, Some(PathBuf::from("/shared/west.anchors")));
+        let got: Vec<_> = others
+            .iter()
+            .map(|c| (c.partition.clone().unwrap(), c.anchor_file.clone().unwrap(), c.key_file.clone().unwrap()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("east".into(), PathBuf::from("/shared/east.anchors"), PathBuf::from("/shared/casino.key")),
+                ("north".into(), PathBuf::from("/shared/north.anchors"), PathBuf::from("/shared/casino.key")),
+            ]
+        );
+        assert_eq!(others[0].postgres, Some(baccarat_server::pg_store::partition_url(url, "east").unwrap()));
+        assert_eq!((others[0].instance.as_str(), others[0].lease), (own.instance.as_str(), own.lease));
+        // By default each partition's files are its own already.
+        let (_, others) = plan(ServeArgs { key_file: None, ..with(Some("west"), None, &["east"]) }).unwrap();
+        assert_eq!(others[0].anchor_paths().0, PathBuf::from("baccarat-postgres-east.anchors"));
+
+        let refused = |a: ServeArgs| plan(a).unwrap_err().to_string();
+        assert!(refused(with(None, None, &["east"])).starts_with("standby_for: a server stands by"));
+        assert!(refused(with(Some("west"), Some("/shared/a.anchors"), &["east"])).starts_with("anchor_file:"));
+        assert!(refused(with(Some("west"), None, &["west"])).contains("named twice, or is this server's own"));
+        assert!(refused(with(Some("west"), None, &["east", "east"])).contains("named twice"));
+        assert!(refused(with(Some("west"), None, &["East"])).starts_with("standby_for: partition \"East\""));
+        let f = file("standby", &format!("db = \"{url}\"\npartition = \"west\"\nstandby_for = [\"east\"]\n"));
+        assert_eq!(plan(args(Some(f.clone()))).unwrap().1[0].partition.as_deref(), Some("east"));
+        let _ = std::fs::remove_file(f);
+    }
 
     fn args(config: Option<PathBuf>) -> ServeArgs {
         ServeArgs {
@@ -282,6 +393,7 @@ mod tests {
             anchor_every_ms: None,
             new_anchor_file: false,
             partition: None,
+            standby_for: Vec::new(),
         }
     }
 

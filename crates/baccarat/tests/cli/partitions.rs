@@ -4,9 +4,9 @@
 //! both servers never spend more than the player has; the people are the
 //! casino's (made once, signing in at either); after the coups every chip
 //! is back at the bank or won by a house. A bounded `loadgen --partitions`
-//! drives both; a standby of one partition takes it over after a SIGKILL and
-//! takes a wager sent to the other partition's server; and `verify
-//! --partition` passes for each. Requests for one partition's tables go to
+//! drives both; after a SIGKILL of east's server, west's server, which
+//! stands by for east (`--standby-for east`), takes east over and takes a
+//! wager for it; and `verify --partition` passes for each. Requests for one partition's tables go to
 //! either server (`/p/NAME/`, `partition_route.rs`).
 
 use std::time::{Duration, Instant};
@@ -18,16 +18,22 @@ use crate::failover::serve_pg;
 
 use crate::failover::pg_cluster;
 
-/// A partition's server; its process, its lines, and its own URL.
+/// A partition's server, standing by for the partitions `standby_for`
+/// names (comma-separated); its process, its lines, and its own URL. Each
+/// partition's files are its own (`{partition}`).
 fn partition(
     part: &str,
     instance: &str,
     db: &str,
     dir: &std::path::Path,
+    standby_for: &str,
 ) -> (Server, std::sync::mpsc::Receiver<String>, String) {
-    let anchors = dir.join(format!("{part}.anchors"));
-    let key = dir.join(format!("{part}.key"));
-    let more = ["--partition", part, "--betting-seconds", "2", "--deal-ms", "50", "--result-ms", "50"];
+    let anchors = dir.join("{partition}.anchors");
+    let key = dir.join("{partition}.key");
+    let mut more = vec!["--partition", part, "--betting-seconds", "2", "--deal-ms", "50", "--result-ms", "50"];
+    if !standby_for.is_empty() {
+        more.extend(["--standby-for", standby_for]);
+    }
     serve_pg(db, instance, &anchors, &key, &more)
 }
 
@@ -92,12 +98,12 @@ fn two_partitions_share_one_bank_and_no_wager_overdraws() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let c = reqwest::Client::new();
 
-    let (east, east_lines, east_url) = partition("east", "east-1", &db, &dir);
+    let (east, east_lines, east_url) = partition("east", "east-1", &db, &dir, "");
     let admin = until_line(&east_lines, 30, |l| {
         l.trim().strip_prefix("admin password: ").map(|r| r.split_whitespace().next().unwrap().to_string())
     });
     until_line(&east_lines, 30, |l| l.starts_with("baccarat table server on ").then_some(()));
-    let (west, west_lines, west_url) = partition("west", "west-1", &db, &dir);
+    let (west, west_lines, west_url) = partition("west", "west-1", &db, &dir, "east");
     until_line(&west_lines, 30, |l| l.starts_with("baccarat table server on ").then_some(()));
 
     let stake = 10_000i64;
@@ -183,14 +189,17 @@ fn two_partitions_share_one_bank_and_no_wager_overdraws() {
     assert_eq!(report["ledger"]["ok"], true, "{report}");
     eprintln!("loadgen against two partitions: {} bets accepted in 4 s", report["accepted_bets"]);
 
-    // A standby of east takes it over after a SIGKILL; the player bets there.
-    let (standby, standby_lines, standby_url) = partition("east", "east-2", &db, &dir);
-    until_line(&standby_lines, 30, |l| l.starts_with("standing by: instance east-1").then_some(()));
+    // West's server stands by for east: it takes east over after a SIGKILL
+    // of east's server, and the player bets there.
     let killed = Instant::now();
     drop(east);
-    until_line(&standby_lines, 30, |l| l.starts_with("baccarat table server on ").then_some(()));
+    let adopted_url = until_line(&west_lines, 30, |l| {
+        l.strip_prefix("baccarat table server on ")
+            .filter(|r| r.contains("for partition east"))
+            .map(|r| r.split_whitespace().next().unwrap().trim_end_matches('/').to_string())
+    });
     // Sent to west's server, by east's path: west passes it on to whoever
-    // holds east's lease (after the kill, the standby).
+    // holds east's lease (after the kill, west's own process).
     rt.block_on(async {
         let rich = crate::common::login(&c, &west_url, "player1", "demo").await;
         loop {
@@ -207,8 +216,9 @@ fn two_partitions_share_one_bank_and_no_wager_overdraws() {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
     });
-    eprintln!("partition failover: from SIGKILL to a wager at the standby, {:?}", killed.elapsed());
-    // Where each partition is served now: east by its standby.
+    eprintln!("partition failover: from SIGKILL to a wager at east, taken over by west, {:?}", killed.elapsed());
+    // Where each partition is served now: both by west's process, east on a
+    // port of its own.
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_baccarat"))
         .args(["partitions", "--db", &db, "--json"])
         .output()
@@ -224,8 +234,8 @@ fn two_partitions_share_one_bank_and_no_wager_overdraws() {
             (s("name"), s("instance"), s("url"), p["live"].as_bool().unwrap())
         })
         .collect();
-    assert_eq!(at, [("east", "east-2", standby_url.as_str(), true), ("west", "west-1", west_url.as_str(), true)]);
-    drop(standby);
+    assert_ne!(adopted_url, west_url);
+    assert_eq!(at, [("east", "west-1", adopted_url.as_str(), true), ("west", "west-1", west_url.as_str(), true)]);
     drop(west);
     verify(&db, "east", &dir);
     verify(&db, "west", &dir);

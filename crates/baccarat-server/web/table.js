@@ -76,6 +76,16 @@ function setBalance(balance, available) {
   if (balance !== null && balance !== undefined) noteBalance(balance);
 }
 
+/** At a partition of a casino (`/p/NAME/`), the player's money at the
+ * casino's bank beside this partition's wallet; elsewhere there is none. */
+function setBank(bank) {
+  const box = $('#bank-box');
+  box.hidden = bank === null || bank === undefined;
+  if (box.hidden) return;
+  $('#bank').textContent = money(bank);
+  $('#bank').dataset.minor = String(bank);
+}
+
 function show(view) {
   for (const v of ['login', 'lobby', 'table']) $(`#view-${v}`).hidden = v !== view;
   const user = auth.user;
@@ -110,6 +120,7 @@ async function refreshMe({ quiet = false } = {}) {
   try {
     const me = await api('/api/me');
     setBalance(me.balance, me.available);
+    setBank(me.bank);
     return true;
   } catch (e) {
     if (e.status === 401) {
@@ -632,14 +643,23 @@ function overLimit(bet, chip) {
   if (offer && on + stack > offer.max) {
     return tr('slip.over_max', { bet: words(offer.bet), max: money(offer.max), on: money(on + stack - chip) });
   }
-  const raw = $('#available').dataset.minor;
-  const available = raw === '' ? NaN : Number(raw);
+  const available = spendable();
   const slip = [...S.pending].reduce((a, [b, v]) => a + v + anteFor(b, v), 0);
   const next = slip - (S.pending.get(bet) || 0) - anteFor(bet, S.pending.get(bet) || 0) + stack + anteFor(bet, stack);
   if (Number.isFinite(available) && next > available) {
     return tr('slip.over_balance', { available: money(available), need: money(next) });
   }
   return null;
+}
+
+/** What the player may stake now: the available balance, and at a
+ * partition what the casino's bank holds for them too (it is brought here
+ * as their bets need it). NaN until known. */
+function spendable() {
+  const raw = $('#available').dataset.minor;
+  const available = raw === '' ? NaN : Number(raw);
+  const bank = $('#bank-box').hidden ? 0 : Number($('#bank').dataset.minor || 0);
+  return available + bank;
 }
 
 function openWagers() {

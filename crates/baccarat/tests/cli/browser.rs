@@ -51,6 +51,17 @@ fn browser_deps() {
 /// `SCENARIO_TIMEOUT_MS`; the scenario must exit 0 within two minutes.
 fn scenario(name: &str, serve_args: &[&str]) {
     browser_deps();
+    // Declared before the server so that the server is dropped (killed) first.
+    let dir = TempDir::new(&format!("baccarat-browser-{name}-{}", std::process::id()));
+    let (_server, url, password) = crate::common::start(&dir.join("casino.db"), serve_args);
+    let password = password.expect("a fresh database prints the admin password");
+    scenario_at(name, &url, &password);
+}
+
+/// Run `node browser/tests/<name>.mjs` against the server at `url` (its
+/// admin password `password`), as [`scenario`] does.
+fn scenario_at(name: &str, url: &str, password: &str) {
+    browser_deps();
     let root = workspace();
     let script = root.join("browser/tests").join(format!("{name}.mjs"));
     assert!(script.exists(), "no scenario {}", script.display());
@@ -58,16 +69,11 @@ fn scenario(name: &str, serve_args: &[&str]) {
     let _ = std::fs::remove_dir_all(&screenshots);
     std::fs::create_dir_all(&screenshots).unwrap();
 
-    // Declared before the server so that the server is dropped (killed) first.
-    let dir = TempDir::new(&format!("baccarat-browser-{name}-{}", std::process::id()));
-    let (_server, url, password) = crate::common::start(&dir.join("casino.db"), serve_args);
-    let password = password.expect("a fresh database prints the admin password");
-
     let mut child = Command::new("node")
         .arg(&script)
         .current_dir(&root)
-        .env("BASE_URL", &url)
-        .env("ADMIN_PASSWORD", &password)
+        .env("BASE_URL", url)
+        .env("ADMIN_PASSWORD", password)
         .env("SCREENSHOT_DIR", &screenshots)
         // run() in lib.mjs fails the scenario (with screenshots) before we kill node.
         .env("SCENARIO_TIMEOUT_MS", SCENARIO_TIMEOUT.saturating_sub(Duration::from_secs(10)).as_millis().to_string())
@@ -112,6 +118,30 @@ fn scenario(name: &str, serve_args: &[&str]) {
         "browser scenario {name} {outcome}; screenshots in {}\n--- stdout ---\n{stdout}\n--- stderr ---\n{stderr}",
         screenshots.display()
     );
+}
+
+/// A partitioned PostgreSQL casino (`--partition`): the player's page
+/// opened at west's server under east's path (`/p/east/`) signs in, shows
+/// the money at the casino's bank beside east's wallet, and bets at east's
+/// table, every call and the feed under that path (`partition_route.rs`).
+#[test]
+fn partition() {
+    browser_deps();
+    let dir = TempDir::new(&format!("baccarat-browser-partition-{}", std::process::id()));
+    let db = crate::failover::pg_cluster::database(&format!("browser{}_partition", std::process::id()));
+    let serve = |part: &str| {
+        let (anchors, key) = (dir.join(format!("{part}.anchors")), dir.join(format!("{part}.key")));
+        let more = ["--partition", part, "--betting-seconds", "15", "--deal-ms", "300"];
+        crate::failover::serve_pg(&db, &format!("{part}-1"), &anchors, &key, &more)
+    };
+    let (_east, east_lines, _) = serve("east");
+    let password = crate::common::until_line(&east_lines, 30, |l| {
+        l.trim().strip_prefix("admin password: ").map(|r| r.split_whitespace().next().unwrap().to_string())
+    });
+    crate::common::until_line(&east_lines, 30, |l| l.starts_with("baccarat table server on ").then_some(()));
+    let (_west, west_lines, west_url) = serve("west");
+    crate::common::until_line(&west_lines, 30, |l| l.starts_with("baccarat table server on ").then_some(()));
+    scenario_at("partition", &format!("{west_url}/p/east"), &password);
 }
 
 #[test]

@@ -21,9 +21,9 @@ use baccarat_rules::Money;
 use tokio::sync::broadcast;
 
 use crate::anchor::{AnchorKey, AnchorLog, Head};
-use crate::auth::{random_hex, Role, Users};
+use crate::auth::Users;
 
-use crate::casino::{recover, Casino, Clock, Mode, Request, DEFAULT_FLOAT};
+use crate::casino::{recover, Casino, Clock, Request};
 use crate::coup_feed::Feed;
 use crate::http::{router, AppState, Pace};
 use crate::store::{AnyStore, Commit, Db, History, Store};
@@ -167,15 +167,7 @@ impl ServeConfig {
     }
 }
 
-/// The demo tables: one per rulebook (RNG), and a live NSW table for the pit
-/// console. Limits are in cents.
-pub const DEMO_TABLES: [(u32, &str, &str, Mode, &str); 5] = [
-    (1, "Sydney NSW", "nsw-2021", Mode::Rng, "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 500000\ndifferential = 1000000\n[bets.player_pair]\n[bets.banker_pair]\n[bets.super_six]\n[bets.tiger_tie]\n"),
-    (2, "Melbourne AU", "au-casino", Mode::Rng, "rulebook = \"au-casino\"\nchip = 100\nmin = 2000\nmax = 500000\n[bets.tie]\npay_table = \"8_to_1\"\n[bets.perfect_pair_player]\npay_table = \"scale_one\"\n[bets.perfect_pair_banker]\npay_table = \"scale_one\"\n[bets.dragon_bonus_player]\npay_table = \"table_1\"\n[bets.dragon_bonus_banker]\npay_table = \"table_1\"\n"),
-    (3, "Resort squeeze", "resort-house", Mode::Rng, "rulebook = \"resort-house\"\nchip = 100\nmin = 1000\nmax = 200000\ndealing = \"squeeze\"\n[bets.player_pair]\n[bets.banker_pair]\n"),
-    (4, "European", "european-casino", Mode::Rng, "rulebook = \"european-casino\"\nchip = 100\nmin = 1000\nmax = 300000\ndifferential = 500000\n[bets.player_pair]\n[bets.banker_pair]\n"),
-    (5, "Live pit NSW", "nsw-2021", Mode::Live, "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 500000\ndifferential = 1000000\n[bets.player_pair]\n[bets.banker_pair]\n"),
-];
+pub use crate::demo::DEMO_TABLES;
 
 /// What [`open`] gives back: the store, the recovered (or new) casino and its
 /// read model, the people, the anchor file (open for appending), and what
@@ -363,68 +355,11 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
     // A new file begins with a carry line naming its month (`anchor/segments.rs`).
     anchors.begin(&crate::civil::year_month((cfg.clock)())).map_err(|e| e.to_string())?;
     if !has_casino {
-        let mut c = Casino::new();
-        c.ceiling = cfg.ceiling;
-        c.clock = cfg.clock.clone();
-        c.ledger.set_retention(cfg.key_retention.as_millis() as u64);
-        c.ledger.keys.set_cold(keys.clone(), crate::keys::DEFAULT_HOT_MS);
         let mut commit = Commit::default();
-        for (id, name, rb, mode, config) in DEMO_TABLES {
-            c.create_table(id, name, rb, config, mode, DEFAULT_FLOAT, &mut commit)?;
-        }
-        // A partition's people are the casino's, made by whichever of its
-        // servers starts first; its players' chips are at the bank.
-        let mut people = users.count().map_err(|e| e.to_string())? == 0;
-        let admin = random_hex(12);
-        // Two partitions' servers starting at once on a new casino (or one
-        // process standing by for another partition: `standby_for.rs`) both
-        // find no people: the one whose admin is made second leaves them to
-        // the first.
-        if people {
-            match users.create("admin", Role::Admin, &admin) {
-                Ok(_) => {}
-                Err(crate::auth::AuthError::Taken(_)) => people = false,
-                Err(e) => return Err(e.to_string()),
-            }
-        }
-        if people {
-            for (name, role) in [
-                ("dealer", Role::Dealer),
-                ("supervisor", Role::Supervisor),
-                ("inspector", Role::Inspector),
-                ("manager", Role::TournamentManager),
-            ] {
-                users.create(name, role, &cfg.demo_password).map_err(|e| e.to_string())?;
-            }
-        }
-        // (Connecting migrates the bank's schema, which the commit below
-        // writes to.)
-        if let (Some(p), Some(url)) = (&cfg.partition, &cfg.postgres) {
-            c.set_partition(p);
-            crate::bank::Bank::connect(url).map_err(|e| format!("the bank: {e}"))?;
-        }
-        for i in (1..=5).filter(|_| people) {
-            let id =
-                users.create(&format!("player{i}"), Role::Player, &cfg.demo_password).map_err(|e| e.to_string())?;
-            let player = baccarat_table::engine::PlayerId(id);
-            match &cfg.partition {
-                // Paid into the bank by this commit, at this partition's cage.
-                Some(p) => {
-                    let reference = crate::bank::cage_reference(p, id, "demo chips");
-                    c.caged(player, Money(1_000_000), &reference, &mut commit)?;
-                }
-                None => {
-                    let deposit = Request::Deposit { player, amount: Money(1_000_000), key: "demo chips".into() };
-                    c.handle(deposit, &mut commit);
-                }
-            }
-        }
-        if let Some(l) = lease {
-            c.served(&cfg.instance, l.epoch, &mut commit);
-        }
+        let (c, made_people) = crate::demo::casino(cfg, &users, keys.clone(), lease, &mut commit)?;
         commit_anchored(&mut store, &mut anchors, &commit)?;
         println!("first run: created {} with a demo casino", db.shown());
-        if people {
+        if let Some(admin) = made_people {
             println!("  admin password: {admin}   (sign in as \"admin\"; shown only now)");
         }
         println!(
@@ -567,55 +502,16 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     // The router once this server serves, with its key (a forwarded client's
     // address is trusted under it: `forward.rs`).
-    let active: Arc<std::sync::OnceLock<(axum::Router, String)>> = Arc::new(std::sync::OnceLock::new());
+    let active: crate::front::Active = Arc::default();
     let holder: crate::lease::Holder = Arc::default();
-    let signer = crate::forward::Forwarder::new(cfg.anchor_paths().1);
-    // Where each partition of the casino is served (PostgreSQL): a request
-    // for another partition's tables is passed on to its server
-    // (`partition_route.rs`).
-    let directory = match &cfg.postgres {
-        None => None,
-        Some(url) => {
-            let (url, own, clock) = (url.clone(), cfg.partition.clone(), cfg.clock.clone());
-            let keep_ms = (cfg.lease / 3).as_millis() as u64;
-            let dir = tokio::task::spawn_blocking(move || {
-                crate::partition_route::Directory::connect(&url, own, keep_ms, clock)
-            })
-            .await
-            .map_err(|e| e.to_string())??;
-            Some(Arc::new(dir))
-        }
-    };
-    let outer = {
-        let (active, holder, clock, directory) = (active.clone(), holder.clone(), cfg.clock.clone(), directory.clone());
-        axum::Router::new().fallback_service(tower::service_fn(move |req: axum::http::Request<axum::body::Body>| {
-            let (active, holder, signer, now) = (active.clone(), holder.clone(), signer.clone(), clock());
-            let directory = directory.clone();
-            async move {
-                use crate::partition_route as route;
-                use tower::ServiceExt;
-                let partition = route::split(req.uri().path()).map(|(name, _)| name.to_string());
-                let req = match (partition, &directory) {
-                    (Some(name), None) => return Ok(route::no_partitions(&name)),
-                    (Some(name), Some(dir)) if dir.own.as_deref() != Some(name.as_str()) => {
-                        return Ok(route::elsewhere(req, &name, dir, &signer, now).await);
-                    }
-                    // This server's own partition: handled without the prefix
-                    // once it serves; passed on unchanged to its holder
-                    // while it stands by (the holder takes the prefix off).
-                    (Some(_), Some(_)) if active.get().is_some() => route::strip(req),
-                    _ => req,
-                };
-                Ok::<_, std::convert::Infallible>(match active.get() {
-                    Some((r, public)) => {
-                        let req = crate::forward::trust_forwarded(req, public, now);
-                        r.clone().oneshot(req).await.unwrap_or_else(|e| match e {})
-                    }
-                    None => crate::forward::forward(req, &holder, &signer, now).await,
-                })
-            }
-        }))
-    };
+    let directory = crate::front::directory(&cfg).await?;
+    let outer = crate::front::service(
+        active.clone(),
+        holder.clone(),
+        crate::forward::Forwarder::new(cfg.anchor_paths().1),
+        cfg.clock.clone(),
+        directory.clone(),
+    );
     // With each connection's address: sign-in limits count by client address.
     let serve_on = move |listener| {
         let server = axum::serve(listener, outer.clone().into_make_service_with_connect_info::<SocketAddr>());

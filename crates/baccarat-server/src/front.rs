@@ -1,0 +1,73 @@
+//! The front of a server: every request meets this first, before the
+//! server serves (while it stands by or recovers: `lease.rs`, `forward.rs`)
+//! and after.
+//!
+//! In order: a path naming a partition (`/p/NAME/`) that is not this
+//! server's is passed on to the server holding it (`partition_route.rs`),
+//! and one naming this server's own partition loses its prefix once this
+//! server serves; then a serving server's router answers (a forwarded
+//! client's address trusted under its key), and a standby passes the request
+//! through to the holder.
+
+use std::sync::{Arc, OnceLock};
+
+use axum::body::Body;
+use axum::http::Request;
+use tower::ServiceExt;
+
+use crate::casino::Clock;
+use crate::forward::Forwarder;
+use crate::lease::Holder;
+use crate::partition_route::{self as route, Directory};
+use crate::serve::ServeConfig;
+
+/// The router once the server serves, with the public key a forwarded
+/// client's address is trusted under.
+pub type Active = Arc<OnceLock<(axum::Router, String)>>;
+
+/// Where each partition of a PostgreSQL casino is served, read on
+/// connections of its own (none for SQLite).
+pub async fn directory(cfg: &ServeConfig) -> Result<Option<Arc<Directory>>, String> {
+    let Some(url) = &cfg.postgres else { return Ok(None) };
+    let (url, own, clock) = (url.clone(), cfg.partition.clone(), cfg.clock.clone());
+    let keep_ms = (cfg.lease / 3).as_millis() as u64;
+    let dir = tokio::task::spawn_blocking(move || Directory::connect(&url, own, keep_ms, clock))
+        .await
+        .map_err(|e| e.to_string())??;
+    Ok(Some(Arc::new(dir)))
+}
+
+/// The service every connection is served by (see the module's notes).
+pub fn service(
+    active: Active,
+    holder: Holder,
+    signer: Forwarder,
+    clock: Clock,
+    directory: Option<Arc<Directory>>,
+) -> axum::Router {
+    axum::Router::new().fallback_service(tower::service_fn(move |req: Request<Body>| {
+        let (active, holder, signer, now) = (active.clone(), holder.clone(), signer.clone(), clock());
+        let directory = directory.clone();
+        async move {
+            let partition = route::split(req.uri().path()).map(|(name, _)| name.to_string());
+            let req = match (partition, &directory) {
+                (Some(name), None) => return Ok(route::no_partitions(&name)),
+                (Some(name), Some(dir)) if dir.own.as_deref() != Some(name.as_str()) => {
+                    return Ok(route::elsewhere(req, &name, dir, &signer, now).await);
+                }
+                // This server's own partition: handled without the prefix
+                // once it serves; passed on unchanged to its holder while it
+                // stands by (the holder takes the prefix off).
+                (Some(_), Some(_)) if active.get().is_some() => route::strip(req),
+                _ => req,
+            };
+            Ok::<_, std::convert::Infallible>(match active.get() {
+                Some((r, public)) => {
+                    let req = crate::forward::trust_forwarded(req, public, now);
+                    r.clone().oneshot(req).await.unwrap_or_else(|e| match e {})
+                }
+                None => crate::forward::forward(req, &holder, &signer, now).await,
+            })
+        }
+    }))
+}

@@ -175,6 +175,16 @@ export const NARROW = { width: 390, height: 844 };
 /** The desktop the table page is laid out for without scrolling. */
 export const DESK = { width: 1440, height: 900 };
 
+/** Wait for the table on `page` to be taking bets with more than `moreMs`
+ * left on its countdown. */
+export async function untilBetting(page, moreMs, timeout = 30000) {
+  await page.waitForFunction((ms) => {
+    const t = document.querySelector('[data-testid=table]');
+    const c = document.querySelector('[data-testid=countdown]');
+    return t.dataset.phase === 'betting' && !c.hidden && Number(c.dataset.remainingMs) > ms;
+  }, moreMs, { timeout });
+}
+
 /** axe-core's script (an npm dev dependency; scripts/browser-deps.sh). */
 const AXE = readFileSync(new URL('./node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
 

@@ -3,7 +3,7 @@
 // the chosen number of minutes of play; a break (cool-off) stops every bet.
 // The session clock counts from sign-in.
 
-import { BASE, DESK, NARROW as PHONE, WIDE, accessible, expect, run, shot } from '../lib.mjs';
+import { BASE, DESK, NARROW as PHONE, WIDE, accessible, expect, run, shot, untilBetting } from '../lib.mjs';
 
 const log = (...a) => console.log('[limits]', ...a);
 
@@ -18,11 +18,7 @@ async function shots(page, name) {
 
 /** A betting window with a few seconds left. */
 async function betting(page) {
-  await page.waitForFunction(() => {
-    const t = document.querySelector('[data-testid=table]');
-    const c = document.querySelector('[data-testid=countdown]');
-    return t.dataset.phase === 'betting' && !c.hidden && Number(c.dataset.remainingMs) > 3000;
-  }, null, { timeout: 30000 });
+  await untilBetting(page, 3000);
 }
 
 /** The latest notice that contains `words`. */

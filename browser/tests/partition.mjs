@@ -4,7 +4,7 @@
 // bets at east's table 1, every API call and the feed under that path.
 // BASE_URL is `http://west/p/east`.
 
-import { BASE, DESK, accessible, expect, run, shot } from '../lib.mjs';
+import { BASE, DESK, accessible, expect, run, shot, untilBetting } from '../lib.mjs';
 
 const PREFIX = new URL(BASE).pathname; // /p/east
 
@@ -34,11 +34,7 @@ await run('partition', async ({ newPage }) => {
 
   await page.getByTestId('join-1').click();
   await page.getByTestId('spot-player').waitFor();
-  await page.waitForFunction(() => {
-    const t = document.querySelector('[data-testid=table]');
-    const c = document.querySelector('[data-testid=countdown]');
-    return t.dataset.phase === 'betting' && !c.hidden && Number(c.dataset.remainingMs) > 5000;
-  }, null, { timeout: 60000 });
+  await untilBetting(page, 5000, 60000);
   await page.getByTestId('chip-1000').click();
   await page.getByTestId('spot-player').click();
   await page.getByTestId('confirm').click();

@@ -119,7 +119,7 @@ pub async fn wait_for(
                     *holder.write().expect("holder lock") = Some((instance_of(&who).to_string(), at));
                 }
                 Err(e) => {
-                    eprintln!("standing by: the casino's lease cannot be read: {e}");
+                    eprintln!("standing by: the lease of {what} cannot be read: {e}");
                     store = None;
                 }
             }

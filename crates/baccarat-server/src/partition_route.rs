@@ -170,7 +170,7 @@ impl Directory {
             tokio::task::spawn_blocking(move || pg.run(|c| crate::bank::list(c, false).map_err(|e| e.to_string())))
                 .await
                 .map_err(|e| e.to_string())?
-                .ok_or("the partitions' directory lost its database connection; restart the server")??;
+                .ok_or("the partitions' directory's connection thread stopped; restart the server")??;
         self.list_reads.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let list: Places = Arc::new(read.into_iter().map(|p| (p.name.clone(), Place::from(p))).collect());
         *self.known.lock().expect("directory lock") = Some((now, now.saturating_add(self.keep_ms), list.clone()));
@@ -206,7 +206,7 @@ impl Directory {
         tokio::task::spawn_blocking(move || pg.run(f))
             .await
             .map_err(|e| e.to_string())?
-            .ok_or_else(|| "the bank's reader lost its database connection; restart the server".into())
+            .ok_or_else(|| "the bank's reader's connection thread stopped; restart the server".into())
     }
 }
 
@@ -228,10 +228,9 @@ pub fn no_partitions(name: &str) -> Response {
 }
 
 /// The header a server sets on a request it passes on to another
-/// partition's server. A server that
-/// would pass such a request on again refuses it instead: a lease row naming
-/// the wrong server (out of date, or written by hand) costs one hop, never a
-/// loop.
+/// partition's server. A server that would pass such a request on again
+/// refuses it instead: a lease row naming the wrong server (out of date, or
+/// written by hand) costs one hop, never a loop.
 pub const PASSED_ON: &str = "x-baccarat-partition-hop";
 
 /// The list is read again no sooner than this after its last read when a

@@ -20,9 +20,10 @@
 //!   fixed number. Its lease row advertises `http://HOST:PORT`: HOST is
 //!   `--advertise`'s host if given, else `--addr`'s IP (which must then not
 //!   be `0.0.0.0`, which other servers could not reach).
-//! * **Its files.** Each partition keeps its own anchor and key files: the
-//!   paths given with `--anchor-file` and `--key-file` name them with
-//!   `{partition}` (the command line checks this).
+//! * **Its files.** Each partition keeps its own anchor file: the path
+//!   given with `--anchor-file` names it with `{partition}` (the command line
+//!   checks this). `--key-file` may name each partition's key the same way,
+//!   or one key for all.
 //! * **Whose partition it is.** A standby takes a lease no one holds, so a
 //!   process standing by for `east` at a start of the whole floor could take
 //!   `east` from its own server, or make it anew. So it stands by only for a

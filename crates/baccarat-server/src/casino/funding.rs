@@ -47,9 +47,7 @@ impl Casino {
     /// it exists, is neither halted nor settling nor closed to wagers, and
     /// the key has not answered (nor cannot be looked up).
     fn may_take(&mut self, table: u32, player: PlayerId, key: &str) -> Option<()> {
-        let now = (self.clock)();
-        let t = self.tables.get(&table)?;
-        if t.halted.is_some() || t.engine.settling() || t.engine.wagers_closed(Some(now)).is_some() {
+        if !self.tables.contains_key(&table) || self.not_taking_wagers(table).is_some() {
             return None;
         }
         matches!(self.ledger.bound(&wager_key(player, key)), Ok(None)).then_some(())

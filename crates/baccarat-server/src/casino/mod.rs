@@ -517,17 +517,8 @@ impl Casino {
                 Err(e) => e.into(),
             };
         }
-        let t = &self.tables[&table];
-        if let Some(why) = &t.halted {
-            return halted(table, why);
-        }
-        if t.engine.settling() {
-            return settling(table);
-        }
-        // Closed to wagers comes before the wallet and the float: it is the
-        // refusal the HTTP threads give without the writer (`http/early.rs`).
-        if let Some(r) = t.engine.wagers_closed(Some((self.clock)())) {
-            return r.into();
+        if let Some(r) = self.not_taking_wagers(table) {
+            return r;
         }
         let wallet = if token { self.tokens(player) } else { self.wallet(player) };
         let t = self.tables.get_mut(&table).expect("checked above");
@@ -598,6 +589,22 @@ impl Casino {
             self.casino_event(CasinoEvent::PlayDay { player, day: d.day, base: d.base, first_ms: d.first_ms }, commit);
         }
         Reply::Wager { wager: id, balance: available(&self.ledger) }
+    }
+
+    /// Why table `table` (which exists) takes no new wager now, if it does
+    /// not: halted, settling, or closed to wagers. Closed to wagers comes
+    /// before the wallet and the float: it is the refusal the HTTP threads
+    /// give without the writer (`http/early.rs`). A partition brings no money
+    /// from the bank for a wager refused so (`casino/funding.rs`).
+    pub(super) fn not_taking_wagers(&self, table: u32) -> Option<Reply> {
+        let t = &self.tables[&table];
+        if let Some(why) = &t.halted {
+            return Some(halted(table, why));
+        }
+        if t.engine.settling() {
+            return Some(settling(table));
+        }
+        t.engine.wagers_closed(Some((self.clock)())).map(Reply::from)
     }
 
     /// A staff command (or the server's own): the trust matrix first, then the

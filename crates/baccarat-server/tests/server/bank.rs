@@ -17,7 +17,9 @@ fn withdrawal(player: u32, amount: i64, reference: &str) -> Move {
     Move { kind: MoveKind::Withdrawal, player, amount, partition: None, reference: reference.into(), loss_day: None }
 }
 
-fn allot(partition: &str, player: u32, amount: i64, reference: &str) -> Move {
+/// An allotment to `partition` of `amount` for `player`, as a partition's
+/// writer asks for one (without a day's count).
+pub(crate) fn allot(partition: &str, player: u32, amount: i64, reference: &str) -> Move {
     Move {
         kind: MoveKind::Allot,
         player,

@@ -79,9 +79,13 @@ fn amount_within_limits(t: &Table, player: PlayerId, bet: Bet, amount: Money) ->
 /// mean the wager will be placed.
 pub(super) fn screen(t: &Table, player: PlayerId, bet: Bet, amount: Money) -> Result<(), Refusal> {
     if t.setup.config.offer(bet).is_none() {
-        return Err(Refusal::new(t.cite(Cite::Limits), format!("this table does not offer {bet}")));
+        return Err(not_offered(t, bet));
     }
     amount_within_limits(t, player, bet, amount)
+}
+
+fn not_offered(t: &Table, bet: Bet) -> Refusal {
+    Refusal::new(t.cite(Cite::Limits), format!("this table does not offer {bet}"))
 }
 
 /// A wager as a player asks for it.
@@ -124,7 +128,7 @@ pub fn place(o: &mut Emit, w: NewWager) -> Result<(), Refusal> {
     }
     let cfg = &t.setup.config;
     let Some(offer) = cfg.offer(bet) else {
-        return Err(Refusal::new(t.cite(Cite::Limits), format!("this table does not offer {bet}")));
+        return Err(not_offered(t, bet));
     };
     // Where the wager goes (AU 3.1, 5.6-5.8).
     let layout = &t.setup.layout;

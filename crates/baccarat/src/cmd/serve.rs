@@ -286,7 +286,8 @@ fn standbys(own: &ServeConfig, casino_url: Option<&str>, names: &[String]) -> Re
     };
     if own.anchor_file.as_ref().is_some_and(|f| !f.to_string_lossy().contains("{partition}")) {
         bail!(
-            "anchor_file: each partition keeps its own anchor file, so with standby_for name it with {{partition}}              (as /shared/{{partition}}.anchors)"
+            "anchor_file: each partition keeps its own anchor file, so with standby_for name it with {{partition}} \
+             (as /shared/{{partition}}.anchors)"
         );
     }
     let mut seen = std::collections::BTreeSet::from([mine.to_string()]);

@@ -23,6 +23,7 @@ use baccarat_server::store::{Commit, History, Store};
 use baccarat_server::trust::Actor;
 use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
 
+use crate::bank::allot;
 use crate::pg::database;
 
 const CONFIG: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 100000\n";
@@ -149,19 +150,6 @@ fn banker(player: u32, amount: i64, key: &str) -> Request {
         amount: Money(amount),
         ante: Money::ZERO,
         key: key.into(),
-    }
-}
-
-/// An allotment to `partition` of `amount` for `player`, as a partition's
-/// writer asks for one (without a day's count).
-fn allot(partition: &str, player: u32, amount: i64, reference: &str) -> Move {
-    Move {
-        kind: MoveKind::Allot,
-        player,
-        amount,
-        partition: Some(partition.into()),
-        reference: reference.into(),
-        loss_day: None,
     }
 }
 

@@ -29,17 +29,22 @@ pub struct Anchoring {
     log: Arc<Mutex<AnchorLog>>,
     /// Set when each batch gets its own line (`every` zero, or a stop).
     direct: Arc<AtomicBool>,
+    /// What a line that cannot be written does (`fatal.rs`).
+    fatal: crate::fatal::Fatal,
 }
 
 impl Anchoring {
     /// Take over `log`; with `every` above zero, start the thread that writes
-    /// what waits. It stops when the last handle is dropped.
-    pub fn start(log: AnchorLog, every: Duration) -> Anchoring {
-        let a = Anchoring { log: Arc::new(Mutex::new(log)), direct: Arc::new(AtomicBool::new(every.is_zero())) };
+    /// what waits. It stops when the last handle is dropped, or a line
+    /// cannot be written (`fatal` then says so).
+    pub fn start(log: AnchorLog, every: Duration, fatal: crate::fatal::Fatal) -> Anchoring {
+        let direct = Arc::new(AtomicBool::new(every.is_zero()));
+        let a = Anchoring { log: Arc::new(Mutex::new(log)), direct, fatal };
         if !every.is_zero() {
             let weak = Arc::downgrade(&a.log);
+            let fatal = a.fatal.clone();
             let spawned = std::thread::Builder::new().name("anchors".into()).spawn(move || {
-                write_waiting(&weak, || {
+                write_waiting(&weak, &fatal, || {
                     std::thread::sleep(every);
                     true
                 })
@@ -91,6 +96,11 @@ impl Anchoring {
         log.flush()
     }
 
+    /// A batch committed and not anchored: the server stops (`fatal.rs`).
+    pub fn unanchored(&self, e: &AnchorError) {
+        unanchored(&self.fatal, e)
+    }
+
     fn lock(&self) -> MutexGuard<'_, AnchorLog> {
         lock(&self.log)
     }
@@ -102,21 +112,20 @@ fn lock(log: &Mutex<AnchorLog>) -> MutexGuard<'_, AnchorLog> {
 
 /// The thread's work: after each `wait` (until it says stop, or the log is
 /// gone), write what waits.
-fn write_waiting(log: &Weak<Mutex<AnchorLog>>, mut wait: impl FnMut() -> bool) {
+fn write_waiting(log: &Weak<Mutex<AnchorLog>>, fatal: &crate::fatal::Fatal, mut wait: impl FnMut() -> bool) {
     while wait() {
         let Some(log) = log.upgrade() else { return };
         let written = lock(&log).flush();
         if let Err(e) = written {
-            stop_unanchored(&e);
+            return unanchored(fatal, &e);
         }
     }
 }
 
-/// A durable batch that cannot be anchored stops the server, so that nothing
-/// goes on unanchored.
-pub fn stop_unanchored(e: &AnchorError) -> ! {
-    eprintln!("anchors: {e}; stopping so that nothing goes unanchored");
-    std::process::exit(70);
+/// A durable batch that cannot be anchored stops the server (`fatal`), so
+/// that nothing goes on unanchored.
+fn unanchored(fatal: &crate::fatal::Fatal, e: &AnchorError) {
+    fatal.fire(70, &format!("anchors: {e}: a durable batch cannot go unanchored"));
 }
 
 #[cfg(test)]
@@ -124,13 +133,18 @@ mod tests {
     use super::*;
     use crate::anchor::read;
     use crate::anchor::tests::{head, Tmp};
+    use crate::fatal::Fatal;
     use std::collections::BTreeMap;
 
     #[test]
     fn staged_heads_make_one_line_naming_each_chains_latest() {
         let tmp = Tmp::new();
         let path = tmp.0.join("db.anchors");
-        let a = Anchoring::start(AnchorLog::open(&path, tmp.key("db.key")).unwrap(), Duration::from_secs(3600));
+        let a = Anchoring::start(
+            AnchorLog::open(&path, tmp.key("db.key")).unwrap(),
+            Duration::from_secs(3600),
+            Fatal::exiting(),
+        );
         for batch in [vec![head(1, 3), head(2, 1)], vec![head(1, 5)], vec![], vec![head(3, 2)]] {
             a.committed(&batch).unwrap();
         }
@@ -165,7 +179,7 @@ mod tests {
         let oct_31 = 1_793_491_199_000; // 2026-10-31 23:59:59 UTC
         let mut log = AnchorLog::open(&path, tmp.key("db.key")).unwrap();
         log.begin(&crate::civil::year_month(oct_31)).unwrap();
-        let a = Anchoring::start(log, Duration::from_secs(3600));
+        let a = Anchoring::start(log, Duration::from_secs(3600), Fatal::exiting());
         a.committed(&[head(1, 3)]).unwrap();
         let in_october = a.mark_at(oct_31).unwrap();
         assert_eq!(in_october.seq, 2);
@@ -184,18 +198,22 @@ mod tests {
     fn zero_writes_a_line_a_batch_and_the_thread_writes_what_waits() {
         let tmp = Tmp::new();
         let path = tmp.0.join("db.anchors");
-        let a = Anchoring::start(AnchorLog::open(&path, tmp.key("db.key")).unwrap(), Duration::ZERO);
+        let a = Anchoring::start(AnchorLog::open(&path, tmp.key("db.key")).unwrap(), Duration::ZERO, Fatal::exiting());
         a.committed(&[head(1, 1)]).unwrap();
         a.committed(&[head(1, 2)]).unwrap();
         assert_eq!(read(&path, None).unwrap().lines, 2, "zero: a line per batch");
         drop(a);
         // The thread's loop, driven here: a wait that lets it run once.
         let path = tmp.0.join("db2.anchors");
-        let a = Anchoring::start(AnchorLog::open(&path, tmp.key("db.key")).unwrap(), Duration::from_secs(3600));
+        let a = Anchoring::start(
+            AnchorLog::open(&path, tmp.key("db.key")).unwrap(),
+            Duration::from_secs(3600),
+            Fatal::exiting(),
+        );
         a.committed(&[head(1, 1)]).unwrap();
         a.committed(&[head(2, 1)]).unwrap();
         let mut turns = 0;
-        write_waiting(&Arc::downgrade(&a.log), || {
+        write_waiting(&Arc::downgrade(&a.log), &a.fatal, || {
             turns += 1;
             turns == 1
         });
@@ -204,6 +222,6 @@ mod tests {
         // Once the log is gone the loop ends, whatever the wait says.
         let weak = Arc::downgrade(&a.log);
         drop(a);
-        write_waiting(&weak, || true);
+        write_waiting(&weak, &Fatal::exiting(), || true);
     }
 }

@@ -9,7 +9,7 @@
 //! client's address trusted under its key), and a standby passes the request
 //! through to the holder.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, RwLock};
 
 use axum::body::Body;
 use axum::http::Request;
@@ -21,9 +21,15 @@ use crate::lease::Holder;
 use crate::partition_route::{self as route, Directory};
 use crate::serve::ServeConfig;
 
-/// The router once the server serves, with the public key a forwarded
-/// client's address is trusted under.
-pub type Active = Arc<OnceLock<(axum::Router, String)>>;
+/// The router while the server serves, with the public key a forwarded
+/// client's address is trusted under; none while it stands by (a partition
+/// that stopped on a fatal condition stands by again: `fatal.rs`).
+pub type Active = Arc<RwLock<Option<(axum::Router, String)>>>;
+
+/// The router in force, if the server serves.
+pub fn serving(active: &Active) -> Option<(axum::Router, String)> {
+    active.read().unwrap_or_else(|p| p.into_inner()).clone()
+}
 
 /// Where each partition of a PostgreSQL casino is served, read on
 /// connections of its own (none for SQLite).
@@ -46,7 +52,7 @@ pub fn service(
     directory: Option<Arc<Directory>>,
 ) -> axum::Router {
     axum::Router::new().fallback_service(tower::service_fn(move |req: Request<Body>| {
-        let (active, holder, signer, now) = (active.clone(), holder.clone(), signer.clone(), clock());
+        let (serving, holder, signer, now) = (serving(&active), holder.clone(), signer.clone(), clock());
         let directory = directory.clone();
         async move {
             let partition = route::split(req.uri().path()).map(|(name, _)| name.to_string());
@@ -58,13 +64,13 @@ pub fn service(
                 // This server's own partition: handled without the prefix
                 // once it serves; passed on unchanged to its holder while it
                 // stands by (the holder takes the prefix off).
-                (Some(_), Some(_)) if active.get().is_some() => route::strip(req),
+                (Some(_), Some(_)) if serving.is_some() => route::strip(req),
                 _ => req,
             };
-            Ok::<_, std::convert::Infallible>(match active.get() {
+            Ok::<_, std::convert::Infallible>(match serving {
                 Some((r, public)) => {
-                    let req = crate::forward::trust_forwarded(req, public, now);
-                    r.clone().oneshot(req).await.unwrap_or_else(|e| match e {})
+                    let req = crate::forward::trust_forwarded(req, &public, now);
+                    r.oneshot(req).await.unwrap_or_else(|e| match e {})
                 }
                 None => crate::forward::forward(req, &holder, &signer, now).await,
             })

@@ -25,7 +25,9 @@
 //!   lease again every third of the lease's time.
 //! * **Renewal.** The holder renews every third of the lease's time on a
 //!   connection of its own. If it finds the lease taken it stops at once
-//!   (exit 75): nothing it could still write would be accepted.
+//!   (exit 75; in a process serving several partitions, only the partition
+//!   stops and stands by again: `fatal.rs`): nothing it could still write
+//!   would be accepted.
 //! * **Failover.** When the holder dies (kill -9), its lease expires; a
 //!   standby takes it (a new epoch), recovers the casino from the latest
 //!   checkpoint and the tail after it, applies each interrupted coup's
@@ -144,12 +146,25 @@ impl Drop for Keeping {
     }
 }
 
-/// Renew the lease every third of its time on a thread of its own, until
-/// the answer is dropped; stop the process if another server has taken it.
-pub fn keep(url: &str, lease: &Lease, advertise: &str, ttl: Duration) -> Result<Keeping, String> {
-    let (url, lease, advertise) = (url.to_string(), lease.clone(), advertise.to_string());
+/// Renew the lease of `what` every third of its time on a thread of its
+/// own, until the answer is dropped; if another server has taken it, the
+/// server stops (`fatal`: the process exits, or in a process serving
+/// several partitions this one stands by again).
+pub fn keep(
+    url: &str,
+    lease: &Lease,
+    advertise: &str,
+    ttl: Duration,
+    what: &str,
+    fatal: crate::fatal::Fatal,
+) -> Result<Keeping, String> {
+    let (url, lease, advertise, what) = (url.to_string(), lease.clone(), advertise.to_string(), what.to_string());
     let stopped = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let stop = stopped.clone();
+    let lost = move |why: String| {
+        let why = format!("lease: this server lost the lease of {what} ({why}): nothing more it writes is accepted");
+        fatal.fire(75, &why);
+    };
     std::thread::Builder::new()
         .name("lease".into())
         .spawn(move || {
@@ -165,8 +180,10 @@ pub fn keep(url: &str, lease: &Lease, advertise: &str, ttl: Duration) -> Result<
                 let Some(s) = store.as_mut() else { continue };
                 match s.take_casino(&lease.owner, &advertise, ttl.as_millis() as u64) {
                     Ok(Ok(l)) if l.epoch == lease.epoch => {}
-                    Ok(Ok(l)) => lost(&format!("the lease came back under epoch {}", l.epoch)),
-                    Ok(Err((who, _, epoch))) => lost(&format!("{} holds it under epoch {epoch}", instance_of(&who))),
+                    Ok(Ok(l)) => return lost(format!("the lease came back under epoch {}", l.epoch)),
+                    Ok(Err((who, _, epoch))) => {
+                        return lost(format!("{} holds it under epoch {epoch}", instance_of(&who)));
+                    }
                     Err(e) => {
                         // The database is out of reach: commits fail too, so
                         // nothing is acknowledged; try again with a new
@@ -179,11 +196,6 @@ pub fn keep(url: &str, lease: &Lease, advertise: &str, ttl: Duration) -> Result<
         })
         .map_err(|e| format!("cannot start the lease thread: {e}"))?;
     Ok(Keeping(stopped))
-}
-
-fn lost(why: &str) -> ! {
-    eprintln!("lease: this server lost the casino's lease ({why}); stopping, since nothing more it writes is accepted");
-    std::process::exit(75);
 }
 
 /// Give the lease up (a clean stop), so that a standby need not wait for it

@@ -18,8 +18,12 @@ use crate::casino::Request;
 use crate::http::{call, AppState};
 use crate::trust::Actor;
 
-/// Pace table `table` for as long as it exists.
+/// Pace table `table` for as long as it exists and the server serves.
 pub async fn pace(s: AppState, table: u32) {
+    s.clone().until_ended(pace_table(s, table)).await
+}
+
+async fn pace_table(s: AppState, table: u32) {
     let cfg = s.pace;
     let mut paused_after: Option<u64> = None;
     loop {

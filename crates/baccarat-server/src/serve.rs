@@ -14,21 +14,19 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use baccarat_rules::Money;
-use tokio::sync::broadcast;
 
 use crate::anchor::{AnchorKey, AnchorLog, Head};
 use crate::auth::Users;
 
-use crate::casino::{recover, Casino, Clock, Request};
+use crate::casino::{recover, Casino, Clock};
 use crate::coup_feed::Feed;
-use crate::http::{router, AppState, Pace};
+use crate::fatal::Fatal;
+use crate::serve_turn::{Front, Turn};
 use crate::store::{AnyStore, Commit, Db, History, Store};
-use crate::table_view::Views;
-use crate::writer::Writer;
 
 /// How often at most the anchor file gains a line: a quarter of a second.
 pub const DEFAULT_ANCHOR_EVERY: Duration = Duration::from_millis(250);
@@ -94,6 +92,11 @@ pub struct ServeConfig {
     /// is then the partition's URL: `pg_store::partition_url`): its own
     /// tables, its players' money from the shared bank (`bank/`).
     pub partition: Option<String>,
+    /// On a fatal condition (a lost lease, a failed commit: `fatal.rs`),
+    /// stop serving and stand by for the lease again, rather than end the
+    /// process: set for each partition of a process serving several
+    /// (`standby_for.rs`), so that one's failure is not all of theirs.
+    pub stand_by_on_fatal: bool,
 }
 
 impl std::fmt::Debug for ServeConfig {
@@ -119,6 +122,7 @@ impl std::fmt::Debug for ServeConfig {
             .field("anchor_every", &self.anchor_every)
             .field("new_anchor_file", &self.new_anchor_file)
             .field("partition", &self.partition)
+            .field("stand_by_on_fatal", &self.stand_by_on_fatal)
             .finish_non_exhaustive()
     }
 }
@@ -149,6 +153,7 @@ impl ServeConfig {
             anchor_every: DEFAULT_ANCHOR_EVERY,
             new_anchor_file: false,
             partition: None,
+            stand_by_on_fatal: false,
         }
     }
 
@@ -497,11 +502,14 @@ pub async fn serve(cfg: ServeConfig) -> Result<(), String> {
 ///
 /// The listener answers at once: while this server waits for the casino's
 /// lease (PostgreSQL) it sends clients to the holder, and while it recovers
-/// it answers 503 (`lease.rs`); then every request goes to the router.
+/// it answers 503 (`lease.rs`); then every request goes to the router. It
+/// serves in turns (`serve_turn.rs`): one, unless a fatal condition stops a
+/// partition of a process serving several (`stand_by_on_fatal`), which then
+/// stands by for its lease again.
 pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<(), String> {
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    // The router once this server serves, with its key (a forwarded client's
-    // address is trusted under it: `forward.rs`).
+    // The router while this server serves, with its key (a forwarded
+    // client's address is trusted under it: `forward.rs`).
     let active: crate::front::Active = Arc::default();
     let holder: crate::lease::Holder = Arc::default();
     let directory = crate::front::directory(&cfg).await?;
@@ -512,226 +520,31 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
         cfg.clock.clone(),
         directory.clone(),
     );
-    // With each connection's address: sign-in limits count by client address.
-    let serve_on = move |listener| {
-        let server = axum::serve(listener, outer.clone().into_make_service_with_connect_info::<SocketAddr>());
-        tokio::spawn(std::future::IntoFuture::into_future(server))
-    };
-    // A server that may stand by answers at once (it sends clients to the
-    // holder); one that need not answers once it has recovered, as a
-    // connection waits in the listener's queue meanwhile.
-    let (mut listener, mut server) = match cfg.postgres {
-        Some(_) => (None, Some(serve_on(listener))),
-        None => (Some(listener), None),
-    };
-    let advertise = cfg.advertise.clone().unwrap_or_else(|| format!("http://{addr}"));
     // In a process serving several partitions (`standby_for.rs`), each line
     // says which.
     let what = cfg.partition.as_ref().map_or("the casino".to_string(), |p| format!("partition {p}"));
-    println!("listening on http://{addr}/ as instance {} for {what}", cfg.instance);
-    let (lease, mut keeping) = match &cfg.postgres {
-        None => (None, None),
-        Some(url) => {
-            let owner = crate::lease::owner_of(&cfg.instance);
-            let lease = tokio::select! {
-                l = crate::lease::wait_for(url, &owner, &advertise, cfg.lease, &holder, &what) => l?,
-                _ = stop_signal() => return Ok(()),
-            };
-            let keeping = crate::lease::keep(url, &lease, &advertise, cfg.lease)?;
-            println!("instance {} holds the lease of {what} (epoch {})", cfg.instance, lease.epoch);
-            (Some(lease), Some(keeping))
-        }
-    };
-    // Opening reads the store synchronously (PostgreSQL's client may not run
-    // on the runtime's own threads).
-    let opening = cfg.clone();
-    let leased = lease.clone();
-    let (opened, early_keys, bank) = tokio::task::spawn_blocking(move || {
-        let mut opened = open_leased(&opening, leased.as_ref())?;
-        // Its own read connection: wagers refused without the writer
-        // (`http/early.rs`).
-        let db = opening.database();
-        let index = opened
-            .store
-            .key_index(opening.key_retention.as_millis() as u64)
-            .map_err(|e| format!("{}: the key index: {e}", db.shown()))?;
-        let keys = crate::key_reader::open(&db, index).map_err(|e| format!("{}: {e}", db.shown()))?;
-        // A partition's writer asks the bank (connected here: PostgreSQL's
-        // client may not be made on the runtime's threads).
-        let bank = match (&opening.partition, &opening.postgres, &leased) {
-            (Some(p), Some(url), Some(l)) => Some(crate::bank::link::BankLink::connect(url, p, l.clone())?),
-            _ => None,
-        };
-        Ok::<_, String>((opened, keys, bank))
-    })
-    .await
-    .map_err(|e| format!("the start failed: {e}"))??;
-    let Opened { mut store, casino, feed, users, anchors, recovery, due } = opened;
-    println!(
-        "recovered {} tables from {}: {} records and {} transfers read",
-        casino.tables.len(),
-        if recovery.from_checkpoint { "the latest checkpoint" } else { "the whole history" },
-        recovery.tail_records,
-        recovery.tail_transfers
-    );
-    if let AnyStore::Sqlite(s) = &mut store {
-        s.checkpoint_in_background(&cfg.db, Duration::from_millis(200)).map_err(|e| e.to_string())?;
-        s.maintain_keys_in_background(&cfg.db, cfg.key_retention.as_millis() as u64).map_err(|e| e.to_string())?;
-    }
-    let table_ids: Vec<u32> = casino.tables.keys().copied().collect();
-    let views = Arc::new(RwLock::new(Views::default()));
-    views.write().expect("views").rebuild(&casino);
-    let tournaments = Arc::new(RwLock::new(crate::casino::tournaments::TournamentViews::of(&casino)));
-    let tv = tournaments.clone();
-    let (changed, _) = broadcast::channel(1024);
-    let feed = Arc::new(RwLock::new(feed));
-    let anchor_public = anchors.public_hex();
-    // Under a lease (PostgreSQL) the anchor file may be shared by the
-    // instances that take the casino over in turn: a line per batch, written
-    // right after its commit, so that none is written after the lease has
-    // passed on (a coalesced line could come up to `anchor_every` later).
-    let every = if lease.is_some() { Duration::ZERO } else { cfg.anchor_every };
-    let anchoring = crate::anchoring::Anchoring::start(anchors, every);
-    let anchoring_at_stop = anchoring.clone();
-    let checkpointer = crate::checkpoint::Checkpointer::start(
-        &cfg.database(),
-        &cfg.anchor_paths().1,
-        &cfg.anchor_paths().0,
-        lease.clone(),
-        casino.checkpointer_busy.clone(),
-    )?;
-    // The start's checkpoint is written in the background while this server
-    // serves (the writer takes no other until it is written). A crash before
-    // it is durable costs the next start the same tail again, no more.
-    if let Some(cp) = due {
-        casino.checkpointer_busy.set(true);
-        checkpointer.offer(cp);
-    }
-    // The key a clean stop's checkpoint is signed with: the anchors' own.
-    let stop_key = Arc::new(AnchorKey::load(&cfg.anchor_paths().1).map_err(|e| e.to_string())?);
-    let stop_anchors = cfg.anchor_paths().0;
-    let v = views.clone();
-    let v2 = views.clone();
-    let (fd, ch) = (feed.clone(), changed.clone());
-    let mut version = 0u64;
-    let (writer, _handle) = Writer::start(
-        casino,
-        store,
-        bank,
-        move |c, commit| v.read().expect("views").changes(c, commit),
-        // On the committer, once durable and before the batch's answers: so a
-        // client that has its answer reads its own change in every view.
-        move |changes, mut commit: Commit| {
-            // The batch is durable: its chains' heads go to the anchor file
-            // (in the next line, at most `anchor_every` from now).
-            if let Err(e) = anchoring.committed(&heads_of(&commit)) {
-                crate::anchoring::stop_unanchored(&e);
-            }
-            v2.write().expect("views").apply(changes);
-            tv.write().expect("tournaments").absorb(&commit.records);
-            let mut f = fd.write().expect("feed");
-            for (table, seq, e) in &commit.events {
-                f.absorb(*table, *seq, e);
-            }
-            // A checkpoint of this batch takes the read model as of it; a
-            // clean stop's is written now, any other in the background.
-            let mut now = None;
-            if let Some(mut cp) = commit.checkpoint.take() {
-                cp.feed = Some(f.state());
-                let mark = anchoring.mark_at(cp.at_ms);
-                cp.anchor = Some(mark.unwrap_or_else(|e| crate::anchoring::stop_unanchored(&e)));
-                if commit.checkpoint_asked {
-                    now = Some(crate::checkpoint::WriteNow {
-                        checkpoint: cp,
-                        key: stop_key.clone(),
-                        anchors: stop_anchors.clone(),
-                    });
-                } else {
-                    checkpointer.offer(cp);
-                }
-            }
-            drop(f);
-            version += 1;
-            let _ = ch.send(version);
-            now
-        },
-    );
-    let stopper = writer.clone();
-    let state = AppState(Arc::new(crate::http::Server {
-        writer,
-        feed,
-        users,
-        views,
-        changed,
-        db: cfg.database(),
-        anchor_file: cfg.anchor_paths().0,
-        anchor_public,
-        limiter: Arc::new(crate::rate_limit::Limiter::new(cfg.rate_per_second, cfg.clock.clone())),
-        signin: Arc::new(crate::signin::SignIn::new(cfg.clock.clone())),
-        web_dir: cfg.web_dir.clone(),
-        pace: Pace { betting: cfg.betting, deal: cfg.deal, squeeze: cfg.squeeze, result_pause: cfg.result_pause },
-        clock: cfg.clock.clone(),
-        tournaments,
-        early: Arc::new(crate::http::early::Early::new(
-            early_keys,
-            cfg.postgres.is_some(),
-            cfg.key_retention.as_millis() as u64,
-            cfg.clock.clone(),
-        )),
+    let mut front = Front {
+        addr,
+        advertise: cfg.advertise.clone().unwrap_or_else(|| format!("http://{addr}")),
+        what,
+        active,
+        holder,
         directory,
-    }));
-    for id in table_ids {
-        tokio::spawn(crate::pacer::pace(state.clone(), id));
-    }
-    let public = state.anchor_public.clone();
-    let _ = active.set((router(state), public));
-    let mut server = match (server.take(), listener.take()) {
-        (Some(s), _) => s,
-        (None, Some(l)) => serve_on(l),
-        (None, None) => return Err("no listener".into()),
+        outer,
+        listener: Some(listener),
+        server: None,
     };
-    println!("baccarat table server on http://{addr}/ for {what}  (API: http://{addr}/api/openapi.json)");
-    tokio::select! {
-        r = &mut server => return r.map_err(|e| e.to_string())?.map_err(|e| e.to_string()),
-        _ = stop_signal() => {}
+    if cfg.postgres.is_some() {
+        front.serve();
     }
-    let give_up = |lease: &Option<crate::pg_store::Lease>| {
-        // Every batch committed is anchored before the process ends.
-        if let Err(e) = anchoring_at_stop.flush_and_go_direct() {
-            crate::anchoring::stop_unanchored(&e);
+    println!("listening on http://{addr}/ as instance {} for {}", cfg.instance, front.what);
+    loop {
+        let fatal = if cfg.stand_by_on_fatal { Fatal::standing_by() } else { Fatal::exiting() };
+        match crate::serve_turn::turn(&cfg, &mut front, &fatal).await? {
+            Turn::Stopped => return Ok(()),
+            Turn::Fatal(_) => continue,
         }
-        if let (Some(url), Some(l)) = (&cfg.postgres, lease) {
-            if let Err(e) = crate::lease::release(url, l) {
-                eprintln!("the casino's lease was not given up ({e}); a standby takes over when it expires");
-            }
-        }
-    };
-    // A clean stop: a checkpoint of everything done, so the next start reads
-    // almost nothing. (Connections are dropped; anything they had sent is in
-    // the writer's queue ahead of this request, or was refused.)
-    // A settlement being recorded in chunks takes moments: wait it out.
-    for _ in 0..600 {
-        let (tx, rx) = tokio::sync::oneshot::channel();
-        stopper
-            .send(Request::Checkpoint, move |r| {
-                let _ = tx.send(r);
-            })
-            .map_err(|e| e.to_string())?;
-        let reply = rx.await.map_err(|_| "the writer stopped before the checkpoint".to_string())?;
-        if reply.code() != Some(crate::casino::Code::Settling) {
-            println!("stopped: checkpoint written");
-            drop(keeping.take()); // no renewal after the release
-            give_up(&lease);
-            return Ok(());
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    eprintln!(
-        "stopped without a checkpoint: a settlement was still being recorded; the next start reads a longer tail"
-    );
-    drop(keeping.take());
-    give_up(&lease);
-    Ok(())
 }
 
 /// Ctrl-C, or SIGTERM (how a service manager stops a server).

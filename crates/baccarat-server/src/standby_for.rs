@@ -31,10 +31,13 @@
 //!   unserved when it starts it leaves to its own server for [`GRACE`] times
 //!   the lease's time first. A partition whose server stops cleanly (its
 //!   lease given up) is taken over at once, as by any standby.
-//! * **Failure.** A partition taken over that cannot start, or stops, is
-//!   named, and the process goes on serving its own. A lease lost, or a
-//!   commit that fails, stops the whole process as for one partition
-//!   (`lease.rs`, `writer.rs`): its other partitions fail over in turn.
+//! * **Failure.** A partition taken over that cannot start is named, and
+//!   the process goes on serving its own. A fatal condition of one
+//!   partition (its lease lost, a commit that fails, the bank refusing it
+//!   as fenced: `fatal.rs`) stops that partition only, which stands by for
+//!   its lease again (`serve_turn.rs`); a process serving one partition
+//!   exits instead. Exiting here would take the process's healthy
+//!   partitions down with the failed one, each failing over in turn.
 //! * **A clean stop** (Ctrl-C, SIGTERM) reaches every partition: each writes
 //!   its checkpoint and gives its lease up before the process ends.
 
@@ -111,10 +114,11 @@ async fn until_ours_to_stand_by(cfg: &ServeConfig, started: tokio::time::Instant
 /// Serve `own`, and stand by for each of `others` in this process (each a
 /// partition's configuration, as `own`'s but for its partition, URL and
 /// files); until stopped.
-pub async fn serve_with_standbys(own: ServeConfig, others: Vec<ServeConfig>) -> Result<(), String> {
+pub async fn serve_with_standbys(mut own: ServeConfig, others: Vec<ServeConfig>) -> Result<(), String> {
     if others.is_empty() {
         return crate::serve::serve(own).await;
     }
+    own.stand_by_on_fatal = true;
     let host = reachable_host(&own)?;
     let listener =
         tokio::net::TcpListener::bind(own.addr).await.map_err(|e| format!("cannot listen on {}: {e}", own.addr))?;
@@ -125,6 +129,7 @@ pub async fn serve_with_standbys(own: ServeConfig, others: Vec<ServeConfig>) -> 
         let port = l.local_addr().map_err(|e| e.to_string())?.port();
         cfg.addr = SocketAddr::new(own.addr.ip(), port);
         cfg.advertise = Some(format!("http://{host}:{port}"));
+        cfg.stand_by_on_fatal = true;
         let name = cfg.partition.clone().unwrap_or_default();
         let started = tokio::time::Instant::now();
         standbys.push(tokio::spawn(async move {

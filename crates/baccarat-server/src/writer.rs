@@ -16,8 +16,9 @@
 //! bank for a short wager's money, makes deposits there, and gives idle money
 //! back with each batch (`bank/link.rs`, `casino/bank_side.rs`).
 //!
-//! If a commit fails the process stops: memory would be ahead of the disk, so it
-//! must restart and recover from what is durable.
+//! If a commit fails the server stops (`fatal.rs`): memory would be ahead of
+//! the disk, so it must start again and recover from what is durable. From
+//! then on the committer commits and answers nothing, and the writer ends.
 //!
 //! When a checkpoint is due (`checkpoint.rs`), the writer clones the casino's
 //! live state into the batch; `publish` completes and seals it on the
@@ -70,23 +71,35 @@ impl Writer {
         mut bank: Option<BankLink>,
         mut prepare: impl FnMut(&Casino, &Commit) -> P + Send + 'static,
         mut publish: impl FnMut(P, Commit) -> Option<WriteNow> + Send + 'static,
+        fatal: crate::fatal::Fatal,
     ) -> (Writer, JoinHandle<()>) {
         let (tx, rx) = sync_channel::<Job>(QUEUE);
         let (ctx, crx) = sync_channel::<Batch<P>>(1);
         // Tells the key memory which answers are on disk (and may leave it).
         let durable = casino.ledger.keys.durable();
+        let stopped = fatal.clone();
         std::thread::Builder::new()
             .name("committer".into())
             .spawn(move || {
                 while let Ok(b) = crx.recv() {
+                    // Nothing is committed after a fatal condition (the
+                    // batch may have been applied on top of one).
+                    if stopped.fired() {
+                        return;
+                    }
                     if let Err(e) = store.commit(&b.commit) {
-                        eprintln!("committer: commit failed, stopping so that recovery can run: {e}");
-                        std::process::exit(70);
+                        stopped.fire(70, &format!("committer: commit failed: {e}"));
+                        return;
                     }
                     if let Some(seq) = b.commit.ledger.iter().filter_map(|c| c.answer.as_ref()).map(|a| a.seq).max() {
                         durable.store(seq, std::sync::atomic::Ordering::Release);
                     }
                     let now = publish(b.prepared, b.commit);
+                    // Nor answered, if publishing found one (the batch could
+                    // not be anchored): its clients retry with their keys.
+                    if stopped.fired() {
+                        return;
+                    }
                     for (reply, answer) in b.answers {
                         reply(answer);
                     }
@@ -105,7 +118,7 @@ impl Writer {
             .expect("spawn the committer thread");
         let handle = std::thread::Builder::new()
             .name("writer".into())
-            .spawn(move || run(&mut casino, bank.as_mut(), rx, ctx, &mut prepare))
+            .spawn(move || run(&mut casino, bank.as_mut(), rx, ctx, &mut prepare, &fatal))
             .expect("spawn the writer thread");
         (Writer { tx }, handle)
     }
@@ -137,8 +150,12 @@ fn run<P>(
     rx: Receiver<Job>,
     committer: SyncSender<Batch<P>>,
     prepare: &mut impl FnMut(&Casino, &Commit) -> P,
+    fatal: &crate::fatal::Fatal,
 ) {
     loop {
+        if fatal.fired() {
+            return;
+        }
         // While a table records a large settlement in chunks, the writer
         // does not wait for requests: each batch carries one more chunk.
         let first = if casino.settling() {

@@ -44,6 +44,8 @@ pub struct BankLink {
     /// The batch's players whose allotment their loss limit stopped, with
     /// the limit.
     limited: std::collections::BTreeMap<PlayerId, Money>,
+    /// What a failure that leaves memory ahead of the books does (`fatal.rs`).
+    fatal: crate::fatal::Fatal,
 }
 
 /// How many deposits `recent` keeps before it starts again: far more than
@@ -63,7 +65,15 @@ impl BankLink {
             recent: Default::default(),
             polled_ms: 0,
             limited: Default::default(),
+            fatal: crate::fatal::Fatal::exiting(),
         })
+    }
+
+    /// What a failure does: by default the process exits; in a process
+    /// serving several partitions, only this one stops (`fatal.rs`).
+    pub fn on_fatal(mut self, fatal: crate::fatal::Fatal) -> BankLink {
+        self.fatal = fatal;
+        self
     }
 
     /// The bank itself (a start reads the allotments it has not recorded).
@@ -141,12 +151,13 @@ impl BankLink {
             match made {
                 Ok(m) => {
                     if let Err(e) = casino.allotted_made(&m.record, &m.body, commit) {
-                        stop(70, &format!("the bank's allotment {} cannot be recorded here: {e}", m.record.seq));
+                        let why = format!("bank: the allotment {} cannot be recorded here: {e}", m.record.seq);
+                        return self.fatal.fire(70, &why);
                     }
                 }
                 Err(BankError::Short { .. } | BankError::Limited { .. }) => {}
-                Err(BankError::Fenced(why)) => stop(75, &why),
-                Err(e) => stop(70, &format!("the bank failed ({e}); a start takes what it made")),
+                Err(BankError::Fenced(why)) => return self.fatal.fire(75, &format!("bank: {why}")),
+                Err(e) => return self.fatal.fire(70, &format!("bank: it failed ({e}); a start takes what it made")),
             }
         }
     }
@@ -291,11 +302,4 @@ impl BankLink {
         let here = casino.balance(player).map_or(0, |b| b.0 .0);
         Reply::Deposit { balance: Money(at_bank + on_its_way.0 + here) }
     }
-}
-
-/// Stop the server, as a failed commit does (`writer.rs`): what it holds in
-/// memory is no longer what is durable, and a start recovers from what is.
-fn stop(code: i32, why: &str) -> ! {
-    eprintln!("bank: {why}; stopping so that recovery can run");
-    std::process::exit(code);
 }

@@ -122,6 +122,22 @@ pub struct Server {
     /// The casino's partitions, where it has them (PostgreSQL):
     /// `GET /api/partitions`, and the bank's balance in `GET /api/me`.
     pub directory: Option<Arc<crate::partition_route::Directory>>,
+    /// Fired when this server may serve no more (`fatal.rs`): its sockets
+    /// and pacers end with it.
+    pub ended: crate::fatal::Fatal,
+}
+
+impl Server {
+    /// Run `work` (a socket's pushes, a table's pacer) until it ends or the
+    /// server may serve no more: a socket is then closed, and its client
+    /// connects again to whichever server serves next.
+    pub async fn until_ended(&self, work: impl std::future::Future<Output = ()>) {
+        let ended = self.ended.clone();
+        tokio::select! {
+            _ = work => {}
+            _ = ended.wait() => {}
+        }
+    }
 }
 
 /// The pace of RNG tables.

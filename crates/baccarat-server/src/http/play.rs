@@ -245,7 +245,7 @@ pub(super) async fn ws(
 }
 
 fn upgrade(up: WebSocketUpgrade, s: AppState, id: u32, viewer: Option<(Session, String)>) -> Response {
-    up.on_upgrade(move |sock| push(sock, s, id, viewer))
+    up.on_upgrade(move |sock| async move { s.clone().until_ended(push(sock, s, id, viewer)).await })
 }
 
 /// What one viewer is sent: the table as they may see it (a squeezing player

@@ -95,7 +95,7 @@ pub(super) async fn ws(
     let up = up.map_err(|r| {
         ApiError::new(r.status(), "upgrade", format!("a WebSocket upgrade is needed: {}", r.body_text()))
     })?;
-    Ok(up.on_upgrade(move |sock| push(sock, s, id)))
+    Ok(up.on_upgrade(move |sock| async move { s.clone().until_ended(push(sock, s, id)).await }))
 }
 
 async fn push(mut sock: WebSocket, s: AppState, id: u32) {

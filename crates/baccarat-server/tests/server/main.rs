@@ -12,6 +12,7 @@ mod checkpoint;
 mod checkpoint_keys_and_settlement;
 mod checkpoint_parts;
 mod common;
+mod fatal;
 mod forgery;
 mod http;
 mod http_play;

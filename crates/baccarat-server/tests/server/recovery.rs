@@ -208,6 +208,7 @@ fn the_writer_answers_only_after_commit_and_batches_many_requests() {
             b.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             None
         },
+        baccarat_server::fatal::Fatal::exiting(),
     );
     let (tx, rx) = channel();
     for i in 0..2000u32 {

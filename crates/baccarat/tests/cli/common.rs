@@ -21,6 +21,11 @@ impl Drop for Server {
 }
 
 impl Server {
+    /// Whether the process is still running.
+    pub fn alive(&mut self) -> bool {
+        matches!(self.0.try_wait(), Ok(None))
+    }
+
     /// Stop it as a service manager does (SIGTERM) and wait for it to exit.
     pub fn terminate(mut self) -> std::process::ExitStatus {
         let pid = self.0.id().to_string();

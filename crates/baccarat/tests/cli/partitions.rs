@@ -6,8 +6,11 @@
 //! is back at the bank or won by a house. A bounded `loadgen --partitions`
 //! drives both; after a SIGKILL of east's server, west's server, which
 //! stands by for east (`--standby-for east`), takes east over and takes a
-//! wager for it; and `verify --partition` passes for each. Requests for one partition's tables go to
-//! either server (`/p/NAME/`, `partition_route.rs`).
+//! wager for it. A rival then takes east's lease from under west's process:
+//! only east stops there (west's own partition goes on taking wagers), and
+//! the process takes east back when the rival's lease lapses (`fatal.rs`).
+//! `verify --partition` passes for each. Requests for one partition's
+//! tables go to either server (`/p/NAME/`, `partition_route.rs`).
 
 use std::time::{Duration, Instant};
 
@@ -75,6 +78,48 @@ fn at_bank(db: &str, player: u64) -> (i64, i64) {
             .unwrap()
             .get(0);
         (wallet, net)
+    })
+    .join()
+    .unwrap()
+}
+
+/// Player `token`'s wager of 10.00 at table 1 of the server at `url`, sent
+/// until it is taken (the table may be between coups, or the partition
+/// between servers), within 60 s.
+async fn wager_until_taken(url: &str, token: &str, key: &str) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let wager = json!({"bet": "player", "amount": 1000, "key": key});
+        let c = reqwest::Client::new();
+        let r = c.post(format!("{url}/api/tables/1/wagers")).bearer_auth(token).json(&wager).send().await;
+        let r: Value = match r {
+            Ok(r) => r.json().await.unwrap_or(Value::Null),
+            Err(e) => json!({"error": e.to_string()}),
+        };
+        if r["result"] == "wager" {
+            return;
+        }
+        assert!(Instant::now() < deadline, "no wager at {url}: {r}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// A rival server's taking of partition `part`'s lease, for `ms` and never
+/// renewed: a new owner under the next epoch, as `pg_store::acquire` makes.
+fn rival_takes_lease(db: &str, part: &str, ms: i64) {
+    let (db, schema) = (db.to_string(), format!("{}{part}", baccarat_server::pg_store::PARTITION_SCHEMA));
+    std::thread::spawn(move || {
+        let mut pg = postgres::Client::connect(&db, postgres::NoTls).unwrap();
+        let n = pg
+            .execute(
+                &format!(
+                    "UPDATE {schema}.leases SET owner = 'rival#0', epoch = epoch + 1, url = '', \
+                     expires_at = now() + $1::bigint * interval '1 millisecond' WHERE tbl = $2"
+                ),
+                &[&ms, &(baccarat_server::pg_store::CASINO_LEASE as i64)],
+            )
+            .unwrap();
+        assert_eq!(n, 1, "partition {schema} has a lease");
     })
     .join()
     .unwrap()
@@ -200,22 +245,8 @@ fn two_partitions_share_one_bank_and_no_wager_overdraws() {
     });
     // Sent to west's server, by east's path: west passes it on to whoever
     // holds east's lease (after the kill, west's own process).
-    rt.block_on(async {
-        let rich = crate::common::login(&c, &west_url, "player1", "demo").await;
-        loop {
-            let r = call(
-                &format!("{west_url}/p/east/api/tables/1/wagers"),
-                &rich,
-                Some(&json!({"bet": "player", "amount": 1000, "key": "after"})),
-            )
-            .await;
-            if r["result"] == "wager" {
-                break;
-            }
-            assert!(killed.elapsed() < Duration::from_secs(60), "no wager after the failover: {r}");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    });
+    let rich = rt.block_on(crate::common::login(&c, &west_url, "player1", "demo"));
+    rt.block_on(wager_until_taken(&format!("{west_url}/p/east"), &rich, "after"));
     eprintln!("partition failover: from SIGKILL to a wager at east, taken over by west, {:?}", killed.elapsed());
     // Where each partition is served now: both by west's process, east on a
     // port of its own.
@@ -236,6 +267,27 @@ fn two_partitions_share_one_bank_and_no_wager_overdraws() {
         .collect();
     assert_ne!(adopted_url, west_url);
     assert_eq!(at, [("east", "west-1", adopted_url.as_str(), true), ("west", "west-1", west_url.as_str(), true)]);
+
+    // A rival takes east's lease from under west's process, as a server
+    // would after west's renewals stalled: east stops there, and only east.
+    let mut west = west;
+    let rival = Instant::now();
+    rival_takes_lease(&db, "east", 3_000);
+    until_line(&west_lines, 30, |l| l.starts_with("no longer serving partition east here").then_some(()));
+    assert!(west.alive(), "one partition's lost lease ended the process serving two");
+    // West's own partition goes on serving meanwhile.
+    rt.block_on(wager_until_taken(&west_url, &rich, "west-after-rival"));
+    // The rival never renews: once its lease lapses the process takes east
+    // back, recovered under a new epoch, on the same port.
+    let back_at = until_line(&west_lines, 30, |l| {
+        l.strip_prefix("baccarat table server on ")
+            .filter(|r| r.contains("for partition east"))
+            .map(|r| r.split_whitespace().next().unwrap().trim_end_matches('/').to_string())
+    });
+    assert_eq!(back_at, adopted_url, "east is served again where it was");
+    rt.block_on(wager_until_taken(&format!("{west_url}/p/east"), &rich, "east-after-rival"));
+    assert!(west.alive());
+    eprintln!("east stood by for {:?} after its lease was taken, then was served again", rival.elapsed());
     drop(west);
     verify(&db, "east", &dir);
     verify(&db, "west", &dir);

@@ -51,7 +51,7 @@ use axum::http::{header, Request, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
-use crate::pg_store::{Lease, PgStore, CASINO_LEASE};
+use crate::pg_store::{Claim, Lease, PgStore, CASINO_LEASE};
 
 /// Who holds the lease while this server stands by: (instance, URL).
 pub type Holder = Arc<RwLock<Option<(String, String)>>>;
@@ -79,7 +79,8 @@ pub fn host_name() -> String {
 }
 
 /// Wait for the casino's lease (`what`: "the casino", or "partition NAME",
-/// for what this server says), noting who holds it meanwhile; the lease.
+/// for what this server says), claimed as `claim` says, noting who holds it
+/// meanwhile; the lease.
 /// (The client is used, and dropped, on a blocking thread: `pg_thread.rs`.)
 pub async fn wait_for(
     url: &str,
@@ -88,6 +89,7 @@ pub async fn wait_for(
     ttl: Duration,
     holder: &Holder,
     what: &str,
+    claim: Claim,
 ) -> Result<Lease, String> {
     let (url, owner, advertise, holder) = (url.to_string(), owner.to_string(), advertise.to_string(), holder.clone());
     let what = what.to_string();
@@ -105,7 +107,7 @@ pub async fn wait_for(
                 std::thread::sleep(ttl / 3);
                 continue;
             };
-            match s.take_casino(&owner, &advertise, ttl.as_millis() as u64) {
+            match s.take_casino_as(&owner, &advertise, ttl.as_millis() as u64, claim) {
                 Ok(Ok(lease)) => {
                     *holder.write().expect("holder lock") = None;
                     return Ok(lease);
@@ -132,6 +134,22 @@ pub async fn wait_for(
     .map_err(|e| e.to_string())?
 }
 
+/// Who asks for a partition this server serves as a guest (its own server,
+/// by instance), once one does: the guest hands it back (`serve_turn.rs`).
+pub type Asked = Arc<tokio::sync::watch::Sender<Option<String>>>;
+
+/// What a lease's renewal does besides renewing ([`keep`]).
+pub struct Renewal {
+    /// What the server serves under the lease, as its lines name it.
+    pub what: String,
+    /// What losing the lease does.
+    pub fatal: crate::fatal::Fatal,
+    /// How the lease is claimed.
+    pub claim: Claim,
+    /// Where a guest is told that the partition's own server asks for it.
+    pub asked: Asked,
+}
+
 /// Renewing a lease: renewal stops when this is dropped (the server that
 /// held it stopped, or could not start), and the lease then expires.
 /// (Dropped with its process for a single partition; in a process serving
@@ -149,16 +167,12 @@ impl Drop for Keeping {
 /// Renew the lease of `what` every third of its time on a thread of its
 /// own, until the answer is dropped; if another server has taken it, the
 /// server stops (`fatal`: the process exits, or in a process serving
-/// several partitions this one stands by again).
-pub fn keep(
-    url: &str,
-    lease: &Lease,
-    advertise: &str,
-    ttl: Duration,
-    what: &str,
-    fatal: crate::fatal::Fatal,
-) -> Result<Keeping, String> {
-    let (url, lease, advertise, what) = (url.to_string(), lease.clone(), advertise.to_string(), what.to_string());
+/// several partitions this one stands by again). A guest (`claim`) that the
+/// partition's own server asks for it is told so in `asked`, and renews on
+/// until it has handed the partition back.
+pub fn keep(url: &str, lease: &Lease, advertise: &str, ttl: Duration, renewal: Renewal) -> Result<Keeping, String> {
+    let Renewal { what, fatal, claim, asked } = renewal;
+    let (url, lease, advertise) = (url.to_string(), lease.clone(), advertise.to_string());
     let stopped = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let stop = stopped.clone();
     let lost = move |why: String| {
@@ -178,8 +192,14 @@ pub fn keep(
                     store = PgStore::connect(&url).map_err(|e| eprintln!("lease: cannot reach the database: {e}")).ok();
                 }
                 let Some(s) = store.as_mut() else { continue };
-                match s.take_casino(&lease.owner, &advertise, ttl.as_millis() as u64) {
-                    Ok(Ok(l)) if l.epoch == lease.epoch => {}
+                match s.take_casino_as(&lease.owner, &advertise, ttl.as_millis() as u64, claim) {
+                    Ok(Ok(l)) if l.epoch == lease.epoch => {
+                        if claim == Claim::Guest {
+                            if let Ok(Some(who)) = s.wanted_from(&lease.owner) {
+                                asked.send_if_modified(|a| a.replace(instance_of(&who).to_string()).is_none());
+                            }
+                        }
+                    }
                     Ok(Ok(l)) => return lost(format!("the lease came back under epoch {}", l.epoch)),
                     Ok(Err((who, _, epoch))) => {
                         return lost(format!("{} holds it under epoch {epoch}", instance_of(&who)));

@@ -108,7 +108,24 @@ const MIGRATIONS: &[&str] = &[
     // 6: where the holder of a lease serves (the casino's lease: `take_casino`),
     // so that another server can send clients there.
     "ALTER TABLE leases ADD COLUMN url TEXT NOT NULL DEFAULT '';",
+    // 7: a partition's own server asks for its lease back from a server that
+    // took it over (`Claim`): who asks, until when (renewed while it waits).
+    "ALTER TABLE leases ADD COLUMN wanted_by TEXT NOT NULL DEFAULT '', ADD COLUMN wanted_until TIMESTAMPTZ;",
 ];
+
+/// How a server claims the casino's lease ([`PgStore::take_casino_as`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Claim {
+    /// Any server of the casino: it takes the lease when free or expired.
+    Any,
+    /// A partition's own server (`serve --partition`): while another holds
+    /// the lease it asks for it, and no guest takes it meanwhile.
+    Home,
+    /// A server standing by for another's partition (`--standby-for`): it
+    /// takes the lease only while the partition's own server does not ask
+    /// for it, and gives it back when asked (`serve_turn.rs`).
+    Guest,
+}
 
 /// The lease on the whole casino (its own chain's number): the server that
 /// holds it serves every table; the others wait, sending clients to it
@@ -281,6 +298,18 @@ impl PgStore {
     /// partition, a fencing token checked where the write lands is.
     /// Returns the lease if granted, and writes under it from now on.
     pub fn acquire(&mut self, table: u32, owner: &str, ttl_ms: u64) -> Result<Option<Lease>, StoreError> {
+        self.acquire_yielding(table, owner, ttl_ms, false)
+    }
+
+    /// As [`PgStore::acquire`]; with `yield_to_wanted`, an expired lease
+    /// that a partition's own server asks for (`Claim::Home`) is left to it.
+    fn acquire_yielding(
+        &mut self,
+        table: u32,
+        owner: &str,
+        ttl_ms: u64,
+        yield_to_wanted: bool,
+    ) -> Result<Option<Lease>, StoreError> {
         let ttl = ttl_ms as i64;
         let row = self.c().query_opt(
             "INSERT INTO leases AS l (tbl, owner, epoch, expires_at) VALUES ($1, $2, 1, now() + $3::bigint * interval '1 millisecond')
@@ -288,9 +317,10 @@ impl PgStore {
                SET owner = excluded.owner,
                    epoch = CASE WHEN l.owner = excluded.owner THEN l.epoch ELSE l.epoch + 1 END,
                    expires_at = excluded.expires_at
-               WHERE l.owner = excluded.owner OR l.expires_at < now()
+               WHERE l.owner = excluded.owner
+                  OR (l.expires_at < now() AND NOT ($4 AND COALESCE(l.wanted_until > now(), false)))
              RETURNING epoch",
-            &[&(table as i64), &owner, &ttl],
+            &[&(table as i64), &owner, &ttl, &yield_to_wanted],
         )?;
         let lease = row.map(|r| Lease { table, owner: owner.to_string(), epoch: r.get(0) });
         match &lease {
@@ -313,12 +343,52 @@ impl PgStore {
         url: &str,
         ttl_ms: u64,
     ) -> Result<Result<Lease, (String, String, i64)>, StoreError> {
-        if let Some(l) = self.acquire(CASINO_LEASE, owner, ttl_ms)? {
-            self.c().execute("UPDATE leases SET url = $2 WHERE tbl = $1", &[&(CASINO_LEASE as i64), &url])?;
+        self.take_casino_as(owner, url, ttl_ms, Claim::Any)
+    }
+
+    /// As [`PgStore::take_casino`], claimed as `claim` says: a partition's
+    /// own server that finds the lease held asks for it (until `ttl_ms` from
+    /// now: it asks again at each try), and clears the asking once it has
+    /// it; a guest leaves to it a lease it asks for.
+    pub fn take_casino_as(
+        &mut self,
+        owner: &str,
+        url: &str,
+        ttl_ms: u64,
+        claim: Claim,
+    ) -> Result<Result<Lease, (String, String, i64)>, StoreError> {
+        let t = CASINO_LEASE as i64;
+        if let Some(l) = self.acquire_yielding(CASINO_LEASE, owner, ttl_ms, claim == Claim::Guest)? {
+            let clear = claim == Claim::Home;
+            self.c().execute(
+                "UPDATE leases SET url = $2,
+                   wanted_by = CASE WHEN $3 THEN '' ELSE wanted_by END,
+                   wanted_until = CASE WHEN $3 THEN NULL ELSE wanted_until END
+                 WHERE tbl = $1",
+                &[&t, &url, &clear],
+            )?;
             return Ok(Ok(l));
         }
-        let r = self.c().query_opt("SELECT owner, url, epoch FROM leases WHERE tbl = $1", &[&(CASINO_LEASE as i64)])?;
+        if claim == Claim::Home {
+            self.c().execute(
+                "UPDATE leases SET wanted_by = $2, wanted_until = now() + $3::bigint * interval '1 millisecond'
+                 WHERE tbl = $1",
+                &[&t, &owner, &(ttl_ms as i64)],
+            )?;
+        }
+        let r = self.c().query_opt("SELECT owner, url, epoch FROM leases WHERE tbl = $1", &[&t])?;
         Ok(Err(r.map_or((String::new(), String::new(), 0), |r| (r.get(0), r.get(1), r.get(2)))))
+    }
+
+    /// Who asks for the casino's lease that `owner` holds (a partition's own
+    /// server, `Claim::Home`), if anyone does now.
+    pub fn wanted_from(&self, owner: &str) -> Result<Option<String>, StoreError> {
+        let r = self.c().query_opt(
+            "SELECT wanted_by FROM leases WHERE tbl = $1 AND owner = $2 AND wanted_by <> ''
+               AND wanted_until > now()",
+            &[&(CASINO_LEASE as i64), &owner],
+        )?;
+        Ok(r.map(|r| r.get(0)))
     }
 
     /// Write under a lease another connection took (the checkpointer's

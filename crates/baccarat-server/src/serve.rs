@@ -97,6 +97,11 @@ pub struct ServeConfig {
     /// process: set for each partition of a process serving several
     /// (`standby_for.rs`), so that one's failure is not all of theirs.
     pub stand_by_on_fatal: bool,
+    /// This server serves the partition only as another partition's server
+    /// standing by for it (`--standby-for`): it leaves the partition's lease
+    /// to the partition's own server, and hands the partition back when that
+    /// one asks (`pg_store::Claim`).
+    pub guest: bool,
 }
 
 impl std::fmt::Debug for ServeConfig {
@@ -123,6 +128,7 @@ impl std::fmt::Debug for ServeConfig {
             .field("new_anchor_file", &self.new_anchor_file)
             .field("partition", &self.partition)
             .field("stand_by_on_fatal", &self.stand_by_on_fatal)
+            .field("guest", &self.guest)
             .finish_non_exhaustive()
     }
 }
@@ -154,6 +160,7 @@ impl ServeConfig {
             new_anchor_file: false,
             partition: None,
             stand_by_on_fatal: false,
+            guest: false,
         }
     }
 
@@ -162,6 +169,17 @@ impl ServeConfig {
         match &self.postgres {
             Some(url) => Db::Postgres(url.clone()),
             None => Db::Sqlite(self.db.clone()),
+        }
+    }
+
+    /// How this server claims its lease: as a guest, as a partition's own
+    /// server, or as any server of a casino without partitions.
+    pub fn claim(&self) -> crate::pg_store::Claim {
+        use crate::pg_store::Claim;
+        match (self.guest, &self.partition) {
+            (true, _) => Claim::Guest,
+            (false, Some(_)) => Claim::Home,
+            (false, None) => Claim::Any,
         }
     }
 
@@ -543,6 +561,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
         match crate::serve_turn::turn(&cfg, &mut front, &fatal).await? {
             Turn::Stopped => return Ok(()),
             Turn::Fatal(_) => continue,
+            Turn::HandedBack(who) => println!("{}: handed back to instance {who}; standing by for it", front.what),
         }
     }
 }

@@ -71,20 +71,30 @@ pub enum Turn {
     Stopped,
     /// A fatal condition, named: the front stands by for the next turn.
     Fatal(String),
+    /// A partition served as a guest, handed back to its own server (the
+    /// instance named) with a clean stop's checkpoint: the front stands by
+    /// for the next turn.
+    HandedBack(String),
 }
 
 /// One turn (see the module's notes), under `fatal`.
 pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result<Turn, String> {
     let (addr, what) = (front.addr, front.what.clone());
+    let claim = cfg.claim();
+    // Who asks for this partition back, if this server serves it as a guest.
+    let asked: crate::lease::Asked = Arc::default();
+    let retired = crate::http::Retired::default();
     let (lease, mut keeping) = match &cfg.postgres {
         None => (None, None),
         Some(url) => {
             let owner = crate::lease::owner_of(&cfg.instance);
             let lease = tokio::select! {
-                l = crate::lease::wait_for(url, &owner, &front.advertise, cfg.lease, &front.holder, &what) => l?,
+                l = crate::lease::wait_for(url, &owner, &front.advertise, cfg.lease, &front.holder, &what, claim) => l?,
                 _ = stop_signal() => return Ok(Turn::Stopped),
             };
-            let keeping = crate::lease::keep(url, &lease, &front.advertise, cfg.lease, &what, fatal.clone())?;
+            let renewal =
+                crate::lease::Renewal { what: what.clone(), fatal: fatal.clone(), claim, asked: asked.clone() };
+            let keeping = crate::lease::keep(url, &lease, &front.advertise, cfg.lease, renewal)?;
             println!("instance {} holds the lease of {what} (epoch {})", cfg.instance, lease.epoch);
             (Some(lease), Some(keeping))
         }
@@ -237,7 +247,7 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
             cfg.clock.clone(),
         )),
         directory: front.directory.clone(),
-        ended: fatal.clone(),
+        retired: retired.clone(),
     }));
     for id in table_ids {
         tokio::spawn(crate::pacer::pace(state.clone(), id));
@@ -247,11 +257,14 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
     front.serve();
     let Some(server) = front.server.as_mut() else { return Err("no listener".into()) };
     println!("baccarat table server on http://{addr}/ for {what}  (API: http://{addr}/api/openapi.json)");
+    let mut handed_to = None;
     tokio::select! {
         r = server => return r.map_err(|e| e.to_string())?.map_err(|e| e.to_string()).map(|()| Turn::Stopped),
         _ = stop_signal() => {}
+        who = asked_back(&asked) => handed_to = Some(who),
         why = fatal.wait() => {
             front.withdraw();
+            retired.now();
             // No renewal, and the lease given up if it is still this turn's
             // (its committer commits nothing more), so that the next turn,
             // or another server, need not wait for it to expire.
@@ -262,6 +275,14 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
             println!("no longer serving {what} here ({why}); standing by for it again");
             return Ok(Turn::Fatal(why));
         }
+    }
+    // A partition handed back to its own server: new requests go to it (once
+    // it serves: `lease::wait_for` names it), and this turn's pacers and
+    // sockets end; then the clean stop's checkpoint, and the lease given up.
+    if let Some(who) = &handed_to {
+        println!("handing {what} back to its own server, instance {who}");
+        front.withdraw();
+        retired.now();
     }
     let give_up = |lease: &Option<crate::pg_store::Lease>| {
         // Every batch committed is anchored before the process ends.
@@ -291,7 +312,7 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
             println!("stopped: checkpoint written");
             drop(keeping.take()); // no renewal after the release
             give_up(&lease);
-            return Ok(Turn::Stopped);
+            return Ok(ended(handed_to));
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -300,5 +321,19 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
     );
     drop(keeping.take());
     give_up(&lease);
-    Ok(Turn::Stopped)
+    Ok(ended(handed_to))
+}
+
+/// How a turn that stopped cleanly ended: handed back to instance `who`,
+/// or stopped.
+fn ended(handed_to: Option<String>) -> Turn {
+    handed_to.map_or(Turn::Stopped, Turn::HandedBack)
+}
+
+/// Once this partition's own server asks for it back: its instance.
+async fn asked_back(asked: &crate::lease::Asked) -> String {
+    let mut rx = asked.subscribe();
+    let who = rx.wait_for(Option::is_some).await.map(|w| w.clone().unwrap_or_default());
+    // The sender lives in `asked`: the wait ends only when someone asks.
+    who.unwrap_or_default()
 }

@@ -31,6 +31,13 @@
 //!   unserved when it starts it leaves to its own server for [`GRACE`] times
 //!   the lease's time first. A partition whose server stops cleanly (its
 //!   lease given up) is taken over at once, as by any standby.
+//! * **Giving it back.** It serves the partition as a guest
+//!   (`pg_store::Claim::Guest`): when the partition's own server starts
+//!   again and asks for its lease, this process hands the partition back
+//!   with a clean stop's checkpoint and the lease given up, and stands by
+//!   for it again (`serve_turn.rs`); while the own server asks, no guest
+//!   takes the lease. So a floor returns to one partition per server after
+//!   a failover without anyone restarting the server that took over.
 //! * **Failure.** A partition taken over that cannot start is named, and
 //!   the process goes on serving its own. A fatal condition of one
 //!   partition (its lease lost, a commit that fails, the bank refusing it
@@ -130,6 +137,7 @@ pub async fn serve_with_standbys(mut own: ServeConfig, others: Vec<ServeConfig>)
         cfg.addr = SocketAddr::new(own.addr.ip(), port);
         cfg.advertise = Some(format!("http://{host}:{port}"));
         cfg.stand_by_on_fatal = true;
+        cfg.guest = true;
         let name = cfg.partition.clone().unwrap_or_default();
         let started = tokio::time::Instant::now();
         standbys.push(tokio::spawn(async move {

@@ -122,20 +122,39 @@ pub struct Server {
     /// The casino's partitions, where it has them (PostgreSQL):
     /// `GET /api/partitions`, and the bank's balance in `GET /api/me`.
     pub directory: Option<Arc<crate::partition_route::Directory>>,
-    /// Fired when this server may serve no more (`fatal.rs`): its sockets
-    /// and pacers end with it.
-    pub ended: crate::fatal::Fatal,
+    /// Set when this server's turn ends (`serve_turn.rs`): a fatal
+    /// condition, a partition handed back, a stop. Its sockets and pacers
+    /// end with it.
+    pub retired: Retired,
+}
+
+/// Whether a server's turn has ended (see [`Server::retired`]).
+#[derive(Clone, Default)]
+pub struct Retired(Arc<tokio::sync::watch::Sender<bool>>);
+
+impl Retired {
+    /// The turn ends.
+    pub fn now(&self) {
+        self.0.send_replace(true);
+    }
+
+    /// Once the turn has ended.
+    pub async fn wait(&self) {
+        let mut rx = self.0.subscribe();
+        // The sender lives in `self`: the wait ends only when it is set.
+        let _ = rx.wait_for(|r| *r).await;
+    }
 }
 
 impl Server {
     /// Run `work` (a socket's pushes, a table's pacer) until it ends or the
-    /// server may serve no more: a socket is then closed, and its client
-    /// connects again to whichever server serves next.
+    /// server's turn does: a socket is then closed, and its client connects
+    /// again to whichever server serves next.
     pub async fn until_ended(&self, work: impl std::future::Future<Output = ()>) {
-        let ended = self.ended.clone();
+        let retired = self.retired.clone();
         tokio::select! {
             _ = work => {}
-            _ = ended.wait() => {}
+            _ = retired.wait() => {}
         }
     }
 }

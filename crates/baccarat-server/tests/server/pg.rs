@@ -342,6 +342,55 @@ fn a_stale_owners_write_is_refused_by_the_database() {
     assert_eq!((leases[0].0.owner.as_str(), leases[0].0.epoch, leases[0].1), ("server-b", 2, true));
 }
 
+/// A partition's own server is given its lease before any guest (a server
+/// standing by for it with `--standby-for`, `pg_store::Claim`): finding it
+/// held, it asks for it; the guest holding it learns who asks; once the
+/// lease is free no guest takes it, the own server does (a new epoch, the
+/// asking cleared); and an asking not renewed lapses, leaving an expired
+/// lease to guests again.
+#[test]
+fn a_partitions_own_server_is_given_its_lease_before_any_guest() {
+    use baccarat_server::pg_store::Claim;
+    let url = database("claim");
+    let mut guest = PgStore::connect(&url).unwrap();
+    let mut home = PgStore::connect(&url).unwrap();
+    let mut other = PgStore::connect(&url).unwrap();
+    let expire = |s: &PgStore| {
+        s.with_client(|c| c.execute("UPDATE leases SET expires_at = now() - interval '1 ms'", &[]).unwrap());
+    };
+    let g =
+        guest.take_casino_as("west-1#g", "http://g", 60_000, Claim::Guest).unwrap().expect("free: a guest takes it");
+    assert_eq!(guest.wanted_from("west-1#g").unwrap(), None, "no one asks yet");
+
+    let (who, at, epoch) = home.take_casino_as("east-1#h", "http://h", 60_000, Claim::Home).unwrap().unwrap_err();
+    assert_eq!((who.as_str(), at.as_str(), epoch), ("west-1#g", "http://g", g.epoch), "held: told by whom");
+    assert_eq!(guest.wanted_from("west-1#g").unwrap().as_deref(), Some("east-1#h"), "the guest learns who asks");
+    assert_eq!(other.wanted_from("north-1#o").unwrap(), None, "only the holder is asked");
+    let renewed = guest.take_casino_as("west-1#g", "http://g", 60_000, Claim::Guest).unwrap().unwrap();
+    assert_eq!(renewed, g, "the guest renews on until it has handed the partition back");
+
+    // The guest gives the lease up (a clean stop's release): no guest, not
+    // even it under a new owner, takes it; the own server does.
+    expire(&guest);
+    for (s, owner) in [(&mut other, "north-1#o"), (&mut guest, "west-1#g2")] {
+        let refused = s.take_casino_as(owner, "http://x", 60_000, Claim::Guest).unwrap();
+        assert!(refused.is_err(), "{owner} took a lease the partition's own server asks for: {refused:?}");
+    }
+    let h = home.take_casino_as("east-1#h", "http://h", 60_000, Claim::Home).unwrap().unwrap();
+    assert_eq!(h.epoch, g.epoch + 1, "a new owner, a new epoch");
+    assert_eq!(home.wanted_from("east-1#h").unwrap(), None, "the asking is cleared once answered");
+
+    // A second own server (a dedicated standby) asks too, and stops asking:
+    // its asking lapses after the time it gave, and an expired lease is a
+    // guest's to take again.
+    let mut second = PgStore::connect(&url).unwrap();
+    assert!(second.take_casino_as("east-2#s", "http://s", 1, Claim::Home).unwrap().is_err(), "held by east-1");
+    expire(&home);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let taken = other.take_casino_as("north-1#o", "http://o", 60_000, Claim::Guest).unwrap();
+    assert_eq!(taken.map(|l| l.epoch), Ok(h.epoch + 1), "the lapsed asking holds no lease back");
+}
+
 /// `migrate` copies a served SQLite casino (demo tables, people, sessions,
 /// coups, a checkpoint) into an empty PostgreSQL database and checks it;
 /// recovery from the copy gives the casino recovery from the source gives;

@@ -75,6 +75,7 @@ fn a_standby_whose_connection_broke_still_takes_the_lease() {
             Duration::from_millis(300),
             &h,
             "the casino",
+            baccarat_server::pg_store::Claim::Any,
         )
         .await
     });

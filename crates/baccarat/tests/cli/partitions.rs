@@ -9,6 +9,8 @@
 //! wager for it. A rival then takes east's lease from under west's process:
 //! only east stops there (west's own partition goes on taking wagers), and
 //! the process takes east back when the rival's lease lapses (`fatal.rs`).
+//! When east's own server starts again, west's process hands east back to
+//! it (`pg_store::Claim`).
 //! `verify --partition` passes for each. Requests for one partition's
 //! tables go to either server (`/p/NAME/`, `partition_route.rs`).
 
@@ -81,6 +83,23 @@ fn at_bank(db: &str, player: u64) -> (i64, i64) {
     })
     .join()
     .unwrap()
+}
+
+/// Where each partition is served: (name, instance, URL, live), from
+/// `baccarat partitions --json`.
+fn served_at(db: &str) -> Vec<(String, String, String, bool)> {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_baccarat"))
+        .args(["partitions", "--db", db, "--json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let list: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let s = |p: &Value, k: &str| p[k].as_str().unwrap_or("").to_string();
+    list.as_array().unwrap().iter().map(|p| (s(p, "name"), s(p, "instance"), s(p, "url"), p["live"] == true)).collect()
+}
+
+fn served(name: &str, instance: &str, url: &str) -> (String, String, String, bool) {
+    (name.into(), instance.into(), url.into(), true)
 }
 
 /// Player `token`'s wager of 10.00 at table 1 of the server at `url`, sent
@@ -250,23 +269,9 @@ fn two_partitions_share_one_bank_and_no_wager_overdraws() {
     eprintln!("partition failover: from SIGKILL to a wager at east, taken over by west, {:?}", killed.elapsed());
     // Where each partition is served now: both by west's process, east on a
     // port of its own.
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_baccarat"))
-        .args(["partitions", "--db", &db, "--json"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let list: Value = serde_json::from_slice(&o.stdout).unwrap();
-    let at: Vec<(&str, &str, &str, bool)> = list
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| {
-            let s = |k: &str| p[k].as_str().unwrap_or("");
-            (s("name"), s("instance"), s("url"), p["live"].as_bool().unwrap())
-        })
-        .collect();
+    let at = served_at(&db);
     assert_ne!(adopted_url, west_url);
-    assert_eq!(at, [("east", "west-1", adopted_url.as_str(), true), ("west", "west-1", west_url.as_str(), true)]);
+    assert_eq!(at, [served("east", "west-1", &adopted_url), served("west", "west-1", &west_url)]);
 
     // A rival takes east's lease from under west's process, as a server
     // would after west's renewals stalled: east stops there, and only east.
@@ -288,6 +293,20 @@ fn two_partitions_share_one_bank_and_no_wager_overdraws() {
     rt.block_on(wager_until_taken(&format!("{west_url}/p/east"), &rich, "east-after-rival"));
     assert!(west.alive());
     eprintln!("east stood by for {:?} after its lease was taken, then was served again", rival.elapsed());
+
+    // East's own server starts again: west's process hands east back to it
+    // (with a clean stop's checkpoint) and stands by for east once more.
+    let handing = Instant::now();
+    let (east2, east2_lines, east2_url) = partition("east", "east-2", &db, &dir, "");
+    until_line(&west_lines, 30, |l| {
+        l.starts_with("handing partition east back to its own server, instance east-2").then_some(())
+    });
+    until_line(&east2_lines, 30, |l| l.starts_with("baccarat table server on ").then_some(()));
+    rt.block_on(wager_until_taken(&format!("{west_url}/p/east"), &rich, "east-handed-back"));
+    eprintln!("east handed back to its own server: a wager there {:?} after it started", handing.elapsed());
+    assert!(west.alive());
+    assert_eq!(served_at(&db), [served("east", "east-2", &east2_url), served("west", "west-1", &west_url)]);
+    drop(east2);
     drop(west);
     verify(&db, "east", &dir);
     verify(&db, "west", &dir);

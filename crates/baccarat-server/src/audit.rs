@@ -102,7 +102,18 @@ pub enum CasinoEvent {
     },
     /// A player with a limit placed the day's first wager: the day's loss is
     /// measured from `base`, its minutes from `first_ms`.
-    PlayDay { player: baccarat_table::engine::PlayerId, day: u64, base: Money, first_ms: u64 },
+    PlayDay {
+        player: baccarat_table::engine::PlayerId,
+        day: u64,
+        base: Money,
+        first_ms: u64,
+        /// At a partition: another partition's day opening, record `shared`
+        /// of the bank's log of limits (`bank/limits.rs`). Its minutes count
+        /// here from `first_ms` if that is earlier; its `base` is that
+        /// partition's wallet and is not used here.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        shared: Option<u64>,
+    },
     /// A tournament published from its conditions file (NSW 15.4.1), whole.
     TournamentCreated { tournament: u32, conditions: String },
     /// A player entered, paying the fee from their wallet into the pool

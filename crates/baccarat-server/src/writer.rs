@@ -204,6 +204,10 @@ fn run<P>(
                 answers.push((j.reply, reply));
             }
         }
+        // The days its wagers opened, for the other partitions.
+        if let Some(link) = bank.as_deref_mut() {
+            link.share_days(casino);
+        }
         casino.settle_some(&mut commit);
         // A partition gives idle money back to the bank with the batch.
         casino.return_idle(&mut commit);

@@ -48,8 +48,12 @@
 //! player's first allotment of the day (`LossDay::at_ms`, the `days` row's
 //! `first_ms`), and answers it with every allotment; the partition records
 //! it (`allotted`'s `day_first_ms`) and counts a day it opens for the
-//! player from it. A day begun at a partition from money already there is
-//! known to the others from that partition's next allotment.
+//! player from it. A day a wager opens at a partition from money already
+//! there (no allotment) goes into this log too, after the wager's batch
+//! (`PlayDay`, `BankLink::share_days`): every other partition folds it like
+//! a limit, within [`POLL_MS`] and its next batch, and counts the player's
+//! minutes from the earliest start it knows. An earlier start only shortens
+//! the minutes left, so a forged one can deny play, never extend it.
 
 use postgres::Client;
 
@@ -65,11 +69,14 @@ pub const POLL_MS: u64 = 200;
 /// when it folds the change: an older one is taken as of then less this.
 pub const SKEW_MS: u64 = 60_000;
 
-/// Append `e` (a `LimitsSet` or a `CoolOff`) to the bank's log of limits,
+/// Append `e` (a `LimitsSet`, a `CoolOff`, or a day opened by a wager, a
+/// `PlayDay`) to the bank's log of limits,
 /// asked at partition `partition`: its record number.
 pub fn share(c: &mut Client, partition: &str, e: &CasinoEvent) -> Result<u64, BankError> {
     let player = match e {
-        CasinoEvent::LimitsSet { player, .. } | CasinoEvent::CoolOff { player, .. } => player.0,
+        CasinoEvent::LimitsSet { player, .. }
+        | CasinoEvent::CoolOff { player, .. }
+        | CasinoEvent::PlayDay { player, shared: None, .. } => player.0,
         _ => return Err(BankError::Invalid { field: "event", why: "only a player's own limits are shared".into() }),
     };
     let body = serde_json::to_string(e).expect("an event serialises");

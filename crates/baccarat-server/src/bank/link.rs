@@ -220,6 +220,21 @@ impl BankLink {
         casino.handle(Request::SelfLimits { player, change: SelfLimitsChange::Read }, commit)
     }
 
+    /// After a batch's requests are handled: put the days its wagers opened
+    /// here (`PlayDay`) into the bank's log of limits, so that the other
+    /// partitions count the player's minutes from them (`bank/limits.rs`).
+    /// Before the batch's commit: a day shared whose commit then fails
+    /// counts minutes from a wager not placed, which is stricter, never
+    /// looser. One the bank cannot take is named; the others then learn the
+    /// day from this partition's next allotment for the player.
+    pub fn share_days(&mut self, casino: &mut Casino) {
+        for e in std::mem::take(&mut casino.bank.days_to_share) {
+            if let Err(err) = self.bank.with_client(|c| super::limits::share(c, &self.partition, &e)) {
+                eprintln!("bank: a player's day, opened here, not shared: {err}");
+            }
+        }
+    }
+
     /// With each batch, at most every `limits::POLL_MS` of the casino's
     /// clock: fold in the changes of players' limits asked at any partition
     /// since the last one folded here.

@@ -42,6 +42,7 @@ use baccarat_table::engine::PlayerId;
 use super::Casino;
 use crate::audit::{CasinoEvent, Record};
 use crate::bank::{LossDay, Move, MoveBody, MoveKind};
+use crate::casino::self_limits::DAY_MS;
 use crate::ledger::{AccountKind, Cause, Op};
 use crate::store::Commit;
 
@@ -70,6 +71,10 @@ pub struct BankSide {
     /// Players whose wallet here may hold money to give back, with when
     /// they were last seen holding (ms, the casino's clock).
     idle: BTreeMap<PlayerId, u64>,
+    /// Days opened here by a wager (`PlayDay`) since the last batch, for the
+    /// bank's log of limits: the other partitions count the player's
+    /// minutes from them (`bank/link.rs`).
+    pub days_to_share: Vec<CasinoEvent>,
 }
 
 impl Default for BankSide {
@@ -80,6 +85,7 @@ impl Default for BankSide {
             return_after_ms: RETURN_AFTER_MS,
             limits_seq: 0,
             idle: BTreeMap::new(),
+            days_to_share: Vec::new(),
         }
     }
 }
@@ -101,7 +107,9 @@ impl BankSide {
                 self.last_seq = self.last_seq.max(*bank_seq);
                 self.idle.insert(*player, 0);
             }
-            CasinoEvent::LimitsSet { shared: Some(seq), .. } | CasinoEvent::CoolOff { shared: Some(seq), .. } => {
+            CasinoEvent::LimitsSet { shared: Some(seq), .. }
+            | CasinoEvent::CoolOff { shared: Some(seq), .. }
+            | CasinoEvent::PlayDay { shared: Some(seq), .. } => {
                 self.limits_seq = self.limits_seq.max(*seq);
             }
             _ => {}
@@ -310,6 +318,20 @@ impl Casino {
                 }
             }
             CasinoEvent::CoolOff { player, until, .. } => CasinoEvent::CoolOff { player, until, shared: Some(seq) },
+            // Another partition's day opening: news only if no earlier start
+            // of that day is known here (this partition's own come back so).
+            // An earlier start can only shorten the player's minutes.
+            CasinoEvent::PlayDay { player, day, first_ms, shared: None, .. } => {
+                if first_ms / DAY_MS != day {
+                    eprintln!("the bank's limits record {seq} is passed over: its time is not on its day {day}");
+                    return false;
+                }
+                let known = self.self_limits.get(&player);
+                if known.is_some_and(|s| !s.would_learn(first_ms)) {
+                    return false;
+                }
+                CasinoEvent::PlayDay { player, day, base: Money::ZERO, first_ms, shared: Some(seq) }
+            }
             other => {
                 eprintln!("the bank's limits record {seq} is passed over: not a player's limits ({other:?})");
                 return false;

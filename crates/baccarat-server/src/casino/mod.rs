@@ -586,7 +586,12 @@ impl Casino {
         t.liability = t.liability + most;
         t.record(&events, Actor::Server, commit);
         if let Some(d) = day {
-            self.casino_event(CasinoEvent::PlayDay { player, day: d.day, base: d.base, first_ms: d.first_ms }, commit);
+            let e = CasinoEvent::PlayDay { player, day: d.day, base: d.base, first_ms: d.first_ms, shared: None };
+            // At a partition, the other partitions learn it through the bank.
+            if self.bank.partition.is_some() {
+                self.bank.days_to_share.push(e.clone());
+            }
+            self.casino_event(e, commit);
         }
         Reply::Wager { wager: id, balance: available(&self.ledger) }
     }

@@ -120,6 +120,32 @@ impl SelfLimits {
         }
     }
 
+    /// At a partition: the player's day began at `first_ms` elsewhere (the
+    /// bank's first allotment of the day, or another partition's first
+    /// wager): its minutes count from the earliest known.
+    fn began_elsewhere(&mut self, first_ms: u64) {
+        let day = first_ms / DAY_MS;
+        let first = match self.first_elsewhere {
+            Some((d, g)) if d == day => g.min(first_ms),
+            _ => first_ms,
+        };
+        self.first_elsewhere = Some((day, first));
+        if let Some(d) = self.day.as_mut().filter(|d| d.day == day) {
+            d.first_ms = d.first_ms.min(first);
+        }
+    }
+
+    /// Whether a day begun elsewhere at `first_ms` is news here: no earlier
+    /// start of that day is known.
+    pub fn would_learn(&self, first_ms: u64) -> bool {
+        let day = first_ms / DAY_MS;
+        let known = [
+            self.first_elsewhere.filter(|(d, _)| *d == day).map(|(_, f)| f),
+            self.day.filter(|d| d.day == day).map(|d| d.first_ms),
+        ];
+        known.into_iter().flatten().all(|f| first_ms < f)
+    }
+
     /// May a wager of `held` (stake and ante) be placed at `now`, with
     /// `available` in the account it comes from (`token`: promotional tokens,
     /// which are not the player's money, so only the cool-off and the minutes
@@ -216,9 +242,14 @@ pub fn apply(all: &mut BTreeMap<PlayerId, SelfLimits>, e: &CasinoEvent) {
             let s = all.entry(*player).or_insert_with(|| SelfLimits::new(*player));
             s.cool_off_until = s.cool_off_until.max(*until);
         }
-        CasinoEvent::PlayDay { player, day, base, first_ms } => {
+        CasinoEvent::PlayDay { player, day, base, first_ms, shared: None } => {
             let s = all.entry(*player).or_insert_with(|| SelfLimits::new(*player));
             s.day = Some(PlayDay { day: *day, base: *base, first_ms: *first_ms });
+        }
+        // Another partition's: the day began there then.
+        CasinoEvent::PlayDay { player, first_ms, shared: Some(_), .. } => {
+            let s = all.entry(*player).or_insert_with(|| SelfLimits::new(*player));
+            s.began_elsewhere(*first_ms);
         }
         // Money in or out that is no wager's: the day's loss is measured
         // past it. (At a partition, money comes from the bank and goes back
@@ -228,15 +259,7 @@ pub fn apply(all: &mut BTreeMap<PlayerId, SelfLimits>, e: &CasinoEvent) {
                 d.base = d.base + *amount;
             }
             if let (CasinoEvent::Allotted { day_first_ms: Some(f), .. }, Some(s)) = (e, all.get_mut(player)) {
-                let day = *f / DAY_MS;
-                let first = match s.first_elsewhere {
-                    Some((d, g)) if d == day => g.min(*f),
-                    _ => *f,
-                };
-                s.first_elsewhere = Some((day, first));
-                if let Some(d) = s.day.as_mut().filter(|d| d.day == day) {
-                    d.first_ms = d.first_ms.min(first);
-                }
+                s.began_elsewhere(*f);
             }
         }
         CasinoEvent::Returned { player, amount, .. } => {
@@ -302,7 +325,10 @@ mod tests {
         let s = &all[&P];
         // First wager of the day: base 100,000 available.
         let day = s.admit(T + 1, Money(100_000), Money(6_000), false).unwrap().expect("opens the day");
-        apply(&mut all, &CasinoEvent::PlayDay { player: P, day: day.day, base: day.base, first_ms: day.first_ms });
+        apply(
+            &mut all,
+            &CasinoEvent::PlayDay { player: P, day: day.day, base: day.base, first_ms: day.first_ms, shared: None },
+        );
         // 6,000 on the table: 4,000 more may be staked, not 4,001.
         let s = &all[&P];
         assert_eq!(s.admit(T + 2, Money(94_000), Money(4_000), false), Ok(None));
@@ -343,7 +369,10 @@ mod tests {
     fn the_minutes_count_from_the_days_first_wager_and_a_cool_off_stops_everything() {
         let mut all = BTreeMap::new();
         set(&mut all, None, Some(30), T);
-        apply(&mut all, &CasinoEvent::PlayDay { player: P, day: T / DAY_MS, base: Money(0), first_ms: T + 60_000 });
+        apply(
+            &mut all,
+            &CasinoEvent::PlayDay { player: P, day: T / DAY_MS, base: Money(0), first_ms: T + 60_000, shared: None },
+        );
         let s = &all[&P];
         assert!(s.admit(T + 60_000 + 30 * 60_000 - 1, Money(1), Money(1), false).is_ok());
         let e = s.admit(T + 60_000 + 30 * 60_000, Money(1), Money(1), true).unwrap_err();
@@ -356,5 +385,42 @@ mod tests {
         let e = s.admit(T + 4 * DAY_MS, Money(1), Money(1), true).unwrap_err();
         assert!(e.contains("until 2026-11-29 00:00 UTC"), "{e}");
         assert!(s.admit(T + 5 * DAY_MS, Money(1), Money(1), false).is_ok());
+    }
+
+    /// Another partition's day opening (`PlayDay` with `shared`) moves the
+    /// minutes' start earlier, never later, and leaves the loss base alone;
+    /// it is news only while no earlier start of that day is known.
+    #[test]
+    fn a_day_begun_elsewhere_counts_the_minutes_from_the_earliest_start() {
+        let mut all = BTreeMap::new();
+        set(&mut all, Some(10_000), Some(30), T);
+        let here = CasinoEvent::PlayDay {
+            player: P,
+            day: T / DAY_MS,
+            base: Money(50_000),
+            first_ms: T + 600_000,
+            shared: None,
+        };
+        apply(&mut all, &here);
+        assert!(
+            all[&P].would_learn(T + 60_000) && !all[&P].would_learn(T + 600_000) && !all[&P].would_learn(T + 700_000)
+        );
+        let elsewhere =
+            |first_ms| CasinoEvent::PlayDay { player: P, day: T / DAY_MS, base: Money(1), first_ms, shared: Some(7) };
+        apply(&mut all, &elsewhere(T + 60_000));
+        apply(&mut all, &elsewhere(T + 300_000));
+        let s = &all[&P];
+        assert_eq!(s.day.map(|d| (d.first_ms, d.base)), Some((T + 60_000, Money(50_000))), "earliest start, own base");
+        assert!(s.admit(T + 60_000 + 30 * 60_000 - 1, Money(50_000), Money(1), false).is_ok());
+        assert!(s.admit(T + 60_000 + 30 * 60_000, Money(50_000), Money(1), false).is_err());
+        // Yesterday's start is not today's.
+        apply(&mut all, &elsewhere(T - DAY_MS));
+        assert_eq!(all[&P].day.map(|d| d.first_ms), Some(T + 60_000));
+        // A player with no day here yet opens it from the start elsewhere.
+        let mut fresh = BTreeMap::new();
+        set(&mut fresh, None, Some(30), T);
+        apply(&mut fresh, &elsewhere(T + 60_000));
+        let day = fresh[&P].admit(T + 120_000, Money(1), Money(1), false).unwrap().expect("a day opened here");
+        assert_eq!(day.first_ms, T + 60_000);
     }
 }

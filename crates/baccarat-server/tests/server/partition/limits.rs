@@ -169,3 +169,42 @@ fn a_play_time_limit_counts_from_the_first_wager_at_any_partition() {
         other => panic!("61 minutes after the first wager at east: {other:?}"),
     }
 }
+
+/// A day a wager opens at a partition from money already there (no
+/// allotment, so the bank's count of the day has no first allotment from
+/// it) counts at the others too: the partition puts it in the bank's log of
+/// limits, and the others fold it in. With 20 minutes a day: money left at
+/// east from yesterday opens today's play there at 00:10 UTC; at west, at
+/// 00:35, the player's minutes are spent. East does not record its own day
+/// again when the log brings it back.
+#[test]
+fn a_day_opened_with_money_already_at_a_partition_counts_at_the_others() {
+    use baccarat_server::casino::self_limits::DAY_MS;
+    use baccarat_server::casino::SelfLimitsChange;
+    let (db, mut east, mut west) = two_with_money("partition_day_here");
+    let (mut east_link, mut west_link) = (link_of(&db, &east), link_of(&db, &west));
+    let change = SelfLimitsChange::Set { loss_per_day: None, minutes_per_day: Some(20) };
+    assert!(matches!(ask_limits(&mut west, &mut west_link, change), Some(Reply::SelfLimits { .. })));
+    east.open_betting();
+    west.open_betting();
+    // Yesterday at east: the bank's money for the wager, and headroom.
+    assert!(matches!(through_writer(&mut east, &mut east_link, 1, 1_000, "e1"), Reply::Wager { .. }));
+    assert!(east.wallet(1).1 >= 1_000, "money left at east: {:?}", east.wallet(1));
+    let now = east.now.load(std::sync::atomic::Ordering::Relaxed);
+    let to_0010 = DAY_MS - now % DAY_MS + 10 * 60_000;
+    east.wait(to_0010);
+    west.wait(to_0010);
+    let allotments = east.casino.bank.last_seq;
+    assert!(matches!(through_writer(&mut east, &mut east_link, 1, 1_000, "e2"), Reply::Wager { .. }));
+    assert_eq!(east.casino.bank.last_seq, allotments, "today's first wager at east took nothing from the bank");
+    let mut commit = Commit::default();
+    east_link.poll(&mut east.casino, &mut commit);
+    assert!(commit.records.is_empty(), "east's own day came back from the log and was recorded again");
+
+    east.wait(25 * 60_000);
+    west.wait(25 * 60_000);
+    match through_writer(&mut west, &mut west_link, 1, 1_000, "w1") {
+        Reply::Refused { code: Code::SelfLimit, message, .. } => assert!(message.contains("20 minutes"), "{message}"),
+        other => panic!("25 minutes after today's first wager at east: {other:?}"),
+    }
+}

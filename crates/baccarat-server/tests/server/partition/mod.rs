@@ -217,8 +217,8 @@ fn through_writer(
 
 /// What the writer does with one request at a partition: the players'
 /// limits read from the bank's log, what the request needs funded at the
-/// bank, then the request refused by the link or handled by the casino, in
-/// one commit.
+/// bank, then the request refused by the link or handled by the casino, and
+/// the days it opened put in the bank's log, in one commit.
 fn writer_step(p: &mut Part, l: &mut baccarat_server::bank::link::BankLink, req: Request) -> Reply {
     let mut commit = Commit::default();
     l.poll(&mut p.casino, &mut commit);
@@ -227,6 +227,7 @@ fn writer_step(p: &mut Part, l: &mut baccarat_server::bank::link::BankLink, req:
         Some(r) => r,
         None => p.casino.handle(req, &mut commit),
     };
+    l.share_days(&mut p.casino);
     p.store.commit(&commit).unwrap();
     r
 }

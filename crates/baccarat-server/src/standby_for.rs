@@ -10,14 +10,16 @@
 //! lease, passing requests through to the holder meanwhile, then recovers
 //! and serves (`lease.rs`, [`crate::serve::run`]). So standing by for
 //! another partition is running that server in this process too, on a port
-//! of its own (the same IP as `--addr`, a port the system picks), with its
+//! of its own (the same IP as `--addr`; a port given, or one the system picks), with its
 //! own writer, bank link and anchors: one process, two casinos, sharing
 //! nothing but the runtime. N servers can cover N partitions, each the
 //! others' standby, rather than one idle standby per partition.
 //!
 //! * **Where it is reached.** A partition's clients reach it through any
 //!   server under `/p/NAME/` (`partition_route.rs`), so its own port needs no
-//!   fixed number. Its lease row advertises `http://HOST:PORT`: HOST is
+//!   fixed number: the system picks one unless one is given
+//!   (`--standby-for east:8082`, for a firewall's sake). Its lease row
+//!   advertises `http://HOST:PORT`: HOST is
 //!   `--advertise`'s host if given, else `--addr`'s IP (which must then not
 //!   be `0.0.0.0`, which other servers could not reach).
 //! * **Its files.** Each partition keeps its own anchor file: the path
@@ -131,7 +133,8 @@ pub async fn serve_with_standbys(mut own: ServeConfig, others: Vec<ServeConfig>)
         tokio::net::TcpListener::bind(own.addr).await.map_err(|e| format!("cannot listen on {}: {e}", own.addr))?;
     let mut standbys = Vec::new();
     for mut cfg in others {
-        let at = SocketAddr::new(own.addr.ip(), 0);
+        // On this server's IP, at the port given for the partition, if any.
+        let at = SocketAddr::new(own.addr.ip(), cfg.addr.port());
         let l = tokio::net::TcpListener::bind(at).await.map_err(|e| format!("cannot listen on {at}: {e}"))?;
         let port = l.local_addr().map_err(|e| e.to_string())?.port();
         cfg.addr = SocketAddr::new(own.addr.ip(), port);

@@ -96,11 +96,13 @@ pub struct ServeArgs {
     #[arg(long, env = "BACCARAT_PARTITION")]
     partition: Option<String>,
     /// With --partition: also stand by for these other partitions
-    /// (comma-separated), in this process: when one's server dies and its
-    /// lease expires, this server takes it over and serves it beside its own,
-    /// on a port the system picks. Each partition keeps its own anchor file,
-    /// so --anchor-file must then name it with {partition}
-    /// (`/shared/{partition}.anchors`) [default: none].
+    /// (comma-separated NAME or NAME:PORT), in this process: when one's
+    /// server dies and its lease expires, this server takes it over and
+    /// serves it beside its own, on --addr's IP and the PORT given (else one
+    /// the system picks), until the partition's own server asks for it back.
+    /// Each partition keeps its own anchor file, so --anchor-file must then
+    /// name it with {partition} (`/shared/{partition}.anchors`)
+    /// [default: none].
     #[arg(long, env = "BACCARAT_STANDBY_FOR", value_delimiter = ',')]
     standby_for: Vec<String>,
     /// Begin a new anchor file although the database holds a casino: only
@@ -291,17 +293,29 @@ fn standbys(own: &ServeConfig, casino_url: Option<&str>, names: &[String]) -> Re
         );
     }
     let mut seen = std::collections::BTreeSet::from([mine.to_string()]);
+    let mut ports = std::collections::BTreeSet::from([own.addr.port()]);
     let mut out = Vec::new();
-    for name in names {
+    for given in names {
+        let (name, port) = match given.split_once(':') {
+            None => (given.as_str(), 0),
+            Some((name, port)) => match port.parse::<u16>() {
+                Ok(p) if p > 0 => (name, p),
+                _ => bail!("standby_for: {given:?}: the port after ':' must be 1 to 65535"),
+            },
+        };
         let postgres =
             baccarat_server::pg_store::partition_url(url, name).map_err(|e| anyhow::anyhow!("standby_for: {e}"))?;
-        if !seen.insert(name.clone()) {
+        if !seen.insert(name.to_string()) {
             bail!("standby_for: partition {name} is named twice, or is this server's own");
         }
+        if port > 0 && !ports.insert(port) {
+            bail!("standby_for: port {port} is given twice, or is --addr's own");
+        }
         out.push(ServeConfig {
+            addr: std::net::SocketAddr::new(own.addr.ip(), port),
             db: PathBuf::from(format!("{POSTGRES_LOCAL}-{name}")),
             postgres: Some(postgres),
-            partition: Some(name.clone()),
+            partition: Some(name.to_string()),
             anchor_file: of_partition(&own.anchor_file, name),
             key_file: of_partition(&own.key_file, name),
             // A start of this server with a new anchor file is its own
@@ -366,6 +380,22 @@ mod tests {
         assert!(refused(with(Some("west"), None, &["west"])).contains("named twice, or is this server's own"));
         assert!(refused(with(Some("west"), None, &["east", "east"])).contains("named twice"));
         assert!(refused(with(Some("west"), None, &["East"])).starts_with("standby_for: partition \"East\""));
+        // A port of its own for each, on --addr's IP; else the system's pick.
+        let at = |standby: &[&str]| {
+            let a = ServeArgs { addr: Some("10.0.0.2:8081".parse().unwrap()), ..with(Some("west"), None, standby) };
+            plan(a).map(|(_, o)| o.iter().map(|c| c.addr.to_string()).collect::<Vec<_>>())
+        };
+        assert_eq!(at(&["east:8082", "north"]).unwrap(), ["10.0.0.2:8082", "10.0.0.2:0"]);
+        for (bad, why) in [
+            (&["east:0"][..], "must be 1 to 65535"),
+            (&["east:x"], "must be 1 to 65535"),
+            (&["east:70000"], "must be 1 to 65535"),
+            (&["east:8081"], "port 8081 is given twice, or is --addr's own"),
+            (&["east:8082", "north:8082"], "port 8082 is given twice"),
+        ] {
+            let e = at(bad).unwrap_err().to_string();
+            assert!(e.starts_with("standby_for:") && e.contains(why), "{bad:?}: {e}");
+        }
         let f = file("standby", &format!("db = \"{url}\"\npartition = \"west\"\nstandby_for = [\"east\"]\n"));
         assert_eq!(plan(args(Some(f.clone()))).unwrap().1[0].partition.as_deref(), Some("east"));
         let _ = std::fs::remove_file(f);

@@ -167,7 +167,9 @@ fn two_partitions_share_one_bank_and_no_wager_overdraws() {
         l.trim().strip_prefix("admin password: ").map(|r| r.split_whitespace().next().unwrap().to_string())
     });
     until_line(&east_lines, 30, |l| l.starts_with("baccarat table server on ").then_some(()));
-    let (west, west_lines, west_url) = partition("west", "west-1", &db, &dir, "east");
+    // West stands by for east at a port given (one free a moment ago).
+    let east_port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let (west, west_lines, west_url) = partition("west", "west-1", &db, &dir, &format!("east:{east_port}"));
     until_line(&west_lines, 30, |l| l.starts_with("baccarat table server on ").then_some(()));
 
     let stake = 10_000i64;
@@ -270,7 +272,7 @@ fn two_partitions_share_one_bank_and_no_wager_overdraws() {
     // Where each partition is served now: both by west's process, east on a
     // port of its own.
     let at = served_at(&db);
-    assert_ne!(adopted_url, west_url);
+    assert_eq!(adopted_url, format!("http://127.0.0.1:{east_port}"), "east is served at the port given");
     assert_eq!(at, [served("east", "west-1", &adopted_url), served("west", "west-1", &west_url)]);
 
     // A rival takes east's lease from under west's process, as a server

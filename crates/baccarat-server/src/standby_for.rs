@@ -100,7 +100,7 @@ async fn standing(url: &str, name: &str) -> Result<Option<bool>, String> {
 /// Wait until this process may stand by for `cfg`'s partition (see the
 /// module's notes): it has been served, and is served now or has been
 /// unserved for [`GRACE`] lease times since `started`.
-async fn until_ours_to_stand_by(cfg: &ServeConfig, started: tokio::time::Instant) {
+pub async fn until_ours_to_stand_by(cfg: &ServeConfig, started: tokio::time::Instant) {
     let (Some(url), Some(name)) = (&cfg.postgres, &cfg.partition) else { return };
     let mut told = None;
     loop {

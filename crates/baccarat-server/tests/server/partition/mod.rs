@@ -12,6 +12,7 @@ mod books;
 mod funding;
 mod limits;
 mod routing;
+mod standby;
 
 use baccarat_rules::{Bet, Money};
 use baccarat_server::bank::verify::verify as verify_bank;

@@ -281,6 +281,10 @@ pub struct PartitionInfo {
     pub url: Option<String>,
     pub epoch: Option<i64>,
     pub live: bool,
+    /// A server of the partition's own (its instance) asking for the lease
+    /// (`pg_store::Claim::Home`): from a guest holding it, a hand-back under
+    /// way. None if no one asks, or the holder is the asker.
+    pub asked_by: Option<String>,
     /// Its tables (ids are the partition's own).
     pub tables: Vec<u32>,
     /// What it holds of players' money from the bank, net.
@@ -320,7 +324,14 @@ pub fn list(c: &mut postgres::Client, money: bool) -> Result<Vec<PartitionInfo>,
         let migrated: bool = tx.query_one("SELECT to_regclass($1) IS NOT NULL", &[&format!("{schema}.leases")])?.get(0);
         let lease = match migrated {
             true => tx.query_opt(
-                &format!("SELECT owner, url, epoch, expires_at > now() FROM {schema}.leases WHERE tbl = $1"),
+                // (Who asks, read so that a schema a server has not yet
+                // migrated to the asking's columns is listed too.)
+                &format!(
+                    "SELECT owner, url, epoch, expires_at > now(),
+                       CASE WHEN (to_jsonb(l) ->> 'wanted_until')::timestamptz > now()
+                         THEN NULLIF(to_jsonb(l) ->> 'wanted_by', '') END
+                     FROM {schema}.leases l WHERE tbl = $1"
+                ),
                 &[&i64::from(crate::pg_store::CASINO_LEASE)],
             )?,
             false => None,
@@ -342,16 +353,18 @@ pub fn list(c: &mut postgres::Client, money: bool) -> Result<Vec<PartitionInfo>,
                 .get(0),
             false => 0,
         };
-        let (instance, url, epoch, live) = match lease {
+        let (instance, url, epoch, live, asked_by) = match lease {
             Some(r) => {
                 let owner: String = r.get(0);
                 let url: String = r.get(1);
+                let asker: Option<String> = r.get(4);
+                let asked_by = asker.filter(|a| *a != owner).map(|a| crate::lease::instance_of(&a).to_string());
                 let instance = crate::lease::instance_of(&owner).to_string();
-                (Some(instance), Some(url).filter(|u| !u.is_empty()), Some(r.get(2)), r.get(3))
+                (Some(instance), Some(url).filter(|u| !u.is_empty()), Some(r.get(2)), r.get(3), asked_by)
             }
-            None => (None, None, None, false),
+            None => (None, None, None, false, None),
         };
-        out.push(PartitionInfo { name, instance, url, epoch, live, tables, allotted });
+        out.push(PartitionInfo { name, instance, url, epoch, live, asked_by, tables, allotted });
     }
     tx.commit()?;
     Ok(out)

@@ -350,8 +350,10 @@ fn a_stale_owners_write_is_refused_by_the_database() {
 /// lease to guests again.
 #[test]
 fn a_partitions_own_server_is_given_its_lease_before_any_guest() {
-    use baccarat_server::pg_store::Claim;
-    let url = database("claim");
+    use baccarat_server::pg_store::{partition_url, Claim};
+    let db = database("claim");
+    let url = partition_url(&db, "east").unwrap();
+    let asked_by = || baccarat_server::bank::partitions(&db).unwrap()[0].asked_by.clone();
     let mut guest = PgStore::connect(&url).unwrap();
     let mut home = PgStore::connect(&url).unwrap();
     let mut other = PgStore::connect(&url).unwrap();
@@ -365,6 +367,7 @@ fn a_partitions_own_server_is_given_its_lease_before_any_guest() {
     let (who, at, epoch) = home.take_casino_as("east-1#h", "http://h", 60_000, Claim::Home).unwrap().unwrap_err();
     assert_eq!((who.as_str(), at.as_str(), epoch), ("west-1#g", "http://g", g.epoch), "held: told by whom");
     assert_eq!(guest.wanted_from("west-1#g").unwrap().as_deref(), Some("east-1#h"), "the guest learns who asks");
+    assert_eq!(asked_by().as_deref(), Some("east-1"), "`baccarat partitions` shows the hand-back asked for");
     assert_eq!(other.wanted_from("north-1#o").unwrap(), None, "only the holder is asked");
     let renewed = guest.take_casino_as("west-1#g", "http://g", 60_000, Claim::Guest).unwrap().unwrap();
     assert_eq!(renewed, g, "the guest renews on until it has handed the partition back");
@@ -379,6 +382,7 @@ fn a_partitions_own_server_is_given_its_lease_before_any_guest() {
     let h = home.take_casino_as("east-1#h", "http://h", 60_000, Claim::Home).unwrap().unwrap();
     assert_eq!(h.epoch, g.epoch + 1, "a new owner, a new epoch");
     assert_eq!(home.wanted_from("east-1#h").unwrap(), None, "the asking is cleared once answered");
+    assert_eq!(asked_by(), None);
 
     // A second own server (a dedicated standby) asks too, and stops asking:
     // its asking lapses after the time it gave, and an expired lease is a

@@ -32,7 +32,8 @@ pub fn run(a: PartitionsArgs) -> Result<()> {
             (Some(i), _, false) => format!("not served (its lease, last {i}'s, has expired)"),
             _ => "never served".to_string(),
         };
-        println!("{}: {at}; tables {:?}; {} held from the bank", p.name, p.tables, p.allotted);
+        let asked = p.asked_by.as_ref().map_or(String::new(), |a| format!(" (asked for by its own server {a})"));
+        println!("{}: {at}{asked}; tables {:?}; {} held from the bank", p.name, p.tables, p.allotted);
     }
     Ok(())
 }

@@ -302,12 +302,28 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
     // A settlement being recorded in chunks takes moments: wait it out.
     for _ in 0..600 {
         let (tx, rx) = tokio::sync::oneshot::channel();
-        stopper
-            .send(Request::Checkpoint, move |r| {
-                let _ = tx.send(r);
-            })
-            .map_err(|e| e.to_string())?;
-        let reply = rx.await.map_err(|_| "the writer stopped before the checkpoint".to_string())?;
+        let sent = stopper.send(Request::Checkpoint, move |r| {
+            let _ = tx.send(r);
+        });
+        let reply = match sent {
+            Ok(()) => rx.await.map_err(|_| "the writer stopped before the checkpoint".to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        let reply = match reply {
+            Ok(r) => r,
+            // A fatal condition in the middle of a hand-back: the partition
+            // stands by again, as on any fatal condition. (A clean stop
+            // ends the server whatever happens.)
+            Err(_) if handed_to.is_some() && fatal.fired() => {
+                front.withdraw();
+                retired.now();
+                drop(keeping.take());
+                let why = fatal.wait().await;
+                println!("no longer serving {what} here ({why}); standing by for it again");
+                return Ok(Turn::Fatal(why));
+            }
+            Err(e) => return Err(e),
+        };
         if reply.code() != Some(crate::casino::Code::Settling) {
             println!("stopped: checkpoint written");
             drop(keeping.take()); // no renewal after the release

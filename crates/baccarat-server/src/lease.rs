@@ -27,7 +27,8 @@
 //!   connection of its own. If it finds the lease taken it stops at once
 //!   (exit 75; in a process serving several partitions, only the partition
 //!   stops and stands by again: `fatal.rs`): nothing it could still write
-//!   would be accepted.
+//!   would be accepted. It stops too if no renewal has been answered for
+//!   twice the lease's time (a network cut that stalls, [`keep`]).
 //! * **Failover.** When the holder dies (kill -9), its lease expires; a
 //!   standby takes it (a new epoch), recovers the casino from the latest
 //!   checkpoint and the tail after it, applies each interrupted coup's
@@ -44,7 +45,7 @@
 //! both.
 
 use std::sync::{Arc, RwLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
@@ -80,7 +81,13 @@ pub fn host_name() -> String {
 
 /// Wait for the casino's lease (`what`: "the casino", or "partition NAME",
 /// for what this server says), claimed as `claim` says, noting who holds it
-/// meanwhile; the lease.
+/// meanwhile; the lease, and when the call that took it was sent (its
+/// time runs from then at the latest: [`Renewal::since`]).
+///
+/// A database out of reach is waited out: this is called again after a
+/// partition stopped because of it (`serve_turn.rs`); at a server's start
+/// the database was reached already (`front::directory`), so a wrong URL is
+/// named there.
 /// (The client is used, and dropped, on a blocking thread: `pg_thread.rs`.)
 pub async fn wait_for(
     url: &str,
@@ -90,11 +97,11 @@ pub async fn wait_for(
     holder: &Holder,
     what: &str,
     claim: Claim,
-) -> Result<Lease, String> {
+) -> Result<(Lease, Instant), String> {
     let (url, owner, advertise, holder) = (url.to_string(), owner.to_string(), advertise.to_string(), holder.clone());
     let what = what.to_string();
     tokio::task::spawn_blocking(move || {
-        let mut store = Some(PgStore::connect(&url).map_err(|e| e.to_string())?);
+        let mut store = None;
         let mut told = false;
         loop {
             // The database restarted, or the connection broke: a new one.
@@ -107,10 +114,11 @@ pub async fn wait_for(
                 std::thread::sleep(ttl / 3);
                 continue;
             };
+            let sent = Instant::now();
             match s.take_casino_as(&owner, &advertise, ttl.as_millis() as u64, claim) {
                 Ok(Ok(lease)) => {
                     *holder.write().expect("holder lock") = None;
-                    return Ok(lease);
+                    return Ok((lease, sent));
                 }
                 Ok(Err((who, at, epoch))) => {
                     if !told {
@@ -148,6 +156,10 @@ pub struct Renewal {
     pub claim: Claim,
     /// Where a guest is told that the partition's own server asks for it.
     pub asked: Asked,
+    /// When the call that took the lease was sent: the database's time for
+    /// the lease began after it, so until `since` + the lease's time no
+    /// other server can hold it.
+    pub since: Instant,
 }
 
 /// Renewing a lease: renewal stops when this is dropped (the server that
@@ -170,30 +182,61 @@ impl Drop for Keeping {
 /// several partitions this one stands by again). A guest (`claim`) that the
 /// partition's own server asks for it is told so in `asked`, and renews on
 /// until it has handed the partition back.
+///
+/// The server also stops if the lease is not renewed within twice its time
+/// (a second thread watches): a network that stalls neither answers nor
+/// fails a call, and a server that cannot renew may have lost the lease to
+/// another without learning it. The fence keeps such a server's writes out
+/// either way; stopping makes it say so, rather than hold its clients'
+/// requests until the network heals, and lets the next turn start afresh
+/// on new connections. (Twice: a renewal late by less than the lease's
+/// time, on a busy machine, finds the lease still its own if no one took
+/// it, and a server need not stop for that.)
 pub fn keep(url: &str, lease: &Lease, advertise: &str, ttl: Duration, renewal: Renewal) -> Result<Keeping, String> {
-    let Renewal { what, fatal, claim, asked } = renewal;
+    let Renewal { what, fatal, claim, asked, since } = renewal;
     let (url, lease, advertise) = (url.to_string(), lease.clone(), advertise.to_string());
     let stopped = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let stop = stopped.clone();
-    let lost = move |why: String| {
-        let why = format!("lease: this server lost the lease of {what} ({why}): nothing more it writes is accepted");
-        fatal.fire(75, &why);
+    // The lease is this server's for certain until the last renewal's
+    // sending + `ttl`; the watch waits `ttl` more.
+    let good_until = Arc::new(std::sync::Mutex::new(since + 2 * ttl));
+    let lost = {
+        let stopped = stopped.clone();
+        move |why: String| {
+            stopped.store(true, std::sync::atomic::Ordering::Relaxed);
+            let why =
+                format!("lease: this server lost the lease of {what} ({why}): nothing more it writes is accepted");
+            fatal.fire(75, &why);
+        }
     };
+    let (stop, until, lost_late) = (stopped.clone(), good_until.clone(), lost.clone());
     std::thread::Builder::new()
         .name("lease".into())
         .spawn(move || {
             let mut store = None;
             loop {
+                // Connected ahead of the renewal: its time is the lease's.
+                if store.is_none() {
+                    store = PgStore::connect(&url).map_err(|e| eprintln!("lease: cannot reach the database: {e}")).ok();
+                }
                 std::thread::sleep(ttl / 3);
                 if stop.load(std::sync::atomic::Ordering::Relaxed) {
                     return;
                 }
-                if store.is_none() {
-                    store = PgStore::connect(&url).map_err(|e| eprintln!("lease: cannot reach the database: {e}")).ok();
-                }
                 let Some(s) = store.as_mut() else { continue };
-                match s.take_casino_as(&lease.owner, &advertise, ttl.as_millis() as u64, claim) {
+                let sent = Instant::now();
+                let renewed = s.take_casino_as(&lease.owner, &advertise, ttl.as_millis() as u64, claim);
+                if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    // Answered late, after the watch gave the lease up (a
+                    // stalled call). Renewed: expired again, for the next
+                    // turn or another server not to wait it out.
+                    if matches!(&renewed, Ok(Ok(l)) if l.epoch == lease.epoch) {
+                        let _ = s.with_client(|c| expire(c, &lease));
+                    }
+                    return;
+                }
+                match renewed {
                     Ok(Ok(l)) if l.epoch == lease.epoch => {
+                        *until.lock().unwrap_or_else(|p| p.into_inner()) = sent + 2 * ttl;
                         if claim == Claim::Guest {
                             if let Ok(Some(who)) = s.wanted_from(&lease.owner) {
                                 asked.send_if_modified(|a| a.replace(instance_of(&who).to_string()).is_none());
@@ -215,26 +258,49 @@ pub fn keep(url: &str, lease: &Lease, advertise: &str, ttl: Duration, renewal: R
             }
         })
         .map_err(|e| format!("cannot start the lease thread: {e}"))?;
+    let stop = stopped.clone();
+    std::thread::Builder::new()
+        .name("lease-watch".into())
+        .spawn(move || loop {
+            std::thread::sleep((ttl / 10).min(Duration::from_millis(50)));
+            if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                return;
+            }
+            if Instant::now() >= *good_until.lock().unwrap_or_else(|p| p.into_inner()) {
+                let twice = 2 * ttl.as_millis();
+                return lost_late(format!(
+                    "not renewed within {twice} ms, twice its time: the database is out of reach"
+                ));
+            }
+        })
+        .map_err(|e| format!("cannot start the lease's watch: {e}"))?;
     Ok(Keeping(stopped))
 }
 
-/// Give the lease up (a clean stop), so that a standby need not wait for it
-/// to expire.
+/// Give the lease up (a clean stop, or a partition that stopped), so that a
+/// standby need not wait for it to expire. Waited for at most the lease's
+/// time `ttl`: a database out of reach lets it expire instead.
 /// (On a thread of its own: it is called at the end of `serve`, on the
 /// async runtime.)
-pub fn release(url: &str, lease: &Lease) -> Result<(), String> {
+pub fn release(url: &str, lease: &Lease, ttl: Duration) -> Result<(), String> {
     let (url, lease) = (url.to_string(), lease.clone());
-    std::thread::spawn(move || -> Result<(), String> {
-        let mut c = postgres::Client::connect(&url, postgres::NoTls).map_err(|e| e.to_string())?;
-        c.execute(
-            "UPDATE leases SET expires_at = now() - interval '1 millisecond' WHERE tbl = $1 AND owner = $2 AND epoch = $3",
-            &[&(CASINO_LEASE as i64), &lease.owner, &lease.epoch],
-        )
-        .map_err(|e| e.to_string())?;
-        Ok(())
-    })
-    .join()
-    .map_err(|_| "the lease's release failed".to_string())?
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let done = postgres::Client::connect(&url, postgres::NoTls)
+            .and_then(|mut c| expire(&mut c, &lease))
+            .map(|_| ())
+            .map_err(|e| e.to_string());
+        let _ = tx.send(done);
+    });
+    rx.recv_timeout(ttl).map_err(|_| format!("no answer within {} ms", ttl.as_millis()))?
+}
+
+/// Expire `lease` now, if it is still the one given (its owner and epoch).
+fn expire(c: &mut postgres::Client, lease: &Lease) -> Result<u64, postgres::Error> {
+    c.execute(
+        "UPDATE leases SET expires_at = now() - interval '1 millisecond' WHERE tbl = $1 AND owner = $2 AND epoch = $3",
+        &[&(CASINO_LEASE as i64), &lease.owner, &lease.epoch],
+    )
 }
 
 /// `307 Temporary Redirect` of `req` to the server at `url` (which this one

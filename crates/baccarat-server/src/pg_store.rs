@@ -420,7 +420,6 @@ impl PgStore {
         Ok(out)
     }
 
-    /// Run `f` on the connection: for tests that tamper as an attacker would.
     /// Run `f` with every read it makes through this store seeing one
     /// snapshot (a read-only repeatable-read transaction).
     pub fn in_snapshot<T>(&self, f: impl FnOnce(&PgStore) -> T) -> Result<T, StoreError> {
@@ -430,6 +429,8 @@ impl PgStore {
         Ok(out)
     }
 
+    /// Run `f` on the connection (tests also tamper through it, as an
+    /// attacker would).
     pub fn with_client<T>(&self, f: impl FnOnce(&mut Client) -> T) -> T {
         f(&mut self.c())
     }

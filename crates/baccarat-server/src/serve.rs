@@ -558,12 +558,30 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     println!("listening on http://{addr}/ as instance {} for {}", cfg.instance, front.what);
     loop {
         let fatal = if cfg.stand_by_on_fatal { Fatal::standing_by() } else { Fatal::exiting() };
-        match crate::serve_turn::turn(&cfg, &mut front, &fatal).await? {
-            Turn::Stopped => return Ok(()),
-            Turn::Fatal(_) => continue,
-            Turn::HandedBack(who) => println!("{}: handed back to instance {who}; standing by for it", front.what),
+        match crate::serve_turn::turn(&cfg, &mut front, &fatal).await {
+            Ok(Turn::Stopped) => return Ok(()),
+            Ok(Turn::Fatal(_)) => continue,
+            Ok(Turn::HandedBack(who)) => println!("{}: handed back to instance {who}; standing by for it", front.what),
+            // A start that failed as the network was cut (after the lease
+            // was taken) stands by again, as a fatal condition does; any
+            // other start error may be permanent, and is not hidden by
+            // trying again for ever.
+            Err(e) if cfg.stand_by_on_fatal && !reachable(&cfg).await => {
+                println!("{} did not start ({e}): the database is out of reach; standing by for it again", front.what)
+            }
+            Err(e) => return Err(e),
         }
     }
+}
+
+/// Whether the database answers within the lease's time (PostgreSQL; a
+/// file is always reached).
+async fn reachable(cfg: &ServeConfig) -> bool {
+    let Some(url) = cfg.postgres.clone() else { return true };
+    let asked = tokio::task::spawn_blocking(move || {
+        postgres::Client::connect(&url, postgres::NoTls).and_then(|mut c| c.simple_query("SELECT 1")).is_ok()
+    });
+    matches!(tokio::time::timeout(cfg.lease, asked).await, Ok(Ok(true)))
 }
 
 /// Ctrl-C, or SIGTERM (how a service manager stops a server).

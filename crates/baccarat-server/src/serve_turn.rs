@@ -88,12 +88,12 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
         None => (None, None),
         Some(url) => {
             let owner = crate::lease::owner_of(&cfg.instance);
-            let lease = tokio::select! {
+            let (lease, since) = tokio::select! {
                 l = crate::lease::wait_for(url, &owner, &front.advertise, cfg.lease, &front.holder, &what, claim) => l?,
                 _ = stop_signal() => return Ok(Turn::Stopped),
             };
             let renewal =
-                crate::lease::Renewal { what: what.clone(), fatal: fatal.clone(), claim, asked: asked.clone() };
+                crate::lease::Renewal { what: what.clone(), fatal: fatal.clone(), claim, asked: asked.clone(), since };
             let keeping = crate::lease::keep(url, &lease, &front.advertise, cfg.lease, renewal)?;
             println!("instance {} holds the lease of {what} (epoch {})", cfg.instance, lease.epoch);
             (Some(lease), Some(keeping))
@@ -264,13 +264,14 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
         who = asked_back(&asked) => handed_to = Some(who),
         why = fatal.wait() => {
             front.withdraw();
-            retired.now();
+            retired.failed();
             // No renewal, and the lease given up if it is still this turn's
             // (its committer commits nothing more), so that the next turn,
             // or another server, need not wait for it to expire.
             drop(keeping.take());
-            if let (Some(url), Some(l)) = (&cfg.postgres, &lease) {
-                let _ = crate::lease::release(url, l);
+            if let (Some(url), Some(l)) = (cfg.postgres.clone(), lease.clone()) {
+                let ttl = cfg.lease;
+                let _ = tokio::task::spawn_blocking(move || crate::lease::release(&url, &l, ttl)).await;
             }
             println!("no longer serving {what} here ({why}); standing by for it again");
             return Ok(Turn::Fatal(why));
@@ -291,7 +292,7 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
             return;
         }
         if let (Some(url), Some(l)) = (&cfg.postgres, lease) {
-            if let Err(e) = crate::lease::release(url, l) {
+            if let Err(e) = crate::lease::release(url, l, cfg.lease) {
                 eprintln!("the lease of {what} was not given up ({e}); a standby takes over when it expires");
             }
         }
@@ -316,7 +317,7 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
             // ends the server whatever happens.)
             Err(_) if handed_to.is_some() && fatal.fired() => {
                 front.withdraw();
-                retired.now();
+                retired.failed();
                 drop(keeping.take());
                 let why = fatal.wait().await;
                 println!("no longer serving {what} here ({why}); standing by for it again");

@@ -82,6 +82,17 @@ impl ApiError {
         ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", message)
     }
 
+    /// 503: this server stopped serving (a fatal condition) before the
+    /// request was answered; it may or may not have been taken.
+    pub fn outcome_unknown() -> ApiError {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "outcome_unknown",
+            "this server stopped serving (its database out of reach, or its lease lost) before the request was \
+             answered, so it may have been taken: send it again with the same key once it is served",
+        )
+    }
+
     /// 500: a fault of the server's (never a refusal of the input).
     pub fn internal(message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", message)

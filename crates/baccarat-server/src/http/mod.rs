@@ -128,21 +128,45 @@ pub struct Server {
     pub retired: Retired,
 }
 
-/// Whether a server's turn has ended (see [`Server::retired`]).
+/// Whether a server's turn has ended (see [`Server::retired`]), and how:
+/// cleanly (every request the writer took is still answered), or by a
+/// fatal condition (an answer may never come: its commit may hang on a
+/// stalled network, or have failed).
 #[derive(Clone, Default)]
-pub struct Retired(Arc<tokio::sync::watch::Sender<bool>>);
+pub struct Retired(Arc<tokio::sync::watch::Sender<u8>>);
+
+const ENDED: u8 = 1;
+const FAILED: u8 = 2;
 
 impl Retired {
-    /// The turn ends.
+    /// The turn ends cleanly.
     pub fn now(&self) {
-        self.0.send_replace(true);
+        self.0.send_if_modified(|r| {
+            let first = *r < ENDED;
+            *r = (*r).max(ENDED);
+            first
+        });
     }
 
-    /// Once the turn has ended.
+    /// The turn ends on a fatal condition.
+    pub fn failed(&self) {
+        self.0.send_replace(FAILED);
+    }
+
+    /// Once the turn has ended, either way.
     pub async fn wait(&self) {
+        self.until(ENDED).await
+    }
+
+    /// Once the turn has ended on a fatal condition.
+    pub async fn until_failed(&self) {
+        self.until(FAILED).await
+    }
+
+    async fn until(&self, state: u8) {
         let mut rx = self.0.subscribe();
         // The sender lives in `self`: the wait ends only when it is set.
-        let _ = rx.wait_for(|r| *r).await;
+        let _ = rx.wait_for(|r| *r >= state).await;
     }
 }
 
@@ -189,7 +213,22 @@ pub async fn call(s: &AppState, req: Request) -> Result<Reply, ApiError> {
             let _ = tx.send(r);
         })
         .map_err(|e| ApiError::unavailable(e.to_string()))?;
-    rx.await.map_err(|_| ApiError::unavailable("the table server stopped"))
+    answer(s, rx).await
+}
+
+/// The writer's answer to a request it took. If this server's turn ends on
+/// a fatal condition first, the answer may never come, and whether the
+/// request was taken is not known here: the client is told so at once
+/// (`outcome_unknown`), to send it again, with its key, once the partition
+/// is served again, rather than wait on a stalled network.
+pub async fn answer(s: &AppState, rx: oneshot::Receiver<Reply>) -> Result<Reply, ApiError> {
+    // An answer dropped unsent is as unknown: the writer or committer
+    // stopped on a fatal condition (a clean stop answers all it took).
+    tokio::select! {
+        biased;
+        r = rx => r.map_err(|_| ApiError::outcome_unknown()),
+        _ = s.retired.until_failed() => Err(ApiError::outcome_unknown()),
+    }
 }
 
 /// A casino reply as the API answers it: a refusal by its kind's status.

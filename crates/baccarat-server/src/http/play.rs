@@ -145,7 +145,7 @@ pub(super) async fn wager(
             drop(on_way);
         })
         .map_err(|e| ApiError::unavailable(e.to_string()))?;
-    reply_now(rx.await.map_err(|_| ApiError::unavailable("the table server stopped"))?)
+    reply_now(super::answer(&s, rx).await?)
 }
 
 #[derive(Deserialize)]

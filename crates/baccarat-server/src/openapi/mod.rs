@@ -42,7 +42,7 @@ use schema::*;
 
 /// Every code an error body may carry: the HTTP layer's own and the casino's
 /// refusal kinds (`error.rs`, `casino::Code`).
-pub const ERROR_CODES: [&str; 35] = [
+pub const ERROR_CODES: [&str; 36] = [
     "bad_request",
     "unauthorized",
     "role",
@@ -78,6 +78,7 @@ pub const ERROR_CODES: [&str; 35] = [
     "no_partition",
     "elsewhere",
     "starting",
+    "outcome_unknown",
 ];
 
 /// Every operation: (method, path, operation).

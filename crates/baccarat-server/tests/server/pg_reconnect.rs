@@ -89,7 +89,7 @@ fn a_standby_whose_connection_broke_still_takes_the_lease() {
     assert!(terminate_all(&url) >= 1, "the standby's connection was open");
     let taken = rt.block_on(async { tokio::time::timeout(Duration::from_secs(60), waiting).await });
     rt.shutdown_background();
-    let lease = taken.expect("the standby never took the lease after its connection broke").unwrap().unwrap();
+    let (lease, _) = taken.expect("the standby never took the lease after its connection broke").unwrap().unwrap();
     assert_eq!(lease.owner, "beta#2");
     assert!(lease.epoch > alpha.epoch, "a new epoch: {} after {}", lease.epoch, alpha.epoch);
 }

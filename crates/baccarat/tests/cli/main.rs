@@ -6,6 +6,8 @@ mod browser;
 mod cli;
 mod common;
 mod failover;
+mod network_cut;
 mod partitions;
+mod pg_proxy;
 mod rng_cli;
 mod serve;

@@ -26,7 +26,7 @@ use crate::failover::pg_cluster;
 /// A partition's server, standing by for the partitions `standby_for`
 /// names (comma-separated); its process, its lines, and its own URL. Each
 /// partition's files are its own (`{partition}`).
-fn partition(
+pub(crate) fn partition(
     part: &str,
     instance: &str,
     db: &str,
@@ -42,7 +42,21 @@ fn partition(
     serve_pg(db, instance, &anchors, &key, &more)
 }
 
-async fn call(url: &str, token: &str, body: Option<&Value>) -> Value {
+/// East's server (instance east-1), the casino's first: its process, its
+/// lines, its URL, once it serves, and the admin's password it printed.
+pub(crate) fn east_first(
+    db: &str,
+    dir: &std::path::Path,
+) -> (Server, std::sync::mpsc::Receiver<String>, String, String) {
+    let (east, lines, url) = partition("east", "east-1", db, dir, "");
+    let admin = until_line(&lines, 30, |l| {
+        l.trim().strip_prefix("admin password: ").map(|r| r.split_whitespace().next().unwrap().to_string())
+    });
+    until_line(&lines, 30, |l| l.starts_with("baccarat table server on ").then_some(()));
+    (east, lines, url, admin)
+}
+
+pub(crate) async fn call(url: &str, token: &str, body: Option<&Value>) -> Value {
     let c = reqwest::Client::new();
     let rq = match body {
         Some(b) => c.post(url).json(b),
@@ -51,7 +65,7 @@ async fn call(url: &str, token: &str, body: Option<&Value>) -> Value {
     rq.bearer_auth(token).send().await.unwrap().json().await.unwrap()
 }
 
-async fn until_phase(url: &str, phase: &str) {
+pub(crate) async fn until_phase(url: &str, phase: &str) {
     let deadline = Instant::now() + Duration::from_secs(30);
     while Instant::now() < deadline {
         let t: Value = reqwest::get(format!("{url}/api/tables/1")).await.unwrap().json().await.unwrap();
@@ -105,7 +119,7 @@ fn served(name: &str, instance: &str, url: &str) -> (String, String, String, boo
 /// Player `token`'s wager of 10.00 at table 1 of the server at `url`, sent
 /// until it is taken (the table may be between coups, or the partition
 /// between servers), within 60 s.
-async fn wager_until_taken(url: &str, token: &str, key: &str) {
+pub(crate) async fn wager_until_taken(url: &str, token: &str, key: &str) {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let wager = json!({"bet": "player", "amount": 1000, "key": key});
@@ -144,7 +158,7 @@ fn rival_takes_lease(db: &str, part: &str, ms: i64) {
     .unwrap()
 }
 
-fn verify(db: &str, part: &str, dir: &std::path::Path) {
+pub(crate) fn verify(db: &str, part: &str, dir: &std::path::Path) {
     let anchors = dir.join(format!("{part}.anchors"));
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_baccarat"))
         .args(["verify", "--db", db, "--partition", part, "--anchor-file", anchors.to_str().unwrap()])
@@ -162,11 +176,7 @@ fn two_partitions_share_one_bank_and_no_wager_overdraws() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let c = reqwest::Client::new();
 
-    let (east, east_lines, east_url) = partition("east", "east-1", &db, &dir, "");
-    let admin = until_line(&east_lines, 30, |l| {
-        l.trim().strip_prefix("admin password: ").map(|r| r.split_whitespace().next().unwrap().to_string())
-    });
-    until_line(&east_lines, 30, |l| l.starts_with("baccarat table server on ").then_some(()));
+    let (east, _east_lines, east_url, admin) = east_first(&db, &dir);
     // West stands by for east at a port given (one free a moment ago).
     let east_port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let (west, west_lines, west_url) = partition("west", "west-1", &db, &dir, &format!("east:{east_port}"));

@@ -208,3 +208,47 @@ fn a_day_opened_with_money_already_at_a_partition_counts_at_the_others() {
         other => panic!("25 minutes after today's first wager at east: {other:?}"),
     }
 }
+
+/// A record in the bank's log opening a player's day whose time is not on
+/// the day it names (forged: a partition writes the day of its time) is
+/// passed over, and read once; the same opening with its own day is folded
+/// in, moving the start of the player's minutes earlier.
+#[test]
+fn a_day_opening_whose_time_is_not_on_its_day_is_passed_over() {
+    use baccarat_server::audit::CasinoEvent;
+    use baccarat_server::casino::self_limits::DAY_MS;
+    use baccarat_server::casino::SelfLimitsChange;
+    let (db, _east, mut west) = two_with_money("partition_day_forged");
+    let mut west_link = link_of(&db, &west);
+    let change = SelfLimitsChange::Set { loss_per_day: None, minutes_per_day: Some(20) };
+    assert!(matches!(ask_limits(&mut west, &mut west_link, change), Some(Reply::SelfLimits { .. })));
+    let now = (west.casino.clock)();
+    let opening = |day: u64| CasinoEvent::PlayDay {
+        player: PlayerId(1),
+        day,
+        base: Money::ZERO,
+        first_ms: now - 60_000,
+        shared: None,
+    };
+    let share = |e: &CasinoEvent| {
+        Bank::connect(&partition_url(&db, "east").unwrap())
+            .unwrap()
+            .with_client(|c| baccarat_server::bank::limits::share(c, "east", e))
+            .unwrap();
+    };
+    let before = west.casino.self_limits.clone();
+    share(&opening((now - 60_000) / DAY_MS - 1));
+    let mut commit = Commit::default();
+    west_link.poll(&mut west.casino, &mut commit);
+    assert!(commit.records.is_empty(), "a day opening not on its day was folded in: {:?}", commit.records);
+    assert_eq!(west.casino.self_limits, before);
+    let seq = west.casino.bank.limits_seq;
+    west_link.poll(&mut west.casino, &mut commit);
+    assert_eq!(west.casino.bank.limits_seq, seq, "read once");
+
+    share(&opening((now - 60_000) / DAY_MS));
+    west_link.poll(&mut west.casino, &mut commit);
+    assert_eq!(commit.records.len(), 1, "the opening on its own day is folded in");
+    let day = west.casino.self_limits[&PlayerId(1)].admit(now, Money(1), Money(1), false);
+    assert_eq!(day.map(|d| d.map(|d| d.first_ms)), Ok(Some(now - 60_000)), "the minutes count from the start at east");
+}

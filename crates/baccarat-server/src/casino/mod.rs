@@ -14,10 +14,13 @@
 //!
 //! The module's parts: the request and reply protocol (`protocol.rs`), one
 //! table's lifecycle and audit encoding (`table.rs`), seeding a shoe
-//! (`shoe.rs`), and recovery and checkpoints (`recover.rs`); the money
-//! orchestration is here.
+//! (`shoe.rs`), recovery and checkpoints (`recover.rs`), a deposit and a
+//! wager placed (`wager.rs`), commands on a table's engine with their money
+//! (`commands.rs`), a settlement recorded in chunks (`settle.rs`); here, the
+//! requests' dispatch and the casino's own chain.
 
 pub mod bank_side;
+mod commands;
 mod funding;
 pub mod promotions;
 mod protocol;
@@ -34,22 +37,20 @@ pub mod tournament_manager;
 pub mod tournament_play;
 pub mod tournament_view;
 pub mod tournaments;
+mod wager;
 
-use baccarat_rules::Cite;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use baccarat_rules::Money;
-use baccarat_table::engine::{Command, Event, Phase, PlayerId, Refusal, WagerId};
-use sha2::{Digest, Sha256};
+use baccarat_table::engine::{Command, Phase, PlayerId};
 
 use crate::audit::{Body, CasinoEvent, Chain, CASINO_CHAIN};
-use crate::float::max_win;
-use crate::ledger::{AccountId, AccountKind, Cause, Ledger, LedgerError, Op, TransferId};
-use crate::postings::{settlement_ops, settlement_ops_with, TableAccounts, TokenAccounts};
+use crate::ledger::{AccountId, AccountKind, Cause, Ledger, Op};
+use crate::postings::TableAccounts;
 use crate::store::{Commit, TableRow};
 pub use crate::trust::{Actor, Mode};
-use protocol::{client_key, deposit_key, request_digest, wager_key};
+use protocol::{request_digest, wager_key};
 pub use protocol::{Code, Reply, Request, SelfLimitsChange, SlipLine};
 pub use recover::{recover, Keys, Recovered};
 pub use table::{setup, CasinoTable};
@@ -432,357 +433,10 @@ impl Casino {
         None
     }
 
-    /// Chips from the cage, recorded in the casino's chain first: the record's
-    /// sequence number is the transfer's cause. A retried key answers again and
-    /// records nothing.
-    fn deposit(&mut self, player: PlayerId, amount: Money, key: String, commit: &mut Commit) -> Reply {
-        if let Some(p) = &self.bank.partition {
-            return Reply::refused(
-                Code::Wallet,
-                format!("this server serves partition {p}, whose players' money comes from the bank: deposit there"),
-            );
-        }
-        let ledger_key = deposit_key(player, &key);
-        let wallet = self.wallet(player);
-        let fresh = match self.ledger.answer(&ledger_key) {
-            Ok(a) => a.is_none(),
-            Err(e) => return e.into(),
-        };
-        let seq = self.chain.len() + 1;
-        let request: [u8; 32] = Sha256::digest(format!("deposit|{player}|{}", amount.0)).into();
-        let (a, ch) = self.ledger.apply_bound(
-            &ledger_key,
-            request,
-            &[Op::Transfer { debit: self.cage, credit: wallet, amount, memo: "chips".into() }],
-            Cause::Deposit { seq },
-        );
-        commit.ledger.push(ch);
-        match a {
-            Ok(_) => {
-                if fresh {
-                    let recorded = self.casino_event(CasinoEvent::Deposit { player, amount, key }, commit);
-                    debug_assert_eq!(recorded, seq);
-                }
-                Reply::Deposit { balance: self.balance(player).map_or(Money::ZERO, |b| b.0) }
-            }
-            Err(LedgerError::KeyReused(_)) => LedgerError::KeyReused(key).into(),
-            Err(e) => e.into(),
-        }
-    }
-
-    /// Place one wager: the wallet (or, with `token`, the player's promotional
-    /// tokens) holds the stake and any ante (AU 14.5), the float covers what
-    /// it could win, then the engine decides. `key` (the ledger's) is bound to
-    /// `request`: a retry of the same request answers the first wager, and
-    /// the key with another request is refused, naming it.
-    #[allow(clippy::too_many_arguments)]
-    fn wager(
-        &mut self,
-        table: u32,
-        player: PlayerId,
-        line: SlipLine,
-        key: Option<&str>,
-        request: [u8; 32],
-        token: bool,
-        commit: &mut Commit,
-    ) -> Reply {
-        let SlipLine { spot, bet, amount, ante } = line;
-        if !self.tables.contains_key(&table) {
-            return no_table(table);
-        }
-        // The account is opened only for a wager that gets past the table's
-        // own refusals: a refused request writes nothing (`http/early.rs`).
-        let kind = if token { AccountKind::Tokens { player } } else { AccountKind::Wallet { player } };
-        let available = |l: &Ledger| Money(l.find(&kind).and_then(|a| l.account(a)).map_or(0, |a| a.available()));
-        // A retry: the ledger knows the key; answer with the first wager.
-        // (A slip's line has no key of its own: its slip answers for it.)
-        let bound = match key.map(|k| self.ledger.bound(k)) {
-            Some(Ok(b)) => b,
-            Some(Err(e)) => return e.into(),
-            None => None,
-        };
-        if let (Some((seen, prev, cause)), Some(key)) = (bound, key) {
-            if seen != request {
-                return LedgerError::KeyReused(client_key(key).to_string()).into();
-            }
-            return match prev {
-                Ok(_) => match cause {
-                    Cause::Wager { table: tb, wager } if tb == table => {
-                        Reply::Wager { wager, balance: available(&self.ledger) }
-                    }
-                    _ => {
-                        Reply::refused(Code::Idempotency, format!("key {:?} answered another request", client_key(key)))
-                    }
-                },
-                Err(e) => e.into(),
-            };
-        }
-        if let Some(r) = self.not_taking_wagers(table) {
-            return r;
-        }
-        let wallet = if token { self.tokens(player) } else { self.wallet(player) };
-        let t = self.tables.get_mut(&table).expect("checked above");
-        if t.engine.state().coup.wagers.len() >= MAX_WAGERS_PER_COUP {
-            return Reply::refused(Code::Bounds, format!("this coup already holds {MAX_WAGERS_PER_COUP} wagers"));
-        }
-        let held = amount + ante;
-        if ante < Money::ZERO || available(&self.ledger) < held {
-            // An amount the table refuses whatever the wallet holds is named
-            // by the table's rule, not as a short wallet: at a partition no
-            // money is brought from the bank for it (`casino/funding.rs`), so
-            // the wallet here is short of it. (Otherwise the player's own
-            // limits come first: on a break, they hear that.)
-            if let Err(r) = t.engine.screen_wager(player, bet, amount) {
-                return r.into();
-            }
-            return Reply::refused(Code::Wallet, format!("available {} is less than {held}", available(&self.ledger)));
-        }
-        // The player's own limits (`self_limits.rs`), after the wallet so
-        // that a wager the wallet cannot hold is named as such.
-        let day = match self.self_limits.get(&player) {
-            Some(s) => match s.admit((self.clock)(), available(&self.ledger), held, token) {
-                Ok(day) => day,
-                Err(why) => return Reply::refused(Code::SelfLimit, why),
-            },
-            None => None,
-        };
-        // The float covers everything the coup's wagers could win (`float.rs`).
-        let most = max_win(&t.engine.setup().config, bet, amount, ante).unwrap_or(Money::ZERO);
-        let float = Money(self.ledger.account(t.accounts.house).map_or(0, |a| a.available()));
-        if t.liability + most > float {
-            return Reply::refused(Code::Float, format!(
-                    "table {table}'s float of {float} cannot cover this wager's largest win of {most} with the {} the coup's wagers could already win",
-                    t.liability
-                ));
-        }
-        let at_ms = Some((self.clock)());
-        let cmd = Command::PlaceWager { player, spot, bet, amount, ante, token, at_ms };
-        let events = match t.engine.execute(cmd) {
-            Ok(ev) => ev,
-            Err(r) => return r.into(),
-        };
-        let Some(Event::WagerPlaced { wager }) = events.first() else {
-            return Reply::refused(Code::Engine, "no wager placed");
-        };
-        let id = wager.id;
-        let escrow = t.accounts.escrow;
-        let hold =
-            [Op::Hold { debit: wallet, credit: escrow, amount: held, memo: format!("table {table} wager {id}") }];
-        let (a, ch) = match key {
-            Some(key) => self.ledger.apply_bound(key, request, &hold, Cause::Wager { table, wager: id }),
-            None => self.ledger.apply_internal(&hold, Cause::Wager { table, wager: id }),
-        };
-        let t = self.tables.get_mut(&table).expect("table");
-        let hold = match a {
-            Ok(ids) => ids[0],
-            Err(e) => {
-                // The wallet was checked in this same writer: a refusal here is a
-                // broken invariant. Stop this table, name it, go on with the rest.
-                return t.halt(format!("the ledger refused wager {id}'s hold: {e}"), commit);
-            }
-        };
-        commit.ledger.push(ch);
-        t.holds.insert(id, (hold, wallet, most));
-        t.liability = t.liability + most;
-        t.record(&events, Actor::Server, commit);
-        if let Some(d) = day {
-            let e = CasinoEvent::PlayDay { player, day: d.day, base: d.base, first_ms: d.first_ms, shared: None };
-            // At a partition, the other partitions learn it through the bank.
-            if self.bank.partition.is_some() {
-                self.bank.days_to_share.push(e.clone());
-            }
-            self.casino_event(e, commit);
-        }
-        Reply::Wager { wager: id, balance: available(&self.ledger) }
-    }
-
-    /// Why table `table` (which exists) takes no new wager now, if it does
-    /// not: halted, settling, or closed to wagers. Closed to wagers comes
-    /// before the wallet and the float: it is the refusal the HTTP threads
-    /// give without the writer (`http/early.rs`). A partition brings no money
-    /// from the bank for a wager refused so (`casino/funding.rs`).
-    pub(super) fn not_taking_wagers(&self, table: u32) -> Option<Reply> {
-        let t = &self.tables[&table];
-        if let Some(why) = &t.halted {
-            return Some(halted(table, why));
-        }
-        if t.engine.settling() {
-            return Some(settling(table));
-        }
-        t.engine.wagers_closed(Some((self.clock)())).map(Reply::from)
-    }
-
-    /// A staff command (or the server's own): the trust matrix first, then the
-    /// casino's ceiling for a personal maximum, then the engine.
-    fn staff_command(&mut self, table: u32, mut command: Command, by: Actor, commit: &mut Commit) -> Reply {
-        let Some(t) = self.tables.get(&table) else {
-            return no_table(table);
-        };
-        // The time on a person's command is the server's, never theirs: a
-        // back-dated `at_ms` would let a minimum's notice (NSW 6.7) seem served.
-        if matches!(by, Actor::Person { .. }) {
-            let now = (self.clock)();
-            match &mut command {
-                Command::AnnounceMinimum { at_ms, .. } | Command::ChangeMinimum { at_ms, .. } => *at_ms = now,
-                Command::PlaceWager { at_ms, .. } => *at_ms = Some(now),
-                _ => {}
-            }
-        }
-        if let Err(r) = crate::trust::admit(t.mode, by, &command, &t.engine) {
-            return r.into();
-        }
-        if let Command::ChangeLimits { max, .. } = &command {
-            if *max > self.ceiling {
-                return Reply::by_rule(
-                    t.engine.rb().cite(Cite::MinimumChange),
-                    format!("max: {max} is above the casino's ceiling of {}", self.ceiling),
-                );
-            }
-        }
-        if let Command::SetPersonalLimits { max, .. } = &command {
-            if *max > self.ceiling {
-                return Reply::by_rule(
-                    t.engine.rb().cite(Cite::PersonalLimits),
-                    format!("max: {max} is above the casino's ceiling of {}", self.ceiling),
-                );
-            }
-        }
-        self.command(table, command, by, commit)
-    }
-
-    /// Run a command on a table's engine and book its money in the same step:
-    /// returned wagers release their holds, settled ones post. The engine keeps
-    /// the command's events only if the ledger takes every posting, all at once;
-    /// if it cannot (a broken invariant: the float was checked at placement),
-    /// this table stops, named, and every other table goes on.
-    fn command(&mut self, table: u32, command: Command, by: Actor, commit: &mut Commit) -> Reply {
-        let Some(t) = self.tables.get_mut(&table) else {
-            return no_table(table);
-        };
-        if let Some(why) = &t.halted {
-            return halted(table, why);
-        }
-        if t.engine.settling() {
-            return settling(table);
-        }
-        let ledger = &mut self.ledger;
-        let holds = &t.holds;
-        let accounts = t.accounts;
-        let mut booked = None;
-        let result = t.engine.execute_checked(command, |events| {
-            // A large settlement is made a chunk at a time (`settle.rs`).
-            let batches = money_of(table, events, holds, &accounts, ledger);
-            if batches.is_empty() {
-                return Ok(());
-            }
-            let (a, ch) = ledger.apply_caused(&batches);
-            match a {
-                Ok(_) => {
-                    booked = Some(ch);
-                    Ok(())
-                }
-                Err(e) => Err(Refusal::new("invariant", format!("the ledger refused the postings: {e}"))),
-            }
-        });
-        let events = match result {
-            Ok(ev) => ev,
-            Err(r) if r.rule == "invariant" => return t.halt(r.message, commit),
-            Err(r) => return r.into(),
-        };
-        if let Some(ch) = booked {
-            commit.ledger.push(ch);
-        }
-        t.release(&events);
-        t.record(&events, by, commit);
-        t.settled_by = by;
-        Reply::Events { count: events.len() }
-    }
-
-    /// A supervisor voids a halted table's coup: the interruption is recorded
-    /// under the profile's rule, every stake goes back, and the table serves again.
-    fn void_halted(&mut self, table: u32, by: Actor, commit: &mut Commit) -> Reply {
-        let Some(t) = self.tables.get_mut(&table) else {
-            return no_table(table);
-        };
-        let supervisor =
-            matches!(by, Actor::Person { role: crate::auth::Role::Supervisor | crate::auth::Role::Admin, .. });
-        if !supervisor {
-            return Reply::refused(Code::Role, "only a supervisor voids a halted table's coup");
-        }
-        if t.halted.is_none() {
-            return Reply::refused(Code::Halted, format!("table {table} is not halted"));
-        }
-        t.halted = None;
-        let reply = self.command(table, Command::VoidInterrupted, by, commit);
-        if let (Reply::Refused { message, .. }, Some(t)) = (&reply, self.tables.get_mut(&table)) {
-            t.halted = Some(message.clone());
-        }
-        reply
-    }
-
-    /// After a restart: every table that was mid-coup records the interruption
-    /// and, by its profile's interrupted-coup policy, completes the coup from
-    /// the recorded shoe or voids it and returns every wager. A table that was
-    /// halted stays halted. Returns the tables.
-    pub fn resume_interrupted(&mut self, commit: &mut Commit) -> Vec<u32> {
-        self.finish_settlements(commit);
-        let mid: Vec<u32> = self
-            .tables
-            .iter()
-            .filter(|(_, t)| t.halted.is_none())
-            .filter(|(_, t)| matches!(t.engine.phase(), Phase::Closed | Phase::Dealing | Phase::Reconstruction))
-            .map(|(id, _)| *id)
-            .collect();
-        for &table in &mid {
-            self.handle(Request::Table { table, command: Command::Interrupted, by: Actor::Server }, commit);
-        }
-        mid
-    }
-
     /// The table's phase, for pacing.
     pub fn phase(&self, table: u32) -> Option<Phase> {
         self.tables.get(&table).map(|t| t.engine.phase())
     }
-}
-
-/// The ledger postings a command's events call for, each batch with its cause.
-/// A wager held from a player's tokens settles through them (`postings.rs`).
-fn money_of(
-    table: u32,
-    events: &[Event],
-    holds: &BTreeMap<WagerId, (TransferId, AccountId, Money)>,
-    accounts: &TableAccounts,
-    ledger: &Ledger,
-) -> Vec<(Cause, Vec<Op>)> {
-    let mut out = Vec::new();
-    for e in events {
-        match e {
-            Event::WagerWithdrawn { wager } | Event::WagerReturned { wager, .. } => {
-                if let Some((hold, _, _)) = holds.get(wager) {
-                    out.push((Cause::Wager { table, wager: *wager }, vec![Op::Void { hold: *hold }]));
-                }
-            }
-            Event::WagerSettled { wager, settlement, ante, .. } => {
-                if let Some((hold, stake, _)) = holds.get(wager) {
-                    let tokens = match ledger.account(*stake).map(|a| &a.kind) {
-                        Some(AccountKind::Tokens { player }) => {
-                            let wallet = ledger.find(&AccountKind::Wallet { player: *player });
-                            let issuer = ledger.find(&AccountKind::TokenIssuer);
-                            wallet.zip(issuer).map(|(w, i)| (w, TokenAccounts { tokens: *stake, issuer: i }))
-                        }
-                        _ => None,
-                    };
-                    let ops = match tokens {
-                        Some((wallet, k)) => settlement_ops_with(*hold, wallet, accounts, settlement, *ante, Some(k)),
-                        None => settlement_ops(*hold, *stake, accounts, settlement, *ante),
-                    };
-                    out.push((Cause::Wager { table, wager: *wager }, ops));
-                }
-            }
-            _ => {}
-        }
-    }
-    out
 }
 
 fn no_table(table: u32) -> Reply {

@@ -35,7 +35,8 @@
 //! resumes after the last wager recorded as settled, whose holds are the only
 //! ones released.
 
-use super::{money_of, Casino, Commit};
+use super::commands::money_of;
+use super::{Casino, Commit};
 
 /// Settlements booked and recorded in one writer batch: about 1 ms of writer
 /// time and 2 ms of commit on this machine. (2,000 gave a probe player at a

@@ -102,7 +102,7 @@ pub async fn wait_for(
     let what = what.to_string();
     tokio::task::spawn_blocking(move || {
         let mut store = None;
-        let mut told = false;
+        let mut told: Option<(String, i64)> = None;
         loop {
             // The database restarted, or the connection broke: a new one.
             // (On the broken one a standby could never take the lease.)
@@ -121,14 +121,17 @@ pub async fn wait_for(
                     return Ok((lease, sent));
                 }
                 Ok(Err((who, at, epoch))) => {
-                    if !told {
+                    // Requests pass through to the holder from now on; then
+                    // it is said (again when another server takes the
+                    // lease: a failover this standby lost to a third).
+                    *holder.write().expect("holder lock") = Some((instance_of(&who).to_string(), at.clone()));
+                    if told.as_ref() != Some(&(who.clone(), epoch)) {
                         println!(
                             "standing by: instance {} serves {what} at {at} (lease epoch {epoch})",
                             instance_of(&who)
                         );
-                        told = true;
+                        told = Some((who.clone(), epoch));
                     }
-                    *holder.write().expect("holder lock") = Some((instance_of(&who).to_string(), at));
                 }
                 Err(e) => {
                     eprintln!("standing by: the lease of {what} cannot be read: {e}");
@@ -196,19 +199,31 @@ pub fn keep(url: &str, lease: &Lease, advertise: &str, ttl: Duration, renewal: R
     let Renewal { what, fatal, claim, asked, since } = renewal;
     let (url, lease, advertise) = (url.to_string(), lease.clone(), advertise.to_string());
     let stopped = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    // The lease is this server's for certain until the last renewal's
-    // sending + `ttl`; the watch waits `ttl` more.
-    let good_until = Arc::new(std::sync::Mutex::new(since + 2 * ttl));
-    let lost = {
+    // The watch's deadline: the lease is this server's for certain until
+    // the last renewal's sending + `ttl`, and the watch waits `ttl` more.
+    let deadline = Arc::new(std::sync::Mutex::new(since + 2 * ttl));
+    // Stop serving, saying why.
+    let stopping = {
         let stopped = stopped.clone();
         move |why: String| {
             stopped.store(true, std::sync::atomic::Ordering::Relaxed);
-            let why =
-                format!("lease: this server lost the lease of {what} ({why}): nothing more it writes is accepted");
             fatal.fire(75, &why);
         }
     };
-    let (stop, until, lost_late) = (stopped.clone(), good_until.clone(), lost.clone());
+    let unrenewed = {
+        let (stopping, what) = (stopping.clone(), what.clone());
+        move || {
+            let twice = 2 * ttl.as_millis();
+            stopping(format!(
+                "lease: the lease of {what} was not renewed within {twice} ms, twice its time (the database is out \
+                 of reach): another server may hold it now"
+            ))
+        }
+    };
+    let lost = move |why: String| {
+        stopping(format!("lease: this server lost the lease of {what} ({why}): nothing more it writes is accepted"))
+    };
+    let (stop, until) = (stopped.clone(), deadline.clone());
     std::thread::Builder::new()
         .name("lease".into())
         .spawn(move || {
@@ -266,11 +281,8 @@ pub fn keep(url: &str, lease: &Lease, advertise: &str, ttl: Duration, renewal: R
             if stop.load(std::sync::atomic::Ordering::Relaxed) {
                 return;
             }
-            if Instant::now() >= *good_until.lock().unwrap_or_else(|p| p.into_inner()) {
-                let twice = 2 * ttl.as_millis();
-                return lost_late(format!(
-                    "not renewed within {twice} ms, twice its time: the database is out of reach"
-                ));
+            if Instant::now() >= *deadline.lock().unwrap_or_else(|p| p.into_inner()) {
+                return unrenewed();
             }
         })
         .map_err(|e| format!("cannot start the lease's watch: {e}"))?;

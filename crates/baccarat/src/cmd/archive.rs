@@ -31,6 +31,13 @@ pub struct ArchiveArgs {
 }
 
 pub fn run(a: ArchiveArgs) -> Result<()> {
+    if a.db.to_str().is_some_and(|d| d.starts_with("postgres://") || d.starts_with("postgresql://")) {
+        bail!(
+            "--db: archive moves months out of a SQLite database; on PostgreSQL each month of the logs is a \
+             partition of its own (README, \"PostgreSQL, and several servers\"), which this command does not \
+             archive yet"
+        );
+    }
     if !a.db.exists() {
         bail!("--db: {} does not exist", a.db.display());
     }

@@ -15,7 +15,7 @@ use crate::common::{spawn, until_line, Server, TempDir};
 
 /// A fresh database on the test cluster (`pg_cluster.rs`, shared with the
 /// server crate's tests).
-fn database(name: &str) -> String {
+pub(crate) fn database(name: &str) -> String {
     pg_cluster::database(&format!("cli{}_{name}", std::process::id()))
 }
 
@@ -23,7 +23,11 @@ fn database(name: &str) -> String {
 pub mod pg_cluster;
 
 /// Start an instance; its process, its lines, and its own URL.
-fn instance(name: &str, db: &str, dir: &std::path::Path) -> (Server, std::sync::mpsc::Receiver<String>, String) {
+pub(crate) fn instance(
+    name: &str,
+    db: &str,
+    dir: &std::path::Path,
+) -> (Server, std::sync::mpsc::Receiver<String>, String) {
     let pace = ["--betting-seconds", "1", "--deal-ms", "150", "--result-ms", "100"];
     serve_pg(db, name, &dir.join("casino.anchors"), &dir.join("casino.key"), &pace)
 }
@@ -48,12 +52,12 @@ pub fn serve_pg(
     (server, rx, url)
 }
 
-async fn login(c: &reqwest::Client, url: &str, name: &str) -> String {
+pub(crate) async fn login(c: &reqwest::Client, url: &str, name: &str) -> String {
     crate::common::login(c, url, name, "demo").await
 }
 
 /// A signed-in request, to either server (a standby passes it through).
-async fn call(url: &str, token: &str, body: Option<&Value>) -> Value {
+pub(crate) async fn call(url: &str, token: &str, body: Option<&Value>) -> Value {
     let c = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
     let rq = match body {
         Some(b) => c.post(url).json(b),
@@ -220,22 +224,32 @@ fn two_servers_on_postgresql_fail_over_without_losing_a_chip() {
     assert!(after >= 0);
     drop(b);
     // Each server recorded that it took the casino, under rising epochs.
-    let mut pg = postgres::Client::connect(&db, postgres::NoTls).unwrap();
-    let served: Vec<String> = pg
-        .query("SELECT body FROM audit WHERE tbl = 0 AND body LIKE '%\"served\"%' ORDER BY seq", &[])
+    assert_eq!(served_records(&db), [("alpha".to_string(), 1), ("beta".to_string(), 2)]);
+    verify_casino(&db, &dir);
+}
+
+/// The servers that took the casino, as its chain records them: (instance,
+/// epoch), in order.
+pub(crate) fn served_records(db: &str) -> Vec<(String, i64)> {
+    let mut pg = postgres::Client::connect(db, postgres::NoTls).unwrap();
+    pg.query("SELECT body FROM audit WHERE tbl = 0 AND body LIKE '%\"served\"%' ORDER BY seq", &[])
         .unwrap()
         .iter()
-        .map(|r| r.get(0))
-        .collect();
-    assert_eq!(served.len(), 2, "{served:?}");
-    assert!(served[0].contains("\"alpha\"") && served[0].contains("\"epoch\":1"), "{served:?}");
-    assert!(served[1].contains("\"beta\"") && served[1].contains("\"epoch\":2"), "{served:?}");
+        .map(|r| {
+            let s = serde_json::from_str::<Value>(r.get(0)).unwrap()["casino"].clone();
+            (s["instance"].as_str().unwrap_or("").to_string(), s["epoch"].as_i64().unwrap_or(0))
+        })
+        .collect()
+}
+
+/// `verify` of the casino at `db`, with its anchor file in `dir`, passes.
+pub(crate) fn verify_casino(db: &str, dir: &std::path::Path) {
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_baccarat"))
-        .args(["verify", "--db", &db, "--anchor-file", dir.join("casino.anchors").to_str().unwrap()])
+        .args(["verify", "--db", db, "--anchor-file", dir.join("casino.anchors").to_str().unwrap()])
         .output()
         .unwrap();
     let out = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
-    assert!(o.status.success(), "verify after the failover: {out}");
+    assert!(o.status.success(), "verify: {out}");
 }
 
 /// Run the futures at once, each on its own task; their results in order.

@@ -11,3 +11,4 @@ mod partitions;
 mod pg_proxy;
 mod rng_cli;
 mod serve;
+mod three_servers;

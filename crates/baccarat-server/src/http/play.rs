@@ -132,7 +132,18 @@ pub(super) async fn wager(
         }
     };
     let ids = super::early::key_ids(&req);
-    if let Some(refused) = s.early.refuse(&s.views, &req, &ids).await {
+    // The early refusal may read the store for the key (a stalled network
+    // holds that read): if this server's turn ends on a fatal condition
+    // first, nothing was taken, and the client is told so at once.
+    let early = tokio::select! {
+        biased;
+        r = s.early.refuse(&s.views, &req, &ids) => r,
+        _ = s.retired.until_failed() => return Err(ApiError::unavailable(
+            "this server stopped serving the table (its database out of reach, or its lease lost) before the \
+             wager reached it: nothing was taken; send it again once the table is served",
+        )),
+    };
+    if let Some(refused) = early {
         return reply_now(refused);
     }
     // Its keys are on their way until the writer answers, or drops it

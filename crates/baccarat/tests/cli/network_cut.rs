@@ -39,9 +39,14 @@ async fn wager(url: &str, token: &str, key: &str) -> Value {
 /// One send of that wager; its answer, or the error met (`within` passed,
 /// the connection closed).
 async fn send(url: &str, token: &str, key: &str, within: Duration) -> Value {
+    send_to(url, 1, token, key, within).await
+}
+
+/// [`send`] to table `table`.
+async fn send_to(url: &str, table: u32, token: &str, key: &str, within: Duration) -> Value {
     let c = reqwest::Client::builder().timeout(within).build().unwrap();
     let body = json!({"bet": "player", "amount": 1000, "key": key});
-    match c.post(format!("{url}/api/tables/1/wagers")).bearer_auth(token).json(&body).send().await {
+    match c.post(format!("{url}/api/tables/{table}/wagers")).bearer_auth(token).json(&body).send().await {
         Ok(r) => r.json().await.unwrap_or(Value::Null),
         Err(e) => json!({"error": e.to_string()}),
     }
@@ -90,6 +95,10 @@ fn a_partition_cut_off_from_its_database_stands_by_and_is_served_again_once_the_
         let at = Instant::now();
         let (url, tk, key) = (west_url.clone(), token.clone(), format!("{name}-in-flight"));
         let in_flight = rt.spawn(async move { send(&url, &tk, &key, Duration::from_secs(60)).await });
+        // And one at table 5, dealt live and not betting: refused without
+        // the writer once the store has said its key is new (`http/early.rs`).
+        let (url, tk, key) = (west_url.clone(), token.clone(), format!("{name}-closed"));
+        let at_closed = rt.spawn(async move { send_to(&url, 5, &tk, &key, Duration::from_secs(60)).await });
         until_line(&west_lines, 30, |l| l.starts_with("no longer serving partition west here").then_some(()));
         eprintln!("network {name}: west stopped serving west {:?} after the cut", at.elapsed());
         // Its sender is told at once that its outcome is unknown, and to
@@ -97,6 +106,14 @@ fn a_partition_cut_off_from_its_database_stands_by_and_is_served_again_once_the_
         let first = rt.block_on(in_flight).unwrap();
         assert_eq!(first["code"], "outcome_unknown", "{first}");
         eprintln!("network {name}: the wager in flight answered {:?} after the cut", at.elapsed());
+        // The one at table 5 too, while the network is still cut:
+        // refused (the key read failed, the writer said so) or, stalled,
+        // told that nothing was taken.
+        let closed = rt.block_on(at_closed).unwrap();
+        assert!(closed["code"].is_string(), "{closed}");
+        if cut == Cut::Stall {
+            assert_eq!(closed["code"], "unavailable", "{closed}");
+        }
         assert!(west.alive(), "the process ended when the network was {name}");
         rt.block_on(async {
             // East, on its own way to the database, goes on.

@@ -146,7 +146,7 @@ impl std::fmt::Debug for PgKeyReader {
 
 impl PgKeyReader {
     pub fn connect(url: &str) -> Result<PgKeyReader, StoreError> {
-        let client = postgres::Client::connect(url, postgres::NoTls)?;
+        let client = crate::pg_store::connect_client(url)?;
         Ok(PgKeyReader { url: url.to_string(), client: Mutex::new(Some((client, None))) })
     }
 
@@ -161,7 +161,7 @@ impl PgKeyReader {
         }
         let mut guard = self.client.lock().unwrap_or_else(|p| p.into_inner());
         if guard.as_ref().is_some_and(|(c, _)| c.is_closed()) {
-            let new = postgres::Client::connect(&self.url, postgres::NoTls)?;
+            let new = crate::pg_store::connect_client(&self.url)?;
             if let Some((old, _)) = guard.replace((new, None)) {
                 close(old);
             }

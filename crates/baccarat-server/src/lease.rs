@@ -85,9 +85,9 @@ pub fn host_name() -> String {
 /// time runs from then at the latest: [`Renewal::since`]).
 ///
 /// A database out of reach is waited out: this is called again after a
-/// partition stopped because of it (`serve_turn.rs`); at a server's start
-/// the database was reached already (`front::directory`), so a wrong URL is
-/// named there.
+/// partition stopped because of it (`serve_turn.rs`). An error the database
+/// answers (a schema newer than this server, a role that may not write)
+/// ends the wait with it.
 /// (The client is used, and dropped, on a blocking thread: `pg_thread.rs`.)
 pub async fn wait_for(
     url: &str,
@@ -107,8 +107,13 @@ pub async fn wait_for(
             // The database restarted, or the connection broke: a new one.
             // (On the broken one a standby could never take the lease.)
             if store.is_none() {
-                store =
-                    PgStore::connect(&url).map_err(|e| eprintln!("standing by: cannot reach the database: {e}")).ok();
+                match PgStore::connect(&url) {
+                    Ok(s) => store = Some(s),
+                    // Waited out; any other error (a schema newer than this
+                    // server, a role that may not write) ends the wait.
+                    Err(e @ crate::store::StoreError::Unreachable(_)) => eprintln!("standing by: {e}"),
+                    Err(e) => return Err(format!("the lease of {what}: {e}")),
+                }
             }
             let Some(s) = store.as_mut() else {
                 std::thread::sleep(ttl / 3);
@@ -223,6 +228,8 @@ pub fn keep(url: &str, lease: &Lease, advertise: &str, ttl: Duration, renewal: R
     let lost = move |why: String| {
         stopping(format!("lease: this server lost the lease of {what} ({why}): nothing more it writes is accepted"))
     };
+    // Made first: if a thread cannot be started, dropping it stops the other.
+    let keeping = Keeping(stopped.clone());
     let (stop, until) = (stopped.clone(), deadline.clone());
     std::thread::Builder::new()
         .name("lease".into())
@@ -240,17 +247,22 @@ pub fn keep(url: &str, lease: &Lease, advertise: &str, ttl: Duration, renewal: R
                 let Some(s) = store.as_mut() else { continue };
                 let sent = Instant::now();
                 let renewed = s.take_casino_as(&lease.owner, &advertise, ttl.as_millis() as u64, claim);
-                if stop.load(std::sync::atomic::Ordering::Relaxed) {
-                    // Answered late, after the watch gave the lease up (a
-                    // stalled call). Renewed: expired again, for the next
-                    // turn or another server not to wait it out.
-                    if matches!(&renewed, Ok(Ok(l)) if l.epoch == lease.epoch) {
-                        let _ = s.with_client(|c| expire(c, &lease));
-                    }
-                    return;
-                }
+                let late = stop.load(std::sync::atomic::Ordering::Relaxed);
                 match renewed {
-                    Ok(Ok(l)) if l.epoch == lease.epoch => {
+                    // Answered after the watch gave the lease up (a stalled
+                    // call), or taken again under a new epoch after another
+                    // server's lapsed: not this turn's to keep. Expired
+                    // again, for the next turn or another server not to
+                    // wait it out.
+                    Ok(Ok(l)) if late || l.epoch != lease.epoch => {
+                        let _ = s.with_client(|c| expire(c, &l));
+                        if !late {
+                            lost(format!("another server held it meanwhile, epoch {} now", l.epoch));
+                        }
+                        return;
+                    }
+                    _ if late => return,
+                    Ok(Ok(_)) => {
                         *until.lock().unwrap_or_else(|p| p.into_inner()) = sent + 2 * ttl;
                         if claim == Claim::Guest {
                             if let Ok(Some(who)) = s.wanted_from(&lease.owner) {
@@ -258,7 +270,6 @@ pub fn keep(url: &str, lease: &Lease, advertise: &str, ttl: Duration, renewal: R
                             }
                         }
                     }
-                    Ok(Ok(l)) => return lost(format!("the lease came back under epoch {}", l.epoch)),
                     Ok(Err((who, _, epoch))) => {
                         return lost(format!("{} holds it under epoch {epoch}", instance_of(&who)));
                     }
@@ -286,19 +297,19 @@ pub fn keep(url: &str, lease: &Lease, advertise: &str, ttl: Duration, renewal: R
             }
         })
         .map_err(|e| format!("cannot start the lease's watch: {e}"))?;
-    Ok(Keeping(stopped))
+    Ok(keeping)
 }
 
 /// Give the lease up (a clean stop, or a partition that stopped), so that a
 /// standby need not wait for it to expire. Waited for at most the lease's
-/// time `ttl`: a database out of reach lets it expire instead.
-/// (On a thread of its own: it is called at the end of `serve`, on the
-/// async runtime.)
+/// time `ttl`: a database out of reach lets it expire instead. (It blocks
+/// for that long: callers on the async runtime call it through
+/// `spawn_blocking`.)
 pub fn release(url: &str, lease: &Lease, ttl: Duration) -> Result<(), String> {
     let (url, lease) = (url.to_string(), lease.clone());
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let done = postgres::Client::connect(&url, postgres::NoTls)
+        let done = crate::pg_store::connect_client(&url)
             .and_then(|mut c| expire(&mut c, &lease))
             .map(|_| ())
             .map_err(|e| e.to_string());

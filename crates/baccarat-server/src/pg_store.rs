@@ -53,6 +53,12 @@ impl From<postgres::Error> for StoreError {
             Some(db) => {
                 StoreError::Pg(format!("{} ({}): {}", db.message(), db.code().code(), db.detail().unwrap_or("")))
             }
+            // No answer: the connection failed or closed (an I/O error
+            // underneath), or something of the client's own (a value that
+            // does not convert).
+            None if e.is_closed() || std::error::Error::source(&e).is_some_and(|s| s.is::<std::io::Error>()) => {
+                StoreError::Unreachable(e.to_string())
+            }
             None => StoreError::Pg(e.to_string()),
         }
     }
@@ -199,7 +205,7 @@ impl PgStore {
     /// Connect to `url` (`postgres://user@host/db`; a Unix socket's directory
     /// as the host, percent-encoded) and migrate.
     pub fn connect(url: &str) -> Result<PgStore, StoreError> {
-        let client = Client::connect(url, NoTls)?;
+        let client = connect_client(url)?;
         let s = PgStore { client: Mutex::new(Some(client)), fences: Default::default(), prepared: Default::default() };
         s.migrate()?;
         s.ensure_months(now_ms())?;
@@ -393,9 +399,13 @@ impl PgStore {
 
     /// Write under a lease another connection took (the checkpointer's
     /// store writes under the server's lease): from now on each commit and
-    /// checkpoint proves it.
+    /// checkpoint proves it, and a transaction of this connection left idle
+    /// is ended by the database ([`end_idle_transactions`]).
     pub fn fence(&mut self, lease: Lease) {
         self.fences.insert(lease.table, lease);
+        // Should this fail, the connection is broken, and its next
+        // statement says so.
+        let _ = end_idle_transactions(&mut self.c());
     }
 
     /// Every lease, by table (an operator's view of who owns what).
@@ -486,6 +496,40 @@ pub fn partition_url(url: &str, name: &str) -> Result<String, String> {
     }
     let sep = if url.contains('?') { '&' } else { '?' };
     Ok(format!("{url}{sep}options=-c%20search_path%3D{PARTITION_SCHEMA}{name}%2Cpublic"))
+}
+
+/// A connection to PostgreSQL at `url`, bounded where the URL does not say
+/// otherwise: a connection attempt gives up after 5 s, and a connection
+/// whose sent data goes unacknowledged for 10 s is closed (TCP's user
+/// timeout), so a network cut that drops packets fails a call within
+/// seconds rather than after the system's minutes of retries. (A slow
+/// database is not affected: TCP acknowledges data at once, whatever the
+/// query's time.)
+pub fn connect_client(url: &str) -> Result<Client, postgres::Error> {
+    let mut config: postgres::Config = url.parse()?;
+    if config.get_connect_timeout().is_none() {
+        config.connect_timeout(std::time::Duration::from_secs(5));
+    }
+    if config.get_tcp_user_timeout().is_none() {
+        config.tcp_user_timeout(std::time::Duration::from_secs(10));
+    }
+    config.connect(NoTls)
+}
+
+/// How long the database lets a transaction of a connection that writes
+/// under a lease wait for its next statement.
+pub const IDLE_TRANSACTION_MS: u64 = 5_000;
+
+/// Have the database end a transaction of connection `c` that waits more
+/// than [`IDLE_TRANSACTION_MS`] for its next statement. Every commit, and
+/// every move of the bank, locks its lease's row first: a network that
+/// stalls after that statement would otherwise leave the row locked, with
+/// the transaction open, until the database's TCP keepalive gives up (two
+/// hours by default), and no standby could take the lease meanwhile. This
+/// server's transactions never wait on anything but the network between
+/// their statements.
+pub fn end_idle_transactions(c: &mut Client) -> Result<(), postgres::Error> {
+    c.batch_execute(&format!("SET idle_in_transaction_session_timeout = {IDLE_TRANSACTION_MS}"))
 }
 
 /// Milliseconds since the epoch, now.

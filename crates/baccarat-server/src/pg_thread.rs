@@ -34,7 +34,7 @@ impl PgThread {
         std::thread::Builder::new()
             .name("postgres".into())
             .spawn(move || {
-                let mut client = match postgres::Client::connect(&url, postgres::NoTls) {
+                let mut client = match crate::pg_store::connect_client(&url) {
                     Ok(c) => {
                         let _ = ready.send(Ok(()));
                         c
@@ -51,7 +51,7 @@ impl PgThread {
                     // need not. (If it cannot be made, the job fails on the
                     // closed one, naming why.)
                     if client.is_closed() {
-                        if let Ok(c) = postgres::Client::connect(&url, postgres::NoTls) {
+                        if let Ok(c) = crate::pg_store::connect_client(&url) {
                             client = c;
                         }
                     }

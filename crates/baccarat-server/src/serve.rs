@@ -556,30 +556,47 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
         front.serve();
     }
     println!("listening on http://{addr}/ as instance {} for {}", cfg.instance, front.what);
+    // Starts that failed in a row with the database reachable.
+    let mut failed = 0;
     loop {
         let fatal = if cfg.stand_by_on_fatal { Fatal::standing_by() } else { Fatal::exiting() };
         match crate::serve_turn::turn(&cfg, &mut front, &fatal).await {
             Ok(Turn::Stopped) => return Ok(()),
-            Ok(Turn::Fatal(_)) => continue,
-            Ok(Turn::HandedBack(who)) => println!("{}: handed back to instance {who}; standing by for it", front.what),
+            Ok(Turn::Fatal(_)) => failed = 0,
+            Ok(Turn::HandedBack(who)) => {
+                failed = 0;
+                println!("{}: handed back to instance {who}; standing by for it", front.what)
+            }
             // A start that failed as the network was cut (after the lease
-            // was taken) stands by again, as a fatal condition does; any
-            // other start error may be permanent, and is not hidden by
-            // trying again for ever.
-            Err(e) if cfg.stand_by_on_fatal && !reachable(&cfg).await => {
-                println!("{} did not start ({e}): the database is out of reach; standing by for it again", front.what)
+            // was taken) stands by again, as a fatal condition does. One
+            // that fails START_TRIES times in a row with the database
+            // reachable may be permanent, and ends: trying again for ever
+            // would hide it. (A network that comes back between the failure
+            // and the look costs one of those tries.)
+            Err(e) if cfg.stand_by_on_fatal => {
+                let out_of_reach = !reachable(&cfg).await;
+                failed += usize::from(!out_of_reach);
+                if failed >= START_TRIES {
+                    return Err(e);
+                }
+                let why = if out_of_reach { ": the database is out of reach" } else { "" };
+                println!("{} did not start ({e}){why}; standing by for it again", front.what);
             }
             Err(e) => return Err(e),
         }
     }
 }
 
+/// How many starts in a row may fail, with the database reachable, before
+/// a partition of a process serving several is given up.
+const START_TRIES: usize = 3;
+
 /// Whether the database answers within the lease's time (PostgreSQL; a
 /// file is always reached).
 async fn reachable(cfg: &ServeConfig) -> bool {
     let Some(url) = cfg.postgres.clone() else { return true };
     let asked = tokio::task::spawn_blocking(move || {
-        postgres::Client::connect(&url, postgres::NoTls).and_then(|mut c| c.simple_query("SELECT 1")).is_ok()
+        crate::pg_store::connect_client(&url).and_then(|mut c| c.simple_query("SELECT 1")).is_ok()
     });
     matches!(tokio::time::timeout(cfg.lease, asked).await, Ok(Ok(true)))
 }

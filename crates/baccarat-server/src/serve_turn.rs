@@ -285,15 +285,20 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
         front.withdraw();
         retired.now();
     }
-    let give_up = |lease: &Option<crate::pg_store::Lease>| {
-        // Every batch committed is anchored before the process ends.
-        if let Err(e) = anchoring_at_stop.flush_and_go_direct() {
-            anchoring_at_stop.unanchored(&e);
-            return;
-        }
-        if let (Some(url), Some(l)) = (&cfg.postgres, lease) {
-            if let Err(e) = crate::lease::release(url, l, cfg.lease) {
-                eprintln!("the lease of {what} was not given up ({e}); a standby takes over when it expires");
+    let give_up = |lease: Option<crate::pg_store::Lease>| {
+        let (anchoring, url, ttl, what) = (anchoring_at_stop.clone(), cfg.postgres.clone(), cfg.lease, what.clone());
+        async move {
+            // Every batch committed is anchored before the process ends.
+            if let Err(e) = anchoring.flush_and_go_direct() {
+                anchoring.unanchored(&e);
+                return;
+            }
+            if let (Some(url), Some(l)) = (url, lease) {
+                // Off the runtime's threads: it waits up to the lease's time.
+                let released = tokio::task::spawn_blocking(move || crate::lease::release(&url, &l, ttl)).await;
+                if let Err(e) = released.map_err(|e| e.to_string()).and_then(|r| r) {
+                    eprintln!("the lease of {what} was not given up ({e}); a standby takes over when it expires");
+                }
             }
         }
     };
@@ -328,7 +333,7 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
         if reply.code() != Some(crate::casino::Code::Settling) {
             println!("stopped: checkpoint written");
             drop(keeping.take()); // no renewal after the release
-            give_up(&lease);
+            give_up(lease.clone()).await;
             return Ok(ended(handed_to));
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -337,7 +342,7 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
         "stopped without a checkpoint: a settlement was still being recorded; the next start reads a longer tail"
     );
     drop(keeping.take());
-    give_up(&lease);
+    give_up(lease.clone()).await;
     Ok(ended(handed_to))
 }
 

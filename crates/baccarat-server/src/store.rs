@@ -100,9 +100,13 @@ pub struct Snapshot {
 pub enum StoreError {
     #[error("database: {0}")]
     Sql(#[from] rusqlite::Error),
-    /// PostgreSQL (`pg_store.rs`).
+    /// PostgreSQL (`pg_store.rs`): an error the database answered.
     #[error("database: {0}")]
     Pg(String),
+    /// PostgreSQL out of reach: the connection could not be made, or broke
+    /// (a network cut, a restart), as against an error it answered.
+    #[error("database out of reach: {0}")]
+    Unreachable(String),
     /// A write under a table lease another server has since taken
     /// (`pg_store.rs`): refused whole.
     #[error("fenced: {0}")]

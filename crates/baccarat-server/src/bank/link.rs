@@ -56,7 +56,9 @@ impl BankLink {
     /// Connect to the bank through the partition's URL (its search path finds
     /// the partition's lease), writing under `lease`.
     pub fn connect(url: &str, partition: &str, lease: Lease) -> Result<BankLink, String> {
-        let bank = Bank::connect(url).map_err(|e| format!("the bank: {e}"))?;
+        let mut bank = Bank::connect(url).map_err(|e| format!("the bank: {e}"))?;
+        // Its moves lock the partition's lease row first (`moves.rs`).
+        bank.with_client(crate::pg_store::end_idle_transactions).map_err(|e| format!("the bank: {e}"))?;
         Ok(BankLink {
             bank,
             lease,

@@ -294,7 +294,7 @@ pub struct PartitionInfo {
 /// Every partition of the casino at `url` (the casino's URL, or any of its
 /// partitions'), by name, from one snapshot.
 pub fn partitions(url: &str) -> Result<Vec<PartitionInfo>, BankError> {
-    let mut c = postgres::Client::connect(url, postgres::NoTls)?;
+    let mut c = crate::pg_store::connect_client(url)?;
     list(&mut c, true)
 }
 

@@ -2,7 +2,7 @@
 //! head locked, the reference looked up, the balances changed under their
 //! conditions, and the move's record appended (design in `bank/mod.rs`).
 
-use postgres::{Client, NoTls, Transaction};
+use postgres::{Client, Transaction};
 
 use super::{check, BankError, LossDay, Move, MoveBody, MoveKind, MIGRATIONS, SCHEMA};
 use crate::audit::{Chain, Record};
@@ -28,7 +28,7 @@ impl Bank {
     /// Connect to the casino's database at `url` and make the bank's schema
     /// where it is missing.
     pub fn connect(url: &str) -> Result<Bank, BankError> {
-        let mut client = Client::connect(url, NoTls)?;
+        let mut client = crate::pg_store::connect_client(url)?;
         migrate(&mut client)?;
         Ok(Bank { client })
     }

@@ -357,7 +357,7 @@ fn take(
 /// partition's URL: the bank's report, the notes and the problems (a deposit
 /// or a withdrawal at no partition's cage among them: `BankReport::uncaged`).
 pub fn check_partition(url: &str, partition: &str) -> Result<(BankReport, Vec<String>, Vec<String>), BankError> {
-    let mut c = Client::connect(url, postgres::NoTls)?;
+    let mut c = crate::pg_store::connect_client(url)?;
     let report = verify(&mut c)?;
     let (notes, mut problems) = partition_agrees(&mut c, partition)?;
     problems.extend(report.uncaged.iter().cloned());

@@ -89,7 +89,7 @@ impl ApiError {
             StatusCode::SERVICE_UNAVAILABLE,
             "outcome_unknown",
             "this server stopped serving (its database out of reach, or its lease lost) before the request was \
-             answered, so it may have been taken: send it again with the same key once it is served",
+             answered, so it may have been taken: send it again (with its key, if it has one) once it is served",
         )
     }
 

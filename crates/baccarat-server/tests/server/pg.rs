@@ -342,6 +342,42 @@ fn a_stale_owners_write_is_refused_by_the_database() {
     assert_eq!((leases[0].0.owner.as_str(), leases[0].0.epoch, leases[0].1), ("server-b", 2, true));
 }
 
+/// A server cut off in the middle of a commit (its transaction open, the
+/// lease's row locked by the commit's fence, its next statement held by the
+/// network) leaves the row locked for `IDLE_TRANSACTION_MS` at most: the
+/// database ends the idle transaction, and a standby takes the lease once
+/// it has expired. (Without the bound the standby waited on the row's lock
+/// until the database's TCP keepalive gave up: two hours.)
+#[test]
+fn a_commit_left_open_by_a_stalled_network_does_not_keep_the_lease_from_a_standby() {
+    use baccarat_server::pg_store::CASINO_LEASE;
+    let url = database("idle_commit");
+    let mut a = PgStore::connect(&url).unwrap();
+    let lease = a.take_casino("alpha#1", "http://alpha", 300).unwrap().unwrap();
+    a.fence(lease);
+    // A commit's first statement, then nothing more.
+    a.with_client(|c| {
+        c.batch_execute("BEGIN").unwrap();
+        c.execute("UPDATE leases SET tbl = tbl WHERE tbl = $1", &[&(CASINO_LEASE as i64)]).unwrap();
+    });
+    let (tx, rx) = std::sync::mpsc::channel();
+    let standby = url.clone();
+    std::thread::spawn(move || {
+        let mut b = PgStore::connect(&standby).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(400)); // alpha's lease has expired
+        let _ = tx.send(b.take_casino("beta#2", "http://beta", 60_000).map_err(|e| e.to_string()));
+    });
+    let taken = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the standby still waits on the lock of alpha's open transaction");
+    let l = taken.unwrap().expect("the expired lease is taken");
+    assert_eq!((l.owner.as_str(), l.epoch), ("beta#2", 2));
+    assert!(
+        a.with_client(|c| c.simple_query("SELECT 1")).is_err(),
+        "alpha's transaction was ended with its connection"
+    );
+}
+
 /// A partition's own server is given its lease before any guest (a server
 /// standing by for it with `--standby-for`, `pg_store::Claim`): finding it
 /// held, it asks for it; the guest holding it learns who asks; once the

@@ -4,11 +4,13 @@
 //! west and stands by for east, reaches the database through the proxy;
 //! east's server reaches it directly.
 //!
-//! Each time west stops serving west within its lease's time, the process
+//! Each time west stops serving west (a stall: within twice its lease's
+//! time, as its renewals go unanswered; a reset: at its next commit), the process
 //! stays up and answers at once meanwhile (it is starting: `503`), east
 //! goes on taking wagers, and once the network heals west is served again
 //! and takes wagers. A wager sent once the network was cut is answered
-//! when west stops (`outcome_unknown`), not held until the network heals,
+//! when west stops (`outcome_unknown`; nothing taken, after a reset, if
+//! it came after west stopped), not held until the network heals,
 //! and sent again with its key after, it is taken once. `verify` passes
 //! for both partitions at the end.
 
@@ -103,8 +105,14 @@ fn a_partition_cut_off_from_its_database_stands_by_and_is_served_again_once_the_
         eprintln!("network {name}: west stopped serving west {:?} after the cut", at.elapsed());
         // Its sender is told at once that its outcome is unknown, and to
         // send it again (it is not held until the network heals).
+        // (Reset, another table's commit may fail first: the wager then
+        // meets a server that stopped, or no server, and is not taken.)
         let first = rt.block_on(in_flight).unwrap();
-        assert_eq!(first["code"], "outcome_unknown", "{first}");
+        let known = match cut {
+            Cut::Stall => &["outcome_unknown"][..],
+            _ => &["outcome_unknown", "unavailable", "starting"][..],
+        };
+        assert!(first["code"].as_str().is_some_and(|c| known.contains(&c)), "{first}");
         eprintln!("network {name}: the wager in flight answered {:?} after the cut", at.elapsed());
         // The one at table 5 too, while the network is still cut:
         // refused (the key read failed, the writer said so) or, stalled,

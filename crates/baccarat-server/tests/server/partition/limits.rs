@@ -236,13 +236,14 @@ fn a_day_opening_whose_time_is_not_on_its_day_is_passed_over() {
             .with_client(|c| baccarat_server::bank::limits::share(c, "east", e))
             .unwrap();
     };
-    let before = west.casino.self_limits.clone();
+    let (before, seq_before) = (west.casino.self_limits.clone(), west.casino.bank.limits_seq);
     share(&opening((now - 60_000) / DAY_MS - 1));
     let mut commit = Commit::default();
     west_link.poll(&mut west.casino, &mut commit);
     assert!(commit.records.is_empty(), "a day opening not on its day was folded in: {:?}", commit.records);
     assert_eq!(west.casino.self_limits, before);
     let seq = west.casino.bank.limits_seq;
+    assert!(seq > seq_before, "the record was read");
     west_link.poll(&mut west.casino, &mut commit);
     assert_eq!(west.casino.bank.limits_seq, seq, "read once");
 

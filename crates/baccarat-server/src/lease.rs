@@ -103,15 +103,27 @@ pub async fn wait_for(
     tokio::task::spawn_blocking(move || {
         let mut store = None;
         let mut told: Option<(String, i64)> = None;
+        // What was last said of a database out of reach: said once, not at
+        // every try, for the whole of an outage.
+        let mut unreached: Option<String> = None;
         loop {
             // The database restarted, or the connection broke: a new one.
             // (On the broken one a standby could never take the lease.)
             if store.is_none() {
                 match PgStore::connect(&url) {
-                    Ok(s) => store = Some(s),
+                    Ok(s) => {
+                        store = Some(s);
+                        unreached = None;
+                    }
                     // Waited out; any other error (a schema newer than this
                     // server, a role that may not write) ends the wait.
-                    Err(e @ crate::store::StoreError::Unreachable(_)) => eprintln!("standing by: {e}"),
+                    Err(e @ crate::store::StoreError::Unreachable(_)) => {
+                        let said = e.to_string();
+                        if unreached.as_ref() != Some(&said) {
+                            eprintln!("standing by: {said}; trying again every {} ms", (ttl / 3).as_millis());
+                            unreached = Some(said);
+                        }
+                    }
                     Err(e) => return Err(format!("the lease of {what}: {e}")),
                 }
             }

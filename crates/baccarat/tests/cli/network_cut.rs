@@ -2,13 +2,15 @@
 //! (`pg_proxy.rs`): first stalled (nothing arrives, nothing fails), then
 //! reset (every connection closed). West's process, which serves partition
 //! west and stands by for east, reaches the database through the proxy;
-//! east's server reaches it directly.
+//! east's process, which serves east and stands by for west, reaches it
+//! directly.
 //!
 //! Each time west stops serving west (a stall: within twice its lease's
 //! time, as its renewals go unanswered; a reset: at its next commit), the process
 //! stays up and answers at once meanwhile (it is starting: `503`), east
-//! goes on taking wagers, and once the network heals west is served again
-//! and takes wagers. A wager sent once the network was cut is answered
+//! goes on taking wagers, east's process takes west over and takes a wager
+//! there, and once the network heals west's own server asks for it back,
+//! is handed it, and takes wagers. A wager sent once the network was cut is answered
 //! when west stops (`outcome_unknown`; nothing taken, after a reset, if
 //! it came after west stopped), not held until the network heals,
 //! and sent again with its key after, it is taken once. `verify` passes
@@ -69,7 +71,7 @@ fn a_partition_cut_off_from_its_database_stands_by_and_is_served_again_once_the_
     let rt = tokio::runtime::Runtime::new().unwrap();
     let c = reqwest::Client::new();
 
-    let (east, _east_lines, east_url, admin) = east_first(&db, &dir);
+    let (east, east_lines, east_url, admin) = east_first(&db, &dir, "west");
     let east_port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let (mut west, west_lines, west_url) =
         partition("west", "west-1", &proxy.url(&db), &dir, &format!("east:{east_port}"));
@@ -123,6 +125,14 @@ fn a_partition_cut_off_from_its_database_stands_by_and_is_served_again_once_the_
             assert_eq!(closed["code"], "unavailable", "{closed}");
         }
         assert!(west.alive(), "the process ended when the network was {name}");
+        // East's process, standing by for west, takes it over once its
+        // lease has expired (a commit the cut left open holds the lease's
+        // row 5 s at most), and takes a wager there.
+        until_line(&east_lines, 30, |l| {
+            (l.starts_with("baccarat table server on ") && l.contains("for partition west")).then_some(())
+        });
+        eprintln!("network {name}: east's process had taken west over by {:?} after the cut", at.elapsed());
+        rt.block_on(wager(&format!("{east_url}/p/west"), &token, &format!("west-at-east-{name}")));
         rt.block_on(async {
             // East, on its own way to the database, goes on.
             wager(&east_url, &token, &format!("east-while-{name}")).await;
@@ -134,6 +144,10 @@ fn a_partition_cut_off_from_its_database_stands_by_and_is_served_again_once_the_
         std::thread::sleep(Duration::from_secs(3));
         proxy.set(Cut::Open);
         let healed = Instant::now();
+        // West's own server asks for it back, and is handed it.
+        until_line(&east_lines, 60, |l| {
+            l.starts_with("handing partition west back to its own server, instance west-1").then_some(())
+        });
         served_west(&west_lines, 60);
         rt.block_on(wager(&west_url, &token, &format!("west-after-{name}")));
         eprintln!("network {name}: a wager at west {:?} after the network healed", healed.elapsed());

@@ -42,13 +42,15 @@ pub(crate) fn partition(
     serve_pg(db, instance, &anchors, &key, &more)
 }
 
-/// East's server (instance east-1), the casino's first: its process, its
-/// lines, its URL, once it serves, and the admin's password it printed.
+/// East's server (instance east-1), the casino's first, standing by for
+/// `standby_for` (as `--standby-for` takes it): its process, its lines, its
+/// URL, once it serves, and the admin's password it printed.
 pub(crate) fn east_first(
     db: &str,
     dir: &std::path::Path,
+    standby_for: &str,
 ) -> (Server, std::sync::mpsc::Receiver<String>, String, String) {
-    let (east, lines, url) = partition("east", "east-1", db, dir, "");
+    let (east, lines, url) = partition("east", "east-1", db, dir, standby_for);
     let admin = until_line(&lines, 30, |l| {
         l.trim().strip_prefix("admin password: ").map(|r| r.split_whitespace().next().unwrap().to_string())
     });
@@ -176,7 +178,7 @@ fn two_partitions_share_one_bank_and_no_wager_overdraws() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let c = reqwest::Client::new();
 
-    let (east, _east_lines, east_url, admin) = east_first(&db, &dir);
+    let (east, _east_lines, east_url, admin) = east_first(&db, &dir, "");
     // West stands by for east at a port given (one free a moment ago).
     let east_port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let (west, west_lines, west_url) = partition("west", "west-1", &db, &dir, &format!("east:{east_port}"));

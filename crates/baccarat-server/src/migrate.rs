@@ -18,7 +18,8 @@
 //!   answers, users, sessions, the checkpoint) is read back from both
 //!   databases, counted and hashed (SHA-256); any difference is named.
 //! * **`verify` on PostgreSQL** ([`verify_pg`]) is an export into a
-//!   temporary SQLite file, then SQLite's own verifier.
+//!   temporary SQLite file, then SQLite's own verifier, then a check of each
+//!   archived month against the digest taken when it was archived.
 //! * A copy that fails part way leaves a partial target, which a rerun
 //!   refuses as not empty: drop and recreate the target database, then run
 //!   it again. The source is only read (opening it applies its own pending
@@ -279,7 +280,7 @@ fn each_pg_answer(dst: &PgStore, f: &mut dyn FnMut(AnswerRow) -> Result<(), Stor
     loop {
         let rows = dst.with_client(|c| {
             c.query(
-                "SELECT seq, key, key_id, digest, answer, at_ms, cause FROM answer_log WHERE seq > $1 ORDER BY seq LIMIT $2",
+                "SELECT seq, key, key_id, digest, answer, at_ms, cause FROM answer_log_all WHERE seq > $1 ORDER BY seq LIMIT $2",
                 &[&after, &(PAGE_ROWS as i64)],
             )
         })?;
@@ -437,7 +438,17 @@ pub fn verify_pg(
     }
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     let tmp = std::env::temp_dir().join(format!("baccarat-verify-{}-{nanos}.db", std::process::id()));
-    let result = export(url, &tmp).and_then(|_| crate::verify::verify_file(&tmp, Some(anchors), pinned));
+    let result = export(url, &tmp).and_then(|_| crate::verify::verify_file(&tmp, Some(anchors), pinned)).and_then(
+        |(mut f, key)| {
+            // The archived months were read through the views; each must
+            // still be the rows archived (`pg_store/archive.rs`).
+            let store = PgStore::connect(url).map_err(|e| format!("--db: {e}"))?;
+            let (problems, note) = crate::pg_store::archive::check(&store).map_err(|e| format!("--db: {e}"))?;
+            f.problems.extend(problems);
+            f.notes.extend(note);
+            Ok((f, key))
+        },
+    );
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", tmp.display()));
     }

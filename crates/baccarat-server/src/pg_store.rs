@@ -21,9 +21,11 @@
 //!   the server's connections whole, or support prepared statements.)
 //! * **Partitioned by time.** `transfers`, `audit` and `answer_log` are
 //!   range-partitioned by month on `at` (the commit's transaction time), so
-//!   archiving a month is detaching a partition. The months around now are
-//!   created at open ([`PgStore::ensure_months`]); a default partition takes
-//!   anything outside them, so no commit fails for want of a partition.
+//!   archiving a month is detaching a partition (`archive.rs`). The months
+//!   around now are created at open ([`PgStore::ensure_months`]), and the two
+//!   ahead at each checkpoint ([`PgStore::ensure_months_ahead`]); a default
+//!   partition takes anything outside them, so no commit fails for want of a
+//!   partition.
 //! * **Schema** mirrors SQLite's (`store.rs`), version in `baccarat_schema`.
 //!
 //! * **Partitions.** One database may hold several casinos' worth of tables,
@@ -39,6 +41,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use postgres::{Client, NoTls};
 
+pub mod archive;
 mod commit;
 mod history;
 
@@ -117,6 +120,15 @@ const MIGRATIONS: &[&str] = &[
     // 7: a partition's own server asks for its lease back from a server that
     // took it over (`Claim`): who asks, until when (renewed while it waits).
     "ALTER TABLE leases ADD COLUMN wanted_by TEXT NOT NULL DEFAULT '', ADD COLUMN wanted_until TIMESTAMPTZ;",
+    // 8: archived months (`pg_store/archive.rs`): each log's months detached
+    // from the live table, registered with their rows' digest, and read with
+    // the live rows through a view per log (rebuilt by every archive).
+    "CREATE TABLE archived_months (month TEXT NOT NULL, log TEXT NOT NULL, rows BIGINT NOT NULL,
+       sha256 TEXT NOT NULL, from_default BOOLEAN NOT NULL, archived_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+       PRIMARY KEY (month, log));
+     CREATE VIEW transfers_all AS SELECT id, debit, credit, amount, kind, memo, cause, at FROM transfers;
+     CREATE VIEW audit_all AS SELECT tbl, seq, prev, body, hash, at FROM audit;
+     CREATE VIEW answer_log_all AS SELECT seq, key, key_id, digest, answer, at_ms, cause, at FROM answer_log;",
 ];
 
 /// How a server claims the casino's lease ([`PgStore::take_casino_as`]).
@@ -253,10 +265,24 @@ impl PgStore {
     /// default partition is left there: PostgreSQL refuses a partition that
     /// would take rows from the default.)
     pub fn ensure_months(&self, at_ms: u64) -> Result<(), StoreError> {
+        self.make_months(at_ms, -1..=2)
+    }
+
+    /// Make the partitions of the two months after that of `at_ms`, where
+    /// missing: each checkpoint does, so that a server running for months
+    /// never writes into the default partition (archiving a month is then
+    /// detaching it: `archive.rs`). Months ahead hold no rows yet, so making
+    /// one finds the default partition without its rows, and never fails.
+    pub fn ensure_months_ahead(&self, at_ms: u64) -> Result<(), StoreError> {
+        self.make_months(at_ms, 1..=2)
+    }
+
+    /// Make the partitions of the months `offsets` from that of `at_ms`.
+    fn make_months(&self, at_ms: u64, offsets: std::ops::RangeInclusive<i64>) -> Result<(), StoreError> {
         let (y, m) = year_month(at_ms);
         let month = y * 12 + (m - 1);
         let mut c = self.c();
-        for k in month - 1..=month + 2 {
+        for k in month + offsets.start()..=month + offsets.end() {
             let (from, to) = ((k / 12, k % 12 + 1), ((k + 1) / 12, (k + 1) % 12 + 1));
             for t in PARTITIONED {
                 let name = format!("{t}_{:04}_{:02}", from.0, from.1);
@@ -288,11 +314,7 @@ impl PgStore {
 
     /// The partitions of a partitioned table, by name.
     pub fn partitions(&self, table: &str) -> Result<Vec<String>, StoreError> {
-        let rows = self.c().query(
-            "SELECT c.relname::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = to_regclass($1) ORDER BY c.relname",
-            &[&table],
-        )?;
-        Ok(rows.iter().map(|r| r.get(0)).collect())
+        partitions_of(&mut self.c(), table)
     }
 
     /// Take (or keep) table `table`'s lease for `owner`, for `ttl_ms`: granted
@@ -446,6 +468,15 @@ impl PgStore {
     }
 }
 
+/// The partitions of a partitioned table, by name.
+fn partitions_of(c: &mut Client, table: &str) -> Result<Vec<String>, StoreError> {
+    let rows = c.query(
+        "SELECT c.relname::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = to_regclass($1) ORDER BY c.relname",
+        &[&table],
+    )?;
+    Ok(rows.iter().map(|r| r.get(0)).collect())
+}
+
 /// Bring the schema first in `tx`'s search path to the latest version.
 fn migrate_schema(tx: &mut postgres::Transaction<'_>) -> Result<(), StoreError> {
     tx.batch_execute("CREATE TABLE IF NOT EXISTS baccarat_schema (version INTEGER NOT NULL)")?;
@@ -464,7 +495,7 @@ fn migrate_schema(tx: &mut postgres::Transaction<'_>) -> Result<(), StoreError> 
         tx.batch_execute(m)?;
         tx.execute("UPDATE baccarat_schema SET version = $1", &[&((i + 1) as i32)])?;
     }
-    Ok(())
+    archive::ensure_views(tx)
 }
 
 /// The schema of partition `name` is this prefix and the name.

@@ -263,7 +263,7 @@ pub fn partition_agrees(client: &mut Client, partition: &str) -> Result<(Vec<Str
     let (mut notes, mut problems) = (Vec::new(), Vec::new());
     let mut last = 0u64;
     let rows = tx.query(
-        "SELECT seq, body FROM audit WHERE tbl = $1 AND (body LIKE '%\"allotted\"%' OR body LIKE '%\"returned\"%' OR body LIKE '%\"caged\"%') ORDER BY seq",
+        "SELECT seq, body FROM audit_all WHERE tbl = $1 AND (body LIKE '%\"allotted\"%' OR body LIKE '%\"returned\"%' OR body LIKE '%\"caged\"%') ORDER BY seq",
         &[&i64::from(CASINO_CHAIN)],
     )?;
     for r in rows {

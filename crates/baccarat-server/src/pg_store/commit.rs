@@ -190,13 +190,13 @@ impl Store for PgStore {
             Ok(())
         })?;
         let mut c = self.c();
-        for r in c.query("SELECT key, digest, answer FROM answer_log ORDER BY seq", &[])? {
+        for r in c.query("SELECT key, digest, answer FROM answer_log_all ORDER BY seq", &[])? {
             let k: String = r.get(0);
             let d: Vec<u8> = r.get(1);
             let d: [u8; 32] = d.try_into().map_err(|_| StoreError::Corrupt(format!("digest of answer {k}")))?;
             snap.answers.push((k, d, r.get(2)));
         }
-        for r in c.query("SELECT tbl, seq, prev, body, hash FROM audit ORDER BY tbl, seq", &[])? {
+        for r in c.query("SELECT tbl, seq, prev, body, hash FROM audit_all ORDER BY tbl, seq", &[])? {
             let tbl: i64 = r.get(0);
             let rec = Record { seq: r.get::<_, i64>(1) as u64, prev: r.get(2), body: r.get(3), hash: r.get(4) };
             snap.records.push((tbl as u32, rec));
@@ -214,6 +214,7 @@ impl Store for PgStore {
         seal: &mut CheckpointSeal<'_>,
     ) -> Result<(), StoreError> {
         use sha2::Digest;
+        self.ensure_months_ahead(s.at_ms)?;
         let fence = self.fences.get(&CASINO_LEASE).cloned();
         let mut c = self.c();
         let id: i64 = c

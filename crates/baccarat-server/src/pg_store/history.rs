@@ -1,5 +1,10 @@
 //! The PostgreSQL store's reads (`History`): what a start, `verify` and the
 //! inspector read back, a page at a time. The design is in `pg_store.rs`.
+//!
+//! The whole-history reads go through the logs' views (`audit_all`, …),
+//! which add the archived months to the live rows (`archive.rs`). The keys'
+//! window (`answers_since`) reads the live answers only: archiving leaves
+//! every answer inside it live.
 
 use super::{record_of, transfer_of, PgStore};
 use crate::audit::Record;
@@ -40,7 +45,7 @@ impl History for PgStore {
         let mut from = after as i64;
         loop {
             let rows = self.c().query(
-                "SELECT id, debit, credit, amount, kind, memo, cause FROM transfers WHERE id > $1 ORDER BY id LIMIT $2",
+                "SELECT id, debit, credit, amount, kind, memo, cause FROM transfers_all WHERE id > $1 ORDER BY id LIMIT $2",
                 &[&from, &PAGE],
             )?;
             for r in &rows {
@@ -63,7 +68,7 @@ impl History for PgStore {
         let mut from = after as i64;
         loop {
             let rows = self.c().query(
-                "SELECT seq, prev, body, hash FROM audit WHERE tbl = $3 AND seq > $1 ORDER BY seq LIMIT $2",
+                "SELECT seq, prev, body, hash FROM audit_all WHERE tbl = $3 AND seq > $1 ORDER BY seq LIMIT $2",
                 &[&from, &PAGE, &(table as i64)],
             )?;
             for r in &rows {
@@ -104,11 +109,11 @@ impl History for PgStore {
     }
 
     fn last_answer(&self) -> Result<u64, StoreError> {
-        Ok(self.c().query_one("SELECT COALESCE(MAX(seq), 0) FROM answer_log", &[])?.get::<_, i64>(0) as u64)
+        Ok(self.c().query_one("SELECT COALESCE(MAX(seq), 0) FROM answer_log_all", &[])?.get::<_, i64>(0) as u64)
     }
 
     fn last_transfer(&self) -> Result<u64, StoreError> {
-        Ok(self.c().query_one("SELECT COALESCE(MAX(id), 0) FROM transfers", &[])?.get::<_, i64>(0) as u64)
+        Ok(self.c().query_one("SELECT COALESCE(MAX(id), 0) FROM transfers_all", &[])?.get::<_, i64>(0) as u64)
     }
 
     fn latest_checkpoint_seal(&self) -> Result<Option<StoredCheckpoint>, StoreError> {
@@ -140,7 +145,7 @@ impl History for PgStore {
         Ok(self
             .c()
             .query_opt(
-                "SELECT seq, prev, body, hash FROM audit WHERE tbl = $1 ORDER BY seq DESC LIMIT 1",
+                "SELECT seq, prev, body, hash FROM audit_all WHERE tbl = $1 ORDER BY seq DESC LIMIT 1",
                 &[&(table as i64)],
             )?
             .map(|r| record_of(&r)))
@@ -150,7 +155,7 @@ impl History for PgStore {
         Ok(self
             .c()
             .query_opt(
-                "SELECT seq, prev, body, hash FROM audit WHERE tbl = $1 AND seq = $2",
+                "SELECT seq, prev, body, hash FROM audit_all WHERE tbl = $1 AND seq = $2",
                 &[&(table as i64), &(seq as i64)],
             )?
             .map(|r| record_of(&r)))

@@ -19,6 +19,7 @@ mod http_play;
 mod key_index;
 mod partition;
 mod pg;
+mod pg_archive;
 mod pg_cluster;
 mod pg_reconnect;
 mod pg_suite;

@@ -29,13 +29,13 @@ pub fn database(name: &str) -> String {
 const CONFIG: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 100000\n[bets.player_pair]\n";
 
 /// A casino whose every commit goes to both stores.
-struct Both {
-    casino: Casino,
-    feed: Feed,
-    sqlite: SqliteStore,
-    pg: PgStore,
+pub(super) struct Both {
+    pub(super) casino: Casino,
+    pub(super) feed: Feed,
+    pub(super) sqlite: SqliteStore,
+    pub(super) pg: PgStore,
     /// The PostgreSQL database's URL.
-    url: String,
+    pub(super) url: String,
 }
 
 impl Both {
@@ -55,7 +55,7 @@ impl Both {
     }
 
     /// The casino's checkpoint now, sealed with a key of the test's own.
-    fn sealed(&self, name: &str) -> (checkpoint::Sealed, baccarat_server::anchor::AnchorKey) {
+    pub(super) fn sealed(&self, name: &str) -> (checkpoint::Sealed, baccarat_server::anchor::AnchorKey) {
         let file = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("pg-{name}.key"));
         let key = baccarat_server::anchor::AnchorKey::load_or_create(&file).unwrap();
         let mut cp = self.casino.checkpoint();
@@ -68,7 +68,7 @@ impl Both {
     }
 
     /// One coup at table 1 with a wager from each of players 1–3.
-    fn coup(&mut self, n: usize) {
+    pub(super) fn coup(&mut self, n: usize) {
         if matches!(self.casino.phase(1), Some(Phase::NoShoe | Phase::ShoeOver)) {
             self.step(Request::NewShoe { table: 1 });
         }
@@ -93,12 +93,12 @@ impl Both {
     }
 }
 
-fn both(name: &str) -> Both {
+pub(super) fn both(name: &str) -> Both {
     both_at(database(name))
 }
 
 /// [`both`] on the database (or partition) at `url`.
-fn both_at(url: String) -> Both {
+pub(super) fn both_at(url: String) -> Both {
     let mut b = Both {
         casino: Casino::new(),
         feed: Feed::default(),
@@ -116,7 +116,7 @@ fn both_at(url: String) -> Both {
 }
 
 /// Every read recovery makes, from one store, as comparable values.
-fn reads(h: &dyn History) -> serde_json::Value {
+pub(super) fn reads(h: &dyn History) -> serde_json::Value {
     let mut transfers = Vec::new();
     h.each_transfer_after(0, &mut |t| {
         transfers.push(format!("{t:?}"));

@@ -1,6 +1,7 @@
 //! `baccarat archive`: move the whole UTC months older than a number of days
-//! out of the live database, into one write-once archive file per month
-//! (`baccarat_server::archive`).
+//! out of the live database: on SQLite into one write-once archive file per
+//! month (`baccarat_server::archive`), on PostgreSQL by detaching each
+//! month's partition of the logs (`baccarat_server::pg_store::archive`).
 
 use std::path::PathBuf;
 
@@ -8,15 +9,16 @@ use anyhow::{bail, Result};
 
 #[derive(clap::Args)]
 pub struct ArchiveArgs {
-    /// The live database.
+    /// The live database: a SQLite file, or a PostgreSQL URL (the casino's
+    /// own: every partition of it is archived too).
     #[arg(long, env = "BACCARAT_DB", default_value = "baccarat.db")]
     db: PathBuf,
     /// Archive every whole UTC month that ended at least this many days ago
-    /// (each up to its last checkpoint); 1 to 36500.
+    /// (on SQLite each up to its last checkpoint); 1 to 36500.
     #[arg(long, default_value_t = 90)]
     older_than_days: u64,
     /// Where archive files are written [default: `archive` beside the
-    /// database].
+    /// database]. SQLite only.
     #[arg(long)]
     dir: Option<PathBuf>,
     /// How long the server remembers idempotency keys (answers within it
@@ -31,21 +33,17 @@ pub struct ArchiveArgs {
 }
 
 pub fn run(a: ArchiveArgs) -> Result<()> {
-    if a.db.to_str().is_some_and(|d| d.starts_with("postgres://") || d.starts_with("postgresql://")) {
-        bail!(
-            "--db: archive moves months out of a SQLite database; on PostgreSQL each month of the logs is a \
-             partition of its own (README, \"PostgreSQL, and several servers\"), which this command does not \
-             archive yet"
-        );
-    }
-    if !a.db.exists() {
-        bail!("--db: {} does not exist", a.db.display());
-    }
     if !(1..=36_500).contains(&a.older_than_days) {
         bail!("--older-than-days: {} is not between 1 and 36500", a.older_than_days);
     }
     if !(1..=8760).contains(&a.key_retention_hours) {
         bail!("--key-retention-hours: {} is not between 1 and 8760", a.key_retention_hours);
+    }
+    if let Some(url) = a.db.to_str().filter(|d| d.starts_with("postgres://") || d.starts_with("postgresql://")) {
+        return run_pg(&a, url);
+    }
+    if !a.db.exists() {
+        bail!("--db: {} does not exist", a.db.display());
     }
     let dir = a.dir.clone().unwrap_or_else(|| a.db.parent().unwrap_or(std::path::Path::new(".")).join("archive"));
     let now = baccarat_server::http::now_ms();
@@ -76,6 +74,39 @@ pub fn run(a: ArchiveArgs) -> Result<()> {
             r.file.display()
         );
         println!("  SHA-256 {} (registered in {}; the file is read-only)", r.sha256, a.db.display());
+    }
+    Ok(())
+}
+
+/// On PostgreSQL: each month detached from the live tables, still in the
+/// database (`baccarat_server::pg_store::archive`).
+fn run_pg(a: &ArchiveArgs, url: &str) -> Result<()> {
+    if a.dir.is_some() {
+        bail!(
+            "--dir: on PostgreSQL an archived month stays in the database, as a table of its own (README, \
+             \"Archiving\"); leave --dir out"
+        );
+    }
+    let now = baccarat_server::http::now_ms();
+    let before = now.saturating_sub(a.older_than_days * 86_400_000);
+    let started = std::time::Instant::now();
+    let months = baccarat_server::pg_store::archive::archive(url, before, now, a.key_retention_hours * 3_600_000)
+        .map_err(anyhow::Error::msg)?;
+    let seconds = started.elapsed().as_secs_f64();
+    let rows: u64 = months.iter().map(|m| m.rows).sum();
+    if a.json {
+        let out = serde_json::json!({
+            "archived_months": months,
+            "seconds": seconds,
+            "rows_per_second": if seconds > 0.0 { rows as f64 / seconds } else { 0.0 },
+        });
+        println!("{out}");
+        return Ok(());
+    }
+    for m in &months {
+        let whose = m.partition.as_deref().map(|p| format!("partition {p}: ")).unwrap_or_default();
+        let how = if m.from_default { "copied out of the default partition into" } else { "detached as" };
+        println!("{whose}archived {} of {}: {} rows, {how} {} (SHA-256 {})", m.month, m.log, m.rows, m.table, m.sha256);
     }
     Ok(())
 }

@@ -287,7 +287,8 @@ fn simulate_refuses_bad_input() {
 fn archive_refuses_bad_input_and_a_database_with_nothing_to_cut() {
     let dir = scratch("archive");
     refused(&["archive", "--db", "/nonexistent/casino.db"], "--db");
-    refused(&["archive", "--db", "postgres://nobody@%2Fnonexistent/db"], "--db: archive moves months out of a SQLite");
+    refused(&["archive", "--db", "postgres://nobody@%2Fnonexistent/db", "--dir", "x"], "--dir: on PostgreSQL");
+    refused(&["archive", "--db", "postgres://nobody@%2Fnonexistent/db"], "--db: ");
     let empty = tmp(&dir, "archive-empty.db", "");
     refused(&["archive", "--db", &empty, "--older-than-days", "0"], "--older-than-days");
     refused(&["archive", "--db", &empty, "--key-retention-hours", "9000"], "--key-retention-hours");

@@ -242,14 +242,16 @@ pub(crate) fn served_records(db: &str) -> Vec<(String, i64)> {
         .collect()
 }
 
-/// `verify` of the casino at `db`, with its anchor file in `dir`, passes.
-pub(crate) fn verify_casino(db: &str, dir: &std::path::Path) {
+/// `verify` of the casino at `db`, with its anchor file in `dir`, passes;
+/// what it printed.
+pub(crate) fn verify_casino(db: &str, dir: &std::path::Path) -> String {
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_baccarat"))
         .args(["verify", "--db", db, "--anchor-file", dir.join("casino.anchors").to_str().unwrap()])
         .output()
         .unwrap();
     let out = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
     assert!(o.status.success(), "verify: {out}");
+    out
 }
 
 /// Run the futures at once, each on its own task; their results in order.

@@ -8,6 +8,7 @@ mod common;
 mod failover;
 mod network_cut;
 mod partitions;
+mod pg_archive;
 mod pg_proxy;
 mod rng_cli;
 mod serve;

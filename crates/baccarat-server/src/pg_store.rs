@@ -163,6 +163,10 @@ pub struct Lease {
     pub epoch: i64,
 }
 
+/// How long a checkpoint's making of a month ahead waits for the live
+/// table's lock ([`PgStore::ensure_months_ahead`]).
+pub const MONTH_LOCK_WAIT: &str = "1s";
+
 /// The partitioned tables.
 const PARTITIONED: [&str; 3] = ["transfers", "audit", "answer_log"];
 
@@ -265,20 +269,28 @@ impl PgStore {
     /// default partition is left there: PostgreSQL refuses a partition that
     /// would take rows from the default.)
     pub fn ensure_months(&self, at_ms: u64) -> Result<(), StoreError> {
-        self.make_months(at_ms, -1..=2)
+        self.make_months(at_ms, -1..=2, None)
     }
 
     /// Make the partitions of the two months after that of `at_ms`, where
     /// missing: each checkpoint does, so that a server running for months
     /// never writes into the default partition (archiving a month is then
-    /// detaching it: `archive.rs`). Months ahead hold no rows yet, so making
-    /// one finds the default partition without its rows, and never fails.
+    /// detaching it: `archive.rs`). Making one locks the live table, and the
+    /// commits queue behind that lock while it is asked for: it is asked for
+    /// at most [`MONTH_LOCK_WAIT`], and a month not made is tried again at
+    /// the next checkpoint (with two months ahead, there are many).
     pub fn ensure_months_ahead(&self, at_ms: u64) -> Result<(), StoreError> {
-        self.make_months(at_ms, 1..=2)
+        self.make_months(at_ms, 1..=2, Some(MONTH_LOCK_WAIT))
     }
 
-    /// Make the partitions of the months `offsets` from that of `at_ms`.
-    fn make_months(&self, at_ms: u64, offsets: std::ops::RangeInclusive<i64>) -> Result<(), StoreError> {
+    /// Make the partitions of the months `offsets` from that of `at_ms`,
+    /// each lock waited for at most `lock_wait` if given.
+    fn make_months(
+        &self,
+        at_ms: u64,
+        offsets: std::ops::RangeInclusive<i64>,
+        lock_wait: Option<&str>,
+    ) -> Result<(), StoreError> {
         let (y, m) = year_month(at_ms);
         let month = y * 12 + (m - 1);
         let mut c = self.c();
@@ -298,7 +310,11 @@ impl PgStore {
                     "CREATE TABLE {name} PARTITION OF {t} FOR VALUES FROM ('{:04}-{:02}-01 00:00:00+00') TO ('{:04}-{:02}-01 00:00:00+00')",
                     from.0, from.1, to.0, to.1
                 );
-                if let Err(e) = c.batch_execute(&sql) {
+                let mut tx = c.transaction()?;
+                if let Some(wait) = lock_wait {
+                    tx.batch_execute(&format!("SET LOCAL lock_timeout = '{wait}'"))?;
+                }
+                if let Err(e) = tx.batch_execute(&sql).and_then(|()| tx.commit()) {
                     // Another server made it first, or its rows are in the default.
                     let code = e.code().cloned();
                     if code != Some(postgres::error::SqlState::DUPLICATE_TABLE)

@@ -239,7 +239,9 @@ fn ledger(store: &dyn History, cp: &Checkpoint, keys: Keys) -> Result<(Ledger, u
 
 impl Casino {
     /// Rebuild the casino from the whole history in the store (tests; `serve`
-    /// recovers from its latest checkpoint). Every idempotency key is kept.
+    /// recovers from its latest checkpoint). Every idempotency key the store
+    /// keeps live is kept (`answers_since`: archived answers, past the keys'
+    /// window, are not).
     pub fn recover(store: &dyn History) -> Result<Casino, String> {
         Ok(recover(store, None, Keys::Since(0), &BTreeSet::new())?.casino)
     }

@@ -68,7 +68,7 @@ use postgres::GenericClient;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use super::{PgStore, PARTITIONED, PARTITION_SCHEMA};
+use super::{PgStore, PARTITION_SCHEMA};
 use crate::civil;
 use crate::store::StoreError;
 
@@ -79,8 +79,8 @@ pub const LOCK_WAIT: &str = "5s";
 const MIGRATION_LOCK: i64 = 7261;
 
 /// A log's columns as its view has them, and its rows as digested (times
-/// as microseconds, bytes as hex: nothing that depends on the session's
-/// settings).
+/// in UTC to the microsecond, bytes as hex: text that depends on no
+/// session setting or server version).
 struct Log {
     name: &'static str,
     columns: &'static str,
@@ -93,27 +93,23 @@ const LOGS: [Log; 3] = [
         name: "transfers",
         columns: "id, debit, credit, amount, kind, memo, cause, at",
         digest_row:
-            "json_build_array(id, debit, credit, amount, kind, memo, cause, (extract(epoch FROM at) * 1000000)::bigint)",
+            "json_build_array(id, debit, credit, amount, kind, memo, cause, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US'))",
         order: "id",
     },
     Log {
         name: "audit",
         columns: "tbl, seq, prev, body, hash, at",
-        digest_row: "json_build_array(tbl, seq, prev, body, hash, (extract(epoch FROM at) * 1000000)::bigint)",
+        digest_row: "json_build_array(tbl, seq, prev, body, hash, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US'))",
         order: "tbl, seq",
     },
     Log {
         name: "answer_log",
         columns: "seq, key, key_id, digest, answer, at_ms, cause, at",
         digest_row: "json_build_array(seq, key, encode(key_id, 'hex'), encode(digest, 'hex'), answer, at_ms, cause, \
-                     (extract(epoch FROM at) * 1000000)::bigint)",
+                     to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US'))",
         order: "seq",
     },
 ];
-
-fn log(name: &str) -> &'static Log {
-    LOGS.iter().find(|l| l.name == name).expect("one of the partitioned logs")
-}
 
 /// A UTC month: its table's suffix (`2026_09`), its label (`2026-09`) and
 /// its bounds.
@@ -150,6 +146,17 @@ impl Month {
         format!("{:04}-{:02}-01 00:00:00+00", self.y, self.m)
     }
 
+    /// The month of a label (`2026-09`), if it is one.
+    fn of_label(label: &str) -> Option<Month> {
+        let (y, m) = label.split_once('-')?;
+        let digits = |t: &str, n: usize| t.len() == n && t.bytes().all(|b| b.is_ascii_digit());
+        if !digits(y, 4) || !digits(m, 2) {
+            return None;
+        }
+        let (y, m): (i64, i64) = (y.parse().ok()?, m.parse().ok()?);
+        (1..=12).contains(&m).then_some(Month { y, m })
+    }
+
     /// The month of a partition's name (`audit_2026_09`), if it is one.
     fn of_table(log: &str, table: &str) -> Option<Month> {
         let rest = table.strip_prefix(log)?.strip_prefix('_')?;
@@ -163,7 +170,7 @@ impl Month {
 }
 
 /// One log's month, archived.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Archived {
     /// The partition (`None`: the casino's own schema).
     pub partition: Option<String>,
@@ -176,26 +183,54 @@ pub struct Archived {
     pub sha256: String,
     /// Copied out of the default partition, rather than detached.
     pub from_default: bool,
+    /// How long its last step took, from asking for its locks to the commit
+    /// (for a detach that is the live table's lock, which the log's commits
+    /// then wait for: they waited at most this long). A statistic.
+    pub locked_ms: f64,
 }
 
 /// Archive the casino at `url` (its own URL, not a partition's), every
-/// partition of it too: each log's months that ended by `before_ms`, the
-/// answers' only if they also ended before `now_ms - key_retention_ms`.
-/// Refuses, naming why, when there is nothing to archive.
+/// partition of it too: each log's months that ended by `before_ms`; the
+/// answers' only if they also ended before `now_ms - key_retention_ms`, and
+/// every answer in them was given before then (`at_ms`, the server's clock).
+/// One archive runs at a time on a database. Refuses, naming why, when there
+/// is nothing to archive.
 pub fn archive(url: &str, before_ms: u64, now_ms: u64, key_retention_ms: u64) -> Result<Vec<Archived>, String> {
     if url.contains("options=") {
         return Err("--db: give the casino's own URL (without `options`): archive covers every partition of it".into());
     }
     let casino = PgStore::connect(url).map_err(|e| format!("--db: {e}"))?;
-    let cut = Month::of_ms(before_ms);
-    let answers_cut = cut.min(Month::of_ms(now_ms.saturating_sub(key_retention_ms)));
+    let schema: String =
+        casino.c().query_one("SELECT current_schema()::text", &[]).map_err(|e| format!("--db: {e}"))?.get(0);
+    if schema.starts_with(PARTITION_SCHEMA) {
+        return Err(format!(
+            "--db: its schema is {schema}, a partition's; give the casino's own URL: archive covers every partition of it"
+        ));
+    }
+    // Held by this connection until the run ends (or it closes).
+    let alone: bool = casino
+        .c()
+        .query_one("SELECT pg_try_advisory_lock($1)", &[&ARCHIVE_LOCK])
+        .map_err(|e| format!("--db: {e}"))?
+        .get(0);
+    if !alone {
+        return Err(format!(
+            "--db: another archive is running on this database (it holds advisory lock {ARCHIVE_LOCK}); let it end"
+        ));
+    }
+    let horizon = now_ms.saturating_sub(key_retention_ms);
+    let cuts = Cuts {
+        logs: Month::of_ms(before_ms),
+        answers: Month::of_ms(before_ms).min(Month::of_ms(horizon)),
+        answers_before_ms: horizon.min(i64::MAX as u64) as i64,
+    };
     let mut out = Vec::new();
     let run = |out: &mut Vec<Archived>| -> Result<(), String> {
-        archive_schema(&casino, None, cut, answers_cut, out)?;
+        archive_schema(&casino, None, cuts, out)?;
         for name in partition_names(&casino).map_err(|e| e.to_string())? {
             let p_url = super::partition_url(url, &name)?;
             let store = PgStore::connect(&p_url).map_err(|e| format!("partition {name}: {e}"))?;
-            archive_schema(&store, Some(&name), cut, answers_cut, out)?;
+            archive_schema(&store, Some(&name), cuts, out)?;
         }
         Ok(())
     };
@@ -221,11 +256,24 @@ pub fn archive(url: &str, before_ms: u64, now_ms: u64, key_retention_ms: u64) ->
         return Err(format!(
             "nothing to archive: no month before {} holds live rows (the answers' months must also end before the \
              keys' retention window, {})",
-            cut.label(),
-            answers_cut.label()
+            cuts.logs.label(),
+            cuts.answers.label()
         ));
     }
     Ok(out)
+}
+
+/// The advisory lock one archive run holds, so that two never race.
+const ARCHIVE_LOCK: i64 = 7262;
+
+/// Which months a run archives: each log's before `logs`, the answers'
+/// before `answers` and only if every answer in them was given before
+/// `answers_before_ms`.
+#[derive(Clone, Copy)]
+struct Cuts {
+    logs: Month,
+    answers: Month,
+    answers_before_ms: i64,
 }
 
 /// The casino's partitions, by name.
@@ -237,27 +285,27 @@ fn partition_names(casino: &PgStore) -> Result<Vec<String>, StoreError> {
     Ok(rows.iter().map(|r| r.get::<_, String>(0)).filter(|n| super::partition_name(n).is_ok()).collect())
 }
 
-/// Archive one schema's months: those before `cut`, the answers' before
-/// `answers_cut`.
-fn archive_schema(
-    store: &PgStore,
-    partition: Option<&str>,
-    cut: Month,
-    answers_cut: Month,
-    out: &mut Vec<Archived>,
-) -> Result<(), String> {
+/// The schema first in `c`'s search path, quoted for SQL.
+fn quoted_schema(c: &mut impl GenericClient) -> Result<String, postgres::Error> {
+    Ok(c.query_one("SELECT quote_ident(current_schema())", &[])?.get(0))
+}
+
+/// Archive one schema's months (`Cuts`), appending each to `out`.
+fn archive_schema(store: &PgStore, partition: Option<&str>, cuts: Cuts, out: &mut Vec<Archived>) -> Result<(), String> {
     let named = |e: StoreError| match partition {
         Some(p) => format!("partition {p}: {e}"),
         None => e.to_string(),
     };
+    let pg = |e: postgres::Error| named(e.into());
     let mut c = store.c();
-    let schema: String = c.query_one("SELECT current_schema()::text", &[]).map_err(|e| named(e.into()))?.get(0);
-    for name in PARTITIONED {
-        let before = if name == "answer_log" { answers_cut } else { cut };
-        let mut months: Vec<(Month, bool)> = super::partitions_of(&mut c, &format!("{schema}.{name}"))
+    let s = quoted_schema(&mut *c).map_err(pg)?;
+    for log in &LOGS {
+        let answers = log.name == "answer_log";
+        let before = if answers { cuts.answers } else { cuts.logs };
+        let mut months: Vec<(Month, bool)> = super::partitions_of(&mut c, &format!("{s}.{}", log.name))
             .map_err(named)?
             .iter()
-            .filter_map(|t| Month::of_table(name, t))
+            .filter_map(|t| Month::of_table(log.name, t))
             .filter(|m| *m < before)
             .map(|m| (m, false))
             .collect();
@@ -265,28 +313,34 @@ fn archive_schema(
             .query(
                 &format!(
                     "SELECT DISTINCT extract(year FROM at AT TIME ZONE 'UTC')::bigint, extract(month FROM at AT TIME ZONE 'UTC')::bigint
-                     FROM {schema}.{name}_default WHERE at < $1::text::timestamptz"
+                     FROM {s}.{}_default WHERE at < $1::text::timestamptz",
+                    log.name
                 ),
                 &[&before.start()],
             )
-            .map_err(|e| named(e.into()))?;
+            .map_err(pg)?;
         months.extend(in_default.iter().map(|r| (Month { y: r.get(0), m: r.get(1) }, true)));
         months.sort();
         for (month, from_default) in months {
-            let done = if from_default {
-                copy_out_of_default(&mut c, &schema, log(name), month)
-            } else {
-                detach(&mut c, &schema, log(name), month)
+            // An answer given inside the keys' window by the server's clock
+            // stays live, whatever its month by the database's.
+            if answers && newest_answer(&mut c, &s, month, from_default).map_err(pg)? >= cuts.answers_before_ms {
+                continue;
+            }
+            let done = match from_default {
+                true => copy_out_of_default(&mut c, &s, log, month),
+                false => detach(&mut c, &s, log, month),
             };
-            if let Some((rows, sha256)) = done.map_err(&named)? {
+            if let Some(Done { rows, sha256, locked_ms }) = done.map_err(&named)? {
                 out.push(Archived {
                     partition: partition.map(str::to_string),
                     month: month.label(),
-                    log: name.to_string(),
-                    table: month.table(name),
+                    log: log.name.to_string(),
+                    table: month.table(log.name),
                     rows,
                     sha256,
                     from_default,
+                    locked_ms,
                 });
             }
         }
@@ -294,130 +348,161 @@ fn archive_schema(
     Ok(())
 }
 
-/// Detach `month`'s partition of `log`, registered with its digest; `None`
-/// when it holds no row (it is left as it is).
-fn detach(
-    c: &mut postgres::Client,
-    schema: &str,
-    log: &Log,
-    month: Month,
-) -> Result<Option<(u64, String)>, StoreError> {
+/// The latest `at_ms` of `month`'s answers (0: none).
+fn newest_answer(c: &mut postgres::Client, s: &str, month: Month, in_default: bool) -> Result<i64, postgres::Error> {
+    let row = match in_default {
+        true => c.query_one(
+            &format!(
+                "SELECT COALESCE(max(at_ms), 0) FROM {s}.answer_log_default
+                 WHERE at >= $1::text::timestamptz AND at < $2::text::timestamptz"
+            ),
+            &[&month.start(), &month.next().start()],
+        )?,
+        false => c.query_one(&format!("SELECT COALESCE(max(at_ms), 0) FROM {s}.{}", month.table("answer_log")), &[])?,
+    };
+    Ok(row.get(0))
+}
+
+/// A month archived: its rows, their digest, and how long its last step
+/// held its locks.
+struct Done {
+    rows: u64,
+    sha256: String,
+    locked_ms: f64,
+}
+
+/// Detach `month`'s partition of `log` (in schema `s`, quoted), registered
+/// with its digest; `None` when it holds no row (it is left as it is).
+///
+/// Locks, in order: the month's partition against writes (`SHARE`: no live
+/// commit writes a past month, and a reader is not held) while its digest
+/// is taken; then the log's view, `ACCESS EXCLUSIVE`, which PostgreSQL also
+/// takes on every table the view reads, the live table among them. Readers
+/// of the view lock it before its tables, so taking the view first never
+/// deadlocks with them; the log's commits queue from when the live table's
+/// lock is asked for to the commit.
+fn detach(c: &mut postgres::Client, s: &str, log: &Log, month: Month) -> Result<Option<Done>, StoreError> {
     let table = month.table(log.name);
     let mut tx = c.transaction()?;
-    tx.batch_execute(&format!("LOCK TABLE {schema}.{table} IN SHARE MODE"))?;
-    let (rows, sha256) = digest(&mut tx, schema, &table, log)?;
+    tx.batch_execute(&format!("LOCK TABLE {s}.{table} IN SHARE MODE"))?;
+    let (rows, sha256) = digest(&mut tx, s, &table, log)?;
     if rows == 0 {
         return Ok(None);
     }
-    let busy = busy(schema, log, month);
-    take_locks(&mut tx, &busy)?;
-    // Another run may have detached it meanwhile.
-    let attached: bool = tx
-        .query_one(
-            "SELECT EXISTS (SELECT 1 FROM pg_inherits WHERE inhrelid = to_regclass($1) AND inhparent = to_regclass($2))",
-            &[&format!("{schema}.{table}"), &format!("{schema}.{}", log.name)],
-        )?
-        .get(0);
-    if !attached {
+    let busy = busy(s, log, month);
+    let locked = std::time::Instant::now();
+    let mut steps = || -> Result<bool, postgres::Error> {
+        take_locks(&mut tx)?;
+        tx.batch_execute(&format!("LOCK TABLE {s}.{}_all IN ACCESS EXCLUSIVE MODE", log.name))?;
+        // Another run may have detached it meanwhile.
+        let attached: bool = tx
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM pg_inherits WHERE inhrelid = to_regclass($1) AND inhparent = to_regclass($2))",
+                &[&format!("{s}.{table}"), &format!("{s}.{}", log.name)],
+            )?
+            .get(0);
+        if attached {
+            tx.batch_execute(&format!("ALTER TABLE {s}.{} DETACH PARTITION {s}.{table}", log.name))?;
+            register(&mut tx, s, log, month, rows, &sha256, false)?;
+        }
+        Ok(attached)
+    };
+    if !steps().map_err(&busy)? {
         return Ok(None);
     }
-    tx.batch_execute(&format!("ALTER TABLE {schema}.{} DETACH PARTITION {schema}.{table}", log.name)).map_err(&busy)?;
-    register(&mut tx, schema, log, month, rows, &sha256, false)?;
     tx.commit()?;
-    Ok(Some((rows, sha256)))
+    Ok(Some(Done { rows, sha256, locked_ms: locked.elapsed().as_secs_f64() * 1e3 }))
 }
 
-/// A lock not granted within [`LOCK_WAIT`], named; other errors as they are.
-fn busy(schema: &str, log: &Log, month: Month) -> impl Fn(postgres::Error) -> StoreError {
-    let (schema, log, month) = (schema.to_string(), log.name, month.label());
+/// A lock not granted within [`LOCK_WAIT`], or a deadlock, named; other
+/// errors as they are.
+fn busy(s: &str, log: &Log, month: Month) -> impl Fn(postgres::Error) -> StoreError {
+    let (s, log, month) = (s.to_string(), log.name, month.label());
     move |e| match e.code() {
-        Some(&postgres::error::SqlState::LOCK_NOT_AVAILABLE) => StoreError::Pg(format!(
-            "{schema}.{log}: a lock was not granted within {LOCK_WAIT} (a long transaction holds it); nothing of \
-             {month} was archived: run archive again"
-        )),
+        Some(&postgres::error::SqlState::LOCK_NOT_AVAILABLE | &postgres::error::SqlState::T_R_DEADLOCK_DETECTED) => {
+            StoreError::Pg(format!(
+                "{s}.{log}: a lock was not granted within {LOCK_WAIT} (a long transaction holds it, such as a \
+                 verify reading the history); nothing of {month} was archived: run archive again"
+            ))
+        }
         _ => e.into(),
     }
 }
 
 /// From here on wait at most [`LOCK_WAIT`] for each lock, and take the
 /// migrations' lock: one archive or migration at a time changes the views.
-fn take_locks(
-    tx: &mut postgres::Transaction<'_>,
-    busy: &impl Fn(postgres::Error) -> StoreError,
-) -> Result<(), StoreError> {
+fn take_locks(tx: &mut postgres::Transaction<'_>) -> Result<(), postgres::Error> {
     tx.batch_execute(&format!("SET LOCAL lock_timeout = '{LOCK_WAIT}'"))?;
-    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK]).map_err(busy)?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
     Ok(())
 }
 
 /// Copy `month`'s rows of `log` out of its default partition into a table
 /// of the month's own, and delete them there, registered with their digest.
-fn copy_out_of_default(
-    c: &mut postgres::Client,
-    schema: &str,
-    log: &Log,
-    month: Month,
-) -> Result<Option<(u64, String)>, StoreError> {
+/// (The view is replaced at the end, and only its own lock is taken for
+/// that: this transaction holds nothing a reader of the view waits for.)
+fn copy_out_of_default(c: &mut postgres::Client, s: &str, log: &Log, month: Month) -> Result<Option<Done>, StoreError> {
     let table = month.table(log.name);
     let mut tx = c.build_transaction().isolation_level(postgres::IsolationLevel::RepeatableRead).start()?;
-    let exists: bool = tx.query_one("SELECT to_regclass($1) IS NOT NULL", &[&format!("{schema}.{table}")])?.get(0);
+    let exists: bool = tx.query_one("SELECT to_regclass($1) IS NOT NULL", &[&format!("{s}.{table}")])?.get(0);
     if exists {
         return Err(StoreError::Corrupt(format!(
-            "{schema}.{}_default holds rows of {}, but {schema}.{table} exists already (archived before, and rows of \
-             the month written since: was the database's clock set back?); they stay live",
+            "{s}.{}_default holds rows of {}, but {s}.{table} exists already (archived before, and rows of the month \
+             written since: was the database's clock set back?); they stay live, and later months were not archived",
             log.name,
             month.label()
         )));
     }
     let (from, to) = (month.start(), month.next().start());
-    tx.batch_execute(&format!("CREATE TABLE {schema}.{table} (LIKE {schema}.{} INCLUDING ALL)", log.name))?;
+    tx.batch_execute(&format!("CREATE TABLE {s}.{table} (LIKE {s}.{} INCLUDING ALL)", log.name))?;
     let range = "at >= $1::text::timestamptz AND at < $2::text::timestamptz";
     let copied = tx.execute(
         &format!(
-            "INSERT INTO {schema}.{table} ({cols}) SELECT {cols} FROM {schema}.{log}_default WHERE {range}",
+            "INSERT INTO {s}.{table} ({cols}) SELECT {cols} FROM {s}.{log}_default WHERE {range}",
             cols = log.columns,
             log = log.name
         ),
         &[&from, &to],
     )?;
-    let deleted = tx.execute(&format!("DELETE FROM {schema}.{}_default WHERE {range}", log.name), &[&from, &to])?;
+    let deleted = tx.execute(&format!("DELETE FROM {s}.{}_default WHERE {range}", log.name), &[&from, &to])?;
     if copied != deleted {
         return Err(StoreError::Corrupt(format!(
-            "{schema}.{}_default: {copied} rows of {} copied but {deleted} deleted; nothing was archived",
+            "{s}.{}_default: {copied} rows of {} copied but {deleted} deleted; nothing was archived",
             log.name,
             month.label()
         )));
     }
-    let (rows, sha256) = digest(&mut tx, schema, &table, log)?;
-    take_locks(&mut tx, &busy(schema, log, month))?;
-    register(&mut tx, schema, log, month, rows, &sha256, true)?;
+    let (rows, sha256) = digest(&mut tx, s, &table, log)?;
+    let locked = std::time::Instant::now();
+    take_locks(&mut tx)
+        .and_then(|()| register(&mut tx, s, log, month, rows, &sha256, true))
+        .map_err(busy(s, log, month))?;
     tx.commit()?;
-    Ok(Some((rows, sha256)))
+    Ok(Some(Done { rows, sha256, locked_ms: locked.elapsed().as_secs_f64() * 1e3 }))
 }
 
-/// Register an archived month and rebuild the views with it.
+/// Register an archived month and rebuild its log's view with it.
 fn register(
     tx: &mut postgres::Transaction<'_>,
-    schema: &str,
+    s: &str,
     log: &Log,
     month: Month,
     rows: u64,
     sha256: &str,
     from_default: bool,
-) -> Result<(), StoreError> {
+) -> Result<(), postgres::Error> {
     tx.execute(
         &format!(
-            "INSERT INTO {schema}.archived_months (month, log, rows, sha256, from_default) VALUES ($1, $2, $3, $4, $5)"
+            "INSERT INTO {s}.archived_months (month, log, rows, sha256, from_default) VALUES ($1, $2, $3, $4, $5)"
         ),
         &[&month.label(), &log.name, &(rows as i64), &sha256, &from_default],
     )?;
-    rebuild_views(tx, schema)?;
-    Ok(())
+    rebuild_view(tx, s, log)
 }
 
 /// The SHA-256 of a month table's rows in key order, and their number.
-fn digest(c: &mut impl GenericClient, schema: &str, table: &str, log: &Log) -> Result<(u64, String), StoreError> {
-    let sql = format!("SELECT {}::text FROM {schema}.{table} ORDER BY {}", log.digest_row, log.order);
+fn digest(c: &mut impl GenericClient, s: &str, table: &str, log: &Log) -> Result<(u64, String), postgres::Error> {
+    let sql = format!("SELECT {}::text FROM {s}.{table} ORDER BY {}", log.digest_row, log.order);
     let mut rows = c.query_raw(sql.as_str(), std::iter::empty::<i32>())?;
     let (mut n, mut sha) = (0u64, Sha256::new());
     while let Some(r) = rows.next()? {
@@ -428,89 +513,98 @@ fn digest(c: &mut impl GenericClient, schema: &str, table: &str, log: &Log) -> R
     Ok((n, baccarat_table::shuffle::hex(&sha.finalize())))
 }
 
-/// One registered month: (month, log, rows, sha256).
-type RegisteredMonth = (String, String, i64, String);
+/// One row of `archived_months`, as stored, and what it names if it names
+/// a month of a log (anything else was not written by an archive).
+struct Registered {
+    month: String,
+    log: String,
+    rows: i64,
+    sha256: String,
+    names: Option<(Month, &'static Log)>,
+}
 
-fn registered(c: &mut impl GenericClient, schema: &str) -> Result<Vec<RegisteredMonth>, StoreError> {
-    Ok(c.query(&format!("SELECT month, log, rows, sha256 FROM {schema}.archived_months ORDER BY month, log"), &[])?
+fn registered(c: &mut impl GenericClient, s: &str) -> Result<Vec<Registered>, postgres::Error> {
+    Ok(c.query(&format!("SELECT month, log, rows, sha256 FROM {s}.archived_months ORDER BY month, log"), &[])?
         .iter()
-        .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
+        .map(|r| {
+            let (month, log): (String, String) = (r.get(0), r.get(1));
+            let names = Month::of_label(&month).zip(LOGS.iter().find(|l| l.name == log));
+            Registered { month, log, rows: r.get(2), sha256: r.get(3), names }
+        })
         .collect())
 }
 
-fn table_of(month: &str, log: &str) -> String {
-    format!("{log}_{}", month.replace('-', "_"))
-}
-
-/// Make each log's view the live table and every registered month still
+/// Make `log`'s view the live table and every registered month of it still
 /// there.
-fn rebuild_views(c: &mut impl GenericClient, schema: &str) -> Result<(), StoreError> {
-    let months = registered(c, schema)?;
-    for log in &LOGS {
-        let mut sql = format!(
-            "CREATE OR REPLACE VIEW {schema}.{n}_all AS SELECT {} FROM {schema}.{n}",
-            log.columns,
-            n = log.name
-        );
-        for (month, _, _, _) in months.iter().filter(|m| m.1 == log.name) {
-            let table = table_of(month, log.name);
-            let there: bool =
-                c.query_one("SELECT to_regclass($1) IS NOT NULL", &[&format!("{schema}.{table}")])?.get(0);
-            if there {
-                sql.push_str(&format!(" UNION ALL SELECT {} FROM {schema}.{table}", log.columns));
-            }
+fn rebuild_view(c: &mut impl GenericClient, s: &str, log: &Log) -> Result<(), postgres::Error> {
+    let mut sql = format!("CREATE OR REPLACE VIEW {s}.{n}_all AS SELECT {} FROM {s}.{n}", log.columns, n = log.name);
+    for r in registered(c, s)? {
+        let Some((month, _)) = r.names.filter(|(_, l)| l.name == log.name) else { continue };
+        let table = month.table(log.name);
+        let there: bool = c.query_one("SELECT to_regclass($1) IS NOT NULL", &[&format!("{s}.{table}")])?.get(0);
+        if there {
+            sql.push_str(&format!(" UNION ALL SELECT {} FROM {s}.{table}", log.columns));
         }
-        c.batch_execute(&sql)?;
     }
-    Ok(())
+    c.batch_execute(&sql)
 }
 
 /// Rebuild the views of the schema first in `tx`'s search path if any is
 /// missing (an archived month dropped with `CASCADE` takes them with it).
 pub(super) fn ensure_views(tx: &mut postgres::Transaction<'_>) -> Result<(), StoreError> {
-    let schema: String = tx.query_one("SELECT current_schema()::text", &[])?.get(0);
+    let s = quoted_schema(tx)?;
     let missing: bool = tx
         .query_one(
-            "SELECT bool_or(to_regclass(quote_ident($1) || '.' || v) IS NULL)
+            "SELECT bool_or(to_regclass($1 || '.' || v) IS NULL)
              FROM unnest(ARRAY['transfers_all', 'audit_all', 'answer_log_all']) v",
-            &[&schema],
+            &[&s],
         )?
         .get(0);
     if missing {
-        rebuild_views(tx, &schema)?;
+        for log in &LOGS {
+            rebuild_view(tx, &s, log)?;
+        }
     }
     Ok(())
 }
 
 /// What is wrong with the archived months of `store`'s schema (for
 /// `verify`): each registered month that is missing, or whose rows are not
-/// the ones digested when it was archived; and a note naming what was read.
+/// the ones digested when it was archived, and any row of the registry an
+/// archive did not write; and a note naming what was read.
 pub fn check(store: &PgStore) -> Result<(Vec<String>, Option<String>), StoreError> {
     let mut c = store.c();
-    let schema: String = c.query_one("SELECT current_schema()::text", &[])?.get(0);
-    let months = registered(&mut *c, &schema)?;
+    let s = quoted_schema(&mut *c)?;
+    let months = registered(&mut *c, &s)?;
     let mut problems = Vec::new();
-    for (month, name, rows, sha256) in &months {
-        let table = table_of(month, name);
-        let there: bool = c.query_one("SELECT to_regclass($1) IS NOT NULL", &[&format!("{schema}.{table}")])?.get(0);
+    for r in &months {
+        let (month, name, rows, sha256) = (&r.month, &r.log, r.rows, &r.sha256);
+        let Some((m, log)) = r.names else {
+            problems.push(format!(
+                "{s}.archived_months names {month:?} of {name:?}, which is not a month of a log: no archive wrote it"
+            ));
+            continue;
+        };
+        let table = m.table(log.name);
+        let there: bool = c.query_one("SELECT to_regclass($1) IS NOT NULL", &[&format!("{s}.{table}")])?.get(0);
         if !there {
             problems.push(format!(
-                "archived month {month} of {name} ({schema}.{table}) is registered but missing: its rows cannot be read"
+                "archived month {month} of {name} ({s}.{table}) is registered but missing: its rows cannot be read"
             ));
             continue;
         }
-        let (n, h) = digest(&mut *c, &schema, &table, log(name))?;
-        if n != *rows as u64 || h != *sha256 {
+        let (n, h) = digest(&mut *c, &s, &table, log)?;
+        if n != rows as u64 || h != *sha256 {
             problems.push(format!(
-                "archived month {month} of {name} ({schema}.{table}): {n} rows with SHA-256 {h}, but {rows} rows with \
+                "archived month {month} of {name} ({s}.{table}): {n} rows with SHA-256 {h}, but {rows} rows with \
                  SHA-256 {sha256} were archived (altered since)"
             ));
         }
     }
     let note = (!months.is_empty()).then(|| {
         let mut by_month: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
-        for (month, name, _, _) in &months {
-            by_month.entry(month).or_default().push(name);
+        for r in &months {
+            by_month.entry(&r.month).or_default().push(&r.log);
         }
         let list: Vec<String> = by_month.iter().map(|(m, logs)| format!("{m} ({})", logs.join(", "))).collect();
         format!("archived months read with the live logs, each checked against its digest: {}", list.join("; "))
@@ -532,6 +626,9 @@ mod tests {
         assert_eq!(Month::of_table("audit", "answer_log_2026_01"), None);
         assert_eq!(Month { y: 2026, m: 12 }.next(), Month { y: 2027, m: 1 });
         assert_eq!(Month::of_ms(1_796_083_200_000).label(), "2026-12");
-        assert_eq!(table_of("2026-09", "transfers"), "transfers_2026_09");
+        assert_eq!(Month::of_label("2026-09"), Some(m));
+        for bad in ["2026-13", "2026-9", "26-09", "2026_09", "2026-09; DROP", "+026-09", ""] {
+            assert_eq!(Month::of_label(bad), None, "{bad}");
+        }
     }
 }

@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use baccarat_server::casino::{recover, Keys};
 use baccarat_server::pg_store::archive::{archive, Archived};
 use baccarat_server::pg_store::PgStore;
-use baccarat_server::store::Store;
+use baccarat_server::store::{History, Store};
 
 use super::checkpoint::{fingerprint, same};
 use super::pg::{both, database, reads};
@@ -25,9 +25,10 @@ const HOUR: u64 = 3_600_000;
 
 /// Move the first third of each log (by its key) into June 2025, which has
 /// no partition (its rows go to the default one), and the second third into
-/// August 2025, whose partition is made first. Returns the rows moved into
-/// each month, per log.
-fn age(pg: &PgStore) -> [(&'static str, u64, u64); 3] {
+/// August 2025, whose partition is made first; with `answer_times`, the
+/// answers' own times (`at_ms`, the server's clock) too. Returns the rows
+/// moved into each month, per log.
+fn age(pg: &PgStore, answer_times: bool) -> [(&'static str, u64, u64); 3] {
     pg.ensure_months(AUG_15).unwrap();
     pg.with_client(|c| {
         let mut out = [("transfers", 0, 0), ("audit", 0, 0), ("answer_log", 0, 0)];
@@ -50,8 +51,33 @@ fn age(pg: &PgStore) -> [(&'static str, u64, u64); 3] {
                 .unwrap();
             assert!(*june > 0 && *august > 0, "{log}: {june}, {august}");
         }
+        if answer_times {
+            c.batch_execute("UPDATE answer_log SET at_ms = (extract(epoch FROM at) * 1000)::bigint WHERE at < '2025-09-01'")
+                .unwrap();
+        }
         out
     })
+}
+
+/// Table 1's records and every transfer, counted as a full replay reads them.
+fn count_records(pg: &PgStore) -> usize {
+    let mut n = 0;
+    pg.each_record_after(1, 0, &mut |_| {
+        n += 1;
+        Ok(())
+    })
+    .unwrap();
+    n
+}
+
+fn count_transfers(pg: &PgStore) -> usize {
+    let mut n = 0;
+    pg.each_transfer_after(0, &mut |_| {
+        n += 1;
+        Ok(())
+    })
+    .unwrap();
+    n
 }
 
 /// The months archived, as (month, log, rows, copied out of the default).
@@ -74,13 +100,34 @@ fn archiving_months_on_postgres_moves_no_row_out_of_the_history() {
     let (sealed, _) = b.sealed("archive");
     b.pg.write_checkpoint(&sealed).unwrap();
     b.coup(4);
-    let moved = age(&b.pg);
+    let moved = age(&b.pg, true);
     let before = reads(&b.pg);
     let live = fingerprint(&b.casino, &b.feed);
 
     // Now is 2025-08-20 for the keys' window (an hour): August's answers are
     // inside it; everything before October is old enough otherwise.
+    // Readers of the whole history go on meanwhile, on connections of
+    // their own, and each read finds every row once.
+    let (records, transfers) = (count_records(&b.pg), count_transfers(&b.pg));
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let readers: Vec<_> = (0..2)
+        .map(|_| {
+            let (url, stop) = (b.url.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let pg = PgStore::connect(&url).unwrap();
+                let mut reads = 0;
+                while !stop.load(std::sync::atomic::Ordering::SeqCst) || reads == 0 {
+                    assert_eq!((count_records(&pg), count_transfers(&pg)), (records, transfers), "read {reads}");
+                    reads += 1;
+                }
+                reads
+            })
+        })
+        .collect();
     let done = archive(&b.url, OCT_1, AUG_20, HOUR).unwrap();
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    let read_counts: Vec<u32> = readers.into_iter().map(|r| r.join().unwrap()).collect();
+    eprintln!("reads of the whole history during the archive: {read_counts:?}");
     let [(_, tj, ta), (_, aj, aa), (_, nj, _)] = moved;
     let m = |month: &str, log: &str, rows: u64, d: bool| (month.to_string(), log.to_string(), rows, d);
     assert_eq!(
@@ -149,13 +196,13 @@ fn verify_checks_archived_months_and_names_one_altered_or_dropped() {
     baccarat_server::migrate::migrate(&cfg.db, &url).unwrap();
     let anchors = cfg.anchor_paths().0;
     let pg = PgStore::connect(&url).unwrap();
-    age(&pg);
+    age(&pg, true);
     // A partition with history of its own, aged too.
     let east_url = baccarat_server::pg_store::partition_url(&url, "east").unwrap();
     let mut east = super::pg::both_at(east_url.clone());
     east.coup(0);
     east.coup(1);
-    age(&east.pg);
+    age(&east.pg, true);
 
     let (clean, _) = verify_pg(&url, &anchors, None).unwrap();
     assert!(clean.problems.is_empty(), "{:?}", clean.problems);
@@ -197,6 +244,21 @@ fn verify_checks_archived_months_and_names_one_altered_or_dropped() {
     });
     assert!(verify_pg(&url, &anchors, None).unwrap().0.problems.is_empty(), "put back, clean again");
 
+    // A row of the registry no archive wrote is named, not followed.
+    pg.with_client(|c| {
+        c.batch_execute(
+            "INSERT INTO archived_months (month, log, rows, sha256, from_default) VALUES ('2025-13; DROP', 'audit', 0, '', false)",
+        )
+        .unwrap()
+    });
+    let (f, _) = verify_pg(&url, &anchors, None).unwrap();
+    assert!(
+        f.problems.iter().any(|p| p.contains("\"2025-13; DROP\" of \"audit\", which is not a month")),
+        "{:?}",
+        f.problems
+    );
+    pg.with_client(|c| c.batch_execute("DELETE FROM archived_months WHERE month = '2025-13; DROP'").unwrap());
+
     // An archived month dropped: the views go with it, and come back without it.
     pg.with_client(|c| c.batch_execute("DROP TABLE audit_2025_06 CASCADE").unwrap());
     let (f, _) = verify_pg(&url, &anchors, None).unwrap();
@@ -236,7 +298,7 @@ fn an_archive_behind_a_long_transaction_stops_within_its_bound() {
     let mut b = both("archivelock");
     b.coup(0);
     b.coup(1);
-    age(&b.pg);
+    age(&b.pg, false);
     let mut reader = postgres::Client::connect(&b.url, postgres::NoTls).unwrap();
     let mut long = reader.transaction().unwrap();
     long.query_one("SELECT count(*) FROM audit", &[]).unwrap();
@@ -251,5 +313,6 @@ fn an_archive_behind_a_long_transaction_stops_within_its_bound() {
     long.commit().unwrap();
     let done = archive(&b.url, OCT_1, AUG_20, HOUR).unwrap();
     assert!(done.iter().any(|a| a.log == "audit" && a.month == "2025-08"), "{done:?}");
+    assert!(!done.iter().any(|a| a.log == "answer_log"), "the answers were given now, by the server's clock: {done:?}");
     b.coup(2);
 }

@@ -167,6 +167,17 @@ pub struct Lease {
 /// table's lock ([`PgStore::ensure_months_ahead`]).
 pub const MONTH_LOCK_WAIT: &str = "1s";
 
+/// The advisory locks this server takes, each its own key (a session's
+/// and a transaction's advisory locks share one space of keys): a
+/// store's migrations, the bank's migrations (`bank/moves.rs`), and an
+/// archive run (`archive.rs`).
+pub(crate) const MIGRATION_LOCK: i64 = 7261;
+pub(crate) const BANK_MIGRATION_LOCK: i64 = 7262;
+pub(crate) const ARCHIVE_LOCK: i64 = 7263;
+const _: () = assert!(
+    MIGRATION_LOCK != BANK_MIGRATION_LOCK && ARCHIVE_LOCK != MIGRATION_LOCK && ARCHIVE_LOCK != BANK_MIGRATION_LOCK
+);
+
 /// The partitioned tables.
 const PARTITIONED: [&str; 3] = ["transfers", "audit", "answer_log"];
 
@@ -239,7 +250,7 @@ impl PgStore {
         let mut c = self.c();
         let mut tx = c.transaction()?;
         // One migrator at a time, whichever server opens first.
-        tx.execute("SELECT pg_advisory_xact_lock(7261)", &[])?;
+        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
         let path: String = tx.query_one("SELECT current_setting('search_path')", &[])?.get(0);
         let first = path.split(',').next().unwrap_or_default().trim().to_string();
         let Some(partition) = first.strip_prefix(PARTITION_SCHEMA).filter(|n| partition_name(n).is_ok()) else {

@@ -152,7 +152,7 @@ impl Bank {
 /// at a time.
 fn migrate(c: &mut Client) -> Result<(), BankError> {
     let mut tx = c.transaction()?;
-    tx.execute("SELECT pg_advisory_xact_lock(7262)", &[])?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&crate::pg_store::BANK_MIGRATION_LOCK])?;
     tx.batch_execute(&format!(
         "CREATE SCHEMA IF NOT EXISTS {SCHEMA}; CREATE TABLE IF NOT EXISTS {SCHEMA}.version (version INTEGER NOT NULL)"
     ))?;

@@ -68,15 +68,12 @@ use postgres::GenericClient;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use super::{PgStore, PARTITION_SCHEMA};
+use super::{PgStore, ARCHIVE_LOCK, MIGRATION_LOCK, PARTITION_SCHEMA};
 use crate::civil;
 use crate::store::StoreError;
 
 /// How long a detach waits for the live table's lock.
 pub const LOCK_WAIT: &str = "5s";
-
-/// The advisory lock the migrations take (`PgStore::migrate`).
-const MIGRATION_LOCK: i64 = 7261;
 
 /// A log's columns as its view has them, and its rows as digested (times
 /// in UTC to the microsecond, bytes as hex: text that depends on no
@@ -262,9 +259,6 @@ pub fn archive(url: &str, before_ms: u64, now_ms: u64, key_retention_ms: u64) ->
     }
     Ok(out)
 }
-
-/// The advisory lock one archive run holds, so that two never race.
-const ARCHIVE_LOCK: i64 = 7262;
 
 /// Which months a run archives: each log's before `logs`, the answers'
 /// before `answers` and only if every answer in them was given before

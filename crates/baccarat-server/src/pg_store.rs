@@ -163,8 +163,8 @@ pub struct Lease {
     pub epoch: i64,
 }
 
-/// How long a checkpoint's making of a month ahead waits for the live
-/// table's lock ([`PgStore::ensure_months_ahead`]).
+/// How long the making of a month's partition waits for each lock
+/// ([`PgStore::ensure_months_ahead`]).
 pub const MONTH_LOCK_WAIT: &str = "1s";
 
 /// The advisory locks this server takes, each its own key (a session's
@@ -280,28 +280,26 @@ impl PgStore {
     /// default partition is left there: PostgreSQL refuses a partition that
     /// would take rows from the default.)
     pub fn ensure_months(&self, at_ms: u64) -> Result<(), StoreError> {
-        self.make_months(at_ms, -1..=2, None)
+        self.make_months(at_ms, -1..=2)
     }
 
     /// Make the partitions of the two months after that of `at_ms`, where
     /// missing: each checkpoint does, so that a server running for months
     /// never writes into the default partition (archiving a month is then
-    /// detaching it: `archive.rs`). Making one locks the live table, and the
-    /// commits queue behind that lock while it is asked for: it is asked for
-    /// at most [`MONTH_LOCK_WAIT`], and a month not made is tried again at
-    /// the next checkpoint (with two months ahead, there are many).
+    /// detaching it: `archive.rs`).
     pub fn ensure_months_ahead(&self, at_ms: u64) -> Result<(), StoreError> {
-        self.make_months(at_ms, 1..=2, Some(MONTH_LOCK_WAIT))
+        self.make_months(at_ms, 1..=2)
     }
 
-    /// Make the partitions of the months `offsets` from that of `at_ms`,
-    /// each lock waited for at most `lock_wait` if given.
-    fn make_months(
-        &self,
-        at_ms: u64,
-        offsets: std::ops::RangeInclusive<i64>,
-        lock_wait: Option<&str>,
-    ) -> Result<(), StoreError> {
+    /// Make the partitions of the months `offsets` from that of `at_ms`.
+    /// Making one locks the live table (and scans its default partition,
+    /// empty but for months no one made), and the log's commits queue behind
+    /// that lock while it is asked for: each lock is asked for at most
+    /// [`MONTH_LOCK_WAIT`], and a month whose lock is busy is left for a later
+    /// checkpoint or start (with two months ahead, there are many; a month
+    /// never made has its rows in the default partition, which `archive`
+    /// copies out).
+    fn make_months(&self, at_ms: u64, offsets: std::ops::RangeInclusive<i64>) -> Result<(), StoreError> {
         let (y, m) = year_month(at_ms);
         let month = y * 12 + (m - 1);
         let mut c = self.c();
@@ -322,15 +320,18 @@ impl PgStore {
                     from.0, from.1, to.0, to.1
                 );
                 let mut tx = c.transaction()?;
-                if let Some(wait) = lock_wait {
-                    tx.batch_execute(&format!("SET LOCAL lock_timeout = '{wait}'"))?;
-                }
+                tx.batch_execute(&format!("SET LOCAL lock_timeout = '{MONTH_LOCK_WAIT}'"))?;
                 if let Err(e) = tx.batch_execute(&sql).and_then(|()| tx.commit()) {
-                    // Another server made it first, or its rows are in the default.
-                    let code = e.code().cloned();
-                    if code != Some(postgres::error::SqlState::DUPLICATE_TABLE)
-                        && code != Some(postgres::error::SqlState::CHECK_VIOLATION)
-                    {
+                    // Another server made it first, its rows are in the
+                    // default, or its lock is busy now.
+                    use postgres::error::SqlState;
+                    let later = [
+                        SqlState::DUPLICATE_TABLE,
+                        SqlState::CHECK_VIOLATION,
+                        SqlState::LOCK_NOT_AVAILABLE,
+                        SqlState::T_R_DEADLOCK_DETECTED,
+                    ];
+                    if !e.code().is_some_and(|c| later.contains(c)) {
                         return Err(e.into());
                     }
                 }

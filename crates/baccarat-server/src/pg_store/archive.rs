@@ -180,9 +180,10 @@ pub struct Archived {
     pub sha256: String,
     /// Copied out of the default partition, rather than detached.
     pub from_default: bool,
-    /// How long its last step took, from asking for its locks to the commit
-    /// (for a detach that is the live table's lock, which the log's commits
-    /// then wait for: they waited at most this long). A statistic.
+    /// How long its last step held its locks, from the moment it had them
+    /// all to the commit (for a detach that includes the live table's lock:
+    /// the log's commits waited this long, besides any wait for the commits
+    /// in flight before it). A statistic.
     pub locked_ms: f64,
 }
 
@@ -368,26 +369,33 @@ struct Done {
 /// Detach `month`'s partition of `log` (in schema `s`, quoted), registered
 /// with its digest; `None` when it holds no row (it is left as it is).
 ///
-/// Locks, in order: the month's partition against writes (`SHARE`: no live
-/// commit writes a past month, and a reader is not held) while its digest
-/// is taken; then the log's view, `ACCESS EXCLUSIVE`, which PostgreSQL also
-/// takes on every table the view reads, the live table among them. Readers
-/// of the view lock it before its tables, so taking the view first never
-/// deadlocks with them; the log's commits queue from when the live table's
-/// lock is asked for to the commit.
+/// Locks, in order, each waited for at most [`LOCK_WAIT`]: the month's
+/// partition against writes (`SHARE`: no live commit writes a past month,
+/// and a reader is not held) while its digest is taken; the migrations'
+/// lock, only if free (a start migrating now is not waited for, so the two
+/// never wait on each other); then the log's view, `ACCESS EXCLUSIVE`, which
+/// PostgreSQL also takes on every table the view reads, in the view's order:
+/// the archived months first, the live table last. Readers of the view lock
+/// it before its tables, so taking the view first never deadlocks with
+/// them, and an archived month held elsewhere (`pg_dump -t`) is waited for
+/// before the live table is asked for. The log's commits queue from when the
+/// live table's lock is asked for to the commit.
 fn detach(c: &mut postgres::Client, s: &str, log: &Log, month: Month) -> Result<Option<Done>, StoreError> {
     let table = month.table(log.name);
+    let busy = busy(s, log, month);
     let mut tx = c.transaction()?;
-    tx.batch_execute(&format!("LOCK TABLE {s}.{table} IN SHARE MODE"))?;
-    let (rows, sha256) = digest(&mut tx, s, &table, log)?;
+    let mut digested = || -> Result<(u64, String), postgres::Error> {
+        tx.batch_execute(&format!("SET LOCAL lock_timeout = '{LOCK_WAIT}'; LOCK TABLE {s}.{table} IN SHARE MODE"))?;
+        digest(&mut tx, s, &table, log)
+    };
+    let (rows, sha256) = digested().map_err(&busy)?;
     if rows == 0 {
         return Ok(None);
     }
-    let busy = busy(s, log, month);
-    let locked = std::time::Instant::now();
-    let mut steps = || -> Result<bool, postgres::Error> {
-        take_locks(&mut tx)?;
+    let mut steps = || -> Result<Option<std::time::Instant>, postgres::Error> {
+        migrations_lock(&mut tx)?;
         tx.batch_execute(&format!("LOCK TABLE {s}.{}_all IN ACCESS EXCLUSIVE MODE", log.name))?;
+        let locked = std::time::Instant::now();
         // Another run may have detached it meanwhile.
         let attached: bool = tx
             .query_one(
@@ -395,49 +403,56 @@ fn detach(c: &mut postgres::Client, s: &str, log: &Log, month: Month) -> Result<
                 &[&format!("{s}.{table}"), &format!("{s}.{}", log.name)],
             )?
             .get(0);
-        if attached {
-            tx.batch_execute(&format!("ALTER TABLE {s}.{} DETACH PARTITION {s}.{table}", log.name))?;
-            register(&mut tx, s, log, month, rows, &sha256, false)?;
+        if !attached {
+            return Ok(None);
         }
-        Ok(attached)
+        tx.batch_execute(&format!("ALTER TABLE {s}.{} DETACH PARTITION {s}.{table}", log.name))?;
+        register(&mut tx, s, log, month, rows, &sha256, false)?;
+        Ok(Some(locked))
     };
-    if !steps().map_err(&busy)? {
-        return Ok(None);
-    }
+    let Some(locked) = steps().map_err(&busy)? else { return Ok(None) };
     tx.commit()?;
     Ok(Some(Done { rows, sha256, locked_ms: locked.elapsed().as_secs_f64() * 1e3 }))
 }
 
-/// A lock not granted within [`LOCK_WAIT`], or a deadlock, named; other
-/// errors as they are.
+/// A lock not granted within [`LOCK_WAIT`], the migrations' lock taken, or
+/// a deadlock, named; other errors as they are.
 fn busy(s: &str, log: &Log, month: Month) -> impl Fn(postgres::Error) -> StoreError {
     let (s, log, month) = (s.to_string(), log.name, month.label());
     move |e| match e.code() {
         Some(&postgres::error::SqlState::LOCK_NOT_AVAILABLE | &postgres::error::SqlState::T_R_DEADLOCK_DETECTED) => {
             StoreError::Pg(format!(
                 "{s}.{log}: a lock was not granted within {LOCK_WAIT} (a long transaction holds it, such as a \
-                 verify reading the history); nothing of {month} was archived: run archive again"
+                 verify reading the history, or a server is migrating the schema); nothing of {month} was \
+                 archived: run archive again"
             ))
         }
         _ => e.into(),
     }
 }
 
-/// From here on wait at most [`LOCK_WAIT`] for each lock, and take the
-/// migrations' lock: one archive or migration at a time changes the views.
-fn take_locks(tx: &mut postgres::Transaction<'_>) -> Result<(), postgres::Error> {
-    tx.batch_execute(&format!("SET LOCAL lock_timeout = '{LOCK_WAIT}'"))?;
+/// The migrations' lock, if free: one archive or migration at a time
+/// changes the views. Not waited for: the archive already holds table
+/// locks, which a migration taken first might ask for.
+fn migrations_lock(tx: &mut postgres::Transaction<'_>) -> Result<(), postgres::Error> {
+    if tx.query_one("SELECT pg_try_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?.get(0) {
+        return Ok(());
+    }
+    // As a lock not granted in time: [`busy`] names it.
+    tx.batch_execute("SET LOCAL lock_timeout = '1ms'")?;
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
     Ok(())
 }
 
 /// Copy `month`'s rows of `log` out of its default partition into a table
 /// of the month's own, and delete them there, registered with their digest.
-/// (The view is replaced at the end, and only its own lock is taken for
-/// that: this transaction holds nothing a reader of the view waits for.)
+/// Each lock is waited for at most [`LOCK_WAIT`]. (The view is replaced at
+/// the end, and only its own lock is taken for that: this transaction holds
+/// nothing a reader of the view waits for.)
 fn copy_out_of_default(c: &mut postgres::Client, s: &str, log: &Log, month: Month) -> Result<Option<Done>, StoreError> {
     let table = month.table(log.name);
     let mut tx = c.build_transaction().isolation_level(postgres::IsolationLevel::RepeatableRead).start()?;
+    tx.batch_execute(&format!("SET LOCAL lock_timeout = '{LOCK_WAIT}'"))?;
     let exists: bool = tx.query_one("SELECT to_regclass($1) IS NOT NULL", &[&format!("{s}.{table}")])?.get(0);
     if exists {
         return Err(StoreError::Corrupt(format!(
@@ -448,17 +463,22 @@ fn copy_out_of_default(c: &mut postgres::Client, s: &str, log: &Log, month: Mont
         )));
     }
     let (from, to) = (month.start(), month.next().start());
-    tx.batch_execute(&format!("CREATE TABLE {s}.{table} (LIKE {s}.{} INCLUDING ALL)", log.name))?;
     let range = "at >= $1::text::timestamptz AND at < $2::text::timestamptz";
-    let copied = tx.execute(
-        &format!(
-            "INSERT INTO {s}.{table} ({cols}) SELECT {cols} FROM {s}.{log}_default WHERE {range}",
-            cols = log.columns,
-            log = log.name
-        ),
-        &[&from, &to],
-    )?;
-    let deleted = tx.execute(&format!("DELETE FROM {s}.{}_default WHERE {range}", log.name), &[&from, &to])?;
+    let mut moved = || -> Result<(u64, u64), postgres::Error> {
+        tx.batch_execute(&format!("CREATE TABLE {s}.{table} (LIKE {s}.{} INCLUDING ALL)", log.name))?;
+        let copied = tx.execute(
+            &format!(
+                "INSERT INTO {s}.{table} ({cols}) SELECT {cols} FROM {s}.{log}_default WHERE {range}",
+                cols = log.columns,
+                log = log.name
+            ),
+            &[&from, &to],
+        )?;
+        let deleted = tx.execute(&format!("DELETE FROM {s}.{}_default WHERE {range}", log.name), &[&from, &to])?;
+        Ok((copied, deleted))
+    };
+    let busy = busy(s, log, month);
+    let (copied, deleted) = moved().map_err(&busy)?;
     if copied != deleted {
         return Err(StoreError::Corrupt(format!(
             "{s}.{}_default: {copied} rows of {} copied but {deleted} deleted; nothing was archived",
@@ -467,10 +487,9 @@ fn copy_out_of_default(c: &mut postgres::Client, s: &str, log: &Log, month: Mont
         )));
     }
     let (rows, sha256) = digest(&mut tx, s, &table, log)?;
+    migrations_lock(&mut tx).map_err(&busy)?;
     let locked = std::time::Instant::now();
-    take_locks(&mut tx)
-        .and_then(|()| register(&mut tx, s, log, month, rows, &sha256, true))
-        .map_err(busy(s, log, month))?;
+    register(&mut tx, s, log, month, rows, &sha256, true).map_err(&busy)?;
     tx.commit()?;
     Ok(Some(Done { rows, sha256, locked_ms: locked.elapsed().as_secs_f64() * 1e3 }))
 }
@@ -530,17 +549,22 @@ fn registered(c: &mut impl GenericClient, s: &str) -> Result<Vec<Registered>, po
 
 /// Make `log`'s view the live table and every registered month of it still
 /// there.
+///
+/// The archived months come first and the live table last: locking the
+/// view (`detach`) locks its tables in this order, so a month held
+/// elsewhere is waited for before the live table, whose commits would queue.
 fn rebuild_view(c: &mut impl GenericClient, s: &str, log: &Log) -> Result<(), postgres::Error> {
-    let mut sql = format!("CREATE OR REPLACE VIEW {s}.{n}_all AS SELECT {} FROM {s}.{n}", log.columns, n = log.name);
+    let mut branches = Vec::new();
     for r in registered(c, s)? {
         let Some((month, _)) = r.names.filter(|(_, l)| l.name == log.name) else { continue };
         let table = month.table(log.name);
         let there: bool = c.query_one("SELECT to_regclass($1) IS NOT NULL", &[&format!("{s}.{table}")])?.get(0);
         if there {
-            sql.push_str(&format!(" UNION ALL SELECT {} FROM {s}.{table}", log.columns));
+            branches.push(format!("SELECT {} FROM {s}.{table}", log.columns));
         }
     }
-    c.batch_execute(&sql)
+    branches.push(format!("SELECT {} FROM {s}.{}", log.columns, log.name));
+    c.batch_execute(&format!("CREATE OR REPLACE VIEW {s}.{}_all AS {}", log.name, branches.join(" UNION ALL ")))
 }
 
 /// Rebuild the views of the schema first in `tx`'s search path if any is

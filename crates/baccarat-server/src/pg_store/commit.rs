@@ -214,8 +214,7 @@ impl Store for PgStore {
         seal: &mut CheckpointSeal<'_>,
     ) -> Result<(), StoreError> {
         use sha2::Digest;
-        // Not made now (its lock was busy): made at a later checkpoint.
-        let _ = self.ensure_months_ahead(s.at_ms);
+        self.ensure_months_ahead(s.at_ms)?;
         let fence = self.fences.get(&CASINO_LEASE).cloned();
         let mut c = self.c();
         let id: i64 = c

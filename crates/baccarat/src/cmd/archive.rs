@@ -107,7 +107,7 @@ fn run_pg(a: &ArchiveArgs, url: &str) -> Result<()> {
         let whose = m.partition.as_deref().map(|p| format!("partition {p}: ")).unwrap_or_default();
         let how = if m.from_default { "copied out of the default partition into" } else { "detached as" };
         println!(
-            "{whose}archived {} of {}: {} rows, {how} {} (SHA-256 {}); locks held {:.1} ms",
+            "{whose}archived {} of {}: {} rows, {how} {} (SHA-256 {}); the live table locked {:.1} ms",
             m.month, m.log, m.rows, m.table, m.sha256, m.locked_ms
         );
     }

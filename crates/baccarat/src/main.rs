@@ -43,8 +43,9 @@ enum Command {
     Serve(Box<cmd::serve::ServeArgs>),
     /// Check a database: audit chains, seeds, cards, results, settlements, ledger.
     Verify(cmd::verify::VerifyArgs),
-    /// Move history older than some days into a write-once archive file,
-    /// which verify and recall still read.
+    /// Move history older than some days out of the live tables (SQLite: into
+    /// a write-once file per month; PostgreSQL: detached month partitions),
+    /// still read by verify, recall and a full replay.
     Archive(cmd::archive::ArchiveArgs),
     /// Copy a SQLite casino into an empty PostgreSQL database and check the copy.
     Migrate(cmd::migrate::MigrateArgs),

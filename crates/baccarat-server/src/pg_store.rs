@@ -300,13 +300,12 @@ impl PgStore {
     /// never made has its rows in the default partition, which `archive`
     /// copies out).
     fn make_months(&self, at_ms: u64, offsets: std::ops::RangeInclusive<i64>) -> Result<(), StoreError> {
-        let (y, m) = year_month(at_ms);
-        let month = y * 12 + (m - 1);
+        let base = archive::Month::of_ms(at_ms);
         let mut c = self.c();
-        for k in month + offsets.start()..=month + offsets.end() {
-            let (from, to) = ((k / 12, k % 12 + 1), ((k + 1) / 12, (k + 1) % 12 + 1));
+        for k in offsets {
+            let month = base.after(k);
             for t in PARTITIONED {
-                let name = format!("{t}_{:04}_{:02}", from.0, from.1);
+                let name = month.table(t);
                 // In the schema the connection writes to (a partition's has its
                 // own, whatever the casino's schema after it in the path has).
                 let exists: bool = c
@@ -316,8 +315,9 @@ impl PgStore {
                     continue;
                 }
                 let sql = format!(
-                    "CREATE TABLE {name} PARTITION OF {t} FOR VALUES FROM ('{:04}-{:02}-01 00:00:00+00') TO ('{:04}-{:02}-01 00:00:00+00')",
-                    from.0, from.1, to.0, to.1
+                    "CREATE TABLE {name} PARTITION OF {t} FOR VALUES FROM ('{}') TO ('{}')",
+                    month.start(),
+                    month.next().start()
                 );
                 let mut tx = c.transaction()?;
                 tx.batch_execute(&format!("SET LOCAL lock_timeout = '{MONTH_LOCK_WAIT}'"))?;
@@ -496,6 +496,15 @@ impl PgStore {
     }
 }
 
+/// The casino's partitions (each a schema, [`partition_url`]), by name.
+pub(crate) fn partition_names(c: &mut impl postgres::GenericClient) -> Result<Vec<String>, postgres::Error> {
+    let rows = c.query(
+        "SELECT substr(nspname::text, $1) FROM pg_namespace WHERE starts_with(nspname::text, $2) ORDER BY nspname",
+        &[&(PARTITION_SCHEMA.len() as i32 + 1), &PARTITION_SCHEMA],
+    )?;
+    Ok(rows.iter().map(|r| r.get::<_, String>(0)).filter(|n| partition_name(n).is_ok()).collect())
+}
+
 /// The partitions of a partitioned table, by name.
 fn partitions_of(c: &mut Client, table: &str) -> Result<Vec<String>, StoreError> {
     let rows = c.query(
@@ -596,12 +605,6 @@ fn now_ms() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
 
-/// The (year, month) of a time in ms since the epoch, in UTC.
-fn year_month(at_ms: u64) -> (i64, i64) {
-    let (y, m, _) = crate::civil::civil_date(at_ms);
-    (y, m)
-}
-
 /// A record from a row of `seq, prev, body, hash` (the audit log's, or the
 /// bank's: `bank/`).
 pub(crate) fn record_of(r: &postgres::Row) -> Record {
@@ -631,12 +634,13 @@ mod tests {
     /// The month of a time, against dates worked out by hand.
     #[test]
     fn year_month_of_known_times() {
-        assert_eq!(year_month(0), (1970, 1));
-        assert_eq!(year_month(951_782_400_000), (2000, 2)); // 2000-02-29
-        assert_eq!(year_month(951_868_800_000), (2000, 3)); // 2000-03-01
-        assert_eq!(year_month(1_795_996_800_000), (2026, 11)); // 2026-11-30
-        assert_eq!(year_month(1_796_083_200_000), (2026, 12)); // 2026-12-01
-        assert_eq!(year_month(1_798_761_599_999), (2026, 12)); // 2026-12-31 23:59:59.999
-        assert_eq!(year_month(1_798_761_600_000), (2027, 1));
+        let ym = |ms| archive::Month::of_ms(ms).label();
+        assert_eq!(ym(0), "1970-01");
+        assert_eq!(ym(951_782_400_000), "2000-02"); // 2000-02-29
+        assert_eq!(ym(951_868_800_000), "2000-03"); // 2000-03-01
+        assert_eq!(ym(1_795_996_800_000), "2026-11"); // 2026-11-30
+        assert_eq!(ym(1_796_083_200_000), "2026-12"); // 2026-12-01
+        assert_eq!(ym(1_798_761_599_999), "2026-12"); // 2026-12-31 23:59:59.999
+        assert_eq!(ym(1_798_761_600_000), "2027-01");
     }
 }

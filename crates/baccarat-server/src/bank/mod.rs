@@ -305,15 +305,7 @@ pub fn list(c: &mut postgres::Client, money: bool) -> Result<Vec<PartitionInfo>,
     use crate::pg_store::PARTITION_SCHEMA;
     let mut tx =
         c.build_transaction().isolation_level(postgres::IsolationLevel::RepeatableRead).read_only(true).start()?;
-    let names: Vec<String> = tx
-        .query(
-            "SELECT substr(nspname::text, $1) FROM pg_namespace WHERE starts_with(nspname::text, $2) ORDER BY nspname",
-            &[&(PARTITION_SCHEMA.len() as i32 + 1), &PARTITION_SCHEMA],
-        )?
-        .iter()
-        .map(|r| r.get(0))
-        .filter(|n: &String| crate::pg_store::partition_name(n).is_ok())
-        .collect();
+    let names = crate::pg_store::partition_names(&mut tx)?;
     let bank: bool =
         money && tx.query_one("SELECT to_regclass('baccarat_bank.positions') IS NOT NULL", &[])?.get::<_, bool>(0);
     let mut out = Vec::new();

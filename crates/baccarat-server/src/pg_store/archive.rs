@@ -111,18 +111,24 @@ const LOGS: [Log; 3] = [
 /// A UTC month: its table's suffix (`2026_09`), its label (`2026-09`) and
 /// its bounds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct Month {
+pub(super) struct Month {
     y: i64,
     m: i64,
 }
 
 impl Month {
-    fn of_ms(ms: u64) -> Month {
+    pub(super) fn of_ms(ms: u64) -> Month {
         let (y, m, _) = civil::civil_date(ms);
         Month { y, m }
     }
 
-    fn next(self) -> Month {
+    /// The month `n` months after this one (before it if `n` is negative).
+    pub(super) fn after(self, n: i64) -> Month {
+        let k = self.y * 12 + (self.m - 1) + n;
+        Month { y: k.div_euclid(12), m: k.rem_euclid(12) + 1 }
+    }
+
+    pub(super) fn next(self) -> Month {
         if self.m == 12 {
             Month { y: self.y + 1, m: 1 }
         } else {
@@ -130,16 +136,16 @@ impl Month {
         }
     }
 
-    fn table(self, log: &str) -> String {
+    pub(super) fn table(self, log: &str) -> String {
         format!("{log}_{:04}_{:02}", self.y, self.m)
     }
 
-    fn label(self) -> String {
+    pub(super) fn label(self) -> String {
         format!("{:04}-{:02}", self.y, self.m)
     }
 
     /// The month's first instant, as PostgreSQL reads a `timestamptz`.
-    fn start(self) -> String {
+    pub(super) fn start(self) -> String {
         format!("{:04}-{:02}-01 00:00:00+00", self.y, self.m)
     }
 
@@ -225,7 +231,7 @@ pub fn archive(url: &str, before_ms: u64, now_ms: u64, key_retention_ms: u64) ->
     let mut out = Vec::new();
     let run = |out: &mut Vec<Archived>| -> Result<(), String> {
         archive_schema(&casino, None, cuts, out)?;
-        for name in partition_names(&casino).map_err(|e| e.to_string())? {
+        for name in super::partition_names(&mut *casino.c()).map_err(|e| e.to_string())? {
             let p_url = super::partition_url(url, &name)?;
             let store = PgStore::connect(&p_url).map_err(|e| format!("partition {name}: {e}"))?;
             archive_schema(&store, Some(&name), cuts, out)?;
@@ -269,15 +275,6 @@ struct Cuts {
     logs: Month,
     answers: Month,
     answers_before_ms: i64,
-}
-
-/// The casino's partitions, by name.
-fn partition_names(casino: &PgStore) -> Result<Vec<String>, StoreError> {
-    let rows = casino.c().query(
-        "SELECT substr(nspname::text, $1) FROM pg_namespace WHERE starts_with(nspname::text, $2) ORDER BY nspname",
-        &[&(PARTITION_SCHEMA.len() as i32 + 1), &PARTITION_SCHEMA],
-    )?;
-    Ok(rows.iter().map(|r| r.get::<_, String>(0)).filter(|n| super::partition_name(n).is_ok()).collect())
 }
 
 /// The schema first in `c`'s search path, quoted for SQL.
@@ -643,6 +640,9 @@ mod tests {
         assert_eq!(Month::of_table("audit", "audit_2026_13"), None);
         assert_eq!(Month::of_table("audit", "answer_log_2026_01"), None);
         assert_eq!(Month { y: 2026, m: 12 }.next(), Month { y: 2027, m: 1 });
+        assert_eq!(Month { y: 2026, m: 12 }.after(1), Month { y: 2027, m: 1 });
+        assert_eq!(Month { y: 2026, m: 1 }.after(-1), Month { y: 2025, m: 12 });
+        assert_eq!(Month { y: 2026, m: 11 }.after(14), Month { y: 2028, m: 1 });
         assert_eq!(Month::of_ms(1_796_083_200_000).label(), "2026-12");
         assert_eq!(Month::of_label("2026-09"), Some(m));
         for bad in ["2026-13", "2026-9", "26-09", "2026_09", "2026-09; DROP", "+026-09", ""] {

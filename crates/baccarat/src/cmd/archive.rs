@@ -46,22 +46,11 @@ pub fn run(a: ArchiveArgs) -> Result<()> {
         bail!("--db: {} does not exist", a.db.display());
     }
     let dir = a.dir.clone().unwrap_or_else(|| a.db.parent().unwrap_or(std::path::Path::new(".")).join("archive"));
-    let now = baccarat_server::http::now_ms();
-    let before = now.saturating_sub(a.older_than_days * 86_400_000);
-    let started = std::time::Instant::now();
-    let months = baccarat_server::archive::archive(&a.db, &dir, before, now, a.key_retention_hours * 3_600_000)
-        .map_err(anyhow::Error::msg)?;
-    // Throughput is a statistic (floats are for statistics, never money).
-    let seconds = started.elapsed().as_secs_f64();
-    let rows: u64 = months.iter().map(|r| r.records + r.transfers + r.answers).sum();
+    let (months, seconds) =
+        timed(&a, |before, now, keys| baccarat_server::archive::archive(&a.db, &dir, before, now, keys))?;
     if a.json {
-        let out = serde_json::json!({
-            "archives": months,
-            "seconds": seconds,
-            "rows_per_second": if seconds > 0.0 { rows as f64 / seconds } else { 0.0 },
-        });
-        println!("{out}");
-        return Ok(());
+        let rows = months.iter().map(|r| r.records + r.transfers + r.answers).sum();
+        return print_json("archives", &months, rows, seconds);
     }
     for r in &months {
         println!(
@@ -87,21 +76,10 @@ fn run_pg(a: &ArchiveArgs, url: &str) -> Result<()> {
              \"Archiving\"); leave --dir out"
         );
     }
-    let now = baccarat_server::http::now_ms();
-    let before = now.saturating_sub(a.older_than_days * 86_400_000);
-    let started = std::time::Instant::now();
-    let months = baccarat_server::pg_store::archive::archive(url, before, now, a.key_retention_hours * 3_600_000)
-        .map_err(anyhow::Error::msg)?;
-    let seconds = started.elapsed().as_secs_f64();
-    let rows: u64 = months.iter().map(|m| m.rows).sum();
+    let (months, seconds) =
+        timed(a, |before, now, keys| baccarat_server::pg_store::archive::archive(url, before, now, keys))?;
     if a.json {
-        let out = serde_json::json!({
-            "archived_months": months,
-            "seconds": seconds,
-            "rows_per_second": if seconds > 0.0 { rows as f64 / seconds } else { 0.0 },
-        });
-        println!("{out}");
-        return Ok(());
+        return print_json("archived_months", &months, months.iter().map(|m| m.rows).sum(), seconds);
     }
     for m in &months {
         let whose = m.partition.as_deref().map(|p| format!("partition {p}: ")).unwrap_or_default();
@@ -111,5 +89,28 @@ fn run_pg(a: &ArchiveArgs, url: &str) -> Result<()> {
             m.month, m.log, m.rows, m.table, m.sha256, m.locked_ms
         );
     }
+    Ok(())
+}
+
+/// Run an archive of every month that ended `--older-than-days` ago, with
+/// the keys' window of `--key-retention-hours`: its result and its seconds.
+fn timed<T>(a: &ArchiveArgs, run: impl FnOnce(u64, u64, u64) -> Result<T, String>) -> Result<(T, f64)> {
+    let now = baccarat_server::http::now_ms();
+    let before = now.saturating_sub(a.older_than_days * 86_400_000);
+    let started = std::time::Instant::now();
+    let out = run(before, now, a.key_retention_hours * 3_600_000).map_err(anyhow::Error::msg)?;
+    // Throughput is a statistic (floats are for statistics, never money).
+    Ok((out, started.elapsed().as_secs_f64()))
+}
+
+/// The result as one JSON object: what was archived under `key`, the
+/// seconds and the rows per second.
+fn print_json(key: &str, archived: &impl serde::Serialize, rows: u64, seconds: f64) -> Result<()> {
+    let out = serde_json::json!({
+        key: archived,
+        "seconds": seconds,
+        "rows_per_second": if seconds > 0.0 { rows as f64 / seconds } else { 0.0 },
+    });
+    println!("{out}");
     Ok(())
 }

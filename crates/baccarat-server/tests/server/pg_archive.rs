@@ -177,9 +177,12 @@ fn archiving_months_on_postgres_moves_no_row_out_of_the_history() {
 
 /// `verify` reads archived months with the live rows, and checks each
 /// against the digest taken when it was archived: a row altered in an
-/// archived month is named, and so is a month dropped (with `CASCADE`,
-/// which takes the views too: the next connection rebuilds them from what
-/// is left). Every partition of the casino is archived by one run.
+/// archived month is named. A forger who also writes the altered month's
+/// digest into the registry is still found, by the ledger (a transfer) or
+/// by the chain (a record), as the README says. A month dropped is named
+/// (with `CASCADE`, which takes the views too: the next connection rebuilds
+/// them from what is left). Every partition of the casino is archived by
+/// one run.
 #[test]
 fn verify_checks_archived_months_and_names_one_altered_or_dropped() {
     use super::checkpoint::{config, deposits, play};
@@ -235,12 +238,53 @@ fn verify_checks_archived_months_and_names_one_altered_or_dropped() {
         "{:?}",
         f.problems
     );
+    // The forger also writes the altered month's digest into the registry
+    // (anyone who can edit the database can compute it, as `verify` does):
+    // the digest no longer objects, and the ledger's own checks still do.
+    let (registered, digest) = forge_registry(&pg, &f.problems, "2025-08", "transfers");
+    let (f, _) = verify_pg(&url, &anchors, None).unwrap();
+    assert!(!f.problems.iter().any(|p| p.starts_with("archived month")), "{:?}", f.problems);
+    // The ledger's invariant, and the wager's record, which calls for the
+    // amount the transfer had.
+    assert!(f.problems.iter().any(|p| p.contains("ledger invariant broken")), "{:?}", f.problems);
+    assert!(f.problems.iter().any(|p| p.contains("does not match its audit event")), "{:?}", f.problems);
     pg.with_client(|c| {
         c.execute(
             "UPDATE transfers_2025_08 SET amount = amount - 100 WHERE id = (SELECT min(id) FROM transfers_2025_08)",
             &[],
         )
-        .unwrap()
+        .unwrap();
+        c.execute("UPDATE archived_months SET sha256 = $1 WHERE sha256 = $2", &[&registered, &digest]).unwrap();
+    });
+    assert!(verify_pg(&url, &anchors, None).unwrap().0.problems.is_empty(), "put back, clean again");
+
+    // The same for a record of a table's chain in an archived month: its
+    // amount changed, and the month's digest registered to match.
+    let (tbl, seq, body): (i64, i64, String) = pg.with_client(|c| {
+        let r = c
+            .query_one(
+                "SELECT tbl, seq, body FROM audit_2025_08 WHERE body LIKE '%\"amount\":%' ORDER BY tbl, seq LIMIT 1",
+                &[],
+            )
+            .unwrap();
+        (r.get(0), r.get(1), r.get(2))
+    });
+    let set_body = |b: &str| {
+        pg.with_client(|c| {
+            c.execute("UPDATE audit_2025_08 SET body = $3 WHERE tbl = $1 AND seq = $2", &[&tbl, &seq, &b]).unwrap()
+        })
+    };
+    assert_eq!(set_body(&body.replacen("\"amount\":", "\"amount\":1", 1)), 1);
+    let (f, _) = verify_pg(&url, &anchors, None).unwrap();
+    let (registered, digest) = forge_registry(&pg, &f.problems, "2025-08", "audit");
+    let (f, _) = verify_pg(&url, &anchors, None).unwrap();
+    assert!(!f.problems.iter().any(|p| p.starts_with("archived month")), "{:?}", f.problems);
+    // The chain's hash, and the transfer the record no longer matches.
+    assert!(f.problems.iter().any(|p| p.contains("its hash does not match its contents")), "{:?}", f.problems);
+    assert!(f.problems.iter().any(|p| p.contains("does not match its audit event")), "{:?}", f.problems);
+    set_body(&body);
+    pg.with_client(|c| {
+        c.execute("UPDATE archived_months SET sha256 = $1 WHERE sha256 = $2", &[&registered, &digest]).unwrap()
     });
     assert!(verify_pg(&url, &anchors, None).unwrap().0.problems.is_empty(), "put back, clean again");
 
@@ -268,6 +312,23 @@ fn verify_checks_archived_months_and_names_one_altered_or_dropped() {
         f.problems
     );
     assert!(f.records < clean.records, "June's records are gone: {} of {}", f.records, clean.records);
+}
+
+/// Write into `archived_months` the digest that `verify` found for `log`'s
+/// `month` (a forger's move once the month's rows are edited); returns the
+/// digest registered before and the one written.
+fn forge_registry(pg: &PgStore, problems: &[String], month: &str, log: &str) -> (String, String) {
+    let named = format!("archived month {month} of {log} ");
+    let p = problems.iter().find(|p| p.starts_with(&named)).unwrap_or_else(|| panic!("{named}: {problems:?}"));
+    let digest = p.split("SHA-256 ").nth(1).and_then(|t| t.split(',').next()).expect("the digest found").to_string();
+    let registered: String = pg.with_client(|c| {
+        c.query_one("SELECT sha256 FROM archived_months WHERE month = $1 AND log = $2", &[&month, &log]).unwrap().get(0)
+    });
+    pg.with_client(|c| {
+        c.execute("UPDATE archived_months SET sha256 = $1 WHERE month = $2 AND log = $3", &[&digest, &month, &log])
+            .unwrap()
+    });
+    (registered, digest)
 }
 
 /// Each checkpoint makes the partitions of the two months after its own,

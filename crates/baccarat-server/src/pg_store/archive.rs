@@ -129,11 +129,7 @@ impl Month {
     }
 
     pub(super) fn next(self) -> Month {
-        if self.m == 12 {
-            Month { y: self.y + 1, m: 1 }
-        } else {
-            Month { y: self.y, m: self.m + 1 }
-        }
+        self.after(1)
     }
 
     pub(super) fn table(self, log: &str) -> String {

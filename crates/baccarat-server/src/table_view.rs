@@ -119,10 +119,15 @@ pub struct TableView {
     #[serde(skip)]
     pub private: Vec<(PlayerId, CardsView)>,
     /// The refusal a new wager gets here, while the table takes none and is
-    /// neither halted nor settling: the HTTP threads give it without the
-    /// writer (`http/early.rs`).
+    /// not halted: the HTTP threads give it without the writer
+    /// (`http/early.rs`).
     #[serde(skip)]
     pub wagers_closed: Option<crate::casino::Reply>,
+    /// The table (not halted) is still recording its last coup's settlement
+    /// in chunks (`casino/settle.rs`): a single wager gets `settling` there,
+    /// and a slip the table's refusal line by line (`http/early.rs`).
+    #[serde(skip)]
+    pub settling: bool,
 }
 
 impl TableView {
@@ -245,10 +250,11 @@ fn view(t: &CasinoTable, old: Option<&TableView>, now_ms: u64) -> TableView {
         halted: t.halted.clone(),
         personal_limits: t.engine.state().personal.clone(),
         private,
-        wagers_closed: match (&t.halted, t.engine.settling()) {
-            (None, false) => t.engine.wagers_closed(None).map(crate::casino::Reply::from),
-            _ => None,
+        wagers_closed: match &t.halted {
+            None => t.engine.wagers_closed(None).map(crate::casino::Reply::from),
+            Some(_) => None,
         },
+        settling: t.halted.is_none() && t.engine.settling(),
     }
 }
 

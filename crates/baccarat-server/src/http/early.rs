@@ -2,10 +2,13 @@
 //!
 //! # Why
 //!
-//! Between coups (dealing, the result, a new shoe) a table takes no wagers,
-//! and about half of a busy floor's wager requests arrive then. Each used to
-//! pass the single writer, wait for the next batch's fsync and be refused
-//! there, taking writer time from every other table (issue 12).
+//! Between coups (dealing, the result, the settlement, a new shoe) a table
+//! takes no wagers, and about half of a busy floor's wager requests arrive
+//! then. Each used to pass the single writer, wait for the next batch's fsync
+//! and be refused there, taking writer time from every other table (issue 12).
+//! A table settling a big coup in chunks (`casino/settle.rs`) was left to the
+//! writer at first; its refusals then waited behind the batches that carry
+//! the settlement, and were the slowest answers `loadgen` timed.
 //!
 //! # When it is safe
 //!
@@ -17,11 +20,15 @@
 //! HTTP thread refuses only when all of these hold:
 //!
 //! 1. **The table is closed, as committed.** The read model (`Views`) carries,
-//!    for each table, the refusal a new wager gets there
-//!    ([`TableView::wagers_closed`](crate::table_view::TableView)), computed
-//!    on the writer for a table that is neither halted nor settling, and made
-//!    visible only once its batch is durable. The refusal is the writer's at
-//!    that batch: nothing a player has been shown is newer than the read model.
+//!    for each table that is not halted, the refusal a new wager gets there
+//!    ([`TableView::wagers_closed`](crate::table_view::TableView)) and
+//!    whether it is settling, computed on the writer and made visible only
+//!    once its batch is durable (a settling table records events in every
+//!    batch until its coup closes, so its view follows each one). At a
+//!    settling table a single wager gets `settling` and a slip the table's
+//!    refusal line by line, as the writer answers them (`Casino::wager`,
+//!    `Casino::slip`). The refusal is the writer's at that batch: nothing a
+//!    player has been shown is newer than the read model.
 //! 2. **No request under the same key is on its way.** Every wager request
 //!    enters its keys in [`InFlight`] before it is queued, and leaves when the
 //!    committer answers it, which is after its batch is durable.
@@ -176,13 +183,17 @@ pub fn closed_reply(v: &Views, req: &Request) -> Option<Reply> {
         | Request::Wagers { table, player, .. } => (*table, *player),
         _ => return None,
     };
-    let refusal = v.tables.iter().find(|t| t.id == table)?.wagers_closed.clone()?;
+    let view = v.tables.iter().find(|t| t.id == table)?;
     Some(match req {
-        Request::Wagers { slip, .. } => Reply::Wagers {
-            results: slip.iter().map(|_| refusal.clone()).collect(),
-            balance: v.balances.get(&player).map_or(baccarat_rules::Money::ZERO, |b| b.1),
-        },
-        _ => refusal,
+        Request::Wagers { slip, .. } => {
+            let refusal = view.wagers_closed.clone()?;
+            Reply::Wagers {
+                results: slip.iter().map(|_| refusal.clone()).collect(),
+                balance: v.balances.get(&player).map_or(baccarat_rules::Money::ZERO, |b| b.1),
+            }
+        }
+        _ if view.settling => crate::casino::settling(table),
+        _ => view.wagers_closed.clone()?,
     })
 }
 

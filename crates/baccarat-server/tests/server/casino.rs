@@ -388,9 +388,9 @@ fn a_slip_with_no_line_placed_records_nothing_and_may_be_sent_again() {
 
 /// The refusal the HTTP threads give without the writer (`http/early.rs`) is
 /// the writer's own, for a new key, at every step of three coups and a new
-/// shoe: a single wager, a token wager and a slip, compared whole (rule,
-/// message, and a slip's balance). It is given only while the table takes no
-/// wagers, and then it writes nothing.
+/// shoe (one of them settled in chunks): a single wager, a token wager and a
+/// slip, compared whole (rule, message, and a slip's balance). It is given
+/// only while the table takes no wagers, and then it writes nothing.
 #[test]
 fn the_refusal_without_the_writer_is_the_writers_own_at_every_step() {
     use baccarat_server::casino::SlipLine;
@@ -420,7 +420,8 @@ fn the_refusal_without_the_writer_is_the_writers_own_at_every_step() {
             },
         ]
     };
-    let (mut steps, mut compared, mut open_seen) = (0, 0, 0);
+    use baccarat_server::casino::settle::FIRST_CHUNK;
+    let (mut steps, mut compared, mut open_seen, mut settling_seen) = (0, 0, 0, 0);
     let mut step = |c: &mut Casino, commit: &mut Commit| {
         steps += 1;
         let mut views = Views::default();
@@ -452,12 +453,40 @@ fn the_refusal_without_the_writer_is_the_writers_own_at_every_step() {
             c.handle(wager(1, Bet::Banker, 2000, &format!("real-{coup}")), &mut commit),
             Reply::Wager { .. }
         ));
+        // One coup too big to settle in the command that completes it: the
+        // table is settling for some batches (`casino/settle.rs`).
+        if coup == 1 {
+            for i in 0..FIRST_CHUNK * 2 / 10 {
+                let player = 2 + i as u32 % 2;
+                let line = |n: usize| SlipLine {
+                    spot: Spot::Box(player as u8),
+                    bet: if n % 2 == 0 { Bet::Banker } else { Bet::Tie },
+                    amount: Money(1000),
+                    ante: Money::ZERO,
+                };
+                let slip = (0..10).map(line).collect();
+                let r = c.handle(
+                    Request::Wagers { table: 1, player: PlayerId(player), slip, key: format!("big-{i}") },
+                    &mut commit,
+                );
+                assert!(
+                    matches!(&r, Reply::Wagers { results, .. } if results.iter().all(|r| matches!(r, Reply::Wager { .. }))),
+                    "{r:?}"
+                );
+            }
+        }
         c.handle(table(Command::CloseBetting), &mut commit);
-        while matches!(c.phase(1), Some(Phase::Closed | Phase::Dealing)) {
+        while matches!(c.phase(1), Some(Phase::Closed | Phase::Dealing)) || c.settling() {
             step(&mut c, &mut commit);
-            c.handle(table(Command::DealNext), &mut commit);
+            if c.settling() {
+                settling_seen += 1;
+                c.settle_some(&mut commit);
+            } else {
+                c.handle(table(Command::DealNext), &mut commit);
+            }
         }
     }
     step(&mut c, &mut commit);
     assert!(compared >= 3 * 20 && open_seen == 3 * 4, "{compared} compared, {open_seen} open");
+    assert!(settling_seen > 0, "the big coup settled in chunks");
 }

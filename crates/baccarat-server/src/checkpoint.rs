@@ -253,6 +253,11 @@ impl Parts<'_> {
 impl std::io::Write for Parts<'_> {
     fn write(&mut self, mut data: &[u8]) -> std::io::Result<usize> {
         let n = data.len();
+        // serde_json writes a token at a time: most fit in the part as it is.
+        if n < crate::store::CHECKPOINT_PART_BYTES - self.buf.len() {
+            self.buf.extend_from_slice(data);
+            return Ok(n);
+        }
         while !data.is_empty() {
             let room = crate::store::CHECKPOINT_PART_BYTES - self.buf.len();
             let (now, later) = data.split_at(room.min(data.len()));

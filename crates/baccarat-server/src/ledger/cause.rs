@@ -42,15 +42,32 @@ impl Cause {
     /// The cause as the store keeps it: `deposit:SEQ`, `float:TABLE`,
     /// `wager:TABLE:WAGER`, `tournament:SEQ`, `promotion:SEQ`, `bank:SEQ`, or empty.
     pub fn encode(self) -> String {
+        let mut out = String::new();
+        self.encode_into(&mut out);
+        out
+    }
+
+    /// [`Cause::encode`] appended to `out`, with no allocation of its own:
+    /// the committer encodes one for every transfer it stores
+    /// (`store/blocks.rs`), and `format!` there was 5% of its time.
+    pub fn encode_into(self, out: &mut String) {
+        let mut n = itoa::Buffer::new();
+        let mut put = |tag: &str, numbers: &[u64]| {
+            out.push_str(tag);
+            for &x in numbers {
+                out.push(':');
+                out.push_str(n.format(x));
+            }
+        };
         match self {
-            Cause::None => String::new(),
-            Cause::Deposit { seq } => format!("deposit:{seq}"),
-            Cause::Float { table } => format!("float:{table}"),
-            Cause::Wager { table, wager } => format!("wager:{table}:{wager}"),
-            Cause::Tournament { seq } => format!("tournament:{seq}"),
-            Cause::Promotion { seq } => format!("promotion:{seq}"),
-            Cause::Slip { table, first, accepted } => format!("slip:{table}:{first}:{accepted}"),
-            Cause::Bank { seq } => format!("bank:{seq}"),
+            Cause::None => {}
+            Cause::Deposit { seq } => put("deposit", &[seq]),
+            Cause::Float { table } => put("float", &[table.into()]),
+            Cause::Wager { table, wager } => put("wager", &[table.into(), wager.0]),
+            Cause::Tournament { seq } => put("tournament", &[seq]),
+            Cause::Promotion { seq } => put("promotion", &[seq]),
+            Cause::Slip { table, first, accepted } => put("slip", &[table.into(), first.0, accepted.into()]),
+            Cause::Bank { seq } => put("bank", &[seq]),
         }
     }
 
@@ -74,5 +91,36 @@ impl Cause {
             _ => return None,
         };
         p.next().is_none().then_some(c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use baccarat_table::engine::WagerId;
+
+    /// Every cause is spelt as the store has always kept it, appended to what
+    /// is already there, and reads back as itself, at the ends of its ranges.
+    #[test]
+    fn causes_are_spelt_as_stored_and_read_back() {
+        let m = u64::MAX;
+        let cases = [
+            (Cause::None, String::new()),
+            (Cause::Deposit { seq: 0 }, "deposit:0".to_string()),
+            (Cause::Float { table: u32::MAX }, format!("float:{}", u32::MAX)),
+            (Cause::Wager { table: 7, wager: WagerId(m) }, format!("wager:7:{m}")),
+            (Cause::Tournament { seq: 12 }, "tournament:12".to_string()),
+            (Cause::Promotion { seq: m }, format!("promotion:{m}")),
+            (Cause::Slip { table: 3, first: WagerId(40), accepted: 0b1101 }, "slip:3:40:13".to_string()),
+            (Cause::Bank { seq: 1_000_000 }, "bank:1000000".to_string()),
+        ];
+        let mut out = String::from("x");
+        for (cause, spelt) in cases {
+            assert_eq!(cause.encode(), spelt);
+            out.truncate(1);
+            cause.encode_into(&mut out);
+            assert_eq!(out, format!("x{spelt}"), "appended");
+            assert_eq!(Cause::parse(&spelt), Some(cause), "{spelt:?}");
+        }
     }
 }

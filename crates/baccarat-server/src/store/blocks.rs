@@ -104,6 +104,7 @@ pub fn decode_records(table: u32, first: u64, last: u64, data: &[u8]) -> Result<
 pub fn encode_transfers(transfers: &[&Transfer]) -> Result<Vec<u8>, StoreError> {
     let mut out = Vec::with_capacity(1 + transfers.len() * 48);
     out.push(VERSION);
+    let mut cause = String::new();
     for (i, t) in transfers.iter().enumerate() {
         if i > 0 && t.id <= transfers[i - 1].id {
             return Err(StoreError::Corrupt(format!(
@@ -129,7 +130,9 @@ pub fn encode_transfers(transfers: &[&Transfer]) -> Result<Vec<u8>, StoreError> 
             }
         }
         put_str(&mut out, &t.memo);
-        put_str(&mut out, &t.cause.encode());
+        cause.clear();
+        t.cause.encode_into(&mut cause);
+        put_str(&mut out, &cause);
     }
     Ok(out)
 }

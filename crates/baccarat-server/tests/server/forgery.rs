@@ -333,26 +333,64 @@ fn deleting_a_table_and_its_chain_is_caught() {
     caught(&p, "names table 2's float but no audit event explains it");
 }
 
+/// A packed block's LEB128 length and LZ4 data (`store/blocks.rs`, version 2),
+/// unpacked as a forger would: the format is public.
+fn unpack_block(data: &[u8]) -> Vec<u8> {
+    assert_eq!(data[0], 2, "blocks are written packed");
+    let (mut n, mut at) = (0usize, 1);
+    while data[at] & 0x80 != 0 {
+        n |= usize::from(data[at] & 0x7f) << (7 * (at - 1));
+        at += 1;
+    }
+    n |= usize::from(data[at]) << (7 * (at - 1));
+    lz4_flex::block::decompress(&data[at + 1..], n).unwrap()
+}
+
+/// Packed again, as the server packs it.
+fn pack_block(body: &[u8]) -> Vec<u8> {
+    let mut out = vec![2u8];
+    let mut n = body.len();
+    while n >= 0x80 {
+        out.push((n as u8) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+    out.extend_from_slice(&lz4_flex::block::compress(body));
+    out
+}
+
 /// The logs as the server writes them, a batch's records of a chain in one
-/// row (`store/blocks.rs`), forged in place without unpacking them: a stake
-/// changed inside a block is named at its record, as in a row of its own, and
-/// a block cut short stops `verify` with an error naming the block.
+/// row (`store/blocks.rs`), packed: unpacked, forged and packed again, a
+/// stake changed inside a block is named at its record, as in a row of its
+/// own; written back unpacked (version 1, which is still read), the same;
+/// and a block cut short stops `verify` with an error naming the block.
 #[test]
 fn a_block_forged_in_place_is_caught() {
+    for repack in [true, false] {
+        a_block_forged(repack);
+    }
+}
+
+fn a_block_forged(repack: bool) {
     let copy = Forged::new();
     let c = Connection::open(&copy.db).unwrap();
-    let (rowid, first, mut data): (i64, i64, Vec<u8>) = c
-        .query_row(
-            "SELECT rowid, first, data FROM audit_blocks WHERE tbl = 1 AND instr(data, CAST('\"stake\":' AS BLOB)) > 0
-             ORDER BY last LIMIT 1",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
+    let blocks: Vec<(i64, i64, Vec<u8>)> = c
+        .prepare("SELECT rowid, first, data FROM audit_blocks WHERE tbl = 1 ORDER BY last")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let (rowid, first, mut data) = blocks
+        .into_iter()
+        .map(|(rowid, first, data)| (rowid, first, unpack_block(&data)))
+        .find(|(_, _, data)| data.windows(8).any(|w| w == b"\"stake\":"))
         .unwrap();
     let at = data.windows(8).position(|w| w == b"\"stake\":").unwrap() + 8;
     assert!(data[at].is_ascii_digit() && data[at] != b'9');
     data[at] += 1;
-    c.execute("UPDATE audit_blocks SET data = ?1 WHERE rowid = ?2", params![data, rowid]).unwrap();
+    let forged = if repack { pack_block(&data) } else { [&[1u8][..], &data].concat() };
+    c.execute("UPDATE audit_blocks SET data = ?1 WHERE rowid = ?2", params![forged, rowid]).unwrap();
     drop(c);
     let p = copy.problems();
     caught(&p, "table 1: audit chain broken at record");

@@ -338,13 +338,15 @@ pub fn run_serve(a: ServeArgs) -> Result<()> {
 ///
 /// mimalloc asks for huge pages on its arenas (`madvise(MADV_HUGEPAGE)`), and
 /// the kernel then zeroes two megabytes at the first touch of each. Under
-/// `loadgen` that zeroing was 9% of the committer's time and 3% of the
-/// writer's (`perf`: `clear_page_erms` under `do_huge_pmd_anonymous_page`),
+/// `loadgen` that zeroing was 9% of the committer's time and about 10% of the
+/// writer's (3.2% of the whole server's samples; `perf`: `clear_page_erms`
+/// under `do_huge_pmd_anonymous_page`),
 /// in faults long enough to show in every request's p99: four alternated
 /// 30 s runs each gave p99 10.0–12.5 ms and 40.7–52.1 k bets/s (mean 46.1)
 /// with them off, against 14.6–18.9 ms and 42.8–46.6 k (mean 43.9) with
-/// them on. (On this machine a first touch of fresh memory costs six times
-/// as much in huge pages as in small ones: 3.5 s against 0.6 s a GiB.) A
+/// them on. (On this machine a first touch of fresh memory cost six times
+/// as much in huge pages as in small ones, in a C `memset` of 1 GiB the
+/// session before: 3.5 s against 0.6 s.) A
 /// refusal leaves the server as it was, so it is only reported.
 fn no_huge_pages() {
     #[cfg(target_os = "linux")]

@@ -6,7 +6,9 @@
 //! serve, whether a checkpoint was used, the tail read, and the process's peak
 //! and current RSS. The start's own checkpoint, which `serve` writes in the
 //! background while it serves, is then written here and timed on its own
-//! (`checkpoint_seconds`, null when none was due).
+//! (`checkpoint_seconds`, null when none was due). A table whose settlement
+//! a crash cut short is still settling when the start ends
+//! (`settling_tables`): `serve`'s writer records the rest while it serves.
 //! The first start on a database without a checkpoint replays it all and then
 //! writes one; the starts after it read only the tail. `--key-retention-hours H`
 //! sets the idempotency keys' window (default 72). A start reads none of the
@@ -30,6 +32,15 @@ fn rss(field: &str) -> u64 {
 }
 
 fn main() {
+    // As `baccarat serve` runs (`crates/baccarat/src/cmd/serve.rs`): without
+    // transparent huge pages, whose first touch the kernel zeroes two
+    // megabytes at a time. With them on, that zeroing was 27% of a start's
+    // samples after a crash under `loadgen` (`perf`: `clear_page_erms`), a
+    // cost `serve` does not pay.
+    #[cfg(target_os = "linux")]
+    if let Err(e) = nix::sys::prctl::set_thp_disable(true) {
+        eprintln!("warning: cannot turn transparent huge pages off ({e}); measuring with them");
+    }
     let mut args = std::env::args().skip(1);
     let Some(db) = args.next() else {
         eprintln!("usage: restart DB [--times N]");
@@ -79,6 +90,7 @@ fn main() {
                 "tables": o.casino.tables.len(),
                 "keys": o.casino.ledger.keys(),
                 "pending_holds": o.casino.ledger.pending().count(),
+                "settling_tables": o.casino.tables.values().filter(|t| t.engine.settling()).count(),
                 "rss_mb": rss("VmRSS:"),
                 "peak_rss_mb": rss("VmHWM:"),
             })

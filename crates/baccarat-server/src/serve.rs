@@ -216,6 +216,23 @@ impl Opened {
         let Some(cp) = self.due.take() else { return Ok(()) };
         seal_and_write(&mut self.store, &self.anchors, &cp)
     }
+
+    /// Record the rest of every settlement a crash left part-way, in one
+    /// batch: committed, anchored and folded into the read model
+    /// (`casino/settle.rs`). For a caller that runs no writer, whose batches
+    /// would otherwise record it a chunk at a time.
+    pub fn finish_settlements(&mut self) -> Result<(), String> {
+        if !self.casino.settling() {
+            return Ok(());
+        }
+        let mut commit = Commit::default();
+        self.casino.finish_settlements(&mut commit);
+        commit_anchored(&mut self.store, &mut self.anchors, &commit)?;
+        for (table, seq, e) in &commit.events {
+            self.feed.absorb(*table, *seq, e);
+        }
+        Ok(())
+    }
 }
 
 /// What a start read to recover.
@@ -308,8 +325,13 @@ fn commit_anchored(store: &mut impl Store, anchors: &mut AnchorLog, commit: &Com
 /// signed anchors before serving it. A table whose chain was cut or rewritten
 /// is not served (it is named on stderr); a cut in the casino's own chain
 /// stops the start.
+///
+/// For a caller with no writer (tools, tests): a settlement a crash left
+/// part-way is recorded to its end first, in one batch, where `serve`'s
+/// writer records it in chunks while it serves ([`open_leased`]).
 pub fn open(cfg: &ServeConfig) -> Result<Opened, String> {
     let mut o = open_leased(cfg, None)?;
+    o.finish_settlements()?;
     o.write_due()?;
     Ok(o)
 }
@@ -499,6 +521,13 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
     }
     for t in resumed {
         println!("table {t}: the coup in progress was interrupted; its profile's policy applied");
+    }
+    for t in c.tables.values().filter(|t| t.engine.settling() && t.halted.is_none()) {
+        println!(
+            "table {}: the settlement of coup {} is recorded in chunks while the server serves",
+            t.id,
+            t.engine.state().coup_number
+        );
     }
     for t in c.tables.values().filter(|t| t.halted.is_some()) {
         eprintln!("table {} is stopped: {}", t.id, t.halted.as_deref().unwrap_or_default());

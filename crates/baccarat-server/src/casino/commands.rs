@@ -127,12 +127,19 @@ impl Casino {
     /// and, by its profile's interrupted-coup policy, completes the coup from
     /// the recorded shoe or voids it and returns every wager. A table that was
     /// halted stays halted. Returns the tables.
+    ///
+    /// A table whose log stops inside a coup's settlement is not interrupted:
+    /// its result is recorded, and the rest of its settlement is recorded in
+    /// chunks by the writer's batches once the server serves, as it would
+    /// have been without the stop (`settle.rs`; a tool with no writer calls
+    /// [`Casino::finish_settlements`]). Settling it here, before serving, was
+    /// most of a start after a crash under a load of big coups: 610 k
+    /// settlements, 1.0 s, and 0.4 s more to commit them, of a 4.4 s start.
     pub fn resume_interrupted(&mut self, commit: &mut Commit) -> Vec<u32> {
-        self.finish_settlements(commit);
         let mid: Vec<u32> = self
             .tables
             .iter()
-            .filter(|(_, t)| t.halted.is_none())
+            .filter(|(_, t)| t.halted.is_none() && !t.engine.settling())
             .filter(|(_, t)| matches!(t.engine.phase(), Phase::Closed | Phase::Dealing | Phase::Reconstruction))
             .map(|(id, _)| *id)
             .collect();

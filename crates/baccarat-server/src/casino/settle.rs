@@ -30,8 +30,10 @@
 //!
 //! If the server stops between chunks, the log ends inside the coup's
 //! settlement: the replayed engine is in the same state (`State::completed`),
-//! and recovery settles the rest before anything else
-//! ([`Casino::finish_settlements`]). Nothing is settled twice: the engine
+//! the table is still settling when the server starts serving, and the
+//! writer's batches record the rest a chunk at a time, as they would have
+//! without the stop (a tool with no writer records it at once:
+//! [`Casino::finish_settlements`]). Nothing is settled twice: the engine
 //! resumes after the last wager recorded as settled, whose holds are the only
 //! ones released.
 
@@ -88,9 +90,9 @@ impl Casino {
         }
     }
 
-    /// After a restart: a table whose log stops inside a coup's settlement
-    /// (its engine, replayed, is part-way through it) settles, books and
-    /// records the rest.
+    /// After a restart, for a caller with no writer (`serve::open`): a table
+    /// whose log stops inside a coup's settlement (its engine, replayed, is
+    /// part-way through it) settles, books and records the rest at once.
     pub fn finish_settlements(&mut self, commit: &mut Commit) {
         for t in self.tables.values().filter(|t| t.engine.settling() && t.halted.is_none()) {
             eprintln!("table {}: finishing the settlement of coup {}", t.id, t.engine.state().coup_number);

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use baccarat_rules::{Bet, Money};
 use baccarat_server::casino::{Reply, Request};
-use baccarat_server::serve::{heads_of, open, Opened};
+use baccarat_server::serve::{heads_of, open, open_leased, Opened};
 use baccarat_server::store::{Commit, Store};
 use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
 
@@ -157,18 +157,13 @@ fn a_start_reads_no_keys_and_a_retry_sent_just_before_it_gets_its_first_answer()
     assert_eq!(balances(&o), before);
 }
 
-/// A coup of 5,000 wagers settles in chunks: the command records the first
-/// chunk, the table refuses play until the rest is recorded, and a crash
-/// between chunks is finished at the restart with exactly the records and
-/// balances an uninterrupted run makes.
-#[test]
-fn a_large_settlement_is_recorded_in_chunks_and_finished_after_a_crash() {
-    use baccarat_server::casino::{Code, SlipLine};
-    let (_dir, cfg) = config("chunks");
-    let mut o = open(&cfg).unwrap();
+/// Table 6 (RNG, NSW) with a coup of 5,000 wagers completed and settling
+/// in chunks: only the completing command's first chunk recorded.
+fn a_big_coup_settling(o: &mut Opened) {
+    use baccarat_server::casino::SlipLine;
     let players = 7u32;
     let r = step(
-        &mut o,
+        o,
         Request::CreateTable {
             name: "Busy".into(),
             rulebook: "nsw-2021".into(),
@@ -178,23 +173,35 @@ fn a_large_settlement_is_recorded_in_chunks_and_finished_after_a_crash() {
     );
     assert!(matches!(r, Reply::Table { table: 6 }), "{r:?}");
     for p in 0..players {
-        step(&mut o, Request::Deposit { player: PlayerId(500 + p), amount: Money(100_000_000), key: format!("d{p}") });
+        step(o, Request::Deposit { player: PlayerId(500 + p), amount: Money(100_000_000), key: format!("d{p}") });
     }
-    step(&mut o, Request::NewShoe { table: 6 });
-    step(&mut o, server(6, Command::OpenBetting { no_bet: false, closes_at: None }));
+    step(o, Request::NewShoe { table: 6 });
+    step(o, server(6, Command::OpenBetting { no_bet: false, closes_at: None }));
     for i in 0..5_000u32 {
         let p = 500 + i % players;
         let bet = if (i / players) % 2 == 0 { Bet::Banker } else { Bet::Tie };
         let slip =
             vec![SlipLine { spot: Spot::Box(1 + (p % players) as u8), bet, amount: Money(2000), ante: Money::ZERO }];
-        let r = step(&mut o, Request::Wagers { table: 6, player: PlayerId(p), slip, key: format!("w{i}") });
+        let r = step(o, Request::Wagers { table: 6, player: PlayerId(p), slip, key: format!("w{i}") });
         assert!(matches!(&r, Reply::Wagers { results, .. } if matches!(results[0], Reply::Wager { .. })), "{r:?}");
     }
-    step(&mut o, server(6, Command::CloseBetting));
+    step(o, server(6, Command::CloseBetting));
     while matches!(o.casino.phase(6), Some(Phase::Closed | Phase::Dealing)) && !o.casino.settling() {
-        step(&mut o, server(6, Command::DealNext));
+        step(o, server(6, Command::DealNext));
     }
     assert!(o.casino.settling(), "5,000 settlements do not fit one chunk");
+}
+
+/// A coup of 5,000 wagers settles in chunks: the command records the first
+/// chunk, the table refuses play until the rest is recorded, and a crash
+/// between chunks is finished at the restart with exactly the records and
+/// balances an uninterrupted run makes.
+#[test]
+fn a_large_settlement_is_recorded_in_chunks_and_finished_after_a_crash() {
+    use baccarat_server::casino::Code;
+    let (_dir, cfg) = config("chunks");
+    let mut o = open(&cfg).unwrap();
+    a_big_coup_settling(&mut o);
     let r = step(&mut o, server(6, Command::OpenBetting { no_bet: false, closes_at: None }));
     assert_eq!(r.code(), Some(Code::Settling), "{r:?}");
     // A clean stop's checkpoint waits for the settlement to be recorded, so
@@ -219,6 +226,7 @@ fn a_large_settlement_is_recorded_in_chunks_and_finished_after_a_crash() {
     settle_a_chunk(&mut o);
     assert!(o.casino.settling());
     let at_crash = fingerprint(&o.casino, &o.feed);
+    let o_len_at_crash = o.casino.tables[&6].chain.len();
     assert_ne!(at_crash, at_checkpoint, "the tail holds a chunk of settlements");
     let (_crashed_dir, crashed) = config("chunks-crashed");
     for suffix in ["", "-wal", ".anchors", ".key"] {
@@ -262,17 +270,48 @@ fn a_large_settlement_is_recorded_in_chunks_and_finished_after_a_crash() {
     assert_eq!(since.tail_records, baccarat_server::casino::settle::CHUNK as u64);
     let (full, _) = baccarat_server::verify::verify_file(&crashed.db, None, None).unwrap();
     assert!(full.problems.is_empty(), "{:?}", full.problems);
-    // The crashed copy starts from that checkpoint and finishes the settlement.
-    let again = open(&crashed).unwrap();
+    // A second copy, for a tool's start (no writer) below.
+    let (_tool_dir, tool) = config("chunks-tool");
+    for suffix in ["", "-wal", ".anchors", ".key"] {
+        let from = format!("{}{suffix}", crashed.db.display());
+        std::fs::copy(&from, format!("{}{suffix}", tool.db.display())).unwrap();
+    }
+    let finished = |o: &Opened| {
+        (
+            o.casino.tables[&6].chain.head(),
+            serde_json::to_value(o.casino.ledger.accounts().collect::<Vec<_>>()).unwrap(),
+        )
+    };
+    // The crashed copy starts from that checkpoint as `serve` starts: the
+    // table is still settling when the start ends (the start records none
+    // of it), it refuses play, the other tables serve, and the writer's
+    // batches record the rest a chunk at a time.
+    let mut again = open_leased(&crashed, None).unwrap();
     assert!(again.recovery.from_checkpoint, "{:?}", again.recovery);
     assert!(again.recovery.tail_records <= 1_000, "{:?}", again.recovery);
-    assert!(!again.casino.settling());
+    assert!(again.casino.settling(), "the start leaves the settlement to the writer");
+    let settled_at_start = again.casino.tables[&6].chain.len();
+    assert_eq!(settled_at_start, o_len_at_crash, "nothing recorded at table 6 by the start");
+    let r = step(&mut again, server(6, Command::OpenBetting { no_bet: false, closes_at: None }));
+    assert_eq!(r.code(), Some(Code::Settling), "{r:?}");
+    let r = step(&mut again, Request::NewShoe { table: 1 });
+    assert_eq!(r.code(), None, "another table is served meanwhile: {r:?}");
     again.casino.ledger.check().unwrap();
-    let finished = (
-        again.casino.tables[&6].chain.head(),
-        serde_json::to_value(again.casino.ledger.accounts().collect::<Vec<_>>()).unwrap(),
-    );
-    assert_eq!(finished, whole, "the same records and the same balances");
+    let mut batches = 0;
+    while again.casino.settling() {
+        settle_a_chunk(&mut again);
+        batches += 1;
+    }
+    let left = 5_000 - baccarat_server::casino::settle::FIRST_CHUNK - 2 * baccarat_server::casino::settle::CHUNK;
+    assert_eq!(batches, left.div_ceil(baccarat_server::casino::settle::CHUNK), "a chunk a batch");
+    again.casino.ledger.check().unwrap();
+    assert!(again.casino.tables[&6].open_wagers().0.is_empty(), "every hold released");
+    assert_eq!(finished(&again), whole, "the same records and the same balances");
+    // A tool's start (no writer: `serve::open`) records the rest at once.
+    let tool = open(&tool).unwrap();
+    assert!(!tool.casino.settling());
+    tool.casino.ledger.check().unwrap();
+    assert_eq!(finished(&tool), whole, "the same records and the same balances");
 }
 
 /// Tables that complete big coups together share one chunk of settlements a
@@ -368,4 +407,44 @@ fn tables_settling_together_share_one_chunk_a_batch() {
     for t in tables {
         assert!(o.casino.tables[&t].open_wagers().0.is_empty(), "every hold released");
     }
+}
+
+/// A server started on a log that stops inside a coup's settlement serves at
+/// once and records the rest by itself, a chunk a batch, with no request to
+/// drive its writer: the table goes on to its next coup (the pacer opens
+/// betting there once the coup is closed).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_started_mid_settlement_serves_and_finishes_it_alone() {
+    let (_dir, cfg) = config("chunks-serve");
+    let c = cfg.clone();
+    let coup = tokio::task::spawn_blocking(move || {
+        let mut o = open(&c).unwrap();
+        a_big_coup_settling(&mut o);
+        o.casino.tables[&6].engine.state().coup_number
+        // Dropped here: a crash between chunks.
+    })
+    .await
+    .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(baccarat_server::serve::run(cfg, listener));
+    let client = reqwest::Client::new();
+    let mut seen = Vec::new();
+    // Bounded: 6,000 polls 10 ms apart at most (a liveness bound, not a
+    // speed figure: the rest takes a few batches).
+    for _ in 0..6_000 {
+        if let Ok(r) = client.get(format!("{base}/api/tables/6")).send().await {
+            if let Ok(v) = r.json::<serde_json::Value>().await {
+                let (phase, n) = (v["phase"].as_str().unwrap_or_default().to_string(), v["coup"].as_u64());
+                if seen.last() != Some(&(phase.clone(), n)) {
+                    seen.push((phase.clone(), n));
+                }
+                if n.is_some_and(|n| n > coup as u64) || phase == "betting" {
+                    return;
+                }
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("table 6 never left coup {coup}'s settlement: {seen:?}");
 }

@@ -524,7 +524,7 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
     }
     for t in c.tables.values().filter(|t| t.engine.settling() && t.halted.is_none()) {
         println!(
-            "table {}: the settlement of coup {} is recorded in chunks while the server serves",
+            "table {}: the settlement of coup {} was cut short; the rest is recorded after the start",
             t.id,
             t.engine.state().coup_number
         );

@@ -157,6 +157,14 @@ fn a_start_reads_no_keys_and_a_retry_sent_just_before_it_gets_its_first_answer()
     assert_eq!(balances(&o), before);
 }
 
+/// A copy of `from`'s files (the database, its WAL, anchors and key) as
+/// `to`'s: what a crash leaves, to start again.
+fn copy_casino(from: &baccarat_server::serve::ServeConfig, to: &baccarat_server::serve::ServeConfig) {
+    for suffix in ["", "-wal", ".anchors", ".key"] {
+        std::fs::copy(format!("{}{suffix}", from.db.display()), format!("{}{suffix}", to.db.display())).unwrap();
+    }
+}
+
 /// Table 6 (RNG, NSW) with a coup of 5,000 wagers completed and settling
 /// in chunks: only the completing command's first chunk recorded.
 fn a_big_coup_settling(o: &mut Opened) {
@@ -229,11 +237,7 @@ fn a_large_settlement_is_recorded_in_chunks_and_finished_after_a_crash() {
     let o_len_at_crash = o.casino.tables[&6].chain.len();
     assert_ne!(at_crash, at_checkpoint, "the tail holds a chunk of settlements");
     let (_crashed_dir, crashed) = config("chunks-crashed");
-    for suffix in ["", "-wal", ".anchors", ".key"] {
-        let from = format!("{}{suffix}", cfg.db.display());
-        let to = format!("{}{suffix}", crashed.db.display());
-        std::fs::copy(&from, &to).unwrap();
-    }
+    copy_casino(&cfg, &crashed);
     // The uninterrupted run records the rest.
     let mut commit = Commit::default();
     o.casino.settle_all(&mut commit);
@@ -272,10 +276,7 @@ fn a_large_settlement_is_recorded_in_chunks_and_finished_after_a_crash() {
     assert!(full.problems.is_empty(), "{:?}", full.problems);
     // A second copy, for a tool's start (no writer) below.
     let (_tool_dir, tool) = config("chunks-tool");
-    for suffix in ["", "-wal", ".anchors", ".key"] {
-        let from = format!("{}{suffix}", crashed.db.display());
-        std::fs::copy(&from, format!("{}{suffix}", tool.db.display())).unwrap();
-    }
+    copy_casino(&crashed, &tool);
     let finished = |o: &Opened| {
         (
             o.casino.tables[&6].chain.head(),
@@ -410,9 +411,9 @@ fn tables_settling_together_share_one_chunk_a_batch() {
 }
 
 /// A server started on a log that stops inside a coup's settlement serves at
-/// once and records the rest by itself, a chunk a batch, with no request to
-/// drive its writer: the table goes on to its next coup (the pacer opens
-/// betting there once the coup is closed).
+/// once and its writer records the rest, a chunk a batch, with no player's
+/// request (the pacer's commands at the table are refused `settling`
+/// meanwhile): the coup is closed and the table is ready for the next.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_started_mid_settlement_serves_and_finishes_it_alone() {
     let (_dir, cfg) = config("chunks-serve");
@@ -439,7 +440,8 @@ async fn a_server_started_mid_settlement_serves_and_finishes_it_alone() {
                 if seen.last() != Some(&(phase.clone(), n)) {
                     seen.push((phase.clone(), n));
                 }
-                if n.is_some_and(|n| n > coup as u64) || phase == "betting" {
+                // `ready` once the coup is closed (then the pacer opens the next).
+                if n.is_some_and(|n| n > coup as u64) || matches!(phase.as_str(), "ready" | "betting") {
                     return;
                 }
             }

@@ -428,18 +428,43 @@ pub fn export(from: &str, to: &Path) -> Result<Copied, String> {
 /// verifier as any SQLite casino, so every check is the same. A URL has no
 /// file beside it: the anchor file must be named. The temporary file is
 /// removed afterwards, whatever the result.
+///
+/// The anchor file is read before the snapshot is taken, as for SQLite
+/// (`verify/anchors_read.rs`): a serving server signs a head only once it is
+/// committed, so every head read is in the snapshot. Read after it, the
+/// lines a serving casino signed meanwhile looked like a cut (issue 45
+/// finding 10: "its tail was cut" in 3 of 5 runs on a live casino).
 pub fn verify_pg(
     url: &str,
     anchors: &std::path::Path,
     pinned: Option<&str>,
 ) -> Result<(crate::verify::Findings, Option<String>), String> {
+    verify_pg_with(url, anchors, pinned, || {})
+}
+
+/// [`verify_pg`], running `exported` once the snapshot is copied out and
+/// before the copy is verified: where a serving server goes on committing and
+/// signing. The tests write there; `verify_pg` runs nothing.
+#[doc(hidden)]
+pub fn verify_pg_with(
+    url: &str,
+    anchors: &std::path::Path,
+    pinned: Option<&str>,
+    exported: impl FnOnce(),
+) -> Result<(crate::verify::Findings, Option<String>), String> {
     if !anchors.exists() {
         return Err(format!("--anchor-file: {} does not exist", anchors.display()));
     }
+    // The anchors first, then the snapshot.
+    let read = crate::verify::AnchorsRead::now(anchors, pinned);
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     let tmp = std::env::temp_dir().join(format!("baccarat-verify-{}-{nanos}.db", std::process::id()));
-    let result = export(url, &tmp).and_then(|_| crate::verify::verify_file(&tmp, Some(anchors), pinned)).and_then(
-        |(mut f, key)| {
+    let result = export(url, &tmp)
+        .and_then(|_| {
+            exported();
+            crate::verify::verify_file_read(&tmp, read)
+        })
+        .and_then(|(mut f, key)| {
             // The archived months were read through the views; each must
             // still be the rows archived (`pg_store/archive.rs`).
             let store = PgStore::connect(url).map_err(|e| format!("--db: {e}"))?;
@@ -447,8 +472,7 @@ pub fn verify_pg(
             f.problems.extend(problems);
             f.notes.extend(note);
             Ok((f, key))
-        },
-    );
+        });
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", tmp.display()));
     }

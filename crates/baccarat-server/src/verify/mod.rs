@@ -53,9 +53,12 @@
 //! The anchor file is read before the read transaction starts: the server
 //! signs a head only after its records are committed, so every head signed is
 //! in the snapshot read, and a live database verifies without false cuts (its
-//! newest records show as unanchored). It is read with every segment of it
-//! still beside it (`anchor::read_all`): the one part read here that grows
-//! with the history kept, a month of it in each segment.
+//! newest records show as unanchored). A PostgreSQL casino is read the same
+//! way: its anchor file before the export's snapshot (`migrate::verify_pg`;
+//! read after it, a serving casino's newest lines looked like a cut). It is
+//! read with every segment of it still beside it (`anchor::read_all`): the
+//! one part read here that grows with the history kept, a month of it in
+//! each segment.
 //!
 //! What grows with the differences found is the list of them: the
 //! reconciliation lists at most `reconcile::SHOWN` of each kind per chain.
@@ -66,8 +69,10 @@
 //! # Files
 //!
 //! * `mod.rs`: [`Findings`], [`Void`] and the entry points ([`verify`],
-//!   [`verify_anchored`], [`verify_file`]), which read the chains, the
-//!   answers and the transfers in the order above.
+//!   [`verify_anchored`], [`verify_file`], [`verify_file_read`]), which read
+//!   the chains, the answers and the transfers in the order above.
+//! * `anchors_read.rs`: the anchor file, read before the snapshot
+//!   ([`AnchorsRead`]).
 //! * `walk.rs`: one chain, record by record, through every check that applies
 //!   to it, and against the head the anchor file signed for it.
 //! * `checks.rs`: a table's definition against the configuration its chain
@@ -94,6 +99,7 @@ use crate::scan::Scan;
 use crate::store::{Snapshot, StoreError};
 use crate::trust::Actor;
 
+mod anchors_read;
 mod checks;
 mod ledger_check;
 mod ledger_sums;
@@ -105,6 +111,7 @@ mod tests;
 mod voids;
 mod walk;
 
+pub use anchors_read::AnchorsRead;
 pub use ledger_check::{check_ledger, check_ledger_of, LedgerCheck};
 pub use since_checkpoint::{verify_since_checkpoint, SinceCheckpoint};
 pub use voids::{voids_in, voids_in_db, voids_of};
@@ -180,18 +187,17 @@ pub fn verify_file(
     anchors: Option<&std::path::Path>,
     pinned: Option<&str>,
 ) -> Result<(Findings, Option<String>), String> {
-    let conn = crate::scan::open_read_only(db).map_err(|e| format!("{}: {e}", db.display()))?;
     let path = anchors.map(Into::into).unwrap_or_else(|| crate::anchor::default_paths(db).0);
     // The anchors first, then the database as it is now (see the module doc).
-    // Every segment of it still here too, as one chain of lines.
-    let (anchored, unread, span) = if path.exists() {
-        match crate::anchor::read_all(&path, pinned) {
-            Ok((a, span)) => (Some(a), None, Some(span)),
-            Err(e) => (None, Some(format!("anchors: {e}")), None),
-        }
-    } else {
-        (None, None, None)
-    };
+    verify_file_read(db, AnchorsRead::now(&path, pinned))
+}
+
+/// [`verify_file`], with its anchor file read already: before the snapshot
+/// the database at `db` holds was taken (`migrate::verify_pg` reads them
+/// before it exports a live PostgreSQL casino).
+pub fn verify_file_read(db: &std::path::Path, anchors: AnchorsRead) -> Result<(Findings, Option<String>), String> {
+    let conn = crate::scan::open_read_only(db).map_err(|e| format!("{}: {e}", db.display()))?;
+    let AnchorsRead { path, anchored, unread, span } = anchors;
     // Archived history is read with the live rows (`archive.rs`); each
     // archive file must be the one registered. A missing one is named, and the
     // chains then show what is missing.

@@ -556,6 +556,44 @@ fn verify_reads_a_postgres_casino_and_names_a_forgery() {
     assert!(missing.unwrap_err().contains("--anchor-file"));
 }
 
+/// Issue 45 finding 10: `verify` on a serving PostgreSQL casino read the
+/// anchor file after taking its snapshot, so a line the server signed in
+/// between (a head the snapshot does not hold) read as a cut: "its tail was
+/// cut" in 3 of 5 runs. The anchor file is now read first; here the server
+/// commits and signs a deposit after the snapshot is copied out and before
+/// it is verified (the one moment the old order read the file), and no
+/// alarm is raised. A real cut is still named: the casino's last record,
+/// signed, then deleted.
+#[test]
+fn verify_on_a_serving_postgres_casino_reads_the_anchors_before_its_snapshot() {
+    use super::checkpoint::{config, deposits, play, step};
+    use baccarat_server::serve::open;
+    let (_dir, mut cfg) = config("verify-live-pg");
+    let url = database("verifylive");
+    cfg.postgres = Some(url.clone());
+    let mut o = open(&cfg).unwrap();
+    deposits(&mut o);
+    play(&mut o, 1, 0, false);
+    let anchors = cfg.anchor_paths().0;
+    for round in 0..3 {
+        let serving = || {
+            let key = format!("live{round}");
+            let r = step(&mut o, Request::Deposit { player: PlayerId(100), amount: Money(5000), key });
+            assert!(matches!(r, Reply::Deposit { .. }), "{r:?}");
+        };
+        let (f, _) = baccarat_server::migrate::verify_pg_with(&url, &anchors, None, serving).unwrap();
+        assert!(f.problems.is_empty(), "round {round}: a line signed after the snapshot is no cut: {:?}", f.problems);
+    }
+    // Signed and then removed: a cut, found as before.
+    let pg = PgStore::connect(&url).unwrap();
+    let cut = pg.with_client(|c| {
+        c.execute("DELETE FROM audit WHERE tbl = 0 AND seq = (SELECT max(seq) FROM audit WHERE tbl = 0)", &[]).unwrap()
+    });
+    assert_eq!(cut, 1);
+    let (f, _) = baccarat_server::migrate::verify_pg(&url, &anchors, None).unwrap();
+    assert!(f.problems.iter().any(|p| p.contains("(its tail was cut)")), "{:?}", f.problems);
+}
+
 /// A partitioned table's keys include its month, so PostgreSQL alone would
 /// take a chain's record 1 again in another month: the store refuses a
 /// repeated or skipped record, and a batch out of order, whole; a record

@@ -2,8 +2,9 @@
 # A throwaway PostgreSQL for the tests (crates/baccarat-server/tests/server/pg.rs)
 # and for trying the server on PostgreSQL by hand:
 #
-#   scripts/postgres.sh start DIR   # prints the connection URL on stdout
-#   scripts/postgres.sh stop DIR
+#   scripts/postgres.sh start [DIR]   # prints the connection URL on stdout
+#   scripts/postgres.sh stop [DIR]
+#   scripts/postgres.sh dir           # prints the DIR used when none is given
 #
 # `start` installs PostgreSQL from Debian's packages if it is missing (apt, as
 # browser-deps.sh does for Chromium), makes a new cluster in DIR/data and starts
@@ -16,12 +17,35 @@
 # that compare it with SQLite's synchronous=FULL. Idempotent: a running cluster in DIR is
 # reused. PostgreSQL refuses to run as root, so as root the cluster runs as the
 # `postgres` user the package creates.
+#
+# Without DIR (the tests and .ci/run give none): $BACCARAT_PG_DIR, else
+# /tmp/baccarat-pg-<uid>-<hash of this checkout's path>: one cluster per
+# checkout and user, outside the checkout. Inside it (target/tmp/pg, as
+# before) the `postgres` user could not reach a checkout under a private
+# directory (root's home, or one made by `mktemp -d`), and every PostgreSQL
+# test failed with "could not change directory … Permission denied" (issue 45
+# finding 14). A DIR it cannot reach is refused, naming the fix.
 set -euo pipefail
 
-usage() { echo "usage: $0 start|stop DIR" >&2; exit 2; }
-[ $# -eq 2 ] || usage
-cmd=$1
-dir=$2
+usage() { echo "usage: $0 start|stop [DIR] | dir" >&2; exit 2; }
+
+# The cluster's directory when none is given (see above).
+default_dir() {
+    if [ -n "${BACCARAT_PG_DIR:-}" ]; then
+        echo "$BACCARAT_PG_DIR"
+        return
+    fi
+    local root hash
+    root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+    hash=$(printf '%s' "$root" | sha256sum | cut -c1-12)
+    echo "/tmp/baccarat-pg-$(id -u)-$hash"
+}
+
+case "$#:${1:-}" in
+1:start | 1:stop | 1:dir) cmd=$1; dir=$(default_dir) ;;
+2:start | 2:stop) cmd=$1; dir=$2 ;;
+*) usage ;;
+esac
 
 pg_bin() {
     local d
@@ -49,7 +73,42 @@ as_owner() {
     if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
+# Make DIR (private to the cluster's owner) or check the one there: not a
+# symbolic link, owned by the cluster's owner (or by root, as root), and
+# reachable by the owner through every directory above it.
+prepare_dir() {
+    if [ -L "$dir" ]; then
+        echo "postgres.sh: $dir is a symbolic link; give a real directory" >&2
+        exit 1
+    fi
+    if [ ! -e "$dir" ]; then
+        mkdir -p "$(dirname "$dir")"
+        mkdir -m 700 "$dir"
+    fi
+    dir=$(cd "$dir" && pwd -P)
+    local owner
+    owner=$(stat -c %U "$dir")
+    if [ "$(id -u)" -eq 0 ]; then
+        if [ "$owner" != root ] && [ "$owner" != postgres ]; then
+            echo "postgres.sh: $dir belongs to $owner; give a directory of root's or postgres's (or set BACCARAT_PG_DIR)" >&2
+            exit 1
+        fi
+        chown postgres: "$dir"
+    elif [ "$owner" != "$(id -un)" ]; then
+        echo "postgres.sh: $dir belongs to $owner, not to $(id -un); give a directory of your own (or set BACCARAT_PG_DIR)" >&2
+        exit 1
+    fi
+    if ! as_owner test -w "$dir" -a -x "$dir"; then
+        echo "postgres.sh: the postgres user cannot reach $dir (a directory above it is private);" \
+            "give one it can reach, such as $(BACCARAT_PG_DIR='' default_dir), or set BACCARAT_PG_DIR" >&2
+        exit 1
+    fi
+}
+
 case "$cmd" in
+dir)
+    echo "$dir"
+    ;;
 start)
     bin=$(pg_bin)
     if [ -z "$bin" ]; then
@@ -57,9 +116,7 @@ start)
         bin=$(pg_bin)
         [ -n "$bin" ] || { echo "postgres.sh: PostgreSQL installed but pg_ctl not found" >&2; exit 1; }
     fi
-    mkdir -p "$dir"
-    dir=$(cd "$dir" && pwd)
-    if [ "$(id -u)" -eq 0 ]; then chown postgres: "$dir"; fi
+    prepare_dir
     if [ ! -f "$dir/data/PG_VERSION" ]; then
         as_owner "$bin/initdb" -D "$dir/data" -A trust -U baccarat -E UTF8 --no-locale >"$dir/initdb.log" 2>&1 \
             || { cat "$dir/initdb.log" >&2; exit 1; }

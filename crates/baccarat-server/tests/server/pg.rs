@@ -1,6 +1,6 @@
 //! The PostgreSQL store against a real PostgreSQL, started by
 //! `scripts/postgres.sh` (installed from Debian's packages if missing) in a
-//! throwaway cluster on a Unix socket under the target directory; each test
+//! throwaway cluster on a Unix socket (`pg_cluster.rs`); each test
 //! has a database of its own. `BACCARAT_TEST_PG` points the tests at another
 //! server instead.
 //!
@@ -764,4 +764,32 @@ fn a_server_that_lost_the_casinos_lease_completes_no_checkpoint() {
     holder.write_checkpoint(&stale).unwrap();
     assert!(holder.latest_checkpoint().unwrap().unwrap().id > kept);
     assert_eq!(incomplete(&holder), 0);
+}
+
+/// Issue 45 finding 14: the tests' cluster lived inside the checkout
+/// (`target/tmp/pg`), and as root it runs as the `postgres` user, who cannot
+/// enter a checkout under a private directory (root's home, `mktemp -d`):
+/// every PostgreSQL test failed there with "could not change directory …
+/// Permission denied". Its directory (the socket's: the URL's host) is now
+/// outside the checkout, and when the cluster runs as another user, every
+/// directory above it lets that user through.
+#[test]
+fn the_test_cluster_lives_outside_the_checkout_where_its_user_can_reach_it() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    if std::env::var_os("BACCARAT_TEST_PG").is_some() {
+        return; // a server of the tester's own, not the script's
+    }
+    let url = super::pg_cluster::cluster();
+    let host = url.split_once('@').and_then(|(_, r)| r.split_once('/')).map(|(h, _)| h.replace("%2F", "/"));
+    let dir = std::path::Path::new(&host.expect("a socket directory in the URL")).canonicalize().unwrap();
+    let checkout = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap();
+    assert!(!dir.starts_with(&checkout), "the cluster {} is inside the checkout {}", dir.display(), checkout.display());
+    // `/proc/self` belongs to this process's user.
+    let me = std::fs::metadata("/proc/self").unwrap().uid();
+    if std::fs::metadata(&dir).unwrap().uid() != me {
+        for up in dir.ancestors().skip(1) {
+            let mode = std::fs::metadata(up).unwrap().permissions().mode();
+            assert!(mode & 0o001 != 0, "{} (mode {mode:o}) is closed to the cluster's user", up.display());
+        }
+    }
 }

@@ -1,8 +1,12 @@
 //! The throwaway PostgreSQL cluster the tests run against, started once per
 //! test process by `scripts/postgres.sh` (which installs PostgreSQL from
-//! Debian's packages if it is missing) under `target/tmp/pg`, on a Unix
-//! socket; `BACCARAT_TEST_PG` points the tests at another server instead.
-//! Shared by the server crate's tests and the command's (`#[path]`).
+//! Debian's packages if it is missing) on a Unix socket, in the directory the
+//! script picks: `BACCARAT_PG_DIR`, else one under `/tmp` named for the
+//! checkout. Not inside the checkout: as root the cluster runs as the
+//! `postgres` user, who cannot enter a checkout under a private directory
+//! (issue 45 finding 14). `BACCARAT_TEST_PG` points the tests at another
+//! server instead. Shared by the server crate's tests and the command's
+//! (`#[path]`).
 
 use std::sync::OnceLock;
 
@@ -14,11 +18,11 @@ pub fn cluster() -> &'static str {
             return url;
         }
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("pg");
+        // No directory: the script's own (and `.ci/run`'s `stop`), the same
+        // for both crates' tests.
         let out = std::process::Command::new("bash")
             .arg(root.join("scripts/postgres.sh"))
             .arg("start")
-            .arg(&dir)
             .output()
             .expect("run scripts/postgres.sh");
         assert!(out.status.success(), "scripts/postgres.sh start: {}", String::from_utf8_lossy(&out.stderr));

@@ -115,6 +115,18 @@ await run('tournament', async ({ newPage }) => {
   };
   let outOfOrderDone = false;
   const balanceOf = async (p) => (await apiCall(token[p], '/api/me')).balance;
+  // The server's answer to player 1's next action on the page: awaited, not
+  // raced. Start waiting before the click.
+  const acted = () => p1.waitForResponse(
+    (r) => r.request().method() === 'POST' && r.url().endsWith(`${T}/act`), { timeout: 60000 });
+  // Every notice the page shows, kept: a notice leaves the page after 8 s,
+  // and on a busy machine it could come and go between two polls.
+  await p1.evaluate(() => {
+    window.__notices = [];
+    new MutationObserver((changes) => {
+      for (const c of changes) for (const n of c.addedNodes) window.__notices.push(n.textContent);
+    }).observe(document.querySelector('[data-testid="notices"]'), { childList: true });
+  });
 
   /** Play the coup at table `n` (from 1): each in turn does `choose(seat)`;
    * player 1 through the page (`page1(seat, table)`). */
@@ -129,40 +141,47 @@ await run('tournament', async ({ newPage }) => {
       const mine = t.seats.find((s) => s.player === me1 && !s.out && !s.acted);
       if (mine && next.player !== me1 && !outOfOrderDone) {
         // Player 1 tries to wager out of the marker's order (NSW 15.9.4).
+        // Every other player acts only from this loop, after the answer, so
+        // the turn cannot move before the server decides; its answer is
+        // what is checked (issue 45 finding 15: waiting on the page alone
+        // timed out on a loaded machine), then the notice the page showed.
         await p1.fill(tid('amount'), '10');
+        const answer = acted();
         await p1.click(tid('wager'));
-        await p1.waitForFunction(() => /15\.9\.4/.test(document.querySelector('[data-testid="notices"]').textContent));
+        const r = await answer;
+        const body = await r.text();
+        expect(!r.ok() && /15\.9\.4/.test(body),
+          `a wager before box ${t.turn}'s is refused by NSW 15.9.4: HTTP ${r.status()} ${body}`);
+        await p1.waitForFunction(() => window.__notices.some((n) => /15\.9\.4/.test(n)), null, { polling: 100 });
         await shot(p1, 'out-of-order-1280x800');
         outOfOrderDone = true;
         log('out of order refused');
       }
       if (next.player === me1) {
+        // One action, its answer awaited (once answered, every view has it:
+        // the server folds a batch into its views before answering). Never a
+        // second click: a second undisclosed form would replace the first in
+        // the page's storage, and the first could then never be revealed.
+        const answer = acted();
         await page1(next, t);
-        await p1.waitForFunction(([tb]) => {
-          const el = document.querySelector(`[data-testid="table-${tb}"] [data-testid="seat-${window.__me}"]`);
-          return el && el.dataset.acted !== '';
-        }, [n]).catch(() => {});
-        for (let i = 0; i < 50; i++) {
-          const s = seatOf(await view(), me1).s;
-          if (s.acted) break;
-          await new Promise((r) => setTimeout(r, 100));
-        }
+        const r = await answer;
+        expect(r.ok(), `player 1's action on the page: HTTP ${r.status()} ${await r.text()}`);
       } else {
         await apiCall(token[next.player], `${T}/act`, { action: choose(next) });
       }
     }
     await apiCall(tm, `${T}/no-more-bets`, { table: n });
   }
-  await p1.evaluate((m) => { window.__me = m; }, me1);
 
   async function deal(n) {
-    // Player 1's page shows its undisclosed form by itself after "no more bets".
-    for (let i = 0; i < 100; i++) {
-      const t = (await view()).tables[n - 1];
-      const waiting = t.seats.some((s) => s.acted && s.acted.kind === 'undisclosed' && !s.revealed);
-      if (!waiting) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    // Player 1's page shows its undisclosed form by itself after "no more
+    // bets"; the cards are not dealt before (NSW 15.8.2.6 refuses them).
+    // Waited for until shown (a minute at least, not 10 s: dealing after a
+    // fixed time raced a slow page on a busy machine).
+    const waiting = async () => (await view()).tables[n - 1].seats
+      .some((s) => s.acted && s.acted.kind === 'undisclosed' && !s.revealed);
+    for (let i = 0; i < 600 && await waiting(); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(!await waiting(), `table ${n}: the page never revealed its undisclosed wager`);
     await apiCall(tm, `${T}/deal`, { table: n });
   }
 

@@ -197,8 +197,9 @@ await run('squeeze', async ({ browser }) => {
   await shot(p2, 'squeeze-player2-revealed-1280x800');
   await shot(p1, 'squeeze-player1-revealed-1280x800');
 
-  // Any further hand out with player1 (a third card) is revealed at once; wait for the result.
-  const deadline = Date.now() + 30000;
+  // Any further hand out with player1 (a third card) is revealed at once; wait for the result
+  // (longer than the server's squeeze time, 60 s in browser.rs, which would end it anyway).
+  const deadline = Date.now() + 75000;
   for (;;) {
     const done = await p2.evaluate((c) => {
       const r = document.querySelector('[data-testid=result]');

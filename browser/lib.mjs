@@ -203,6 +203,32 @@ export async function accessible(page, name) {
   expect(violations.length === 0, `${name}: axe-core finds ${violations.length} violations: ${JSON.stringify(violations)}`);
 }
 
+/**
+ * Keep every notice `page` shows from now on (in `window.__notices`, until
+ * the page is reloaded): a notice leaves the page after a few seconds (4 s
+ * for the table page's news, 8 s on the tournament page), and on a busy
+ * machine it could come and go between two polls of a wait. Read them with
+ * `noticeSeen`.
+ */
+export async function keepNotices(page) {
+  await page.evaluate(() => {
+    if (window.__notices) return;
+    window.__notices = [];
+    new MutationObserver((changes) => {
+      for (const c of changes) for (const n of c.addedNodes) window.__notices.push(n.textContent);
+    }).observe(document.querySelector('[data-testid="notices"]'), { childList: true });
+  });
+}
+
+/** Wait until a notice kept by `keepNotices` matches `re`; its text. */
+export async function noticeSeen(page, re, timeout = 30000) {
+  const found = await page.waitForFunction(([src, flags]) => {
+    const r = new RegExp(src, flags);
+    return window.__notices.find((n) => r.test(n));
+  }, [re.source, re.flags], { polling: 100, timeout });
+  return found.jsonValue();
+}
+
 /** A selector for a `data-testid`. */
 export const tid = (id) => `[data-testid="${id}"]`;
 

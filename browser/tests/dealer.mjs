@@ -5,7 +5,9 @@
 // with a scanner-speed burst, and check the notices, the result and the player's
 // balance through the API.
 import { join } from 'node:path';
-import { BASE, NARROW, SCREENSHOT_DIR, WIDE, apiCall, apiLogin, accessible, expect, run, shot, tid, waitAttr } from '../lib.mjs';
+import {
+  BASE, NARROW, SCREENSHOT_DIR, WIDE, apiCall, apiLogin, accessible, expect, keepNotices, noticeSeen, run, shot, tid, waitAttr,
+} from '../lib.mjs';
 
 const TABLE = 5;
 
@@ -69,6 +71,9 @@ await run('dealer', async ({ newPage }) => {
   await watcher.getByTestId('login-password').fill('demo');
   await watcher.getByTestId('login-submit').click();
   await watcher.waitForFunction(() => document.querySelector('[data-testid=connection]')?.dataset.state === 'live');
+  // Its notices, kept: news leaves the page after 4 s, and on a busy machine
+  // the wait below began after the approval's notice had gone.
+  await keepNotices(watcher);
 
   // From here on the dealer's console is told everything by its socket: the
   // wagers, the approval. It fetches nothing (no polling).
@@ -107,7 +112,7 @@ await run('dealer', async ({ newPage }) => {
   expect(pitFetches.length === 0, `the dealer's console saw the wagers and the approval pushed, fetching nothing: ${pitFetches}`);
   await sup.close();
   // The player's page says so at once (no polling: the table's WebSocket).
-  await watcher.waitForFunction(() => /Player wager of \$20\.00 was approved/.test(document.querySelector('[data-testid=notices]').textContent), null, { timeout: 15000 });
+  await noticeSeen(watcher, /Player wager of \$20\.00 was approved/, 15000);
 
   // No more bets: the console prompts for the first card.
   await dealer.click(tid('close-betting'));

@@ -11,7 +11,9 @@
 // Cards come from the server's own shoes, so the scenario plays whatever is
 // dealt: everyone wagers alike in the heat to force the ties.
 
-import { ADMIN_PASSWORD, BASE, NARROW, WIDE, apiCall, apiLogin, accessible, expect, run, shot, tid } from '../lib.mjs';
+import {
+  ADMIN_PASSWORD, BASE, NARROW, WIDE, apiCall, apiLogin, accessible, expect, keepNotices, noticeSeen, run, shot, tid,
+} from '../lib.mjs';
 
 const log = (...a) => console.log('[tournament]', ...a);
 const iso = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -121,12 +123,7 @@ await run('tournament', async ({ newPage }) => {
     (r) => r.request().method() === 'POST' && r.url().endsWith(`${T}/act`), { timeout: 60000 });
   // Every notice the page shows, kept: a notice leaves the page after 8 s,
   // and on a busy machine it could come and go between two polls.
-  await p1.evaluate(() => {
-    window.__notices = [];
-    new MutationObserver((changes) => {
-      for (const c of changes) for (const n of c.addedNodes) window.__notices.push(n.textContent);
-    }).observe(document.querySelector('[data-testid="notices"]'), { childList: true });
-  });
+  await keepNotices(p1);
 
   /** Play the coup at table `n` (from 1): each in turn does `choose(seat)`;
    * player 1 through the page (`page1(seat, table)`). */
@@ -152,7 +149,7 @@ await run('tournament', async ({ newPage }) => {
         const body = await r.text();
         expect(!r.ok() && /15\.9\.4/.test(body),
           `a wager before box ${t.turn}'s is refused by NSW 15.9.4: HTTP ${r.status()} ${body}`);
-        await p1.waitForFunction(() => window.__notices.some((n) => /15\.9\.4/.test(n)), null, { polling: 100 });
+        await noticeSeen(p1, /15\.9\.4/);
         await shot(p1, 'out-of-order-1280x800');
         outOfOrderDone = true;
         log('out of order refused');

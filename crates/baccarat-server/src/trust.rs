@@ -26,7 +26,13 @@
 //! **Live tables** keep every irregularity remedy of their rulebook: a dealer
 //! or a scanning shoe enters the cards, and the record says who. A person still
 //! never supplies a seed: a live shoe is `live` (cards entered one by one) or
-//! `pre_shuffled` (the stack in order).
+//! `pre_shuffled` (the stack in order). From a pre-shuffled stack (NSW 4.12;
+//! EU 2.1.1: casino pre-shuffled cards, sealed, used without another shuffle)
+//! the dealer deals with `deal_next`: the order is in the record from the
+//! start of the shoe, so each card is the next of that stack and no one names
+//! it (`card_in` would let a person name a card other than the recorded one).
+//! A deck shuffled again by hand at the table (NSW 4.12's manual shuffle) has
+//! no recorded order: it is started as a `live` shoe.
 //!
 //! Players' own actions (wagers, withdrawals, squeezing) have their own routes;
 //! through the staff command route they are refused to everyone.
@@ -97,6 +103,11 @@ pub struct Row {
 
 const CARDS: &str = "on an RNG table the RNG alone decides every card: no person supplies a card, an order or a seed";
 const PACE: &str = "the server paces an RNG table; a live table is paced by its dealer";
+/// `deal_next` deals the next card of a stack whose order is recorded: the
+/// server's shuffle at an RNG table, a pre-shuffled stack at a live table,
+/// dealt by its dealer (NSW 4.12; EU 2.1.1). A live shoe's cards come with
+/// `card_in` instead (the engine refuses `deal_next` for them).
+const DEAL: &str = "the server deals an RNG table's shoe; at a live table the dealer deals a pre-shuffled stack";
 const OWN: &str = "a player's own action has its own route";
 
 /// The whole matrix. Every [`Command`] has exactly one row (checked by test).
@@ -104,7 +115,7 @@ pub const MATRIX: &[Row] = &[
     Row { command: "start_shoe", rng: Who::Server, live: Who::Staff(Role::Dealer), why: CARDS },
     Row { command: "open_betting", rng: Who::Server, live: Who::Staff(Role::Dealer), why: PACE },
     Row { command: "close_betting", rng: Who::Server, live: Who::Staff(Role::Dealer), why: PACE },
-    Row { command: "deal_next", rng: Who::Server, live: Who::Nobody, why: PACE },
+    Row { command: "deal_next", rng: Who::Server, live: Who::Staff(Role::Dealer), why: DEAL },
     Row { command: "card_in", rng: Who::Nobody, live: Who::Staff(Role::Dealer), why: CARDS },
     Row { command: "face_up_in_shoe", rng: Who::Nobody, live: Who::Staff(Role::Dealer), why: CARDS },
     Row { command: "cutting_card_out", rng: Who::Nobody, live: Who::Staff(Role::Dealer), why: CARDS },

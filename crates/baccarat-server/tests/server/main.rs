@@ -23,6 +23,7 @@ mod pg_archive;
 mod pg_cluster;
 mod pg_reconnect;
 mod pg_suite;
+mod pre_shuffled;
 mod promotion;
 mod recovery;
 mod self_limits;

@@ -208,7 +208,12 @@ fn hand_out(o: &Emit) -> Result<(), Refusal> {
 /// A card from a live shoe.
 pub fn card_in(o: &mut Emit, card: Card, to: Option<Position>, face_up: bool) -> Result<(), Refusal> {
     let Some(live) = o.t.state.live.as_ref() else {
-        return Err(Refusal::new("shuffled shoe", "this table deals from its own shuffled shoe; use deal_next"));
+        // A stack whose order is recorded (shuffled here, or pre-shuffled:
+        // NSW 4.12; EU 2.1.1) is dealt in that order; no one names its cards.
+        return Err(Refusal::new(
+            "shuffled shoe",
+            "this shoe's order is recorded (shuffled here or pre-shuffled): deal_next deals its next card",
+        ));
     };
     if live.seen[card.index()] >= live.decks {
         return super::irregular::missing_or_foreign(o, Some(card));

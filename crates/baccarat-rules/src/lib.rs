@@ -53,5 +53,5 @@ pub use rulebook::{
     Rulebook, RulebookConfig, SeatOrder, Variant, CITATION_KEYS, MAX_DECKS,
 };
 pub use settle::{payable_stake, settle, settle_wager, FractionalPayout, SettleRules, Settlement, UnpayableStake};
-pub use table_config::{Offer, OfferSpec, TableConfig, TableConfigSpec, MAX_LIMIT};
+pub use table_config::{Approvals, Offer, OfferSpec, TableConfig, TableConfigSpec, MAX_LIMIT};
 pub use tableau::{banker_draws, is_natural_total, player_action, PlayerAction};

@@ -53,6 +53,26 @@ pub struct TableConfigSpec {
     /// Side bets offered, and optional limits for any wager.
     #[serde(default)]
     pub bets: IndexMap<String, OfferSpec>,
+    /// What a wager that needs a supervisor's approval (NSW 5.6.6-5.6.7)
+    /// does here. Default: `refuse` at an RNG table, `supervisor` at a live
+    /// table (the server chooses by the table's mode).
+    #[serde(default)]
+    pub approvals: Option<Approvals>,
+}
+
+/// What a table does with a wager that the rulebook takes only with a Casino
+/// Supervisor's approval (NSW 5.6.6-5.6.7: Banker and Player together, with or
+/// without a Tie). The rulebooks assume a supervisor in the pit; a table no
+/// supervisor watches (an RNG table) must not hold such a wager for no one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Approvals {
+    /// Refused when it is placed, naming the rule: the player can wager on one
+    /// side at once, and nothing waits.
+    Refuse,
+    /// Placed and held for a supervisor until "no more bets" (the deadline); an
+    /// unapproved one is returned then, naming the rule (NSW 5.6.6 as written).
+    Supervisor,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -90,6 +110,8 @@ pub struct TableConfig {
     pub dealing: DealingStyle,
     pub side_bets_need_main_wager: bool,
     pub settle: SettleRules,
+    /// As configured; `None`: the table mode's default ([`TableConfigSpec::approvals`]).
+    pub approvals: Option<Approvals>,
 }
 
 impl TableConfig {
@@ -298,6 +320,7 @@ impl TableConfig {
                     .side_bets_need_main_wager
                     .unwrap_or(rb.config.conduct.side_bets_need_main_wager),
                 settle,
+                approvals: spec.approvals,
             }),
             _ => Err(p),
         }

@@ -57,6 +57,10 @@ impl CasinoTable {
     pub fn new(row: &TableRow, accounts: TableAccounts, state: Option<State>) -> Result<CasinoTable, String> {
         let (setup, toml) = setup(&row.rulebook, &row.config)?;
         let mode = Mode::from_id(&row.mode).ok_or(format!("table {}: unknown mode {:?}", row.id, row.mode))?;
+        // No supervisor watches an RNG table: a wager that needs one's
+        // approval (NSW 5.6.6) is refused when placed, unless the table's
+        // configuration chose to wait (`approvals`).
+        let setup = if mode == Mode::Rng { setup.unattended() } else { setup };
         let cutting = setup.rulebook.procedures.cutting_card_min_from_back as usize;
         Ok(CasinoTable {
             id: row.id,

@@ -4,6 +4,7 @@
 //! proptest keeps failing seeds in `../proptest-regressions/<file>.txt`.
 
 mod anchor_segments;
+mod approvals;
 mod archive;
 mod attack;
 mod bank;

@@ -26,7 +26,8 @@ use baccarat_rules::Cite;
 use std::sync::Arc;
 
 use baccarat_rules::{
-    banker_draws, player_action, BySide, Card, Coup, LayoutConfig, Money, PlayerAction, Rulebook, Side, TableConfig,
+    banker_draws, player_action, Approvals, BySide, Card, Coup, LayoutConfig, Money, PlayerAction, Rulebook, Side,
+    TableConfig,
 };
 
 pub use coup_wagers::CoupWagers;
@@ -42,6 +43,10 @@ pub struct TableSetup {
     pub rulebook: Rulebook,
     pub config: TableConfig,
     pub layout: LayoutConfig,
+    /// What a wager needing a supervisor's approval does (NSW 5.6.6): the
+    /// configuration's choice, or the table mode's default
+    /// ([`TableSetup::unattended`] for a table no supervisor watches).
+    pub approvals: Approvals,
 }
 
 impl TableSetup {
@@ -64,7 +69,18 @@ impl TableSetup {
         // Side bets only with a main wager lives in one place: the table's
         // configuration (the profile's rule, or a supervisor's restriction,
         // NSW 10.4), not a copy here.
-        Ok(TableSetup { rulebook, config, layout: chosen })
+        let approvals = config.approvals.unwrap_or(Approvals::Supervisor);
+        Ok(TableSetup { rulebook, config, layout: chosen, approvals })
+    }
+
+    /// The same setup for a table that no supervisor watches (an RNG table):
+    /// unless its configuration chose otherwise, a wager that needs a
+    /// supervisor's approval is refused when placed, rather than held for a
+    /// person who is not there (NSW 5.6.6; issue 45: "no table can wait for
+    /// no one").
+    pub fn unattended(mut self) -> TableSetup {
+        self.approvals = self.config.approvals.unwrap_or(Approvals::Refuse);
+        self
     }
 }
 

@@ -2,7 +2,7 @@
 //! refusing wagers, limits and the table differential.
 
 use baccarat_rules::Cite;
-use baccarat_rules::{payable_stake, Bet, Money, Pays, Permission, UnpayableStake};
+use baccarat_rules::{payable_stake, Approvals, Bet, Money, Pays, Permission, UnpayableStake};
 
 use super::flow::not_open;
 use super::{Emit, Event, Phase, PlayerId, Refusal, Spot, Table, Wager, WagerId};
@@ -208,26 +208,52 @@ pub fn place(o: &mut Emit, w: NewWager) -> Result<(), Refusal> {
     if ante.0 < 0 || (ante.0 > 0 && (cfg.ante.is_none() || !bet.is_main())) {
         return Err(Refusal::new(t.cite(Cite::Ante), "an ante goes only with an initial wager at an Ante Up table"));
     }
-    // Banker and Player together (NSW 5.6.6; AU 5.2(c)).
-    let other = match bet {
-        Bet::Player => Some(Bet::Banker),
-        Bet::Banker => Some(Bet::Player),
-        _ => None,
-    };
-    let both = other.is_some_and(|o| ws.has(player, &[o]));
-    let needs_approval = match (both, t.rb().config.conduct.banker_and_player) {
-        (false, _) | (true, Permission::Allowed) => false,
-        (true, Permission::NeedsApproval) => true,
-        (true, Permission::Forbidden) => {
-            return Err(Refusal::new(t.cite(Cite::Combination), "Banker and Player may not both be wagered"))
-        }
-    };
+    let needs_approval = combination(t, player, bet)?;
     let id = t.state.next_wager;
     if token && !t.rb().config.conduct.promotional_tokens {
         return Err(Refusal::new(t.cite(Cite::PromotionalTokens), "this rulebook provides no promotional tokens"));
     }
     o.emit(Event::WagerPlaced { wager: Wager { id, player, spot, bet, amount, ante, needs_approval, token, at_ms } });
     Ok(())
+}
+
+/// Banker and Player together (NSW 5.6.6; AU 5.2(c)): whether this wager
+/// waits for a supervisor's approval. Where the table's setup says no one
+/// approves wagers (an RNG table, by default), it is refused now, naming the
+/// rule, rather than held for no one until "no more bets".
+fn combination(t: &Table, player: PlayerId, bet: Bet) -> Result<bool, Refusal> {
+    let other = match bet {
+        Bet::Player => Bet::Banker,
+        Bet::Banker => Bet::Player,
+        _ => return Ok(false),
+    };
+    if !t.state.coup.wagers.has(player, &[other]) {
+        return Ok(false);
+    }
+    match (t.rb().config.conduct.banker_and_player, t.setup.approvals) {
+        (Permission::Allowed, _) => Ok(false),
+        (Permission::NeedsApproval, Approvals::Supervisor) => Ok(true),
+        (Permission::NeedsApproval, Approvals::Refuse) => Err(Refusal::new(
+            approval_rule(t),
+            "Banker and Player together need a Casino Supervisor's approval, and no supervisor approves wagers at this table: wager on one of them",
+        )),
+        (Permission::Forbidden, _) => {
+            Err(Refusal::new(t.cite(Cite::Combination), "Banker and Player may not both be wagered"))
+        }
+    }
+}
+
+/// The rule that asks for the approval, as precisely as the profile quotes it:
+/// the numbered line of the combination rule that says "approval" (NSW
+/// 5.6.6), else the combination rule's citation (NSW 5.6).
+fn approval_rule(t: &Table) -> String {
+    let cite = t.cite(Cite::Combination);
+    let quoted = t.rb().quote(Cite::Combination).and_then(|q| q.lines().find(|l| l.contains("approval")));
+    let number = quoted.and_then(|l| l.split_whitespace().next()).map(|n| n.trim_end_matches('.'));
+    match (number, cite.split_whitespace().next()) {
+        (Some(n), Some(book)) if n.starts_with(|c: char| c.is_ascii_digit()) => format!("{book} {n}"),
+        _ => cite,
+    }
 }
 
 fn find<'a>(o: &'a Emit<'_>, wager: WagerId) -> Result<&'a Wager, Refusal> {

@@ -19,7 +19,14 @@ pub const COVERAGE: &[(&str, &str, &[&str])] = &[
         ],
     ),
     ("nsw-2021", "withdraw_losing", &["conformance::nsw::nsw_5_4_a_settled_wager_cannot_be_withdrawn"]),
-    ("nsw-2021", "combination", &["engine::nsw_banker_and_player_need_approval_and_the_differential_applies"]),
+    (
+        "nsw-2021",
+        "combination",
+        &[
+            "engine::nsw_banker_and_player_need_approval_and_the_differential_applies",
+            "conformance::nsw::nsw_5_6_6_an_rng_table_refuses_banker_and_player_together_at_placement",
+        ],
+    ),
     ("nsw-2021", "limits", &["engine::refusals_name_their_rule_and_change_nothing"]),
     ("nsw-2021", "minimum_unit", &["engine::refusals_name_their_rule_and_change_nothing"]),
     ("nsw-2021", "differential", &["engine::nsw_banker_and_player_need_approval_and_the_differential_applies"]),

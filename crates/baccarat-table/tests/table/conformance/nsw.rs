@@ -85,3 +85,65 @@ fn nsw_5_4_a_settled_wager_cannot_be_withdrawn() {
     let rule = t.rb().cite(Cite::WithdrawLosing);
     refused(&mut t, Command::WithdrawWager { player: PlayerId(1), wager: w.id }, &rule);
 }
+
+/// NSW 5.6.6: a player may wager on "with the approval of a Casino Supervisor,
+/// the Banker's Hand and the Player's Hand". A table no supervisor watches (an
+/// RNG table, [`TableSetup::unattended`]) refuses the second side when it is
+/// placed, naming the rule, instead of holding it for no one until "no more
+/// bets" (issue 45 §5). Its configuration may choose to wait instead; a table
+/// with a supervisor may choose to refuse.
+#[test]
+fn nsw_5_6_6_an_rng_table_refuses_banker_and_player_together_at_placement() {
+    let open = Command::OpenBetting { no_bet: false, closes_at: None };
+    let unattended = |extra: &str| {
+        let s = setup("nsw-2021", extra).unattended();
+        let decks = s.config.decks;
+        let mut t = Table::new(s);
+        let mut log = Vec::new();
+        run(
+            &mut t,
+            &mut log,
+            Command::StartShoe { source: ShoeSource::Live { decks }, cut: None, burn: None, show_burn: false },
+        );
+        run(&mut t, &mut log, open.clone());
+        run(&mut t, &mut log, wager(1, Bet::Banker, 2000));
+        (t, log)
+    };
+    // Refused at placement, naming NSW 5.6.6; the Banker wager stays, alone.
+    let (mut t, mut log) = unattended("");
+    refused(&mut t, wager(1, Bet::Player, 1000), "NSW 5.6.6");
+    let r = t.execute(wager(1, Bet::Player, 1000)).unwrap_err();
+    assert!(r.message.contains("no supervisor approves wagers at this table"), "{r}");
+    assert_eq!(t.state().coup.wagers.len(), 1);
+    // Another player's Player wager is no combination.
+    run(&mut t, &mut log, wager(2, Bet::Player, 1000));
+    // `approvals = "supervisor"` waits: placed, waiting, returned at "no more bets".
+    let (mut t, mut log) = unattended("approvals = \"supervisor\"\n");
+    let ev = run(&mut t, &mut log, wager(1, Bet::Player, 1000));
+    assert!(matches!(&ev[0], Event::WagerPlaced { wager } if wager.needs_approval));
+    let ev = run(&mut t, &mut log, Command::CloseBetting);
+    assert!(ev.iter().any(|e| matches!(e, Event::WagerReturned { rule, .. } if rule.contains("NSW 5.6"))));
+    // A table with a supervisor waits by default, and refuses where configured to.
+    let (mut t, mut log) = live_table("nsw-2021", "");
+    run(&mut t, &mut log, open.clone());
+    run(&mut t, &mut log, wager(1, Bet::Banker, 2000));
+    let ev = run(&mut t, &mut log, wager(1, Bet::Player, 1000));
+    assert!(matches!(&ev[0], Event::WagerPlaced { wager } if wager.needs_approval));
+    let (mut t, mut log) = live_table("nsw-2021", "approvals = \"refuse\"\n");
+    run(&mut t, &mut log, open);
+    run(&mut t, &mut log, wager(1, Bet::Banker, 2000));
+    refused(&mut t, wager(1, Bet::Player, 1000), "NSW 5.6.6");
+    // Where the rulebook allows the combination (AU 5.2(c)), nothing waits or is refused.
+    let s = setup("au-casino", "[bets.tie]\npay_table = \"8_to_1\"\n").unattended();
+    let mut t = Table::new(s);
+    let mut log = Vec::new();
+    run(
+        &mut t,
+        &mut log,
+        Command::StartShoe { source: ShoeSource::Live { decks: 8 }, cut: None, burn: None, show_burn: false },
+    );
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
+    run(&mut t, &mut log, wager(1, Bet::Banker, 2000));
+    let ev = run(&mut t, &mut log, wager(1, Bet::Player, 2000));
+    assert!(matches!(&ev[0], Event::WagerPlaced { wager } if !wager.needs_approval));
+}

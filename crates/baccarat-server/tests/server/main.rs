@@ -18,6 +18,7 @@ mod forgery;
 mod http;
 mod http_play;
 mod key_index;
+mod liveness;
 mod partition;
 mod pg;
 mod pg_archive;

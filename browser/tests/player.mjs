@@ -296,7 +296,11 @@ await run('player', async ({ newPage }) => {
   const feltNet = await page.waitForFunction((want) => document.querySelector('[data-testid=felt-win]').dataset.net === String(want), sum, { timeout: 5000 })
     .then(() => true, () => false);
   const feltText = await page.getByTestId('felt-win').innerText();
-  expect(feltNet && (sum > 0 ? feltText.startsWith('You won') : sum < 0 ? feltText.startsWith('You lost') : feltText.includes('returned')), `the felt shows the net ${sum}: ${feltText}`);
+  // A net of nothing is "returned" only if nothing was won (issue 45 §5): a
+  // pair won at 11:1 against a Banker stake lost is "even".
+  const anyWon = lines.some((l) => l.net > 0);
+  const zero = anyWon ? feltText.startsWith('Even') : feltText.includes('returned');
+  expect(feltNet && (sum > 0 ? feltText.startsWith('You won') : sum < 0 ? feltText.startsWith('You lost') : zero), `the felt shows the net ${sum}: ${feltText}`);
   await page.waitForFunction((want) => document.querySelector('[data-testid=balance]').dataset.minor === String(want), before + sum, { timeout: 5000 })
     .catch(async () => {
       throw new Error(`balance ${await page.getByTestId('balance').getAttribute('data-minor')} is not ${before} + ${sum}`);

@@ -12,6 +12,7 @@ import {
 import { play, setSound, soundOn } from '/assets/sound.js';
 import { setUpLimits, startSession, endSession, noteBalance } from '/assets/limits.js';
 import { tr, trn, languages, language, setLanguage, useSavedLanguage } from '/assets/i18n.js';
+import { coupNet } from '/assets/felt-net.js';
 
 
 // ---------------------------------------------------------------------------
@@ -589,21 +590,26 @@ function markWinners(winner) {
 }
 
 /** The player's net on the coup, on the felt: what the settled wagers won,
- * less what they lost and the commission (stakes returned are neither). */
+ * less what they lost and the commission (stakes returned are neither);
+ * a net of nothing after a win says what was won and lost (`coupNet`). */
 function renderWin(coup) {
   const el = $('#felt-win');
   const mine = coup === null ? [] : (S.mine.get(coup) || []).filter((w) => w.status === 'settled' && w.settlement);
-  if (!mine.length) { el.hidden = true; el.dataset.net = ''; return; }
-  const net = mine.reduce((a, w) => a + w.settlement.won - w.settlement.lost - w.settlement.commission, 0);
+  if (!mine.length) { el.hidden = true; el.dataset.net = ''; el.dataset.kind = ''; return; }
+  const n = coupNet(mine);
+  const net = n.net;
   el.hidden = false;
   el.dataset.net = String(net);
+  el.dataset.kind = n.kind;
   el.classList.toggle('up', net > 0);
   if (net > 0 && S.chimed !== coup) {
     S.chimed = coup;
     play('win');
     payChips(mine.filter((w) => w.settlement.won > 0).map((w) => w.bet));
   }
-  el.textContent = net > 0 ? tr('win.won', { amount: money(net) }) : net < 0 ? tr('win.lost', { amount: money(-net) }) : tr('win.returned');
+  el.textContent = n.kind === 'won' ? tr('win.won', { amount: money(net) })
+    : n.kind === 'lost' ? tr('win.lost', { amount: money(-net) })
+      : n.kind === 'even' ? tr('win.even', { won: money(n.won), lost: money(n.lost) }) : tr('win.returned');
 }
 
 /** A win is paid as a dealer pays it: a few chips slide from the dealer's

@@ -149,6 +149,28 @@ fn smoke() {
     scenario("smoke", &[]);
 }
 
+/// The felt's words for a coup (`web/felt-net.js`), checked by node alone (no
+/// browser, no server): a net of nothing after a pair won and the main wager
+/// lost is "even", with both amounts, not "your stakes are returned" (issue
+/// 45 §5); only a coup where nothing was won or lost returns the stakes.
+#[test]
+fn felt_net_words() {
+    let script = workspace().join("browser/unit/felt-net.mjs");
+    let out = Command::new("node")
+        .arg(&script)
+        .current_dir(workspace())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run node (is Node.js installed?): {e}"));
+    assert!(
+        out.status.success(),
+        "{} failed ({}):\n{}{}",
+        script.display(),
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// A player joins table 1, bets through the page, sees the cards and the result,
 /// and the balance moves by exactly the settled amounts (checked against the
 /// cards and the pay tables); screenshots at 1280×800 and 390×844.

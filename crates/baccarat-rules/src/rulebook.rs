@@ -253,12 +253,23 @@ pub enum DealingStyle {
     PlayersHoldCards,
 }
 
+/// One version of the game and the layout it is played on: AU 2.2 names three
+/// (Mini, Midi and full Baccarat) and AU 3.1 gives each its boxes (up to 7, 9
+/// and 14 numbered sets of wagering areas, with areas for standing players
+/// only at full Baccarat). A table configuration chooses one by `name`
+/// (`TableConfigSpec::layout`); a rulebook with one layout (NSW 2.1: 14
+/// boxes; EU 1.1: ten seats) has nothing to choose.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LayoutConfig {
+    /// The name a table configuration chooses it by.
     pub name: String,
+    /// The numbered boxes, 1 to this (AU 3.1).
     pub boxes: u32,
+    /// How many players may wager on one box (AU 5.7: one at full Baccarat;
+    /// AU 5.8(a): up to three at Mini and Midi Baccarat).
     pub players_per_box: u32,
+    /// Whether the layout has an area for standing players (AU 3.1(c), 5.6(a)).
     #[serde(default)]
     pub standing_players: bool,
     pub rule: String,
@@ -398,6 +409,26 @@ impl Rulebook {
     pub fn default_decks(&self) -> u32 {
         self.decks.iter().copied().max().unwrap_or(MAX_DECKS)
     }
+
+    /// The layout a table plays on when its configuration names none: the
+    /// profile's first (AU: Mini Baccarat, as every AU table was before the
+    /// version became a setting). A profile that lists none is silent, and
+    /// gets 14 boxes of one player each, the most any rulebook prints (NSW 2.1;
+    /// AU 3.1(c)), with no standing players.
+    pub fn default_layout(&self) -> LayoutConfig {
+        self.layouts.first().cloned().unwrap_or_else(|| LayoutConfig {
+            name: "standard".into(),
+            boxes: 14,
+            players_per_box: 1,
+            standing_players: false,
+            rule: format!("{}: not stated", self.id),
+        })
+    }
+
+    /// The layout called `name`, if the profile lists it.
+    pub fn layout(&self, name: &str) -> Option<&LayoutConfig> {
+        self.layouts.iter().find(|l| l.name == name)
+    }
 }
 
 impl TryFrom<RulebookConfig> for Rulebook {
@@ -442,6 +473,11 @@ impl TryFrom<RulebookConfig> for Rulebook {
                     format!("layouts[{i}]"),
                     "boxes must be 1 to 14 (NSW 2.1; AU 3.1) and players_per_box 1 to 3 (AU 5.8)",
                 );
+            }
+            // A table chooses its layout by name: two of one name would make
+            // the choice ambiguous.
+            if c.layouts[..i].iter().any(|o| o.name == l.name) {
+                p.push(format!("layouts[{i}].name"), format!("{:?} names another layout too", l.name));
             }
         }
 

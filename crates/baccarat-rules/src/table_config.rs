@@ -4,7 +4,8 @@
 //! rulebook forbids, listing every reason: a deck count the rulebook does not
 //! allow (NSW 3.1), a side bet without the decks it needs (NSW 3.1), wagers that
 //! exclude each other (AU 11A.1A, 11C.2, 11D.2), a pay table the rulebook does not
-//! print, an ante above its bound (AU 1.0 "Ante"), or limits that do not fit.
+//! print, an ante above its bound (AU 1.0 "Ante"), limits that do not fit, or a
+//! version of the game (its layout: AU 2.2, 3.1) the rulebook does not list.
 
 use crate::ante::{Ante, AnteSpec};
 use indexmap::IndexMap;
@@ -15,7 +16,7 @@ use crate::bet::Bet;
 use crate::errors::{toml_problem, Problems};
 use crate::money::Money;
 use crate::paytable::PayTable;
-use crate::rulebook::{DealingStyle, Rulebook, Variant};
+use crate::rulebook::{DealingStyle, LayoutConfig, Rulebook, Variant};
 use crate::settle::SettleRules;
 
 /// The largest amount any limit may name, in minor units (ten billion major
@@ -33,6 +34,12 @@ pub struct TableConfigSpec {
     /// Default: the rulebook's first variant.
     #[serde(default)]
     pub variant: Option<String>,
+    /// The version of the game, by the name of one of the profile's layouts
+    /// (AU 2.2: `mini`, `midi` or `full` Baccarat, with up to 7, 9 or 14
+    /// boxes and, at full Baccarat only, standing players: AU 3.1, 5.6-5.7).
+    /// Default: the profile's first (AU: Mini Baccarat).
+    #[serde(default)]
+    pub layout: Option<String>,
     /// The smallest chip, in minor units.
     pub chip: i64,
     /// Table minimum and maximum for the main wagers (NSW 6.1; AU 5.8-5.9).
@@ -101,6 +108,9 @@ pub struct TableConfig {
     pub rulebook: String,
     pub decks: u32,
     pub variant: Variant,
+    /// The version of the game and its layout: its boxes, players per box and
+    /// whether standing players wager (AU 2.2, 3.1, 5.6-5.8).
+    pub layout: LayoutConfig,
     /// Player, Banker and Tie first, then side bets in id order.
     pub offers: Vec<Offer>,
     pub min: Money,
@@ -142,6 +152,7 @@ impl TableConfig {
             let ids: Vec<&str> = rb.variants.iter().map(|v| v.id.as_str()).collect();
             p.push("variant", format!("{} has no variant {variant_id:?}; its variants are {}", rb.id, ids.join(", ")));
         }
+        let layout = layout(&mut p, rb, spec.layout.as_deref());
 
         let chip = spec.chip;
         if !(1..=MAX_LIMIT).contains(&chip) {
@@ -310,6 +321,7 @@ impl TableConfig {
                 rulebook: rb.id.clone(),
                 decks,
                 variant,
+                layout,
                 offers,
                 min: Money(spec.min),
                 max: Money(spec.max),
@@ -325,4 +337,20 @@ impl TableConfig {
             _ => Err(p),
         }
     }
+}
+
+/// The layout `name` chooses (AU 2.2: the version of the game), or the
+/// rulebook's default; a name the profile does not list is a problem that
+/// names each layout it does, with its boxes and rule.
+fn layout(p: &mut Problems, rb: &Rulebook, name: Option<&str>) -> LayoutConfig {
+    let Some(name) = name else { return rb.default_layout() };
+    if let Some(l) = rb.layout(name) {
+        return l.clone();
+    }
+    let listed: Vec<String> =
+        rb.layouts.iter().map(|l| format!("{} ({} boxes, {})", l.name, l.boxes, l.rule)).collect();
+    let have =
+        if listed.is_empty() { "it lists none".to_string() } else { format!("its layouts are {}", listed.join(", ")) };
+    p.push("layout", format!("{} has no layout {name:?}; {have}", rb.id));
+    rb.default_layout()
 }

@@ -195,3 +195,12 @@ fn a_feature_switched_on_needs_its_citation() {
     let au = profiles::builtin("au-casino").unwrap();
     assert!(au.config.procedures.card_sets && !au.config.conduct.promotional_tokens);
 }
+
+/// A table chooses its version of the game (AU 2.2) by its layout's name, so
+/// a profile may not give two layouts one name.
+#[test]
+fn au_2_2_each_version_has_a_name_of_its_own() {
+    let text = profiles::builtin_text("au-casino").unwrap().replace("name = \"midi\"", "name = \"mini\"");
+    let e = Rulebook::from_toml(&text).unwrap_err();
+    assert!(e.problems.iter().any(|p| p.path == "layouts[1].name" && p.message.contains("\"mini\"")), "{e}");
+}

@@ -97,3 +97,63 @@ fn wrong_rulebook_and_bad_toml() {
     let e = TableConfig::from_toml(&rb, "rulebook = \"nsw-2021\"\nchip = \"one\"\n").unwrap_err();
     assert!(messages(&e).contains("line 2"), "{e}");
 }
+
+const AU_TIE: &str = "[bets.tie]\npay_table = \"8_to_1\"\n";
+
+/// AU 2.2: "Baccarat must be played in accordance with one of the following
+/// versions: (a) Mini Baccarat; (b) Midi Baccarat; or (c) full Baccarat." The
+/// version is the table's `layout`; a configuration that names none keeps
+/// the Mini Baccarat every AU table had before the setting existed.
+#[test]
+fn au_2_2_a_table_plays_one_of_the_three_versions() {
+    let t = config("au-casino", AU_TIE).unwrap();
+    assert_eq!((t.layout.name.as_str(), t.layout.boxes), ("mini", 7), "the default is Mini Baccarat");
+    for (name, boxes, per_box, standing) in [("mini", 7, 3, false), ("midi", 9, 3, false), ("full", 14, 1, true)] {
+        let t = config("au-casino", &format!("layout = \"{name}\"\n{AU_TIE}")).unwrap();
+        let l = &t.layout;
+        assert_eq!((l.name.as_str(), l.boxes, l.players_per_box, l.standing_players), (name, boxes, per_box, standing));
+    }
+    let e = config("au-casino", &format!("layout = \"grand\"\n{AU_TIE}")).unwrap_err();
+    let m = messages(&e);
+    assert!(m.contains("layout: au-casino has no layout \"grand\""), "{m}");
+    for want in ["mini (7 boxes, AU 3.1(a)", "midi (9 boxes, AU 3.1(b)", "full (14 boxes, AU 3.1(c)"] {
+        assert!(m.contains(want), "missing {want:?} in\n{m}");
+    }
+}
+
+/// AU 3.1(b): Midi Baccarat "has on one side up to 9 numbered sets of
+/// wagering areas for the players".
+#[test]
+fn au_3_1_b_midi_has_up_to_nine_boxes() {
+    let t = config("au-casino", &format!("layout = \"midi\"\n{AU_TIE}")).unwrap();
+    assert_eq!(t.layout.boxes, 9);
+    assert!(t.layout.rule.contains("AU 3.1(b)"), "{}", t.layout.rule);
+    assert!(!t.layout.standing_players, "AU 5.6(a): standing players' areas are full Baccarat's");
+}
+
+/// AU 3.1(c): full Baccarat "has up to 14 numbered sets of wagering areas for
+/// the seated players, wagering areas for standing players"; AU 5.7: one
+/// player on each numbered area.
+#[test]
+fn au_3_1_c_full_baccarat_has_fourteen_boxes_and_standing_players() {
+    let t = config("au-casino", &format!("layout = \"full\"\n{AU_TIE}")).unwrap();
+    assert_eq!((t.layout.boxes, t.layout.players_per_box, t.layout.standing_players), (14, 1, true));
+    assert!(t.layout.rule.contains("AU 3.1(c)"), "{}", t.layout.rule);
+}
+
+/// The other rulebooks print one layout each and keep it: NSW 2.1's 14
+/// boxes, EU 1.1's ten seats, the resort's 14; AU's versions are not theirs.
+#[test]
+fn other_rulebooks_keep_their_box_limits() {
+    for (rb, boxes) in [("nsw-2021", 14), ("european-casino", 10), ("resort-house", 14)] {
+        let t = config(rb, "").unwrap();
+        assert_eq!((t.layout.name.as_str(), t.layout.boxes, t.layout.standing_players), ("standard", boxes, false));
+        let named = config(rb, "layout = \"standard\"\n").unwrap();
+        assert_eq!(named.layout.boxes, boxes);
+        let e = config(rb, "layout = \"full\"\n").unwrap_err();
+        assert!(
+            messages(&e).contains(&format!("layout: {rb} has no layout \"full\"; its layouts are standard")),
+            "{e}"
+        );
+    }
+}

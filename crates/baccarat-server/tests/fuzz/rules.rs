@@ -158,6 +158,9 @@ fn gen_table_config(rng: &mut Rng, rb: &Rulebook) -> String {
     if rng.chance(1, 3) {
         t.push_str(&format!("variant = {:?}\n", rng.pick(&rb.variants).id));
     }
+    if rng.chance(1, 3) && !rb.layouts.is_empty() {
+        t.push_str(&format!("layout = {:?}\n", rng.pick(&rb.layouts).name));
+    }
     t.push_str(&format!("chip = {chip}\nmin = {min}\nmax = {max}\n"));
     if rng.chance(1, 3) {
         t.push_str(&format!("differential = {}\n", min * rng.range(1, 100)));
@@ -205,6 +208,7 @@ pub fn table_config_toml() {
             dict.extend(b.pay_tables.iter().map(|p| p.name.clone()));
         }
         dict.extend(rb.variants.iter().map(|v| v.id.clone()));
+        dict.extend(rb.layouts.iter().map(|l| l.name.clone()));
     }
     let books: Vec<Rulebook> = profiles::all();
     run(

@@ -490,3 +490,61 @@ fn the_refusal_without_the_writer_is_the_writers_own_at_every_step() {
     assert!(compared >= 3 * 20 && open_seen == 3 * 4, "{compared} compared, {open_seen} open");
     assert!(settling_seen > 0, "the big coup settled in chunks");
 }
+
+const AU: &str = "rulebook = \"au-casino\"\nchip = 100\nmin = 1000\nmax = 100000\n[bets.tie]\npay_table = \"8_to_1\"\n";
+
+/// Open betting on a new shoe at `table`.
+fn betting(c: &mut Casino, commit: &mut Commit, table: u32) {
+    assert!(matches!(c.handle(Request::NewShoe { table }, commit), Reply::Events { .. }));
+    let open = Command::OpenBetting { no_bet: false, closes_at: None };
+    assert!(matches!(
+        c.handle(Request::Table { table, command: open, by: Actor::Server }, commit),
+        Reply::Events { .. }
+    ));
+}
+
+/// Player 1's wager of 20.00 on the Player at `spot` of `table`.
+fn at(table: u32, spot: Spot, key: &str) -> Request {
+    Request::Wager {
+        table,
+        player: PlayerId(1),
+        spot,
+        bet: Bet::Player,
+        amount: Money(2000),
+        key: key.into(),
+        ante: Money::ZERO,
+    }
+}
+
+/// AU 2.2, 3.1: the version of the game is the table's configuration. A
+/// table that names none is Mini Baccarat and refuses box 8 (AU 3.1(a)); one
+/// configured for full Baccarat takes box 14 and standing players (AU 3.1(c),
+/// 5.6(a)), and keeps its version across a restart (the configuration is what
+/// the store keeps).
+#[test]
+fn au_3_1_c_a_full_baccarat_table_keeps_its_fourteen_boxes_across_a_restart() {
+    let mut c = Casino::new();
+    let mut commit = Commit::default();
+    c.create_table(1, "Mini", "au-casino", AU, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
+    let full = format!("layout = \"full\"\n{AU}");
+    c.create_table(2, "Full", "au-casino", &full, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
+    c.handle(Request::Deposit { player: PlayerId(1), amount: Money(100_000), key: "in".into() }, &mut commit);
+    for t in [1, 2] {
+        betting(&mut c, &mut commit, t);
+    }
+    let mini = |r: &Reply| matches!(r, Reply::Refused { rule: Some(rule), .. } if rule.contains("AU 3.1(a)"));
+    let r = c.handle(at(1, Spot::Box(8), "mini-8"), &mut commit);
+    assert!(mini(&r), "{r:?}");
+    for (spot, key) in [(Spot::Box(14), "full-14"), (Spot::Standing, "full-standing")] {
+        let r = c.handle(at(2, spot, key), &mut commit);
+        assert!(matches!(r, Reply::Wager { .. }), "{spot:?}: {r:?}");
+    }
+    let mut store = SqliteStore::memory().unwrap();
+    store.commit(&commit).unwrap();
+    let mut c = Casino::recover(&store).unwrap();
+    let mut commit = Commit::default();
+    let r = c.handle(at(1, Spot::Box(9), "mini-9"), &mut commit);
+    assert!(mini(&r), "after the restart: {r:?}");
+    let r = c.handle(at(2, Spot::Box(12), "full-12"), &mut commit);
+    assert!(matches!(r, Reply::Wager { .. }), "after the restart: {r:?}");
+}

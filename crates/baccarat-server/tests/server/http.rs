@@ -216,3 +216,41 @@ async fn recall_and_provably_fair_shoes() {
     assert!(!text.contains("\"seed\":\""), "no seed leaks through recall: {text}");
     assert!(coups.last().unwrap()["records"][0]["hash"].as_str().unwrap().len() == 64);
 }
+
+const AU_TABLE: &str =
+    "rulebook = \"au-casino\"\nchip = 100\nmin = 1000\nmax = 100000\n[bets.tie]\npay_table = \"8_to_1\"\n";
+
+/// A live table made by the admin from `config`; its id.
+async fn live_table(app: &super::common::App, name: &str, config: &str) -> u64 {
+    let (s, r) =
+        app.post("/api/tables", Some(&app.admin), json!({"name": name, "config": config, "mode": "live"})).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    r["table"].as_u64().unwrap()
+}
+
+/// AU 2.2, 3.1: an operator chooses the version of the game in the table's
+/// configuration. A full Baccarat table (AU 3.1(c)) takes a wager on box 14;
+/// a table that names no version is Mini Baccarat and refuses box 8 (AU
+/// 3.1(a)), as every AU table did before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn au_3_1_c_an_operator_opens_a_full_baccarat_table() {
+    let app = spawn_app().await;
+    let full = live_table(&app, "Full", &format!("layout = \"full\"\n{AU_TABLE}")).await;
+    let mini = live_table(&app, "Mini", AU_TABLE).await;
+    let dealer = app.login("dealer", "demo").await;
+    let player = app.login("player3", "demo").await;
+    for id in [full, mini] {
+        let url = format!("/api/tables/{id}/commands");
+        let shoe = json!({"command": "start_shoe", "source": {"live": {"decks": 8}}, "cut": null, "burn": null, "show_burn": false});
+        let (s, r) = app.post(&url, Some(&dealer), shoe).await;
+        assert_eq!(s, StatusCode::OK, "{r}");
+        let (s, r) = app.post(&url, Some(&dealer), json!({"command": "open_betting", "no_bet": false})).await;
+        assert_eq!(s, StatusCode::OK, "{r}");
+    }
+    let wager = |spot: u8, key: &str| json!({"bet": "player", "amount": 2000, "spot": spot, "key": key});
+    let (s, r) = app.post(&format!("/api/tables/{full}/wagers"), Some(&player), wager(14, "full-14")).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    let (s, e) = app.post(&format!("/api/tables/{mini}/wagers"), Some(&player), wager(8, "mini-8")).await;
+    assert_eq!(s, StatusCode::CONFLICT, "{e}");
+    assert!(e["rule"].as_str().unwrap().contains("AU 3.1(a)"), "{e}");
+}

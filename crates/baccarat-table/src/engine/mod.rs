@@ -42,6 +42,9 @@ use crate::shuffle::Seed;
 pub struct TableSetup {
     pub rulebook: Rulebook,
     pub config: TableConfig,
+    /// The layout the table plays on: the configuration's (`config.layout`,
+    /// the version of the game, AU 2.2, 3.1), kept here for the engine's
+    /// checks; always equal to it.
     pub layout: LayoutConfig,
     /// What a wager needing a supervisor's approval does (NSW 5.6.6): the
     /// configuration's choice, or the table mode's default
@@ -50,27 +53,23 @@ pub struct TableSetup {
 }
 
 impl TableSetup {
-    /// A setup with the rulebook's layout `layout` (or its first).
-    pub fn new(rulebook: Rulebook, config: TableConfig, layout: Option<&str>) -> Result<TableSetup, Refusal> {
-        let layouts = &rulebook.layouts;
-        let chosen = match layout {
-            Some(name) => layouts.iter().find(|l| l.name == name).cloned().ok_or_else(|| {
-                let names: Vec<&str> = layouts.iter().map(|l| l.name.as_str()).collect();
+    /// A setup on the configuration's layout, or on the rulebook's layout
+    /// named `layout` where a caller overrides it (a simulation at a full
+    /// Baccarat table); the override is written into the configuration too,
+    /// so the two never disagree.
+    pub fn new(rulebook: Rulebook, mut config: TableConfig, layout: Option<&str>) -> Result<TableSetup, Refusal> {
+        if let Some(name) = layout {
+            config.layout = rulebook.layout(name).cloned().ok_or_else(|| {
+                let names: Vec<&str> = rulebook.layouts.iter().map(|l| l.name.as_str()).collect();
                 Refusal::new(rulebook.cite(Cite::Limits), format!("layout {name:?} is not one of {}", names.join(", ")))
-            })?,
-            None => layouts.first().cloned().unwrap_or(LayoutConfig {
-                name: "standard".into(),
-                boxes: 14,
-                players_per_box: 1,
-                standing_players: false,
-                rule: "default".into(),
-            }),
-        };
+            })?;
+        }
         // Side bets only with a main wager lives in one place: the table's
         // configuration (the profile's rule, or a supervisor's restriction,
         // NSW 10.4), not a copy here.
         let approvals = config.approvals.unwrap_or(Approvals::Supervisor);
-        Ok(TableSetup { rulebook, config, layout: chosen, approvals })
+        let layout = config.layout.clone();
+        Ok(TableSetup { rulebook, config, layout, approvals })
     }
 
     /// The same setup for a table that no supervisor watches (an RNG table):

@@ -18,10 +18,12 @@ pub fn run(c: TableCommand) -> Result<()> {
     let rb = super::load_rulebook(&spec.rulebook)?;
     let t = TableConfig::from_toml(&rb, &text).map_err(|p| anyhow::anyhow!("{file}: {p}"))?;
     println!(
-        "{file}: valid for {}: {} decks, variant {}, {} wagers offered",
+        "{file}: valid for {}: {} decks, variant {}, layout {} ({} boxes), {} wagers offered",
         t.rulebook,
         t.decks,
         t.variant.id,
+        t.layout.name,
+        t.layout.boxes,
         t.offers.len()
     );
     for o in &t.offers {

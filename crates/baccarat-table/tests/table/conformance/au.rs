@@ -214,6 +214,68 @@ fn au_2_3_a_nominee_acts_for_one_player() {
     refused(&mut t, Command::AppointNominee { player: PlayerId(3), nominee: Some(PlayerId(2)) }, "AU 2.3");
 }
 
+/// A standing player's wager (AU 5.6(a)).
+fn standing(player: u32) -> Command {
+    Command::PlaceWager {
+        player: PlayerId(player),
+        spot: Spot::Standing,
+        bet: Bet::Player,
+        amount: Money(2000),
+        ante: Money(0),
+        token: false,
+        at_ms: None,
+    }
+}
+
+/// AU 3.1(a): Mini Baccarat "has on one side up to 7 numbered sets of
+/// wagering areas for the players". A table whose configuration names no
+/// version is Mini Baccarat (AU 2.2(a)): box 8 is not on it, and there is no
+/// standing players' area (AU 5.6(a): that is full Baccarat's).
+#[test]
+fn au_3_1_a_mini_has_up_to_seven_boxes() {
+    let (mut t, mut log) = started("au-casino", TIE);
+    assert_eq!(t.setup().layout.name, "mini");
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
+    run(&mut t, &mut log, seat_wager(1, 7, Bet::Player, 2000));
+    refused(&mut t, seat_wager(2, 8, Bet::Player, 2000), "AU 3.1(a)");
+    refused(&mut t, standing(3), "AU 3.1(a)");
+}
+
+/// AU 3.1(b): Midi Baccarat "has on one side up to 9 numbered sets of
+/// wagering areas for the players"; AU 5.8(a): up to three players on one.
+#[test]
+fn au_3_1_b_midi_has_up_to_nine_boxes() {
+    let (mut t, mut log) = started("au-casino", &format!("layout = \"midi\"\n{TIE}"));
+    assert_eq!((t.setup().layout.name.as_str(), t.setup().config.layout.boxes), ("midi", 9));
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
+    for p in [8, 9, 10, 11] {
+        run(&mut t, &mut log, seat_wager(p, p.min(9) as u8, Bet::Player, 2000));
+    }
+    refused(&mut t, seat_wager(12, 9, Bet::Player, 2000), "box 9 already has 3 players");
+    refused(&mut t, seat_wager(13, 10, Bet::Player, 2000), "AU 3.1(b)");
+    refused(&mut t, standing(14), "AU 3.1(b)");
+}
+
+/// AU 3.1(c): full Baccarat "has up to 14 numbered sets of wagering areas for
+/// the seated players, wagering areas for standing players"; AU 5.7: one
+/// player on each numbered area; AU 5.6(a): standing players wager on their
+/// own area. Their wagers settle as any other.
+#[test]
+fn au_3_1_c_full_baccarat_has_fourteen_boxes_and_standing_players() {
+    let (mut t, mut log) = started("au-casino", &format!("layout = \"full\"\n{TIE}"));
+    assert_eq!(t.setup().layout.name, "full");
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
+    run(&mut t, &mut log, seat_wager(1, 14, Bet::Player, 2000));
+    refused(&mut t, seat_wager(2, 14, Bet::Player, 2000), "box 14 already has 1 players");
+    refused(&mut t, seat_wager(3, 15, Bet::Player, 2000), "AU 3.1(c)");
+    run(&mut t, &mut log, standing(20));
+    run(&mut t, &mut log, standing(21));
+    run(&mut t, &mut log, Command::CloseBetting);
+    let ev = deal_out(&mut t, &mut log);
+    let settled = ev.iter().filter(|e| matches!(e, Event::WagerSettled { .. })).count();
+    assert_eq!(settled, 3, "the seated wager and both standing players' wagers settle");
+}
+
 /// AU 5.14: once "No more bets" is called and the first card removed, no
 /// player shall place, increase or withdraw a wager.
 #[test]

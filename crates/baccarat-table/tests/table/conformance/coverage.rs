@@ -150,7 +150,14 @@ pub const COVERAGE: &[(&str, &str, &[&str])] = &[
     ("au-casino", "wagers_closed", &["conformance::au::au_5_14_no_wager_once_the_first_card_is_out"]),
     ("au-casino", "withdraw_losing", &["conformance::au::au_5_15_a_settled_wager_cannot_be_withdrawn"]),
     ("au-casino", "combination", &["engine::au_wager_rules"]),
-    ("au-casino", "limits", &["conformance::au::au_5_8_wagers_within_the_table_limits"]),
+    (
+        "au-casino",
+        "limits",
+        &[
+            "conformance::au::au_5_8_wagers_within_the_table_limits",
+            "conformance::au::au_3_1_b_midi_has_up_to_nine_boxes",
+        ],
+    ),
     ("au-casino", "differential", &["conformance::au::au_5_18_wagers_over_the_differential_are_reduced"]),
     ("au-casino", "side_bet_needs_main", &["engine::au_wager_rules"]),
     ("au-casino", "insufficient_cards", &["conformance::au::au_12_5_insufficient_cards_void_the_round"]),

@@ -109,6 +109,12 @@ const PACE: &str = "the server paces an RNG table; a live table is paced by its 
 /// `card_in` instead (the engine refuses `deal_next` for them).
 const DEAL: &str = "the server deals an RNG table's shoe; at a live table the dealer deals a pre-shuffled stack";
 const OWN: &str = "a player's own action has its own route";
+/// AU 2.3(a), (b), (e): a player appoints a nominee only with the prior
+/// approval of the Game or Casino Supervisor, who announces the nominee
+/// before they act and announces when they stop. The supervisor sends the
+/// command, so its audit record names them as the one who announced it.
+const NOMINEE: &str =
+    "a nominee is approved and announced by the Game or Casino Supervisor (AU 2.3(a), (b); ending it, 2.3(e))";
 
 /// The whole matrix. Every [`Command`] has exactly one row (checked by test).
 pub const MATRIX: &[Row] = &[
@@ -165,7 +171,12 @@ pub const MATRIX: &[Row] = &[
     Row { command: "announce_minimum", rng: Who::Staff(Role::Supervisor), live: Who::Staff(Role::Supervisor), why: "" },
     Row { command: "change_minimum", rng: Who::Staff(Role::Supervisor), live: Who::Staff(Role::Supervisor), why: "" },
     Row { command: "change_limits", rng: Who::Staff(Role::Supervisor), live: Who::Staff(Role::Supervisor), why: "" },
-    Row { command: "appoint_nominee", rng: Who::Staff(Role::Dealer), live: Who::Staff(Role::Dealer), why: "" },
+    Row {
+        command: "appoint_nominee",
+        rng: Who::Staff(Role::Supervisor),
+        live: Who::Staff(Role::Supervisor),
+        why: NOMINEE,
+    },
     Row { command: "take_marker", rng: Who::Staff(Role::Dealer), live: Who::Staff(Role::Dealer), why: "" },
     Row { command: "pass_marker", rng: Who::Staff(Role::Dealer), live: Who::Staff(Role::Dealer), why: "" },
 ];

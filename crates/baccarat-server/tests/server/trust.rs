@@ -335,6 +335,46 @@ fn a_live_card_records_who_entered_it() {
     assert!(matches!(r, Reply::Refused { .. }));
 }
 
+const AU: &str = "rulebook = \"au-casino\"\nchip = 100\nmin = 1000\nmax = 500000\n[bets.tie]\npay_table = \"8_to_1\"\n";
+
+/// AU 2.3(a): "a player may only appoint a Nominee with the prior approval of
+/// the Game Supervisor or Casino Supervisor"; (b) "a Nominee must be
+/// announced by the Game Supervisor or Casino Supervisor prior to initiating
+/// the role"; (e) the supervisor announces when the nominee ceases. At RNG and
+/// live tables alike, a dealer's appointment (or its end) is refused with
+/// nothing recorded; a supervisor's is recorded under the supervisor's name.
+#[test]
+fn au_2_3_a_b_only_a_supervisor_approves_and_announces_a_nominee() {
+    let supervisor = person(Role::Supervisor);
+    for mode in Mode::ALL {
+        let mut c = Casino::new();
+        let mut commit = Commit::default();
+        c.create_table(1, "AU", "au-casino", AU, mode, Money(100_000_000), &mut commit).unwrap();
+        for (nominee, acting) in [(Some(PlayerId(2)), vec![(PlayerId(1), PlayerId(2))]), (None, vec![])] {
+            let cmd = Command::AppointNominee { player: PlayerId(1), nominee };
+            let others = [Role::Player, Role::Dealer, Role::Inspector, Role::TournamentManager].map(person);
+            for by in others.into_iter().chain([Actor::Server]) {
+                let before = c.tables[&1].engine.clone();
+                let mut step = Commit::default();
+                let r = c.handle(Request::Table { table: 1, command: cmd.clone(), by }, &mut step);
+                assert!(r.code() == Some(Code::Role), "{mode:?} {by:?}: {r:?}");
+                if by == person(Role::Dealer) {
+                    assert!(matches!(&r, Reply::Refused { message, .. } if message.contains("AU 2.3(a)")), "{r:?}");
+                }
+                assert!(c.tables[&1].engine == before && step.records.is_empty(), "{mode:?} {by:?}: recorded");
+            }
+            let mut step = Commit::default();
+            let r = c.handle(Request::Table { table: 1, command: cmd, by: supervisor }, &mut step);
+            assert!(matches!(r, Reply::Events { .. }), "{mode:?}: {r:?}");
+            assert_eq!(c.tables[&1].engine.state().nominees, acting, "{mode:?}");
+            let announced: Vec<_> = step.records.iter().filter(|(_, r)| r.body.contains("nominee_appointed")).collect();
+            assert_eq!(announced.len(), 1, "{mode:?}");
+            let by = "\"by\":{\"kind\":\"person\",\"user\":102,\"role\":\"supervisor\"}";
+            assert!(announced[0].1.body.contains(by), "{mode:?}: announced by the supervisor: {}", announced[0].1.body);
+        }
+    }
+}
+
 /// The reported crash: a table with a huge maximum, two opposite wagers of
 /// 10^12; the house float could not pay and the writer panicked on every
 /// restart. Now the table is refused above the ceiling, and with the ceiling

@@ -235,7 +235,9 @@ pub enum Command {
         player: PlayerId,
     },
     /// A player appoints a nominee to handle their cards, or ends the
-    /// appointment (`nominee: None`) (AU 2.3, 15.4).
+    /// appointment (`nominee: None`) (AU 2.3, 15.4). Sent by the Game or
+    /// Casino Supervisor who approves and announces it (AU 2.3(a), (b), (e):
+    /// the server's trust matrix), so the record names them.
     AppointNominee {
         player: PlayerId,
         nominee: Option<PlayerId>,

@@ -44,6 +44,13 @@ impl Role {
         Role::ALL.into_iter().find(|r| r.name() == s)
     }
 
+    /// Whether a person of this role works at the casino: every role but a
+    /// player's (dealer, supervisor, inspector, admin, tournament manager).
+    /// Such a person "cannot act as a Nominee for another player" (AU 2.3(h)).
+    pub fn works_at_the_casino(self) -> bool {
+        self != Role::Player
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Role::Player => "player",

@@ -4,7 +4,7 @@
 
 use axum::extract::State;
 use axum::Json;
-use baccarat_rules::Money;
+use baccarat_rules::{Cite, Money};
 use baccarat_table::engine::{Command, PlayerId};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use super::extract::{Auth, Body, Id, Q};
 use super::{call, limited, reply_json, require, table_exists, ApiError, AppState};
 use crate::auth::Role;
-use crate::casino::{Mode, Request};
+use crate::casino::{Code, Mode, Request};
 
 /// Staff commands to a table's engine. A player's own actions have their own
 /// routes; approving, refusing and invalidating, and changing limits, are for a
@@ -27,8 +27,48 @@ pub(super) async fn command(
     // table is the trust matrix's to say (`trust.rs`), in the writer.
     require(&sess, &[Role::Dealer, Role::Supervisor, Role::Admin])?;
     limited(&s, &sess)?;
+    if let Command::AppointNominee { nominee: Some(n), .. } = &cmd {
+        nominee_is_a_player(&s, id, *n)?;
+    }
     let by = crate::trust::Actor::Person { user: sess.user, role: sess.role };
     reply_json(call(&s, Request::Table { table: id, command: cmd, by }).await?)
+}
+
+/// AU 2.3(h): "a Casino employee, associated person or any other person who
+/// works at the Casino cannot act as a Nominee for another player". Checked
+/// here, where the people are (the writer and the engine know no roles): at a
+/// table whose rulebook has nominees, the nominee must be a player. An id
+/// that is no one is refused too (`no_player`), so no appointment names a
+/// person the casino has not met. At a rulebook without nominees the engine
+/// refuses the command itself. A table not (yet) in the read model is
+/// refused as no table, as `table_exists` does, rather than let the
+/// appointment past unchecked.
+fn nominee_is_a_player(s: &AppState, table: u32, nominee: PlayerId) -> Result<(), ApiError> {
+    let rulebook = {
+        let v = s.views.read().expect("views lock");
+        v.tables.iter().find(|t| t.id == table).map(|t| t.rulebook.clone())
+    };
+    let Some(rulebook) = rulebook else {
+        return Err(ApiError::new(axum::http::StatusCode::NOT_FOUND, "no_table", format!("no table {table}")));
+    };
+    let rb = baccarat_rules::profiles::builtin(&rulebook).map_err(|e| ApiError::internal(e.to_string()))?;
+    if !rb.config.conduct.nominees {
+        return Ok(());
+    }
+    let (code, rule, message) = match s.users.role(nominee.0).map_err(|e| ApiError::internal(e.to_string()))? {
+        Some(r) if !r.works_at_the_casino() => return Ok(()),
+        Some(r) => (
+            Code::Rule,
+            Some(rb.cite(Cite::Nominee)),
+            format!(
+                "AU 2.3(h): nominee {} is a {}; a person who works at the casino cannot act as a nominee for a player",
+                nominee.0,
+                r.name()
+            ),
+        ),
+        None => (Code::NoPlayer, None, format!("nominee: no player {}", nominee.0)),
+    };
+    Err(ApiError { rule, ..ApiError::new(super::error::status_of(code), code.name(), message) })
 }
 
 #[derive(Deserialize)]

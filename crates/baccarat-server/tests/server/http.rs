@@ -228,6 +228,51 @@ async fn live_table(app: &super::common::App, name: &str, config: &str) -> u64 {
     r["table"].as_u64().unwrap()
 }
 
+/// The user id of a signed-in person.
+async fn user_id(app: &super::common::App, token: &str) -> u64 {
+    let (_, me) = app.get("/api/me", Some(token)).await;
+    me["user"].as_u64().unwrap_or_else(|| panic!("{me}"))
+}
+
+/// AU 2.3(h): "a Casino employee, associated person or any other person who
+/// works at the Casino cannot act as a Nominee for another player". The
+/// reported attack: the dealer's own user id was accepted as a nominee. Every
+/// staff account is refused, naming the rule, and so is an id that is no one;
+/// a player may be appointed, by a supervisor (AU 2.3(a), (b)).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn au_2_3_h_a_casino_employee_cannot_be_a_nominee() {
+    let app = spawn_app().await;
+    let id = live_table(&app, "Nominees", AU_TABLE).await;
+    let url = format!("/api/tables/{id}/commands");
+    let supervisor = app.login("supervisor", "demo").await;
+    let player = user_id(&app, &app.login("player1", "demo").await).await;
+    let appoint = |nominee: u64| json!({"command": "appoint_nominee", "player": player, "nominee": nominee});
+    let mut staff = vec![("test-admin", user_id(&app, &app.admin).await)];
+    for name in ["dealer", "supervisor", "inspector", "manager"] {
+        staff.push((name, user_id(&app, &app.login(name, "demo").await).await));
+    }
+    for (name, nominee) in &staff {
+        let (s, e) = app.post(&url, Some(&supervisor), appoint(*nominee)).await;
+        assert_eq!((s, e["code"].as_str()), (StatusCode::CONFLICT, Some("rule")), "{name}: {e}");
+        assert!(e["error"].as_str().unwrap().contains("AU 2.3(h)"), "{name}: {e}");
+        assert!(e["rule"].as_str().unwrap().contains("AU 2.3"), "{name}: {e}");
+    }
+    // The dealer naming themselves, as reported.
+    let dealer = app.login("dealer", "demo").await;
+    let (s, e) = app.post(&url, Some(&dealer), appoint(user_id(&app, &dealer).await)).await;
+    assert_eq!(s, StatusCode::CONFLICT, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("AU 2.3(h)"), "{e}");
+    // No one by that id.
+    let (s, e) = app.post(&url, Some(&supervisor), appoint(4_000_000_000)).await;
+    assert_eq!((s, e["code"].as_str()), (StatusCode::NOT_FOUND, Some("no_player")), "{e}");
+    // A player, appointed by the supervisor; the dealer may not (AU 2.3(a)).
+    let other = user_id(&app, &app.login("player2", "demo").await).await;
+    let (s, e) = app.post(&url, Some(&dealer), appoint(other)).await;
+    assert_eq!((s, e["code"].as_str()), (StatusCode::FORBIDDEN, Some("role")), "{e}");
+    let (s, r) = app.post(&url, Some(&supervisor), appoint(other)).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+}
+
 /// AU 2.2, 3.1: an operator chooses the version of the game in the table's
 /// configuration. A full Baccarat table (AU 3.1(c)) takes a wager on box 14;
 /// a table that names no version is Mini Baccarat and refuses box 8 (AU

@@ -220,6 +220,7 @@ pub const COVERAGE: &[(&str, &str, &[&str])] = &[
             "conformance::au::au_2_3_a_nominee_acts_for_one_player",
             "engine_styles::au_15_international_baccarat_cards_go_to_the_nominee",
             "server:trust::au_2_3_a_b_only_a_supervisor_approves_and_announces_a_nominee",
+            "server:http::au_2_3_h_a_casino_employee_cannot_be_a_nominee",
         ],
     ),
     ("au-casino", "late_wagers", &["conformance::au::au_15_10_late_wagers_only_in_international_baccarat"]),

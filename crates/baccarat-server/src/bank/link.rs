@@ -177,13 +177,18 @@ impl BankLink {
             Request::Wagers { player, slip, .. } => {
                 self.over_limit(casino, *player, slip.iter().fold(Money::ZERO, |m, l| m + l.amount + l.ante))
             }
+            // A tournament's fee is money into play too (`casino/into_play.rs`).
+            Request::EnterTournament { tournament, player } => {
+                self.over_limit(casino, *player, casino.entry_fee(*tournament)?)
+            }
             _ => None,
         }
     }
 
-    /// A wager of `stake` the wallet here cannot hold because the bank
-    /// would not allot more under the player's loss limit, counted across
-    /// partitions: refused as the limit's, not as a short wallet.
+    /// A wager (or a tournament's fee) of `stake` the wallet here cannot
+    /// hold because the bank would not allot more under the player's loss
+    /// limit, counted across partitions: refused as the limit's, not as a
+    /// short wallet.
     fn over_limit(&self, casino: &Casino, player: PlayerId, stake: Money) -> Option<Reply> {
         let limit = self.limited.get(&player)?;
         let available = casino.balance(player).map_or(Money::ZERO, |b| b.1);
@@ -192,7 +197,7 @@ impl BankLink {
                 Code::SelfLimit,
                 format!(
                     "You set a loss limit of {limit} a day, counted at every table of the casino: today's stakes \
-                     and losses there have reached it, so this wager of {stake} cannot be placed. It resets at \
+                     and losses there have reached it, so {stake} more cannot be staked. It resets at \
                      midnight UTC."
                 ),
             )

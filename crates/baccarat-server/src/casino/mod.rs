@@ -22,6 +22,7 @@
 pub mod bank_side;
 mod commands;
 mod funding;
+pub mod into_play;
 pub mod promotions;
 mod protocol;
 mod recover;
@@ -50,6 +51,7 @@ use crate::ledger::{AccountId, AccountKind, Cause, Ledger, Op};
 use crate::postings::TableAccounts;
 use crate::store::{Commit, TableRow};
 pub use crate::trust::{Actor, Mode};
+use into_play::IntoPlay;
 use protocol::{request_digest, wager_key};
 pub use protocol::{Code, Reply, Request, SelfLimitsChange, SlipLine};
 pub use recover::{recover, Keys, Recovered};
@@ -337,12 +339,14 @@ impl Casino {
             Request::Wager { table, player, spot, bet, amount, ante, key } => {
                 let line = SlipLine { spot, bet, amount, ante };
                 let request = request_digest("wager", table, &[line]);
-                self.wager(table, player, line, Some(&wager_key(player, &key)), request, false, commit)
+                let what = if ante == Money::ZERO { IntoPlay::Wager } else { IntoPlay::Ante };
+                self.wager(table, player, line, Some(&wager_key(player, &key)), request, what, commit)
             }
             Request::TokenWager { table, player, spot, bet, amount, key } => {
                 let line = SlipLine { spot, bet, amount, ante: Money::ZERO };
                 let request = request_digest("token-wager", table, &[line]);
-                self.wager(table, player, line, Some(&wager_key(player, &key)), request, true, commit)
+                let what = IntoPlay::TokenWager;
+                self.wager(table, player, line, Some(&wager_key(player, &key)), request, what, commit)
             }
             Request::Wagers { table, player, slip, key } => self.slip(table, player, slip, &key, commit),
             Request::Withdraw { table, player, wager } => {

@@ -4,6 +4,7 @@
 use baccarat_rules::Money;
 use baccarat_table::engine::{PlayerId, WagerId};
 
+use super::into_play::IntoPlay;
 use super::protocol::{line_key, request_digest, wager_key};
 use super::{no_table, Casino, Code, Reply, SlipLine, MAX_SLIP};
 use crate::ledger::{Cause, LedgerError};
@@ -53,7 +54,7 @@ impl Casino {
         let (mut holds, mut first, mut accepted) = (Vec::new(), None, 0u32);
         let mut results = Vec::with_capacity(slip.len());
         for (i, line) in slip.into_iter().enumerate() {
-            let r = self.wager(table, player, line, None, request, false, commit);
+            let r = self.wager(table, player, line, None, request, IntoPlay::SlipLine, commit);
             if let Reply::Wager { wager, .. } = &r {
                 let placed = first.get_or_insert(*wager).0 + holds.len() as u64;
                 let hold = self.tables[&table].holds.get(wager).map(|h| h.0);
@@ -128,7 +129,7 @@ impl Casino {
                     if matches!(self.ledger.bound(&line_key), Ok(None)) {
                         return refused(i);
                     }
-                    self.wager(table, player, line, Some(&line_key), request, false, commit)
+                    self.wager(table, player, line, Some(&line_key), request, IntoPlay::SlipLine, commit)
                 })
                 .collect(),
         };

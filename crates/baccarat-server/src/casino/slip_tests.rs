@@ -33,7 +33,7 @@ fn a_slip_answered_line_by_line_before_is_answered_the_same_way_again() {
     let request = request_digest("slip", 1, &slip);
     let (bound, _) = c.ledger.apply_bound(&wager_key(p, "old"), request, &[], Cause::None);
     assert!(bound.is_ok());
-    let first = c.wager(1, p, slip[0], Some(&line_key(p, 0, "old")), request, false, &mut commit);
+    let first = c.wager(1, p, slip[0], Some(&line_key(p, 0, "old")), request, super::IntoPlay::SlipLine, &mut commit);
     let Reply::Wager { wager, balance } = first else { panic!("{first:?}") };
     assert_eq!(balance, Money(95_000));
 

@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use baccarat_table::engine::Refusal;
 use baccarat_table::tournament::RoundEnd;
 
+use super::into_play::IntoPlay;
 use super::tournament_play::Play;
 use super::{Casino, Code, Commit, Reply};
 use crate::audit::{Body, CasinoEvent, CASINO_CHAIN};
@@ -224,6 +225,12 @@ impl Casino {
         if available < fee {
             return Reply::refused(Code::Wallet, format!("the entry fee is {fee}; {available} is available"));
         }
+        // The fee is money into play: the player's own limits and cool-off
+        // admit it as they do a wager (`into_play.rs`), a freeroll's too.
+        let day = match self.admit_into_play(IntoPlay::TournamentEntry, player, fee) {
+            Ok(day) => day,
+            Err(refused) => return refused,
+        };
         let pool = self.ledger.open(AccountKind::PrizePool { tournament: id });
         let ops = if fee.0 > 0 {
             vec![Op::Transfer { debit: wallet, credit: pool, amount: fee, memo: format!("tournament {id} entry fee") }]
@@ -231,7 +238,10 @@ impl Casino {
             Vec::new()
         };
         match self.tournament_step(CasinoEvent::TournamentEntered { tournament: id, player, fee }, ops, commit) {
-            Ok(()) => Reply::Tournament { tournament: id, entrants: self.tournaments[&id].state.entrants.len() },
+            Ok(()) => {
+                self.open_play_day(player, day, commit);
+                Reply::Tournament { tournament: id, entrants: self.tournaments[&id].state.entrants.len() }
+            }
             Err(r) => r,
         }
     }

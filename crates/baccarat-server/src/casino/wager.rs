@@ -8,6 +8,7 @@ use baccarat_rules::Money;
 use baccarat_table::engine::{Command, Event, PlayerId};
 use sha2::{Digest, Sha256};
 
+use super::into_play::IntoPlay;
 use super::protocol::{client_key, deposit_key};
 use super::{halted, no_table, settling, Actor, Casino, Code, Reply, SlipLine, MAX_WAGERS_PER_COUP};
 use crate::audit::CasinoEvent;
@@ -54,11 +55,13 @@ impl Casino {
         }
     }
 
-    /// Place one wager: the wallet (or, with `token`, the player's promotional
-    /// tokens) holds the stake and any ante (AU 14.5), the float covers what
-    /// it could win, then the engine decides. `key` (the ledger's) is bound to
-    /// `request`: a retry of the same request answers the first wager, and
-    /// the key with another request is refused, naming it.
+    /// Place one wager: the wallet (or, for `IntoPlay::TokenWager`, the
+    /// player's promotional tokens) holds the stake and any ante (AU 14.5),
+    /// the player's own limits admit it (`into_play.rs`: `what` names the
+    /// way in), the float covers what it could win, then the engine decides.
+    /// `key` (the ledger's) is bound to `request`: a retry of the same
+    /// request answers the first wager, and the key with another request is
+    /// refused, naming it.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn wager(
         &mut self,
@@ -67,10 +70,11 @@ impl Casino {
         line: SlipLine,
         key: Option<&str>,
         request: [u8; 32],
-        token: bool,
+        what: IntoPlay,
         commit: &mut Commit,
     ) -> Reply {
         let SlipLine { spot, bet, amount, ante } = line;
+        let token = what == IntoPlay::TokenWager;
         if !self.tables.contains_key(&table) {
             return no_table(table);
         }
@@ -121,15 +125,13 @@ impl Casino {
             }
             return Reply::refused(Code::Wallet, format!("available {} is less than {held}", available(&self.ledger)));
         }
-        // The player's own limits (`self_limits.rs`), after the wallet so
+        // The player's own limits (`into_play.rs`), after the wallet so
         // that a wager the wallet cannot hold is named as such.
-        let day = match self.self_limits.get(&player) {
-            Some(s) => match s.admit((self.clock)(), available(&self.ledger), held, token) {
-                Ok(day) => day,
-                Err(why) => return Reply::refused(Code::SelfLimit, why),
-            },
-            None => None,
+        let day = match self.admit_into_play(what, player, held) {
+            Ok(day) => day,
+            Err(refused) => return refused,
         };
+        let t = self.tables.get_mut(&table).expect("checked above");
         // The float covers everything the coup's wagers could win (`float.rs`).
         let most = max_win(&t.engine.setup().config, bet, amount, ante).unwrap_or(Money::ZERO);
         let float = Money(self.ledger.account(t.accounts.house).map_or(0, |a| a.available()));
@@ -169,14 +171,7 @@ impl Casino {
         t.holds.insert(id, (hold, wallet, most));
         t.liability = t.liability + most;
         t.record(&events, Actor::Server, commit);
-        if let Some(d) = day {
-            let e = CasinoEvent::PlayDay { player, day: d.day, base: d.base, first_ms: d.first_ms, shared: None };
-            // At a partition, the other partitions learn it through the bank.
-            if self.bank.partition.is_some() {
-                self.bank.days_to_share.push(e.clone());
-            }
-            self.casino_event(e, commit);
-        }
+        self.open_play_day(player, day, commit);
         Reply::Wager { wager: id, balance: available(&self.ledger) }
     }
 

@@ -17,6 +17,7 @@ mod fatal;
 mod forgery;
 mod http;
 mod http_play;
+mod into_play;
 mod key_index;
 mod liveness;
 mod partition;

@@ -122,6 +122,37 @@ async fn a_tournament_is_entered_withdrawn_from_and_cancelled_with_every_fee_acc
     assert_eq!(v["ok"], true, "{v}");
 }
 
+/// Issue 45, finding 6, as it was found: `POST /api/me/cool-off {"hours":1}`
+/// and then `POST /api/tournaments/{id}/enter {}` answered 200 and took the
+/// fee. The entry is money into play (`casino/into_play.rs`): refused 403
+/// `self_limit` in the player's words, nothing taken, no entrant; after the
+/// break it is taken.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cool_off_stops_a_tournament_entry() {
+    let now = Arc::new(AtomicU64::new(NOW));
+    let n = now.clone();
+    let app = spawn_app_with(|c| c.clock = Arc::new(move || n.load(Ordering::SeqCst))).await;
+    let conditions = cup("2026-12-05T10:00:00Z", 50_000);
+    let (s, r) = app.post("/api/tournaments", Some(&app.admin), json!({ "conditions": conditions })).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    let enter = format!("/api/tournaments/{}/enter", r["tournament"]);
+    let p = app.login("player1", "demo").await;
+    let before = app.get("/api/me", Some(&p)).await.1["balance"].as_i64().unwrap();
+    let (s, v) = app.post("/api/me/cool-off", Some(&p), json!({ "hours": 1 })).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let (s, e) = app.post(&enter, Some(&p), json!({})).await;
+    assert_eq!((s, e["code"].as_str()), (StatusCode::FORBIDDEN, Some("self_limit")), "{e}");
+    assert!(e["error"].as_str().unwrap().contains("taking a break"), "{e}");
+    assert_eq!(app.get("/api/me", Some(&p)).await.1["balance"].as_i64(), Some(before), "no fee taken");
+    assert_eq!(app.get(&enter.replace("/enter", ""), None).await.1["entrants"], 0);
+    // After the hour (and a new session: the old one idled out).
+    now.store(NOW + 3_600_000, Ordering::SeqCst);
+    let p = app.login("player1", "demo").await;
+    let (s, r) = app.post(&enter, Some(&p), json!({})).await;
+    assert_eq!((s, r["entrants"].as_u64()), (StatusCode::OK, Some(1)), "{r}");
+    assert_eq!(app.get("/api/me", Some(&p)).await.1["balance"].as_i64(), Some(before - 50_000));
+}
+
 /// A tournament and its entrants survive a restart from a checkpoint and a
 /// replay of the whole history; a forged entry fee is caught by `verify`.
 #[test]

@@ -42,6 +42,7 @@ pub(super) fn operations() -> Vec<Operation> {
         .example(json!({}))
         .ok("entered", schema_ref("TournamentReply"))
         .refusals()
+        .err(403, "the player's own loss or time limit, or cool-off, refuses it (`self_limit`): /api/me/limits")
         .writer();
     let withdraw = Op::new("Player: withdraw within the terms, the fee refunded (NSW 15.4.2(i); after it, 15.3.2)")
         .auth()

@@ -193,7 +193,8 @@ pub async fn pass(
 
 /// The request to send on: the client's method, path and headers but for
 /// `Host`, a client's own claim and (`upgrade` aside) the connection's
-/// headers; and this server's claim naming the client. `base`: what goes
+/// headers; the `Host` it asked as `X-Forwarded-Host`; and this server's
+/// claim naming the client. `base`: what goes
 /// before the path (`http://host:port` for the pool, nothing on a
 /// connection of its own).
 fn upstream(
@@ -210,6 +211,13 @@ fn upstream(
         if name != header::HOST && name != CLIENT_HEADER && !hop {
             up = up.header(name, value);
         }
+    }
+    // The Host the client asked, for the holder's check of a cookie
+    // WebSocket's Origin (`http/origin.rs`); a hop after the first keeps
+    // the first's.
+    let forwarded = crate::http::origin::FORWARDED_HOST;
+    if let (None, Some(host)) = (req.headers().get(forwarded), req.headers().get(header::HOST)) {
+        up = up.header(forwarded, host);
     }
     let client = req.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip());
     if let (Some(ip), Some(key)) = (client, to.key()) {

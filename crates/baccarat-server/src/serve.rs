@@ -76,6 +76,11 @@ pub struct ServeConfig {
     /// The URL other servers send clients to while this one holds the
     /// casino's lease (default: `http://` and the address it listens on).
     pub advertise: Option<String>,
+    /// Origins (`scheme://host[:port]`) whose pages may open a table's
+    /// WebSocket signed in by the session cookie, beside the server's own
+    /// (the request's host, and `advertise`'s): a site served under several
+    /// names (`http/origin.rs`).
+    pub allowed_origins: Vec<String>,
     /// How long the casino's lease lasts unrenewed (PostgreSQL): a standby
     /// takes over this long after the holder dies.
     pub lease: Duration,
@@ -123,6 +128,7 @@ impl std::fmt::Debug for ServeConfig {
             .field("key_retention", &self.key_retention)
             .field("instance", &self.instance)
             .field("advertise", &self.advertise)
+            .field("allowed_origins", &self.allowed_origins)
             .field("lease", &self.lease)
             .field("anchor_every", &self.anchor_every)
             .field("new_anchor_file", &self.new_anchor_file)
@@ -155,6 +161,7 @@ impl ServeConfig {
             key_retention: Duration::from_millis(crate::ledger::DEFAULT_KEY_RETENTION_MS),
             instance: crate::lease::host_name(),
             advertise: None,
+            allowed_origins: Vec::new(),
             lease: Duration::from_secs(5),
             anchor_every: DEFAULT_ANCHOR_EVERY,
             new_anchor_file: false,

@@ -248,6 +248,7 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
         )),
         directory: front.directory.clone(),
         retired: retired.clone(),
+        origins: crate::http::origin::Origins::new(&cfg.allowed_origins, &front.advertise),
     }));
     for id in table_ids {
         tokio::spawn(crate::pacer::pace(state.clone(), id));

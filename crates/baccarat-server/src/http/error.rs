@@ -9,6 +9,7 @@
 //! | 400 | `bad_request` | malformed input (the message names the field) |
 //! | 401 | `unauthorized` | not signed in, or the session has ended |
 //! | 403 | `role` | this person's role may not do this (here) |
+//! | 403 | `self_limit`, `origin` | the player's own limit or cool-off; a cookie WebSocket from another origin (`origin.rs`) |
 //! | 404 | `not_found`, `no_table`, `no_player` | no such route, table or player |
 //! | 405 | `method` | the route exists, the method does not |
 //! | 409 | `rule`, `wallet`, `float`, `halted`, `idempotency`, … | a conflict with the game's state or a rule |

@@ -44,6 +44,7 @@ pub mod early;
 mod error;
 mod extract;
 mod help;
+pub mod origin;
 mod play;
 mod promotions;
 mod self_limits;
@@ -126,6 +127,9 @@ pub struct Server {
     /// condition, a partition handed back, a stop. Its sockets and pacers
     /// end with it.
     pub retired: Retired,
+    /// The pages that may open a table's WebSocket with the session cookie
+    /// (`origin.rs`).
+    pub origins: origin::Origins,
 }
 
 /// Whether a server's turn has ended (see [`Server::retired`]), and how:

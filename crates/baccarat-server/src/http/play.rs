@@ -229,8 +229,9 @@ pub(super) async fn history(State(s): State<AppState>, Auth(sess, _): Auth) -> R
 }
 
 /// The table's WebSocket. A viewer is known by the session cookie sent with
-/// the upgrade, or by a first message `{"token": …}` (API clients); a token in
-/// the URL is refused, since URLs end up in logs and history.
+/// the upgrade (from a page of the server's own origin only: `origin.rs`),
+/// or by a first message `{"token": …}` (API clients); a token in the URL is
+/// refused, since URLs end up in logs and history.
 pub(super) async fn ws(
     State(s): State<AppState>,
     Id(id): Id,
@@ -243,6 +244,9 @@ pub(super) async fn ws(
             "token: never in the URL; the session cookie signs the socket in, or send {\"token\": …} as the first message",
         ));
     }
+    // Before the session is looked up: a page of another origin learns
+    // nothing, and its request touches no session.
+    s.origins.check(&h)?;
     let viewer = match token_of(&h) {
         Some(t) => Some((s.users.watching(&t).map_err(|e| ApiError::unauthorized(e.to_string()))?, t)),
         None => None,

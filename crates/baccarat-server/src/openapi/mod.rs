@@ -42,7 +42,7 @@ use schema::*;
 
 /// Every code an error body may carry: the HTTP layer's own and the casino's
 /// refusal kinds (`error.rs`, `casino::Code`).
-pub const ERROR_CODES: [&str; 36] = [
+pub const ERROR_CODES: [&str; 37] = [
     "bad_request",
     "unauthorized",
     "role",
@@ -79,6 +79,7 @@ pub const ERROR_CODES: [&str; 36] = [
     "elsewhere",
     "starting",
     "outcome_unknown",
+    "origin",
 ];
 
 /// Every operation: (method, path, operation).

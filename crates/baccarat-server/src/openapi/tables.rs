@@ -106,15 +106,22 @@ pub(super) fn operations() -> Vec<Operation> {
         .err(503, "the partitions' lease rows cannot be read (`unavailable`)");
     let one = on_table(Op::new("One table's public view")).ok("the table", schema_ref("TableView"));
     let mut ws = on_table(Op::new("WebSocket: the table's view after every durable change").describe(
-        "Signed in by the session cookie sent with the upgrade, or by a first message {\"token\": …}; never by \
-             the URL. Each message is the table as the viewer may see it, their balance and their wagers in this \
-             coup, the server's time (`now_ms`) and how long a player may squeeze a hand out with them at an \
-             RNG table (`squeeze_ms`) before the dealer exposes it. A dealer's, supervisor's or admin's message also \
-             carries `pit` (as GET …/pit without the table and the rulebook's quotes: the coup's wagers and \
-             approvals, the notices, the shoes), so the pit console polls nothing.",
+        "Signed in by the session cookie sent with the upgrade (from a page of the server's own origin, or one \
+             of its --allowed-origin), or by a first message {\"token\": …}; never by the URL. Each message is \
+             the table as the viewer may see it, their balance and their wagers in this coup, the server's time \
+             (`now_ms`) and how long a player may squeeze a hand out with them at an RNG table (`squeeze_ms`) \
+             before the dealer exposes it. A dealer's, supervisor's or admin's message also carries `pit` (as \
+             GET …/pit without the table and the rulebook's quotes: the coup's wagers and approvals, the \
+             notices, the shoes), so the pit console polls nothing.",
     ))
     .err(400, "a token in the URL (`bad_request`), or not a WebSocket upgrade (`upgrade`)")
     .err(401, "the cookie's session has ended (`unauthorized`)")
+    .err(
+        403,
+        "signed in by the session cookie from a page of another origin, or with no Origin header (`origin`): a \
+         cookie upgrade comes from the server's own origin or one of its --allowed-origin; a token sent as \
+         the first message, or a bearer token, is not affected",
+    )
     .err(426, "the connection cannot be upgraded (`upgrade`)");
     ws.0["security"] = json!([{}, { "cookie": [] }]);
     ws.0["responses"]["101"] = json!({ "description": "switching to the WebSocket" });

@@ -380,3 +380,70 @@ async fn the_ledger_check_reads_the_database_and_names_a_forged_balance() {
     assert_eq!((s, bad["ok"].as_bool()), (StatusCode::OK, Some(false)), "{bad}");
     assert!(bad["problem"].as_str().unwrap().contains("account"), "{bad}");
 }
+
+/// Issue 45, finding 7: cross-site WebSocket hijacking. With a dealer's
+/// session cookie, an upgrade to `/api/tables/5/ws` from
+/// `Origin: http://evil.example` got 101 and the pit's staff data
+/// (`SameSite=Strict` does not cover another port or subdomain of the same
+/// site). A cookie upgrade now comes only from the server's own origin or
+/// one listed (`--allowed-origin`): another origin, another port of the same
+/// host, or no `Origin` at all is 403 `origin`, naming why. A bearer token
+/// or a token sent as the first message is not affected.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cookie_websocket_from_another_origin_is_refused() {
+    use tokio_tungstenite::tungstenite::{handshake::client::Request, Error};
+    let app = spawn_app_with(|c| c.allowed_origins = vec!["https://casino.example".into()]).await;
+    let dealer = app.login("dealer", "demo").await;
+    let url = format!("{}/api/tables/5/ws", app.base.replace("http", "ws"));
+    let with = |origin: Option<&str>| {
+        let mut r = super::common::ws_request(&url, &dealer);
+        r.headers_mut().remove("origin");
+        if let Some(o) = origin {
+            r.headers_mut().insert("origin", o.parse().unwrap());
+        }
+        r
+    };
+    // The upgrade is refused; the same request's answer, read whole, is
+    // the contract's, naming why.
+    let refused = |origin: Option<&'static str>, why: &'static str| {
+        let (r, app, dealer) = (with(origin), &app, dealer.clone());
+        async move {
+            match tokio_tungstenite::connect_async(r).await {
+                Err(Error::Http(resp)) => assert_eq!(resp.status(), 403, "{why}"),
+                other => panic!("{why}: expected 403, got {:?}", other.map(|(_, r)| r.status())),
+            }
+            let mut get = app.client.get(format!("{}/api/tables/5/ws", app.base));
+            get = get.header("cookie", format!("{}={dealer}", baccarat_server::http::SESSION_COOKIE));
+            if let Some(o) = origin {
+                get = get.header("origin", o);
+            }
+            let got = raw(get).await;
+            contract(why, &got, StatusCode::FORBIDDEN, "origin");
+            got.2["error"].as_str().unwrap().to_string()
+        }
+    };
+    let first = |r: Request| async move {
+        let (mut sock, _) = tokio_tungstenite::connect_async(r).await.unwrap();
+        let m: Value = serde_json::from_str(&sock.next().await.unwrap().unwrap().into_text().unwrap()).unwrap();
+        m
+    };
+    let e = refused(Some("http://evil.example"), "another site").await;
+    assert!(e.contains("http://evil.example"), "{e}");
+    let port = app.base.rsplit(':').next().unwrap().parse::<u16>().unwrap();
+    let other_port: &'static str = format!("http://127.0.0.1:{}", port.wrapping_add(1).max(1)).leak();
+    refused(Some(other_port), "another port of the same host").await;
+    let e = refused(None, "no Origin").await;
+    assert!(e.contains("Origin") && e.contains("token"), "{e}");
+    // Its own origin, and the one listed: the dealer's pit data.
+    assert!(first(with(Some(&app.base))).await["pit"].is_object(), "its own origin");
+    assert!(first(with(Some("https://casino.example"))).await["pit"].is_object(), "a listed origin");
+    // A bearer token is the client's own: no page can send one.
+    let mut bearer = with(Some("http://evil.example"));
+    bearer.headers_mut().remove("cookie");
+    bearer.headers_mut().insert("authorization", format!("Bearer {dealer}").parse().unwrap());
+    assert!(first(bearer).await["pit"].is_object(), "a bearer token");
+    // Without the cookie the socket is the public view, wherever it is from.
+    let mut public = with(Some("http://evil.example"));
+    public.headers_mut().remove("cookie");
+    assert!(first(public).await["pit"].is_null(), "no cookie: no staff data");
+}

@@ -76,11 +76,16 @@ pub async fn execute(cfg: &ServeConfig, sql: &str) -> usize {
     .unwrap()
 }
 
-/// A WebSocket upgrade request signed in by the session cookie, as a page's is.
+/// A WebSocket upgrade request signed in by the session cookie, as a page's
+/// is: from a page of the server it connects to (`Origin`, which a browser
+/// sends, and without which a cookie upgrade is refused: `http/origin.rs`).
 pub fn ws_request(url: &str, token: &str) -> tokio_tungstenite::tungstenite::handshake::client::Request {
     use tokio_tungstenite::tungstenite::client::IntoClientRequest;
     let mut req = url.into_client_request().unwrap();
     req.headers_mut().insert("cookie", format!("{}={token}", baccarat_server::http::SESSION_COOKIE).parse().unwrap());
+    let page = url.replacen("wss://", "https://", 1).replacen("ws://", "http://", 1);
+    let end = page.find("://").map_or(page.len(), |i| page[i + 3..].find('/').map_or(page.len(), |j| i + 3 + j));
+    req.headers_mut().insert("origin", page[..end].parse().unwrap());
     req
 }
 

@@ -14,7 +14,8 @@ pub struct ServeArgs {
     /// A TOML file of settings: any of db, addr, betting_seconds, deal_ms,
     /// squeeze_seconds, result_ms, rate, web_dir, anchor_file, key_file,
     /// ceiling, session_idle_seconds, session_max_seconds, key_retention_hours,
-    /// instance, advertise, lease_ms, anchor_every_ms, partition, standby_for.
+    /// instance, advertise, allowed_origins, lease_ms, anchor_every_ms,
+    /// partition, standby_for.
     #[arg(long, env = "BACCARAT_CONFIG")]
     config: Option<PathBuf>,
     /// The database: a SQLite file, or a PostgreSQL URL (`postgres://…`);
@@ -79,6 +80,13 @@ pub struct ServeArgs {
     /// serves the casino [default: http:// and --addr].
     #[arg(long, env = "BACCARAT_ADVERTISE")]
     advertise: Option<String>,
+    /// Another origin (http[s]://host[:port], comma-separated or the flag
+    /// again) whose pages may open a table's WebSocket signed in by the
+    /// session cookie, for a site served under several names; the server's
+    /// own (the host a page asked, and --advertise's) always may, others
+    /// are refused 403 [default: none].
+    #[arg(long = "allowed-origin", env = "BACCARAT_ALLOWED_ORIGINS", value_delimiter = ',')]
+    allowed_origins: Vec<String>,
     /// With PostgreSQL: milliseconds the casino's lease lasts unrenewed (a
     /// standby takes over this long after the server dies), 1000 to 600000
     /// [default: 5000].
@@ -141,6 +149,7 @@ struct FileSettings {
     key_retention_hours: Option<u64>,
     instance: Option<String>,
     advertise: Option<String>,
+    allowed_origins: Option<Vec<String>>,
     lease_ms: Option<u64>,
     anchor_every_ms: Option<u64>,
     partition: Option<String>,
@@ -251,6 +260,12 @@ pub fn plan(a: ServeArgs) -> Result<(ServeConfig, Vec<ServeConfig>)> {
         }
         cfg.advertise = Some(url);
     }
+    let origins =
+        if a.allowed_origins.is_empty() { file.allowed_origins.unwrap_or_default() } else { a.allowed_origins };
+    cfg.allowed_origins = origins
+        .iter()
+        .map(|o| baccarat_server::http::origin::origin_of(o).map_err(|e| anyhow::anyhow!("allowed_origins: {e}")))
+        .collect::<Result<_>>()?;
     cfg.lease =
         Duration::from_millis(in_range("lease_ms", a.lease_ms.or(file.lease_ms).unwrap_or(5000), 1000, 600_000)?);
     let every = a.anchor_every_ms.or(file.anchor_every_ms);
@@ -442,6 +457,7 @@ mod tests {
             key_retention_hours: None,
             instance: None,
             advertise: None,
+            allowed_origins: Vec::new(),
             lease_ms: None,
             anchor_every_ms: None,
             new_anchor_file: false,
@@ -498,6 +514,25 @@ mod tests {
         assert!(settings(a).unwrap_err().to_string().starts_with("partition \"East\""));
         let a = ServeArgs { partition: Some("east".into()), ..args(None) };
         assert!(settings(a).unwrap_err().to_string().starts_with("partition: a partition is of a PostgreSQL casino"));
+    }
+
+    /// Issue 45, finding 7: the origins a cookie WebSocket may also come
+    /// from, from the flag (or its variable) or the file, written one way;
+    /// anything that is not an origin is refused, naming the setting.
+    #[test]
+    fn allowed_origins_from_the_flag_or_the_file_and_refused_when_not_an_origin() {
+        assert!(settings(args(None)).unwrap().allowed_origins.is_empty(), "none by default");
+        let f = file("origins", "allowed_origins = [\"https://Casino.Example:443\", \"http://casino.lan:8080\"]\n");
+        let from_file = settings(args(Some(f.clone()))).unwrap();
+        assert_eq!(from_file.allowed_origins, ["https://casino.example", "http://casino.lan:8080"]);
+        let a = ServeArgs { allowed_origins: vec!["http://other.example".into()], ..args(Some(f.clone())) };
+        assert_eq!(settings(a).unwrap().allowed_origins, ["http://other.example"], "the flag wins");
+        let _ = std::fs::remove_file(f);
+        for bad in ["casino.example", "http://casino.example/page", "ftp://casino.example", "null"] {
+            let a = ServeArgs { allowed_origins: vec![bad.into()], ..args(None) };
+            let e = settings(a).unwrap_err().to_string();
+            assert!(e.starts_with("allowed_origins:"), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -42,6 +42,7 @@ pub mod serve_turn;
 pub mod signin;
 pub mod slip_answers;
 pub mod standby_for;
+pub mod stop;
 pub mod store;
 pub mod table_view;
 pub mod trust;

@@ -4,8 +4,8 @@
 //! Recovery starts from the latest signed checkpoint and reads only what was
 //! written after it (`casino/recover.rs`); a checkpoint that fails its checks
 //! is named, and the whole history is replayed instead. A clean shutdown
-//! (Ctrl-C or SIGTERM) takes a checkpoint before the process ends, so the next
-//! start reads almost nothing.
+//! (Ctrl-C, SIGTERM, SIGHUP or SIGQUIT: `stop.rs`) takes a checkpoint before
+//! the process ends, so the next start reads almost nothing.
 //!
 //! On the first run the database is created, migrated, and seeded with a demo
 //! casino: one table per rulebook profile, an admin whose password is printed
@@ -561,6 +561,8 @@ pub async fn serve(cfg: ServeConfig) -> Result<(), String> {
 /// partition of a process serving several (`stand_by_on_fatal`), which then
 /// stands by for its lease again.
 pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<(), String> {
+    // From now on a stop signal is kept until the server can stop cleanly.
+    crate::stop::listen();
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     // The router while this server serves, with its key (a forwarded
     // client's address is trusted under it: `forward.rs`).
@@ -637,21 +639,8 @@ async fn reachable(cfg: &ServeConfig) -> bool {
     matches!(tokio::time::timeout(cfg.lease, asked).await, Ok(Ok(true)))
 }
 
-/// Ctrl-C, or SIGTERM (how a service manager stops a server).
+/// A stop signal: Ctrl-C, SIGTERM (how a service manager stops a server),
+/// SIGHUP or SIGQUIT (`stop.rs`); at once if one has arrived already.
 pub(crate) async fn stop_signal() {
-    #[cfg(unix)]
-    {
-        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(t) => t,
-            Err(_) => return std::future::pending().await,
-        };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
+    crate::stop::stopped().await
 }

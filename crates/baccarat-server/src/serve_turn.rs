@@ -4,12 +4,13 @@
 //! first, `front.rs`).
 //!
 //! A turn ends in one of two ways ([`Turn`]): a clean stop (Ctrl-C,
-//! SIGTERM), which ends the server; or a fatal condition (`fatal.rs`) in a
-//! process serving several partitions, after which the front stands by
-//! again for the next turn. Nothing of a turn outlives it that could still
-//! commit or answer: its committer and writer stop at the fatal condition,
-//! its pacers and sockets end with it (`http::Server::until_ended`), its
-//! lease stops being renewed, and its router is withdrawn from the front.
+//! SIGTERM, SIGHUP, SIGQUIT: `stop.rs`), which ends the server; or a fatal
+//! condition (`fatal.rs`) in a process serving several partitions, after
+//! which the front stands by again for the next turn. Nothing of a turn
+//! outlives it that could still commit or answer: its committer and writer
+//! stop at the fatal condition, its pacers and sockets end with it
+//! (`http::Server::until_ended`), its lease stops being renewed, and its
+//! router is withdrawn from the front.
 //! The next turn recovers from the store as any start does, under a new
 //! epoch, so nothing the failed turn held in memory is trusted.
 
@@ -298,7 +299,9 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
                 // Off the runtime's threads: it waits up to the lease's time.
                 let released = tokio::task::spawn_blocking(move || crate::lease::release(&url, &l, ttl)).await;
                 if let Err(e) = released.map_err(|e| e.to_string()).and_then(|r| r) {
-                    eprintln!("the lease of {what} was not given up ({e}); a standby takes over when it expires");
+                    crate::stop::warn(&format!(
+                        "the lease of {what} was not given up ({e}); a standby takes over when it expires"
+                    ));
                 }
             }
         }
@@ -332,15 +335,16 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
             Err(e) => return Err(e),
         };
         if reply.code() != Some(crate::casino::Code::Settling) {
-            println!("stopped: checkpoint written");
+            // Said without a panic if the terminal is gone (SIGHUP).
+            crate::stop::say("stopped: checkpoint written");
             drop(keeping.take()); // no renewal after the release
             give_up(lease.clone()).await;
             return Ok(ended(handed_to));
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    eprintln!(
-        "stopped without a checkpoint: a settlement was still being recorded; the next start reads a longer tail"
+    crate::stop::warn(
+        "stopped without a checkpoint: a settlement was still being recorded; the next start reads a longer tail",
     );
     drop(keeping.take());
     give_up(lease.clone()).await;

@@ -27,10 +27,16 @@ impl Server {
     }
 
     /// Stop it as a service manager does (SIGTERM) and wait for it to exit.
-    pub fn terminate(mut self) -> std::process::ExitStatus {
+    pub fn terminate(self) -> std::process::ExitStatus {
+        self.signal("TERM")
+    }
+
+    /// Send it `signal` (as `kill` names it: TERM, HUP, QUIT) and wait for
+    /// it to exit.
+    pub fn signal(mut self, signal: &str) -> std::process::ExitStatus {
         let pid = self.0.id().to_string();
-        let sent = Command::new("kill").args(["-TERM", &pid]).status().expect("run kill");
-        assert!(sent.success(), "kill -TERM {pid}");
+        let sent = Command::new("kill").args([&format!("-{signal}"), &pid]).status().expect("run kill");
+        assert!(sent.success(), "kill -{signal} {pid}");
         self.0.wait().expect("wait for the server")
     }
 }

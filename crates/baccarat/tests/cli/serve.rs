@@ -339,3 +339,45 @@ fn a_clean_stop_writes_a_checkpoint_that_the_next_start_reads() {
     let from = crate::common::until_line(&rx, 30, |l| l.strip_prefix("recovered ").map(str::to_string));
     assert!(from.contains("from the latest checkpoint"), "the next start reads the stop's checkpoint: {from}");
 }
+
+/// Issue 45, finding 11: SIGHUP (the terminal it ran in was closed) killed
+/// the server by its default action (exit 129), and SIGQUIT (Ctrl-backslash)
+/// by its own, skipping the stop's checkpoint and the last anchor line. Each
+/// now stops it as SIGTERM does: exit 0, the stop's checkpoint written and
+/// the anchors flushed (`verify` passes), and the next start reads the
+/// checkpoint instead of the history.
+#[test]
+fn sighup_and_sigquit_stop_the_server_as_cleanly_as_sigterm() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let c = reqwest::Client::new();
+    for signal in ["HUP", "QUIT"] {
+        let dir = TempDir::new(&format!("baccarat-sig{}-{}", signal.to_lowercase(), std::process::id()));
+        let db = dir.join("casino.db");
+        let db_arg = db.to_str().unwrap();
+        let serve = ["serve", "--db", db_arg, "--addr", "127.0.0.1:0", "--betting-seconds", "1", "--deal-ms", "50"];
+        let (server, rx) = crate::common::spawn(&serve);
+        let url = crate::common::until_line(&rx, 30, |l| {
+            l.strip_prefix("baccarat table server on ")
+                .map(|r| r.split_whitespace().next().unwrap().trim_end_matches('/').to_string())
+        });
+        // Play on: a coup dealt, so that batches are being committed and
+        // anchored when the signal comes (bounded: a liveness bound only).
+        rt.block_on(async {
+            for _ in 0..3_000 {
+                if table(&c, &url).await["coup"].as_u64().is_some_and(|n| n >= 2) {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            panic!("SIG{signal}: no coup was dealt");
+        });
+        let status = server.signal(signal);
+        assert!(status.success(), "SIG{signal}: a clean stop exits 0, not by the signal: {status}");
+        crate::common::until_line(&rx, 30, |l| (l == "stopped: checkpoint written").then_some(()));
+        let (ok, out) = verify(&db);
+        assert!(ok, "SIG{signal}: verify after the stop: {out}");
+        let (_again, rx) = crate::common::spawn(&serve);
+        let from = crate::common::until_line(&rx, 30, |l| l.strip_prefix("recovered ").map(str::to_string));
+        assert!(from.contains("from the latest checkpoint"), "SIG{signal}: the next start reads it: {from}");
+    }
+}

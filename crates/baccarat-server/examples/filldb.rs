@@ -355,7 +355,8 @@ pub fn fill(a: &Args) -> Result<(), String> {
     let addr: SocketAddr = "127.0.0.1:0".parse().expect("an address");
     let cfg = ServeConfig::new(a.db.clone(), addr);
     let t_open = Instant::now();
-    let Opened { mut store, casino, anchors, feed, .. } = open(&cfg)?;
+    // The casino's lock is held while it fills (`db_lock.rs`).
+    let Opened { mut store, casino, anchors, feed, lock: _lock, .. } = open(&cfg)?;
     // Its answers are indexed as a server's are (`key_index.rs`), so that
     // the next start has only a run's worth to index.
     if let baccarat_server::store::AnyStore::Sqlite(s) = &mut store {

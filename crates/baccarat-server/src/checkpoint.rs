@@ -375,9 +375,22 @@ impl Checkpointer {
         lease: Option<crate::pg_store::Lease>,
         busy: Busy,
     ) -> Result<Checkpointer, String> {
+        let key = crate::anchor::AnchorKey::load(key).map_err(|e| e.to_string())?;
+        Checkpointer::start_with(db, key, anchors, lease, busy)
+    }
+
+    /// As [`Checkpointer::start`], with the key the start checked and
+    /// loaded (`serve_turn.rs`: the key file is not read again after the
+    /// start's first write, so it cannot fail the start then).
+    pub fn start_with(
+        db: &crate::store::Db,
+        key: crate::anchor::AnchorKey,
+        anchors: &std::path::Path,
+        lease: Option<crate::pg_store::Lease>,
+        busy: Busy,
+    ) -> Result<Checkpointer, String> {
         let anchors = anchors.to_path_buf();
         use crate::store::AnyStore;
-        let key = crate::anchor::AnchorKey::load(key).map_err(|e| e.to_string())?;
         let (tx, rx) = std::sync::mpsc::sync_channel::<Box<Checkpoint>>(1);
         let (ready, opened) = std::sync::mpsc::sync_channel::<Result<(), String>>(1);
         let db = db.clone();

@@ -23,7 +23,8 @@
 //! * A copy that fails part way leaves a partial target, which a rerun
 //!   refuses as not empty: drop and recreate the target database, then run
 //!   it again. The source is only read (opening it applies its own pending
-//!   SQLite migrations, as a server start would).
+//!   SQLite migrations, as a server start would), under its lock: a source
+//!   a server is serving is refused, naming the server (`db_lock.rs`).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -51,6 +52,9 @@ pub fn migrate(from: &Path, to: &str) -> Result<Copied, String> {
     if !from.exists() {
         return Err(format!("--from: {} does not exist", from.display()));
     }
+    // No server writes the source meanwhile (`db_lock.rs`): the copy and its
+    // check read it in many transactions, and must see one casino.
+    let _lock = crate::db_lock::DbLock::take(from).map_err(|e| format!("--from {e}"))?;
     let src = SqliteStore::open(from).map_err(|e| format!("--from {}: {e}", from.display()))?;
     let mut dst = PgStore::connect(to).map_err(|e| format!("--to: {e}"))?;
     let held = dst.occupied().map_err(|e| e.to_string())?;

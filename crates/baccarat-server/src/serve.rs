@@ -11,7 +11,7 @@
 //! casino: one table per rulebook profile, an admin whose password is printed
 //! once, staff accounts and demo players holding play chips.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -19,10 +19,10 @@ use std::time::Duration;
 
 use baccarat_rules::Money;
 
-use crate::anchor::{AnchorKey, AnchorLog, Head};
+use crate::anchor::{AnchorLog, Head};
 use crate::auth::Users;
 
-use crate::casino::{recover, Casino, Clock};
+use crate::casino::{recover, Casino, Clock, Keys};
 use crate::coup_feed::Feed;
 use crate::fatal::Fatal;
 use crate::serve_turn::{Front, Turn};
@@ -215,6 +215,9 @@ pub struct Opened {
     /// and serves meanwhile: written on the start's path it was a sixth of a
     /// start after `kill -9` under `loadgen` (1.1 s of 6.2-7.4 s).
     pub due: Option<Box<crate::checkpoint::Checkpoint>>,
+    /// The lock on a SQLite casino (`db_lock.rs`): no other server starts on
+    /// it while this is held. Keep it for as long as the casino is served.
+    pub lock: Option<crate::db_lock::DbLock>,
 }
 
 impl Opened {
@@ -347,126 +350,31 @@ pub fn open(cfg: &ServeConfig) -> Result<Opened, String> {
 /// from the first, proves it, and the start is recorded as served by this
 /// instance under the lease's epoch. The start's checkpoint is left in
 /// [`Opened::due`] for the caller to write.
+///
+/// A start that will be refused writes nothing: the casino's lock (SQLite),
+/// the schema, the key, the anchor file, the chains and recovery are all
+/// checked before the first write (`start_checks.rs`).
 pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) -> Result<Opened, String> {
     let db = cfg.database();
+    // One server per SQLite casino, before anything is read or written.
+    let lock = match &db {
+        Db::Sqlite(path) => Some(crate::db_lock::DbLock::take(path)?),
+        Db::Postgres(_) => None,
+    };
+    // A schema newer than this binary is refused here, before any write.
     let mut store = db.open().map_err(|e| format!("{}: {e}", db.shown()))?;
     if let (AnyStore::Postgres(s), Some(l)) = (&mut store, lease) {
         s.fence(l.clone());
     }
-    // The idempotency keys that left memory are read on this (`keys.rs`),
-    // through SQLite's key index, caught up first (`key_index.rs`).
-    let index = store
-        .key_index(cfg.key_retention.as_millis() as u64)
-        .map_err(|e| format!("{}: the key index: {e}", db.shown()))?;
-    let keys = crate::key_reader::open(&db, index).map_err(|e| format!("{}: {e}", db.shown()))?;
-    let users = Arc::new(Users::open_db(&db, cfg.sessions, cfg.clock.clone()).map_err(|e| e.to_string())?);
-    let (anchor_path, key_path) = cfg.anchor_paths();
-    let key = AnchorKey::load_or_create(&key_path).map_err(|e| e.to_string())?;
-    let public = key.public_hex();
-    // The latest checkpoint, checked, first: it says where the anchor file
-    // stood, so only the anchor lines after it are verified now.
-    let mut refused_checkpoint = None;
-    let checkpoint = match store.latest_checkpoint().map_err(|e| e.to_string())? {
-        None => None,
-        Some(stored) => match crate::checkpoint::open(&stored, &public) {
-            Ok(cp) => Some(cp),
-            Err(why) => {
-                eprintln!("warning: {why}; replaying the whole history instead");
-                refused_checkpoint = Some(why);
-                None
-            }
-        },
-    };
-    let mark = checkpoint.as_ref().and_then(|c| c.anchor.clone());
-    // A casino with no anchor file (or an empty one) is not signed anew
-    // silently: a forger who cut its chains and deleted the file would have
-    // the server sign the cut as if nothing had been there.
-    // (A rotation a crash cut between its renames is finished first.)
-    crate::anchor::finish_rotation(&anchor_path).map_err(|e| format!("{}: {e}", anchor_path.display()))?;
-    let lost = std::fs::metadata(&anchor_path).map_or(true, |m| m.len() == 0);
-    let has_casino = !History::tables(&store).map_err(|e| e.to_string())?.is_empty();
-    if lost && has_casino && !cfg.new_anchor_file {
-        return Err(format!(
-            "{}: the anchor file is missing or empty, but the database holds a casino: restore the file from a copy; \
-             if it is lost for good, start once with --new-anchor-file, which begins a new one signing every chain as it \
-             now stands (what the old file signed is then not checked)",
-            anchor_path.display()
-        ));
+    let checked = crate::start_checks::check(cfg, &store)?;
+    if !checked.has_casino {
+        return first_run(cfg, lease, store, checked, lock);
     }
-    let anchored = if anchor_path.exists() {
-        Some(crate::anchor::read_at(&anchor_path, Some(&public), mark.as_ref()).map_err(|e| e.to_string())?)
-    } else {
-        None
-    };
-    if let (Some(m), Some(a), false) = (&mark, &anchored, lost) {
-        if let Some(why) = m.behind(a) {
-            return Err(format!("{}: {why}; restore the file", anchor_path.display()));
-        }
-    }
-    let mut anchors = AnchorLog::open_at(&anchor_path, key, mark.as_ref()).map_err(|e| e.to_string())?;
-    // A new file begins with a carry line naming its month (`anchor/segments.rs`).
-    anchors.begin(&crate::civil::year_month((cfg.clock)())).map_err(|e| e.to_string())?;
-    if !has_casino {
-        let mut commit = Commit::default();
-        let (c, made_people) = crate::demo::casino(cfg, &users, keys.clone(), lease, &mut commit)?;
-        commit_anchored(&mut store, &mut anchors, &commit)?;
-        println!("first run: created {} with a demo casino", db.shown());
-        if let Some(admin) = made_people {
-            println!("  admin password: {admin}   (sign in as \"admin\"; shown only now)");
-        }
-        println!(
-            "  staff: dealer, supervisor, inspector, manager (tournaments); players: player1..player5; password {:?}",
-            cfg.demo_password
-        );
-        println!("  anchors: {} signed by {} (public key {public})", anchor_path.display(), key_path.display());
-        let mut feed = Feed::default();
-        for (table, seq, e) in &commit.events {
-            feed.absorb(*table, *seq, e);
-        }
-        return Ok(Opened { store, casino: c, feed, users, anchors, recovery: Recovery::default(), due: None });
-    }
-    let mut skip = BTreeSet::new();
-    if let Some(a) = &anchored {
-        let cut = anchor_cuts(&store, a)?;
-        if let Some(why) = cut.get(&crate::audit::CASINO_CHAIN) {
-            return Err(format!("refusing to start: {why}"));
-        }
-        for (table, why) in &cut {
-            eprintln!("table {table} is not served: {why}");
-        }
-        skip = cut.into_keys().collect();
-    } else if lost {
-        eprintln!(
-            "warning: --new-anchor-file: beginning a new anchor file at {}; every chain is signed as it now stands",
-            anchor_path.display()
-        );
-    }
-    let retention = cfg.key_retention.as_millis() as u64;
-    // No idempotency key is read into memory: each is found in the store
-    // when a request names it (`keys.rs`, `recover::Keys::OnDisk`).
-    let on_disk = || crate::casino::Keys::OnDisk(keys.clone());
-    let mut recovery = Recovery { refused_checkpoint, ..Recovery::default() };
-    recovery.from_checkpoint = checkpoint.is_some();
-    let rec = match recover(&store, checkpoint, on_disk(), &skip) {
-        Ok(r) => r,
-        Err(why) if recovery.from_checkpoint => {
-            eprintln!("warning: the checkpoint does not match the log ({why}); replaying the whole history instead");
-            recovery.from_checkpoint = false;
-            recovery.refused_checkpoint = Some(why);
-            recover(&store, None, on_disk(), &skip)?
-        }
-        Err(why) => return Err(why),
-    };
-    recovery.tail_records = rec.tail_records;
-    recovery.tail_transfers = rec.tail_transfers;
-    let (mut c, mut feed) = (rec.casino, rec.feed);
-    c.ceiling = cfg.ceiling;
-    c.clock = cfg.clock.clone();
-    c.ledger.set_retention(retention);
+    let (mut c, feed, recovery) = recovered(cfg, &store, &checked)?;
     let mut commit = Commit::default();
     // Named in the casino's chain before this start signs them (with a new
     // anchor file, every record: none was checked against a signature).
-    if let Some(a) = anchored.clone().or_else(|| lost.then(Default::default)) {
+    if let Some(a) = checked.anchored.clone().or_else(|| checked.lost.then(Default::default)) {
         let found = c.past_anchors(&a);
         for u in &found {
             eprintln!(
@@ -481,39 +389,18 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
     if let Some(l) = lease {
         c.served(&cfg.instance, l.epoch, &mut commit);
     }
-    // A partition takes what the bank gave it that a crash kept out of its
-    // books (`casino/bank_side.rs`): after the records found unanchored are
-    // named, since these are this start's own.
     if let (Some(p), Some(url)) = (&cfg.partition, &cfg.postgres) {
         c.set_partition(p);
-        let mut bank = crate::bank::Bank::connect(url).map_err(|e| format!("the bank: {e}"))?;
-        let moves = bank.moves_of(p, c.bank.last_seq).map_err(|e| format!("the bank: {e}"))?;
-        let taken = c.take_missing_allotments(&moves, &mut commit)?;
-        if taken > 0 {
-            println!("partition {p}: recorded {taken} allotments the bank made before the last stop");
-        }
-        // And players' limits changed at any partition since it last looked.
-        let mut folded = 0;
-        loop {
-            let after = c.bank.limits_seq;
-            let changes = bank
-                .with_client(|b| crate::bank::limits::shared_after(b, after, 10_000))
-                .map_err(|e| format!("the bank's limits: {e}"))?;
-            let n = changes.len();
-            for (seq, e) in changes {
-                folded += usize::from(c.adopt_limits(seq, e, &mut commit));
-            }
-            if n < 10_000 {
-                break;
-            }
-        }
-        if folded > 0 {
-            println!("partition {p}: folded in {folded} changes of players' limits made at other partitions");
-        }
+        from_the_bank(&mut c, p, url, &mut commit)?;
     }
+    // Every check has passed: from here on the start writes (the anchor
+    // file's own last check, for segments left without it, comes first).
+    let mut anchors = open_anchors(cfg, &checked)?;
+    let (keys, users) = keys_and_users(cfg, &db, &mut store)?;
+    c.ledger.keys.set_cold(keys, crate::keys::DEFAULT_HOT_MS);
     let resumed = c.resume_interrupted(&mut commit);
     commit_anchored(&mut store, &mut anchors, &commit)?;
-    if lost {
+    if checked.lost {
         // The new file's first heads: every chain, as recovered.
         let chains = std::iter::once((crate::audit::CASINO_CHAIN, &c.chain));
         let chains = chains.chain(c.tables.values().map(|t| (t.id, &t.chain)));
@@ -523,9 +410,149 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
             .collect();
         anchors.append(&heads).map_err(|e| e.to_string())?;
     }
+    let mut feed = feed;
     for (table, seq, e) in &commit.events {
         feed.absorb(*table, *seq, e);
     }
+    tell_tables(&c, &resumed);
+    // A long tail (or none usable) is read once: the next start begins here.
+    let due = (!recovery.from_checkpoint || recovery.tail_records >= crate::checkpoint::MIN_GAP_RECORDS)
+        .then(|| checkpoint_of(&anchors, &c, &feed));
+    Ok(Opened { store, casino: c, feed, users, anchors, recovery, due, lock })
+}
+
+/// The idempotency keys that left memory, read on this (`keys.rs`) through
+/// SQLite's key index, caught up first (`key_index.rs`: a write), and the
+/// people.
+fn keys_and_users(
+    cfg: &ServeConfig,
+    db: &Db,
+    store: &mut AnyStore,
+) -> Result<(Arc<dyn crate::keys::ColdKeys>, Arc<Users>), String> {
+    let index = store
+        .key_index(cfg.key_retention.as_millis() as u64)
+        .map_err(|e| format!("{}: the key index: {e}", db.shown()))?;
+    let keys = crate::key_reader::open(db, index).map_err(|e| format!("{}: {e}", db.shown()))?;
+    let users = Arc::new(Users::open_db(db, cfg.sessions, cfg.clock.clone()).map_err(|e| e.to_string())?);
+    Ok((keys, users))
+}
+
+/// The anchor file, open for appending (a torn last line cut off), a new one
+/// begun with a carry line naming its month (`anchor/segments.rs`). Refused
+/// before it writes if the file is missing or empty beside segments of it.
+fn open_anchors(cfg: &ServeConfig, checked: &crate::start_checks::Checked) -> Result<AnchorLog, String> {
+    let path = &checked.anchor_path;
+    let mut anchors =
+        AnchorLog::open_at(path, checked.key.clone(), checked.mark.as_ref()).map_err(|e| e.to_string())?;
+    anchors.begin(&crate::civil::year_month((cfg.clock)())).map_err(|e| e.to_string())?;
+    Ok(anchors)
+}
+
+/// The first run: the demo casino, created, committed and anchored.
+fn first_run(
+    cfg: &ServeConfig,
+    lease: Option<&crate::pg_store::Lease>,
+    mut store: AnyStore,
+    checked: crate::start_checks::Checked,
+    lock: Option<crate::db_lock::DbLock>,
+) -> Result<Opened, String> {
+    let db = cfg.database();
+    let mut anchors = open_anchors(cfg, &checked)?;
+    let (keys, users) = keys_and_users(cfg, &db, &mut store)?;
+    let mut commit = Commit::default();
+    let (c, made_people) = crate::demo::casino(cfg, &users, keys, lease, &mut commit)?;
+    commit_anchored(&mut store, &mut anchors, &commit)?;
+    println!("first run: created {} with a demo casino", db.shown());
+    if let Some(admin) = made_people {
+        println!("  admin password: {admin}   (sign in as \"admin\"; shown only now)");
+    }
+    println!(
+        "  staff: dealer, supervisor, inspector, manager (tournaments); players: player1..player5; password {:?}",
+        cfg.demo_password
+    );
+    println!(
+        "  anchors: {} signed by {} (public key {})",
+        checked.anchor_path.display(),
+        checked.key_path.display(),
+        anchors.public_hex()
+    );
+    let mut feed = Feed::default();
+    for (table, seq, e) in &commit.events {
+        feed.absorb(*table, *seq, e);
+    }
+    Ok(Opened { store, casino: c, feed, users, anchors, recovery: Recovery::default(), due: None, lock })
+}
+
+/// The casino recovered from the latest checkpoint and the log after it (or,
+/// if that fails, from the whole history): read only, so a refusal here
+/// comes before the start's first write. Its idempotency keys are found on
+/// disk, once the key index is caught up (`keys_and_users`).
+fn recovered(
+    cfg: &ServeConfig,
+    store: &AnyStore,
+    checked: &crate::start_checks::Checked,
+) -> Result<(Casino, Feed, Recovery), String> {
+    if checked.anchored.is_none() && checked.lost {
+        eprintln!(
+            "warning: --new-anchor-file: beginning a new anchor file at {}; every chain is signed as it now stands",
+            checked.anchor_path.display()
+        );
+    }
+    let skip = &checked.skip;
+    let mut recovery = Recovery { refused_checkpoint: checked.refused_checkpoint.clone(), ..Recovery::default() };
+    recovery.from_checkpoint = checked.checkpoint.is_some();
+    let rec = match recover(store, checked.checkpoint.clone(), Keys::None, skip) {
+        Ok(r) => r,
+        Err(why) if recovery.from_checkpoint => {
+            eprintln!("warning: the checkpoint does not match the log ({why}); replaying the whole history instead");
+            recovery.from_checkpoint = false;
+            recovery.refused_checkpoint = Some(why);
+            recover(store, None, Keys::None, skip)?
+        }
+        Err(why) => return Err(why),
+    };
+    recovery.tail_records = rec.tail_records;
+    recovery.tail_transfers = rec.tail_transfers;
+    let mut c = rec.casino;
+    c.ceiling = cfg.ceiling;
+    c.clock = cfg.clock.clone();
+    c.ledger.set_retention(cfg.key_retention.as_millis() as u64);
+    Ok((c, rec.feed, recovery))
+}
+
+/// A partition takes what the bank gave it that a crash kept out of its
+/// books (`casino/bank_side.rs`), after the records found unanchored are
+/// named, since these are this start's own; and players' limits changed at
+/// any partition since it last looked. Reads only; recorded in `commit`.
+fn from_the_bank(c: &mut Casino, p: &str, url: &str, commit: &mut Commit) -> Result<(), String> {
+    let mut bank = crate::bank::Bank::connect(url).map_err(|e| format!("the bank: {e}"))?;
+    let moves = bank.moves_of(p, c.bank.last_seq).map_err(|e| format!("the bank: {e}"))?;
+    let taken = c.take_missing_allotments(&moves, commit)?;
+    if taken > 0 {
+        println!("partition {p}: recorded {taken} allotments the bank made before the last stop");
+    }
+    let mut folded = 0;
+    loop {
+        let after = c.bank.limits_seq;
+        let changes = bank
+            .with_client(|b| crate::bank::limits::shared_after(b, after, 10_000))
+            .map_err(|e| format!("the bank's limits: {e}"))?;
+        let n = changes.len();
+        for (seq, e) in changes {
+            folded += usize::from(c.adopt_limits(seq, e, commit));
+        }
+        if n < 10_000 {
+            break;
+        }
+    }
+    if folded > 0 {
+        println!("partition {p}: folded in {folded} changes of players' limits made at other partitions");
+    }
+    Ok(())
+}
+
+/// What the start says of each table it left other than ready.
+fn tell_tables(c: &Casino, resumed: &[u32]) {
     for t in resumed {
         println!("table {t}: the coup in progress was interrupted; its profile's policy applied");
     }
@@ -539,10 +566,6 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
     for t in c.tables.values().filter(|t| t.halted.is_some()) {
         eprintln!("table {} is stopped: {}", t.id, t.halted.as_deref().unwrap_or_default());
     }
-    // A long tail (or none usable) is read once: the next start begins here.
-    let due = (!recovery.from_checkpoint || recovery.tail_records >= crate::checkpoint::MIN_GAP_RECORDS)
-        .then(|| checkpoint_of(&anchors, &c, &feed));
-    Ok(Opened { store, casino: c, feed, users, anchors, recovery, due })
 }
 
 /// Run the server until it is stopped.

@@ -20,7 +20,6 @@ use std::time::Duration;
 
 use tokio::sync::broadcast;
 
-use crate::anchor::AnchorKey;
 use crate::casino::Request;
 use crate::fatal::Fatal;
 use crate::http::{router, AppState, Pace};
@@ -127,7 +126,12 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
     })
     .await
     .map_err(|e| format!("the start failed: {e}"))??;
-    let Opened { mut store, casino, feed, users, anchors, recovery, due } = opened;
+    let Opened { mut store, casino, feed, users, anchors, recovery, due, lock } = opened;
+    // Held to the turn's end, past the stop's checkpoint and last anchor
+    // line: no second server starts on this SQLite casino meanwhile.
+    let _lock = lock;
+    // The key the start checked: the key file is not read again.
+    let key = anchors.key().clone();
     println!(
         "recovered {} tables from {}: {} records and {} transfers read",
         casino.tables.len(),
@@ -154,9 +158,9 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
     let every = if lease.is_some() { Duration::ZERO } else { cfg.anchor_every };
     let anchoring = crate::anchoring::Anchoring::start(anchors, every, fatal.clone());
     let anchoring_at_stop = anchoring.clone();
-    let checkpointer = crate::checkpoint::Checkpointer::start(
+    let checkpointer = crate::checkpoint::Checkpointer::start_with(
         &cfg.database(),
-        &cfg.anchor_paths().1,
+        key.clone(),
         &cfg.anchor_paths().0,
         lease.clone(),
         casino.checkpointer_busy.clone(),
@@ -169,7 +173,7 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
         checkpointer.offer(cp);
     }
     // The key a clean stop's checkpoint is signed with: the anchors' own.
-    let stop_key = Arc::new(AnchorKey::load(&cfg.anchor_paths().1).map_err(|e| e.to_string())?);
+    let stop_key = Arc::new(key);
     let stop_anchors = cfg.anchor_paths().0;
     let v = views.clone();
     let v2 = views.clone();

@@ -197,9 +197,11 @@ pub struct SqliteStore {
 }
 
 impl SqliteStore {
-    /// Open (creating if needed) and migrate.
+    /// Open (creating if needed) and migrate; a schema newer than this
+    /// binary's is refused first, before anything is written.
     pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
         let conn = Connection::open(path)?;
+        SqliteStore::refuse_newer(&conn)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;

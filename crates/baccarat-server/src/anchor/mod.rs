@@ -97,6 +97,7 @@ fn unhex<const N: usize>(s: &str) -> Option<[u8; N]> {
 }
 
 /// The server's signing key (Ed25519), kept in a file of its own.
+#[derive(Clone)]
 pub struct AnchorKey {
     key: SigningKey,
 }
@@ -364,6 +365,12 @@ impl AnchorLog {
 
     pub fn public_hex(&self) -> String {
         self.key.public_hex()
+    }
+
+    /// The key this log signs with (a clean stop's checkpoint is signed by
+    /// it too: `serve_turn.rs`).
+    pub fn key(&self) -> &AnchorKey {
+        &self.key
     }
 
     /// Sign with the anchor key (checkpoints are signed like the anchors).

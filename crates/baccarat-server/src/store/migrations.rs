@@ -124,6 +124,21 @@ impl SqliteStore {
         Ok(())
     }
 
+    /// Refuse a database whose schema is newer than this binary's (a newer
+    /// server migrated it): its tables may mean what this one cannot read,
+    /// and a start would write into them as if they were its own. Read
+    /// before anything is written; PostgreSQL refuses alike, in the same
+    /// words (`pg_store::migrate_schema`).
+    pub(super) fn refuse_newer(conn: &rusqlite::Connection) -> Result<(), StoreError> {
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if version > SCHEMA_VERSION as i64 {
+            return Err(StoreError::Corrupt(format!(
+                "the database's schema is version {version}, newer than this server's {SCHEMA_VERSION}"
+            )));
+        }
+        Ok(())
+    }
+
     pub(super) fn migrate(&mut self) -> Result<(), StoreError> {
         let version: usize = self.conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
         for (i, m) in MIGRATIONS.iter().enumerate().skip(version) {

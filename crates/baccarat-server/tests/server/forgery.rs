@@ -147,7 +147,9 @@ impl Forged {
         let (anchors, key) = baccarat_server::anchor::default_paths(&db);
         std::fs::write(&db, &h.db).unwrap();
         std::fs::write(anchors, &h.anchors).unwrap();
-        std::fs::write(key, &h.key).unwrap();
+        std::fs::write(&key, &h.key).unwrap();
+        // Private, as the server keeps it: a key others can read is refused.
+        std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
         Forged { dir, db }
     }
 

@@ -30,6 +30,7 @@ mod pre_shuffled;
 mod promotion;
 mod recovery;
 mod self_limits;
+mod start_guards;
 mod store;
 mod tournament;
 mod tournament_play;

@@ -26,6 +26,11 @@ impl Server {
         matches!(self.0.try_wait(), Ok(None))
     }
 
+    /// Its process id.
+    pub fn pid(&self) -> u32 {
+        self.0.id()
+    }
+
     /// Stop it as a service manager does (SIGTERM) and wait for it to exit.
     pub fn terminate(self) -> std::process::ExitStatus {
         self.signal("TERM")

@@ -381,3 +381,24 @@ fn sighup_and_sigquit_stop_the_server_as_cleanly_as_sigterm() {
         assert!(from.contains("from the latest checkpoint"), "SIG{signal}: the next start reads it: {from}");
     }
 }
+
+/// Issue 45, finding 9: a second `serve` on the SQLite file a first one is
+/// serving (a service manager's unit and a manual start, or an overlapping
+/// restart) started, recovered the first's live coups, and both wrote. It
+/// is refused now, naming the first's PID and host, before it reads or
+/// writes anything; and once the first is killed (`kill -9`: the kernel
+/// releases its lock with the process) a start takes the casino over.
+#[test]
+fn a_second_serve_on_one_sqlite_file_is_refused_naming_the_first() {
+    let dir = TempDir::new(&format!("baccarat-two-servers-{}", std::process::id()));
+    let db = dir.join("casino.db");
+    let (first, _) = start(&db);
+    let second = Command::new(bin()).args(["serve", "--db", db.to_str().unwrap(), "--addr", "127.0.0.1:0"]).output();
+    let second = second.unwrap();
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert!(!second.status.success(), "the second start is refused: {err}");
+    assert!(err.contains(&format!("another server holds this casino (pid {} on host ", first.pid())), "{err}");
+    drop(first); // SIGKILL: no clean stop releases the lock, the kernel does
+    let (again, _) = start(&db);
+    assert!(again.terminate().success(), "the casino served again, and stopped cleanly");
+}

@@ -1,0 +1,128 @@
+//! One server per SQLite casino: an exclusive lock on a file beside the
+//! database (`<db>.lock`), taken before a start reads or writes anything.
+//!
+//! Two servers on one file each recover the other's live coups and both
+//! write: the committer then fails on a UNIQUE constraint, the chains fork
+//! and so does the anchor file (issue 45, finding 9). SQLite's own locks
+//! serialise transactions, not servers, so the lock is the server's own.
+//!
+//! * **`flock(2)`, exclusive, not waiting.** A second start is refused at
+//!   once, naming the holder: its PID and host, which the holder writes into
+//!   the file after taking the lock (a file shared over NFS may be locked
+//!   from another host, where the PID alone says nothing).
+//! * **A stale lock is no lock.** The kernel releases an `flock` when the
+//!   last descriptor of the open file is closed, so a server that dies
+//!   (even by `kill -9`) releases it with its process; the next start takes
+//!   it and writes its own PID over the dead one's. Nothing is deleted: a
+//!   lock file removed while held would let a second server lock a new file
+//!   of the same name. (Rust opens files close-on-exec, so no child process
+//!   inherits the lock.)
+//! * **Who takes it:** every start that opens the casino as the server does
+//!   (`serve::open_leased`: `serve`, and tools and examples that open through
+//!   it), held for as long as the [`DbLock`] lives; and `migrate --from`,
+//!   whose copy would not match a source still being written. Not `verify`
+//!   (it only reads, from one snapshot, and is meant for a live casino) nor
+//!   `archive` (it deletes in short transactions beside a serving server, by
+//!   design: README, "Retention and archives"). A casino on PostgreSQL has
+//!   its lease instead (`lease.rs`).
+
+use std::path::{Path, PathBuf};
+
+/// The lock on one SQLite casino, held until dropped (or the process ends).
+#[derive(Debug)]
+pub struct DbLock {
+    /// The lock file, locked (unix).
+    #[cfg(unix)]
+    _held: nix::fcntl::Flock<std::fs::File>,
+    path: PathBuf,
+}
+
+impl DbLock {
+    /// The lock file of database `db`: `<db>.lock`.
+    pub fn path_of(db: &Path) -> PathBuf {
+        let mut s = db.as_os_str().to_owned();
+        s.push(".lock");
+        PathBuf::from(s)
+    }
+
+    /// Take the lock on `db`'s casino, or refuse, naming the server that
+    /// holds it. Creates the lock file if need be; writes nothing else.
+    #[cfg(unix)]
+    pub fn take(db: &Path) -> Result<DbLock, String> {
+        use nix::fcntl::{Flock, FlockArg};
+        use std::io::Write;
+        let path = DbLock::path_of(db);
+        let shown = path.display();
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(|e| format!("{shown}: cannot open the casino's lock file: {e}"))?;
+        let mut held = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
+            Ok(held) => held,
+            Err((_, nix::errno::Errno::EWOULDBLOCK)) => return Err(refusal(db, &path)),
+            Err((_, e)) => return Err(format!("{shown}: cannot lock the casino's lock file: {e}")),
+        };
+        // Who holds it, for a second start's refusal (over a dead holder's).
+        let me = format!("pid {} on host {}\n", std::process::id(), crate::lease::host_name());
+        held.set_len(0)
+            .and_then(|()| held.write_all(me.as_bytes()))
+            .map_err(|e| format!("{shown}: cannot write the lock file: {e}"))?;
+        Ok(DbLock { _held: held, path })
+    }
+
+    /// Elsewhere than unix there is no `flock`: no lock is taken.
+    #[cfg(not(unix))]
+    pub fn take(db: &Path) -> Result<DbLock, String> {
+        Ok(DbLock { path: DbLock::path_of(db) })
+    }
+
+    /// The lock file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// A second start's refusal: whose lock it met, as the holder wrote it
+/// (nothing yet if it is between taking the lock and writing its PID).
+fn refusal(db: &Path, path: &Path) -> String {
+    let holder = std::fs::read_to_string(path).unwrap_or_default();
+    let holder = match holder.trim() {
+        "" => "a server that has not yet written its PID".to_string(),
+        who => who.to_string(),
+    };
+    format!(
+        "{}: another server holds this casino ({holder}, in {}): two servers on one SQLite file corrupt it; \
+         stop that one first (its lock is released when its process ends)",
+        db.display(),
+        path.display()
+    )
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    /// A second lock on the same casino is refused, naming this process's
+    /// PID and host; once the first is dropped (as at a process's end) the
+    /// next takes it and its own PID replaces the old.
+    #[test]
+    fn a_second_lock_is_refused_naming_the_holder_and_a_released_one_is_taken() {
+        let dir = std::env::temp_dir().join(format!("baccarat-db-lock-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = dir.join("casino.db");
+        let first = DbLock::take(&db).unwrap();
+        let me = format!("pid {} on host {}", std::process::id(), crate::lease::host_name());
+        let err = DbLock::take(&db).unwrap_err();
+        assert!(err.contains(&me) && err.contains("another server holds this casino"), "{err}");
+        drop(first);
+        // A stale holder's line is overwritten by the next holder's.
+        std::fs::write(DbLock::path_of(&db), "pid 999999999 on host gone\n").unwrap();
+        let again = DbLock::take(&db).unwrap();
+        assert_eq!(std::fs::read_to_string(again.path()).unwrap().trim(), me);
+        drop(again);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

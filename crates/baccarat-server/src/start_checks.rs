@@ -1,0 +1,125 @@
+//! What a start checks before it writes anything (`serve::open_leased`).
+//!
+//! A start that will be refused writes nothing (issue 45, finding 8): every
+//! check that can refuse it runs first, in this order, and the first write
+//! (the anchor file opened for appending, the key index caught up, the
+//! interrupted coups completed) comes after the last of them.
+//!
+//! 1. the casino's lock (SQLite: `db_lock.rs`), before anything is read;
+//! 2. the schema: one newer than this binary is refused as the store opens,
+//!    before it writes (`store/migrations.rs`; PostgreSQL likewise). Opening
+//!    then applies this binary's pending migrations, as every start has;
+//! 3. the signing key: missing for a casino that exists, or open to other
+//!    users (`signing_key.rs`);
+//! 4. the anchor file: missing or empty for a casino that exists, behind the
+//!    latest checkpoint's mark, or failing its signatures;
+//! 5. the chains against the anchor file: a cut in the casino's own chain
+//!    (a table's cut is named, and the table is not served);
+//! 6. recovery itself: a chain that does not link, a balance its transfers
+//!    do not give (`casino/recover.rs`: it only reads).
+//!
+//! Items 3-5 are here; `serve::open_leased` takes the lock and opens the
+//! store before them, and runs item 6 after them and before its first
+//! write. Its first write opens the anchor file for appending, which first
+//! refuses a missing or empty file beside segments of it
+//! (`anchor/segments.rs`); what can fail after that is the machine (a file,
+//! a connection), not a check. Finishing an anchor rotation that a crash
+//! cut between its two renames is done before item 4 reads the file: it
+//! renames a file into place, and changes no line.
+//!
+//! A PostgreSQL start checks alike, after the lease (`lease.rs`) instead of
+//! the lock; a partition also reads the bank before its first write.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use crate::anchor::{AnchorKey, AnchorMark, Anchored};
+use crate::checkpoint::Checkpoint;
+use crate::serve::ServeConfig;
+use crate::store::{AnyStore, History};
+
+/// What the checks found, for the start to go on with.
+pub struct Checked {
+    /// Whether the database holds a casino (else this is a first run).
+    pub has_casino: bool,
+    pub key: AnchorKey,
+    pub anchor_path: PathBuf,
+    pub key_path: PathBuf,
+    /// The latest checkpoint, checked and opened, if usable.
+    pub checkpoint: Option<Checkpoint>,
+    /// Why the latest checkpoint was not used, if it was not.
+    pub refused_checkpoint: Option<String>,
+    /// Where the checkpoint saw the anchor file.
+    pub mark: Option<AnchorMark>,
+    /// The anchor file is missing or empty (`--new-anchor-file` begins one).
+    pub lost: bool,
+    /// What the anchor file signed, if there is one.
+    pub anchored: Option<Anchored>,
+    /// Tables whose chains were cut or rewritten: not served.
+    pub skip: BTreeSet<u32>,
+}
+
+/// Run checks 3-5 (see the module's notes) on the opened `store`.
+pub fn check(cfg: &ServeConfig, store: &AnyStore) -> Result<Checked, String> {
+    let has_casino = !History::tables(store).map_err(|e| e.to_string())?.is_empty();
+    let (anchor_path, key_path) = cfg.anchor_paths();
+    // (A rotation a crash cut between its renames is finished first.)
+    crate::anchor::finish_rotation(&anchor_path).map_err(|e| format!("{}: {e}", anchor_path.display()))?;
+    let lost = std::fs::metadata(&anchor_path).map_or(true, |m| m.len() == 0);
+    let key = crate::signing_key::for_start(&key_path, has_casino, lost && cfg.new_anchor_file)?;
+    let public = key.public_hex();
+    // The latest checkpoint, checked, first: it says where the anchor file
+    // stood, so only the anchor lines after it are verified now.
+    let mut refused_checkpoint = None;
+    let checkpoint = match store.latest_checkpoint().map_err(|e| e.to_string())? {
+        None => None,
+        Some(stored) => match crate::checkpoint::open(&stored, &public) {
+            Ok(cp) => Some(cp),
+            Err(why) => {
+                eprintln!("warning: {why}; replaying the whole history instead");
+                refused_checkpoint = Some(why);
+                None
+            }
+        },
+    };
+    let mark = checkpoint.as_ref().and_then(|c| c.anchor.clone());
+    // A casino with no anchor file (or an empty one) is not signed anew
+    // silently: a forger who cut its chains and deleted the file would have
+    // the server sign the cut as if nothing had been there.
+    if lost && has_casino && !cfg.new_anchor_file {
+        return Err(format!(
+            "{}: the anchor file is missing or empty, but the database holds a casino: restore the file from a copy; \
+             if it is lost for good, start once with --new-anchor-file, which begins a new one signing every chain as it \
+             now stands (what the old file signed is then not checked)",
+            anchor_path.display()
+        ));
+    }
+    let anchored = if anchor_path.exists() {
+        Some(crate::anchor::read_at(&anchor_path, Some(&public), mark.as_ref()).map_err(|e| e.to_string())?)
+    } else {
+        None
+    };
+    if let (Some(m), Some(a), false) = (&mark, &anchored, lost) {
+        if let Some(why) = m.behind(a) {
+            return Err(format!("{}: {why}; restore the file", anchor_path.display()));
+        }
+    }
+    let skip = match (&anchored, has_casino) {
+        (Some(a), true) => cut_tables(store, a)?,
+        _ => BTreeSet::new(),
+    };
+    Ok(Checked { has_casino, key, anchor_path, key_path, checkpoint, refused_checkpoint, mark, lost, anchored, skip })
+}
+
+/// The tables whose chains fall short of (or differ from) what `anchored`
+/// signed, named on stderr; a cut in the casino's own chain refuses the start.
+fn cut_tables(store: &AnyStore, anchored: &Anchored) -> Result<BTreeSet<u32>, String> {
+    let cut = crate::serve::anchor_cuts(store, anchored)?;
+    if let Some(why) = cut.get(&crate::audit::CASINO_CHAIN) {
+        return Err(format!("refusing to start: {why}"));
+    }
+    for (table, why) in &cut {
+        eprintln!("table {table} is not served: {why}");
+    }
+    Ok(cut.into_keys().collect())
+}

@@ -393,8 +393,7 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
         c.set_partition(p);
         from_the_bank(&mut c, p, url, &mut commit)?;
     }
-    // Every check has passed: from here on the start writes (the anchor
-    // file's own last check, for segments left without it, comes first).
+    // Every check has passed: from here on the start writes.
     let mut anchors = open_anchors(cfg, &checked)?;
     let (keys, users) = keys_and_users(cfg, &db, &mut store)?;
     c.ledger.keys.set_cold(keys, crate::keys::DEFAULT_HOT_MS);
@@ -438,12 +437,14 @@ fn keys_and_users(
 }
 
 /// The anchor file, open for appending (a torn last line cut off), a new one
-/// begun with a carry line naming its month (`anchor/segments.rs`). Refused
-/// before it writes if the file is missing or empty beside segments of it.
+/// begun with a carry line naming its month (`anchor/segments.rs`), after
+/// the key file if this start made the key: a start's first write.
 fn open_anchors(cfg: &ServeConfig, checked: &crate::start_checks::Checked) -> Result<AnchorLog, String> {
     let path = &checked.anchor_path;
+    // A key this start made is written first (`signing_key.rs`).
+    crate::signing_key::save(&checked.key, &checked.key_path)?;
     let mut anchors =
-        AnchorLog::open_at(path, checked.key.clone(), checked.mark.as_ref()).map_err(|e| e.to_string())?;
+        AnchorLog::open_at(path, checked.key.key.clone(), checked.mark.as_ref()).map_err(|e| e.to_string())?;
     anchors.begin(&crate::civil::year_month((cfg.clock)())).map_err(|e| e.to_string())?;
     Ok(anchors)
 }
@@ -494,7 +495,7 @@ fn recovered(
 ) -> Result<(Casino, Feed, Recovery), String> {
     if checked.anchored.is_none() && checked.lost {
         eprintln!(
-            "warning: --new-anchor-file: beginning a new anchor file at {}; every chain is signed as it now stands",
+            "warning: --new-anchor-file: a new anchor file is begun at {} once the casino has recovered; every chain is signed as it then stands",
             checked.anchor_path.display()
         );
     }

@@ -13,21 +13,32 @@
 //!   anchor lines and checkpoints as the server. A key file open to its
 //!   group or to others (any of mode `0o077`) is refused, naming the
 //!   `chmod` that fixes it, as `ssh` refuses a private key. The server
-//!   makes its key `0600` (`AnchorKey::load_or_create`).
+//!   writes its key `0600` (`AnchorKey::save_new`).
+//! * **Made in memory, written at the start's first write** ([`save`]), so
+//!   that a start refused by a later check leaves no key file behind.
 
 use std::path::Path;
 
 use crate::anchor::AnchorKey;
 
+/// The key a start serves with.
+pub struct StartKey {
+    pub key: AnchorKey,
+    /// Made by this start, not yet written: [`save`] writes it at the
+    /// start's first write, so that a start refused later leaves no key file.
+    pub new: bool,
+}
+
 /// The key at `path` for a start. `has_casino`: the database holds a casino;
 /// `new_anchor_file`: the operator asked for a new anchor file and there is
 /// none (a new key may then be made). Refused, naming the file and the fix,
-/// when missing for a casino that exists or open to other users.
-pub fn for_start(path: &Path, has_casino: bool, new_anchor_file: bool) -> Result<AnchorKey, String> {
+/// when missing for a casino that exists or open to other users. Writes
+/// nothing: a key made here is written by [`save`].
+pub fn for_start(path: &Path, has_casino: bool, new_anchor_file: bool) -> Result<StartKey, String> {
     match std::fs::metadata(path) {
         Ok(_) => {
             private(path)?;
-            AnchorKey::load(path).map_err(|e| e.to_string())
+            Ok(StartKey { key: AnchorKey::load(path).map_err(|e| e.to_string())?, new: false })
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             if has_casino && !new_anchor_file {
@@ -40,13 +51,19 @@ pub fn for_start(path: &Path, has_casino: bool, new_anchor_file: bool) -> Result
                     path.display()
                 );
             }
-            let key = AnchorKey::load_or_create(path).map_err(|e| e.to_string())?;
-            // Made 0600 here; one another process made meanwhile is checked too.
-            private(path)?;
-            Ok(key)
+            Ok(StartKey { key: AnchorKey::generate(path).map_err(|e| e.to_string())?, new: true })
         }
         Err(e) => Err(format!("{}: the signing key: {e}", path.display())),
     }
+}
+
+/// Write a key [`for_start`] made (mode 0600); a file that appeared at
+/// `path` meanwhile is not overwritten.
+pub fn save(key: &StartKey, path: &Path) -> Result<(), String> {
+    if !key.new {
+        return Ok(());
+    }
+    key.key.save_new(path).map_err(|e| format!("{e} (the signing key, made by this start)"))
 }
 
 /// The refusal of a start whose casino exists and whose key is missing.
@@ -93,8 +110,9 @@ mod tests {
         d
     }
 
-    /// A first run makes the key, 0600; a casino that exists is refused a
-    /// new one, naming the file and what to do, and no file is made.
+    /// A first run makes the key, written 0600 when saved (not before); a
+    /// casino that exists is refused a new one, naming the file and what to
+    /// do, and no file is made.
     #[test]
     fn a_missing_key_is_made_only_for_a_new_casino() {
         let d = dir("missing");
@@ -103,8 +121,13 @@ mod tests {
         assert!(err.contains("casino.db.key: the signing key is missing") && err.contains("restore"), "{err}");
         assert!(!path.exists(), "no key made for a casino that exists");
         let made = for_start(&path, false, false).unwrap();
+        assert!(made.new && !path.exists(), "made in memory only");
+        save(&made, &path).unwrap();
         assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
-        assert_eq!(for_start(&path, true, false).unwrap().public_hex(), made.public_hex());
+        let loaded = for_start(&path, true, false).unwrap();
+        assert!(!loaded.new);
+        assert_eq!(loaded.key.public_hex(), made.key.public_hex());
+        assert!(save(&made, &path).is_err(), "an existing file is not overwritten");
         let _ = std::fs::remove_dir_all(&d);
     }
 
@@ -113,7 +136,7 @@ mod tests {
     fn a_key_readable_by_others_is_refused_naming_the_chmod() {
         let d = dir("open");
         let path = d.join("casino.db.key");
-        for_start(&path, false, false).unwrap();
+        save(&for_start(&path, false, false).unwrap(), &path).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
         let err = for_start(&path, true, false).err().expect("refused");
         assert!(err.contains(&format!("run `chmod 600 {}`", path.display())) && err.contains("0644"), "{err}");

@@ -2,8 +2,8 @@
 //!
 //! A start that will be refused writes nothing (issue 45, finding 8): every
 //! check that can refuse it runs first, in this order, and the first write
-//! (the anchor file opened for appending, the key index caught up, the
-//! interrupted coups completed) comes after the last of them.
+//! (a new key saved, the anchor file opened for appending, the key index
+//! caught up, the interrupted coups completed) comes after the last of them.
 //!
 //! 1. the casino's lock (SQLite: `db_lock.rs`), before anything is read;
 //! 2. the schema: one newer than this binary is refused as the store opens,
@@ -11,8 +11,9 @@
 //!    then applies this binary's pending migrations, as every start has;
 //! 3. the signing key: missing for a casino that exists, or open to other
 //!    users (`signing_key.rs`);
-//! 4. the anchor file: missing or empty for a casino that exists, behind the
-//!    latest checkpoint's mark, or failing its signatures;
+//! 4. the anchor file: missing or empty for a casino that exists (or beside
+//!    segments of it), behind the latest checkpoint's mark, or failing its
+//!    signatures;
 //! 5. the chains against the anchor file: a cut in the casino's own chain
 //!    (a table's cut is named, and the table is not served);
 //! 6. recovery itself: a chain that does not link, a balance its transfers
@@ -20,12 +21,11 @@
 //!
 //! Items 3-5 are here; `serve::open_leased` takes the lock and opens the
 //! store before them, and runs item 6 after them and before its first
-//! write. Its first write opens the anchor file for appending, which first
-//! refuses a missing or empty file beside segments of it
-//! (`anchor/segments.rs`); what can fail after that is the machine (a file,
-//! a connection), not a check. Finishing an anchor rotation that a crash
-//! cut between its two renames is done before item 4 reads the file: it
-//! renames a file into place, and changes no line.
+//! write (a key this start made, then the anchor file opened for
+//! appending). What can fail after that is the machine (a file, a
+//! connection), not a check. Finishing an anchor rotation that a crash cut
+//! between its two renames (`anchor/segments.rs`) is done before item 4
+//! reads the file: it renames a file into place, and changes no line.
 //!
 //! A PostgreSQL start checks alike, after the lease (`lease.rs`) instead of
 //! the lock; a partition also reads the bank before its first write.
@@ -33,16 +33,19 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use crate::anchor::{AnchorKey, AnchorMark, Anchored};
+use crate::anchor::{AnchorMark, Anchored};
 use crate::checkpoint::Checkpoint;
 use crate::serve::ServeConfig;
+use crate::signing_key::StartKey;
 use crate::store::{AnyStore, History};
 
 /// What the checks found, for the start to go on with.
 pub struct Checked {
     /// Whether the database holds a casino (else this is a first run).
     pub has_casino: bool,
-    pub key: AnchorKey,
+    /// The signing key (made by this start and not yet written, on a first
+    /// run: `signing_key::save` writes it at the first write).
+    pub key: StartKey,
     pub anchor_path: PathBuf,
     pub key_path: PathBuf,
     /// The latest checkpoint, checked and opened, if usable.
@@ -67,7 +70,7 @@ pub fn check(cfg: &ServeConfig, store: &AnyStore) -> Result<Checked, String> {
     crate::anchor::finish_rotation(&anchor_path).map_err(|e| format!("{}: {e}", anchor_path.display()))?;
     let lost = std::fs::metadata(&anchor_path).map_or(true, |m| m.len() == 0);
     let key = crate::signing_key::for_start(&key_path, has_casino, lost && cfg.new_anchor_file)?;
-    let public = key.public_hex();
+    let public = key.key.public_hex();
     // The latest checkpoint, checked, first: it says where the anchor file
     // stood, so only the anchor lines after it are verified now.
     let mut refused_checkpoint = None;
@@ -94,6 +97,8 @@ pub fn check(cfg: &ServeConfig, store: &AnyStore) -> Result<Checked, String> {
             anchor_path.display()
         ));
     }
+    // Nor is one begun anew beside segments of the old (`anchor/segments.rs`).
+    crate::anchor::refuse_orphaned(&anchor_path).map_err(|e| e.to_string())?;
     let anchored = if anchor_path.exists() {
         Some(crate::anchor::read_at(&anchor_path, Some(&public), mark.as_ref()).map_err(|e| e.to_string())?)
     } else {

@@ -58,7 +58,7 @@ use sha2::{Digest, Sha256};
 mod scan;
 mod segments;
 use scan::scan_file;
-pub use segments::{finish_rotation, read_all, Span};
+pub use segments::{finish_rotation, read_all, refuse_orphaned, Span};
 
 /// Domain tag prefixed to the signed bytes, so an anchor signature can never be
 /// mistaken for a signature over anything else.
@@ -128,6 +128,32 @@ impl AnchorKey {
             return Err(io_err(path, e));
         }
         Ok(AnchorKey { key: SigningKey::from_bytes(&secret) })
+    }
+
+    /// A new key from OS randomness, held in memory until
+    /// [`AnchorKey::save_new`] writes it: a start makes its key file only
+    /// once every check has passed (`signing_key.rs`). `path` names the file
+    /// it is for, in an error.
+    pub fn generate(path: &Path) -> Result<AnchorKey, AnchorError> {
+        let mut secret = [0u8; 32];
+        getrandom::fill(&mut secret).map_err(|e| io_err(path, io::Error::other(format!("OS randomness: {e}"))))?;
+        Ok(AnchorKey { key: SigningKey::from_bytes(&secret) })
+    }
+
+    /// Write this key to `path`, which must not exist yet (`create_new`, as
+    /// [`AnchorKey::load_or_create`]): mode 0600 on unix, synced.
+    pub fn save_new(&self, path: &Path) -> Result<(), AnchorError> {
+        let mut opts = OpenOptions::new();
+        opts.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+        let mut file = opts.open(path).map_err(|e| io_err(path, e))?;
+        let line = format!("{}\n", hex(&self.key.to_bytes()));
+        if let Err(e) = file.write_all(line.as_bytes()).and_then(|()| file.sync_all()) {
+            let _ = fs::remove_file(path); // an empty key file would fail every later start
+            return Err(io_err(path, e));
+        }
+        Ok(())
     }
 
     pub fn load(path: &Path) -> Result<AnchorKey, AnchorError> {

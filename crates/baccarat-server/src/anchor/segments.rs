@@ -91,7 +91,7 @@ pub fn finish_rotation(path: &Path) -> io::Result<()> {
 /// the live file is never empty once a segment exists (it begins with a
 /// carry line), so an empty or missing one was lost, and a new file from line
 /// 1 would hide what the segments' heads prove.
-pub(super) fn refuse_orphaned(path: &Path) -> Result<(), AnchorError> {
+pub fn refuse_orphaned(path: &Path) -> Result<(), AnchorError> {
     let empty = fs::metadata(path).map_or(true, |m| m.len() == 0);
     if !empty {
         return Ok(());

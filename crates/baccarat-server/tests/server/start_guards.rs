@@ -100,7 +100,8 @@ fn a_start_refused_for_a_deleted_key_and_a_cut_chain_writes_nothing() {
 /// Finding 8, a refusal found by recovery: with the anchor file gone and
 /// `--new-anchor-file`, a forged balance stops the start, which used to
 /// have begun the new file already (its carry line), so that the next
-/// start no longer found the file missing. Now nothing is begun.
+/// start no longer found the file missing. Now nothing is begun, nor a new
+/// key written when the key is gone too.
 #[test]
 fn a_start_refused_by_recovery_under_new_anchor_file_begins_no_anchor_file() {
     let (_dir, cfg) = casino("refused-recovery");
@@ -118,6 +119,13 @@ fn a_start_refused_by_recovery_under_new_anchor_file_begins_no_anchor_file() {
     assert!(!anchor_path.exists(), "no anchor file begun by a refused start");
     assert_eq!(contents(&cfg.db), before, "the refused start wrote nothing to the database");
     assert!(open(&cfg).err().expect("refused").contains("the anchor file is missing or empty"));
+    // The key lost too: the new one is made in memory and written only at
+    // the first write, so this refusal leaves no key file either.
+    let key_path = cfg.anchor_paths().1;
+    std::fs::remove_file(&key_path).unwrap();
+    assert!(open(&knowingly).err().expect("refused").contains("account"));
+    assert!(!key_path.exists() && !anchor_path.exists(), "no key file and no anchor file");
+    assert_eq!(contents(&cfg.db), before);
 }
 
 /// Finding 12: a file whose `user_version` is 999 (a newer server migrated

@@ -442,9 +442,8 @@ fn keys_and_users(
 fn open_anchors(cfg: &ServeConfig, checked: &crate::start_checks::Checked) -> Result<AnchorLog, String> {
     let path = &checked.anchor_path;
     // A key this start made is written first (`signing_key.rs`).
-    crate::signing_key::save(&checked.key, &checked.key_path)?;
-    let mut anchors =
-        AnchorLog::open_at(path, checked.key.key.clone(), checked.mark.as_ref()).map_err(|e| e.to_string())?;
+    let key = crate::signing_key::save(&checked.key, &checked.key_path)?;
+    let mut anchors = AnchorLog::open_at(path, key, checked.mark.as_ref()).map_err(|e| e.to_string())?;
     anchors.begin(&crate::civil::year_month((cfg.clock)())).map_err(|e| e.to_string())?;
     Ok(anchors)
 }

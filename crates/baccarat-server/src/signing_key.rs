@@ -57,13 +57,24 @@ pub fn for_start(path: &Path, has_casino: bool, new_anchor_file: bool) -> Result
     }
 }
 
-/// Write a key [`for_start`] made (mode 0600); a file that appeared at
-/// `path` meanwhile is not overwritten.
-pub fn save(key: &StartKey, path: &Path) -> Result<(), String> {
+/// The key to sign with from the start's first write on: a key
+/// [`for_start`] made is written now (mode 0600). If another process wrote
+/// a key at `path` meanwhile (servers of a new casino's partitions sharing
+/// one key file, started together), that one is used, as
+/// `AnchorKey::load_or_create` does: nothing was yet signed with this one,
+/// and nothing it checked was found good.
+pub fn save(key: &StartKey, path: &Path) -> Result<AnchorKey, String> {
     if !key.new {
-        return Ok(());
+        return Ok(key.key.clone());
     }
-    key.key.save_new(path).map_err(|e| format!("{e} (the signing key, made by this start)"))
+    match key.key.save_new(path) {
+        Ok(()) => Ok(key.key.clone()),
+        Err(crate::anchor::AnchorError::Io { source, .. }) if source.kind() == std::io::ErrorKind::AlreadyExists => {
+            private(path)?;
+            AnchorKey::load(path).map_err(|e| e.to_string())
+        }
+        Err(e) => Err(format!("{e} (the signing key, made by this start)")),
+    }
 }
 
 /// The refusal of a start whose casino exists and whose key is missing.
@@ -127,7 +138,9 @@ mod tests {
         let loaded = for_start(&path, true, false).unwrap();
         assert!(!loaded.new);
         assert_eq!(loaded.key.public_hex(), made.key.public_hex());
-        assert!(save(&made, &path).is_err(), "an existing file is not overwritten");
+        // Another start's key, written meanwhile, is not overwritten: used.
+        let other = for_start(&d.join("other.key"), false, false).unwrap();
+        assert_eq!(save(&other, &path).unwrap().public_hex(), made.key.public_hex());
         let _ = std::fs::remove_dir_all(&d);
     }
 

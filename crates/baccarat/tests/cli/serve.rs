@@ -393,10 +393,29 @@ fn a_second_serve_on_one_sqlite_file_is_refused_naming_the_first() {
     let dir = TempDir::new(&format!("baccarat-two-servers-{}", std::process::id()));
     let db = dir.join("casino.db");
     let (first, _) = start(&db);
-    let second = Command::new(bin()).args(["serve", "--db", db.to_str().unwrap(), "--addr", "127.0.0.1:0"]).output();
-    let second = second.unwrap();
-    let err = String::from_utf8_lossy(&second.stderr);
-    assert!(!second.status.success(), "the second start is refused: {err}");
+    let mut second = Command::new(bin())
+        .args(["serve", "--db", db.to_str().unwrap(), "--addr", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Bounded: a second server that serves (the old behaviour) is killed,
+    // and the test fails rather than waits on it.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = second.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = second.kill();
+            let _ = second.wait();
+            panic!("the second server on one SQLite file was not refused");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut second.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(!status.success(), "the second start is refused: {err}");
     assert!(err.contains(&format!("another server holds this casino (pid {} on host ", first.pid())), "{err}");
     drop(first); // SIGKILL: no clean stop releases the lock, the kernel does
     let (again, _) = start(&db);

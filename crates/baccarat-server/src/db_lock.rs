@@ -47,19 +47,32 @@ impl DbLock {
 
     /// Take the lock on `db`'s casino, or refuse, naming the server that
     /// holds it. Creates the lock file if need be; writes nothing else.
+    ///
+    /// The lock is named after the database's one true name
+    /// ([`canonical`]): a symlink or another spelling of the same file meets
+    /// the same lock, a hard link (a second true name, with a WAL of its
+    /// own) and a SQLite URI (`file:…`, which the lock would read as a path)
+    /// are refused. The lock file is opened without following a symlink, so
+    /// a link planted in its place cannot have the server overwrite another
+    /// file.
     #[cfg(unix)]
     pub fn take(db: &Path) -> Result<DbLock, String> {
         use nix::fcntl::{Flock, FlockArg};
         use std::io::Write;
-        let path = DbLock::path_of(db);
+        use std::os::unix::fs::OpenOptionsExt;
+        let path = DbLock::path_of(&canonical(db)?);
         let shown = path.display();
         let file = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
             .create(true)
             .truncate(false)
+            .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits())
             .open(&path)
-            .map_err(|e| format!("{shown}: cannot open the casino's lock file: {e}"))?;
+            .map_err(|e| format!("{shown}: cannot open the casino's lock file (it must be a plain file): {e}"))?;
+        if !file.metadata().is_ok_and(|m| m.is_file()) {
+            return Err(format!("{shown}: the casino's lock file is not a plain file"));
+        }
         let mut held = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
             Ok(held) => held,
             Err((_, nix::errno::Errno::EWOULDBLOCK)) => return Err(refusal(db, &path)),
@@ -83,6 +96,38 @@ impl DbLock {
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+/// The one true name of the database `db` names, for its lock: the file
+/// with every symlink resolved (or, for a file not made yet, its folder's
+/// true name and the file's). Refused: a SQLite URI (`file:…`: SQLite opens
+/// the file it names, the lock would take the text for a path), and a file
+/// with more than one hard link (each name would have a lock, and a WAL, of
+/// its own).
+#[cfg(unix)]
+fn canonical(db: &Path) -> Result<PathBuf, String> {
+    use std::os::unix::fs::MetadataExt;
+    let shown = db.display();
+    if db.as_os_str().as_encoded_bytes().starts_with(b"file:") {
+        return Err(format!("{shown}: a SQLite URI is not accepted as --db: give the file's path"));
+    }
+    if let Ok(m) = std::fs::metadata(db) {
+        if m.nlink() > 1 {
+            return Err(format!(
+                "{shown}: the database file has {} hard links; a casino has one name (each name would have a \
+                 lock and a WAL of its own): remove the other links",
+                m.nlink()
+            ));
+        }
+        return std::fs::canonicalize(db).map_err(|e| format!("{shown}: {e}"));
+    }
+    let name = db.file_name().ok_or_else(|| format!("{shown}: names no file"))?;
+    let folder = match db.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let folder = std::fs::canonicalize(folder).map_err(|e| format!("{shown}: its folder: {e}"))?;
+    Ok(folder.join(name))
 }
 
 /// A second start's refusal: whose lock it met, as the holder wrote it

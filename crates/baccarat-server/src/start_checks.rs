@@ -1,9 +1,12 @@
 //! What a start checks before it writes anything (`serve::open_leased`).
 //!
-//! A start that will be refused writes nothing (issue 45, finding 8): every
-//! check that can refuse it runs first, in this order, and the first write
-//! (a new key saved, the anchor file opened for appending, the key index
-//! caught up, the interrupted coups completed) comes after the last of them.
+//! A start that will be refused writes nothing of the casino's (issue 45,
+//! finding 8): every check that can refuse it runs first, in this order, and
+//! the first write (a new key saved, the anchor file opened for appending,
+//! the key index caught up, the interrupted coups completed) comes after the
+//! last of them. The one exception is the schema's: opening the store brings
+//! an older schema up to this binary's (item 2) before items 3-6, as any
+//! start of this binary would; it adds tables and columns, and no record.
 //!
 //! 1. the casino's lock (SQLite: `db_lock.rs`), before anything is read;
 //! 2. the schema: one newer than this binary is refused as the store opens,
@@ -94,6 +97,17 @@ pub fn check(cfg: &ServeConfig, store: &AnyStore) -> Result<Checked, String> {
             "{}: the anchor file is missing or empty, but the database holds a casino: restore the file from a copy; \
              if it is lost for good, start once with --new-anchor-file, which begins a new one signing every chain as it \
              now stands (what the old file signed is then not checked)",
+            anchor_path.display()
+        ));
+    }
+    // Nor is a new casino begun under an anchor file that signs another: a
+    // forger who deleted (or swapped) the database would have the new
+    // casino's heads follow the old ones in the file, and the wipe pass as
+    // a casino that was always there.
+    if !lost && !has_casino {
+        return Err(format!(
+            "{}: the anchor file signs a casino, but the database holds none: restore the database from its copy; \
+             to begin a new casino here, move the anchor file (and its segments) aside first",
             anchor_path.display()
         ));
     }

@@ -75,6 +75,44 @@ fn two_servers_on_one_sqlite_file_the_second_is_refused_naming_the_first() {
     assert!(open(&cfg).is_ok(), "the lock is free once its holder has gone");
 }
 
+/// Finding 9, by another name: a server started through a symlink to the
+/// file meets the first's lock (the lock is named after the file's true
+/// name); a hard link, which would be a second true name with a WAL of its
+/// own, and a SQLite URI, which SQLite opens as the file it names, are
+/// refused; and a symlink planted where the lock file goes is not followed
+/// (the server would have truncated the file it points at).
+#[test]
+fn another_name_for_the_same_sqlite_file_meets_the_same_lock() {
+    let (dir, cfg) = casino("other-names");
+    let first = open(&cfg).unwrap();
+    let before = contents(&cfg.db);
+    let linked = ServeConfig { db: dir.join("linked.db"), ..cfg.clone() };
+    std::os::unix::fs::symlink(&cfg.db, &linked.db).unwrap();
+    let err = open(&linked).err().expect("a symlink's start is refused");
+    assert!(err.contains("another server holds this casino"), "{err}");
+    let uri = ServeConfig { db: format!("file:{}", cfg.db.display()).into(), ..cfg.clone() };
+    let err = open(&uri).err().expect("a URI's start is refused");
+    assert!(err.contains("a SQLite URI is not accepted"), "{err}");
+    drop(first);
+    let hard = ServeConfig { db: dir.join("hard.db"), ..cfg.clone() };
+    std::fs::hard_link(&cfg.db, &hard.db).unwrap();
+    for c in [&cfg, &hard] {
+        let err = open(c).err().expect("a file with two hard links is refused");
+        assert!(err.contains("2 hard links"), "{err}");
+    }
+    std::fs::remove_file(&hard.db).unwrap();
+    assert_eq!(contents(&cfg.db), before, "the refused starts wrote nothing");
+    // A symlink in the lock file's place, to a file the server must not touch.
+    let victim = dir.join("victim.txt");
+    std::fs::write(&victim, "keep me").unwrap();
+    let lock = std::fs::canonicalize(&cfg.db).unwrap().with_extension("db.lock");
+    std::fs::remove_file(&lock).unwrap();
+    std::os::unix::fs::symlink(&victim, &lock).unwrap();
+    let err = open(&cfg).err().expect("a symlinked lock file is refused");
+    assert!(err.contains("lock file"), "{err}");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+}
+
 /// Finding 8, the tester's case: the signing key deleted and a table's
 /// chain cut. The start is refused, and leaves the database (its key index
 /// too), the anchor file and the key's place as they were: no key made, no
@@ -185,4 +223,24 @@ fn a_signing_key_readable_by_others_is_refused_naming_the_chmod() {
     assert_eq!(contents(&cfg.db), before, "the refused start wrote nothing");
     std::fs::set_permissions(&key_path, std::fs::Permissions::from_mode(0o600)).unwrap();
     assert!(open(&cfg).is_ok());
+}
+
+/// The attack: a forger deletes (or swaps) the database and leaves the
+/// anchor file. A first start used to make a new casino and sign its heads
+/// after the old ones in the same file, so the next start and `verify` saw
+/// an anchor file that had always signed this casino. It is refused now,
+/// naming the file, and the file is left as it was.
+#[test]
+fn a_new_casino_is_not_begun_under_an_anchor_file_that_signs_another() {
+    let (_dir, cfg) = casino("wiped");
+    let anchors = std::fs::read(cfg.anchor_paths().0).unwrap();
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", cfg.db.display()));
+    }
+    let err = open(&cfg).err().expect("a first run under another casino's anchors is refused");
+    assert!(err.contains("the anchor file signs a casino, but the database holds none"), "{err}");
+    assert_eq!(std::fs::read(cfg.anchor_paths().0).unwrap(), anchors, "the anchor file is left as it was");
+    // Moved aside, as the message says, a new casino begins.
+    std::fs::rename(cfg.anchor_paths().0, cfg.db.with_extension("old-anchors")).unwrap();
+    assert!(open(&cfg).is_ok(), "a new casino once the old file is moved aside");
 }

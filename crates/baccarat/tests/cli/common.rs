@@ -50,7 +50,19 @@ impl Server {
 /// for the whole life of the process (so the server never blocks on a full
 /// pipe, and a silent server cannot hang the test).
 pub fn spawn(args: &[&str]) -> (Server, mpsc::Receiver<String>) {
-    let child = Command::new(env!("CARGO_BIN_EXE_baccarat"))
+    spawn_via(Command::new(env!("CARGO_BIN_EXE_baccarat")), args)
+}
+
+/// [`spawn`], through a wrapper that execs it (`nohup baccarat …`): the
+/// wrapper's command, with `baccarat` as its first argument.
+pub fn spawn_under(wrapper: &str, args: &[&str]) -> (Server, mpsc::Receiver<String>) {
+    let mut c = Command::new(wrapper);
+    c.arg(env!("CARGO_BIN_EXE_baccarat"));
+    spawn_via(c, args)
+}
+
+fn spawn_via(mut command: Command, args: &[&str]) -> (Server, mpsc::Receiver<String>) {
+    let child = command
         .args(args)
         .env_remove("BACCARAT_DB")
         .env_remove("BACCARAT_ADDR")

@@ -382,6 +382,36 @@ fn sighup_and_sigquit_stop_the_server_as_cleanly_as_sigterm() {
     }
 }
 
+/// Issue 45, finding 11, the other way round: a server started under
+/// `nohup` (SIGHUP ignored, so that it outlives its operator's logout)
+/// keeps SIGHUP ignored: listening for it would have undone `nohup`, and the
+/// logout would have stopped the casino. It serves on after one, and stops
+/// cleanly on SIGTERM.
+#[test]
+fn under_nohup_a_sighup_does_not_stop_the_server() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let c = reqwest::Client::new();
+    let dir = TempDir::new(&format!("baccarat-nohup-{}", std::process::id()));
+    let db = dir.join("casino.db");
+    let serve = ["serve", "--db", db.to_str().unwrap(), "--addr", "127.0.0.1:0"];
+    let (server, rx) = crate::common::spawn_under("nohup", &serve);
+    let url = crate::common::until_line(&rx, 30, |l| {
+        l.strip_prefix("baccarat table server on ")
+            .map(|r| r.split_whitespace().next().unwrap().trim_end_matches('/').to_string())
+    });
+    let sent = Command::new("kill").args(["-HUP", &server.pid().to_string()]).status().unwrap();
+    assert!(sent.success());
+    // The HUP is delivered before `kill` returns; a server that took it as a
+    // stop would print its stop line, and stop answering.
+    let after = rt.block_on(async { c.get(format!("{url}/api/tables/1")).send().await.map(|r| r.status()) });
+    assert!(after.as_ref().is_ok_and(|s| s.is_success()), "it serves after the SIGHUP: {after:?}");
+    let mut server = server;
+    assert!(server.alive(), "nohup's SIGHUP is still ignored");
+    let status = server.terminate();
+    assert!(status.success(), "SIGTERM still stops it cleanly: {status}");
+    crate::common::until_line(&rx, 30, |l| (l == "stopped: checkpoint written").then_some(()));
+}
+
 /// Issue 45, finding 9: a second `serve` on the SQLite file a first one is
 /// serving (a service manager's unit and a manual start, or an overlapping
 /// restart) started, recovered the first's live coups, and both wrote. It

@@ -331,10 +331,16 @@ impl Body {
     }
 }
 
-/// Withhold a shoe's seed from an event shown before the shoe is over.
+/// Withhold a shoe's seed, and a pre-shuffled stack's recorded order, from
+/// an event shown before the shoe is over: either tells every card to come
+/// (NSW 4.13 voids a shoe whose sequence was revealed). The stack shows as
+/// an empty list, so a reader still sees that the shoe was pre-shuffled.
 pub fn blank(e: &mut Event) {
-    if let Event::ShoeStarted { seed, .. } = e {
+    if let Event::ShoeStarted { seed, preshuffled, .. } = e {
         *seed = None;
+        if let Some(cards) = preshuffled {
+            cards.clear();
+        }
     }
 }
 

@@ -26,13 +26,19 @@
 //! **Live tables** keep every irregularity remedy of their rulebook: a dealer
 //! or a scanning shoe enters the cards, and the record says who. A person still
 //! never supplies a seed: a live shoe is `live` (cards entered one by one) or
-//! `pre_shuffled` (the stack in order). From a pre-shuffled stack (NSW 4.12;
-//! EU 2.1.1: casino pre-shuffled cards, sealed, used without another shuffle)
-//! the dealer deals with `deal_next`: the order is in the record from the
-//! start of the shoe, so each card is the next of that stack and no one names
-//! it (`card_in` would let a person name a card other than the recorded one).
-//! A deck shuffled again by hand at the table (NSW 4.12's manual shuffle) has
-//! no recorded order: it is started as a `live` shoe.
+//! `pre_shuffled` (the stack in order). From a pre-shuffled stack (NSW
+//! 1.1 "Casino Pre-shuffled Cards", checked and shuffled by the casino
+//! operator before they reach the table, then cut, 4.3; EU 2.1.1: sealed, used
+//! without another shuffle) the dealer deals with `deal_next`: the order is in
+//! the record from the start of the shoe, so each card is the next of that
+//! stack and no one names it (`card_in` would let a person name a card other
+//! than the recorded one). The order is recorded by a supervisor, not the
+//! dealer who deals it (the rulebooks are silent on who records it; a dealer
+//! who chose the order and dealt it would know every card to come), and no
+//! view shows it before the shoe is over (`audit::blank`; NSW 4.13 voids a
+//! shoe whose sequence was revealed). A deck shuffled again by hand at the
+//! table (NSW 4.2, 4.12) has no recorded order: it is started as a `live`
+//! shoe.
 //!
 //! Players' own actions (wagers, withdrawals, squeezing) have their own routes;
 //! through the staff command route they are refused to everyone.
@@ -105,7 +111,7 @@ const CARDS: &str = "on an RNG table the RNG alone decides every card: no person
 const PACE: &str = "the server paces an RNG table; a live table is paced by its dealer";
 /// `deal_next` deals the next card of a stack whose order is recorded: the
 /// server's shuffle at an RNG table, a pre-shuffled stack at a live table,
-/// dealt by its dealer (NSW 4.12; EU 2.1.1). A live shoe's cards come with
+/// dealt by its dealer (NSW 1.1, 4.3; EU 2.1.1). A live shoe's cards come with
 /// `card_in` instead (the engine refuses `deal_next` for them).
 const DEAL: &str = "the server deals an RNG table's shoe; at a live table the dealer deals a pre-shuffled stack";
 const OWN: &str = "a player's own action has its own route";
@@ -289,14 +295,24 @@ pub fn admit(mode: Mode, by: Actor, cmd: &Command, table: &Table) -> Result<(), 
             return Err(refuse("start_shoe: an RNG table's shoe is shuffled by the server from its own seed".into()));
         }
     }
-    if let Actor::Person { .. } = by {
-        if let Command::StartShoe { source, .. } = cmd {
-            if !matches!(source, ShoeSource::Live { .. } | ShoeSource::PreShuffled { .. }) {
-                return Err(refuse(
-                    "start_shoe: a seed comes only from the server's own entropy; a live table's shoe is `live` or `pre_shuffled`"
-                        .into(),
-                ));
-            }
+    if let (Actor::Person { role, .. }, Command::StartShoe { source, .. }) = (by, cmd) {
+        if !matches!(source, ShoeSource::Live { .. } | ShoeSource::PreShuffled { .. }) {
+            return Err(refuse(
+                "start_shoe: a seed comes only from the server's own entropy; a live table's shoe is `live` or `pre_shuffled`"
+                    .into(),
+            ));
+        }
+        // The order of a pre-shuffled stack is recorded by a supervisor, not
+        // by the dealer who deals it (see the module's notes).
+        if matches!(source, ShoeSource::PreShuffled { .. }) && rank(role) < rank(Role::Supervisor) {
+            return Err(Refusal::new(
+                "role",
+                format!(
+                    "a {} may not start a pre_shuffled shoe: its recorded order is entered by a supervisor, \
+                     not by the dealer who deals it",
+                    role.name()
+                ),
+            ));
         }
     }
     if mode == Mode::Rng {

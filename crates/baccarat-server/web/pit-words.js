@@ -25,7 +25,7 @@ export function describe(e, ctx = {}) {
     case 'shoe_started': {
       let s = `Shoe ${e.shoe} started`;
       if (e.live_decks) s += `: live shoe of ${e.live_decks} decks`;
-      else if (e.preshuffled) s += `: ${e.preshuffled.length} pre-shuffled cards`;
+      else if (e.preshuffled) s += e.preshuffled.length ? `: ${e.preshuffled.length} pre-shuffled cards` : ': pre-shuffled cards (their order is withheld while the shoe is in play)';
       else if (e.continuous) s += ': continuous shuffler';
       else s += ': shuffled here';
       if (e.set) s += `, card set ${e.set}`;

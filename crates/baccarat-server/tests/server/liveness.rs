@@ -8,7 +8,7 @@
 //!
 //! The sources: an RNG table's shoe is the server's own shuffle; a live
 //! table's is a live shoe (each card entered, `card_in`) or a pre-shuffled
-//! stack in a recorded order (NSW 4.12; EU 2.1.1), dealt by the dealer with
+//! stack in a recorded order (NSW 1.1, 4.3; EU 2.1.1), dealt by the dealer with
 //! `deal_next`. The engine alone has the same property per source
 //! (`baccarat-table`'s `engine_liveness.rs`); this one runs it through
 //! [`Casino::handle`], so that the trust matrix and the table's setup (its
@@ -154,7 +154,7 @@ impl Game {
         let (source, cut, burn, by) = match self.source {
             Source::Rng => (ShoeSource::Shuffle { seed: self.seed }, cut, burn, Actor::Server),
             Source::Live => (ShoeSource::Live { decks }, None, None, DEALER),
-            Source::PreShuffled => (ShoeSource::PreShuffled { cards: self.stack.clone() }, cut, burn, DEALER),
+            Source::PreShuffled => (ShoeSource::PreShuffled { cards: self.stack.clone() }, cut, burn, SUPERVISOR),
         };
         self.table(Command::StartShoe { source, cut, burn, show_burn: false }, by)
     }

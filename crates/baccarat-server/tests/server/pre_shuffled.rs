@@ -1,5 +1,5 @@
-//! A pre-shuffled deck at a live table (issue 45 §1; NSW 4.12 "casino
-//! pre-shuffled cards"; EU 2.1.1 "this set may be used on any Baccarat table
+//! A pre-shuffled deck at a live table (issue 45 §1; NSW 1.1 "Casino
+//! Pre-shuffled Cards", 4.3; EU 2.1.1 "this set may be used on any Baccarat table
 //! without additional shuffling"): `start_shoe {pre_shuffled}` was accepted,
 //! then `card_in` answered "use deal_next" and `deal_next` was refused to
 //! everyone at a live table, so the coup stopped with its wagers held once
@@ -19,10 +19,12 @@ use baccarat_table::shuffle::Seed;
 
 const NSW3: &str = "rulebook = \"nsw-2021\"\ndecks = 3\nchip = 100\nmin = 1000\nmax = 500000\n";
 const DEALER: Actor = Actor::Person { user: 101, role: Role::Dealer };
+const SUPERVISOR: Actor = Actor::Person { user: 102, role: Role::Supervisor };
 
-/// A live NSW table of 3 decks with a pre-shuffled stack started by its
-/// dealer (no cut, no burn: the stack is dealt from its first card), and
-/// player 1 holding chips.
+/// A live NSW table of 3 decks with a pre-shuffled stack recorded by a
+/// supervisor (no cut, no burn: the stack is dealt from its first card), and
+/// player 1 holding chips. The dealer who deals the stack may not record
+/// it: a dealer who chose the order would know every card to come.
 fn live_pre_shuffled() -> (Casino, Commit, Vec<Card>) {
     let mut c = Casino::new();
     let mut commit = Commit::default();
@@ -35,7 +37,9 @@ fn live_pre_shuffled() -> (Casino, Commit, Vec<Card>) {
         burn: None,
         show_burn: false,
     };
-    let r = c.handle(Request::Table { table: 1, command: start, by: DEALER }, &mut commit);
+    let r = c.handle(Request::Table { table: 1, command: start.clone(), by: DEALER }, &mut commit);
+    assert_eq!(r.code(), Some(Code::Role), "the dealer does not record the stack: {r:?}");
+    let r = c.handle(Request::Table { table: 1, command: start, by: SUPERVISOR }, &mut commit);
     assert!(matches!(r, Reply::Events { .. }), "{r:?}");
     (c, commit, stack)
 }
@@ -68,12 +72,12 @@ fn verified(commit: &Commit) {
     assert!(f.problems.is_empty(), "verify: {:?}", f.problems);
 }
 
-/// NSW 4.12 / EU 2.1.1: the dealer deals a pre-shuffled stack at a live table
+/// NSW 1.1, 4.3 / EU 2.1.1: the dealer deals a pre-shuffled stack at a live table
 /// with `deal_next`, card by card in the recorded order, to the result. No one
 /// names a card (`card_in` is refused, naming `deal_next`), and the server,
 /// which paces only RNG tables, does not deal here.
 #[test]
-fn nsw_4_12_a_pre_shuffled_deck_at_a_live_table_is_dealt_by_its_dealer() {
+fn nsw_4_3_a_pre_shuffled_deck_at_a_live_table_is_dealt_by_its_dealer() {
     let (mut c, mut commit, stack) = live_pre_shuffled();
     bet_and_close(&mut c, &mut commit, "w1");
     let named = Command::CardIn { card: stack[5], to: None, face_up: true };
@@ -135,4 +139,27 @@ fn nsw_12_6_a_pre_shuffled_shoe_at_a_live_table_runs_out_and_the_coup_is_void() 
     );
     assert!(matches!(c.handle(Request::CheckLedger, &mut commit), Reply::Ledger { ok: true, .. }));
     verified(&commit);
+}
+
+/// The attack: a dealer (or anyone watching the pit or the recall) reads the
+/// pre-shuffled stack's recorded order while the shoe is in play, and so
+/// knows every card to come (NSW 4.13). What the pit's notices and the
+/// recall show is the record blanked (`audit::blank`): the stack is withheld
+/// as the seed is, and only the record itself, which `verify` reads, keeps it.
+#[test]
+fn nsw_4_13_no_view_shows_a_pre_shuffled_stacks_order_while_the_shoe_is_in_play() {
+    let (_, commit, stack) = live_pre_shuffled();
+    let started = commit
+        .records
+        .iter()
+        .map(|(_, r)| baccarat_server::audit::Body::decode(&r.body).unwrap())
+        .find(|b| matches!(b.event, Some(Event::ShoeStarted { .. })))
+        .expect("the shoe's start is recorded");
+    let Some(Event::ShoeStarted { preshuffled: Some(kept), .. }) = &started.event else { panic!("pre-shuffled") };
+    assert_eq!(kept, &stack, "the record keeps the order, for verify");
+    let shown = started.blanked();
+    let Some(Event::ShoeStarted { preshuffled: Some(cards), seed, .. }) = &shown.event else {
+        panic!("still pre-shuffled")
+    };
+    assert!(cards.is_empty() && seed.is_none(), "the order is withheld from every view: {cards:?}");
 }

@@ -209,7 +209,7 @@ fn hand_out(o: &Emit) -> Result<(), Refusal> {
 pub fn card_in(o: &mut Emit, card: Card, to: Option<Position>, face_up: bool) -> Result<(), Refusal> {
     let Some(live) = o.t.state.live.as_ref() else {
         // A stack whose order is recorded (shuffled here, or pre-shuffled:
-        // NSW 4.12; EU 2.1.1) is dealt in that order; no one names its cards.
+        // NSW 1.1, 4.3; EU 2.1.1) is dealt in that order; no one names its cards.
         return Err(Refusal::new(
             "shuffled shoe",
             "this shoe's order is recorded (shuffled here or pre-shuffled): deal_next deals its next card",

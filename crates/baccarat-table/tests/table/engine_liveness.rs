@@ -2,7 +2,7 @@
 //! sequence of commands at every dealing style — NSW Methods A/B/C, AU Styles
 //! A/B/C and International, the resort's face-up and squeeze, EU's face-up and
 //! players holding cards — and from every shoe source — shuffled here, a live
-//! shoe whose cards are entered one by one, a pre-shuffled stack (NSW 4.12; EU
+//! shoe whose cards are entered one by one, a pre-shuffled stack (NSW 1.1, 4.3; EU
 //! 2.1.1) — the dealer alone can complete the coup (closing betting, dealing
 //! the card due, exposing a hand left out), or a supervisor can void it with
 //! every stake returned. Who may send which command at which kind of table is
@@ -24,7 +24,7 @@ enum Source {
     Shuffled,
     /// A live shoe: each card entered with `card_in`.
     Live,
-    /// A pre-shuffled stack in a recorded order: `deal_next` (NSW 4.12; EU 2.1.1).
+    /// A pre-shuffled stack in a recorded order: `deal_next` (NSW 1.1, 4.3; EU 2.1.1).
     PreShuffled,
 }
 
@@ -188,9 +188,13 @@ fn finish(t: &mut Table, cards: &mut Cards) -> Result<(), String> {
 /// The dealer plays one whole coup from `Ready` (a no-bet coup where one is
 /// due), a Banker wager on it: a table that can finish a coup can also deal
 /// the next one from its shoe.
+/// Only a shoe that is over (a new one is the next step, not a coup) is
+/// excused; any other phase than `Ready` here is a table that cannot go on.
 fn another_coup(t: &mut Table, cards: &mut Cards) -> Result<(), String> {
-    if t.phase() != Phase::Ready {
-        return Ok(());
+    match t.phase() {
+        Phase::Ready => {}
+        Phase::ShoeOver => return Ok(()),
+        p => return Err(format!("after the coup the table is {p:?}, not ready for another")),
     }
     let no_bet = t.state().no_bet_coups_due > 0;
     cards.execute(t, Command::OpenBetting { no_bet, closes_at: None })?;

@@ -118,8 +118,12 @@ start)
     fi
     prepare_dir
     if [ ! -f "$dir/data/PG_VERSION" ]; then
-        as_owner "$bin/initdb" -D "$dir/data" -A trust -U baccarat -E UTF8 --no-locale >"$dir/initdb.log" 2>&1 \
-            || { cat "$dir/initdb.log" >&2; exit 1; }
+        # Its output kept in memory, not in a file that root would write in
+        # the owner's directory (a link planted there would be followed).
+        if ! out=$(as_owner "$bin/initdb" -D "$dir/data" -A trust -U baccarat -E UTF8 --no-locale 2>&1); then
+            echo "$out" >&2
+            exit 1
+        fi
     fi
     opts="-k $dir -c listen_addresses='' -c max_connections=200"
     if [ "${BACCARAT_PG_DURABLE:-0}" != 1 ]; then

@@ -89,7 +89,8 @@ impl Forwarder {
         if let Some(k) = self.key.read().expect("signer lock").clone() {
             return Some(k);
         }
-        let k = Arc::new(AnchorKey::load(&self.path).ok()?);
+        // As the start reads it: never a key other users could read.
+        let k = Arc::new(crate::signing_key::load_private(&self.path).ok()?);
         *self.key.write().expect("signer lock") = Some(k.clone());
         Some(k)
     }

@@ -77,6 +77,14 @@ pub fn save(key: &StartKey, path: &Path) -> Result<AnchorKey, String> {
     }
 }
 
+/// The key at `path`, for a reader that signs with it after the start (the
+/// forwarder, `forward.rs`): refused as [`for_start`] refuses it when open
+/// to other users.
+pub fn load_private(path: &Path) -> Result<AnchorKey, String> {
+    private(path)?;
+    AnchorKey::load(path).map_err(|e| e.to_string())
+}
+
 /// The refusal of a start whose casino exists and whose key is missing.
 fn missing(path: &Path) -> String {
     format!(

@@ -334,18 +334,20 @@ impl Casino {
     }
 
     fn handle_inner(&mut self, req: Request, commit: &mut Commit) -> Reply {
+        // Which way into play a wager is (`into_play.rs`): one list decides.
+        let into_play = IntoPlay::of(&req);
         match req {
             Request::Deposit { player, amount, key } => self.deposit(player, amount, key, commit),
             Request::Wager { table, player, spot, bet, amount, ante, key } => {
                 let line = SlipLine { spot, bet, amount, ante };
                 let request = request_digest("wager", table, &[line]);
-                let what = if ante == Money::ZERO { IntoPlay::Wager } else { IntoPlay::Ante };
+                let what = into_play.unwrap_or(IntoPlay::Wager);
                 self.wager(table, player, line, Some(&wager_key(player, &key)), request, what, commit)
             }
             Request::TokenWager { table, player, spot, bet, amount, key } => {
                 let line = SlipLine { spot, bet, amount, ante: Money::ZERO };
                 let request = request_digest("token-wager", table, &[line]);
-                let what = IntoPlay::TokenWager;
+                let what = into_play.unwrap_or(IntoPlay::TokenWager);
                 self.wager(table, player, line, Some(&wager_key(player, &key)), request, what, commit)
             }
             Request::Wagers { table, player, slip, key } => self.slip(table, player, slip, &key, commit),

@@ -18,12 +18,14 @@
 //! message, came from a client that holds it, and is not affected. For a
 //! cookie upgrade, `Origin` must be:
 //!
-//! * the server's own: its scheme's host and port are the request's `Host`
+//! * the server's own: `http://` and the request's `Host`
 //!   (or, as a standby or another partition's server passed it on, the
 //!   `X-Forwarded-Host` that server set to the `Host` the client asked it:
 //!   `forward.rs`; a page's script cannot set that header either, as it
 //!   cannot set `Origin`), or the `--advertise` URL's;
-//! * or one of `--allowed-origin`, for a site served under several names.
+//! * or one of `--allowed-origin`, for a site served under several names,
+//!   or over `https://` by a TLS front (the scheme is never taken from the
+//!   `Origin` sent: see [`same_host`]).
 //!
 //! An upgrade with the cookie and no `Origin` is refused too: every browser
 //! sends `Origin` with a WebSocket upgrade, so one without it is a program,
@@ -139,11 +141,14 @@ fn split_port(authority: &str) -> (&str, Option<&str>) {
     }
 }
 
-/// Whether `origin` (as [`origin_of`] writes it) names the host and port of
-/// a `Host` header: a `Host` without a port is the origin scheme's default.
+/// Whether `origin` (as [`origin_of`] writes it) is the server's own for a
+/// `Host` header: `http://` and that host and port (a `Host` without a port
+/// is port 80). The server itself speaks plain HTTP; the scheme is never
+/// taken from the `Origin` sent, or a page on the other scheme's port
+/// (`https://host` against `http://host`) would pass as the server's own.
+/// Behind a TLS front, its `https://` origin is named in `--allowed-origin`.
 fn same_host(origin: &str, host: &str) -> bool {
-    let scheme = origin.split_once("://").map_or("", |(s, _)| s);
-    origin_of(&format!("{scheme}://{}", host.trim())).is_ok_and(|own| own == origin)
+    origin_of(&format!("http://{}", host.trim())).is_ok_and(|own| own == origin)
 }
 
 #[cfg(test)]
@@ -187,6 +192,10 @@ mod tests {
         assert_eq!(check(&[cookie, host, ("origin", "null")]), refused);
         assert_eq!(check(&[cookie, host, ("origin", "http://127.0.0.1:8080")]), Ok(()));
         assert_eq!(check(&[cookie, ("host", "casino.lan"), ("origin", "http://casino.lan")]), Ok(()), "port 80");
+        // The other scheme's default port is another port: the scheme is the
+        // server's (plain HTTP), never the one the Origin sent.
+        let other_scheme = [cookie, ("host", "casino.lan"), ("origin", "https://casino.lan")];
+        assert_eq!(check(&other_scheme), refused, "https://host is not http://host");
         let forwarded = [cookie, host, (FORWARDED_HOST, "front:81"), ("origin", "http://front:81")];
         assert_eq!(check(&forwarded), Ok(()));
         assert_eq!(check(&[cookie, host, ("origin", "https://casino.example")]), Ok(()), "listed");

@@ -27,7 +27,10 @@ pub(super) async fn command(
     // table is the trust matrix's to say (`trust.rs`), in the writer.
     require(&sess, &[Role::Dealer, Role::Supervisor, Role::Admin])?;
     limited(&s, &sess)?;
-    if let Command::AppointNominee { nominee: Some(n), .. } = &cmd {
+    // Only for those the trust matrix lets appoint one (AU 2.3(a)): anyone
+    // else is refused by the matrix, and learns nothing here of who the id
+    // is (a dealer probing ids for roles).
+    if let (Command::AppointNominee { nominee: Some(n), .. }, Role::Supervisor | Role::Admin) = (&cmd, sess.role) {
         nominee_is_a_player(&s, id, *n)?;
     }
     let by = crate::trust::Actor::Person { user: sess.user, role: sess.role };

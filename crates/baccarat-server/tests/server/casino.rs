@@ -268,7 +268,11 @@ mod keys {
                     None => {
                         let placed = wagers(&r).iter().filter(|w| w.is_some()).count();
                         let took_effect = match &op {
-                            Op::Slip { .. } => !matches!(r, Reply::Refused { .. }),
+                            // A slip none of whose lines was placed binds
+                            // nothing (`casino/slip.rs`): at this RNG table a
+                            // Player line after the player's Banker wager is
+                            // refused (NSW 5.6.6: no supervisor to approve).
+                            Op::Slip { .. } => placed > 0,
                             Op::Deposit { .. } => matches!(r, Reply::Deposit { .. }),
                             _ => placed > 0,
                         };

@@ -19,7 +19,7 @@ const PUBLISHED: u64 = 1_796_083_200_000;
 const DRAWN: u64 = 1_796_374_800_000;
 const P: PlayerId = PlayerId(100);
 const NSW: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 100000\n";
-/// An Ante Up table (AU 14): an ante of 1.00 below a wager of 50.00.
+/// An Ante Up table (AU 14): an ante of 1.00 with a wager below 50.00.
 const AU_ANTE: &str = "rulebook = \"au-casino\"\nchip = 100\nmin = 1000\nmax = 100000\n[bets.tie]\n\
                        pay_table = \"8_to_1\"\n[ante]\namount = 100\nwaived_at = 5000\n";
 /// The tournament's entry fee.
@@ -110,7 +110,7 @@ impl World {
 
     /// Everything a request could have written: the casino's chain, the
     /// tables', the ledger, the player's money and the tournament's entrants.
-    fn written(&self) -> (u64, u64, u64, u64, Option<(Money, Money)>, Option<(Money, Money)>, usize) {
+    fn written(&self) -> Written {
         let c = &self.c;
         (
             c.chain.len(),
@@ -124,6 +124,10 @@ impl World {
     }
 }
 
+/// What [`World::written`] reads: chain lengths (casino, table 1, table 2),
+/// transfers, the wallet, the tokens and the tournament's entrants.
+type Written = (u64, u64, u64, u64, Option<(Money, Money)>, Option<(Money, Money)>, usize);
+
 fn wager(table: u32, amount: i64, ante: Money, key: &str) -> Request {
     let (spot, bet, amount) = (Spot::Box(1), Bet::Banker, Money(amount));
     Request::Wager { table, player: P, spot, bet, amount, ante, key: key.into() }
@@ -134,8 +138,9 @@ fn wager(table: u32, amount: i64, ante: Money, key: &str) -> Request {
 fn sample(what: IntoPlay) -> Request {
     match what {
         IntoPlay::Wager => wager(1, 2_000, Money::ZERO, "w"),
-        // Below the waiver the ante goes with the wager (AU 14.5).
-        IntoPlay::Ante => wager(2, 1_000, Money(100), "a"),
+        // Below the waiver the ante goes with the wager (AU 14.5); 20.00 on
+        // the Banker, whose 19.00 win is payable in 1.00 chips (AU 5.12).
+        IntoPlay::Ante => wager(2, 2_000, Money(100), "a"),
         IntoPlay::SlipLine => {
             let line = SlipLine { spot: Spot::Box(1), bet: Bet::Banker, amount: Money(2_000), ante: Money::ZERO };
             Request::Wagers { table: 1, player: P, slip: vec![line], key: "s".into() }
@@ -156,7 +161,7 @@ fn sample(what: IntoPlay) -> Request {
 fn stake(what: IntoPlay) -> Money {
     match what {
         IntoPlay::Wager | IntoPlay::SlipLine | IntoPlay::TokenWager => Money(2_000),
-        IntoPlay::Ante => Money(1_100),
+        IntoPlay::Ante => Money(2_100),
         IntoPlay::TournamentEntry => Money(FEE),
     }
 }
@@ -164,7 +169,7 @@ fn stake(what: IntoPlay) -> Money {
 /// Accepted, or refused with its kind and words (a slip's one line's).
 fn outcome(r: &Reply) -> Result<(), (Code, String)> {
     match r {
-        Reply::Wagers { results, .. } => results.iter().map(outcome).collect(),
+        Reply::Wagers { results, .. } => results.iter().try_for_each(outcome),
         Reply::Refused { code, message, .. } => Err((*code, message.clone())),
         _ => Ok(()),
     }

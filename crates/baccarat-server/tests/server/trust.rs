@@ -689,7 +689,9 @@ fn a_hold_for_a_wager_on_no_coup_fails_the_ledger_check() {
         table: 1,
         player: PlayerId(1),
         spot: Spot::Box(1),
-        bet: Bet::Player,
+        // Player 1's Banker wager is on the coup already: another Banker,
+        // not a Player (NSW 5.6.6 needs a supervisor this RNG table lacks).
+        bet: Bet::Banker,
         amount: Money(1000),
         key: key.into(),
         ante: Money::ZERO,

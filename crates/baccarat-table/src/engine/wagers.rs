@@ -234,7 +234,7 @@ fn combination(t: &Table, player: PlayerId, bet: Bet) -> Result<bool, Refusal> {
         (Permission::Allowed, _) => Ok(false),
         (Permission::NeedsApproval, Approvals::Supervisor) => Ok(true),
         (Permission::NeedsApproval, Approvals::Refuse) => Err(Refusal::new(
-            approval_rule(t),
+            approval_rule(t, t.state.coup.wagers.has(player, &[Bet::Tie])),
             "Banker and Player together need a Casino Supervisor's approval, and no supervisor approves wagers at this table: wager on one of them",
         )),
         (Permission::Forbidden, _) => {
@@ -245,10 +245,14 @@ fn combination(t: &Table, player: PlayerId, bet: Bet) -> Result<bool, Refusal> {
 
 /// The rule that asks for the approval, as precisely as the profile quotes it:
 /// the numbered line of the combination rule that says "approval" (NSW
-/// 5.6.6), else the combination rule's citation (NSW 5.6).
-fn approval_rule(t: &Table) -> String {
+/// 5.6.6), or, where the player has a Tie wager too, the line that names
+/// the Tie as well (NSW 5.6.7); else the combination rule's citation (NSW
+/// 5.6).
+fn approval_rule(t: &Table, with_tie: bool) -> String {
     let cite = t.cite(Cite::Combination);
-    let quoted = t.rb().quote(Cite::Combination).and_then(|q| q.lines().find(|l| l.contains("approval")));
+    let quote = t.rb().quote(Cite::Combination).unwrap_or_default();
+    let mut lines = quote.lines().filter(|l| l.contains("approval"));
+    let quoted = if with_tie { lines.find(|l| l.contains("Tie")) } else { lines.find(|l| !l.contains("Tie")) };
     let number = quoted.and_then(|l| l.split_whitespace().next()).map(|n| n.trim_end_matches('.'));
     match (number, cite.split_whitespace().next()) {
         (Some(n), Some(book)) if n.starts_with(|c: char| c.is_ascii_digit()) => format!("{book} {n}"),

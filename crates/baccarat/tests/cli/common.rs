@@ -42,7 +42,16 @@ impl Server {
         let pid = self.0.id().to_string();
         let sent = Command::new("kill").args([&format!("-{signal}"), &pid]).status().expect("run kill");
         assert!(sent.success(), "kill -{signal} {pid}");
-        self.0.wait().expect("wait for the server")
+        // Bounded (a liveness bound, not a speed figure): a server that
+        // takes no notice of the signal fails the test instead of hanging it.
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            if let Some(status) = self.0.try_wait().expect("wait for the server") {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "SIG{signal}: the server did not exit within 120 s");
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 }
 
@@ -53,11 +62,12 @@ pub fn spawn(args: &[&str]) -> (Server, mpsc::Receiver<String>) {
     spawn_via(Command::new(env!("CARGO_BIN_EXE_baccarat")), args)
 }
 
-/// [`spawn`], through a wrapper that execs it (`nohup baccarat …`): the
-/// wrapper's command, with `baccarat` as its first argument.
-pub fn spawn_under(wrapper: &str, args: &[&str]) -> (Server, mpsc::Receiver<String>) {
-    let mut c = Command::new(wrapper);
-    c.arg(env!("CARGO_BIN_EXE_baccarat"));
+/// [`spawn`], through a wrapper that execs it (`nohup baccarat …`, `env
+/// --default-signal=HUP baccarat …`): the wrapper's command and its own
+/// arguments, then `baccarat` and `args`.
+pub fn spawn_under(wrapper: &[&str], args: &[&str]) -> (Server, mpsc::Receiver<String>) {
+    let mut c = Command::new(wrapper[0]);
+    c.args(&wrapper[1..]).arg(env!("CARGO_BIN_EXE_baccarat"));
     spawn_via(c, args)
 }
 

@@ -355,7 +355,10 @@ fn sighup_and_sigquit_stop_the_server_as_cleanly_as_sigterm() {
         let db = dir.join("casino.db");
         let db_arg = db.to_str().unwrap();
         let serve = ["serve", "--db", db_arg, "--addr", "127.0.0.1:0", "--betting-seconds", "1", "--deal-ms", "50"];
-        let (server, rx) = crate::common::spawn(&serve);
+        // SIGHUP as a terminal's end delivers it: not ignored (a test run
+        // started under `nohup`, or in a shell's background, passes it on
+        // ignored, and the server then keeps it so: see the nohup test).
+        let (server, rx) = crate::common::spawn_under(&["env", "--default-signal=HUP"], &serve);
         let url = crate::common::until_line(&rx, 30, |l| {
             l.strip_prefix("baccarat table server on ")
                 .map(|r| r.split_whitespace().next().unwrap().trim_end_matches('/').to_string())
@@ -394,7 +397,7 @@ fn under_nohup_a_sighup_does_not_stop_the_server() {
     let dir = TempDir::new(&format!("baccarat-nohup-{}", std::process::id()));
     let db = dir.join("casino.db");
     let serve = ["serve", "--db", db.to_str().unwrap(), "--addr", "127.0.0.1:0"];
-    let (server, rx) = crate::common::spawn_under("nohup", &serve);
+    let (server, rx) = crate::common::spawn_under(&["nohup"], &serve);
     let url = crate::common::until_line(&rx, 30, |l| {
         l.strip_prefix("baccarat table server on ")
             .map(|r| r.split_whitespace().next().unwrap().trim_end_matches('/').to_string())

@@ -365,24 +365,12 @@ pub struct Checkpointer {
 }
 
 impl Checkpointer {
-    /// Start it on its own connection to `db`, signing with the key at `key`.
-    /// Under a lease (several servers on PostgreSQL) it writes only while
-    /// the lease is this server's.
+    /// Start it on its own connection to `db`, signing with `key`: the key
+    /// the start checked and loaded (`serve_turn.rs`: the key file is not
+    /// read again after the start's first write, so it cannot fail the start
+    /// then). Under a lease (several servers on PostgreSQL) it writes only
+    /// while the lease is this server's.
     pub fn start(
-        db: &crate::store::Db,
-        key: &std::path::Path,
-        anchors: &std::path::Path,
-        lease: Option<crate::pg_store::Lease>,
-        busy: Busy,
-    ) -> Result<Checkpointer, String> {
-        let key = crate::anchor::AnchorKey::load(key).map_err(|e| e.to_string())?;
-        Checkpointer::start_with(db, key, anchors, lease, busy)
-    }
-
-    /// As [`Checkpointer::start`], with the key the start checked and
-    /// loaded (`serve_turn.rs`: the key file is not read again after the
-    /// start's first write, so it cannot fail the start then).
-    pub fn start_with(
         db: &crate::store::Db,
         key: crate::anchor::AnchorKey,
         anchors: &std::path::Path,

@@ -136,6 +136,13 @@ pub struct Feed {
 
 impl Feed {
     /// Fold one table's committed event (`seq`: its record's place in the chain).
+    /// Every event a commit recorded, in order ([`Feed::absorb`] each).
+    pub fn absorb_all(&mut self, events: &[(u32, u64, Event)]) {
+        for (table, seq, e) in events {
+            self.absorb(*table, *seq, e);
+        }
+    }
+
     pub fn absorb(&mut self, table: u32, seq: u64, e: &Event) {
         match e {
             Event::BettingOpened { coup, .. } => {

@@ -238,9 +238,7 @@ impl Opened {
         let mut commit = Commit::default();
         self.casino.finish_settlements(&mut commit);
         commit_anchored(&mut self.store, &mut self.anchors, &commit)?;
-        for (table, seq, e) in &commit.events {
-            self.feed.absorb(*table, *seq, e);
-        }
+        self.feed.absorb_all(&commit.events);
         Ok(())
     }
 }
@@ -410,9 +408,7 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
         anchors.append(&heads).map_err(|e| e.to_string())?;
     }
     let mut feed = feed;
-    for (table, seq, e) in &commit.events {
-        feed.absorb(*table, *seq, e);
-    }
+    feed.absorb_all(&commit.events);
     tell_tables(&c, &resumed);
     // A long tail (or none usable) is read once: the next start begins here.
     let due = (!recovery.from_checkpoint || recovery.tail_records >= crate::checkpoint::MIN_GAP_RECORDS)
@@ -477,9 +473,7 @@ fn first_run(
         anchors.public_hex()
     );
     let mut feed = Feed::default();
-    for (table, seq, e) in &commit.events {
-        feed.absorb(*table, *seq, e);
-    }
+    feed.absorb_all(&commit.events);
     Ok(Opened { store, casino: c, feed, users, anchors, recovery: Recovery::default(), due: None, lock })
 }
 

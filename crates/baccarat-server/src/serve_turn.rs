@@ -158,7 +158,7 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
     let every = if lease.is_some() { Duration::ZERO } else { cfg.anchor_every };
     let anchoring = crate::anchoring::Anchoring::start(anchors, every, fatal.clone());
     let anchoring_at_stop = anchoring.clone();
-    let checkpointer = crate::checkpoint::Checkpointer::start_with(
+    let checkpointer = crate::checkpoint::Checkpointer::start(
         &cfg.database(),
         key.clone(),
         &cfg.anchor_paths().0,
@@ -197,9 +197,7 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
             v2.write().expect("views").apply(changes);
             tv.write().expect("tournaments").absorb(&commit.records);
             let mut f = fd.write().expect("feed");
-            for (table, seq, e) in &commit.events {
-                f.absorb(*table, *seq, e);
-            }
+            f.absorb_all(&commit.events);
             // A checkpoint of this batch takes the read model as of it; a
             // clean stop's is written now, any other in the background.
             let mut now = None;

@@ -109,25 +109,14 @@ impl AnchorKey {
     /// process that loses that race while the winner is still writing reads an
     /// empty file and gets an error; retrying succeeds.)
     pub fn load_or_create(path: &Path) -> Result<AnchorKey, AnchorError> {
-        let mut opts = OpenOptions::new();
-        opts.write(true).create_new(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
-        let mut file = match opts.open(path) {
-            Ok(file) => file,
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return AnchorKey::load(path),
-            Err(e) => return Err(io_err(path, e)),
-        };
-        let mut secret = [0u8; 32];
-        let written = getrandom::fill(&mut secret)
-            .map_err(|e| io::Error::other(format!("OS randomness: {e}")))
-            .and_then(|()| file.write_all(format!("{}\n", hex(&secret)).as_bytes()))
-            .and_then(|()| file.sync_all()); // losing the key would orphan the anchor file
-        if let Err(e) = written {
-            let _ = fs::remove_file(path); // an empty key file would fail every later start
-            return Err(io_err(path, e));
+        let key = AnchorKey::generate(path)?;
+        match key.save_new(path) {
+            Ok(()) => Ok(key),
+            Err(AnchorError::Io { source, .. }) if source.kind() == io::ErrorKind::AlreadyExists => {
+                AnchorKey::load(path)
+            }
+            Err(e) => Err(e),
         }
-        Ok(AnchorKey { key: SigningKey::from_bytes(&secret) })
     }
 
     /// A new key from OS randomness, held in memory until
@@ -140,8 +129,9 @@ impl AnchorKey {
         Ok(AnchorKey { key: SigningKey::from_bytes(&secret) })
     }
 
-    /// Write this key to `path`, which must not exist yet (`create_new`, as
-    /// [`AnchorKey::load_or_create`]): mode 0600 on unix, synced.
+    /// Write this key to `path`, which must not exist yet (`create_new`, so
+    /// two processes cannot both write one): mode 0600 on unix, and synced
+    /// (losing the key would orphan the anchor file).
     pub fn save_new(&self, path: &Path) -> Result<(), AnchorError> {
         let mut opts = OpenOptions::new();
         opts.write(true).create_new(true);

@@ -9,7 +9,7 @@
 //! [`Casino::admit_into_play`], and [`IntoPlay::of`] classifies every
 //! request the writer takes, with no catch-all arm: a new request does not
 //! compile until it says whether it moves money into play. The server's
-//! tests (`tests/server/self_limits.rs`) place one request of each entry in
+//! tests (`tests/server/into_play.rs`) place one request of each entry in
 //! [`IntoPlay::ALL`] under a cool-off, a loss limit and a time limit, through
 //! [`Casino::handle`].
 //!

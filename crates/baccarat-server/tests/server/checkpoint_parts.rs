@@ -193,8 +193,14 @@ fn the_checkpointer_frees_the_gate_after_each_checkpoint_written_or_failed() {
     deposits(&mut o);
     let busy = o.casino.checkpointer_busy.clone();
     let key_path = baccarat_server::anchor::default_paths(&cfg.db).1;
-    let cp =
-        checkpoint::Checkpointer::start(&cfg.database(), &key_path, &cfg.anchor_paths().0, None, busy.clone()).unwrap();
+    let cp = checkpoint::Checkpointer::start(
+        &cfg.database(),
+        baccarat_server::anchor::AnchorKey::load(&key_path).unwrap(),
+        &cfg.anchor_paths().0,
+        None,
+        busy.clone(),
+    )
+    .unwrap();
     let wait_free = |what: &str| {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
         while busy.get() {
@@ -226,7 +232,14 @@ fn the_checkpointer_frees_the_gate_after_each_checkpoint_written_or_failed() {
     // mark of lines a power cut could take back (`checkpoint::sync_anchors`).
     conn.execute_batch("DROP TRIGGER full").unwrap();
     let gone = cfg.db.with_extension("gone");
-    let cp = checkpoint::Checkpointer::start(&cfg.database(), &key_path, &gone, None, busy.clone()).unwrap();
+    let cp = checkpoint::Checkpointer::start(
+        &cfg.database(),
+        baccarat_server::anchor::AnchorKey::load(&key_path).unwrap(),
+        &gone,
+        None,
+        busy.clone(),
+    )
+    .unwrap();
     busy.set(true);
     cp.offer(Box::new(taken));
     wait_free("a checkpoint whose anchor file could not be synced");

@@ -2,8 +2,9 @@
 //! × dealing style, from any state that players, the dealer, a supervisor and
 //! the server can reach, the commands the trust matrix lets the table's own
 //! operators send — the server at an RNG table (its pace, and a supervisor to
-//! resume), the dealer at a live table — bring the coup to a result or a void,
-//! and then deal another. And no wager at an RNG table waits for a person who
+//! resume), the dealer at a live table (and a supervisor to record a
+//! pre-shuffled stack's order when a shoe starts) — bring the coup to a
+//! result or a void, and then deal another. And no wager at an RNG table waits for a person who
 //! is not there (NSW 5.6.6's supervisor).
 //!
 //! The sources: an RNG table's shoe is the server's own shuffle; a live

@@ -57,7 +57,7 @@ pub fn take_marker(o: &mut Emit, player: PlayerId, seat: u8) -> Result<(), Refus
     if o.t.state.marker.is_some() {
         return Err(Refusal::new(rule, "another player holds the Banker marker"));
     }
-    if seat == 0 || seat as u32 > o.t.setup.layout.boxes {
+    if seat == 0 || seat as u32 > o.t.setup.config.layout.boxes {
         return Err(Refusal::new(rule, "NSW 8.2.1: the designated player must be seated"));
     }
     o.emit(Event::MarkerTaken { player, seat, rule });

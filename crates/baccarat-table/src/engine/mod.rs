@@ -26,8 +26,7 @@ use baccarat_rules::Cite;
 use std::sync::Arc;
 
 use baccarat_rules::{
-    banker_draws, player_action, Approvals, BySide, Card, Coup, LayoutConfig, Money, PlayerAction, Rulebook, Side,
-    TableConfig,
+    banker_draws, player_action, Approvals, BySide, Card, Coup, Money, PlayerAction, Rulebook, Side, TableConfig,
 };
 
 pub use coup_wagers::CoupWagers;
@@ -41,11 +40,9 @@ use crate::shuffle::Seed;
 #[derive(Clone, Debug)]
 pub struct TableSetup {
     pub rulebook: Rulebook,
+    /// The operator's configuration, its layout (the version of the game,
+    /// AU 2.2, 3.1) among it.
     pub config: TableConfig,
-    /// The layout the table plays on: the configuration's (`config.layout`,
-    /// the version of the game, AU 2.2, 3.1), kept here for the engine's
-    /// checks; always equal to it.
-    pub layout: LayoutConfig,
     /// What a wager needing a supervisor's approval does (NSW 5.6.6): the
     /// configuration's choice, or the table mode's default
     /// ([`TableSetup::unattended`] for a table no supervisor watches).
@@ -68,8 +65,7 @@ impl TableSetup {
         // configuration (the profile's rule, or a supervisor's restriction,
         // NSW 10.4), not a copy here.
         let approvals = config.approvals.unwrap_or(Approvals::Supervisor);
-        let layout = config.layout.clone();
-        Ok(TableSetup { rulebook, config, layout, approvals })
+        Ok(TableSetup { rulebook, config, approvals })
     }
 
     /// The same setup for a table that no supervisor watches (an RNG table):

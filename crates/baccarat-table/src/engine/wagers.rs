@@ -131,7 +131,7 @@ pub fn place(o: &mut Emit, w: NewWager) -> Result<(), Refusal> {
         return Err(not_offered(t, bet));
     };
     // Where the wager goes (AU 3.1, 5.6-5.8).
-    let layout = &t.setup.layout;
+    let layout = &t.setup.config.layout;
     match spot {
         Spot::Box(b) if b == 0 || b as u32 > layout.boxes => {
             return Err(Refusal::new(
@@ -172,9 +172,9 @@ pub fn place(o: &mut Emit, w: NewWager) -> Result<(), Refusal> {
     // AU 5.8(b): all players' wagers on one area within the table maximum.
     if let Spot::Box(b) = spot {
         let area = t.state.coup.wagers.area(spot, bet);
-        if t.setup.layout.players_per_box > 1 && area + amount > sign_max {
+        if t.setup.config.layout.players_per_box > 1 && area + amount > sign_max {
             return Err(Refusal::new(
-                t.setup.layout.rule.clone(),
+                t.setup.config.layout.rule.clone(),
                 format!("{bet} wagers in box {b} may total at most {}", sign_max),
             ));
         }

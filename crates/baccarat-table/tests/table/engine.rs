@@ -430,7 +430,7 @@ fn nsw_12_17_invalid_bet_returned_and_promotional_tokens() {
 #[test]
 fn au_5_8_up_to_three_players_a_box_within_the_maximum() {
     let (mut t, mut log) = live_table("au-casino", "[bets.tie]\npay_table = \"8_to_1\"\n");
-    assert_eq!(t.setup().layout.name, "mini");
+    assert_eq!(t.setup().config.layout.name, "mini");
     run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     for p in 1..=3 {
         run(

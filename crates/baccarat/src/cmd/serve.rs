@@ -82,9 +82,9 @@ pub struct ServeArgs {
     advertise: Option<String>,
     /// Another origin (http[s]://host[:port], comma-separated or the flag
     /// again) whose pages may open a table's WebSocket signed in by the
-    /// session cookie, for a site served under several names; the server's
-    /// own (the host a page asked, and --advertise's) always may, others
-    /// are refused 403 [default: none].
+    /// session cookie: a site served under several names, or over https://
+    /// by a TLS front; the server's own (http:// and the host a page asked,
+    /// and --advertise's) always may, others are refused 403 [default: none].
     #[arg(long = "allowed-origin", env = "BACCARAT_ALLOWED_ORIGINS", value_delimiter = ',')]
     allowed_origins: Vec<String>,
     /// With PostgreSQL: milliseconds the casino's lease lasts unrenewed (a

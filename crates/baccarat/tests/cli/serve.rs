@@ -340,6 +340,31 @@ fn a_clean_stop_writes_a_checkpoint_that_the_next_start_reads() {
     assert!(from.contains("from the latest checkpoint"), "the next start reads the stop's checkpoint: {from}");
 }
 
+/// The URL a server spawned with `rx` as its output listens on.
+fn listening(rx: &std::sync::mpsc::Receiver<String>) -> String {
+    crate::common::until_line(rx, 30, |l| {
+        l.strip_prefix("baccarat table server on ")
+            .map(|r| r.split_whitespace().next().unwrap().trim_end_matches('/').to_string())
+    })
+}
+
+/// Until table 1 has reached coup `n`, answering all the while (bounded: a
+/// liveness bound only, not a speed figure); `what` names the wait.
+fn until_coup(rt: &tokio::runtime::Runtime, c: &reqwest::Client, url: &str, n: u64, what: &str) {
+    rt.block_on(async {
+        for _ in 0..3_000 {
+            let Ok(r) = c.get(format!("{url}/api/tables/1")).send().await else {
+                panic!("{what}: it stopped answering")
+            };
+            if r.json::<Value>().await.is_ok_and(|v| v["coup"].as_u64().is_some_and(|c| c >= n)) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("{what}: coup {n} was never dealt");
+    });
+}
+
 /// Issue 45, finding 11: SIGHUP (the terminal it ran in was closed) killed
 /// the server by its default action (exit 129), and SIGQUIT (Ctrl-backslash)
 /// by its own, skipping the stop's checkpoint and the last anchor line. Each
@@ -359,21 +384,10 @@ fn sighup_and_sigquit_stop_the_server_as_cleanly_as_sigterm() {
         // started under `nohup`, or in a shell's background, passes it on
         // ignored, and the server then keeps it so: see the nohup test).
         let (server, rx) = crate::common::spawn_under(&["env", "--default-signal=HUP"], &serve);
-        let url = crate::common::until_line(&rx, 30, |l| {
-            l.strip_prefix("baccarat table server on ")
-                .map(|r| r.split_whitespace().next().unwrap().trim_end_matches('/').to_string())
-        });
+        let url = listening(&rx);
         // Play on: a coup dealt, so that batches are being committed and
-        // anchored when the signal comes (bounded: a liveness bound only).
-        rt.block_on(async {
-            for _ in 0..3_000 {
-                if table(&c, &url).await["coup"].as_u64().is_some_and(|n| n >= 2) {
-                    return;
-                }
-                tokio::time::sleep(Duration::from_millis(10)).await;
-            }
-            panic!("SIG{signal}: no coup was dealt");
-        });
+        // anchored when the signal comes.
+        until_coup(&rt, &c, &url, 2, &format!("SIG{signal}"));
         let status = server.signal(signal);
         assert!(status.success(), "SIG{signal}: a clean stop exits 0, not by the signal: {status}");
         crate::common::until_line(&rx, 30, |l| (l == "stopped: checkpoint written").then_some(()));
@@ -396,18 +410,16 @@ fn under_nohup_a_sighup_does_not_stop_the_server() {
     let c = reqwest::Client::new();
     let dir = TempDir::new(&format!("baccarat-nohup-{}", std::process::id()));
     let db = dir.join("casino.db");
-    let serve = ["serve", "--db", db.to_str().unwrap(), "--addr", "127.0.0.1:0"];
+    let db_arg = db.to_str().unwrap();
+    let serve = ["serve", "--db", db_arg, "--addr", "127.0.0.1:0", "--betting-seconds", "1", "--deal-ms", "50"];
     let (server, rx) = crate::common::spawn_under(&["nohup"], &serve);
-    let url = crate::common::until_line(&rx, 30, |l| {
-        l.strip_prefix("baccarat table server on ")
-            .map(|r| r.split_whitespace().next().unwrap().trim_end_matches('/').to_string())
-    });
+    let url = listening(&rx);
+    let at_hup = rt.block_on(table(&c, &url))["coup"].as_u64().unwrap_or(0);
     let sent = Command::new("kill").args(["-HUP", &server.pid().to_string()]).status().unwrap();
     assert!(sent.success());
-    // The HUP is delivered before `kill` returns; a server that took it as a
-    // stop would print its stop line, and stop answering.
-    let after = rt.block_on(async { c.get(format!("{url}/api/tables/1")).send().await.map(|r| r.status()) });
-    assert!(after.as_ref().is_ok_and(|s| s.is_success()), "it serves after the SIGHUP: {after:?}");
+    // A server that took the SIGHUP as a stop would checkpoint and exit
+    // within a moment, its pacer stopped: it must instead deal two more coups.
+    until_coup(&rt, &c, &url, at_hup + 2, "after the SIGHUP");
     let mut server = server;
     assert!(server.alive(), "nohup's SIGHUP is still ignored");
     let status = server.terminate();

@@ -234,7 +234,7 @@ fn standing(player: u32) -> Command {
 #[test]
 fn au_3_1_a_mini_has_up_to_seven_boxes() {
     let (mut t, mut log) = started("au-casino", TIE);
-    assert_eq!(t.setup().layout.name, "mini");
+    assert_eq!(t.setup().config.layout.name, "mini");
     run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     run(&mut t, &mut log, seat_wager(1, 7, Bet::Player, 2000));
     refused(&mut t, seat_wager(2, 8, Bet::Player, 2000), "AU 3.1(a)");
@@ -246,7 +246,7 @@ fn au_3_1_a_mini_has_up_to_seven_boxes() {
 #[test]
 fn au_3_1_b_midi_has_up_to_nine_boxes() {
     let (mut t, mut log) = started("au-casino", &format!("layout = \"midi\"\n{TIE}"));
-    assert_eq!((t.setup().layout.name.as_str(), t.setup().config.layout.boxes), ("midi", 9));
+    assert_eq!((t.setup().config.layout.name.as_str(), t.setup().config.layout.boxes), ("midi", 9));
     run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     for p in [8, 9, 10, 11] {
         run(&mut t, &mut log, seat_wager(p, p.min(9) as u8, Bet::Player, 2000));
@@ -263,7 +263,7 @@ fn au_3_1_b_midi_has_up_to_nine_boxes() {
 #[test]
 fn au_3_1_c_full_baccarat_has_fourteen_boxes_and_standing_players() {
     let (mut t, mut log) = started("au-casino", &format!("layout = \"full\"\n{TIE}"));
-    assert_eq!(t.setup().layout.name, "full");
+    assert_eq!(t.setup().config.layout.name, "full");
     run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
     run(&mut t, &mut log, seat_wager(1, 14, Bet::Player, 2000));
     refused(&mut t, seat_wager(2, 14, Bet::Player, 2000), "box 14 already has 1 players");

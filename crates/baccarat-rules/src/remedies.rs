@@ -10,7 +10,7 @@
 //! rule that makes it — and the engine reads the choice and cites the rule.
 //! There is never an `if` on a jurisdiction. Where a rulebook is silent the
 //! profile still chooses, and its `rule` says "not stated; assumption: …"
-//! with the reason (the README lists these assumptions).
+//! with the reason (docs/conformance.md lists these assumptions).
 
 use serde::{Deserialize, Serialize};
 

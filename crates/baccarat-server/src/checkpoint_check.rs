@@ -5,7 +5,7 @@
 //! it rebuilds the ledger and the chains' heads and compares them with the
 //! logs. And the read model is most of a busy casino's checkpoint (each
 //! player's last 200 settled wagers: 121 MB of 121 MB for 2,000 players on the
-//! 8 M-row database of the README), so reading the body whole and parsing it
+//! 8 M-row database of docs/performance.md), so reading the body whole and parsing it
 //! whole took `verify --since-checkpoint` to 312 MB there, and would grow with
 //! the players. Here the body is read a part (1 MB) at a time, hashed as it is
 //! parsed, and parsed into every field but the read model, which is skipped

@@ -23,7 +23,7 @@
 //!   whose copy would not match a source still being written. Not `verify`
 //!   (it only reads, from one snapshot, and is meant for a live casino) nor
 //!   `archive` (it deletes in short transactions beside a serving server, by
-//!   design: README, "Retention and archives"). A casino on PostgreSQL has
+//!   design: docs/operating.md, "Retention and archives"). A casino on PostgreSQL has
 //!   its lease instead (`lease.rs`).
 
 use std::path::{Path, PathBuf};

@@ -7,7 +7,7 @@
 //! so once that index outgrew the page cache every answer dirtied a leaf
 //! page of its own: a 4 KB frame in the write-ahead log per wager, written,
 //! synced and copied back. Over 180 s of `loadgen` it was the largest single
-//! cost of the server (README: "Sustained"; `keys.rs`).
+//! cost of the server (docs/performance.md: "Sustained"; `keys.rs`).
 //!
 //! # Design
 //!

@@ -38,7 +38,7 @@
 //! probes each run's Bloom filter in memory and reads a chunk only where one
 //! may hold the key. It replaced a B-tree index on the answer log's key ids,
 //! whose random inserts dirtied a page per answer once it outgrew the cache:
-//! over 180 s of `loadgen` (no pauses, 64 connections, README: "Sustained")
+//! over 180 s of `loadgen` (no pauses, 64 connections, docs/performance.md: "Sustained")
 //! that index held the server to 43–48 k bets/s at p99 22–26 ms, where a
 //! build without it (and unsafe) took 58 k at 18 ms. PostgreSQL keeps its
 //! B-tree index (`pg_store.rs`).

@@ -179,7 +179,8 @@ fn archiving_months_on_postgres_moves_no_row_out_of_the_history() {
 /// against the digest taken when it was archived: a row altered in an
 /// archived month is named. A forger who also writes the altered month's
 /// digest into the registry is still found, by the ledger (a transfer) or
-/// by the chain (a record), as the README says. A month dropped is named
+/// by the chain (a record), as docs/operating.md says ("Archiving on
+/// PostgreSQL"). A month dropped is named
 /// (with `CASCADE`, which takes the views too: the next connection rebuilds
 /// them from what is left). Every partition of the casino is archived by
 /// one run.

@@ -72,8 +72,8 @@ pub fn run(a: ArchiveArgs) -> Result<()> {
 fn run_pg(a: &ArchiveArgs, url: &str) -> Result<()> {
     if a.dir.is_some() {
         bail!(
-            "--dir: on PostgreSQL an archived month stays in the database, as a table of its own (README, \
-             \"Archiving\"); leave --dir out"
+            "--dir: on PostgreSQL an archived month stays in the database, as a table of its own \
+             (docs/operating.md, \"Archiving on PostgreSQL\"); leave --dir out"
         );
     }
     let (months, seconds) =

@@ -126,7 +126,7 @@ pub struct ServeArgs {
 /// `.anchors`, `.key`), in the working directory.
 const POSTGRES_LOCAL: &str = "baccarat-postgres";
 
-/// The longest `--anchor-every-ms` (README: "Anchors").
+/// The longest `--anchor-every-ms` (docs/design.md: "Anchors, reconciliation and what `verify` proves").
 const MAX_ANCHOR_EVERY_MS: u64 = 1_000;
 
 /// The `--config` file.

@@ -1,5 +1,5 @@
 //! The resort's house rules: they cite only the table's limits; every other
-//! choice is an assumption in the profile (see the README).
+//! choice is an assumption in the profile (see docs/conformance.md).
 
 use super::*;
 use baccarat_rules::Cite;

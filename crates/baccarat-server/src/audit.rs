@@ -12,8 +12,8 @@ use baccarat_table::shuffle::{hex, Seed};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::casino::tournament_play::{PlayAction, Stake};
 use crate::trust::{Actor, Mode};
+use baccarat_table::tournament::{PlayAction, Stake};
 
 mod fast;
 

@@ -148,32 +148,7 @@ impl Checkpoint {
     }
 }
 
-/// What a checkpoint's row says before its body: when it was taken, where it
-/// stood, and the key that signs it.
-#[derive(Clone, Debug)]
-pub struct Head {
-    pub at_ms: u64,
-    pub mark: crate::archive::Mark,
-    pub public_key: String,
-}
-
-/// A checkpoint ready for the store.
-#[derive(Clone, Debug)]
-pub struct Sealed {
-    pub at_ms: u64,
-    /// Where it stood, kept after it is superseded (`archive.rs` cuts there).
-    pub mark: crate::archive::Mark,
-    pub body: Vec<u8>,
-    pub sha256: String,
-    pub signature: String,
-    pub public_key: String,
-}
-
-impl Sealed {
-    pub fn head(&self) -> Head {
-        Head { at_ms: self.at_ms, mark: self.mark.clone(), public_key: self.public_key.clone() }
-    }
-}
+pub use crate::store::{Head, Sealed};
 
 /// Serialise `c` straight into the store a part at a time, hashing as it
 /// goes, and sign the hash: the body is never whole in memory. (Whole, a busy
@@ -374,7 +349,7 @@ impl Checkpointer {
         db: &crate::store::Db,
         key: crate::anchor::AnchorKey,
         anchors: &std::path::Path,
-        lease: Option<crate::pg_store::Lease>,
+        lease: Option<crate::store::Lease>,
         busy: Busy,
     ) -> Result<Checkpointer, String> {
         let anchors = anchors.to_path_buf();

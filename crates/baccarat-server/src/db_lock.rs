@@ -79,7 +79,7 @@ impl DbLock {
             Err((_, e)) => return Err(format!("{shown}: cannot lock the casino's lock file: {e}")),
         };
         // Who holds it, for a second start's refusal (over a dead holder's).
-        let me = format!("pid {} on host {}\n", std::process::id(), crate::lease::host_name());
+        let me = format!("pid {} on host {}\n", std::process::id(), host_name());
         held.set_len(0)
             .and_then(|()| held.write_all(me.as_bytes()))
             .map_err(|e| format!("{shown}: cannot write the lock file: {e}"))?;
@@ -159,7 +159,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let db = dir.join("casino.db");
         let first = DbLock::take(&db).unwrap();
-        let me = format!("pid {} on host {}", std::process::id(), crate::lease::host_name());
+        let me = format!("pid {} on host {}", std::process::id(), host_name());
         let err = DbLock::take(&db).unwrap_err();
         assert!(err.contains(&me) && err.contains("another server holds this casino"), "{err}");
         drop(first);
@@ -170,4 +170,13 @@ mod tests {
         drop(again);
         let _ = std::fs::remove_dir_all(&dir);
     }
+}
+/// The host's name, the default `--instance`.
+pub fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
+        .map(|s| s.trim().to_string())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "baccarat".into())
 }

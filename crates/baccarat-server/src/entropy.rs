@@ -12,6 +12,13 @@ pub fn os_seed() -> Result<Seed, String> {
     Ok(Seed::from_bytes(s))
 }
 
+/// A fresh random token or password (hex of `bytes` random bytes).
+pub fn random_hex(bytes: usize) -> String {
+    let mut b = vec![0u8; bytes];
+    getrandom::fill(&mut b).expect("OS entropy");
+    baccarat_table::shuffle::hex(&b)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

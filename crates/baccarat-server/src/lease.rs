@@ -61,7 +61,7 @@ pub type Holder = Arc<RwLock<Option<(String, String)>>>;
 /// so that a restarted server (or two started with one name) is a new owner
 /// and raises the epoch.
 pub fn owner_of(instance: &str) -> String {
-    format!("{instance}#{}", crate::auth::random_hex(4))
+    format!("{instance}#{}", crate::entropy::random_hex(4))
 }
 
 /// The instance named in an owner string.
@@ -69,15 +69,7 @@ pub fn instance_of(owner: &str) -> &str {
     owner.split('#').next().unwrap_or(owner)
 }
 
-/// The host's name, the default `--instance`.
-pub fn host_name() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
-        .map(|s| s.trim().to_string())
-        .ok()
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "baccarat".into())
-}
+pub use crate::db_lock::host_name;
 
 /// Wait for the casino's lease (`what`: "the casino", or "partition NAME",
 /// for what this server says), claimed as `claim` says, noting who holds it

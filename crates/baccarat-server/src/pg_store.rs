@@ -154,14 +154,7 @@ pub const CASINO_LEASE: u32 = crate::audit::CASINO_CHAIN;
 const CASINO_TABLES: [&str; 8] =
     ["tables", "accounts", "transfers", "audit", "answer_log", "checkpoints", "users", "sessions"];
 
-/// A table's lease, as this server holds it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Lease {
-    pub table: u32,
-    pub owner: String,
-    /// The fencing token: raised by one at every change of owner.
-    pub epoch: i64,
-}
+pub use crate::store::Lease;
 
 /// How long the making of a month's partition waits for each lock
 /// ([`PgStore::ensure_months_ahead`]).

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use crate::casino::Clock;
+use crate::clock::Clock;
 
 pub struct Limiter {
     /// Requests per second (and the burst).
@@ -52,7 +52,7 @@ mod tests {
 
     #[test]
     fn a_burst_then_the_rate() {
-        let l = Limiter::new(10, crate::casino::system_clock());
+        let l = Limiter::new(10, crate::clock::system_clock());
         for i in 0..10 {
             assert_eq!(l.take_at(1, 0), Ok(()), "request {i} of the burst");
         }

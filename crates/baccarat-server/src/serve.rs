@@ -11,7 +11,6 @@
 //! casino: one table per rulebook profile, an admin whose password is printed
 //! once, staff accounts and demo players holding play chips.
 
-use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -26,7 +25,7 @@ use crate::casino::{recover, Casino, Clock, Keys};
 use crate::coup_feed::Feed;
 use crate::fatal::Fatal;
 use crate::serve_turn::{Front, Turn};
-use crate::store::{AnyStore, Commit, Db, History, Store};
+use crate::store::{AnyStore, Commit, Db, Store};
 
 /// How often at most the anchor file gains a line: a quarter of a second.
 pub const DEFAULT_ANCHOR_EVERY: Duration = Duration::from_millis(250);
@@ -284,34 +283,7 @@ fn checkpoint_of(anchors: &AnchorLog, casino: &Casino, feed: &Feed) -> Box<crate
     Box::new(cp)
 }
 
-/// The chains (by table; the casino's is 0) that fall short of the heads the
-/// anchor file signed, or are gone: the start-up check. It reads one record
-/// per chain (the anchored one); the links after it are checked as recovery
-/// reads them, and `verify` checks the whole history.
-pub fn anchor_cuts(store: &dyn History, anchored: &crate::anchor::Anchored) -> Result<BTreeMap<u32, String>, String> {
-    let tables: Vec<u32> = store.tables().map_err(|e| e.to_string())?.iter().map(|t| t.id).collect();
-    let mut out = BTreeMap::new();
-    for (table, (len, head)) in &anchored.heads {
-        let known = *table == crate::audit::CASINO_CHAIN || tables.contains(table);
-        let why = if !known {
-            Some(format!("the anchor file signed {len} records, but the table is gone from the database"))
-        } else if *len == 0 {
-            None
-        } else {
-            match store.record_at(*table, *len).map_err(|e| e.to_string())? {
-                None => Some(format!("the anchor file signed {len} records, the chain is shorter (its tail was cut)")),
-                Some(r) if r.hash != *head => {
-                    Some(format!("record {len} is not the one the anchor file signed (the chain was rewritten)"))
-                }
-                Some(_) => None,
-            }
-        };
-        if let Some(w) = why {
-            out.insert(*table, w);
-        }
-    }
-    Ok(out)
-}
+pub use crate::anchor::anchor_cuts;
 
 /// The heads of the chains a commit appended to, for the anchor file.
 pub fn heads_of(commit: &Commit) -> Vec<Head> {

@@ -133,7 +133,7 @@ pub fn check(cfg: &ServeConfig, store: &AnyStore) -> Result<Checked, String> {
 /// The tables whose chains fall short of (or differ from) what `anchored`
 /// signed, named on stderr; a cut in the casino's own chain refuses the start.
 fn cut_tables(store: &AnyStore, anchored: &Anchored) -> Result<BTreeSet<u32>, String> {
-    let cut = crate::serve::anchor_cuts(store, anchored)?;
+    let cut = crate::anchor::anchor_cuts(store, anchored)?;
     if let Some(why) = cut.get(&crate::audit::CASINO_CHAIN) {
         return Err(format!("refusing to start: {why}"));
     }

@@ -83,7 +83,7 @@ pub struct Commit {
     pub checkpoint_asked: bool,
     /// Moves of the shared bank made in the same transaction (a partition's
     /// returns: `casino/bank_side.rs`); PostgreSQL only.
-    pub bank: Vec<crate::bank::Move>,
+    pub bank: Vec<crate::bank_log::Move>,
 }
 
 /// Everything read back on start.
@@ -140,18 +140,54 @@ pub trait Store: Send {
     /// that fails leaves an incomplete checkpoint that the next one removes.
     fn write_checkpoint_parts(
         &mut self,
-        head: &crate::checkpoint::Head,
+        head: &Head,
         body: &mut CheckpointBody<'_>,
         seal: &mut CheckpointSeal<'_>,
     ) -> Result<(), StoreError>;
 
     /// Write a checkpoint already sealed, whole in memory.
-    fn write_checkpoint(&mut self, c: &crate::checkpoint::Sealed) -> Result<(), StoreError> {
+    fn write_checkpoint(&mut self, c: &Sealed) -> Result<(), StoreError> {
         let mut body = |put: &mut PutPart<'_>| c.body.chunks(CHECKPOINT_PART_BYTES).try_for_each(&mut *put);
         // As sealed (a copy keeps its signature; a read checks both).
         let mut seal = |_: &str| Ok((c.sha256.clone(), c.signature.clone()));
         self.write_checkpoint_parts(&c.head(), &mut body, &mut seal)
     }
+}
+
+/// What a checkpoint's row says before its body: when it was taken, where it
+/// stood, and the key that signs it.
+#[derive(Clone, Debug)]
+pub struct Head {
+    pub at_ms: u64,
+    pub mark: crate::archive::Mark,
+    pub public_key: String,
+}
+
+/// A checkpoint ready for the store.
+#[derive(Clone, Debug)]
+pub struct Sealed {
+    pub at_ms: u64,
+    /// Where it stood, kept after it is superseded (`archive.rs` cuts there).
+    pub mark: crate::archive::Mark,
+    pub body: Vec<u8>,
+    pub sha256: String,
+    pub signature: String,
+    pub public_key: String,
+}
+
+impl Sealed {
+    pub fn head(&self) -> Head {
+        Head { at_ms: self.at_ms, mark: self.mark.clone(), public_key: self.public_key.clone() }
+    }
+}
+
+/// A table's lease, as this server holds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lease {
+    pub table: u32,
+    pub owner: String,
+    /// The fencing token: raised by one at every change of owner.
+    pub epoch: i64,
 }
 
 /// A checkpoint as stored, not yet checked.

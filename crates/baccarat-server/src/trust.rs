@@ -46,7 +46,48 @@
 use baccarat_table::engine::{Command, Phase, Refusal, ShoeSource, Table};
 use serde::{Deserialize, Serialize};
 
-use crate::auth::Role;
+/// What a person may do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    Player,
+    Dealer,
+    Supervisor,
+    Inspector,
+    Admin,
+    /// "A licensed person appointed by the casino operator and responsible
+    /// for the overall control of the tournament" (NSW 15.1.1): starts play,
+    /// calls "no more bets", deals, ends rounds and disqualifies. A role of
+    /// its own, so that running a tournament gives no power over the tables.
+    TournamentManager,
+}
+
+impl Role {
+    pub const ALL: [Role; 6] =
+        [Role::Player, Role::Dealer, Role::Supervisor, Role::Inspector, Role::Admin, Role::TournamentManager];
+
+    pub(crate) fn parse(s: &str) -> Option<Role> {
+        Role::ALL.into_iter().find(|r| r.name() == s)
+    }
+
+    /// Whether a person of this role works at the casino: every role but a
+    /// player's (dealer, supervisor, inspector, admin, tournament manager).
+    /// Such a person "cannot act as a Nominee for another player" (AU 2.3(h)).
+    pub fn works_at_the_casino(self) -> bool {
+        self != Role::Player
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Player => "player",
+            Role::Dealer => "dealer",
+            Role::Supervisor => "supervisor",
+            Role::Inspector => "inspector",
+            Role::Admin => "admin",
+            Role::TournamentManager => "tournament_manager",
+        }
+    }
+}
 
 /// How a table's cards come out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

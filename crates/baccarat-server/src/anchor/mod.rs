@@ -433,6 +433,38 @@ pub fn default_paths(db: &Path) -> (PathBuf, PathBuf) {
     (with(".anchors"), with(".key"))
 }
 
+/// The chains (by table; the casino's is 0) that fall short of the heads the
+/// anchor file signed, or are gone: the start-up check. It reads one record
+/// per chain (the anchored one); the links after it are checked as recovery
+/// reads them, and `verify` checks the whole history.
+pub fn anchor_cuts(
+    store: &dyn crate::store::History,
+    anchored: &Anchored,
+) -> Result<std::collections::BTreeMap<u32, String>, String> {
+    let tables: Vec<u32> = store.tables().map_err(|e| e.to_string())?.iter().map(|t| t.id).collect();
+    let mut out = std::collections::BTreeMap::new();
+    for (table, (len, head)) in &anchored.heads {
+        let known = *table == crate::audit::CASINO_CHAIN || tables.contains(table);
+        let why = if !known {
+            Some(format!("the anchor file signed {len} records, but the table is gone from the database"))
+        } else if *len == 0 {
+            None
+        } else {
+            match store.record_at(*table, *len).map_err(|e| e.to_string())? {
+                None => Some(format!("the anchor file signed {len} records, the chain is shorter (its tail was cut)")),
+                Some(r) if r.hash != *head => {
+                    Some(format!("record {len} is not the one the anchor file signed (the chain was rewritten)"))
+                }
+                Some(_) => None,
+            }
+        };
+        if let Some(w) = why {
+            out.insert(*table, w);
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;

@@ -11,57 +11,16 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
 use rusqlite::Connection;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::casino::Clock;
+use crate::clock::Clock;
 use crate::store::Db;
 
 mod rows;
 use rows::Rows;
 
-/// What a person may do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Role {
-    Player,
-    Dealer,
-    Supervisor,
-    Inspector,
-    Admin,
-    /// "A licensed person appointed by the casino operator and responsible
-    /// for the overall control of the tournament" (NSW 15.1.1): starts play,
-    /// calls "no more bets", deals, ends rounds and disqualifies. A role of
-    /// its own, so that running a tournament gives no power over the tables.
-    TournamentManager,
-}
-
-impl Role {
-    pub const ALL: [Role; 6] =
-        [Role::Player, Role::Dealer, Role::Supervisor, Role::Inspector, Role::Admin, Role::TournamentManager];
-
-    fn parse(s: &str) -> Option<Role> {
-        Role::ALL.into_iter().find(|r| r.name() == s)
-    }
-
-    /// Whether a person of this role works at the casino: every role but a
-    /// player's (dealer, supervisor, inspector, admin, tournament manager).
-    /// Such a person "cannot act as a Nominee for another player" (AU 2.3(h)).
-    pub fn works_at_the_casino(self) -> bool {
-        self != Role::Player
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Role::Player => "player",
-            Role::Dealer => "dealer",
-            Role::Supervisor => "supervisor",
-            Role::Inspector => "inspector",
-            Role::Admin => "admin",
-            Role::TournamentManager => "tournament_manager",
-        }
-    }
-}
+pub use crate::trust::Role;
 
 /// A signed-in person.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -139,12 +98,7 @@ fn sha(s: &str) -> String {
     baccarat_table::shuffle::hex(&Sha256::digest(s.as_bytes()))
 }
 
-/// A fresh random token or password (hex of `bytes` random bytes).
-pub fn random_hex(bytes: usize) -> String {
-    let mut b = vec![0u8; bytes];
-    getrandom::fill(&mut b).expect("OS entropy");
-    baccarat_table::shuffle::hex(&b)
-}
+pub use crate::entropy::random_hex;
 
 /// The argon2 PHC string of `password` with a fresh salt (argon2id, the
 /// crate's default parameters: 19 MiB, 2 passes).
@@ -204,7 +158,7 @@ impl Users {
     /// Open on a database the store has migrated, with the default session
     /// policy and the system clock.
     pub fn open(path: &Path) -> Result<Users, AuthError> {
-        Users::open_with(path, SessionPolicy::default(), crate::casino::system_clock())
+        Users::open_with(path, SessionPolicy::default(), crate::clock::system_clock())
     }
 
     /// Open with a session policy and a clock (tests move the clock).

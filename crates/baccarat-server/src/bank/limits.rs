@@ -65,9 +65,7 @@ use crate::store::StoreError;
 /// its clock); it reads it at once for a change asked of it.
 pub const POLL_MS: u64 = 200;
 
-/// The oldest a shared change's time may be, against the partition's clock
-/// when it folds the change: an older one is taken as of then less this.
-pub const SKEW_MS: u64 = 60_000;
+pub use crate::bank_log::SKEW_MS;
 
 /// Append `e` (a `LimitsSet`, a `CoolOff`, or a day opened by a wager, a
 /// `PlayDay`) to the bank's log of limits,

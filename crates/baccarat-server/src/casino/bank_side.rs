@@ -41,7 +41,7 @@ use baccarat_table::engine::PlayerId;
 
 use super::Casino;
 use crate::audit::{CasinoEvent, Record};
-use crate::bank::{LossDay, Move, MoveBody, MoveKind};
+use crate::bank_log::{LossDay, Move, MoveBody, MoveKind};
 use crate::casino::self_limits::DAY_MS;
 use crate::ledger::{AccountKind, Cause, Op};
 use crate::store::Commit;
@@ -297,7 +297,7 @@ impl Casino {
     /// no earlier than `SKEW_MS` before this casino's clock, so that a
     /// record written by hand with an old time cannot loosen a limit at once.
     pub fn adopt_limits(&mut self, seq: u64, e: CasinoEvent, commit: &mut Commit) -> bool {
-        use crate::bank::limits::SKEW_MS;
+        use crate::bank_log::SKEW_MS;
         if seq <= self.bank.limits_seq || self.bank.partition.is_none() {
             return false;
         }

@@ -41,7 +41,6 @@ pub mod tournaments;
 mod wager;
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use baccarat_rules::Money;
 use baccarat_table::engine::{Command, Phase, PlayerId};
@@ -70,14 +69,7 @@ pub const MAX_WAGERS_PER_COUP: usize = 100_000;
 /// Most wagers in one bet slip.
 pub const MAX_SLIP: usize = 32;
 
-/// The clock the writer stamps wagers with (ms since the epoch); injected, so
-/// tests decide what time it is.
-pub type Clock = Arc<dyn Fn() -> u64 + Send + Sync>;
-
-/// The system clock.
-pub fn system_clock() -> Clock {
-    Arc::new(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64))
-}
+pub use crate::clock::{system_clock, Clock};
 
 /// The largest table maximum (and personal maximum) a casino accepts unless
 /// configured otherwise: 100 million in minor units.

@@ -35,12 +35,12 @@
 use std::collections::BTreeMap;
 
 use baccarat_rules::tournament::Conditions;
-use baccarat_rules::{Bet, Card, Coup, Money, TableConfig};
+use baccarat_rules::{Card, Coup, Money, TableConfig};
 use baccarat_table::engine::{PlayerId, Refusal};
 use baccarat_table::shoe::shuffled;
 use baccarat_table::shuffle::Seed;
 use baccarat_table::tournament::{Action, RoundEnd, Session, Tournament as Bracket};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::audit::CasinoEvent;
 
@@ -48,42 +48,7 @@ use crate::audit::CasinoEvent;
 /// cutting card's place (NSW 4.6 puts it at least this far from the back).
 pub const CUT_FROM_BACK: usize = 16;
 
-/// A player's (or the Tournament Manager's) action for the coup, as recorded.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum PlayAction {
-    /// A wager in tournament chips (NSW 15.6.4, 15.6.14).
-    Wager { bet: Bet, amount: Money },
-    /// A pass card in lieu of a wager (NSW 15.7).
-    Pass,
-    /// An undisclosed wager: the SHA-256 of its form and secret, in hex
-    /// (NSW 15.8.2.1), with any wager in chips beside it (15.8.2.4).
-    Undisclosed {
-        commitment: String,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        with: Option<Stake>,
-    },
-    /// The Tournament Manager: the minimum on `bet` for a player who did not
-    /// wager in time (NSW 15.6.12).
-    Late { bet: Bet },
-    /// The Tournament Manager: the player is absent; the minimum is deducted
-    /// (NSW 15.5.6.1).
-    Absent,
-}
-
-/// A bet and an amount.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Stake {
-    pub bet: Bet,
-    pub amount: Money,
-}
-
-impl PlayAction {
-    /// Only the Tournament Manager records a player late or absent.
-    pub fn by_manager(&self) -> bool {
-        matches!(self, PlayAction::Late { .. } | PlayAction::Absent)
-    }
-}
+pub use baccarat_table::tournament::{PlayAction, Stake};
 
 /// How one table's last coup went, for the pages.
 #[derive(Clone, Debug, Serialize)]

@@ -4,8 +4,8 @@
 
 use super::{PgStore, CASINO_LEASE};
 use crate::audit::Record;
-use crate::checkpoint::Head;
 use crate::ledger::{Account, AccountId};
+use crate::store::Head;
 use crate::store::{
     json, CheckpointBody, CheckpointSeal, Commit, History, Snapshot, Store, StoreError, CHECKPOINTS_KEPT,
 };

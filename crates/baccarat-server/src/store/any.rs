@@ -5,9 +5,9 @@
 use std::path::PathBuf;
 
 use crate::audit::Record;
-use crate::checkpoint::Head;
 use crate::ledger::{Account, AnswerRow, Transfer};
 use crate::pg_store::PgStore;
+use crate::store::Head;
 use crate::store::{
     CheckpointBody, CheckpointSeal, Commit, History, Snapshot, SqliteStore, Store, StoreError, StoredCheckpoint,
     TableRow,

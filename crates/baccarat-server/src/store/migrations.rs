@@ -98,7 +98,7 @@ impl SqliteStore {
             let mut q = tx.prepare("SELECT body FROM checkpoints ORDER BY id")?;
             let bodies: Vec<Vec<u8>> = q.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
             for body in bodies {
-                let Ok(c) = serde_json::from_slice::<crate::checkpoint::Checkpoint>(&body) else { continue };
+                let Ok(c) = serde_json::from_slice::<MarkOfCheckpoint>(&body) else { continue };
                 crate::archive::write_mark(&tx, &c.mark())?;
             }
         }
@@ -163,5 +163,35 @@ impl SqliteStore {
     /// The schema version in force.
     pub fn version(&self) -> Result<usize, StoreError> {
         Ok(self.conn.query_row("PRAGMA user_version", [], |r| r.get(0))?)
+    }
+}
+
+/// The part of a checkpoint's body a mark is read from (`checkpoint.rs`'s
+/// `Checkpoint::mark`): the store reads only these fields, so that it needs
+/// none of the casino's types.
+#[derive(serde::Deserialize)]
+struct MarkOfCheckpoint {
+    at_ms: u64,
+    last_transfer: u64,
+    casino: ChainLength,
+    tables: Vec<TableLength>,
+}
+
+#[derive(serde::Deserialize)]
+struct ChainLength {
+    len: u64,
+}
+
+#[derive(serde::Deserialize)]
+struct TableLength {
+    id: u32,
+    chain: ChainLength,
+}
+
+impl MarkOfCheckpoint {
+    fn mark(&self) -> crate::archive::Mark {
+        let mut heads: std::collections::BTreeMap<u32, u64> = self.tables.iter().map(|t| (t.id, t.chain.len)).collect();
+        heads.insert(crate::audit::CASINO_CHAIN, self.casino.len);
+        crate::archive::Mark { at_ms: self.at_ms, last_transfer: self.last_transfer, heads }
     }
 }

@@ -187,7 +187,7 @@ impl Store for SqliteStore {
     /// incomplete checkpoint that no reader takes, removed by the next write.
     fn write_checkpoint_parts(
         &mut self,
-        c: &crate::checkpoint::Head,
+        c: &crate::store::Head,
         body: &mut CheckpointBody<'_>,
         seal: &mut CheckpointSeal<'_>,
     ) -> Result<(), StoreError> {

@@ -71,7 +71,7 @@ fn since_checkpoint_in(
     if let Some(why) = cp.anchor.as_ref().and_then(|m| m.behind(anchored)) {
         out.problems.push(format!("anchors: {why}"));
     }
-    let cuts = crate::serve::anchor_cuts(store, anchored)?;
+    let cuts = crate::anchor::anchor_cuts(store, anchored)?;
     for (table, why) in &cuts {
         out.problems.push(format!("table {table}: {why}"));
     }

@@ -3,7 +3,9 @@
 //! advances, play-offs, final placings and prizes.
 
 mod bracket;
+mod play_action;
 mod session;
 
 pub use bracket::{RoundEnd, Tournament};
+pub use play_action::{PlayAction, Stake};
 pub use session::{commitment, Action, Seat, SeatResult, Session, SessionRules};

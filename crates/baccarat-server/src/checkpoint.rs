@@ -353,7 +353,7 @@ impl Checkpointer {
         busy: Busy,
     ) -> Result<Checkpointer, String> {
         let anchors = anchors.to_path_buf();
-        use crate::store::AnyStore;
+        use crate::backend::{AnyStore, OpenDb};
         let (tx, rx) = std::sync::mpsc::sync_channel::<Box<Checkpoint>>(1);
         let (ready, opened) = std::sync::mpsc::sync_channel::<Result<(), String>>(1);
         let db = db.clone();

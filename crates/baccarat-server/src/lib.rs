@@ -6,6 +6,7 @@ pub mod anchoring;
 pub mod archive;
 pub mod audit;
 pub mod auth;
+pub mod backend;
 pub mod bank;
 pub mod bank_log;
 pub mod casino;

@@ -21,11 +21,12 @@ use baccarat_rules::Money;
 use crate::anchor::{AnchorLog, Head};
 use crate::auth::Users;
 
+use crate::backend::{AnyStore, OpenDb};
 use crate::casino::{recover, Casino, Clock, Keys};
 use crate::coup_feed::Feed;
 use crate::fatal::Fatal;
 use crate::serve_turn::{Front, Turn};
-use crate::store::{AnyStore, Commit, Db, Store};
+use crate::store::{Commit, Db, Store};
 
 /// How often at most the anchor file gains a line: a quarter of a second.
 pub const DEFAULT_ANCHOR_EVERY: Duration = Duration::from_millis(250);

@@ -20,11 +20,12 @@ use std::time::Duration;
 
 use tokio::sync::broadcast;
 
+use crate::backend::AnyStore;
 use crate::casino::Request;
 use crate::fatal::Fatal;
 use crate::http::{router, AppState, Pace};
 use crate::serve::{heads_of, open_leased, stop_signal, Opened, ServeConfig};
-use crate::store::{AnyStore, Commit};
+use crate::store::Commit;
 use crate::table_view::Views;
 use crate::writer::Writer;
 

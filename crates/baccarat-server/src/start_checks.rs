@@ -37,10 +37,11 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use crate::anchor::{AnchorMark, Anchored};
+use crate::backend::AnyStore;
 use crate::checkpoint::Checkpoint;
 use crate::serve::ServeConfig;
 use crate::signing_key::StartKey;
-use crate::store::{AnyStore, History};
+use crate::store::History;
 
 /// What the checks found, for the start to go on with.
 pub struct Checked {

@@ -28,7 +28,7 @@
 //!   (`store/blocks.rs`, the packed form and why);
 //! - `store/history.rs`: the [`History`] trait, recovery's reads on either back
 //!   end;
-//! - `store/any.rs`: [`AnyStore`] and [`Db`], the store a server runs on.
+//! - `store/db.rs`: [`Db`], where a casino is kept (opened by `backend.rs`, above).
 
 use std::path::Path;
 
@@ -37,17 +37,17 @@ use rusqlite::Connection;
 use crate::audit::Record;
 use crate::ledger::{Account, Changes, Transfer};
 
-mod any;
 pub mod blocks;
+mod db;
 mod history;
 pub mod logs;
 mod migrations;
 mod sqlite_commit;
 mod sqlite_read;
-pub use any::{redact, AnyStore, Db};
+pub use db::{redact, Db};
 pub use history::History;
 pub use migrations::SCHEMA_VERSION;
-pub use sqlite_read::{accounts_on, read_records, read_records_in, tables_on, PAGE};
+pub use sqlite_read::{accounts_on, read_records, tables_on, PAGE};
 
 /// A table as configured: recreated from this on restart.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -319,7 +319,7 @@ pub(super) async fn audit(
     }
     let void_report = json!({ "list": voids, "by_person": by_person, "by_shoe": by_shoe });
     let Some(from) = from else { return Ok(Json(json!({ "table": id, "coups": [], "voids": void_report }))) };
-    let records = tokio::task::spawn_blocking(move || crate::store::read_records_in(&db, id, from))
+    let records = tokio::task::spawn_blocking(move || crate::backend::read_records_in(&db, id, from))
         .await
         .map_err(|_| ApiError::internal("recall failed"))?
         .map_err(|e| ApiError::internal(e.to_string()))?;

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::{logs, parse, Db, History, SqliteStore, StoreError, StoredCheckpoint, TableRow};
+use super::{logs, parse, SqliteStore, StoreError, StoredCheckpoint, TableRow};
 use crate::audit::Record;
 use crate::ledger::{Account, AnswerRow, Cause, Transfer};
 
@@ -214,22 +214,6 @@ impl SqliteStore {
     /// The last record of a table's chain, if any.
     pub fn head(&self, table: u32) -> Result<Option<Record>, StoreError> {
         logs::head(&self.conn, table)
-    }
-}
-
-/// [`read_records`], on either back end.
-pub fn read_records_in(db: &Db, table: u32, from: u64) -> Result<Vec<Record>, StoreError> {
-    match db {
-        Db::Sqlite(path) => read_records(path, table, from),
-        Db::Postgres(url) => {
-            let store = crate::pg_store::PgStore::connect(url)?;
-            let mut out = Vec::new();
-            History::each_record_after(&store, table, from.saturating_sub(1), &mut |r| {
-                out.push(r);
-                Ok(())
-            })?;
-            Ok(out)
-        }
     }
 }
 

@@ -1,59 +1,30 @@
 //! The store a server runs on, whichever it is: SQLite (the embedded
 //! default, a file) or PostgreSQL (`postgres://…`). The writer, recovery and
 //! the start-up checks take this one type; each call goes to the back end.
-
-use std::path::PathBuf;
+//! Here, above the store, because it names PostgreSQL's store: the store
+//! itself (`store/`) knows only SQLite and the traits both implement.
 
 use crate::audit::Record;
 use crate::ledger::{Account, AnswerRow, Transfer};
 use crate::pg_store::PgStore;
 use crate::store::Head;
 use crate::store::{
-    CheckpointBody, CheckpointSeal, Commit, History, Snapshot, SqliteStore, Store, StoreError, StoredCheckpoint,
+    CheckpointBody, CheckpointSeal, Commit, Db, History, Snapshot, SqliteStore, Store, StoreError, StoredCheckpoint,
     TableRow,
 };
 
-/// Where a casino is kept, as `--db` (or `BACCARAT_DB`) names it: a
-/// `postgres://` or `postgresql://` URL, or else a SQLite file's path.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Db {
-    Sqlite(PathBuf),
-    Postgres(String),
+/// Opening a [`Db`], either back end.
+pub trait OpenDb {
+    /// Open (creating and migrating if need be).
+    fn open(&self) -> Result<AnyStore, StoreError>;
 }
 
-impl Db {
-    pub fn parse(s: &str) -> Db {
-        if s.starts_with("postgres://") || s.starts_with("postgresql://") {
-            Db::Postgres(s.to_string())
-        } else {
-            Db::Sqlite(PathBuf::from(s))
-        }
-    }
-
-    /// For messages: a URL without its password.
-    pub fn shown(&self) -> String {
-        match self {
-            Db::Sqlite(p) => p.display().to_string(),
-            Db::Postgres(url) => redact(url),
-        }
-    }
-
-    /// Open (creating and migrating if need be).
-    pub fn open(&self) -> Result<AnyStore, StoreError> {
+impl OpenDb for Db {
+    fn open(&self) -> Result<AnyStore, StoreError> {
         Ok(match self {
             Db::Sqlite(p) => AnyStore::Sqlite(SqliteStore::open(p)?),
             Db::Postgres(url) => AnyStore::Postgres(PgStore::connect(url)?),
         })
-    }
-}
-
-/// `postgres://user:secret@host/db` shown as `postgres://user:***@host/db`.
-pub fn redact(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else { return url.to_string() };
-    let Some((auth, host)) = rest.split_once('@') else { return url.to_string() };
-    match auth.split_once(':') {
-        Some((user, _)) => format!("{scheme}://{user}:***@{host}"),
-        None => url.to_string(),
     }
 }
 
@@ -162,22 +133,18 @@ impl History for AnyStore {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_url_is_postgres_and_anything_else_a_file() {
-        assert_eq!(Db::parse("postgres://u@h/db"), Db::Postgres("postgres://u@h/db".into()));
-        assert_eq!(Db::parse("postgresql://u@h/db"), Db::Postgres("postgresql://u@h/db".into()));
-        assert_eq!(Db::parse("casino.db"), Db::Sqlite("casino.db".into()));
-        assert_eq!(Db::parse("./postgres/casino.db"), Db::Sqlite("./postgres/casino.db".into()));
-    }
-
-    #[test]
-    fn a_password_is_never_shown() {
-        assert_eq!(redact("postgres://bob:hunter2@db.example/casino"), "postgres://bob:***@db.example/casino");
-        assert_eq!(redact("postgres://bob@%2Ftmp/casino"), "postgres://bob@%2Ftmp/casino");
-        assert!(!Db::parse("postgres://bob:hunter2@h/c").shown().contains("hunter2"));
+/// [`read_records`], on either back end.
+pub fn read_records_in(db: &Db, table: u32, from: u64) -> Result<Vec<Record>, StoreError> {
+    match db {
+        Db::Sqlite(path) => crate::store::read_records(path, table, from),
+        Db::Postgres(url) => {
+            let store = PgStore::connect(url)?;
+            let mut out = Vec::new();
+            History::each_record_after(&store, table, from.saturating_sub(1), &mut |r| {
+                out.push(r);
+                Ok(())
+            })?;
+            Ok(out)
+        }
     }
 }

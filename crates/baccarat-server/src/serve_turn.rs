@@ -188,7 +188,7 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
         // On the committer, once durable and before the batch's answers: so a
         // client that has its answer reads its own change in every view.
         // (A batch that cannot be anchored is not answered: `writer.rs`.)
-        move |changes, mut commit: Commit| {
+        move |changes, commit: Commit, due: Option<crate::writer::DueCheckpoint>| {
             // The batch is durable: its chains' heads go to the anchor file
             // (in the next line, at most `anchor_every` from now).
             if let Err(e) = anchoring.committed(&heads_of(&commit)) {
@@ -202,7 +202,7 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
             // A checkpoint of this batch takes the read model as of it; a
             // clean stop's is written now, any other in the background.
             let mut now = None;
-            if let Some(mut cp) = commit.checkpoint.take() {
+            if let Some(crate::writer::DueCheckpoint { checkpoint: mut cp, asked }) = due {
                 cp.feed = Some(f.state());
                 match anchoring.mark_at(cp.at_ms) {
                     Ok(mark) => cp.anchor = Some(mark),
@@ -211,7 +211,7 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
                         return None;
                     }
                 }
-                if commit.checkpoint_asked {
+                if asked {
                     now = Some(crate::checkpoint::WriteNow {
                         checkpoint: cp,
                         key: stop_key.clone(),

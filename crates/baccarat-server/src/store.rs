@@ -74,13 +74,6 @@ pub struct Commit {
     /// number (not stored: published to the feed after the commit, so that
     /// nothing re-reads the JSON).
     pub events: Vec<(u32, u64, baccarat_table::engine::Event)>,
-    /// The casino's state as this batch leaves it, when a checkpoint is due
-    /// (`checkpoint.rs`): sealed and written by the committer once the batch is
-    /// durable.
-    pub checkpoint: Option<Box<crate::checkpoint::Checkpoint>>,
-    /// A request asked for this checkpoint (a clean stop): it is written
-    /// before that request is answered, not in the background.
-    pub checkpoint_asked: bool,
     /// Moves of the shared bank made in the same transaction (a partition's
     /// returns: `casino/bank_side.rs`); PostgreSQL only.
     pub bank: Vec<crate::bank_log::Move>,

@@ -70,7 +70,7 @@ impl Writer {
         mut store: S,
         mut bank: Option<BankLink>,
         mut prepare: impl FnMut(&Casino, &Commit) -> P + Send + 'static,
-        mut publish: impl FnMut(P, Commit) -> Option<WriteNow> + Send + 'static,
+        mut publish: impl FnMut(P, Commit, Option<DueCheckpoint>) -> Option<WriteNow> + Send + 'static,
         fatal: crate::fatal::Fatal,
     ) -> (Writer, JoinHandle<()>) {
         let (tx, rx) = sync_channel::<Job>(QUEUE);
@@ -94,7 +94,7 @@ impl Writer {
                     if let Some(seq) = b.commit.ledger.iter().filter_map(|c| c.answer.as_ref()).map(|a| a.seq).max() {
                         durable.store(seq, std::sync::atomic::Ordering::Release);
                     }
-                    let now = publish(b.prepared, b.commit);
+                    let now = publish(b.prepared, b.commit, b.due);
                     // Nor answered, if publishing found one (the batch could
                     // not be anchored): its clients retry with their keys.
                     if stopped.fired() {
@@ -135,9 +135,20 @@ impl Writer {
 /// A request's reply callback and its answer, waiting for the commit.
 type Answer = (Box<dyn FnOnce(Reply) + Send>, Reply);
 
+/// The casino's state as a batch leaves it, when a checkpoint is due
+/// (`checkpoint.rs`): it travels beside the batch's commit (the store never
+/// sees it) and is sealed and written once the batch is durable.
+pub struct DueCheckpoint {
+    pub checkpoint: Box<crate::checkpoint::Checkpoint>,
+    /// A request asked for this checkpoint (a clean stop): it is written
+    /// before that request is answered, not in the background.
+    pub asked: bool,
+}
+
 /// One applied batch on its way to the disk.
 struct Batch<P> {
     commit: Commit,
+    due: Option<DueCheckpoint>,
     answers: Vec<Answer>,
     /// Answers that wait for the batch's checkpoint to be written.
     after: Vec<Answer>,
@@ -211,12 +222,11 @@ fn run<P>(
         casino.settle_some(&mut commit);
         // A partition gives idle money back to the bank with the batch.
         casino.return_idle(&mut commit);
-        if casino.checkpoint_due(&commit, !after.is_empty()) {
-            commit.checkpoint = Some(Box::new(casino.checkpoint()));
-            commit.checkpoint_asked = !after.is_empty();
-        }
+        let due = casino
+            .checkpoint_due(&commit, !after.is_empty())
+            .then(|| DueCheckpoint { checkpoint: Box::new(casino.checkpoint()), asked: !after.is_empty() });
         let prepared = prepare(casino, &commit);
-        if committer.send(Batch { commit, answers, after, prepared }).is_err() {
+        if committer.send(Batch { commit, due, answers, after, prepared }).is_err() {
             return;
         }
     }

@@ -115,8 +115,8 @@ mod tests {
 
     use super::*;
     use crate::audit::Header;
-    use crate::auth::Role;
     use crate::trust::Actor;
+    use crate::trust::Role;
 
     /// The general way, as `Body::decode` did before the fast path.
     fn general(body: &str) -> Result<Body, String> {

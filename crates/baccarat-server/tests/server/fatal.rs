@@ -89,7 +89,7 @@ fn a_partitions_failed_commit_stops_it_unanswered_and_commits_nothing_after() {
         Failing { inner: store, failing: failing.clone() },
         None,
         |_, _| (),
-        move |_, _| {
+        move |_, _, _| {
             p.fetch_add(1, Ordering::SeqCst);
             None
         },

@@ -204,7 +204,7 @@ fn the_writer_answers_only_after_commit_and_batches_many_requests() {
         store,
         None,
         |_, _| (),
-        move |_, _| {
+        move |_, _, _| {
             b.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             None
         },

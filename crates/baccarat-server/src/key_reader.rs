@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use rusqlite::{Connection, OptionalExtension};
 
 use crate::key_index::KeyIndex;
+use crate::pg_store::PgResult;
 
 use crate::keys::{AnswerRow, ColdKeys, KeyId};
 use crate::ledger::Cause;
@@ -146,7 +147,7 @@ impl std::fmt::Debug for PgKeyReader {
 
 impl PgKeyReader {
     pub fn connect(url: &str) -> Result<PgKeyReader, StoreError> {
-        let client = crate::pg_store::connect_client(url)?;
+        let client = crate::pg_store::connect_client(url).pg()?;
         Ok(PgKeyReader { url: url.to_string(), client: Mutex::new(Some((client, None))) })
     }
 
@@ -161,7 +162,7 @@ impl PgKeyReader {
         }
         let mut guard = self.client.lock().unwrap_or_else(|p| p.into_inner());
         if guard.as_ref().is_some_and(|(c, _)| c.is_closed()) {
-            let new = crate::pg_store::connect_client(&self.url)?;
+            let new = crate::pg_store::connect_client(&self.url).pg()?;
             if let Some((old, _)) = guard.replace((new, None)) {
                 close(old);
             }
@@ -170,10 +171,12 @@ impl PgKeyReader {
         let statement = match statement {
             Some(s) => s.clone(),
             None => {
-                let s = c.prepare(
-                    "SELECT DISTINCT ON (key_id) key_id, seq, digest, answer, at_ms, cause FROM answer_log
+                let s = c
+                    .prepare(
+                        "SELECT DISTINCT ON (key_id) key_id, seq, digest, answer, at_ms, cause FROM answer_log
                      WHERE key_id = ANY($1) AND at_ms >= $2 ORDER BY key_id, seq DESC",
-                )?;
+                    )
+                    .pg()?;
                 *statement = Some(s.clone());
                 s
             }
@@ -181,7 +184,7 @@ impl PgKeyReader {
         let key_ids: Vec<Vec<u8>> = ids.iter().map(|id| id.to_le_bytes().to_vec()).collect();
         let since = since_ms.min(i64::MAX as u64) as i64;
         let mut found = Vec::new();
-        for r in c.query(&statement, &[&key_ids, &since])? {
+        for r in c.query(&statement, &[&key_ids, &since]).pg()? {
             let seq: i64 = r.get(1);
             let bad = |what: &str| StoreError::Corrupt(format!("answer {seq}: {what}"));
             let kid: Vec<u8> = r.get(0);

@@ -1,56 +1,43 @@
 //! The table server's core: a double-entry ledger with holds and idempotency, a
 //! SHA-256-chained audit log, and the store that keeps them.
 
-pub mod anchor;
-pub mod anchoring;
-pub mod archive;
-pub mod audit;
+// The durable floor (`baccarat-core`), under its old paths while the layers
+// above are split out (issue 46).
+pub use baccarat_core::{
+    anchor, anchoring, archive, audit, bank_log, civil, clock, db_lock, entropy, fatal, key_index, keys, ledger,
+    postings, reconcile, scan, signing_key, slip_answers, store, trust,
+};
+
 pub mod auth;
 pub mod backend;
 pub mod bank;
-pub mod bank_log;
 pub mod casino;
 pub mod checkpoint;
 pub mod checkpoint_check;
 pub mod checkpoint_rows;
-pub mod civil;
-pub mod clock;
 pub mod coup_feed;
 pub mod coup_lines;
-pub mod db_lock;
 pub mod demo;
-pub mod entropy;
-pub mod fatal;
 pub mod float;
 pub mod forward;
 pub mod front;
 pub mod http;
-pub mod key_index;
 pub mod key_reader;
-pub mod keys;
 pub mod lease;
-pub mod ledger;
 pub mod migrate;
 pub mod openapi;
 pub mod pacer;
 pub mod partition_route;
 pub mod pg_store;
 pub mod pg_thread;
-pub mod postings;
 pub mod promotion_entries;
 pub mod rate_limit;
-pub mod reconcile;
-pub mod scan;
 pub mod serve;
 pub mod serve_turn;
 pub mod signin;
-pub mod signing_key;
-pub mod slip_answers;
 pub mod standby_for;
 pub mod start_checks;
 pub mod stop;
-pub mod store;
 pub mod table_view;
-pub mod trust;
 pub mod verify;
 pub mod writer;

@@ -34,6 +34,7 @@ use sha2::{Digest, Sha256};
 use crate::audit::Record;
 use crate::checkpoint::{Checkpoint, Sealed};
 use crate::ledger::{AnswerRow, Cause, Changes};
+use crate::pg_store::PgResult;
 use crate::pg_store::PgStore;
 use crate::store::{Commit, History, SqliteStore, Store, StoreError};
 
@@ -155,17 +156,17 @@ impl Side for PgStore {
 impl Sink for PgStore {
     fn put_people(&mut self, users: &[User], sessions: &[Session]) -> Result<(), StoreError> {
         self.with_client(|c| -> Result<(), StoreError> {
-            let mut tx = c.transaction()?;
+            let mut tx = c.transaction().pg()?;
             for u in users {
-                tx.execute("INSERT INTO users (id, name, role, password) VALUES ($1, $2, $3, $4)", &[&u.0, &u.1, &u.2, &u.3])?;
+                tx.execute("INSERT INTO users (id, name, role, password) VALUES ($1, $2, $3, $4)", &[&u.0, &u.1, &u.2, &u.3]).pg()?;
             }
             for s in sessions {
                 tx.execute(
                     "INSERT INTO sessions (token_sha256, \"user\", revoked, created_ms, seen_ms) VALUES ($1, $2, $3, $4, $5)",
                     &[&s.0, &s.1, &s.2, &s.3, &s.4],
-                )?;
+                ).pg()?;
             }
-            tx.commit()?;
+            tx.commit().pg()?;
             Ok(())
         })
     }
@@ -263,7 +264,8 @@ fn sqlite_people(src: &SqliteStore) -> Result<(Vec<User>, Vec<Session>), StoreEr
 fn pg_people(dst: &PgStore) -> Result<(Vec<User>, Vec<Session>), StoreError> {
     dst.with_client(|c| {
         let users = c
-            .query("SELECT id, name, role, password FROM users ORDER BY id", &[])?
+            .query("SELECT id, name, role, password FROM users ORDER BY id", &[])
+            .pg()?
             .iter()
             .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
             .collect();
@@ -271,7 +273,8 @@ fn pg_people(dst: &PgStore) -> Result<(Vec<User>, Vec<Session>), StoreError> {
             .query(
                 "SELECT token_sha256, \"user\", revoked, created_ms, seen_ms FROM sessions ORDER BY token_sha256",
                 &[],
-            )?
+            )
+            .pg()?
             .iter()
             .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4)))
             .collect();
@@ -287,7 +290,7 @@ fn each_pg_answer(dst: &PgStore, f: &mut dyn FnMut(AnswerRow) -> Result<(), Stor
                 "SELECT seq, key, key_id, digest, answer, at_ms, cause FROM answer_log_all WHERE seq > $1 ORDER BY seq LIMIT $2",
                 &[&after, &(PAGE_ROWS as i64)],
             )
-        })?;
+        }).pg()?;
         for r in &rows {
             after = r.get(0);
             let bad = |what: &str| StoreError::Corrupt(format!("answer {after}: {what}"));
@@ -419,10 +422,10 @@ pub fn export(from: &str, to: &Path) -> Result<Copied, String> {
     let src = PgStore::connect(from).map_err(|e| format!("--db: {e}"))?;
     let mut dst = SqliteStore::open(to).map_err(|e| format!("{}: {e}", to.display()))?;
     src.with_client(|c| c.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"))
-        .map_err(|e| format!("--db: {}", StoreError::from(e)))?;
+        .map_err(|e| format!("--db: {}", crate::pg_store::pg_error(e)))?;
     copy(&src, &mut dst).map_err(|e| format!("reading the PostgreSQL casino: {e}"))?;
     let checked = check(&src, &dst);
-    src.with_client(|c| c.batch_execute("COMMIT")).map_err(|e| format!("--db: {}", StoreError::from(e)))?;
+    src.with_client(|c| c.batch_execute("COMMIT")).map_err(|e| format!("--db: {}", crate::pg_store::pg_error(e)))?;
     checked
 }
 

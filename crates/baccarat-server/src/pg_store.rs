@@ -49,21 +49,32 @@ use crate::audit::Record;
 use crate::ledger::{Cause, Transfer};
 use crate::store::{parse, StoreError};
 
-impl From<postgres::Error> for StoreError {
-    fn from(e: postgres::Error) -> StoreError {
-        // The error's own text is only "db error": name the server's message.
-        match e.as_db_error() {
-            Some(db) => {
-                StoreError::Pg(format!("{} ({}): {}", db.message(), db.code().code(), db.detail().unwrap_or("")))
-            }
-            // No answer: the connection failed or closed (an I/O error
-            // underneath), or something of the client's own (a value that
-            // does not convert).
-            None if e.is_closed() || std::error::Error::source(&e).is_some_and(|s| s.is::<std::io::Error>()) => {
-                StoreError::Unreachable(e.to_string())
-            }
-            None => StoreError::Pg(e.to_string()),
+/// A PostgreSQL result as the store's: `.pg()?` where the store's traits
+/// want a [`StoreError`] (the error type is the durable floor's,
+/// `baccarat-core`, which knows no PostgreSQL; so the conversion is named
+/// here rather than a `From`).
+pub trait PgResult<T> {
+    fn pg(self) -> Result<T, StoreError>;
+}
+
+impl<T> PgResult<T> for Result<T, postgres::Error> {
+    fn pg(self) -> Result<T, StoreError> {
+        self.map_err(pg_error)
+    }
+}
+
+/// A PostgreSQL error as the store's.
+pub fn pg_error(e: postgres::Error) -> StoreError {
+    // The error's own text is only "db error": name the server's message.
+    match e.as_db_error() {
+        Some(db) => StoreError::Pg(format!("{} ({}): {}", db.message(), db.code().code(), db.detail().unwrap_or(""))),
+        // No answer: the connection failed or closed (an I/O error
+        // underneath), or something of the client's own (a value that
+        // does not convert).
+        None if e.is_closed() || std::error::Error::source(&e).is_some_and(|s| s.is::<std::io::Error>()) => {
+            StoreError::Unreachable(e.to_string())
         }
+        None => StoreError::Pg(e.to_string()),
     }
 }
 
@@ -225,7 +236,7 @@ impl PgStore {
     /// Connect to `url` (`postgres://user@host/db`; a Unix socket's directory
     /// as the host, percent-encoded) and migrate.
     pub fn connect(url: &str) -> Result<PgStore, StoreError> {
-        let client = connect_client(url)?;
+        let client = connect_client(url).pg()?;
         let s = PgStore { client: Mutex::new(Some(client)), fences: Default::default(), prepared: Default::default() };
         s.migrate()?;
         s.ensure_months(now_ms())?;
@@ -241,31 +252,31 @@ impl PgStore {
 
     fn migrate(&self) -> Result<(), StoreError> {
         let mut c = self.c();
-        let mut tx = c.transaction()?;
+        let mut tx = c.transaction().pg()?;
         // One migrator at a time, whichever server opens first.
-        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
-        let path: String = tx.query_one("SELECT current_setting('search_path')", &[])?.get(0);
+        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK]).pg()?;
+        let path: String = tx.query_one("SELECT current_setting('search_path')", &[]).pg()?.get(0);
         let first = path.split(',').next().unwrap_or_default().trim().to_string();
         let Some(partition) = first.strip_prefix(PARTITION_SCHEMA).filter(|n| partition_name(n).is_ok()) else {
-            return migrate_schema(&mut tx).and_then(|()| Ok(tx.commit()?));
+            return migrate_schema(&mut tx).and_then(|()| Ok(tx.commit().pg()?));
         };
         // A partition ([`partition_url`]): the casino's own schema first,
         // whose people (users, sessions) every partition shares, then the
         // partition's, made on its first start, without people of its own
         // (its search path finds the casino's).
-        tx.batch_execute("SET LOCAL search_path TO public")?;
+        tx.batch_execute("SET LOCAL search_path TO public").pg()?;
         migrate_schema(&mut tx)?;
-        tx.batch_execute(&format!("CREATE SCHEMA IF NOT EXISTS {PARTITION_SCHEMA}{partition}"))?;
-        tx.batch_execute(&format!("SET LOCAL search_path TO {path}"))?;
+        tx.batch_execute(&format!("CREATE SCHEMA IF NOT EXISTS {PARTITION_SCHEMA}{partition}")).pg()?;
+        tx.batch_execute(&format!("SET LOCAL search_path TO {path}")).pg()?;
         migrate_schema(&mut tx)?;
-        tx.batch_execute(&format!("DROP TABLE IF EXISTS {first}.sessions, {first}.users"))?;
-        tx.commit()?;
+        tx.batch_execute(&format!("DROP TABLE IF EXISTS {first}.sessions, {first}.users")).pg()?;
+        tx.commit().pg()?;
         Ok(())
     }
 
     /// The schema version in force.
     pub fn version(&self) -> Result<usize, StoreError> {
-        Ok(self.c().query_one("SELECT version FROM baccarat_schema", &[])?.get::<_, i32>(0) as usize)
+        Ok(self.c().query_one("SELECT version FROM baccarat_schema", &[]).pg()?.get::<_, i32>(0) as usize)
     }
 
     /// Make the monthly partitions of the month of `at_ms`, the one before and
@@ -302,7 +313,8 @@ impl PgStore {
                 // In the schema the connection writes to (a partition's has its
                 // own, whatever the casino's schema after it in the path has).
                 let exists: bool = c
-                    .query_one("SELECT to_regclass(quote_ident(current_schema()) || '.' || $1) IS NOT NULL", &[&name])?
+                    .query_one("SELECT to_regclass(quote_ident(current_schema()) || '.' || $1) IS NOT NULL", &[&name])
+                    .pg()?
                     .get(0);
                 if exists {
                     continue;
@@ -312,8 +324,8 @@ impl PgStore {
                     month.start(),
                     month.next().start()
                 );
-                let mut tx = c.transaction()?;
-                tx.batch_execute(&format!("SET LOCAL lock_timeout = '{MONTH_LOCK_WAIT}'"))?;
+                let mut tx = c.transaction().pg()?;
+                tx.batch_execute(&format!("SET LOCAL lock_timeout = '{MONTH_LOCK_WAIT}'")).pg()?;
                 if let Err(e) = tx.batch_execute(&sql).and_then(|()| tx.commit()) {
                     // Another server made it first, its rows are in the
                     // default, or its lock is busy now.
@@ -325,7 +337,7 @@ impl PgStore {
                         SqlState::T_R_DEADLOCK_DETECTED,
                     ];
                     if !e.code().is_some_and(|c| later.contains(c)) {
-                        return Err(e.into());
+                        return Err(pg_error(e));
                     }
                 }
             }
@@ -370,7 +382,7 @@ impl PgStore {
                   OR (l.expires_at < now() AND NOT ($4 AND COALESCE(l.wanted_until > now(), false)))
              RETURNING epoch",
             &[&(table as i64), &owner, &ttl, &yield_to_wanted],
-        )?;
+        ).pg()?;
         let lease = row.map(|r| Lease { table, owner: owner.to_string(), epoch: r.get(0) });
         match &lease {
             Some(l) => {
@@ -409,34 +421,41 @@ impl PgStore {
         let t = CASINO_LEASE as i64;
         if let Some(l) = self.acquire_yielding(CASINO_LEASE, owner, ttl_ms, claim == Claim::Guest)? {
             let clear = claim == Claim::Home;
-            self.c().execute(
-                "UPDATE leases SET url = $2,
+            self.c()
+                .execute(
+                    "UPDATE leases SET url = $2,
                    wanted_by = CASE WHEN $3 THEN '' ELSE wanted_by END,
                    wanted_until = CASE WHEN $3 THEN NULL ELSE wanted_until END
                  WHERE tbl = $1",
-                &[&t, &url, &clear],
-            )?;
+                    &[&t, &url, &clear],
+                )
+                .pg()?;
             return Ok(Ok(l));
         }
         if claim == Claim::Home {
-            self.c().execute(
-                "UPDATE leases SET wanted_by = $2, wanted_until = now() + $3::bigint * interval '1 millisecond'
+            self.c()
+                .execute(
+                    "UPDATE leases SET wanted_by = $2, wanted_until = now() + $3::bigint * interval '1 millisecond'
                  WHERE tbl = $1",
-                &[&t, &owner, &(ttl_ms as i64)],
-            )?;
+                    &[&t, &owner, &(ttl_ms as i64)],
+                )
+                .pg()?;
         }
-        let r = self.c().query_opt("SELECT owner, url, epoch FROM leases WHERE tbl = $1", &[&t])?;
+        let r = self.c().query_opt("SELECT owner, url, epoch FROM leases WHERE tbl = $1", &[&t]).pg()?;
         Ok(Err(r.map_or((String::new(), String::new(), 0), |r| (r.get(0), r.get(1), r.get(2)))))
     }
 
     /// Who asks for the casino's lease that `owner` holds (a partition's own
     /// server, `Claim::Home`), if anyone does now.
     pub fn wanted_from(&self, owner: &str) -> Result<Option<String>, StoreError> {
-        let r = self.c().query_opt(
-            "SELECT wanted_by FROM leases WHERE tbl = $1 AND owner = $2 AND wanted_by <> ''
+        let r = self
+            .c()
+            .query_opt(
+                "SELECT wanted_by FROM leases WHERE tbl = $1 AND owner = $2 AND wanted_by <> ''
                AND wanted_until > now()",
-            &[&(CASINO_LEASE as i64), &owner],
-        )?;
+                &[&(CASINO_LEASE as i64), &owner],
+            )
+            .pg()?;
         Ok(r.map(|r| r.get(0)))
     }
 
@@ -453,7 +472,7 @@ impl PgStore {
 
     /// Every lease, by table (an operator's view of who owns what).
     pub fn leases(&self) -> Result<Vec<(Lease, bool)>, StoreError> {
-        let rows = self.c().query("SELECT tbl, owner, epoch, expires_at > now() FROM leases ORDER BY tbl", &[])?;
+        let rows = self.c().query("SELECT tbl, owner, epoch, expires_at > now() FROM leases ORDER BY tbl", &[]).pg()?;
         Ok(rows
             .iter()
             .map(|r| (Lease { table: r.get::<_, i64>(0) as u32, owner: r.get(1), epoch: r.get(2) }, r.get(3)))
@@ -465,7 +484,7 @@ impl PgStore {
         let mut c = self.c();
         let mut out = Vec::new();
         for t in CASINO_TABLES {
-            let n: i64 = c.query_one(&format!("SELECT COUNT(*) FROM {t}"), &[])?.get(0);
+            let n: i64 = c.query_one(&format!("SELECT COUNT(*) FROM {t}"), &[]).pg()?.get(0);
             if n > 0 {
                 out.push((t, n));
             }
@@ -476,9 +495,9 @@ impl PgStore {
     /// Run `f` with every read it makes through this store seeing one
     /// snapshot (a read-only repeatable-read transaction).
     pub fn in_snapshot<T>(&self, f: impl FnOnce(&PgStore) -> T) -> Result<T, StoreError> {
-        self.c().batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")?;
+        self.c().batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").pg()?;
         let out = f(self);
-        self.c().batch_execute("COMMIT")?;
+        self.c().batch_execute("COMMIT").pg()?;
         Ok(out)
     }
 
@@ -503,16 +522,16 @@ fn partitions_of(c: &mut Client, table: &str) -> Result<Vec<String>, StoreError>
     let rows = c.query(
         "SELECT c.relname::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = to_regclass($1) ORDER BY c.relname",
         &[&table],
-    )?;
+    ).pg()?;
     Ok(rows.iter().map(|r| r.get(0)).collect())
 }
 
 /// Bring the schema first in `tx`'s search path to the latest version.
 fn migrate_schema(tx: &mut postgres::Transaction<'_>) -> Result<(), StoreError> {
-    tx.batch_execute("CREATE TABLE IF NOT EXISTS baccarat_schema (version INTEGER NOT NULL)")?;
-    let version: Option<i32> = tx.query_opt("SELECT version FROM baccarat_schema", &[])?.map(|r| r.get(0));
+    tx.batch_execute("CREATE TABLE IF NOT EXISTS baccarat_schema (version INTEGER NOT NULL)").pg()?;
+    let version: Option<i32> = tx.query_opt("SELECT version FROM baccarat_schema", &[]).pg()?.map(|r| r.get(0));
     if version.is_none() {
-        tx.execute("INSERT INTO baccarat_schema (version) VALUES (0)", &[])?;
+        tx.execute("INSERT INTO baccarat_schema (version) VALUES (0)", &[]).pg()?;
     }
     let version = version.unwrap_or(0) as usize;
     if version > MIGRATIONS.len() {
@@ -522,8 +541,8 @@ fn migrate_schema(tx: &mut postgres::Transaction<'_>) -> Result<(), StoreError> 
         )));
     }
     for (i, m) in MIGRATIONS.iter().enumerate().skip(version) {
-        tx.batch_execute(m)?;
-        tx.execute("UPDATE baccarat_schema SET version = $1", &[&((i + 1) as i32)])?;
+        tx.batch_execute(m).pg()?;
+        tx.execute("UPDATE baccarat_schema SET version = $1", &[&((i + 1) as i32)]).pg()?;
     }
     archive::ensure_views(tx)
 }

@@ -139,7 +139,7 @@ pub enum BankError {
 
 impl From<postgres::Error> for BankError {
     fn from(e: postgres::Error) -> BankError {
-        BankError::Store(e.into())
+        BankError::Store(crate::pg_store::pg_error(e))
     }
 }
 

@@ -70,6 +70,7 @@ use sha2::{Digest, Sha256};
 
 use super::{PgStore, ARCHIVE_LOCK, MIGRATION_LOCK, PARTITION_SCHEMA};
 use crate::civil;
+use crate::pg_store::PgResult;
 use crate::store::StoreError;
 
 /// How long a detach waits for the live table's lock.
@@ -284,7 +285,7 @@ fn archive_schema(store: &PgStore, partition: Option<&str>, cuts: Cuts, out: &mu
         Some(p) => format!("partition {p}: {e}"),
         None => e.to_string(),
     };
-    let pg = |e: postgres::Error| named(e.into());
+    let pg = |e: postgres::Error| named(crate::pg_store::pg_error(e));
     let mut c = store.c();
     let s = quoted_schema(&mut *c).map_err(pg)?;
     for log in &LOGS {
@@ -376,7 +377,7 @@ struct Done {
 fn detach(c: &mut postgres::Client, s: &str, log: &Log, month: Month) -> Result<Option<Done>, StoreError> {
     let table = month.table(log.name);
     let busy = busy(s, log, month);
-    let mut tx = c.transaction()?;
+    let mut tx = c.transaction().pg()?;
     let mut digested = || -> Result<(u64, String), postgres::Error> {
         tx.batch_execute(&format!("SET LOCAL lock_timeout = '{LOCK_WAIT}'; LOCK TABLE {s}.{table} IN SHARE MODE"))?;
         digest(&mut tx, s, &table, log)
@@ -404,7 +405,7 @@ fn detach(c: &mut postgres::Client, s: &str, log: &Log, month: Month) -> Result<
         Ok(Some(locked))
     };
     let Some(locked) = steps().map_err(&busy)? else { return Ok(None) };
-    tx.commit()?;
+    tx.commit().pg()?;
     Ok(Some(Done { rows, sha256, locked_ms: locked.elapsed().as_secs_f64() * 1e3 }))
 }
 
@@ -420,7 +421,7 @@ fn busy(s: &str, log: &Log, month: Month) -> impl Fn(postgres::Error) -> StoreEr
                  archived: run archive again"
             ))
         }
-        _ => e.into(),
+        _ => crate::pg_store::pg_error(e),
     }
 }
 
@@ -444,9 +445,9 @@ fn migrations_lock(tx: &mut postgres::Transaction<'_>) -> Result<(), postgres::E
 /// nothing a reader of the view waits for.)
 fn copy_out_of_default(c: &mut postgres::Client, s: &str, log: &Log, month: Month) -> Result<Option<Done>, StoreError> {
     let table = month.table(log.name);
-    let mut tx = c.build_transaction().isolation_level(postgres::IsolationLevel::RepeatableRead).start()?;
-    tx.batch_execute(&format!("SET LOCAL lock_timeout = '{LOCK_WAIT}'"))?;
-    let exists: bool = tx.query_one("SELECT to_regclass($1) IS NOT NULL", &[&format!("{s}.{table}")])?.get(0);
+    let mut tx = c.build_transaction().isolation_level(postgres::IsolationLevel::RepeatableRead).start().pg()?;
+    tx.batch_execute(&format!("SET LOCAL lock_timeout = '{LOCK_WAIT}'")).pg()?;
+    let exists: bool = tx.query_one("SELECT to_regclass($1) IS NOT NULL", &[&format!("{s}.{table}")]).pg()?.get(0);
     if exists {
         return Err(StoreError::Corrupt(format!(
             "{s}.{}_default holds rows of {}, but {s}.{table} exists already (archived before, and rows of the month \
@@ -479,11 +480,11 @@ fn copy_out_of_default(c: &mut postgres::Client, s: &str, log: &Log, month: Mont
             month.label()
         )));
     }
-    let (rows, sha256) = digest(&mut tx, s, &table, log)?;
+    let (rows, sha256) = digest(&mut tx, s, &table, log).pg()?;
     migrations_lock(&mut tx).map_err(&busy)?;
     let locked = std::time::Instant::now();
     register(&mut tx, s, log, month, rows, &sha256, true).map_err(&busy)?;
-    tx.commit()?;
+    tx.commit().pg()?;
     Ok(Some(Done { rows, sha256, locked_ms: locked.elapsed().as_secs_f64() * 1e3 }))
 }
 
@@ -563,17 +564,18 @@ fn rebuild_view(c: &mut impl GenericClient, s: &str, log: &Log) -> Result<(), po
 /// Rebuild the views of the schema first in `tx`'s search path if any is
 /// missing (an archived month dropped with `CASCADE` takes them with it).
 pub(super) fn ensure_views(tx: &mut postgres::Transaction<'_>) -> Result<(), StoreError> {
-    let s = quoted_schema(tx)?;
+    let s = quoted_schema(tx).pg()?;
     let missing: bool = tx
         .query_one(
             "SELECT bool_or(to_regclass($1 || '.' || v) IS NULL)
              FROM unnest(ARRAY['transfers_all', 'audit_all', 'answer_log_all']) v",
             &[&s],
-        )?
+        )
+        .pg()?
         .get(0);
     if missing {
         for log in &LOGS {
-            rebuild_view(tx, &s, log)?;
+            rebuild_view(tx, &s, log).pg()?;
         }
     }
     Ok(())
@@ -585,8 +587,8 @@ pub(super) fn ensure_views(tx: &mut postgres::Transaction<'_>) -> Result<(), Sto
 /// archive did not write; and a note naming what was read.
 pub fn check(store: &PgStore) -> Result<(Vec<String>, Option<String>), StoreError> {
     let mut c = store.c();
-    let s = quoted_schema(&mut *c)?;
-    let months = registered(&mut *c, &s)?;
+    let s = quoted_schema(&mut *c).pg()?;
+    let months = registered(&mut *c, &s).pg()?;
     let mut problems = Vec::new();
     for r in &months {
         let (month, name, rows, sha256) = (&r.month, &r.log, r.rows, &r.sha256);
@@ -597,14 +599,14 @@ pub fn check(store: &PgStore) -> Result<(Vec<String>, Option<String>), StoreErro
             continue;
         };
         let table = m.table(log.name);
-        let there: bool = c.query_one("SELECT to_regclass($1) IS NOT NULL", &[&format!("{s}.{table}")])?.get(0);
+        let there: bool = c.query_one("SELECT to_regclass($1) IS NOT NULL", &[&format!("{s}.{table}")]).pg()?.get(0);
         if !there {
             problems.push(format!(
                 "archived month {month} of {name} ({s}.{table}) is registered but missing: its rows cannot be read"
             ));
             continue;
         }
-        let (n, h) = digest(&mut *c, &s, &table, log)?;
+        let (n, h) = digest(&mut *c, &s, &table, log).pg()?;
         if n != rows as u64 || h != *sha256 {
             problems.push(format!(
                 "archived month {month} of {name} ({s}.{table}): {n} rows with SHA-256 {h}, but {rows} rows with \

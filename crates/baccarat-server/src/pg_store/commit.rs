@@ -5,6 +5,7 @@
 use super::{PgStore, CASINO_LEASE};
 use crate::audit::Record;
 use crate::ledger::{Account, AccountId};
+use crate::pg_store::PgResult;
 use crate::store::Head;
 use crate::store::{
     json, CheckpointBody, CheckpointSeal, Commit, History, Snapshot, Store, StoreError, CHECKPOINTS_KEPT,
@@ -19,7 +20,7 @@ fn prepared(
     if let Some(s) = cache.get(sql) {
         return Ok(s.clone());
     }
-    let s = tx.prepare(sql)?;
+    let s = tx.prepare(sql).pg()?;
     cache.insert(sql, s.clone());
     Ok(s)
 }
@@ -28,7 +29,7 @@ impl Store for PgStore {
     fn commit(&mut self, c: &Commit) -> Result<(), StoreError> {
         let PgStore { client, fences, prepared: cache } = self;
         let client = client.get_mut().unwrap_or_else(|p| p.into_inner());
-        let mut tx = client.as_mut().expect("the client is open until the store is dropped").transaction()?;
+        let mut tx = client.as_mut().expect("the client is open until the store is dropped").transaction().pg()?;
         // The fence: each leased table this batch writes must still be under
         // this server's epoch. The update also locks the lease's row until the
         // commit, so a new owner's `acquire` waits for this batch and then
@@ -43,10 +44,11 @@ impl Store for PgStore {
             let Some(l) = fences.get(&t) else { continue };
             let st =
                 prepared(&mut tx, cache, "UPDATE leases SET tbl = tbl WHERE tbl = $1 AND owner = $2 AND epoch = $3")?;
-            let held = tx.execute(&st, &[&(t as i64), &l.owner, &l.epoch])?;
+            let held = tx.execute(&st, &[&(t as i64), &l.owner, &l.epoch]).pg()?;
             if held == 0 {
                 let now: Option<(String, i64)> = tx
-                    .query_opt("SELECT owner, epoch FROM leases WHERE tbl = $1", &[&(t as i64)])?
+                    .query_opt("SELECT owner, epoch FROM leases WHERE tbl = $1", &[&(t as i64)])
+                    .pg()?
                     .map(|r| (r.get(0), r.get(1)));
                 return Err(StoreError::Fenced(format!(
                     "table {t}: this server ({}) writes under epoch {}, but the lease is now {}; nothing of this batch was written",
@@ -63,7 +65,7 @@ impl Store for PgStore {
                 "INSERT INTO tables (id, name, rulebook, config, mode, open) VALUES ($1, $2, $3, $4, $5, $6)
                  ON CONFLICT (id) DO UPDATE SET name = excluded.name, mode = excluded.mode, open = excluded.open",
             )?;
-            tx.execute(&st, &[&(t.id as i64), &t.name, &t.rulebook, &t.config, &t.mode, &t.open])?;
+            tx.execute(&st, &[&(t.id as i64), &t.name, &t.rulebook, &t.config, &t.mode, &t.open]).pg()?;
         }
         // Columns of the batch's rows, each sent as one array.
         let (mut xid, mut xdebit, mut xcredit, mut xamount) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -123,12 +125,12 @@ impl Store for PgStore {
         if !xid.is_empty() {
             let st = prepared(&mut tx, cache, "INSERT INTO transfers (id, debit, credit, amount, kind, memo, cause)
                  SELECT * FROM UNNEST($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[])")?;
-            tx.execute(&st, &[&xid, &xdebit, &xcredit, &xamount, &xkind, &xmemo, &xcause])?;
+            tx.execute(&st, &[&xid, &xdebit, &xcredit, &xamount, &xkind, &xmemo, &xcause]).pg()?;
         }
         if !aseq.is_empty() {
             let st = prepared(&mut tx, cache, "INSERT INTO answer_log (seq, key, key_id, digest, answer, at_ms, cause)
                  SELECT * FROM UNNEST($1::bigint[], $2::text[], $3::bytea[], $4::bytea[], $5::text[], $6::bigint[], $7::text[])")?;
-            tx.execute(&st, &[&aseq, &akey, &akid, &adigest, &aanswer, &aat, &acause])?;
+            tx.execute(&st, &[&aseq, &akey, &akid, &adigest, &aanswer, &aat, &acause]).pg()?;
         }
         if !last.is_empty() {
             let ids: Vec<i64> = last.keys().map(|&id| id as i64).collect();
@@ -142,7 +144,7 @@ impl Store for PgStore {
                  SELECT * FROM UNNEST($1::bigint[], $2::text[], $3::bigint[], $4::bigint[])
                  ON CONFLICT (id) DO UPDATE SET balance = excluded.balance, held = excluded.held",
             )?;
-            tx.execute(&st, &[&ids, &kinds, &balances, &helds])?;
+            tx.execute(&st, &[&ids, &kinds, &balances, &helds]).pg()?;
         }
         // A partition's returns to the shared bank, and deposits at its cage,
         // in this transaction: in both books or in neither
@@ -177,9 +179,9 @@ impl Store for PgStore {
                 "INSERT INTO audit (tbl, seq, prev, body, hash)
                  SELECT * FROM UNNEST($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[])",
             )?;
-            tx.execute(&st, &[&tbl, &seq, &prev, &body, &hash])?;
+            tx.execute(&st, &[&tbl, &seq, &prev, &body, &hash]).pg()?;
         }
-        tx.commit()?;
+        tx.commit().pg()?;
         Ok(())
     }
 
@@ -190,13 +192,13 @@ impl Store for PgStore {
             Ok(())
         })?;
         let mut c = self.c();
-        for r in c.query("SELECT key, digest, answer FROM answer_log_all ORDER BY seq", &[])? {
+        for r in c.query("SELECT key, digest, answer FROM answer_log_all ORDER BY seq", &[]).pg()? {
             let k: String = r.get(0);
             let d: Vec<u8> = r.get(1);
             let d: [u8; 32] = d.try_into().map_err(|_| StoreError::Corrupt(format!("digest of answer {k}")))?;
             snap.answers.push((k, d, r.get(2)));
         }
-        for r in c.query("SELECT tbl, seq, prev, body, hash FROM audit_all ORDER BY tbl, seq", &[])? {
+        for r in c.query("SELECT tbl, seq, prev, body, hash FROM audit_all ORDER BY tbl, seq", &[]).pg()? {
             let tbl: i64 = r.get(0);
             let rec = Record { seq: r.get::<_, i64>(1) as u64, prev: r.get(2), body: r.get(3), hash: r.get(4) };
             snap.records.push((tbl as u32, rec));
@@ -222,24 +224,27 @@ impl Store for PgStore {
                 "INSERT INTO checkpoints (at_ms, sha256, signature, public_key, complete) VALUES ($1, '', '', $2, false)
                  RETURNING id",
                 &[&(s.at_ms as i64), &s.public_key],
-            )?
+            ).pg()?
             .get(0);
         let (mut n, mut hash) = (0i32, sha2::Sha256::new());
         body(&mut |part: &[u8]| {
             hash.update(part);
-            c.execute("INSERT INTO checkpoint_parts (checkpoint, n, data) VALUES ($1, $2, $3)", &[&id, &n, &part])?;
+            c.execute("INSERT INTO checkpoint_parts (checkpoint, n, data) VALUES ($1, $2, $3)", &[&id, &n, &part])
+                .pg()?;
             n += 1;
             Ok(())
         })?;
         let (sha256, signature) = seal(&baccarat_table::shuffle::hex(&hash.finalize()))?;
-        let mut tx = c.transaction()?;
+        let mut tx = c.transaction().pg()?;
         // A checkpoint is marked complete only under the casino's lease, if
         // this store writes under one: a server that lost it writes none.
         if let Some(l) = &fence {
-            let held = tx.execute(
-                "UPDATE leases SET tbl = tbl WHERE tbl = $1 AND owner = $2 AND epoch = $3",
-                &[&(CASINO_LEASE as i64), &l.owner, &l.epoch],
-            )?;
+            let held = tx
+                .execute(
+                    "UPDATE leases SET tbl = tbl WHERE tbl = $1 AND owner = $2 AND epoch = $3",
+                    &[&(CASINO_LEASE as i64), &l.owner, &l.epoch],
+                )
+                .pg()?;
             if held == 0 {
                 return Err(StoreError::Fenced(format!(
                     "checkpoint: this server ({}) lost the casino's lease (epoch {})",
@@ -250,21 +255,24 @@ impl Store for PgStore {
         tx.execute(
             "UPDATE checkpoints SET sha256 = $2, signature = $3, complete = true WHERE id = $1",
             &[&id, &sha256, &signature],
-        )?;
+        )
+        .pg()?;
         let superseded = "id <= $1::bigint - $2::bigint OR (NOT complete AND id < $1::bigint)";
         tx.execute(
             &format!(
                 "DELETE FROM checkpoint_parts WHERE checkpoint IN (SELECT id FROM checkpoints WHERE {superseded})"
             ),
             &[&id, &CHECKPOINTS_KEPT],
-        )?;
-        tx.execute(&format!("DELETE FROM checkpoints WHERE {superseded}"), &[&id, &CHECKPOINTS_KEPT])?;
+        )
+        .pg()?;
+        tx.execute(&format!("DELETE FROM checkpoints WHERE {superseded}"), &[&id, &CHECKPOINTS_KEPT]).pg()?;
         let heads = serde_json::to_string(&s.mark.heads).expect("heads serialise");
         tx.execute(
             "INSERT INTO marks (at_ms, last_transfer, heads) VALUES ($1, $2, $3)",
             &[&(s.mark.at_ms as i64), &(s.mark.last_transfer as i64), &heads],
-        )?;
-        tx.commit()?;
+        )
+        .pg()?;
+        tx.commit().pg()?;
         Ok(())
     }
 }
@@ -301,7 +309,7 @@ fn advance_all(
          RETURNING h.log",
     )?;
     let moved: std::collections::BTreeSet<String> =
-        tx.query(&update, &[&logs, &firsts, &lasts, &contiguous])?.iter().map(|r| r.get(0)).collect();
+        tx.query(&update, &[&logs, &firsts, &lasts, &contiguous]).pg()?.iter().map(|r| r.get(0)).collect();
     for (log, first, last, contiguous) in moves.iter().filter(|m| !moved.contains(&m.0)) {
         advance(tx, log, *first, *last, *contiguous)?;
     }
@@ -320,19 +328,21 @@ fn advance(
         tx.execute(
             "UPDATE log_heads SET last = $3::bigint WHERE log = $1 AND last = $2::bigint - 1",
             &[&log, &first, &last],
-        )?
+        )
+        .pg()?
     } else {
         tx.execute(
             "UPDATE log_heads SET last = $3::bigint WHERE log = $1 AND last < $2::bigint",
             &[&log, &first, &last],
-        )?
+        )
+        .pg()?
     };
     if moved == 1 {
         return Ok(());
     }
-    let end: Option<i64> = tx.query_opt("SELECT last FROM log_heads WHERE log = $1", &[&log])?.map(|r| r.get(0));
+    let end: Option<i64> = tx.query_opt("SELECT last FROM log_heads WHERE log = $1", &[&log]).pg()?.map(|r| r.get(0));
     if end.is_none() && (!contiguous || first == 1) {
-        tx.execute("INSERT INTO log_heads (log, last) VALUES ($1, $2)", &[&log, &last])?;
+        tx.execute("INSERT INTO log_heads (log, last) VALUES ($1, $2)", &[&log, &last]).pg()?;
         return Ok(());
     }
     Err(StoreError::Corrupt(format!(

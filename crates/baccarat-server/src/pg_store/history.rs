@@ -9,11 +9,12 @@
 use super::{record_of, transfer_of, PgStore};
 use crate::audit::Record;
 use crate::ledger::{Account, AnswerRow, Cause, Transfer};
+use crate::pg_store::PgResult;
 use crate::store::{parse, History, StoreError, StoredCheckpoint, TableRow, PAGE};
 
 impl History for PgStore {
     fn tables(&self) -> Result<Vec<TableRow>, StoreError> {
-        let rows = self.c().query("SELECT id, name, rulebook, config, mode, open FROM tables ORDER BY id", &[])?;
+        let rows = self.c().query("SELECT id, name, rulebook, config, mode, open FROM tables ORDER BY id", &[]).pg()?;
         Ok(rows
             .iter()
             .map(|r| TableRow {
@@ -28,7 +29,7 @@ impl History for PgStore {
     }
 
     fn accounts(&self) -> Result<Vec<Account>, StoreError> {
-        let rows = self.c().query("SELECT id, kind, balance, held FROM accounts ORDER BY id", &[])?;
+        let rows = self.c().query("SELECT id, kind, balance, held FROM accounts ORDER BY id", &[]).pg()?;
         rows.iter()
             .map(|r| {
                 let kind: String = r.get(1);
@@ -47,7 +48,7 @@ impl History for PgStore {
             let rows = self.c().query(
                 "SELECT id, debit, credit, amount, kind, memo, cause FROM transfers_all WHERE id > $1 ORDER BY id LIMIT $2",
                 &[&from, &PAGE],
-            )?;
+            ).pg()?;
             for r in &rows {
                 let t = transfer_of(r)?;
                 from = t.id as i64;
@@ -67,10 +68,13 @@ impl History for PgStore {
     ) -> Result<(), StoreError> {
         let mut from = after as i64;
         loop {
-            let rows = self.c().query(
-                "SELECT seq, prev, body, hash FROM audit_all WHERE tbl = $3 AND seq > $1 ORDER BY seq LIMIT $2",
-                &[&from, &PAGE, &(table as i64)],
-            )?;
+            let rows = self
+                .c()
+                .query(
+                    "SELECT seq, prev, body, hash FROM audit_all WHERE tbl = $3 AND seq > $1 ORDER BY seq LIMIT $2",
+                    &[&from, &PAGE, &(table as i64)],
+                )
+                .pg()?;
             for r in &rows {
                 let rec = record_of(r);
                 from = rec.seq as i64;
@@ -83,11 +87,14 @@ impl History for PgStore {
     }
 
     fn answers_since(&self, since_ms: u64) -> Result<Vec<AnswerRow>, StoreError> {
-        let rows = self.c().query(
-            "SELECT seq, key_id, digest, answer, at_ms, cause FROM answer_log WHERE at_ms >= $1 ORDER BY seq",
-            // A time past i64 (none is) reads nothing rather than wrapping round.
-            &[&(since_ms.min(i64::MAX as u64) as i64)],
-        )?;
+        let rows = self
+            .c()
+            .query(
+                "SELECT seq, key_id, digest, answer, at_ms, cause FROM answer_log WHERE at_ms >= $1 ORDER BY seq",
+                // A time past i64 (none is) reads nothing rather than wrapping round.
+                &[&(since_ms.min(i64::MAX as u64) as i64)],
+            )
+            .pg()?;
         rows.iter()
             .map(|r| {
                 let seq = r.get::<_, i64>(0) as u64;
@@ -109,11 +116,11 @@ impl History for PgStore {
     }
 
     fn last_answer(&self) -> Result<u64, StoreError> {
-        Ok(self.c().query_one("SELECT COALESCE(MAX(seq), 0) FROM answer_log_all", &[])?.get::<_, i64>(0) as u64)
+        Ok(self.c().query_one("SELECT COALESCE(MAX(seq), 0) FROM answer_log_all", &[]).pg()?.get::<_, i64>(0) as u64)
     }
 
     fn last_transfer(&self) -> Result<u64, StoreError> {
-        Ok(self.c().query_one("SELECT COALESCE(MAX(id), 0) FROM transfers_all", &[])?.get::<_, i64>(0) as u64)
+        Ok(self.c().query_one("SELECT COALESCE(MAX(id), 0) FROM transfers_all", &[]).pg()?.get::<_, i64>(0) as u64)
     }
 
     fn latest_checkpoint_seal(&self) -> Result<Option<StoredCheckpoint>, StoreError> {
@@ -122,7 +129,8 @@ impl History for PgStore {
             .query_opt(
                 "SELECT id, sha256, signature, public_key FROM checkpoints WHERE complete ORDER BY id DESC LIMIT 1",
                 &[],
-            )?
+            )
+            .pg()?
             .map(|r| StoredCheckpoint {
                 id: r.get(0),
                 body: Vec::new(),
@@ -137,7 +145,8 @@ impl History for PgStore {
         let Ok(n) = i32::try_from(n) else { return Ok(None) };
         Ok(self
             .c()
-            .query_opt("SELECT data FROM checkpoint_parts WHERE checkpoint = $1 AND n = $2", &[&id, &n])?
+            .query_opt("SELECT data FROM checkpoint_parts WHERE checkpoint = $1 AND n = $2", &[&id, &n])
+            .pg()?
             .map(|r| r.get(0)))
     }
 
@@ -147,7 +156,8 @@ impl History for PgStore {
             .query_opt(
                 "SELECT seq, prev, body, hash FROM audit_all WHERE tbl = $1 ORDER BY seq DESC LIMIT 1",
                 &[&(table as i64)],
-            )?
+            )
+            .pg()?
             .map(|r| record_of(&r)))
     }
 
@@ -157,7 +167,8 @@ impl History for PgStore {
             .query_opt(
                 "SELECT seq, prev, body, hash FROM audit_all WHERE tbl = $1 AND seq = $2",
                 &[&(table as i64), &(seq as i64)],
-            )?
+            )
+            .pg()?
             .map(|r| record_of(&r)))
     }
 }

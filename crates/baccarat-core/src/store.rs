@@ -309,10 +309,12 @@ impl SqliteStore {
     }
 }
 
-pub(crate) fn json<T: serde::Serialize>(v: &T) -> String {
+/// A stored JSON column's text (either back end writes rows this way).
+pub fn json<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v).expect("serialises")
 }
 
-pub(crate) fn parse<T: serde::de::DeserializeOwned>(s: &str) -> Result<T, StoreError> {
+/// A stored JSON column read back; unreadable is [`StoreError::Corrupt`].
+pub fn parse<T: serde::de::DeserializeOwned>(s: &str) -> Result<T, StoreError> {
     serde_json::from_str(s).map_err(|e| StoreError::Corrupt(format!("{e}: {s}")))
 }

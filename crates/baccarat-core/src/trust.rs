@@ -66,7 +66,7 @@ impl Role {
     pub const ALL: [Role; 6] =
         [Role::Player, Role::Dealer, Role::Supervisor, Role::Inspector, Role::Admin, Role::TournamentManager];
 
-    pub(crate) fn parse(s: &str) -> Option<Role> {
+    pub fn parse(s: &str) -> Option<Role> {
         Role::ALL.into_iter().find(|r| r.name() == s)
     }
 

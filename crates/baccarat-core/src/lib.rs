@@ -1,0 +1,43 @@
+//! The durable floor of the casino server: what is kept, and the proofs that
+//! it was kept honestly. It knows no HTTP and no PostgreSQL (issue 46: the
+//! layers above are `baccarat-server`'s; nothing here may name them, and the
+//! build refuses it, since this crate does not depend on them).
+//!
+//! * the double-entry ledger with holds (`ledger`), its idempotency keys
+//!   (`keys`, `key_index`) and the postings of a coup (`postings`);
+//! * the SHA-256-chained audit log (`audit`) and who may do what (`trust`);
+//! * the anchor file that signs the chains' heads (`anchor`, `anchoring`,
+//!   `signing_key`);
+//! * the store's traits and the embedded SQLite store (`store`), monthly
+//!   archives (`archive`) and the streaming readers `verify` uses (`scan`,
+//!   `reconcile`, `slip_answers`);
+//! * the process's small vocabulary: the clock, fatal conditions, entropy,
+//!   the database lock, the bank's log lines.
+//!
+//! ```
+//! use baccarat_core::ledger::Ledger;
+//!
+//! let ledger = Ledger::new();
+//! assert!(ledger.accounts().next().is_none());
+//! ```
+
+pub mod anchor;
+pub mod anchoring;
+pub mod archive;
+pub mod audit;
+pub mod bank_log;
+pub mod civil;
+pub mod clock;
+pub mod db_lock;
+pub mod entropy;
+pub mod fatal;
+pub mod key_index;
+pub mod keys;
+pub mod ledger;
+pub mod postings;
+pub mod reconcile;
+pub mod scan;
+pub mod signing_key;
+pub mod slip_answers;
+pub mod store;
+pub mod trust;

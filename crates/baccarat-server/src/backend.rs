@@ -148,3 +148,27 @@ pub fn read_records_in(db: &Db, table: u32, from: u64) -> Result<Vec<Record>, St
         }
     }
 }
+
+/// Start the background checkpointer (`checkpoint::Checkpointer`) on its
+/// own connection to `db`. Under a lease (several servers on PostgreSQL) it
+/// writes only while the lease is this server's; on SQLite its connection
+/// does not sync each write (`SqliteStore::relax_sync`).
+pub fn start_checkpointer(
+    db: &Db,
+    key: crate::anchor::AnchorKey,
+    anchors: &std::path::Path,
+    lease: Option<crate::store::Lease>,
+    busy: crate::checkpoint::Busy,
+) -> Result<crate::checkpoint::Checkpointer, String> {
+    let db = db.clone();
+    let open = move || -> Result<AnyStore, String> {
+        let mut store = db.open().map_err(|e| e.to_string())?;
+        match (&mut store, lease) {
+            (AnyStore::Sqlite(s), _) => s.relax_sync().map_err(|e| e.to_string())?,
+            (AnyStore::Postgres(s), Some(l)) => s.fence(l),
+            (AnyStore::Postgres(_), None) => {}
+        }
+        Ok(store)
+    };
+    crate::checkpoint::Checkpointer::start(open, key, anchors, busy)
+}

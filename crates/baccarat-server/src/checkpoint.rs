@@ -340,38 +340,26 @@ pub struct Checkpointer {
 }
 
 impl Checkpointer {
-    /// Start it on its own connection to `db`, signing with `key`: the key
-    /// the start checked and loaded (`serve_turn.rs`: the key file is not
-    /// read again after the start's first write, so it cannot fail the start
-    /// then). Under a lease (several servers on PostgreSQL) it writes only
-    /// while the lease is this server's.
-    pub fn start(
-        db: &crate::store::Db,
+    /// Start it on a store of its own, which `open` opens on the
+    /// checkpointer's thread (PostgreSQL's client may not be driven from the
+    /// async runtime's threads), signing with `key`: the key the start
+    /// checked and loaded (`serve_turn.rs`: the key file is not read again
+    /// after the start's first write, so it cannot fail the start then).
+    /// `backend::start_checkpointer` opens either back end, fenced by the
+    /// lease on PostgreSQL.
+    pub fn start<S: crate::store::Store + 'static>(
+        open: impl FnOnce() -> Result<S, String> + Send + 'static,
         key: crate::anchor::AnchorKey,
         anchors: &std::path::Path,
-        lease: Option<crate::store::Lease>,
         busy: Busy,
     ) -> Result<Checkpointer, String> {
         let anchors = anchors.to_path_buf();
-        use crate::backend::{AnyStore, OpenDb};
         let (tx, rx) = std::sync::mpsc::sync_channel::<Box<Checkpoint>>(1);
         let (ready, opened) = std::sync::mpsc::sync_channel::<Result<(), String>>(1);
-        let db = db.clone();
         let done = busy.clone();
-        // The store is opened on the thread that uses it (PostgreSQL's
-        // client may not be driven from the async runtime's threads).
         std::thread::Builder::new()
             .name("checkpointer".into())
             .spawn(move || {
-                let open = || -> Result<AnyStore, String> {
-                    let mut store = db.open().map_err(|e| e.to_string())?;
-                    match (&mut store, lease) {
-                        (AnyStore::Sqlite(s), _) => s.relax_sync().map_err(|e| e.to_string())?,
-                        (AnyStore::Postgres(s), Some(l)) => s.fence(l),
-                        (AnyStore::Postgres(_), None) => {}
-                    }
-                    Ok(store)
-                };
                 let mut store = match open() {
                     Ok(s) => {
                         let _ = ready.send(Ok(()));

@@ -159,7 +159,7 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
     let every = if lease.is_some() { Duration::ZERO } else { cfg.anchor_every };
     let anchoring = crate::anchoring::Anchoring::start(anchors, every, fatal.clone());
     let anchoring_at_stop = anchoring.clone();
-    let checkpointer = crate::checkpoint::Checkpointer::start(
+    let checkpointer = crate::backend::start_checkpointer(
         &cfg.database(),
         key.clone(),
         &cfg.anchor_paths().0,
@@ -183,7 +183,7 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
     let (writer, _handle) = Writer::start(
         casino,
         store,
-        bank,
+        bank.map(|b| Box::new(b) as Box<dyn crate::writer::Funding>),
         move |c, commit| v.read().expect("views").changes(c, commit),
         // On the committer, once durable and before the batch's answers: so a
         // client that has its answer reads its own change in every view.

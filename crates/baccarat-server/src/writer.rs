@@ -28,7 +28,6 @@
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::thread::JoinHandle;
 
-use crate::bank::link::BankLink;
 use crate::casino::{Casino, Reply, Request};
 use crate::checkpoint::WriteNow;
 use crate::store::{Commit, Store};
@@ -68,7 +67,7 @@ impl Writer {
     pub fn start<S: Store + 'static, P: Send + 'static>(
         mut casino: Casino,
         mut store: S,
-        mut bank: Option<BankLink>,
+        mut bank: Option<Box<dyn Funding>>,
         mut prepare: impl FnMut(&Casino, &Commit) -> P + Send + 'static,
         mut publish: impl FnMut(P, Commit, Option<DueCheckpoint>) -> Option<WriteNow> + Send + 'static,
         fatal: crate::fatal::Fatal,
@@ -135,6 +134,23 @@ impl Writer {
 /// A request's reply callback and its answer, waiting for the commit.
 type Answer = (Box<dyn FnOnce(Reply) + Send>, Reply);
 
+/// Where a casino's players' money comes from beyond its own ledger, called
+/// by the writer at three points of each batch. One server's casino holds
+/// all its money and has none (`None`); a partition of a PostgreSQL casino
+/// is funded by the shared bank (`bank/link.rs`'s `BankLink`), which lives
+/// in the layer above and is handed in as this trait, so that the writer
+/// names no PostgreSQL.
+pub trait Funding: Send {
+    /// Before the batch's requests: players' limits changed elsewhere are
+    /// folded, and the batch's wagers funded at once.
+    fn before_batch(&mut self, casino: &mut Casino, requests: &mut dyn Iterator<Item = &Request>, commit: &mut Commit);
+    /// Before one request: a request the funding answers itself (a deposit
+    /// at a partition's cage), else `None` for the casino to handle.
+    fn before(&mut self, casino: &mut Casino, request: &Request, commit: &mut Commit) -> Option<Reply>;
+    /// After the batch's requests: what they changed that others must see.
+    fn after_batch(&mut self, casino: &mut Casino);
+}
+
 /// The casino's state as a batch leaves it, when a checkpoint is due
 /// (`checkpoint.rs`): it travels beside the batch's commit (the store never
 /// sees it) and is sealed and written once the batch is durable.
@@ -157,7 +173,7 @@ struct Batch<P> {
 
 fn run<P>(
     casino: &mut Casino,
-    mut bank: Option<&mut BankLink>,
+    mut bank: Option<&mut Box<dyn Funding>>,
     rx: Receiver<Job>,
     committer: SyncSender<Batch<P>>,
     prepare: &mut impl FnMut(&Casino, &Commit) -> P,
@@ -196,8 +212,7 @@ fn run<P>(
         // A partition's players' limits as changed at any partition, then
         // its wagers funded at the bank, the batch's at once.
         if let Some(link) = bank.as_deref_mut() {
-            link.poll_due(casino, &mut commit);
-            link.fund_batch(casino, jobs.iter().map(|j| &j.request), &mut commit);
+            link.before_batch(casino, &mut jobs.iter().map(|j| &j.request), &mut commit);
         }
         for j in jobs {
             // A deposit at a partition's cage is paid into the bank.
@@ -217,7 +232,7 @@ fn run<P>(
         }
         // The days its wagers opened, for the other partitions.
         if let Some(link) = bank.as_deref_mut() {
-            link.share_days(casino);
+            link.after_batch(casino);
         }
         casino.settle_some(&mut commit);
         // A partition gives idle money back to the bank with the batch.

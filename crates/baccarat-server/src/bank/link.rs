@@ -325,3 +325,16 @@ impl BankLink {
         Reply::Deposit { balance: Money(at_bank + on_its_way.0 + here) }
     }
 }
+/// The writer's three calls (`writer::Funding`).
+impl crate::writer::Funding for BankLink {
+    fn before_batch(&mut self, casino: &mut Casino, requests: &mut dyn Iterator<Item = &Request>, commit: &mut Commit) {
+        self.poll_due(casino, commit);
+        self.fund_batch(casino, requests, commit);
+    }
+    fn before(&mut self, casino: &mut Casino, request: &Request, commit: &mut Commit) -> Option<Reply> {
+        BankLink::before(self, casino, request, commit)
+    }
+    fn after_batch(&mut self, casino: &mut Casino) {
+        self.share_days(casino);
+    }
+}

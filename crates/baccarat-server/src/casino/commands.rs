@@ -108,7 +108,7 @@ impl Casino {
             return no_table(table);
         };
         let supervisor =
-            matches!(by, Actor::Person { role: crate::auth::Role::Supervisor | crate::auth::Role::Admin, .. });
+            matches!(by, Actor::Person { role: crate::trust::Role::Supervisor | crate::trust::Role::Admin, .. });
         if !supervisor {
             return Reply::refused(Code::Role, "only a supervisor voids a halted table's coup");
         }

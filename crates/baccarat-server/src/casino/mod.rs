@@ -344,7 +344,7 @@ impl Casino {
             }
             Request::Wagers { table, player, slip, key } => self.slip(table, player, slip, &key, commit),
             Request::Withdraw { table, player, wager } => {
-                let by = Actor::Person { user: player.0, role: crate::auth::Role::Player };
+                let by = Actor::Person { user: player.0, role: crate::trust::Role::Player };
                 self.command(table, Command::WithdrawWager { player, wager }, by, commit)
             }
             Request::SetOpen { table, open } => match self.tables.get_mut(&table) {

@@ -497,8 +497,8 @@ pub struct Replay {
 
 impl Replay {
     pub fn feed(&mut self, seq: u64, e: &CasinoEvent, by: Option<crate::trust::Actor>) {
-        use crate::auth::Role;
         use crate::trust::Actor;
+        use crate::trust::Role;
         let at = |id: u32| format!("the casino's chain record {seq}: tournament {id}");
         // Who may take each step (`http/tournament_play.rs`): a player's own
         // action or reveal, else the Tournament Manager; the prizes, the server.

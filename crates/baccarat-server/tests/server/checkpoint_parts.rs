@@ -193,7 +193,7 @@ fn the_checkpointer_frees_the_gate_after_each_checkpoint_written_or_failed() {
     deposits(&mut o);
     let busy = o.casino.checkpointer_busy.clone();
     let key_path = baccarat_server::anchor::default_paths(&cfg.db).1;
-    let cp = checkpoint::Checkpointer::start(
+    let cp = baccarat_server::backend::start_checkpointer(
         &cfg.database(),
         baccarat_server::anchor::AnchorKey::load(&key_path).unwrap(),
         &cfg.anchor_paths().0,
@@ -232,7 +232,7 @@ fn the_checkpointer_frees_the_gate_after_each_checkpoint_written_or_failed() {
     // mark of lines a power cut could take back (`checkpoint::sync_anchors`).
     conn.execute_batch("DROP TRIGGER full").unwrap();
     let gone = cfg.db.with_extension("gone");
-    let cp = checkpoint::Checkpointer::start(
+    let cp = baccarat_server::backend::start_checkpointer(
         &cfg.database(),
         baccarat_server::anchor::AnchorKey::load(&key_path).unwrap(),
         &gone,

@@ -43,7 +43,7 @@
 //! Players' own actions (wagers, withdrawals, squeezing) have their own routes;
 //! through the staff command route they are refused to everyone.
 
-use baccarat_table::engine::{Command, Phase, Refusal, ShoeSource, Table};
+use baccarat_table::engine::{Command, Phase, Refusal, RefusalKind, ShoeSource, Table};
 use serde::{Deserialize, Serialize};
 
 /// What a person may do.
@@ -286,7 +286,7 @@ fn rank(r: Role) -> u8 {
 }
 
 fn refuse(message: String) -> Refusal {
-    Refusal::new("trust", message)
+    Refusal::of(RefusalKind::Trust, message)
 }
 
 /// Whether `by` may issue `cmd` at a table of `mode` in its present state.
@@ -308,7 +308,7 @@ pub fn admit(mode: Mode, by: Actor, cmd: &Command, table: &Table) -> Result<(), 
                 _ => false,
             };
             if !own {
-                return Err(Refusal::new("role", format!("a player may not send {name}")));
+                return Err(Refusal::of(RefusalKind::Role, format!("a player may not send {name}")));
             }
             return Ok(());
         }
@@ -326,7 +326,7 @@ pub fn admit(mode: Mode, by: Actor, cmd: &Command, table: &Table) -> Result<(), 
             Actor::Person { role, .. } => format!("a {}", role.name()),
         };
         let why = if r.why.is_empty() { String::new() } else { format!(": {}", r.why) };
-        return Err(Refusal::new("role", format!("{whom} may not send {name} at an {at} table{why}")));
+        return Err(Refusal::of(RefusalKind::Role, format!("{whom} may not send {name} at an {at} table{why}")));
     }
     if let (Mode::Rng, Command::StartShoe { source, .. }) = (mode, cmd) {
         if !matches!(
@@ -346,8 +346,8 @@ pub fn admit(mode: Mode, by: Actor, cmd: &Command, table: &Table) -> Result<(), 
         // The order of a pre-shuffled stack is recorded by a supervisor, not
         // by the dealer who deals it (see the module's notes).
         if matches!(source, ShoeSource::PreShuffled { .. }) && rank(role) < rank(Role::Supervisor) {
-            return Err(Refusal::new(
-                "role",
+            return Err(Refusal::of(
+                RefusalKind::Role,
                 format!(
                     "a {} may not start a pre_shuffled shoe: its recorded order is entered by a supervisor, \
                      not by the dealer who deals it",

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use baccarat_rules::{Cite, Money};
-use baccarat_table::engine::{Command, Event, Phase, Refusal, WagerId};
+use baccarat_table::engine::{Command, Event, Phase, Refusal, RefusalKind, WagerId};
 
 use super::{halted, no_table, settling, Actor, Casino, Code, Reply, Request};
 use crate::ledger::{AccountId, AccountKind, Cause, Ledger, Op, TransferId};
@@ -84,12 +84,12 @@ impl Casino {
                     booked = Some(ch);
                     Ok(())
                 }
-                Err(e) => Err(Refusal::new("invariant", format!("the ledger refused the postings: {e}"))),
+                Err(e) => Err(Refusal::of(RefusalKind::Invariant, format!("the ledger refused the postings: {e}"))),
             }
         });
         let events = match result {
             Ok(ev) => ev,
-            Err(r) if r.rule == "invariant" => return t.halt(r.message, commit),
+            Err(Refusal { kind: RefusalKind::Invariant, message }) => return t.halt(message, commit),
             Err(r) => return r.into(),
         };
         if let Some(ch) = booked {

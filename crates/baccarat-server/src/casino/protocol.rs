@@ -3,7 +3,7 @@
 //! the idempotency keys' scoping and the digest a key is bound to.
 
 use baccarat_rules::{Bet, Money};
-use baccarat_table::engine::{Command, PlayerId, Refusal, Spot, WagerId};
+use baccarat_table::engine::{Command, PlayerId, Refusal, RefusalKind, Spot, WagerId};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -287,13 +287,16 @@ impl Reply {
 
 impl From<Refusal> for Reply {
     /// The engine's refusals cite their rule, except the few that are about
-    /// who asks (the trust matrix) or the kind of shoe.
+    /// who asks (the trust matrix) or the kind of shoe, and a broken invariant.
     fn from(r: Refusal) -> Reply {
-        match r.rule.as_str() {
-            "role" | "trust" => Reply::refused(Code::Role, r.message),
-            "shuffled shoe" | "live shoe" => Reply::refused(Code::Mode, r.message),
-            "invariant" => Reply::refused(Code::Halted, r.message),
-            _ => Reply::by_rule(r.rule, r.message),
+        match r.kind {
+            RefusalKind::Rule(cite) => Reply::by_rule(cite, r.message),
+            RefusalKind::Role | RefusalKind::Trust => Reply::refused(Code::Role, r.message),
+            RefusalKind::ShuffledShoe | RefusalKind::LiveShoe => Reply::refused(Code::Mode, r.message),
+            RefusalKind::Invariant => Reply::refused(Code::Halted, r.message),
+            // As it always went out: under the rule "settling". (The writer
+            // answers `Code::Settling` itself before the engine is asked.)
+            RefusalKind::Settling => Reply::by_rule(RefusalKind::Settling.rule(), r.message),
         }
     }
 }

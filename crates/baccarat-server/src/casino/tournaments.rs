@@ -560,7 +560,7 @@ impl Replay {
                     None => self.problems.push(format!("{}: there is no such tournament", at(id))),
                     Some(t) => match t.fold_play(e) {
                         Ok(_) => self.steps += 1,
-                        Err(r) => self.problems.push(format!("{}: {} ({})", at(id), r.message, r.rule)),
+                        Err(r) => self.problems.push(format!("{}: {} ({})", at(id), r.message, r.rule())),
                     },
                 }
             }

@@ -315,7 +315,7 @@ fn play(text: &str, setups: &[(&'static str, TableSetup)], report: &mut Report) 
                 if t != before {
                     return Err(format!("line {}: {cmd:?} was refused ({r}) but changed the table", n + 2));
                 }
-                if r.rule.is_empty() && r.message.is_empty() {
+                if r.rule().is_empty() && r.message.is_empty() {
                     return Err(format!("line {}: {cmd:?} refused with no rule and no message", n + 2));
                 }
             }

@@ -6,7 +6,7 @@ use baccarat_rules::Cite;
 use baccarat_rules::{banker_draws, player_action, BurnProcedure, Card, PlayerAction};
 
 use super::flow::{after_card, end_shoe, void_coup};
-use super::{totals, DealtCard, Emit, Event, IrregularityKind, Phase, Position, Refusal, ShoeSource};
+use super::{totals, DealtCard, Emit, Event, IrregularityKind, Phase, Position, Refusal, RefusalKind, ShoeSource};
 use crate::shoe::{Cut, CutRules};
 use crate::shuffle::SHUFFLE_ALGORITHM;
 
@@ -162,7 +162,10 @@ pub fn deal_next(o: &mut Emit) -> Result<(), Refusal> {
         return Err(Refusal::new(o.t.cite(Cite::WagersClosed), "no card is due: close betting first"));
     };
     if o.t.state.live.is_some() {
-        return Err(Refusal::new("live shoe", "a live shoe's cards come from the dealer's console or the scanner"));
+        return Err(Refusal::of(
+            RefusalKind::LiveShoe,
+            "a live shoe's cards come from the dealer's console or the scanner",
+        ));
     }
     if o.t.state.coup.cards.is_empty() {
         if let Some(c) = o.t.state.carried {
@@ -210,8 +213,8 @@ pub fn card_in(o: &mut Emit, card: Card, to: Option<Position>, face_up: bool) ->
     let Some(live) = o.t.state.live.as_ref() else {
         // A stack whose order is recorded (shuffled here, or pre-shuffled:
         // NSW 1.1, 4.3; EU 2.1.1) is dealt in that order; no one names its cards.
-        return Err(Refusal::new(
-            "shuffled shoe",
+        return Err(Refusal::of(
+            RefusalKind::ShuffledShoe,
             "this shoe's order is recorded (shuffled here or pre-shuffled): deal_next deals its next card",
         ));
     };
@@ -262,7 +265,7 @@ pub fn card_in(o: &mut Emit, card: Card, to: Option<Position>, face_up: bool) ->
 /// The cutting card came out of a live shoe.
 pub fn live_cutting_card(o: &mut Emit) -> Result<(), Refusal> {
     if o.t.state.live.is_none() {
-        return Err(Refusal::new("shuffled shoe", "the engine takes the cutting card out of its own shoe"));
+        return Err(Refusal::of(RefusalKind::ShuffledShoe, "the engine takes the cutting card out of its own shoe"));
     }
     if o.t.state.coups_left.is_some() {
         return Err(Refusal::new(o.t.cite(Cite::CuttingCard), "the cutting card is already out"));

@@ -12,7 +12,7 @@ use baccarat_rules::{Card, Money, Settlement};
 
 use super::deal::{card_in, positions};
 use super::flow::{after_card, close_coup, end_shoe, void_coup};
-use super::{Emit, Event, IrregularityKind, Phase, PlayerId, Position, Refusal};
+use super::{Emit, Event, IrregularityKind, Phase, PlayerId, Position, Refusal, RefusalKind};
 
 fn in_coup(o: &Emit) -> bool {
     matches!(o.t.state.phase, Phase::Betting | Phase::Closed | Phase::Dealing | Phase::Reconstruction)
@@ -178,7 +178,7 @@ pub(super) fn excess(o: &mut Emit, card: Card, to: Option<Position>, face_up: bo
 /// A card found face up in a live shoe.
 pub fn face_up_in_shoe(o: &mut Emit, card: Card) -> Result<(), Refusal> {
     if o.t.state.live.is_none() {
-        return Err(Refusal::new("shuffled shoe", "only a live shoe can hold a face-up card"));
+        return Err(Refusal::of(RefusalKind::ShuffledShoe, "only a live shoe can hold a face-up card"));
     }
     match o.t.state.phase {
         Phase::Dealing => {

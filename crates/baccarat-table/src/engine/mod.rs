@@ -18,6 +18,7 @@ mod deal;
 mod flow;
 mod hands;
 mod irregular;
+mod refusal;
 mod styles;
 mod types;
 mod wagers;
@@ -30,6 +31,7 @@ use baccarat_rules::{
 };
 
 pub use coup_wagers::CoupWagers;
+pub use refusal::{Refusal, RefusalKind};
 pub use types::*;
 
 use crate::roads::{RoadEntry, RoadResult, Roads};
@@ -328,7 +330,7 @@ impl Table {
     ) -> Result<Vec<Event>, Refusal> {
         if self.state.completed {
             // Only `settle_next` moves a coup part-way through its settlement.
-            return Err(Refusal::new("settling", "the coup's wagers are being settled; retry"));
+            return Err(Refusal::of(RefusalKind::Settling, "the coup's wagers are being settled; retry"));
         }
         // Wager commands make every check before their one event, so they run in
         // place: placing the thousandth wager of a coup does not copy the table.

@@ -497,17 +497,3 @@ pub enum IrregularityKind {
     /// The table system failed mid-coup and restarted from its record.
     Interrupted,
 }
-
-/// A command the rules do not allow. The table is unchanged.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
-#[error("{rule}: {message}")]
-pub struct Refusal {
-    pub rule: String,
-    pub message: String,
-}
-
-impl Refusal {
-    pub fn new(rule: impl Into<String>, message: impl Into<String>) -> Refusal {
-        Refusal { rule: rule.into(), message: message.into() }
-    }
-}

@@ -55,7 +55,7 @@ fn wager(bet: Bet, amount: i64) -> Action {
 
 fn refused(r: Result<(), baccarat_table::engine::Refusal>, rule: &str) {
     let e = r.expect_err(rule);
-    assert_eq!(e.rule, rule, "{}", e.message);
+    assert_eq!(e.rule(), rule, "{}", e.message);
 }
 
 #[test]
@@ -296,7 +296,7 @@ fn a_tournament_runs_from_registration_to_prizes() {
     let cfg = TableConfig::from_toml(&profiles::builtin("nsw-2021").unwrap(), CONFIG).unwrap();
     let players: Vec<PlayerId> = (1..=8).map(PlayerId).collect();
     let too_few = Tournament::new(c.clone(), cfg.clone(), &players[..5], &Seed::from_u64(1)).unwrap_err();
-    assert_eq!(too_few.rule, "NSW 15.4.2(i)");
+    assert_eq!(too_few.rule(), "NSW 15.4.2(i)");
     let mut t = Tournament::new(c, cfg.clone(), &players, &Seed::from_u64(7)).unwrap();
     assert_eq!(t.tables.len(), 2);
     assert!(t.tables.iter().all(|s| s.seats.len() == 4), "two tables of four");

@@ -136,7 +136,7 @@ fn nsw_5_6_6_an_rng_table_refuses_banker_and_player_together_at_placement() {
     // With a Tie wagered too, the rule that asks for the approval is 5.6.7.
     run(&mut t, &mut log, wager(1, Bet::Tie, 1000));
     let r = t.execute(wager(1, Bet::Player, 1000)).unwrap_err();
-    assert!(r.rule.starts_with("NSW 5.6.7"), "{r}");
+    assert!(r.rule().starts_with("NSW 5.6.7"), "{r}");
     // Where the rulebook allows the combination (AU 5.2(c)), nothing waits or is refused.
     let s = setup("au-casino", "[bets.tie]\npay_table = \"8_to_1\"\n").unattended();
     let mut t = Table::new(s);

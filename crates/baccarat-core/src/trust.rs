@@ -89,11 +89,13 @@ impl Role {
     }
 }
 
-/// How a table's cards come out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// How a table's cards come out. The default is what a table is made as
+/// when its creator names no mode (`POST /staff/tables`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     /// The server shuffles, and deals at a set pace with a betting countdown.
+    #[default]
     Rng,
     /// A dealer console or a scanning shoe reports each card; the engine's
     /// irregularity rules apply.

@@ -9,7 +9,7 @@
 use baccarat_rules::Cite;
 use std::collections::{HashMap, HashSet};
 
-use baccarat_rules::{Card, Money, Side};
+use baccarat_rules::{Card, DealingStyle, Money, Side};
 use baccarat_table::engine::{Phase, PlayerId, Position};
 use baccarat_table::roads::Board;
 use serde::Serialize;
@@ -17,6 +17,7 @@ use serde::Serialize;
 use crate::casino::{Casino, CasinoTable};
 use crate::ledger::AccountKind;
 use crate::store::Commit;
+use crate::trust::Mode;
 
 /// A coup's cards as one viewer may see them.
 pub type CardsView = Vec<(Position, Option<Card>)>;
@@ -68,9 +69,9 @@ pub struct TableView {
     pub variant: String,
     pub variant_title: String,
     /// `rng` or `live`.
-    pub mode: String,
+    pub mode: Mode,
     pub open: bool,
-    pub dealing: String,
+    pub dealing: DealingStyle,
     pub decks: u32,
     /// The limits sign (NSW 6.1; AU 5.17): chip unit, minimum, maximum and the
     /// table differential.
@@ -85,7 +86,7 @@ pub struct TableView {
     /// An Ante Up table's ante and the initial wager at which it is waived, as
     /// on its sign (AU 14.3-14.4).
     pub ante: Option<AnteView>,
-    pub phase: String,
+    pub phase: PhaseView,
     pub shoe: u64,
     pub coup: u64,
     /// The coup's cards as everyone may see them (`null`: not exposed yet).
@@ -148,15 +149,47 @@ pub struct Views {
     pub version: u64,
 }
 
-fn phase_name(p: Phase) -> &'static str {
-    match p {
-        Phase::NoShoe => "no_shoe",
-        Phase::Ready => "ready",
-        Phase::Betting => "betting",
-        Phase::Closed => "no_more_bets",
-        Phase::Dealing => "dealing",
-        Phase::Reconstruction => "reconstruction",
-        Phase::ShoeOver => "shoe_over",
+/// The engine's [`Phase`] as the view names it to the outside (the page's
+/// `phase.*` texts, the pacer): the same phases, [`Phase::Closed`] called by
+/// the dealer's words "no more bets" (NSW 7.1; AU 8.2). A type of its own
+/// because the engine's `Phase` keeps its serde names (`NoShoe`, `Closed`, …)
+/// for the engine's state; this one serializes, anywhere, as the view's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PhaseView {
+    #[default]
+    NoShoe,
+    Ready,
+    Betting,
+    NoMoreBets,
+    Dealing,
+    Reconstruction,
+    ShoeOver,
+}
+
+impl PhaseView {
+    pub const ALL: [PhaseView; 7] = [
+        PhaseView::NoShoe,
+        PhaseView::Ready,
+        PhaseView::Betting,
+        PhaseView::NoMoreBets,
+        PhaseView::Dealing,
+        PhaseView::Reconstruction,
+        PhaseView::ShoeOver,
+    ];
+}
+
+impl From<Phase> for PhaseView {
+    fn from(p: Phase) -> PhaseView {
+        match p {
+            Phase::NoShoe => PhaseView::NoShoe,
+            Phase::Ready => PhaseView::Ready,
+            Phase::Betting => PhaseView::Betting,
+            Phase::Closed => PhaseView::NoMoreBets,
+            Phase::Dealing => PhaseView::Dealing,
+            Phase::Reconstruction => PhaseView::Reconstruction,
+            Phase::ShoeOver => PhaseView::ShoeOver,
+        }
     }
 }
 
@@ -213,12 +246,9 @@ fn view(t: &CasinoTable, old: Option<&TableView>, now_ms: u64) -> TableView {
         rulebook_title: setup.rulebook.config.title.clone(),
         variant: cfg.variant.id.clone(),
         variant_title: cfg.variant.title.clone(),
-        mode: t.mode.id().into(),
+        mode: t.mode,
         open: t.open,
-        dealing: serde_json::to_value(cfg.dealing)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default(),
+        dealing: cfg.dealing,
         decks: cfg.decks,
         chip: cfg.settle.chip,
         min: s.minimum.unwrap_or(cfg.min),
@@ -233,7 +263,7 @@ fn view(t: &CasinoTable, old: Option<&TableView>, now_ms: u64) -> TableView {
             waived_at: a.waived_at,
             rule: setup.rulebook.cite(Cite::Ante),
         }),
-        phase: phase_name(t.engine.phase()).into(),
+        phase: t.engine.phase().into(),
         shoe: s.shoe_number,
         coup: s.coup_number,
         cards: t.engine.view(None),
@@ -338,4 +368,36 @@ pub struct ViewChanges {
     tables: Vec<TableView>,
     balances: Vec<(PlayerId, (Money, Money))>,
     tokens: Vec<(PlayerId, (Money, Money))>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The typed phase, mode and dealing style go out as the strings the view
+    /// always carried (the page, the loadgen and the OpenAPI schema read them).
+    #[test]
+    fn phase_mode_and_dealing_serialize_as_before() {
+        let names = ["no_shoe", "ready", "betting", "no_more_bets", "dealing", "reconstruction", "shoe_over"];
+        for (p, name) in PhaseView::ALL.into_iter().zip(names) {
+            let v = serde_json::to_value(TableView { phase: p, ..TableView::default() }).unwrap();
+            assert_eq!(v["phase"], name, "{p:?}");
+        }
+        let engine = [
+            Phase::NoShoe,
+            Phase::Ready,
+            Phase::Betting,
+            Phase::Closed,
+            Phase::Dealing,
+            Phase::Reconstruction,
+            Phase::ShoeOver,
+        ];
+        assert_eq!(engine.map(PhaseView::from), PhaseView::ALL);
+        for mode in Mode::ALL {
+            let v = serde_json::to_value(TableView { mode, ..TableView::default() }).unwrap();
+            assert_eq!(v["mode"], mode.id());
+        }
+        let v = serde_json::to_value(TableView { dealing: DealingStyle::PlayersHoldCards, ..TableView::default() });
+        assert_eq!(v.unwrap()["dealing"], "players_hold_cards");
+    }
 }

@@ -193,7 +193,7 @@ mod tests {
             name: format!("t{id}"),
             rulebook: "nsw-2021".into(),
             config: "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 500000\n".into(),
-            mode: "rng".into(),
+            mode: crate::trust::Mode::Rng.id().into(),
             open: true,
         };
         let a = u64::from(id) * 10;

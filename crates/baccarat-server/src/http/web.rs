@@ -162,8 +162,10 @@ mod tests {
         for p in ["player1", "banker1", "player2", "banker2", "player3", "banker3"] {
             used.insert(format!("pos.{p}"));
         }
-        for p in ["no_shoe", "ready", "betting", "no_more_bets", "dealing", "reconstruction", "shoe_over"] {
-            used.insert(format!("phase.{p}"));
+        // Every phase the table view can name (the page shows `phase.<name>`).
+        for p in crate::table_view::PhaseView::ALL {
+            let name = serde_json::to_value(p).expect("a phase serializes");
+            used.insert(format!("phase.{}", name.as_str().expect("a phase's name")));
         }
         for k in ["mark.B", "mark.P", "mark.T", "road.B", "road.P", "road.T", "road.eye", "road.small", "road.roach"] {
             used.insert(k.to_string());

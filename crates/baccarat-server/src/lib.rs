@@ -7,18 +7,15 @@ pub use baccarat_core::{
     anchor, anchoring, archive, audit, bank_log, civil, clock, db_lock, entropy, fatal, key_index, keys, ledger,
     postings, reconcile, scan, signing_key, slip_answers, store, trust,
 };
+// The single-machine casino (`baccarat-casino`), likewise.
+pub use baccarat_casino::{
+    casino, checkpoint, checkpoint_check, checkpoint_rows, coup_feed, coup_lines, float, table_view, writer,
+};
 
 pub mod auth;
 pub mod backend;
 pub mod bank;
-pub mod casino;
-pub mod checkpoint;
-pub mod checkpoint_check;
-pub mod checkpoint_rows;
-pub mod coup_feed;
-pub mod coup_lines;
 pub mod demo;
-pub mod float;
 pub mod forward;
 pub mod front;
 pub mod http;
@@ -38,6 +35,4 @@ pub mod signin;
 pub mod standby_for;
 pub mod start_checks;
 pub mod stop;
-pub mod table_view;
 pub mod verify;
-pub mod writer;

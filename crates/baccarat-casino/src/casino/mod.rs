@@ -443,7 +443,7 @@ fn no_table(table: u32) -> Reply {
 
 /// The refusal of a new wager at a table still recording its last coup's
 /// settlement (`settle.rs`); the HTTP threads give it too (`http/early.rs`).
-pub(crate) fn settling(table: u32) -> Reply {
+pub fn settling(table: u32) -> Reply {
     Reply::refused(
         Code::Settling,
         format!("table {table} is still recording its last coup's settlement; retry shortly"),

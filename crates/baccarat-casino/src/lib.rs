@@ -1,0 +1,36 @@
+//! The single-machine casino, above the durable floor (`baccarat-core`) and
+//! below the cluster and the edge (`baccarat-server`): it knows no HTTP and no
+//! PostgreSQL, and the build refuses it, since it depends on neither.
+//!
+//! * `casino`: tables and money (wagers, settlement, the cage), tournaments,
+//!   promotions, players' own limits, recovery from a store;
+//! * `writer`: the single writer that applies each batch of requests and
+//!   hands it to the committer, with the `Funding` a partition's bank plugs
+//!   in from above;
+//! * `checkpoint`, `checkpoint_rows`, `checkpoint_check`: the casino's state
+//!   as a batch leaves it, sealed and signed;
+//! * `table_view`, `coup_feed`, `coup_lines`: the read models published after
+//!   each commit;
+//! * `float`: the house float that covers the worst case of a coup.
+//!
+//! ```
+//! use baccarat_casino::casino::{system_clock, Casino};
+//!
+//! let casino = Casino::new(system_clock());
+//! assert!(casino.tables.is_empty());
+//! ```
+
+// The floor's modules, under the paths this crate's modules name them by.
+use baccarat_core::{
+    anchor, archive, audit, bank_log, civil, clock, entropy, fatal, keys, ledger, postings, store, trust,
+};
+
+pub mod casino;
+pub mod checkpoint;
+pub mod checkpoint_check;
+pub mod checkpoint_rows;
+pub mod coup_feed;
+pub mod coup_lines;
+pub mod float;
+pub mod table_view;
+pub mod writer;

@@ -44,7 +44,7 @@ use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 
 use crate::anchor::{signed_by, AnchorKey};
-use crate::lease::{standby_answer, Holder};
+use crate::lease::Holder;
 
 /// The header in which a standby names the client (see the module's notes).
 pub const CLIENT_HEADER: &str = "x-baccarat-client";
@@ -258,6 +258,29 @@ async fn upgrade(mut req: Request<Body>, authority: &str, to: &Forwarder, now_ms
     });
     let (parts, _) = answer.into_parts();
     Ok(Response::from_parts(parts, Body::empty()))
+}
+
+/// `307 Temporary Redirect` of `req` to the server at `url` (which this one
+/// cannot reach itself: `https://`), saying why in `error`, code `elsewhere`.
+pub fn redirect(req: &Request<Body>, url: &str, error: String) -> Response {
+    let path = req.uri().path_and_query().map_or("/", |p| p.as_str());
+    let location = format!("{}{path}", url.trim_end_matches('/'));
+    let body = json!({ "error": error, "code": "elsewhere", "location": location });
+    (StatusCode::TEMPORARY_REDIRECT, [(header::LOCATION, location)], axum::Json(body)).into_response()
+}
+
+/// A standby's answer to any request: where the casino is served, or that
+/// this server is starting.
+pub fn standby_answer(req: &Request<Body>, holder: &Holder) -> Response {
+    match holder.read().expect("holder lock").clone() {
+        Some((instance, url)) if !url.is_empty() => {
+            redirect(req, &url, format!("this server stands by; instance {instance} serves the casino at {url}"))
+        }
+        _ => {
+            let body = json!({"error": "the server is starting; retry in a moment", "code": "starting"});
+            (StatusCode::SERVICE_UNAVAILABLE, [(header::RETRY_AFTER, "1")], axum::Json(body)).into_response()
+        }
+    }
 }
 
 #[cfg(test)]

@@ -11,23 +11,18 @@ pub use baccarat_core::{
 pub use baccarat_casino::{
     casino, checkpoint, checkpoint_check, checkpoint_rows, coup_feed, coup_lines, float, table_view, writer,
 };
+// Several servers on PostgreSQL (`baccarat-cluster`), likewise.
+pub use baccarat_cluster::{backend, bank, key_reader, lease, pg_store, pg_thread, promotion_entries};
 
 pub mod auth;
-pub mod backend;
-pub mod bank;
 pub mod demo;
 pub mod forward;
 pub mod front;
 pub mod http;
-pub mod key_reader;
-pub mod lease;
 pub mod migrate;
 pub mod openapi;
 pub mod pacer;
 pub mod partition_route;
-pub mod pg_store;
-pub mod pg_thread;
-pub mod promotion_entries;
 pub mod rate_limit;
 pub mod serve;
 pub mod serve_turn;

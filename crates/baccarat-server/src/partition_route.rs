@@ -270,7 +270,7 @@ pub async fn elsewhere(mut req: Request<Body>, name: &str, dir: &Directory, to: 
         // An https:// server, which this one cannot reach: the client is
         // sent there instead.
         let why = format!("partition {name} is served by instance {instance} at {url}");
-        return crate::lease::redirect(&req, url, why);
+        return crate::forward::redirect(&req, url, why);
     };
     match pass(req, instance, &authority, to, now_ms).await {
         Ok(answer) => answer,

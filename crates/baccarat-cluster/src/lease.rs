@@ -47,11 +47,6 @@
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
-use axum::body::Body;
-use axum::http::{header, Request, StatusCode};
-use axum::response::{IntoResponse, Response};
-use serde_json::json;
-
 use crate::pg_store::{Claim, Lease, PgStore, CASINO_LEASE};
 
 /// Who holds the lease while this server stands by: (instance, URL).
@@ -328,27 +323,4 @@ fn expire(c: &mut postgres::Client, lease: &Lease) -> Result<u64, postgres::Erro
         "UPDATE leases SET expires_at = now() - interval '1 millisecond' WHERE tbl = $1 AND owner = $2 AND epoch = $3",
         &[&(CASINO_LEASE as i64), &lease.owner, &lease.epoch],
     )
-}
-
-/// `307 Temporary Redirect` of `req` to the server at `url` (which this one
-/// cannot reach itself: `https://`), saying why in `error`, code `elsewhere`.
-pub fn redirect(req: &Request<Body>, url: &str, error: String) -> Response {
-    let path = req.uri().path_and_query().map_or("/", |p| p.as_str());
-    let location = format!("{}{path}", url.trim_end_matches('/'));
-    let body = json!({ "error": error, "code": "elsewhere", "location": location });
-    (StatusCode::TEMPORARY_REDIRECT, [(header::LOCATION, location)], axum::Json(body)).into_response()
-}
-
-/// A standby's answer to any request: where the casino is served, or that
-/// this server is starting.
-pub fn standby_answer(req: &Request<Body>, holder: &Holder) -> Response {
-    match holder.read().expect("holder lock").clone() {
-        Some((instance, url)) if !url.is_empty() => {
-            redirect(req, &url, format!("this server stands by; instance {instance} serves the casino at {url}"))
-        }
-        _ => {
-            let body = json!({"error": "the server is starting; retry in a moment", "code": "starting"});
-            (StatusCode::SERVICE_UNAVAILABLE, [(header::RETRY_AFTER, "1")], axum::Json(body)).into_response()
-        }
-    }
 }

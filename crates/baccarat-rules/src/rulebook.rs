@@ -437,153 +437,23 @@ impl Rulebook {
 impl TryFrom<RulebookConfig> for Rulebook {
     type Error = Problems;
 
+    /// Check a profile, listing every problem at once (DESIGN principle 2),
+    /// in the order of the file: id, shoe, ante, procedures, features,
+    /// layouts, wagers, variants, exclusions, citations and quotes.
     fn try_from(c: RulebookConfig) -> Result<Rulebook, Problems> {
         let mut p = Problems::new(format!("profile {}", if c.id.is_empty() { "?" } else { &c.id }));
         if c.id.is_empty() || !c.id.chars().all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '-') {
             p.push("id", "must be non-empty lowercase letters, digits and '-'");
         }
         check_decks(&mut p, "shoe.decks", &c.shoe.decks, None);
-
-        let ante = c.ante.as_ref().and_then(|a| match parse_fraction(&a.max_fraction_of_minimum) {
-            Some((n, d)) => Some(AnteRules { max_num: n, max_den: d, rule: a.rule.clone() }),
-            None => {
-                p.push("ante.max_fraction_of_minimum", "must be a fraction n/d between 0 and 1, e.g. \"1/8\"");
-                None
-            }
-        });
-        for (name, bound) in [
-            ("procedures.cut_min_from_either_end", c.procedures.cut_min_from_either_end),
-            ("procedures.cutting_card_min_from_back", c.procedures.cutting_card_min_from_back),
-        ] {
-            if bound == 0 || bound > 52 * MAX_DECKS {
-                p.push(name, format!("{bound} cards is not a usable bound (1 to {})", 52 * MAX_DECKS));
-            }
-        }
-        // A feature is a setting; its citation is its reference, and a feature
-        // switched on without one would be refused under "not stated".
-        for (on, path, key) in [
-            (c.procedures.card_sets, "procedures.card_sets", "card_sets"),
-            (c.conduct.promotional_tokens, "conduct.promotional_tokens", "promotional_tokens"),
-            (c.conduct.personal_max_above_table, "conduct.personal_max_above_table", "personal_limits"),
-        ] {
-            if on && !c.citations.contains_key(key) {
-                p.push(path, format!("switched on without its rule: add citations.{key}"));
-            }
-        }
-        for (i, l) in c.layouts.iter().enumerate() {
-            if l.boxes == 0 || l.boxes > 14 || l.players_per_box == 0 || l.players_per_box > 3 {
-                p.push(
-                    format!("layouts[{i}]"),
-                    "boxes must be 1 to 14 (NSW 2.1; AU 3.1) and players_per_box 1 to 3 (AU 5.8)",
-                );
-            }
-            // A table chooses its layout by name: two of one name would make
-            // the choice ambiguous.
-            if c.layouts[..i].iter().any(|o| o.name == l.name) {
-                p.push(format!("layouts[{i}].name"), format!("{:?} names another layout too", l.name));
-            }
-        }
-
-        let mut bets = Vec::new();
-        for (id, bc) in &c.bets {
-            let path = format!("bets.{id}");
-            let Some(bet) = Bet::from_id(id) else {
-                p.push(&path, format!("unknown wager id {id:?}; known: {}", known_bets()));
-                continue;
-            };
-            if let Some(d) = &bc.decks {
-                check_decks(&mut p, &format!("{path}.decks"), d, Some(&c.shoe.decks));
-            }
-            if bc.pay_tables.is_empty() {
-                p.push(format!("{path}.pay_tables"), "a wager needs at least one pay table");
-            }
-            let mut tables = Vec::new();
-            for (name, tc) in &bc.pay_tables {
-                if let Some(t) = pay_table(&mut p, &format!("{path}.pay_tables.{name}"), bet, name, tc) {
-                    tables.push(t);
-                }
-            }
-            bets.push(BetRules {
-                bet,
-                rule: bc.rule.clone(),
-                decks: bc.decks.clone(),
-                decks_rule: bc.decks_rule.clone(),
-                pay_tables: tables,
-            });
-        }
-        for main in [Bet::Player, Bet::Banker, Bet::Tie] {
-            if !c.bets.contains_key(main.id()) {
-                p.push(
-                    format!("bets.{}", main.id()),
-                    "every rulebook has the Player, Banker and Tie wagers (NSW 5.1; AU 5.1)",
-                );
-            }
-        }
-
-        let find_table =
-            |bet: Bet, name: &str| bets.iter().find(|b| b.bet == bet).and_then(|b| b.pay_table(name)).cloned();
-        let mut variants = Vec::new();
-        if c.variants.is_empty() {
-            p.push("variants", "a rulebook needs at least one variant");
-        }
-        for (id, v) in &c.variants {
-            let player = find_table(Bet::Player, &v.player);
-            let banker = find_table(Bet::Banker, &v.banker);
-            if player.is_none() {
-                p.push(
-                    format!("variants.{id}.player"),
-                    format!("no pay table {:?} under bets.player.pay_tables", v.player),
-                );
-            }
-            if banker.is_none() {
-                p.push(
-                    format!("variants.{id}.banker"),
-                    format!("no pay table {:?} under bets.banker.pay_tables", v.banker),
-                );
-            }
-            if let (Some(player), Some(banker)) = (player, banker) {
-                variants.push(Variant { id: id.clone(), title: v.title.clone(), rule: v.rule.clone(), player, banker });
-            }
-        }
-
-        let mut exclusions = Vec::new();
-        for (i, e) in c.exclusions.iter().enumerate() {
-            let mut ids = |field: &str, list: &[String]| -> Vec<Bet> {
-                list.iter()
-                    .filter_map(|id| {
-                        let b = Bet::from_id(id).filter(|b| c.bets.contains_key(b.id()));
-                        if b.is_none() {
-                            p.push(
-                                format!("exclusions[{i}].{field}"),
-                                format!("{id:?} is not a wager of this rulebook"),
-                            );
-                        }
-                        b
-                    })
-                    .collect()
-            };
-            let offered = ids("offered", &e.offered);
-            let excludes = ids("excludes", &e.excludes);
-            exclusions.push(Exclusion { rule: e.rule.clone(), offered, excludes });
-        }
-
-        for key in c.citations.keys() {
-            if crate::Cite::parse(key).is_none() {
-                p.push(format!("citations.{key}"), format!("unknown key; the keys are {}", CITATION_KEYS.join(", ")));
-            }
-        }
-        for (key, text) in &c.quotes {
-            if crate::Cite::parse(key).is_none() {
-                p.push(format!("quotes.{key}"), format!("unknown key; the keys are {}", CITATION_KEYS.join(", ")));
-            } else if !c.citations.contains_key(key) {
-                p.push(
-                    format!("quotes.{key}"),
-                    "no citation for this key under [citations]; a quote is the cited text",
-                );
-            } else if text.trim().is_empty() {
-                p.push(format!("quotes.{key}"), "an empty quote; omit the key where the rulebook is silent");
-            }
-        }
+        let ante = ante_rules(&mut p, &c);
+        check_card_bounds(&mut p, &c);
+        check_features_cited(&mut p, &c);
+        check_layouts(&mut p, &c);
+        let bets = bet_rules(&mut p, &c);
+        let variants = variants(&mut p, &c, &bets);
+        let exclusions = exclusions(&mut p, &c);
+        check_citations(&mut p, &c);
         let rb = Rulebook {
             id: c.id.clone(),
             title: c.title.clone(),
@@ -604,6 +474,177 @@ impl TryFrom<RulebookConfig> for Rulebook {
             config: c,
         };
         p.into_result(rb)
+    }
+}
+
+/// The ante's bound as a fraction of the table minimum (AU 1.0 "Ante"), if
+/// the profile has Ante Up Baccarat.
+fn ante_rules(p: &mut Problems, c: &RulebookConfig) -> Option<AnteRules> {
+    c.ante.as_ref().and_then(|a| match parse_fraction(&a.max_fraction_of_minimum) {
+        Some((n, d)) => Some(AnteRules { max_num: n, max_den: d, rule: a.rule.clone() }),
+        None => {
+            p.push("ante.max_fraction_of_minimum", "must be a fraction n/d between 0 and 1, e.g. \"1/8\"");
+            None
+        }
+    })
+}
+
+/// The cut and the cutting card's place are counted in cards: a bound of no
+/// card, or beyond the largest shoe, is no bound a dealer can keep.
+fn check_card_bounds(p: &mut Problems, c: &RulebookConfig) {
+    for (name, bound) in [
+        ("procedures.cut_min_from_either_end", c.procedures.cut_min_from_either_end),
+        ("procedures.cutting_card_min_from_back", c.procedures.cutting_card_min_from_back),
+    ] {
+        if bound == 0 || bound > 52 * MAX_DECKS {
+            p.push(name, format!("{bound} cards is not a usable bound (1 to {})", 52 * MAX_DECKS));
+        }
+    }
+}
+
+/// A feature is a setting; its citation is its reference, and a feature
+/// switched on without one would be refused under "not stated".
+fn check_features_cited(p: &mut Problems, c: &RulebookConfig) {
+    for (on, path, key) in [
+        (c.procedures.card_sets, "procedures.card_sets", "card_sets"),
+        (c.conduct.promotional_tokens, "conduct.promotional_tokens", "promotional_tokens"),
+        (c.conduct.personal_max_above_table, "conduct.personal_max_above_table", "personal_limits"),
+    ] {
+        if on && !c.citations.contains_key(key) {
+            p.push(path, format!("switched on without its rule: add citations.{key}"));
+        }
+    }
+}
+
+/// Each layout's boxes (NSW 2.1; AU 3.1) and players per box (AU 5.8), and
+/// names that are unique.
+fn check_layouts(p: &mut Problems, c: &RulebookConfig) {
+    for (i, l) in c.layouts.iter().enumerate() {
+        if l.boxes == 0 || l.boxes > 14 || l.players_per_box == 0 || l.players_per_box > 3 {
+            p.push(
+                format!("layouts[{i}]"),
+                "boxes must be 1 to 14 (NSW 2.1; AU 3.1) and players_per_box 1 to 3 (AU 5.8)",
+            );
+        }
+        // A table chooses its layout by name: two of one name would make
+        // the choice ambiguous.
+        if c.layouts[..i].iter().any(|o| o.name == l.name) {
+            p.push(format!("layouts[{i}].name"), format!("{:?} names another layout too", l.name));
+        }
+    }
+}
+
+/// The wagers the profile prints, each with its decks and pay tables; the
+/// main wagers must be among them (NSW 5.1; AU 5.1).
+fn bet_rules(p: &mut Problems, c: &RulebookConfig) -> Vec<BetRules> {
+    let mut bets = Vec::new();
+    for (id, bc) in &c.bets {
+        let path = format!("bets.{id}");
+        let Some(bet) = Bet::from_id(id) else {
+            p.push(&path, format!("unknown wager id {id:?}; known: {}", known_bets()));
+            continue;
+        };
+        if let Some(d) = &bc.decks {
+            check_decks(p, &format!("{path}.decks"), d, Some(&c.shoe.decks));
+        }
+        if bc.pay_tables.is_empty() {
+            p.push(format!("{path}.pay_tables"), "a wager needs at least one pay table");
+        }
+        let mut tables = Vec::new();
+        for (name, tc) in &bc.pay_tables {
+            if let Some(t) = pay_table(p, &format!("{path}.pay_tables.{name}"), bet, name, tc) {
+                tables.push(t);
+            }
+        }
+        bets.push(BetRules {
+            bet,
+            rule: bc.rule.clone(),
+            decks: bc.decks.clone(),
+            decks_rule: bc.decks_rule.clone(),
+            pay_tables: tables,
+        });
+    }
+    for main in [Bet::Player, Bet::Banker, Bet::Tie] {
+        if !c.bets.contains_key(main.id()) {
+            p.push(
+                format!("bets.{}", main.id()),
+                "every rulebook has the Player, Banker and Tie wagers (NSW 5.1; AU 5.1)",
+            );
+        }
+    }
+    bets
+}
+
+/// The variants, each naming a Player and a Banker pay table the wagers
+/// print; at least one.
+fn variants(p: &mut Problems, c: &RulebookConfig, bets: &[BetRules]) -> Vec<Variant> {
+    let find_table = |bet: Bet, name: &str| bets.iter().find(|b| b.bet == bet).and_then(|b| b.pay_table(name)).cloned();
+    let mut variants = Vec::new();
+    if c.variants.is_empty() {
+        p.push("variants", "a rulebook needs at least one variant");
+    }
+    for (id, v) in &c.variants {
+        let player = find_table(Bet::Player, &v.player);
+        let banker = find_table(Bet::Banker, &v.banker);
+        if player.is_none() {
+            p.push(
+                format!("variants.{id}.player"),
+                format!("no pay table {:?} under bets.player.pay_tables", v.player),
+            );
+        }
+        if banker.is_none() {
+            p.push(
+                format!("variants.{id}.banker"),
+                format!("no pay table {:?} under bets.banker.pay_tables", v.banker),
+            );
+        }
+        if let (Some(player), Some(banker)) = (player, banker) {
+            variants.push(Variant { id: id.clone(), title: v.title.clone(), rule: v.rule.clone(), player, banker });
+        }
+    }
+    variants
+}
+
+/// The wagers that exclude each other (AU 11A.1A, 11C.2, 11D.2), each naming
+/// only wagers of this rulebook.
+fn exclusions(p: &mut Problems, c: &RulebookConfig) -> Vec<Exclusion> {
+    let mut exclusions = Vec::new();
+    for (i, e) in c.exclusions.iter().enumerate() {
+        let mut ids = |field: &str, list: &[String]| -> Vec<Bet> {
+            list.iter()
+                .filter_map(|id| {
+                    let b = Bet::from_id(id).filter(|b| c.bets.contains_key(b.id()));
+                    if b.is_none() {
+                        p.push(format!("exclusions[{i}].{field}"), format!("{id:?} is not a wager of this rulebook"));
+                    }
+                    b
+                })
+                .collect()
+        };
+        let offered = ids("offered", &e.offered);
+        let excludes = ids("excludes", &e.excludes);
+        exclusions.push(Exclusion { rule: e.rule.clone(), offered, excludes });
+    }
+    exclusions
+}
+
+/// Citation keys are the known ones; a quote is the text of a citation the
+/// profile gives, and not empty (where the rulebook is silent the key is
+/// omitted).
+fn check_citations(p: &mut Problems, c: &RulebookConfig) {
+    for key in c.citations.keys() {
+        if crate::Cite::parse(key).is_none() {
+            p.push(format!("citations.{key}"), format!("unknown key; the keys are {}", CITATION_KEYS.join(", ")));
+        }
+    }
+    for (key, text) in &c.quotes {
+        if crate::Cite::parse(key).is_none() {
+            p.push(format!("quotes.{key}"), format!("unknown key; the keys are {}", CITATION_KEYS.join(", ")));
+        } else if !c.citations.contains_key(key) {
+            p.push(format!("quotes.{key}"), "no citation for this key under [citations]; a quote is the cited text");
+        } else if text.trim().is_empty() {
+            p.push(format!("quotes.{key}"), "an empty quote; omit the key where the rulebook is silent");
+        }
     }
 }
 

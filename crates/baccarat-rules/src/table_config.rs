@@ -16,7 +16,7 @@ use crate::bet::Bet;
 use crate::errors::{toml_problem, Problems};
 use crate::money::Money;
 use crate::paytable::PayTable;
-use crate::rulebook::{DealingStyle, LayoutConfig, Rulebook, Variant};
+use crate::rulebook::{BetRules, DealingStyle, LayoutConfig, Rulebook, Variant};
 use crate::settle::SettleRules;
 
 /// The largest amount any limit may name, in minor units (ten billion major
@@ -136,7 +136,10 @@ impl TableConfig {
         self.offers.iter().find(|o| o.bet == bet)
     }
 
-    /// Check `spec` against `rulebook`.
+    /// Check `spec` against `rulebook`, listing every problem at once (DESIGN
+    /// principle 2) in the order an operator reads the file: the rulebook, the
+    /// decks, the variant and layout, the limits, the ante, the offers, the
+    /// exclusions, the dealing style, the side-bet rule.
     pub fn new(rb: &Rulebook, spec: &TableConfigSpec) -> Result<TableConfig, Problems> {
         let mut p = Problems::new(format!("table config for {}", rb.id));
         if spec.rulebook != rb.id {
@@ -153,169 +156,23 @@ impl TableConfig {
             p.push("variant", format!("{} has no variant {variant_id:?}; its variants are {}", rb.id, ids.join(", ")));
         }
         let layout = layout(&mut p, rb, spec.layout.as_deref());
-
-        let chip = spec.chip;
-        if !(1..=MAX_LIMIT).contains(&chip) {
-            p.push("chip", format!("the smallest chip must be 1 to {MAX_LIMIT} minor units"));
-        }
-        let chip_ok = (1..=MAX_LIMIT).contains(&chip);
-        let amount = |p: &mut Problems, path: &str, v: i64| {
-            if !(1..=MAX_LIMIT).contains(&v) {
-                p.push(path, format!("{v} must be 1 to {MAX_LIMIT} minor units"));
-            } else if chip_ok && v % chip != 0 {
-                p.push(path, format!("{} is not a whole number of {} chips", Money(v), Money(chip)));
-            }
-        };
-        amount(&mut p, "min", spec.min);
-        amount(&mut p, "max", spec.max);
-        if spec.min > spec.max {
-            p.push("max", format!("maximum {} is below minimum {}", Money(spec.max), Money(spec.min)));
-        }
-        if let Some(d) = spec.differential {
-            if !rb.table_differential {
-                p.push("differential", format!("{} does not provide a table differential ({})", rb.id, rb.limits_rule));
-            }
-            amount(&mut p, "differential", d);
-        }
-        let ante = spec.ante.as_ref().and_then(|a| {
-            let Some(rules) = &rb.ante else {
-                p.push("ante", format!("{} has no Ante Up Baccarat", rb.id));
-                return None;
-            };
-            amount(&mut p, "ante.amount", a.amount);
-            // AU 1.0 "Ante": not more than 12.5% of the table minimum.
-            if a.amount as i128 * rules.max_den as i128 > spec.min as i128 * rules.max_num as i128 {
-                p.push(
-                    "ante.amount",
-                    format!(
-                        "{} is more than {}/{} of the table minimum {} ({})",
-                        Money(a.amount),
-                        rules.max_num,
-                        rules.max_den,
-                        Money(spec.min),
-                        rules.rule
-                    ),
-                );
-            }
-            if let Some(w) = a.waived_at {
-                amount(&mut p, "ante.waived_at", w);
-                if w < spec.min {
-                    p.push("ante.waived_at", "the waiver threshold is below the table minimum (AU 14.4)");
-                }
-            }
-            Some(Ante { amount: Money(a.amount), waived_at: a.waived_at.map(Money) })
-        });
-
-        // Offers: the main wagers always; side bets as listed.
-        let mut offers = Vec::new();
-        let mut offered: Vec<Bet> = vec![Bet::Player, Bet::Banker, Bet::Tie];
-        for (id, _) in &spec.bets {
-            match Bet::from_id(id) {
-                Some(b) if !b.is_main() => offered.push(b),
-                Some(_) => {}
-                None => p.push(format!("bets.{id}"), format!("unknown wager id {id:?}")),
-            }
-        }
-        for bet in offered.iter().copied() {
-            let path = format!("bets.{}", bet.id());
-            let o = spec.bets.get(bet.id()).cloned().unwrap_or_default();
-            let Some(rules) = rb.bet(bet) else {
-                p.push(&path, format!("{} does not offer the {bet} wager", rb.id));
-                continue;
-            };
-            if !rules.allows_decks(decks) {
-                p.push(
-                    &path,
-                    format!(
-                        "{bet} needs {:?} decks, not {decks} ({})",
-                        rules.decks.as_deref().unwrap_or(&[]),
-                        rules.decks_rule.as_deref().unwrap_or(&rules.rule)
-                    ),
-                );
-            }
-            let fixed = match (bet, &variant) {
-                (Bet::Player, Some(v)) => Some(v.player.clone()),
-                (Bet::Banker, Some(v)) => Some(v.banker.clone()),
-                _ => None,
-            };
-            let table = match (fixed, &o.pay_table) {
-                (Some(t), Some(name)) if *name != t.name => {
-                    p.push(
-                        format!("{path}.pay_table"),
-                        format!("variant {variant_id:?} pays {bet} by table {:?}, not {name:?} ({})", t.name, t.rule),
-                    );
-                    None
-                }
-                (Some(t), _) => Some(t),
-                (None, Some(name)) => {
-                    let t = rules.pay_table(name).cloned();
-                    if t.is_none() {
-                        let names: Vec<&str> = rules.pay_tables.iter().map(|t| t.name.as_str()).collect();
-                        p.push(
-                            format!("{path}.pay_table"),
-                            format!("{} has no {bet} pay table {name:?}; choose one of {}", rb.id, names.join(", ")),
-                        );
-                    }
-                    t
-                }
-                (None, None) if rules.pay_tables.len() == 1 => Some(rules.pay_tables[0].clone()),
-                (None, None) => {
-                    let names: Vec<&str> = rules.pay_tables.iter().map(|t| t.name.as_str()).collect();
-                    p.push(format!("{path}.pay_table"), format!("choose one of {} ({})", names.join(", "), rules.rule));
-                    None
-                }
-            };
-            let min = o.min.unwrap_or(if bet.is_main() { spec.min } else { chip.max(1) });
-            let max = o.max.unwrap_or(spec.max);
-            if o.min.is_some() {
-                amount(&mut p, &format!("{path}.min"), min);
-            }
-            if o.max.is_some() {
-                amount(&mut p, &format!("{path}.max"), max);
-            }
-            if min > max {
-                p.push(format!("{path}.max"), format!("maximum {} is below minimum {}", Money(max), Money(min)));
-            }
-            if let Some(pay_table) = table {
-                offers.push(Offer { bet, pay_table, min: Money(min), max: Money(max) });
-            }
-        }
-        for e in &rb.exclusions {
-            let has = |b: &Bet| offered.contains(b);
-            if e.offered.iter().any(has) {
-                let clash: Vec<&str> = e.excludes.iter().filter(|b| has(b)).map(|b| b.id()).collect();
-                if !clash.is_empty() {
-                    let mine: Vec<&str> = e.offered.iter().filter(|b| has(b)).map(|b| b.id()).collect();
-                    p.push(
-                        "bets",
-                        format!(
-                            "{}: {} may not be offered with {} at the same table",
-                            e.rule,
-                            mine.join(", "),
-                            clash.join(", ")
-                        ),
-                    );
-                }
-            }
-        }
-
-        let dealing = spec.dealing.or_else(|| rb.procedures.dealing.first().copied());
-        match dealing {
-            Some(d) if rb.procedures.dealing.contains(&d) => {}
-            Some(d) => p.push(
-                "dealing",
-                format!("{} deals by {:?}, not {d:?} ({})", rb.id, rb.procedures.dealing, rb.procedures.dealing_rule),
-            ),
-            None => p.push("dealing", format!("{} names no dealing style", rb.id)),
-        }
+        limits(&mut p, rb, spec);
+        let ante = ante(&mut p, rb, spec);
+        let check = OfferCheck { rb, spec, decks, variant_id: &variant_id, variant: variant.as_ref() };
+        let (offers, offered) = check.offers(&mut p);
+        exclusions(&mut p, rb, &offered);
+        let dealing = dealing(&mut p, rb, spec);
         if spec.side_bets_need_main_wager == Some(false) && rb.config.conduct.side_bets_need_main_wager {
             p.push(
                 "side_bets_need_main_wager",
                 format!("{} always requires a main wager with a side bet ({})", rb.id, rb.config.conduct.rule),
             );
         }
-        let settle =
-            SettleRules { chip: Money(chip.max(1)), fractional: rb.fractional_payout, unpayable: rb.unpayable_stake };
+        let settle = SettleRules {
+            chip: Money(spec.chip.max(1)),
+            fractional: rb.fractional_payout,
+            unpayable: rb.unpayable_stake,
+        };
         match variant {
             Some(variant) if p.is_empty() => Ok(TableConfig {
                 rulebook: rb.id.clone(),
@@ -337,6 +194,230 @@ impl TableConfig {
             _ => Err(p),
         }
     }
+}
+
+/// One amount of money the configuration names (a limit, an ante, a
+/// threshold): 1 to [`MAX_LIMIT`] minor units, and a whole number of the
+/// smallest chip when the chip itself is valid (a bad chip is reported once,
+/// at `chip`, not again at every amount).
+fn amount(p: &mut Problems, chip: i64, path: &str, v: i64) {
+    let chip_ok = (1..=MAX_LIMIT).contains(&chip);
+    if !(1..=MAX_LIMIT).contains(&v) {
+        p.push(path, format!("{v} must be 1 to {MAX_LIMIT} minor units"));
+    } else if chip_ok && v % chip != 0 {
+        p.push(path, format!("{} is not a whole number of {} chips", Money(v), Money(chip)));
+    }
+}
+
+/// The smallest chip, the table minimum and maximum for the main wagers
+/// (NSW 6.1; AU 5.8-5.9) and the table differential, only where the rulebook
+/// provides one (NSW 6.1; AU 5.17; EU 6.1).
+fn limits(p: &mut Problems, rb: &Rulebook, spec: &TableConfigSpec) {
+    let chip = spec.chip;
+    if !(1..=MAX_LIMIT).contains(&chip) {
+        p.push("chip", format!("the smallest chip must be 1 to {MAX_LIMIT} minor units"));
+    }
+    amount(p, chip, "min", spec.min);
+    amount(p, chip, "max", spec.max);
+    if spec.min > spec.max {
+        p.push("max", format!("maximum {} is below minimum {}", Money(spec.max), Money(spec.min)));
+    }
+    if let Some(d) = spec.differential {
+        if !rb.table_differential {
+            p.push("differential", format!("{} does not provide a table differential ({})", rb.id, rb.limits_rule));
+        }
+        amount(p, chip, "differential", d);
+    }
+}
+
+/// The ante, only where the rulebook has Ante Up Baccarat, bounded by a share
+/// of the table minimum (AU 1.0 "Ante"), its waiver threshold not below the
+/// table minimum (AU 14.4).
+fn ante(p: &mut Problems, rb: &Rulebook, spec: &TableConfigSpec) -> Option<Ante> {
+    let a = spec.ante.as_ref()?;
+    let Some(rules) = &rb.ante else {
+        p.push("ante", format!("{} has no Ante Up Baccarat", rb.id));
+        return None;
+    };
+    amount(p, spec.chip, "ante.amount", a.amount);
+    // AU 1.0 "Ante": not more than 12.5% of the table minimum.
+    if a.amount as i128 * rules.max_den as i128 > spec.min as i128 * rules.max_num as i128 {
+        p.push(
+            "ante.amount",
+            format!(
+                "{} is more than {}/{} of the table minimum {} ({})",
+                Money(a.amount),
+                rules.max_num,
+                rules.max_den,
+                Money(spec.min),
+                rules.rule
+            ),
+        );
+    }
+    if let Some(w) = a.waived_at {
+        amount(p, spec.chip, "ante.waived_at", w);
+        if w < spec.min {
+            p.push("ante.waived_at", "the waiver threshold is below the table minimum (AU 14.4)");
+        }
+    }
+    Some(Ante { amount: Money(a.amount), waived_at: a.waived_at.map(Money) })
+}
+
+/// What each wager offered is checked against: the rulebook's wager rules,
+/// the table's deck count (NSW 3.1) and the variant that fixes the Player and
+/// Banker pay tables.
+struct OfferCheck<'a> {
+    rb: &'a Rulebook,
+    spec: &'a TableConfigSpec,
+    decks: u32,
+    variant_id: &'a str,
+    variant: Option<&'a Variant>,
+}
+
+impl OfferCheck<'_> {
+    /// The offers that pass, and every wager offered (the main wagers always,
+    /// then side bets as listed), which the exclusions are checked against
+    /// even where an offer itself has a problem.
+    fn offers(&self, p: &mut Problems) -> (Vec<Offer>, Vec<Bet>) {
+        let mut offers = Vec::new();
+        let mut offered: Vec<Bet> = vec![Bet::Player, Bet::Banker, Bet::Tie];
+        for (id, _) in &self.spec.bets {
+            match Bet::from_id(id) {
+                Some(b) if !b.is_main() => offered.push(b),
+                Some(_) => {}
+                None => p.push(format!("bets.{id}"), format!("unknown wager id {id:?}")),
+            }
+        }
+        for bet in offered.iter().copied() {
+            if let Some(offer) = self.offer(p, bet) {
+                offers.push(offer);
+            }
+        }
+        (offers, offered)
+    }
+
+    /// One wager: the rulebook offers it, with the decks it needs (NSW 3.1),
+    /// one pay table, and limits that fit; `None` if it cannot be offered.
+    fn offer(&self, p: &mut Problems, bet: Bet) -> Option<Offer> {
+        let (rb, spec) = (self.rb, self.spec);
+        let path = format!("bets.{}", bet.id());
+        let o = spec.bets.get(bet.id()).cloned().unwrap_or_default();
+        let Some(rules) = rb.bet(bet) else {
+            p.push(&path, format!("{} does not offer the {bet} wager", rb.id));
+            return None;
+        };
+        if !rules.allows_decks(self.decks) {
+            p.push(
+                &path,
+                format!(
+                    "{bet} needs {:?} decks, not {} ({})",
+                    rules.decks.as_deref().unwrap_or(&[]),
+                    self.decks,
+                    rules.decks_rule.as_deref().unwrap_or(&rules.rule)
+                ),
+            );
+        }
+        let table = self.pay_table(p, bet, rules, &path, o.pay_table.as_ref());
+        let chip = spec.chip;
+        let min = o.min.unwrap_or(if bet.is_main() { spec.min } else { chip.max(1) });
+        let max = o.max.unwrap_or(spec.max);
+        if o.min.is_some() {
+            amount(p, chip, &format!("{path}.min"), min);
+        }
+        if o.max.is_some() {
+            amount(p, chip, &format!("{path}.max"), max);
+        }
+        if min > max {
+            p.push(format!("{path}.max"), format!("maximum {} is below minimum {}", Money(max), Money(min)));
+        }
+        table.map(|pay_table| Offer { bet, pay_table, min: Money(min), max: Money(max) })
+    }
+
+    /// The wager's one pay table: the variant's for Player and Banker (a name
+    /// that differs is refused), else the one named, else the rulebook's only
+    /// one; where it prints several, the operator must choose.
+    fn pay_table(
+        &self,
+        p: &mut Problems,
+        bet: Bet,
+        rules: &BetRules,
+        path: &str,
+        name: Option<&String>,
+    ) -> Option<PayTable> {
+        let fixed = match (bet, self.variant) {
+            (Bet::Player, Some(v)) => Some(v.player.clone()),
+            (Bet::Banker, Some(v)) => Some(v.banker.clone()),
+            _ => None,
+        };
+        match (fixed, name) {
+            (Some(t), Some(name)) if *name != t.name => {
+                p.push(
+                    format!("{path}.pay_table"),
+                    format!(
+                        "variant {:?} pays {bet} by table {:?}, not {name:?} ({})",
+                        self.variant_id, t.name, t.rule
+                    ),
+                );
+                None
+            }
+            (Some(t), _) => Some(t),
+            (None, Some(name)) => {
+                let t = rules.pay_table(name).cloned();
+                if t.is_none() {
+                    let names: Vec<&str> = rules.pay_tables.iter().map(|t| t.name.as_str()).collect();
+                    p.push(
+                        format!("{path}.pay_table"),
+                        format!("{} has no {bet} pay table {name:?}; choose one of {}", self.rb.id, names.join(", ")),
+                    );
+                }
+                t
+            }
+            (None, None) if rules.pay_tables.len() == 1 => Some(rules.pay_tables[0].clone()),
+            (None, None) => {
+                let names: Vec<&str> = rules.pay_tables.iter().map(|t| t.name.as_str()).collect();
+                p.push(format!("{path}.pay_table"), format!("choose one of {} ({})", names.join(", "), rules.rule));
+                None
+            }
+        }
+    }
+}
+
+/// Wagers that exclude each other may not both be offered at one table
+/// (AU 11A.1A, 11C.2, 11D.2): one problem per exclusion rule that clashes.
+fn exclusions(p: &mut Problems, rb: &Rulebook, offered: &[Bet]) {
+    for e in &rb.exclusions {
+        let has = |b: &Bet| offered.contains(b);
+        if e.offered.iter().any(has) {
+            let clash: Vec<&str> = e.excludes.iter().filter(|b| has(b)).map(|b| b.id()).collect();
+            if !clash.is_empty() {
+                let mine: Vec<&str> = e.offered.iter().filter(|b| has(b)).map(|b| b.id()).collect();
+                p.push(
+                    "bets",
+                    format!(
+                        "{}: {} may not be offered with {} at the same table",
+                        e.rule,
+                        mine.join(", "),
+                        clash.join(", ")
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// The dealing style: as configured, else the rulebook's first; one the
+/// rulebook does not name is refused (NSW 8.1; AU 8.5).
+fn dealing(p: &mut Problems, rb: &Rulebook, spec: &TableConfigSpec) -> Option<DealingStyle> {
+    let dealing = spec.dealing.or_else(|| rb.procedures.dealing.first().copied());
+    match dealing {
+        Some(d) if rb.procedures.dealing.contains(&d) => {}
+        Some(d) => p.push(
+            "dealing",
+            format!("{} deals by {:?}, not {d:?} ({})", rb.id, rb.procedures.dealing, rb.procedures.dealing_rule),
+        ),
+        None => p.push("dealing", format!("{} names no dealing style", rb.id)),
+    }
+    dealing
 }
 
 /// The layout `name` chooses (AU 2.2: the version of the game), or the

@@ -415,29 +415,12 @@ fn check_bets(ids: &[String], rb: Option<&Rulebook>, p: &mut Problems) -> Vec<Be
     out
 }
 
+/// The structure (NSW 15.4.2(e)): a dealing method of the rulebook, seats a
+/// table that fit its layout, rounds that each eliminate someone and a final
+/// at one table, and no more places paid than the final seats.
 fn check_structure(s: &ConditionsSpec, rb: Option<&Rulebook>, p: &mut Problems) -> Option<DealingStyle> {
     let st = &s.structure;
-    use serde::de::IntoDeserializer;
-    let named: Result<DealingStyle, serde::de::value::Error> =
-        DealingStyle::deserialize(st.dealing.as_str().into_deserializer());
-    let dealing = match named {
-        Ok(d) if rb.is_none_or(|rb| rb.procedures.dealing.contains(&d)) => Some(d),
-        _ => {
-            let named = rb.map(|rb| {
-                rb.procedures
-                    .dealing
-                    .iter()
-                    .filter_map(|d| toml::Value::try_from(d).ok().and_then(|v| v.as_str().map(String::from)))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            });
-            p.push(
-                "structure.dealing",
-                format!("{:?} is not a dealing method of the rulebook ({})", st.dealing, named.unwrap_or_default()),
-            );
-            None
-        }
-    };
+    let dealing = check_dealing(&st.dealing, rb, p);
     let boxes = rb.and_then(|rb| rb.layouts.iter().map(|l| l.boxes).max()).unwrap_or(u32::MAX);
     if st.seats_per_table < 2 || st.seats_per_table > boxes {
         p.push(
@@ -451,52 +434,8 @@ fn check_structure(s: &ConditionsSpec, rb: Option<&Rulebook>, p: &mut Problems) 
     let seats = st.seats_per_table;
     let mut players = s.entry.max_players;
     for (i, r) in st.rounds.iter().enumerate() {
-        let at = format!("structure.rounds[{i}].");
         let last = i + 1 == st.rounds.len();
-        if r.name.trim().is_empty() {
-            p.push(format!("{at}name"), "is empty");
-        }
-        match (r.coups, r.minutes) {
-            (Some(c), None) if (1..=MAX_COUPS).contains(&c) => {}
-            (None, Some(m)) if (1..=MAX_MINUTES).contains(&m) => {}
-            (Some(_), Some(_)) | (None, None) => {
-                p.push(format!("{at}coups"), "give the round's length as coups or as minutes (one of them)")
-            }
-            (Some(c), None) => p.push(format!("{at}coups"), format!("{c} is not between 1 and {MAX_COUPS}")),
-            (None, Some(m)) => p.push(format!("{at}minutes"), format!("{m} is not between 1 and {MAX_MINUTES}")),
-        }
-        if r.tables == 0 || r.tables > MAX_TABLES {
-            p.push(format!("{at}tables"), format!("{} is not between 1 and {MAX_TABLES}", r.tables));
-        } else if u64::from(players) > u64::from(r.tables) * u64::from(seats) {
-            p.push(format!("{at}tables"), format!("{players} players do not fit {} tables of {seats} seats", r.tables));
-        }
-        if last {
-            if r.advance_per_table > 0 || r.wildcards > 0 || r.repechage {
-                p.push(format!("{at}advance_per_table"), "the last round is the final: nobody advances from it");
-            }
-            if r.tables != 1 {
-                p.push(format!("{at}tables"), "the final is played at one table");
-            }
-        } else {
-            if r.advance_per_table == 0 || r.advance_per_table > seats {
-                p.push(
-                    format!("{at}advance_per_table"),
-                    format!("{} is not between 1 and {seats}", r.advance_per_table),
-                );
-            }
-            if r.wildcards > MAX_PLAYERS {
-                p.push(format!("{at}wildcards"), format!("{} is more than {MAX_PLAYERS}", r.wildcards));
-            }
-            let going_on = u64::from(r.tables) * u64::from(r.advance_per_table) + u64::from(r.wildcards);
-            let going_on = u32::try_from(going_on).unwrap_or(u32::MAX);
-            if going_on >= players {
-                p.push(
-                    format!("{at}advance_per_table"),
-                    format!("{going_on} of at most {players} players advance: the round eliminates nobody"),
-                );
-            }
-            players = going_on.min(players);
-        }
+        players = check_round(p, i, r, last, seats, players);
     }
     if let Some(last) = st.rounds.last() {
         let places = s.prizes.places.len() as u32;
@@ -507,6 +446,80 @@ fn check_structure(s: &ConditionsSpec, rb: Option<&Rulebook>, p: &mut Problems) 
         }
     }
     dealing
+}
+
+/// The dealing method, by its name in the rulebook's own spelling; one the
+/// rulebook does not list is refused, naming those it does.
+fn check_dealing(dealing: &str, rb: Option<&Rulebook>, p: &mut Problems) -> Option<DealingStyle> {
+    use serde::de::IntoDeserializer;
+    let named: Result<DealingStyle, serde::de::value::Error> = DealingStyle::deserialize(dealing.into_deserializer());
+    match named {
+        Ok(d) if rb.is_none_or(|rb| rb.procedures.dealing.contains(&d)) => Some(d),
+        _ => {
+            let named = rb.map(|rb| {
+                rb.procedures
+                    .dealing
+                    .iter()
+                    .filter_map(|d| toml::Value::try_from(d).ok().and_then(|v| v.as_str().map(String::from)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            });
+            p.push(
+                "structure.dealing",
+                format!("{:?} is not a dealing method of the rulebook ({})", dealing, named.unwrap_or_default()),
+            );
+            None
+        }
+    }
+}
+
+/// Round `i`, which at most `players` enter: a name, a length in coups or in
+/// minutes, tables enough for its players; the last is the final at one table
+/// from which nobody advances, any other eliminates someone. Returns how many
+/// players can enter the next round.
+fn check_round(p: &mut Problems, i: usize, r: &RoundSpec, last: bool, seats: u32, players: u32) -> u32 {
+    let at = format!("structure.rounds[{i}].");
+    if r.name.trim().is_empty() {
+        p.push(format!("{at}name"), "is empty");
+    }
+    match (r.coups, r.minutes) {
+        (Some(c), None) if (1..=MAX_COUPS).contains(&c) => {}
+        (None, Some(m)) if (1..=MAX_MINUTES).contains(&m) => {}
+        (Some(_), Some(_)) | (None, None) => {
+            p.push(format!("{at}coups"), "give the round's length as coups or as minutes (one of them)")
+        }
+        (Some(c), None) => p.push(format!("{at}coups"), format!("{c} is not between 1 and {MAX_COUPS}")),
+        (None, Some(m)) => p.push(format!("{at}minutes"), format!("{m} is not between 1 and {MAX_MINUTES}")),
+    }
+    if r.tables == 0 || r.tables > MAX_TABLES {
+        p.push(format!("{at}tables"), format!("{} is not between 1 and {MAX_TABLES}", r.tables));
+    } else if u64::from(players) > u64::from(r.tables) * u64::from(seats) {
+        p.push(format!("{at}tables"), format!("{players} players do not fit {} tables of {seats} seats", r.tables));
+    }
+    if last {
+        if r.advance_per_table > 0 || r.wildcards > 0 || r.repechage {
+            p.push(format!("{at}advance_per_table"), "the last round is the final: nobody advances from it");
+        }
+        if r.tables != 1 {
+            p.push(format!("{at}tables"), "the final is played at one table");
+        }
+        return players;
+    }
+    if r.advance_per_table == 0 || r.advance_per_table > seats {
+        p.push(format!("{at}advance_per_table"), format!("{} is not between 1 and {seats}", r.advance_per_table));
+    }
+    if r.wildcards > MAX_PLAYERS {
+        p.push(format!("{at}wildcards"), format!("{} is more than {MAX_PLAYERS}", r.wildcards));
+    }
+    let going_on = u64::from(r.tables) * u64::from(r.advance_per_table) + u64::from(r.wildcards);
+    let going_on = u32::try_from(going_on).unwrap_or(u32::MAX);
+    if going_on >= players {
+        p.push(
+            format!("{at}advance_per_table"),
+            format!("{going_on} of at most {players} players advance: the round eliminates nobody"),
+        );
+    }
+    going_on.min(players)
 }
 
 fn check_play(s: &ConditionsSpec, p: &mut Problems) {

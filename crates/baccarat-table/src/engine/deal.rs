@@ -6,9 +6,9 @@ use baccarat_rules::Cite;
 use baccarat_rules::{banker_draws, player_action, BurnProcedure, Card, PlayerAction};
 
 use super::flow::{after_card, end_shoe, void_coup};
-use super::{totals, DealtCard, Emit, Event, IrregularityKind, Phase, Position, Refusal, RefusalKind, ShoeSource};
+use super::{totals, DealtCard, Emit, Event, IrregularityKind, Phase, Position, Refusal, RefusalKind, ShoeSource, Table};
 use crate::shoe::{Cut, CutRules};
-use crate::shuffle::SHUFFLE_ALGORITHM;
+use crate::shuffle::{Seed, SHUFFLE_ALGORITHM};
 
 /// The position due next for a coup with `cards` dealt, or `None` once the coup
 /// is complete. NSW 7.3 and 9; AU 8.4 and 9.
@@ -47,6 +47,9 @@ pub fn positions(cards: &[Card]) -> Vec<DealtCard> {
     out
 }
 
+/// Start a shoe (NSW 3.10, 4; AU 6-7): every check first, in order (no coup
+/// in progress, a burn the rulebook provides, the card set, the stack, the
+/// cut), then the events: the last shoe ended, the new one started, its burn.
 pub fn start_shoe(
     o: &mut Emit,
     source: ShoeSource,
@@ -70,7 +73,39 @@ pub fn start_shoe(
     let decks = t.setup.config.decks;
     let rules = CutRules::from_profile(&t.rb().config);
     let continuous = matches!(source, ShoeSource::Continuous { .. });
-    let set = match &source {
+    let set = card_set(t, &source)?;
+    let Provenance { seed, commitment, algorithm, preshuffled, live_decks } = provenance(t, &source, decks)?;
+    if live_decks.is_none() {
+        if let Some(c) = cut {
+            rules.check(c, 52 * decks as usize).map_err(|e| Refusal::new(t.cite(Cite::Cut), e.to_string()))?;
+        }
+    }
+    if matches!(t.phase(), Phase::Ready) {
+        let shoe = t.state.shoe_number;
+        o.emit(Event::ShoeEnded { shoe, seed: o.t.state.seed, reason: "the cards were replaced (NSW 3.10)".into() });
+    }
+    let shoe = o.t.state.shoe_number + 1;
+    let rule = o.t.cite(Cite::Cut);
+    let (cut, rule) = if continuous { (None, o.t.cite(Cite::Shuffler)) } else { (cut, rule) };
+    o.emit(Event::ShoeStarted {
+        shoe,
+        seed,
+        commitment,
+        algorithm,
+        preshuffled,
+        live_decks,
+        continuous,
+        set,
+        cut,
+        rule,
+    });
+    burn_at_start(o, burn, show_burn)
+}
+
+/// The card set a shoe uses, where two are used in turn (AU 3.4(a)): set 1
+/// or 2, and not the set of the shoe before.
+fn card_set(t: &Table, source: &ShoeSource) -> Result<Option<u8>, Refusal> {
+    Ok(match source {
         ShoeSource::ShufflerSet { set, .. } => {
             let rule = t.cite(Cite::CardSets);
             if !t.rb().config.procedures.card_sets {
@@ -82,8 +117,23 @@ pub fn start_shoe(
             Some(*set)
         }
         _ => None,
-    };
-    let (seed, commitment, algorithm, preshuffled, live_decks) = match &source {
+    })
+}
+
+/// Where a shoe's cards come from, as its `ShoeStarted` event records it.
+struct Provenance {
+    seed: Option<Seed>,
+    commitment: Option<String>,
+    algorithm: Option<String>,
+    preshuffled: Option<Vec<Card>>,
+    live_decks: Option<u32>,
+}
+
+/// The shoe's provenance: a seed and its commitment for a shuffle here; a
+/// pre-shuffled stack that holds each card once per deck; a live shoe of the
+/// table's deck count.
+fn provenance(t: &Table, source: &ShoeSource, decks: u32) -> Result<Provenance, Refusal> {
+    let (seed, commitment, algorithm, preshuffled, live_decks) = match source {
         ShoeSource::Shuffle { seed } | ShoeSource::Continuous { seed } | ShoeSource::ShufflerSet { seed, .. } => {
             (Some(*seed), Some(seed.commitment_hex()), Some(SHUFFLE_ALGORITHM.to_string()), None, None)
         }
@@ -114,30 +164,12 @@ pub fn start_shoe(
             (None, None, None, None, Some(*d))
         }
     };
-    if live_decks.is_none() {
-        if let Some(c) = cut {
-            rules.check(c, 52 * decks as usize).map_err(|e| Refusal::new(t.cite(Cite::Cut), e.to_string()))?;
-        }
-    }
-    if matches!(t.phase(), Phase::Ready) {
-        let shoe = t.state.shoe_number;
-        o.emit(Event::ShoeEnded { shoe, seed: o.t.state.seed, reason: "the cards were replaced (NSW 3.10)".into() });
-    }
-    let shoe = o.t.state.shoe_number + 1;
-    let rule = o.t.cite(Cite::Cut);
-    let (cut, rule) = if continuous { (None, o.t.cite(Cite::Shuffler)) } else { (cut, rule) };
-    o.emit(Event::ShoeStarted {
-        shoe,
-        seed,
-        commitment,
-        algorithm,
-        preshuffled,
-        live_decks,
-        continuous,
-        set,
-        cut,
-        rule,
-    });
+    Ok(Provenance { seed, commitment, algorithm, preshuffled, live_decks })
+}
+
+/// The burn that follows a new shoe: three no-bet coups due, or cards burned
+/// from the shoe just started (a live shoe has no stack here to burn from).
+fn burn_at_start(o: &mut Emit, burn: Option<BurnProcedure>, show_burn: bool) -> Result<(), Refusal> {
     match burn {
         Some(BurnProcedure::ThreeNoBetCoups) => {
             let rule = o.t.cite(Cite::NoBetCoup);

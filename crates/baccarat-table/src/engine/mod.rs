@@ -16,6 +16,7 @@
 mod coup_wagers;
 mod deal;
 mod flow;
+mod fold;
 mod hands;
 mod irregular;
 mod refusal;
@@ -387,54 +388,18 @@ impl Table {
         deal::due(&self.state.coup.cards)
     }
 
-    /// Fold one event into the state.
+    /// Fold one event into the state: one arm per event, those that change
+    /// more than a few fields folded by a method of [`State`] named after it.
     pub fn apply(&mut self, e: &Event) {
         let s = &mut self.state;
         match e {
             Event::ShoeStarted { shoe, seed, preshuffled, live_decks, cut, continuous, set, .. } => {
-                s.set = *set;
-                s.continuous = continuous.then_some(*seed).flatten();
-                s.shoe_number = *shoe;
-                s.seed = *seed;
-                s.coups_left = None;
-                s.carried = None;
-                s.forced_no_bet = false;
-                s.no_bet_coups_due = 0;
-                s.roads = Roads::new();
-                s.coup = CoupState::default();
-                s.live = live_decks.map(|d| LiveShoe { decks: d, seen: vec![0; 52] });
-                s.shoe = if let Some(seed) = seed {
-                    let (cards, _) = crate::shoe::shuffled(self.setup.config.decks, seed);
-                    Some(stack_to_shoe(cards, *cut, &self.setup.rulebook))
-                } else {
-                    preshuffled.as_ref().map(|cards| stack_to_shoe(cards.clone(), *cut, &self.setup.rulebook))
-                };
-                s.phase = Phase::Ready;
+                let in_play = fold::shoe_in_play(&self.setup, seed, preshuffled, *cut);
+                s.shoe_started(*shoe, *seed, *continuous, *set, *live_decks, in_play);
             }
-            Event::Burned { procedure, cards, .. } => {
-                if procedure == &baccarat_rules::BurnProcedure::ThreeNoBetCoups {
-                    s.no_bet_coups_due = 3;
-                } else if let Some(shoe) = s.shoe.as_mut() {
-                    let _ = shoe.burn(*procedure, false);
-                } else if let Some(l) = s.live.as_mut() {
-                    for c in cards {
-                        l.seen[c.index()] += 1;
-                    }
-                }
-            }
+            Event::Burned { procedure, cards, .. } => s.burned(procedure, cards),
             Event::BettingOpened { coup, no_bet, first_card, closes_at, .. } => {
-                s.coup = CoupState { number: *coup, no_bet: *no_bet, wagers: CoupWagers::default(), cards: Vec::new() };
-                s.closes_at = *closes_at;
-                s.coup_number = *coup;
-                s.forced_no_bet = false;
-                s.last_settled.clear();
-                s.holder = BySide::default();
-                s.out = None;
-                s.declined.clear();
-                if first_card.is_some() {
-                    s.carried = *first_card;
-                }
-                s.phase = Phase::Betting;
+                s.betting_opened(*coup, *no_bet, *first_card, *closes_at)
             }
             Event::WagerPlaced { wager } => {
                 s.next_wager = s.next_wager.max(wager.id.next());
@@ -448,69 +413,13 @@ impl Table {
                 s.late_wagers = false;
             }
             Event::WagersReopened { .. } => s.late_wagers = true,
-            Event::CuttingCardOut { coups_left, .. } => {
-                if let Some(shoe) = s.shoe.as_mut() {
-                    shoe.take_cutting_card();
-                }
-                s.coups_left = Some(*coups_left);
-            }
-            Event::CardDealt { position, card, face_up } => {
-                if s.carried == Some(*card) && s.coup.cards.is_empty() {
-                    s.carried = None;
-                } else if let Some(shoe) = s.shoe.as_mut() {
-                    let _ = shoe.draw();
-                } else if let Some(l) = s.live.as_mut() {
-                    l.seen[card.index()] += 1;
-                }
-                s.coup.cards.push(DealtCard { position: *position, card: *card, exposed: *face_up });
-                if *face_up {
-                    s.late_wagers = false;
-                }
-                s.phase = Phase::Dealing;
-            }
-            Event::Irregularity { kind, card, .. } => match kind {
-                IrregularityKind::PlayerThirdToNextCoup | IrregularityKind::ExcessCardToNextCoup => {
-                    s.carried = *card;
-                    count_live(s, *card);
-                }
-                IrregularityKind::PlayerThirdToNoBetCoup
-                | IrregularityKind::ExcessCardToNoBetCoup
-                | IrregularityKind::FirstCardFaceUp => {
-                    s.carried = *card;
-                    s.forced_no_bet = true;
-                    count_live(s, *card);
-                }
-                _ => {}
-            },
-            Event::CoupCompleted { summary, .. } => {
-                let cards: Vec<Card> = s.coup.cards.iter().map(|c| c.card).collect();
-                let entry = road_entry(&cards, summary);
-                s.roads.push(entry);
-                s.completed = true;
-            }
+            Event::CuttingCardOut { coups_left, .. } => s.cutting_card_out(*coups_left),
+            Event::CardDealt { position, card, face_up } => s.card_dealt(*position, *card, *face_up),
+            Event::Irregularity { kind, card, .. } => s.irregularity(kind, *card),
+            Event::CoupCompleted { summary, .. } => s.coup_completed(summary),
             Event::WagerSettled { wager, .. } => s.last_settled.push(*wager),
             Event::CoupVoided { .. } => {}
-            Event::CoupClosed { coup } => {
-                s.completed = false;
-                // AU 7.2: a continuous shuffler takes the coup's cards back.
-                if let (Some(seed), Some(shoe)) = (&s.continuous, s.shoe.as_mut()) {
-                    let used: Vec<Card> = s.coup.cards.iter().map(|c| c.card).collect();
-                    shoe.return_cards(&used, &mut crate::shuffle::Stream::with_nonce(seed, *coup));
-                }
-                if s.coup.no_bet && s.no_bet_coups_due > 0 {
-                    s.no_bet_coups_due -= 1;
-                }
-                if let Some(n) = s.coups_left.as_mut() {
-                    *n = n.saturating_sub(1);
-                }
-                s.coup.cards.clear();
-                s.coup.wagers.clear();
-                s.withdrawals_open = false;
-                // Wagers reopened after the first card (NSW 12.12; AU 15.10) are
-                // for that coup only: none is taken between coups.
-                s.late_wagers = false;
-                s.phase = Phase::Ready;
-            }
+            Event::CoupClosed { coup } => s.coup_closed(*coup),
             Event::Reconstructed { cards, .. } => {
                 s.coup.cards = deal::positions(cards);
                 s.phase = Phase::Reconstruction;
@@ -520,57 +429,24 @@ impl Table {
                 s.phase = Phase::Dealing;
                 s.withdrawals_open = false;
             }
-            Event::HandPassed { side, to, .. } => {
-                match side {
-                    Side::Player => s.holder.player = *to,
-                    Side::Banker => s.holder.banker = *to,
-                }
-                s.out = to.map(|_| *side);
-            }
+            Event::HandPassed { side, to, .. } => s.hand_passed(*side, *to),
             Event::CardsDeclined { side, player, .. } => {
                 s.declined.push((*side, *player));
                 s.out = None;
             }
-            Event::HandExposed { side, .. } => {
-                s.late_wagers = false;
-                for c in s.coup.cards.iter_mut().filter(|c| c.position.is_player() == (*side == Side::Player)) {
-                    c.exposed = true;
-                }
-                if s.out == Some(*side) {
-                    s.out = None;
-                }
-            }
+            Event::HandExposed { side, .. } => s.hand_exposed(*side),
             Event::MarkerTaken { player, seat, .. } => s.marker = Some((*player, *seat)),
-            Event::NomineeAppointed { player, nominee, .. } => {
-                s.nominees.retain(|n| n.0 != *player);
-                if let Some(n) = nominee {
-                    s.nominees.push((*player, *n));
-                }
-            }
-            Event::PersonalLimitsSet { player, min, max, .. } => {
-                s.personal.retain(|p| p.0 != *player);
-                s.personal.push((*player, *min, *max));
-            }
+            Event::NomineeAppointed { player, nominee, .. } => s.nominee_appointed(*player, *nominee),
+            Event::PersonalLimitsSet { player, min, max, .. } => s.personal_limits_set(*player, *min, *max),
             Event::MinimumAnnounced { minimum, effective_ms, .. } => s.announced = Some((*minimum, *effective_ms)),
-            Event::MinimumChanged { minimum, grandfathered, .. } => {
-                s.minimum = Some(*minimum);
-                s.grandfathered = grandfathered.clone();
-                s.announced = None;
-            }
-            Event::LimitsChanged { bet, min, max, .. } => {
-                s.limits.retain(|l| l.0 != *bet);
-                s.limits.push((*bet, *min, *max));
-            }
+            Event::MinimumChanged { minimum, grandfathered, .. } => s.minimum_changed(*minimum, grandfathered),
+            Event::LimitsChanged { bet, min, max, .. } => s.limits_changed(*bet, *min, *max),
             Event::MarkerReleased { .. } => s.marker = None,
             Event::WithdrawalsOffered { .. } => {
                 s.phase = Phase::Reconstruction;
                 s.withdrawals_open = true;
             }
-            Event::ShoeEnded { .. } => {
-                s.phase = Phase::ShoeOver;
-                s.shoe = None;
-                s.live = None;
-            }
+            Event::ShoeEnded { .. } => s.shoe_ended(),
         }
     }
 }

@@ -117,6 +117,10 @@ pub(super) fn closed(t: &Table, at_ms: Option<u64>) -> Option<Refusal> {
     None
 }
 
+/// Place a wager: every check first, in order (time, no-bet coup, offer,
+/// spot, limits, table-wide maxima, exact payment, ante or side-bet conduct,
+/// combination, tokens), then its one event. Called once per wager: the
+/// helpers are `#[inline]`.
 pub fn place(o: &mut Emit, w: NewWager) -> Result<(), Refusal> {
     let NewWager { player, spot, bet, amount, ante, token, at_ms } = w;
     let t = &*o.t;
@@ -130,7 +134,41 @@ pub fn place(o: &mut Emit, w: NewWager) -> Result<(), Refusal> {
     let Some(offer) = cfg.offer(bet) else {
         return Err(not_offered(t, bet));
     };
-    // Where the wager goes (AU 3.1, 5.6-5.8).
+    spot_on_layout(t, player, spot)?;
+    amount_within_limits(t, player, bet, amount)?;
+    within_shared_maximum(t, spot, bet, amount)?;
+    // AU 5.12: a Banker wager that could not be paid exactly is not accepted.
+    if cfg.settle.unpayable == UnpayableStake::VoidExcess {
+        for (_, p) in &offer.pay_table.lines {
+            if matches!(p, Pays::LessCommission { .. }) && payable_stake(amount, *p, &cfg.settle) != amount {
+                return Err(Refusal::new(
+                    t.cite(Cite::BankerUnpayable),
+                    format!("{amount} could not be paid exactly in chips at {p}"),
+                ));
+            }
+        }
+    }
+    if bet.is_main() {
+        ante_due(t, amount, ante)?;
+    } else {
+        side_bet_conduct(t, player, bet)?;
+    }
+    if ante.0 < 0 || (ante.0 > 0 && (cfg.ante.is_none() || !bet.is_main())) {
+        return Err(Refusal::new(t.cite(Cite::Ante), "an ante goes only with an initial wager at an Ante Up table"));
+    }
+    let needs_approval = combination(t, player, bet)?;
+    let id = t.state.next_wager;
+    if token && !t.rb().config.conduct.promotional_tokens {
+        return Err(Refusal::new(t.cite(Cite::PromotionalTokens), "this rulebook provides no promotional tokens"));
+    }
+    o.emit(Event::WagerPlaced { wager: Wager { id, player, spot, bet, amount, ante, needs_approval, token, at_ms } });
+    Ok(())
+}
+
+/// Where the wager goes (AU 3.1, 5.6-5.8): a box on the layout with room for
+/// one more player, or the standing area where the layout has one.
+#[inline]
+fn spot_on_layout(t: &Table, player: PlayerId, spot: Spot) -> Result<(), Refusal> {
     let layout = &t.setup.config.layout;
     match spot {
         Spot::Box(b) if b == 0 || b as u32 > layout.boxes => {
@@ -154,7 +192,13 @@ pub fn place(o: &mut Emit, w: NewWager) -> Result<(), Refusal> {
         }
         Spot::Standing => {}
     }
-    amount_within_limits(t, player, bet, amount)?;
+    Ok(())
+}
+
+/// The sign's maximum shared by more than one player: for the whole table on
+/// some bets (EU 6.1.3), and for all players in one box (AU 5.8(b)).
+#[inline]
+fn within_shared_maximum(t: &Table, spot: Spot, bet: Bet, amount: Money) -> Result<(), Refusal> {
     let ws = &t.state.coup.wagers;
     // EU 6.1.3: for some bets the sign's maximum is one for the whole table.
     let sign_max = t.offer_limits(bet).expect("offered").1;
@@ -179,41 +223,31 @@ pub fn place(o: &mut Emit, w: NewWager) -> Result<(), Refusal> {
             ));
         }
     }
-    // AU 5.12: a Banker wager that could not be paid exactly is not accepted.
-    if cfg.settle.unpayable == UnpayableStake::VoidExcess {
-        for (_, p) in &offer.pay_table.lines {
-            if matches!(p, Pays::LessCommission { .. }) && payable_stake(amount, *p, &cfg.settle) != amount {
-                return Err(Refusal::new(
-                    t.cite(Cite::BankerUnpayable),
-                    format!("{amount} could not be paid exactly in chips at {p}"),
-                ));
-            }
+    Ok(())
+}
+
+/// AU 14.5: each initial wager with its ante, unless waived (14.4).
+#[inline]
+fn ante_due(t: &Table, amount: Money, ante: Money) -> Result<(), Refusal> {
+    if let Some(a) = &t.setup.config.ante {
+        if ante < a.due(amount) {
+            return Err(Refusal::new(t.cite(Cite::Ante), format!("this wager needs an ante of {}", a.due(amount))));
         }
     }
-    if bet.is_main() {
-        // AU 14.5: each initial wager with its ante, unless waived (14.4).
-        if let Some(a) = &cfg.ante {
-            if ante < a.due(amount) {
-                return Err(Refusal::new(t.cite(Cite::Ante), format!("this wager needs an ante of {}", a.due(amount))));
-            }
-        }
-    } else {
-        if t.setup.config.side_bets_need_main_wager && !ws.has(player, &[Bet::Player, Bet::Banker, Bet::Tie]) {
-            return Err(Refusal::new(t.cite(Cite::SideBetNeedsMain), format!("{bet} is taken only with a main wager")));
-        }
-        if t.rb().config.conduct.one_side_bet_each && ws.has(player, &[bet]) {
-            return Err(Refusal::new(t.cite(Cite::OneSideBet), format!("one {bet} wager per player per coup")));
-        }
+    Ok(())
+}
+
+/// A side bet only with a main wager where the table requires one (NSW
+/// 10.4), and one of each side bet per player where the rulebook says so.
+#[inline]
+fn side_bet_conduct(t: &Table, player: PlayerId, bet: Bet) -> Result<(), Refusal> {
+    let ws = &t.state.coup.wagers;
+    if t.setup.config.side_bets_need_main_wager && !ws.has(player, &[Bet::Player, Bet::Banker, Bet::Tie]) {
+        return Err(Refusal::new(t.cite(Cite::SideBetNeedsMain), format!("{bet} is taken only with a main wager")));
     }
-    if ante.0 < 0 || (ante.0 > 0 && (cfg.ante.is_none() || !bet.is_main())) {
-        return Err(Refusal::new(t.cite(Cite::Ante), "an ante goes only with an initial wager at an Ante Up table"));
+    if t.rb().config.conduct.one_side_bet_each && ws.has(player, &[bet]) {
+        return Err(Refusal::new(t.cite(Cite::OneSideBet), format!("one {bet} wager per player per coup")));
     }
-    let needs_approval = combination(t, player, bet)?;
-    let id = t.state.next_wager;
-    if token && !t.rb().config.conduct.promotional_tokens {
-        return Err(Refusal::new(t.cite(Cite::PromotionalTokens), "this rulebook provides no promotional tokens"));
-    }
-    o.emit(Event::WagerPlaced { wager: Wager { id, player, spot, bet, amount, ante, needs_approval, token, at_ms } });
     Ok(())
 }
 

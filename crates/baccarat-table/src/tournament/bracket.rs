@@ -19,7 +19,7 @@
 //! them), give the placings; prizes are the conditions' shares of the pool
 //! (NSW 15.3.2), in that order.
 
-use baccarat_rules::tournament::Conditions;
+use baccarat_rules::tournament::{Conditions, RoundSpec};
 use baccarat_rules::{Money, TableConfig};
 
 use super::session::{Session, SessionRules};
@@ -286,6 +286,62 @@ impl Tournament {
         }
         let round = self.conditions.spec.structure.rounds[self.round].clone();
         let k = if self.is_final() { usize::MAX } else { round.advance_per_table as usize };
+        self.check_sessions_over(&round)?;
+        // The round's counts are final from here (NSW 15.5.8).
+        self.frozen = true;
+        let mut going: Vec<PlayerId> = Vec::new();
+        let mut rest: Vec<PlayerId> = Vec::new();
+        for t in 0..self.tables.len() {
+            let ranked = self.ranked(t);
+            let in_play = ranked.iter().filter(|p| self.chips(**p) > Money::ZERO).count();
+            if self.is_final() {
+                if let Some(tied) = self.tie_for_a_place(&ranked, in_play) {
+                    self.seat_play_off(&tied, next_seed)?;
+                    return Ok(RoundEnd::PlayOff(tied));
+                }
+            }
+            let take = k.min(in_play);
+            // A tie across this table's last place advancing (NSW 15.10.3).
+            if take < in_play && take > 0 {
+                let edge = self.chips(ranked[take - 1]);
+                let tied: Vec<PlayerId> = ranked.iter().copied().filter(|p| self.chips(*p) == edge).collect();
+                if self.undecided(&tied) {
+                    self.seat_play_off(&tied, next_seed)?;
+                    return Ok(RoundEnd::PlayOff(tied));
+                }
+            }
+            going.extend(&ranked[..take]);
+            rest.extend(&ranked[take..]);
+        }
+        if self.is_final() {
+            self.place_finalists(going, rest);
+            return Ok(RoundEnd::Finished);
+        }
+        // Wildcards: the highest counts among the rest still in play.
+        let mut wild: Vec<PlayerId> = rest.iter().copied().filter(|p| self.chips(*p) > Money::ZERO).collect();
+        wild.sort_by_key(|p| std::cmp::Reverse(self.chips(*p)));
+        let w = (round.wildcards as usize).min(wild.len());
+        if w > 0 && w < wild.len() {
+            let edge = self.chips(wild[w - 1]);
+            let tied: Vec<PlayerId> = wild.iter().copied().filter(|p| self.chips(*p) == edge).collect();
+            if self.undecided(&tied) {
+                self.seat_play_off(&tied, next_seed)?;
+                return Ok(RoundEnd::PlayOff(tied));
+            }
+            self.in_play_off_order(&mut wild, &tied);
+        }
+        going.extend(&wild[..w]);
+        let out: Vec<PlayerId> = rest.into_iter().filter(|p| !going.contains(p)).collect();
+        self.out.push(out);
+        self.round += 1;
+        self.seat(going.clone(), next_seed);
+        Ok(RoundEnd::Advanced(going))
+    }
+
+    /// Every table's session is over (NSW 15.5.5): no coup in play, and a
+    /// session counted in coups has played them, or who progresses from it
+    /// is determined (NSW 15.5.5.1).
+    fn check_sessions_over(&self, round: &RoundSpec) -> Result<(), Refusal> {
         for (i, s) in self.tables.iter().enumerate() {
             if s.coup_open() {
                 return Err(refuse("NSW 15.5.5", format!("table {} has a coup in play", i + 1)));
@@ -302,83 +358,55 @@ impl Tournament {
                 ));
             }
         }
-        // The round's counts are final from here (NSW 15.5.8).
-        self.frozen = true;
-        let mut going: Vec<PlayerId> = Vec::new();
-        let mut rest: Vec<PlayerId> = Vec::new();
-        for t in 0..self.tables.len() {
-            let ranked = self.ranked(t);
-            let in_play = ranked.iter().filter(|p| self.chips(**p) > Money::ZERO).count();
-            // In the final every place is decided: players level on chips
-            // play off for their places (NSW 15.1.1 "play-off": to determine
-            // a winner and/or placegetters).
-            if self.is_final() {
-                let paid = self.conditions.spec.prizes.places.len();
-                for (at, p) in ranked[..in_play].iter().enumerate().take(paid) {
-                    let level = self.chips(*p);
-                    let tied: Vec<PlayerId> =
-                        ranked[..in_play].iter().copied().filter(|q| self.chips(*q) == level).collect();
-                    let first = ranked.iter().position(|q| tied.contains(q)).unwrap_or(at);
-                    if first < paid
-                        && tied.len() > 1
-                        && !self.decided.iter().any(|d| tied.iter().all(|q| d.contains(q)))
-                    {
-                        self.seat_play_off(&tied, next_seed)?;
-                        return Ok(RoundEnd::PlayOff(tied));
-                    }
-                }
-            }
-            let take = k.min(in_play);
-            // A tie across this table's last place advancing (NSW 15.10.3).
-            if take < in_play && take > 0 {
-                let edge = self.chips(ranked[take - 1]);
-                let tied: Vec<PlayerId> = ranked.iter().copied().filter(|p| self.chips(*p) == edge).collect();
-                if tied.len() > 1 && !self.decided.iter().any(|d| tied.iter().all(|p| d.contains(p))) {
-                    self.seat_play_off(&tied, next_seed)?;
-                    return Ok(RoundEnd::PlayOff(tied));
-                }
-            }
-            going.extend(&ranked[..take]);
-            rest.extend(&ranked[take..]);
-        }
-        if self.is_final() {
-            self.placings = going.into_iter().chain(rest).collect();
-            for r in self.out.iter().rev() {
-                self.placings.extend(r);
-            }
-            let dq = &self.disqualified;
-            self.placings.retain(|p| !dq.contains(p));
-            return Ok(RoundEnd::Finished);
-        }
-        // Wildcards: the highest counts among the rest still in play.
-        let mut wild: Vec<PlayerId> = rest.iter().copied().filter(|p| self.chips(*p) > Money::ZERO).collect();
-        wild.sort_by_key(|p| std::cmp::Reverse(self.chips(*p)));
-        let w = (round.wildcards as usize).min(wild.len());
-        if w > 0 && w < wild.len() {
-            let edge = self.chips(wild[w - 1]);
-            let tied: Vec<PlayerId> = wild.iter().copied().filter(|p| self.chips(*p) == edge).collect();
-            if tied.len() > 1 && !self.decided.iter().any(|d| tied.iter().all(|p| d.contains(p))) {
-                self.seat_play_off(&tied, next_seed)?;
-                return Ok(RoundEnd::PlayOff(tied));
-            }
-            if let Some(d) = self.decided.iter().find(|d| tied.iter().all(|p| d.contains(p))) {
-                // The tied players, in the order their play-off gave, into
-                // the places they hold together (a play-off may have ordered
-                // more players than are tied here).
-                let order: Vec<PlayerId> = d.iter().copied().filter(|p| tied.contains(p)).collect();
-                let slots: Vec<usize> =
-                    wild.iter().enumerate().filter(|(_, p)| tied.contains(p)).map(|(i, _)| i).collect();
-                for (slot, p) in slots.into_iter().zip(order) {
-                    wild[slot] = p;
-                }
+        Ok(())
+    }
+
+    /// In the final every place is decided: players level on chips play off
+    /// for their places (NSW 15.1.1 "play-off": to determine a winner and/or
+    /// placegetters). The first such tie over a paid place, if a play-off has
+    /// not yet ordered it.
+    fn tie_for_a_place(&self, ranked: &[PlayerId], in_play: usize) -> Option<Vec<PlayerId>> {
+        let paid = self.conditions.spec.prizes.places.len();
+        for (at, p) in ranked[..in_play].iter().enumerate().take(paid) {
+            let level = self.chips(*p);
+            let tied: Vec<PlayerId> = ranked[..in_play].iter().copied().filter(|q| self.chips(*q) == level).collect();
+            let first = ranked.iter().position(|q| tied.contains(q)).unwrap_or(at);
+            if first < paid && self.undecided(&tied) {
+                return Some(tied);
             }
         }
-        going.extend(&wild[..w]);
-        let out: Vec<PlayerId> = rest.into_iter().filter(|p| !going.contains(p)).collect();
-        self.out.push(out);
-        self.round += 1;
-        self.seat(going.clone(), next_seed);
-        Ok(RoundEnd::Advanced(going))
+        None
+    }
+
+    /// More than one player tied, and no play-off yet has ordered them all
+    /// (NSW 15.10.3).
+    fn undecided(&self, tied: &[PlayerId]) -> bool {
+        tied.len() > 1 && !self.decided.iter().any(|d| tied.iter().all(|p| d.contains(p)))
+    }
+
+    /// The tied players, in the order their play-off gave, into the places
+    /// they hold together (a play-off may have ordered more players than are
+    /// tied here).
+    fn in_play_off_order(&self, wild: &mut [PlayerId], tied: &[PlayerId]) {
+        if let Some(d) = self.decided.iter().find(|d| tied.iter().all(|p| d.contains(p))) {
+            let order: Vec<PlayerId> = d.iter().copied().filter(|p| tied.contains(p)).collect();
+            let slots: Vec<usize> = wild.iter().enumerate().filter(|(_, p)| tied.contains(p)).map(|(i, _)| i).collect();
+            for (slot, p) in slots.into_iter().zip(order) {
+                wild[slot] = p;
+            }
+        }
+    }
+
+    /// The final's standings, then everyone out before it (later rounds
+    /// first, within a round as the sessions placed them), less the
+    /// disqualified: the placings.
+    fn place_finalists(&mut self, going: Vec<PlayerId>, rest: Vec<PlayerId>) {
+        self.placings = going.into_iter().chain(rest).collect();
+        for r in self.out.iter().rev() {
+            self.placings.extend(r);
+        }
+        let dq = &self.disqualified;
+        self.placings.retain(|p| !dq.contains(p));
     }
 
     /// Seat the players tied across a place that advances for their play-off

@@ -456,66 +456,10 @@ impl Session {
         if self.actions.is_empty() {
             return Err(refuse("NSW 15.6.4", "no one in play has wagered this coup"));
         }
-        let (min, max) = self.rules.limits(self.coup);
+        let limits = self.rules.limits(self.coup);
         let mut results = Vec::new();
         for (&b, action) in &self.actions {
-            let seat = &self.seats[&b];
-            let mut notes = Vec::new();
-            let mut stakes: Vec<(Bet, Money)> = Vec::new();
-            let mut deduct = Money::ZERO;
-            match action {
-                Action::Wager { bet, amount } | Action::Late { bet, amount } => stakes.push((*bet, *amount)),
-                Action::Pass => notes.push("a pass card (NSW 15.7)".into()),
-                Action::Absent => {
-                    deduct = min.min(seat.chips);
-                    notes.push(format!("absent: the minimum {min} deducted (NSW 15.5.6.1)"));
-                }
-                Action::Undisclosed { with, .. } => {
-                    let beside = with.map_or(Money::ZERO, |w| w.1);
-                    if let Some(w) = with {
-                        stakes.push(*w);
-                    }
-                    match self.revealed[&b] {
-                        None => {
-                            deduct = min.min(seat.chips - beside);
-                            notes.push(format!(
-                                "the form shows no amount or type: the minimum {min} deducted (NSW 15.8.3.4)"
-                            ));
-                        }
-                        Some((bet, amount)) => {
-                            let room = seat.chips - beside;
-                            let adjusted = if amount > room {
-                                notes.push(
-                                    "more than the chips held: deemed the chips held or the maximum (NSW 15.8.3.3)"
-                                        .into(),
-                                );
-                                room.min(max)
-                            } else if amount > max {
-                                notes.push("above the maximum: deemed the maximum (NSW 15.8.3.2)".into());
-                                max
-                            } else if amount < min {
-                                notes.push("below the minimum: deemed the minimum (NSW 15.8.3.1)".into());
-                                min.min(room)
-                            } else {
-                                amount
-                            };
-                            if adjusted > Money::ZERO {
-                                stakes.push((bet, adjusted));
-                            }
-                        }
-                    }
-                }
-            }
-            let mut after = seat.chips - deduct;
-            for (bet, amount) in &stakes {
-                let offer = self
-                    .config
-                    .offer(*bet)
-                    .ok_or_else(|| refuse("NSW 15.4.2(f)", format!("{} is not offered at this table", bet.id())))?;
-                let s = settle_wager(*amount, &offer.pay_table, bet.classify(coup), &self.config.settle);
-                after = after - s.lost + s.won - s.commission;
-            }
-            results.push(SeatResult { box_no: b, stakes, before: seat.chips, after, notes });
+            results.push(self.seat_result(b, action, limits, coup)?);
         }
         for r in &results {
             self.seats.get_mut(&r.box_no).expect("a seat").chips = r.after;
@@ -531,6 +475,60 @@ impl Session {
             results.iter().map(|r| (r.box_no, r.stakes.iter().fold(Money::ZERO, |a, s| a + s.1))).collect();
         self.eliminate_short_with(&wagered);
         Ok(results)
+    }
+
+    /// One seat's result of the coup: what its action put at stake or had
+    /// deducted, each stake settled on `coup` at the table's pay tables.
+    fn seat_result(
+        &self,
+        b: u8,
+        action: &Action,
+        (min, max): (Money, Money),
+        coup: &Coup,
+    ) -> Result<SeatResult, Refusal> {
+        let seat = &self.seats[&b];
+        let mut notes = Vec::new();
+        let mut stakes: Vec<(Bet, Money)> = Vec::new();
+        let mut deduct = Money::ZERO;
+        match action {
+            Action::Wager { bet, amount } | Action::Late { bet, amount } => stakes.push((*bet, *amount)),
+            Action::Pass => notes.push("a pass card (NSW 15.7)".into()),
+            Action::Absent => {
+                deduct = min.min(seat.chips);
+                notes.push(format!("absent: the minimum {min} deducted (NSW 15.5.6.1)"));
+            }
+            Action::Undisclosed { with, .. } => {
+                let beside = with.map_or(Money::ZERO, |w| w.1);
+                if let Some(w) = with {
+                    stakes.push(*w);
+                }
+                let room = seat.chips - beside;
+                match self.revealed[&b] {
+                    None => {
+                        deduct = min.min(room);
+                        notes.push(format!(
+                            "the form shows no amount or type: the minimum {min} deducted (NSW 15.8.3.4)"
+                        ));
+                    }
+                    Some((bet, amount)) => {
+                        let adjusted = deemed(amount, room, (min, max), &mut notes);
+                        if adjusted > Money::ZERO {
+                            stakes.push((bet, adjusted));
+                        }
+                    }
+                }
+            }
+        }
+        let mut after = seat.chips - deduct;
+        for (bet, amount) in &stakes {
+            let offer = self
+                .config
+                .offer(*bet)
+                .ok_or_else(|| refuse("NSW 15.4.2(f)", format!("{} is not offered at this table", bet.id())))?;
+            let s = settle_wager(*amount, &offer.pay_table, bet.classify(coup), &self.config.settle);
+            after = after - s.lost + s.won - s.commission;
+        }
+        Ok(SeatResult { box_no: b, stakes, before: seat.chips, after, notes })
     }
 
     fn eliminate_short(&mut self) {
@@ -566,5 +564,24 @@ impl Session {
             }
         }
         (order, play_off)
+    }
+}
+
+/// The amount an undisclosed wager's form is deemed to show (NSW 15.8.3):
+/// more than the chips held (`room`, less any wager beside it), the chips
+/// held or the maximum (15.8.3.3); above the maximum, the maximum (15.8.3.2);
+/// below the minimum, the minimum (15.8.3.1). The rule applied is noted.
+fn deemed(amount: Money, room: Money, (min, max): (Money, Money), notes: &mut Vec<String>) -> Money {
+    if amount > room {
+        notes.push("more than the chips held: deemed the chips held or the maximum (NSW 15.8.3.3)".into());
+        room.min(max)
+    } else if amount > max {
+        notes.push("above the maximum: deemed the maximum (NSW 15.8.3.2)".into());
+        max
+    } else if amount < min {
+        notes.push("below the minimum: deemed the minimum (NSW 15.8.3.1)".into());
+        min.min(room)
+    } else {
+        amount
     }
 }

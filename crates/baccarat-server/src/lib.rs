@@ -23,6 +23,7 @@ pub mod migrate;
 pub mod openapi;
 pub mod pacer;
 pub mod partition_route;
+pub mod publish;
 pub mod rate_limit;
 pub mod serve;
 pub mod serve_turn;

@@ -15,18 +15,16 @@
 //! epoch, so nothing the failed turn held in memory is trusted.
 
 use std::net::SocketAddr;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use std::time::Duration;
-
-use tokio::sync::broadcast;
 
 use crate::backend::AnyStore;
 use crate::casino::Request;
 use crate::fatal::Fatal;
 use crate::http::{router, AppState, Pace};
-use crate::serve::{heads_of, open_leased, stop_signal, Opened, ServeConfig};
+use crate::publish::{Publisher, ReadModels, StopCheckpoint};
+use crate::serve::{open_leased, stop_signal, Opened, ServeConfig};
 use crate::store::Commit;
-use crate::table_view::Views;
 use crate::writer::Writer;
 
 /// What every turn serves through (made once by `serve::run`).
@@ -78,34 +76,94 @@ pub enum Turn {
     HandedBack(String),
 }
 
-/// One turn (see the module's notes), under `fatal`.
+/// One turn (see the module's notes), under `fatal`: the lease held (if
+/// any), the store opened and recovered, the writer started, the router
+/// served; then served until stopped, handed back or failed.
 pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result<Turn, String> {
     let (addr, what) = (front.addr, front.what.clone());
-    let claim = cfg.claim();
     // Who asks for this partition back, if this server serves it as a guest.
     let asked: crate::lease::Asked = Arc::default();
     let retired = crate::http::Retired::default();
-    let (lease, mut keeping) = match &cfg.postgres {
-        None => (None, None),
-        Some(url) => {
-            let owner = crate::lease::owner_of(&cfg.instance);
-            let (lease, since) = tokio::select! {
-                l = crate::lease::wait_for(url, &owner, &front.advertise, cfg.lease, &front.holder, &what, claim) => l?,
-                _ = stop_signal() => return Ok(Turn::Stopped),
-            };
-            let renewal =
-                crate::lease::Renewal { what: what.clone(), fatal: fatal.clone(), claim, asked: asked.clone(), since };
-            let keeping = crate::lease::keep(url, &lease, &front.advertise, cfg.lease, renewal)?;
-            println!("instance {} holds the lease of {what} (epoch {})", cfg.instance, lease.epoch);
-            (Some(lease), Some(keeping))
-        }
+    let Some(Held { lease, keeping }) = hold_lease(cfg, front, fatal, &asked).await? else {
+        return Ok(Turn::Stopped);
     };
-    // Opening reads the store synchronously (PostgreSQL's client may not run
-    // on the runtime's own threads).
+    let (mut opened, early_keys, bank) = open_store(cfg, lease.clone(), fatal.clone()).await?;
+    // Held to the turn's end, past the stop's checkpoint and last anchor
+    // line: no second server starts on this SQLite casino meanwhile.
+    let _lock = opened.lock.take();
+    recovered(cfg, &mut opened)?;
+    let started = start_writer(cfg, opened, bank, lease.clone(), fatal)?;
+    let mut end = Ending {
+        cfg,
+        fatal,
+        what: what.clone(),
+        retired: retired.clone(),
+        lease,
+        keeping,
+        anchoring: started.anchoring.clone(),
+        writer: started.writer.clone(),
+    };
+    let table_ids = started.table_ids.clone();
+    go_live(front, app_state(cfg, front, started, early_keys, retired), table_ids);
+    let Some(server) = front.server.as_mut() else { return Err("no listener".into()) };
+    println!("baccarat table server on http://{addr}/ for {what}  (API: http://{addr}/api/openapi.json)");
+    let mut handed_to = None;
+    tokio::select! {
+        r = server => return r.map_err(|e| e.to_string())?.map_err(|e| e.to_string()).map(|()| Turn::Stopped),
+        _ = stop_signal() => {}
+        who = asked_back(&asked) => handed_to = Some(who),
+        why = fatal.wait() => return Ok(end.failed(front, why).await),
+    }
+    // A partition handed back to its own server: new requests go to it (once
+    // it serves: `lease::wait_for` names it), and this turn's pacers and
+    // sockets end; then the clean stop's checkpoint, and the lease given up.
+    if let Some(who) = &handed_to {
+        println!("handing {what} back to its own server, instance {who}");
+        front.withdraw();
+        end.retired.now();
+    }
+    end.stop_cleanly(front, handed_to).await
+}
+
+/// The lease a turn serves under (PostgreSQL), and its renewal; neither on
+/// SQLite.
+struct Held {
+    lease: Option<crate::pg_store::Lease>,
+    keeping: Option<crate::lease::Keeping>,
+}
+
+/// Wait for the lease and keep it renewed (PostgreSQL; nothing to wait for
+/// on SQLite). `None`: a stop came while waiting.
+async fn hold_lease(
+    cfg: &ServeConfig,
+    front: &Front,
+    fatal: &Fatal,
+    asked: &crate::lease::Asked,
+) -> Result<Option<Held>, String> {
+    let Some(url) = &cfg.postgres else { return Ok(Some(Held { lease: None, keeping: None })) };
+    let (what, claim) = (&front.what, cfg.claim());
+    let owner = crate::lease::owner_of(&cfg.instance);
+    let (lease, since) = tokio::select! {
+        l = crate::lease::wait_for(url, &owner, &front.advertise, cfg.lease, &front.holder, what, claim) => l?,
+        _ = stop_signal() => return Ok(None),
+    };
+    let renewal =
+        crate::lease::Renewal { what: what.clone(), fatal: fatal.clone(), claim, asked: asked.clone(), since };
+    let keeping = crate::lease::keep(url, &lease, &front.advertise, cfg.lease, renewal)?;
+    println!("instance {} holds the lease of {what} (epoch {})", cfg.instance, lease.epoch);
+    Ok(Some(Held { lease: Some(lease), keeping: Some(keeping) }))
+}
+
+/// Open and recover the store, with the early key reader and a partition's
+/// bank link. Off the runtime's threads: opening reads the store
+/// synchronously, and PostgreSQL's client may not run on them.
+async fn open_store(
+    cfg: &ServeConfig,
+    leased: Option<crate::pg_store::Lease>,
+    on_fatal: Fatal,
+) -> Result<(Opened, Arc<dyn crate::keys::ColdKeys>, Option<crate::bank::link::BankLink>), String> {
     let opening = cfg.clone();
-    let leased = lease.clone();
-    let on_fatal = fatal.clone();
-    let (opened, early_keys, bank) = tokio::task::spawn_blocking(move || {
+    tokio::task::spawn_blocking(move || {
         let mut opened = open_leased(&opening, leased.as_ref())?;
         // Its own read connection: wagers refused without the writer
         // (`http/early.rs`).
@@ -126,31 +184,55 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
         Ok::<_, String>((opened, keys, bank))
     })
     .await
-    .map_err(|e| format!("the start failed: {e}"))??;
-    let Opened { mut store, casino, feed, users, anchors, recovery, due, lock } = opened;
-    // Held to the turn's end, past the stop's checkpoint and last anchor
-    // line: no second server starts on this SQLite casino meanwhile.
-    let _lock = lock;
-    // The key the start checked: the key file is not read again.
-    let key = anchors.key().clone();
+    .map_err(|e| format!("the start failed: {e}"))?
+}
+
+/// Say what was recovered, and start a SQLite store's background work
+/// (its WAL checkpoints, and the key index's upkeep).
+fn recovered(cfg: &ServeConfig, opened: &mut Opened) -> Result<(), String> {
+    let recovery = &opened.recovery;
     println!(
         "recovered {} tables from {}: {} records and {} transfers read",
-        casino.tables.len(),
+        opened.casino.tables.len(),
         if recovery.from_checkpoint { "the latest checkpoint" } else { "the whole history" },
         recovery.tail_records,
         recovery.tail_transfers
     );
-    if let AnyStore::Sqlite(s) = &mut store {
+    if let AnyStore::Sqlite(s) = &mut opened.store {
         s.checkpoint_in_background(&cfg.db, Duration::from_millis(200)).map_err(|e| e.to_string())?;
         s.maintain_keys_in_background(&cfg.db, cfg.key_retention.as_millis() as u64).map_err(|e| e.to_string())?;
     }
+    Ok(())
+}
+
+/// A turn's writer, started on the recovered casino, and what its handlers
+/// and the stop read.
+struct Started {
+    writer: Writer,
+    read: ReadModels,
+    users: Arc<crate::auth::Users>,
+    /// The server's public key (hex).
+    anchor_public: String,
+    /// The anchor file, as the stop flushes it.
+    anchoring: crate::anchoring::Anchoring,
+    table_ids: Vec<u32>,
+}
+
+/// Start the anchoring, the background checkpointer (offered the start's
+/// checkpoint, if one is due) and the writer, whose committer publishes
+/// each durable batch (`publish.rs`).
+fn start_writer(
+    cfg: &ServeConfig,
+    opened: Opened,
+    bank: Option<crate::bank::link::BankLink>,
+    lease: Option<crate::pg_store::Lease>,
+    fatal: &Fatal,
+) -> Result<Started, String> {
+    let Opened { store, casino, feed, users, anchors, due, .. } = opened;
+    // The key the start checked: the key file is not read again.
+    let key = anchors.key().clone();
     let table_ids: Vec<u32> = casino.tables.keys().copied().collect();
-    let views = Arc::new(RwLock::new(Views::default()));
-    views.write().expect("views").rebuild(&casino);
-    let tournaments = Arc::new(RwLock::new(crate::casino::tournaments::TournamentViews::of(&casino)));
-    let tv = tournaments.clone();
-    let (changed, _) = broadcast::channel(1024);
-    let feed = Arc::new(RwLock::new(feed));
+    let read = ReadModels::recovered(&casino, feed);
     let anchor_public = anchors.public_hex();
     // Under a lease (PostgreSQL) the anchor file may be shared by the
     // instances that take the casino over in turn: a line per batch, written
@@ -158,12 +240,11 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
     // passed on (a coalesced line could come up to `anchor_every` later).
     let every = if lease.is_some() { Duration::ZERO } else { cfg.anchor_every };
     let anchoring = crate::anchoring::Anchoring::start(anchors, every, fatal.clone());
-    let anchoring_at_stop = anchoring.clone();
     let checkpointer = crate::backend::start_checkpointer(
         &cfg.database(),
         key.clone(),
         &cfg.anchor_paths().0,
-        lease.clone(),
+        lease,
         casino.checkpointer_busy.clone(),
     )?;
     // The start's checkpoint is written in the background while this server
@@ -174,62 +255,33 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
         checkpointer.offer(cp);
     }
     // The key a clean stop's checkpoint is signed with: the anchors' own.
-    let stop_key = Arc::new(key);
-    let stop_anchors = cfg.anchor_paths().0;
-    let v = views.clone();
-    let v2 = views.clone();
-    let (fd, ch) = (feed.clone(), changed.clone());
-    let mut version = 0u64;
+    let stop = StopCheckpoint { key: Arc::new(key), anchors: cfg.anchor_paths().0 };
+    let mut publisher = Publisher::new(anchoring.clone(), read.clone(), checkpointer, stop);
     let (writer, _handle) = Writer::start(
         casino,
         store,
         bank.map(|b| Box::new(b) as Box<dyn crate::writer::Funding>),
-        move |c, commit| v.read().expect("views").changes(c, commit),
+        read.prepare(),
         // On the committer, once durable and before the batch's answers: so a
         // client that has its answer reads its own change in every view.
         // (A batch that cannot be anchored is not answered: `writer.rs`.)
-        move |changes, commit: Commit, due: Option<crate::writer::DueCheckpoint>| {
-            // The batch is durable: its chains' heads go to the anchor file
-            // (in the next line, at most `anchor_every` from now).
-            if let Err(e) = anchoring.committed(&heads_of(&commit)) {
-                anchoring.unanchored(&e);
-                return None;
-            }
-            v2.write().expect("views").apply(changes);
-            tv.write().expect("tournaments").absorb(&commit.records);
-            let mut f = fd.write().expect("feed");
-            f.absorb_all(&commit.events);
-            // A checkpoint of this batch takes the read model as of it; a
-            // clean stop's is written now, any other in the background.
-            let mut now = None;
-            if let Some(crate::writer::DueCheckpoint { checkpoint: mut cp, asked }) = due {
-                cp.feed = Some(f.state());
-                match anchoring.mark_at(cp.at_ms) {
-                    Ok(mark) => cp.anchor = Some(mark),
-                    Err(e) => {
-                        anchoring.unanchored(&e);
-                        return None;
-                    }
-                }
-                if asked {
-                    now = Some(crate::checkpoint::WriteNow {
-                        checkpoint: cp,
-                        key: stop_key.clone(),
-                        anchors: stop_anchors.clone(),
-                    });
-                } else {
-                    checkpointer.offer(cp);
-                }
-            }
-            drop(f);
-            version += 1;
-            let _ = ch.send(version);
-            now
-        },
+        move |changes, commit: Commit, due| publisher.committed(changes, commit, due),
         fatal.clone(),
     );
-    let stopper = writer.clone();
-    let state = AppState(Arc::new(crate::http::Server {
+    Ok(Started { writer, read, users, anchor_public, anchoring, table_ids })
+}
+
+/// The state every handler of this turn shares.
+fn app_state(
+    cfg: &ServeConfig,
+    front: &Front,
+    started: Started,
+    early_keys: Arc<dyn crate::keys::ColdKeys>,
+    retired: crate::http::Retired,
+) -> AppState {
+    let Started { writer, read, users, anchor_public, .. } = started;
+    let ReadModels { views, tournaments, feed, changed } = read;
+    AppState(Arc::new(crate::http::Server {
         writer,
         feed,
         users,
@@ -251,107 +303,131 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
             cfg.clock.clone(),
         )),
         directory: front.directory.clone(),
-        retired: retired.clone(),
+        retired,
         origins: crate::http::origin::Origins::new(&cfg.allowed_origins, &front.advertise),
-    }));
+    }))
+}
+
+/// Pace the RNG tables, put this turn's router on the front and serve it.
+fn go_live(front: &mut Front, state: AppState, table_ids: Vec<u32>) {
     for id in table_ids {
         tokio::spawn(crate::pacer::pace(state.clone(), id));
     }
     let public = state.anchor_public.clone();
     *front.active.write().unwrap_or_else(|p| p.into_inner()) = Some((router(state), public));
     front.serve();
-    let Some(server) = front.server.as_mut() else { return Err("no listener".into()) };
-    println!("baccarat table server on http://{addr}/ for {what}  (API: http://{addr}/api/openapi.json)");
-    let mut handed_to = None;
-    tokio::select! {
-        r = server => return r.map_err(|e| e.to_string())?.map_err(|e| e.to_string()).map(|()| Turn::Stopped),
-        _ = stop_signal() => {}
-        who = asked_back(&asked) => handed_to = Some(who),
-        why = fatal.wait() => {
-            front.withdraw();
-            retired.failed();
-            // No renewal, and the lease given up if it is still this turn's
-            // (its committer commits nothing more), so that the next turn,
-            // or another server, need not wait for it to expire.
-            drop(keeping.take());
-            if let (Some(url), Some(l)) = (cfg.postgres.clone(), lease.clone()) {
-                let ttl = cfg.lease;
-                let _ = tokio::task::spawn_blocking(move || crate::lease::release(&url, &l, ttl)).await;
-            }
-            println!("no longer serving {what} here ({why}); standing by for it again");
-            return Ok(Turn::Fatal(why));
+}
+
+/// What ending a turn needs, past its start.
+struct Ending<'a> {
+    cfg: &'a ServeConfig,
+    fatal: &'a Fatal,
+    what: String,
+    retired: crate::http::Retired,
+    lease: Option<crate::pg_store::Lease>,
+    keeping: Option<crate::lease::Keeping>,
+    anchoring: crate::anchoring::Anchoring,
+    /// Asks the writer for the clean stop's checkpoint.
+    writer: Writer,
+}
+
+impl Ending<'_> {
+    /// A fatal condition: the router withdrawn, the lease given up if it is
+    /// still this turn's (its committer commits nothing more), so that the
+    /// next turn, or another server, need not wait for it to expire.
+    async fn failed(&mut self, front: &Front, why: String) -> Turn {
+        self.stand_down(front);
+        if let (Some(url), Some(l)) = (self.cfg.postgres.clone(), self.lease.clone()) {
+            let ttl = self.cfg.lease;
+            let _ = tokio::task::spawn_blocking(move || crate::lease::release(&url, &l, ttl)).await;
         }
+        self.standing_by(why)
     }
-    // A partition handed back to its own server: new requests go to it (once
-    // it serves: `lease::wait_for` names it), and this turn's pacers and
-    // sockets end; then the clean stop's checkpoint, and the lease given up.
-    if let Some(who) = &handed_to {
-        println!("handing {what} back to its own server, instance {who}");
+
+    /// Withdraw the router, fail the turn's sockets, renew the lease no
+    /// more.
+    fn stand_down(&mut self, front: &Front) {
         front.withdraw();
-        retired.now();
+        self.retired.failed();
+        drop(self.keeping.take());
     }
-    let give_up = |lease: Option<crate::pg_store::Lease>| {
-        let (anchoring, url, ttl, what) = (anchoring_at_stop.clone(), cfg.postgres.clone(), cfg.lease, what.clone());
-        async move {
-            // Every batch committed is anchored before the process ends.
-            if let Err(e) = anchoring.flush_and_go_direct() {
-                anchoring.unanchored(&e);
-                return;
-            }
-            if let (Some(url), Some(l)) = (url, lease) {
-                // Off the runtime's threads: it waits up to the lease's time.
-                let released = tokio::task::spawn_blocking(move || crate::lease::release(&url, &l, ttl)).await;
-                if let Err(e) = released.map_err(|e| e.to_string()).and_then(|r| r) {
-                    crate::stop::warn(&format!(
-                        "the lease of {what} was not given up ({e}); a standby takes over when it expires"
-                    ));
+
+    /// Say so: the front stands by for the next turn.
+    fn standing_by(&self, why: String) -> Turn {
+        println!("no longer serving {} here ({why}); standing by for it again", self.what);
+        Turn::Fatal(why)
+    }
+
+    /// A clean stop: a checkpoint of everything done, so the next start reads
+    /// almost nothing. (Connections are dropped; anything they had sent is in
+    /// the writer's queue ahead of this request, or was refused.)
+    /// A settlement being recorded in chunks takes moments: wait it out.
+    async fn stop_cleanly(mut self, front: &Front, handed_to: Option<String>) -> Result<Turn, String> {
+        for _ in 0..600 {
+            let reply = match self.checkpoint().await {
+                Ok(r) => r,
+                // A fatal condition in the middle of a hand-back: the partition
+                // stands by again, as on any fatal condition. (A clean stop
+                // ends the server whatever happens.)
+                Err(_) if handed_to.is_some() && self.fatal.fired() => {
+                    self.stand_down(front);
+                    let why = self.fatal.wait().await;
+                    return Ok(self.standing_by(why));
                 }
+                Err(e) => return Err(e),
+            };
+            if reply.code() != Some(crate::casino::Code::Settling) {
+                // Said without a panic if the terminal is gone (SIGHUP).
+                crate::stop::say("stopped: checkpoint written");
+                return Ok(self.released(handed_to).await);
             }
+            tokio::time::sleep(Duration::from_millis(50)).await;
         }
-    };
-    // A clean stop: a checkpoint of everything done, so the next start reads
-    // almost nothing. (Connections are dropped; anything they had sent is in
-    // the writer's queue ahead of this request, or was refused.)
-    // A settlement being recorded in chunks takes moments: wait it out.
-    for _ in 0..600 {
+        crate::stop::warn(
+            "stopped without a checkpoint: a settlement was still being recorded; the next start reads a longer tail",
+        );
+        Ok(self.released(handed_to).await)
+    }
+
+    /// Ask the writer for the clean stop's checkpoint; its reply.
+    async fn checkpoint(&self) -> Result<crate::casino::Reply, String> {
         let (tx, rx) = tokio::sync::oneshot::channel();
-        let sent = stopper.send(Request::Checkpoint, move |r| {
+        let sent = self.writer.send(Request::Checkpoint, move |r| {
             let _ = tx.send(r);
         });
-        let reply = match sent {
+        match sent {
             Ok(()) => rx.await.map_err(|_| "the writer stopped before the checkpoint".to_string()),
             Err(e) => Err(e.to_string()),
-        };
-        let reply = match reply {
-            Ok(r) => r,
-            // A fatal condition in the middle of a hand-back: the partition
-            // stands by again, as on any fatal condition. (A clean stop
-            // ends the server whatever happens.)
-            Err(_) if handed_to.is_some() && fatal.fired() => {
-                front.withdraw();
-                retired.failed();
-                drop(keeping.take());
-                let why = fatal.wait().await;
-                println!("no longer serving {what} here ({why}); standing by for it again");
-                return Ok(Turn::Fatal(why));
-            }
-            Err(e) => return Err(e),
-        };
-        if reply.code() != Some(crate::casino::Code::Settling) {
-            // Said without a panic if the terminal is gone (SIGHUP).
-            crate::stop::say("stopped: checkpoint written");
-            drop(keeping.take()); // no renewal after the release
-            give_up(lease.clone()).await;
-            return Ok(ended(handed_to));
         }
-        tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    crate::stop::warn(
-        "stopped without a checkpoint: a settlement was still being recorded; the next start reads a longer tail",
-    );
-    drop(keeping.take());
-    give_up(lease.clone()).await;
-    Ok(ended(handed_to))
+
+    /// The lease's renewal stopped and the lease given up: how the turn
+    /// ended.
+    async fn released(mut self, handed_to: Option<String>) -> Turn {
+        drop(self.keeping.take()); // no renewal after the release
+        self.give_up().await;
+        ended(handed_to)
+    }
+
+    /// Every batch committed is anchored before the process ends; then the
+    /// lease given up (PostgreSQL).
+    async fn give_up(&self) {
+        if let Err(e) = self.anchoring.flush_and_go_direct() {
+            self.anchoring.unanchored(&e);
+            return;
+        }
+        if let (Some(url), Some(l)) = (self.cfg.postgres.clone(), self.lease.clone()) {
+            let ttl = self.cfg.lease;
+            // Off the runtime's threads: it waits up to the lease's time.
+            let released = tokio::task::spawn_blocking(move || crate::lease::release(&url, &l, ttl)).await;
+            if let Err(e) = released.map_err(|e| e.to_string()).and_then(|r| r) {
+                crate::stop::warn(&format!(
+                    "the lease of {} was not given up ({e}); a standby takes over when it expires",
+                    self.what
+                ));
+            }
+        }
+    }
 }
 
 /// How a turn that stopped cleanly ended: handed back to instance `who`,

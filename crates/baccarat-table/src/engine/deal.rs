@@ -6,7 +6,9 @@ use baccarat_rules::Cite;
 use baccarat_rules::{banker_draws, player_action, BurnProcedure, Card, PlayerAction};
 
 use super::flow::{after_card, end_shoe, void_coup};
-use super::{totals, DealtCard, Emit, Event, IrregularityKind, Phase, Position, Refusal, RefusalKind, ShoeSource, Table};
+use super::{
+    totals, DealtCard, Emit, Event, IrregularityKind, Phase, Position, Refusal, RefusalKind, ShoeSource, Table,
+};
 use crate::shoe::{Cut, CutRules};
 use crate::shuffle::{Seed, SHUFFLE_ALGORITHM};
 

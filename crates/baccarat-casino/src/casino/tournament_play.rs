@@ -207,40 +207,11 @@ impl Play {
         Ok(out)
     }
 
+    /// One play record's change, each kind of record by its own step.
     fn fold(&mut self, e: &CasinoEvent) -> Result<Option<RoundEnd>, Refusal> {
         match e {
             CasinoEvent::TournamentActed { player, action, at_ms, .. } => {
-                let (t, b) = self.seat(*player)?;
-                let s = self.bracket.session(t).expect("seated");
-                let min = s.rules.limits(s.coup).0;
-                // A late player's minimum only once their time to wager, of
-                // which the conditions gave notice, has run out (NSW 15.6.11,
-                // 15.6.12).
-                if let PlayAction::Late { .. } = action {
-                    let Some(limit) = self.bracket.conditions.spec.wagers.time_limit_seconds else {
-                        return Err(refuse(
-                            "NSW 15.6.11",
-                            "the conditions give no time to wager, so no player is late",
-                        ));
-                    };
-                    let due = self.wager_since(t).saturating_add(u64::from(limit) * 1000);
-                    if *at_ms < due {
-                        return Err(refuse("NSW 15.6.12", format!("box {b} has {} ms left to wager", due - at_ms)));
-                    }
-                }
-                let a = match action {
-                    PlayAction::Wager { bet, amount } => Action::Wager { bet: *bet, amount: *amount },
-                    PlayAction::Pass => Action::Pass,
-                    PlayAction::Absent => Action::Absent,
-                    PlayAction::Late { bet } => Action::Late { bet: *bet, amount: min },
-                    PlayAction::Undisclosed { commitment, with } => Action::Undisclosed {
-                        commitment: unhex32(commitment)
-                            .ok_or_else(|| refuse("NSW 15.8.2.1", "commitment: 64 lower-case hex digits"))?,
-                        with: with.map(|s| (s.bet, s.amount)),
-                    },
-                };
-                self.session(t as u32)?.act(b, *player, a)?;
-                self.turn_since.insert(t, *at_ms);
+                self.acted(*player, action, *at_ms)?;
                 Ok(None)
             }
             CasinoEvent::TournamentNoMoreBets { table, .. } => {
@@ -257,78 +228,11 @@ impl Play {
                 Ok(None)
             }
             CasinoEvent::TournamentDealt { table, cards, at_ms, .. } => {
-                let t = *table as usize;
-                // The cards must be the next of the table's committed shoe: a
-                // forged card in the log does not replay.
-                if self.bracket.session(t).is_some() && self.next_cards(t)? != *cards {
-                    return Err(refuse("NSW 15.2.1", format!("table {}: the cards are not its shoe's next", t + 1)));
-                }
-                let (coup, used) =
-                    Coup::from_cards(cards).map_err(|_| refuse("NSW 15.2.1", "too few cards for a coup"))?;
-                if used != cards.len() {
-                    return Err(refuse("NSW 15.2.1", format!("a coup takes {used} cards, not {}", cards.len())));
-                }
-                let mut place = self.place(t);
-                let s = self.session(*table)?;
-                if !s.closed() {
-                    return Err(refuse("NSW 15.6.4", "call \"no more bets\" first"));
-                }
-                // A form not revealed by the time the cards are drawn shows no
-                // amount or type (NSW 15.8.3.4).
-                let unshown: Vec<u8> = s
-                    .in_play()
-                    .into_iter()
-                    .filter(|b| matches!(s.action(*b), Some(Action::Undisclosed { .. })) && s.revealed(*b).is_none())
-                    .collect();
-                let number = s.coup;
-                // `settle` refuses before it changes anything; the forms taken
-                // as not shown are put back if it does.
-                let before = s.clone();
-                for b in unshown {
-                    s.unshown(b)?;
-                }
-                let results = match s.settle(&coup) {
-                    Ok(r) => r,
-                    Err(r) => {
-                        *s = before;
-                        return Err(r);
-                    }
-                };
-                let seats = results
-                    .iter()
-                    .map(|r| SeatCoup {
-                        box_no: r.box_no,
-                        player: s.seats[&r.box_no].player,
-                        stakes: r.stakes.iter().map(|(bet, amount)| Stake { bet: *bet, amount: *amount }).collect(),
-                        before: r.before,
-                        after: r.after,
-                        notes: r.notes.clone(),
-                    })
-                    .collect();
-                self.last.insert(t, LastCoup { coup: number, cards: cards.clone(), seats });
-                place.next += used;
-                self.places.insert(t, place);
-                self.coup_since.insert(t, *at_ms);
-                self.turn_since.insert(t, *at_ms);
-                if t == self.bracket.tables.len() {
-                    self.bracket.check_play_off();
-                }
+                self.dealt(*table, cards, *at_ms)?;
                 Ok(None)
             }
             CasinoEvent::TournamentDisqualified { player, rule, why, .. } => {
-                self.seat(*player)?;
-                if !matches!(rule.as_str(), "NSW 15.5.6.2" | "NSW 15.5.7" | "NSW 15.6.5" | "NSW 15.6.7" | "NSW 15.11.4")
-                {
-                    return Err(refuse(
-                        "NSW 15.5.7",
-                        format!(
-                            "rule: {rule:?} is not a ground for disqualification (NSW 15.5.6.2, 15.5.7, 15.6.5, \
-                             15.6.7, 15.11.4)"
-                        ),
-                    ));
-                }
-                self.bracket.disqualify(*player, rule, why)?;
-                self.disqualified.push((*player, rule.clone(), why.clone()));
+                self.disqualified(*player, rule, why)?;
                 Ok(None)
             }
             CasinoEvent::TournamentMoved { player, table, .. } => {
@@ -337,88 +241,219 @@ impl Play {
                 Ok(None)
             }
             CasinoEvent::TournamentRoundEnded { seating, shoe_seed, at_ms, .. } => {
-                // A round timed by the clock ends when its time is up, or
-                // earlier only once who progresses is determined (NSW 15.5.5.1).
-                let b = &self.bracket;
-                let rounds = &b.conditions.spec.structure.rounds;
-                if let Some(minutes) = rounds[b.round].minutes {
-                    let goes_on =
-                        if b.round + 1 == rounds.len() { 1 } else { rounds[b.round].advance_per_table as usize };
-                    let determined = b.tables.iter().all(|s| s.in_play().len() <= goes_on);
-                    let ends = self.round_since.saturating_add(u64::from(minutes) * 60_000);
-                    if *at_ms < ends && !determined && !b.frozen {
-                        return Err(refuse(
-                            "NSW 15.5.5.1",
-                            format!(
-                                "the round's {minutes} minutes have {} s to run, and who progresses is not determined",
-                                (ends - at_ms).div_ceil(1000)
-                            ),
-                        ));
-                    }
-                }
-                let next = *shoe_seed;
-                if next.is_none() && self.bracket.round + 1 < self.bracket.conditions.spec.structure.rounds.len() {
-                    return Err(refuse("NSW 15.2.1", "the record's shoe seed is withheld"));
-                }
-                let end = self.bracket.end_round(seating)?;
-                match &end {
-                    RoundEnd::Advanced(_) => {
-                        // The round's seed is revealed; the next round deals
-                        // from a fresh one.
-                        if let Some(last) = self.shoes.last_mut() {
-                            last.1 = Some(self.shoe_seed);
-                        }
-                        let next = next.expect("checked before the round ended");
-                        self.shoe_seed = next;
-                        self.shoes.push((next.commitment_hex(), None));
-                        self.places.clear();
-                        self.last.clear();
-                        self.round_since = *at_ms;
-                        self.coup_since.clear();
-                        self.turn_since.clear();
-                    }
-                    RoundEnd::Finished => {
-                        if let Some(last) = self.shoes.last_mut() {
-                            last.1 = Some(self.shoe_seed);
-                        }
-                    }
-                    RoundEnd::PlayOff(_) => {
-                        let po = self.bracket.tables.len();
-                        self.coup_since.insert(po, *at_ms);
-                        self.turn_since.insert(po, *at_ms);
-                    }
-                }
-                Ok(Some(end))
+                self.round_ended(seating, *shoe_seed, *at_ms).map(Some)
             }
             CasinoEvent::TournamentPaid { prizes, top_up, .. } => {
-                // The pool held every fee of those entered (NSW 15.3.2); the
-                // cage adds what the conditions promise beyond it.
-                let c = &self.bracket.conditions;
-                let n = self.bracket.entrants.len() as u32;
-                let fees = Money(c.spec.entry.fee.saturating_mul(i64::from(n)));
-                if *top_up != Money((c.pool(n) - fees).0.max(0)) {
-                    return Err(refuse("NSW 15.3.3", "the pool's top-up is not what the conditions promise"));
-                }
-                if self.bracket.placings.is_empty() {
-                    return Err(refuse("NSW 15.5.8", "prizes are paid once the final is over"));
-                }
-                if self.paid.is_some() {
-                    return Err(refuse("NSW 15.3.2", "the prizes are paid already"));
-                }
-                if *prizes != self.bracket.prizes() {
-                    return Err(refuse("NSW 15.3.2", "the prizes are not the conditions' shares of the pool"));
-                }
-                self.paid = Some(prizes.clone());
+                self.paid_out(prizes, *top_up)?;
                 Ok(None)
             }
             _ => Ok(None),
         }
     }
 
+    /// A player's (or the Tournament Manager's) action at their box.
+    fn acted(&mut self, player: PlayerId, action: &PlayAction, at_ms: u64) -> Result<(), Refusal> {
+        let (t, b) = self.seat(player)?;
+        let s = self.bracket.session(t).expect("seated");
+        let min = s.rules.limits(s.coup).0;
+        // A late player's minimum only once their time to wager, of
+        // which the conditions gave notice, has run out (NSW 15.6.11,
+        // 15.6.12).
+        if let PlayAction::Late { .. } = action {
+            let Some(limit) = self.bracket.conditions.spec.wagers.time_limit_seconds else {
+                return Err(refuse("NSW 15.6.11", "the conditions give no time to wager, so no player is late"));
+            };
+            let due = self.wager_since(t).saturating_add(u64::from(limit) * 1000);
+            if at_ms < due {
+                return Err(refuse("NSW 15.6.12", format!("box {b} has {} ms left to wager", due - at_ms)));
+            }
+        }
+        let a = match action {
+            PlayAction::Wager { bet, amount } => Action::Wager { bet: *bet, amount: *amount },
+            PlayAction::Pass => Action::Pass,
+            PlayAction::Absent => Action::Absent,
+            PlayAction::Late { bet } => Action::Late { bet: *bet, amount: min },
+            PlayAction::Undisclosed { commitment, with } => Action::Undisclosed {
+                commitment: unhex32(commitment)
+                    .ok_or_else(|| refuse("NSW 15.8.2.1", "commitment: 64 lower-case hex digits"))?,
+                with: with.map(|s| (s.bet, s.amount)),
+            },
+        };
+        self.session(t as u32)?.act(b, player, a)?;
+        self.turn_since.insert(t, at_ms);
+        Ok(())
+    }
+
+    /// A coup dealt at `table`: its cards the next of the table's committed
+    /// shoe, its boxes settled (NSW 15.2.1, 15.6.4).
+    fn dealt(&mut self, table: u32, cards: &[Card], at_ms: u64) -> Result<(), Refusal> {
+        let t = table as usize;
+        // The cards must be the next of the table's committed shoe: a
+        // forged card in the log does not replay.
+        if self.bracket.session(t).is_some() && self.next_cards(t)? != cards {
+            return Err(refuse("NSW 15.2.1", format!("table {}: the cards are not its shoe's next", t + 1)));
+        }
+        let (coup, used) = Coup::from_cards(cards).map_err(|_| refuse("NSW 15.2.1", "too few cards for a coup"))?;
+        if used != cards.len() {
+            return Err(refuse("NSW 15.2.1", format!("a coup takes {used} cards, not {}", cards.len())));
+        }
+        let mut place = self.place(t);
+        let s = self.session(table)?;
+        if !s.closed() {
+            return Err(refuse("NSW 15.6.4", "call \"no more bets\" first"));
+        }
+        let number = s.coup;
+        let seats = settle(s, &coup)?;
+        self.last.insert(t, LastCoup { coup: number, cards: cards.to_vec(), seats });
+        place.next += used;
+        self.places.insert(t, place);
+        self.coup_since.insert(t, at_ms);
+        self.turn_since.insert(t, at_ms);
+        if t == self.bracket.tables.len() {
+            self.bracket.check_play_off();
+        }
+        Ok(())
+    }
+
+    /// A player disqualified, on one of the grounds the rules give.
+    fn disqualified(&mut self, player: PlayerId, rule: &str, why: &str) -> Result<(), Refusal> {
+        self.seat(player)?;
+        if !matches!(rule, "NSW 15.5.6.2" | "NSW 15.5.7" | "NSW 15.6.5" | "NSW 15.6.7" | "NSW 15.11.4") {
+            return Err(refuse(
+                "NSW 15.5.7",
+                format!(
+                    "rule: {rule:?} is not a ground for disqualification (NSW 15.5.6.2, 15.5.7, 15.6.5, 15.6.7, \
+                     15.11.4)"
+                ),
+            ));
+        }
+        self.bracket.disqualify(player, rule, why)?;
+        self.disqualified.push((player, rule.to_string(), why.to_string()));
+        Ok(())
+    }
+
+    /// The round ended (NSW 15.5.5, 15.10): who goes on, a play-off, or the
+    /// final's placings; a next round deals from the recorded fresh seed.
+    fn round_ended(&mut self, seating: &Seed, shoe_seed: Option<Seed>, at_ms: u64) -> Result<RoundEnd, Refusal> {
+        self.round_may_end(at_ms)?;
+        let next = shoe_seed;
+        if next.is_none() && self.bracket.round + 1 < self.bracket.conditions.spec.structure.rounds.len() {
+            return Err(refuse("NSW 15.2.1", "the record's shoe seed is withheld"));
+        }
+        let end = self.bracket.end_round(seating)?;
+        match &end {
+            RoundEnd::Advanced(_) => {
+                // The round's seed is revealed; the next round deals
+                // from a fresh one.
+                if let Some(last) = self.shoes.last_mut() {
+                    last.1 = Some(self.shoe_seed);
+                }
+                let next = next.expect("checked before the round ended");
+                self.shoe_seed = next;
+                self.shoes.push((next.commitment_hex(), None));
+                self.places.clear();
+                self.last.clear();
+                self.round_since = at_ms;
+                self.coup_since.clear();
+                self.turn_since.clear();
+            }
+            RoundEnd::Finished => {
+                if let Some(last) = self.shoes.last_mut() {
+                    last.1 = Some(self.shoe_seed);
+                }
+            }
+            RoundEnd::PlayOff(_) => {
+                let po = self.bracket.tables.len();
+                self.coup_since.insert(po, at_ms);
+                self.turn_since.insert(po, at_ms);
+            }
+        }
+        Ok(end)
+    }
+
+    /// A round timed by the clock ends when its time is up, or earlier only
+    /// once who progresses is determined (NSW 15.5.5.1).
+    fn round_may_end(&self, at_ms: u64) -> Result<(), Refusal> {
+        let b = &self.bracket;
+        let rounds = &b.conditions.spec.structure.rounds;
+        if let Some(minutes) = rounds[b.round].minutes {
+            let goes_on = if b.round + 1 == rounds.len() { 1 } else { rounds[b.round].advance_per_table as usize };
+            let determined = b.tables.iter().all(|s| s.in_play().len() <= goes_on);
+            let ends = self.round_since.saturating_add(u64::from(minutes) * 60_000);
+            if at_ms < ends && !determined && !b.frozen {
+                return Err(refuse(
+                    "NSW 15.5.5.1",
+                    format!(
+                        "the round's {minutes} minutes have {} s to run, and who progresses is not determined",
+                        (ends - at_ms).div_ceil(1000)
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The prizes paid: the pool held every fee of those entered (NSW
+    /// 15.3.2); the cage adds what the conditions promise beyond it.
+    fn paid_out(&mut self, prizes: &[(PlayerId, Money)], top_up: Money) -> Result<(), Refusal> {
+        let c = &self.bracket.conditions;
+        let n = self.bracket.entrants.len() as u32;
+        let fees = Money(c.spec.entry.fee.saturating_mul(i64::from(n)));
+        if top_up != Money((c.pool(n) - fees).0.max(0)) {
+            return Err(refuse("NSW 15.3.3", "the pool's top-up is not what the conditions promise"));
+        }
+        if self.bracket.placings.is_empty() {
+            return Err(refuse("NSW 15.5.8", "prizes are paid once the final is over"));
+        }
+        if self.paid.is_some() {
+            return Err(refuse("NSW 15.3.2", "the prizes are paid already"));
+        }
+        if *prizes != self.bracket.prizes() {
+            return Err(refuse("NSW 15.3.2", "the prizes are not the conditions' shares of the pool"));
+        }
+        self.paid = Some(prizes.to_vec());
+        Ok(())
+    }
+
     /// The table the play-off uses (after the round's tables).
     pub fn playoff_table(&self) -> u32 {
         self.bracket.tables.len() as u32
     }
+}
+
+/// Settle a closed session's coup. A form not revealed by the time the
+/// cards are drawn shows no amount or type (NSW 15.8.3.4); `settle` refuses
+/// before it changes anything, and the forms taken as not shown are put back
+/// if it does.
+fn settle(s: &mut Session, coup: &Coup) -> Result<Vec<SeatCoup>, Refusal> {
+    let unshown: Vec<u8> = s
+        .in_play()
+        .into_iter()
+        .filter(|b| matches!(s.action(*b), Some(Action::Undisclosed { .. })) && s.revealed(*b).is_none())
+        .collect();
+    let before = s.clone();
+    for b in unshown {
+        s.unshown(b)?;
+    }
+    let results = match s.settle(coup) {
+        Ok(r) => r,
+        Err(r) => {
+            *s = before;
+            return Err(r);
+        }
+    };
+    let seats = results
+        .iter()
+        .map(|r| SeatCoup {
+            box_no: r.box_no,
+            player: s.seats[&r.box_no].player,
+            stakes: r.stakes.iter().map(|(bet, amount)| Stake { bet: *bet, amount: *amount }).collect(),
+            before: r.before,
+            after: r.after,
+            notes: r.notes.clone(),
+        })
+        .collect();
+    Ok(seats)
 }
 
 fn unhex32(s: &str) -> Option<[u8; 32]> {

@@ -218,104 +218,8 @@ impl ChainExpect<'_> {
         }
         let table = self.table;
         if table == CASINO_CHAIN {
-            let wallet = |p: baccarat_table::engine::PlayerId| self.books.acct(AccountKind::Wallet { player: p });
-            let pool = |t: u32| self.books.acct(AccountKind::PrizePool { tournament: t });
-            match &b.casino {
-                Some(CasinoEvent::Deposit { player, amount, .. }) => match (self.cage, wallet(*player)) {
-                    (Some(c), Some(w)) => out(Cause::Deposit { seq }, 0, (TransferKind::Posted, c, w, *amount)),
-                    _ => self.problems.push(format!(
-                        "the casino's chain record {seq}: a deposit to player {player}, who has no wallet"
-                    )),
-                },
-                // A partition's money from the bank, and back (`bank/`).
-                Some(CasinoEvent::Allotted { player, amount, .. }) => match (self.bank, wallet(*player)) {
-                    (Some(b), Some(w)) => out(Cause::Bank { seq }, 0, (TransferKind::Posted, b, w, *amount)),
-                    _ => self.problems.push(format!(
-                        "the casino's chain record {seq}: money from the bank to player {player}, with no bank account or wallet"
-                    )),
-                },
-                Some(CasinoEvent::Returned { player, amount, .. }) => match (self.bank, wallet(*player)) {
-                    (Some(b), Some(w)) => out(Cause::Bank { seq }, 0, (TransferKind::Posted, w, b, *amount)),
-                    _ => self.problems.push(format!(
-                        "the casino's chain record {seq}: money to the bank from player {player}, with no bank account or wallet"
-                    )),
-                },
-                // An entry fee into the pool (NSW 15.3.2), and its refund.
-                Some(CasinoEvent::TournamentEntered { tournament, player, fee }) if fee.0 > 0 => {
-                    match (wallet(*player), pool(*tournament)) {
-                        (Some(w), Some(p)) => out(Cause::Tournament { seq }, 0, (TransferKind::Posted, w, p, *fee)),
-                        _ => self.problems.push(format!(
-                            "the casino's chain record {seq}: an entry fee with no wallet or no prize pool"
-                        )),
-                    }
-                }
-                // Promotional cash prizes (NSW 16): from the cage to each
-                // winner's wallet, in the draw's order.
-                Some(CasinoEvent::PromotionDrawn { winners, .. }) => {
-                    let issuer = self.books.acct(AccountKind::TokenIssuer);
-                    let tokens = |p| self.books.acct(AccountKind::Tokens { player: p });
-                    let mut i = 0u32;
-                    for w in winners {
-                        let mut want = |from: Option<AccountId>, to: Option<AccountId>, amount: Money| {
-                            if amount.0 <= 0 {
-                                return;
-                            }
-                            match from.zip(to) {
-                                Some((f, t)) => out(Cause::Promotion { seq }, i, (TransferKind::Posted, f, t, amount)),
-                                None => self.problems.push(format!(
-                                    "the casino's chain record {seq}: a prize to player {}, who has no account for it",
-                                    w.player
-                                )),
-                            }
-                            i += 1;
-                        };
-                        want(self.cage, wallet(w.player), w.paid);
-                        want(issuer, tokens(w.player), w.tokens);
-                    }
-                }
-                // A cash alternative claimed (NSW 16.3): cage to wallet.
-                Some(CasinoEvent::PromotionClaimed { player, paid, .. }) if paid.0 > 0 => {
-                    match (self.cage, wallet(*player)) {
-                        (Some(c), Some(w)) => out(Cause::Promotion { seq }, 0, (TransferKind::Posted, c, w, *paid)),
-                        _ => self.problems.push(format!(
-                            "the casino's chain record {seq}: a cash alternative to player {player}, who has no wallet"
-                        )),
-                    }
-                }
-                // The prizes (NSW 15.3.2): the pool topped up from the cage,
-                // then each placegetter's share, in placing order.
-                Some(CasinoEvent::TournamentPaid { tournament, top_up, prizes }) => {
-                    let Some(p) = pool(*tournament) else {
-                        self.problems.push(format!("the casino's chain record {seq}: prizes with no prize pool"));
-                        return;
-                    };
-                    let mut i = 0;
-                    if top_up.0 > 0 {
-                        match self.cage {
-                            Some(c) => out(Cause::Tournament { seq }, i, (TransferKind::Posted, c, p, *top_up)),
-                            None => self.problems.push(format!("the casino's chain record {seq}: no cage")),
-                        }
-                        i += 1;
-                    }
-                    for (player, prize) in prizes.iter().filter(|(_, m)| m.0 > 0) {
-                        match wallet(*player) {
-                            Some(w) => out(Cause::Tournament { seq }, i, (TransferKind::Posted, p, w, *prize)),
-                            None => self.problems.push(format!(
-                                "the casino's chain record {seq}: a prize to player {player}, who has no wallet"
-                            )),
-                        }
-                        i += 1;
-                    }
-                }
-                Some(CasinoEvent::TournamentRefunded { tournament, player, fee, .. }) if fee.0 > 0 => {
-                    match (wallet(*player), pool(*tournament)) {
-                        (Some(w), Some(p)) => out(Cause::Tournament { seq }, 0, (TransferKind::Posted, p, w, *fee)),
-                        _ => self
-                            .problems
-                            .push(format!("the casino's chain record {seq}: a refund with no wallet or no prize pool")),
-                    }
-                }
-                _ => {}
+            if let Some(e) = &b.casino {
+                self.casino_record(seq, e, out);
             }
             return;
         }
@@ -331,34 +235,7 @@ impl ChainExpect<'_> {
         let Some(e) = &b.event else { return };
         match e {
             Event::BettingOpened { .. } => self.wallets.clear(),
-            Event::WagerPlaced { wager } => {
-                let Some(w) = self.books.acct(AccountKind::Wallet { player: wager.player }) else {
-                    self.problems
-                        .push(format!("table {table} record {seq}: wager {} by a player with no wallet", wager.id));
-                    return;
-                };
-                // A wager made with promotional tokens is held from them.
-                let tokens = if wager.token {
-                    let k = self.books.acct(AccountKind::Tokens { player: wager.player });
-                    let i = self.books.acct(AccountKind::TokenIssuer);
-                    match k.zip(i) {
-                        Some((k, i)) => Some((w, TokenAccounts { tokens: k, issuer: i })),
-                        None => {
-                            self.problems.push(format!(
-                                "table {table} record {seq}: wager {} made with tokens the player never had",
-                                wager.id
-                            ));
-                            return;
-                        }
-                    }
-                } else {
-                    None
-                };
-                let stake = tokens.map_or(w, |(_, k)| k.tokens);
-                self.wallets.insert(wager.id, (stake, tokens));
-                let cause = Cause::Wager { table, wager: wager.id };
-                out(cause, 0, (TransferKind::Pending, stake, accounts.escrow, wager.amount + wager.ante));
-            }
+            Event::WagerPlaced { wager } => self.wager_placed(seq, wager, &accounts, out),
             Event::WagerWithdrawn { wager } | Event::WagerReturned { wager, .. } => {
                 let w = self.wallets.get(wager).map(|x| x.0).unwrap_or_default();
                 let e = (TransferKind::VoidOf(0), w, accounts.escrow, Money::ZERO);
@@ -377,6 +254,166 @@ impl ChainExpect<'_> {
             }
             _ => {}
         }
+    }
+
+    /// A record of the casino's chain: a deposit's chips, a partition's
+    /// money from and to the bank, a tournament's fees, prizes and refunds,
+    /// and promotional prizes.
+    fn casino_record(&mut self, seq: u64, e: &CasinoEvent, out: &mut dyn FnMut(Cause, u32, Expected)) {
+        let wallet = |p: baccarat_table::engine::PlayerId| self.books.acct(AccountKind::Wallet { player: p });
+        let pool = |t: u32| self.books.acct(AccountKind::PrizePool { tournament: t });
+        match e {
+            CasinoEvent::Deposit { player, amount, .. } => match (self.cage, wallet(*player)) {
+                (Some(c), Some(w)) => out(Cause::Deposit { seq }, 0, (TransferKind::Posted, c, w, *amount)),
+                _ => self
+                    .problems
+                    .push(format!("the casino's chain record {seq}: a deposit to player {player}, who has no wallet")),
+            },
+            // A partition's money from the bank, and back (`bank/`).
+            CasinoEvent::Allotted { player, amount, .. } => match (self.bank, wallet(*player)) {
+                (Some(b), Some(w)) => out(Cause::Bank { seq }, 0, (TransferKind::Posted, b, w, *amount)),
+                _ => self.problems.push(format!(
+                    "the casino's chain record {seq}: money from the bank to player {player}, with no bank account or wallet"
+                )),
+            },
+            CasinoEvent::Returned { player, amount, .. } => match (self.bank, wallet(*player)) {
+                (Some(b), Some(w)) => out(Cause::Bank { seq }, 0, (TransferKind::Posted, w, b, *amount)),
+                _ => self.problems.push(format!(
+                    "the casino's chain record {seq}: money to the bank from player {player}, with no bank account or wallet"
+                )),
+            },
+            // An entry fee into the pool (NSW 15.3.2), and its refund.
+            CasinoEvent::TournamentEntered { tournament, player, fee } if fee.0 > 0 => {
+                match (wallet(*player), pool(*tournament)) {
+                    (Some(w), Some(p)) => out(Cause::Tournament { seq }, 0, (TransferKind::Posted, w, p, *fee)),
+                    _ => self
+                        .problems
+                        .push(format!("the casino's chain record {seq}: an entry fee with no wallet or no prize pool")),
+                }
+            }
+            CasinoEvent::PromotionDrawn { winners, .. } => self.promotion_drawn(seq, winners, out),
+            // A cash alternative claimed (NSW 16.3): cage to wallet.
+            CasinoEvent::PromotionClaimed { player, paid, .. } if paid.0 > 0 => match (self.cage, wallet(*player)) {
+                (Some(c), Some(w)) => out(Cause::Promotion { seq }, 0, (TransferKind::Posted, c, w, *paid)),
+                _ => self.problems.push(format!(
+                    "the casino's chain record {seq}: a cash alternative to player {player}, who has no wallet"
+                )),
+            },
+            CasinoEvent::TournamentPaid { tournament, top_up, prizes } => {
+                self.tournament_paid(seq, *tournament, *top_up, prizes, out)
+            }
+            CasinoEvent::TournamentRefunded { tournament, player, fee, .. } if fee.0 > 0 => {
+                match (wallet(*player), pool(*tournament)) {
+                    (Some(w), Some(p)) => out(Cause::Tournament { seq }, 0, (TransferKind::Posted, p, w, *fee)),
+                    _ => self
+                        .problems
+                        .push(format!("the casino's chain record {seq}: a refund with no wallet or no prize pool")),
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Promotional cash prizes (NSW 16): from the cage to each winner's
+    /// wallet, and tokens from the issuer, in the draw's order.
+    fn promotion_drawn(
+        &mut self,
+        seq: u64,
+        winners: &[crate::audit::PromotionWinner],
+        out: &mut dyn FnMut(Cause, u32, Expected),
+    ) {
+        let wallet = |p: baccarat_table::engine::PlayerId| self.books.acct(AccountKind::Wallet { player: p });
+        let issuer = self.books.acct(AccountKind::TokenIssuer);
+        let tokens = |p| self.books.acct(AccountKind::Tokens { player: p });
+        let mut i = 0u32;
+        for w in winners {
+            let mut want = |from: Option<AccountId>, to: Option<AccountId>, amount: Money| {
+                if amount.0 <= 0 {
+                    return;
+                }
+                match from.zip(to) {
+                    Some((f, t)) => out(Cause::Promotion { seq }, i, (TransferKind::Posted, f, t, amount)),
+                    None => self.problems.push(format!(
+                        "the casino's chain record {seq}: a prize to player {}, who has no account for it",
+                        w.player
+                    )),
+                }
+                i += 1;
+            };
+            want(self.cage, wallet(w.player), w.paid);
+            want(issuer, tokens(w.player), w.tokens);
+        }
+    }
+
+    /// The prizes (NSW 15.3.2): the pool topped up from the cage, then each
+    /// placegetter's share, in placing order.
+    fn tournament_paid(
+        &mut self,
+        seq: u64,
+        tournament: u32,
+        top_up: Money,
+        prizes: &[(baccarat_table::engine::PlayerId, Money)],
+        out: &mut dyn FnMut(Cause, u32, Expected),
+    ) {
+        let Some(p) = self.books.acct(AccountKind::PrizePool { tournament }) else {
+            self.problems.push(format!("the casino's chain record {seq}: prizes with no prize pool"));
+            return;
+        };
+        let mut i = 0;
+        if top_up.0 > 0 {
+            match self.cage {
+                Some(c) => out(Cause::Tournament { seq }, i, (TransferKind::Posted, c, p, top_up)),
+                None => self.problems.push(format!("the casino's chain record {seq}: no cage")),
+            }
+            i += 1;
+        }
+        for (player, prize) in prizes.iter().filter(|(_, m)| m.0 > 0) {
+            match self.books.acct(AccountKind::Wallet { player: *player }) {
+                Some(w) => out(Cause::Tournament { seq }, i, (TransferKind::Posted, p, w, *prize)),
+                None => self
+                    .problems
+                    .push(format!("the casino's chain record {seq}: a prize to player {player}, who has no wallet")),
+            }
+            i += 1;
+        }
+    }
+
+    /// A wager placed: its hold from the player's wallet, or from their
+    /// promotional tokens, to the table's escrow; its stake account kept
+    /// until the coup ends.
+    fn wager_placed(
+        &mut self,
+        seq: u64,
+        wager: &baccarat_table::engine::Wager,
+        accounts: &TableAccounts,
+        out: &mut dyn FnMut(Cause, u32, Expected),
+    ) {
+        let table = self.table;
+        let Some(w) = self.books.acct(AccountKind::Wallet { player: wager.player }) else {
+            self.problems.push(format!("table {table} record {seq}: wager {} by a player with no wallet", wager.id));
+            return;
+        };
+        // A wager made with promotional tokens is held from them.
+        let tokens = if wager.token {
+            let k = self.books.acct(AccountKind::Tokens { player: wager.player });
+            let i = self.books.acct(AccountKind::TokenIssuer);
+            match k.zip(i) {
+                Some((k, i)) => Some((w, TokenAccounts { tokens: k, issuer: i })),
+                None => {
+                    self.problems.push(format!(
+                        "table {table} record {seq}: wager {} made with tokens the player never had",
+                        wager.id
+                    ));
+                    return;
+                }
+            }
+        } else {
+            None
+        };
+        let stake = tokens.map_or(w, |(_, k)| k.tokens);
+        self.wallets.insert(wager.id, (stake, tokens));
+        let cause = Cause::Wager { table, wager: wager.id };
+        out(cause, 0, (TransferKind::Pending, stake, accounts.escrow, wager.amount + wager.ante));
     }
 
     /// The chain is read: what was found reading it, for

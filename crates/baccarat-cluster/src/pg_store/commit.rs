@@ -2,10 +2,9 @@
 //! by the lease's epoch, each log's end moved forward in one statement, the
 //! rows sent as arrays; checkpoints in parts. The design is in `pg_store.rs`.
 
-use super::{PgStore, CASINO_LEASE};
+use super::{PgResult, PgStore, CASINO_LEASE};
 use crate::audit::Record;
 use crate::ledger::{Account, AccountId};
-use crate::pg_store::PgResult;
 use crate::store::Head;
 use crate::store::{
     json, CheckpointBody, CheckpointSeal, Commit, History, Snapshot, Store, StoreError, CHECKPOINTS_KEPT,
@@ -26,38 +25,13 @@ fn prepared(
 }
 
 impl Store for PgStore {
+    /// One batch in one transaction, in this order: the fence, the tables,
+    /// the logs' ends, the ledger's rows, the bank's moves, the records.
     fn commit(&mut self, c: &Commit) -> Result<(), StoreError> {
         let PgStore { client, fences, prepared: cache } = self;
         let client = client.get_mut().unwrap_or_else(|p| p.into_inner());
         let mut tx = client.as_mut().expect("the client is open until the store is dropped").transaction().pg()?;
-        // The fence: each leased table this batch writes must still be under
-        // this server's epoch. The update also locks the lease's row until the
-        // commit, so a new owner's `acquire` waits for this batch and then
-        // raises the epoch past it.
-        let mut touched: std::collections::BTreeSet<u32> =
-            c.records.iter().map(|(t, _)| *t).chain(c.tables.iter().map(|t| t.id)).collect();
-        // Under the casino's lease every batch proves it, whatever it holds.
-        if fences.contains_key(&CASINO_LEASE) {
-            touched.insert(CASINO_LEASE);
-        }
-        for t in touched {
-            let Some(l) = fences.get(&t) else { continue };
-            let st =
-                prepared(&mut tx, cache, "UPDATE leases SET tbl = tbl WHERE tbl = $1 AND owner = $2 AND epoch = $3")?;
-            let held = tx.execute(&st, &[&(t as i64), &l.owner, &l.epoch]).pg()?;
-            if held == 0 {
-                let now: Option<(String, i64)> = tx
-                    .query_opt("SELECT owner, epoch FROM leases WHERE tbl = $1", &[&(t as i64)])
-                    .pg()?
-                    .map(|r| (r.get(0), r.get(1)));
-                return Err(StoreError::Fenced(format!(
-                    "table {t}: this server ({}) writes under epoch {}, but the lease is now {}; nothing of this batch was written",
-                    l.owner,
-                    l.epoch,
-                    now.map_or("gone".to_string(), |(o, e)| format!("{o}'s, epoch {e}"))
-                )));
-            }
-        }
+        fence(&mut tx, cache, fences, c)?;
         for t in &c.tables {
             let st = prepared(
                 &mut tx,
@@ -67,120 +41,25 @@ impl Store for PgStore {
             )?;
             tx.execute(&st, &[&(t.id as i64), &t.name, &t.rulebook, &t.config, &t.mode, &t.open]).pg()?;
         }
-        // Columns of the batch's rows, each sent as one array.
-        let (mut xid, mut xdebit, mut xcredit, mut xamount) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        let (mut xkind, mut xmemo, mut xcause) = (Vec::new(), Vec::new(), Vec::new());
-        let (mut aseq, mut akey, mut akid, mut adigest) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        let (mut aanswer, mut aat, mut acause) = (Vec::new(), Vec::new(), Vec::new());
-        let mut last: std::collections::BTreeMap<AccountId, &Account> = std::collections::BTreeMap::new();
-        for ch in &c.ledger {
-            for t in &ch.transfers {
-                xid.push(t.id as i64);
-                xdebit.push(t.debit as i64);
-                xcredit.push(t.credit as i64);
-                xamount.push(t.amount.0);
-                xkind.push(json(&t.kind));
-                xmemo.push(t.memo.clone());
-                xcause.push(t.cause.encode());
-            }
-            for a in &ch.accounts {
-                last.insert(a.id, a);
-            }
-            if let Some(a) = &ch.answer {
-                aseq.push(a.seq as i64);
-                akey.push(a.key.clone());
-                akid.push(a.key_id.to_le_bytes().to_vec());
-                adigest.push(a.request.to_vec());
-                aanswer.push(a.answer.clone());
-                aat.push(a.at_ms as i64);
-                acause.push(a.cause.encode());
-            }
-        }
+        let rows = LedgerRows::of(c);
         // The logs' ends move forward only: each chain by exactly its new
         // records (no gap, no repeat), transfers and answers to higher ids.
-        let mut chains: std::collections::BTreeMap<u32, (u64, u64)> = std::collections::BTreeMap::new();
-        for (t, r) in &c.records {
-            match chains.get_mut(t) {
-                Some((_, last)) if r.seq == *last + 1 => *last = r.seq,
-                Some((_, last)) => {
-                    return Err(StoreError::Corrupt(format!(
-                        "table {t}: record {} follows record {last} in one batch",
-                        r.seq
-                    )))
-                }
-                None => {
-                    chains.insert(*t, (r.seq, r.seq));
-                }
-            }
-        }
-        let mut moves: Vec<Move> =
-            chains.into_iter().map(|(t, (first, last))| (format!("audit:{t}"), first, last, true)).collect();
-        if let (Some(first), Some(last)) = (xid.iter().min(), xid.iter().max()) {
+        let mut moves = chain_moves(c)?;
+        if let (Some(first), Some(last)) = (rows.xid.iter().min(), rows.xid.iter().max()) {
             moves.push(("transfers".into(), *first as u64, *last as u64, false));
         }
-        if let (Some(first), Some(last)) = (aseq.iter().min(), aseq.iter().max()) {
+        if let (Some(first), Some(last)) = (rows.aseq.iter().min(), rows.aseq.iter().max()) {
             moves.push(("answers".into(), *first as u64, *last as u64, false));
         }
         advance_all(&mut tx, cache, &moves)?;
-        if !xid.is_empty() {
-            let st = prepared(&mut tx, cache, "INSERT INTO transfers (id, debit, credit, amount, kind, memo, cause)
-                 SELECT * FROM UNNEST($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[])")?;
-            tx.execute(&st, &[&xid, &xdebit, &xcredit, &xamount, &xkind, &xmemo, &xcause]).pg()?;
-        }
-        if !aseq.is_empty() {
-            let st = prepared(&mut tx, cache, "INSERT INTO answer_log (seq, key, key_id, digest, answer, at_ms, cause)
-                 SELECT * FROM UNNEST($1::bigint[], $2::text[], $3::bytea[], $4::bytea[], $5::text[], $6::bigint[], $7::text[])")?;
-            tx.execute(&st, &[&aseq, &akey, &akid, &adigest, &aanswer, &aat, &acause]).pg()?;
-        }
-        if !last.is_empty() {
-            let ids: Vec<i64> = last.keys().map(|&id| id as i64).collect();
-            let kinds: Vec<String> = last.values().map(|a| json(&a.kind)).collect();
-            let balances: Vec<i64> = last.values().map(|a| a.balance).collect();
-            let helds: Vec<i64> = last.values().map(|a| a.held).collect();
-            let st = prepared(
-                &mut tx,
-                cache,
-                "INSERT INTO accounts (id, kind, balance, held)
-                 SELECT * FROM UNNEST($1::bigint[], $2::text[], $3::bigint[], $4::bigint[])
-                 ON CONFLICT (id) DO UPDATE SET balance = excluded.balance, held = excluded.held",
-            )?;
-            tx.execute(&st, &[&ids, &kinds, &balances, &helds]).pg()?;
-        }
+        rows.insert(&mut tx, cache)?;
         // A partition's returns to the shared bank, and deposits at its cage,
         // in this transaction: in both books or in neither
         // (`casino/bank_side.rs`).
         for m in &c.bank {
-            let made = crate::bank::make_in(&mut tx, m, fences.get(&CASINO_LEASE)).map_err(|e| match e {
-                crate::bank::BankError::Store(e) => e,
-                crate::bank::BankError::Fenced(why) => StoreError::Fenced(why),
-                other => StoreError::Corrupt(format!("the bank refused a move: {other}")),
-            })?;
-            // A reference the bank already has is a move it already made (a
-            // partition's schema restored behind the bank's): recorded again
-            // here it would move nothing there (a return would lose the
-            // money here). (A deposit's retry is answered before it comes
-            // here: `bank/link.rs`.)
-            if made.replayed {
-                return Err(StoreError::Corrupt(format!(
-                    "the bank already has a move under {}: this partition's books are behind the bank's",
-                    m.reference
-                )));
-            }
+            bank_move(&mut tx, m, fences)?;
         }
-        if !c.records.is_empty() {
-            let tbl: Vec<i64> = c.records.iter().map(|(t, _)| *t as i64).collect();
-            let seq: Vec<i64> = c.records.iter().map(|(_, r)| r.seq as i64).collect();
-            let prev: Vec<&str> = c.records.iter().map(|(_, r)| r.prev.as_str()).collect();
-            let body: Vec<&str> = c.records.iter().map(|(_, r)| r.body.as_str()).collect();
-            let hash: Vec<&str> = c.records.iter().map(|(_, r)| r.hash.as_str()).collect();
-            let st = prepared(
-                &mut tx,
-                cache,
-                "INSERT INTO audit (tbl, seq, prev, body, hash)
-                 SELECT * FROM UNNEST($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[])",
-            )?;
-            tx.execute(&st, &[&tbl, &seq, &prev, &body, &hash]).pg()?;
-        }
+        insert_records(&mut tx, cache, c)?;
         tx.commit().pg()?;
         Ok(())
     }
@@ -283,6 +162,193 @@ impl Store for PgStore {
 /// (a chain) or anywhere (the others).
 /// A log's end to move: `(log, first, last, contiguous)` as [`advance`] takes them.
 type Move = (String, u64, u64, bool);
+
+/// The commit's prepared statements, by their text.
+type Statements = std::collections::HashMap<&'static str, postgres::Statement>;
+
+/// The fence: each leased table this batch writes must still be under this
+/// server's epoch. The update also locks the lease's row until the commit,
+/// so a new owner's `acquire` waits for this batch and then raises the epoch
+/// past it.
+fn fence(
+    tx: &mut postgres::Transaction<'_>,
+    cache: &mut Statements,
+    fences: &std::collections::BTreeMap<u32, super::Lease>,
+    c: &Commit,
+) -> Result<(), StoreError> {
+    let mut touched: std::collections::BTreeSet<u32> =
+        c.records.iter().map(|(t, _)| *t).chain(c.tables.iter().map(|t| t.id)).collect();
+    // Under the casino's lease every batch proves it, whatever it holds.
+    if fences.contains_key(&CASINO_LEASE) {
+        touched.insert(CASINO_LEASE);
+    }
+    for t in touched {
+        let Some(l) = fences.get(&t) else { continue };
+        let st = prepared(tx, cache, "UPDATE leases SET tbl = tbl WHERE tbl = $1 AND owner = $2 AND epoch = $3")?;
+        let held = tx.execute(&st, &[&(t as i64), &l.owner, &l.epoch]).pg()?;
+        if held == 0 {
+            let now: Option<(String, i64)> = tx
+                .query_opt("SELECT owner, epoch FROM leases WHERE tbl = $1", &[&(t as i64)])
+                .pg()?
+                .map(|r| (r.get(0), r.get(1)));
+            return Err(StoreError::Fenced(format!(
+                "table {t}: this server ({}) writes under epoch {}, but the lease is now {}; nothing of this batch was written",
+                l.owner,
+                l.epoch,
+                now.map_or("gone".to_string(), |(o, e)| format!("{o}'s, epoch {e}"))
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A batch's ledger rows, column by column: each column is sent as one
+/// array. The accounts are each one's last state in the batch.
+#[derive(Default)]
+struct LedgerRows<'a> {
+    xid: Vec<i64>,
+    xdebit: Vec<i64>,
+    xcredit: Vec<i64>,
+    xamount: Vec<i64>,
+    xkind: Vec<String>,
+    xmemo: Vec<String>,
+    xcause: Vec<String>,
+    aseq: Vec<i64>,
+    akey: Vec<String>,
+    akid: Vec<Vec<u8>>,
+    adigest: Vec<Vec<u8>>,
+    aanswer: Vec<String>,
+    aat: Vec<i64>,
+    acause: Vec<String>,
+    last: std::collections::BTreeMap<AccountId, &'a Account>,
+}
+
+impl<'a> LedgerRows<'a> {
+    fn of(c: &'a Commit) -> LedgerRows<'a> {
+        let mut r = LedgerRows::default();
+        for ch in &c.ledger {
+            for t in &ch.transfers {
+                r.xid.push(t.id as i64);
+                r.xdebit.push(t.debit as i64);
+                r.xcredit.push(t.credit as i64);
+                r.xamount.push(t.amount.0);
+                r.xkind.push(json(&t.kind));
+                r.xmemo.push(t.memo.clone());
+                r.xcause.push(t.cause.encode());
+            }
+            for a in &ch.accounts {
+                r.last.insert(a.id, a);
+            }
+            if let Some(a) = &ch.answer {
+                r.aseq.push(a.seq as i64);
+                r.akey.push(a.key.clone());
+                r.akid.push(a.key_id.to_le_bytes().to_vec());
+                r.adigest.push(a.request.to_vec());
+                r.aanswer.push(a.answer.clone());
+                r.aat.push(a.at_ms as i64);
+                r.acause.push(a.cause.encode());
+            }
+        }
+        r
+    }
+
+    /// The transfers, the answers, then the accounts' new states.
+    fn insert(&self, tx: &mut postgres::Transaction<'_>, cache: &mut Statements) -> Result<(), StoreError> {
+        let LedgerRows { xid, xdebit, xcredit, xamount, xkind, xmemo, xcause, .. } = self;
+        let LedgerRows { aseq, akey, akid, adigest, aanswer, aat, acause, last, .. } = self;
+        if !xid.is_empty() {
+            let st = prepared(tx, cache, "INSERT INTO transfers (id, debit, credit, amount, kind, memo, cause)
+                 SELECT * FROM UNNEST($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[])")?;
+            tx.execute(&st, &[xid, xdebit, xcredit, xamount, xkind, xmemo, xcause]).pg()?;
+        }
+        if !aseq.is_empty() {
+            let st = prepared(tx, cache, "INSERT INTO answer_log (seq, key, key_id, digest, answer, at_ms, cause)
+                 SELECT * FROM UNNEST($1::bigint[], $2::text[], $3::bytea[], $4::bytea[], $5::text[], $6::bigint[], $7::text[])")?;
+            tx.execute(&st, &[aseq, akey, akid, adigest, aanswer, aat, acause]).pg()?;
+        }
+        if !last.is_empty() {
+            let ids: Vec<i64> = last.keys().map(|&id| id as i64).collect();
+            let kinds: Vec<String> = last.values().map(|a| json(&a.kind)).collect();
+            let balances: Vec<i64> = last.values().map(|a| a.balance).collect();
+            let helds: Vec<i64> = last.values().map(|a| a.held).collect();
+            let st = prepared(
+                tx,
+                cache,
+                "INSERT INTO accounts (id, kind, balance, held)
+                 SELECT * FROM UNNEST($1::bigint[], $2::text[], $3::bigint[], $4::bigint[])
+                 ON CONFLICT (id) DO UPDATE SET balance = excluded.balance, held = excluded.held",
+            )?;
+            tx.execute(&st, &[&ids, &kinds, &balances, &helds]).pg()?;
+        }
+        Ok(())
+    }
+}
+
+/// Each chain's end to move: by exactly the batch's new records of it, which
+/// must follow one another.
+fn chain_moves(c: &Commit) -> Result<Vec<Move>, StoreError> {
+    let mut chains: std::collections::BTreeMap<u32, (u64, u64)> = std::collections::BTreeMap::new();
+    for (t, r) in &c.records {
+        match chains.get_mut(t) {
+            Some((_, last)) if r.seq == *last + 1 => *last = r.seq,
+            Some((_, last)) => {
+                return Err(StoreError::Corrupt(format!(
+                    "table {t}: record {} follows record {last} in one batch",
+                    r.seq
+                )))
+            }
+            None => {
+                chains.insert(*t, (r.seq, r.seq));
+            }
+        }
+    }
+    Ok(chains.into_iter().map(|(t, (first, last))| (format!("audit:{t}"), first, last, true)).collect())
+}
+
+/// One of a partition's moves at the shared bank, made in the batch's
+/// transaction.
+fn bank_move(
+    tx: &mut postgres::Transaction<'_>,
+    m: &crate::bank::Move,
+    fences: &std::collections::BTreeMap<u32, super::Lease>,
+) -> Result<(), StoreError> {
+    let made = crate::bank::make_in(tx, m, fences.get(&CASINO_LEASE)).map_err(|e| match e {
+        crate::bank::BankError::Store(e) => e,
+        crate::bank::BankError::Fenced(why) => StoreError::Fenced(why),
+        other => StoreError::Corrupt(format!("the bank refused a move: {other}")),
+    })?;
+    // A reference the bank already has is a move it already made (a
+    // partition's schema restored behind the bank's): recorded again
+    // here it would move nothing there (a return would lose the
+    // money here). (A deposit's retry is answered before it comes
+    // here: `bank/link.rs`.)
+    if made.replayed {
+        return Err(StoreError::Corrupt(format!(
+            "the bank already has a move under {}: this partition's books are behind the bank's",
+            m.reference
+        )));
+    }
+    Ok(())
+}
+
+/// The batch's audit records, sent as arrays.
+fn insert_records(tx: &mut postgres::Transaction<'_>, cache: &mut Statements, c: &Commit) -> Result<(), StoreError> {
+    if !c.records.is_empty() {
+        let tbl: Vec<i64> = c.records.iter().map(|(t, _)| *t as i64).collect();
+        let seq: Vec<i64> = c.records.iter().map(|(_, r)| r.seq as i64).collect();
+        let prev: Vec<&str> = c.records.iter().map(|(_, r)| r.prev.as_str()).collect();
+        let body: Vec<&str> = c.records.iter().map(|(_, r)| r.body.as_str()).collect();
+        let hash: Vec<&str> = c.records.iter().map(|(_, r)| r.hash.as_str()).collect();
+        let st = prepared(
+            tx,
+            cache,
+            "INSERT INTO audit (tbl, seq, prev, body, hash)
+                 SELECT * FROM UNNEST($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[])",
+        )?;
+        tx.execute(&st, &[&tbl, &seq, &prev, &body, &hash]).pg()?;
+    }
+    Ok(())
+}
 
 /// Move every log's end in one statement (a batch touches a log per busy
 /// table: one round trip each cost the committer more than the rows did).

@@ -191,29 +191,74 @@ pub fn make_in(tx: &mut Transaction<'_>, m: &Move, fence: Option<&Lease>) -> Res
     // deposit at a partition's cage is made in that partition's own commit,
     // which proves the lease itself when it has one.)
     if m.kind.has_position() {
-        let Some(l) = fence else {
-            return Err(BankError::Invalid {
-                field: "partition",
-                why: "an allotment or a return is made under its partition's lease".into(),
-            });
-        };
-        let held = tx.execute(
-            "UPDATE leases SET tbl = tbl WHERE tbl = $1 AND owner = $2 AND epoch = $3",
-            &[&(l.table as i64), &l.owner, &l.epoch],
-        )?;
-        if held == 0 {
-            return Err(BankError::Fenced(format!(
-                "partition {}: this server ({}) no longer holds its lease (epoch {}); nothing moved",
-                m.partition.as_deref().unwrap_or_default(),
-                l.owner,
-                l.epoch
-            )));
-        }
+        prove_lease(tx, m, fence)?;
     }
-    // One move at a time, in the chain's order; and the move already made
-    // under this reference, if any. (Each statement from here is a round
-    // trip under the bank's one lock, which every partition's moves wait
-    // for: they are as few as the move allows.)
+    let (seq, hash) = match lock_head(tx, m)? {
+        Locked::Head { seq, hash } => (seq, hash),
+        Locked::Made(made) => return Ok(made),
+    };
+    let player = m.player as i64;
+    within_loss_limit(tx, m, player)?;
+    let wallet = move_wallet(tx, m, player)?;
+    let (position, day_first_ms) = count_position_and_day(tx, m, player)?;
+    let body = MoveBody {
+        bank: m.clone(),
+        epoch: fence.filter(|_| m.kind.has_position()).map(|l| l.epoch),
+        wallet,
+        position,
+        day_first_ms,
+    };
+    let mut chain = Chain::resume(seq as u64, &hash)
+        .ok_or_else(|| StoreError::Corrupt(format!("the bank's head: {hash:?} is not a hash")))?;
+    let record = chain.append(serde_json::to_string(&body).expect("a move serialises"));
+    tx.execute(
+        &format!(
+            "WITH l AS (INSERT INTO {SCHEMA}.log (seq, ref, partition, prev, body, hash)
+                 VALUES ($1, $2, $3, $4, $5, $6))
+             UPDATE {SCHEMA}.head SET seq = $1, hash = $6"
+        ),
+        &[&(record.seq as i64), &m.reference, &m.partition, &record.prev, &record.body, &record.hash],
+    )?;
+    Ok(Made { record, body, replayed: false })
+}
+
+/// An allotment's or a return's partition still holds its lease, proved in
+/// the move's transaction (the update locks the lease's row until it ends).
+fn prove_lease(tx: &mut Transaction<'_>, m: &Move, fence: Option<&Lease>) -> Result<(), BankError> {
+    let Some(l) = fence else {
+        return Err(BankError::Invalid {
+            field: "partition",
+            why: "an allotment or a return is made under its partition's lease".into(),
+        });
+    };
+    let held = tx.execute(
+        "UPDATE leases SET tbl = tbl WHERE tbl = $1 AND owner = $2 AND epoch = $3",
+        &[&(l.table as i64), &l.owner, &l.epoch],
+    )?;
+    if held == 0 {
+        return Err(BankError::Fenced(format!(
+            "partition {}: this server ({}) no longer holds its lease (epoch {}); nothing moved",
+            m.partition.as_deref().unwrap_or_default(),
+            l.owner,
+            l.epoch
+        )));
+    }
+    Ok(())
+}
+
+/// The bank's chain head, locked for this move; or the move already made
+/// under its reference.
+enum Locked {
+    Head { seq: i64, hash: String },
+    Made(Made),
+}
+
+/// One move at a time, in the chain's order; and the move already made
+/// under this reference, if any (a retry's first answer; another move under
+/// it is refused). (Each statement from here is a round trip under the
+/// bank's one lock, which every partition's moves wait for: they are as few
+/// as the move allows.)
+fn lock_head(tx: &mut Transaction<'_>, m: &Move) -> Result<Locked, BankError> {
     let head = tx.query_one(
         &format!(
             "SELECT h.seq, h.hash, l.seq, l.prev, l.body, l.hash FROM {SCHEMA}.head h
@@ -228,11 +273,14 @@ pub fn make_in(tx: &mut Transaction<'_>, m: &Move, fence: Option<&Lease>) -> Res
         if body.bank != *m {
             return Err(BankError::Reused(m.reference.clone()));
         }
-        return Ok(Made { record, body, replayed: true });
+        return Ok(Locked::Made(Made { record, body, replayed: true }));
     }
-    let player = m.player as i64;
-    // The day's money gone out to tables, net, against the loss limit: a
-    // refusal writes nothing.
+    Ok(Locked::Head { seq, hash })
+}
+
+/// The day's money gone out to tables, net, against the loss limit: a
+/// refusal writes nothing.
+fn within_loss_limit(tx: &mut Transaction<'_>, m: &Move, player: i64) -> Result<(), BankError> {
     if let Some(LossDay { day, limit: Some(limit), .. }) = m.loss_day {
         let net: i64 = tx
             .query_opt(
@@ -244,38 +292,51 @@ pub fn make_in(tx: &mut Transaction<'_>, m: &Move, fence: Option<&Lease>) -> Res
             return Err(BankError::Limited { player: m.player, limit, net });
         }
     }
-    // Only a debit of the wallet can be refused, and it comes first: a
-    // refusal writes nothing, even inside a partition's own transaction.
-    let wallet: i64 = if m.kind.debits_wallet() {
-        let taken = tx.query_opt(
-            &format!(
-                "UPDATE {SCHEMA}.wallets SET balance = balance - $2 WHERE player = $1 AND balance >= $2 RETURNING balance"
-            ),
-            &[&player, &m.amount],
-        )?;
-        match taken {
-            Some(r) => r.get(0),
-            None => {
-                let available = tx
-                    .query_opt(&format!("SELECT balance FROM {SCHEMA}.wallets WHERE player = $1"), &[&player])?
-                    .map_or(0, |r| r.get(0));
-                return Err(BankError::Short { player: m.player, available, asked: m.amount });
-            }
-        }
-    } else {
-        tx.query_one(
-            &format!(
-                "INSERT INTO {SCHEMA}.wallets AS w (player, balance) VALUES ($1, $2)
+    Ok(())
+}
+
+/// The wallet's new balance. Only a debit of the wallet can be refused, and
+/// it comes first: a refusal writes nothing, even inside a partition's own
+/// transaction.
+fn move_wallet(tx: &mut Transaction<'_>, m: &Move, player: i64) -> Result<i64, BankError> {
+    if !m.kind.debits_wallet() {
+        return Ok(tx
+            .query_one(
+                &format!(
+                    "INSERT INTO {SCHEMA}.wallets AS w (player, balance) VALUES ($1, $2)
                  ON CONFLICT (player) DO UPDATE SET balance = w.balance + excluded.balance RETURNING balance"
-            ),
-            &[&player, &m.amount],
-        )?
-        .get(0)
-    };
-    // The partition's position, and the day's count: out adds to it, back
-    // takes from it, never below zero (money that came back from
-    // yesterday's tables, or a win, buys no more than the limit today); the
-    // day's first allotment is kept. One statement for both.
+                ),
+                &[&player, &m.amount],
+            )?
+            .get(0));
+    }
+    let taken = tx.query_opt(
+        &format!(
+            "UPDATE {SCHEMA}.wallets SET balance = balance - $2 WHERE player = $1 AND balance >= $2 RETURNING balance"
+        ),
+        &[&player, &m.amount],
+    )?;
+    match taken {
+        Some(r) => Ok(r.get(0)),
+        None => {
+            let available = tx
+                .query_opt(&format!("SELECT balance FROM {SCHEMA}.wallets WHERE player = $1"), &[&player])?
+                .map_or(0, |r| r.get(0));
+            Err(BankError::Short { player: m.player, available, asked: m.amount })
+        }
+    }
+}
+
+/// The partition's position, and the day's count: out adds to it, back
+/// takes from it, never below zero (money that came back from yesterday's
+/// tables, or a win, buys no more than the limit today); the day's first
+/// allotment is kept. One statement for both. The position after, and the
+/// day's first allotment (for a move that gives its time).
+fn count_position_and_day(
+    tx: &mut Transaction<'_>,
+    m: &Move,
+    player: i64,
+) -> Result<(Option<i64>, Option<u64>), BankError> {
     let change = if m.kind == MoveKind::Allot { m.amount } else { -m.amount };
     let partition = m.partition.as_ref().filter(|_| m.kind.has_position());
     let (day, at) = match m.loss_day {
@@ -302,26 +363,7 @@ pub fn make_in(tx: &mut Transaction<'_>, m: &Move, fence: Option<&Lease>) -> Res
     } else {
         (None, None)
     };
-    let day_first_ms = at.and(first).map(|f| f as u64);
-    let body = MoveBody {
-        bank: m.clone(),
-        epoch: fence.filter(|_| m.kind.has_position()).map(|l| l.epoch),
-        wallet,
-        position,
-        day_first_ms,
-    };
-    let mut chain = Chain::resume(seq as u64, &hash)
-        .ok_or_else(|| StoreError::Corrupt(format!("the bank's head: {hash:?} is not a hash")))?;
-    let record = chain.append(serde_json::to_string(&body).expect("a move serialises"));
-    tx.execute(
-        &format!(
-            "WITH l AS (INSERT INTO {SCHEMA}.log (seq, ref, partition, prev, body, hash)
-                 VALUES ($1, $2, $3, $4, $5, $6))
-             UPDATE {SCHEMA}.head SET seq = $1, hash = $6"
-        ),
-        &[&(record.seq as i64), &m.reference, &m.partition, &record.prev, &record.body, &record.hash],
-    )?;
-    Ok(Made { record, body, replayed: false })
+    Ok((position, at.and(first).map(|f| f as u64)))
 }
 
 /// A player's money at the bank, on any connection to the casino (0 for a

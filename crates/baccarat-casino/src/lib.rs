@@ -14,9 +14,9 @@
 //! * `float`: the house float that covers the worst case of a coup.
 //!
 //! ```
-//! use baccarat_casino::casino::{system_clock, Casino};
+//! use baccarat_casino::casino::Casino;
 //!
-//! let casino = Casino::new(system_clock());
+//! let casino = Casino::new();
 //! assert!(casino.tables.is_empty());
 //! ```
 

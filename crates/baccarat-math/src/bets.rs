@@ -72,86 +72,103 @@ pub fn distribution(bet: Bet, shoe: &Shoe, table: &SummaryTable) -> Result<Distr
                 d.add(bet.classify_summary(&CoupSummary::from_index(i)), c);
             }
         }
-        Basis::Initial(_) => {
-            // The hand's two initial cards are two of the six positions; the
-            // other four are free.
-            let rest = falling(n - 2, 4);
-            if needs_suits(bet) {
-                let k = shoe.card_counts();
-                for a in 0..52 {
-                    for b in 0..52 {
-                        let w = k[a] as u64 * (k[b] as u64).saturating_sub(u64::from(a == b));
-                        let cards = [Card::from_index(a).expect("<52"), Card::from_index(b).expect("<52")];
-                        d.add(bet.classify_initial(cards), w * rest);
-                    }
-                }
-            } else {
-                let k = shoe.rank_counts();
-                for a in 0..13 {
-                    for b in 0..13 {
-                        let w = k[a] as u64 * (k[b] as u64).saturating_sub(u64::from(a == b));
-                        d.add(bet.classify_initial([rep(a), rep(b)]), w * rest);
-                    }
-                }
-            }
-        }
-        Basis::HandCards(side) => {
-            let rest = falling(n - 2, 4);
-            let k = shoe.card_counts();
-            for a in 0..52 {
-                for b in 0..52 {
-                    let w = k[a] as u64 * (k[b] as u64).saturating_sub(u64::from(a == b));
-                    let (ca, cb) = (Card::from_index(a).expect("<52"), Card::from_index(b).expect("<52"));
-                    let mut two = w * rest;
-                    if a == b {
-                        // Of these, the sequences where the hand draws a third
-                        // identical card are the Lucky Triple Match (AU 11D.9).
-                        let three = triple_count(shoe, side, a);
-                        d.add(bet.classify_hand_cards(&[ca, ca, ca]), three);
-                        two -= three;
-                    }
-                    d.add(bet.classify_hand_cards(&[ca, cb]), two);
-                }
-            }
-        }
-        Basis::BothInitial => {
-            let k = shoe.rank_counts().map(|x| x as u64);
-            let rest = falling(n - 4, 2);
-            let mut c = k;
-            for p1 in 0..13 {
-                let w1 = c[p1];
-                if w1 == 0 {
-                    continue;
-                }
-                c[p1] -= 1;
-                for b1 in 0..13 {
-                    let w2 = w1 * c[b1];
-                    if w2 == 0 {
-                        continue;
-                    }
-                    c[b1] -= 1;
-                    for p2 in 0..13 {
-                        let w3 = w2 * c[p2];
-                        if w3 == 0 {
-                            continue;
-                        }
-                        c[p2] -= 1;
-                        for b2 in 0..13 {
-                            let w4 = w3 * c[b2];
-                            if w4 != 0 {
-                                d.add(bet.classify_both_initial([rep(p1), rep(p2)], [rep(b1), rep(b2)]), w4 * rest);
-                            }
-                        }
-                        c[p2] += 1;
-                    }
-                    c[b1] += 1;
-                }
-                c[p1] += 1;
-            }
-        }
+        Basis::Initial(_) => add_initial(&mut d, shoe, n),
+        Basis::HandCards(side) => add_hand_cards(&mut d, shoe, side, n),
+        Basis::BothInitial => add_both_initial(&mut d, shoe, n),
     }
     debug_assert_eq!(d.counts.iter().map(|(_, c)| c).sum::<u64>(), d.total);
     Ok(d)
+}
+
+/// A wager on one hand's two initial cards: they are two of the six
+/// positions and the other four are free; by rank, or by card where suits
+/// decide it.
+fn add_initial(d: &mut Distribution, shoe: &Shoe, n: u64) {
+    let bet = d.bet;
+    // The hand's two initial cards are two of the six positions; the
+    // other four are free.
+    let rest = falling(n - 2, 4);
+    if needs_suits(bet) {
+        let k = shoe.card_counts();
+        for a in 0..52 {
+            for b in 0..52 {
+                let w = k[a] as u64 * (k[b] as u64).saturating_sub(u64::from(a == b));
+                let cards = [Card::from_index(a).expect("<52"), Card::from_index(b).expect("<52")];
+                d.add(bet.classify_initial(cards), w * rest);
+            }
+        }
+    } else {
+        let k = shoe.rank_counts();
+        for a in 0..13 {
+            for b in 0..13 {
+                let w = k[a] as u64 * (k[b] as u64).saturating_sub(u64::from(a == b));
+                d.add(bet.classify_initial([rep(a), rep(b)]), w * rest);
+            }
+        }
+    }
+}
+
+/// A wager on `side`'s cards by rank and suit (AU 11D Lucky Match): its two
+/// initial cards, and a third identical card where the hand draws one.
+fn add_hand_cards(d: &mut Distribution, shoe: &Shoe, side: Side, n: u64) {
+    let bet = d.bet;
+    let rest = falling(n - 2, 4);
+    let k = shoe.card_counts();
+    for a in 0..52 {
+        for b in 0..52 {
+            let w = k[a] as u64 * (k[b] as u64).saturating_sub(u64::from(a == b));
+            let (ca, cb) = (Card::from_index(a).expect("<52"), Card::from_index(b).expect("<52"));
+            let mut two = w * rest;
+            if a == b {
+                // Of these, the sequences where the hand draws a third
+                // identical card are the Lucky Triple Match (AU 11D.9).
+                let three = triple_count(shoe, side, a);
+                d.add(bet.classify_hand_cards(&[ca, ca, ca]), three);
+                two -= three;
+            }
+            d.add(bet.classify_hand_cards(&[ca, cb]), two);
+        }
+    }
+}
+
+/// A wager on both hands' initial cards by rank: the four initial positions
+/// drawn in dealing order (Player, Banker, Player, Banker), the other two
+/// free.
+fn add_both_initial(d: &mut Distribution, shoe: &Shoe, n: u64) {
+    let bet = d.bet;
+    let k = shoe.rank_counts().map(|x| x as u64);
+    let rest = falling(n - 4, 2);
+    let mut c = k;
+    for p1 in 0..13 {
+        let w1 = c[p1];
+        if w1 == 0 {
+            continue;
+        }
+        c[p1] -= 1;
+        for b1 in 0..13 {
+            let w2 = w1 * c[b1];
+            if w2 == 0 {
+                continue;
+            }
+            c[b1] -= 1;
+            for p2 in 0..13 {
+                let w3 = w2 * c[p2];
+                if w3 == 0 {
+                    continue;
+                }
+                c[p2] -= 1;
+                for b2 in 0..13 {
+                    let w4 = w3 * c[b2];
+                    if w4 != 0 {
+                        d.add(bet.classify_both_initial([rep(p1), rep(p2)], [rep(b1), rep(b2)]), w4 * rest);
+                    }
+                }
+                c[p2] += 1;
+            }
+            c[b1] += 1;
+        }
+        c[p1] += 1;
+    }
 }
 
 /// Ordered six-card sequences in which `side`'s first three cards are all the

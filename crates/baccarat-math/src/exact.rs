@@ -69,39 +69,7 @@ pub fn summary_table(values: &[u32; 10]) -> SummaryTable {
                     c[b2] -= 1;
                     let pt = ((p1 + p2) % 10) as u8;
                     let bt = ((b1 + b2) % 10) as u8;
-                    match player_action(pt, bt) {
-                        PlayerAction::Natural => counts[key(pt, bt, 2, 2)] += w4 * rem * rem1,
-                        PlayerAction::Stand => {
-                            if banker_draws(bt, None) {
-                                // Banker's card at position 6; position 5 unused.
-                                for b3 in 0..10 {
-                                    let fb = (bt + b3 as u8) % 10;
-                                    counts[key(pt, fb, 2, 3)] += w4 * c[b3] * rem1;
-                                }
-                            } else {
-                                counts[key(pt, bt, 2, 2)] += w4 * rem * rem1;
-                            }
-                        }
-                        PlayerAction::Draw => {
-                            for p3 in 0..10 {
-                                let w5 = w4 * c[p3];
-                                if w5 == 0 {
-                                    continue;
-                                }
-                                c[p3] -= 1;
-                                let fp = (pt + p3 as u8) % 10;
-                                if banker_draws(bt, Some(p3 as u8)) {
-                                    for b3 in 0..10 {
-                                        let fb = (bt + b3 as u8) % 10;
-                                        counts[key(fp, fb, 3, 3)] += w5 * c[b3];
-                                    }
-                                } else {
-                                    counts[key(fp, bt, 3, 2)] += w5 * rem1;
-                                }
-                                c[p3] += 1;
-                            }
-                        }
-                    }
+                    add_third_cards(&mut counts, &mut c, pt, bt, w4, rem, rem1);
                     c[b2] += 1;
                 }
                 c[p2] += 1;
@@ -111,6 +79,57 @@ pub fn summary_table(values: &[u32; 10]) -> SummaryTable {
         c[p1] += 1;
     }
     SummaryTable { total: falling(n, 6), counts }
+}
+
+/// Given the four initial cards (totals `pt` and `bt`, weight `w4`, `c` the
+/// values left), add each result the tableau leads to: a natural or two
+/// standing hands, the Banker's third card after a standing Player, or the
+/// Player's and then perhaps the Banker's. `rem` and `rem1` count the free
+/// positions 5 and 6. Called once per four initial values, inside
+/// [`summary_table`]'s loops, so inlined.
+#[inline]
+fn add_third_cards(
+    counts: &mut [u64; CoupSummary::COUNT],
+    c: &mut [u64; 10],
+    pt: u8,
+    bt: u8,
+    w4: u64,
+    rem: u64,
+    rem1: u64,
+) {
+    match player_action(pt, bt) {
+        PlayerAction::Natural => counts[key(pt, bt, 2, 2)] += w4 * rem * rem1,
+        PlayerAction::Stand => {
+            if banker_draws(bt, None) {
+                // Banker's card at position 6; position 5 unused.
+                for b3 in 0..10 {
+                    let fb = (bt + b3 as u8) % 10;
+                    counts[key(pt, fb, 2, 3)] += w4 * c[b3] * rem1;
+                }
+            } else {
+                counts[key(pt, bt, 2, 2)] += w4 * rem * rem1;
+            }
+        }
+        PlayerAction::Draw => {
+            for p3 in 0..10 {
+                let w5 = w4 * c[p3];
+                if w5 == 0 {
+                    continue;
+                }
+                c[p3] -= 1;
+                let fp = (pt + p3 as u8) % 10;
+                if banker_draws(bt, Some(p3 as u8)) {
+                    for b3 in 0..10 {
+                        let fb = (bt + b3 as u8) % 10;
+                        counts[key(fp, fb, 3, 3)] += w5 * c[b3];
+                    }
+                } else {
+                    counts[key(fp, bt, 3, 2)] += w5 * rem1;
+                }
+                c[p3] += 1;
+            }
+        }
+    }
 }
 
 /// The result of the six-position model for point values `v` at positions 1..6

@@ -12,15 +12,57 @@ const RUNS_RULE: &str = "11VAC20-20-510 (runs test); GLI-19";
 const SERIAL_RULE: &str = "11VAC20-20-510 (serial correlation); GLI-19 (no correlation between outcomes)";
 const CUT_RULE: &str = "NSW 4.5; AU 7.6 (cut at least one deck from either end); 25 CFR 547.14";
 
+/// The report from the counts: the position, rank, runs, serial and cut
+/// tests, then the checks. Called once per run.
 pub(super) fn analyse(t: &Tally, cards: &Cards, proc: &Procedure, master: &Seed) -> Report {
+    let shoes = t.shoes;
+    let mut tests = Vec::new();
+    position_tests(t, cards, &mut tests);
+    runs_tests(t, cards, &mut tests);
+    serial_tests(t, cards, &mut tests);
+    tests.push(cut_test(t, proc));
+    let checks = checks(t, proc);
+    Report { master: *master, shoes, procedure: *proc, tests, checks }
+}
+
+/// Chi-square of equal expected counts from Σ O² (exact in integers).
+fn uniform_chi2(sum_sq: u128, bins: usize, total: u64) -> f64 {
+    bins as f64 * sum_sq as f64 / total as f64 - total as f64
+}
+
+/// A family of tests, one p-value each, as one result: how many fail at 1%
+/// against how many are expected to, with the KS and Šidák combinations.
+fn family(id: &'static str, name: &'static str, rule: &'static str, df: f64, p: Vec<f64>, what: &str) -> TestResult {
+    let f = Family::new(p);
+    TestResult {
+        id,
+        name,
+        rule,
+        statistic_kind: "failures",
+        statistic: f.failures as f64,
+        df: Some(df),
+        p_value: f.p_value(),
+        detail: format!(
+            "{} {what}: {} fail at 1% ({:.2} expected, binomial p {}); KS D {:.4} (p {}); smallest p {} (Šidák p {})",
+            f.tests,
+            f.failures,
+            f.expected_failures,
+            fmt_p(f.p_binomial),
+            f.ks,
+            fmt_p(f.p_ks),
+            fmt_p(f.min_p),
+            fmt_p(f.p_min)
+        ),
+        family: Some(f),
+    }
+}
+
+/// Every card position, chi-square at 99% (11VAC20-20-510): each position's
+/// card before the cut and as dealt, each card's position as dealt, and each
+/// position's rank as dealt.
+fn position_tests(t: &Tally, cards: &Cards, tests: &mut Vec<TestResult>) {
     let n = t.n;
     let shoes = t.shoes;
-    let nf = shoes as f64;
-    let mut tests = Vec::new();
-
-    // Chi-square of equal expected counts from Σ O² (exact in integers).
-    let uniform_chi2 =
-        |sum_sq: u128, bins: usize, total: u64| -> f64 { bins as f64 * sum_sq as f64 / total as f64 - total as f64 };
     let row_p = |m: &[u32], p: usize| {
         let sq: u128 = m[p * n..(p + 1) * n].iter().map(|&o| o as u128 * o as u128).sum();
         chi2_sf(uniform_chi2(sq, n, shoes), (n - 1) as f64)
@@ -28,30 +70,6 @@ pub(super) fn analyse(t: &Tally, cards: &Cards, proc: &Procedure, master: &Seed)
     let col_p = |m: &[u32], c: usize| {
         let sq: u128 = (0..n).map(|p| m[p * n + c] as u128 * m[p * n + c] as u128).sum();
         chi2_sf(uniform_chi2(sq, n, shoes), (n - 1) as f64)
-    };
-    let family = |id, name, rule, df: f64, p: Vec<f64>, what: &str| {
-        let f = Family::new(p);
-        TestResult {
-            id,
-            name,
-            rule,
-            statistic_kind: "failures",
-            statistic: f.failures as f64,
-            df: Some(df),
-            p_value: f.p_value(),
-            detail: format!(
-                "{} {what}: {} fail at 1% ({:.2} expected, binomial p {}); KS D {:.4} (p {}); smallest p {} (Šidák p {})",
-                f.tests,
-                f.failures,
-                f.expected_failures,
-                fmt_p(f.p_binomial),
-                f.ks,
-                fmt_p(f.p_ks),
-                fmt_p(f.min_p),
-                fmt_p(f.p_min)
-            ),
-            family: Some(f),
-        }
     };
     let per_pos = format!("chi-square tests of {n} cards (df {})", n - 1);
     tests.push(family(
@@ -78,12 +96,26 @@ pub(super) fn analyse(t: &Tally, cards: &Cards, proc: &Procedure, master: &Seed)
         (0..n).map(|c| col_p(&t.dealt, c)).collect(),
         &format!("chi-square tests of {n} positions (df {})", n - 1),
     ));
-    // Ranks: 13 classes with probability (cards of the rank) / n.
+    tests.push(family(
+        "ranks-dealt",
+        "each position's rank, dealing order",
+        POSITIONS_RULE,
+        12.0,
+        rank_p(t, cards),
+        "chi-square tests of 13 ranks (df 12)",
+    ));
+}
+
+/// Each position's p-value for its rank as dealt: 13 classes with
+/// probability (cards of the rank) / n.
+fn rank_p(t: &Tally, cards: &Cards) -> Vec<f64> {
+    let n = t.n;
+    let nf = t.shoes as f64;
     let mut per_rank = [0f64; 13];
     for &r in &cards.rank {
         per_rank[r as usize] += 1.0;
     }
-    let rank_p: Vec<f64> = (0..n)
+    (0..n)
         .map(|p| {
             let mut o = [0u64; 13];
             for c in 0..n {
@@ -97,17 +129,13 @@ pub(super) fn analyse(t: &Tally, cards: &Cards, proc: &Procedure, master: &Seed)
                 .sum();
             chi2_sf(chi2, 12.0)
         })
-        .collect();
-    tests.push(family(
-        "ranks-dealt",
-        "each position's rank, dealing order",
-        POSITIONS_RULE,
-        12.0,
-        rank_p,
-        "chi-square tests of 13 ranks (df 12)",
-    ));
+        .collect()
+}
 
-    // Wald–Wolfowitz runs of low and high cards.
+/// The runs tests (11VAC20-20-510): Wald–Wolfowitz runs of low and high
+/// cards as dealt, and runs up and down in the keystream.
+fn runs_tests(t: &Tally, cards: &Cards, tests: &mut Vec<TestResult>) {
+    let n = t.n;
     let n1 = cards.low.iter().filter(|&&l| l).count();
     let n2 = n - n1;
     let ww = wald_wolfowitz(n1, n2);
@@ -134,11 +162,16 @@ pub(super) fn analyse(t: &Tally, cards: &Cards, proc: &Procedure, master: &Seed)
         (16.0 * l - 29.0) / 90.0,
         &format!("the first {KEYSTREAM_WORDS} 32-bit words of each shoe's stream"),
     ));
+}
 
-    // Serial correlation between consecutive shoes. For one position, the
-    // centred values of two independent shoes multiply to a product of mean 0
-    // and variance V² (V the variance of a card's centred value); products of
-    // successive pairs are uncorrelated.
+/// Serial correlation between consecutive shoes (11VAC20-20-510), per
+/// position and pooled. For one position, the centred values of two
+/// independent shoes multiply to a product of mean 0 and variance V² (V the
+/// variance of a card's centred value); products of successive pairs are
+/// uncorrelated.
+fn serial_tests(t: &Tally, cards: &Cards, tests: &mut Vec<TestResult>) {
+    let n = t.n;
+    let shoes = t.shoes;
     let v: f64 = cards.centred.iter().map(|&a| (a as f64).powi(2)).sum::<f64>() / n as f64;
     let pairs = (shoes - 1) as f64;
     let z: Vec<f64> = t.serial.iter().map(|&s| s as f64 / (pairs.sqrt() * v)).collect();
@@ -174,14 +207,16 @@ pub(super) fn analyse(t: &Tally, cards: &Cards, proc: &Procedure, master: &Seed)
         ),
         family: None,
     });
+}
 
-    // The cut, uniform over its range.
+/// The cut, uniform over its range (NSW 4.5; AU 7.6).
+fn cut_test(t: &Tally, proc: &Procedure) -> TestResult {
     let (lo, hi) = proc.cut_range();
     let span = hi + 1 - lo;
     let inside: u64 = t.cut[lo..=hi].iter().sum();
     let e = inside as f64 / span as f64;
     let chi2: f64 = t.cut[lo..=hi].iter().map(|&o| (o as f64 - e).powi(2) / e).sum();
-    tests.push(TestResult {
+    TestResult {
         id: "cut",
         name: "cut position, uniform over its range",
         rule: CUT_RULE,
@@ -191,8 +226,14 @@ pub(super) fn analyse(t: &Tally, cards: &Cards, proc: &Procedure, master: &Seed)
         p_value: chi2_sf(chi2, (span - 1) as f64),
         detail: format!("{span} positions {lo}..={hi}, {e:.1} expected each"),
         family: None,
-    });
+    }
+}
 
+/// What is checked rather than tested: every cut within the profile's
+/// bounds, and the cutting card at the table's fixed place (NSW 4.6; AU 7.6).
+fn checks(t: &Tally, proc: &Procedure) -> Vec<Check> {
+    let (n, shoes) = (t.n, t.shoes);
+    let (lo, hi) = proc.cut_range();
     let mut checks = Vec::new();
     checks.push(Check {
         id: "cut-bounds",
@@ -216,7 +257,7 @@ pub(super) fn analyse(t: &Tally, cards: &Cards, proc: &Procedure, master: &Seed)
             proc.cut.cutting_card_min_from_back
         ),
     });
-    Report { master: *master, shoes, procedure: *proc, tests, checks }
+    checks
 }
 
 /// A histogram against an exact distribution: pooled chi-square and the z of

@@ -66,7 +66,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
-use coups::{coups, watch_coups};
+use coups::{coups, watch_coups, CoupCount};
 use probe::probe_run;
 use report::{print_human, Measured};
 use rss::{rss_mb, RSS_EVERY};
@@ -179,6 +179,8 @@ fn duration(a: &Args) -> Duration {
     }
 }
 
+/// Set up, run the load for its length beside the probe, the coup watchers
+/// and the RSS sampler, stop them all, then check each ledger and report.
 async fn drive(a: Args) -> Result<()> {
     let c = reqwest::Client::builder().pool_max_idle_per_host(a.concurrency).build()?;
     let urls: Vec<String> = a.url.iter().map(|u| u.trim_end_matches('/').to_string()).collect();
@@ -186,28 +188,10 @@ async fn drive(a: Args) -> Result<()> {
     // The servers set up, each with its own tables and players (partitions),
     // or the first for all.
     let set_up = if a.partitions { urls.clone() } else { vec![url.clone()] };
-    let mut setups = Vec::new();
-    for u in &set_up {
-        setups.push(setup::setup(&a, &c, u).await?);
-    }
-    let (mut tables, mut players, mut groups) = (Vec::new(), Vec::new(), Vec::new());
-    let (admin, run_id) = (setups[0].admin.clone(), setups[0].run_id.clone());
-    let (mut probe_table, mut probe) = (None, None);
-    for (k, s) in setups.into_iter().enumerate() {
-        let offset = tables.len();
-        groups.push((set_up[k].clone(), s.tables.iter().map(|t| t.0).collect::<Vec<u32>>(), offset));
-        players.extend(s.players.into_iter().map(|p| setup::Player { index: p.index + offset, server: k, ..p }));
-        tables.extend(s.tables);
-        (probe_table, probe) = (s.probe_table, s.probe);
-    }
+    let (s, groups) = set_up_all(&a, &c, &set_up).await?;
+    let setup::Setup { admin, run_id, tables, players, probe_table, probe } = s;
     let coups_before = sum_coups(&c, &set_up).await?;
-    let shared = Arc::new(Shared {
-        stop: AtomicBool::new(false),
-        accepted: AtomicU64::new(0),
-        refused: AtomicU64::new(0),
-        refused_closed: AtomicU64::new(0),
-        per_table: tables.iter().map(|_| AtomicU64::new(0)).collect(),
-    });
+    let shared = Arc::new(Shared::new(tables.len()));
     let players: Arc<Vec<Player>> = Arc::new(players);
     let length = duration(&a);
     let start = Instant::now();
@@ -215,52 +199,13 @@ async fn drive(a: Args) -> Result<()> {
     // The server's RSS, every 10 s from the start.
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let rss = a.server_pid.map(|pid| {
-        let shared = shared.clone();
-        let stop = stop_rx.clone();
+        let (shared, stop) = (shared.clone(), stop_rx.clone());
         tokio::spawn(async move { rss::sample(pid, start, shared, stop).await })
     });
-
-    // The probe: one wager every interval, on a fixed schedule.
-    let probe_task = probe.map(|(table, token)| {
-        let shared = shared.clone();
-        let url = urls[urls.len() - 1].clone();
-        let every = Duration::from_millis(a.probe_interval_ms);
-        let run_id = run_id.clone();
-        let stop = stop_rx.clone();
-        tokio::spawn(async move { probe_run(url, table, token, every, run_id, shared, stop).await })
-    });
-
-    // Wagers per coup at each load table, by watching the tables' phases.
-    let watches: Vec<_> = groups
-        .iter()
-        .map(|(url, ids, offset)| {
-            let (c, url, ids, offset, shared) = (c.clone(), url.clone(), ids.clone(), *offset, shared.clone());
-            tokio::spawn(async move { watch_coups(c, url, ids, offset, shared).await })
-        })
-        .collect();
-
-    // With partitions a worker sends only to its server, its players only.
-    let by_server: Vec<Arc<Vec<Player>>> = (0..urls.len())
-        .map(|k| match a.partitions {
-            true => Arc::new(players.iter().filter(|p| p.server == k).cloned().collect()),
-            false => players.clone(),
-        })
-        .collect();
-    let mut workers = Vec::new();
-    for w in 0..a.concurrency {
-        let k = w % urls.len();
-        let (url, shared, players) = (urls[k].clone(), shared.clone(), by_server[k].clone());
-        let slip = a.slip;
-        workers.push(tokio::spawn(async move { load_worker(url, w, slip, players, shared).await }));
-    }
-    if !a.json {
-        match a.soak {
-            Some(m) => {
-                eprintln!("soak: {m} min against {}; RSS sampled every {} s", urls.join(", "), RSS_EVERY.as_secs())
-            }
-            None => eprintln!("load: {} s against {}", length.as_secs(), urls.join(", ")),
-        }
-    }
+    let probe_task = probe.map(|probe| spawn_probe(&a, probe, &urls, &run_id, &shared, &stop_rx));
+    let watches = spawn_watchers(&c, &groups, &shared);
+    let workers = spawn_workers(&a, &urls, &players, &shared);
+    announce(&a, &urls, length);
     tokio::time::sleep(length).await;
     shared.stop.store(true, Ordering::Relaxed);
     let _ = stop_tx.send(true);
@@ -280,48 +225,155 @@ async fn drive(a: Args) -> Result<()> {
         coup_counts.extend(w.await.context("the coup watcher")?);
     }
     let rss_samples = match rss {
-        Some(r) => {
-            let mut s = r.await.context("the RSS sampler")?;
-            if let Some(pid) = a.server_pid {
-                if let Ok(mb) = rss_mb(pid) {
-                    s.push((start.elapsed().as_secs_f64(), shared.accepted.load(Ordering::Relaxed), mb));
-                }
-            }
-            Some(s)
-        }
+        Some(r) => Some(last_rss_sample(r.await.context("the RSS sampler")?, &a, start, &shared)),
         None => None,
     };
     let coups_after = sum_coups(&c, &set_up).await?;
-    // Each server's ledger (partitions: each its own), the first's reported.
+    let (ledger, ok) = check_ledgers(&c, &set_up, &admin).await?;
+    let m = Measured {
+        urls: &urls,
+        secs,
+        tables: &tables,
+        players: &players,
+        shared: &shared,
+        load: &load,
+        probe_stats: probe_stats.as_ref(),
+        probe_table,
+        coups_before,
+        coups_after,
+        coup_counts: &coup_counts,
+        rss_samples: rss_samples.as_deref(),
+        ledger: &ledger,
+    };
+    write_report(&a, m, ok)
+}
+
+/// A load table group: a server's URL, its load tables, and where they
+/// begin in the run's list of load tables.
+type Group = (String, Vec<u32>, usize);
+
+/// Set up each server in `set_up` (its load tables and players), numbered
+/// as one list of load tables; the admin's session and the run's id are the
+/// first server's, the probe the last's.
+async fn set_up_all(a: &Args, c: &reqwest::Client, set_up: &[String]) -> Result<(setup::Setup, Vec<Group>)> {
+    let mut setups = Vec::new();
+    for u in set_up {
+        setups.push(setup::setup(a, c, u).await?);
+    }
+    let (mut tables, mut players, mut groups) = (Vec::new(), Vec::new(), Vec::new());
+    let (admin, run_id) = (setups[0].admin.clone(), setups[0].run_id.clone());
+    let (mut probe_table, mut probe) = (None, None);
+    for (k, s) in setups.into_iter().enumerate() {
+        let offset = tables.len();
+        groups.push((set_up[k].clone(), s.tables.iter().map(|t| t.0).collect::<Vec<u32>>(), offset));
+        players.extend(s.players.into_iter().map(|p| setup::Player { index: p.index + offset, server: k, ..p }));
+        tables.extend(s.tables);
+        (probe_table, probe) = (s.probe_table, s.probe);
+    }
+    Ok((setup::Setup { admin, run_id, tables, players, probe_table, probe }, groups))
+}
+
+/// The probe: one wager every interval, on a fixed schedule, at the last
+/// server.
+fn spawn_probe(
+    a: &Args,
+    (table, token): (u32, String),
+    urls: &[String],
+    run_id: &str,
+    shared: &Arc<Shared>,
+    stop: &tokio::sync::watch::Receiver<bool>,
+) -> tokio::task::JoinHandle<Stats> {
+    let shared = shared.clone();
+    let url = urls[urls.len() - 1].clone();
+    let every = Duration::from_millis(a.probe_interval_ms);
+    let run_id = run_id.to_string();
+    let stop = stop.clone();
+    tokio::spawn(async move { probe_run(url, table, token, every, run_id, shared, stop).await })
+}
+
+/// Wagers per coup at each load table, by watching the tables' phases: a
+/// watcher per group of load tables (per server).
+fn spawn_watchers(
+    c: &reqwest::Client,
+    groups: &[Group],
+    shared: &Arc<Shared>,
+) -> Vec<tokio::task::JoinHandle<Vec<CoupCount>>> {
+    groups
+        .iter()
+        .map(|(url, ids, offset)| {
+            let (c, url, ids, offset, shared) = (c.clone(), url.clone(), ids.clone(), *offset, shared.clone());
+            tokio::spawn(async move { watch_coups(c, url, ids, offset, shared).await })
+        })
+        .collect()
+}
+
+/// `--concurrency` load workers, spread over the servers in turn; with
+/// partitions a worker sends only to its server, its players only.
+fn spawn_workers(
+    a: &Args,
+    urls: &[String],
+    players: &Arc<Vec<Player>>,
+    shared: &Arc<Shared>,
+) -> Vec<tokio::task::JoinHandle<Stats>> {
+    let by_server: Vec<Arc<Vec<Player>>> = (0..urls.len())
+        .map(|k| match a.partitions {
+            true => Arc::new(players.iter().filter(|p| p.server == k).cloned().collect()),
+            false => players.clone(),
+        })
+        .collect();
+    let mut workers = Vec::new();
+    for w in 0..a.concurrency {
+        let k = w % urls.len();
+        let (url, shared, players) = (urls[k].clone(), shared.clone(), by_server[k].clone());
+        let slip = a.slip;
+        workers.push(tokio::spawn(async move { load_worker(url, w, slip, players, shared).await }));
+    }
+    workers
+}
+
+/// Say what is running (not with `--json`, whose output is the report alone).
+fn announce(a: &Args, urls: &[String], length: Duration) {
+    if !a.json {
+        match a.soak {
+            Some(m) => {
+                eprintln!("soak: {m} min against {}; RSS sampled every {} s", urls.join(", "), RSS_EVERY.as_secs())
+            }
+            None => eprintln!("load: {} s against {}", length.as_secs(), urls.join(", ")),
+        }
+    }
+}
+
+/// The RSS samples with one more taken as the load stops.
+fn last_rss_sample(mut s: Vec<(f64, u64, f64)>, a: &Args, start: Instant, shared: &Shared) -> Vec<(f64, u64, f64)> {
+    if let Some(pid) = a.server_pid {
+        if let Ok(mb) = rss_mb(pid) {
+            s.push((start.elapsed().as_secs_f64(), shared.accepted.load(Ordering::Relaxed), mb));
+        }
+    }
+    s
+}
+
+/// Each server's ledger (partitions: each its own), the first's reported,
+/// and whether every one balanced.
+async fn check_ledgers(c: &reqwest::Client, set_up: &[String], admin: &str) -> Result<(Value, bool)> {
     let mut ledger = Value::Null;
     let mut ok = true;
     for u in set_up.iter().rev() {
-        ledger = c.get(format!("{u}/api/ledger/check")).bearer_auth(&admin).send().await?.json().await?;
+        ledger = c.get(format!("{u}/api/ledger/check")).bearer_auth(admin).send().await?.json().await?;
         ok &= ledger["ok"] == true;
     }
+    Ok((ledger, ok))
+}
 
-    let report = report::build(
-        &a,
-        Measured {
-            urls: &urls,
-            secs,
-            tables: &tables,
-            players: &players,
-            shared: &shared,
-            load: &load,
-            probe_stats: probe_stats.as_ref(),
-            probe_table,
-            coups_before,
-            coups_after,
-            coup_counts: &coup_counts,
-            rss_samples: rss_samples.as_deref(),
-            ledger: &ledger,
-        },
-    );
+/// Print the report (JSON, or for a person), and fail the run if a ledger
+/// did not balance.
+fn write_report(a: &Args, m: Measured, ok: bool) -> Result<()> {
+    let (load, probe_stats, ledger) = (m.load, m.probe_stats, m.ledger);
+    let report = report::build(a, m);
     if a.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print_human(&report, &load, probe_stats.as_ref(), ok);
+        print_human(&report, load, probe_stats, ok);
     }
     if !ok {
         bail!("the ledger check failed: {ledger}");
@@ -347,4 +399,17 @@ struct Shared {
     refused_closed: AtomicU64,
     /// Wagers accepted at each load table (by its place in the list).
     per_table: Vec<AtomicU64>,
+}
+
+impl Shared {
+    /// Nothing counted yet, at `tables` load tables.
+    fn new(tables: usize) -> Shared {
+        Shared {
+            stop: AtomicBool::new(false),
+            accepted: AtomicU64::new(0),
+            refused: AtomicU64::new(0),
+            refused_closed: AtomicU64::new(0),
+            per_table: (0..tables).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
 }

@@ -37,94 +37,123 @@ pub(super) async fn watch_coups(
     offset: usize,
     shared: Arc<Shared>,
 ) -> Vec<CoupCount> {
-    struct Watch {
-        /// The coup seen taking wagers.
-        betting: Option<u64>,
-        /// A coup whose betting closed, and when that was seen.
-        closing: Option<(u64, Instant)>,
-        /// The table's accepted wagers at the last close.
-        counted: u64,
-    }
-    let mut w: Vec<Watch> = ids.iter().map(|_| Watch { betting: None, closing: None, counted: 0 }).collect();
-    let mut out = Vec::new();
+    let mut w = Watcher {
+        w: ids.iter().map(|_| Watch { betting: None, closing: None, counted: 0 }).collect(),
+        out: Vec::new(),
+        ids,
+        offset,
+        shared,
+    };
     // One table: its own view, often. Several: the list, less often.
-    let every = if ids.len() == 1 { Duration::from_millis(50) } else { Duration::from_millis(200) };
+    let every = if w.ids.len() == 1 { Duration::from_millis(50) } else { Duration::from_millis(200) };
     let mut tick = tokio::time::interval(every);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let settle = |w: &mut Watch, i: usize, coup: u64, complete: bool, out: &mut Vec<CoupCount>| {
-        let now = shared.per_table[offset + i].load(Ordering::Relaxed);
-        out.push(CoupCount { table: ids[i], coup, wagers: now - w.counted, complete });
-        w.counted = now;
-    };
-    while !shared.stop.load(Ordering::Relaxed) {
+    while !w.shared.stop.load(Ordering::Relaxed) {
         tick.tick().await;
-        let seen: Vec<(u32, u64, String)> = if ids.len() == 1 {
-            match c.get(format!("{url}/api/tables/{}", ids[0])).send().await {
-                Ok(r) => match r.json::<Value>().await {
-                    Ok(t) => vec![(ids[0], t["coup"].as_u64().unwrap_or(0), t["phase"].as_str().unwrap_or("").into())],
-                    Err(_) => continue,
-                },
-                Err(_) => continue,
-            }
-        } else {
-            match c.get(format!("{url}/api/tables")).send().await {
-                Ok(r) => match r.json::<Value>().await {
-                    Ok(v) => v["tables"]
-                        .as_array()
-                        .map(|a| {
-                            a.iter()
-                                .map(|t| {
-                                    let id = t["id"].as_u64().unwrap_or(0) as u32;
-                                    (id, t["coup"].as_u64().unwrap_or(0), t["phase"].as_str().unwrap_or("").into())
-                                })
-                                .collect()
-                        })
-                        .unwrap_or_default(),
-                    Err(_) => continue,
-                },
-                Err(_) => continue,
-            }
-        };
+        let Some(seen) = look(&c, &url, &w.ids).await else { continue };
         for (id, coup, phase) in seen {
-            let Some(i) = ids.iter().position(|&x| x == id) else { continue };
-            let t = &mut w[i];
-            let betting = phase == "betting";
-            // A close seen earlier: read the count once the answers are in, or
-            // at once if the next coup is already taking wagers.
-            if let Some((c0, at)) = t.closing {
-                if at.elapsed() >= ANSWERS_IN_FLIGHT || (betting && coup != c0) {
-                    t.closing = None;
-                    settle(t, i, c0, true, &mut out);
-                }
-            }
-            match (t.betting, betting) {
-                (Some(b), true) if b != coup => {
-                    // The close was missed between two looks: count it now.
-                    settle(t, i, b, true, &mut out);
-                    t.betting = Some(coup);
-                }
-                (None, true) => t.betting = Some(coup),
-                (Some(b), false) => {
-                    t.betting = None;
-                    t.closing = Some((b, Instant::now()));
-                }
-                _ => {}
-            }
+            w.saw(id, coup, &phase);
         }
     }
     // The load has stopped: let the last answers land, then count what each
     // table took since its last close (a coup closing, or still open).
     tokio::time::sleep(ANSWERS_IN_FLIGHT).await;
-    for i in 0..ids.len() {
-        let t = &mut w[i];
-        if let Some((c0, _)) = t.closing.take() {
-            settle(t, i, c0, true, &mut out);
+    w.finish()
+}
+
+/// One look at the tables' coups and phases: one table's own view, or the
+/// list of every table; `None` if the server did not answer.
+async fn look(c: &reqwest::Client, url: &str, ids: &[u32]) -> Option<Vec<(u32, u64, String)>> {
+    if ids.len() == 1 {
+        let t: Value = c.get(format!("{url}/api/tables/{}", ids[0])).send().await.ok()?.json().await.ok()?;
+        Some(vec![(ids[0], t["coup"].as_u64().unwrap_or(0), t["phase"].as_str().unwrap_or("").into())])
+    } else {
+        let v: Value = c.get(format!("{url}/api/tables")).send().await.ok()?.json().await.ok()?;
+        Some(
+            v["tables"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .map(|t| {
+                            let id = t["id"].as_u64().unwrap_or(0) as u32;
+                            (id, t["coup"].as_u64().unwrap_or(0), t["phase"].as_str().unwrap_or("").into())
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+        )
+    }
+}
+
+/// One load table as watched.
+struct Watch {
+    /// The coup seen taking wagers.
+    betting: Option<u64>,
+    /// A coup whose betting closed, and when that was seen.
+    closing: Option<(u64, Instant)>,
+    /// The table's accepted wagers at the last close.
+    counted: u64,
+}
+
+/// The watch over one server's load tables, and the coups counted so far.
+struct Watcher {
+    w: Vec<Watch>,
+    out: Vec<CoupCount>,
+    ids: Vec<u32>,
+    offset: usize,
+    shared: Arc<Shared>,
+}
+
+impl Watcher {
+    /// Count coup `coup` of table `i`: the wagers it accepted since the last
+    /// close.
+    fn settle(&mut self, i: usize, coup: u64, complete: bool) {
+        let now = self.shared.per_table[self.offset + i].load(Ordering::Relaxed);
+        let w = &mut self.w[i];
+        self.out.push(CoupCount { table: self.ids[i], coup, wagers: now - w.counted, complete });
+        w.counted = now;
+    }
+
+    /// Table `id` seen at coup `coup` in `phase`.
+    fn saw(&mut self, id: u32, coup: u64, phase: &str) {
+        let Some(i) = self.ids.iter().position(|&x| x == id) else { return };
+        let betting = phase == "betting";
+        // A close seen earlier: read the count once the answers are in, or
+        // at once if the next coup is already taking wagers.
+        if let Some((c0, at)) = self.w[i].closing {
+            if at.elapsed() >= ANSWERS_IN_FLIGHT || (betting && coup != c0) {
+                self.w[i].closing = None;
+                self.settle(i, c0, true);
+            }
         }
-        if let Some(b) = t.betting.take() {
-            settle(t, i, b, false, &mut out);
+        match (self.w[i].betting, betting) {
+            (Some(b), true) if b != coup => {
+                // The close was missed between two looks: count it now.
+                self.settle(i, b, true);
+                self.w[i].betting = Some(coup);
+            }
+            (None, true) => self.w[i].betting = Some(coup),
+            (Some(b), false) => {
+                self.w[i].betting = None;
+                self.w[i].closing = Some((b, Instant::now()));
+            }
+            _ => {}
         }
     }
-    out
+
+    /// The run is over: count what each table took since its last close (a
+    /// coup closing, or still open).
+    fn finish(mut self) -> Vec<CoupCount> {
+        for i in 0..self.ids.len() {
+            if let Some((c0, _)) = self.w[i].closing.take() {
+                self.settle(i, c0, true);
+            }
+            if let Some(b) = self.w[i].betting.take() {
+                self.settle(i, b, false);
+            }
+        }
+        self.out
+    }
 }
 
 /// Coups dealt so far, summed over every table of the server.

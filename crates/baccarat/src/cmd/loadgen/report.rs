@@ -47,12 +47,6 @@ pub(super) fn build(a: &Args, m: Measured) -> Value {
         ledger,
     } = m;
     let accepted = shared.accepted.load(Ordering::Relaxed);
-    let largest = coup_counts.iter().map(|c| c.wagers).max();
-    let with_wagers: Vec<u64> = coup_counts.iter().map(|c| c.wagers).filter(|&w| w > 0).collect();
-    let mean_coup =
-        (!with_wagers.is_empty()).then(|| with_wagers.iter().sum::<u64>() as f64 / with_wagers.len() as f64);
-    let largest_at = coup_counts.iter().max_by_key(|c| c.wagers);
-    let slope = rss_samples.and_then(slope_mb_per_million);
     json!({
         "servers": urls,
         "seconds": secs,
@@ -71,51 +65,70 @@ pub(super) fn build(a: &Args, m: Measured) -> Value {
             "all": load.all_latency.summary(),
             "accepted": load.accepted_latency.summary(),
         },
-        "probe": probe_stats.map(|p| {
-            let mut v = p.outcomes();
-            v["table"] = json!(probe_table);
-            v["interval_ms"] = json!(a.probe_interval_ms);
-            v["skipped"] = json!(p.skipped);
-            v["latency_ms"] = p.all_latency.summary();
-            v["count"] = json!(p.all_latency.count());
-            v["max_ms"] = json!(p.all_latency.max_ms());
-            v["p9999_ms"] = json!(p.all_latency.quantile_ms(0.9999));
-            v
-        }),
+        "probe": probe_stats.map(|p| probe_json(a, p, probe_table)),
         "hot_table": a.hot_table.then(|| tables[0].0),
-        "coups": {
-            "per_second": (coups_after - coups_before) as f64 / secs,
-            "observed": coup_counts.len(),
-            "largest_coup_wagers": largest,
-            "largest_coup": largest_at.map(|c| json!({"table": c.table, "coup": c.coup, "complete": c.complete})),
-            "mean_coup_wagers": mean_coup,
-            "how": "accepted wagers counted by loadgen between closes of betting at each load table",
-        },
+        "coups": coups_json(coup_counts, (coups_after - coups_before) as f64 / secs),
         "coups_per_second": (coups_after - coups_before) as f64 / secs,
         "soak_minutes": a.soak,
-        "rss": rss_samples.map(|s| json!({
-            "pid": a.server_pid,
-            "every_seconds": RSS_EVERY.as_secs(),
-            "samples": s.iter().map(|(t, n, mb)| json!({"t_s": t, "accepted_bets": n, "rss_mb": mb})).collect::<Vec<_>>(),
-            "warm_up_seconds": WARM_UP_SECONDS,
-            "slope_mb_per_million_bets": slope,
-        })),
+        "rss": rss_samples.map(|s| rss_json(a, s)),
         "ledger": ledger,
+    })
+}
+
+/// The probe's counts and latencies, at its table and interval.
+fn probe_json(a: &Args, p: &Stats, probe_table: Option<u32>) -> Value {
+    let mut v = p.outcomes();
+    v["table"] = json!(probe_table);
+    v["interval_ms"] = json!(a.probe_interval_ms);
+    v["skipped"] = json!(p.skipped);
+    v["latency_ms"] = p.all_latency.summary();
+    v["count"] = json!(p.all_latency.count());
+    v["max_ms"] = json!(p.all_latency.max_ms());
+    v["p9999_ms"] = json!(p.all_latency.quantile_ms(0.9999));
+    v
+}
+
+/// Coups per second, and the wagers per coup as loadgen counted them: the
+/// largest coup and the mean over coups that took any.
+fn coups_json(coup_counts: &[CoupCount], per_second: f64) -> Value {
+    let largest = coup_counts.iter().map(|c| c.wagers).max();
+    let with_wagers: Vec<u64> = coup_counts.iter().map(|c| c.wagers).filter(|&w| w > 0).collect();
+    let mean_coup =
+        (!with_wagers.is_empty()).then(|| with_wagers.iter().sum::<u64>() as f64 / with_wagers.len() as f64);
+    let largest_at = coup_counts.iter().max_by_key(|c| c.wagers);
+    json!({
+        "per_second": per_second,
+        "observed": coup_counts.len(),
+        "largest_coup_wagers": largest,
+        "largest_coup": largest_at.map(|c| json!({"table": c.table, "coup": c.coup, "complete": c.complete})),
+        "mean_coup_wagers": mean_coup,
+        "how": "accepted wagers counted by loadgen between closes of betting at each load table",
+    })
+}
+
+/// The server's RSS samples and their slope after the warm-up.
+fn rss_json(a: &Args, s: &[(f64, u64, f64)]) -> Value {
+    let slope = slope_mb_per_million(s);
+    json!({
+        "pid": a.server_pid,
+        "every_seconds": RSS_EVERY.as_secs(),
+        "samples": s.iter().map(|(t, n, mb)| json!({"t_s": t, "accepted_bets": n, "rss_mb": mb})).collect::<Vec<_>>(),
+        "warm_up_seconds": WARM_UP_SECONDS,
+        "slope_mb_per_million_bets": slope,
     })
 }
 
 /// The report for a person: rates, latencies, the probe, wagers per coup and
 /// the RSS samples.
 pub(super) fn print_human(r: &Value, load: &Stats, probe: Option<&Stats>, ok: bool) {
-    let f = |v: &Value| v.as_f64().unwrap_or(0.0);
     println!(
         "{:.0} accepted bets/s ({} accepted, {} refused by the rules or limits, {} of them as betting was closed) over {:.1} s; {:.2} coups/s; ledger {}",
-        f(&r["accepted_bets_per_second"]),
+        num(&r["accepted_bets_per_second"]),
         r["accepted_bets"],
         r["refused_bets"],
         r["refused_bets_betting_closed"],
-        f(&r["seconds"]),
-        f(&r["coups_per_second"]),
+        num(&r["seconds"]),
+        num(&r["coups_per_second"]),
         if ok { "balanced" } else { "NOT BALANCED" }
     );
     println!(
@@ -128,38 +141,56 @@ pub(super) fn print_human(r: &Value, load: &Stats, probe: Option<&Stats>, ok: bo
         load.busy,
         load.errors
     );
-    let line = |name: &str, h: &Hist| {
-        println!(
-            "  {name:<14} p50 {:>8.2} ms   p99 {:>8.2} ms   p99.9 {:>8.2} ms   max {:>8.2} ms   ({} requests)",
-            h.quantile_ms(0.5),
-            h.quantile_ms(0.99),
-            h.quantile_ms(0.999),
-            h.max_ms(),
-            h.count()
-        )
-    };
-    line("every request", &load.all_latency);
-    line("accepted", &load.accepted_latency);
+    latency_line("every request", &load.all_latency);
+    latency_line("accepted", &load.accepted_latency);
     if let Some(p) = probe {
-        println!(
-            "probe at table {} every {} ms: {} wagers ({} accepted, {} refused as betting was closed, {} refused otherwise, {} errors, {} ticks skipped)",
-            r["probe"]["table"],
-            r["probe"]["interval_ms"],
-            p.total(),
-            p.accepted,
-            p.betting_closed,
-            p.refused + p.rate_limited + p.busy,
-            p.errors,
-            p.skipped
-        );
-        println!(
-            "  probe          p50 {:>8.2} ms   p99 {:>8.2} ms   p99.99 {:>6.2} ms   max {:>8.2} ms",
-            p.all_latency.quantile_ms(0.5),
-            p.all_latency.quantile_ms(0.99),
-            p.all_latency.quantile_ms(0.9999),
-            p.all_latency.max_ms()
-        );
+        print_probe(r, p);
     }
+    print_coups(r);
+    print_rss(r);
+}
+
+/// A number of the report, 0 where it has none.
+fn num(v: &Value) -> f64 {
+    v.as_f64().unwrap_or(0.0)
+}
+
+/// One latency histogram's percentiles on a line.
+fn latency_line(name: &str, h: &Hist) {
+    println!(
+        "  {name:<14} p50 {:>8.2} ms   p99 {:>8.2} ms   p99.9 {:>8.2} ms   max {:>8.2} ms   ({} requests)",
+        h.quantile_ms(0.5),
+        h.quantile_ms(0.99),
+        h.quantile_ms(0.999),
+        h.max_ms(),
+        h.count()
+    )
+}
+
+/// The probe's wagers by outcome, and what it waited.
+fn print_probe(r: &Value, p: &Stats) {
+    println!(
+        "probe at table {} every {} ms: {} wagers ({} accepted, {} refused as betting was closed, {} refused otherwise, {} errors, {} ticks skipped)",
+        r["probe"]["table"],
+        r["probe"]["interval_ms"],
+        p.total(),
+        p.accepted,
+        p.betting_closed,
+        p.refused + p.rate_limited + p.busy,
+        p.errors,
+        p.skipped
+    );
+    println!(
+        "  probe          p50 {:>8.2} ms   p99 {:>8.2} ms   p99.99 {:>6.2} ms   max {:>8.2} ms",
+        p.all_latency.quantile_ms(0.5),
+        p.all_latency.quantile_ms(0.99),
+        p.all_latency.quantile_ms(0.9999),
+        p.all_latency.max_ms()
+    );
+}
+
+/// Wagers per coup: the largest and the mean.
+fn print_coups(r: &Value) {
     let coups = &r["coups"];
     let hot = match r["hot_table"].as_u64() {
         Some(t) => format!(" (hot table {t})"),
@@ -168,19 +199,23 @@ pub(super) fn print_human(r: &Value, load: &Stats, probe: Option<&Stats>, ok: bo
     match coups["largest_coup_wagers"].as_u64() {
         Some(n) => println!(
             "wagers per coup{hot}: largest {n}, mean {:.0} over {} coups (counted by loadgen between closes of betting)",
-            f(&coups["mean_coup_wagers"]),
+            num(&coups["mean_coup_wagers"]),
             coups["observed"]
         ),
         None => println!("wagers per coup{hot}: no coup observed"),
     }
+}
+
+/// The server's RSS samples and their slope, where it was sampled.
+fn print_rss(r: &Value) {
     if let Some(samples) = r["rss"]["samples"].as_array() {
         println!("server RSS (pid {}), every {} s:", r["rss"]["pid"], r["rss"]["every_seconds"]);
         for s in samples {
             println!(
                 "  {:>7.1} s  {:>12} accepted  {:>9.1} MB",
-                f(&s["t_s"]),
+                num(&s["t_s"]),
                 s["accepted_bets"].as_u64().unwrap_or(0),
-                f(&s["rss_mb"])
+                num(&s["rss_mb"])
             );
         }
         match r["rss"]["slope_mb_per_million_bets"].as_f64() {

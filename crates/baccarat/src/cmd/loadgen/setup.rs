@@ -41,59 +41,88 @@ pub(super) struct Setup {
 /// Sign in as the admin at `url`, create the probe's table and the load
 /// tables, and seat a new player at every seat of the tables to drive.
 pub(super) async fn setup(a: &Args, c: &reqwest::Client, url: &str) -> Result<Setup> {
-    let login = |name: String, password: String| {
-        let (c, url) = (c.clone(), url.to_string());
-        async move {
-            let r: Value = c
-                .post(format!("{url}/api/login"))
-                .json(&json!({"name": name, "password": password}))
-                .send()
-                .await?
-                .json()
-                .await?;
-            r["token"].as_str().map(str::to_string).with_context(|| format!("login {name}: {r}"))
-        }
-    };
-    let admin = login("admin".into(), a.admin_password.clone()).await?;
-    let create_table = |name: String| {
-        let (c, url, admin) = (c.clone(), url.to_string(), admin.clone());
-        async move {
-            let r = send(&c, || {
-                c.post(format!("{url}/api/tables"))
-                    .bearer_auth(&admin)
-                    .json(&json!({"name": name, "config": LOAD_CONFIG}))
-            })
-            .await?;
-            Ok::<u32, anyhow::Error>(r["table"].as_u64().with_context(|| format!("create table {name:?}: {r}"))? as u32)
-        }
-    };
+    let admin = login(c, url, "admin".into(), a.admin_password.clone()).await?;
     let run_id = baccarat_server::auth::random_hex(4);
-    let create_player = |name: String| {
-        let (c, url, admin) = (c.clone(), url.to_string(), admin.clone());
-        async move {
-            let r = send(&c, || {
-                c.post(format!("{url}/api/players"))
-                    .bearer_auth(&admin)
-                    .json(&json!({"name": name, "password": "loadpass", "chips": 100_000_000_000i64}))
-            })
-            .await?;
-            r["player"].as_u64().with_context(|| format!("create player {name}: {r}"))?;
-            Ok::<(), anyhow::Error>(())
-        }
-    };
     // The probe's quiet table first: no load player is ever seated there.
     let probe_table = match a.probe {
-        true => Some(create_table(format!("Probe {run_id}")).await?),
+        true => Some(create_table(c, url, &admin, format!("Probe {run_id}")).await?),
         false => None,
     };
     let load_tables = if a.hot_table { 1 } else { a.tables };
     let mut created = Vec::new();
     for i in 0..load_tables {
         let name = if a.hot_table { format!("Hot {run_id}") } else { format!("Load {}", i + 1) };
-        created.push(create_table(name).await?);
+        created.push(create_table(c, url, &admin, name).await?);
     }
+    let tables = tables_to_drive(c, url, &created, probe_table).await?;
+    if tables.is_empty() {
+        bail!("the server has no RNG table to drive");
+    }
+    // Players: one per seat, with ample play chips.
+    let mut players = Vec::new();
+    for (ti, &(table, min)) in tables.iter().enumerate() {
+        for seat in 1..=a.players_per_table {
+            let name = format!("load-{run_id}-{table}-{seat}");
+            create_player(c, url, &admin, name.clone()).await?;
+            let token = login(c, url, name, "loadpass".into()).await?;
+            players.push(Player { table, index: ti, seat: seat as u8, min, token, server: 0 });
+        }
+    }
+    let probe = match probe_table {
+        Some(table) => {
+            let name = format!("probe-{run_id}");
+            create_player(c, url, &admin, name.clone()).await?;
+            Some((table, login(c, url, name, "loadpass".into()).await?))
+        }
+        None => None,
+    };
+    Ok(Setup { admin, run_id, tables, players, probe_table, probe })
+}
+
+/// Sign in as `name`: the session's token.
+async fn login(c: &reqwest::Client, url: &str, name: String, password: String) -> Result<String> {
+    let r: Value = c
+        .post(format!("{url}/api/login"))
+        .json(&json!({"name": name, "password": password}))
+        .send()
+        .await?
+        .json()
+        .await?;
+    r["token"].as_str().map(str::to_string).with_context(|| format!("login {name}: {r}"))
+}
+
+/// Create a table on the load configuration (NSW, wide limits): its id.
+async fn create_table(c: &reqwest::Client, url: &str, admin: &str, name: String) -> Result<u32> {
+    let r = send(c, || {
+        c.post(format!("{url}/api/tables")).bearer_auth(admin).json(&json!({"name": name, "config": LOAD_CONFIG}))
+    })
+    .await?;
+    Ok(r["table"].as_u64().with_context(|| format!("create table {name:?}: {r}"))? as u32)
+}
+
+/// Create a player with ample play chips.
+async fn create_player(c: &reqwest::Client, url: &str, admin: &str, name: String) -> Result<()> {
+    let r = send(c, || {
+        c.post(format!("{url}/api/players"))
+            .bearer_auth(admin)
+            .json(&json!({"name": name, "password": "loadpass", "chips": 100_000_000_000i64}))
+    })
+    .await?;
+    r["player"].as_u64().with_context(|| format!("create player {name}: {r}"))?;
+    Ok(())
+}
+
+/// The RNG tables to drive, with their minimums: with load tables, only they
+/// (the others' limits would refuse most of the load); without, every RNG
+/// table, except the probe's.
+async fn tables_to_drive(
+    c: &reqwest::Client,
+    url: &str,
+    created: &[u32],
+    probe_table: Option<u32>,
+) -> Result<Vec<(u32, i64)>> {
     let tables: Value = c.get(format!("{url}/api/tables")).send().await?.json().await?;
-    let tables: Vec<(u32, i64)> = tables["tables"]
+    Ok(tables["tables"]
         .as_array()
         .context("tables")?
         .iter()
@@ -104,29 +133,7 @@ pub(super) async fn setup(a: &Args, c: &reqwest::Client, url: &str) -> Result<Se
         // probe's.
         .filter(|(id, _)| created.is_empty() || created.contains(id))
         .filter(|(id, _)| Some(*id) != probe_table)
-        .collect();
-    if tables.is_empty() {
-        bail!("the server has no RNG table to drive");
-    }
-    // Players: one per seat, with ample play chips.
-    let mut players = Vec::new();
-    for (ti, &(table, min)) in tables.iter().enumerate() {
-        for seat in 1..=a.players_per_table {
-            let name = format!("load-{run_id}-{table}-{seat}");
-            create_player(name.clone()).await?;
-            let token = login(name, "loadpass".into()).await?;
-            players.push(Player { table, index: ti, seat: seat as u8, min, token, server: 0 });
-        }
-    }
-    let probe = match probe_table {
-        Some(table) => {
-            let name = format!("probe-{run_id}");
-            create_player(name.clone()).await?;
-            Some((table, login(name, "loadpass".into()).await?))
-        }
-        None => None,
-    };
-    Ok(Setup { admin, run_id, tables, players, probe_table, probe })
+        .collect())
 }
 
 /// Send an admin request, waiting and retrying while it is rate-limited.

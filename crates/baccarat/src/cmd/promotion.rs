@@ -64,6 +64,7 @@ fn read_entries(path: &PathBuf) -> Result<Vec<(PlayerId, u64)>> {
     Ok(out)
 }
 
+/// Run a `promotion` subcommand.
 pub fn run(c: PromotionCommand) -> Result<()> {
     match c {
         PromotionCommand::Check { file } => {
@@ -100,39 +101,45 @@ pub fn run(c: PromotionCommand) -> Result<()> {
             Ok(())
         }
         PromotionCommand::Draw { terms, entries, seed, commitment, json } => {
-            let t = read_terms(&terms)?;
-            let seed = Seed::from_hex(&seed).context("--seed: not 64 hex digits")?;
-            if seed.commitment_hex() != commitment.to_ascii_lowercase() {
-                bail!(
-                    "--seed: its SHA-256 is {}, not the published commitment {commitment}: this is not the committed seed",
-                    seed.commitment_hex()
-                );
-            }
-            let list = read_entries(&entries)?;
-            let (_, digest) = listing(&list);
-            let prizes = t.draws();
-            let winners = draw(&list, &seed, prizes.len(), t.spec.one_prize_per_player);
-            if json {
-                let out = serde_json::json!({
-                    "procedure": PROCEDURE,
-                    "commitment": seed.commitment_hex(),
-                    "entries_sha256": hex(&digest),
-                    "winners": prizes.iter().zip(&winners).map(|(p, w)| serde_json::json!({"prize": p.description, "player": w.0})).collect::<Vec<_>>(),
-                    "undrawn": prizes.len() - winners.len(),
-                });
-                println!("{out}");
-                return Ok(());
-            }
-            println!("{}: {PROCEDURE}", t.spec.name);
-            println!("  seed commitment {} (matches)", seed.commitment_hex());
-            println!("  entries list SHA-256 {}", hex(&digest));
-            for (i, p) in prizes.iter().enumerate() {
-                match winners.get(i) {
-                    Some(w) => println!("  {}. {}: player {}", i + 1, p.description, w.0),
-                    None => println!("  {}. {}: not drawn (no entries left)", i + 1, p.description),
-                }
-            }
-            Ok(())
+            run_draw(&terms, &entries, &seed, &commitment, json)
         }
     }
+}
+
+/// `promotion draw`: the winners from the entries and the revealed seed,
+/// once the seed is shown to be the one committed to before entries closed.
+fn run_draw(terms: &str, entries: &PathBuf, seed: &str, commitment: &str, json: bool) -> Result<()> {
+    let t = read_terms(terms)?;
+    let seed = Seed::from_hex(seed).context("--seed: not 64 hex digits")?;
+    if seed.commitment_hex() != commitment.to_ascii_lowercase() {
+        bail!(
+            "--seed: its SHA-256 is {}, not the published commitment {commitment}: this is not the committed seed",
+            seed.commitment_hex()
+        );
+    }
+    let list = read_entries(entries)?;
+    let (_, digest) = listing(&list);
+    let prizes = t.draws();
+    let winners = draw(&list, &seed, prizes.len(), t.spec.one_prize_per_player);
+    if json {
+        let out = serde_json::json!({
+            "procedure": PROCEDURE,
+            "commitment": seed.commitment_hex(),
+            "entries_sha256": hex(&digest),
+            "winners": prizes.iter().zip(&winners).map(|(p, w)| serde_json::json!({"prize": p.description, "player": w.0})).collect::<Vec<_>>(),
+            "undrawn": prizes.len() - winners.len(),
+        });
+        println!("{out}");
+        return Ok(());
+    }
+    println!("{}: {PROCEDURE}", t.spec.name);
+    println!("  seed commitment {} (matches)", seed.commitment_hex());
+    println!("  entries list SHA-256 {}", hex(&digest));
+    for (i, p) in prizes.iter().enumerate() {
+        match winners.get(i) {
+            Some(w) => println!("  {}. {}: player {}", i + 1, p.description, w.0),
+            None => println!("  {}. {}: not drawn (no entries left)", i + 1, p.description),
+        }
+    }
+    Ok(())
 }

@@ -167,27 +167,69 @@ fn in_range(name: &str, v: u64, lo: u64, hi: u64) -> Result<u64> {
 /// those of each partition it stands by for
 /// (`--standby-for`: as its own, but for the partition's URL, files and port).
 pub fn plan(a: ServeArgs) -> Result<(ServeConfig, Vec<ServeConfig>)> {
-    let file = match &a.config {
-        Some(p) => {
-            let text = std::fs::read_to_string(p).with_context(|| format!("--config: cannot read {}", p.display()))?;
-            toml::from_str::<FileSettings>(&text)
-                .map_err(|e| anyhow::anyhow!("--config {}: {}", p.display(), e.message()))?
-        }
-        None => FileSettings::default(),
-    };
-    let addr = match (a.addr, file.addr) {
+    let file = file_settings(&a)?;
+    let addr = match (a.addr, &file.addr) {
         (Some(a), _) => a,
         (None, Some(s)) => {
             s.parse().map_err(|_| anyhow::anyhow!("addr: {s:?} is not an address like 127.0.0.1:8080"))?
         }
         (None, None) => "127.0.0.1:8080".parse().expect("default address"),
     };
-    let db = a.db.or(file.db).unwrap_or_else(|| PathBuf::from("baccarat.db"));
+    let standby_for =
+        if a.standby_for.is_empty() { file.standby_for.clone().unwrap_or_default() } else { a.standby_for.clone() };
+    let (mut cfg, casino_url) = store_config(&a, &file, addr)?;
+    set_pacing(&mut cfg, &a, &file)?;
+    cfg.web_dir = a.web_dir.clone().or(file.web_dir.clone());
+    cfg.anchor_file = a.anchor_file.clone().or(file.anchor_file.clone());
+    cfg.key_file = a.key_file.clone().or(file.key_file.clone());
+    set_limits(&mut cfg, &a, &file)?;
+    set_identity(&mut cfg, &a, &file)?;
+    cfg.lease =
+        Duration::from_millis(in_range("lease_ms", a.lease_ms.or(file.lease_ms).unwrap_or(5000), 1000, 600_000)?);
+    let every = a.anchor_every_ms.or(file.anchor_every_ms);
+    let every = every.unwrap_or(baccarat_server::serve::DEFAULT_ANCHOR_EVERY.as_millis() as u64);
+    // At most a second: what a crash leaves unanchored, a forger who can
+    // edit the database may delete unseen (`anchor.rs`), so an operator's
+    // setting may not widen that to a minute (it could, up to 60,000).
+    cfg.anchor_every = Duration::from_millis(in_range("anchor_every_ms", every, 0, MAX_ANCHOR_EVERY_MS)?);
+    cfg.new_anchor_file = a.new_anchor_file;
+    if let Some(d) = &cfg.web_dir {
+        if !d.join("index.html").is_file() {
+            bail!("web_dir: {} has no index.html", d.display());
+        }
+    }
+    let others = standbys(&cfg, casino_url.as_deref(), &standby_for)?;
+    if let Some(p) = cfg.partition.clone() {
+        (cfg.anchor_file, cfg.key_file) = (of_partition(&cfg.anchor_file, &p), of_partition(&cfg.key_file, &p));
+    }
+    Ok((cfg, others))
+}
+
+/// The `--config` file's settings, or none.
+fn file_settings(a: &ServeArgs) -> Result<FileSettings> {
+    Ok(match &a.config {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).with_context(|| format!("--config: cannot read {}", p.display()))?;
+            toml::from_str::<FileSettings>(&text)
+                .map_err(|e| anyhow::anyhow!("--config {}: {}", p.display(), e.message()))?
+        }
+        None => FileSettings::default(),
+    })
+}
+
+/// The store and the files beside it: a SQLite file, a whole PostgreSQL
+/// casino, or one partition of it (its own schema and files); with a
+/// partition, also the casino's URL, which its standbys share.
+fn store_config(
+    a: &ServeArgs,
+    file: &FileSettings,
+    addr: std::net::SocketAddr,
+) -> Result<(ServeConfig, Option<String>)> {
+    let db = a.db.clone().or(file.db.clone()).unwrap_or_else(|| PathBuf::from("baccarat.db"));
     let db = baccarat_server::store::Db::parse(&db.to_string_lossy());
-    let partition = a.partition.or(file.partition);
-    let standby_for = if a.standby_for.is_empty() { file.standby_for.unwrap_or_default() } else { a.standby_for };
+    let partition = a.partition.clone().or(file.partition.clone());
     let mut casino_url = None;
-    let mut cfg = match (db, partition) {
+    let cfg = match (db, partition) {
         (baccarat_server::store::Db::Sqlite(path), None) => ServeConfig::new(path, addr),
         (baccarat_server::store::Db::Sqlite(_), Some(_)) => {
             bail!("partition: a partition is of a PostgreSQL casino (--db postgres://…)")
@@ -205,6 +247,12 @@ pub fn plan(a: ServeArgs) -> Result<(ServeConfig, Vec<ServeConfig>)> {
             }
         }
     };
+    Ok((cfg, casino_url))
+}
+
+/// The RNG tables' pace (betting, dealing, squeezing, the result's pause) and
+/// the rate each user may change things at.
+fn set_pacing(cfg: &mut ServeConfig, a: &ServeArgs, file: &FileSettings) -> Result<()> {
     cfg.betting = Duration::from_secs(in_range(
         "betting_seconds",
         a.betting_seconds.or(file.betting_seconds).unwrap_or(15),
@@ -221,9 +269,12 @@ pub fn plan(a: ServeArgs) -> Result<(ServeConfig, Vec<ServeConfig>)> {
     cfg.result_pause =
         Duration::from_millis(in_range("result_ms", a.result_ms.or(file.result_ms).unwrap_or(3000), 0, 60_000)?);
     cfg.rate_per_second = in_range("rate", u64::from(a.rate.or(file.rate).unwrap_or(200)), 1, 1_000_000)? as u32;
-    cfg.web_dir = a.web_dir.or(file.web_dir);
-    cfg.anchor_file = a.anchor_file.or(file.anchor_file);
-    cfg.key_file = a.key_file.or(file.key_file);
+    Ok(())
+}
+
+/// The casino's ceiling on any maximum, how long a session lasts (idle and
+/// at most), and how long an idempotency key is remembered.
+fn set_limits(cfg: &mut ServeConfig, a: &ServeArgs, file: &FileSettings) -> Result<()> {
     let ceiling = a.ceiling.or(file.ceiling).unwrap_or(baccarat_server::casino::DEFAULT_CEILING.0);
     cfg.ceiling =
         baccarat_rules::Money(in_range("ceiling", ceiling.max(0) as u64, 1, baccarat_rules::MAX_LIMIT as u64)? as i64);
@@ -246,7 +297,13 @@ pub fn plan(a: ServeArgs) -> Result<(ServeConfig, Vec<ServeConfig>)> {
     let hours =
         in_range("key_retention_hours", a.key_retention_hours.or(file.key_retention_hours).unwrap_or(72), 1, 8760)?;
     cfg.key_retention = Duration::from_secs(hours * 3600);
-    if let Some(name) = a.instance.or(file.instance) {
+    Ok(())
+}
+
+/// How the server names itself and is reached: its instance name, the URL
+/// it advertises, and the other origins whose pages may open a WebSocket.
+fn set_identity(cfg: &mut ServeConfig, a: &ServeArgs, file: &FileSettings) -> Result<()> {
+    if let Some(name) = a.instance.clone().or(file.instance.clone()) {
         let ok = (1..=64).contains(&name.len())
             && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
         if !ok {
@@ -254,37 +311,22 @@ pub fn plan(a: ServeArgs) -> Result<(ServeConfig, Vec<ServeConfig>)> {
         }
         cfg.instance = name;
     }
-    if let Some(url) = a.advertise.or(file.advertise) {
+    if let Some(url) = a.advertise.clone().or(file.advertise.clone()) {
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             bail!("advertise: {url:?} is not an http:// or https:// URL");
         }
         cfg.advertise = Some(url);
     }
-    let origins =
-        if a.allowed_origins.is_empty() { file.allowed_origins.unwrap_or_default() } else { a.allowed_origins };
+    let origins = if a.allowed_origins.is_empty() {
+        file.allowed_origins.clone().unwrap_or_default()
+    } else {
+        a.allowed_origins.clone()
+    };
     cfg.allowed_origins = origins
         .iter()
         .map(|o| baccarat_server::http::origin::origin_of(o).map_err(|e| anyhow::anyhow!("allowed_origins: {e}")))
         .collect::<Result<_>>()?;
-    cfg.lease =
-        Duration::from_millis(in_range("lease_ms", a.lease_ms.or(file.lease_ms).unwrap_or(5000), 1000, 600_000)?);
-    let every = a.anchor_every_ms.or(file.anchor_every_ms);
-    let every = every.unwrap_or(baccarat_server::serve::DEFAULT_ANCHOR_EVERY.as_millis() as u64);
-    // At most a second: what a crash leaves unanchored, a forger who can
-    // edit the database may delete unseen (`anchor.rs`), so an operator's
-    // setting may not widen that to a minute (it could, up to 60,000).
-    cfg.anchor_every = Duration::from_millis(in_range("anchor_every_ms", every, 0, MAX_ANCHOR_EVERY_MS)?);
-    cfg.new_anchor_file = a.new_anchor_file;
-    if let Some(d) = &cfg.web_dir {
-        if !d.join("index.html").is_file() {
-            bail!("web_dir: {} has no index.html", d.display());
-        }
-    }
-    let others = standbys(&cfg, casino_url.as_deref(), &standby_for)?;
-    if let Some(p) = cfg.partition.clone() {
-        (cfg.anchor_file, cfg.key_file) = (of_partition(&cfg.anchor_file, &p), of_partition(&cfg.key_file, &p));
-    }
-    Ok((cfg, others))
+    Ok(())
 }
 
 /// `path` with `{partition}` replaced by `name`.

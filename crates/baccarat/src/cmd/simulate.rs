@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use baccarat_math::sim::{estimate, run, Procedure, Rows, SimWager};
-use baccarat_rules::{BurnProcedure, TableConfig, TableConfigSpec};
+use baccarat_math::sim::{estimate, run, Procedure, Rows, SimWager, Totals};
+use baccarat_rules::{BurnProcedure, Rulebook, TableConfig, TableConfigSpec};
 use baccarat_table::shuffle::Seed;
 
 /// The most shoes one run may play (a bound, so a typo cannot run for days).
@@ -63,50 +63,13 @@ fn parse_seed(s: &str) -> Result<Seed> {
     Seed::from_hex(s).with_context(|| format!("--seed: {s:?} is neither a number nor 64 hex digits"))
 }
 
+/// Play the shoes and print each wager's return with its 95% interval.
 pub fn run_cmd(a: Args) -> Result<()> {
-    let (rb, decks, wagers) = match &a.table {
-        Some(path) => {
-            let text = std::fs::read_to_string(path).with_context(|| format!("cannot read table config {path}"))?;
-            let spec: TableConfigSpec = toml::from_str(&text)
-                .map_err(|e| anyhow::anyhow!("{path}: table config is invalid: {}", e.message().trim()))?;
-            let rb = super::load_rulebook(&spec.rulebook)?;
-            let t = TableConfig::new(&rb, &spec).map_err(|p| anyhow::anyhow!("{path}: {p}"))?;
-            let w = t.offers.iter().map(|o| SimWager { table: o.pay_table.clone() }).collect();
-            (rb, t.decks, w)
-        }
-        None => {
-            let rb = super::load_rulebook(&a.rulebook)?;
-            let decks = a.decks.unwrap_or_else(|| rb.default_decks());
-            if !rb.decks.contains(&decks) {
-                bail!("--decks: {} allows {:?} decks, not {decks} ({})", rb.id, rb.decks, rb.decks_rule);
-            }
-            let mut w = Vec::new();
-            for b in rb.bets.iter().filter(|b| b.allows_decks(decks)) {
-                w.extend(b.pay_tables.iter().map(|t| SimWager { table: t.clone() }));
-            }
-            (rb, decks, w)
-        }
-    };
+    let (rb, decks, wagers) = wagers_to_play(&a)?;
     if a.shoes == 0 || a.shoes > MAX_SHOES {
         bail!("--shoes: {} is outside 1 to {MAX_SHOES}", a.shoes);
     }
-    let min_back = rb.procedures.cutting_card_min_from_back as usize;
-    let from_back = a.cutting_card.unwrap_or(min_back);
-    let cards = 52 * decks as usize;
-    if from_back < min_back || from_back + 52 > cards {
-        bail!(
-            "--cutting-card: {from_back} cards from the back is outside {min_back} to {} ({})",
-            cards - 52,
-            rb.procedures.cut_rule
-        );
-    }
-    let mut proc = Procedure::for_rulebook(&rb, decks, from_back);
-    if let Some(b) = a.burn {
-        if !rb.procedures.burn.contains(&b) {
-            bail!("--burn: {} does not name {b:?} ({})", rb.id, rb.procedures.burn_rule);
-        }
-        proc.burn = Some(b);
-    }
+    let (proc, from_back) = procedure(&a, &rb, decks)?;
     let threads = a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     if threads == 0 || threads > 256 {
         bail!("--threads: {threads} is outside 1 to 256");
@@ -116,17 +79,8 @@ pub fn run_cmd(a: Args) -> Result<()> {
         None => baccarat_server::entropy::os_seed().map_err(anyhow::Error::msg)?,
     };
     let rows = Rows::new(&wagers).map_err(|e| anyhow::anyhow!("simulate: {e}"))?;
-    let done = AtomicU64::new(0);
-    let finished = AtomicBool::new(false);
     let start = Instant::now();
-    let totals = std::thread::scope(|s| {
-        if std::io::stderr().is_terminal() && std::io::stdout().is_terminal() {
-            s.spawn(|| progress(&done, &finished, a.shoes));
-        }
-        let t = run(&proc, &rows, &seed, a.shoes, threads, &done);
-        finished.store(true, Ordering::Relaxed);
-        t
-    });
+    let totals = play(&proc, &rows, &seed, a.shoes, threads);
     let secs = start.elapsed().as_secs_f64();
     let per_sec = totals.coups as f64 / secs;
     let results: Vec<_> = wagers
@@ -176,6 +130,73 @@ pub fn run_cmd(a: Args) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The rulebook, decks and wagers to play: a table configuration's offers,
+/// or every wager and pay table the rulebook permits at the decks given.
+fn wagers_to_play(a: &Args) -> Result<(Rulebook, u32, Vec<SimWager>)> {
+    Ok(match &a.table {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).with_context(|| format!("cannot read table config {path}"))?;
+            let spec: TableConfigSpec = toml::from_str(&text)
+                .map_err(|e| anyhow::anyhow!("{path}: table config is invalid: {}", e.message().trim()))?;
+            let rb = super::load_rulebook(&spec.rulebook)?;
+            let t = TableConfig::new(&rb, &spec).map_err(|p| anyhow::anyhow!("{path}: {p}"))?;
+            let w = t.offers.iter().map(|o| SimWager { table: o.pay_table.clone() }).collect();
+            (rb, t.decks, w)
+        }
+        None => {
+            let rb = super::load_rulebook(&a.rulebook)?;
+            let decks = a.decks.unwrap_or_else(|| rb.default_decks());
+            if !rb.decks.contains(&decks) {
+                bail!("--decks: {} allows {:?} decks, not {decks} ({})", rb.id, rb.decks, rb.decks_rule);
+            }
+            let mut w = Vec::new();
+            for b in rb.bets.iter().filter(|b| b.allows_decks(decks)) {
+                w.extend(b.pay_tables.iter().map(|t| SimWager { table: t.clone() }));
+            }
+            (rb, decks, w)
+        }
+    })
+}
+
+/// The shoe's procedure: the cutting card at least the rulebook's minimum
+/// from the back (NSW 4.6) and a burn the rulebook names; with the cutting
+/// card's place.
+fn procedure(a: &Args, rb: &Rulebook, decks: u32) -> Result<(Procedure, usize)> {
+    let min_back = rb.procedures.cutting_card_min_from_back as usize;
+    let from_back = a.cutting_card.unwrap_or(min_back);
+    let cards = 52 * decks as usize;
+    if from_back < min_back || from_back + 52 > cards {
+        bail!(
+            "--cutting-card: {from_back} cards from the back is outside {min_back} to {} ({})",
+            cards - 52,
+            rb.procedures.cut_rule
+        );
+    }
+    let mut proc = Procedure::for_rulebook(rb, decks, from_back);
+    if let Some(b) = a.burn {
+        if !rb.procedures.burn.contains(&b) {
+            bail!("--burn: {} does not name {b:?} ({})", rb.id, rb.procedures.burn_rule);
+        }
+        proc.burn = Some(b);
+    }
+    Ok((proc, from_back))
+}
+
+/// Play `shoes` shoes on `threads` threads, with a progress bar while a
+/// terminal watches.
+fn play(proc: &Procedure, rows: &Rows, seed: &Seed, shoes: u64, threads: usize) -> Totals {
+    let done = AtomicU64::new(0);
+    let finished = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        if std::io::stderr().is_terminal() && std::io::stdout().is_terminal() {
+            s.spawn(|| progress(&done, &finished, shoes));
+        }
+        let t = run(proc, rows, seed, shoes, threads, &done);
+        finished.store(true, Ordering::Relaxed);
+        t
+    })
 }
 
 /// A progress bar on stderr while a terminal is watching (none when the output

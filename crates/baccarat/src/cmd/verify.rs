@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
+use baccarat_server::verify::Findings;
 
 #[derive(clap::Args)]
 pub struct VerifyArgs {
@@ -37,19 +38,10 @@ pub struct VerifyArgs {
     partition: Option<String>,
 }
 
+/// Check the database whole, or since its checkpoint; with a partition, its
+/// agreement with the casino's shared bank first.
 pub fn run_verify(mut a: VerifyArgs) -> Result<()> {
-    let bank = match a.partition.clone() {
-        None => None,
-        Some(p) => {
-            let Some(url) = a.db.to_str().filter(|d| d.starts_with("postgres://") || d.starts_with("postgresql://"))
-            else {
-                bail!("--partition: a partition is of a PostgreSQL casino (--db postgres://…)");
-            };
-            let url = baccarat_server::pg_store::partition_url(url, &p).map_err(anyhow::Error::msg)?;
-            a.db = PathBuf::from(&url);
-            Some((url, p))
-        }
-    };
+    let bank = partition_db(&mut a)?;
     if let Some((url, p)) = &bank {
         bank_agrees(url, p, a.json)?;
     }
@@ -74,35 +66,73 @@ pub fn run_verify(mut a: VerifyArgs) -> Result<()> {
     .map_err(anyhow::Error::msg)?;
     // Throughput is a statistic (floats are for statistics, never money).
     let seconds = started.elapsed().as_secs_f64();
-    let rows = f.records + f.transfers + f.answers;
-    let per_second = |n: usize| if seconds > 0.0 { n as f64 / seconds } else { 0.0 };
     if a.json {
-        let out = serde_json::json!({
-            "db": a.db.display().to_string(),
-            "ok": f.problems.is_empty(),
-            "tables": f.tables,
-            "records": f.records,
-            "transfers": f.transfers,
-            "answers": f.answers,
-            "shoes": f.shoes,
-            "coups": f.coups,
-            "settlements": f.settlements,
-            "seconds": seconds,
-            "records_per_second": per_second(f.records),
-            "rows_per_second": per_second(rows),
-            "anchor_key": public,
-            "anchor_key_pinned": public.is_some() && a.anchor_key.is_some(),
-            "problems": f.problems,
-            "voids": f.voids,
-            "unanchored": f.unanchored,
-            "notes": f.notes,
-        });
-        println!("{out}");
-        if f.problems.is_empty() {
-            return Ok(());
-        }
-        bail!("{} differences found", f.problems.len())
+        print_json(&a, &f, &public, seconds)
+    } else {
+        print_findings(&a, &f, &public, seconds)
     }
+}
+
+/// With `--partition`: the database becomes the partition's schema of the
+/// PostgreSQL casino; returns its URL and name, for the bank check.
+fn partition_db(a: &mut VerifyArgs) -> Result<Option<(String, String)>> {
+    Ok(match a.partition.clone() {
+        None => None,
+        Some(p) => {
+            let Some(url) = a.db.to_str().filter(|d| d.starts_with("postgres://") || d.starts_with("postgresql://"))
+            else {
+                bail!("--partition: a partition is of a PostgreSQL casino (--db postgres://…)");
+            };
+            let url = baccarat_server::pg_store::partition_url(url, &p).map_err(anyhow::Error::msg)?;
+            a.db = PathBuf::from(&url);
+            Some((url, p))
+        }
+    })
+}
+
+/// Rows read a second, 0 for a check too quick to time.
+fn per_second(n: usize, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        n as f64 / seconds
+    } else {
+        0.0
+    }
+}
+
+/// The findings and the throughput as one JSON object (`--json`).
+fn print_json(a: &VerifyArgs, f: &Findings, public: &Option<String>, seconds: f64) -> Result<()> {
+    let rows = f.records + f.transfers + f.answers;
+    let out = serde_json::json!({
+        "db": a.db.display().to_string(),
+        "ok": f.problems.is_empty(),
+        "tables": f.tables,
+        "records": f.records,
+        "transfers": f.transfers,
+        "answers": f.answers,
+        "shoes": f.shoes,
+        "coups": f.coups,
+        "settlements": f.settlements,
+        "seconds": seconds,
+        "records_per_second": per_second(f.records, seconds),
+        "rows_per_second": per_second(rows, seconds),
+        "anchor_key": public,
+        "anchor_key_pinned": public.is_some() && a.anchor_key.is_some(),
+        "problems": f.problems,
+        "voids": f.voids,
+        "unanchored": f.unanchored,
+        "notes": f.notes,
+    });
+    println!("{out}");
+    if f.problems.is_empty() {
+        return Ok(());
+    }
+    bail!("{} differences found", f.problems.len())
+}
+
+/// The findings for a person: what was checked and how fast, the key that
+/// signed the anchors, the voids, the notes, and every difference.
+fn print_findings(a: &VerifyArgs, f: &Findings, public: &Option<String>, seconds: f64) -> Result<()> {
+    let rows = f.records + f.transfers + f.answers;
     println!(
         "{}: {} tables, {} records, {} shoes, {} coups, {} settlements checked",
         a.db.display(),
@@ -117,10 +147,10 @@ pub fn run_verify(mut a: VerifyArgs) -> Result<()> {
         f.records,
         f.transfers,
         f.answers,
-        per_second(f.records),
-        per_second(rows)
+        per_second(f.records, seconds),
+        per_second(rows, seconds)
     );
-    match (&public, &a.anchor_key) {
+    match (public, &a.anchor_key) {
         (Some(k), None) => {
             println!("anchors signed by {k} (not pinned: pass --anchor-key to trust only the published key)")
         }

@@ -10,10 +10,11 @@ use sha2::{Digest, Sha256};
 
 use super::into_play::IntoPlay;
 use super::protocol::{client_key, deposit_key};
+use super::self_limits::PlayDay;
 use super::{halted, no_table, settling, Actor, Casino, Code, Reply, SlipLine, MAX_WAGERS_PER_COUP};
 use crate::audit::CasinoEvent;
 use crate::float::max_win;
-use crate::ledger::{AccountKind, Cause, Ledger, LedgerError, Op};
+use crate::ledger::{AccountId, AccountKind, Cause, Ledger, LedgerError, Op};
 use crate::store::Commit;
 
 impl Casino {
@@ -73,74 +74,14 @@ impl Casino {
         what: IntoPlay,
         commit: &mut Commit,
     ) -> Reply {
+        let Admitted { kind, wallet, held, day, most } = match self.admit_wager(table, player, line, key, request, what)
+        {
+            Ok(a) => a,
+            Err(answer) => return answer,
+        };
         let SlipLine { spot, bet, amount, ante } = line;
         let token = what == IntoPlay::TokenWager;
-        if !self.tables.contains_key(&table) {
-            return no_table(table);
-        }
-        // The account is opened only for a wager that gets past the table's
-        // own refusals: a refused request writes nothing (`http/early.rs`).
-        let kind = if token { AccountKind::Tokens { player } } else { AccountKind::Wallet { player } };
-        let available = |l: &Ledger| Money(l.find(&kind).and_then(|a| l.account(a)).map_or(0, |a| a.available()));
-        // A retry: the ledger knows the key; answer with the first wager.
-        // (A slip's line has no key of its own: its slip answers for it.)
-        let bound = match key.map(|k| self.ledger.bound(k)) {
-            Some(Ok(b)) => b,
-            Some(Err(e)) => return e.into(),
-            None => None,
-        };
-        if let (Some((seen, prev, cause)), Some(key)) = (bound, key) {
-            if seen != request {
-                return LedgerError::KeyReused(client_key(key).to_string()).into();
-            }
-            return match prev {
-                Ok(_) => match cause {
-                    Cause::Wager { table: tb, wager } if tb == table => {
-                        Reply::Wager { wager, balance: available(&self.ledger) }
-                    }
-                    _ => {
-                        Reply::refused(Code::Idempotency, format!("key {:?} answered another request", client_key(key)))
-                    }
-                },
-                Err(e) => e.into(),
-            };
-        }
-        if let Some(r) = self.not_taking_wagers(table) {
-            return r;
-        }
-        let wallet = if token { self.tokens(player) } else { self.wallet(player) };
         let t = self.tables.get_mut(&table).expect("checked above");
-        if t.engine.state().coup.wagers.len() >= MAX_WAGERS_PER_COUP {
-            return Reply::refused(Code::Bounds, format!("this coup already holds {MAX_WAGERS_PER_COUP} wagers"));
-        }
-        let held = amount + ante;
-        if ante < Money::ZERO || available(&self.ledger) < held {
-            // An amount the table refuses whatever the wallet holds is named
-            // by the table's rule, not as a short wallet: at a partition no
-            // money is brought from the bank for it (`casino/funding.rs`), so
-            // the wallet here is short of it. (Otherwise the player's own
-            // limits come first: on a break, they hear that.)
-            if let Err(r) = t.engine.screen_wager(player, bet, amount) {
-                return r.into();
-            }
-            return Reply::refused(Code::Wallet, format!("available {} is less than {held}", available(&self.ledger)));
-        }
-        // The player's own limits (`into_play.rs`), after the wallet so
-        // that a wager the wallet cannot hold is named as such.
-        let day = match self.admit_into_play(what, player, held) {
-            Ok(day) => day,
-            Err(refused) => return refused,
-        };
-        let t = self.tables.get_mut(&table).expect("checked above");
-        // The float covers everything the coup's wagers could win (`float.rs`).
-        let most = max_win(&t.engine.setup().config, bet, amount, ante).unwrap_or(Money::ZERO);
-        let float = Money(self.ledger.account(t.accounts.house).map_or(0, |a| a.available()));
-        if t.liability + most > float {
-            return Reply::refused(Code::Float, format!(
-                    "table {table}'s float of {float} cannot cover this wager's largest win of {most} with the {} the coup's wagers could already win",
-                    t.liability
-                ));
-        }
         let at_ms = Some((self.clock)());
         let cmd = Command::PlaceWager { player, spot, bet, amount, ante, token, at_ms };
         let events = match t.engine.execute(cmd) {
@@ -172,7 +113,99 @@ impl Casino {
         t.liability = t.liability + most;
         t.record(&events, Actor::Server, commit);
         self.open_play_day(player, day, commit);
-        Reply::Wager { wager: id, balance: available(&self.ledger) }
+        Reply::Wager { wager: id, balance: available(&self.ledger, &kind) }
+    }
+
+    /// Every check of [`Casino::wager`] before the engine's, in order: the
+    /// table, a retry, the table taking wagers, room in the coup, the money,
+    /// the player's own limits, the float. `Err`: the answer without a new
+    /// wager (a retry's first answer, or a refusal).
+    fn admit_wager(
+        &mut self,
+        table: u32,
+        player: PlayerId,
+        line: SlipLine,
+        key: Option<&str>,
+        request: [u8; 32],
+        what: IntoPlay,
+    ) -> Result<Admitted, Reply> {
+        let SlipLine { bet, amount, ante, .. } = line;
+        let token = what == IntoPlay::TokenWager;
+        if !self.tables.contains_key(&table) {
+            return Err(no_table(table));
+        }
+        // The account is opened only for a wager that gets past the table's
+        // own refusals: a refused request writes nothing (`http/early.rs`).
+        let kind = if token { AccountKind::Tokens { player } } else { AccountKind::Wallet { player } };
+        if let Some(first) = self.wager_retried(table, key, request, &kind) {
+            return Err(first);
+        }
+        if let Some(r) = self.not_taking_wagers(table) {
+            return Err(r);
+        }
+        let wallet = if token { self.tokens(player) } else { self.wallet(player) };
+        let t = self.tables.get_mut(&table).expect("checked above");
+        if t.engine.state().coup.wagers.len() >= MAX_WAGERS_PER_COUP {
+            return Err(Reply::refused(Code::Bounds, format!("this coup already holds {MAX_WAGERS_PER_COUP} wagers")));
+        }
+        let held = amount + ante;
+        if ante < Money::ZERO || available(&self.ledger, &kind) < held {
+            // An amount the table refuses whatever the wallet holds is named
+            // by the table's rule, not as a short wallet: at a partition no
+            // money is brought from the bank for it (`casino/funding.rs`), so
+            // the wallet here is short of it. (Otherwise the player's own
+            // limits come first: on a break, they hear that.)
+            if let Err(r) = t.engine.screen_wager(player, bet, amount) {
+                return Err(r.into());
+            }
+            let short = format!("available {} is less than {held}", available(&self.ledger, &kind));
+            return Err(Reply::refused(Code::Wallet, short));
+        }
+        // The player's own limits (`into_play.rs`), after the wallet so
+        // that a wager the wallet cannot hold is named as such.
+        let day = self.admit_into_play(what, player, held)?;
+        let most = self.float_covers(table, line)?;
+        Ok(Admitted { kind, wallet, held, day, most })
+    }
+
+    /// A retry: the ledger knows the key; its first wager's answer, or the
+    /// key refused as used for another request. (A slip's line has no key
+    /// of its own: its slip answers for it.) `None`: not a retry.
+    fn wager_retried(&mut self, table: u32, key: Option<&str>, request: [u8; 32], kind: &AccountKind) -> Option<Reply> {
+        let bound = match key.map(|k| self.ledger.bound(k)) {
+            Some(Ok(b)) => b,
+            Some(Err(e)) => return Some(e.into()),
+            None => None,
+        };
+        let (Some((seen, prev, cause)), Some(key)) = (bound, key) else { return None };
+        if seen != request {
+            return Some(LedgerError::KeyReused(client_key(key).to_string()).into());
+        }
+        Some(match prev {
+            Ok(_) => match cause {
+                Cause::Wager { table: tb, wager } if tb == table => {
+                    Reply::Wager { wager, balance: available(&self.ledger, kind) }
+                }
+                _ => Reply::refused(Code::Idempotency, format!("key {:?} answered another request", client_key(key))),
+            },
+            Err(e) => e.into(),
+        })
+    }
+
+    /// The float covers everything the coup's wagers could win (`float.rs`):
+    /// this wager's largest win, which the table's liability takes on.
+    fn float_covers(&self, table: u32, line: SlipLine) -> Result<Money, Reply> {
+        let SlipLine { bet, amount, ante, .. } = line;
+        let t = &self.tables[&table];
+        let most = max_win(&t.engine.setup().config, bet, amount, ante).unwrap_or(Money::ZERO);
+        let float = Money(self.ledger.account(t.accounts.house).map_or(0, |a| a.available()));
+        if t.liability + most > float {
+            return Err(Reply::refused(Code::Float, format!(
+                    "table {table}'s float of {float} cannot cover this wager's largest win of {most} with the {} the coup's wagers could already win",
+                    t.liability
+                )));
+        }
+        Ok(most)
     }
 
     /// Why table `table` (which exists) takes no new wager now, if it does
@@ -190,4 +223,23 @@ impl Casino {
         }
         t.engine.wagers_closed(Some((self.clock)())).map(Reply::from)
     }
+}
+
+/// What a wager [`Casino::admit_wager`] admitted brings to the engine and
+/// the ledger.
+struct Admitted {
+    /// The account the stake is held from: the wallet, or the tokens.
+    kind: AccountKind,
+    wallet: AccountId,
+    /// The stake and any ante.
+    held: Money,
+    /// The day the stake opens, if it opens one.
+    day: Option<PlayDay>,
+    /// The wager's largest win, which the float covers.
+    most: Money,
+}
+
+/// What `kind`'s account has available (nothing, if it is not open).
+fn available(l: &Ledger, kind: &AccountKind) -> Money {
+    Money(l.find(kind).and_then(|a| l.account(a)).map_or(0, |a| a.available()))
 }

@@ -25,8 +25,8 @@
 use crate::coup_lines::Lines;
 use std::collections::{HashMap, VecDeque};
 
-use baccarat_rules::{Bet, Card, Money, Settlement};
-use baccarat_table::engine::{positions_of, Event, PlayerId, Position, Spot, WagerId};
+use baccarat_rules::{Bet, Card, CoupSummary, Money, Outcome, Settlement};
+use baccarat_table::engine::{positions_of, Event, PlayerId, Position, Spot, Wager, WagerId};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -106,6 +106,37 @@ impl CoupFeed {
         self.wagers.get_mut(i)
     }
 
+    /// A wager placed: its line, open.
+    fn placed(&mut self, wager: &Wager) {
+        let line = WagerLine {
+            wager: wager.id,
+            player: wager.player,
+            spot: wager.spot,
+            bet: wager.bet,
+            amount: wager.amount,
+            ante: wager.ante,
+            needs_approval: wager.needs_approval,
+            status: WagerStatus::Open,
+            rule: None,
+            outcome: None,
+            pays: None,
+            settlement: None,
+            net: None,
+        };
+        self.index(&line);
+        self.wagers.push(line);
+    }
+
+    /// The coup's result: the totals, the winner and the cards as dealt.
+    fn completed(&mut self, summary: &CoupSummary) {
+        self.result = Some(json!({
+            "player": summary.player_total,
+            "banker": summary.banker_total,
+            "winner": format!("{:?}", summary.winner()).to_lowercase(),
+            "cards": self.dealt,
+        }));
+    }
+
     /// Note where a new line goes, before it is pushed.
     fn index(&mut self, line: &WagerLine) {
         let i = self.wagers.len();
@@ -145,14 +176,7 @@ impl Feed {
 
     pub fn absorb(&mut self, table: u32, seq: u64, e: &Event) {
         match e {
-            Event::BettingOpened { coup, .. } => {
-                self.coups.insert(table, CoupFeed { coup: *coup, ..CoupFeed::default() });
-                let starts = self.coup_starts.entry(table).or_default();
-                starts.push_back((*coup, seq));
-                if starts.len() > RECALL_COUPS {
-                    starts.pop_front();
-                }
-            }
+            Event::BettingOpened { coup, .. } => self.coup_opened(table, *coup, seq),
             Event::ShoeStarted { shoe, commitment, cut, .. } => {
                 let shoes = self.shoes.entry(table).or_default();
                 shoes.push(json!({ "shoe": shoe, "commitment": commitment, "cut": cut, "seed": null }));
@@ -165,26 +189,7 @@ impl Feed {
                     s["seed"] = json!(seed);
                 }
             }
-            Event::WagerPlaced { wager } => {
-                let c = self.coups.entry(table).or_default();
-                let line = WagerLine {
-                    wager: wager.id,
-                    player: wager.player,
-                    spot: wager.spot,
-                    bet: wager.bet,
-                    amount: wager.amount,
-                    ante: wager.ante,
-                    needs_approval: wager.needs_approval,
-                    status: WagerStatus::Open,
-                    rule: None,
-                    outcome: None,
-                    pays: None,
-                    settlement: None,
-                    net: None,
-                };
-                c.index(&line);
-                c.wagers.push(line);
-            }
+            Event::WagerPlaced { wager } => self.coups.entry(table).or_default().placed(wager),
             Event::WagerWithdrawn { wager } => self.set(table, *wager, |l| l.status = WagerStatus::Withdrawn),
             Event::WagerApproved { wager } => self.set(table, *wager, |l| l.needs_approval = false),
             Event::WagerReturned { wager, rule } => self.set(table, *wager, |l| {
@@ -196,20 +201,7 @@ impl Feed {
                 l.rule = Some(rule.clone());
             }),
             Event::WagerSettled { wager, outcome, pays, settlement, ante } => {
-                let Some(c) = self.coups.get_mut(&table) else { return };
-                let coup = c.coup;
-                let Some(l) = c.line(*wager) else { return };
-                l.status = WagerStatus::Settled;
-                l.outcome = outcome.map(|o| o.to_string());
-                l.pays = Some(pays.clone());
-                l.settlement = Some(*settlement);
-                // An ante collected is the player's too (AU 14.6).
-                l.net = Some(settlement.player_net() - *ante);
-                let h = self.history.entry(l.player).or_default();
-                h.push_back(HistoryLine { table, coup, line: l.clone() });
-                if h.len() > HISTORY {
-                    h.pop_front();
-                }
+                self.settled(table, *wager, outcome.as_ref(), pays, settlement, *ante)
             }
             Event::CardDealt { position, card, .. } => {
                 if let Some(c) = self.coups.get_mut(&table) {
@@ -223,12 +215,7 @@ impl Feed {
             }
             Event::CoupCompleted { summary, .. } => {
                 if let Some(c) = self.coups.get_mut(&table) {
-                    c.result = Some(json!({
-                        "player": summary.player_total,
-                        "banker": summary.banker_total,
-                        "winner": format!("{:?}", summary.winner()).to_lowercase(),
-                        "cards": c.dealt,
-                    }));
+                    c.completed(summary);
                 }
             }
             Event::CoupVoided { rule, .. } => {
@@ -239,14 +226,58 @@ impl Feed {
             _ => {}
         }
         if let Some(rule) = rule_of(e) {
-            let n = self.notices.entry(table).or_default();
-            let mut shown = e.clone();
-            crate::audit::blank(&mut shown);
-            let v = serde_json::to_value(&shown).unwrap_or_default();
-            n.push_back(json!({ "seq": seq, "rule": rule, "event": v }));
-            if n.len() > NOTICES {
-                n.pop_front();
-            }
+            self.notice(table, seq, rule, e);
+        }
+    }
+
+    /// A new coup at `table`: its feed starts empty, and its start (`seq`)
+    /// is kept among the last [`RECALL_COUPS`].
+    fn coup_opened(&mut self, table: u32, coup: u64, seq: u64) {
+        self.coups.insert(table, CoupFeed { coup, ..CoupFeed::default() });
+        let starts = self.coup_starts.entry(table).or_default();
+        starts.push_back((coup, seq));
+        if starts.len() > RECALL_COUPS {
+            starts.pop_front();
+        }
+    }
+
+    /// A wager settled: its line completed, and a copy kept in the player's
+    /// history (the last [`HISTORY`]).
+    fn settled(
+        &mut self,
+        table: u32,
+        wager: WagerId,
+        outcome: Option<&Outcome>,
+        pays: &str,
+        settlement: &Settlement,
+        ante: Money,
+    ) {
+        let Some(c) = self.coups.get_mut(&table) else { return };
+        let coup = c.coup;
+        let Some(l) = c.line(wager) else { return };
+        l.status = WagerStatus::Settled;
+        l.outcome = outcome.map(|o| o.to_string());
+        l.pays = Some(pays.to_string());
+        l.settlement = Some(*settlement);
+        // An ante collected is the player's too (AU 14.6).
+        l.net = Some(settlement.player_net() - ante);
+        let h = self.history.entry(l.player).or_default();
+        h.push_back(HistoryLine { table, coup, line: l.clone() });
+        if h.len() > HISTORY {
+            h.pop_front();
+        }
+    }
+
+    /// An event a rule explains, as the table's notices show it (the last
+    /// [`NOTICES`]), its withheld parts blanked.
+    fn notice(&mut self, table: u32, seq: u64, rule: &str, e: &Event) {
+        let n = self.notices.entry(table).or_default();
+        let mut shown = e.clone();
+        crate::audit::blank(&mut shown);
+        let v = serde_json::to_value(&shown).unwrap_or_default();
+        n.push_back(json!({ "seq": seq, "rule": rule, "event": v }));
+        if n.len() > NOTICES {
+            n.pop_front();
         }
     }
 

@@ -15,7 +15,7 @@ use postgres::fallible_iterator::FallibleIterator;
 use postgres::{Client, IsolationLevel};
 
 use super::moves::decode;
-use super::{BankError, MoveKind, SCHEMA};
+use super::{BankError, MoveBody, MoveKind, SCHEMA};
 use crate::audit::Chain;
 
 /// What the bank holds, as its chain says, and what is wrong with it.
@@ -54,9 +54,7 @@ impl BankReport {
 pub fn verify(client: &mut Client) -> Result<BankReport, BankError> {
     let mut tx = client.build_transaction().isolation_level(IsolationLevel::RepeatableRead).read_only(true).start()?;
     let mut report = BankReport::default();
-    let mut wallets: BTreeMap<u32, i64> = BTreeMap::new();
-    let mut positions: BTreeMap<(String, u32), i64> = BTreeMap::new();
-    let mut days: BTreeMap<(u32, u64), (i64, Option<u64>)> = BTreeMap::new();
+    let mut tally = Tally::default();
     let mut chain = Chain::new();
     let no_params: [i64; 0] = [];
     let mut rows =
@@ -86,7 +84,37 @@ pub fn verify(client: &mut Client) -> Result<BankReport, BankError> {
             report.problems.push(format!("{at}: not a move the bank takes: {e}"));
             continue;
         }
-        let wallet = wallets.entry(m.player).or_insert(0);
+        tally.apply(&at, &body, &mut report);
+    }
+    drop(rows);
+    report.moves = chain.len();
+    report.head = chain.head();
+    report.at_bank = tally.wallets.values().sum();
+    for ((p, _), amount) in &tally.positions {
+        *report.allotted.entry(p.clone()).or_insert(0) += amount;
+    }
+    compare_rows(&mut tx, &mut report, &tally.wallets, &tally.positions)?;
+    compare_days(&mut tx, &mut report, &tally.days)?;
+    tx.commit()?;
+    Ok(report)
+}
+
+/// What the bank's chain leaves, move by move: each player's wallet, each
+/// partition's position for each player, and each player's money gone out
+/// to tables each day (with the day's first allotment).
+#[derive(Default)]
+struct Tally {
+    wallets: BTreeMap<u32, i64>,
+    positions: BTreeMap<(String, u32), i64>,
+    days: BTreeMap<(u32, u64), (i64, Option<u64>)>,
+}
+
+impl Tally {
+    /// One move the bank takes (record `at`): what it leaves, against what
+    /// its record says it left, and what the report counts of it.
+    fn apply(&mut self, at: &str, body: &MoveBody, report: &mut BankReport) {
+        let m = &body.bank;
+        let wallet = self.wallets.entry(m.player).or_insert(0);
         *wallet = if m.kind.debits_wallet() { *wallet - m.amount } else { *wallet + m.amount };
         if *wallet < 0 {
             report.problems.push(format!("{at}: player {} overdrawn at the bank ({})", m.player, *wallet));
@@ -97,23 +125,7 @@ pub fn verify(client: &mut Client) -> Result<BankReport, BankError> {
                 .push(format!("{at}: says the wallet was left at {}, the moves leave {}", body.wallet, *wallet));
         }
         if let Some(d) = m.loss_day {
-            let (net, first) = days.entry((m.player, d.day)).or_insert((0, None));
-            *net = (*net + if m.kind == MoveKind::Allot { m.amount } else { -m.amount }).max(0);
-            if let Some(t) = d.at_ms {
-                *first = Some(first.map_or(t, |f| f.min(t)));
-                if body.day_first_ms != *first {
-                    report.problems.push(format!(
-                        "{at}: says the day's first allotment was at {:?}, the moves say {:?}",
-                        body.day_first_ms, *first
-                    ));
-                }
-            }
-            if matches!(d.limit, Some(l) if *net > l) {
-                report.problems.push(format!(
-                    "{at}: player {}'s money at tables on day {} reached {}, past the loss limit of {} it was allotted under",
-                    m.player, d.day, *net, d.limit.unwrap_or_default()
-                ));
-            }
+            self.day(at, body, d, report);
         }
         if m.kind.has_position() && body.epoch.is_none() {
             report.problems.push(format!("{at}: names no lease epoch"));
@@ -129,7 +141,7 @@ pub fn verify(client: &mut Client) -> Result<BankReport, BankError> {
             MoveKind::Withdrawal => report.withdrawn += m.amount,
             MoveKind::Allot | MoveKind::Return => {
                 let p = m.partition.clone().unwrap_or_default();
-                let position = positions.entry((p.clone(), m.player)).or_insert(0);
+                let position = self.positions.entry((p.clone(), m.player)).or_insert(0);
                 *position += if m.kind == MoveKind::Allot { m.amount } else { -m.amount };
                 if body.position != Some(*position) {
                     report.problems.push(format!(
@@ -140,17 +152,30 @@ pub fn verify(client: &mut Client) -> Result<BankReport, BankError> {
             }
         }
     }
-    drop(rows);
-    report.moves = chain.len();
-    report.head = chain.head();
-    report.at_bank = wallets.values().sum();
-    for ((p, _), amount) in &positions {
-        *report.allotted.entry(p.clone()).or_insert(0) += amount;
+
+    /// The player's day `d`: out adds, back takes, never below zero; the
+    /// day's first allotment, as the record states it; the loss limit the
+    /// move was made under.
+    fn day(&mut self, at: &str, body: &MoveBody, d: super::LossDay, report: &mut BankReport) {
+        let m = &body.bank;
+        let (net, first) = self.days.entry((m.player, d.day)).or_insert((0, None));
+        *net = (*net + if m.kind == MoveKind::Allot { m.amount } else { -m.amount }).max(0);
+        if let Some(t) = d.at_ms {
+            *first = Some(first.map_or(t, |f| f.min(t)));
+            if body.day_first_ms != *first {
+                report.problems.push(format!(
+                    "{at}: says the day's first allotment was at {:?}, the moves say {:?}",
+                    body.day_first_ms, *first
+                ));
+            }
+        }
+        if matches!(d.limit, Some(l) if *net > l) {
+            report.problems.push(format!(
+                "{at}: player {}'s money at tables on day {} reached {}, past the loss limit of {} it was allotted under",
+                m.player, d.day, *net, d.limit.unwrap_or_default()
+            ));
+        }
     }
-    compare_rows(&mut tx, &mut report, &wallets, &positions)?;
-    compare_days(&mut tx, &mut report, &days)?;
-    tx.commit()?;
-    Ok(report)
 }
 
 /// The balances the database holds now, against the chain's.
@@ -236,8 +261,6 @@ fn compare_days(
 /// account at the bank must then stand at minus its net position there.
 /// The notes, then each disagreement in words.
 pub fn partition_agrees(client: &mut Client, partition: &str) -> Result<(Vec<String>, Vec<String>), BankError> {
-    use crate::audit::{Body, CasinoEvent, CASINO_CHAIN};
-    use std::collections::HashMap;
     let mut tx = client.build_transaction().isolation_level(IsolationLevel::RepeatableRead).read_only(true).start()?;
     let kind = serde_json::to_string(&crate::ledger::AccountKind::Bank).expect("a kind serialises");
     let here: i64 = tx.query_opt("SELECT balance FROM accounts WHERE kind = $1", &[&kind])?.map_or(0, |r| r.get(0));
@@ -247,63 +270,9 @@ pub fn partition_agrees(client: &mut Client, partition: &str) -> Result<(Vec<Str
             &[&partition],
         )?
         .get(0);
-    // The bank's moves for the partition, by number: (body, hash, seen).
-    let mut moves: BTreeMap<u64, (super::MoveBody, String, bool)> = BTreeMap::new();
-    let mut by_ref: HashMap<String, u64> = HashMap::new();
-    let rows = tx.query(
-        &format!("SELECT seq, prev, body, hash FROM {SCHEMA}.log WHERE partition = $1 ORDER BY seq"),
-        &[&partition],
-    )?;
-    for r in rows {
-        let rec = crate::pg_store::record_of(&r);
-        let b = decode(&rec)?;
-        by_ref.insert(b.bank.reference.clone(), rec.seq);
-        moves.insert(rec.seq, (b, rec.hash, false));
-    }
+    let (mut moves, by_ref) = moves_for(&mut tx, partition)?;
     let (mut notes, mut problems) = (Vec::new(), Vec::new());
-    let mut last = 0u64;
-    let rows = tx.query(
-        "SELECT seq, body FROM audit_all WHERE tbl = $1 AND (body LIKE '%\"allotted\"%' OR body LIKE '%\"returned\"%' OR body LIKE '%\"caged\"%') ORDER BY seq",
-        &[&i64::from(CASINO_CHAIN)],
-    )?;
-    for r in rows {
-        let (at, body): (i64, String) = (r.get(0), r.get(1));
-        let at = format!("partition {partition}: its chain's record {at}");
-        match Body::decode(&body).ok().and_then(|b| b.casino) {
-            Some(CasinoEvent::Allotted { player, amount, bank_seq, bank_hash, .. }) => {
-                last = last.max(bank_seq);
-                match moves.get_mut(&bank_seq) {
-                    Some((b, hash, seen))
-                        if b.bank.kind == MoveKind::Allot
-                            && b.bank.player == player.0
-                            && b.bank.amount == amount.0
-                            && *hash == bank_hash
-                            && !*seen =>
-                    {
-                        *seen = true
-                    }
-                    _ => problems.push(format!(
-                        "{at}: an allotment of {amount} to player {player} as the bank's record {bank_seq}, which the bank has not made for it"
-                    )),
-                }
-            }
-            Some(CasinoEvent::Caged { player, amount, reference })
-                if !take(&mut moves, &by_ref, MoveKind::Deposit, player.0, amount.0, &reference) =>
-            {
-                problems.push(format!(
-                    "{at}: {amount} for player {player} paid in at its cage under {reference:?}, which the bank has not taken"
-                ))
-            }
-            Some(CasinoEvent::Returned { player, amount, reference })
-                if !take(&mut moves, &by_ref, MoveKind::Return, player.0, amount.0, &reference) =>
-            {
-                problems.push(format!(
-                    "{at}: {amount} of player {player} given back under {reference:?}, which the bank has not taken"
-                ))
-            }
-            _ => {}
-        }
-    }
+    let last = match_books(&mut tx, partition, &mut moves, &by_ref, &mut problems)?;
     let mut unrecorded = (Vec::new(), 0i64);
     for (seq, (b, _, seen)) in &moves {
         match (seen, b.bank.kind) {
@@ -332,6 +301,87 @@ pub fn partition_agrees(client: &mut Client, partition: &str) -> Result<(Vec<Str
     }
     tx.commit()?;
     Ok((notes, problems))
+}
+
+/// The bank's moves for a partition, by number: (body, hash, seen in the
+/// partition's books).
+type Moves = BTreeMap<u64, (MoveBody, String, bool)>;
+
+/// The bank's moves for `partition`, and their numbers by reference.
+fn moves_for(
+    tx: &mut postgres::Transaction<'_>,
+    partition: &str,
+) -> Result<(Moves, std::collections::HashMap<String, u64>), BankError> {
+    let mut moves: Moves = BTreeMap::new();
+    let mut by_ref = std::collections::HashMap::new();
+    let rows = tx.query(
+        &format!("SELECT seq, prev, body, hash FROM {SCHEMA}.log WHERE partition = $1 ORDER BY seq"),
+        &[&partition],
+    )?;
+    for r in rows {
+        let rec = crate::pg_store::record_of(&r);
+        let b = decode(&rec)?;
+        by_ref.insert(b.bank.reference.clone(), rec.seq);
+        moves.insert(rec.seq, (b, rec.hash, false));
+    }
+    Ok((moves, by_ref))
+}
+
+/// Each allotment, deposit at its cage and return in the partition's chain,
+/// matched with the bank's move (marked seen); one the bank has not made is
+/// a problem. The last allotment's number at the bank.
+fn match_books(
+    tx: &mut postgres::Transaction<'_>,
+    partition: &str,
+    moves: &mut Moves,
+    by_ref: &std::collections::HashMap<String, u64>,
+    problems: &mut Vec<String>,
+) -> Result<u64, BankError> {
+    use crate::audit::{Body, CasinoEvent, CASINO_CHAIN};
+    let mut last = 0u64;
+    let rows = tx.query(
+        "SELECT seq, body FROM audit_all WHERE tbl = $1 AND (body LIKE '%\"allotted\"%' OR body LIKE '%\"returned\"%' OR body LIKE '%\"caged\"%') ORDER BY seq",
+        &[&i64::from(CASINO_CHAIN)],
+    )?;
+    for r in rows {
+        let (at, body): (i64, String) = (r.get(0), r.get(1));
+        let at = format!("partition {partition}: its chain's record {at}");
+        match Body::decode(&body).ok().and_then(|b| b.casino) {
+            Some(CasinoEvent::Allotted { player, amount, bank_seq, bank_hash, .. }) => {
+                last = last.max(bank_seq);
+                match moves.get_mut(&bank_seq) {
+                    Some((b, hash, seen))
+                        if b.bank.kind == MoveKind::Allot
+                            && b.bank.player == player.0
+                            && b.bank.amount == amount.0
+                            && *hash == bank_hash
+                            && !*seen =>
+                    {
+                        *seen = true
+                    }
+                    _ => problems.push(format!(
+                        "{at}: an allotment of {amount} to player {player} as the bank's record {bank_seq}, which the bank has not made for it"
+                    )),
+                }
+            }
+            Some(CasinoEvent::Caged { player, amount, reference })
+                if !take(moves, by_ref, MoveKind::Deposit, player.0, amount.0, &reference) =>
+            {
+                problems.push(format!(
+                    "{at}: {amount} for player {player} paid in at its cage under {reference:?}, which the bank has not taken"
+                ))
+            }
+            Some(CasinoEvent::Returned { player, amount, reference })
+                if !take(moves, by_ref, MoveKind::Return, player.0, amount.0, &reference) =>
+            {
+                problems.push(format!(
+                    "{at}: {amount} of player {player} given back under {reference:?}, which the bank has not taken"
+                ))
+            }
+            _ => {}
+        }
+    }
+    Ok(last)
 }
 
 /// Mark the bank's move under `reference` seen, if it is the `kind` of

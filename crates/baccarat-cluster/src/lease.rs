@@ -97,22 +97,7 @@ pub async fn wait_for(
             // The database restarted, or the connection broke: a new one.
             // (On the broken one a standby could never take the lease.)
             if store.is_none() {
-                match PgStore::connect(&url) {
-                    Ok(s) => {
-                        store = Some(s);
-                        unreached = None;
-                    }
-                    // Waited out; any other error (a schema newer than this
-                    // server, a role that may not write) ends the wait.
-                    Err(e @ crate::store::StoreError::Unreachable(_)) => {
-                        let said = e.to_string();
-                        if unreached.as_ref() != Some(&said) {
-                            eprintln!("standing by: {said}; trying again every {} ms", (ttl / 3).as_millis());
-                            unreached = Some(said);
-                        }
-                    }
-                    Err(e) => return Err(format!("the lease of {what}: {e}")),
-                }
+                store = connect_waiting(&url, ttl, &what, &mut unreached)?;
             }
             let Some(s) = store.as_mut() else {
                 std::thread::sleep(ttl / 3);
@@ -147,6 +132,33 @@ pub async fn wait_for(
     })
     .await
     .map_err(|e| e.to_string())?
+}
+
+/// A connection for [`wait_for`], or `None` while the database is out of
+/// reach: waited out, and said once (`unreached`: what was last said) for
+/// the whole of an outage. Any other error (a schema newer than this
+/// server, a role that may not write) ends the wait.
+fn connect_waiting(
+    url: &str,
+    ttl: Duration,
+    what: &str,
+    unreached: &mut Option<String>,
+) -> Result<Option<PgStore>, String> {
+    match PgStore::connect(url) {
+        Ok(s) => {
+            *unreached = None;
+            Ok(Some(s))
+        }
+        Err(e @ crate::store::StoreError::Unreachable(_)) => {
+            let said = e.to_string();
+            if unreached.as_ref() != Some(&said) {
+                eprintln!("standing by: {said}; trying again every {} ms", (ttl / 3).as_millis());
+                *unreached = Some(said);
+            }
+            Ok(None)
+        }
+        Err(e) => Err(format!("the lease of {what}: {e}")),
+    }
 }
 
 /// Who asks for a partition this server serves as a guest (its own server,
@@ -201,87 +213,27 @@ impl Drop for Keeping {
 /// it, and a server need not stop for that.)
 pub fn keep(url: &str, lease: &Lease, advertise: &str, ttl: Duration, renewal: Renewal) -> Result<Keeping, String> {
     let Renewal { what, fatal, claim, asked, since } = renewal;
-    let (url, lease, advertise) = (url.to_string(), lease.clone(), advertise.to_string());
     let stopped = Arc::new(std::sync::atomic::AtomicBool::new(false));
     // The watch's deadline: the lease is this server's for certain until
     // the last renewal's sending + `ttl`, and the watch waits `ttl` more.
     let deadline = Arc::new(std::sync::Mutex::new(since + 2 * ttl));
-    // Stop serving, saying why.
-    let stopping = {
-        let stopped = stopped.clone();
-        move |why: String| {
-            stopped.store(true, std::sync::atomic::Ordering::Relaxed);
-            fatal.fire(75, &why);
-        }
-    };
-    let unrenewed = {
-        let (stopping, what) = (stopping.clone(), what.clone());
-        move || {
-            let twice = 2 * ttl.as_millis();
-            stopping(format!(
-                "lease: the lease of {what} was not renewed within {twice} ms, twice its time (the database is out \
-                 of reach): another server may hold it now"
-            ))
-        }
-    };
-    let lost = move |why: String| {
-        stopping(format!("lease: this server lost the lease of {what} ({why}): nothing more it writes is accepted"))
-    };
+    let stopping = Stopping { stopped: stopped.clone(), fatal, what };
     // Made first: if a thread cannot be started, dropping it stops the other.
     let keeping = Keeping(stopped.clone());
-    let (stop, until) = (stopped.clone(), deadline.clone());
+    let renewing = Renewing {
+        url: url.to_string(),
+        lease: lease.clone(),
+        advertise: advertise.to_string(),
+        ttl,
+        claim,
+        asked,
+        stop: stopped.clone(),
+        until: deadline.clone(),
+        stopping: stopping.clone(),
+    };
     std::thread::Builder::new()
         .name("lease".into())
-        .spawn(move || {
-            let mut store = None;
-            loop {
-                // Connected ahead of the renewal: its time is the lease's.
-                if store.is_none() {
-                    store = PgStore::connect(&url).map_err(|e| eprintln!("lease: cannot reach the database: {e}")).ok();
-                }
-                std::thread::sleep(ttl / 3);
-                if stop.load(std::sync::atomic::Ordering::Relaxed) {
-                    return;
-                }
-                let Some(s) = store.as_mut() else { continue };
-                let sent = Instant::now();
-                let renewed = s.take_casino_as(&lease.owner, &advertise, ttl.as_millis() as u64, claim);
-                let late = stop.load(std::sync::atomic::Ordering::Relaxed);
-                match renewed {
-                    // Answered after the watch gave the lease up (a stalled
-                    // call), or taken again under a new epoch after another
-                    // server's lapsed: not this turn's to keep. Expired
-                    // again, for the next turn or another server not to
-                    // wait it out.
-                    Ok(Ok(l)) if late || l.epoch != lease.epoch => {
-                        let _ = s.with_client(|c| expire(c, &l));
-                        if !late {
-                            lost(format!("another server held it meanwhile, epoch {} now", l.epoch));
-                        }
-                        return;
-                    }
-                    _ if late => return,
-                    Ok(Ok(_)) => {
-                        *until.lock().unwrap_or_else(|p| p.into_inner()) = sent + 2 * ttl;
-                        if claim == Claim::Guest {
-                            if let Ok(Some(who)) = s.wanted_from(&lease.owner) {
-                                asked.send_if_modified(|a| a.replace(instance_of(&who).to_string()).is_none());
-                            }
-                        }
-                    }
-                    Ok(Err((who, _, epoch))) => {
-                        return lost(format!("{} holds it under epoch {epoch}", instance_of(&who)));
-                    }
-                    Err(e) => {
-                        // The database is out of reach: commits fail too, so
-                        // nothing is acknowledged; try again with a new
-                        // connection.
-                        eprintln!("lease: not renewed: {e}");
-                        store = None;
-                    }
-                }
-            }
-        })
+        .spawn(move || renewing.run())
         .map_err(|e| format!("cannot start the lease thread: {e}"))?;
     let stop = stopped.clone();
     std::thread::Builder::new()
@@ -292,11 +244,136 @@ pub fn keep(url: &str, lease: &Lease, advertise: &str, ttl: Duration, renewal: R
                 return;
             }
             if Instant::now() >= *deadline.lock().unwrap_or_else(|p| p.into_inner()) {
-                return unrenewed();
+                return stopping.unrenewed(ttl);
             }
         })
         .map_err(|e| format!("cannot start the lease's watch: {e}"))?;
     Ok(keeping)
+}
+
+/// Stop serving under the lease of `what`, saying why: renewal stops, and
+/// `fatal` fires.
+#[derive(Clone)]
+struct Stopping {
+    stopped: Arc<std::sync::atomic::AtomicBool>,
+    fatal: crate::fatal::Fatal,
+    what: String,
+}
+
+impl Stopping {
+    fn stop(&self, why: String) {
+        self.stopped.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.fatal.fire(75, &why);
+    }
+
+    /// Not renewed within twice the lease's time `ttl` (the watch).
+    fn unrenewed(&self, ttl: Duration) {
+        let (what, twice) = (&self.what, 2 * ttl.as_millis());
+        self.stop(format!(
+            "lease: the lease of {what} was not renewed within {twice} ms, twice its time (the database is out \
+             of reach): another server may hold it now"
+        ))
+    }
+
+    /// Another server holds the lease, or held it meanwhile.
+    fn lost(&self, why: String) {
+        let what = &self.what;
+        self.stop(format!("lease: this server lost the lease of {what} ({why}): nothing more it writes is accepted"))
+    }
+}
+
+/// The lease thread of [`keep`]: what it renews, and with what.
+struct Renewing {
+    url: String,
+    lease: Lease,
+    advertise: String,
+    ttl: Duration,
+    claim: Claim,
+    asked: Asked,
+    /// Set when renewal stops (the [`Keeping`] dropped, or the server
+    /// stopping).
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    /// The watch's deadline, moved on by each renewal.
+    until: Arc<std::sync::Mutex<Instant>>,
+    stopping: Stopping,
+}
+
+/// How one renewal went.
+enum Renewed {
+    /// Renewed: the watch's deadline moved on.
+    Yes,
+    /// Renewal is over (stopped, or the lease lost).
+    Over,
+    /// The database is out of reach: try again on a new connection.
+    Unreached,
+}
+
+impl Renewing {
+    /// Renew every third of the lease's time until stopped or lost.
+    fn run(self) {
+        let mut store = None;
+        loop {
+            // Connected ahead of the renewal: its time is the lease's.
+            if store.is_none() {
+                store =
+                    PgStore::connect(&self.url).map_err(|e| eprintln!("lease: cannot reach the database: {e}")).ok();
+            }
+            std::thread::sleep(self.ttl / 3);
+            if self.stop.load(std::sync::atomic::Ordering::Relaxed) {
+                return;
+            }
+            let Some(s) = store.as_mut() else { continue };
+            match self.renew(s) {
+                Renewed::Yes => {}
+                Renewed::Over => return,
+                Renewed::Unreached => store = None,
+            }
+        }
+    }
+
+    /// One renewal; a guest also learns whether its partition's own server
+    /// asks for it.
+    fn renew(&self, s: &mut PgStore) -> Renewed {
+        let (lease, ttl, claim) = (&self.lease, self.ttl, self.claim);
+        let sent = Instant::now();
+        let renewed = s.take_casino_as(&lease.owner, &self.advertise, ttl.as_millis() as u64, claim);
+        let late = self.stop.load(std::sync::atomic::Ordering::Relaxed);
+        match renewed {
+            // Answered after the watch gave the lease up (a stalled
+            // call), or taken again under a new epoch after another
+            // server's lapsed: not this turn's to keep. Expired
+            // again, for the next turn or another server not to
+            // wait it out.
+            Ok(Ok(l)) if late || l.epoch != lease.epoch => {
+                let _ = s.with_client(|c| expire(c, &l));
+                if !late {
+                    self.stopping.lost(format!("another server held it meanwhile, epoch {} now", l.epoch));
+                }
+                Renewed::Over
+            }
+            _ if late => Renewed::Over,
+            Ok(Ok(_)) => {
+                *self.until.lock().unwrap_or_else(|p| p.into_inner()) = sent + 2 * ttl;
+                if claim == Claim::Guest {
+                    if let Ok(Some(who)) = s.wanted_from(&lease.owner) {
+                        self.asked.send_if_modified(|a| a.replace(instance_of(&who).to_string()).is_none());
+                    }
+                }
+                Renewed::Yes
+            }
+            Ok(Err((who, _, epoch))) => {
+                self.stopping.lost(format!("{} holds it under epoch {epoch}", instance_of(&who)));
+                Renewed::Over
+            }
+            Err(e) => {
+                // The database is out of reach: commits fail too, so
+                // nothing is acknowledged; try again with a new
+                // connection.
+                eprintln!("lease: not renewed: {e}");
+                Renewed::Unreached
+            }
+        }
+    }
 }
 
 /// Give the lease up (a clean stop, or a partition that stopped), so that a

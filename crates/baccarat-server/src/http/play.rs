@@ -77,26 +77,19 @@ fn line(
     Ok(crate::casino::SlipLine { spot, bet, amount: Money(amount), ante: Money(ante) })
 }
 
-pub(super) async fn wager(
-    State(s): State<AppState>,
-    Auth(sess, _): Auth,
-    Id(id): Id,
-    Body(b): Body<WagerBody>,
-) -> Result<Response, ApiError> {
-    require(&sess, &[Role::Player])?;
+/// The request a wager's body asks for: one wager, one with tokens (NSW
+/// 1.1), or a slip; each line's fields checked, a body that is none of
+/// these refused.
+fn wager_request(sess: &Session, id: u32, b: WagerBody) -> Result<Request, ApiError> {
     let me = PlayerId(sess.user);
-    limited(&s, &sess)?;
-    if b.key.is_empty() || b.key.len() > 128 {
-        return Err(ApiError::bad("key: an idempotency key of 1 to 128 bytes (UTF-8) is required"));
-    }
     let token = b.token.unwrap_or(false);
-    let req = match (b.wagers, b.bet, b.amount) {
+    Ok(match (b.wagers, b.bet, b.amount) {
         (Some(_), _, _) if token => return Err(ApiError::bad("token: a wager with tokens is one wager, not a slip")),
         (None, Some(bet), Some(amount)) if token => {
             if b.ante.is_some_and(|a| a != 0) {
                 return Err(ApiError::bad("ante: not with tokens"));
             }
-            let l = line(&sess, &bet, amount, None, b.spot, None)?;
+            let l = line(sess, &bet, amount, None, b.spot, None)?;
             Request::TokenWager { table: id, player: me, spot: l.spot, bet: l.bet, amount: l.amount, key: b.key }
         }
         (Some(_), _, _) if b.ante.is_some() => {
@@ -109,12 +102,12 @@ pub(super) async fn wager(
             let slip = list
                 .iter()
                 .enumerate()
-                .map(|(i, l)| line(&sess, &l.bet, l.amount, l.ante, l.spot.or(b.spot), Some(i)))
+                .map(|(i, l)| line(sess, &l.bet, l.amount, l.ante, l.spot.or(b.spot), Some(i)))
                 .collect::<Result<Vec<_>, _>>()?;
             Request::Wagers { table: id, player: me, slip, key: b.key }
         }
         (None, Some(bet), Some(amount)) => {
-            let l = line(&sess, &bet, amount, b.ante, b.spot, None)?;
+            let l = line(sess, &bet, amount, b.ante, b.spot, None)?;
             Request::Wager {
                 table: id,
                 player: me,
@@ -130,7 +123,21 @@ pub(super) async fn wager(
                 "send either bet and amount, or wagers: [{bet, amount}], not both and not neither",
             ))
         }
-    };
+    })
+}
+
+pub(super) async fn wager(
+    State(s): State<AppState>,
+    Auth(sess, _): Auth,
+    Id(id): Id,
+    Body(b): Body<WagerBody>,
+) -> Result<Response, ApiError> {
+    require(&sess, &[Role::Player])?;
+    limited(&s, &sess)?;
+    if b.key.is_empty() || b.key.len() > 128 {
+        return Err(ApiError::bad("key: an idempotency key of 1 to 128 bytes (UTF-8) is required"));
+    }
+    let req = wager_request(&sess, id, b)?;
     let ids = super::early::key_ids(&req);
     // The early refusal may read the store for the key (a stalled network
     // holds that read): if this server's turn ends on a fatal condition
@@ -352,34 +359,46 @@ async fn push(mut sock: WebSocket, s: AppState, id: u32, mut viewer: Option<(Ses
             m = sock.recv() => match m {
                 Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
                 Some(Ok(Message::Text(text))) => {
-                    // A first message signs the socket in (API clients).
-                    #[derive(Deserialize)]
-                    struct SignIn {
-                        token: String,
-                    }
-                    match serde_json::from_str::<SignIn>(&text).map(|m| m.token) {
-                        Ok(t) => match s.users.watching(&t) {
-                            Ok(sess) => {
-                                viewer = Some((sess, t));
-                                last.clear();
-                            }
-                            Err(e) => {
-                                let refusal = ApiError::unauthorized(e.to_string()).body().to_string();
-                                if sock.send(Message::Text(refusal.into())).await.is_err() {
-                                    return;
-                                }
-                            }
-                        },
-                        Err(_) => {
-                            let refusal = ApiError::bad("send {\"token\": …} to sign in; nothing else is read").body().to_string();
-                            if sock.send(Message::Text(refusal.into())).await.is_err() {
-                                return;
-                            }
-                        }
+                    if !sign_in(&mut sock, &s, &text, &mut viewer, &mut last).await {
+                        return;
                     }
                 }
                 _ => {}
             },
+        }
+    }
+}
+
+/// A text message on a table's socket: a first message signs the socket in
+/// (API clients) with `{"token": …}`, and its next message is sent whole
+/// (`last` cleared); anything else is answered with a refusal. `false`: the
+/// socket is gone.
+async fn sign_in(
+    sock: &mut WebSocket,
+    s: &AppState,
+    text: &str,
+    viewer: &mut Option<(Session, String)>,
+    last: &mut String,
+) -> bool {
+    #[derive(Deserialize)]
+    struct SignIn {
+        token: String,
+    }
+    match serde_json::from_str::<SignIn>(text).map(|m| m.token) {
+        Ok(t) => match s.users.watching(&t) {
+            Ok(sess) => {
+                *viewer = Some((sess, t));
+                last.clear();
+                true
+            }
+            Err(e) => {
+                let refusal = ApiError::unauthorized(e.to_string()).body().to_string();
+                sock.send(Message::Text(refusal.into())).await.is_ok()
+            }
+        },
+        Err(_) => {
+            let refusal = ApiError::bad("send {\"token\": …} to sign in; nothing else is read").body().to_string();
+            sock.send(Message::Text(refusal.into())).await.is_ok()
         }
     }
 }

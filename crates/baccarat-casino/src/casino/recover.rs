@@ -106,13 +106,30 @@ pub fn recover(
         c.bank.replay(ev);
     }
     let feed = cp.feed.map(Feed::from_state).unwrap_or_default();
-    let mut states: HashMap<u32, TableState> = cp.tables.into_iter().map(|t| (t.id, t)).collect();
+    let tables = tables_as_saved(store, &c.ledger, cp.tables, skip)?;
+    let (tables, feed, read) = super::replay::replay_tables(store, tables, feed)?;
+    tail_records += read;
+    c.tables.extend(tables.into_iter().map(|t| (t.id, t)));
+    c.restore_holds();
+    Ok(Recovered { casino: c, feed, tail_records, tail_transfers })
+}
+
+/// The tables the store defines (but those in `skip`), each with its
+/// accounts and as the checkpoint saved it (its engine, chain head, halt and
+/// shoe commitment), before the tail is replayed.
+fn tables_as_saved(
+    store: &dyn History,
+    ledger: &Ledger,
+    saved: Vec<TableState>,
+    skip: &BTreeSet<u32>,
+) -> Result<Vec<CasinoTable>, String> {
+    let mut states: HashMap<u32, TableState> = saved.into_iter().map(|t| (t.id, t)).collect();
     let mut tables = Vec::new();
-    for row in store.tables().map_err(e)? {
+    for row in store.tables().map_err(|e| e.to_string())? {
         if skip.contains(&row.id) {
             continue;
         }
-        let find = |k: AccountKind| c.ledger.find(&k).ok_or(format!("table {} has no {k:?} account", row.id));
+        let find = |k: AccountKind| ledger.find(&k).ok_or(format!("table {} has no {k:?} account", row.id));
         let accounts = TableAccounts {
             escrow: find(AccountKind::Escrow { table: row.id })?,
             house: find(AccountKind::House { table: row.id })?,
@@ -128,20 +145,24 @@ pub fn recover(
         }
         tables.push(t);
     }
-    let (tables, feed, read) = super::replay::replay_tables(store, tables, feed)?;
-    tail_records += read;
-    c.tables.extend(tables.into_iter().map(|t| (t.id, t)));
-    for h in c.ledger.pending() {
-        let Cause::Wager { table, wager } = h.cause else { continue };
-        if let Some(t) = c.tables.get_mut(&table) {
-            let most = t.engine.state().coup.wagers.get(wager).map_or(Money::ZERO, |w| {
-                max_win(&t.engine.setup().config, w.bet, w.amount, w.ante).unwrap_or(Money::ZERO)
-            });
-            t.liability = t.liability + most;
-            t.holds.insert(wager, (h.id, h.debit, most));
+    Ok(tables)
+}
+
+impl Casino {
+    /// Each wager's hold, from the ledger's pending transfers, on its table
+    /// with what it could win added to the table's liability (`float.rs`).
+    fn restore_holds(&mut self) {
+        for h in self.ledger.pending() {
+            let Cause::Wager { table, wager } = h.cause else { continue };
+            if let Some(t) = self.tables.get_mut(&table) {
+                let most = t.engine.state().coup.wagers.get(wager).map_or(Money::ZERO, |w| {
+                    max_win(&t.engine.setup().config, w.bet, w.amount, w.ante).unwrap_or(Money::ZERO)
+                });
+                t.liability = t.liability + most;
+                t.holds.insert(wager, (h.id, h.debit, most));
+            }
         }
     }
-    Ok(Recovered { casino: c, feed, tail_records, tail_transfers })
 }
 
 /// The checkpoint before anything happened.

@@ -171,6 +171,34 @@ struct Batch<P> {
     prepared: P,
 }
 
+/// The next batch's jobs: everything waiting, up to [`MAX_BATCH`], once
+/// one has come. While a table records a large settlement in chunks, the
+/// writer does not wait for requests: each batch carries one more chunk,
+/// and may have no job. `None`: every sender is gone (and nothing is being
+/// settled).
+fn next_batch(casino: &Casino, rx: &Receiver<Job>) -> Option<Vec<Job>> {
+    let first = if casino.settling() {
+        match rx.try_recv() {
+            Ok(j) => Some(j),
+            Err(std::sync::mpsc::TryRecvError::Empty) => None,
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => None,
+        }
+    } else {
+        match rx.recv() {
+            Ok(j) => Some(j),
+            Err(_) => return None,
+        }
+    };
+    let mut jobs: Vec<Job> = first.into_iter().collect();
+    while !jobs.is_empty() && jobs.len() < MAX_BATCH {
+        match rx.try_recv() {
+            Ok(j) => jobs.push(j),
+            Err(_) => break,
+        }
+    }
+    Some(jobs)
+}
+
 fn run<P>(
     casino: &mut Casino,
     mut bank: Option<&mut Box<dyn Funding>>,
@@ -183,27 +211,7 @@ fn run<P>(
         if fatal.fired() {
             return;
         }
-        // While a table records a large settlement in chunks, the writer
-        // does not wait for requests: each batch carries one more chunk.
-        let first = if casino.settling() {
-            match rx.try_recv() {
-                Ok(j) => Some(j),
-                Err(std::sync::mpsc::TryRecvError::Empty) => None,
-                Err(std::sync::mpsc::TryRecvError::Disconnected) => None,
-            }
-        } else {
-            match rx.recv() {
-                Ok(j) => Some(j),
-                Err(_) => return,
-            }
-        };
-        let mut jobs: Vec<Job> = first.into_iter().collect();
-        while !jobs.is_empty() && jobs.len() < MAX_BATCH {
-            match rx.try_recv() {
-                Ok(j) => jobs.push(j),
-                Err(_) => break,
-            }
-        }
+        let Some(jobs) = next_batch(casino, &rx) else { return };
         // The keys the batch names that left memory are read in one go.
         casino.begin_batch(jobs.iter().map(|j| &j.request));
         let mut commit = Commit::default();

@@ -96,38 +96,7 @@ impl BankLink {
         requests: impl Iterator<Item = &'a Request>,
         commit: &mut Commit,
     ) {
-        let mut need: std::collections::BTreeMap<PlayerId, Money> = std::collections::BTreeMap::new();
-        // Only what the casino may hold: nothing for a wager it will refuse
-        // whatever the wallet holds (`casino/funding.rs`).
-        for (player, amount) in requests.filter_map(|r| casino.stake_to_fund(r)) {
-            let n = need.entry(player).or_insert(Money::ZERO);
-            *n = *n + amount;
-        }
-        self.limited.clear();
-        let now = (casino.clock)();
-        let day = now / crate::casino::self_limits::DAY_MS;
-        let mut moves = Vec::new();
-        let mut needs = Vec::new();
-        for (player, need) in need {
-            let have = casino.balance(player).map_or(Money::ZERO, |b| b.1);
-            if need > have {
-                self.asked += 1;
-                // A player with a loss limit is given only what the wagers
-                // lack: headroom would count against their limit at every
-                // other partition until it came back.
-                let limit = casino.self_limits.get(&player).and_then(|s| s.loss_per_day.at(now));
-                let headroom = if limit.is_some() { 0 } else { need.0.saturating_mul(HEADROOM) };
-                moves.push(Move {
-                    kind: MoveKind::Allot,
-                    player: player.0,
-                    amount: (need.0 - have.0).saturating_add(headroom),
-                    partition: Some(self.partition.clone()),
-                    reference: format!("{}:e{}:a{}", self.partition, self.lease.epoch, self.asked),
-                    loss_day: Some(LossDay { day, limit: limit.map(|m| m.0), at_ms: Some(now) }),
-                });
-                needs.push((player, limit));
-            }
-        }
+        let (moves, needs) = self.allotments(casino, requests);
         if moves.is_empty() {
             return;
         }
@@ -162,6 +131,48 @@ impl BankLink {
                 Err(e) => return self.fatal.fire(70, &format!("bank: it failed ({e}); a start takes what it made")),
             }
         }
+    }
+
+    /// The allotments a batch asks the bank for (see [`BankLink::fund_batch`]),
+    /// each with its player and the loss limit it is asked under.
+    fn allotments<'a>(
+        &mut self,
+        casino: &mut Casino,
+        requests: impl Iterator<Item = &'a Request>,
+    ) -> (Vec<Move>, Vec<(PlayerId, Option<Money>)>) {
+        let mut need: std::collections::BTreeMap<PlayerId, Money> = std::collections::BTreeMap::new();
+        // Only what the casino may hold: nothing for a wager it will refuse
+        // whatever the wallet holds (`casino/funding.rs`).
+        for (player, amount) in requests.filter_map(|r| casino.stake_to_fund(r)) {
+            let n = need.entry(player).or_insert(Money::ZERO);
+            *n = *n + amount;
+        }
+        self.limited.clear();
+        let now = (casino.clock)();
+        let day = now / crate::casino::self_limits::DAY_MS;
+        let mut moves = Vec::new();
+        let mut needs = Vec::new();
+        for (player, need) in need {
+            let have = casino.balance(player).map_or(Money::ZERO, |b| b.1);
+            if need > have {
+                self.asked += 1;
+                // A player with a loss limit is given only what the wagers
+                // lack: headroom would count against their limit at every
+                // other partition until it came back.
+                let limit = casino.self_limits.get(&player).and_then(|s| s.loss_per_day.at(now));
+                let headroom = if limit.is_some() { 0 } else { need.0.saturating_mul(HEADROOM) };
+                moves.push(Move {
+                    kind: MoveKind::Allot,
+                    player: player.0,
+                    amount: (need.0 - have.0).saturating_add(headroom),
+                    partition: Some(self.partition.clone()),
+                    reference: format!("{}:e{}:a{}", self.partition, self.lease.epoch, self.asked),
+                    loss_day: Some(LossDay { day, limit: limit.map(|m| m.0), at_ms: Some(now) }),
+                });
+                needs.push((player, limit));
+            }
+        }
+        (moves, needs)
     }
 
     /// Before `req` is handled: answer a deposit (paid into the bank with

@@ -56,6 +56,45 @@ pub fn percent(num: i128, den: i128, places: u32) -> String {
     format!("{sign}{}.{:0width$}%", q / scale, q % scale, width = places as usize)
 }
 
+/// One offer's help: its pay table and limits, and, where the exact odds
+/// price it, its house edge and each outcome's probability; where they do
+/// not, why.
+fn offer_help(o: &crate::table_view::OfferView, report: &Report) -> Value {
+    let priced = report.bets.iter().find(|b| b.bet.id() == o.bet && b.pay_table == o.pay_table);
+    let (edge, exact, outcomes) = match priced {
+        Some(b) => {
+            let (n, d) = b.house_edge_exact();
+            let outcomes: Vec<Value> = b
+                .outcomes
+                .iter()
+                .map(|x| {
+                    json!({
+                        "outcome": x.outcome.id(),
+                        "pays": x.pays.report(),
+                        "probability": percent(x.count as i128, b.total as i128, 4),
+                    })
+                })
+                .collect();
+            (json!(percent(n, d, 4)), json!(format!("{n}/{d}")), json!(outcomes))
+        }
+        None => (Value::Null, Value::Null, json!([])),
+    };
+    let unpriced = report.skipped.iter().find(|(b, _)| b.id() == o.bet).map(|(_, why)| why.clone());
+    json!({
+        "bet": o.bet,
+        "name": o.name,
+        "pay_table": o.pay_table,
+        "rule": o.rule,
+        "min": o.min,
+        "max": o.max,
+        "lines": o.lines,
+        "house_edge": edge,
+        "house_edge_exact": exact,
+        "outcomes": outcomes,
+        "not_priced": if priced.is_none() { json!(unpriced.unwrap_or_else(|| "not priced for this pay table".into())) } else { Value::Null },
+    })
+}
+
 pub(super) async fn help(State(s): State<AppState>, Id(id): Id) -> Result<Json<Value>, ApiError> {
     table_exists(&s, id)?;
     let t = s.views.read().expect("views lock").tables.iter().find(|t| t.id == id).cloned().expect("checked");
@@ -66,45 +105,7 @@ pub(super) async fn help(State(s): State<AppState>, Id(id): Id) -> Result<Json<V
         .await
         .map_err(|_| ApiError::internal("the odds could not be computed"))?
         .map_err(ApiError::internal)?;
-    let offers: Vec<Value> = t
-        .offers
-        .iter()
-        .map(|o| {
-            let priced = report.bets.iter().find(|b| b.bet.id() == o.bet && b.pay_table == o.pay_table);
-            let (edge, exact, outcomes) = match priced {
-                Some(b) => {
-                    let (n, d) = b.house_edge_exact();
-                    let outcomes: Vec<Value> = b
-                        .outcomes
-                        .iter()
-                        .map(|x| {
-                            json!({
-                                "outcome": x.outcome.id(),
-                                "pays": x.pays.report(),
-                                "probability": percent(x.count as i128, b.total as i128, 4),
-                            })
-                        })
-                        .collect();
-                    (json!(percent(n, d, 4)), json!(format!("{n}/{d}")), json!(outcomes))
-                }
-                None => (Value::Null, Value::Null, json!([])),
-            };
-            let unpriced = report.skipped.iter().find(|(b, _)| b.id() == o.bet).map(|(_, why)| why.clone());
-            json!({
-                "bet": o.bet,
-                "name": o.name,
-                "pay_table": o.pay_table,
-                "rule": o.rule,
-                "min": o.min,
-                "max": o.max,
-                "lines": o.lines,
-                "house_edge": edge,
-                "house_edge_exact": exact,
-                "outcomes": outcomes,
-                "not_priced": if priced.is_none() { json!(unpriced.unwrap_or_else(|| "not priced for this pay table".into())) } else { Value::Null },
-            })
-        })
-        .collect();
+    let offers: Vec<Value> = t.offers.iter().map(|o| offer_help(o, &report)).collect();
     let rules: Vec<Value> = rb
         .config
         .citations

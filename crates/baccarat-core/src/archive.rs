@@ -344,39 +344,7 @@ fn archive_month(
     key_retention_ms: u64,
 ) -> Result<Option<Report>, String> {
     let conn = store.connection();
-    let done = registered(conn).map_err(|e| e.to_string())?;
-    let mut cut = Cut::default();
-    let prev_transfers = done.iter().map(|a| a.cut.transfers.1).max().unwrap_or(0);
-    let prev_answers = done.iter().map(|a| a.cut.answers.1).max().unwrap_or(0);
-    let mut records = 0;
-    for (&table, &len) in &mark.heads {
-        let from = done.iter().filter_map(|a| a.cut.chains.get(&table)).map(|c| c.to).max().unwrap_or(0);
-        if len <= from {
-            continue;
-        }
-        let head = store
-            .record_at(table, len)
-            .map_err(|e| e.to_string())?
-            .ok_or_else(|| format!("chain {table} has no record {len}, which a checkpoint names"))?
-            .hash;
-        records += len - from;
-        cut.chains.insert(table, ChainCut { from, to: len, head });
-    }
-    cut.transfers = (prev_transfers, mark.last_transfer.max(prev_transfers));
-    // Answers older than the mark and the keys' window; never the last one
-    // (the ledger numbers the next answer after it).
-    let horizon = now_ms.saturating_sub(key_retention_ms);
-    let last_answer: i64 = conn
-        .query_row(
-            "SELECT COALESCE(MAX(rowid), 0) FROM answer_log WHERE at_ms < ?1 AND at_ms <= ?2",
-            params![horizon as i64, mark.at_ms as i64],
-            |r| r.get(0),
-        )
-        .map_err(|e| e.to_string())?;
-    let newest: i64 = conn
-        .query_row("SELECT COALESCE(MAX(rowid), 0) FROM answer_log", [], |r| r.get(0))
-        .map_err(|e| e.to_string())?;
-    cut.answers = (prev_answers, (last_answer.min(newest - 1).max(0) as u64).max(prev_answers));
+    let (cut, records) = month_cut(store, mark, now_ms, key_retention_ms)?;
     let transfers = cut.transfers.1 - cut.transfers.0;
     let answers = cut.answers.1 - cut.answers.0;
     if records == 0 && transfers == 0 && answers == 0 {
@@ -406,6 +374,52 @@ fn archive_month(
     .map_err(|e| e.to_string())?;
     purge(store.connection()).map_err(|e| e.to_string())?;
     Ok(Some(Report { file, month, sha256, cut_at_ms: mark.at_ms, records, transfers, answers, cut }))
+}
+
+/// What comes after the registered archives up to `mark`: each chain's
+/// records, the transfers, and the answers older than both the mark and the
+/// keys' window. With the number of records.
+fn month_cut(
+    store: &crate::store::SqliteStore,
+    mark: &Mark,
+    now_ms: u64,
+    key_retention_ms: u64,
+) -> Result<(Cut, u64), String> {
+    let conn = store.connection();
+    let done = registered(conn).map_err(|e| e.to_string())?;
+    let mut cut = Cut::default();
+    let prev_transfers = done.iter().map(|a| a.cut.transfers.1).max().unwrap_or(0);
+    let prev_answers = done.iter().map(|a| a.cut.answers.1).max().unwrap_or(0);
+    let mut records = 0u64;
+    for (&table, &len) in &mark.heads {
+        let from = done.iter().filter_map(|a| a.cut.chains.get(&table)).map(|c| c.to).max().unwrap_or(0);
+        if len <= from {
+            continue;
+        }
+        let head = store
+            .record_at(table, len)
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| format!("chain {table} has no record {len}, which a checkpoint names"))?
+            .hash;
+        records += len - from;
+        cut.chains.insert(table, ChainCut { from, to: len, head });
+    }
+    cut.transfers = (prev_transfers, mark.last_transfer.max(prev_transfers));
+    // Answers older than the mark and the keys' window; never the last one
+    // (the ledger numbers the next answer after it).
+    let horizon = now_ms.saturating_sub(key_retention_ms);
+    let last_answer: i64 = conn
+        .query_row(
+            "SELECT COALESCE(MAX(rowid), 0) FROM answer_log WHERE at_ms < ?1 AND at_ms <= ?2",
+            params![horizon as i64, mark.at_ms as i64],
+            |r| r.get(0),
+        )
+        .map_err(|e| e.to_string())?;
+    let newest: i64 = conn
+        .query_row("SELECT COALESCE(MAX(rowid), 0) FROM answer_log", [], |r| r.get(0))
+        .map_err(|e| e.to_string())?;
+    cut.answers = (prev_answers, (last_answer.min(newest - 1).max(0) as u64).max(prev_answers));
+    Ok((cut, records))
 }
 
 /// The name to register: relative to the database's directory if inside it.

@@ -88,7 +88,12 @@ pub fn check(conn: &Connection, retention_ms: u64) -> Result<Option<String>, Sto
             return Ok(Some(format!("the answer at seq {seq} is within the keys' window but in no key index run")));
         }
     }
-    // Between the runs, and after the last up to `covered`.
+    unindexed_between(conn, &runs, front, covered)
+}
+
+/// An answer with a key between the runs (which start at `front`, in
+/// order), or after the last up to `covered`: indexed by no run.
+fn unindexed_between(conn: &Connection, runs: &[Run], front: u64, covered: u64) -> Result<Option<String>, StoreError> {
     let mut reach = front.saturating_sub(1);
     let ends = runs.iter().map(|r| (r.first_seq, r.last_seq)).chain(std::iter::once((covered + 1, covered)));
     for (first, last) in ends {

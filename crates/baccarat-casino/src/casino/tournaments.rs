@@ -478,6 +478,27 @@ impl TournamentViews {
     }
 }
 
+/// Whether `by` may take the step `e` records (`http/tournament_play.rs`):
+/// a player's own action or reveal, else the Tournament Manager; the
+/// prizes, the server.
+fn may_take(e: &CasinoEvent, by: Option<crate::trust::Actor>) -> bool {
+    use crate::trust::Role;
+    use crate::trust::Actor;
+    let manager = matches!(by, Some(Actor::Person { role: Role::TournamentManager, .. }));
+    match e {
+        CasinoEvent::TournamentActed { player, action, .. } if !action.by_manager() => {
+            by == Some(Actor::Person { user: player.0, role: Role::Player })
+        }
+        CasinoEvent::TournamentRevealed { player, .. } => {
+            by == Some(Actor::Person { user: player.0, role: Role::Player })
+        }
+        CasinoEvent::TournamentPaid { .. } => by.is_none(),
+        CasinoEvent::TournamentAmended { .. } => manager,
+        e if is_play(e) => manager,
+        _ => true,
+    }
+}
+
 /// `verify`'s replay of the tournaments from the casino's chain: every
 /// record folded in as the writer did, so a step the rules refuse (a wager
 /// out of turn, cards that are not the shoe's, prizes that are not the
@@ -497,25 +518,8 @@ pub struct Replay {
 
 impl Replay {
     pub fn feed(&mut self, seq: u64, e: &CasinoEvent, by: Option<crate::trust::Actor>) {
-        use crate::trust::Actor;
-        use crate::trust::Role;
         let at = |id: u32| format!("the casino's chain record {seq}: tournament {id}");
-        // Who may take each step (`http/tournament_play.rs`): a player's own
-        // action or reveal, else the Tournament Manager; the prizes, the server.
-        let manager = matches!(by, Some(Actor::Person { role: Role::TournamentManager, .. }));
-        let allowed = match e {
-            CasinoEvent::TournamentActed { player, action, .. } if !action.by_manager() => {
-                by == Some(Actor::Person { user: player.0, role: Role::Player })
-            }
-            CasinoEvent::TournamentRevealed { player, .. } => {
-                by == Some(Actor::Person { user: player.0, role: Role::Player })
-            }
-            CasinoEvent::TournamentPaid { .. } => by.is_none(),
-            CasinoEvent::TournamentAmended { .. } => manager,
-            e if is_play(e) => manager,
-            _ => true,
-        };
-        if !allowed {
+        if !may_take(e, by) {
             let id = tournament_of(e).unwrap_or(0);
             self.problems.push(format!("{}: a step taken by someone who may not take it ({by:?})", at(id)));
         }

@@ -87,30 +87,10 @@ impl Casino {
         if t.state.cancelled {
             return Err(Reply::by_rule("NSW 15.3.4", format!("tournament {id} was cancelled")));
         }
-        let seed = || crate::entropy::os_seed().map_err(|m| Reply::refused(Code::Entropy, m));
         let play =
             || t.play.as_ref().ok_or_else(|| Reply::by_rule("NSW 15.5", format!("tournament {id} has not started")));
         Ok(match step {
-            PlayStep::Start => {
-                let now = (self.clock)();
-                if now < t.conditions.starts_ms {
-                    return Err(Reply::by_rule(
-                        "NSW 15.4.2(i)",
-                        format!(
-                            "tournament {id} starts at {}; entries are open until then",
-                            t.conditions.spec.entry.starts
-                        ),
-                    ));
-                }
-                let shoe = seed()?;
-                CasinoEvent::TournamentStarted {
-                    tournament: id,
-                    at_ms: now,
-                    seating: seed()?,
-                    shoe_seed: Some(shoe),
-                    shoe_commitment: shoe.commitment_hex(),
-                }
-            }
+            PlayStep::Start => self.start_record(id, t)?,
             PlayStep::Act { player, action } => {
                 if let PlayAction::Undisclosed { commitment, .. } = &action {
                     if commitment.len() != 64 {
@@ -148,6 +128,26 @@ impl Casino {
                 }
                 CasinoEvent::TournamentDisqualified { tournament: id, player, rule, why }
             }
+        })
+    }
+
+    /// The start's record: not before the conditions' start (NSW 15.4.2(i)),
+    /// with the seating seed and the first round's shoe seed drawn now.
+    fn start_record(&self, id: u32, t: &super::tournaments::Tournament) -> Result<CasinoEvent, Reply> {
+        let now = (self.clock)();
+        if now < t.conditions.starts_ms {
+            return Err(Reply::by_rule(
+                "NSW 15.4.2(i)",
+                format!("tournament {id} starts at {}; entries are open until then", t.conditions.spec.entry.starts),
+            ));
+        }
+        let shoe = seed()?;
+        Ok(CasinoEvent::TournamentStarted {
+            tournament: id,
+            at_ms: now,
+            seating: seed()?,
+            shoe_seed: Some(shoe),
+            shoe_commitment: shoe.commitment_hex(),
         })
     }
 
@@ -189,4 +189,9 @@ impl Casino {
         t.fold_play(&e).map_err(Reply::from)?;
         Ok(())
     }
+}
+
+/// A seed drawn from the OS, for a seating or a shoe.
+fn seed() -> Result<baccarat_table::shuffle::Seed, Reply> {
+    crate::entropy::os_seed().map_err(|m| Reply::refused(Code::Entropy, m))
 }

@@ -204,19 +204,7 @@ impl Casino {
                 tokens: if d.kind == PrizeKind::PromotionalTokens { Money(d.value) } else { Money::ZERO },
             })
             .collect();
-        let mut ops = Vec::new();
-        for w in &winners {
-            let memo = format!("promotion {id}: {}", w.description);
-            if w.paid.0 > 0 {
-                let wallet = self.wallet(w.player);
-                ops.push(Op::Transfer { debit: self.cage, credit: wallet, amount: w.paid, memo: memo.clone() });
-            }
-            if w.tokens.0 > 0 {
-                let tokens = self.tokens(w.player);
-                let issuer = self.ledger.open(crate::ledger::AccountKind::TokenIssuer);
-                ops.push(Op::Transfer { debit: issuer, credit: tokens, amount: w.tokens, memo });
-            }
-        }
+        let ops = self.prize_payments(id, &winners);
         let e = CasinoEvent::PromotionDrawn {
             promotion: id,
             entries: total,
@@ -229,6 +217,26 @@ impl Casino {
             Ok(()) => Reply::Promotion { promotion: id },
             Err(r) => r,
         }
+    }
+
+    /// The draw's payments, in the winners' order: a cash prize from the
+    /// cage to the wallet, promotional tokens from the issuer (NSW 1.1);
+    /// the accounts opened as needed.
+    fn prize_payments(&mut self, id: u32, winners: &[PromotionWinner]) -> Vec<Op> {
+        let mut ops = Vec::new();
+        for w in winners {
+            let memo = format!("promotion {id}: {}", w.description);
+            if w.paid.0 > 0 {
+                let wallet = self.wallet(w.player);
+                ops.push(Op::Transfer { debit: self.cage, credit: wallet, amount: w.paid, memo: memo.clone() });
+            }
+            if w.tokens.0 > 0 {
+                let tokens = self.tokens(w.player);
+                let issuer = self.ledger.open(crate::ledger::AccountKind::TokenIssuer);
+                ops.push(Op::Transfer { debit: issuer, credit: tokens, amount: w.tokens, memo });
+            }
+        }
+        ops
     }
 
     /// A winner claims a prize that is not cash (NSW 16.7.8): the prize, or

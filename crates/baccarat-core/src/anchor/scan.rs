@@ -118,32 +118,7 @@ pub(super) fn scan_lines(
         let raw = &buf[..];
         let n = anchored.lines + 1;
         let bad = |what: &str| AnchorError::BadLine { path: path.into(), line: n, what: what.into() };
-        let text = std::str::from_utf8(raw).map_err(|_| bad("not UTF-8"))?;
-        let mut line: Line = serde_json::from_str(text).map_err(|e| bad(&format!("unparsable: {e}")))?;
-        let public = unhex::<32>(&line.public).and_then(|b| VerifyingKey::from_bytes(&b).ok());
-        let public = public.ok_or_else(|| bad("`public` is not an Ed25519 public key"))?;
-        let key = *trusted.get_or_insert(public);
-        if public != key {
-            return Err(bad(&format!("signed by key {}, not the trusted key {}", line.public, hex(key.as_bytes()))));
-        }
-        if line.seq != n {
-            return Err(bad(&format!("seq {} where {n} was expected (a line is missing or out of order)", line.seq)));
-        }
-        if unhex::<32>(&line.prev) != Some(last) {
-            return Err(bad("`prev` is not the SHA-256 of the line before (a line is missing, altered or moved)"));
-        }
-        if line.json() != text {
-            return Err(bad("not in canonical form"));
-        }
-        let sig = unhex::<64>(&std::mem::take(&mut line.sig)).map(|b| Signature::from_bytes(&b));
-        if sig.is_none_or(|sig| key.verify_strict(&signed_bytes(&line.json()), &sig).is_err()) {
-            return Err(bad("bad signature (the line was altered)"));
-        }
-        for h in &line.heads {
-            if unhex::<32>(&h.head).is_none() {
-                return Err(bad(&format!("table {}: head is not 64 hex digits", h.table)));
-            }
-        }
+        let line = checked_line(raw, n, last, &mut trusted, &bad)?;
         let heads = line.heads.into_iter().map(|h| (h.table, (h.len, h.head)));
         if let Some(m) = line.carry {
             if !is_month(&m) {
@@ -165,6 +140,46 @@ pub(super) fn scan_lines(
     }
     anchored.public = trusted.map(|k| hex(k.as_bytes())).unwrap_or_default();
     Ok(Scan { anchored, month, start, last, complete: at })
+}
+
+/// Line `n` (`raw`, without its newline) parsed and checked: signed by the
+/// trusted key (the first line's, if none was given) with a good signature,
+/// numbered `n`, chained to the line before (SHA-256 `last`), in canonical
+/// form, and naming each head as a hash. (Its signature is taken out.)
+fn checked_line(
+    raw: &[u8],
+    n: u64,
+    last: [u8; 32],
+    trusted: &mut Option<VerifyingKey>,
+    bad: &dyn Fn(&str) -> AnchorError,
+) -> Result<Line, AnchorError> {
+    let text = std::str::from_utf8(raw).map_err(|_| bad("not UTF-8"))?;
+    let mut line: Line = serde_json::from_str(text).map_err(|e| bad(&format!("unparsable: {e}")))?;
+    let public = unhex::<32>(&line.public).and_then(|b| VerifyingKey::from_bytes(&b).ok());
+    let public = public.ok_or_else(|| bad("`public` is not an Ed25519 public key"))?;
+    let key = *trusted.get_or_insert(public);
+    if public != key {
+        return Err(bad(&format!("signed by key {}, not the trusted key {}", line.public, hex(key.as_bytes()))));
+    }
+    if line.seq != n {
+        return Err(bad(&format!("seq {} where {n} was expected (a line is missing or out of order)", line.seq)));
+    }
+    if unhex::<32>(&line.prev) != Some(last) {
+        return Err(bad("`prev` is not the SHA-256 of the line before (a line is missing, altered or moved)"));
+    }
+    if line.json() != text {
+        return Err(bad("not in canonical form"));
+    }
+    let sig = unhex::<64>(&std::mem::take(&mut line.sig)).map(|b| Signature::from_bytes(&b));
+    if sig.is_none_or(|sig| key.verify_strict(&signed_bytes(&line.json()), &sig).is_err()) {
+        return Err(bad("bad signature (the line was altered)"));
+    }
+    for h in &line.heads {
+        if unhex::<32>(&h.head).is_none() {
+            return Err(bad(&format!("table {}: head is not 64 hex digits", h.table)));
+        }
+    }
+    Ok(line)
 }
 
 /// Whether a mark describes this file (its last line where it says, with its

@@ -87,7 +87,7 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
     let Some(Held { lease, keeping }) = hold_lease(cfg, front, fatal, &asked).await? else {
         return Ok(Turn::Stopped);
     };
-    let (mut opened, early_keys, bank) = open_store(cfg, lease.clone(), fatal.clone()).await?;
+    let OpenedStore { mut opened, early_keys, bank } = open_store(cfg, lease.clone(), fatal.clone()).await?;
     // Held to the turn's end, past the stop's checkpoint and last anchor
     // line: no second server starts on this SQLite casino meanwhile.
     let _lock = opened.lock.take();
@@ -154,6 +154,15 @@ async fn hold_lease(
     Ok(Some(Held { lease: Some(lease), keeping: Some(keeping) }))
 }
 
+/// The store opened and recovered, with what is opened beside it.
+struct OpenedStore {
+    opened: Opened,
+    /// The key reader of wagers refused without the writer.
+    early_keys: Arc<dyn crate::keys::ColdKeys>,
+    /// A partition's link to the bank.
+    bank: Option<crate::bank::link::BankLink>,
+}
+
 /// Open and recover the store, with the early key reader and a partition's
 /// bank link. Off the runtime's threads: opening reads the store
 /// synchronously, and PostgreSQL's client may not run on them.
@@ -161,7 +170,7 @@ async fn open_store(
     cfg: &ServeConfig,
     leased: Option<crate::pg_store::Lease>,
     on_fatal: Fatal,
-) -> Result<(Opened, Arc<dyn crate::keys::ColdKeys>, Option<crate::bank::link::BankLink>), String> {
+) -> Result<OpenedStore, String> {
     let opening = cfg.clone();
     tokio::task::spawn_blocking(move || {
         let mut opened = open_leased(&opening, leased.as_ref())?;
@@ -181,7 +190,7 @@ async fn open_store(
             }
             _ => None,
         };
-        Ok::<_, String>((opened, keys, bank))
+        Ok::<_, String>(OpenedStore { opened, early_keys: keys, bank })
     })
     .await
     .map_err(|e| format!("the start failed: {e}"))?

@@ -193,10 +193,10 @@ pub fn make_in(tx: &mut Transaction<'_>, m: &Move, fence: Option<&Lease>) -> Res
     if m.kind.has_position() {
         prove_lease(tx, m, fence)?;
     }
-    let (seq, hash) = match lock_head(tx, m)? {
-        Locked::Head { seq, hash } => (seq, hash),
-        Locked::Made(made) => return Ok(made),
-    };
+    let (seq, hash, made) = lock_head(tx, m)?;
+    if let Some(made) = made {
+        return Ok(made);
+    }
     let player = m.player as i64;
     within_loss_limit(tx, m, player)?;
     let wallet = move_wallet(tx, m, player)?;
@@ -246,19 +246,12 @@ fn prove_lease(tx: &mut Transaction<'_>, m: &Move, fence: Option<&Lease>) -> Res
     Ok(())
 }
 
-/// The bank's chain head, locked for this move; or the move already made
-/// under its reference.
-enum Locked {
-    Head { seq: i64, hash: String },
-    Made(Made),
-}
-
-/// One move at a time, in the chain's order; and the move already made
-/// under this reference, if any (a retry's first answer; another move under
-/// it is refused). (Each statement from here is a round trip under the
-/// bank's one lock, which every partition's moves wait for: they are as few
-/// as the move allows.)
-fn lock_head(tx: &mut Transaction<'_>, m: &Move) -> Result<Locked, BankError> {
+/// The bank's chain head (number, hash), locked: one move at a time, in
+/// the chain's order; and the move already made under this reference, if
+/// any (a retry's first answer; another move under it is refused). (Each
+/// statement from here is a round trip under the bank's one lock, which
+/// every partition's moves wait for: they are as few as the move allows.)
+fn lock_head(tx: &mut Transaction<'_>, m: &Move) -> Result<(i64, String, Option<Made>), BankError> {
     let head = tx.query_one(
         &format!(
             "SELECT h.seq, h.hash, l.seq, l.prev, l.body, l.hash FROM {SCHEMA}.head h
@@ -273,9 +266,9 @@ fn lock_head(tx: &mut Transaction<'_>, m: &Move) -> Result<Locked, BankError> {
         if body.bank != *m {
             return Err(BankError::Reused(m.reference.clone()));
         }
-        return Ok(Locked::Made(Made { record, body, replayed: true }));
+        return Ok((seq, hash, Some(Made { record, body, replayed: true })));
     }
-    Ok(Locked::Head { seq, hash })
+    Ok((seq, hash, None))
 }
 
 /// The day's money gone out to tables, net, against the loss limit: a

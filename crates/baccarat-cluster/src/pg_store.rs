@@ -258,7 +258,7 @@ impl PgStore {
         let path: String = tx.query_one("SELECT current_setting('search_path')", &[]).pg()?.get(0);
         let first = path.split(',').next().unwrap_or_default().trim().to_string();
         let Some(partition) = first.strip_prefix(PARTITION_SCHEMA).filter(|n| partition_name(n).is_ok()) else {
-            return migrate_schema(&mut tx).and_then(|()| Ok(tx.commit().pg()?));
+            return migrate_schema(&mut tx).and_then(|()| tx.commit().pg());
         };
         // A partition ([`partition_url`]): the casino's own schema first,
         // whose people (users, sessions) every partition shares, then the

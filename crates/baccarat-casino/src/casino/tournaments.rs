@@ -482,8 +482,8 @@ impl TournamentViews {
 /// a player's own action or reveal, else the Tournament Manager; the
 /// prizes, the server.
 fn may_take(e: &CasinoEvent, by: Option<crate::trust::Actor>) -> bool {
-    use crate::trust::Role;
     use crate::trust::Actor;
+    use crate::trust::Role;
     let manager = matches!(by, Some(Actor::Person { role: Role::TournamentManager, .. }));
     match e {
         CasinoEvent::TournamentActed { player, action, .. } if !action.by_manager() => {

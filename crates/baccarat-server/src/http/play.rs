@@ -359,7 +359,8 @@ async fn push(mut sock: WebSocket, s: AppState, id: u32, mut viewer: Option<(Ses
             m = sock.recv() => match m {
                 Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
                 Some(Ok(Message::Text(text))) => {
-                    if !sign_in(&mut sock, &s, &text, &mut viewer, &mut last).await {
+                    let still_open = sign_in(&mut sock, &s, &text, &mut viewer, &mut last).await;
+                    if !still_open {
                         return;
                     }
                 }

@@ -60,6 +60,20 @@ pub struct HandOut {
     pub since_ms: u64,
 }
 
+/// A table's dealing style as its view shows it (the style's own name).
+/// Its `Default` is an empty view's placeholder, kept in the read model: the
+/// rules' `DealingStyle` has none, so that no configuration takes a style
+/// without naming it or its rulebook's first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct ViewDealing(pub DealingStyle);
+
+impl Default for ViewDealing {
+    fn default() -> ViewDealing {
+        ViewDealing(DealingStyle::MethodA)
+    }
+}
+
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct TableView {
     pub id: u32,
@@ -71,7 +85,7 @@ pub struct TableView {
     /// `rng` or `live`.
     pub mode: Mode,
     pub open: bool,
-    pub dealing: DealingStyle,
+    pub dealing: ViewDealing,
     pub decks: u32,
     /// The limits sign (NSW 6.1; AU 5.17): chip unit, minimum, maximum and the
     /// table differential.
@@ -248,7 +262,7 @@ fn view(t: &CasinoTable, old: Option<&TableView>, now_ms: u64) -> TableView {
         variant_title: cfg.variant.title.clone(),
         mode: t.mode,
         open: t.open,
-        dealing: cfg.dealing,
+        dealing: ViewDealing(cfg.dealing),
         decks: cfg.decks,
         chip: cfg.settle.chip,
         min: s.minimum.unwrap_or(cfg.min),
@@ -397,7 +411,7 @@ mod tests {
             let v = serde_json::to_value(TableView { mode, ..TableView::default() }).unwrap();
             assert_eq!(v["mode"], mode.id());
         }
-        let v = serde_json::to_value(TableView { dealing: DealingStyle::PlayersHoldCards, ..TableView::default() });
+        let v = serde_json::to_value(TableView { dealing: ViewDealing(DealingStyle::PlayersHoldCards), ..TableView::default() });
         assert_eq!(v.unwrap()["dealing"], "players_hold_cards");
     }
 }

@@ -227,14 +227,13 @@ pub enum BurnProcedure {
     ThreeNoBetCoups,
 }
 
-/// The dealing styles the rulebooks name. (The default is only a placeholder
-/// for an empty read model: a table's style is the one its configuration
-/// names, else its rulebook's first, `TableConfig`.)
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Deserialize, Serialize)]
+/// The dealing styles the rulebooks name. No style is a default: a table's
+/// is the one its configuration names, else its rulebook's first
+/// (`TableConfig`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DealingStyle {
     /// NSW 8.5-8.7.
-    #[default]
     MethodA,
     /// NSW 8.8-8.16.
     MethodB,

@@ -411,7 +411,10 @@ mod tests {
             let v = serde_json::to_value(TableView { mode, ..TableView::default() }).unwrap();
             assert_eq!(v["mode"], mode.id());
         }
-        let v = serde_json::to_value(TableView { dealing: ViewDealing(DealingStyle::PlayersHoldCards), ..TableView::default() });
+        let v = serde_json::to_value(TableView {
+            dealing: ViewDealing(DealingStyle::PlayersHoldCards),
+            ..TableView::default()
+        });
         assert_eq!(v.unwrap()["dealing"], "players_hold_cards");
     }
 }

@@ -70,6 +70,17 @@ pub struct Mark {
     pub heads: BTreeMap<u32, u64>,
 }
 
+impl Mark {
+    /// The mark of a checkpoint taken at `at_ms` after transfer
+    /// `last_transfer`, from the casino's chain's length and each table's
+    /// (`checkpoint.rs`; the store's mark migration reads the same fields).
+    pub fn of_chains(at_ms: u64, last_transfer: u64, casino: u64, tables: impl Iterator<Item = (u32, u64)>) -> Mark {
+        let mut heads: BTreeMap<u32, u64> = tables.collect();
+        heads.insert(crate::audit::CASINO_CHAIN, casino);
+        Mark { at_ms, last_transfer, heads }
+    }
+}
+
 /// What one archive holds: for each chain the records after `from` up to
 /// `to` and the hash of record `to`; transfers and answers by id range.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -190,8 +190,7 @@ struct TableLength {
 
 impl MarkOfCheckpoint {
     fn mark(&self) -> crate::archive::Mark {
-        let mut heads: std::collections::BTreeMap<u32, u64> = self.tables.iter().map(|t| (t.id, t.chain.len)).collect();
-        heads.insert(crate::audit::CASINO_CHAIN, self.casino.len);
-        crate::archive::Mark { at_ms: self.at_ms, last_transfer: self.last_transfer, heads }
+        let tables = self.tables.iter().map(|t| (t.id, t.chain.len));
+        crate::archive::Mark::of_chains(self.at_ms, self.last_transfer, self.casino.len, tables)
     }
 }

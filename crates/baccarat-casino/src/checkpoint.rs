@@ -141,9 +141,9 @@ pub struct Checkpoint {
 impl Checkpoint {
     /// Where it stood: its time, its last transfer and every chain's length
     /// (`archive.rs` cuts at a mark).
-    pub fn mark(&self) -> crate::archive::Mark {
+    pub fn mark(&self) -> crate::store::archive::Mark {
         let tables = self.tables.iter().map(|t| (t.id, t.chain.len));
-        crate::archive::Mark::of_chains(self.at_ms, self.last_transfer, self.casino.len, tables)
+        crate::store::archive::Mark::of_chains(self.at_ms, self.last_transfer, self.casino.len, tables)
     }
 }
 

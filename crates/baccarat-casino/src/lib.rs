@@ -21,9 +21,7 @@
 //! ```
 
 // The floor's modules, under the paths this crate's modules name them by.
-use baccarat_core::{
-    anchor, archive, audit, bank_log, civil, clock, entropy, fatal, keys, ledger, postings, store, trust,
-};
+use baccarat_core::{anchor, audit, bank_log, civil, clock, entropy, fatal, ledger, postings, store, trust};
 
 pub mod casino;
 pub mod checkpoint;

@@ -54,7 +54,7 @@ impl AnyStore {
     pub fn key_index(
         &mut self,
         retention_ms: u64,
-    ) -> Result<Option<std::sync::Arc<crate::key_index::KeyIndex>>, StoreError> {
+    ) -> Result<Option<std::sync::Arc<crate::store::key_index::KeyIndex>>, StoreError> {
         match self {
             AnyStore::Sqlite(s) => s.index_keys_within(retention_ms).map(Some),
             AnyStore::Postgres(_) => Ok(None),

@@ -7,10 +7,10 @@ use std::sync::{Arc, Mutex};
 
 use rusqlite::{Connection, OptionalExtension};
 
-use crate::key_index::KeyIndex;
 use crate::pg_store::PgResult;
+use crate::store::key_index::KeyIndex;
 
-use crate::keys::{AnswerRow, ColdKeys, KeyId};
+use crate::ledger::keys::{AnswerRow, ColdKeys, KeyId};
 use crate::ledger::Cause;
 use crate::store::StoreError;
 
@@ -32,7 +32,7 @@ impl KeyReader {
     /// through `index` (the server's), or else through the index as stored
     /// now (a tool's or a test's view).
     pub fn open(path: &Path, index: Option<Arc<KeyIndex>>) -> Result<KeyReader, StoreError> {
-        let conn = crate::scan::open_read_only(path)?;
+        let conn = crate::store::scan::open_read_only(path)?;
         // The runs' chunks stay cached across one batch's reads (not
         // between batches: SQLite empties a connection's cache when its next
         // read finds that another connection has written the log since).

@@ -13,7 +13,7 @@ use baccarat_rules::promotion::Terms;
 use baccarat_table::engine::{Event, PlayerId, WagerId};
 
 use crate::audit::Body;
-use crate::scan::Chains;
+use crate::store::scan::Chains;
 use crate::store::Db;
 
 /// Each player's entries (players without any are left out), in ascending id.
@@ -25,8 +25,8 @@ pub fn entries(db: &Path, terms: &Terms) -> Result<Vec<(PlayerId, u64)>, String>
 pub fn entries_of(db: &Db, terms: &Terms) -> Result<Vec<(PlayerId, u64)>, String> {
     match db {
         Db::Sqlite(path) => {
-            let conn = crate::scan::open_read_only(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            let scan = crate::scan::Scan::with_archives(&conn, path).map_err(|e| e.to_string())?;
+            let conn = crate::store::scan::open_read_only(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let scan = crate::store::scan::Scan::with_archives(&conn, path).map_err(|e| e.to_string())?;
             scan.begin().map_err(|e| e.to_string())?;
             let list = entries_in(&scan, terms)?;
             scan.end().map_err(|e| e.to_string())?;
@@ -34,7 +34,9 @@ pub fn entries_of(db: &Db, terms: &Terms) -> Result<Vec<(PlayerId, u64)>, String
         }
         Db::Postgres(url) => {
             let store = crate::pg_store::PgStore::connect(url).map_err(|e| e.to_string())?;
-            store.in_snapshot(|s| entries_in(&crate::scan::HistoryChains(s), terms)).map_err(|e| e.to_string())?
+            store
+                .in_snapshot(|s| entries_in(&crate::store::scan::HistoryChains(s), terms))
+                .map_err(|e| e.to_string())?
         }
     }
 }

@@ -1,5 +1,5 @@
 //! UTC calendar dates of times in milliseconds since the epoch, for what is
-//! kept by month: archive files (`archive.rs`) and PostgreSQL's monthly
+//! kept by month: archive files (`store/archive.rs`) and PostgreSQL's monthly
 //! partitions (`pg_store.rs`). Howard Hinnant's `civil_from_days` and
 //! `days_from_civil`, in integers: no time-zone database is needed, since
 //! every period here is a UTC month.

@@ -23,7 +23,6 @@
 
 pub mod anchor;
 pub mod anchoring;
-pub mod archive;
 pub mod audit;
 pub mod bank_log;
 pub mod civil;
@@ -31,12 +30,9 @@ pub mod clock;
 pub mod db_lock;
 pub mod entropy;
 pub mod fatal;
-pub mod key_index;
-pub mod keys;
 pub mod ledger;
 pub mod postings;
 pub mod reconcile;
-pub mod scan;
 pub mod signing_key;
 pub mod slip_answers;
 pub mod store;

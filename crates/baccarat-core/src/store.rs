@@ -37,11 +37,14 @@ use rusqlite::Connection;
 use crate::audit::Record;
 use crate::ledger::{Account, Changes, Transfer};
 
+pub mod archive;
 pub mod blocks;
 mod db;
 mod history;
+pub mod key_index;
 pub mod logs;
 mod migrations;
+pub mod scan;
 mod sqlite_commit;
 mod sqlite_read;
 pub use db::{redact, Db};
@@ -152,7 +155,7 @@ pub trait Store: Send {
 #[derive(Clone, Debug)]
 pub struct Head {
     pub at_ms: u64,
-    pub mark: crate::archive::Mark,
+    pub mark: crate::store::archive::Mark,
     pub public_key: String,
 }
 
@@ -160,8 +163,8 @@ pub struct Head {
 #[derive(Clone, Debug)]
 pub struct Sealed {
     pub at_ms: u64,
-    /// Where it stood, kept after it is superseded (`archive.rs` cuts there).
-    pub mark: crate::archive::Mark,
+    /// Where it stood, kept after it is superseded (`store/archive.rs` cuts there).
+    pub mark: crate::store::archive::Mark,
     pub body: Vec<u8>,
     pub sha256: String,
     pub signature: String,
@@ -219,8 +222,8 @@ pub struct SqliteStore {
     conn: Connection,
     /// The index of idempotency keys that this store feeds with each batch's
     /// answers, once a server asked for it ([`SqliteStore::index_keys`]).
-    keys: Option<std::sync::Arc<crate::key_index::KeyIndex>>,
-    /// The archive files history was moved to, oldest first (`archive.rs`):
+    keys: Option<std::sync::Arc<crate::store::key_index::KeyIndex>>,
+    /// The archive files history was moved to, oldest first (`store/archive.rs`):
     /// the history readers read them before the live rows.
     archives: Vec<Connection>,
 }
@@ -239,7 +242,7 @@ impl SqliteStore {
         conn.busy_handler(Some(short_waits))?;
         let mut s = SqliteStore { conn, keys: None, archives: Vec::new() };
         s.migrate()?;
-        s.archives = crate::archive::open_archives(&s.conn, path)?;
+        s.archives = crate::store::archive::open_archives(&s.conn, path)?;
         Ok(s)
     }
 
@@ -250,15 +253,15 @@ impl SqliteStore {
         Ok(s)
     }
 
-    /// The index of idempotency keys (`key_index.rs`): answers after its
+    /// The index of idempotency keys (`store/key_index.rs`): answers after its
     /// last run indexed now, and from now on each batch's answers fed to it.
     /// Called once by a server before it serves; the same index after.
-    pub fn index_keys(&mut self) -> Result<std::sync::Arc<crate::key_index::KeyIndex>, StoreError> {
+    pub fn index_keys(&mut self) -> Result<std::sync::Arc<crate::store::key_index::KeyIndex>, StoreError> {
         if let Some(k) = &self.keys {
             return Ok(k.clone());
         }
-        crate::key_index::catch_up(&mut self.conn)?;
-        let k = std::sync::Arc::new(crate::key_index::KeyIndex::load(&self.conn)?);
+        crate::store::key_index::catch_up(&mut self.conn)?;
+        let k = std::sync::Arc::new(crate::store::key_index::KeyIndex::load(&self.conn)?);
         self.keys = Some(k.clone());
         Ok(k)
     }
@@ -270,7 +273,7 @@ impl SqliteStore {
     /// rebuilt from it if they disagree ([`SqliteStore::repair_key_index`]).
     pub fn maintain_keys_in_background(&mut self, path: &Path, retention_ms: u64) -> Result<(), StoreError> {
         let index = self.index_keys_within(retention_ms)?;
-        crate::key_index::Maintainer::spawn(path, index, retention_ms)
+        crate::store::key_index::Maintainer::spawn(path, index, retention_ms)
     }
 
     /// As [`SqliteStore::index_keys`], as a server starts: first (once) the
@@ -279,7 +282,7 @@ impl SqliteStore {
     pub fn index_keys_within(
         &mut self,
         retention_ms: u64,
-    ) -> Result<std::sync::Arc<crate::key_index::KeyIndex>, StoreError> {
+    ) -> Result<std::sync::Arc<crate::store::key_index::KeyIndex>, StoreError> {
         if self.keys.is_none() {
             if let Some(problem) = self.repair_key_index(retention_ms)? {
                 eprintln!("warning: the key index is rebuilt from the answer log: {problem}");
@@ -296,9 +299,9 @@ impl SqliteStore {
         if self.keys.is_some() {
             return Err(StoreError::Corrupt("the key index is checked before it is in use".into()));
         }
-        let problem = crate::key_index::check::check(&self.conn, retention_ms)?;
+        let problem = crate::store::key_index::check::check(&self.conn, retention_ms)?;
         if problem.is_some() {
-            crate::key_index::check::drop_all(&mut self.conn)?;
+            crate::store::key_index::check::drop_all(&mut self.conn)?;
         }
         Ok(problem)
     }

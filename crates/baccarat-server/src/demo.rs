@@ -9,7 +9,7 @@ use baccarat_rules::Money;
 
 use crate::auth::{random_hex, Role, Users};
 use crate::casino::{Casino, Mode, Request, DEFAULT_FLOAT};
-use crate::keys::ColdKeys;
+use crate::ledger::keys::ColdKeys;
 use crate::serve::ServeConfig;
 use crate::store::Commit;
 
@@ -36,7 +36,7 @@ pub fn casino(
     c.ceiling = cfg.ceiling;
     c.clock = cfg.clock.clone();
     c.ledger.set_retention(cfg.key_retention.as_millis() as u64);
-    c.ledger.keys.set_cold(keys, crate::keys::DEFAULT_HOT_MS);
+    c.ledger.keys.set_cold(keys, crate::ledger::keys::DEFAULT_HOT_MS);
     for (id, name, rb, mode, config) in DEMO_TABLES {
         c.create_table(id, name, rb, config, mode, DEFAULT_FLOAT, commit)?;
     }

@@ -3,9 +3,11 @@
 
 // The durable floor (`baccarat-core`), under its old paths while the layers
 // above are split out (issue 46).
+pub use baccarat_core::ledger::keys;
+pub use baccarat_core::store::{archive, key_index, scan};
 pub use baccarat_core::{
-    anchor, anchoring, archive, audit, bank_log, civil, clock, db_lock, entropy, fatal, key_index, keys, ledger,
-    postings, reconcile, scan, signing_key, slip_answers, store, trust,
+    anchor, anchoring, audit, bank_log, civil, clock, db_lock, entropy, fatal, ledger, postings, reconcile,
+    signing_key, slip_answers, store, trust,
 };
 // The single-machine casino (`baccarat-casino`), likewise.
 pub use baccarat_casino::{

@@ -222,7 +222,7 @@ fn each_sqlite_answer(
                 Some(b) => u128::from_le_bytes(
                     b.try_into().map_err(|_| StoreError::Corrupt(format!("answer {after}: its key id")))?,
                 ),
-                None => crate::keys::key_id(&key),
+                None => crate::ledger::keys::key_id(&key),
             };
             let request: [u8; 32] = r
                 .get_ref(3)?

@@ -367,7 +367,7 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
     // Every check has passed: from here on the start writes.
     let mut anchors = open_anchors(cfg, &checked)?;
     let (keys, users) = keys_and_users(cfg, &db, &mut store)?;
-    c.ledger.keys.set_cold(keys, crate::keys::DEFAULT_HOT_MS);
+    c.ledger.keys.set_cold(keys, crate::ledger::keys::DEFAULT_HOT_MS);
     let resumed = c.resume_interrupted(&mut commit);
     commit_anchored(&mut store, &mut anchors, &commit)?;
     if checked.lost {
@@ -396,7 +396,7 @@ fn keys_and_users(
     cfg: &ServeConfig,
     db: &Db,
     store: &mut AnyStore,
-) -> Result<(Arc<dyn crate::keys::ColdKeys>, Arc<Users>), String> {
+) -> Result<(Arc<dyn crate::ledger::keys::ColdKeys>, Arc<Users>), String> {
     let index = store
         .key_index(cfg.key_retention.as_millis() as u64)
         .map_err(|e| format!("{}: the key index: {e}", db.shown()))?;

@@ -158,7 +158,7 @@ async fn hold_lease(
 struct OpenedStore {
     opened: Opened,
     /// The key reader of wagers refused without the writer.
-    early_keys: Arc<dyn crate::keys::ColdKeys>,
+    early_keys: Arc<dyn crate::ledger::keys::ColdKeys>,
     /// A partition's link to the bank.
     bank: Option<crate::bank::link::BankLink>,
 }
@@ -285,7 +285,7 @@ fn app_state(
     cfg: &ServeConfig,
     front: &Front,
     started: Started,
-    early_keys: Arc<dyn crate::keys::ColdKeys>,
+    early_keys: Arc<dyn crate::ledger::keys::ColdKeys>,
     retired: crate::http::Retired,
 ) -> AppState {
     let Started { writer, read, users, anchor_public, .. } = started;

@@ -223,8 +223,8 @@ impl Casino {
     /// memory are read from the store together (`keys.rs`). If the store
     /// cannot be read, each request that needs a key is refused on its own.
     pub fn begin_batch<'a>(&mut self, requests: impl Iterator<Item = &'a Request>) {
-        let ids: Vec<crate::keys::KeyId> =
-            requests.flat_map(|r| r.ledger_keys()).map(|k| crate::keys::key_id(&k)).collect();
+        let ids: Vec<crate::ledger::keys::KeyId> =
+            requests.flat_map(|r| r.ledger_keys()).map(|k| crate::ledger::keys::key_id(&k)).collect();
         if let Err(e) = self.ledger.keys.begin_batch((self.clock)(), &ids) {
             eprintln!("writer: {e}");
         }

@@ -26,7 +26,7 @@ use crate::audit::{Body, Chain, CASINO_CHAIN};
 use crate::checkpoint::{ChainHead, Checkpoint, TableState, FORMAT};
 use crate::coup_feed::Feed;
 use crate::float::max_win;
-use crate::keys::ColdKeys;
+use crate::ledger::keys::ColdKeys;
 use crate::ledger::{Account, AccountId, AccountKind, Cause, KeyMemory, Ledger, Transfer, TransferId, TransferKind};
 use crate::postings::TableAccounts;
 use crate::store::{History, StoreError};
@@ -250,7 +250,7 @@ fn ledger(store: &dyn History, cp: &Checkpoint, keys: Keys) -> Result<(Ledger, u
         Keys::None => KeyMemory::restore(Vec::new(), last_answer).map_err(|e| e.to_string())?,
         Keys::OnDisk(cold) => {
             let mut k = KeyMemory::restore(Vec::new(), last_answer).map_err(|e| e.to_string())?;
-            k.set_cold(cold, crate::keys::DEFAULT_HOT_MS);
+            k.set_cold(cold, crate::ledger::keys::DEFAULT_HOT_MS);
             k
         }
     };

@@ -25,7 +25,7 @@
 //! file can be verified without the segments before it.
 //!
 //! Files: this one has the key, the line format and the log a server appends
-//! to; `scan.rs` reads and verifies lines; `segments.rs` moves the file aside
+//! to; `store/scan.rs` reads and verifies lines; `segments.rs` moves the file aside
 //! each month and reads the segments with it.
 //!
 //! What an anchor proves: that the holder of the key saw each named chain reach

@@ -24,7 +24,7 @@
 //!   checks every segment present, in order, then the live file, and that
 //!   each carry line repeats exactly the heads anchored before it.
 //! * **Retention.** A segment is write-once: an operator may copy it to cold
-//!   storage with the month's archive (`archive.rs`), and destroy it after
+//!   storage with the month's archive (`store/archive.rs`), and destroy it after
 //!   the retention period. `verify --full` notes the lines before the oldest
 //!   segment present as not here (the carry line after them holds every head
 //!   they signed); a segment missing *between* two present ones is a

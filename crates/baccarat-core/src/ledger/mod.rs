@@ -21,7 +21,7 @@
 //! # What it keeps in memory
 //!
 //! What is live, never what is history: the accounts, the open holds, and the
-//! idempotency keys answered recently (`keys.rs` says which, and how older ones
+//! idempotency keys answered recently (`ledger/keys.rs` says which, and how older ones
 //! within the retention window are found in the store). Every transfer and
 //! every answer goes to the store with the batch that made it ([`Changes`]),
 //! and memory forgets it.
@@ -43,11 +43,12 @@ use std::sync::Arc;
 
 use baccarat_rules::Money;
 
-pub use crate::keys::{key_id, AnswerRow, KeyId, KeyMemory, DEFAULT_KEY_RETENTION_MS};
+pub use crate::ledger::keys::{key_id, AnswerRow, KeyId, KeyMemory, DEFAULT_KEY_RETENTION_MS};
 
 mod batches;
 mod cause;
 mod check;
+pub mod keys;
 #[cfg(test)]
 mod tests;
 mod types;
@@ -71,7 +72,7 @@ pub struct Ledger {
     /// clones the map's `Arc`s, not 450,000 transfers and their memos: that
     /// copy had held the writer 30–60 ms under `loadgen`).
     pending: BTreeMap<TransferId, Arc<Transfer>>,
-    /// The idempotency keys answered within the retention window (`keys.rs`).
+    /// The idempotency keys answered within the retention window (`ledger/keys.rs`).
     pub keys: KeyMemory,
     next_account: AccountId,
     /// Each account by what it is for (every wager looks up its wallet).

@@ -50,11 +50,11 @@ const MIGRATIONS: &[&str] = &[
     // 9: each answer's key id (128 bits of its SHA-256), so that a start loads
     // the window's keys without hashing them again.
     "ALTER TABLE answer_log ADD COLUMN key_id BLOB;",
-    // 10: keys older than a couple of minutes are found on disk (`keys.rs`),
+    // 10: keys older than a couple of minutes are found on disk (`ledger/keys.rs`),
     // by their id. (Rows written before migration 9 without an id get one
     // when the store opens: see `fill_key_ids`.)
     "CREATE INDEX answer_log_key_id ON answer_log (key_id);",
-    // 11: archives (`archive.rs`): each checkpoint's mark (where every chain
+    // 11: archives (`store/archive.rs`): each checkpoint's mark (where every chain
     // and the transfers stood), kept after the checkpoint is superseded, and
     // the archive files that hold history moved out of this one.
     "CREATE TABLE marks (id INTEGER PRIMARY KEY, at_ms INTEGER NOT NULL, last_transfer INTEGER NOT NULL,
@@ -73,7 +73,7 @@ const MIGRATIONS: &[&str] = &[
     // `transfers`, and are read first (`logs.rs`).
     super::logs::SCHEMA,
     // 14: keys that left memory are found through a log-structured index of
-    // their own (`key_index.rs`), written in order, instead of a B-tree index
+    // their own (`store/key_index.rs`), written in order, instead of a B-tree index
     // on the answer log that dirtied a page per answer. The answers already
     // logged are indexed when a server next starts (`catch_up`).
     // A run's id is never used again (AUTOINCREMENT): a lookup holding the
@@ -91,7 +91,7 @@ const MIGRATIONS: &[&str] = &[
 impl SqliteStore {
     /// A mark for each checkpoint kept, read from its body (its signature is
     /// checked where it is used: an archive cuts only where the chains' own
-    /// records agree, `archive.rs`).
+    /// records agree, `store/archive.rs`).
     fn fill_marks(&mut self) -> Result<(), StoreError> {
         let tx = self.conn.transaction()?;
         {
@@ -99,7 +99,7 @@ impl SqliteStore {
             let bodies: Vec<Vec<u8>> = q.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
             for body in bodies {
                 let Ok(c) = serde_json::from_slice::<MarkOfCheckpoint>(&body) else { continue };
-                crate::archive::write_mark(&tx, &c.mark())?;
+                crate::store::archive::write_mark(&tx, &c.mark())?;
             }
         }
         tx.commit()?;
@@ -151,7 +151,7 @@ impl SqliteStore {
         if (1..10).contains(&version) {
             self.fill_key_ids()?;
         }
-        // Migration 11 keeps a mark of each checkpoint (`archive.rs`): the
+        // Migration 11 keeps a mark of each checkpoint (`store/archive.rs`): the
         // checkpoints already kept get theirs, so an upgraded database can be
         // archived without waiting for the next one.
         if (1..11).contains(&version) {
@@ -189,8 +189,8 @@ struct TableLength {
 }
 
 impl MarkOfCheckpoint {
-    fn mark(&self) -> crate::archive::Mark {
+    fn mark(&self) -> crate::store::archive::Mark {
         let tables = self.tables.iter().map(|t| (t.id, t.chain.len));
-        crate::archive::Mark::of_chains(self.at_ms, self.last_transfer, self.casino.len, tables)
+        crate::store::archive::Mark::of_chains(self.at_ms, self.last_transfer, self.casino.len, tables)
     }
 }

@@ -221,7 +221,7 @@ impl Store for SqliteStore {
             [id, CHECKPOINTS_KEPT],
         )?;
         tx.execute(&format!("DELETE FROM checkpoints WHERE {superseded}"), [id, CHECKPOINTS_KEPT])?;
-        crate::archive::write_mark(&tx, &c.mark)?;
+        crate::store::archive::write_mark(&tx, &c.mark)?;
         tx.commit()?;
         Ok(())
     }

@@ -118,7 +118,7 @@ impl SqliteStore {
     /// search finds where the window starts (a minute early, in case the clock
     /// stepped back), and only the window is read. A key this misses after a
     /// larger step back is not lost: a key not in memory is looked up in the
-    /// store (`keys.rs`). (It searched an hour early, and a start after a busy
+    /// store (`ledger/keys.rs`). (It searched an hour early, and a start after a busy
     /// hour read every answer of that hour: 55% of a start on 80 M rows.)
     pub fn answers_since(&self, since_ms: u64) -> Result<Vec<AnswerRow>, StoreError> {
         let last: i64 = self.conn.query_row("SELECT COALESCE(MAX(rowid), 0) FROM answer_log", [], |r| r.get(0))?;
@@ -221,8 +221,8 @@ impl SqliteStore {
 /// connection of its own (the game-recall route reads while the writer
 /// writes), archived ones included.
 pub fn read_records(path: &Path, table: u32, from: u64) -> Result<Vec<Record>, StoreError> {
-    let conn = crate::scan::open_read_only(path)?;
-    let archives = crate::archive::open_archives(&conn, path)?;
+    let conn = crate::store::scan::open_read_only(path)?;
+    let archives = crate::store::archive::open_archives(&conn, path)?;
     let sources: Vec<&Connection> = archives.iter().chain(std::iter::once(&conn)).collect();
     let mut out = Vec::new();
     logs::each_record_in(&sources, table, from as i64 - 1, &mut |r| {

@@ -49,7 +49,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::casino::{Clock, Reply, Request};
-use crate::keys::{key_id, ColdKeys, KeyId};
+use crate::ledger::keys::{key_id, ColdKeys, KeyId};
 use crate::table_view::Views;
 
 /// Searching the store a minute further back than the writer's window.
@@ -200,7 +200,7 @@ pub fn closed_reply(v: &Views, req: &Request) -> Option<Reply> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::keys::AnswerRow;
+    use crate::ledger::keys::AnswerRow;
     use crate::table_view::TableView;
     use baccarat_rules::{Bet, Money};
     use baccarat_table::engine::{PlayerId, Spot};

@@ -95,7 +95,7 @@ use crate::anchor::Anchored;
 use crate::audit::{Body, CASINO_CHAIN};
 use crate::ledger::{Account, LedgerError};
 use crate::reconcile::{answered_ids, keyed, Detail, Reconciler};
-use crate::scan::Scan;
+use crate::store::scan::Scan;
 use crate::store::{Snapshot, StoreError};
 use crate::trust::Actor;
 
@@ -164,7 +164,7 @@ pub fn verify(snap: &Snapshot) -> Findings {
 /// file signed.
 pub fn verify_anchored(snap: &Snapshot, anchors: Option<&Anchored>) -> Findings {
     let run = || -> Result<Findings, StoreError> {
-        let store = crate::scan::store_snapshot(snap)?;
+        let store = crate::store::scan::store_snapshot(snap)?;
         let scan = Scan::new(store.connection());
         scan.begin()?;
         let f = verify_scan(&scan, anchors)?;
@@ -196,12 +196,12 @@ pub fn verify_file(
 /// the database at `db` holds was taken (`migrate::verify_pg` reads them
 /// before it exports a live PostgreSQL casino).
 pub fn verify_file_read(db: &std::path::Path, anchors: AnchorsRead) -> Result<(Findings, Option<String>), String> {
-    let conn = crate::scan::open_read_only(db).map_err(|e| format!("{}: {e}", db.display()))?;
+    let conn = crate::store::scan::open_read_only(db).map_err(|e| format!("{}: {e}", db.display()))?;
     let AnchorsRead { path, anchored, unread, span } = anchors;
     // Archived history is read with the live rows (`archive.rs`); each
     // archive file must be the one registered. A missing one is named, and the
     // chains then show what is missing.
-    let mut archive_problems = crate::archive::check_files(&conn, db).map_err(|e| e.to_string())?;
+    let mut archive_problems = crate::store::archive::check_files(&conn, db).map_err(|e| e.to_string())?;
     let scan = match Scan::with_archives(&conn, db) {
         Ok(s) => s,
         Err(e) => {

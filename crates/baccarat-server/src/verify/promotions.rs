@@ -1,7 +1,7 @@
 //! The casino's promotion draws, checked from its chain.
 
 use crate::audit::CasinoEvent;
-use crate::scan::Scan;
+use crate::store::scan::Scan;
 
 /// Each promotion's draw against the entries counted again from the log and
 /// the draw made again from the revealed seed (`casino/promotions.rs`).

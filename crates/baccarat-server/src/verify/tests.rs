@@ -4,7 +4,7 @@ use super::{verify_with, Findings};
 use crate::casino::{Casino, Request};
 use crate::ledger::{Cause, TransferKind};
 use crate::reconcile::Reconciler;
-use crate::scan::Scan;
+use crate::store::scan::Scan;
 use crate::store::{Commit, Snapshot, SqliteStore, Store};
 use crate::trust::{Actor, Mode};
 use baccarat_rules::{Bet, Money};
@@ -45,7 +45,7 @@ fn played() -> Snapshot {
 }
 
 fn run(snap: &Snapshot, round: u64, shown: usize) -> Findings {
-    let store = crate::scan::store_snapshot(snap).unwrap();
+    let store = crate::store::scan::store_snapshot(snap).unwrap();
     let scan = Scan::new(store.connection());
     scan.begin().unwrap();
     verify_with(&scan, None, |a| Reconciler::new(a).with_limits(round, shown)).unwrap()

@@ -53,7 +53,7 @@ pub fn voids_in(db: &std::path::Path, table: u32) -> Result<Vec<Void>, String> {
 
 /// The same, on either back end.
 pub fn voids_in_db(db: &crate::store::Db, table: u32) -> Result<Vec<Void>, String> {
-    let read = |chains: &dyn crate::scan::Chains| -> Result<Vec<Void>, String> {
+    let read = |chains: &dyn crate::store::scan::Chains| -> Result<Vec<Void>, String> {
         let mut v = Voids::new(table);
         let mut out = Vec::new();
         chains
@@ -68,12 +68,12 @@ pub fn voids_in_db(db: &crate::store::Db, table: u32) -> Result<Vec<Void>, Strin
     };
     match db {
         crate::store::Db::Sqlite(path) => {
-            let conn = crate::scan::open_read_only(path).map_err(|e| e.to_string())?;
-            read(&crate::scan::Scan::with_archives(&conn, path).map_err(|e| e.to_string())?)
+            let conn = crate::store::scan::open_read_only(path).map_err(|e| e.to_string())?;
+            read(&crate::store::scan::Scan::with_archives(&conn, path).map_err(|e| e.to_string())?)
         }
         crate::store::Db::Postgres(url) => {
             let store = crate::pg_store::PgStore::connect(url).map_err(|e| e.to_string())?;
-            read(&crate::scan::HistoryChains(&store))
+            read(&crate::store::scan::HistoryChains(&store))
         }
     }
 }

@@ -4,7 +4,7 @@
 use crate::anchor::Anchored;
 use crate::audit::{Body, Broken, CasinoEvent, Chain, CASINO_CHAIN};
 use crate::reconcile::{Reconciler, Sums};
-use crate::scan::Scan;
+use crate::store::scan::Scan;
 use crate::store::{StoreError, TableRow};
 use crate::trust::Mode;
 use baccarat_rules::TableConfig;

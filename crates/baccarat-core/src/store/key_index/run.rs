@@ -11,7 +11,7 @@
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::bloom::Bloom;
-use crate::keys::KeyId;
+use crate::ledger::keys::KeyId;
 use crate::store::StoreError;
 
 /// Keys in a chunk: 160 entries of 24 bytes, 3,840 bytes, under a 4 KB page's

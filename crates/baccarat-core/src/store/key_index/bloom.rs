@@ -2,12 +2,12 @@
 //! the eight 64-bit words of one 512-bit block (one cache line), so a probe
 //! costs one cache miss, whatever the filter's size.
 //!
-//! A key id is already 128 bits of SHA-256 ([`crate::keys::key_id`]): its low
+//! A key id is already 128 bits of SHA-256 ([`crate::ledger::keys::key_id`]): its low
 //! half picks the block and its high half the eight bits, with no hashing of
 //! its own. A client chooses its keys, not their hashes, so it cannot aim at
 //! a block; a false positive only costs a page read.
 
-use crate::keys::KeyId;
+use crate::ledger::keys::KeyId;
 
 /// Bits per key: about 0.5% false positives for a split-block filter.
 pub const BITS_PER_KEY: usize = 12;
@@ -85,7 +85,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn id(n: u64) -> KeyId {
-        crate::keys::key_id(&format!("key-{n}"))
+        crate::ledger::keys::key_id(&format!("key-{n}"))
     }
 
     proptest! {

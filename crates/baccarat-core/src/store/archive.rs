@@ -39,7 +39,7 @@
 //!   position from one file to the next, so each row is read once. A rerun
 //!   finishes an interrupted deletion first.
 //! * **Reading.** [`open_archives`] opens every registered file read-only;
-//!   `scan.rs` and the store's history readers page through the archives, in
+//!   `store/scan.rs` and the store's history readers page through the archives, in
 //!   order, then the live file ([`each_paged`]). SQLite's `ATTACH` would have
 //!   done this in SQL, but a connection attaches at most ten files, and a
 //!   year of monthly archives is more.

@@ -1,6 +1,6 @@
 //! The maintainer: writes pending answers as runs, merges runs, drops those
 //! past the retention window and removes dropped runs' rows, each step a
-//! short transaction on a connection of its own (`key_index.rs` says why
+//! short transaction on a connection of its own (`store/key_index.rs` says why
 //! and in which order). [`catch_up`] indexes, at a start, what a crash left
 //! unindexed.
 
@@ -12,7 +12,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 
 use super::run::{self, entries, part, read_part, Run, RunWriter, CHUNK, DROPPED, LIVE, WRITING};
 use super::{read_id, set_covered, KeyIndex, FANOUT, RUN_AGE_MS, RUN_KEYS};
-use crate::keys::KeyId;
+use crate::ledger::keys::KeyId;
 use crate::store::StoreError;
 
 /// Chunks a merge writes in one transaction (about 1 MB).

@@ -24,10 +24,10 @@ use std::path::Path;
 
 use rusqlite::{params, Connection, OpenFlags};
 
-use crate::archive::each_paged;
 use crate::audit::Record;
 use crate::ledger::{Account, Transfer};
 use crate::slip_answers::SlipHold;
+use crate::store::archive::each_paged;
 use crate::store::{logs, Snapshot, SqliteStore, StoreError, TableRow};
 
 /// Rows read per query.
@@ -106,7 +106,7 @@ fn json<T: serde::Serialize>(v: &T) -> String {
 }
 
 /// The readers over one connection, and the archive files history was moved
-/// to (`archive.rs`), read before the live rows.
+/// to (`store/archive.rs`), read before the live rows.
 pub struct Scan<'c> {
     conn: &'c Connection,
     archives: Vec<Connection>,
@@ -120,7 +120,7 @@ impl<'c> Scan<'c> {
 
     /// Read the archives the database at `db` registers, then its live rows.
     pub fn with_archives(conn: &'c Connection, db: &Path) -> Result<Scan<'c>, StoreError> {
-        Ok(Scan { conn, archives: crate::archive::open_archives(conn, db)? })
+        Ok(Scan { conn, archives: crate::store::archive::open_archives(conn, db)? })
     }
 
     fn history(&self) -> Vec<&Connection> {

@@ -7,7 +7,7 @@
 //! so once that index outgrew the page cache every answer dirtied a leaf
 //! page of its own: a 4 KB frame in the write-ahead log per wager, written,
 //! synced and copied back. Over 180 s of `loadgen` it was the largest single
-//! cost of the server (docs/performance.md: "Sustained"; `keys.rs`).
+//! cost of the server (docs/performance.md: "Sustained"; `ledger/keys.rs`).
 //!
 //! # Design
 //!
@@ -72,7 +72,7 @@ use rusqlite::{params, Connection};
 pub use maintain::{catch_up, Maintainer};
 use run::{Probe, Run};
 
-use crate::keys::KeyId;
+use crate::ledger::keys::KeyId;
 use crate::store::StoreError;
 
 /// Answers in a run written from pending (level 0).

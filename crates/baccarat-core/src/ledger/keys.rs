@@ -32,7 +32,7 @@
 //!
 //! # How the store finds them
 //!
-//! On SQLite, through a log-structured index of its own (`key_index.rs`):
+//! On SQLite, through a log-structured index of its own (`store/key_index.rs`):
 //! the committer hands each durable batch's answers to it, a thread of its
 //! own writes them as sorted runs and merges runs in tiers, and a lookup
 //! probes each run's Bloom filter in memory and reads a chunk only where one
@@ -104,7 +104,7 @@ pub trait ColdKeys: Send + Sync + std::fmt::Debug {
 
     /// Whether a key not in memory may be taken as new now: not while the
     /// store's index of answers is too far behind to keep the answers it has
-    /// yet to index in bounded memory (`key_index.rs`); the reason if not.
+    /// yet to index in bounded memory (`store/key_index.rs`); the reason if not.
     fn admits(&self) -> Result<(), String> {
         Ok(())
     }

@@ -19,7 +19,7 @@ use sha2::{Digest, Sha256};
 
 use baccarat_table::shuffle::hex;
 
-use crate::checkpoint::{check_format, check_key, check_seal, ChainHead, Checkpoint, TableState};
+use crate::casino::checkpoint::{check_format, check_key, check_seal, ChainHead, Checkpoint, TableState};
 use crate::ledger::{Account, Transfer, TransferId};
 use crate::store::{History, StoreError, StoredCheckpoint};
 

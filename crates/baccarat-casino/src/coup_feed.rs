@@ -22,7 +22,9 @@
 //! player's history lines from several tables then follow table order rather
 //! than the order they settled in, and the last [`HISTORY`] are kept in it.)
 
-use crate::coup_lines::Lines;
+pub mod lines;
+
+use crate::coup_feed::lines::Lines;
 use std::collections::{HashMap, VecDeque};
 
 use baccarat_rules::{Bet, Card, CoupSummary, Money, Outcome, Settlement};
@@ -75,7 +77,7 @@ pub struct WagerLine {
 pub struct CoupFeed {
     pub coup: u64,
     /// Shared with the checkpoint that copies the feed, a chunk at a time,
-    /// copy-on-write (`coup_lines.rs`).
+    /// copy-on-write (`coup_feed/lines.rs`).
     pub wagers: Lines,
     /// Whether a wager ever came after one with a higher id (never, as the
     /// engine numbers them): lines are then found by a scan, not a binary
@@ -101,7 +103,7 @@ impl CoupFeed {
     fn line(&mut self, w: WagerId) -> Option<&mut WagerLine> {
         let i = match self.unsorted {
             true => self.wagers.iter().position(|l| l.wager == w)?,
-            false => crate::coup_lines::find_in_order(&self.wagers, w)?,
+            false => crate::coup_feed::lines::find_in_order(&self.wagers, w)?,
         };
         self.wagers.get_mut(i)
     }
@@ -342,8 +344,8 @@ impl Feed {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CoupState {
     pub coup: u64,
-    /// As rows (`checkpoint_rows.rs`).
-    #[serde(serialize_with = "crate::checkpoint_rows::wager_lines")]
+    /// As rows (`casino/checkpoint_rows.rs`).
+    #[serde(serialize_with = "crate::coup_feed::lines::wager_lines")]
     pub wagers: Lines,
     pub result: Option<Value>,
     pub dealt: Vec<(Position, Card)>,

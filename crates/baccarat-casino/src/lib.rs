@@ -7,9 +7,9 @@
 //! * `writer`: the single writer that applies each batch of requests and
 //!   hands it to the committer, with the `Funding` a partition's bank plugs
 //!   in from above;
-//! * `checkpoint`, `checkpoint_rows`, `checkpoint_check`: the casino's state
-//!   as a batch leaves it, sealed and signed;
-//! * `table_view`, `coup_feed`, `coup_lines`: the read models published after
+//! * `casino::checkpoint`, `casino::checkpoint_rows`, `checkpoint_check`: the
+//!   casino's state as a batch leaves it, sealed and signed;
+//! * `table_view`, `coup_feed` (and its `lines`): the read models published after
 //!   each commit;
 //! * `float`: the house float that covers the worst case of a coup.
 //!
@@ -24,11 +24,8 @@
 use baccarat_core::{anchor, audit, bank_log, civil, clock, entropy, fatal, ledger, postings, store, trust};
 
 pub mod casino;
-pub mod checkpoint;
 pub mod checkpoint_check;
-pub mod checkpoint_rows;
 pub mod coup_feed;
-pub mod coup_lines;
 pub mod float;
 pub mod table_view;
 pub mod writer;

@@ -28,8 +28,8 @@
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::thread::JoinHandle;
 
+use crate::casino::checkpoint::WriteNow;
 use crate::casino::{Casino, Reply, Request};
-use crate::checkpoint::WriteNow;
 use crate::store::{Commit, Store};
 
 /// Most requests in one transaction.
@@ -155,7 +155,7 @@ pub trait Funding: Send {
 /// (`checkpoint.rs`): it travels beside the batch's commit (the store never
 /// sees it) and is sealed and written once the batch is durable.
 pub struct DueCheckpoint {
-    pub checkpoint: Box<crate::checkpoint::Checkpoint>,
+    pub checkpoint: Box<crate::casino::checkpoint::Checkpoint>,
     /// A request asked for this checkpoint (a clean stop): it is written
     /// before that request is answered, not in the background.
     pub asked: bool,

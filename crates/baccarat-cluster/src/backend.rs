@@ -158,8 +158,8 @@ pub fn start_checkpointer(
     key: crate::anchor::AnchorKey,
     anchors: &std::path::Path,
     lease: Option<crate::store::Lease>,
-    busy: crate::checkpoint::Busy,
-) -> Result<crate::checkpoint::Checkpointer, String> {
+    busy: crate::casino::checkpoint::Busy,
+) -> Result<crate::casino::checkpoint::Checkpointer, String> {
     let db = db.clone();
     let open = move || -> Result<AnyStore, String> {
         let mut store = db.open().map_err(|e| e.to_string())?;
@@ -170,5 +170,5 @@ pub fn start_checkpointer(
         }
         Ok(store)
     };
-    crate::checkpoint::Checkpointer::start(open, key, anchors, busy)
+    crate::casino::checkpoint::Checkpointer::start(open, key, anchors, busy)
 }

@@ -26,7 +26,7 @@
 //! ```
 
 // The layers below, under the paths this crate's modules name them by.
-use baccarat_casino::{casino, checkpoint, writer};
+use baccarat_casino::{casino, writer};
 use baccarat_core::{anchor, audit, bank_log, civil, db_lock, entropy, fatal, ledger, store};
 
 pub mod backend;

@@ -10,9 +10,9 @@ pub use baccarat_core::{
     signing_key, slip_answers, store, trust,
 };
 // The single-machine casino (`baccarat-casino`), likewise.
-pub use baccarat_casino::{
-    casino, checkpoint, checkpoint_check, checkpoint_rows, coup_feed, coup_lines, float, table_view, writer,
-};
+pub use baccarat_casino::casino::{checkpoint, checkpoint_rows};
+pub use baccarat_casino::coup_feed::lines as coup_lines;
+pub use baccarat_casino::{casino, checkpoint_check, coup_feed, float, table_view, writer};
 // Several servers on PostgreSQL (`baccarat-cluster`), likewise.
 pub use baccarat_cluster::{backend, bank, key_reader, lease, pg_store, pg_thread, promotion_entries};
 

@@ -32,7 +32,7 @@ use std::path::Path;
 use sha2::{Digest, Sha256};
 
 use crate::audit::Record;
-use crate::checkpoint::{Checkpoint, Sealed};
+use crate::casino::checkpoint::{Checkpoint, Sealed};
 use crate::ledger::{AnswerRow, Cause, Changes};
 use crate::pg_store::PgResult;
 use crate::pg_store::PgStore;

@@ -24,9 +24,9 @@ use tokio::sync::broadcast;
 
 use crate::anchor::{AnchorError, AnchorKey};
 use crate::anchoring::Anchoring;
+use crate::casino::checkpoint::{Checkpoint, Checkpointer, WriteNow};
 use crate::casino::tournaments::TournamentViews;
 use crate::casino::Casino;
-use crate::checkpoint::{Checkpoint, Checkpointer, WriteNow};
 use crate::coup_feed::Feed;
 use crate::store::Commit;
 use crate::table_view::{ViewChanges, Views};

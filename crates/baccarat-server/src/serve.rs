@@ -214,7 +214,7 @@ pub struct Opened {
     /// before it returns; `serve` hands it to the background checkpointer
     /// and serves meanwhile: written on the start's path it was a sixth of a
     /// start after `kill -9` under `loadgen` (1.1 s of 6.2-7.4 s).
-    pub due: Option<Box<crate::checkpoint::Checkpoint>>,
+    pub due: Option<Box<crate::casino::checkpoint::Checkpoint>>,
     /// The lock on a SQLite casino (`db_lock.rs`): no other server starts on
     /// it while this is held. Keep it for as long as the casino is served.
     pub lock: Option<crate::db_lock::DbLock>,
@@ -269,15 +269,15 @@ pub fn write_checkpoint(
 fn seal_and_write(
     store: &mut impl Store,
     anchors: &AnchorLog,
-    cp: &crate::checkpoint::Checkpoint,
+    cp: &crate::casino::checkpoint::Checkpoint,
 ) -> Result<(), String> {
     anchors.sync().map_err(|e| e.to_string())?;
-    store.write_checkpoint(&crate::checkpoint::seal(cp, anchors)).map_err(|e| e.to_string())
+    store.write_checkpoint(&crate::casino::checkpoint::seal(cp, anchors)).map_err(|e| e.to_string())
 }
 
 /// A checkpoint of `casino` with its read model `feed` and where the anchor
 /// file stands, to be sealed and written (the file synced first).
-fn checkpoint_of(anchors: &AnchorLog, casino: &Casino, feed: &Feed) -> Box<crate::checkpoint::Checkpoint> {
+fn checkpoint_of(anchors: &AnchorLog, casino: &Casino, feed: &Feed) -> Box<crate::casino::checkpoint::Checkpoint> {
     let mut cp = casino.checkpoint();
     cp.feed = Some(feed.state());
     cp.anchor = Some(anchors.mark());
@@ -384,7 +384,7 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
     feed.absorb_all(&commit.events);
     tell_tables(&c, &resumed);
     // A long tail (or none usable) is read once: the next start begins here.
-    let due = (!recovery.from_checkpoint || recovery.tail_records >= crate::checkpoint::MIN_GAP_RECORDS)
+    let due = (!recovery.from_checkpoint || recovery.tail_records >= crate::casino::checkpoint::MIN_GAP_RECORDS)
         .then(|| checkpoint_of(&anchors, &c, &feed));
     Ok(Opened { store, casino: c, feed, users, anchors, recovery, due, lock })
 }

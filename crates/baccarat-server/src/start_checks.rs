@@ -38,7 +38,7 @@ use std::path::PathBuf;
 
 use crate::anchor::{AnchorMark, Anchored};
 use crate::backend::AnyStore;
-use crate::checkpoint::Checkpoint;
+use crate::casino::checkpoint::Checkpoint;
 use crate::serve::ServeConfig;
 use crate::signing_key::StartKey;
 use crate::store::History;
@@ -80,7 +80,7 @@ pub fn check(cfg: &ServeConfig, store: &AnyStore) -> Result<Checked, String> {
     let mut refused_checkpoint = None;
     let checkpoint = match store.latest_checkpoint().map_err(|e| e.to_string())? {
         None => None,
-        Some(stored) => match crate::checkpoint::open(&stored, &public) {
+        Some(stored) => match crate::casino::checkpoint::open(&stored, &public) {
             Ok(cp) => Some(cp),
             Err(why) => {
                 eprintln!("warning: {why}; replaying the whole history instead");

@@ -20,6 +20,8 @@
 //! requests' dispatch and the casino's own chain.
 
 pub mod bank_side;
+pub mod checkpoint;
+pub mod checkpoint_rows;
 mod commands;
 mod funding;
 pub mod into_play;
@@ -90,7 +92,7 @@ pub struct Casino {
     shoe_boundary: bool,
     /// Set while the background checkpointer writes the last one taken: no
     /// other is taken until it is done (`checkpoint::Busy`).
-    pub checkpointer_busy: crate::checkpoint::Busy,
+    pub checkpointer_busy: crate::casino::checkpoint::Busy,
     /// Tournaments, by id (`tournaments.rs`).
     pub tournaments: BTreeMap<u32, tournaments::Tournament>,
     /// Promotions, by id (`promotions.rs`).
@@ -115,7 +117,7 @@ impl Casino {
             ceiling: DEFAULT_CEILING,
             since_checkpoint: 0,
             shoe_boundary: false,
-            checkpointer_busy: crate::checkpoint::Busy::default(),
+            checkpointer_busy: crate::casino::checkpoint::Busy::default(),
             tournaments: BTreeMap::new(),
             promotions: BTreeMap::new(),
             self_limits: BTreeMap::new(),

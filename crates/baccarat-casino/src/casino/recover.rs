@@ -23,7 +23,7 @@ use baccarat_table::engine::Event;
 
 use super::{Casino, CasinoTable};
 use crate::audit::{Body, Chain, CASINO_CHAIN};
-use crate::checkpoint::{ChainHead, Checkpoint, TableState, FORMAT};
+use crate::casino::checkpoint::{ChainHead, Checkpoint, TableState, FORMAT};
 use crate::coup_feed::Feed;
 use crate::float::max_win;
 use crate::ledger::keys::ColdKeys;
@@ -303,7 +303,7 @@ impl Casino {
     /// committer itself). One taken for the background checkpointer marks it
     /// busy, and none is due for it until it is free again.
     pub fn checkpoint_due(&mut self, commit: &crate::store::Commit, asked: bool) -> bool {
-        use crate::checkpoint::{shoe_gap, MAX_GAP_RECORDS};
+        use crate::casino::checkpoint::{shoe_gap, MAX_GAP_RECORDS};
         self.since_checkpoint += commit.records.len() as u64;
         if commit.events.iter().any(|(_, _, e)| matches!(e, Event::ShoeStarted { .. } | Event::ShoeEnded { .. })) {
             self.shoe_boundary = true;
@@ -335,8 +335,8 @@ impl Casino {
 #[cfg(test)]
 mod checkpoint_due_tests {
     use crate::audit::Record;
+    use crate::casino::checkpoint::{MAX_GAP_RECORDS, MIN_GAP_RECORDS};
     use crate::casino::Casino;
-    use crate::checkpoint::{MAX_GAP_RECORDS, MIN_GAP_RECORDS};
     use crate::store::Commit;
     use baccarat_table::engine::Event;
 
@@ -376,7 +376,7 @@ mod checkpoint_due_tests {
 
     #[test]
     fn the_gap_a_shoe_boundary_needs_grows_with_the_live_state() {
-        use crate::checkpoint::shoe_gap;
+        use crate::casino::checkpoint::shoe_gap;
         use crate::ledger::AccountKind;
         assert_eq!(shoe_gap(0), MIN_GAP_RECORDS);
         assert_eq!(shoe_gap(MIN_GAP_RECORDS / 2), MIN_GAP_RECORDS);

@@ -19,28 +19,6 @@ pub fn transfers<S: Serializer>(list: &[std::sync::Arc<Transfer>], s: S) -> Resu
     s.collect_seq(list.iter().map(|t| (t.id, t.debit, t.credit, t.amount, &t.kind, &t.memo, &t.cause)))
 }
 
-/// `WagerLine`s as `[wager, player, spot, bet, amount, ante, needs_approval,
-/// status, rule, outcome, pays, settlement, net]`.
-pub fn wager_lines<S: Serializer>(list: &crate::coup_lines::Lines, s: S) -> Result<S::Ok, S::Error> {
-    s.collect_seq(list.iter().map(|w| {
-        (
-            w.wager,
-            w.player,
-            w.spot,
-            w.bet,
-            w.amount,
-            w.ante,
-            w.needs_approval,
-            w.status,
-            &w.rule,
-            &w.outcome,
-            &w.pays,
-            &w.settlement,
-            w.net,
-        )
-    }))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

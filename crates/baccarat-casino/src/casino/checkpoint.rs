@@ -28,7 +28,7 @@
 //! its own short transaction, then signs the hash ([`write_streamed`]: a busy
 //! floor's checkpoint is tens of megabytes; no request waits for it, no
 //! commit waits long for SQLite's write lock, and it is never whole in
-//! memory; `store.rs`). Its long lists are rows (`checkpoint_rows.rs`). While
+//! memory; `store.rs`). Its long lists are rows (`casino/checkpoint_rows.rs`). While
 //! the thread is still writing the last one, none is taken ([`Busy`]): the
 //! next is taken at the first boundary after it is done. A clean stop's checkpoint is written by the
 //! committer before the stop is answered. A checkpoint never describes
@@ -108,8 +108,8 @@ pub struct Checkpoint {
     /// The last transfer it covers: the tail is every transfer after it.
     pub last_transfer: TransferId,
     pub accounts: Vec<Account>,
-    /// The open holds, as rows (`checkpoint_rows.rs`).
-    #[serde(serialize_with = "crate::checkpoint_rows::transfers")]
+    /// The open holds, as rows (`casino/checkpoint_rows.rs`).
+    #[serde(serialize_with = "crate::casino::checkpoint_rows::transfers")]
     pub pending: Vec<std::sync::Arc<Transfer>>,
     pub casino: ChainHead,
     pub tables: Vec<TableState>,

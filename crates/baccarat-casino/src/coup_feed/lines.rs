@@ -23,6 +23,29 @@ pub fn find_in_order(lines: &Lines, w: baccarat_table::engine::WagerId) -> Optio
     lines.find_sorted(&w, |l| l.wager)
 }
 
+/// (The checkpoint's rows, `casino/checkpoint_rows.rs`, say why rows.)
+/// `WagerLine`s as `[wager, player, spot, bet, amount, ante, needs_approval,
+/// status, rule, outcome, pays, settlement, net]`.
+pub fn wager_lines<S: serde::Serializer>(list: &Lines, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(list.iter().map(|w| {
+        (
+            w.wager,
+            w.player,
+            w.spot,
+            w.bet,
+            w.amount,
+            w.ante,
+            w.needs_approval,
+            w.status,
+            &w.rule,
+            &w.outcome,
+            &w.pays,
+            &w.settlement,
+            w.net,
+        )
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

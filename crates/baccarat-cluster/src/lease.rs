@@ -52,17 +52,7 @@ use crate::pg_store::{Claim, Lease, PgStore, CASINO_LEASE};
 /// Who holds the lease while this server stands by: (instance, URL).
 pub type Holder = Arc<RwLock<Option<(String, String)>>>;
 
-/// This server's name in the lease: its instance and a nonce of this start,
-/// so that a restarted server (or two started with one name) is a new owner
-/// and raises the epoch.
-pub fn owner_of(instance: &str) -> String {
-    format!("{instance}#{}", crate::entropy::random_hex(4))
-}
-
-/// The instance named in an owner string.
-pub fn instance_of(owner: &str) -> &str {
-    owner.split('#').next().unwrap_or(owner)
-}
+pub use crate::pg_store::{instance_of, owner_of};
 
 pub use crate::db_lock::host_name;
 

@@ -9,8 +9,9 @@
 //!   the checkpointer's own connection;
 //! * `lease`: the casino's lease, its epochs (the fencing token) and its
 //!   keeping;
-//! * `bank`: players' money shared by every server of a casino, and a
-//!   partition's link to it (`bank::link`, the writer's `Funding`);
+//! * `pg_store::bank`: players' money shared by every server of a casino (a
+//!   schema of the casino's PostgreSQL), and a partition's link to it
+//!   (`bank::link`, the writer's `Funding`);
 //! * `key_reader`: idempotency answers read back from either store;
 //! * `promotion_entries`: a promotion's entries from every chain.
 //!
@@ -30,7 +31,6 @@ use baccarat_casino::{casino, writer};
 use baccarat_core::{anchor, audit, bank_log, civil, db_lock, entropy, fatal, ledger, store};
 
 pub mod backend;
-pub mod bank;
 pub mod key_reader;
 pub mod lease;
 pub mod pg_store;

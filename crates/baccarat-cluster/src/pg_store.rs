@@ -42,6 +42,7 @@ use std::sync::{Mutex, MutexGuard};
 use postgres::{Client, NoTls};
 
 pub mod archive;
+pub mod bank;
 mod commit;
 mod history;
 
@@ -637,6 +638,18 @@ fn transfer_of(r: &postgres::Row) -> Result<Transfer, StoreError> {
         cause: Cause::parse(&cause)
             .ok_or_else(|| StoreError::Corrupt(format!("transfer {id}: unreadable cause {cause:?}")))?,
     })
+}
+
+/// This server's name in a lease's `owner` column (`lease.rs`): its instance and a nonce of this start,
+/// so that a restarted server (or two started with one name) is a new owner
+/// and raises the epoch.
+pub fn owner_of(instance: &str) -> String {
+    format!("{instance}#{}", crate::entropy::random_hex(4))
+}
+
+/// The instance named in an owner string.
+pub fn instance_of(owner: &str) -> &str {
+    owner.split('#').next().unwrap_or(owner)
 }
 
 #[cfg(test)]

@@ -69,7 +69,7 @@ pub fn casino(
     // writes to.)
     if let (Some(p), Some(url)) = (&cfg.partition, &cfg.postgres) {
         c.set_partition(p);
-        crate::bank::Bank::connect(url).map_err(|e| format!("the bank: {e}"))?;
+        crate::pg_store::bank::Bank::connect(url).map_err(|e| format!("the bank: {e}"))?;
     }
     for i in (1..=5).filter(|_| people) {
         let id = users.create(&format!("player{i}"), Role::Player, &cfg.demo_password).map_err(|e| e.to_string())?;
@@ -77,7 +77,7 @@ pub fn casino(
         match &cfg.partition {
             // Paid into the bank by this commit, at this partition's cage.
             Some(p) => {
-                let reference = crate::bank::cage_reference(p, id, "demo chips");
+                let reference = crate::pg_store::bank::cage_reference(p, id, "demo chips");
                 c.caged(player, Money(1_000_000), &reference, commit)?;
             }
             None => {

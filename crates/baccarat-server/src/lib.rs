@@ -14,7 +14,8 @@ pub use baccarat_casino::casino::{checkpoint, checkpoint_rows};
 pub use baccarat_casino::coup_feed::lines as coup_lines;
 pub use baccarat_casino::{casino, checkpoint_check, coup_feed, float, table_view, writer};
 // Several servers on PostgreSQL (`baccarat-cluster`), likewise.
-pub use baccarat_cluster::{backend, bank, key_reader, lease, pg_store, pg_thread, promotion_entries};
+pub use baccarat_cluster::pg_store::bank;
+pub use baccarat_cluster::{backend, key_reader, lease, pg_store, pg_thread, promotion_entries};
 
 pub mod auth;
 pub mod demo;

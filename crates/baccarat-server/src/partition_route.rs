@@ -25,7 +25,7 @@
 //! own, shared by its partitions (`pg_store.rs`).
 //!
 //! **Where a partition is served** is read from the partitions' lease rows
-//! ([`crate::bank::list`]) on a connection of this module's own, and kept for
+//! ([`crate::pg_store::bank::list`]) on a connection of this module's own, and kept for
 //! a third of the lease's time: so a burst of requests, or a spray of
 //! made-up names, costs one read of the database in that time, not one per
 //! request. When the server it named cannot be reached (it died and a
@@ -58,9 +58,9 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::json;
 
-use crate::bank::PartitionInfo;
 use crate::casino::Clock;
 use crate::forward::{authority_of, pass, Forwarder};
+use crate::pg_store::bank::PartitionInfo;
 use crate::pg_thread::PgThread;
 
 /// What a path naming a partition begins with.
@@ -166,11 +166,12 @@ impl Directory {
         }
         let now = (self.clock)();
         let pg = self.pg.clone();
-        let read =
-            tokio::task::spawn_blocking(move || pg.run(|c| crate::bank::list(c, false).map_err(|e| e.to_string())))
-                .await
-                .map_err(|e| e.to_string())?
-                .ok_or("the partitions' directory's connection thread stopped; restart the server")??;
+        let read = tokio::task::spawn_blocking(move || {
+            pg.run(|c| crate::pg_store::bank::list(c, false).map_err(|e| e.to_string()))
+        })
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or("the partitions' directory's connection thread stopped; restart the server")??;
         self.list_reads.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let list: Places = Arc::new(read.into_iter().map(|p| (p.name.clone(), Place::from(p))).collect());
         *self.known.lock().expect("directory lock") = Some((now, now.saturating_add(self.keep_ms), list.clone()));

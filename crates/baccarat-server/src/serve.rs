@@ -492,7 +492,7 @@ fn recovered(
 /// named, since these are this start's own; and players' limits changed at
 /// any partition since it last looked. Reads only; recorded in `commit`.
 fn from_the_bank(c: &mut Casino, p: &str, url: &str, commit: &mut Commit) -> Result<(), String> {
-    let mut bank = crate::bank::Bank::connect(url).map_err(|e| format!("the bank: {e}"))?;
+    let mut bank = crate::pg_store::bank::Bank::connect(url).map_err(|e| format!("the bank: {e}"))?;
     let moves = bank.moves_of(p, c.bank.last_seq).map_err(|e| format!("the bank: {e}"))?;
     let taken = c.take_missing_allotments(&moves, commit)?;
     if taken > 0 {
@@ -502,7 +502,7 @@ fn from_the_bank(c: &mut Casino, p: &str, url: &str, commit: &mut Commit) -> Res
     loop {
         let after = c.bank.limits_seq;
         let changes = bank
-            .with_client(|b| crate::bank::limits::shared_after(b, after, 10_000))
+            .with_client(|b| crate::pg_store::bank::limits::shared_after(b, after, 10_000))
             .map_err(|e| format!("the bank's limits: {e}"))?;
         let n = changes.len();
         for (seq, e) in changes {

@@ -160,7 +160,7 @@ struct OpenedStore {
     /// The key reader of wagers refused without the writer.
     early_keys: Arc<dyn crate::ledger::keys::ColdKeys>,
     /// A partition's link to the bank.
-    bank: Option<crate::bank::link::BankLink>,
+    bank: Option<crate::pg_store::bank::link::BankLink>,
 }
 
 /// Open and recover the store, with the early key reader and a partition's
@@ -186,7 +186,7 @@ async fn open_store(
         // client may not be made on the runtime's threads).
         let bank = match (&opening.partition, &opening.postgres, &leased) {
             (Some(p), Some(url), Some(l)) => {
-                Some(crate::bank::link::BankLink::connect(url, p, l.clone())?.on_fatal(on_fatal))
+                Some(crate::pg_store::bank::link::BankLink::connect(url, p, l.clone())?.on_fatal(on_fatal))
             }
             _ => None,
         };
@@ -233,7 +233,7 @@ struct Started {
 fn start_writer(
     cfg: &ServeConfig,
     opened: Opened,
-    bank: Option<crate::bank::link::BankLink>,
+    bank: Option<crate::pg_store::bank::link::BankLink>,
     lease: Option<crate::pg_store::Lease>,
     fatal: &Fatal,
 ) -> Result<Started, String> {

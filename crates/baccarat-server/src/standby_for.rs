@@ -90,7 +90,7 @@ async fn standing(url: &str, name: &str) -> Result<Option<bool>, String> {
     let (url, name) = (url.to_string(), name.to_string());
     tokio::task::spawn_blocking(move || {
         let mut c = crate::pg_store::connect_client(&url).map_err(|e| e.to_string())?;
-        let all = crate::bank::list(&mut c, false).map_err(|e| e.to_string())?;
+        let all = crate::pg_store::bank::list(&mut c, false).map_err(|e| e.to_string())?;
         Ok(all.into_iter().find(|p| p.name == name && p.instance.is_some()).map(|p| p.live))
     })
     .await

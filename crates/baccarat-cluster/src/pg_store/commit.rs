@@ -309,12 +309,12 @@ fn chain_moves(c: &Commit) -> Result<Vec<Move>, StoreError> {
 /// transaction.
 fn bank_move(
     tx: &mut postgres::Transaction<'_>,
-    m: &crate::bank::Move,
+    m: &crate::pg_store::bank::Move,
     fences: &std::collections::BTreeMap<u32, super::Lease>,
 ) -> Result<(), StoreError> {
-    let made = crate::bank::make_in(tx, m, fences.get(&CASINO_LEASE)).map_err(|e| match e {
-        crate::bank::BankError::Store(e) => e,
-        crate::bank::BankError::Fenced(why) => StoreError::Fenced(why),
+    let made = crate::pg_store::bank::make_in(tx, m, fences.get(&CASINO_LEASE)).map_err(|e| match e {
+        crate::pg_store::bank::BankError::Store(e) => e,
+        crate::pg_store::bank::BankError::Fenced(why) => StoreError::Fenced(why),
         other => StoreError::Corrupt(format!("the bank refused a move: {other}")),
     })?;
     // A reference the bank already has is a move it already made (a

@@ -256,8 +256,8 @@ pub fn list(c: &mut postgres::Client, money: bool) -> Result<Vec<PartitionInfo>,
                 let owner: String = r.get(0);
                 let url: String = r.get(1);
                 let asker: Option<String> = r.get(4);
-                let asked_by = asker.filter(|a| *a != owner).map(|a| crate::lease::instance_of(&a).to_string());
-                let instance = crate::lease::instance_of(&owner).to_string();
+                let asked_by = asker.filter(|a| *a != owner).map(|a| crate::pg_store::instance_of(&a).to_string());
+                let instance = crate::pg_store::instance_of(&owner).to_string();
                 (Some(instance), Some(url).filter(|u| !u.is_empty()), Some(r.get(2)), r.get(3), asked_by)
             }
             None => (None, None, None, false, None),

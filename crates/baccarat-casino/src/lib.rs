@@ -11,7 +11,8 @@
 //!   casino's state as a batch leaves it, sealed and signed;
 //! * `table_view`, `coup_feed` (and its `lines`): the read models published after
 //!   each commit;
-//! * `float`: the house float that covers the worst case of a coup.
+//! * `float`: the house float that covers the worst case of a coup;
+//! * `pacer`: what an RNG table's pace calls for next, from its typed view.
 //!
 //! ```
 //! use baccarat_casino::casino::Casino;
@@ -27,5 +28,6 @@ pub mod casino;
 pub mod checkpoint_check;
 pub mod coup_feed;
 pub mod float;
+pub mod pacer;
 pub mod table_view;
 pub mod writer;

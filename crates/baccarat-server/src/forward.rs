@@ -216,7 +216,7 @@ fn upstream(
     // The Host the client asked, for the holder's check of a cookie
     // WebSocket's Origin (`http/origin.rs`); a hop after the first keeps
     // the first's.
-    let forwarded = crate::http::origin::FORWARDED_HOST;
+    let forwarded = FORWARDED_HOST;
     if let (None, Some(host)) = (req.headers().get(forwarded), req.headers().get(header::HOST)) {
         up = up.header(forwarded, host);
     }
@@ -282,6 +282,10 @@ pub fn standby_answer(req: &Request<Body>, holder: &Holder) -> Response {
         }
     }
 }
+
+/// The header a server sets when it passes a request on (`forward.rs`): the
+/// `Host` the client asked it.
+pub const FORWARDED_HOST: &str = "x-forwarded-host";
 
 #[cfg(test)]
 mod tests {

@@ -12,7 +12,7 @@ pub use baccarat_core::{
 // The single-machine casino (`baccarat-casino`), likewise.
 pub use baccarat_casino::casino::{checkpoint, checkpoint_rows};
 pub use baccarat_casino::coup_feed::lines as coup_lines;
-pub use baccarat_casino::{casino, checkpoint_check, coup_feed, float, table_view, writer};
+pub use baccarat_casino::{casino, checkpoint_check, coup_feed, float, pacer, table_view, writer};
 // Several servers on PostgreSQL (`baccarat-cluster`), likewise.
 pub use baccarat_cluster::pg_store::bank;
 pub use baccarat_cluster::{backend, key_reader, lease, pg_store, pg_thread, promotion_entries};
@@ -24,7 +24,6 @@ pub mod front;
 pub mod http;
 pub mod migrate;
 pub mod openapi;
-pub mod pacer;
 pub mod partition_route;
 pub mod publish;
 pub mod rate_limit;

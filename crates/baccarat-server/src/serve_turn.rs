@@ -320,7 +320,7 @@ fn app_state(
 /// Pace the RNG tables, put this turn's router on the front and serve it.
 fn go_live(front: &mut Front, state: AppState, table_ids: Vec<u32>) {
     for id in table_ids {
-        tokio::spawn(crate::pacer::pace(state.clone(), id));
+        tokio::spawn(crate::http::pacing::pace(state.clone(), id));
     }
     let public = state.anchor_public.clone();
     *front.active.write().unwrap_or_else(|p| p.into_inner()) = Some((router(state), public));

@@ -22,6 +22,10 @@ use rows::Rows;
 
 pub use crate::trust::Role;
 
+/// The session cookie's name (HttpOnly, SameSite=Strict; set by
+/// `http/session.rs`).
+pub const SESSION_COOKIE: &str = "baccarat_session";
+
 /// A signed-in person.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Session {

@@ -12,8 +12,7 @@ use serde::de::DeserializeOwned;
 use super::{ApiError, AppState};
 use crate::auth::Session;
 
-/// The session cookie's name (HttpOnly, SameSite=Strict; see `mod.rs`).
-pub const SESSION_COOKIE: &str = "baccarat_session";
+pub use crate::auth::SESSION_COOKIE;
 
 /// A JSON body, refused through the contract.
 pub struct Body<T>(pub T);

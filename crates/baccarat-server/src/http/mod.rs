@@ -45,6 +45,7 @@ mod error;
 mod extract;
 mod help;
 pub mod origin;
+pub(crate) mod pacing;
 mod play;
 mod promotions;
 mod self_limits;
@@ -187,14 +188,7 @@ impl Server {
     }
 }
 
-/// The pace of RNG tables.
-#[derive(Clone, Copy, Debug)]
-pub struct Pace {
-    pub betting: std::time::Duration,
-    pub deal: std::time::Duration,
-    pub squeeze: std::time::Duration,
-    pub result_pause: std::time::Duration,
-}
+pub use baccarat_casino::pacer::Pace;
 
 /// Refuse a user over their rate (429).
 fn limited(s: &AppState, sess: &Session) -> Result<(), ApiError> {

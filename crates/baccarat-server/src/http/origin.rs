@@ -38,9 +38,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use super::extract::SESSION_COOKIE;
 use super::ApiError;
 
-/// The header a server sets when it passes a request on (`forward.rs`): the
-/// `Host` the client asked it.
-pub const FORWARDED_HOST: &str = "x-forwarded-host";
+pub use crate::forward::FORWARDED_HOST;
 
 /// The origins a cookie upgrade may come from beside the request's own host:
 /// `--allowed-origin` and the `--advertise` URL's, each as

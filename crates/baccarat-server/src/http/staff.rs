@@ -131,7 +131,7 @@ pub(super) async fn create_table(
     };
     let out = reply_json(r)?;
     if let Some(id) = id {
-        tokio::spawn(crate::pacer::pace(s.clone(), id));
+        tokio::spawn(crate::http::pacing::pace(s.clone(), id));
     }
     Ok(out)
 }

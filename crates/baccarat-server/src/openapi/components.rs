@@ -169,7 +169,7 @@ pub(super) fn components() -> Value {
         "securitySchemes": {
             "bearer": { "type": "http", "scheme": "bearer", "description": "The token POST /api/login answers" },
             "cookie": {
-                "type": "apiKey", "in": "cookie", "name": crate::http::SESSION_COOKIE,
+                "type": "apiKey", "in": "cookie", "name": crate::auth::SESSION_COOKIE,
                 "description": "The HttpOnly session cookie POST /api/login sets (the pages)",
             },
         },

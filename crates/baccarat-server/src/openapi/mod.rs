@@ -1,7 +1,7 @@
 //! The server's own OpenAPI 3.0.3 document, written here by hand (nothing is
 //! generated or downloaded at build time).
 //!
-//! It describes every route of [`crate::http::routes`]: each path parameter,
+//! It describes every route of `http::routes`: each path parameter,
 //! each request body with the bounds the handlers enforce (`additionalProperties:
 //! false` where the body is `deny_unknown_fields`), each success body, and every
 //! error status the route can answer, all with the one error body of `error.rs`

@@ -1,4 +1,6 @@
-//! The pace of an RNG table: shoe, betting window, no more bets, cards, result.
+//! The pace of an RNG table: shoe, betting window, no more bets, cards, result,
+//! decided from the table's typed view alone ([`next`]); the server's loop that
+//! sleeps and sends what it decides is `baccarat-server`'s `http/pacing.rs`.
 //!
 //! The pacer is the server acting at its own tables ([`Actor::Server`]): the
 //! trust matrix lets no one else open or close betting or deal at an RNG table.
@@ -15,7 +17,6 @@ use std::time::Duration;
 use baccarat_table::engine::Command;
 
 use crate::casino::Request;
-use crate::http::{call, AppState, Pace};
 use crate::table_view::{PhaseView, TableView};
 use crate::trust::{Actor, Mode};
 
@@ -24,40 +25,19 @@ use crate::trust::{Actor, Mode};
 const IDLE: Duration = Duration::from_millis(500);
 /// The longest wait between looks at a hand out to squeeze.
 const SQUEEZE_LOOK: Duration = Duration::from_millis(250);
-/// The wait after a request the writer did not take.
-const RETRY: Duration = Duration::from_millis(200);
 
-/// Pace table `table` for as long as it exists and the server serves.
-pub async fn pace(s: AppState, table: u32) {
-    s.clone().until_ended(pace_table(s, table)).await
-}
-
-async fn pace_table(s: AppState, table: u32) {
-    let mut paused_after: Option<u64> = None;
-    loop {
-        let t = s.views.read().expect("views").tables.iter().find(|t| t.id == table).cloned();
-        let Some(t) = t else { return };
-        match next(&t, s.pace, (s.clock)(), paused_after) {
-            Step::Look(after) => tokio::time::sleep(after).await,
-            Step::ShowResult { coup, pause } => {
-                paused_after = Some(coup);
-                tokio::time::sleep(pause).await;
-            }
-            Step::Send { after, request } => {
-                if !after.is_zero() {
-                    tokio::time::sleep(after).await;
-                }
-                if call(&s, request).await.is_err() {
-                    tokio::time::sleep(RETRY).await;
-                }
-            }
-        }
-    }
+/// The pace of RNG tables.
+#[derive(Clone, Copy, Debug)]
+pub struct Pace {
+    pub betting: std::time::Duration,
+    pub deal: std::time::Duration,
+    pub squeeze: std::time::Duration,
+    pub result_pause: std::time::Duration,
 }
 
 /// What the pacer does next at one table.
 #[derive(Debug)]
-enum Step {
+pub enum Step {
     /// Nothing for the server to do now: look again after this long.
     Look(Duration),
     /// Let coup `coup`'s result be seen this long before the next betting
@@ -69,7 +49,7 @@ enum Step {
 
 /// The pacer's decision, from the table's view alone: `now_ms` is the
 /// writer's clock, `paused_after` the last coup whose result was shown.
-fn next(t: &TableView, cfg: Pace, now_ms: u64, paused_after: Option<u64>) -> Step {
+pub fn next(t: &TableView, cfg: Pace, now_ms: u64, paused_after: Option<u64>) -> Step {
     match t.mode {
         Mode::Rng => {}
         Mode::Live => return Step::Look(IDLE),

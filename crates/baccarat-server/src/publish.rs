@@ -90,7 +90,7 @@ impl Publisher {
     /// the batch carries one. Nothing more is published once the batch
     /// cannot be anchored (the server then stops).
     pub fn committed(&mut self, changes: ViewChanges, commit: Commit, due: Option<DueCheckpoint>) -> Option<WriteNow> {
-        if let Err(e) = self.anchoring.committed(&crate::serve::heads_of(&commit)) {
+        if let Err(e) = self.anchoring.committed(&crate::anchor::heads_of(&commit)) {
             self.anchoring.unanchored(&e);
             return None;
         }

@@ -286,14 +286,7 @@ fn checkpoint_of(anchors: &AnchorLog, casino: &Casino, feed: &Feed) -> Box<crate
 
 pub use crate::anchor::anchor_cuts;
 
-/// The heads of the chains a commit appended to, for the anchor file.
-pub fn heads_of(commit: &Commit) -> Vec<Head> {
-    let mut last: std::collections::BTreeMap<u32, &crate::audit::Record> = std::collections::BTreeMap::new();
-    for (t, r) in &commit.records {
-        last.insert(*t, r);
-    }
-    last.into_iter().map(|(table, r)| Head { table, len: r.seq, head: r.hash.clone() }).collect()
-}
+pub use crate::anchor::heads_of;
 
 /// Commit, then anchor what was committed (the anchor never runs ahead of the
 /// database).

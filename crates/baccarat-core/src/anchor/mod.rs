@@ -465,6 +465,15 @@ pub fn anchor_cuts(
     Ok(out)
 }
 
+/// The heads of the chains a commit appended to, for the anchor file.
+pub fn heads_of(commit: &crate::store::Commit) -> Vec<Head> {
+    let mut last: std::collections::BTreeMap<u32, &crate::audit::Record> = std::collections::BTreeMap::new();
+    for (t, r) in &commit.records {
+        last.insert(*t, r);
+    }
+    last.into_iter().map(|(table, r)| Head { table, len: r.seq, head: r.hash.clone() }).collect()
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;

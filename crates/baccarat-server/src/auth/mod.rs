@@ -260,12 +260,12 @@ impl Users {
             Some(l) => l,
             None => {
                 let row = self.rows().session(&hash)?;
-                let (user, name, role, created, seen) = row.ok_or(AuthError::BadToken)?;
+                let rows::SessionRow { user, name, role, created_ms, seen_ms } = row.ok_or(AuthError::BadToken)?;
                 let session = Session { user, name, role: Role::parse(&role).ok_or(AuthError::BadToken)? };
-                let seen = seen.max(0) as u64;
+                let seen = seen_ms.max(0) as u64;
                 let l = Arc::new(Live {
                     session,
-                    created_ms: created.max(0) as u64,
+                    created_ms: created_ms.max(0) as u64,
                     seen_ms: AtomicU64::new(seen),
                     stored_seen_ms: AtomicU64::new(seen),
                 });

@@ -7,8 +7,16 @@ use rusqlite::{params, Connection, OptionalExtension};
 
 use super::AuthError;
 
-/// A session row: user id, name, role, created and last seen (ms).
-pub type SessionRow = (u32, String, String, i64, i64);
+/// A live session's row, with its person.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionRow {
+    pub user: u32,
+    pub name: String,
+    /// The role's stored name (`Role::parse` reads it).
+    pub role: String,
+    pub created_ms: i64,
+    pub seen_ms: i64,
+}
 
 /// What `Users` asks of the database.
 pub trait Rows: Send {
@@ -69,7 +77,15 @@ impl Rows for Connection {
             .query_row(
                 "SELECT u.id, u.name, u.role, s.created_ms, s.seen_ms FROM sessions s JOIN users u ON u.id = s.user WHERE s.token_sha256 = ?1 AND s.revoked = 0",
                 [token_sha],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+                |r| {
+                    Ok(SessionRow {
+                        user: r.get(0)?,
+                        name: r.get(1)?,
+                        role: r.get(2)?,
+                        created_ms: r.get(3)?,
+                        seen_ms: r.get(4)?,
+                    })
+                },
             )
             .optional()?)
     }
@@ -138,7 +154,13 @@ impl Rows for postgres::Client {
                  WHERE s.token_sha256 = $1 AND NOT s.revoked",
                 &[&token_sha],
             )?
-            .map(|r| (r.get::<_, i64>(0) as u32, r.get(1), r.get(2), r.get(3), r.get(4))))
+            .map(|r| SessionRow {
+                user: r.get::<_, i64>(0) as u32,
+                name: r.get(1),
+                role: r.get(2),
+                created_ms: r.get(3),
+                seen_ms: r.get(4),
+            }))
     }
     fn touch(&mut self, token_sha: &str, now: u64) -> Result<(), AuthError> {
         self.execute("UPDATE sessions SET seen_ms = $1 WHERE token_sha256 = $2", &[&(now as i64), &token_sha])?;

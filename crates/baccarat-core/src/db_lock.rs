@@ -28,6 +28,52 @@
 
 use std::path::{Path, PathBuf};
 
+/// Why the lock on a SQLite casino was not taken. Each message names the
+/// file (`path`: the lock file; `db`: the database as given).
+#[derive(Debug, thiserror::Error)]
+pub enum LockError {
+    /// The lock file could not be opened (or is a symlink).
+    #[error("{}: cannot open the casino's lock file (it must be a plain file): {source}", .path.display())]
+    Open { path: PathBuf, source: std::io::Error },
+    /// The lock file is not a plain file.
+    #[error("{}: the casino's lock file is not a plain file", .path.display())]
+    NotPlain { path: PathBuf },
+    /// Another server holds the lock (`holder`: what it wrote).
+    #[error(
+        "{}: another server holds this casino ({holder}, in {}): two servers on one SQLite file corrupt it; \
+         stop that one first (its lock is released when its process ends)",
+        .db.display(),
+        .path.display()
+    )]
+    Held { db: PathBuf, path: PathBuf, holder: String },
+    /// `flock` failed for another reason than a holder.
+    #[cfg(unix)]
+    #[error("{}: cannot lock the casino's lock file: {source}", .path.display())]
+    Lock { path: PathBuf, source: nix::errno::Errno },
+    /// The holder's line could not be written.
+    #[error("{}: cannot write the lock file: {source}", .path.display())]
+    Write { path: PathBuf, source: std::io::Error },
+    /// A SQLite URI given as the database.
+    #[error("{}: a SQLite URI is not accepted as --db: give the file's path", .db.display())]
+    Uri { db: PathBuf },
+    /// The database file has more than one hard link.
+    #[error(
+        "{}: the database file has {links} hard links; a casino has one name (each name would have a \
+         lock and a WAL of its own): remove the other links",
+        .db.display()
+    )]
+    HardLinks { db: PathBuf, links: u64 },
+    /// The database's true name could not be found.
+    #[error("{}: {source}", .db.display())]
+    Canonical { db: PathBuf, source: std::io::Error },
+    /// The database path ends in no file name.
+    #[error("{}: names no file", .db.display())]
+    NoFile { db: PathBuf },
+    /// The database's folder's true name could not be found.
+    #[error("{}: its folder: {source}", .db.display())]
+    Folder { db: PathBuf, source: std::io::Error },
+}
+
 /// The lock on one SQLite casino, held until dropped (or the process ends).
 #[derive(Debug)]
 pub struct DbLock {
@@ -56,12 +102,11 @@ impl DbLock {
     /// a link planted in its place cannot have the server overwrite another
     /// file.
     #[cfg(unix)]
-    pub fn take(db: &Path) -> Result<DbLock, String> {
+    pub fn take(db: &Path) -> Result<DbLock, LockError> {
         use nix::fcntl::{Flock, FlockArg};
         use std::io::Write;
         use std::os::unix::fs::OpenOptionsExt;
         let path = DbLock::path_of(&canonical(db)?);
-        let shown = path.display();
         let file = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
@@ -69,26 +114,26 @@ impl DbLock {
             .truncate(false)
             .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits())
             .open(&path)
-            .map_err(|e| format!("{shown}: cannot open the casino's lock file (it must be a plain file): {e}"))?;
+            .map_err(|source| LockError::Open { path: path.clone(), source })?;
         if !file.metadata().is_ok_and(|m| m.is_file()) {
-            return Err(format!("{shown}: the casino's lock file is not a plain file"));
+            return Err(LockError::NotPlain { path });
         }
         let mut held = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
             Ok(held) => held,
             Err((_, nix::errno::Errno::EWOULDBLOCK)) => return Err(refusal(db, &path)),
-            Err((_, e)) => return Err(format!("{shown}: cannot lock the casino's lock file: {e}")),
+            Err((_, source)) => return Err(LockError::Lock { path, source }),
         };
         // Who holds it, for a second start's refusal (over a dead holder's).
         let me = format!("pid {} on host {}\n", std::process::id(), host_name());
         held.set_len(0)
             .and_then(|()| held.write_all(me.as_bytes()))
-            .map_err(|e| format!("{shown}: cannot write the lock file: {e}"))?;
+            .map_err(|source| LockError::Write { path: path.clone(), source })?;
         Ok(DbLock { _held: held, path })
     }
 
     /// Elsewhere than unix there is no `flock`: no lock is taken.
     #[cfg(not(unix))]
-    pub fn take(db: &Path) -> Result<DbLock, String> {
+    pub fn take(db: &Path) -> Result<DbLock, LockError> {
         Ok(DbLock { path: DbLock::path_of(db) })
     }
 
@@ -105,45 +150,36 @@ impl DbLock {
 /// with more than one hard link (each name would have a lock, and a WAL, of
 /// its own).
 #[cfg(unix)]
-fn canonical(db: &Path) -> Result<PathBuf, String> {
+fn canonical(db: &Path) -> Result<PathBuf, LockError> {
     use std::os::unix::fs::MetadataExt;
-    let shown = db.display();
+    let db_ = || db.to_path_buf();
     if db.as_os_str().as_encoded_bytes().starts_with(b"file:") {
-        return Err(format!("{shown}: a SQLite URI is not accepted as --db: give the file's path"));
+        return Err(LockError::Uri { db: db_() });
     }
     if let Ok(m) = std::fs::metadata(db) {
         if m.nlink() > 1 {
-            return Err(format!(
-                "{shown}: the database file has {} hard links; a casino has one name (each name would have a \
-                 lock and a WAL of its own): remove the other links",
-                m.nlink()
-            ));
+            return Err(LockError::HardLinks { db: db_(), links: m.nlink() });
         }
-        return std::fs::canonicalize(db).map_err(|e| format!("{shown}: {e}"));
+        return std::fs::canonicalize(db).map_err(|source| LockError::Canonical { db: db_(), source });
     }
-    let name = db.file_name().ok_or_else(|| format!("{shown}: names no file"))?;
+    let name = db.file_name().ok_or_else(|| LockError::NoFile { db: db_() })?;
     let folder = match db.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let folder = std::fs::canonicalize(folder).map_err(|e| format!("{shown}: its folder: {e}"))?;
+    let folder = std::fs::canonicalize(folder).map_err(|source| LockError::Folder { db: db_(), source })?;
     Ok(folder.join(name))
 }
 
 /// A second start's refusal: whose lock it met, as the holder wrote it
 /// (nothing yet if it is between taking the lock and writing its PID).
-fn refusal(db: &Path, path: &Path) -> String {
+fn refusal(db: &Path, path: &Path) -> LockError {
     let holder = std::fs::read_to_string(path).unwrap_or_default();
     let holder = match holder.trim() {
         "" => "a server that has not yet written its PID".to_string(),
         who => who.to_string(),
     };
-    format!(
-        "{}: another server holds this casino ({holder}, in {}): two servers on one SQLite file corrupt it; \
-         stop that one first (its lock is released when its process ends)",
-        db.display(),
-        path.display()
-    )
+    LockError::Held { db: db.to_path_buf(), path: path.to_path_buf(), holder }
 }
 
 #[cfg(all(test, unix))]
@@ -160,7 +196,7 @@ mod tests {
         let db = dir.join("casino.db");
         let first = DbLock::take(&db).unwrap();
         let me = format!("pid {} on host {}", std::process::id(), host_name());
-        let err = DbLock::take(&db).unwrap_err();
+        let err = DbLock::take(&db).unwrap_err().to_string();
         assert!(err.contains(&me) && err.contains("another server holds this casino"), "{err}");
         drop(first);
         // A stale holder's line is overwritten by the next holder's.
@@ -169,6 +205,23 @@ mod tests {
         assert_eq!(std::fs::read_to_string(again.path()).unwrap().trim(), me);
         drop(again);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The refusals read as the strings they replaced, byte for byte
+    /// (operators and tests match on them).
+    #[test]
+    fn the_refusals_read_as_before() {
+        let db = PathBuf::from("/x/casino.db");
+        let e = LockError::HardLinks { db: db.clone(), links: 2 };
+        assert_eq!(
+            e.to_string(),
+            "/x/casino.db: the database file has 2 hard links; a casino has one name (each name would have a lock \
+             and a WAL of its own): remove the other links"
+        );
+        assert_eq!(
+            LockError::Uri { db }.to_string(),
+            "/x/casino.db: a SQLite URI is not accepted as --db: give the file's path"
+        );
     }
 }
 /// The host's name, the default `--instance`.

@@ -17,9 +17,43 @@
 //! * **Made in memory, written at the start's first write** ([`save`]), so
 //!   that a start refused by a later check leaves no key file behind.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use crate::anchor::AnchorKey;
+use crate::anchor::{AnchorError, AnchorKey};
+
+/// Why a start or a reader has no signing key. Each message names the file
+/// and, where there is one, the fix (module docs).
+#[derive(Debug, thiserror::Error)]
+pub enum KeyFileError {
+    /// The key file could not be read or made as a key.
+    #[error(transparent)]
+    Key(#[from] AnchorError),
+    /// Missing for a casino that exists (issue 45, finding 13).
+    #[error(
+        "{p}: the signing key is missing, but the database holds a casino whose anchor file and checkpoints it \
+         signed (a new key would sign nothing they can be checked against): restore the key file from a copy, or \
+         name it with --key-file (BACCARAT_KEY_FILE); if it is lost for good, move the anchor file aside (keep \
+         it) and start once with --new-anchor-file, which makes a new key and begins a new anchor file",
+        p = .path.display()
+    )]
+    Missing { path: PathBuf },
+    /// The key file's metadata could not be read at the start.
+    #[error("{}: the signing key: {source}", .path.display())]
+    Unreadable { path: PathBuf, source: std::io::Error },
+    /// The key made by this start could not be written.
+    #[error("{0} (the signing key, made by this start)")]
+    Save(#[source] AnchorError),
+    /// The key file's mode could not be read.
+    #[error("{}: {source}", .path.display())]
+    Mode { path: PathBuf, source: std::io::Error },
+    /// Open to its group or others (`mode`: the permission bits).
+    #[error(
+        "{p}: the signing key is open to other users (mode {mode:04o}): anyone who can read it can sign as the \
+         server; run `chmod 600 {p}`, then start again",
+        p = .path.display()
+    )]
+    OpenToOthers { path: PathBuf, mode: u32 },
+}
 
 /// The key a start serves with.
 pub struct StartKey {
@@ -34,15 +68,15 @@ pub struct StartKey {
 /// none (a new key may then be made). Refused, naming the file and the fix,
 /// when missing for a casino that exists or open to other users. Writes
 /// nothing: a key made here is written by [`save`].
-pub fn for_start(path: &Path, has_casino: bool, new_anchor_file: bool) -> Result<StartKey, String> {
+pub fn for_start(path: &Path, has_casino: bool, new_anchor_file: bool) -> Result<StartKey, KeyFileError> {
     match std::fs::metadata(path) {
         Ok(_) => {
             private(path)?;
-            Ok(StartKey { key: AnchorKey::load(path).map_err(|e| e.to_string())?, new: false })
+            Ok(StartKey { key: AnchorKey::load(path)?, new: false })
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             if has_casino && !new_anchor_file {
-                return Err(missing(path));
+                return Err(KeyFileError::Missing { path: path.to_path_buf() });
             }
             if has_casino {
                 eprintln!(
@@ -51,9 +85,9 @@ pub fn for_start(path: &Path, has_casino: bool, new_anchor_file: bool) -> Result
                     path.display()
                 );
             }
-            Ok(StartKey { key: AnchorKey::generate(path).map_err(|e| e.to_string())?, new: true })
+            Ok(StartKey { key: AnchorKey::generate(path)?, new: true })
         }
-        Err(e) => Err(format!("{}: the signing key: {e}", path.display())),
+        Err(source) => Err(KeyFileError::Unreadable { path: path.to_path_buf(), source }),
     }
 }
 
@@ -63,7 +97,7 @@ pub fn for_start(path: &Path, has_casino: bool, new_anchor_file: bool) -> Result
 /// one key file, started together), that one is used, as
 /// `AnchorKey::load_or_create` does: nothing was yet signed with this one,
 /// and nothing it checked was found good.
-pub fn save(key: &StartKey, path: &Path) -> Result<AnchorKey, String> {
+pub fn save(key: &StartKey, path: &Path) -> Result<AnchorKey, KeyFileError> {
     if !key.new {
         return Ok(key.key.clone());
     }
@@ -71,50 +105,37 @@ pub fn save(key: &StartKey, path: &Path) -> Result<AnchorKey, String> {
         Ok(()) => Ok(key.key.clone()),
         Err(crate::anchor::AnchorError::Io { source, .. }) if source.kind() == std::io::ErrorKind::AlreadyExists => {
             private(path)?;
-            AnchorKey::load(path).map_err(|e| e.to_string())
+            Ok(AnchorKey::load(path)?)
         }
-        Err(e) => Err(format!("{e} (the signing key, made by this start)")),
+        Err(e) => Err(KeyFileError::Save(e)),
     }
 }
 
 /// The key at `path`, for a reader that signs with it after the start (the
 /// forwarder, `forward.rs`): refused as [`for_start`] refuses it when open
 /// to other users.
-pub fn load_private(path: &Path) -> Result<AnchorKey, String> {
+pub fn load_private(path: &Path) -> Result<AnchorKey, KeyFileError> {
     private(path)?;
-    AnchorKey::load(path).map_err(|e| e.to_string())
-}
-
-/// The refusal of a start whose casino exists and whose key is missing.
-fn missing(path: &Path) -> String {
-    format!(
-        "{0}: the signing key is missing, but the database holds a casino whose anchor file and checkpoints it \
-         signed (a new key would sign nothing they can be checked against): restore the key file from a copy, or \
-         name it with --key-file (BACCARAT_KEY_FILE); if it is lost for good, move the anchor file aside (keep \
-         it) and start once with --new-anchor-file, which makes a new key and begins a new anchor file",
-        path.display()
-    )
+    Ok(AnchorKey::load(path)?)
 }
 
 /// Refuse a key file that its group or others may read, write or run.
 #[cfg(unix)]
-fn private(path: &Path) -> Result<(), String> {
+fn private(path: &Path) -> Result<(), KeyFileError> {
     use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?.permissions().mode();
+    let mode = std::fs::metadata(path)
+        .map_err(|source| KeyFileError::Mode { path: path.to_path_buf(), source })?
+        .permissions()
+        .mode();
     if mode & 0o077 != 0 {
-        return Err(format!(
-            "{0}: the signing key is open to other users (mode {1:04o}): anyone who can read it can sign as the \
-             server; run `chmod 600 {0}`, then start again",
-            path.display(),
-            mode & 0o7777
-        ));
+        return Err(KeyFileError::OpenToOthers { path: path.to_path_buf(), mode: mode & 0o7777 });
     }
     Ok(())
 }
 
 /// Elsewhere than unix the file's access is the operating system's to keep.
 #[cfg(not(unix))]
-fn private(_: &Path) -> Result<(), String> {
+fn private(_: &Path) -> Result<(), KeyFileError> {
     Ok(())
 }
 
@@ -136,7 +157,7 @@ mod tests {
     fn a_missing_key_is_made_only_for_a_new_casino() {
         let d = dir("missing");
         let path = d.join("casino.db.key");
-        let err = for_start(&path, true, false).err().expect("refused");
+        let err = for_start(&path, true, false).err().expect("refused").to_string();
         assert!(err.contains("casino.db.key: the signing key is missing") && err.contains("restore"), "{err}");
         assert!(!path.exists(), "no key made for a casino that exists");
         let made = for_start(&path, false, false).unwrap();
@@ -159,10 +180,22 @@ mod tests {
         let path = d.join("casino.db.key");
         save(&for_start(&path, false, false).unwrap(), &path).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
-        let err = for_start(&path, true, false).err().expect("refused");
+        let err = for_start(&path, true, false).err().expect("refused").to_string();
         assert!(err.contains(&format!("run `chmod 600 {}`", path.display())) && err.contains("0644"), "{err}");
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
         assert!(for_start(&path, true, false).is_ok());
         let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// The refusal of a key open to others reads as the string it replaced,
+    /// byte for byte (operators and tests match on it).
+    #[test]
+    fn the_open_key_refusal_reads_as_before() {
+        let e = KeyFileError::OpenToOthers { path: "/k".into(), mode: 0o644 };
+        assert_eq!(
+            e.to_string(),
+            "/k: the signing key is open to other users (mode 0644): anyone who can read it can sign as the server; \
+             run `chmod 600 /k`, then start again"
+        );
     }
 }

@@ -322,7 +322,7 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
     let db = cfg.database();
     // One server per SQLite casino, before anything is read or written.
     let lock = match &db {
-        Db::Sqlite(path) => Some(crate::db_lock::DbLock::take(path)?),
+        Db::Sqlite(path) => Some(crate::db_lock::DbLock::take(path).map_err(|e| e.to_string())?),
         Db::Postgres(_) => None,
     };
     // A schema newer than this binary is refused here, before any write.
@@ -404,7 +404,7 @@ fn keys_and_users(
 fn open_anchors(cfg: &ServeConfig, checked: &crate::start_checks::Checked) -> Result<AnchorLog, String> {
     let path = &checked.anchor_path;
     // A key this start made is written first (`signing_key.rs`).
-    let key = crate::signing_key::save(&checked.key, &checked.key_path)?;
+    let key = crate::signing_key::save(&checked.key, &checked.key_path).map_err(|e| e.to_string())?;
     let mut anchors = AnchorLog::open_at(path, key, checked.mark.as_ref()).map_err(|e| e.to_string())?;
     anchors.begin(&crate::civil::year_month((cfg.clock)())).map_err(|e| e.to_string())?;
     Ok(anchors)

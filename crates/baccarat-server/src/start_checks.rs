@@ -73,7 +73,8 @@ pub fn check(cfg: &ServeConfig, store: &AnyStore) -> Result<Checked, String> {
     // (A rotation a crash cut between its renames is finished first.)
     crate::anchor::finish_rotation(&anchor_path).map_err(|e| format!("{}: {e}", anchor_path.display()))?;
     let lost = std::fs::metadata(&anchor_path).map_or(true, |m| m.len() == 0);
-    let key = crate::signing_key::for_start(&key_path, has_casino, lost && cfg.new_anchor_file)?;
+    let key =
+        crate::signing_key::for_start(&key_path, has_casino, lost && cfg.new_anchor_file).map_err(|e| e.to_string())?;
     let public = key.key.public_hex();
     // The latest checkpoint, checked, first: it says where the anchor file
     // stood, so only the anchor lines after it are verified now.

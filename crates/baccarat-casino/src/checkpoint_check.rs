@@ -19,7 +19,9 @@ use sha2::{Digest, Sha256};
 
 use baccarat_table::shuffle::hex;
 
-use crate::casino::checkpoint::{check_format, check_key, check_seal, ChainHead, Checkpoint, TableState};
+use crate::casino::checkpoint::{
+    check_format, check_key, check_seal, ChainHead, Checkpoint, CheckpointError, TableState,
+};
 use crate::ledger::{Account, Transfer, TransferId};
 use crate::store::{History, StoreError, StoredCheckpoint};
 
@@ -110,7 +112,7 @@ impl Read for Body<'_> {
 pub fn latest_without_read_model(
     store: &dyn History,
     public: &str,
-) -> Result<Option<(i64, Result<Checkpoint, String>)>, StoreError> {
+) -> Result<Option<(i64, Result<Checkpoint, CheckpointError>)>, StoreError> {
     let Some(mut seal) = store.latest_checkpoint_seal()? else { return Ok(None) };
     let id = seal.id;
     if let Err(why) = check_key(&seal, public) {
@@ -120,8 +122,8 @@ pub fn latest_without_read_model(
     let mut body = Body { store, id, next_part: 0, buf: own, at: 0, sha: Sha256::new() };
     let parsed = {
         let mut reader = std::io::BufReader::with_capacity(1 << 16, &mut body);
-        let parsed: Result<WithoutReadModel, String> =
-            serde_json::from_reader(&mut reader).map_err(|e| format!("checkpoint {id}: unreadable: {e}"));
+        let parsed: Result<WithoutReadModel, CheckpointError> =
+            serde_json::from_reader(&mut reader).map_err(|source| CheckpointError::Unreadable { id, source });
         // Whatever the parser left (or did not reach) is hashed too.
         std::io::copy(&mut reader, &mut std::io::sink()).map_err(|e| StoreError::Corrupt(e.to_string()))?;
         parsed
@@ -136,8 +138,8 @@ fn seal_then_parse(
     seal: &StoredCheckpoint,
     public: &str,
     sha256: &str,
-    parsed: Result<WithoutReadModel, String>,
-) -> Result<Checkpoint, String> {
+    parsed: Result<WithoutReadModel, CheckpointError>,
+) -> Result<Checkpoint, CheckpointError> {
     check_seal(seal, public, sha256)?;
     let c = parsed?;
     check_format(seal.id, c.format)?;

@@ -170,5 +170,5 @@ pub fn start_checkpointer(
         }
         Ok(store)
     };
-    crate::casino::checkpoint::Checkpointer::start(open, key, anchors, busy)
+    crate::casino::checkpoint::Checkpointer::start(open, key, anchors, busy).map_err(|e| e.to_string())
 }

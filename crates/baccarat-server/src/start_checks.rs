@@ -85,7 +85,7 @@ pub fn check(cfg: &ServeConfig, store: &AnyStore) -> Result<Checked, String> {
             Ok(cp) => Some(cp),
             Err(why) => {
                 eprintln!("warning: {why}; replaying the whole history instead");
-                refused_checkpoint = Some(why);
+                refused_checkpoint = Some(why.to_string());
                 None
             }
         },

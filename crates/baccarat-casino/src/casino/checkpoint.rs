@@ -56,6 +56,41 @@ use crate::store::StoredCheckpoint;
 /// The format written.
 pub const FORMAT: u32 = 1;
 
+/// Why a stored checkpoint is refused ([`open`]): each names the
+/// checkpoint and what failed; a start then replays the whole history.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    /// Signed by another key than the server's.
+    #[error("checkpoint {id} is signed by key {key}, not the server's {public}")]
+    WrongKey { id: i64, key: String, public: String },
+    /// The body's SHA-256 is not the stored one.
+    #[error("checkpoint {id}: its body does not match its SHA-256 (altered or corrupt)")]
+    Altered { id: i64 },
+    /// The signature does not verify under the server's key.
+    #[error("checkpoint {id}: its signature does not verify under the server's key")]
+    Signature { id: i64 },
+    /// The body does not parse.
+    #[error("checkpoint {id}: unreadable: {source}")]
+    Unreadable { id: i64, source: serde_json::Error },
+    /// The body is in another format than [`FORMAT`].
+    #[error("checkpoint {id}: format {format} is not {expected}", expected = FORMAT)]
+    Format { id: i64, format: u32 },
+}
+
+/// Why the background [`Checkpointer`] did not start.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointerError {
+    /// Its store did not open (the opener's own message).
+    #[error(transparent)]
+    Open(Box<dyn std::error::Error + Send + Sync>),
+    /// Its thread could not be made.
+    #[error("cannot start the checkpointer: {0}")]
+    Spawn(#[source] std::io::Error),
+    /// Its thread ended before saying whether the store opened.
+    #[error("the checkpointer stopped")]
+    Stopped,
+}
+
 /// Records between checkpoints at least, when a shoe boundary asks for one.
 pub const MIN_GAP_RECORDS: u64 = 10_000;
 /// Records between checkpoints at most.
@@ -270,37 +305,38 @@ fn sealed(c: &Checkpoint, sign: impl Fn(&[u8]) -> String, public_key: String) ->
 
 /// Check a stored checkpoint against the server's public key and read it.
 /// Every failure names what failed.
-pub fn open(s: &StoredCheckpoint, public: &str) -> Result<Checkpoint, String> {
+pub fn open(s: &StoredCheckpoint, public: &str) -> Result<Checkpoint, CheckpointError> {
     check_key(s, public)?;
     check_seal(s, public, &hex(&Sha256::digest(&s.body)))?;
-    let c: Checkpoint = serde_json::from_slice(&s.body).map_err(|e| format!("checkpoint {}: unreadable: {e}", s.id))?;
+    let c: Checkpoint =
+        serde_json::from_slice(&s.body).map_err(|source| CheckpointError::Unreadable { id: s.id, source })?;
     check_format(s.id, c.format)?;
     Ok(c)
 }
 
 /// The checkpoint is signed by the server's key.
-pub(crate) fn check_key(s: &StoredCheckpoint, public: &str) -> Result<(), String> {
+pub(crate) fn check_key(s: &StoredCheckpoint, public: &str) -> Result<(), CheckpointError> {
     if s.public_key != public {
-        return Err(format!("checkpoint {} is signed by key {}, not the server's {public}", s.id, s.public_key));
+        return Err(CheckpointError::WrongKey { id: s.id, key: s.public_key.clone(), public: public.to_string() });
     }
     Ok(())
 }
 
 /// The body's SHA-256 (`sha256`, computed) is the stored one, and signed.
-pub(crate) fn check_seal(s: &StoredCheckpoint, public: &str, sha256: &str) -> Result<(), String> {
+pub(crate) fn check_seal(s: &StoredCheckpoint, public: &str, sha256: &str) -> Result<(), CheckpointError> {
     if sha256 != s.sha256 {
-        return Err(format!("checkpoint {}: its body does not match its SHA-256 (altered or corrupt)", s.id));
+        return Err(CheckpointError::Altered { id: s.id });
     }
     if !signed_by(public, &signed_message(sha256), &s.signature) {
-        return Err(format!("checkpoint {}: its signature does not verify under the server's key", s.id));
+        return Err(CheckpointError::Signature { id: s.id });
     }
     Ok(())
 }
 
 /// The body is in the format this server reads.
-pub(crate) fn check_format(id: i64, format: u32) -> Result<(), String> {
+pub(crate) fn check_format(id: i64, format: u32) -> Result<(), CheckpointError> {
     if format != FORMAT {
-        return Err(format!("checkpoint {id}: format {format} is not {FORMAT}"));
+        return Err(CheckpointError::Format { id, format });
     }
     Ok(())
 }
@@ -346,15 +382,15 @@ impl Checkpointer {
     /// after the start's first write, so it cannot fail the start then).
     /// `backend::start_checkpointer` opens either back end, fenced by the
     /// lease on PostgreSQL.
-    pub fn start<S: crate::store::Store + 'static>(
-        open: impl FnOnce() -> Result<S, String> + Send + 'static,
+    pub fn start<S: crate::store::Store + 'static, E: Into<Box<dyn std::error::Error + Send + Sync>>>(
+        open: impl FnOnce() -> Result<S, E> + Send + 'static,
         key: crate::anchor::AnchorKey,
         anchors: &std::path::Path,
         busy: Busy,
-    ) -> Result<Checkpointer, String> {
+    ) -> Result<Checkpointer, CheckpointerError> {
         let anchors = anchors.to_path_buf();
         let (tx, rx) = std::sync::mpsc::sync_channel::<Box<Checkpoint>>(1);
-        let (ready, opened) = std::sync::mpsc::sync_channel::<Result<(), String>>(1);
+        let (ready, opened) = std::sync::mpsc::sync_channel::<Result<(), CheckpointerError>>(1);
         let done = busy.clone();
         std::thread::Builder::new()
             .name("checkpointer".into())
@@ -365,7 +401,7 @@ impl Checkpointer {
                         s
                     }
                     Err(e) => {
-                        let _ = ready.send(Err(e));
+                        let _ = ready.send(Err(CheckpointerError::Open(e.into())));
                         return;
                     }
                 };
@@ -380,8 +416,8 @@ impl Checkpointer {
                     }
                 }
             })
-            .map_err(|e| format!("cannot start the checkpointer: {e}"))?;
-        opened.recv().map_err(|_| "the checkpointer stopped".to_string())??;
+            .map_err(CheckpointerError::Spawn)?;
+        opened.recv().map_err(|_| CheckpointerError::Stopped)??;
         Ok(Checkpointer { tx, busy })
     }
 
@@ -397,4 +433,19 @@ impl Checkpointer {
 /// Serialise, hash and sign with a key.
 pub fn seal_with(c: &Checkpoint, key: &crate::anchor::AnchorKey) -> Sealed {
     sealed(c, |m| key.sign(m), key.public_hex())
+}
+
+#[cfg(test)]
+mod error_tests {
+    use super::*;
+
+    /// A refused checkpoint reads as the string it replaced, byte for byte
+    /// (a start prints it; operators and tests match on it).
+    #[test]
+    fn refusals_read_as_before() {
+        assert_eq!(CheckpointError::Format { id: 7, format: 9 }.to_string(), "checkpoint 7: format 9 is not 1");
+        let e = CheckpointError::WrongKey { id: 7, key: "ab".into(), public: "cd".into() };
+        assert_eq!(e.to_string(), "checkpoint 7 is signed by key ab, not the server's cd");
+        assert_eq!(CheckpointerError::Open("no db".into()).to_string(), "no db");
+    }
 }

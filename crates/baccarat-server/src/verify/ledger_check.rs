@@ -40,7 +40,7 @@ fn ledger_in(store: &dyn crate::store::History, public: &str) -> Result<LedgerCh
         None => None,
         Some((_, opened)) => match opened {
             Ok(cp) => Some(cp),
-            Err(why) => return Ok(LedgerCheck { problem: Some(why), accounts: 0, transfers: 0 }),
+            Err(why) => return Ok(LedgerCheck { problem: Some(why.to_string()), accounts: 0, transfers: 0 }),
         },
     };
     let none = std::collections::BTreeSet::new();

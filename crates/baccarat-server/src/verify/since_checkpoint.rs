@@ -63,7 +63,7 @@ fn since_checkpoint_in(
     let cp = match opened {
         Ok(cp) => cp,
         Err(why) => {
-            out.problems.push(why);
+            out.problems.push(why.to_string());
             return Ok(out);
         }
     };

@@ -273,7 +273,7 @@ fn a_checkpoint_altered_in_postgres_is_refused() {
     });
     assert!(n > 0, "the forgery changed a part");
     let stored = b.pg.latest_checkpoint().unwrap().unwrap();
-    let why = checkpoint::open(&stored, &key.public_hex()).unwrap_err();
+    let why = checkpoint::open(&stored, &key.public_hex()).unwrap_err().to_string();
     assert!(why.contains("SHA-256"), "{why}");
 }
 

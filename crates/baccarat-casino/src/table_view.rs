@@ -168,7 +168,7 @@ pub struct Views {
 /// the dealer's words "no more bets" (NSW 7.1; AU 8.2). A type of its own
 /// because the engine's `Phase` keeps its serde names (`NoShoe`, `Closed`, …)
 /// for the engine's state; this one serializes, anywhere, as the view's.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PhaseView {
     #[default]

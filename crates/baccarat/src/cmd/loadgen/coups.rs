@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
+use baccarat_server::table_view::PhaseView;
 use serde_json::Value;
 
 use super::Shared;
@@ -52,7 +53,7 @@ pub(super) async fn watch_coups(
         tick.tick().await;
         let Some(seen) = look(&c, &url, &w.ids).await else { continue };
         for (id, coup, phase) in seen {
-            w.saw(id, coup, &phase);
+            w.saw(id, coup, phase);
         }
     }
     // The load has stopped: let the last answers land, then count what each
@@ -63,10 +64,10 @@ pub(super) async fn watch_coups(
 
 /// One look at the tables' coups and phases: one table's own view, or the
 /// list of every table; `None` if the server did not answer.
-async fn look(c: &reqwest::Client, url: &str, ids: &[u32]) -> Option<Vec<(u32, u64, String)>> {
+async fn look(c: &reqwest::Client, url: &str, ids: &[u32]) -> Option<Vec<(u32, u64, Option<PhaseView>)>> {
     if ids.len() == 1 {
         let t: Value = c.get(format!("{url}/api/tables/{}", ids[0])).send().await.ok()?.json().await.ok()?;
-        Some(vec![(ids[0], t["coup"].as_u64().unwrap_or(0), t["phase"].as_str().unwrap_or("").into())])
+        Some(vec![(ids[0], t["coup"].as_u64().unwrap_or(0), phase_of(&t))])
     } else {
         let v: Value = c.get(format!("{url}/api/tables")).send().await.ok()?.json().await.ok()?;
         Some(
@@ -76,13 +77,19 @@ async fn look(c: &reqwest::Client, url: &str, ids: &[u32]) -> Option<Vec<(u32, u
                     a.iter()
                         .map(|t| {
                             let id = t["id"].as_u64().unwrap_or(0) as u32;
-                            (id, t["coup"].as_u64().unwrap_or(0), t["phase"].as_str().unwrap_or("").into())
+                            (id, t["coup"].as_u64().unwrap_or(0), phase_of(t))
                         })
                         .collect()
                 })
                 .unwrap_or_default(),
         )
     }
+}
+
+/// A table's phase as its view names it (`None`: a phase this build does
+/// not know).
+fn phase_of(t: &Value) -> Option<PhaseView> {
+    serde_json::from_value(t["phase"].clone()).ok()
 }
 
 /// One load table as watched.
@@ -115,9 +122,9 @@ impl Watcher {
     }
 
     /// Table `id` seen at coup `coup` in `phase`.
-    fn saw(&mut self, id: u32, coup: u64, phase: &str) {
+    fn saw(&mut self, id: u32, coup: u64, phase: Option<PhaseView>) {
         let Some(i) = self.ids.iter().position(|&x| x == id) else { return };
-        let betting = phase == "betting";
+        let betting = phase == Some(PhaseView::Betting);
         // A close seen earlier: read the count once the answers are in, or
         // at once if the next coup is already taking wagers.
         if let Some((c0, at)) = self.w[i].closing {

@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
+use baccarat_server::trust::Mode;
 use serde_json::{json, Value};
 
 use super::Args;
@@ -126,7 +127,7 @@ async fn tables_to_drive(
         .as_array()
         .context("tables")?
         .iter()
-        .filter(|t| t["mode"] == "rng")
+        .filter(|t| serde_json::from_value::<Mode>(t["mode"].clone()).ok() == Some(Mode::Rng))
         .map(|t| (t["id"].as_u64().unwrap_or(0) as u32, t["min"].as_i64().unwrap_or(1000)))
         // With load tables, only they are driven (the others' limits would
         // refuse most of the load); without, every RNG table is, except the

@@ -10,7 +10,7 @@ use baccarat_rules::Money;
 use crate::auth::{random_hex, Role, Users};
 use crate::casino::{Casino, Mode, Request, DEFAULT_FLOAT};
 use crate::ledger::keys::ColdKeys;
-use crate::serve::ServeConfig;
+use crate::serve_config::ServeConfig;
 use crate::store::Commit;
 
 /// The demo tables: one per rulebook (RNG), and a live NSW table for the pit

@@ -19,7 +19,7 @@ use crate::casino::Clock;
 use crate::forward::Forwarder;
 use crate::lease::Holder;
 use crate::partition_route::{self as route, Directory};
-use crate::serve::ServeConfig;
+use crate::serve_config::ServeConfig;
 
 /// The router while the server serves, with the public key a forwarded
 /// client's address is trusted under; none while it stands by (a partition

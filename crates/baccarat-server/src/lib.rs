@@ -28,7 +28,7 @@ pub mod partition_route;
 pub mod publish;
 pub mod rate_limit;
 pub mod serve;
-pub mod serve_turn;
+pub mod serve_config;
 pub mod signin;
 pub mod standby_for;
 pub mod start_checks;

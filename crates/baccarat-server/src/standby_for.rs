@@ -37,14 +37,14 @@
 //!   (`pg_store::Claim::Guest`): when the partition's own server starts
 //!   again and asks for its lease, this process hands the partition back
 //!   with a clean stop's checkpoint and the lease given up, and stands by
-//!   for it again (`serve_turn.rs`); while the own server asks, no guest
+//!   for it again (`serve/turn.rs`); while the own server asks, no guest
 //!   takes the lease. So a floor returns to one partition per server after
 //!   a failover without anyone restarting the server that took over.
 //! * **Failure.** A partition taken over that cannot start is named, and
 //!   the process goes on serving its own. A fatal condition of one
 //!   partition (its lease lost, a commit that fails, the bank refusing it
 //!   as fenced: `fatal.rs`) stops that partition only, which stands by for
-//!   its lease again (`serve_turn.rs`); a process serving one partition
+//!   its lease again (`serve/turn.rs`); a process serving one partition
 //!   exits instead. Exiting here would take the process's healthy
 //!   partitions down with the failed one, each failing over in turn.
 //! * **A clean stop** (Ctrl-C, SIGTERM) reaches every partition: each writes

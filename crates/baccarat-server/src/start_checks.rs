@@ -39,7 +39,7 @@ use std::path::PathBuf;
 use crate::anchor::{AnchorMark, Anchored};
 use crate::backend::AnyStore;
 use crate::casino::checkpoint::Checkpoint;
-use crate::serve::ServeConfig;
+use crate::serve_config::ServeConfig;
 use crate::signing_key::StartKey;
 use crate::store::History;
 

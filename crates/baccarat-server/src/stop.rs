@@ -1,7 +1,7 @@
 //! The signals that stop the server cleanly: SIGINT (Ctrl-C), SIGTERM (a
 //! service manager), SIGHUP (the terminal it ran in was closed) and SIGQUIT
 //! (Ctrl-\). Each stops it as SIGTERM does: the last checkpoint, every
-//! committed batch anchored, the lease given up (`serve_turn.rs`).
+//! committed batch anchored, the lease given up (`serve/turn.rs`).
 //!
 //! SIGHUP and SIGQUIT killed the server by their default action (exit 129,
 //! or a core dump), skipping the checkpoint and the last anchor line (issue

@@ -124,7 +124,7 @@ pub struct Server {
     /// The casino's partitions, where it has them (PostgreSQL):
     /// `GET /api/partitions`, and the bank's balance in `GET /api/me`.
     pub directory: Option<Arc<crate::partition_route::Directory>>,
-    /// Set when this server's turn ends (`serve_turn.rs`): a fatal
+    /// Set when this server's turn ends (`serve/turn.rs`): a fatal
     /// condition, a partition handed back, a stop. Its sockets and pacers
     /// end with it.
     pub retired: Retired,

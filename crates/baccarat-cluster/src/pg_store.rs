@@ -630,8 +630,8 @@ fn transfer_of(r: &postgres::Row) -> Result<Transfer, StoreError> {
     let cause: String = r.get(6);
     Ok(Transfer {
         id: id as u64,
-        debit: r.get::<_, i64>(1) as u64,
-        credit: r.get::<_, i64>(2) as u64,
+        debit: crate::ledger::AccountId(r.get::<_, i64>(1) as u64),
+        credit: crate::ledger::AccountId(r.get::<_, i64>(2) as u64),
         amount: baccarat_rules::Money(r.get(3)),
         kind: parse(&kind)?,
         memo: r.get(5),

@@ -143,8 +143,8 @@ mod tests {
     fn hold(id: u64, debit: u64, table: u32, wager: u64) -> Transfer {
         Transfer {
             id,
-            debit,
-            credit: 99,
+            debit: crate::ledger::AccountId(debit),
+            credit: crate::ledger::AccountId(99),
             amount: Money(100),
             kind: TransferKind::Pending,
             memo: String::new(),
@@ -156,7 +156,7 @@ mod tests {
     fn a_slips_holds_are_its_placed_lines_in_a_row_from_the_keys_wallet() {
         let cause = Cause::Slip { table: 3, first: WagerId(40), accepted: 0b1101 }.encode();
         let named = holds("wager:7:k1", &cause, &[11, 12, 15]).unwrap().unwrap();
-        let wallets = HashMap::from([(5, 7), (6, 8)]);
+        let wallets = HashMap::from([(crate::ledger::AccountId(5), 7), (crate::ledger::AccountId(6), 8)]);
         let ts = [hold(11, 5, 3, 40), hold(12, 5, 3, 41), hold(15, 5, 3, 42)];
         for ((id, e), t) in named.iter().zip(&ts) {
             assert_eq!(*id, t.id);

@@ -62,8 +62,8 @@ mod tests {
                 .enumerate()
                 .map(|(i, cause)| Transfer {
                     id: 10 + i as u64,
-                    debit: 1 + i as u64,
-                    credit: 7,
+                    debit: crate::ledger::AccountId(1 + i as u64),
+                    credit: crate::ledger::AccountId(7),
                     amount: Money(250 * (i as i64 + 1)),
                     kind: if i == 2 { TransferKind::PostOf(3) } else { TransferKind::Pending },
                     memo: format!("memo {i}"),

@@ -197,7 +197,13 @@ mod tests {
             open: true,
         };
         let a = u64::from(id) * 10;
-        let accounts = TableAccounts { escrow: a, house: a + 1, commission: a + 2, antes: a + 3 };
+        use crate::ledger::AccountId;
+        let accounts = TableAccounts {
+            escrow: AccountId(a),
+            house: AccountId(a + 1),
+            commission: AccountId(a + 2),
+            antes: AccountId(a + 3),
+        };
         CasinoTable::new(&row, accounts, None).unwrap()
     }
 

@@ -229,8 +229,8 @@ impl<'a> LedgerRows<'a> {
         for ch in &c.ledger {
             for t in &ch.transfers {
                 r.xid.push(t.id as i64);
-                r.xdebit.push(t.debit as i64);
-                r.xcredit.push(t.credit as i64);
+                r.xdebit.push(t.debit.0 as i64);
+                r.xcredit.push(t.credit.0 as i64);
                 r.xamount.push(t.amount.0);
                 r.xkind.push(json(&t.kind));
                 r.xmemo.push(t.memo.clone());
@@ -267,7 +267,7 @@ impl<'a> LedgerRows<'a> {
             tx.execute(&st, &[aseq, akey, akid, adigest, aanswer, aat, acause]).pg()?;
         }
         if !last.is_empty() {
-            let ids: Vec<i64> = last.keys().map(|&id| id as i64).collect();
+            let ids: Vec<i64> = last.keys().map(|&id| id.0 as i64).collect();
             let kinds: Vec<String> = last.values().map(|a| json(&a.kind)).collect();
             let balances: Vec<i64> = last.values().map(|a| a.balance).collect();
             let helds: Vec<i64> = last.values().map(|a| a.held).collect();

@@ -33,7 +33,12 @@ impl History for PgStore {
         rows.iter()
             .map(|r| {
                 let kind: String = r.get(1);
-                Ok(Account { id: r.get::<_, i64>(0) as u64, kind: parse(&kind)?, balance: r.get(2), held: r.get(3) })
+                Ok(Account {
+                    id: crate::ledger::AccountId(r.get::<_, i64>(0) as u64),
+                    kind: parse(&kind)?,
+                    balance: r.get(2),
+                    held: r.get(3),
+                })
             })
             .collect()
     }

@@ -91,7 +91,7 @@ impl Default for Ledger {
             last_transfer: 0,
             pending: BTreeMap::new(),
             keys: KeyMemory::default(),
-            next_account: 0,
+            next_account: AccountId(0),
             by_kind: HashMap::new(),
             opened: Vec::new(),
             cause: Cause::None,
@@ -122,7 +122,7 @@ impl Ledger {
         if let Some(&id) = self.by_kind.get(&kind) {
             return id;
         }
-        self.next_account += 1;
+        self.next_account.0 += 1;
         let id = self.next_account;
         self.by_kind.insert(kind.clone(), id);
         self.accounts.insert(id, Account { id, kind, balance: 0, held: 0 });

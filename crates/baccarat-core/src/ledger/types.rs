@@ -6,7 +6,17 @@ use serde::{Deserialize, Serialize};
 
 use super::{AnswerRow, Cause};
 
-pub type AccountId = u64;
+/// An account's id (a row of the ledger's accounts, numbered from 1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct AccountId(pub u64);
+
+impl std::fmt::Display for AccountId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
 pub type TransferId = u64;
 
 /// What a batch returned: its transfers' ids, or why it was refused.

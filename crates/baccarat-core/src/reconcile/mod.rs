@@ -147,8 +147,8 @@ impl Keyed {
         buf[9..17].copy_from_slice(&b.to_le_bytes());
         buf[17] = k;
         buf[18..26].copy_from_slice(&h.to_le_bytes());
-        buf[26..34].copy_from_slice(&debit.to_le_bytes());
-        buf[34..42].copy_from_slice(&credit.to_le_bytes());
+        buf[26..34].copy_from_slice(&debit.0.to_le_bytes());
+        buf[34..42].copy_from_slice(&credit.0.to_le_bytes());
         buf[42..50].copy_from_slice(&amount.0.to_le_bytes());
         buf[50..54].copy_from_slice(&at.to_le_bytes());
         let d = self.0.clone().chain_update(buf).finalize();

@@ -184,8 +184,8 @@ fn transfers_v1(transfers: &[&Transfer]) -> Result<Vec<u8>, StoreError> {
             )));
         }
         put_u64(&mut out, t.id);
-        put_u64(&mut out, t.debit);
-        put_u64(&mut out, t.credit);
+        put_u64(&mut out, t.debit.0);
+        put_u64(&mut out, t.credit.0);
         put_u64(&mut out, zigzag(t.amount.0));
         match t.kind {
             TransferKind::Posted => out.push(0),
@@ -232,7 +232,15 @@ pub fn decode_transfers(first: u64, last: u64, data: &[u8]) -> Result<Vec<Transf
         let memo = r.string().map_err(&bad)?;
         let cause = r.string().map_err(&bad)?;
         let cause = Cause::parse(&cause).ok_or_else(|| bad(&format!("transfer {id}: unreadable cause {cause:?}")))?;
-        out.push(Transfer { id, debit, credit, amount, kind, memo, cause });
+        out.push(Transfer {
+            id,
+            debit: crate::ledger::AccountId(debit),
+            credit: crate::ledger::AccountId(credit),
+            amount,
+            kind,
+            memo,
+            cause,
+        });
     }
     match out.last() {
         None => Err(bad("it is empty")),
@@ -384,8 +392,8 @@ mod tests {
     fn transfer(id: u64, kind: TransferKind, amount: i64, cause: Cause) -> Transfer {
         Transfer {
             id,
-            debit: id % 7 + 1,
-            credit: id.wrapping_add(300),
+            debit: crate::ledger::AccountId(id % 7 + 1),
+            credit: crate::ledger::AccountId(id.wrapping_add(300)),
             amount: Money(amount),
             kind,
             memo: "stake lost".into(),
@@ -473,7 +481,7 @@ mod tests {
                         2 => TransferKind::PostOf(hold),
                         _ => TransferKind::VoidOf(hold),
                     };
-                    Transfer { id, debit, credit, amount: Money(amount), kind, memo, cause: Cause::Tournament { seq: hold } }
+                    Transfer { id, debit: crate::ledger::AccountId(debit), credit: crate::ledger::AccountId(credit), amount: Money(amount), kind, memo, cause: Cause::Tournament { seq: hold } }
                 })
                 .collect();
             let mut all = all;

@@ -56,8 +56,8 @@ fn transfer_row(r: &rusqlite::Row) -> Result<Transfer, StoreError> {
     let cause = r.get_ref(6)?.as_str().map_err(rusqlite::Error::from)?;
     Ok(Transfer {
         id: id as u64,
-        debit: r.get::<_, i64>(1)? as u64,
-        credit: r.get::<_, i64>(2)? as u64,
+        debit: crate::ledger::AccountId(r.get::<_, i64>(1)? as u64),
+        credit: crate::ledger::AccountId(r.get::<_, i64>(2)? as u64),
         amount: baccarat_rules::Money(r.get(3)?),
         kind,
         memo: r.get(5)?,
@@ -484,8 +484,8 @@ pub fn unpack(conn: &Connection) -> Result<(u64, u64), StoreError> {
             for t in blocks::decode_transfers(first as u64, last as u64, r.get_ref(2)?.as_blob()?)? {
                 put.execute(params![
                     t.id as i64,
-                    t.debit as i64,
-                    t.credit as i64,
+                    t.debit.0 as i64,
+                    t.credit.0 as i64,
                     t.amount.0,
                     super::json(&t.kind),
                     t.memo,
@@ -528,8 +528,8 @@ mod tests {
     fn transfer(id: u64) -> Transfer {
         Transfer {
             id,
-            debit: 1,
-            credit: 2,
+            debit: crate::ledger::AccountId(1),
+            credit: crate::ledger::AccountId(2),
             amount: Money(id as i64 * 100),
             kind: if id % 2 == 0 { TransferKind::PostOf(id - 1) } else { TransferKind::Pending },
             memo: "wager".into(),

@@ -69,7 +69,7 @@ pub fn store_snapshot(snap: &Snapshot) -> Result<SqliteStore, StoreError> {
         }
         let mut q = tx.prepare("INSERT INTO accounts (id, kind, balance, held) VALUES (?1, ?2, ?3, ?4)")?;
         for a in &snap.accounts {
-            q.execute(params![a.id as i64, json(&a.kind), a.balance, a.held])?;
+            q.execute(params![a.id.0 as i64, json(&a.kind), a.balance, a.held])?;
         }
         // Rows, not blocks: a snapshot may come from anywhere (a forged
         // one too), and is written as it is, for `verify` to name what is
@@ -80,8 +80,8 @@ pub fn store_snapshot(snap: &Snapshot) -> Result<SqliteStore, StoreError> {
         for t in &snap.transfers {
             q.execute(params![
                 t.id as i64,
-                t.debit as i64,
-                t.credit as i64,
+                t.debit.0 as i64,
+                t.credit.0 as i64,
                 t.amount.0,
                 json(&t.kind),
                 t.memo,

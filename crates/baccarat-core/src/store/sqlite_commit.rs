@@ -137,7 +137,7 @@ impl Store for SqliteStore {
                 }
             }
             for a in last.values() {
-                acct.execute(params![a.id as i64, json(&a.kind), a.balance, a.held])?;
+                acct.execute(params![a.id.0 as i64, json(&a.kind), a.balance, a.held])?;
             }
             // The batch's transfers in one row, and each chain's records in
             // one row (`blocks.rs`).

@@ -51,7 +51,12 @@ pub fn accounts_on(conn: &Connection) -> Result<Vec<Account>, StoreError> {
     let mut out = Vec::new();
     while let Some(r) = rows.next()? {
         let kind: String = r.get(1)?;
-        out.push(Account { id: r.get::<_, i64>(0)? as u64, kind: parse(&kind)?, balance: r.get(2)?, held: r.get(3)? });
+        out.push(Account {
+            id: crate::ledger::AccountId(r.get::<_, i64>(0)? as u64),
+            kind: parse(&kind)?,
+            balance: r.get(2)?,
+            held: r.get(3)?,
+        });
     }
     Ok(out)
 }

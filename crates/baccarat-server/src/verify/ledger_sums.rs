@@ -90,7 +90,15 @@ mod tests {
     use crate::ledger::Cause;
 
     fn t(id: u64, kind: TransferKind, cause: Cause) -> Transfer {
-        Transfer { id, debit: 7, credit: 8, amount: Money(100), kind, memo: String::new(), cause }
+        Transfer {
+            id,
+            debit: crate::ledger::AccountId(7),
+            credit: crate::ledger::AccountId(8),
+            amount: Money(100),
+            kind,
+            memo: String::new(),
+            cause,
+        }
     }
 
     #[test]

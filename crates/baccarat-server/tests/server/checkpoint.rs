@@ -296,8 +296,8 @@ fn a_forged_balance_stops_the_start() {
     let wallet = o.casino.ledger.find(&baccarat_server::ledger::AccountKind::Wallet { player: PlayerId(100) }).unwrap();
     let cage = o.casino.ledger.find(&baccarat_server::ledger::AccountKind::Cage).unwrap();
     let conn = o.store.sqlite().unwrap().connection();
-    conn.execute("UPDATE accounts SET balance = balance + 500000 WHERE id = ?1", [wallet as i64]).unwrap();
-    conn.execute("UPDATE accounts SET balance = balance - 500000 WHERE id = ?1", [cage as i64]).unwrap();
+    conn.execute("UPDATE accounts SET balance = balance + 500000 WHERE id = ?1", [wallet.0 as i64]).unwrap();
+    conn.execute("UPDATE accounts SET balance = balance - 500000 WHERE id = ?1", [cage.0 as i64]).unwrap();
     drop(o);
     let err = open(&cfg).err().expect("refused");
     assert!(err.contains(&format!("account {wallet}")) || err.contains(&format!("account {cage}")), "{err}");

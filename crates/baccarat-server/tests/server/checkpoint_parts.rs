@@ -147,8 +147,8 @@ fn a_checkpoint_streamed_a_part_at_a_time_is_the_one_sealed_whole() {
     cp.pending.extend((0..40_000u64).map(|i| {
         std::sync::Arc::new(Transfer {
             id: 1_000_000 + i,
-            debit: 1,
-            credit: 2,
+            debit: baccarat_server::ledger::AccountId(1),
+            credit: baccarat_server::ledger::AccountId(2),
             amount: Money(100),
             kind: TransferKind::Pending,
             memo: format!("table 1 wager {i}"),
@@ -262,7 +262,7 @@ async fn serve_writes_the_starts_checkpoint_in_the_background() {
         play(&mut o, 2, 0, false);
         let heads: Vec<(u32, u64, String)> =
             o.casino.tables.values().map(|t| (t.id, t.chain.len(), t.chain.head())).collect();
-        let balances: Vec<(u64, i64)> = o.casino.ledger.accounts().map(|a| (a.id, a.balance)).collect();
+        let balances: Vec<(u64, i64)> = o.casino.ledger.accounts().map(|a| (a.id.0, a.balance)).collect();
         (o.anchors.public_hex(), heads, balances)
     };
     let store = SqliteStore::open(&cfg.db).unwrap();
@@ -292,6 +292,6 @@ async fn serve_writes_the_starts_checkpoint_in_the_background() {
     let cp_heads: Vec<(u32, u64, String)> =
         cp.tables.iter().map(|t| (t.id, t.chain.len, t.chain.head.clone())).collect();
     assert_eq!(cp_heads, heads, "each chain as the start recovered it");
-    let cp_balances: Vec<(u64, i64)> = cp.accounts.iter().map(|a| (a.id, a.balance)).collect();
+    let cp_balances: Vec<(u64, i64)> = cp.accounts.iter().map(|a| (a.id.0, a.balance)).collect();
     assert_eq!(cp_balances, balances);
 }

@@ -384,6 +384,27 @@ pub struct ViewChanges {
     tokens: Vec<(PlayerId, (Money, Money))>,
 }
 
+/// Who a batch's changes concern, for the sockets' wake-ups
+/// (`baccarat-server`'s `publish/wakes.rs`).
+impl ViewChanges {
+    /// Whether the set of tables changed (a table created): every view is
+    /// new, and every socket is woken.
+    pub fn all(&self) -> bool {
+        self.all
+    }
+
+    /// The tables whose views the batch changed (every table, when
+    /// [`ViewChanges::all`]).
+    pub fn table_ids(&self) -> impl Iterator<Item = u32> + '_ {
+        self.tables.iter().map(|t| t.id)
+    }
+
+    /// The players whose wallet or promotional tokens the batch changed.
+    pub fn players(&self) -> impl Iterator<Item = PlayerId> + '_ {
+        self.balances.iter().chain(&self.tokens).map(|(p, _)| *p)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -437,8 +437,10 @@ impl TournamentViews {
         TournamentViews { all: c.tournaments.clone(), promotions: c.promotions.clone() }
     }
 
-    /// Fold a durable batch's records in.
-    pub fn absorb(&mut self, records: &[(u32, crate::audit::Record)]) {
+    /// Fold a durable batch's records in; the tournaments they were about
+    /// (their sockets are woken: `baccarat-server`'s `publish/wakes.rs`).
+    pub fn absorb(&mut self, records: &[(u32, crate::audit::Record)]) -> Vec<u32> {
+        let mut about = Vec::new();
         for (chain, r) in records {
             if *chain != CASINO_CHAIN {
                 continue;
@@ -446,8 +448,10 @@ impl TournamentViews {
             if let Ok(Body { casino: Some(e), .. }) = Body::decode(&r.body) {
                 super::promotions::apply(&mut self.promotions, &e);
                 apply(&mut self.all, &e);
+                about.extend(tournament_of(&e));
             }
         }
+        about
     }
 
     /// A tournament's play as the public sees it (`tournament_view.rs`);

@@ -14,13 +14,12 @@
 //!    anchor file's mark (written first, so the mark names every head the
 //!    checkpoint's state has); a clean stop's is handed back to be written
 //!    now, on the committer, any other goes to the background checkpointer.
-//! 4. **The push** (`changed`) last, once everything above is visible: a
-//!    socket it wakes reads the batch in every view.
+//! 4. **The push** ([`Wakes`]) last, once everything above is visible: a
+//!    socket it wakes reads the batch in every view. It wakes only the
+//!    sockets that can see something the batch changed (`publish/wakes.rs`).
 
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
-
-use tokio::sync::broadcast;
 
 use crate::anchor::{AnchorError, AnchorKey};
 use crate::anchoring::Anchoring;
@@ -32,6 +31,9 @@ use crate::store::Commit;
 use crate::table_view::{ViewChanges, Views};
 use crate::writer::DueCheckpoint;
 
+mod wakes;
+pub use wakes::{TableWake, Touched, Wakes};
+
 /// The read models the handlers and sockets share, kept up to date by the
 /// [`Publisher`].
 #[derive(Clone)]
@@ -39,8 +41,9 @@ pub struct ReadModels {
     pub views: Arc<RwLock<Views>>,
     pub tournaments: Arc<RwLock<TournamentViews>>,
     pub feed: Arc<RwLock<Feed>>,
-    /// The push: the count of batches published, sent after each.
-    pub changed: broadcast::Sender<u64>,
+    /// The push: each socket's wake-ups, woken after each batch with the
+    /// count of batches published.
+    pub wakes: Wakes,
 }
 
 impl ReadModels {
@@ -49,8 +52,7 @@ impl ReadModels {
         let views = Arc::new(RwLock::new(Views::default()));
         views.write().expect("views").rebuild(casino);
         let tournaments = Arc::new(RwLock::new(TournamentViews::of(casino)));
-        let (changed, _) = broadcast::channel(1024);
-        ReadModels { views, tournaments, feed: Arc::new(RwLock::new(feed)), changed }
+        ReadModels { views, tournaments, feed: Arc::new(RwLock::new(feed)), wakes: Wakes::default() }
     }
 
     /// What a batch changed in the views, prepared on the writer (it reads
@@ -94,8 +96,9 @@ impl Publisher {
             self.anchoring.unanchored(&e);
             return None;
         }
+        let mut touched = touched(&changes, &commit);
         self.read.views.write().expect("views").apply(changes);
-        self.read.tournaments.write().expect("tournaments").absorb(&commit.records);
+        touched.tournaments = self.read.tournaments.write().expect("tournaments").absorb(&commit.records);
         let mut f = self.read.feed.write().expect("feed");
         f.absorb_all(&commit.events);
         let mut now = None;
@@ -111,7 +114,7 @@ impl Publisher {
         }
         drop(f);
         self.version += 1;
-        let _ = self.read.changed.send(self.version);
+        self.read.wakes.wake(&touched, self.version);
         now
     }
 
@@ -133,11 +136,27 @@ impl Publisher {
     }
 }
 
+/// The tables and players a batch's changes concern (its tournaments are
+/// added as they are folded in): the tables whose views it changed, and
+/// those it recorded events at (the coup feed's; among the former, taken
+/// again so that a socket's coup never depends on that).
+fn touched(changes: &ViewChanges, commit: &Commit) -> Touched {
+    let mut tables: Vec<u32> = changes.table_ids().chain(commit.events.iter().map(|(t, _, _)| *t)).collect();
+    tables.sort_unstable();
+    tables.dedup();
+    Touched { all: changes.all(), tables, players: changes.players().collect(), tournaments: Vec::new() }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::anchor::{AnchorKey, AnchorLog};
+    use crate::casino::Request;
     use crate::fatal::Fatal;
+    use crate::trust::{Actor, Mode};
+    use baccarat_rules::{Bet, Money};
+    use baccarat_table::engine::{Command, PlayerId, Spot};
+    use futures_util::FutureExt;
 
     /// A fresh directory, removed on drop (`anchor.rs`'s test helper is the
     /// core crate's own).
@@ -174,19 +193,103 @@ mod tests {
         (Publisher::new(anchoring, read.clone(), checkpointer.unwrap(), stop), read)
     }
 
-    #[test]
-    fn each_batch_is_pushed_with_its_count_once_its_views_are_published() {
-        let (tmp, casino) = (Tmp::new(), Casino::new());
-        let (mut p, read) = publisher(&tmp, &casino);
-        let mut pushed = read.changed.subscribe();
-        // The views count their own versions (a start's rebuild is one).
-        let rebuilt = read.views.read().unwrap().version;
-        for n in 1..=2u64 {
-            let changes = read.views.read().unwrap().changes(&casino, &Commit::default());
-            assert!(p.committed(changes, Commit::default(), None).is_none());
-            assert_eq!(pushed.try_recv(), Ok(n));
-            assert_eq!(read.views.read().unwrap().version, rebuilt + n);
+    const CONFIG: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 100000\n";
+
+    /// Handle `requests` as one batch, on the writer's side, and publish it.
+    fn batch(p: &mut Publisher, read: &ReadModels, c: &mut Casino, requests: Vec<Request>) {
+        let mut commit = Commit::default();
+        for r in requests {
+            c.handle(r, &mut commit);
         }
+        let changes = read.views.read().unwrap().changes(c, &commit);
+        assert!(p.committed(changes, commit, None).is_none());
+    }
+
+    /// A publisher whose casino has published RNG tables 1 and 2, a shoe
+    /// started at each, and `player` a deposit.
+    fn two_tables(tmp: &Tmp, player: PlayerId) -> (Publisher, ReadModels, Casino) {
+        let mut c = Casino::new();
+        let (mut p, read) = publisher(tmp, &c);
+        let mut commit = Commit::default();
+        for id in [1, 2] {
+            c.create_table(id, "T", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
+        }
+        let changes = read.views.read().unwrap().changes(&c, &commit);
+        p.committed(changes, commit, None);
+        let deposit = Request::Deposit { player, amount: Money(100_000), key: "start".into() };
+        batch(&mut p, &read, &mut c, vec![deposit, Request::NewShoe { table: 1 }, Request::NewShoe { table: 2 }]);
+        (p, read, c)
+    }
+
+    fn open_betting(table: u32) -> Request {
+        let command = Command::OpenBetting { no_bet: false, closes_at: None };
+        Request::Table { table, command, by: Actor::Server }
+    }
+
+    /// Whether `w` was woken, taking the wake-up (it never waits).
+    fn took(w: &mut TableWake) -> bool {
+        let woken = w.woken();
+        if woken {
+            assert_eq!(w.changed().now_or_never(), Some(true));
+        }
+        woken
+    }
+
+    #[test]
+    fn a_batch_at_one_table_wakes_its_sockets_once_its_views_are_published_and_no_others() {
+        let tmp = Tmp::new();
+        let (mut p, read, mut c) = two_tables(&tmp, PlayerId(7));
+        let (mut one, mut two) = (read.wakes.table(1, None), read.wakes.table(2, None));
+        // The views count their own versions.
+        let before = read.views.read().unwrap().version;
+        batch(&mut p, &read, &mut c, vec![open_betting(1)]);
+        assert_eq!(read.views.read().unwrap().version, before + 1);
+        assert!(took(&mut one), "table 1's batch wakes table 1's socket");
+        assert!(!took(&mut two), "and not table 2's");
+        batch(&mut p, &read, &mut c, vec![open_betting(2)]);
+        assert!(!took(&mut one));
+        assert!(took(&mut two));
+        // A batch that changes nothing wakes no one.
+        batch(&mut p, &read, &mut c, vec![]);
+        assert!(!took(&mut one) && !took(&mut two));
+    }
+
+    #[test]
+    fn a_balance_change_wakes_that_players_sockets_wherever_they_watch() {
+        let (tmp, me, other) = (Tmp::new(), PlayerId(7), PlayerId(8));
+        let (mut p, read, mut c) = two_tables(&tmp, me);
+        batch(&mut p, &read, &mut c, vec![open_betting(1)]);
+        let (mut mine, mut theirs) = (read.wakes.table(2, Some(me)), read.wakes.table(2, Some(other)));
+        let mut anyone = read.wakes.table(2, None);
+        // A deposit, at no table.
+        batch(&mut p, &read, &mut c, vec![Request::Deposit { player: me, amount: Money(500), key: "d".into() }]);
+        assert!(took(&mut mine), "a deposit wakes the player's socket");
+        assert!(!took(&mut theirs) && !took(&mut anyone), "and no one else's at that table");
+        // A wager at table 1 moves the wallet shown at table 2.
+        let wager = Request::Wager {
+            table: 1,
+            player: me,
+            spot: Spot::Box(1),
+            bet: Bet::Banker,
+            amount: Money(5000),
+            ante: Money::ZERO,
+            key: "w".into(),
+        };
+        batch(&mut p, &read, &mut c, vec![wager]);
+        assert!(took(&mut mine), "a wager at another table wakes the player's socket");
+        assert!(!took(&mut theirs) && !took(&mut anyone));
+    }
+
+    #[test]
+    fn a_new_table_wakes_every_socket() {
+        let tmp = Tmp::new();
+        let (mut p, read, mut c) = two_tables(&tmp, PlayerId(7));
+        let (mut one, mut two) = (read.wakes.table(1, None), read.wakes.table(2, Some(PlayerId(8))));
+        let mut commit = Commit::default();
+        c.create_table(3, "T", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
+        let changes = read.views.read().unwrap().changes(&c, &commit);
+        p.committed(changes, commit, None);
+        assert!(took(&mut one) && took(&mut two));
     }
 
     #[test]

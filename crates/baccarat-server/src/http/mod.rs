@@ -69,7 +69,7 @@ use axum::response::Response;
 use axum::routing::MethodRouter;
 use axum::{Json, Router};
 use serde_json::{json, Value};
-use tokio::sync::{broadcast, oneshot};
+use tokio::sync::oneshot;
 
 use crate::auth::{Role, Session, Users};
 use crate::casino::{Clock, Reply, Request};
@@ -102,7 +102,9 @@ pub struct Server {
     pub feed: Arc<RwLock<Feed>>,
     pub users: Arc<Users>,
     pub views: Arc<RwLock<Views>>,
-    pub changed: broadcast::Sender<u64>,
+    /// The sockets' wake-ups, per table, player and tournament
+    /// (`publish/wakes.rs`).
+    pub wakes: crate::publish::Wakes,
     /// The database file (recall and verify read it on their own connections).
     pub db: crate::store::Db,
     /// The anchor file (verify reads it).

@@ -10,7 +10,6 @@ use baccarat_rules::{Bet, Money, Side};
 use baccarat_table::engine::{Command, PlayerId, Spot, WagerId};
 use serde::Deserialize;
 use serde_json::{json, Value};
-use tokio::sync::broadcast;
 
 use super::extract::{token_of, Auth, Body, Id};
 use super::{call, limited, reply_json, reply_now, require, table_exists, ApiError, AppState};
@@ -273,7 +272,7 @@ fn upgrade(up: WebSocketUpgrade, s: AppState, id: u32, viewer: Option<(Session, 
 /// What one viewer is sent: the table as they may see it (a squeezing player
 /// sees their own hand), their balance, and their wagers in this coup.
 pub fn message(s: &AppState, id: u32, viewer: Option<&Session>) -> Value {
-    let player = viewer.filter(|v| v.role == Role::Player).map(|v| PlayerId(v.user));
+    let player = player_of(viewer);
     let v = s.views.read().expect("views lock");
     let Some(t) = v.tables.iter().find(|t| t.id == id) else { return json!({ "table": null }) };
     let mut table = serde_json::to_value(t).expect("views serialise");
@@ -311,13 +310,20 @@ pub fn message(s: &AppState, id: u32, viewer: Option<&Session>) -> Value {
     out
 }
 
+/// The player whose balance and wagers a viewer is shown: a player's own
+/// (staff see the pit instead); also whose wallet wakes the socket.
+fn player_of(viewer: Option<&Session>) -> Option<PlayerId> {
+    viewer.filter(|v| v.role == Role::Player).map(|v| PlayerId(v.user))
+}
+
 /// A coup with more wagers than this has its pit messages paced (`push`).
 const PIT_PACED_ABOVE: usize = 1_000;
 
-/// Push the viewer's message after every durable batch (coalesced: a slow
-/// client skips to the latest state rather than queueing every change).
+/// Push the viewer's message after every durable batch that changed what
+/// they see: the table, or their own wallet (`publish/wakes.rs`). Coalesced:
+/// a slow client skips to the latest state rather than queueing every change.
 async fn push(mut sock: WebSocket, s: AppState, id: u32, mut viewer: Option<(Session, String)>) {
-    let mut rx = s.changed.subscribe();
+    let mut woken = s.wakes.table(id, player_of(viewer.as_ref().map(|v| &v.0)));
     let mut last = String::new();
     // A staff viewer's messages carry the coup's every wager (the pit's
     // data): at a coup of thousands they are paced like the console's old
@@ -352,9 +358,8 @@ async fn push(mut sock: WebSocket, s: AppState, id: u32, mut viewer: Option<(Ses
             }
         }
         tokio::select! {
-            r = rx.recv() => match r {
-                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
-                Err(_) => return,
+            alive = woken.changed() => if !alive {
+                return;
             },
             m = sock.recv() => match m {
                 Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
@@ -363,6 +368,7 @@ async fn push(mut sock: WebSocket, s: AppState, id: u32, mut viewer: Option<(Ses
                     if !still_open {
                         return;
                     }
+                    woken.follow(&s.wakes, player_of(viewer.as_ref().map(|v| &v.0)));
                 }
                 _ => {}
             },

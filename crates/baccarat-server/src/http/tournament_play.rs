@@ -14,7 +14,6 @@ use axum::Json;
 use baccarat_table::engine::PlayerId;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use tokio::sync::broadcast;
 
 use super::extract::{Auth, Body, Id};
 use super::{call, limited, reply_json, require, ApiError, AppState};
@@ -99,7 +98,8 @@ pub(super) async fn ws(
 }
 
 async fn push(mut sock: WebSocket, s: AppState, id: u32) {
-    let mut rx = s.changed.subscribe();
+    // Woken by a batch with this tournament's records (`publish/wakes.rs`).
+    let mut rx = s.wakes.tournament(id);
     let mut last = String::new();
     loop {
         let mut value = message(&s, id);
@@ -113,9 +113,8 @@ async fn push(mut sock: WebSocket, s: AppState, id: u32) {
             last = body;
         }
         tokio::select! {
-            r = rx.recv() => match r {
-                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
-                Err(_) => return,
+            r = rx.changed() => if r.is_err() {
+                return;
             },
             m = sock.recv() => match m {
                 Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,

@@ -289,13 +289,13 @@ fn app_state(
     retired: crate::http::Retired,
 ) -> AppState {
     let Started { writer, read, users, anchor_public, .. } = started;
-    let ReadModels { views, tournaments, feed, changed } = read;
+    let ReadModels { views, tournaments, feed, wakes } = read;
     AppState(Arc::new(crate::http::Server {
         writer,
         feed,
         users,
         views,
-        changed,
+        wakes,
         db: cfg.database(),
         anchor_file: cfg.anchor_paths().0,
         anchor_public,

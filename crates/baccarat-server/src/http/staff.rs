@@ -222,7 +222,7 @@ pub(super) async fn ledger_check(State(s): State<AppState>, Auth(sess, _): Auth)
     let c = tokio::task::spawn_blocking(move || crate::verify::check_ledger_of(&db, &public))
         .await
         .map_err(|_| ApiError::internal("the ledger check failed"))?
-        .map_err(ApiError::internal)?;
+        .map_err(|e| ApiError::internal(e.to_string()))?;
     reply_json(crate::casino::Reply::Ledger {
         ok: c.problem.is_none(),
         problem: c.problem,
@@ -305,7 +305,7 @@ pub(super) async fn audit(
         tokio::task::spawn_blocking(move || crate::verify::voids_in_db(&db, id))
             .await
             .map_err(|_| ApiError::internal("recall failed"))?
-            .map_err(ApiError::internal)?
+            .map_err(|e| ApiError::internal(e.to_string()))?
     };
     let mut by_person: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
     let mut by_shoe: std::collections::BTreeMap<u64, usize> = std::collections::BTreeMap::new();

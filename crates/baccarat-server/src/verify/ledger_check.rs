@@ -1,6 +1,9 @@
 //! The ledger as the database holds it now, from the latest checkpoint and
 //! the tail after it (the `/api/ledger/check` route).
 
+use super::VerifyError;
+use crate::store::StoreError;
+
 /// The ledger's invariants as the database holds them now, checked on a
 /// connection of its own (the `/api/ledger/check` route: not in the writer).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -16,27 +19,28 @@ pub struct LedgerCheck {
 /// the stored ones, the holds must match, and every hold must be for a wager
 /// its table still holds. It costs the tail since the checkpoint, not the
 /// history.
-pub fn check_ledger(db: &std::path::Path, public: &str) -> Result<LedgerCheck, String> {
+pub fn check_ledger(db: &std::path::Path, public: &str) -> Result<LedgerCheck, VerifyError> {
     check_ledger_of(&crate::store::Db::Sqlite(db.into()), public)
 }
 
 /// The same, on either back end: one snapshot either way.
-pub fn check_ledger_of(db: &crate::store::Db, public: &str) -> Result<LedgerCheck, String> {
+pub fn check_ledger_of(db: &crate::store::Db, public: &str) -> Result<LedgerCheck, VerifyError> {
     match db {
         crate::store::Db::Sqlite(path) => {
-            let store = crate::store::SqliteStore::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            store.in_snapshot(|s| ledger_in(s, public)).map_err(|e| e.to_string())?
+            let store = crate::store::SqliteStore::open(path)
+                .map_err(|source| VerifyError::Open { db: path.display().to_string(), source })?;
+            Ok(store.in_snapshot(|s| ledger_in(s, public))??)
         }
         crate::store::Db::Postgres(url) => {
-            let store = crate::pg_store::PgStore::connect(url).map_err(|e| e.to_string())?;
-            store.in_snapshot(|s| ledger_in(s, public)).map_err(|e| e.to_string())?
+            let store = crate::pg_store::PgStore::connect(url)?;
+            Ok(store.in_snapshot(|s| ledger_in(s, public))??)
         }
     }
 }
 
 /// The ledger's check, reading `store` (already in one snapshot).
-fn ledger_in(store: &dyn crate::store::History, public: &str) -> Result<LedgerCheck, String> {
-    let cp = match crate::checkpoint_check::latest_without_read_model(store, public).map_err(|e| e.to_string())? {
+fn ledger_in(store: &dyn crate::store::History, public: &str) -> Result<LedgerCheck, StoreError> {
+    let cp = match crate::checkpoint_check::latest_without_read_model(store, public)? {
         None => None,
         Some((_, opened)) => match opened {
             Ok(cp) => Some(cp),

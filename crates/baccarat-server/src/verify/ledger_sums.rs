@@ -16,7 +16,7 @@ use std::collections::hash_map::RandomState;
 use std::collections::HashMap;
 use std::hash::BuildHasher;
 
-use crate::ledger::{Account, AccountId, Transfer, TransferId, TransferKind};
+use crate::ledger::{Account, AccountId, LedgerError, Transfer, TransferId, TransferKind};
 
 /// The ledger's invariants over the whole log, from its transfers in id
 /// order: what is kept is per account (the replayed balance) and per open
@@ -57,10 +57,10 @@ impl LedgerSums {
     /// holds sum to and its balance is the sum of its transfers; none but the
     /// cage is below zero available. The first broken one, as the ledger
     /// would name it.
-    pub(super) fn check(&self, accounts: &[Account]) -> Result<(), String> {
+    pub(super) fn check(&self, accounts: &[Account]) -> Result<(), LedgerError> {
         let sum: i128 = accounts.iter().map(|a| i128::from(a.balance)).sum();
         if sum != 0 {
-            return Err(format!("balances sum to {sum}, not 0"));
+            return Err(LedgerError::Invariant(format!("balances sum to {sum}, not 0")));
         }
         let mut held: HashMap<AccountId, i128> = HashMap::new();
         for (debit, amount, _) in self.open.values() {
@@ -68,13 +68,19 @@ impl LedgerSums {
         }
         for a in accounts {
             if i128::from(a.held) != held.get(&a.id).copied().unwrap_or(0) {
-                return Err(format!("account {} holds {} but its pending transfers sum otherwise", a.id, a.held));
+                return Err(LedgerError::Invariant(format!(
+                    "account {} holds {} but its pending transfers sum otherwise",
+                    a.id, a.held
+                )));
             }
             if i128::from(a.balance) != self.replayed.get(&a.id).copied().unwrap_or(0) {
-                return Err(format!("account {} balance {} is not the sum of its transfers", a.id, a.balance));
+                return Err(LedgerError::Invariant(format!(
+                    "account {} balance {} is not the sum of its transfers",
+                    a.id, a.balance
+                )));
             }
             if !a.may_go_negative() && i128::from(a.balance) - i128::from(a.held) < 0 {
-                return Err(format!("account {} is negative", a.id));
+                return Err(LedgerError::Invariant(format!("account {} is negative", a.id)));
             }
         }
         Ok(())

@@ -101,6 +101,7 @@ use crate::trust::Actor;
 
 mod anchors_read;
 mod checks;
+mod error;
 mod ledger_check;
 mod ledger_sums;
 mod promotions;
@@ -112,6 +113,7 @@ mod voids;
 mod walk;
 
 pub use anchors_read::AnchorsRead;
+pub use error::VerifyError;
 pub use ledger_check::{check_ledger, check_ledger_of, LedgerCheck};
 pub use since_checkpoint::{verify_since_checkpoint, SinceCheckpoint};
 pub use voids::{voids_in, voids_in_db, voids_of};
@@ -182,6 +184,8 @@ pub fn verify_anchored(snap: &Snapshot, anchors: Option<&Anchored>) -> Findings 
 /// in the anchor file is used, and reported. A database with records and no
 /// anchor file is a finding: the file may have been removed. The file is
 /// opened read-only and nothing in it is changed.
+///
+/// Its error is the [`VerifyError`]'s words: callers match on the text.
 pub fn verify_file(
     db: &std::path::Path,
     anchors: Option<&std::path::Path>,
@@ -189,19 +193,20 @@ pub fn verify_file(
 ) -> Result<(Findings, Option<String>), String> {
     let path = anchors.map(Into::into).unwrap_or_else(|| crate::anchor::default_paths(db).0);
     // The anchors first, then the database as it is now (see the module doc).
-    verify_file_read(db, AnchorsRead::now(&path, pinned))
+    verify_file_read(db, AnchorsRead::now(&path, pinned)).map_err(|e| e.to_string())
 }
 
 /// [`verify_file`], with its anchor file read already: before the snapshot
 /// the database at `db` holds was taken (`migrate::verify_pg` reads them
 /// before it exports a live PostgreSQL casino).
-pub fn verify_file_read(db: &std::path::Path, anchors: AnchorsRead) -> Result<(Findings, Option<String>), String> {
-    let conn = crate::store::scan::open_read_only(db).map_err(|e| format!("{}: {e}", db.display()))?;
+pub fn verify_file_read(db: &std::path::Path, anchors: AnchorsRead) -> Result<(Findings, Option<String>), VerifyError> {
+    let conn =
+        crate::store::scan::open_read_only(db).map_err(|source| VerifyError::Open { db: db.display().to_string(), source })?;
     let AnchorsRead { path, anchored, unread, span } = anchors;
     // Archived history is read with the live rows (`archive.rs`); each
     // archive file must be the one registered. A missing one is named, and the
     // chains then show what is missing.
-    let mut archive_problems = crate::store::archive::check_files(&conn, db).map_err(|e| e.to_string())?;
+    let mut archive_problems = crate::store::archive::check_files(&conn, db)?;
     let scan = match Scan::with_archives(&conn, db) {
         Ok(s) => s,
         Err(e) => {
@@ -227,7 +232,7 @@ pub fn verify_file_read(db: &std::path::Path, anchors: AnchorsRead) -> Result<(F
         }
         Ok(f)
     };
-    let f = run().map_err(|e| e.to_string())?;
+    let f = run()?;
     Ok((f, anchored.map(|a| a.public)))
 }
 
@@ -327,11 +332,11 @@ fn verify_with(
     }
 
     let ledger = match unreadable {
-        Some(why) => Err(why),
+        Some(why) => Err(LedgerError::Invariant(why)),
         None => ledger.check(&accounts),
     };
     if let Err(e) = ledger {
-        f.problems.push(format!("ledger: {}", LedgerError::Invariant(e)));
+        f.problems.push(format!("ledger: {e}"));
     }
     f.problems.extend(books.finish());
     Ok(f)

@@ -1,5 +1,7 @@
 //! `verify --since-checkpoint`: what was written after the latest checkpoint.
 
+use super::VerifyError;
+
 /// What `verify --since-checkpoint` found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SinceCheckpoint {
@@ -27,25 +29,35 @@ pub fn verify_since_checkpoint(
     anchors: Option<&std::path::Path>,
     pinned: Option<&str>,
 ) -> Result<SinceCheckpoint, String> {
+    // The error's words: callers match on the text.
+    since_checkpoint(db, anchors, pinned).map_err(|e| e.to_string())
+}
+
+/// [`verify_since_checkpoint`], its error typed.
+fn since_checkpoint(
+    db: &crate::store::Db,
+    anchors: Option<&std::path::Path>,
+    pinned: Option<&str>,
+) -> Result<SinceCheckpoint, VerifyError> {
     use crate::store::Db;
     let path = match (anchors, db) {
         (Some(p), _) => p.to_path_buf(),
         (None, Db::Sqlite(file)) => crate::anchor::default_paths(file).0,
-        (None, Db::Postgres(_)) => {
-            return Err("--anchor-file: required with a PostgreSQL --db (a URL has no file beside it)".into())
-        }
+        (None, Db::Postgres(_)) => return Err(VerifyError::AnchorFileRequired),
     };
-    let anchored = crate::anchor::read(&path, pinned).map_err(|e| format!("anchors: {e}"))?;
+    let anchored = crate::anchor::read(&path, pinned).map_err(VerifyError::Anchors)?;
     let public = pinned.map(str::to_string).unwrap_or_else(|| anchored.public.clone());
     match db {
         Db::Sqlite(file) => {
-            let store = crate::store::SqliteStore::open(file).map_err(|e| format!("{}: {e}", file.display()))?;
-            store.in_snapshot(|s| since_checkpoint_in(s, &anchored, public)).map_err(|e| e.to_string())?
+            let store = crate::store::SqliteStore::open(file)
+                .map_err(|source| VerifyError::Open { db: file.display().to_string(), source })?;
+            store.in_snapshot(|s| since_checkpoint_in(s, &anchored, public))?
         }
         // Every read from one snapshot, as a start's would be.
         Db::Postgres(url) => {
-            let store = crate::pg_store::PgStore::connect(url).map_err(|e| format!("{}: {e}", db.shown()))?;
-            store.in_snapshot(|s| since_checkpoint_in(s, &anchored, public)).map_err(|e| e.to_string())?
+            let store = crate::pg_store::PgStore::connect(url)
+                .map_err(|source| VerifyError::Open { db: db.shown(), source })?;
+            store.in_snapshot(|s| since_checkpoint_in(s, &anchored, public))?
         }
     }
 }
@@ -54,11 +66,10 @@ fn since_checkpoint_in(
     store: &dyn crate::store::History,
     anchored: &crate::anchor::Anchored,
     public: String,
-) -> Result<SinceCheckpoint, String> {
+) -> Result<SinceCheckpoint, VerifyError> {
     // Read a part at a time, without the read model (`checkpoint_check.rs`).
-    let (id, opened) = crate::checkpoint_check::latest_without_read_model(store, &public)
-        .map_err(|e| e.to_string())?
-        .ok_or("the database has no checkpoint: verify the whole history (--full)")?;
+    let (id, opened) =
+        crate::checkpoint_check::latest_without_read_model(store, &public)?.ok_or(VerifyError::NoCheckpoint)?;
     let mut out = SinceCheckpoint { checkpoint: id, public: public.clone(), ..SinceCheckpoint::default() };
     let cp = match opened {
         Ok(cp) => cp,
@@ -71,7 +82,7 @@ fn since_checkpoint_in(
     if let Some(why) = cp.anchor.as_ref().and_then(|m| m.behind(anchored)) {
         out.problems.push(format!("anchors: {why}"));
     }
-    let cuts = crate::anchor::anchor_cuts(store, anchored)?;
+    let cuts = crate::anchor::anchor_cuts(store, anchored).map_err(|e| VerifyError::Cuts(e.to_string()))?;
     for (table, why) in &cuts {
         out.problems.push(format!("table {table}: {why}"));
     }

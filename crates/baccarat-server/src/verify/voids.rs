@@ -3,6 +3,7 @@
 use baccarat_table::engine::Event;
 
 use crate::audit::Body;
+use crate::store::StoreError;
 
 use super::Void;
 
@@ -47,32 +48,30 @@ pub fn voids_of(table: u32, bodies: &[(u64, Body)]) -> Vec<Void> {
 /// The voids of one table read from the database file, streamed on a
 /// read-only connection (the recall route: memory stays bounded whatever the
 /// table's history).
-pub fn voids_in(db: &std::path::Path, table: u32) -> Result<Vec<Void>, String> {
+pub fn voids_in(db: &std::path::Path, table: u32) -> Result<Vec<Void>, StoreError> {
     voids_in_db(&crate::store::Db::Sqlite(db.into()), table)
 }
 
 /// The same, on either back end.
-pub fn voids_in_db(db: &crate::store::Db, table: u32) -> Result<Vec<Void>, String> {
-    let read = |chains: &dyn crate::store::scan::Chains| -> Result<Vec<Void>, String> {
+pub fn voids_in_db(db: &crate::store::Db, table: u32) -> Result<Vec<Void>, StoreError> {
+    let read = |chains: &dyn crate::store::scan::Chains| -> Result<Vec<Void>, StoreError> {
         let mut v = Voids::new(table);
         let mut out = Vec::new();
-        chains
-            .each_in_chain(table, &mut |r| {
-                if let Ok(b) = Body::decode(&r.body) {
-                    out.extend(v.feed(&b));
-                }
-                Ok(true)
-            })
-            .map_err(|e| e.to_string())?;
+        chains.each_in_chain(table, &mut |r| {
+            if let Ok(b) = Body::decode(&r.body) {
+                out.extend(v.feed(&b));
+            }
+            Ok(true)
+        })?;
         Ok(out)
     };
     match db {
         crate::store::Db::Sqlite(path) => {
-            let conn = crate::store::scan::open_read_only(path).map_err(|e| e.to_string())?;
-            read(&crate::store::scan::Scan::with_archives(&conn, path).map_err(|e| e.to_string())?)
+            let conn = crate::store::scan::open_read_only(path)?;
+            read(&crate::store::scan::Scan::with_archives(&conn, path)?)
         }
         crate::store::Db::Postgres(url) => {
-            let store = crate::pg_store::PgStore::connect(url).map_err(|e| e.to_string())?;
+            let store = crate::pg_store::PgStore::connect(url)?;
             read(&crate::store::scan::HistoryChains(&store))
         }
     }

@@ -12,7 +12,7 @@ use baccarat_rules::TableConfig;
 use super::checks::{ConfigCheck, RngCheck};
 use super::promotions::check_promotions;
 use super::table_rules::TableRules;
-use super::Findings;
+use super::{Findings, VerifyError};
 
 fn chain_name(table: u32) -> String {
     if table == CASINO_CHAIN {
@@ -40,7 +40,7 @@ pub(super) fn walk(
             let rng = (Mode::from_id(&row.expect("a table").mode) == Some(Mode::Rng)).then(|| RngCheck::new(table));
             (Some(TableRules::new(table, rb, cfg)), rng, None)
         }
-        Some(Err(e)) => (None, None, Some(e)),
+        Some(Err(e)) => (None, None, Some(e.to_string())),
     };
     let signed = anchors.map(|a| a.heads.get(&table).map_or(0, |(len, _)| *len));
     let mut sums = Sums::default();
@@ -199,9 +199,12 @@ impl Walked {
 }
 
 /// A table's rulebook and configuration, or why its definition cannot be read.
-fn setup(row: &TableRow) -> Result<(baccarat_rules::Rulebook, TableConfig), String> {
-    let rb = baccarat_rules::profiles::builtin(&row.rulebook).map_err(|e| format!("table {}: {e}", row.id))?;
-    let cfg = TableConfig::from_toml(&rb, &row.config).map_err(|e| format!("table {}: configuration: {e}", row.id))?;
+fn setup(row: &TableRow) -> Result<(baccarat_rules::Rulebook, TableConfig), VerifyError> {
+    let table = row.id;
+    let rb =
+        baccarat_rules::profiles::builtin(&row.rulebook).map_err(|source| VerifyError::Rulebook { table, source })?;
+    let cfg =
+        TableConfig::from_toml(&rb, &row.config).map_err(|source| VerifyError::Configuration { table, source })?;
     Ok((rb, cfg))
 }
 

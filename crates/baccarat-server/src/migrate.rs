@@ -38,6 +38,9 @@ use crate::pg_store::PgResult;
 use crate::pg_store::PgStore;
 use crate::store::{Commit, History, SqliteStore, Store, StoreError};
 
+mod error;
+pub use error::MigrateError;
+
 /// Rows per commit of the copy.
 pub const PAGE_ROWS: usize = 10_000;
 
@@ -49,25 +52,27 @@ pub struct Copied {
 
 /// Copy the SQLite casino at `from` into the empty PostgreSQL database at
 /// `to`, then check the copy.
+///
+/// Its error is the [`MigrateError`]'s words: callers match on the text.
 pub fn migrate(from: &Path, to: &str) -> Result<Copied, String> {
+    copy_checked(from, to).map_err(|e| e.to_string())
+}
+
+/// [`migrate`], its error typed.
+fn copy_checked(from: &Path, to: &str) -> Result<Copied, MigrateError> {
     if !from.exists() {
-        return Err(format!("--from: {} does not exist", from.display()));
+        return Err(MigrateError::FromMissing(from.into()));
     }
     // No server writes the source meanwhile (`db_lock.rs`): the copy and its
     // check read it in many transactions, and must see one casino.
-    let _lock = crate::db_lock::DbLock::take(from).map_err(|e| format!("--from {e}"))?;
-    let src = SqliteStore::open(from).map_err(|e| format!("--from {}: {e}", from.display()))?;
-    let mut dst = PgStore::connect(to).map_err(|e| format!("--to: {e}"))?;
-    let held = dst.occupied().map_err(|e| e.to_string())?;
+    let _lock = crate::db_lock::DbLock::take(from).map_err(|e| MigrateError::FromLocked(e.to_string()))?;
+    let src = SqliteStore::open(from).map_err(|source| MigrateError::FromOpen { path: from.into(), source })?;
+    let mut dst = PgStore::connect(to).map_err(MigrateError::To)?;
+    let held = dst.occupied()?;
     if !held.is_empty() {
-        let what: Vec<String> = held.iter().map(|(t, n)| format!("{n} {t}")).collect();
-        return Err(format!(
-            "--to: the database already holds a casino ({}); migrate copies only into an empty database",
-            what.join(", ")
-        ));
+        return Err(MigrateError::Occupied(held.iter().map(|(t, n)| format!("{n} {t}")).collect()));
     }
-    copy(&src, &mut dst)
-        .map_err(|e| format!("copying: {e} (the target is now partial: drop and recreate it before running again)"))?;
+    copy(&src, &mut dst).map_err(MigrateError::Copying)?;
     check(&src, &dst)
 }
 
@@ -381,20 +386,24 @@ fn tallies(h: &dyn Side) -> Result<BTreeMap<String, (u64, [u8; 32])>, StoreError
 
 /// Check a copy made earlier: every stream of the SQLite casino at `from`
 /// against the PostgreSQL database at `to`.
+///
+/// Its error is the [`MigrateError`]'s words: callers match on the text.
 pub fn check_copy(from: &Path, to: &str) -> Result<Copied, String> {
-    if !from.exists() {
-        return Err(format!("--from: {} does not exist", from.display()));
-    }
-    let src = SqliteStore::open(from).map_err(|e| format!("--from {}: {e}", from.display()))?;
-    let dst = PgStore::connect(to).map_err(|e| format!("--to: {e}"))?;
-    check(&src, &dst)
+    let checked = || -> Result<Copied, MigrateError> {
+        if !from.exists() {
+            return Err(MigrateError::FromMissing(from.into()));
+        }
+        let src = SqliteStore::open(from).map_err(|source| MigrateError::FromOpen { path: from.into(), source })?;
+        let dst = PgStore::connect(to).map_err(MigrateError::To)?;
+        check(&src, &dst)
+    };
+    checked().map_err(|e| e.to_string())
 }
 
 /// Read every stream back from both and compare.
-fn check(src: &dyn Side, dst: &dyn Side) -> Result<Copied, String> {
-    let e = |e: StoreError| e.to_string();
-    let a = tallies(src).map_err(e)?;
-    let b = tallies(dst).map_err(e)?;
+fn check(src: &dyn Side, dst: &dyn Side) -> Result<Copied, MigrateError> {
+    let a = tallies(src)?;
+    let b = tallies(dst)?;
     let mut differ = Vec::new();
     for (k, (n, h)) in &a {
         match b.get(k) {
@@ -406,7 +415,7 @@ fn check(src: &dyn Side, dst: &dyn Side) -> Result<Copied, String> {
         }
     }
     if !differ.is_empty() {
-        return Err(format!("the copy does not match its source: {}", differ.join("; ")));
+        return Err(MigrateError::Differs(differ));
     }
     Ok(Copied { streams: a.into_iter().map(|(k, (n, _))| (k, n)).collect() })
 }
@@ -415,17 +424,17 @@ fn check(src: &dyn Side, dst: &dyn Side) -> Result<Copied, String> {
 /// must not exist), from one consistent snapshot of it (a repeatable-read
 /// transaction: a serving server may go on writing), and check the copy.
 /// `verify` reads a PostgreSQL casino this way, with SQLite's own verifier.
-pub fn export(from: &str, to: &Path) -> Result<Copied, String> {
+pub fn export(from: &str, to: &Path) -> Result<Copied, MigrateError> {
     if to.exists() {
-        return Err(format!("{}: already exists; export writes only a new file", to.display()));
+        return Err(MigrateError::ExportExists(to.into()));
     }
-    let src = PgStore::connect(from).map_err(|e| format!("--db: {e}"))?;
-    let mut dst = SqliteStore::open(to).map_err(|e| format!("{}: {e}", to.display()))?;
-    src.with_client(|c| c.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"))
-        .map_err(|e| format!("--db: {}", crate::pg_store::pg_error(e)))?;
-    copy(&src, &mut dst).map_err(|e| format!("reading the PostgreSQL casino: {e}"))?;
+    let src = PgStore::connect(from).map_err(MigrateError::Db)?;
+    let mut dst = SqliteStore::open(to).map_err(|source| MigrateError::ExportOpen { path: to.into(), source })?;
+    let db = |e| MigrateError::Db(crate::pg_store::pg_error(e));
+    src.with_client(|c| c.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")).map_err(db)?;
+    copy(&src, &mut dst).map_err(MigrateError::Reading)?;
     let checked = check(&src, &dst);
-    src.with_client(|c| c.batch_execute("COMMIT")).map_err(|e| format!("--db: {}", crate::pg_store::pg_error(e)))?;
+    src.with_client(|c| c.batch_execute("COMMIT")).map_err(db)?;
     checked
 }
 
@@ -441,12 +450,14 @@ pub fn export(from: &str, to: &Path) -> Result<Copied, String> {
 /// committed, so every head read is in the snapshot. Read after it, the
 /// lines a serving casino signed meanwhile looked like a cut (issue 45
 /// finding 10: "its tail was cut" in 3 of 5 runs on a live casino).
+///
+/// Its error is the [`MigrateError`]'s words: callers match on the text.
 pub fn verify_pg(
     url: &str,
     anchors: &std::path::Path,
     pinned: Option<&str>,
 ) -> Result<(crate::verify::Findings, Option<String>), String> {
-    verify_pg_with(url, anchors, pinned, || {})
+    verify_pg_with(url, anchors, pinned, || {}).map_err(|e| e.to_string())
 }
 
 /// [`verify_pg`], running `exported` once the snapshot is copied out and
@@ -458,9 +469,9 @@ pub fn verify_pg_with(
     anchors: &std::path::Path,
     pinned: Option<&str>,
     exported: impl FnOnce(),
-) -> Result<(crate::verify::Findings, Option<String>), String> {
+) -> Result<(crate::verify::Findings, Option<String>), MigrateError> {
     if !anchors.exists() {
-        return Err(format!("--anchor-file: {} does not exist", anchors.display()));
+        return Err(MigrateError::AnchorFileMissing(anchors.into()));
     }
     // The anchors first, then the snapshot.
     let read = crate::verify::AnchorsRead::now(anchors, pinned);
@@ -469,13 +480,13 @@ pub fn verify_pg_with(
     let result = export(url, &tmp)
         .and_then(|_| {
             exported();
-            crate::verify::verify_file_read(&tmp, read)
+            Ok(crate::verify::verify_file_read(&tmp, read)?)
         })
         .and_then(|(mut f, key)| {
             // The archived months were read through the views; each must
             // still be the rows archived (`pg_store/archive.rs`).
-            let store = PgStore::connect(url).map_err(|e| format!("--db: {e}"))?;
-            let (problems, note) = crate::pg_store::archive::check(&store).map_err(|e| format!("--db: {e}"))?;
+            let store = PgStore::connect(url).map_err(MigrateError::Db)?;
+            let (problems, note) = crate::pg_store::archive::check(&store).map_err(MigrateError::Db)?;
             f.problems.extend(problems);
             f.notes.extend(note);
             Ok((f, key))

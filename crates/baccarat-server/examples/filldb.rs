@@ -245,7 +245,8 @@ impl Filler {
         }
         // Checkpoints as the server's writer takes them (`checkpoint.rs`).
         if self.casino.checkpoint_due(&commit, false) {
-            baccarat_server::serve::write_checkpoint(&mut self.store, &self.anchors, &self.casino, &self.feed)?;
+            baccarat_server::serve::write_checkpoint(&mut self.store, &self.anchors, &self.casino, &self.feed)
+                .map_err(|e| e.to_string())?;
             // Written here, at once: the checkpointer is free again.
             self.casino.checkpointer_busy.set(false);
         }
@@ -545,7 +546,8 @@ pub fn fill(a: &Args) -> Result<(), String> {
     }
     f.flush_pending()?;
     // As a clean stop does: a checkpoint of the end.
-    baccarat_server::serve::write_checkpoint(&mut f.store, &f.anchors, &f.casino, &f.feed)?;
+    baccarat_server::serve::write_checkpoint(&mut f.store, &f.anchors, &f.casino, &f.feed)
+        .map_err(|e| e.to_string())?;
     let secs = start.elapsed().as_secs_f64();
     let (written, wagers, refused, coups, batches) = (f.written, f.wagers, f.refused, f.coups, f.batches);
     let per_wager = |d: Duration| d.as_secs_f64() * 1e6 / wagers.max(1) as f64;

@@ -11,6 +11,7 @@ use crate::auth::{random_hex, Role, Users};
 use crate::casino::{Casino, Mode, Request, DEFAULT_FLOAT};
 use crate::ledger::keys::ColdKeys;
 use crate::serve_config::ServeConfig;
+use crate::serve_error::ServeError;
 use crate::store::Commit;
 
 /// The demo tables: one per rulebook (RNG), and a live NSW table for the pit
@@ -31,18 +32,18 @@ pub fn casino(
     keys: Arc<dyn ColdKeys>,
     lease: Option<&crate::pg_store::Lease>,
     commit: &mut Commit,
-) -> Result<(Casino, Option<String>), String> {
+) -> Result<(Casino, Option<String>), ServeError> {
     let mut c = Casino::new();
     c.ceiling = cfg.ceiling;
     c.clock = cfg.clock.clone();
     c.ledger.set_retention(cfg.key_retention.as_millis() as u64);
     c.ledger.keys.set_cold(keys, crate::ledger::keys::DEFAULT_HOT_MS);
     for (id, name, rb, mode, config) in DEMO_TABLES {
-        c.create_table(id, name, rb, config, mode, DEFAULT_FLOAT, commit)?;
+        c.create_table(id, name, rb, config, mode, DEFAULT_FLOAT, commit).map_err(ServeError::casino)?;
     }
     // A partition's people are the casino's, made by whichever of its
     // servers starts first; its players' chips are at the bank.
-    let mut people = users.count().map_err(|e| e.to_string())? == 0;
+    let mut people = users.count()? == 0;
     let admin = random_hex(12);
     // Two partitions' servers starting at once on a new casino (or one
     // process standing by for another partition: `standby_for.rs`) both
@@ -52,7 +53,7 @@ pub fn casino(
         match users.create("admin", Role::Admin, &admin) {
             Ok(_) => {}
             Err(crate::auth::AuthError::Taken(_)) => people = false,
-            Err(e) => return Err(e.to_string()),
+            Err(e) => return Err(e.into()),
         }
     }
     if people {
@@ -62,23 +63,23 @@ pub fn casino(
             ("inspector", Role::Inspector),
             ("manager", Role::TournamentManager),
         ] {
-            users.create(name, role, &cfg.demo_password).map_err(|e| e.to_string())?;
+            users.create(name, role, &cfg.demo_password)?;
         }
     }
     // (Connecting migrates the bank's schema, which the commit below
     // writes to.)
     if let (Some(p), Some(url)) = (&cfg.partition, &cfg.postgres) {
         c.set_partition(p);
-        crate::pg_store::bank::Bank::connect(url).map_err(|e| format!("the bank: {e}"))?;
+        crate::pg_store::bank::Bank::connect(url).map_err(ServeError::Bank)?;
     }
     for i in (1..=5).filter(|_| people) {
-        let id = users.create(&format!("player{i}"), Role::Player, &cfg.demo_password).map_err(|e| e.to_string())?;
+        let id = users.create(&format!("player{i}"), Role::Player, &cfg.demo_password)?;
         let player = baccarat_table::engine::PlayerId(id);
         match &cfg.partition {
             // Paid into the bank by this commit, at this partition's cage.
             Some(p) => {
                 let reference = crate::pg_store::bank::cage_reference(p, id, "demo chips");
-                c.caged(player, Money(1_000_000), &reference, commit)?;
+                c.caged(player, Money(1_000_000), &reference, commit).map_err(ServeError::casino)?;
             }
             None => {
                 let deposit = Request::Deposit { player, amount: Money(1_000_000), key: "demo chips".into() };

@@ -29,6 +29,7 @@ pub mod publish;
 pub mod rate_limit;
 pub mod serve;
 pub mod serve_config;
+pub mod serve_error;
 pub mod signin;
 pub mod standby_for;
 pub mod start_checks;

@@ -25,6 +25,7 @@ use crate::store::{Commit, Db, Store};
 use turn::{Front, Turn};
 
 pub use crate::serve_config::{ServeConfig, DEFAULT_ANCHOR_EVERY};
+pub use crate::serve_error::ServeError;
 
 pub use crate::demo::DEMO_TABLES;
 
@@ -51,7 +52,7 @@ pub struct Opened {
 
 impl Opened {
     /// Seal and write the start's checkpoint, if one is due, here and now.
-    pub fn write_due(&mut self) -> Result<(), String> {
+    pub fn write_due(&mut self) -> Result<(), ServeError> {
         let Some(cp) = self.due.take() else { return Ok(()) };
         seal_and_write(&mut self.store, &self.anchors, &cp)
     }
@@ -60,7 +61,7 @@ impl Opened {
     /// batch: committed, anchored and folded into the read model
     /// (`casino/settle.rs`). For a caller that runs no writer, whose batches
     /// would otherwise record it a chunk at a time.
-    pub fn finish_settlements(&mut self) -> Result<(), String> {
+    pub fn finish_settlements(&mut self) -> Result<(), ServeError> {
         if !self.casino.settling() {
             return Ok(());
         }
@@ -90,7 +91,7 @@ pub fn write_checkpoint(
     anchors: &AnchorLog,
     casino: &Casino,
     feed: &Feed,
-) -> Result<(), String> {
+) -> Result<(), ServeError> {
     seal_and_write(store, anchors, &checkpoint_of(anchors, casino, feed))
 }
 
@@ -99,9 +100,9 @@ fn seal_and_write(
     store: &mut impl Store,
     anchors: &AnchorLog,
     cp: &crate::casino::checkpoint::Checkpoint,
-) -> Result<(), String> {
-    anchors.sync().map_err(|e| e.to_string())?;
-    store.write_checkpoint(&crate::casino::checkpoint::seal(cp, anchors)).map_err(|e| e.to_string())
+) -> Result<(), ServeError> {
+    anchors.sync()?;
+    Ok(store.write_checkpoint(&crate::casino::checkpoint::seal(cp, anchors))?)
 }
 
 /// A checkpoint of `casino` with its read model `feed` and where the anchor
@@ -119,9 +120,9 @@ pub use crate::anchor::heads_of;
 
 /// Commit, then anchor what was committed (the anchor never runs ahead of the
 /// database).
-fn commit_anchored(store: &mut impl Store, anchors: &mut AnchorLog, commit: &Commit) -> Result<(), String> {
-    store.commit(commit).map_err(|e| e.to_string())?;
-    anchors.append(&heads_of(commit)).map_err(|e| e.to_string())
+fn commit_anchored(store: &mut impl Store, anchors: &mut AnchorLog, commit: &Commit) -> Result<(), ServeError> {
+    store.commit(commit)?;
+    Ok(anchors.append(&heads_of(commit))?)
 }
 
 /// Open the store, seeding it on the first run; check every chain against the
@@ -132,11 +133,16 @@ fn commit_anchored(store: &mut impl Store, anchors: &mut AnchorLog, commit: &Com
 /// For a caller with no writer (tools, tests): a settlement a crash left
 /// part-way is recorded to its end first, in one batch, where `serve`'s
 /// writer records it in chunks while it serves ([`open_leased`]).
+///
+/// Its error is the [`ServeError`]'s words: callers match on the text.
 pub fn open(cfg: &ServeConfig) -> Result<Opened, String> {
-    let mut o = open_leased(cfg, None)?;
-    o.finish_settlements()?;
-    o.write_due()?;
-    Ok(o)
+    let opened = || -> Result<Opened, ServeError> {
+        let mut o = open_leased(cfg, None)?;
+        o.finish_settlements()?;
+        o.write_due()?;
+        Ok(o)
+    };
+    opened().map_err(|e| e.to_string())
 }
 
 /// As [`open`], writing under the casino's lease (PostgreSQL): every write,
@@ -147,15 +153,15 @@ pub fn open(cfg: &ServeConfig) -> Result<Opened, String> {
 /// A start that will be refused writes nothing: the casino's lock (SQLite),
 /// the schema, the key, the anchor file, the chains and recovery are all
 /// checked before the first write (`start_checks.rs`).
-pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) -> Result<Opened, String> {
+pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) -> Result<Opened, ServeError> {
     let db = cfg.database();
     // One server per SQLite casino, before anything is read or written.
     let lock = match &db {
-        Db::Sqlite(path) => Some(crate::db_lock::DbLock::take(path).map_err(|e| e.to_string())?),
+        Db::Sqlite(path) => Some(crate::db_lock::DbLock::take(path).map_err(ServeError::locked)?),
         Db::Postgres(_) => None,
     };
     // A schema newer than this binary is refused here, before any write.
-    let mut store = db.open().map_err(|e| format!("{}: {e}", db.shown()))?;
+    let mut store = db.open().map_err(|source| ServeError::Open { db: db.shown(), source })?;
     if let (AnyStore::Postgres(s), Some(l)) = (&mut store, lease) {
         s.fence(l.clone());
     }
@@ -200,7 +206,7 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
             .filter(|(_, ch)| !ch.is_empty())
             .map(|(table, ch)| Head { table, len: ch.len(), head: ch.head() })
             .collect();
-        anchors.append(&heads).map_err(|e| e.to_string())?;
+        anchors.append(&heads)?;
     }
     let mut feed = feed;
     feed.absorb_all(&commit.events);
@@ -218,24 +224,24 @@ fn keys_and_users(
     cfg: &ServeConfig,
     db: &Db,
     store: &mut AnyStore,
-) -> Result<(Arc<dyn crate::ledger::keys::ColdKeys>, Arc<Users>), String> {
+) -> Result<(Arc<dyn crate::ledger::keys::ColdKeys>, Arc<Users>), ServeError> {
     let index = store
         .key_index(cfg.key_retention.as_millis() as u64)
-        .map_err(|e| format!("{}: the key index: {e}", db.shown()))?;
-    let keys = crate::key_reader::open(db, index).map_err(|e| format!("{}: {e}", db.shown()))?;
-    let users = Arc::new(Users::open_db(db, cfg.sessions, cfg.clock.clone()).map_err(|e| e.to_string())?);
+        .map_err(|source| ServeError::KeyIndex { db: db.shown(), source })?;
+    let keys = crate::key_reader::open(db, index).map_err(|source| ServeError::Open { db: db.shown(), source })?;
+    let users = Arc::new(Users::open_db(db, cfg.sessions, cfg.clock.clone())?);
     Ok((keys, users))
 }
 
 /// The anchor file, open for appending (a torn last line cut off), a new one
 /// begun with a carry line naming its month (`anchor/segments.rs`), after
 /// the key file if this start made the key: a start's first write.
-fn open_anchors(cfg: &ServeConfig, checked: &crate::start_checks::Checked) -> Result<AnchorLog, String> {
+fn open_anchors(cfg: &ServeConfig, checked: &crate::start_checks::Checked) -> Result<AnchorLog, ServeError> {
     let path = &checked.anchor_path;
     // A key this start made is written first (`signing_key.rs`).
-    let key = crate::signing_key::save(&checked.key, &checked.key_path).map_err(|e| e.to_string())?;
-    let mut anchors = AnchorLog::open_at(path, key, checked.mark.as_ref()).map_err(|e| e.to_string())?;
-    anchors.begin(&crate::civil::year_month((cfg.clock)())).map_err(|e| e.to_string())?;
+    let key = crate::signing_key::save(&checked.key, &checked.key_path).map_err(ServeError::key)?;
+    let mut anchors = AnchorLog::open_at(path, key, checked.mark.as_ref())?;
+    anchors.begin(&crate::civil::year_month((cfg.clock)()))?;
     Ok(anchors)
 }
 
@@ -246,7 +252,7 @@ fn first_run(
     mut store: AnyStore,
     checked: crate::start_checks::Checked,
     lock: Option<crate::db_lock::DbLock>,
-) -> Result<Opened, String> {
+) -> Result<Opened, ServeError> {
     let db = cfg.database();
     let mut anchors = open_anchors(cfg, &checked)?;
     let (keys, users) = keys_and_users(cfg, &db, &mut store)?;
@@ -280,7 +286,7 @@ fn recovered(
     cfg: &ServeConfig,
     store: &AnyStore,
     checked: &crate::start_checks::Checked,
-) -> Result<(Casino, Feed, Recovery), String> {
+) -> Result<(Casino, Feed, Recovery), ServeError> {
     if checked.anchored.is_none() && checked.lost {
         eprintln!(
             "warning: --new-anchor-file: a new anchor file is begun at {} once the casino has recovered; every chain is signed as it then stands",
@@ -295,10 +301,10 @@ fn recovered(
         Err(why) if recovery.from_checkpoint => {
             eprintln!("warning: the checkpoint does not match the log ({why}); replaying the whole history instead");
             recovery.from_checkpoint = false;
-            recovery.refused_checkpoint = Some(why);
-            recover(store, None, Keys::None, skip)?
+            recovery.refused_checkpoint = Some(why.to_string());
+            recover(store, None, Keys::None, skip).map_err(ServeError::recovery)?
         }
-        Err(why) => return Err(why),
+        Err(why) => return Err(ServeError::recovery(why)),
     };
     recovery.tail_records = rec.tail_records;
     recovery.tail_transfers = rec.tail_transfers;
@@ -313,10 +319,10 @@ fn recovered(
 /// books (`casino/bank_side.rs`), after the records found unanchored are
 /// named, since these are this start's own; and players' limits changed at
 /// any partition since it last looked. Reads only; recorded in `commit`.
-fn from_the_bank(c: &mut Casino, p: &str, url: &str, commit: &mut Commit) -> Result<(), String> {
-    let mut bank = crate::pg_store::bank::Bank::connect(url).map_err(|e| format!("the bank: {e}"))?;
-    let moves = bank.moves_of(p, c.bank.last_seq).map_err(|e| format!("the bank: {e}"))?;
-    let taken = c.take_missing_allotments(&moves, commit)?;
+fn from_the_bank(c: &mut Casino, p: &str, url: &str, commit: &mut Commit) -> Result<(), ServeError> {
+    let mut bank = crate::pg_store::bank::Bank::connect(url).map_err(ServeError::Bank)?;
+    let moves = bank.moves_of(p, c.bank.last_seq).map_err(ServeError::Bank)?;
+    let taken = c.take_missing_allotments(&moves, commit).map_err(ServeError::casino)?;
     if taken > 0 {
         println!("partition {p}: recorded {taken} allotments the bank made before the last stop");
     }
@@ -325,7 +331,7 @@ fn from_the_bank(c: &mut Casino, p: &str, url: &str, commit: &mut Commit) -> Res
         let after = c.bank.limits_seq;
         let changes = bank
             .with_client(|b| crate::pg_store::bank::limits::shared_after(b, after, 10_000))
-            .map_err(|e| format!("the bank's limits: {e}"))?;
+            .map_err(ServeError::BankLimits)?;
         let n = changes.len();
         for (seq, e) in changes {
             folded += usize::from(c.adopt_limits(seq, e, commit));
@@ -358,9 +364,10 @@ fn tell_tables(c: &Casino, resumed: &[u32]) {
 }
 
 /// Run the server until it is stopped.
-pub async fn serve(cfg: ServeConfig) -> Result<(), String> {
-    let listener =
-        tokio::net::TcpListener::bind(cfg.addr).await.map_err(|e| format!("cannot listen on {}: {e}", cfg.addr))?;
+pub async fn serve(cfg: ServeConfig) -> Result<(), ServeError> {
+    let listener = tokio::net::TcpListener::bind(cfg.addr)
+        .await
+        .map_err(|source| ServeError::Listen { addr: cfg.addr, source })?;
     run(cfg, listener).await
 }
 
@@ -372,15 +379,15 @@ pub async fn serve(cfg: ServeConfig) -> Result<(), String> {
 /// serves in turns (`serve/turn.rs`): one, unless a fatal condition stops a
 /// partition of a process serving several (`stand_by_on_fatal`), which then
 /// stands by for its lease again.
-pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<(), String> {
+pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<(), ServeError> {
     // From now on a stop signal is kept until the server can stop cleanly.
     crate::stop::listen();
-    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let addr = listener.local_addr()?;
     // The router while this server serves, with its key (a forwarded
     // client's address is trusted under it: `forward.rs`).
     let active: crate::front::Active = Arc::default();
     let holder: crate::lease::Holder = Arc::default();
-    let directory = crate::front::directory(&cfg).await?;
+    let directory = crate::front::directory(&cfg).await.map_err(ServeError::cluster)?;
     let outer = crate::front::service(
         active.clone(),
         holder.clone(),

@@ -52,7 +52,9 @@
 
 use std::net::SocketAddr;
 
-use crate::serve::{run, ServeConfig};
+use crate::serve::run;
+use crate::serve_config::ServeConfig;
+use crate::serve_error::ServeError;
 
 /// The host other servers reach this process's partitions at.
 fn reachable_host(own: &ServeConfig) -> Result<String, String> {
@@ -86,15 +88,15 @@ pub const GRACE: u32 = 3;
 
 /// Where partition `name` stands now: `None` if no server has served it
 /// (not made, or never leased), else whether its lease is live.
-async fn standing(url: &str, name: &str) -> Result<Option<bool>, String> {
+async fn standing(url: &str, name: &str) -> Result<Option<bool>, ServeError> {
     let (url, name) = (url.to_string(), name.to_string());
     tokio::task::spawn_blocking(move || {
-        let mut c = crate::pg_store::connect_client(&url).map_err(|e| e.to_string())?;
-        let all = crate::pg_store::bank::list(&mut c, false).map_err(|e| e.to_string())?;
+        let mut c = crate::pg_store::connect_client(&url).map_err(ServeError::cluster)?;
+        let all = crate::pg_store::bank::list(&mut c, false).map_err(ServeError::cluster)?;
         Ok(all.into_iter().find(|p| p.name == name && p.instance.is_some()).map(|p| p.live))
     })
     .await
-    .map_err(|e| e.to_string())?
+    .map_err(ServeError::cluster)?
 }
 
 /// Wait until this process may stand by for `cfg`'s partition (see the
@@ -123,20 +125,21 @@ pub async fn until_ours_to_stand_by(cfg: &ServeConfig, started: tokio::time::Ins
 /// Serve `own`, and stand by for each of `others` in this process (each a
 /// partition's configuration, as `own`'s but for its partition, URL and
 /// files); until stopped.
-pub async fn serve_with_standbys(mut own: ServeConfig, others: Vec<ServeConfig>) -> Result<(), String> {
+pub async fn serve_with_standbys(mut own: ServeConfig, others: Vec<ServeConfig>) -> Result<(), ServeError> {
     if others.is_empty() {
         return crate::serve::serve(own).await;
     }
     own.stand_by_on_fatal = true;
-    let host = reachable_host(&own)?;
-    let listener =
-        tokio::net::TcpListener::bind(own.addr).await.map_err(|e| format!("cannot listen on {}: {e}", own.addr))?;
+    let host = reachable_host(&own).map_err(ServeError::Unreachable)?;
+    let listener = tokio::net::TcpListener::bind(own.addr)
+        .await
+        .map_err(|source| ServeError::Listen { addr: own.addr, source })?;
     let mut standbys = Vec::new();
     for mut cfg in others {
         // On this server's IP, at the port given for the partition, if any.
         let at = SocketAddr::new(own.addr.ip(), cfg.addr.port());
-        let l = tokio::net::TcpListener::bind(at).await.map_err(|e| format!("cannot listen on {at}: {e}"))?;
-        let port = l.local_addr().map_err(|e| e.to_string())?.port();
+        let l = tokio::net::TcpListener::bind(at).await.map_err(|source| ServeError::Listen { addr: at, source })?;
+        let port = l.local_addr()?.port();
         cfg.addr = SocketAddr::new(own.addr.ip(), port);
         cfg.advertise = Some(format!("http://{host}:{port}"));
         cfg.stand_by_on_fatal = true;

@@ -40,6 +40,7 @@ use crate::anchor::{AnchorMark, Anchored};
 use crate::backend::AnyStore;
 use crate::casino::checkpoint::Checkpoint;
 use crate::serve_config::ServeConfig;
+use crate::serve_error::ServeError;
 use crate::signing_key::StartKey;
 use crate::store::History;
 
@@ -67,19 +68,20 @@ pub struct Checked {
 }
 
 /// Run checks 3-5 (see the module's notes) on the opened `store`.
-pub fn check(cfg: &ServeConfig, store: &AnyStore) -> Result<Checked, String> {
-    let has_casino = !History::tables(store).map_err(|e| e.to_string())?.is_empty();
+pub fn check(cfg: &ServeConfig, store: &AnyStore) -> Result<Checked, ServeError> {
+    let has_casino = !History::tables(store)?.is_empty();
     let (anchor_path, key_path) = cfg.anchor_paths();
     // (A rotation a crash cut between its renames is finished first.)
-    crate::anchor::finish_rotation(&anchor_path).map_err(|e| format!("{}: {e}", anchor_path.display()))?;
+    crate::anchor::finish_rotation(&anchor_path)
+        .map_err(|source| ServeError::AnchorRotation { path: anchor_path.clone(), source })?;
     let lost = std::fs::metadata(&anchor_path).map_or(true, |m| m.len() == 0);
     let key =
-        crate::signing_key::for_start(&key_path, has_casino, lost && cfg.new_anchor_file).map_err(|e| e.to_string())?;
+        crate::signing_key::for_start(&key_path, has_casino, lost && cfg.new_anchor_file).map_err(ServeError::key)?;
     let public = key.key.public_hex();
     // The latest checkpoint, checked, first: it says where the anchor file
     // stood, so only the anchor lines after it are verified now.
     let mut refused_checkpoint = None;
-    let checkpoint = match store.latest_checkpoint().map_err(|e| e.to_string())? {
+    let checkpoint = match store.latest_checkpoint()? {
         None => None,
         Some(stored) => match crate::casino::checkpoint::open(&stored, &public) {
             Ok(cp) => Some(cp),
@@ -95,34 +97,25 @@ pub fn check(cfg: &ServeConfig, store: &AnyStore) -> Result<Checked, String> {
     // silently: a forger who cut its chains and deleted the file would have
     // the server sign the cut as if nothing had been there.
     if lost && has_casino && !cfg.new_anchor_file {
-        return Err(format!(
-            "{}: the anchor file is missing or empty, but the database holds a casino: restore the file from a copy; \
-             if it is lost for good, start once with --new-anchor-file, which begins a new one signing every chain as it \
-             now stands (what the old file signed is then not checked)",
-            anchor_path.display()
-        ));
+        return Err(ServeError::AnchorFileLost(anchor_path));
     }
     // Nor is a new casino begun under an anchor file that signs another: a
     // forger who deleted (or swapped) the database would have the new
     // casino's heads follow the old ones in the file, and the wipe pass as
     // a casino that was always there.
     if !lost && !has_casino {
-        return Err(format!(
-            "{}: the anchor file signs a casino, but the database holds none: restore the database from its copy; \
-             to begin a new casino here, move the anchor file (and its segments) aside first",
-            anchor_path.display()
-        ));
+        return Err(ServeError::AnchorFileOfAnother(anchor_path));
     }
     // Nor is one begun anew beside segments of the old (`anchor/segments.rs`).
-    crate::anchor::refuse_orphaned(&anchor_path).map_err(|e| e.to_string())?;
+    crate::anchor::refuse_orphaned(&anchor_path)?;
     let anchored = if anchor_path.exists() {
-        Some(crate::anchor::read_at(&anchor_path, Some(&public), mark.as_ref()).map_err(|e| e.to_string())?)
+        Some(crate::anchor::read_at(&anchor_path, Some(&public), mark.as_ref())?)
     } else {
         None
     };
     if let (Some(m), Some(a), false) = (&mark, &anchored, lost) {
         if let Some(why) = m.behind(a) {
-            return Err(format!("{}: {why}; restore the file", anchor_path.display()));
+            return Err(ServeError::AnchorBehind { path: anchor_path, why });
         }
     }
     let skip = match (&anchored, has_casino) {
@@ -134,10 +127,10 @@ pub fn check(cfg: &ServeConfig, store: &AnyStore) -> Result<Checked, String> {
 
 /// The tables whose chains fall short of (or differ from) what `anchored`
 /// signed, named on stderr; a cut in the casino's own chain refuses the start.
-fn cut_tables(store: &AnyStore, anchored: &Anchored) -> Result<BTreeSet<u32>, String> {
-    let cut = crate::anchor::anchor_cuts(store, anchored)?;
+fn cut_tables(store: &AnyStore, anchored: &Anchored) -> Result<BTreeSet<u32>, ServeError> {
+    let cut = crate::anchor::anchor_cuts(store, anchored).map_err(ServeError::cuts)?;
     if let Some(why) = cut.get(&crate::audit::CASINO_CHAIN) {
-        return Err(format!("refusing to start: {why}"));
+        return Err(ServeError::CasinoChainCut(why.clone()));
     }
     for (table, why) in &cut {
         eprintln!("table {table} is not served: {why}");

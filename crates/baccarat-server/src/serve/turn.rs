@@ -23,7 +23,9 @@ use crate::casino::Request;
 use crate::fatal::Fatal;
 use crate::http::{router, AppState, Pace};
 use crate::publish::{Publisher, ReadModels, StopCheckpoint};
-use crate::serve::{open_leased, stop_signal, Opened, ServeConfig};
+use crate::serve::{open_leased, stop_signal, Opened};
+use crate::serve_config::ServeConfig;
+use crate::serve_error::ServeError;
 use crate::store::Commit;
 use crate::writer::Writer;
 
@@ -79,7 +81,7 @@ pub enum Turn {
 /// One turn (see the module's notes), under `fatal`: the lease held (if
 /// any), the store opened and recovered, the writer started, the router
 /// served; then served until stopped, handed back or failed.
-pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result<Turn, String> {
+pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result<Turn, ServeError> {
     let (addr, what) = (front.addr, front.what.clone());
     // Who asks for this partition back, if this server serves it as a guest.
     let asked: crate::lease::Asked = Arc::default();
@@ -105,11 +107,11 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
     };
     let table_ids = started.table_ids.clone();
     go_live(front, app_state(cfg, front, started, early_keys, retired), table_ids);
-    let Some(server) = front.server.as_mut() else { return Err("no listener".into()) };
+    let Some(server) = front.server.as_mut() else { return Err(ServeError::NoListener) };
     println!("baccarat table server on http://{addr}/ for {what}  (API: http://{addr}/api/openapi.json)");
     let mut handed_to = None;
     tokio::select! {
-        r = server => return r.map_err(|e| e.to_string())?.map_err(|e| e.to_string()).map(|()| Turn::Stopped),
+        r = server => return Ok(r.map_err(ServeError::ServerTask)?.map(|()| Turn::Stopped)?),
         _ = stop_signal() => {}
         who = asked_back(&asked) => handed_to = Some(who),
         why = fatal.wait() => return Ok(end.failed(front, why).await),
@@ -139,17 +141,17 @@ async fn hold_lease(
     front: &Front,
     fatal: &Fatal,
     asked: &crate::lease::Asked,
-) -> Result<Option<Held>, String> {
+) -> Result<Option<Held>, ServeError> {
     let Some(url) = &cfg.postgres else { return Ok(Some(Held { lease: None, keeping: None })) };
     let (what, claim) = (&front.what, cfg.claim());
     let owner = crate::lease::owner_of(&cfg.instance);
     let (lease, since) = tokio::select! {
-        l = crate::lease::wait_for(url, &owner, &front.advertise, cfg.lease, &front.holder, what, claim) => l?,
+        l = crate::lease::wait_for(url, &owner, &front.advertise, cfg.lease, &front.holder, what, claim) => l.map_err(ServeError::cluster)?,
         _ = stop_signal() => return Ok(None),
     };
     let renewal =
         crate::lease::Renewal { what: what.clone(), fatal: fatal.clone(), claim, asked: asked.clone(), since };
-    let keeping = crate::lease::keep(url, &lease, &front.advertise, cfg.lease, renewal)?;
+    let keeping = crate::lease::keep(url, &lease, &front.advertise, cfg.lease, renewal).map_err(ServeError::cluster)?;
     println!("instance {} holds the lease of {what} (epoch {})", cfg.instance, lease.epoch);
     Ok(Some(Held { lease: Some(lease), keeping: Some(keeping) }))
 }
@@ -170,7 +172,7 @@ async fn open_store(
     cfg: &ServeConfig,
     leased: Option<crate::pg_store::Lease>,
     on_fatal: Fatal,
-) -> Result<OpenedStore, String> {
+) -> Result<OpenedStore, ServeError> {
     let opening = cfg.clone();
     tokio::task::spawn_blocking(move || {
         let mut opened = open_leased(&opening, leased.as_ref())?;
@@ -180,25 +182,27 @@ async fn open_store(
         let index = opened
             .store
             .key_index(opening.key_retention.as_millis() as u64)
-            .map_err(|e| format!("{}: the key index: {e}", db.shown()))?;
-        let keys = crate::key_reader::open(&db, index).map_err(|e| format!("{}: {e}", db.shown()))?;
+            .map_err(|source| ServeError::KeyIndex { db: db.shown(), source })?;
+        let keys = crate::key_reader::open(&db, index).map_err(|source| ServeError::Open { db: db.shown(), source })?;
         // A partition's writer asks the bank (connected here: PostgreSQL's
         // client may not be made on the runtime's threads).
         let bank = match (&opening.partition, &opening.postgres, &leased) {
             (Some(p), Some(url), Some(l)) => {
-                Some(crate::pg_store::bank::link::BankLink::connect(url, p, l.clone())?.on_fatal(on_fatal))
+                let link =
+                    crate::pg_store::bank::link::BankLink::connect(url, p, l.clone()).map_err(ServeError::cluster)?;
+                Some(link.on_fatal(on_fatal))
             }
             _ => None,
         };
-        Ok::<_, String>(OpenedStore { opened, early_keys: keys, bank })
+        Ok::<_, ServeError>(OpenedStore { opened, early_keys: keys, bank })
     })
     .await
-    .map_err(|e| format!("the start failed: {e}"))?
+    .map_err(ServeError::StartFailed)?
 }
 
 /// Say what was recovered, and start a SQLite store's background work
 /// (its WAL checkpoints, and the key index's upkeep).
-fn recovered(cfg: &ServeConfig, opened: &mut Opened) -> Result<(), String> {
+fn recovered(cfg: &ServeConfig, opened: &mut Opened) -> Result<(), ServeError> {
     let recovery = &opened.recovery;
     println!(
         "recovered {} tables from {}: {} records and {} transfers read",
@@ -208,8 +212,8 @@ fn recovered(cfg: &ServeConfig, opened: &mut Opened) -> Result<(), String> {
         recovery.tail_transfers
     );
     if let AnyStore::Sqlite(s) = &mut opened.store {
-        s.checkpoint_in_background(&cfg.db, Duration::from_millis(200)).map_err(|e| e.to_string())?;
-        s.maintain_keys_in_background(&cfg.db, cfg.key_retention.as_millis() as u64).map_err(|e| e.to_string())?;
+        s.checkpoint_in_background(&cfg.db, Duration::from_millis(200))?;
+        s.maintain_keys_in_background(&cfg.db, cfg.key_retention.as_millis() as u64)?;
     }
     Ok(())
 }
@@ -236,7 +240,7 @@ fn start_writer(
     bank: Option<crate::pg_store::bank::link::BankLink>,
     lease: Option<crate::pg_store::Lease>,
     fatal: &Fatal,
-) -> Result<Started, String> {
+) -> Result<Started, ServeError> {
     let Opened { store, casino, feed, users, anchors, due, .. } = opened;
     // The key the start checked: the key file is not read again.
     let key = anchors.key().clone();
@@ -255,7 +259,8 @@ fn start_writer(
         &cfg.anchor_paths().0,
         lease,
         casino.checkpointer_busy.clone(),
-    )?;
+    )
+    .map_err(ServeError::cluster)?;
     // The start's checkpoint is written in the background while this server
     // serves (the writer takes no other until it is written). A crash before
     // it is durable costs the next start the same tail again, no more.
@@ -371,7 +376,7 @@ impl Ending<'_> {
     /// almost nothing. (Connections are dropped; anything they had sent is in
     /// the writer's queue ahead of this request, or was refused.)
     /// A settlement being recorded in chunks takes moments: wait it out.
-    async fn stop_cleanly(mut self, front: &Front, handed_to: Option<String>) -> Result<Turn, String> {
+    async fn stop_cleanly(mut self, front: &Front, handed_to: Option<String>) -> Result<Turn, ServeError> {
         for _ in 0..600 {
             let reply = match self.checkpoint().await {
                 Ok(r) => r,
@@ -399,14 +404,14 @@ impl Ending<'_> {
     }
 
     /// Ask the writer for the clean stop's checkpoint; its reply.
-    async fn checkpoint(&self) -> Result<crate::casino::Reply, String> {
+    async fn checkpoint(&self) -> Result<crate::casino::Reply, ServeError> {
         let (tx, rx) = tokio::sync::oneshot::channel();
         let sent = self.writer.send(Request::Checkpoint, move |r| {
             let _ = tx.send(r);
         });
         match sent {
-            Ok(()) => rx.await.map_err(|_| "the writer stopped before the checkpoint".to_string()),
-            Err(e) => Err(e.to_string()),
+            Ok(()) => rx.await.map_err(|_| ServeError::WriterStopped),
+            Err(e) => Err(ServeError::Writer(e)),
         }
     }
 
@@ -429,12 +434,15 @@ impl Ending<'_> {
             let ttl = self.cfg.lease;
             // Off the runtime's threads: it waits up to the lease's time.
             let released = tokio::task::spawn_blocking(move || crate::lease::release(&url, &l, ttl)).await;
-            if let Err(e) = released.map_err(|e| e.to_string()).and_then(|r| r) {
-                crate::stop::warn(&format!(
-                    "the lease of {} was not given up ({e}); a standby takes over when it expires",
-                    self.what
-                ));
-            }
+            let why = match released {
+                Ok(Ok(())) => return,
+                Ok(Err(e)) => e.to_string(),
+                Err(e) => e.to_string(),
+            };
+            crate::stop::warn(&format!(
+                "the lease of {} was not given up ({why}); a standby takes over when it expires",
+                self.what
+            ));
         }
     }
 }

@@ -200,8 +200,8 @@ pub fn verify_file(
 /// the database at `db` holds was taken (`migrate::verify_pg` reads them
 /// before it exports a live PostgreSQL casino).
 pub fn verify_file_read(db: &std::path::Path, anchors: AnchorsRead) -> Result<(Findings, Option<String>), VerifyError> {
-    let conn =
-        crate::store::scan::open_read_only(db).map_err(|source| VerifyError::Open { db: db.display().to_string(), source })?;
+    let conn = crate::store::scan::open_read_only(db)
+        .map_err(|source| VerifyError::Open { db: db.display().to_string(), source })?;
     let AnchorsRead { path, anchored, unread, span } = anchors;
     // Archived history is read with the live rows (`archive.rs`); each
     // archive file must be the one registered. A missing one is named, and the

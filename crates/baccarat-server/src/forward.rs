@@ -46,6 +46,9 @@ use hyper_util::rt::TokioExecutor;
 use crate::anchor::{signed_by, AnchorKey};
 use crate::lease::Holder;
 
+mod error;
+pub use error::RouteError;
+
 /// The header in which a standby names the client (see the module's notes).
 pub const CLIENT_HEADER: &str = "x-baccarat-client";
 /// The header naming the instance that answered a forwarded request.
@@ -177,14 +180,12 @@ pub async fn pass(
     authority: &str,
     to: &Forwarder,
     now_ms: u64,
-) -> Result<Response, String> {
+) -> Result<Response, RouteError> {
     let mut answer = if is_websocket(&req) {
         upgrade(req, authority, to, now_ms).await?
     } else {
-        let up = upstream(&req, &format!("http://{authority}"), to, now_ms, false)
-            .body(req.into_body())
-            .map_err(|e| e.to_string())?;
-        to.pool.request(up).await.map(|a| a.map(Body::new)).map_err(|e| e.to_string())?
+        let up = upstream(&req, &format!("http://{authority}"), to, now_ms, false).body(req.into_body())?;
+        to.pool.request(up).await.map(|a| a.map(Body::new))?
     };
     if let Ok(v) = HeaderValue::from_str(instance) {
         answer.headers_mut().insert(HeaderName::from_static(ANSWERED_BY), v);
@@ -234,17 +235,13 @@ fn upstream(
 
 /// A WebSocket upgrade, on a connection of its own: once both sides have
 /// switched protocols, the bytes are copied both ways until either closes.
-async fn upgrade(mut req: Request<Body>, authority: &str, to: &Forwarder, now_ms: u64) -> Result<Response, String> {
-    let tcp = tokio::net::TcpStream::connect(authority).await.map_err(|e| e.to_string())?;
-    let (mut send, conn) =
-        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tcp)).await.map_err(|e| e.to_string())?;
+async fn upgrade(mut req: Request<Body>, authority: &str, to: &Forwarder, now_ms: u64) -> Result<Response, RouteError> {
+    let tcp = tokio::net::TcpStream::connect(authority).await?;
+    let (mut send, conn) = hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tcp)).await?;
     tokio::spawn(conn.with_upgrades());
     let downstream = hyper::upgrade::on(&mut req);
-    let up = upstream(&req, "", to, now_ms, true)
-        .header(header::HOST, authority)
-        .body(Body::empty())
-        .map_err(|e| e.to_string())?;
-    let mut answer = send.send_request(up).await.map_err(|e| e.to_string())?;
+    let up = upstream(&req, "", to, now_ms, true).header(header::HOST, authority).body(Body::empty())?;
+    let mut answer = send.send_request(up).await?;
     if answer.status() != StatusCode::SWITCHING_PROTOCOLS {
         let (parts, body) = answer.into_parts();
         return Ok(Response::from_parts(parts, Body::new(body)));

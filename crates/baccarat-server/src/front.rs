@@ -16,7 +16,7 @@ use axum::http::Request;
 use tower::ServiceExt;
 
 use crate::casino::Clock;
-use crate::forward::Forwarder;
+use crate::forward::{Forwarder, RouteError};
 use crate::lease::Holder;
 use crate::partition_route::{self as route, Directory};
 use crate::serve_config::ServeConfig;
@@ -33,13 +33,11 @@ pub fn serving(active: &Active) -> Option<(axum::Router, String)> {
 
 /// Where each partition of a PostgreSQL casino is served, read on
 /// connections of its own (none for SQLite).
-pub async fn directory(cfg: &ServeConfig) -> Result<Option<Arc<Directory>>, String> {
+pub async fn directory(cfg: &ServeConfig) -> Result<Option<Arc<Directory>>, RouteError> {
     let Some(url) = &cfg.postgres else { return Ok(None) };
     let (url, own, clock) = (url.clone(), cfg.partition.clone(), cfg.clock.clone());
     let keep_ms = (cfg.lease / 3).as_millis() as u64;
-    let dir = tokio::task::spawn_blocking(move || Directory::connect(&url, own, keep_ms, clock))
-        .await
-        .map_err(|e| e.to_string())??;
+    let dir = tokio::task::spawn_blocking(move || Directory::connect(&url, own, keep_ms, clock)).await??;
     Ok(Some(Arc::new(dir)))
 }
 

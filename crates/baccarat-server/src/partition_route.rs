@@ -59,7 +59,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::casino::Clock;
-use crate::forward::{authority_of, pass, Forwarder};
+use crate::forward::{authority_of, pass, Forwarder, RouteError};
 use crate::pg_store::bank::PartitionInfo;
 use crate::pg_thread::PgThread;
 
@@ -140,9 +140,9 @@ pub struct Directory {
 impl Directory {
     /// On the casino at `url` (a partition's URL will do: the lease rows are
     /// read by their schemas' names).
-    pub fn connect(url: &str, own: Option<String>, keep_ms: u64, clock: Clock) -> Result<Directory, String> {
-        let pg = PgThread::connect(url).map_err(|e| format!("the partitions' directory: {e}"))?;
-        let reads = PgThread::connect(url).map_err(|e| format!("the bank's reader: {e}"))?;
+    pub fn connect(url: &str, own: Option<String>, keep_ms: u64, clock: Clock) -> Result<Directory, RouteError> {
+        let pg = PgThread::connect(url).map_err(RouteError::Directory)?;
+        let reads = PgThread::connect(url).map_err(RouteError::BankReader)?;
         Ok(Directory {
             pg: Arc::new(pg),
             reads: Arc::new(reads),
@@ -156,7 +156,7 @@ impl Directory {
     }
 
     /// Every partition, by name: the kept list if it is fresh, else read anew.
-    pub async fn places(&self) -> Result<Places, String> {
+    pub async fn places(&self) -> Result<Places, RouteError> {
         if let Some(list) = self.fresh() {
             return Ok(list);
         }
@@ -166,12 +166,9 @@ impl Directory {
         }
         let now = (self.clock)();
         let pg = self.pg.clone();
-        let read = tokio::task::spawn_blocking(move || {
-            pg.run(|c| crate::pg_store::bank::list(c, false).map_err(|e| e.to_string()))
-        })
-        .await
-        .map_err(|e| e.to_string())?
-        .ok_or("the partitions' directory's connection thread stopped; restart the server")??;
+        let read = tokio::task::spawn_blocking(move || pg.run(|c| crate::pg_store::bank::list(c, false)))
+            .await?
+            .ok_or(RouteError::DirectoryStopped)??;
         self.list_reads.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let list: Places = Arc::new(read.into_iter().map(|p| (p.name.clone(), Place::from(p))).collect());
         *self.known.lock().expect("directory lock") = Some((now, now.saturating_add(self.keep_ms), list.clone()));
@@ -202,12 +199,9 @@ impl Directory {
     pub async fn read_bank<T: Send + 'static>(
         &self,
         f: impl FnOnce(&mut postgres::Client) -> T + Send + 'static,
-    ) -> Result<T, String> {
+    ) -> Result<T, RouteError> {
         let pg = self.reads.clone();
-        tokio::task::spawn_blocking(move || pg.run(f))
-            .await
-            .map_err(|e| e.to_string())?
-            .ok_or_else(|| "the bank's reader's connection thread stopped; restart the server".into())
+        tokio::task::spawn_blocking(move || pg.run(f)).await?.ok_or(RouteError::BankReaderStopped)
     }
 }
 

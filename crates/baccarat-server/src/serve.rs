@@ -387,7 +387,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     // client's address is trusted under it: `forward.rs`).
     let active: crate::front::Active = Arc::default();
     let holder: crate::lease::Holder = Arc::default();
-    let directory = crate::front::directory(&cfg).await.map_err(ServeError::cluster)?;
+    let directory = crate::front::directory(&cfg).await?;
     let outer = crate::front::service(
         active.clone(),
         holder.clone(),

@@ -100,6 +100,9 @@ pub enum ServeError {
     /// servers cannot reach (`standby_for.rs`'s words).
     #[error("{0}")]
     Unreachable(String),
+    /// Where the partitions are served could not be read.
+    #[error(transparent)]
+    Route(#[from] crate::forward::RouteError),
     /// The address could not be listened on.
     #[error("cannot listen on {addr}: {source}")]
     Listen {

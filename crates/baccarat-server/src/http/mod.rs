@@ -268,7 +268,7 @@ async fn tables(State(s): State<AppState>) -> Json<Value> {
 /// (`partition_route.rs`). None on a casino without partitions.
 async fn partitions(State(s): State<AppState>) -> Result<Json<Value>, ApiError> {
     let Some(dir) = &s.directory else { return Ok(Json(json!({ "partition": null, "partitions": [] }))) };
-    let places = dir.places().await.map_err(ApiError::unavailable)?;
+    let places = dir.places().await.map_err(|e| ApiError::unavailable(e.to_string()))?;
     Ok(Json(json!({ "partition": dir.own, "partitions": places.values().collect::<Vec<_>>() })))
 }
 

@@ -79,8 +79,9 @@ pub(super) async fn me(State(s): State<AppState>, Auth(sess, _): Auth) -> Result
         None => None,
         Some(d) => {
             let user = sess.user;
-            let read = d.read_bank(move |c| crate::pg_store::bank::wallet_in(c, user).map_err(|e| e.to_string())).await;
-            Some(read.and_then(|r| r).map_err(|e| ApiError::unavailable(format!("the bank cannot be read: {e}")))?)
+            let read = d.read_bank(move |c| crate::pg_store::bank::wallet_in(c, user)).await;
+            let read = read.and_then(|r| r.map_err(crate::forward::RouteError::Bank));
+            Some(read.map_err(|e| ApiError::unavailable(format!("the bank cannot be read: {e}")))?)
         }
     };
     let v = s.views.read().expect("views lock");

@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 
 use super::extract::Id;
 use super::{table_exists, ApiError, AppState};
-use baccarat_math::{report, Report, Shoe};
+use baccarat_math::{report, Report, Shoe, ShoeError};
 
 type Cache = Mutex<HashMap<(String, u32), Arc<Report>>>;
 
@@ -27,12 +27,12 @@ fn cache() -> &'static Cache {
 }
 
 /// The exact odds of `rulebook`'s wagers on a full shoe of `decks` decks.
-fn odds(rulebook: &baccarat_rules::Rulebook, decks: u32) -> Result<Arc<Report>, String> {
+fn odds(rulebook: &baccarat_rules::Rulebook, decks: u32) -> Result<Arc<Report>, ShoeError> {
     let key = (rulebook.id.clone(), decks);
     if let Some(r) = cache().lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
         return Ok(r.clone());
     }
-    let shoe = Shoe::decks(decks).map_err(|e| e.to_string())?;
+    let shoe = Shoe::decks(decks)?;
     let r = Arc::new(report(rulebook, &shoe, Some(decks)));
     cache().lock().unwrap_or_else(|p| p.into_inner()).insert(key, r.clone());
     Ok(r)
@@ -104,7 +104,7 @@ pub(super) async fn help(State(s): State<AppState>, Id(id): Id) -> Result<Json<V
     let report = tokio::task::spawn_blocking(move || odds(&rulebook, decks))
         .await
         .map_err(|_| ApiError::internal("the odds could not be computed"))?
-        .map_err(ApiError::internal)?;
+        .map_err(|e| ApiError::internal(e.to_string()))?;
     let offers: Vec<Value> = t.offers.iter().map(|o| offer_help(o, &report)).collect();
     let rules: Vec<Value> = rb
         .config

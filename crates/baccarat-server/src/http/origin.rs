@@ -105,23 +105,23 @@ fn by_cookie(h: &HeaderMap) -> bool {
 /// An origin as this server compares them: `http://` or `https://`, the
 /// host in lower case, the port only where it is not the scheme's default
 /// (80, 443); no path, query, fragment or user. The words say what is wrong.
-pub fn origin_of(s: &str) -> Result<String, String> {
+pub fn origin_of(s: &str) -> Result<String, BadOrigin> {
     let lower = s.trim().trim_end_matches('/').to_ascii_lowercase();
-    let (scheme, authority) = lower.split_once("://").ok_or_else(|| format!("{s:?} is not scheme://host[:port]"))?;
+    let (scheme, authority) = lower.split_once("://").ok_or_else(|| BadOrigin::NoScheme(s.into()))?;
     let default: u16 = match scheme {
         "http" => 80,
         "https" => 443,
-        _ => return Err(format!("{s:?}: the scheme is http or https")),
+        _ => return Err(BadOrigin::Scheme(s.into())),
     };
     if authority.is_empty() || authority.contains(['/', '?', '#', '@', ' ']) {
-        return Err(format!("{s:?} is an origin, scheme://host[:port], with nothing after the port"));
+        return Err(BadOrigin::MoreThanAnOrigin(s.into()));
     }
     let (host, port) = split_port(authority);
     if host.is_empty() {
-        return Err(format!("{s:?} names no host"));
+        return Err(BadOrigin::NoHost(s.into()));
     }
     let port = match port.map(str::parse::<u16>) {
-        Some(Err(_)) => return Err(format!("{s:?}: the port is a number from 0 to 65535")),
+        Some(Err(_)) => return Err(BadOrigin::Port(s.into())),
         Some(Ok(p)) => Some(p),
         None => None,
     };
@@ -129,6 +129,22 @@ pub fn origin_of(s: &str) -> Result<String, String> {
         Some(p) => format!("{scheme}://{host}:{p}"),
         None => format!("{scheme}://{host}"),
     })
+}
+
+/// Why a text is not an origin (`allowed_origins`, or a browser's
+/// `Origin`), each naming the text as given.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BadOrigin {
+    #[error("{0:?} is not scheme://host[:port]")]
+    NoScheme(String),
+    #[error("{0:?}: the scheme is http or https")]
+    Scheme(String),
+    #[error("{0:?} is an origin, scheme://host[:port], with nothing after the port")]
+    MoreThanAnOrigin(String),
+    #[error("{0:?} names no host")]
+    NoHost(String),
+    #[error("{0:?}: the port is a number from 0 to 65535")]
+    Port(String),
 }
 
 /// `host` and its port, if it has one (an IPv6 address is in brackets).
@@ -159,6 +175,23 @@ mod tests {
             h.append(*k, v.parse().unwrap());
         }
         h
+    }
+
+    /// The words are the ones `origin_of` gave as text before `BadOrigin`
+    /// (issue 46): `serve` prints them after "allowed_origins: ".
+    #[test]
+    fn a_bad_origin_is_named_as_before() {
+        assert_eq!(origin_of("casino").unwrap_err().to_string(), "\"casino\" is not scheme://host[:port]");
+        assert_eq!(origin_of("ftp://c").unwrap_err().to_string(), "\"ftp://c\": the scheme is http or https");
+        assert_eq!(
+            origin_of("http://c/x").unwrap_err().to_string(),
+            "\"http://c/x\" is an origin, scheme://host[:port], with nothing after the port"
+        );
+        assert_eq!(origin_of("http://:80").unwrap_err().to_string(), "\"http://:80\" names no host");
+        assert_eq!(
+            origin_of("http://c:x").unwrap_err().to_string(),
+            "\"http://c:x\": the port is a number from 0 to 65535"
+        );
     }
 
     #[test]

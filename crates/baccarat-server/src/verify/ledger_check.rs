@@ -49,7 +49,7 @@ fn ledger_in(store: &dyn crate::store::History, public: &str) -> Result<LedgerCh
     };
     let none = std::collections::BTreeSet::new();
     Ok(match crate::casino::recover(store, cp, crate::casino::Keys::None, &none) {
-        Err(why) => LedgerCheck { problem: Some(why), accounts: 0, transfers: 0 },
+        Err(why) => LedgerCheck { problem: Some(why.to_string()), accounts: 0, transfers: 0 },
         Ok(r) => {
             let l = &r.casino.ledger;
             let problem = l.check().err().map(|e| e.to_string()).or_else(|| r.casino.holds_problem());

@@ -94,7 +94,7 @@ fn since_checkpoint_in(
                 out.problems.push(format!("ledger: {e}"));
             }
         }
-        Err(why) => out.problems.push(why),
+        Err(why) => out.problems.push(why.to_string()),
     }
     Ok(out)
 }

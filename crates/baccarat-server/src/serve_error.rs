@@ -167,9 +167,12 @@ mod tests {
             ServeError::AnchorBehind { path: path.clone(), why: "cut".into() }.to_string(),
             "/c/casino.db.anchors: cut; restore the file"
         );
-        assert!(ServeError::AnchorFileLost(path.clone())
-            .to_string()
-            .starts_with("/c/casino.db.anchors: the anchor file is missing or empty, but the database holds a casino: restore the file from a copy; if it is lost for good, start once with --new-anchor-file, which begins"));
+        assert_eq!(
+            ServeError::AnchorFileLost(path.clone()).to_string(),
+            "/c/casino.db.anchors: the anchor file is missing or empty, but the database holds a casino: restore the \
+             file from a copy; if it is lost for good, start once with --new-anchor-file, which begins a new one \
+             signing every chain as it now stands (what the old file signed is then not checked)"
+        );
         assert_eq!(ServeError::CasinoChainCut("x".into()).to_string(), "refusing to start: x");
         let e = ServeError::KeyIndex { db: "c.db".into(), source: StoreError::Corrupt("y".into()) };
         assert_eq!(e.to_string(), "c.db: the key index: stored data is unreadable: y");

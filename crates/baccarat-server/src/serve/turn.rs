@@ -145,8 +145,9 @@ async fn hold_lease(
     let Some(url) = &cfg.postgres else { return Ok(Some(Held { lease: None, keeping: None })) };
     let (what, claim) = (&front.what, cfg.claim());
     let owner = crate::lease::owner_of(&cfg.instance);
+    let waiting = crate::lease::wait_for(url, &owner, &front.advertise, cfg.lease, &front.holder, what, claim);
     let (lease, since) = tokio::select! {
-        l = crate::lease::wait_for(url, &owner, &front.advertise, cfg.lease, &front.holder, what, claim) => l.map_err(ServeError::cluster)?,
+        l = waiting => l.map_err(ServeError::cluster)?,
         _ = stop_signal() => return Ok(None),
     };
     let renewal =

@@ -55,7 +55,7 @@ pub use crate::trust::{Actor, Mode};
 use into_play::IntoPlay;
 use protocol::{request_digest, wager_key};
 pub use protocol::{Code, Reply, Request, SelfLimitsChange, SlipLine};
-pub use recover::{recover, Keys, Recovered};
+pub use recover::{recover, Keys, RecoverError, Recovered};
 pub use table::{setup, CasinoTable};
 
 /// The engine version written into every audit record.

@@ -61,6 +61,46 @@ pub enum Keys {
     None,
 }
 
+/// Why the casino could not be rebuilt from a checkpoint and the store's
+/// tail: each names what disagrees (a start then replays the whole history,
+/// or refuses to serve).
+#[derive(Debug, thiserror::Error)]
+pub enum RecoverError {
+    /// The store could not be read (or a chain record is corrupt).
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The ledger (or its idempotency keys) refused the restored state.
+    #[error(transparent)]
+    Ledger(#[from] crate::ledger::LedgerError),
+    #[error("the ledger has no cage account")]
+    NoCage,
+    #[error("the checkpoint's casino chain head is not a hash")]
+    CasinoHead,
+    /// A table's own account of `kind` is missing.
+    #[error("table {table} has no {kind:?} account")]
+    NoAccount { table: u32, kind: AccountKind },
+    #[error("table {table}: the checkpoint's chain head is not a hash")]
+    TableHead { table: u32 },
+    /// An account's stored row disagrees with its transfers.
+    #[error(
+        "account {account}: the store holds balance {balance} (held {held}), but the transfers give {transfers} \
+         (held {holds})"
+    )]
+    Balance { account: AccountId, balance: i64, held: i64, transfers: i64, holds: i64 },
+    #[error("account {account} has transfers but no row in the store")]
+    NoRow { account: AccountId },
+    /// A saved tournament, promotion or table, or the tail replayed onto
+    /// them, was refused by its own rules (their message, as it was).
+    #[error("{0}")]
+    Refused(String),
+}
+
+impl From<String> for RecoverError {
+    fn from(why: String) -> RecoverError {
+        RecoverError::Refused(why)
+    }
+}
+
 /// Rebuild the casino from `checkpoint` (already checked: `checkpoint::open`)
 /// and what the store holds after it, with the idempotency keys `keys` says.
 /// Tables in `skip` (their chains were cut) are not served.
@@ -69,14 +109,13 @@ pub fn recover(
     checkpoint: Option<Checkpoint>,
     keys: Keys,
     skip: &BTreeSet<u32>,
-) -> Result<Recovered, String> {
-    let e = |e: StoreError| e.to_string();
+) -> Result<Recovered, RecoverError> {
     let cp = checkpoint.unwrap_or_else(empty);
     let (ledger, tail_transfers) = ledger(store, &cp, keys)?;
-    let cage = ledger.find(&AccountKind::Cage).ok_or("the ledger has no cage account")?;
+    let cage = ledger.find(&AccountKind::Cage).ok_or(RecoverError::NoCage)?;
     let mut c = Casino { ledger, cage, ..Casino::new() };
     let mut tail_records = 0u64;
-    c.chain = resume(&cp.casino).ok_or("the checkpoint's casino chain head is not a hash")?;
+    c.chain = resume(&cp.casino).ok_or(RecoverError::CasinoHead)?;
     for s in cp.tournaments {
         let t = super::tournaments::Tournament::of(s)?;
         c.tournaments.insert(t.state.id, t);
@@ -89,16 +128,14 @@ pub fn recover(
     c.bank.last_seq = cp.bank_seq;
     c.bank.limits_seq = cp.limits_seq;
     let mut tournament_events = Vec::new();
-    store
-        .each_record_after(CASINO_CHAIN, c.chain.len(), &mut |r| {
-            tail_records += 1;
-            c.chain.follow(&r).map_err(|b| StoreError::Corrupt(format!("the casino's chain is broken at {b}")))?;
-            let body = Body::decode(&r.body)
-                .map_err(|m| StoreError::Corrupt(format!("the casino's chain record {}: {m}", r.seq)))?;
-            tournament_events.extend(body.casino);
-            Ok(())
-        })
-        .map_err(e)?;
+    store.each_record_after(CASINO_CHAIN, c.chain.len(), &mut |r| {
+        tail_records += 1;
+        c.chain.follow(&r).map_err(|b| StoreError::Corrupt(format!("the casino's chain is broken at {b}")))?;
+        let body = Body::decode(&r.body)
+            .map_err(|m| StoreError::Corrupt(format!("the casino's chain record {}: {m}", r.seq)))?;
+        tournament_events.extend(body.casino);
+        Ok(())
+    })?;
     for ev in &tournament_events {
         super::tournaments::apply_strict(&mut c.tournaments, ev)?;
         super::promotions::apply(&mut c.promotions, ev);
@@ -122,14 +159,14 @@ fn tables_as_saved(
     ledger: &Ledger,
     saved: Vec<TableState>,
     skip: &BTreeSet<u32>,
-) -> Result<Vec<CasinoTable>, String> {
+) -> Result<Vec<CasinoTable>, RecoverError> {
     let mut states: HashMap<u32, TableState> = saved.into_iter().map(|t| (t.id, t)).collect();
     let mut tables = Vec::new();
-    for row in store.tables().map_err(|e| e.to_string())? {
+    for row in store.tables()? {
         if skip.contains(&row.id) {
             continue;
         }
-        let find = |k: AccountKind| ledger.find(&k).ok_or(format!("table {} has no {k:?} account", row.id));
+        let find = |kind: AccountKind| ledger.find(&kind).ok_or(RecoverError::NoAccount { table: row.id, kind });
         let accounts = TableAccounts {
             escrow: find(AccountKind::Escrow { table: row.id })?,
             house: find(AccountKind::House { table: row.id })?,
@@ -139,7 +176,7 @@ fn tables_as_saved(
         let saved = states.remove(&row.id);
         let mut t = CasinoTable::new(&row, accounts, saved.as_ref().map(|s| s.engine.clone()))?;
         if let Some(s) = saved {
-            t.chain = resume(&s.chain).ok_or(format!("table {}: the checkpoint's chain head is not a hash", row.id))?;
+            t.chain = resume(&s.chain).ok_or(RecoverError::TableHead { table: row.id })?;
             t.halted = s.halted;
             t.commitment = s.commitment;
         }
@@ -195,35 +232,33 @@ pub(super) fn head_of(c: &Chain) -> ChainHead {
 
 /// The ledger: the checkpoint's balances and holds, the tail's transfers on
 /// top, checked against the balances the store holds.
-fn ledger(store: &dyn History, cp: &Checkpoint, keys: Keys) -> Result<(Ledger, u64), String> {
+fn ledger(store: &dyn History, cp: &Checkpoint, keys: Keys) -> Result<(Ledger, u64), RecoverError> {
     let mut balance: BTreeMap<AccountId, i64> = cp.accounts.iter().map(|a| (a.id, a.balance)).collect();
     let mut pending: BTreeMap<TransferId, Arc<Transfer>> = cp.pending.iter().map(|t| (t.id, t.clone())).collect();
     let mut last = cp.last_transfer;
     let mut n = 0u64;
-    store
-        .each_transfer_after(cp.last_transfer, &mut |t| {
-            n += 1;
-            last = t.id;
-            match t.kind {
-                TransferKind::Posted | TransferKind::PostOf(_) => {
-                    *balance.entry(t.debit).or_default() -= t.amount.0;
-                    *balance.entry(t.credit).or_default() += t.amount.0;
-                }
-                TransferKind::Pending | TransferKind::VoidOf(_) => {}
+    store.each_transfer_after(cp.last_transfer, &mut |t| {
+        n += 1;
+        last = t.id;
+        match t.kind {
+            TransferKind::Posted | TransferKind::PostOf(_) => {
+                *balance.entry(t.debit).or_default() -= t.amount.0;
+                *balance.entry(t.credit).or_default() += t.amount.0;
             }
-            match t.kind {
-                TransferKind::Pending => {
-                    pending.insert(t.id, Arc::new(t));
-                }
-                TransferKind::PostOf(h) | TransferKind::VoidOf(h) => {
-                    pending.remove(&h);
-                }
-                TransferKind::Posted => {}
+            TransferKind::Pending | TransferKind::VoidOf(_) => {}
+        }
+        match t.kind {
+            TransferKind::Pending => {
+                pending.insert(t.id, Arc::new(t));
             }
-            Ok(())
-        })
-        .map_err(|e| e.to_string())?;
-    let accounts: Vec<Account> = store.accounts().map_err(|e| e.to_string())?;
+            TransferKind::PostOf(h) | TransferKind::VoidOf(h) => {
+                pending.remove(&h);
+            }
+            TransferKind::Posted => {}
+        }
+        Ok(())
+    })?;
+    let accounts: Vec<Account> = store.accounts()?;
     let mut held: BTreeMap<AccountId, i64> = BTreeMap::new();
     for t in pending.values() {
         *held.entry(t.debit).or_default() += t.amount.0;
@@ -232,29 +267,32 @@ fn ledger(store: &dyn History, cp: &Checkpoint, keys: Keys) -> Result<(Ledger, u
         let b = balance.remove(&a.id).unwrap_or(0);
         let h = held.get(&a.id).copied().unwrap_or(0);
         if (a.balance, a.held) != (b, h) {
-            return Err(format!(
-                "account {}: the store holds balance {} (held {}), but the transfers give {b} (held {h})",
-                a.id, a.balance, a.held
-            ));
+            return Err(RecoverError::Balance {
+                account: a.id,
+                balance: a.balance,
+                held: a.held,
+                transfers: b,
+                holds: h,
+            });
         }
     }
     if let Some((id, _)) = balance.iter().find(|(_, b)| **b != 0) {
-        return Err(format!("account {id} has transfers but no row in the store"));
+        return Err(RecoverError::NoRow { account: *id });
     }
-    let last_answer = store.last_answer().map_err(|e| e.to_string())?;
+    let last_answer = store.last_answer()?;
     let keys = match keys {
         Keys::Since(ms) => {
-            let answers = store.answers_since(ms).map_err(|e| e.to_string())?;
-            KeyMemory::restore(answers, last_answer).map_err(|e| e.to_string())?
+            let answers = store.answers_since(ms)?;
+            KeyMemory::restore(answers, last_answer)?
         }
-        Keys::None => KeyMemory::restore(Vec::new(), last_answer).map_err(|e| e.to_string())?,
+        Keys::None => KeyMemory::restore(Vec::new(), last_answer)?,
         Keys::OnDisk(cold) => {
-            let mut k = KeyMemory::restore(Vec::new(), last_answer).map_err(|e| e.to_string())?;
+            let mut k = KeyMemory::restore(Vec::new(), last_answer)?;
             k.set_cold(cold, crate::ledger::keys::DEFAULT_HOT_MS);
             k
         }
     };
-    let l = Ledger::restore(accounts, pending.into_values().collect(), last, keys).map_err(|e| e.to_string())?;
+    let l = Ledger::restore(accounts, pending.into_values().collect(), last, keys)?;
     Ok((l, n))
 }
 
@@ -263,7 +301,7 @@ impl Casino {
     /// recovers from its latest checkpoint). Every idempotency key the store
     /// keeps live is kept (`answers_since`: archived answers, past the keys'
     /// window, are not).
-    pub fn recover(store: &dyn History) -> Result<Casino, String> {
+    pub fn recover(store: &dyn History) -> Result<Casino, RecoverError> {
         Ok(recover(store, None, Keys::Since(0), &BTreeSet::new())?.casino)
     }
 
@@ -397,5 +435,15 @@ mod checkpoint_due_tests {
         c.checkpointer_busy.set(false);
         assert!(!c.checkpoint_due(&batch(2 * live - 1, false), false), "no boundary");
         assert!(c.checkpoint_due(&batch(MAX_GAP_RECORDS - 2 * live + 1, false), false));
+    }
+
+    /// A disagreement reads as the string it replaced, byte for byte (a
+    /// start prints it; verify lists it).
+    #[test]
+    fn refusals_read_as_before() {
+        let e = super::RecoverError::Balance { account: 3, balance: 10, held: 2, transfers: 9, holds: 1 };
+        assert_eq!(e.to_string(), "account 3: the store holds balance 10 (held 2), but the transfers give 9 (held 1)");
+        let e = super::RecoverError::NoAccount { table: 4, kind: super::AccountKind::Escrow { table: 4 } };
+        assert_eq!(e.to_string(), "table 4 has no Escrow { table: 4 } account");
     }
 }

@@ -441,7 +441,13 @@ mod checkpoint_due_tests {
     /// start prints it; verify lists it).
     #[test]
     fn refusals_read_as_before() {
-        let e = super::RecoverError::Balance { account: 3, balance: 10, held: 2, transfers: 9, holds: 1 };
+        let e = super::RecoverError::Balance {
+            account: crate::ledger::AccountId(3),
+            balance: 10,
+            held: 2,
+            transfers: 9,
+            holds: 1,
+        };
         assert_eq!(e.to_string(), "account 3: the store holds balance 10 (held 2), but the transfers give 9 (held 1)");
         let e = super::RecoverError::NoAccount { table: 4, kind: super::AccountKind::Escrow { table: 4 } };
         assert_eq!(e.to_string(), "table 4 has no Escrow { table: 4 } account");

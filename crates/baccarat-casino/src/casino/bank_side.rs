@@ -46,6 +46,28 @@ use crate::casino::self_limits::DAY_MS;
 use crate::ledger::{AccountKind, Cause, Op};
 use crate::store::Commit;
 
+/// Why a move of the bank's money was not recorded here (nothing changed):
+/// each names what is wrong, as the bank link and the tests read it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BankSideError {
+    /// An allotment on a casino that is no partition.
+    #[error("this casino is not a partition: its wallets are filled at its own cage")]
+    NotPartitionAllot,
+    /// A cage deposit for the bank on a casino that is no partition.
+    #[error("this casino is not a partition: its cage fills its own wallets")]
+    NotPartitionCage,
+    #[error("amount: {amount} is not above zero")]
+    Amount { amount: Money },
+    /// An allotment recorded already, or out of order.
+    #[error("the bank's record {bank_seq} is not after the last one recorded here ({last})")]
+    NotAfter { bank_seq: u64, last: u64 },
+    #[error("the ledger refused the bank's money: {0}")]
+    Ledger(#[source] crate::ledger::LedgerError),
+    /// A move of the bank's log that names another partition.
+    #[error("the bank's record {seq} is another partition's")]
+    OtherPartition { seq: u64 },
+}
+
 /// How long a player's money stays at a partition after their last hold
 /// there closed, by default: a player who goes on playing keeps it (and
 /// their next wagers need no allotment), one who stops has it back at the
@@ -141,13 +163,13 @@ impl Casino {
         bank_seq: u64,
         bank_hash: &str,
         commit: &mut Commit,
-    ) -> Result<(), String> {
+    ) -> Result<(), BankSideError> {
         self.allotted_on_day(player, amount, bank_seq, bank_hash, None, commit)
     }
 
     /// As [`Casino::allotted`], for the bank's record `r` of the move `body`
     /// (with the day's first allotment it counted).
-    pub fn allotted_made(&mut self, r: &Record, body: &MoveBody, commit: &mut Commit) -> Result<(), String> {
+    pub fn allotted_made(&mut self, r: &Record, body: &MoveBody, commit: &mut Commit) -> Result<(), BankSideError> {
         let (player, amount) = (PlayerId(body.bank.player), Money(body.bank.amount));
         self.allotted_on_day(player, amount, r.seq, &r.hash, body.day_first_ms, commit)
     }
@@ -160,18 +182,15 @@ impl Casino {
         bank_hash: &str,
         day_first_ms: Option<u64>,
         commit: &mut Commit,
-    ) -> Result<(), String> {
+    ) -> Result<(), BankSideError> {
         if self.bank.partition.is_none() {
-            return Err("this casino is not a partition: its wallets are filled at its own cage".into());
+            return Err(BankSideError::NotPartitionAllot);
         }
         if amount <= Money::ZERO {
-            return Err(format!("amount: {amount} is not above zero"));
+            return Err(BankSideError::Amount { amount });
         }
         if bank_seq <= self.bank.last_seq {
-            return Err(format!(
-                "the bank's record {bank_seq} is not after the last one recorded here ({})",
-                self.bank.last_seq
-            ));
+            return Err(BankSideError::NotAfter { bank_seq, last: self.bank.last_seq });
         }
         self.ledger.set_time((self.clock)());
         let bank = self.ledger.open(AccountKind::Bank);
@@ -180,7 +199,7 @@ impl Casino {
         let op = Op::Transfer { debit: bank, credit: wallet, amount, memo: format!("from the bank ({bank_seq})") };
         let (a, ch) = self.ledger.apply_internal(&[op], Cause::Bank { seq });
         self.opened(commit);
-        a.map_err(|e| format!("the ledger refused the bank's money: {e}"))?;
+        a.map_err(BankSideError::Ledger)?;
         commit.ledger.push(ch);
         let e = CasinoEvent::Allotted { player, amount, bank_seq, bank_hash: bank_hash.to_string(), day_first_ms };
         let recorded = self.casino_event(e, commit);
@@ -268,12 +287,12 @@ impl Casino {
         amount: Money,
         reference: &str,
         commit: &mut Commit,
-    ) -> Result<(), String> {
+    ) -> Result<(), BankSideError> {
         let Some(partition) = self.bank.partition.clone() else {
-            return Err("this casino is not a partition: its cage fills its own wallets".into());
+            return Err(BankSideError::NotPartitionCage);
         };
         if amount <= Money::ZERO {
-            return Err(format!("amount: {amount} is not above zero"));
+            return Err(BankSideError::Amount { amount });
         }
         self.casino_event(CasinoEvent::Caged { player, amount, reference: reference.to_string() }, commit);
         commit.bank.push(Move {
@@ -348,18 +367,32 @@ impl Casino {
         &mut self,
         moves: &[(Record, MoveBody)],
         commit: &mut Commit,
-    ) -> Result<usize, String> {
+    ) -> Result<usize, BankSideError> {
         let mut taken = 0;
         for (r, body) in moves {
             if body.bank.kind != MoveKind::Allot || r.seq <= self.bank.last_seq {
                 continue;
             }
             if body.bank.partition != self.bank.partition {
-                return Err(format!("the bank's record {} is another partition's", r.seq));
+                return Err(BankSideError::OtherPartition { seq: r.seq });
             }
             self.allotted_made(r, body, commit)?;
             taken += 1;
         }
         Ok(taken)
+    }
+}
+
+#[cfg(test)]
+mod error_tests {
+    use super::BankSideError;
+
+    /// The refusals read as the strings they replaced, byte for byte (the
+    /// bank link puts them in a fatal stop's message; tests match on them).
+    #[test]
+    fn refusals_read_as_before() {
+        let e = BankSideError::NotAfter { bank_seq: 4, last: 5 };
+        assert_eq!(e.to_string(), "the bank's record 4 is not after the last one recorded here (5)");
+        assert_eq!(BankSideError::OtherPartition { seq: 9 }.to_string(), "the bank's record 9 is another partition's");
     }
 }

@@ -323,7 +323,7 @@ impl BankLink {
             Some(_) => amount,
             None => {
                 if let Err(why) = casino.caged(player, amount, &reference, commit) {
-                    return Reply::refused(Code::Wallet, why);
+                    return Reply::refused(Code::Wallet, why.to_string());
                 }
                 if self.recent.len() >= RECENT {
                     self.recent.clear();

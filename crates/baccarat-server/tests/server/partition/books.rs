@@ -107,7 +107,7 @@ fn an_allotment_the_partition_never_recorded_is_taken_at_the_next_start() {
     east.store.commit(&commit).unwrap();
     assert_eq!(east.wallet(1), (5_500, 2_500), "the lost allotment is here, beside the wager's hold");
     let e = east.casino.allotted(PlayerId(1), Money(1), made.record.seq, &made.record.hash, &mut Commit::default());
-    assert!(e.unwrap_err().contains("not after the last one recorded"));
+    assert!(e.unwrap_err().to_string().contains("not after the last one recorded"));
 
     east.finish_coup();
     east.sweep();

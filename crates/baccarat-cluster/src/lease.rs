@@ -49,6 +49,28 @@ use std::time::{Duration, Instant};
 
 use crate::pg_store::{Claim, Lease, PgStore, CASINO_LEASE};
 
+/// Why the lease was not waited for, kept, or given up: each names what
+/// failed, as the start prints it.
+#[derive(Debug, thiserror::Error)]
+pub enum LeaseError {
+    /// The blocking task that waited for the lease ended abnormally.
+    #[error(transparent)]
+    Task(#[from] tokio::task::JoinError),
+    /// The database answered with an error (not being out of reach).
+    #[error("the lease of {what}: {source}")]
+    Connect { what: String, source: crate::store::StoreError },
+    #[error("cannot start the lease thread: {0}")]
+    Thread(#[source] std::io::Error),
+    #[error("cannot start the lease's watch: {0}")]
+    Watch(#[source] std::io::Error),
+    /// Giving the lease up failed at the database.
+    #[error(transparent)]
+    Release(#[from] postgres::Error),
+    /// Giving the lease up had no answer within its time.
+    #[error("no answer within {ms} ms")]
+    NoAnswer { ms: u128 },
+}
+
 /// Who holds the lease while this server stands by: (instance, URL).
 pub type Holder = Arc<RwLock<Option<(String, String)>>>;
 
@@ -74,7 +96,7 @@ pub async fn wait_for(
     holder: &Holder,
     what: &str,
     claim: Claim,
-) -> Result<(Lease, Instant), String> {
+) -> Result<(Lease, Instant), LeaseError> {
     let (url, owner, advertise, holder) = (url.to_string(), owner.to_string(), advertise.to_string(), holder.clone());
     let what = what.to_string();
     tokio::task::spawn_blocking(move || {
@@ -120,8 +142,7 @@ pub async fn wait_for(
             std::thread::sleep(ttl / 3);
         }
     })
-    .await
-    .map_err(|e| e.to_string())?
+    .await?
 }
 
 /// A connection for [`wait_for`], or `None` while the database is out of
@@ -133,7 +154,7 @@ fn connect_waiting(
     ttl: Duration,
     what: &str,
     unreached: &mut Option<String>,
-) -> Result<Option<PgStore>, String> {
+) -> Result<Option<PgStore>, LeaseError> {
     match PgStore::connect(url) {
         Ok(s) => {
             *unreached = None;
@@ -147,7 +168,7 @@ fn connect_waiting(
             }
             Ok(None)
         }
-        Err(e) => Err(format!("the lease of {what}: {e}")),
+        Err(source) => Err(LeaseError::Connect { what: what.to_string(), source }),
     }
 }
 
@@ -201,7 +222,7 @@ impl Drop for Keeping {
 /// on new connections. (Twice: a renewal late by less than the lease's
 /// time, on a busy machine, finds the lease still its own if no one took
 /// it, and a server need not stop for that.)
-pub fn keep(url: &str, lease: &Lease, advertise: &str, ttl: Duration, renewal: Renewal) -> Result<Keeping, String> {
+pub fn keep(url: &str, lease: &Lease, advertise: &str, ttl: Duration, renewal: Renewal) -> Result<Keeping, LeaseError> {
     let Renewal { what, fatal, claim, asked, since } = renewal;
     let stopped = Arc::new(std::sync::atomic::AtomicBool::new(false));
     // The watch's deadline: the lease is this server's for certain until
@@ -221,10 +242,7 @@ pub fn keep(url: &str, lease: &Lease, advertise: &str, ttl: Duration, renewal: R
         until: deadline.clone(),
         stopping: stopping.clone(),
     };
-    std::thread::Builder::new()
-        .name("lease".into())
-        .spawn(move || renewing.run())
-        .map_err(|e| format!("cannot start the lease thread: {e}"))?;
+    std::thread::Builder::new().name("lease".into()).spawn(move || renewing.run()).map_err(LeaseError::Thread)?;
     let stop = stopped.clone();
     std::thread::Builder::new()
         .name("lease-watch".into())
@@ -237,7 +255,7 @@ pub fn keep(url: &str, lease: &Lease, advertise: &str, ttl: Duration, renewal: R
                 return stopping.unrenewed(ttl);
             }
         })
-        .map_err(|e| format!("cannot start the lease's watch: {e}"))?;
+        .map_err(LeaseError::Watch)?;
     Ok(keeping)
 }
 
@@ -371,17 +389,17 @@ impl Renewing {
 /// time `ttl`: a database out of reach lets it expire instead. (It blocks
 /// for that long: callers on the async runtime call it through
 /// `spawn_blocking`.)
-pub fn release(url: &str, lease: &Lease, ttl: Duration) -> Result<(), String> {
+pub fn release(url: &str, lease: &Lease, ttl: Duration) -> Result<(), LeaseError> {
     let (url, lease) = (url.to_string(), lease.clone());
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let done = crate::pg_store::connect_client(&url)
             .and_then(|mut c| expire(&mut c, &lease))
             .map(|_| ())
-            .map_err(|e| e.to_string());
+            .map_err(LeaseError::from);
         let _ = tx.send(done);
     });
-    rx.recv_timeout(ttl).map_err(|_| format!("no answer within {} ms", ttl.as_millis()))?
+    rx.recv_timeout(ttl).map_err(|_| LeaseError::NoAnswer { ms: ttl.as_millis() })?
 }
 
 /// Expire `lease` now, if it is still the one given (its owner and epoch).
@@ -390,4 +408,20 @@ fn expire(c: &mut postgres::Client, lease: &Lease) -> Result<u64, postgres::Erro
         "UPDATE leases SET expires_at = now() - interval '1 millisecond' WHERE tbl = $1 AND owner = $2 AND epoch = $3",
         &[&(CASINO_LEASE as i64), &lease.owner, &lease.epoch],
     )
+}
+
+#[cfg(test)]
+mod error_tests {
+    use super::LeaseError;
+
+    /// A failure reads as the string it replaced, byte for byte (the start
+    /// and the stop print it).
+    #[test]
+    fn failures_read_as_before() {
+        let source = crate::store::StoreError::Corrupt("x".into());
+        let shown = source.to_string();
+        let e = LeaseError::Connect { what: "the casino".into(), source };
+        assert_eq!(e.to_string(), format!("the lease of the casino: {shown}"));
+        assert_eq!(LeaseError::NoAnswer { ms: 300 }.to_string(), "no answer within 300 ms");
+    }
 }

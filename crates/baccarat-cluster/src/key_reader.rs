@@ -101,11 +101,11 @@ fn row_at(
 }
 
 impl ColdKeys for KeyReader {
-    fn find(&self, ids: &[KeyId], since_ms: u64) -> Result<Vec<AnswerRow>, String> {
-        self.find_many(ids, since_ms).map_err(|e| e.to_string())
+    fn find(&self, ids: &[KeyId], since_ms: u64) -> Result<Vec<AnswerRow>, StoreError> {
+        self.find_many(ids, since_ms)
     }
 
-    fn admits(&self) -> Result<(), String> {
+    fn admits(&self) -> Result<(), crate::key_index::Behind> {
         self.index.behind()
     }
 }
@@ -205,8 +205,8 @@ impl PgKeyReader {
 }
 
 impl ColdKeys for PgKeyReader {
-    fn find(&self, ids: &[KeyId], since_ms: u64) -> Result<Vec<AnswerRow>, String> {
-        self.find_many(ids, since_ms).map_err(|e| e.to_string())
+    fn find(&self, ids: &[KeyId], since_ms: u64) -> Result<Vec<AnswerRow>, StoreError> {
+        self.find_many(ids, since_ms)
     }
 }
 

@@ -100,12 +100,12 @@ pub struct AnswerRow {
 pub trait ColdKeys: Send + Sync + std::fmt::Debug {
     /// The latest answers under `ids` given at or after `since_ms` (those
     /// found), from one snapshot.
-    fn find(&self, ids: &[KeyId], since_ms: u64) -> Result<Vec<AnswerRow>, String>;
+    fn find(&self, ids: &[KeyId], since_ms: u64) -> Result<Vec<AnswerRow>, crate::store::StoreError>;
 
     /// Whether a key not in memory may be taken as new now: not while the
     /// store's index of answers is too far behind to keep the answers it has
-    /// yet to index in bounded memory (`store/key_index.rs`); the reason if not.
-    fn admits(&self) -> Result<(), String> {
+    /// yet to index in bounded memory (`key_index.rs`); the reason if not.
+    fn admits(&self) -> Result<(), crate::store::key_index::Behind> {
         Ok(())
     }
 }
@@ -392,7 +392,7 @@ impl KeyMemory {
             // New, or left memory: refused while the store's index is
             // behind (a retry of a key in memory is still answered).
             if let Some(cold) = &self.cold {
-                cold.admits().map_err(LedgerError::Unavailable)?;
+                cold.admits().map_err(|e| LedgerError::Unavailable(e.to_string()))?;
             }
             // Past the window: forgotten.
             let horizon = self.horizon();
@@ -428,7 +428,7 @@ impl KeyMemory {
     }
 }
 
-fn unreadable(e: String) -> LedgerError {
+fn unreadable(e: crate::store::StoreError) -> LedgerError {
     LedgerError::Unavailable(format!("the answer log cannot be read: {e}"))
 }
 
@@ -445,7 +445,7 @@ mod tests {
     }
 
     impl ColdKeys for Log {
-        fn find(&self, ids: &[KeyId], since_ms: u64) -> Result<Vec<AnswerRow>, String> {
+        fn find(&self, ids: &[KeyId], since_ms: u64) -> Result<Vec<AnswerRow>, crate::store::StoreError> {
             self.asked.fetch_add(ids.len() as u64, Ordering::Relaxed);
             let rows = self.rows.lock().unwrap();
             Ok(ids

@@ -132,6 +132,20 @@ impl Default for KeyIndex {
     }
 }
 
+/// Why no new key is taken now ([`KeyIndex::behind`]): `pending` answers
+/// wait, more than `max`; the maintainer's last error, if any, named.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the idempotency key index is behind: {pending} answers wait for its thread to write them, more than {max}; \
+     no new key is taken until it catches up{}",
+    .last_error.as_ref().map_or(String::new(), |e| format!(" (its last error: {e})"))
+)]
+pub struct Behind {
+    pub pending: usize,
+    pub max: usize,
+    pub last_error: Option<String>,
+}
+
 impl KeyIndex {
     /// Read the live runs, and the answers after `covered` into pending.
     pub fn load(conn: &Connection) -> Result<KeyIndex, StoreError> {
@@ -179,17 +193,13 @@ impl KeyIndex {
     /// Why no new key may be taken now, if none may: more than the bound's
     /// answers wait in pending (module docs), the maintainer's last error
     /// named. Answers already made are still found.
-    pub fn behind(&self) -> Result<(), String> {
+    pub fn behind(&self) -> Result<(), Behind> {
         let (n, max) = (self.pending_len.load(Ordering::Relaxed), self.max_pending.load(Ordering::Relaxed));
         if n <= max {
             return Ok(());
         }
-        let last = self.last_error.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        let why = last.map_or(String::new(), |e| format!(" (its last error: {e})"));
-        Err(format!(
-            "the idempotency key index is behind: {n} answers wait for its thread to write them, more than {max}; \
-             no new key is taken until it catches up{why}"
-        ))
+        let last_error = self.last_error.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        Err(Behind { pending: n, max, last_error })
     }
 
     /// Set the bound on pending answers (tests; [`MAX_PENDING`] otherwise).
@@ -299,4 +309,23 @@ pub fn covered(conn: &Connection) -> Result<u64, StoreError> {
 fn set_covered(conn: &Connection, seq: u64) -> Result<(), StoreError> {
     conn.execute("UPDATE key_index SET covered = ?1", params![seq as i64])?;
     Ok(())
+}
+
+#[cfg(test)]
+mod behind_tests {
+    use super::Behind;
+
+    /// The refusal reads as the string it replaced, byte for byte (a
+    /// request is refused with it; tests match on it).
+    #[test]
+    fn behind_reads_as_before() {
+        let e = Behind { pending: 5, max: 4, last_error: Some("disk full".into()) };
+        assert_eq!(
+            e.to_string(),
+            "the idempotency key index is behind: 5 answers wait for its thread to write them, more than 4; no new \
+             key is taken until it catches up (its last error: disk full)"
+        );
+        let e = Behind { last_error: None, ..e };
+        assert!(e.to_string().ends_with("until it catches up"), "{e}");
+    }
 }

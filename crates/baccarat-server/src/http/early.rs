@@ -215,10 +215,10 @@ mod tests {
     }
 
     impl ColdKeys for Store {
-        fn find(&self, ids: &[KeyId], since_ms: u64) -> Result<Vec<AnswerRow>, String> {
+        fn find(&self, ids: &[KeyId], since_ms: u64) -> Result<Vec<AnswerRow>, crate::store::StoreError> {
             self.since.lock().unwrap().push(since_ms);
             if self.broken {
-                return Err("disk on fire".into());
+                return Err(crate::store::StoreError::Unreachable("disk on fire".into()));
             }
             Ok(ids
                 .iter()

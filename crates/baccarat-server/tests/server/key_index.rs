@@ -452,7 +452,7 @@ fn past_the_pending_bound_no_new_key_is_taken_until_the_index_catches_up() {
     let r = step(&mut o, deposit("c"));
     assert_eq!(r.code(), Some(Code::Unavailable), "{r:?}");
     let Reply::Refused { message, .. } = &r else { unreachable!() };
-    assert!(message.contains("key index is behind") && message == &why, "{message}");
+    assert!(message.contains("key index is behind") && message == &why.to_string(), "{message}");
     assert_eq!(o.casino.balance(p).unwrap(), balance, "nothing was made");
     // A retry of a key still in memory is answered as before.
     assert_eq!(format!("{:?}", step(&mut o, deposit("b"))), format!("{second:?}"));

@@ -105,7 +105,7 @@ impl ColdKeys for KeyReader {
         self.find_many(ids, since_ms)
     }
 
-    fn admits(&self) -> Result<(), crate::key_index::Behind> {
+    fn admits(&self) -> Result<(), crate::store::key_index::Behind> {
         self.index.behind()
     }
 }

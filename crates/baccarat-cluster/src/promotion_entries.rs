@@ -14,37 +14,47 @@ use baccarat_table::engine::{Event, PlayerId, WagerId};
 
 use crate::audit::Body;
 use crate::store::scan::Chains;
-use crate::store::Db;
+use crate::store::{Db, StoreError};
+
+/// Why the entries could not be counted: the store could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum EntriesError {
+    /// The SQLite file at `path` could not be opened to read.
+    #[error("{}: {source}", .path.display())]
+    Open { path: std::path::PathBuf, source: StoreError },
+    /// The chains could not be read.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
 
 /// Each player's entries (players without any are left out), in ascending id.
-pub fn entries(db: &Path, terms: &Terms) -> Result<Vec<(PlayerId, u64)>, String> {
+pub fn entries(db: &Path, terms: &Terms) -> Result<Vec<(PlayerId, u64)>, EntriesError> {
     entries_of(&Db::Sqlite(db.into()), terms)
 }
 
 /// The same, on either back end (PostgreSQL reads from one snapshot).
-pub fn entries_of(db: &Db, terms: &Terms) -> Result<Vec<(PlayerId, u64)>, String> {
+pub fn entries_of(db: &Db, terms: &Terms) -> Result<Vec<(PlayerId, u64)>, EntriesError> {
     match db {
         Db::Sqlite(path) => {
-            let conn = crate::store::scan::open_read_only(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            let scan = crate::store::scan::Scan::with_archives(&conn, path).map_err(|e| e.to_string())?;
-            scan.begin().map_err(|e| e.to_string())?;
+            let conn = crate::store::scan::open_read_only(path)
+                .map_err(|source| EntriesError::Open { path: path.clone(), source })?;
+            let scan = crate::store::scan::Scan::with_archives(&conn, path)?;
+            scan.begin()?;
             let list = entries_in(&scan, terms)?;
-            scan.end().map_err(|e| e.to_string())?;
+            scan.end()?;
             Ok(list)
         }
         Db::Postgres(url) => {
-            let store = crate::pg_store::PgStore::connect(url).map_err(|e| e.to_string())?;
-            store
-                .in_snapshot(|s| entries_in(&crate::store::scan::HistoryChains(s), terms))
-                .map_err(|e| e.to_string())?
+            let store = crate::pg_store::PgStore::connect(url)?;
+            Ok(store.in_snapshot(|s| entries_in(&crate::store::scan::HistoryChains(s), terms))??)
         }
     }
 }
 
 /// The same, from chains already being read (`verify`'s scan).
-pub fn entries_in(scan: &dyn Chains, terms: &Terms) -> Result<Vec<(PlayerId, u64)>, String> {
+pub fn entries_in(scan: &dyn Chains, terms: &Terms) -> Result<Vec<(PlayerId, u64)>, StoreError> {
     let mut earned: HashMap<u32, u64> = HashMap::new();
-    let tables = scan.chain_tables().map_err(|e| e.to_string())?;
+    let tables = scan.chain_tables()?;
     for t in tables {
         // The wagers of the coup in play: what each would earn if it plays.
         let mut open: HashMap<WagerId, (PlayerId, u32)> = HashMap::new();
@@ -73,9 +83,22 @@ pub fn entries_in(scan: &dyn Chains, terms: &Terms) -> Result<Vec<(PlayerId, u64
                 _ => {}
             }
             Ok(true)
-        })
-        .map_err(|e| e.to_string())?;
+        })?;
     }
     let list: Vec<(PlayerId, u64)> = earned.into_iter().map(|(p, n)| (PlayerId(p), n)).collect();
     Ok(baccarat_table::draw::canonical(&list))
+}
+
+#[cfg(test)]
+mod error_tests {
+    use super::{EntriesError, StoreError};
+
+    /// A file that cannot be opened is named as before: `<path>: <why>`.
+    #[test]
+    fn an_unopened_file_is_named_as_before() {
+        let source = StoreError::Corrupt("x".into());
+        let why = source.to_string();
+        let e = EntriesError::Open { path: "/x/casino.db".into(), source };
+        assert_eq!(e.to_string(), format!("/x/casino.db: {why}"));
+    }
 }

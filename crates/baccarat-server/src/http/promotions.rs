@@ -77,7 +77,7 @@ pub(super) async fn draw(
     let entries = tokio::task::spawn_blocking(move || crate::promotion_entries::entries_of(&db, &terms))
         .await
         .map_err(|_| ApiError::internal("counting the entries failed"))?
-        .map_err(ApiError::internal)?;
+        .map_err(|e| ApiError::internal(e.to_string()))?;
     reply_json(call(&s, Request::DrawPromotion { promotion: id, entries, scrutineer: b.scrutineer }).await?)
 }
 

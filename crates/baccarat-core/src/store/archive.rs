@@ -60,6 +60,54 @@ use baccarat_table::shuffle::hex;
 use crate::civil;
 use crate::store::{logs, StoreError, PAGE};
 
+/// Why [`archive`] moved nothing more: each names the file, the month or
+/// the chain, as `baccarat archive` prints it. Months moved before the
+/// failure stay moved (each is its own transaction).
+#[derive(Debug, thiserror::Error)]
+pub enum ArchiveError {
+    /// The live database at `db` could not be opened.
+    #[error("{}: {source}", .db.display())]
+    Open { db: PathBuf, source: StoreError },
+    /// The live database could not be read or written.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A statement on the live database failed.
+    #[error(transparent)]
+    Sql(#[from] rusqlite::Error),
+    /// A file could not be read or made read-only.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// No month can be cut yet (`month`: the first not to archive).
+    #[error(
+        "no checkpoint was taken before {month} (archives hold whole UTC months, and a month is cut at its last \
+         checkpoint; a server takes one every shoe or so, and when it stops): nothing can be archived yet"
+    )]
+    NoCheckpoint { month: String },
+    /// Every whole month before `month` is archived already.
+    #[error("nothing to archive: the archives already hold every whole month before {month}")]
+    Nothing { month: String },
+    /// The archives' folder could not be made.
+    #[error("{}: {source}", .dir.display())]
+    Dir { dir: PathBuf, source: std::io::Error },
+    /// A month's file exists but is not registered (written once).
+    #[error(
+        "{} exists but is not registered in {}: archives are written once (move it aside if it is a \
+         leftover of an interrupted run)",
+        .file.display(),
+        .db.display()
+    )]
+    Exists { file: PathBuf, db: PathBuf },
+    /// A month's file could not be written.
+    #[error("{}: {source}", .file.display())]
+    Write { file: PathBuf, source: StoreError },
+    /// A month's file could not be read back for its digest.
+    #[error("{}: {source}", .file.display())]
+    Digest { file: PathBuf, source: std::io::Error },
+    /// A checkpoint names a record its chain does not hold.
+    #[error("chain {table} has no record {len}, which a checkpoint names")]
+    NoRecord { table: u32, len: u64 },
+}
+
 /// Where a checkpoint stood: written beside each checkpoint, kept after the
 /// checkpoint itself is superseded.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -309,24 +357,19 @@ pub fn archive(
     before_ms: u64,
     now_ms: u64,
     key_retention_ms: u64,
-) -> Result<Vec<Report>, String> {
-    let store = crate::store::SqliteStore::open(db).map_err(|e| format!("{}: {e}", db.display()))?;
-    purge(store.connection()).map_err(|e| e.to_string())?;
+) -> Result<Vec<Report>, ArchiveError> {
+    let store =
+        crate::store::SqliteStore::open(db).map_err(|source| ArchiveError::Open { db: db.to_path_buf(), source })?;
+    purge(store.connection())?;
     let conn = store.connection();
     let limit = civil::month_start(before_ms);
-    let fail = |e: StoreError| e.to_string();
-    if mark_before(conn, limit).map_err(fail)?.is_none() {
-        return Err(format!(
-            "no checkpoint was taken before {} (archives hold whole UTC months, and a month is cut at its last \
-             checkpoint; a server takes one every shoe or so, and when it stops): nothing can be archived yet",
-            civil::year_month(limit)
-        ));
+    if mark_before(conn, limit)?.is_none() {
+        return Err(ArchiveError::NoCheckpoint { month: civil::year_month(limit) });
     }
-    let mut after = registered(conn).map_err(fail)?.iter().map(|a| a.at_ms).max();
+    let mut after = registered(conn)?.iter().map(|a| a.at_ms).max();
     let mut reports = Vec::new();
-    while let Some(first) = mark_after(conn, after).map_err(fail)?.filter(|m| m.at_ms < limit) {
-        let mark = mark_before(conn, civil::next_month_start(first.at_ms).min(limit))
-            .map_err(fail)?
+    while let Some(first) = mark_after(conn, after)?.filter(|m| m.at_ms < limit) {
+        let mark = mark_before(conn, civil::next_month_start(first.at_ms).min(limit))?
             .expect("the month's first mark is before its end");
         // (A clock set back could make the month's last mark older than its
         // first; the loop still moves on.)
@@ -336,10 +379,7 @@ pub fn archive(
         }
     }
     if reports.is_empty() {
-        return Err(format!(
-            "nothing to archive: the archives already hold every whole month before {}",
-            civil::year_month(limit)
-        ));
+        return Err(ArchiveError::Nothing { month: civil::year_month(limit) });
     }
     Ok(reports)
 }
@@ -353,7 +393,7 @@ fn archive_month(
     mark: &Mark,
     now_ms: u64,
     key_retention_ms: u64,
-) -> Result<Option<Report>, String> {
+) -> Result<Option<Report>, ArchiveError> {
     let conn = store.connection();
     let (cut, records) = month_cut(store, mark, now_ms, key_retention_ms)?;
     let transfers = cut.transfers.1 - cut.transfers.0;
@@ -361,29 +401,23 @@ fn archive_month(
     if records == 0 && transfers == 0 && answers == 0 {
         return Ok(None);
     }
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    std::fs::create_dir_all(dir).map_err(|source| ArchiveError::Dir { dir: dir.to_path_buf(), source })?;
     let month = civil::year_month(mark.at_ms);
     let file = dir.join(format!("baccarat-archive-{month}.db"));
     if file.exists() {
-        return Err(format!(
-            "{} exists but is not registered in {}: archives are written once (move it aside if it is a \
-             leftover of an interrupted run)",
-            file.display(),
-            db.display()
-        ));
+        return Err(ArchiveError::Exists { file, db: db.to_path_buf() });
     }
-    write_file(conn, &file, &cut).map_err(|e| format!("{}: {e}", file.display()))?;
-    let sha256 = file_sha256(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-    let mut perms = std::fs::metadata(&file).map_err(|e| e.to_string())?.permissions();
+    write_file(conn, &file, &cut).map_err(|source| ArchiveError::Write { file: file.clone(), source })?;
+    let sha256 = file_sha256(&file).map_err(|source| ArchiveError::Digest { file: file.clone(), source })?;
+    let mut perms = std::fs::metadata(&file)?.permissions();
     perms.set_readonly(true);
-    std::fs::set_permissions(&file, perms).map_err(|e| e.to_string())?;
+    std::fs::set_permissions(&file, perms)?;
     let stored = stored_name(db, &file);
     conn.execute(
         "INSERT INTO archives (file, sha256, at_ms, cut) VALUES (?1, ?2, ?3, ?4)",
         params![stored, sha256, mark.at_ms as i64, serde_json::to_string(&cut).expect("cuts serialise")],
-    )
-    .map_err(|e| e.to_string())?;
-    purge(store.connection()).map_err(|e| e.to_string())?;
+    )?;
+    purge(store.connection())?;
     Ok(Some(Report { file, month, sha256, cut_at_ms: mark.at_ms, records, transfers, answers, cut }))
 }
 
@@ -395,9 +429,9 @@ fn month_cut(
     mark: &Mark,
     now_ms: u64,
     key_retention_ms: u64,
-) -> Result<(Cut, u64), String> {
+) -> Result<(Cut, u64), ArchiveError> {
     let conn = store.connection();
-    let done = registered(conn).map_err(|e| e.to_string())?;
+    let done = registered(conn)?;
     let mut cut = Cut::default();
     let prev_transfers = done.iter().map(|a| a.cut.transfers.1).max().unwrap_or(0);
     let prev_answers = done.iter().map(|a| a.cut.answers.1).max().unwrap_or(0);
@@ -407,11 +441,7 @@ fn month_cut(
         if len <= from {
             continue;
         }
-        let head = store
-            .record_at(table, len)
-            .map_err(|e| e.to_string())?
-            .ok_or_else(|| format!("chain {table} has no record {len}, which a checkpoint names"))?
-            .hash;
+        let head = store.record_at(table, len)?.ok_or(ArchiveError::NoRecord { table, len })?.hash;
         records += len - from;
         cut.chains.insert(table, ChainCut { from, to: len, head });
     }
@@ -419,16 +449,12 @@ fn month_cut(
     // Answers older than the mark and the keys' window; never the last one
     // (the ledger numbers the next answer after it).
     let horizon = now_ms.saturating_sub(key_retention_ms);
-    let last_answer: i64 = conn
-        .query_row(
-            "SELECT COALESCE(MAX(rowid), 0) FROM answer_log WHERE at_ms < ?1 AND at_ms <= ?2",
-            params![horizon as i64, mark.at_ms as i64],
-            |r| r.get(0),
-        )
-        .map_err(|e| e.to_string())?;
-    let newest: i64 = conn
-        .query_row("SELECT COALESCE(MAX(rowid), 0) FROM answer_log", [], |r| r.get(0))
-        .map_err(|e| e.to_string())?;
+    let last_answer: i64 = conn.query_row(
+        "SELECT COALESCE(MAX(rowid), 0) FROM answer_log WHERE at_ms < ?1 AND at_ms <= ?2",
+        params![horizon as i64, mark.at_ms as i64],
+        |r| r.get(0),
+    )?;
+    let newest: i64 = conn.query_row("SELECT COALESCE(MAX(rowid), 0) FROM answer_log", [], |r| r.get(0))?;
     cut.answers = (prev_answers, (last_answer.min(newest - 1).max(0) as u64).max(prev_answers));
     Ok((cut, records))
 }
@@ -509,4 +535,23 @@ fn delete_chunked(conn: &Connection, sql: &str, p: &[&dyn ToSql]) -> Result<(), 
     let mut q = conn.prepare(sql)?;
     while q.execute(p)? > 0 {}
     Ok(())
+}
+
+#[cfg(test)]
+mod error_tests {
+    use super::ArchiveError;
+
+    /// The refusals read as the strings they replaced, byte for byte (the
+    /// CLI prints them; tests match on them).
+    #[test]
+    fn refusals_read_as_before() {
+        let e = ArchiveError::Nothing { month: "2026-12".into() };
+        assert_eq!(e.to_string(), "nothing to archive: the archives already hold every whole month before 2026-12");
+        let e = ArchiveError::Exists { file: "/a/f.db".into(), db: "/a/c.db".into() };
+        assert_eq!(
+            e.to_string(),
+            "/a/f.db exists but is not registered in /a/c.db: archives are written once (move it aside if it is a \
+             leftover of an interrupted run)"
+        );
+    }
 }

@@ -57,7 +57,7 @@ fn archived_history_is_verified_recalled_and_replayed_as_before() {
     let dir = db.parent().unwrap().join("archive");
     let mut o = open(&cfg).unwrap();
     // Nothing to cut at before the first checkpoint.
-    let e = archive(&db, &dir, T0 + DAY, T0 + DAY, 3_600_000).unwrap_err();
+    let e = archive(&db, &dir, T0 + DAY, T0 + DAY, 3_600_000).unwrap_err().to_string();
     assert!(e.contains("no checkpoint"), "{e}");
     deposits(&mut o);
     play(&mut o, 4, 0, false);
@@ -106,7 +106,7 @@ fn archived_history_is_verified_recalled_and_replayed_as_before() {
     drop(store);
 
     // Nothing new before that date: refused, naming why.
-    let e = archive(&db, &dir, T0 + 20 * DAY, T0 + 30 * DAY, 72 * 3_600_000).unwrap_err();
+    let e = archive(&db, &dir, T0 + 20 * DAY, T0 + 30 * DAY, 72 * 3_600_000).unwrap_err().to_string();
     assert!(e.contains("nothing to archive"), "{e}");
 
     // A replaced archive is named by its hash; a lost one by its name.
@@ -217,7 +217,7 @@ fn each_whole_month_is_one_archive_cut_at_its_last_checkpoint() {
     same_history(&db, &before, &recalled);
 
     // Again the same day: nothing; the month under way is never cut.
-    let e = archive(&db, &dir, at - 5 * DAY, at, 3_600_000).unwrap_err();
+    let e = archive(&db, &dir, at - 5 * DAY, at, 3_600_000).unwrap_err().to_string();
     assert!(e.contains("nothing to archive") && e.contains("2026-12"), "{e}");
     // In February, December has ended: its own file.
     let feb = T0 + 140 * DAY;
@@ -248,7 +248,7 @@ fn a_months_file_is_written_once() {
     drop(o);
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("baccarat-archive-2026-09.db"), b"left over").unwrap();
-    let e = archive(&db, &dir, T0 + 15 * DAY, T0 + 15 * DAY, 3_600_000).unwrap_err();
+    let e = archive(&db, &dir, T0 + 15 * DAY, T0 + 15 * DAY, 3_600_000).unwrap_err().to_string();
     assert!(e.contains("baccarat-archive-2026-09.db") && e.contains("written once"), "{e}");
     assert_eq!(std::fs::read(dir.join("baccarat-archive-2026-09.db")).unwrap(), b"left over");
     assert_eq!(count(&db, "archives"), 0, "nothing registered");

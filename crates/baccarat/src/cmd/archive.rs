@@ -46,8 +46,9 @@ pub fn run(a: ArchiveArgs) -> Result<()> {
         bail!("--db: {} does not exist", a.db.display());
     }
     let dir = a.dir.clone().unwrap_or_else(|| a.db.parent().unwrap_or(std::path::Path::new(".")).join("archive"));
-    let (months, seconds) =
-        timed(&a, |before, now, keys| baccarat_server::archive::archive(&a.db, &dir, before, now, keys))?;
+    let (months, seconds) = timed(&a, |before, now, keys| {
+        baccarat_server::archive::archive(&a.db, &dir, before, now, keys).map_err(|e| e.to_string())
+    })?;
     if a.json {
         let rows = months.iter().map(|r| r.records + r.transfers + r.answers).sum();
         return print_json("archives", &months, rows, seconds);

@@ -551,14 +551,25 @@ fn migrate_schema(tx: &mut postgres::Transaction<'_>) -> Result<(), StoreError> 
 /// The schema of partition `name` is this prefix and the name.
 pub const PARTITION_SCHEMA: &str = "baccarat_p_";
 
+/// Why a partition's name or URL is refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PartitionError {
+    /// Not 1 to 40 lower-case letters, digits or `_`, beginning with a letter.
+    #[error("partition {name:?}: 1 to 40 lower-case letters, digits or _, beginning with a letter")]
+    Name { name: String },
+    /// The casino's URL sets `options` itself.
+    #[error("a partition's URL sets the search path itself: leave `options` out of --db")]
+    Options,
+}
+
 /// A partition's name: 1 to 40 lower-case letters, digits or `_`, beginning
 /// with a letter (it becomes part of a schema's name).
-pub fn partition_name(name: &str) -> Result<&str, String> {
+pub fn partition_name(name: &str) -> Result<&str, PartitionError> {
     let ok = (1..=40).contains(&name.len())
         && name.starts_with(|c: char| c.is_ascii_lowercase())
         && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
     if !ok {
-        return Err(format!("partition {name:?}: 1 to 40 lower-case letters, digits or _, beginning with a letter"));
+        return Err(PartitionError::Name { name: name.to_string() });
     }
     Ok(name)
 }
@@ -570,10 +581,10 @@ pub fn partition_name(name: &str) -> Result<&str, String> {
 /// own schema (`public`) after it, where the people every partition shares
 /// are found. (`options=-c search_path=…`, which PostgreSQL sets for the
 /// session.)
-pub fn partition_url(url: &str, name: &str) -> Result<String, String> {
+pub fn partition_url(url: &str, name: &str) -> Result<String, PartitionError> {
     let name = partition_name(name)?;
     if url.contains("options=") {
-        return Err("a partition's URL sets the search path itself: leave `options` out of --db".into());
+        return Err(PartitionError::Options);
     }
     let sep = if url.contains('?') { '&' } else { '?' };
     Ok(format!("{url}{sep}options=-c%20search_path%3D{PARTITION_SCHEMA}{name}%2Cpublic"))

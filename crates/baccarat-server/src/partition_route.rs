@@ -236,7 +236,7 @@ pub const REREAD_MS: u64 = 250;
 /// on, unchanged, to the server holding its lease.
 pub async fn elsewhere(mut req: Request<Body>, name: &str, dir: &Directory, to: &Forwarder, now_ms: u64) -> Response {
     if let Err(why) = crate::pg_store::partition_name(name) {
-        return refusal(StatusCode::NOT_FOUND, "no_partition", why);
+        return refusal(StatusCode::NOT_FOUND, "no_partition", why.to_string());
     }
     if req.headers().contains_key(PASSED_ON) {
         dir.forget();

@@ -73,6 +73,47 @@ use crate::civil;
 use crate::pg_store::PgResult;
 use crate::store::StoreError;
 
+/// Why a run archived nothing more: each names the URL's fault, the
+/// partition or the month, as `baccarat archive` prints it.
+#[derive(Debug, thiserror::Error)]
+pub enum PgArchiveError {
+    /// A partition's URL (with `options`) given instead of the casino's.
+    #[error("--db: give the casino's own URL (without `options`): archive covers every partition of it")]
+    NotOwnUrl,
+    /// The casino's database could not be reached.
+    #[error("--db: {0}")]
+    Connect(#[source] StoreError),
+    /// A question to the casino's database failed.
+    #[error("--db: {0}")]
+    Query(#[source] postgres::Error),
+    /// The URL's schema is a partition's.
+    #[error(
+        "--db: its schema is {schema}, a partition's; give the casino's own URL: archive covers every partition of it"
+    )]
+    PartitionSchema { schema: String },
+    /// Another run holds the archive's advisory lock.
+    #[error("--db: another archive is running on this database (it holds advisory lock {lock}); let it end", lock = ARCHIVE_LOCK)]
+    Running,
+    /// No month before the cut holds live rows.
+    #[error(
+        "nothing to archive: no month before {logs} holds live rows (the answers' months must also end before the \
+         keys' retention window, {answers})"
+    )]
+    Nothing { logs: String, answers: String },
+    /// A step on the casino's schema (`partition` `None`) or a partition's.
+    #[error("{}{source}", .partition.as_ref().map(|p| format!("partition {p}: ")).unwrap_or_default())]
+    Schema { partition: Option<String>, source: StoreError },
+    /// The casino's partitions could not be listed.
+    #[error(transparent)]
+    Partitions(#[from] postgres::Error),
+    /// A listed partition's URL could not be made.
+    #[error(transparent)]
+    Partition(#[from] super::PartitionError),
+    /// A failure after some months were archived: they stay archived, named.
+    #[error("{source} (archived before this: {})", .done.join(", "))]
+    Partial { source: Box<PgArchiveError>, done: Vec<String> },
+}
+
 /// How long a detach waits for the live table's lock.
 pub const LOCK_WAIT: &str = "5s";
 
@@ -196,28 +237,24 @@ pub struct Archived {
 /// every answer in them was given before then (`at_ms`, the server's clock).
 /// One archive runs at a time on a database. Refuses, naming why, when there
 /// is nothing to archive.
-pub fn archive(url: &str, before_ms: u64, now_ms: u64, key_retention_ms: u64) -> Result<Vec<Archived>, String> {
+pub fn archive(url: &str, before_ms: u64, now_ms: u64, key_retention_ms: u64) -> Result<Vec<Archived>, PgArchiveError> {
     if url.contains("options=") {
-        return Err("--db: give the casino's own URL (without `options`): archive covers every partition of it".into());
+        return Err(PgArchiveError::NotOwnUrl);
     }
-    let casino = PgStore::connect(url).map_err(|e| format!("--db: {e}"))?;
+    let casino = PgStore::connect(url).map_err(PgArchiveError::Connect)?;
     let schema: String =
-        casino.c().query_one("SELECT current_schema()::text", &[]).map_err(|e| format!("--db: {e}"))?.get(0);
+        casino.c().query_one("SELECT current_schema()::text", &[]).map_err(PgArchiveError::Query)?.get(0);
     if schema.starts_with(PARTITION_SCHEMA) {
-        return Err(format!(
-            "--db: its schema is {schema}, a partition's; give the casino's own URL: archive covers every partition of it"
-        ));
+        return Err(PgArchiveError::PartitionSchema { schema });
     }
     // Held by this connection until the run ends (or it closes).
     let alone: bool = casino
         .c()
         .query_one("SELECT pg_try_advisory_lock($1)", &[&ARCHIVE_LOCK])
-        .map_err(|e| format!("--db: {e}"))?
+        .map_err(PgArchiveError::Query)?
         .get(0);
     if !alone {
-        return Err(format!(
-            "--db: another archive is running on this database (it holds advisory lock {ARCHIVE_LOCK}); let it end"
-        ));
+        return Err(PgArchiveError::Running);
     }
     let horizon = now_ms.saturating_sub(key_retention_ms);
     let cuts = Cuts {
@@ -226,11 +263,12 @@ pub fn archive(url: &str, before_ms: u64, now_ms: u64, key_retention_ms: u64) ->
         answers_before_ms: horizon.min(i64::MAX as u64) as i64,
     };
     let mut out = Vec::new();
-    let run = |out: &mut Vec<Archived>| -> Result<(), String> {
+    let run = |out: &mut Vec<Archived>| -> Result<(), PgArchiveError> {
         archive_schema(&casino, None, cuts, out)?;
-        for name in super::partition_names(&mut *casino.c()).map_err(|e| e.to_string())? {
+        for name in super::partition_names(&mut *casino.c())? {
             let p_url = super::partition_url(url, &name)?;
-            let store = PgStore::connect(&p_url).map_err(|e| format!("partition {name}: {e}"))?;
+            let store = PgStore::connect(&p_url)
+                .map_err(|source| PgArchiveError::Schema { partition: Some(name.clone()), source })?;
             archive_schema(&store, Some(&name), cuts, out)?;
         }
         Ok(())
@@ -250,16 +288,11 @@ pub fn archive(url: &str, before_ms: u64, now_ms: u64, key_retention_ms: u64) ->
             .collect();
         return Err(match done.is_empty() {
             true => e,
-            false => format!("{e} (archived before this: {})", done.join(", ")),
+            false => PgArchiveError::Partial { source: Box::new(e), done },
         });
     }
     if out.is_empty() {
-        return Err(format!(
-            "nothing to archive: no month before {} holds live rows (the answers' months must also end before the \
-             keys' retention window, {})",
-            cuts.logs.label(),
-            cuts.answers.label()
-        ));
+        return Err(PgArchiveError::Nothing { logs: cuts.logs.label(), answers: cuts.answers.label() });
     }
     Ok(out)
 }
@@ -280,11 +313,13 @@ fn quoted_schema(c: &mut impl GenericClient) -> Result<String, postgres::Error> 
 }
 
 /// Archive one schema's months (`Cuts`), appending each to `out`.
-fn archive_schema(store: &PgStore, partition: Option<&str>, cuts: Cuts, out: &mut Vec<Archived>) -> Result<(), String> {
-    let named = |e: StoreError| match partition {
-        Some(p) => format!("partition {p}: {e}"),
-        None => e.to_string(),
-    };
+fn archive_schema(
+    store: &PgStore,
+    partition: Option<&str>,
+    cuts: Cuts,
+    out: &mut Vec<Archived>,
+) -> Result<(), PgArchiveError> {
+    let named = |source: StoreError| PgArchiveError::Schema { partition: partition.map(str::to_string), source };
     let pg = |e: postgres::Error| named(crate::pg_store::pg_error(e));
     let mut c = store.c();
     let s = quoted_schema(&mut *c).map_err(pg)?;
@@ -646,5 +681,31 @@ mod tests {
         for bad in ["2026-13", "2026-9", "26-09", "2026_09", "2026-09; DROP", "+026-09", ""] {
             assert_eq!(Month::of_label(bad), None, "{bad}");
         }
+    }
+}
+
+#[cfg(test)]
+mod error_tests {
+    use super::PgArchiveError;
+
+    /// The refusals read as the strings they replaced, byte for byte (the
+    /// CLI prints them; tests match on them).
+    #[test]
+    fn refusals_read_as_before() {
+        let e = PgArchiveError::Schema {
+            partition: Some("east".into()),
+            source: crate::store::StoreError::Corrupt("x".into()),
+        };
+        let e = PgArchiveError::Partial { source: Box::new(e), done: vec!["2025-06 of audit".into(), "b".into()] };
+        assert_eq!(
+            e.to_string(),
+            "partition east: stored data is unreadable: x (archived before this: 2025-06 of audit, b)"
+        );
+        let e = PgArchiveError::Partition(super::super::PartitionError::Name { name: "East".into() });
+        assert_eq!(
+            e.to_string(),
+            "partition \"East\": 1 to 40 lower-case letters, digits or _, beginning with a letter"
+        );
+        assert!(PgArchiveError::Running.to_string().contains(&format!("advisory lock {}); let", super::ARCHIVE_LOCK)));
     }
 }

@@ -168,11 +168,11 @@ fn archiving_months_on_postgres_moves_no_row_out_of_the_history() {
     for k in ["tables", "accounts", "transfers", "chains", "last_answer", "last_transfer"] {
         same(&s[k], &p[k], k);
     }
-    let again = archive(&b.url, OCT_1, AUG_20, HOUR).unwrap_err();
+    let again = archive(&b.url, OCT_1, AUG_20, HOUR).unwrap_err().to_string();
     assert!(again.starts_with("nothing to archive: no month before 2025-10"), "{again}");
     // A partition's URL is not the casino's.
     let p_url = baccarat_server::pg_store::partition_url(&b.url, "east").unwrap();
-    assert!(archive(&p_url, OCT_1, AUG_20, HOUR).unwrap_err().contains("every partition"));
+    assert!(archive(&p_url, OCT_1, AUG_20, HOUR).unwrap_err().to_string().contains("every partition"));
 }
 
 /// `verify` reads archived months with the live rows, and checks each
@@ -374,7 +374,7 @@ fn an_archive_behind_a_long_transaction_stops_within_its_bound() {
     let mut reader = postgres::Client::connect(&b.url, postgres::NoTls).unwrap();
     let mut long = reader.transaction().unwrap();
     long.query_one("SELECT count(*) FROM audit", &[]).unwrap();
-    let e = archive(&b.url, OCT_1, AUG_20, HOUR).unwrap_err();
+    let e = archive(&b.url, OCT_1, AUG_20, HOUR).unwrap_err().to_string();
     assert!(e.contains("audit: a lock was not granted within 5s") && e.contains("nothing of 2025-08"), "{e}");
     assert!(e.ends_with("(archived before this: 2025-06 of transfers, 2025-08 of transfers, 2025-06 of audit)"), "{e}");
     let months = b.pg.with_client(|c| {

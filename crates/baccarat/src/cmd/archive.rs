@@ -77,8 +77,9 @@ fn run_pg(a: &ArchiveArgs, url: &str) -> Result<()> {
              (docs/operating.md, \"Archiving on PostgreSQL\"); leave --dir out"
         );
     }
-    let (months, seconds) =
-        timed(a, |before, now, keys| baccarat_server::pg_store::archive::archive(url, before, now, keys))?;
+    let (months, seconds) = timed(a, |before, now, keys| {
+        baccarat_server::pg_store::archive::archive(url, before, now, keys).map_err(|e| e.to_string())
+    })?;
     if a.json {
         return print_json("archived_months", &months, months.iter().map(|m| m.rows).sum(), seconds);
     }

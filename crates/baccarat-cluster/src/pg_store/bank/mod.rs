@@ -170,9 +170,9 @@ pub fn check(m: &Move) -> Result<(), BankError> {
     match &m.partition {
         None if m.kind.has_position() => invalid("partition", "an allotment or a return names its partition"),
         None => Ok(()),
-        Some(p) => {
-            crate::pg_store::partition_name(p).map(|_| ()).map_err(|why| BankError::Invalid { field: "partition", why })
-        }
+        Some(p) => crate::pg_store::partition_name(p)
+            .map(|_| ())
+            .map_err(|why| BankError::Invalid { field: "partition", why: why.to_string() }),
     }
 }
 

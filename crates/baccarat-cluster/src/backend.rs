@@ -159,16 +159,16 @@ pub fn start_checkpointer(
     anchors: &std::path::Path,
     lease: Option<crate::store::Lease>,
     busy: crate::casino::checkpoint::Busy,
-) -> Result<crate::casino::checkpoint::Checkpointer, String> {
+) -> Result<crate::casino::checkpoint::Checkpointer, crate::casino::checkpoint::CheckpointerError> {
     let db = db.clone();
-    let open = move || -> Result<AnyStore, String> {
-        let mut store = db.open().map_err(|e| e.to_string())?;
+    let open = move || -> Result<AnyStore, StoreError> {
+        let mut store = db.open()?;
         match (&mut store, lease) {
-            (AnyStore::Sqlite(s), _) => s.relax_sync().map_err(|e| e.to_string())?,
+            (AnyStore::Sqlite(s), _) => s.relax_sync()?,
             (AnyStore::Postgres(s), Some(l)) => s.fence(l),
             (AnyStore::Postgres(_), None) => {}
         }
         Ok(store)
     };
-    crate::casino::checkpoint::Checkpointer::start(open, key, anchors, busy).map_err(|e| e.to_string())
+    crate::casino::checkpoint::Checkpointer::start(open, key, anchors, busy)
 }

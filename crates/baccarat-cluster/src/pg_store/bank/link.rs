@@ -20,6 +20,17 @@ use crate::ledger::LedgerError;
 use crate::pg_store::Lease;
 use crate::store::Commit;
 
+/// Why a partition's link to the bank was not made.
+#[derive(Debug, thiserror::Error)]
+pub enum LinkError {
+    /// The bank's database could not be reached.
+    #[error("the bank: {0}")]
+    Connect(#[source] BankError),
+    /// The bank's connection could not be set up.
+    #[error("the bank: {0}")]
+    Setup(#[source] postgres::Error),
+}
+
 /// An allotment takes this many times the batch's need more than it lacks
 /// (what the bank holds, if less), so that a player who goes on wagering
 /// here is not short again at once; what is not wagered goes back a while
@@ -55,10 +66,10 @@ const RECENT: usize = 100_000;
 impl BankLink {
     /// Connect to the bank through the partition's URL (its search path finds
     /// the partition's lease), writing under `lease`.
-    pub fn connect(url: &str, partition: &str, lease: Lease) -> Result<BankLink, String> {
-        let mut bank = Bank::connect(url).map_err(|e| format!("the bank: {e}"))?;
+    pub fn connect(url: &str, partition: &str, lease: Lease) -> Result<BankLink, LinkError> {
+        let mut bank = Bank::connect(url).map_err(LinkError::Connect)?;
         // Its moves lock the partition's lease row first (`moves.rs`).
-        bank.with_client(crate::pg_store::end_idle_transactions).map_err(|e| format!("the bank: {e}"))?;
+        bank.with_client(crate::pg_store::end_idle_transactions).map_err(LinkError::Setup)?;
         Ok(BankLink {
             bank,
             lease,
@@ -347,5 +358,18 @@ impl crate::writer::Funding for BankLink {
     }
     fn after_batch(&mut self, casino: &mut Casino) {
         self.share_days(casino);
+    }
+}
+
+#[cfg(test)]
+mod error_tests {
+    use super::{BankError, LinkError};
+
+    /// A failed link reads as before: `the bank: <why>`.
+    #[test]
+    fn a_failed_link_reads_as_before() {
+        let why = BankError::Invalid { field: "partition", why: "x".into() };
+        let shown = why.to_string();
+        assert_eq!(LinkError::Connect(why).to_string(), format!("the bank: {shown}"));
     }
 }

@@ -307,10 +307,10 @@ impl Body {
 
     /// Decode a stored body: a wager placed or settled by the fast path
     /// (`fast.rs`), any other the general way.
-    pub fn decode(body: &str) -> Result<Body, String> {
+    pub fn decode(body: &str) -> Result<Body, serde_json::Error> {
         match fast::decode(body) {
             Some(b) => Ok(b),
-            None => serde_json::from_str(body).map_err(|e| e.to_string()),
+            None => serde_json::from_str(body),
         }
     }
 

@@ -4,11 +4,17 @@
 
 use baccarat_table::shuffle::Seed;
 
+/// The OS would not give entropy for a seed. (Not a `#[source]`:
+/// getrandom implements `std::error::Error` only with its `std` feature.)
+#[derive(Clone, Copy, Debug, thiserror::Error)]
+#[error("cannot read OS entropy for a seed: {0}")]
+pub struct EntropyError(pub getrandom::Error);
+
 /// A fresh seed from the OS (a shoe's seed on an RNG table; a simulation's
 /// master seed when none is given).
-pub fn os_seed() -> Result<Seed, String> {
+pub fn os_seed() -> Result<Seed, EntropyError> {
     let mut s = [0u8; 32];
-    getrandom::fill(&mut s).map_err(|e| format!("cannot read OS entropy for a seed: {e}"))?;
+    getrandom::fill(&mut s).map_err(EntropyError)?;
     Ok(Seed::from_bytes(s))
 }
 
@@ -24,5 +30,12 @@ mod tests {
     #[test]
     fn two_seeds_differ() {
         assert_ne!(super::os_seed().unwrap(), super::os_seed().unwrap());
+    }
+
+    /// The failure reads as the string it replaced (a refusal's message).
+    #[test]
+    fn the_failure_reads_as_before() {
+        let e = getrandom::Error::UNSUPPORTED;
+        assert_eq!(super::EntropyError(e).to_string(), format!("cannot read OS entropy for a seed: {e}"));
     }
 }

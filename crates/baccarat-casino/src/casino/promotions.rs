@@ -142,7 +142,7 @@ impl Casino {
         }
         let seed = match crate::entropy::os_seed() {
             Ok(s) => s,
-            Err(m) => return Reply::refused(Code::Entropy, m),
+            Err(m) => return Reply::refused(Code::Entropy, m.to_string()),
         };
         let id = self.promotions.keys().next_back().map_or(1, |k| k + 1);
         let e = CasinoEvent::PromotionPublished {

@@ -16,7 +16,7 @@ impl Casino {
                 "a live table's shoe is started from the pit console with its cards",
             ));
         }
-        let seed = crate::entropy::os_seed().map_err(|message| Reply::refused(Code::Entropy, message))?;
+        let seed = crate::entropy::os_seed().map_err(|message| Reply::refused(Code::Entropy, message.to_string()))?;
         let setup = t.engine.setup();
         let decks = setup.config.decks;
         let (_, mut stream) = shuffled(decks, &seed);

@@ -193,5 +193,5 @@ impl Casino {
 
 /// A seed drawn from the OS, for a seating or a shoe.
 fn seed() -> Result<baccarat_table::shuffle::Seed, Reply> {
-    crate::entropy::os_seed().map_err(|m| Reply::refused(Code::Entropy, m))
+    crate::entropy::os_seed().map_err(|m| Reply::refused(Code::Entropy, m.to_string()))
 }

@@ -189,7 +189,7 @@ mod tests {
             let fast = decode(&body);
             prop_assert!(fast.is_some(), "{body}");
             prop_assert_eq!(fast.as_ref().and_then(|b| b.event.as_ref()), Some(&e));
-            prop_assert_eq!(Body::decode(&body), general(&body));
+            prop_assert_eq!(Body::decode(&body).map_err(|e| e.to_string()), general(&body));
         }
 
         /// With a header, a person, the tag not first, a field the body or the
@@ -219,7 +219,7 @@ mod tests {
             };
             prop_assume!(body != plain);
             prop_assert!(decode(&body).is_none(), "{body}");
-            prop_assert_eq!(Body::decode(&body), general(&body));
+            prop_assert_eq!(Body::decode(&body).map_err(|e| e.to_string()), general(&body));
         }
     }
 
@@ -244,7 +244,7 @@ mod tests {
         assert!(matches!(Body::decode(escaped).unwrap().event, Some(Event::WagerSettled { wager: WagerId(4), .. })));
         let casino = "{\"table\":0,\"casino\":{\"event\":\"wager_placed\",\"wager\":1}}";
         assert!(decode(casino).is_none());
-        assert_eq!(Body::decode(casino), general(casino));
+        assert_eq!(Body::decode(casino).map_err(|e| e.to_string()), general(casino));
         assert!(Body::decode("{\"table\":0,\"event\":{\"event\":\"wager_placed\"}}").is_err());
     }
 }

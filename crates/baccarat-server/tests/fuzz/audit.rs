@@ -35,7 +35,7 @@ fn check(text: &str, seeds: &[String], rng_byte: u8, report: &mut Report) -> Res
     match Body::decode(text) {
         Err(e) => {
             report.count("refused");
-            if e.is_empty() {
+            if e.to_string().is_empty() {
                 return Err("refused with an empty reason".into());
             }
         }

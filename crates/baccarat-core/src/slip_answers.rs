@@ -30,11 +30,25 @@ pub struct SlipHold {
     pub player: u32,
 }
 
+/// Why a slip's answer is refused: each names the answer's key.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SlipError {
+    /// The key is not under a player's wager key (`wager:PLAYER:…`).
+    #[error("ledger: slip answer {key:?} is not under a player's wager key")]
+    NoPlayer { key: String },
+    /// The count of holds is not the count of placed lines (`cause`).
+    #[error("ledger: slip answer {key:?} says {placed} lines were placed ({cause}) but names {holds} holds")]
+    Count { key: String, placed: u32, cause: String, holds: usize },
+    /// The first wager plus the lines overflows.
+    #[error("ledger: slip answer {key:?} names wagers past the last possible ({cause})")]
+    PastLast { key: String, cause: String },
+}
+
 /// The holds a slip's answer names, each with what it must be; `None` if the
 /// answer is not a slip's (`cause` is not `slip:…`). An answer whose count
 /// of holds is not its count of placed lines, or whose key names no player,
 /// is refused, named.
-pub fn holds(key: &str, cause: &str, ids: &[TransferId]) -> Result<Option<Vec<(TransferId, SlipHold)>>, String> {
+pub fn holds(key: &str, cause: &str, ids: &[TransferId]) -> Result<Option<Vec<(TransferId, SlipHold)>>, SlipError> {
     let Some(Cause::Slip { table, first, accepted }) = Cause::parse(cause) else {
         return Ok(None);
     };
@@ -42,13 +56,14 @@ pub fn holds(key: &str, cause: &str, ids: &[TransferId]) -> Result<Option<Vec<(T
         .strip_prefix("wager:")
         .and_then(|k| k.split_once(':'))
         .and_then(|(p, _)| p.parse::<u32>().ok())
-        .ok_or_else(|| format!("ledger: slip answer {key:?} is not under a player's wager key"))?;
+        .ok_or_else(|| SlipError::NoPlayer { key: key.to_string() })?;
     if ids.len() != accepted.count_ones() as usize {
-        return Err(format!(
-            "ledger: slip answer {key:?} says {} lines were placed ({cause}) but names {} holds",
-            accepted.count_ones(),
-            ids.len()
-        ));
+        return Err(SlipError::Count {
+            key: key.to_string(),
+            placed: accepted.count_ones(),
+            cause: cause.to_string(),
+            holds: ids.len(),
+        });
     }
     // A forged first wager near the top of the range must be named, not
     // overflow.
@@ -58,11 +73,11 @@ pub fn holds(key: &str, cause: &str, ids: &[TransferId]) -> Result<Option<Vec<(T
             let w = first
                 .0
                 .checked_add(i as u64)
-                .ok_or_else(|| format!("ledger: slip answer {key:?} names wagers past the last possible ({cause})"))?;
+                .ok_or_else(|| SlipError::PastLast { key: key.to_string(), cause: cause.to_string() })?;
             let wager = Cause::Wager { table, wager: baccarat_table::engine::WagerId(w) };
             Ok((*id, SlipHold { key: key.to_string(), cause: wager.encode(), player }))
         })
-        .collect::<Result<Vec<_>, String>>()
+        .collect::<Result<Vec<_>, SlipError>>()
         .map(Some)
 }
 
@@ -170,12 +185,28 @@ mod tests {
         let posted = Transfer { kind: TransferKind::Posted, ..hold(12, 5, 3, 41) };
         assert!(check(e, &posted, &wallets).unwrap().contains("non-pending"));
         // A count of holds other than the placed lines', and a key of no player.
-        assert!(holds("wager:7:k1", &cause, &[11, 12]).unwrap_err().contains("says 3 lines were placed"));
-        assert!(holds("tournament:7", &cause, &[11, 12, 15]).unwrap_err().contains("not under a player's"));
+        assert!(holds("wager:7:k1", &cause, &[11, 12]).unwrap_err().to_string().contains("says 3 lines were placed"));
+        assert!(holds("tournament:7", &cause, &[11, 12, 15]).unwrap_err().to_string().contains("not under a player's"));
         let top = Cause::Slip { table: 3, first: WagerId(u64::MAX), accepted: 0b11 }.encode();
-        assert!(holds("wager:7:k1", &top, &[11, 12]).unwrap_err().contains("past the last possible"));
+        assert!(holds("wager:7:k1", &top, &[11, 12]).unwrap_err().to_string().contains("past the last possible"));
         // Other answers are not a slip's.
         assert_eq!(holds("wager:7:k2", "wager:3:40", &[11]).unwrap(), None);
         assert_eq!(holds("wager:7:k2", "", &[11]).unwrap(), None);
+    }
+}
+
+#[cfg(test)]
+mod error_tests {
+    use super::SlipError;
+
+    /// A refused slip answer reads as the string it replaced, byte for byte
+    /// (verify lists it).
+    #[test]
+    fn refusals_read_as_before() {
+        let e = SlipError::Count { key: "wager:7:k1".into(), placed: 3, cause: "slip:3:40:7".into(), holds: 2 };
+        assert_eq!(
+            e.to_string(),
+            "ledger: slip answer \"wager:7:k1\" says 3 lines were placed (slip:3:40:7) but names 2 holds"
+        );
     }
 }

@@ -440,8 +440,8 @@ pub fn default_paths(db: &Path) -> (PathBuf, PathBuf) {
 pub fn anchor_cuts(
     store: &dyn crate::store::History,
     anchored: &Anchored,
-) -> Result<std::collections::BTreeMap<u32, String>, String> {
-    let tables: Vec<u32> = store.tables().map_err(|e| e.to_string())?.iter().map(|t| t.id).collect();
+) -> Result<std::collections::BTreeMap<u32, String>, crate::store::StoreError> {
+    let tables: Vec<u32> = store.tables()?.iter().map(|t| t.id).collect();
     let mut out = std::collections::BTreeMap::new();
     for (table, (len, head)) in &anchored.heads {
         let known = *table == crate::audit::CASINO_CHAIN || tables.contains(table);
@@ -450,7 +450,7 @@ pub fn anchor_cuts(
         } else if *len == 0 {
             None
         } else {
-            match store.record_at(*table, *len).map_err(|e| e.to_string())? {
+            match store.record_at(*table, *len)? {
                 None => Some(format!("the anchor file signed {len} records, the chain is shorter (its tail was cut)")),
                 Some(r) if r.hash != *head => {
                     Some(format!("record {len} is not the one the anchor file signed (the chain was rewritten)"))

@@ -276,7 +276,7 @@ fn verify_with(
                 Ok(Some(holds)) => answered.add_slip(&holds).map(|_| true),
                 Ok(None) => answered.add(&ids).map(|_| true),
                 Err(why) => {
-                    slips.push(why);
+                    slips.push(why.to_string());
                     answered.add(&ids).map(|_| true)
                 }
             },

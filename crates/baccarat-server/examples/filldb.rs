@@ -357,7 +357,7 @@ pub fn fill(a: &Args) -> Result<(), String> {
     let cfg = ServeConfig::new(a.db.clone(), addr);
     let t_open = Instant::now();
     // The casino's lock is held while it fills (`db_lock.rs`).
-    let Opened { mut store, casino, anchors, feed, lock: _lock, .. } = open(&cfg)?;
+    let Opened { mut store, casino, anchors, feed, lock: _lock, .. } = open(&cfg).map_err(|e| e.to_string())?;
     // Its answers are indexed as a server's are (`key_index.rs`), so that
     // the next start has only a run's worth to index.
     if let baccarat_server::backend::AnyStore::Sqlite(s) = &mut store {

@@ -52,14 +52,7 @@ pub struct Copied {
 
 /// Copy the SQLite casino at `from` into the empty PostgreSQL database at
 /// `to`, then check the copy.
-///
-/// Its error is the [`MigrateError`]'s words: callers match on the text.
-pub fn migrate(from: &Path, to: &str) -> Result<Copied, String> {
-    copy_checked(from, to).map_err(|e| e.to_string())
-}
-
-/// [`migrate`], its error typed.
-fn copy_checked(from: &Path, to: &str) -> Result<Copied, MigrateError> {
+pub fn migrate(from: &Path, to: &str) -> Result<Copied, MigrateError> {
     if !from.exists() {
         return Err(MigrateError::FromMissing(from.into()));
     }
@@ -386,18 +379,13 @@ fn tallies(h: &dyn Side) -> Result<BTreeMap<String, (u64, [u8; 32])>, StoreError
 
 /// Check a copy made earlier: every stream of the SQLite casino at `from`
 /// against the PostgreSQL database at `to`.
-///
-/// Its error is the [`MigrateError`]'s words: callers match on the text.
-pub fn check_copy(from: &Path, to: &str) -> Result<Copied, String> {
-    let checked = || -> Result<Copied, MigrateError> {
-        if !from.exists() {
-            return Err(MigrateError::FromMissing(from.into()));
-        }
-        let src = SqliteStore::open(from).map_err(|source| MigrateError::FromOpen { path: from.into(), source })?;
-        let dst = PgStore::connect(to).map_err(MigrateError::To)?;
-        check(&src, &dst)
-    };
-    checked().map_err(|e| e.to_string())
+pub fn check_copy(from: &Path, to: &str) -> Result<Copied, MigrateError> {
+    if !from.exists() {
+        return Err(MigrateError::FromMissing(from.into()));
+    }
+    let src = SqliteStore::open(from).map_err(|source| MigrateError::FromOpen { path: from.into(), source })?;
+    let dst = PgStore::connect(to).map_err(MigrateError::To)?;
+    check(&src, &dst)
 }
 
 /// Read every stream back from both and compare.
@@ -450,14 +438,12 @@ pub fn export(from: &str, to: &Path) -> Result<Copied, MigrateError> {
 /// committed, so every head read is in the snapshot. Read after it, the
 /// lines a serving casino signed meanwhile looked like a cut (issue 45
 /// finding 10: "its tail was cut" in 3 of 5 runs on a live casino).
-///
-/// Its error is the [`MigrateError`]'s words: callers match on the text.
 pub fn verify_pg(
     url: &str,
     anchors: &std::path::Path,
     pinned: Option<&str>,
-) -> Result<(crate::verify::Findings, Option<String>), String> {
-    verify_pg_with(url, anchors, pinned, || {}).map_err(|e| e.to_string())
+) -> Result<(crate::verify::Findings, Option<String>), MigrateError> {
+    verify_pg_with(url, anchors, pinned, || {})
 }
 
 /// [`verify_pg`], running `exported` once the snapshot is copied out and

@@ -134,15 +134,11 @@ fn commit_anchored(store: &mut impl Store, anchors: &mut AnchorLog, commit: &Com
 /// part-way is recorded to its end first, in one batch, where `serve`'s
 /// writer records it in chunks while it serves ([`open_leased`]).
 ///
-/// Its error is the [`ServeError`]'s words: callers match on the text.
-pub fn open(cfg: &ServeConfig) -> Result<Opened, String> {
-    let opened = || -> Result<Opened, ServeError> {
-        let mut o = open_leased(cfg, None)?;
-        o.finish_settlements()?;
-        o.write_due()?;
-        Ok(o)
-    };
-    opened().map_err(|e| e.to_string())
+pub fn open(cfg: &ServeConfig) -> Result<Opened, ServeError> {
+    let mut o = open_leased(cfg, None)?;
+    o.finish_settlements()?;
+    o.write_due()?;
+    Ok(o)
 }
 
 /// As [`open`], writing under the casino's lease (PostgreSQL): every write,

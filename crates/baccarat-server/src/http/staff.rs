@@ -362,8 +362,10 @@ pub(super) async fn verify(State(s): State<AppState>, Auth(sess, _): Auth) -> Re
     let db = s.db.clone();
     let anchors = s.anchor_file.clone();
     let (f, public) = tokio::task::spawn_blocking(move || match &db {
-        crate::store::Db::Sqlite(path) => crate::verify::verify_file(path, Some(&anchors), None),
-        crate::store::Db::Postgres(url) => crate::migrate::verify_pg(url, &anchors, None),
+        crate::store::Db::Sqlite(path) => {
+            crate::verify::verify_file(path, Some(&anchors), None).map_err(|e| e.to_string())
+        }
+        crate::store::Db::Postgres(url) => crate::migrate::verify_pg(url, &anchors, None).map_err(|e| e.to_string()),
     })
     .await
     .map_err(|_| ApiError::internal("verify failed"))?

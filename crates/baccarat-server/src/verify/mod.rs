@@ -184,16 +184,14 @@ pub fn verify_anchored(snap: &Snapshot, anchors: Option<&Anchored>) -> Findings 
 /// in the anchor file is used, and reported. A database with records and no
 /// anchor file is a finding: the file may have been removed. The file is
 /// opened read-only and nothing in it is changed.
-///
-/// Its error is the [`VerifyError`]'s words: callers match on the text.
 pub fn verify_file(
     db: &std::path::Path,
     anchors: Option<&std::path::Path>,
     pinned: Option<&str>,
-) -> Result<(Findings, Option<String>), String> {
+) -> Result<(Findings, Option<String>), VerifyError> {
     let path = anchors.map(Into::into).unwrap_or_else(|| crate::anchor::default_paths(db).0);
     // The anchors first, then the database as it is now (see the module doc).
-    verify_file_read(db, AnchorsRead::now(&path, pinned)).map_err(|e| e.to_string())
+    verify_file_read(db, AnchorsRead::now(&path, pinned))
 }
 
 /// [`verify_file`], with its anchor file read already: before the snapshot

@@ -28,16 +28,6 @@ pub fn verify_since_checkpoint(
     db: &crate::store::Db,
     anchors: Option<&std::path::Path>,
     pinned: Option<&str>,
-) -> Result<SinceCheckpoint, String> {
-    // The error's words: callers match on the text.
-    since_checkpoint(db, anchors, pinned).map_err(|e| e.to_string())
-}
-
-/// [`verify_since_checkpoint`], its error typed.
-fn since_checkpoint(
-    db: &crate::store::Db,
-    anchors: Option<&std::path::Path>,
-    pinned: Option<&str>,
 ) -> Result<SinceCheckpoint, VerifyError> {
     use crate::store::Db;
     let path = match (anchors, db) {

@@ -299,7 +299,7 @@ fn a_forged_balance_stops_the_start() {
     conn.execute("UPDATE accounts SET balance = balance + 500000 WHERE id = ?1", [wallet.0 as i64]).unwrap();
     conn.execute("UPDATE accounts SET balance = balance - 500000 WHERE id = ?1", [cage.0 as i64]).unwrap();
     drop(o);
-    let err = open(&cfg).err().expect("refused");
+    let err = open(&cfg).err().expect("refused").to_string();
     assert!(err.contains(&format!("account {wallet}")) || err.contains(&format!("account {cage}")), "{err}");
 }
 
@@ -321,7 +321,7 @@ fn an_anchor_file_behind_the_checkpoints_mark_stops_the_start() {
     let whole = std::fs::read(&anchor_path).unwrap();
     std::fs::write(&anchor_path, &older).unwrap();
     let lines = older.iter().filter(|&&b| b == b'\n').count();
-    let err = open(&cfg).err().expect("refused");
+    let err = open(&cfg).err().expect("refused").to_string();
     let why = format!("the anchor file has {lines} lines, but the latest checkpoint (signed) saw it at line {seen}");
     assert!(err.contains(&why), "{err}");
     let db = baccarat_server::store::Db::Sqlite(cfg.db.clone());

@@ -500,12 +500,14 @@ fn migrate_copies_a_sqlite_casino_and_refuses_a_non_empty_target() {
     // The check reads both back: a transfer altered in the copy is named.
     assert_eq!(baccarat_server::migrate::check_copy(&cfg.db, &url).unwrap(), copied);
     pg.with_client(|c| c.execute("UPDATE transfers SET amount = amount + 1 WHERE id = 3", &[]).unwrap());
-    let altered = baccarat_server::migrate::check_copy(&cfg.db, &url).unwrap_err();
+    let altered = baccarat_server::migrate::check_copy(&cfg.db, &url).unwrap_err().to_string();
     assert!(altered.contains("transfers") && !altered.contains("accounts"), "{altered}");
 
-    let again = baccarat_server::migrate::migrate(&cfg.db, &url).unwrap_err();
+    let again = baccarat_server::migrate::migrate(&cfg.db, &url).unwrap_err().to_string();
     assert!(again.contains("already holds a casino") && again.contains("tables"), "{again}");
-    let missing = baccarat_server::migrate::migrate(std::path::Path::new("/nonexistent/casino.db"), &url).unwrap_err();
+    let missing = baccarat_server::migrate::migrate(std::path::Path::new("/nonexistent/casino.db"), &url)
+        .unwrap_err()
+        .to_string();
     assert!(missing.contains("--from") && missing.contains("does not exist"), "{missing}");
 }
 
@@ -550,10 +552,10 @@ fn verify_reads_a_postgres_casino_and_names_a_forgery() {
     let t = since();
     assert!(t.problems.iter().any(|p| p.contains("account")), "the tail's balances no longer follow: {t:?}");
     let no_file = baccarat_server::verify::verify_since_checkpoint(&db, None, None);
-    assert!(no_file.unwrap_err().contains("--anchor-file"));
+    assert!(no_file.unwrap_err().to_string().contains("--anchor-file"));
 
     let missing = baccarat_server::migrate::verify_pg(&url, std::path::Path::new("/nonexistent.anchors"), None);
-    assert!(missing.unwrap_err().contains("--anchor-file"));
+    assert!(missing.unwrap_err().to_string().contains("--anchor-file"));
 }
 
 /// Issue 45 finding 10: `verify` on a serving PostgreSQL casino read the

@@ -62,10 +62,11 @@ fn two_servers_on_one_sqlite_file_the_second_is_refused_naming_the_first() {
     let before = contents(&cfg.db);
     let anchors = std::fs::read(cfg.anchor_paths().0).unwrap();
     let holder = format!("pid {} on host {}", std::process::id(), baccarat_server::lease::host_name());
-    let err = open(&cfg).err().expect("the second start is refused");
+    let err = open(&cfg).err().expect("the second start is refused").to_string();
     assert!(err.contains("another server holds this casino") && err.contains(&holder), "{err}");
     assert!(err.contains("casino.db.lock"), "names the lock file: {err}");
-    let copy = baccarat_server::migrate::migrate(&cfg.db, "postgres://nobody@%2Fnonexistent/db").unwrap_err();
+    let copy =
+        baccarat_server::migrate::migrate(&cfg.db, "postgres://nobody@%2Fnonexistent/db").unwrap_err().to_string();
     assert!(copy.starts_with("--from ") && copy.contains(&holder), "{copy}");
     assert_eq!(contents(&cfg.db), before, "the refused start wrote nothing");
     assert_eq!(std::fs::read(cfg.anchor_paths().0).unwrap(), anchors, "nor to the anchor file");
@@ -88,16 +89,16 @@ fn another_name_for_the_same_sqlite_file_meets_the_same_lock() {
     let before = contents(&cfg.db);
     let linked = ServeConfig { db: dir.join("linked.db"), ..cfg.clone() };
     std::os::unix::fs::symlink(&cfg.db, &linked.db).unwrap();
-    let err = open(&linked).err().expect("a symlink's start is refused");
+    let err = open(&linked).err().expect("a symlink's start is refused").to_string();
     assert!(err.contains("another server holds this casino"), "{err}");
     let uri = ServeConfig { db: format!("file:{}", cfg.db.display()).into(), ..cfg.clone() };
-    let err = open(&uri).err().expect("a URI's start is refused");
+    let err = open(&uri).err().expect("a URI's start is refused").to_string();
     assert!(err.contains("a SQLite URI is not accepted"), "{err}");
     drop(first);
     let hard = ServeConfig { db: dir.join("hard.db"), ..cfg.clone() };
     std::fs::hard_link(&cfg.db, &hard.db).unwrap();
     for c in [&cfg, &hard] {
-        let err = open(c).err().expect("a file with two hard links is refused");
+        let err = open(c).err().expect("a file with two hard links is refused").to_string();
         assert!(err.contains("2 hard links"), "{err}");
     }
     std::fs::remove_file(&hard.db).unwrap();
@@ -108,7 +109,7 @@ fn another_name_for_the_same_sqlite_file_meets_the_same_lock() {
     let lock = std::fs::canonicalize(&cfg.db).unwrap().with_extension("db.lock");
     std::fs::remove_file(&lock).unwrap();
     std::os::unix::fs::symlink(&victim, &lock).unwrap();
-    let err = open(&cfg).err().expect("a symlinked lock file is refused");
+    let err = open(&cfg).err().expect("a symlinked lock file is refused").to_string();
     assert!(err.contains("lock file"), "{err}");
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
 }
@@ -128,7 +129,7 @@ fn a_start_refused_for_a_deleted_key_and_a_cut_chain_writes_nothing() {
     let (anchor_path, key_path) = cfg.anchor_paths();
     std::fs::remove_file(&key_path).unwrap();
     let (before, anchors) = (contents(&cfg.db), std::fs::read(&anchor_path).unwrap());
-    let err = open(&cfg).err().expect("refused");
+    let err = open(&cfg).err().expect("refused").to_string();
     assert!(err.contains("casino.db.key: the signing key is missing"), "{err}");
     assert_eq!(contents(&cfg.db), before, "the refused start wrote nothing to the database");
     assert_eq!(std::fs::read(&anchor_path).unwrap(), anchors, "nor to the anchor file");
@@ -152,16 +153,16 @@ fn a_start_refused_by_recovery_under_new_anchor_file_begins_no_anchor_file() {
     std::fs::remove_file(&anchor_path).unwrap();
     let before = contents(&cfg.db);
     let knowingly = ServeConfig { new_anchor_file: true, ..cfg.clone() };
-    let err = open(&knowingly).err().expect("refused");
+    let err = open(&knowingly).err().expect("refused").to_string();
     assert!(err.contains("account"), "recovery names the account: {err}");
     assert!(!anchor_path.exists(), "no anchor file begun by a refused start");
     assert_eq!(contents(&cfg.db), before, "the refused start wrote nothing to the database");
-    assert!(open(&cfg).err().expect("refused").contains("the anchor file is missing or empty"));
+    assert!(open(&cfg).err().expect("refused").to_string().contains("the anchor file is missing or empty"));
     // The key lost too: the new one is made in memory and written only at
     // the first write, so this refusal leaves no key file either.
     let key_path = cfg.anchor_paths().1;
     std::fs::remove_file(&key_path).unwrap();
-    assert!(open(&knowingly).err().expect("refused").contains("account"));
+    assert!(open(&knowingly).err().expect("refused").to_string().contains("account"));
     assert!(!key_path.exists() && !anchor_path.exists(), "no key file and no anchor file");
     assert_eq!(contents(&cfg.db), before);
 }
@@ -175,7 +176,7 @@ fn a_sqlite_schema_newer_than_the_server_is_refused_naming_both_versions() {
     rusqlite::Connection::open(&cfg.db).unwrap().pragma_update(None, "user_version", 999).unwrap();
     let before = contents(&cfg.db);
     let want = format!("the database's schema is version 999, newer than this server's {SCHEMA_VERSION}");
-    let err = open(&cfg).err().expect("refused");
+    let err = open(&cfg).err().expect("refused").to_string();
     assert!(err.contains(&want), "{err}");
     let err = SqliteStore::open(&cfg.db).err().expect("refused").to_string();
     assert!(err.contains(&want), "{err}");
@@ -192,7 +193,7 @@ fn a_deleted_signing_key_is_not_made_anew_for_a_casino_that_exists() {
     let (anchor_path, key_path) = cfg.anchor_paths();
     let old = baccarat_server::anchor::AnchorKey::load(&key_path).unwrap().public_hex();
     std::fs::remove_file(&key_path).unwrap();
-    let err = open(&cfg).err().expect("refused");
+    let err = open(&cfg).err().expect("refused").to_string();
     let named = format!("{}: the signing key is missing, but the database holds a casino", key_path.display());
     assert!(err.contains(&named) && err.contains("restore the key file"), "{err}");
     assert!(!err.contains("not the trusted key"), "no key mismatch: {err}");
@@ -200,7 +201,7 @@ fn a_deleted_signing_key_is_not_made_anew_for_a_casino_that_exists() {
     // With the anchor file still there, --new-anchor-file makes no key
     // either: the old file cannot be extended without the old key.
     let knowingly = ServeConfig { new_anchor_file: true, ..cfg.clone() };
-    assert!(open(&knowingly).err().expect("refused").contains(&named));
+    assert!(open(&knowingly).err().expect("refused").to_string().contains(&named));
     std::fs::rename(&anchor_path, anchor_path.with_extension("anchors.lost")).unwrap();
     let o = open(&knowingly).unwrap();
     assert_ne!(o.anchors.public_hex(), old, "a new key, made knowingly");
@@ -218,7 +219,7 @@ fn a_signing_key_readable_by_others_is_refused_naming_the_chmod() {
     assert_eq!(std::fs::metadata(&key_path).unwrap().permissions().mode() & 0o777, 0o600, "made private");
     std::fs::set_permissions(&key_path, std::fs::Permissions::from_mode(0o644)).unwrap();
     let before = contents(&cfg.db);
-    let err = open(&cfg).err().expect("refused");
+    let err = open(&cfg).err().expect("refused").to_string();
     assert!(err.contains(&format!("run `chmod 600 {}`", key_path.display())), "{err}");
     assert_eq!(contents(&cfg.db), before, "the refused start wrote nothing");
     std::fs::set_permissions(&key_path, std::fs::Permissions::from_mode(0o600)).unwrap();
@@ -237,7 +238,7 @@ fn a_new_casino_is_not_begun_under_an_anchor_file_that_signs_another() {
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", cfg.db.display()));
     }
-    let err = open(&cfg).err().expect("a first run under another casino's anchors is refused");
+    let err = open(&cfg).err().expect("a first run under another casino's anchors is refused").to_string();
     assert!(err.contains("the anchor file signs a casino, but the database holds none"), "{err}");
     assert_eq!(std::fs::read(cfg.anchor_paths().0).unwrap(), anchors, "the anchor file is left as it was");
     // Moved aside, as the message says, a new casino begins.

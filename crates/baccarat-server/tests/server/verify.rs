@@ -288,6 +288,6 @@ fn verify_changes_nothing_in_the_file() {
     baccarat_server::verify::verify_file(&file.db, None, None).unwrap();
     assert_eq!(std::fs::read(&file.db).unwrap(), before);
     file.sql().pragma_update(None, "user_version", 5).unwrap();
-    let e = baccarat_server::verify::verify_file(&file.db, None, None).unwrap_err();
+    let e = baccarat_server::verify::verify_file(&file.db, None, None).unwrap_err().to_string();
     assert!(e.contains("schema version 5"), "{e}");
 }

@@ -59,11 +59,11 @@ pub fn run_verify(mut a: VerifyArgs) -> Result<()> {
             let Some(anchors) = a.anchor_file.as_deref() else {
                 bail!("--anchor-file: required with a PostgreSQL --db (a URL has no file beside it)");
             };
-            baccarat_server::migrate::verify_pg(url, anchors, a.anchor_key.as_deref())
+            baccarat_server::migrate::verify_pg(url, anchors, a.anchor_key.as_deref()).map_err(anyhow::Error::msg)?
         }
-        None => baccarat_server::verify::verify_file(&a.db, a.anchor_file.as_deref(), a.anchor_key.as_deref()),
-    }
-    .map_err(anyhow::Error::msg)?;
+        None => baccarat_server::verify::verify_file(&a.db, a.anchor_file.as_deref(), a.anchor_key.as_deref())
+            .map_err(anyhow::Error::msg)?,
+    };
     // Throughput is a statistic (floats are for statistics, never money).
     let seconds = started.elapsed().as_secs_f64();
     if a.json {

@@ -56,7 +56,7 @@ use into_play::IntoPlay;
 use protocol::{request_digest, wager_key};
 pub use protocol::{Code, Reply, Request, SelfLimitsChange, SlipLine};
 pub use recover::{recover, Keys, RecoverError, Recovered};
-pub use table::{setup, CasinoTable};
+pub use table::{setup, CasinoTable, TableError};
 
 /// The engine version written into every audit record.
 pub const ENGINE_VERSION: &str = concat!("baccarat-table ", env!("CARGO_PKG_VERSION"));
@@ -176,7 +176,7 @@ impl Casino {
         if self.tables.len() >= MAX_TABLES {
             return Err(format!("a casino runs at most {MAX_TABLES} tables"));
         }
-        let (setup, _) = setup(rulebook, config)?;
+        let (setup, _) = setup(rulebook, config).map_err(|e| e.to_string())?;
         if let Some(o) = setup.config.offers.iter().find(|o| o.max > self.ceiling) {
             return Err(format!(
                 "bets.{}.max: {} is above the casino's ceiling of {} for any table maximum",
@@ -207,7 +207,7 @@ impl Casino {
             mode: mode.id().into(),
             open: true,
         };
-        let mut t = CasinoTable::new(&row, accounts, None)?;
+        let mut t = CasinoTable::new(&row, accounts, None).map_err(|e| e.to_string())?;
         t.configured(float, None, commit);
         self.tables.insert(id, t);
         Ok(())

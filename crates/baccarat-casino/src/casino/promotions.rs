@@ -33,6 +33,15 @@ use super::{Casino, Code, Commit, Reply};
 use crate::audit::{CasinoEvent, PromotionWinner};
 use crate::ledger::{Cause, Op};
 
+/// A promotion's recorded terms no longer check (a rulebook change, or a
+/// corrupt record): named, with the problems.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("promotion {id}: its recorded terms no longer check: {problems}")]
+pub struct PromotionStateError {
+    pub id: u32,
+    pub problems: baccarat_rules::Problems,
+}
+
 /// Most promotions a casino keeps.
 pub const MAX_PROMOTIONS: usize = 1_000;
 
@@ -82,9 +91,9 @@ pub struct Promotion {
 }
 
 impl Promotion {
-    pub fn of(state: PromotionState) -> Result<Promotion, String> {
-        let terms = Terms::from_toml(&state.terms)
-            .map_err(|p| format!("promotion {}: its recorded terms no longer check: {p}", state.id))?;
+    pub fn of(state: PromotionState) -> Result<Promotion, PromotionStateError> {
+        let terms =
+            Terms::from_toml(&state.terms).map_err(|problems| PromotionStateError { id: state.id, problems })?;
         Ok(Promotion { state, terms })
     }
 

@@ -89,16 +89,18 @@ pub enum RecoverError {
     Balance { account: AccountId, balance: i64, held: i64, transfers: i64, holds: i64 },
     #[error("account {account} has transfers but no row in the store")]
     NoRow { account: AccountId },
-    /// A saved tournament, promotion or table, or the tail replayed onto
-    /// them, was refused by its own rules (their message, as it was).
-    #[error("{0}")]
-    Refused(String),
-}
-
-impl From<String> for RecoverError {
-    fn from(why: String) -> RecoverError {
-        RecoverError::Refused(why)
-    }
+    /// A saved or recorded tournament does not restore.
+    #[error(transparent)]
+    Tournament(#[from] super::tournaments::TournamentStateError),
+    /// A saved promotion's terms no longer check.
+    #[error(transparent)]
+    Promotion(#[from] super::promotions::PromotionStateError),
+    /// A table's definition does not make a table.
+    #[error(transparent)]
+    Table(#[from] super::table::TableError),
+    /// The tables' tails do not replay.
+    #[error(transparent)]
+    Replay(#[from] super::replay::ReplayError),
 }
 
 /// Rebuild the casino from `checkpoint` (already checked: `checkpoint::open`)

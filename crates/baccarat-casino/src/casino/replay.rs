@@ -34,6 +34,19 @@ use crate::audit::{Body, CasinoEvent};
 use crate::coup_feed::Feed;
 use crate::store::{History, StoreError};
 
+/// Why the tables' tails do not replay.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    #[error("cannot start the replay thread: {0}")]
+    Thread(#[source] std::io::Error),
+    /// The store could not be read, or a record is broken or unreadable.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Bodies sent before any table (a fault of the sender).
+    #[error("records before their table")]
+    NoTable,
+}
+
 /// Records a message carries: enough to keep both threads busy, few enough
 /// that the channel holds a few megabytes at most.
 const BATCH: usize = 2048;
@@ -52,13 +65,13 @@ pub(super) fn replay_tables(
     store: &dyn History,
     tables: Vec<CasinoTable>,
     feed: Feed,
-) -> Result<(Vec<CasinoTable>, Feed, u64), String> {
+) -> Result<(Vec<CasinoTable>, Feed, u64), ReplayError> {
     std::thread::scope(|s| {
         let (tx, rx) = sync_channel::<Step>(4);
         let applier = std::thread::Builder::new()
             .name("replay".into())
             .spawn_scoped(s, move || apply(rx, feed))
-            .map_err(|e| format!("cannot start the replay thread: {e}"))?;
+            .map_err(ReplayError::Thread)?;
         let mut chains = Vec::with_capacity(tables.len());
         let mut records = 0u64;
         let read = (|| {
@@ -90,7 +103,7 @@ pub(super) fn replay_tables(
         drop(tx);
         // A panic there (the engine's) goes on as it did on one thread.
         let (mut tables, feed) = applier.join().unwrap_or_else(|p| std::panic::resume_unwind(p))?;
-        read.map_err(|e| e.to_string())?;
+        read?;
         for (t, chain) in tables.iter_mut().zip(chains) {
             t.chain = chain;
         }
@@ -99,17 +112,17 @@ pub(super) fn replay_tables(
 }
 
 /// The second thread: each body decoded and applied, in the order sent.
-fn apply(rx: Receiver<Step>, mut feed: Feed) -> Result<(Vec<CasinoTable>, Feed), String> {
+fn apply(rx: Receiver<Step>, mut feed: Feed) -> Result<(Vec<CasinoTable>, Feed), ReplayError> {
     let mut tables: Vec<CasinoTable> = Vec::new();
     for step in rx {
         match step {
             Step::Table(t) => tables.push(*t),
             Step::Bodies(bodies) => {
-                let t = tables.last_mut().ok_or("records before their table")?;
+                let t = tables.last_mut().ok_or(ReplayError::NoTable)?;
                 for (seq, body) in bodies {
                     let id = t.id;
                     let body = Body::decode(&body)
-                        .map_err(|m| StoreError::Corrupt(format!("table {id} record {seq}: {m}")).to_string())?;
+                        .map_err(|m| StoreError::Corrupt(format!("table {id} record {seq}: {m}")))?;
                     match (body.event, body.casino) {
                         (Some(ev), _) => {
                             t.halted = None;
@@ -247,12 +260,12 @@ mod tests {
         let (_, mut r2) = chain(2, 3);
         r2[1].prev = r2[0].prev.clone();
         let store = Chains(BTreeMap::from([(1, r1.clone()), (2, r2.clone())]));
-        let err = replay_tables(&store, vec![table(1), table(2)], Feed::default()).err().unwrap();
+        let err = replay_tables(&store, vec![table(1), table(2)], Feed::default()).err().unwrap().to_string();
         assert!(err.starts_with("stored data is unreadable: table 1 record 3:"), "{err}");
         // With table 1's body mended, the broken link is named.
         r1.truncate(2);
         let store = Chains(BTreeMap::from([(1, r1), (2, r2)]));
-        let err = replay_tables(&store, vec![table(1), table(2)], Feed::default()).err().unwrap();
+        let err = replay_tables(&store, vec![table(1), table(2)], Feed::default()).err().unwrap().to_string();
         assert!(
             err.ends_with("table 2: audit chain broken at record 2: does not link to the record before it"),
             "{err}"

@@ -16,6 +16,24 @@ use crate::postings::TableAccounts;
 use crate::store::TableRow;
 use crate::trust::{Actor, Mode};
 
+/// Why a table's definition (rulebook, configuration, mode) does not make a
+/// table: each as the rules or the engine name it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TableError {
+    /// No built-in rulebook of that id.
+    #[error(transparent)]
+    Rulebook(#[from] baccarat_rules::profiles::UnknownRulebook),
+    /// The configuration does not check against the rulebook.
+    #[error(transparent)]
+    Config(#[from] baccarat_rules::Problems),
+    /// The engine refuses the setup.
+    #[error(transparent)]
+    Setup(#[from] baccarat_table::engine::Refusal),
+    /// The stored mode is none this server knows.
+    #[error("table {table}: unknown mode {mode:?}")]
+    Mode { table: u32, mode: String },
+}
+
 /// One table of the casino.
 pub struct CasinoTable {
     pub id: u32,
@@ -54,9 +72,10 @@ impl CasinoTable {
     /// A table from its definition: a new one (no engine state) or one being
     /// recovered (the state of its checkpoint, or none to replay from the
     /// start). Its chain, holds and liability start empty; recovery fills them.
-    pub fn new(row: &TableRow, accounts: TableAccounts, state: Option<State>) -> Result<CasinoTable, String> {
+    pub fn new(row: &TableRow, accounts: TableAccounts, state: Option<State>) -> Result<CasinoTable, TableError> {
         let (setup, toml) = setup(&row.rulebook, &row.config)?;
-        let mode = Mode::from_id(&row.mode).ok_or(format!("table {}: unknown mode {:?}", row.id, row.mode))?;
+        let mode =
+            Mode::from_id(&row.mode).ok_or_else(|| TableError::Mode { table: row.id, mode: row.mode.clone() })?;
         // No supervisor watches an RNG table: a wager that needs one's
         // approval (NSW 5.6.6) is refused when placed, unless the table's
         // configuration chose to wait (`approvals`).
@@ -175,10 +194,25 @@ impl CasinoTable {
 }
 
 /// A table setup from a built-in rulebook and a configuration in TOML.
-pub fn setup(rulebook: &str, config_toml: &str) -> Result<(TableSetup, &'static str), String> {
-    let text = baccarat_rules::profiles::builtin_text(rulebook).map_err(|e| e.to_string())?;
-    let rb = baccarat_rules::profiles::builtin(rulebook).map_err(|e| e.to_string())?;
-    let cfg = TableConfig::from_toml(&rb, config_toml).map_err(|e| e.to_string())?;
-    let s = TableSetup::new(rb, cfg, None).map_err(|e| e.to_string())?;
+pub fn setup(rulebook: &str, config_toml: &str) -> Result<(TableSetup, &'static str), TableError> {
+    let text = baccarat_rules::profiles::builtin_text(rulebook)?;
+    let rb = baccarat_rules::profiles::builtin(rulebook)?;
+    let cfg = TableConfig::from_toml(&rb, config_toml)?;
+    let s = TableSetup::new(rb, cfg, None)?;
     Ok((s, text))
+}
+
+#[cfg(test)]
+mod error_tests {
+    use super::TableError;
+
+    /// The refusals read as the strings they replaced, byte for byte: an
+    /// unknown mode as before, the rules' own problems as they say them.
+    #[test]
+    fn refusals_read_as_before() {
+        assert_eq!(TableError::Mode { table: 3, mode: "x".into() }.to_string(), "table 3: unknown mode \"x\"");
+        let unknown = baccarat_rules::profiles::builtin("no-such-book").unwrap_err();
+        assert_eq!(TableError::from(unknown.clone()).to_string(), unknown.to_string());
+        assert_eq!(super::setup("no-such-book", "").err().map(|e| e.to_string()), Some(unknown.to_string()));
+    }
 }

@@ -108,11 +108,16 @@ fn refuse(rule: &str, message: impl Into<String>) -> Refusal {
 /// The table configuration tournament tables deal and settle under: the
 /// conditions' rulebook with its own pay tables (NSW 15.2.1), in chips of one
 /// minor unit, so that a count is exact.
-pub fn table_config(c: &Conditions) -> Result<TableConfig, String> {
+pub fn table_config(c: &Conditions) -> Result<TableConfig, TableConfigError> {
     let max = c.spec.wagers.changes.iter().map(|ch| ch.max).chain([c.spec.wagers.max]).max().unwrap_or(1);
     let text = format!("rulebook = \"{}\"\nchip = 1\nmin = 1\nmax = {}\n", c.spec.rulebook, max.max(1));
-    TableConfig::from_toml(&c.rulebook, &text).map_err(|p| format!("the tournament's table: {p}"))
+    TableConfig::from_toml(&c.rulebook, &text).map_err(TableConfigError)
 }
+
+/// The tournament's table configuration does not check (NSW 15.4.2(e)).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the tournament's table: {0}")]
+pub struct TableConfigError(#[source] pub baccarat_rules::Problems);
 
 /// The cards of shoe `shoe` of table `table` in a round whose seed is `seed`.
 pub fn shoe_cards(seed: &Seed, table: usize, shoe: u64, decks: u32) -> Vec<Card> {
@@ -130,7 +135,7 @@ impl Play {
         at_ms: u64,
     ) -> Result<Play, Refusal> {
         let shoe_seed = shoe_seed.ok_or_else(|| refuse("NSW 15.2.1", "the record's shoe seed is withheld"))?;
-        let config = table_config(conditions).map_err(|m| refuse("NSW 15.4.2(e)", m))?;
+        let config = table_config(conditions).map_err(|m| refuse("NSW 15.4.2(e)", m.to_string()))?;
         let bracket = Bracket::new(conditions.clone(), config, entrants, seating)?;
         Ok(Play {
             bracket,

@@ -26,6 +26,20 @@ use super::{Casino, Code, Commit, Reply};
 use crate::audit::{Body, CasinoEvent, CASINO_CHAIN};
 use crate::ledger::{AccountKind, Cause, Op};
 
+/// Why a tournament's record does not restore (a forged or corrupt record,
+/// or conditions that no longer check): each names the tournament.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TournamentStateError {
+    #[error("tournament {id}: its recorded conditions no longer check: {problems}")]
+    Conditions { id: u32, problems: baccarat_rules::Problems },
+    /// A step of the play a checkpoint saved does not replay.
+    #[error("tournament {id}: its play does not replay: {refusal}")]
+    Play { id: u32, refusal: Refusal },
+    /// A play record of the tail does not replay.
+    #[error("tournament {id}: a play record does not replay: {refusal}")]
+    PlayRecord { id: u32, refusal: Refusal },
+}
+
 /// Most tournaments a casino keeps.
 pub const MAX_TOURNAMENTS: usize = 1_000;
 
@@ -53,13 +67,13 @@ pub struct Tournament {
 }
 
 impl Tournament {
-    pub fn of(mut state: TournamentState) -> Result<Tournament, String> {
+    pub fn of(mut state: TournamentState) -> Result<Tournament, TournamentStateError> {
         let conditions = Conditions::from_toml(&state.conditions)
-            .map_err(|p| format!("tournament {}: its recorded conditions no longer check: {p}", state.id))?;
+            .map_err(|problems| TournamentStateError::Conditions { id: state.id, problems })?;
         let log = std::mem::take(&mut state.play);
         let mut t = Tournament { state, conditions, play: None };
         for e in &log {
-            t.fold_play(e).map_err(|r| format!("tournament {}: its play does not replay: {r}", t.state.id))?;
+            t.fold_play(e).map_err(|refusal| TournamentStateError::Play { id: t.state.id, refusal })?;
         }
         Ok(t)
     }
@@ -351,13 +365,13 @@ impl Casino {
 /// Fold a tournament record into `all` as recovery does: a step of play that
 /// does not replay stops the start, naming it (the writer recorded only what
 /// it accepted, so this is a forged or corrupt record).
-pub fn apply_strict(all: &mut BTreeMap<u32, Tournament>, e: &CasinoEvent) -> Result<(), String> {
+pub fn apply_strict(all: &mut BTreeMap<u32, Tournament>, e: &CasinoEvent) -> Result<(), TournamentStateError> {
     if is_play(e) {
         if let Some(t) = tournament_of(e).and_then(|id| all.get_mut(&id)) {
             return t
                 .fold_play(e)
                 .map(|_| ())
-                .map_err(|r| format!("tournament {}: a play record does not replay: {r}", t.state.id));
+                .map_err(|refusal| TournamentStateError::PlayRecord { id: t.state.id, refusal });
         }
         // A tournament dropped at the start (its conditions no longer check:
         // reported then) has no play to fold into.

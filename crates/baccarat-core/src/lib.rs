@@ -36,4 +36,5 @@ pub mod reconcile;
 pub mod signing_key;
 pub mod slip_answers;
 pub mod store;
+pub mod store_error;
 pub mod trust;

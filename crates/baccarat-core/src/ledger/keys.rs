@@ -100,12 +100,12 @@ pub struct AnswerRow {
 pub trait ColdKeys: Send + Sync + std::fmt::Debug {
     /// The latest answers under `ids` given at or after `since_ms` (those
     /// found), from one snapshot.
-    fn find(&self, ids: &[KeyId], since_ms: u64) -> Result<Vec<AnswerRow>, crate::store::StoreError>;
+    fn find(&self, ids: &[KeyId], since_ms: u64) -> Result<Vec<AnswerRow>, crate::store_error::StoreError>;
 
     /// Whether a key not in memory may be taken as new now: not while the
     /// store's index of answers is too far behind to keep the answers it has
     /// yet to index in bounded memory (`key_index.rs`); the reason if not.
-    fn admits(&self) -> Result<(), crate::store::key_index::Behind> {
+    fn admits(&self) -> Result<(), Behind> {
         Ok(())
     }
 }
@@ -428,8 +428,22 @@ impl KeyMemory {
     }
 }
 
-fn unreadable(e: crate::store::StoreError) -> LedgerError {
+fn unreadable(e: crate::store_error::StoreError) -> LedgerError {
     LedgerError::Unavailable(format!("the answer log cannot be read: {e}"))
+}
+
+/// Why no new key is taken now (`store::key_index::KeyIndex::behind`): `pending` answers
+/// wait, more than `max`; the maintainer's last error, if any, named.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the idempotency key index is behind: {pending} answers wait for its thread to write them, more than {max}; \
+     no new key is taken until it catches up{}",
+    .last_error.as_ref().map_or(String::new(), |e| format!(" (its last error: {e})"))
+)]
+pub struct Behind {
+    pub pending: usize,
+    pub max: usize,
+    pub last_error: Option<String>,
 }
 
 #[cfg(test)]
@@ -445,7 +459,7 @@ mod tests {
     }
 
     impl ColdKeys for Log {
-        fn find(&self, ids: &[KeyId], since_ms: u64) -> Result<Vec<AnswerRow>, crate::store::StoreError> {
+        fn find(&self, ids: &[KeyId], since_ms: u64) -> Result<Vec<AnswerRow>, crate::store_error::StoreError> {
             self.asked.fetch_add(ids.len() as u64, Ordering::Relaxed);
             let rows = self.rows.lock().unwrap();
             Ok(ids

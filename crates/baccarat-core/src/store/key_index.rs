@@ -132,19 +132,7 @@ impl Default for KeyIndex {
     }
 }
 
-/// Why no new key is taken now ([`KeyIndex::behind`]): `pending` answers
-/// wait, more than `max`; the maintainer's last error, if any, named.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "the idempotency key index is behind: {pending} answers wait for its thread to write them, more than {max}; \
-     no new key is taken until it catches up{}",
-    .last_error.as_ref().map_or(String::new(), |e| format!(" (its last error: {e})"))
-)]
-pub struct Behind {
-    pub pending: usize,
-    pub max: usize,
-    pub last_error: Option<String>,
-}
+pub use crate::ledger::keys::Behind;
 
 impl KeyIndex {
     /// Read the live runs, and the answers after `covered` into pending.

@@ -130,7 +130,8 @@ impl Casino {
     ) -> Result<Option<PlayDay>, Reply> {
         let Some(s) = self.self_limits.get(&player) else { return Ok(None) };
         let wallet = self.balance(player).map_or(Money::ZERO, |b| b.1);
-        s.admit((self.clock)(), wallet, held, !what.players_money()).map_err(|why| Reply::refused(Code::SelfLimit, why))
+        s.admit((self.clock)(), wallet, held, !what.players_money())
+            .map_err(|why| Reply::refused(Code::SelfLimit, why.to_string()))
     }
 
     /// Record the day a stake just placed opened (from

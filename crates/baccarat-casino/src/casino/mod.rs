@@ -56,7 +56,7 @@ use into_play::IntoPlay;
 use protocol::{request_digest, wager_key};
 pub use protocol::{Code, Reply, Request, SelfLimitsChange, SlipLine};
 pub use recover::{recover, Keys, RecoverError, Recovered};
-pub use table::{setup, CasinoTable, TableError};
+pub use table::{setup, CasinoTable, CreateTableError, TableError};
 
 /// The engine version written into every audit record.
 pub const ENGINE_VERSION: &str = concat!("baccarat-table ", env!("CARGO_PKG_VERSION"));
@@ -168,22 +168,17 @@ impl Casino {
         mode: Mode,
         float: Money,
         commit: &mut Commit,
-    ) -> Result<(), String> {
+    ) -> Result<(), CreateTableError> {
         self.ledger.set_time((self.clock)());
         if self.tables.contains_key(&id) || id == CASINO_CHAIN {
-            return Err(format!("table {id} exists"));
+            return Err(CreateTableError::Exists { id });
         }
         if self.tables.len() >= MAX_TABLES {
-            return Err(format!("a casino runs at most {MAX_TABLES} tables"));
+            return Err(CreateTableError::TooMany);
         }
-        let (setup, _) = setup(rulebook, config).map_err(|e| e.to_string())?;
+        let (setup, _) = setup(rulebook, config)?;
         if let Some(o) = setup.config.offers.iter().find(|o| o.max > self.ceiling) {
-            return Err(format!(
-                "bets.{}.max: {} is above the casino's ceiling of {} for any table maximum",
-                o.bet.id(),
-                o.max,
-                self.ceiling
-            ));
+            return Err(CreateTableError::Ceiling { bet: o.bet.id().to_string(), max: o.max, ceiling: self.ceiling });
         }
         let accounts = TableAccounts {
             escrow: self.ledger.open(AccountKind::Escrow { table: id }),
@@ -196,7 +191,7 @@ impl Casino {
             &[Op::Transfer { debit: self.cage, credit: accounts.house, amount: float, memo: "table float".into() }],
             Cause::Float { table: id },
         );
-        a.map_err(|e| e.to_string())?;
+        a?;
         self.opened(commit);
         commit.ledger.push(ch);
         let row = TableRow {
@@ -207,7 +202,7 @@ impl Casino {
             mode: mode.id().into(),
             open: true,
         };
-        let mut t = CasinoTable::new(&row, accounts, None).map_err(|e| e.to_string())?;
+        let mut t = CasinoTable::new(&row, accounts, None)?;
         t.configured(float, None, commit);
         self.tables.insert(id, t);
         Ok(())
@@ -361,7 +356,7 @@ impl Casino {
                 let id = self.tables.keys().next_back().map_or(1, |k| k + 1);
                 match self.create_table(id, &name, &rulebook, &config, mode, DEFAULT_FLOAT, commit) {
                     Ok(()) => Reply::Table { table: id },
-                    Err(message) => Reply::refused(Code::Config, message),
+                    Err(message) => Reply::refused(Code::Config, message.to_string()),
                 }
             }
             Request::Table { table, command, by } => self.staff_command(table, command, by, commit),

@@ -150,12 +150,9 @@ impl SelfLimits {
     /// `available` in the account it comes from (`token`: promotional tokens,
     /// which are not the player's money, so only the cool-off and the minutes
     /// apply)? On success, the day to record if this wager opens one.
-    pub fn admit(&self, now: u64, available: Money, held: Money, token: bool) -> Result<Option<PlayDay>, String> {
+    pub fn admit(&self, now: u64, available: Money, held: Money, token: bool) -> Result<Option<PlayDay>, LimitRefusal> {
         if now < self.cool_off_until {
-            return Err(format!(
-                "You are taking a break until {} (a cool-off you set): no wagers until then.",
-                utc(self.cool_off_until)
-            ));
+            return Err(LimitRefusal::CoolOff { until_ms: self.cool_off_until });
         }
         let (loss, minutes) = (self.loss_per_day.at(now), self.minutes_per_day.at(now));
         if loss.is_none() && minutes.is_none() {
@@ -177,23 +174,19 @@ impl SelfLimits {
         if let Some(m) = minutes {
             let end = day.first_ms + u64::from(m) * 60_000;
             if now >= end {
-                return Err(format!(
-                    "You set a limit of {m} minutes of play a day, reached at {}: wagers open again at {}.",
-                    utc(end),
-                    utc((today + 1) * DAY_MS)
-                ));
+                return Err(LimitRefusal::Minutes { minutes: m, reached_ms: end, opens_ms: (today + 1) * DAY_MS });
             }
         }
         if let (Some(limit), false) = (loss, token) {
             let lost = day.base - available;
             if lost + held > limit {
-                return Err(format!(
-                    "You set a loss limit of {limit} a day: today {} is lost or on the table, so at most {} more \
-                     may be staked, and this wager is {held}. It resets at {}.",
-                    lost.max(Money::ZERO),
-                    (limit - lost).max(Money::ZERO),
-                    utc((today + 1) * DAY_MS)
-                ));
+                return Err(LimitRefusal::Loss {
+                    limit,
+                    lost: lost.max(Money::ZERO),
+                    room: (limit - lost).max(Money::ZERO),
+                    held,
+                    resets_ms: (today + 1) * DAY_MS,
+                });
             }
         }
         Ok(new.then_some(day))
@@ -271,6 +264,35 @@ pub fn apply(all: &mut BTreeMap<PlayerId, SelfLimits>, e: &CasinoEvent) {
     }
 }
 
+/// Why a player's own limit refuses a wager (the rulebooks set no such
+/// tools: module docs), in the player-facing sentences they were: a
+/// cool-off, the day's minutes, or the day's loss.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LimitRefusal {
+    /// A cool-off the player set runs until `until_ms`.
+    #[error("You are taking a break until {} (a cool-off you set): no wagers until then.", at(.until_ms))]
+    CoolOff { until_ms: u64 },
+    /// The day's `minutes`, reached at `reached_ms`; open again at `opens_ms`.
+    #[error(
+        "You set a limit of {minutes} minutes of play a day, reached at {}: wagers open again at {}.",
+        at(.reached_ms),
+        at(.opens_ms)
+    )]
+    Minutes { minutes: u32, reached_ms: u64, opens_ms: u64 },
+    /// The day's loss `limit`: `lost` so far, `room` left, `held` asked.
+    #[error(
+        "You set a loss limit of {limit} a day: today {lost} is lost or on the table, so at most {room} more \
+         may be staked, and this wager is {held}. It resets at {}.",
+        at(.resets_ms)
+    )]
+    Loss { limit: Money, lost: Money, room: Money, held: Money, resets_ms: u64 },
+}
+
+/// [`utc`] of a field, for the messages above.
+fn at(ms: &u64) -> String {
+    utc(*ms)
+}
+
 /// `YYYY-MM-DD HH:MM UTC`.
 fn utc(ms: u64) -> String {
     let (y, m, d) = crate::civil::civil_date(ms);
@@ -332,7 +354,7 @@ mod tests {
         // 6,000 on the table: 4,000 more may be staked, not 4,001.
         let s = &all[&P];
         assert_eq!(s.admit(T + 2, Money(94_000), Money(4_000), false), Ok(None));
-        let e = s.admit(T + 2, Money(94_000), Money(4_001), false).unwrap_err();
+        let e = s.admit(T + 2, Money(94_000), Money(4_001), false).unwrap_err().to_string();
         assert!(e.contains("loss limit of 100.00") && e.contains("60.00") && e.contains("40.00"), "{e}");
         // A deposit raises the base: still 4,000 more.
         apply(&mut all, &CasinoEvent::Deposit { player: P, amount: Money(50_000), key: "k".into() });
@@ -375,14 +397,14 @@ mod tests {
         );
         let s = &all[&P];
         assert!(s.admit(T + 60_000 + 30 * 60_000 - 1, Money(1), Money(1), false).is_ok());
-        let e = s.admit(T + 60_000 + 30 * 60_000, Money(1), Money(1), true).unwrap_err();
+        let e = s.admit(T + 60_000 + 30 * 60_000, Money(1), Money(1), true).unwrap_err().to_string();
         assert!(e.contains("30 minutes") && e.contains("2026-11-25 00:00 UTC"), "{e}");
         assert!(s.admit(T + DAY_MS, Money(1), Money(1), false).is_ok(), "a new day");
         apply(&mut all, &CasinoEvent::CoolOff { player: P, until: T + 5 * DAY_MS, shared: None });
         apply(&mut all, &CasinoEvent::CoolOff { player: P, until: T + DAY_MS, shared: None });
         let s = &all[&P];
         assert_eq!(s.cool_off_until, T + 5 * DAY_MS, "never shorter");
-        let e = s.admit(T + 4 * DAY_MS, Money(1), Money(1), true).unwrap_err();
+        let e = s.admit(T + 4 * DAY_MS, Money(1), Money(1), true).unwrap_err().to_string();
         assert!(e.contains("until 2026-11-29 00:00 UTC"), "{e}");
         assert!(s.admit(T + 5 * DAY_MS, Money(1), Money(1), false).is_ok());
     }
@@ -422,5 +444,40 @@ mod tests {
         apply(&mut fresh, &elsewhere(T + 60_000));
         let day = fresh[&P].admit(T + 120_000, Money(1), Money(1), false).unwrap().expect("a day opened here");
         assert_eq!(day.first_ms, T + 60_000);
+    }
+}
+
+#[cfg(test)]
+mod refusal_tests {
+    use super::{utc, LimitRefusal};
+    use baccarat_rules::Money;
+
+    /// The refusals read as the sentences they replaced, byte for byte (the
+    /// player reads them; tests match on them).
+    #[test]
+    fn refusals_read_as_before() {
+        let e = LimitRefusal::Minutes { minutes: 30, reached_ms: 5, opens_ms: 86_400_000 };
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "You set a limit of 30 minutes of play a day, reached at {}: wagers open again at {}.",
+                utc(5),
+                utc(86_400_000)
+            )
+        );
+        let e =
+            LimitRefusal::Loss { limit: Money(100), lost: Money(60), room: Money(40), held: Money(41), resets_ms: 0 };
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "You set a loss limit of {} a day: today {} is lost or on the table, so at most {} more may be \
+                 staked, and this wager is {}. It resets at {}.",
+                Money(100),
+                Money(60),
+                Money(40),
+                Money(41),
+                utc(0)
+            )
+        );
     }
 }

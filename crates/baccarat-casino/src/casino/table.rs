@@ -34,6 +34,25 @@ pub enum TableError {
     Mode { table: u32, mode: String },
 }
 
+/// Why a new table is refused (`Casino::create_table`), as the staff's
+/// request is answered.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CreateTableError {
+    #[error("table {id} exists")]
+    Exists { id: u32 },
+    #[error("a casino runs at most {max} tables", max = super::MAX_TABLES)]
+    TooMany,
+    /// The rulebook or configuration does not make a table.
+    #[error(transparent)]
+    Table(#[from] TableError),
+    /// A bet's table maximum above the casino's ceiling.
+    #[error("bets.{bet}.max: {max} is above the casino's ceiling of {ceiling} for any table maximum")]
+    Ceiling { bet: String, max: Money, ceiling: Money },
+    /// The ledger refused the table's float.
+    #[error(transparent)]
+    Ledger(#[from] crate::ledger::LedgerError),
+}
+
 /// One table of the casino.
 pub struct CasinoTable {
     pub id: u32,
@@ -214,5 +233,16 @@ mod error_tests {
         let unknown = baccarat_rules::profiles::builtin("no-such-book").unwrap_err();
         assert_eq!(TableError::from(unknown.clone()).to_string(), unknown.to_string());
         assert_eq!(super::setup("no-such-book", "").err().map(|e| e.to_string()), Some(unknown.to_string()));
+        assert_eq!(super::CreateTableError::TooMany.to_string(), "a casino runs at most 256 tables");
+        let e = super::CreateTableError::Ceiling {
+            bet: "tie".into(),
+            max: baccarat_rules::Money(5),
+            ceiling: baccarat_rules::Money(4),
+        };
+        let (max, ceiling) = (baccarat_rules::Money(5), baccarat_rules::Money(4));
+        assert_eq!(
+            e.to_string(),
+            format!("bets.tie.max: {max} is above the casino's ceiling of {ceiling} for any table maximum")
+        );
     }
 }

@@ -217,41 +217,8 @@ fn view(t: &CasinoTable, old: Option<&TableView>, now_ms: u64) -> TableView {
         Some(o) if o.results == results && o.shoe == s.shoe_number => o.roads.clone(),
         _ => s.roads.board(),
     };
-    let mut offers = match old {
-        Some(o) if !o.offers.is_empty() => o.offers.clone(),
-        _ => cfg
-            .offers
-            .iter()
-            .map(|o| OfferView {
-                bet: o.bet.id().to_string(),
-                name: o.bet.to_string(),
-                min: o.min,
-                max: o.max,
-                pay_table: o.pay_table.name.clone(),
-                rule: o.pay_table.rule.clone(),
-                lines: o
-                    .pay_table
-                    .lines
-                    .iter()
-                    .map(|(k, p)| PayLine { outcome: k.to_string(), pays: p.to_string() })
-                    .collect(),
-            })
-            .collect(),
-    };
-    // Limits as a supervisor altered them (NSW 6.7).
-    for (view, offer) in offers.iter_mut().zip(&cfg.offers) {
-        if let Some((min, max)) = t.engine.offer_limits(offer.bet) {
-            (view.min, view.max) = (min, max);
-        }
-    }
-    let out = s.out.and_then(|side| {
-        s.holder.get(side).map(|player| {
-            // The same hand, still out with the same player, keeps its time.
-            let same = old.filter(|o| o.coup == s.coup_number).and_then(|o| o.out.as_ref());
-            let since_ms = same.filter(|h| h.side == side && h.player == player).map_or(now_ms, |h| h.since_ms);
-            HandOut { side, player, since_ms }
-        })
-    });
+    let offers = offers_of(t, old);
+    let out = hand_out(t, old, now_ms);
     let private = out.iter().map(|h| (h.player, t.engine.view(Some(h.player)))).collect();
     TableView {
         id: t.id,
@@ -300,6 +267,54 @@ fn view(t: &CasinoTable, old: Option<&TableView>, now_ms: u64) -> TableView {
         },
         settling: t.halted.is_none() && t.engine.settling(),
     }
+}
+
+/// The table's offers as its sign shows them: built once (kept from `old`),
+/// with the limits as a supervisor altered them (NSW 6.7) laid over.
+fn offers_of(t: &CasinoTable, old: Option<&TableView>) -> Vec<OfferView> {
+    let cfg = &t.engine.setup().config;
+    let mut offers = match old {
+        Some(o) if !o.offers.is_empty() => o.offers.clone(),
+        _ => cfg
+            .offers
+            .iter()
+            .map(|o| OfferView {
+                bet: o.bet.id().to_string(),
+                name: o.bet.to_string(),
+                min: o.min,
+                max: o.max,
+                pay_table: o.pay_table.name.clone(),
+                rule: o.pay_table.rule.clone(),
+                lines: o
+                    .pay_table
+                    .lines
+                    .iter()
+                    .map(|(k, p)| PayLine { outcome: k.to_string(), pays: p.to_string() })
+                    .collect(),
+            })
+            .collect(),
+    };
+    // Limits as a supervisor altered them (NSW 6.7).
+    for (view, offer) in offers.iter_mut().zip(&cfg.offers) {
+        if let Some((min, max)) = t.engine.offer_limits(offer.bet) {
+            (view.min, view.max) = (min, max);
+        }
+    }
+    offers
+}
+
+/// The hand out with a player to squeeze, if any: the same hand, still out
+/// with the same player, keeps the time it went out.
+fn hand_out(t: &CasinoTable, old: Option<&TableView>, now_ms: u64) -> Option<HandOut> {
+    let s = t.engine.state();
+    s.out.and_then(|side| {
+        s.holder.get(side).map(|player| {
+            // The same hand, still out with the same player, keeps its time.
+            let same = old.filter(|o| o.coup == s.coup_number).and_then(|o| o.out.as_ref());
+            let since_ms = same.filter(|h| h.side == side && h.player == player).map_or(now_ms, |h| h.since_ms);
+            HandOut { side, player, since_ms }
+        })
+    })
 }
 
 impl Views {

@@ -11,6 +11,7 @@ pub(super) type CommandVariant = (&'static str, Vec<(&'static str, Value)>, Vec<
 
 /// The engine's `Command` (`baccarat_table::engine::types`): internally tagged
 /// by `command`, snake_case; fields of `Option` type may be left out.
+// Longer than 70 lines: a table, one entry per variant of the engine's Command (data, not steps).
 pub(super) fn commands() -> Vec<CommandVariant> {
     let cards = || array(card());
     let shoe_source = json!({ "oneOf": [

@@ -8,6 +8,7 @@ use super::*;
 
 /// The pit: commands, the console, opening, voiding, recall: `staff.rs`, and
 /// the provably fair shoes (`mod.rs`).
+// Longer than 70 lines: a table, one entry per route (data, not steps).
 pub(super) fn operations() -> Vec<Operation> {
     // Examples: a coup's commands at a live table (5 in the demo casino), in
     // the order a dealer sends them.

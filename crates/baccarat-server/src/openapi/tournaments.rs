@@ -75,6 +75,7 @@ pub(super) fn operations() -> Vec<Operation> {
 }
 
 /// Tournament play (NSW 15.5-15.11): `http/tournament_play.rs`.
+// Longer than 70 lines: a table, one entry per route (data, not steps).
 pub(super) fn play_operations() -> Vec<Operation> {
     let no = "no such tournament (`no_tournament`)";
     let bet = || string_enum(&bet_ids());

@@ -446,8 +446,53 @@ pub struct Behind {
     pub last_error: Option<String>,
 }
 
+/// The longest idempotency key a client may send, in bytes.
+pub const MAX_KEY_BYTES: usize = 128;
+
+/// A client's idempotency key as the edge takes it: 1 to [`MAX_KEY_BYTES`]
+/// bytes of UTF-8, checked once where a request arrives (a deposit, a wager,
+/// a slip) rather than by each route. The ledger scopes it to its player and
+/// request kind (`casino/protocol.rs`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct IdempotencyKey(String);
+
+/// A key refused at the edge: empty, or longer than [`MAX_KEY_BYTES`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("key: an idempotency key of 1 to {MAX_KEY_BYTES} bytes (UTF-8) is required")]
+pub struct BadKey;
+
+impl IdempotencyKey {
+    /// The key `s`, if it is one a client may send.
+    pub fn parse(s: String) -> Result<IdempotencyKey, BadKey> {
+        if s.is_empty() || s.len() > MAX_KEY_BYTES {
+            return Err(BadKey);
+        }
+        Ok(IdempotencyKey(s))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_idempotency_key_is_one_to_128_bytes_and_the_refusal_names_the_field() {
+        assert_eq!(super::IdempotencyKey::parse(String::new()), Err(super::BadKey));
+        assert_eq!(super::IdempotencyKey::parse("é".repeat(64)).map(|k| k.as_str().len()), Ok(128));
+        assert_eq!(super::IdempotencyKey::parse("k".repeat(129)), Err(super::BadKey));
+        assert_eq!(
+            super::BadKey.to_string(),
+            "key: an idempotency key of 1 to 128 bytes (UTF-8) is required",
+            "the words the routes always answered"
+        );
+    }
+
     use super::*;
     use std::sync::Mutex;
 

@@ -15,6 +15,7 @@ use super::extract::{token_of, Auth, Body, Id};
 use super::{call, limited, reply_json, reply_now, require, table_exists, ApiError, AppState};
 use crate::auth::{Role, Session};
 use crate::casino::{Request, MAX_SLIP};
+use crate::ledger::keys::IdempotencyKey;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -79,8 +80,9 @@ fn line(
 /// The request a wager's body asks for: one wager, one with tokens (NSW
 /// 1.1), or a slip; each line's fields checked, a body that is none of
 /// these refused.
-fn wager_request(sess: &Session, id: u32, b: WagerBody) -> Result<Request, ApiError> {
+fn wager_request(sess: &Session, id: u32, b: WagerBody, key: IdempotencyKey) -> Result<Request, ApiError> {
     let me = PlayerId(sess.user);
+    let key = key.into_string();
     let token = b.token.unwrap_or(false);
     Ok(match (b.wagers, b.bet, b.amount) {
         (Some(_), _, _) if token => return Err(ApiError::bad("token: a wager with tokens is one wager, not a slip")),
@@ -89,7 +91,7 @@ fn wager_request(sess: &Session, id: u32, b: WagerBody) -> Result<Request, ApiEr
                 return Err(ApiError::bad("ante: not with tokens"));
             }
             let l = line(sess, &bet, amount, None, b.spot, None)?;
-            Request::TokenWager { table: id, player: me, spot: l.spot, bet: l.bet, amount: l.amount, key: b.key }
+            Request::TokenWager { table: id, player: me, spot: l.spot, bet: l.bet, amount: l.amount, key }
         }
         (Some(_), _, _) if b.ante.is_some() => {
             return Err(ApiError::bad("ante: in a slip, each line carries its own ante"))
@@ -103,19 +105,11 @@ fn wager_request(sess: &Session, id: u32, b: WagerBody) -> Result<Request, ApiEr
                 .enumerate()
                 .map(|(i, l)| line(sess, &l.bet, l.amount, l.ante, l.spot.or(b.spot), Some(i)))
                 .collect::<Result<Vec<_>, _>>()?;
-            Request::Wagers { table: id, player: me, slip, key: b.key }
+            Request::Wagers { table: id, player: me, slip, key }
         }
         (None, Some(bet), Some(amount)) => {
             let l = line(sess, &bet, amount, b.ante, b.spot, None)?;
-            Request::Wager {
-                table: id,
-                player: me,
-                spot: l.spot,
-                bet: l.bet,
-                amount: l.amount,
-                ante: l.ante,
-                key: b.key,
-            }
+            Request::Wager { table: id, player: me, spot: l.spot, bet: l.bet, amount: l.amount, ante: l.ante, key }
         }
         _ => {
             return Err(ApiError::bad(
@@ -129,14 +123,12 @@ pub(super) async fn wager(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
     Id(id): Id,
-    Body(b): Body<WagerBody>,
+    Body(mut b): Body<WagerBody>,
 ) -> Result<Response, ApiError> {
     require(&sess, &[Role::Player])?;
     limited(&s, &sess)?;
-    if b.key.is_empty() || b.key.len() > 128 {
-        return Err(ApiError::bad("key: an idempotency key of 1 to 128 bytes (UTF-8) is required"));
-    }
-    let req = wager_request(&sess, id, b)?;
+    let key = IdempotencyKey::parse(std::mem::take(&mut b.key)).map_err(|e| ApiError::bad(e.to_string()))?;
+    let req = wager_request(&sess, id, b, key)?;
     let ids = super::early::key_ids(&req);
     // The early refusal may read the store for the key (a stalled network
     // holds that read): if this server's turn ends on a fatal condition

@@ -13,6 +13,7 @@ use super::extract::{Auth, Body, Id, Q};
 use super::{call, limited, reply_json, require, table_exists, ApiError, AppState};
 use crate::auth::Role;
 use crate::casino::{Code, Mode, Request};
+use crate::ledger::keys::IdempotencyKey;
 
 /// Staff commands to a table's engine. A player's own actions have their own
 /// routes; approving, refusing and invalidating, and changing limits, are for a
@@ -154,9 +155,7 @@ pub(super) async fn deposit(
     if b.amount <= 0 || b.amount > baccarat_rules::MAX_LIMIT {
         return Err(ApiError::bad("amount: must be positive minor units"));
     }
-    if b.key.is_empty() || b.key.len() > 128 {
-        return Err(ApiError::bad("key: an idempotency key of 1 to 128 bytes (UTF-8) is required"));
-    }
+    let key = IdempotencyKey::parse(b.key).map_err(|e| ApiError::bad(e.to_string()))?;
     // Chips go only into a player's wallet: an id that is no one, or staff,
     // would put money where no one can play or cash it.
     match s.users.role(player).map_err(|e| ApiError::internal(e.to_string()))? {
@@ -172,7 +171,10 @@ pub(super) async fn deposit(
             return Err(ApiError::new(axum::http::StatusCode::NOT_FOUND, "no_player", format!("no player {player}")))
         }
     }
-    reply_json(call(&s, Request::Deposit { player: PlayerId(player), amount: Money(b.amount), key: b.key }).await?)
+    reply_json(
+        call(&s, Request::Deposit { player: PlayerId(player), amount: Money(b.amount), key: key.into_string() })
+            .await?,
+    )
 }
 
 #[derive(Deserialize)]

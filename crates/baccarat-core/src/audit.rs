@@ -224,6 +224,34 @@ pub enum CasinoEvent {
     /// claimant's name and address and the reasons (NSW 16.9.1: kept for a
     /// prize over $100).
     PromotionClaimRefused { promotion: u32, claimant: String, address: String, value: Money, reasons: String },
+    /// The casino was founded: the first record of its chain, naming how
+    /// (an empty casino with one admin, or the demo: `serve --demo`) and the
+    /// first admin's name (never a password). A casino whose chain begins
+    /// otherwise was made before this record existed, always as the demo.
+    Founded { kind: Founding, admin: String },
+}
+
+/// How a casino was founded (`serve` on a fresh database).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Founding {
+    /// One admin and nothing else: a real casino, set up by its staff.
+    #[default]
+    Empty,
+    /// The demo: a table per rulebook, staff and players with play chips.
+    Demo,
+}
+
+impl Founding {
+    /// What the casino's first record says of it: a chain whose first record
+    /// is not [`CasinoEvent::Founded`] was made before that record existed,
+    /// when every casino was born as the demo.
+    pub fn of_first(first: Option<&CasinoEvent>) -> Founding {
+        match first {
+            Some(CasinoEvent::Founded { kind, .. }) => *kind,
+            _ => Founding::Demo,
+        }
+    }
 }
 
 /// One prize of a promotion's draw and who won it.

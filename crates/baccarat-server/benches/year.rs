@@ -50,6 +50,7 @@ fn filled(records: u64) -> ServeConfig {
     };
     filldb::fill(&a).expect("fill");
     let mut cfg = ServeConfig::new(db, "127.0.0.1:0".parse().expect("an address"));
+    cfg.founding = baccarat_server::audit::Founding::Demo;
     // The start comes ten minutes after the fill: a database written just
     // now has every key inside the two minutes memory holds, which no real
     // restart after a stop sees (`restart, just written` shows that case).

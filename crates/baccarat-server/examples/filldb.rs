@@ -354,7 +354,7 @@ pub fn fill(a: &Args) -> Result<(), String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
     let addr: SocketAddr = "127.0.0.1:0".parse().expect("an address");
-    let cfg = ServeConfig::new(a.db.clone(), addr);
+    let cfg = ServeConfig { founding: baccarat_server::audit::Founding::Demo, ..ServeConfig::new(a.db.clone(), addr) };
     let t_open = Instant::now();
     // The casino's lock is held while it fills (`db_lock.rs`).
     let Opened { mut store, casino, anchors, feed, lock: _lock, .. } = open(&cfg).map_err(|e| e.to_string())?;

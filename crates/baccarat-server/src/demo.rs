@@ -1,18 +1,17 @@
-//! A first run's casino: one table per rulebook and a live table for the pit
-//! console, staff and demo players holding play chips (made by whichever
-//! server of a casino starts first; a partition's players' chips are paid
-//! into the shared bank at its cage).
-
-use std::sync::Arc;
+//! The demo casino (`serve --demo` on a fresh database: `founding.rs`): one
+//! table per rulebook and a live table for the pit console, staff and demo
+//! players holding play chips (made by whichever server of a casino starts
+//! first; a partition's players' chips are paid into the shared bank at its
+//! cage).
 
 use baccarat_rules::Money;
 
-use crate::auth::{random_hex, Role, Users};
+use crate::auth::{Role, Users};
 use crate::casino::{Casino, Mode, Request, DEFAULT_FLOAT};
-use crate::ledger::keys::ColdKeys;
 use crate::serve_config::ServeConfig;
 use crate::serve_error::ServeError;
 use crate::store::Commit;
+use baccarat_table::engine::PlayerId;
 
 /// The demo tables: one per rulebook (RNG), and a live NSW table for the pit
 /// console. Limits are in cents.
@@ -24,57 +23,33 @@ pub const DEMO_TABLES: [(u32, &str, &str, Mode, &str); 5] = [
     (5, "Live pit NSW", "nsw-2021", Mode::Live, "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 500000\ndifferential = 1000000\n[bets.player_pair]\n[bets.banker_pair]\n"),
 ];
 
-/// The demo casino, written into `commit`; the admin's password if this
-/// server made the people (none if another server of the casino had).
-pub fn casino(
-    cfg: &ServeConfig,
-    users: &Users,
-    keys: Arc<dyn ColdKeys>,
-    lease: Option<&crate::pg_store::Lease>,
-    commit: &mut Commit,
-) -> Result<(Casino, Option<String>), ServeError> {
-    let mut c = Casino::new();
-    c.ceiling = cfg.ceiling;
-    c.clock = cfg.clock.clone();
-    c.ledger.set_retention(cfg.key_retention.as_millis() as u64);
-    c.ledger.keys.set_cold(keys, crate::ledger::keys::DEFAULT_HOT_MS);
+/// The demo tables, written into `commit`.
+pub fn tables(c: &mut Casino, commit: &mut Commit) -> Result<(), ServeError> {
     for (id, name, rb, mode, config) in DEMO_TABLES {
         c.create_table(id, name, rb, config, mode, DEFAULT_FLOAT, commit).map_err(ServeError::casino)?;
     }
-    // A partition's people are the casino's, made by whichever of its
-    // servers starts first; its players' chips are at the bank.
-    let mut people = users.count()? == 0;
-    let admin = random_hex(12);
-    // Two partitions' servers starting at once on a new casino (or one
-    // process standing by for another partition: `standby_for.rs`) both
-    // find no people: the one whose admin is made second leaves them to
-    // the first.
-    if people {
-        match users.create("admin", Role::Admin, &admin) {
-            Ok(_) => {}
-            Err(crate::auth::AuthError::Taken(_)) => people = false,
-            Err(e) => return Err(e.into()),
-        }
+    Ok(())
+}
+
+/// The demo's staff, one of each role, with the demo password.
+pub fn staff(cfg: &ServeConfig, users: &Users) -> Result<(), ServeError> {
+    for (name, role) in [
+        ("dealer", Role::Dealer),
+        ("supervisor", Role::Supervisor),
+        ("inspector", Role::Inspector),
+        ("manager", Role::TournamentManager),
+    ] {
+        users.create(name, role, &cfg.demo_password)?;
     }
-    if people {
-        for (name, role) in [
-            ("dealer", Role::Dealer),
-            ("supervisor", Role::Supervisor),
-            ("inspector", Role::Inspector),
-            ("manager", Role::TournamentManager),
-        ] {
-            users.create(name, role, &cfg.demo_password)?;
-        }
-    }
-    // (Connecting migrates the bank's schema, which the commit below
-    // writes to.)
-    if let (Some(p), Some(url)) = (&cfg.partition, &cfg.postgres) {
-        c.set_partition(p);
-        crate::pg_store::bank::Bank::connect(url).map_err(ServeError::Bank)?;
-    }
-    for i in (1..=5).filter(|_| people) {
+    Ok(())
+}
+
+/// The demo's players, `player1` to `player5`, each with 10,000.00 of play
+/// chips: at this server's cage, or at the bank for a partition's.
+pub fn players(cfg: &ServeConfig, users: &Users, c: &mut Casino, commit: &mut Commit) -> Result<(), ServeError> {
+    for i in 1..=5 {
         let id = users.create(&format!("player{i}"), Role::Player, &cfg.demo_password)?;
-        let player = baccarat_table::engine::PlayerId(id);
+        let player = PlayerId(id);
         match &cfg.partition {
             // Paid into the bank by this commit, at this partition's cage.
             Some(p) => {
@@ -87,8 +62,5 @@ pub fn casino(
             }
         }
     }
-    if let Some(l) = lease {
-        c.served(&cfg.instance, l.epoch, commit);
-    }
-    Ok((c, people.then_some(admin)))
+    Ok(())
 }

@@ -19,7 +19,9 @@ pub use baccarat_cluster::{backend, key_reader, lease, pg_store, pg_thread, prom
 
 pub mod auth;
 pub mod demo;
+pub mod first_admin;
 pub mod forward;
+pub mod founding;
 pub mod front;
 pub mod http;
 pub mod migrate;

@@ -7,9 +7,11 @@
 //! (Ctrl-C, SIGTERM, SIGHUP or SIGQUIT: `stop.rs`) takes a checkpoint before
 //! the process ends, so the next start reads almost nothing.
 //!
-//! On the first run the database is created, migrated, and seeded with a demo
-//! casino: one table per rulebook profile, an admin whose password is printed
-//! once, staff accounts and demo players holding play chips.
+//! On the first run the database is created, migrated, and the casino
+//! founded (`founding.rs`): empty with one admin, whose password is the
+//! operator's or written to a file only its owner reads (`first_admin.rs`),
+//! or with `--demo` the demo casino: a table per rulebook profile, staff
+//! accounts and demo players holding play chips.
 
 use std::sync::Arc;
 
@@ -48,6 +50,9 @@ pub struct Opened {
     /// The lock on a SQLite casino (`db_lock.rs`): no other server starts on
     /// it while this is held. Keep it for as long as the casino is served.
     pub lock: Option<crate::db_lock::DbLock>,
+    /// How the casino was founded: empty, or the demo (its chain's first
+    /// record, `founding.rs`).
+    pub founding: crate::audit::Founding,
 }
 
 impl Opened {
@@ -165,6 +170,8 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
     if !checked.has_casino {
         return first_run(cfg, lease, store, checked, lock);
     }
+    ignored_on_a_casino(cfg);
+    let founding = founding_of(&store)?;
     let (mut c, feed, recovery) = recovered(cfg, &store, &checked)?;
     let mut commit = Commit::default();
     // Named in the casino's chain before this start signs them (with a new
@@ -210,7 +217,7 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
     // A long tail (or none usable) is read once: the next start begins here.
     let due = (!recovery.from_checkpoint || recovery.tail_records >= crate::casino::checkpoint::MIN_GAP_RECORDS)
         .then(|| checkpoint_of(&anchors, &c, &feed));
-    Ok(Opened { store, casino: c, feed, users, anchors, recovery, due, lock })
+    Ok(Opened { store, casino: c, feed, users, anchors, recovery, due, lock, founding })
 }
 
 /// The idempotency keys that left memory, read on this (`keys.rs`) through
@@ -241,7 +248,8 @@ fn open_anchors(cfg: &ServeConfig, checked: &crate::start_checks::Checked) -> Re
     Ok(anchors)
 }
 
-/// The first run: the demo casino, created, committed and anchored.
+/// The first run: the casino founded (empty, or the demo), committed and
+/// anchored.
 fn first_run(
     cfg: &ServeConfig,
     lease: Option<&crate::pg_store::Lease>,
@@ -253,16 +261,9 @@ fn first_run(
     let mut anchors = open_anchors(cfg, &checked)?;
     let (keys, users) = keys_and_users(cfg, &db, &mut store)?;
     let mut commit = Commit::default();
-    let (c, made_people) = crate::demo::casino(cfg, &users, keys, lease, &mut commit)?;
+    let (c, admin) = crate::founding::casino(cfg, &users, keys, lease, &mut commit)?;
     commit_anchored(&mut store, &mut anchors, &commit)?;
-    println!("first run: created {} with a demo casino", db.shown());
-    if let Some(admin) = made_people {
-        println!("  admin password: {admin}   (sign in as \"admin\"; shown only now)");
-    }
-    println!(
-        "  staff: dealer, supervisor, inspector, manager (tournaments); players: player1..player5; password {:?}",
-        cfg.demo_password
-    );
+    tell_founding(cfg, &db, admin.as_ref());
     println!(
         "  anchors: {} signed by {} (public key {})",
         checked.anchor_path.display(),
@@ -271,7 +272,48 @@ fn first_run(
     );
     let mut feed = Feed::default();
     feed.absorb_all(&commit.events);
-    Ok(Opened { store, casino: c, feed, users, anchors, recovery: Recovery::default(), due: None, lock })
+    let founding = cfg.founding;
+    Ok(Opened { store, casino: c, feed, users, anchors, recovery: Recovery::default(), due: None, lock, founding })
+}
+
+/// How a casino that exists was founded, from its chain's first record.
+fn founding_of(store: &AnyStore) -> Result<crate::audit::Founding, ServeError> {
+    use crate::store::History;
+    let first = History::record_at(store, crate::audit::CASINO_CHAIN, 1)?;
+    let event = first.and_then(|r| crate::audit::Body::decode(&r.body).ok()).and_then(|b| b.casino);
+    Ok(crate::audit::Founding::of_first(event.as_ref()))
+}
+
+/// A casino that exists is served as it is: a founding's settings are
+/// named as ignored, lest an operator think they took effect.
+fn ignored_on_a_casino(cfg: &ServeConfig) {
+    if cfg.founding == crate::audit::Founding::Demo {
+        eprintln!("note: --demo is ignored: the database holds a casino (it only founds a new one)");
+    }
+    if let Some(g) = &cfg.admin_password {
+        eprintln!(
+            "note: {} is ignored: the database holds a casino (its admins change passwords at /api/users)",
+            g.from()
+        );
+    }
+}
+
+/// What a first run prints: how the casino was founded and where the
+/// first admin's password is (never the password: `first_admin.rs`).
+fn tell_founding(cfg: &ServeConfig, db: &Db, admin: Option<&crate::first_admin::FirstPassword>) {
+    match cfg.founding {
+        crate::audit::Founding::Empty => println!("first run: created {} with an empty casino", db.shown()),
+        crate::audit::Founding::Demo => println!("first run: created {} with a demo casino", db.shown()),
+    }
+    if let Some(a) = admin {
+        println!("  sign in as \"{}\" with {}", crate::first_admin::ADMIN_NAME, a.told());
+    }
+    if cfg.founding == crate::audit::Founding::Demo {
+        println!(
+            "  staff: dealer, supervisor, inspector, manager (tournaments); players: player1..player5; password {:?}",
+            cfg.demo_password
+        );
+    }
 }
 
 /// The casino recovered from the latest checkpoint and the log after it (or,

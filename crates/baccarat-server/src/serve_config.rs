@@ -35,6 +35,14 @@ pub struct ServeConfig {
     pub squeeze: Duration,
     /// Demo players' password (printed on the first run).
     pub demo_password: String,
+    /// How a fresh database's casino is founded: empty with one admin (the
+    /// default), or the demo (`serve --demo`). A casino that exists is
+    /// served as it is.
+    pub founding: crate::audit::Founding,
+    /// The first admin's password on a fresh database (`--admin-password-file`
+    /// or `BACCARAT_ADMIN_PASSWORD`); without it one is made and written to
+    /// `<db>.admin-password` (`first_admin.rs`). Ignored by a casino that exists.
+    pub admin_password: Option<crate::first_admin::PasswordSource>,
     /// Requests per second each signed-in session may make to money and
     /// command routes (a burst of this many is allowed).
     pub rate_per_second: u32,
@@ -103,6 +111,8 @@ impl std::fmt::Debug for ServeConfig {
             .field("deal", &self.deal)
             .field("result_pause", &self.result_pause)
             .field("squeeze", &self.squeeze)
+            .field("founding", &self.founding)
+            .field("admin_password", &self.admin_password)
             .field("rate_per_second", &self.rate_per_second)
             .field("web_dir", &self.web_dir)
             .field("anchor_file", &self.anchor_file)
@@ -135,6 +145,8 @@ impl ServeConfig {
             squeeze: Duration::from_secs(12),
             result_pause: Duration::from_secs(3),
             demo_password: "demo".into(),
+            founding: crate::audit::Founding::Empty,
+            admin_password: None,
             rate_per_second: 200,
             web_dir: None,
             anchor_file: None,

@@ -35,6 +35,9 @@ pub enum ServeError {
         #[source]
         source: StoreError,
     },
+    /// The first admin's password could not be had (`first_admin.rs`).
+    #[error(transparent)]
+    FirstAdmin(#[from] crate::first_admin::FirstAdminError),
     /// A read or write of the store failed.
     #[error(transparent)]
     Store(#[from] StoreError),

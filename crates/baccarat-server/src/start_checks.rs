@@ -69,7 +69,10 @@ pub struct Checked {
 
 /// Run checks 3-5 (see the module's notes) on the opened `store`.
 pub fn check(cfg: &ServeConfig, store: &AnyStore) -> Result<Checked, ServeError> {
-    let has_casino = !History::tables(store)?.is_empty();
+    // A casino has tables, or at least its own chain (an empty casino: its
+    // founding, `founding.rs`).
+    let has_casino =
+        !History::tables(store)?.is_empty() || History::record_at(store, crate::audit::CASINO_CHAIN, 1)?.is_some();
     let (anchor_path, key_path) = cfg.anchor_paths();
     // (A rotation a crash cut between its renames is finished first.)
     crate::anchor::finish_rotation(&anchor_path)

@@ -234,6 +234,15 @@ impl Casino {
         self.casino_event(CasinoEvent::Served { instance: instance.to_string(), epoch }, commit);
     }
 
+    /// The casino's founding (`serve` on a fresh database): the first record
+    /// of its chain, so that an empty casino is a casino on its next start.
+    /// Its ledger's first account, the cage, is written with it: an empty
+    /// casino has no other, and recovery needs the cage.
+    pub fn founded(&mut self, kind: crate::audit::Founding, admin: &str, commit: &mut Commit) {
+        self.casino_event(CasinoEvent::Founded { kind, admin: admin.to_string() }, commit);
+        self.opened(commit);
+    }
+
     /// A start found these records unanchored (`serve::open`): recorded in
     /// the casino's chain before they are signed.
     pub fn found_unanchored(&mut self, chains: Vec<crate::audit::Unanchored>, commit: &mut Commit) {

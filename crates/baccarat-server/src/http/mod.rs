@@ -98,6 +98,8 @@ impl std::ops::Deref for AppState {
 
 /// The server's shared parts (see [`AppState`]).
 pub struct Server {
+    /// How the casino was founded: empty, or the demo (`GET /api/casino`).
+    pub founding: crate::audit::Founding,
     pub writer: Writer,
     pub feed: Arc<RwLock<Feed>>,
     pub users: Arc<Users>,
@@ -258,6 +260,13 @@ fn table_exists(s: &AppState, id: u32) -> Result<(), ApiError> {
     }
 }
 
+/// The casino as anyone may see it: whether it is the demo (whose tables
+/// and players are play things: `loadgen` refuses any other casino unless
+/// told otherwise).
+async fn casino(State(s): State<AppState>) -> Json<Value> {
+    Json(json!({ "founding": s.founding, "demo": s.founding == crate::audit::Founding::Demo }))
+}
+
 async fn tables(State(s): State<AppState>) -> Json<Value> {
     let v = s.views.read().expect("views lock");
     Json(json!({ "tables": v.tables }))
@@ -393,6 +402,7 @@ pub fn routes() -> Routes {
         .get("/api/ledger/check", staff::ledger_check)
         .get("/api/verify", staff::verify)
         .get("/api/openapi.json", openapi)
+        .get("/api/casino", casino)
 }
 
 /// The Content-Security-Policy of every response: scripts only from this

@@ -57,6 +57,10 @@ fn wager_body() -> Value {
 /// The lobby, one table, its WebSocket, and a player's routes: `mod.rs`, `play.rs`.
 // Longer than 70 lines: a table, one entry per route (data, not steps).
 pub(super) fn operations() -> Vec<Operation> {
+    let casino = Op::new("The casino: how it was founded, empty (a real casino) or the demo (`serve --demo`)").ok(
+        "the casino",
+        object_with(&[("founding", string_enum(&["empty", "demo"])), ("demo", boolean())], &["founding", "demo"]),
+    );
     let lobby = Op::new("The lobby: every table's public view")
         .ok("tables", object(&[("tables", array(schema_ref("TableView")))]));
     let create = Op::new("Admin: create a table from a configuration in TOML, checked against its rulebook profile")
@@ -178,5 +182,6 @@ pub(super) fn operations() -> Vec<Operation> {
         ("post", "/api/tables/{id}/wagers", wagers),
         ("post", "/api/tables/{id}/withdraw", withdraw),
         ("post", "/api/tables/{id}/hand", hand),
+        ("get", "/api/casino", casino),
     ]
 }

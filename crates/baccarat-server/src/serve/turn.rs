@@ -230,6 +230,7 @@ struct Started {
     /// The anchor file, as the stop flushes it.
     anchoring: crate::anchoring::Anchoring,
     table_ids: Vec<u32>,
+    founding: crate::audit::Founding,
 }
 
 /// Start the anchoring, the background checkpointer (offered the start's
@@ -242,7 +243,7 @@ fn start_writer(
     lease: Option<crate::pg_store::Lease>,
     fatal: &Fatal,
 ) -> Result<Started, ServeError> {
-    let Opened { store, casino, feed, users, anchors, due, .. } = opened;
+    let Opened { store, casino, feed, users, anchors, due, founding, .. } = opened;
     // The key the start checked: the key file is not read again.
     let key = anchors.key().clone();
     let table_ids: Vec<u32> = casino.tables.keys().copied().collect();
@@ -283,7 +284,7 @@ fn start_writer(
         move |changes, commit: Commit, due| publisher.committed(changes, commit, due),
         fatal.clone(),
     );
-    Ok(Started { writer, read, users, anchor_public, anchoring, table_ids })
+    Ok(Started { writer, read, users, anchor_public, anchoring, table_ids, founding })
 }
 
 /// The state every handler of this turn shares.
@@ -294,7 +295,7 @@ fn app_state(
     early_keys: Arc<dyn crate::ledger::keys::ColdKeys>,
     retired: crate::http::Retired,
 ) -> AppState {
-    let Started { writer, read, users, anchor_public, .. } = started;
+    let Started { writer, read, users, anchor_public, founding, .. } = started;
     let ReadModels { views, tournaments, feed, wakes } = read;
     AppState(Arc::new(crate::http::Server {
         writer,
@@ -320,6 +321,7 @@ fn app_state(
         directory: front.directory.clone(),
         retired,
         origins: crate::http::origin::Origins::new(&cfg.allowed_origins, &front.advertise),
+        founding,
     }))
 }
 

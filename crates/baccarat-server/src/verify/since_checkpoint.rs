@@ -107,7 +107,11 @@ mod since_checkpoint_tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let db = dir.join("casino.db");
-        let mut o = open(&ServeConfig::new(db.clone(), "127.0.0.1:0".parse().unwrap())).unwrap();
+        let mut o = open(&ServeConfig {
+            founding: crate::audit::Founding::Demo,
+            ..ServeConfig::new(db.clone(), "127.0.0.1:0".parse().unwrap())
+        })
+        .unwrap();
         let deposit = |o: &mut crate::serve::Opened, p: u32| {
             let mut c = Commit::default();
             o.casino

@@ -22,7 +22,10 @@ use super::common::TempDir;
 /// removed when the test passes; the config).
 pub(super) fn config(name: &str) -> (TempDir, ServeConfig) {
     let dir = TempDir::new(&format!("baccarat-checkpoint-{}-{name}", std::process::id()));
-    let cfg = ServeConfig::new(dir.join("casino.db"), "127.0.0.1:0".parse().unwrap());
+    let cfg = ServeConfig {
+        founding: baccarat_server::audit::Founding::Demo,
+        ..ServeConfig::new(dir.join("casino.db"), "127.0.0.1:0".parse().unwrap())
+    };
     (dir, cfg)
 }
 

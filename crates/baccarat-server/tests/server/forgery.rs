@@ -41,7 +41,10 @@ fn scratch(what: &str) -> TempDir {
 }
 
 fn cfg(db: PathBuf) -> ServeConfig {
-    ServeConfig::new(db, "127.0.0.1:0".parse().unwrap())
+    ServeConfig {
+        founding: baccarat_server::audit::Founding::Demo,
+        ..ServeConfig::new(db, "127.0.0.1:0".parse().unwrap())
+    }
 }
 
 /// One batch, as the writer and its committer handle it: the requests, one

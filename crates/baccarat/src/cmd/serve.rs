@@ -11,7 +11,7 @@ use baccarat_server::standby_for::serve_with_standbys;
 /// file, then the defaults, in that order of precedence.
 #[derive(clap::Args)]
 pub struct ServeArgs {
-    /// A TOML file of settings: any of db, addr, betting_seconds, deal_ms,
+    /// A TOML file of settings: any of db, demo, admin_password_file, addr, betting_seconds, deal_ms,
     /// squeeze_seconds, result_ms, rate, web_dir, anchor_file, key_file,
     /// ceiling, session_idle_seconds, session_max_seconds, key_retention_hours,
     /// instance, advertise, allowed_origins, lease_ms, anchor_every_ms,
@@ -19,9 +19,21 @@ pub struct ServeArgs {
     #[arg(long, env = "BACCARAT_CONFIG")]
     config: Option<PathBuf>,
     /// The database: a SQLite file, or a PostgreSQL URL (`postgres://…`);
-    /// created with a demo casino if it holds none [default: baccarat.db].
+    /// a new one holds an empty casino with one admin, or with --demo the
+    /// demo casino [default: baccarat.db].
     #[arg(long, env = "BACCARAT_DB")]
     db: Option<PathBuf>,
+    /// Found a new casino as the demo: a table per rulebook, staff and
+    /// players with play chips (password "demo"). Without it a new casino is
+    /// empty but for its first admin. Ignored by a casino that exists.
+    #[arg(long, env = "BACCARAT_DEMO")]
+    demo: bool,
+    /// A file whose first line is the first admin's password (12 characters
+    /// or more), read only when a new casino is founded. The password may
+    /// instead be in BACCARAT_ADMIN_PASSWORD; with neither, one is made and
+    /// written to <db>.admin-password, readable only by its owner.
+    #[arg(long, env = "BACCARAT_ADMIN_PASSWORD_FILE")]
+    admin_password_file: Option<PathBuf>,
     /// Address to listen on [default: 127.0.0.1:8080].
     #[arg(long, env = "BACCARAT_ADDR")]
     addr: Option<std::net::SocketAddr>,
@@ -134,6 +146,8 @@ const MAX_ANCHOR_EVERY_MS: u64 = 1_000;
 #[serde(deny_unknown_fields)]
 struct FileSettings {
     db: Option<PathBuf>,
+    demo: Option<bool>,
+    admin_password_file: Option<PathBuf>,
     addr: Option<String>,
     betting_seconds: Option<u64>,
     deal_ms: Option<u64>,
@@ -179,6 +193,7 @@ pub fn plan(a: ServeArgs) -> Result<(ServeConfig, Vec<ServeConfig>)> {
         if a.standby_for.is_empty() { file.standby_for.clone().unwrap_or_default() } else { a.standby_for.clone() };
     let (mut cfg, casino_url) = store_config(&a, &file, addr)?;
     set_pacing(&mut cfg, &a, &file)?;
+    set_founding(&mut cfg, &a, &file, std::env::var("BACCARAT_ADMIN_PASSWORD").ok())?;
     cfg.web_dir = a.web_dir.clone().or(file.web_dir.clone());
     cfg.anchor_file = a.anchor_file.clone().or(file.anchor_file.clone());
     cfg.key_file = a.key_file.clone().or(file.key_file.clone());
@@ -248,6 +263,27 @@ fn store_config(
         }
     };
     Ok((cfg, casino_url))
+}
+
+/// How a new casino is founded: the demo or empty, and where its first
+/// admin's password is (read only if the casino is new: `first_admin.rs`).
+/// The password itself is never a flag or a `--config` key: a flag is seen
+/// by every user of the machine, a config file is copied about.
+fn set_founding(cfg: &mut ServeConfig, a: &ServeArgs, file: &FileSettings, env: Option<String>) -> Result<()> {
+    use baccarat_server::first_admin::PasswordSource;
+    if a.demo || file.demo == Some(true) {
+        cfg.founding = baccarat_server::audit::Founding::Demo;
+    }
+    let path = a.admin_password_file.clone().or(file.admin_password_file.clone());
+    cfg.admin_password = match (path, env) {
+        (Some(_), Some(_)) => {
+            bail!("admin_password_file: give the first admin's password once, by the file or BACCARAT_ADMIN_PASSWORD")
+        }
+        (Some(p), None) => Some(PasswordSource::File(p)),
+        (None, Some(s)) => Some(PasswordSource::Env(s)),
+        (None, None) => None,
+    };
+    Ok(())
 }
 
 /// The RNG tables' pace (betting, dealing, squeezing, the result's pause) and
@@ -484,6 +520,8 @@ mod tests {
         ServeArgs {
             config,
             db: None,
+            demo: false,
+            admin_password_file: None,
             addr: None,
             betting_seconds: None,
             deal_ms: None,
@@ -506,6 +544,32 @@ mod tests {
             partition: None,
             standby_for: Vec::new(),
         }
+    }
+
+    /// A new casino is empty unless `--demo` (or `demo = true`) says the
+    /// demo; its first admin's password comes from one place, never two.
+    #[test]
+    fn a_new_casino_is_empty_unless_the_demo_is_asked_for() {
+        use baccarat_server::audit::Founding;
+        let plain = |a: ServeArgs| {
+            let file = file_settings(&a).unwrap();
+            let mut cfg = ServeConfig::new("x.db".into(), "127.0.0.1:0".parse().unwrap());
+            set_founding(&mut cfg, &a, &file, None).map(|_| cfg)
+        };
+        assert_eq!(plain(args(None)).unwrap().founding, Founding::Empty);
+        assert_eq!(plain(ServeArgs { demo: true, ..args(None) }).unwrap().founding, Founding::Demo);
+        let f = file("demo", "demo = true\nadmin_password_file = \"/etc/baccarat/admin\"\n");
+        let cfg = plain(args(Some(f.clone()))).unwrap();
+        assert_eq!(cfg.founding, Founding::Demo);
+        assert_eq!(cfg.admin_password.unwrap().from(), "--admin-password-file /etc/baccarat/admin");
+        let mut cfg = ServeConfig::new("x.db".into(), "127.0.0.1:0".parse().unwrap());
+        let a = args(Some(f.clone()));
+        let both = set_founding(&mut cfg, &a, &file_settings(&a).unwrap(), Some("from-the-env-123".into()));
+        assert!(both.unwrap_err().to_string().starts_with("admin_password_file: "));
+        let a = args(None);
+        set_founding(&mut cfg, &a, &file_settings(&a).unwrap(), Some("from-the-env-123".into())).unwrap();
+        assert_eq!(cfg.admin_password.unwrap().from(), "BACCARAT_ADMIN_PASSWORD");
+        std::fs::remove_file(f).unwrap();
     }
 
     /// A settings file in the temp dir; the test removes it once it has passed.

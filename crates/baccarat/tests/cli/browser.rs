@@ -135,9 +135,7 @@ fn partition() {
         crate::failover::serve_pg(&db, &format!("{part}-1"), &anchors, &key, &more)
     };
     let (_east, east_lines, _) = serve("east");
-    let password = crate::common::until_line(&east_lines, 30, |l| {
-        l.trim().strip_prefix("admin password: ").map(|r| r.split_whitespace().next().unwrap().to_string())
-    });
+    let password = crate::common::until_line(&east_lines, 30, |l| crate::common::first_admin(l));
     crate::common::until_line(&east_lines, 30, |l| l.starts_with("baccarat table server on ").then_some(()));
     let (_west, west_lines, west_url) = serve("west");
     crate::common::until_line(&west_lines, 30, |l| l.starts_with("baccarat table server on ").then_some(()));

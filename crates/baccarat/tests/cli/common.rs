@@ -11,7 +11,7 @@ mod temp_dir;
 pub use temp_dir::TempDir;
 
 /// A server process, killed when dropped (also when a test fails).
-pub struct Server(Child);
+pub struct Server(pub Child);
 
 impl Drop for Server {
     fn drop(&mut self) {
@@ -74,6 +74,11 @@ pub fn spawn_under(wrapper: &[&str], args: &[&str]) -> (Server, mpsc::Receiver<S
 fn spawn_via(mut command: Command, args: &[&str]) -> (Server, mpsc::Receiver<String>) {
     let child = command
         .args(args)
+        // Every test's server founds the demo casino, its first admin's
+        // password this one (a test of an empty casino removes them).
+        .env("BACCARAT_DEMO", "true")
+        .env("BACCARAT_ADMIN_PASSWORD", ADMIN_PASSWORD)
+        .env_remove("BACCARAT_ADMIN_PASSWORD_FILE")
         .env_remove("BACCARAT_DB")
         .env_remove("BACCARAT_ADDR")
         .env_remove("BACCARAT_BETTING_SECONDS")
@@ -92,6 +97,16 @@ fn spawn_via(mut command: Command, args: &[&str]) -> (Server, mpsc::Receiver<Str
         }
     });
     (server, rx)
+}
+
+/// The first admin's password of every test's server (`BACCARAT_ADMIN_PASSWORD`).
+pub const ADMIN_PASSWORD: &str = "test-admin-password";
+
+/// The first admin's password, if `line` is a first run's word that the
+/// admin was made (with [`ADMIN_PASSWORD`], as every test's server is).
+pub fn first_admin(line: &str) -> Option<String> {
+    let made = line.trim().starts_with("sign in as \"admin\" with the password from BACCARAT_ADMIN_PASSWORD");
+    made.then(|| ADMIN_PASSWORD.to_string())
 }
 
 /// The first line `f` picks something out of, within `secs` seconds.
@@ -118,7 +133,7 @@ const DEFAULTS: [(&str, &str); 3] = [("--betting-seconds", "1"), ("--deal-ms", "
 /// Start `baccarat serve --db <db> --addr 127.0.0.1:0` plus `extra_args` (which
 /// replace the defaults `--betting-seconds 1 --deal-ms 150 --result-ms 100` when they name them).
 /// Returns the process, its base URL (no trailing slash) and the admin password
-/// printed on a first run (`None` when the database already existed).
+/// a first run was given (`None` when the database already existed).
 pub fn start(db: &Path, extra_args: &[&str]) -> (Server, String, Option<String>) {
     let mut args = vec!["serve", "--db", db.to_str().expect("a UTF-8 database path"), "--addr", "127.0.0.1:0"];
     for (flag, value) in DEFAULTS {
@@ -138,8 +153,8 @@ pub fn start(db: &Path, extra_args: &[&str]) -> (Server, String, Option<String>)
             Ok(line) => line,
             Err(e) => panic!("baccarat serve {args:?} did not start ({e:?}); its output:\n{}", seen.join("\n")),
         };
-        if let Some(rest) = line.trim().strip_prefix("admin password: ") {
-            password = rest.split_whitespace().next().map(str::to_string);
+        if let Some(p) = first_admin(&line) {
+            password = Some(p);
         }
         if let Some(rest) = line.strip_prefix("baccarat table server on ") {
             let url = rest.split_whitespace().next().unwrap().trim_end_matches('/').to_string();

@@ -6,6 +6,7 @@ mod browser;
 mod cli;
 mod common;
 mod failover;
+mod founding;
 mod network_cut;
 mod partitions;
 mod pg_archive;

@@ -10,6 +10,7 @@ async fn serve_partition(db: &str, name: &str, dir: &crate::common::TempDir) -> 
         betting: std::time::Duration::from_secs(120),
         rate_per_second: 100_000,
         instance: format!("{name}-1"),
+        founding: baccarat_server::audit::Founding::Demo,
         ..ServeConfig::new(dir.join(format!("{name}.db")), "127.0.0.1:0".parse().unwrap())
     };
     cfg.postgres = Some(partition_url(db, name).unwrap());

@@ -31,6 +31,7 @@ fn a_standby_takes_only_a_partition_served_before_and_leaves_it_a_grace_first() 
     let url = partition_url(&db, "east").unwrap();
     let mut east = PgStore::connect(&url).unwrap();
     let mut cfg = ServeConfig::new("x.db".into(), "127.0.0.1:0".parse().unwrap());
+    cfg.founding = baccarat_server::audit::Founding::Demo;
     (cfg.postgres, cfg.partition, cfg.lease) = (Some(url), Some("east".into()), Duration::from_millis(1_500));
 
     // Made, never served: left to its own server however long it takes.

@@ -77,6 +77,10 @@ fn key_arg(s: &str) -> Result<String, String> {
 /// Read the passwords (the admin's, and a new one where the subcommand
 /// sets one) before anything is sent, sign in, do the one thing, sign out.
 pub fn run(a: Args) -> Result<()> {
+    // (clap's `conflicts_with` misses a `--json` given before the subcommand.)
+    if a.json && matches!(a.command, AdminCommand::Report(books::ReportCommand::Day { csv: true, .. })) {
+        anyhow::bail!("--csv and --json: the report is one or the other");
+    }
     let env = credentials::process_env;
     let mut prompt = Terminal;
     let (name, password) = credentials::admin(&env, &mut prompt)?;

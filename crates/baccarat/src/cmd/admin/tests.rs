@@ -126,6 +126,10 @@ fn the_gaming_day_and_the_report_take_an_hour_and_a_date() {
     );
     refused(&["report", "day", "1 May"], "not a date");
     refused(&["report", "day", "2026-05-01", "--csv", "--json"], "--json");
+    // Before the subcommand clap lets it by; `run` refuses it before signing in.
+    let both = parse(&["--json", "report", "day", "2026-05-01", "--csv"]).unwrap();
+    let e = super::run(both).unwrap_err();
+    assert!(e.to_string().contains("--csv and --json"), "{e}");
 }
 
 #[test]

@@ -172,7 +172,7 @@ fn a_password_flag_is_refused_and_no_terminal_means_no_prompt() {
     let o = admin_at(url, &[], &["tables", "list"]);
     refused(o, "set BACCARAT_ADMIN_PASSWORD");
     let o = admin_at(url, &[("BACCARAT_ADMIN_PASSWORD", "pw")], &["users", "add", "al", "--role", "dealer"]);
-    refused(o, "set BACCARAT_ADMIN_PASSWORD (or BACCARAT_NEW_PASSWORD");
+    refused(o, "no terminal to type the password at: set BACCARAT_NEW_PASSWORD");
 }
 
 #[test]

@@ -19,8 +19,9 @@ pub const NEW_PASSWORD_VAR: &str = "BACCARAT_NEW_PASSWORD";
 
 /// Where a password is read when the environment has none.
 pub trait Prompt {
-    /// Read one line without echo, after showing `prompt`.
-    fn read(&mut self, prompt: &str) -> Result<String>;
+    /// Read one line without echo, after showing `prompt`; `var` is the
+    /// variable that would have given it (for the words of a refusal).
+    fn read(&mut self, prompt: &str, var: &str) -> Result<String>;
 }
 
 /// The terminal: refused when standard input is not one (a script, a pipe),
@@ -28,9 +29,9 @@ pub trait Prompt {
 pub struct Terminal;
 
 impl Prompt for Terminal {
-    fn read(&mut self, prompt: &str) -> Result<String> {
+    fn read(&mut self, prompt: &str, var: &str) -> Result<String> {
         if !std::io::stdin().is_terminal() {
-            bail!("no terminal to type the password at: set {PASSWORD_VAR} (or {NEW_PASSWORD_VAR} for a new one)");
+            bail!("no terminal to type the password at: set {var}");
         }
         Ok(rpassword::prompt_password(prompt)?)
     }
@@ -48,7 +49,7 @@ pub fn admin(env: &dyn Fn(&str) -> Option<String>, prompt: &mut dyn Prompt) -> R
     let password = match env(PASSWORD_VAR) {
         Some(p) if p.is_empty() => bail!("{PASSWORD_VAR} is set but empty"),
         Some(p) => p,
-        None => prompt.read(&format!("password of {name}: "))?,
+        None => prompt.read(&format!("password of {name}: "), PASSWORD_VAR)?,
     };
     Ok((name, password))
 }
@@ -61,8 +62,8 @@ pub fn new_password(whom: &str, env: &dyn Fn(&str) -> Option<String>, prompt: &m
         Some(p) if p.is_empty() => bail!("{NEW_PASSWORD_VAR} is set but empty"),
         Some(p) => Ok(p),
         None => {
-            let first = prompt.read(&format!("new password for {whom}: "))?;
-            let again = prompt.read(&format!("new password for {whom}, again: "))?;
+            let first = prompt.read(&format!("new password for {whom}: "), NEW_PASSWORD_VAR)?;
+            let again = prompt.read(&format!("new password for {whom}, again: "), NEW_PASSWORD_VAR)?;
             if first != again {
                 bail!("the two passwords differ; nothing was changed");
             }
@@ -84,7 +85,7 @@ mod tests {
     struct Typed(Vec<&'static str>);
 
     impl Prompt for Typed {
-        fn read(&mut self, _: &str) -> Result<String> {
+        fn read(&mut self, _: &str, _: &str) -> Result<String> {
             match self.0.is_empty() {
                 true => bail!("no terminal"),
                 false => Ok(self.0.remove(0).to_string()),

@@ -24,7 +24,8 @@ const MAX_WAIT_MS: u64 = 10_000;
 pub enum AdminError {
     #[error("{url}: {why}")]
     Url { url: String, why: String },
-    #[error("no answer from {url}: {source}")]
+    /// (The cause is its source: `error: {e:#}` prints it once.)
+    #[error("no answer from {url}")]
     Unreachable {
         url: String,
         #[source]

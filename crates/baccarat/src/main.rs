@@ -69,6 +69,11 @@ enum Command {
     /// Deal a published shoe again from its seed and check the seed against
     /// the commitment published before the shoe started.
     Shoe(cmd::shoe::Args),
+    /// The back office over a running server's API: people, players and the
+    /// cage, tables, the gaming day and its books. Signs in as
+    /// BACCARAT_ADMIN_USER (default admin) with BACCARAT_ADMIN_PASSWORD, else
+    /// a password typed at the terminal.
+    Admin(cmd::admin::Args),
 }
 
 fn main() -> ExitCode {
@@ -90,6 +95,7 @@ fn main() -> ExitCode {
         Command::Shoe(a) => cmd::shoe::run(a),
         Command::Tournament(c) => cmd::tournament::run(c),
         Command::Promotion(c) => cmd::promotion::run(c),
+        Command::Admin(a) => cmd::admin::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod admin;
 pub mod archive;
 pub mod loadgen;
 pub mod migrate;

@@ -1,6 +1,7 @@
 //! The `baccarat` command's integration tests, one binary: a module per
 //! area, `common::start` running `baccarat serve` as a child process.
 
+mod admin;
 #[cfg(unix)]
 mod browser;
 mod cli;

@@ -81,9 +81,14 @@ pub struct Args {
     /// first, the load workers to each in turn, the probe to the last.
     #[arg(long, default_value = "http://127.0.0.1:8080")]
     url: Vec<String>,
-    /// The admin's password (printed on the server's first run).
+    /// The admin's password (as the server's first run was given it, or
+    /// from the file it wrote).
     #[arg(long, env = "BACCARAT_ADMIN_PASSWORD")]
     admin_password: String,
+    /// Run against a casino not founded with `serve --demo`: loadgen adds
+    /// its tables and players there for good (it names what it made).
+    #[arg(long)]
+    allow_production: bool,
     /// Seated players per table (at most the layout's seats).
     #[arg(long, default_value_t = 7)]
     players_per_table: u32,

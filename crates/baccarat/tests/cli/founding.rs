@@ -84,6 +84,14 @@ fn a_fresh_database_is_an_empty_casino_whose_admin_password_is_in_a_private_file
         assert_eq!(login(&url, "player1", "demo").await, 401);
         assert_eq!(login(&url, "dealer", "demo").await, 401);
     });
+    // loadgen leaves no trace in a real casino: refused, nothing made.
+    let load = Command::new(env!("CARGO_BIN_EXE_baccarat"))
+        .args(["loadgen", "--url", &url, "--admin-password", &password, "--seconds", "1", "--tables", "1"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&load.stderr);
+    assert!(!load.status.success() && said.contains("--allow-production"), "{said}");
+    rt.block_on(async { assert_eq!(get(&url, "/api/tables").await["tables"], serde_json::json!([])) });
     drop(server);
     // An existing casino ignores --demo and a password: named, not taken.
     let (server, rx) = serve(&db, Some("another-password-123"), &["--demo"]);

@@ -42,6 +42,7 @@ pub(super) struct Setup {
 /// Sign in as the admin at `url`, create the probe's table and the load
 /// tables, and seat a new player at every seat of the tables to drive.
 pub(super) async fn setup(a: &Args, c: &reqwest::Client, url: &str) -> Result<Setup> {
+    refuse_a_real_casino(c, url, a.allow_production).await?;
     let admin = login(c, url, "admin".into(), a.admin_password.clone()).await?;
     let run_id = baccarat_server::auth::random_hex(4);
     // The probe's quiet table first: no load player is ever seated there.
@@ -77,7 +78,34 @@ pub(super) async fn setup(a: &Args, c: &reqwest::Client, url: &str) -> Result<Se
         }
         None => None,
     };
+    let made: Vec<String> = probe_table.iter().chain(&created).map(u32::to_string).collect();
+    eprintln!(
+        "loadgen: made at {url}, for good: tables {} and {} players named load-{run_id}-*{}",
+        made.join(", "),
+        players.len(),
+        if probe.is_some() { format!(" and probe-{run_id}") } else { String::new() }
+    );
     Ok(Setup { admin, run_id, tables, players, probe_table, probe })
+}
+
+/// Refuse a casino not founded as the demo (`GET /api/casino`) unless told
+/// otherwise: what loadgen makes stays in a casino's records for good.
+async fn refuse_a_real_casino(c: &reqwest::Client, url: &str, allowed: bool) -> Result<()> {
+    let r = c.get(format!("{url}/api/casino")).send().await?;
+    let demo = match r.status().is_success() {
+        true => r.json::<Value>().await?["demo"].as_bool(),
+        false => None,
+    };
+    match (demo, allowed) {
+        (Some(true), _) | (_, true) => Ok(()),
+        (Some(false), false) => bail!(
+            "{url} serves a real casino (not founded with serve --demo): loadgen would add its tables and players \
+             there for good; give --allow-production to run anyway"
+        ),
+        (None, false) => bail!(
+            "{url} does not say whether it is a demo casino (GET /api/casino); give --allow-production to run anyway"
+        ),
+    }
 }
 
 /// Sign in as `name`: the session's token.

@@ -135,7 +135,7 @@ fn partition() {
         crate::failover::serve_pg(&db, &format!("{part}-1"), &anchors, &key, &more)
     };
     let (_east, east_lines, _) = serve("east");
-    let password = crate::common::until_line(&east_lines, 30, |l| crate::common::first_admin(l));
+    let password = crate::common::until_line(&east_lines, 30, crate::common::first_admin);
     crate::common::until_line(&east_lines, 30, |l| l.starts_with("baccarat table server on ").then_some(()));
     let (_west, west_lines, west_url) = serve("west");
     crate::common::until_line(&west_lines, 30, |l| l.starts_with("baccarat table server on ").then_some(()));

@@ -93,7 +93,7 @@ fn two_servers_on_postgresql_fail_over_without_losing_a_chip() {
     let plain = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
 
     let (a, a_lines, a_url) = instance("alpha", &db, &dir);
-    let admin = until_line(&a_lines, 30, |l| crate::common::first_admin(l));
+    let admin = until_line(&a_lines, 30, crate::common::first_admin);
     until_line(&a_lines, 30, |l| l.starts_with("baccarat table server on ").then_some(()));
     let (b, b_lines, b_url) = instance("beta", &db, &dir);
     until_line(&b_lines, 30, |l| l.starts_with("standing by: instance alpha").then_some(()));

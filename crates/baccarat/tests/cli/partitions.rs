@@ -51,7 +51,7 @@ pub(crate) fn east_first(
     standby_for: &str,
 ) -> (Server, std::sync::mpsc::Receiver<String>, String, String) {
     let (east, lines, url) = partition("east", "east-1", db, dir, standby_for);
-    let admin = until_line(&lines, 30, |l| crate::common::first_admin(l));
+    let admin = until_line(&lines, 30, crate::common::first_admin);
     until_line(&lines, 30, |l| l.starts_with("baccarat table server on ").then_some(()));
     (east, lines, url, admin)
 }

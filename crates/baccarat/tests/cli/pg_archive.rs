@@ -38,7 +38,7 @@ fn archive_on_postgresql_detaches_a_month_while_a_server_serves() {
     let dir = TempDir::new(&format!("baccarat-pg-archive-{}", std::process::id()));
     let db = database("archive");
     let (server, lines, url) = instance("solo", &db, &dir);
-    let admin = until_line(&lines, 30, |l| crate::common::first_admin(l));
+    let admin = until_line(&lines, 30, crate::common::first_admin);
     until_line(&lines, 30, |l| l.starts_with("baccarat table server on ").then_some(()));
     report(load(&url, &admin, "3"));
 

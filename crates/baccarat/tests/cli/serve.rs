@@ -298,7 +298,7 @@ fn a_clean_stop_writes_a_checkpoint_that_the_next_start_reads() {
     let db_arg = db.to_str().unwrap();
     let serve = ["serve", "--db", db_arg, "--addr", "127.0.0.1:0", "--betting-seconds", "1", "--deal-ms", "150"];
     let (server, rx) = crate::common::spawn(&serve);
-    let password = crate::common::until_line(&rx, 30, |l| crate::common::first_admin(l));
+    let password = crate::common::until_line(&rx, 30, crate::common::first_admin);
     let url = crate::common::until_line(&rx, 30, |l| {
         l.strip_prefix("baccarat table server on ")
             .map(|r| r.split_whitespace().next().unwrap().trim_end_matches('/').to_string())

@@ -77,7 +77,7 @@ fn three_servers_pass_the_casino_on_twice_one_holder_at_a_time() {
         Instance { name, process, lines, url }
     };
     let mut holder = start("alpha");
-    let admin = until_line(&holder.lines, 30, |l| crate::common::first_admin(l));
+    let admin = until_line(&holder.lines, 30, crate::common::first_admin);
     until_line(&holder.lines, 30, |l| l.starts_with("baccarat table server on ").then_some(()));
     let mut standbys = vec![start("beta"), start("gamma")];
     for s in &standbys {

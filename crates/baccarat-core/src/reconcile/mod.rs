@@ -2,7 +2,9 @@
 //! memory.
 //!
 //! Every transfer names its cause ([`Cause`]): a deposit record of the casino's
-//! chain, a table's configuration (its float), or a wager. From the audit log
+//! chain, a table's configuration (its float), a wager, or a record of the
+//! casino's chain that moved it (a tournament's, a promotion's, the bank's,
+//! the cage's: a cash-out, a fill, a credit). From the audit log
 //! alone this module works out every transfer that must exist — a deposit's
 //! chips, a float, a wager's hold, and its release or settlement postings
 //! exactly as `postings.rs` makes them from the recorded settlement — and

@@ -203,3 +203,64 @@ async fn a_cash_out_racing_a_wager_exactly_one_wins() {
     }
     verified(&app).await;
 }
+
+/// `verify` over a database the cage moved money in: honest, it finds
+/// nothing; a forged transfer naming a cage record that is none, and a
+/// cash-out's record struck from the chain (the chain recomputed, as a
+/// forger would) leaving its transfer unexplained, are each named.
+#[test]
+fn verify_names_a_cage_transfer_without_its_record() {
+    use baccarat_rules::Money;
+    use baccarat_server::audit::{Chain, CASINO_CHAIN};
+    use baccarat_server::casino::{Casino, Mode, Request};
+    use baccarat_server::ledger::Cause;
+    use baccarat_server::store::{Commit, SqliteStore, Store};
+    use baccarat_server::verify::verify;
+    use baccarat_table::engine::PlayerId;
+
+    let mut store = SqliteStore::memory().unwrap();
+    let mut c = Casino::new();
+    let mut commit = Commit::default();
+    c.create_table(1, "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(5_000_000), &mut commit).unwrap();
+    let p = PlayerId(1);
+    c.handle(Request::Deposit { player: p, amount: Money(1_000_000), key: "in".into() }, &mut commit);
+    c.handle(Request::CashOut { player: p, amount: Money(300_000), key: "out".into(), by: 9 }, &mut commit);
+    c.handle(Request::Fill { table: 1, amount: Money(200_000), key: "f".into(), by: 9 }, &mut commit);
+    c.handle(Request::Credit { table: 1, amount: Money(100_000), key: "c".into(), by: 9 }, &mut commit);
+    store.commit(&commit).unwrap();
+    let honest = store.load().unwrap();
+    let f = verify(&honest);
+    assert!(f.problems.is_empty(), "{:?}", f.problems);
+
+    let i = honest.transfers.iter().position(|t| t.memo == "cash-out").unwrap();
+    let Cause::Cage { seq } = honest.transfers[i].cause else { panic!("{:?}", honest.transfers[i]) };
+    // A forged transfer to the cage, naming a record that is no cage's.
+    let mut s = honest.clone();
+    let id = s.transfers.iter().map(|t| t.id).max().unwrap() + 1;
+    s.transfers.push(baccarat_server::ledger::Transfer {
+        id,
+        cause: Cause::Cage { seq: 999 },
+        ..s.transfers[i].clone()
+    });
+    let f = verify(&s);
+    let named = format!(
+        "transfer {id} names the cage's movement of the casino's chain record 999 but no audit event explains it"
+    );
+    assert!(f.problems.iter().any(|p| p.contains(&named)), "{:?}", f.problems);
+
+    // The cash-out's record replaced by a record of nothing, the chain
+    // recomputed from there: its transfer is explained by nothing.
+    let mut s = honest.clone();
+    let mut chain = Chain::new();
+    for (_, r) in s.records.iter_mut().filter(|(t, _)| *t == CASINO_CHAIN) {
+        let body = if r.seq == seq {
+            r.body.replace("\"cashed_out\"", "\"served\"").replacen("\"player\":1", "\"instance\":\"x\",\"epoch\":1", 1)
+        } else {
+            r.body.clone()
+        };
+        *r = chain.append(body);
+    }
+    let f = verify(&s);
+    let named = format!("names the cage's movement of the casino's chain record {seq} but no audit event explains it");
+    assert!(f.problems.iter().any(|p| p.contains(&named)), "{:?}", f.problems);
+}

@@ -86,8 +86,8 @@ impl Casino {
             return Reply::refused(
                 Code::Wallet,
                 format!(
-                    "this server serves partition {p}, whose players' money is at the bank: a cash-out there is not \
-                     made at a partition"
+                    "this server serves partition {p}, whose players' money is at the bank: a cash-out is not made \
+                     at a partition's cage"
                 ),
             );
         }

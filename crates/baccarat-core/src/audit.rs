@@ -229,6 +229,18 @@ pub enum CasinoEvent {
     /// first admin's name (never a password). A casino whose chain begins
     /// otherwise was made before this record existed, always as the demo.
     Founded { kind: Founding, admin: String },
+    /// Chips from a player's wallet back to the cage: a cash-out (issue 47;
+    /// the rulebooks are silent on the cage, so this is the casino's own
+    /// record, as a cage's ticket is). `key` is the client's idempotency
+    /// key, `by` the admin who made it. Its transfer (wallet to cage) names
+    /// this record (`Cause::Cage`).
+    CashedOut { player: PlayerId, amount: Money, key: String, by: u32 },
+    /// Chips from the cage to table `table`'s float (its house account): a
+    /// fill, with its transfer naming this record (`Cause::Cage`).
+    Filled { table: u32, amount: Money, key: String, by: u32 },
+    /// Chips from table `table`'s float back to the cage: a credit, with its
+    /// transfer naming this record (`Cause::Cage`).
+    Credited { table: u32, amount: Money, key: String, by: u32 },
 }
 
 /// How a casino was founded (`serve` on a fresh database).

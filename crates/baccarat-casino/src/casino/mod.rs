@@ -20,6 +20,9 @@
 //! requests' dispatch and the casino's own chain.
 
 pub mod bank_side;
+pub mod cage;
+#[cfg(test)]
+mod cage_tests;
 pub mod checkpoint;
 pub mod checkpoint_rows;
 mod commands;
@@ -81,7 +84,8 @@ pub struct Casino {
     pub ledger: Ledger,
     pub tables: BTreeMap<u32, CasinoTable>,
     cage: AccountId,
-    /// The casino's own chain: deposits from the cage.
+    /// The casino's own chain: deposits from the cage, cash-outs, fills and
+    /// credits (`cage.rs`), and the casino's other records.
     pub chain: Chain,
     pub clock: Clock,
     /// No table maximum or personal maximum may exceed this.
@@ -409,6 +413,13 @@ impl Casino {
                 Ok(cmd) => self.command(table, cmd, Actor::Server, commit),
                 Err(r) => r,
             },
+            Request::CashOut { player, amount, key, by } => self.cash_out(player, amount, key, by, commit),
+            Request::Fill { table, amount, key, by } => {
+                self.fill_or_credit(cage::CageMove::Fill, table, amount, key, by, commit)
+            }
+            Request::Credit { table, amount, key, by } => {
+                self.fill_or_credit(cage::CageMove::Credit, table, amount, key, by, commit)
+            }
         }
     }
 

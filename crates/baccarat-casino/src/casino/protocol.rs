@@ -7,6 +7,7 @@ use baccarat_table::engine::{Command, PlayerId, Refusal, RefusalKind, Spot, Wage
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use super::cage::CageMove;
 use crate::ledger::LedgerError;
 use crate::trust::{Actor, Mode};
 
@@ -85,6 +86,12 @@ pub enum Request {
     TournamentPlay { tournament: u32, step: super::tournament_manager::PlayStep, by: Actor },
     /// A player's own limits: read, set or a cool-off (`self_limits.rs`).
     SelfLimits { player: PlayerId, change: SelfLimitsChange },
+    /// Chips from a player's wallet to the cage, by admin `by` (`cage.rs`).
+    CashOut { player: PlayerId, amount: Money, key: String, by: u32 },
+    /// Chips from the cage to a table's float, by admin `by` (`cage.rs`).
+    Fill { table: u32, amount: Money, key: String, by: u32 },
+    /// Chips from a table's float to the cage, by admin `by` (`cage.rs`).
+    Credit { table: u32, amount: Money, key: String, by: u32 },
 }
 
 /// One wager of a bet slip.
@@ -158,6 +165,16 @@ pub enum Reply {
         #[serde(skip_serializing_if = "Option::is_none")]
         rule: Option<String>,
         message: String,
+    },
+    /// A cash-out: the wallet's balance after it, and the amount.
+    CashOut {
+        balance: Money,
+        cashed_out: Money,
+    },
+    /// A fill or a credit: the table's float (its house account) after it.
+    Float {
+        table: u32,
+        float: Money,
     },
 }
 
@@ -325,6 +342,9 @@ impl Request {
             // answered before it did have line keys too; a retry of one looks
             // them up when it comes to them.)
             Request::Wagers { player, key, .. } => vec![wager_key(*player, key)],
+            Request::CashOut { player, key, .. } => vec![cage_key(CageMove::CashOut, player.0, key)],
+            Request::Fill { table, key, .. } => vec![cage_key(CageMove::Fill, *table, key)],
+            Request::Credit { table, key, .. } => vec![cage_key(CageMove::Credit, *table, key)],
             _ => Vec::new(),
         }
     }
@@ -333,6 +353,12 @@ impl Request {
 /// The ledger key of a deposit.
 pub(super) fn deposit_key(player: PlayerId, key: &str) -> String {
     format!("deposit:{player}:{key}")
+}
+
+/// The ledger key of a movement at the cage: scoped to the route and the
+/// player (a cash-out) or table (a fill, a credit), as a deposit's is.
+pub(super) fn cage_key(way: CageMove, id: u32, key: &str) -> String {
+    format!("{}:{id}:{key}", way.name())
 }
 
 /// The ledger key of line `i` of a bet slip (no client key can spell it).

@@ -178,7 +178,35 @@ impl<'a> ChainExpect<'a> {
                         .push(format!("the casino's chain record {seq}: a refund with no wallet or no prize pool")),
                 }
             }
+            CasinoEvent::CashedOut { .. } | CasinoEvent::Filled { .. } | CasinoEvent::Credited { .. } => {
+                self.cage_record(seq, e, out)
+            }
             _ => {}
+        }
+    }
+
+    /// A movement of the cage (issue 47): a cash-out from the wallet, a
+    /// fill to a table's float (its house account), a credit from it; each
+    /// one transfer, which names this record.
+    fn cage_record(&mut self, seq: u64, e: &CasinoEvent, out: &mut dyn FnMut(Cause, u32, Expected)) {
+        let (from, to, amount, what) = match e {
+            CasinoEvent::CashedOut { player, amount, .. } => {
+                let w = self.books.acct(AccountKind::Wallet { player: *player });
+                (w, self.cage, *amount, format!("a cash-out by player {player}, who has no wallet"))
+            }
+            CasinoEvent::Filled { table, amount, .. } => {
+                let h = self.books.acct(AccountKind::House { table: *table });
+                (self.cage, h, *amount, format!("a fill to table {table}, which has no float"))
+            }
+            CasinoEvent::Credited { table, amount, .. } => {
+                let h = self.books.acct(AccountKind::House { table: *table });
+                (h, self.cage, *amount, format!("a credit from table {table}, which has no float"))
+            }
+            _ => return,
+        };
+        match from.zip(to) {
+            Some((f, t)) => out(Cause::Cage { seq }, 0, (TransferKind::Posted, f, t, amount)),
+            None => self.problems.push(format!("the casino's chain record {seq}: {what}")),
         }
     }
 

@@ -18,6 +18,7 @@
 //! | `POST /api/tables/{id}/void` (void a stopped table's coup) | | | | yes | | yes |
 //! | `GET /api/tables/{id}/audit?last=N` (game recall), `GET /api/verify`, `GET /api/ledger/check` | | | | | yes | yes |
 //! | `POST /api/tables`, `POST /api/players`, `POST /api/players/{id}/deposit` | | | | | | yes |
+//! | `POST /api/players/{id}/cash-out`, `POST /api/tables/{id}/fill`, `…/credit` (the cage: `cage.rs`) | | | | | | yes |
 //! | `GET /api/openapi.json` | yes | yes | yes | yes | yes | yes |
 //!
 //! Every refusal follows one contract (`error.rs`): JSON `{"error", "code"}`,
@@ -40,6 +41,7 @@
 //! `frame-ancestors 'none'`, `X-Content-Type-Options: nosniff` and
 //! `Referrer-Policy: no-referrer`.
 
+mod cage;
 pub mod early;
 mod error;
 mod extract;
@@ -403,6 +405,9 @@ pub fn routes() -> Routes {
         .get("/api/verify", staff::verify)
         .get("/api/openapi.json", openapi)
         .get("/api/casino", casino)
+        .post("/api/players/{id}/cash-out", cage::cash_out)
+        .post("/api/tables/{id}/fill", cage::fill)
+        .post("/api/tables/{id}/credit", cage::credit)
 }
 
 /// The Content-Security-Policy of every response: scripts only from this

@@ -8,6 +8,7 @@ mod approvals;
 mod archive;
 mod attack;
 mod bank;
+mod cage;
 mod casino;
 mod checkpoint;
 mod checkpoint_keys_and_settlement;

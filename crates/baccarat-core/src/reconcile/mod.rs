@@ -79,7 +79,7 @@ fn bucket(c: Cause) -> usize {
     let x = match c {
         Cause::None => 0,
         Cause::Deposit { seq } | Cause::Tournament { seq } | Cause::Promotion { seq } | Cause::Bank { seq } => seq,
-        Cause::Float { table } => u64::from(table),
+        Cause::Float { table } | Cause::Closed { table } => u64::from(table),
         Cause::Wager { wager, .. } | Cause::Slip { first: wager, .. } => wager.0,
     };
     (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - BUCKETS.trailing_zeros())) as usize
@@ -96,6 +96,8 @@ fn chain_of(c: Cause) -> u32 {
         // A slip's cause is an answer's, never a transfer's: one that names it
         // is explained by no record of its table, and is reported.
         Cause::Float { table } | Cause::Wager { table, .. } | Cause::Slip { table, .. } => table,
+        // A table's close is its own chain's `table_closed` record.
+        Cause::Closed { table } => table,
     }
 }
 
@@ -132,6 +134,9 @@ impl Keyed {
             Cause::Promotion { seq } => (5, seq, 0),
             Cause::Slip { table, first, accepted } => (6, u64::from(table), first.0 ^ (u64::from(accepted) << 32)),
             Cause::Bank { seq } => (7, seq, 0),
+            // (A tag well past the others: 8 to 15 are left for causes that
+            // other work adds beside this one.)
+            Cause::Closed { table } => (16, u64::from(table), 0),
         };
         let (k, h) = match kind {
             Kind::Plain(TransferKind::Posted) => (0u8, 0),
@@ -517,5 +522,6 @@ fn describe(c: Cause) -> String {
         Cause::Promotion { seq } => format!("the promotional prizes of the casino's chain record {seq}"),
         Cause::Slip { table, first, .. } => format!("a bet slip's answer (table {table}, from wager {first})"),
         Cause::Bank { seq } => format!("the bank's money of the casino's chain record {seq}"),
+        Cause::Closed { table } => format!("table {table}'s close (its money back to the cage)"),
     }
 }

@@ -51,6 +51,7 @@ mod promotions;
 mod self_limits;
 mod session;
 mod staff;
+mod tables;
 mod tournament_play;
 mod tournaments;
 mod web;
@@ -393,6 +394,7 @@ pub fn routes() -> Routes {
         .get("/api/ledger/check", staff::ledger_check)
         .get("/api/verify", staff::verify)
         .get("/api/openapi.json", openapi)
+        .post("/api/tables/{id}/close", tables::close)
 }
 
 /// The Content-Security-Policy of every response: scripts only from this

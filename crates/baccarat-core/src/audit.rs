@@ -241,6 +241,28 @@ pub enum CasinoEvent {
     /// Chips from table `table`'s float back to the cage: a credit, with its
     /// transfer naming this record (`Cause::Cage`).
     Credited { table: u32, amount: Money, key: String, by: u32 },
+    /// An admin asked to close the table for good while its coup held wagers
+    /// (`casino/closing.rs`): it takes no new wager from here, and closes
+    /// when that coup settles, with a [`CasinoEvent::TableClosed`] of its
+    /// own. `by`: the admin's user id. (The rulebooks say nothing of closing
+    /// a table for good; the casino chose to let the coup in play finish,
+    /// as a table closed by a supervisor does.)
+    TableClosing { by: u32 },
+    /// The table closed for good (`casino/closing.rs`): every chip it held
+    /// went back to the cage, `credited` in all, of which `commission` and
+    /// `antes` from those accounts (AU 5.10(b), 14.6) and the rest, its
+    /// float, from its house account; each a transfer with
+    /// `Cause::Closed`, which `verify` reconciles. It takes no wager or
+    /// command after this record. `by`: the admin who asked (the one who
+    /// asked while its coup was in play, if it waited for it).
+    TableClosed {
+        credited: Money,
+        by: u32,
+        #[serde(default, skip_serializing_if = "no_money")]
+        commission: Money,
+        #[serde(default, skip_serializing_if = "no_money")]
+        antes: Money,
+    },
 }
 
 /// How a casino was founded (`serve` on a fresh database).

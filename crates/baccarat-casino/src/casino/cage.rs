@@ -151,6 +151,11 @@ impl Casino {
         if let Err(r) = amount_ok(amount) {
             return r;
         }
+        // A closed table's float went back to the cage for good
+        // (`closing.rs`): it takes no fill or credit after.
+        if self.tables.get(&table).is_some_and(|t| t.closure == super::closing::Closure::Closed) {
+            return Reply::refused(Code::Closed, format!("table {table} is closed for good: its float is at the cage"));
+        }
         let (op, event) = match way {
             CageMove::Fill => (
                 Op::Transfer { debit: self.cage, credit: house, amount, memo: format!("fill table {table}") },

@@ -109,6 +109,7 @@ impl IntoPlay {
             | Request::CashOut { .. }
             | Request::Fill { .. }
             | Request::Credit { .. } => None,
+            Request::CloseTable { .. } => None,
         }
     }
 }

@@ -92,6 +92,9 @@ pub enum Request {
     Fill { table: u32, amount: Money, key: String, by: u32 },
     /// Chips from a table's float to the cage, by admin `by` (`cage.rs`).
     Credit { table: u32, amount: Money, key: String, by: u32 },
+    /// Close a table for good (admin; `closing.rs`): now, or once its coup
+    /// in play settles.
+    CloseTable { table: u32, by: Actor },
 }
 
 /// One wager of a bet slip.
@@ -176,6 +179,22 @@ pub enum Reply {
         table: u32,
         float: Money,
     },
+    /// A create under the name of a table that is the one asked for
+    /// (`table_names.rs`): nothing was made. The API answers it as
+    /// [`Reply::Table`], the usual reply; the server starts no pacer for it.
+    ExistingTable {
+        table: u32,
+    },
+    /// A table closed for good, with what went back to the cage; or closing,
+    /// once its coup in play settles (`closing.rs`).
+    TableClosed {
+        table: u32,
+        closed: bool,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        closing: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        credited: Option<Money>,
+    },
 }
 
 /// What kind of refusal: a rulebook's rule, or one of the server's own
@@ -227,12 +246,17 @@ pub enum Code {
     /// The player's own limit (or cool-off) refused it, or a limit asked
     /// for is out of range (`casino/self_limits.rs`).
     SelfLimit,
+    /// The table is closed for good, or closing (`closing.rs`).
+    Closed,
+    /// A table of that name exists with another definition
+    /// (`table_names.rs`).
+    TableExists,
 }
 
 impl Code {
     /// Every kind (the error contract's tests and the OpenAPI document list
     /// them).
-    pub const ALL: [Code; 20] = [
+    pub const ALL: [Code; 22] = [
         Code::Rule,
         Code::NoTable,
         Code::NoPlayer,
@@ -253,6 +277,8 @@ impl Code {
         Code::NoTournament,
         Code::NoPromotion,
         Code::SelfLimit,
+        Code::Closed,
+        Code::TableExists,
     ];
 
     /// The kind's wire name, as a reply serialises it.
@@ -278,6 +304,8 @@ impl Code {
             Code::NoTournament => "no_tournament",
             Code::NoPromotion => "no_promotion",
             Code::SelfLimit => "self_limit",
+            Code::Closed => "closed",
+            Code::TableExists => "table_exists",
         }
     }
 }

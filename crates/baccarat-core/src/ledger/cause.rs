@@ -40,12 +40,17 @@ pub enum Cause {
     /// a fill, a credit), recorded as record `seq` of the casino's own
     /// chain (`CashedOut`, `Filled`, `Credited`).
     Cage { seq: u64 },
+    /// A table closed for good: the money its house, commission and antes
+    /// accounts held, back to the cage, recorded by the `table_closed`
+    /// record of its own chain (a table closes once).
+    Closed { table: u32 },
 }
 
 impl Cause {
     /// The cause as the store keeps it: `deposit:SEQ`, `float:TABLE`,
     /// `wager:TABLE:WAGER`, `tournament:SEQ`, `promotion:SEQ`, `bank:SEQ`,
     /// `cage:SEQ`, or empty.
+    /// `closed:TABLE`, or empty.
     pub fn encode(self) -> String {
         let mut out = String::new();
         self.encode_into(&mut out);
@@ -74,6 +79,7 @@ impl Cause {
             Cause::Slip { table, first, accepted } => put("slip", &[table.into(), first.0, accepted.into()]),
             Cause::Bank { seq } => put("bank", &[seq]),
             Cause::Cage { seq } => put("cage", &[seq]),
+            Cause::Closed { table } => put("closed", &[table.into()]),
         }
     }
 
@@ -89,6 +95,7 @@ impl Cause {
             ("promotion", Some(n), None, None) => Cause::Promotion { seq: n.parse().ok()? },
             ("bank", Some(n), None, None) => Cause::Bank { seq: n.parse().ok()? },
             ("cage", Some(n), None, None) => Cause::Cage { seq: n.parse().ok()? },
+            ("closed", Some(t), None, None) => Cause::Closed { table: t.parse().ok()? },
             ("wager", Some(t), Some(w), None) => {
                 Cause::Wager { table: t.parse().ok()?, wager: WagerId(w.parse().ok()?) }
             }
@@ -121,6 +128,7 @@ mod tests {
             (Cause::Slip { table: 3, first: WagerId(40), accepted: 0b1101 }, "slip:3:40:13".to_string()),
             (Cause::Bank { seq: 1_000_000 }, "bank:1000000".to_string()),
             (Cause::Cage { seq: m }, format!("cage:{m}")),
+            (Cause::Closed { table: u32::MAX }, format!("closed:{}", u32::MAX)),
         ];
         let mut out = String::from("x");
         for (cause, spelt) in cases {

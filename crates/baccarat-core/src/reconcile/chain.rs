@@ -100,6 +100,9 @@ impl<'a> ChainExpect<'a> {
                 }
             }
         }
+        if let Some(CasinoEvent::TableClosed { credited, commission, antes, .. }) = &b.casino {
+            self.table_closed(seq, *credited, [*commission, *antes], &accounts, out);
+        }
         let Some(e) = &b.event else { return };
         match e {
             Event::BettingOpened { .. } => self.wallets.clear(),
@@ -121,6 +124,33 @@ impl<'a> ChainExpect<'a> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// A table closed for good (`casino/closing.rs`): its house account's
+    /// part of `credited` (what the commission and antes accounts gave is
+    /// named apart), then the commission's and the antes', each from its
+    /// account to the cage, in that order, those above zero.
+    fn table_closed(
+        &mut self,
+        seq: u64,
+        credited: Money,
+        [commission, antes]: [Money; 2],
+        accounts: &TableAccounts,
+        out: &mut dyn FnMut(Cause, u32, Expected),
+    ) {
+        let table = self.table;
+        let house = credited - commission - antes;
+        let (Some(cage), false) = (self.cage, house.0 < 0 || commission.0 < 0 || antes.0 < 0) else {
+            self.problems.push(format!(
+                "table {table} record {seq}: a close crediting {credited} to the cage, of which {commission} commission \
+                 and {antes} antes, with no cage or a part below zero"
+            ));
+            return;
+        };
+        let parts = [(accounts.house, house), (accounts.commission, commission), (accounts.antes, antes)];
+        for (i, (from, amount)) in parts.into_iter().filter(|(_, m)| m.0 > 0).enumerate() {
+            out(Cause::Closed { table }, i as u32, (TransferKind::Posted, from, cage, amount));
         }
     }
 

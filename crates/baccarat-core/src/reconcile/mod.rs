@@ -85,7 +85,7 @@ fn bucket(c: Cause) -> usize {
         | Cause::Promotion { seq }
         | Cause::Bank { seq }
         | Cause::Cage { seq } => seq,
-        Cause::Float { table } => u64::from(table),
+        Cause::Float { table } | Cause::Closed { table } => u64::from(table),
         Cause::Wager { wager, .. } | Cause::Slip { first: wager, .. } => wager.0,
     };
     (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - BUCKETS.trailing_zeros())) as usize
@@ -103,6 +103,8 @@ fn chain_of(c: Cause) -> u32 {
         // A slip's cause is an answer's, never a transfer's: one that names it
         // is explained by no record of its table, and is reported.
         Cause::Float { table } | Cause::Wager { table, .. } | Cause::Slip { table, .. } => table,
+        // A table's close is its own chain's `table_closed` record.
+        Cause::Closed { table } => table,
     }
 }
 
@@ -140,6 +142,7 @@ impl Keyed {
             Cause::Slip { table, first, accepted } => (6, u64::from(table), first.0 ^ (u64::from(accepted) << 32)),
             Cause::Bank { seq } => (7, seq, 0),
             Cause::Cage { seq } => (8, seq, 0),
+            Cause::Closed { table } => (9, u64::from(table), 0),
         };
         let (k, h) = match kind {
             Kind::Plain(TransferKind::Posted) => (0u8, 0),
@@ -528,5 +531,6 @@ fn describe(c: Cause) -> String {
         Cause::Slip { table, first, .. } => format!("a bet slip's answer (table {table}, from wager {first})"),
         Cause::Bank { seq } => format!("the bank's money of the casino's chain record {seq}"),
         Cause::Cage { seq } => format!("the cage's movement of the casino's chain record {seq}"),
+        Cause::Closed { table } => format!("table {table}'s close (its money back to the cage)"),
     }
 }

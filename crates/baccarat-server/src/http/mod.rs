@@ -53,6 +53,7 @@ mod promotions;
 mod self_limits;
 mod session;
 mod staff;
+mod tables;
 mod tournament_play;
 mod tournaments;
 mod web;
@@ -408,6 +409,7 @@ pub fn routes() -> Routes {
         .post("/api/players/{id}/cash-out", cage::cash_out)
         .post("/api/tables/{id}/fill", cage::fill)
         .post("/api/tables/{id}/credit", cage::credit)
+        .post("/api/tables/{id}/close", tables::close)
 }
 
 /// The Content-Security-Policy of every response: scripts only from this

@@ -33,6 +33,7 @@ mod recovery;
 mod self_limits;
 mod start_guards;
 mod store;
+mod tables;
 mod tournament;
 mod tournament_play;
 mod trust;

@@ -105,7 +105,8 @@ impl IntoPlay {
             | Request::CreateTournament { .. }
             | Request::AmendTournamentLimits { .. }
             | Request::CreatePromotion { .. }
-            | Request::SelfLimits { .. } => None,
+            | Request::SelfLimits { .. }
+            | Request::SetGamingDay { .. } => None,
         }
     }
 }

@@ -85,6 +85,10 @@ pub enum Request {
     TournamentPlay { tournament: u32, step: super::tournament_manager::PlayStep, by: Actor },
     /// A player's own limits: read, set or a cool-off (`self_limits.rs`).
     SelfLimits { player: PlayerId, change: SelfLimitsChange },
+    /// The casino's gaming day (`books/gaming_day.rs`), set by admin `by`:
+    /// recorded with the writer's clock, in force from the next gaming day
+    /// not yet begun.
+    SetGamingDay { zone: String, cutoff_hour: u8, by: u32 },
 }
 
 /// One wager of a bet slip.
@@ -152,6 +156,12 @@ pub enum Reply {
     /// A player's own limits as they now stand.
     SelfLimits {
         view: serde_json::Value,
+    },
+    /// The gaming day as set, and when (the writer's clock).
+    GamingDay {
+        zone: String,
+        cutoff_hour: u8,
+        at_ms: u64,
     },
     Refused {
         code: Code,

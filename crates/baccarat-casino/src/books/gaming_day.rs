@@ -206,3 +206,6 @@ impl Calendar {
         d
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -56,6 +56,8 @@ mod cage;
 mod csv;
 mod fold;
 mod gaming_day;
+#[cfg(test)]
+mod ledger_tests;
 mod report;
 #[cfg(test)]
 mod tests;

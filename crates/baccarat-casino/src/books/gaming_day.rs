@@ -168,6 +168,13 @@ impl Calendar {
         self.segments.push((from, day));
     }
 
+    /// The setting made last and the first gaming day it runs (`None`: the
+    /// default, never set).
+    pub fn latest(&self) -> (Option<Date>, &GamingDay) {
+        let (from, day) = &self.segments[self.segments.len() - 1];
+        ((*from != Date::MIN).then_some(*from), day)
+    }
+
     /// The setting gaming day `date` runs under.
     pub fn in_force(&self, date: Date) -> &GamingDay {
         let i = self.segments.partition_point(|(f, _)| *f <= date);

@@ -18,6 +18,8 @@
 //! | `POST /api/tables/{id}/void` (void a stopped table's coup) | | | | yes | | yes |
 //! | `GET /api/tables/{id}/audit?last=N` (game recall), `GET /api/verify`, `GET /api/ledger/check` | | | | | yes | yes |
 //! | `POST /api/tables`, `POST /api/players`, `POST /api/players/{id}/deposit` | | | | | | yes |
+//! | `GET /api/casino/gaming-day`, `GET /api/reports/day` (the books) | | | | | yes | yes |
+//! | `POST /api/casino/gaming-day` | | | | | | yes |
 //! | `GET /api/openapi.json` | yes | yes | yes | yes | yes | yes |
 //!
 //! Every refusal follows one contract (`error.rs`): JSON `{"error", "code"}`,
@@ -43,11 +45,13 @@
 pub mod early;
 mod error;
 mod extract;
+mod gaming_day;
 mod help;
 pub mod origin;
 pub(crate) mod pacing;
 mod play;
 mod promotions;
+mod reports;
 mod self_limits;
 mod session;
 mod staff;
@@ -393,6 +397,9 @@ pub fn routes() -> Routes {
         .get("/api/ledger/check", staff::ledger_check)
         .get("/api/verify", staff::verify)
         .get("/api/openapi.json", openapi)
+        .get("/api/casino/gaming-day", gaming_day::get)
+        .post("/api/casino/gaming-day", gaming_day::set)
+        .get("/api/reports/day", reports::day)
 }
 
 /// The Content-Security-Policy of every response: scripts only from this

@@ -119,21 +119,16 @@ impl DayBooks {
                 t.coup_time = t.coup_time.max(wager.at_ms);
             }
             Event::CoupCompleted { .. } => {
-                if decide(t, self.window) {
-                    t.figures.coups += 1;
-                    t.active = true;
-                }
+                let played = decide(t, self.window);
+                t.figures.coups += u64::from(played);
+                t.active |= played;
             }
             Event::CoupVoided { .. } => {
                 decide(t, self.window);
             }
-            Event::WagerSettled { wager, settlement, ante, .. } => {
-                if t.coup_in_day.is_none() {
-                    decide(t, self.window);
-                }
-                if t.coup_in_day == Some(true) {
-                    self.settled(table, *wager, settlement, *ante);
-                }
+            // `decide` decides a coup once; asking again only reads it.
+            Event::WagerSettled { wager, settlement, ante, .. } if decide(t, self.window) => {
+                self.settled(table, *wager, settlement, *ante);
             }
             _ => {}
         }

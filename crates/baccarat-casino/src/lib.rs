@@ -12,7 +12,8 @@
 //! * `table_view`, `coup_feed` (and its `lines`): the read models published after
 //!   each commit;
 //! * `float`: the house float that covers the worst case of a coup;
-//! * `pacer`: what an RNG table's pace calls for next, from its typed view.
+//! * `pacer`: what an RNG table's pace calls for next, from its typed view;
+//! * `books`: the gaming day and its books, a pure fold over the records.
 //!
 //! ```
 //! use baccarat_casino::casino::Casino;
@@ -24,6 +25,7 @@
 // The floor's modules, under the paths this crate's modules name them by.
 use baccarat_core::{anchor, audit, bank_log, civil, clock, entropy, fatal, ledger, postings, store, trust};
 
+pub mod books;
 pub mod casino;
 pub mod checkpoint_check;
 pub mod coup_feed;

@@ -44,8 +44,16 @@ pub enum CasinoEvent {
         #[serde(default)]
         float: Money,
     },
-    /// Chips into a wallet from the cage (the casino's chain).
-    Deposit { player: baccarat_table::engine::PlayerId, amount: Money, key: String },
+    /// Chips into a wallet from the cage (the casino's chain), and when
+    /// (the writer's clock, ms): the gaming day's books count the cash by it
+    /// (`baccarat-casino`'s `books/`). Deposits recorded before it have none.
+    Deposit {
+        player: baccarat_table::engine::PlayerId,
+        amount: Money,
+        key: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at_ms: Option<u64>,
+    },
     /// A partition of a PostgreSQL casino took a player's money from the
     /// bank (`bank/`): the bank's record of it, by number and hash, so that
     /// this chain, which the anchor file signs, pins the bank's chain too.
@@ -67,7 +75,14 @@ pub enum CasinoEvent {
     /// the bank (not here), in the same transaction as this record, under
     /// the bank reference `reference`. So every deposit at the bank is in a
     /// partition's anchored chain, and one that is not was made by hand.
-    Caged { player: baccarat_table::engine::PlayerId, amount: Money, reference: String },
+    /// When, as a deposit's `at_ms`.
+    Caged {
+        player: baccarat_table::engine::PlayerId,
+        amount: Money,
+        reference: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at_ms: Option<u64>,
+    },
     /// The table stopped because an invariant broke; it is named here.
     TableHalted { invariant: String },
     /// A server took the casino's lease (PostgreSQL, several servers) and
@@ -263,6 +278,12 @@ pub enum CasinoEvent {
         #[serde(default, skip_serializing_if = "no_money")]
         antes: Money,
     },
+    /// The casino's gaming day as an admin (user `by`) set it at `at_ms` (the
+    /// writer's clock): the IANA time zone and the local hour at which one
+    /// gaming day ends and the next begins. The rulebooks are silent on the
+    /// gaming day; it applies from the next gaming day not yet begun
+    /// (`baccarat-casino`'s `books/gaming_day.rs` says exactly which).
+    GamingDaySet { zone: String, cutoff_hour: u8, by: u32, at_ms: u64 },
 }
 
 /// How a casino was founded (`serve` on a fresh database).

@@ -13,6 +13,8 @@ pub use baccarat_core::{
 pub use baccarat_casino::casino::{checkpoint, checkpoint_rows};
 pub use baccarat_casino::coup_feed::lines as coup_lines;
 pub use baccarat_casino::{casino, checkpoint_check, coup_feed, float, pacer, table_view, writer};
+// The gaming day's books (issue 47): the fold the report route and `verify --day` feed.
+pub use baccarat_casino::books;
 // Several servers on PostgreSQL (`baccarat-cluster`), likewise.
 pub use baccarat_cluster::pg_store::bank;
 pub use baccarat_cluster::{backend, key_reader, lease, pg_store, pg_thread, promotion_entries};

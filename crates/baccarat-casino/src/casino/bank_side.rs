@@ -294,7 +294,8 @@ impl Casino {
         if amount <= Money::ZERO {
             return Err(BankSideError::Amount { amount });
         }
-        self.casino_event(CasinoEvent::Caged { player, amount, reference: reference.to_string() }, commit);
+        let at_ms = Some((self.clock)());
+        self.casino_event(CasinoEvent::Caged { player, amount, reference: reference.to_string(), at_ms }, commit);
         commit.bank.push(Move {
             kind: MoveKind::Deposit,
             player: player.0,

@@ -110,6 +110,7 @@ impl IntoPlay {
             | Request::Fill { .. }
             | Request::Credit { .. } => None,
             Request::CloseTable { .. } => None,
+            Request::SetGamingDay { .. } => None,
         }
     }
 }

@@ -432,7 +432,22 @@ impl Casino {
                 self.fill_or_credit(cage::CageMove::Credit, table, amount, key, by, commit)
             }
             Request::CloseTable { table, by } => self.close_table(table, by, commit),
+            Request::SetGamingDay { zone, cutoff_hour, by } => self.set_gaming_day(&zone, cutoff_hour, by, commit),
         }
+    }
+
+    /// Record the casino's gaming day (the route checked it already; checked
+    /// again here, so no record names a zone this build cannot read). The
+    /// zone is recorded as the time zone database spells it.
+    fn set_gaming_day(&mut self, zone: &str, cutoff_hour: u8, by: u32, commit: &mut Commit) -> Reply {
+        let day = match crate::books::GamingDay::parse(zone, i64::from(cutoff_hour)) {
+            Ok(d) => d,
+            Err(e) => return Reply::refused(Code::Config, e.to_string()),
+        };
+        let at_ms = (self.clock)();
+        let (zone, cutoff_hour) = (day.zone().to_string(), day.cutoff_hour());
+        self.casino_event(CasinoEvent::GamingDaySet { zone: zone.clone(), cutoff_hour, by, at_ms }, commit);
+        Reply::GamingDay { zone, cutoff_hour, at_ms }
     }
 
     /// Money held must be for a wager still on its table's coup: every

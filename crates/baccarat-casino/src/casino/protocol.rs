@@ -95,6 +95,10 @@ pub enum Request {
     /// Close a table for good (admin; `closing.rs`): now, or once its coup
     /// in play settles.
     CloseTable { table: u32, by: Actor },
+    /// The casino's gaming day (`books/gaming_day.rs`), set by admin `by`:
+    /// recorded with the writer's clock, in force from the next gaming day
+    /// not yet begun.
+    SetGamingDay { zone: String, cutoff_hour: u8, by: u32 },
 }
 
 /// One wager of a bet slip.
@@ -162,6 +166,12 @@ pub enum Reply {
     /// A player's own limits as they now stand.
     SelfLimits {
         view: serde_json::Value,
+    },
+    /// The gaming day as set, and when (the writer's clock).
+    GamingDay {
+        zone: String,
+        cutoff_hour: u8,
+        at_ms: u64,
     },
     Refused {
         code: Code,

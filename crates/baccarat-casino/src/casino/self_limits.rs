@@ -361,7 +361,7 @@ mod tests {
         let e = s.admit(T + 2, Money(94_000), Money(4_001), false).unwrap_err().to_string();
         assert!(e.contains("loss limit of 100.00") && e.contains("60.00") && e.contains("40.00"), "{e}");
         // A deposit raises the base: still 4,000 more.
-        apply(&mut all, &CasinoEvent::Deposit { player: P, amount: Money(50_000), key: "k".into() });
+        apply(&mut all, &CasinoEvent::Deposit { player: P, amount: Money(50_000), key: "k".into(), at_ms: None });
         let s = &all[&P];
         assert!(s.admit(T + 3, Money(144_000), Money(4_001), false).is_err());
         assert!(s.admit(T + 3, Money(144_000), Money(4_000), false).is_ok());

@@ -46,7 +46,8 @@ impl Casino {
         match a {
             Ok(_) => {
                 if fresh {
-                    let recorded = self.casino_event(CasinoEvent::Deposit { player, amount, key }, commit);
+                    let at_ms = Some((self.clock)());
+                    let recorded = self.casino_event(CasinoEvent::Deposit { player, amount, key, at_ms }, commit);
                     debug_assert_eq!(recorded, seq);
                 }
                 Reply::Deposit { balance: self.balance(player).map_or(Money::ZERO, |b| b.0) }

@@ -19,6 +19,8 @@
 //! | `GET /api/tables/{id}/audit?last=N` (game recall), `GET /api/verify`, `GET /api/ledger/check` | | | | | yes | yes |
 //! | `POST /api/tables`, `POST /api/players`, `POST /api/players/{id}/deposit` | | | | | | yes |
 //! | `POST /api/players/{id}/cash-out`, `POST /api/tables/{id}/fill`, `…/credit` (the cage: `cage.rs`) | | | | | | yes |
+//! | `GET /api/casino/gaming-day`, `GET /api/reports/day` (the books) | | | | | yes | yes |
+//! | `POST /api/casino/gaming-day` | | | | | | yes |
 //! | `GET /api/openapi.json` | yes | yes | yes | yes | yes | yes |
 //!
 //! Every refusal follows one contract (`error.rs`): JSON `{"error", "code"}`,
@@ -45,11 +47,13 @@ mod cage;
 pub mod early;
 mod error;
 mod extract;
+mod gaming_day;
 mod help;
 pub mod origin;
 pub(crate) mod pacing;
 mod play;
 mod promotions;
+mod reports;
 mod self_limits;
 mod session;
 mod staff;
@@ -410,6 +414,9 @@ pub fn routes() -> Routes {
         .post("/api/tables/{id}/fill", cage::fill)
         .post("/api/tables/{id}/credit", cage::credit)
         .post("/api/tables/{id}/close", tables::close)
+        .get("/api/casino/gaming-day", gaming_day::get)
+        .post("/api/casino/gaming-day", gaming_day::set)
+        .get("/api/reports/day", reports::day)
 }
 
 /// The Content-Security-Policy of every response: scripts only from this

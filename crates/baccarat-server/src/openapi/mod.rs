@@ -16,7 +16,7 @@
 //! 401; a path id: 400 and 404; a JSON body: 400, 413, 415, 422; a rate limit:
 //! 429; the writer: 503) and then the route's own; the operations come grouped
 //! as the handlers are (pages, session, tables and players' routes, the pit,
-//! the cage, tournaments, promotions, a player's own limits).
+//! the cage, tournaments, promotions, a player's own limits, the books).
 
 use serde_json::{json, Map, Value};
 
@@ -27,6 +27,7 @@ mod op;
 mod pages;
 mod pit;
 mod promotions;
+mod reports;
 mod schema;
 mod self_limits;
 mod session;
@@ -96,6 +97,7 @@ fn operations() -> Vec<Operation> {
         tournaments::play_operations(),
         promotions::operations(),
         self_limits::operations(),
+        reports::operations(),
     ]
     .into_iter()
     .flatten()

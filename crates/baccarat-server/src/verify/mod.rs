@@ -88,6 +88,8 @@
 //! * `since_checkpoint.rs`: `verify --since-checkpoint`
 //!   ([`verify_since_checkpoint`]).
 //! * `tests.rs`: the reconciliation's rereading, in rounds and cut.
+//! * `books.rs`: a gaming day's books read off the store (the report route,
+//!   `verify --day` and `verify --report`).
 //!
 //! [`Chain::follow`]: crate::audit::Chain::follow
 
@@ -100,6 +102,7 @@ use crate::store::{Snapshot, StoreError};
 use crate::trust::Actor;
 
 mod anchors_read;
+mod books;
 mod checks;
 mod error;
 mod ledger_check;
@@ -113,6 +116,7 @@ mod voids;
 mod walk;
 
 pub use anchors_read::AnchorsRead;
+pub use books::{calendar_in, check_report, day_in};
 pub use error::VerifyError;
 pub use ledger_check::{check_ledger, check_ledger_of, LedgerCheck};
 pub use since_checkpoint::{verify_since_checkpoint, SinceCheckpoint};

@@ -644,6 +644,7 @@ fn limitation_a_deposit_appended_past_the_last_anchor_is_not_caught() {
         player: PlayerId(player),
         amount: Money(5_000_000),
         key: "f".into(),
+        at_ms: None,
     };
     b.push(baccarat_server::audit::Body::encode_casino(0, None, &event));
     rechain(&c, 0, b);

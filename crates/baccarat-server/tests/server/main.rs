@@ -30,6 +30,7 @@ mod pg_suite;
 mod pre_shuffled;
 mod promotion;
 mod recovery;
+mod reports;
 mod self_limits;
 mod start_guards;
 mod store;

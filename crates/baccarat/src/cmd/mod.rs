@@ -16,6 +16,7 @@ pub mod simulate;
 pub mod table;
 pub mod tournament;
 pub mod verify;
+pub mod verify_books;
 
 use anyhow::{Context, Result};
 use baccarat_rules::{profiles as builtin, Rulebook};

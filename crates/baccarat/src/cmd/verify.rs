@@ -1,6 +1,8 @@
 //! `baccarat verify`: the inspector's check of a database and its anchors,
 //! whole (`--full`, the default: `baccarat_server::verify`) or since the
-//! latest signed checkpoint (`--since-checkpoint`).
+//! latest signed checkpoint (`--since-checkpoint`); or a gaming day's books
+//! recomputed (`--day`) or a saved report checked (`--report`:
+//! `verify_books.rs`).
 
 use std::path::PathBuf;
 
@@ -36,6 +38,14 @@ pub struct VerifyArgs {
     /// partition's books agree with it.
     #[arg(long)]
     partition: Option<String>,
+    /// Recompute gaming day DATE (YYYY-MM-DD) from the records and print its
+    /// report as `GET /api/reports/day` answers it (players unnamed).
+    #[arg(long, value_name = "DATE", conflicts_with_all = ["since_checkpoint", "report"])]
+    day: Option<String>,
+    /// Check a saved report (`GET /api/reports/day`'s JSON) against the
+    /// records: each figure that differs is named; exit 1 if any does.
+    #[arg(long, value_name = "FILE", conflicts_with = "since_checkpoint")]
+    report: Option<PathBuf>,
 }
 
 /// Check the database whole, or since its checkpoint; with a partition, its
@@ -52,6 +62,10 @@ pub fn run_verify(mut a: VerifyArgs) -> Result<()> {
     }
     if a.since_checkpoint {
         return since_checkpoint(&a);
+    }
+    if a.day.is_some() || a.report.is_some() {
+        let db = baccarat_server::store::Db::parse(&a.db.to_string_lossy());
+        return super::verify_books::run(&db, a.day.as_deref(), a.report.as_deref());
     }
     let started = std::time::Instant::now();
     let (f, public) = match url {

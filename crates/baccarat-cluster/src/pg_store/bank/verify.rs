@@ -364,7 +364,7 @@ fn match_books(
                     )),
                 }
             }
-            Some(CasinoEvent::Caged { player, amount, reference })
+            Some(CasinoEvent::Caged { player, amount, reference, .. })
                 if !take(moves, by_ref, MoveKind::Deposit, player.0, amount.0, &reference) =>
             {
                 problems.push(format!(

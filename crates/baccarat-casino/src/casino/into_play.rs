@@ -106,6 +106,8 @@ impl IntoPlay {
             | Request::AmendTournamentLimits { .. }
             | Request::CreatePromotion { .. }
             | Request::SelfLimits { .. } => None,
+            // A person's account changed: no money moves.
+            Request::UserChanged { .. } => None,
         }
     }
 }

@@ -25,6 +25,7 @@ pub mod checkpoint_rows;
 mod commands;
 mod funding;
 pub mod into_play;
+mod people;
 pub mod promotions;
 mod protocol;
 mod recover;
@@ -400,6 +401,7 @@ impl Casino {
                 Ok(cmd) => self.command(table, cmd, Actor::Server, commit),
                 Err(r) => r,
             },
+            Request::UserChanged { user, name, change, by } => self.user_changed(user, name, change, by, commit),
         }
     }
 

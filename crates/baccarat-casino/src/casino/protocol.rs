@@ -85,6 +85,10 @@ pub enum Request {
     TournamentPlay { tournament: u32, step: super::tournament_manager::PlayStep, by: Actor },
     /// A player's own limits: read, set or a cool-off (`self_limits.rs`).
     SelfLimits { player: PlayerId, change: SelfLimitsChange },
+    /// An admin changed a person's account (`people.rs`): recorded in the
+    /// casino's chain before the people's table changes (`baccarat-server`'s
+    /// `http/users.rs` says why in that order).
+    UserChanged { user: u32, name: String, change: crate::audit::UserChange, by: u32 },
 }
 
 /// One wager of a bet slip.

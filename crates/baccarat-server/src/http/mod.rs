@@ -19,6 +19,8 @@
 //! | `GET /api/tables/{id}/audit?last=N` (game recall), `GET /api/verify`, `GET /api/ledger/check` | | | | | yes | yes |
 //! | `POST /api/tables`, `POST /api/players`, `POST /api/players/{id}/deposit` | | | | | | yes |
 //! | `GET /api/openapi.json` | yes | yes | yes | yes | yes | yes |
+//! | `GET /api/users` (people, paged) | | | | | yes | yes |
+//! | `POST /api/users`, `POST /api/users/{id}/disable`, `…/enable`, `…/password`, `…/role` | | | | | | yes |
 //!
 //! Every refusal follows one contract (`error.rs`): JSON `{"error", "code"}`,
 //! with `"rule"` where a rulebook's rule refused, and a status by kind. Money
@@ -53,6 +55,7 @@ mod session;
 mod staff;
 mod tournament_play;
 mod tournaments;
+mod users;
 mod web;
 
 pub use error::ApiError;
@@ -393,6 +396,12 @@ pub fn routes() -> Routes {
         .get("/api/ledger/check", staff::ledger_check)
         .get("/api/verify", staff::verify)
         .get("/api/openapi.json", openapi)
+        .post("/api/users", users::create)
+        .get("/api/users", users::list)
+        .post("/api/users/{id}/disable", users::disable)
+        .post("/api/users/{id}/enable", users::enable)
+        .post("/api/users/{id}/password", users::password)
+        .post("/api/users/{id}/role", users::role)
 }
 
 /// The Content-Security-Policy of every response: scripts only from this

@@ -34,6 +34,7 @@ mod tables;
 #[cfg(test)]
 mod tests;
 mod tournaments;
+mod users;
 
 // What the parts of the document build with, for their `use super::*`.
 use components::*;
@@ -42,7 +43,7 @@ use schema::*;
 
 /// Every code an error body may carry: the HTTP layer's own and the casino's
 /// refusal kinds (`error.rs`, `casino::Code`).
-pub const ERROR_CODES: [&str; 37] = [
+pub const ERROR_CODES: [&str; 42] = [
     "bad_request",
     "unauthorized",
     "role",
@@ -80,6 +81,11 @@ pub const ERROR_CODES: [&str; 37] = [
     "starting",
     "outcome_unknown",
     "origin",
+    "no_user",
+    "taken",
+    "last_admin",
+    "own_account",
+    "disabled",
 ];
 
 /// Every operation: (method, path, operation).
@@ -94,6 +100,7 @@ fn operations() -> Vec<Operation> {
         tournaments::play_operations(),
         promotions::operations(),
         self_limits::operations(),
+        users::operations(),
     ]
     .into_iter()
     .flatten()

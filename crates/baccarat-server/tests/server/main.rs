@@ -35,4 +35,5 @@ mod store;
 mod tournament;
 mod tournament_play;
 mod trust;
+mod users;
 mod verify;

@@ -121,7 +121,14 @@ pub(super) async fn create_person(
         }
         return Err(e);
     }
-    s.users.apply(id, &Change::Enable).map_err(|e| not_made(id, e))?;
+    s.users.apply(id, &Change::Enable).map_err(|e| {
+        let mut e = auth_error(e);
+        e.message = format!(
+            "user {id}: created and recorded, but still disabled ({}): enable them (POST /api/users/{id}/enable)",
+            e.message
+        );
+        e
+    })?;
     Ok(id)
 }
 

@@ -146,9 +146,9 @@ async fn people_are_listed_a_page_at_a_time_by_role_and_name() {
         assert!(r["error"].as_str().unwrap().contains(field), "{query}: {r}");
     }
     // The inspector may read; a dealer, a player and a stranger may not.
-    let inspector = create(&app, "insp", "inspector", "pass").await;
-    let token = sign_in(&app, "insp", "pass").await.1["token"].as_str().unwrap().to_string();
-    let (status, r) = app.get("/api/users?q=insp", Some(&token)).await;
+    let inspector = create(&app, "auditor-7", "inspector", "pass").await;
+    let token = sign_in(&app, "auditor-7", "pass").await.1["token"].as_str().unwrap().to_string();
+    let (status, r) = app.get("/api/users?q=auditor-7", Some(&token)).await;
     assert_eq!((status, ids(&r)), (StatusCode::OK, vec![inspector]));
     for name in ["zedd", "Zed-1"] {
         let token = sign_in(&app, name, "pass").await.1["token"].as_str().unwrap().to_string();

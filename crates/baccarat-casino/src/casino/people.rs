@@ -88,4 +88,21 @@ mod tests {
         let wallet = AccountKind::Wallet { player: PlayerId(5) };
         assert!(commit.ledger.iter().flat_map(|ch| &ch.accounts).any(|a| a.kind == wallet));
     }
+
+    /// The records go to the store with their batch, and a casino recovered
+    /// from the whole history has them in its chain, with the player's
+    /// wallet: recovery's walks of the casino's events take the new one.
+    #[test]
+    fn a_casino_with_person_changes_recovers_from_its_history() {
+        use crate::store::{SqliteStore, Store};
+        let mut store = SqliteStore::memory().unwrap();
+        let mut c = Casino::new();
+        let mut commit = Commit::default();
+        c.handle(changed(5, UserChange::Created { role: Role::Player }), &mut commit);
+        c.handle(changed(5, UserChange::Disabled), &mut commit);
+        store.commit(&commit).unwrap();
+        let again = Casino::recover(&store).unwrap();
+        assert_eq!((again.chain.len(), again.chain.head()), (c.chain.len(), c.chain.head()));
+        assert!(again.ledger.find(&AccountKind::Wallet { player: PlayerId(5) }).is_some());
+    }
 }

@@ -404,4 +404,7 @@ async fn a_disabled_players_deposit_is_refused_and_their_open_wager_settles() {
     // Enabled, they are paid into again; the refused key was never bound.
     let (status, r) = deposit(&app, id, 50_000, "d-2").await;
     assert_eq!((status, r["balance"].as_i64()), (StatusCode::OK, Some(balance + 50_000)), "{r}");
+    // The records of the changes verify with the rest.
+    let (_, v) = app.get("/api/verify", Some(&app.admin)).await;
+    assert_eq!(v["ok"], true, "{v}");
 }

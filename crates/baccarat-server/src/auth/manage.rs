@@ -124,7 +124,7 @@ impl Users {
         changed(c)
     }
 
-    /// A new person with the password hashed as `hash` ([`hash_password`],
+    /// A new person with the password hashed as `hash` ([`super::hash_password`],
     /// done by the caller off any lock), written disabled (they can open
     /// nothing) until their creation is recorded and [`Users::apply`]
     /// enables them: the id is the database's to give, and the record names

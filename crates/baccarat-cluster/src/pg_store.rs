@@ -141,6 +141,10 @@ const MIGRATIONS: &[&str] = &[
      CREATE VIEW transfers_all AS SELECT id, debit, credit, amount, kind, memo, cause, at FROM transfers;
      CREATE VIEW audit_all AS SELECT tbl, seq, prev, body, hash, at FROM audit;
      CREATE VIEW answer_log_all AS SELECT seq, key, key_id, digest, answer, at_ms, cause, at FROM answer_log;",
+    // 9: a person may be disabled (issue 47), as SQLite's 15. People are the
+    // casino's schema's: run again for a partition, whose search path finds
+    // the casino's table, it must change nothing (`IF NOT EXISTS`).
+    "ALTER TABLE users ADD COLUMN IF NOT EXISTS disabled BOOLEAN NOT NULL DEFAULT false;",
 ];
 
 /// How a server claims the casino's lease ([`PgStore::take_casino_as`]).

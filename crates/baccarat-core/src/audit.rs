@@ -284,6 +284,29 @@ pub enum CasinoEvent {
     /// gaming day; it applies from the next gaming day not yet begun
     /// (`baccarat-casino`'s `books/gaming_day.rs` says exactly which).
     GamingDaySet { zone: String, cutoff_hour: u8, by: u32, at_ms: u64 },
+    /// An admin changed a person's account (`baccarat-server`'s
+    /// `http/users.rs`): who (`user`, their name as it then was), what, and
+    /// the admin who did (`by`, a user id). The rulebooks are silent on the
+    /// casino's own staff accounts; the record is this server's choice, so
+    /// that who could do what, and since when, is in the anchored chain.
+    /// Never a password or its hash.
+    UserChanged { user: u32, name: String, change: UserChange, by: u32 },
+}
+
+/// What changed of a person's account ([`CasinoEvent::UserChanged`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "change", rename_all = "snake_case")]
+pub enum UserChange {
+    /// Created with this role (a player with a wallet).
+    Created { role: crate::trust::Role },
+    /// May no longer sign in; every session ended.
+    Disabled,
+    /// May sign in again.
+    Enabled,
+    /// A new password set by an admin; every session ended.
+    PasswordReset,
+    /// The role changed; every session ended.
+    RoleChanged { from: crate::trust::Role, to: crate::trust::Role },
 }
 
 /// How a casino was founded (`serve` on a fresh database).
@@ -659,5 +682,39 @@ mod tests {
         forged[1].body = "{}".into();
         forged[1].hash = hex(&link(&unhex(&forged[1].prev).unwrap(), 2, "{}"));
         assert_eq!(verify(&forged).unwrap_err().seq, 3);
+    }
+
+    /// A person's change is recorded in the words of the contract (issue
+    /// 47): the event's tag, then the change's own tag, and no password.
+    #[test]
+    fn a_user_change_is_written_and_read_back_in_the_contracts_words() {
+        use crate::trust::Role;
+        let e = CasinoEvent::UserChanged {
+            user: 7,
+            name: "ana".into(),
+            change: UserChange::RoleChanged { from: Role::Dealer, to: Role::Supervisor },
+            by: 1,
+        };
+        let body = Body::encode_casino(CASINO_CHAIN, None, &e);
+        let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(v["casino"]["event"], "user_changed");
+        assert_eq!(
+            v["casino"]["change"],
+            serde_json::json!({"change": "role_changed", "from": "dealer", "to": "supervisor"})
+        );
+        assert_eq!(Body::decode(&body).unwrap().casino, Some(e));
+        let created = CasinoEvent::UserChanged {
+            user: 8,
+            name: "bo".into(),
+            change: UserChange::Created { role: Role::TournamentManager },
+            by: 1,
+        };
+        let v = serde_json::to_value(&created).unwrap();
+        assert_eq!(v["change"], serde_json::json!({"change": "created", "role": "tournament_manager"}));
+        for c in [UserChange::Disabled, UserChange::Enabled, UserChange::PasswordReset] {
+            let e = CasinoEvent::UserChanged { user: 9, name: "cy".into(), change: c, by: 2 };
+            let back: CasinoEvent = serde_json::from_value(serde_json::to_value(&e).unwrap()).unwrap();
+            assert_eq!(back, e);
+        }
     }
 }

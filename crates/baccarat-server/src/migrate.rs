@@ -156,7 +156,7 @@ impl Sink for PgStore {
         self.with_client(|c| -> Result<(), StoreError> {
             let mut tx = c.transaction().pg()?;
             for u in users {
-                tx.execute("INSERT INTO users (id, name, role, password) VALUES ($1, $2, $3, $4)", &[&u.0, &u.1, &u.2, &u.3]).pg()?;
+                tx.execute("INSERT INTO users (id, name, role, password, disabled) VALUES ($1, $2, $3, $4, $5)", &[&u.0, &u.1, &u.2, &u.3, &u.4]).pg()?;
             }
             for s in sessions {
                 tx.execute(
@@ -176,8 +176,8 @@ impl Sink for SqliteStore {
         c.execute_batch("BEGIN")?;
         for u in users {
             c.execute(
-                "INSERT INTO users (id, name, role, password) VALUES (?1, ?2, ?3, ?4)",
-                rusqlite::params![u.0, u.1, u.2, u.3],
+                "INSERT INTO users (id, name, role, password, disabled) VALUES (?1, ?2, ?3, ?4, ?5)",
+                rusqlite::params![u.0, u.1, u.2, u.3, u.4 as i64],
             )?;
         }
         for s in sessions {
@@ -244,13 +244,16 @@ fn each_sqlite_answer(
     }
 }
 
-type User = (i64, String, String, String);
+/// id, name, role, password hash, disabled.
+type User = (i64, String, String, String, bool);
 type Session = (String, i64, bool, i64, i64);
 
 fn sqlite_people(src: &SqliteStore) -> Result<(Vec<User>, Vec<Session>), StoreError> {
     let c = src.connection();
-    let mut q = c.prepare("SELECT id, name, role, password FROM users ORDER BY id")?;
-    let users = q.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?.collect::<Result<_, _>>()?;
+    let mut q = c.prepare("SELECT id, name, role, password, disabled FROM users ORDER BY id")?;
+    let users = q
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get::<_, i64>(4)? != 0)))?
+        .collect::<Result<_, _>>()?;
     let mut q =
         c.prepare("SELECT token_sha256, user, revoked, created_ms, seen_ms FROM sessions ORDER BY token_sha256")?;
     let sessions = q
@@ -262,10 +265,10 @@ fn sqlite_people(src: &SqliteStore) -> Result<(Vec<User>, Vec<Session>), StoreEr
 fn pg_people(dst: &PgStore) -> Result<(Vec<User>, Vec<Session>), StoreError> {
     dst.with_client(|c| {
         let users = c
-            .query("SELECT id, name, role, password FROM users ORDER BY id", &[])
+            .query("SELECT id, name, role, password, disabled FROM users ORDER BY id", &[])
             .pg()?
             .iter()
-            .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
+            .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4)))
             .collect();
         let sessions = c
             .query(

@@ -288,9 +288,14 @@ impl SignIn {
         };
         let now = (self.clock)();
         match creds {
-            Some((id, role, _)) if ok => {
+            Some((id, role, hash)) if ok => {
                 self.limits.lock().expect("sign-in limits").succeeded(&reserved, now);
-                Ok(users.start_session(id, name, role)?)
+                // Disabled, or given another password, since the check: no
+                // session, answered as a wrong password (`Users::start_session`).
+                match users.start_session(id, name, role, &hash) {
+                    Err(AuthError::BadLogin) => Err(SignInError::BadLogin),
+                    r => Ok(r?),
+                }
             }
             _ => {
                 self.limits.lock().expect("sign-in limits").failed(&reserved, now);

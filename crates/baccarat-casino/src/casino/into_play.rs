@@ -111,6 +111,8 @@ impl IntoPlay {
             | Request::Credit { .. } => None,
             Request::CloseTable { .. } => None,
             Request::SetGamingDay { .. } => None,
+            // A person's account changed: no money moves.
+            Request::UserChanged { .. } => None,
         }
     }
 }

@@ -31,6 +31,7 @@ mod closing_tests;
 mod commands;
 mod funding;
 pub mod into_play;
+mod people;
 pub mod promotions;
 mod protocol;
 mod recover;
@@ -433,6 +434,7 @@ impl Casino {
             }
             Request::CloseTable { table, by } => self.close_table(table, by, commit),
             Request::SetGamingDay { zone, cutoff_hour, by } => self.set_gaming_day(&zone, cutoff_hour, by, commit),
+            Request::UserChanged { user, name, change, by } => self.user_changed(user, name, change, by, commit),
         }
     }
 

@@ -99,6 +99,10 @@ pub enum Request {
     /// recorded with the writer's clock, in force from the next gaming day
     /// not yet begun.
     SetGamingDay { zone: String, cutoff_hour: u8, by: u32 },
+    /// An admin changed a person's account (`people.rs`): recorded in the
+    /// casino's chain before the people's table changes (`baccarat-server`'s
+    /// `http/users.rs` says why in that order).
+    UserChanged { user: u32, name: String, change: crate::audit::UserChange, by: u32 },
 }
 
 /// One wager of a bet slip.

@@ -86,6 +86,9 @@ const MIGRATIONS: &[&str] = &[
      CREATE TABLE key_index (id INTEGER PRIMARY KEY CHECK (id = 1), covered INTEGER NOT NULL);
      INSERT INTO key_index VALUES (1, 0);
      DROP INDEX IF EXISTS answer_log_key_id;",
+    // 15: a person may be disabled (issue 47): they cannot sign in, and a
+    // disabled player is paid nothing into. Everyone before is enabled.
+    "ALTER TABLE users ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0;",
 ];
 
 impl SqliteStore {

@@ -17,7 +17,10 @@ use sha2::{Digest, Sha256};
 use crate::clock::Clock;
 use crate::store::Db;
 
+mod manage;
 mod rows;
+mod rows_admin;
+pub use manage::{Change, Changed, Listing, Page, Person};
 use rows::Rows;
 
 pub use crate::trust::Role;
@@ -54,6 +57,12 @@ pub enum AuthError {
     Busy,
     #[error("the database connection for people and sessions has stopped; restart the server")]
     Gone,
+    #[error("no user {0}")]
+    NoUser(u32),
+    #[error("the casino's last enabled admin cannot be disabled or lose the role; make or enable another admin first")]
+    LastAdmin,
+    #[error("user {0}: the stored role {1:?} is not one this server knows")]
+    UnknownRole(u32, String),
 }
 
 /// How long a session lasts: it ends after `idle_ms` without a request, and
@@ -96,6 +105,14 @@ pub struct Users {
     names: RwLock<HashMap<u32, String>>,
     policy: SessionPolicy,
     clock: Clock,
+    /// The people routes' order (`http/users.rs`): a change of a person
+    /// holds it for writing from its check to its row's change, across its
+    /// record in the casino's chain; a deposit holds it for reading from its
+    /// check that the player is enabled to its answer. So no deposit lands
+    /// in a wallet between a disable's check and its row, and no two
+    /// changes interleave on this server (the database's transaction
+    /// checks again, for other servers).
+    pub gate: tokio::sync::RwLock<()>,
 }
 
 fn sha(s: &str) -> String {
@@ -186,6 +203,7 @@ impl Users {
             names: RwLock::new(HashMap::new()),
             policy,
             clock,
+            gate: tokio::sync::RwLock::new(()),
         })
     }
 
@@ -204,7 +222,7 @@ impl Users {
     /// Create a person; their id is also their player id.
     pub fn create(&self, name: &str, role: Role, password: &str) -> Result<u32, AuthError> {
         let hash = hash_password(password);
-        self.rows().insert(name, role.name(), &hash)
+        self.rows().insert(name, role.name(), &hash, false)
     }
 
     /// A person's role by id, if they exist.
@@ -212,18 +230,28 @@ impl Users {
         Ok(self.rows().role(id)?.and_then(|r| Role::parse(&r)))
     }
 
-    /// The credentials of `name`, if it exists (a quick lookup under the lock;
-    /// the hash is checked elsewhere, without it).
+    /// The credentials of `name`, if it exists and is enabled (a quick
+    /// lookup under the lock; the hash is checked elsewhere, without it). A
+    /// disabled person's are none: sign-in checks the dummy hash and answers
+    /// as for a wrong password, in the same time.
+    ///
+    /// Where the rulebooks are silent (they say nothing of staff accounts),
+    /// this server's choice: a disabled person is told nothing more than a
+    /// stranger, so that a guesser learns nothing of who was let go.
     pub fn credentials(&self, name: &str) -> Result<Option<Credentials>, AuthError> {
         let row = self.rows().by_name(name)?;
         Ok(row.and_then(|(id, role, hash)| Role::parse(&role).map(|r| (id, r, hash))))
     }
 
-    /// Open a session for a person whose password was checked: the token, once.
-    pub fn start_session(&self, id: u32, name: &str, role: Role) -> Result<(String, Session), AuthError> {
+    /// Open a session for a person whose password was checked against
+    /// `hash`: the token, once. [`AuthError::BadLogin`] if meanwhile the
+    /// person was disabled or given another password (`Rows::open_session`).
+    pub fn start_session(&self, id: u32, name: &str, role: Role, hash: &str) -> Result<(String, Session), AuthError> {
         let token = random_hex(32);
         let now = (self.clock)();
-        self.rows().open_session(&sha(&token), id, now)?;
+        if !self.rows().open_session(&sha(&token), id, now, hash)? {
+            return Err(AuthError::BadLogin);
+        }
         Ok((token, Session { user: id, name: name.into(), role }))
     }
 
@@ -234,7 +262,7 @@ impl Users {
         let hash = creds.as_ref().map_or(dummy_hash(), |c| c.2.as_str());
         let ok = verify_password(hash, password);
         match creds {
-            Some((id, role, _)) if ok => self.start_session(id, name, role),
+            Some((id, role, hash)) if ok => self.start_session(id, name, role, &hash),
             _ => Err(AuthError::BadLogin),
         }
     }
@@ -259,7 +287,12 @@ impl Users {
         let live = match cached {
             Some(l) => l,
             None => {
-                let row = self.rows().session(&hash)?;
+                // Read and cached under the rows' lock, which a revocation
+                // holds while it clears the cache (`revoke_user`,
+                // `Users::apply`): a session read just before it ended is
+                // never cached after.
+                let mut rows = self.rows();
+                let row = rows.session(&hash)?;
                 let rows::SessionRow { user, name, role, created_ms, seen_ms } = row.ok_or(AuthError::BadToken)?;
                 let session = Session { user, name, role: Role::parse(&role).ok_or(AuthError::BadToken)? };
                 let seen = seen_ms.max(0) as u64;
@@ -270,6 +303,7 @@ impl Users {
                     stored_seen_ms: AtomicU64::new(seen),
                 });
                 self.cache.write().expect("session cache").insert(hash.clone(), l.clone());
+                drop(rows);
                 l
             }
         };
@@ -316,21 +350,23 @@ impl Users {
 
     /// End every session of a person (a password change, a suspension).
     pub fn revoke_user(&self, user: u32) -> Result<usize, AuthError> {
+        let mut rows = self.rows();
         self.cache.write().expect("session cache").retain(|_, l| l.session.user != user);
-        self.rows().end_user(user)
+        rows.end_user(user)
     }
 
-    /// Set a new password (hashed here) and end every session of the person.
-    pub fn set_password(&self, user: u32, password: &str) -> Result<(), AuthError> {
+    /// Set a new password (hashed here) and end every session of the
+    /// person, in one transaction: the new hash, for a session opened on it
+    /// ([`Users::start_session`]).
+    pub fn set_password(&self, user: u32, password: &str) -> Result<String, AuthError> {
         if password.chars().count() < MIN_PASSWORD || password.len() > 128 {
             return Err(AuthError::Weak("4 to 128 characters"));
         }
         let hash = hash_password(password);
-        let n = self.rows().set_password(user, &hash)?;
-        if n == 0 {
-            return Err(AuthError::BadLogin);
+        match self.apply(user, &Change::Password(hash.clone())) {
+            Ok(_) => Ok(hash),
+            Err(AuthError::NoUser(_)) => Err(AuthError::BadLogin),
+            Err(e) => Err(e),
         }
-        self.revoke_user(user)?;
-        Ok(())
     }
 }

@@ -18,25 +18,29 @@ pub struct SessionRow {
     pub seen_ms: i64,
 }
 
-/// What `Users` asks of the database.
-pub trait Rows: Send {
+/// What `Users` asks of the database (and the people routes' statements,
+/// `rows_admin.rs`).
+pub trait Rows: super::rows_admin::Manage + Send {
     fn count(&mut self) -> Result<u32, AuthError>;
-    /// id, role, password hash.
+    /// id, role, password hash, of an enabled person (a disabled one is
+    /// not found: sign-in checks the dummy hash, as for an unknown name).
     fn by_name(&mut self, name: &str) -> Result<Option<(u32, String, String)>, AuthError>;
-    /// A new person's id; [`AuthError::Taken`] if the name is.
-    fn insert(&mut self, name: &str, role: &str, hash: &str) -> Result<u32, AuthError>;
+    /// A new person's id, disabled or not; [`AuthError::Taken`] if the name is.
+    fn insert(&mut self, name: &str, role: &str, hash: &str, disabled: bool) -> Result<u32, AuthError>;
     fn role(&mut self, id: u32) -> Result<Option<String>, AuthError>;
     fn name(&mut self, id: u32) -> Result<Option<String>, AuthError>;
-    fn open_session(&mut self, token_sha: &str, user: u32, now: u64) -> Result<(), AuthError>;
-    /// A session not revoked, with its person.
+    /// Open a session for `user` if they are enabled and their password
+    /// hash is still `hash` (the one checked), in one statement: a sign-in
+    /// that raced a disable or a password reset opens nothing. Whether it
+    /// opened.
+    fn open_session(&mut self, token_sha: &str, user: u32, now: u64, hash: &str) -> Result<bool, AuthError>;
+    /// A session not revoked, with its person (enabled).
     fn session(&mut self, token_sha: &str) -> Result<Option<SessionRow>, AuthError>;
     fn touch(&mut self, token_sha: &str, now: u64) -> Result<(), AuthError>;
     /// Revoke one session; how many were live.
     fn end(&mut self, token_sha: &str) -> Result<usize, AuthError>;
     /// Revoke every session of a person; how many were live.
     fn end_user(&mut self, user: u32) -> Result<usize, AuthError>;
-    /// How many people had their password set (0 or 1).
-    fn set_password(&mut self, user: u32, hash: &str) -> Result<usize, AuthError>;
 }
 
 impl Rows for Connection {
@@ -45,18 +49,21 @@ impl Rows for Connection {
     }
     fn by_name(&mut self, name: &str) -> Result<Option<(u32, String, String)>, AuthError> {
         Ok(self
-            .query_row("SELECT id, role, password FROM users WHERE name = ?1", [name], |r| {
+            .query_row("SELECT id, role, password FROM users WHERE name = ?1 AND disabled = 0", [name], |r| {
                 Ok((r.get(0)?, r.get(1)?, r.get(2)?))
             })
             .optional()?)
     }
-    fn insert(&mut self, name: &str, role: &str, hash: &str) -> Result<u32, AuthError> {
+    fn insert(&mut self, name: &str, role: &str, hash: &str, disabled: bool) -> Result<u32, AuthError> {
         let taken: Option<u32> =
             self.query_row("SELECT id FROM users WHERE name = ?1", [name], |r| r.get(0)).optional()?;
         if taken.is_some() {
             return Err(AuthError::Taken(name.into()));
         }
-        self.execute("INSERT INTO users (name, role, password) VALUES (?1, ?2, ?3)", params![name, role, hash])?;
+        self.execute(
+            "INSERT INTO users (name, role, password, disabled) VALUES (?1, ?2, ?3, ?4)",
+            params![name, role, hash, disabled as i64],
+        )?;
         Ok(self.last_insert_rowid() as u32)
     }
     fn role(&mut self, id: u32) -> Result<Option<String>, AuthError> {
@@ -65,17 +72,18 @@ impl Rows for Connection {
     fn name(&mut self, id: u32) -> Result<Option<String>, AuthError> {
         Ok(self.query_row("SELECT name FROM users WHERE id = ?1", [id], |r| r.get(0)).optional()?)
     }
-    fn open_session(&mut self, token_sha: &str, user: u32, now: u64) -> Result<(), AuthError> {
-        self.execute(
-            "INSERT INTO sessions (token_sha256, user, created_ms, seen_ms) VALUES (?1, ?2, ?3, ?3)",
-            params![token_sha, user, now as i64],
+    fn open_session(&mut self, token_sha: &str, user: u32, now: u64, hash: &str) -> Result<bool, AuthError> {
+        let n = self.execute(
+            "INSERT INTO sessions (token_sha256, user, created_ms, seen_ms)
+             SELECT ?1, id, ?3, ?3 FROM users WHERE id = ?2 AND disabled = 0 AND password = ?4",
+            params![token_sha, user, now as i64, hash],
         )?;
-        Ok(())
+        Ok(n == 1)
     }
     fn session(&mut self, token_sha: &str) -> Result<Option<SessionRow>, AuthError> {
         Ok(self
             .query_row(
-                "SELECT u.id, u.name, u.role, s.created_ms, s.seen_ms FROM sessions s JOIN users u ON u.id = s.user WHERE s.token_sha256 = ?1 AND s.revoked = 0",
+                "SELECT u.id, u.name, u.role, s.created_ms, s.seen_ms FROM sessions s JOIN users u ON u.id = s.user WHERE s.token_sha256 = ?1 AND s.revoked = 0 AND u.disabled = 0",
                 [token_sha],
                 |r| {
                     Ok(SessionRow {
@@ -99,9 +107,6 @@ impl Rows for Connection {
     fn end_user(&mut self, user: u32) -> Result<usize, AuthError> {
         Ok(self.execute("UPDATE sessions SET revoked = 1 WHERE user = ?1 AND revoked = 0", [user])?)
     }
-    fn set_password(&mut self, user: u32, hash: &str) -> Result<usize, AuthError> {
-        Ok(self.execute("UPDATE users SET password = ?1 WHERE id = ?2", params![hash, user])?)
-    }
 }
 
 impl Rows for postgres::Client {
@@ -110,20 +115,20 @@ impl Rows for postgres::Client {
     }
     fn by_name(&mut self, name: &str) -> Result<Option<(u32, String, String)>, AuthError> {
         Ok(self
-            .query_opt("SELECT id, role, password FROM users WHERE name = $1", &[&name])?
+            .query_opt("SELECT id, role, password FROM users WHERE name = $1 AND NOT disabled", &[&name])?
             .map(|r| (r.get::<_, i64>(0) as u32, r.get(1), r.get(2))))
     }
-    fn insert(&mut self, name: &str, role: &str, hash: &str) -> Result<u32, AuthError> {
+    fn insert(&mut self, name: &str, role: &str, hash: &str, disabled: bool) -> Result<u32, AuthError> {
         // Ids are taken as the next after the highest, as SQLite's rowids
         // are (and `migrate` keeps them). Two servers creating people at once
         // may pick the same id; the loser's insert is refused by the key and
         // tried again.
         for _ in 0..8 {
             let r = self.query_opt(
-                "INSERT INTO users (id, name, role, password)
-                 SELECT COALESCE(MAX(id), 0) + 1, $1, $2, $3 FROM users
+                "INSERT INTO users (id, name, role, password, disabled)
+                 SELECT COALESCE(MAX(id), 0) + 1, $1, $2, $3, $4 FROM users
                  ON CONFLICT (name) DO NOTHING RETURNING id",
-                &[&name, &role, &hash],
+                &[&name, &role, &hash, &disabled],
             );
             match r {
                 Ok(Some(row)) => return Ok(row.get::<_, i64>(0) as u32),
@@ -140,18 +145,22 @@ impl Rows for postgres::Client {
     fn name(&mut self, id: u32) -> Result<Option<String>, AuthError> {
         Ok(self.query_opt("SELECT name FROM users WHERE id = $1", &[&(id as i64)])?.map(|r| r.get(0)))
     }
-    fn open_session(&mut self, token_sha: &str, user: u32, now: u64) -> Result<(), AuthError> {
-        self.execute(
-            "INSERT INTO sessions (token_sha256, \"user\", created_ms, seen_ms) VALUES ($1, $2, $3, $3)",
-            &[&token_sha, &(user as i64), &(now as i64)],
+    fn open_session(&mut self, token_sha: &str, user: u32, now: u64, hash: &str) -> Result<bool, AuthError> {
+        // FOR SHARE: a disable or a reset of this person in progress is
+        // waited for, and the row read again once it commits; one that comes
+        // after waits for this insert, and ends the session it made.
+        let n = self.execute(
+            "INSERT INTO sessions (token_sha256, \"user\", created_ms, seen_ms)
+             SELECT $1, id, $3, $3 FROM users WHERE id = $2 AND NOT disabled AND password = $4 FOR SHARE",
+            &[&token_sha, &(user as i64), &(now as i64), &hash],
         )?;
-        Ok(())
+        Ok(n == 1)
     }
     fn session(&mut self, token_sha: &str) -> Result<Option<SessionRow>, AuthError> {
         Ok(self
             .query_opt(
                 "SELECT u.id, u.name, u.role, s.created_ms, s.seen_ms FROM sessions s JOIN users u ON u.id = s.\"user\"
-                 WHERE s.token_sha256 = $1 AND NOT s.revoked",
+                 WHERE s.token_sha256 = $1 AND NOT s.revoked AND NOT u.disabled",
                 &[&token_sha],
             )?
             .map(|r| SessionRow {
@@ -176,9 +185,6 @@ impl Rows for postgres::Client {
             self.execute("UPDATE sessions SET revoked = true WHERE \"user\" = $1 AND NOT revoked", &[&(user as i64)])?;
         Ok(n as usize)
     }
-    fn set_password(&mut self, user: u32, hash: &str) -> Result<usize, AuthError> {
-        Ok(self.execute("UPDATE users SET password = $1 WHERE id = $2", &[&hash, &(user as i64)])? as usize)
-    }
 }
 
 /// Every statement runs on the connection's own thread (`pg_thread.rs`):
@@ -191,9 +197,9 @@ impl Rows for crate::pg_thread::PgThread {
         let name = name.to_string();
         self.run(move |c| c.by_name(&name)).unwrap_or(Err(AuthError::Gone))
     }
-    fn insert(&mut self, name: &str, role: &str, hash: &str) -> Result<u32, AuthError> {
+    fn insert(&mut self, name: &str, role: &str, hash: &str, disabled: bool) -> Result<u32, AuthError> {
         let (name, role, hash) = (name.to_string(), role.to_string(), hash.to_string());
-        self.run(move |c| c.insert(&name, &role, &hash)).unwrap_or(Err(AuthError::Gone))
+        self.run(move |c| c.insert(&name, &role, &hash, disabled)).unwrap_or(Err(AuthError::Gone))
     }
     fn role(&mut self, id: u32) -> Result<Option<String>, AuthError> {
         self.run(move |c| Rows::role(c, id)).unwrap_or(Err(AuthError::Gone))
@@ -201,9 +207,9 @@ impl Rows for crate::pg_thread::PgThread {
     fn name(&mut self, id: u32) -> Result<Option<String>, AuthError> {
         self.run(move |c| Rows::name(c, id)).unwrap_or(Err(AuthError::Gone))
     }
-    fn open_session(&mut self, token_sha: &str, user: u32, now: u64) -> Result<(), AuthError> {
-        let t = token_sha.to_string();
-        self.run(move |c| c.open_session(&t, user, now)).unwrap_or(Err(AuthError::Gone))
+    fn open_session(&mut self, token_sha: &str, user: u32, now: u64, hash: &str) -> Result<bool, AuthError> {
+        let (t, h) = (token_sha.to_string(), hash.to_string());
+        self.run(move |c| c.open_session(&t, user, now, &h)).unwrap_or(Err(AuthError::Gone))
     }
     fn session(&mut self, token_sha: &str) -> Result<Option<SessionRow>, AuthError> {
         let t = token_sha.to_string();
@@ -219,9 +225,5 @@ impl Rows for crate::pg_thread::PgThread {
     }
     fn end_user(&mut self, user: u32) -> Result<usize, AuthError> {
         self.run(move |c| c.end_user(user)).unwrap_or(Err(AuthError::Gone))
-    }
-    fn set_password(&mut self, user: u32, hash: &str) -> Result<usize, AuthError> {
-        let h = hash.to_string();
-        self.run(move |c| c.set_password(user, &h)).unwrap_or(Err(AuthError::Gone))
     }
 }

@@ -18,6 +18,7 @@
 //! | 422 | `unprocessable`, `config` | well-formed JSON of the wrong shape; a table configuration its profile refuses |
 //! | 429 | `rate` | over a rate limit |
 //! | 503 | `unavailable`, `entropy` | the writer has stopped; no OS entropy |
+//! | 404, 409 | `no_user`; `taken`, `last_admin`, `own_account`, `disabled` | people (`users.rs`): no such person; a name taken, the last enabled admin, an admin's own account, a disabled player's deposit |
 //!
 //! axum's own rejections (a body it cannot parse, a path id that is not a
 //! number, a wrong method, a missing route) go through the same contract: the

@@ -22,6 +22,8 @@
 //! | `GET /api/casino/gaming-day`, `GET /api/reports/day` (the books) | | | | | yes | yes |
 //! | `POST /api/casino/gaming-day` | | | | | | yes |
 //! | `GET /api/openapi.json` | yes | yes | yes | yes | yes | yes |
+//! | `GET /api/users` (people, paged) | | | | | yes | yes |
+//! | `POST /api/users`, `POST /api/users/{id}/disable`, `…/enable`, `…/password`, `…/role` | | | | | | yes |
 //!
 //! Every refusal follows one contract (`error.rs`): JSON `{"error", "code"}`,
 //! with `"rule"` where a rulebook's rule refused, and a status by kind. Money
@@ -60,6 +62,7 @@ mod staff;
 mod tables;
 mod tournament_play;
 mod tournaments;
+mod users;
 mod web;
 
 pub use error::ApiError;
@@ -417,6 +420,12 @@ pub fn routes() -> Routes {
         .get("/api/casino/gaming-day", gaming_day::get)
         .post("/api/casino/gaming-day", gaming_day::set)
         .get("/api/reports/day", reports::day)
+        .post("/api/users", users::create)
+        .get("/api/users", users::list)
+        .post("/api/users/{id}/disable", users::disable)
+        .post("/api/users/{id}/enable", users::enable)
+        .post("/api/users/{id}/password", users::password)
+        .post("/api/users/{id}/role", users::role)
 }
 
 /// The Content-Security-Policy of every response: scripts only from this

@@ -125,15 +125,19 @@ pub(super) async fn password(
     // Hashing the new password is argon2's work: off the async runtime.
     let users = s.users.clone();
     let new = b.new;
-    tokio::task::spawn_blocking(move || users.set_password(sess.user, &new))
+    let hash = tokio::task::spawn_blocking(move || users.set_password(sess.user, &new))
         .await
         .map_err(|_| ApiError::internal("the password change failed"))?
         .map_err(|e| match e {
             crate::auth::AuthError::Weak(_) => ApiError::bad(format!("new: {e}")),
             e => ApiError::internal(e.to_string()),
         })?;
-    let (token, _) =
-        s.users.start_session(sess.user, &sess.name, sess.role).map_err(|e| ApiError::internal(e.to_string()))?;
+    // On the new hash: none if an admin disabled the person or reset the
+    // password meanwhile.
+    let (token, _) = s.users.start_session(sess.user, &sess.name, sess.role, &hash).map_err(|e| match e {
+        crate::auth::AuthError::BadLogin => ApiError::unauthorized("the account was changed meanwhile; sign in again"),
+        e => ApiError::internal(e.to_string()),
+    })?;
     let max_age = s.users.policy().max_ms / 1000;
     let mut r = Json(json!({ "token": token, "revoked_others": true })).into_response();
     r.headers_mut().insert(header::SET_COOKIE, cookie(&token, max_age));

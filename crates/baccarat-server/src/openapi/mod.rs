@@ -35,6 +35,7 @@ mod tables;
 #[cfg(test)]
 mod tests;
 mod tournaments;
+mod users;
 
 // What the parts of the document build with, for their `use super::*`.
 use components::*;
@@ -43,7 +44,7 @@ use schema::*;
 
 /// Every code an error body may carry: the HTTP layer's own and the casino's
 /// refusal kinds (`error.rs`, `casino::Code`).
-pub const ERROR_CODES: [&str; 39] = [
+pub const ERROR_CODES: [&str; 44] = [
     "bad_request",
     "unauthorized",
     "role",
@@ -83,6 +84,11 @@ pub const ERROR_CODES: [&str; 39] = [
     "origin",
     "closed",
     "table_exists",
+    "no_user",
+    "taken",
+    "last_admin",
+    "own_account",
+    "disabled",
 ];
 
 /// Every operation: (method, path, operation).
@@ -98,6 +104,7 @@ fn operations() -> Vec<Operation> {
         promotions::operations(),
         self_limits::operations(),
         reports::operations(),
+        users::operations(),
     ]
     .into_iter()
     .flatten()

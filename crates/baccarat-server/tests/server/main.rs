@@ -38,4 +38,5 @@ mod tables;
 mod tournament;
 mod tournament_play;
 mod trust;
+mod users;
 mod verify;

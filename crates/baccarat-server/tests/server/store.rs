@@ -22,7 +22,7 @@ fn ledger_and_chains_survive_a_restart() {
     let (_dir, path) = temp_db("restart");
     let mut store = SqliteStore::open(&path).unwrap();
     assert_eq!(store.version().unwrap(), SCHEMA_VERSION, "migrations applied on first open");
-    assert_eq!(SCHEMA_VERSION, 14);
+    assert_eq!(SCHEMA_VERSION, 15);
     let mut l = Ledger::new();
     let cage = l.open(AccountKind::Cage);
     let wallet = l.open(AccountKind::Wallet { player: PlayerId(7) });

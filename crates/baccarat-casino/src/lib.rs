@@ -12,7 +12,8 @@
 //! * `table_view`, `coup_feed` (and its `lines`): the read models published after
 //!   each commit;
 //! * `float`: the house float that covers the worst case of a coup;
-//! * `pacer`: what an RNG table's pace calls for next, from its typed view.
+//! * `pacer`: what an RNG table's pace calls for next, from its typed view;
+//! * `table_check`: a table's configuration checked as a creation would, changing nothing.
 //!
 //! ```
 //! use baccarat_casino::casino::Casino;
@@ -29,5 +30,7 @@ pub mod checkpoint_check;
 pub mod coup_feed;
 pub mod float;
 pub mod pacer;
+/// A table's configuration checked without making the table.
+pub mod table_check;
 pub mod table_view;
 pub mod writer;

@@ -19,6 +19,8 @@
 //! | `GET /api/tables/{id}/audit?last=N` (game recall), `GET /api/verify`, `GET /api/ledger/check` | | | | | yes | yes |
 //! | `POST /api/tables`, `POST /api/players`, `POST /api/players/{id}/deposit` | | | | | | yes |
 //! | `GET /api/openapi.json` | yes | yes | yes | yes | yes | yes |
+//! | `GET /admin` (the back office's page) | yes | yes | yes | yes | yes | yes |
+//! | `GET /api/rulebooks`, `POST /api/tables/check` (changes nothing) | | | | | yes | yes |
 //!
 //! Every refusal follows one contract (`error.rs`): JSON `{"error", "code"}`,
 //! with `"rule"` where a rulebook's rule refused, and a status by kind. Money
@@ -48,6 +50,7 @@ pub mod origin;
 pub(crate) mod pacing;
 mod play;
 mod promotions;
+mod rulebooks;
 mod self_limits;
 mod session;
 mod staff;
@@ -135,6 +138,10 @@ pub struct Server {
     /// The pages that may open a table's WebSocket with the session cookie
     /// (`origin.rs`).
     pub origins: origin::Origins,
+    /// The casino's ceiling on any table maximum (`serve --ceiling`), as
+    /// the writer's casino has it: a table configuration is checked against
+    /// it before it is sent (`rulebooks.rs`).
+    pub ceiling: baccarat_rules::Money,
 }
 
 /// Whether a server's turn has ended (see [`Server::retired`]), and how:
@@ -403,6 +410,9 @@ pub fn routes() -> Routes {
         .get("/api/verify", staff::verify)
         .get("/api/openapi.json", openapi)
         .get("/api/casino", casino)
+        .get("/admin", web::admin)
+        .get("/api/rulebooks", rulebooks::list)
+        .post("/api/tables/check", rulebooks::check)
 }
 
 /// The Content-Security-Policy of every response: scripts only from this

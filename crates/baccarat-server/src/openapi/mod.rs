@@ -27,6 +27,7 @@ mod op;
 mod pages;
 mod pit;
 mod promotions;
+mod rulebooks;
 mod schema;
 mod self_limits;
 mod session;
@@ -94,6 +95,7 @@ fn operations() -> Vec<Operation> {
         tournaments::play_operations(),
         promotions::operations(),
         self_limits::operations(),
+        rulebooks::operations(),
     ]
     .into_iter()
     .flatten()

@@ -151,6 +151,28 @@ mod tests {
         }
     }
 
+    /// The back office's form starts every rulebook at its defaults (the
+    /// largest deck count, the first variant, layout and dealing style, the
+    /// first Tie pay table where there are several) with a chip of 1.00 and
+    /// limits of 10.00 to 1,000.00: each checks, so the form opens on a
+    /// table that can be made.
+    #[test]
+    fn every_rulebook_at_the_forms_start_makes_a_table() {
+        for rb in baccarat_rules::profiles::all() {
+            let mut toml =
+                format!("rulebook = {:?}\ndecks = {}\nvariant = {:?}\n", rb.id, rb.default_decks(), rb.variants[0].id);
+            if !rb.layouts.is_empty() {
+                toml += &format!("layout = {:?}\n", rb.default_layout().name);
+            }
+            let dealing = serde_json::to_value(rb.procedures.dealing[0]).unwrap();
+            toml += &format!("dealing = {}\nchip = 100\nmin = 1000\nmax = 100000\n", dealing);
+            if let Some(tie) = rb.bet(baccarat_rules::Bet::Tie).filter(|t| t.pay_tables.len() > 1) {
+                toml += &format!("\n[bets.\"tie\"]\npay_table = {:?}\n", tie.pay_tables[0].name);
+            }
+            assert_eq!(problems(&toml, DEFAULT_CEILING), vec![], "{}:\n{toml}", rb.id);
+        }
+    }
+
     #[test]
     fn where_counts_lines_and_characters() {
         assert_eq!(where_in("ab\ncé d", 6), "line 2, column 3: ");

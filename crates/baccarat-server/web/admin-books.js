@@ -137,7 +137,7 @@ function grid(testid, caption, heads, rows, none) {
   const body = rows.length
     ? rows.map(([id, cells]) => el('tr', { testid: `${testid}-${id}` }, cells.map(([text, num]) => el('td', { class: num ? 'num' : null }, text))))
     : el('tr', {}, el('td', { colspan: heads.length, class: 'muted' }, none));
-  return el('div', { class: 'scroll-x' }, el('table', { class: 'grid', testid },
+  return el('div', { class: 'scroll-x', tabindex: 0, role: 'group', 'aria-label': caption }, el('table', { class: 'grid', testid },
     el('caption', {}, caption),
     el('thead', {}, el('tr', {}, heads.map((h) => el('th', { scope: 'col' }, h)))),
     el('tbody', {}, body)));

@@ -72,7 +72,7 @@ function row(u) {
     el('td', {}, u.name),
     el('td', {}, roleWords(u.role)),
     el('td', {}, el('span', { class: u.disabled ? 'badge off' : 'badge on' }, status)),
-    canChange() ? el('td', { class: 'acts' }, actions(u)) : null);
+    canChange() ? el('td', {}, el('div', { class: 'acts' }, actions(u))) : null);
 }
 
 function actions(u) {

@@ -226,7 +226,10 @@ function betToml(bet, amount) {
 // ---------------------------------------------------------------------------
 // The check, as the admin types
 
-function schedule() {
+/** A field of the configuration changed: check again once typing pauses
+ * (the name and the mode are not the configuration's). */
+function schedule(ev) {
+  if (ev && ev.target && !ev.target.dataset.path) return;
   showPays();
   clearTimeout(form.timer);
   form.timer = setTimeout(check, 250);

@@ -44,7 +44,7 @@ function row(t) {
     el('td', { class: 'num' }, `${money(t.min)} – ${money(t.max)}`),
     el('td', { testid: `table-status-${t.id}` }, status(t)),
     el('td', { class: 'num', testid: `table-float-${t.id}` }, float === undefined ? '—' : money(float)),
-    canChange() ? el('td', { class: 'acts' }, t.closed ? '—' : actions(t)) : null);
+    canChange() ? el('td', {}, t.closed ? '—' : el('div', { class: 'acts' }, actions(t))) : null);
 }
 
 function actions(t) {

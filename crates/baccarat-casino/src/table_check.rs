@@ -146,8 +146,22 @@ mod tests {
         assert!(p[0].message.starts_with("line 2, column "), "{}", p[0].message);
         let p = problems("chip = 1\n", DEFAULT_CEILING);
         assert!(p[0].path == "config" && p[0].message.contains("rulebook"), "{p:?}");
-        for hostile in ["", "\u{0}", "[[[[", "rulebook = 5", "é = \"ü\"\n\u{1F0A1}", &"[a]\n".repeat(1000)] {
-            assert!(!problems(hostile, DEFAULT_CEILING).is_empty(), "{hostile:?}");
+        // Nesting as deep as a request body allows (16 KB) is refused, not
+        // a stack overflow.
+        let deep_array = format!("rulebook = \"nsw-2021\"\nchip = {}", "[".repeat(16_000));
+        let deep_table = format!("rulebook = \"nsw-2021\"\nchip = {}1{}", "{a=".repeat(4_000), "}".repeat(4_000));
+        let hostile = [
+            "",
+            "\u{0}",
+            "[[[[",
+            "rulebook = 5",
+            "é = \"ü\"\n\u{1F0A1}",
+            &"[a]\n".repeat(1000),
+            &deep_array,
+            &deep_table,
+        ];
+        for text in hostile {
+            assert!(!problems(text, DEFAULT_CEILING).is_empty(), "{:?}", &text[..text.len().min(40)]);
         }
     }
 

@@ -85,7 +85,22 @@ function choices(b) {
   }
   const dealing = b.dealing.choices.map((d) => [d, dealingWords(d)]);
   out.push(field('tf-dealing', tr('admin.tf.dealing'), select('tf-dealing', 'dealing', dealing, b.dealing.default), b.dealing.rule));
+  const approvals = [['', tr('admin.tf.approvals_mode')], ['refuse', tr('admin.tf.approvals_refuse')], ['supervisor', tr('admin.tf.approvals_supervisor')]];
+  out.push(field('tf-approvals', tr('admin.tf.approvals'), select('tf-approvals', 'approvals', approvals, ''), tr('admin.tf.approvals_help')));
+  out.push(sideBetsRule(b.side_bets_need_main_wager));
   return out;
+}
+
+/** Side bets only with a main wager: the profile's rule where it always
+ * says so, else a restriction the table may choose (NSW 10.4). */
+function sideBetsRule(rule) {
+  const box = el('input', {
+    type: 'checkbox', id: 'tf-side-main', testid: 'tf-side-main', data: { path: 'side_bets_need_main_wager' },
+    checked: rule.always, disabled: rule.always, 'aria-describedby': 'tf-side-main-rule',
+  });
+  const why = rule.always ? tr('admin.tf.side_main_always', { rule: rule.rule }) : tr('admin.tf.side_main_help');
+  return el('div', { class: 'field' }, el('label', { class: 'check-label' }, box, ' ', tr('admin.tf.side_main')),
+    el('span', { id: 'tf-side-main-rule', class: 'reason' }, why));
 }
 
 function limits(b) {
@@ -177,6 +192,9 @@ function build() {
   const top = [`rulebook = ${str(b.id)}`, `decks = ${Number(v('tf-decks'))}`, `variant = ${str(v('tf-variant'))}`];
   if (v('tf-layout')) top.push(`layout = ${str(v('tf-layout'))}`);
   top.push(`dealing = ${str(v('tf-dealing'))}`);
+  if (v('tf-approvals')) top.push(`approvals = ${str(v('tf-approvals'))}`);
+  const side = $('#tf-side-main');
+  if (side && side.checked && !side.disabled) top.push('side_bets_need_main_wager = true');
   for (const k of ['chip', 'min', 'max']) {
     const x = amount(`tf-${k}`, k, true);
     if (x !== undefined) top.push(`${k} = ${x}`);

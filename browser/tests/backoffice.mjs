@@ -121,15 +121,21 @@ async function cage(page, kind, player, amount) {
   return { state: await page.locator(out).getAttribute('data-state'), text: await page.locator(out).innerText() };
 }
 
+/** GET `path` as the admin (through the API, with a token of its own). */
+async function asAdmin(path) {
+  const token = await apiLogin('admin', ADMIN_PASSWORD);
+  return fetch(`${BASE}${path}`, { headers: { authorization: `Bearer ${token}` } });
+}
+
 /** The gaming day (YYYY-MM-DD) whose report spans now, asked of the server
- * for the day either side of today in UTC. */
-async function gamingDayNow(page) {
+ * for the day either side of today in UTC (whatever the zone and cut-off). */
+async function gamingDayNow() {
   const now = Date.now();
   for (const shift of [0, -1, 1]) {
     const date = new Date(now + shift * 86400000).toISOString().slice(0, 10);
-    const r = await page.request.get(`${BASE}/api/reports/day?date=${date}`);
+    const r = await asAdmin(`/api/reports/day?date=${date}`);
     const body = await r.json();
-    if (r.ok() && body.from_ms <= now && now < body.to_ms) return date;
+    if (r.ok && body.from_ms <= now && now < body.to_ms) return date;
   }
   throw new Error('no gaming day report spans now');
 }
@@ -180,7 +186,7 @@ async function theAdmin(newPage, errors) {
   // The day's report, and its CSV.
   await tab(page, 'books');
   await page.waitForSelector(`${tid('gaming-day')}:not(:empty)`);
-  const date = await gamingDayNow(page);
+  const date = await gamingDayNow();
   await page.fill(tid('report-date'), date);
   await page.click(tid('report-show'));
   await waitAttr(page, tid('report-title'), 'data-date', date);
@@ -188,8 +194,10 @@ async function theAdmin(newPage, errors) {
   expect(cents(await row.locator('td').nth(1).innerText()) === 1000, `table A's drop: ${await row.innerText()}`);
   expect(cents(await page.locator(tid('report-casino-deposits')).innerText()) === 50000, 'the deposit in the books');
   expect(cents(await page.locator(tid('report-casino-cash_outs')).innerText()) === balance, 'the cash-out in the books');
-  const csv = await page.request.get(await page.locator(tid('report-csv')).evaluate((l) => l.href));
-  expect(csv.ok() && (await csv.text()).includes('Salon A'), 'the CSV names the table');
+  const href = await page.locator(tid('report-csv')).getAttribute('href');
+  expect(href.endsWith(`/api/reports/day?date=${date}&format=csv`), `the CSV's link: ${href}`);
+  const csv = await asAdmin(href);
+  expect(csv.ok && (await csv.text()).includes('Salon A'), 'the CSV names the table');
   await shot(page, 'backoffice-books-1440');
   await accessible(page, 'the books');
   return { ids, a };

@@ -66,10 +66,15 @@ function select(id, path, pairs, chosen) {
   return el('select', { id, testid: id, data: { path } }, options(pairs, chosen));
 }
 
+/** Minor units as a person types them: 1000 -> "10.00" (integers only). */
+function typed(minor) {
+  return `${Math.trunc(minor / 100)}.${String(minor % 100).padStart(2, '0')}`;
+}
+
 function amountInput(id, path, start, placeholder) {
   return el('input', {
     id, testid: id, data: { path }, inputmode: 'decimal', size: 10,
-    value: start === undefined ? '' : (start / 100).toFixed(2), placeholder,
+    value: start === undefined ? '' : typed(start), placeholder,
   });
 }
 

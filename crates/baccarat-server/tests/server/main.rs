@@ -29,6 +29,7 @@ mod pg_suite;
 mod pre_shuffled;
 mod promotion;
 mod recovery;
+mod rulebooks;
 mod self_limits;
 mod start_guards;
 mod store;

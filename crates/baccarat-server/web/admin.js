@@ -122,12 +122,17 @@ function renderWho() {
     canChange() ? null : [' ', el('span', { class: 'badge read', testid: 'read-only' }, tr('admin.read_only'))]);
 }
 
-/** The section the address names (the first if it names none, or one this
- * person does not have), drawn afresh from the server. */
+/** The section shown: none until signed in. */
+let shown = null;
+
+/** The section the address names (else the one shown, else the first: the
+ * skip link's `#main` names none, nor does a section this person does not
+ * have), drawn afresh from the server. */
 function showSection() {
   if (!state.user) return;
   const asked = location.hash.slice(1);
-  const name = asked in SECTIONS && document.querySelector(`.view[data-view="${asked}"]`) ? asked : 'people';
+  const name = asked in SECTIONS && document.querySelector(`.view[data-view="${asked}"]`) ? asked : shown || 'people';
+  shown = name;
   for (const v of document.querySelectorAll('.view')) v.hidden = v.dataset.view !== name;
   for (const a of document.querySelectorAll('#tabs a')) {
     if (a.dataset.tab === name) a.setAttribute('aria-current', 'page');

@@ -54,6 +54,13 @@ pub fn next(t: &TableView, cfg: Pace, now_ms: u64, paused_after: Option<u64>) ->
         Mode::Rng => {}
         Mode::Live => return Step::Look(IDLE),
     }
+    // A table closed for good is paced no more (the server's loop ends at
+    // it: `http/pacing.rs`); one closing deals out its coup in play and
+    // starts no other (`casino/closing.rs`).
+    let between_coups = matches!(t.phase, PhaseView::NoShoe | PhaseView::ShoeOver | PhaseView::Ready);
+    if t.closed || (t.closing && between_coups) {
+        return Step::Look(IDLE);
+    }
     let table = t.id;
     let server = |command| Request::Table { table, command, by: Actor::Server };
     let now = |request| Step::Send { after: Duration::ZERO, request };
@@ -146,6 +153,22 @@ mod tests {
             let closed = next(&view(Mode::Rng, phase, false), PACE, 1_000, Some(3));
             assert!(matches!(closed, Step::Look(IDLE)), "a closed table waits in {phase:?}");
         }
+    }
+
+    /// A table closed for good gets no step in any phase; one closing deals
+    /// out its coup and opens no other.
+    #[test]
+    fn a_closed_table_is_not_paced_and_a_closing_one_starts_no_coup() {
+        for phase in PhaseView::ALL {
+            let closed = TableView { closed: true, ..view(Mode::Rng, phase, true) };
+            assert!(matches!(next(&closed, PACE, 1_000, Some(3)), Step::Look(IDLE)), "{phase:?}");
+        }
+        for phase in [PhaseView::NoShoe, PhaseView::Ready, PhaseView::ShoeOver] {
+            let closing = TableView { closing: true, ..view(Mode::Rng, phase, true) };
+            assert!(matches!(next(&closing, PACE, 1_000, Some(3)), Step::Look(IDLE)), "{phase:?}");
+        }
+        let dealing = TableView { closing: true, ..view(Mode::Rng, PhaseView::Dealing, true) };
+        assert_eq!(sent(next(&dealing, PACE, 1_000, None)), Some((PACE.deal, Some(Command::DealNext))));
     }
 
     /// A hand out waits for its player up to the squeeze time, then the

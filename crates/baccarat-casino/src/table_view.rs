@@ -14,6 +14,7 @@ use baccarat_table::engine::{Phase, PlayerId, Position};
 use baccarat_table::roads::Board;
 use serde::Serialize;
 
+use crate::casino::closing::Closure;
 use crate::casino::{Casino, CasinoTable};
 use crate::ledger::AccountKind;
 use crate::store::Commit;
@@ -130,6 +131,11 @@ pub struct TableView {
     /// Players' own limits, each on a sign at the table (NSW 6.8):
     /// `(player, min, max)`.
     pub personal_limits: Vec<(PlayerId, Money, Money)>,
+    /// Closed for good (`casino/closing.rs`): no wager, no command, no pace;
+    /// the table stays in the lobby and the records.
+    pub closed: bool,
+    /// Closing for good once its coup in play settles: no new wager.
+    pub closing: bool,
     /// Cards a player may see that others may not: the hand they squeeze.
     #[serde(skip)]
     pub private: Vec<(PlayerId, CardsView)>,
@@ -260,9 +266,15 @@ fn view(t: &CasinoTable, old: Option<&TableView>, now_ms: u64) -> TableView {
         closes_at_ms: (t.engine.phase() == Phase::Betting).then_some(t.engine.state().closes_at).flatten(),
         halted: t.halted.clone(),
         personal_limits: t.engine.state().personal.clone(),
+        closed: t.closure == Closure::Closed,
+        closing: matches!(t.closure, Closure::Closing { .. }),
         private,
+        // As the writer refuses (`Casino::not_taking_wagers`): a table
+        // closing or closed for good before the engine's own refusal.
         wagers_closed: match &t.halted {
-            None => t.engine.wagers_closed(None).map(crate::casino::Reply::from),
+            None => {
+                t.closure.wager_refusal(t.id).or_else(|| t.engine.wagers_closed(None).map(crate::casino::Reply::from))
+            }
             Some(_) => None,
         },
         settling: t.halted.is_none() && t.engine.settling(),

@@ -229,6 +229,40 @@ pub enum CasinoEvent {
     /// first admin's name (never a password). A casino whose chain begins
     /// otherwise was made before this record existed, always as the demo.
     Founded { kind: Founding, admin: String },
+    /// Chips from a player's wallet back to the cage: a cash-out (issue 47;
+    /// the rulebooks are silent on the cage, so this is the casino's own
+    /// record, as a cage's ticket is). `key` is the client's idempotency
+    /// key, `by` the admin who made it. Its transfer (wallet to cage) names
+    /// this record (`Cause::Cage`).
+    CashedOut { player: PlayerId, amount: Money, key: String, by: u32 },
+    /// Chips from the cage to table `table`'s float (its house account): a
+    /// fill, with its transfer naming this record (`Cause::Cage`).
+    Filled { table: u32, amount: Money, key: String, by: u32 },
+    /// Chips from table `table`'s float back to the cage: a credit, with its
+    /// transfer naming this record (`Cause::Cage`).
+    Credited { table: u32, amount: Money, key: String, by: u32 },
+    /// An admin asked to close the table for good while its coup held wagers
+    /// (`casino/closing.rs`): it takes no new wager from here, and closes
+    /// when that coup settles, with a [`CasinoEvent::TableClosed`] of its
+    /// own. `by`: the admin's user id. (The rulebooks say nothing of closing
+    /// a table for good; the casino chose to let the coup in play finish,
+    /// as a table closed by a supervisor does.)
+    TableClosing { by: u32 },
+    /// The table closed for good (`casino/closing.rs`): every chip it held
+    /// went back to the cage, `credited` in all, of which `commission` and
+    /// `antes` from those accounts (AU 5.10(b), 14.6) and the rest, its
+    /// float, from its house account; each a transfer with
+    /// `Cause::Closed`, which `verify` reconciles. It takes no wager or
+    /// command after this record. `by`: the admin who asked (the one who
+    /// asked while its coup was in play, if it waited for it).
+    TableClosed {
+        credited: Money,
+        by: u32,
+        #[serde(default, skip_serializing_if = "no_money")]
+        commission: Money,
+        #[serde(default, skip_serializing_if = "no_money")]
+        antes: Money,
+    },
 }
 
 /// How a casino was founded (`serve` on a fresh database).

@@ -132,6 +132,10 @@ pub struct TableState {
     pub engine: baccarat_table::engine::State,
     pub halted: Option<String>,
     pub commitment: Option<String>,
+    /// Closed for good, or closing (`closing.rs`); absent in the
+    /// checkpoints written before tables could close, and for an open table.
+    #[serde(default, skip_serializing_if = "crate::casino::closing::Closure::is_open")]
+    pub closure: crate::casino::closing::Closure,
 }
 
 /// The casino's live state at the end of one batch.

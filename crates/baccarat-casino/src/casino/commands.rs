@@ -31,6 +31,10 @@ impl Casino {
                 _ => {}
             }
         }
+        // A table closed for good takes no command from anyone (`closing.rs`).
+        if let Some(r) = t.closure.command_refusal(table, &command) {
+            return r;
+        }
         if let Err(r) = crate::trust::admit(t.mode, by, &command, &t.engine) {
             return r.into();
         }
@@ -62,6 +66,10 @@ impl Casino {
         let Some(t) = self.tables.get_mut(&table) else {
             return no_table(table);
         };
+        // Closed for good: nothing; closing: only what finishes its coup.
+        if let Some(r) = t.closure.command_refusal(table, &command) {
+            return r;
+        }
         if let Some(why) = &t.halted {
             return halted(table, why);
         }
@@ -140,6 +148,8 @@ impl Casino {
             .tables
             .iter()
             .filter(|(_, t)| t.halted.is_none() && !t.engine.settling())
+            // A table closed for good mid-coup (with no wager in it) stays as it closed.
+            .filter(|(_, t)| t.closure != super::closing::Closure::Closed)
             .filter(|(_, t)| matches!(t.engine.phase(), Phase::Closed | Phase::Dealing | Phase::Reconstruction))
             .map(|(id, _)| *id)
             .collect();

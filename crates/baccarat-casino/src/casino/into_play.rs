@@ -105,7 +105,11 @@ impl IntoPlay {
             | Request::CreateTournament { .. }
             | Request::AmendTournamentLimits { .. }
             | Request::CreatePromotion { .. }
-            | Request::SelfLimits { .. } => None,
+            | Request::SelfLimits { .. }
+            | Request::CashOut { .. }
+            | Request::Fill { .. }
+            | Request::Credit { .. } => None,
+            Request::CloseTable { .. } => None,
         }
     }
 }

@@ -20,8 +20,14 @@
 //! requests' dispatch and the casino's own chain.
 
 pub mod bank_side;
+pub mod cage;
+#[cfg(test)]
+mod cage_tests;
 pub mod checkpoint;
 pub mod checkpoint_rows;
+pub mod closing;
+#[cfg(test)]
+mod closing_tests;
 mod commands;
 mod funding;
 pub mod into_play;
@@ -36,6 +42,9 @@ mod slip;
 #[cfg(test)]
 mod slip_tests;
 mod table;
+mod table_names;
+#[cfg(test)]
+mod table_names_tests;
 pub mod tournament_manager;
 pub mod tournament_play;
 pub mod tournament_view;
@@ -81,7 +90,8 @@ pub struct Casino {
     pub ledger: Ledger,
     pub tables: BTreeMap<u32, CasinoTable>,
     cage: AccountId,
-    /// The casino's own chain: deposits from the cage.
+    /// The casino's own chain: deposits from the cage, cash-outs, fills and
+    /// credits (`cage.rs`), and the casino's other records.
     pub chain: Chain,
     pub clock: Clock,
     /// No table maximum or personal maximum may exceed this.
@@ -102,6 +112,8 @@ pub struct Casino {
     /// Whether this casino is a partition, whose wallets the shared bank
     /// fills (`bank_side.rs`), and what it has recorded of the bank.
     pub bank: bank_side::BankSide,
+    /// The tables closing once their coup settles (`closing.rs`).
+    closing: std::collections::BTreeSet<u32>,
 }
 
 impl Casino {
@@ -122,6 +134,7 @@ impl Casino {
             promotions: BTreeMap::new(),
             self_limits: BTreeMap::new(),
             bank: bank_side::BankSide::default(),
+            closing: std::collections::BTreeSet::new(),
         }
         // The cage is written with the first commit (see `opened`).
     }
@@ -212,6 +225,7 @@ impl Casino {
     pub fn handle(&mut self, req: Request, commit: &mut Commit) -> Reply {
         self.ledger.set_time((self.clock)());
         let reply = self.handle_inner(req, commit);
+        self.close_settled(commit);
         self.opened(commit);
         reply
     }
@@ -354,6 +368,11 @@ impl Casino {
                 self.command(table, Command::WithdrawWager { player, wager }, by, commit)
             }
             Request::SetOpen { table, open } => match self.tables.get_mut(&table) {
+                // A table closed for good is not reopened, nor one closing.
+                Some(t) if !t.closure.is_open() => Reply::refused(
+                    Code::Closed,
+                    format!("table {table} is closed for good, or closing: it is not opened or closed again"),
+                ),
                 Some(t) => {
                     t.open = open;
                     t.configured(Money::ZERO, None, commit);
@@ -362,11 +381,7 @@ impl Casino {
                 None => no_table(table),
             },
             Request::CreateTable { name, rulebook, config, mode } => {
-                let id = self.tables.keys().next_back().map_or(1, |k| k + 1);
-                match self.create_table(id, &name, &rulebook, &config, mode, DEFAULT_FLOAT, commit) {
-                    Ok(()) => Reply::Table { table: id },
-                    Err(message) => Reply::refused(Code::Config, message.to_string()),
-                }
+                self.create_named(&name, &rulebook, &config, mode, commit)
             }
             Request::Table { table, command, by } => self.staff_command(table, command, by, commit),
             Request::VoidHalted { table, by } => self.void_halted(table, by, commit),
@@ -409,6 +424,14 @@ impl Casino {
                 Ok(cmd) => self.command(table, cmd, Actor::Server, commit),
                 Err(r) => r,
             },
+            Request::CashOut { player, amount, key, by } => self.cash_out(player, amount, key, by, commit),
+            Request::Fill { table, amount, key, by } => {
+                self.fill_or_credit(cage::CageMove::Fill, table, amount, key, by, commit)
+            }
+            Request::Credit { table, amount, key, by } => {
+                self.fill_or_credit(cage::CageMove::Credit, table, amount, key, by, commit)
+            }
+            Request::CloseTable { table, by } => self.close_table(table, by, commit),
         }
     }
 

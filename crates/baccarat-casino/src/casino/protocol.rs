@@ -7,6 +7,7 @@ use baccarat_table::engine::{Command, PlayerId, Refusal, RefusalKind, Spot, Wage
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use super::cage::CageMove;
 use crate::ledger::LedgerError;
 use crate::trust::{Actor, Mode};
 
@@ -85,6 +86,15 @@ pub enum Request {
     TournamentPlay { tournament: u32, step: super::tournament_manager::PlayStep, by: Actor },
     /// A player's own limits: read, set or a cool-off (`self_limits.rs`).
     SelfLimits { player: PlayerId, change: SelfLimitsChange },
+    /// Chips from a player's wallet to the cage, by admin `by` (`cage.rs`).
+    CashOut { player: PlayerId, amount: Money, key: String, by: u32 },
+    /// Chips from the cage to a table's float, by admin `by` (`cage.rs`).
+    Fill { table: u32, amount: Money, key: String, by: u32 },
+    /// Chips from a table's float to the cage, by admin `by` (`cage.rs`).
+    Credit { table: u32, amount: Money, key: String, by: u32 },
+    /// Close a table for good (admin; `closing.rs`): now, or once its coup
+    /// in play settles.
+    CloseTable { table: u32, by: Actor },
 }
 
 /// One wager of a bet slip.
@@ -159,6 +169,32 @@ pub enum Reply {
         rule: Option<String>,
         message: String,
     },
+    /// A cash-out: the wallet's balance after it, and the amount.
+    CashOut {
+        balance: Money,
+        cashed_out: Money,
+    },
+    /// A fill or a credit: the table's float (its house account) after it.
+    Float {
+        table: u32,
+        float: Money,
+    },
+    /// A create under the name of a table that is the one asked for
+    /// (`table_names.rs`): nothing was made. The API answers it as
+    /// [`Reply::Table`], the usual reply; the server starts no pacer for it.
+    ExistingTable {
+        table: u32,
+    },
+    /// A table closed for good, with what went back to the cage; or closing,
+    /// once its coup in play settles (`closing.rs`).
+    TableClosed {
+        table: u32,
+        closed: bool,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        closing: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        credited: Option<Money>,
+    },
 }
 
 /// What kind of refusal: a rulebook's rule, or one of the server's own
@@ -210,12 +246,17 @@ pub enum Code {
     /// The player's own limit (or cool-off) refused it, or a limit asked
     /// for is out of range (`casino/self_limits.rs`).
     SelfLimit,
+    /// The table is closed for good, or closing (`closing.rs`).
+    Closed,
+    /// A table of that name exists with another definition
+    /// (`table_names.rs`).
+    TableExists,
 }
 
 impl Code {
     /// Every kind (the error contract's tests and the OpenAPI document list
     /// them).
-    pub const ALL: [Code; 20] = [
+    pub const ALL: [Code; 22] = [
         Code::Rule,
         Code::NoTable,
         Code::NoPlayer,
@@ -236,6 +277,8 @@ impl Code {
         Code::NoTournament,
         Code::NoPromotion,
         Code::SelfLimit,
+        Code::Closed,
+        Code::TableExists,
     ];
 
     /// The kind's wire name, as a reply serialises it.
@@ -261,6 +304,8 @@ impl Code {
             Code::NoTournament => "no_tournament",
             Code::NoPromotion => "no_promotion",
             Code::SelfLimit => "self_limit",
+            Code::Closed => "closed",
+            Code::TableExists => "table_exists",
         }
     }
 }
@@ -325,6 +370,9 @@ impl Request {
             // answered before it did have line keys too; a retry of one looks
             // them up when it comes to them.)
             Request::Wagers { player, key, .. } => vec![wager_key(*player, key)],
+            Request::CashOut { player, key, .. } => vec![cage_key(CageMove::CashOut, player.0, key)],
+            Request::Fill { table, key, .. } => vec![cage_key(CageMove::Fill, *table, key)],
+            Request::Credit { table, key, .. } => vec![cage_key(CageMove::Credit, *table, key)],
             _ => Vec::new(),
         }
     }
@@ -333,6 +381,12 @@ impl Request {
 /// The ledger key of a deposit.
 pub(super) fn deposit_key(player: PlayerId, key: &str) -> String {
     format!("deposit:{player}:{key}")
+}
+
+/// The ledger key of a movement at the cage: scoped to the route and the
+/// player (a cash-out) or table (a fill, a credit), as a deposit's is.
+pub(super) fn cage_key(way: CageMove, id: u32, key: &str) -> String {
+    format!("{}:{id}:{key}", way.name())
 }
 
 /// The ledger key of line `i` of a bet slip (no client key can spell it).

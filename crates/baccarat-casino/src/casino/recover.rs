@@ -24,6 +24,7 @@ use baccarat_table::engine::Event;
 use super::{Casino, CasinoTable};
 use crate::audit::{Body, Chain, CASINO_CHAIN};
 use crate::casino::checkpoint::{ChainHead, Checkpoint, TableState, FORMAT};
+use crate::casino::closing::Closure::Closing;
 use crate::coup_feed::Feed;
 use crate::float::max_win;
 use crate::ledger::keys::ColdKeys;
@@ -149,6 +150,7 @@ pub fn recover(
     let (tables, feed, read) = super::replay::replay_tables(store, tables, feed)?;
     tail_records += read;
     c.tables.extend(tables.into_iter().map(|t| (t.id, t)));
+    c.closing = c.tables.values().filter(|t| matches!(t.closure, Closing { .. })).map(|t| t.id).collect();
     c.restore_holds();
     Ok(Recovered { casino: c, feed, tail_records, tail_transfers })
 }
@@ -181,6 +183,7 @@ fn tables_as_saved(
             t.chain = resume(&s.chain).ok_or(RecoverError::TableHead { table: row.id })?;
             t.halted = s.halted;
             t.commitment = s.commitment;
+            t.closure = s.closure;
         }
         tables.push(t);
     }
@@ -326,6 +329,7 @@ impl Casino {
                     engine: t.engine.state().clone(),
                     halted: t.halted.clone(),
                     commitment: t.commitment.clone(),
+                    closure: t.closure,
                 })
                 .collect(),
             feed: None,

@@ -29,6 +29,7 @@ use std::sync::mpsc::{sync_channel, Receiver};
 
 use baccarat_table::engine::Event;
 
+use super::closing::Closure::{Closed, Closing};
 use super::CasinoTable;
 use crate::audit::{Body, CasinoEvent};
 use crate::coup_feed::Feed;
@@ -133,6 +134,9 @@ fn apply(rx: Receiver<Step>, mut feed: Feed) -> Result<(Vec<CasinoTable>, Feed),
                             feed.absorb(id, seq, &ev);
                         }
                         (None, Some(CasinoEvent::TableHalted { invariant })) => t.halted = Some(invariant),
+                        // Closing and closed for good (`closing.rs`).
+                        (None, Some(CasinoEvent::TableClosing { by })) => t.closure = Closing { by },
+                        (None, Some(CasinoEvent::TableClosed { .. })) => t.closure = Closed,
                         _ => {}
                     }
                 }

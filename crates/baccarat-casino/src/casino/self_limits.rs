@@ -16,10 +16,12 @@
 //! * **A day is a UTC day.** At the player's first wager of the day with a
 //!   limit in force, the writer records the day's *base*: the wallet's
 //!   available balance then. A deposit raises the base by its amount, so
-//!   chips bought do not buy more loss. The day's loss is the base less what
-//!   is available now: stakes on the table count as lost until they are
-//!   settled, so a wager is refused when losing it could take the day past
-//!   the limit, and a win gives room back (the limit is on the net loss).
+//!   chips bought do not buy more loss; a cash-out lowers it by its amount,
+//!   so chips taken home are not counted as lost (nor a deposit as won).
+//!   The day's loss is the base less what is available now: stakes on the
+//!   table count as lost until they are settled, so a wager is refused when
+//!   losing it could take the day past the limit, and a win gives room back
+//!   (the limit is on the net loss).
 //! * **Minutes** count from the day's first wager; at the limit, wagers are
 //!   refused until the next day.
 //!
@@ -255,7 +257,9 @@ pub fn apply(all: &mut BTreeMap<PlayerId, SelfLimits>, e: &CasinoEvent) {
                 s.began_elsewhere(*f);
             }
         }
-        CasinoEvent::Returned { player, amount, .. } => {
+        // A cash-out is money leaving, not a loss: the base goes down with
+        // it, so the day's loss (base less available) does not move.
+        CasinoEvent::Returned { player, amount, .. } | CasinoEvent::CashedOut { player, amount, .. } => {
             if let Some(d) = all.get_mut(player).and_then(|s| s.day.as_mut()) {
                 d.base = d.base - *amount;
             }

@@ -81,6 +81,8 @@ impl Casino {
             let by = t.settled_by;
             t.record(&chunk, by, commit);
         }
+        // A table closing for good closes once its coup's last chunk is in.
+        self.close_settled(commit);
     }
 
     /// Record every settlement still to make now (a tool with no writer).

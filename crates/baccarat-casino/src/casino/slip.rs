@@ -44,9 +44,11 @@ impl Casino {
         }
         // A new slip when wagers are closed places nothing: each line is
         // refused for the time, and the key is not recorded (as for a single
-        // wager), so it costs no write.
-        if let Some(r) = self.tables[&table].engine.wagers_closed(Some((self.clock)())) {
-            let refusal: Reply = r.into();
+        // wager), so it costs no write. So is one at a table closing or
+        // closed for good (`closing.rs`), as its view says (`http/early.rs`).
+        let t = &self.tables[&table];
+        let closed = t.closure.wager_refusal(table);
+        if let Some(refusal) = closed.or_else(|| t.engine.wagers_closed(Some((self.clock)())).map(Reply::from)) {
             let results = slip.iter().map(|_| refusal.clone()).collect();
             return Reply::Wagers { results, balance: self.balance(player).map_or(Money::ZERO, |b| b.1) };
         }

@@ -85,6 +85,8 @@ pub struct CasinoTable {
     /// Who made the command that completed the coup being settled in chunks
     /// (`settle.rs`): each chunk's records name them.
     pub(super) settled_by: Actor,
+    /// Whether the table is closed for good, or closing (`closing.rs`).
+    pub closure: super::closing::Closure,
 }
 
 impl CasinoTable {
@@ -124,7 +126,14 @@ impl CasinoTable {
             halted: None,
             commitment: None,
             settled_by: Actor::Server,
+            closure: super::closing::Closure::Open,
         })
+    }
+
+    /// Whether a coup is in play for closing's sake (`closing.rs`): a wager
+    /// held, or a settlement still being recorded.
+    pub fn coup_in_play(&self) -> bool {
+        !self.holds.is_empty() || self.engine.settling()
     }
 
     /// The open wagers' holds (wager, hold, wallet, most it can win), in

@@ -209,7 +209,8 @@ impl Casino {
     }
 
     /// Why table `table` (which exists) takes no new wager now, if it does
-    /// not: halted, settling, or closed to wagers. Closed to wagers comes
+    /// not: halted, settling, closing or closed for good (`closing.rs`), or
+    /// closed to wagers. Closed to wagers comes
     /// before the wallet and the float: it is the refusal the HTTP threads
     /// give without the writer (`http/early.rs`). A partition brings no money
     /// from the bank for a wager refused so (`casino/funding.rs`).
@@ -220,6 +221,9 @@ impl Casino {
         }
         if t.engine.settling() {
             return Some(settling(table));
+        }
+        if let Some(r) = t.closure.wager_refusal(table) {
+            return Some(r);
         }
         t.engine.wagers_closed(Some((self.clock)())).map(Reply::from)
     }

@@ -36,11 +36,21 @@ pub enum Cause {
     /// of a PostgreSQL casino: `bank/`), recorded as record `seq` of the
     /// casino's own chain.
     Bank { seq: u64 },
+    /// Chips between the cage and a wallet or a table's float (a cash-out,
+    /// a fill, a credit), recorded as record `seq` of the casino's own
+    /// chain (`CashedOut`, `Filled`, `Credited`).
+    Cage { seq: u64 },
+    /// A table closed for good: the money its house, commission and antes
+    /// accounts held, back to the cage, recorded by the `table_closed`
+    /// record of its own chain (a table closes once).
+    Closed { table: u32 },
 }
 
 impl Cause {
     /// The cause as the store keeps it: `deposit:SEQ`, `float:TABLE`,
-    /// `wager:TABLE:WAGER`, `tournament:SEQ`, `promotion:SEQ`, `bank:SEQ`, or empty.
+    /// `wager:TABLE:WAGER`, `tournament:SEQ`, `promotion:SEQ`, `bank:SEQ`,
+    /// `cage:SEQ`, or empty.
+    /// `closed:TABLE`, or empty.
     pub fn encode(self) -> String {
         let mut out = String::new();
         self.encode_into(&mut out);
@@ -68,6 +78,8 @@ impl Cause {
             Cause::Promotion { seq } => put("promotion", &[seq]),
             Cause::Slip { table, first, accepted } => put("slip", &[table.into(), first.0, accepted.into()]),
             Cause::Bank { seq } => put("bank", &[seq]),
+            Cause::Cage { seq } => put("cage", &[seq]),
+            Cause::Closed { table } => put("closed", &[table.into()]),
         }
     }
 
@@ -82,6 +94,8 @@ impl Cause {
             ("tournament", Some(n), None, None) => Cause::Tournament { seq: n.parse().ok()? },
             ("promotion", Some(n), None, None) => Cause::Promotion { seq: n.parse().ok()? },
             ("bank", Some(n), None, None) => Cause::Bank { seq: n.parse().ok()? },
+            ("cage", Some(n), None, None) => Cause::Cage { seq: n.parse().ok()? },
+            ("closed", Some(t), None, None) => Cause::Closed { table: t.parse().ok()? },
             ("wager", Some(t), Some(w), None) => {
                 Cause::Wager { table: t.parse().ok()?, wager: WagerId(w.parse().ok()?) }
             }
@@ -113,6 +127,8 @@ mod tests {
             (Cause::Promotion { seq: m }, format!("promotion:{m}")),
             (Cause::Slip { table: 3, first: WagerId(40), accepted: 0b1101 }, "slip:3:40:13".to_string()),
             (Cause::Bank { seq: 1_000_000 }, "bank:1000000".to_string()),
+            (Cause::Cage { seq: m }, format!("cage:{m}")),
+            (Cause::Closed { table: u32::MAX }, format!("closed:{}", u32::MAX)),
         ];
         let mut out = String::from("x");
         for (cause, spelt) in cases {

@@ -100,6 +100,9 @@ impl<'a> ChainExpect<'a> {
                 }
             }
         }
+        if let Some(CasinoEvent::TableClosed { credited, commission, antes, .. }) = &b.casino {
+            self.table_closed(seq, *credited, [*commission, *antes], &accounts, out);
+        }
         let Some(e) = &b.event else { return };
         match e {
             Event::BettingOpened { .. } => self.wallets.clear(),
@@ -121,6 +124,33 @@ impl<'a> ChainExpect<'a> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// A table closed for good (`casino/closing.rs`): its house account's
+    /// part of `credited` (what the commission and antes accounts gave is
+    /// named apart), then the commission's and the antes', each from its
+    /// account to the cage, in that order, those above zero.
+    fn table_closed(
+        &mut self,
+        seq: u64,
+        credited: Money,
+        [commission, antes]: [Money; 2],
+        accounts: &TableAccounts,
+        out: &mut dyn FnMut(Cause, u32, Expected),
+    ) {
+        let table = self.table;
+        let house = credited - commission - antes;
+        let (Some(cage), false) = (self.cage, house.0 < 0 || commission.0 < 0 || antes.0 < 0) else {
+            self.problems.push(format!(
+                "table {table} record {seq}: a close crediting {credited} to the cage, of which {commission} commission \
+                 and {antes} antes, with no cage or a part below zero"
+            ));
+            return;
+        };
+        let parts = [(accounts.house, house), (accounts.commission, commission), (accounts.antes, antes)];
+        for (i, (from, amount)) in parts.into_iter().filter(|(_, m)| m.0 > 0).enumerate() {
+            out(Cause::Closed { table }, i as u32, (TransferKind::Posted, from, cage, amount));
         }
     }
 
@@ -178,7 +208,35 @@ impl<'a> ChainExpect<'a> {
                         .push(format!("the casino's chain record {seq}: a refund with no wallet or no prize pool")),
                 }
             }
+            CasinoEvent::CashedOut { .. } | CasinoEvent::Filled { .. } | CasinoEvent::Credited { .. } => {
+                self.cage_record(seq, e, out)
+            }
             _ => {}
+        }
+    }
+
+    /// A movement of the cage (issue 47): a cash-out from the wallet, a
+    /// fill to a table's float (its house account), a credit from it; each
+    /// one transfer, which names this record.
+    fn cage_record(&mut self, seq: u64, e: &CasinoEvent, out: &mut dyn FnMut(Cause, u32, Expected)) {
+        let (from, to, amount, what) = match e {
+            CasinoEvent::CashedOut { player, amount, .. } => {
+                let w = self.books.acct(AccountKind::Wallet { player: *player });
+                (w, self.cage, *amount, format!("a cash-out by player {player}, who has no wallet"))
+            }
+            CasinoEvent::Filled { table, amount, .. } => {
+                let h = self.books.acct(AccountKind::House { table: *table });
+                (self.cage, h, *amount, format!("a fill to table {table}, which has no float"))
+            }
+            CasinoEvent::Credited { table, amount, .. } => {
+                let h = self.books.acct(AccountKind::House { table: *table });
+                (h, self.cage, *amount, format!("a credit from table {table}, which has no float"))
+            }
+            _ => return,
+        };
+        match from.zip(to) {
+            Some((f, t)) => out(Cause::Cage { seq }, 0, (TransferKind::Posted, f, t, amount)),
+            None => self.problems.push(format!("the casino's chain record {seq}: {what}")),
         }
     }
 

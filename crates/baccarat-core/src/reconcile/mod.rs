@@ -2,7 +2,9 @@
 //! memory.
 //!
 //! Every transfer names its cause ([`Cause`]): a deposit record of the casino's
-//! chain, a table's configuration (its float), or a wager. From the audit log
+//! chain, a table's configuration (its float), a wager, or a record of the
+//! casino's chain that moved it (a tournament's, a promotion's, the bank's,
+//! the cage's: a cash-out, a fill, a credit). From the audit log
 //! alone this module works out every transfer that must exist — a deposit's
 //! chips, a float, a wager's hold, and its release or settlement postings
 //! exactly as `postings.rs` makes them from the recorded settlement — and
@@ -78,8 +80,12 @@ pub const SHOWN: usize = 1_000;
 fn bucket(c: Cause) -> usize {
     let x = match c {
         Cause::None => 0,
-        Cause::Deposit { seq } | Cause::Tournament { seq } | Cause::Promotion { seq } | Cause::Bank { seq } => seq,
-        Cause::Float { table } => u64::from(table),
+        Cause::Deposit { seq }
+        | Cause::Tournament { seq }
+        | Cause::Promotion { seq }
+        | Cause::Bank { seq }
+        | Cause::Cage { seq } => seq,
+        Cause::Float { table } | Cause::Closed { table } => u64::from(table),
         Cause::Wager { wager, .. } | Cause::Slip { first: wager, .. } => wager.0,
     };
     (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - BUCKETS.trailing_zeros())) as usize
@@ -92,10 +98,13 @@ fn chain_of(c: Cause) -> u32 {
         | Cause::Deposit { .. }
         | Cause::Tournament { .. }
         | Cause::Promotion { .. }
-        | Cause::Bank { .. } => CASINO_CHAIN,
+        | Cause::Bank { .. }
+        | Cause::Cage { .. } => CASINO_CHAIN,
         // A slip's cause is an answer's, never a transfer's: one that names it
         // is explained by no record of its table, and is reported.
         Cause::Float { table } | Cause::Wager { table, .. } | Cause::Slip { table, .. } => table,
+        // A table's close is its own chain's `table_closed` record.
+        Cause::Closed { table } => table,
     }
 }
 
@@ -132,6 +141,8 @@ impl Keyed {
             Cause::Promotion { seq } => (5, seq, 0),
             Cause::Slip { table, first, accepted } => (6, u64::from(table), first.0 ^ (u64::from(accepted) << 32)),
             Cause::Bank { seq } => (7, seq, 0),
+            Cause::Cage { seq } => (8, seq, 0),
+            Cause::Closed { table } => (9, u64::from(table), 0),
         };
         let (k, h) = match kind {
             Kind::Plain(TransferKind::Posted) => (0u8, 0),
@@ -438,10 +449,12 @@ pub fn answered_ids(json: &str) -> Result<Vec<TransferId>, serde_json::Error> {
     Ok(serde_json::from_str::<Answer>(json)?.unwrap_or_default())
 }
 
-/// Every hold, deposit and float was made under an idempotency key whose
-/// answer must still be kept: without it a retry would be applied again.
+/// Every hold, deposit, float and movement of the cage (a cash-out, a fill,
+/// a credit) was made under an idempotency key whose answer must still be
+/// kept: without it a retry would be applied again.
 pub fn keyed(t: &Transfer) -> bool {
-    matches!(t.cause, Cause::Deposit { .. } | Cause::Float { .. }) || t.kind == TransferKind::Pending
+    matches!(t.cause, Cause::Deposit { .. } | Cause::Float { .. } | Cause::Cage { .. })
+        || t.kind == TransferKind::Pending
 }
 
 /// The buckets of one round of rereading, by chain.
@@ -517,5 +530,7 @@ fn describe(c: Cause) -> String {
         Cause::Promotion { seq } => format!("the promotional prizes of the casino's chain record {seq}"),
         Cause::Slip { table, first, .. } => format!("a bet slip's answer (table {table}, from wager {first})"),
         Cause::Bank { seq } => format!("the bank's money of the casino's chain record {seq}"),
+        Cause::Cage { seq } => format!("the cage's movement of the casino's chain record {seq}"),
+        Cause::Closed { table } => format!("table {table}'s close (its money back to the cage)"),
     }
 }

@@ -12,7 +12,7 @@
 //! | 403 | `self_limit`, `origin` | the player's own limit or cool-off; a cookie WebSocket from another origin (`origin.rs`) |
 //! | 404 | `not_found`, `no_table`, `no_player` | no such route, table or player |
 //! | 405 | `method` | the route exists, the method does not |
-//! | 409 | `rule`, `wallet`, `float`, `halted`, `idempotency`, … | a conflict with the game's state or a rule |
+//! | 409 | `rule`, `wallet`, `float`, `halted`, `idempotency`, `closed`, `table_exists`, … | a conflict with the game's state or a rule |
 //! | 413 | `too_large` | the body is over [`super::MAX_BODY`] |
 //! | 415 | `media_type` | the body is not `application/json` |
 //! | 422 | `unprocessable`, `config` | well-formed JSON of the wrong shape; a table configuration its profile refuses |
@@ -142,7 +142,9 @@ pub fn status_of(code: Code) -> StatusCode {
         | Code::Mode
         | Code::Idempotency
         | Code::Halted
-        | Code::Engine => StatusCode::CONFLICT,
+        | Code::Engine
+        | Code::Closed
+        | Code::TableExists => StatusCode::CONFLICT,
     }
 }
 

@@ -18,6 +18,7 @@
 //! | `POST /api/tables/{id}/void` (void a stopped table's coup) | | | | yes | | yes |
 //! | `GET /api/tables/{id}/audit?last=N` (game recall), `GET /api/verify`, `GET /api/ledger/check` | | | | | yes | yes |
 //! | `POST /api/tables`, `POST /api/players`, `POST /api/players/{id}/deposit` | | | | | | yes |
+//! | `POST /api/players/{id}/cash-out`, `POST /api/tables/{id}/fill`, `…/credit` (the cage: `cage.rs`) | | | | | | yes |
 //! | `GET /api/openapi.json` | yes | yes | yes | yes | yes | yes |
 //! | `GET /admin` (the back office's page) | yes | yes | yes | yes | yes | yes |
 //! | `GET /api/rulebooks`, `POST /api/tables/check` (changes nothing) | | | | | yes | yes |
@@ -42,6 +43,7 @@
 //! `frame-ancestors 'none'`, `X-Content-Type-Options: nosniff` and
 //! `Referrer-Policy: no-referrer`.
 
+mod cage;
 pub mod early;
 mod error;
 mod extract;
@@ -54,6 +56,7 @@ mod rulebooks;
 mod self_limits;
 mod session;
 mod staff;
+mod tables;
 mod tournament_play;
 mod tournaments;
 mod web;
@@ -410,6 +413,10 @@ pub fn routes() -> Routes {
         .get("/api/verify", staff::verify)
         .get("/api/openapi.json", openapi)
         .get("/api/casino", casino)
+        .post("/api/players/{id}/cash-out", cage::cash_out)
+        .post("/api/tables/{id}/fill", cage::fill)
+        .post("/api/tables/{id}/credit", cage::credit)
+        .post("/api/tables/{id}/close", tables::close)
         .get("/admin", web::admin)
         .get("/api/rulebooks", rulebooks::list)
         .post("/api/tables/check", rulebooks::check)

@@ -21,7 +21,8 @@ async fn pace_table(s: AppState, table: u32) {
     let mut paused_after: Option<u64> = None;
     loop {
         let t = s.views.read().expect("views").tables.iter().find(|t| t.id == table).cloned();
-        let Some(t) = t else { return };
+        // A table gone, or closed for good (`casino/closing.rs`), is paced no more.
+        let Some(t) = t.filter(|t| !t.closed) else { return };
         match next(&t, s.pace, (s.clock)(), paused_after) {
             Step::Look(after) => tokio::time::sleep(after).await,
             Step::ShowResult { coup, pause } => {

@@ -106,6 +106,10 @@ pub(super) struct NewTable {
 }
 
 /// Admin: define a table from a configuration (checked against its profile).
+/// Names are unique, trimmed and in any case (`casino/table_names.rs`): the
+/// same table asked for again is answered with the usual reply, and made and
+/// paced once; another definition under a taken name is refused
+/// (`table_exists`), naming each difference.
 pub(super) async fn create_table(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
@@ -114,7 +118,7 @@ pub(super) async fn create_table(
     require(&sess, &[Role::Admin])?;
     limited(&s, &sess)?;
     if b.name.trim().is_empty() || b.name.len() > 64 {
-        return Err(ApiError::bad("name: 1 to 64 bytes (UTF-8)"));
+        return Err(ApiError::bad("name: 1 to 64 bytes (UTF-8), not only spaces"));
     }
     let mode = match b.mode.as_deref() {
         None => Mode::Rng,
@@ -126,15 +130,17 @@ pub(super) async fn create_table(
     }
     let head: Head = toml::from_str(&b.config).map_err(|e| ApiError::bad(format!("config: {}", e.message())))?;
     let r = call(&s, Request::CreateTable { name: b.name, rulebook: head.rulebook, config: b.config, mode }).await?;
-    let id = match &r {
-        crate::casino::Reply::Table { table } => Some(*table),
-        _ => None,
-    };
-    let out = reply_json(r)?;
-    if let Some(id) = id {
-        tokio::spawn(crate::http::pacing::pace(s.clone(), id));
+    match r {
+        // Made now: paced from now.
+        crate::casino::Reply::Table { table } => {
+            let out = reply_json(r)?;
+            tokio::spawn(crate::http::pacing::pace(s.clone(), table));
+            Ok(out)
+        }
+        // The table asked for exists: its usual reply, and its pacer runs already.
+        crate::casino::Reply::ExistingTable { table } => reply_json(crate::casino::Reply::Table { table }),
+        r => reply_json(r),
     }
-    Ok(out)
 }
 
 #[derive(Deserialize)]

@@ -161,6 +161,8 @@ pub(super) fn table_view() -> Value {
         ("closes_at_ms", nullable(u64s())),
         ("halted", nullable(string())),
         ("personal_limits", array(triple)),
+        ("closed", boolean()),
+        ("closing", boolean()),
     ])
 }
 

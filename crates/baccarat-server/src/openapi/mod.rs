@@ -43,7 +43,7 @@ use schema::*;
 
 /// Every code an error body may carry: the HTTP layer's own and the casino's
 /// refusal kinds (`error.rs`, `casino::Code`).
-pub const ERROR_CODES: [&str; 37] = [
+pub const ERROR_CODES: [&str; 39] = [
     "bad_request",
     "unauthorized",
     "role",
@@ -81,6 +81,8 @@ pub const ERROR_CODES: [&str; 37] = [
     "starting",
     "outcome_unknown",
     "origin",
+    "closed",
+    "table_exists",
 ];
 
 /// Every operation: (method, path, operation).

@@ -137,7 +137,7 @@ impl Op {
             409,
             "refused by the game: a rulebook's rule (`rule`, naming it in `rule`), the wallet, the float, the \
              table stopped (`halted`), a reused idempotency key, a bound, the kind of table (`mode`), the ledger \
-             or the engine",
+             or the engine; the table closed for good, or closing (`closed`)",
         )
     }
 }

@@ -72,6 +72,7 @@ pub(super) fn operations() -> Vec<Operation> {
     .body(closed(&[("open", boolean())], &["open"]))
     .example(json!({ "open": true }))
     .ok("done", schema_ref("TableReply"))
+    .err(409, "the table is closed for good, or closing (`closed`)")
     .writer();
     let void = on_table(
         Op::new(

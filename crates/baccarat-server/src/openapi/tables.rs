@@ -87,8 +87,18 @@ pub(super) fn operations() -> Vec<Operation> {
             "config": "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 100000\n",
             "mode": "rng",
         }))
-        .ok("created", schema_ref("TableReply"))
+        .describe(
+            "Names are unique in the casino, compared trimmed and in any case. The same name with the same \
+             rulebook, configuration (compared as parsed) and mode answers the table that has it, as when it was \
+             made, and makes nothing: a retry is safe. A table closed for good keeps its name.",
+        )
+        .ok("created, or the same table asked for again", schema_ref("TableReply"))
         .err(400, "config: not TOML, or no `rulebook` (`bad_request`)")
+        .err(
+            409,
+            "a table has the name with another definition, each difference named, e.g. \"max: 500000 here, 300000 \
+             asked\"; or the table of that name is closed for good (`table_exists`)",
+        )
         .err(422, "the configuration's problems against its profile, or the casino's bounds (`config`)")
         .writer();
     let place = object(&[
@@ -183,5 +193,36 @@ pub(super) fn operations() -> Vec<Operation> {
         ("post", "/api/tables/{id}/withdraw", withdraw),
         ("post", "/api/tables/{id}/hand", hand),
         ("get", "/api/casino", casino),
+        ("post", "/api/tables/{id}/close", close()),
     ]
+}
+
+/// `POST /api/tables/{id}/close` (`http/tables.rs`).
+fn close() -> Op {
+    let reply = object_with(
+        &[
+            ("result", string_enum(&["table_closed"])),
+            ("table", u32s()),
+            ("closed", boolean()),
+            ("closing", boolean()),
+            ("credited", money()),
+        ],
+        &["result", "table", "closed"],
+    );
+    on_table(Op::new("Admin: close the table for good; its float goes back to the cage"))
+        .describe(
+            "With no coup in play the table closes now, and everything its house, commission and antes accounts \
+             hold goes back to the cage (`closed: true`, `credited`). With a coup in play (wagers held) it takes \
+             no new wager and closes when that coup settles (`closed: false`, `closing: true`). A closed table \
+             takes no wager or command (409 `closed`), is no longer paced, and stays in the lobby with \
+             `closed: true`, in the records and in `verify`; its name is not reused.",
+        )
+        .auth()
+        .roles("admins")
+        .limited()
+        .body(closed(&[], &[]))
+        .example(json!({}))
+        .ok("closed, with what went back to the cage; or closing once its coup settles", reply)
+        .err(409, "the table is closed already (`closed`), or the ledger refused (`ledger`)")
+        .writer()
 }

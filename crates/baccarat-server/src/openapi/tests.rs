@@ -131,7 +131,8 @@ fn the_error_codes_cover_every_refusal_kind() {
     use crate::casino::Code::{self, *};
     let _every_kind_is_listed = |c: Code| match c {
         Rule | NoTable | NoPlayer | Wallet | Float | Ledger | Slip | Bounds | Mode | Config | Idempotency | Halted
-        | Role | Entropy | Engine | Settling | Unavailable | NoTournament | NoPromotion | SelfLimit => (),
+        | Role | Entropy | Engine | Settling | Unavailable | NoTournament | NoPromotion | SelfLimit | Closed
+        | TableExists => (),
     };
     for k in Code::ALL {
         let wire = serde_json::to_value(k).unwrap();

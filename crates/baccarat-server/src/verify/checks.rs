@@ -75,3 +75,24 @@ impl RngCheck {
         }
     }
 }
+
+/// A table closed for good (`casino/closing.rs`) records nothing after its
+/// `table_closed` record: no coup, no configuration, no second close. (Its
+/// money's way back to the cage is the reconciliation's to check.)
+#[derive(Default)]
+pub(super) struct ClosedCheck {
+    closed_at: Option<u64>,
+    pub(super) problems: Vec<String>,
+}
+
+impl ClosedCheck {
+    pub(super) fn feed(&mut self, table: u32, seq: u64, b: &Body) {
+        if let Some(at) = self.closed_at {
+            self.problems.push(format!(
+                "table {table} record {seq}: recorded after the table was closed for good (record {at})"
+            ));
+        } else if matches!(b.casino, Some(CasinoEvent::TableClosed { .. })) {
+            self.closed_at = Some(seq);
+        }
+    }
+}

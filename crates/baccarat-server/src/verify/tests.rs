@@ -80,3 +80,62 @@ fn differences_are_named_the_same_in_small_rounds_and_cut_to_the_lowest_causes()
         cut.contains(&format!("ledger: … and {} more causes of table 2 that no audit event explains", unexplained - 5))
     );
 }
+
+/// A table closed for good (`casino/closing.rs`): `verify` passes over it,
+/// reconciling its money's way back to the cage; it names a close whose
+/// transfer is not the one recorded, and a record written after the close.
+#[test]
+fn a_closed_table_verifies_and_a_record_after_its_close_is_named() {
+    let mut store = SqliteStore::memory().unwrap();
+    let mut c = Casino::new();
+    let mut commit = Commit::default();
+    let create = |name: &str| Request::CreateTable {
+        name: name.into(),
+        rulebook: "nsw-2021".into(),
+        config: "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 100000\n".into(),
+        mode: Mode::Rng,
+    };
+    c.handle(create("Closed"), &mut commit);
+    c.handle(Request::Deposit { player: PlayerId(1), amount: Money(100_000), key: "in".into() }, &mut commit);
+    c.handle(Request::NewShoe { table: 1 }, &mut commit);
+    c.handle(
+        Request::Table {
+            table: 1,
+            command: Command::OpenBetting { no_bet: false, closes_at: None },
+            by: Actor::Server,
+        },
+        &mut commit,
+    );
+    let (spot, amount, ante) = (Spot::Box(1), Money(5000), Money::ZERO);
+    c.handle(
+        Request::Wager { table: 1, player: PlayerId(1), spot, bet: Bet::Banker, amount, key: "w".into(), ante },
+        &mut commit,
+    );
+    let admin = Actor::Person { user: 1, role: crate::trust::Role::Admin };
+    c.handle(Request::CloseTable { table: 1, by: admin }, &mut commit);
+    c.handle(Request::Table { table: 1, command: Command::CloseBetting, by: Actor::Server }, &mut commit);
+    while matches!(c.phase(1), Some(Phase::Closed | Phase::Dealing)) {
+        c.handle(Request::Table { table: 1, command: Command::DealNext, by: Actor::Server }, &mut commit);
+    }
+    assert_eq!(c.tables[&1].closure, crate::casino::closing::Closure::Closed);
+    store.commit(&commit).unwrap();
+    let honest = store.load().unwrap();
+    assert_eq!(super::verify(&honest).problems, Vec::<String>::new());
+    // The float came back 1.00 short of what the record says.
+    let mut short = honest.clone();
+    let t = short.transfers.iter_mut().find(|t| t.cause == Cause::Closed { table: 1 }).unwrap();
+    t.amount.0 -= 100;
+    let p = super::verify(&short).problems;
+    assert!(p.iter().any(|p| p.contains("table 1's close")), "{p:#?}");
+    // A record chained after the close (a coup dealt at a closed table).
+    let mut more = Commit::default();
+    let r = c.tables.get_mut(&1).unwrap().chain.append(crate::audit::Body::encode_casino(
+        1,
+        None,
+        &crate::audit::CasinoEvent::TableHalted { invariant: "forged".into() },
+    ));
+    more.records.push((1, r));
+    store.commit(&more).unwrap();
+    let p = super::verify(&store.load().unwrap()).problems;
+    assert!(p.iter().any(|p| p.contains("recorded after the table was closed for good")), "{p:#?}");
+}

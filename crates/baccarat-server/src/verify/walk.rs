@@ -9,7 +9,7 @@ use crate::store::{StoreError, TableRow};
 use crate::trust::Mode;
 use baccarat_rules::TableConfig;
 
-use super::checks::{ConfigCheck, RngCheck};
+use super::checks::{ClosedCheck, ConfigCheck, RngCheck};
 use super::promotions::check_promotions;
 use super::table_rules::TableRules;
 use super::{Findings, VerifyError};
@@ -57,6 +57,7 @@ pub(super) fn walk(
         at_signed: None,
         unreadable: Vec::new(),
         found_at_start: Vec::new(),
+        closed: ClosedCheck::default(),
     };
     let read = {
         let books = &*books;
@@ -107,6 +108,8 @@ struct Walked {
     unreadable: Vec<String>,
     /// Records a start found past the anchor file's heads, and signed then.
     found_at_start: Vec<String>,
+    /// Nothing after a close for good.
+    closed: ClosedCheck,
 }
 
 impl Walked {
@@ -163,6 +166,9 @@ impl Walked {
         if let Some(x) = reading {
             x.feed(r.seq, &b, &mut |c, at, e| books.expect_into(sums, c, at, e));
         }
+        if table != CASINO_CHAIN {
+            self.closed.feed(table, r.seq, &b);
+        }
         true
     }
 
@@ -172,6 +178,7 @@ impl Walked {
         f.records += self.count as usize;
         f.problems.extend(self.unreadable);
         f.unanchored.extend(self.found_at_start);
+        f.problems.extend(self.closed.problems);
         if let Some(x) = self.tournaments {
             f.problems.extend(x.problems);
             f.problems.extend(check_promotions(scan, &x.promotions, &x.draws));

@@ -108,6 +108,7 @@ pub(super) fn fingerprint(c: &Casino, feed: &Feed) -> Value {
                 "holds": format!("{holds:?}"),
                 "liability": liability.0,
                 "open": t.open,
+                "closure": t.closure,
             })
         })
         .collect();

@@ -435,8 +435,9 @@ fn a_forged_payment_from_the_cage_is_caught() {
     for (cause, what) in [
         ("", "has no cause"),
         ("deposit:999", "names the deposit of the casino's chain record 999 but no audit event explains it"),
-        // A real deposit's cause: that deposit now has two transfers.
-        ("deposit:1", "the deposit of the casino's chain record 1 does not match its audit event"),
+        // A real deposit's cause (record 1 is the casino's founding, the
+        // demo's first deposit record 2): that deposit now has two transfers.
+        ("deposit:2", "the deposit of the casino's chain record 2 does not match its audit event"),
     ] {
         let copy = Forged::new();
         let c = copy.sql();

@@ -66,8 +66,13 @@
 //!
 //! `serve --partition NAME` serves one partition (`casino/bank_side.rs`, the
 //! writer's side in [`link`]); `verify --partition` checks the bank
-//! ([`verify`]) and the partition's books against it. (The server has no
-//! cash-out route in either mode; the bank's withdrawal is there for one.)
+//! ([`verify`]) and the partition's books against it. (A casino without
+//! partitions cashes players out at its cage, `casino/cage.rs`; a
+//! partition's server refuses a cash-out, naming why: the player's money
+//! is at the bank, and a withdrawal there, which the bank may refuse, would
+//! have to be made before the partition's writer answers, as a deposit's
+//! read is (`link.rs`), not in its commit after. The bank's withdrawal is
+//! there for that route when it is built.)
 //! A player's money at the bank shows in `/api/me` at a partition's server
 //! ([`wallet_in`]).
 

@@ -14,6 +14,7 @@
 //! * `float`: the house float that covers the worst case of a coup;
 //! * `pacer`: what an RNG table's pace calls for next, from its typed view;
 //! * `books`: the gaming day and its books, a pure fold over the records.
+//! * `table_check`: a table's configuration checked as a creation would, changing nothing.
 //!
 //! ```
 //! use baccarat_casino::casino::Casino;
@@ -31,5 +32,7 @@ pub mod checkpoint_check;
 pub mod coup_feed;
 pub mod float;
 pub mod pacer;
+/// A table's configuration checked without making the table.
+pub mod table_check;
 pub mod table_view;
 pub mod writer;

@@ -24,6 +24,8 @@
 //! | `GET /api/openapi.json` | yes | yes | yes | yes | yes | yes |
 //! | `GET /api/users` (people, paged) | | | | | yes | yes |
 //! | `POST /api/users`, `POST /api/users/{id}/disable`, `…/enable`, `…/password`, `…/role` | | | | | | yes |
+//! | `GET /admin` (the back office's page) | yes | yes | yes | yes | yes | yes |
+//! | `GET /api/rulebooks`, `POST /api/tables/check` (changes nothing) | | | | | yes | yes |
 //!
 //! Every refusal follows one contract (`error.rs`): JSON `{"error", "code"}`,
 //! with `"rule"` where a rulebook's rule refused, and a status by kind. Money
@@ -56,6 +58,7 @@ pub(crate) mod pacing;
 mod play;
 mod promotions;
 mod reports;
+mod rulebooks;
 mod self_limits;
 mod session;
 mod staff;
@@ -145,6 +148,10 @@ pub struct Server {
     /// The pages that may open a table's WebSocket with the session cookie
     /// (`origin.rs`).
     pub origins: origin::Origins,
+    /// The casino's ceiling on any table maximum (`serve --ceiling`), as
+    /// the writer's casino has it: a table configuration is checked against
+    /// it before it is sent (`rulebooks.rs`).
+    pub ceiling: baccarat_rules::Money,
 }
 
 /// Whether a server's turn has ended (see [`Server::retired`]), and how:
@@ -426,6 +433,9 @@ pub fn routes() -> Routes {
         .post("/api/users/{id}/enable", users::enable)
         .post("/api/users/{id}/password", users::password)
         .post("/api/users/{id}/role", users::role)
+        .get("/admin", web::admin)
+        .get("/api/rulebooks", rulebooks::list)
+        .post("/api/tables/check", rulebooks::check)
 }
 
 /// The Content-Security-Policy of every response: scripts only from this

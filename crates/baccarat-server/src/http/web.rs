@@ -1,7 +1,7 @@
 //! The web pages: the lobby and table page (`/`), the pit console (`/pit`), a
 //! player's tournament page (`/tournament`), the leaderboard (`/leaderboard`)
 //! the provably-fair page (`/fair?table=N`) and a table's rules and odds
-//! (`/help?table=N`).
+//! (`/help?table=N`), and the back office (`/admin`).
 //! They are plain HTML, CSS and JavaScript with no build step, embedded in the
 //! binary so that `cargo run` serves them with nothing else installed. With
 //! `--web-dir` the files are read from that folder instead (for working on them).
@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use super::AppState;
 
 /// The embedded files: name, content type, content.
-pub const FILES: [(&str, &str, &str); 24] = [
+pub const FILES: [(&str, &str, &str); 33] = [
     ("index.html", "text/html; charset=utf-8", include_str!("../../web/index.html")),
     ("pit.html", "text/html; charset=utf-8", include_str!("../../web/pit.html")),
     ("style.css", "text/css; charset=utf-8", include_str!("../../web/style.css")),
@@ -38,6 +38,15 @@ pub const FILES: [(&str, &str, &str); 24] = [
     ("limits.js", "text/javascript; charset=utf-8", include_str!("../../web/limits.js")),
     ("i18n.js", "text/javascript; charset=utf-8", include_str!("../../web/i18n.js")),
     ("messages.json", "application/json", include_str!("../../web/messages.json")),
+    ("admin.html", "text/html; charset=utf-8", include_str!("../../web/admin.html")),
+    ("admin.css", "text/css; charset=utf-8", include_str!("../../web/admin.css")),
+    ("admin.js", "text/javascript; charset=utf-8", include_str!("../../web/admin.js")),
+    ("admin-base.js", "text/javascript; charset=utf-8", include_str!("../../web/admin-base.js")),
+    ("admin-people.js", "text/javascript; charset=utf-8", include_str!("../../web/admin-people.js")),
+    ("admin-tables.js", "text/javascript; charset=utf-8", include_str!("../../web/admin-tables.js")),
+    ("admin-table-form.js", "text/javascript; charset=utf-8", include_str!("../../web/admin-table-form.js")),
+    ("admin-cage.js", "text/javascript; charset=utf-8", include_str!("../../web/admin-cage.js")),
+    ("admin-books.js", "text/javascript; charset=utf-8", include_str!("../../web/admin-books.js")),
 ];
 
 fn file(s: &AppState, name: &str) -> Response {
@@ -76,6 +85,12 @@ pub(super) async fn fair(State(s): State<AppState>) -> Response {
 
 pub(super) async fn help(State(s): State<AppState>) -> Response {
     file(&s, "help.html")
+}
+
+/// The back office (`/admin`): people, tables, the cage and the day's
+/// books, for the admin; the inspector reads them.
+pub(super) async fn admin(State(s): State<AppState>) -> Response {
+    file(&s, "admin.html")
 }
 
 pub(super) async fn asset(State(s): State<AppState>, Path(name): Path<String>) -> Response {
@@ -176,5 +191,68 @@ mod tests {
         assert!(used.len() > 150, "the scan found the page's keys: {}", used.len());
         let missing: Vec<_> = used.iter().filter(|k| !en.contains_key(*k)).collect();
         assert!(missing.is_empty(), "keys the page uses that the catalogue lacks: {missing:?}");
+    }
+
+    /// The back office's scripts (`admin*.js`).
+    fn admin_scripts() -> Vec<(&'static str, &'static str)> {
+        FILES.iter().filter(|f| f.0.starts_with("admin") && f.0.ends_with(".js")).map(|f| (f.0, f.2)).collect()
+    }
+
+    /// Every key the back office asks for is in the catalogue: each
+    /// `'admin.…'` and `tr('…')` in its scripts, each `data-i18n…` of its
+    /// HTML, and each role's word.
+    #[test]
+    fn every_key_the_back_office_uses_is_in_the_catalogue() {
+        let en = &catalogue()["en"];
+        let mut used = BTreeSet::new();
+        let quoted = |text: &str, start: &str, end: char, used: &mut BTreeSet<String>| {
+            for (i, _) in text.match_indices(start) {
+                let rest = &text[i + start.len()..];
+                used.insert(rest[..rest.find(end).expect("a closing quote")].to_string());
+            }
+        };
+        for (_, text) in admin_scripts() {
+            quoted(text, "tr('", '\'', &mut used);
+            for (i, _) in text.match_indices("'admin.") {
+                let rest = &text[i + 1..];
+                used.insert(rest[..rest.find('\'').expect("a closing quote")].to_string());
+            }
+        }
+        for attr in ["data-i18n=\"", "data-i18n-label=\""] {
+            quoted(file("admin.html"), attr, '"', &mut used);
+        }
+        for r in crate::auth::Role::ALL {
+            used.insert(format!("admin.role.{}", r.name()));
+        }
+        assert!(used.len() > 100, "the scan found the back office's keys: {}", used.len());
+        let missing: Vec<_> = used.iter().filter(|k| !en.contains_key(*k)).collect();
+        assert!(missing.is_empty(), "keys the back office uses that the catalogue lacks: {missing:?}");
+    }
+
+    /// The back office writes no markup from data (every text is a text
+    /// node: `textContent`, `el()`), and its page runs no inline script and
+    /// no inline handler (the CSP would refuse them anyway).
+    #[test]
+    fn the_back_office_writes_no_markup_and_has_no_inline_script() {
+        let scripts = admin_scripts();
+        assert!(
+            scripts.len() >= 7,
+            "the back office's scripts are served: {:?}",
+            scripts.iter().map(|s| s.0).collect::<Vec<_>>()
+        );
+        for (name, text) in scripts {
+            for sink in ["innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"] {
+                assert!(!text.contains(sink), "{name} uses {sink}");
+            }
+        }
+        let page = file("admin.html");
+        for (i, _) in page.match_indices("<script") {
+            let tag = &page[i..i + page[i..].find('>').expect("a tag's end")];
+            assert!(tag.contains(" src=\"/assets/"), "an inline script in admin.html: {tag}");
+        }
+        let lower = page.to_ascii_lowercase();
+        for handler in [" onclick=", " onload=", " onsubmit=", " oninput=", " onchange=", "javascript:"] {
+            assert!(!lower.contains(handler), "admin.html has {handler}");
+        }
     }
 }

@@ -28,6 +28,7 @@ mod pages;
 mod pit;
 mod promotions;
 mod reports;
+mod rulebooks;
 mod schema;
 mod self_limits;
 mod session;
@@ -105,6 +106,7 @@ fn operations() -> Vec<Operation> {
         self_limits::operations(),
         reports::operations(),
         users::operations(),
+        rulebooks::operations(),
     ]
     .into_iter()
     .flatten()

@@ -11,7 +11,8 @@ pub(super) fn operations() -> Vec<Operation> {
         "A file of the pages: index.html, pit.html, tournament.html, leaderboard.html, fair.html, help.html, \
          style.css, common.js, table.js (with felt-net.js), pit.js (with pit-base.js, pit-words.js, pit-cards.js, pit-dialogs.js and \
          pit-recall.js), tournament.js, leaderboard.js, fair.js, help.js, sound.js, limits.js, \
-         i18n.js, and the player's page's message catalogue messages.json",
+         i18n.js, the pages' message catalogue messages.json, and the back office's admin.js (with admin-base.js, \
+         admin-people.js, admin-tables.js, admin-table-form.js, admin-cage.js and admin-books.js) and admin.css",
     )
     .param(json!({ "name": "name", "in": "path", "required": true, "schema": string(), "example": "style.css" }))
     .page("the file", &["text/html", "text/css", "text/javascript", "application/json"]);
@@ -41,5 +42,11 @@ pub(super) fn operations() -> Vec<Operation> {
                 .page("the page", &["text/html"]),
         ),
         ("get", "/assets/{name}", asset),
+        (
+            "get",
+            "/admin",
+            Op::new("The back office: people, tables, the cage and the day's books, for the admin (the inspector reads) (HTML)")
+                .page("the page", &["text/html"]),
+        ),
     ]
 }

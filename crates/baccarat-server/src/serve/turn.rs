@@ -322,6 +322,7 @@ fn app_state(
         retired,
         origins: crate::http::origin::Origins::new(&cfg.allowed_origins, &front.advertise),
         founding,
+        ceiling: cfg.ceiling,
     }))
 }
 

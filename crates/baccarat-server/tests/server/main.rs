@@ -31,6 +31,7 @@ mod pre_shuffled;
 mod promotion;
 mod recovery;
 mod reports;
+mod rulebooks;
 mod self_limits;
 mod start_guards;
 mod store;

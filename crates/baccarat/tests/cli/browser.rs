@@ -120,6 +120,36 @@ fn scenario_at(name: &str, url: &str, password: &str) {
     );
 }
 
+/// Run `node browser/tests/<name>.mjs`, as [`scenario`] does, against a
+/// fresh server that founds an empty casino (no `--demo`: its one admin and
+/// nothing else), so the scenario sets the casino up itself.
+fn scenario_empty(name: &str, serve_args: &[&str]) {
+    browser_deps();
+    let dir = TempDir::new(&format!("baccarat-browser-{name}-{}", std::process::id()));
+    let db = dir.join("casino.db");
+    let mut args = vec!["serve", "--db", db.to_str().expect("a UTF-8 path"), "--addr", "127.0.0.1:0"];
+    args.extend_from_slice(serve_args);
+    // Every test's server is the demo (`common::spawn`); `env -u` takes
+    // that away for this one.
+    let (_server, lines) = crate::common::spawn_under(&["env", "-u", "BACCARAT_DEMO"], &args);
+    let password = crate::common::until_line(&lines, 30, crate::common::first_admin);
+    let url = crate::common::until_line(&lines, 30, |l| {
+        l.strip_prefix("baccarat table server on ").map(|r| r.split_whitespace().next().unwrap_or("").to_string())
+    });
+    scenario_at(name, url.trim_end_matches('/'), &password);
+}
+
+/// The back office (`/admin`) at 1440×900 on an empty casino: the admin
+/// makes staff and a player, deposits, makes two tables of different
+/// rulebooks from the form (a problem shown as typed, gone when fixed),
+/// fills and credits a float, cashes the player out after a coup, and reads
+/// the day's report and its CSV; the inspector reads with no control that
+/// changes anything.
+#[test]
+fn backoffice() {
+    scenario_empty("backoffice", &["--betting-seconds", "3", "--deal-ms", "300", "--result-ms", "300"]);
+}
+
 /// A partitioned PostgreSQL casino (`--partition`): the player's page
 /// opened at west's server under east's path (`/p/east/`) signs in, shows
 /// the money at the casino's bank beside east's wallet, and bets at east's

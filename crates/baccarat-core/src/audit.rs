@@ -249,13 +249,37 @@ pub enum CasinoEvent {
     /// record, as a cage's ticket is). `key` is the client's idempotency
     /// key, `by` the admin who made it. Its transfer (wallet to cage) names
     /// this record (`Cause::Cage`).
-    CashedOut { player: PlayerId, amount: Money, key: String, by: u32 },
+    CashedOut {
+        player: PlayerId,
+        amount: Money,
+        key: String,
+        by: u32,
+        /// When (the writer's clock, ms): the books date it by this.
+        #[serde(default)]
+        at_ms: u64,
+    },
     /// Chips from the cage to table `table`'s float (its house account): a
     /// fill, with its transfer naming this record (`Cause::Cage`).
-    Filled { table: u32, amount: Money, key: String, by: u32 },
+    Filled {
+        table: u32,
+        amount: Money,
+        key: String,
+        by: u32,
+        /// As `CashedOut`'s.
+        #[serde(default)]
+        at_ms: u64,
+    },
     /// Chips from table `table`'s float back to the cage: a credit, with its
     /// transfer naming this record (`Cause::Cage`).
-    Credited { table: u32, amount: Money, key: String, by: u32 },
+    Credited {
+        table: u32,
+        amount: Money,
+        key: String,
+        by: u32,
+        /// As `CashedOut`'s.
+        #[serde(default)]
+        at_ms: u64,
+    },
     /// An admin asked to close the table for good while its coup held wagers
     /// (`casino/closing.rs`): it takes no new wager from here, and closes
     /// when that coup settles, with a [`CasinoEvent::TableClosed`] of its
@@ -277,6 +301,10 @@ pub enum CasinoEvent {
         commission: Money,
         #[serde(default, skip_serializing_if = "no_money")]
         antes: Money,
+        /// When (the writer's clock, ms): the books date the float's
+        /// return to the cage by this.
+        #[serde(default)]
+        at_ms: u64,
     },
     /// The casino's gaming day as an admin (user `by`) set it at `at_ms` (the
     /// writer's clock): the IANA time zone and the local hour at which one

@@ -23,16 +23,13 @@ pub enum CageMove {
 pub fn cage_move(e: &CasinoEvent) -> Option<CageMove> {
     match e {
         CasinoEvent::Deposit { amount, .. } | CasinoEvent::Caged { amount, .. } => Some(CageMove::Deposit(*amount)),
-        // TODO(issue 47, merge with the cage's and the tables' helpers): the
-        // contract's events, once in the tree:
-        //   CasinoEvent::CashedOut { amount, .. } => Some(CageMove::CashOut(*amount)),
-        //   CasinoEvent::Filled { table, amount, .. } => Some(CageMove::Fill { table: *table, amount: *amount }),
-        //   CasinoEvent::Credited { table, amount, .. } => Some(CageMove::Credit { table: *table, amount: *amount }),
-        // and, in a table's own chain (the float back to the cage on closing),
-        //   CasinoEvent::TableClosed { credited, .. } => Some(CageMove::Credit { table, amount: *credited }),
-        // (`DayBooks::table_record` passes its table's casino events here
-        // too, and takes a `Credit` from them whatever `table` says.) Until
-        // then fills, credits and cash-outs count zero.
+        CasinoEvent::CashedOut { amount, .. } => Some(CageMove::CashOut(*amount)),
+        CasinoEvent::Filled { table, amount, .. } => Some(CageMove::Fill { table: *table, amount: *amount }),
+        CasinoEvent::Credited { table, amount, .. } => Some(CageMove::Credit { table: *table, amount: *amount }),
+        // In a table's own chain, the float (and commission and antes) back
+        // to the cage when it closed for good: a credit of that table
+        // (`DayBooks::table_record` takes it whatever `table` says).
+        CasinoEvent::TableClosed { credited, .. } => Some(CageMove::Credit { table: 0, amount: *credited }),
         _ => None,
     }
 }
@@ -40,16 +37,14 @@ pub fn cage_move(e: &CasinoEvent) -> Option<CageMove> {
 /// When a casino event was made (the writer's clock, ms), where it says.
 /// Events that do not are dated by the last time their chain told before
 /// them (`DayBooks`).
-///
-/// TODO(issue 47, merge): the contract's CashedOut, Filled, Credited and
-/// TableClosed carry no time; each should gain `#[serde(default,
-/// skip_serializing_if = "Option::is_none")] at_ms: Option<u64>` (the
-/// writer's clock, as Deposit's), read here, or a fill made at 05:59 is
-/// dated by whatever the chain last told.
 pub fn casino_time(e: &CasinoEvent) -> Option<u64> {
     match e {
         CasinoEvent::Deposit { at_ms, .. } | CasinoEvent::Caged { at_ms, .. } => *at_ms,
         CasinoEvent::GamingDaySet { at_ms, .. } | CasinoEvent::LimitsSet { at_ms, .. } => Some(*at_ms),
+        CasinoEvent::CashedOut { at_ms, .. }
+        | CasinoEvent::Filled { at_ms, .. }
+        | CasinoEvent::Credited { at_ms, .. }
+        | CasinoEvent::TableClosed { at_ms, .. } => Some(*at_ms).filter(|t| *t > 0),
         CasinoEvent::PlayDay { first_ms, shared: None, .. } => Some(*first_ms),
         CasinoEvent::TournamentStarted { at_ms, .. }
         | CasinoEvent::TournamentActed { at_ms, .. }
@@ -74,16 +69,22 @@ mod tests {
         assert_eq!(casino_time(&c), None);
         let r = CasinoEvent::Returned { player: PlayerId(3), amount: Money(900), reference: "r".into() };
         assert_eq!(cage_move(&r), None, "money back to the bank is not cash");
-        // TODO(issue 47, merge): with the cage's events in the tree,
-        //   assert_eq!(cage_move(&CasinoEvent::CashedOut { player: PlayerId(3), amount: Money(700), key: "c".into(), by: 1 }),
-        //              Some(CageMove::CashOut(Money(700))));
-        //   assert_eq!(cage_move(&CasinoEvent::Filled { table: 2, amount: Money(100_000), key: "f".into(), by: 1 }),
-        //              Some(CageMove::Fill { table: 2, amount: Money(100_000) }));
-        //   assert_eq!(cage_move(&CasinoEvent::Credited { table: 2, amount: Money(40_000), key: "c".into(), by: 1 }),
-        //              Some(CageMove::Credit { table: 2, amount: Money(40_000) }));
-        //   assert_eq!(cage_move(&CasinoEvent::TableClosed { credited: Money(60_000), by: 1 }),
-        //              Some(CageMove::Credit { table: 0, amount: Money(60_000) }));
-        // and `books::tests::fills_and_credits_count_by_table` (there, now
-        // with zeros) expects the fill and the credit on table 2.
+        let out = CasinoEvent::CashedOut { player: PlayerId(3), amount: Money(700), key: "c".into(), by: 1, at_ms: 9 };
+        assert_eq!((cage_move(&out), casino_time(&out)), (Some(CageMove::CashOut(Money(700))), Some(9)));
+        let fill = CasinoEvent::Filled { table: 2, amount: Money(100_000), key: "f".into(), by: 1, at_ms: 10 };
+        assert_eq!(cage_move(&fill), Some(CageMove::Fill { table: 2, amount: Money(100_000) }));
+        let credit = CasinoEvent::Credited { table: 2, amount: Money(40_000), key: "c".into(), by: 1, at_ms: 11 };
+        assert_eq!(
+            (cage_move(&credit), casino_time(&credit)),
+            (Some(CageMove::Credit { table: 2, amount: Money(40_000) }), Some(11))
+        );
+        let closed = CasinoEvent::TableClosed {
+            credited: Money(60_000),
+            by: 1,
+            commission: Money::ZERO,
+            antes: Money::ZERO,
+            at_ms: 12,
+        };
+        assert_eq!(cage_move(&closed), Some(CageMove::Credit { table: 0, amount: Money(60_000) }));
     }
 }

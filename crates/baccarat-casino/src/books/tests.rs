@@ -330,6 +330,42 @@ fn fills_and_credits_count_by_table() {
     let r = golden();
     assert!(r.tables.iter().all(|t| t.figures.fills == Money::ZERO && t.figures.credits == Money::ZERO));
     assert_eq!((r.casino.fills, r.casino.credits), (Money::ZERO, Money::ZERO));
+    // The cage's movements (`casino/cage.rs`, `casino/closing.rs`), each
+    // dated by its own time: a fill of table 2 before the day (not
+    // counted), a fill of 1,000.00 and a credit of 400.00 in it, a
+    // cash-out of 250.00 in it, and table 1 closed at T+20h, its 600.00
+    // back to the cage: a credit of table 1.
+    let casino = vec![
+        (CasinoEvent::Filled { table: 2, amount: Money(50_000), key: "f0".into(), by: 1, at_ms: T - H }),
+        deposit(100_000, Some(T + H / 2)),
+        (CasinoEvent::Filled { table: 2, amount: Money(100_000), key: "f1".into(), by: 1, at_ms: T + 4 * H }),
+        (CasinoEvent::Credited { table: 2, amount: Money(40_000), key: "c1".into(), by: 1, at_ms: T + 5 * H }),
+        (CasinoEvent::CashedOut {
+            player: PlayerId(7),
+            amount: Money(25_000),
+            key: "o".into(),
+            by: 1,
+            at_ms: T + 6 * H,
+        }),
+    ];
+    let mut one = table_one();
+    let close = CasinoEvent::TableClosed {
+        credited: Money(60_000),
+        by: 1,
+        commission: Money::ZERO,
+        antes: Money::ZERO,
+        at_ms: T + 20 * H,
+    };
+    one.push(Body { casino: Some(close), event: None, ..body(1, Event::Resumed) });
+    let tables = vec![(1, one), (2, table_two())];
+    let r = day_report(parse_date("2026-03-10").unwrap(), &casino, &tables, &names);
+    let by_table = |id: u32| r.tables.iter().find(|t| t.table == id).expect("a table of the day").figures.clone();
+    assert_eq!((by_table(1).fills, by_table(1).credits), (Money::ZERO, Money(60_000)));
+    assert_eq!((by_table(2).fills, by_table(2).credits), (Money(100_000), Money(40_000)));
+    assert_eq!((r.casino.fills, r.casino.credits), (Money(100_000), Money(100_000)));
+    assert_eq!((r.cash.deposits, r.cash.cash_outs), (Money(100_000), Money(25_000)));
+    // None of it is the house's win or loss.
+    assert_eq!(r.casino.win, golden().casino.win);
 }
 
 #[test]

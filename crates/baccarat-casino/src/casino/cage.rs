@@ -118,7 +118,7 @@ impl Casino {
             );
         };
         let op = Op::Transfer { debit: wallet, credit: self.cage, amount, memo: "cash-out".into() };
-        let event = CasinoEvent::CashedOut { player, amount, key, by };
+        let event = CasinoEvent::CashedOut { player, amount, key, by, at_ms: (self.clock)() };
         match self.cage_move(Movement { key: ledger_key, request, op, event }, commit) {
             Ok(()) => answer(self),
             Err(r) => r,
@@ -159,7 +159,7 @@ impl Casino {
         let (op, event) = match way {
             CageMove::Fill => (
                 Op::Transfer { debit: self.cage, credit: house, amount, memo: format!("fill table {table}") },
-                CasinoEvent::Filled { table, amount, key, by },
+                CasinoEvent::Filled { table, amount, key, by, at_ms: (self.clock)() },
             ),
             CageMove::CashOut => return Reply::refused(Code::Engine, "a cash-out moves no table's float"),
             CageMove::Credit => {
@@ -176,7 +176,7 @@ impl Casino {
                 }
                 (
                     Op::Transfer { debit: house, credit: self.cage, amount, memo: format!("credit table {table}") },
-                    CasinoEvent::Credited { table, amount, key, by },
+                    CasinoEvent::Credited { table, amount, key, by, at_ms: (self.clock)() },
                 )
             }
         };

@@ -81,7 +81,7 @@ fn a_cash_out_moves_exactly_its_amount_and_is_recorded_with_its_transfer() {
     assert_eq!(c.balance(P), Some((Money(750_000), Money(750_000))));
     assert_eq!(cage(&c), cage_before + 250_000);
     let events = casino_events(&out);
-    let want = CasinoEvent::CashedOut { player: P, amount: Money(250_000), key: "out-1".into(), by: ADMIN };
+    let want = CasinoEvent::CashedOut { player: P, amount: Money(250_000), key: "out-1".into(), by: ADMIN, at_ms: T };
     assert_eq!(events.iter().map(|e| &e.1).collect::<Vec<_>>(), vec![&want]);
     let seq = events[0].0;
     let moved = transfers(&out);
@@ -181,8 +181,8 @@ fn fills_and_credits_move_exactly_between_the_cage_and_the_float() {
     assert_eq!(
         events,
         vec![
-            CasinoEvent::Filled { table: 1, amount: Money(1_000_000), key: "f".into(), by: ADMIN },
-            CasinoEvent::Credited { table: 1, amount: Money(2_500_000), key: "c".into(), by: ADMIN },
+            CasinoEvent::Filled { table: 1, amount: Money(1_000_000), key: "f".into(), by: ADMIN, at_ms: T },
+            CasinoEvent::Credited { table: 1, amount: Money(2_500_000), key: "c".into(), by: ADMIN, at_ms: T },
         ]
     );
     let house = c.tables[&1].accounts.house;

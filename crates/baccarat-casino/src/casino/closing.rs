@@ -130,7 +130,7 @@ impl Casino {
         }
         let [(_, house, _), (_, commission, _), (_, antes, _)] = parts;
         let credited = house + commission + antes;
-        let e = CasinoEvent::TableClosed { credited, by, commission, antes };
+        let e = CasinoEvent::TableClosed { credited, by, commission, antes, at_ms: (self.clock)() };
         let t = self.tables.get_mut(&table).expect("checked");
         let r = t.chain.append(Body::encode_casino(table, Some(admin(by)), &e));
         commit.records.push((table, r));

@@ -189,10 +189,11 @@ fn a_quiet_table_closes_at_once_and_every_chip_it_held_goes_to_the_cage() {
     assert!(matches!(f.c.handle(Request::CheckLedger, &mut Commit::default()), Reply::Ledger { ok: true, .. }));
     // The record: who, and how much, in the table's own chain.
     let b = f.last_record();
-    assert_eq!(
-        b.casino,
-        Some(CasinoEvent::TableClosed { credited, by: 1, commission: Money(commission), antes: Money(antes) })
-    );
+    let Some(CasinoEvent::TableClosed { credited: c, by: 1, commission: m, antes: a, at_ms }) = b.casino else {
+        panic!("{:?}", b.casino)
+    };
+    assert_eq!((c, m, a), (credited, Money(commission), Money(antes)));
+    assert!(at_ms > 0, "dated by the writer's clock");
     assert_eq!(b.by, Some(ADMIN));
     assert_eq!(f.c.tables[&1].closure, Closure::Closed);
     assert_eq!(reconcile(&f.store, |_| {}), Vec::<String>::new());

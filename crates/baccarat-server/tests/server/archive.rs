@@ -153,7 +153,8 @@ fn an_upgraded_database_gets_marks_for_its_checkpoints() {
              DROP TABLE checkpoint_parts; ALTER TABLE checkpoints DROP COLUMN complete;
              DROP TABLE marks; DROP TABLE archives;
              DROP TABLE key_runs; DROP TABLE key_parts; DROP TABLE key_index;
-             CREATE INDEX answer_log_key_id ON answer_log (key_id); PRAGMA user_version = 10;",
+             CREATE INDEX answer_log_key_id ON answer_log (key_id); ALTER TABLE users DROP COLUMN disabled;
+             PRAGMA user_version = 10;",
         )
         .unwrap();
     }

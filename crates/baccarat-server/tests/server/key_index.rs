@@ -348,7 +348,8 @@ fn an_old_database_is_indexed_once_and_its_b_tree_dropped() {
         .connection()
         .execute_batch(
             "DROP TABLE key_runs; DROP TABLE key_parts; DROP TABLE key_index;
-             CREATE INDEX answer_log_key_id ON answer_log (key_id); PRAGMA user_version = 13;",
+             CREATE INDEX answer_log_key_id ON answer_log (key_id); ALTER TABLE users DROP COLUMN disabled;
+             PRAGMA user_version = 13;",
         )
         .unwrap();
     let mut store = SqliteStore::open(&log.path).unwrap();

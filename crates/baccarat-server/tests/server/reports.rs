@@ -44,7 +44,7 @@ async fn a_days_report_matches_the_players_money_and_verify_checks_it() {
     let (_, me) = app.get("/api/me", Some(&p)).await;
     let before = me["balance"].as_i64().unwrap();
     app.until_phase(1, "betting").await;
-    let slip = json!({"wagers": [{"bet": "banker", "amount": 1000}, {"bet": "player", "amount": 2000}], "key": "b1"});
+    let slip = json!({"wagers": [{"bet": "banker", "amount": 1000}, {"bet": "tie", "amount": 2000}], "key": "b1"});
     let (s, r) = app.post("/api/tables/1/wagers", Some(&p), slip).await;
     assert_eq!(s, StatusCode::OK, "{r}");
     app.until_phase(1, "dealing").await;

@@ -99,7 +99,7 @@ async fn the_check_lists_every_problem_and_makes_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_bodies_are_refused_and_the_inspector_checks() {
     let app = spawn_app().await;
-    for body in [json!({}), json!({ "config": 5 }), json!({ "config": GOOD, "name": "x" }), json!([GOOD])] {
+    for body in [json!({}), json!({ "config": 5 }), json!({ "config": GOOD, "name": "x" }), json!(GOOD)] {
         let (s, r) = app.post("/api/tables/check", Some(&app.admin), body.clone()).await;
         assert!(s.is_client_error() && r["error"].is_string(), "{body}: {s} {r}");
     }

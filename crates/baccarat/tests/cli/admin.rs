@@ -1,10 +1,6 @@
 //! `baccarat admin` against a running server (`baccarat serve` as a child
 //! process): what each subcommand prints, a refusal's words and exit status,
 //! and that a password is never taken from a flag.
-//!
-//! The tests marked `#[ignore = "needs … from helper …"]` use routes being
-//! written alongside this command (issue 47); they are un-ignored when those
-//! land.
 
 use std::process::{Command, Output, Stdio};
 
@@ -22,13 +18,12 @@ struct Casino {
 }
 
 /// The one place these tests start a server: a fresh database, the demo
-/// casino (staff, players, tables), and the admin's password. When `serve`
-/// starts an empty casino unless `--demo`, taking the first admin's password
-/// from BACCARAT_ADMIN_PASSWORD, this is the function to change.
+/// casino (staff, players, tables), and the admin's password (every test
+/// server is founded with `--demo` and BACCARAT_ADMIN_PASSWORD: `common.rs`).
 fn casino(test: &str) -> Casino {
     let dir = TempDir::new(&format!("baccarat-admin-{}-{test}", std::process::id()));
     let (server, url, password) = crate::common::start(&dir.join("casino.db"), &[]);
-    let password = password.expect("a fresh database prints the admin password");
+    let password = password.expect("a fresh database takes the admin password given");
     Casino { _server: server, dir, url, password }
 }
 
@@ -182,7 +177,6 @@ fn an_unreachable_server_is_said_so() {
 }
 
 #[test]
-#[ignore = "needs POST/GET /api/users from helper users"]
 fn users_add_then_list_shows_it_and_the_last_admin_stays() {
     let c = casino("users");
     let env = [("BACCARAT_NEW_PASSWORD", "alices-pw")];
@@ -211,7 +205,6 @@ fn users_add_then_list_shows_it_and_the_last_admin_stays() {
 }
 
 #[test]
-#[ignore = "needs POST /api/players/{id}/cash-out from helper cage"]
 fn players_cash_out_within_the_wallet_and_refused_beyond() {
     let c = casino("cash-out");
     let v = c.json(&[("BACCARAT_NEW_PASSWORD", "pw-pw")], &["players", "add", "cora", "--chips", "100"]);
@@ -224,7 +217,6 @@ fn players_cash_out_within_the_wallet_and_refused_beyond() {
 }
 
 #[test]
-#[ignore = "needs POST /api/tables/{id}/fill|credit from helper cage"]
 fn tables_fill_and_credit_move_the_float() {
     let c = casino("fill");
     let file = c.config("float.toml", TABLE);
@@ -238,7 +230,6 @@ fn tables_fill_and_credit_move_the_float() {
 }
 
 #[test]
-#[ignore = "needs POST /api/tables/{id}/close from helper tables"]
 fn tables_close_closes_for_good() {
     let c = casino("close");
     let file = c.config("close.toml", TABLE);
@@ -251,7 +242,6 @@ fn tables_close_closes_for_good() {
 }
 
 #[test]
-#[ignore = "needs /api/casino/gaming-day and /api/reports/day from helper books"]
 fn gaming_day_set_and_show_and_a_days_report() {
     let c = casino("books");
     let out = c.ok(&["gaming-day", "set", "Australia/Sydney", "6"]);

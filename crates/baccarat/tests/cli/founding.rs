@@ -12,7 +12,7 @@ use crate::common::{until_line, Server, TempDir};
 
 /// `baccarat serve` on `db` as an operator starts it: no demo, no password
 /// unless `password` (then from `BACCARAT_ADMIN_PASSWORD`), plus `extra`.
-fn serve(db: &std::path::Path, password: Option<&str>, extra: &[&str]) -> (Server, mpsc::Receiver<String>) {
+pub(crate) fn serve(db: &std::path::Path, password: Option<&str>, extra: &[&str]) -> (Server, mpsc::Receiver<String>) {
     let mut c = Command::new(env!("CARGO_BIN_EXE_baccarat"));
     c.args(["serve", "--db", db.to_str().unwrap(), "--addr", "127.0.0.1:0"]).args(extra);
     for v in ["BACCARAT_DEMO", "BACCARAT_ADMIN_PASSWORD", "BACCARAT_ADMIN_PASSWORD_FILE", "BACCARAT_DB"] {
@@ -39,7 +39,7 @@ fn serve(db: &std::path::Path, password: Option<&str>, extra: &[&str]) -> (Serve
 }
 
 /// Every line up to the one naming the address; the base URL.
-fn started(rx: &mpsc::Receiver<String>) -> (Vec<String>, String) {
+pub(crate) fn started(rx: &mpsc::Receiver<String>) -> (Vec<String>, String) {
     let mut seen = Vec::new();
     let url = until_line(rx, 60, |l| {
         seen.push(l.to_string());

@@ -9,6 +9,7 @@ mod common;
 mod failover;
 mod founding;
 mod network_cut;
+mod newcomer;
 mod partitions;
 mod pg_archive;
 mod pg_proxy;

@@ -226,7 +226,9 @@ fn tables_fill_and_credit_move_the_float() {
     let out = c.ok(&["tables", "credit", &id, "500", "--key", "credit-1"]);
     let after = baccarat_rules::Money(float - 50_000);
     assert_eq!(out.trim(), format!("credited 500.00 from table {id} to the cage; float {after}"));
-    refused(c.admin(&["tables", "credit", &id, "500", "--key", "fill-1"]), "409");
+    // The same key for another amount is refused (keys are per route: a
+    // credit's key is not a fill's).
+    refused(c.admin(&["tables", "credit", &id, "400", "--key", "credit-1"]), "409");
 }
 
 #[test]

@@ -123,11 +123,21 @@ fn reconcile(store: &SqliteStore, alter: impl Fn(&mut Vec<Transfer>)) -> Vec<Str
     use baccarat_core::reconcile::{Detail, Reconciler, Sums};
     let records = |table| {
         let mut v = Vec::new();
-        store.each_record_after(table, 0, &mut |r| Ok(v.push(r))).unwrap();
+        store
+            .each_record_after(table, 0, &mut |r| {
+                v.push(r);
+                Ok(())
+            })
+            .unwrap();
         v
     };
     let mut transfers = Vec::new();
-    store.each_transfer_after(0, &mut |t| Ok(transfers.push(t))).unwrap();
+    store
+        .each_transfer_after(0, &mut |t| {
+            transfers.push(t);
+            Ok(())
+        })
+        .unwrap();
     alter(&mut transfers);
     let mut books = Reconciler::new(&store.accounts().unwrap());
     let chains: Vec<u32> = std::iter::once(CASINO_CHAIN).chain(store.tables().unwrap().iter().map(|r| r.id)).collect();
@@ -405,7 +415,7 @@ fn closed_and_closing_survive_a_checkpoint_and_a_replay() {
         );
         assert_eq!(r.code(), Some(Code::Closed), "{label}");
         // Table 2's coup is dealt out after the restart, and it closes.
-        for command in [Command::CloseBetting].into_iter().chain(std::iter::repeat(Command::DealNext).take(8)) {
+        for command in [Command::CloseBetting].into_iter().chain(std::iter::repeat_n(Command::DealNext, 8)) {
             if matches!(c.tables[&2].closure, Closure::Closed) {
                 break;
             }

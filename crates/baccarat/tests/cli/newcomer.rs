@@ -91,7 +91,11 @@ fn an_empty_casino_set_up_by_the_cli_closes_its_day_to_the_cent() {
     let nsw = dir.join("nsw.toml");
     std::fs::write(&nsw, "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 500000\n").unwrap();
     let au = dir.join("au.toml");
-    std::fs::write(&au, "rulebook = \"au-casino\"\nchip = 100\nmin = 2000\nmax = 500000\n[bets.tie]\npay_table = \"8_to_1\"\n").unwrap();
+    std::fs::write(
+        &au,
+        "rulebook = \"au-casino\"\nchip = 100\nmin = 2000\nmax = 500000\n[bets.tie]\npay_table = \"8_to_1\"\n",
+    )
+    .unwrap();
     let main =
         admin(&url, None, &["tables", "add", "Main", "--config", nsw.to_str().unwrap()])["table"].as_u64().unwrap();
     let salon = admin(&url, None, &["tables", "add", "Salon", "--config", au.to_str().unwrap(), "--mode", "live"]);

@@ -31,9 +31,10 @@ pub enum ReportCommand {
     /// One gaming day's books: per table and for the casino, per player, and
     /// the cage's cash.
     Day {
-        /// The gaming day, YYYY-MM-DD.
+        /// The gaming day, YYYY-MM-DD [default: the gaming day in
+        /// progress, as the server's gaming day setting counts it].
         #[arg(value_parser = date_arg)]
-        date: String,
+        date: Option<String>,
         /// The server's CSV instead of its JSON.
         #[arg(long, conflicts_with = "json")]
         csv: bool,
@@ -70,6 +71,10 @@ pub async fn gaming_day(c: &Client, cmd: GamingDayCommand) -> Result<Shown> {
 
 pub async fn report(c: &Client, cmd: ReportCommand) -> Result<Shown> {
     let ReportCommand::Day { date, csv, out } = cmd;
+    let date = match date {
+        Some(d) => d,
+        None => today(c).await?,
+    };
     let format = csv.then(|| "csv".to_string());
     let path = with_query("/api/reports/day", &[("date", Some(date.clone())), ("format", format)]);
     let v = c.call(Method::GET, &path, None).await?;
@@ -89,6 +94,12 @@ pub async fn report(c: &Client, cmd: ReportCommand) -> Result<Shown> {
             Ok(Shown::new(v, text))
         }
     }
+}
+
+/// The gaming day in progress, as the server counts it.
+async fn today(c: &Client) -> Result<String> {
+    let v = c.call(Method::GET, "/api/casino/gaming-day", None).await?;
+    v["today"].as_str().map(str::to_string).with_context(|| format!("the server named no gaming day in progress: {v}"))
 }
 
 /// Write `body` to `file` whole or not at all: a report cut short by a full

@@ -122,7 +122,11 @@ fn the_gaming_day_and_the_report_take_an_hour_and_a_date() {
     refused(&["gaming-day", "set", "UTC", "24"], "24");
     assert_eq!(
         command(&["report", "day", "2026-05-01", "--csv", "--out", "day.csv"]),
-        AdminCommand::Report(ReportCommand::Day { date: "2026-05-01".into(), csv: true, out: Some("day.csv".into()) })
+        AdminCommand::Report(ReportCommand::Day {
+            date: Some("2026-05-01".into()),
+            csv: true,
+            out: Some("day.csv".into())
+        })
     );
     refused(&["report", "day", "1 May"], "not a date");
     refused(&["report", "day", "2026-05-01", "--csv", "--json"], "--json");

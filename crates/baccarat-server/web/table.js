@@ -213,7 +213,8 @@ async function showLobby() {
       const r = await api('/api/tables');
       const list = $('#lobby-list');
       const focused = document.activeElement && document.activeElement.dataset.testid;
-      list.innerHTML = r.tables.map(lobbyCard).join('');
+      // A table closed for good stays in the records, not in the lobby.
+      list.innerHTML = r.tables.filter((t) => !t.closed).map(lobbyCard).join('');
       scrollRoadsToEnd(list);
       if (focused) list.querySelector(`[data-testid="${focused}"]`)?.focus();
       const role = auth.user && auth.user.role;

@@ -65,7 +65,15 @@ pub async fn gaming_day(c: &Client, cmd: GamingDayCommand) -> Result<Shown> {
         }
         GamingDayCommand::Show => c.call(Method::GET, "/api/casino/gaming-day", None).await?,
     };
-    let text = format!("gaming day: {}, cut-off {}", v["zone"].as_str().unwrap_or("?"), hour(&v["cutoff_hour"]));
+    let mut text = format!("gaming day: {}, cut-off {}", v["zone"].as_str().unwrap_or("?"), hour(&v["cutoff_hour"]));
+    // A change runs from a gaming day not yet begun: say which, and which
+    // day is in progress, lest the operator think it counts today.
+    if let Some(from) = v["from"].as_str() {
+        text.push_str(&format!(", from the gaming day {from}"));
+    }
+    if let Some(today) = v["today"].as_str() {
+        text.push_str(&format!(" (in progress: {today})"));
+    }
     Ok(Shown::new(v, text))
 }
 

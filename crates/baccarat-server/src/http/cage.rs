@@ -74,10 +74,7 @@ pub(super) async fn fill(
     Id(table): Id,
     Body(b): Body<Movement>,
 ) -> Result<Json<Value>, ApiError> {
-    admin(&s, &sess)?;
-    let (amount, key) = b.checked()?;
-    table_exists(&s, table)?;
-    reply_json(call(&s, Request::Fill { table, amount, key, by: sess.user }).await?)
+    movement(&s, &sess, table, b, |amount, key, by| Request::Fill { table, amount, key, by }).await
 }
 
 /// Admin: chips from a table's float back to the cage, never leaving it
@@ -88,8 +85,20 @@ pub(super) async fn credit(
     Id(table): Id,
     Body(b): Body<Movement>,
 ) -> Result<Json<Value>, ApiError> {
-    admin(&s, &sess)?;
+    movement(&s, &sess, table, b, |amount, key, by| Request::Credit { table, amount, key, by }).await
+}
+
+/// A fill or a credit of `table`: the admin's, the body checked, the table
+/// found, then the writer's answer.
+async fn movement(
+    s: &AppState,
+    sess: &Session,
+    table: u32,
+    b: Movement,
+    request: impl FnOnce(Money, String, u32) -> Request,
+) -> Result<Json<Value>, ApiError> {
+    admin(s, sess)?;
     let (amount, key) = b.checked()?;
-    table_exists(&s, table)?;
-    reply_json(call(&s, Request::Credit { table, amount, key, by: sess.user }).await?)
+    table_exists(s, table)?;
+    reply_json(call(s, request(amount, key, sess.user)).await?)
 }

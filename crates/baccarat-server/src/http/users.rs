@@ -274,12 +274,7 @@ pub(super) async fn disable(
     Id(id): Id,
     Body(Nothing {}): Body<Nothing>,
 ) -> Result<Json<Value>, ApiError> {
-    require(&sess, &[Role::Admin])?;
-    limited(&s, &sess)?;
-    let c = change_person(&s, &sess, id, Change::Disable).await?;
-    let mut v = person_json(&c);
-    v["sessions_ended"] = json!(c.sessions_ended);
-    Ok(Json(v))
+    switch(&s, &sess, id, Change::Disable).await
 }
 
 /// Admin: enable a person again.
@@ -289,9 +284,15 @@ pub(super) async fn enable(
     Id(id): Id,
     Body(Nothing {}): Body<Nothing>,
 ) -> Result<Json<Value>, ApiError> {
-    require(&sess, &[Role::Admin])?;
-    limited(&s, &sess)?;
-    let c = change_person(&s, &sess, id, Change::Enable).await?;
+    switch(&s, &sess, id, Change::Enable).await
+}
+
+/// Disable or enable: the admin's, then the person as changed, with how
+/// many sessions ended.
+async fn switch(s: &AppState, sess: &Session, id: u32, change: Change) -> Result<Json<Value>, ApiError> {
+    require(sess, &[Role::Admin])?;
+    limited(s, sess)?;
+    let c = change_person(s, sess, id, change).await?;
     let mut v = person_json(&c);
     v["sessions_ended"] = json!(c.sessions_ended);
     Ok(Json(v))

@@ -415,7 +415,13 @@ pub fn fill(a: &Args) -> Result<(), String> {
         .collect();
     while tables.len() < a.tables {
         let name = format!("Fill {}", tables.len() + 1);
-        let req = Request::CreateTable { name, rulebook: "nsw-2021".into(), config: CONFIG.into(), mode: Mode::Rng };
+        let req = Request::CreateTable {
+            name,
+            rulebook: "nsw-2021".into(),
+            config: CONFIG.into(),
+            mode: Mode::Rng,
+            float: None,
+        };
         match f.handle(req)? {
             Reply::Table { table } => tables.push(table),
             r => return Err(format!("create a fill table: {r:?}")),

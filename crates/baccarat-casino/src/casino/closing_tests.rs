@@ -34,6 +34,7 @@ impl Floor {
             rulebook: "nsw-2021".into(),
             config: CONFIG.into(),
             mode: Mode::Rng,
+            float: None,
         };
         assert_eq!(f.ask(create), Reply::Table { table: 1 });
         for p in 1..=4 {
@@ -364,6 +365,7 @@ fn closed_and_closing_survive_a_checkpoint_and_a_replay() {
         rulebook: "nsw-2021".into(),
         config: CONFIG.into(),
         mode: Mode::Rng,
+        float: None,
     };
     assert_eq!(f.ask(create), Reply::Table { table: 2 });
     f.ask(Request::CloseTable { table: 1, by: ADMIN });

@@ -381,8 +381,8 @@ impl Casino {
                 }
                 None => no_table(table),
             },
-            Request::CreateTable { name, rulebook, config, mode } => {
-                self.create_named(&name, &rulebook, &config, mode, commit)
+            Request::CreateTable { name, rulebook, config, mode, float } => {
+                self.create_named(&name, &rulebook, &config, mode, float.unwrap_or(DEFAULT_FLOAT), commit)
             }
             Request::Table { table, command, by } => self.staff_command(table, command, by, commit),
             Request::VoidHalted { table, by } => self.void_halted(table, by, commit),

@@ -39,7 +39,9 @@ pub enum Request {
     /// Open or close a table (a closed table finishes its coup and stops).
     SetOpen { table: u32, open: bool },
     /// Define a new table (admin).
-    CreateTable { name: String, rulebook: String, config: String, mode: Mode },
+    /// Create a table: its float (the house's chips at it) from the cage,
+    /// `float` or, if none, [`DEFAULT_FLOAT`](super::DEFAULT_FLOAT).
+    CreateTable { name: String, rulebook: String, config: String, mode: Mode, float: Option<Money> },
     /// A command to a table's engine from staff, or from the server itself (its
     /// pace, its recovery): admitted by the trust matrix (`trust.rs`).
     Table { table: u32, command: Command, by: Actor },

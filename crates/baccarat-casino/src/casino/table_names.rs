@@ -20,7 +20,8 @@
 
 use baccarat_rules::TableConfig;
 
-use super::{setup, Casino, CasinoTable, Code, Commit, Mode, Reply, DEFAULT_FLOAT};
+use super::{setup, Casino, CasinoTable, Code, Commit, Mode, Reply};
+use baccarat_rules::Money;
 
 /// A name as it is compared: trimmed, in lower case.
 fn folded(name: &str) -> String {
@@ -44,6 +45,7 @@ impl Casino {
         rulebook: &str,
         config: &str,
         mode: Mode,
+        float: Money,
         commit: &mut Commit,
     ) -> Reply {
         let name = name.trim();
@@ -51,7 +53,7 @@ impl Casino {
             return same_table(t, rulebook, config, mode);
         }
         let id = self.tables.keys().next_back().map_or(1, |k| k + 1);
-        match self.create_table(id, name, rulebook, config, mode, DEFAULT_FLOAT, commit) {
+        match self.create_table(id, name, rulebook, config, mode, float, commit) {
             Ok(()) => Reply::Table { table: id },
             Err(message) => Reply::refused(Code::Config, message.to_string()),
         }

@@ -12,7 +12,7 @@ use crate::trust::Role;
 const CONFIG: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 100000\n";
 
 fn create(name: &str, config: &str, mode: Mode) -> Request {
-    Request::CreateTable { name: name.into(), rulebook: "nsw-2021".into(), config: config.into(), mode }
+    Request::CreateTable { name: name.into(), rulebook: "nsw-2021".into(), config: config.into(), mode, float: None }
 }
 
 /// A casino with table 1, "Salon 9", made by the request the API sends.
@@ -89,6 +89,7 @@ fn another_definition_under_a_taken_name_is_refused_naming_each_difference() {
             rulebook: "au-casino".into(),
             config: au.into(),
             mode: Mode::Rng,
+            float: None,
         },
         &mut Commit::default(),
     );

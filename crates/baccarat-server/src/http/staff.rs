@@ -103,6 +103,11 @@ pub(super) struct NewTable {
     config: String,
     #[serde(default)]
     mode: Option<String>,
+    /// The table's opening float (minor units) from the cage: the most its
+    /// open wagers may win at once before it is filled (`float.rs`).
+    /// Without it, `DEFAULT_FLOAT` (10^11, for a demo: never short).
+    #[serde(default)]
+    float: Option<i64>,
 }
 
 /// Admin: define a table from a configuration (checked against its profile).
@@ -129,7 +134,13 @@ pub(super) async fn create_table(
         rulebook: String,
     }
     let head: Head = toml::from_str(&b.config).map_err(|e| ApiError::bad(format!("config: {}", e.message())))?;
-    let r = call(&s, Request::CreateTable { name: b.name, rulebook: head.rulebook, config: b.config, mode }).await?;
+    let float = match b.float {
+        None => None,
+        Some(f) if (0..=baccarat_rules::MAX_LIMIT).contains(&f) => Some(Money(f)),
+        Some(_) => return Err(ApiError::bad("float: 0 or more minor units, at most 10^12")),
+    };
+    let create = Request::CreateTable { name: b.name, rulebook: head.rulebook, config: b.config, mode, float };
+    let r = call(&s, create).await?;
     match r {
         // Made now: paced from now.
         crate::casino::Reply::Table { table } => {

@@ -94,6 +94,7 @@ fn a_closed_table_verifies_and_a_record_after_its_close_is_named() {
         rulebook: "nsw-2021".into(),
         config: "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 100000\n".into(),
         mode: Mode::Rng,
+        float: None,
     };
     c.handle(create("Closed"), &mut commit);
     c.handle(Request::Deposit { player: PlayerId(1), amount: Money(100_000), key: "in".into() }, &mut commit);

@@ -264,3 +264,32 @@ fn verify_names_a_cage_transfer_without_its_record() {
     let named = format!("names the cage's movement of the casino's chain record {seq} but no audit event explains it");
     assert!(f.problems.iter().any(|p| p.contains(&named)), "{:?}", f.problems);
 }
+
+/// A table opened with a float of its own (`POST /api/tables {float}`) takes
+/// no wager that could win more than the float holds (`float.rs`, DESIGN 13),
+/// and takes it once a fill from the cage covers it; a float out of range is
+/// refused naming the field, and makes no table.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_opened_with_a_small_float_takes_more_once_filled() {
+    let app = app().await;
+    let (_, token) = player(&app, "fiona", 100_000).await;
+    for bad in [json!(-1), json!(1_000_000_000_001_i64), json!("100")] {
+        let body = json!({"name": "Odd", "config": CONFIG, "float": bad});
+        let (s, r) = app.post("/api/tables", Some(&app.admin), body).await;
+        assert!(s.is_client_error() && r.to_string().contains("float"), "{s} {r}");
+    }
+    let body = json!({"name": "Small", "config": CONFIG, "float": 10_000});
+    let (s, r) = app.post("/api/tables", Some(&app.admin), body).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    let id = r["table"].as_u64().unwrap();
+    app.until_phase(id as u32, "betting").await;
+    // A Tie of 20.00 could win 160.00 (8:1, NSW 11.1.5): more than 100.00.
+    let tie = |key: &str| json!({"bet": "tie", "amount": 2_000, "key": key});
+    let (s, r) = app.post(&format!("/api/tables/{id}/wagers"), Some(&token), tie("t1")).await;
+    assert_eq!((s, r["code"].as_str()), (StatusCode::CONFLICT, Some("float")), "{r}");
+    let fill = json!({"amount": 100_000, "key": "fill-1"});
+    let (s, r) = app.post(&format!("/api/tables/{id}/fill"), Some(&app.admin), fill).await;
+    assert_eq!((s, r["float"].as_i64()), (StatusCode::OK, Some(110_000)), "{r}");
+    let (s, r) = app.post(&format!("/api/tables/{id}/wagers"), Some(&token), tie("t2")).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+}

@@ -145,6 +145,7 @@ fn tables_and_wagers_per_coup_are_bounded() {
             rulebook: "nsw-2021".into(),
             config: config.into(),
             mode: Mode::Rng,
+            float: None,
         },
         &mut commit,
     );

@@ -183,6 +183,7 @@ fn recovery_from_a_checkpoint_equals_the_whole_replay() {
             rulebook: "nsw-2021".into(),
             config: "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 500000\n".into(),
             mode: baccarat_server::trust::Mode::Rng,
+            float: None,
         },
     );
     assert!(matches!(r, Reply::Table { table: 6 }), "{r:?}");

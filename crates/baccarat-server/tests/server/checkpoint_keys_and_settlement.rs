@@ -177,6 +177,7 @@ fn a_big_coup_settling(o: &mut Opened) {
             rulebook: "nsw-2021".into(),
             config: "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 1000000000\n".into(),
             mode: baccarat_server::trust::Mode::Rng,
+            float: None,
         },
     );
     assert!(matches!(r, Reply::Table { table: 6 }), "{r:?}");
@@ -337,6 +338,7 @@ fn tables_settling_together_share_one_chunk_a_batch() {
                 rulebook: "nsw-2021".into(),
                 config: config.into(),
                 mode: baccarat_server::trust::Mode::Rng,
+                float: None,
             },
         );
         assert!(matches!(r, Reply::Table { table } if table == *want), "{r:?}");

@@ -234,6 +234,7 @@ async fn a_restart_keeps_a_table_closed_and_closes_one_closing() {
             rulebook: "nsw-2021".into(),
             config: NSW.into(),
             mode: baccarat_server::trust::Mode::Rng,
+            float: None,
         };
         let Reply::Table { table: closed } = step(&mut o, create("Closed before")) else { panic!() };
         let r = step(&mut o, Request::CloseTable { table: closed, by: admin });

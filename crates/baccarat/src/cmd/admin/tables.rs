@@ -9,7 +9,7 @@ use clap::Subcommand;
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use super::amount::{positive_amount, shown};
+use super::amount::{parse_amount, positive_amount, shown};
 use super::client::Client;
 use super::{key_arg, Shown};
 
@@ -25,6 +25,11 @@ pub enum TablesCommand {
         /// rng (the server deals) or live (a dealer's console).
         #[arg(long, value_parser = ["rng", "live"], default_value = "rng")]
         mode: String,
+        /// The table's opening float from the cage (e.g. 50000.00): the most
+        /// its open wagers may win at once until it is filled [default: the
+        /// server's, 10^9.00, never short].
+        #[arg(long, value_parser = parse_amount)]
+        float: Option<Money>,
     },
     /// Every table, one a line.
     List,
@@ -53,9 +58,9 @@ pub enum TablesCommand {
 
 pub async fn run(c: &Client, cmd: TablesCommand) -> Result<Shown> {
     Ok(match cmd {
-        TablesCommand::Add { name, config, mode } => {
+        TablesCommand::Add { name, config, mode, float } => {
             let text = std::fs::read_to_string(&config).with_context(|| format!("cannot read {}", config.display()))?;
-            let body = json!({ "name": name, "config": text, "mode": mode });
+            let body = json!({ "name": name, "config": text, "mode": mode, "float": float.map(|f| f.0) });
             let v = c.call(Method::POST, "/api/tables", Some(body)).await?;
             // The same name and configuration again answers the same table (the
             // contract), so the words do not claim it is new.

@@ -106,9 +106,16 @@ fn tables_add_takes_a_config_file_and_a_mode() {
         AdminCommand::Tables(TablesCommand::Add {
             name: "Salon".into(),
             config: "salon.toml".into(),
-            mode: "rng".into()
+            mode: "rng".into(),
+            float: None,
         })
     );
+    let with = command(&["tables", "add", "Salon", "--config", "salon.toml", "--float", "50000.00"]);
+    assert!(matches!(
+        with,
+        AdminCommand::Tables(TablesCommand::Add { float: Some(baccarat_rules::Money(5_000_000)), .. })
+    ));
+    refused(&["tables", "add", "Salon", "--config", "x.toml", "--float", "10.001"], "10.001");
     refused(&["tables", "add", "Salon"], "--config");
     refused(&["tables", "add", "Salon", "--config", "x.toml", "--mode", "auto"], "auto");
 }

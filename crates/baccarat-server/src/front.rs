@@ -53,6 +53,13 @@ pub fn service(
         let (serving, holder, signer, now) = (serving(&active), holder.clone(), signer.clone(), clock());
         let directory = directory.clone();
         async move {
+            // A probe is answered here while this server does not serve:
+            // alive, not ready (`http/health.rs`), never passed on.
+            if serving.is_none() {
+                if let Some(r) = crate::http::health::not_serving(req.method(), req.uri().path()) {
+                    return Ok(r);
+                }
+            }
             let partition = route::split(req.uri().path()).map(|(name, _)| name.to_string());
             let req = match (partition, &directory) {
                 (Some(name), None) => return Ok(route::no_partitions(&name)),

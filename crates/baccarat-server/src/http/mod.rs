@@ -52,6 +52,7 @@ pub mod early;
 mod error;
 mod extract;
 mod gaming_day;
+pub mod health;
 mod help;
 pub mod origin;
 pub(crate) mod pacing;
@@ -420,6 +421,8 @@ pub fn routes() -> Routes {
         .get("/api/verify", staff::verify)
         .get("/api/openapi.json", openapi)
         .get("/api/casino", casino)
+        .get(health::HEALTH, health::health)
+        .get(health::READY, health::ready)
         .post("/api/players/{id}/cash-out", cage::cash_out)
         .post("/api/tables/{id}/fill", cage::fill)
         .post("/api/tables/{id}/credit", cage::credit)

@@ -61,6 +61,20 @@ pub(super) fn operations() -> Vec<Operation> {
         "the casino",
         object_with(&[("founding", string_enum(&["empty", "demo"])), ("demo", boolean())], &["founding", "demo"]),
     );
+    let health = Op::new("Liveness: 200 while the process answers (`serving` says whether it serves the casino now)")
+        .ok(
+            "alive",
+            object_with(
+                &[("status", string_enum(&["ok"])), ("serving", boolean()), ("version", string())],
+                &["status"],
+            ),
+        );
+    let ready = Op::new(
+        "Readiness: 200 while this server serves the casino (recovered, its writer running, its lease held); 503 \
+         while it starts, recovers or stands by, so that a balancer sends players only where wagers are taken",
+    )
+    .ok("ready", object_with(&[("status", string_enum(&["ready"]))], &["status"]))
+    .err(503, "not serving now (`unavailable`)");
     let lobby = Op::new("The lobby: every table's public view")
         .ok("tables", object(&[("tables", array(schema_ref("TableView")))]));
     let create = Op::new("Admin: create a table from a configuration in TOML, checked against its rulebook profile")
@@ -194,6 +208,8 @@ pub(super) fn operations() -> Vec<Operation> {
         ("post", "/api/tables/{id}/withdraw", withdraw),
         ("post", "/api/tables/{id}/hand", hand),
         ("get", "/api/casino", casino),
+        ("get", "/health", health),
+        ("get", "/ready", ready),
         ("post", "/api/tables/{id}/close", close()),
     ]
 }

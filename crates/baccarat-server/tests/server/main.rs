@@ -16,6 +16,7 @@ mod checkpoint_parts;
 mod common;
 mod fatal;
 mod forgery;
+mod health;
 mod http;
 mod http_play;
 mod into_play;

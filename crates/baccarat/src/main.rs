@@ -17,7 +17,11 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "baccarat", version, about = "Casino baccarat from real rulebooks: exact odds and rulebook profiles")]
+#[command(
+    name = "baccarat",
+    version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("BACCARAT_COMMIT"), ")"),
+    about = "Casino baccarat from real rulebooks: the table server and its back office, exact odds, simulation, verify"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

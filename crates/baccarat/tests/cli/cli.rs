@@ -411,3 +411,17 @@ fn shoe_deals_a_published_shoe_again_and_checks_its_commitment() {
         "--cut-at and --cutting-card",
     );
 }
+
+/// `--version` names the commit the binary was built from (issue 48): 12
+/// hex digits from git, or "unknown" outside a checkout.
+#[test]
+fn the_version_names_its_commit() {
+    let o = run(&["--version"]);
+    let out = stdout(&o);
+    let commit = out
+        .trim()
+        .strip_prefix(concat!("baccarat ", env!("CARGO_PKG_VERSION"), " (commit "))
+        .and_then(|r| r.strip_suffix(')'))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(commit == "unknown" || (commit.len() == 12 && commit.chars().all(|c| c.is_ascii_hexdigit())), "{out}");
+}

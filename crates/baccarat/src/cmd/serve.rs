@@ -572,6 +572,18 @@ mod tests {
         std::fs::remove_file(f).unwrap();
     }
 
+    /// The production example that ships beside the service unit
+    /// (`packaging/`) is a settings file `serve` takes as it is.
+    #[test]
+    fn the_packaged_example_settings_are_taken() {
+        let f = file("packaged", include_str!("../../../../packaging/baccarat.toml.example"));
+        let cfg = settings(args(Some(f.clone()))).unwrap();
+        assert_eq!(cfg.db, PathBuf::from("/var/lib/baccarat/casino.db"));
+        assert_eq!(cfg.instance, "tables-1");
+        assert_eq!(cfg.allowed_origins, ["https://tables.example-casino.com"]);
+        std::fs::remove_file(f).unwrap();
+    }
+
     /// A settings file in the temp dir; the test removes it once it has passed.
     fn file(name: &str, text: &str) -> PathBuf {
         let p = std::env::temp_dir().join(format!("baccarat-serve-{}-{name}.toml", std::process::id()));

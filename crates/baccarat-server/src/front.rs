@@ -48,10 +48,14 @@ pub fn service(
     signer: Forwarder,
     clock: Clock,
     directory: Option<Arc<Directory>>,
+    proxies: crate::proxy::Proxies,
 ) -> axum::Router {
     axum::Router::new().fallback_service(tower::service_fn(move |req: Request<Body>| {
         let (serving, holder, signer, now) = (serving(&active), holder.clone(), signer.clone(), clock());
         let directory = directory.clone();
+        // A trusted proxy's client first: every limit and record after
+        // counts the player, not the proxy (`proxy.rs`).
+        let req = proxies.apply(req);
         async move {
             // A probe is answered here while this server does not serve:
             // alive, not ready (`http/health.rs`), never passed on.

@@ -29,6 +29,7 @@ pub mod http;
 pub mod migrate;
 pub mod openapi;
 pub mod partition_route;
+pub mod proxy;
 pub mod publish;
 pub mod rate_limit;
 pub mod serve;

@@ -432,6 +432,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
         crate::forward::Forwarder::new(cfg.anchor_paths().1),
         cfg.clock.clone(),
         directory.clone(),
+        crate::proxy::Proxies::new(&cfg.trusted_proxies),
     );
     // In a process serving several partitions (`standby_for.rs`), each line
     // says which.

@@ -73,6 +73,9 @@ pub struct ServeConfig {
     /// (the request's host, and `advertise`'s): a site served under several
     /// names (`http/origin.rs`).
     pub allowed_origins: Vec<String>,
+    /// Proxies (a TLS front) whose `X-Forwarded-For` and
+    /// `X-Forwarded-Proto` are believed (`proxy.rs`); none by default.
+    pub trusted_proxies: Vec<std::net::IpAddr>,
     /// How long the casino's lease lasts unrenewed (PostgreSQL): a standby
     /// takes over this long after the holder dies.
     pub lease: Duration,
@@ -123,6 +126,7 @@ impl std::fmt::Debug for ServeConfig {
             .field("instance", &self.instance)
             .field("advertise", &self.advertise)
             .field("allowed_origins", &self.allowed_origins)
+            .field("trusted_proxies", &self.trusted_proxies)
             .field("lease", &self.lease)
             .field("anchor_every", &self.anchor_every)
             .field("new_anchor_file", &self.new_anchor_file)
@@ -158,6 +162,7 @@ impl ServeConfig {
             instance: crate::lease::host_name(),
             advertise: None,
             allowed_origins: Vec::new(),
+            trusted_proxies: Vec::new(),
             lease: Duration::from_secs(5),
             anchor_every: DEFAULT_ANCHOR_EVERY,
             new_anchor_file: false,

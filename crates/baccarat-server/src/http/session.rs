@@ -10,7 +10,7 @@ use baccarat_rules::Money;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::extract::{Auth, Body, SESSION_COOKIE};
+use super::extract::{Auth, Body, Https, SESSION_COOKIE};
 use super::{ApiError, AppState};
 use crate::signin::SignInError;
 
@@ -27,10 +27,20 @@ fn client_addr(h: &axum::http::Extensions) -> IpAddr {
     h.get::<ConnectInfo<SocketAddr>>().map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| c.0.ip())
 }
 
-/// The session cookie for `token`, living as long as the session may.
-fn cookie(token: &str, max_age_s: u64) -> HeaderValue {
-    HeaderValue::from_str(&format!("{SESSION_COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/; Max-Age={max_age_s}"))
-        .expect("a hex token is a valid header")
+/// The session cookie for `token`, living as long as the session may;
+/// `Secure` when the request came over https through a trusted proxy
+/// (`proxy.rs`), so the browser never sends it in clear.
+fn cookie(token: &str, max_age_s: u64, secure: bool) -> HeaderValue {
+    let secure = if secure { "; Secure" } else { "" };
+    HeaderValue::from_str(&format!(
+        "{SESSION_COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/; Max-Age={max_age_s}{secure}"
+    ))
+    .expect("a hex token is a valid header")
+}
+
+/// Whether the request came over https through a trusted proxy.
+fn via_https(h: &axum::http::Extensions) -> bool {
+    h.get::<crate::proxy::ViaHttps>().is_some()
 }
 
 fn sign_in_error(e: SignInError) -> ApiError {
@@ -46,6 +56,7 @@ fn sign_in_error(e: SignInError) -> ApiError {
 /// (the pages). Limits and the hashing pool are `signin.rs`'s.
 pub(super) async fn login(State(s): State<AppState>, req: axum::extract::Request) -> Result<Response, ApiError> {
     let addr = client_addr(req.extensions());
+    let secure = via_https(req.extensions());
     let Body(b) = <Body<Login> as axum::extract::FromRequest<AppState>>::from_request(req, &s).await?;
     if b.name.is_empty() || b.name.len() > 64 {
         return Err(ApiError::bad("name: 1 to 64 bytes (UTF-8)"));
@@ -58,15 +69,19 @@ pub(super) async fn login(State(s): State<AppState>, req: axum::extract::Request
     let mut r = Json(json!({ "token": token, "user": sess.user, "name": sess.name, "role": sess.role,
         "idle_seconds": s.users.policy().idle_ms / 1000, "max_seconds": max_age }))
     .into_response();
-    r.headers_mut().insert(header::SET_COOKIE, cookie(&token, max_age));
+    r.headers_mut().insert(header::SET_COOKIE, cookie(&token, max_age, secure));
     Ok(r)
 }
 
 /// Sign out: the session ends and the cookie is cleared.
-pub(super) async fn logout(State(s): State<AppState>, Auth(_, token): Auth) -> Result<Response, ApiError> {
+pub(super) async fn logout(
+    State(s): State<AppState>,
+    Https(secure): Https,
+    Auth(_, token): Auth,
+) -> Result<Response, ApiError> {
     s.users.revoke(&token).map_err(|e| ApiError::unauthorized(e.to_string()))?;
     let mut r = Json(json!({ "revoked": true })).into_response();
-    r.headers_mut().insert(header::SET_COOKIE, cookie("", 0));
+    r.headers_mut().insert(header::SET_COOKIE, cookie("", 0, secure));
     Ok(r)
 }
 
@@ -105,6 +120,7 @@ pub(super) struct NewPassword {
 /// session of the person ends, and a fresh one is opened for this client.
 pub(super) async fn password(
     State(s): State<AppState>,
+    Https(secure): Https,
     Auth(sess, _): Auth,
     Body(b): Body<NewPassword>,
 ) -> Result<Response, ApiError> {
@@ -140,6 +156,6 @@ pub(super) async fn password(
     })?;
     let max_age = s.users.policy().max_ms / 1000;
     let mut r = Json(json!({ "token": token, "revoked_others": true })).into_response();
-    r.headers_mut().insert(header::SET_COOKIE, cookie(&token, max_age));
+    r.headers_mut().insert(header::SET_COOKIE, cookie(&token, max_age, secure));
     Ok(r)
 }

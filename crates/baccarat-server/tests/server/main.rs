@@ -30,6 +30,7 @@ mod pg_reconnect;
 mod pg_suite;
 mod pre_shuffled;
 mod promotion;
+mod proxy;
 mod recovery;
 mod reports;
 mod rulebooks;

@@ -11,7 +11,7 @@ use baccarat_server::standby_for::serve_with_standbys;
 /// file, then the defaults, in that order of precedence.
 #[derive(clap::Args)]
 pub struct ServeArgs {
-    /// A TOML file of settings: any of db, demo, admin_password_file, addr, betting_seconds, deal_ms,
+    /// A TOML file of settings: any of db, demo, admin_password_file, trusted_proxies, addr, betting_seconds, deal_ms,
     /// squeeze_seconds, result_ms, rate, web_dir, anchor_file, key_file,
     /// ceiling, session_idle_seconds, session_max_seconds, key_retention_hours,
     /// instance, advertise, allowed_origins, lease_ms, anchor_every_ms,
@@ -99,6 +99,13 @@ pub struct ServeArgs {
     /// and --advertise's) always may, others are refused 403 [default: none].
     #[arg(long = "allowed-origin", env = "BACCARAT_ALLOWED_ORIGINS", value_delimiter = ',')]
     allowed_origins: Vec<String>,
+    /// The address of a proxy in front (a TLS front; comma-separated or the
+    /// flag again) whose X-Forwarded-For and X-Forwarded-Proto are believed:
+    /// sign-in limits count its clients, not it, and a session cookie sent
+    /// over https is Secure. Only its connections' headers are believed
+    /// [default: none].
+    #[arg(long = "trusted-proxy", env = "BACCARAT_TRUSTED_PROXIES", value_delimiter = ',')]
+    trusted_proxies: Vec<std::net::IpAddr>,
     /// With PostgreSQL: milliseconds the casino's lease lasts unrenewed (a
     /// standby takes over this long after the server dies), 1000 to 600000
     /// [default: 5000].
@@ -164,6 +171,7 @@ struct FileSettings {
     instance: Option<String>,
     advertise: Option<String>,
     allowed_origins: Option<Vec<String>>,
+    trusted_proxies: Option<Vec<String>>,
     lease_ms: Option<u64>,
     anchor_every_ms: Option<u64>,
     partition: Option<String>,
@@ -358,6 +366,15 @@ fn set_identity(cfg: &mut ServeConfig, a: &ServeArgs, file: &FileSettings) -> Re
     } else {
         a.allowed_origins.clone()
     };
+    cfg.trusted_proxies = if a.trusted_proxies.is_empty() {
+        let listed = file.trusted_proxies.clone().unwrap_or_default();
+        listed
+            .iter()
+            .map(|p| p.parse().map_err(|_| anyhow::anyhow!("trusted_proxies: {p:?} is not an IP address")))
+            .collect::<Result<_>>()?
+    } else {
+        a.trusted_proxies.clone()
+    };
     cfg.allowed_origins = origins
         .iter()
         .map(|o| baccarat_server::http::origin::origin_of(o).map_err(|e| anyhow::anyhow!("allowed_origins: {e}")))
@@ -538,6 +555,7 @@ mod tests {
             instance: None,
             advertise: None,
             allowed_origins: Vec::new(),
+            trusted_proxies: Vec::new(),
             lease_ms: None,
             anchor_every_ms: None,
             new_anchor_file: false,

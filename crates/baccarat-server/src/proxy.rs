@@ -46,7 +46,7 @@ impl Proxies {
         if let Some(client) = self.client(&req) {
             req.extensions_mut().insert(ConnectInfo(SocketAddr::new(client, 0)));
         }
-        let proto = req.headers().get_all("x-forwarded-proto").iter().filter_map(|v| v.to_str().ok()).last();
+        let proto = req.headers().get_all("x-forwarded-proto").iter().filter_map(|v| v.to_str().ok()).next_back();
         let last = proto.and_then(|p| p.rsplit(',').next()).map(str::trim);
         if last.is_some_and(|p| p.eq_ignore_ascii_case("https")) {
             req.extensions_mut().insert(ViaHttps);

@@ -100,6 +100,18 @@ impl FromRequestParts<AppState> for Auth {
     }
 }
 
+/// Whether the request came over https through a trusted proxy
+/// (`proxy.rs`): the session cookie is then `Secure`.
+pub struct Https(pub bool);
+
+impl<S: Send + Sync> FromRequestParts<S> for Https {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(Https(parts.extensions.get::<crate::proxy::ViaHttps>().is_some()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,17 +127,5 @@ mod tests {
         let mut h = HeaderMap::new();
         h.insert("cookie", "baccarat_sessionx=abc".parse().unwrap());
         assert_eq!(token_of(&h), None, "only the exact cookie name");
-    }
-}
-
-/// Whether the request came over https through a trusted proxy
-/// (`proxy.rs`): the session cookie is then `Secure`.
-pub struct Https(pub bool);
-
-impl<S: Send + Sync> FromRequestParts<S> for Https {
-    type Rejection = std::convert::Infallible;
-
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
-        Ok(Https(parts.extensions.get::<crate::proxy::ViaHttps>().is_some()))
     }
 }

@@ -236,15 +236,16 @@ fn number(field: &str, text: Option<&str>, default: u32) -> Result<u32, ApiError
 }
 
 /// Admin, inspector: people by id, a page at a time, of a role and with a
-/// text in the name (ASCII letters in either case). An empty `role` or `q`
-/// filters nothing.
+/// text in the name (ASCII letters in either case). An empty `q` filters
+/// nothing; a `role`, given, must be one (as the document says: an empty one
+/// is refused, not read as "any").
 pub(super) async fn list(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
     Q(q): Q<ListQuery>,
 ) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::Admin, Role::Inspector])?;
-    let role = match q.role.as_deref().filter(|r| !r.is_empty()) {
+    let role = match q.role.as_deref() {
         Some(r) => Some(parse_role("role", r)?),
         None => None,
     };

@@ -1,6 +1,7 @@
 // The back office (/admin) at 1440x900, on an empty casino (no --demo):
-// the admin signs in with the first admin's password, creates an inspector,
-// a dealer and a player, deposits into the player's wallet, creates two
+// the admin signs in with the first admin's password, creates staff of every
+// role (inspector, dealer, supervisor, tournament manager, a second admin)
+// and a player, deposits into the player's wallet, creates two
 // tables of different rulebooks from the form (a maximum below the minimum
 // is named by the check as it is typed, and the problem goes when it is
 // fixed), fills and credits a table's float, the player plays a coup (through
@@ -147,9 +148,10 @@ async function theAdmin(newPage, errors) {
   await page.waitForSelector('#people:not([hidden])');
   expect(await page.locator(tid('who-role')).innerText() === 'Administrator', 'signed in as the administrator');
 
-  // People: staff of three roles and a player.
+  // People: staff of every role and a player.
   const ids = {};
-  for (const [name, role] of [['Ines', 'inspector'], ['Dora', 'dealer'], ['Pat', 'player']]) ids[name] = await createPerson(page, name, role);
+  const people = [['Ines', 'inspector'], ['Dora', 'dealer'], ['Sam', 'supervisor'], ['Tess', 'tournament_manager'], ['Ada', 'admin'], ['Pat', 'player']];
+  for (const [name, role] of people) ids[name] = await createPerson(page, name, role);
   await page.selectOption(tid('people-role'), 'player');
   await page.click(tid('people-search'));
   await page.waitForFunction(() => [...document.querySelectorAll('#people-rows tr')].every((r) => r.dataset.role === 'player'));

@@ -119,7 +119,8 @@ async function enterConsole() {
 export async function loadTables() {
   try {
     const r = await api('/api/tables');
-    state.tables = r.tables;
+    // A table closed for good stays in the records, not on the floor.
+    state.tables = r.tables.filter((t) => !t.closed);
     renderTables();
   } catch (e) {
     if (e instanceof ApiError && e.status === 401) return expired();

@@ -106,6 +106,7 @@ pub(super) struct NewTable {
     /// The table's opening float (minor units) from the cage: the most its
     /// open wagers may win at once before it is filled (`float.rs`).
     /// Without it, `DEFAULT_FLOAT` (10^11, for a demo: never short).
+    /// At least one minor unit.
     #[serde(default)]
     float: Option<i64>,
 }
@@ -136,8 +137,11 @@ pub(super) async fn create_table(
     let head: Head = toml::from_str(&b.config).map_err(|e| ApiError::bad(format!("config: {}", e.message())))?;
     let float = match b.float {
         None => None,
-        Some(f) if (0..=baccarat_rules::MAX_LIMIT).contains(&f) => Some(Money(f)),
-        Some(_) => return Err(ApiError::bad("float: 0 or more minor units, at most 10^12")),
+        // At least a cent: the float is a transfer from the cage, and the
+        // ledger moves no zero amount (a table that should take no wager
+        // yet is not a table to open).
+        Some(f) if (1..=baccarat_rules::MAX_LIMIT).contains(&f) => Some(Money(f)),
+        Some(_) => return Err(ApiError::bad("float: 1 or more minor units, at most 10^12")),
     };
     let create = Request::CreateTable { name: b.name, rulebook: head.rulebook, config: b.config, mode, float };
     let r = call(&s, create).await?;

@@ -93,7 +93,7 @@ pub(super) fn operations() -> Vec<Operation> {
                     json!({ "type": "string", "description": "a table configuration in TOML, with its `rulebook`" }),
                 ),
                 ("mode", nullable(string_enum(&["rng", "live"]))),
-                ("float", nullable(int(0, MAX_LIMIT))),
+                ("float", nullable(int(1, MAX_LIMIT))),
             ],
             &["name", "config"],
         ))

@@ -273,7 +273,7 @@ fn verify_names_a_cage_transfer_without_its_record() {
 async fn a_table_opened_with_a_small_float_takes_more_once_filled() {
     let app = app().await;
     let (_, token) = player(&app, "fiona", 100_000).await;
-    for bad in [json!(-1), json!(1_000_000_000_001_i64), json!("100")] {
+    for bad in [json!(-1), json!(0), json!(1_000_000_000_001_i64), json!("100")] {
         let body = json!({"name": "Odd", "config": CONFIG, "float": bad});
         let (s, r) = app.post("/api/tables", Some(&app.admin), body).await;
         assert!(s.is_client_error() && r.to_string().contains("float"), "{s} {r}");

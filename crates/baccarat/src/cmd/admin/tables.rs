@@ -9,7 +9,7 @@ use clap::Subcommand;
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use super::amount::{parse_amount, positive_amount, shown};
+use super::amount::{positive_amount, shown};
 use super::client::Client;
 use super::{key_arg, Shown};
 
@@ -28,7 +28,7 @@ pub enum TablesCommand {
         /// The table's opening float from the cage (e.g. 50000.00): the most
         /// its open wagers may win at once until it is filled [default: the
         /// server's, 10^9.00, never short].
-        #[arg(long, value_parser = parse_amount)]
+        #[arg(long, value_parser = positive_amount)]
         float: Option<Money>,
     },
     /// Every table, one a line.

@@ -116,6 +116,7 @@ fn tables_add_takes_a_config_file_and_a_mode() {
         AdminCommand::Tables(TablesCommand::Add { float: Some(baccarat_rules::Money(5_000_000)), .. })
     ));
     refused(&["tables", "add", "Salon", "--config", "x.toml", "--float", "10.001"], "10.001");
+    refused(&["tables", "add", "Salon", "--config", "x.toml", "--float", "0"], "more than 0");
     refused(&["tables", "add", "Salon"], "--config");
     refused(&["tables", "add", "Salon", "--config", "x.toml", "--mode", "auto"], "auto");
 }

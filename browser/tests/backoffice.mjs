@@ -64,9 +64,10 @@ async function maxProblemComesAndGoes(page) {
 }
 
 /** A table made from the form with the rulebook `book`; its id. */
-async function createTable(page, name, book) {
+async function createTable(page, name, book, float) {
   await page.selectOption(tid('tf-rulebook'), book);
   await page.fill(tid('tf-name'), name);
+  if (float) await page.fill(tid('tf-float'), float);
   await waitAttr(page, tid('tf-check'), 'data-ok', 'true');
   const toml = await page.locator(tid('tf-toml')).textContent();
   expect(toml.includes(`rulebook = "${book}"`) && toml.includes('max = 100000'), `the configuration: ${toml}`);
@@ -168,8 +169,10 @@ async function theAdmin(newPage, errors) {
   await page.waitForSelector(`${tid('tf-check')}[data-ok="true"]`);
   await maxProblemComesAndGoes(page);
   const a = await createTable(page, 'Salon A', 'nsw-2021');
-  const b = await createTable(page, 'Salon B', 'au-casino');
+  const b = await createTable(page, 'Salon B', 'au-casino', '2,500');
   expect(a !== b, 'two tables');
+  const opening = cents(await page.locator(tid(`table-float-${b}`)).innerText());
+  expect(opening === 250000, `Salon B opened with the float typed, 2,500.00: ${opening}`);
   const filled = await move(page, a, 'fill', '1000');
   const credited = await move(page, a, 'credit', '400');
   expect(filled - credited === 40000, `a credit of 400.00 after the fill: ${filled} then ${credited}`);

@@ -298,12 +298,27 @@ async function onCreate(ev) {
   if (!name) { out.textContent = tr('admin.tables.need_name'); return; }
   const { toml, local } = build();
   if (local.length) { show(local); out.textContent = tr('admin.tf.fix_first'); return; }
+  const float = openingFloat();
+  if (float === null) { out.textContent = tr('admin.tables.bad_float', { text: $('#tf-float').value.trim() }); return; }
+  const body = { name, config: toml, mode: $('#tf-mode').value };
+  if (float !== undefined) body.float = float;
   try {
-    const r = await post('/api/tables', { name, config: toml, mode: $('#tf-mode').value });
+    const r = await post('/api/tables', body);
     say(tr('admin.tables.created', { name, id: r.table }));
     $('#tf-name').value = '';
+    $('#tf-float').value = '';
     await loadTables();
   } catch (e) {
     out.textContent = errorText(e);
   }
+}
+
+/** The opening float typed, in minor units: undefined when left empty (the
+ * server's default), null when it is not an amount of at least a cent (the
+ * server refuses it too, naming `float`). */
+function openingFloat() {
+  const text = $('#tf-float').value.trim();
+  if (!text) return undefined;
+  const x = parseMoney(text.replace(/,/g, ''));
+  return x === null || x < 1 ? null : x;
 }

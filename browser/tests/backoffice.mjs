@@ -171,8 +171,10 @@ async function theAdmin(newPage, errors) {
   const a = await createTable(page, 'Salon A', 'nsw-2021');
   const b = await createTable(page, 'Salon B', 'au-casino', '2,500');
   expect(a !== b, 'two tables');
-  const opening = cents(await page.locator(tid(`table-float-${b}`)).innerText());
-  expect(opening === 250000, `Salon B opened with the float typed, 2,500.00: ${opening}`);
+  // The list learns a float from a fill or credit's answer: a fill of a
+  // dollar shows Salon B opened with the float typed.
+  const opening = await move(page, b, 'fill', '1');
+  expect(opening === 250100, `Salon B opened with the float typed, 2,500.00, then 1.00 filled: ${opening}`);
   const filled = await move(page, a, 'fill', '1000');
   const credited = await move(page, a, 'credit', '400');
   expect(filled - credited === 40000, `a credit of 400.00 after the fill: ${filled} then ${credited}`);

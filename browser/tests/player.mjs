@@ -46,11 +46,28 @@ async function onFirstScreen(page, viewport, ids, name) {
     return { id, top: Math.round(r.top), bottom: Math.round(r.bottom), left: Math.round(r.left), right: Math.round(r.right), h: Math.round(r.height) };
   }), ids);
   await shot(page, `first-screen-${name}`);
+  await chipsFit(page, name);
   for (const b of boxes) {
     expect(!b.missing && b.h > 0 && b.top >= 0 && b.bottom <= viewport.height && b.left >= 0 && b.right <= viewport.width,
       `${name}: ${b.id} is on the first screen (${viewport.width}x${viewport.height}): ${JSON.stringify(b)}`);
   }
   await page.setViewportSize(WIDE);
+}
+
+/** Every chip's face lies inside the chip (issue 49: "$1,00", "$2,50" were
+ * cut off), and a $10 table's tray holds the standard $25 and $100 chips. */
+async function chipsFit(page, name) {
+  const chips = await page.$$eval('#chips .chip', (els) => els.map((el) => {
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    const [t, c] = [range.getBoundingClientRect(), el.getBoundingClientRect()];
+    const border = parseFloat(getComputedStyle(el).borderLeftWidth);
+    return { face: el.textContent, minor: Number(el.dataset.minor), fits: t.left >= c.left + border - 0.5 && t.right <= c.right - border + 0.5 };
+  }));
+  expect(chips.length > 0, `${name}: a chip tray`);
+  for (const c of chips) expect(c.fits, `${name}: the chip ${c.face} fits its face: ${JSON.stringify(chips)}`);
+  const minors = chips.map((c) => c.minor);
+  if (minors.includes(1000)) expect(minors.includes(2500) && minors.includes(10000), `${name}: $25 and $100 at a $10 table: ${minors}`);
 }
 
 /** Minor units as the page writes dollars. */

@@ -238,19 +238,50 @@ function payText(line) {
   return `${words(line.outcome)} ${line.pays === 'push' ? tr('pays.push') : line.pays}${gloss}`;
 }
 
-/** The chip tray, scaled to the table's limits (seven chips): the smallest
- * chip a side bet takes, the table minimum, and the largest denominations up
- * to the maximum, so that a maximum bet is a few presses, not fifty. */
+/** The standard denominations a casino's chips come in, in minor units:
+ * $1, $5, $25, $100, $500, $1K, $5K, $25K, $100K, $500K, $1M. */
+const DENOMINATIONS = [100, 500, 2500, 10000, 50000, 100000, 500000, 2500000, 10000000, 50000000, 100000000];
+
+/** The most chips the tray holds: seven fit a phone's row. */
+const TRAY = 7;
+
+/** The chip tray, scaled to the table's limits: the smallest amount a side
+ * bet or the table takes, the table minimum and the maximum (a maximum bet
+ * is one chip, not fifty), then the standard denominations between them,
+ * the smallest first, so that a $10 table offers $25 and $100 (issue 49: the
+ * tray skipped them for the largest chips). Each a whole number of the
+ * table's chip. */
 function chipValues(t) {
   const smallest = Math.min(t.min, ...t.offers.map((o) => o.min));
-  const ladder = [100, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000, 1000000, 2500000, 5000000, 10000000];
-  const all = [...new Set([...ladder, t.min])]
+  const all = [...new Set([smallest, t.min, t.max, ...DENOMINATIONS])]
     .filter((c) => c % t.chip === 0 && c >= smallest && c <= t.max)
     .sort((a, b) => a - b);
-  if (all.length <= 7) return all.length ? all : [t.min];
-  const keep = new Set([all[0], t.min]);
-  for (let i = all.length - 1; keep.size < 7 && i >= 0; i--) keep.add(all[i]);
+  if (!all.length) return [t.min];
+  const keep = new Set([all[0], t.min, all[all.length - 1]]);
+  for (const c of all) {
+    if (keep.size >= TRAY) break;
+    keep.add(c);
+  }
   return [...keep].sort((a, b) => a - b);
+}
+
+/** A chip's face: the amount as a chip prints it, short enough to fit
+ * ($1, $2.50, $25, $1K, $2.5K, $1M); the full amount is its label. */
+function chipFace(minor) {
+  const dollars = minor / 100;
+  const short = (n, unit) => `$${Number.isInteger(n) ? n : n.toFixed(1).replace(/\.0$/, '')}${unit}`;
+  if (dollars >= 1e6 && (dollars / 1e5) % 1 === 0) return short(dollars / 1e6, 'M');
+  if (dollars >= 1000 && (dollars / 100) % 1 === 0) return short(dollars / 1000, 'K');
+  return Number.isInteger(dollars) ? `$${dollars}` : `$${dollars.toFixed(2)}`;
+}
+
+/** A chip's accessible name: the full amount, beginning with its face
+ * where the face is shortened ("$1K, $1,000.00 chip"), so that a voice
+ * user can say what they see. */
+function chipLabel(minor) {
+  const full = tr('chip.label', { amount: money(minor) });
+  const face = chipFace(minor);
+  return money(minor).replace(/\.00$/, '') === face ? full : `${face}, ${full}`;
 }
 
 function configKey(t) {
@@ -309,7 +340,7 @@ function buildTable(t) {
   const values = chipValues(t);
   if (!values.includes(S.chip)) S.chip = values.find((v) => v >= t.min) ?? values[0];
   $('#chips').innerHTML = values.map((v, i) => `<button type="button" class="chip chip-${i}" data-minor="${v}" data-testid="chip-${v}"
-    aria-pressed="${v === S.chip}" aria-label="${esc(tr('chip.label', { amount: money(v) }))}">${esc(money(v).replace(/\.00$/, ''))}</button>`).join('');
+    aria-pressed="${v === S.chip}" aria-label="${esc(chipLabel(v))}">${esc(chipFace(v))}</button>`).join('');
 
   // The card slots: three a hand.
   for (const side of ['player', 'banker']) {

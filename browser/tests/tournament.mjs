@@ -111,7 +111,17 @@ await run('tournament', async ({ newPage }) => {
     ws.onmessage = (e) => window.__msgs.push(e.data);
   }, id);
   const board = await newPage({ viewport: WIDE });
-  await board.goto(`${BASE}/leaderboard?t=${id}`);
+  // Without ?t= the leaderboard lists the tournaments (it once said
+  // "reconnecting" for ever); a tournament that is not there is said so.
+  await board.goto(`${BASE}/leaderboard`);
+  await board.waitForSelector(tid(`b-list-${id}`));
+  expect((await board.locator(tid('connection')).getAttribute('data-state')) === 'idle', 'the list follows no socket');
+  await accessible(board, 'the list of tournaments');
+  await board.goto(`${BASE}/leaderboard?t=${id + 1000}`);
+  await board.waitForSelector(tid(`b-list-${id}`));
+  expect((await board.locator(tid('b-round')).innerText()).includes(`no tournament ${id + 1000}`), 'a missing tournament is named');
+  await board.click(`${tid(`b-list-${id}`)} a`);
+  await board.waitForURL(`**/leaderboard?t=${id}`);
 
   while (Date.now() < startsMs + 300) await new Promise((r) => setTimeout(r, 200));
   await apiCall(tm, `${T}/start`, {});

@@ -6,7 +6,10 @@
 
 import { money, follow, esc, $ } from './common.js';
 
-const id = Number(new URLSearchParams(location.search).get('t')) || 1;
+/** The tournament asked for (`?t=ID`), or none: the page then lists the
+ * tournaments to choose from rather than following one that may not exist
+ * (issue 49: without `?t=` it showed "reconnecting" for ever). */
+const id = Number(new URLSearchParams(location.search).get('t')) || null;
 
 function render(m) {
   const t = m.tournament;
@@ -38,4 +41,37 @@ function render(m) {
   }
 }
 
-follow(`/api/tournaments/${id}/ws`, render, (status) => { $('#conn').dataset.state = status; $('#conn').textContent = status; });
+/** A tournament's state in words, for the list. */
+function state(t) {
+  if (t.cancelled) return 'cancelled';
+  if (t.finished) return 'finished';
+  if (t.started) return 'in play';
+  return `starts ${t.starts}`;
+}
+
+/** Every tournament, each a link to its leaderboard; `why` says why the
+ * list is shown instead of a board. */
+async function listAll(why) {
+  $('#b-name').textContent = 'Tournaments';
+  $('#b-round').textContent = why;
+  $('#conn').dataset.state = 'idle';
+  let all = [];
+  try {
+    const r = await fetch('/api/tournaments');
+    if (r.ok) all = await r.json();
+  } catch (e) { console.error(e); }
+  $('#b-tables').innerHTML = all.length
+    ? `<ul class="board-list" data-testid="b-list">${all.map((t) => `<li data-testid="b-list-${t.tournament}">
+        <a href="/leaderboard?t=${t.tournament}">${esc(t.name)}</a>
+        <span class="sub">${esc(state(t))}; ${t.entrants} entered; prize pool ${money(t.pool)}</span></li>`).join('')}</ul>`
+    : '<p class="sub" data-testid="b-list-empty">No tournament yet.</p>';
+}
+
+async function start() {
+  if (id === null) return listAll('Choose a tournament to follow its leaderboard.');
+  const r = await fetch(`/api/tournaments/${id}`).catch(() => null);
+  if (r && r.status === 404) return listAll(`There is no tournament ${id}.`);
+  follow(`/api/tournaments/${id}/ws`, render, (status) => { $('#conn').dataset.state = status; $('#conn').textContent = status; });
+}
+
+start();

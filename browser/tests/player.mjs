@@ -270,7 +270,7 @@ await run('player', async ({ newPage }) => {
   const felt = await page.evaluate(() => window.__felt);
   expect(felt.lastUp > 0 && felt.resultAt - felt.lastUp >= 500, `the result came ${Math.round(felt.resultAt - felt.lastUp)} ms after the last card turned up: ${JSON.stringify(felt)}`);
   const glowing = await page.$$eval('.spot.won', (els) => els.map((e) => e.dataset.bet));
-  expect(glowing.length === 1 && glowing[0] === winner, `the winning spot glows: ${glowing}`);
+  expect(glowing.includes(winner), `the winning spot glows: ${glowing}`);
   expect((await result.getAttribute('data-winner')) === winner, `the winner from the cards (${pt} to ${bt}: ${winner}) is the one shown: ${resultText}`);
   expect((await page.getByTestId('total-player').innerText()) === String(pt), 'the Player total shown');
   expect((await page.getByTestId('total-banker').innerText()) === String(bt), 'the Banker total shown');
@@ -318,6 +318,11 @@ await run('player', async ({ newPage }) => {
   const anyWon = lines.some((l) => l.net > 0);
   const zero = anyWon ? feltText.startsWith('Even') : feltText.includes('returned');
   expect(feltNet && (sum > 0 ? feltText.startsWith('You won') : sum < 0 ? feltText.startsWith('You lost') : zero), `the felt shows the net ${sum}: ${feltText}`);
+  // Every spot a wager of ours won on glows, a side bet's too; no other
+  // spot glows but the winning hand's.
+  const lit = await page.$$eval('.spot.won', (els) => els.map((e) => e.dataset.bet));
+  for (const l of lines.filter((x) => x.net > 0)) expect(lit.includes(l.bet), `${l.bet} won: its spot glows (${lit})`);
+  for (const bet of lit) expect(bet === winner || lines.some((l) => l.bet === bet && l.net > 0), `${bet} glows only if it won (${lit})`);
   await page.waitForFunction((want) => document.querySelector('[data-testid=balance]').dataset.minor === String(want), before + sum, { timeout: 5000 })
     .catch(async () => {
       throw new Error(`balance ${await page.getByTestId('balance').getAttribute('data-minor')} is not ${before} + ${sum}`);

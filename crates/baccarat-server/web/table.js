@@ -634,6 +634,13 @@ function renderWin(coup) {
   el.dataset.net = String(net);
   el.dataset.kind = n.kind;
   el.classList.toggle('up', net > 0);
+  // Every spot the player won on glows with the winning hand's, a side bet
+  // too (issue 49: a pair won showed only in the list).
+  for (const w of mine) {
+    if (w.settlement.won <= 0) continue;
+    const spot = document.querySelector(`.spot[data-bet="${CSS.escape(w.bet)}"]`);
+    if (spot) spot.classList.add('won');
+  }
   if (net > 0 && S.chimed !== coup) {
     S.chimed = coup;
     play('win');

@@ -2,7 +2,7 @@
 // through the API (with a card found face up in the shoe, NSW 12.5), stepped
 // through record by record, then "Run verify" and the ledger check.
 import { join } from 'node:path';
-import { BASE, NARROW, SCREENSHOT_DIR, WIDE, apiCall, apiLogin, accessible, expect, run, shot, tid, waitAttr } from '../lib.mjs';
+import { BASE, NARROW, SCREENSHOT_DIR, WIDE, apiCall, apiLogin, accessible, expect, keepNotices, noticeSeen, run, shot, tid, waitAttr } from '../lib.mjs';
 
 const TABLE = 5;
 
@@ -27,9 +27,34 @@ async function dealACoup() {
   return { coup: after.coup.coup, wager: w.wager };
 }
 
+/** Between coups a supervisor halves the Banker maximum: a player watching
+ * the table is told, in words, what changed (issue 49: the panel changed
+ * without a word). */
+async function limitChangeIsTold(newPage) {
+  const page = await newPage({ viewport: NARROW });
+  await page.goto(`${BASE}/`);
+  await page.getByTestId('login-name').fill('player2');
+  await page.getByTestId('login-password').fill('demo');
+  await page.getByTestId('login-password').press('Enter');
+  await page.getByTestId(`join-${TABLE}`).click();
+  await page.getByTestId('spot-banker').waitFor();
+  await keepNotices(page);
+  const supervisor = await apiLogin('supervisor');
+  const t = await apiCall(supervisor, `/api/tables/${TABLE}`);
+  const banker = t.offers.find((o) => o.bet === 'banker');
+  const max = Math.max(banker.min, Math.floor(banker.max / 2 / t.chip) * t.chip);
+  await apiCall(supervisor, `/api/tables/${TABLE}/commands`, { command: 'change_limits', bet: 'banker', max });
+  const said = await noticeSeen(page, /limits changed/);
+  const money = (m) => `$${(m / 100).toLocaleString('en-US', { minimumFractionDigits: 2 })}`;
+  expect(said.includes(`Banker maximum: ${money(banker.max)} → ${money(max)}`), `the notice names the wager and both maximums: ${said}`);
+  await shot(page, 'limit-change-notice-390x844');
+  await page.close();
+}
+
 await run('inspector', async ({ newPage }) => {
   const t0 = Date.now();
   const { coup, wager } = await dealACoup();
+  await limitChangeIsTold(newPage);
   // The next coup's betting opens: the recall still opens on the completed one.
   await apiCall(await apiLogin('dealer'), `/api/tables/${TABLE}/commands`, { command: 'open_betting', no_bet: false });
 

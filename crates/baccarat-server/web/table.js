@@ -284,6 +284,27 @@ function chipLabel(minor) {
   return money(minor).replace(/\.00$/, '') === face ? full : `${face}, ${full}`;
 }
 
+/** What a change of the table's limits changed, in the player's words
+ * ("Banker maximum: $5,000.00 → $3,000.00"): the table's minimum, maximum
+ * and differential, and each wager's own (issue 49: a lowered maximum
+ * changed the panel without a word). None for another table or a first view. */
+function limitChanges(before, after) {
+  if (!before || before.id !== after.id) return [];
+  const out = [];
+  const shown = (x) => (x === null || x === undefined ? tr('limits.none') : money(x));
+  const line = (what, x, y) => { if (x !== y) out.push(tr('notice.limit_line', { what, from: shown(x), to: shown(y) })); };
+  line(tr('limits.minimum'), before.min, after.min);
+  line(tr('limits.maximum'), before.max, after.max);
+  line(tr('limits.differential'), before.differential, after.differential);
+  for (const o of after.offers) {
+    const was = before.offers.find((x) => x.bet === o.bet);
+    if (!was) continue;
+    line(tr('notice.bet_min', { bet: words(o.bet) }), was.min, o.min);
+    line(tr('notice.bet_max', { bet: words(o.bet) }), was.max, o.max);
+  }
+  return out;
+}
+
 function configKey(t) {
   return JSON.stringify([t.id, t.chip, t.min, t.max, t.differential, t.announced_minimum, t.offers, t.personal_limits, t.ante]);
 }
@@ -419,6 +440,8 @@ function onMessage(msg) {
   if (key !== S.configKey) {
     S.configKey = key;
     buildTable(t);
+    const changed = limitChanges(prev, t);
+    if (changed.length) notify(tr('notice.limits_changed', { changes: changed.join('; ') }), 'info');
   }
   if (prev && prev.coup !== t.coup) newCoup(prev);
   // Chips never confirmed do not ride into the deal or the next coup: when

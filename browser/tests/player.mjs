@@ -307,6 +307,9 @@ await run('player', async ({ newPage }) => {
     const short = { win: `Won ${usd(l.net)}`, lose: `Lost ${usd(-l.net)}`, push: 'Stake returned' }[cls];
     expect(l.short === short, `${l.bet}: the line says ${short}: ${l.short}`);
     expect(!l.shown.includes('Commission'), `${l.bet}: the figures wait behind Details: ${l.shown}`);
+    // The line names the odds in the spot's words (issue 49: "pays 19:20"
+    // beside a spot that said "1:1 less 5%").
+    if (l.bet === 'banker' && cls === 'win') expect(l.shown.includes('pays 19:20 (1:1 less 5%)'), `the Banker's odds as the spot says them: ${l.shown}`);
     sum += l.net;
   }
   // The player's net is on the felt, in words.

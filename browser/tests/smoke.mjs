@@ -78,8 +78,19 @@ await run('smoke', async ({ newPage }) => {
   expect((await page.getByTestId('help-banker').innerText()).includes('1.0579%'), 'the Banker wager\'s house edge is shown');
   const rules = await page.getByTestId('help-rules').innerText();
   expect(help.rules.length > 0 && rules.includes(help.rules[0].cite), `the rules are quoted with their citations: ${rules.slice(0, 120)}`);
+  // One wording of each pay table (issue 49): the spot's, glossed where the
+  // rulebook prints 19 to 20, and the rounding rule with its citation.
+  expect((await page.getByTestId('help-banker').innerText()).includes('19:20 (1:1 less 5%)'), 'NSW prints 19 to 20, glossed');
+  const nswRounding = await page.getByTestId('help-settlement').innerText();
+  expect(nswRounding.includes('paid up to the next chip') && nswRounding.includes('NSW 5.8'), `NSW 5.8 explained: ${nswRounding}`);
   await accessible(page, 'the help page');
   await shot(page, 'help');
+  await page.goto(`${BASE}/help?table=2`);
+  await page.waitForFunction(() => document.body.dataset.ready === 'true');
+  const auBanker = await page.getByTestId('help-banker').innerText();
+  expect(auBanker.includes('1:1 less 5%') && !auBanker.includes('19:20'), `AU prints 1 to 1 less commission: ${auBanker}`);
+  const auRounding = await page.getByTestId('help-settlement').innerText();
+  expect(auRounding.includes('is not accepted') && auRounding.includes('AU 5.12'), `AU 5.12 explained: ${auRounding}`);
   await page.goto(`${BASE}/fair?table=99`);
   await page.waitForFunction(() => document.querySelector('[data-testid=fair-table]').textContent !== '');
   expect((await page.getByTestId('fair-table').innerText()).includes('no table 99'), 'a missing table is named');

@@ -131,6 +131,14 @@ export function money(minor, { sign = false } = {}) {
   return `${prefix}$${whole}.${cents}`;
 }
 
+/** A pay line's odds in the one wording every page uses (issue 49): the
+ * pay table's own ("1:1 less 5%" where the rulebook prints that, "19:20"
+ * where it prints 19 to 20, glossed "(1:1 less 5%)"), a push in words. */
+export function paysWords(pays) {
+  if (pays === 'push') return tr('pays.push');
+  return pays === '19:20' ? `${pays} ${tr('pays.gloss_19_20')}` : pays;
+}
+
 /** Parse "12.50" or "12" dollars typed by a person into minor units, or null. */
 export function parseMoney(text) {
   const m = /^\s*\$?(\d{1,9})(?:\.(\d{1,2}))?\s*$/.exec(text);

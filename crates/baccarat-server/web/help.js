@@ -3,7 +3,7 @@
 // rulebook's rules in the rulebook's own words with their citations (all
 // from the server: `GET /api/tables/{id}/help`; this file quotes no rule).
 
-import { BASE, esc, money, words, dealingWords, $ } from './common.js';
+import { BASE, esc, money, words, dealingWords, paysWords, $ } from './common.js';
 import { tr, useSavedLanguage } from './i18n.js';
 
 
@@ -32,13 +32,25 @@ async function load() {
   $('#h-wagers').innerHTML = h.offers.map((o) => `
     <tr data-testid="help-${esc(o.bet)}" data-edge="${esc(o.house_edge || '')}">
       <th scope="row">${esc(words(o.name))}</th>
-      <td>${o.lines.map((l) => `<div>${esc(words(l.outcome))}: ${esc(l.pays)}</div>`).join('')}<div class="sub">${esc(o.rule)}</div></td>
+      <td>${o.lines.map((l) => `<div>${esc(words(l.outcome))}: ${esc(paysWords(l.pays))}</div>`).join('')}<div class="sub">${esc(o.rule)}</div></td>
       <td>${esc(money(o.min))}–${esc(money(o.max))}</td>
       <td class="edge">${o.house_edge ? esc(o.house_edge) : `<span class="sub">${esc(o.not_priced || '')}</span>`}</td>
       <td>${o.outcomes.map((x) => `<div>${esc(words(x.outcome))}${x.pays === 'lose' ? '' : ` (${esc(x.pays)})`}: ${esc(x.probability)}</div>`).join('')}</td>
     </tr>`).join('');
+  $('#h-settlement').textContent = settlementWords(h);
   $('#h-rules').innerHTML = h.rules.map((x) => `<details><summary>${esc(x.cite)}</summary><p>${esc(x.quote)}</p></details>`).join('');
   document.body.dataset.ready = 'true';
+}
+
+/** How the table pays a win that is not a whole number of chips, and a
+ * commission wager that could not be paid exactly, with the rule (NSW 5.8;
+ * AU 5.12-5.13; a silent rulebook's assumption as its profile states it). */
+function settlementWords(h) {
+  const s = h.settlement;
+  const chip = money(h.chip);
+  const fraction = tr(s.fractional === 'up_to_chip' ? 'help.round_up' : 'help.round_down', { chip });
+  const unpayable = s.unpayable === 'void_excess' ? ` ${tr('help.unpayable_void', { chip })}` : '';
+  return `${fraction}${unpayable} (${s.rule})`;
 }
 
 useSavedLanguage();

@@ -7,7 +7,7 @@
 
 import {
   BASE, auth, api, login, logout, newKey, money, cardParts, cardFace, POSITIONS, followTable, esc, words, playerWords,
-  phaseWords, shortHash, cardPoints, roadsBoardHtml, bigRoadHtml, askMarksHtml, dealingWords, $
+  phaseWords, shortHash, cardPoints, roadsBoardHtml, bigRoadHtml, askMarksHtml, dealingWords, paysWords, $
 } from '/assets/common.js';
 import { play, setSound, soundOn } from '/assets/sound.js';
 import { setUpLimits, startSession, endSession, noteBalance } from '/assets/limits.js';
@@ -234,8 +234,7 @@ async function showLobby() {
 // The table: built once per configuration
 
 function payText(line) {
-  const gloss = line.pays === '19:20' ? ` ${tr('pays.gloss_19_20')}` : '';
-  return `${words(line.outcome)} ${line.pays === 'push' ? tr('pays.push') : line.pays}${gloss}`;
+  return `${words(line.outcome)} ${paysWords(line.pays)}`;
 }
 
 /** The standard denominations a casino's chips come in, in minor units:
@@ -767,15 +766,25 @@ function renderStakes() {
   $('#layout').classList.toggle('closed', !betting);
 }
 
+/** What a settled wager was paid at, in its table's pay-table wording (the
+ * spot's): the settlement names the odds as a ratio ("19:20" at an AU
+ * table whose pay table prints "1:1 less 5%"). */
+function paidAt(w) {
+  const offer = S.t && S.t.offers.find((o) => o.bet === w.bet);
+  const line = offer && offer.lines.find((l) => l.outcome === w.outcome);
+  return paysWords(line ? line.pays : w.pays);
+}
+
 function payoutLine(w) {
   const s = w.settlement;
-  const status = w.status === 'settled' ? `${words(w.outcome || 'void')}${w.pays && w.pays !== 'lose' ? ` · ${w.pays === 'push' ? tr('pays.push') : tr('pays.pays', { pays: w.pays })}` : ''}`
+  const paid = w.pays && w.pays !== 'lose' ? paidAt(w) : null;
+  const status = w.status === 'settled' ? `${words(w.outcome || 'void')}${paid ? ` · ${w.pays === 'push' ? paid : tr('pays.pays', { pays: paid })}` : ''}`
     : w.status === 'open' ? (w.needs_approval ? tr('payout.waiting') : tr('payout.on_table'))
       : w.status === 'withdrawn' ? tr('payout.withdrawn') : `${tr('payout.returned')}${w.rule ? ` (${w.rule})` : ''}`;
   const net = w.net === null || w.net === undefined ? null : w.net;
   const cls = net === null ? '' : net > 0 ? 'pos' : net < 0 ? 'neg' : 'zero';
   const grid = s ? [
-    [tr('grid.stake'), money(s.stake)], [tr('grid.outcome'), words(w.outcome || '—')], [tr('grid.pays'), w.pays || '—'], [tr('grid.won'), money(s.won)],
+    [tr('grid.stake'), money(s.stake)], [tr('grid.outcome'), words(w.outcome || '—')], [tr('grid.pays'), paid || w.pays || '—'], [tr('grid.won'), money(s.won)],
     [tr('grid.commission'), money(s.commission)], [tr('grid.returned'), money(s.returned)], [tr('grid.net'), money(net, { sign: true })],
   ] : [[tr('grid.stake'), money(w.amount)]];
   // A settled line says in a few words what happened; the settlement's every

@@ -126,6 +126,15 @@ pub(super) async fn help(State(s): State<AppState>, Id(id): Id) -> Result<Json<V
         "max": t.max,
         "differential": t.differential,
         "offers": offers,
+        // How a win that is not a whole number of chips is paid, and what
+        // becomes of a commission wager that could not be paid exactly, with
+        // the rule (NSW 5.8; AU 5.12-5.13; the others silent: the profile
+        // says what it assumed), so that the page explains the rounding.
+        "settlement": {
+            "fractional": rb.fractional_payout,
+            "unpayable": rb.unpayable_stake,
+            "rule": rb.settlement_rule,
+        },
         "rules": rules,
     })))
 }

@@ -129,6 +129,11 @@ pub(super) fn operations() -> Vec<Operation> {
     ]);
     let offer = object(&priced);
     let rule = object(&[("key", string()), ("cite", string()), ("quote", string())]);
+    let settlement = object(&[
+        ("fractional", json!({ "type": "string", "enum": ["up_to_chip", "down_to_chip"] })),
+        ("unpayable", json!({ "type": "string", "enum": ["accept", "void_excess"] })),
+        ("rule", string()),
+    ]);
     let help = on_table(Op::new(
         "A table's help: each wager offered with its pay table, its limits and its house edge from the exact odds of \
          a full shoe (as a percentage and an exact fraction), and the rulebook's rules in its own words",
@@ -149,6 +154,7 @@ pub(super) fn operations() -> Vec<Operation> {
             ("max", money()),
             ("differential", nullable(money())),
             ("offers", array(offer)),
+            ("settlement", settlement),
             ("rules", array(rule)),
         ]),
     );

@@ -177,7 +177,23 @@ await run('dealer', async ({ newPage }) => {
   // and the next card scanned would be reported as found face up.
   await dealer.waitForFunction(() => document.activeElement && document.activeElement.dataset.testid === 'card-input', null, { timeout: 5000 })
     .catch(async () => { throw new Error(`the card field has the focus after the dialog: ${await focused()}`); });
-  await dealer.keyboard.type(`${CARD_FOR.player2}\n${CARD_FOR.banker2}\n`, { delay: 5 });
+  // A mistake in an entry holds the card typed after it; a reload keeps both the
+  // hold and the card waiting (issue 49: a reload dropped them), and the
+  // correction field is in view with the focus.
+  await dealer.keyboard.type(`Kx ${CARD_FOR.banker2}\n`, { delay: 5 });
+  await dealer.locator(tid('card-hold')).waitFor({ state: 'visible' });
+  await waitAttr(dealer, tid('card-queue'), 'data-pending', '1');
+  await dealer.reload();
+  await dealer.locator(tid('card-hold')).waitFor({ state: 'visible' });
+  await waitAttr(dealer, tid('card-queue'), 'data-pending', '1');
+  const kept = await dealer.locator(tid('card-hold')).innerText();
+  expect(/1 card typed before this page was reloaded is kept here, not sent/.test(kept), `the reload says what it kept: ${kept}`);
+  expect((await dealer.locator(tid('card-queue')).innerText()).includes('1 card held'), 'the dealer sees how many wait');
+  expect(await focused() === 'card-fix', `the correction field has the focus after the reload: ${await focused()}`);
+  const fixAfter = await dealer.locator(tid('card-fix')).boundingBox();
+  expect(fixAfter && fixAfter.y >= 0 && fixAfter.y + fixAfter.height <= WIDE.height, `the correction field is on screen: ${JSON.stringify(fixAfter)}`);
+  await shots(dealer, 'dealer-reload-held');
+  await dealer.keyboard.type(`${CARD_FOR.player2}\n`, { delay: 5 });
   for (let i = 0; i < 4; i++) {
     const state = await dealer.evaluate(() => ({
       due: document.querySelector('[data-testid="due"]').dataset.position,

@@ -1,5 +1,11 @@
 // The pit console: card entry, typed or scanned, queued and sent one at a
 // time in order; a mistyped card holds the queue and is corrected in place.
+//
+// The queue and the log are kept in the tab's session storage as they
+// change (issue 49: a reload dropped the cards typed after a mistake without
+// a word). A reload finds them HELD, never sent by itself: the table may have
+// moved on meanwhile, so the dealer checks the cards shown, then corrects,
+// sends or discards them, and sees how many wait.
 
 import { api, ApiError, esc, $ } from '/assets/common.js';
 import { POS_LABEL, cardText, clearError, parseCard, renderInto, say, showError, state } from '/assets/pit-base.js';
@@ -94,8 +100,9 @@ async function pump() {
         // Corrected in place: the field for the right card takes the focus,
         // beside the message (no second banner that outlives the fix).
         renderQueue();
+        // In the middle of the screen, not half under its bottom edge.
         const fix = $('#card-fix');
-        fix.scrollIntoView({ block: 'nearest' });
+        fix.scrollIntoView({ block: 'center' });
         fix.focus();
         break;
       }
@@ -153,7 +160,52 @@ async function sendCard(item) {
   return 'done';
 }
 
+/** Where the queue and the log are kept across a reload of this tab. */
+const SAVED = 'pit.cards';
+
+function save() {
+  if (!cardQueue.length && !queueHold && !cardLog.length) {
+    sessionStorage.removeItem(SAVED);
+    return;
+  }
+  const items = cardQueue.map(({ n, card, raw, table }) => ({ n, card, raw, table }));
+  sessionStorage.setItem(SAVED, JSON.stringify({ items, log: cardLog, replace: !!(queueHold && queueHold.replace) }));
+}
+
+/** After a reload: the cards that were waiting at table `table`, held (see
+ * the module's notes), with the log as it was. */
+export function restoreQueue(table) {
+  if (cardQueue.length || queueHold || cardLog.length) return;
+  let saved = null;
+  try {
+    saved = JSON.parse(sessionStorage.getItem(SAVED) || 'null');
+  } catch {
+    saved = null;
+  }
+  if (!saved) return;
+  cardLog.push(...(saved.log || []).map((l) => ({ ...l, status: l.status === 'sending' ? 'unknown' : l.status })));
+  const items = (saved.items || []).filter((i) => i.table === table);
+  // Each keeps its number, so that its line in the log follows it.
+  for (const i of items) cardQueue.push({ n: i.n, card: i.card ? parseCard(i.card) : null, raw: i.raw, table });
+  entryNo = [...cardLog, ...cardQueue].reduce((m, x) => Math.max(m, x.n || 0), 0);
+  if (items.length || saved.replace) {
+    const n = items.length;
+    const fix = saved.replace ? 'give the card the mistyped one should have been, or ' : '';
+    queueHold = {
+      replace: !!saved.replace,
+      message: `${n} card${n === 1 ? '' : 's'} typed before this page was reloaded ${n === 1 ? 'is' : 'are'} kept here, not sent: check the cards on the table, then ${fix}send or discard ${n === 1 ? 'it' : 'them'}.`,
+    };
+  }
+  renderQueue();
+  if (queueHold && queueHold.replace) {
+    const field = $('#card-fix');
+    field.scrollIntoView({ block: 'center' });
+    field.focus();
+  }
+}
+
 function renderQueue() {
+  save();
   const el = $('#card-queue');
   const pending = cardQueue.length;
   el.dataset.pending = String(pending);

@@ -9,7 +9,7 @@
 import { auth, api, ApiError, login, logout, money, cardParts, POSITIONS, followTable, esc, words, html, raw, $ } from '/assets/common.js';
 import { BANKER_POS, PHASE_WORDS, PLAYER_POS, POS_LABEL, cardText, citeOf, clearError, clock, dealingWords, isInspector, isLive, isStaff, isSupervisor, quoteHtml, renderInto, role, ruleByKey, ruleForCite, say, serverNow, showError, sideOf, sideWords, spotWords, state, who } from '/assets/pit-base.js';
 import { describe } from '/assets/pit-words.js';
-import { holdDiscard, holdSend, onCardSubmit, onHoldFix } from '/assets/pit-cards.js';
+import { holdDiscard, holdSend, onCardSubmit, onHoldFix, restoreQueue } from '/assets/pit-cards.js';
 import { announceDialog, changeLimitsDialog, changeMinimumDialog, irregularityDialog, openCloseDialog, refuseDialog, setupDialog } from '/assets/pit-dialogs.js';
 import { loadRecall, renderRecall, runVerify, stepRecall } from '/assets/pit-recall.js';
 
@@ -170,6 +170,7 @@ async function selectTable(id, { focusEntry = false } = {}) {
   renderTables();
   showChosen();
   renderWorkspace();
+  if (isStaff()) restoreQueue(id);
   state.follow = followTable(id, onPush, onConn);
   try {
     if (isStaff()) await refreshNow();
@@ -185,7 +186,10 @@ async function selectTable(id, { focusEntry = false } = {}) {
     if (e instanceof ApiError && e.status === 401) return expired();
     showError(e);
   }
-  if (focusEntry && isStaff() && isLive()) $('#card-input').focus();
+  // The card field, unless cards kept from before a reload wait for a
+  // correction: then its field keeps the focus (`pit-cards.js`).
+  const fixing = !$('#hold-fix-row').hidden && !$('#hold-form').hidden;
+  if (focusEntry && isStaff() && isLive() && !fixing) $('#card-input').focus();
 }
 
 /** On a narrow screen the picker is a strip: bring the chosen table into it. */

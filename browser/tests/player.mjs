@@ -8,7 +8,7 @@
 // short betting window (e.g. --betting-seconds 6 --deal-ms 300) on a fresh
 // database; finishes well within 90 s.
 
-import { BASE, DESK, NARROW as PHONE, WIDE, accessible, expect, run, shot } from '../lib.mjs';
+import { BASE, DESK, NARROW as PHONE, WIDE, accessible, expect, run, shot, tid, waitAttr } from '../lib.mjs';
 
 const TABLE = 1;
 const BANKER_STAKE = 2000; // $20: 19:20 pays exactly $19
@@ -52,6 +52,38 @@ async function onFirstScreen(page, viewport, ids, name) {
       `${name}: ${b.id} is on the first screen (${viewport.width}x${viewport.height}): ${JSON.stringify(b)}`);
   }
   await page.setViewportSize(WIDE);
+}
+
+/** The phone's road strip (issue 49): the big road's last result is there,
+ * the player may switch it to the bead plate (kept on reload), the ask-road
+ * marks are beside it, and the whole board is one tap away. */
+async function roadStrip(page) {
+  await page.setViewportSize(PHONE);
+  const last = await page.evaluate(async () => {
+    const t = await (await fetch(`/api/tables/1`)).json();
+    return { big: t.roads.big_road.length, bead: t.roads.bead_plate.flat().length };
+  });
+  expect(last.big > 0, 'the shoe has a result to show');
+  const count = (sel) => page.locator(`${tid('strip-road')} ${sel}`).count();
+  if ((await page.getByTestId('strip-road').getAttribute('data-road')) === 'bead') await page.getByTestId('strip-switch').click();
+  await waitAttr(page, tid('strip-road'), 'data-road', 'big');
+  expect(await count('.mark.ring') === Math.min(last.big, 12 * 6) && await count('.mark.ring') > 0, `the strip shows the big road's marks: ${await count('.mark.ring')} of ${last.big}`);
+  await page.getByTestId('strip-switch').click();
+  await waitAttr(page, tid('strip-road'), 'data-road', 'bead');
+  expect(await count('.mark.bead') === Math.min(last.bead, 8 * 6), `the strip shows the bead plate: ${await count('.mark.bead')} of ${last.bead}`);
+  expect(await page.locator(`${tid('strip-ask')} .strip-ask-row`).count() === 2, 'the ask-road for Banker and Player');
+  await page.reload();
+  await page.getByTestId('strip-road').waitFor();
+  await waitAttr(page, tid('strip-road'), 'data-road', 'bead');
+  await shot(page, 'road-strip-390x844');
+  await page.getByTestId('strip-all').click();
+  await page.waitForFunction(() => {
+    const r = document.querySelector('#roads-title').getBoundingClientRect();
+    return r.top >= 0 && r.top < window.innerHeight;
+  }, null, { timeout: 5000 });
+  await page.getByTestId('strip-switch').click();
+  await page.setViewportSize(WIDE);
+  expect(!(await page.getByTestId('road-strip').isVisible()), 'no strip where the board is beside the felt');
 }
 
 /** Every chip's face lies inside the chip (issue 49: "$1,00", "$2,50" were
@@ -386,11 +418,14 @@ await run('player', async ({ newPage }) => {
     return document.querySelector('[data-testid=table]').dataset.phase === 'betting' && !c.hidden && Number(c.dataset.remainingMs) > 4000;
   }, null, { timeout: 30000 });
   const play = ['card-player1', 'card-banker1', 'spot-player', 'spot-banker', 'spot-tie', 'chips', 'confirm', 'countdown'];
-  await onFirstScreen(page, PHONE, play, 'phone');
-  await onFirstScreen(page, { width: 844, height: 390 }, play, 'phone-landscape');
+  await onFirstScreen(page, PHONE, [...play, 'road-strip'], 'phone');
+  await onFirstScreen(page, { width: 844, height: 390 }, [...play, 'road-strip'], 'phone-landscape');
   await onFirstScreen(page, DESK, [...play, 'roads-board', 'shoe-stats'], 'desktop');
   await onFirstScreen(page, WIDE, [...play, 'roads-board', 'shoe-stats'], 'laptop');
   await accessible(page, 'the table page while betting');
+  await page.setViewportSize(PHONE);
+  await accessible(page, 'the table page on a phone, with the road strip');
+  await roadStrip(page);
 
   // --- A reload keeps the seat: the session and the table come back.
   await page.reload();

@@ -335,13 +335,14 @@ function entryWords(e) {
 }
 
 /** The bead plate: columns of up to six, top to bottom, filled discs with a letter. */
-export function beadPlateHtml(columns) {
+export function beadPlateHtml(columns, { lastCols = 0 } = {}) {
   let inner = '';
-  (columns || []).forEach((col, c) => col.forEach((e, r) => {
+  const all = columns || [];
+  (lastCols ? all.slice(-lastCols) : all).forEach((col, c) => col.forEach((e, r) => {
     inner += `<span class="mark bead ${esc(e.result)}${e.natural ? ' natural' : ''}" style="${at(c, r)}" role="img" `
       + `aria-label="${esc(entryWords(e))}">${esc(letter(e.result))}${pairDots(e)}</span>`;
   }));
-  return roadBox('bead', tr('road.bead'), (columns || []).length, inner);
+  return roadBox('bead', tr('road.bead'), lastCols ? Math.min(all.length, lastCols) : all.length, inner);
 }
 
 /**

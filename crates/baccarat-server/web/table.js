@@ -7,7 +7,7 @@
 
 import {
   BASE, auth, api, login, logout, newKey, money, cardParts, cardFace, POSITIONS, followTable, esc, words, playerWords,
-  phaseWords, shortHash, cardPoints, roadsBoardHtml, bigRoadHtml, askMarksHtml, dealingWords, paysWords, $
+  phaseWords, shortHash, cardPoints, roadsBoardHtml, bigRoadHtml, beadPlateHtml, askMarksHtml, dealingWords, paysWords, $
 } from '/assets/common.js';
 import { play, setSound, soundOn } from '/assets/sound.js';
 import { setUpLimits, startSession, endSession, noteBalance } from '/assets/limits.js';
@@ -824,11 +824,40 @@ function renderShoe() {
     <p><a href="${BASE}/fair?table=${t.id}" target="_blank" rel="noopener" data-testid="fair-link">${esc(tr('shoe.fair'))}</a> ${esc(tr('shoe.fair_note'))}</p>`;
 }
 
+/** The road the strip shows, the player's choice kept on this device. */
+const STRIP = 'baccarat.strip';
+
+/** The phone's road strip: the last columns of the bead plate or the big
+ * road, and each outcome's ask-road marks (`askMarksHtml`, compact). */
+function renderStrip() {
+  const t = S.t;
+  const bead = localStorage.getItem(STRIP) === 'bead';
+  const r = t.roads || {};
+  $('#strip-road').innerHTML = bead
+    ? beadPlateHtml(r.bead_plate, { lastCols: 8 })
+    : bigRoadHtml(r.big_road, { lastCols: 12, title: tr('road.big') });
+  $('#strip-road').dataset.road = bead ? 'bead' : 'big';
+  const sw = $('#strip-switch');
+  sw.textContent = bead ? tr('strip.show_big') : tr('strip.show_bead');
+  const ask = (side, marks) => `<span class="strip-ask-row" data-side="${side}"><b class="mark bead ${side === 'banker' ? 'B' : 'P'}" aria-hidden="true">${esc(tr(`mark.${side === 'banker' ? 'B' : 'P'}`))}</b>${askMarksHtml(marks)}</span>`;
+  $('#strip-ask').innerHTML = `<span class="sr-only">${esc(tr('strip.ask'))}</span>${ask('banker', r.ask_banker)}${ask('player', r.ask_player)}`;
+  scrollRoadsToEnd($('#strip-road'));
+}
+
+// The whole board, one tap away (a scroll: the page's hash is its route).
+$('#strip-all').addEventListener('click', () => $('#roads-title').scrollIntoView({ block: 'start' }));
+
+$('#strip-switch').addEventListener('click', () => {
+  localStorage.setItem(STRIP, localStorage.getItem(STRIP) === 'bead' ? 'big' : 'bead');
+  if (S.t) renderStrip();
+});
+
 function renderRoads() {
   const t = S.t;
   const key = `${t.shoe}:${t.results}`;
   if (key === S.roadsKey) return;
   S.roadsKey = key;
+  renderStrip();
   $('#roads-board').innerHTML = t.roads ? roadsBoardHtml(t.roads) : '';
   drawAsk();
   scrollRoadsToEnd($('#roads-board'));

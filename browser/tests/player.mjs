@@ -84,6 +84,17 @@ async function roadStrip(page) {
   await page.getByTestId('strip-switch').click();
   await page.setViewportSize(WIDE);
   expect(!(await page.getByTestId('road-strip').isVisible()), 'no strip where the board is beside the felt');
+  // The lobby's card: the shoe's last results, oldest first, as the table has them.
+  await page.getByTestId('back-to-lobby').click();
+  const bar = page.getByTestId('last-results-1');
+  await bar.waitFor();
+  const results = await page.evaluate(async () => (await (await fetch('/api/tables/1')).json()).results);
+  const shown = await bar.getAttribute('data-results');
+  expect(shown.length > 0 && results.endsWith(shown) && shown.length === Math.min(12, results.length), `the last results ${shown} end the shoe's ${results}`);
+  expect(await bar.locator('.mark').count() === shown.length, 'a bead each');
+  await accessible(page, 'the lobby with the last results');
+  await page.getByTestId('join-1').click();
+  await page.getByTestId('spot-banker').waitFor();
 }
 
 /** Every chip's face lies inside the chip (issue 49: "$1,00", "$2,50" were

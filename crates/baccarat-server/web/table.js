@@ -191,6 +191,19 @@ function limitsText(t) {
   return parts.join(' · ');
 }
 
+/** How many of the last results the lobby's bar shows. */
+const LAST_RESULTS = 12;
+
+/** The last results of the shoe, oldest first, as beads (issue 49: the
+ * last-results bar commercial lobbies have); none before the first coup. */
+function lastResults(t) {
+  const last = (t.results || '').slice(-LAST_RESULTS).split('').filter(Boolean);
+  if (!last.length) return '';
+  const label = tr('lobby.last_results', { list: last.map((r) => tr(`road.${r}`)).join(', ') });
+  return `<div class="last-results" role="img" data-testid="last-results-${t.id}" data-results="${esc(last.join(''))}" aria-label="${esc(label)}">${
+    last.map((r) => `<span class="mark bead ${esc(r)}">${esc(tr(`mark.${r}`))}</span>`).join('')}</div>`;
+}
+
 function lobbyCard(t) {
   const mode = t.mode === 'live' ? tr('mode.live') : tr('mode.rng');
   return `<li class="lobby-card panel" data-testid="lobby-table-${t.id}" data-phase="${esc(t.phase)}">
@@ -201,6 +214,7 @@ function lobbyCard(t) {
     <p class="sub">${esc(t.rulebook_title)}</p>
     <p>${esc(t.variant_title)} · ${esc(mode)} · ${esc(tr('lobby.dealing', { dealing: dealingWords(t.dealing), decks: t.decks }))}</p>
     <p class="limits-line">${esc(limitsText(t))}${t.announced_minimum ? esc(tr('lobby.rising', { amount: money(t.announced_minimum[0]) })) : ''}</p>
+    ${lastResults(t)}
     <div class="mini-road" aria-label="${esc(tr('lobby.road_label'))}">${bigRoadHtml(t.roads && t.roads.big_road, { lastCols: 14, title: trn('road.big_n', (t.results || '').length) })}</div>
     <a class="btn primary join" href="#table=${t.id}" data-testid="join-${t.id}">${esc(tr('lobby.play', { name: t.name }))}</a>
   </li>`;

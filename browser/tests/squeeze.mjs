@@ -175,6 +175,12 @@ await run('squeeze', async ({ browser }) => {
   const [left1, left2] = await Promise.all([p1, p2].map((p) => p.getByTestId('squeeze-timer').evaluate((el) => Number(el.dataset.remainingMs))));
   log('squeeze time left: player1', left1, 'player2 after a reload', left2);
   expect(left1 > 0 && Math.abs(left1 - left2) < 1000, `the reloaded page's squeeze timer agrees: ${left1} vs ${left2}`);
+  // The time is a ring that empties, the seconds in it.
+  const ring = await p1.getByTestId('squeeze-timer').evaluate((el) => ({
+    left: Number(getComputedStyle(el).getPropertyValue('--left')), secs: Number(el.querySelector('[data-testid=squeeze-ring]').textContent),
+    ms: Number(el.dataset.remainingMs),
+  }));
+  expect(ring.left > 0 && ring.left < 1 && ring.secs === Math.ceil(ring.ms / 1000), `the ring shows the time left: ${JSON.stringify(ring)}`);
   await shot(p1, 'squeeze-player1-holding-1280x800');
   await shot(p2, 'squeeze-player2-waiting-1280x800');
   await p2.setViewportSize(PHONE);
@@ -182,7 +188,13 @@ await run('squeeze', async ({ browser }) => {
   await p2.setViewportSize(WIDE);
   await p1.setViewportSize(PHONE);
   const phoneCard = await first.boundingBox();
-  expect(phoneCard.width >= 90, `a card being squeezed is large on the phone: ${phoneCard.width} px wide`);
+  expect(phoneCard.width >= 120, `a card being squeezed is large on the phone: ${phoneCard.width} px wide`);
+  // Every card held lies inside the phone's screen (issue 49: the second
+  // Banker card ran past x = 390).
+  for (const pos of held) {
+    const b = await p1.getByTestId(`card-${pos}`).boundingBox();
+    expect(b && b.x >= 0 && b.x + b.width <= PHONE.width, `${pos} is inside the screen while squeezed: ${JSON.stringify(b)}`);
+  }
   await shot(p1, 'squeeze-player1-holding-390x844');
   await p1.setViewportSize(WIDE);
 

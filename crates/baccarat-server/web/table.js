@@ -582,6 +582,15 @@ function renderCards() {
     S.slotState[pos] = state;
   }
   $('#hands').classList.toggle('previous', !!shown && !current);
+  // A hand this player holds takes the width of the felt, its cards large
+  // and inside the screen (issue 49: the held Banker hand ran off a phone).
+  let holding = false;
+  for (const hand of document.querySelectorAll('#hands .hand')) {
+    const held = !!hand.querySelector('.card-slot[data-state="held"]');
+    hand.classList.toggle('held-hand', held);
+    holding = holding || held;
+  }
+  $('#hands').classList.toggle('squeezing', holding);
   $('#coup-label').textContent = !shown ? (S.t.phase === 'betting' ? tr('coup.place') : '')
     : current ? tr('coup.n', { n: shown.coup }) : tr('coup.last', { last: shown.coup, next: S.t.coup });
   // Running totals of the cards everyone can see; the result's totals once known.
@@ -944,7 +953,11 @@ function squeezeTick() {
   const left = Math.max(0, S.squeezeMs - (Date.now() - S.squeezeSince.at));
   el.hidden = false;
   el.dataset.remainingMs = String(left);
-  el.textContent = left > 0 ? tr('squeeze.time', { s: Math.ceil(left / 1000) }) : tr('squeeze.up');
+  // A ring that empties as the time runs (issue 49: the timer was only a
+  // sentence), the seconds in its middle, the sentence beside it.
+  const secs = Math.ceil(left / 1000);
+  el.style.setProperty('--left', (left / S.squeezeMs).toFixed(3));
+  el.innerHTML = `<span class="squeeze-ring" data-testid="squeeze-ring" aria-hidden="true"><b>${secs}</b></span><span>${esc(left > 0 ? tr('squeeze.time', { s: secs }) : tr('squeeze.up'))}</span>`;
 }
 setInterval(squeezeTick, 200);
 

@@ -99,6 +99,14 @@ await run('squeeze', async ({ browser }) => {
   const first = p1.getByTestId(`card-${held[0]}`);
   const peel = (slot) => slot.evaluate((el) => ({ p: Number(getComputedStyle(el).getPropertyValue('--peel')), from: el.dataset.peelFrom }));
   expect((await peel(first)).p === 0.25, `Squeeze peels a quarter: ${JSON.stringify(await peel(first))}`);
+  // The lifted back bends along the peel's edge: a band as deep as the lift
+  // allows (14% of the card), ending at the edge.
+  const bend = await first.evaluate((el) => {
+    const f = el.querySelector('.card-front');
+    const a = getComputedStyle(f, '::after');
+    return { h: parseFloat(a.height), top: parseFloat(a.top), card: f.offsetHeight };
+  });
+  expect(Math.abs(bend.h - 0.14 * bend.card) < 2 && Math.abs(bend.top + bend.h - 0.25 * bend.card) < 2, `the bend at a quarter's peel: ${JSON.stringify(bend)}`);
   const drag = async (slot, from, to) => {
     const b = await slot.boundingBox();
     await p1.mouse.move(b.x + b.width * from[0], b.y + b.height * from[1]);

@@ -39,4 +39,5 @@ pub mod signin;
 pub mod standby_for;
 pub mod start_checks;
 pub mod stop;
+pub mod tls;
 pub mod verify;

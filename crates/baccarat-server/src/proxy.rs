@@ -18,7 +18,8 @@ use axum::body::Body;
 use axum::extract::ConnectInfo;
 use axum::http::Request;
 
-/// A request that reached a trusted proxy over https (`X-Forwarded-Proto`).
+/// A request that came over https: to a trusted proxy (`X-Forwarded-Proto`),
+/// or to the server's own TLS (`tls.rs`, set on every request of its port).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ViaHttps;
 

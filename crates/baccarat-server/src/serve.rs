@@ -418,9 +418,16 @@ pub async fn serve(cfg: ServeConfig) -> Result<(), ServeError> {
 /// partition of a process serving several (`stand_by_on_fatal`), which then
 /// stands by for its lease again.
 pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<(), ServeError> {
+    let addr = listener.local_addr()?;
+    // The TLS files are checked before anything is opened (`tls.rs`).
+    let (tls, advertise) = match &cfg.tls {
+        Some(files) => {
+            (Some(crate::tls::acceptor_config(files)?), crate::tls::advertised(cfg.advertise.as_deref(), addr)?)
+        }
+        None => (None, cfg.advertise.clone().unwrap_or_else(|| format!("http://{addr}"))),
+    };
     // From now on a stop signal is kept until the server can stop cleanly.
     crate::stop::listen();
-    let addr = listener.local_addr()?;
     // The router while this server serves, with its key (a forwarded
     // client's address is trusted under it: `forward.rs`).
     let active: crate::front::Active = Arc::default();
@@ -437,21 +444,12 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     // In a process serving several partitions (`standby_for.rs`), each line
     // says which.
     let what = cfg.partition.as_ref().map_or("the casino".to_string(), |p| format!("partition {p}"));
-    let mut front = Front {
-        addr,
-        advertise: cfg.advertise.clone().unwrap_or_else(|| format!("http://{addr}")),
-        what,
-        active,
-        holder,
-        directory,
-        outer,
-        listener: Some(listener),
-        server: None,
-    };
+    let mut front =
+        Front { addr, advertise, what, active, holder, directory, outer, listener: Some(listener), tls, server: None };
     if cfg.postgres.is_some() {
         front.serve();
     }
-    println!("listening on http://{addr}/ as instance {} for {}", cfg.instance, front.what);
+    println!("listening on {}://{addr}/ as instance {} for {}", front.scheme(), cfg.instance, front.what);
     // Starts that failed in a row with the database reachable.
     let mut failed = 0;
     loop {

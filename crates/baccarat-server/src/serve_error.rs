@@ -106,6 +106,10 @@ pub enum ServeError {
     /// Where the partitions are served could not be read.
     #[error(transparent)]
     Route(#[from] crate::forward::RouteError),
+    /// The TLS files, or the URL advertised with them, refuse the start
+    /// (`tls.rs`'s words).
+    #[error(transparent)]
+    Tls(#[from] crate::tls::TlsError),
     /// The address could not be listened on.
     #[error("cannot listen on {addr}: {source}")]
     Listen {

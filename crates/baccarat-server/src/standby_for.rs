@@ -19,7 +19,8 @@
 //!   server under `/p/NAME/` (`partition_route.rs`), so its own port needs no
 //!   fixed number: the system picks one unless one is given
 //!   (`--standby-for east:8082`, for a firewall's sake). Its lease row
-//!   advertises `http://HOST:PORT`: HOST is
+//!   advertises `http://HOST:PORT` (`https://` with `--tls-cert`, whose
+//!   certificate then serves that port too): HOST is
 //!   `--advertise`'s host if given, else `--addr`'s IP (which must then not
 //!   be `0.0.0.0`, which other servers could not reach).
 //! * **Its files.** Each partition keeps its own anchor file: the path
@@ -141,7 +142,9 @@ pub async fn serve_with_standbys(mut own: ServeConfig, others: Vec<ServeConfig>)
         let l = tokio::net::TcpListener::bind(at).await.map_err(|source| ServeError::Listen { addr: at, source })?;
         let port = l.local_addr()?.port();
         cfg.addr = SocketAddr::new(own.addr.ip(), port);
-        cfg.advertise = Some(format!("http://{host}:{port}"));
+        // Served as its own server is: over https with its TLS (`tls.rs`).
+        let scheme = if cfg.tls.is_some() { "https" } else { "http" };
+        cfg.advertise = Some(format!("{scheme}://{host}:{port}"));
         cfg.stand_by_on_fatal = true;
         cfg.guest = true;
         let name = cfg.partition.clone().unwrap_or_default();

@@ -43,11 +43,13 @@
 //! after the maximum age (`auth::SessionPolicy`). The WebSocket authenticates by
 //! the cookie, or by a first message `{"token": …}`, never by the URL.
 //!
-//! Every response carries a Content-Security-Policy with no inline script and
+//! Pages and JSON are gzip- or brotli-compressed when the client asks
+//! (`compress.rs`). Every response carries a Content-Security-Policy with no inline script and
 //! `frame-ancestors 'none'`, `X-Content-Type-Options: nosniff` and
 //! `Referrer-Policy: no-referrer`.
 
 mod cage;
+pub mod compress;
 pub mod early;
 mod error;
 mod extract;
@@ -463,6 +465,7 @@ pub fn router(state: AppState) -> Router {
         .method_not_allowed_fallback(no_method)
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::map_response(security_headers))
+        .layer(compress::layer())
         .with_state(state)
 }
 

@@ -42,9 +42,16 @@ pub use crate::forward::FORWARDED_HOST;
 
 /// The origins a cookie upgrade may come from beside the request's own host:
 /// `--allowed-origin` and the `--advertise` URL's, each as
-/// [`origin_of`] writes it.
-#[derive(Clone, Debug, Default)]
-pub struct Origins(Vec<String>);
+/// [`origin_of`] writes it; and the scheme the server itself speaks
+/// (`http`, or `https` with its own TLS: `tls.rs`).
+#[derive(Clone, Debug)]
+pub struct Origins(Vec<String>, &'static str);
+
+impl Default for Origins {
+    fn default() -> Origins {
+        Origins(Vec::new(), "http")
+    }
+}
 
 impl Origins {
     /// From the configured list (each checked by [`origin_of`] when the
@@ -56,7 +63,13 @@ impl Origins {
             format!("{scheme}://{authority}")
         });
         let all = allowed.iter().map(String::as_str).chain(advertised.as_deref());
-        Origins(all.filter_map(|o| origin_of(o).ok()).collect())
+        Origins(all.filter_map(|o| origin_of(o).ok()).collect(), "http")
+    }
+
+    /// The scheme the server itself speaks: its own origin is that and the
+    /// request's host (`https` with `--tls-cert`).
+    pub fn scheme(self, scheme: &'static str) -> Origins {
+        Origins(self.0, scheme)
     }
 
     /// Refuse a cookie upgrade whose page is not one of the server's own
@@ -78,7 +91,8 @@ impl Origins {
             return Err(refused(format!("origin: {sent:?} is no page's origin that may use the session cookie here")));
         };
         let hosts = [h.get(header::HOST), h.get(FORWARDED_HOST)];
-        let own = hosts.into_iter().flatten().filter_map(|v| v.to_str().ok()).any(|host| same_host(&origin, host));
+        let mut hosts = hosts.into_iter().flatten().filter_map(|v| v.to_str().ok());
+        let own = hosts.any(|host| same_host(&origin, self.1, host));
         if own || self.0.contains(&origin) {
             return Ok(());
         }
@@ -156,13 +170,14 @@ fn split_port(authority: &str) -> (&str, Option<&str>) {
 }
 
 /// Whether `origin` (as [`origin_of`] writes it) is the server's own for a
-/// `Host` header: `http://` and that host and port (a `Host` without a port
-/// is port 80). The server itself speaks plain HTTP; the scheme is never
-/// taken from the `Origin` sent, or a page on the other scheme's port
-/// (`https://host` against `http://host`) would pass as the server's own.
-/// Behind a TLS front, its `https://` origin is named in `--allowed-origin`.
-fn same_host(origin: &str, host: &str) -> bool {
-    origin_of(&format!("http://{}", host.trim())).is_ok_and(|own| own == origin)
+/// `Host` header: the scheme the server speaks (`http`, or `https` with its
+/// own TLS) and that host and port (a `Host` without a port is the
+/// scheme's default). The scheme is never taken from the `Origin` sent, or
+/// a page on the other scheme's port (`https://host` against `http://host`)
+/// would pass as the server's own. Behind a TLS front, its `https://`
+/// origin is named in `--allowed-origin`.
+fn same_host(origin: &str, scheme: &str, host: &str) -> bool {
+    origin_of(&format!("{scheme}://{}", host.trim())).is_ok_and(|own| own == origin)
 }
 
 #[cfg(test)]
@@ -236,5 +251,22 @@ mod tests {
         assert_eq!(check(&[cookie, bearer, host, ("origin", "http://evil.example")]), Ok(()));
         assert_eq!(check(&[host, ("origin", "http://evil.example")]), Ok(()), "no cookie: a public view");
         assert_eq!(check(&[("cookie", "other=1"), host]), Ok(()));
+    }
+
+    /// With its own TLS the server's origin is `https://` and the host
+    /// asked; `http://` on the same host is another origin.
+    #[test]
+    fn over_its_own_tls_the_servers_origin_is_https() {
+        let o = Origins::new(&[], "https://127.0.0.1:8443").scheme("https");
+        let cookie = ("cookie", "baccarat_session=abc");
+        let check = |pairs: &[(&'static str, &str)]| o.check(&headers(pairs)).map_err(|e| (e.status, e.code));
+        let refused = Err((StatusCode::FORBIDDEN, "origin"));
+        let host = ("host", "localhost:8443");
+        assert_eq!(check(&[cookie, host, ("origin", "https://localhost:8443")]), Ok(()));
+        assert_eq!(check(&[cookie, host, ("origin", "http://localhost:8443")]), refused);
+        let default_port = [cookie, ("host", "casino.example"), ("origin", "https://casino.example")];
+        assert_eq!(check(&default_port), Ok(()), "443");
+        assert_eq!(check(&[cookie, ("host", "casino.example"), ("origin", "http://casino.example")]), refused);
+        assert_eq!(check(&[cookie, host, ("origin", "https://127.0.0.1:8443")]), Ok(()), "advertised");
     }
 }

@@ -28,8 +28,9 @@ fn client_addr(h: &axum::http::Extensions) -> IpAddr {
 }
 
 /// The session cookie for `token`, living as long as the session may;
-/// `Secure` when the request came over https through a trusted proxy
-/// (`proxy.rs`), so the browser never sends it in clear.
+/// `Secure` when the request came over https: the server's own TLS
+/// (`tls.rs`) or a trusted proxy's (`proxy.rs`), so the browser never sends
+/// it in clear.
 fn cookie(token: &str, max_age_s: u64, secure: bool) -> HeaderValue {
     let secure = if secure { "; Secure" } else { "" };
     HeaderValue::from_str(&format!(
@@ -38,7 +39,8 @@ fn cookie(token: &str, max_age_s: u64, secure: bool) -> HeaderValue {
     .expect("a hex token is a valid header")
 }
 
-/// Whether the request came over https through a trusted proxy.
+/// Whether the request came over https (the server's own TLS, or a trusted
+/// proxy's).
 fn via_https(h: &axum::http::Extensions) -> bool {
     h.get::<crate::proxy::ViaHttps>().is_some()
 }

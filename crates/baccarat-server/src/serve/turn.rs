@@ -46,17 +46,38 @@ pub struct Front {
     /// once it has recovered, as a connection waits in the listener's queue
     /// meanwhile.
     pub listener: Option<tokio::net::TcpListener>,
+    /// HTTPS on the listener (`tls.rs`); plain HTTP without.
+    pub tls: Option<axum_server::tls_rustls::RustlsConfig>,
     pub server: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
 }
 
 impl Front {
     /// Serve the listener, if not yet served.
     pub fn serve(&mut self) {
-        if let Some(l) = self.listener.take() {
-            // With each connection's address: sign-in limits count by client
-            // address.
-            let server = axum::serve(l, self.outer.clone().into_make_service_with_connect_info::<SocketAddr>());
-            self.server = Some(tokio::spawn(std::future::IntoFuture::into_future(server)));
+        let Some(l) = self.listener.take() else { return };
+        // With each connection's address: sign-in limits count by client
+        // address.
+        self.server = Some(match self.tls.clone() {
+            None => {
+                let server = axum::serve(l, self.outer.clone().into_make_service_with_connect_info::<SocketAddr>());
+                tokio::spawn(std::future::IntoFuture::into_future(server))
+            }
+            // Every request on it came over https: the cookie is `Secure`.
+            Some(config) => {
+                let outer = self.outer.clone().layer(axum::Extension(crate::proxy::ViaHttps));
+                let acceptor = axum_server::tls_rustls::RustlsAcceptor::new(config);
+                let server = axum_server::Server::<SocketAddr>::from_listener(l).acceptor(acceptor);
+                tokio::spawn(server.serve(outer.into_make_service_with_connect_info::<SocketAddr>()))
+            }
+        });
+    }
+
+    /// `https` with TLS, else `http`: how the server's lines name it.
+    pub fn scheme(&self) -> &'static str {
+        if self.tls.is_some() {
+            "https"
+        } else {
+            "http"
         }
     }
 
@@ -107,8 +128,9 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
     };
     let table_ids = started.table_ids.clone();
     go_live(front, app_state(cfg, front, started, early_keys, retired), table_ids);
+    let scheme = front.scheme();
     let Some(server) = front.server.as_mut() else { return Err(ServeError::NoListener) };
-    println!("baccarat table server on http://{addr}/ for {what}  (API: http://{addr}/api/openapi.json)");
+    println!("baccarat table server on {scheme}://{addr}/ for {what}  (API: {scheme}://{addr}/api/openapi.json)");
     let mut handed_to = None;
     tokio::select! {
         r = server => return Ok(r.map_err(ServeError::ServerTask)?.map(|()| Turn::Stopped)?),
@@ -320,7 +342,7 @@ fn app_state(
         )),
         directory: front.directory.clone(),
         retired,
-        origins: crate::http::origin::Origins::new(&cfg.allowed_origins, &front.advertise),
+        origins: crate::http::origin::Origins::new(&cfg.allowed_origins, &front.advertise).scheme(front.scheme()),
         founding,
         ceiling: cfg.ceiling,
     }))

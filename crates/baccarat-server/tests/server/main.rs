@@ -38,6 +38,7 @@ mod self_limits;
 mod start_guards;
 mod store;
 mod tables;
+mod tls;
 mod tournament;
 mod tournament_play;
 mod trust;

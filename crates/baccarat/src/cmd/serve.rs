@@ -15,7 +15,7 @@ pub struct ServeArgs {
     /// squeeze_seconds, result_ms, rate, web_dir, anchor_file, key_file,
     /// ceiling, session_idle_seconds, session_max_seconds, key_retention_hours,
     /// instance, advertise, allowed_origins, lease_ms, anchor_every_ms,
-    /// partition, standby_for.
+    /// partition, standby_for, tls_cert, tls_key.
     #[arg(long, env = "BACCARAT_CONFIG")]
     config: Option<PathBuf>,
     /// The database: a SQLite file, or a PostgreSQL URL (`postgres://…`);
@@ -106,6 +106,15 @@ pub struct ServeArgs {
     /// [default: none].
     #[arg(long = "trusted-proxy", env = "BACCARAT_TRUSTED_PROXIES", value_delimiter = ',')]
     trusted_proxies: Vec<std::net::IpAddr>,
+    /// Serve HTTPS (only) with this PEM certificate chain, the server's own
+    /// certificate first; with --tls-key. Read at the start: a renewed
+    /// certificate takes effect at the next [default: plain HTTP].
+    #[arg(long, env = "BACCARAT_TLS_CERT")]
+    tls_cert: Option<PathBuf>,
+    /// The PEM private key of --tls-cert's certificate (keep it readable by
+    /// the server's user only).
+    #[arg(long, env = "BACCARAT_TLS_KEY")]
+    tls_key: Option<PathBuf>,
     /// With PostgreSQL: milliseconds the casino's lease lasts unrenewed (a
     /// standby takes over this long after the server dies), 1000 to 600000
     /// [default: 5000].
@@ -172,6 +181,8 @@ struct FileSettings {
     advertise: Option<String>,
     allowed_origins: Option<Vec<String>>,
     trusted_proxies: Option<Vec<String>>,
+    tls_cert: Option<PathBuf>,
+    tls_key: Option<PathBuf>,
     lease_ms: Option<u64>,
     anchor_every_ms: Option<u64>,
     partition: Option<String>,
@@ -207,6 +218,7 @@ pub fn plan(a: ServeArgs) -> Result<(ServeConfig, Vec<ServeConfig>)> {
     cfg.key_file = a.key_file.clone().or(file.key_file.clone());
     set_limits(&mut cfg, &a, &file)?;
     set_identity(&mut cfg, &a, &file)?;
+    cfg.tls = tls_files(&a, &file)?;
     cfg.lease =
         Duration::from_millis(in_range("lease_ms", a.lease_ms.or(file.lease_ms).unwrap_or(5000), 1000, 600_000)?);
     let every = a.anchor_every_ms.or(file.anchor_every_ms);
@@ -380,6 +392,19 @@ fn set_identity(cfg: &mut ServeConfig, a: &ServeArgs, file: &FileSettings) -> Re
         .map(|o| baccarat_server::http::origin::origin_of(o).map_err(|e| anyhow::anyhow!("allowed_origins: {e}")))
         .collect::<Result<_>>()?;
     Ok(())
+}
+
+/// `--tls-cert` and `--tls-key`: both or neither (the files themselves are
+/// read and checked when the server starts: `baccarat_server::tls`).
+fn tls_files(a: &ServeArgs, file: &FileSettings) -> Result<Option<baccarat_server::tls::TlsFiles>> {
+    let cert = a.tls_cert.clone().or(file.tls_cert.clone());
+    let key = a.tls_key.clone().or(file.tls_key.clone());
+    match (cert, key) {
+        (Some(cert), Some(key)) => Ok(Some(baccarat_server::tls::TlsFiles { cert, key })),
+        (None, None) => Ok(None),
+        (Some(_), None) => bail!("tls_key: tls_cert is given without its key; give both, or neither for plain HTTP"),
+        (None, Some(_)) => bail!("tls_cert: tls_key is given without its certificate; give both, or neither"),
+    }
 }
 
 /// `path` with `{partition}` replaced by `name`.
@@ -556,6 +581,8 @@ mod tests {
             advertise: None,
             allowed_origins: Vec::new(),
             trusted_proxies: Vec::new(),
+            tls_cert: None,
+            tls_key: None,
             lease_ms: None,
             anchor_every_ms: None,
             new_anchor_file: false,
@@ -588,6 +615,26 @@ mod tests {
         set_founding(&mut cfg, &a, &file_settings(&a).unwrap(), Some("from-the-env-123".into())).unwrap();
         assert_eq!(cfg.admin_password.unwrap().from(), "BACCARAT_ADMIN_PASSWORD");
         std::fs::remove_file(f).unwrap();
+    }
+
+    /// TLS takes both files, from the flags or the file, or neither; one
+    /// alone is refused naming the other.
+    #[test]
+    fn tls_takes_a_certificate_and_its_key_or_neither() {
+        assert_eq!(settings(args(None)).unwrap().tls, None, "plain HTTP by default");
+        let f = file("tls", "tls_cert = \"/etc/baccarat/cert.pem\"\ntls_key = \"/etc/baccarat/key.pem\"\n");
+        let tls = settings(args(Some(f.clone()))).unwrap().tls.unwrap();
+        assert_eq!(
+            (tls.cert.to_str(), tls.key.to_str()),
+            (Some("/etc/baccarat/cert.pem"), Some("/etc/baccarat/key.pem"))
+        );
+        let a = ServeArgs { tls_cert: Some("/c.pem".into()), ..args(Some(f.clone())) };
+        assert_eq!(settings(a).unwrap().tls.unwrap().cert, PathBuf::from("/c.pem"), "the flag wins");
+        let e = settings(ServeArgs { tls_cert: Some("/c.pem".into()), ..args(None) }).unwrap_err().to_string();
+        assert!(e.starts_with("tls_key: "), "{e}");
+        let e = settings(ServeArgs { tls_key: Some("/k.pem".into()), ..args(None) }).unwrap_err().to_string();
+        assert!(e.starts_with("tls_cert: "), "{e}");
+        let _ = std::fs::remove_file(f);
     }
 
     /// The production example that ships beside the service unit

@@ -16,3 +16,4 @@ mod pg_proxy;
 mod rng_cli;
 mod serve;
 mod three_servers;
+mod tls;

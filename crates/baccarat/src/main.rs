@@ -14,7 +14,7 @@ use std::process::ExitCode;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 #[derive(Parser)]
 #[command(
@@ -81,7 +81,11 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // The matches are kept: `serve --print-config` tells a flag from its
+    // environment variable by them.
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let serve_matches = matches.subcommand_matches("serve").cloned().unwrap_or_default();
     let result = match cli.command {
         Command::Odds(a) => cmd::odds::run(a),
         Command::Profiles(a) => cmd::profiles::list(a),
@@ -89,7 +93,7 @@ fn main() -> ExitCode {
         Command::Table(c) => cmd::table::run(c),
         Command::Roads(a) => cmd::roads::run(a),
         Command::Simulate(a) => cmd::simulate::run_cmd(a),
-        Command::Serve(a) => cmd::serve::run_serve(*a),
+        Command::Serve(a) => cmd::serve::run_serve(*a, &serve_matches),
         Command::Verify(a) => cmd::verify::run_verify(a),
         Command::Archive(a) => cmd::archive::run(a),
         Command::Migrate(a) => cmd::migrate::run(a),

@@ -71,12 +71,15 @@ pub struct ServeArgs {
     #[arg(long, env = "BACCARAT_WEB_DIR")]
     web_dir: Option<PathBuf>,
     /// The append-only file of signed chain heads [default: <db>.anchors;
-    /// with PostgreSQL, baccarat-postgres.anchors in the working directory].
+    /// with PostgreSQL, baccarat-postgres.anchors in the working directory,
+    /// with --partition NAME baccarat-postgres-NAME.anchors].
     #[arg(long, env = "BACCARAT_ANCHOR_FILE")]
     anchor_file: Option<PathBuf>,
-    /// The server's Ed25519 signing key, created on first use [default:
-    /// <db>.key, or baccarat-postgres.key]; keep it off the database's volume
-    /// in production.
+    /// The server's Ed25519 signing key, created on first use (mode 0600; a
+    /// start refuses one its group or others can read); keep it off the
+    /// database's volume in production [default: <db>.key; with PostgreSQL,
+    /// baccarat-postgres.key in the working directory, with --partition NAME
+    /// baccarat-postgres-NAME.key].
     #[arg(long, env = "BACCARAT_KEY_FILE")]
     key_file: Option<PathBuf>,
     /// The largest table (or personal) maximum the casino accepts, in minor

@@ -478,8 +478,8 @@ pub fn run_serve(a: ServeArgs, m: &clap::ArgMatches) -> Result<()> {
 }
 
 /// `--print-config`: the settings in effect and where each came from; then
-/// they are checked as a start would check them, without opening the
-/// database.
+/// they are checked as a start would check them, and the anchor and key
+/// files they name are printed, without opening the database.
 fn show_config(a: ServeArgs, m: &clap::ArgMatches) -> Result<()> {
     let table = match &a.config {
         Some(p) => {
@@ -490,7 +490,13 @@ fn show_config(a: ServeArgs, m: &clap::ArgMatches) -> Result<()> {
     };
     let admin_password = std::env::var_os(settings::ADMIN_PASSWORD_ENV).is_some();
     print!("{}", print_config::report(m, table.as_ref().map(|(p, t)| (p.as_str(), t)), admin_password));
-    plan(a).map(|_| ())
+    let (cfg, others) = plan(a)?;
+    for c in std::iter::once(&cfg).chain(&others) {
+        let (anchors, key) = c.anchor_paths();
+        let whose = c.partition.as_deref().map_or(String::new(), |p| format!(" of partition {p}"));
+        println!("# the files{whose}: anchor file {}, signing key {}", anchors.display(), key.display());
+    }
+    Ok(())
 }
 
 /// Turn transparent huge pages off for the server's process.

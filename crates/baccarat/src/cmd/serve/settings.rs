@@ -92,7 +92,7 @@ fn split_default(text: &str) -> (String, Option<String>) {
         Some(i) if t.ends_with(']') => {
             let d = t[i + "[default: ".len()..t.len() - 1].trim().to_string();
             let mut help = t[..i].trim_end().to_string();
-            if !help.is_empty() && !help.ends_with(['.', '?', ')']) {
+            if !help.is_empty() && !help.ends_with(['.', '?', '!']) {
                 help.push('.');
             }
             (help, Some(d))

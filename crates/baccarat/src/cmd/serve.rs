@@ -17,9 +17,13 @@ mod settings;
 /// Each field is one setting, and its doc comment is its help: `serve --help`,
 /// `serve --print-config` and the reference docs/configuration.md
 /// (`serve --config-reference`) are all made from these definitions
-/// (`serve/settings.rs`). A setting's help ends with `[default: …]`; its
-/// `--config` key is its field's name, a field of [`FileSettings`] too
-/// (tests check both).
+/// (`serve/settings.rs`). To add a setting: a field here with its help
+/// ending in `[default: …]`, a field of the same name in [`FileSettings`]
+/// (its `--config` key; a setting for one start only is named in
+/// `settings::NOT_IN_FILE` instead), its line in [`plan`], and a range its
+/// help states (`1 to 3600`, `up to 1000`) refused by `in_range`; then
+/// regenerate docs/configuration.md (`serve --config-reference`). Tests
+/// check each of these.
 #[derive(clap::Args)]
 pub struct ServeArgs {
     /// A TOML file of settings: each setting's key is its field's name (the

@@ -65,7 +65,7 @@ fn section(s: &Setting) -> String {
     let mut out = format!("## {}\n\n", s.key);
     out.push_str(&format!("- flag: `{}`", s.flag));
     if s.list {
-        out.push_str(" (comma-separated, or the flag again)");
+        out.push_str(" (comma-separated, or the flag again; in the file, an array of strings)");
     }
     out.push('\n');
     out.push_str(&format!(

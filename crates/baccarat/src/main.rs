@@ -1,4 +1,6 @@
-//! `baccarat`: exact odds and rulebook profiles from the command line.
+//! `baccarat`: a casino's baccarat table server (its tables, pit console and
+//! back office), the audit of its records (`verify`), and the odds, rulebook
+//! and simulation tools behind it.
 //!
 //! Errors print one line beginning `error:` (or a list when a file has several
 //! problems) and exit with status 2; nothing panics on bad input.
@@ -14,38 +16,44 @@ use std::process::ExitCode;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 #[derive(Parser)]
 #[command(
     name = "baccarat",
     version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("BACCARAT_COMMIT"), ")"),
-    about = "Casino baccarat from real rulebooks: the table server and its back office, exact odds, simulation, verify"
+    about = "A casino's baccarat table server from real rulebooks (RNG and live tables, the pit console, the back \
+             office, a signed audit chain), the audit of its records, and the odds, rulebook and simulation tools",
+    after_help = GROUPS
 )]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
 
+/// The commands by what they are for (clap lists them in one list).
+const GROUPS: &str = "\
+Running a casino:    serve, admin, verify, archive, migrate, partitions, loadgen
+Rulebooks and odds:  odds, profiles, profile, table, simulate, roads
+Fair play:           shoe, rng, tournament, promotion
+
+Try the demo: baccarat serve --demo, then open http://127.0.0.1:8080/.
+The operator's manual is docs/README.md; every serve setting is in
+docs/configuration.md (baccarat serve --print-config shows those in effect).";
+
 #[derive(Subcommand)]
 enum Command {
-    /// Exact odds of every wager a rulebook permits, by full enumeration of the shoe.
-    Odds(cmd::odds::Args),
-    /// List the built-in rulebook profiles.
-    Profiles(cmd::profiles::ListArgs),
-    /// Show or check one rulebook profile.
-    #[command(subcommand)]
-    Profile(cmd::profiles::ProfileCommand),
-    /// The roads (bead plate, big road, derived roads, ask-road) for results
-    /// read from stdin as B, P and T.
-    Roads(cmd::roads::Args),
-    /// Play whole shoes (shuffle, cut, burn, cutting card, last coup) and settle
-    /// every offered wager at a flat stake.
-    Simulate(cmd::simulate::Args),
-    /// Run the table server (HTTP and WebSocket) on an embedded database, or
-    /// on PostgreSQL (one server serves, others stand by).
+    /// Run the table server: RNG and live tables, the players' pages, the pit
+    /// console and the back office over HTTP and WebSocket, on an embedded
+    /// database or on PostgreSQL (one server serves, others stand by).
     Serve(Box<cmd::serve::ServeArgs>),
-    /// Check a database: audit chains, seeds, cards, results, settlements, ledger.
+    /// The back office over a running server's API: people, players and the
+    /// cage, tables, the gaming day and its books. Signs in as
+    /// BACCARAT_ADMIN_USER (default admin) with BACCARAT_ADMIN_PASSWORD, else
+    /// a password typed at the terminal.
+    Admin(cmd::admin::Args),
+    /// Audit a casino's records: audit chains against their signed anchors,
+    /// seeds, cards, results, settlements, the ledger; non-zero on any difference.
     Verify(cmd::verify::VerifyArgs),
     /// Move history older than some days out of the live tables (SQLite: into
     /// a write-once file per month; PostgreSQL: detached month partitions),
@@ -57,9 +65,28 @@ enum Command {
     Partitions(cmd::partitions::PartitionsArgs),
     /// Drive many players at many tables of a running server on loopback.
     Loadgen(cmd::loadgen::Args),
+    /// Exact odds of every wager a rulebook permits, by full enumeration of the shoe.
+    Odds(cmd::odds::Args),
+    /// List the built-in rulebook profiles.
+    Profiles(cmd::profiles::ListArgs),
+    /// Show or check one rulebook profile.
+    #[command(subcommand)]
+    Profile(cmd::profiles::ProfileCommand),
     /// Check a table configuration against its rulebook.
     #[command(subcommand)]
     Table(cmd::table::TableCommand),
+    /// Play whole shoes (shuffle, cut, burn, cutting card, last coup) and settle
+    /// every offered wager at a flat stake.
+    Simulate(cmd::simulate::Args),
+    /// The roads (bead plate, big road, derived roads, ask-road) for results
+    /// read from stdin as B, P and T.
+    Roads(cmd::roads::Args),
+    /// Deal a published shoe again from its seed and check the seed against
+    /// the commitment published before the shoe started.
+    Shoe(cmd::shoe::Args),
+    /// The shuffle's statistical evidence: raw keystream, card positions, report.
+    #[command(subcommand)]
+    Rng(cmd::rng::RngCommand),
     /// Tournament conditions (NSW 15.4): check a conditions file, or show it
     /// as players read it.
     #[command(subcommand)]
@@ -67,21 +94,14 @@ enum Command {
     /// Promotional prizes (NSW 16): check terms, make a draw's seed, draw.
     #[command(subcommand)]
     Promotion(cmd::promotion::PromotionCommand),
-    /// The shuffle's statistical evidence: raw keystream, card positions, report.
-    #[command(subcommand)]
-    Rng(cmd::rng::RngCommand),
-    /// Deal a published shoe again from its seed and check the seed against
-    /// the commitment published before the shoe started.
-    Shoe(cmd::shoe::Args),
-    /// The back office over a running server's API: people, players and the
-    /// cage, tables, the gaming day and its books. Signs in as
-    /// BACCARAT_ADMIN_USER (default admin) with BACCARAT_ADMIN_PASSWORD, else
-    /// a password typed at the terminal.
-    Admin(cmd::admin::Args),
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // The matches are kept: `serve --print-config` tells a flag from its
+    // environment variable by them.
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let serve_matches = matches.subcommand_matches("serve").cloned().unwrap_or_default();
     let result = match cli.command {
         Command::Odds(a) => cmd::odds::run(a),
         Command::Profiles(a) => cmd::profiles::list(a),
@@ -89,7 +109,7 @@ fn main() -> ExitCode {
         Command::Table(c) => cmd::table::run(c),
         Command::Roads(a) => cmd::roads::run(a),
         Command::Simulate(a) => cmd::simulate::run_cmd(a),
-        Command::Serve(a) => cmd::serve::run_serve(*a),
+        Command::Serve(a) => cmd::serve::run_serve(*a, &serve_matches),
         Command::Verify(a) => cmd::verify::run_verify(a),
         Command::Archive(a) => cmd::archive::run(a),
         Command::Migrate(a) => cmd::migrate::run(a),
@@ -107,5 +127,37 @@ fn main() -> ExitCode {
             eprintln!("error: {e:#}");
             ExitCode::from(2)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    /// The top-level help says what the server is, and groups every
+    /// command: a command added without its place in [`GROUPS`] fails here.
+    #[test]
+    fn the_help_says_what_it_is_and_groups_every_command() {
+        let cli = Cli::command();
+        let about = cli.get_about().map(|a| a.to_string()).unwrap_or_default();
+        for words in ["table server", "pit console", "back office", "audit", "odds", "simulation"] {
+            assert!(about.contains(words), "the about text lacks {words:?}: {about}");
+        }
+        let grouped: Vec<&str> = GROUPS
+            .lines()
+            .filter_map(|l| l.split_once(':'))
+            .flat_map(|(_, names)| names.split(','))
+            .map(str::trim)
+            .collect();
+        for sub in cli.get_subcommands() {
+            assert!(grouped.contains(&sub.get_name()), "`baccarat {}` is in no group of GROUPS", sub.get_name());
+        }
+        let first = cli.get_subcommands().next().map(|c| c.get_name().to_string());
+        assert_eq!(first.as_deref(), Some("serve"), "the server comes first");
     }
 }

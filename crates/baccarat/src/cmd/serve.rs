@@ -7,15 +7,28 @@ use anyhow::{bail, Context, Result};
 use baccarat_server::serve::ServeConfig;
 use baccarat_server::standby_for::serve_with_standbys;
 
+mod print_config;
+mod reference;
+mod settings;
+
 /// Settings come from flags, then environment variables, then the `--config`
 /// file, then the defaults, in that order of precedence.
+///
+/// Each field is one setting, and its doc comment is its help: `serve --help`,
+/// `serve --print-config` and the reference docs/configuration.md
+/// (`serve --config-reference`) are all made from these definitions
+/// (`serve/settings.rs`). To add a setting: a field here with its help
+/// ending in `[default: …]`, a field of the same name in [`FileSettings`]
+/// (its `--config` key; a setting for one start only is named in
+/// `settings::NOT_IN_FILE` instead), its line in [`plan`], and a range its
+/// help states (`1 to 3600`, `up to 1000`) refused by `in_range`; then
+/// regenerate docs/configuration.md (`serve --config-reference`). Tests
+/// check each of these.
 #[derive(clap::Args)]
 pub struct ServeArgs {
-    /// A TOML file of settings: any of db, demo, admin_password_file, trusted_proxies, addr, betting_seconds, deal_ms,
-    /// squeeze_seconds, result_ms, rate, web_dir, anchor_file, key_file,
-    /// ceiling, session_idle_seconds, session_max_seconds, key_retention_hours,
-    /// instance, advertise, allowed_origins, lease_ms, anchor_every_ms,
-    /// partition, standby_for, tls_cert, tls_key.
+    /// A TOML file of settings: each setting's key is its field's name (the
+    /// flag's, with _ for -; docs/configuration.md lists them all) [default:
+    /// none].
     #[arg(long, env = "BACCARAT_CONFIG")]
     config: Option<PathBuf>,
     /// The database: a SQLite file, or a PostgreSQL URL (`postgres://…`);
@@ -25,13 +38,15 @@ pub struct ServeArgs {
     db: Option<PathBuf>,
     /// Found a new casino as the demo: a table per rulebook, staff and
     /// players with play chips (password "demo"). Without it a new casino is
-    /// empty but for its first admin. Ignored by a casino that exists.
+    /// empty but for its first admin. Ignored by a casino that exists
+    /// [default: off].
     #[arg(long, env = "BACCARAT_DEMO")]
     demo: bool,
     /// A file whose first line is the first admin's password (12 characters
     /// or more), read only when a new casino is founded. The password may
     /// instead be in BACCARAT_ADMIN_PASSWORD; with neither, one is made and
-    /// written to <db>.admin-password, readable only by its owner.
+    /// written to <db>.admin-password, readable only by its owner [default:
+    /// none].
     #[arg(long, env = "BACCARAT_ADMIN_PASSWORD_FILE")]
     admin_password_file: Option<PathBuf>,
     /// Address to listen on [default: 127.0.0.1:8080].
@@ -55,16 +70,20 @@ pub struct ServeArgs {
     /// something, 1 to 1000000 [default: 200].
     #[arg(long, env = "BACCARAT_RATE")]
     rate: Option<u32>,
-    /// Serve the web pages from this folder instead of the embedded copies.
+    /// Serve the web pages from this folder instead of the embedded copies
+    /// [default: the pages embedded in the binary].
     #[arg(long, env = "BACCARAT_WEB_DIR")]
     web_dir: Option<PathBuf>,
     /// The append-only file of signed chain heads [default: <db>.anchors;
-    /// with PostgreSQL, baccarat-postgres.anchors in the working directory].
+    /// with PostgreSQL, baccarat-postgres.anchors in the working directory,
+    /// with --partition NAME baccarat-postgres-NAME.anchors].
     #[arg(long, env = "BACCARAT_ANCHOR_FILE")]
     anchor_file: Option<PathBuf>,
-    /// The server's Ed25519 signing key, created on first use [default:
-    /// <db>.key, or baccarat-postgres.key]; keep it off the database's volume
-    /// in production.
+    /// The server's Ed25519 signing key, created on first use (mode 0600; a
+    /// start refuses one its group or others can read); keep it off the
+    /// database's volume in production [default: <db>.key; with PostgreSQL,
+    /// baccarat-postgres.key in the working directory, with --partition NAME
+    /// baccarat-postgres-NAME.key].
     #[arg(long, env = "BACCARAT_KEY_FILE")]
     key_file: Option<PathBuf>,
     /// The largest table (or personal) maximum the casino accepts, in minor
@@ -108,11 +127,12 @@ pub struct ServeArgs {
     trusted_proxies: Vec<std::net::IpAddr>,
     /// Serve HTTPS (only) with this PEM certificate chain, the server's own
     /// certificate first; with --tls-key. Read at the start: a renewed
-    /// certificate takes effect at the next [default: plain HTTP].
+    /// certificate takes effect at the next start [default: plain HTTP].
     #[arg(long, env = "BACCARAT_TLS_CERT")]
     tls_cert: Option<PathBuf>,
     /// The PEM private key of --tls-cert's certificate (keep it readable by
-    /// the server's user only).
+    /// the server's user only) [default: none; one of the two without the
+    /// other is refused].
     #[arg(long, env = "BACCARAT_TLS_KEY")]
     tls_key: Option<PathBuf>,
     /// With PostgreSQL: milliseconds the casino's lease lasts unrenewed (a
@@ -146,8 +166,17 @@ pub struct ServeArgs {
     /// otherwise refused). Every chain is signed as it now stands; what the
     /// old file signed is not checked. For one start: not an environment
     /// variable or a `--config` key.
+    /// [default: off]
     #[arg(long)]
     new_anchor_file: bool,
+    /// Print every setting in effect and where it came from (a flag, an
+    /// environment variable, the --config file, or the default), check them,
+    /// and exit without opening the database. Secrets are never printed.
+    #[arg(long)]
+    print_config: bool,
+    /// Print the configuration reference (docs/configuration.md) as Markdown.
+    #[arg(long, hide = true)]
+    config_reference: bool,
 }
 
 /// With PostgreSQL, the anchor and key files' default name (beside it:
@@ -462,11 +491,42 @@ fn standbys(own: &ServeConfig, casino_url: Option<&str>, names: &[String]) -> Re
     Ok(out)
 }
 
-pub fn run_serve(a: ServeArgs) -> Result<()> {
+/// `serve`: the reference, or the settings in effect, or the server. `m`
+/// is `serve`'s own matches (where each value came from).
+pub fn run_serve(a: ServeArgs, m: &clap::ArgMatches) -> Result<()> {
+    if a.config_reference {
+        print!("{}", reference::markdown());
+        return Ok(());
+    }
+    if a.print_config {
+        return show_config(a, m);
+    }
     let (cfg, others) = plan(a)?;
     no_huge_pages();
     let rt = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     rt.block_on(serve_with_standbys(cfg, others)).map_err(anyhow::Error::msg)
+}
+
+/// `--print-config`: the settings in effect and where each came from; then
+/// they are checked as a start would check them, and the anchor and key
+/// files they name are printed, without opening the database.
+fn show_config(a: ServeArgs, m: &clap::ArgMatches) -> Result<()> {
+    let table = match &a.config {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).with_context(|| format!("--config: cannot read {}", p.display()))?;
+            Some((p.display().to_string(), text.parse::<toml::Table>().unwrap_or_default()))
+        }
+        None => None,
+    };
+    let admin_password = std::env::var_os(settings::ADMIN_PASSWORD_ENV).is_some();
+    print!("{}", print_config::report(m, table.as_ref().map(|(p, t)| (p.as_str(), t)), admin_password));
+    let (cfg, others) = plan(a)?;
+    for c in std::iter::once(&cfg).chain(&others) {
+        let (anchors, key) = c.anchor_paths();
+        let whose = c.partition.as_deref().map_or(String::new(), |p| format!(" of partition {p}"));
+        println!("# the files{whose}: anchor file {}, signing key {}", anchors.display(), key.display());
+    }
+    Ok(())
 }
 
 /// Turn transparent huge pages off for the server's process.
@@ -586,6 +646,8 @@ mod tests {
             lease_ms: None,
             anchor_every_ms: None,
             new_anchor_file: false,
+            print_config: false,
+            config_reference: false,
             partition: None,
             standby_for: Vec::new(),
         }
@@ -763,6 +825,36 @@ mod tests {
             assert!(e.contains("anchor_every_ms") && e.contains("1000"), "{e}");
         }
         let _ = std::fs::remove_file(f);
+    }
+
+    /// The bounds each setting's help states (`1 to 3600`, `up to 1000`) are
+    /// the ones a start enforces: one past either is refused, naming the
+    /// setting, and the bounds themselves are not out of range.
+    #[test]
+    fn the_ranges_the_help_states_are_the_ones_enforced() {
+        let mut checked = 0;
+        for s in settings::all().into_iter().filter(|s| s.in_file) {
+            let Some((lo, hi)) = s.range else { continue };
+            let start = |v: u64| {
+                let f = file(&format!("range-{}-{v}", s.key), &format!("{} = {v}\n", s.key));
+                let r = plan(args(Some(f.clone()))).map(|_| ()).map_err(|e| e.to_string());
+                let _ = std::fs::remove_file(f);
+                r
+            };
+            let e = start(hi + 1).expect_err(&s.key);
+            assert!(e.starts_with(&format!("{}: ", s.key)) && e.contains("outside"), "{}: {e}", s.key);
+            if lo > 0 {
+                let e = start(lo - 1).expect_err(&s.key);
+                assert!(e.starts_with(&format!("{}: ", s.key)) && e.contains("outside"), "{}: {e}", s.key);
+            }
+            for v in [lo, hi] {
+                if let Err(e) = start(v) {
+                    assert!(!e.contains("outside"), "{} = {v} is within the help's range: {e}", s.key);
+                }
+            }
+            checked += 1;
+        }
+        assert!(checked >= 10, "only {checked} settings state a range");
     }
 
     #[test]

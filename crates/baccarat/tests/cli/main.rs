@@ -13,6 +13,7 @@ mod newcomer;
 mod partitions;
 mod pg_archive;
 mod pg_proxy;
+mod print_config;
 mod rng_cli;
 mod serve;
 mod three_servers;

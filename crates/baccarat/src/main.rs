@@ -19,7 +19,14 @@ use clap::{Parser, Subcommand};
 #[derive(Parser)]
 #[command(
     name = "baccarat",
-    version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("BACCARAT_COMMIT"), ")"),
+    version = concat!(
+        env!("CARGO_PKG_VERSION"),
+        " (commit ",
+        env!("BACCARAT_COMMIT"),
+        ", built ",
+        env!("BACCARAT_BUILD_DATE"),
+        ")"
+    ),
     about = "Casino baccarat from real rulebooks: the table server and its back office, exact odds, simulation, verify"
 )]
 struct Cli {

@@ -10,6 +10,8 @@ mod failover;
 mod founding;
 mod network_cut;
 mod newcomer;
+#[cfg(unix)]
+mod notify;
 mod partitions;
 mod pg_archive;
 mod pg_proxy;

@@ -12,6 +12,8 @@ mod network_cut;
 mod newcomer;
 #[cfg(unix)]
 mod notify;
+#[cfg(unix)]
+mod package;
 mod partitions;
 mod pg_archive;
 mod pg_proxy;

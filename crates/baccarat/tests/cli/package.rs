@@ -1,0 +1,169 @@
+//! The Debian package (issue 48; docs/install.md): `scripts/package-deb.sh`
+//! builds it from this test's own binary; it holds what the manual says and
+//! nothing else, its control fields and conffiles are right, its maintainer
+//! scripts parse, and `systemd-analyze verify` has nothing to say of its
+//! unit. Skipped, saying so, only where dpkg-deb or systemd-analyze is not
+//! installed.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use crate::common::TempDir;
+
+/// The workspace's root.
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Run `cmd args`, which must succeed; its stdout.
+fn ok(cmd: &str, args: &[&str]) -> String {
+    let o = Command::new(cmd).args(args).output().unwrap_or_else(|e| panic!("{cmd}: {e}"));
+    assert!(o.status.success(), "{cmd} {args:?}: {}{}", text(&o.stdout), text(&o.stderr));
+    text(&o.stdout)
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).to_string()
+}
+
+/// Whether `tool` is installed (it answers `--version`).
+fn installed(tool: &str) -> bool {
+    Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+/// `systemd-analyze verify` of `unit` (a file named `baccarat.service`):
+/// its output, which must be empty for a unit without fault.
+fn verify_unit(unit: &Path) -> Output {
+    Command::new("systemd-analyze").args(["verify", "--man=no"]).arg(unit).output().expect("run systemd-analyze")
+}
+
+/// The package: built, then its control fields, files, conffiles,
+/// maintainer scripts and unit checked.
+#[test]
+fn the_debian_package_holds_the_server_its_unit_and_its_settings() {
+    if let Some(absent) = ["dpkg-deb", "dpkg", "systemd-analyze"].into_iter().find(|t| !installed(t)) {
+        eprintln!("skipped: {absent} is not installed (Debian's dpkg and systemd packages)");
+        return;
+    }
+    let dir = TempDir::new(&format!("baccarat-package-{}", std::process::id()));
+    let script = repo().join("scripts/package-deb.sh");
+    let out = dir.join("out");
+    let built = Command::new("bash")
+        .arg(&script)
+        .args(["--binary", env!("CARGO_BIN_EXE_baccarat"), "--out", out.to_str().unwrap(), "--compress", "none"])
+        .output()
+        .unwrap();
+    assert!(built.status.success(), "{}{}", text(&built.stdout), text(&built.stderr));
+    let deb = text(&built.stdout).trim().to_string();
+    let arch = ok("dpkg", &["--print-architecture"]).trim().to_string();
+    assert_eq!(deb, format!("{}/baccarat_{}_{arch}.deb", out.display(), env!("CARGO_PKG_VERSION")));
+
+    control_fields(&deb, &arch);
+    contents(&deb);
+    assert_eq!(ok("dpkg-deb", &["-I", &deb, "conffiles"]), "/etc/baccarat/config.toml\n");
+    let root = dir.join("root");
+    ok("dpkg-deb", &["-x", &deb, root.to_str().unwrap()]);
+    let said = ok(root.join("usr/bin/baccarat").to_str().unwrap(), &["--version"]);
+    assert!(said.starts_with(concat!("baccarat ", env!("CARGO_PKG_VERSION"), " (commit ")), "{said}");
+    let settings = std::fs::read_to_string(root.join("etc/baccarat/config.toml")).unwrap();
+    assert_eq!(settings, include_str!("../../../../packaging/baccarat.toml.example"));
+    let users = std::fs::read_to_string(root.join("usr/lib/sysusers.d/baccarat.conf")).unwrap();
+    assert!(users.lines().any(|l| l.starts_with("u baccarat ")), "{users}");
+    scripts(&deb, &dir.join("control"));
+    unit(&root, &dir.join("unit"));
+}
+
+/// The control fields: the workspace's version, this machine's
+/// architecture, Depends computed (libc6 with a version).
+fn control_fields(deb: &str, arch: &str) {
+    let field = |f: &str| ok("dpkg-deb", &["-f", deb, f]).trim().to_string();
+    assert_eq!(field("Package"), "baccarat");
+    assert_eq!(field("Version"), env!("CARGO_PKG_VERSION"));
+    assert_eq!(field("Architecture"), arch);
+    assert!(field("Maintainer").contains('<'), "{}", field("Maintainer"));
+    let depends = field("Depends");
+    assert!(depends.starts_with("libc6 (>= ") || depends.contains(", libc6 (>= "), "{depends}");
+    assert!(!field("Description").is_empty());
+}
+
+/// Its files, exactly, each root's; the binary and only it executable.
+fn contents(deb: &str) {
+    let listing = ok("dpkg-deb", &["-c", deb]);
+    let mut files = BTreeSet::new();
+    for line in listing.lines() {
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        assert!(cols.len() == 6 && cols[1] == "root/root", "{line}");
+        if cols[0].starts_with('-') {
+            let path = cols[5].trim_start_matches('.');
+            let executable = path == "/usr/bin/baccarat";
+            assert_eq!(cols[0], if executable { "-rwxr-xr-x" } else { "-rw-r--r--" }, "{line}");
+            files.insert(path.to_string());
+        }
+    }
+    let want: BTreeSet<String> = [
+        "/usr/bin/baccarat",
+        "/lib/systemd/system/baccarat.service",
+        "/usr/lib/sysusers.d/baccarat.conf",
+        "/etc/baccarat/config.toml",
+        "/usr/share/doc/baccarat/copyright",
+        "/usr/share/doc/baccarat/changelog.gz",
+        "/usr/share/doc/baccarat/install.md.gz",
+        "/usr/share/doc/baccarat/operating.md.gz",
+    ]
+    .map(String::from)
+    .into();
+    assert_eq!(files, want, "{listing}");
+}
+
+/// The maintainer scripts: present, executable, and shell that parses.
+fn scripts(deb: &str, control: &Path) {
+    ok("dpkg-deb", &["-e", deb, control.to_str().unwrap()]);
+    for s in ["postinst", "prerm", "postrm"] {
+        let path = control.join(s);
+        let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&path).unwrap().permissions());
+        assert_eq!(mode & 0o777, 0o755, "{s}");
+        ok("sh", &["-n", path.to_str().unwrap()]);
+    }
+    let postinst = std::fs::read_to_string(control.join("postinst")).unwrap();
+    assert!(postinst.contains("systemd-sysusers baccarat.conf"), "the user is made");
+}
+
+/// The unit: as documented, and without a word from `systemd-analyze
+/// verify`, which also checks that ExecStart's binary is there. It is run
+/// on the unit as packaged, but for the binary's path, which points into
+/// the extracted tree (verify's `--root` would want the whole system's units
+/// there too); and it is shown to speak of a unit at fault.
+fn unit(root: &Path, dir: &Path) {
+    let packaged = std::fs::read_to_string(root.join("lib/systemd/system/baccarat.service")).unwrap();
+    let lines: BTreeSet<&str> = packaged.lines().collect();
+    for want in [
+        "Type=notify",
+        "ExecStart=/usr/bin/baccarat serve --config /etc/baccarat/config.toml",
+        "User=baccarat",
+        "StateDirectory=baccarat baccarat-keys",
+        "ProtectSystem=strict",
+        "NoNewPrivileges=yes",
+        "CapabilityBoundingSet=",
+        "KillSignal=SIGTERM",
+        "Restart=on-failure",
+    ] {
+        assert!(lines.contains(want), "the unit has no {want:?}");
+    }
+    std::fs::create_dir_all(dir).unwrap();
+    let binary = root.join("usr/bin/baccarat");
+    let here = packaged.replace("ExecStart=/usr/bin/baccarat ", &format!("ExecStart={} ", binary.display()));
+    let unit = dir.join("baccarat.service");
+    std::fs::write(&unit, &here).unwrap();
+    let o = verify_unit(&unit);
+    assert!(o.status.success() && o.stdout.is_empty() && o.stderr.is_empty(), "{}{}", text(&o.stdout), text(&o.stderr));
+    // The same check, shown able to fail: a misspelt setting is named.
+    std::fs::write(&unit, here.replace("ProtectHome=yes", "ProtectHomes=yes")).unwrap();
+    let o = verify_unit(&unit);
+    assert!(text(&o.stderr).contains("ProtectHomes"), "{}{}", text(&o.stdout), text(&o.stderr));
+    // And so is a binary that is not there.
+    std::fs::write(&unit, &packaged).unwrap();
+    let o = verify_unit(&unit);
+    let absent = !Path::new("/usr/bin/baccarat").exists();
+    assert!(!absent || !o.status.success(), "{}", text(&o.stderr));
+}

@@ -68,6 +68,7 @@ fn the_debian_package_holds_the_server_its_unit_and_its_settings() {
     assert!(said.starts_with(concat!("baccarat ", env!("CARGO_PKG_VERSION"), " (commit ")), "{said}");
     let settings = std::fs::read_to_string(root.join("etc/baccarat/config.toml")).unwrap();
     assert_eq!(settings, include_str!("../../../../packaging/baccarat.toml.example"));
+    writable_where_it_writes(&settings);
     let users = std::fs::read_to_string(root.join("usr/lib/sysusers.d/baccarat.conf")).unwrap();
     assert!(users.lines().any(|l| l.starts_with("u baccarat ")), "{users}");
     scripts(&deb, &dir.join("control"));
@@ -114,6 +115,21 @@ fn contents(deb: &str) {
     .map(String::from)
     .into();
     assert_eq!(files, want, "{listing}");
+}
+
+/// Every file the settings have the server write lies in one of the unit's
+/// state directories: `ProtectSystem=strict` leaves everything else
+/// read-only, and a key file in /etc would stop the first start. The key
+/// lies in another directory than the database.
+fn writable_where_it_writes(settings: &str) {
+    let table: toml::Table = settings.parse().unwrap();
+    let path = |k: &str| table[k].as_str().unwrap_or_else(|| panic!("{k}")).to_string();
+    let in_state = |p: &str| ["/var/lib/baccarat/", "/var/lib/baccarat-keys/"].iter().any(|d| p.starts_with(d));
+    for k in ["db", "anchor_file", "key_file"] {
+        assert!(in_state(&path(k)), "{k} = {:?} is not in a state directory of the unit", path(k));
+    }
+    let parent = |p: String| Path::new(&p).parent().unwrap().to_path_buf();
+    assert_ne!(parent(path("key_file")), parent(path("db")), "the key beside the database");
 }
 
 /// The maintainer scripts: present, executable, and shell that parses.

@@ -173,6 +173,7 @@ fn unit(root: &Path, dir: &Path) {
     std::fs::write(&unit, &here).unwrap();
     let o = verify_unit(&unit);
     assert!(o.status.success() && o.stdout.is_empty() && o.stderr.is_empty(), "{}{}", text(&o.stdout), text(&o.stderr));
+    exposure(&unit);
     // The same check, shown able to fail: a misspelt setting is named.
     std::fs::write(&unit, here.replace("ProtectHome=yes", "ProtectHomes=yes")).unwrap();
     let o = verify_unit(&unit);
@@ -182,4 +183,22 @@ fn unit(root: &Path, dir: &Path) {
     let o = verify_unit(&unit);
     let absent = !Path::new("/usr/bin/baccarat").exists();
     assert!(!absent || !o.status.success(), "{}", text(&o.stderr));
+}
+
+/// `systemd-analyze security`'s exposure of the unit (0 to 10, lower is
+/// safer) stays where docs/install.md says (1.1 with systemd 252): a
+/// protection dropped, or a capability granted, raises it past the bound.
+fn exposure(unit: &Path) {
+    let o = Command::new("systemd-analyze")
+        .args(["security", "--offline=yes", "--no-pager"])
+        .arg(unit)
+        .output()
+        .expect("run systemd-analyze security");
+    let out = text(&o.stdout);
+    let score = out
+        .lines()
+        .find_map(|l| l.split_once("Overall exposure level for baccarat.service: ").map(|(_, r)| r.to_string()))
+        .and_then(|r| r.split_whitespace().next().and_then(|n| n.parse::<f64>().ok()))
+        .unwrap_or_else(|| panic!("no exposure level: {out}{}", text(&o.stderr)));
+    assert!(score <= 1.5, "exposure {score} (docs/install.md says 1.1):\n{out}");
 }

@@ -141,8 +141,59 @@ fn scripts(deb: &str, control: &Path) {
         assert_eq!(mode & 0o777, 0o755, "{s}");
         ok("sh", &["-n", path.to_str().unwrap()]);
     }
-    let postinst = std::fs::read_to_string(control.join("postinst")).unwrap();
-    assert!(postinst.contains("systemd-sysusers baccarat.conf"), "the user is made");
+    behave(control);
+}
+
+/// What the maintainer scripts run, with every command they call that
+/// changes the system stubbed (each stub logs its words): `configure` makes
+/// the user and gives the settings to root:baccarat 0640 unless an admin's
+/// `dpkg-statoverride` says otherwise, and starts nothing on a first
+/// install; a purge forgets the unit's links and removes nothing of the
+/// casino's.
+fn behave(control: &Path) {
+    let stubs = control.join("stubs");
+    std::fs::create_dir_all(&stubs).unwrap();
+    let log = control.join("calls.log");
+    let commands = ["systemd-sysusers", "adduser", "chown", "chmod", "deb-systemd-helper", "deb-systemd-invoke"];
+    for c in commands.iter().chain(&["systemctl", "rm", "dpkg-statoverride"]) {
+        // dpkg-statoverride: no override (status 1) unless OVERRIDE is set;
+        // deb-systemd-helper: a first install, the unit in no state yet.
+        let status = match *c {
+            "dpkg-statoverride" => "[ -n \"${OVERRIDE:-}\" ]",
+            "deb-systemd-helper" => "[ \"$1\" != debian-installed ]",
+            _ => "true",
+        };
+        let stub = format!("#!/bin/sh\necho \"{c} $*\" >> '{}'\n{status}\n", log.display());
+        let path = stubs.join(c);
+        std::fs::write(&path, stub).unwrap();
+        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    }
+    let run = |script: &str, args: &[&str], overridden: bool| {
+        let _ = std::fs::remove_file(&log);
+        let path = format!("{}:/usr/bin:/bin", stubs.display());
+        let mut c = Command::new("sh");
+        c.arg(control.join(script)).args(args).env("PATH", path);
+        if overridden {
+            c.env("OVERRIDE", "1");
+        }
+        let o = c.output().unwrap();
+        assert!(o.status.success(), "{script} {args:?}: {}", text(&o.stderr));
+        std::fs::read_to_string(&log).unwrap_or_default()
+    };
+    let first = run("postinst", &["configure"], false);
+    for want in ["systemd-sysusers baccarat.conf", "chown root:baccarat /etc/baccarat/config.toml"] {
+        assert!(first.contains(want), "{want:?} not run:\n{first}");
+    }
+    assert!(first.contains("chmod 0640 /etc/baccarat/config.toml"), "{first}");
+    assert!(
+        !first.contains("start") && !first.contains("deb-systemd-helper enable"),
+        "a first install starts nothing:\n{first}"
+    );
+    let overridden = run("postinst", &["configure"], true);
+    assert!(!overridden.contains("chown") && !overridden.contains("chmod"), "{overridden}");
+    let purged = run("postrm", &["purge"], false);
+    assert!(purged.contains("deb-systemd-helper purge baccarat.service"), "{purged}");
+    assert!(!purged.contains("rm ") && !purged.contains("/var/lib"), "the casino is kept:\n{purged}");
 }
 
 /// The unit: as documented, and without a word from `systemd-analyze

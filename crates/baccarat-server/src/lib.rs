@@ -27,6 +27,7 @@ pub mod founding;
 pub mod front;
 pub mod http;
 pub mod migrate;
+pub mod notify;
 pub mod openapi;
 pub mod partition_route;
 pub mod proxy;

@@ -26,6 +26,9 @@
 //! pipe or a file (a service manager's journal) is left as it is: it still
 //! takes the stop's lines.
 //!
+//! The service manager is told as the first signal arrives (STOPPING=1,
+//! `notify.rs`).
+//!
 //! Listened for once, from the first call on, and latched: a signal that
 //! arrives while the server recovers is kept, and stops it as soon as it
 //! serves, rather than being lost between one listener and the next (tokio
@@ -57,6 +60,7 @@ pub fn listen() -> watch::Receiver<bool> {
             if first == HANGUP {
                 quiet_the_terminal();
             }
+            crate::notify::stopping();
             tx.send_replace(true);
             if let Some(second) = signals.received().await {
                 warn(&format!("a second stop signal ({second}): exiting now, without finishing the stop"));

@@ -21,7 +21,14 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 #[derive(Parser)]
 #[command(
     name = "baccarat",
-    version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("BACCARAT_COMMIT"), ")"),
+    version = concat!(
+        env!("CARGO_PKG_VERSION"),
+        " (commit ",
+        env!("BACCARAT_COMMIT"),
+        ", built ",
+        env!("BACCARAT_BUILD_DATE"),
+        ")"
+    ),
     about = "A casino's baccarat table server from real rulebooks (RNG and live tables, the pit console, the back \
              office, a signed audit chain), the audit of its records, and the odds, rulebook and simulation tools",
     after_help = GROUPS

@@ -131,6 +131,7 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
     let scheme = front.scheme();
     let Some(server) = front.server.as_mut() else { return Err(ServeError::NoListener) };
     println!("baccarat table server on {scheme}://{addr}/ for {what}  (API: {scheme}://{addr}/api/openapi.json)");
+    crate::notify::serving(&what);
     let mut handed_to = None;
     tokio::select! {
         r = server => return Ok(r.map_err(ServeError::ServerTask)?.map(|()| Turn::Stopped)?),
@@ -167,6 +168,8 @@ async fn hold_lease(
     let Some(url) = &cfg.postgres else { return Ok(Some(Held { lease: None, keeping: None })) };
     let (what, claim) = (&front.what, cfg.claim());
     let owner = crate::lease::owner_of(&cfg.instance);
+    // The front answers by now (`serve::run`): ready, as a standby (`notify.rs`).
+    crate::notify::standing_by(what);
     let waiting = crate::lease::wait_for(url, &owner, &front.advertise, cfg.lease, &front.holder, what, claim);
     let (lease, since) = tokio::select! {
         l = waiting => l.map_err(ServeError::cluster)?,

@@ -412,16 +412,36 @@ fn shoe_deals_a_published_shoe_again_and_checks_its_commitment() {
     );
 }
 
-/// `--version` names the commit the binary was built from (issue 48): 12
-/// hex digits from git, or "unknown" outside a checkout.
+/// `--version` names the commit the binary was built from and its build
+/// date (issue 48): 12 hex digits from git, or "unknown" outside a
+/// checkout; the date is SOURCE_DATE_EPOCH's day when the build had it,
+/// else the commit's own day (UTC) from git, so that a build can be
+/// reproduced.
 #[test]
-fn the_version_names_its_commit() {
+fn the_version_names_its_commit_and_build_date() {
     let o = run(&["--version"]);
     let out = stdout(&o);
-    let commit = out
+    let (commit, date) = out
         .trim()
         .strip_prefix(concat!("baccarat ", env!("CARGO_PKG_VERSION"), " (commit "))
         .and_then(|r| r.strip_suffix(')'))
+        .and_then(|r| r.split_once(", built "))
         .unwrap_or_else(|| panic!("{out}"));
     assert!(commit == "unknown" || (commit.len() == 12 && commit.chars().all(|c| c.is_ascii_hexdigit())), "{out}");
+    let digits = date.bytes().enumerate().all(|(i, b)| if i == 4 || i == 7 { b == b'-' } else { b.is_ascii_digit() });
+    assert!(date.len() == 10 && digits, "{out}");
+    let said = |cmd: &str, args: &[&str]| {
+        let o = Command::new(cmd).env("TZ", "UTC").args(args).output().ok().filter(|o| o.status.success())?;
+        Some(String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let want = match option_env!("SOURCE_DATE_EPOCH") {
+        Some(epoch) => said("date", &["-u", "-d", &format!("@{}", epoch.trim()), "+%F"]),
+        // Only when the checkout's HEAD is the commit the binary names.
+        None => said("git", &["rev-parse", "--short=12", "HEAD"])
+            .filter(|head| head == commit)
+            .and_then(|_| said("git", &["log", "-1", "--format=%cd", "--date=format-local:%Y-%m-%d"])),
+    };
+    if let Some(want) = want {
+        assert_eq!(date, want, "{out}");
+    }
 }

@@ -156,12 +156,18 @@ pub fn start(db: &Path, extra_args: &[&str]) -> (Server, String, Option<String>)
         if let Some(p) = first_admin(&line) {
             password = Some(p);
         }
-        if let Some(rest) = line.strip_prefix("baccarat table server on ") {
-            let url = rest.split_whitespace().next().unwrap().trim_end_matches('/').to_string();
+        if let Some(url) = served_url(&line) {
             return (server, url, password);
         }
         seen.push(line);
     }
+}
+
+/// The base URL (no trailing slash), if `line` is the one a server prints
+/// once it serves.
+pub fn served_url(line: &str) -> Option<String> {
+    let rest = line.strip_prefix("baccarat table server on ")?;
+    rest.split_whitespace().next().map(|u| u.trim_end_matches('/').to_string())
 }
 
 /// Sign in at a running server; the session token.

@@ -10,6 +10,10 @@ mod failover;
 mod founding;
 mod network_cut;
 mod newcomer;
+#[cfg(unix)]
+mod notify;
+#[cfg(unix)]
+mod package;
 mod partitions;
 mod pg_archive;
 mod pg_proxy;

@@ -130,24 +130,41 @@ pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> BackupError 
     move |source| BackupError::Io { path: path.to_path_buf(), source }
 }
 
-/// Take the backup `req` asks for (module docs).
+/// Take the backup `req` asks for (module docs). A backup that fails
+/// leaves `--to` empty again: half a backup must not pass for one.
 pub fn backup(req: &Request<'_>) -> Result<Report, BackupError> {
+    refuse_used(req.to)?;
     let src = open_source(req.db)?;
     let before = anchors::lines_before(req.anchor_file)?;
     let (names, dst_db) = prepare(req)?;
-    let dst = copy_db(req.db, &src, &dst_db)?;
+    let made = fill(req, src, before, &names, &dst_db);
+    if made.is_err() {
+        if let Ok(entries) = std::fs::read_dir(req.to) {
+            for e in entries.flatten() {
+                let p = e.path();
+                let _ = if p.is_dir() { std::fs::remove_dir_all(&p) } else { std::fs::remove_file(&p) };
+            }
+        }
+    }
+    made
+}
+
+/// The copy itself, into the prepared directory.
+fn fill(req: &Request<'_>, src: Connection, before: u64, names: &Names, dst_db: &Path) -> Result<Report, BackupError> {
+    let dst = copy_db(req.db, &src, dst_db)?;
     drop(src);
-    let mut files = vec![written(&dst_db, "database")?];
-    let (archives, elsewhere) = copy_archives(req.db, &dst, &dst_db)?;
+    let mut files = vec![written(dst_db, "database")?];
+    let (archives, elsewhere) = copy_archives(req.db, &dst, dst_db)?;
     files.extend(archives);
-    let got = anchors::copy(req.anchor_file, &dst, &dst_db, &names.anchors, before)?;
+    let got = anchors::copy(req.anchor_file, &dst, dst_db, &names.anchors, before)?;
     files.extend(got.files.iter().cloned());
     let public = public_key(req, &got.public)?;
     let pub_path = names.public.clone();
     write_private(&pub_path, format!("{public}\n").as_bytes())?;
     files.push(written(&pub_path, "public key")?);
     if req.include_key {
-        let key = AnchorKey::load(req.key_file).map_err(|source| BackupError::Key { path: req.key_file.into(), source })?;
+        let key =
+            AnchorKey::load(req.key_file).map_err(|source| BackupError::Key { path: req.key_file.into(), source })?;
         key.save_new(&names.key)?;
         files.push(written(&names.key, "signing key")?);
     }
@@ -173,21 +190,21 @@ struct Names {
     public: PathBuf,
 }
 
-/// Refuse a `--to` that holds anything, then make it (mode 0700: the copy
-/// holds the staff's password hashes), and name the files in it.
+/// Refuse a `--to` that holds anything (or is not a directory).
+fn refuse_used(to: &Path) -> Result<(), BackupError> {
+    match std::fs::read_dir(to).map(|mut entries| entries.next().is_none()) {
+        Ok(true) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        _ => Err(BackupError::NotEmpty(to.into())),
+    }
+}
+
+/// Make `--to` (mode 0700: the copy holds the staff's password hashes),
+/// refused again if it was filled meanwhile, and name the files in it.
 fn prepare(req: &Request<'_>) -> Result<(Names, PathBuf), BackupError> {
     let to = req.to;
-    match std::fs::read_dir(to) {
-        Ok(mut entries) => {
-            if entries.next().is_some() {
-                return Err(BackupError::NotEmpty(to.into()));
-            }
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            std::fs::create_dir_all(to).map_err(io_err(to))?;
-        }
-        Err(_) => return Err(BackupError::NotEmpty(to.into())),
-    }
+    refuse_used(to)?;
+    std::fs::create_dir_all(to).map_err(io_err(to))?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -219,8 +236,10 @@ fn open_source(db: &Path) -> Result<Connection, BackupError> {
         (Err(e), _) | (_, Err(e)) => return Err(not(e.to_string())),
         _ => return Err(not("it has no audit chains".into())),
     }
-    let founded = crate::store::logs::record_at(&conn, crate::audit::CASINO_CHAIN, 1).map_err(|e| not(e.to_string()))?;
-    let tables: i64 = conn.query_row("SELECT COUNT(*) FROM tables", [], |r| r.get(0)).map_err(|e| not(e.to_string()))?;
+    let founded =
+        crate::store::logs::record_at(&conn, crate::audit::CASINO_CHAIN, 1).map_err(|e| not(e.to_string()))?;
+    let tables: i64 =
+        conn.query_row("SELECT COUNT(*) FROM tables", [], |r| r.get(0)).map_err(|e| not(e.to_string()))?;
     if founded.is_none() && tables == 0 {
         return Err(not("it holds no casino yet: nothing to back up".into()));
     }
@@ -279,11 +298,9 @@ fn copy_archives(db: &Path, dst: &Connection, dst_db: &Path) -> Result<(Vec<Writ
 /// must be the anchor file's), else the anchor file's own.
 fn public_key(req: &Request<'_>, of_file: &str) -> Result<String, BackupError> {
     match AnchorKey::load(req.key_file) {
-        Ok(key) if key.public_hex() != of_file => Err(BackupError::KeyMismatch {
-            path: req.key_file.into(),
-            key: key.public_hex(),
-            file: of_file.into(),
-        }),
+        Ok(key) if key.public_hex() != of_file => {
+            Err(BackupError::KeyMismatch { path: req.key_file.into(), key: key.public_hex(), file: of_file.into() })
+        }
         Ok(key) => Ok(key.public_hex()),
         Err(source) if req.include_key => Err(BackupError::Key { path: req.key_file.into(), source }),
         Err(_) => Ok(of_file.to_string()),
@@ -338,4 +355,90 @@ fn make_private(path: &Path) -> Result<(), BackupError> {
     }
     let _ = path;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::anchor::{heads_of, AnchorLog};
+    use crate::store::{Commit, SqliteStore, Store};
+
+    /// A casino's chain of `n` records, each batch anchored: (the directory,
+    /// the database).
+    fn casino(n: u64) -> (PathBuf, PathBuf) {
+        let mut r = [0u8; 8];
+        getrandom::fill(&mut r).unwrap();
+        let dir = std::env::temp_dir().join(format!("backup-test-{}", baccarat_table::shuffle::hex(&r)));
+        std::fs::create_dir(&dir).unwrap();
+        let db = dir.join("casino.db");
+        let mut store = SqliteStore::open(&db).unwrap();
+        let (anchors, key) = crate::anchor::default_paths(&db);
+        let mut log = AnchorLog::open(&anchors, AnchorKey::load_or_create(&key).unwrap()).unwrap();
+        let mut chain = crate::audit::Chain::new();
+        for i in 0..n {
+            let c = Commit { records: vec![(0, chain.append(format!("{{\"n\":{i}}}")))], ..Commit::default() };
+            store.commit(&c).unwrap();
+            log.append(&heads_of(&c)).unwrap();
+        }
+        (dir, db)
+    }
+
+    fn request<'a>(db: &'a Path, anchors: &'a Path, key: &'a Path, to: &'a Path) -> Request<'a> {
+        Request { db, anchor_file: anchors, key_file: key, to, include_key: false }
+    }
+
+    /// The database cut after its anchor file signed it: the copy.
+    fn cut_last(db: &Path, n: u64) {
+        let c = Connection::open(db).unwrap();
+        crate::store::logs::unpack(&c).unwrap();
+        assert_eq!(c.execute("DELETE FROM audit WHERE tbl = 0 AND seq = ?1", [n as i64]).unwrap(), 1);
+    }
+
+    /// Everything held: every line kept, the public key written, no
+    /// signing key; a second backup into the same directory is refused.
+    #[test]
+    fn a_backup_keeps_every_line_its_copy_holds() {
+        let (dir, db) = casino(4);
+        let (anchors, key) = crate::anchor::default_paths(&db);
+        let to = dir.join("bk");
+        let r = backup(&request(&db, &anchors, &key, &to)).unwrap();
+        assert_eq!((r.anchor_lines, r.lines_after, r.chains[&0], r.anchored[&0]), (4, 0, 4, 4));
+        assert_eq!(std::fs::read(to.join("casino.db.anchors")).unwrap(), std::fs::read(&anchors).unwrap());
+        assert!(to.join("casino.db.pub").exists() && !to.join("casino.db.key").exists());
+        let again = backup(&request(&db, &anchors, &key, &to)).unwrap_err().to_string();
+        assert!(again.starts_with("--to: ") && again.contains("is not an empty directory"), "{again}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Lines written after the copy's point (not yet in the file when the
+    /// copy began) name records the copy does not hold: left out, and the
+    /// file read back verifies.
+    #[test]
+    fn lines_written_after_the_copy_are_left_out() {
+        let (dir, db) = casino(5);
+        let (anchors, _) = crate::anchor::default_paths(&db);
+        let copy = dir.join("copy.db");
+        std::fs::copy(&db, &copy).unwrap();
+        cut_last(&copy, 5);
+        let dst = Connection::open(&copy).unwrap();
+        let live = dir.join("copy.db.anchors");
+        let got = anchors::copy(&anchors, &dst, &copy, &live, 4).map_err(|e| e.to_string()).unwrap();
+        assert_eq!((got.lines, got.lines_after, got.anchored.heads[&0].0), (4, 1, 4));
+        assert_eq!(crate::anchor::read_all(&live, None).unwrap().0.lines, 4);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Attack: a database cut below what its anchor file signed *before*
+    /// the copy began. Leaving the lines out would make the backup agree
+    /// with the cut; it is refused, naming the line.
+    #[test]
+    fn a_cut_database_is_refused_not_laundered_into_a_backup() {
+        let (dir, db) = casino(5);
+        cut_last(&db, 5);
+        let (anchors, key) = crate::anchor::default_paths(&db);
+        let to = dir.join("bk");
+        let err = backup(&request(&db, &anchors, &key, &to)).unwrap_err().to_string();
+        assert!(err.contains("line 5 signs chain 0 at 5 records") && err.contains("(its tail was cut)"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 
-use super::{io_err, written, write_private, BackupError, Written};
+use super::{io_err, write_private, written, BackupError, Written};
 use crate::anchor::{Anchored, Head};
 
 /// The anchor files as copied.
@@ -56,8 +56,7 @@ pub(super) fn copy(
     live_out: &Path,
     before: u64,
 ) -> Result<Copied, BackupError> {
-    let mut sources = crate::store::archive::open_archives(dst, dst_db)?;
-    let held = Held { archives: std::mem::take(&mut sources), live: dst };
+    let held = Held { archives: crate::store::archive::open_archives(dst, dst_db)?, live: dst };
     let mut last = String::new();
     for _ in 0..3 {
         match attempt(path, &held, live_out, before)? {

@@ -43,7 +43,8 @@ pub fn run(a: BackupArgs) -> Result<()> {
     let (anchors, key) = baccarat_server::anchor::default_paths(&a.db);
     let anchor_file = a.anchor_file.clone().unwrap_or(anchors);
     let key_file = a.key_file.clone().unwrap_or(key);
-    let req = Request { db: &a.db, anchor_file: &anchor_file, key_file: &key_file, to: &a.to, include_key: a.include_key };
+    let req =
+        Request { db: &a.db, anchor_file: &anchor_file, key_file: &key_file, to: &a.to, include_key: a.include_key };
     if a.include_key {
         eprintln!(
             "warning: --include-key: the backup holds the signing key; whoever holds the backup can sign anchor lines \
@@ -82,7 +83,10 @@ fn print_report(r: &Report) {
         println!("the signing key is not in the backup: a restore needs the original key file beside the database");
     }
     for p in &r.archives_elsewhere {
-        println!("note: archive {} is registered at an absolute path and was not copied: copy it yourself", p.display());
+        println!(
+            "note: archive {} is registered at an absolute path and was not copied: copy it yourself",
+            p.display()
+        );
     }
     println!("to restore: stop the server, copy these files back beside the database (docs/backup.md)");
 }

@@ -203,7 +203,10 @@ fn a_backup_taken_under_load_restores_serves_and_verifies() {
     copy_dir(&bk, &restored);
     let rdb = restored.join("casino.db");
     let no_key = refused(&["serve", "--db", rdb.to_str().unwrap()]);
-    assert!(no_key.contains("casino.db.key: the signing key is missing") && no_key.contains("--include-key"), "{no_key}");
+    assert!(
+        no_key.contains("casino.db.key: the signing key is missing") && no_key.contains("--include-key"),
+        "{no_key}"
+    );
     std::fs::copy(dir.join("casino.db.key"), restored.join("casino.db.key")).unwrap();
     let copied = std::fs::read(restored.join("casino.db.anchors")).unwrap();
     let (server, url, first) = start(&rdb, &[]);
@@ -213,7 +216,10 @@ fn a_backup_taken_under_load_restores_serves_and_verifies() {
     let out = verify_full(&rdb);
     assert!(out.contains("verified"), "{out}");
     let after = std::fs::read(restored.join("casino.db.anchors")).unwrap();
-    assert!(after.len() > copied.len() && after.starts_with(&copied), "the anchor file goes on from the backup's lines");
+    assert!(
+        after.len() > copied.len() && after.starts_with(&copied),
+        "the anchor file goes on from the backup's lines"
+    );
 }
 
 /// Attack: a backup made without `--include-key` holds no byte of the
@@ -267,7 +273,8 @@ fn a_backup_refuses_a_used_directory_a_file_that_is_no_casino_and_postgresql() {
     rusqlite::Connection::open(&other).unwrap().execute_batch("CREATE TABLE t (x)").unwrap();
     let (ok, _, err) = run(&["backup", "--db", other.to_str().unwrap(), "--to", dir.join("b").to_str().unwrap()]);
     assert!(!ok && err.contains("other.db: not a casino's database (it has no audit chains)"), "{err}");
-    let (ok, _, err) = run(&["backup", "--db", "postgres://u:secret@h/casino", "--to", dir.join("c").to_str().unwrap()]);
+    let (ok, _, err) =
+        run(&["backup", "--db", "postgres://u:secret@h/casino", "--to", dir.join("c").to_str().unwrap()]);
     assert!(!ok && err.contains("pg_dump") && err.contains("docs/backup.md") && !err.contains("secret"), "{err}");
 }
 

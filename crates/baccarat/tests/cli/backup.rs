@@ -54,10 +54,11 @@ fn loaded(child: Child) {
     assert_eq!(r["ledger"]["ok"], true, "{r}");
 }
 
-/// The transfers in the SQLite casino at `db` so far (read beside the server).
-fn transfers(db: &Path) -> i64 {
+/// The accounts holding wagers in play in the SQLite casino at `db` (read
+/// beside the server): above zero while players' bets await their coup.
+fn holding(db: &Path) -> i64 {
     let c = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
-    c.query_row("SELECT COALESCE(MAX(id), 0) FROM transfers", [], |r| r.get(0)).unwrap()
+    c.query_row("SELECT count(*) FROM accounts WHERE held > 0", [], |r| r.get(0)).unwrap()
 }
 
 /// Wait (a liveness bound, not a speed figure) until `f` holds.
@@ -177,10 +178,9 @@ fn a_backup_taken_under_load_restores_serves_and_verifies() {
     let db = dir.join("casino.db");
     let (server, url, admin) = start(&db, &[]);
     let admin = admin.expect("a first run");
-    let before = transfers(&db);
-    let mut players = load(&url, &admin, "6");
-    // Under load: bets are being written as the copy is taken.
-    until("bets written", || transfers(&db) > before + 50);
+    let mut players = load(&url, &admin, "8");
+    // Under load: bets in play as the copy is taken.
+    until("bets in play", || holding(&db) > 0);
     let bk = dir.join("backup");
     let (ok, out, err) = run(&["backup", "--db", db.to_str().unwrap(), "--to", bk.to_str().unwrap(), "--json"]);
     assert!(ok, "backup: {out}{err}");

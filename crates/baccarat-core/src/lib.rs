@@ -5,6 +5,7 @@
 //!
 //! * the double-entry ledger with holds (`ledger`), its idempotency keys
 //!   (`keys`, `key_index`) and the postings of a coup (`postings`);
+//! * the online backup of a SQLite casino (`backup`);
 //! * the SHA-256-chained audit log (`audit`) and who may do what (`trust`);
 //! * the anchor file that signs the chains' heads (`anchor`, `anchoring`,
 //!   `signing_key`);
@@ -24,6 +25,7 @@
 pub mod anchor;
 pub mod anchoring;
 pub mod audit;
+pub mod backup;
 pub mod bank_log;
 pub mod civil;
 pub mod clock;

@@ -31,8 +31,9 @@ pub enum KeyFileError {
     /// Missing for a casino that exists (issue 45, finding 13).
     #[error(
         "{p}: the signing key is missing, but the database holds a casino whose anchor file and checkpoints it \
-         signed (a new key would sign nothing they can be checked against): restore the key file from a copy, or \
-         name it with --key-file (BACCARAT_KEY_FILE); if it is lost for good, move the anchor file aside (keep \
+         signed (a new key would sign nothing they can be checked against): restore the key file from a copy (a \
+         restored backup holds it only if `baccarat backup` was given --include-key: else put the original key \
+         file here), or name it with --key-file (BACCARAT_KEY_FILE); if it is lost for good, move the anchor file aside (keep \
          it) and start once with --new-anchor-file, which makes a new key and begins a new anchor file",
         p = .path.display()
     )]

@@ -60,6 +60,16 @@ pub enum ServeError {
         .0.display()
     )]
     AnchorFileLost(PathBuf),
+    /// `--new-anchor-file` beside an anchor file that exists and holds lines:
+    /// refused, not ignored (issue 48).
+    #[error(
+        "--new-anchor-file: {} exists and is not empty: the flag begins a new anchor file only where the old one \
+         is lost for good, and this one still signs the casino. Start without the flag; if the file is not this \
+         database's (a backup restored beside a newer file), move it aside (keep it) and put the backup's anchor \
+         file in its place (docs/backup.md)",
+        .0.display()
+    )]
+    NewAnchorFileExists(PathBuf),
     /// An anchor file that signs a casino, beside a database that holds none.
     #[error(
         "{}: the anchor file signs a casino, but the database holds none: restore the database from its copy; \

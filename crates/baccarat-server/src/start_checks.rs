@@ -16,7 +16,7 @@
 //!    users (`signing_key.rs`);
 //! 4. the anchor file: missing or empty for a casino that exists (or beside
 //!    segments of it), behind the latest checkpoint's mark, or failing its
-//!    signatures;
+//!    signatures; or there, not empty, under `--new-anchor-file`;
 //! 5. the chains against the anchor file: a cut in the casino's own chain
 //!    (a table's cut is named, and the table is not served);
 //! 6. recovery itself: a chain that does not link, a balance its transfers
@@ -80,6 +80,12 @@ pub fn check(cfg: &ServeConfig, store: &AnyStore) -> Result<Checked, ServeError>
     let lost = std::fs::metadata(&anchor_path).map_or(true, |m| m.len() == 0);
     let key =
         crate::signing_key::for_start(&key_path, has_casino, lost && cfg.new_anchor_file).map_err(ServeError::key)?;
+    // `--new-anchor-file` begins a file only where the old one is lost: it
+    // was ignored beside a file that exists (issue 48), and the start then
+    // went on with the old file as if the flag had not been given.
+    if cfg.new_anchor_file && !lost {
+        return Err(ServeError::NewAnchorFileExists(anchor_path));
+    }
     let public = key.key.public_hex();
     // The latest checkpoint, checked, first: it says where the anchor file
     // stood, so only the anchor lines after it are verified now.
@@ -128,15 +134,21 @@ pub fn check(cfg: &ServeConfig, store: &AnyStore) -> Result<Checked, ServeError>
     Ok(Checked { has_casino, key, anchor_path, key_path, checkpoint, refused_checkpoint, mark, lost, anchored, skip })
 }
 
+/// What a cut says to an operator who restored a backup beside a newer
+/// anchor file (docs/backup.md): the likeliest cause, and its fix.
+const RESTORED: &str = "; if this database was restored from a backup, the anchor file beside it is newer than \
+     the backup (it signs records the backup does not hold): move it aside (keep it: it proves what the restore \
+     lost) and put the backup's own anchor file (and its segments) in its place";
+
 /// The tables whose chains fall short of (or differ from) what `anchored`
 /// signed, named on stderr; a cut in the casino's own chain refuses the start.
 fn cut_tables(store: &AnyStore, anchored: &Anchored) -> Result<BTreeSet<u32>, ServeError> {
     let cut = crate::anchor::anchor_cuts(store, anchored).map_err(ServeError::cuts)?;
     if let Some(why) = cut.get(&crate::audit::CASINO_CHAIN) {
-        return Err(ServeError::CasinoChainCut(why.clone()));
+        return Err(ServeError::CasinoChainCut(format!("the casino's chain: {why}{RESTORED}")));
     }
     for (table, why) in &cut {
-        eprintln!("table {table} is not served: {why}");
+        eprintln!("table {table} is not served: {why}{RESTORED}");
     }
     Ok(cut.into_keys().collect())
 }

@@ -66,6 +66,10 @@ enum Command {
     /// a write-once file per month; PostgreSQL: detached month partitions),
     /// still read by verify, recall and a full replay.
     Archive(cmd::archive::ArchiveArgs),
+    /// A consistent copy of a SQLite casino while it serves: the database, its
+    /// anchor file up to the copy's point and the public key (the signing key
+    /// with --include-key); restore by copying the directory back.
+    Backup(cmd::backup::BackupArgs),
     /// Copy a SQLite casino into an empty PostgreSQL database and check the copy.
     Migrate(cmd::migrate::MigrateArgs),
     /// The partitions of a PostgreSQL casino, and where each is served.
@@ -119,6 +123,7 @@ fn main() -> ExitCode {
         Command::Serve(a) => cmd::serve::run_serve(*a, &serve_matches),
         Command::Verify(a) => cmd::verify::run_verify(a),
         Command::Archive(a) => cmd::archive::run(a),
+        Command::Backup(a) => cmd::backup::run(a),
         Command::Migrate(a) => cmd::migrate::run(a),
         Command::Partitions(a) => cmd::partitions::run(a),
         Command::Loadgen(a) => cmd::loadgen::run(a),

@@ -58,7 +58,7 @@ use sha2::{Digest, Sha256};
 mod scan;
 mod segments;
 use scan::scan_file;
-pub use segments::{finish_rotation, read_all, refuse_orphaned, Span};
+pub use segments::{finish_rotation, read_all, refuse_orphaned, segment_files, Span};
 
 /// Domain tag prefixed to the signed bytes, so an anchor signature can never be
 /// mistaken for a signature over anything else.

@@ -207,6 +207,12 @@ impl AnchorLog {
     }
 }
 
+/// The segments beside `path`, oldest first (a backup copies them with it:
+/// `backup.rs`).
+pub fn segment_files(path: &Path) -> Result<Vec<PathBuf>, AnchorError> {
+    Ok(segments_of(path)?.into_iter().map(|(_, p)| p).collect())
+}
+
 /// The segments beside `path`, in the order of their lines: (first line,
 /// path).
 fn segments_of(path: &Path) -> Result<Vec<(u64, PathBuf)>, AnchorError> {

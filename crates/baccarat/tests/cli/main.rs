@@ -2,6 +2,7 @@
 //! area, `common::start` running `baccarat serve` as a child process.
 
 mod admin;
+mod backup;
 #[cfg(unix)]
 mod browser;
 mod cli;

@@ -40,7 +40,7 @@ struct Cli {
 
 /// The commands by what they are for (clap lists them in one list).
 const GROUPS: &str = "\
-Running a casino:    serve, admin, verify, archive, migrate, partitions, loadgen
+Running a casino:    serve, admin, backup, key, verify, archive, migrate, partitions, loadgen
 Rulebooks and odds:  odds, profiles, profile, table, simulate, roads
 Fair play:           shoe, rng, tournament, promotion
 

@@ -323,8 +323,9 @@ impl Renewing {
         loop {
             // Connected ahead of the renewal: its time is the lease's.
             if store.is_none() {
-                store =
-                    PgStore::connect(&self.url).map_err(|e| tracing::warn!(error = %e, "lease: cannot reach the database")).ok();
+                store = PgStore::connect(&self.url)
+                    .map_err(|e| tracing::warn!(error = %e, "lease: cannot reach the database"))
+                    .ok();
             }
             std::thread::sleep(self.ttl / 3);
             if self.stop.load(std::sync::atomic::Ordering::Relaxed) {

@@ -457,7 +457,10 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     // on" is said once the store is open and the router serves (`turn.rs`).
     if cfg.postgres.is_some() {
         front.serve();
-        say(&format!("standing by on http://{addr}/ as instance {} for {} until it holds the lease", cfg.instance, front.what));
+        say(&format!(
+            "standing by on http://{addr}/ as instance {} for {} until it holds the lease",
+            cfg.instance, front.what
+        ));
     }
     // Starts that failed in a row with the database reachable.
     let mut failed = 0;

@@ -82,6 +82,10 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // `serve` sets up its own log, as its settings say (`cmd/logging.rs`).
+    if !matches!(cli.command, Command::Serve(_)) {
+        cmd::logging::init_quiet();
+    }
     let result = match cli.command {
         Command::Odds(a) => cmd::odds::run(a),
         Command::Profiles(a) => cmd::profiles::list(a),

@@ -397,7 +397,9 @@ pub fn apply(all: &mut BTreeMap<u32, Tournament>, e: &CasinoEvent) {
                 Ok(t) => {
                     all.insert(*tournament, t);
                 }
-                Err(why) => tracing::warn!(tournament = *tournament, "a tournament's record does not check, passed over: {why}"),
+                Err(why) => {
+                    tracing::warn!(tournament = *tournament, "a tournament's record does not check, passed over: {why}")
+                }
             }
         }
         CasinoEvent::TournamentEntered { tournament, player, .. } => {
@@ -422,7 +424,10 @@ pub fn apply(all: &mut BTreeMap<u32, Tournament>, e: &CasinoEvent) {
                         t.state.conditions = conditions.clone();
                         t.conditions = c;
                     }
-                    Err(p) => tracing::warn!(tournament = *tournament, "its amended conditions do not check, passed over: {p}"),
+                    Err(p) => tracing::warn!(
+                        tournament = *tournament,
+                        "its amended conditions do not check, passed over: {p}"
+                    ),
                 }
             }
         }

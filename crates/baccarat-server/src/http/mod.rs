@@ -47,6 +47,7 @@
 //! `frame-ancestors 'none'`, `X-Content-Type-Options: nosniff` and
 //! `Referrer-Policy: no-referrer`.
 
+pub mod access;
 mod cage;
 pub mod early;
 mod error;
@@ -463,6 +464,9 @@ pub fn router(state: AppState) -> Router {
         .method_not_allowed_fallback(no_method)
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::map_response(security_headers))
+        // Outermost: the access log times and sees every answer, refusals
+        // by the layers above included (`access.rs`).
+        .layer(axum::middleware::from_fn(access::log))
         .with_state(state)
 }
 

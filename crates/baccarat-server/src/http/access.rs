@@ -13,7 +13,7 @@
 //! A request that may change something (any method but GET, HEAD and
 //! OPTIONS) made by staff, or refused at a route that is not a player's,
 //! also gets a line under `baccarat_server::staff` (info when done, warn
-//! when refused): actor, role, action (method and route), target (the
+//! when refused; signing in and out are not actions): actor, role, action (method and route), target (the
 //! path's id), outcome, and what the handler adds (`detail`). That is one
 //! place for every staff route, present and future: none can be missed.
 //!
@@ -177,7 +177,8 @@ impl Line<'_> {
     /// may change something, and was made by staff or refused at a route
     /// that is not a player's.
     fn is_staff_action(&self, routed: bool) -> bool {
-        if is_read(self.method) || !routed {
+        // Signing in and out is no action on anything (the access line has it).
+        if is_read(self.method) || !routed || self.route == "/api/login" || self.route == "/api/logout" {
             return false;
         }
         let staff = self.note.who.get().is_some_and(|w| w.1 != Role::Player);

@@ -452,9 +452,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
         listener: Some(listener),
         server: None,
     };
-    // A server that may stand by answers at once (it sends clients to the
-    // holder of the lease), and says so: it serves nothing yet. "listening
-    // on" is said once the store is open and the router serves (`turn.rs`).
+    // Answering at once, it stands by ("listening on": once it serves, `turn.rs`).
     if cfg.postgres.is_some() {
         front.serve();
         say(&format!(

@@ -81,6 +81,7 @@ impl Writer {
             .name("committer".into())
             .spawn(move || {
                 while let Ok(b) = crx.recv() {
+                    let _commit = tracing::info_span!("commit", size = b.answers.len()).entered();
                     // Nothing is committed after a fatal condition (the
                     // batch may have been applied on top of one).
                     if stopped.fired() {
@@ -106,7 +107,7 @@ impl Writer {
                         // A checkpoint that cannot be written costs a longer
                         // replay at the next start, nothing else.
                         if let Err(e) = now.write(&mut store) {
-                            eprintln!("committer: checkpoint not written: {e}");
+                            tracing::warn!(error = %e, "committer: checkpoint not written; the next start reads a longer tail");
                         }
                     }
                     for (reply, answer) in b.after {
@@ -212,6 +213,8 @@ fn run<P>(
             return;
         }
         let Some(jobs) = next_batch(casino, &rx) else { return };
+        // What the batch logs (a table stopped, a key not read) names it.
+        let _batch = tracing::info_span!("batch", size = jobs.len()).entered();
         // The keys the batch names that left memory are read in one go.
         casino.begin_batch(jobs.iter().map(|j| &j.request));
         let mut commit = Commit::default();

@@ -127,15 +127,15 @@ pub async fn wait_for(
                     // lease: a failover this standby lost to a third).
                     *holder.write().expect("holder lock") = Some((instance_of(&who).to_string(), at.clone()));
                     if told.as_ref() != Some(&(who.clone(), epoch)) {
-                        println!(
+                        baccarat_core::status::say(&format!(
                             "standing by: instance {} serves {what} at {at} (lease epoch {epoch})",
                             instance_of(&who)
-                        );
+                        ));
                         told = Some((who.clone(), epoch));
                     }
                 }
                 Err(e) => {
-                    eprintln!("standing by: the lease of {what} cannot be read: {e}");
+                    tracing::warn!(error = %e, "standing by: the lease of {what} cannot be read");
                     store = None;
                 }
             }
@@ -163,7 +163,7 @@ fn connect_waiting(
         Err(e @ crate::store::StoreError::Unreachable(_)) => {
             let said = e.to_string();
             if unreached.as_ref() != Some(&said) {
-                eprintln!("standing by: {said}; trying again every {} ms", (ttl / 3).as_millis());
+                tracing::warn!("standing by: {said}; trying again every {} ms", (ttl / 3).as_millis());
                 *unreached = Some(said);
             }
             Ok(None)
@@ -323,8 +323,9 @@ impl Renewing {
         loop {
             // Connected ahead of the renewal: its time is the lease's.
             if store.is_none() {
-                store =
-                    PgStore::connect(&self.url).map_err(|e| eprintln!("lease: cannot reach the database: {e}")).ok();
+                store = PgStore::connect(&self.url)
+                    .map_err(|e| tracing::warn!(error = %e, "lease: cannot reach the database"))
+                    .ok();
             }
             std::thread::sleep(self.ttl / 3);
             if self.stop.load(std::sync::atomic::Ordering::Relaxed) {
@@ -377,7 +378,7 @@ impl Renewing {
                 // The database is out of reach: commits fail too, so
                 // nothing is acknowledged; try again with a new
                 // connection.
-                eprintln!("lease: not renewed: {e}");
+                tracing::warn!(error = %e, "lease: not renewed");
                 Renewed::Unreached
             }
         }

@@ -50,7 +50,7 @@ impl Anchoring {
                 })
             });
             if let Err(e) = spawned {
-                eprintln!("anchors: cannot start the thread that writes them ({e}); a line per batch instead");
+                tracing::warn!(error = %e, "anchors: cannot start the thread that writes them; a line per batch instead");
                 a.direct.store(true, Ordering::Release);
             }
         }
@@ -83,7 +83,7 @@ impl Anchoring {
         let mut log = self.lock();
         log.flush()?;
         if let Some(segment) = log.rotate_for(&crate::civil::year_month(at_ms))? {
-            println!("anchors: last month's lines moved to {}", segment.display());
+            tracing::info!(segment = %segment.display(), "anchors: last month's lines moved to their segment");
         }
         Ok(log.mark())
     }

@@ -52,10 +52,10 @@ impl Fatal {
     /// returns, for the caller to do nothing more that commits or answers.
     pub fn fire(&self, code: i32, why: &str) {
         if self.exit {
-            eprintln!("{why}; stopping so that recovery can run");
+            tracing::error!("{why}; stopping so that recovery can run");
             std::process::exit(code);
         }
-        eprintln!("{why}; this partition stops here and stands by for its lease again");
+        tracing::error!("{why}; this partition stops here and stands by for its lease again");
         self.why.send_if_modified(|w| {
             let first = w.is_none();
             if first {

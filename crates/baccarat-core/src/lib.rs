@@ -37,6 +37,7 @@ pub mod postings;
 pub mod reconcile;
 pub mod signing_key;
 pub mod slip_answers;
+pub mod status;
 pub mod store;
 pub mod store_error;
 pub mod trust;

@@ -80,10 +80,10 @@ pub fn for_start(path: &Path, has_casino: bool, new_anchor_file: bool) -> Result
                 return Err(KeyFileError::Missing { path: path.to_path_buf() });
             }
             if has_casino {
-                eprintln!(
-                    "warning: --new-anchor-file: the signing key {} is missing; a new one is made, and the old \
-                     anchor file and checkpoints cannot be checked with it",
-                    path.display()
+                tracing::warn!(
+                    key = %path.display(),
+                    "--new-anchor-file: the signing key is missing; a new one is made, and the old \
+                     anchor file and checkpoints cannot be checked with it"
                 );
             }
             Ok(StartKey { key: AnchorKey::generate(path)?, new: true })

@@ -262,7 +262,7 @@ impl SqliteStore {
     ) -> Result<std::sync::Arc<crate::store::key_index::KeyIndex>, StoreError> {
         if self.keys.is_none() {
             if let Some(problem) = self.repair_key_index(retention_ms)? {
-                eprintln!("warning: the key index is rebuilt from the answer log: {problem}");
+                tracing::warn!(%problem, "the key index is rebuilt from the answer log");
             }
         }
         self.index_keys()

@@ -23,6 +23,7 @@ use crate::casino::{recover, Casino, Keys};
 use crate::coup_feed::Feed;
 use crate::fatal::Fatal;
 pub mod turn;
+use crate::status::say;
 use crate::store::{Commit, Db, Store};
 use turn::{Front, Turn};
 
@@ -179,9 +180,11 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
     if let Some(a) = checked.anchored.clone().or_else(|| checked.lost.then(Default::default)) {
         let found = c.past_anchors(&a);
         for u in &found {
-            eprintln!(
-                "note: chain {} records {} to {} were not anchored (a crash between a commit and its anchor line, or records added outside the server); recorded, then signed",
-                u.table, u.from, u.to
+            tracing::warn!(
+                chain = u.table,
+                from = u.from,
+                to = u.to,
+                "records not anchored (a crash between a commit and its anchor line, or records added outside the server); recorded, then signed"
             );
         }
         if !found.is_empty() {
@@ -264,12 +267,12 @@ fn first_run(
     let (c, admin) = crate::founding::casino(cfg, &users, keys, lease, &mut commit)?;
     commit_anchored(&mut store, &mut anchors, &commit)?;
     tell_founding(cfg, &db, admin.as_ref());
-    println!(
+    say(&format!(
         "  anchors: {} signed by {} (public key {})",
         checked.anchor_path.display(),
         checked.key_path.display(),
         anchors.public_hex()
-    );
+    ));
     let mut feed = Feed::default();
     feed.absorb_all(&commit.events);
     let founding = cfg.founding;
@@ -288,11 +291,11 @@ fn founding_of(store: &AnyStore) -> Result<crate::audit::Founding, ServeError> {
 /// named as ignored, lest an operator think they took effect.
 fn ignored_on_a_casino(cfg: &ServeConfig) {
     if cfg.founding == crate::audit::Founding::Demo {
-        eprintln!("note: --demo is ignored: the database holds a casino (it only founds a new one)");
+        tracing::warn!("--demo is ignored: the database holds a casino (it only founds a new one)");
     }
     if let Some(g) = &cfg.admin_password {
-        eprintln!(
-            "note: {} is ignored: the database holds a casino (its admins change passwords at /api/users)",
+        tracing::warn!(
+            "{} is ignored: the database holds a casino (its admins change passwords at /api/users)",
             g.from()
         );
     }
@@ -302,17 +305,18 @@ fn ignored_on_a_casino(cfg: &ServeConfig) {
 /// first admin's password is (never the password: `first_admin.rs`).
 fn tell_founding(cfg: &ServeConfig, db: &Db, admin: Option<&crate::first_admin::FirstPassword>) {
     match cfg.founding {
-        crate::audit::Founding::Empty => println!("first run: created {} with an empty casino", db.shown()),
-        crate::audit::Founding::Demo => println!("first run: created {} with a demo casino", db.shown()),
+        crate::audit::Founding::Empty => say(&format!("first run: created {} with an empty casino", db.shown())),
+        crate::audit::Founding::Demo => say(&format!("first run: created {} with a demo casino", db.shown())),
     }
+    // Where the password is, never the password (`first_admin.rs`).
     if let Some(a) = admin {
-        println!("  sign in as \"{}\" with {}", crate::first_admin::ADMIN_NAME, a.told());
+        say(&format!("  sign in as \"{}\" with {}", crate::first_admin::ADMIN_NAME, a.told()));
     }
     if cfg.founding == crate::audit::Founding::Demo {
-        println!(
+        say(&format!(
             "  staff: dealer, supervisor, inspector, manager (tournaments); players: player1..player5; password {:?}",
             cfg.demo_password
-        );
+        ));
     }
 }
 
@@ -326,9 +330,9 @@ fn recovered(
     checked: &crate::start_checks::Checked,
 ) -> Result<(Casino, Feed, Recovery), ServeError> {
     if checked.anchored.is_none() && checked.lost {
-        eprintln!(
-            "warning: --new-anchor-file: a new anchor file is begun at {} once the casino has recovered; every chain is signed as it then stands",
-            checked.anchor_path.display()
+        tracing::warn!(
+            anchor_file = %checked.anchor_path.display(),
+            "--new-anchor-file: a new anchor file is begun once the casino has recovered; every chain is signed as it then stands"
         );
     }
     let skip = &checked.skip;
@@ -337,7 +341,7 @@ fn recovered(
     let rec = match recover(store, checked.checkpoint.clone(), Keys::None, skip) {
         Ok(r) => r,
         Err(why) if recovery.from_checkpoint => {
-            eprintln!("warning: the checkpoint does not match the log ({why}); replaying the whole history instead");
+            tracing::warn!("the checkpoint does not match the log ({why}); replaying the whole history instead");
             recovery.from_checkpoint = false;
             recovery.refused_checkpoint = Some(why.to_string());
             recover(store, None, Keys::None, skip).map_err(ServeError::recovery)?
@@ -362,7 +366,7 @@ fn from_the_bank(c: &mut Casino, p: &str, url: &str, commit: &mut Commit) -> Res
     let moves = bank.moves_of(p, c.bank.last_seq).map_err(ServeError::Bank)?;
     let taken = c.take_missing_allotments(&moves, commit).map_err(ServeError::casino)?;
     if taken > 0 {
-        println!("partition {p}: recorded {taken} allotments the bank made before the last stop");
+        say(&format!("partition {p}: recorded {taken} allotments the bank made before the last stop"));
     }
     let mut folded = 0;
     loop {
@@ -379,7 +383,7 @@ fn from_the_bank(c: &mut Casino, p: &str, url: &str, commit: &mut Commit) -> Res
         }
     }
     if folded > 0 {
-        println!("partition {p}: folded in {folded} changes of players' limits made at other partitions");
+        say(&format!("partition {p}: folded in {folded} changes of players' limits made at other partitions"));
     }
     Ok(())
 }
@@ -387,17 +391,17 @@ fn from_the_bank(c: &mut Casino, p: &str, url: &str, commit: &mut Commit) -> Res
 /// What the start says of each table it left other than ready.
 fn tell_tables(c: &Casino, resumed: &[u32]) {
     for t in resumed {
-        println!("table {t}: the coup in progress was interrupted; its profile's policy applied");
+        tracing::warn!(table = t, "the coup in progress was interrupted; its profile's policy applied");
     }
     for t in c.tables.values().filter(|t| t.engine.settling() && t.halted.is_none()) {
-        println!(
-            "table {}: the settlement of coup {} was cut short; the rest is recorded after the start",
-            t.id,
-            t.engine.state().coup_number
+        tracing::warn!(
+            table = t.id,
+            coup = t.engine.state().coup_number,
+            "the settlement of a coup was cut short; the rest is recorded after the start"
         );
     }
     for t in c.tables.values().filter(|t| t.halted.is_some()) {
-        eprintln!("table {} is stopped: {}", t.id, t.halted.as_deref().unwrap_or_default());
+        tracing::error!(table = t.id, "table {} is stopped: {}", t.id, t.halted.as_deref().unwrap_or_default());
     }
 }
 
@@ -446,10 +450,14 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     let what = cfg.partition.as_ref().map_or("the casino".to_string(), |p| format!("partition {p}"));
     let mut front =
         Front { addr, advertise, what, active, holder, directory, outer, listener: Some(listener), tls, server: None };
+    // Answering at once, it stands by ("listening on": once it serves, `turn.rs`).
     if cfg.postgres.is_some() {
         front.serve();
+        say(&format!(
+            "standing by on http://{addr}/ as instance {} for {} until it holds the lease",
+            cfg.instance, front.what
+        ));
     }
-    println!("listening on {}://{addr}/ as instance {} for {}", front.scheme(), cfg.instance, front.what);
     // Starts that failed in a row with the database reachable.
     let mut failed = 0;
     loop {
@@ -459,7 +467,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
             Ok(Turn::Fatal(_)) => failed = 0,
             Ok(Turn::HandedBack(who)) => {
                 failed = 0;
-                println!("{}: handed back to instance {who}; standing by for it", front.what)
+                say(&format!("{}: handed back to instance {who}; standing by for it", front.what))
             }
             // A start that failed as the network was cut (after the lease
             // was taken) stands by again, as a fatal condition does. One
@@ -474,7 +482,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
                     return Err(e);
                 }
                 let why = if out_of_reach { ": the database is out of reach" } else { "" };
-                println!("{} did not start ({e}){why}; standing by for it again", front.what);
+                tracing::error!("{} did not start ({e}){why}; standing by for it again", front.what);
             }
             Err(e) => return Err(e),
         }

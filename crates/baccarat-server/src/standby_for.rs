@@ -116,7 +116,7 @@ pub async fn until_ours_to_stand_by(cfg: &ServeConfig, started: tokio::time::Ins
             Err(_) => "not readable from the database yet",
         };
         if told != Some(say) {
-            println!("standby for partition {name}: {say}");
+            crate::status::say(&format!("standby for partition {name}: {say}"));
             told = Some(say);
         }
         tokio::time::sleep(cfg.lease / 3).await;
@@ -155,7 +155,7 @@ pub async fn serve_with_standbys(mut own: ServeConfig, others: Vec<ServeConfig>)
                 _ = crate::serve::stop_signal() => return,
             }
             if let Err(e) = run(cfg, l).await {
-                eprintln!("partition {name}, taken over or stood by for here, stopped: {e}");
+                tracing::error!(partition = %name, "partition {name}, taken over or stood by for here, stopped: {e}");
             }
         }));
     }

@@ -95,7 +95,7 @@ pub fn check(cfg: &ServeConfig, store: &AnyStore) -> Result<Checked, ServeError>
         Some(stored) => match crate::casino::checkpoint::open(&stored, &public) {
             Ok(cp) => Some(cp),
             Err(why) => {
-                eprintln!("warning: {why}; replaying the whole history instead");
+                tracing::warn!("the latest checkpoint is not used ({why}); replaying the whole history instead");
                 refused_checkpoint = Some(why.to_string());
                 None
             }
@@ -148,7 +148,7 @@ fn cut_tables(store: &AnyStore, anchored: &Anchored) -> Result<BTreeSet<u32>, Se
         return Err(ServeError::CasinoChainCut(format!("the casino's chain: {why}{RESTORED}")));
     }
     for (table, why) in &cut {
-        eprintln!("table {table} is not served: {why}{RESTORED}");
+        tracing::error!(table, "table {table} is not served: {why}{RESTORED}");
     }
     Ok(cut.into_keys().collect())
 }

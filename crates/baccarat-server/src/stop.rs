@@ -83,17 +83,16 @@ pub async fn stopped() {
     }
 }
 
-/// A line on stdout that cannot panic: after SIGHUP the terminal may be
-/// gone, and `println!` would then panic before the stop is finished.
+/// A status line on stdout that cannot panic (after SIGHUP the terminal may
+/// be gone, and `println!` would then panic before the stop is finished),
+/// and logged (`status.rs`).
 pub fn say(line: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stdout().lock(), "{line}");
+    crate::status::say(line);
 }
 
-/// The same on stderr.
+/// A warning, logged (the log's writer passes over a failed write).
 pub fn warn(line: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr().lock(), "{line}");
+    tracing::warn!("{line}");
 }
 
 /// SIGHUP's number.

@@ -113,6 +113,10 @@ fn main() -> ExitCode {
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let serve_matches = matches.subcommand_matches("serve").cloned().unwrap_or_default();
+    // `serve` sets up its own log, as its settings say (`cmd/logging.rs`).
+    if !matches!(cli.command, Command::Serve(_)) {
+        cmd::logging::init_quiet();
+    }
     let result = match cli.command {
         Command::Odds(a) => cmd::odds::run(a),
         Command::Profiles(a) => cmd::profiles::list(a),

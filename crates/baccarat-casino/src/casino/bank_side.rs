@@ -326,7 +326,7 @@ impl Casino {
         let e = match e {
             CasinoEvent::LimitsSet { player, loss_per_day, minutes_per_day, at_ms, .. } => {
                 if let Err(r) = self.limits_fields(loss_per_day, minutes_per_day) {
-                    eprintln!("the bank's limits record {seq} is passed over: {r:?}");
+                    tracing::warn!(seq, "the bank's limits record is passed over: {r:?}");
                     return false;
                 }
                 CasinoEvent::LimitsSet {
@@ -343,7 +343,7 @@ impl Casino {
             // An earlier start can only shorten the player's minutes.
             CasinoEvent::PlayDay { player, day, first_ms, shared: None, .. } => {
                 if first_ms / DAY_MS != day {
-                    eprintln!("the bank's limits record {seq} is passed over: its time is not on its day {day}");
+                    tracing::warn!(seq, day, "the bank's limits record is passed over: its time is not on its day");
                     return false;
                 }
                 let known = self.self_limits.get(&player);
@@ -353,7 +353,7 @@ impl Casino {
                 CasinoEvent::PlayDay { player, day, base: Money::ZERO, first_ms, shared: Some(seq) }
             }
             other => {
-                eprintln!("the bank's limits record {seq} is passed over: not a player's limits ({other:?})");
+                tracing::warn!(seq, "the bank's limits record is passed over: not a player's limits ({other:?})");
                 return false;
             }
         };

@@ -416,7 +416,7 @@ impl Checkpointer {
                     let _free = Free(done.clone());
                     let written = sync_anchors(&anchors).and_then(|()| write_streamed(&mut store, &c, &key));
                     if let Err(e) = written {
-                        eprintln!("checkpointer: checkpoint not written: {e}");
+                        tracing::warn!(error = %e, "checkpointer: checkpoint not written; the next start reads a longer tail");
                     }
                 }
             })

@@ -238,7 +238,7 @@ impl Casino {
         let ids: Vec<crate::ledger::keys::KeyId> =
             requests.flat_map(|r| r.ledger_keys()).map(|k| crate::ledger::keys::key_id(&k)).collect();
         if let Err(e) = self.ledger.keys.begin_batch((self.clock)(), &ids) {
-            eprintln!("writer: {e}");
+            tracing::warn!(error = %e, "writer: the batch's idempotency keys were not read; each request that needs one is refused");
         }
     }
 

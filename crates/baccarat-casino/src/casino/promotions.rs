@@ -330,7 +330,9 @@ pub fn apply(all: &mut std::collections::BTreeMap<u32, Promotion>, e: &CasinoEve
                 Ok(p) => {
                     all.insert(*promotion, p);
                 }
-                Err(why) => eprintln!("{why}"),
+                Err(why) => {
+                    tracing::warn!(promotion = *promotion, "a promotion's record does not check, passed over: {why}")
+                }
             }
         }
         CasinoEvent::PromotionDrawn { promotion, entries, entries_sha256, seed, scrutineer, winners } => {

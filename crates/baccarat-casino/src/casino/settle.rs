@@ -97,7 +97,11 @@ impl Casino {
     /// part-way through it) settles, books and records the rest at once.
     pub fn finish_settlements(&mut self, commit: &mut Commit) {
         for t in self.tables.values().filter(|t| t.engine.settling() && t.halted.is_none()) {
-            eprintln!("table {}: finishing the settlement of coup {}", t.id, t.engine.state().coup_number);
+            tracing::info!(
+                table = t.id,
+                coup = t.engine.state().coup_number,
+                "finishing the settlement of a coup cut short"
+            );
         }
         self.settle_all(commit);
     }

@@ -181,7 +181,7 @@ impl CasinoTable {
             &CasinoEvent::TableHalted { invariant: invariant.clone() },
         ));
         commit.records.push((self.id, r));
-        eprintln!("{invariant}: the table is stopped; a supervisor may void its coup");
+        tracing::error!(table = self.id, "{invariant}: the table is stopped; a supervisor may void its coup");
         self.halted = Some(invariant.clone());
         Reply::refused(Code::Halted, invariant)
     }

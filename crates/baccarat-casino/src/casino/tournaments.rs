@@ -397,7 +397,9 @@ pub fn apply(all: &mut BTreeMap<u32, Tournament>, e: &CasinoEvent) {
                 Ok(t) => {
                     all.insert(*tournament, t);
                 }
-                Err(why) => eprintln!("{why}"),
+                Err(why) => {
+                    tracing::warn!(tournament = *tournament, "a tournament's record does not check, passed over: {why}")
+                }
             }
         }
         CasinoEvent::TournamentEntered { tournament, player, .. } => {
@@ -422,14 +424,17 @@ pub fn apply(all: &mut BTreeMap<u32, Tournament>, e: &CasinoEvent) {
                         t.state.conditions = conditions.clone();
                         t.conditions = c;
                     }
-                    Err(p) => eprintln!("tournament {tournament}: its amended conditions do not check: {p}"),
+                    Err(p) => tracing::warn!(
+                        tournament = *tournament,
+                        "its amended conditions do not check, passed over: {p}"
+                    ),
                 }
             }
         }
         e if is_play(e) => {
             if let Some(t) = tournament_of(e).and_then(|id| all.get_mut(&id)) {
                 if let Err(r) = t.fold_play(e) {
-                    eprintln!("tournament {}: a play record does not apply: {r}", t.state.id);
+                    tracing::warn!(tournament = t.state.id, "a play record does not apply, passed over: {r}");
                 }
             }
         }

@@ -74,7 +74,7 @@ impl SqliteStore {
                 });
                 match r {
                     Err(rusqlite::Error::SqliteFailure(e, _)) if e.code == rusqlite::ErrorCode::DatabaseBusy => {}
-                    Err(e) => eprintln!("checkpoint: {e}"),
+                    Err(e) => tracing::warn!(error = %e, "the WAL checkpoint failed; tried again later"),
                     Ok(()) => {}
                 }
             })

@@ -53,6 +53,7 @@ pub(super) async fn cash_out(
 ) -> Result<Json<Value>, ApiError> {
     admin(&s, &sess)?;
     let (amount, key) = b.checked()?;
+    super::access::detail(|| format!("amount={}", amount.0));
     // Only a player has a wallet to cash out; an id that is no one, or
     // staff, is named as such (as a deposit does).
     match s.users.role(player).map_err(|e| ApiError::internal(e.to_string()))? {
@@ -99,6 +100,7 @@ async fn movement(
 ) -> Result<Json<Value>, ApiError> {
     admin(s, sess)?;
     let (amount, key) = b.checked()?;
+    super::access::detail(|| format!("amount={}", amount.0));
     table_exists(s, table)?;
     reply_json(call(s, request(amount, key, sess.user)).await?)
 }

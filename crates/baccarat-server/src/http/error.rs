@@ -115,6 +115,7 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
+        super::access::refused(self.code);
         let mut r = (self.status, Json(self.body())).into_response();
         if let Some(wait) = self.retry_after_ms {
             if let Ok(v) = wait.div_ceil(1000).to_string().parse() {

@@ -96,6 +96,7 @@ impl FromRequestParts<AppState> for Auth {
             ApiError::unauthorized("sign in: send Authorization: Bearer <token>, or the session cookie")
         })?;
         let sess = s.users.session(&token).map_err(|e| ApiError::unauthorized(e.to_string()))?;
+        super::access::signed_in(&sess);
         Ok(Auth(sess, token))
     }
 }

@@ -48,6 +48,7 @@
 //! `frame-ancestors 'none'`, `X-Content-Type-Options: nosniff` and
 //! `Referrer-Policy: no-referrer`.
 
+pub mod access;
 mod cage;
 pub mod compress;
 pub mod early;
@@ -466,6 +467,9 @@ pub fn router(state: AppState) -> Router {
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::map_response(security_headers))
         .layer(compress::layer())
+        // Outermost: the access log times and sees every answer, refusals
+        // by the layers above included (`access.rs`).
+        .layer(axum::middleware::from_fn(access::log))
         .with_state(state)
 }
 

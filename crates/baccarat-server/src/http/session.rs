@@ -66,7 +66,11 @@ pub(super) async fn login(State(s): State<AppState>, req: axum::extract::Request
     if b.password.len() > 128 {
         return Err(ApiError::bad("password: at most 128 bytes (UTF-8)"));
     }
+    // Who failed is not logged: a name field often holds a password typed
+    // one box too early. The access line has the client and the code.
     let (token, sess) = s.signin.sign_in(&s.users, &b.name, &b.password, addr).await.map_err(sign_in_error)?;
+    super::access::signed_in(&sess);
+    tracing::info!(target: "baccarat_server::signin", user = sess.user, role = sess.role.name(), "signed in");
     let max_age = s.users.policy().max_ms / 1000;
     let mut r = Json(json!({ "token": token, "user": sess.user, "name": sess.name, "role": sess.role,
         "idle_seconds": s.users.policy().idle_ms / 1000, "max_seconds": max_age }))

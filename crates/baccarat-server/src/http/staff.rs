@@ -34,6 +34,9 @@ pub(super) async fn command(
     if let (Command::AppointNominee { nominee: Some(n), .. }, Role::Supervisor | Role::Admin) = (&cmd, sess.role) {
         nominee_is_a_player(&s, id, *n)?;
     }
+    // The command as sent (a card input, its correction, an approval) for
+    // the staff's log line.
+    super::access::detail(|| format!("{cmd:?}"));
     let by = crate::trust::Actor::Person { user: sess.user, role: sess.role };
     reply_json(call(&s, Request::Table { table: id, command: cmd, by }).await?)
 }

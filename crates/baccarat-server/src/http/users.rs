@@ -209,6 +209,8 @@ pub(super) async fn create(
     limited(&s, &sess)?;
     checked_name(&b.name)?;
     let role = parse_role("role", &b.role)?;
+    // The name and role for the staff's log line; never the password.
+    super::access::detail(|| format!("name={:?} role={}", b.name, role.name()));
     checked_password(&b.password)?;
     let id = create_person(&s, &sess, &b.name, role, b.password).await?;
     Ok(Json(json!({ "id": id, "name": b.name, "role": role, "disabled": false })))
@@ -341,6 +343,7 @@ pub(super) async fn role(
     require(&sess, &[Role::Admin])?;
     limited(&s, &sess)?;
     let role = parse_role("role", &b.role)?;
+    super::access::detail(|| format!("role={}", role.name()));
     let c = change_person(&s, &sess, id, Change::Role(role)).await?;
     Ok(Json(person_json(&c)))
 }

@@ -130,7 +130,11 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
     go_live(front, app_state(cfg, front, started, early_keys, retired), table_ids);
     let scheme = front.scheme();
     let Some(server) = front.server.as_mut() else { return Err(ServeError::NoListener) };
-    println!("baccarat table server on {scheme}://{addr}/ for {what}  (API: {scheme}://{addr}/api/openapi.json)");
+    // Said only now: the store is open, recovered, and its router served.
+    crate::status::say(&format!("listening on {scheme}://{addr}/ as instance {} for {what}", cfg.instance));
+    crate::status::say(&format!(
+        "baccarat table server on {scheme}://{addr}/ for {what}  (API: {scheme}://{addr}/api/openapi.json)"
+    ));
     crate::notify::serving(&what);
     let mut handed_to = None;
     tokio::select! {
@@ -143,7 +147,7 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
     // it serves: `lease::wait_for` names it), and this turn's pacers and
     // sockets end; then the clean stop's checkpoint, and the lease given up.
     if let Some(who) = &handed_to {
-        println!("handing {what} back to its own server, instance {who}");
+        crate::status::say(&format!("handing {what} back to its own server, instance {who}"));
         front.withdraw();
         end.retired.now();
     }
@@ -178,7 +182,7 @@ async fn hold_lease(
     let renewal =
         crate::lease::Renewal { what: what.clone(), fatal: fatal.clone(), claim, asked: asked.clone(), since };
     let keeping = crate::lease::keep(url, &lease, &front.advertise, cfg.lease, renewal).map_err(ServeError::cluster)?;
-    println!("instance {} holds the lease of {what} (epoch {})", cfg.instance, lease.epoch);
+    crate::status::say(&format!("instance {} holds the lease of {what} (epoch {})", cfg.instance, lease.epoch));
     Ok(Some(Held { lease: Some(lease), keeping: Some(keeping) }))
 }
 
@@ -230,13 +234,13 @@ async fn open_store(
 /// (its WAL checkpoints, and the key index's upkeep).
 fn recovered(cfg: &ServeConfig, opened: &mut Opened) -> Result<(), ServeError> {
     let recovery = &opened.recovery;
-    println!(
+    crate::status::say(&format!(
         "recovered {} tables from {}: {} records and {} transfers read",
         opened.casino.tables.len(),
         if recovery.from_checkpoint { "the latest checkpoint" } else { "the whole history" },
         recovery.tail_records,
         recovery.tail_transfers
-    );
+    ));
     if let AnyStore::Sqlite(s) = &mut opened.store {
         s.checkpoint_in_background(&cfg.db, Duration::from_millis(200))?;
         s.maintain_keys_in_background(&cfg.db, cfg.key_retention.as_millis() as u64)?;
@@ -397,7 +401,7 @@ impl Ending<'_> {
 
     /// Say so: the front stands by for the next turn.
     fn standing_by(&self, why: String) -> Turn {
-        println!("no longer serving {} here ({why}); standing by for it again", self.what);
+        crate::status::say(&format!("no longer serving {} here ({why}); standing by for it again", self.what));
         Turn::Fatal(why)
     }
 

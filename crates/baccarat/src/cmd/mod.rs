@@ -4,6 +4,7 @@ pub mod admin;
 pub mod archive;
 pub mod backup;
 pub mod loadgen;
+pub mod logging;
 pub mod migrate;
 pub mod odds;
 pub mod partitions;

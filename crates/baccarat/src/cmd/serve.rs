@@ -177,6 +177,15 @@ pub struct ServeArgs {
     /// Print the configuration reference (docs/configuration.md) as Markdown.
     #[arg(long, hide = true)]
     config_reference: bool,
+    /// How the log on stderr is written: text (a line for a person) or json
+    /// (an object a line, for a collector) [default: text].
+    #[arg(long, env = "BACCARAT_LOG_FORMAT")]
+    log_format: Option<crate::cmd::logging::LogFormat>,
+    /// The least level logged (error, warn, info, debug, trace), or
+    /// directives as RUST_LOG takes them; RUST_LOG, when set, wins
+    /// [default: info].
+    #[arg(long, env = "BACCARAT_LOG_LEVEL")]
+    log_level: Option<String>,
 }
 
 /// With PostgreSQL, the anchor and key files' default name (beside it:
@@ -216,6 +225,8 @@ struct FileSettings {
     anchor_every_ms: Option<u64>,
     partition: Option<String>,
     standby_for: Option<Vec<String>>,
+    log_format: Option<crate::cmd::logging::LogFormat>,
+    log_level: Option<String>,
 }
 
 fn in_range(name: &str, v: u64, lo: u64, hi: u64) -> Result<u64> {
@@ -501,10 +512,25 @@ pub fn run_serve(a: ServeArgs, m: &clap::ArgMatches) -> Result<()> {
     if a.print_config {
         return show_config(a, m);
     }
+    start_log(&a)?;
     let (cfg, others) = plan(a)?;
     no_huge_pages();
     let rt = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    rt.block_on(serve_with_standbys(cfg, others)).map_err(anyhow::Error::msg)
+    let served = rt.block_on(serve_with_standbys(cfg, others));
+    // In the log too (`main` says it on stderr as every command's error).
+    if let Err(e) = &served {
+        tracing::error!(error = %e, "the server stopped on an error");
+    }
+    served.map_err(anyhow::Error::msg)
+}
+
+/// The log's format and level, from the flag (or its variable), the file
+/// or the default (`logging.rs`), set up before anything is said.
+fn start_log(a: &ServeArgs) -> Result<()> {
+    let file = file_settings(a)?;
+    let format = a.log_format.or(file.log_format).unwrap_or_default();
+    let level = a.log_level.clone().or(file.log_level).unwrap_or_else(|| "info".to_string());
+    crate::cmd::logging::init(format, &level)
 }
 
 /// `--print-config`: the settings in effect and where each came from; then
@@ -546,7 +572,7 @@ fn show_config(a: ServeArgs, m: &clap::ArgMatches) -> Result<()> {
 fn no_huge_pages() {
     #[cfg(target_os = "linux")]
     if let Err(e) = nix::sys::prctl::set_thp_disable(true) {
-        eprintln!("warning: cannot turn transparent huge pages off ({e}); serving with them");
+        tracing::warn!(error = %e, "cannot turn transparent huge pages off; serving with them");
     }
 }
 
@@ -650,6 +676,8 @@ mod tests {
             config_reference: false,
             partition: None,
             standby_for: Vec::new(),
+            log_format: None,
+            log_level: None,
         }
     }
 

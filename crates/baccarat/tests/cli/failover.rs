@@ -46,8 +46,11 @@ pub fn serve_pg(
     args.extend(["--anchor-file", anchors.to_str().unwrap(), "--key-file", key.to_str().unwrap()]);
     args.extend(more);
     let (server, rx) = spawn(&args);
+    // A server on PostgreSQL answers at once, standing by until it holds the
+    // lease (it says "listening on" only once it serves).
     let url = until_line(&rx, 30, |l| {
-        l.strip_prefix("listening on ").map(|r| r.split_whitespace().next().unwrap().trim_end_matches('/').to_string())
+        l.strip_prefix("standing by on ")
+            .map(|r| r.split_whitespace().next().unwrap().trim_end_matches('/').to_string())
     });
     (server, rx, url)
 }

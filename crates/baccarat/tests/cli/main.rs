@@ -9,6 +9,7 @@ mod cli;
 mod common;
 mod failover;
 mod founding;
+mod logs;
 mod network_cut;
 mod newcomer;
 #[cfg(unix)]

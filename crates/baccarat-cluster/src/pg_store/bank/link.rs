@@ -259,7 +259,7 @@ impl BankLink {
     pub fn share_days(&mut self, casino: &mut Casino) {
         for e in std::mem::take(&mut casino.bank.days_to_share) {
             if let Err(err) = self.bank.with_client(|c| super::limits::share(c, &self.partition, &e)) {
-                eprintln!("bank: a player's day, opened here, not shared: {err}");
+                tracing::warn!(error = %err, "bank: a player's day, opened here, not shared");
             }
         }
     }
@@ -292,7 +292,7 @@ impl BankLink {
                     }
                 }
                 Err(e) => {
-                    eprintln!("bank: players' limits not read: {e}; tried again with the next batch");
+                    tracing::warn!(error = %e, "bank: players' limits not read; tried again with the next batch");
                     self.polled_ms = 0;
                     return;
                 }

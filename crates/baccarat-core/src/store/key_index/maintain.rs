@@ -187,7 +187,7 @@ impl Maintainer {
                     Ok(true) => m.index.note_error(None),
                     Ok(false) => std::thread::sleep(std::time::Duration::from_millis(50)),
                     Err(e) => {
-                        eprintln!("key index: {e}");
+                        tracing::warn!(error = %e, "key index: its upkeep failed; tried again in a second");
                         m.index.note_error(Some(e.to_string()));
                         std::thread::sleep(std::time::Duration::from_secs(1));
                     }

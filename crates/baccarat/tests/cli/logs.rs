@@ -1,0 +1,180 @@
+//! The server's log (issue 48, `docs/logging.md`): with `--log-format json`
+//! every line on stderr is a JSON object with its time, level and fields;
+//! each request has an access line, each staff action a line of its own,
+//! done or refused; no password sent, and no session token, is in any line;
+//! and a start that fails never says "listening".
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+
+use serde_json::{json, Value};
+
+use crate::common::{until_line, Server, TempDir, ADMIN_PASSWORD};
+
+/// A player's password, sent at sign-in: in no line of the log.
+const PLAYER_PASSWORD: &str = "a-players-own-secret-42";
+
+/// `baccarat serve` on a new demo casino at `db` with `--log-format json`:
+/// the process, its stdout's lines, and its stderr's lines (both read on
+/// threads for the process's whole life).
+fn serve_json(db: &std::path::Path) -> (Server, mpsc::Receiver<String>, mpsc::Receiver<String>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_baccarat"))
+        .args(["serve", "--db", db.to_str().unwrap(), "--addr", "127.0.0.1:0", "--log-format", "json"])
+        .args(["--betting-seconds", "1", "--deal-ms", "150", "--result-ms", "100"])
+        .env("BACCARAT_DEMO", "true")
+        .env("BACCARAT_ADMIN_PASSWORD", ADMIN_PASSWORD)
+        .env_remove("RUST_LOG")
+        .env_remove("BACCARAT_LOG_LEVEL")
+        .env_remove("BACCARAT_ADMIN_PASSWORD_FILE")
+        .env_remove("BACCARAT_DB")
+        .env_remove("BACCARAT_ADDR")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn baccarat serve");
+    let out = lines_of(child.stdout.take().unwrap());
+    let err = lines_of(child.stderr.take().unwrap());
+    (Server(child), out, err)
+}
+
+fn lines_of(r: impl std::io::Read + Send + 'static) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(r).lines() {
+            let Ok(line) = line else { break };
+            let _ = tx.send(line);
+        }
+    });
+    rx
+}
+
+async fn post(c: &reqwest::Client, url: &str, token: &str, body: Value) -> (u16, Value) {
+    let r = c.post(url).bearer_auth(token).json(&body).send().await.unwrap();
+    let status = r.status().as_u16();
+    (status, r.json().await.unwrap_or(Value::Null))
+}
+
+/// Sign in as the admin, make a player (an admin action), sign in as it
+/// and try to make a user (refused: a staff route), and a wrong password.
+/// The admin's id, the admin's token and the new player's id.
+async fn drive(url: &str) -> (u64, String, u64) {
+    let c = reqwest::Client::new();
+    let login = |name: &'static str, password: &'static str| {
+        let c = c.clone();
+        async move {
+            let r = c.post(format!("{url}/api/login")).json(&json!({"name": name, "password": password})).send();
+            let r = r.await.unwrap();
+            (r.status().as_u16(), r.json::<Value>().await.unwrap())
+        }
+    };
+    let (_, admin) = login("admin", ADMIN_PASSWORD).await;
+    let token = admin["token"].as_str().expect("the admin signs in").to_string();
+    let new = json!({"name": "logs-player", "role": "player", "password": PLAYER_PASSWORD});
+    let (status, made) = post(&c, &format!("{url}/api/users"), &token, new).await;
+    assert_eq!(status, 200, "{made}");
+    let (_, player) = login("logs-player", PLAYER_PASSWORD).await;
+    let player_token = player["token"].as_str().expect("the player signs in").to_string();
+    let sneak = json!({"name": "sneak", "role": "admin", "password": "sneaky-password-123"});
+    let (status, _) = post(&c, &format!("{url}/api/users"), &player_token, sneak).await;
+    assert_eq!(status, 403, "a player may not make users");
+    let (status, _) = login("logs-player", "not-the-password-at-all").await;
+    assert_eq!(status, 401);
+    (admin["user"].as_u64().unwrap(), token, made["id"].as_u64().unwrap())
+}
+
+/// Every line of `lines` parsed as JSON with a time, a level and fields.
+fn parsed(lines: &[String]) -> Vec<Value> {
+    lines
+        .iter()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}"));
+            assert!(v["timestamp"].as_str().is_some_and(|t| t.len() >= 20), "no timestamp: {l}");
+            assert!(["TRACE", "DEBUG", "INFO", "WARN", "ERROR"].contains(&v["level"].as_str().unwrap_or("")), "{l}");
+            assert!(v["fields"].is_object(), "no fields: {l}");
+            v
+        })
+        .collect()
+}
+
+fn with_target<'a>(log: &'a [Value], target: &str) -> Vec<&'a Value> {
+    log.iter().filter(|v| v["target"] == target).collect()
+}
+
+#[test]
+fn the_json_log_has_access_and_staff_lines_and_no_secrets() {
+    let dir = TempDir::new(&format!("baccarat-logs-{}", std::process::id()));
+    let (server, out, err) = serve_json(&dir.join("casino.db"));
+    let url = until_line(&out, 30, |l| {
+        l.strip_prefix("baccarat table server on ")
+            .map(|r| r.split_whitespace().next().unwrap().trim_end_matches('/').to_string())
+    });
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (admin, token, player) = rt.block_on(drive(&url));
+    assert!(server.terminate().success(), "a clean stop exits 0");
+    // To the end of each pipe: the process has exited.
+    let stdout: Vec<String> = out.iter().collect();
+    let lines: Vec<String> = err.iter().collect();
+    let log = parsed(&lines);
+    let all = lines.join("\n");
+
+    let access = with_target(&log, "baccarat_server::access");
+    let made = access
+        .iter()
+        .find(|v| v["fields"]["route"] == "/api/users" && v["fields"]["status"] == 200)
+        .unwrap_or_else(|| panic!("no access line for POST /api/users:\n{all}"));
+    let f = &made["fields"];
+    assert_eq!(
+        (f["method"].as_str(), f["user"].as_u64(), f["role"].as_str()),
+        (Some("POST"), Some(admin), Some("admin"))
+    );
+    assert_eq!(f["client"], "127.0.0.1");
+    assert!(f["latency_us"].is_u64() && f["request"].is_u64(), "{made}");
+    assert!(access.iter().any(|v| v["fields"]["route"] == "/api/login" && v["fields"]["status"] == 401), "{all}");
+
+    let staff = with_target(&log, "baccarat_server::staff");
+    let done = staff
+        .iter()
+        .find(|v| v["fields"]["action"] == "/api/users" && v["fields"]["outcome"] == "done")
+        .unwrap_or_else(|| panic!("no staff line for the admin's new user:\n{all}"));
+    assert_eq!((done["level"].as_str(), done["fields"]["actor"].as_u64()), (Some("INFO"), Some(admin)));
+    assert!(done["fields"]["detail"].as_str().unwrap().contains("logs-player"), "{done}");
+    let refused = staff
+        .iter()
+        .find(|v| v["fields"]["actor"].as_u64() == Some(player) && v["fields"]["status"] == 403)
+        .unwrap_or_else(|| panic!("no staff line for the player's refused request:\n{all}"));
+    assert_eq!((refused["level"].as_str(), refused["fields"]["role"].as_str()), (Some("WARN"), Some("player")));
+    assert_eq!(refused["fields"]["outcome"], "role");
+    assert!(!staff.iter().any(|v| v["fields"]["action"] == "/api/login"), "a sign-in is not a staff action");
+
+    // The status lines are logged too; "listening" once the store is open.
+    assert!(log.iter().any(|v| v["fields"]["message"].as_str().is_some_and(|m| m.starts_with("listening on "))));
+    assert!(stdout.iter().chain(lines.iter()).all(|l| !l.contains(ADMIN_PASSWORD)), "the admin's password");
+    for secret in [PLAYER_PASSWORD, "not-the-password-at-all", "sneaky-password-123", token.as_str()] {
+        assert!(!all.contains(secret), "{secret:?} is in the log:\n{all}");
+    }
+}
+
+/// A start on a file that is not a database ends non-zero, says why, and
+/// never says it listens.
+#[test]
+fn a_start_on_a_bad_database_fails_without_listening() {
+    let dir = TempDir::new(&format!("baccarat-logs-bad-{}", std::process::id()));
+    let db = dir.join("casino.db");
+    std::fs::write(&db, "this is not a database, only some text in its place\n".repeat(200)).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_baccarat"))
+        .args(["serve", "--db", db.to_str().unwrap(), "--addr", "127.0.0.1:0"])
+        .env_remove("RUST_LOG")
+        .env_remove("BACCARAT_DEMO")
+        .env_remove("BACCARAT_DB")
+        .env_remove("BACCARAT_ADDR")
+        .env("BACCARAT_ADMIN_PASSWORD", ADMIN_PASSWORD)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(!o.status.success(), "stdout: {stdout}\nstderr: {stderr}");
+    assert!(!stdout.contains("listening") && !stderr.contains("listening"), "stdout: {stdout}\nstderr: {stderr}");
+    assert!(!stdout.contains("table server on"), "{stdout}");
+    assert!(stderr.lines().any(|l| l.starts_with("error: ")), "the reason: {stderr}");
+}

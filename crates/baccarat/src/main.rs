@@ -47,6 +47,10 @@ enum Command {
     Serve(Box<cmd::serve::ServeArgs>),
     /// Check a database: audit chains, seeds, cards, results, settlements, ledger.
     Verify(cmd::verify::VerifyArgs),
+    /// The server's signing key: show the public key to publish and pin, or
+    /// rotate it (the server stopped).
+    #[command(subcommand)]
+    Key(cmd::key::KeyCommand),
     /// Move history older than some days out of the live tables (SQLite: into
     /// a write-once file per month; PostgreSQL: detached month partitions),
     /// still read by verify, recall and a full replay.
@@ -92,6 +96,7 @@ fn main() -> ExitCode {
         Command::Serve(a) => cmd::serve::run_serve(*a),
         Command::Verify(a) => cmd::verify::run_verify(a),
         Command::Archive(a) => cmd::archive::run(a),
+        Command::Key(c) => cmd::key::run(c),
         Command::Migrate(a) => cmd::migrate::run(a),
         Command::Partitions(a) => cmd::partitions::run(a),
         Command::Loadgen(a) => cmd::loadgen::run(a),

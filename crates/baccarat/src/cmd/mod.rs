@@ -2,6 +2,7 @@
 
 pub mod admin;
 pub mod archive;
+pub mod key;
 pub mod loadgen;
 pub mod migrate;
 pub mod odds;

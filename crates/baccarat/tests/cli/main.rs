@@ -8,6 +8,7 @@ mod cli;
 mod common;
 mod failover;
 mod founding;
+mod keys;
 mod network_cut;
 mod newcomer;
 mod partitions;

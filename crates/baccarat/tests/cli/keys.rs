@@ -148,7 +148,7 @@ fn two_rotations_verify_under_the_first_key_and_a_retired_key_cannot_forge() {
     assert!(out.contains(&format!("the key in force is {k3}")), "{out}");
     let (ok, out) = verify(&db, &["--since-checkpoint", "--anchor-key", &k1]);
     assert!(ok, "since the checkpoint, sealed by the key in force: {out}");
-    let other = "ab".repeat(32);
+    let other = baccarat_server::anchor::AnchorKey::load_or_create(&dir.join("other.key")).unwrap().public_hex();
     let (ok, out) = verify(&db, &["--anchor-key", &other]);
     assert!(!ok && out.contains("not the trusted key"), "a key not in the chain: {out}");
 

@@ -26,6 +26,7 @@ pub mod forward;
 pub mod founding;
 pub mod front;
 pub mod http;
+pub mod key_rotation;
 pub mod migrate;
 pub mod notify;
 pub mod openapi;

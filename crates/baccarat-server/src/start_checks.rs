@@ -118,7 +118,7 @@ pub fn check(cfg: &ServeConfig, store: &AnyStore) -> Result<Checked, ServeError>
     // Nor is one begun anew beside segments of the old (`anchor/segments.rs`).
     crate::anchor::refuse_orphaned(&anchor_path)?;
     let anchored = if anchor_path.exists() {
-        Some(crate::anchor::read_at(&anchor_path, Some(&public), mark.as_ref())?)
+        Some(crate::anchor::read_signed_at(&anchor_path, &public, mark.as_ref())?)
     } else {
         None
     };

@@ -70,6 +70,10 @@ enum Command {
     /// anchor file up to the copy's point and the public key (the signing key
     /// with --include-key); restore by copying the directory back.
     Backup(cmd::backup::BackupArgs),
+    /// The server's signing key: show the public key to publish and pin, or
+    /// rotate it (the server stopped).
+    #[command(subcommand)]
+    Key(cmd::key::KeyCommand),
     /// Copy a SQLite casino into an empty PostgreSQL database and check the copy.
     Migrate(cmd::migrate::MigrateArgs),
     /// The partitions of a PostgreSQL casino, and where each is served.
@@ -128,6 +132,7 @@ fn main() -> ExitCode {
         Command::Verify(a) => cmd::verify::run_verify(a),
         Command::Archive(a) => cmd::archive::run(a),
         Command::Backup(a) => cmd::backup::run(a),
+        Command::Key(c) => cmd::key::run(c),
         Command::Migrate(a) => cmd::migrate::run(a),
         Command::Partitions(a) => cmd::partitions::run(a),
         Command::Loadgen(a) => cmd::loadgen::run(a),

@@ -55,8 +55,11 @@ use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+mod keys;
 mod scan;
 mod segments;
+pub use keys::Rotation;
+use keys::Trust;
 use scan::scan_file;
 pub use segments::{finish_rotation, read_all, refuse_orphaned, segment_files, Span};
 
@@ -191,9 +194,15 @@ struct Line {
     /// On a carry line only: the month its file began (`YYYY-MM`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     carry: Option<String>,
+    /// On a rotation line only: the key that signs the lines after it (`keys.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    rotate: Option<String>,
     heads: Vec<Head>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     sig: String,
+    /// On a rotation line only: the new key's countersignature (`keys.rs`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    cosig: String,
 }
 
 impl Line {
@@ -209,7 +218,8 @@ fn signed_bytes(unsigned: &str) -> Vec<u8> {
 fn render(key: &SigningKey, seq: u64, prev: &[u8; 32], heads: &[Head], carry: Option<&str>) -> String {
     let public = hex(key.verifying_key().as_bytes());
     let carry = carry.map(str::to_string);
-    let mut line = Line { seq, prev: hex(prev), public, carry, heads: heads.to_vec(), sig: String::new() };
+    let (sig, cosig) = (String::new(), String::new());
+    let mut line = Line { seq, prev: hex(prev), public, carry, rotate: None, heads: heads.to_vec(), sig, cosig };
     line.sig = hex(&key.sign(&signed_bytes(&line.json())).to_bytes());
     line.json()
 }
@@ -220,8 +230,12 @@ pub struct Anchored {
     /// Latest anchored (len, head) per table.
     pub heads: BTreeMap<u32, (u64, String)>,
     pub lines: u64,
-    /// The public key the lines are signed with.
+    /// The public key the lines are signed with: after a rotation, the key
+    /// in force at the last line (the one the server signs with now).
     pub public: String,
+    /// The rotations read, in order (`keys.rs`): the first key is the
+    /// first's `from`, or `public` when there is none.
+    pub rotations: Vec<Rotation>,
 }
 
 /// Where the anchor file stood at a moment (a checkpoint keeps it, signed):
@@ -292,7 +306,7 @@ impl AnchorLog {
         segments::finish_rotation(path).map_err(io)?;
         segments::refuse_orphaned(path)?;
         let mut file = OpenOptions::new().read(true).append(true).create(true).open(path).map_err(io)?;
-        let scan = scan_file(path, &mut file, Some(key.key.verifying_key()), mark)?;
+        let scan = scan_file(path, &mut file, Trust::Signer(key.key.verifying_key()), mark)?;
         if scan.complete < file.metadata().map_err(io)?.len() {
             file.set_len(scan.complete).map_err(io)?;
         }
@@ -334,6 +348,27 @@ impl AnchorLog {
         }
         debug_assert!(heads.iter().all(|h| unhex::<32>(&h.head).is_some()), "heads are 64 lower-case hex");
         let line = render(&self.key.key, self.seq + 1, &self.last, heads, carry);
+        self.write_line(&line, heads)
+    }
+
+    /// Rotate the signing key (`baccarat key rotate`, the server stopped):
+    /// what waits is written first, then a rotation line signed by the key
+    /// in force and countersigned by `new` (`keys.rs`), made durable; every
+    /// line after it is signed by `new`.
+    pub fn rotate_key(&mut self, new: AnchorKey) -> Result<(), AnchorError> {
+        self.flush()?;
+        if self.poisoned {
+            return Err(AnchorError::Poisoned(self.path.clone()));
+        }
+        let line = keys::render_rotation(&self.key.key, &new.key, self.seq + 1, &self.last);
+        self.write_line(&line, &[])?;
+        self.sync()?;
+        self.key = new;
+        Ok(())
+    }
+
+    /// Append `line` (rendered and signed), naming `heads`.
+    fn write_line(&mut self, line: &str, heads: &[Head]) -> Result<(), AnchorError> {
         let bytes = format!("{line}\n");
         if let Err(e) = self.file.write_all(bytes.as_bytes()).and_then(|()| self.file.flush()) {
             // Cut a partial write off, lest the next line follow a torn one.
@@ -409,12 +444,23 @@ pub fn read(path: &Path, pinned: Option<&str>) -> Result<Anchored, AnchorError> 
 /// The same, verifying only what follows `mark` when the key is pinned and
 /// the mark describes this file (a start from a signed checkpoint).
 pub fn read_at(path: &Path, pinned: Option<&str>, mark: Option<&AnchorMark>) -> Result<Anchored, AnchorError> {
-    let trusted = pinned_key(pinned)?;
+    let trust = pinned_key(pinned)?.map_or(Trust::Any, Trust::Pinned);
+    read_trusting(path, trust, mark)
+}
+
+/// As [`read_at`], for the server whose key is `signer` (a start's check):
+/// the chain of keys must end in it, not merely name it (`keys.rs`).
+pub fn read_signed_at(path: &Path, signer: &str, mark: Option<&AnchorMark>) -> Result<Anchored, AnchorError> {
+    let trust = Trust::Signer(pinned_key(Some(signer))?.expect("given"));
+    read_trusting(path, trust, mark)
+}
+
+fn read_trusting(path: &Path, trust: Trust, mark: Option<&AnchorMark>) -> Result<Anchored, AnchorError> {
     let mut file = File::open(path).map_err(|e| io_err(path, e))?;
     // A mark is used only under a pinned key: without one, the first line's
     // key is the one trusted, and that line is before the mark.
-    let mark = mark.filter(|_| trusted.is_some());
-    Ok(scan_file(path, &mut file, trusted, mark)?.anchored)
+    let mark = mark.filter(|_| !matches!(trust, Trust::Any));
+    Ok(scan_file(path, &mut file, trust, mark)?.anchored)
 }
 
 /// The key a verifier pins (hex, any case), if any.

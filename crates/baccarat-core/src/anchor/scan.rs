@@ -8,10 +8,10 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
-use baccarat_table::shuffle::hex;
 use ed25519_dalek::{Signature, VerifyingKey};
 use sha2::{Digest, Sha256};
 
+use super::keys::{KeyChain, Trust};
 use super::{io_err, signed_bytes, unhex, AnchorError, AnchorMark, Anchored, Line};
 
 /// Where a scan starts: line `seq + 1`, after a line hashing to `last`, with
@@ -90,18 +90,22 @@ pub(super) struct Scan {
     pub(super) last: [u8; 32],
     /// Bytes up to the end of the last complete line.
     pub(super) complete: u64,
+    /// The keys met, and the one in force after the last line.
+    pub(super) chain: KeyChain,
 }
 
 /// Verify line by line what `reader` gives, from `from` on, in memory of one
 /// line whatever the file's size; a torn last line (no newline) is left out
-/// of `complete`.
+/// of `complete`. `chain`: the keys met before (a segment's), or none (the
+/// first line's key is taken, and the caller checks the chain it returns:
+/// [`KeyChain::meets`]).
 pub(super) fn scan_lines(
     path: &Path,
     mut reader: impl io::BufRead,
-    mut trusted: Option<VerifyingKey>,
+    mut chain: KeyChain,
     from: From,
 ) -> Result<Scan, AnchorError> {
-    let mut anchored = Anchored { heads: from.heads, lines: from.seq, public: String::new() };
+    let mut anchored = Anchored { heads: from.heads, lines: from.seq, ..Anchored::default() };
     let mut whole = from.whole;
     let mut month = None;
     let mut last = from.last;
@@ -118,7 +122,7 @@ pub(super) fn scan_lines(
         let raw = &buf[..];
         let n = anchored.lines + 1;
         let bad = |what: &str| AnchorError::BadLine { path: path.into(), line: n, what: what.into() };
-        let line = checked_line(raw, n, last, &mut trusted, &bad)?;
+        let line = checked_line(raw, n, last, &mut chain, &bad)?;
         let heads = line.heads.into_iter().map(|h| (h.table, (h.len, h.head)));
         if let Some(m) = line.carry {
             if !is_month(&m) {
@@ -138,29 +142,28 @@ pub(super) fn scan_lines(
         start = at;
         at += raw.len() as u64 + 1;
     }
-    anchored.public = trusted.map(|k| hex(k.as_bytes())).unwrap_or_default();
-    Ok(Scan { anchored, month, start, last, complete: at })
+    anchored.public = chain.current_hex();
+    anchored.rotations = chain.rotations.clone();
+    Ok(Scan { anchored, month, start, last, complete: at, chain })
 }
 
 /// Line `n` (`raw`, without its newline) parsed and checked: signed by the
-/// trusted key (the first line's, if none was given) with a good signature,
+/// key in force (the first line's, if none yet) with a good signature,
 /// numbered `n`, chained to the line before (SHA-256 `last`), in canonical
-/// form, and naming each head as a hash. (Its signature is taken out.)
+/// form, naming each head as a hash, and a rotation countersigned by its new
+/// key (`keys.rs`). (Its signatures are taken out.)
 fn checked_line(
     raw: &[u8],
     n: u64,
     last: [u8; 32],
-    trusted: &mut Option<VerifyingKey>,
+    chain: &mut KeyChain,
     bad: &dyn Fn(&str) -> AnchorError,
 ) -> Result<Line, AnchorError> {
     let text = std::str::from_utf8(raw).map_err(|_| bad("not UTF-8"))?;
     let mut line: Line = serde_json::from_str(text).map_err(|e| bad(&format!("unparsable: {e}")))?;
     let public = unhex::<32>(&line.public).and_then(|b| VerifyingKey::from_bytes(&b).ok());
     let public = public.ok_or_else(|| bad("`public` is not an Ed25519 public key"))?;
-    let key = *trusted.get_or_insert(public);
-    if public != key {
-        return Err(bad(&format!("signed by key {}, not the trusted key {}", line.public, hex(key.as_bytes()))));
-    }
+    let key = chain.accept(public).map_err(|why| bad(&why))?;
     if line.seq != n {
         return Err(bad(&format!("seq {} where {n} was expected (a line is missing or out of order)", line.seq)));
     }
@@ -171,9 +174,12 @@ fn checked_line(
         return Err(bad("not in canonical form"));
     }
     let sig = unhex::<64>(&std::mem::take(&mut line.sig)).map(|b| Signature::from_bytes(&b));
-    if sig.is_none_or(|sig| key.verify_strict(&signed_bytes(&line.json()), &sig).is_err()) {
+    let cosig = std::mem::take(&mut line.cosig);
+    let unsigned = line.json();
+    if sig.is_none_or(|sig| key.verify_strict(&signed_bytes(&unsigned), &sig).is_err()) {
         return Err(bad("bad signature (the line was altered)"));
     }
+    chain.rotate(&line, &cosig, &unsigned, n).map_err(|why| bad(&why))?;
     for h in &line.heads {
         if unhex::<32>(&h.head).is_none() {
             return Err(bad(&format!("table {}: head is not 64 hex digits", h.table)));
@@ -201,11 +207,12 @@ pub(super) fn after_mark(file: &mut File, mark: &AnchorMark) -> io::Result<Optio
     Ok(Some(From { seq: mark.seq, last, heads: mark.heads.clone(), whole: true, offset: mark.len }))
 }
 
-/// Scan `file` from `mark` if it describes the file, else from the start.
+/// Scan `file` from `mark` if it describes the file, else from the start;
+/// the chain of keys read must meet `trust`.
 pub(super) fn scan_file(
     path: &Path,
     file: &mut File,
-    trusted: Option<VerifyingKey>,
+    trust: Trust,
     mark: Option<&AnchorMark>,
 ) -> Result<Scan, AnchorError> {
     use std::io::{Seek, SeekFrom};
@@ -222,6 +229,15 @@ pub(super) fn scan_file(
             start.from
         }
     };
-    let scan = scan_lines(path, io::BufReader::new(&*file), trusted, from)?;
-    Ok(Scan { month: scan.month.clone().or(start.month), ..scan })
+    let first = from.seq + 1;
+    let scan = scan_lines(path, io::BufReader::new(&*file), KeyChain::default(), from)?;
+    if let Err((line, what)) = scan.chain.meets(trust, first) {
+        return Err(AnchorError::BadLine { path: path.into(), line, what });
+    }
+    let mut scan = Scan { month: scan.month.clone().or(start.month), ..scan };
+    if scan.anchored.public.is_empty() {
+        // No line read (a mark at the file's end): the key trusted is the one.
+        scan.anchored.public = trust.key().map(|k| baccarat_table::shuffle::hex(k.as_bytes())).unwrap_or_default();
+    }
+    Ok(scan)
 }

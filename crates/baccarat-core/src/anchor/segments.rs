@@ -44,6 +44,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use super::keys::{KeyChain, Trust};
 use super::scan::{first_line, is_month, scan_lines, From};
 use super::{io_err, pinned_key, render, AnchorError, AnchorLog, Anchored, Head};
 
@@ -244,7 +245,8 @@ fn segments_of(path: &Path) -> Result<Vec<(u64, PathBuf)>, AnchorError> {
 /// naming it; the lines before the oldest present are not read (see
 /// [`Span::first`]).
 pub fn read_all(path: &Path, pinned: Option<&str>) -> Result<(Anchored, Span), AnchorError> {
-    let mut trusted = pinned_key(pinned)?;
+    let trust = pinned_key(pinned)?.map_or(Trust::Any, Trust::Pinned);
+    let mut chain = KeyChain::default();
     let mut files: Vec<PathBuf> = segments_of(path)?.into_iter().map(|(_, p)| p).collect();
     let segments = files.len();
     files.push(path.to_path_buf());
@@ -277,14 +279,14 @@ pub fn read_all(path: &Path, pinned: Option<&str>) -> Result<(Anchored, Span), A
         };
         file.seek(SeekFrom::Start(0)).map_err(|e| io_err(file_path, e))?;
         let size = file.metadata().map_err(|e| io_err(file_path, e))?.len();
-        let scan = scan_lines(file_path, io::BufReader::new(&file), trusted, from)?;
+        let scan = scan_lines(file_path, io::BufReader::new(&file), chain, from)?;
         if i < segments && scan.complete != size {
             return Err(AnchorError::Segments {
                 path: file_path.clone(),
                 what: "a segment ends in a torn line (it was cut, or is still being written)".into(),
             });
         }
-        trusted = pinned_key(Some(&scan.anchored.public))?;
+        chain = scan.chain.clone();
         carried = Some((
             From {
                 seq: scan.anchored.lines,
@@ -296,6 +298,9 @@ pub fn read_all(path: &Path, pinned: Option<&str>) -> Result<(Anchored, Span), A
             file_path.clone(),
         ));
         anchored = scan.anchored;
+    }
+    if let Err((line, what)) = chain.meets(trust, first) {
+        return Err(AnchorError::BadLine { path: files[0].clone(), line, what });
     }
     Ok((anchored, Span { files, first }))
 }

@@ -224,6 +224,13 @@ pub fn verify_file_read(db: &std::path::Path, anchors: AnchorsRead) -> Result<(F
         scan.end()?;
         f.problems.extend(unread.clone().or(missing));
         f.problems.extend(archive_problems.iter().cloned());
+        for r in anchored.iter().flat_map(|a| &a.rotations) {
+            f.notes.push(format!(
+                "anchor line {}: the signing key was rotated from {} to {} (signed by both); every line after it is \
+                 signed by the new key",
+                r.line, r.from, r.to
+            ));
+        }
         if let Some(s) = span.as_ref().filter(|s| s.first > 1) {
             f.notes.push(format!(
                 "anchor lines 1 to {} were not read: their segments are not beside {} (moved or destroyed); line {} carries every head they signed",

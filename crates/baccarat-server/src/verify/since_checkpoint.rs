@@ -36,7 +36,9 @@ pub fn verify_since_checkpoint(
         (None, Db::Postgres(_)) => return Err(VerifyError::AnchorFileRequired),
     };
     let anchored = crate::anchor::read(&path, pinned).map_err(VerifyError::Anchors)?;
-    let public = pinned.map(str::to_string).unwrap_or_else(|| anchored.public.clone());
+    // The key in force at the file's end: the pinned one, or one it was
+    // rotated to (`anchor/keys.rs`), which signs the latest checkpoint.
+    let public = anchored.public.clone();
     match db {
         Db::Sqlite(file) => {
             let store = crate::store::SqliteStore::open(file)

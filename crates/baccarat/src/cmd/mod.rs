@@ -3,6 +3,7 @@
 pub mod admin;
 pub mod archive;
 pub mod backup;
+pub mod key;
 pub mod loadgen;
 pub mod logging;
 pub mod migrate;

@@ -168,6 +168,10 @@ fn print_findings(a: &VerifyArgs, f: &Findings, public: &Option<String>, seconds
         (Some(k), None) => {
             println!("anchors signed by {k} (not pinned: pass --anchor-key to trust only the published key)")
         }
+        (Some(k), Some(p)) if !k.eq_ignore_ascii_case(p.trim()) => println!(
+            "anchors signed by the pinned key {} and the keys it was rotated to (NOTE lines); the key in force is {k}",
+            p.trim().to_ascii_lowercase()
+        ),
         (Some(k), Some(_)) => println!("anchors signed by the pinned key {k}"),
         _ => {}
     }

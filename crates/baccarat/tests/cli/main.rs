@@ -10,6 +10,7 @@ mod common;
 mod failover;
 mod founding;
 mod logs;
+mod keys;
 mod network_cut;
 mod newcomer;
 #[cfg(unix)]

@@ -26,6 +26,7 @@ pub mod forward;
 pub mod founding;
 pub mod front;
 pub mod http;
+pub mod metrics;
 pub mod migrate;
 pub mod openapi;
 pub mod partition_route;

@@ -107,7 +107,9 @@ fn seal_and_write(
     cp: &crate::casino::checkpoint::Checkpoint,
 ) -> Result<(), ServeError> {
     anchors.sync()?;
-    Ok(store.write_checkpoint(&crate::casino::checkpoint::seal(cp, anchors))?)
+    store.write_checkpoint(&crate::casino::checkpoint::seal(cp, anchors))?;
+    crate::casino::checkpoint::note_written(cp.at_ms);
+    Ok(())
 }
 
 /// A checkpoint of `casino` with its read model `feed` and where the anchor
@@ -420,6 +422,8 @@ pub async fn serve(cfg: ServeConfig) -> Result<(), ServeError> {
 pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<(), ServeError> {
     // From now on a stop signal is kept until the server can stop cleanly.
     crate::stop::listen();
+    // The process's metrics recorder, before any writer records (`metrics.rs`).
+    crate::metrics::install();
     let addr = listener.local_addr()?;
     // The router while this server serves, with its key (a forwarded
     // client's address is trusted under it: `forward.rs`).
@@ -433,6 +437,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
         cfg.clock.clone(),
         directory.clone(),
         crate::proxy::Proxies::new(&cfg.trusted_proxies),
+        crate::metrics::Scrapers::new(&cfg.metrics_from),
     );
     // In a process serving several partitions (`standby_for.rs`), each line
     // says which.

@@ -76,6 +76,9 @@ pub struct ServeConfig {
     /// Proxies (a TLS front) whose `X-Forwarded-For` and
     /// `X-Forwarded-Proto` are believed (`proxy.rs`); none by default.
     pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// Addresses beside loopback whose connections may read `/metrics`
+    /// (`metrics.rs`); none by default.
+    pub metrics_from: Vec<std::net::IpAddr>,
     /// How long the casino's lease lasts unrenewed (PostgreSQL): a standby
     /// takes over this long after the holder dies.
     pub lease: Duration,
@@ -127,6 +130,7 @@ impl std::fmt::Debug for ServeConfig {
             .field("advertise", &self.advertise)
             .field("allowed_origins", &self.allowed_origins)
             .field("trusted_proxies", &self.trusted_proxies)
+            .field("metrics_from", &self.metrics_from)
             .field("lease", &self.lease)
             .field("anchor_every", &self.anchor_every)
             .field("new_anchor_file", &self.new_anchor_file)
@@ -163,6 +167,7 @@ impl ServeConfig {
             advertise: None,
             allowed_origins: Vec::new(),
             trusted_proxies: Vec::new(),
+            metrics_from: Vec::new(),
             lease: Duration::from_secs(5),
             anchor_every: DEFAULT_ANCHOR_EVERY,
             new_anchor_file: false,

@@ -89,6 +89,11 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
     let Some(Held { lease, keeping }) = hold_lease(cfg, front, fatal, &asked).await? else {
         return Ok(Turn::Stopped);
     };
+    // What `/readyz` watches besides the writer (`http/health.rs`).
+    let ready = crate::http::health::Readiness {
+        fatal: Some(fatal.clone()),
+        lease: keeping.as_ref().map(crate::lease::Keeping::held),
+    };
     let OpenedStore { mut opened, early_keys, bank } = open_store(cfg, lease.clone(), fatal.clone()).await?;
     // Held to the turn's end, past the stop's checkpoint and last anchor
     // line: no second server starts on this SQLite casino meanwhile.
@@ -106,7 +111,7 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
         writer: started.writer.clone(),
     };
     let table_ids = started.table_ids.clone();
-    go_live(front, app_state(cfg, front, started, early_keys, retired), table_ids);
+    go_live(front, app_state(cfg, front, started, early_keys, (retired, ready)), table_ids);
     let Some(server) = front.server.as_mut() else { return Err(ServeError::NoListener) };
     println!("baccarat table server on http://{addr}/ for {what}  (API: http://{addr}/api/openapi.json)");
     let mut handed_to = None;
@@ -293,7 +298,7 @@ fn app_state(
     front: &Front,
     started: Started,
     early_keys: Arc<dyn crate::ledger::keys::ColdKeys>,
-    retired: crate::http::Retired,
+    (retired, ready): (crate::http::Retired, crate::http::health::Readiness),
 ) -> AppState {
     let Started { writer, read, users, anchor_public, founding, .. } = started;
     let ReadModels { views, tournaments, feed, wakes } = read;
@@ -323,6 +328,7 @@ fn app_state(
         origins: crate::http::origin::Origins::new(&cfg.allowed_origins, &front.advertise),
         founding,
         ceiling: cfg.ceiling,
+        ready,
     }))
 }
 

@@ -11,7 +11,7 @@ use baccarat_server::standby_for::serve_with_standbys;
 /// file, then the defaults, in that order of precedence.
 #[derive(clap::Args)]
 pub struct ServeArgs {
-    /// A TOML file of settings: any of db, demo, admin_password_file, trusted_proxies, addr, betting_seconds, deal_ms,
+    /// A TOML file of settings: any of db, demo, admin_password_file, trusted_proxies, metrics_from, addr, betting_seconds, deal_ms,
     /// squeeze_seconds, result_ms, rate, web_dir, anchor_file, key_file,
     /// ceiling, session_idle_seconds, session_max_seconds, key_retention_hours,
     /// instance, advertise, allowed_origins, lease_ms, anchor_every_ms,
@@ -106,6 +106,12 @@ pub struct ServeArgs {
     /// [default: none].
     #[arg(long = "trusted-proxy", env = "BACCARAT_TRUSTED_PROXIES", value_delimiter = ',')]
     trusted_proxies: Vec<std::net::IpAddr>,
+    /// Addresses beside loopback that may read /metrics (a Prometheus
+    /// server; comma-separated or the flag again), judged by the
+    /// connection's own address, never a forwarded one; anyone else gets
+    /// 403 [default: loopback only].
+    #[arg(long = "metrics-from", env = "BACCARAT_METRICS_FROM", value_delimiter = ',')]
+    metrics_from: Vec<std::net::IpAddr>,
     /// With PostgreSQL: milliseconds the casino's lease lasts unrenewed (a
     /// standby takes over this long after the server dies), 1000 to 600000
     /// [default: 5000].
@@ -172,6 +178,7 @@ struct FileSettings {
     advertise: Option<String>,
     allowed_origins: Option<Vec<String>>,
     trusted_proxies: Option<Vec<String>>,
+    metrics_from: Option<Vec<String>>,
     lease_ms: Option<u64>,
     anchor_every_ms: Option<u64>,
     partition: Option<String>,
@@ -375,6 +382,15 @@ fn set_identity(cfg: &mut ServeConfig, a: &ServeArgs, file: &FileSettings) -> Re
     } else {
         a.trusted_proxies.clone()
     };
+    cfg.metrics_from = if a.metrics_from.is_empty() {
+        let listed = file.metrics_from.clone().unwrap_or_default();
+        listed
+            .iter()
+            .map(|p| p.parse().map_err(|_| anyhow::anyhow!("metrics_from: {p:?} is not an IP address")))
+            .collect::<Result<_>>()?
+    } else {
+        a.metrics_from.clone()
+    };
     cfg.allowed_origins = origins
         .iter()
         .map(|o| baccarat_server::http::origin::origin_of(o).map_err(|e| anyhow::anyhow!("allowed_origins: {e}")))
@@ -556,6 +572,7 @@ mod tests {
             advertise: None,
             allowed_origins: Vec::new(),
             trusted_proxies: Vec::new(),
+            metrics_from: Vec::new(),
             lease_ms: None,
             anchor_every_ms: None,
             new_anchor_file: false,

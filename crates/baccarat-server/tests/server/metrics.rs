@@ -244,14 +244,18 @@ async fn only_loopback_and_the_listed_may_scrape_whatever_a_header_says() {
 
 /// Polls `path` until it answers `want`; the last answer's body.
 async fn until_status(app: &App, path: &str, want: StatusCode) -> serde_json::Value {
+    let mut last = None;
     for _ in 0..1500 {
-        let (s, v) = app.get(path, None).await;
-        if s == want {
-            return v;
+        // A probe answers at once, or not at all: never waited for.
+        if let Ok((s, v)) = tokio::time::timeout(Duration::from_secs(2), app.get(path, None)).await {
+            if s == want {
+                return v;
+            }
+            last = Some((s, v));
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    panic!("{path} never answered {want}");
+    panic!("{path} never answered {want}; last {last:?}");
 }
 
 /// The writer stops (its commit fails: the database refuses every write
@@ -271,7 +275,7 @@ async fn readyz_turns_503_when_the_writer_stops() {
     let p = app.login("player1", "demo").await;
     super::common::execute(
         cfg.as_ref().unwrap(),
-        "CREATE TRIGGER refuse_all BEFORE INSERT ON audit BEGIN SELECT RAISE(ABORT, 'the disk is gone'); END",
+        "CREATE TRIGGER refuse_all BEFORE INSERT ON audit_blocks BEGIN SELECT RAISE(ABORT, 'the disk is gone'); END",
     )
     .await;
     // A write: its commit fails.
@@ -301,12 +305,14 @@ async fn readyz_turns_503_when_the_lease_is_lost() {
     let s = scrape(&app).await;
     assert_eq!((s.kind("baccarat_lease_held"), s.kind("baccarat_lease_epoch")), (Some("gauge"), Some("gauge")));
     // The intruder's lease, for an hour, under a later epoch.
+    eprintln!("readyz_lease: ready; taking the lease");
     let taken = super::common::execute(
         cfg.as_ref().unwrap(),
         "UPDATE leases SET owner = 'intruder@elsewhere', epoch = epoch + 1, expires_at = now() + interval '1 hour'",
     )
     .await;
     assert!(taken >= 1, "the lease row was taken");
+    eprintln!("readyz_lease: taken");
     let v = until_status(&app, "/readyz", StatusCode::SERVICE_UNAVAILABLE).await;
     assert!(!v["error"].as_str().unwrap_or_default().is_empty(), "the reason is named: {v}");
     assert_eq!(app.get("/healthz", None).await.0, StatusCode::OK, "the process still answers");

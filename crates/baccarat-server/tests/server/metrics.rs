@@ -308,7 +308,7 @@ async fn readyz_turns_503_when_the_lease_is_lost() {
     eprintln!("readyz_lease: ready; taking the lease");
     let taken = super::common::execute(
         cfg.as_ref().unwrap(),
-        "UPDATE leases SET owner = 'intruder@elsewhere', epoch = epoch + 1, expires_at = now() + interval '1 hour'",
+        "UPDATE leases SET owner = 'intruder@elsewhere', url = '', epoch = epoch + 1, expires_at = now() + interval '1 hour'",
     )
     .await;
     assert!(taken >= 1, "the lease row was taken");

@@ -31,6 +31,7 @@ pub mod casino;
 pub mod checkpoint_check;
 pub mod coup_feed;
 pub mod float;
+pub mod metered;
 pub mod pacer;
 /// A table's configuration checked without making the table.
 pub mod table_check;

@@ -25,7 +25,9 @@
 //! committer, which writes it after the batch's answers are sent (it costs no
 //! request any latency), and only then answers a request that asked for it.
 
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use crate::casino::checkpoint::WriteNow;
@@ -47,6 +49,20 @@ pub struct Job {
 #[derive(Clone)]
 pub struct Writer {
     tx: SyncSender<Job>,
+    /// Requests sent and not yet taken into a batch (`GET /metrics`).
+    queued: Arc<AtomicUsize>,
+    /// Whether both threads still run (`GET /readyz`): cleared when either
+    /// ends, a fatal condition's or a panic's unwinding included.
+    running: Arc<AtomicBool>,
+}
+
+/// Clears a writer's `running` when its thread ends, however it ends.
+struct Alive(Arc<AtomicBool>);
+
+impl Drop for Alive {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
 }
 
 /// The writer is overloaded or gone.
@@ -77,58 +93,98 @@ impl Writer {
         // Tells the key memory which answers are on disk (and may leave it).
         let durable = casino.ledger.keys.durable();
         let stopped = fatal.clone();
+        let running = Arc::new(AtomicBool::new(true));
+        let (alive, queued) = (Alive(running.clone()), Arc::new(AtomicUsize::new(0)));
         std::thread::Builder::new()
             .name("committer".into())
             .spawn(move || {
-                while let Ok(b) = crx.recv() {
-                    let _commit = tracing::info_span!("commit", size = b.answers.len()).entered();
-                    // Nothing is committed after a fatal condition (the
-                    // batch may have been applied on top of one).
-                    if stopped.fired() {
-                        return;
-                    }
-                    if let Err(e) = store.commit(&b.commit) {
-                        stopped.fire(70, &format!("committer: commit failed: {e}"));
-                        return;
-                    }
-                    if let Some(seq) = b.commit.ledger.iter().filter_map(|c| c.answer.as_ref()).map(|a| a.seq).max() {
-                        durable.store(seq, std::sync::atomic::Ordering::Release);
-                    }
-                    let now = publish(b.prepared, b.commit, b.due);
-                    // Nor answered, if publishing found one (the batch could
-                    // not be anchored): its clients retry with their keys.
-                    if stopped.fired() {
-                        return;
-                    }
-                    for (reply, answer) in b.answers {
-                        reply(answer);
-                    }
-                    if let Some(now) = now {
-                        // A checkpoint that cannot be written costs a longer
-                        // replay at the next start, nothing else.
-                        if let Err(e) = now.write(&mut store) {
-                            tracing::warn!(error = %e, "committer: checkpoint not written; the next start reads a longer tail");
-                        }
-                    }
-                    for (reply, answer) in b.after {
-                        reply(answer);
-                    }
-                }
+                let _alive = alive;
+                commit_each(crx, &mut store, &durable, &mut publish, &stopped)
             })
             .expect("spawn the committer thread");
         let handle = std::thread::Builder::new()
             .name("writer".into())
-            .spawn(move || run(&mut casino, bank.as_mut(), rx, ctx, &mut prepare, &fatal))
+            .spawn({
+                let (alive, taken) = (Alive(running.clone()), queued.clone());
+                move || {
+                    let _alive = alive;
+                    run(&mut casino, bank.as_mut(), (rx, &taken), ctx, &mut prepare, &fatal)
+                }
+            })
             .expect("spawn the writer thread");
-        (Writer { tx }, handle)
+        (Writer { tx, queued, running }, handle)
+    }
+
+    /// Requests waiting for the writer.
+    pub fn queued(&self) -> usize {
+        self.queued.load(Ordering::Relaxed)
+    }
+
+    /// Whether the writer and its committer still run.
+    pub fn running(&self) -> bool {
+        self.running.load(Ordering::Acquire)
     }
 
     /// Queue a request; `reply` is called once it is durable (or refused).
     pub fn send(&self, request: Request, reply: impl FnOnce(Reply) + Send + 'static) -> Result<(), Busy> {
-        self.tx.try_send(Job { request, reply: Box::new(reply) }).map_err(|e| match e {
-            TrySendError::Full(_) => Busy::Full,
-            TrySendError::Disconnected(_) => Busy::Stopped,
+        // Counted before it is sent: the writer may take it at once.
+        self.queued.fetch_add(1, Ordering::Relaxed);
+        self.tx.try_send(Job { request, reply: Box::new(reply) }).map_err(|e| {
+            self.queued.fetch_sub(1, Ordering::Relaxed);
+            match e {
+                TrySendError::Full(_) => Busy::Full,
+                TrySendError::Disconnected(_) => Busy::Stopped,
+            }
         })
+    }
+}
+
+/// The committer: each batch committed (timed: `metered.rs`), then
+/// published and answered, until the writer ends or a fatal condition.
+fn commit_each<S: Store, P>(
+    crx: Receiver<Batch<P>>,
+    store: &mut S,
+    durable: &std::sync::atomic::AtomicU64,
+    publish: &mut impl FnMut(P, Commit, Option<DueCheckpoint>) -> Option<WriteNow>,
+    stopped: &crate::fatal::Fatal,
+) {
+    let (metered, wagers) = (crate::metered::Batches::default(), crate::metered::Wagers::new());
+    while let Ok(b) = crx.recv() {
+        let _commit = tracing::info_span!("commit", size = b.answers.len()).entered();
+        // Nothing is committed after a fatal condition (the batch may have
+        // been applied on top of one).
+        if stopped.fired() {
+            return;
+        }
+        let began = std::time::Instant::now();
+        if let Err(e) = store.commit(&b.commit) {
+            stopped.fire(70, &format!("committer: commit failed: {e}"));
+            return;
+        }
+        metered.commit_seconds.record(began.elapsed().as_secs_f64());
+        wagers.add(&b.tally);
+        if let Some(seq) = b.commit.ledger.iter().filter_map(|c| c.answer.as_ref()).map(|a| a.seq).max() {
+            durable.store(seq, Ordering::Release);
+        }
+        let now = publish(b.prepared, b.commit, b.due);
+        // Nor answered, if publishing found one (the batch could not be
+        // anchored): its clients retry with their keys.
+        if stopped.fired() {
+            return;
+        }
+        for (reply, answer) in b.answers {
+            reply(answer);
+        }
+        if let Some(now) = now {
+            // A checkpoint that cannot be written costs a longer replay at
+            // the next start, nothing else.
+            if let Err(e) = now.write(store) {
+                tracing::warn!(error = %e, "committer: checkpoint not written; the next start reads a longer tail");
+            }
+        }
+        for (reply, answer) in b.after {
+            reply(answer);
+        }
     }
 }
 
@@ -170,6 +226,8 @@ struct Batch<P> {
     /// Answers that wait for the batch's checkpoint to be written.
     after: Vec<Answer>,
     prepared: P,
+    /// Its wagers, counted once it is durable.
+    tally: crate::metered::Tally,
 }
 
 /// The next batch's jobs: everything waiting, up to [`MAX_BATCH`], once
@@ -200,14 +258,17 @@ fn next_batch(casino: &Casino, rx: &Receiver<Job>) -> Option<Vec<Job>> {
     Some(jobs)
 }
 
+/// The writer's loop: each batch applied, then sent to the committer.
+/// `(rx, queued)`: the requests, and how many are waiting.
 fn run<P>(
     casino: &mut Casino,
     mut bank: Option<&mut Box<dyn Funding>>,
-    rx: Receiver<Job>,
+    (rx, queued): (Receiver<Job>, &AtomicUsize),
     committer: SyncSender<Batch<P>>,
     prepare: &mut impl FnMut(&Casino, &Commit) -> P,
     fatal: &crate::fatal::Fatal,
 ) {
+    let batches = crate::metered::Batches::default();
     loop {
         if fatal.fired() {
             return;
@@ -215,6 +276,11 @@ fn run<P>(
         let Some(jobs) = next_batch(casino, &rx) else { return };
         // What the batch logs (a table stopped, a key not read) names it.
         let _batch = tracing::info_span!("batch", size = jobs.len()).entered();
+        if !jobs.is_empty() {
+            queued.fetch_sub(jobs.len(), Ordering::Relaxed);
+            batches.size.record(jobs.len() as f64);
+        }
+        let mut tally = crate::metered::Tally::default();
         // The keys the batch names that left memory are read in one go.
         casino.begin_batch(jobs.iter().map(|j| &j.request));
         let mut commit = Commit::default();
@@ -234,7 +300,9 @@ fn run<P>(
                 }
             }
             let asked = matches!(j.request, Request::Checkpoint);
+            let lines = crate::metered::Tally::lines(&j.request);
             let reply = casino.handle(j.request, &mut commit);
+            tally.add(lines, &reply);
             if asked {
                 after.push((j.reply, reply));
             } else {
@@ -252,7 +320,7 @@ fn run<P>(
             .checkpoint_due(&commit, !after.is_empty())
             .then(|| DueCheckpoint { checkpoint: Box::new(casino.checkpoint()), asked: !after.is_empty() });
         let prepared = prepare(casino, &commit);
-        if committer.send(Batch { commit, due, answers, after, prepared }).is_err() {
+        if committer.send(Batch { commit, due, answers, after, prepared, tally }).is_err() {
             return;
         }
     }

@@ -198,12 +198,48 @@ pub struct Renewal {
 /// several, `standby_for.rs`, a partition that fails must not keep a lease
 /// no one serves under.)
 #[must_use = "renewal stops when this is dropped"]
-pub struct Keeping(Arc<std::sync::atomic::AtomicBool>);
+pub struct Keeping(Arc<std::sync::atomic::AtomicBool>, metrics::Gauge);
 
 impl Drop for Keeping {
     fn drop(&mut self) {
         self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.1.set(0.0);
     }
+}
+
+impl Keeping {
+    /// Whether the lease is still held, as its renewal knows it (for
+    /// `GET /readyz`).
+    pub fn held(&self) -> Held {
+        Held(self.0.clone())
+    }
+}
+
+/// Whether a lease is still held: false once it is lost, not renewed in
+/// time, or given up ([`Keeping::held`]).
+#[derive(Clone)]
+pub struct Held(Arc<std::sync::atomic::AtomicBool>);
+
+impl Held {
+    pub fn now(&self) -> bool {
+        !self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+/// `GET /metrics`: whether this process holds the lease (1 or 0), and its
+/// epoch, labelled `lease` by what it serves ("casino", or the
+/// partition's name: an operator's few, never a request's).
+pub const LEASE_HELD: &str = "baccarat_lease_held";
+pub const LEASE_EPOCH: &str = "baccarat_lease_epoch";
+
+/// The lease's gauges for `what` ("the casino", "partition NAME"): set held
+/// under `epoch`.
+fn gauges(what: &str, epoch: i64) -> metrics::Gauge {
+    let name = what.strip_prefix("partition ").unwrap_or("casino").to_string();
+    metrics::gauge!(LEASE_EPOCH, "lease" => name.clone()).set(epoch as f64);
+    let held = metrics::gauge!(LEASE_HELD, "lease" => name);
+    held.set(1.0);
+    held
 }
 
 /// Renew the lease of `what` every third of its time on a thread of its
@@ -228,9 +264,10 @@ pub fn keep(url: &str, lease: &Lease, advertise: &str, ttl: Duration, renewal: R
     // The watch's deadline: the lease is this server's for certain until
     // the last renewal's sending + `ttl`, and the watch waits `ttl` more.
     let deadline = Arc::new(std::sync::Mutex::new(since + 2 * ttl));
-    let stopping = Stopping { stopped: stopped.clone(), fatal, what };
+    let held = gauges(&what, lease.epoch);
+    let stopping = Stopping { stopped: stopped.clone(), fatal, what, held: held.clone() };
     // Made first: if a thread cannot be started, dropping it stops the other.
-    let keeping = Keeping(stopped.clone());
+    let keeping = Keeping(stopped.clone(), held);
     let renewing = Renewing {
         url: url.to_string(),
         lease: lease.clone(),
@@ -266,11 +303,14 @@ struct Stopping {
     stopped: Arc<std::sync::atomic::AtomicBool>,
     fatal: crate::fatal::Fatal,
     what: String,
+    /// The lease's `held` gauge, 0 once it stops.
+    held: metrics::Gauge,
 }
 
 impl Stopping {
     fn stop(&self, why: String) {
         self.stopped.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.held.set(0.0);
         self.fatal.fire(75, &why);
     }
 

@@ -70,6 +70,11 @@ impl Fatal {
         self.why.borrow().is_some()
     }
 
+    /// Why the server must stop, if it must (`GET /readyz` names it).
+    pub fn why(&self) -> Option<String> {
+        self.why.borrow().clone()
+    }
+
     /// Once the server must stop: why.
     pub async fn wait(&self) -> String {
         let mut rx = self.why.subscribe();

@@ -49,14 +49,21 @@ pub fn service(
     clock: Clock,
     directory: Option<Arc<Directory>>,
     proxies: crate::proxy::Proxies,
+    scrapers: crate::metrics::Scrapers,
 ) -> axum::Router {
     axum::Router::new().fallback_service(tower::service_fn(move |req: Request<Body>| {
         let (serving, holder, signer, now) = (serving(&active), holder.clone(), signer.clone(), clock());
         let directory = directory.clone();
+        // `/metrics` is this process's own, answered here whether it serves
+        // or not, by the connection's own peer (`metrics.rs`).
+        let scrape = scrapers.answer(&req);
         // A trusted proxy's client first: every limit and record after
         // counts the player, not the proxy (`proxy.rs`).
         let req = proxies.apply(req);
         async move {
+            if let Some(r) = scrape {
+                return Ok(r);
+            }
             // A probe is answered here while this server does not serve:
             // alive, not ready (`http/health.rs`), never passed on.
             if serving.is_none() {

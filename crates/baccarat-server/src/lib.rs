@@ -27,6 +27,7 @@ pub mod founding;
 pub mod front;
 pub mod http;
 pub mod key_rotation;
+pub mod metrics;
 pub mod migrate;
 pub mod notify;
 pub mod openapi;

@@ -108,7 +108,9 @@ fn seal_and_write(
     cp: &crate::casino::checkpoint::Checkpoint,
 ) -> Result<(), ServeError> {
     anchors.sync()?;
-    Ok(store.write_checkpoint(&crate::casino::checkpoint::seal(cp, anchors))?)
+    store.write_checkpoint(&crate::casino::checkpoint::seal(cp, anchors))?;
+    crate::casino::checkpoint::note_written(cp.at_ms);
+    Ok(())
 }
 
 /// A checkpoint of `casino` with its read model `feed` and where the anchor
@@ -432,6 +434,8 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
     };
     // From now on a stop signal is kept until the server can stop cleanly.
     crate::stop::listen();
+    // The process's metrics recorder, before any writer records (`metrics.rs`).
+    crate::metrics::install();
     // The router while this server serves, with its key (a forwarded
     // client's address is trusted under it: `forward.rs`).
     let active: crate::front::Active = Arc::default();
@@ -444,6 +448,7 @@ pub async fn run(cfg: ServeConfig, listener: tokio::net::TcpListener) -> Result<
         cfg.clock.clone(),
         directory.clone(),
         crate::proxy::Proxies::new(&cfg.trusted_proxies),
+        crate::metrics::Scrapers::new(&cfg.metrics_from),
     );
     // In a process serving several partitions (`standby_for.rs`), each line
     // says which.

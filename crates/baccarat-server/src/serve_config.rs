@@ -79,6 +79,9 @@ pub struct ServeConfig {
     /// Serve HTTPS with this certificate chain and key (`tls.rs`); plain
     /// HTTP without.
     pub tls: Option<crate::tls::TlsFiles>,
+    /// Addresses beside loopback whose connections may read `/metrics`
+    /// (`metrics.rs`); none by default.
+    pub metrics_from: Vec<std::net::IpAddr>,
     /// How long the casino's lease lasts unrenewed (PostgreSQL): a standby
     /// takes over this long after the holder dies.
     pub lease: Duration,
@@ -131,6 +134,7 @@ impl std::fmt::Debug for ServeConfig {
             .field("allowed_origins", &self.allowed_origins)
             .field("trusted_proxies", &self.trusted_proxies)
             .field("tls", &self.tls)
+            .field("metrics_from", &self.metrics_from)
             .field("lease", &self.lease)
             .field("anchor_every", &self.anchor_every)
             .field("new_anchor_file", &self.new_anchor_file)
@@ -168,6 +172,7 @@ impl ServeConfig {
             allowed_origins: Vec::new(),
             trusted_proxies: Vec::new(),
             tls: None,
+            metrics_from: Vec::new(),
             lease: Duration::from_secs(5),
             anchor_every: DEFAULT_ANCHOR_EVERY,
             new_anchor_file: false,

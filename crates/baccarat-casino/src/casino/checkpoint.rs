@@ -211,7 +211,25 @@ pub fn write_streamed(
     };
     store.write_checkpoint_parts(&head, &mut body, &mut |sha256| {
         Ok((sha256.to_string(), key.sign(&signed_message(sha256))))
-    })
+    })?;
+    note_written(c.at_ms);
+    Ok(())
+}
+
+/// Say that a checkpoint taken at `at_ms` is written (for its age).
+pub fn note_written(at_ms: u64) {
+    LAST_WRITTEN_MS.fetch_max(at_ms, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// When the latest checkpoint this process wrote was taken (ms since the
+/// epoch, its own clock's); zero before the first. `GET /metrics` shows its
+/// age.
+static LAST_WRITTEN_MS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// When the latest checkpoint this process wrote was taken, if it wrote one
+/// (ms since the epoch).
+pub fn last_written_ms() -> Option<u64> {
+    Some(LAST_WRITTEN_MS.load(std::sync::atomic::Ordering::Relaxed)).filter(|ms| *ms > 0)
 }
 
 /// A checkpoint to write now, on the committer, before the answers that wait

@@ -22,6 +22,8 @@
 //! | `GET /api/casino/gaming-day`, `GET /api/reports/day` (the books) | | | | | yes | yes |
 //! | `POST /api/casino/gaming-day` | | | | | | yes |
 //! | `GET /api/openapi.json` | yes | yes | yes | yes | yes | yes |
+//! | `GET /healthz`, `GET /readyz` (and `/health`, `/ready`: `health.rs`) | yes | yes | yes | yes | yes | yes |
+//! | `GET /metrics` (answered by the front, to loopback and `--metrics-from` only: `metrics.rs`) | | | | | | |
 //! | `GET /api/users` (people, paged) | | | | | yes | yes |
 //! | `POST /api/users`, `POST /api/users/{id}/disable`, `…/enable`, `…/password`, `…/role` | | | | | | yes |
 //! | `GET /admin` (the back office's page) | yes | yes | yes | yes | yes | yes |
@@ -57,6 +59,7 @@ mod extract;
 mod gaming_day;
 pub mod health;
 mod help;
+mod metered;
 pub mod origin;
 pub(crate) mod pacing;
 mod play;
@@ -156,6 +159,9 @@ pub struct Server {
     /// the writer's casino has it: a table configuration is checked against
     /// it before it is sent (`rulebooks.rs`).
     pub ceiling: baccarat_rules::Money,
+    /// What `GET /readyz` checks beyond the writer: the turn's fatal
+    /// condition and its lease (`health.rs`).
+    pub ready: health::Readiness,
 }
 
 /// Whether a server's turn has ended (see [`Server::retired`]), and how:
@@ -181,6 +187,11 @@ impl Retired {
     /// The turn ends on a fatal condition.
     pub fn failed(&self) {
         self.0.send_replace(FAILED);
+    }
+
+    /// Whether the turn has ended, either way.
+    pub fn ended(&self) -> bool {
+        *self.0.borrow() >= ENDED
     }
 
     /// Once the turn has ended, either way.
@@ -217,7 +228,10 @@ pub use baccarat_casino::pacer::Pace;
 
 /// Refuse a user over their rate (429).
 fn limited(s: &AppState, sess: &Session) -> Result<(), ApiError> {
-    s.limiter.take(sess.user).map_err(|wait| ApiError::too_many(format!("too many requests; retry in {wait} ms"), wait))
+    s.limiter.take(sess.user).map_err(|wait| {
+        metered::limited("user_rate");
+        ApiError::too_many(format!("too many requests; retry in {wait} ms"), wait)
+    })
 }
 
 fn require(sess: &Session, roles: &[Role]) -> Result<(), ApiError> {
@@ -426,6 +440,8 @@ pub fn routes() -> Routes {
         .get("/api/casino", casino)
         .get(health::HEALTH, health::health)
         .get(health::READY, health::ready)
+        .get(health::HEALTHZ, health::health)
+        .get(health::READYZ, health::ready)
         .post("/api/players/{id}/cash-out", cage::cash_out)
         .post("/api/tables/{id}/fill", cage::fill)
         .post("/api/tables/{id}/credit", cage::credit)
@@ -460,6 +476,9 @@ async fn security_headers(mut r: Response) -> Response {
 
 /// The router.
 pub fn router(state: AppState) -> Router {
+    // This turn's tables and queue, read at each scrape (`metrics.rs`).
+    crate::metrics::install();
+    metered::watch(&state);
     routes()
         .router
         .fallback(no_route)
@@ -467,6 +486,7 @@ pub fn router(state: AppState) -> Router {
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::map_response(security_headers))
         .layer(compress::layer())
+        .layer(axum::middleware::from_fn(metered::track))
         // Outermost: the access log times and sees every answer, refusals
         // by the layers above included (`access.rs`).
         .layer(axum::middleware::from_fn(access::log))

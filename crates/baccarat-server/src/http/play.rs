@@ -142,6 +142,7 @@ pub(super) async fn wager(
         )),
     };
     if let Some(refused) = early {
+        super::metered::refused_early(&refused);
         return reply_now(refused);
     }
     // Its keys are on their way until the writer answers, or drops it
@@ -258,7 +259,10 @@ pub(super) async fn ws(
 }
 
 fn upgrade(up: WebSocketUpgrade, s: AppState, id: u32, viewer: Option<(Session, String)>) -> Response {
-    up.on_upgrade(move |sock| async move { s.clone().until_ended(push(sock, s, id, viewer)).await })
+    up.on_upgrade(move |sock| async move {
+        let _counted = super::metered::Socket::open();
+        s.clone().until_ended(push(sock, s, id, viewer)).await
+    })
 }
 
 /// What one viewer is sent: the table as they may see it (a squeezing player

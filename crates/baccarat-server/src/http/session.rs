@@ -46,6 +46,7 @@ fn via_https(h: &axum::http::Extensions) -> bool {
 }
 
 fn sign_in_error(e: SignInError) -> ApiError {
+    super::metered::sign_in_refused(&e);
     match e {
         SignInError::BadLogin => ApiError::unauthorized(e.to_string()),
         SignInError::Limited(_, wait) => ApiError::too_many(e.to_string(), wait),

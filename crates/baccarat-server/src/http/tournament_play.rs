@@ -94,7 +94,10 @@ pub(super) async fn ws(
     let up = up.map_err(|r| {
         ApiError::new(r.status(), "upgrade", format!("a WebSocket upgrade is needed: {}", r.body_text()))
     })?;
-    Ok(up.on_upgrade(move |sock| async move { s.clone().until_ended(push(sock, s, id)).await }))
+    Ok(up.on_upgrade(move |sock| async move {
+        let _counted = super::metered::Socket::open();
+        s.clone().until_ended(push(sock, s, id)).await
+    }))
 }
 
 async fn push(mut sock: WebSocket, s: AppState, id: u32) {

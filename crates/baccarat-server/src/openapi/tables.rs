@@ -61,20 +61,7 @@ pub(super) fn operations() -> Vec<Operation> {
         "the casino",
         object_with(&[("founding", string_enum(&["empty", "demo"])), ("demo", boolean())], &["founding", "demo"]),
     );
-    let health = Op::new("Liveness: 200 while the process answers (`serving` says whether it serves the casino now)")
-        .ok(
-            "alive",
-            object_with(
-                &[("status", string_enum(&["ok"])), ("serving", boolean()), ("version", string())],
-                &["status"],
-            ),
-        );
-    let ready = Op::new(
-        "Readiness: 200 while this server serves the casino (recovered, its writer running, its lease held); 503 \
-         while it starts, recovers or stands by, so that a balancer sends players only where wagers are taken",
-    )
-    .ok("ready", object_with(&[("status", string_enum(&["ready"]))], &["status"]))
-    .err(503, "not serving now (`unavailable`)");
+    let (health, ready) = probes();
     let lobby = Op::new("The lobby: every table's public view")
         .ok("tables", object(&[("tables", array(schema_ref("TableView")))]));
     let create = Op::new("Admin: create a table from a configuration in TOML, checked against its rulebook profile")
@@ -210,8 +197,31 @@ pub(super) fn operations() -> Vec<Operation> {
         ("get", "/api/casino", casino),
         ("get", "/health", health),
         ("get", "/ready", ready),
+        ("get", "/healthz", probes().0),
+        ("get", "/readyz", probes().1),
         ("post", "/api/tables/{id}/close", close()),
     ]
+}
+
+/// `GET /healthz` and `GET /readyz` (also `/health` and `/ready`:
+/// `http/health.rs`).
+fn probes() -> (Op, Op) {
+    let health = Op::new("Liveness: 200 while the process answers (`serving` says whether it serves the casino now)")
+        .ok(
+            "alive",
+            object_with(
+                &[("status", string_enum(&["ok"])), ("serving", boolean()), ("version", string())],
+                &["status"],
+            ),
+        );
+    let ready = Op::new(
+        "Readiness: 200 while this server serves the casino (its store open and recovered, its writer running, its \
+         lease held); 503 naming the reason while it starts, recovers or stands by, and once its lease is lost, its \
+         writer stops or a fatal condition is found, so that a balancer sends players only where wagers are taken",
+    )
+    .ok("ready", object_with(&[("status", string_enum(&["ready"]))], &["status"]))
+    .err(503, "not serving now (`unavailable`; `error` names why)");
+    (health, ready)
 }
 
 /// `POST /api/tables/{id}/close` (`http/tables.rs`).

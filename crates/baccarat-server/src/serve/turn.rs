@@ -110,6 +110,11 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
     let Some(Held { lease, keeping }) = hold_lease(cfg, front, fatal, &asked).await? else {
         return Ok(Turn::Stopped);
     };
+    // What `/readyz` watches besides the writer (`http/health.rs`).
+    let ready = crate::http::health::Readiness {
+        fatal: Some(fatal.clone()),
+        lease: keeping.as_ref().map(crate::lease::Keeping::held),
+    };
     let OpenedStore { mut opened, early_keys, bank } = open_store(cfg, lease.clone(), fatal.clone()).await?;
     // Held to the turn's end, past the stop's checkpoint and last anchor
     // line: no second server starts on this SQLite casino meanwhile.
@@ -127,7 +132,7 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
         writer: started.writer.clone(),
     };
     let table_ids = started.table_ids.clone();
-    go_live(front, app_state(cfg, front, started, early_keys, retired), table_ids);
+    go_live(front, app_state(cfg, front, started, early_keys, (retired, ready)), table_ids);
     let scheme = front.scheme();
     let Some(server) = front.server.as_mut() else { return Err(ServeError::NoListener) };
     // Said only now: the store is open, recovered, and its router served.
@@ -322,7 +327,7 @@ fn app_state(
     front: &Front,
     started: Started,
     early_keys: Arc<dyn crate::ledger::keys::ColdKeys>,
-    retired: crate::http::Retired,
+    (retired, ready): (crate::http::Retired, crate::http::health::Readiness),
 ) -> AppState {
     let Started { writer, read, users, anchor_public, founding, .. } = started;
     let ReadModels { views, tournaments, feed, wakes } = read;
@@ -352,6 +357,7 @@ fn app_state(
         origins: crate::http::origin::Origins::new(&cfg.allowed_origins, &front.advertise).scheme(front.scheme()),
         founding,
         ceiling: cfg.ceiling,
+        ready,
     }))
 }
 

@@ -97,6 +97,9 @@ fn a_partitions_failed_commit_stops_it_unanswered_and_commits_nothing_after() {
     );
     assert!(matches!(ask(&writer, wager("before")), Some(Reply::Wager { .. })));
     assert!(!fatal.fired());
+    // What `/readyz` reads (`http/health.rs`).
+    let watching = writer.clone();
+    assert!(watching.running());
 
     failing.store(true, Ordering::SeqCst);
     assert_eq!(ask(&writer, wager("lost")).map(|r| format!("{r:?}")), None, "not answered: it is not durable");
@@ -108,6 +111,7 @@ fn a_partitions_failed_commit_stops_it_unanswered_and_commits_nothing_after() {
     assert_eq!(published.load(Ordering::SeqCst), 1, "only the first batch was published");
     drop(writer);
     handle.join().expect("the writer ended, and the process lives on");
+    assert!(!watching.running(), "the writer is seen to have stopped");
     assert_eq!(
         tokio::runtime::Runtime::new().unwrap().block_on(fatal.wait()),
         "committer: commit failed: database: the connection was lost"

@@ -135,6 +135,12 @@ pub struct ServeArgs {
     /// other is refused].
     #[arg(long, env = "BACCARAT_TLS_KEY")]
     tls_key: Option<PathBuf>,
+    /// Addresses beside loopback that may read /metrics (a Prometheus
+    /// server; comma-separated or the flag again), judged by the
+    /// connection's own address, never a forwarded one; anyone else gets
+    /// 403 [default: loopback only].
+    #[arg(long = "metrics-from", env = "BACCARAT_METRICS_FROM", value_delimiter = ',')]
+    metrics_from: Vec<std::net::IpAddr>,
     /// With PostgreSQL: milliseconds the casino's lease lasts unrenewed (a
     /// standby takes over this long after the server dies), 1000 to 600000
     /// [default: 5000].
@@ -221,6 +227,7 @@ struct FileSettings {
     trusted_proxies: Option<Vec<String>>,
     tls_cert: Option<PathBuf>,
     tls_key: Option<PathBuf>,
+    metrics_from: Option<Vec<String>>,
     lease_ms: Option<u64>,
     anchor_every_ms: Option<u64>,
     partition: Option<String>,
@@ -426,6 +433,15 @@ fn set_identity(cfg: &mut ServeConfig, a: &ServeArgs, file: &FileSettings) -> Re
             .collect::<Result<_>>()?
     } else {
         a.trusted_proxies.clone()
+    };
+    cfg.metrics_from = if a.metrics_from.is_empty() {
+        let listed = file.metrics_from.clone().unwrap_or_default();
+        listed
+            .iter()
+            .map(|p| p.parse().map_err(|_| anyhow::anyhow!("metrics_from: {p:?} is not an IP address")))
+            .collect::<Result<_>>()?
+    } else {
+        a.metrics_from.clone()
     };
     cfg.allowed_origins = origins
         .iter()
@@ -669,6 +685,7 @@ mod tests {
             trusted_proxies: Vec::new(),
             tls_cert: None,
             tls_key: None,
+            metrics_from: Vec::new(),
             lease_ms: None,
             anchor_every_ms: None,
             new_anchor_file: false,

@@ -9,8 +9,8 @@ mod cli;
 mod common;
 mod failover;
 mod founding;
-mod logs;
 mod keys;
+mod logs;
 mod network_cut;
 mod newcomer;
 #[cfg(unix)]

@@ -245,7 +245,10 @@ async fn only_loopback_and_the_listed_may_scrape_whatever_a_header_says() {
 /// Polls `path` until it answers `want`; the last answer's body.
 async fn until_status(app: &App, path: &str, want: StatusCode) -> serde_json::Value {
     let mut last = None;
-    for _ in 0..1500 {
+    // Bounded: 60 s at most however slow each answer (a renewal notices a
+    // lost lease within a third of its time; a stopped writer at once).
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while std::time::Instant::now() < deadline {
         // A probe answers at once, or not at all: never waited for.
         if let Ok((s, v)) = tokio::time::timeout(Duration::from_secs(2), app.get(path, None)).await {
             if s == want {

@@ -35,11 +35,18 @@ async function load() {
       <td>${o.lines.map((l) => `<div>${esc(words(l.outcome))}: ${esc(paysWords(l.pays))}</div>`).join('')}<div class="sub">${esc(o.rule)}</div></td>
       <td>${esc(money(o.min))}–${esc(money(o.max))}</td>
       <td class="edge">${o.house_edge ? esc(o.house_edge) : `<span class="sub">${esc(o.not_priced || '')}</span>`}</td>
-      <td>${o.outcomes.map((x) => `<div>${esc(words(x.outcome))}${x.pays === 'lose' ? '' : ` (${esc(x.pays)})`}: ${esc(x.probability)}</div>`).join('')}</td>
+      <td>${o.outcomes.map((x) => `<div>${esc(words(x.outcome))}${x.pays === 'lose' ? '' : ` (${esc(paidAs(o, x))})`}: ${esc(x.probability)}</div>`).join('')}</td>
     </tr>`).join('');
   $('#h-settlement').textContent = settlementWords(h);
   $('#h-rules').innerHTML = h.rules.map((x) => `<details><summary>${esc(x.cite)}</summary><p>${esc(x.quote)}</p></details>`).join('');
   document.body.dataset.ready = 'true';
+}
+
+/** An outcome's odds in its pay table's words (the exact odds name them as a
+ * ratio: "19:20" for an AU Banker win its pay table prints "1:1 less 5%"). */
+function paidAs(o, x) {
+  const line = o.lines.find((l) => l.outcome === x.outcome);
+  return paysWords(line ? line.pays : x.pays);
 }
 
 /** How the table pays a win that is not a whole number of chips, and a

@@ -127,7 +127,7 @@ fn number(w: &str) -> Option<u64> {
 #[cfg(test)]
 pub fn file_keys() -> &'static [&'static str] {
     let mut keys: &'static [&'static str] = &[];
-    let _ = <super::FileSettings as serde::Deserialize>::deserialize(Keys(&mut keys));
+    let _ = <super::file::FileSettings as serde::Deserialize>::deserialize(Keys(&mut keys));
     keys
 }
 

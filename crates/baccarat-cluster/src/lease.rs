@@ -44,6 +44,7 @@
 //! and marks its place in the anchor file, and the next holder goes on from
 //! both.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
@@ -69,6 +70,9 @@ pub enum LeaseError {
     /// Giving the lease up had no answer within its time.
     #[error("no answer within {ms} ms")]
     NoAnswer { ms: u128 },
+    /// The wait for the lease was given up (a stop while standing by).
+    #[error("the wait for the lease of {what} was given up")]
+    GivenUp { what: String },
 }
 
 /// Who holds the lease while this server stands by: (instance, URL).
@@ -88,6 +92,13 @@ pub use crate::db_lock::host_name;
 /// answers (a schema newer than this server, a role that may not write)
 /// ends the wait with it.
 /// (The client is used, and dropped, on a blocking thread: `pg_thread.rs`.)
+///
+/// The wait ends when its future is dropped (a stop while standing by, or
+/// the runtime shutting down): a runtime waits for its blocking tasks when
+/// it is dropped, so a loop that never looked would hold a standby's stop,
+/// and a test's runtime, for as long as another server holds the lease. A
+/// lease taken in the moment between the drop and the loop's next look is
+/// never renewed, and expires in its time.
 pub async fn wait_for(
     url: &str,
     owner: &str,
@@ -99,20 +110,25 @@ pub async fn wait_for(
 ) -> Result<(Lease, Instant), LeaseError> {
     let (url, owner, advertise, holder) = (url.to_string(), owner.to_string(), advertise.to_string(), holder.clone());
     let what = what.to_string();
-    tokio::task::spawn_blocking(move || {
+    let given_up = GivenUp::default();
+    let gone = given_up.0.clone();
+    let waiting = tokio::task::spawn_blocking(move || {
         let mut store = None;
         let mut told: Option<(String, i64)> = None;
         // What was last said of a database out of reach: said once, not at
         // every try, for the whole of an outage.
         let mut unreached: Option<String> = None;
         loop {
+            if gone.load(Ordering::Relaxed) {
+                return Err(LeaseError::GivenUp { what });
+            }
             // The database restarted, or the connection broke: a new one.
             // (On the broken one a standby could never take the lease.)
             if store.is_none() {
                 store = connect_waiting(&url, ttl, &what, &mut unreached)?;
             }
             let Some(s) = store.as_mut() else {
-                std::thread::sleep(ttl / 3);
+                nap(ttl / 3, &gone);
                 continue;
             };
             let sent = Instant::now();
@@ -139,10 +155,34 @@ pub async fn wait_for(
                     store = None;
                 }
             }
-            std::thread::sleep(ttl / 3);
+            nap(ttl / 3, &gone);
         }
-    })
-    .await?
+    });
+    let waited = waiting.await?;
+    drop(given_up);
+    waited
+}
+
+/// Set when [`wait_for`]'s future is dropped: its blocking loop then ends.
+#[derive(Default)]
+struct GivenUp(Arc<AtomicBool>);
+
+impl Drop for GivenUp {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Sleep `d`, in slices of at most 100 ms, or until `gone` is set.
+fn nap(d: Duration, gone: &AtomicBool) {
+    let until = Instant::now() + d;
+    while !gone.load(Ordering::Relaxed) {
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return;
+        }
+        std::thread::sleep(left.min(Duration::from_millis(100)));
+    }
 }
 
 /// A connection for [`wait_for`], or `None` while the database is out of

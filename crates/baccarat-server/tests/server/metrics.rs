@@ -292,16 +292,28 @@ async fn readyz_turns_503_when_the_writer_stops() {
 }
 
 /// Another server takes the lease (PostgreSQL): `/readyz` answers 503 once
-/// the renewal finds it gone.
-///
-/// Ignored for now: alone it passes in about a second, but at the end of the
-/// whole suite in CI the test's runtime stalled after the server stood by
-/// (its standby polled the lease every half second while no request of the
-/// test was answered or timed out), and the run never ended. Run it with
-/// `cargo test -p baccarat-server --test server -- --ignored readyz_turns`.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "stalls the runtime at the end of the full suite (see the doc comment); run alone"]
-async fn readyz_turns_503_when_the_lease_is_lost() {
+/// the renewal finds it gone. Then the server stands by, waiting for the
+/// lease on a blocking task; the test's runtime is dropped while it waits,
+/// as a standby's runtime is at a stop, and that drop must end: a runtime
+/// waits for its blocking tasks, and the wait once looped for as long as
+/// the intruder held the lease (here an hour), which hung the whole suite
+/// whenever the test ended after the standby had begun to wait.
+#[test]
+fn readyz_turns_503_when_the_lease_is_lost_and_a_standby_stops_at_once() {
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    rt.block_on(lease_lost());
+    // Dropped on a thread of its own, so that a drop that never ends fails
+    // the test rather than hang the suite.
+    let (done, dropped) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        drop(rt);
+        let _ = done.send(());
+    });
+    let ended = dropped.recv_timeout(Duration::from_secs(60));
+    assert!(ended.is_ok(), "the runtime's drop did not end: a blocking task outlived the stop");
+}
+
+async fn lease_lost() {
     let url = tokio::task::spawn_blocking(|| super::pg::database("readyz_lease")).await.unwrap();
     let mut cfg = None;
     let app = spawn_app_with(|c| {
@@ -314,16 +326,20 @@ async fn readyz_turns_503_when_the_lease_is_lost() {
     until_status(&app, "/readyz", StatusCode::OK).await;
     let s = scrape(&app).await;
     assert_eq!((s.kind("baccarat_lease_held"), s.kind("baccarat_lease_epoch")), (Some("gauge"), Some("gauge")));
-    // The intruder's lease, for an hour, under a later epoch.
-    eprintln!("readyz_lease: ready; taking the lease");
+    // The intruder's lease, for an hour, under a later epoch, at an address
+    // where nothing answers (the discard port).
     let taken = super::common::execute(
         cfg.as_ref().unwrap(),
-        "UPDATE leases SET owner = 'intruder@elsewhere', url = '', epoch = epoch + 1, expires_at = now() + interval '1 hour'",
+        "UPDATE leases SET owner = 'intruder@elsewhere', url = 'http://127.0.0.1:9', epoch = epoch + 1, \
+         expires_at = now() + interval '1 hour'",
     )
     .await;
     assert!(taken >= 1, "the lease row was taken");
-    eprintln!("readyz_lease: taken");
     let v = until_status(&app, "/readyz", StatusCode::SERVICE_UNAVAILABLE).await;
     assert!(!v["error"].as_str().unwrap_or_default().is_empty(), "the reason is named: {v}");
     assert_eq!(app.get("/healthz", None).await.0, StatusCode::OK, "the process still answers");
+    // The standby waits for the lease now: it has read who holds it, and
+    // passes requests on to that server (which does not answer).
+    let v = until_status(&app, "/api/tables", StatusCode::BAD_GATEWAY).await;
+    assert_eq!(v["code"], "elsewhere", "{v}");
 }

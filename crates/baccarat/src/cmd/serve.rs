@@ -11,7 +11,6 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use baccarat_server::serve::ServeConfig;
 use baccarat_server::standby_for::serve_with_standbys;
 
 mod file;
@@ -227,8 +226,16 @@ pub fn run_serve(a: ServeArgs, m: &clap::ArgMatches) -> Result<()> {
     if let Err(e) = &served {
         tracing::error!(error = %e, "the server stopped on an error");
     }
+    // Everything the stop must finish (the checkpoint, the last anchor
+    // line, the lease given up) is done by now; a blocking task still
+    // running (a database call with no answer) may not hold the exit for
+    // ever, as dropping the runtime would (it waits for them all).
+    rt.shutdown_timeout(EXIT_GRACE);
     served.map_err(anyhow::Error::msg)
 }
+
+/// How long the exit waits for blocking tasks still running after the stop.
+const EXIT_GRACE: Duration = Duration::from_secs(10);
 
 /// The log's format and level, from the flag (or its variable), the file
 /// or the default (`logging.rs`), set up before anything is said.

@@ -2,6 +2,7 @@
 
 use super::plan::{set_founding, MAX_ANCHOR_EVERY_MS};
 use super::*;
+use baccarat_server::serve::ServeConfig;
 
 fn settings(a: ServeArgs) -> Result<ServeConfig> {
     Ok(plan(a)?.0)

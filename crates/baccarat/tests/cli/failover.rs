@@ -286,25 +286,3 @@ where
     }
     out
 }
-
-/// A standby stops at once when told to (SIGTERM, as a service manager
-/// stops it), while the other server holds the lease and keeps it: its wait
-/// for the lease once looked at nothing but the database, and the runtime's
-/// shutdown waited for that wait, for as long as the other server served.
-/// The server that serves is unaffected, and stops cleanly after it.
-#[test]
-fn a_standby_stops_at_once_while_the_other_server_holds_the_lease() {
-    let dir = TempDir::new(&format!("baccarat-standby-stop-{}", std::process::id()));
-    let db = database("standby_stop");
-    let (a, a_lines, a_url) = instance("alpha", &db, &dir);
-    until_line(&a_lines, 30, |l| l.starts_with("baccarat table server on ").then_some(()));
-    let (b, b_lines, _) = instance("beta", &db, &dir);
-    until_line(&b_lines, 30, |l| l.starts_with("standing by: instance alpha").then_some(()));
-    // (`terminate` fails the test if the process has not exited in 120 s.)
-    let stopped = b.terminate();
-    assert!(stopped.success(), "the standby's exit: {stopped:?}");
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let health = rt.block_on(async { reqwest::get(format!("{a_url}/readyz")).await.map(|r| r.status().as_u16()) });
-    assert_eq!(health.ok(), Some(200), "alpha still serves");
-    assert!(a.terminate().success(), "alpha stops cleanly");
-}

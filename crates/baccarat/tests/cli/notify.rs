@@ -67,3 +67,42 @@ fn a_socket_that_names_nothing_stops_nothing() {
     assert_eq!(status, reqwest::StatusCode::OK);
     assert!(server.terminate().success());
 }
+
+/// A PostgreSQL server started while another holds the lease: READY=1 once
+/// it answers as a standby (systemd's "started": it passes clients on to
+/// the holder), with a STATUS that says so, while its `/readyz` says it
+/// does not serve; then SIGTERM stops it, with STOPPING=1, while the other
+/// keeps the lease (a standby's wait for the lease once never looked for the
+/// stop, and the runtime's shutdown waited for it: the standby had to be
+/// killed).
+#[test]
+fn a_standby_is_ready_as_a_standby_and_stops_when_told() {
+    let dir = TempDir::new(&format!("baccarat-notify-standby-{}", std::process::id()));
+    let db = crate::failover::database("notify_standby");
+    let (anchors, key) = (dir.join("casino.anchors"), dir.join("casino.key"));
+    let (alpha, alpha_lines, _) = crate::failover::serve_pg(&db, "alpha", &anchors, &key, &[]);
+    until_line(&alpha_lines, 30, |l| l.starts_with("baccarat table server on ").then_some(()));
+
+    let path = dir.join("notify.sock");
+    let socket = UnixDatagram::bind(&path).unwrap();
+    socket.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let env = format!("NOTIFY_SOCKET={}", path.display());
+    let (anchors, key) = (anchors.to_str().unwrap(), key.to_str().unwrap());
+    let args = ["serve", "--db", &db, "--addr", "127.0.0.1:0", "--instance", "beta", "--lease-ms", "1500"];
+    let (beta, rx) = spawn_under(&["env", &env], &[&args[..], &["--anchor-file", anchors, "--key-file", key]].concat());
+    let mut seen = Vec::new();
+    let ready = until_state(&socket, "READY=1", &mut seen);
+    assert!(ready.lines().any(|l| l == "STATUS=standing by for the lease of the casino"), "{ready}");
+    let url = until_line(&rx, 30, |l| {
+        l.strip_prefix("standing by on ")
+            .map(|r| r.split_whitespace().next().unwrap().trim_end_matches('/').to_string())
+    });
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let status = rt.block_on(async { reqwest::get(format!("{url}/readyz")).await.unwrap().status() });
+    assert_eq!(status, reqwest::StatusCode::SERVICE_UNAVAILABLE, "a standby is not ready for traffic of its own");
+
+    let exit = beta.terminate();
+    assert!(exit.success(), "the standby's stop: {exit:?}");
+    until_state(&socket, "STOPPING=1", &mut seen);
+    assert!(alpha.terminate().success());
+}

@@ -111,7 +111,11 @@ fn crowded(db: &std::path::Path, wagers: u32) -> (Casino, SqliteStore) {
     c.create_table(2, "Quiet", "nsw-2021", CONFIG, Mode::Rng, Money(1_000_000_000), &mut commit).expect("table");
     for p in 0..=PLAYERS {
         c.handle(
-            Request::Deposit { player: PlayerId(p), amount: Money(1_000_000_000), key: format!("d{p}") },
+            Request::Deposit {
+                player: PlayerId(p),
+                amount: Money(1_000_000_000),
+                key: format!("d{p}").parse().unwrap(),
+            },
             &mut commit,
         );
     }
@@ -125,7 +129,12 @@ fn crowded(db: &std::path::Path, wagers: u32) -> (Casino, SqliteStore) {
         let p = i % PLAYERS;
         let line = SlipLine { spot: Spot::Box(1 + p as u8), bet: Bet::Banker, amount: Money(2000), ante: Money::ZERO };
         c.handle(
-            Request::Wagers { table: 1, player: PlayerId(p), slip: vec![line; 32], key: format!("w{i}") },
+            Request::Wagers {
+                table: 1,
+                player: PlayerId(p),
+                slip: vec![line; 32],
+                key: format!("w{i}").parse().unwrap(),
+            },
             &mut commit,
         );
         if i % 128 == 0 {
@@ -148,7 +157,7 @@ fn longest_step(c: &mut Casino, store: &mut SqliteStore, n: u32) -> Duration {
         bet: Bet::Player,
         amount: Money(100),
         ante: Money::ZERO,
-        key: format!("q{n}-{k}"),
+        key: format!("q{n}-{k}").parse().unwrap(),
     };
     let mut k = 0;
     loop {

@@ -42,6 +42,7 @@ use std::time::{Duration, Instant};
 use baccarat_rules::{Bet, Money};
 use baccarat_server::anchor::AnchorLog;
 use baccarat_server::casino::{Actor, Casino, Mode, Reply, Request, SlipLine};
+use baccarat_server::ledger::keys::IdempotencyKey;
 use baccarat_server::serve::{heads_of, open, Opened, ServeConfig};
 use baccarat_server::store::{Commit, Store};
 use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
@@ -429,7 +430,7 @@ pub fn fill(a: &Args) -> Result<(), String> {
     }
     // Chips for every player.
     for i in 0..a.players {
-        let key = format!("fill-chips-{nonce}");
+        let key = format!("fill-chips-{nonce}").parse().map_err(|e| format!("{e}"))?;
         let r = f.handle(Request::Deposit { player: PlayerId(FIRST_PLAYER + i), amount: CHIPS, key })?;
         if let Reply::Refused { message, .. } = r {
             return Err(format!("deposit for player {}: {message}", FIRST_PLAYER + i));
@@ -484,7 +485,7 @@ pub fn fill(a: &Args) -> Result<(), String> {
             // A quarter of the requests are slips of 2 to 4 wagers.
             let lines = if rng.below(4) == 0 { 2 + rng.below(3) as usize } else { 1 }.min(left[ti]);
             n += 1;
-            let key = format!("fill-{nonce}-{n}");
+            let key: IdempotencyKey = format!("fill-{nonce}-{n}").parse().map_err(|e| format!("{e}"))?;
             let req = if lines == 1 {
                 let bet = seat.choose(&mut rng);
                 let amount = Money(rng.weighted(&STAKES));

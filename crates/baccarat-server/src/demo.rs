@@ -57,7 +57,11 @@ pub fn players(cfg: &ServeConfig, users: &Users, c: &mut Casino, commit: &mut Co
                 c.caged(player, Money(1_000_000), &reference, commit).map_err(ServeError::casino)?;
             }
             None => {
-                let deposit = Request::Deposit { player, amount: Money(1_000_000), key: "demo chips".into() };
+                let deposit = Request::Deposit {
+                    player,
+                    amount: Money(1_000_000),
+                    key: "demo chips".parse().expect("the demo's key is a valid idempotency key"),
+                };
                 c.handle(deposit, commit);
             }
         }

@@ -216,7 +216,7 @@ mod tests {
         }
         let changes = read.views.read().unwrap().changes(&c, &commit);
         p.committed(changes, commit, None);
-        let deposit = Request::Deposit { player, amount: Money(100_000), key: "start".into() };
+        let deposit = Request::Deposit { player, amount: Money(100_000), key: "start".parse().unwrap() };
         batch(&mut p, &read, &mut c, vec![deposit, Request::NewShoe { table: 1 }, Request::NewShoe { table: 2 }]);
         (p, read, c)
     }
@@ -262,7 +262,12 @@ mod tests {
         let (mut mine, mut theirs) = (read.wakes.table(2, Some(me)), read.wakes.table(2, Some(other)));
         let mut anyone = read.wakes.table(2, None);
         // A deposit, at no table.
-        batch(&mut p, &read, &mut c, vec![Request::Deposit { player: me, amount: Money(500), key: "d".into() }]);
+        batch(
+            &mut p,
+            &read,
+            &mut c,
+            vec![Request::Deposit { player: me, amount: Money(500), key: "d".parse().unwrap() }],
+        );
         assert!(took(&mut mine), "a deposit wakes the player's socket");
         assert!(!took(&mut theirs) && !took(&mut anyone), "and no one else's at that table");
         // A wager at table 1 moves the wallet shown at table 2.
@@ -273,7 +278,7 @@ mod tests {
             bet: Bet::Banker,
             amount: Money(5000),
             ante: Money::ZERO,
-            key: "w".into(),
+            key: "w".parse().unwrap(),
         };
         batch(&mut p, &read, &mut c, vec![wager]);
         assert!(took(&mut mine), "a wager at another table wakes the player's socket");

@@ -38,7 +38,11 @@ impl Floor {
         casino.create_table(2, "Melbourne", "au-casino", AU, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
         let mut f = Floor { casino, now, commit };
         for p in 1..=3 {
-            f.send(Request::Deposit { player: PlayerId(p), amount: Money(1_000_000), key: format!("p{p}") });
+            f.send(Request::Deposit {
+                player: PlayerId(p),
+                amount: Money(1_000_000),
+                key: format!("p{p}").parse().unwrap(),
+            });
         }
         f
     }
@@ -61,7 +65,7 @@ impl Floor {
         let mut placed = Vec::new();
         for (i, &(p, bet, amount)) in wagers.iter().enumerate() {
             let spot = Spot::Box(1 + i as u8 % 5);
-            let (player, key) = (PlayerId(p), format!("{table}-{}-{i}", self.commit.records.len()));
+            let (player, key) = (PlayerId(p), format!("{table}-{}-{i}", self.commit.records.len()).parse().unwrap());
             match self.send(Request::Wager { table, player, spot, bet, amount: Money(amount), ante: Money::ZERO, key })
             {
                 Reply::Wager { wager, .. } => placed.push(wager),

@@ -36,6 +36,7 @@ use sha2::{Digest, Sha256};
 use super::protocol::cage_key;
 use super::{no_table, Casino, Code, Reply};
 use crate::audit::CasinoEvent;
+use crate::ledger::keys::IdempotencyKey;
 use crate::ledger::{AccountKind, Cause, LedgerError, Op};
 use crate::store::Commit;
 
@@ -78,7 +79,7 @@ impl Casino {
         &mut self,
         player: PlayerId,
         amount: Money,
-        key: String,
+        key: IdempotencyKey,
         by: u32,
         commit: &mut Commit,
     ) -> Reply {
@@ -91,11 +92,11 @@ impl Casino {
                 ),
             );
         }
-        let ledger_key = cage_key(CageMove::CashOut, player.0, &key);
+        let ledger_key = cage_key(CageMove::CashOut, player.0, key.as_str());
         let request = digest(CageMove::CashOut, player.0, amount);
         let answer =
             |c: &Casino| Reply::CashOut { balance: c.balance(player).map_or(Money::ZERO, |b| b.0), cashed_out: amount };
-        match self.cage_retried(&ledger_key, request, &key) {
+        match self.cage_retried(&ledger_key, request, key.as_str()) {
             Some(Ok(())) => return answer(self),
             Some(Err(r)) => return r,
             None => {}
@@ -118,7 +119,7 @@ impl Casino {
             );
         };
         let op = Op::Transfer { debit: wallet, credit: self.cage, amount, memo: "cash-out".into() };
-        let event = CasinoEvent::CashedOut { player, amount, key, by, at_ms: (self.clock)() };
+        let event = CasinoEvent::CashedOut { player, amount, key: key.into_string(), by, at_ms: (self.clock)() };
         match self.cage_move(Movement { key: ledger_key, request, op, event }, commit) {
             Ok(()) => answer(self),
             Err(r) => r,
@@ -135,15 +136,15 @@ impl Casino {
         way: CageMove,
         table: u32,
         amount: Money,
-        key: String,
+        key: IdempotencyKey,
         by: u32,
         commit: &mut Commit,
     ) -> Reply {
         let Some(t) = self.tables.get(&table) else { return no_table(table) };
         let (house, liability) = (t.accounts.house, t.liability);
-        let ledger_key = cage_key(way, table, &key);
+        let ledger_key = cage_key(way, table, key.as_str());
         let request = digest(way, table, amount);
-        match self.cage_retried(&ledger_key, request, &key) {
+        match self.cage_retried(&ledger_key, request, key.as_str()) {
             Some(Ok(())) => return Reply::Float { table, float: self.float_of(table) },
             Some(Err(r)) => return r,
             None => {}
@@ -159,7 +160,7 @@ impl Casino {
         let (op, event) = match way {
             CageMove::Fill => (
                 Op::Transfer { debit: self.cage, credit: house, amount, memo: format!("fill table {table}") },
-                CasinoEvent::Filled { table, amount, key, by, at_ms: (self.clock)() },
+                CasinoEvent::Filled { table, amount, key: key.into_string(), by, at_ms: (self.clock)() },
             ),
             CageMove::CashOut => return Reply::refused(Code::Engine, "a cash-out moves no table's float"),
             CageMove::Credit => {
@@ -176,7 +177,7 @@ impl Casino {
                 }
                 (
                     Op::Transfer { debit: house, credit: self.cage, amount, memo: format!("credit table {table}") },
-                    CasinoEvent::Credited { table, amount, key, by, at_ms: (self.clock)() },
+                    CasinoEvent::Credited { table, amount, key: key.into_string(), by, at_ms: (self.clock)() },
                 )
             }
         };

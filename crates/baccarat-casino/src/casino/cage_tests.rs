@@ -26,7 +26,7 @@ fn casino(float: i64, commit: &mut Commit) -> Casino {
     let mut c = Casino::new();
     c.clock = Arc::new(|| T);
     c.create_table(1, "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(float), commit).unwrap();
-    c.handle(Request::Deposit { player: P, amount: Money(1_000_000), key: "in".into() }, commit);
+    c.handle(Request::Deposit { player: P, amount: Money(1_000_000), key: "in".parse().unwrap() }, commit);
     c.handle(Request::NewShoe { table: 1 }, commit);
     let open = Command::OpenBetting { no_bet: false, closes_at: None };
     c.handle(Request::Table { table: 1, command: open, by: Actor::Server }, commit);
@@ -34,7 +34,7 @@ fn casino(float: i64, commit: &mut Commit) -> Casino {
 }
 
 fn cash_out(amount: i64, key: &str) -> Request {
-    Request::CashOut { player: P, amount: Money(amount), key: key.into(), by: ADMIN }
+    Request::CashOut { player: P, amount: Money(amount), key: key.parse().unwrap(), by: ADMIN }
 }
 
 fn wager(amount: i64, key: &str) -> Request {
@@ -45,7 +45,7 @@ fn wager(amount: i64, key: &str) -> Request {
         bet: Bet::Banker,
         amount: Money(amount),
         ante: Money::ZERO,
-        key: key.into(),
+        key: key.parse().unwrap(),
     }
 }
 
@@ -107,7 +107,8 @@ fn a_replayed_key_answers_again_and_moves_nothing_and_another_amount_is_refused(
     assert!(wrote_nothing(&again));
     assert_eq!((c.balance(P).unwrap().0, c.chain.len()), (Money(900_000), chain));
     // The same client key at another route is another key.
-    let fill = c.handle(Request::Fill { table: 1, amount: Money(100), key: "k".into(), by: ADMIN }, &mut again);
+    let fill =
+        c.handle(Request::Fill { table: 1, amount: Money(100), key: "k".parse().unwrap(), by: ADMIN }, &mut again);
     assert!(matches!(fill, Reply::Float { table: 1, .. }), "{fill:?}");
 }
 
@@ -130,8 +131,10 @@ fn a_cash_out_beyond_the_free_balance_is_refused_naming_both_figures_and_changes
     let r = c.handle(cash_out(300_000, "big"), &mut refused);
     assert_eq!(r, Reply::CashOut { balance: Money(700_000), cashed_out: Money(300_000) });
     // No wallet at all: nothing is free, and none is opened.
-    let r =
-        c.handle(Request::CashOut { player: PlayerId(77), amount: Money(1), key: "x".into(), by: ADMIN }, &mut refused);
+    let r = c.handle(
+        Request::CashOut { player: PlayerId(77), amount: Money(1), key: "x".parse().unwrap(), by: ADMIN },
+        &mut refused,
+    );
     assert!(
         matches!(&r, Reply::Refused { code: Code::Ledger, message, .. } if message.contains("the 0.00 free")),
         "{r:?}"
@@ -171,10 +174,10 @@ fn fills_and_credits_move_exactly_between_the_cage_and_the_float() {
     let mut commit = Commit::default();
     let mut c = casino(5_000_000, &mut commit);
     let cage_before = cage(&c);
-    let fill = Request::Fill { table: 1, amount: Money(1_000_000), key: "f".into(), by: ADMIN };
+    let fill = Request::Fill { table: 1, amount: Money(1_000_000), key: "f".parse().unwrap(), by: ADMIN };
     let mut out = Commit::default();
     assert_eq!(c.handle(fill.clone(), &mut out), Reply::Float { table: 1, float: Money(6_000_000) });
-    let credit = Request::Credit { table: 1, amount: Money(2_500_000), key: "c".into(), by: ADMIN };
+    let credit = Request::Credit { table: 1, amount: Money(2_500_000), key: "c".parse().unwrap(), by: ADMIN };
     assert_eq!(c.handle(credit.clone(), &mut out), Reply::Float { table: 1, float: Money(3_500_000) });
     assert_eq!(cage(&c), cage_before + 1_500_000);
     let events: Vec<CasinoEvent> = casino_events(&out).into_iter().map(|e| e.1).collect();
@@ -201,7 +204,7 @@ fn fills_and_credits_move_exactly_between_the_cage_and_the_float() {
     assert_eq!(c.handle(fill, &mut again), Reply::Float { table: 1, float: Money(3_500_000) });
     assert_eq!(c.handle(credit, &mut again), Reply::Float { table: 1, float: Money(3_500_000) });
     assert!(wrote_nothing(&again));
-    let none = c.handle(Request::Fill { table: 5, amount: Money(1), key: "f".into(), by: ADMIN }, &mut again);
+    let none = c.handle(Request::Fill { table: 5, amount: Money(1), key: "f".parse().unwrap(), by: ADMIN }, &mut again);
     assert_eq!(none.code(), Some(Code::NoTable));
     assert!(wrote_nothing(&again));
 }
@@ -215,7 +218,7 @@ fn a_credit_that_would_leave_the_float_short_of_the_open_wagers_is_refused_namin
     assert!(liability > Money::ZERO && float == Money(5_000_000));
     let over = float - liability + Money(1);
     let mut refused = Commit::default();
-    let r = c.handle(Request::Credit { table: 1, amount: over, key: "c".into(), by: ADMIN }, &mut refused);
+    let r = c.handle(Request::Credit { table: 1, amount: over, key: "c".parse().unwrap(), by: ADMIN }, &mut refused);
     let Reply::Refused { code: Code::Float, message, .. } = &r else { panic!("{r:?}") };
     let left = liability - Money(1);
     assert_eq!(
@@ -229,7 +232,7 @@ fn a_credit_that_would_leave_the_float_short_of_the_open_wagers_is_refused_namin
     assert_eq!(c.float_of(1), float);
     // Exactly to the open wagers' best-line win is allowed.
     let exact = float - liability;
-    let r = c.handle(Request::Credit { table: 1, amount: exact, key: "c".into(), by: ADMIN }, &mut commit);
+    let r = c.handle(Request::Credit { table: 1, amount: exact, key: "c".parse().unwrap(), by: ADMIN }, &mut commit);
     assert_eq!(r, Reply::Float { table: 1, float: liability });
     // And then no wager more can be covered.
     assert_eq!(c.handle(wager(1_000, "w2"), &mut commit).code(), Some(Code::Float));
@@ -247,7 +250,7 @@ fn a_cash_out_is_not_a_loss_under_the_players_own_limit() {
     assert!(c.handle(cash_out(500_000, "home"), &mut commit).code().is_none());
     assert_eq!(c.handle(wager(4_100, "w2"), &mut commit).code(), Some(Code::SelfLimit), "no more room than before");
     assert!(matches!(c.handle(wager(4_000, "w3"), &mut commit), Reply::Wager { .. }), "and no less");
-    c.handle(Request::Deposit { player: P, amount: Money(100_000), key: "more".into() }, &mut commit);
+    c.handle(Request::Deposit { player: P, amount: Money(100_000), key: "more".parse().unwrap() }, &mut commit);
     assert_eq!(c.handle(wager(1_000, "w4"), &mut commit).code(), Some(Code::SelfLimit), "a deposit is no win");
 }
 
@@ -272,12 +275,12 @@ fn cage_movements_survive_a_checkpoint_and_a_restart() {
     let mut commit = Commit::default();
     let mut c = casino(5_000_000, &mut commit);
     c.handle(cash_out(100_000, "o1"), &mut commit);
-    c.handle(Request::Fill { table: 1, amount: Money(700_000), key: "f1".into(), by: ADMIN }, &mut commit);
+    c.handle(Request::Fill { table: 1, amount: Money(700_000), key: "f1".parse().unwrap(), by: ADMIN }, &mut commit);
     store.commit(&commit).unwrap();
     let cp = c.checkpoint();
     let mut tail = Commit::default();
     c.handle(cash_out(50_000, "o2"), &mut tail);
-    c.handle(Request::Credit { table: 1, amount: Money(200_000), key: "c1".into(), by: ADMIN }, &mut tail);
+    c.handle(Request::Credit { table: 1, amount: Money(200_000), key: "c1".parse().unwrap(), by: ADMIN }, &mut tail);
     store.commit(&tail).unwrap();
     let from_checkpoint = super::recover(&store, Some(cp), super::Keys::Since(0), &BTreeSet::new()).unwrap().casino;
     let from_log = Casino::recover(&store).unwrap();
@@ -290,8 +293,10 @@ fn cage_movements_survive_a_checkpoint_and_a_restart() {
         let mut again = Commit::default();
         let retry = r.handle(cash_out(100_000, "o1"), &mut again);
         assert_eq!(retry, Reply::CashOut { balance: Money(850_000), cashed_out: Money(100_000) });
-        let retry =
-            r.handle(Request::Credit { table: 1, amount: Money(200_000), key: "c1".into(), by: ADMIN }, &mut again);
+        let retry = r.handle(
+            Request::Credit { table: 1, amount: Money(200_000), key: "c1".parse().unwrap(), by: ADMIN },
+            &mut again,
+        );
         assert_eq!(retry, Reply::Float { table: 1, float: Money(5_500_000) });
         assert!(wrote_nothing(&again));
     }
@@ -345,8 +350,8 @@ fn verify_reconciles_each_movement_with_its_record_and_names_a_forgery() {
     let mut commit = Commit::default();
     let mut c = casino(5_000_000, &mut commit);
     c.handle(cash_out(100_000, "o"), &mut commit);
-    c.handle(Request::Fill { table: 1, amount: Money(300_000), key: "f".into(), by: ADMIN }, &mut commit);
-    c.handle(Request::Credit { table: 1, amount: Money(200_000), key: "c".into(), by: ADMIN }, &mut commit);
+    c.handle(Request::Fill { table: 1, amount: Money(300_000), key: "f".parse().unwrap(), by: ADMIN }, &mut commit);
+    c.handle(Request::Credit { table: 1, amount: Money(200_000), key: "c".parse().unwrap(), by: ADMIN }, &mut commit);
     let (records, honest) = (commit.records.clone(), transfers(&commit));
     assert_eq!(reconcile(&c, &records, &honest), Vec::<String>::new());
     let cash_out = honest.iter().position(|t| t.memo == "cash-out").unwrap();

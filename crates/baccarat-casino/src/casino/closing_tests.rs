@@ -38,7 +38,11 @@ impl Floor {
         };
         assert_eq!(f.ask(create), Reply::Table { table: 1 });
         for p in 1..=4 {
-            f.ask(Request::Deposit { player: PlayerId(p), amount: Money(100_000), key: format!("in{p}") });
+            f.ask(Request::Deposit {
+                player: PlayerId(p),
+                amount: Money(100_000),
+                key: format!("in{p}").parse().unwrap(),
+            });
         }
         f
     }
@@ -80,7 +84,7 @@ impl Floor {
             bet,
             amount: Money(amount),
             ante: Money::ZERO,
-            key: key.into(),
+            key: key.parse().unwrap(),
         })
     }
 
@@ -247,7 +251,7 @@ fn a_table_closing_during_a_coup_takes_no_wager_and_closes_when_it_settles() {
     let held = f.c.balance(PlayerId(2)).unwrap();
     assert_eq!(f.wager(2, Bet::Player, 5_000, "b").code(), Some(Code::Closed));
     let line = SlipLine { spot: Spot::Box(2), bet: Bet::Player, amount: Money(5_000), ante: Money::ZERO };
-    let slip = f.ask(Request::Wagers { table: 1, player: PlayerId(2), slip: vec![line], key: "s".into() });
+    let slip = f.ask(Request::Wagers { table: 1, player: PlayerId(2), slip: vec![line], key: "s".parse().unwrap() });
     assert!(matches!(&slip, Reply::Wagers { results, .. } if results[0].code() == Some(Code::Closed)), "{slip:?}");
     assert_eq!(f.c.balance(PlayerId(2)).unwrap(), held);
     assert_eq!(f.ask(Request::SetOpen { table: 1, open: true }).code(), Some(Code::Closed));
@@ -305,7 +309,7 @@ fn a_closed_table_refuses_wagers_commands_and_a_second_close() {
         spot: Spot::Box(1),
         bet: Bet::Banker,
         amount: Money(1_000),
-        key: "t".into(),
+        key: "t".parse().unwrap(),
     };
     assert_eq!(f.ask(token).code(), Some(Code::Closed));
     assert_eq!(f.c.balance(PlayerId(1)), before, "nothing held");
@@ -316,8 +320,8 @@ fn a_closed_table_refuses_wagers_commands_and_a_second_close() {
     assert_eq!(f.ask(Request::CloseTable { table: 1, by: ADMIN }).code(), Some(Code::Closed), "closing twice");
     let cage = f.balance(AccountKind::Cage);
     for fill in [
-        Request::Fill { table: 1, amount: Money(10_000), key: "f".into(), by: 1 },
-        Request::Credit { table: 1, amount: Money(1), key: "c".into(), by: 1 },
+        Request::Fill { table: 1, amount: Money(10_000), key: "f".parse().unwrap(), by: 1 },
+        Request::Credit { table: 1, amount: Money(1), key: "c".parse().unwrap(), by: 1 },
     ] {
         assert_eq!(f.ask(fill).code(), Some(Code::Closed), "no fill or credit at a closed table");
     }
@@ -382,7 +386,7 @@ fn closed_and_closing_survive_a_checkpoint_and_a_replay() {
         bet: Bet::Banker,
         amount: Money(10_000),
         ante: Money::ZERO,
-        key: "a".into(),
+        key: "a".parse().unwrap(),
     };
     assert!(matches!(f.ask(w), Reply::Wager { .. }));
     f.ask(Request::CloseTable { table: 2, by: ADMIN });
@@ -411,7 +415,7 @@ fn closed_and_closing_survive_a_checkpoint_and_a_replay() {
                 bet: Bet::Banker,
                 amount: Money(1_000),
                 ante: Money::ZERO,
-                key: "x".into(),
+                key: "x".parse().unwrap(),
             },
             &mut commit,
         );

@@ -27,12 +27,12 @@ impl Casino {
     pub fn stake_to_fund(&mut self, req: &Request) -> Option<(PlayerId, Money)> {
         match req {
             Request::Wager { table, player, bet, amount, ante, key, .. } => {
-                self.may_take(*table, *player, key)?;
+                self.may_take(*table, *player, key.as_str())?;
                 let t = &self.tables[table].engine;
                 t.screen_wager(*player, *bet, *amount).ok().map(|_| (*player, *amount + *ante))
             }
             Request::Wagers { table, player, slip, key } => {
-                self.may_take(*table, *player, key)?;
+                self.may_take(*table, *player, key.as_str())?;
                 let t = &self.tables[table].engine;
                 let fundable = |l: &&SlipLine| t.screen_wager(*player, l.bet, l.amount).is_ok();
                 let stake = slip.iter().filter(fundable).fold(Money::ZERO, |m, l| m + l.amount + l.ante);

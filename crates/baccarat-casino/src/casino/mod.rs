@@ -355,15 +355,15 @@ impl Casino {
                 let line = SlipLine { spot, bet, amount, ante };
                 let request = request_digest("wager", table, &[line]);
                 let what = into_play.unwrap_or(IntoPlay::Wager);
-                self.wager(table, player, line, Some(&wager_key(player, &key)), request, what, commit)
+                self.wager(table, player, line, Some(&wager_key(player, key.as_str())), request, what, commit)
             }
             Request::TokenWager { table, player, spot, bet, amount, key } => {
                 let line = SlipLine { spot, bet, amount, ante: Money::ZERO };
                 let request = request_digest("token-wager", table, &[line]);
                 let what = into_play.unwrap_or(IntoPlay::TokenWager);
-                self.wager(table, player, line, Some(&wager_key(player, &key)), request, what, commit)
+                self.wager(table, player, line, Some(&wager_key(player, key.as_str())), request, what, commit)
             }
-            Request::Wagers { table, player, slip, key } => self.slip(table, player, slip, &key, commit),
+            Request::Wagers { table, player, slip, key } => self.slip(table, player, slip, key.as_str(), commit),
             Request::Withdraw { table, player, wager } => {
                 let by = Actor::Person { user: player.0, role: crate::trust::Role::Player };
                 self.command(table, Command::WithdrawWager { player, wager }, by, commit)

@@ -8,14 +8,17 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use super::cage::CageMove;
+use crate::ledger::keys::IdempotencyKey;
 use crate::ledger::LedgerError;
 use crate::trust::{Actor, Mode};
 
-/// What a request asked for.
+/// What a request asked for. A client's idempotency key arrives here
+/// already checked ([`IdempotencyKey::parse`], at the edge), so no keyed
+/// request can carry an empty or oversized key.
 #[derive(Clone, Debug)]
 pub enum Request {
     /// Chips into a wallet from the cage.
-    Deposit { player: PlayerId, amount: Money, key: String },
+    Deposit { player: PlayerId, amount: Money, key: IdempotencyKey },
     Wager {
         table: u32,
         player: PlayerId,
@@ -25,15 +28,15 @@ pub enum Request {
         /// The ante paid with an initial wager at an Ante Up table (AU 14.5);
         /// held with the stake, collected at settlement (AU 14.6).
         ante: Money,
-        key: String,
+        key: IdempotencyKey,
     },
     /// A wager made with the player's promotional tokens (NSW 1.1 "Casino
     /// Promotional Token"): held from their tokens, winnings paid in chips.
-    TokenWager { table: u32, player: PlayerId, spot: Spot, bet: Bet, amount: Money, key: String },
+    TokenWager { table: u32, player: PlayerId, spot: Spot, bet: Bet, amount: Money, key: IdempotencyKey },
     /// Several wagers from one player at once (a bet slip: chips on several
     /// spots). Each is placed or refused on its own, as chips on a layout are;
     /// wager `i` carries the idempotency key `key#i`.
-    Wagers { table: u32, player: PlayerId, slip: Vec<SlipLine>, key: String },
+    Wagers { table: u32, player: PlayerId, slip: Vec<SlipLine>, key: IdempotencyKey },
     /// A player withdraws their own wager while betting is open (NSW 5.4).
     Withdraw { table: u32, player: PlayerId, wager: WagerId },
     /// Open or close a table (a closed table finishes its coup and stops).
@@ -89,11 +92,11 @@ pub enum Request {
     /// A player's own limits: read, set or a cool-off (`self_limits.rs`).
     SelfLimits { player: PlayerId, change: SelfLimitsChange },
     /// Chips from a player's wallet to the cage, by admin `by` (`cage.rs`).
-    CashOut { player: PlayerId, amount: Money, key: String, by: u32 },
+    CashOut { player: PlayerId, amount: Money, key: IdempotencyKey, by: u32 },
     /// Chips from the cage to a table's float, by admin `by` (`cage.rs`).
-    Fill { table: u32, amount: Money, key: String, by: u32 },
+    Fill { table: u32, amount: Money, key: IdempotencyKey, by: u32 },
     /// Chips from a table's float to the cage, by admin `by` (`cage.rs`).
-    Credit { table: u32, amount: Money, key: String, by: u32 },
+    Credit { table: u32, amount: Money, key: IdempotencyKey, by: u32 },
     /// Close a table for good (admin; `closing.rs`): now, or once its coup
     /// in play settles.
     CloseTable { table: u32, by: Actor },
@@ -378,17 +381,17 @@ impl Request {
     /// reads them from the store before the writer sees it: `keys.rs`).
     pub fn ledger_keys(&self) -> Vec<String> {
         match self {
-            Request::Deposit { player, key, .. } => vec![deposit_key(*player, key)],
+            Request::Deposit { player, key, .. } => vec![deposit_key(*player, key.as_str())],
             Request::Wager { player, key, .. } | Request::TokenWager { player, key, .. } => {
-                vec![wager_key(*player, key)]
+                vec![wager_key(*player, key.as_str())]
             }
             // A slip's answer says what each line did (`Cause::Slip`). (Slips
             // answered before it did have line keys too; a retry of one looks
             // them up when it comes to them.)
-            Request::Wagers { player, key, .. } => vec![wager_key(*player, key)],
-            Request::CashOut { player, key, .. } => vec![cage_key(CageMove::CashOut, player.0, key)],
-            Request::Fill { table, key, .. } => vec![cage_key(CageMove::Fill, *table, key)],
-            Request::Credit { table, key, .. } => vec![cage_key(CageMove::Credit, *table, key)],
+            Request::Wagers { player, key, .. } => vec![wager_key(*player, key.as_str())],
+            Request::CashOut { player, key, .. } => vec![cage_key(CageMove::CashOut, player.0, key.as_str())],
+            Request::Fill { table, key, .. } => vec![cage_key(CageMove::Fill, *table, key.as_str())],
+            Request::Credit { table, key, .. } => vec![cage_key(CageMove::Credit, *table, key.as_str())],
             _ => Vec::new(),
         }
     }

@@ -21,7 +21,7 @@ fn a_slip_answered_line_by_line_before_is_answered_the_same_way_again() {
     let mut commit = Commit::default();
     c.create_table(1, "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
     let p = PlayerId(1);
-    c.handle(Request::Deposit { player: p, amount: Money(100_000), key: "start".into() }, &mut commit);
+    c.handle(Request::Deposit { player: p, amount: Money(100_000), key: "start".parse().unwrap() }, &mut commit);
     c.handle(Request::NewShoe { table: 1 }, &mut commit);
     let open = Command::OpenBetting { no_bet: false, closes_at: None };
     c.handle(Request::Table { table: 1, command: open, by: Actor::Server }, &mut commit);
@@ -37,14 +37,15 @@ fn a_slip_answered_line_by_line_before_is_answered_the_same_way_again() {
     let Reply::Wager { wager, balance } = first else { panic!("{first:?}") };
     assert_eq!(balance, Money(95_000));
 
-    let again = c.handle(Request::Wagers { table: 1, player: p, slip: slip.clone(), key: "old".into() }, &mut commit);
+    let again =
+        c.handle(Request::Wagers { table: 1, player: p, slip: slip.clone(), key: "old".parse().unwrap() }, &mut commit);
     let Reply::Wagers { results, balance } = again else { panic!("{again:?}") };
     assert_eq!(balance, Money(95_000), "nothing placed again");
     assert!(matches!(results[0], Reply::Wager { wager: w, .. } if w == wager), "{results:?}");
     assert!(matches!(&results[1], Reply::Refused { code: Code::Idempotency, .. }), "{results:?}");
     // The same key for another slip is refused, naming it.
     let other = vec![line(6000)];
-    let r = c.handle(Request::Wagers { table: 1, player: p, slip: other, key: "old".into() }, &mut commit);
+    let r = c.handle(Request::Wagers { table: 1, player: p, slip: other, key: "old".parse().unwrap() }, &mut commit);
     assert!(matches!(&r, Reply::Refused { code: Code::Idempotency, .. }), "{r:?}");
     assert_eq!(c.balance(p).unwrap().1, Money(95_000));
 }

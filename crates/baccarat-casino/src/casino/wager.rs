@@ -14,6 +14,7 @@ use super::self_limits::PlayDay;
 use super::{halted, no_table, settling, Actor, Casino, Code, Reply, SlipLine, MAX_WAGERS_PER_COUP};
 use crate::audit::CasinoEvent;
 use crate::float::max_win;
+use crate::ledger::keys::IdempotencyKey;
 use crate::ledger::{AccountId, AccountKind, Cause, Ledger, LedgerError, Op};
 use crate::store::Commit;
 
@@ -21,14 +22,20 @@ impl Casino {
     /// Chips from the cage, recorded in the casino's chain first: the record's
     /// sequence number is the transfer's cause. A retried key answers again and
     /// records nothing.
-    pub(super) fn deposit(&mut self, player: PlayerId, amount: Money, key: String, commit: &mut Commit) -> Reply {
+    pub(super) fn deposit(
+        &mut self,
+        player: PlayerId,
+        amount: Money,
+        key: IdempotencyKey,
+        commit: &mut Commit,
+    ) -> Reply {
         if let Some(p) = &self.bank.partition {
             return Reply::refused(
                 Code::Wallet,
                 format!("this server serves partition {p}, whose players' money comes from the bank: deposit there"),
             );
         }
-        let ledger_key = deposit_key(player, &key);
+        let ledger_key = deposit_key(player, key.as_str());
         let wallet = self.wallet(player);
         let fresh = match self.ledger.answer(&ledger_key) {
             Ok(a) => a.is_none(),
@@ -47,12 +54,13 @@ impl Casino {
             Ok(_) => {
                 if fresh {
                     let at_ms = Some((self.clock)());
-                    let recorded = self.casino_event(CasinoEvent::Deposit { player, amount, key, at_ms }, commit);
+                    let recorded = self
+                        .casino_event(CasinoEvent::Deposit { player, amount, key: key.into_string(), at_ms }, commit);
                     debug_assert_eq!(recorded, seq);
                 }
                 Reply::Deposit { balance: self.balance(player).map_or(Money::ZERO, |b| b.0) }
             }
-            Err(LedgerError::KeyReused(_)) => LedgerError::KeyReused(key).into(),
+            Err(LedgerError::KeyReused(_)) => LedgerError::KeyReused(key.into_string()).into(),
             Err(e) => e.into(),
         }
     }

@@ -479,6 +479,17 @@ impl IdempotencyKey {
     }
 }
 
+/// The same check as [`IdempotencyKey::parse`], for a key the server or a
+/// test spells itself (`"demo chips".parse()`): it must pass the rules a
+/// client's key does.
+impl std::str::FromStr for IdempotencyKey {
+    type Err = BadKey;
+
+    fn from_str(s: &str) -> Result<IdempotencyKey, BadKey> {
+        IdempotencyKey::parse(s.to_string())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

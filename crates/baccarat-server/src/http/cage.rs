@@ -28,12 +28,12 @@ pub(super) struct Movement {
 
 impl Movement {
     /// The amount and the key, each checked (a refusal names the field).
-    fn checked(self) -> Result<(Money, String), ApiError> {
+    fn checked(self) -> Result<(Money, IdempotencyKey), ApiError> {
         if !(1..=MAX_LIMIT).contains(&self.amount) {
             return Err(ApiError::bad(format!("amount: must be positive minor units, at most {MAX_LIMIT}")));
         }
         let key = IdempotencyKey::parse(self.key).map_err(|e| ApiError::bad(e.to_string()))?;
-        Ok((Money(self.amount), key.into_string()))
+        Ok((Money(self.amount), key))
     }
 }
 
@@ -96,7 +96,7 @@ async fn movement(
     sess: &Session,
     table: u32,
     b: Movement,
-    request: impl FnOnce(Money, String, u32) -> Request,
+    request: impl FnOnce(Money, IdempotencyKey, u32) -> Request,
 ) -> Result<Json<Value>, ApiError> {
     admin(s, sess)?;
     let (amount, key) = b.checked()?;

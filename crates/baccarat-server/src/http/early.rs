@@ -261,7 +261,7 @@ mod tests {
             bet: Bet::Banker,
             amount: Money(1000),
             ante: Money::ZERO,
-            key: key.into(),
+            key: key.parse().unwrap(),
         }
     }
 
@@ -315,7 +315,7 @@ mod tests {
     async fn a_slip_is_refused_line_by_line_with_the_players_available_balance() {
         use crate::casino::SlipLine;
         let line = SlipLine { spot: Spot::Box(1), bet: Bet::Tie, amount: Money(1000), ante: Money::ZERO };
-        let slip = Request::Wagers { table: 1, player: PlayerId(7), slip: vec![line, line], key: "s".into() };
+        let slip = Request::Wagers { table: 1, player: PlayerId(7), slip: vec![line, line], key: "s".parse().unwrap() };
         let (e, _) = early(&[], false);
         let r = refuse(&e, &views(true), &slip).await.expect("refused here");
         let Reply::Wagers { results, balance } = r else { panic!("{r:?}") };
@@ -324,7 +324,7 @@ mod tests {
         let (e, _) = early(&[&slip], false);
         assert_eq!(refuse(&e, &views(true), &slip).await, None);
         // Not a wager: never refused here.
-        let deposit = Request::Deposit { player: PlayerId(7), amount: Money(1), key: "d".into() };
+        let deposit = Request::Deposit { player: PlayerId(7), amount: Money(1), key: "d".parse().unwrap() };
         assert_eq!(refuse(&e, &views(true), &deposit).await, None);
     }
 }

@@ -82,7 +82,6 @@ fn line(
 /// these refused.
 fn wager_request(sess: &Session, id: u32, b: WagerBody, key: IdempotencyKey) -> Result<Request, ApiError> {
     let me = PlayerId(sess.user);
-    let key = key.into_string();
     let token = b.token.unwrap_or(false);
     Ok(match (b.wagers, b.bet, b.amount) {
         (Some(_), _, _) if token => return Err(ApiError::bad("token: a wager with tokens is one wager, not a slip")),

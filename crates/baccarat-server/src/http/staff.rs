@@ -199,10 +199,7 @@ pub(super) async fn deposit(
             return Err(ApiError::new(axum::http::StatusCode::NOT_FOUND, "no_player", format!("no player {player}")))
         }
     }
-    reply_json(
-        call(&s, Request::Deposit { player: PlayerId(player), amount: Money(b.amount), key: key.into_string() })
-            .await?,
-    )
+    reply_json(call(&s, Request::Deposit { player: PlayerId(player), amount: Money(b.amount), key }).await?)
 }
 
 /// 409 `disabled`: nothing is paid into a disabled player's wallet (issue
@@ -252,8 +249,15 @@ pub(super) async fn create_player(
     })?;
     if b.chips > 0 {
         let _deposited = reply_json(
-            call(&s, Request::Deposit { player: PlayerId(id), amount: Money(b.chips), key: "opening chips".into() })
-                .await?,
+            call(
+                &s,
+                Request::Deposit {
+                    player: PlayerId(id),
+                    amount: Money(b.chips),
+                    key: "opening chips".parse().expect("the server's own key is a valid idempotency key"),
+                },
+            )
+            .await?,
         )?;
     }
     Ok(Json(json!({ "player": id, "name": b.name })))

@@ -116,8 +116,10 @@ mod since_checkpoint_tests {
         .unwrap();
         let deposit = |o: &mut crate::serve::Opened, p: u32| {
             let mut c = Commit::default();
-            o.casino
-                .handle(Request::Deposit { player: PlayerId(p), amount: Money(5000), key: format!("k{p}") }, &mut c);
+            o.casino.handle(
+                Request::Deposit { player: PlayerId(p), amount: Money(5000), key: format!("k{p}").parse().unwrap() },
+                &mut c,
+            );
             o.store.commit(&c).unwrap();
             o.anchors.append(&heads_of(&c)).unwrap();
         };

@@ -20,7 +20,7 @@ fn played() -> Snapshot {
         c.create_table(t, "T", "au-casino", config, Mode::Rng, Money(10_000_000), &mut commit).unwrap();
     }
     for p in 1..=3 {
-        let key = format!("in{p}");
+        let key = format!("in{p}").parse().unwrap();
         c.handle(Request::Deposit { player: PlayerId(p), amount: Money(1_000_000), key }, &mut commit);
     }
     for table in [1, 2] {
@@ -31,7 +31,7 @@ fn played() -> Snapshot {
             for p in 1..=3u32 {
                 let bet = [Bet::Banker, Bet::Player, Bet::Tie][p as usize - 1];
                 let (spot, amount, ante) = (Spot::Box(p as u8), Money(2000), Money::ZERO);
-                let key = format!("{table}-{coup}-{p}");
+                let key = format!("{table}-{coup}-{p}").parse().unwrap();
                 c.handle(Request::Wager { table, player: PlayerId(p), spot, bet, amount, key, ante }, &mut commit);
             }
             c.handle(Request::Table { table, command: Command::CloseBetting, by: Actor::Server }, &mut commit);
@@ -97,7 +97,7 @@ fn a_closed_table_verifies_and_a_record_after_its_close_is_named() {
         float: None,
     };
     c.handle(create("Closed"), &mut commit);
-    c.handle(Request::Deposit { player: PlayerId(1), amount: Money(100_000), key: "in".into() }, &mut commit);
+    c.handle(Request::Deposit { player: PlayerId(1), amount: Money(100_000), key: "in".parse().unwrap() }, &mut commit);
     c.handle(Request::NewShoe { table: 1 }, &mut commit);
     c.handle(
         Request::Table {
@@ -109,7 +109,15 @@ fn a_closed_table_verifies_and_a_record_after_its_close_is_named() {
     );
     let (spot, amount, ante) = (Spot::Box(1), Money(5000), Money::ZERO);
     c.handle(
-        Request::Wager { table: 1, player: PlayerId(1), spot, bet: Bet::Banker, amount, key: "w".into(), ante },
+        Request::Wager {
+            table: 1,
+            player: PlayerId(1),
+            spot,
+            bet: Bet::Banker,
+            amount,
+            key: "w".parse().unwrap(),
+            ante,
+        },
         &mut commit,
     );
     let admin = Actor::Person { user: 1, role: crate::trust::Role::Admin };

@@ -20,7 +20,10 @@ fn banker_then_player(mode: Mode, config: &str) -> (Casino, Commit, Reply) {
     let mut c = Casino::new();
     let mut commit = Commit::default();
     c.create_table(1, "T", "nsw-2021", config, mode, Money(100_000_000), &mut commit).unwrap();
-    c.handle(Request::Deposit { player: PlayerId(1), amount: Money(1_000_000), key: "in".into() }, &mut commit);
+    c.handle(
+        Request::Deposit { player: PlayerId(1), amount: Money(1_000_000), key: "in".parse().unwrap() },
+        &mut commit,
+    );
     let by = match mode {
         Mode::Rng => Actor::Server,
         Mode::Live => Actor::Person { user: 101, role: baccarat_server::auth::Role::Dealer },
@@ -42,7 +45,7 @@ fn banker_then_player(mode: Mode, config: &str) -> (Casino, Commit, Reply) {
         spot: Spot::Box(1),
         bet,
         amount: Money(5000),
-        key: key.into(),
+        key: key.parse().unwrap(),
         ante: Money::ZERO,
     };
     assert!(matches!(c.handle(wager(Bet::Banker, "b"), &mut commit), Reply::Wager { .. }));

@@ -223,10 +223,10 @@ fn verify_names_a_cage_transfer_without_its_record() {
     let mut commit = Commit::default();
     c.create_table(1, "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(5_000_000), &mut commit).unwrap();
     let p = PlayerId(1);
-    c.handle(Request::Deposit { player: p, amount: Money(1_000_000), key: "in".into() }, &mut commit);
-    c.handle(Request::CashOut { player: p, amount: Money(300_000), key: "out".into(), by: 9 }, &mut commit);
-    c.handle(Request::Fill { table: 1, amount: Money(200_000), key: "f".into(), by: 9 }, &mut commit);
-    c.handle(Request::Credit { table: 1, amount: Money(100_000), key: "c".into(), by: 9 }, &mut commit);
+    c.handle(Request::Deposit { player: p, amount: Money(1_000_000), key: "in".parse().unwrap() }, &mut commit);
+    c.handle(Request::CashOut { player: p, amount: Money(300_000), key: "out".parse().unwrap(), by: 9 }, &mut commit);
+    c.handle(Request::Fill { table: 1, amount: Money(200_000), key: "f".parse().unwrap(), by: 9 }, &mut commit);
+    c.handle(Request::Credit { table: 1, amount: Money(100_000), key: "c".parse().unwrap(), by: 9 }, &mut commit);
     store.commit(&commit).unwrap();
     let honest = store.load().unwrap();
     let f = verify(&honest);

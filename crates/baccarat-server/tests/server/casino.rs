@@ -17,7 +17,10 @@ fn casino() -> (Casino, Commit) {
     let mut commit = Commit::default();
     c.create_table(1, "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
     for p in 1..=3 {
-        c.handle(Request::Deposit { player: PlayerId(p), amount: Money(100_000), key: "start".into() }, &mut commit);
+        c.handle(
+            Request::Deposit { player: PlayerId(p), amount: Money(100_000), key: "start".parse().unwrap() },
+            &mut commit,
+        );
     }
     (c, commit)
 }
@@ -29,7 +32,7 @@ fn wager(player: u32, bet: Bet, amount: i64, key: &str) -> Request {
         spot: Spot::Box(player as u8),
         bet,
         amount: Money(amount),
-        key: key.into(),
+        key: key.parse().unwrap(),
         ante: Money::ZERO,
     }
 }
@@ -152,7 +155,10 @@ fn tables_and_wagers_per_coup_are_bounded() {
     assert!(matches!(&r, Reply::Refused { message, .. } if message.contains("at most")), "{r:?}");
     assert_eq!(c.tables.len(), MAX_TABLES);
 
-    c.handle(Request::Deposit { player: PlayerId(1), amount: Money(1_000_000_000_000), key: "in".into() }, &mut commit);
+    c.handle(
+        Request::Deposit { player: PlayerId(1), amount: Money(1_000_000_000_000), key: "in".parse().unwrap() },
+        &mut commit,
+    );
     c.handle(Request::NewShoe { table: 1 }, &mut commit);
     c.handle(
         Request::Table {
@@ -250,10 +256,10 @@ mod keys {
                     }
                     Op::Slip { player, key, body } => {
                         let slip = SLIPS[*body].iter().map(|&(bet, amount)| SlipLine { spot: Spot::Box(*player as u8), bet, amount: Money(amount), ante: Money::ZERO }).collect();
-                        ((*player, "wager", *key), format!("slip{body}"), Request::Wagers { table: 1, player: PlayerId(*player), slip, key: KEYS[*key].into() })
+                        ((*player, "wager", *key), format!("slip{body}"), Request::Wagers { table: 1, player: PlayerId(*player), slip, key: KEYS[*key].parse().unwrap() })
                     }
                     Op::Deposit { player, key, amount } => {
-                        ((*player, "deposit", *key), format!("deposit{amount}"), Request::Deposit { player: PlayerId(*player), amount: Money(*amount), key: KEYS[*key].into() })
+                        ((*player, "deposit", *key), format!("deposit{amount}"), Request::Deposit { player: PlayerId(*player), amount: Money(*amount), key: KEYS[*key].parse().unwrap() })
                     }
                 };
                 let r = c.handle(req, &mut commit);
@@ -319,7 +325,7 @@ fn a_slip_refused_for_closed_betting_records_nothing_and_a_retry_still_gets_its_
             SlipLine { spot: Spot::Box(1), bet: Bet::Banker, amount: Money(1000), ante: Money::ZERO },
             SlipLine { spot: Spot::Box(1), bet: Bet::Tie, amount: Money(1000), ante: Money::ZERO },
         ],
-        key: key.into(),
+        key: key.parse().unwrap(),
     };
     c.handle(Request::NewShoe { table: 1 }, &mut commit);
     let answers = commit.ledger.iter().filter(|ch| ch.answer.is_some()).count();
@@ -365,7 +371,7 @@ fn a_slip_with_no_line_placed_records_nothing_and_may_be_sent_again() {
             .iter()
             .map(|&a| SlipLine { spot: Spot::Box(1), bet: Bet::Banker, amount: Money(a), ante: Money::ZERO })
             .collect(),
-        key: "full".into(),
+        key: "full".parse().unwrap(),
     };
     c.handle(Request::NewShoe { table: 1 }, &mut commit);
     let open = Command::OpenBetting { no_bet: false, closes_at: None };
@@ -376,7 +382,7 @@ fn a_slip_with_no_line_placed_records_nothing_and_may_be_sent_again() {
     let Reply::Wagers { results, .. } = &r else { panic!("{r:?}") };
     assert!(results.iter().all(|l| matches!(l, Reply::Refused { code: Code::Wallet, .. })), "{r:?}");
     assert_eq!(answers(&commit), before, "no key was recorded");
-    c.handle(Request::Deposit { player: p, amount: Money(2500), key: "d".into() }, &mut commit);
+    c.handle(Request::Deposit { player: p, amount: Money(2500), key: "d".parse().unwrap() }, &mut commit);
     let before = answers(&commit);
     let placed = c.handle(slip(&[1000, 2000]), &mut commit);
     let Reply::Wagers { results, balance } = &placed else { panic!("{placed:?}") };
@@ -404,6 +410,7 @@ fn the_refusal_without_the_writer_is_the_writers_own_at_every_step() {
     let (mut c, mut commit) = casino();
     let requests = |n: usize| {
         let key = format!("probe-{n}");
+        let typed: baccarat_server::ledger::keys::IdempotencyKey = key.parse().unwrap();
         vec![
             wager(1, Bet::Banker, 1000, &key),
             Request::TokenWager {
@@ -412,7 +419,7 @@ fn the_refusal_without_the_writer_is_the_writers_own_at_every_step() {
                 spot: Spot::Box(2),
                 bet: Bet::Player,
                 amount: Money(1000),
-                key: key.clone(),
+                key: typed.clone(),
             },
             Request::Wagers {
                 table: 1,
@@ -421,7 +428,7 @@ fn the_refusal_without_the_writer_is_the_writers_own_at_every_step() {
                     SlipLine { spot: Spot::Box(3), bet: Bet::Banker, amount: Money(1000), ante: Money::ZERO },
                     SlipLine { spot: Spot::Box(3), bet: Bet::Tie, amount: Money(1000), ante: Money::ZERO },
                 ],
-                key,
+                key: typed,
             },
         ]
     };
@@ -471,7 +478,12 @@ fn the_refusal_without_the_writer_is_the_writers_own_at_every_step() {
                 };
                 let slip = (0..10).map(line).collect();
                 let r = c.handle(
-                    Request::Wagers { table: 1, player: PlayerId(player), slip, key: format!("big-{i}") },
+                    Request::Wagers {
+                        table: 1,
+                        player: PlayerId(player),
+                        slip,
+                        key: format!("big-{i}").parse().unwrap(),
+                    },
                     &mut commit,
                 );
                 assert!(
@@ -516,7 +528,7 @@ fn at(table: u32, spot: Spot, key: &str) -> Request {
         spot,
         bet: Bet::Player,
         amount: Money(2000),
-        key: key.into(),
+        key: key.parse().unwrap(),
         ante: Money::ZERO,
     }
 }
@@ -533,7 +545,7 @@ fn au_3_1_c_a_full_baccarat_table_keeps_its_fourteen_boxes_across_a_restart() {
     c.create_table(1, "Mini", "au-casino", AU, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
     let full = format!("layout = \"full\"\n{AU}");
     c.create_table(2, "Full", "au-casino", &full, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
-    c.handle(Request::Deposit { player: PlayerId(1), amount: Money(100_000), key: "in".into() }, &mut commit);
+    c.handle(Request::Deposit { player: PlayerId(1), amount: Money(100_000), key: "in".parse().unwrap() }, &mut commit);
     for t in [1, 2] {
         betting(&mut c, &mut commit, t);
     }

@@ -76,7 +76,7 @@ pub(super) fn play(o: &mut Opened, coups: usize, round: usize, leave_open: bool)
                         bet,
                         amount: Money(2000 * (p as i64 - 99)),
                         ante: Money::ZERO,
-                        key: format!("r{round}c{c}t{table}p{p}"),
+                        key: format!("r{round}c{c}t{table}p{p}").parse().unwrap(),
                     },
                 );
                 assert!(matches!(r, Reply::Wager { .. }), "{r:?}");
@@ -162,7 +162,10 @@ pub(super) fn same(a: &Value, b: &Value, what: &str) {
 
 pub(super) fn deposits(o: &mut Opened) {
     for p in 100..105u32 {
-        step(o, Request::Deposit { player: PlayerId(p), amount: Money(10_000_000), key: format!("in{p}") });
+        step(
+            o,
+            Request::Deposit { player: PlayerId(p), amount: Money(10_000_000), key: format!("in{p}").parse().unwrap() },
+        );
     }
 }
 

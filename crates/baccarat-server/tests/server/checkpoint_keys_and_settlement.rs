@@ -54,7 +54,8 @@ fn keys_are_kept_for_their_window_only() {
     cfg.clock = std::sync::Arc::new(move || clock_now.load(std::sync::atomic::Ordering::SeqCst));
     cfg.key_retention = Duration::from_secs(3600);
     let mut o = open(&cfg).unwrap();
-    let deposit = |amount: i64| Request::Deposit { player: PlayerId(100), amount: Money(amount), key: "once".into() };
+    let deposit =
+        |amount: i64| Request::Deposit { player: PlayerId(100), amount: Money(amount), key: "once".parse().unwrap() };
     step(&mut o, deposit(1000));
     drop(o);
     // Within the window, after a restart: the same key answers the first
@@ -94,7 +95,7 @@ fn a_start_reads_no_keys_and_a_retry_sent_just_before_it_gets_its_first_answer()
         bet: Bet::Player,
         amount: Money(amount),
         ante: Money::ZERO,
-        key: "r0c0t1p100".into(),
+        key: "r0c0t1p100".parse().unwrap(),
     };
     let line = |bet, amount| SlipLine { spot: Spot::Box(2), bet, amount: Money(amount), ante: Money::ZERO };
     let slip = |amount: i64| Request::Wagers {
@@ -103,7 +104,7 @@ fn a_start_reads_no_keys_and_a_retry_sent_just_before_it_gets_its_first_answer()
         // The third line is under the table's minimum: refused, and so it
         // stays on a retry.
         slip: vec![line(Bet::Banker, amount), line(Bet::Banker, 2000), line(Bet::Banker, 100)],
-        key: "slip".into(),
+        key: "slip".parse().unwrap(),
     };
     let answers_before = o.casino.ledger.keys.last_seq();
     let first_slip = step(&mut o, slip(4000));
@@ -182,7 +183,14 @@ fn a_big_coup_settling(o: &mut Opened) {
     );
     assert!(matches!(r, Reply::Table { table: 6 }), "{r:?}");
     for p in 0..players {
-        step(o, Request::Deposit { player: PlayerId(500 + p), amount: Money(100_000_000), key: format!("d{p}") });
+        step(
+            o,
+            Request::Deposit {
+                player: PlayerId(500 + p),
+                amount: Money(100_000_000),
+                key: format!("d{p}").parse().unwrap(),
+            },
+        );
     }
     step(o, Request::NewShoe { table: 6 });
     step(o, server(6, Command::OpenBetting { no_bet: false, closes_at: None }));
@@ -191,7 +199,7 @@ fn a_big_coup_settling(o: &mut Opened) {
         let bet = if (i / players) % 2 == 0 { Bet::Banker } else { Bet::Tie };
         let slip =
             vec![SlipLine { spot: Spot::Box(1 + (p % players) as u8), bet, amount: Money(2000), ante: Money::ZERO }];
-        let r = step(o, Request::Wagers { table: 6, player: PlayerId(p), slip, key: format!("w{i}") });
+        let r = step(o, Request::Wagers { table: 6, player: PlayerId(p), slip, key: format!("w{i}").parse().unwrap() });
         assert!(matches!(&r, Reply::Wagers { results, .. } if matches!(results[0], Reply::Wager { .. })), "{r:?}");
     }
     step(o, server(6, Command::CloseBetting));
@@ -345,7 +353,14 @@ fn tables_settling_together_share_one_chunk_a_batch() {
     }
     let players = 7u32;
     for p in 0..players {
-        step(&mut o, Request::Deposit { player: PlayerId(500 + p), amount: Money(100_000_000), key: format!("d{p}") });
+        step(
+            &mut o,
+            Request::Deposit {
+                player: PlayerId(500 + p),
+                amount: Money(100_000_000),
+                key: format!("d{p}").parse().unwrap(),
+            },
+        );
     }
     let per_table = 1_500u32;
     for &table in &tables {
@@ -360,7 +375,10 @@ fn tables_settling_together_share_one_chunk_a_batch() {
                 ante: Money::ZERO,
             };
             let slip = (0..10).map(line).collect();
-            let r = step(&mut o, Request::Wagers { table, player: PlayerId(p), slip, key: format!("t{table}-{i}") });
+            let r = step(
+                &mut o,
+                Request::Wagers { table, player: PlayerId(p), slip, key: format!("t{table}-{i}").parse().unwrap() },
+            );
             assert!(
                 matches!(&r, Reply::Wagers { results, .. } if results.iter().all(|r| matches!(r, Reply::Wager { .. }))),
                 "{r:?}"

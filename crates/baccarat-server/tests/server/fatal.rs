@@ -54,7 +54,7 @@ fn wager(key: &str) -> Request {
         spot: Spot::Box(1),
         bet: Bet::Player,
         amount: Money(1000),
-        key: key.into(),
+        key: key.parse().unwrap(),
         ante: Money::ZERO,
     }
 }
@@ -74,7 +74,7 @@ fn a_partitions_failed_commit_stops_it_unanswered_and_commits_nothing_after() {
     let mut c = Casino::new();
     let mut commit = Commit::default();
     c.create_table(1, "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
-    c.handle(Request::Deposit { player: PlayerId(1), amount: Money(100_000), key: "in".into() }, &mut commit);
+    c.handle(Request::Deposit { player: PlayerId(1), amount: Money(100_000), key: "in".parse().unwrap() }, &mut commit);
     c.handle(Request::NewShoe { table: 1 }, &mut commit);
     let open = Command::OpenBetting { no_bet: false, closes_at: None };
     c.handle(Request::Table { table: 1, command: open, by: Actor::Server }, &mut commit);

@@ -70,7 +70,7 @@ fn coup(o: &mut Opened, table: u32, n: usize, [p1, p2]: [u32; 2]) {
         spot: Spot::Box(bx),
         bet,
         amount: Money(amount),
-        key: format!("t{table}-c{n}-{player}"),
+        key: format!("t{table}-c{n}-{player}").parse().unwrap(),
         ante: Money::ZERO,
     };
     for r in step(o, vec![wager(p1, 1, Bet::Banker, 2000), wager(p2, 2, Bet::Player, 5000)]) {
@@ -89,7 +89,7 @@ fn slip_coup(o: &mut Opened, table: u32, player: u32) {
     step(o, vec![command(table, Command::OpenBetting { no_bet: false, closes_at: None })]);
     let line = |bet: Bet, amount: i64| SlipLine { spot: Spot::Box(1), bet, amount: Money(amount), ante: Money::ZERO };
     let slip = vec![line(Bet::Banker, 2000), line(Bet::Player, 3000), line(Bet::Tie, 90_000_000)];
-    let r = step(o, vec![Request::Wagers { table, player: PlayerId(player), slip, key: "slip".into() }]);
+    let r = step(o, vec![Request::Wagers { table, player: PlayerId(player), slip, key: "slip".parse().unwrap() }]);
     let Reply::Wagers { results, .. } = &r[0] else { panic!("{r:?}") };
     assert!(matches!(results[..], [Reply::Wager { .. }, Reply::Wager { .. }, Reply::Refused { .. }]), "{results:?}");
     step(o, vec![command(table, Command::CloseBetting)]);

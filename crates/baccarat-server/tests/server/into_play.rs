@@ -56,7 +56,7 @@ impl World {
         let float = Money(1_000_000_000);
         w.c.create_table(1, "NSW", "nsw-2021", NSW, Mode::Rng, float, &mut w.commit).unwrap();
         w.c.create_table(2, "Ante Up", "au-casino", AU_ANTE, Mode::Rng, float, &mut w.commit).unwrap();
-        w.ok(Request::Deposit { player: P, amount: Money(100_000), key: "in".into() });
+        w.ok(Request::Deposit { player: P, amount: Money(100_000), key: "in".parse().unwrap() });
         let friday = include_str!("../../../../promotions/friday-draw.toml");
         let head = friday.split("[[prizes]]").next().unwrap();
         let terms = format!(
@@ -130,7 +130,7 @@ type Written = (u64, u64, u64, u64, Option<(Money, Money)>, Option<(Money, Money
 
 fn wager(table: u32, amount: i64, ante: Money, key: &str) -> Request {
     let (spot, bet, amount) = (Spot::Box(1), Bet::Banker, Money(amount));
-    Request::Wager { table, player: P, spot, bet, amount, ante, key: key.into() }
+    Request::Wager { table, player: P, spot, bet, amount, ante, key: key.parse().unwrap() }
 }
 
 /// One request of each way into play (a new way does not compile here
@@ -143,7 +143,7 @@ fn sample(what: IntoPlay) -> Request {
         IntoPlay::Ante => wager(2, 2_000, Money(100), "a"),
         IntoPlay::SlipLine => {
             let line = SlipLine { spot: Spot::Box(1), bet: Bet::Banker, amount: Money(2_000), ante: Money::ZERO };
-            Request::Wagers { table: 1, player: P, slip: vec![line], key: "s".into() }
+            Request::Wagers { table: 1, player: P, slip: vec![line], key: "s".parse().unwrap() }
         }
         IntoPlay::TokenWager => Request::TokenWager {
             table: 1,
@@ -151,7 +151,7 @@ fn sample(what: IntoPlay) -> Request {
             spot: Spot::Box(1),
             bet: Bet::Banker,
             amount: Money(2_000),
-            key: "t".into(),
+            key: "t".parse().unwrap(),
         },
         IntoPlay::TournamentEntry => Request::EnterTournament { tournament: 1, player: P },
     }

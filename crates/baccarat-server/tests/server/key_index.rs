@@ -438,7 +438,7 @@ fn past_the_pending_bound_no_new_key_is_taken_until_the_index_catches_up() {
     let AnyStore::Sqlite(store) = &mut o.store else { panic!("the default store is SQLite") };
     let index = store.index_keys().unwrap();
     let p = PlayerId(900);
-    let deposit = |key: &str| Request::Deposit { player: p, amount: Money(1_000), key: key.into() };
+    let deposit = |key: &str| Request::Deposit { player: p, amount: Money(1_000), key: key.parse().unwrap() };
     let first = step(&mut o, deposit("a"));
     assert!(!matches!(first, Reply::Refused { .. }), "{first:?}");
     // The bound is what pending holds now: the next answer passes it.

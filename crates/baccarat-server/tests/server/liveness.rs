@@ -97,7 +97,7 @@ impl Game {
         c.create_table(1, "T", rb, &config, mode, Money(100_000_000), &mut commit).unwrap();
         for p in 1..=4 {
             c.handle(
-                Request::Deposit { player: PlayerId(p), amount: Money(10_000_000), key: "in".into() },
+                Request::Deposit { player: PlayerId(p), amount: Money(10_000_000), key: "in".parse().unwrap() },
                 &mut commit,
             );
         }
@@ -178,7 +178,7 @@ impl Game {
             spot: Spot::Box(p as u8),
             bet,
             amount: Money(amount),
-            key,
+            key: key.parse().unwrap(),
             ante: Money::ZERO,
         })
     }

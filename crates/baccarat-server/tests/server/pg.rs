@@ -81,7 +81,7 @@ impl Both {
                 spot: Spot::Box(p as u8),
                 bet,
                 amount: Money(1000 * p as i64),
-                key: format!("c{n}p{p}"),
+                key: format!("c{n}p{p}").parse().unwrap(),
                 ante: Money::ZERO,
             });
             assert!(matches!(r, Reply::Wager { .. }), "{r:?}");
@@ -110,7 +110,11 @@ pub(super) fn both_at(url: String) -> Both {
     b.casino.create_table(1, "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
     b.apply(commit);
     for p in 1..=3 {
-        b.step(Request::Deposit { player: PlayerId(p), amount: Money(100_000), key: format!("start{p}") });
+        b.step(Request::Deposit {
+            player: PlayerId(p),
+            amount: Money(100_000),
+            key: format!("start{p}").parse().unwrap(),
+        });
     }
     b
 }
@@ -241,7 +245,7 @@ fn recovery_from_postgres_equals_the_live_casino() {
         spot: Spot::Box(2),
         bet: Bet::Banker,
         amount: Money(5000),
-        key: "open".into(),
+        key: "open".parse().unwrap(),
         ante: Money::ZERO,
     });
     let live = fingerprint(&b.casino, &b.feed);
@@ -580,7 +584,10 @@ fn verify_on_a_serving_postgres_casino_reads_the_anchors_before_its_snapshot() {
     for round in 0..3 {
         let serving = || {
             let key = format!("live{round}");
-            let r = step(&mut o, Request::Deposit { player: PlayerId(100), amount: Money(5000), key });
+            let r = step(
+                &mut o,
+                Request::Deposit { player: PlayerId(100), amount: Money(5000), key: key.parse().unwrap() },
+            );
             assert!(matches!(r, Reply::Deposit { .. }), "{r:?}");
         };
         let (f, _) = baccarat_server::migrate::verify_pg_with(&url, &anchors, None, serving).unwrap();

@@ -29,7 +29,10 @@ fn live_pre_shuffled() -> (Casino, Commit, Vec<Card>) {
     let mut c = Casino::new();
     let mut commit = Commit::default();
     c.create_table(1, "Live", "nsw-2021", NSW3, Mode::Live, Money(100_000_000), &mut commit).unwrap();
-    c.handle(Request::Deposit { player: PlayerId(1), amount: Money(10_000_000), key: "in".into() }, &mut commit);
+    c.handle(
+        Request::Deposit { player: PlayerId(1), amount: Money(10_000_000), key: "in".parse().unwrap() },
+        &mut commit,
+    );
     let (stack, _) = shuffled(3, &Seed::from_u64(45));
     let start = Command::StartShoe {
         source: ShoeSource::PreShuffled { cards: stack.clone() },
@@ -58,7 +61,7 @@ fn bet_and_close(c: &mut Casino, commit: &mut Commit, key: &str) {
         spot: Spot::Box(1),
         bet: Bet::Player,
         amount: Money(5000),
-        key: key.into(),
+        key: key.parse().unwrap(),
         ante: Money::ZERO,
     };
     assert!(matches!(c.handle(wager, commit), Reply::Wager { .. }));

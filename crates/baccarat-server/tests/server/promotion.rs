@@ -249,7 +249,7 @@ fn promotional_tokens_are_issued_by_a_draw_and_wagered_under_the_rule() {
         spot: Spot::Box(1),
         bet: Bet::Banker,
         amount: Money(amount),
-        key: key.into(),
+        key: key.parse().unwrap(),
     };
     for table in [1u32, 2] {
         if matches!(o.casino.phase(table), Some(Phase::NoShoe | Phase::ShoeOver)) {
@@ -277,7 +277,7 @@ fn promotional_tokens_are_issued_by_a_draw_and_wagered_under_the_rule() {
         bet: Bet::Banker,
         amount: Money(20_000),
         ante: Money::ZERO,
-        key: "t1".into(),
+        key: "t1".parse().unwrap(),
     };
     assert_eq!(step(&mut o, cash).code(), Some(Code::Idempotency));
     assert_eq!(o.casino.token_balance(winner), Some((Money(50_000), Money(30_000))), "held from the tokens");

@@ -40,7 +40,11 @@ fn an_interrupted_coup_resumes_after_a_restart_and_settles_once() {
     c.create_table(1, "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
     store.commit(&commit).unwrap();
     for p in 1..=2 {
-        step(&mut c, &mut store, Request::Deposit { player: PlayerId(p), amount: Money(50_000), key: "in".into() });
+        step(
+            &mut c,
+            &mut store,
+            Request::Deposit { player: PlayerId(p), amount: Money(50_000), key: "in".parse().unwrap() },
+        );
     }
     step(&mut c, &mut store, Request::NewShoe { table: 1 });
     step(
@@ -58,7 +62,7 @@ fn an_interrupted_coup_resumes_after_a_restart_and_settles_once() {
         spot: Spot::Box(p as u8),
         bet,
         amount: Money(10_000),
-        key: format!("k{p}"),
+        key: format!("k{p}").parse().unwrap(),
         ante: Money::ZERO,
     };
     assert!(matches!(step(&mut c, &mut store, w(1, Bet::Banker)), Reply::Wager { .. }));
@@ -128,7 +132,11 @@ fn an_interrupted_coup_is_void_where_the_profile_says_so() {
     let config = "rulebook = \"resort-house\"\nchip = 100\nmin = 1000\nmax = 100000\n";
     c.create_table(1, "Resort", "resort-house", config, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
     store.commit(&commit).unwrap();
-    step(&mut c, &mut store, Request::Deposit { player: PlayerId(1), amount: Money(50_000), key: "in".into() });
+    step(
+        &mut c,
+        &mut store,
+        Request::Deposit { player: PlayerId(1), amount: Money(50_000), key: "in".parse().unwrap() },
+    );
     step(&mut c, &mut store, Request::NewShoe { table: 1 });
     step(
         &mut c,
@@ -148,7 +156,7 @@ fn an_interrupted_coup_is_void_where_the_profile_says_so() {
             spot: Spot::Box(1),
             bet: Bet::Banker,
             amount: Money(10_000),
-            key: "k".into(),
+            key: "k".parse().unwrap(),
             ante: Money::ZERO,
         },
     );
@@ -185,7 +193,10 @@ fn the_writer_answers_only_after_commit_and_batches_many_requests() {
     let mut commit = Commit::default();
     c.create_table(1, "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
     for p in 1..=14 {
-        c.handle(Request::Deposit { player: PlayerId(p), amount: Money(1_000_000), key: "in".into() }, &mut commit);
+        c.handle(
+            Request::Deposit { player: PlayerId(p), amount: Money(1_000_000), key: "in".parse().unwrap() },
+            &mut commit,
+        );
     }
     c.handle(Request::NewShoe { table: 1 }, &mut commit);
     c.handle(
@@ -220,7 +231,7 @@ fn the_writer_answers_only_after_commit_and_batches_many_requests() {
             spot: Spot::Box(p as u8),
             bet: Bet::Tie,
             amount: Money(1000),
-            key: format!("t{i}"),
+            key: format!("t{i}").parse().unwrap(),
             ante: Money::ZERO,
         };
         writer.send(req, move |r| tx.send(r).unwrap()).unwrap();

@@ -40,7 +40,7 @@ fn wager(o: &mut Opened, player: PlayerId, amount: i64, key: &str) -> Reply {
         bet: Bet::Banker,
         amount: Money(amount),
         ante: Money::ZERO,
-        key: key.into(),
+        key: key.parse().unwrap(),
     };
     step(o, r)
 }
@@ -68,7 +68,10 @@ fn the_writer_enforces_a_players_own_limits_across_restarts() {
     let (_dir, now, cfg) = clocked("self-limits", T0);
     let mut o = open(&cfg).unwrap();
     for p in [P, Q] {
-        step(&mut o, Request::Deposit { player: p, amount: Money(100_000), key: format!("in{}", p.0) });
+        step(
+            &mut o,
+            Request::Deposit { player: p, amount: Money(100_000), key: format!("in{}", p.0).parse().unwrap() },
+        );
     }
     // Out of range: refused, naming the field, and nothing recorded.
     let chain = o.casino.chain.len();
@@ -99,7 +102,7 @@ fn the_writer_enforces_a_players_own_limits_across_restarts() {
     );
     assert!(matches!(wager(&mut o, P, 4_000, "c"), Reply::Wager { .. }));
     // A deposit buys no more loss.
-    step(&mut o, Request::Deposit { player: P, amount: Money(50_000), key: "more".into() });
+    step(&mut o, Request::Deposit { player: P, amount: Money(50_000), key: "more".parse().unwrap() });
     refused_by_limit(&wager(&mut o, P, 1_000, "d"), "at most 0.00 more");
     // Another player is not touched by it.
     assert!(matches!(wager(&mut o, Q, 5_000, "q1"), Reply::Wager { .. }));
@@ -274,7 +277,7 @@ mod property {
             c.clock = Arc::new(move || n.load(Ordering::SeqCst));
             let mut commit = Commit::default();
             c.create_table(1, "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(1_000_000_000), &mut commit).unwrap();
-            c.handle(Request::Deposit { player: P, amount: Money(1_000_000), key: "start".into() }, &mut commit);
+            c.handle(Request::Deposit { player: P, amount: Money(1_000_000), key: "start".parse().unwrap()}, &mut commit);
             open(&mut c, &mut commit);
             let (mut accepted, mut refused) = (0, 0);
             for (i, op) in ops.into_iter().enumerate() {
@@ -284,12 +287,12 @@ mod property {
                         c.handle(Request::SelfLimits { player: P, change }, &mut commit);
                     }
                     Op::Deposit(a) => {
-                        c.handle(Request::Deposit { player: P, amount: Money(a), key: format!("d{i}") }, &mut commit);
+                        c.handle(Request::Deposit { player: P, amount: Money(a), key: format!("d{i}").parse().unwrap()}, &mut commit);
                     }
                     Op::Wager(bet, amount) => {
                         let before = (c.balance(P), c.chain.len(), c.ledger.transfer_count());
                         let spot = Spot::Box(1);
-                        let req = Request::Wager { table: 1, player: P, spot, bet, amount: Money(amount), ante: Money::ZERO, key: format!("w{i}") };
+                        let req = Request::Wager { table: 1, player: P, spot, bet, amount: Money(amount), ante: Money::ZERO, key: format!("w{i}").parse().unwrap()};
                         match c.handle(req, &mut commit) {
                             Reply::Wager { .. } => {
                                 accepted += 1;

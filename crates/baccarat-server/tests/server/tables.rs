@@ -241,7 +241,7 @@ async fn a_restart_keeps_a_table_closed_and_closes_one_closing() {
         assert!(matches!(r, Reply::TableClosed { closed: true, .. }), "{r:?}");
         baccarat_server::serve::write_checkpoint(&mut o.store, &o.anchors, &o.casino, &o.feed).unwrap();
         let Reply::Table { table: closing } = step(&mut o, create("Closing at the stop")) else { panic!() };
-        step(&mut o, Request::Deposit { player: PlayerId(900), amount: Money(100_000), key: "in".into() });
+        step(&mut o, Request::Deposit { player: PlayerId(900), amount: Money(100_000), key: "in".parse().unwrap() });
         step(&mut o, Request::NewShoe { table: closing });
         step(&mut o, server(closing, Command::OpenBetting { no_bet: false, closes_at: None }));
         let w = Request::Wager {
@@ -251,7 +251,7 @@ async fn a_restart_keeps_a_table_closed_and_closes_one_closing() {
             bet: Bet::Banker,
             amount: Money(5_000),
             ante: Money::ZERO,
-            key: "w".into(),
+            key: "w".parse().unwrap(),
         };
         assert!(matches!(step(&mut o, w), Reply::Wager { .. }));
         let r = step(&mut o, Request::CloseTable { table: closing, by: admin });

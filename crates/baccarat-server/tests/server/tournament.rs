@@ -160,8 +160,8 @@ fn tournaments_are_kept_across_a_restart_and_a_forged_fee_is_caught() {
     let (_dir, mut cfg) = config("tournament");
     cfg.clock = Arc::new(|| NOW);
     let mut o = open(&cfg).unwrap();
-    step(&mut o, Request::Deposit { player: PlayerId(700), amount: Money(1_000_000), key: "d".into() });
-    step(&mut o, Request::Deposit { player: PlayerId(701), amount: Money(1_000_000), key: "d".into() });
+    step(&mut o, Request::Deposit { player: PlayerId(700), amount: Money(1_000_000), key: "d".parse().unwrap() });
+    step(&mut o, Request::Deposit { player: PlayerId(701), amount: Money(1_000_000), key: "d".parse().unwrap() });
     let r = step(&mut o, Request::CreateTournament { conditions: cup("2026-12-05T10:00:00Z", 25_000) });
     assert_eq!(r, Reply::Tournament { tournament: 1, entrants: 0 });
     step(&mut o, Request::EnterTournament { tournament: 1, player: PlayerId(700) });
@@ -196,7 +196,7 @@ fn an_entry_the_wallet_cannot_pay_is_refused_and_records_nothing() {
     let (_dir, mut cfg) = config("tournament-poor");
     cfg.clock = Arc::new(|| NOW);
     let mut o = open(&cfg).unwrap();
-    step(&mut o, Request::Deposit { player: PlayerId(700), amount: Money(10_000), key: "d".into() });
+    step(&mut o, Request::Deposit { player: PlayerId(700), amount: Money(10_000), key: "d".parse().unwrap() });
     step(&mut o, Request::CreateTournament { conditions: cup("2026-12-05T10:00:00Z", 25_000) });
     let records = o.casino.chain.len();
     let r = step(&mut o, Request::EnterTournament { tournament: 1, player: PlayerId(700) });

@@ -162,7 +162,7 @@ fn a_two_table_tournament_runs_from_entry_to_prizes_and_replays() {
     let mut o = open(&cfg).unwrap();
     let players: Vec<u32> = (700..708).collect();
     for p in &players {
-        step(&mut o, Request::Deposit { player: PlayerId(*p), amount: Money(100_000), key: "d".into() });
+        step(&mut o, Request::Deposit { player: PlayerId(*p), amount: Money(100_000), key: "d".parse().unwrap() });
     }
     step(&mut o, Request::CreateTournament { conditions: CUP.into() });
     for p in &players[..7] {
@@ -418,7 +418,7 @@ fn nsw_15_6_12_and_15_5_5_1_the_clock_binds_the_tournament_manager() {
         .replace("places = [{ percent = 60 }, { percent = 40 }]", "places = [{ percent = 100 }]");
     assert_ne!(timed, CUP);
     for p in [700u32, 701] {
-        step(&mut o, Request::Deposit { player: PlayerId(p), amount: Money(100_000), key: "d".into() });
+        step(&mut o, Request::Deposit { player: PlayerId(p), amount: Money(100_000), key: "d".parse().unwrap() });
     }
     let r = step(&mut o, Request::CreateTournament { conditions: timed });
     assert_eq!(r, Reply::Tournament { tournament: 1, entrants: 0 }, "{r:?}");

@@ -59,7 +59,10 @@ fn table_at(mode: Mode, at: At) -> (Casino, Commit) {
     let mut commit = Commit::default();
     c.create_table(1, "T", "nsw-2021", NSW, mode, Money(100_000_000), &mut commit).unwrap();
     for p in 1..=2 {
-        c.handle(Request::Deposit { player: PlayerId(p), amount: Money(1_000_000), key: "in".into() }, &mut commit);
+        c.handle(
+            Request::Deposit { player: PlayerId(p), amount: Money(1_000_000), key: "in".parse().unwrap() },
+            &mut commit,
+        );
     }
     let dealer = person(Role::Dealer);
     let run = |c: &mut Casino, commit: &mut Commit, command: Command, by: Actor| {
@@ -91,7 +94,7 @@ fn table_at(mode: Mode, at: At) -> (Casino, Commit) {
                 spot: Spot::Box(p as u8),
                 bet,
                 amount: Money(5000),
-                key: "w".into(),
+                key: "w".parse().unwrap(),
                 ante: Money::ZERO,
             },
             &mut commit,
@@ -394,7 +397,7 @@ fn two_opposite_huge_wagers_cannot_break_settlement() {
     c.create_table(2, "Other", "nsw-2021", NSW, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
     for p in 1..=3 {
         c.handle(
-            Request::Deposit { player: PlayerId(p), amount: Money(1_000_000_000_000), key: "in".into() },
+            Request::Deposit { player: PlayerId(p), amount: Money(1_000_000_000_000), key: "in".parse().unwrap() },
             &mut commit,
         );
     }
@@ -415,7 +418,7 @@ fn two_opposite_huge_wagers_cannot_break_settlement() {
         spot: Spot::Box(p as u8),
         bet,
         amount: Money(amount),
-        key: key.to_string(),
+        key: key.parse().unwrap(),
         ante: Money::ZERO,
     };
     let big = |p: u32, bet| wager(p, bet, 1_000_000_000_000, &format!("big{p}"));
@@ -478,7 +481,7 @@ fn personal_limits_are_bounded() {
         spot: Spot::Box(player as u8),
         bet: Bet::Player,
         amount: Money(600_000),
-        key: "big".into(),
+        key: "big".parse().unwrap(),
         ante: Money::ZERO,
     };
     assert!(matches!(c.handle(w(1), &mut commit), Reply::Wager { .. }), "within the player's own sign");
@@ -502,7 +505,10 @@ fn a_broken_invariant_stops_one_table_only() {
     for t in [1, 2] {
         c.create_table(t, "T", "nsw-2021", NSW, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
     }
-    c.handle(Request::Deposit { player: PlayerId(1), amount: Money(1_000_000), key: "in".into() }, &mut commit);
+    c.handle(
+        Request::Deposit { player: PlayerId(1), amount: Money(1_000_000), key: "in".parse().unwrap() },
+        &mut commit,
+    );
     for t in [1, 2] {
         c.handle(Request::NewShoe { table: t }, &mut commit);
         c.handle(
@@ -522,7 +528,7 @@ fn a_broken_invariant_stops_one_table_only() {
                     spot: Spot::Box(1),
                     bet,
                     amount: Money(100_000),
-                    key,
+                    key: key.parse().unwrap(),
                     ante: Money::ZERO,
                 },
                 &mut commit,
@@ -598,7 +604,7 @@ proptest::proptest! {
         c.create_table(1, "T", rb, &config, Mode::Rng, Money(float * 100), &mut commit).unwrap();
         for (p, d) in deposits.iter().enumerate() {
             if *d > 0 {
-                c.handle(Request::Deposit { player: PlayerId(p as u32 + 1), amount: Money(d * 100), key: "in".into() }, &mut commit);
+                c.handle(Request::Deposit { player: PlayerId(p as u32 + 1), amount: Money(d * 100), key: "in".parse().unwrap()}, &mut commit);
             }
         }
         if let Some(m) = personal {
@@ -610,7 +616,7 @@ proptest::proptest! {
             let open = Command::OpenBetting { no_bet: false, closes_at: None };
             c.handle(Request::Table { table: 1, command: open, by: Actor::Server }, &mut commit);
             for (i, (p, b, amount)) in wagers.iter().enumerate() {
-                c.handle(Request::Wager { table: 1, player: PlayerId(p + 1), spot: Spot::Box(*p as u8 + 1), bet: bets[*b], amount: Money(amount * 100), key: format!("{coup}-{i}"), ante: Money::ZERO }, &mut commit);
+                c.handle(Request::Wager { table: 1, player: PlayerId(p + 1), spot: Spot::Box(*p as u8 + 1), bet: bets[*b], amount: Money(amount * 100), key: format!("{coup}-{i}").parse().unwrap(), ante: Money::ZERO }, &mut commit);
             }
             c.handle(Request::Table { table: 1, command: Command::CloseBetting, by: Actor::Server }, &mut commit);
             while matches!(c.phase(1), Some(Phase::Closed | Phase::Dealing)) {
@@ -630,7 +636,7 @@ fn a_wager_after_the_recorded_close_is_refused() {
     let mut c = Casino::new();
     let mut commit = Commit::default();
     c.create_table(1, "T", "nsw-2021", NSW, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
-    c.handle(Request::Deposit { player: PlayerId(1), amount: Money(100_000), key: "in".into() }, &mut commit);
+    c.handle(Request::Deposit { player: PlayerId(1), amount: Money(100_000), key: "in".parse().unwrap() }, &mut commit);
     c.handle(Request::NewShoe { table: 1 }, &mut commit);
     let now = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(1_000));
     let clock = now.clone();
@@ -643,7 +649,7 @@ fn a_wager_after_the_recorded_close_is_refused() {
         spot: Spot::Box(1),
         bet: Bet::Player,
         amount: Money(1000),
-        key: key.into(),
+        key: key.parse().unwrap(),
         ante: Money::ZERO,
     };
     assert!(matches!(c.handle(w("early"), &mut commit), Reply::Wager { .. }));
@@ -696,7 +702,7 @@ fn a_hold_for_a_wager_on_no_coup_fails_the_ledger_check() {
         // not a Player (NSW 5.6.6 needs a supervisor this RNG table lacks).
         bet: Bet::Banker,
         amount: Money(1000),
-        key: key.into(),
+        key: key.parse().unwrap(),
         ante: Money::ZERO,
     };
     assert!(matches!(c.handle(wager("real"), &mut commit), Reply::Wager { .. }));

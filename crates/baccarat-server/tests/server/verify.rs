@@ -24,7 +24,10 @@ fn play(store: &mut SqliteStore) {
     let mut commit = Commit::default();
     c.create_table(1, "AU", "au-casino", "rulebook = \"au-casino\"\nchip = 100\nmin = 1000\nmax = 100000\n[bets.tie]\npay_table = \"9_to_1\"\n[bets.dragon_bonus_banker]\npay_table = \"table_1\"\n", Mode::Rng, Money(10_000_000), &mut commit).unwrap();
     for p in 1..=4 {
-        c.handle(Request::Deposit { player: PlayerId(p), amount: Money(1_000_000), key: "in".into() }, &mut commit);
+        c.handle(
+            Request::Deposit { player: PlayerId(p), amount: Money(1_000_000), key: "in".parse().unwrap() },
+            &mut commit,
+        );
     }
     c.handle(Request::NewShoe { table: 1 }, &mut commit);
     for coup in 0..20 {
@@ -45,7 +48,7 @@ fn play(store: &mut SqliteStore) {
                     spot: Spot::Box(p as u8),
                     bet,
                     amount: Money(2000),
-                    key: format!("{coup}-{p}"),
+                    key: format!("{coup}-{p}").parse().unwrap(),
                     ante: Money::ZERO,
                 },
                 &mut commit,
@@ -58,7 +61,7 @@ fn play(store: &mut SqliteStore) {
                 spot: Spot::Box(4),
                 bet: Bet::DragonBonusBanker,
                 amount: Money(1000),
-                key: format!("{coup}-d"),
+                key: format!("{coup}-d").parse().unwrap(),
                 ante: Money::ZERO,
             },
             &mut commit,

@@ -191,7 +191,9 @@ impl BankLink {
     /// through the bank), in its place.
     pub fn before(&mut self, casino: &mut Casino, req: &Request, commit: &mut Commit) -> Option<Reply> {
         match req {
-            Request::Deposit { player, amount, key } => Some(self.deposit(casino, *player, *amount, key, commit)),
+            Request::Deposit { player, amount, key } => {
+                Some(self.deposit(casino, *player, *amount, key.as_str(), commit))
+            }
             Request::SelfLimits { player, change } if *change != SelfLimitsChange::Read => {
                 Some(self.share_limits(casino, *player, change, commit))
             }

@@ -18,7 +18,7 @@ fn one_players_wagers_at_two_partitions_never_spend_more_than_the_bank_holds() {
     deposit(&mut east, 1, 10_000);
     deposit(&mut east, 2, 10_000);
 
-    match east.step(Request::Deposit { player: PlayerId(1), amount: Money(500), key: "d".into() }) {
+    match east.step(Request::Deposit { player: PlayerId(1), amount: Money(500), key: "d".parse().unwrap() }) {
         Reply::Refused { code: Code::Wallet, message, .. } => assert!(message.contains("partition east"), "{message}"),
         other => panic!("{other:?}"),
     }
@@ -203,7 +203,8 @@ fn a_deposit_at_a_partitions_server_is_made_once_at_the_bank() {
     let mut east = Part::new(&db, "east");
     let url = partition_url(&db, "east").unwrap();
     let mut link = BankLink::connect(&url, "east", east.lease.clone()).unwrap();
-    let deposit = |amount: i64| Request::Deposit { player: PlayerId(4), amount: Money(amount), key: "cash-1".into() };
+    let deposit =
+        |amount: i64| Request::Deposit { player: PlayerId(4), amount: Money(amount), key: "cash-1".parse().unwrap() };
     let mut commit = Commit::default();
     for round in 0..2 {
         for _ in 0..2 {

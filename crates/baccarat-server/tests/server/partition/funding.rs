@@ -91,7 +91,7 @@ fn nothing_is_taken_from_the_bank_for_a_wager_the_table_refuses() {
         bet,
         amount: Money(amount),
         ante: Money::ZERO,
-        key: key.into(),
+        key: key.parse().unwrap(),
     };
     let refused = [
         (on(Bet::Banker, 200_000, "over"), "at most 1000.00"),
@@ -109,8 +109,12 @@ fn nothing_is_taken_from_the_bank_for_a_wager_the_table_refuses() {
 
     let line =
         |amount: i64| SlipLine { spot: Spot::Box(1), bet: Bet::Banker, amount: Money(amount), ante: Money::ZERO };
-    let slip =
-        Request::Wagers { table: 1, player: PlayerId(1), slip: vec![line(1_000), line(200_000)], key: "slip".into() };
+    let slip = Request::Wagers {
+        table: 1,
+        player: PlayerId(1),
+        slip: vec![line(1_000), line(200_000)],
+        key: "slip".parse().unwrap(),
+    };
     match writer_step(&mut east, &mut link, slip) {
         Reply::Wagers { results, .. } => {
             assert!(matches!(results[..], [Reply::Wager { .. }, Reply::Refused { .. }]), "{results:?}")

@@ -150,7 +150,7 @@ fn banker(player: u32, amount: i64, key: &str) -> Request {
         bet: Bet::Banker,
         amount: Money(amount),
         ante: Money::ZERO,
-        key: key.into(),
+        key: key.parse().unwrap(),
     }
 }
 

@@ -147,8 +147,9 @@ pub enum Sending {
     /// Whole messages; the last sent, without `now_ms`, and the wagers its
     /// pit shows.
     Plain(String, usize),
-    /// A viewer's own numbered messages (a player's or staff's).
-    Own(Chain),
+    /// A viewer's own numbered messages (a player's or staff's), and
+    /// whether the next goes whole (asked for: it keeps its number).
+    Own(Chain, bool),
     /// The table's shared messages; the number of the last one sent.
     Shared(Option<u64>),
 }
@@ -158,7 +159,7 @@ impl Sending {
     pub fn new(deltas: bool, signed: bool) -> Sending {
         match (deltas, signed) {
             (false, _) => Sending::Plain(String::new(), 0),
-            (true, true) => Sending::Own(Chain::default()),
+            (true, true) => Sending::Own(Chain::default(), false),
             (true, false) => Sending::Shared(None),
         }
     }
@@ -167,7 +168,7 @@ impl Sending {
     pub fn resync(&mut self) {
         match self {
             Sending::Plain(last, _) => last.clear(),
-            Sending::Own(chain) => *chain = Chain::default(),
+            Sending::Own(_, whole) => *whole = true,
             Sending::Shared(have) => *have = None,
         }
     }
@@ -190,8 +191,8 @@ impl Sending {
                 *wagers = pit_wagers(&value);
                 vec![value.to_string().into()]
             }
-            Sending::Own(chain) => {
-                let have = chain.last().map(|_| chain.seq);
+            Sending::Own(chain, whole) => {
+                let have = chain.last().filter(|_| !std::mem::take(whole)).map(|_| chain.seq);
                 chain.push(super::play::message(s, id, viewer), at_ms, 1);
                 chain.catch_up(have).0
             }
@@ -207,7 +208,7 @@ impl Sending {
     pub fn pit_wagers(&self) -> usize {
         match self {
             Sending::Plain(_, wagers) => *wagers,
-            Sending::Own(chain) => chain.last().map_or(0, pit_wagers),
+            Sending::Own(chain, _) => chain.last().map_or(0, pit_wagers),
             Sending::Shared(_) => 0,
         }
     }

@@ -8,6 +8,7 @@
 // Needs only BASE_URL (and SCREENSHOT_DIR); finishes well within 90 s.
 
 import { BASE, NARROW as PHONE, WIDE, expect, run, shot } from '../lib.mjs';
+import { deltaFollower } from '../../crates/baccarat-server/web/delta.js';
 
 const TABLE = 3;
 const log = (...a) => console.log('[squeeze]', ...a);
@@ -41,12 +42,16 @@ await run('squeeze', async ({ browser }) => {
   const errors = [];
   for (const p of [p1, p2]) p.on('pageerror', (e) => errors.push(e.message));
 
-  // Every frame player2's browser receives on the table's WebSocket.
+  // Every message player2's browser receives on the table's WebSocket, as
+  // the page has it: the whole message, then each delta applied to the last
+  // (web/delta.js, the page's own code), so a card carried by any delta shows.
   const frames = [];
   p2.on('websocket', (ws) => {
+    const follower = deltaFollower();
     ws.on('framereceived', (f) => {
       try {
-        frames.push(JSON.parse(typeof f.payload === 'string' ? f.payload : f.payload.toString()));
+        const got = follower.take(JSON.parse(typeof f.payload === 'string' ? f.payload : f.payload.toString()));
+        if (got.message) frames.push(got.message);
       } catch { /* not JSON */ }
     });
   });

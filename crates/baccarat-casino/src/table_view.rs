@@ -420,6 +420,13 @@ impl ViewChanges {
         self.all
     }
 
+    /// The views of the tables the batch touched, as they will be (the
+    /// publisher compares them with the views as they are, for the sockets
+    /// that show the view alone).
+    pub fn tables(&self) -> &[TableView] {
+        &self.tables
+    }
+
     /// The tables whose views the batch changed (every table, when
     /// [`ViewChanges::all`]).
     pub fn table_ids(&self) -> impl Iterator<Item = u32> + '_ {

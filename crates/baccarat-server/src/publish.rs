@@ -32,7 +32,7 @@ use crate::table_view::{ViewChanges, Views};
 use crate::writer::DueCheckpoint;
 
 mod wakes;
-pub use wakes::{TableWake, Touched, Wakes};
+pub use wakes::{TableWake, Touched, Wakes, Woken};
 
 /// The read models the handlers and sockets share, kept up to date by the
 /// [`Publisher`].
@@ -80,11 +80,20 @@ pub struct Publisher {
     stop: StopCheckpoint,
     /// Batches published so far: what the push sends.
     version: u64,
+    /// The server's clock: when each batch is published, as its wake-up
+    /// carries it (the push's latency is measured from it).
+    clock: crate::clock::Clock,
 }
 
 impl Publisher {
-    pub fn new(anchoring: Anchoring, read: ReadModels, checkpointer: Checkpointer, stop: StopCheckpoint) -> Publisher {
-        Publisher { anchoring, read, checkpointer, stop, version: 0 }
+    pub fn new(
+        anchoring: Anchoring,
+        read: ReadModels,
+        checkpointer: Checkpointer,
+        stop: StopCheckpoint,
+        clock: crate::clock::Clock,
+    ) -> Publisher {
+        Publisher { anchoring, read, checkpointer, stop, version: 0, clock }
     }
 
     /// Publish one durable batch, in the module's order; the checkpoint to
@@ -97,6 +106,7 @@ impl Publisher {
             return None;
         }
         let mut touched = touched(&changes, &commit);
+        touched.views = self.views_changed(&changes);
         self.read.views.write().expect("views").apply(changes);
         touched.tournaments = self.read.tournaments.write().expect("tournaments").absorb(&commit.records);
         let mut f = self.read.feed.write().expect("feed");
@@ -114,8 +124,28 @@ impl Publisher {
         }
         drop(f);
         self.version += 1;
-        self.read.wakes.wake(&touched, self.version);
+        self.read.wakes.wake(&touched, Woken { version: self.version, at_ms: (self.clock)() });
         now
+    }
+
+    /// The tables whose public view the batch changed, among those watched
+    /// by sockets signed in as no one (`publish/wakes.rs`): compared as the
+    /// sockets show them (serialised), before the batch is applied. A new
+    /// table changes every view.
+    fn views_changed(&self, changes: &ViewChanges) -> Vec<u32> {
+        let wakes = &self.read.wakes;
+        let watched: Vec<&crate::table_view::TableView> =
+            changes.tables().iter().filter(|t| wakes.view_watched(t.id)).collect();
+        if watched.is_empty() {
+            return Vec::new();
+        }
+        let views = self.read.views.read().expect("views");
+        let shown = |t: &crate::table_view::TableView| serde_json::to_vec(t).ok();
+        watched
+            .into_iter()
+            .filter(|new| changes.all() || views.tables.iter().find(|o| o.id == new.id).map(shown) != Some(shown(new)))
+            .map(|t| t.id)
+            .collect()
     }
 
     /// A batch's checkpoint, its feed taken: the anchor file's mark, then a
@@ -144,7 +174,8 @@ fn touched(changes: &ViewChanges, commit: &Commit) -> Touched {
     let mut tables: Vec<u32> = changes.table_ids().chain(commit.events.iter().map(|(t, _, _)| *t)).collect();
     tables.sort_unstable();
     tables.dedup();
-    Touched { all: changes.all(), tables, players: changes.players().collect(), tournaments: Vec::new() }
+    let players = changes.players().collect();
+    Touched { all: changes.all(), tables, views: Vec::new(), players, tournaments: Vec::new() }
 }
 
 #[cfg(test)]
@@ -190,7 +221,8 @@ mod tests {
         let checkpointer =
             crate::backend::start_checkpointer(&db, key.clone(), &anchors, None, casino.checkpointer_busy.clone());
         let stop = StopCheckpoint { key: Arc::new(key), anchors };
-        (Publisher::new(anchoring, read.clone(), checkpointer.unwrap(), stop), read)
+        let clock = crate::casino::system_clock();
+        (Publisher::new(anchoring, read.clone(), checkpointer.unwrap(), stop, clock), read)
     }
 
     const CONFIG: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 100000\n";
@@ -283,6 +315,30 @@ mod tests {
         batch(&mut p, &read, &mut c, vec![wager]);
         assert!(took(&mut mine), "a wager at another table wakes the player's socket");
         assert!(!took(&mut theirs) && !took(&mut anyone));
+    }
+
+    #[test]
+    fn a_wager_wakes_no_one_watching_the_public_view_and_a_change_of_phase_does() {
+        let (tmp, me) = (Tmp::new(), PlayerId(7));
+        let (mut p, read, mut c) = two_tables(&tmp, me);
+        batch(&mut p, &read, &mut c, vec![open_betting(1)]);
+        let (mut anyone, mut mine) = (read.wakes.table_view(1), read.wakes.table(1, Some(me)));
+        let wager = Request::Wager {
+            table: 1,
+            player: me,
+            spot: Spot::Box(1),
+            bet: Bet::Banker,
+            amount: Money(5000),
+            ante: Money::ZERO,
+            key: "w".into(),
+        };
+        batch(&mut p, &read, &mut c, vec![wager]);
+        assert!(took(&mut mine), "the player's socket sees their wager");
+        assert!(!took(&mut anyone), "a wager changes no public view");
+        let close = Request::Table { table: 1, command: Command::CloseBetting, by: Actor::Server };
+        batch(&mut p, &read, &mut c, vec![close]);
+        assert!(took(&mut anyone), "no more bets changes it");
+        assert!(took(&mut mine));
     }
 
     #[test]

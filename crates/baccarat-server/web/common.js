@@ -4,6 +4,7 @@
 // page opted into the player's language.
 
 import { tr, trn, word, language } from '/assets/i18n.js';
+import { deltaFollower } from '/assets/delta.js';
 
 /**
  * Who is signed in, kept in sessionStorage so a reload keeps the seat. The
@@ -201,25 +202,39 @@ export const POSITIONS = [
  * Follow a table's WebSocket, reconnecting with back-off. `onMessage(msg)` gets
  * each push: { table, result, void, balance, available, mine, now_ms }.
  * `onStatus("live" | "reconnecting")` reports the connection. Returns { close }.
+ *
+ * The socket is asked for deltas (`?deltas=1`, docs/api.md "Table
+ * WebSocket"): the whole message comes once, then numbered deltas, each
+ * applied here to the last message; a number out of turn asks for the whole
+ * message again (`{"resync": true}`). The page is handed a copy of each
+ * message, as if it had come whole, so it may keep or change it.
  */
 export function followTable(id, onMessage, onStatus = () => {}) {
-  return follow(`/api/tables/${id}/ws`, onMessage, onStatus);
+  let frames = deltaFollower();
+  return follow(`/api/tables/${id}/ws?deltas=1`, (frame, ws) => {
+    const got = frames.take(frame);
+    if (got.resync) ws.send(JSON.stringify({ resync: true }));
+    else onMessage(got.message ?? got.other);
+  }, onStatus, () => { frames = deltaFollower(); });
 }
 
 /**
  * Follow a WebSocket at `path`, reconnecting with back-off; the session cookie
- * goes with the upgrade, never a token in the URL. Returns { close }.
+ * goes with the upgrade, never a token in the URL. `onMessage(data, ws)` gets
+ * each message parsed; `onOpen()` is called as each connection opens, before
+ * its first message. Returns { close }.
  */
-export function follow(path, onMessage, onStatus = () => {}) {
+export function follow(path, onMessage, onStatus = () => {}, onOpen = () => {}) {
   let ws = null;
   let closed = false;
   let delay = 250;
   const open = () => {
     const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    ws = new WebSocket(`${proto}//${location.host}${BASE}${path}`);
-    ws.onopen = () => { delay = 250; onStatus('live'); };
-    ws.onmessage = (ev) => { try { onMessage(JSON.parse(ev.data)); } catch (e) { console.error(e); } };
-    ws.onclose = () => {
+    const sock = new WebSocket(`${proto}//${location.host}${BASE}${path}`);
+    ws = sock;
+    sock.onopen = () => { delay = 250; onOpen(); onStatus('live'); };
+    sock.onmessage = (ev) => { try { onMessage(JSON.parse(ev.data), sock); } catch (e) { console.error(e); } };
+    sock.onclose = () => {
       if (closed) return;
       onStatus('reconnecting');
       setTimeout(open, delay);

@@ -53,6 +53,7 @@
 pub mod access;
 mod cage;
 pub mod compress;
+pub mod delta;
 pub mod early;
 mod error;
 mod extract;
@@ -69,6 +70,7 @@ mod rulebooks;
 mod self_limits;
 mod session;
 mod staff;
+pub mod table_push;
 mod tables;
 mod tournament_play;
 mod tournaments;
@@ -127,6 +129,9 @@ pub struct Server {
     /// The sockets' wake-ups, per table, player and tournament
     /// (`publish/wakes.rs`).
     pub wakes: crate::publish::Wakes,
+    /// The tables' messages shared among the sockets of viewers signed in as
+    /// no one (`table_push.rs`).
+    pub casts: table_push::Casts,
     /// The database file (recall and verify read it on their own connections).
     pub db: crate::store::Db,
     /// The anchor file (verify reads it).

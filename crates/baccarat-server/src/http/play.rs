@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::extract::{token_of, Auth, Body, Id};
+use super::table_push::Sending;
 use super::{call, limited, reply_json, reply_now, require, table_exists, ApiError, AppState};
 use crate::auth::{Role, Session};
 use crate::casino::{Request, MAX_SLIP};
@@ -229,7 +230,9 @@ pub(super) async fn history(State(s): State<AppState>, Auth(sess, _): Auth) -> R
 /// The table's WebSocket. A viewer is known by the session cookie sent with
 /// the upgrade (from a page of the server's own origin only: `origin.rs`),
 /// or by a first message `{"token": …}` (API clients); a token in the URL is
-/// refused, since URLs end up in logs and history.
+/// refused, since URLs end up in logs and history. `?deltas=1` asks for
+/// numbered frames, the whole message once and then deltas
+/// (`table_push.rs`); without it, whole messages as before.
 pub(super) async fn ws(
     State(s): State<AppState>,
     Id(id): Id,
@@ -237,7 +240,8 @@ pub(super) async fn ws(
     uri: axum::http::Uri,
     up: Result<WebSocketUpgrade, axum::extract::ws::rejection::WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
-    if uri.query().is_some_and(|q| q.split('&').any(|kv| kv.starts_with("token="))) {
+    let query: Vec<&str> = uri.query().map(|q| q.split('&').collect()).unwrap_or_default();
+    if query.iter().any(|kv| kv.starts_with("token=")) {
         return Err(ApiError::bad(
             "token: never in the URL; the session cookie signs the socket in, or send {\"token\": …} as the first message",
         ));
@@ -254,13 +258,25 @@ pub(super) async fn ws(
     let up = up.map_err(|r| {
         ApiError::new(r.status(), "upgrade", format!("a WebSocket upgrade is needed: {}", r.body_text()))
     })?;
-    Ok(upgrade(up, s, id, viewer))
+    let deltas = match query.iter().find_map(|kv| kv.strip_prefix("deltas=")) {
+        None | Some("0") => false,
+        Some("1") => true,
+        Some(other) => {
+            return Err(ApiError::bad(format!("deltas: 1 (numbered deltas) or 0 (whole messages), not {other:?}")))
+        }
+    };
+    Ok(upgrade(up, s, id, viewer, deltas))
 }
 
-fn upgrade(up: WebSocketUpgrade, s: AppState, id: u32, viewer: Option<(Session, String)>) -> Response {
-    up.on_upgrade(move |sock| async move {
+/// A client sends a table's socket a token or `{"resync": true}` at most:
+/// its read buffer is kept small (the default, 128 KiB a socket, would be
+/// reserved ten thousand times at a watched table).
+const READ_BUFFER: usize = 4 * 1024;
+
+fn upgrade(up: WebSocketUpgrade, s: AppState, id: u32, viewer: Option<(Session, String)>, deltas: bool) -> Response {
+    up.read_buffer_size(READ_BUFFER).on_upgrade(move |sock| async move {
         let _counted = super::metered::Socket::open();
-        s.clone().until_ended(push(sock, s, id, viewer)).await
+        s.clone().until_ended(push(sock, s, id, viewer, deltas)).await
     })
 }
 
@@ -316,10 +332,12 @@ const PIT_PACED_ABOVE: usize = 1_000;
 
 /// Push the viewer's message after every durable batch that changed what
 /// they see: the table, or their own wallet (`publish/wakes.rs`). Coalesced:
-/// a slow client skips to the latest state rather than queueing every change.
-async fn push(mut sock: WebSocket, s: AppState, id: u32, mut viewer: Option<(Session, String)>) {
-    let mut woken = s.wakes.table(id, player_of(viewer.as_ref().map(|v| &v.0)));
-    let mut last = String::new();
+/// a slow client skips to the latest state rather than queueing every change
+/// (with deltas, it is sent the deltas it missed or the whole message:
+/// `table_push.rs`).
+async fn push(mut sock: WebSocket, s: AppState, id: u32, mut viewer: Option<(Session, String)>, deltas: bool) {
+    let mut woken = wake_for(&s, id, viewer.as_ref().map(|v| &v.0));
+    let mut sending = Sending::new(deltas, viewer.is_some());
     // A staff viewer's messages carry the coup's every wager (the pit's
     // data): at a coup of thousands they are paced like the console's old
     // fetches, at most four a second; smaller ones go at once.
@@ -334,23 +352,14 @@ async fn push(mut sock: WebSocket, s: AppState, id: u32, mut viewer: Option<(Ses
                 return;
             }
         }
-        let mut value = message(&s, id, viewer.as_ref().map(|v| &v.0));
-        // The clock moves every time; send only when the rest changed.
-        let now = value.as_object_mut().and_then(|m| m.remove("now_ms"));
-        let body = value.to_string();
-        if let (Some(m), Some(now)) = (value.as_object_mut(), now) {
-            m.insert("now_ms".into(), now);
-        }
-        let msg = value.to_string();
-        if body != last {
-            if sock.send(Message::Text(msg.into())).await.is_err() {
+        let frames = sending.next(&s, id, viewer.as_ref().map(|v| &v.0), &mut woken);
+        for f in &frames {
+            if sock.send(Message::Text(f.clone())).await.is_err() {
                 return;
             }
-            last = body;
-            let wagers = value["pit"]["coup"]["wagers"].as_array().map_or(0, Vec::len);
-            if wagers > PIT_PACED_ABOVE {
-                next_at = Some(tokio::time::Instant::now() + std::time::Duration::from_millis(250));
-            }
+        }
+        if !frames.is_empty() && sending.pit_wagers() > PIT_PACED_ABOVE {
+            next_at = Some(tokio::time::Instant::now() + std::time::Duration::from_millis(250));
         }
         tokio::select! {
             alive = woken.changed() => if !alive {
@@ -358,49 +367,70 @@ async fn push(mut sock: WebSocket, s: AppState, id: u32, mut viewer: Option<(Ses
             },
             m = sock.recv() => match m {
                 Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
-                Some(Ok(Message::Text(text))) => {
-                    let still_open = sign_in(&mut sock, &s, &text, &mut viewer, &mut last).await;
-                    if !still_open {
-                        return;
+                Some(Ok(Message::Text(text))) => match read_text(&mut sock, &s, &text, &mut viewer).await {
+                    Read::Gone => return,
+                    Read::Resync => sending.resync(),
+                    Read::Refused => {}
+                    Read::Signed => {
+                        // Its own messages from now on, the next one whole.
+                        sending = Sending::new(deltas, true);
+                        woken = wake_for(&s, id, viewer.as_ref().map(|v| &v.0));
                     }
-                    woken.follow(&s.wakes, player_of(viewer.as_ref().map(|v| &v.0)));
-                }
+                },
                 _ => {}
             },
         }
     }
 }
 
-/// A text message on a table's socket: a first message signs the socket in
-/// (API clients) with `{"token": …}`, and its next message is sent whole
-/// (`last` cleared); anything else is answered with a refusal. `false`: the
-/// socket is gone.
-async fn sign_in(
-    sock: &mut WebSocket,
-    s: &AppState,
-    text: &str,
-    viewer: &mut Option<(Session, String)>,
-    last: &mut String,
-) -> bool {
-    #[derive(Deserialize)]
-    struct SignIn {
-        token: String,
+/// What wakes a viewer's socket: the table's public view alone for no one
+/// (a wager changes nothing they see), else the table's every change and
+/// a player's own wallet (`publish/wakes.rs`).
+fn wake_for(s: &AppState, id: u32, viewer: Option<&Session>) -> crate::publish::TableWake {
+    match viewer {
+        None => s.wakes.table_view(id),
+        Some(v) => s.wakes.table(id, player_of(Some(v))),
     }
-    match serde_json::from_str::<SignIn>(text).map(|m| m.token) {
-        Ok(t) => match s.users.watching(&t) {
+}
+
+/// What a client's text message on a table's socket came to.
+enum Read {
+    /// Signed in (or as someone else): its next message goes whole.
+    Signed,
+    /// `{"resync": true}`: the whole message next.
+    Resync,
+    /// Refused, and told why.
+    Refused,
+    /// The socket is gone.
+    Gone,
+}
+
+/// A text message on a table's socket: `{"token": …}` signs the socket in
+/// (API clients), and its next message is sent whole; `{"resync": true}`
+/// asks for the whole message (a client that saw a gap in the deltas'
+/// numbers); anything else is answered with a refusal.
+async fn read_text(sock: &mut WebSocket, s: &AppState, text: &str, viewer: &mut Option<(Session, String)>) -> Read {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Asked {
+        SignIn { token: String },
+        Resync { resync: bool },
+    }
+    let refusal = match serde_json::from_str::<Asked>(text) {
+        Ok(Asked::Resync { resync: true }) => return Read::Resync,
+        Ok(Asked::SignIn { token }) => match s.users.watching(&token) {
             Ok(sess) => {
-                *viewer = Some((sess, t));
-                last.clear();
-                true
+                *viewer = Some((sess, token));
+                return Read::Signed;
             }
-            Err(e) => {
-                let refusal = ApiError::unauthorized(e.to_string()).body().to_string();
-                sock.send(Message::Text(refusal.into())).await.is_ok()
-            }
+            Err(e) => ApiError::unauthorized(e.to_string()),
         },
-        Err(_) => {
-            let refusal = ApiError::bad("send {\"token\": …} to sign in; nothing else is read").body().to_string();
-            sock.send(Message::Text(refusal.into())).await.is_ok()
-        }
+        _ => ApiError::bad(
+            "send {\"token\": …} to sign in, or {\"resync\": true} for the whole message; nothing else is read",
+        ),
+    };
+    match sock.send(Message::Text(refusal.body().to_string().into())).await {
+        Ok(()) => Read::Refused,
+        Err(_) => Read::Gone,
     }
 }

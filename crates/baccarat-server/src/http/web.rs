@@ -13,13 +13,14 @@ use axum::response::{IntoResponse, Response};
 use super::AppState;
 
 /// The embedded files: name, content type, content.
-pub const FILES: [(&str, &str, &str); 33] = [
+pub const FILES: [(&str, &str, &str); 34] = [
     ("index.html", "text/html; charset=utf-8", include_str!("../../web/index.html")),
     ("pit.html", "text/html; charset=utf-8", include_str!("../../web/pit.html")),
     ("style.css", "text/css; charset=utf-8", include_str!("../../web/style.css")),
     ("common.js", "text/javascript; charset=utf-8", include_str!("../../web/common.js")),
     ("table.js", "text/javascript; charset=utf-8", include_str!("../../web/table.js")),
     ("felt-net.js", "text/javascript; charset=utf-8", include_str!("../../web/felt-net.js")),
+    ("delta.js", "text/javascript; charset=utf-8", include_str!("../../web/delta.js")),
     ("pit.js", "text/javascript; charset=utf-8", include_str!("../../web/pit.js")),
     ("pit-base.js", "text/javascript; charset=utf-8", include_str!("../../web/pit-base.js")),
     ("pit-words.js", "text/javascript; charset=utf-8", include_str!("../../web/pit-words.js")),

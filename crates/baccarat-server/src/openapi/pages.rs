@@ -9,7 +9,7 @@ use super::*;
 pub(super) fn operations() -> Vec<Operation> {
     let asset = Op::new(
         "A file of the pages: index.html, pit.html, tournament.html, leaderboard.html, fair.html, help.html, \
-         style.css, common.js, table.js (with felt-net.js), pit.js (with pit-base.js, pit-words.js, pit-cards.js, pit-dialogs.js and \
+         style.css, common.js (with delta.js), table.js (with felt-net.js), pit.js (with pit-base.js, pit-words.js, pit-cards.js, pit-dialogs.js and \
          pit-recall.js), tournament.js, leaderboard.js, fair.js, help.js, sound.js, limits.js, \
          i18n.js, the pages' message catalogue messages.json, and the back office's admin.js (with admin-base.js, \
          admin-people.js, admin-tables.js, admin-table-form.js, admin-cage.js and admin-books.js) and admin.css",

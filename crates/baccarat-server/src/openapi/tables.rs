@@ -129,9 +129,18 @@ pub(super) fn operations() -> Vec<Operation> {
              (`now_ms`) and how long a player may squeeze a hand out with them at an RNG table (`squeeze_ms`) \
              before the dealer exposes it. A dealer's, supervisor's or admin's message also carries `pit` (as \
              GET …/pit without the table and the rulebook's quotes: the coup's wagers and approvals, the \
-             notices, the shoes), so the pit console polls nothing.",
+             notices, the shoes), so the pit console polls nothing. With `?deltas=1` (the pages' choice) each \
+             frame is numbered: `{seq, committed_ms, full}` with the whole message, first and whenever a delta \
+             would not be smaller or the client sends {\"resync\": true}, else `{seq, committed_ms, delta}`, a \
+             merge patch of the last message (`null` sets a member to null; `{\"$tail\": [k, items]}` keeps an \
+             array's first k items and appends the items): docs/api.md, `Table WebSocket`.",
     ))
-    .err(400, "a token in the URL (`bad_request`), or not a WebSocket upgrade (`upgrade`)")
+    .param(json!({
+        "name": "deltas", "in": "query", "required": false,
+        "schema": { "type": "string", "enum": ["0", "1"] },
+        "description": "1: numbered frames, the whole message once and then deltas; 0 or absent: whole messages"
+    }))
+    .err(400, "a token in the URL (`bad_request`), a `deltas` other than 0 or 1 (`bad_request`), or not a WebSocket upgrade (`upgrade`)")
     .err(401, "the cookie's session has ended (`unauthorized`)")
     .err(
         403,

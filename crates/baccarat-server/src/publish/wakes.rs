@@ -19,6 +19,12 @@
 //! - A **tournament's socket** is woken by a batch that recorded an event
 //!   of that tournament (its public summary and play are folded from those
 //!   alone).
+//! - A **socket signed in as no one** ([`Wakes::table_view`]) shows the
+//!   table's public view and coup alone: it is woken only by a batch that
+//!   changed that view (the publisher compares the view before and after,
+//!   for watched tables only), not by every wager recorded at the table: at
+//!   a table watched by thousands and bet on by some, a wager wakes its
+//!   player's sockets, not the thousands.
 //! - A **new table** (the set of tables changed: every view is rebuilt)
 //!   wakes every socket.
 //!
@@ -33,6 +39,14 @@
 //! missed several wake-ups sees one, then reads the read models, which are
 //! already at the latest batch. (The old broadcast's `Lagged` was the same
 //! thing, handled by hand.)
+//!
+//! **What a wake-up carries** ([`Woken`]): the count of batches published
+//! with it, and when it was published (the server's injected clock, ms): a
+//! socket's message says when the change it shows was committed, so that a
+//! client on the same machine can time the push (`loadgen --viewers`). A
+//! channel made after some batches starts at the latest, so that a count
+//! read from it never names a state older than the views (the table
+//! sockets' shared messages rely on it: `http/table_push.rs`).
 //!
 //! **Channels live while watched.** A channel is made when the first socket
 //! watching its table, player or tournament subscribes (after the upgrade
@@ -55,51 +69,66 @@ pub struct Touched {
     pub all: bool,
     /// Tables whose view changed, or that recorded events (the coup feed).
     pub tables: Vec<u32>,
+    /// Tables whose public view changed, among those watched by sockets
+    /// signed in as no one (a wager changes no one's message but its
+    /// player's: their sockets are not woken by it).
+    pub views: Vec<u32>,
     /// Players whose wallet or tokens changed.
     pub players: Vec<PlayerId>,
     /// Tournaments whose records the batch carries.
     pub tournaments: Vec<u32>,
 }
 
+/// One wake-up: the count of batches published with it, and when (ms since
+/// the epoch, by the server's clock).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Woken {
+    pub version: u64,
+    pub at_ms: u64,
+}
+
 /// The channels of one kind of thing watched, by its id: each carries the
-/// count of batches published when it was last woken.
-struct Channels<K>(Mutex<HashMap<K, watch::Sender<u64>>>);
+/// wake-up it last had; beside them the latest wake-up of any, which a new
+/// channel starts at (under the same lock, so none misses a batch).
+struct Channels<K>(Mutex<(HashMap<K, watch::Sender<Woken>>, Woken)>);
 
 impl<K> Default for Channels<K> {
     fn default() -> Channels<K> {
-        Channels(Mutex::new(HashMap::new()))
+        Channels(Mutex::new((HashMap::new(), Woken::default())))
     }
 }
 
 impl<K: Copy + Eq + Hash> Channels<K> {
     /// A receiver that sees the next wake-up of `k` (not any before it).
-    fn subscribe(&self, k: K) -> watch::Receiver<u64> {
-        let mut m = self.0.lock().expect("wakes lock");
-        m.entry(k).or_insert_with(|| watch::Sender::new(0)).subscribe()
+    fn subscribe(&self, k: K) -> watch::Receiver<Woken> {
+        let (m, latest) = &mut *self.0.lock().expect("wakes lock");
+        m.entry(k).or_insert_with(|| watch::Sender::new(*latest)).subscribe()
     }
 
     /// Wake the watchers of `keys`; a channel no one watches any more is
     /// dropped instead.
-    fn wake(&self, keys: impl IntoIterator<Item = K>, version: u64) {
-        let mut m = self.0.lock().expect("wakes lock");
+    fn wake(&self, keys: impl IntoIterator<Item = K>, woken: Woken) {
+        let (m, latest) = &mut *self.0.lock().expect("wakes lock");
+        *latest = woken;
         for k in keys {
             if let Entry::Occupied(e) = m.entry(k) {
                 if e.get().receiver_count() == 0 {
                     e.remove();
                 } else {
-                    e.get().send_replace(version);
+                    e.get().send_replace(woken);
                 }
             }
         }
     }
 
     /// Wake every watcher (a new table); drop the channels no one watches.
-    fn wake_every(&self, version: u64) {
-        let mut m = self.0.lock().expect("wakes lock");
+    fn wake_every(&self, woken: Woken) {
+        let (m, latest) = &mut *self.0.lock().expect("wakes lock");
+        *latest = woken;
         m.retain(|_, tx| {
             let watched = tx.receiver_count() > 0;
             if watched {
-                tx.send_replace(version);
+                tx.send_replace(woken);
             }
             watched
         });
@@ -107,13 +136,15 @@ impl<K: Copy + Eq + Hash> Channels<K> {
 
     #[cfg(test)]
     fn len(&self) -> usize {
-        self.0.lock().unwrap().len()
+        self.0.lock().unwrap().0.len()
     }
 }
 
 #[derive(Default)]
 struct Inner {
     tables: Channels<u32>,
+    /// The public views alone: what a socket signed in as no one shows.
+    views: Channels<u32>,
     players: Channels<PlayerId>,
     tournaments: Channels<u32>,
 }
@@ -133,31 +164,45 @@ impl Wakes {
         w
     }
 
+    /// What a socket signed in as no one waits on: its table's public view
+    /// (`Touched::views`), not every wager recorded there.
+    pub fn table_view(&self, table: u32) -> TableWake {
+        TableWake { table: self.0.views.subscribe(table), player: None }
+    }
+
+    /// Whether any socket signed in as no one watches `table`'s view (the
+    /// publisher compares its views only then).
+    pub fn view_watched(&self, table: u32) -> bool {
+        self.0.views.0.lock().expect("wakes lock").0.get(&table).is_some_and(|tx| tx.receiver_count() > 0)
+    }
+
     /// What a tournament's socket waits on.
-    pub fn tournament(&self, tournament: u32) -> watch::Receiver<u64> {
+    pub fn tournament(&self, tournament: u32) -> watch::Receiver<Woken> {
         self.0.tournaments.subscribe(tournament)
     }
 
-    /// Wake the sockets a batch concerns, `version` being the count of
-    /// batches published with it.
-    pub fn wake(&self, t: &Touched, version: u64) {
+    /// Wake the sockets a batch concerns with `woken`: the count of batches
+    /// published with it, and when.
+    pub fn wake(&self, t: &Touched, woken: Woken) {
         if t.all {
-            self.0.tables.wake_every(version);
-            self.0.players.wake_every(version);
-            self.0.tournaments.wake_every(version);
+            self.0.tables.wake_every(woken);
+            self.0.views.wake_every(woken);
+            self.0.players.wake_every(woken);
+            self.0.tournaments.wake_every(woken);
             return;
         }
-        self.0.tables.wake(t.tables.iter().copied(), version);
-        self.0.players.wake(t.players.iter().copied(), version);
-        self.0.tournaments.wake(t.tournaments.iter().copied(), version);
+        self.0.tables.wake(t.tables.iter().copied(), woken);
+        self.0.views.wake(t.views.iter().copied(), woken);
+        self.0.players.wake(t.players.iter().copied(), woken);
+        self.0.tournaments.wake(t.tournaments.iter().copied(), woken);
     }
 }
 
 /// A table's socket's wake-ups: its table's, and its player's once the
 /// socket is a player's (it may sign in after it opened).
 pub struct TableWake {
-    table: watch::Receiver<u64>,
-    player: Option<watch::Receiver<u64>>,
+    table: watch::Receiver<Woken>,
+    player: Option<watch::Receiver<Woken>>,
 }
 
 impl TableWake {
@@ -180,6 +225,15 @@ impl TableWake {
         }
     }
 
+    /// The table's latest wake-up, taken (the count its state is at least
+    /// as new as), and the latest commit time of the table's and the
+    /// player's wake-ups (what the message shows).
+    pub fn seen(&mut self) -> (Woken, u64) {
+        let table = *self.table.borrow_and_update();
+        let player = self.player.as_mut().map_or(0, |p| p.borrow_and_update().at_ms);
+        (table, table.at_ms.max(player))
+    }
+
     /// Whether a wake-up is waiting (the tests' look, without waiting).
     #[cfg(test)]
     pub(super) fn woken(&self) -> bool {
@@ -192,6 +246,11 @@ impl TableWake {
 mod tests {
     use super::*;
 
+    /// Batch `v`, published at `v` seconds.
+    fn at(v: u64) -> Woken {
+        Woken { version: v, at_ms: v * 1000 }
+    }
+
     fn tables(ids: &[u32]) -> Touched {
         Touched { tables: ids.to_vec(), ..Touched::default() }
     }
@@ -200,16 +259,30 @@ mod tests {
     fn a_table_wakes_its_own_watchers_only() {
         let w = Wakes::default();
         let (one, two) = (w.table(1, None), w.table(2, None));
-        w.wake(&tables(&[1]), 1);
+        w.wake(&tables(&[1]), at(1));
         assert!(one.woken());
         assert!(!two.woken());
+    }
+
+    #[test]
+    fn a_public_views_watchers_are_woken_by_its_changes_only() {
+        let w = Wakes::default();
+        let (anyone, player) = (w.table_view(1), w.table(1, Some(PlayerId(7))));
+        assert!(w.view_watched(1) && !w.view_watched(2));
+        // A wager: the table's events, not its view.
+        w.wake(&tables(&[1]), at(1));
+        assert!(!anyone.woken() && player.woken());
+        w.wake(&Touched { tables: vec![1], views: vec![1], ..Touched::default() }, at(2));
+        assert!(anyone.woken());
+        drop(anyone);
+        assert!(!w.view_watched(1), "no one watches it any more");
     }
 
     #[test]
     fn a_players_change_wakes_their_sockets_at_any_table() {
         let w = Wakes::default();
         let (mine, theirs) = (w.table(2, Some(PlayerId(7))), w.table(2, Some(PlayerId(8))));
-        w.wake(&Touched { players: vec![PlayerId(7)], ..Touched::default() }, 1);
+        w.wake(&Touched { players: vec![PlayerId(7)], ..Touched::default() }, at(1));
         assert!(mine.woken());
         assert!(!theirs.woken());
     }
@@ -218,7 +291,7 @@ mod tests {
     fn a_new_table_wakes_everyone() {
         let w = Wakes::default();
         let (one, mine, cup) = (w.table(1, None), w.table(2, Some(PlayerId(7))), w.tournament(3));
-        w.wake(&Touched { all: true, ..Touched::default() }, 1);
+        w.wake(&Touched { all: true, ..Touched::default() }, at(1));
         assert!(one.woken() && mine.woken());
         assert!(cup.has_changed().unwrap());
     }
@@ -230,10 +303,10 @@ mod tests {
         let w = Wakes::default();
         let mut cup = w.tournament(3);
         for v in 1..=5 {
-            w.wake(&Touched { tournaments: vec![3], ..Touched::default() }, v);
+            w.wake(&Touched { tournaments: vec![3], ..Touched::default() }, at(v));
         }
         cup.changed().await.unwrap();
-        assert_eq!(*cup.borrow_and_update(), 5);
+        assert_eq!(*cup.borrow_and_update(), at(5));
         assert!(!cup.has_changed().unwrap());
     }
 
@@ -244,10 +317,12 @@ mod tests {
         let w = Wakes::default();
         drop(w.table(1, None));
         assert_eq!(w.0.tables.len(), 1);
-        w.wake(&tables(&[1]), 1);
+        w.wake(&tables(&[1]), at(1));
         assert_eq!(w.0.tables.len(), 0);
-        let again = w.table(1, None);
-        w.wake(&tables(&[1]), 2);
+        let mut again = w.table(1, None);
+        assert_eq!(again.seen(), (at(1), 1000), "a new channel starts at the latest batch");
+        w.wake(&tables(&[1]), at(2));
         assert!(again.woken());
+        assert_eq!(again.seen(), (at(2), 2000));
     }
 }

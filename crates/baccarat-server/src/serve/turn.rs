@@ -306,7 +306,7 @@ fn start_writer(
     }
     // The key a clean stop's checkpoint is signed with: the anchors' own.
     let stop = StopCheckpoint { key: Arc::new(key), anchors: cfg.anchor_paths().0 };
-    let mut publisher = Publisher::new(anchoring.clone(), read.clone(), checkpointer, stop);
+    let mut publisher = Publisher::new(anchoring.clone(), read.clone(), checkpointer, stop, cfg.clock.clone());
     let (writer, _handle) = Writer::start(
         casino,
         store,
@@ -337,6 +337,7 @@ fn app_state(
         users,
         views,
         wakes,
+        casts: Default::default(),
         db: cfg.database(),
         anchor_file: cfg.anchor_paths().0,
         anchor_public,

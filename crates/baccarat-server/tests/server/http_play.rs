@@ -459,3 +459,118 @@ async fn the_pits_data_is_pushed_to_staff_only() {
         }
     }
 }
+
+/// A table socket with deltas (`?deltas=1`), followed as a page follows it:
+/// the whole message, then each delta applied in turn.
+struct Follow {
+    seq: u64,
+    msg: Value,
+    frames: Vec<Value>,
+}
+
+impl Follow {
+    /// Take one frame; a delta must follow the last message's number.
+    fn take(&mut self, text: &str) {
+        let f: Value = serde_json::from_str(text).unwrap();
+        let seq = f["seq"].as_u64().unwrap_or_else(|| panic!("a numbered frame: {f}"));
+        assert!(f["committed_ms"].as_u64().is_some(), "{f}");
+        if f["full"].is_object() {
+            self.msg = f["full"].clone();
+        } else {
+            assert_eq!(seq, self.seq + 1, "a delta in turn: {f}");
+            baccarat_server::http::delta::apply(&mut self.msg, &f["delta"]);
+        }
+        self.seq = seq;
+        self.frames.push(f);
+    }
+}
+
+/// Read a socket's next text frame (30 s at most).
+async fn text<S>(ws: &mut S) -> String
+where
+    S: futures_util::Stream<
+            Item = Result<tokio_tungstenite::tungstenite::Message, tokio_tungstenite::tungstenite::Error>,
+        > + Unpin,
+{
+    loop {
+        let m = tokio::time::timeout(Duration::from_secs(30), ws.next()).await.expect("a frame in 30 s");
+        if let tokio_tungstenite::tungstenite::Message::Text(t) = m.unwrap().unwrap() {
+            return t.as_str().to_string();
+        }
+    }
+}
+
+/// Follow a delta socket through two coups begun, then ask for the whole
+/// message and check that the one rebuilt from the deltas is it, exactly.
+async fn follow_two_coups<S>(ws: &mut S) -> Follow
+where
+    S: futures_util::Stream<
+            Item = Result<tokio_tungstenite::tungstenite::Message, tokio_tungstenite::tungstenite::Error>,
+        > + futures_util::Sink<tokio_tungstenite::tungstenite::Message>
+        + Unpin,
+    <S as futures_util::Sink<tokio_tungstenite::tungstenite::Message>>::Error: std::fmt::Debug,
+{
+    use futures_util::SinkExt;
+    let mut f = Follow { seq: 0, msg: Value::Null, frames: Vec::new() };
+    f.take(&text(ws).await);
+    assert!(f.frames[0]["full"].is_object(), "the whole message first: {}", f.frames[0]);
+    let coup = |f: &Follow| f.msg["table"]["coup"].as_u64().unwrap();
+    let first = coup(&f);
+    while coup(&f) < first + 2 {
+        f.take(&text(ws).await);
+    }
+    ws.send(tokio_tungstenite::tungstenite::Message::Text(json!({"resync": true}).to_string().into())).await.unwrap();
+    loop {
+        let t = text(ws).await;
+        let v: Value = serde_json::from_str(&t).unwrap();
+        if v["full"].is_object() {
+            assert_eq!(v["seq"].as_u64(), Some(f.seq), "the whole message of the last number");
+            assert_eq!(v["full"], f.msg, "the message rebuilt from the deltas is the whole one, exactly");
+            return f;
+        }
+        f.take(&t);
+    }
+}
+
+/// Issue 49 §9: with `?deltas=1` a socket sends the table's state once and
+/// then what changed. Signed in as no one (the table's shared message) or as
+/// a player (their own), every delta applied to the last message gives the
+/// next exactly, a coup's deltas are smaller than its whole messages, and a
+/// socket without the query still gets whole messages.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ws_deltas_rebuild_every_message_exactly() {
+    let app = spawn_app().await;
+    let p = app.login("player1", "demo").await;
+    let url = format!("{}/api/tables/1/ws", app.base.replace("http", "ws"));
+    let (mut anyone, _) = tokio_tungstenite::connect_async(format!("{url}?deltas=1")).await.unwrap();
+    let (mut mine, _) =
+        tokio_tungstenite::connect_async(super::common::ws_request(&format!("{url}?deltas=1"), &p)).await.unwrap();
+    let (mut plain, _) = tokio_tungstenite::connect_async(url.clone()).await.unwrap();
+    let a = follow_two_coups(&mut anyone).await;
+    assert!(a.msg["balance"].is_null() && a.msg["mine"].is_null(), "no one's: {}", a.msg);
+    let m = follow_two_coups(&mut mine).await;
+    assert!(m.msg["balance"].is_i64(), "the player's own: {}", m.msg);
+    for f in [&a, &m] {
+        let whole = f.frames[0].to_string().len();
+        let deltas: Vec<usize> =
+            f.frames.iter().filter(|v| v["delta"].is_object()).map(|v| v.to_string().len()).collect();
+        assert!(!deltas.is_empty(), "deltas were sent");
+        assert!(
+            deltas.iter().all(|&d| d < whole),
+            "each delta is smaller than the whole message ({whole}): {deltas:?}"
+        );
+    }
+    let first = text(&mut plain).await;
+    let v: Value = serde_json::from_str(&first).unwrap();
+    assert!(v["table"].is_object() && v.get("seq").is_none(), "whole messages without the query: {v}");
+    // The query is checked, naming the field.
+    let r = tokio_tungstenite::connect_async(format!("{url}?deltas=yes")).await;
+    match r {
+        Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => {
+            assert_eq!(resp.status(), 400);
+            let body = String::from_utf8_lossy(resp.body().as_deref().unwrap_or_default()).to_string();
+            assert!(body.contains("deltas"), "{body}");
+        }
+        other => panic!("?deltas=yes refused: {other:?}"),
+    }
+}

@@ -43,6 +43,12 @@
 //!   after a warm-up of 150 s (past the two minutes of idempotency keys the
 //!   server holds in memory). `--server-pid` samples it in any run.
 //!
+//! * **`--viewers N`** opens N sockets watching the first load table, signed
+//!   in as no one, as its page does (the whole message once, then deltas),
+//!   and reports the push's latency from commit to receipt, the bytes a
+//!   viewer receives per coup, and the server's memory (with
+//!   `--server-pid`): [`viewers`] says how each is measured.
+//!
 //! A module a job: [`setup`] makes the tables and players, [`wagers`] holds the
 //! load workers, [`probe`] the probe, [`coups`](mod@coups) counts the wagers per coup,
 //! [`stats`] and [`hist`] keep the counts and latencies, [`rss`] samples the
@@ -57,6 +63,7 @@ mod report;
 mod rss;
 mod setup;
 mod stats;
+mod viewers;
 mod wagers;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -130,6 +137,11 @@ pub struct Args {
     /// the last.
     #[arg(long)]
     partitions: bool,
+    /// Open this many sockets (1 to 20000) watching the first load table, and
+    /// report the push's latency, bytes per viewer per coup and (with
+    /// --server-pid) the server's memory; the open-file limit is raised to fit.
+    #[arg(long, value_name = "N")]
+    viewers: Option<u32>,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -172,6 +184,12 @@ pub fn run(a: Args) -> Result<()> {
     if let Some(pid) = a.server_pid {
         rss_mb(pid).with_context(|| format!("--server-pid {pid}: cannot read the RSS of process {pid}"))?;
     }
+    if let Some(n) = a.viewers {
+        if !(1..=viewers::MAX_VIEWERS).contains(&n) {
+            bail!("--viewers: 1 to {} sockets, not {n}", viewers::MAX_VIEWERS);
+        }
+        viewers::raise_fd_limit(n)?;
+    }
     let rt = tokio::runtime::Runtime::new().context("async runtime")?;
     rt.block_on(drive(a))
 }
@@ -195,6 +213,8 @@ async fn drive(a: Args) -> Result<()> {
     let set_up = if a.partitions { urls.clone() } else { vec![url.clone()] };
     let (s, groups) = set_up_all(&a, &c, &set_up).await?;
     let setup::Setup { admin, run_id, tables, players, probe_table, probe } = s;
+    // The viewers count from here, once every socket has its first message.
+    let watching = viewers::start(a.viewers, &url, tables[0].0).await?;
     let coups_before = sum_coups(&c, &set_up).await?;
     let shared = Arc::new(Shared::new(tables.len()));
     let players: Arc<Vec<Player>> = Arc::new(players);
@@ -221,6 +241,7 @@ async fn drive(a: Args) -> Result<()> {
         }
     }
     let secs = start.elapsed().as_secs_f64();
+    let viewers = viewers::finish(watching, a.server_pid).await?;
     let probe_stats = match probe_task {
         Some(p) => Some(p.await.context("the probe")?),
         None => None,
@@ -248,6 +269,7 @@ async fn drive(a: Args) -> Result<()> {
         coups_after,
         coup_counts: &coup_counts,
         rss_samples: rss_samples.as_deref(),
+        viewers: viewers.as_ref(),
         ledger: &ledger,
     };
     write_report(&a, m, ok)

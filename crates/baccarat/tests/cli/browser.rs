@@ -199,6 +199,28 @@ fn felt_net_words() {
     );
 }
 
+/// The table socket's deltas as the pages follow them (`web/delta.js`),
+/// checked by node alone: objects merge, `null` is a value, a road's tail is
+/// appended, a gap in the numbers asks for the whole message again, and a
+/// `__proto__` key is data (the server's side: `http/delta.rs`).
+#[test]
+fn delta_js() {
+    let script = workspace().join("browser/unit/delta.mjs");
+    let out = Command::new("node")
+        .arg(&script)
+        .current_dir(workspace())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run node (is Node.js installed?): {e}"));
+    assert!(
+        out.status.success(),
+        "{} failed ({}):\n{}{}",
+        script.display(),
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// A player joins table 1, bets through the page, sees the cards and the result,
 /// and the balance moves by exactly the settled amounts (checked against the
 /// cards and the pay tables); screenshots at 1280×800 and 390×844.

@@ -287,6 +287,57 @@ fn loadgen_times_every_request_and_a_probe_at_a_quiet_table() {
     }
 }
 
+/// `loadgen --viewers`: sockets watching one load table while it deals,
+/// reported as the push's latency, bytes per viewer per coup, and the
+/// server's memory; the sentinel rebuilt the messages from the deltas
+/// exactly. Only that the figures are there and hang together: no timing.
+#[test]
+fn loadgen_viewers_watch_one_table_and_report_the_push() {
+    let dir = TempDir::new(&format!("baccarat-viewers-{}", std::process::id()));
+    let db = dir.join("casino.db");
+    let (server, url, password) = crate::common::start(&db, &["--deal-ms", "0", "--result-ms", "0"]);
+    let password = password.expect("first run prints it");
+    let pid = server_pid(&db).expect("the server's pid").to_string();
+    let args = ["--tables", "1", "--players-per-table", "2", "--concurrency", "2", "--probe", "false"];
+    let o = Command::new(bin())
+        .args(["loadgen", "--url", &url, "--admin-password", &password, "--seconds", "4", "--json"])
+        .args(args)
+        .args(["--viewers", "50", "--server-pid", &pid])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = &r["viewers"];
+    let f = |x: &Value| x.as_f64().unwrap_or_else(|| panic!("a number: {x} in {v}"));
+    assert_eq!(v["viewers"], 50, "{v}");
+    assert!(v["table"].as_u64().is_some_and(|t| t > 0), "{v}");
+    let l = &v["push_latency_ms"];
+    assert!(f(&l["p50"]) <= f(&l["p99"]) && f(&l["p99"]) <= f(&l["max"]), "{v}");
+    assert!(f(&v["first_message_bytes"]) > 0.0, "the whole message first: {v}");
+    // Each coup begun while counting reached every viewer in frames.
+    if v["coups"].as_u64().unwrap() > 0 {
+        assert!(f(&v["bytes_per_viewer_per_coup"]) > 0.0, "{v}");
+        assert!(l["count"].as_u64().unwrap() >= 50, "every viewer timed its frames: {v}");
+    }
+    assert_eq!(v["gaps"], 0, "{v}");
+    assert_eq!(v["closed_by_server"], false, "{v}");
+    let check = v["sentinel"]["check"].as_str().unwrap();
+    assert!(!check.starts_with("DIFFERENT"), "{v}");
+    let m = &v["server_memory"];
+    assert!(f(&m["rss_mb"]) > 0.0 && f(&m["hwm_mb"]) >= f(&m["rss_mb"]), "{v}");
+    assert_eq!(r["ledger"]["ok"], true);
+    drop(server);
+    // Bounded: a count outside 1..=20000 is refused before anything is sent.
+    for n in ["0", "20001"] {
+        let o = Command::new(bin())
+            .args(["loadgen", "--url", "http://127.0.0.1:9", "--admin-password", "x", "--viewers", n])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "--viewers {n}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains("--viewers"), "--viewers {n}");
+    }
+}
+
 /// A clean stop (SIGTERM, as a service manager stops it) writes a checkpoint
 /// of everything done, streamed into the store a part at a time on the
 /// committer (`checkpoint::WriteNow`), and the next start reads it instead of

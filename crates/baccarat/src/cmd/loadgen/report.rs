@@ -26,6 +26,8 @@ pub(super) struct Measured<'a> {
     pub(super) coups_after: u64,
     pub(super) coup_counts: &'a [CoupCount],
     pub(super) rss_samples: Option<&'a [(f64, u64, f64)]>,
+    /// `--viewers`: what the watching sockets measured (`viewers.rs`).
+    pub(super) viewers: Option<&'a Value>,
     pub(super) ledger: &'a Value,
 }
 
@@ -44,6 +46,7 @@ pub(super) fn build(a: &Args, m: Measured) -> Value {
         coups_after,
         coup_counts,
         rss_samples,
+        viewers,
         ledger,
     } = m;
     let accepted = shared.accepted.load(Ordering::Relaxed);
@@ -71,6 +74,7 @@ pub(super) fn build(a: &Args, m: Measured) -> Value {
         "coups_per_second": (coups_after - coups_before) as f64 / secs,
         "soak_minutes": a.soak,
         "rss": rss_samples.map(|s| rss_json(a, s)),
+        "viewers": viewers,
         "ledger": ledger,
     })
 }
@@ -148,6 +152,33 @@ pub(super) fn print_human(r: &Value, load: &Stats, probe: Option<&Stats>, ok: bo
     }
     print_coups(r);
     print_rss(r);
+    print_viewers(r);
+}
+
+/// `--viewers`: the push's latency, the bytes per coup, the server's memory.
+fn print_viewers(r: &Value) {
+    let v = &r["viewers"];
+    if v.is_null() {
+        return;
+    }
+    let l = &v["push_latency_ms"];
+    println!(
+        "{} viewers at table {}: push p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms over {} frames; {:.2} KB per viewer per coup over {} coups; {} gaps",
+        v["viewers"],
+        v["table"],
+        num(&l["p50"]),
+        num(&l["p99"]),
+        num(&l["max"]),
+        l["count"],
+        num(&v["kb_per_viewer_per_coup"]),
+        v["coups"],
+        v["gaps"]
+    );
+    let m = &v["server_memory"];
+    if !m.is_null() {
+        println!("  server RSS {:.0} MB (high-water mark {:.0} MB)", num(&m["rss_mb"]), num(&m["hwm_mb"]));
+    }
+    println!("  sentinel: {}", v["sentinel"]["check"]);
 }
 
 /// A number of the report, 0 where it has none.

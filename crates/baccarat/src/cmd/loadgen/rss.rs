@@ -43,14 +43,20 @@ pub(super) async fn sample(
 
 /// The resident memory of process `pid` in MB (VmRSS of /proc/PID/status).
 pub(super) fn rss_mb(pid: u32) -> Result<f64> {
+    status_mb(pid, "VmRSS:")
+}
+
+/// A line of /proc/PID/status in MB: `VmRSS:` (resident now) or `VmHWM:`
+/// (the most it has been resident).
+pub(super) fn status_mb(pid: u32, key: &str) -> Result<f64> {
     let path = format!("/proc/{pid}/status");
     let text = std::fs::read_to_string(&path).with_context(|| path.clone())?;
     let kb: f64 = text
         .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .find_map(|l| l.strip_prefix(key))
         .and_then(|v| v.split_whitespace().next())
         .and_then(|v| v.parse().ok())
-        .with_context(|| format!("{path} has no VmRSS line"))?;
+        .with_context(|| format!("{path} has no {key} line"))?;
     Ok(kb / 1024.0)
 }
 

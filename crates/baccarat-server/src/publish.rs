@@ -330,7 +330,7 @@ mod tests {
             bet: Bet::Banker,
             amount: Money(5000),
             ante: Money::ZERO,
-            key: "w".into(),
+            key: "w".parse().unwrap(),
         };
         batch(&mut p, &read, &mut c, vec![wager]);
         assert!(took(&mut mine), "the player's socket sees their wager");

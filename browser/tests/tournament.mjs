@@ -215,8 +215,12 @@ await run('tournament', async ({ newPage }) => {
   }
   // Before "no more bets" was called at player 1's table, the socket never
   // carried the form: no revealed form, and player 1 acted "undisclosed".
+  // (How many messages came depends on the machine's pace, not on the
+  // server's rules: a socket's wake-ups coalesce, each message the latest
+  // state; a busy CI machine sent 3 where a quiet one sends more. What is
+  // checked is what they carried.)
   const msgs = await p2.evaluate(() => window.__msgs.slice());
-  expect(msgs.length > 3, `player 2's socket received ${msgs.length} messages`);
+  expect(msgs.length > 0, "player 2's socket received no message");
   let sawCommitment = false;
   for (const raw of msgs) {
     const m = JSON.parse(raw);

@@ -259,6 +259,12 @@ mod tests {
     }
 
     /// Whether `w` was woken, taking the wake-up (it never waits).
+    /// A wager of 50.00 on Banker at `table`'s first box, by `player`.
+    fn banker_50(table: u32, player: PlayerId) -> Request {
+        let (spot, bet, amount) = (Spot::Box(1), Bet::Banker, Money(5000));
+        Request::Wager { table, player, spot, bet, amount, ante: Money::ZERO, key: "w".parse().unwrap() }
+    }
+
     fn took(w: &mut TableWake) -> bool {
         let woken = w.woken();
         if woken {
@@ -303,15 +309,7 @@ mod tests {
         assert!(took(&mut mine), "a deposit wakes the player's socket");
         assert!(!took(&mut theirs) && !took(&mut anyone), "and no one else's at that table");
         // A wager at table 1 moves the wallet shown at table 2.
-        let wager = Request::Wager {
-            table: 1,
-            player: me,
-            spot: Spot::Box(1),
-            bet: Bet::Banker,
-            amount: Money(5000),
-            ante: Money::ZERO,
-            key: "w".parse().unwrap(),
-        };
+        let wager = banker_50(1, me);
         batch(&mut p, &read, &mut c, vec![wager]);
         assert!(took(&mut mine), "a wager at another table wakes the player's socket");
         assert!(!took(&mut theirs) && !took(&mut anyone));
@@ -323,15 +321,7 @@ mod tests {
         let (mut p, read, mut c) = two_tables(&tmp, me);
         batch(&mut p, &read, &mut c, vec![open_betting(1)]);
         let (mut anyone, mut mine) = (read.wakes.table_view(1), read.wakes.table(1, Some(me)));
-        let wager = Request::Wager {
-            table: 1,
-            player: me,
-            spot: Spot::Box(1),
-            bet: Bet::Banker,
-            amount: Money(5000),
-            ante: Money::ZERO,
-            key: "w".parse().unwrap(),
-        };
+        let wager = banker_50(1, me);
         batch(&mut p, &read, &mut c, vec![wager]);
         assert!(took(&mut mine), "the player's socket sees their wager");
         assert!(!took(&mut anyone), "a wager changes no public view");

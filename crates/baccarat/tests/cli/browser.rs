@@ -183,20 +183,7 @@ fn smoke() {
 /// 45 §5); only a coup where nothing was won or lost returns the stakes.
 #[test]
 fn felt_net_words() {
-    let script = workspace().join("browser/unit/felt-net.mjs");
-    let out = Command::new("node")
-        .arg(&script)
-        .current_dir(workspace())
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run node (is Node.js installed?): {e}"));
-    assert!(
-        out.status.success(),
-        "{} failed ({}):\n{}{}",
-        script.display(),
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    node_unit("felt-net.mjs");
 }
 
 /// The table socket's deltas as the pages follow them (`web/delta.js`),
@@ -205,20 +192,7 @@ fn felt_net_words() {
 /// `__proto__` key is data (the server's side: `http/delta.rs`).
 #[test]
 fn delta_js() {
-    let script = workspace().join("browser/unit/delta.mjs");
-    let out = Command::new("node")
-        .arg(&script)
-        .current_dir(workspace())
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run node (is Node.js installed?): {e}"));
-    assert!(
-        out.status.success(),
-        "{} failed ({}):\n{}{}",
-        script.display(),
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    node_unit("delta.mjs");
 }
 
 /// A player joins table 1, bets through the page, sees the cards and the result,
@@ -279,4 +253,23 @@ fn inspector() {
 #[test]
 fn tournament() {
     scenario("tournament", &[]);
+}
+
+/// Run a node-only unit script of `browser/unit/` and fail with its output
+/// if it fails.
+fn node_unit(name: &str) {
+    let script = workspace().join("browser/unit").join(name);
+    let out = Command::new("node")
+        .arg(&script)
+        .current_dir(workspace())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run node (is Node.js installed?): {e}"));
+    assert!(
+        out.status.success(),
+        "{} failed ({}):\n{}{}",
+        script.display(),
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

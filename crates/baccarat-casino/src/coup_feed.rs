@@ -25,6 +25,7 @@
 pub mod lines;
 
 use crate::coup_feed::lines::Lines;
+use baccarat_core::ids::TableId;
 use std::collections::{HashMap, VecDeque};
 
 use baccarat_rules::{Bet, Card, CoupSummary, Money, Outcome, Settlement};
@@ -152,31 +153,31 @@ impl CoupFeed {
 /// A settled wager in a player's history.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HistoryLine {
-    pub table: u32,
+    pub table: TableId,
     pub coup: u64,
     pub line: WagerLine,
 }
 
 #[derive(Debug, Default)]
 pub struct Feed {
-    pub coups: HashMap<u32, CoupFeed>,
+    pub coups: HashMap<TableId, CoupFeed>,
     pub history: HashMap<PlayerId, VecDeque<HistoryLine>>,
-    pub shoes: HashMap<u32, Vec<Value>>,
+    pub shoes: HashMap<TableId, Vec<Value>>,
     /// Per table: (coup, sequence number of its `betting_opened` record).
-    pub coup_starts: HashMap<u32, VecDeque<(u64, u64)>>,
-    pub notices: HashMap<u32, VecDeque<Value>>,
+    pub coup_starts: HashMap<TableId, VecDeque<(u64, u64)>>,
+    pub notices: HashMap<TableId, VecDeque<Value>>,
 }
 
 impl Feed {
     /// Fold one table's committed event (`seq`: its record's place in the chain).
     /// Every event a commit recorded, in order ([`Feed::absorb`] each).
-    pub fn absorb_all(&mut self, events: &[(u32, u64, Event)]) {
+    pub fn absorb_all(&mut self, events: &[(TableId, u64, Event)]) {
         for (table, seq, e) in events {
             self.absorb(*table, *seq, e);
         }
     }
 
-    pub fn absorb(&mut self, table: u32, seq: u64, e: &Event) {
+    pub fn absorb(&mut self, table: TableId, seq: u64, e: &Event) {
         match e {
             Event::BettingOpened { coup, .. } => self.coup_opened(table, *coup, seq),
             Event::ShoeStarted { shoe, commitment, cut, .. } => {
@@ -234,7 +235,7 @@ impl Feed {
 
     /// A new coup at `table`: its feed starts empty, and its start (`seq`)
     /// is kept among the last [`RECALL_COUPS`].
-    fn coup_opened(&mut self, table: u32, coup: u64, seq: u64) {
+    fn coup_opened(&mut self, table: TableId, coup: u64, seq: u64) {
         self.coups.insert(table, CoupFeed { coup, ..CoupFeed::default() });
         let starts = self.coup_starts.entry(table).or_default();
         starts.push_back((coup, seq));
@@ -247,7 +248,7 @@ impl Feed {
     /// history (the last [`HISTORY`]).
     fn settled(
         &mut self,
-        table: u32,
+        table: TableId,
         wager: WagerId,
         outcome: Option<&Outcome>,
         pays: &str,
@@ -272,7 +273,7 @@ impl Feed {
 
     /// An event a rule explains, as the table's notices show it (the last
     /// [`NOTICES`]), its withheld parts blanked.
-    fn notice(&mut self, table: u32, seq: u64, rule: &str, e: &Event) {
+    fn notice(&mut self, table: TableId, seq: u64, rule: &str, e: &Event) {
         let n = self.notices.entry(table).or_default();
         let mut shown = e.clone();
         crate::audit::blank(&mut shown);
@@ -326,14 +327,14 @@ impl Feed {
         f
     }
 
-    fn set(&mut self, table: u32, w: WagerId, f: impl FnOnce(&mut WagerLine)) {
+    fn set(&mut self, table: TableId, w: WagerId, f: impl FnOnce(&mut WagerLine)) {
         if let Some(l) = self.coups.get_mut(&table).and_then(|c| c.line(w)) {
             f(l);
         }
     }
 
     /// Where the last `n` coups of a table start in its chain (oldest first).
-    pub fn recall_from(&self, table: u32, n: usize) -> Option<u64> {
+    pub fn recall_from(&self, table: TableId, n: usize) -> Option<u64> {
         let s = self.coup_starts.get(&table)?;
         s.get(s.len().saturating_sub(n)).map(|&(_, seq)| seq)
     }
@@ -355,11 +356,11 @@ pub struct CoupState {
 /// The feed as a checkpoint keeps it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct FeedState {
-    pub coups: Vec<(u32, CoupState)>,
+    pub coups: Vec<(TableId, CoupState)>,
     pub history: Vec<(PlayerId, Vec<HistoryLine>)>,
-    pub shoes: Vec<(u32, Vec<Value>)>,
-    pub coup_starts: Vec<(u32, Vec<(u64, u64)>)>,
-    pub notices: Vec<(u32, Vec<Value>)>,
+    pub shoes: Vec<(TableId, Vec<Value>)>,
+    pub coup_starts: Vec<(TableId, Vec<(u64, u64)>)>,
+    pub notices: Vec<(TableId, Vec<Value>)>,
 }
 
 /// The rule an irregularity-type event cites, for the pit's prompts.
@@ -409,13 +410,17 @@ mod tests {
     #[test]
     fn a_checkpoint_shares_the_lines_and_later_changes_do_not_reach_it() {
         let mut f = Feed::default();
-        f.absorb(3, 1, &Event::BettingOpened { coup: 1, no_bet: false, first_card: None, rule: None, closes_at: None });
+        f.absorb(
+            TableId(3),
+            1,
+            &Event::BettingOpened { coup: 1, no_bet: false, first_card: None, rule: None, closes_at: None },
+        );
         for (seq, id) in (2..).zip(0..5) {
-            f.absorb(3, seq, &placed(id));
+            f.absorb(TableId(3), seq, &placed(id));
         }
         let taken = f.state();
         let lines = &taken.coups[0].1.wagers;
-        assert!(lines.shares_all_with(&f.coups[&3].wagers), "shared, not copied");
+        assert!(lines.shares_all_with(&f.coups[&TableId(3)].wagers), "shared, not copied");
         let settled = Event::WagerSettled {
             wager: WagerId(2),
             outcome: Some(Outcome::Win),
@@ -430,10 +435,10 @@ mod tests {
             },
             ante: Money::ZERO,
         };
-        f.absorb(3, 7, &settled);
-        f.absorb(3, 8, &placed(5));
-        assert_eq!(f.coups[&3].wagers.len(), 6);
-        assert_eq!(f.coups[&3].wagers[2].status, WagerStatus::Settled);
+        f.absorb(TableId(3), 7, &settled);
+        f.absorb(TableId(3), 8, &placed(5));
+        assert_eq!(f.coups[&TableId(3)].wagers.len(), 6);
+        assert_eq!(f.coups[&TableId(3)].wagers[2].status, WagerStatus::Settled);
         assert_eq!(lines.len(), 5, "the checkpoint keeps the lines it took");
         assert!(lines.iter().all(|l| l.status == WagerStatus::Open));
         // And the feed rebuilt from it is the feed as it was then.
@@ -448,22 +453,22 @@ mod tests {
         for ids in [vec![0u64, 1, 2, 5, 9], vec![4, 9, 2, 7, 0]] {
             let mut f = Feed::default();
             f.absorb(
-                3,
+                TableId(3),
                 1,
                 &Event::BettingOpened { coup: 1, no_bet: false, first_card: None, rule: None, closes_at: None },
             );
             for (seq, &id) in (2..).zip(&ids) {
-                f.absorb(3, seq, &placed(id));
+                f.absorb(TableId(3), seq, &placed(id));
             }
             let mut rebuilt = Feed::from_state(f.state());
             for (i, &id) in ids.iter().enumerate().filter(|(i, _)| i % 2 == 0) {
                 for feed in [&mut f, &mut rebuilt] {
-                    feed.absorb(3, 100 + i as u64, &Event::WagerWithdrawn { wager: WagerId(id) });
+                    feed.absorb(TableId(3), 100 + i as u64, &Event::WagerWithdrawn { wager: WagerId(id) });
                 }
             }
             feed_absorb_unknown(&mut f);
             for feed in [&f, &rebuilt] {
-                let statuses: Vec<_> = feed.coups[&3].wagers.iter().map(|l| l.status).collect();
+                let statuses: Vec<_> = feed.coups[&TableId(3)].wagers.iter().map(|l| l.status).collect();
                 let want: Vec<_> = (0..ids.len())
                     .map(|i| if i % 2 == 0 { WagerStatus::Withdrawn } else { WagerStatus::Open })
                     .collect();
@@ -475,7 +480,7 @@ mod tests {
     /// A wager the coup does not hold changes nothing.
     fn feed_absorb_unknown(f: &mut Feed) {
         let before = f.state();
-        f.absorb(3, 999, &Event::WagerWithdrawn { wager: WagerId(3) });
+        f.absorb(TableId(3), 999, &Event::WagerWithdrawn { wager: WagerId(3) });
         assert_eq!(f.state(), before);
     }
 }

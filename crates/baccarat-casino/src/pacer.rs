@@ -98,6 +98,7 @@ pub fn next(t: &TableView, cfg: Pace, now_ms: u64, paused_after: Option<u64>) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use baccarat_core::ids::TableId;
 
     const PACE: Pace = Pace {
         betting: Duration::from_millis(15_000),
@@ -107,16 +108,16 @@ mod tests {
     };
 
     fn view(mode: Mode, phase: PhaseView, open: bool) -> TableView {
-        TableView { id: 4, mode, phase, open, coup: 3, ..TableView::default() }
+        TableView { id: TableId(4), mode, phase, open, coup: 3, ..TableView::default() }
     }
 
     /// The command the step sends, and after how long; `None` if it sends none.
     fn sent(step: Step) -> Option<(Duration, Option<Command>)> {
         match step {
-            Step::Send { after, request: Request::Table { table: 4, command, by: Actor::Server } } => {
+            Step::Send { after, request: Request::Table { table: TableId(4), command, by: Actor::Server } } => {
                 Some((after, Some(command)))
             }
-            Step::Send { after, request: Request::NewShoe { table: 4 } } => Some((after, None)),
+            Step::Send { after, request: Request::NewShoe { table: TableId(4) } } => Some((after, None)),
             Step::Send { request, .. } => panic!("not the server at table 4: {request:?}"),
             _ => None,
         }

@@ -79,6 +79,7 @@ fn problem(path: impl Into<String>, message: impl Into<String>) -> Problem {
 mod tests {
     use super::*;
     use crate::casino::DEFAULT_CEILING;
+    use baccarat_core::ids::TableId;
 
     const GOOD: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 100000\n";
 
@@ -92,7 +93,8 @@ mod tests {
         // And the casino makes it: the check and the creation agree.
         let mut c = crate::casino::Casino::new();
         let mut commit = crate::store::Commit::default();
-        let made = c.create_table(1, "t", "nsw-2021", GOOD, crate::trust::Mode::Rng, Money(1_000_000), &mut commit);
+        let made =
+            c.create_table(TableId(1), "t", "nsw-2021", GOOD, crate::trust::Mode::Rng, Money(1_000_000), &mut commit);
         assert!(made.is_ok(), "{made:?}");
     }
 
@@ -124,7 +126,8 @@ mod tests {
         let mut c = crate::casino::Casino::new();
         c.ceiling = Money(50_000);
         let mut commit = crate::store::Commit::default();
-        let made = c.create_table(1, "t", "nsw-2021", GOOD, crate::trust::Mode::Rng, Money(1_000_000), &mut commit);
+        let made =
+            c.create_table(TableId(1), "t", "nsw-2021", GOOD, crate::trust::Mode::Rng, Money(1_000_000), &mut commit);
         assert!(made.is_err(), "the creation refuses what the check names");
     }
 

@@ -6,6 +6,7 @@
 //! serialised with the public view) — so nothing about the shoe leaks before a
 //! card is exposed.
 
+use baccarat_core::ids::TableId;
 use baccarat_rules::Cite;
 use std::collections::{HashMap, HashSet};
 
@@ -77,7 +78,7 @@ impl Default for ViewDealing {
 
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct TableView {
-    pub id: u32,
+    pub id: TableId,
     pub name: String,
     pub rulebook: String,
     pub rulebook_title: String,
@@ -359,11 +360,11 @@ impl Views {
     /// batch rather than to the casino. Applied with [`Views::apply`] once the
     /// batch is durable.
     pub fn changes(&self, c: &Casino, commit: &Commit) -> ViewChanges {
-        let mut touched: HashSet<u32> = commit.records.iter().map(|(t, _)| *t).collect();
+        let mut touched: HashSet<TableId> = commit.records.iter().map(|(t, _)| *t).collect();
         touched.extend(commit.tables.iter().map(|t| t.id));
         let now = (c.clock)();
         let tables = if self.tables.len() != c.tables.len() {
-            let old: HashMap<u32, &TableView> = self.tables.iter().map(|v| (v.id, v)).collect();
+            let old: HashMap<TableId, &TableView> = self.tables.iter().map(|v| (v.id, v)).collect();
             c.tables.values().map(|t| view(t, old.get(&t.id).copied(), now)).collect()
         } else {
             self.tables
@@ -429,7 +430,7 @@ impl ViewChanges {
 
     /// The tables whose views the batch changed (every table, when
     /// [`ViewChanges::all`]).
-    pub fn table_ids(&self) -> impl Iterator<Item = u32> + '_ {
+    pub fn table_ids(&self) -> impl Iterator<Item = TableId> + '_ {
         self.tables.iter().map(|t| t.id)
     }
 

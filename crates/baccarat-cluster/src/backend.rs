@@ -12,6 +12,7 @@ use crate::store::{
     CheckpointBody, CheckpointSeal, Commit, Db, History, Snapshot, SqliteStore, Store, StoreError, StoredCheckpoint,
     TableRow,
 };
+use baccarat_core::ids::TableId;
 
 /// Opening a [`Db`], either back end.
 pub trait OpenDb {
@@ -104,7 +105,7 @@ impl History for AnyStore {
     }
     fn each_record_after(
         &self,
-        table: u32,
+        table: TableId,
         after: u64,
         f: &mut dyn FnMut(Record) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
@@ -125,16 +126,16 @@ impl History for AnyStore {
     fn checkpoint_part(&self, id: i64, n: u64) -> Result<Option<Vec<u8>>, StoreError> {
         each!(self, s => History::checkpoint_part(s, id, n))
     }
-    fn head(&self, table: u32) -> Result<Option<Record>, StoreError> {
+    fn head(&self, table: TableId) -> Result<Option<Record>, StoreError> {
         each!(self, s => History::head(s, table))
     }
-    fn record_at(&self, table: u32, seq: u64) -> Result<Option<Record>, StoreError> {
+    fn record_at(&self, table: TableId, seq: u64) -> Result<Option<Record>, StoreError> {
         each!(self, s => History::record_at(s, table, seq))
     }
 }
 
 /// [`read_records`], on either back end.
-pub fn read_records_in(db: &Db, table: u32, from: u64) -> Result<Vec<Record>, StoreError> {
+pub fn read_records_in(db: &Db, table: TableId, from: u64) -> Result<Vec<Record>, StoreError> {
     match db {
         Db::Sqlite(path) => crate::store::read_records(path, table, from),
         Db::Postgres(url) => {

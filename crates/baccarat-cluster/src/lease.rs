@@ -487,7 +487,7 @@ pub fn release(url: &str, lease: &Lease, ttl: Duration) -> Result<(), LeaseError
 fn expire(c: &mut postgres::Client, lease: &Lease) -> Result<u64, postgres::Error> {
     c.execute(
         "UPDATE leases SET expires_at = now() - interval '1 millisecond' WHERE tbl = $1 AND owner = $2 AND epoch = $3",
-        &[&(CASINO_LEASE as i64), &lease.owner, &lease.epoch],
+        &[&(CASINO_LEASE.0 as i64), &lease.owner, &lease.epoch],
     )
 }
 

@@ -37,6 +37,7 @@
 //! `verify` read it (`migrate.rs`); several servers take its leases in turn
 //! (`lease.rs`).
 
+use baccarat_core::ids::TableId;
 use std::sync::{Mutex, MutexGuard};
 
 use postgres::{Client, NoTls};
@@ -164,7 +165,7 @@ pub enum Claim {
 /// The lease on the whole casino (its own chain's number): the server that
 /// holds it serves every table; the others wait, sending clients to it
 /// (`serve.rs`). While it is held, every commit and checkpoint proves it.
-pub const CASINO_LEASE: u32 = crate::audit::CASINO_CHAIN;
+pub const CASINO_LEASE: TableId = crate::audit::CASINO_CHAIN;
 
 /// The tables that hold a casino: a database with a row in any is not empty.
 const CASINO_TABLES: [&str; 8] =
@@ -200,7 +201,7 @@ pub struct PgStore {
     /// touches a table proves, in its own transaction, that the lease's
     /// epoch is still this one ([`PgStore::acquire`]). Empty: one server
     /// alone, unfenced.
-    fences: std::collections::BTreeMap<u32, Lease>,
+    fences: std::collections::BTreeMap<TableId, Lease>,
     /// The commit's statements, prepared once on this connection: a
     /// statement sent as text is parsed by the server first, one more round
     /// trip for each of a batch's statements.
@@ -363,7 +364,7 @@ impl PgStore {
     /// its lease: a lock or a lease alone is not safe across a pause or a
     /// partition, a fencing token checked where the write lands is.
     /// Returns the lease if granted, and writes under it from now on.
-    pub fn acquire(&mut self, table: u32, owner: &str, ttl_ms: u64) -> Result<Option<Lease>, StoreError> {
+    pub fn acquire(&mut self, table: TableId, owner: &str, ttl_ms: u64) -> Result<Option<Lease>, StoreError> {
         self.acquire_yielding(table, owner, ttl_ms, false)
     }
 
@@ -371,7 +372,7 @@ impl PgStore {
     /// that a partition's own server asks for (`Claim::Home`) is left to it.
     fn acquire_yielding(
         &mut self,
-        table: u32,
+        table: TableId,
         owner: &str,
         ttl_ms: u64,
         yield_to_wanted: bool,
@@ -386,7 +387,7 @@ impl PgStore {
                WHERE l.owner = excluded.owner
                   OR (l.expires_at < now() AND NOT ($4 AND COALESCE(l.wanted_until > now(), false)))
              RETURNING epoch",
-            &[&(table as i64), &owner, &ttl, &yield_to_wanted],
+            &[&(table.0 as i64), &owner, &ttl, &yield_to_wanted],
         ).pg()?;
         let lease = row.map(|r| Lease { table, owner: owner.to_string(), epoch: r.get(0) });
         match &lease {
@@ -423,7 +424,7 @@ impl PgStore {
         ttl_ms: u64,
         claim: Claim,
     ) -> Result<Result<Lease, (String, String, i64)>, StoreError> {
-        let t = CASINO_LEASE as i64;
+        let t = CASINO_LEASE.0 as i64;
         if let Some(l) = self.acquire_yielding(CASINO_LEASE, owner, ttl_ms, claim == Claim::Guest)? {
             let clear = claim == Claim::Home;
             self.c()
@@ -458,7 +459,7 @@ impl PgStore {
             .query_opt(
                 "SELECT wanted_by FROM leases WHERE tbl = $1 AND owner = $2 AND wanted_by <> ''
                AND wanted_until > now()",
-                &[&(CASINO_LEASE as i64), &owner],
+                &[&(CASINO_LEASE.0 as i64), &owner],
             )
             .pg()?;
         Ok(r.map(|r| r.get(0)))
@@ -480,7 +481,7 @@ impl PgStore {
         let rows = self.c().query("SELECT tbl, owner, epoch, expires_at > now() FROM leases ORDER BY tbl", &[]).pg()?;
         Ok(rows
             .iter()
-            .map(|r| (Lease { table: r.get::<_, i64>(0) as u32, owner: r.get(1), epoch: r.get(2) }, r.get(3)))
+            .map(|r| (Lease { table: TableId(r.get::<_, i64>(0) as u32), owner: r.get(1), epoch: r.get(2) }, r.get(3)))
             .collect())
     }
 

@@ -134,6 +134,7 @@ mod tests {
     use crate::anchor::read;
     use crate::anchor::tests::{head, Tmp};
     use crate::fatal::Fatal;
+    use crate::ids::TableId;
     use std::collections::BTreeMap;
 
     #[test]
@@ -145,7 +146,12 @@ mod tests {
             Duration::from_secs(3600),
             Fatal::exiting(),
         );
-        for batch in [vec![head(1, 3), head(2, 1)], vec![head(1, 5)], vec![], vec![head(3, 2)]] {
+        for batch in [
+            vec![head(TableId(1), 3), head(TableId(2), 1)],
+            vec![head(TableId(1), 5)],
+            vec![],
+            vec![head(TableId(3), 2)],
+        ] {
             a.committed(&batch).unwrap();
         }
         // An hour apart: nothing written yet.
@@ -155,19 +161,21 @@ mod tests {
         let got = read(&path, None).unwrap();
         assert_eq!(got.lines, 1);
         assert_eq!(mark.seq, 1);
-        let want: BTreeMap<u32, (u64, String)> =
-            [head(1, 5), head(2, 1), head(3, 2)].into_iter().map(|h| (h.table, (h.len, h.head))).collect();
+        let want: BTreeMap<TableId, (u64, String)> = [head(TableId(1), 5), head(TableId(2), 1), head(TableId(3), 2)]
+            .into_iter()
+            .map(|h| (h.table, (h.len, h.head)))
+            .collect();
         assert_eq!(got.heads, want);
         assert_eq!(mark.heads, want);
         // Nothing waiting: no line.
         a.mark().unwrap();
         assert_eq!(read(&path, None).unwrap().lines, 1);
         // A stop writes what waits, and every batch after it at once.
-        a.committed(&[head(2, 7)]).unwrap();
+        a.committed(&[head(TableId(2), 7)]).unwrap();
         a.flush_and_go_direct().unwrap();
-        a.committed(&[head(1, 9)]).unwrap();
+        a.committed(&[head(TableId(1), 9)]).unwrap();
         let got = read(&path, None).unwrap();
-        assert_eq!((got.lines, got.heads[&2].0, got.heads[&1].0), (3, 7, 9));
+        assert_eq!((got.lines, got.heads[&TableId(2)].0, got.heads[&TableId(1)].0), (3, 7, 9));
     }
 
     /// A checkpoint in a later month than the file began moves the file
@@ -180,15 +188,15 @@ mod tests {
         let mut log = AnchorLog::open(&path, tmp.key("db.key")).unwrap();
         log.begin(&crate::civil::year_month(oct_31)).unwrap();
         let a = Anchoring::start(log, Duration::from_secs(3600), Fatal::exiting());
-        a.committed(&[head(1, 3)]).unwrap();
+        a.committed(&[head(TableId(1), 3)]).unwrap();
         let in_october = a.mark_at(oct_31).unwrap();
         assert_eq!(in_october.seq, 2);
         assert!(!tmp.0.join("db.anchors.2026-10").exists());
-        a.committed(&[head(1, 4)]).unwrap();
+        a.committed(&[head(TableId(1), 4)]).unwrap();
         let in_november = a.mark_at(oct_31 + 1000).unwrap();
         assert!(tmp.0.join("db.anchors.2026-10").exists());
         assert_eq!((in_november.seq, in_november.start), (4, 0), "the new file's carry line, after the waiting line");
-        assert_eq!(in_november.heads[&1].0, 4);
+        assert_eq!(in_november.heads[&TableId(1)].0, 4);
         let (all, span) = crate::anchor::read_all(&path, None).unwrap();
         assert_eq!((all.lines, span.files.len()), (4, 2));
         assert_eq!(crate::anchor::read_at(&path, None, Some(&in_november)).unwrap().heads, all.heads);
@@ -199,8 +207,8 @@ mod tests {
         let tmp = Tmp::new();
         let path = tmp.0.join("db.anchors");
         let a = Anchoring::start(AnchorLog::open(&path, tmp.key("db.key")).unwrap(), Duration::ZERO, Fatal::exiting());
-        a.committed(&[head(1, 1)]).unwrap();
-        a.committed(&[head(1, 2)]).unwrap();
+        a.committed(&[head(TableId(1), 1)]).unwrap();
+        a.committed(&[head(TableId(1), 2)]).unwrap();
         assert_eq!(read(&path, None).unwrap().lines, 2, "zero: a line per batch");
         drop(a);
         // The thread's loop, driven here: a wait that lets it run once.
@@ -210,8 +218,8 @@ mod tests {
             Duration::from_secs(3600),
             Fatal::exiting(),
         );
-        a.committed(&[head(1, 1)]).unwrap();
-        a.committed(&[head(2, 1)]).unwrap();
+        a.committed(&[head(TableId(1), 1)]).unwrap();
+        a.committed(&[head(TableId(2), 1)]).unwrap();
         let mut turns = 0;
         write_waiting(&Arc::downgrade(&a.log), &a.fatal, || {
             turns += 1;

@@ -6,6 +6,7 @@
 //! with `hash(0)` = 32 zero bytes before the first record and `body` the record's
 //! canonical JSON.
 
+use crate::ids::TableId;
 use baccarat_rules::{Card, Money};
 use baccarat_table::engine::{Event, PlayerId};
 use baccarat_table::shuffle::{hex, Seed};
@@ -18,12 +19,12 @@ use baccarat_table::tournament::{PlayAction, Stake};
 mod fast;
 
 /// The casino's own chain (deposits from the cage), beside the tables' chains.
-pub const CASINO_CHAIN: u32 = 0;
+pub const CASINO_CHAIN: TableId = TableId(0);
 
 /// Records `from ..= to` of a chain (the casino's is 0), unanchored.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Unanchored {
-    pub table: u32,
+    pub table: TableId,
     pub from: u64,
     pub to: u64,
 }
@@ -261,7 +262,7 @@ pub enum CasinoEvent {
     /// Chips from the cage to table `table`'s float (its house account): a
     /// fill, with its transfer naming this record (`Cause::Cage`).
     Filled {
-        table: u32,
+        table: TableId,
         amount: Money,
         key: String,
         by: u32,
@@ -272,7 +273,7 @@ pub enum CasinoEvent {
     /// Chips from table `table`'s float back to the cage: a credit, with its
     /// transfer naming this record (`Cause::Cage`).
     Credited {
-        table: u32,
+        table: TableId,
         amount: Money,
         key: String,
         by: u32,
@@ -386,7 +387,7 @@ fn no_money(m: &Money) -> bool {
 /// profile's SHA-256 and the engine version; a person's command names them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Body {
-    pub table: u32,
+    pub table: TableId,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rulebook: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -413,7 +414,7 @@ pub struct Header<'a> {
 /// The body as written: borrowed, so the hot path clones no event.
 #[derive(Serialize)]
 struct BodyRef<'a> {
-    table: u32,
+    table: TableId,
     #[serde(skip_serializing_if = "Option::is_none")]
     rulebook: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -430,12 +431,12 @@ struct BodyRef<'a> {
 
 impl Body {
     /// Encode an engine event's record.
-    pub fn encode_event(table: u32, header: Option<Header>, by: Option<Actor>, e: &Event) -> String {
+    pub fn encode_event(table: TableId, header: Option<Header>, by: Option<Actor>, e: &Event) -> String {
         encode(table, header, by, Some(e), None)
     }
 
     /// Encode a casino event's record.
-    pub fn encode_casino(table: u32, by: Option<Actor>, e: &CasinoEvent) -> String {
+    pub fn encode_casino(table: TableId, by: Option<Actor>, e: &CasinoEvent) -> String {
         encode(table, None, by, None, Some(e))
     }
 
@@ -479,7 +480,7 @@ pub fn blank(e: &mut Event) {
 }
 
 fn encode(
-    table: u32,
+    table: TableId,
     h: Option<Header>,
     by: Option<Actor>,
     event: Option<&Event>,

@@ -25,6 +25,7 @@
 //!
 //! PostgreSQL is not copied here: its own tools do it (docs/backup.md).
 
+use crate::ids::TableId;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -63,11 +64,11 @@ pub struct Report {
     pub dir: PathBuf,
     pub files: Vec<Written>,
     /// Records in each chain of the copy (the casino's is 0).
-    pub chains: BTreeMap<u32, u64>,
+    pub chains: BTreeMap<TableId, u64>,
     /// The last line the copied anchor file keeps.
     pub anchor_lines: u64,
     /// Each chain's length as the copied anchor file's last heads sign it.
-    pub anchored: BTreeMap<u32, u64>,
+    pub anchored: BTreeMap<TableId, u64>,
     /// Lines of the live file left out: written after the database's copy,
     /// they name records the copy does not hold.
     pub lines_after: u64,
@@ -308,10 +309,10 @@ fn public_key(req: &Request<'_>, of_file: &str) -> Result<String, BackupError> {
 }
 
 /// Records in each chain of the copy (live rows and compacted blocks).
-fn chain_lengths(conn: &Connection) -> Result<BTreeMap<u32, u64>, StoreError> {
+fn chain_lengths(conn: &Connection) -> Result<BTreeMap<TableId, u64>, StoreError> {
     let mut out = BTreeMap::new();
     let mut q = conn.prepare("SELECT tbl, MAX(seq) FROM audit GROUP BY tbl")?;
-    for row in q.query_map([], |r| Ok((r.get::<_, u32>(0)?, r.get::<_, i64>(1)?)))? {
+    for row in q.query_map([], |r| Ok((r.get::<_, TableId>(0)?, r.get::<_, i64>(1)?)))? {
         let (t, n) = row?;
         out.insert(t, n as u64);
     }
@@ -322,7 +323,7 @@ fn chain_lengths(conn: &Connection) -> Result<BTreeMap<u32, u64>, StoreError> {
     )?;
     if blocks {
         let mut q = conn.prepare("SELECT tbl, MAX(last) FROM audit_blocks GROUP BY tbl")?;
-        for row in q.query_map([], |r| Ok((r.get::<_, u32>(0)?, r.get::<_, i64>(1)?)))? {
+        for row in q.query_map([], |r| Ok((r.get::<_, TableId>(0)?, r.get::<_, i64>(1)?)))? {
             let (t, n) = row?;
             let e = out.entry(t).or_insert(0);
             *e = (*e).max(n as u64);
@@ -376,7 +377,7 @@ mod tests {
         let mut log = AnchorLog::open(&anchors, AnchorKey::load_or_create(&key).unwrap()).unwrap();
         let mut chain = crate::audit::Chain::new();
         for i in 0..n {
-            let c = Commit { records: vec![(0, chain.append(format!("{{\"n\":{i}}}")))], ..Commit::default() };
+            let c = Commit { records: vec![(TableId(0), chain.append(format!("{{\"n\":{i}}}")))], ..Commit::default() };
             store.commit(&c).unwrap();
             log.append(&heads_of(&c)).unwrap();
         }
@@ -402,7 +403,7 @@ mod tests {
         let (anchors, key) = crate::anchor::default_paths(&db);
         let to = dir.join("bk");
         let r = backup(&request(&db, &anchors, &key, &to)).unwrap();
-        assert_eq!((r.anchor_lines, r.lines_after, r.chains[&0], r.anchored[&0]), (4, 0, 4, 4));
+        assert_eq!((r.anchor_lines, r.lines_after, r.chains[&TableId(0)], r.anchored[&TableId(0)]), (4, 0, 4, 4));
         assert_eq!(std::fs::read(to.join("casino.db.anchors")).unwrap(), std::fs::read(&anchors).unwrap());
         assert!(to.join("casino.db.pub").exists() && !to.join("casino.db.key").exists());
         let again = backup(&request(&db, &anchors, &key, &to)).unwrap_err().to_string();
@@ -423,7 +424,7 @@ mod tests {
         let dst = Connection::open(&copy).unwrap();
         let live = dir.join("copy.db.anchors");
         let got = anchors::copy(&anchors, &dst, &copy, &live, 4).map_err(|e| e.to_string()).unwrap();
-        assert_eq!((got.lines, got.lines_after, got.anchored.heads[&0].0), (4, 1, 4));
+        assert_eq!((got.lines, got.lines_after, got.anchored.heads[&TableId(0)].0), (4, 1, 4));
         assert_eq!(crate::anchor::read_all(&live, None).unwrap().0.lines, 4);
         std::fs::remove_dir_all(&dir).unwrap();
     }

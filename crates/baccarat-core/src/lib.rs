@@ -32,6 +32,7 @@ pub mod clock;
 pub mod db_lock;
 pub mod entropy;
 pub mod fatal;
+pub mod ids;
 pub mod ledger;
 pub mod postings;
 pub mod reconcile;

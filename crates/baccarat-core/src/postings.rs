@@ -75,6 +75,7 @@ pub fn settlement_ops_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::TableId;
     use crate::ledger::{AccountKind, Ledger};
     use baccarat_rules::{profiles, settle_wager, Bet, Coup};
     use baccarat_table::engine::PlayerId;
@@ -85,10 +86,10 @@ mod tests {
         let cage = l.open(AccountKind::Cage);
         let wallet = l.open(AccountKind::Wallet { player: PlayerId(1) });
         let t = TableAccounts {
-            escrow: l.open(AccountKind::Escrow { table: 1 }),
-            house: l.open(AccountKind::House { table: 1 }),
-            commission: l.open(AccountKind::Commission { table: 1 }),
-            antes: l.open(AccountKind::Antes { table: 1 }),
+            escrow: l.open(AccountKind::Escrow { table: TableId(1) }),
+            house: l.open(AccountKind::House { table: TableId(1) }),
+            commission: l.open(AccountKind::Commission { table: TableId(1) }),
+            antes: l.open(AccountKind::Antes { table: TableId(1) }),
         };
         l.apply(
             "chips",

@@ -152,10 +152,11 @@ impl Problems {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::TableId;
     use baccarat_rules::Money;
     use baccarat_table::engine::WagerId;
 
-    fn hold(id: u64, debit: u64, table: u32, wager: u64) -> Transfer {
+    fn hold(id: u64, debit: u64, table: TableId, wager: u64) -> Transfer {
         Transfer {
             id,
             debit: crate::ledger::AccountId(debit),
@@ -169,25 +170,25 @@ mod tests {
 
     #[test]
     fn a_slips_holds_are_its_placed_lines_in_a_row_from_the_keys_wallet() {
-        let cause = Cause::Slip { table: 3, first: WagerId(40), accepted: 0b1101 }.encode();
+        let cause = Cause::Slip { table: TableId(3), first: WagerId(40), accepted: 0b1101 }.encode();
         let named = holds("wager:7:k1", &cause, &[11, 12, 15]).unwrap().unwrap();
         let wallets = HashMap::from([(crate::ledger::AccountId(5), 7), (crate::ledger::AccountId(6), 8)]);
-        let ts = [hold(11, 5, 3, 40), hold(12, 5, 3, 41), hold(15, 5, 3, 42)];
+        let ts = [hold(11, 5, TableId(3), 40), hold(12, 5, TableId(3), 41), hold(15, 5, TableId(3), 42)];
         for ((id, e), t) in named.iter().zip(&ts) {
             assert_eq!(*id, t.id);
             assert_eq!(check(e, t, &wallets), None);
         }
         // Another wager, table, wallet or kind is named.
         let e = &named[1].1;
-        assert!(check(e, &hold(12, 5, 3, 42), &wallets).unwrap().contains("of wager:3:42"));
-        assert!(check(e, &hold(12, 5, 4, 41), &wallets).unwrap().contains("wager:4:41"));
-        assert!(check(e, &hold(12, 6, 3, 41), &wallets).unwrap().contains("player 8's wallet"));
-        let posted = Transfer { kind: TransferKind::Posted, ..hold(12, 5, 3, 41) };
+        assert!(check(e, &hold(12, 5, TableId(3), 42), &wallets).unwrap().contains("of wager:3:42"));
+        assert!(check(e, &hold(12, 5, TableId(4), 41), &wallets).unwrap().contains("wager:4:41"));
+        assert!(check(e, &hold(12, 6, TableId(3), 41), &wallets).unwrap().contains("player 8's wallet"));
+        let posted = Transfer { kind: TransferKind::Posted, ..hold(12, 5, TableId(3), 41) };
         assert!(check(e, &posted, &wallets).unwrap().contains("non-pending"));
         // A count of holds other than the placed lines', and a key of no player.
         assert!(holds("wager:7:k1", &cause, &[11, 12]).unwrap_err().to_string().contains("says 3 lines were placed"));
         assert!(holds("tournament:7", &cause, &[11, 12, 15]).unwrap_err().to_string().contains("not under a player's"));
-        let top = Cause::Slip { table: 3, first: WagerId(u64::MAX), accepted: 0b11 }.encode();
+        let top = Cause::Slip { table: TableId(3), first: WagerId(u64::MAX), accepted: 0b11 }.encode();
         assert!(holds("wager:7:k1", &top, &[11, 12]).unwrap_err().to_string().contains("past the last possible"));
         // Other answers are not a slip's.
         assert_eq!(holds("wager:7:k2", "wager:3:40", &[11]).unwrap(), None);

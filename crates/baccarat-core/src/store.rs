@@ -30,6 +30,7 @@
 //!   end;
 //! - `store/db.rs`: [`Db`], where a casino is kept (opened by `backend.rs`, above).
 
+use crate::ids::TableId;
 use std::path::Path;
 
 use rusqlite::Connection;
@@ -55,7 +56,7 @@ pub use sqlite_read::{accounts_on, read_records, tables_on, PAGE};
 /// A table as configured: recreated from this on restart.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TableRow {
-    pub id: u32,
+    pub id: TableId,
     pub name: String,
     pub rulebook: String,
     pub config: String,
@@ -72,11 +73,11 @@ pub struct Commit {
     pub tables: Vec<TableRow>,
     pub ledger: Vec<Changes>,
     /// `(table, record)` audit records, appended in order.
-    pub records: Vec<(u32, Record)>,
+    pub records: Vec<(TableId, Record)>,
     /// The engine events among those records, with their table and sequence
     /// number (not stored: published to the feed after the commit, so that
     /// nothing re-reads the JSON).
-    pub events: Vec<(u32, u64, baccarat_table::engine::Event)>,
+    pub events: Vec<(TableId, u64, baccarat_table::engine::Event)>,
     /// Moves of the shared bank made in the same transaction (a partition's
     /// returns: `casino/bank_side.rs`); PostgreSQL only.
     pub bank: Vec<crate::bank_log::Move>,
@@ -89,7 +90,7 @@ pub struct Snapshot {
     pub accounts: Vec<Account>,
     pub transfers: Vec<Transfer>,
     pub answers: Vec<(String, [u8; 32], String)>,
-    pub records: Vec<(u32, Record)>,
+    pub records: Vec<(TableId, Record)>,
 }
 
 pub use crate::store_error::StoreError;
@@ -157,7 +158,7 @@ impl Sealed {
 /// A table's lease, as this server holds it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Lease {
-    pub table: u32,
+    pub table: TableId,
     pub owner: String,
     /// The fencing token: raised by one at every change of owner.
     pub epoch: i64,

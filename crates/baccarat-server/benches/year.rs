@@ -19,6 +19,7 @@
 #[allow(dead_code)]
 mod filldb;
 
+use baccarat_core::ids::TableId;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -107,8 +108,10 @@ fn crowded(db: &std::path::Path, wagers: u32) -> (Casino, SqliteStore) {
     let mut store = SqliteStore::open(db).expect("a store");
     let mut c = Casino::new();
     let mut commit = Commit::default();
-    c.create_table(1, "Busy", "nsw-2021", CONFIG, Mode::Rng, Money(1_000_000_000_000), &mut commit).expect("table");
-    c.create_table(2, "Quiet", "nsw-2021", CONFIG, Mode::Rng, Money(1_000_000_000), &mut commit).expect("table");
+    c.create_table(TableId(1), "Busy", "nsw-2021", CONFIG, Mode::Rng, Money(1_000_000_000_000), &mut commit)
+        .expect("table");
+    c.create_table(TableId(2), "Quiet", "nsw-2021", CONFIG, Mode::Rng, Money(1_000_000_000), &mut commit)
+        .expect("table");
     for p in 0..=PLAYERS {
         c.handle(
             Request::Deposit {
@@ -119,7 +122,7 @@ fn crowded(db: &std::path::Path, wagers: u32) -> (Casino, SqliteStore) {
             &mut commit,
         );
     }
-    for t in [1, 2] {
+    for t in [TableId(1), TableId(2)] {
         c.handle(Request::NewShoe { table: t }, &mut commit);
         let open = Command::OpenBetting { no_bet: false, closes_at: None };
         c.handle(Request::Table { table: t, command: open, by: Actor::Server }, &mut commit);
@@ -130,7 +133,7 @@ fn crowded(db: &std::path::Path, wagers: u32) -> (Casino, SqliteStore) {
         let line = SlipLine { spot: Spot::Box(1 + p as u8), bet: Bet::Banker, amount: Money(2000), ante: Money::ZERO };
         c.handle(
             Request::Wagers {
-                table: 1,
+                table: TableId(1),
                 player: PlayerId(p),
                 slip: vec![line; 32],
                 key: format!("w{i}").parse().unwrap(),
@@ -141,7 +144,7 @@ fn crowded(db: &std::path::Path, wagers: u32) -> (Casino, SqliteStore) {
             store.commit(&std::mem::take(&mut commit)).expect("commit");
         }
     }
-    c.handle(Request::Table { table: 1, command: Command::CloseBetting, by: Actor::Server }, &mut commit);
+    c.handle(Request::Table { table: TableId(1), command: Command::CloseBetting, by: Actor::Server }, &mut commit);
     store.commit(&commit).expect("commit");
     (c, store)
 }
@@ -151,7 +154,7 @@ fn crowded(db: &std::path::Path, wagers: u32) -> (Casino, SqliteStore) {
 fn longest_step(c: &mut Casino, store: &mut SqliteStore, n: u32) -> Duration {
     let mut longest = Duration::ZERO;
     let quiet = |k: u32| Request::Wager {
-        table: 2,
+        table: TableId(2),
         player: PlayerId(PLAYERS),
         spot: Spot::Box(1),
         bet: Bet::Player,
@@ -165,9 +168,9 @@ fn longest_step(c: &mut Casino, store: &mut SqliteStore, n: u32) -> Duration {
         let mut commit = Commit::default();
         c.handle(quiet(k), &mut commit);
         k += 1;
-        let dealing = matches!(c.phase(1), Some(Phase::Closed | Phase::Dealing)) && !c.settling();
+        let dealing = matches!(c.phase(TableId(1)), Some(Phase::Closed | Phase::Dealing)) && !c.settling();
         if dealing {
-            c.handle(Request::Table { table: 1, command: Command::DealNext, by: Actor::Server }, &mut commit);
+            c.handle(Request::Table { table: TableId(1), command: Command::DealNext, by: Actor::Server }, &mut commit);
         } else if c.settling() {
             c.settle_some(&mut commit);
         }

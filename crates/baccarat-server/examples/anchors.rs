@@ -7,6 +7,7 @@
 //! then a month's rotation with 200 tables' heads (`anchor/segments.rs`), and
 //! reading the new file alone and with its segment. One JSON line.
 
+use baccarat_core::ids::TableId;
 use std::time::Instant;
 
 use baccarat_server::anchor::{read, read_at, AnchorKey, AnchorLog, Head};
@@ -18,16 +19,24 @@ fn main() {
     std::fs::create_dir_all(&dir).unwrap();
     let (path, key) = (dir.join("db.anchors"), dir.join("db.key"));
     let mut log = AnchorLog::open(&path, AnchorKey::load_or_create(&key).unwrap()).unwrap();
-    let head =
-        |table: u32, len: u64| Head { table, len, head: format!("{:064x}", u128::from(table) << 64 | u128::from(len)) };
+    let head = |table: TableId, len: u64| Head {
+        table,
+        len,
+        head: format!("{:064x}", u128::from(table.0) << 64 | u128::from(len)),
+    };
     let t = Instant::now();
     for n in 1..=lines {
-        log.append(&[head(0, n), head(1 + (n % 16) as u32, n), head(17 + (n % 7) as u32, n)]).unwrap();
+        log.append(&[
+            head(TableId(0), n),
+            head(TableId(1 + (n % 16) as u32), n),
+            head(TableId(17 + (n % 7) as u32), n),
+        ])
+        .unwrap();
     }
     let write_s = t.elapsed().as_secs_f64();
     let mark = log.mark();
     for n in 1..=1000 {
-        log.append(&[head(1, lines + n)]).unwrap();
+        log.append(&[head(TableId(1), lines + n)]).unwrap();
     }
     let public = log.public_hex();
     drop(log);
@@ -45,7 +54,7 @@ fn main() {
     // every head; then a start and `verify --since-checkpoint` read only it.
     let mut log = AnchorLog::open(&path, AnchorKey::load(&key).unwrap()).unwrap();
     log.begin("2026-10").unwrap();
-    log.append(&(0..=200).map(|t| head(t, lines)).collect::<Vec<_>>()).unwrap();
+    log.append(&(0..=200).map(|t| head(TableId(t), lines)).collect::<Vec<_>>()).unwrap();
     let t = Instant::now();
     log.rotate_for("2026-11").unwrap().expect("rotated");
     let rotate_s = t.elapsed().as_secs_f64();

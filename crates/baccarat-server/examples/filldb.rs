@@ -34,6 +34,7 @@
 //! Players, seats, bets and amounts come from a seeded generator (`--seed`,
 //! default 1); shoes are seeded from the OS, as the server seeds them.
 
+use baccarat_core::ids::TableId;
 use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -257,7 +258,7 @@ impl Filler {
     }
 
     /// A command of the server's own at a table (it must be accepted).
-    fn server(&mut self, table: u32, command: Command) -> Result<(), String> {
+    fn server(&mut self, table: TableId, command: Command) -> Result<(), String> {
         let what = format!("{command:?}");
         match self.handle(Request::Table { table, command, by: Actor::Server })? {
             Reply::Refused { code, rule, message } => {
@@ -267,7 +268,7 @@ impl Filler {
         }
     }
 
-    fn phase(&self, table: u32) -> Result<Phase, String> {
+    fn phase(&self, table: TableId) -> Result<Phase, String> {
         self.casino.phase(table).ok_or(format!("no table {table}"))
     }
 
@@ -406,7 +407,7 @@ pub fn fill(a: &Args) -> Result<(), String> {
     let start = Instant::now();
 
     // The fill tables: those of an earlier run, then new ones.
-    let mut tables: Vec<u32> = f
+    let mut tables: Vec<TableId> = f
         .casino
         .tables
         .values()
@@ -512,7 +513,7 @@ pub fn fill(a: &Args) -> Result<(), String> {
         for &t in &tables {
             f.server(t, Command::CloseBetting)?;
         }
-        let mut dealing: Vec<u32> = tables.clone();
+        let mut dealing: Vec<TableId> = tables.clone();
         let mut steps = 0;
         while !dealing.is_empty() {
             steps += 1;

@@ -6,8 +6,8 @@
 pub use baccarat_core::ledger::keys;
 pub use baccarat_core::store::{archive, key_index, scan};
 pub use baccarat_core::{
-    anchor, anchoring, audit, backup, bank_log, civil, clock, db_lock, entropy, fatal, ledger, postings, reconcile,
-    signing_key, slip_answers, status, store, trust,
+    anchor, anchoring, audit, backup, bank_log, civil, clock, db_lock, entropy, fatal, ids, ledger, postings,
+    reconcile, signing_key, slip_answers, status, store, trust,
 };
 // The single-machine casino (`baccarat-casino`), likewise.
 pub use baccarat_casino::casino::{checkpoint, checkpoint_rows};

@@ -26,6 +26,7 @@
 //!   SQLite migrations, as a server start would), under its lock: a source
 //!   a server is serving is refused, naming the server (`db_lock.rs`).
 
+use baccarat_core::ids::TableId;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -82,7 +83,7 @@ fn copy(src: &dyn Side, dst: &mut dyn Sink) -> Result<(), StoreError> {
     })?;
     dst.commit(&transfers(page))?;
     for t in chains(&tables) {
-        let mut page: Vec<(u32, Record)> = Vec::new();
+        let mut page: Vec<(TableId, Record)> = Vec::new();
         src.each_record_after(t, 0, &mut |r| {
             page.push((t, r));
             if page.len() == PAGE_ROWS {
@@ -196,7 +197,7 @@ fn transfers(page: Vec<crate::ledger::Transfer>) -> Commit {
 }
 
 /// The chains: the casino's own and each table's.
-fn chains(tables: &[crate::store::TableRow]) -> Vec<u32> {
+fn chains(tables: &[crate::store::TableRow]) -> Vec<TableId> {
     std::iter::once(crate::audit::CASINO_CHAIN).chain(tables.iter().map(|t| t.id)).collect()
 }
 

@@ -18,6 +18,7 @@
 //!    socket it wakes reads the batch in every view. It wakes only the
 //!    sockets that can see something the batch changed (`publish/wakes.rs`).
 
+use baccarat_core::ids::TableId;
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
@@ -132,7 +133,7 @@ impl Publisher {
     /// by sockets signed in as no one (`publish/wakes.rs`): compared as the
     /// sockets show them (serialised), before the batch is applied. A new
     /// table changes every view.
-    fn views_changed(&self, changes: &ViewChanges) -> Vec<u32> {
+    fn views_changed(&self, changes: &ViewChanges) -> Vec<TableId> {
         let wakes = &self.read.wakes;
         let watched: Vec<&crate::table_view::TableView> =
             changes.tables().iter().filter(|t| wakes.view_watched(t.id)).collect();
@@ -171,7 +172,7 @@ impl Publisher {
 /// those it recorded events at (the coup feed's; among the former, taken
 /// again so that a socket's coup never depends on that).
 fn touched(changes: &ViewChanges, commit: &Commit) -> Touched {
-    let mut tables: Vec<u32> = changes.table_ids().chain(commit.events.iter().map(|(t, _, _)| *t)).collect();
+    let mut tables: Vec<TableId> = changes.table_ids().chain(commit.events.iter().map(|(t, _, _)| *t)).collect();
     tables.sort_unstable();
     tables.dedup();
     let players = changes.players().collect();
@@ -243,24 +244,29 @@ mod tests {
         let mut c = Casino::new();
         let (mut p, read) = publisher(tmp, &c);
         let mut commit = Commit::default();
-        for id in [1, 2] {
+        for id in [TableId(1), TableId(2)] {
             c.create_table(id, "T", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
         }
         let changes = read.views.read().unwrap().changes(&c, &commit);
         p.committed(changes, commit, None);
         let deposit = Request::Deposit { player, amount: Money(100_000), key: "start".parse().unwrap() };
-        batch(&mut p, &read, &mut c, vec![deposit, Request::NewShoe { table: 1 }, Request::NewShoe { table: 2 }]);
+        batch(
+            &mut p,
+            &read,
+            &mut c,
+            vec![deposit, Request::NewShoe { table: TableId(1) }, Request::NewShoe { table: TableId(2) }],
+        );
         (p, read, c)
     }
 
-    fn open_betting(table: u32) -> Request {
+    fn open_betting(table: TableId) -> Request {
         let command = Command::OpenBetting { no_bet: false, closes_at: None };
         Request::Table { table, command, by: Actor::Server }
     }
 
     /// Whether `w` was woken, taking the wake-up (it never waits).
     /// A wager of 50.00 on Banker at `table`'s first box, by `player`.
-    fn banker_50(table: u32, player: PlayerId) -> Request {
+    fn banker_50(table: TableId, player: PlayerId) -> Request {
         let (spot, bet, amount) = (Spot::Box(1), Bet::Banker, Money(5000));
         Request::Wager { table, player, spot, bet, amount, ante: Money::ZERO, key: "w".parse().unwrap() }
     }
@@ -277,14 +283,14 @@ mod tests {
     fn a_batch_at_one_table_wakes_its_sockets_once_its_views_are_published_and_no_others() {
         let tmp = Tmp::new();
         let (mut p, read, mut c) = two_tables(&tmp, PlayerId(7));
-        let (mut one, mut two) = (read.wakes.table(1, None), read.wakes.table(2, None));
+        let (mut one, mut two) = (read.wakes.table(TableId(1), None), read.wakes.table(TableId(2), None));
         // The views count their own versions.
         let before = read.views.read().unwrap().version;
-        batch(&mut p, &read, &mut c, vec![open_betting(1)]);
+        batch(&mut p, &read, &mut c, vec![open_betting(TableId(1))]);
         assert_eq!(read.views.read().unwrap().version, before + 1);
         assert!(took(&mut one), "table 1's batch wakes table 1's socket");
         assert!(!took(&mut two), "and not table 2's");
-        batch(&mut p, &read, &mut c, vec![open_betting(2)]);
+        batch(&mut p, &read, &mut c, vec![open_betting(TableId(2))]);
         assert!(!took(&mut one));
         assert!(took(&mut two));
         // A batch that changes nothing wakes no one.
@@ -296,9 +302,10 @@ mod tests {
     fn a_balance_change_wakes_that_players_sockets_wherever_they_watch() {
         let (tmp, me, other) = (Tmp::new(), PlayerId(7), PlayerId(8));
         let (mut p, read, mut c) = two_tables(&tmp, me);
-        batch(&mut p, &read, &mut c, vec![open_betting(1)]);
-        let (mut mine, mut theirs) = (read.wakes.table(2, Some(me)), read.wakes.table(2, Some(other)));
-        let mut anyone = read.wakes.table(2, None);
+        batch(&mut p, &read, &mut c, vec![open_betting(TableId(1))]);
+        let (mut mine, mut theirs) =
+            (read.wakes.table(TableId(2), Some(me)), read.wakes.table(TableId(2), Some(other)));
+        let mut anyone = read.wakes.table(TableId(2), None);
         // A deposit, at no table.
         batch(
             &mut p,
@@ -309,7 +316,7 @@ mod tests {
         assert!(took(&mut mine), "a deposit wakes the player's socket");
         assert!(!took(&mut theirs) && !took(&mut anyone), "and no one else's at that table");
         // A wager at table 1 moves the wallet shown at table 2.
-        let wager = banker_50(1, me);
+        let wager = banker_50(TableId(1), me);
         batch(&mut p, &read, &mut c, vec![wager]);
         assert!(took(&mut mine), "a wager at another table wakes the player's socket");
         assert!(!took(&mut theirs) && !took(&mut anyone));
@@ -319,13 +326,13 @@ mod tests {
     fn a_wager_wakes_no_one_watching_the_public_view_and_a_change_of_phase_does() {
         let (tmp, me) = (Tmp::new(), PlayerId(7));
         let (mut p, read, mut c) = two_tables(&tmp, me);
-        batch(&mut p, &read, &mut c, vec![open_betting(1)]);
-        let (mut anyone, mut mine) = (read.wakes.table_view(1), read.wakes.table(1, Some(me)));
-        let wager = banker_50(1, me);
+        batch(&mut p, &read, &mut c, vec![open_betting(TableId(1))]);
+        let (mut anyone, mut mine) = (read.wakes.table_view(TableId(1)), read.wakes.table(TableId(1), Some(me)));
+        let wager = banker_50(TableId(1), me);
         batch(&mut p, &read, &mut c, vec![wager]);
         assert!(took(&mut mine), "the player's socket sees their wager");
         assert!(!took(&mut anyone), "a wager changes no public view");
-        let close = Request::Table { table: 1, command: Command::CloseBetting, by: Actor::Server };
+        let close = Request::Table { table: TableId(1), command: Command::CloseBetting, by: Actor::Server };
         batch(&mut p, &read, &mut c, vec![close]);
         assert!(took(&mut anyone), "no more bets changes it");
         assert!(took(&mut mine));
@@ -335,9 +342,9 @@ mod tests {
     fn a_new_table_wakes_every_socket() {
         let tmp = Tmp::new();
         let (mut p, read, mut c) = two_tables(&tmp, PlayerId(7));
-        let (mut one, mut two) = (read.wakes.table(1, None), read.wakes.table(2, Some(PlayerId(8))));
+        let (mut one, mut two) = (read.wakes.table(TableId(1), None), read.wakes.table(TableId(2), Some(PlayerId(8))));
         let mut commit = Commit::default();
-        c.create_table(3, "T", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
+        c.create_table(TableId(3), "T", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
         let changes = read.views.read().unwrap().changes(&c, &commit);
         p.committed(changes, commit, None);
         assert!(took(&mut one) && took(&mut two));

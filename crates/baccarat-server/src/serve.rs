@@ -13,6 +13,7 @@
 //! or with `--demo` the demo casino: a table per rulebook profile, staff
 //! accounts and demo players holding play chips.
 
+use baccarat_core::ids::TableId;
 use std::sync::Arc;
 
 use crate::anchor::{AnchorLog, Head};
@@ -183,7 +184,7 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
         let found = c.past_anchors(&a);
         for u in &found {
             tracing::warn!(
-                chain = u.table,
+                chain = u.table.0,
                 from = u.from,
                 to = u.to,
                 "records not anchored (a crash between a commit and its anchor line, or records added outside the server); recorded, then signed"
@@ -391,19 +392,19 @@ fn from_the_bank(c: &mut Casino, p: &str, url: &str, commit: &mut Commit) -> Res
 }
 
 /// What the start says of each table it left other than ready.
-fn tell_tables(c: &Casino, resumed: &[u32]) {
+fn tell_tables(c: &Casino, resumed: &[TableId]) {
     for t in resumed {
-        tracing::warn!(table = t, "the coup in progress was interrupted; its profile's policy applied");
+        tracing::warn!(table = t.0, "the coup in progress was interrupted; its profile's policy applied");
     }
     for t in c.tables.values().filter(|t| t.engine.settling() && t.halted.is_none()) {
         tracing::warn!(
-            table = t.id,
+            table = t.id.0,
             coup = t.engine.state().coup_number,
             "the settlement of a coup was cut short; the rest is recorded after the start"
         );
     }
     for t in c.tables.values().filter(|t| t.halted.is_some()) {
-        tracing::error!(table = t.id, "table {} is stopped: {}", t.id, t.halted.as_deref().unwrap_or_default());
+        tracing::error!(table = t.id.0, "table {} is stopped: {}", t.id, t.halted.as_deref().unwrap_or_default());
     }
 }
 

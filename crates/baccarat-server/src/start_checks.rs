@@ -33,6 +33,7 @@
 //! A PostgreSQL start checks alike, after the lease (`lease.rs`) instead of
 //! the lock; a partition also reads the bank before its first write.
 
+use baccarat_core::ids::TableId;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
@@ -64,7 +65,7 @@ pub struct Checked {
     /// What the anchor file signed, if there is one.
     pub anchored: Option<Anchored>,
     /// Tables whose chains were cut or rewritten: not served.
-    pub skip: BTreeSet<u32>,
+    pub skip: BTreeSet<TableId>,
 }
 
 /// Run checks 3-5 (see the module's notes) on the opened `store`.
@@ -142,13 +143,13 @@ const RESTORED: &str = "; if this database was restored from a backup, the ancho
 
 /// The tables whose chains fall short of (or differ from) what `anchored`
 /// signed, named on stderr; a cut in the casino's own chain refuses the start.
-fn cut_tables(store: &AnyStore, anchored: &Anchored) -> Result<BTreeSet<u32>, ServeError> {
+fn cut_tables(store: &AnyStore, anchored: &Anchored) -> Result<BTreeSet<TableId>, ServeError> {
     let cut = crate::anchor::anchor_cuts(store, anchored).map_err(ServeError::cuts)?;
     if let Some(why) = cut.get(&crate::audit::CASINO_CHAIN) {
         return Err(ServeError::CasinoChainCut(format!("the casino's chain: {why}{RESTORED}")));
     }
     for (table, why) in &cut {
-        tracing::error!(table, "table {table} is not served: {why}{RESTORED}");
+        tracing::error!(table = table.0, "table {table} is not served: {why}{RESTORED}");
     }
     Ok(cut.into_keys().collect())
 }

@@ -1,6 +1,7 @@
 //! The cage's movements the books count, and when each was made: the one
 //! place that reads them off the casino's events.
 
+use baccarat_core::ids::TableId;
 use baccarat_rules::Money;
 
 use crate::audit::CasinoEvent;
@@ -14,9 +15,9 @@ pub enum CageMove {
     /// Chips cashed out of a wallet.
     CashOut(Money),
     /// Chips from the cage to a table's float.
-    Fill { table: u32, amount: Money },
+    Fill { table: TableId, amount: Money },
     /// Chips from a table's float back to the cage.
-    Credit { table: u32, amount: Money },
+    Credit { table: TableId, amount: Money },
 }
 
 /// What a casino event moved through the cage, if anything.
@@ -29,7 +30,7 @@ pub fn cage_move(e: &CasinoEvent) -> Option<CageMove> {
         // In a table's own chain, the float (and commission and antes) back
         // to the cage when it closed for good: a credit of that table
         // (`DayBooks::table_record` takes it whatever `table` says).
-        CasinoEvent::TableClosed { credited, .. } => Some(CageMove::Credit { table: 0, amount: *credited }),
+        CasinoEvent::TableClosed { credited, .. } => Some(CageMove::Credit { table: TableId(0), amount: *credited }),
         _ => None,
     }
 }
@@ -71,12 +72,13 @@ mod tests {
         assert_eq!(cage_move(&r), None, "money back to the bank is not cash");
         let out = CasinoEvent::CashedOut { player: PlayerId(3), amount: Money(700), key: "c".into(), by: 1, at_ms: 9 };
         assert_eq!((cage_move(&out), casino_time(&out)), (Some(CageMove::CashOut(Money(700))), Some(9)));
-        let fill = CasinoEvent::Filled { table: 2, amount: Money(100_000), key: "f".into(), by: 1, at_ms: 10 };
-        assert_eq!(cage_move(&fill), Some(CageMove::Fill { table: 2, amount: Money(100_000) }));
-        let credit = CasinoEvent::Credited { table: 2, amount: Money(40_000), key: "c".into(), by: 1, at_ms: 11 };
+        let fill = CasinoEvent::Filled { table: TableId(2), amount: Money(100_000), key: "f".into(), by: 1, at_ms: 10 };
+        assert_eq!(cage_move(&fill), Some(CageMove::Fill { table: TableId(2), amount: Money(100_000) }));
+        let credit =
+            CasinoEvent::Credited { table: TableId(2), amount: Money(40_000), key: "c".into(), by: 1, at_ms: 11 };
         assert_eq!(
             (cage_move(&credit), casino_time(&credit)),
-            (Some(CageMove::Credit { table: 2, amount: Money(40_000) }), Some(11))
+            (Some(CageMove::Credit { table: TableId(2), amount: Money(40_000) }), Some(11))
         );
         let closed = CasinoEvent::TableClosed {
             credited: Money(60_000),
@@ -85,6 +87,6 @@ mod tests {
             antes: Money::ZERO,
             at_ms: 12,
         };
-        assert_eq!(cage_move(&closed), Some(CageMove::Credit { table: 0, amount: Money(60_000) }));
+        assert_eq!(cage_move(&closed), Some(CageMove::Credit { table: TableId(0), amount: Money(60_000) }));
     }
 }

@@ -3,6 +3,7 @@
 //! what the next record needs is kept (the coup in progress's wagers, the
 //! day's sums), so a history of any length is read in bounded memory.
 
+use baccarat_core::ids::TableId;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use baccarat_rules::{Bet, Money, TableConfig};
@@ -54,7 +55,7 @@ struct PlayerBooks {
 /// The fold (see the module doc). Pure: it reads nothing but what it is fed.
 pub struct DayBooks {
     window: (u64, u64),
-    tables: BTreeMap<u32, TableBooks>,
+    tables: BTreeMap<TableId, TableBooks>,
     players: BTreeMap<PlayerId, PlayerBooks>,
     cash: Cash,
     casino_clock: u64,
@@ -93,7 +94,7 @@ impl DayBooks {
         }
     }
 
-    fn table_cage(&mut self, table: u32, fill: Money, credit: Money) {
+    fn table_cage(&mut self, table: TableId, fill: Money, credit: Money) {
         let t = self.tables.entry(table).or_default();
         t.figures.fills = t.figures.fills + fill;
         t.figures.credits = t.figures.credits + credit;
@@ -101,7 +102,7 @@ impl DayBooks {
     }
 
     /// Table `table`'s chain's next record.
-    pub fn table_record(&mut self, table: u32, b: &Body) {
+    pub fn table_record(&mut self, table: TableId, b: &Body) {
         if let Some(c) = &b.casino {
             self.table_casino_event(table, c);
         }
@@ -136,7 +137,7 @@ impl DayBooks {
 
     /// A casino event in a table's own chain: its configuration (name and
     /// pay tables), or chips back to the cage as it closes.
-    fn table_casino_event(&mut self, table: u32, c: &CasinoEvent) {
+    fn table_casino_event(&mut self, table: TableId, c: &CasinoEvent) {
         if let CasinoEvent::TableConfigured { name, rulebook, config, .. } = c {
             let t = self.tables.entry(table).or_default();
             t.name = name.clone();
@@ -152,7 +153,7 @@ impl DayBooks {
 
     /// A wager of the day's coup settled: its money into the table's, the
     /// casino's and its player's sums.
-    fn settled(&mut self, table: u32, wager: WagerId, s: &baccarat_rules::Settlement, ante: Money) {
+    fn settled(&mut self, table: TableId, wager: WagerId, s: &baccarat_rules::Settlement, ante: Money) {
         let t = self.tables.get_mut(&table).expect("fed above");
         let placed = t.wagers.get(&wager).copied();
         let token = placed.is_some_and(|p| p.token);

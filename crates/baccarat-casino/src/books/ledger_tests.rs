@@ -3,6 +3,7 @@
 //! house won exactly what its tables' house, commission and antes accounts
 //! gained from that day's wagers' transfers, to the cent.
 
+use baccarat_core::ids::TableId;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -34,8 +35,10 @@ impl Floor {
         let clock = now.clone();
         casino.clock = Arc::new(move || clock.load(Ordering::SeqCst));
         let mut commit = Commit::default();
-        casino.create_table(1, "Sydney", "nsw-2021", NSW, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
-        casino.create_table(2, "Melbourne", "au-casino", AU, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
+        casino.create_table(TableId(1), "Sydney", "nsw-2021", NSW, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
+        casino
+            .create_table(TableId(2), "Melbourne", "au-casino", AU, Mode::Rng, Money(100_000_000), &mut commit)
+            .unwrap();
         let mut f = Floor { casino, now, commit };
         for p in 1..=3 {
             f.send(Request::Deposit {
@@ -51,13 +54,13 @@ impl Floor {
         self.casino.handle(r, &mut self.commit)
     }
 
-    fn server(&mut self, table: u32, command: Command) -> Reply {
+    fn server(&mut self, table: TableId, command: Command) -> Reply {
         self.send(Request::Table { table, command, by: Actor::Server })
     }
 
     /// One coup at `table`: betting opens, each `(player, bet, amount)` is
     /// wagered, then the server deals and settles it. The wagers placed.
-    fn coup(&mut self, table: u32, wagers: &[(u32, Bet, i64)]) -> Vec<WagerId> {
+    fn coup(&mut self, table: TableId, wagers: &[(u32, Bet, i64)]) -> Vec<WagerId> {
         if matches!(self.casino.tables[&table].engine.phase(), Phase::NoShoe | Phase::ShoeOver) {
             self.send(Request::NewShoe { table });
         }
@@ -88,27 +91,27 @@ impl Floor {
     }
 }
 
-fn play(f: &mut Floor) -> Vec<(u32, WagerId)> {
+fn play(f: &mut Floor) -> Vec<(TableId, WagerId)> {
     let round = [(1, Bet::Banker, 10_000), (2, Bet::Player, 5_000), (3, Bet::Tie, 1_000)];
     // The day before: these are not the day's.
     f.at(T - 600_000);
-    f.coup(1, &round);
-    f.coup(2, &round);
+    f.coup(TableId(1), &round);
+    f.coup(TableId(2), &round);
     // The day: twelve coups at each table, a minute apart.
     let mut day = Vec::new();
     for i in 0..12u64 {
         f.at(T + 60_000 * (i + 1));
         let side = [(1, Bet::PlayerPair, 1_000), (2, Bet::Banker, 2_500), (3, Bet::Player, 7_000)];
-        day.extend(f.coup(1, &round).into_iter().map(|w| (1, w)));
-        day.extend(f.coup(1, &side[..1 + (i as usize % 3)]).into_iter().map(|w| (1, w)));
-        day.extend(f.coup(2, &round).into_iter().map(|w| (2, w)));
+        day.extend(f.coup(TableId(1), &round).into_iter().map(|w| (TableId(1), w)));
+        day.extend(f.coup(TableId(1), &side[..1 + (i as usize % 3)]).into_iter().map(|w| (TableId(1), w)));
+        day.extend(f.coup(TableId(2), &round).into_iter().map(|w| (TableId(2), w)));
     }
     day
 }
 
 /// What the house's accounts of each table gained from `wagers`' posted
 /// transfers.
-fn house_gain(f: &Floor, transfers: &[Transfer], wagers: &[(u32, WagerId)]) -> i64 {
+fn house_gain(f: &Floor, transfers: &[Transfer], wagers: &[(TableId, WagerId)]) -> i64 {
     let house = |id| {
         f.casino.ledger.account(id).is_some_and(|a| {
             matches!(a.kind, AccountKind::House { .. } | AccountKind::Commission { .. } | AccountKind::Antes { .. })
@@ -131,12 +134,12 @@ fn the_days_win_is_what_the_house_accounts_gained_to_the_cent() {
     let day = play(&mut f);
     let transfers: Vec<Transfer> = f.commit.ledger.iter().flat_map(|c| c.transfers.clone()).collect();
     let mut casino = Vec::new();
-    let mut tables: Vec<(u32, Vec<Body>)> = vec![(1, Vec::new()), (2, Vec::new())];
+    let mut tables: Vec<(TableId, Vec<Body>)> = vec![(TableId(1), Vec::new()), (TableId(2), Vec::new())];
     for (chain, r) in &f.commit.records {
         let b = Body::decode(&r.body).unwrap();
         match *chain {
-            0 => casino.push(b.casino.unwrap()),
-            t => tables[t as usize - 1].1.push(b),
+            TableId(0) => casino.push(b.casino.unwrap()),
+            t => tables[t.0 as usize - 1].1.push(b),
         }
     }
     let r = day_report(parse_date("2026-03-10").unwrap(), &casino, &tables, &|_| None);

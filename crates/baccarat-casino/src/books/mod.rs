@@ -73,6 +73,7 @@ pub use jiff::civil::Date;
 pub use report::{differences, hold_bp, Cash, DayReport, Figures, PlayerLine, TableLine};
 
 use crate::audit::{Body, CasinoEvent};
+use baccarat_core::ids::TableId;
 use baccarat_table::engine::PlayerId;
 
 impl Calendar {
@@ -108,7 +109,7 @@ pub fn head(calendar: &Calendar, date: Date) -> DayReport {
 pub fn day_report(
     date: Date,
     casino: &[CasinoEvent],
-    tables: &[(u32, Vec<Body>)],
+    tables: &[(TableId, Vec<Body>)],
     names: &dyn Fn(PlayerId) -> Option<String>,
 ) -> DayReport {
     let mut calendar = Calendar::default();

@@ -2,6 +2,7 @@
 //! report file holds it; and the comparison of two, figure by figure, that
 //! `verify --report` makes.
 
+use baccarat_core::ids::TableId;
 use baccarat_rules::Money;
 use serde::{Deserialize, Serialize};
 
@@ -30,7 +31,7 @@ pub struct Figures {
 /// One table's line of the report.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TableLine {
-    pub table: u32,
+    pub table: TableId,
     pub name: String,
     #[serde(flatten)]
     pub figures: Figures,

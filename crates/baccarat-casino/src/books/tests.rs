@@ -15,11 +15,11 @@ const DAY: u64 = 24 * H;
 const NSW: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 100000\n[bets.player_pair]\n";
 const AU: &str = "rulebook = \"au-casino\"\nchip = 100\nmin = 1000\nmax = 100000\n[bets.tie]\npay_table = \"9_to_1\"\n";
 
-fn body(table: u32, e: Event) -> Body {
+fn body(table: TableId, e: Event) -> Body {
     Body { table, rulebook: None, rulebook_sha256: None, engine: None, by: None, event: Some(e), casino: None }
 }
 
-fn configured(table: u32, name: &str, rulebook: &str, config: &str) -> Body {
+fn configured(table: TableId, name: &str, rulebook: &str, config: &str) -> Body {
     let e = CasinoEvent::TableConfigured {
         name: name.into(),
         rulebook: rulebook.into(),
@@ -31,11 +31,11 @@ fn configured(table: u32, name: &str, rulebook: &str, config: &str) -> Body {
     Body { casino: Some(e), event: None, ..body(table, Event::Resumed) }
 }
 
-fn opened(table: u32, coup: u64, closes_at: Option<u64>) -> Body {
+fn opened(table: TableId, coup: u64, closes_at: Option<u64>) -> Body {
     body(table, Event::BettingOpened { coup, no_bet: false, first_card: None, rule: None, closes_at })
 }
 
-fn placed(table: u32, id: u64, player: u32, bet: Bet, amount: i64, at_ms: u64) -> Body {
+fn placed(table: TableId, id: u64, player: u32, bet: Bet, amount: i64, at_ms: u64) -> Body {
     let wager = Wager {
         id: WagerId(id),
         player: PlayerId(player),
@@ -50,14 +50,14 @@ fn placed(table: u32, id: u64, player: u32, bet: Bet, amount: i64, at_ms: u64) -
     body(table, Event::WagerPlaced { wager })
 }
 
-fn completed(table: u32, coup: u64) -> Body {
+fn completed(table: TableId, coup: u64) -> Body {
     let summary = CoupSummary { player_total: 0, banker_total: 0, player_cards: 2, banker_cards: 2 };
     body(table, Event::CoupCompleted { coup, summary })
 }
 
 /// A settlement as `settle_wager` makes it: `lost` and `won` as given,
 /// commission on the winnings, the stake back unless lost.
-fn settled(table: u32, id: u64, stake: i64, lost: i64, won: i64, commission: i64) -> Body {
+fn settled(table: TableId, id: u64, stake: i64, lost: i64, won: i64, commission: i64) -> Body {
     let settlement = Settlement {
         stake: Money(stake),
         returned: Money(stake - lost),
@@ -72,7 +72,7 @@ fn settled(table: u32, id: u64, stake: i64, lost: i64, won: i64, commission: i64
     )
 }
 
-fn void(table: u32, id: u64, stake: i64) -> Body {
+fn void(table: TableId, id: u64, stake: i64) -> Body {
     let settlement = Settlement::void(Money(stake));
     body(
         table,
@@ -80,7 +80,7 @@ fn void(table: u32, id: u64, stake: i64) -> Body {
     )
 }
 
-fn closed(table: u32, coup: u64) -> Body {
+fn closed(table: TableId, coup: u64) -> Body {
     body(table, Event::CoupClosed { coup })
 }
 
@@ -109,7 +109,7 @@ fn deposit(amount: i64, at_ms: Option<u64>) -> CasinoEvent {
 /// × 14.35963 % + Pair 10.00 × 43/415 = 148.107 + 61.754 + 430.789 + 103.614
 /// = 744.264 cents → 7.44.
 fn table_one() -> Vec<Body> {
-    let t = 1;
+    let t = TableId(1);
     let c1 = T + H;
     let c2 = T + 2 * H;
     vec![
@@ -154,7 +154,7 @@ fn table_one() -> Vec<Body> {
 /// theo = 200.00 × 1.23508 % + 10.00 × 4.84403 % = 247.016 + 48.440 =
 /// 295.456 cents → 2.95.
 fn table_two() -> Vec<Body> {
-    let t = 2;
+    let t = TableId(2);
     vec![
         configured(t, "Melbourne", "au-casino", AU),
         opened(t, 1, Some(T - 2 * H + 15_000)),
@@ -191,7 +191,7 @@ fn golden() -> DayReport {
     // 70.00 recorded before deposits had a time (dated by the chain's last
     // time, T+30min): 1070.00.
     let casino = vec![deposit(50_000, Some(T - H)), deposit(100_000, Some(T + H / 2)), deposit(7_000, None)];
-    let tables = vec![(1, table_one()), (2, table_two())];
+    let tables = vec![(TableId(1), table_one()), (TableId(2), table_two())];
     day_report(parse_date("2026-03-10").unwrap(), &casino, &tables, &names)
 }
 
@@ -224,8 +224,8 @@ fn a_day_of_two_tables_is_worked_by_hand() {
     assert_eq!(
         r.tables,
         vec![
-            TableLine { table: 1, name: "Sydney".into(), figures: one },
-            TableLine { table: 2, name: "Melbourne".into(), figures: two },
+            TableLine { table: TableId(1), name: "Sydney".into(), figures: one },
+            TableLine { table: TableId(2), name: "Melbourne".into(), figures: two },
         ]
     );
     // The casino: the sums; 4 players (7, 8, 9, 10); hold -40500 * 10000 /
@@ -280,7 +280,7 @@ fn each_player_is_worked_by_hand() {
 
 #[test]
 fn the_day_before_and_after_hold_only_their_coups() {
-    let tables = vec![(1, table_one()), (2, table_two())];
+    let tables = vec![(TableId(1), table_one()), (TableId(2), table_two())];
     let day = |d| day_report(parse_date(d).unwrap(), &[], &tables, &|_| None);
     let before = day("2026-03-09");
     assert_eq!(before.tables.len(), 1, "only table 2's coup 1");
@@ -299,23 +299,23 @@ fn the_day_before_and_after_hold_only_their_coups() {
 #[test]
 fn token_wagers_count_as_wagers_but_not_as_drop() {
     let token = |id, amount| {
-        let mut b = placed(1, id, 7, Bet::Player, amount, T + H);
+        let mut b = placed(TableId(1), id, 7, Bet::Player, amount, T + H);
         if let Some(Event::WagerPlaced { wager }) = b.event.as_mut() {
             wager.token = true;
         }
         b
     };
     let records = vec![
-        configured(1, "Sydney", "nsw-2021", NSW),
-        opened(1, 1, None),
+        configured(TableId(1), "Sydney", "nsw-2021", NSW),
+        opened(TableId(1), 1, None),
         token(1, 5_000),
         token(2, 3_000),
-        completed(1, 1),
-        settled(1, 1, 5_000, 0, 5_000, 0),
-        settled(1, 2, 3_000, 3_000, 0, 0),
-        closed(1, 1),
+        completed(TableId(1), 1),
+        settled(TableId(1), 1, 5_000, 0, 5_000, 0),
+        settled(TableId(1), 2, 3_000, 3_000, 0, 0),
+        closed(TableId(1), 1),
     ];
-    let r = day_report(parse_date("2026-03-10").unwrap(), &[], &[(1, records)], &|_| None);
+    let r = day_report(parse_date("2026-03-10").unwrap(), &[], &[(TableId(1), records)], &|_| None);
     let f = &r.tables[0].figures;
     assert_eq!((f.drop, f.win, f.theo, f.wagers, f.players), (Money::ZERO, Money(-5_000), Money::ZERO, 2, 1));
     assert_eq!(f.hold_bp, None);
@@ -336,10 +336,10 @@ fn fills_and_credits_count_by_table() {
     // cash-out of 250.00 in it, and table 1 closed at T+20h, its 600.00
     // back to the cage: a credit of table 1.
     let casino = vec![
-        (CasinoEvent::Filled { table: 2, amount: Money(50_000), key: "f0".into(), by: 1, at_ms: T - H }),
+        (CasinoEvent::Filled { table: TableId(2), amount: Money(50_000), key: "f0".into(), by: 1, at_ms: T - H }),
         deposit(100_000, Some(T + H / 2)),
-        (CasinoEvent::Filled { table: 2, amount: Money(100_000), key: "f1".into(), by: 1, at_ms: T + 4 * H }),
-        (CasinoEvent::Credited { table: 2, amount: Money(40_000), key: "c1".into(), by: 1, at_ms: T + 5 * H }),
+        (CasinoEvent::Filled { table: TableId(2), amount: Money(100_000), key: "f1".into(), by: 1, at_ms: T + 4 * H }),
+        (CasinoEvent::Credited { table: TableId(2), amount: Money(40_000), key: "c1".into(), by: 1, at_ms: T + 5 * H }),
         (CasinoEvent::CashedOut {
             player: PlayerId(7),
             amount: Money(25_000),
@@ -356,12 +356,12 @@ fn fills_and_credits_count_by_table() {
         antes: Money::ZERO,
         at_ms: T + 20 * H,
     };
-    one.push(Body { casino: Some(close), event: None, ..body(1, Event::Resumed) });
-    let tables = vec![(1, one), (2, table_two())];
+    one.push(Body { casino: Some(close), event: None, ..body(TableId(1), Event::Resumed) });
+    let tables = vec![(TableId(1), one), (TableId(2), table_two())];
     let r = day_report(parse_date("2026-03-10").unwrap(), &casino, &tables, &names);
-    let by_table = |id: u32| r.tables.iter().find(|t| t.table == id).expect("a table of the day").figures.clone();
-    assert_eq!((by_table(1).fills, by_table(1).credits), (Money::ZERO, Money(60_000)));
-    assert_eq!((by_table(2).fills, by_table(2).credits), (Money(100_000), Money(40_000)));
+    let by_table = |id: TableId| r.tables.iter().find(|t| t.table == id).expect("a table of the day").figures.clone();
+    assert_eq!((by_table(TableId(1)).fills, by_table(TableId(1)).credits), (Money::ZERO, Money(60_000)));
+    assert_eq!((by_table(TableId(2)).fills, by_table(TableId(2)).credits), (Money(100_000), Money(40_000)));
     assert_eq!((r.casino.fills, r.casino.credits), (Money(100_000), Money(100_000)));
     assert_eq!((r.cash.deposits, r.cash.cash_outs), (Money(100_000), Money(25_000)));
     // None of it is the house's win or loss.

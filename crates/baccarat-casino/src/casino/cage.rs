@@ -29,6 +29,7 @@
 //!   why. Fills and credits move the partition's own cage and floats, and
 //!   are taken.
 
+use baccarat_core::ids::TableId;
 use baccarat_rules::{Money, MAX_LIMIT};
 use baccarat_table::engine::PlayerId;
 use sha2::{Digest, Sha256};
@@ -134,7 +135,7 @@ impl Casino {
     pub(super) fn fill_or_credit(
         &mut self,
         way: CageMove,
-        table: u32,
+        table: TableId,
         amount: Money,
         key: IdempotencyKey,
         by: u32,
@@ -142,8 +143,8 @@ impl Casino {
     ) -> Reply {
         let Some(t) = self.tables.get(&table) else { return no_table(table) };
         let (house, liability) = (t.accounts.house, t.liability);
-        let ledger_key = cage_key(way, table, key.as_str());
-        let request = digest(way, table, amount);
+        let ledger_key = cage_key(way, table.0, key.as_str());
+        let request = digest(way, table.0, amount);
         match self.cage_retried(&ledger_key, request, key.as_str()) {
             Some(Ok(())) => return Reply::Float { table, float: self.float_of(table) },
             Some(Err(r)) => return r,
@@ -189,7 +190,7 @@ impl Casino {
 
     /// Table `table`'s float now: its house account's available balance,
     /// the figure a wager is checked against (`wager.rs`).
-    pub fn float_of(&self, table: u32) -> Money {
+    pub fn float_of(&self, table: TableId) -> Money {
         let house = self.tables.get(&table).map(|t| t.accounts.house);
         Money(house.and_then(|h| self.ledger.account(h)).map_or(0, |a| a.available()))
     }

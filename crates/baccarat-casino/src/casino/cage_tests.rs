@@ -2,6 +2,7 @@
 //! say, once, and a refusal changes nothing; each is a record and a
 //! transfer that reconcile, and they survive a checkpoint and a restart.
 
+use baccarat_core::ids::TableId;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -25,11 +26,11 @@ const T: u64 = 1_795_478_400_000;
 fn casino(float: i64, commit: &mut Commit) -> Casino {
     let mut c = Casino::new();
     c.clock = Arc::new(|| T);
-    c.create_table(1, "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(float), commit).unwrap();
+    c.create_table(TableId(1), "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(float), commit).unwrap();
     c.handle(Request::Deposit { player: P, amount: Money(1_000_000), key: "in".parse().unwrap() }, commit);
-    c.handle(Request::NewShoe { table: 1 }, commit);
+    c.handle(Request::NewShoe { table: TableId(1) }, commit);
     let open = Command::OpenBetting { no_bet: false, closes_at: None };
-    c.handle(Request::Table { table: 1, command: open, by: Actor::Server }, commit);
+    c.handle(Request::Table { table: TableId(1), command: open, by: Actor::Server }, commit);
     c
 }
 
@@ -39,7 +40,7 @@ fn cash_out(amount: i64, key: &str) -> Request {
 
 fn wager(amount: i64, key: &str) -> Request {
     Request::Wager {
-        table: 1,
+        table: TableId(1),
         player: P,
         spot: Spot::Box(1),
         bet: Bet::Banker,
@@ -107,9 +108,11 @@ fn a_replayed_key_answers_again_and_moves_nothing_and_another_amount_is_refused(
     assert!(wrote_nothing(&again));
     assert_eq!((c.balance(P).unwrap().0, c.chain.len()), (Money(900_000), chain));
     // The same client key at another route is another key.
-    let fill =
-        c.handle(Request::Fill { table: 1, amount: Money(100), key: "k".parse().unwrap(), by: ADMIN }, &mut again);
-    assert!(matches!(fill, Reply::Float { table: 1, .. }), "{fill:?}");
+    let fill = c.handle(
+        Request::Fill { table: TableId(1), amount: Money(100), key: "k".parse().unwrap(), by: ADMIN },
+        &mut again,
+    );
+    assert!(matches!(fill, Reply::Float { table: TableId(1), .. }), "{fill:?}");
 }
 
 #[test]
@@ -174,21 +177,21 @@ fn fills_and_credits_move_exactly_between_the_cage_and_the_float() {
     let mut commit = Commit::default();
     let mut c = casino(5_000_000, &mut commit);
     let cage_before = cage(&c);
-    let fill = Request::Fill { table: 1, amount: Money(1_000_000), key: "f".parse().unwrap(), by: ADMIN };
+    let fill = Request::Fill { table: TableId(1), amount: Money(1_000_000), key: "f".parse().unwrap(), by: ADMIN };
     let mut out = Commit::default();
-    assert_eq!(c.handle(fill.clone(), &mut out), Reply::Float { table: 1, float: Money(6_000_000) });
-    let credit = Request::Credit { table: 1, amount: Money(2_500_000), key: "c".parse().unwrap(), by: ADMIN };
-    assert_eq!(c.handle(credit.clone(), &mut out), Reply::Float { table: 1, float: Money(3_500_000) });
+    assert_eq!(c.handle(fill.clone(), &mut out), Reply::Float { table: TableId(1), float: Money(6_000_000) });
+    let credit = Request::Credit { table: TableId(1), amount: Money(2_500_000), key: "c".parse().unwrap(), by: ADMIN };
+    assert_eq!(c.handle(credit.clone(), &mut out), Reply::Float { table: TableId(1), float: Money(3_500_000) });
     assert_eq!(cage(&c), cage_before + 1_500_000);
     let events: Vec<CasinoEvent> = casino_events(&out).into_iter().map(|e| e.1).collect();
     assert_eq!(
         events,
         vec![
-            CasinoEvent::Filled { table: 1, amount: Money(1_000_000), key: "f".into(), by: ADMIN, at_ms: T },
-            CasinoEvent::Credited { table: 1, amount: Money(2_500_000), key: "c".into(), by: ADMIN, at_ms: T },
+            CasinoEvent::Filled { table: TableId(1), amount: Money(1_000_000), key: "f".into(), by: ADMIN, at_ms: T },
+            CasinoEvent::Credited { table: TableId(1), amount: Money(2_500_000), key: "c".into(), by: ADMIN, at_ms: T },
         ]
     );
-    let house = c.tables[&1].accounts.house;
+    let house = c.tables[&TableId(1)].accounts.house;
     let cage_id = c.ledger.find(&AccountKind::Cage).unwrap();
     let seqs: Vec<u64> = casino_events(&out).iter().map(|e| e.0).collect();
     let moved: Vec<_> = transfers(&out).iter().map(|t| (t.debit, t.credit, t.amount, t.cause)).collect();
@@ -201,10 +204,13 @@ fn fills_and_credits_move_exactly_between_the_cage_and_the_float() {
     );
     // Replayed: the same answers, nothing moved.
     let mut again = Commit::default();
-    assert_eq!(c.handle(fill, &mut again), Reply::Float { table: 1, float: Money(3_500_000) });
-    assert_eq!(c.handle(credit, &mut again), Reply::Float { table: 1, float: Money(3_500_000) });
+    assert_eq!(c.handle(fill, &mut again), Reply::Float { table: TableId(1), float: Money(3_500_000) });
+    assert_eq!(c.handle(credit, &mut again), Reply::Float { table: TableId(1), float: Money(3_500_000) });
     assert!(wrote_nothing(&again));
-    let none = c.handle(Request::Fill { table: 5, amount: Money(1), key: "f".parse().unwrap(), by: ADMIN }, &mut again);
+    let none = c.handle(
+        Request::Fill { table: TableId(5), amount: Money(1), key: "f".parse().unwrap(), by: ADMIN },
+        &mut again,
+    );
     assert_eq!(none.code(), Some(Code::NoTable));
     assert!(wrote_nothing(&again));
 }
@@ -214,11 +220,14 @@ fn a_credit_that_would_leave_the_float_short_of_the_open_wagers_is_refused_namin
     let mut commit = Commit::default();
     let mut c = casino(5_000_000, &mut commit);
     assert!(matches!(c.handle(wager(500_000, "w"), &mut commit), Reply::Wager { .. }));
-    let (float, liability) = (c.float_of(1), c.tables[&1].liability);
+    let (float, liability) = (c.float_of(TableId(1)), c.tables[&TableId(1)].liability);
     assert!(liability > Money::ZERO && float == Money(5_000_000));
     let over = float - liability + Money(1);
     let mut refused = Commit::default();
-    let r = c.handle(Request::Credit { table: 1, amount: over, key: "c".parse().unwrap(), by: ADMIN }, &mut refused);
+    let r = c.handle(
+        Request::Credit { table: TableId(1), amount: over, key: "c".parse().unwrap(), by: ADMIN },
+        &mut refused,
+    );
     let Reply::Refused { code: Code::Float, message, .. } = &r else { panic!("{r:?}") };
     let left = liability - Money(1);
     assert_eq!(
@@ -229,11 +238,14 @@ fn a_credit_that_would_leave_the_float_short_of_the_open_wagers_is_refused_namin
         )
     );
     assert!(wrote_nothing(&refused));
-    assert_eq!(c.float_of(1), float);
+    assert_eq!(c.float_of(TableId(1)), float);
     // Exactly to the open wagers' best-line win is allowed.
     let exact = float - liability;
-    let r = c.handle(Request::Credit { table: 1, amount: exact, key: "c".parse().unwrap(), by: ADMIN }, &mut commit);
-    assert_eq!(r, Reply::Float { table: 1, float: liability });
+    let r = c.handle(
+        Request::Credit { table: TableId(1), amount: exact, key: "c".parse().unwrap(), by: ADMIN },
+        &mut commit,
+    );
+    assert_eq!(r, Reply::Float { table: TableId(1), float: liability });
     // And then no wager more can be covered.
     assert_eq!(c.handle(wager(1_000, "w2"), &mut commit).code(), Some(Code::Float));
 }
@@ -275,12 +287,18 @@ fn cage_movements_survive_a_checkpoint_and_a_restart() {
     let mut commit = Commit::default();
     let mut c = casino(5_000_000, &mut commit);
     c.handle(cash_out(100_000, "o1"), &mut commit);
-    c.handle(Request::Fill { table: 1, amount: Money(700_000), key: "f1".parse().unwrap(), by: ADMIN }, &mut commit);
+    c.handle(
+        Request::Fill { table: TableId(1), amount: Money(700_000), key: "f1".parse().unwrap(), by: ADMIN },
+        &mut commit,
+    );
     store.commit(&commit).unwrap();
     let cp = c.checkpoint();
     let mut tail = Commit::default();
     c.handle(cash_out(50_000, "o2"), &mut tail);
-    c.handle(Request::Credit { table: 1, amount: Money(200_000), key: "c1".parse().unwrap(), by: ADMIN }, &mut tail);
+    c.handle(
+        Request::Credit { table: TableId(1), amount: Money(200_000), key: "c1".parse().unwrap(), by: ADMIN },
+        &mut tail,
+    );
     store.commit(&tail).unwrap();
     let from_checkpoint = super::recover(&store, Some(cp), super::Keys::Since(0), &BTreeSet::new()).unwrap().casino;
     let from_log = Casino::recover(&store).unwrap();
@@ -288,28 +306,28 @@ fn cage_movements_survive_a_checkpoint_and_a_restart() {
         let accounts = |c: &Casino| c.ledger.accounts().cloned().collect::<Vec<_>>();
         assert_eq!(accounts(&r), accounts(&c));
         assert_eq!(r.chain.len(), c.chain.len());
-        assert_eq!(r.float_of(1), Money(5_500_000));
+        assert_eq!(r.float_of(TableId(1)), Money(5_500_000));
         r.clock = Arc::new(|| T);
         let mut again = Commit::default();
         let retry = r.handle(cash_out(100_000, "o1"), &mut again);
         assert_eq!(retry, Reply::CashOut { balance: Money(850_000), cashed_out: Money(100_000) });
         let retry = r.handle(
-            Request::Credit { table: 1, amount: Money(200_000), key: "c1".parse().unwrap(), by: ADMIN },
+            Request::Credit { table: TableId(1), amount: Money(200_000), key: "c1".parse().unwrap(), by: ADMIN },
             &mut again,
         );
-        assert_eq!(retry, Reply::Float { table: 1, float: Money(5_500_000) });
+        assert_eq!(retry, Reply::Float { table: TableId(1), float: Money(5_500_000) });
         assert!(wrote_nothing(&again));
     }
 }
 
 /// `verify`'s reconciliation (`reconcile/`) of `records` and `transfers`:
 /// its problems.
-fn reconcile(c: &Casino, records: &[(u32, crate::audit::Record)], transfers: &[Transfer]) -> Vec<String> {
+fn reconcile(c: &Casino, records: &[(TableId, crate::audit::Record)], transfers: &[Transfer]) -> Vec<String> {
     use baccarat_core::reconcile::{Detail, Reconciler, Sums};
     let accounts: Vec<_> = c.ledger.accounts().cloned().collect();
     let mut books = Reconciler::new(&accounts);
-    let chains: BTreeSet<u32> = records.iter().map(|r| r.0).collect();
-    let bodies = |table: u32| {
+    let chains: BTreeSet<TableId> = records.iter().map(|r| r.0).collect();
+    let bodies = |table: TableId| {
         let of = records.iter().filter(move |(t, _)| *t == table);
         of.map(|(_, r)| (r.seq, Body::decode(&r.body).unwrap()))
     };
@@ -350,8 +368,14 @@ fn verify_reconciles_each_movement_with_its_record_and_names_a_forgery() {
     let mut commit = Commit::default();
     let mut c = casino(5_000_000, &mut commit);
     c.handle(cash_out(100_000, "o"), &mut commit);
-    c.handle(Request::Fill { table: 1, amount: Money(300_000), key: "f".parse().unwrap(), by: ADMIN }, &mut commit);
-    c.handle(Request::Credit { table: 1, amount: Money(200_000), key: "c".parse().unwrap(), by: ADMIN }, &mut commit);
+    c.handle(
+        Request::Fill { table: TableId(1), amount: Money(300_000), key: "f".parse().unwrap(), by: ADMIN },
+        &mut commit,
+    );
+    c.handle(
+        Request::Credit { table: TableId(1), amount: Money(200_000), key: "c".parse().unwrap(), by: ADMIN },
+        &mut commit,
+    );
     let (records, honest) = (commit.records.clone(), transfers(&commit));
     assert_eq!(reconcile(&c, &records, &honest), Vec::<String>::new());
     let cash_out = honest.iter().position(|t| t.memo == "cash-out").unwrap();

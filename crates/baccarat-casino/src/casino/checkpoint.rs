@@ -44,6 +44,7 @@
 //! logs: its balances plus the tail's transfers must give the balances the
 //! store holds, and each chain must continue from the checkpoint's head.
 
+use baccarat_core::ids::TableId;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -127,7 +128,7 @@ pub struct ChainHead {
 /// One table's live state.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TableState {
-    pub id: u32,
+    pub id: TableId,
     pub chain: ChainHead,
     pub engine: baccarat_table::engine::State,
     pub halted: Option<String>,

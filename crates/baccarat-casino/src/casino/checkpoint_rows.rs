@@ -24,6 +24,7 @@ mod tests {
     use super::*;
     use crate::coup_feed::{CoupState, WagerLine, WagerStatus};
     use crate::ledger::{Cause, TransferKind};
+    use baccarat_core::ids::TableId;
     use baccarat_rules::{Bet, Money, Settlement};
     use baccarat_table::engine::{PlayerId, Spot, WagerId};
 
@@ -57,7 +58,7 @@ mod tests {
     #[test]
     fn rows_read_back_as_the_structs_and_objects_still_read() {
         let pending: Vec<Transfer> =
-            [Cause::Wager { table: 3, wager: WagerId(9) }, Cause::None, Cause::Deposit { seq: 4 }]
+            [Cause::Wager { table: TableId(3), wager: WagerId(9) }, Cause::None, Cause::Deposit { seq: 4 }]
                 .into_iter()
                 .enumerate()
                 .map(|(i, cause)| Transfer {

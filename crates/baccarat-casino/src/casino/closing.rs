@@ -16,6 +16,7 @@
 //! and stays: its view (`"closed": true`), its chain, its accounts (empty)
 //! and its name, which no new table takes (`table_names.rs`).
 
+use baccarat_core::ids::TableId;
 use baccarat_rules::Money;
 use baccarat_table::engine::Command;
 use serde::{Deserialize, Serialize};
@@ -48,7 +49,7 @@ impl Closure {
     /// The refusal a new wager gets at a table closing or closed: the
     /// writer's (`wager.rs`) and, through the view, the HTTP threads'
     /// (`http/early.rs`).
-    pub fn wager_refusal(&self, table: u32) -> Option<Reply> {
+    pub fn wager_refusal(&self, table: TableId) -> Option<Reply> {
         match self {
             Closure::Open => None,
             Closure::Closing { .. } => Some(Reply::refused(
@@ -62,7 +63,7 @@ impl Closure {
     /// Whether a command may run at the table: none at a closed table; at a
     /// closing one, only what finishes the coup in play (no new shoe, no
     /// betting opened, no wager placed by staff).
-    pub fn command_refusal(&self, table: u32, command: &Command) -> Option<Reply> {
+    pub fn command_refusal(&self, table: TableId, command: &Command) -> Option<Reply> {
         match (self, command) {
             (Closure::Open, _) => None,
             (Closure::Closing { .. }, Command::StartShoe { .. } | Command::OpenBetting { .. }) => {
@@ -76,14 +77,14 @@ impl Closure {
 }
 
 /// The refusal of anything at a table closed for good.
-pub fn closed(table: u32) -> Reply {
+pub fn closed(table: TableId) -> Reply {
     Reply::refused(Code::Closed, format!("table {table} is closed for good"))
 }
 
 impl Casino {
     /// An admin closes `table` for good: now if no coup is in play (the
     /// money back to the cage), else once that coup settles.
-    pub(super) fn close_table(&mut self, table: u32, by: Actor, commit: &mut Commit) -> Reply {
+    pub(super) fn close_table(&mut self, table: TableId, by: Actor, commit: &mut Commit) -> Reply {
         let Actor::Person { user, role: Role::Admin } = by else {
             return Reply::refused(Code::Role, "only an admin closes a table for good");
         };
@@ -110,7 +111,7 @@ impl Casino {
     /// Close `table` now: the money of its house, commission and antes
     /// accounts to the cage in one batch (`Cause::Closed`), then the record
     /// that says so. What went back to the cage.
-    fn close_now(&mut self, table: u32, by: u32, commit: &mut Commit) -> Result<Money, Reply> {
+    fn close_now(&mut self, table: TableId, by: u32, commit: &mut Commit) -> Result<Money, Reply> {
         let t = &self.tables[&table];
         let held = |a| Money(self.ledger.account(a).map_or(0, |a| a.balance));
         let parts = [
@@ -146,7 +147,7 @@ impl Casino {
         if self.closing.is_empty() {
             return;
         }
-        let due: Vec<(u32, u32)> = self
+        let due: Vec<(TableId, u32)> = self
             .closing
             .iter()
             .filter_map(|id| self.tables.get(id).map(|t| (id, t)))
@@ -167,7 +168,7 @@ impl Casino {
 }
 
 /// The answer while a table waits for its coup to close.
-fn closing(table: u32) -> Reply {
+fn closing(table: TableId) -> Reply {
     Reply::TableClosed { table, closed: false, closing: true, credited: None }
 }
 

@@ -3,6 +3,7 @@
 //! settlement otherwise; refused wagers and commands after; kept through a
 //! checkpoint and a replay; and reconciled with the ledger as `verify` does.
 
+use baccarat_core::ids::TableId;
 use std::collections::{BTreeSet, HashMap};
 
 use baccarat_rules::{Bet, Money};
@@ -36,7 +37,7 @@ impl Floor {
             mode: Mode::Rng,
             float: None,
         };
-        assert_eq!(f.ask(create), Reply::Table { table: 1 });
+        assert_eq!(f.ask(create), Reply::Table { table: TableId(1) });
         for p in 1..=4 {
             f.ask(Request::Deposit {
                 player: PlayerId(p),
@@ -66,11 +67,11 @@ impl Floor {
     }
 
     fn server(&mut self, command: Command) -> Reply {
-        self.ask(Request::Table { table: 1, command, by: Actor::Server })
+        self.ask(Request::Table { table: TableId(1), command, by: Actor::Server })
     }
 
     fn open_betting(&mut self) {
-        assert!(matches!(self.ask(Request::NewShoe { table: 1 }), Reply::Events { .. }));
+        assert!(matches!(self.ask(Request::NewShoe { table: TableId(1) }), Reply::Events { .. }));
         let r = self.server(Command::OpenBetting { no_bet: false, closes_at: None });
         assert!(matches!(r, Reply::Events { .. }), "{r:?}");
     }
@@ -78,7 +79,7 @@ impl Floor {
     fn wager(&mut self, p: u32, bet: Bet, amount: i64, key: &str) -> Reply {
         let spot = Spot::Box(p as u8);
         self.ask(Request::Wager {
-            table: 1,
+            table: TableId(1),
             player: PlayerId(p),
             spot,
             bet,
@@ -92,7 +93,7 @@ impl Floor {
     fn deal_out(&mut self) {
         assert!(matches!(self.server(Command::CloseBetting), Reply::Events { .. }));
         for _ in 0..8 {
-            if !matches!(self.c.phase(1), Some(Phase::Closed | Phase::Dealing)) {
+            if !matches!(self.c.phase(TableId(1)), Some(Phase::Closed | Phase::Dealing)) {
                 return;
             }
             self.server(Command::DealNext);
@@ -107,16 +108,16 @@ impl Floor {
     /// What the table's accounts hold, and the cage.
     fn money(&self) -> [i64; 4] {
         [
-            self.balance(AccountKind::House { table: 1 }),
-            self.balance(AccountKind::Commission { table: 1 }),
-            self.balance(AccountKind::Antes { table: 1 }),
+            self.balance(AccountKind::House { table: TableId(1) }),
+            self.balance(AccountKind::Commission { table: TableId(1) }),
+            self.balance(AccountKind::Antes { table: TableId(1) }),
             self.balance(AccountKind::Cage),
         ]
     }
 
     /// The last record of table 1's chain, decoded.
     fn last_record(&self) -> Body {
-        let head = self.store.head(1).unwrap().unwrap();
+        let head = self.store.head(TableId(1)).unwrap().unwrap();
         Body::decode(&head.body).unwrap()
     }
 }
@@ -145,7 +146,8 @@ fn reconcile(store: &SqliteStore, alter: impl Fn(&mut Vec<Transfer>)) -> Vec<Str
         .unwrap();
     alter(&mut transfers);
     let mut books = Reconciler::new(&store.accounts().unwrap());
-    let chains: Vec<u32> = std::iter::once(CASINO_CHAIN).chain(store.tables().unwrap().iter().map(|r| r.id)).collect();
+    let chains: Vec<TableId> =
+        std::iter::once(CASINO_CHAIN).chain(store.tables().unwrap().iter().map(|r| r.id)).collect();
     for &table in &chains {
         let mut sums = Sums::default();
         let mut reading = books.chain(table);
@@ -188,9 +190,9 @@ fn a_quiet_table_closes_at_once_and_every_chip_it_held_goes_to_the_cage() {
     f.deal_out();
     let [house, commission, antes, cage] = f.money();
     assert!(house > 0);
-    let r = f.ask(Request::CloseTable { table: 1, by: ADMIN });
+    let r = f.ask(Request::CloseTable { table: TableId(1), by: ADMIN });
     let credited = Money(house + commission + antes);
-    assert_eq!(r, Reply::TableClosed { table: 1, closed: true, closing: false, credited: Some(credited) });
+    assert_eq!(r, Reply::TableClosed { table: TableId(1), closed: true, closing: false, credited: Some(credited) });
     let wire = serde_json::to_value(&r).unwrap();
     assert_eq!(
         wire,
@@ -210,17 +212,17 @@ fn a_quiet_table_closes_at_once_and_every_chip_it_held_goes_to_the_cage() {
     assert_eq!((c, m, a), (credited, Money(commission), Money(antes)));
     assert!(at_ms > 0, "dated by the writer's clock");
     assert_eq!(b.by, Some(ADMIN));
-    assert_eq!(f.c.tables[&1].closure, Closure::Closed);
+    assert_eq!(f.c.tables[&TableId(1)].closure, Closure::Closed);
     assert_eq!(reconcile(&f.store, |_| {}), Vec::<String>::new());
 }
 
 #[test]
 fn a_close_verify_cannot_match_is_reported() {
     let mut f = Floor::new();
-    f.ask(Request::CloseTable { table: 1, by: ADMIN });
+    f.ask(Request::CloseTable { table: TableId(1), by: ADMIN });
     // The float moved back, but 1.00 less than the record says.
     let problems = reconcile(&f.store, |ts| {
-        let t = ts.iter_mut().find(|t| t.cause == Cause::Closed { table: 1 }).expect("the close's transfer");
+        let t = ts.iter_mut().find(|t| t.cause == Cause::Closed { table: TableId(1) }).expect("the close's transfer");
         t.amount = t.amount - Money(100);
     });
     assert_eq!(problems.len(), 1, "{problems:?}");
@@ -229,7 +231,7 @@ fn a_close_verify_cannot_match_is_reported() {
     let problems = reconcile(&f.store, |ts| {
         let mut extra = ts.last().unwrap().clone();
         extra.id += 1;
-        extra.cause = Cause::Closed { table: 2 };
+        extra.cause = Cause::Closed { table: TableId(2) };
         ts.push(extra);
     });
     assert!(problems.iter().any(|p| p.contains("no audit event explains it")), "{problems:?}");
@@ -240,8 +242,8 @@ fn a_table_closing_during_a_coup_takes_no_wager_and_closes_when_it_settles() {
     let mut f = Floor::new();
     f.open_betting();
     assert!(matches!(f.wager(1, Bet::Banker, 10_000, "a"), Reply::Wager { .. }));
-    let closing = Reply::TableClosed { table: 1, closed: false, closing: true, credited: None };
-    assert_eq!(f.ask(Request::CloseTable { table: 1, by: ADMIN }), closing);
+    let closing = Reply::TableClosed { table: TableId(1), closed: false, closing: true, credited: None };
+    assert_eq!(f.ask(Request::CloseTable { table: TableId(1), by: ADMIN }), closing);
     assert_eq!(
         serde_json::to_value(&closing).unwrap(),
         serde_json::json!({ "result": "table_closed", "table": 1, "closed": false, "closing": true })
@@ -251,24 +253,25 @@ fn a_table_closing_during_a_coup_takes_no_wager_and_closes_when_it_settles() {
     let held = f.c.balance(PlayerId(2)).unwrap();
     assert_eq!(f.wager(2, Bet::Player, 5_000, "b").code(), Some(Code::Closed));
     let line = SlipLine { spot: Spot::Box(2), bet: Bet::Player, amount: Money(5_000), ante: Money::ZERO };
-    let slip = f.ask(Request::Wagers { table: 1, player: PlayerId(2), slip: vec![line], key: "s".parse().unwrap() });
+    let slip =
+        f.ask(Request::Wagers { table: TableId(1), player: PlayerId(2), slip: vec![line], key: "s".parse().unwrap() });
     assert!(matches!(&slip, Reply::Wagers { results, .. } if results[0].code() == Some(Code::Closed)), "{slip:?}");
     assert_eq!(f.c.balance(PlayerId(2)).unwrap(), held);
-    assert_eq!(f.ask(Request::SetOpen { table: 1, open: true }).code(), Some(Code::Closed));
+    assert_eq!(f.ask(Request::SetOpen { table: TableId(1), open: true }).code(), Some(Code::Closed));
     // Asked again: the same answer, and nothing recorded.
-    let len = f.c.tables[&1].chain.len();
-    assert_eq!(f.ask(Request::CloseTable { table: 1, by: ADMIN }), closing);
-    assert_eq!(f.c.tables[&1].chain.len(), len);
+    let len = f.c.tables[&TableId(1)].chain.len();
+    assert_eq!(f.ask(Request::CloseTable { table: TableId(1), by: ADMIN }), closing);
+    assert_eq!(f.c.tables[&TableId(1)].chain.len(), len);
     // The coup is dealt out; its settlement closes the table in the same step.
     let cage = f.money()[3];
     f.deal_out();
-    assert_eq!(f.c.tables[&1].closure, Closure::Closed);
-    assert!(f.c.tables[&1].holds.is_empty());
+    assert_eq!(f.c.tables[&TableId(1)].closure, Closure::Closed);
+    assert!(f.c.tables[&TableId(1)].holds.is_empty());
     assert_eq!(f.c.balance(PlayerId(1)).map(|b| b.0 == b.1), Some(true), "the wager settled: nothing held");
     let Some(CasinoEvent::TableClosed { credited, by: 1, .. }) = f.last_record().casino else { panic!() };
     assert_eq!(f.money(), [0, 0, 0, cage + credited.0]);
     assert_eq!(f.server(Command::OpenBetting { no_bet: false, closes_at: None }).code(), Some(Code::Closed));
-    assert_eq!(f.ask(Request::NewShoe { table: 1 }).code(), Some(Code::Closed));
+    assert_eq!(f.ask(Request::NewShoe { table: TableId(1) }).code(), Some(Code::Closed));
     assert_eq!(reconcile(&f.store, |_| {}), Vec::<String>::new());
 }
 
@@ -280,17 +283,17 @@ fn a_coup_settled_in_chunks_closes_the_table_after_its_last_chunk() {
         let r = f.wager(1 + i % 4, Bet::Banker, 1_000, &format!("w{i}"));
         assert!(matches!(r, Reply::Wager { .. }), "{r:?}");
     }
-    f.ask(Request::CloseTable { table: 1, by: ADMIN });
-    f.ask_alone(Request::Table { table: 1, command: Command::CloseBetting, by: Actor::Server });
+    f.ask(Request::CloseTable { table: TableId(1), by: ADMIN });
+    f.ask_alone(Request::Table { table: TableId(1), command: Command::CloseBetting, by: Actor::Server });
     while !f.c.settling() {
-        f.ask_alone(Request::Table { table: 1, command: Command::DealNext, by: Actor::Server });
+        f.ask_alone(Request::Table { table: TableId(1), command: Command::DealNext, by: Actor::Server });
     }
-    assert!(matches!(f.c.tables[&1].closure, Closure::Closing { by: 1 }), "still settling: not closed yet");
-    assert!(f.c.tables[&1].coup_in_play());
+    assert!(matches!(f.c.tables[&TableId(1)].closure, Closure::Closing { by: 1 }), "still settling: not closed yet");
+    assert!(f.c.tables[&TableId(1)].coup_in_play());
     let mut commit = Commit::default();
     f.c.settle_all(&mut commit);
     f.store.commit(&commit).unwrap();
-    assert_eq!(f.c.tables[&1].closure, Closure::Closed);
+    assert_eq!(f.c.tables[&TableId(1)].closure, Closure::Closed);
     assert_eq!(f.money()[..3], [0, 0, 0]);
     assert_eq!(reconcile(&f.store, |_| {}), Vec::<String>::new());
 }
@@ -300,11 +303,14 @@ fn a_closed_table_refuses_wagers_commands_and_a_second_close() {
     let mut f = Floor::new();
     f.open_betting();
     // Closed at once while betting is open, with no wager in it.
-    assert!(matches!(f.ask(Request::CloseTable { table: 1, by: ADMIN }), Reply::TableClosed { closed: true, .. }));
+    assert!(matches!(
+        f.ask(Request::CloseTable { table: TableId(1), by: ADMIN }),
+        Reply::TableClosed { closed: true, .. }
+    ));
     let before = f.c.balance(PlayerId(1));
     assert_eq!(f.wager(1, Bet::Banker, 10_000, "late").code(), Some(Code::Closed));
     let token = Request::TokenWager {
-        table: 1,
+        table: TableId(1),
         player: PlayerId(1),
         spot: Spot::Box(1),
         bet: Bet::Banker,
@@ -315,21 +321,21 @@ fn a_closed_table_refuses_wagers_commands_and_a_second_close() {
     assert_eq!(f.c.balance(PlayerId(1)), before, "nothing held");
     let dealer = Actor::Person { user: 2, role: Role::Dealer };
     for (command, by) in [(Command::CloseBetting, Actor::Server), (Command::DealNext, dealer)] {
-        assert_eq!(f.ask(Request::Table { table: 1, command, by }).code(), Some(Code::Closed));
+        assert_eq!(f.ask(Request::Table { table: TableId(1), command, by }).code(), Some(Code::Closed));
     }
-    assert_eq!(f.ask(Request::CloseTable { table: 1, by: ADMIN }).code(), Some(Code::Closed), "closing twice");
+    assert_eq!(f.ask(Request::CloseTable { table: TableId(1), by: ADMIN }).code(), Some(Code::Closed), "closing twice");
     let cage = f.balance(AccountKind::Cage);
     for fill in [
-        Request::Fill { table: 1, amount: Money(10_000), key: "f".parse().unwrap(), by: 1 },
-        Request::Credit { table: 1, amount: Money(1), key: "c".parse().unwrap(), by: 1 },
+        Request::Fill { table: TableId(1), amount: Money(10_000), key: "f".parse().unwrap(), by: 1 },
+        Request::Credit { table: TableId(1), amount: Money(1), key: "c".parse().unwrap(), by: 1 },
     ] {
         assert_eq!(f.ask(fill).code(), Some(Code::Closed), "no fill or credit at a closed table");
     }
     assert_eq!(f.balance(AccountKind::Cage), cage);
-    assert_eq!(f.ask(Request::SetOpen { table: 1, open: false }).code(), Some(Code::Closed));
-    assert_eq!(f.ask(Request::VoidHalted { table: 1, by: ADMIN }).code(), Some(Code::Halted));
+    assert_eq!(f.ask(Request::SetOpen { table: TableId(1), open: false }).code(), Some(Code::Closed));
+    assert_eq!(f.ask(Request::VoidHalted { table: TableId(1), by: ADMIN }).code(), Some(Code::Halted));
     // It stays: its accounts, its chain, its name, its view.
-    assert!(f.c.tables.contains_key(&1));
+    assert!(f.c.tables.contains_key(&TableId(1)));
     let mut views = crate::table_view::Views::default();
     views.rebuild(&f.c);
     let v = serde_json::to_value(&views.tables[0]).unwrap();
@@ -349,13 +355,13 @@ fn only_an_admin_closes_a_table_and_a_refusal_writes_nothing() {
         Actor::Person { user: 5, role: Role::Player },
     ] {
         let mut commit = Commit::default();
-        let r = f.c.handle(Request::CloseTable { table: 1, by }, &mut commit);
+        let r = f.c.handle(Request::CloseTable { table: TableId(1), by }, &mut commit);
         assert_eq!(r.code(), Some(Code::Role), "{by:?}");
         assert!(commit.records.is_empty() && commit.ledger.is_empty(), "{by:?}");
     }
-    let r = f.ask(Request::CloseTable { table: 9, by: ADMIN });
+    let r = f.ask(Request::CloseTable { table: TableId(9), by: ADMIN });
     assert_eq!(r.code(), Some(Code::NoTable));
-    assert_eq!(f.c.tables[&1].closure, Closure::Open);
+    assert_eq!(f.c.tables[&TableId(1)].closure, Closure::Open);
 }
 
 /// Table 1 closed at once; table 2 closing with a wager in play. Both stay
@@ -371,16 +377,16 @@ fn closed_and_closing_survive_a_checkpoint_and_a_replay() {
         mode: Mode::Rng,
         float: None,
     };
-    assert_eq!(f.ask(create), Reply::Table { table: 2 });
-    f.ask(Request::CloseTable { table: 1, by: ADMIN });
-    f.ask(Request::NewShoe { table: 2 });
+    assert_eq!(f.ask(create), Reply::Table { table: TableId(2) });
+    f.ask(Request::CloseTable { table: TableId(1), by: ADMIN });
+    f.ask(Request::NewShoe { table: TableId(2) });
     f.ask(Request::Table {
-        table: 2,
+        table: TableId(2),
         command: Command::OpenBetting { no_bet: false, closes_at: None },
         by: Actor::Server,
     });
     let w = Request::Wager {
-        table: 2,
+        table: TableId(2),
         player: PlayerId(1),
         spot: Spot::Box(1),
         bet: Bet::Banker,
@@ -389,7 +395,7 @@ fn closed_and_closing_survive_a_checkpoint_and_a_replay() {
         key: "a".parse().unwrap(),
     };
     assert!(matches!(f.ask(w), Reply::Wager { .. }));
-    f.ask(Request::CloseTable { table: 2, by: ADMIN });
+    f.ask(Request::CloseTable { table: TableId(2), by: ADMIN });
     let cp = f.c.checkpoint();
     // A checkpoint written before tables could close reads as open tables.
     let mut old = serde_json::to_value(&cp).unwrap();
@@ -403,13 +409,13 @@ fn closed_and_closing_survive_a_checkpoint_and_a_replay() {
     for from in [None, Some(cp)] {
         let label = if from.is_some() { "from the checkpoint" } else { "replayed" };
         let mut c = super::recover(&f.store, from, super::Keys::Since(0), &none).unwrap().casino;
-        assert_eq!(c.tables[&1].closure, Closure::Closed, "{label}");
-        assert_eq!(c.tables[&2].closure, Closure::Closing { by: 1 }, "{label}");
-        assert_eq!(c.closing, BTreeSet::from([2]), "{label}");
+        assert_eq!(c.tables[&TableId(1)].closure, Closure::Closed, "{label}");
+        assert_eq!(c.tables[&TableId(2)].closure, Closure::Closing { by: 1 }, "{label}");
+        assert_eq!(c.closing, BTreeSet::from([TableId(2)]), "{label}");
         let mut commit = Commit::default();
         let r = c.handle(
             Request::Wager {
-                table: 1,
+                table: TableId(1),
                 player: PlayerId(2),
                 spot: Spot::Box(2),
                 bet: Bet::Banker,
@@ -422,12 +428,12 @@ fn closed_and_closing_survive_a_checkpoint_and_a_replay() {
         assert_eq!(r.code(), Some(Code::Closed), "{label}");
         // Table 2's coup is dealt out after the restart, and it closes.
         for command in [Command::CloseBetting].into_iter().chain(std::iter::repeat_n(Command::DealNext, 8)) {
-            if matches!(c.tables[&2].closure, Closure::Closed) {
+            if matches!(c.tables[&TableId(2)].closure, Closure::Closed) {
                 break;
             }
-            c.handle(Request::Table { table: 2, command, by: Actor::Server }, &mut commit);
+            c.handle(Request::Table { table: TableId(2), command, by: Actor::Server }, &mut commit);
         }
-        assert_eq!(c.tables[&2].closure, Closure::Closed, "{label}");
+        assert_eq!(c.tables[&TableId(2)].closure, Closure::Closed, "{label}");
         assert!(c.closing.is_empty(), "{label}");
     }
 }

@@ -4,6 +4,7 @@
 //! refuses stops alone), a halted table's coup voided, and the coups a
 //! restart interrupted resumed under their profile's policy.
 
+use baccarat_core::ids::TableId;
 use std::collections::BTreeMap;
 
 use baccarat_rules::{Cite, Money};
@@ -17,7 +18,13 @@ use crate::store::Commit;
 impl Casino {
     /// A staff command (or the server's own): the trust matrix first, then the
     /// casino's ceiling for a personal maximum, then the engine.
-    pub(super) fn staff_command(&mut self, table: u32, mut command: Command, by: Actor, commit: &mut Commit) -> Reply {
+    pub(super) fn staff_command(
+        &mut self,
+        table: TableId,
+        mut command: Command,
+        by: Actor,
+        commit: &mut Commit,
+    ) -> Reply {
         let Some(t) = self.tables.get(&table) else {
             return no_table(table);
         };
@@ -62,7 +69,7 @@ impl Casino {
     /// the command's events only if the ledger takes every posting, all at once;
     /// if it cannot (a broken invariant: the float was checked at placement),
     /// this table stops, named, and every other table goes on.
-    pub(super) fn command(&mut self, table: u32, command: Command, by: Actor, commit: &mut Commit) -> Reply {
+    pub(super) fn command(&mut self, table: TableId, command: Command, by: Actor, commit: &mut Commit) -> Reply {
         let Some(t) = self.tables.get_mut(&table) else {
             return no_table(table);
         };
@@ -111,7 +118,7 @@ impl Casino {
 
     /// A supervisor voids a halted table's coup: the interruption is recorded
     /// under the profile's rule, every stake goes back, and the table serves again.
-    pub(super) fn void_halted(&mut self, table: u32, by: Actor, commit: &mut Commit) -> Reply {
+    pub(super) fn void_halted(&mut self, table: TableId, by: Actor, commit: &mut Commit) -> Reply {
         let Some(t) = self.tables.get_mut(&table) else {
             return no_table(table);
         };
@@ -143,8 +150,8 @@ impl Casino {
     /// [`Casino::finish_settlements`]). Settling it here, before serving, was
     /// most of a start after a crash under a load of big coups: 610 k
     /// settlements, 1.0 s, and 0.4 s more to commit them, of a 4.4 s start.
-    pub fn resume_interrupted(&mut self, commit: &mut Commit) -> Vec<u32> {
-        let mid: Vec<u32> = self
+    pub fn resume_interrupted(&mut self, commit: &mut Commit) -> Vec<TableId> {
+        let mid: Vec<TableId> = self
             .tables
             .iter()
             .filter(|(_, t)| t.halted.is_none() && !t.engine.settling())
@@ -163,7 +170,7 @@ impl Casino {
 /// The ledger postings a command's events call for, each batch with its cause.
 /// A wager held from a player's tokens settles through them (`postings.rs`).
 pub(super) fn money_of(
-    table: u32,
+    table: TableId,
     events: &[Event],
     holds: &BTreeMap<WagerId, (TransferId, AccountId, Money)>,
     accounts: &TableAccounts,

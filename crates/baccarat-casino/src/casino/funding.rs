@@ -14,6 +14,7 @@
 //! its table's maximum moved the player's money from the bank and counted
 //! against their loss limit everywhere until it came back.
 
+use baccarat_core::ids::TableId;
 use baccarat_rules::Money;
 use baccarat_table::engine::PlayerId;
 
@@ -46,7 +47,7 @@ impl Casino {
     /// Whether `table` may take a new wager from `player` under `key` now:
     /// it exists, is neither halted nor settling nor closed to wagers, and
     /// the key has not answered (nor cannot be looked up).
-    fn may_take(&mut self, table: u32, player: PlayerId, key: &str) -> Option<()> {
+    fn may_take(&mut self, table: TableId, player: PlayerId, key: &str) -> Option<()> {
         if !self.tables.contains_key(&table) || self.not_taking_wagers(table).is_some() {
             return None;
         }

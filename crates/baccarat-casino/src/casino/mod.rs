@@ -52,6 +52,7 @@ pub mod tournament_view;
 pub mod tournaments;
 mod wager;
 
+use baccarat_core::ids::TableId;
 use std::collections::BTreeMap;
 
 use baccarat_rules::Money;
@@ -89,7 +90,7 @@ pub const DEFAULT_CEILING: Money = Money(10_000_000_000);
 
 pub struct Casino {
     pub ledger: Ledger,
-    pub tables: BTreeMap<u32, CasinoTable>,
+    pub tables: BTreeMap<TableId, CasinoTable>,
     cage: AccountId,
     /// The casino's own chain: deposits from the cage, cash-outs, fills and
     /// credits (`cage.rs`), and the casino's other records.
@@ -114,7 +115,7 @@ pub struct Casino {
     /// fills (`bank_side.rs`), and what it has recorded of the bank.
     pub bank: bank_side::BankSide,
     /// The tables closing once their coup settles (`closing.rs`).
-    closing: std::collections::BTreeSet<u32>,
+    closing: std::collections::BTreeSet<TableId>,
 }
 
 impl Casino {
@@ -175,7 +176,7 @@ impl Casino {
     #[allow(clippy::too_many_arguments)]
     pub fn create_table(
         &mut self,
-        id: u32,
+        id: TableId,
         name: &str,
         rulebook: &str,
         config: &str,
@@ -478,25 +479,25 @@ impl Casino {
     }
 
     /// The table's phase, for pacing.
-    pub fn phase(&self, table: u32) -> Option<Phase> {
+    pub fn phase(&self, table: TableId) -> Option<Phase> {
         self.tables.get(&table).map(|t| t.engine.phase())
     }
 }
 
-fn no_table(table: u32) -> Reply {
+fn no_table(table: TableId) -> Reply {
     Reply::refused(Code::NoTable, format!("no table {table}"))
 }
 
 /// The refusal of a new wager at a table still recording its last coup's
 /// settlement (`settle.rs`); the HTTP threads give it too (`http/early.rs`).
-pub fn settling(table: u32) -> Reply {
+pub fn settling(table: TableId) -> Reply {
     Reply::refused(
         Code::Settling,
         format!("table {table} is still recording its last coup's settlement; retry shortly"),
     )
 }
 
-fn halted(table: u32, why: &str) -> Reply {
+fn halted(table: TableId, why: &str) -> Reply {
     Reply::refused(Code::Halted, format!("table {table} is stopped ({why}); a supervisor may void its coup"))
 }
 

@@ -2,6 +2,7 @@
 //! (accepted, or refused with a kind the HTTP layer maps to a status), with
 //! the idempotency keys' scoping and the digest a key is bound to.
 
+use baccarat_core::ids::TableId;
 use baccarat_rules::{Bet, Money};
 use baccarat_table::engine::{Command, PlayerId, Refusal, RefusalKind, Spot, WagerId};
 use serde::Serialize;
@@ -20,7 +21,7 @@ pub enum Request {
     /// Chips into a wallet from the cage.
     Deposit { player: PlayerId, amount: Money, key: IdempotencyKey },
     Wager {
-        table: u32,
+        table: TableId,
         player: PlayerId,
         spot: Spot,
         bet: Bet,
@@ -32,27 +33,27 @@ pub enum Request {
     },
     /// A wager made with the player's promotional tokens (NSW 1.1 "Casino
     /// Promotional Token"): held from their tokens, winnings paid in chips.
-    TokenWager { table: u32, player: PlayerId, spot: Spot, bet: Bet, amount: Money, key: IdempotencyKey },
+    TokenWager { table: TableId, player: PlayerId, spot: Spot, bet: Bet, amount: Money, key: IdempotencyKey },
     /// Several wagers from one player at once (a bet slip: chips on several
     /// spots). Each is placed or refused on its own, as chips on a layout are;
     /// wager `i` carries the idempotency key `key#i`.
-    Wagers { table: u32, player: PlayerId, slip: Vec<SlipLine>, key: IdempotencyKey },
+    Wagers { table: TableId, player: PlayerId, slip: Vec<SlipLine>, key: IdempotencyKey },
     /// A player withdraws their own wager while betting is open (NSW 5.4).
-    Withdraw { table: u32, player: PlayerId, wager: WagerId },
+    Withdraw { table: TableId, player: PlayerId, wager: WagerId },
     /// Open or close a table (a closed table finishes its coup and stops).
-    SetOpen { table: u32, open: bool },
+    SetOpen { table: TableId, open: bool },
     /// Define a new table (admin).
     /// Create a table: its float (the house's chips at it) from the cage,
     /// `float` or, if none, [`DEFAULT_FLOAT`](super::DEFAULT_FLOAT).
     CreateTable { name: String, rulebook: String, config: String, mode: Mode, float: Option<Money> },
     /// A command to a table's engine from staff, or from the server itself (its
     /// pace, its recovery): admitted by the trust matrix (`trust.rs`).
-    Table { table: u32, command: Command, by: Actor },
+    Table { table: TableId, command: Command, by: Actor },
     /// A supervisor voids the coup of a halted table under its profile's
     /// interrupted-coup rule, returning every stake.
-    VoidHalted { table: u32, by: Actor },
+    VoidHalted { table: TableId, by: Actor },
     /// Start a fresh shoe with a seed from the OS (RNG tables).
-    NewShoe { table: u32 },
+    NewShoe { table: TableId },
     /// Check the ledger's invariants in full (read side).
     CheckLedger,
     /// Take a checkpoint with this batch (a clean shutdown asks for one); it is
@@ -94,12 +95,12 @@ pub enum Request {
     /// Chips from a player's wallet to the cage, by admin `by` (`cage.rs`).
     CashOut { player: PlayerId, amount: Money, key: IdempotencyKey, by: u32 },
     /// Chips from the cage to a table's float, by admin `by` (`cage.rs`).
-    Fill { table: u32, amount: Money, key: IdempotencyKey, by: u32 },
+    Fill { table: TableId, amount: Money, key: IdempotencyKey, by: u32 },
     /// Chips from a table's float to the cage, by admin `by` (`cage.rs`).
-    Credit { table: u32, amount: Money, key: IdempotencyKey, by: u32 },
+    Credit { table: TableId, amount: Money, key: IdempotencyKey, by: u32 },
     /// Close a table for good (admin; `closing.rs`): now, or once its coup
     /// in play settles.
-    CloseTable { table: u32, by: Actor },
+    CloseTable { table: TableId, by: Actor },
     /// The casino's gaming day (`books/gaming_day.rs`), set by admin `by`:
     /// recorded with the writer's clock, in force from the next gaming day
     /// not yet begun.
@@ -147,7 +148,7 @@ pub enum Reply {
         balance: Money,
     },
     Table {
-        table: u32,
+        table: TableId,
     },
     Deposit {
         balance: Money,
@@ -195,19 +196,19 @@ pub enum Reply {
     },
     /// A fill or a credit: the table's float (its house account) after it.
     Float {
-        table: u32,
+        table: TableId,
         float: Money,
     },
     /// A create under the name of a table that is the one asked for
     /// (`table_names.rs`): nothing was made. The API answers it as
     /// [`Reply::Table`], the usual reply; the server starts no pacer for it.
     ExistingTable {
-        table: u32,
+        table: TableId,
     },
     /// A table closed for good, with what went back to the cage; or closing,
     /// once its coup in play settles (`closing.rs`).
     TableClosed {
-        table: u32,
+        table: TableId,
         closed: bool,
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         closing: bool,
@@ -390,8 +391,8 @@ impl Request {
             // them up when it comes to them.)
             Request::Wagers { player, key, .. } => vec![wager_key(*player, key.as_str())],
             Request::CashOut { player, key, .. } => vec![cage_key(CageMove::CashOut, player.0, key.as_str())],
-            Request::Fill { table, key, .. } => vec![cage_key(CageMove::Fill, *table, key.as_str())],
-            Request::Credit { table, key, .. } => vec![cage_key(CageMove::Credit, *table, key.as_str())],
+            Request::Fill { table, key, .. } => vec![cage_key(CageMove::Fill, table.0, key.as_str())],
+            Request::Credit { table, key, .. } => vec![cage_key(CageMove::Credit, table.0, key.as_str())],
             _ => Vec::new(),
         }
     }
@@ -428,7 +429,7 @@ pub(super) fn client_key(ledger_key: &str) -> &str {
 /// What a wager key is bound to: the request as the client sent it (its kind,
 /// table and every line), so that a retry is recognised and another request
 /// under the same key is not.
-pub(super) fn request_digest(kind: &str, table: u32, lines: &[SlipLine]) -> [u8; 32] {
+pub(super) fn request_digest(kind: &str, table: TableId, lines: &[SlipLine]) -> [u8; 32] {
     let mut h = Sha256::new();
     h.update(format!("{kind}|{table}|{}", lines.len()));
     for l in lines {

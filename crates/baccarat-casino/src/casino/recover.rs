@@ -15,6 +15,7 @@
 //! * The open wagers: each pending hold names its wager; with the engine's
 //!   coup they give the table's holds and liability.
 
+use baccarat_core::ids::TableId;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
@@ -79,9 +80,9 @@ pub enum RecoverError {
     CasinoHead,
     /// A table's own account of `kind` is missing.
     #[error("table {table} has no {kind:?} account")]
-    NoAccount { table: u32, kind: AccountKind },
+    NoAccount { table: TableId, kind: AccountKind },
     #[error("table {table}: the checkpoint's chain head is not a hash")]
-    TableHead { table: u32 },
+    TableHead { table: TableId },
     /// An account's stored row disagrees with its transfers.
     #[error(
         "account {account}: the store holds balance {balance} (held {held}), but the transfers give {transfers} \
@@ -111,7 +112,7 @@ pub fn recover(
     store: &dyn History,
     checkpoint: Option<Checkpoint>,
     keys: Keys,
-    skip: &BTreeSet<u32>,
+    skip: &BTreeSet<TableId>,
 ) -> Result<Recovered, RecoverError> {
     let cp = checkpoint.unwrap_or_else(empty);
     let (ledger, tail_transfers) = ledger(store, &cp, keys)?;
@@ -162,9 +163,9 @@ fn tables_as_saved(
     store: &dyn History,
     ledger: &Ledger,
     saved: Vec<TableState>,
-    skip: &BTreeSet<u32>,
+    skip: &BTreeSet<TableId>,
 ) -> Result<Vec<CasinoTable>, RecoverError> {
-    let mut states: HashMap<u32, TableState> = saved.into_iter().map(|t| (t.id, t)).collect();
+    let mut states: HashMap<TableId, TableState> = saved.into_iter().map(|t| (t.id, t)).collect();
     let mut tables = Vec::new();
     for row in store.tables()? {
         if skip.contains(&row.id) {
@@ -382,14 +383,15 @@ mod checkpoint_due_tests {
     use crate::casino::checkpoint::{MAX_GAP_RECORDS, MIN_GAP_RECORDS};
     use crate::casino::Casino;
     use crate::store::Commit;
+    use baccarat_core::ids::TableId;
     use baccarat_table::engine::Event;
 
     /// A batch of `n` records, ending a shoe when `shoe_ended`.
     fn batch(n: u64, shoe_ended: bool) -> Commit {
         let r = Record { seq: 1, prev: String::new(), body: String::new(), hash: String::new() };
-        let mut c = Commit { records: vec![(1, r); n as usize], ..Commit::default() };
+        let mut c = Commit { records: vec![(TableId(1), r); n as usize], ..Commit::default() };
         if shoe_ended {
-            c.events.push((1, 1, Event::ShoeEnded { shoe: 1, seed: None, reason: "test".into() }));
+            c.events.push((TableId(1), 1, Event::ShoeEnded { shoe: 1, seed: None, reason: "test".into() }));
         }
         c
     }
@@ -455,7 +457,10 @@ mod checkpoint_due_tests {
             holds: 1,
         };
         assert_eq!(e.to_string(), "account 3: the store holds balance 10 (held 2), but the transfers give 9 (held 1)");
-        let e = super::RecoverError::NoAccount { table: 4, kind: super::AccountKind::Escrow { table: 4 } };
+        let e = super::RecoverError::NoAccount {
+            table: TableId(4),
+            kind: super::AccountKind::Escrow { table: TableId(4) },
+        };
         assert_eq!(e.to_string(), "table 4 has no Escrow { table: 4 } account");
     }
 }

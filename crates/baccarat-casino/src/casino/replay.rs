@@ -148,6 +148,7 @@ fn apply(rx: Receiver<Step>, mut feed: Feed) -> Result<(Vec<CasinoTable>, Feed),
 
 #[cfg(test)]
 mod tests {
+    use baccarat_core::ids::TableId;
     use std::collections::BTreeMap;
 
     use super::*;
@@ -157,7 +158,7 @@ mod tests {
     use crate::store::{StoredCheckpoint, TableRow};
 
     /// Chains of records and nothing else: what the replay reads.
-    struct Chains(BTreeMap<u32, Vec<Record>>);
+    struct Chains(BTreeMap<TableId, Vec<Record>>);
 
     impl History for Chains {
         fn tables(&self) -> Result<Vec<TableRow>, StoreError> {
@@ -175,7 +176,7 @@ mod tests {
         }
         fn each_record_after(
             &self,
-            table: u32,
+            table: TableId,
             after: u64,
             f: &mut dyn FnMut(Record) -> Result<(), StoreError>,
         ) -> Result<(), StoreError> {
@@ -196,15 +197,15 @@ mod tests {
         fn checkpoint_part(&self, _: i64, _: u64) -> Result<Option<Vec<u8>>, StoreError> {
             Ok(None)
         }
-        fn head(&self, table: u32) -> Result<Option<Record>, StoreError> {
+        fn head(&self, table: TableId) -> Result<Option<Record>, StoreError> {
             Ok(self.0.get(&table).and_then(|c| c.last().cloned()))
         }
-        fn record_at(&self, table: u32, seq: u64) -> Result<Option<Record>, StoreError> {
+        fn record_at(&self, table: TableId, seq: u64) -> Result<Option<Record>, StoreError> {
             Ok(self.0.get(&table).and_then(|c| c.iter().find(|r| r.seq == seq).cloned()))
         }
     }
 
-    fn table(id: u32) -> CasinoTable {
+    fn table(id: TableId) -> CasinoTable {
         let row = TableRow {
             id,
             name: format!("t{id}"),
@@ -224,12 +225,12 @@ mod tests {
         CasinoTable::new(&row, accounts, None).unwrap()
     }
 
-    fn halted(table: u32, why: &str) -> String {
+    fn halted(table: TableId, why: &str) -> String {
         format!("{{\"table\":{table},\"casino\":{{\"event\":\"table_halted\",\"invariant\":\"{why}\"}}}}")
     }
 
     /// `n` records of table `id` (more than a batch), each halting it anew.
-    fn chain(id: u32, n: usize) -> (Chain, Vec<Record>) {
+    fn chain(id: TableId, n: usize) -> (Chain, Vec<Record>) {
         let mut c = Chain::new();
         let records = (0..n).map(|i| c.append(halted(id, &format!("{id}-{i}")))).collect();
         (c, records)
@@ -237,16 +238,17 @@ mod tests {
 
     #[test]
     fn each_table_ends_at_its_chains_head_with_its_last_record_applied() {
-        let (c1, r1) = chain(1, BATCH * 2 + 5);
-        let (c3, r3) = chain(3, 7);
-        let store = Chains(BTreeMap::from([(1, r1), (3, r3.clone())]));
+        let (c1, r1) = chain(TableId(1), BATCH * 2 + 5);
+        let (c3, r3) = chain(TableId(3), 7);
+        let store = Chains(BTreeMap::from([(TableId(1), r1), (TableId(3), r3.clone())]));
         // Table 3 resumes from its fourth record, as from a checkpoint.
-        let mut t3 = table(3);
+        let mut t3 = table(TableId(3));
         t3.chain = Chain::from_records(&r3[..4]).unwrap();
-        let (tables, _, read) = replay_tables(&store, vec![table(1), table(2), t3], Feed::default()).unwrap();
+        let (tables, _, read) =
+            replay_tables(&store, vec![table(TableId(1)), table(TableId(2)), t3], Feed::default()).unwrap();
         assert_eq!(read, (BATCH * 2 + 5 + 3) as u64);
-        let ids: Vec<u32> = tables.iter().map(|t| t.id).collect();
-        assert_eq!(ids, [1, 2, 3]);
+        let ids: Vec<TableId> = tables.iter().map(|t| t.id).collect();
+        assert_eq!(ids, [1, 2, 3].map(TableId));
         assert_eq!((tables[0].chain.len(), tables[0].chain.head()), (c1.len(), c1.head()));
         assert_eq!(tables[0].halted.as_deref(), Some(format!("1-{}", BATCH * 2 + 4).as_str()));
         assert_eq!((tables[1].chain.len(), tables[1].halted.as_deref()), (0, None));
@@ -259,17 +261,23 @@ mod tests {
         // Table 1's record 3 is linked and hashed but is not a body; table 2's
         // record 2 does not link. The body comes first, and is named.
         let mut c = Chain::new();
-        let mut r1: Vec<Record> = (0..2).map(|i| c.append(halted(1, &i.to_string()))).collect();
+        let mut r1: Vec<Record> = (0..2).map(|i| c.append(halted(TableId(1), &i.to_string()))).collect();
         r1.push(c.append("not a body".into()));
-        let (_, mut r2) = chain(2, 3);
+        let (_, mut r2) = chain(TableId(2), 3);
         r2[1].prev = r2[0].prev.clone();
-        let store = Chains(BTreeMap::from([(1, r1.clone()), (2, r2.clone())]));
-        let err = replay_tables(&store, vec![table(1), table(2)], Feed::default()).err().unwrap().to_string();
+        let store = Chains(BTreeMap::from([(TableId(1), r1.clone()), (TableId(2), r2.clone())]));
+        let err = replay_tables(&store, vec![table(TableId(1)), table(TableId(2))], Feed::default())
+            .err()
+            .unwrap()
+            .to_string();
         assert!(err.starts_with("stored data is unreadable: table 1 record 3:"), "{err}");
         // With table 1's body mended, the broken link is named.
         r1.truncate(2);
-        let store = Chains(BTreeMap::from([(1, r1), (2, r2)]));
-        let err = replay_tables(&store, vec![table(1), table(2)], Feed::default()).err().unwrap().to_string();
+        let store = Chains(BTreeMap::from([(TableId(1), r1), (TableId(2), r2)]));
+        let err = replay_tables(&store, vec![table(TableId(1)), table(TableId(2))], Feed::default())
+            .err()
+            .unwrap()
+            .to_string();
         assert!(
             err.ends_with("table 2: audit chain broken at record 2: does not link to the record before it"),
             "{err}"

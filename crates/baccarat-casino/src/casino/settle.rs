@@ -98,7 +98,7 @@ impl Casino {
     pub fn finish_settlements(&mut self, commit: &mut Commit) {
         for t in self.tables.values().filter(|t| t.engine.settling() && t.halted.is_none()) {
             tracing::info!(
-                table = t.id,
+                table = t.id.0,
                 coup = t.engine.state().coup_number,
                 "finishing the settlement of a coup cut short"
             );

@@ -2,13 +2,14 @@
 //! shuffled by the recorded algorithm and cut at a random place within the
 //! profile's rules (NSW 4.5-4.6; AU 7.6), and burns as the profile says.
 
+use baccarat_core::ids::TableId;
 use baccarat_table::engine::{Command, ShoeSource};
 use baccarat_table::shoe::{shuffled, CutRules};
 
 use super::{no_table, Casino, Code, Mode, Reply};
 
 impl Casino {
-    pub(super) fn new_shoe_command(&self, table: u32) -> Result<Command, Reply> {
+    pub(super) fn new_shoe_command(&self, table: TableId) -> Result<Command, Reply> {
         let t = self.tables.get(&table).ok_or_else(|| no_table(table))?;
         if t.mode == Mode::Live {
             return Err(Reply::refused(

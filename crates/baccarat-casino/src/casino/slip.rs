@@ -1,6 +1,7 @@
 //! Bet slips: several wagers under one key, placed line by line, answered
 //! once (`Cause::Slip`), and answered again from that one answer on a retry.
 
+use baccarat_core::ids::TableId;
 use baccarat_rules::Money;
 use baccarat_table::engine::{PlayerId, WagerId};
 
@@ -22,7 +23,7 @@ impl Casino {
     /// accepted bets/s rose from 25 k to 35 k without them.)
     pub(super) fn slip(
         &mut self,
-        table: u32,
+        table: TableId,
         player: PlayerId,
         slip: Vec<SlipLine>,
         key: &str,
@@ -90,7 +91,7 @@ impl Casino {
     #[allow(clippy::too_many_arguments)]
     fn slip_again(
         &mut self,
-        table: u32,
+        table: TableId,
         player: PlayerId,
         slip: Vec<SlipLine>,
         key: &str,

@@ -2,6 +2,7 @@
 //! one constructor (a new table and a recovered one alike), and the audit
 //! encoding of what it does.
 
+use baccarat_core::ids::TableId;
 use std::collections::BTreeMap;
 
 use baccarat_rules::{Money, TableConfig};
@@ -31,7 +32,7 @@ pub enum TableError {
     Setup(#[from] baccarat_table::engine::Refusal),
     /// The stored mode is none this server knows.
     #[error("table {table}: unknown mode {mode:?}")]
-    Mode { table: u32, mode: String },
+    Mode { table: TableId, mode: String },
 }
 
 /// Why a new table is refused (`Casino::create_table`), as the staff's
@@ -39,7 +40,7 @@ pub enum TableError {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CreateTableError {
     #[error("table {id} exists")]
-    Exists { id: u32 },
+    Exists { id: TableId },
     #[error("a casino runs at most {max} tables", max = super::MAX_TABLES)]
     TooMany,
     /// The rulebook or configuration does not make a table.
@@ -55,7 +56,7 @@ pub enum CreateTableError {
 
 /// One table of the casino.
 pub struct CasinoTable {
-    pub id: u32,
+    pub id: TableId,
     pub name: String,
     pub mode: Mode,
     /// A closed table finishes its coup and deals no more until reopened.
@@ -181,7 +182,7 @@ impl CasinoTable {
             &CasinoEvent::TableHalted { invariant: invariant.clone() },
         ));
         commit.records.push((self.id, r));
-        tracing::error!(table = self.id, "{invariant}: the table is stopped; a supervisor may void its coup");
+        tracing::error!(table = self.id.0, "{invariant}: the table is stopped; a supervisor may void its coup");
         self.halted = Some(invariant.clone());
         Reply::refused(Code::Halted, invariant)
     }
@@ -233,12 +234,13 @@ pub fn setup(rulebook: &str, config_toml: &str) -> Result<(TableSetup, &'static 
 #[cfg(test)]
 mod error_tests {
     use super::TableError;
+    use baccarat_core::ids::TableId;
 
     /// The refusals read as the strings they replaced, byte for byte: an
     /// unknown mode as before, the rules' own problems as they say them.
     #[test]
     fn refusals_read_as_before() {
-        assert_eq!(TableError::Mode { table: 3, mode: "x".into() }.to_string(), "table 3: unknown mode \"x\"");
+        assert_eq!(TableError::Mode { table: TableId(3), mode: "x".into() }.to_string(), "table 3: unknown mode \"x\"");
         let unknown = baccarat_rules::profiles::builtin("no-such-book").unwrap_err();
         assert_eq!(TableError::from(unknown.clone()).to_string(), unknown.to_string());
         assert_eq!(super::setup("no-such-book", "").err().map(|e| e.to_string()), Some(unknown.to_string()));

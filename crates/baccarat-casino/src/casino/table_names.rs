@@ -18,6 +18,7 @@
 //! The writer decides, one request after another, so two creates of one
 //! name racing each other make one table: the second finds the first.
 
+use baccarat_core::ids::TableId;
 use baccarat_rules::TableConfig;
 
 use super::{setup, Casino, CasinoTable, Code, Commit, Mode, Reply};
@@ -52,7 +53,10 @@ impl Casino {
         if let Some(t) = self.table_named(name) {
             return same_table(t, rulebook, config, mode);
         }
-        let id = self.tables.keys().next_back().map_or(1, |k| k + 1);
+        let next = self.tables.keys().next_back().map_or(Some(1), |k| k.0.checked_add(1));
+        let Some(id) = next.map(TableId) else {
+            return Reply::refused(Code::Config, format!("no table number is left: the last is {}", u32::MAX));
+        };
         match self.create_table(id, name, rulebook, config, mode, float, commit) {
             Ok(()) => Reply::Table { table: id },
             Err(message) => Reply::refused(Code::Config, message.to_string()),

@@ -3,6 +3,7 @@
 //! another definition is refused naming each difference; two creates of one
 //! name racing through the writer make one table.
 
+use baccarat_core::ids::TableId;
 use std::sync::{Arc, Mutex};
 
 use super::{Actor, Casino, Code, Mode, Reply, Request};
@@ -19,7 +20,7 @@ fn create(name: &str, config: &str, mode: Mode) -> Request {
 fn salon() -> Casino {
     let mut c = Casino::new();
     let r = c.handle(create("Salon 9", CONFIG, Mode::Rng), &mut Commit::default());
-    assert_eq!(r, Reply::Table { table: 1 });
+    assert_eq!(r, Reply::Table { table: TableId(1) });
     c
 }
 
@@ -40,21 +41,21 @@ fn the_same_table_asked_again_is_answered_and_nothing_is_written() {
     for (name, config) in [("Salon 9", CONFIG), ("  salon 9 ", CONFIG), ("SALON 9", same)] {
         let mut commit = Commit::default();
         let r = c.handle(create(name, config, Mode::Rng), &mut commit);
-        assert_eq!(r, Reply::ExistingTable { table: 1 }, "{name:?}");
+        assert_eq!(r, Reply::ExistingTable { table: TableId(1) }, "{name:?}");
         assert!(commit.records.is_empty() && commit.ledger.is_empty() && commit.tables.is_empty(), "{name:?}");
     }
     assert_eq!(c.tables.len(), 1);
-    assert_eq!(c.table_named(" SALON 9").map(|t| t.id), Some(1));
+    assert_eq!(c.table_named(" SALON 9").map(|t| t.id), Some(TableId(1)));
     // The API's answer is the usual one: `{"result":"table","table":1}`.
-    assert_eq!(serde_json::to_value(Reply::Table { table: 1 }).unwrap()["result"], "table");
+    assert_eq!(serde_json::to_value(Reply::Table { table: TableId(1) }).unwrap()["result"], "table");
 }
 
 #[test]
 fn a_new_name_is_stored_trimmed() {
     let mut c = Casino::new();
     let r = c.handle(create("  Salon 10  ", CONFIG, Mode::Live), &mut Commit::default());
-    assert_eq!(r, Reply::Table { table: 1 });
-    assert_eq!(c.tables[&1].name, "Salon 10");
+    assert_eq!(r, Reply::Table { table: TableId(1) });
+    assert_eq!(c.tables[&TableId(1)].name, "Salon 10");
 }
 
 #[test]
@@ -121,7 +122,7 @@ fn the_differences_are_named_field_by_field_from_the_parsed_configurations() {
 fn a_closed_tables_name_is_not_reused() {
     let mut c = salon();
     let admin = Actor::Person { user: 7, role: Role::Admin };
-    let r = c.handle(Request::CloseTable { table: 1, by: admin }, &mut Commit::default());
+    let r = c.handle(Request::CloseTable { table: TableId(1), by: admin }, &mut Commit::default());
     assert!(matches!(r, Reply::TableClosed { closed: true, .. }), "{r:?}");
     for mode in [Mode::Rng, Mode::Live] {
         let mut commit = Commit::default();
@@ -131,7 +132,10 @@ fn a_closed_tables_name_is_not_reused() {
         assert!(commit.records.is_empty());
     }
     // Another name makes a new table.
-    assert_eq!(c.handle(create("Salon 11", CONFIG, Mode::Rng), &mut Commit::default()), Reply::Table { table: 2 });
+    assert_eq!(
+        c.handle(create("Salon 11", CONFIG, Mode::Rng), &mut Commit::default()),
+        Reply::Table { table: TableId(2) }
+    );
 }
 
 /// Two creates of one name sent at once through the writer: one table is
@@ -166,10 +170,34 @@ fn two_creates_of_one_name_racing_make_one_table() {
     drop(writer);
     handle.join().unwrap();
     let made: Vec<&Reply> = replies.iter().filter(|r| matches!(r, Reply::Table { .. })).collect();
-    assert_eq!(made, [&Reply::Table { table: 1 }], "{replies:?}");
-    assert_eq!(replies.iter().filter(|r| **r == Reply::ExistingTable { table: 1 }).count(), 7, "{replies:?}");
+    assert_eq!(made, [&Reply::Table { table: TableId(1) }], "{replies:?}");
+    assert_eq!(replies.iter().filter(|r| **r == Reply::ExistingTable { table: TableId(1) }).count(), 7, "{replies:?}");
     let rows = tables.lock().unwrap();
     assert_eq!(rows.len(), 1, "one table row written: {rows:?}");
-    assert_eq!(rows[0].id, 1);
+    assert_eq!(rows[0].id, TableId(1));
     assert!(["Salon 9", "salon 9"].contains(&rows[0].name.as_str()), "{rows:?}");
+}
+
+/// The next table's number is one past the highest; past `u32::MAX` there
+/// is none, and the create is refused by name rather than wrapping to 0 (the
+/// casino's own chain) or panicking.
+#[test]
+fn a_table_past_the_last_number_is_refused() {
+    let mut c = Casino::new();
+    let mut commit = Commit::default();
+    c.create_table(
+        TableId::MAX,
+        "Last",
+        "nsw-2021",
+        CONFIG,
+        Mode::Rng,
+        baccarat_rules::Money(100_000_000),
+        &mut commit,
+    )
+    .unwrap();
+    let mut commit = Commit::default();
+    let r = c.handle(create("One more", CONFIG, Mode::Rng), &mut commit);
+    assert!(refused(&r, Code::Config).contains("no table number is left"), "{r:?}");
+    assert!(commit.records.is_empty() && commit.tables.is_empty(), "nothing written");
+    assert_eq!(c.tables.len(), 1);
 }

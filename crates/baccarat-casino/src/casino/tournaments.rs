@@ -10,6 +10,7 @@
 //! cancelled) is rebuilt from those records and kept in checkpoints.
 //! Play itself is `baccarat_table::tournament`.
 
+use baccarat_core::ids::TableId;
 use std::collections::BTreeMap;
 
 use baccarat_rules::tournament::Conditions;
@@ -458,7 +459,7 @@ impl TournamentViews {
 
     /// Fold a durable batch's records in; the tournaments they were about
     /// (their sockets are woken: `baccarat-server`'s `publish/wakes.rs`).
-    pub fn absorb(&mut self, records: &[(u32, crate::audit::Record)]) -> Vec<u32> {
+    pub fn absorb(&mut self, records: &[(TableId, crate::audit::Record)]) -> Vec<u32> {
         let mut about = Vec::new();
         for (chain, r) in records {
             if *chain != CASINO_CHAIN {

@@ -4,6 +4,7 @@
 //! lines through [`Casino::wager`] (`slip.rs`); a partition brings the
 //! money from the bank first (`funding.rs`).
 
+use baccarat_core::ids::TableId;
 use baccarat_rules::Money;
 use baccarat_table::engine::{Command, Event, PlayerId};
 use sha2::{Digest, Sha256};
@@ -75,7 +76,7 @@ impl Casino {
     #[allow(clippy::too_many_arguments)]
     pub(super) fn wager(
         &mut self,
-        table: u32,
+        table: TableId,
         player: PlayerId,
         line: SlipLine,
         key: Option<&str>,
@@ -131,7 +132,7 @@ impl Casino {
     /// wager (a retry's first answer, or a refusal).
     fn admit_wager(
         &mut self,
-        table: u32,
+        table: TableId,
         player: PlayerId,
         line: SlipLine,
         key: Option<&str>,
@@ -180,7 +181,13 @@ impl Casino {
     /// A retry: the ledger knows the key; its first wager's answer, or the
     /// key refused as used for another request. (A slip's line has no key
     /// of its own: its slip answers for it.) `None`: not a retry.
-    fn wager_retried(&mut self, table: u32, key: Option<&str>, request: [u8; 32], kind: &AccountKind) -> Option<Reply> {
+    fn wager_retried(
+        &mut self,
+        table: TableId,
+        key: Option<&str>,
+        request: [u8; 32],
+        kind: &AccountKind,
+    ) -> Option<Reply> {
         let bound = match key.map(|k| self.ledger.bound(k)) {
             Some(Ok(b)) => b,
             Some(Err(e)) => return Some(e.into()),
@@ -203,7 +210,7 @@ impl Casino {
 
     /// The float covers everything the coup's wagers could win (`float.rs`):
     /// this wager's largest win, which the table's liability takes on.
-    fn float_covers(&self, table: u32, line: SlipLine) -> Result<Money, Reply> {
+    fn float_covers(&self, table: TableId, line: SlipLine) -> Result<Money, Reply> {
         let SlipLine { bet, amount, ante, .. } = line;
         let t = &self.tables[&table];
         let most = max_win(&t.engine.setup().config, bet, amount, ante).unwrap_or(Money::ZERO);
@@ -223,7 +230,7 @@ impl Casino {
     /// before the wallet and the float: it is the refusal the HTTP threads
     /// give without the writer (`http/early.rs`). A partition brings no money
     /// from the bank for a wager refused so (`casino/funding.rs`).
-    pub(super) fn not_taking_wagers(&self, table: u32) -> Option<Reply> {
+    pub(super) fn not_taking_wagers(&self, table: TableId) -> Option<Reply> {
         let t = &self.tables[&table];
         if let Some(why) = &t.halted {
             return Some(halted(table, why));

@@ -9,6 +9,7 @@ use crate::store::Head;
 use crate::store::{
     json, CheckpointBody, CheckpointSeal, Commit, History, Snapshot, Store, StoreError, CHECKPOINTS_KEPT,
 };
+use baccarat_core::ids::TableId;
 
 /// `sql` prepared on this connection, from `cache` after the first time.
 fn prepared(
@@ -39,7 +40,7 @@ impl Store for PgStore {
                 "INSERT INTO tables (id, name, rulebook, config, mode, open) VALUES ($1, $2, $3, $4, $5, $6)
                  ON CONFLICT (id) DO UPDATE SET name = excluded.name, mode = excluded.mode, open = excluded.open",
             )?;
-            tx.execute(&st, &[&(t.id as i64), &t.name, &t.rulebook, &t.config, &t.mode, &t.open]).pg()?;
+            tx.execute(&st, &[&(t.id.0 as i64), &t.name, &t.rulebook, &t.config, &t.mode, &t.open]).pg()?;
         }
         let rows = LedgerRows::of(c);
         // The logs' ends move forward only: each chain by exactly its new
@@ -80,7 +81,7 @@ impl Store for PgStore {
         for r in c.query("SELECT tbl, seq, prev, body, hash FROM audit_all ORDER BY tbl, seq", &[]).pg()? {
             let tbl: i64 = r.get(0);
             let rec = Record { seq: r.get::<_, i64>(1) as u64, prev: r.get(2), body: r.get(3), hash: r.get(4) };
-            snap.records.push((tbl as u32, rec));
+            snap.records.push((TableId(tbl as u32), rec));
         }
         Ok(snap)
     }
@@ -121,7 +122,7 @@ impl Store for PgStore {
             let held = tx
                 .execute(
                     "UPDATE leases SET tbl = tbl WHERE tbl = $1 AND owner = $2 AND epoch = $3",
-                    &[&(CASINO_LEASE as i64), &l.owner, &l.epoch],
+                    &[&(CASINO_LEASE.0 as i64), &l.owner, &l.epoch],
                 )
                 .pg()?;
             if held == 0 {
@@ -173,10 +174,10 @@ type Statements = std::collections::HashMap<&'static str, postgres::Statement>;
 fn fence(
     tx: &mut postgres::Transaction<'_>,
     cache: &mut Statements,
-    fences: &std::collections::BTreeMap<u32, super::Lease>,
+    fences: &std::collections::BTreeMap<TableId, super::Lease>,
     c: &Commit,
 ) -> Result<(), StoreError> {
-    let mut touched: std::collections::BTreeSet<u32> =
+    let mut touched: std::collections::BTreeSet<TableId> =
         c.records.iter().map(|(t, _)| *t).chain(c.tables.iter().map(|t| t.id)).collect();
     // Under the casino's lease every batch proves it, whatever it holds.
     if fences.contains_key(&CASINO_LEASE) {
@@ -185,10 +186,10 @@ fn fence(
     for t in touched {
         let Some(l) = fences.get(&t) else { continue };
         let st = prepared(tx, cache, "UPDATE leases SET tbl = tbl WHERE tbl = $1 AND owner = $2 AND epoch = $3")?;
-        let held = tx.execute(&st, &[&(t as i64), &l.owner, &l.epoch]).pg()?;
+        let held = tx.execute(&st, &[&(t.0 as i64), &l.owner, &l.epoch]).pg()?;
         if held == 0 {
             let now: Option<(String, i64)> = tx
-                .query_opt("SELECT owner, epoch FROM leases WHERE tbl = $1", &[&(t as i64)])
+                .query_opt("SELECT owner, epoch FROM leases WHERE tbl = $1", &[&(t.0 as i64)])
                 .pg()?
                 .map(|r| (r.get(0), r.get(1)));
             return Err(StoreError::Fenced(format!(
@@ -287,7 +288,7 @@ impl<'a> LedgerRows<'a> {
 /// Each chain's end to move: by exactly the batch's new records of it, which
 /// must follow one another.
 fn chain_moves(c: &Commit) -> Result<Vec<Move>, StoreError> {
-    let mut chains: std::collections::BTreeMap<u32, (u64, u64)> = std::collections::BTreeMap::new();
+    let mut chains: std::collections::BTreeMap<TableId, (u64, u64)> = std::collections::BTreeMap::new();
     for (t, r) in &c.records {
         match chains.get_mut(t) {
             Some((_, last)) if r.seq == *last + 1 => *last = r.seq,
@@ -310,7 +311,7 @@ fn chain_moves(c: &Commit) -> Result<Vec<Move>, StoreError> {
 fn bank_move(
     tx: &mut postgres::Transaction<'_>,
     m: &crate::pg_store::bank::Move,
-    fences: &std::collections::BTreeMap<u32, super::Lease>,
+    fences: &std::collections::BTreeMap<TableId, super::Lease>,
 ) -> Result<(), StoreError> {
     let made = crate::pg_store::bank::make_in(tx, m, fences.get(&CASINO_LEASE)).map_err(|e| match e {
         crate::pg_store::bank::BankError::Store(e) => e,
@@ -334,7 +335,7 @@ fn bank_move(
 /// The batch's audit records, sent as arrays.
 fn insert_records(tx: &mut postgres::Transaction<'_>, cache: &mut Statements, c: &Commit) -> Result<(), StoreError> {
     if !c.records.is_empty() {
-        let tbl: Vec<i64> = c.records.iter().map(|(t, _)| *t as i64).collect();
+        let tbl: Vec<i64> = c.records.iter().map(|(t, _)| t.0 as i64).collect();
         let seq: Vec<i64> = c.records.iter().map(|(_, r)| r.seq as i64).collect();
         let prev: Vec<&str> = c.records.iter().map(|(_, r)| r.prev.as_str()).collect();
         let body: Vec<&str> = c.records.iter().map(|(_, r)| r.body.as_str()).collect();

@@ -11,6 +11,7 @@ use crate::audit::Record;
 use crate::ledger::{Account, AnswerRow, Cause, Transfer};
 use crate::pg_store::PgResult;
 use crate::store::{parse, History, StoreError, StoredCheckpoint, TableRow, PAGE};
+use baccarat_core::ids::TableId;
 
 impl History for PgStore {
     fn tables(&self) -> Result<Vec<TableRow>, StoreError> {
@@ -18,7 +19,7 @@ impl History for PgStore {
         Ok(rows
             .iter()
             .map(|r| TableRow {
-                id: r.get::<_, i64>(0) as u32,
+                id: TableId(r.get::<_, i64>(0) as u32),
                 name: r.get(1),
                 rulebook: r.get(2),
                 config: r.get(3),
@@ -67,7 +68,7 @@ impl History for PgStore {
 
     fn each_record_after(
         &self,
-        table: u32,
+        table: TableId,
         after: u64,
         f: &mut dyn FnMut(Record) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
@@ -77,7 +78,7 @@ impl History for PgStore {
                 .c()
                 .query(
                     "SELECT seq, prev, body, hash FROM audit_all WHERE tbl = $3 AND seq > $1 ORDER BY seq LIMIT $2",
-                    &[&from, &PAGE, &(table as i64)],
+                    &[&from, &PAGE, &(table.0 as i64)],
                 )
                 .pg()?;
             for r in &rows {
@@ -155,23 +156,23 @@ impl History for PgStore {
             .map(|r| r.get(0)))
     }
 
-    fn head(&self, table: u32) -> Result<Option<Record>, StoreError> {
+    fn head(&self, table: TableId) -> Result<Option<Record>, StoreError> {
         Ok(self
             .c()
             .query_opt(
                 "SELECT seq, prev, body, hash FROM audit_all WHERE tbl = $1 ORDER BY seq DESC LIMIT 1",
-                &[&(table as i64)],
+                &[&(table.0 as i64)],
             )
             .pg()?
             .map(|r| record_of(&r)))
     }
 
-    fn record_at(&self, table: u32, seq: u64) -> Result<Option<Record>, StoreError> {
+    fn record_at(&self, table: TableId, seq: u64) -> Result<Option<Record>, StoreError> {
         Ok(self
             .c()
             .query_opt(
                 "SELECT seq, prev, body, hash FROM audit_all WHERE tbl = $1 AND seq = $2",
-                &[&(table as i64), &(seq as i64)],
+                &[&(table.0 as i64), &(seq as i64)],
             )
             .pg()?
             .map(|r| record_of(&r)))

@@ -175,6 +175,7 @@ mod tests {
     use super::super::tests::{head, Tmp};
     use super::super::{read, read_all, read_signed_at, render, AnchorError, AnchorLog};
     use super::*;
+    use crate::ids::TableId;
     use sha2::{Digest, Sha256};
 
     fn lines(path: &std::path::Path) -> Vec<String> {
@@ -191,14 +192,14 @@ mod tests {
         let path = tmp.0.join("db.anchors");
         let (k1, k2, k3) = (tmp.key("1.key"), tmp.key("2.key"), tmp.key("3.key"));
         let mut log = AnchorLog::open(&path, k1.clone()).unwrap();
-        log.append(&[head(1, 1)]).unwrap();
+        log.append(&[head(TableId(1), 1)]).unwrap();
         log.rotate_key(k2.clone()).unwrap();
-        log.append(&[head(1, 2)]).unwrap();
+        log.append(&[head(TableId(1), 2)]).unwrap();
         drop(log);
         let mut log = AnchorLog::open(&path, k2.clone()).unwrap();
-        log.stage(&[head(2, 1)]);
+        log.stage(&[head(TableId(2), 1)]);
         log.rotate_key(k3.clone()).unwrap();
-        log.append(&[head(1, 3)]).unwrap();
+        log.append(&[head(TableId(1), 3)]).unwrap();
         (path, [k1.public_hex(), k2.public_hex(), k3.public_hex()])
     }
 
@@ -225,7 +226,7 @@ mod tests {
         let err = read_signed_at(&path, &k2, None).unwrap_err().to_string();
         assert!(err.contains("retired by the rotation at line 5"), "{err}");
         let mut log = AnchorLog::open(&path, tmp.key("3.key")).unwrap();
-        log.append(&[head(1, 4)]).unwrap();
+        log.append(&[head(TableId(1), 4)]).unwrap();
         assert_eq!(read_signed_at(&path, &k3, None).unwrap().lines, 7);
     }
 
@@ -241,7 +242,7 @@ mod tests {
         let prev = |l: &str| -> [u8; 32] { Sha256::digest(l).into() };
         let k1_key = tmp.key("1.key");
         let mut forged = orig.clone();
-        forged.push(render(&k1_key.key, 7, &prev(&orig[5]), &[head(1, 99)], None));
+        forged.push(render(&k1_key.key, 7, &prev(&orig[5]), &[head(TableId(1), 99)], None));
         write_lines(&path, &forged);
         for err in [read(&path, Some(&k1)).unwrap_err(), read_all(&path, Some(&k1)).unwrap_err()] {
             let msg = err.to_string();
@@ -288,11 +289,11 @@ mod tests {
         let (k1, k2) = (tmp.key("1.key"), tmp.key("2.key"));
         let mut log = AnchorLog::open(&path, k1.clone()).unwrap();
         log.begin("2026-10").unwrap();
-        log.append(&[head(1, 1)]).unwrap();
+        log.append(&[head(TableId(1), 1)]).unwrap();
         log.rotate_key(k2.clone()).unwrap();
-        log.append(&[head(1, 2)]).unwrap();
+        log.append(&[head(TableId(1), 2)]).unwrap();
         log.rotate_for("2026-11").unwrap().unwrap();
-        log.append(&[head(1, 3)]).unwrap();
+        log.append(&[head(TableId(1), 3)]).unwrap();
         drop(log);
         let (all, span) = read_all(&path, Some(&k1.public_hex())).unwrap();
         assert_eq!((all.lines, span.files.len(), all.public.clone(), all.rotations.len()), (6, 2, k2.public_hex(), 1));

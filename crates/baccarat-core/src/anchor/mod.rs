@@ -45,6 +45,7 @@
 //! by a crash (no trailing newline) is ignored by [`read`] and cut off by
 //! [`AnchorLog::open`]. The server must be the file's only writer.
 
+use crate::ids::TableId;
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -180,7 +181,7 @@ pub fn signed_by(public: &str, message: &[u8], signature: &str) -> bool {
 /// One chain's end.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Head {
-    pub table: u32,
+    pub table: TableId,
     pub len: u64,
     pub head: String,
 }
@@ -228,7 +229,7 @@ fn render(key: &SigningKey, seq: u64, prev: &[u8; 32], heads: &[Head], carry: Op
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Anchored {
     /// Latest anchored (len, head) per table.
-    pub heads: BTreeMap<u32, (u64, String)>,
+    pub heads: BTreeMap<TableId, (u64, String)>,
     pub lines: u64,
     /// The public key the lines are signed with: after a rotation, the key
     /// in force at the last line (the one the server signs with now).
@@ -250,7 +251,7 @@ pub struct AnchorMark {
     pub start: u64,
     pub len: u64,
     pub last: String,
-    pub heads: BTreeMap<u32, (u64, String)>,
+    pub heads: BTreeMap<TableId, (u64, String)>,
 }
 
 impl AnchorMark {
@@ -282,10 +283,10 @@ pub struct AnchorLog {
     /// The file's length: where a failed write is cut back to.
     len: u64,
     /// The latest anchored head of each chain.
-    heads: BTreeMap<u32, (u64, String)>,
+    heads: BTreeMap<TableId, (u64, String)>,
     poisoned: bool,
     /// Heads committed but not yet signed into a line ([`AnchorLog::stage`]).
-    staged: BTreeMap<u32, Head>,
+    staged: BTreeMap<TableId, Head>,
     /// The month this file began, from its carry line (`segments.rs`).
     month: Option<String>,
 }
@@ -486,8 +487,8 @@ pub fn default_paths(db: &Path) -> (PathBuf, PathBuf) {
 pub fn anchor_cuts(
     store: &dyn crate::store::History,
     anchored: &Anchored,
-) -> Result<std::collections::BTreeMap<u32, String>, crate::store::StoreError> {
-    let tables: Vec<u32> = store.tables()?.iter().map(|t| t.id).collect();
+) -> Result<std::collections::BTreeMap<TableId, String>, crate::store::StoreError> {
+    let tables: Vec<TableId> = store.tables()?.iter().map(|t| t.id).collect();
     let mut out = std::collections::BTreeMap::new();
     for (table, (len, head)) in &anchored.heads {
         let known = *table == crate::audit::CASINO_CHAIN || tables.contains(table);
@@ -513,7 +514,7 @@ pub fn anchor_cuts(
 
 /// The heads of the chains a commit appended to, for the anchor file.
 pub fn heads_of(commit: &crate::store::Commit) -> Vec<Head> {
-    let mut last: std::collections::BTreeMap<u32, &crate::audit::Record> = std::collections::BTreeMap::new();
+    let mut last: std::collections::BTreeMap<TableId, &crate::audit::Record> = std::collections::BTreeMap::new();
     for (t, r) in &commit.records {
         last.insert(*t, r);
     }
@@ -547,7 +548,7 @@ pub(crate) mod tests {
         }
     }
 
-    pub(crate) fn head(table: u32, len: u64) -> Head {
+    pub(crate) fn head(table: TableId, len: u64) -> Head {
         Head { table, len, head: hex(&Sha256::digest(format!("{table}/{len}"))) }
     }
 
@@ -555,7 +556,13 @@ pub(crate) mod tests {
     fn log(tmp: &Tmp) -> PathBuf {
         let path = tmp.0.join("db.anchors");
         let mut log = AnchorLog::open(&path, tmp.key("db.key")).unwrap();
-        for batch in [vec![head(1, 3), head(2, 1)], vec![head(1, 5)], vec![], vec![head(3, 2)], vec![head(2, 4)]] {
+        for batch in [
+            vec![head(TableId(1), 3), head(TableId(2), 1)],
+            vec![head(TableId(1), 5)],
+            vec![],
+            vec![head(TableId(3), 2)],
+            vec![head(TableId(2), 4)],
+        ] {
             log.append(&batch).unwrap();
         }
         path
@@ -584,8 +591,10 @@ pub(crate) mod tests {
         let a = read(&path, None).unwrap();
         assert_eq!(a.lines, 4);
         assert_eq!(a.public, tmp.key("db.key").public_hex());
-        let want: BTreeMap<u32, (u64, String)> =
-            [head(1, 5), head(2, 4), head(3, 2)].into_iter().map(|h| (h.table, (h.len, h.head))).collect();
+        let want: BTreeMap<TableId, (u64, String)> = [head(TableId(1), 5), head(TableId(2), 4), head(TableId(3), 2)]
+            .into_iter()
+            .map(|h| (h.table, (h.len, h.head)))
+            .collect();
         assert_eq!(a.heads, want);
         assert_eq!(read(&path, Some(&a.public)).unwrap(), a);
         assert!(lines(&path)[0].starts_with(&format!("{{\"seq\":1,\"prev\":\"{}\"", "0".repeat(64))));
@@ -596,9 +605,9 @@ pub(crate) mod tests {
         let tmp = Tmp::new();
         let path = log(&tmp);
         let mut log = AnchorLog::open(&path, tmp.key("db.key")).unwrap();
-        log.append(&[head(1, 9)]).unwrap();
+        log.append(&[head(TableId(1), 9)]).unwrap();
         let a = read(&path, Some(&log.public_hex())).unwrap();
-        assert_eq!((a.lines, &a.heads[&1]), (5, &(9, head(1, 9).head)));
+        assert_eq!((a.lines, &a.heads[&TableId(1)]), (5, &(9, head(TableId(1), 9).head)));
         let l = lines(&path);
         assert!(l[4].contains(&format!("\"seq\":5,\"prev\":\"{}\"", hex(&Sha256::digest(&l[3])))));
     }
@@ -625,7 +634,7 @@ pub(crate) mod tests {
         // Line 2 re-signed by another key, with the right seq and prev.
         let other = tmp.key("other.key");
         let mut resigned = orig.clone();
-        resigned[1] = render(&other.key, 2, &Sha256::digest(&orig[0]).into(), &[head(1, 5)], None);
+        resigned[1] = render(&other.key, 2, &Sha256::digest(&orig[0]).into(), &[head(TableId(1), 5)], None);
         write_lines(&path, &resigned);
         let (line, msg) = bad_line(read(&path, None));
         assert!(line == 2 && msg.contains("signed by key"), "{msg}");
@@ -650,9 +659,9 @@ pub(crate) mod tests {
 
         let mut log = AnchorLog::open(&path, tmp.key("db.key")).unwrap();
         assert_eq!(fs::read(&path).unwrap(), whole);
-        log.append(&[head(4, 1)]).unwrap();
+        log.append(&[head(TableId(4), 1)]).unwrap();
         let a = read(&path, None).unwrap();
-        assert_eq!((a.lines, a.heads[&4].0), (5, 1));
+        assert_eq!((a.lines, a.heads[&TableId(4)].0), (5, 1));
     }
 
     #[test]
@@ -681,12 +690,12 @@ pub(crate) mod tests {
         let path = tmp.0.join("db.anchors");
         let mut log = AnchorLog::open(&path, tmp.key("db.key")).unwrap();
         for n in 1..=5 {
-            log.append(&[head(1, n), head(2, n * 2)]).unwrap();
+            log.append(&[head(TableId(1), n), head(TableId(2), n * 2)]).unwrap();
         }
         let mark = log.mark();
         assert_eq!(mark.seq, 5);
         for n in 6..=8 {
-            log.append(&[head(1, n)]).unwrap();
+            log.append(&[head(TableId(1), n)]).unwrap();
         }
         let public = log.public_hex();
         drop(log);

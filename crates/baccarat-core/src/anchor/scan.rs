@@ -3,6 +3,7 @@
 //! whatever the file's size, from its start, from its first line when it
 //! begins with a carry line, or from a checkpoint's mark.
 
+use crate::ids::TableId;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, Read};
@@ -19,7 +20,7 @@ use super::{io_err, signed_bytes, unhex, AnchorError, AnchorMark, Anchored, Line
 pub(super) struct From {
     pub(super) seq: u64,
     pub(super) last: [u8; 32],
-    pub(super) heads: BTreeMap<u32, (u64, String)>,
+    pub(super) heads: BTreeMap<TableId, (u64, String)>,
     /// Whether `heads` are all the heads anchored before line `seq + 1` (not
     /// so at a file that begins with a carry line, read without the files
     /// before it: the carry line says what they are).
@@ -128,7 +129,7 @@ pub(super) fn scan_lines(
             if !is_month(&m) {
                 return Err(bad("`carry` is not a month (YYYY-MM)"));
             }
-            let carried: BTreeMap<u32, (u64, String)> = heads.collect();
+            let carried: BTreeMap<TableId, (u64, String)> = heads.collect();
             if whole && carried != anchored.heads {
                 return Err(bad("a carry line must name every head anchored before it, as it stood"));
             }

@@ -310,6 +310,7 @@ mod tests {
     use super::super::tests::{head, Tmp};
     use super::super::{read, read_at};
     use super::*;
+    use crate::ids::TableId;
 
     fn lines(path: &Path) -> Vec<String> {
         fs::read_to_string(path).unwrap().lines().map(String::from).collect()
@@ -321,16 +322,16 @@ mod tests {
         let path = tmp.0.join("db.anchors");
         let mut log = AnchorLog::open(&path, tmp.key("db.key")).unwrap();
         log.begin("2026-10").unwrap();
-        log.append(&[head(1, 1), head(2, 1)]).unwrap();
-        log.append(&[head(1, 2)]).unwrap();
+        log.append(&[head(TableId(1), 1), head(TableId(2), 1)]).unwrap();
+        log.append(&[head(TableId(1), 2)]).unwrap();
         assert_eq!(log.rotate_for("2026-10").unwrap(), None, "the same month: no rotation");
-        log.stage(&[head(3, 1)]);
+        log.stage(&[head(TableId(3), 1)]);
         let seg = log.rotate_for("2026-11").unwrap().unwrap();
         assert_eq!(seg, tmp.0.join("db.anchors.2026-10"));
-        log.append(&[head(2, 5)]).unwrap();
+        log.append(&[head(TableId(2), 5)]).unwrap();
         assert_eq!(log.rotate_for("2026-09").unwrap(), None, "a clock set back: no rotation");
         assert_eq!(log.rotate_for("2026-12").unwrap().unwrap(), tmp.0.join("db.anchors.2026-11"));
-        log.append(&[head(1, 7)]).unwrap();
+        log.append(&[head(TableId(1), 7)]).unwrap();
         (path, log)
     }
 
@@ -350,8 +351,11 @@ mod tests {
         let oct = lines(&tmp.0.join("db.anchors.2026-10"));
         assert!(oct[0].starts_with("{\"seq\":1,") && oct[0].contains("\"carry\":\"2026-10\",\"heads\":[]"));
         assert_eq!(oct.len(), 4, "the carry, two lines, and what was staged, written before the move");
-        let want: std::collections::BTreeMap<u32, (u64, String)> =
-            [head(1, 7), head(2, 5), head(3, 1)].into_iter().map(|h| (h.table, (h.len, h.head))).collect();
+        let want: std::collections::BTreeMap<TableId, (u64, String)> =
+            [head(TableId(1), 7), head(TableId(2), 5), head(TableId(3), 1)]
+                .into_iter()
+                .map(|h| (h.table, (h.len, h.head)))
+                .collect();
         let alone = read(&path, Some(&public)).unwrap();
         assert_eq!((alone.lines, &alone.heads), (8, &want));
         let (all, span) = read_all(&path, Some(&public)).unwrap();
@@ -362,7 +366,7 @@ mod tests {
         assert_eq!(read_at(&path, Some(&public), Some(&mark)).unwrap(), alone);
         let mut again = AnchorLog::open_at(&path, tmp.key("db.key"), Some(&mark)).unwrap();
         assert_eq!(again.month.as_deref(), Some("2026-12"));
-        again.append(&[head(4, 1)]).unwrap();
+        again.append(&[head(TableId(4), 1)]).unwrap();
         assert_eq!(read_all(&path, None).unwrap().0.lines, 9);
     }
 
@@ -406,7 +410,7 @@ mod tests {
         let live = lines(&path);
         let nov_lines = lines(&nov);
         let last: [u8; 32] = Sha256::digest(nov_lines.last().unwrap()).into();
-        let short = render(&key.key, 7, &last, &[head(1, 2), head(2, 5)], Some("2026-12"));
+        let short = render(&key.key, 7, &last, &[head(TableId(1), 2), head(TableId(2), 5)], Some("2026-12"));
         fs::write(&path, format!("{short}\n")).unwrap();
         let err = read_all(&path, None).unwrap_err().to_string();
         assert!(err.contains("line 7: a carry line must name every head"), "{err}");
@@ -427,7 +431,7 @@ mod tests {
         let path = tmp.0.join("db.anchors");
         let mut log = AnchorLog::open(&path, tmp.key("db.key")).unwrap();
         log.begin("2026-10").unwrap();
-        log.append(&[head(1, 1)]).unwrap();
+        log.append(&[head(TableId(1), 1)]).unwrap();
         let seg = log.rotate_for("2026-11").unwrap().unwrap();
         drop(log);
         let (seg_text, live_text) = (fs::read(&seg).unwrap(), fs::read(&path).unwrap());
@@ -450,9 +454,9 @@ mod tests {
         let mut log = AnchorLog::open(&path, tmp.key("db.key")).unwrap();
         assert!(!next.exists());
         assert_eq!((log.seq, log.month.as_deref()), (3, Some("2026-11")), "finished");
-        log.append(&[head(1, 2)]).unwrap();
+        log.append(&[head(TableId(1), 2)]).unwrap();
         let (a, span) = read_all(&path, None).unwrap();
-        assert_eq!((a.lines, a.heads[&1].0, span.files.len()), (4, 2, 2));
+        assert_eq!((a.lines, a.heads[&TableId(1)].0, span.files.len()), (4, 2, 2));
     }
 
     /// A live file lost after a rotation (missing, or emptied) is not
@@ -481,14 +485,14 @@ mod tests {
         let tmp = Tmp::new();
         let path = tmp.0.join("db.anchors");
         let mut log = AnchorLog::open(&path, tmp.key("db.key")).unwrap();
-        log.append(&[head(1, 1)]).unwrap();
+        log.append(&[head(TableId(1), 1)]).unwrap();
         fs::write(tmp.0.join("db.anchors.before-2026-11"), "taken\n").unwrap();
         let seg = log.rotate_for("2026-11").unwrap().unwrap();
         assert_eq!(seg, tmp.0.join("db.anchors.before-2026-11.2"));
         fs::remove_file(tmp.0.join("db.anchors.before-2026-11")).unwrap();
         assert!(log.rotate_for("2026-11").unwrap().is_none());
         assert!(matches!(log.rotate_for("2026-13x"), Err(AnchorError::Segments { .. })));
-        log.append(&[head(1, 2)]).unwrap();
+        log.append(&[head(TableId(1), 2)]).unwrap();
         let (a, span) = read_all(&path, None).unwrap();
         assert_eq!((a.lines, span.first, span.files.len()), (3, 1, 2));
         assert!(!is_segment_suffix("next") && !is_segment_suffix("2026-11.") && is_segment_suffix("2026-11.12"));

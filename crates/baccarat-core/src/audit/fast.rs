@@ -23,6 +23,7 @@
 //! with every field arbitrary, in the written form and seven others, and
 //! check that other variants are left to the general way).
 
+use crate::ids::TableId;
 use baccarat_rules::{Money, Outcome, Settlement};
 use baccarat_table::engine::{Event, Wager, WagerId};
 use serde::de::{self, value::MapAccessDeserializer, Deserializer, MapAccess, Visitor};
@@ -48,7 +49,7 @@ pub fn decode(body: &str) -> Option<Body> {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Fast {
-    table: u32,
+    table: TableId,
     event: HotEvent,
 }
 
@@ -185,7 +186,7 @@ mod tests {
         /// path and decodes to the event written, as the general way does.
         #[test]
         fn a_hot_body_as_written_takes_the_fast_path(table in any::<u32>(), e in hot()) {
-            let body = Body::encode_event(table, None, None, &e);
+            let body = Body::encode_event(TableId(table), None, None, &e);
             let fast = decode(&body);
             prop_assert!(fast.is_some(), "{body}");
             prop_assert_eq!(fast.as_ref().and_then(|b| b.event.as_ref()), Some(&e));
@@ -197,11 +198,11 @@ mod tests {
         /// `Body::decode` answers exactly as the general way.
         #[test]
         fn any_other_form_is_decoded_the_general_way(table in any::<u32>(), e in hot(), form in 0..7usize) {
-            let plain = Body::encode_event(table, None, None, &e);
+            let plain = Body::encode_event(TableId(table), None, None, &e);
             let inner = |b: &str| b.split_once("\"event\":{\"event\":").map(|(_, r)| r.to_string()).unwrap();
             let body = match form {
-                0 => Body::encode_event(table, Some(header()), None, &e),
-                1 => Body::encode_event(table, None, Some(Actor::Person { user: 7, role: Role::Dealer }), &e),
+                0 => Body::encode_event(TableId(table), Some(header()), None, &e),
+                1 => Body::encode_event(TableId(table), None, Some(Actor::Person { user: 7, role: Role::Dealer }), &e),
                 2 => {
                     // The tag moved last.
                     let r = inner(&plain);
@@ -234,7 +235,7 @@ mod tests {
             Event::Resumed,
         ];
         for e in &cold {
-            let body = Body::encode_event(2, None, None, e);
+            let body = Body::encode_event(TableId(2), None, None, e);
             assert!(decode(&body).is_none(), "{body}");
             assert_eq!(Body::decode(&body).unwrap().event.as_ref(), Some(e));
         }

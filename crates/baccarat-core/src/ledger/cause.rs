@@ -1,5 +1,6 @@
 //! What caused a batch of transfers, and how the store keeps it.
 
+use crate::ids::TableId;
 use serde::{Deserialize, Serialize};
 
 /// What caused a batch of transfers: the audit record that explains it. Every
@@ -15,9 +16,9 @@ pub enum Cause {
     /// Chips from the cage, recorded as record `seq` of the casino's own chain.
     Deposit { seq: u64 },
     /// A table's float from the cage, recorded when the table was configured.
-    Float { table: u32 },
+    Float { table: TableId },
     /// A wager's hold, and later its settlement or release.
-    Wager { table: u32, wager: baccarat_table::engine::WagerId },
+    Wager { table: TableId, wager: baccarat_table::engine::WagerId },
     /// A tournament's money (an entry fee, its refund, a prize), recorded as
     /// record `seq` of the casino's own chain.
     Tournament { seq: u64 },
@@ -31,7 +32,7 @@ pub enum Cause {
     /// table numbers its wagers in order). A retry is answered from it alone,
     /// so a slip writes one answer, not one per line as well (their index
     /// inserts cost a third of the committer's time: `casino::slip`).
-    Slip { table: u32, first: baccarat_table::engine::WagerId, accepted: u32 },
+    Slip { table: TableId, first: baccarat_table::engine::WagerId, accepted: u32 },
     /// Money from the bank to a player's wallet here, or back (a partition
     /// of a PostgreSQL casino: `bank/`), recorded as record `seq` of the
     /// casino's own chain.
@@ -43,7 +44,7 @@ pub enum Cause {
     /// A table closed for good: the money its house, commission and antes
     /// accounts held, back to the cage, recorded by the `table_closed`
     /// record of its own chain (a table closes once).
-    Closed { table: u32 },
+    Closed { table: TableId },
 }
 
 impl Cause {
@@ -121,14 +122,14 @@ mod tests {
         let cases = [
             (Cause::None, String::new()),
             (Cause::Deposit { seq: 0 }, "deposit:0".to_string()),
-            (Cause::Float { table: u32::MAX }, format!("float:{}", u32::MAX)),
-            (Cause::Wager { table: 7, wager: WagerId(m) }, format!("wager:7:{m}")),
+            (Cause::Float { table: TableId::MAX }, format!("float:{}", u32::MAX)),
+            (Cause::Wager { table: TableId(7), wager: WagerId(m) }, format!("wager:7:{m}")),
             (Cause::Tournament { seq: 12 }, "tournament:12".to_string()),
             (Cause::Promotion { seq: m }, format!("promotion:{m}")),
-            (Cause::Slip { table: 3, first: WagerId(40), accepted: 0b1101 }, "slip:3:40:13".to_string()),
+            (Cause::Slip { table: TableId(3), first: WagerId(40), accepted: 0b1101 }, "slip:3:40:13".to_string()),
             (Cause::Bank { seq: 1_000_000 }, "bank:1000000".to_string()),
             (Cause::Cage { seq: m }, format!("cage:{m}")),
-            (Cause::Closed { table: u32::MAX }, format!("closed:{}", u32::MAX)),
+            (Cause::Closed { table: TableId::MAX }, format!("closed:{}", u32::MAX)),
         ];
         let mut out = String::from("x");
         for (cause, spelt) in cases {

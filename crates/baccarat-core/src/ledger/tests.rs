@@ -1,12 +1,13 @@
 use super::*;
+use crate::ids::TableId;
 use baccarat_table::engine::PlayerId;
 
 fn setup() -> (Ledger, AccountId, AccountId, AccountId, AccountId) {
     let mut l = Ledger::new();
     let cage = l.open(AccountKind::Cage);
     let wallet = l.open(AccountKind::Wallet { player: PlayerId(1) });
-    let escrow = l.open(AccountKind::Escrow { table: 1 });
-    let house = l.open(AccountKind::House { table: 1 });
+    let escrow = l.open(AccountKind::Escrow { table: TableId(1) });
+    let house = l.open(AccountKind::House { table: TableId(1) });
     l.apply("buy-in", &[Op::Transfer { debit: cage, credit: wallet, amount: Money(10_000), memo: "chips".into() }])
         .unwrap();
     l.apply("float", &[Op::Transfer { debit: cage, credit: house, amount: Money(1_000_000), memo: "float".into() }])

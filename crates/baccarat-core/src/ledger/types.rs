@@ -1,6 +1,7 @@
 //! What the ledger is made of: accounts, the operations of a batch, the
 //! transfers they record, why a batch is refused, and what a batch changed.
 
+use crate::ids::TableId;
 use baccarat_rules::Money;
 use serde::{Deserialize, Serialize};
 
@@ -33,19 +34,19 @@ pub enum AccountKind {
     },
     /// Stakes in play at a table.
     Escrow {
-        table: u32,
+        table: TableId,
     },
     /// The house's side of a table's wagers.
     House {
-        table: u32,
+        table: TableId,
     },
     /// Commission taken on Banker wins (AU 5.10(b)).
     Commission {
-        table: u32,
+        table: TableId,
     },
     /// Antes collected (AU 14.6).
     Antes {
-        table: u32,
+        table: TableId,
     },
     /// A tournament's prize pool: every entry fee goes in (NSW 15.3.2).
     PrizePool {

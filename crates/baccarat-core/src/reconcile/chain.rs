@@ -2,6 +2,7 @@
 //! ([`ChainExpect`]): the audit log's side of the reconciliation (`mod.rs`
 //! says how both sides are summed and compared).
 
+use crate::ids::TableId;
 use std::collections::HashMap;
 
 use baccarat_rules::Money;
@@ -29,7 +30,7 @@ impl Books {
 /// returns only those).
 pub struct ChainExpect<'a> {
     books: &'a Books,
-    table: u32,
+    table: TableId,
     cage: Option<AccountId>,
     /// A partition's account at the bank.
     bank: Option<AccountId>,
@@ -47,7 +48,7 @@ pub struct ChainExpect<'a> {
 
 impl<'a> ChainExpect<'a> {
     /// Start reading chain `table`'s records, with the ledger's accounts.
-    pub(super) fn new(books: &'a Books, table: u32) -> ChainExpect<'a> {
+    pub(super) fn new(books: &'a Books, table: TableId) -> ChainExpect<'a> {
         let cage = books.acct(AccountKind::Cage);
         let mut problems = Vec::new();
         let accounts = (table != CASINO_CHAIN)

@@ -50,6 +50,7 @@
 //! round). At most [`SHOWN`] differences of each kind are listed per chain,
 //! the lowest causes first, with the number left out.
 
+use crate::ids::TableId;
 use std::collections::{BTreeMap, BinaryHeap};
 
 use baccarat_rules::Money;
@@ -92,7 +93,7 @@ fn bucket(c: Cause) -> usize {
 }
 
 /// The chain whose records explain a cause.
-fn chain_of(c: Cause) -> u32 {
+fn chain_of(c: Cause) -> TableId {
     match c {
         Cause::None
         | Cause::Deposit { .. }
@@ -230,7 +231,7 @@ impl Capped {
 pub struct Reconciler {
     books: Books,
     keyed: Keyed,
-    chains: BTreeMap<u32, ChainBook>,
+    chains: BTreeMap<TableId, ChainBook>,
     /// The cause of the last transfer read, and its place among its cause's.
     run: Option<(Cause, u32)>,
     no_cause: Vec<String>,
@@ -269,7 +270,7 @@ impl Reconciler {
     }
 
     /// Start reading a chain's records.
-    pub fn chain(&self, table: u32) -> ChainExpect<'_> {
+    pub fn chain(&self, table: TableId) -> ChainExpect<'_> {
         ChainExpect::new(&self.books, table)
     }
 
@@ -286,7 +287,7 @@ impl Reconciler {
 
     /// A chain read whole: what its records call for (`sums`, from
     /// [`Reconciler::expect_into`]) and what was found reading it.
-    pub fn close(&mut self, table: u32, read: ChainRead, sums: Sums) {
+    pub fn close(&mut self, table: TableId, read: ChainRead, sums: Sums) {
         let book = self.chains.entry(table).or_default();
         book.problems = read.problems;
         book.reconciled = read.usable;
@@ -371,7 +372,7 @@ impl Reconciler {
     }
 
     /// Whether a chain's records are compared with its transfers.
-    pub fn reconciled(&self, table: u32) -> bool {
+    pub fn reconciled(&self, table: TableId) -> bool {
         self.chains.get(&table).is_some_and(|b| b.reconciled)
     }
 
@@ -436,7 +437,7 @@ impl Reconciler {
     }
 }
 
-fn chain(table: u32) -> String {
+fn chain(table: TableId) -> String {
     if table == CASINO_CHAIN {
         "the casino's chain".into()
     } else {
@@ -460,7 +461,7 @@ pub fn keyed(t: &Transfer) -> bool {
 /// The buckets of one round of rereading, by chain.
 #[derive(Default)]
 pub struct Round {
-    pub parts: BTreeMap<u32, Box<[bool; BUCKETS]>>,
+    pub parts: BTreeMap<TableId, Box<[bool; BUCKETS]>>,
 }
 
 impl Round {

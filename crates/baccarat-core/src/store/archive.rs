@@ -47,6 +47,7 @@
 //! Deleted pages are reused by the live file; it does not shrink unless
 //! vacuumed (offline: `sqlite3 DB VACUUM`).
 
+use crate::ids::TableId;
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -105,7 +106,7 @@ pub enum ArchiveError {
     Digest { file: PathBuf, source: std::io::Error },
     /// A checkpoint names a record its chain does not hold.
     #[error("chain {table} has no record {len}, which a checkpoint names")]
-    NoRecord { table: u32, len: u64 },
+    NoRecord { table: TableId, len: u64 },
 }
 
 /// Where a checkpoint stood: written beside each checkpoint, kept after the
@@ -115,15 +116,20 @@ pub struct Mark {
     pub at_ms: u64,
     pub last_transfer: u64,
     /// Each chain's length (the casino's own chain is 0).
-    pub heads: BTreeMap<u32, u64>,
+    pub heads: BTreeMap<TableId, u64>,
 }
 
 impl Mark {
     /// The mark of a checkpoint taken at `at_ms` after transfer
     /// `last_transfer`, from the casino's chain's length and each table's
     /// (`checkpoint.rs`; the store's mark migration reads the same fields).
-    pub fn of_chains(at_ms: u64, last_transfer: u64, casino: u64, tables: impl Iterator<Item = (u32, u64)>) -> Mark {
-        let mut heads: BTreeMap<u32, u64> = tables.collect();
+    pub fn of_chains(
+        at_ms: u64,
+        last_transfer: u64,
+        casino: u64,
+        tables: impl Iterator<Item = (TableId, u64)>,
+    ) -> Mark {
+        let mut heads: BTreeMap<TableId, u64> = tables.collect();
         heads.insert(crate::audit::CASINO_CHAIN, casino);
         Mark { at_ms, last_transfer, heads }
     }
@@ -133,7 +139,7 @@ impl Mark {
 /// `to` and the hash of record `to`; transfers and answers by id range.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Cut {
-    pub chains: BTreeMap<u32, ChainCut>,
+    pub chains: BTreeMap<TableId, ChainCut>,
     pub transfers: (u64, u64),
     pub answers: (u64, u64),
 }

@@ -57,6 +57,7 @@
 //! A block that does not decode whole, or whose contents disagree with its
 //! row's `first` and `last`, is refused as corrupt, naming the block.
 
+use crate::ids::TableId;
 use baccarat_rules::Money;
 use baccarat_table::shuffle::hex;
 
@@ -139,7 +140,7 @@ fn records_v1(records: &[&Record]) -> Result<Vec<u8>, StoreError> {
 }
 
 /// The records of block `first..=last` of chain `table`, in order.
-pub fn decode_records(table: u32, first: u64, last: u64, data: &[u8]) -> Result<Vec<Record>, StoreError> {
+pub fn decode_records(table: TableId, first: u64, last: u64, data: &[u8]) -> Result<Vec<Record>, StoreError> {
     let bad = |what: &str| StoreError::Corrupt(format!("audit block {first}..={last} of chain {table}: {what}"));
     if last < first {
         return Err(bad("it ends before it starts"));
@@ -346,7 +347,7 @@ mod tests {
             let part = &records[a..b];
             // Packed, as written; and as version 1, as written before.
             for data in [encode_records(&refs(part)).unwrap(), records_v1(&refs(part)).unwrap()] {
-                let back = decode_records(3, part[0].seq, part[part.len() - 1].seq, &data).unwrap();
+                let back = decode_records(TableId(3), part[0].seq, part[part.len() - 1].seq, &data).unwrap();
                 assert_eq!(back, part);
             }
         }
@@ -357,14 +358,14 @@ mod tests {
         let records = chain(5, &["{\"x\":1}".into()]);
         let data = records_v1(&refs(&records)).unwrap();
         let err = |r: Result<Vec<Record>, StoreError>| r.unwrap_err().to_string();
-        assert!(err(decode_records(1, 1, 4, &data)).contains("more records than it says"));
-        assert!(err(decode_records(1, 1, 6, &data)).contains("fewer records than it says"));
-        assert!(err(decode_records(1, 2, 1, &data)).contains("ends before it starts"));
-        assert!(err(decode_records(1, 1, 5, &data[..data.len() - 1])).contains("cut short"));
+        assert!(err(decode_records(TableId(1), 1, 4, &data)).contains("more records than it says"));
+        assert!(err(decode_records(TableId(1), 1, 6, &data)).contains("fewer records than it says"));
+        assert!(err(decode_records(TableId(1), 2, 1, &data)).contains("ends before it starts"));
+        assert!(err(decode_records(TableId(1), 1, 5, &data[..data.len() - 1])).contains("cut short"));
         let mut other = data.clone();
         other[0] = 9;
-        assert!(err(decode_records(1, 1, 5, &other)).contains("version"));
-        assert!(err(decode_records(1, 1, 5, &[])).contains("cut short"));
+        assert!(err(decode_records(TableId(1), 1, 5, &other)).contains("version"));
+        assert!(err(decode_records(TableId(1), 1, 5, &[])).contains("cut short"));
         // Not consecutive, or not linked: refused when written.
         let gap = [&records[0], &records[2]];
         assert!(encode_records(&gap).unwrap_err().to_string().contains("not 2"));
@@ -381,7 +382,7 @@ mod tests {
             for i in 0..data.len() {
                 let mut d = data.clone();
                 d[i] ^= 0x20;
-                if let Ok(back) = decode_records(1, 1, 4, &d) {
+                if let Ok(back) = decode_records(TableId(1), 1, 4, &d) {
                     assert_ne!(back, records, "byte {i}");
                     assert!(crate::audit::verify(&back).is_err(), "byte {i} altered and the chain still verifies");
                 }
@@ -405,10 +406,15 @@ mod tests {
     fn transfers_come_back_as_they_went_in() {
         let all = vec![
             transfer(1, TransferKind::Posted, 0, Cause::None),
-            transfer(2, TransferKind::Pending, 100, Cause::Wager { table: 3, wager: WagerId(9) }),
+            transfer(2, TransferKind::Pending, 100, Cause::Wager { table: TableId(3), wager: WagerId(9) }),
             transfer(9, TransferKind::PostOf(2), i64::MAX, Cause::Deposit { seq: 4 }),
-            transfer(10, TransferKind::VoidOf(2), -5, Cause::Slip { table: 2, first: WagerId(1), accepted: 7 }),
-            transfer(u64::MAX, TransferKind::Posted, i64::MIN, Cause::Float { table: u32::MAX }),
+            transfer(
+                10,
+                TransferKind::VoidOf(2),
+                -5,
+                Cause::Slip { table: TableId(2), first: WagerId(1), accepted: 7 },
+            ),
+            transfer(u64::MAX, TransferKind::Posted, i64::MIN, Cause::Float { table: TableId::MAX }),
         ];
         assert_eq!(decode_transfers(1, u64::MAX, &encode_transfers(&refs(&all)).unwrap()).unwrap(), all);
         let data = transfers_v1(&refs(&all)).unwrap();
@@ -439,8 +445,8 @@ mod tests {
         let records = chain(13, &bodies);
         let (packed, v1) = (encode_records(&refs(&records)).unwrap(), records_v1(&refs(&records)).unwrap());
         assert!(packed.len() * 2 < v1.len(), "packed {} of {} bytes", packed.len(), v1.len());
-        assert_eq!(decode_records(1, 1, 13, &packed).unwrap(), records);
-        let err = |d: &[u8]| decode_records(1, 1, 13, d).unwrap_err().to_string();
+        assert_eq!(decode_records(TableId(1), 1, 13, &packed).unwrap(), records);
+        let err = |d: &[u8]| decode_records(TableId(1), 1, 13, d).unwrap_err().to_string();
         // The length: beyond what the bytes can hold, or not the length unpacked.
         let mut named = Vec::new();
         put_u64(&mut named, (v1.len() - 1) as u64);
@@ -492,13 +498,13 @@ mod tests {
 
         #[test]
         fn any_bytes_decode_or_are_refused_without_a_panic(data in proptest::collection::vec(any::<u8>(), 0..200), last in 0u64..8) {
-            let _ = decode_records(1, 1, last, &data);
+            let _ = decode_records(TableId(1), 1, last, &data);
             let _ = decode_transfers(1, last, &data);
             // The same bytes as a packed block's, with a length before them.
             let mut packed = vec![PACKED];
             put_u64(&mut packed, data.len() as u64 * 3);
             packed.extend_from_slice(&data);
-            let _ = decode_records(1, 1, last, &packed);
+            let _ = decode_records(TableId(1), 1, last, &packed);
             let _ = decode_transfers(1, last, &packed);
         }
     }

@@ -2,6 +2,7 @@
 //! SQLite's implementation of it (PostgreSQL's is in `pg_store.rs`).
 
 use crate::audit::Record;
+use crate::ids::TableId;
 use crate::ledger::{Account, AnswerRow, Transfer};
 use crate::store::{SqliteStore, StoreError, StoredCheckpoint, TableRow};
 
@@ -22,7 +23,7 @@ pub trait History {
     /// Each record of a table's chain after sequence number `after`, in order.
     fn each_record_after(
         &self,
-        table: u32,
+        table: TableId,
         after: u64,
         f: &mut dyn FnMut(Record) -> Result<(), StoreError>,
     ) -> Result<(), StoreError>;
@@ -55,9 +56,9 @@ pub trait History {
         Ok(Some(c))
     }
     /// The last record of a table's chain, if any.
-    fn head(&self, table: u32) -> Result<Option<Record>, StoreError>;
+    fn head(&self, table: TableId) -> Result<Option<Record>, StoreError>;
     /// One record of a table's chain, if it exists.
-    fn record_at(&self, table: u32, seq: u64) -> Result<Option<Record>, StoreError>;
+    fn record_at(&self, table: TableId, seq: u64) -> Result<Option<Record>, StoreError>;
 }
 
 impl History for SqliteStore {
@@ -76,7 +77,7 @@ impl History for SqliteStore {
     }
     fn each_record_after(
         &self,
-        table: u32,
+        table: TableId,
         after: u64,
         f: &mut dyn FnMut(Record) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
@@ -97,10 +98,10 @@ impl History for SqliteStore {
     fn checkpoint_part(&self, id: i64, n: u64) -> Result<Option<Vec<u8>>, StoreError> {
         SqliteStore::checkpoint_part(self, id, n)
     }
-    fn head(&self, table: u32) -> Result<Option<Record>, StoreError> {
+    fn head(&self, table: TableId) -> Result<Option<Record>, StoreError> {
         SqliteStore::head(self, table)
     }
-    fn record_at(&self, table: u32, seq: u64) -> Result<Option<Record>, StoreError> {
+    fn record_at(&self, table: TableId, seq: u64) -> Result<Option<Record>, StoreError> {
         SqliteStore::record_at(self, table, seq)
     }
 }

@@ -13,6 +13,7 @@
 //! A file of a schema from before blocks (an old archive, or a database
 //! `verify` opens read-only) has no block tables; it is read as rows alone.
 
+use crate::ids::TableId;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::blocks;
@@ -78,7 +79,7 @@ pub struct Read {
 /// `f` returns `false`.
 pub fn each_record(
     conn: &Connection,
-    table: u32,
+    table: TableId,
     after: i64,
     f: &mut dyn FnMut(Record) -> Result<bool, StoreError>,
 ) -> Result<Read, StoreError> {
@@ -136,7 +137,7 @@ pub fn each_record(
 /// in two of them (archived, its deletion not yet done) is read once.
 pub fn each_record_in(
     sources: &[&Connection],
-    table: u32,
+    table: TableId,
     mut after: i64,
     f: &mut dyn FnMut(Record) -> Result<bool, StoreError>,
 ) -> Result<(), StoreError> {
@@ -223,7 +224,7 @@ pub fn each_transfer_in(
 }
 
 /// Record `seq` of chain `table`, if this file has it.
-pub fn record_at(conn: &Connection, table: u32, seq: u64) -> Result<Option<Record>, StoreError> {
+pub fn record_at(conn: &Connection, table: TableId, seq: u64) -> Result<Option<Record>, StoreError> {
     let row = conn
         .prepare_cached("SELECT seq, prev, body, hash FROM audit WHERE tbl = ?1 AND seq = ?2")?
         .query_row(params![table, seq as i64], record_row)
@@ -247,7 +248,7 @@ pub fn record_at(conn: &Connection, table: u32, seq: u64) -> Result<Option<Recor
 }
 
 /// The last record of chain `table` in this file, if any.
-pub fn head(conn: &Connection, table: u32) -> Result<Option<Record>, StoreError> {
+pub fn head(conn: &Connection, table: TableId) -> Result<Option<Record>, StoreError> {
     if has_blocks(conn)? {
         let block = conn
             .prepare_cached("SELECT first, last, data FROM audit_blocks WHERE tbl = ?1 ORDER BY last DESC LIMIT 1")?
@@ -276,7 +277,7 @@ pub fn last_transfer(conn: &Connection) -> Result<u64, StoreError> {
 
 /// How many records of chain `table` numbered above `after` this file holds,
 /// and the largest number, from the keys alone (no block is read).
-pub fn count_records(conn: &Connection, table: u32, after: i64) -> Result<(u64, Option<i64>), StoreError> {
+pub fn count_records(conn: &Connection, table: TableId, after: i64) -> Result<(u64, Option<i64>), StoreError> {
     let (mut n, mut max): (i64, Option<i64>) = conn.query_row(
         "SELECT count(*), MAX(seq) FROM audit WHERE tbl = ?1 AND seq > ?2",
         params![table, after],
@@ -295,7 +296,7 @@ pub fn count_records(conn: &Connection, table: u32, after: i64) -> Result<(u64, 
 }
 
 /// The chains this file holds records of, in order.
-pub fn chains(conn: &Connection) -> Result<Vec<u32>, StoreError> {
+pub fn chains(conn: &Connection) -> Result<Vec<TableId>, StoreError> {
     let sql = if has_blocks(conn)? {
         "SELECT DISTINCT tbl FROM audit UNION SELECT DISTINCT tbl FROM audit_blocks ORDER BY 1"
     } else {
@@ -328,7 +329,7 @@ pub fn has_records(conn: &Connection) -> Result<bool, StoreError> {
 
 /// Write consecutive records of chain `table` as one block (in the caller's
 /// transaction). `schema` names the database (`main`, or an attached archive).
-pub fn insert_records(conn: &Connection, schema: &str, table: u32, records: &[&Record]) -> Result<(), StoreError> {
+pub fn insert_records(conn: &Connection, schema: &str, table: TableId, records: &[&Record]) -> Result<(), StoreError> {
     let (Some(first), Some(last)) = (records.first(), records.last()) else { return Ok(()) };
     let data = blocks::encode_records(records)?;
     conn.prepare_cached(&format!(
@@ -352,7 +353,7 @@ const RECORDS_PER_BLOCK: usize = 4_096;
 
 /// Copy records `from + 1 ..= to` of chain `table` from the main file into
 /// the attached `schema` (an archive being written), as blocks.
-pub fn copy_records(conn: &Connection, schema: &str, table: u32, from: u64, to: u64) -> Result<(), StoreError> {
+pub fn copy_records(conn: &Connection, schema: &str, table: TableId, from: u64, to: u64) -> Result<(), StoreError> {
     let mut part: Vec<Record> = Vec::new();
     each_record(conn, table, from as i64, &mut |r| {
         if r.seq > to {
@@ -389,7 +390,7 @@ pub fn copy_transfers(conn: &Connection, schema: &str, from: u64, to: u64) -> Re
 /// Delete records `from + 1 ..= to` of chain `table` from this file, `chunk`
 /// rows (or a 64th as many blocks) per transaction; a block that runs past
 /// `to` keeps its records after `to`.
-pub fn delete_records(conn: &Connection, table: u32, from: u64, to: u64, chunk: i64) -> Result<(), StoreError> {
+pub fn delete_records(conn: &Connection, table: TableId, from: u64, to: u64, chunk: i64) -> Result<(), StoreError> {
     let mut q = conn.prepare(
         "DELETE FROM audit WHERE rowid IN (SELECT rowid FROM audit WHERE tbl = ?1 AND seq > ?2 AND seq <= ?3 LIMIT ?4)",
     )?;
@@ -468,7 +469,7 @@ pub fn unpack(conn: &Connection) -> Result<(u64, u64), StoreError> {
         let mut q = tx.prepare("SELECT tbl, first, last, data FROM audit_blocks ORDER BY tbl, last")?;
         let mut rows = q.query([])?;
         while let Some(r) = rows.next()? {
-            let (tbl, first, last): (u32, i64, i64) = (r.get(0)?, r.get(1)?, r.get(2)?);
+            let (tbl, first, last): (TableId, i64, i64) = (r.get(0)?, r.get(1)?, r.get(2)?);
             for rec in blocks::decode_records(tbl, first as u64, last as u64, r.get_ref(3)?.as_blob()?)? {
                 put.execute(params![tbl, rec.seq as i64, rec.prev, rec.body, rec.hash])?;
                 records += 1;
@@ -509,7 +510,7 @@ mod tests {
 
     /// A chain of `n` records: the first `rows` as single rows (as written
     /// before blocks), the rest in blocks of `per_block`.
-    fn written(conn: &Connection, table: u32, n: u64, rows: u64, per_block: usize) -> Vec<Record> {
+    fn written(conn: &Connection, table: TableId, n: u64, rows: u64, per_block: usize) -> Vec<Record> {
         let mut c = Chain::new();
         let all: Vec<Record> = (0..n).map(|i| c.append(format!("{{\"n\":{i}}}"))).collect();
         for r in &all[..rows as usize] {
@@ -533,11 +534,11 @@ mod tests {
             amount: Money(id as i64 * 100),
             kind: if id % 2 == 0 { TransferKind::PostOf(id - 1) } else { TransferKind::Pending },
             memo: "wager".into(),
-            cause: Cause::Wager { table: 1, wager: baccarat_table::engine::WagerId(id) },
+            cause: Cause::Wager { table: TableId(1), wager: baccarat_table::engine::WagerId(id) },
         }
     }
 
-    fn records_after(conn: &Connection, table: u32, after: i64) -> Vec<Record> {
+    fn records_after(conn: &Connection, table: TableId, after: i64) -> Vec<Record> {
         let mut out = Vec::new();
         each_record(conn, table, after, &mut |r| {
             out.push(r);
@@ -562,32 +563,32 @@ mod tests {
         let store = crate::store::SqliteStore::memory().unwrap();
         let conn = store.connection();
         // More blocks than one query reads, and rows before them.
-        let all = written(conn, 4, 200, 7, 5);
-        let other = written(conn, 5, 3, 0, 2);
+        let all = written(conn, TableId(4), 200, 7, 5);
+        let other = written(conn, TableId(5), 3, 0, 2);
         assert_eq!(
-            crate::audit::verify(&records_after(conn, 4, i64::MIN)).unwrap(),
+            crate::audit::verify(&records_after(conn, TableId(4), i64::MIN)).unwrap(),
             crate::audit::verify(&all).unwrap()
         );
         for after in [0u64, 1, 6, 7, 8, 11, 12, 13, 150, 199, 200, 250] {
             let want: Vec<Record> = all.iter().filter(|r| r.seq > after).cloned().collect();
-            assert_eq!(records_after(conn, 4, after as i64), want, "after {after}");
+            assert_eq!(records_after(conn, TableId(4), after as i64), want, "after {after}");
         }
-        assert_eq!(records_after(conn, 5, 0), other);
+        assert_eq!(records_after(conn, TableId(5), 0), other);
         for seq in [1, 7, 8, 12, 200] {
-            assert_eq!(record_at(conn, 4, seq).unwrap().as_ref(), all.get(seq as usize - 1), "record {seq}");
+            assert_eq!(record_at(conn, TableId(4), seq).unwrap().as_ref(), all.get(seq as usize - 1), "record {seq}");
         }
-        assert_eq!(record_at(conn, 4, 201).unwrap(), None);
-        assert_eq!(record_at(conn, 6, 1).unwrap(), None);
-        assert_eq!(head(conn, 4).unwrap().as_ref(), all.last());
-        assert_eq!(count_records(conn, 4, 0).unwrap(), (200, Some(200)));
-        assert_eq!(count_records(conn, 4, 9).unwrap(), (191, Some(200)));
-        assert_eq!(count_records(conn, 4, 200).unwrap(), (0, None));
-        assert_eq!(chains(conn).unwrap(), vec![4, 5]);
+        assert_eq!(record_at(conn, TableId(4), 201).unwrap(), None);
+        assert_eq!(record_at(conn, TableId(6), 1).unwrap(), None);
+        assert_eq!(head(conn, TableId(4)).unwrap().as_ref(), all.last());
+        assert_eq!(count_records(conn, TableId(4), 0).unwrap(), (200, Some(200)));
+        assert_eq!(count_records(conn, TableId(4), 9).unwrap(), (191, Some(200)));
+        assert_eq!(count_records(conn, TableId(4), 200).unwrap(), (0, None));
+        assert_eq!(chains(conn).unwrap(), vec![TableId(4), TableId(5)]);
         assert_eq!(counts(conn).unwrap(), (203, 0));
         assert!(has_records(conn).unwrap());
         // A reader that stops says where.
         let mut seen = 0;
-        let read = each_record(conn, 4, 0, &mut |_| {
+        let read = each_record(conn, TableId(4), 0, &mut |_| {
             seen += 1;
             Ok(seen < 10)
         })
@@ -623,7 +624,7 @@ mod tests {
     fn a_range_deleted_or_copied_may_end_inside_a_block() {
         let store = crate::store::SqliteStore::memory().unwrap();
         let conn = store.connection();
-        let all = written(conn, 1, 30, 4, 10); // rows 1-4; blocks 5-14, 15-24, 25-30
+        let all = written(conn, TableId(1), 30, 4, 10); // rows 1-4; blocks 5-14, 15-24, 25-30
         for id in (1..=30).step_by(10) {
             let b: Vec<Transfer> = (id..id + 10).map(transfer).collect();
             insert_transfers(conn, "main", &b.iter().collect::<Vec<_>>()).unwrap();
@@ -638,7 +639,7 @@ mod tests {
         .unwrap();
         conn.execute_batch(&SCHEMA.replace("CREATE TABLE ", "CREATE TABLE arc.").replace("INDEX ", "INDEX arc."))
             .unwrap();
-        copy_records(conn, "arc", 1, 2, 18).unwrap();
+        copy_records(conn, "arc", TableId(1), 2, 18).unwrap();
         copy_transfers(conn, "arc", 3, 17).unwrap();
         let archived: Vec<Record> = {
             let mut q = conn.prepare("SELECT first, last, data FROM arc.audit_blocks ORDER BY last").unwrap();
@@ -646,7 +647,7 @@ mod tests {
             rows.unwrap()
                 .flat_map(|b| {
                     let (f, l, d) = b.unwrap();
-                    blocks::decode_records(1, f as u64, l as u64, &d).unwrap()
+                    blocks::decode_records(TableId(1), f as u64, l as u64, &d).unwrap()
                 })
                 .collect()
         };
@@ -655,12 +656,12 @@ mod tests {
             conn.query_row("SELECT SUM(last - first + 1) FROM arc.transfer_blocks", [], |r| r.get(0)).unwrap();
         assert_eq!(arc_transfers, 14);
 
-        delete_records(conn, 1, 0, 18, 1).unwrap();
-        assert_eq!(records_after(conn, 1, i64::MIN), all[18..].to_vec(), "19 to 30 stay, the block split");
+        delete_records(conn, TableId(1), 0, 18, 1).unwrap();
+        assert_eq!(records_after(conn, TableId(1), i64::MIN), all[18..].to_vec(), "19 to 30 stay, the block split");
         delete_transfers(conn, 0, 17, 1).unwrap();
         assert_eq!(transfers_after(conn, i64::MIN), (18..=30).map(transfer).collect::<Vec<_>>());
-        delete_records(conn, 1, 18, 30, 1).unwrap();
-        assert!(records_after(conn, 1, i64::MIN).is_empty());
+        delete_records(conn, TableId(1), 18, 30, 1).unwrap();
+        assert!(records_after(conn, TableId(1), i64::MIN).is_empty());
         assert!(!has_records(conn).unwrap());
     }
 
@@ -668,13 +669,13 @@ mod tests {
     fn unpacked_logs_read_the_same() {
         let store = crate::store::SqliteStore::memory().unwrap();
         let conn = store.connection();
-        let all = written(conn, 2, 25, 3, 4);
+        let all = written(conn, TableId(2), 25, 3, 4);
         let b: Vec<Transfer> = (1..=9).map(transfer).collect();
         insert_transfers(conn, "main", &b.iter().collect::<Vec<_>>()).unwrap();
         assert_eq!(unpack(conn).unwrap(), (22, 9));
         let blocks: i64 = conn.query_row("SELECT count(*) FROM audit_blocks", [], |r| r.get(0)).unwrap();
         assert_eq!(blocks, 0);
-        assert_eq!(records_after(conn, 2, i64::MIN), all);
+        assert_eq!(records_after(conn, TableId(2), i64::MIN), all);
         assert_eq!(transfers_after(conn, i64::MIN), b);
         assert_eq!(unpack(conn).unwrap(), (0, 0));
     }

@@ -2,6 +2,7 @@
 //! transaction when the store opens (`PRAGMA user_version` counts those
 //! applied), and the rows an older database is given once upgraded.
 
+use crate::ids::TableId;
 use rusqlite::params;
 
 use super::{SqliteStore, StoreError};
@@ -187,7 +188,7 @@ struct ChainLength {
 
 #[derive(serde::Deserialize)]
 struct TableLength {
-    id: u32,
+    id: TableId,
     chain: ChainLength,
 }
 

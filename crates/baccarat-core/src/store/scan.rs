@@ -20,6 +20,7 @@
 //! which spills to a temporary file past its page cache, and is read back in
 //! id order to be merged with the transfers.
 
+use crate::ids::TableId;
 use std::path::Path;
 
 use rusqlite::{params, Connection, OpenFlags};
@@ -163,7 +164,7 @@ impl<'c> Scan<'c> {
 
     /// How many records a chain has (from the keys alone; a record still in
     /// both an archive and the live file counts once).
-    pub fn count_records(&self, table: u32) -> Result<u64, StoreError> {
+    pub fn count_records(&self, table: TableId) -> Result<u64, StoreError> {
         let mut after = 0i64;
         let mut n = 0u64;
         for c in self.history() {
@@ -178,7 +179,7 @@ impl<'c> Scan<'c> {
     /// (returns `false`).
     pub fn each_record(
         &self,
-        table: u32,
+        table: TableId,
         mut f: impl FnMut(Record) -> Result<bool, StoreError>,
     ) -> Result<(), StoreError> {
         logs::each_record_in(&self.history(), table, i64::MIN, &mut f)
@@ -307,7 +308,7 @@ pub trait Chains {
     /// Each record of a chain, in order, until `f` says stop (`false`).
     fn each_in_chain(
         &self,
-        table: u32,
+        table: TableId,
         f: &mut dyn FnMut(Record) -> Result<bool, StoreError>,
     ) -> Result<(), StoreError>;
 }
@@ -318,7 +319,7 @@ impl Chains for Scan<'_> {
     }
     fn each_in_chain(
         &self,
-        table: u32,
+        table: TableId,
         f: &mut dyn FnMut(Record) -> Result<bool, StoreError>,
     ) -> Result<(), StoreError> {
         self.each_record(table, f)
@@ -335,7 +336,7 @@ impl Chains for HistoryChains<'_> {
     }
     fn each_in_chain(
         &self,
-        table: u32,
+        table: TableId,
         f: &mut dyn FnMut(Record) -> Result<bool, StoreError>,
     ) -> Result<(), StoreError> {
         let mut going = true;

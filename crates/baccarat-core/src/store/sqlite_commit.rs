@@ -2,6 +2,7 @@
 //! checkpoint in parts), and the WAL checkpoints moved to a thread of their
 //! own.
 
+use crate::ids::TableId;
 use std::path::Path;
 
 use rusqlite::{params, Connection};
@@ -142,7 +143,7 @@ impl Store for SqliteStore {
             // The batch's transfers in one row, and each chain's records in
             // one row (`blocks.rs`).
             logs::insert_transfers(&tx, "main", &transfers)?;
-            let mut chains: std::collections::BTreeMap<u32, Vec<&Record>> = std::collections::BTreeMap::new();
+            let mut chains: std::collections::BTreeMap<TableId, Vec<&Record>> = std::collections::BTreeMap::new();
             for (tbl, r) in &c.records {
                 chains.entry(*tbl).or_default().push(r);
             }

@@ -2,6 +2,7 @@
 //! bounded pieces and archived history included, a consistent snapshot for
 //! the checks, and one table's records read on a connection of its own.
 
+use crate::ids::TableId;
 use std::path::Path;
 
 use rusqlite::{params, Connection, OptionalExtension};
@@ -92,7 +93,7 @@ impl SqliteStore {
     /// (archived ones too).
     pub fn each_record_after(
         &self,
-        table: u32,
+        table: TableId,
         after: u64,
         mut f: impl FnMut(Record) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
@@ -100,7 +101,7 @@ impl SqliteStore {
     }
 
     /// One record of a chain (archived or live).
-    pub fn record_at(&self, table: u32, seq: u64) -> Result<Option<Record>, StoreError> {
+    pub fn record_at(&self, table: TableId, seq: u64) -> Result<Option<Record>, StoreError> {
         for conn in self.history() {
             if let Some(r) = logs::record_at(conn, table, seq)? {
                 return Ok(Some(r));
@@ -217,7 +218,7 @@ impl SqliteStore {
 
 impl SqliteStore {
     /// The last record of a table's chain, if any.
-    pub fn head(&self, table: u32) -> Result<Option<Record>, StoreError> {
+    pub fn head(&self, table: TableId) -> Result<Option<Record>, StoreError> {
         logs::head(&self.conn, table)
     }
 }
@@ -225,7 +226,7 @@ impl SqliteStore {
 /// Read one table's audit records from sequence number `from` on, on a
 /// connection of its own (the game-recall route reads while the writer
 /// writes), archived ones included.
-pub fn read_records(path: &Path, table: u32, from: u64) -> Result<Vec<Record>, StoreError> {
+pub fn read_records(path: &Path, table: TableId, from: u64) -> Result<Vec<Record>, StoreError> {
     let conn = crate::store::scan::open_read_only(path)?;
     let archives = crate::store::archive::open_archives(&conn, path)?;
     let sources: Vec<&Connection> = archives.iter().chain(std::iter::once(&conn)).collect();

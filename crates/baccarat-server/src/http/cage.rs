@@ -6,6 +6,7 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
+use baccarat_core::ids::TableId;
 use baccarat_rules::{Money, MAX_LIMIT};
 use baccarat_table::engine::PlayerId;
 use serde::Deserialize;
@@ -72,7 +73,7 @@ pub(super) async fn cash_out(
 pub(super) async fn fill(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
-    Id(table): Id,
+    Id(table): Id<TableId>,
     Body(b): Body<Movement>,
 ) -> Result<Json<Value>, ApiError> {
     movement(&s, &sess, table, b, |amount, key, by| Request::Fill { table, amount, key, by }).await
@@ -83,7 +84,7 @@ pub(super) async fn fill(
 pub(super) async fn credit(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
-    Id(table): Id,
+    Id(table): Id<TableId>,
     Body(b): Body<Movement>,
 ) -> Result<Json<Value>, ApiError> {
     movement(&s, &sess, table, b, |amount, key, by| Request::Credit { table, amount, key, by }).await
@@ -94,7 +95,7 @@ pub(super) async fn credit(
 async fn movement(
     s: &AppState,
     sess: &Session,
-    table: u32,
+    table: TableId,
     b: Movement,
     request: impl FnOnce(Money, IdempotencyKey, u32) -> Request,
 ) -> Result<Json<Value>, ApiError> {

@@ -202,6 +202,7 @@ mod tests {
     use super::*;
     use crate::ledger::keys::AnswerRow;
     use crate::table_view::TableView;
+    use baccarat_core::ids::TableId;
     use baccarat_rules::{Bet, Money};
     use baccarat_table::engine::{PlayerId, Spot};
     use std::sync::RwLock;
@@ -247,7 +248,7 @@ mod tests {
 
     fn views(closed: bool) -> RwLock<Views> {
         let refusal = Reply::by_rule("NSW 6.3".to_string(), "betting is not open".to_string());
-        let t = TableView { id: 1, wagers_closed: closed.then_some(refusal), ..TableView::default() };
+        let t = TableView { id: TableId(1), wagers_closed: closed.then_some(refusal), ..TableView::default() };
         let mut v = Views { tables: vec![t], ..Views::default() };
         v.balances.insert(PlayerId(7), (Money(5000), Money(4000)));
         RwLock::new(v)
@@ -255,7 +256,7 @@ mod tests {
 
     fn wager(key: &str) -> Request {
         Request::Wager {
-            table: 1,
+            table: TableId(1),
             player: PlayerId(7),
             spot: Spot::Box(1),
             bet: Bet::Banker,
@@ -277,7 +278,7 @@ mod tests {
         assert_eq!(refuse(&e, &views(false), &new).await, None);
         let mut other = wager("new");
         if let Request::Wager { table, .. } = &mut other {
-            *table = 2;
+            *table = TableId(2);
         }
         assert_eq!(refuse(&e, &views(true), &other).await, None);
         // A retry of an answered key gets its first answer from the writer.
@@ -315,7 +316,12 @@ mod tests {
     async fn a_slip_is_refused_line_by_line_with_the_players_available_balance() {
         use crate::casino::SlipLine;
         let line = SlipLine { spot: Spot::Box(1), bet: Bet::Tie, amount: Money(1000), ante: Money::ZERO };
-        let slip = Request::Wagers { table: 1, player: PlayerId(7), slip: vec![line, line], key: "s".parse().unwrap() };
+        let slip = Request::Wagers {
+            table: TableId(1),
+            player: PlayerId(7),
+            slip: vec![line, line],
+            key: "s".parse().unwrap(),
+        };
         let (e, _) = early(&[], false);
         let r = refuse(&e, &views(true), &slip).await.expect("refused here");
         let Reply::Wagers { results, balance } = r else { panic!("{r:?}") };

@@ -48,14 +48,16 @@ fn plain_json(h: &HeaderMap) -> bool {
     v.eq_ignore_ascii_case("application/json") || v.eq_ignore_ascii_case("application/json; charset=utf-8")
 }
 
-/// The `{id}` of a path, a `u32`.
-pub struct Id(pub u32);
+/// The `{id}` of a path: a `u32` (a tournament's, a promotion's), or a typed
+/// id such as `Id<TableId>` on the table routes; refused through the contract
+/// as any path parameter that is not a number.
+pub struct Id<T = u32>(pub T);
 
-impl<S: Send + Sync> FromRequestParts<S> for Id {
+impl<S: Send + Sync, T: serde::de::DeserializeOwned + Send> FromRequestParts<S> for Id<T> {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
-        Path::<u32>::from_request_parts(parts, state).await.map(|Path(id)| Id(id)).map_err(ApiError::from)
+        Path::<T>::from_request_parts(parts, state).await.map(|Path(id)| Id(id)).map_err(ApiError::from)
     }
 }
 

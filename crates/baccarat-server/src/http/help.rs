@@ -8,6 +8,7 @@
 //! take milliseconds to compute (more in a debug build): they are computed
 //! once, off the runtime's threads, and kept.
 
+use baccarat_core::ids::TableId;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -95,7 +96,7 @@ fn offer_help(o: &crate::table_view::OfferView, report: &Report) -> Value {
     })
 }
 
-pub(super) async fn help(State(s): State<AppState>, Id(id): Id) -> Result<Json<Value>, ApiError> {
+pub(super) async fn help(State(s): State<AppState>, Id(id): Id<TableId>) -> Result<Json<Value>, ApiError> {
     table_exists(&s, id)?;
     let t = s.views.read().expect("views lock").tables.iter().find(|t| t.id == id).cloned().expect("checked");
     let rb = baccarat_rules::profiles::builtin(&t.rulebook).map_err(|e| ApiError::internal(e.to_string()))?;

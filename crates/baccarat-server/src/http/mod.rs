@@ -81,6 +81,7 @@ pub use error::ApiError;
 pub use extract::SESSION_COOKIE;
 pub use play::message;
 
+use baccarat_core::ids::TableId;
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
@@ -292,7 +293,7 @@ fn reply_now(r: Reply) -> Result<axum::response::Response, ApiError> {
 }
 
 /// 404 unless the table exists.
-fn table_exists(s: &AppState, id: u32) -> Result<(), ApiError> {
+fn table_exists(s: &AppState, id: TableId) -> Result<(), ApiError> {
     if s.views.read().expect("views lock").tables.iter().any(|t| t.id == id) {
         Ok(())
     } else {
@@ -321,7 +322,7 @@ async fn partitions(State(s): State<AppState>) -> Result<Json<Value>, ApiError> 
     Ok(Json(json!({ "partition": dir.own, "partitions": places.values().collect::<Vec<_>>() })))
 }
 
-async fn table(State(s): State<AppState>, Id(id): Id) -> Result<Json<Value>, ApiError> {
+async fn table(State(s): State<AppState>, Id(id): Id<TableId>) -> Result<Json<Value>, ApiError> {
     table_exists(&s, id)?;
     let v = s.views.read().expect("views lock");
     let t = v.tables.iter().find(|t| t.id == id).expect("checked");
@@ -499,7 +500,7 @@ pub fn router(state: AppState) -> Router {
 }
 
 /// Provably fair: each shoe's seed commitment, and its seed once the shoe ended.
-async fn shoes(State(s): State<AppState>, Id(id): Id) -> Result<Json<Value>, ApiError> {
+async fn shoes(State(s): State<AppState>, Id(id): Id<TableId>) -> Result<Json<Value>, ApiError> {
     table_exists(&s, id)?;
     let f = s.feed.read().expect("feed lock");
     let list = f.shoes.get(&id).cloned().unwrap_or_default();

@@ -3,6 +3,7 @@
 //! (`baccarat_casino::pacer::next`, a pure function of the typed view), and
 //! sleeps or sends that request as the server (`Actor::Server`).
 
+use baccarat_core::ids::TableId;
 use std::time::Duration;
 
 use baccarat_casino::pacer::{next, Step};
@@ -13,11 +14,11 @@ use super::{call, AppState};
 const RETRY: Duration = Duration::from_millis(200);
 
 /// Pace table `table` for as long as it exists and the server serves.
-pub async fn pace(s: AppState, table: u32) {
+pub async fn pace(s: AppState, table: TableId) {
     s.clone().until_ended(pace_table(s, table)).await
 }
 
-async fn pace_table(s: AppState, table: u32) {
+async fn pace_table(s: AppState, table: TableId) {
     let mut paused_after: Option<u64> = None;
     loop {
         let t = s.views.read().expect("views").tables.iter().find(|t| t.id == table).cloned();

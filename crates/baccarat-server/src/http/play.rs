@@ -6,6 +6,7 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::Json;
+use baccarat_core::ids::TableId;
 use baccarat_rules::{Bet, Money, Side};
 use baccarat_table::engine::{Command, PlayerId, Spot, WagerId};
 use serde::Deserialize;
@@ -81,7 +82,7 @@ fn line(
 /// The request a wager's body asks for: one wager, one with tokens (NSW
 /// 1.1), or a slip; each line's fields checked, a body that is none of
 /// these refused.
-fn wager_request(sess: &Session, id: u32, b: WagerBody, key: IdempotencyKey) -> Result<Request, ApiError> {
+fn wager_request(sess: &Session, id: TableId, b: WagerBody, key: IdempotencyKey) -> Result<Request, ApiError> {
     let me = PlayerId(sess.user);
     let token = b.token.unwrap_or(false);
     Ok(match (b.wagers, b.bet, b.amount) {
@@ -122,7 +123,7 @@ fn wager_request(sess: &Session, id: u32, b: WagerBody, key: IdempotencyKey) -> 
 pub(super) async fn wager(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
-    Id(id): Id,
+    Id(id): Id<TableId>,
     Body(mut b): Body<WagerBody>,
 ) -> Result<Response, ApiError> {
     require(&sess, &[Role::Player])?;
@@ -168,7 +169,7 @@ pub(super) struct WithdrawBody {
 pub(super) async fn withdraw(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
-    Id(id): Id,
+    Id(id): Id<TableId>,
     Body(b): Body<WithdrawBody>,
 ) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::Player])?;
@@ -198,7 +199,7 @@ pub(super) struct HandBody {
 pub(super) async fn hand(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
-    Id(id): Id,
+    Id(id): Id<TableId>,
     Body(b): Body<HandBody>,
 ) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::Player])?;
@@ -235,7 +236,7 @@ pub(super) async fn history(State(s): State<AppState>, Auth(sess, _): Auth) -> R
 /// (`table_push.rs`); without it, whole messages as before.
 pub(super) async fn ws(
     State(s): State<AppState>,
-    Id(id): Id,
+    Id(id): Id<TableId>,
     h: HeaderMap,
     uri: axum::http::Uri,
     up: Result<WebSocketUpgrade, axum::extract::ws::rejection::WebSocketUpgradeRejection>,
@@ -273,7 +274,13 @@ pub(super) async fn ws(
 /// reserved ten thousand times at a watched table).
 const READ_BUFFER: usize = 4 * 1024;
 
-fn upgrade(up: WebSocketUpgrade, s: AppState, id: u32, viewer: Option<(Session, String)>, deltas: bool) -> Response {
+fn upgrade(
+    up: WebSocketUpgrade,
+    s: AppState,
+    id: TableId,
+    viewer: Option<(Session, String)>,
+    deltas: bool,
+) -> Response {
     up.read_buffer_size(READ_BUFFER).on_upgrade(move |sock| async move {
         let _counted = super::metered::Socket::open();
         s.clone().until_ended(push(sock, s, id, viewer, deltas)).await
@@ -282,7 +289,7 @@ fn upgrade(up: WebSocketUpgrade, s: AppState, id: u32, viewer: Option<(Session, 
 
 /// What one viewer is sent: the table as they may see it (a squeezing player
 /// sees their own hand), their balance, and their wagers in this coup.
-pub fn message(s: &AppState, id: u32, viewer: Option<&Session>) -> Value {
+pub fn message(s: &AppState, id: TableId, viewer: Option<&Session>) -> Value {
     let player = player_of(viewer);
     let v = s.views.read().expect("views lock");
     let Some(t) = v.tables.iter().find(|t| t.id == id) else { return json!({ "table": null }) };
@@ -335,7 +342,7 @@ const PIT_PACED_ABOVE: usize = 1_000;
 /// a slow client skips to the latest state rather than queueing every change
 /// (with deltas, it is sent the deltas it missed or the whole message:
 /// `table_push.rs`).
-async fn push(mut sock: WebSocket, s: AppState, id: u32, mut viewer: Option<(Session, String)>, deltas: bool) {
+async fn push(mut sock: WebSocket, s: AppState, id: TableId, mut viewer: Option<(Session, String)>, deltas: bool) {
     let mut woken = wake_for(&s, id, viewer.as_ref().map(|v| &v.0));
     let mut sending = Sending::new(deltas, viewer.is_some());
     // A staff viewer's messages carry the coup's every wager (the pit's
@@ -386,7 +393,7 @@ async fn push(mut sock: WebSocket, s: AppState, id: u32, mut viewer: Option<(Ses
 /// What wakes a viewer's socket: the table's public view alone for no one
 /// (a wager changes nothing they see), else the table's every change and
 /// a player's own wallet (`publish/wakes.rs`).
-fn wake_for(s: &AppState, id: u32, viewer: Option<&Session>) -> crate::publish::TableWake {
+fn wake_for(s: &AppState, id: TableId, viewer: Option<&Session>) -> crate::publish::TableWake {
     match viewer {
         None => s.wakes.table_view(id),
         Some(v) => s.wakes.table(id, player_of(Some(v))),

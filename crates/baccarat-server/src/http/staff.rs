@@ -4,6 +4,7 @@
 
 use axum::extract::State;
 use axum::Json;
+use baccarat_core::ids::TableId;
 use baccarat_rules::{Cite, Money};
 use baccarat_table::engine::{Command, PlayerId};
 use serde::Deserialize;
@@ -21,7 +22,7 @@ use crate::ledger::keys::IdempotencyKey;
 pub(super) async fn command(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
-    Id(id): Id,
+    Id(id): Id<TableId>,
     Body(cmd): Body<Command>,
 ) -> Result<Json<Value>, ApiError> {
     // Staff only on this route; which staff may send which command at which
@@ -50,7 +51,7 @@ pub(super) async fn command(
 /// refuses the command itself. A table not (yet) in the read model is
 /// refused as no table, as `table_exists` does, rather than let the
 /// appointment past unchecked.
-fn nominee_is_a_player(s: &AppState, table: u32, nominee: PlayerId) -> Result<(), ApiError> {
+fn nominee_is_a_player(s: &AppState, table: TableId, nominee: PlayerId) -> Result<(), ApiError> {
     let rulebook = {
         let v = s.views.read().expect("views lock");
         v.tables.iter().find(|t| t.id == table).map(|t| t.rulebook.clone())
@@ -90,7 +91,7 @@ pub(super) struct OpenBody {
 pub(super) async fn set_open(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
-    Id(id): Id,
+    Id(id): Id<TableId>,
     Body(b): Body<OpenBody>,
 ) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::Supervisor, Role::Admin])?;
@@ -285,7 +286,11 @@ pub(super) async fn ledger_check(State(s): State<AppState>, Auth(sess, _): Auth)
 /// (and which wait for a supervisor's approval), the card due next, the recent
 /// rule-bearing events, and every rule the profile cites with its text, for the
 /// irregularity prompts.
-pub(super) async fn pit(State(s): State<AppState>, Auth(sess, _): Auth, Id(id): Id) -> Result<Json<Value>, ApiError> {
+pub(super) async fn pit(
+    State(s): State<AppState>,
+    Auth(sess, _): Auth,
+    Id(id): Id<TableId>,
+) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::Dealer, Role::Supervisor, Role::Admin])?;
     table_exists(&s, id)?;
     let table = {
@@ -310,7 +315,7 @@ pub(super) async fn pit(State(s): State<AppState>, Auth(sess, _): Auth, Id(id): 
 /// shoes. The table's WebSocket carries it to staff after every durable
 /// batch, so the console polls nothing; `GET …/pit` adds the table and the
 /// rulebook's quotes (which do not change) for a first load.
-pub(super) fn pit_push(s: &AppState, id: u32) -> Value {
+pub(super) fn pit_push(s: &AppState, id: TableId) -> Value {
     let coup = s.feed.read().expect("feed lock").coups.get(&id).cloned().unwrap_or_default();
     let mut ids: Vec<u32> = coup.wagers.iter().map(|w| w.player.0).collect();
     ids.sort_unstable();
@@ -342,7 +347,7 @@ pub(super) struct RecallQuery {
 pub(super) async fn audit(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
-    Id(id): Id,
+    Id(id): Id<TableId>,
     Q(q): Q<RecallQuery>,
 ) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::Inspector, Role::Admin])?;
@@ -398,7 +403,7 @@ pub(super) async fn audit(
 pub(super) async fn void_halted(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
-    Id(id): Id,
+    Id(id): Id<TableId>,
 ) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::Supervisor, Role::Admin])?;
     limited(&s, &sess)?;

@@ -23,6 +23,7 @@
 //! with the full message. A player's or staff's socket builds its own (their
 //! balance, wagers and pit are theirs).
 
+use baccarat_core::ids::TableId;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
@@ -118,7 +119,7 @@ struct Cast {
 
 /// Every table's shared message for the viewers signed in as no one.
 #[derive(Default)]
-pub struct Casts(Mutex<HashMap<u32, Arc<Mutex<Cast>>>>);
+pub struct Casts(Mutex<HashMap<TableId, Arc<Mutex<Cast>>>>);
 
 impl Casts {
     /// The frames that take a no one's socket holding message `have` to the
@@ -127,7 +128,7 @@ impl Casts {
     fn catch_up(
         &self,
         s: &AppState,
-        table: u32,
+        table: TableId,
         woken: crate::publish::Woken,
         have: Option<u64>,
     ) -> (Vec<Utf8Bytes>, u64) {
@@ -174,7 +175,13 @@ impl Sending {
     }
 
     /// The frames to send now (none if nothing changed).
-    pub fn next(&mut self, s: &AppState, id: u32, viewer: Option<&Session>, wake: &mut TableWake) -> Vec<Utf8Bytes> {
+    pub fn next(
+        &mut self,
+        s: &AppState,
+        id: TableId,
+        viewer: Option<&Session>,
+        wake: &mut TableWake,
+    ) -> Vec<Utf8Bytes> {
         let (woken, at_ms) = wake.seen();
         match self {
             Sending::Plain(last, wagers) => {

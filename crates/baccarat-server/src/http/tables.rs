@@ -3,6 +3,7 @@
 
 use axum::extract::State;
 use axum::Json;
+use baccarat_core::ids::TableId;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -27,7 +28,7 @@ pub(super) struct CloseBody {}
 pub(super) async fn close(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
-    Id(id): Id,
+    Id(id): Id<TableId>,
     Body(CloseBody {}): Body<CloseBody>,
 ) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::Admin])?;

@@ -54,6 +54,7 @@
 //! and no socket holds it any more: the maps stay the size of what is being
 //! watched, not of every player who ever opened a page.
 
+use baccarat_core::ids::TableId;
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -68,11 +69,11 @@ pub struct Touched {
     /// The set of tables changed: every socket is woken.
     pub all: bool,
     /// Tables whose view changed, or that recorded events (the coup feed).
-    pub tables: Vec<u32>,
+    pub tables: Vec<TableId>,
     /// Tables whose public view changed, among those watched by sockets
     /// signed in as no one (a wager changes no one's message but its
     /// player's: their sockets are not woken by it).
-    pub views: Vec<u32>,
+    pub views: Vec<TableId>,
     /// Players whose wallet or tokens changed.
     pub players: Vec<PlayerId>,
     /// Tournaments whose records the batch carries.
@@ -142,9 +143,9 @@ impl<K: Copy + Eq + Hash> Channels<K> {
 
 #[derive(Default)]
 struct Inner {
-    tables: Channels<u32>,
+    tables: Channels<TableId>,
     /// The public views alone: what a socket signed in as no one shows.
-    views: Channels<u32>,
+    views: Channels<TableId>,
     players: Channels<PlayerId>,
     tournaments: Channels<u32>,
 }
@@ -158,7 +159,7 @@ pub struct Wakes(Arc<Inner>);
 impl Wakes {
     /// What a table's socket waits on: its table, and `player`'s wallet if
     /// it is a player's.
-    pub fn table(&self, table: u32, player: Option<PlayerId>) -> TableWake {
+    pub fn table(&self, table: TableId, player: Option<PlayerId>) -> TableWake {
         let mut w = TableWake { table: self.0.tables.subscribe(table), player: None };
         w.follow(self, player);
         w
@@ -166,13 +167,13 @@ impl Wakes {
 
     /// What a socket signed in as no one waits on: its table's public view
     /// (`Touched::views`), not every wager recorded there.
-    pub fn table_view(&self, table: u32) -> TableWake {
+    pub fn table_view(&self, table: TableId) -> TableWake {
         TableWake { table: self.0.views.subscribe(table), player: None }
     }
 
     /// Whether any socket signed in as no one watches `table`'s view (the
     /// publisher compares its views only then).
-    pub fn view_watched(&self, table: u32) -> bool {
+    pub fn view_watched(&self, table: TableId) -> bool {
         self.0.views.0.lock().expect("wakes lock").0.get(&table).is_some_and(|tx| tx.receiver_count() > 0)
     }
 
@@ -251,15 +252,15 @@ mod tests {
         Woken { version: v, at_ms: v * 1000 }
     }
 
-    fn tables(ids: &[u32]) -> Touched {
+    fn tables(ids: &[TableId]) -> Touched {
         Touched { tables: ids.to_vec(), ..Touched::default() }
     }
 
     #[test]
     fn a_table_wakes_its_own_watchers_only() {
         let w = Wakes::default();
-        let (one, two) = (w.table(1, None), w.table(2, None));
-        w.wake(&tables(&[1]), at(1));
+        let (one, two) = (w.table(TableId(1), None), w.table(TableId(2), None));
+        w.wake(&tables(&[TableId(1)]), at(1));
         assert!(one.woken());
         assert!(!two.woken());
     }
@@ -267,21 +268,21 @@ mod tests {
     #[test]
     fn a_public_views_watchers_are_woken_by_its_changes_only() {
         let w = Wakes::default();
-        let (anyone, player) = (w.table_view(1), w.table(1, Some(PlayerId(7))));
-        assert!(w.view_watched(1) && !w.view_watched(2));
+        let (anyone, player) = (w.table_view(TableId(1)), w.table(TableId(1), Some(PlayerId(7))));
+        assert!(w.view_watched(TableId(1)) && !w.view_watched(TableId(2)));
         // A wager: the table's events, not its view.
-        w.wake(&tables(&[1]), at(1));
+        w.wake(&tables(&[TableId(1)]), at(1));
         assert!(!anyone.woken() && player.woken());
-        w.wake(&Touched { tables: vec![1], views: vec![1], ..Touched::default() }, at(2));
+        w.wake(&Touched { tables: vec![TableId(1)], views: vec![TableId(1)], ..Touched::default() }, at(2));
         assert!(anyone.woken());
         drop(anyone);
-        assert!(!w.view_watched(1), "no one watches it any more");
+        assert!(!w.view_watched(TableId(1)), "no one watches it any more");
     }
 
     #[test]
     fn a_players_change_wakes_their_sockets_at_any_table() {
         let w = Wakes::default();
-        let (mine, theirs) = (w.table(2, Some(PlayerId(7))), w.table(2, Some(PlayerId(8))));
+        let (mine, theirs) = (w.table(TableId(2), Some(PlayerId(7))), w.table(TableId(2), Some(PlayerId(8))));
         w.wake(&Touched { players: vec![PlayerId(7)], ..Touched::default() }, at(1));
         assert!(mine.woken());
         assert!(!theirs.woken());
@@ -290,7 +291,7 @@ mod tests {
     #[test]
     fn a_new_table_wakes_everyone() {
         let w = Wakes::default();
-        let (one, mine, cup) = (w.table(1, None), w.table(2, Some(PlayerId(7))), w.tournament(3));
+        let (one, mine, cup) = (w.table(TableId(1), None), w.table(TableId(2), Some(PlayerId(7))), w.tournament(3));
         w.wake(&Touched { all: true, ..Touched::default() }, at(1));
         assert!(one.woken() && mine.woken());
         assert!(cup.has_changed().unwrap());
@@ -315,13 +316,13 @@ mod tests {
     #[test]
     fn a_channel_lives_while_watched() {
         let w = Wakes::default();
-        drop(w.table(1, None));
+        drop(w.table(TableId(1), None));
         assert_eq!(w.0.tables.len(), 1);
-        w.wake(&tables(&[1]), at(1));
+        w.wake(&tables(&[TableId(1)]), at(1));
         assert_eq!(w.0.tables.len(), 0);
-        let mut again = w.table(1, None);
+        let mut again = w.table(TableId(1), None);
         assert_eq!(again.seen(), (at(1), 1000), "a new channel starts at the latest batch");
-        w.wake(&tables(&[1]), at(2));
+        w.wake(&tables(&[TableId(1)]), at(2));
         assert!(again.woken());
         assert_eq!(again.seen(), (at(2), 2000));
     }

@@ -14,6 +14,7 @@
 //! The next turn recovers from the store as any start does, under a new
 //! epoch, so nothing the failed turn held in memory is trusted.
 
+use baccarat_core::ids::TableId;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -263,7 +264,7 @@ struct Started {
     anchor_public: String,
     /// The anchor file, as the stop flushes it.
     anchoring: crate::anchoring::Anchoring,
-    table_ids: Vec<u32>,
+    table_ids: Vec<TableId>,
     founding: crate::audit::Founding,
 }
 
@@ -280,7 +281,7 @@ fn start_writer(
     let Opened { store, casino, feed, users, anchors, due, founding, .. } = opened;
     // The key the start checked: the key file is not read again.
     let key = anchors.key().clone();
-    let table_ids: Vec<u32> = casino.tables.keys().copied().collect();
+    let table_ids: Vec<TableId> = casino.tables.keys().copied().collect();
     let read = ReadModels::recovered(&casino, feed);
     let anchor_public = anchors.public_hex();
     // Under a lease (PostgreSQL) the anchor file may be shared by the
@@ -363,7 +364,7 @@ fn app_state(
 }
 
 /// Pace the RNG tables, put this turn's router on the front and serve it.
-fn go_live(front: &mut Front, state: AppState, table_ids: Vec<u32>) {
+fn go_live(front: &mut Front, state: AppState, table_ids: Vec<TableId>) {
     for id in table_ids {
         tokio::spawn(crate::http::pacing::pace(state.clone(), id));
     }

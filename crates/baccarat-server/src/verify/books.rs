@@ -6,6 +6,7 @@
 //! --day` and `verify --report` all read it here.
 
 use baccarat_casino::books::{self, differences, Calendar, Date, DayBooks, DayReport};
+use baccarat_core::ids::TableId;
 use baccarat_table::engine::PlayerId;
 
 use crate::audit::{Body, Record, CASINO_CHAIN};
@@ -15,15 +16,15 @@ use crate::store::{Db, History, StoreError};
 
 /// The chains of either back end, a record at a time.
 trait Chains {
-    fn tables(&self) -> Result<Vec<u32>, StoreError>;
-    fn each(&self, chain: u32, f: &mut dyn FnMut(&Record)) -> Result<(), StoreError>;
+    fn tables(&self) -> Result<Vec<TableId>, StoreError>;
+    fn each(&self, chain: TableId, f: &mut dyn FnMut(&Record)) -> Result<(), StoreError>;
 }
 
 impl Chains for Scan<'_> {
-    fn tables(&self) -> Result<Vec<u32>, StoreError> {
+    fn tables(&self) -> Result<Vec<TableId>, StoreError> {
         Ok(Scan::tables(self)?.iter().map(|t| t.id).collect())
     }
-    fn each(&self, chain: u32, f: &mut dyn FnMut(&Record)) -> Result<(), StoreError> {
+    fn each(&self, chain: TableId, f: &mut dyn FnMut(&Record)) -> Result<(), StoreError> {
         self.each_record(chain, |r| {
             f(&r);
             Ok(true)
@@ -32,10 +33,10 @@ impl Chains for Scan<'_> {
 }
 
 impl Chains for PgStore {
-    fn tables(&self) -> Result<Vec<u32>, StoreError> {
+    fn tables(&self) -> Result<Vec<TableId>, StoreError> {
         Ok(History::tables(self)?.iter().map(|t| t.id).collect())
     }
-    fn each(&self, chain: u32, f: &mut dyn FnMut(&Record)) -> Result<(), StoreError> {
+    fn each(&self, chain: TableId, f: &mut dyn FnMut(&Record)) -> Result<(), StoreError> {
         self.each_record_after(chain, 0, &mut |r| {
             f(&r);
             Ok(())

@@ -1,6 +1,7 @@
 //! A table's configuration against its chain, and the RNG table's promise
 //! that no person decided a card.
 
+use baccarat_core::ids::TableId;
 use baccarat_table::engine::Event;
 
 use crate::audit::{Body, CasinoEvent};
@@ -45,14 +46,14 @@ impl ConfigCheck {
 /// card dealt and no coup reconstructed by a person. Voids after the cards
 /// were out are listed for the inspector.
 pub(super) struct RngCheck {
-    table: u32,
+    table: TableId,
     voids_of: Voids,
     pub(super) problems: Vec<String>,
     pub(super) voids: Vec<Void>,
 }
 
 impl RngCheck {
-    pub(super) fn new(table: u32) -> RngCheck {
+    pub(super) fn new(table: TableId) -> RngCheck {
         RngCheck { table, voids_of: Voids::new(table), problems: Vec::new(), voids: Vec::new() }
     }
 
@@ -86,7 +87,7 @@ pub(super) struct ClosedCheck {
 }
 
 impl ClosedCheck {
-    pub(super) fn feed(&mut self, table: u32, seq: u64, b: &Body) {
+    pub(super) fn feed(&mut self, table: TableId, seq: u64, b: &Body) {
         if let Some(at) = self.closed_at {
             self.problems.push(format!(
                 "table {table} record {seq}: recorded after the table was closed for good (record {at})"

@@ -7,6 +7,7 @@
 //! the same words.
 
 use crate::store::StoreError;
+use baccarat_core::ids::TableId;
 
 /// A verification that could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -37,14 +38,14 @@ pub enum VerifyError {
     /// A table's rulebook is not one this build knows.
     #[error("table {table}: {source}")]
     Rulebook {
-        table: u32,
+        table: TableId,
         #[source]
         source: baccarat_rules::profiles::UnknownRulebook,
     },
     /// A table's stored configuration is refused by its rulebook.
     #[error("table {table}: configuration: {source}")]
     Configuration {
-        table: u32,
+        table: TableId,
         #[source]
         source: baccarat_rules::Problems,
     },
@@ -66,7 +67,7 @@ mod tests {
         assert_eq!(e.to_string(), "x.db: stored data is unreadable: bad");
         assert_eq!(VerifyError::Store(StoreError::Corrupt("bad".into())).to_string(), "stored data is unreadable: bad");
         let source = baccarat_rules::profiles::UnknownRulebook("x".into());
-        let e = VerifyError::Rulebook { table: 3, source: source.clone() };
+        let e = VerifyError::Rulebook { table: TableId(3), source: source.clone() };
         assert_eq!(e.to_string(), format!("table 3: {source}"));
     }
 }

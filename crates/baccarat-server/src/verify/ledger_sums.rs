@@ -89,6 +89,7 @@ impl LedgerSums {
 
 #[cfg(test)]
 mod tests {
+    use baccarat_core::ids::TableId;
     use baccarat_rules::Money;
     use baccarat_table::engine::WagerId;
 
@@ -109,7 +110,7 @@ mod tests {
 
     #[test]
     fn a_closing_transfer_is_told_whether_its_cause_is_its_holds() {
-        let wager = |w| Cause::Wager { table: 1, wager: WagerId(w) };
+        let wager = |w| Cause::Wager { table: TableId(1), wager: WagerId(w) };
         let mut l = LedgerSums::default();
         assert_eq!(l.feed(&t(1, TransferKind::Pending, wager(1))), None);
         assert_eq!(l.feed(&t(2, TransferKind::Pending, wager(2))), None);
@@ -117,7 +118,7 @@ mod tests {
         assert_eq!(l.feed(&t(4, TransferKind::PostOf(1), wager(1))), Some(true));
         // Another wager's cause, or another table's, is not the hold's.
         assert_eq!(l.feed(&t(5, TransferKind::VoidOf(2), wager(9))), Some(false));
-        let elsewhere = Cause::Wager { table: 2, wager: WagerId(3) };
+        let elsewhere = Cause::Wager { table: TableId(2), wager: WagerId(3) };
         assert_eq!(l.feed(&t(6, TransferKind::PostOf(3), elsewhere)), Some(false));
         // A hold closed already, or never open, closes nothing.
         assert_eq!(l.feed(&t(7, TransferKind::PostOf(1), wager(1))), None);

@@ -100,6 +100,7 @@ use crate::reconcile::{answered_ids, keyed, Detail, Reconciler};
 use crate::store::scan::Scan;
 use crate::store::{Snapshot, StoreError};
 use crate::trust::Actor;
+use baccarat_core::ids::TableId;
 
 mod anchors_read;
 mod books;
@@ -154,7 +155,7 @@ pub struct Findings {
 /// A coup voided once its cards were out.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Void {
-    pub table: u32,
+    pub table: TableId,
     pub shoe: u64,
     pub coup: u64,
     pub by: Option<Actor>,

@@ -1,6 +1,7 @@
 //! A table's events checked against its rules: the shoe, the coups, the
 //! wagers' outcomes and settlements.
 
+use baccarat_core::ids::TableId;
 use std::collections::HashMap;
 
 use baccarat_rules::{settle_wager, Card, CoupSummary, Money, Outcome, Settlement, TableConfig};
@@ -13,7 +14,7 @@ use baccarat_table::shuffle::Seed;
 /// engine keeps a coup's wagers from its `BettingOpened` to the next, and
 /// settles, reduces, withdraws and returns only those; so does this.
 pub(super) struct TableRules {
-    id: u32,
+    id: TableId,
     rb: baccarat_rules::Rulebook,
     cfg: TableConfig,
     /// The cards the shoe should deal next, for shuffled shoes.
@@ -29,7 +30,7 @@ pub(super) struct TableRules {
 }
 
 impl TableRules {
-    pub(super) fn new(id: u32, rb: baccarat_rules::Rulebook, cfg: TableConfig) -> TableRules {
+    pub(super) fn new(id: TableId, rb: baccarat_rules::Rulebook, cfg: TableConfig) -> TableRules {
         TableRules {
             id,
             rb,

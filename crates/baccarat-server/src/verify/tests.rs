@@ -7,6 +7,7 @@ use crate::reconcile::Reconciler;
 use crate::store::scan::Scan;
 use crate::store::{Commit, Snapshot, SqliteStore, Store};
 use crate::trust::{Actor, Mode};
+use baccarat_core::ids::TableId;
 use baccarat_rules::{Bet, Money};
 use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
 
@@ -16,14 +17,14 @@ fn played() -> Snapshot {
     let mut c = Casino::new();
     let mut commit = Commit::default();
     let config = "rulebook = \"au-casino\"\nchip = 100\nmin = 1000\nmax = 100000\n[bets.tie]\npay_table = \"9_to_1\"\n";
-    for t in [1, 2] {
+    for t in [TableId(1), TableId(2)] {
         c.create_table(t, "T", "au-casino", config, Mode::Rng, Money(10_000_000), &mut commit).unwrap();
     }
     for p in 1..=3 {
         let key = format!("in{p}").parse().unwrap();
         c.handle(Request::Deposit { player: PlayerId(p), amount: Money(1_000_000), key }, &mut commit);
     }
-    for table in [1, 2] {
+    for table in [TableId(1), TableId(2)] {
         c.handle(Request::NewShoe { table }, &mut commit);
         for coup in 0..15 {
             let command = Command::OpenBetting { no_bet: false, closes_at: None };
@@ -60,7 +61,7 @@ fn differences_are_named_the_same_in_small_rounds_and_cut_to_the_lowest_causes()
     // A third of table 1's postings raised (differences), and table 2's
     // rulebook unknown (its transfers unexplained).
     let mut s = honest.clone();
-    let table_1 = |c: Cause| matches!(c, Cause::Wager { table: 1, .. });
+    let table_1 = |c: Cause| matches!(c, Cause::Wager { table: TableId(1), .. });
     for t in s.transfers.iter_mut().filter(|t| t.kind == TransferKind::Posted && table_1(t.cause) && t.id % 3 == 0) {
         t.amount.0 += 1;
     }
@@ -98,10 +99,10 @@ fn a_closed_table_verifies_and_a_record_after_its_close_is_named() {
     };
     c.handle(create("Closed"), &mut commit);
     c.handle(Request::Deposit { player: PlayerId(1), amount: Money(100_000), key: "in".parse().unwrap() }, &mut commit);
-    c.handle(Request::NewShoe { table: 1 }, &mut commit);
+    c.handle(Request::NewShoe { table: TableId(1) }, &mut commit);
     c.handle(
         Request::Table {
-            table: 1,
+            table: TableId(1),
             command: Command::OpenBetting { no_bet: false, closes_at: None },
             by: Actor::Server,
         },
@@ -110,7 +111,7 @@ fn a_closed_table_verifies_and_a_record_after_its_close_is_named() {
     let (spot, amount, ante) = (Spot::Box(1), Money(5000), Money::ZERO);
     c.handle(
         Request::Wager {
-            table: 1,
+            table: TableId(1),
             player: PlayerId(1),
             spot,
             bet: Bet::Banker,
@@ -121,29 +122,29 @@ fn a_closed_table_verifies_and_a_record_after_its_close_is_named() {
         &mut commit,
     );
     let admin = Actor::Person { user: 1, role: crate::trust::Role::Admin };
-    c.handle(Request::CloseTable { table: 1, by: admin }, &mut commit);
-    c.handle(Request::Table { table: 1, command: Command::CloseBetting, by: Actor::Server }, &mut commit);
-    while matches!(c.phase(1), Some(Phase::Closed | Phase::Dealing)) {
-        c.handle(Request::Table { table: 1, command: Command::DealNext, by: Actor::Server }, &mut commit);
+    c.handle(Request::CloseTable { table: TableId(1), by: admin }, &mut commit);
+    c.handle(Request::Table { table: TableId(1), command: Command::CloseBetting, by: Actor::Server }, &mut commit);
+    while matches!(c.phase(TableId(1)), Some(Phase::Closed | Phase::Dealing)) {
+        c.handle(Request::Table { table: TableId(1), command: Command::DealNext, by: Actor::Server }, &mut commit);
     }
-    assert_eq!(c.tables[&1].closure, crate::casino::closing::Closure::Closed);
+    assert_eq!(c.tables[&TableId(1)].closure, crate::casino::closing::Closure::Closed);
     store.commit(&commit).unwrap();
     let honest = store.load().unwrap();
     assert_eq!(super::verify(&honest).problems, Vec::<String>::new());
     // The float came back 1.00 short of what the record says.
     let mut short = honest.clone();
-    let t = short.transfers.iter_mut().find(|t| t.cause == Cause::Closed { table: 1 }).unwrap();
+    let t = short.transfers.iter_mut().find(|t| t.cause == Cause::Closed { table: TableId(1) }).unwrap();
     t.amount.0 -= 100;
     let p = super::verify(&short).problems;
     assert!(p.iter().any(|p| p.contains("table 1's close")), "{p:#?}");
     // A record chained after the close (a coup dealt at a closed table).
     let mut more = Commit::default();
-    let r = c.tables.get_mut(&1).unwrap().chain.append(crate::audit::Body::encode_casino(
-        1,
+    let r = c.tables.get_mut(&TableId(1)).unwrap().chain.append(crate::audit::Body::encode_casino(
+        TableId(1),
         None,
         &crate::audit::CasinoEvent::TableHalted { invariant: "forged".into() },
     ));
-    more.records.push((1, r));
+    more.records.push((TableId(1), r));
     store.commit(&more).unwrap();
     let p = super::verify(&store.load().unwrap()).problems;
     assert!(p.iter().any(|p| p.contains("recorded after the table was closed for good")), "{p:#?}");

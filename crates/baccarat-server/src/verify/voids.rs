@@ -1,5 +1,6 @@
 //! The coups voided after their cards were out, for the inspector.
 
+use baccarat_core::ids::TableId;
 use baccarat_table::engine::Event;
 
 use crate::audit::Body;
@@ -9,14 +10,14 @@ use super::Void;
 
 /// The coups voided after their cards were out, record by record.
 pub(super) struct Voids {
-    table: u32,
+    table: TableId,
     shoe: u64,
     coup: u64,
     cards_out: bool,
 }
 
 impl Voids {
-    pub(super) fn new(table: u32) -> Voids {
+    pub(super) fn new(table: TableId) -> Voids {
         Voids { table, shoe: 0, coup: 0, cards_out: false }
     }
 
@@ -40,7 +41,7 @@ impl Voids {
 /// The coups of a table voided after their cards were out: with the shoe,
 /// who voided them and the rule given (for recall and verify: a pattern of
 /// voids that favours anyone shows here).
-pub fn voids_of(table: u32, bodies: &[(u64, Body)]) -> Vec<Void> {
+pub fn voids_of(table: TableId, bodies: &[(u64, Body)]) -> Vec<Void> {
     let mut v = Voids::new(table);
     bodies.iter().filter_map(|(_, b)| v.feed(b)).collect()
 }
@@ -48,12 +49,12 @@ pub fn voids_of(table: u32, bodies: &[(u64, Body)]) -> Vec<Void> {
 /// The voids of one table read from the database file, streamed on a
 /// read-only connection (the recall route: memory stays bounded whatever the
 /// table's history).
-pub fn voids_in(db: &std::path::Path, table: u32) -> Result<Vec<Void>, StoreError> {
+pub fn voids_in(db: &std::path::Path, table: TableId) -> Result<Vec<Void>, StoreError> {
     voids_in_db(&crate::store::Db::Sqlite(db.into()), table)
 }
 
 /// The same, on either back end.
-pub fn voids_in_db(db: &crate::store::Db, table: u32) -> Result<Vec<Void>, StoreError> {
+pub fn voids_in_db(db: &crate::store::Db, table: TableId) -> Result<Vec<Void>, StoreError> {
     let read = |chains: &dyn crate::store::scan::Chains| -> Result<Vec<Void>, StoreError> {
         let mut v = Voids::new(table);
         let mut out = Vec::new();

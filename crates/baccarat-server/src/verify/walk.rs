@@ -7,6 +7,7 @@ use crate::reconcile::{Reconciler, Sums};
 use crate::store::scan::Scan;
 use crate::store::{StoreError, TableRow};
 use crate::trust::Mode;
+use baccarat_core::ids::TableId;
 use baccarat_rules::TableConfig;
 
 use super::checks::{ClosedCheck, ConfigCheck, RngCheck};
@@ -14,7 +15,7 @@ use super::promotions::check_promotions;
 use super::table_rules::TableRules;
 use super::{Findings, VerifyError};
 
-fn chain_name(table: u32) -> String {
+fn chain_name(table: TableId) -> String {
     if table == CASINO_CHAIN {
         "the casino's chain".to_string()
     } else {
@@ -26,7 +27,7 @@ fn chain_name(table: u32) -> String {
 /// `row`: the table's definition (none for the casino's chain).
 pub(super) fn walk(
     scan: &Scan,
-    table: u32,
+    table: TableId,
     row: Option<&TableRow>,
     anchors: Option<&Anchored>,
     books: &mut Reconciler,
@@ -93,7 +94,7 @@ pub(super) fn walk(
 /// One chain as read so far: its links, and the checks its records go
 /// through (each only where it applies).
 struct Walked {
-    table: u32,
+    table: TableId,
     /// The records the anchor file signed for the chain, if it is read.
     signed: Option<u64>,
     rules: Option<TableRules>,

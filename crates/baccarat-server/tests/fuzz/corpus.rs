@@ -4,6 +4,7 @@
 //! Run by hand when the commands or the records change:
 //! `cargo test -p baccarat-server --test fuzz -- --ignored write_corpus`.
 
+use baccarat_core::ids::TableId;
 use std::time::Duration;
 
 use baccarat_rules::{Bet, BurnProcedure, Card, Money, Side};
@@ -207,7 +208,7 @@ pub async fn write() {
     // holds every event the server wrote without thousands of repeats.
     let mut kinds = std::collections::BTreeSet::new();
     for t in 0..=5u32 {
-        for r in baccarat_server::store::read_records(&db, t, 0).unwrap() {
+        for r in baccarat_server::store::read_records(&db, TableId(t), 0).unwrap() {
             let v: serde_json::Value = serde_json::from_str(&r.body).unwrap();
             let kind = v["event"]["event"].as_str().or(v["casino"]["event"].as_str()).unwrap_or("none").to_string();
             let header = v.get("rulebook").is_some();

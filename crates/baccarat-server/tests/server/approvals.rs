@@ -6,6 +6,7 @@
 //! bets", the deadline, and returned then); a live table, with its supervisor
 //! in the pit, waits as the rule says.
 
+use baccarat_core::ids::TableId;
 use baccarat_rules::{Bet, Money};
 use baccarat_server::casino::{Casino, Code, Mode, Reply, Request};
 use baccarat_server::store::Commit;
@@ -19,7 +20,7 @@ const NSW: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 500000
 fn banker_then_player(mode: Mode, config: &str) -> (Casino, Commit, Reply) {
     let mut c = Casino::new();
     let mut commit = Commit::default();
-    c.create_table(1, "T", "nsw-2021", config, mode, Money(100_000_000), &mut commit).unwrap();
+    c.create_table(TableId(1), "T", "nsw-2021", config, mode, Money(100_000_000), &mut commit).unwrap();
     c.handle(
         Request::Deposit { player: PlayerId(1), amount: Money(1_000_000), key: "in".parse().unwrap() },
         &mut commit,
@@ -29,18 +30,21 @@ fn banker_then_player(mode: Mode, config: &str) -> (Casino, Commit, Reply) {
         Mode::Live => Actor::Person { user: 101, role: baccarat_server::auth::Role::Dealer },
     };
     let shoe = match mode {
-        Mode::Rng => c.handle(Request::NewShoe { table: 1 }, &mut commit),
+        Mode::Rng => c.handle(Request::NewShoe { table: TableId(1) }, &mut commit),
         Mode::Live => {
             let source = baccarat_table::engine::ShoeSource::Live { decks: 8 };
             let start = Command::StartShoe { source, cut: None, burn: None, show_burn: false };
-            c.handle(Request::Table { table: 1, command: start, by }, &mut commit)
+            c.handle(Request::Table { table: TableId(1), command: start, by }, &mut commit)
         }
     };
     assert!(matches!(shoe, Reply::Events { .. }), "{shoe:?}");
     let open = Command::OpenBetting { no_bet: false, closes_at: None };
-    assert!(matches!(c.handle(Request::Table { table: 1, command: open, by }, &mut commit), Reply::Events { .. }));
+    assert!(matches!(
+        c.handle(Request::Table { table: TableId(1), command: open, by }, &mut commit),
+        Reply::Events { .. }
+    ));
     let wager = |bet, key: &str| Request::Wager {
-        table: 1,
+        table: TableId(1),
         player: PlayerId(1),
         spot: Spot::Box(1),
         bet,
@@ -54,7 +58,7 @@ fn banker_then_player(mode: Mode, config: &str) -> (Casino, Commit, Reply) {
 }
 
 fn waiting(c: &Casino) -> usize {
-    c.tables[&1].engine.state().coup.wagers.iter().filter(|w| w.needs_approval).count()
+    c.tables[&TableId(1)].engine.state().coup.wagers.iter().filter(|w| w.needs_approval).count()
 }
 
 /// NSW 5.6.6 at an RNG table: refused at placement, naming the rule; only the
@@ -67,7 +71,7 @@ fn nsw_5_6_6_an_rng_table_refuses_banker_and_player_together_at_placement() {
         "{r:?}"
     );
     assert_eq!(waiting(&c), 0);
-    assert_eq!(c.tables[&1].engine.state().coup.wagers.len(), 1);
+    assert_eq!(c.tables[&TableId(1)].engine.state().coup.wagers.len(), 1);
     assert_eq!(c.balance(PlayerId(1)).map(|b| b.1), Some(Money(995_000)), "only the Banker stake is held");
 }
 
@@ -80,7 +84,7 @@ fn nsw_5_6_6_an_rng_table_configured_to_wait_returns_the_wager_at_no_more_bets()
     assert!(matches!(r, Reply::Wager { .. }), "{r:?}");
     assert_eq!(waiting(&c), 1);
     let from = commit.events.len();
-    let close = Request::Table { table: 1, command: Command::CloseBetting, by: Actor::Server };
+    let close = Request::Table { table: TableId(1), command: Command::CloseBetting, by: Actor::Server };
     assert!(matches!(c.handle(close, &mut commit), Reply::Events { .. }));
     assert!(commit.events[from..]
         .iter()

@@ -2,6 +2,7 @@
 //! still verified, recalled and replayed exactly; a file altered, replaced or
 //! lost is named; nothing is archived that a start or a retry may need.
 
+use baccarat_core::ids::TableId;
 use std::sync::atomic::Ordering;
 
 use baccarat_server::archive::archive;
@@ -46,7 +47,7 @@ fn same_history(
         (after.records, after.transfers, after.answers, after.coups, after.settlements),
         (before.records, before.transfers, before.answers, before.coups, before.settlements)
     );
-    let again: Vec<_> = [0u32, 1, 2, 4].iter().map(|&t| read_records(db, t, 1).unwrap()).collect();
+    let again: Vec<_> = [0, 1, 2, 4].map(TableId).iter().map(|&t| read_records(db, t, 1).unwrap()).collect();
     assert_eq!(again, recalled);
 }
 
@@ -70,7 +71,7 @@ fn archived_history_is_verified_recalled_and_replayed_as_before() {
     let live = without_keys(fingerprint(&o.casino, &o.feed));
     let (before, _) = verify_file(&db, None, None).unwrap();
     assert!(before.problems.is_empty(), "{:?}", before.problems);
-    let recalled: Vec<_> = [0u32, 1, 2, 4].iter().map(|&t| read_records(&db, t, 1).unwrap()).collect();
+    let recalled: Vec<_> = [0, 1, 2, 4].map(TableId).iter().map(|&t| read_records(&db, t, 1).unwrap()).collect();
     let (records, transfers, answers) = (count(&db, "audit"), count(&db, "transfers"), count(&db, "answer_log"));
 
     // Archive what is older than ten days: September, cut at its checkpoint.
@@ -86,8 +87,8 @@ fn archived_history_is_verified_recalled_and_replayed_as_before() {
     assert_eq!(count(&db, "transfers"), transfers - r.transfers as i64);
     assert_eq!(count(&db, "answer_log"), answers - r.answers as i64);
     // A table's cut names the hash its live records go on from.
-    let cut = &r.cut.chains[&1];
-    let next = read_records(&db, 1, cut.to + 1).unwrap();
+    let cut = &r.cut.chains[&TableId(1)];
+    let next = read_records(&db, TableId(1), cut.to + 1).unwrap();
     assert_eq!(next.first().map(|x| x.prev.clone()), Some(cut.head.clone()));
 
     // verify reads the archive with the live rows, and an inspector's
@@ -124,7 +125,7 @@ fn archived_history_is_verified_recalled_and_replayed_as_before() {
     std::fs::remove_file(&r.file).unwrap();
     let (f, _) = verify_file(&db, None, None).unwrap();
     assert!(f.problems.iter().any(|p| p.contains("missing") || p.contains("cannot be read")), "{:?}", f.problems);
-    let e = read_records(&db, 1, 1).unwrap_err().to_string();
+    let e = read_records(&db, TableId(1), 1).unwrap_err().to_string();
     assert!(e.contains("missing"), "{e}");
 }
 
@@ -189,7 +190,7 @@ fn each_whole_month_is_one_archive_cut_at_its_last_checkpoint() {
     let live = without_keys(fingerprint(&o.casino, &o.feed));
     let (before, _) = verify_file(&db, None, None).unwrap();
     assert!(before.problems.is_empty(), "{:?}", before.problems);
-    let recalled: Vec<_> = [0u32, 1, 2, 4].iter().map(|&t| read_records(&db, t, 1).unwrap()).collect();
+    let recalled: Vec<_> = [0, 1, 2, 4].map(TableId).iter().map(|&t| read_records(&db, t, 1).unwrap()).collect();
 
     // On 10 December, with nothing newer than five days archived: September,
     // October and November, and December stays live.
@@ -211,9 +212,9 @@ fn each_whole_month_is_one_archive_cut_at_its_last_checkpoint() {
             assert_eq!(w[0].cut.chains.get(t).map_or(0, |p| p.to), c.from, "chain {t}");
         }
     }
-    let kept = read_records(&db, 1, months[2].cut.chains[&1].to + 1).unwrap();
+    let kept = read_records(&db, TableId(1), months[2].cut.chains[&TableId(1)].to + 1).unwrap();
     assert!(!kept.is_empty(), "December's records stay live");
-    assert_eq!(kept[0].prev, months[2].cut.chains[&1].head);
+    assert_eq!(kept[0].prev, months[2].cut.chains[&TableId(1)].head);
 
     same_history(&db, &before, &recalled);
 

@@ -3,6 +3,7 @@
 //! to overdraw and given back by returns, each under the partition's lease,
 //! each move a record of the bank's chain that `bank::verify` recomputes.
 
+use baccarat_core::ids::TableId;
 use baccarat_server::bank::verify::verify;
 use baccarat_server::bank::{Bank, BankError, LossDay, Move, MoveKind};
 use baccarat_server::pg_store::{Lease, PgStore};
@@ -49,7 +50,7 @@ fn casino(name: &str, partitions: &[&str]) -> (String, Vec<Lease>) {
     let leases = partitions
         .iter()
         .enumerate()
-        .map(|(i, p)| store.acquire(1001 + i as u32, &format!("{p}-server"), 60_000).unwrap().unwrap())
+        .map(|(i, p)| store.acquire(TableId(1001 + i as u32), &format!("{p}-server"), 60_000).unwrap().unwrap())
         .collect();
     Bank::connect(&url).unwrap();
     (url, leases)

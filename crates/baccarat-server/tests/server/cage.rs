@@ -3,6 +3,7 @@
 //! nothing; a cash-out beyond the free balance, and one racing a wager; and
 //! `verify` agreeing with the books after all of it.
 
+use baccarat_core::ids::TableId;
 use std::time::Duration;
 
 use reqwest::StatusCode;
@@ -221,12 +222,18 @@ fn verify_names_a_cage_transfer_without_its_record() {
     let mut store = SqliteStore::memory().unwrap();
     let mut c = Casino::new();
     let mut commit = Commit::default();
-    c.create_table(1, "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(5_000_000), &mut commit).unwrap();
+    c.create_table(TableId(1), "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(5_000_000), &mut commit).unwrap();
     let p = PlayerId(1);
     c.handle(Request::Deposit { player: p, amount: Money(1_000_000), key: "in".parse().unwrap() }, &mut commit);
     c.handle(Request::CashOut { player: p, amount: Money(300_000), key: "out".parse().unwrap(), by: 9 }, &mut commit);
-    c.handle(Request::Fill { table: 1, amount: Money(200_000), key: "f".parse().unwrap(), by: 9 }, &mut commit);
-    c.handle(Request::Credit { table: 1, amount: Money(100_000), key: "c".parse().unwrap(), by: 9 }, &mut commit);
+    c.handle(
+        Request::Fill { table: TableId(1), amount: Money(200_000), key: "f".parse().unwrap(), by: 9 },
+        &mut commit,
+    );
+    c.handle(
+        Request::Credit { table: TableId(1), amount: Money(100_000), key: "c".parse().unwrap(), by: 9 },
+        &mut commit,
+    );
     store.commit(&commit).unwrap();
     let honest = store.load().unwrap();
     let f = verify(&honest);

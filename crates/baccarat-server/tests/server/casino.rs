@@ -1,6 +1,7 @@
 //! The casino core: wagers held, coups settled into the ledger, every event in the
 //! audit chain, retries answered once, and everything durable in the store.
 
+use baccarat_core::ids::TableId;
 use baccarat_rules::{Bet, Money};
 use baccarat_server::audit::verify;
 use baccarat_server::auth::Role;
@@ -15,7 +16,7 @@ const CONFIG: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 100
 fn casino() -> (Casino, Commit) {
     let mut c = Casino::new();
     let mut commit = Commit::default();
-    c.create_table(1, "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
+    c.create_table(TableId(1), "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
     for p in 1..=3 {
         c.handle(
             Request::Deposit { player: PlayerId(p), amount: Money(100_000), key: "start".parse().unwrap() },
@@ -27,7 +28,7 @@ fn casino() -> (Casino, Commit) {
 
 fn wager(player: u32, bet: Bet, amount: i64, key: &str) -> Request {
     Request::Wager {
-        table: 1,
+        table: TableId(1),
         player: PlayerId(player),
         spot: Spot::Box(player as u8),
         bet,
@@ -40,10 +41,10 @@ fn wager(player: u32, bet: Bet, amount: i64, key: &str) -> Request {
 #[test]
 fn a_coup_end_to_end_through_the_ledger_and_the_audit_chain() {
     let (mut c, mut commit) = casino();
-    assert!(matches!(c.handle(Request::NewShoe { table: 1 }, &mut commit), Reply::Events { .. }));
+    assert!(matches!(c.handle(Request::NewShoe { table: TableId(1) }, &mut commit), Reply::Events { .. }));
     c.handle(
         Request::Table {
-            table: 1,
+            table: TableId(1),
             command: Command::OpenBetting { no_bet: false, closes_at: None },
             by: Actor::Server,
         },
@@ -67,11 +68,11 @@ fn a_coup_end_to_end_through_the_ledger_and_the_audit_chain() {
     );
     let r = c.handle(wager(2, Bet::Tie, 100_000, "e2"), &mut commit);
     assert!(r.code() == Some(Code::Wallet), "{r:?}");
-    c.handle(Request::Table { table: 1, command: Command::CloseBetting, by: Actor::Server }, &mut commit);
-    while matches!(c.phase(1), Some(Phase::Closed | Phase::Dealing)) {
-        c.handle(Request::Table { table: 1, command: Command::DealNext, by: Actor::Server }, &mut commit);
+    c.handle(Request::Table { table: TableId(1), command: Command::CloseBetting, by: Actor::Server }, &mut commit);
+    while matches!(c.phase(TableId(1)), Some(Phase::Closed | Phase::Dealing)) {
+        c.handle(Request::Table { table: TableId(1), command: Command::DealNext, by: Actor::Server }, &mut commit);
     }
-    assert_eq!(c.phase(1), Some(Phase::Ready));
+    assert_eq!(c.phase(TableId(1)), Some(Phase::Ready));
     c.ledger.check().unwrap();
     let total: i64 = (1..=3).map(|p| c.balance(PlayerId(p)).unwrap().0 .0).sum();
     let nets: i64 = (1..=3).map(|p| c.balance(PlayerId(p)).unwrap().0 .0 - 100_000).sum();
@@ -82,7 +83,7 @@ fn a_coup_end_to_end_through_the_ledger_and_the_audit_chain() {
     }
 
     // Every event is in the chain, with its rulebook and engine.
-    let records: Vec<_> = commit.records.iter().filter(|(t, _)| *t == 1).map(|(_, r)| r.clone()).collect();
+    let records: Vec<_> = commit.records.iter().filter(|(t, _)| *t == TableId(1)).map(|(_, r)| r.clone()).collect();
     verify(&records).unwrap();
     // The first record is the table's configuration; the first engine event names its rulebook.
     assert!(records[0].body.contains("table_configured"));
@@ -111,10 +112,10 @@ fn a_coup_end_to_end_through_the_ledger_and_the_audit_chain() {
 #[test]
 fn withdrawn_and_refused_wagers_release_their_holds() {
     let (mut c, mut commit) = casino();
-    c.handle(Request::NewShoe { table: 1 }, &mut commit);
+    c.handle(Request::NewShoe { table: TableId(1) }, &mut commit);
     c.handle(
         Request::Table {
-            table: 1,
+            table: TableId(1),
             command: Command::OpenBetting { no_bet: false, closes_at: None },
             by: Actor::Server,
         },
@@ -122,9 +123,12 @@ fn withdrawn_and_refused_wagers_release_their_holds() {
     );
     let Reply::Wager { wager: w1, .. } = c.handle(wager(1, Bet::Player, 5000, "x"), &mut commit) else { panic!() };
     let Reply::Wager { wager: w2, .. } = c.handle(wager(2, Bet::Banker, 5000, "y"), &mut commit) else { panic!() };
-    c.handle(Request::Withdraw { table: 1, player: PlayerId(1), wager: w1 }, &mut commit);
+    c.handle(Request::Withdraw { table: TableId(1), player: PlayerId(1), wager: w1 }, &mut commit);
     let supervisor = Actor::Person { user: 90, role: Role::Supervisor };
-    c.handle(Request::Table { table: 1, command: Command::RefuseWager { wager: w2 }, by: supervisor }, &mut commit);
+    c.handle(
+        Request::Table { table: TableId(1), command: Command::RefuseWager { wager: w2 }, by: supervisor },
+        &mut commit,
+    );
     assert_eq!(c.balance(PlayerId(1)).unwrap(), (Money(100_000), Money(100_000)));
     assert_eq!(c.balance(PlayerId(2)).unwrap(), (Money(100_000), Money(100_000)));
     c.ledger.check().unwrap();
@@ -139,7 +143,7 @@ fn tables_and_wagers_per_coup_are_bounded() {
     let mut c = Casino::new();
     let mut commit = Commit::default();
     let config = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 100\nmax = 10000000000\n";
-    for id in 1..=MAX_TABLES as u32 {
+    for id in (1..=MAX_TABLES as u32).map(TableId) {
         c.create_table(id, "T", "nsw-2021", config, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
     }
     let r = c.handle(
@@ -159,10 +163,10 @@ fn tables_and_wagers_per_coup_are_bounded() {
         Request::Deposit { player: PlayerId(1), amount: Money(1_000_000_000_000), key: "in".parse().unwrap() },
         &mut commit,
     );
-    c.handle(Request::NewShoe { table: 1 }, &mut commit);
+    c.handle(Request::NewShoe { table: TableId(1) }, &mut commit);
     c.handle(
         Request::Table {
-            table: 1,
+            table: TableId(1),
             command: Command::OpenBetting { no_bet: false, closes_at: None },
             by: Actor::Server,
         },
@@ -213,17 +217,17 @@ mod keys {
     }
 
     fn open(c: &mut Casino, commit: &mut Commit) {
-        if c.phase(1) != Some(Phase::Ready) {
-            c.handle(Request::NewShoe { table: 1 }, commit);
+        if c.phase(TableId(1)) != Some(Phase::Ready) {
+            c.handle(Request::NewShoe { table: TableId(1) }, commit);
         }
         let open = Command::OpenBetting { no_bet: false, closes_at: None };
-        c.handle(Request::Table { table: 1, command: open, by: Actor::Server }, commit);
+        c.handle(Request::Table { table: TableId(1), command: open, by: Actor::Server }, commit);
     }
 
     fn next_coup(c: &mut Casino, commit: &mut Commit) {
-        c.handle(Request::Table { table: 1, command: Command::CloseBetting, by: Actor::Server }, commit);
-        while matches!(c.phase(1), Some(Phase::Closed | Phase::Dealing)) {
-            c.handle(Request::Table { table: 1, command: Command::DealNext, by: Actor::Server }, commit);
+        c.handle(Request::Table { table: TableId(1), command: Command::CloseBetting, by: Actor::Server }, commit);
+        while matches!(c.phase(TableId(1)), Some(Phase::Closed | Phase::Dealing)) {
+            c.handle(Request::Table { table: TableId(1), command: Command::DealNext, by: Actor::Server }, commit);
         }
         open(c, commit);
     }
@@ -256,7 +260,7 @@ mod keys {
                     }
                     Op::Slip { player, key, body } => {
                         let slip = SLIPS[*body].iter().map(|&(bet, amount)| SlipLine { spot: Spot::Box(*player as u8), bet, amount: Money(amount), ante: Money::ZERO }).collect();
-                        ((*player, "wager", *key), format!("slip{body}"), Request::Wagers { table: 1, player: PlayerId(*player), slip, key: KEYS[*key].parse().unwrap() })
+                        ((*player, "wager", *key), format!("slip{body}"), Request::Wagers { table: TableId(1), player: PlayerId(*player), slip, key: KEYS[*key].parse().unwrap() })
                     }
                     Op::Deposit { player, key, amount } => {
                         ((*player, "deposit", *key), format!("deposit{amount}"), Request::Deposit { player: PlayerId(*player), amount: Money(*amount), key: KEYS[*key].parse().unwrap() })
@@ -319,7 +323,7 @@ fn a_slip_refused_for_closed_betting_records_nothing_and_a_retry_still_gets_its_
     use baccarat_server::casino::SlipLine;
     let (mut c, mut commit) = casino();
     let slip = |key: &str| Request::Wagers {
-        table: 1,
+        table: TableId(1),
         player: PlayerId(1),
         slip: vec![
             SlipLine { spot: Spot::Box(1), bet: Bet::Banker, amount: Money(1000), ante: Money::ZERO },
@@ -327,7 +331,7 @@ fn a_slip_refused_for_closed_betting_records_nothing_and_a_retry_still_gets_its_
         ],
         key: key.parse().unwrap(),
     };
-    c.handle(Request::NewShoe { table: 1 }, &mut commit);
+    c.handle(Request::NewShoe { table: TableId(1) }, &mut commit);
     let answers = commit.ledger.iter().filter(|ch| ch.answer.is_some()).count();
     let r = c.handle(slip("early"), &mut commit);
     let Reply::Wagers { results, .. } = &r else { panic!("{r:?}") };
@@ -339,12 +343,12 @@ fn a_slip_refused_for_closed_betting_records_nothing_and_a_retry_still_gets_its_
     }
     assert_eq!(commit.ledger.iter().filter(|ch| ch.answer.is_some()).count(), answers, "no key was recorded");
     let open = Command::OpenBetting { no_bet: false, closes_at: None };
-    c.handle(Request::Table { table: 1, command: open, by: Actor::Server }, &mut commit);
+    c.handle(Request::Table { table: TableId(1), command: open, by: Actor::Server }, &mut commit);
     let placed = c.handle(slip("early"), &mut commit);
     let Reply::Wagers { results, .. } = &placed else { panic!("{placed:?}") };
     assert!(results.iter().all(|l| matches!(l, Reply::Wager { .. })), "{placed:?}");
-    c.handle(Request::Table { table: 1, command: Command::CloseBetting, by: Actor::Server }, &mut commit);
-    assert_eq!(c.phase(1), Some(Phase::Closed));
+    c.handle(Request::Table { table: TableId(1), command: Command::CloseBetting, by: Actor::Server }, &mut commit);
+    assert_eq!(c.phase(TableId(1)), Some(Phase::Closed));
     let again = c.handle(slip("early"), &mut commit);
     let (Reply::Wagers { results: a, .. }, Reply::Wagers { results: b, .. }) = (&again, &placed) else {
         panic!("{again:?}")
@@ -365,7 +369,7 @@ fn a_slip_with_no_line_placed_records_nothing_and_may_be_sent_again() {
     let (mut c, mut commit) = casino();
     let p = PlayerId(77);
     let slip = |amounts: &[i64]| Request::Wagers {
-        table: 1,
+        table: TableId(1),
         player: p,
         slip: amounts
             .iter()
@@ -373,9 +377,9 @@ fn a_slip_with_no_line_placed_records_nothing_and_may_be_sent_again() {
             .collect(),
         key: "full".parse().unwrap(),
     };
-    c.handle(Request::NewShoe { table: 1 }, &mut commit);
+    c.handle(Request::NewShoe { table: TableId(1) }, &mut commit);
     let open = Command::OpenBetting { no_bet: false, closes_at: None };
-    c.handle(Request::Table { table: 1, command: open, by: Actor::Server }, &mut commit);
+    c.handle(Request::Table { table: TableId(1), command: open, by: Actor::Server }, &mut commit);
     let answers = |commit: &Commit| commit.ledger.iter().filter(|ch| ch.answer.is_some()).count();
     let before = answers(&commit);
     let r = c.handle(slip(&[1000, 2000]), &mut commit);
@@ -414,7 +418,7 @@ fn the_refusal_without_the_writer_is_the_writers_own_at_every_step() {
         vec![
             wager(1, Bet::Banker, 1000, &key),
             Request::TokenWager {
-                table: 1,
+                table: TableId(1),
                 player: PlayerId(2),
                 spot: Spot::Box(2),
                 bet: Bet::Player,
@@ -422,7 +426,7 @@ fn the_refusal_without_the_writer_is_the_writers_own_at_every_step() {
                 key: typed.clone(),
             },
             Request::Wagers {
-                table: 1,
+                table: TableId(1),
                 player: PlayerId(3),
                 slip: vec![
                     SlipLine { spot: Spot::Box(3), bet: Bet::Banker, amount: Money(1000), ante: Money::ZERO },
@@ -440,23 +444,23 @@ fn the_refusal_without_the_writer_is_the_writers_own_at_every_step() {
         views.rebuild(c);
         for req in requests(steps) {
             let early = closed_reply(&views, &req);
-            if c.phase(1) == Some(Phase::Betting) {
+            if c.phase(TableId(1)) == Some(Phase::Betting) {
                 assert_eq!(early, None, "never while the table takes wagers");
                 open_seen += 1;
                 continue;
             }
-            let early = early.unwrap_or_else(|| panic!("closed in {:?}, and no refusal", c.phase(1)));
+            let early = early.unwrap_or_else(|| panic!("closed in {:?}, and no refusal", c.phase(TableId(1))));
             let (records, ledger) = (commit.records.len(), commit.ledger.len());
-            assert_eq!(c.handle(req, commit), early, "in {:?}", c.phase(1));
+            assert_eq!(c.handle(req, commit), early, "in {:?}", c.phase(TableId(1)));
             assert_eq!((commit.records.len(), commit.ledger.len()), (records, ledger), "the refusal wrote nothing");
             compared += 1;
         }
     };
-    let table = |command| Request::Table { table: 1, command, by: Actor::Server };
+    let table = |command| Request::Table { table: TableId(1), command, by: Actor::Server };
     for coup in 0..4 {
         if coup == 0 || coup == 3 {
             step(&mut c, &mut commit);
-            c.handle(Request::NewShoe { table: 1 }, &mut commit);
+            c.handle(Request::NewShoe { table: TableId(1) }, &mut commit);
         }
         step(&mut c, &mut commit);
         c.handle(table(Command::OpenBetting { no_bet: false, closes_at: None }), &mut commit);
@@ -479,7 +483,7 @@ fn the_refusal_without_the_writer_is_the_writers_own_at_every_step() {
                 let slip = (0..10).map(line).collect();
                 let r = c.handle(
                     Request::Wagers {
-                        table: 1,
+                        table: TableId(1),
                         player: PlayerId(player),
                         slip,
                         key: format!("big-{i}").parse().unwrap(),
@@ -493,7 +497,7 @@ fn the_refusal_without_the_writer_is_the_writers_own_at_every_step() {
             }
         }
         c.handle(table(Command::CloseBetting), &mut commit);
-        while matches!(c.phase(1), Some(Phase::Closed | Phase::Dealing)) || c.settling() {
+        while matches!(c.phase(TableId(1)), Some(Phase::Closed | Phase::Dealing)) || c.settling() {
             step(&mut c, &mut commit);
             if c.settling() {
                 settling_seen += 1;
@@ -511,7 +515,7 @@ fn the_refusal_without_the_writer_is_the_writers_own_at_every_step() {
 const AU: &str = "rulebook = \"au-casino\"\nchip = 100\nmin = 1000\nmax = 100000\n[bets.tie]\npay_table = \"8_to_1\"\n";
 
 /// Open betting on a new shoe at `table`.
-fn betting(c: &mut Casino, commit: &mut Commit, table: u32) {
+fn betting(c: &mut Casino, commit: &mut Commit, table: TableId) {
     assert!(matches!(c.handle(Request::NewShoe { table }, commit), Reply::Events { .. }));
     let open = Command::OpenBetting { no_bet: false, closes_at: None };
     assert!(matches!(
@@ -521,7 +525,7 @@ fn betting(c: &mut Casino, commit: &mut Commit, table: u32) {
 }
 
 /// Player 1's wager of 20.00 on the Player at `spot` of `table`.
-fn at(table: u32, spot: Spot, key: &str) -> Request {
+fn at(table: TableId, spot: Spot, key: &str) -> Request {
     Request::Wager {
         table,
         player: PlayerId(1),
@@ -542,26 +546,26 @@ fn at(table: u32, spot: Spot, key: &str) -> Request {
 fn au_3_1_c_a_full_baccarat_table_keeps_its_fourteen_boxes_across_a_restart() {
     let mut c = Casino::new();
     let mut commit = Commit::default();
-    c.create_table(1, "Mini", "au-casino", AU, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
+    c.create_table(TableId(1), "Mini", "au-casino", AU, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
     let full = format!("layout = \"full\"\n{AU}");
-    c.create_table(2, "Full", "au-casino", &full, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
+    c.create_table(TableId(2), "Full", "au-casino", &full, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
     c.handle(Request::Deposit { player: PlayerId(1), amount: Money(100_000), key: "in".parse().unwrap() }, &mut commit);
-    for t in [1, 2] {
+    for t in [1, 2].map(TableId) {
         betting(&mut c, &mut commit, t);
     }
     let mini = |r: &Reply| matches!(r, Reply::Refused { rule: Some(rule), .. } if rule.contains("AU 3.1(a)"));
-    let r = c.handle(at(1, Spot::Box(8), "mini-8"), &mut commit);
+    let r = c.handle(at(TableId(1), Spot::Box(8), "mini-8"), &mut commit);
     assert!(mini(&r), "{r:?}");
     for (spot, key) in [(Spot::Box(14), "full-14"), (Spot::Standing, "full-standing")] {
-        let r = c.handle(at(2, spot, key), &mut commit);
+        let r = c.handle(at(TableId(2), spot, key), &mut commit);
         assert!(matches!(r, Reply::Wager { .. }), "{spot:?}: {r:?}");
     }
     let mut store = SqliteStore::memory().unwrap();
     store.commit(&commit).unwrap();
     let mut c = Casino::recover(&store).unwrap();
     let mut commit = Commit::default();
-    let r = c.handle(at(1, Spot::Box(9), "mini-9"), &mut commit);
+    let r = c.handle(at(TableId(1), Spot::Box(9), "mini-9"), &mut commit);
     assert!(mini(&r), "after the restart: {r:?}");
-    let r = c.handle(at(2, Spot::Box(12), "full-12"), &mut commit);
+    let r = c.handle(at(TableId(2), Spot::Box(12), "full-12"), &mut commit);
     assert!(matches!(r, Reply::Wager { .. }), "after the restart: {r:?}");
 }

@@ -4,6 +4,7 @@
 //! and a start reads only the anchor lines after it. The helpers here are
 //! shared by the other checkpoint files and by other areas.
 
+use baccarat_core::ids::TableId;
 use std::collections::BTreeSet;
 
 use baccarat_rules::{Bet, Money};
@@ -52,7 +53,7 @@ pub(super) fn step(o: &mut Opened, r: Request) -> Reply {
     reply
 }
 
-pub(super) fn server(table: u32, command: Command) -> Request {
+pub(super) fn server(table: TableId, command: Command) -> Request {
     Request::Table { table, command, by: Actor::Server }
 }
 
@@ -60,7 +61,7 @@ pub(super) fn server(table: u32, command: Command) -> Request {
 /// players 100..105; `leave_open`: end with betting open and wagers held.
 pub(super) fn play(o: &mut Opened, coups: usize, round: usize, leave_open: bool) {
     for c in 0..coups {
-        for table in [1u32, 2, 4] {
+        for table in [1, 2, 4].map(TableId) {
             if matches!(o.casino.phase(table), Some(Phase::NoShoe | Phase::ShoeOver)) {
                 step(o, Request::NewShoe { table });
             }
@@ -189,7 +190,7 @@ fn recovery_from_a_checkpoint_equals_the_whole_replay() {
             float: None,
         },
     );
-    assert!(matches!(r, Reply::Table { table: 6 }), "{r:?}");
+    assert!(matches!(r, Reply::Table { table: TableId(6) }), "{r:?}");
     play(&mut o, 1, 2, true);
     let live = fingerprint(&o.casino, &o.feed);
     let public = o.anchors.public_hex();
@@ -211,9 +212,9 @@ fn recovery_from_a_checkpoint_equals_the_whole_replay() {
     let (mut x, mut y) = (from_cp.casino, full.casino);
     for c in [&mut x, &mut y] {
         let mut commit = Commit::default();
-        c.handle(server(1, Command::CloseBetting), &mut commit);
-        while matches!(c.phase(1), Some(Phase::Closed | Phase::Dealing)) {
-            c.handle(server(1, Command::DealNext), &mut commit);
+        c.handle(server(TableId(1), Command::CloseBetting), &mut commit);
+        while matches!(c.phase(TableId(1)), Some(Phase::Closed | Phase::Dealing)) {
+            c.handle(server(TableId(1), Command::DealNext), &mut commit);
         }
     }
     same(&fingerprint(&x, &Feed::default()), &fingerprint(&y, &Feed::default()), "the same coup settles alike");

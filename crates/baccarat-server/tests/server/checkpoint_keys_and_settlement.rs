@@ -3,6 +3,7 @@
 //! settlement is recorded in chunks and finished after a crash; tables settling
 //! together share one chunk a batch.
 
+use baccarat_core::ids::TableId;
 use std::time::Duration;
 
 use baccarat_rules::{Bet, Money};
@@ -39,8 +40,8 @@ fn boundary(live: u64) -> Commit {
     use baccarat_table::engine::Event;
     let r = Record { seq: 1, prev: String::new(), body: String::new(), hash: String::new() };
     let n = baccarat_server::checkpoint::shoe_gap(live) as usize;
-    let mut c = Commit { records: vec![(1, r); n], ..Commit::default() };
-    c.events.push((1, 1, Event::ShoeEnded { shoe: 1, seed: None, reason: "test".into() }));
+    let mut c = Commit { records: vec![(TableId(1), r); n], ..Commit::default() };
+    c.events.push((TableId(1), 1, Event::ShoeEnded { shoe: 1, seed: None, reason: "test".into() }));
     c
 }
 
@@ -89,7 +90,7 @@ fn a_start_reads_no_keys_and_a_retry_sent_just_before_it_gets_its_first_answer()
     deposits(&mut o);
     play(&mut o, 1, 0, true);
     let wager = |amount: i64| Request::Wager {
-        table: 1,
+        table: TableId(1),
         player: PlayerId(100),
         spot: Spot::Box(1),
         bet: Bet::Player,
@@ -99,7 +100,7 @@ fn a_start_reads_no_keys_and_a_retry_sent_just_before_it_gets_its_first_answer()
     };
     let line = |bet, amount| SlipLine { spot: Spot::Box(2), bet, amount: Money(amount), ante: Money::ZERO };
     let slip = |amount: i64| Request::Wagers {
-        table: 2,
+        table: TableId(2),
         player: PlayerId(101),
         // The third line is under the table's minimum: refused, and so it
         // stays on a retry.
@@ -116,7 +117,7 @@ fn a_start_reads_no_keys_and_a_retry_sent_just_before_it_gets_its_first_answer()
     assert_eq!(o.casino.ledger.keys.last_seq(), answers_before + 1, "a slip writes one answer, not one a line");
     let first_wager = {
         let c = &o.casino;
-        c.tables[&1].engine.state().coup.wagers.iter().next().map(|w| w.id)
+        c.tables[&TableId(1)].engine.state().coup.wagers.iter().next().map(|w| w.id)
     };
     assert!(o.casino.ledger.keys() > 10, "the live server holds its recent keys");
     let balances = |o: &Opened| o.casino.ledger.accounts().map(|a| (a.id, a.balance, a.held)).collect::<Vec<_>>();
@@ -181,7 +182,7 @@ fn a_big_coup_settling(o: &mut Opened) {
             float: None,
         },
     );
-    assert!(matches!(r, Reply::Table { table: 6 }), "{r:?}");
+    assert!(matches!(r, Reply::Table { table: TableId(6) }), "{r:?}");
     for p in 0..players {
         step(
             o,
@@ -192,19 +193,22 @@ fn a_big_coup_settling(o: &mut Opened) {
             },
         );
     }
-    step(o, Request::NewShoe { table: 6 });
-    step(o, server(6, Command::OpenBetting { no_bet: false, closes_at: None }));
+    step(o, Request::NewShoe { table: TableId(6) });
+    step(o, server(TableId(6), Command::OpenBetting { no_bet: false, closes_at: None }));
     for i in 0..5_000u32 {
         let p = 500 + i % players;
         let bet = if (i / players) % 2 == 0 { Bet::Banker } else { Bet::Tie };
         let slip =
             vec![SlipLine { spot: Spot::Box(1 + (p % players) as u8), bet, amount: Money(2000), ante: Money::ZERO }];
-        let r = step(o, Request::Wagers { table: 6, player: PlayerId(p), slip, key: format!("w{i}").parse().unwrap() });
+        let r = step(
+            o,
+            Request::Wagers { table: TableId(6), player: PlayerId(p), slip, key: format!("w{i}").parse().unwrap() },
+        );
         assert!(matches!(&r, Reply::Wagers { results, .. } if matches!(results[0], Reply::Wager { .. })), "{r:?}");
     }
-    step(o, server(6, Command::CloseBetting));
-    while matches!(o.casino.phase(6), Some(Phase::Closed | Phase::Dealing)) && !o.casino.settling() {
-        step(o, server(6, Command::DealNext));
+    step(o, server(TableId(6), Command::CloseBetting));
+    while matches!(o.casino.phase(TableId(6)), Some(Phase::Closed | Phase::Dealing)) && !o.casino.settling() {
+        step(o, server(TableId(6), Command::DealNext));
     }
     assert!(o.casino.settling(), "5,000 settlements do not fit one chunk");
 }
@@ -219,7 +223,7 @@ fn a_large_settlement_is_recorded_in_chunks_and_finished_after_a_crash() {
     let (_dir, cfg) = config("chunks");
     let mut o = open(&cfg).unwrap();
     a_big_coup_settling(&mut o);
-    let r = step(&mut o, server(6, Command::OpenBetting { no_bet: false, closes_at: None }));
+    let r = step(&mut o, server(TableId(6), Command::OpenBetting { no_bet: false, closes_at: None }));
     assert_eq!(r.code(), Some(Code::Settling), "{r:?}");
     // A clean stop's checkpoint waits for the settlement to be recorded, so
     // that the next start has none to finish.
@@ -243,7 +247,7 @@ fn a_large_settlement_is_recorded_in_chunks_and_finished_after_a_crash() {
     settle_a_chunk(&mut o);
     assert!(o.casino.settling());
     let at_crash = fingerprint(&o.casino, &o.feed);
-    let o_len_at_crash = o.casino.tables[&6].chain.len();
+    let o_len_at_crash = o.casino.tables[&TableId(6)].chain.len();
     assert_ne!(at_crash, at_checkpoint, "the tail holds a chunk of settlements");
     let (_crashed_dir, crashed) = config("chunks-crashed");
     copy_casino(&cfg, &crashed);
@@ -253,9 +257,9 @@ fn a_large_settlement_is_recorded_in_chunks_and_finished_after_a_crash() {
     o.store.commit(&commit).unwrap();
     assert!(!o.casino.settling());
     o.casino.ledger.check().unwrap();
-    assert!(o.casino.tables[&6].open_wagers().0.is_empty(), "every hold released");
+    assert!(o.casino.tables[&TableId(6)].open_wagers().0.is_empty(), "every hold released");
     let whole = (
-        o.casino.tables[&6].chain.head(),
+        o.casino.tables[&TableId(6)].chain.head(),
         serde_json::to_value(o.casino.ledger.accounts().collect::<Vec<_>>()).unwrap(),
     );
     // Recovery from the mid-settlement checkpoint and its tail gives what the
@@ -264,7 +268,7 @@ fn a_large_settlement_is_recorded_in_chunks_and_finished_after_a_crash() {
         let store = SqliteStore::open(&crashed.db).unwrap();
         let stored = History::latest_checkpoint(&store).unwrap().expect("a checkpoint");
         let cp = checkpoint::open(&stored, &o.anchors.public_hex()).unwrap();
-        assert!(cp.tables.iter().any(|t| t.id == 6 && t.engine.completed), "taken mid-settlement");
+        assert!(cp.tables.iter().any(|t| t.id == TableId(6) && t.engine.completed), "taken mid-settlement");
         let none = BTreeSet::new();
         let from_cp = recover(&store, Some(cp), Keys::Since(0), &none).unwrap();
         let full = recover(&store, None, Keys::Since(0), &none).unwrap();
@@ -288,7 +292,7 @@ fn a_large_settlement_is_recorded_in_chunks_and_finished_after_a_crash() {
     copy_casino(&crashed, &tool);
     let finished = |o: &Opened| {
         (
-            o.casino.tables[&6].chain.head(),
+            o.casino.tables[&TableId(6)].chain.head(),
             serde_json::to_value(o.casino.ledger.accounts().collect::<Vec<_>>()).unwrap(),
         )
     };
@@ -300,11 +304,11 @@ fn a_large_settlement_is_recorded_in_chunks_and_finished_after_a_crash() {
     assert!(again.recovery.from_checkpoint, "{:?}", again.recovery);
     assert!(again.recovery.tail_records <= 1_000, "{:?}", again.recovery);
     assert!(again.casino.settling(), "the start leaves the settlement to the writer");
-    let settled_at_start = again.casino.tables[&6].chain.len();
+    let settled_at_start = again.casino.tables[&TableId(6)].chain.len();
     assert_eq!(settled_at_start, o_len_at_crash, "nothing recorded at table 6 by the start");
-    let r = step(&mut again, server(6, Command::OpenBetting { no_bet: false, closes_at: None }));
+    let r = step(&mut again, server(TableId(6), Command::OpenBetting { no_bet: false, closes_at: None }));
     assert_eq!(r.code(), Some(Code::Settling), "{r:?}");
-    let r = step(&mut again, Request::NewShoe { table: 1 });
+    let r = step(&mut again, Request::NewShoe { table: TableId(1) });
     assert_eq!(r.code(), None, "another table is served meanwhile: {r:?}");
     again.casino.ledger.check().unwrap();
     let mut batches = 0;
@@ -315,7 +319,7 @@ fn a_large_settlement_is_recorded_in_chunks_and_finished_after_a_crash() {
     let left = 5_000 - baccarat_server::casino::settle::FIRST_CHUNK - 2 * baccarat_server::casino::settle::CHUNK;
     assert_eq!(batches, left.div_ceil(baccarat_server::casino::settle::CHUNK), "a chunk a batch");
     again.casino.ledger.check().unwrap();
-    assert!(again.casino.tables[&6].open_wagers().0.is_empty(), "every hold released");
+    assert!(again.casino.tables[&TableId(6)].open_wagers().0.is_empty(), "every hold released");
     assert_eq!(finished(&again), whole, "the same records and the same balances");
     // A tool's start (no writer: `serve::open`) records the rest at once.
     let tool = open(&tool).unwrap();
@@ -337,7 +341,7 @@ fn tables_settling_together_share_one_chunk_a_batch() {
     let (_dir, cfg) = config("shared-chunks");
     let mut o = open(&cfg).unwrap();
     let config = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 1000000000\n";
-    let tables = [6u32, 7];
+    let tables = [6, 7].map(TableId);
     for (i, want) in tables.iter().enumerate() {
         let r = step(
             &mut o,
@@ -386,7 +390,7 @@ fn tables_settling_together_share_one_chunk_a_batch() {
         }
         step(&mut o, server(table, Command::CloseBetting));
     }
-    let settled = |commit: &Commit, table: u32| {
+    let settled = |commit: &Commit, table: TableId| {
         commit.records.iter().filter(|(t, r)| *t == table && r.body.contains("\"wager_settled\"")).count()
     };
     // Deal both to their results in one batch each step.
@@ -441,7 +445,7 @@ async fn a_server_started_mid_settlement_serves_and_finishes_it_alone() {
     let coup = tokio::task::spawn_blocking(move || {
         let mut o = open(&c).unwrap();
         a_big_coup_settling(&mut o);
-        o.casino.tables[&6].engine.state().coup_number
+        o.casino.tables[&TableId(6)].engine.state().coup_number
         // Dropped here: a crash between chunks.
     })
     .await

@@ -2,6 +2,7 @@
 //! a part at a time without the read model, streamed a part at a time as the
 //! one sealed whole, and the checkpointer's gate freed after each one.
 
+use baccarat_core::ids::TableId;
 use baccarat_rules::Money;
 use baccarat_server::checkpoint;
 use baccarat_server::serve::{open, write_checkpoint};
@@ -152,7 +153,7 @@ fn a_checkpoint_streamed_a_part_at_a_time_is_the_one_sealed_whole() {
             amount: Money(100),
             kind: TransferKind::Pending,
             memo: format!("table 1 wager {i}"),
-            cause: Cause::Wager { table: 1, wager: baccarat_table::engine::WagerId(i) },
+            cause: Cause::Wager { table: TableId(1), wager: baccarat_table::engine::WagerId(i) },
         })
     }));
     let key = baccarat_server::anchor::AnchorKey::load(&baccarat_server::anchor::default_paths(&cfg.db).1).unwrap();
@@ -260,7 +261,7 @@ async fn serve_writes_the_starts_checkpoint_in_the_background() {
         let mut o = open(&cfg).unwrap();
         deposits(&mut o);
         play(&mut o, 2, 0, false);
-        let heads: Vec<(u32, u64, String)> =
+        let heads: Vec<(TableId, u64, String)> =
             o.casino.tables.values().map(|t| (t.id, t.chain.len(), t.chain.head())).collect();
         let balances: Vec<(u64, i64)> = o.casino.ledger.accounts().map(|a| (a.id.0, a.balance)).collect();
         (o.anchors.public_hex(), heads, balances)
@@ -289,7 +290,7 @@ async fn serve_writes_the_starts_checkpoint_in_the_background() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let cp = checkpoint::open(&stored.expect("the start's checkpoint is written"), &public).unwrap();
-    let cp_heads: Vec<(u32, u64, String)> =
+    let cp_heads: Vec<(TableId, u64, String)> =
         cp.tables.iter().map(|t| (t.id, t.chain.len, t.chain.head.clone())).collect();
     assert_eq!(cp_heads, heads, "each chain as the start recovered it");
     let cp_balances: Vec<(u64, i64)> = cp.accounts.iter().map(|a| (a.id.0, a.balance)).collect();

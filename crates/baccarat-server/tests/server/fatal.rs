@@ -4,6 +4,7 @@
 //! whole path, a lease taken from under a partition and taken back, is the
 //! CLI test `partitions`.)
 
+use baccarat_core::ids::TableId;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::channel;
 use std::sync::Arc;
@@ -49,7 +50,7 @@ impl Store for Failing {
 
 fn wager(key: &str) -> Request {
     Request::Wager {
-        table: 1,
+        table: TableId(1),
         player: PlayerId(1),
         spot: Spot::Box(1),
         bet: Bet::Player,
@@ -73,11 +74,11 @@ fn a_partitions_failed_commit_stops_it_unanswered_and_commits_nothing_after() {
     let mut store = SqliteStore::open(&path).unwrap();
     let mut c = Casino::new();
     let mut commit = Commit::default();
-    c.create_table(1, "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
+    c.create_table(TableId(1), "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
     c.handle(Request::Deposit { player: PlayerId(1), amount: Money(100_000), key: "in".parse().unwrap() }, &mut commit);
-    c.handle(Request::NewShoe { table: 1 }, &mut commit);
+    c.handle(Request::NewShoe { table: TableId(1) }, &mut commit);
     let open = Command::OpenBetting { no_bet: false, closes_at: None };
-    c.handle(Request::Table { table: 1, command: open, by: Actor::Server }, &mut commit);
+    c.handle(Request::Table { table: TableId(1), command: open, by: Actor::Server }, &mut commit);
     store.commit(&commit).unwrap();
 
     let failing = Arc::new(AtomicBool::new(false));

@@ -8,6 +8,7 @@
 //! tests document what the anchors cannot catch: a forger who also truncates
 //! the anchor file (keep a copy of it elsewhere), or who only appends.
 
+use baccarat_core::ids::TableId;
 use baccarat_table::engine::PlayerId;
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -57,12 +58,12 @@ fn step(o: &mut Opened, requests: Vec<Request>) -> Vec<Reply> {
     replies
 }
 
-fn command(table: u32, command: Command) -> Request {
+fn command(table: TableId, command: Command) -> Request {
     Request::Table { table, command, by: Actor::Server }
 }
 
 /// A complete coup on an RNG table with a Banker and a Player wager.
-fn coup(o: &mut Opened, table: u32, n: usize, [p1, p2]: [u32; 2]) {
+fn coup(o: &mut Opened, table: TableId, n: usize, [p1, p2]: [u32; 2]) {
     step(o, vec![command(table, Command::OpenBetting { no_bet: false, closes_at: None })]);
     let wager = |player: u32, bx: u8, bet: Bet, amount: i64| Request::Wager {
         table,
@@ -85,7 +86,7 @@ fn coup(o: &mut Opened, table: u32, n: usize, [p1, p2]: [u32; 2]) {
 
 /// A coup on `table` with one 3-line bet slip, under key `slip`: Banker and
 /// Player placed, and a Tie beyond the wallet refused (mask `0b011`).
-fn slip_coup(o: &mut Opened, table: u32, player: u32) {
+fn slip_coup(o: &mut Opened, table: TableId, player: u32) {
     step(o, vec![command(table, Command::OpenBetting { no_bet: false, closes_at: None })]);
     let line = |bet: Bet, amount: i64| SlipLine { spot: Spot::Box(1), bet, amount: Money(amount), ante: Money::ZERO };
     let slip = vec![line(Bet::Banker, 2000), line(Bet::Player, 3000), line(Bet::Tie, 90_000_000)];
@@ -110,17 +111,17 @@ fn honest() -> &'static Honest {
         };
         let players = [id("player1"), id("player2")];
         drop(users);
-        for table in [1, 2] {
+        for table in [1, 2].map(TableId) {
             assert!(matches!(step(&mut o, vec![Request::NewShoe { table }])[0], Reply::Events { .. }));
         }
         for n in 0..3 {
-            coup(&mut o, 1, n, players);
-            coup(&mut o, 2, n, players);
+            coup(&mut o, TableId(1), n, players);
+            coup(&mut o, TableId(2), n, players);
         }
-        slip_coup(&mut o, 2, players[0]);
+        slip_coup(&mut o, TableId(2), players[0]);
         let anchors = baccarat_server::anchor::default_paths(&db).0;
         let lines_before_last_coup = std::fs::read_to_string(anchors).unwrap().lines().count();
-        coup(&mut o, 1, 3, players);
+        coup(&mut o, TableId(1), 3, players);
         o.store.sqlite().unwrap().connection().query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).unwrap();
         drop(o);
         let read = |p: PathBuf| std::fs::read(p).unwrap();
@@ -201,19 +202,19 @@ fn rebalance(c: &Connection) {
     .unwrap();
 }
 
-fn last_seq(c: &Connection, table: u32) -> u64 {
+fn last_seq(c: &Connection, table: TableId) -> u64 {
     c.query_row("SELECT max(seq) FROM audit WHERE tbl = ?1", [table], |r| r.get(0)).unwrap()
 }
 
 /// A table's record bodies, in order.
-fn bodies(c: &Connection, table: u32) -> Vec<String> {
+fn bodies(c: &Connection, table: TableId) -> Vec<String> {
     let mut q = c.prepare("SELECT body FROM audit WHERE tbl = ?1 ORDER BY seq").unwrap();
     let rows = q.query_map([table], |r| r.get(0)).unwrap();
     rows.collect::<Result<_, _>>().unwrap()
 }
 
 /// Replace a table's chain by `bodies`, every link and hash recomputed.
-fn rechain(c: &Connection, table: u32, bodies: Vec<String>) {
+fn rechain(c: &Connection, table: TableId, bodies: Vec<String>) {
     c.execute("DELETE FROM audit WHERE tbl = ?1", [table]).unwrap();
     let mut chain = Chain::new();
     for body in bodies {
@@ -236,7 +237,7 @@ fn delete_last_coup(c: &Connection, answers: bool) -> usize {
             r.get(0)
         })
         .unwrap();
-    let wagers: Vec<u64> = bodies(c, 1)
+    let wagers: Vec<u64> = bodies(c, TableId(1))
         .iter()
         .skip(from as usize - 1)
         .filter_map(|b| {
@@ -400,7 +401,7 @@ fn a_block_forged(repack: bool) {
     let p = copy.problems();
     caught(&p, "table 1: audit chain broken at record");
     caught(&p, "its hash does not match its contents (altered)");
-    let records = baccarat_server::store::read_records(&copy.db, 1, 1).unwrap();
+    let records = baccarat_server::store::read_records(&copy.db, TableId(1), 1).unwrap();
     let altered =
         records.iter().find(|r| r.seq >= first as u64 && r.body.as_bytes().windows(8).any(|w| w == b"\"stake\":"));
     assert!(altered.is_some(), "the block still reads, altered");
@@ -418,11 +419,11 @@ fn swapping_two_records_and_rehashing_is_caught() {
     let c = copy.sql();
     // Two wagers placed one after the other: nothing but the order changes, so
     // the rules and the ledger have nothing to object to; only the anchor can.
-    let mut b = bodies(&c, 1);
+    let mut b = bodies(&c, TableId(1));
     let placed = |s: &String| s.contains(r#""event":"wager_placed""#);
     let i = (0..b.len() - 1).find(|&i| placed(&b[i]) && placed(&b[i + 1])).unwrap();
     b.swap(i, i + 1);
-    rechain(&c, 1, b);
+    rechain(&c, TableId(1), b);
     drop(c);
     let p = copy.problems();
     caught(&p, "table 1: record");
@@ -547,7 +548,7 @@ fn a_cut_table_is_not_served() {
     c.execute("DELETE FROM audit WHERE tbl = 1 AND seq = (SELECT max(seq) FROM audit WHERE tbl = 1)", []).unwrap();
     drop(c);
     let o = open(&cfg(copy.db.clone())).unwrap();
-    assert_eq!(o.casino.tables.keys().copied().collect::<Vec<_>>(), vec![2, 3, 4, 5]);
+    assert_eq!(o.casino.tables.keys().copied().collect::<Vec<_>>(), [2, 3, 4, 5].map(TableId));
 }
 
 /// Cut table 1's chain back by its last `n` records, and the anchor file by
@@ -557,8 +558,8 @@ fn a_cut_table_is_not_served() {
 /// as long as no more than that batch is cut.
 fn cut_within_the_last_batch(copy: &Forged, n: usize) -> Vec<String> {
     let c = copy.sql();
-    let b = bodies(&c, 1);
-    let last = last_seq(&c, 1);
+    let b = bodies(&c, TableId(1));
+    let last = last_seq(&c, TableId(1));
     c.execute("DELETE FROM audit WHERE tbl = 1 AND seq > ?1", [last - n as u64]).unwrap();
     drop(c);
     let lines = std::fs::read_to_string(copy.anchors()).unwrap().lines().count();
@@ -638,7 +639,7 @@ fn limitation_a_deposit_appended_past_the_last_anchor_is_not_caught() {
     let copy = Forged::new();
     let c = copy.sql();
     let player = honest().players[0];
-    let mut b = bodies(&c, 0);
+    let mut b = bodies(&c, TableId(0));
     let seq = b.len() as u64 + 1;
     let event = baccarat_server::audit::CasinoEvent::Deposit {
         player: PlayerId(player),
@@ -646,8 +647,8 @@ fn limitation_a_deposit_appended_past_the_last_anchor_is_not_caught() {
         key: "f".into(),
         at_ms: None,
     };
-    b.push(baccarat_server::audit::Body::encode_casino(0, None, &event));
-    rechain(&c, 0, b);
+    b.push(baccarat_server::audit::Body::encode_casino(TableId(0), None, &event));
+    rechain(&c, TableId(0), b);
     let kind = |k: &str| -> u64 { c.query_row("SELECT id FROM accounts WHERE kind = ?1", [k], |r| r.get(0)).unwrap() };
     let (cage, wallet) = (kind(r#"{"kind":"cage"}"#), kind(&format!(r#"{{"kind":"wallet","player":{player}}}"#)));
     let id: u64 = c.query_row("SELECT max(id) + 1 FROM transfers", [], |r| r.get(0)).unwrap();
@@ -713,14 +714,14 @@ fn a_deleted_anchor_file_stops_the_start_instead_of_laundering_a_cut() {
     assert!(open(&cfg(copy.db.clone())).err().expect("refused").to_string().contains("missing or empty"));
     let knowingly = ServeConfig { new_anchor_file: true, ..cfg(copy.db.clone()) };
     let o = open(&knowingly).unwrap();
-    let tables: Vec<u32> = o.casino.tables.keys().copied().collect();
+    let tables: Vec<TableId> = o.casino.tables.keys().copied().collect();
     drop(o);
     let (f, _) = verify_file(&copy.db, None, None).unwrap();
     assert!(f.problems.is_empty(), "{:?}", f.problems);
     assert_eq!(f.unanchored.len(), tables.len() + 1, "{:?}", f.unanchored);
     assert!(f.unanchored.iter().all(|u| u.contains("records 1 to ") && u.contains("when the server started")));
     let anchored = baccarat_server::anchor::read(&copy.anchors(), None).unwrap();
-    let mut want = vec![0];
+    let mut want = vec![TableId(0)];
     want.extend(tables);
     assert_eq!(anchored.heads.keys().copied().collect::<Vec<_>>(), want);
 }

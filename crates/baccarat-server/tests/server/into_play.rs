@@ -3,6 +3,7 @@
 //! stop a tournament entry (the fee was taken), and a loss or time limit let
 //! it through too; only a table wager checked them.
 
+use baccarat_core::ids::TableId;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -54,8 +55,8 @@ impl World {
         c.clock = Arc::new(move || n.load(Ordering::SeqCst));
         let mut w = World { c, clock, commit: Commit::default() };
         let float = Money(1_000_000_000);
-        w.c.create_table(1, "NSW", "nsw-2021", NSW, Mode::Rng, float, &mut w.commit).unwrap();
-        w.c.create_table(2, "Ante Up", "au-casino", AU_ANTE, Mode::Rng, float, &mut w.commit).unwrap();
+        w.c.create_table(TableId(1), "NSW", "nsw-2021", NSW, Mode::Rng, float, &mut w.commit).unwrap();
+        w.c.create_table(TableId(2), "Ante Up", "au-casino", AU_ANTE, Mode::Rng, float, &mut w.commit).unwrap();
         w.ok(Request::Deposit { player: P, amount: Money(100_000), key: "in".parse().unwrap() });
         let friday = include_str!("../../../../promotions/friday-draw.toml");
         let head = friday.split("[[prizes]]").next().unwrap();
@@ -67,7 +68,7 @@ impl World {
         w.clock.store(DRAWN, Ordering::SeqCst);
         w.ok(Request::DrawPromotion { promotion: 1, entries: vec![(P, 1)], scrutineer: None });
         assert_eq!(w.c.token_balance(P), Some((Money(50_000), Money(50_000))), "the tokens were won");
-        for table in [1, 2] {
+        for table in [1, 2].map(TableId) {
             w.ok(Request::NewShoe { table });
             let open = Command::OpenBetting { no_bet: false, closes_at: None };
             w.ok(Request::Table { table, command: open, by: Actor::Server });
@@ -102,7 +103,7 @@ impl World {
             Limit::Minutes => {
                 self.limits(SelfLimitsChange::Set { loss_per_day: None, minutes_per_day: Some(30) });
                 // The day's first wager, then half an hour.
-                self.ok(wager(1, 1_000, Money::ZERO, "the day's first"));
+                self.ok(wager(TableId(1), 1_000, Money::ZERO, "the day's first"));
                 self.clock.fetch_add(30 * 60_000, Ordering::SeqCst);
             }
         }
@@ -114,8 +115,8 @@ impl World {
         let c = &self.c;
         (
             c.chain.len(),
-            c.tables[&1].chain.len(),
-            c.tables[&2].chain.len(),
+            c.tables[&TableId(1)].chain.len(),
+            c.tables[&TableId(2)].chain.len(),
             c.ledger.transfer_count(),
             c.balance(P),
             c.token_balance(P),
@@ -128,7 +129,7 @@ impl World {
 /// transfers, the wallet, the tokens and the tournament's entrants.
 type Written = (u64, u64, u64, u64, Option<(Money, Money)>, Option<(Money, Money)>, usize);
 
-fn wager(table: u32, amount: i64, ante: Money, key: &str) -> Request {
+fn wager(table: TableId, amount: i64, ante: Money, key: &str) -> Request {
     let (spot, bet, amount) = (Spot::Box(1), Bet::Banker, Money(amount));
     Request::Wager { table, player: P, spot, bet, amount, ante, key: key.parse().unwrap() }
 }
@@ -137,16 +138,16 @@ fn wager(table: u32, amount: i64, ante: Money, key: &str) -> Request {
 /// until it has one).
 fn sample(what: IntoPlay) -> Request {
     match what {
-        IntoPlay::Wager => wager(1, 2_000, Money::ZERO, "w"),
+        IntoPlay::Wager => wager(TableId(1), 2_000, Money::ZERO, "w"),
         // Below the waiver the ante goes with the wager (AU 14.5); 20.00 on
         // the Banker, whose 19.00 win is payable in 1.00 chips (AU 5.12).
-        IntoPlay::Ante => wager(2, 2_000, Money(100), "a"),
+        IntoPlay::Ante => wager(TableId(2), 2_000, Money(100), "a"),
         IntoPlay::SlipLine => {
             let line = SlipLine { spot: Spot::Box(1), bet: Bet::Banker, amount: Money(2_000), ante: Money::ZERO };
-            Request::Wagers { table: 1, player: P, slip: vec![line], key: "s".parse().unwrap() }
+            Request::Wagers { table: TableId(1), player: P, slip: vec![line], key: "s".parse().unwrap() }
         }
         IntoPlay::TokenWager => Request::TokenWager {
-            table: 1,
+            table: TableId(1),
             player: P,
             spot: Spot::Box(1),
             bet: Bet::Banker,
@@ -220,11 +221,11 @@ fn a_tournament_fee_counts_toward_the_days_loss_and_opens_the_day() {
     w.ok(sample(IntoPlay::TournamentEntry));
     let day = w.c.self_limits[&P].day.expect("the entry opened the day");
     assert_eq!((day.base, day.first_ms), (Money(100_000), DRAWN), "measured from the wallet before the fee");
-    let got = w.handle(wager(1, 1_100, Money::ZERO, "over"));
+    let got = w.handle(wager(TableId(1), 1_100, Money::ZERO, "over"));
     assert!(matches!(outcome(&got), Err((Code::SelfLimit, m)) if m.contains("loss limit of 60.00")), "{got:?}");
-    w.ok(wager(1, 1_000, Money::ZERO, "at the limit"));
+    w.ok(wager(TableId(1), 1_000, Money::ZERO, "at the limit"));
     w.clock.store(DRAWN + 30 * 60_000, Ordering::SeqCst);
-    let got = w.handle(wager(1, 1_000, Money::ZERO, "late"));
+    let got = w.handle(wager(TableId(1), 1_000, Money::ZERO, "late"));
     assert!(matches!(outcome(&got), Err((Code::SelfLimit, m)) if m.contains("30 minutes")), "{got:?}");
 }
 
@@ -238,7 +239,7 @@ fn a_token_wager_opening_the_day_does_not_widen_the_loss_limit() {
     w.limits(SelfLimitsChange::Set { loss_per_day: Some(Money(6_000)), minutes_per_day: None });
     w.ok(sample(IntoPlay::TokenWager));
     assert_eq!(w.c.self_limits[&P].day.map(|d| d.base), Some(Money(100_000)), "the wallet's, not the tokens'");
-    let got = w.handle(wager(1, 6_100, Money::ZERO, "over"));
+    let got = w.handle(wager(TableId(1), 6_100, Money::ZERO, "over"));
     assert!(matches!(outcome(&got), Err((Code::SelfLimit, m)) if m.contains("loss limit of 60.00")), "{got:?}");
-    w.ok(wager(1, 6_000, Money::ZERO, "at the limit"));
+    w.ok(wager(TableId(1), 6_000, Money::ZERO, "at the limit"));
 }

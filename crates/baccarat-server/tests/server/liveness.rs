@@ -21,6 +21,7 @@
 //! Player together held for a supervisor at an RNG table (§5), the RNG
 //! source's wagers wait ("waits for a supervisor at an RNG table").
 
+use baccarat_core::ids::TableId;
 use baccarat_rules::{profiles, Bet, Card, Money, Side};
 use baccarat_server::auth::Role;
 use baccarat_server::casino::{Casino, Mode, Reply, Request};
@@ -94,14 +95,14 @@ impl Game {
             format!("rulebook = \"{rb}\"\nchip = 100\nmin = 1000\nmax = 100000\ndealing = \"{dealing}\"\n{tie}");
         let mut c = Casino::new();
         let mut commit = Commit::default();
-        c.create_table(1, "T", rb, &config, mode, Money(100_000_000), &mut commit).unwrap();
+        c.create_table(TableId(1), "T", rb, &config, mode, Money(100_000_000), &mut commit).unwrap();
         for p in 1..=4 {
             c.handle(
                 Request::Deposit { player: PlayerId(p), amount: Money(10_000_000), key: "in".parse().unwrap() },
                 &mut commit,
             );
         }
-        let decks = c.tables[&1].engine.setup().config.decks;
+        let decks = c.tables[&TableId(1)].engine.setup().config.decks;
         let seed = Seed::from_u64(seed);
         let (stack, _) = shuffled(decks, &seed);
         let mut g = Game { c, commit, mode, source, seed, stack, next: 0, keys: 0 };
@@ -116,7 +117,7 @@ impl Game {
 
     fn table(&mut self, command: Command, by: Actor) -> Reply {
         let card_in = matches!(command, Command::CardIn { .. });
-        let r = self.handle(Request::Table { table: 1, command, by });
+        let r = self.handle(Request::Table { table: TableId(1), command, by });
         if card_in && matches!(r, Reply::Events { .. }) {
             self.next += 1;
         }
@@ -147,7 +148,7 @@ impl Game {
     /// `new_shoe` draws it from the OS), a live shoe, or the stack in order;
     /// cut and burnt as the profile says where the order is recorded.
     fn new_shoe(&mut self) -> Reply {
-        let setup = self.c.tables[&1].engine.setup();
+        let setup = self.c.tables[&TableId(1)].engine.setup();
         let decks = setup.config.decks;
         let mut stream = Stream::new(&self.seed);
         let cut = Some(CutRules::from_profile(&setup.rulebook.config).random(&mut stream, self.stack.len(), 20));
@@ -173,7 +174,7 @@ impl Game {
         self.keys += 1;
         let key = format!("w{}", self.keys);
         self.handle(Request::Wager {
-            table: 1,
+            table: TableId(1),
             player: PlayerId(p),
             spot: Spot::Box(p as u8),
             bet,
@@ -186,7 +187,7 @@ impl Game {
     /// The operators' next step while a coup is in progress or the shoe is
     /// over; `None` once the table is ready for a coup.
     fn next_step(&self) -> Option<Step> {
-        let t = &self.c.tables[&1].engine;
+        let t = &self.c.tables[&TableId(1)].engine;
         let op = self.operator();
         Some(match t.phase() {
             Phase::Ready => return None,
@@ -212,32 +213,32 @@ impl Game {
     fn finish(&mut self) -> Result<(), String> {
         for _ in 0..40 {
             let Some(step) = self.next_step() else { return Ok(()) };
-            let (phase, what) = (self.c.phase(1), format!("{step:?}"));
+            let (phase, what) = (self.c.phase(TableId(1)), format!("{step:?}"));
             let r = self.step(step);
             if !matches!(r, Reply::Events { .. }) {
                 return Err(format!("{phase:?}: {what}: {r:?}"));
             }
         }
-        Err(format!("still {:?} after 40 of the operators' steps", self.c.phase(1)))
+        Err(format!("still {:?} after 40 of the operators' steps", self.c.phase(TableId(1))))
     }
 
     /// One whole coup more, from `Ready`, with a Banker wager (a no-bet coup
     /// where one is due): a table that finished a coup can deal the next.
     fn another_coup(&mut self) -> Result<(), String> {
-        let no_bet = self.c.tables[&1].engine.state().no_bet_coups_due > 0;
+        let no_bet = self.c.tables[&TableId(1)].engine.state().no_bet_coups_due > 0;
         let op = self.operator();
         let r = self.table(Command::OpenBetting { no_bet, closes_at: None }, op);
         if !matches!(r, Reply::Events { .. }) {
             return Err(format!("open_betting: {r:?}"));
         }
-        if !self.c.tables[&1].engine.state().coup.no_bet {
+        if !self.c.tables[&TableId(1)].engine.state().coup.no_bet {
             let r = self.wager(4, Bet::Banker, 2000);
             if !matches!(r, Reply::Wager { .. }) {
                 return Err(format!("the next coup's wager: {r:?}"));
             }
         }
         self.finish()?;
-        match self.c.phase(1) {
+        match self.c.phase(TableId(1)) {
             Some(Phase::Ready | Phase::ShoeOver) => Ok(()),
             p => Err(format!("the next coup stopped at {p:?}")),
         }
@@ -245,7 +246,7 @@ impl Game {
 
     /// A wager waiting for a person: at an RNG table, no one comes.
     fn waiting(&self) -> Option<WagerId> {
-        self.c.tables[&1].engine.state().coup.wagers.iter().find(|w| w.needs_approval).map(|w| w.id)
+        self.c.tables[&TableId(1)].engine.state().coup.wagers.iter().find(|w| w.needs_approval).map(|w| w.id)
     }
 }
 

@@ -8,6 +8,7 @@
 //! the same answer from both, recovery from a checkpoint on PostgreSQL gives
 //! the casino a whole replay gives, and the schema is partitioned by month.
 
+use baccarat_core::ids::TableId;
 use std::collections::BTreeSet;
 
 use baccarat_rules::{Bet, Money};
@@ -64,19 +65,19 @@ impl Both {
     }
 
     fn table(&mut self, command: Command) -> Reply {
-        self.step(Request::Table { table: 1, command, by: Actor::Server })
+        self.step(Request::Table { table: TableId(1), command, by: Actor::Server })
     }
 
     /// One coup at table 1 with a wager from each of players 1–3.
     pub(super) fn coup(&mut self, n: usize) {
-        if matches!(self.casino.phase(1), Some(Phase::NoShoe | Phase::ShoeOver)) {
-            self.step(Request::NewShoe { table: 1 });
+        if matches!(self.casino.phase(TableId(1)), Some(Phase::NoShoe | Phase::ShoeOver)) {
+            self.step(Request::NewShoe { table: TableId(1) });
         }
         self.table(Command::OpenBetting { no_bet: false, closes_at: None });
         for p in 1..=3u32 {
             let bet = [Bet::Banker, Bet::Player, Bet::PlayerPair][(p as usize + n) % 3];
             let r = self.step(Request::Wager {
-                table: 1,
+                table: TableId(1),
                 player: PlayerId(p),
                 spot: Spot::Box(p as u8),
                 bet,
@@ -87,7 +88,7 @@ impl Both {
             assert!(matches!(r, Reply::Wager { .. }), "{r:?}");
         }
         self.table(Command::CloseBetting);
-        while matches!(self.casino.phase(1), Some(Phase::Closed | Phase::Dealing)) {
+        while matches!(self.casino.phase(TableId(1)), Some(Phase::Closed | Phase::Dealing)) {
             self.table(Command::DealNext);
         }
     }
@@ -107,7 +108,7 @@ pub(super) fn both_at(url: String) -> Both {
         url,
     };
     let mut commit = Commit::default();
-    b.casino.create_table(1, "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
+    b.casino.create_table(TableId(1), "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
     b.apply(commit);
     for p in 1..=3 {
         b.step(Request::Deposit {
@@ -128,7 +129,7 @@ pub(super) fn reads(h: &dyn History) -> serde_json::Value {
     })
     .unwrap();
     let mut chains = Vec::new();
-    for table in [0u32, 1] {
+    for table in [0, 1].map(TableId) {
         let mut records = Vec::new();
         h.each_record_after(table, 0, &mut |r| {
             records.push(format!("{r:?}"));
@@ -240,7 +241,7 @@ fn recovery_from_postgres_equals_the_live_casino() {
     // Leave a coup open, with wagers held.
     b.table(Command::OpenBetting { no_bet: false, closes_at: None });
     b.step(Request::Wager {
-        table: 1,
+        table: TableId(1),
         player: PlayerId(2),
         spot: Spot::Box(2),
         bet: Bet::Banker,
@@ -317,30 +318,31 @@ fn a_stale_owners_write_is_refused_by_the_database() {
     let mut b = PgStore::connect(&url).unwrap();
     let record = |seq: u64| {
         let mut c = Commit::default();
-        c.records.push((1, Record { seq, prev: "p".into(), body: format!("r{seq}"), hash: format!("h{seq}") }));
+        c.records
+            .push((TableId(1), Record { seq, prev: "p".into(), body: format!("r{seq}"), hash: format!("h{seq}") }));
         c
     };
-    let first = a.acquire(1, "server-a", 60_000).unwrap().expect("a free table is granted");
+    let first = a.acquire(TableId(1), "server-a", 60_000).unwrap().expect("a free table is granted");
     assert_eq!(first.epoch, 1);
-    assert_eq!(b.acquire(1, "server-b", 60_000).unwrap(), None, "held and not expired: refused");
+    assert_eq!(b.acquire(TableId(1), "server-b", 60_000).unwrap(), None, "held and not expired: refused");
     a.commit(&record(1)).unwrap();
-    assert_eq!(a.acquire(1, "server-a", 60_000).unwrap().unwrap().epoch, 1, "a renewal keeps the epoch");
+    assert_eq!(a.acquire(TableId(1), "server-a", 60_000).unwrap().unwrap().epoch, 1, "a renewal keeps the epoch");
 
     // server-a stops renewing (a pause, a partition): its lease runs out.
     a.with_client(|c| c.execute("UPDATE leases SET expires_at = now() - interval '1 second'", &[]).unwrap());
-    let second = b.acquire(1, "server-b", 60_000).unwrap().expect("an expired lease is taken");
+    let second = b.acquire(TableId(1), "server-b", 60_000).unwrap().expect("an expired lease is taken");
     assert_eq!(second.epoch, 2, "a new owner, a new epoch");
 
     // server-a still believes it owns the table: its write is refused whole.
     let mut stale = record(2);
-    stale.records.push((1, Record { seq: 3, prev: "p".into(), body: "r3".into(), hash: "h3".into() }));
+    stale.records.push((TableId(1), Record { seq: 3, prev: "p".into(), body: "r3".into(), hash: "h3".into() }));
     let err = a.commit(&stale).unwrap_err();
     let StoreError::Fenced(why) = &err else { panic!("{err}") };
     assert!(why.contains("epoch 1") && why.contains("server-b's, epoch 2"), "{why}");
-    assert_eq!(b.head(1).unwrap().unwrap().seq, 1, "nothing of the stale batch was written");
+    assert_eq!(b.head(TableId(1)).unwrap().unwrap().seq, 1, "nothing of the stale batch was written");
     b.commit(&record(2)).unwrap();
-    assert_eq!(b.head(1).unwrap().unwrap().seq, 2);
-    assert_eq!(a.acquire(1, "server-a", 60_000).unwrap(), None, "server-b holds it now");
+    assert_eq!(b.head(TableId(1)).unwrap().unwrap().seq, 2);
+    assert_eq!(a.acquire(TableId(1), "server-a", 60_000).unwrap(), None, "server-b holds it now");
     let leases = b.leases().unwrap();
     assert_eq!(leases.len(), 1);
     assert_eq!((leases[0].0.owner.as_str(), leases[0].0.epoch, leases[0].1), ("server-b", 2, true));
@@ -362,7 +364,7 @@ fn a_commit_left_open_by_a_stalled_network_does_not_keep_the_lease_from_a_standb
     // A commit's first statement, then nothing more.
     a.with_client(|c| {
         c.batch_execute("BEGIN").unwrap();
-        c.execute("UPDATE leases SET tbl = tbl WHERE tbl = $1", &[&(CASINO_LEASE as i64)]).unwrap();
+        c.execute("UPDATE leases SET tbl = tbl WHERE tbl = $1", &[&i64::from(CASINO_LEASE)]).unwrap();
     });
     let (tx, rx) = std::sync::mpsc::channel();
     let standby = url.clone();
@@ -614,7 +616,8 @@ fn a_chain_only_moves_forward_and_a_batch_is_all_or_nothing() {
     let mut store = PgStore::connect(&database("chain")).unwrap();
     let mut chain = Chain::new();
     let r1 = chain.append("{}".into());
-    let one = |r: &baccarat_server::audit::Record| Commit { records: vec![(1, r.clone())], ..Commit::default() };
+    let one =
+        |r: &baccarat_server::audit::Record| Commit { records: vec![(TableId(1), r.clone())], ..Commit::default() };
     store.commit(&one(&r1)).unwrap();
     let again = store.commit(&one(&r1)).unwrap_err();
     assert!(matches!(&again, StoreError::Corrupt(m) if m.contains("audit:1") && m.contains("its end (1)")), "{again}");
@@ -622,11 +625,11 @@ fn a_chain_only_moves_forward_and_a_batch_is_all_or_nothing() {
     let r3 = chain.append("{\"c\":1}".into());
     let skipped = store.commit(&one(&r3)).unwrap_err();
     assert!(skipped.to_string().contains("rows 3 to 3"), "{skipped}");
-    let backwards = Commit { records: vec![(1, r3.clone()), (1, r2.clone())], ..Commit::default() };
+    let backwards = Commit { records: vec![(TableId(1), r3.clone()), (TableId(1), r2.clone())], ..Commit::default() };
     assert!(store.commit(&backwards).unwrap_err().to_string().contains("record 2 follows record 3"));
-    assert_eq!(store.head(1).unwrap().unwrap().seq, 1, "nothing of the refused batches landed");
-    store.commit(&Commit { records: vec![(1, r2), (1, r3)], ..Commit::default() }).unwrap();
-    assert_eq!(store.head(1).unwrap().unwrap().seq, 3);
+    assert_eq!(store.head(TableId(1)).unwrap().unwrap().seq, 1, "nothing of the refused batches landed");
+    store.commit(&Commit { records: vec![(TableId(1), r2), (TableId(1), r3)], ..Commit::default() }).unwrap();
+    assert_eq!(store.head(TableId(1)).unwrap().unwrap().seq, 3);
 
     // Every log's end moves in one statement: a batch in which one chain
     // follows on and another skips its first record is refused whole, the
@@ -634,19 +637,21 @@ fn a_chain_only_moves_forward_and_a_batch_is_all_or_nothing() {
     let mut other = Chain::new();
     let (o1, o2) = (other.append("{}".into()), other.append("{\"o\":2}".into()));
     let r4 = chain.append("{\"d\":1}".into());
-    let mixed = Commit { records: vec![(1, r4.clone()), (2, o2.clone())], ..Commit::default() };
+    let mixed = Commit { records: vec![(TableId(1), r4.clone()), (TableId(2), o2.clone())], ..Commit::default() };
     let refused = store.commit(&mixed).unwrap_err();
     assert!(refused.to_string().contains("audit:2: rows 2 to 2 do not follow its end (none)"), "{refused}");
-    assert_eq!(store.head(1).unwrap().unwrap().seq, 3, "chain 1 did not move with the refused batch");
-    assert!(store.head(2).unwrap().is_none());
-    store.commit(&Commit { records: vec![(1, r4), (2, o1), (2, o2)], ..Commit::default() }).unwrap();
-    assert_eq!((store.head(1).unwrap().unwrap().seq, store.head(2).unwrap().unwrap().seq), (4, 2));
+    assert_eq!(store.head(TableId(1)).unwrap().unwrap().seq, 3, "chain 1 did not move with the refused batch");
+    assert!(store.head(TableId(2)).unwrap().is_none());
+    store
+        .commit(&Commit { records: vec![(TableId(1), r4), (TableId(2), o1), (TableId(2), o2)], ..Commit::default() })
+        .unwrap();
+    assert_eq!((store.head(TableId(1)).unwrap().unwrap().seq, store.head(TableId(2)).unwrap().unwrap().seq), (4, 2));
 
     // A forger rewrites record 2 in place: the chain names it.
     store.with_client(|c| c.execute("UPDATE audit SET body = '{\"b\":1000}' WHERE tbl = 1 AND seq = 2", &[]).unwrap());
     let mut records = Vec::new();
     store
-        .each_record_after(1, 0, &mut |r| {
+        .each_record_after(TableId(1), 0, &mut |r| {
             records.push(r);
             Ok(())
         })

@@ -7,6 +7,7 @@
 //! then moves to the month's partition, as PostgreSQL moves a row whose
 //! partition key changes).
 
+use baccarat_core::ids::TableId;
 use std::collections::BTreeSet;
 
 use baccarat_server::casino::{recover, Keys};
@@ -62,7 +63,7 @@ fn age(pg: &PgStore, answer_times: bool) -> [(&'static str, u64, u64); 3] {
 /// Table 1's records and every transfer, counted as a full replay reads them.
 fn count_records(pg: &PgStore) -> usize {
     let mut n = 0;
-    pg.each_record_after(1, 0, &mut |_| {
+    pg.each_record_after(TableId(1), 0, &mut |_| {
         n += 1;
         Ok(())
     })

@@ -7,6 +7,7 @@
 //! reached. The dealer deals the stack with `deal_next`: each card is the next
 //! of the order recorded when the shoe started, which `verify` checks.
 
+use baccarat_core::ids::TableId;
 use baccarat_rules::{Bet, Card, Money};
 use baccarat_server::auth::Role;
 use baccarat_server::casino::{Casino, Code, Mode, Reply, Request};
@@ -28,7 +29,7 @@ const SUPERVISOR: Actor = Actor::Person { user: 102, role: Role::Supervisor };
 fn live_pre_shuffled() -> (Casino, Commit, Vec<Card>) {
     let mut c = Casino::new();
     let mut commit = Commit::default();
-    c.create_table(1, "Live", "nsw-2021", NSW3, Mode::Live, Money(100_000_000), &mut commit).unwrap();
+    c.create_table(TableId(1), "Live", "nsw-2021", NSW3, Mode::Live, Money(100_000_000), &mut commit).unwrap();
     c.handle(
         Request::Deposit { player: PlayerId(1), amount: Money(10_000_000), key: "in".parse().unwrap() },
         &mut commit,
@@ -40,15 +41,15 @@ fn live_pre_shuffled() -> (Casino, Commit, Vec<Card>) {
         burn: None,
         show_burn: false,
     };
-    let r = c.handle(Request::Table { table: 1, command: start.clone(), by: DEALER }, &mut commit);
+    let r = c.handle(Request::Table { table: TableId(1), command: start.clone(), by: DEALER }, &mut commit);
     assert_eq!(r.code(), Some(Code::Role), "the dealer does not record the stack: {r:?}");
-    let r = c.handle(Request::Table { table: 1, command: start, by: SUPERVISOR }, &mut commit);
+    let r = c.handle(Request::Table { table: TableId(1), command: start, by: SUPERVISOR }, &mut commit);
     assert!(matches!(r, Reply::Events { .. }), "{r:?}");
     (c, commit, stack)
 }
 
 fn send(c: &mut Casino, commit: &mut Commit, command: Command, by: Actor) -> Reply {
-    c.handle(Request::Table { table: 1, command, by }, commit)
+    c.handle(Request::Table { table: TableId(1), command, by }, commit)
 }
 
 /// Open betting, wager 5,000 on the Player, close: the coup waits for its cards.
@@ -56,7 +57,7 @@ fn bet_and_close(c: &mut Casino, commit: &mut Commit, key: &str) {
     let r = send(c, commit, Command::OpenBetting { no_bet: false, closes_at: None }, DEALER);
     assert!(matches!(r, Reply::Events { .. }), "{r:?}");
     let wager = Request::Wager {
-        table: 1,
+        table: TableId(1),
         player: PlayerId(1),
         spot: Spot::Box(1),
         bet: Bet::Player,
@@ -91,11 +92,11 @@ fn nsw_4_3_a_pre_shuffled_deck_at_a_live_table_is_dealt_by_its_dealer() {
     let r = send(&mut c, &mut commit, Command::DealNext, Actor::Person { user: 1, role: Role::Player });
     assert_eq!(r.code(), Some(Code::Role), "{r:?}");
     let from = commit.events.len();
-    while matches!(c.phase(1), Some(Phase::Closed | Phase::Dealing)) {
+    while matches!(c.phase(TableId(1)), Some(Phase::Closed | Phase::Dealing)) {
         let r = send(&mut c, &mut commit, Command::DealNext, DEALER);
         assert!(matches!(r, Reply::Events { .. }), "the dealer deals the stack: {r:?}");
     }
-    assert_eq!(c.phase(1), Some(Phase::Ready), "the coup came to its result");
+    assert_eq!(c.phase(TableId(1)), Some(Phase::Ready), "the coup came to its result");
     let dealt: Vec<Card> = commit.events[from..]
         .iter()
         .filter_map(|(_, _, e)| if let Event::CardDealt { card, .. } = e { Some(*card) } else { None })
@@ -119,16 +120,16 @@ fn nsw_4_3_a_pre_shuffled_deck_at_a_live_table_is_dealt_by_its_dealer() {
 fn nsw_12_6_a_pre_shuffled_shoe_at_a_live_table_runs_out_and_the_coup_is_void() {
     let (mut c, mut commit, _) = live_pre_shuffled();
     let mut coups = 0;
-    while c.phase(1) == Some(Phase::Ready) {
+    while c.phase(TableId(1)) == Some(Phase::Ready) {
         coups += 1;
         assert!(coups < 100, "3 decks make fewer than 100 coups");
         bet_and_close(&mut c, &mut commit, &format!("w{coups}"));
-        while matches!(c.phase(1), Some(Phase::Closed | Phase::Dealing)) {
+        while matches!(c.phase(TableId(1)), Some(Phase::Closed | Phase::Dealing)) {
             let r = send(&mut c, &mut commit, Command::DealNext, DEALER);
             assert!(matches!(r, Reply::Events { .. }), "{r:?}");
         }
     }
-    assert_eq!(c.phase(1), Some(Phase::ShoeOver));
+    assert_eq!(c.phase(TableId(1)), Some(Phase::ShoeOver));
     let events: Vec<&Event> = commit.events.iter().map(|(_, _, e)| e).collect();
     let short = events.iter().position(|e| {
         matches!(e, Event::Irregularity { kind: IrregularityKind::InsufficientCards, rule, .. } if rule.contains("NSW 12.6"))

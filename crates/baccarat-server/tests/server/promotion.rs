@@ -4,6 +4,7 @@
 //! scrutineer a large prize needs (16.2), refused claims kept (16.9.1), kept
 //! across a restart, and checked again by `verify`.
 
+use baccarat_core::ids::TableId;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -243,7 +244,7 @@ fn promotional_tokens_are_issued_by_a_draw_and_wagered_under_the_rule() {
     assert_eq!(o.casino.token_balance(winner), Some((Money(50_000), Money(50_000))));
 
     // A table whose rulebook has no promotional tokens refuses them (AU).
-    let token_wager = |table: u32, player: PlayerId, amount: i64, key: &str| Request::TokenWager {
+    let token_wager = |table: TableId, player: PlayerId, amount: i64, key: &str| Request::TokenWager {
         table,
         player,
         spot: Spot::Box(1),
@@ -251,27 +252,27 @@ fn promotional_tokens_are_issued_by_a_draw_and_wagered_under_the_rule() {
         amount: Money(amount),
         key: key.parse().unwrap(),
     };
-    for table in [1u32, 2] {
+    for table in [1, 2].map(TableId) {
         if matches!(o.casino.phase(table), Some(Phase::NoShoe | Phase::ShoeOver)) {
             step(&mut o, Request::NewShoe { table });
         }
         step(&mut o, super::checkpoint::server(table, Command::OpenBetting { no_bet: false, closes_at: None }));
     }
-    let r = step(&mut o, token_wager(2, winner, 2000, "au"));
+    let r = step(&mut o, token_wager(TableId(2), winner, 2000, "au"));
     assert!(matches!(&r, Reply::Refused { message, .. } if message.contains("no promotional tokens")), "{r:?}");
     // More than the tokens held; someone with none.
-    assert_eq!(step(&mut o, token_wager(1, winner, 60_000, "big")).code(), Some(Code::Wallet));
+    assert_eq!(step(&mut o, token_wager(TableId(1), winner, 60_000, "big")).code(), Some(Code::Wallet));
     let other = (100..105).map(PlayerId).find(|p| drawn.winners.iter().all(|w| w.player != *p));
     if let Some(p) = other {
-        assert_eq!(step(&mut o, token_wager(1, p, 2000, "none")).code(), Some(Code::Wallet));
+        assert_eq!(step(&mut o, token_wager(TableId(1), p, 2000, "none")).code(), Some(Code::Wallet));
     }
     let wallet_before = o.casino.balance(winner).unwrap().0;
-    let r = step(&mut o, token_wager(1, winner, 20_000, "t1"));
+    let r = step(&mut o, token_wager(TableId(1), winner, 20_000, "t1"));
     assert!(matches!(r, Reply::Wager { .. }), "{r:?}");
     // The same key again answers the same wager; as a cash wager it is refused.
-    assert_eq!(step(&mut o, token_wager(1, winner, 20_000, "t1")), r);
+    assert_eq!(step(&mut o, token_wager(TableId(1), winner, 20_000, "t1")), r);
     let cash = Request::Wager {
-        table: 1,
+        table: TableId(1),
         player: winner,
         spot: Spot::Box(1),
         bet: Bet::Banker,
@@ -282,9 +283,9 @@ fn promotional_tokens_are_issued_by_a_draw_and_wagered_under_the_rule() {
     assert_eq!(step(&mut o, cash).code(), Some(Code::Idempotency));
     assert_eq!(o.casino.token_balance(winner), Some((Money(50_000), Money(30_000))), "held from the tokens");
     assert_eq!(o.casino.balance(winner).unwrap().0, wallet_before, "the wallet is untouched");
-    step(&mut o, super::checkpoint::server(1, Command::CloseBetting));
-    while matches!(o.casino.phase(1), Some(Phase::Closed | Phase::Dealing)) {
-        step(&mut o, super::checkpoint::server(1, Command::DealNext));
+    step(&mut o, super::checkpoint::server(TableId(1), Command::CloseBetting));
+    while matches!(o.casino.phase(TableId(1)), Some(Phase::Closed | Phase::Dealing)) {
+        step(&mut o, super::checkpoint::server(TableId(1), Command::DealNext));
     }
     let tokens = o.casino.token_balance(winner).unwrap();
     let wallet = o.casino.balance(winner).unwrap().0;

@@ -2,6 +2,7 @@
 //! their holds, the interrupted coup completes and settles once; and the writer's
 //! group commit answers every request only after it is durable.
 
+use baccarat_core::ids::TableId;
 use baccarat_server::trust::Actor;
 use baccarat_table::engine::PlayerId;
 use baccarat_table::engine::WagerId;
@@ -37,7 +38,7 @@ fn an_interrupted_coup_resumes_after_a_restart_and_settles_once() {
     let mut store = SqliteStore::open(&path).unwrap();
     let mut c = Casino::new();
     let mut commit = Commit::default();
-    c.create_table(1, "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
+    c.create_table(TableId(1), "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
     store.commit(&commit).unwrap();
     for p in 1..=2 {
         step(
@@ -46,18 +47,18 @@ fn an_interrupted_coup_resumes_after_a_restart_and_settles_once() {
             Request::Deposit { player: PlayerId(p), amount: Money(50_000), key: "in".parse().unwrap() },
         );
     }
-    step(&mut c, &mut store, Request::NewShoe { table: 1 });
+    step(&mut c, &mut store, Request::NewShoe { table: TableId(1) });
     step(
         &mut c,
         &mut store,
         Request::Table {
-            table: 1,
+            table: TableId(1),
             command: Command::OpenBetting { no_bet: false, closes_at: None },
             by: Actor::Server,
         },
     );
     let w = |p: u32, bet: Bet| Request::Wager {
-        table: 1,
+        table: TableId(1),
         player: PlayerId(p),
         spot: Spot::Box(p as u8),
         bet,
@@ -67,8 +68,8 @@ fn an_interrupted_coup_resumes_after_a_restart_and_settles_once() {
     };
     assert!(matches!(step(&mut c, &mut store, w(1, Bet::Banker)), Reply::Wager { .. }));
     assert!(matches!(step(&mut c, &mut store, w(2, Bet::Player)), Reply::Wager { .. }));
-    step(&mut c, &mut store, Request::Table { table: 1, command: Command::CloseBetting, by: Actor::Server });
-    step(&mut c, &mut store, Request::Table { table: 1, command: Command::DealNext, by: Actor::Server });
+    step(&mut c, &mut store, Request::Table { table: TableId(1), command: Command::CloseBetting, by: Actor::Server });
+    step(&mut c, &mut store, Request::Table { table: TableId(1), command: Command::DealNext, by: Actor::Server });
     // Crash: memory is gone; only the file remains.
     drop(c);
     drop(store);
@@ -76,15 +77,15 @@ fn an_interrupted_coup_resumes_after_a_restart_and_settles_once() {
     let mut store = SqliteStore::open(&path).unwrap();
     let mut c = Casino::recover(&store).unwrap();
     let mut commit = Commit::default();
-    assert_eq!(c.resume_interrupted(&mut commit), vec![1]);
+    assert_eq!(c.resume_interrupted(&mut commit), vec![TableId(1)]);
     store.commit(&commit).unwrap();
     assert!(commit.records[0].1.body.contains("\"kind\":\"interrupted\""), "the interruption is on the record");
-    assert_eq!(c.phase(1), Some(Phase::Dealing), "NSW 13.2: the coup resumes where the record left it");
+    assert_eq!(c.phase(TableId(1)), Some(Phase::Dealing), "NSW 13.2: the coup resumes where the record left it");
     assert_eq!(c.balance(PlayerId(1)).unwrap(), (Money(50_000), Money(40_000)), "the acknowledged wager is still held");
     // A retried wager is answered from the record, not placed again.
     assert!(matches!(step(&mut c, &mut store, w(1, Bet::Banker)), Reply::Wager { wager: WagerId(0), .. }));
-    while matches!(c.phase(1), Some(Phase::Dealing | Phase::Closed)) {
-        step(&mut c, &mut store, Request::Table { table: 1, command: Command::DealNext, by: Actor::Server });
+    while matches!(c.phase(TableId(1)), Some(Phase::Dealing | Phase::Closed)) {
+        step(&mut c, &mut store, Request::Table { table: TableId(1), command: Command::DealNext, by: Actor::Server });
     }
     c.ledger.check().unwrap();
     let (b1, a1) = c.balance(PlayerId(1)).unwrap();
@@ -116,8 +117,8 @@ fn an_interrupted_coup_resumes_after_a_restart_and_settles_once() {
     drop(c);
     let again = Casino::recover(&store).unwrap();
     assert_eq!(again.balance(PlayerId(1)).unwrap().0, b1);
-    let table_records = store.load().unwrap().records.iter().filter(|(t, _)| *t == 1).count();
-    assert_eq!(again.tables[&1].chain.len() as usize, table_records);
+    let table_records = store.load().unwrap().records.iter().filter(|(t, _)| *t == TableId(1)).count();
+    assert_eq!(again.tables[&TableId(1)].chain.len() as usize, table_records);
 }
 
 /// Under a profile whose interrupted-coup policy is void (the resort's house
@@ -130,19 +131,19 @@ fn an_interrupted_coup_is_void_where_the_profile_says_so() {
     let mut c = Casino::new();
     let mut commit = Commit::default();
     let config = "rulebook = \"resort-house\"\nchip = 100\nmin = 1000\nmax = 100000\n";
-    c.create_table(1, "Resort", "resort-house", config, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
+    c.create_table(TableId(1), "Resort", "resort-house", config, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
     store.commit(&commit).unwrap();
     step(
         &mut c,
         &mut store,
         Request::Deposit { player: PlayerId(1), amount: Money(50_000), key: "in".parse().unwrap() },
     );
-    step(&mut c, &mut store, Request::NewShoe { table: 1 });
+    step(&mut c, &mut store, Request::NewShoe { table: TableId(1) });
     step(
         &mut c,
         &mut store,
         Request::Table {
-            table: 1,
+            table: TableId(1),
             command: Command::OpenBetting { no_bet: false, closes_at: None },
             by: Actor::Server,
         },
@@ -151,7 +152,7 @@ fn an_interrupted_coup_is_void_where_the_profile_says_so() {
         &mut c,
         &mut store,
         Request::Wager {
-            table: 1,
+            table: TableId(1),
             player: PlayerId(1),
             spot: Spot::Box(1),
             bet: Bet::Banker,
@@ -161,8 +162,8 @@ fn an_interrupted_coup_is_void_where_the_profile_says_so() {
         },
     );
     assert!(matches!(r, Reply::Wager { .. }), "{r:?}");
-    step(&mut c, &mut store, Request::Table { table: 1, command: Command::CloseBetting, by: Actor::Server });
-    step(&mut c, &mut store, Request::Table { table: 1, command: Command::DealNext, by: Actor::Server });
+    step(&mut c, &mut store, Request::Table { table: TableId(1), command: Command::CloseBetting, by: Actor::Server });
+    step(&mut c, &mut store, Request::Table { table: TableId(1), command: Command::DealNext, by: Actor::Server });
     drop(c);
     drop(store);
 
@@ -170,12 +171,12 @@ fn an_interrupted_coup_is_void_where_the_profile_says_so() {
     let mut c = Casino::recover(&store).unwrap();
     assert_eq!(c.balance(PlayerId(1)).unwrap(), (Money(50_000), Money(40_000)));
     let mut commit = Commit::default();
-    assert_eq!(c.resume_interrupted(&mut commit), vec![1]);
+    assert_eq!(c.resume_interrupted(&mut commit), vec![TableId(1)]);
     store.commit(&commit).unwrap();
     let text: String = commit.records.iter().map(|(_, r)| r.body.clone()).collect();
     assert!(text.contains("\"coup_voided\""), "{text}");
     assert_eq!(c.balance(PlayerId(1)).unwrap(), (Money(50_000), Money(50_000)), "the stake is returned whole");
-    assert_ne!(c.phase(1), Some(Phase::Dealing));
+    assert_ne!(c.phase(TableId(1)), Some(Phase::Dealing));
     c.ledger.check().unwrap();
     // Nothing is done twice: a second restart finds no coup in progress.
     let mut again = Casino::recover(&store).unwrap();
@@ -191,17 +192,17 @@ fn the_writer_answers_only_after_commit_and_batches_many_requests() {
     let mut store = SqliteStore::open(&path).unwrap();
     let mut c = Casino::new();
     let mut commit = Commit::default();
-    c.create_table(1, "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
+    c.create_table(TableId(1), "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
     for p in 1..=14 {
         c.handle(
             Request::Deposit { player: PlayerId(p), amount: Money(1_000_000), key: "in".parse().unwrap() },
             &mut commit,
         );
     }
-    c.handle(Request::NewShoe { table: 1 }, &mut commit);
+    c.handle(Request::NewShoe { table: TableId(1) }, &mut commit);
     c.handle(
         Request::Table {
-            table: 1,
+            table: TableId(1),
             command: Command::OpenBetting { no_bet: false, closes_at: None },
             by: Actor::Server,
         },
@@ -226,7 +227,7 @@ fn the_writer_answers_only_after_commit_and_batches_many_requests() {
         let tx = tx.clone();
         let p = i % 14 + 1;
         let req = Request::Wager {
-            table: 1,
+            table: TableId(1),
             player: PlayerId(p),
             spot: Spot::Box(p as u8),
             bet: Bet::Tie,

@@ -3,6 +3,7 @@
 //! `verify --report` (and a tampered report named figure by figure); the
 //! gaming day set from the next day; and who may read or set them.
 
+use baccarat_core::ids::TableId;
 use std::sync::Arc;
 
 use baccarat_server::audit::{Body, CasinoEvent};
@@ -132,7 +133,9 @@ async fn the_gaming_day_applies_from_the_next_day_and_names_who_set_it() {
     let admin = me["user"].as_u64().unwrap() as u32;
     let path = app.dir.join("casino.db");
     let records =
-        tokio::task::spawn_blocking(move || baccarat_server::store::read_records(&path, 0, 1).unwrap()).await.unwrap();
+        tokio::task::spawn_blocking(move || baccarat_server::store::read_records(&path, TableId(0), 1).unwrap())
+            .await
+            .unwrap();
     let set: Vec<CasinoEvent> = records
         .iter()
         .filter_map(|r| Body::decode(&r.body).ok()?.casino)

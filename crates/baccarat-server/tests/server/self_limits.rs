@@ -3,6 +3,7 @@
 //! more loss; a cool-off stops everything; and all of it survives a restart,
 //! from the checkpoint or from the whole history.
 
+use baccarat_core::ids::TableId;
 use std::sync::atomic::Ordering;
 
 use baccarat_rules::{Bet, Money};
@@ -22,7 +23,7 @@ const DAY: u64 = 86_400_000;
 const P: PlayerId = PlayerId(100);
 const Q: PlayerId = PlayerId(101);
 
-fn open_betting(o: &mut Opened, table: u32) {
+fn open_betting(o: &mut Opened, table: TableId) {
     if matches!(o.casino.phase(table), Some(Phase::NoShoe | Phase::ShoeOver)) {
         step(o, Request::NewShoe { table });
     }
@@ -34,7 +35,7 @@ fn open_betting(o: &mut Opened, table: u32) {
 
 fn wager(o: &mut Opened, player: PlayerId, amount: i64, key: &str) -> Reply {
     let r = Request::Wager {
-        table: 1,
+        table: TableId(1),
         player,
         spot: Spot::Box((player.0 - 99) as u8),
         bet: Bet::Banker,
@@ -90,13 +91,13 @@ fn the_writer_enforces_a_players_own_limits_across_restarts() {
     // A loss limit of 100.00 a day, in force at once.
     let v = limits(&mut o, P, set(Some(10_000), None));
     assert_eq!(v["loss_per_day"], 10_000);
-    open_betting(&mut o, 1);
+    open_betting(&mut o, TableId(1));
     assert!(matches!(wager(&mut o, P, 6_000, "a"), Reply::Wager { .. }));
     // 60.00 on the table: 40.01 more would pass the limit; 40.00 reaches it.
-    let heads = (o.casino.chain.len(), o.casino.tables[&1].chain.len(), o.casino.ledger.transfer_count());
+    let heads = (o.casino.chain.len(), o.casino.tables[&TableId(1)].chain.len(), o.casino.ledger.transfer_count());
     refused_by_limit(&wager(&mut o, P, 4_001, "b"), "loss limit of 100.00");
     assert_eq!(
-        (o.casino.chain.len(), o.casino.tables[&1].chain.len(), o.casino.ledger.transfer_count()),
+        (o.casino.chain.len(), o.casino.tables[&TableId(1)].chain.len(), o.casino.ledger.transfer_count()),
         heads,
         "a refused wager writes nothing"
     );
@@ -257,12 +258,12 @@ mod property {
     }
 
     fn table(c: &mut Casino, command: Command, commit: &mut Commit) {
-        c.handle(Request::Table { table: 1, command, by: Actor::Server }, commit);
+        c.handle(Request::Table { table: TableId(1), command, by: Actor::Server }, commit);
     }
 
     fn open(c: &mut Casino, commit: &mut Commit) {
-        if c.phase(1) != Some(Phase::Ready) {
-            c.handle(Request::NewShoe { table: 1 }, commit);
+        if c.phase(TableId(1)) != Some(Phase::Ready) {
+            c.handle(Request::NewShoe { table: TableId(1) }, commit);
         }
         table(c, Command::OpenBetting { no_bet: false, closes_at: None }, commit);
     }
@@ -276,7 +277,7 @@ mod property {
             let mut c = Casino::new();
             c.clock = Arc::new(move || n.load(Ordering::SeqCst));
             let mut commit = Commit::default();
-            c.create_table(1, "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(1_000_000_000), &mut commit).unwrap();
+            c.create_table(TableId(1), "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(1_000_000_000), &mut commit).unwrap();
             c.handle(Request::Deposit { player: P, amount: Money(1_000_000), key: "start".parse().unwrap()}, &mut commit);
             open(&mut c, &mut commit);
             let (mut accepted, mut refused) = (0, 0);
@@ -292,7 +293,7 @@ mod property {
                     Op::Wager(bet, amount) => {
                         let before = (c.balance(P), c.chain.len(), c.ledger.transfer_count());
                         let spot = Spot::Box(1);
-                        let req = Request::Wager { table: 1, player: P, spot, bet, amount: Money(amount), ante: Money::ZERO, key: format!("w{i}").parse().unwrap()};
+                        let req = Request::Wager { table: TableId(1), player: P, spot, bet, amount: Money(amount), ante: Money::ZERO, key: format!("w{i}").parse().unwrap()};
                         match c.handle(req, &mut commit) {
                             Reply::Wager { .. } => {
                                 accepted += 1;
@@ -313,7 +314,7 @@ mod property {
                     }
                     Op::NextCoup => {
                         table(&mut c, Command::CloseBetting, &mut commit);
-                        while matches!(c.phase(1), Some(Phase::Closed | Phase::Dealing)) {
+                        while matches!(c.phase(TableId(1)), Some(Phase::Closed | Phase::Dealing)) {
                             table(&mut c, Command::DealNext, &mut commit);
                         }
                         open(&mut c, &mut commit);

@@ -1,6 +1,7 @@
 //! The store keeps the ledger and the audit chains across a restart, writes each
 //! commit whole or not at all, and a tampered file fails verification.
 
+use baccarat_core::ids::TableId;
 use baccarat_rules::Money;
 use baccarat_server::audit::{verify, Chain};
 use baccarat_server::ledger::{AccountKind, KeyMemory, Ledger, Op};
@@ -26,7 +27,7 @@ fn ledger_and_chains_survive_a_restart() {
     let mut l = Ledger::new();
     let cage = l.open(AccountKind::Cage);
     let wallet = l.open(AccountKind::Wallet { player: PlayerId(7) });
-    let escrow = l.open(AccountKind::Escrow { table: 1 });
+    let escrow = l.open(AccountKind::Escrow { table: TableId(1) });
     let mut chain = Chain::new();
     let mut commit = Commit::default();
     let (a, ch) = l.apply_logged(
@@ -39,13 +40,13 @@ fn ledger_and_chains_survive_a_restart() {
     let (a, ch) = l.apply_logged(
         "w1",
         &[Op::Hold { debit: wallet, credit: escrow, amount: Money(1000), memo: "wager".into() }],
-        baccarat_server::ledger::Cause::Wager { table: 1, wager: WagerId(1) },
+        baccarat_server::ledger::Cause::Wager { table: TableId(1), wager: WagerId(1) },
     );
     a.unwrap();
     commit.ledger.push(ch);
     for i in 0..3 {
         let r = chain.append(format!("{{\"event\":{i}}}"));
-        commit.records.push((1, r));
+        commit.records.push((TableId(1), r));
     }
     store.commit(&commit).unwrap();
     drop(store);
@@ -90,13 +91,13 @@ fn a_commit_is_all_or_nothing() {
     let mut store = SqliteStore::memory().unwrap();
     let mut chain = Chain::new();
     let r1 = chain.append("{}".into());
-    store.commit(&Commit { records: vec![(1, r1.clone())], ..Commit::default() }).unwrap();
+    store.commit(&Commit { records: vec![(TableId(1), r1.clone())], ..Commit::default() }).unwrap();
     let r2 = chain.append("{\"b\":1}".into());
     // The same record twice in one commit violates the key: nothing of it lands.
-    let bad = Commit { records: vec![(1, r2.clone()), (1, r1)], ..Commit::default() };
+    let bad = Commit { records: vec![(TableId(1), r2.clone()), (TableId(1), r1)], ..Commit::default() };
     assert!(store.commit(&bad).is_err());
     assert_eq!(store.load().unwrap().records.len(), 1);
-    store.commit(&Commit { records: vec![(1, r2)], ..Commit::default() }).unwrap();
+    store.commit(&Commit { records: vec![(TableId(1), r2)], ..Commit::default() }).unwrap();
     assert_eq!(store.load().unwrap().records.len(), 2);
 }
 
@@ -105,12 +106,12 @@ fn tampering_with_the_file_is_found() {
     let (_dir, path) = temp_db("tamper");
     let mut store = SqliteStore::open(&path).unwrap();
     let mut chain = Chain::new();
-    let records: Vec<_> = (0..5).map(|i| (2u32, chain.append(format!("{{\"payout\":{i}}}")))).collect();
+    let records: Vec<_> = (0..5).map(|i| (TableId(2), chain.append(format!("{{\"payout\":{i}}}")))).collect();
     store.commit(&Commit { records, ..Commit::default() }).unwrap();
     baccarat_server::store::logs::unpack(store.connection()).unwrap();
     store.connection().execute("UPDATE audit SET body = '{\"payout\":1000}' WHERE seq = 4", []).unwrap();
     let recs: Vec<_> = store.load().unwrap().records.into_iter().map(|(_, r)| r).collect();
     let e = verify(&recs).unwrap_err();
     assert_eq!(e.seq, 4);
-    assert_eq!(store.head(2).unwrap().unwrap().seq, 5);
+    assert_eq!(store.head(TableId(2)).unwrap().unwrap().seq, 5);
 }

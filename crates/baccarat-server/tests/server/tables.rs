@@ -256,7 +256,7 @@ async fn a_restart_keeps_a_table_closed_and_closes_one_closing() {
         assert!(matches!(step(&mut o, w), Reply::Wager { .. }));
         let r = step(&mut o, Request::CloseTable { table: closing, by: admin });
         assert!(matches!(r, Reply::TableClosed { closing: true, .. }), "{r:?}");
-        (closed as u64, closing as u64)
+        (u64::from(closed), u64::from(closing))
         // Dropped here: the server stops.
     })
     .await

@@ -7,6 +7,7 @@
 //! play comes back from a checkpoint and from the whole history, and
 //! `verify` replays it without a problem.
 
+use baccarat_core::ids::TableId;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -315,7 +316,7 @@ fn a_two_table_tournament_runs_from_entry_to_prizes_and_replays() {
 
     // `verify`'s replay names a forged step: cards that are not the shoe's,
     // prizes that are not the pool's shares, a wager out of turn.
-    let records = baccarat_server::store::read_records(&cfg.db, 0, 1).unwrap();
+    let records = baccarat_server::store::read_records(&cfg.db, TableId(0), 1).unwrap();
     // Each step names who took it: the Tournament Manager, or the player.
     for r in &records {
         let b = baccarat_server::audit::Body::decode(&r.body).unwrap();

@@ -3,6 +3,7 @@
 //! clean by `verify`; on an RNG table no person supplies a card, an order or a
 //! seed; a huge win cannot be wagered; a broken invariant stops one table only.
 
+use baccarat_core::ids::TableId;
 use baccarat_rules::{Bet, Card, Money, Side};
 use baccarat_server::auth::Role;
 use baccarat_server::casino::{Casino, Code, Mode, Reply, Request};
@@ -57,7 +58,7 @@ fn actors() -> Vec<Actor> {
 fn table_at(mode: Mode, at: At) -> (Casino, Commit) {
     let mut c = Casino::new();
     let mut commit = Commit::default();
-    c.create_table(1, "T", "nsw-2021", NSW, mode, Money(100_000_000), &mut commit).unwrap();
+    c.create_table(TableId(1), "T", "nsw-2021", NSW, mode, Money(100_000_000), &mut commit).unwrap();
     for p in 1..=2 {
         c.handle(
             Request::Deposit { player: PlayerId(p), amount: Money(1_000_000), key: "in".parse().unwrap() },
@@ -66,7 +67,7 @@ fn table_at(mode: Mode, at: At) -> (Casino, Commit) {
     }
     let dealer = person(Role::Dealer);
     let run = |c: &mut Casino, commit: &mut Commit, command: Command, by: Actor| {
-        let r = c.handle(Request::Table { table: 1, command, by }, commit);
+        let r = c.handle(Request::Table { table: TableId(1), command, by }, commit);
         assert!(matches!(r, Reply::Events { .. }), "{r:?}");
     };
     let by = if mode == Mode::Rng { Actor::Server } else { dealer };
@@ -74,7 +75,9 @@ fn table_at(mode: Mode, at: At) -> (Casino, Commit) {
         return (c, commit);
     }
     match mode {
-        Mode::Rng => assert!(matches!(c.handle(Request::NewShoe { table: 1 }, &mut commit), Reply::Events { .. })),
+        Mode::Rng => {
+            assert!(matches!(c.handle(Request::NewShoe { table: TableId(1) }, &mut commit), Reply::Events { .. }))
+        }
         Mode::Live => run(
             &mut c,
             &mut commit,
@@ -89,7 +92,7 @@ fn table_at(mode: Mode, at: At) -> (Casino, Commit) {
     for (p, bet) in [(1, Bet::Banker), (2, Bet::Player)] {
         let r = c.handle(
             Request::Wager {
-                table: 1,
+                table: TableId(1),
                 player: PlayerId(p),
                 spot: Spot::Box(p as u8),
                 bet,
@@ -116,7 +119,7 @@ fn table_at(mode: Mode, at: At) -> (Casino, Commit) {
         };
         run(&mut c, &mut commit, cmd, by);
     }
-    assert_eq!(c.phase(1), Some(Phase::Dealing));
+    assert_eq!(c.phase(TableId(1)), Some(Phase::Dealing));
     (c, commit)
 }
 
@@ -221,21 +224,21 @@ fn the_matrix_every_cell_refused_unchanged_or_replayed_by_verify() {
         for at in PHASES {
             let dealt: Vec<Card> = {
                 let (c, _) = table_at(mode, at);
-                c.tables[&1].engine.state().coup.cards.iter().map(|d| d.card).collect()
+                c.tables[&TableId(1)].engine.state().coup.cards.iter().map(|d| d.card).collect()
             };
             for cmd in commands(&dealt) {
                 for by in actors() {
                     let (mut c, mut commit) = table_at(mode, at);
-                    let before = c.tables[&1].engine.clone();
-                    let (chain, transfers) = (c.tables[&1].chain.len(), c.ledger.transfer_count() as usize);
+                    let before = c.tables[&TableId(1)].engine.clone();
+                    let (chain, transfers) = (c.tables[&TableId(1)].chain.len(), c.ledger.transfer_count() as usize);
                     let mut step = Commit::default();
-                    let r = c.handle(Request::Table { table: 1, command: cmd.clone(), by }, &mut step);
+                    let r = c.handle(Request::Table { table: TableId(1), command: cmd.clone(), by }, &mut step);
                     let cell = format!("{mode:?} {at:?} {} by {by:?}: {r:?}", command_name(&cmd));
                     match r {
                         Reply::Refused { .. } => {
                             refused += 1;
-                            assert!(c.tables[&1].engine == before, "{cell}: the table changed");
-                            assert_eq!(c.tables[&1].chain.len(), chain, "{cell}: recorded");
+                            assert!(c.tables[&TableId(1)].engine == before, "{cell}: the table changed");
+                            assert_eq!(c.tables[&TableId(1)].chain.len(), chain, "{cell}: recorded");
                             assert_eq!(c.ledger.transfer_count() as usize, transfers, "{cell}: money moved");
                             assert!(step.records.is_empty() && step.ledger.iter().all(|l| l.transfers.is_empty()));
                         }
@@ -270,8 +273,10 @@ fn a_scanner_discrepancy_cannot_choose_an_rng_coup() {
     for by in actors() {
         let (mut c, mut commit) = table_at(Mode::Rng, At::Dealing);
         let confirmed = Some(["2H", "9S", "KH", "KS"].map(card).to_vec());
-        let r =
-            c.handle(Request::Table { table: 1, command: Command::ScannerDiscrepancy { confirmed }, by }, &mut commit);
+        let r = c.handle(
+            Request::Table { table: TableId(1), command: Command::ScannerDiscrepancy { confirmed }, by },
+            &mut commit,
+        );
         assert!(r.code() == Some(Code::Role), "{by:?}: {r:?}");
     }
     // A person's seed, even from an admin, is refused: shoes come from OS entropy.
@@ -282,7 +287,7 @@ fn a_scanner_discrepancy_cannot_choose_an_rng_coup() {
         burn: None,
         show_burn: false,
     };
-    let r = c.handle(Request::Table { table: 1, command: zeros, by: person(Role::Admin) }, &mut commit);
+    let r = c.handle(Request::Table { table: TableId(1), command: zeros, by: person(Role::Admin) }, &mut commit);
     assert!(matches!(r, Reply::Refused { .. }), "{r:?}");
 }
 
@@ -293,13 +298,13 @@ fn a_void_after_the_cards_are_out_needs_a_cited_reason_and_is_listed() {
     let (mut c, mut commit) = table_at(Mode::Rng, At::Dealing);
     let sup = person(Role::Supervisor);
     let bare = Command::Invalidate { forfeit: vec![], reason: None };
-    let r = c.handle(Request::Table { table: 1, command: bare, by: sup }, &mut commit);
+    let r = c.handle(Request::Table { table: TableId(1), command: bare, by: sup }, &mut commit);
     assert!(matches!(&r, Reply::Refused { message, .. } if message.contains("reason")), "{r:?}");
     let dealer = person(Role::Dealer);
     let cited = Command::Invalidate { forfeit: vec![], reason: Some("invalidated".into()) };
-    let r = c.handle(Request::Table { table: 1, command: cited.clone(), by: dealer }, &mut commit);
+    let r = c.handle(Request::Table { table: TableId(1), command: cited.clone(), by: dealer }, &mut commit);
     assert!(r.code() == Some(Code::Role), "{r:?}");
-    let r = c.handle(Request::Table { table: 1, command: cited, by: sup }, &mut commit);
+    let r = c.handle(Request::Table { table: TableId(1), command: cited, by: sup }, &mut commit);
     assert!(matches!(r, Reply::Events { .. }), "{r:?}");
     assert_eq!(c.balance(PlayerId(1)).unwrap().1, Money(1_000_000), "the stake is back");
     let mut store = SqliteStore::memory().unwrap();
@@ -307,13 +312,13 @@ fn a_void_after_the_cards_are_out_needs_a_cited_reason_and_is_listed() {
     let f = verify(&store.load().unwrap());
     assert!(f.problems.is_empty(), "{:?}", f.problems);
     assert_eq!(f.voids.len(), 1);
-    assert_eq!((f.voids[0].table, f.voids[0].shoe, f.voids[0].coup, f.voids[0].by), (1, 1, 1, Some(sup)));
+    assert_eq!((f.voids[0].table, f.voids[0].shoe, f.voids[0].coup, f.voids[0].by), (TableId(1), 1, 1, Some(sup)));
     assert!(f.voids[0].rule.contains("NSW 14.4"), "{}", f.voids[0].rule);
     // The recall route streams the same list from the database file.
     let dir = TempDir::new(&format!("baccarat-voids-{}", std::process::id()));
     let mut file = SqliteStore::open(&dir.join("casino.db")).unwrap();
     file.commit(&commit).unwrap();
-    assert_eq!(baccarat_server::verify::voids_in(&dir.join("casino.db"), 1).unwrap(), f.voids);
+    assert_eq!(baccarat_server::verify::voids_in(&dir.join("casino.db"), TableId(1)).unwrap(), f.voids);
 }
 
 /// A card dealt by a person at a live table names who entered it.
@@ -329,7 +334,7 @@ fn a_live_card_records_who_entered_it() {
     let (mut c, mut commit) = table_at(Mode::Rng, At::Dealing);
     let r = c.handle(
         Request::Table {
-            table: 1,
+            table: TableId(1),
             command: Command::CardIn { card: card("9S"), to: Some(Position::Banker2), face_up: true },
             by: person(Role::Dealer),
         },
@@ -352,24 +357,24 @@ fn au_2_3_a_b_only_a_supervisor_approves_and_announces_a_nominee() {
     for mode in Mode::ALL {
         let mut c = Casino::new();
         let mut commit = Commit::default();
-        c.create_table(1, "AU", "au-casino", AU, mode, Money(100_000_000), &mut commit).unwrap();
+        c.create_table(TableId(1), "AU", "au-casino", AU, mode, Money(100_000_000), &mut commit).unwrap();
         for (nominee, acting) in [(Some(PlayerId(2)), vec![(PlayerId(1), PlayerId(2))]), (None, vec![])] {
             let cmd = Command::AppointNominee { player: PlayerId(1), nominee };
             let others = [Role::Player, Role::Dealer, Role::Inspector, Role::TournamentManager].map(person);
             for by in others.into_iter().chain([Actor::Server]) {
-                let before = c.tables[&1].engine.clone();
+                let before = c.tables[&TableId(1)].engine.clone();
                 let mut step = Commit::default();
-                let r = c.handle(Request::Table { table: 1, command: cmd.clone(), by }, &mut step);
+                let r = c.handle(Request::Table { table: TableId(1), command: cmd.clone(), by }, &mut step);
                 assert!(r.code() == Some(Code::Role), "{mode:?} {by:?}: {r:?}");
                 if by == person(Role::Dealer) {
                     assert!(matches!(&r, Reply::Refused { message, .. } if message.contains("AU 2.3(a)")), "{r:?}");
                 }
-                assert!(c.tables[&1].engine == before && step.records.is_empty(), "{mode:?} {by:?}: recorded");
+                assert!(c.tables[&TableId(1)].engine == before && step.records.is_empty(), "{mode:?} {by:?}: recorded");
             }
             let mut step = Commit::default();
-            let r = c.handle(Request::Table { table: 1, command: cmd, by: supervisor }, &mut step);
+            let r = c.handle(Request::Table { table: TableId(1), command: cmd, by: supervisor }, &mut step);
             assert!(matches!(r, Reply::Events { .. }), "{mode:?}: {r:?}");
-            assert_eq!(c.tables[&1].engine.state().nominees, acting, "{mode:?}");
+            assert_eq!(c.tables[&TableId(1)].engine.state().nominees, acting, "{mode:?}");
             let announced: Vec<_> = step.records.iter().filter(|(_, r)| r.body.contains("nominee_appointed")).collect();
             assert_eq!(announced.len(), 1, "{mode:?}");
             let by = "\"by\":{\"kind\":\"person\",\"user\":102,\"role\":\"supervisor\"}";
@@ -388,20 +393,20 @@ fn two_opposite_huge_wagers_cannot_break_settlement() {
     let mut c = Casino::new();
     let mut commit = Commit::default();
     let e = c
-        .create_table(1, "Huge", "nsw-2021", huge, Mode::Rng, Money(100_000_000_000), &mut commit)
+        .create_table(TableId(1), "Huge", "nsw-2021", huge, Mode::Rng, Money(100_000_000_000), &mut commit)
         .unwrap_err()
         .to_string();
     assert!(e.contains("ceiling"), "{e}");
     c.ceiling = Money(1_000_000_000_000);
-    c.create_table(1, "Huge", "nsw-2021", huge, Mode::Rng, Money(100_000_000_000), &mut commit).unwrap();
-    c.create_table(2, "Other", "nsw-2021", NSW, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
+    c.create_table(TableId(1), "Huge", "nsw-2021", huge, Mode::Rng, Money(100_000_000_000), &mut commit).unwrap();
+    c.create_table(TableId(2), "Other", "nsw-2021", NSW, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
     for p in 1..=3 {
         c.handle(
             Request::Deposit { player: PlayerId(p), amount: Money(1_000_000_000_000), key: "in".parse().unwrap() },
             &mut commit,
         );
     }
-    for t in [1, 2] {
+    for t in [1, 2].map(TableId) {
         c.handle(Request::NewShoe { table: t }, &mut commit);
         c.handle(
             Request::Table {
@@ -413,7 +418,7 @@ fn two_opposite_huge_wagers_cannot_break_settlement() {
         );
     }
     let wager = |p: u32, bet, amount: i64, key: &str| Request::Wager {
-        table: 1,
+        table: TableId(1),
         player: PlayerId(p),
         spot: Spot::Box(p as u8),
         bet,
@@ -432,7 +437,7 @@ fn two_opposite_huge_wagers_cannot_break_settlement() {
     assert!(matches!(r, Reply::Wager { .. }), "{r:?}");
     let r = c.handle(wager(2, Bet::Player, 60_000_000_000, "ok"), &mut commit);
     assert!(r.code() == Some(Code::Float), "the second would exceed it: {r:?}");
-    for t in [1, 2] {
+    for t in [1, 2].map(TableId) {
         c.handle(Request::Table { table: t, command: Command::CloseBetting, by: Actor::Server }, &mut commit);
         while matches!(c.phase(t), Some(Phase::Closed | Phase::Dealing)) {
             let r = c.handle(Request::Table { table: t, command: Command::DealNext, by: Actor::Server }, &mut commit);
@@ -447,7 +452,7 @@ fn two_opposite_huge_wagers_cannot_break_settlement() {
     assert!(verify(&snap).problems.is_empty(), "{:?}", verify(&snap).problems);
     let mut again = Casino::recover(&store).unwrap();
     assert!(again.tables.values().all(|t| t.halted.is_none()));
-    let r = again.handle(Request::NewShoe { table: 2 }, &mut Commit::default());
+    let r = again.handle(Request::NewShoe { table: TableId(2) }, &mut Commit::default());
     assert!(matches!(r, Reply::Events { .. }), "{r:?}");
 }
 
@@ -458,9 +463,9 @@ fn personal_limits_are_bounded() {
     let (mut c, mut commit) = table_at(Mode::Rng, At::Ready);
     let sup = person(Role::Supervisor);
     let set = |max: i64| Command::SetPersonalLimits { player: PlayerId(1), min: Money(1000), max: Money(max) };
-    let r = c.handle(Request::Table { table: 1, command: set(1_000_000_000_000), by: sup }, &mut commit);
+    let r = c.handle(Request::Table { table: TableId(1), command: set(1_000_000_000_000), by: sup }, &mut commit);
     assert!(matches!(&r, Reply::Refused { message, .. } if message.contains("ceiling")), "{r:?}");
-    let r = c.handle(Request::Table { table: 1, command: set(600_000), by: sup }, &mut commit);
+    let r = c.handle(Request::Table { table: TableId(1), command: set(600_000), by: sup }, &mut commit);
     assert!(matches!(r, Reply::Events { .. }), "NSW 6.8 allows it: {r:?}");
     // … with a sign for that player: the table's view shows it (the player's page draws it).
     let mut views = baccarat_server::table_view::Views::default();
@@ -468,7 +473,7 @@ fn personal_limits_are_bounded() {
     assert_eq!(views.tables[0].personal_limits, vec![(PlayerId(1), Money(1000), Money(600_000))]);
     let r = c.handle(
         Request::Table {
-            table: 1,
+            table: TableId(1),
             command: Command::OpenBetting { no_bet: false, closes_at: None },
             by: Actor::Server,
         },
@@ -476,7 +481,7 @@ fn personal_limits_are_bounded() {
     );
     assert!(matches!(r, Reply::Events { .. }));
     let w = |player: u32| Request::Wager {
-        table: 1,
+        table: TableId(1),
         player: PlayerId(player),
         spot: Spot::Box(player as u8),
         bet: Bet::Player,
@@ -490,8 +495,8 @@ fn personal_limits_are_bounded() {
     let mut c = Casino::new();
     let mut commit = Commit::default();
     let resort = "rulebook = \"resort-house\"\nchip = 100\nmin = 1000\nmax = 200000\n";
-    c.create_table(1, "R", "resort-house", resort, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
-    let r = c.handle(Request::Table { table: 1, command: set(600_000), by: sup }, &mut commit);
+    c.create_table(TableId(1), "R", "resort-house", resort, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
+    let r = c.handle(Request::Table { table: TableId(1), command: set(600_000), by: sup }, &mut commit);
     assert!(matches!(&r, Reply::Refused { message, .. } if message.contains("no personal maximum")), "{r:?}");
 }
 
@@ -502,14 +507,14 @@ fn personal_limits_are_bounded() {
 fn a_broken_invariant_stops_one_table_only() {
     let mut c = Casino::new();
     let mut commit = Commit::default();
-    for t in [1, 2] {
+    for t in [1, 2].map(TableId) {
         c.create_table(t, "T", "nsw-2021", NSW, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
     }
     c.handle(
         Request::Deposit { player: PlayerId(1), amount: Money(1_000_000), key: "in".parse().unwrap() },
         &mut commit,
     );
-    for t in [1, 2] {
+    for t in [1, 2].map(TableId) {
         c.handle(Request::NewShoe { table: t }, &mut commit);
         c.handle(
             Request::Table {
@@ -537,7 +542,7 @@ fn a_broken_invariant_stops_one_table_only() {
         }
         c.handle(Request::Table { table: t, command: Command::CloseBetting, by: Actor::Server }, &mut commit);
     }
-    let house = c.ledger.find(&AccountKind::House { table: 1 }).unwrap();
+    let house = c.ledger.find(&AccountKind::House { table: TableId(1) }).unwrap();
     let cage = c.ledger.find(&AccountKind::Cage).unwrap();
     let (a, _) = c.ledger.apply_internal(
         &[Op::Transfer { debit: house, credit: cage, amount: Money(100_000_000), memo: "drained".into() }],
@@ -546,9 +551,9 @@ fn a_broken_invariant_stops_one_table_only() {
     a.unwrap();
     // Table 1 cannot settle a win: it stops, named; nothing of its coup is kept.
     let mut halted = None;
-    while matches!(c.phase(1), Some(Phase::Closed | Phase::Dealing)) && halted.is_none() {
+    while matches!(c.phase(TableId(1)), Some(Phase::Closed | Phase::Dealing)) && halted.is_none() {
         if let Reply::Refused { code, message, .. } =
-            c.handle(Request::Table { table: 1, command: Command::DealNext, by: Actor::Server }, &mut commit)
+            c.handle(Request::Table { table: TableId(1), command: Command::DealNext, by: Actor::Server }, &mut commit)
         {
             assert_eq!(code, Code::Halted);
             halted = Some(message);
@@ -556,10 +561,11 @@ fn a_broken_invariant_stops_one_table_only() {
     }
     let Some(why) = halted else { return }; // the Player lost and the Tie too: nothing to pay; nothing broke
     assert!(why.contains("table 1") && why.contains("ledger refused"), "{why}");
-    let r = c.handle(Request::Table { table: 1, command: Command::DealNext, by: Actor::Server }, &mut commit);
+    let r = c.handle(Request::Table { table: TableId(1), command: Command::DealNext, by: Actor::Server }, &mut commit);
     assert!(r.code() == Some(Code::Halted), "{r:?}");
-    while matches!(c.phase(2), Some(Phase::Closed | Phase::Dealing)) {
-        let r = c.handle(Request::Table { table: 2, command: Command::DealNext, by: Actor::Server }, &mut commit);
+    while matches!(c.phase(TableId(2)), Some(Phase::Closed | Phase::Dealing)) {
+        let r =
+            c.handle(Request::Table { table: TableId(2), command: Command::DealNext, by: Actor::Server }, &mut commit);
         assert!(matches!(r, Reply::Events { .. }), "table 2 goes on: {r:?}");
     }
     // Across a restart: table 1 is still stopped, table 2 serves.
@@ -567,19 +573,19 @@ fn a_broken_invariant_stops_one_table_only() {
     store.commit(&commit).unwrap();
     let mut c = Casino::recover(&store).unwrap();
     let mut commit = Commit::default();
-    assert_eq!(c.resume_interrupted(&mut commit), Vec::<u32>::new(), "a halted table is not resumed");
-    assert!(c.tables[&1].halted.is_some());
-    assert!(matches!(c.handle(Request::NewShoe { table: 2 }, &mut commit), Reply::Events { .. }));
+    assert_eq!(c.resume_interrupted(&mut commit), Vec::<TableId>::new(), "a halted table is not resumed");
+    assert!(c.tables[&TableId(1)].halted.is_some());
+    assert!(matches!(c.handle(Request::NewShoe { table: TableId(2) }, &mut commit), Reply::Events { .. }));
     // A dealer cannot void it; a supervisor can, and the stakes come back.
-    let r = c.handle(Request::VoidHalted { table: 1, by: person(Role::Dealer) }, &mut commit);
+    let r = c.handle(Request::VoidHalted { table: TableId(1), by: person(Role::Dealer) }, &mut commit);
     assert!(r.code() == Some(Code::Role), "{r:?}");
     let before = c.balance(PlayerId(1)).unwrap();
-    let r = c.handle(Request::VoidHalted { table: 1, by: person(Role::Supervisor) }, &mut commit);
+    let r = c.handle(Request::VoidHalted { table: TableId(1), by: person(Role::Supervisor) }, &mut commit);
     assert!(matches!(r, Reply::Events { .. }), "{r:?}");
-    assert!(c.tables[&1].halted.is_none());
+    assert!(c.tables[&TableId(1)].halted.is_none());
     let after = c.balance(PlayerId(1)).unwrap();
     assert_eq!(after.1, before.1 + Money(200_000), "both stakes released");
-    assert_eq!(c.phase(1), Some(Phase::Ready));
+    assert_eq!(c.phase(TableId(1)), Some(Phase::Ready));
 }
 
 proptest::proptest! {
@@ -601,7 +607,7 @@ proptest::proptest! {
         let config = format!("rulebook = \"{rb}\"\nchip = 100\nmin = 100\nmax = {}\n{extra}", max * 100);
         let mut c = Casino::new();
         let mut commit = Commit::default();
-        c.create_table(1, "T", rb, &config, Mode::Rng, Money(float * 100), &mut commit).unwrap();
+        c.create_table(TableId(1), "T", rb, &config, Mode::Rng, Money(float * 100), &mut commit).unwrap();
         for (p, d) in deposits.iter().enumerate() {
             if *d > 0 {
                 c.handle(Request::Deposit { player: PlayerId(p as u32 + 1), amount: Money(d * 100), key: "in".parse().unwrap()}, &mut commit);
@@ -609,21 +615,21 @@ proptest::proptest! {
         }
         if let Some(m) = personal {
             let cmd = Command::SetPersonalLimits { player: PlayerId(1), min: Money(100), max: Money(m * 100) };
-            c.handle(Request::Table { table: 1, command: cmd, by: person(Role::Supervisor) }, &mut commit);
+            c.handle(Request::Table { table: TableId(1), command: cmd, by: person(Role::Supervisor) }, &mut commit);
         }
-        c.handle(Request::NewShoe { table: 1 }, &mut commit);
+        c.handle(Request::NewShoe { table: TableId(1) }, &mut commit);
         for coup in 0..3 {
             let open = Command::OpenBetting { no_bet: false, closes_at: None };
-            c.handle(Request::Table { table: 1, command: open, by: Actor::Server }, &mut commit);
+            c.handle(Request::Table { table: TableId(1), command: open, by: Actor::Server }, &mut commit);
             for (i, (p, b, amount)) in wagers.iter().enumerate() {
-                c.handle(Request::Wager { table: 1, player: PlayerId(p + 1), spot: Spot::Box(*p as u8 + 1), bet: bets[*b], amount: Money(amount * 100), key: format!("{coup}-{i}").parse().unwrap(), ante: Money::ZERO }, &mut commit);
+                c.handle(Request::Wager { table: TableId(1), player: PlayerId(p + 1), spot: Spot::Box(*p as u8 + 1), bet: bets[*b], amount: Money(amount * 100), key: format!("{coup}-{i}").parse().unwrap(), ante: Money::ZERO }, &mut commit);
             }
-            c.handle(Request::Table { table: 1, command: Command::CloseBetting, by: Actor::Server }, &mut commit);
-            while matches!(c.phase(1), Some(Phase::Closed | Phase::Dealing)) {
-                let r = c.handle(Request::Table { table: 1, command: Command::DealNext, by: Actor::Server }, &mut commit);
+            c.handle(Request::Table { table: TableId(1), command: Command::CloseBetting, by: Actor::Server }, &mut commit);
+            while matches!(c.phase(TableId(1)), Some(Phase::Closed | Phase::Dealing)) {
+                let r = c.handle(Request::Table { table: TableId(1), command: Command::DealNext, by: Actor::Server }, &mut commit);
                 proptest::prop_assert!(matches!(r, Reply::Events { .. }), "{:?}", r);
             }
-            proptest::prop_assert!(c.tables[&1].halted.is_none());
+            proptest::prop_assert!(c.tables[&TableId(1)].halted.is_none());
             c.ledger.check().unwrap();
         }
     }
@@ -635,16 +641,16 @@ proptest::proptest! {
 fn a_wager_after_the_recorded_close_is_refused() {
     let mut c = Casino::new();
     let mut commit = Commit::default();
-    c.create_table(1, "T", "nsw-2021", NSW, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
+    c.create_table(TableId(1), "T", "nsw-2021", NSW, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
     c.handle(Request::Deposit { player: PlayerId(1), amount: Money(100_000), key: "in".parse().unwrap() }, &mut commit);
-    c.handle(Request::NewShoe { table: 1 }, &mut commit);
+    c.handle(Request::NewShoe { table: TableId(1) }, &mut commit);
     let now = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(1_000));
     let clock = now.clone();
     c.clock = std::sync::Arc::new(move || clock.load(std::sync::atomic::Ordering::SeqCst));
     let open = Command::OpenBetting { no_bet: false, closes_at: Some(5_000) };
-    c.handle(Request::Table { table: 1, command: open, by: Actor::Server }, &mut commit);
+    c.handle(Request::Table { table: TableId(1), command: open, by: Actor::Server }, &mut commit);
     let w = |key: &str| Request::Wager {
-        table: 1,
+        table: TableId(1),
         player: PlayerId(1),
         spot: Spot::Box(1),
         bet: Bet::Player,
@@ -671,11 +677,12 @@ fn a_wager_after_the_recorded_close_is_refused() {
 fn a_minimums_notice_runs_from_the_servers_clock() {
     let mut c = Casino::new();
     let mut commit = Commit::default();
-    c.create_table(1, "T", "nsw-2021", NSW, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
-    c.handle(Request::NewShoe { table: 1 }, &mut commit);
+    c.create_table(TableId(1), "T", "nsw-2021", NSW, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
+    c.handle(Request::NewShoe { table: TableId(1) }, &mut commit);
     c.clock = std::sync::Arc::new(|| 10_000_000);
     let back_dated = Command::AnnounceMinimum { minimum: Money(2000), at_ms: 0 };
-    let r = c.handle(Request::Table { table: 1, command: back_dated, by: person(Role::Supervisor) }, &mut commit);
+    let r =
+        c.handle(Request::Table { table: TableId(1), command: back_dated, by: person(Role::Supervisor) }, &mut commit);
     assert!(matches!(r, Reply::Events { .. }), "{r:?}");
     let notice =
         baccarat_rules::profiles::builtin("nsw-2021").unwrap().config.conduct.minimum_notice_minutes.unwrap_or(0)
@@ -695,7 +702,7 @@ fn a_minimums_notice_runs_from_the_servers_clock() {
 fn a_hold_for_a_wager_on_no_coup_fails_the_ledger_check() {
     let (mut c, mut commit) = table_at(Mode::Rng, At::Betting);
     let wager = |key: &str| Request::Wager {
-        table: 1,
+        table: TableId(1),
         player: PlayerId(1),
         spot: Spot::Box(1),
         // Player 1's Banker wager is on the coup already: another Banker,
@@ -712,10 +719,10 @@ fn a_hold_for_a_wager_on_no_coup_fails_the_ledger_check() {
     };
     assert_eq!(check(&mut c, &mut commit), (true, None), "a real wager's hold is on the coup");
     let wallet = c.ledger.find(&AccountKind::Wallet { player: PlayerId(1) }).unwrap();
-    let escrow = c.ledger.find(&AccountKind::Escrow { table: 1 }).unwrap();
+    let escrow = c.ledger.find(&AccountKind::Escrow { table: TableId(1) }).unwrap();
     let (a, _) = c.ledger.apply_internal(
         &[Op::Hold { debit: wallet, credit: escrow, amount: Money(500), memo: "orphan".into() }],
-        Cause::Wager { table: 1, wager: WagerId(999) },
+        Cause::Wager { table: TableId(1), wager: WagerId(999) },
     );
     a.unwrap();
     let (ok, problem) = check(&mut c, &mut commit);

@@ -1,6 +1,7 @@
 //! `verify` passes on an honest database and finds every kind of tampering: a
 //! broken chain, and — even with the chain recomputed — a changed card or payout.
 
+use baccarat_core::ids::TableId;
 use baccarat_rules::{Bet, Money};
 use baccarat_server::audit::Chain;
 use baccarat_server::casino::{Casino, Mode, Request};
@@ -22,18 +23,18 @@ fn played() -> Snapshot {
 fn play(store: &mut SqliteStore) {
     let mut c = Casino::new();
     let mut commit = Commit::default();
-    c.create_table(1, "AU", "au-casino", "rulebook = \"au-casino\"\nchip = 100\nmin = 1000\nmax = 100000\n[bets.tie]\npay_table = \"9_to_1\"\n[bets.dragon_bonus_banker]\npay_table = \"table_1\"\n", Mode::Rng, Money(10_000_000), &mut commit).unwrap();
+    c.create_table(TableId(1), "AU", "au-casino", "rulebook = \"au-casino\"\nchip = 100\nmin = 1000\nmax = 100000\n[bets.tie]\npay_table = \"9_to_1\"\n[bets.dragon_bonus_banker]\npay_table = \"table_1\"\n", Mode::Rng, Money(10_000_000), &mut commit).unwrap();
     for p in 1..=4 {
         c.handle(
             Request::Deposit { player: PlayerId(p), amount: Money(1_000_000), key: "in".parse().unwrap() },
             &mut commit,
         );
     }
-    c.handle(Request::NewShoe { table: 1 }, &mut commit);
+    c.handle(Request::NewShoe { table: TableId(1) }, &mut commit);
     for coup in 0..20 {
         c.handle(
             Request::Table {
-                table: 1,
+                table: TableId(1),
                 command: Command::OpenBetting { no_bet: false, closes_at: None },
                 by: Actor::Server,
             },
@@ -43,7 +44,7 @@ fn play(store: &mut SqliteStore) {
             let bet = [Bet::Banker, Bet::Player, Bet::Tie, Bet::Banker][p as usize - 1];
             c.handle(
                 Request::Wager {
-                    table: 1,
+                    table: TableId(1),
                     player: PlayerId(p),
                     spot: Spot::Box(p as u8),
                     bet,
@@ -56,7 +57,7 @@ fn play(store: &mut SqliteStore) {
         }
         c.handle(
             Request::Wager {
-                table: 1,
+                table: TableId(1),
                 player: PlayerId(4),
                 spot: Spot::Box(4),
                 bet: Bet::DragonBonusBanker,
@@ -66,9 +67,9 @@ fn play(store: &mut SqliteStore) {
             },
             &mut commit,
         );
-        c.handle(Request::Table { table: 1, command: Command::CloseBetting, by: Actor::Server }, &mut commit);
-        while matches!(c.phase(1), Some(Phase::Closed | Phase::Dealing)) {
-            c.handle(Request::Table { table: 1, command: Command::DealNext, by: Actor::Server }, &mut commit);
+        c.handle(Request::Table { table: TableId(1), command: Command::CloseBetting, by: Actor::Server }, &mut commit);
+        while matches!(c.phase(TableId(1)), Some(Phase::Closed | Phase::Dealing)) {
+            c.handle(Request::Table { table: TableId(1), command: Command::DealNext, by: Actor::Server }, &mut commit);
         }
     }
     store.commit(&commit).unwrap();
@@ -78,7 +79,7 @@ fn play(store: &mut SqliteStore) {
 fn forge(snap: &mut Snapshot, edit: impl Fn(&str) -> Option<String>) {
     let mut chain = Chain::new();
     let mut changed = false;
-    for (_, r) in snap.records.iter_mut().filter(|(t, _)| *t == 1) {
+    for (_, r) in snap.records.iter_mut().filter(|(t, _)| *t == TableId(1)) {
         let body = if changed {
             r.body.clone()
         } else {
@@ -100,7 +101,7 @@ fn an_honest_database_verifies() {
 #[test]
 fn a_broken_chain_is_found() {
     let mut s = played();
-    let i = s.records.iter().position(|(t, r)| *t == 1 && r.seq == 6).unwrap();
+    let i = s.records.iter().position(|(t, r)| *t == TableId(1) && r.seq == 6).unwrap();
     s.records[i].1.body = s.records[i].1.body.replace("\"event\"", "\"event\" ");
     let f = verify(&s);
     assert!(f.problems.iter().any(|p| p.contains("audit chain broken at record 6")), "{:?}", f.problems);

@@ -3,6 +3,7 @@
 //! it back; what it wrote said in words or as JSON. A PostgreSQL casino is
 //! backed up with its own tools (docs/backup.md).
 
+use baccarat_server::ids::TableId;
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
@@ -69,7 +70,7 @@ fn print_report(r: &Report) {
     println!("the database holds {} chains, {records} records:", r.chains.len());
     for (t, n) in &r.chains {
         let signed = r.anchored.get(t).copied().unwrap_or(0);
-        let name = if *t == 0 { "the casino".to_string() } else { format!("table {t}") };
+        let name = if *t == TableId(0) { "the casino".to_string() } else { format!("table {t}") };
         println!("  {name}: {n} records, {signed} of them signed by the anchor file");
     }
     println!(

@@ -16,6 +16,7 @@
 //! and sent again with its key after, it is taken once. `verify` passes
 //! for both partitions at the end.
 
+use baccarat_server::ids::TableId;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -43,11 +44,11 @@ async fn wager(url: &str, token: &str, key: &str) -> Value {
 /// One send of that wager; its answer, or the error met (`within` passed,
 /// the connection closed).
 async fn send(url: &str, token: &str, key: &str, within: Duration) -> Value {
-    send_to(url, 1, token, key, within).await
+    send_to(url, TableId(1), token, key, within).await
 }
 
 /// [`send`] to table `table`.
-async fn send_to(url: &str, table: u32, token: &str, key: &str, within: Duration) -> Value {
+async fn send_to(url: &str, table: TableId, token: &str, key: &str, within: Duration) -> Value {
     let c = reqwest::Client::builder().timeout(within).build().unwrap();
     let body = json!({"bet": "player", "amount": 1000, "key": key});
     match c.post(format!("{url}/api/tables/{table}/wagers")).bearer_auth(token).json(&body).send().await {
@@ -102,7 +103,7 @@ fn a_partition_cut_off_from_its_database_stands_by_and_is_served_again_once_the_
         // And one at table 5, dealt live and not betting: refused without
         // the writer once the store has said its key is new (`http/early.rs`).
         let (url, tk, key) = (west_url.clone(), token.clone(), format!("{name}-closed"));
-        let at_closed = rt.spawn(async move { send_to(&url, 5, &tk, &key, Duration::from_secs(60)).await });
+        let at_closed = rt.spawn(async move { send_to(&url, TableId(5), &tk, &key, Duration::from_secs(60)).await });
         until_line(&west_lines, 30, |l| l.starts_with("no longer serving partition west here").then_some(()));
         eprintln!("network {name}: west stopped serving west {:?} after the cut", at.elapsed());
         // Its sender is told at once that its outcome is unknown, and to

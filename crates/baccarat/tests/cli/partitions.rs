@@ -149,7 +149,7 @@ fn rival_takes_lease(db: &str, part: &str, ms: i64) {
                     "UPDATE {schema}.leases SET owner = 'rival#0', epoch = epoch + 1, url = '', \
                      expires_at = now() + $1::bigint * interval '1 millisecond' WHERE tbl = $2"
                 ),
-                &[&ms, &(baccarat_server::pg_store::CASINO_LEASE as i64)],
+                &[&ms, &i64::from(baccarat_server::pg_store::CASINO_LEASE)],
             )
             .unwrap();
         assert_eq!(n, 1, "partition {schema} has a lease");

@@ -233,7 +233,7 @@ fn prove_lease(tx: &mut Transaction<'_>, m: &Move, fence: Option<&Lease>) -> Res
     };
     let held = tx.execute(
         "UPDATE leases SET tbl = tbl WHERE tbl = $1 AND owner = $2 AND epoch = $3",
-        &[&(l.table as i64), &l.owner, &l.epoch],
+        &[&(l.table.0 as i64), &l.owner, &l.epoch],
     )?;
     if held == 0 {
         return Err(BankError::Fenced(format!(

@@ -2,6 +2,7 @@
 //! them once, in both or in neither, and what a forger does to either named.
 
 use super::*;
+use baccarat_core::ids::TableId;
 
 /// One player with 10,000 at the bank wagers at tables of two partitions at
 /// once: the second partition gets only what the first left, a wager beyond
@@ -133,10 +134,10 @@ fn a_stale_partition_gives_nothing_back() {
     // 1,000 taken from the bank and not wagered: idle here.
     east.open_betting();
     let Reply::Wager { wager, .. } = east.wager(1, 1_000, "e1") else { panic!("placed") };
-    let r = east.step(Request::Withdraw { table: 1, player: PlayerId(1), wager });
+    let r = east.step(Request::Withdraw { table: TableId(1), player: PlayerId(1), wager });
     assert!(!matches!(r, Reply::Refused { .. }), "{r:?}");
     assert_eq!(east.wallet(1), (1_000, 1_000));
-    let held_before = east.store.head(0).unwrap().map(|r| r.seq);
+    let held_before = east.store.head(TableId(0)).unwrap().map(|r| r.seq);
     east.store.with_client(|c| c.execute("UPDATE leases SET expires_at = now() - interval '1 second'", &[]).unwrap());
     let mut standby = PgStore::connect(&partition_url(&db, "east").unwrap()).unwrap();
     standby.take_casino("east-standby", "http://127.0.0.1:2", 60_000).unwrap().unwrap();
@@ -147,7 +148,7 @@ fn a_stale_partition_gives_nothing_back() {
     let e = east.store.commit(&commit).unwrap_err();
     assert!(e.to_string().starts_with("fenced:"), "{e}");
     assert_eq!(bank.wallet(1).unwrap(), before, "nothing came back from a stale server");
-    assert_eq!(east.store.head(0).unwrap().map(|r| r.seq), held_before, "and its chain did not move");
+    assert_eq!(east.store.head(TableId(0)).unwrap().map(|r| r.seq), held_before, "and its chain did not move");
 }
 
 /// A dishonest partition server (it holds the lease, so the bank takes its
@@ -252,7 +253,10 @@ fn idle_money_goes_back_a_while_after_the_last_hold_closes() {
     };
     east.wait(RETURN_AFTER_MS * 5);
     assert_eq!(give_back(&mut east), 0, "held: it stays");
-    assert!(!matches!(east.step(Request::Withdraw { table: 1, player: PlayerId(1), wager }), Reply::Refused { .. }));
+    assert!(!matches!(
+        east.step(Request::Withdraw { table: TableId(1), player: PlayerId(1), wager }),
+        Reply::Refused { .. }
+    ));
     assert_eq!(give_back(&mut east), 0, "held a moment ago: it stays");
     east.wait(RETURN_AFTER_MS - 1);
     assert_eq!(give_back(&mut east), 0, "not yet a while");

@@ -2,6 +2,7 @@
 //! (`casino/funding.rs`), and what it gives back.
 
 use super::*;
+use baccarat_core::ids::TableId;
 
 /// A cash prize paid at a partition (a promotion's draw, NSW 16.7.7) to a
 /// player who never played there goes back to the bank a while later, as
@@ -85,7 +86,7 @@ fn nothing_is_taken_from_the_bank_for_a_wager_the_table_refuses() {
     let mut bank = Bank::connect(&db).unwrap();
     east.open_betting();
     let on = |bet: Bet, amount: i64, key: &str| Request::Wager {
-        table: 1,
+        table: TableId(1),
         player: PlayerId(1),
         spot: Spot::Box(1),
         bet,
@@ -110,7 +111,7 @@ fn nothing_is_taken_from_the_bank_for_a_wager_the_table_refuses() {
     let line =
         |amount: i64| SlipLine { spot: Spot::Box(1), bet: Bet::Banker, amount: Money(amount), ante: Money::ZERO };
     let slip = Request::Wagers {
-        table: 1,
+        table: TableId(1),
         player: PlayerId(1),
         slip: vec![line(1_000), line(200_000)],
         key: "slip".parse().unwrap(),

@@ -14,6 +14,7 @@ mod limits;
 mod routing;
 mod standby;
 
+use baccarat_core::ids::TableId;
 use baccarat_rules::{Bet, Money};
 use baccarat_server::bank::verify::verify as verify_bank;
 use baccarat_server::bank::{Bank, BankError, Move, MoveKind};
@@ -53,7 +54,7 @@ impl Part {
         casino.clock = std::sync::Arc::new(move || clock.load(std::sync::atomic::Ordering::Relaxed));
         casino.set_partition(name);
         let mut commit = Commit::default();
-        casino.create_table(1, "T", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
+        casino.create_table(TableId(1), "T", "nsw-2021", CONFIG, Mode::Rng, Money(100_000_000), &mut commit).unwrap();
         store.commit(&commit).unwrap();
         Part { name: name.into(), now, casino, store, bank: Bank::connect(&url).unwrap(), lease, allotments: 0 }
     }
@@ -66,12 +67,12 @@ impl Part {
     }
 
     fn table(&mut self, command: Command) -> Reply {
-        self.step(Request::Table { table: 1, command, by: Actor::Server })
+        self.step(Request::Table { table: TableId(1), command, by: Actor::Server })
     }
 
     fn open_betting(&mut self) {
-        if matches!(self.casino.phase(1), Some(Phase::NoShoe | Phase::ShoeOver)) {
-            self.step(Request::NewShoe { table: 1 });
+        if matches!(self.casino.phase(TableId(1)), Some(Phase::NoShoe | Phase::ShoeOver)) {
+            self.step(Request::NewShoe { table: TableId(1) });
         }
         self.table(Command::OpenBetting { no_bet: false, closes_at: None });
     }
@@ -108,7 +109,7 @@ impl Part {
 
     fn finish_coup(&mut self) {
         self.table(Command::CloseBetting);
-        while matches!(self.casino.phase(1), Some(Phase::Closed | Phase::Dealing)) {
+        while matches!(self.casino.phase(TableId(1)), Some(Phase::Closed | Phase::Dealing)) {
             self.table(Command::DealNext);
         }
         let mut commit = Commit::default();
@@ -144,7 +145,7 @@ impl Part {
 /// Player `player`'s wager of `amount` on Banker at table 1, from their box.
 fn banker(player: u32, amount: i64, key: &str) -> Request {
     Request::Wager {
-        table: 1,
+        table: TableId(1),
         player: PlayerId(player),
         spot: Spot::Box(player as u8),
         bet: Bet::Banker,

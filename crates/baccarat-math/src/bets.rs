@@ -29,7 +29,7 @@ impl Distribution {
         Distribution { bet, total, counts: Vec::new() }
     }
 
-    fn add(&mut self, o: Outcome, n: u64) {
+    pub(crate) fn add(&mut self, o: Outcome, n: u64) {
         if n == 0 {
             return;
         }

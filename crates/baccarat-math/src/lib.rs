@@ -14,6 +14,8 @@
 //! ```
 
 mod bets;
+mod closed;
+pub mod deals;
 pub mod exact;
 mod fast;
 mod report;
@@ -22,6 +24,8 @@ mod shoe;
 pub mod sim;
 
 pub use bets::{distribution, needs_suits, price, reported_outcome, BetOdds, Distribution, NeedsSuits, OutcomeOdds};
+pub use closed::ShoeOdds;
+pub use deals::prepare;
 pub use exact::{falling, summary_table, SummaryTable};
 pub use fast::{main_odds, main_odds_reference, pair_count, prepare as prepare_fast_path, MainOdds, CLASSES};
 pub use report::{report, report_main, Report};

@@ -2,6 +2,7 @@
 
 mod brute_force;
 mod fast_path;
+mod fast_report;
 mod monte_carlo;
 mod published;
 mod rng_evidence;

@@ -10,7 +10,9 @@
 //! ranks are classified once, by one such pair (NSW 10.6, AU 11A.6 and 11D.6:
 //! only cards of one rank can win).
 
-use baccarat_rules::{Basis, Bet, Card, Rank, Side, Suit};
+use std::sync::OnceLock;
+
+use baccarat_rules::{Basis, Bet, Card, Outcome, Rank, Side, Suit};
 
 use crate::bets::{needs_suits, Distribution, NeedsSuits};
 use crate::deals::{class_counts, deals, ClassCounts};
@@ -52,8 +54,9 @@ impl ShoeOdds {
         let mut d = Distribution { bet, total: self.counts.total, counts: Vec::new() };
         match bet.basis() {
             Basis::Summary => {
-                for (rep, &n) in deals().representative.iter().zip(&self.counts.classes) {
-                    d.add(bet.classify_summary(rep), n);
+                let outcomes = deals().outcomes(bet).expect("a Summary wager");
+                for (&o, &n) in outcomes.iter().zip(&self.counts.classes) {
+                    d.add(o, n);
                 }
             }
             Basis::Initial(_) => self.initial(&mut d),
@@ -78,38 +81,39 @@ impl ShoeOdds {
 
     /// A hand's two initial cards: by rank, or by rank and suit.
     fn initial(&self, d: &mut Distribution) {
-        let bet = d.bet;
+        let t = first_cards(d.bet);
         let n = self.n();
         let rest = falling(n - 2, 4);
-        if needs_suits(bet) {
-            for r in 0..13 {
-                for (s, t) in suit_pairs() {
-                    d.add(bet.classify_initial([card(r, s), card(r, t)]), self.same_rank(r, s, t) * rest);
+        let mut acc = [0u64; 8];
+        for r in 0..13 {
+            if needs_suits(d.bet) {
+                for (i, (s, u)) in suit_pairs().enumerate() {
+                    acc[t.two[r * 16 + i] as usize] += self.same_rank(r, s, u);
                 }
-            }
-        } else {
-            for r in 0..13 {
+            } else {
                 let k = self.ranks[r];
-                d.add(bet.classify_initial([card(r, 0), card(r, 1)]), k * k.saturating_sub(1) * rest);
+                acc[t.two[r * 16 + 1] as usize] += k * k.saturating_sub(1);
             }
         }
-        let other = n * (n - 1) - self.pairs();
-        d.add(bet.classify_initial([card(0, 0), card(1, 0)]), other * rest);
+        acc[t.other as usize] += n * (n - 1) - self.pairs();
+        for (&o, &c) in t.outcomes.iter().zip(&acc) {
+            d.add(o, c * rest);
+        }
     }
 
     /// Lucky Match (AU 11D): the two initial cards by rank and suit, and of two
     /// identical ones, those the hand's third card matches (AU 11D.9).
     fn hand_cards(&self, d: &mut Distribution, side: Side) {
-        let bet = d.bet;
+        let t = first_cards(d.bet);
         let n = self.n();
         let rest = falling(n - 2, 4);
+        let mut acc = [0u64; 8];
         for r in 0..13 {
             let v = Rank::ALL[r].point() as usize;
             let by_value = self.counts.triples[side_index(side) * 10 + v];
-            for (s, t) in suit_pairs() {
-                let (a, b) = (card(r, s), card(r, t));
-                let mut two = self.same_rank(r, s, t) * rest;
-                if s == t {
+            for (i, (s, u)) in suit_pairs().enumerate() {
+                let mut two = self.same_rank(r, s, u) * rest;
+                if s == u {
                     // The triple count of one card is its share of the value's:
                     // both are (its ordered triples) × (the same ways for the
                     // other positions from a shoe with three fewer of value v).
@@ -117,14 +121,16 @@ impl ShoeOdds {
                         0 => 0,
                         f => falling(self.cards[r * 4 + s], 3) * (by_value / f),
                     };
-                    d.add(bet.classify_hand_cards(&[a, a, a]), three);
+                    acc[t.three[r * 4 + s] as usize] += three;
                     two -= three;
                 }
-                d.add(bet.classify_hand_cards(&[a, b]), two);
+                acc[t.two[r * 16 + i] as usize] += two;
             }
         }
-        let other = n * (n - 1) - self.pairs();
-        d.add(bet.classify_hand_cards(&[card(0, 0), card(1, 0)]), other * rest);
+        acc[t.other as usize] += (n * (n - 1) - self.pairs()) * rest;
+        for (&o, &c) in t.outcomes.iter().zip(&acc) {
+            d.add(o, c);
+        }
     }
 
     /// Tiger Pair (NSW 10.23): both hands' two initial cards, by rank.
@@ -146,6 +152,43 @@ impl ShoeOdds {
         d.add(bet.classify_both_initial([b, c], [a, a2]), one * rest);
         d.add(bet.classify_both_initial([a, b], [a, c]), neither * rest);
     }
+}
+
+/// A first-cards wager's outcomes, classified once per process by the rules
+/// crate: of two cards of each rank and ordered pair of suits (`two[r * 16 +
+/// s * 4 + t]`), of three identical cards (`three[card]`, Lucky Match), and of
+/// two cards of different ranks; each an index into `outcomes`.
+struct FirstCards {
+    outcomes: Vec<Outcome>,
+    two: [u8; 13 * 16],
+    three: [u8; 52],
+    other: u8,
+}
+
+fn first_cards(bet: Bet) -> &'static FirstCards {
+    static T: OnceLock<Vec<(Bet, FirstCards)>> = OnceLock::new();
+    let all = T.get_or_init(|| Bet::ALL.into_iter().map(|b| (b, classify_first_cards(b))).collect());
+    &all.iter().find(|(b, _)| *b == bet).expect("every wager").1
+}
+
+fn classify_first_cards(bet: Bet) -> FirstCards {
+    let classify = |cards: &[Card]| match bet.basis() {
+        Basis::HandCards(_) => bet.classify_hand_cards(cards),
+        _ => bet.classify_initial([cards[0], cards[1]]),
+    };
+    let mut outcomes = Vec::new();
+    let mut index = |o: Outcome| {
+        let i = outcomes.iter().position(|&x| x == o).unwrap_or_else(|| {
+            outcomes.push(o);
+            outcomes.len() - 1
+        });
+        u8::try_from(i).expect("at most 8 outcomes")
+    };
+    let two = std::array::from_fn(|i| index(classify(&[card(i / 16, i % 16 / 4), card(i / 16, i % 4)])));
+    let three = std::array::from_fn(|i| index(classify(&[card(i / 4, i % 4); 3])));
+    let other = index(classify(&[card(0, 0), card(1, 0)]));
+    assert!(outcomes.len() <= 8, "{bet}: more outcomes than the closed forms hold");
+    FirstCards { outcomes, two, three, other }
 }
 
 fn card(rank: usize, suit: usize) -> Card {

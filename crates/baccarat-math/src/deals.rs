@@ -23,16 +23,28 @@
 //! The classes are the results the [`Basis::Summary`] wagers tell apart (winner,
 //! totals, card counts, naturals, margins): the 400 coup summaries grouped by
 //! the outcome of every such wager, as the rules crate classifies them, so no
-//! rule is restated here. Two more features per hand are counted for Lucky
-//! Triple Match (AU 11D.9): the hand drew a third card and its three cards have
-//! one value `v`.
+//! rule is restated here — 39 classes. Two more features per hand are counted
+//! for Lucky Triple Match (AU 11D.9): the hand drew a third card and its three
+//! cards have one value `v` (see `closed.rs` for how a card's share follows).
 //!
-//! Per shoe, the weights `∏_v n_v^(m_v)` of all multisets of at most six values
-//! are built with one multiplication each, a child from its parent (the multiset
-//! less its largest value), in the same pass that adds `weight × orderings` into
-//! the classes. Everything is exact in `u64`: no class count exceeds `N^(6)`,
-//! below 2^53 for 8 decks and 2^64 for [`crate::MAX_CARDS`].
+//! # Per shoe
+//!
+//! 1. The weights `∏_v n_v^(m_v)` of all 8,008 multisets of at most six values,
+//!    smaller ones first, each one multiplication from its parent (the multiset
+//!    less one card), then the `(N-k)^(6-k)` factor of the 4- and 5-card ones.
+//!    They live in a per-thread buffer: nothing is allocated.
+//! 2. Per class, `Σ weight × orderings` over that class's entries, stored as
+//!    `orderings << 13 | multiset` in one array: 29,194 multiply-adds in all.
+//!    The class with the most entries (4,394) is instead the total less the
+//!    others.
+//!
+//! Everything is exact in `u64`: no weight or partial sum exceeds a class count,
+//! at most `N^(6)`, below 2^53 for 8 decks and 2^64 for [`crate::MAX_CARDS`]; so
+//! the hot loops use wrapping operations, which cannot wrap, and are spared the
+//! overflow checks of the release profile. About 30 µs a shoe on the loaded
+//! 2-core build machine (docs/performance.md).
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -44,42 +56,50 @@ use crate::exact::falling;
 /// one value `v` (index `hand * 10 + v`).
 pub const TRIPLES: usize = 20;
 
-/// One multiset of values in depth-first order: its parent is the multiset less
-/// one card of value `value`, of which it holds `prior + 1`.
+/// Multisets of at most six values: 8,008, indexed in 13 bits.
+const NODES: usize = 8192;
+
+/// One multiset of values, by size: its parent is the multiset less one card of
+/// value `v`, of which it holds `j + 1`; `factor` is `v * 8 + j`.
 #[derive(Clone, Copy)]
 struct Node {
     parent: u16,
-    value: u8,
-    prior: u8,
-    /// Its `(accumulator, orderings)` entries are `entries[start..next.start]`.
-    start: u32,
+    factor: u8,
 }
 
 /// The shoe-independent table.
 pub struct Deals {
+    /// Every multiset of at most six values, smaller ones first.
     nodes: Vec<Node>,
-    /// `accumulator << 16 | orderings`; the accumulator is
-    /// `(cards - 4) * width + class` (or `+ classes + triple`).
+    /// The first multiset of 4, 5 and 6 values (and the end).
+    sizes: [usize; 4],
+    /// By accumulator (the classes, then the [`TRIPLES`]), its
+    /// `orderings << 13 | multiset` entries: `entries[starts[a]..starts[a + 1]]`.
     entries: Vec<u32>,
+    starts: Vec<usize>,
     /// Result classes: the class of each [`CoupSummary::index`].
     pub class_of: [u8; CoupSummary::COUNT],
     /// A summary in each class, to classify the class with the rules crate.
     pub representative: Vec<CoupSummary>,
+    /// The class counted as the total less the others.
+    remainder: usize,
+    reachable: usize,
+    /// Each [`Basis::Summary`] wager's outcome in each class.
+    summary: Vec<(Bet, Vec<Outcome>)>,
 }
 
 impl Deals {
-    /// Accumulators per deal size: the classes and the triple features.
-    fn width(&self) -> usize {
-        self.representative.len() + TRIPLES
-    }
-
     /// Multisets with at least one deal (reachable multisets).
     pub fn reachable(&self) -> usize {
-        self.nodes.windows(2).filter(|w| w[1].start > w[0].start).count()
-            + usize::from(self.entries.len() as u32 > self.nodes.last().map_or(0, |n| n.start))
+        self.reachable
     }
 
-    /// Nonzero `(multiset, accumulator)` entries: the work per shoe.
+    /// `bet`'s outcome in each class, if it is a [`Basis::Summary`] wager.
+    pub fn outcomes(&self, bet: Bet) -> Option<&[Outcome]> {
+        self.summary.iter().find(|(b, _)| *b == bet).map(|(_, o)| o.as_slice())
+    }
+
+    /// Nonzero `(multiset, accumulator)` entries: the multiply-adds per shoe.
     pub fn entries(&self) -> usize {
         self.entries.len()
     }
@@ -103,6 +123,11 @@ fn classes() -> ([u8; CoupSummary::COUNT], Vec<CoupSummary>) {
         class_of[i] = u8::try_from(c).expect("fewer than 256 classes");
     }
     (class_of, reps)
+}
+
+fn summary_outcomes(representative: &[CoupSummary]) -> Vec<(Bet, Vec<Outcome>)> {
+    let bets = Bet::ALL.into_iter().filter(|b| b.basis() == Basis::Summary);
+    bets.map(|b| (b, representative.iter().map(|s| b.classify_summary(s)).collect())).collect()
 }
 
 /// Call `f(values dealt in order, summary)` for every deal of point values
@@ -153,54 +178,75 @@ fn triples(deal: &[u8], s: &CoupSummary) -> [Option<usize>; 2] {
     ]
 }
 
-/// Every multiset of at most six values as a nondecreasing sequence, depth
-/// first: `(sequence, parent index)`.
+/// Every multiset of at most six values as a nondecreasing sequence, smaller
+/// ones first: `(sequence, parent index)`.
 fn multisets() -> Vec<(Vec<u8>, usize)> {
-    fn rec(seq: &mut Vec<u8>, me: usize, out: &mut Vec<(Vec<u8>, usize)>) {
-        if seq.len() == 6 {
-            return;
+    let mut out: Vec<(Vec<u8>, usize)> = vec![(Vec::new(), 0)];
+    let mut level = 0..1;
+    for _ in 0..6 {
+        let next = out.len();
+        for p in level {
+            let seq = out[p].0.clone();
+            for v in seq.last().copied().unwrap_or(0)..10 {
+                let mut child = seq.clone();
+                child.push(v);
+                out.push((child, p));
+            }
         }
-        for v in seq.last().copied().unwrap_or(0)..10 {
-            seq.push(v);
-            out.push((seq.clone(), me));
-            let child = out.len() - 1;
-            rec(seq, child, out);
-            seq.pop();
-        }
+        level = next..out.len();
     }
-    let mut out = vec![(Vec::new(), 0)];
-    rec(&mut Vec::new(), 0, &mut out);
     out
+}
+
+/// Orderings by multiset and accumulator: every deal of values once.
+fn orderings(sets: &[(Vec<u8>, usize)], class_of: &[u8; CoupSummary::COUNT], classes: usize) -> Vec<Vec<u32>> {
+    let index: HashMap<&[u8], usize> = sets.iter().enumerate().map(|(i, (s, _))| (s.as_slice(), i)).collect();
+    let mut by = vec![vec![0u32; sets.len()]; classes + TRIPLES];
+    each_deal(|deal, s| {
+        let mut key = deal.to_vec();
+        key.sort_unstable();
+        let node = index[key.as_slice()];
+        by[class_of[s.index()] as usize][node] += 1;
+        for t in triples(deal, &s).into_iter().flatten() {
+            by[classes + t][node] += 1;
+        }
+    });
+    by
 }
 
 fn build() -> Deals {
     let (class_of, representative) = classes();
-    let width = representative.len() + TRIPLES;
     let sets = multisets();
-    let index: HashMap<Vec<u8>, usize> = sets.iter().enumerate().map(|(i, (s, _))| (s.clone(), i)).collect();
-    let mut counts: Vec<HashMap<usize, u32>> = vec![HashMap::new(); sets.len()];
-    each_deal(|deal, s| {
-        let mut key = deal.to_vec();
-        key.sort_unstable();
-        let node = &mut counts[index[&key]];
-        let base = (deal.len() - 4) * width;
-        *node.entry(base + class_of[s.index()] as usize).or_default() += 1;
-        for t in triples(deal, &s).into_iter().flatten() {
-            *node.entry(base + representative.len() + t).or_default() += 1;
-        }
-    });
-    let mut nodes = Vec::with_capacity(sets.len());
+    assert!(sets.len() <= NODES);
+    let by = orderings(&sets, &class_of, representative.len());
+    // The class with the most entries is counted as the rest of the total.
+    let nonzero = |row: &Vec<u32>| row.iter().filter(|&&n| n > 0).count();
+    let remainder = (0..representative.len()).max_by_key(|&c| nonzero(&by[c])).unwrap_or(0);
     let mut entries = Vec::new();
-    for (i, (seq, parent)) in sets.iter().enumerate() {
-        let value = seq.last().copied().unwrap_or(0);
-        let prior = seq.iter().filter(|&&x| x == value).count().saturating_sub(1) as u8;
-        let start = entries.len() as u32;
-        nodes.push(Node { parent: *parent as u16, value, prior, start });
-        let mut e: Vec<(usize, u32)> = counts[i].iter().map(|(&a, &n)| (a, n)).collect();
-        e.sort_unstable();
-        entries.extend(e.into_iter().map(|(a, n)| ((a as u32) << 16) | n));
+    let mut starts = vec![0];
+    for (a, row) in by.iter().enumerate() {
+        if a == remainder {
+            starts.push(entries.len());
+            continue;
+        }
+        for (node, &n) in row.iter().enumerate().filter(|(_, &n)| n > 0) {
+            entries.push(n << 13 | node as u32);
+        }
+        starts.push(entries.len());
     }
-    Deals { nodes, entries, class_of, representative }
+    let nodes = sets
+        .iter()
+        .map(|(seq, parent)| {
+            let value = seq.last().copied().unwrap_or(0);
+            let prior = seq.iter().filter(|&&x| x == value).count().saturating_sub(1) as u8;
+            Node { parent: *parent as u16, factor: value * 8 + prior }
+        })
+        .collect();
+    let first = |k: usize| sets.iter().position(|(s, _)| s.len() == k).unwrap_or(sets.len());
+    let summary = summary_outcomes(&representative);
+    let sizes = [first(4), first(5), first(6), sets.len()];
+    let reachable = (0..sets.len()).filter(|&m| by.iter().any(|row| row[m] > 0)).count();
+    Deals { nodes, sizes, entries, starts, remainder, reachable, class_of, representative, summary }
 }
 
 /// The table, built on first use.
@@ -229,32 +275,54 @@ pub struct ClassCounts {
 /// The class counts for a shoe with `values[v]` cards of point value `v`.
 pub fn class_counts(values: &[u32; 10]) -> ClassCounts {
     let d = deals();
-    let width = d.width();
-    let n: Vec<u64> = values.iter().map(|&x| x as u64).collect();
-    let mut acc = vec![0u64; 3 * width];
-    let mut w = vec![0u64; d.nodes.len()];
-    w[0] = 1;
-    let ends = d.nodes.iter().skip(1).map(|x| x.start).chain([d.entries.len() as u32]);
-    for (i, (node, end)) in d.nodes.iter().zip(ends).enumerate().skip(1) {
-        let f = n[node.value as usize].saturating_sub(node.prior as u64);
-        let wi = w[node.parent as usize] * f;
-        w[i] = wi;
-        if wi == 0 {
-            continue;
-        }
-        for &e in &d.entries[node.start as usize..end as usize] {
-            acc[(e >> 16) as usize] += wi * (e & 0xffff) as u64;
-        }
-    }
-    let total_n: u64 = n.iter().sum();
-    let scale = [falling(total_n.saturating_sub(4), 2), total_n.saturating_sub(5), 1];
     let k = d.representative.len();
-    let at = |j: usize| (0..3).map(|s| acc[s * width + j] * scale[s]).sum::<u64>();
-    ClassCounts {
-        total: falling(total_n, 6),
-        classes: (0..k).map(at).collect(),
-        triples: std::array::from_fn(|t| at(k + t)),
+    let n: u64 = values.iter().map(|&x| x as u64).sum();
+    let total = falling(n, 6);
+    WEIGHTS.with_borrow_mut(|w| {
+        weights(d, values, w);
+        // No partial sum exceeds its class's count, at most N^(6) < 2^64 (a
+        // shoe holds at most 416 cards), so the wrapping operations never
+        // wrap; they spare the hot loop the overflow checks.
+        let sum = |a: usize| {
+            d.entries[d.starts[a]..d.starts[a + 1]]
+                .iter()
+                .fold(0u64, |s, &e| s.wrapping_add(w[(e as usize) & (NODES - 1)].wrapping_mul((e >> 13) as u64)))
+        };
+        let mut classes: Vec<u64> = (0..k).map(sum).collect();
+        classes[d.remainder] = total - classes.iter().sum::<u64>();
+        ClassCounts { total, classes, triples: std::array::from_fn(|t| sum(k + t)) }
+    })
+}
+
+thread_local! {
+    /// The weights of one shoe's multisets, kept per thread so that pricing a
+    /// shoe allocates nothing.
+    static WEIGHTS: RefCell<Box<[u64; NODES]>> = RefCell::new(Box::new([0; NODES]));
+}
+
+/// Each multiset's weight `∏_v n_v^(m_v)` times the `(N-k)^(6-k)` ways of the
+/// free positions of a `k`-card deal. None exceeds `N^(6)` (see
+/// [`class_counts`]), so none wraps.
+fn weights(d: &Deals, values: &[u32; 10], w: &mut [u64; NODES]) {
+    // factor[v * 8 + j] = n_v - j: the factor a multiset's j+1-th card of
+    // value v brings.
+    let mut factor = [0u64; 80];
+    for (i, f) in factor.iter_mut().enumerate() {
+        *f = u64::from(values[i / 8]).saturating_sub(i as u64 % 8);
     }
+    w[0] = 1;
+    // A plain index loop: an iterator chain here kept its state in memory.
+    let nodes = &d.nodes[..d.nodes.len().min(NODES)];
+    for i in 1..nodes.len() {
+        let node = nodes[i];
+        w[i] = w[node.parent as usize & (NODES - 1)].wrapping_mul(factor[node.factor as usize % 80]);
+    }
+    let n: [u64; 10] = values.map(u64::from);
+    let total: u64 = n.iter().sum();
+    let [four, five, six, _] = d.sizes;
+    let free4 = falling(total.saturating_sub(4), 2);
+    w[four..five].iter_mut().for_each(|x| *x *= free4);
+    w[five..six].iter_mut().for_each(|x| *x *= total.saturating_sub(5));
 }
 
 #[cfg(test)]
@@ -262,11 +330,14 @@ mod tests {
     use super::*;
     use crate::exact::summary_table;
 
+    /// The sizes the module docs and docs/performance.md give.
     #[test]
     fn table_size() {
         let d = deals();
         eprintln!("classes {} reachable {} entries {}", d.representative.len(), d.reachable(), d.entries());
         assert_eq!(d.reachable(), 6958);
+        assert_eq!(d.representative.len(), 39);
+        assert_eq!(d.entries(), 29_194);
     }
 
     /// The class counts are the full enumeration's, grouped.

@@ -28,5 +28,5 @@ pub use closed::ShoeOdds;
 pub use deals::prepare;
 pub use exact::{falling, summary_table, SummaryTable};
 pub use fast::{main_odds, main_odds_reference, pair_count, prepare as prepare_fast_path, MainOdds, CLASSES};
-pub use report::{report, report_by_enumeration, report_main, Report};
+pub use report::{report, report_by_enumeration, report_from, report_main, Report};
 pub use shoe::{Shoe, ShoeError, MAX_CARDS, MIN_CARDS};

@@ -27,7 +27,12 @@ pub struct Report {
 /// microseconds for any shoe. The same figures as [`report_by_enumeration`]
 /// (a test compares them for a thousand random shoes and every rulebook).
 pub fn report(rb: &Rulebook, shoe: &Shoe, decks: Option<u32>) -> Report {
-    let odds = ShoeOdds::new(shoe);
+    report_from(&ShoeOdds::new(shoe), rb, shoe, decks)
+}
+
+/// [`report`] from class counts already made for `shoe`: several rulebooks, or
+/// a rulebook's wagers one by one, for one count of the classes.
+pub fn report_from(odds: &ShoeOdds, rb: &Rulebook, shoe: &Shoe, decks: Option<u32>) -> Report {
     build(rb, shoe, decks, |bet| odds.distribution(bet).map_err(|_| SUITS.into()))
 }
 

@@ -16,6 +16,7 @@
 mod bets;
 mod closed;
 pub mod deals;
+mod eor;
 pub mod exact;
 mod fast;
 mod report;
@@ -26,6 +27,7 @@ pub mod sim;
 pub use bets::{distribution, needs_suits, price, reported_outcome, BetOdds, Distribution, NeedsSuits, OutcomeOdds};
 pub use closed::ShoeOdds;
 pub use deals::prepare;
+pub use eor::{effect_of_removal, rank_symbols, Eor, Ratio};
 pub use exact::{falling, summary_table, SummaryTable};
 pub use fast::{main_odds, main_odds_reference, pair_count, prepare as prepare_fast_path, MainOdds, CLASSES};
 pub use report::{report, report_by_enumeration, report_from, report_main, Report};

@@ -44,7 +44,9 @@ fn any_shoe(c: &mut Criterion) {
     let au = profiles::builtin("au-casino").unwrap();
     let table = au.bets.iter().find(|r| r.bet == Bet::DragonBonusPlayer).unwrap().pay_tables[0].clone();
     c.bench_function("any shoe/one side bet (dragon_bonus_player)", |b| {
-        b.iter(|| price(&ShoeOdds::new(black_box(&shoe)).distribution(Bet::DragonBonusPlayer).unwrap(), &table))
+        b.iter(|| {
+            price(&ShoeOdds::counted(black_box(&shoe), false).distribution(Bet::DragonBonusPlayer).unwrap(), &table)
+        })
     });
     c.bench_function("any shoe/class counts", |b| b.iter(|| ShoeOdds::new(black_box(&shoe))));
     c.bench_function("any shoe/report au-casino", |b| b.iter(|| report(black_box(&au), black_box(&shoe), None)));

@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 use baccarat_rules::{Basis, Bet, Card, Outcome, Rank, Side, Suit};
 
 use crate::bets::{needs_suits, Distribution, NeedsSuits};
-use crate::deals::{class_counts, deals, ClassCounts};
+use crate::deals::{class_counts, deals, ClassCounts, TRIPLES};
 use crate::exact::falling;
 use crate::shoe::Shoe;
 
@@ -23,6 +23,8 @@ use crate::shoe::Shoe;
 #[derive(Clone, Debug)]
 pub struct ShoeOdds {
     pub counts: ClassCounts,
+    /// The triple features, counted on first need if `counts` lacks them.
+    triples: OnceLock<[u64; TRIPLES]>,
     cards: [u64; 52],
     ranks: [u64; 13],
     values: [u64; 10],
@@ -30,16 +32,36 @@ pub struct ShoeOdds {
 }
 
 impl ShoeOdds {
-    /// Count the classes of `shoe` (the one costly step, tens of microseconds).
+    /// Count the classes of `shoe` (the one costly step, tens of microseconds),
+    /// and the triple features Lucky Match needs.
     pub fn new(shoe: &Shoe) -> ShoeOdds {
+        ShoeOdds::counted(shoe, true)
+    }
+
+    /// As [`ShoeOdds::new`], the triple features counted now or on first need
+    /// (by a Lucky Match wager).
+    pub fn counted(shoe: &Shoe, with_triples: bool) -> ShoeOdds {
         let values = shoe.value_counts();
+        let counts = class_counts(&values, with_triples);
+        let triples = OnceLock::new();
+        if let Some(t) = counts.triples {
+            let _ = triples.set(t);
+        }
         ShoeOdds {
-            counts: class_counts(&values),
+            counts,
+            triples,
             cards: shoe.card_counts().map(u64::from),
             ranks: shoe.rank_counts().map(u64::from),
             values: values.map(u64::from),
             suits_known: shoe.suits_known(),
         }
+    }
+
+    fn triples(&self) -> &[u64; TRIPLES] {
+        self.triples.get_or_init(|| {
+            let values = self.values.map(|v| v as u32);
+            class_counts(&values, true).triples.expect("asked for")
+        })
     }
 
     fn n(&self) -> u64 {
@@ -110,7 +132,7 @@ impl ShoeOdds {
         let mut acc = [0u64; 8];
         for r in 0..13 {
             let v = Rank::ALL[r].point() as usize;
-            let by_value = self.counts.triples[side_index(side) * 10 + v];
+            let by_value = self.triples()[side_index(side) * 10 + v];
             for (i, (s, u)) in suit_pairs().enumerate() {
                 let mut two = self.same_rank(r, s, u) * rest;
                 if s == u {

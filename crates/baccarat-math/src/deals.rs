@@ -268,12 +268,15 @@ pub struct ClassCounts {
     pub total: u64,
     /// By class of [`Deals::representative`]; sums to `total`.
     pub classes: Vec<u64>,
-    /// Sequences in which hand `h` drew three cards of value `v`, at `h * 10 + v`.
-    pub triples: [u64; TRIPLES],
+    /// Sequences in which hand `h` drew three cards of value `v`, at `h * 10 + v`;
+    /// counted only when asked for (Lucky Match alone needs them: a tenth of the
+    /// work).
+    pub triples: Option<[u64; TRIPLES]>,
 }
 
-/// The class counts for a shoe with `values[v]` cards of point value `v`.
-pub fn class_counts(values: &[u32; 10]) -> ClassCounts {
+/// The class counts for a shoe with `values[v]` cards of point value `v`, and
+/// the triple features if `with_triples`.
+pub fn class_counts(values: &[u32; 10], with_triples: bool) -> ClassCounts {
     let d = deals();
     let k = d.representative.len();
     let n: u64 = values.iter().map(|&x| x as u64).sum();
@@ -290,7 +293,8 @@ pub fn class_counts(values: &[u32; 10]) -> ClassCounts {
         };
         let mut classes: Vec<u64> = (0..k).map(sum).collect();
         classes[d.remainder] = total - classes.iter().sum::<u64>();
-        ClassCounts { total, classes, triples: std::array::from_fn(|t| sum(k + t)) }
+        let triples = with_triples.then(|| std::array::from_fn(|t| sum(k + t)));
+        ClassCounts { total, classes, triples }
     })
 }
 
@@ -347,7 +351,7 @@ mod tests {
             [[128, 32, 32, 32, 32, 32, 32, 32, 32, 32], [1, 1, 1, 1, 1, 1, 0, 0, 0, 0], [3, 0, 2, 9, 0, 1, 5, 0, 7, 2]]
         {
             let t = summary_table(&values);
-            let c = class_counts(&values);
+            let c = class_counts(&values, true);
             let mut want = vec![0u64; c.classes.len()];
             for (i, &x) in t.counts.iter().enumerate() {
                 want[deals().class_of[i] as usize] += x;

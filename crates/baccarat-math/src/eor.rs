@@ -16,7 +16,7 @@ use baccarat_rules::{Bet, Rank, Rulebook};
 
 use crate::bets::{needs_suits, BetOdds};
 use crate::closed::ShoeOdds;
-use crate::report::{report_from, Report};
+use crate::report::{needs_triples, report_from, Report};
 use crate::shoe::{Shoe, MIN_CARDS};
 
 /// An exact fraction, reduced, with a positive denominator.
@@ -94,15 +94,16 @@ pub fn effect_of_removal(rb: &Rulebook, shoe: &Shoe, decks: Option<u32>) -> Resu
     if n <= MIN_CARDS {
         return Err(format!("--shoe: {n} cards; removing one would leave fewer than a coup can need ({MIN_CARDS})"));
     }
-    let base = report_from(&ShoeOdds::new(shoe), rb, shoe, decks);
+    let t = needs_triples(rb);
+    let base = report_from(&ShoeOdds::counted(shoe, t), rb, shoe, decks);
     // The reports of the shoe less each card (suits known) or each rank.
     let removed: Vec<(usize, Report)> = if shoe.suits_known() {
         (0..52)
-            .filter_map(|c| shoe.without_card(c).map(|s| (c, report_from(&ShoeOdds::new(&s), rb, &s, decks))))
+            .filter_map(|c| shoe.without_card(c).map(|s| (c, report_from(&ShoeOdds::counted(&s, t), rb, &s, decks))))
             .collect()
     } else {
         (0..13)
-            .filter_map(|r| shoe.without_rank(r).map(|s| (r, report_from(&ShoeOdds::new(&s), rb, &s, decks))))
+            .filter_map(|r| shoe.without_rank(r).map(|s| (r, report_from(&ShoeOdds::counted(&s, t), rb, &s, decks))))
             .collect()
     };
     let eors = base.bets.iter().map(|b| eor_of(b, shoe, &removed)).collect();

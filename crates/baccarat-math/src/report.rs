@@ -1,6 +1,6 @@
 //! The odds report of a rulebook: every wager it permits, once per pay table.
 
-use baccarat_rules::{Bet, BetRules, Rulebook};
+use baccarat_rules::{Basis, Bet, BetRules, Rulebook};
 
 use crate::bets::{distribution, needs_suits, price, BetOdds, Distribution};
 use crate::closed::ShoeOdds;
@@ -27,7 +27,13 @@ pub struct Report {
 /// microseconds for any shoe. The same figures as [`report_by_enumeration`]
 /// (a test compares them for a thousand random shoes and every rulebook).
 pub fn report(rb: &Rulebook, shoe: &Shoe, decks: Option<u32>) -> Report {
-    report_from(&ShoeOdds::new(shoe), rb, shoe, decks)
+    report_from(&ShoeOdds::counted(shoe, needs_triples(rb)), rb, shoe, decks)
+}
+
+/// Whether `rb` has a wager on a hand's cards (Lucky Match, AU 11D), the only
+/// user of the triple features.
+pub fn needs_triples(rb: &Rulebook) -> bool {
+    rb.bets.iter().any(|r| matches!(r.bet.basis(), Basis::HandCards(_)))
 }
 
 /// [`report`] from class counts already made for `shoe`: several rulebooks, or

@@ -83,3 +83,20 @@ fn fast_report_equals_enumeration_for_full_shoes() {
         assert_same(&Shoe::decks(decks).unwrap());
     }
 }
+
+/// Lucky Match priced from counts made without the triple features (they are
+/// then counted on first need) equals it priced with them.
+#[test]
+fn triples_counted_late_equal_triples_counted_at_once() {
+    let mut rng = ChaCha8Rng::seed_from_u64(51);
+    for _ in 0..50 {
+        let shoe = random_shoe(&mut rng);
+        if !shoe.suits_known() {
+            continue;
+        }
+        for bet in [baccarat_rules::Bet::LuckyMatchPlayer, baccarat_rules::Bet::LuckyMatchBanker] {
+            let late = baccarat_math::ShoeOdds::counted(&shoe, false).distribution(bet).unwrap();
+            assert_eq!(late, baccarat_math::ShoeOdds::new(&shoe).distribution(bet).unwrap());
+        }
+    }
+}

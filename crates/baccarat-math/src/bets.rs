@@ -29,7 +29,7 @@ impl Distribution {
         Distribution { bet, total, counts: Vec::new() }
     }
 
-    fn add(&mut self, o: Outcome, n: u64) {
+    pub(crate) fn add(&mut self, o: Outcome, n: u64) {
         if n == 0 {
             return;
         }
@@ -277,6 +277,16 @@ impl BetOdds {
     }
 }
 
+/// [`gcd`] of pay-line denominators, small enough for `u64` (and its faster
+/// division).
+fn gcd64(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a.max(1)
+    } else {
+        gcd64(b, a % b)
+    }
+}
+
 fn gcd(a: u128, b: u128) -> u128 {
     if b == 0 {
         a.max(1)
@@ -314,14 +324,14 @@ pub fn price(d: &Distribution, table: &PayTable) -> BetOdds {
     let order = |o: Outcome| d.bet.outcomes().iter().position(|x| x.outcome == o).unwrap_or(usize::MAX);
     outcomes.sort_by_key(|x| order(x.outcome));
     // Exact moments over the common denominator of the pay lines.
-    let lcm = outcomes.iter().fold(1i128, |l, x| {
-        let b = x.pays.net_return().1 as i128;
-        l / gcd(l as u128, b as u128) as i128 * b
+    let lcm = outcomes.iter().fold(1u64, |l, x| {
+        let b = x.pays.net_return().1 as u64;
+        l / gcd64(l, b) * b
     });
     let (mut ev, mut ev2) = (0i128, 0i128);
     for x in &outcomes {
         let (a, b) = x.pays.net_return();
-        let scaled = a as i128 * (lcm / b as i128);
+        let scaled = a as i128 * (lcm / b as u64) as i128;
         ev += x.count as i128 * scaled;
         ev2 += x.count as i128 * scaled * scaled;
     }
@@ -332,8 +342,8 @@ pub fn price(d: &Distribution, table: &PayTable) -> BetOdds {
         total: d.total,
         outcomes,
         ev_num: ev,
-        ev_den: d.total as i128 * lcm,
+        ev_den: d.total as i128 * lcm as i128,
         ev2_num: ev2,
-        ev2_den: d.total as i128 * lcm * lcm,
+        ev2_den: d.total as i128 * lcm as i128 * lcm as i128,
     }
 }

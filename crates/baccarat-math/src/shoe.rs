@@ -149,6 +149,28 @@ impl Shoe {
         v
     }
 
+    /// The shoe less one card of index `card` (suits known), or `None` when it
+    /// holds none or would fall below [`MIN_CARDS`].
+    pub fn without_card(&self, card: usize) -> Option<Shoe> {
+        let mut s = self.clone();
+        *s.counts.get_mut(card)? = s.counts[card].checked_sub(1)?;
+        s.checked().ok()
+    }
+
+    /// The shoe less one card of rank `rank` (Ace 0), or `None` when it holds
+    /// none or would fall below [`MIN_CARDS`]. With suits known, the card taken
+    /// is of the rank's first suit that has one.
+    pub fn without_rank(&self, rank: usize) -> Option<Shoe> {
+        let suit = (0..4).find(|s| self.counts.get(rank * 4 + s).is_some_and(|&n| n > 0))?;
+        if self.suits_known {
+            return self.without_card(rank * 4 + suit);
+        }
+        // By rank only: rebuild the even spread of one card fewer.
+        let mut ranks = self.rank_counts();
+        ranks[rank] -= 1;
+        Shoe::from_rank_counts(ranks, MAX_DECKS).ok()
+    }
+
     /// How many decks this composition equals, if it is whole full decks.
     pub fn full_decks(&self) -> Option<u32> {
         let d = self.counts[0];

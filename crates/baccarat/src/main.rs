@@ -80,7 +80,7 @@ enum Command {
     Partitions(cmd::partitions::PartitionsArgs),
     /// Drive many players at many tables of a running server on loopback.
     Loadgen(cmd::loadgen::Args),
-    /// Exact odds of every wager a rulebook permits, by full enumeration of the shoe.
+    /// Exact odds of every wager a rulebook permits for any shoe, and the effect of removal (--eor).
     Odds(cmd::odds::Args),
     /// List the built-in rulebook profiles.
     Profiles(cmd::profiles::ListArgs),

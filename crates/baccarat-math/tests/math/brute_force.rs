@@ -3,7 +3,7 @@
 //! classified by `Bet::classify`, must give exactly the engine's counts for every
 //! wager, Lucky Triple Match and Tiger Pair included.
 
-use baccarat_math::{distribution, summary_table, Shoe};
+use baccarat_math::{distribution, summary_table, Shoe, ShoeOdds};
 use baccarat_rules::{Bet, Card, Coup, Outcome};
 use std::collections::HashMap;
 
@@ -58,6 +58,12 @@ fn check(spec: &[(&str, u32)]) -> HashMap<(Bet, Outcome), u64> {
         }
         let brute_outcomes = brute.keys().filter(|(b, _)| *b == bet).count();
         assert_eq!(brute_outcomes, d.counts.len(), "{bet}: outcomes seen by brute force vs engine");
+        // The fast path (class table and closed forms) gives the same counts.
+        let fast = ShoeOdds::new(&shoe).distribution(bet).unwrap();
+        for (o, c) in &fast.counts {
+            assert_eq!(brute.get(&(bet, *o)).copied().unwrap_or(0), *c, "fast {bet} {o} in {spec:?}");
+        }
+        assert_eq!(brute_outcomes, fast.counts.len(), "{bet}: outcomes seen by brute force vs fast path");
     }
     brute
 }

@@ -8,6 +8,7 @@ pub mod loadgen;
 pub mod logging;
 pub mod migrate;
 pub mod odds;
+mod odds_eor;
 pub mod partitions;
 pub mod profiles;
 pub mod promotion;

@@ -20,6 +20,10 @@ pub struct Args {
     /// Only the main wagers and pairs, by the fast path (microseconds per shoe).
     #[arg(long)]
     main_only: bool,
+    /// The effect of removal: the exact change in every wager's EV from
+    /// removing one card of each rank (and each card, for wagers that see suits).
+    #[arg(long, conflicts_with = "main_only")]
+    eor: bool,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -35,9 +39,15 @@ pub fn run(a: Args) -> Result<()> {
         Some(s) => Shoe::parse(s, decks)?,
         None => Shoe::decks(decks)?,
     };
+    if a.eor {
+        return super::odds_eor::run(&rb, &shoe, decks, a.json);
+    }
     let setup = Instant::now();
+    // The shoe-independent tables, once per process: apart from the timing.
     if a.main_only {
         baccarat_math::prepare_fast_path();
+    } else {
+        baccarat_math::prepare();
     }
     let setup_us = setup.elapsed().as_secs_f64() * 1e6;
     let start = Instant::now();

@@ -98,6 +98,54 @@ fn odds_for_a_remaining_shoe_and_main_only_agree() {
     }
 }
 
+/// `n/d` of an exact figure in the JSON.
+fn exact(v: &serde_json::Value) -> (i128, i128) {
+    let s = v["exact"].as_str().unwrap();
+    let (n, d) = s.split_once('/').unwrap();
+    (n.parse().unwrap(), d.parse().unwrap())
+}
+
+#[test]
+fn odds_eor_is_exact_and_sums_to_zero_over_the_shoe() {
+    // 8 decks by rank and suit less a few cards: 52 counts.
+    let mut counts = [8u32; 52];
+    for c in [0usize, 5, 9, 13, 17, 22, 30, 31, 40, 51] {
+        counts[c] -= 1 + (c % 3) as u32;
+    }
+    let shoe = counts.map(|n| n.to_string()).join(",");
+    let o = run(&["odds", "--rulebook", "au-casino", "--shoe", &shoe, "--eor", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let eor = v["eor"].as_array().unwrap();
+    assert_eq!(eor.len(), 28, "every wager once per pay table (as the report)");
+    let ranks: Vec<u32> = (0..13).map(|r| counts[r * 4..r * 4 + 4].iter().sum()).collect();
+    for e in eor {
+        let by_rank = e["by_rank"].as_array().unwrap();
+        assert_eq!(by_rank.len(), 13, "{}", e["bet"]);
+        // Σ_r n_r · EoR(r) = 0 exactly: a card burned unseen changes nothing on
+        // average. Summed over the common denominator of the fractions.
+        let fr: Vec<(i128, i128)> = by_rank.iter().map(|x| exact(&x["eor"])).collect();
+        let lcm = fr.iter().fold(1i128, |l, &(_, d)| l / gcd(l, d) * d);
+        let sum: i128 = fr.iter().zip(&ranks).map(|(&(n, d), &k)| n * (lcm / d) * k as i128).sum();
+        assert_eq!(sum, 0, "{} {}", e["bet"], e["pay_table"]);
+        let sees_suits = e["bet"].as_str().unwrap().starts_with("perfect_pair")
+            || e["bet"].as_str().unwrap().starts_with("lucky_match");
+        assert_eq!(e["by_card"].as_array().map(|c| c.len()), sees_suits.then_some(52), "{}", e["bet"]);
+    }
+    let text = run(&["odds", "--rulebook", "au-casino", "--shoe", &shoe, "--eor"]);
+    assert!(text.status.success(), "{}", stderr(&text));
+    assert!(stdout(&text).contains("effect of removing one card"), "{}", stdout(&text));
+    refused(&["odds", "--shoe", "1,1,1,1,1,1,0,0,0,0,0,0,0", "--eor"], "removing one would leave fewer");
+}
+
+fn gcd(a: i128, b: i128) -> i128 {
+    if b == 0 {
+        a.abs()
+    } else {
+        gcd(b, a % b)
+    }
+}
+
 #[test]
 fn nsw_four_decks_leaves_out_the_six_or_eight_deck_wagers() {
     let v: serde_json::Value =

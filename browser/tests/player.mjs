@@ -311,7 +311,11 @@ await run('player', async ({ newPage }) => {
   const result = page.getByTestId('result');
   const resultText = await result.innerText();
   const felt = await page.evaluate(() => window.__felt);
-  expect(felt.lastUp > 0 && felt.resultAt - felt.lastUp >= 500, `the result came ${Math.round(felt.resultAt - felt.lastUp)} ms after the last card turned up: ${JSON.stringify(felt)}`);
+  // The order as an observer sees it; the gap on the page's own clock (an
+  // observer's callback runs late when the machine is busy: CI saw 367 ms).
+  expect(felt.lastUp > 0 && felt.resultAt >= felt.lastUp, `the result came after the last card turned up: ${JSON.stringify(felt)}`);
+  const [turnedAt, shownAt] = [Number(await result.getAttribute('data-turned-at')), Number(await result.getAttribute('data-shown-at'))];
+  expect(turnedAt > 0 && shownAt - turnedAt >= 600, `the result came ${shownAt - turnedAt} ms after the last card began to turn (600 ms): ${JSON.stringify(felt)}`);
   const glowing = await page.$$eval('.spot.won', (els) => els.map((e) => e.dataset.bet));
   expect(glowing.includes(winner), `the winning spot glows: ${glowing}`);
   expect((await result.getAttribute('data-winner')) === winner, `the winner from the cards (${pt} to ${bt}: ${winner}) is the one shown: ${resultText}`);

@@ -653,6 +653,10 @@ function renderResult() {
     return;
   }
   el.dataset.winner = r.winner;
+  // On the page's own clock, for a test to read: when the last card turned,
+  // and when the result came (an observer's clock runs late on a busy machine).
+  el.dataset.turnedAt = String(Math.round(S.turnedAt || 0));
+  el.dataset.shownAt = String(Math.round(performance.now()));
   const scored = r.player !== null && r.player !== undefined;
   const [a, b] = r.winner === 'banker' ? [r.banker, r.player] : [r.player, r.banker];
   el.textContent = r.winner === 'tie' ? (scored ? tr('result.tie_score', { n: r.player }) : tr('result.tie'))

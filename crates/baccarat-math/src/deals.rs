@@ -310,8 +310,9 @@ thread_local! {
 fn weights(d: &Deals, values: &[u32; 10], w: &mut [u64; NODES]) {
     // factor[v * 8 + j] = n_v - j: the factor a multiset's j+1-th card of
     // value v brings.
-    let mut factor = [0u64; 80];
-    for (i, f) in factor.iter_mut().enumerate() {
+    // (128 entries, so that a masked index needs no bounds check.)
+    let mut factor = [0u64; 128];
+    for (i, f) in factor.iter_mut().enumerate().take(80) {
         *f = u64::from(values[i / 8]).saturating_sub(i as u64 % 8);
     }
     w[0] = 1;
@@ -319,7 +320,7 @@ fn weights(d: &Deals, values: &[u32; 10], w: &mut [u64; NODES]) {
     let nodes = &d.nodes[..d.nodes.len().min(NODES)];
     for i in 1..nodes.len() {
         let node = nodes[i];
-        w[i] = w[node.parent as usize & (NODES - 1)].wrapping_mul(factor[node.factor as usize % 80]);
+        w[i] = w[node.parent as usize & (NODES - 1)].wrapping_mul(factor[node.factor as usize & 127]);
     }
     let n: [u64; 10] = values.map(u64::from);
     let total: u64 = n.iter().sum();

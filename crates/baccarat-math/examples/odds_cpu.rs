@@ -6,7 +6,7 @@
 
 use std::hint::black_box;
 
-use baccarat_math::{prepare, price, report, report_from, Shoe, ShoeOdds};
+use baccarat_math::{effect_of_removal, prepare, price, report, report_from, Shoe, ShoeOdds};
 use baccarat_rules::{profiles, Bet};
 
 /// Nanoseconds this thread has run on a CPU.
@@ -58,5 +58,8 @@ fn main() {
     per_call("all four rulebooks from one count", 5000, || {
         let odds = ShoeOdds::new(black_box(&shoe));
         black_box(all.iter().map(|rb| report_from(&odds, rb, &shoe, None)).collect::<Vec<_>>());
+    });
+    per_call("effect of removal, au-casino (53 reports)", 20, || {
+        black_box(effect_of_removal(&au, black_box(&shoe), None).unwrap());
     });
 }

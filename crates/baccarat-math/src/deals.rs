@@ -345,6 +345,69 @@ mod tests {
         assert_eq!(d.entries(), 29_194);
     }
 
+    /// Every shoe of exactly 6 or 7 cards over the ten values (16,445
+    /// compositions): the class counts are the full enumeration's, grouped, and
+    /// the triple features are the enumeration's own count of them.
+    #[test]
+    fn classes_equal_the_enumeration_for_every_shoe_of_six_or_seven_cards() {
+        fn each(v: usize, left: u32, c: &mut [u32; 10], f: &mut impl FnMut(&[u32; 10])) {
+            if v == 9 {
+                c[9] = left;
+                f(c);
+                return;
+            }
+            for take in 0..=left {
+                c[v] = take;
+                each(v + 1, left - take, c, f);
+            }
+        }
+        let mut shoes = 0;
+        for size in [6, 7] {
+            each(0, size, &mut [0; 10], &mut |values| {
+                let t = summary_table(values);
+                let c = class_counts(values, true);
+                let mut want = vec![0u64; c.classes.len()];
+                for (i, &x) in t.counts.iter().enumerate() {
+                    want[deals().class_of[i] as usize] += x;
+                }
+                assert_eq!(c.total, t.total);
+                assert_eq!(c.classes, want, "{values:?}");
+                assert_eq!(c.triples.unwrap(), triples_by_enumeration(values), "{values:?}");
+                shoes += 1;
+            });
+        }
+        assert_eq!(shoes, 5005 + 11440);
+    }
+
+    /// Six-position sequences in which a hand drew three cards of one value,
+    /// by enumerating every sequence of six values the shoe can give.
+    fn triples_by_enumeration(values: &[u32; 10]) -> [u64; TRIPLES] {
+        fn rec(c: &mut [u64; 10], v: &mut [usize; 6], depth: usize, w: u64, out: &mut [u64; TRIPLES]) {
+            if depth == 6 {
+                let s = crate::exact::coup_of_values(*v);
+                if s.player_cards == 3 && v[0] == v[2] && v[2] == v[4] {
+                    out[v[0]] += w;
+                }
+                if s.banker_cards == 3 && v[1] == v[3] && v[3] == v[5] {
+                    out[10 + v[1]] += w;
+                }
+                return;
+            }
+            for x in 0..10 {
+                if c[x] > 0 {
+                    let k = c[x];
+                    c[x] -= 1;
+                    v[depth] = x;
+                    rec(c, v, depth + 1, w * k, out);
+                    c[x] += 1;
+                }
+            }
+        }
+        let mut out = [0u64; TRIPLES];
+        rec(&mut values.map(u64::from), &mut [0; 6], 0, 1, &mut out);
+        out
+    }
+
     /// The class counts are the full enumeration's, grouped.
     #[test]
     fn classes_equal_the_enumeration() {

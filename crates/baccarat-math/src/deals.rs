@@ -34,9 +34,10 @@
 //!    less one card), then the `(N-k)^(6-k)` factor of the 4- and 5-card ones.
 //!    They live in a per-thread buffer: nothing is allocated.
 //! 2. Per class, `Σ weight × orderings` over that class's entries, stored as
-//!    `orderings << 13 | multiset` in one array: 29,194 multiply-adds in all.
-//!    The class with the most entries (4,394) is instead the total less the
-//!    others.
+//!    `orderings << 13 | multiset` in one array: 26,697 multiply-adds for the
+//!    classes, and 2,497 more for the triple features, counted only when asked
+//!    for (a rulebook with Lucky Match). The class with the most entries
+//!    (4,394) is instead the total less the others.
 //!
 //! Everything is exact in `u64`: no weight or partial sum exceeds a class count,
 //! at most `N^(6)`, below 2^53 for 8 decks and 2^64 for [`crate::MAX_CARDS`]; so

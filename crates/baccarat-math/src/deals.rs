@@ -34,15 +34,16 @@
 //!    less one card), then the `(N-k)^(6-k)` factor of the 4- and 5-card ones.
 //!    They live in a per-thread buffer: nothing is allocated.
 //! 2. Per class, `Σ weight × orderings` over that class's entries, stored as
-//!    `orderings << 13 | multiset` in one array: 29,194 multiply-adds in all.
-//!    The class with the most entries (4,394) is instead the total less the
-//!    others.
+//!    `orderings << 13 | multiset` in one array: 26,697 multiply-adds for the
+//!    classes, and 2,497 more for the triple features, counted only when asked
+//!    for (a rulebook with Lucky Match). The class with the most entries
+//!    (4,394) is instead the total less the others.
 //!
 //! Everything is exact in `u64`: no weight or partial sum exceeds a class count,
 //! at most `N^(6)`, below 2^53 for 8 decks and 2^64 for [`crate::MAX_CARDS`]; so
 //! the hot loops use wrapping operations, which cannot wrap, and are spared the
-//! overflow checks of the release profile. About 30 µs a shoe on the loaded
-//! 2-core build machine (docs/performance.md).
+//! overflow checks of the release profile. About 15 µs of CPU a shoe (28 µs
+//! criterion median on the loaded 2-core build machine; docs/performance.md).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -310,8 +311,9 @@ thread_local! {
 fn weights(d: &Deals, values: &[u32; 10], w: &mut [u64; NODES]) {
     // factor[v * 8 + j] = n_v - j: the factor a multiset's j+1-th card of
     // value v brings.
-    let mut factor = [0u64; 80];
-    for (i, f) in factor.iter_mut().enumerate() {
+    // (128 entries, so that a masked index needs no bounds check.)
+    let mut factor = [0u64; 128];
+    for (i, f) in factor.iter_mut().enumerate().take(80) {
         *f = u64::from(values[i / 8]).saturating_sub(i as u64 % 8);
     }
     w[0] = 1;
@@ -319,7 +321,7 @@ fn weights(d: &Deals, values: &[u32; 10], w: &mut [u64; NODES]) {
     let nodes = &d.nodes[..d.nodes.len().min(NODES)];
     for i in 1..nodes.len() {
         let node = nodes[i];
-        w[i] = w[node.parent as usize & (NODES - 1)].wrapping_mul(factor[node.factor as usize % 80]);
+        w[i] = w[node.parent as usize & (NODES - 1)].wrapping_mul(factor[node.factor as usize & 127]);
     }
     let n: [u64; 10] = values.map(u64::from);
     let total: u64 = n.iter().sum();
@@ -342,6 +344,69 @@ mod tests {
         assert_eq!(d.reachable(), 6958);
         assert_eq!(d.representative.len(), 39);
         assert_eq!(d.entries(), 29_194);
+    }
+
+    /// Every shoe of exactly 6 or 7 cards over the ten values (16,445
+    /// compositions): the class counts are the full enumeration's, grouped, and
+    /// the triple features are the enumeration's own count of them.
+    #[test]
+    fn classes_equal_the_enumeration_for_every_shoe_of_six_or_seven_cards() {
+        fn each(v: usize, left: u32, c: &mut [u32; 10], f: &mut impl FnMut(&[u32; 10])) {
+            if v == 9 {
+                c[9] = left;
+                f(c);
+                return;
+            }
+            for take in 0..=left {
+                c[v] = take;
+                each(v + 1, left - take, c, f);
+            }
+        }
+        let mut shoes = 0;
+        for size in [6, 7] {
+            each(0, size, &mut [0; 10], &mut |values| {
+                let t = summary_table(values);
+                let c = class_counts(values, true);
+                let mut want = vec![0u64; c.classes.len()];
+                for (i, &x) in t.counts.iter().enumerate() {
+                    want[deals().class_of[i] as usize] += x;
+                }
+                assert_eq!(c.total, t.total);
+                assert_eq!(c.classes, want, "{values:?}");
+                assert_eq!(c.triples.unwrap(), triples_by_enumeration(values), "{values:?}");
+                shoes += 1;
+            });
+        }
+        assert_eq!(shoes, 5005 + 11440);
+    }
+
+    /// Six-position sequences in which a hand drew three cards of one value,
+    /// by enumerating every sequence of six values the shoe can give.
+    fn triples_by_enumeration(values: &[u32; 10]) -> [u64; TRIPLES] {
+        fn rec(c: &mut [u64; 10], v: &mut [usize; 6], depth: usize, w: u64, out: &mut [u64; TRIPLES]) {
+            if depth == 6 {
+                let s = crate::exact::coup_of_values(*v);
+                if s.player_cards == 3 && v[0] == v[2] && v[2] == v[4] {
+                    out[v[0]] += w;
+                }
+                if s.banker_cards == 3 && v[1] == v[3] && v[3] == v[5] {
+                    out[10 + v[1]] += w;
+                }
+                return;
+            }
+            for x in 0..10 {
+                if c[x] > 0 {
+                    let k = c[x];
+                    c[x] -= 1;
+                    v[depth] = x;
+                    rec(c, v, depth + 1, w * k, out);
+                    c[x] += 1;
+                }
+            }
+        }
+        let mut out = [0u64; TRIPLES];
+        rec(&mut values.map(u64::from), &mut [0; 6], 0, 1, &mut out);
+        out
     }
 
     /// The class counts are the full enumeration's, grouped.

@@ -10,7 +10,9 @@
 //! Removing a card the dealer has not yet shown is the same, on average, as not
 //! removing it: a coup dealt after one card is burned unseen has the law of a
 //! coup dealt from the full shoe (exchangeability). So `Σ_c n_c · EoR(c) = 0`
-//! exactly, over the cards or over the ranks; the tests check it.
+//! exactly, over the cards or over the ranks; the tests check it. The change in
+//! the Player's chance of winning from removing one card at 8 decks matches a
+//! published table to its ten decimals (tests/math/published.rs).
 
 use baccarat_rules::{Bet, Rank, Rulebook};
 

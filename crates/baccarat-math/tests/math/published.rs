@@ -93,3 +93,27 @@ fn full_reports_are_pinned_for_every_rulebook() {
         insta_like(&format!("report_{id}_{d}_decks"), &lines.join("\n"));
     }
 }
+
+/// The change in the probability that the Player wins, 8 decks, when one card
+/// of a rank is removed, as published to ten decimals by Excel Punks,
+/// "Concepts 16: Baccarat – Effects of Card Removal"
+/// (excelpunks.com/concepts-16-baccarat-effects-of-card-removal/): 4
+/// −0.0000435175; 10, J, Q, K −0.0000373810; A −0.0000295798; 3 −0.0000217068.
+#[test]
+fn removal_effects_on_the_player_win_match_the_published_table() {
+    let rb = profiles::builtin("nsw-2021").unwrap();
+    let full = Shoe::decks(8).unwrap();
+    let p_win = |s: &Shoe| {
+        let r = report(&rb, s, None);
+        let b = r.bets.iter().find(|b| b.bet == Bet::Player).unwrap();
+        let w = b.outcomes.iter().find(|o| o.outcome == baccarat_rules::Outcome::Win).unwrap();
+        w.count as f64 / b.total as f64 // printed figures only
+    };
+    let base = p_win(&full);
+    for (rank, want) in
+        [(4, -0.0000435175), (10, -0.0000373810), (13, -0.0000373810), (1, -0.0000295798), (3, -0.0000217068)]
+    {
+        let got = p_win(&full.without_rank(rank - 1).unwrap()) - base;
+        assert!((got - want).abs() < 0.6e-10, "rank {rank}: {got:.10} vs published {want}");
+    }
+}

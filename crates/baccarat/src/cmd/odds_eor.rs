@@ -24,18 +24,18 @@ pub fn run(rb: &Rulebook, shoe: &Shoe, decks: u32, json: bool) -> Result<()> {
     println!("{} — {}: effect of removing one card on the EV per unit staked", report.rulebook, rb.title);
     println!("{} cards; changes in percentage points, exact fractions with --json\n", report.cards);
     let ranks = rank_symbols();
-    println!("{:<22} {:<14} {:>9}  {}", "wager", "pay table", "EV %", ranks.map(|r| format!("{r:>8}")).join(""));
+    println!("{:<22} {:<26} {:>9}  {}", "wager", "pay table", "EV %", ranks.map(|r| format!("{r:>8}")).join(""));
     for e in &eors {
         let cells: String =
             e.by_rank.iter().map(|x| x.map_or("       -".into(), |x| format!("{:>8.4}", pct(x)))).collect();
-        println!("{:<22} {:<14} {:>9.4}  {cells}", e.bet.id(), e.pay_table, pct(e.ev));
+        println!("{:<22} {:<26} {:>9.4}  {cells}", e.bet.id(), e.pay_table, pct(e.ev));
         if let Some(cards) = &e.by_card {
             for suit in 0..4 {
                 let cells: String = (0..13)
                     .map(|r| cards[r * 4 + suit].map_or("       -".into(), |x| format!("{:>8.4}", pct(x))))
                     .collect();
                 let s = Suit::ALL[suit].symbol();
-                println!("{:<22} {:<14} {:>9}  {cells}", "", format!("  suit {s}"), "");
+                println!("{:<22} {:<26} {:>9}  {cells}", "", format!("  suit {s}"), "");
             }
         }
     }

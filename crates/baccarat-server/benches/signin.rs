@@ -13,7 +13,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 
 fn attempt(users: &Users, memory: &mut Vec<argon2::Block>, name: &str, password: &str) -> bool {
     let creds = users.credentials(name).unwrap();
-    let hash = creds.as_ref().map_or(dummy_hash(), |c| c.2.as_str());
+    let hash = creds.as_ref().map_or(dummy_hash(), |c| c.hash.as_str());
     verify_password_in(memory, hash, password) && creds.is_some()
 }
 

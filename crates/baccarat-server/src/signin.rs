@@ -278,7 +278,7 @@ impl SignIn {
                 return Err(e.into());
             }
         };
-        let hash = creds.as_ref().map_or_else(|| dummy_hash().to_string(), |c| c.2.clone());
+        let hash = creds.as_ref().map_or_else(|| dummy_hash().to_string(), |c| c.hash.clone());
         let ok = match self.check(hash, password.to_string(), !reserved.gated) {
             Ok(rx) => rx.await.unwrap_or(false),
             Err(e) => {
@@ -288,7 +288,7 @@ impl SignIn {
         };
         let now = (self.clock)();
         match creds {
-            Some((id, role, hash)) if ok => {
+            Some(crate::auth::Credentials { id, role, hash }) if ok => {
                 self.limits.lock().expect("sign-in limits").succeeded(&reserved, now);
                 // Disabled, or given another password, since the check: no
                 // session, answered as a wrong password (`Users::start_session`).

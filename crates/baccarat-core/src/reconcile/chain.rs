@@ -97,7 +97,7 @@ impl<'a> ChainExpect<'a> {
             // The float comes with the table's first configuration.
             if !std::mem::replace(&mut self.float_seen, true) && float.0 > 0 {
                 if let Some(c) = self.cage {
-                    out(Cause::Float { table }, 0, (TransferKind::Posted, c, accounts.house, *float));
+                    out(Cause::Float { table }, 0, Expected::new(TransferKind::Posted, c, accounts.house, *float));
                 }
             }
         }
@@ -110,7 +110,7 @@ impl<'a> ChainExpect<'a> {
             Event::WagerPlaced { wager } => self.wager_placed(seq, wager, &accounts, out),
             Event::WagerWithdrawn { wager } | Event::WagerReturned { wager, .. } => {
                 let w = self.wallets.get(wager).map(|x| x.0).unwrap_or_default();
-                let e = (TransferKind::VoidOf(0), w, accounts.escrow, Money::ZERO);
+                let e = Expected::new(TransferKind::VoidOf(0), w, accounts.escrow, Money::ZERO);
                 out(Cause::Wager { table, wager: *wager }, 1, e);
             }
             Event::WagerSettled { wager, settlement, ante, .. } => {
@@ -151,7 +151,7 @@ impl<'a> ChainExpect<'a> {
         };
         let parts = [(accounts.house, house), (accounts.commission, commission), (accounts.antes, antes)];
         for (i, (from, amount)) in parts.into_iter().filter(|(_, m)| m.0 > 0).enumerate() {
-            out(Cause::Closed { table }, i as u32, (TransferKind::Posted, from, cage, amount));
+            out(Cause::Closed { table }, i as u32, Expected::new(TransferKind::Posted, from, cage, amount));
         }
     }
 
@@ -163,20 +163,20 @@ impl<'a> ChainExpect<'a> {
         let pool = |t: u32| self.books.acct(AccountKind::PrizePool { tournament: t });
         match e {
             CasinoEvent::Deposit { player, amount, .. } => match (self.cage, wallet(*player)) {
-                (Some(c), Some(w)) => out(Cause::Deposit { seq }, 0, (TransferKind::Posted, c, w, *amount)),
+                (Some(c), Some(w)) => out(Cause::Deposit { seq }, 0, Expected::new(TransferKind::Posted, c, w, *amount)),
                 _ => self
                     .problems
                     .push(format!("the casino's chain record {seq}: a deposit to player {player}, who has no wallet")),
             },
             // A partition's money from the bank, and back (`bank/`).
             CasinoEvent::Allotted { player, amount, .. } => match (self.bank, wallet(*player)) {
-                (Some(b), Some(w)) => out(Cause::Bank { seq }, 0, (TransferKind::Posted, b, w, *amount)),
+                (Some(b), Some(w)) => out(Cause::Bank { seq }, 0, Expected::new(TransferKind::Posted, b, w, *amount)),
                 _ => self.problems.push(format!(
                     "the casino's chain record {seq}: money from the bank to player {player}, with no bank account or wallet"
                 )),
             },
             CasinoEvent::Returned { player, amount, .. } => match (self.bank, wallet(*player)) {
-                (Some(b), Some(w)) => out(Cause::Bank { seq }, 0, (TransferKind::Posted, w, b, *amount)),
+                (Some(b), Some(w)) => out(Cause::Bank { seq }, 0, Expected::new(TransferKind::Posted, w, b, *amount)),
                 _ => self.problems.push(format!(
                     "the casino's chain record {seq}: money to the bank from player {player}, with no bank account or wallet"
                 )),
@@ -184,7 +184,7 @@ impl<'a> ChainExpect<'a> {
             // An entry fee into the pool (NSW 15.3.2), and its refund.
             CasinoEvent::TournamentEntered { tournament, player, fee } if fee.0 > 0 => {
                 match (wallet(*player), pool(*tournament)) {
-                    (Some(w), Some(p)) => out(Cause::Tournament { seq }, 0, (TransferKind::Posted, w, p, *fee)),
+                    (Some(w), Some(p)) => out(Cause::Tournament { seq }, 0, Expected::new(TransferKind::Posted, w, p, *fee)),
                     _ => self
                         .problems
                         .push(format!("the casino's chain record {seq}: an entry fee with no wallet or no prize pool")),
@@ -193,7 +193,7 @@ impl<'a> ChainExpect<'a> {
             CasinoEvent::PromotionDrawn { winners, .. } => self.promotion_drawn(seq, winners, out),
             // A cash alternative claimed (NSW 16.3): cage to wallet.
             CasinoEvent::PromotionClaimed { player, paid, .. } if paid.0 > 0 => match (self.cage, wallet(*player)) {
-                (Some(c), Some(w)) => out(Cause::Promotion { seq }, 0, (TransferKind::Posted, c, w, *paid)),
+                (Some(c), Some(w)) => out(Cause::Promotion { seq }, 0, Expected::new(TransferKind::Posted, c, w, *paid)),
                 _ => self.problems.push(format!(
                     "the casino's chain record {seq}: a cash alternative to player {player}, who has no wallet"
                 )),
@@ -203,7 +203,7 @@ impl<'a> ChainExpect<'a> {
             }
             CasinoEvent::TournamentRefunded { tournament, player, fee, .. } if fee.0 > 0 => {
                 match (wallet(*player), pool(*tournament)) {
-                    (Some(w), Some(p)) => out(Cause::Tournament { seq }, 0, (TransferKind::Posted, p, w, *fee)),
+                    (Some(w), Some(p)) => out(Cause::Tournament { seq }, 0, Expected::new(TransferKind::Posted, p, w, *fee)),
                     _ => self
                         .problems
                         .push(format!("the casino's chain record {seq}: a refund with no wallet or no prize pool")),
@@ -236,7 +236,7 @@ impl<'a> ChainExpect<'a> {
             _ => return,
         };
         match from.zip(to) {
-            Some((f, t)) => out(Cause::Cage { seq }, 0, (TransferKind::Posted, f, t, amount)),
+            Some((f, t)) => out(Cause::Cage { seq }, 0, Expected::new(TransferKind::Posted, f, t, amount)),
             None => self.problems.push(format!("the casino's chain record {seq}: {what}")),
         }
     }
@@ -259,7 +259,7 @@ impl<'a> ChainExpect<'a> {
                     return;
                 }
                 match from.zip(to) {
-                    Some((f, t)) => out(Cause::Promotion { seq }, i, (TransferKind::Posted, f, t, amount)),
+                    Some((f, t)) => out(Cause::Promotion { seq }, i, Expected::new(TransferKind::Posted, f, t, amount)),
                     None => self.problems.push(format!(
                         "the casino's chain record {seq}: a prize to player {}, who has no account for it",
                         w.player
@@ -289,14 +289,14 @@ impl<'a> ChainExpect<'a> {
         let mut i = 0;
         if top_up.0 > 0 {
             match self.cage {
-                Some(c) => out(Cause::Tournament { seq }, i, (TransferKind::Posted, c, p, top_up)),
+                Some(c) => out(Cause::Tournament { seq }, i, Expected::new(TransferKind::Posted, c, p, top_up)),
                 None => self.problems.push(format!("the casino's chain record {seq}: no cage")),
             }
             i += 1;
         }
         for (player, prize) in prizes.iter().filter(|(_, m)| m.0 > 0) {
             match self.books.acct(AccountKind::Wallet { player: *player }) {
-                Some(w) => out(Cause::Tournament { seq }, i, (TransferKind::Posted, p, w, *prize)),
+                Some(w) => out(Cause::Tournament { seq }, i, Expected::new(TransferKind::Posted, p, w, *prize)),
                 None => self
                     .problems
                     .push(format!("the casino's chain record {seq}: a prize to player {player}, who has no wallet")),
@@ -340,7 +340,7 @@ impl<'a> ChainExpect<'a> {
         let stake = tokens.map_or(w, |(_, k)| k.tokens);
         self.wallets.insert(wager.id, (stake, tokens));
         let cause = Cause::Wager { table, wager: wager.id };
-        out(cause, 0, (TransferKind::Pending, stake, accounts.escrow, wager.amount + wager.ante));
+        out(cause, 0, Expected::new(TransferKind::Pending, stake, accounts.escrow, wager.amount + wager.ante));
     }
 
     /// The chain is read: what was found reading it, for
@@ -358,9 +358,9 @@ pub struct ChainRead {
 
 fn expect(op: &Op, wallet: AccountId, escrow: AccountId) -> Expected {
     match op {
-        Op::Transfer { debit, credit, amount, .. } => (TransferKind::Posted, *debit, *credit, *amount),
-        Op::Hold { debit, credit, amount, .. } => (TransferKind::Pending, *debit, *credit, *amount),
-        Op::Post { amount, .. } => (TransferKind::PostOf(0), wallet, escrow, *amount),
-        Op::Void { .. } => (TransferKind::VoidOf(0), wallet, escrow, Money::ZERO),
+        Op::Transfer { debit, credit, amount, .. } => Expected::new(TransferKind::Posted, *debit, *credit, *amount),
+        Op::Hold { debit, credit, amount, .. } => Expected::new(TransferKind::Pending, *debit, *credit, *amount),
+        Op::Post { amount, .. } => Expected::new(TransferKind::PostOf(0), wallet, escrow, *amount),
+        Op::Void { .. } => Expected::new(TransferKind::VoidOf(0), wallet, escrow, Money::ZERO),
     }
 }

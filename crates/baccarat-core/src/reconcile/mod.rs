@@ -63,9 +63,21 @@ pub use chain::{ChainExpect, ChainRead};
 use crate::audit::CASINO_CHAIN;
 use crate::ledger::{Account, AccountId, Answer, Cause, Transfer, TransferId, TransferKind};
 
-/// A transfer as the audit log says it must be: kind, debit, credit, amount.
-/// `PostOf`/`VoidOf` name the hold by its place in the wager's list (0).
-pub type Expected = (TransferKind, AccountId, AccountId, Money);
+/// A transfer as the audit log says it must be. `PostOf`/`VoidOf` name the
+/// hold by its place in the wager's list (0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Expected {
+    pub kind: TransferKind,
+    pub debit: AccountId,
+    pub credit: AccountId,
+    pub amount: Money,
+}
+
+impl Expected {
+    pub fn new(kind: TransferKind, debit: AccountId, credit: AccountId, amount: Money) -> Expected {
+        Expected { kind, debit, credit, amount }
+    }
+}
 
 /// Buckets of causes per chain (a power of two).
 pub const BUCKETS: usize = 256;
@@ -277,12 +289,12 @@ impl Reconciler {
     /// Add one transfer a chain's record calls for (from
     /// [`ChainExpect::feed`]) to that chain's expected side.
     pub fn expect_into(&self, sums: &mut Sums, cause: Cause, at: u32, e: Expected) {
-        let kind = match e.0 {
+        let kind = match e.kind {
             TransferKind::PostOf(_) => Kind::OfHold(true),
             TransferKind::VoidOf(_) => Kind::OfHold(false),
             k => Kind::Plain(k),
         };
-        sums.add(bucket(cause), self.keyed.item(cause, at, kind, e.1, e.2, e.3));
+        sums.add(bucket(cause), self.keyed.item(cause, at, kind, e.debit, e.credit, e.amount));
     }
 
     /// A chain read whole: what its records call for (`sums`, from
@@ -506,15 +518,15 @@ fn differs(want: &[Expected], got: &[Transfer]) -> Option<String> {
     }
     let hold = got.first().map(|t| t.id).unwrap_or_default();
     for (w, t) in want.iter().zip(got) {
-        let kind = match w.0 {
+        let kind = match w.kind {
             TransferKind::PostOf(_) => TransferKind::PostOf(hold),
             TransferKind::VoidOf(_) => TransferKind::VoidOf(hold),
             k => k,
         };
-        if (kind, w.1, w.2, w.3) != (t.kind, t.debit, t.credit, t.amount) {
+        if (kind, w.debit, w.credit, w.amount) != (t.kind, t.debit, t.credit, t.amount) {
             return Some(format!(
                 "transfer {} is {:?} {} from {} to {}; the record calls for {:?} {} from {} to {}",
-                t.id, t.kind, t.amount, t.debit, t.credit, kind, w.3, w.1, w.2
+                t.id, t.kind, t.amount, t.debit, t.credit, kind, w.amount, w.debit, w.credit
             ));
         }
     }

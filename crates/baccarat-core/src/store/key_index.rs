@@ -88,7 +88,12 @@ pub const FANOUT: usize = 8;
 pub const MAX_PENDING: usize = 16 * RUN_KEYS;
 
 /// An answer as the index takes it: its key's id, its seq, its time.
-pub type Pending = (KeyId, u64, u64);
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pending {
+    pub id: KeyId,
+    pub seq: u64,
+    pub at_ms: u64,
+}
 
 #[derive(Debug, Default)]
 struct PendingAnswers {
@@ -155,7 +160,7 @@ impl KeyIndex {
         let mut tail = Vec::new();
         while let Some(r) = rows.next()? {
             if let Some(id) = read_id(r.get_ref(1)?)? {
-                tail.push((id, r.get::<_, i64>(0)? as u64, r.get::<_, i64>(2)? as u64));
+                tail.push(Pending { id, seq: r.get::<_, i64>(0)? as u64, at_ms: r.get::<_, i64>(2)? as u64 });
             }
         }
         index.push(tail);
@@ -165,10 +170,10 @@ impl KeyIndex {
     /// Take a durable batch's answers (in seq order, after those before).
     pub fn push(&self, answers: impl IntoIterator<Item = Pending>) {
         let mut p = self.pending.lock().unwrap_or_else(|p| p.into_inner());
-        for (id, seq, at_ms) in answers {
-            self.newest_ms.fetch_max(at_ms, Ordering::Relaxed);
-            p.map.insert(id, seq);
-            p.rows.push_back((id, seq, at_ms));
+        for a in answers {
+            self.newest_ms.fetch_max(a.at_ms, Ordering::Relaxed);
+            p.map.insert(a.id, a.seq);
+            p.rows.push_back(a);
         }
         self.pending_len.store(p.rows.len(), Ordering::Relaxed);
     }
@@ -254,7 +259,7 @@ impl KeyIndex {
     fn covered(&self, n: usize) {
         let mut p = self.pending.lock().unwrap_or_else(|p| p.into_inner());
         for _ in 0..n {
-            let Some((id, seq, _)) = p.rows.pop_front() else { break };
+            let Some(Pending { id, seq, .. }) = p.rows.pop_front() else { break };
             if p.map.get(&id) == Some(&seq) {
                 p.map.remove(&id);
             }
@@ -270,7 +275,7 @@ impl KeyIndex {
     /// How many answers are pending, and the time of the oldest.
     fn pending_age(&self) -> (usize, Option<u64>) {
         let p = self.pending.lock().unwrap_or_else(|p| p.into_inner());
-        (p.rows.len(), p.rows.front().map(|r| r.2))
+        (p.rows.len(), p.rows.front().map(|r| r.at_ms))
     }
 
     fn newest_ms(&self) -> u64 {

@@ -153,7 +153,11 @@ impl Store for SqliteStore {
         }
         tx.commit()?;
         if let Some(k) = &self.keys {
-            k.push(c.ledger.iter().filter_map(|ch| ch.answer.as_ref()).map(|a| (a.key_id, a.seq, a.at_ms)));
+            k.push(c.ledger.iter().filter_map(|ch| ch.answer.as_ref()).map(|a| crate::store::key_index::Pending {
+                id: a.key_id,
+                seq: a.seq,
+                at_ms: a.at_ms,
+            }));
         }
         Ok(())
     }

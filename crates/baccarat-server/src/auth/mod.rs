@@ -169,8 +169,14 @@ pub fn dummy_hash() -> &'static str {
     DUMMY.get_or_init(|| hash_password(&random_hex(16)))
 }
 
-/// A name's credentials: id, role and password hash.
-pub type Credentials = (u32, Role, String);
+/// A name's credentials: what a password is checked against.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Credentials {
+    pub id: u32,
+    pub role: Role,
+    /// The password's hash (`hash_password`).
+    pub hash: String,
+}
 
 /// Passwords of fewer characters are refused when set.
 pub const MIN_PASSWORD: usize = 4;
@@ -240,7 +246,7 @@ impl Users {
     /// stranger, so that a guesser learns nothing of who was let go.
     pub fn credentials(&self, name: &str) -> Result<Option<Credentials>, AuthError> {
         let row = self.rows().by_name(name)?;
-        Ok(row.and_then(|(id, role, hash)| Role::parse(&role).map(|r| (id, r, hash))))
+        Ok(row.and_then(|(id, role, hash)| Role::parse(&role).map(|role| Credentials { id, role, hash })))
     }
 
     /// Open a session for a person whose password was checked against
@@ -259,10 +265,10 @@ impl Users {
     /// for tools and tests; the server signs in through `signin.rs`).
     pub fn login(&self, name: &str, password: &str) -> Result<(String, Session), AuthError> {
         let creds = self.credentials(name)?;
-        let hash = creds.as_ref().map_or(dummy_hash(), |c| c.2.as_str());
+        let hash = creds.as_ref().map_or(dummy_hash(), |c| c.hash.as_str());
         let ok = verify_password(hash, password);
         match creds {
-            Some((id, role, hash)) if ok => self.start_session(id, name, role, &hash),
+            Some(Credentials { id, role, hash }) if ok => self.start_session(id, name, role, &hash),
             _ => Err(AuthError::BadLogin),
         }
     }

@@ -138,7 +138,9 @@ pub(super) async fn password(
     if b.new.chars().count() < crate::auth::MIN_PASSWORD || b.new.len() > 128 {
         return Err(ApiError::bad(format!("new: {} characters to 128 bytes (UTF-8)", crate::auth::MIN_PASSWORD)));
     }
-    let Some((_, _, hash)) = s.users.credentials(&sess.name).map_err(|e| ApiError::internal(e.to_string()))? else {
+    let Some(crate::auth::Credentials { hash, .. }) =
+        s.users.credentials(&sess.name).map_err(|e| ApiError::internal(e.to_string()))?
+    else {
         return Err(ApiError::unauthorized("the session's person no longer exists"));
     };
     let ok = s.signin.check(hash, b.old, false).map_err(sign_in_error)?.await.unwrap_or(false);

@@ -44,15 +44,15 @@ struct Sorted {
 }
 
 fn sorted(mut answers: Vec<super::Pending>) -> Sorted {
-    answers.sort_unstable_by_key(|a| (a.0, a.1));
-    let seqs = (answers.iter().map(|a| a.1).min().unwrap_or(0), answers.iter().map(|a| a.1).max().unwrap_or(0));
-    let newest_ms = answers.iter().map(|a| a.2).max().unwrap_or(0);
+    answers.sort_unstable_by_key(|a| (a.id, a.seq));
+    let seqs = (answers.iter().map(|a| a.seq).min().unwrap_or(0), answers.iter().map(|a| a.seq).max().unwrap_or(0));
+    let newest_ms = answers.iter().map(|a| a.at_ms).max().unwrap_or(0);
     let mut entries: Vec<(KeyId, u64)> = Vec::with_capacity(answers.len());
     for a in answers {
         match entries.last_mut() {
             // Sorted by seq within an id: the later answer replaces it.
-            Some(last) if last.0 == a.0 => last.1 = a.1,
-            _ => entries.push((a.0, a.1)),
+            Some(last) if last.0 == a.id => last.1 = a.seq,
+            _ => entries.push((a.id, a.seq)),
         }
     }
     Sorted { entries, seqs, newest_ms }
@@ -92,7 +92,7 @@ pub fn catch_up(conn: &mut Connection) -> Result<u64, StoreError> {
                 let seq = r.get::<_, i64>(0)? as u64;
                 last = Some(seq);
                 if let Some(id) = read_id(r.get_ref(1)?)? {
-                    answers.push((id, seq, r.get::<_, i64>(2)? as u64));
+                    answers.push(super::Pending { id, seq, at_ms: r.get::<_, i64>(2)? as u64 });
                 }
             }
             (answers, last)

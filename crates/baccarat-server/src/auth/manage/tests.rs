@@ -142,12 +142,12 @@ fn a_sign_in_that_races_a_disable_or_a_reset_opens_nothing() {
     let db = Db::new();
     let u = db.users();
     let p = u.create("pat", Role::Dealer, "pass").unwrap();
-    let (id, role, hash) = u.credentials("pat").unwrap().unwrap();
+    let crate::auth::Credentials { id, role, hash } = u.credentials("pat").unwrap().unwrap();
     assert!(verify_password(&hash, "pass"));
     u.apply(p, &Change::Disable).unwrap();
     assert!(matches!(u.start_session(id, "pat", role, &hash), Err(AuthError::BadLogin)));
     u.apply(p, &Change::Enable).unwrap();
-    let (_, _, hash) = u.credentials("pat").unwrap().unwrap();
+    let hash = u.credentials("pat").unwrap().unwrap().hash;
     u.set_password(p, "other").unwrap();
     assert!(matches!(u.start_session(id, "pat", role, &hash), Err(AuthError::BadLogin)), "the old hash");
     assert!(matches!(u.login("pat", "pass"), Err(AuthError::BadLogin)));

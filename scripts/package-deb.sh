@@ -13,6 +13,7 @@
 #   /usr/lib/sysusers.d/baccarat.conf        the user `baccarat`
 #   /etc/baccarat/config.toml                the production settings (a conffile)
 #   /usr/share/doc/baccarat/                 copyright, changelog.gz, the manual's install and operating chapters
+#   /usr/share/lintian/overrides/baccarat    what lintian says that is meant, each with its reason
 # and the maintainer scripts in packaging/debian/. The version is the
 # workspace's (Cargo.toml), and the binary must say the same; Depends is
 # computed by dpkg-shlibdeps, else from the binary's glibc symbol versions.
@@ -88,13 +89,15 @@ root="$stage/root"
 doc="$root/usr/share/doc/baccarat"
 install -D -m 0755 "$binary" "$root/usr/bin/baccarat"
 if command -v strip >/dev/null; then
-	strip --strip-debug "$root/usr/bin/baccarat"
+	# As dh_strip does (lintian: unstripped-binary-or-object otherwise).
+	strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/baccarat"
 fi
 install -D -m 0644 packaging/baccarat.service "$root/lib/systemd/system/baccarat.service"
 install -D -m 0644 packaging/baccarat.sysusers "$root/usr/lib/sysusers.d/baccarat.conf"
 # 0644 in the archive; the postinst makes it root:baccarat 0640.
 install -D -m 0644 packaging/baccarat.toml.example "$root/etc/baccarat/config.toml"
 install -D -m 0644 packaging/debian/copyright "$doc/copyright"
+install -D -m 0644 packaging/debian/lintian-overrides "$root/usr/share/lintian/overrides/baccarat"
 gzip -9n < CHANGELOG.md > "$doc/changelog.gz"
 for chapter in install operating; do
 	if [ -f "docs/$chapter.md" ]; then

@@ -53,7 +53,8 @@ impl Fatal {
     pub fn fire(&self, code: i32, why: &str) {
         if self.exit {
             tracing::error!("{why}; stopping so that recovery can run");
-            std::process::exit(code);
+            // Through `exit.rs`: the line above is written before the end.
+            crate::exit::exit(code);
         }
         tracing::error!("{why}; this partition stops here and stands by for its lease again");
         self.why.send_if_modified(|w| {

@@ -13,7 +13,7 @@
 //!   archives (`archive`) and the streaming readers `verify` uses (`scan`,
 //!   `reconcile`, `slip_answers`);
 //! * the process's small vocabulary: the clock, fatal conditions, entropy,
-//!   the database lock, the bank's log lines.
+//!   the database lock, the bank's log lines, the one way out (`exit`).
 //!
 //! ```
 //! use baccarat_core::ledger::Ledger;
@@ -31,6 +31,7 @@ pub mod civil;
 pub mod clock;
 pub mod db_lock;
 pub mod entropy;
+pub mod exit;
 pub mod fatal;
 pub mod ids;
 pub mod ledger;

@@ -346,7 +346,7 @@ fn rows_in(db: &Path) -> Rows {
 fn main() {
     if let Err(e) = args().and_then(|a| fill(&a)) {
         eprintln!("error: {e}");
-        std::process::exit(2);
+        baccarat_core::exit::exit(2);
     }
 }
 

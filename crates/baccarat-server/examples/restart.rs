@@ -44,7 +44,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let Some(db) = args.next() else {
         eprintln!("usage: restart DB [--times N]");
-        std::process::exit(2);
+        baccarat_core::exit::exit(2);
     };
     let mut times = 1usize;
     let mut cfg = ServeConfig::new(db.into(), "127.0.0.1:0".parse().expect("address"));
@@ -52,14 +52,14 @@ fn main() {
     while let (Some(flag), Some(n)) = (args.next(), args.next()) {
         let Ok(n) = n.parse::<u64>() else {
             eprintln!("{flag}: {n} is not a number");
-            std::process::exit(2);
+            baccarat_core::exit::exit(2);
         };
         match flag.as_str() {
             "--times" => times = n as usize,
             "--key-retention-hours" => cfg.key_retention = std::time::Duration::from_secs(n * 3600),
             _ => {
                 eprintln!("usage: restart DB [--times N] [--key-retention-hours H]");
-                std::process::exit(2);
+                baccarat_core::exit::exit(2);
             }
         }
     }
@@ -69,14 +69,14 @@ fn main() {
             Ok(o) => o,
             Err(e) => {
                 eprintln!("{e}");
-                std::process::exit(1);
+                baccarat_core::exit::exit(1);
             }
         };
         let secs = t.elapsed().as_secs_f64();
         let (due, t) = (o.due.is_some(), Instant::now());
         if let Err(e) = o.write_due() {
             eprintln!("the start's checkpoint: {e}");
-            std::process::exit(1);
+            baccarat_core::exit::exit(1);
         }
         let checkpoint_secs = due.then(|| t.elapsed().as_secs_f64());
         println!(

@@ -64,7 +64,7 @@ pub fn listen() -> watch::Receiver<bool> {
             tx.send_replace(true);
             if let Some(second) = signals.received().await {
                 warn(&format!("a second stop signal ({second}): exiting now, without finishing the stop"));
-                std::process::exit(128 + second);
+                baccarat_core::exit::exit(128 + second);
             }
         }
         // Kept open: a closed latch means a runtime that is gone.

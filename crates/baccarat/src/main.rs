@@ -111,7 +111,19 @@ enum Command {
     Promotion(cmd::promotion::PromotionCommand),
 }
 
+/// Writes out what the log still holds (`cmd/logging.rs`) when `main` ends,
+/// by returning or by a panic; an earlier exit goes through
+/// `baccarat_core::exit::exit`, which does the same.
+struct FlushAtEnd;
+
+impl Drop for FlushAtEnd {
+    fn drop(&mut self) {
+        baccarat_core::exit::flush();
+    }
+}
+
 fn main() -> ExitCode {
+    let _flush = FlushAtEnd;
     // The matches are kept: `serve --print-config` tells a flag from its
     // environment variable by them.
     let matches = Cli::command().get_matches();
@@ -145,6 +157,8 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
+            // The log's last lines (why it failed) before this one.
+            baccarat_core::exit::flush();
             eprintln!("error: {e:#}");
             ExitCode::from(2)
         }

@@ -20,15 +20,19 @@
 //! Cheap under load: no body, header or query string is read; the actor and
 //! a refusal's code are noted by the session's extractor and the error's
 //! response (`extract.rs`, `error.rs`) into a task-local slot, not found
-//! again. `RUST_LOG=info,baccarat_server::access=warn` turns the access line
-//! off, leaving the staff's lines.
+//! again; nothing is allocated for a request matching a route but its span
+//! and the line itself. The same layer counts and times the request for
+//! `GET /metrics` (`metered.rs`). The line is written on the log's own
+//! thread (`baccarat`'s `cmd/logging.rs`).
+//! `RUST_LOG=info,baccarat_server::access=warn` turns the access line off,
+//! leaving the staff's lines.
 //!
 //! Never logged: bodies (passwords), headers (the session token, cookies),
 //! query strings.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 use std::time::Instant;
 
 use axum::extract::{ConnectInfo, MatchedPath, Request};
@@ -41,11 +45,11 @@ use crate::auth::{Role, Session};
 
 tokio::task_local! {
     /// What the request's handler noted, for its access line.
-    static NOTE: Arc<Note>;
+    static NOTE: Note;
 }
 
 /// What a request's handling notes for its lines.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Note {
     /// The signed-in actor: user id and role.
     who: OnceLock<(u32, Role)>,
@@ -91,7 +95,9 @@ const NOT_STAFF: &[&str] = &[
     "/api/tournaments/{id}/reveal",
 ];
 
-/// The middleware (see the module's notes).
+/// The middleware (see the module's notes), the router's outermost layer.
+/// It also counts and times the request for `GET /metrics` (`metered.rs`):
+/// one layer, one clock, one look at the matched route for both.
 pub async fn log(req: Request, next: Next) -> Response {
     let started = Instant::now();
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
@@ -102,19 +108,27 @@ pub async fn log(req: Request, next: Next) -> Response {
         Some(_) => None,
         None => Some(req.uri().path().to_string()),
     };
-    // Kept only for a request that may be a staff action (its target).
-    let uri = (!is_read(&method)).then(|| req.uri().clone());
     let route = matched.as_ref().map_or_else(|| path.as_deref().unwrap_or(""), |m| m.as_str());
+    // Read now, while the request is at hand: only a request that may be a
+    // staff action has a target.
+    let target = if is_read(&method) { None } else { target_of(route, req.uri().path()) };
     let span = tracing::info_span!("request", method = %method, route, id);
-    let note = Arc::new(Note::default());
-    let response = NOTE.scope(note.clone(), next.run(req)).instrument(span).await;
+    let run = async move {
+        let response = next.run(req).await;
+        // What was noted, out of the slot (only a staff action's detail
+        // allocates to be copied).
+        (response, NOTE.with(Note::clone))
+    };
+    let (response, note) = NOTE.scope(Note::default(), run).instrument(span).await;
+    let (status, latency) = (response.status().as_u16(), started.elapsed());
+    super::metered::count(matched.as_ref(), &method, status, latency);
     let line = Line {
         id,
         method: &method,
         route,
-        target: uri.as_ref().and_then(|u| target_of(route, u.path())),
-        status: response.status().as_u16(),
-        latency_us: started.elapsed().as_micros() as u64,
+        target,
+        status,
+        latency_us: latency.as_micros() as u64,
         client,
         note: &note,
     };

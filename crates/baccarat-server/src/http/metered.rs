@@ -12,12 +12,10 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, RwLock};
-use std::time::Instant;
+use std::time::Duration;
 
-use axum::extract::{MatchedPath, Request};
+use axum::extract::MatchedPath;
 use axum::http::Method;
-use axum::middleware::Next;
-use axum::response::Response;
 use metrics::{Counter, Gauge, Histogram};
 
 use crate::metrics::{Gauged, Sample, HTTP_REQUESTS, HTTP_SECONDS, LIMITED, SIGNIN_FAILURES, WS_CLIENTS};
@@ -35,16 +33,22 @@ static SEEN: OnceLock<RwLock<HashMap<Key, Handles, foldhash::fast::RandomState>>
 /// Each route's pattern, as the route table holds it (`'static`).
 static ROUTES: OnceLock<HashMap<&'static str, &'static str, foldhash::fast::RandomState>> = OnceLock::new();
 
-/// Count `req` and time it (the router's outermost layer).
-pub(super) async fn track(req: Request, next: Next) -> Response {
-    let route = req.extensions().get::<MatchedPath>().map_or(UNMATCHED, |m| route_label(m.as_str()));
-    let method = method_label(req.method());
-    let began = Instant::now();
-    let r = next.run(req).await;
-    let (count, time) = handles((route, method, r.status().as_u16()));
+/// Count a request answered with `status` after `elapsed`, by its matched
+/// route and its method. Called by the access log's layer (`access.rs`), the
+/// router's outermost, which times every request once for both.
+pub(super) fn count(matched: Option<&MatchedPath>, method: &Method, status: u16, elapsed: Duration) {
+    let route = matched.map_or(UNMATCHED, |m| route_label(m.as_str()));
+    let key = (route, method_label(method), status);
+    let seen = SEEN.get_or_init(Default::default);
+    // Used under the read lock: no handle is cloned for a request.
+    if let Some((count, time)) = seen.read().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        count.increment(1);
+        time.record(elapsed.as_secs_f64());
+        return;
+    }
+    let (count, time) = handles(key);
     count.increment(1);
-    time.record(began.elapsed().as_secs_f64());
-    r
+    time.record(elapsed.as_secs_f64());
 }
 
 /// A matched route's label: its pattern in the route table.
@@ -69,9 +73,6 @@ fn method_label(m: &Method) -> &'static str {
 /// The handles of `key`, made the first time it is met.
 fn handles(key: Key) -> Handles {
     let seen = SEEN.get_or_init(Default::default);
-    if let Some(h) = seen.read().unwrap_or_else(|p| p.into_inner()).get(&key) {
-        return h.clone();
-    }
     let (route, method, status) = key;
     let count = metrics::counter!(HTTP_REQUESTS, "route" => route, "method" => method, "status" => status.to_string());
     let time = metrics::histogram!(HTTP_SECONDS, "route" => route, "method" => method);

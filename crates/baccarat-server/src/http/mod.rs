@@ -492,9 +492,9 @@ pub fn router(state: AppState) -> Router {
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::map_response(security_headers))
         .layer(compress::layer())
-        .layer(axum::middleware::from_fn(metered::track))
         // Outermost: the access log times and sees every answer, refusals
-        // by the layers above included (`access.rs`).
+        // by the layers above included, and counts it for the metrics
+        // (`access.rs`, `metered.rs`).
         .layer(axum::middleware::from_fn(access::log))
         .with_state(state)
 }

@@ -7,6 +7,16 @@
 //! `info,baccarat_server::access=warn`), else `serve --log-level` (default
 //! info). The commands that are not `serve` log their warnings only, as
 //! text: their output is their own, on stdout.
+//!
+//! `serve`'s lines are written on a thread of their own (`tracing-appender`'s
+//! non-blocking writer), so that a request does not wait for the write to
+//! stderr (its access line cost a system call each on the request's path:
+//! docs/performance.md). Nothing is dropped: with [`QUEUED_LINES`] waiting,
+//! a request waits for room, as it waited for the write before. The lines
+//! waiting are written out before the process ends, whichever way it ends
+//! but a kill: at the end of `main`, and by `baccarat_core::exit::exit` (a
+//! fatal condition, a second stop signal), which runs the hook [`init`]
+//! registers.
 
 use std::io::IsTerminal;
 
@@ -48,21 +58,43 @@ pub fn filter(rust_log: Option<&str>, level: &str) -> Result<EnvFilter> {
 /// The levels `--log-level` takes as a word.
 const LEVELS: [&str; 6] = ["off", "error", "warn", "info", "debug", "trace"];
 
-/// Set the process's subscriber (once; a second call changes nothing).
+/// How many lines may wait for the log's thread before a line logged waits
+/// for room (a burst of access lines, about 2 MB; lossless, see the module).
+pub const QUEUED_LINES: usize = 8_192;
+
+/// Set the process's subscriber for `serve` (once; a second call changes
+/// nothing), writing on the log's own thread.
 pub fn init(format: LogFormat, level: &str) -> Result<()> {
     let filter = filter(std::env::var("RUST_LOG").ok().as_deref(), level)?;
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
-    let _ = match format {
+    // Buffered on the log's thread: it writes what waits in one go, and
+    // flushes once nothing more waits.
+    let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
+        .lossy(false)
+        .buffered_lines_limit(QUEUED_LINES)
+        .thread_name("log")
+        .finish(std::io::BufWriter::new(std::io::stderr()));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(writer);
+    let set = match format {
         LogFormat::Text => builder.with_ansi(std::io::stderr().is_terminal()).try_init(),
         LogFormat::Json => builder.json().with_current_span(true).with_span_list(false).try_init(),
     };
+    if set.is_ok() {
+        // Dropping the guard writes out every line logged before it, and
+        // waits (up to a second) for the thread to have written them.
+        baccarat_core::exit::on_exit(move || drop(guard));
+    }
     Ok(())
 }
 
 /// The commands other than `serve`: their warnings (a key index rebuilt, a
-/// checkpoint refused) as text on stderr, or as `RUST_LOG` says.
+/// checkpoint refused) as text on stderr as they happen, or as `RUST_LOG`
+/// says.
 pub fn init_quiet() {
-    let _ = init(LogFormat::Text, "warn");
+    let filter = filter(std::env::var("RUST_LOG").ok().as_deref(), "warn");
+    if let Ok(filter) = filter {
+        let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+        let _ = builder.with_ansi(std::io::stderr().is_terminal()).try_init();
+    }
 }
 
 #[cfg(test)]

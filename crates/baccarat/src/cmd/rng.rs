@@ -255,7 +255,7 @@ fn report(a: ReportArgs) -> Result<()> {
     if !r.passed() {
         std::io::stdout().flush()?;
         eprintln!("rng report: failed: {}", r.failures().join(", "));
-        std::process::exit(1);
+        baccarat_core::exit::exit(1);
     }
     Ok(())
 }

@@ -19,8 +19,13 @@ const PLAYER_PASSWORD: &str = "a-players-own-secret-42";
 /// the process, its stdout's lines, and its stderr's lines (both read on
 /// threads for the process's whole life).
 fn serve_json(db: &std::path::Path) -> (Server, mpsc::Receiver<String>, mpsc::Receiver<String>) {
+    serve_as(db, "json")
+}
+
+/// [`serve_json`] with `--log-format format`.
+fn serve_as(db: &std::path::Path, format: &str) -> (Server, mpsc::Receiver<String>, mpsc::Receiver<String>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_baccarat"))
-        .args(["serve", "--db", db.to_str().unwrap(), "--addr", "127.0.0.1:0", "--log-format", "json"])
+        .args(["serve", "--db", db.to_str().unwrap(), "--addr", "127.0.0.1:0", "--log-format", format])
         .args(["--betting-seconds", "1", "--deal-ms", "150", "--result-ms", "100"])
         .env("BACCARAT_DEMO", "true")
         .env("BACCARAT_ADMIN_PASSWORD", ADMIN_PASSWORD)
@@ -177,4 +182,39 @@ fn a_start_on_a_bad_database_fails_without_listening() {
     assert!(!stdout.contains("listening") && !stderr.contains("listening"), "stdout: {stdout}\nstderr: {stderr}");
     assert!(!stdout.contains("table server on"), "{stdout}");
     assert!(stderr.lines().any(|l| l.starts_with("error: ")), "the reason: {stderr}");
+}
+
+/// A server that must stop (the database refuses its commit) exits 70, and
+/// its log says why: the log is written on a thread of its own, and the line
+/// logged just before the exit is written out before the process ends
+/// (`baccarat_core::exit`).
+#[test]
+fn a_fatal_stop_still_logs_why() {
+    let dir = TempDir::new(&format!("baccarat-logs-fatal-{}", std::process::id()));
+    let db = dir.join("casino.db");
+    let (mut server, out, err) = serve_as(&db, "text");
+    until_line(&out, 30, |l| l.starts_with("baccarat table server on ").then_some(()));
+    // The demo's tables deal on: their next coup's chain records are refused.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.busy_timeout(std::time::Duration::from_secs(60)).unwrap();
+    conn.execute_batch(
+        "CREATE TRIGGER refuse_blocks BEFORE INSERT ON audit_blocks BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;
+         CREATE TRIGGER refuse_rows BEFORE INSERT ON audit BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;",
+    )
+    .unwrap();
+    drop(conn);
+    // Bounded (a liveness bound, not a speed figure).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let status = loop {
+        if let Some(status) = server.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(std::time::Instant::now() < deadline, "the server did not stop within 120 s");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let lines: Vec<String> = err.iter().collect();
+    assert_eq!(status.code(), Some(70), "{}", lines.join("\n"));
+    let why = lines.iter().find(|l| l.contains("committer: commit failed") && l.contains("refused by the test"));
+    let why = why.unwrap_or_else(|| panic!("no line says why; stderr:\n{}", lines.join("\n")));
+    assert!(why.contains("ERROR") && why.ends_with("stopping so that recovery can run"), "{why}");
 }

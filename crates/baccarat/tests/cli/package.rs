@@ -3,7 +3,8 @@
 //! nothing else, its control fields and conffiles are right, its maintainer
 //! scripts parse, and `systemd-analyze verify` has nothing to say of its
 //! unit. Skipped, saying so, only where dpkg-deb or systemd-analyze is not
-//! installed.
+//! installed. Where lintian is installed, it has nothing to say (errors,
+//! warnings and information) but what the package's overrides say is meant.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -49,9 +50,10 @@ fn the_debian_package_holds_the_server_its_unit_and_its_settings() {
     let dir = TempDir::new(&format!("baccarat-package-{}", std::process::id()));
     let script = repo().join("scripts/package-deb.sh");
     let out = dir.join("out");
+    // Compressed, as a package is shipped (lintian refuses one that is not).
     let built = Command::new("bash")
         .arg(&script)
-        .args(["--binary", env!("CARGO_BIN_EXE_baccarat"), "--out", out.to_str().unwrap(), "--compress", "none"])
+        .args(["--binary", env!("CARGO_BIN_EXE_baccarat"), "--out", out.to_str().unwrap(), "--compress", "gzip"])
         .output()
         .unwrap();
     assert!(built.status.success(), "{}{}", text(&built.stdout), text(&built.stderr));
@@ -73,6 +75,21 @@ fn the_debian_package_holds_the_server_its_unit_and_its_settings() {
     assert!(users.lines().any(|l| l.starts_with("u baccarat ")), "{users}");
     scripts(&deb, &dir.join("control"));
     unit(&root, &dir.join("unit"));
+    lintian(&deb);
+}
+
+/// lintian, where installed: no error, warning or information but those
+/// `packaging/debian/lintian-overrides` names, each with its reason.
+fn lintian(deb: &str) {
+    if !installed("lintian") {
+        eprintln!("lintian not run: it is not installed");
+        return;
+    }
+    let o = Command::new("lintian").args(["-I", "--fail-on", "error,warning,info", deb]).output().unwrap();
+    let said = format!("{}{}", text(&o.stdout), text(&o.stderr));
+    let tags: Vec<&str> =
+        said.lines().filter(|l| l.starts_with("E: ") || l.starts_with("W: ") || l.starts_with("I: ")).collect();
+    assert!(o.status.success() && tags.is_empty(), "lintian {deb}:\n{said}");
 }
 
 /// The control fields: the workspace's version, this machine's
@@ -111,6 +128,7 @@ fn contents(deb: &str) {
         "/usr/share/doc/baccarat/changelog.gz",
         "/usr/share/doc/baccarat/install.md.gz",
         "/usr/share/doc/baccarat/operating.md.gz",
+        "/usr/share/lintian/overrides/baccarat",
     ]
     .map(String::from)
     .into();

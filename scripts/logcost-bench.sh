@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# What the access line, the metrics and the spans cost under load
+# (issue 48; docs/performance.md, "What logs and metrics cost").
+#
+#   scripts/logcost-bench.sh BASE_BIN NEW_BIN [PAIRS] [SECONDS]
+#
+# BASE_BIN and NEW_BIN are release builds of `baccarat` (e.g. the commit
+# before the logging, built in a worktree of its own, and this one). Each
+# run serves a fresh demo casino in a temporary directory of its own
+# (`serve --demo --deal-ms 0 --result-ms 0`, its log to a file there),
+# pinned to CPU 0, and drives it with `loadgen --seconds SECONDS` (64
+# connections, slips of 4) pinned to CPU 1: NEW's loadgen for both builds,
+# so that the client is the same. The machine must be otherwise quiet (no
+# build running): pinning does not keep other processes off those CPUs. PAIRS pairs (default 9) for each
+# way of logging (the default, an access line a request; and
+# RUST_LOG=info,baccarat_server::access=warn), interleaved: pair i runs
+# base then new when i is odd, new then base when it is even (A B B A ...),
+# and the two ways of logging take turns, so that a machine drifting in
+# speed weighs on both builds and both ways alike.
+#
+# Prints a row per run (TSV, to stdout and RESULTS, default
+# /tmp/logcost-bench.tsv) and then, for each way of logging, the pairs'
+# ratios new/base of accepted bets/s and the median of those ratios, and
+# the medians of ack p99. Needs taskset (util-linux) and python3.
+set -euo pipefail
+
+base=${1:?usage: logcost-bench.sh BASE_BIN NEW_BIN [PAIRS] [SECONDS]}
+new=${2:?usage: logcost-bench.sh BASE_BIN NEW_BIN [PAIRS] [SECONDS]}
+pairs=${3:-9}
+seconds=${4:-10}
+results=${RESULTS:-/tmp/logcost-bench.tsv}
+password=bench-admin-password-1
+port=18300
+
+# One run: serve with binary $1 (build name $2, logging $3) and load it.
+run() {
+    local bin=$1 build=$2 logging=$3 dir pid url json
+    dir=$(mktemp -d /tmp/logcost-run.XXXXXX)
+    port=$((port + 1))
+    local env=(env -u RUST_LOG -u BACCARAT_LOG_LEVEL BACCARAT_ADMIN_PASSWORD=$password)
+    if [ "$logging" = quiet ]; then
+        env+=(RUST_LOG=info,baccarat_server::access=warn)
+    fi
+    (cd "$dir" && exec "${env[@]}" taskset -c 0 "$bin" serve --demo --deal-ms 0 --result-ms 0 \
+        --db "$dir/casino.db" --addr "127.0.0.1:$port" >"$dir/out" 2>"$dir/log") &
+    pid=$!
+    for _ in $(seq 300); do
+        grep -q 'table server on' "$dir/out" 2>/dev/null && break
+        sleep 0.1
+    done
+    url=http://127.0.0.1:$port
+    json=$(BACCARAT_ADMIN_PASSWORD=$password taskset -c 1 "$new" loadgen --url "$url" --seconds "$seconds" \
+        --concurrency 64 --slip 4 --json 2>"$dir/loadgen.err") || { cat "$dir/loadgen.err" >&2; json='{}'; }
+    kill -TERM "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    python3 - "$build" "$logging" "$json" <<'EOF' | tee -a "$results"
+import json, sys
+build, logging, text = sys.argv[1], sys.argv[2], sys.argv[3]
+r = json.loads(text or '{}')
+bps = r.get('accepted_bets_per_second', 0.0)
+p99 = r.get('ack_latency_ms', {}).get('p99', 0.0)
+print(f"{build}\t{logging}\t{bps:.0f}\t{p99:.3f}")
+EOF
+    rm -rf "$dir"
+}
+
+: >"$results"
+for i in $(seq "$pairs"); do
+    for logging in default quiet; do
+        if [ $((i % 2)) -eq 1 ]; then
+            run "$base" base "$logging"
+            run "$new" new "$logging"
+        else
+            run "$new" new "$logging"
+            run "$base" base "$logging"
+        fi
+    done
+done
+
+python3 - "$results" <<'EOF'
+import statistics, sys
+rows = [l.rstrip('\n').split('\t') for l in open(sys.argv[1]) if l.strip()]
+for logging in ('default', 'quiet'):
+    runs = [r for r in rows if r[1] == logging]
+    base = [r for r in runs if r[0] == 'base']
+    new = [r for r in runs if r[0] == 'new']
+    ratios, cells = [], []
+    for b, n in zip(base, new):
+        ratio = float(n[2]) / float(b[2]) if float(b[2]) else float('nan')
+        ratios.append(ratio)
+        cells.append(f"{float(n[2])/1000:.1f}/{float(b[2])/1000:.1f}k ({ratio:.2f})")
+    print(f"\n{logging}: accepted bets/s new/base, pair by pair: " + ", ".join(cells))
+    print(f"{logging}: median ratio {statistics.median(ratios):.3f}; "
+          f"min {min(ratios):.3f}, max {max(ratios):.3f}")
+    print(f"{logging}: ack p99 median new {statistics.median(float(n[3]) for n in new):.1f} ms, "
+          f"base {statistics.median(float(b[3]) for b in base):.1f} ms")
+EOF

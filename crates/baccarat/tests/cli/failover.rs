@@ -47,9 +47,16 @@ pub fn serve_pg(
     args.extend(more);
     let (server, rx) = spawn(&args);
     // A server on PostgreSQL answers at once, standing by until it holds the
-    // lease (it says "listening on" only once it serves).
+    // lease (it says "listening on" only once it serves). A process that
+    // also stands by for other partitions says so for each, in no set
+    // order: the URL is the line for its own.
+    let own = match more.iter().position(|a| *a == "--partition") {
+        Some(i) => format!(" for partition {} ", more[i + 1]),
+        None => " for the casino ".to_string(),
+    };
     let url = until_line(&rx, 30, |l| {
         l.strip_prefix("standing by on ")
+            .filter(|r| r.contains(&own))
             .map(|r| r.split_whitespace().next().unwrap().trim_end_matches('/').to_string())
     });
     (server, rx, url)

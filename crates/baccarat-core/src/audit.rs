@@ -6,7 +6,7 @@
 //! with `hash(0)` = 32 zero bytes before the first record and `body` the record's
 //! canonical JSON.
 
-use crate::ids::TableId;
+use crate::ids::{TableId, TournamentId, UserId};
 use baccarat_rules::{Card, Money};
 use baccarat_table::engine::{Event, PlayerId};
 use baccarat_table::shuffle::{hex, Seed};
@@ -131,24 +131,24 @@ pub enum CasinoEvent {
         shared: Option<u64>,
     },
     /// A tournament published from its conditions file (NSW 15.4.1), whole.
-    TournamentCreated { tournament: u32, conditions: String },
+    TournamentCreated { tournament: TournamentId, conditions: String },
     /// A player entered, paying the fee from their wallet into the pool
     /// (NSW 15.3.2).
-    TournamentEntered { tournament: u32, player: baccarat_table::engine::PlayerId, fee: Money },
+    TournamentEntered { tournament: TournamentId, player: baccarat_table::engine::PlayerId, fee: Money },
     /// A player withdrew within the terms, or the tournament was cancelled:
     /// the fee back from the pool (NSW 15.4.2(i), 15.3.4).
-    TournamentRefunded { tournament: u32, player: baccarat_table::engine::PlayerId, fee: Money, why: String },
+    TournamentRefunded { tournament: TournamentId, player: baccarat_table::engine::PlayerId, fee: Money, why: String },
     /// The tournament was cancelled (NSW 15.3.4); its refunds follow.
-    TournamentCancelled { tournament: u32 },
+    TournamentCancelled { tournament: TournamentId },
     /// The Tournament Manager changed the limits before the start: the
     /// amended conditions, whole, as now published (NSW 15.6.15).
-    TournamentAmended { tournament: u32, conditions: String },
+    TournamentAmended { tournament: TournamentId, conditions: String },
     /// The Tournament Manager started play (NSW 15.5): the first round seated
     /// by a draw from `seating` (NSW 15.5.4), its cards from `shoe_seed`,
     /// which only the writer and `verify` see until the round is over
     /// (`shoe_commitment` is public at once).
     TournamentStarted {
-        tournament: u32,
+        tournament: TournamentId,
         /// When (the writer's clock, ms): a round timed by the clock and the
         /// time to wager run from the records' times (NSW 15.5.5, 15.6.11).
         #[serde(default)]
@@ -161,18 +161,18 @@ pub enum CasinoEvent {
     /// A player's action for the coup from their box, or the Tournament
     /// Manager's for a late or absent player (NSW 15.5.6, 15.6-15.9).
     TournamentActed {
-        tournament: u32,
+        tournament: TournamentId,
         player: PlayerId,
         action: PlayAction,
         #[serde(default)]
         at_ms: u64,
     },
     /// "No more bets" at a tournament table (NSW 15.6.4, 15.8.2.6).
-    TournamentNoMoreBets { tournament: u32, table: u32 },
+    TournamentNoMoreBets { tournament: TournamentId, table: u32 },
     /// An undisclosed wager's form and secret, shown after "no more bets"
     /// (NSW 15.8.2.6); no secret: the form was not shown (NSW 15.8.3.4).
     TournamentRevealed {
-        tournament: u32,
+        tournament: TournamentId,
         player: PlayerId,
         form: Option<Stake>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -181,7 +181,7 @@ pub enum CasinoEvent {
     /// A coup dealt at a tournament table from its shoe, and settled in
     /// tournament chips (NSW 15.2.1, 15.6.8).
     TournamentDealt {
-        tournament: u32,
+        tournament: TournamentId,
         table: u32,
         cards: Vec<Card>,
         #[serde(default)]
@@ -189,16 +189,16 @@ pub enum CasinoEvent {
     },
     /// The Tournament Manager moved a player to another table of the round
     /// (NSW 15.5.1, 15.5.4), between coups.
-    TournamentMoved { tournament: u32, player: PlayerId, table: u32 },
+    TournamentMoved { tournament: TournamentId, player: PlayerId, table: u32 },
     /// The Tournament Manager disqualified a player under `rule` (NSW
     /// 15.5.6.2, 15.5.7, 15.6.5, 15.6.7, 15.11.4).
-    TournamentDisqualified { tournament: u32, player: PlayerId, rule: String, why: String },
+    TournamentDisqualified { tournament: TournamentId, player: PlayerId, rule: String, why: String },
     /// The Tournament Manager ended the round (NSW 15.5.5, 15.10): who goes on,
     /// or a play-off, or the final's placings follow from the records before.
     /// A next round or a play-off is seated by a draw from `seating`; a next
     /// round deals from `shoe_seed`, withheld as at the start.
     TournamentRoundEnded {
-        tournament: u32,
+        tournament: TournamentId,
         #[serde(default)]
         at_ms: u64,
         seating: Seed,
@@ -209,7 +209,7 @@ pub enum CasinoEvent {
     /// The prizes, paid from the pool to the placegetters' wallets (NSW
     /// 15.3.2), after `top_up` from the cage: what the operator adds or
     /// guarantees (NSW 15.3.1, 15.3.3).
-    TournamentPaid { tournament: u32, top_up: Money, prizes: Vec<(PlayerId, Money)> },
+    TournamentPaid { tournament: TournamentId, top_up: Money, prizes: Vec<(PlayerId, Money)> },
     /// A promotion published from its terms (NSW 16.6-16.7), with the
     /// commitment to its draw's seed; the seed is withheld from every viewer
     /// until the draw.
@@ -254,7 +254,7 @@ pub enum CasinoEvent {
         player: PlayerId,
         amount: Money,
         key: String,
-        by: u32,
+        by: UserId,
         /// When (the writer's clock, ms): the books date it by this.
         #[serde(default)]
         at_ms: u64,
@@ -265,7 +265,7 @@ pub enum CasinoEvent {
         table: TableId,
         amount: Money,
         key: String,
-        by: u32,
+        by: UserId,
         /// As `CashedOut`'s.
         #[serde(default)]
         at_ms: u64,
@@ -276,7 +276,7 @@ pub enum CasinoEvent {
         table: TableId,
         amount: Money,
         key: String,
-        by: u32,
+        by: UserId,
         /// As `CashedOut`'s.
         #[serde(default)]
         at_ms: u64,
@@ -287,7 +287,7 @@ pub enum CasinoEvent {
     /// own. `by`: the admin's user id. (The rulebooks say nothing of closing
     /// a table for good; the casino chose to let the coup in play finish,
     /// as a table closed by a supervisor does.)
-    TableClosing { by: u32 },
+    TableClosing { by: UserId },
     /// The table closed for good (`casino/closing.rs`): every chip it held
     /// went back to the cage, `credited` in all, of which `commission` and
     /// `antes` from those accounts (AU 5.10(b), 14.6) and the rest, its
@@ -297,7 +297,7 @@ pub enum CasinoEvent {
     /// asked while its coup was in play, if it waited for it).
     TableClosed {
         credited: Money,
-        by: u32,
+        by: UserId,
         #[serde(default, skip_serializing_if = "no_money")]
         commission: Money,
         #[serde(default, skip_serializing_if = "no_money")]
@@ -312,14 +312,14 @@ pub enum CasinoEvent {
     /// gaming day ends and the next begins. The rulebooks are silent on the
     /// gaming day; it applies from the next gaming day not yet begun
     /// (`baccarat-casino`'s `books/gaming_day.rs` says exactly which).
-    GamingDaySet { zone: String, cutoff_hour: u8, by: u32, at_ms: u64 },
+    GamingDaySet { zone: String, cutoff_hour: u8, by: UserId, at_ms: u64 },
     /// An admin changed a person's account (`baccarat-server`'s
     /// `http/users.rs`): who (`user`, their name as it then was), what, and
     /// the admin who did (`by`, a user id). The rulebooks are silent on the
     /// casino's own staff accounts; the record is this server's choice, so
     /// that who could do what, and since when, is in the anchored chain.
     /// Never a password or its hash.
-    UserChanged { user: u32, name: String, change: UserChange, by: u32 },
+    UserChanged { user: UserId, name: String, change: UserChange, by: UserId },
 }
 
 /// What changed of a person's account ([`CasinoEvent::UserChanged`]).
@@ -719,10 +719,10 @@ mod tests {
     fn a_user_change_is_written_and_read_back_in_the_contracts_words() {
         use crate::trust::Role;
         let e = CasinoEvent::UserChanged {
-            user: 7,
+            user: UserId(7),
             name: "ana".into(),
             change: UserChange::RoleChanged { from: Role::Dealer, to: Role::Supervisor },
-            by: 1,
+            by: UserId(1),
         };
         let body = Body::encode_casino(CASINO_CHAIN, None, &e);
         let v: serde_json::Value = serde_json::from_str(&body).unwrap();
@@ -733,15 +733,15 @@ mod tests {
         );
         assert_eq!(Body::decode(&body).unwrap().casino, Some(e));
         let created = CasinoEvent::UserChanged {
-            user: 8,
+            user: UserId(8),
             name: "bo".into(),
             change: UserChange::Created { role: Role::TournamentManager },
-            by: 1,
+            by: UserId(1),
         };
         let v = serde_json::to_value(&created).unwrap();
         assert_eq!(v["change"], serde_json::json!({"change": "created", "role": "tournament_manager"}));
         for c in [UserChange::Disabled, UserChange::Enabled, UserChange::PasswordReset] {
-            let e = CasinoEvent::UserChanged { user: 9, name: "cy".into(), change: c, by: 2 };
+            let e = CasinoEvent::UserChanged { user: UserId(9), name: "cy".into(), change: c, by: UserId(2) };
             let back: CasinoEvent = serde_json::from_value(serde_json::to_value(&e).unwrap()).unwrap();
             assert_eq!(back, e);
         }

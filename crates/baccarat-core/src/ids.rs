@@ -24,6 +24,12 @@ macro_rules! id {
         impl $name {
             /// The largest id there can be (a bound in tests and checks).
             pub const MAX: $name = $name(<$int>::MAX);
+
+            /// The id after this one, if there is one (ids are given in
+            /// order; past the last, a creation is refused, never wrapped).
+            pub fn next(self) -> Option<$name> {
+                self.0.checked_add(1).map($name)
+            }
         }
 
         impl fmt::Display for $name {
@@ -80,9 +86,46 @@ id!(
     TableId(u32)
 );
 
+id!(
+    /// A tournament's number, in the casino's own series (not a table's:
+    /// a tournament's tables are numbered within it, `u32` on purpose).
+    TournamentId(u32)
+);
+
+id!(
+    /// A person's number in the casino's list of people, staff or player
+    /// (`auth`'s users). A player's user id is also their `PlayerId` at the
+    /// tables; the conversion is [`UserId::as_player`], made where the
+    /// session's role has been checked.
+    UserId(u32)
+);
+
+impl UserId {
+    /// The player this user plays as at the tables (the same number).
+    pub fn as_player(self) -> baccarat_table::engine::PlayerId {
+        baccarat_table::engine::PlayerId(self.0)
+    }
+}
+
+impl From<baccarat_table::engine::PlayerId> for UserId {
+    /// Every player is a user of the same number.
+    fn from(p: baccarat_table::engine::PlayerId) -> UserId {
+        UserId(p.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A player's user number is their number at the tables, both ways.
+    #[test]
+    fn a_players_user_id_is_their_player_id() {
+        let p = UserId(12).as_player();
+        assert_eq!(p, baccarat_table::engine::PlayerId(12));
+        assert_eq!(UserId::from(p), UserId(12));
+        assert_eq!(serde_json::to_string(&UserId(12)).unwrap(), "12");
+    }
 
     /// The same bytes on every wire as the bare number: JSON, text, SQLite.
     #[test]
@@ -98,6 +141,8 @@ mod tests {
         let db = rusqlite::Connection::open_in_memory().unwrap();
         let back: TableId = db.query_row("SELECT ?1", [id], |r| r.get(0)).unwrap();
         assert_eq!(back, id);
+        assert_eq!(TableId::MAX.next(), None, "past the last id, none");
+        assert_eq!(TournamentId(7).next(), Some(TournamentId(8)));
         let neg = db.query_row("SELECT -1", [], |r| r.get::<_, TableId>(0));
         assert!(neg.is_err(), "a negative number is not a table");
     }

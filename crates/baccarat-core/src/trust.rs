@@ -43,6 +43,7 @@
 //! Players' own actions (wagers, withdrawals, squeezing) have their own routes;
 //! through the staff command route they are refused to everyone.
 
+use crate::ids::UserId;
 use baccarat_table::engine::{Command, Phase, Refusal, RefusalKind, ShoeSource, Table};
 use serde::{Deserialize, Serialize};
 
@@ -123,7 +124,7 @@ impl Mode {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Actor {
     Server,
-    Person { user: u32, role: Role },
+    Person { user: UserId, role: Role },
 }
 
 /// Who may issue a command at a table of one mode.
@@ -306,7 +307,7 @@ pub fn admit(mode: Mode, by: Actor, cmd: &Command, table: &Table) -> Result<(), 
         // A player acts only for themselves, through their own routes.
         (_, Actor::Person { user, role: Role::Player }) => {
             let own = match cmd {
-                Command::Expose { player: Some(p), .. } | Command::DeclineCards { player: p } => p.0 == user,
+                Command::Expose { player: Some(p), .. } | Command::DeclineCards { player: p } => *p == user.as_player(),
                 _ => false,
             };
             if !own {

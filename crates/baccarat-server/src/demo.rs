@@ -12,7 +12,6 @@ use crate::casino::{Casino, Mode, Request, DEFAULT_FLOAT};
 use crate::serve_config::ServeConfig;
 use crate::serve_error::ServeError;
 use crate::store::Commit;
-use baccarat_table::engine::PlayerId;
 
 /// The demo tables: one per rulebook (RNG), and a live NSW table for the pit
 /// console. Limits are in cents.
@@ -50,11 +49,11 @@ pub fn staff(cfg: &ServeConfig, users: &Users) -> Result<(), ServeError> {
 pub fn players(cfg: &ServeConfig, users: &Users, c: &mut Casino, commit: &mut Commit) -> Result<(), ServeError> {
     for i in 1..=5 {
         let id = users.create(&format!("player{i}"), Role::Player, &cfg.demo_password)?;
-        let player = PlayerId(id);
+        let player = id.as_player();
         match &cfg.partition {
             // Paid into the bank by this commit, at this partition's cage.
             Some(p) => {
-                let reference = crate::pg_store::bank::cage_reference(p, id, "demo chips");
+                let reference = crate::pg_store::bank::cage_reference(p, id.0, "demo chips");
                 c.caged(player, Money(1_000_000), &reference, commit).map_err(ServeError::casino)?;
             }
             None => {

@@ -4,6 +4,7 @@
 //! it reaches the table, so one client cannot crowd out the others. Counting is
 //! in thousandths of a request, in integers.
 
+use baccarat_core::ids::UserId;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -15,7 +16,7 @@ pub struct Limiter {
     /// The time (ms): injected, so a test on a loaded machine sees the same
     /// limits as on an idle one.
     clock: Clock,
-    buckets: Mutex<HashMap<u32, (u64, u64)>>,
+    buckets: Mutex<HashMap<UserId, (u64, u64)>>,
 }
 
 impl Limiter {
@@ -25,12 +26,12 @@ impl Limiter {
 
     /// Take one request from `user`'s bucket; `Err` carries the milliseconds
     /// until one is available.
-    pub fn take(&self, user: u32) -> Result<(), u64> {
+    pub fn take(&self, user: UserId) -> Result<(), u64> {
         self.take_at(user, (self.clock)())
     }
 
     /// As [`Limiter::take`], at `now_ms`.
-    pub fn take_at(&self, user: u32, now_ms: u64) -> Result<(), u64> {
+    pub fn take_at(&self, user: UserId, now_ms: u64) -> Result<(), u64> {
         let full = self.rate * 1000;
         let mut b = self.buckets.lock().expect("limiter lock");
         let (tokens, last) = b.entry(user).or_insert((full, now_ms));
@@ -54,16 +55,16 @@ mod tests {
     fn a_burst_then_the_rate() {
         let l = Limiter::new(10, crate::clock::system_clock());
         for i in 0..10 {
-            assert_eq!(l.take_at(1, 0), Ok(()), "request {i} of the burst");
+            assert_eq!(l.take_at(UserId(1), 0), Ok(()), "request {i} of the burst");
         }
-        assert_eq!(l.take_at(1, 0), Err(100), "the 11th waits 100 ms");
-        assert_eq!(l.take_at(2, 0), Ok(()), "another user has their own bucket");
-        assert_eq!(l.take_at(1, 99), Err(1));
-        assert_eq!(l.take_at(1, 100), Ok(()));
+        assert_eq!(l.take_at(UserId(1), 0), Err(100), "the 11th waits 100 ms");
+        assert_eq!(l.take_at(UserId(2), 0), Ok(()), "another user has their own bucket");
+        assert_eq!(l.take_at(UserId(1), 99), Err(1));
+        assert_eq!(l.take_at(UserId(1), 100), Ok(()));
         // A long pause refills only to the burst.
         for _ in 0..10 {
-            assert_eq!(l.take_at(1, 60_000), Ok(()));
+            assert_eq!(l.take_at(UserId(1), 60_000), Ok(()));
         }
-        assert!(l.take_at(1, 60_000).is_err());
+        assert!(l.take_at(UserId(1), 60_000).is_err());
     }
 }

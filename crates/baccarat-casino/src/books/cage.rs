@@ -58,6 +58,7 @@ pub fn casino_time(e: &CasinoEvent) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use baccarat_core::ids::UserId;
     use baccarat_table::engine::PlayerId;
 
     #[test]
@@ -70,19 +71,36 @@ mod tests {
         assert_eq!(casino_time(&c), None);
         let r = CasinoEvent::Returned { player: PlayerId(3), amount: Money(900), reference: "r".into() };
         assert_eq!(cage_move(&r), None, "money back to the bank is not cash");
-        let out = CasinoEvent::CashedOut { player: PlayerId(3), amount: Money(700), key: "c".into(), by: 1, at_ms: 9 };
+        let out = CasinoEvent::CashedOut {
+            player: PlayerId(3),
+            amount: Money(700),
+            key: "c".into(),
+            by: UserId(1),
+            at_ms: 9,
+        };
         assert_eq!((cage_move(&out), casino_time(&out)), (Some(CageMove::CashOut(Money(700))), Some(9)));
-        let fill = CasinoEvent::Filled { table: TableId(2), amount: Money(100_000), key: "f".into(), by: 1, at_ms: 10 };
+        let fill = CasinoEvent::Filled {
+            table: TableId(2),
+            amount: Money(100_000),
+            key: "f".into(),
+            by: UserId(1),
+            at_ms: 10,
+        };
         assert_eq!(cage_move(&fill), Some(CageMove::Fill { table: TableId(2), amount: Money(100_000) }));
-        let credit =
-            CasinoEvent::Credited { table: TableId(2), amount: Money(40_000), key: "c".into(), by: 1, at_ms: 11 };
+        let credit = CasinoEvent::Credited {
+            table: TableId(2),
+            amount: Money(40_000),
+            key: "c".into(),
+            by: UserId(1),
+            at_ms: 11,
+        };
         assert_eq!(
             (cage_move(&credit), casino_time(&credit)),
             (Some(CageMove::Credit { table: TableId(2), amount: Money(40_000) }), Some(11))
         );
         let closed = CasinoEvent::TableClosed {
             credited: Money(60_000),
-            by: 1,
+            by: UserId(1),
             commission: Money::ZERO,
             antes: Money::ZERO,
             at_ms: 12,

@@ -1,5 +1,6 @@
 //! The books over hand-built records, with the figures worked by hand.
 
+use baccarat_core::ids::UserId;
 use baccarat_rules::{Bet, CoupSummary, Money, Settlement};
 use baccarat_table::engine::{Event, PlayerId, Spot, Wager, WagerId};
 
@@ -336,22 +337,40 @@ fn fills_and_credits_count_by_table() {
     // cash-out of 250.00 in it, and table 1 closed at T+20h, its 600.00
     // back to the cage: a credit of table 1.
     let casino = vec![
-        (CasinoEvent::Filled { table: TableId(2), amount: Money(50_000), key: "f0".into(), by: 1, at_ms: T - H }),
+        (CasinoEvent::Filled {
+            table: TableId(2),
+            amount: Money(50_000),
+            key: "f0".into(),
+            by: UserId(1),
+            at_ms: T - H,
+        }),
         deposit(100_000, Some(T + H / 2)),
-        (CasinoEvent::Filled { table: TableId(2), amount: Money(100_000), key: "f1".into(), by: 1, at_ms: T + 4 * H }),
-        (CasinoEvent::Credited { table: TableId(2), amount: Money(40_000), key: "c1".into(), by: 1, at_ms: T + 5 * H }),
+        (CasinoEvent::Filled {
+            table: TableId(2),
+            amount: Money(100_000),
+            key: "f1".into(),
+            by: UserId(1),
+            at_ms: T + 4 * H,
+        }),
+        (CasinoEvent::Credited {
+            table: TableId(2),
+            amount: Money(40_000),
+            key: "c1".into(),
+            by: UserId(1),
+            at_ms: T + 5 * H,
+        }),
         (CasinoEvent::CashedOut {
             player: PlayerId(7),
             amount: Money(25_000),
             key: "o".into(),
-            by: 1,
+            by: UserId(1),
             at_ms: T + 6 * H,
         }),
     ];
     let mut one = table_one();
     let close = CasinoEvent::TableClosed {
         credited: Money(60_000),
-        by: 1,
+        by: UserId(1),
         commission: Money::ZERO,
         antes: Money::ZERO,
         at_ms: T + 20 * H,

@@ -29,7 +29,7 @@
 //!   why. Fills and credits move the partition's own cage and floats, and
 //!   are taken.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::ids::{TableId, UserId};
 use baccarat_rules::{Money, MAX_LIMIT};
 use baccarat_table::engine::PlayerId;
 use sha2::{Digest, Sha256};
@@ -81,7 +81,7 @@ impl Casino {
         player: PlayerId,
         amount: Money,
         key: IdempotencyKey,
-        by: u32,
+        by: UserId,
         commit: &mut Commit,
     ) -> Reply {
         if let Some(p) = &self.bank.partition {
@@ -138,7 +138,7 @@ impl Casino {
         table: TableId,
         amount: Money,
         key: IdempotencyKey,
-        by: u32,
+        by: UserId,
         commit: &mut Commit,
     ) -> Reply {
         let Some(t) = self.tables.get(&table) else { return no_table(table) };

@@ -2,7 +2,7 @@
 //! say, once, and a refusal changes nothing; each is a record and a
 //! transfer that reconcile, and they survive a checkpoint and a restart.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::ids::{TableId, UserId};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -17,7 +17,7 @@ use crate::trust::Actor;
 
 const CONFIG: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 1000000\n";
 const P: PlayerId = PlayerId(1);
-const ADMIN: u32 = 9;
+const ADMIN: UserId = UserId(9);
 /// 2026-11-24 00:00 UTC, the clock of every test here.
 const T: u64 = 1_795_478_400_000;
 

@@ -16,7 +16,7 @@
 //! and stays: its view (`"closed": true`), its chain, its accounts (empty)
 //! and its name, which no new table takes (`table_names.rs`).
 
-use baccarat_core::ids::TableId;
+use baccarat_core::ids::{TableId, UserId};
 use baccarat_rules::Money;
 use baccarat_table::engine::Command;
 use serde::{Deserialize, Serialize};
@@ -36,7 +36,7 @@ pub enum Closure {
     Open,
     /// Asked by admin `by` while a coup held wagers: no new wager, and
     /// closed once that coup settles.
-    Closing { by: u32 },
+    Closing { by: UserId },
     /// Closed for good.
     Closed,
 }
@@ -111,7 +111,7 @@ impl Casino {
     /// Close `table` now: the money of its house, commission and antes
     /// accounts to the cage in one batch (`Cause::Closed`), then the record
     /// that says so. What went back to the cage.
-    fn close_now(&mut self, table: TableId, by: u32, commit: &mut Commit) -> Result<Money, Reply> {
+    fn close_now(&mut self, table: TableId, by: UserId, commit: &mut Commit) -> Result<Money, Reply> {
         let t = &self.tables[&table];
         let held = |a| Money(self.ledger.account(a).map_or(0, |a| a.balance));
         let parts = [
@@ -147,7 +147,7 @@ impl Casino {
         if self.closing.is_empty() {
             return;
         }
-        let due: Vec<(TableId, u32)> = self
+        let due: Vec<(TableId, UserId)> = self
             .closing
             .iter()
             .filter_map(|id| self.tables.get(id).map(|t| (id, t)))
@@ -173,6 +173,6 @@ fn closing(table: TableId) -> Reply {
 }
 
 /// Who closed a table, as its records name them: only an admin may.
-fn admin(user: u32) -> Actor {
+fn admin(user: UserId) -> Actor {
     Actor::Person { user, role: Role::Admin }
 }

@@ -3,7 +3,7 @@
 //! settlement otherwise; refused wagers and commands after; kept through a
 //! checkpoint and a replay; and reconciled with the ledger as `verify` does.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::ids::{TableId, UserId};
 use std::collections::{BTreeSet, HashMap};
 
 use baccarat_rules::{Bet, Money};
@@ -17,7 +17,7 @@ use crate::store::{Commit, SqliteStore, Store};
 use crate::trust::Role;
 
 const CONFIG: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 100000\n";
-const ADMIN: Actor = Actor::Person { user: 1, role: Role::Admin };
+const ADMIN: Actor = Actor::Person { user: UserId(1), role: Role::Admin };
 
 /// A casino whose every batch is stored, as the writer and committer do.
 struct Floor {
@@ -206,7 +206,7 @@ fn a_quiet_table_closes_at_once_and_every_chip_it_held_goes_to_the_cage() {
     assert!(matches!(f.c.handle(Request::CheckLedger, &mut Commit::default()), Reply::Ledger { ok: true, .. }));
     // The record: who, and how much, in the table's own chain.
     let b = f.last_record();
-    let Some(CasinoEvent::TableClosed { credited: c, by: 1, commission: m, antes: a, at_ms }) = b.casino else {
+    let Some(CasinoEvent::TableClosed { credited: c, by: UserId(1), commission: m, antes: a, at_ms }) = b.casino else {
         panic!("{:?}", b.casino)
     };
     assert_eq!((c, m, a), (credited, Money(commission), Money(antes)));
@@ -248,7 +248,7 @@ fn a_table_closing_during_a_coup_takes_no_wager_and_closes_when_it_settles() {
         serde_json::to_value(&closing).unwrap(),
         serde_json::json!({ "result": "table_closed", "table": 1, "closed": false, "closing": true })
     );
-    assert_eq!(f.last_record().casino, Some(CasinoEvent::TableClosing { by: 1 }));
+    assert_eq!(f.last_record().casino, Some(CasinoEvent::TableClosing { by: UserId(1) }));
     // Nothing new comes into play: a wager, a slip, a staff wager.
     let held = f.c.balance(PlayerId(2)).unwrap();
     assert_eq!(f.wager(2, Bet::Player, 5_000, "b").code(), Some(Code::Closed));
@@ -268,7 +268,7 @@ fn a_table_closing_during_a_coup_takes_no_wager_and_closes_when_it_settles() {
     assert_eq!(f.c.tables[&TableId(1)].closure, Closure::Closed);
     assert!(f.c.tables[&TableId(1)].holds.is_empty());
     assert_eq!(f.c.balance(PlayerId(1)).map(|b| b.0 == b.1), Some(true), "the wager settled: nothing held");
-    let Some(CasinoEvent::TableClosed { credited, by: 1, .. }) = f.last_record().casino else { panic!() };
+    let Some(CasinoEvent::TableClosed { credited, by: UserId(1), .. }) = f.last_record().casino else { panic!() };
     assert_eq!(f.money(), [0, 0, 0, cage + credited.0]);
     assert_eq!(f.server(Command::OpenBetting { no_bet: false, closes_at: None }).code(), Some(Code::Closed));
     assert_eq!(f.ask(Request::NewShoe { table: TableId(1) }).code(), Some(Code::Closed));
@@ -288,7 +288,10 @@ fn a_coup_settled_in_chunks_closes_the_table_after_its_last_chunk() {
     while !f.c.settling() {
         f.ask_alone(Request::Table { table: TableId(1), command: Command::DealNext, by: Actor::Server });
     }
-    assert!(matches!(f.c.tables[&TableId(1)].closure, Closure::Closing { by: 1 }), "still settling: not closed yet");
+    assert!(
+        matches!(f.c.tables[&TableId(1)].closure, Closure::Closing { by: UserId(1) }),
+        "still settling: not closed yet"
+    );
     assert!(f.c.tables[&TableId(1)].coup_in_play());
     let mut commit = Commit::default();
     f.c.settle_all(&mut commit);
@@ -319,15 +322,15 @@ fn a_closed_table_refuses_wagers_commands_and_a_second_close() {
     };
     assert_eq!(f.ask(token).code(), Some(Code::Closed));
     assert_eq!(f.c.balance(PlayerId(1)), before, "nothing held");
-    let dealer = Actor::Person { user: 2, role: Role::Dealer };
+    let dealer = Actor::Person { user: UserId(2), role: Role::Dealer };
     for (command, by) in [(Command::CloseBetting, Actor::Server), (Command::DealNext, dealer)] {
         assert_eq!(f.ask(Request::Table { table: TableId(1), command, by }).code(), Some(Code::Closed));
     }
     assert_eq!(f.ask(Request::CloseTable { table: TableId(1), by: ADMIN }).code(), Some(Code::Closed), "closing twice");
     let cage = f.balance(AccountKind::Cage);
     for fill in [
-        Request::Fill { table: TableId(1), amount: Money(10_000), key: "f".parse().unwrap(), by: 1 },
-        Request::Credit { table: TableId(1), amount: Money(1), key: "c".parse().unwrap(), by: 1 },
+        Request::Fill { table: TableId(1), amount: Money(10_000), key: "f".parse().unwrap(), by: UserId(1) },
+        Request::Credit { table: TableId(1), amount: Money(1), key: "c".parse().unwrap(), by: UserId(1) },
     ] {
         assert_eq!(f.ask(fill).code(), Some(Code::Closed), "no fill or credit at a closed table");
     }
@@ -350,9 +353,9 @@ fn only_an_admin_closes_a_table_and_a_refusal_writes_nothing() {
     let mut f = Floor::new();
     for by in [
         Actor::Server,
-        Actor::Person { user: 3, role: Role::Supervisor },
-        Actor::Person { user: 4, role: Role::Dealer },
-        Actor::Person { user: 5, role: Role::Player },
+        Actor::Person { user: UserId(3), role: Role::Supervisor },
+        Actor::Person { user: UserId(4), role: Role::Dealer },
+        Actor::Person { user: UserId(5), role: Role::Player },
     ] {
         let mut commit = Commit::default();
         let r = f.c.handle(Request::CloseTable { table: TableId(1), by }, &mut commit);
@@ -410,7 +413,7 @@ fn closed_and_closing_survive_a_checkpoint_and_a_replay() {
         let label = if from.is_some() { "from the checkpoint" } else { "replayed" };
         let mut c = super::recover(&f.store, from, super::Keys::Since(0), &none).unwrap().casino;
         assert_eq!(c.tables[&TableId(1)].closure, Closure::Closed, "{label}");
-        assert_eq!(c.tables[&TableId(2)].closure, Closure::Closing { by: 1 }, "{label}");
+        assert_eq!(c.tables[&TableId(2)].closure, Closure::Closing { by: UserId(1) }, "{label}");
         assert_eq!(c.closing, BTreeSet::from([TableId(2)]), "{label}");
         let mut commit = Commit::default();
         let r = c.handle(

@@ -52,7 +52,7 @@ pub mod tournament_view;
 pub mod tournaments;
 mod wager;
 
-use baccarat_core::ids::TableId;
+use baccarat_core::ids::{TableId, TournamentId, UserId};
 use std::collections::BTreeMap;
 
 use baccarat_rules::Money;
@@ -106,7 +106,7 @@ pub struct Casino {
     /// other is taken until it is done (`checkpoint::Busy`).
     pub checkpointer_busy: crate::casino::checkpoint::Busy,
     /// Tournaments, by id (`tournaments.rs`).
-    pub tournaments: BTreeMap<u32, tournaments::Tournament>,
+    pub tournaments: BTreeMap<TournamentId, tournaments::Tournament>,
     /// Promotions, by id (`promotions.rs`).
     pub promotions: BTreeMap<u32, promotions::Promotion>,
     /// Players' own limits (`self_limits.rs`).
@@ -366,7 +366,7 @@ impl Casino {
             }
             Request::Wagers { table, player, slip, key } => self.slip(table, player, slip, key.as_str(), commit),
             Request::Withdraw { table, player, wager } => {
-                let by = Actor::Person { user: player.0, role: crate::trust::Role::Player };
+                let by = Actor::Person { user: UserId::from(player), role: crate::trust::Role::Player };
                 self.command(table, Command::WithdrawWager { player, wager }, by, commit)
             }
             Request::SetOpen { table, open } => match self.tables.get_mut(&table) {
@@ -442,7 +442,7 @@ impl Casino {
     /// Record the casino's gaming day (the route checked it already; checked
     /// again here, so no record names a zone this build cannot read). The
     /// zone is recorded as the time zone database spells it.
-    fn set_gaming_day(&mut self, zone: &str, cutoff_hour: u8, by: u32, commit: &mut Commit) -> Reply {
+    fn set_gaming_day(&mut self, zone: &str, cutoff_hour: u8, by: UserId, commit: &mut Commit) -> Reply {
         let day = match crate::books::GamingDay::parse(zone, i64::from(cutoff_hour)) {
             Ok(d) => d,
             Err(e) => return Reply::refused(Code::Config, e.to_string()),

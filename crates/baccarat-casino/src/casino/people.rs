@@ -7,7 +7,7 @@
 //! change in the anchored chain is this server's choice, as a casino's
 //! surveillance log keeps who was given which access and by whom.
 
-use baccarat_table::engine::PlayerId;
+use baccarat_core::ids::UserId;
 
 use super::{Casino, Reply};
 use crate::audit::{CasinoEvent, UserChange};
@@ -22,15 +22,15 @@ impl Casino {
     /// chain records what it was asked, never a password).
     pub(super) fn user_changed(
         &mut self,
-        user: u32,
+        user: UserId,
         name: String,
         change: UserChange,
-        by: u32,
+        by: UserId,
         commit: &mut Commit,
     ) -> Reply {
         self.casino_event(CasinoEvent::UserChanged { user, name, change, by }, commit);
         if let UserChange::Created { role: Role::Player } = change {
-            self.wallet(PlayerId(user));
+            self.wallet(user.as_player());
         }
         Reply::Events { count: 1 }
     }
@@ -42,9 +42,10 @@ mod tests {
     use crate::audit::{Body, CASINO_CHAIN};
     use crate::casino::Request;
     use crate::ledger::AccountKind;
+    use baccarat_table::engine::PlayerId;
 
-    fn changed(user: u32, change: UserChange) -> Request {
-        Request::UserChanged { user, name: format!("p{user}"), change, by: 1 }
+    fn changed(user: UserId, change: UserChange) -> Request {
+        Request::UserChanged { user, name: format!("p{user}"), change, by: UserId(1) }
     }
 
     /// Each change is one record of the casino's chain, in order, naming the
@@ -54,12 +55,12 @@ mod tests {
         let mut c = Casino::new();
         let mut commit = Commit::default();
         let changes = [
-            (5, UserChange::Created { role: Role::Player }),
-            (6, UserChange::Created { role: Role::Dealer }),
-            (6, UserChange::RoleChanged { from: Role::Dealer, to: Role::Supervisor }),
-            (5, UserChange::Disabled),
-            (5, UserChange::Enabled),
-            (6, UserChange::PasswordReset),
+            (UserId(5), UserChange::Created { role: Role::Player }),
+            (UserId(6), UserChange::Created { role: Role::Dealer }),
+            (UserId(6), UserChange::RoleChanged { from: Role::Dealer, to: Role::Supervisor }),
+            (UserId(5), UserChange::Disabled),
+            (UserId(5), UserChange::Enabled),
+            (UserId(6), UserChange::PasswordReset),
         ];
         for (user, change) in changes {
             assert_eq!(c.handle(changed(user, change), &mut commit), Reply::Events { count: 1 });
@@ -76,7 +77,7 @@ mod tests {
                 user: *user,
                 name: format!("p{user}"),
                 change: *change,
-                by: 1,
+                by: UserId(1),
             })
             .collect();
         assert_eq!(recorded, expected);
@@ -98,8 +99,8 @@ mod tests {
         let mut store = SqliteStore::memory().unwrap();
         let mut c = Casino::new();
         let mut commit = Commit::default();
-        c.handle(changed(5, UserChange::Created { role: Role::Player }), &mut commit);
-        c.handle(changed(5, UserChange::Disabled), &mut commit);
+        c.handle(changed(UserId(5), UserChange::Created { role: Role::Player }), &mut commit);
+        c.handle(changed(UserId(5), UserChange::Disabled), &mut commit);
         store.commit(&commit).unwrap();
         let again = Casino::recover(&store).unwrap();
         assert_eq!((again.chain.len(), again.chain.head()), (c.chain.len(), c.chain.head()));

@@ -2,7 +2,7 @@
 //! (accepted, or refused with a kind the HTTP layer maps to a status), with
 //! the idempotency keys' scoping and the digest a key is bound to.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::ids::{TableId, TournamentId, UserId};
 use baccarat_rules::{Bet, Money};
 use baccarat_table::engine::{Command, PlayerId, Refusal, RefusalKind, Spot, WagerId};
 use serde::Serialize;
@@ -62,15 +62,15 @@ pub enum Request {
     /// Publish a tournament from its conditions file (admin; NSW 15.4.1).
     CreateTournament { conditions: String },
     /// A player enters, paying the fee (NSW 15.3.2, 15.4.2(i)).
-    EnterTournament { tournament: u32, player: PlayerId },
+    EnterTournament { tournament: TournamentId, player: PlayerId },
     /// A player withdraws within the terms, the fee refunded (NSW 15.4.2(i)).
-    WithdrawFromTournament { tournament: u32, player: PlayerId },
+    WithdrawFromTournament { tournament: TournamentId, player: PlayerId },
     /// Cancel, refunding every fee (admin; NSW 15.3.4).
-    CancelTournament { tournament: u32 },
+    CancelTournament { tournament: TournamentId },
     /// The Tournament Manager changes the limits, before the start (NSW
     /// 15.6.15).
     AmendTournamentLimits {
-        tournament: u32,
+        tournament: TournamentId,
         min: Money,
         max: Money,
         changes: Vec<baccarat_rules::tournament::LimitChange>,
@@ -89,26 +89,26 @@ pub enum Request {
     RefuseClaim { promotion: u32, claim: super::promotions::RefusedClaim },
     /// A step of a tournament's play (NSW 15.5-15.11), by the Tournament
     /// Manager or a player.
-    TournamentPlay { tournament: u32, step: super::tournament_manager::PlayStep, by: Actor },
+    TournamentPlay { tournament: TournamentId, step: super::tournament_manager::PlayStep, by: Actor },
     /// A player's own limits: read, set or a cool-off (`self_limits.rs`).
     SelfLimits { player: PlayerId, change: SelfLimitsChange },
     /// Chips from a player's wallet to the cage, by admin `by` (`cage.rs`).
-    CashOut { player: PlayerId, amount: Money, key: IdempotencyKey, by: u32 },
+    CashOut { player: PlayerId, amount: Money, key: IdempotencyKey, by: UserId },
     /// Chips from the cage to a table's float, by admin `by` (`cage.rs`).
-    Fill { table: TableId, amount: Money, key: IdempotencyKey, by: u32 },
+    Fill { table: TableId, amount: Money, key: IdempotencyKey, by: UserId },
     /// Chips from a table's float to the cage, by admin `by` (`cage.rs`).
-    Credit { table: TableId, amount: Money, key: IdempotencyKey, by: u32 },
+    Credit { table: TableId, amount: Money, key: IdempotencyKey, by: UserId },
     /// Close a table for good (admin; `closing.rs`): now, or once its coup
     /// in play settles.
     CloseTable { table: TableId, by: Actor },
     /// The casino's gaming day (`books/gaming_day.rs`), set by admin `by`:
     /// recorded with the writer's clock, in force from the next gaming day
     /// not yet begun.
-    SetGamingDay { zone: String, cutoff_hour: u8, by: u32 },
+    SetGamingDay { zone: String, cutoff_hour: u8, by: UserId },
     /// An admin changed a person's account (`people.rs`): recorded in the
     /// casino's chain before the people's table changes (`baccarat-server`'s
     /// `http/users.rs` says why in that order).
-    UserChanged { user: u32, name: String, change: crate::audit::UserChange, by: u32 },
+    UserChanged { user: UserId, name: String, change: crate::audit::UserChange, by: UserId },
 }
 
 /// One wager of a bet slip.
@@ -159,7 +159,7 @@ pub enum Reply {
     },
     /// A tournament, and how many have entered it.
     Tournament {
-        tournament: u32,
+        tournament: TournamentId,
         entrants: usize,
     },
     Events {

@@ -3,7 +3,7 @@
 //! another definition is refused naming each difference; two creates of one
 //! name racing through the writer make one table.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::ids::{TableId, UserId};
 use std::sync::{Arc, Mutex};
 
 use super::{Actor, Casino, Code, Mode, Reply, Request};
@@ -121,7 +121,7 @@ fn the_differences_are_named_field_by_field_from_the_parsed_configurations() {
 #[test]
 fn a_closed_tables_name_is_not_reused() {
     let mut c = salon();
-    let admin = Actor::Person { user: 7, role: Role::Admin };
+    let admin = Actor::Person { user: UserId(7), role: Role::Admin };
     let r = c.handle(Request::CloseTable { table: TableId(1), by: admin }, &mut Commit::default());
     assert!(matches!(r, Reply::TableClosed { closed: true, .. }), "{r:?}");
     for mode in [Mode::Rng, Mode::Live] {

@@ -4,6 +4,7 @@
 //! the fold accepts it. When the final is over, the prizes are paid from the
 //! pool in the same batch (NSW 15.3.2). See `tournament_play.rs`.
 
+use baccarat_core::ids::TournamentId;
 use baccarat_rules::Money;
 use baccarat_table::engine::PlayerId;
 use baccarat_table::tournament::RoundEnd;
@@ -43,7 +44,13 @@ pub const MAX_WHY: usize = 500;
 
 impl Casino {
     /// Take one step of a tournament's play.
-    pub(super) fn tournament_play(&mut self, id: u32, step: PlayStep, by: Actor, commit: &mut Commit) -> Reply {
+    pub(super) fn tournament_play(
+        &mut self,
+        id: TournamentId,
+        step: PlayStep,
+        by: Actor,
+        commit: &mut Commit,
+    ) -> Reply {
         // A final whose prizes were not paid (the payment was refused) is
         // paid by ending the round again.
         let unpaid = self
@@ -79,7 +86,7 @@ impl Casino {
     }
 
     /// The record a step makes, with whatever it draws from outside.
-    fn play_record(&self, id: u32, step: PlayStep) -> Result<CasinoEvent, Reply> {
+    fn play_record(&self, id: TournamentId, step: PlayStep) -> Result<CasinoEvent, Reply> {
         let t = self
             .tournaments
             .get(&id)
@@ -133,7 +140,7 @@ impl Casino {
 
     /// The start's record: not before the conditions' start (NSW 15.4.2(i)),
     /// with the seating seed and the first round's shoe seed drawn now.
-    fn start_record(&self, id: u32, t: &super::tournaments::Tournament) -> Result<CasinoEvent, Reply> {
+    fn start_record(&self, id: TournamentId, t: &super::tournaments::Tournament) -> Result<CasinoEvent, Reply> {
         let now = (self.clock)();
         if now < t.conditions.starts_ms {
             return Err(Reply::by_rule(
@@ -154,7 +161,7 @@ impl Casino {
     /// Pay the prizes of a finished tournament (NSW 15.3.2): the pool topped up
     /// from the cage to what the conditions promise (an addition, a guarantee:
     /// NSW 15.3.1, 15.3.3), then each placegetter's share to their wallet.
-    fn pay_prizes(&mut self, id: u32, commit: &mut Commit) -> Result<(), Reply> {
+    fn pay_prizes(&mut self, id: TournamentId, commit: &mut Commit) -> Result<(), Reply> {
         let t = &self.tournaments[&id];
         let play = t.play.as_ref().expect("finished");
         let prizes = play.bracket.prizes();

@@ -11,6 +11,7 @@
 //! is public before). Tables are numbered from 1 here; the play-off's table
 //! comes after the round's.
 
+use baccarat_core::ids::TournamentId;
 use baccarat_rules::Money;
 use baccarat_table::tournament::{Action, Session};
 use serde_json::{json, Value};
@@ -76,7 +77,7 @@ fn table(p: &Play, index: usize, s: &Session) -> Value {
 }
 
 /// The play as the public sees it.
-pub fn view(id: u32, p: &Play) -> Value {
+pub fn view(id: TournamentId, p: &Play) -> Value {
     let b = &p.bracket;
     let rounds = &b.conditions.spec.structure.rounds;
     let mut tables: Vec<Value> = b.tables.iter().enumerate().map(|(i, s)| table(p, i, s)).collect();

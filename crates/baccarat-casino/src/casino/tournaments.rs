@@ -10,7 +10,7 @@
 //! cancelled) is rebuilt from those records and kept in checkpoints.
 //! Play itself is `baccarat_table::tournament`.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::ids::{TableId, TournamentId, UserId};
 use std::collections::BTreeMap;
 
 use baccarat_rules::tournament::Conditions;
@@ -32,13 +32,13 @@ use crate::ledger::{AccountKind, Cause, Op};
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum TournamentStateError {
     #[error("tournament {id}: its recorded conditions no longer check: {problems}")]
-    Conditions { id: u32, problems: baccarat_rules::Problems },
+    Conditions { id: TournamentId, problems: baccarat_rules::Problems },
     /// A step of the play a checkpoint saved does not replay.
     #[error("tournament {id}: its play does not replay: {refusal}")]
-    Play { id: u32, refusal: Refusal },
+    Play { id: TournamentId, refusal: Refusal },
     /// A play record of the tail does not replay.
     #[error("tournament {id}: a play record does not replay: {refusal}")]
-    PlayRecord { id: u32, refusal: Refusal },
+    PlayRecord { id: TournamentId, refusal: Refusal },
 }
 
 /// Most tournaments a casino keeps.
@@ -47,7 +47,7 @@ pub const MAX_TOURNAMENTS: usize = 1_000;
 /// A tournament as the casino keeps it (and a checkpoint holds it).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TournamentState {
-    pub id: u32,
+    pub id: TournamentId,
     /// The conditions file, as published.
     pub conditions: String,
     pub entrants: Vec<PlayerId>,
@@ -119,7 +119,7 @@ pub fn is_play(e: &CasinoEvent) -> bool {
 }
 
 /// The tournament a casino record is about, if it is one's.
-pub fn tournament_of(e: &CasinoEvent) -> Option<u32> {
+pub fn tournament_of(e: &CasinoEvent) -> Option<TournamentId> {
     match e {
         CasinoEvent::TournamentCreated { tournament, .. }
         | CasinoEvent::TournamentEntered { tournament, .. }
@@ -139,7 +139,7 @@ pub fn tournament_of(e: &CasinoEvent) -> Option<u32> {
     }
 }
 
-fn no_tournament(id: u32) -> Reply {
+fn no_tournament(id: TournamentId) -> Reply {
     Reply::refused(Code::NoTournament, format!("no tournament {id}"))
 }
 
@@ -197,7 +197,9 @@ impl Casino {
         if let Err(p) = Conditions::from_toml(&conditions) {
             return Reply::refused(Code::Config, p.to_string());
         }
-        let id = self.tournaments.keys().next_back().map_or(1, |k| k + 1);
+        let Some(id) = self.tournaments.keys().next_back().map_or(Some(TournamentId(1)), |k| k.next()) else {
+            return Reply::refused(Code::Bounds, "no tournament number is left after the last".to_string());
+        };
         self.ledger.open(AccountKind::PrizePool { tournament: id });
         match self.tournament_step(CasinoEvent::TournamentCreated { tournament: id, conditions }, Vec::new(), commit) {
             Ok(()) => Reply::Tournament { tournament: id, entrants: 0 },
@@ -209,13 +211,13 @@ impl Casino {
     /// start and while there is room (NSW 15.4.2(i)).
     /// The entry fee of tournament `id`, if it takes entries now and has
     /// one (a partition funds it from the bank first: `bank/link.rs`).
-    pub fn entry_fee(&self, id: u32) -> Option<Money> {
+    pub fn entry_fee(&self, id: TournamentId) -> Option<Money> {
         let t = self.tournaments.get(&id)?;
         let open = !t.state.cancelled && (self.clock)() < t.conditions.starts_ms;
         Some(Money(t.conditions.spec.entry.fee)).filter(|f| open && f.0 > 0)
     }
 
-    pub(super) fn enter_tournament(&mut self, id: u32, player: PlayerId, commit: &mut Commit) -> Reply {
+    pub(super) fn enter_tournament(&mut self, id: TournamentId, player: PlayerId, commit: &mut Commit) -> Reply {
         let now = (self.clock)();
         let Some(t) = self.tournaments.get(&id) else { return no_tournament(id) };
         let c = &t.conditions;
@@ -263,7 +265,12 @@ impl Casino {
 
     /// A player withdraws, with the fee refunded, until the time the terms
     /// allow (NSW 15.4.2(i); 15.3.2: no fee is refunded otherwise).
-    pub(super) fn withdraw_from_tournament(&mut self, id: u32, player: PlayerId, commit: &mut Commit) -> Reply {
+    pub(super) fn withdraw_from_tournament(
+        &mut self,
+        id: TournamentId,
+        player: PlayerId,
+        commit: &mut Commit,
+    ) -> Reply {
         let now = (self.clock)();
         let Some(t) = self.tournaments.get(&id) else { return no_tournament(id) };
         if !t.state.entrants.contains(&player) {
@@ -287,7 +294,14 @@ impl Casino {
         }
     }
 
-    fn refund(&mut self, id: u32, player: PlayerId, fee: Money, why: &str, commit: &mut Commit) -> Result<(), Reply> {
+    fn refund(
+        &mut self,
+        id: TournamentId,
+        player: PlayerId,
+        fee: Money,
+        why: &str,
+        commit: &mut Commit,
+    ) -> Result<(), Reply> {
         let wallet = self.wallet(player);
         let pool = self.ledger.open(AccountKind::PrizePool { tournament: id });
         let ops = if fee.0 > 0 {
@@ -300,7 +314,7 @@ impl Casino {
     }
 
     /// Cancel a tournament: every fee refunded (NSW 15.3.4).
-    pub(super) fn cancel_tournament(&mut self, id: u32, commit: &mut Commit) -> Reply {
+    pub(super) fn cancel_tournament(&mut self, id: TournamentId, commit: &mut Commit) -> Reply {
         let Some(t) = self.tournaments.get(&id) else { return no_tournament(id) };
         if t.state.cancelled {
             return Reply::by_rule("NSW 15.3.4", format!("tournament {id} was cancelled already"));
@@ -328,7 +342,7 @@ impl Casino {
     /// commencement of the tournament"; the amended conditions are that notice.
     pub(super) fn amend_limits(
         &mut self,
-        id: u32,
+        id: TournamentId,
         min: Money,
         max: Money,
         changes: Vec<baccarat_rules::tournament::LimitChange>,
@@ -366,7 +380,7 @@ impl Casino {
 /// Fold a tournament record into `all` as recovery does: a step of play that
 /// does not replay stops the start, naming it (the writer recorded only what
 /// it accepted, so this is a forged or corrupt record).
-pub fn apply_strict(all: &mut BTreeMap<u32, Tournament>, e: &CasinoEvent) -> Result<(), TournamentStateError> {
+pub fn apply_strict(all: &mut BTreeMap<TournamentId, Tournament>, e: &CasinoEvent) -> Result<(), TournamentStateError> {
     if is_play(e) {
         if let Some(t) = tournament_of(e).and_then(|id| all.get_mut(&id)) {
             return t
@@ -384,7 +398,7 @@ pub fn apply_strict(all: &mut BTreeMap<u32, Tournament>, e: &CasinoEvent) -> Res
 
 /// Fold a tournament record into `all` (the casino's state, and the pages'
 /// read model, `TournamentViews`).
-pub fn apply(all: &mut BTreeMap<u32, Tournament>, e: &CasinoEvent) {
+pub fn apply(all: &mut BTreeMap<TournamentId, Tournament>, e: &CasinoEvent) {
     match e {
         CasinoEvent::TournamentCreated { tournament, conditions } => {
             let state = TournamentState {
@@ -399,7 +413,10 @@ pub fn apply(all: &mut BTreeMap<u32, Tournament>, e: &CasinoEvent) {
                     all.insert(*tournament, t);
                 }
                 Err(why) => {
-                    tracing::warn!(tournament = *tournament, "a tournament's record does not check, passed over: {why}")
+                    tracing::warn!(
+                        tournament = tournament.0,
+                        "a tournament's record does not check, passed over: {why}"
+                    )
                 }
             }
         }
@@ -426,7 +443,7 @@ pub fn apply(all: &mut BTreeMap<u32, Tournament>, e: &CasinoEvent) {
                         t.conditions = c;
                     }
                     Err(p) => tracing::warn!(
-                        tournament = *tournament,
+                        tournament = tournament.0,
                         "its amended conditions do not check, passed over: {p}"
                     ),
                 }
@@ -435,7 +452,7 @@ pub fn apply(all: &mut BTreeMap<u32, Tournament>, e: &CasinoEvent) {
         e if is_play(e) => {
             if let Some(t) = tournament_of(e).and_then(|id| all.get_mut(&id)) {
                 if let Err(r) = t.fold_play(e) {
-                    tracing::warn!(tournament = t.state.id, "a play record does not apply, passed over: {r}");
+                    tracing::warn!(tournament = t.state.id.0, "a play record does not apply, passed over: {r}");
                 }
             }
         }
@@ -447,7 +464,7 @@ pub fn apply(all: &mut BTreeMap<u32, Tournament>, e: &CasinoEvent) {
 /// tables' views, folded from each durable batch's casino records.
 #[derive(Clone, Debug, Default)]
 pub struct TournamentViews {
-    pub all: BTreeMap<u32, Tournament>,
+    pub all: BTreeMap<TournamentId, Tournament>,
     /// The promotions (NSW 16), folded the same way (`promotions.rs`).
     pub promotions: BTreeMap<u32, super::promotions::Promotion>,
 }
@@ -459,7 +476,7 @@ impl TournamentViews {
 
     /// Fold a durable batch's records in; the tournaments they were about
     /// (their sockets are woken: `baccarat-server`'s `publish/wakes.rs`).
-    pub fn absorb(&mut self, records: &[(TableId, crate::audit::Record)]) -> Vec<u32> {
+    pub fn absorb(&mut self, records: &[(TableId, crate::audit::Record)]) -> Vec<TournamentId> {
         let mut about = Vec::new();
         for (chain, r) in records {
             if *chain != CASINO_CHAIN {
@@ -476,13 +493,13 @@ impl TournamentViews {
 
     /// A tournament's play as the public sees it (`tournament_view.rs`);
     /// `Some(Null)` before it starts.
-    pub fn play(&self, id: u32) -> Option<serde_json::Value> {
+    pub fn play(&self, id: TournamentId) -> Option<serde_json::Value> {
         let t = self.all.get(&id)?;
         Some(t.play.as_ref().map_or(serde_json::Value::Null, |p| super::tournament_view::view(id, p)))
     }
 
     /// One tournament as the public sees it.
-    pub fn public(&self, id: u32) -> Option<serde_json::Value> {
+    pub fn public(&self, id: TournamentId) -> Option<serde_json::Value> {
         let t = self.all.get(&id)?;
         let s = &t.conditions.spec;
         Some(serde_json::json!({
@@ -511,10 +528,10 @@ fn may_take(e: &CasinoEvent, by: Option<crate::trust::Actor>) -> bool {
     let manager = matches!(by, Some(Actor::Person { role: Role::TournamentManager, .. }));
     match e {
         CasinoEvent::TournamentActed { player, action, .. } if !action.by_manager() => {
-            by == Some(Actor::Person { user: player.0, role: Role::Player })
+            by == Some(Actor::Person { user: UserId::from(*player), role: Role::Player })
         }
         CasinoEvent::TournamentRevealed { player, .. } => {
-            by == Some(Actor::Person { user: player.0, role: Role::Player })
+            by == Some(Actor::Person { user: UserId::from(*player), role: Role::Player })
         }
         CasinoEvent::TournamentPaid { .. } => by.is_none(),
         CasinoEvent::TournamentAmended { .. } => manager,
@@ -529,7 +546,7 @@ fn may_take(e: &CasinoEvent, by: Option<crate::trust::Actor>) -> bool {
 /// conditions' shares of the pool) is named with its record.
 #[derive(Debug, Default)]
 pub struct Replay {
-    all: BTreeMap<u32, Tournament>,
+    all: BTreeMap<TournamentId, Tournament>,
     pub problems: Vec<String>,
     /// Steps of play replayed.
     pub steps: u64,
@@ -542,9 +559,9 @@ pub struct Replay {
 
 impl Replay {
     pub fn feed(&mut self, seq: u64, e: &CasinoEvent, by: Option<crate::trust::Actor>) {
-        let at = |id: u32| format!("the casino's chain record {seq}: tournament {id}");
+        let at = |id: TournamentId| format!("the casino's chain record {seq}: tournament {id}");
         if !may_take(e, by) {
-            let id = tournament_of(e).unwrap_or(0);
+            let id = tournament_of(e).unwrap_or(TournamentId(0));
             self.problems.push(format!("{}: a step taken by someone who may not take it ({by:?})", at(id)));
         }
         match e {

@@ -110,6 +110,7 @@ impl<'de> Visitor<'de> for HotVisitor {
 
 #[cfg(test)]
 mod tests {
+    use crate::ids::UserId;
     use baccarat_rules::Bet;
     use baccarat_table::engine::{PlayerId, Spot};
     use proptest::prelude::*;
@@ -202,7 +203,7 @@ mod tests {
             let inner = |b: &str| b.split_once("\"event\":{\"event\":").map(|(_, r)| r.to_string()).unwrap();
             let body = match form {
                 0 => Body::encode_event(TableId(table), Some(header()), None, &e),
-                1 => Body::encode_event(TableId(table), None, Some(Actor::Person { user: 7, role: Role::Dealer }), &e),
+                1 => Body::encode_event(TableId(table), None, Some(Actor::Person { user: UserId(7), role: Role::Dealer }), &e),
                 2 => {
                     // The tag moved last.
                     let r = inner(&plain);

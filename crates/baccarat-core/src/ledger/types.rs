@@ -1,7 +1,7 @@
 //! What the ledger is made of: accounts, the operations of a batch, the
 //! transfers they record, why a batch is refused, and what a batch changed.
 
-use crate::ids::TableId;
+use crate::ids::{TableId, TournamentId};
 use baccarat_rules::Money;
 use serde::{Deserialize, Serialize};
 
@@ -50,7 +50,7 @@ pub enum AccountKind {
     },
     /// A tournament's prize pool: every entry fee goes in (NSW 15.3.2).
     PrizePool {
-        tournament: u32,
+        tournament: TournamentId,
     },
     /// A player's casino promotional tokens (NSW 1.1): wagered like chips,
     /// never cashed; a winning wager's winnings are paid in chips.

@@ -2,7 +2,7 @@
 //! ([`ChainExpect`]): the audit log's side of the reconciliation (`mod.rs`
 //! says how both sides are summed and compared).
 
-use crate::ids::TableId;
+use crate::ids::{TableId, TournamentId};
 use std::collections::HashMap;
 
 use baccarat_rules::Money;
@@ -160,7 +160,7 @@ impl<'a> ChainExpect<'a> {
     /// and promotional prizes.
     fn casino_record(&mut self, seq: u64, e: &CasinoEvent, out: &mut dyn FnMut(Cause, u32, Expected)) {
         let wallet = |p: baccarat_table::engine::PlayerId| self.books.acct(AccountKind::Wallet { player: p });
-        let pool = |t: u32| self.books.acct(AccountKind::PrizePool { tournament: t });
+        let pool = |t: TournamentId| self.books.acct(AccountKind::PrizePool { tournament: t });
         match e {
             CasinoEvent::Deposit { player, amount, .. } => match (self.cage, wallet(*player)) {
                 (Some(c), Some(w)) => out(Cause::Deposit { seq }, 0, Expected::new(TransferKind::Posted, c, w, *amount)),
@@ -277,7 +277,7 @@ impl<'a> ChainExpect<'a> {
     fn tournament_paid(
         &mut self,
         seq: u64,
-        tournament: u32,
+        tournament: TournamentId,
         top_up: Money,
         prizes: &[(baccarat_table::engine::PlayerId, Money)],
         out: &mut dyn FnMut(Cause, u32, Expected),

@@ -10,6 +10,7 @@
 //! and the casino always keeps an enabled admin, so that someone can still
 //! change anything.
 
+use baccarat_core::ids::UserId;
 use serde::Serialize;
 
 #[cfg(doc)]
@@ -20,7 +21,7 @@ use super::{AuthError, Role, Users};
 /// A person as the people routes answer them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Person {
-    pub id: u32,
+    pub id: UserId,
     pub name: String,
     pub role: Role,
     pub disabled: bool,
@@ -40,7 +41,7 @@ pub struct Listing {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Page {
     pub users: Vec<Person>,
-    pub next: Option<u32>,
+    pub next: Option<UserId>,
 }
 
 /// A change of a person's account.
@@ -85,7 +86,7 @@ fn changed(c: super::rows_admin::Changed) -> Result<Changed, AuthError> {
 
 impl Users {
     /// A person by id.
-    pub fn person(&self, id: u32) -> Result<Option<Person>, AuthError> {
+    pub fn person(&self, id: UserId) -> Result<Option<Person>, AuthError> {
         self.rows().person(id)?.map(person).transpose()
     }
 
@@ -109,14 +110,14 @@ impl Users {
     /// Whether `change` of person `id` may be made now (no such person;
     /// the last enabled admin), and what they would be after it. Nothing
     /// is written.
-    pub fn check(&self, id: u32, change: &Change) -> Result<Changed, AuthError> {
+    pub fn check(&self, id: UserId, change: &Change) -> Result<Changed, AuthError> {
         changed(self.rows().change(id, &change.row(), false)?)
     }
 
     /// Make `change` of person `id`, checked again in its transaction, and
     /// end every session of theirs: in the database, and in the cache under
     /// the same lock (see `Users::live`).
-    pub fn apply(&self, id: u32, change: &Change) -> Result<Changed, AuthError> {
+    pub fn apply(&self, id: UserId, change: &Change) -> Result<Changed, AuthError> {
         let mut rows = self.rows();
         let c = rows.change(id, &change.row(), true)?;
         self.cache.write().expect("session cache").retain(|_, l| l.session.user != id);
@@ -129,14 +130,14 @@ impl Users {
     /// nothing) until their creation is recorded and [`Users::apply`]
     /// enables them: the id is the database's to give, and the record names
     /// it. [`AuthError::Taken`] if the name is.
-    pub fn reserve(&self, name: &str, role: Role, hash: &str) -> Result<u32, AuthError> {
+    pub fn reserve(&self, name: &str, role: Role, hash: &str) -> Result<UserId, AuthError> {
         self.rows().insert(name, role.name(), hash, true)
     }
 
     /// Remove a person reserved whose creation was certainly not recorded
     /// (the writer never took the request): whether they were removed (not
     /// if enabled since, or holding a session).
-    pub fn forget(&self, id: u32) -> Result<bool, AuthError> {
+    pub fn forget(&self, id: UserId) -> Result<bool, AuthError> {
         self.rows().forget(id)
     }
 }

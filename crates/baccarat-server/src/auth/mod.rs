@@ -3,6 +3,7 @@
 //! maximum age ([`SessionPolicy`]). Roles decide which routes a session may
 //! call (see the matrix in `http.rs`).
 
+use baccarat_core::ids::UserId;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -32,7 +33,7 @@ pub const SESSION_COOKIE: &str = "baccarat_session";
 /// A signed-in person.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Session {
-    pub user: u32,
+    pub user: UserId,
     pub name: String,
     pub role: Role,
 }
@@ -58,11 +59,11 @@ pub enum AuthError {
     #[error("the database connection for people and sessions has stopped; restart the server")]
     Gone,
     #[error("no user {0}")]
-    NoUser(u32),
+    NoUser(UserId),
     #[error("the casino's last enabled admin cannot be disabled or lose the role; make or enable another admin first")]
     LastAdmin,
     #[error("user {0}: the stored role {1:?} is not one this server knows")]
-    UnknownRole(u32, String),
+    UnknownRole(UserId, String),
 }
 
 /// How long a session lasts: it ends after `idle_ms` without a request, and
@@ -102,7 +103,7 @@ const SEEN_WRITE_MS: u64 = 60_000;
 pub struct Users {
     conn: Mutex<Box<dyn Rows>>,
     cache: RwLock<HashMap<String, Arc<Live>>>,
-    names: RwLock<HashMap<u32, String>>,
+    names: RwLock<HashMap<UserId, String>>,
     policy: SessionPolicy,
     clock: Clock,
     /// The people routes' order (`http/users.rs`): a change of a person
@@ -172,7 +173,7 @@ pub fn dummy_hash() -> &'static str {
 /// A name's credentials: what a password is checked against.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Credentials {
-    pub id: u32,
+    pub id: UserId,
     pub role: Role,
     /// The password's hash (`hash_password`).
     pub hash: String,
@@ -226,13 +227,13 @@ impl Users {
     }
 
     /// Create a person; their id is also their player id.
-    pub fn create(&self, name: &str, role: Role, password: &str) -> Result<u32, AuthError> {
+    pub fn create(&self, name: &str, role: Role, password: &str) -> Result<UserId, AuthError> {
         let hash = hash_password(password);
         self.rows().insert(name, role.name(), &hash, false)
     }
 
     /// A person's role by id, if they exist.
-    pub fn role(&self, id: u32) -> Result<Option<Role>, AuthError> {
+    pub fn role(&self, id: UserId) -> Result<Option<Role>, AuthError> {
         Ok(self.rows().role(id)?.and_then(|r| Role::parse(&r)))
     }
 
@@ -252,7 +253,13 @@ impl Users {
     /// Open a session for a person whose password was checked against
     /// `hash`: the token, once. [`AuthError::BadLogin`] if meanwhile the
     /// person was disabled or given another password (`Rows::open_session`).
-    pub fn start_session(&self, id: u32, name: &str, role: Role, hash: &str) -> Result<(String, Session), AuthError> {
+    pub fn start_session(
+        &self,
+        id: UserId,
+        name: &str,
+        role: Role,
+        hash: &str,
+    ) -> Result<(String, Session), AuthError> {
         let token = random_hex(32);
         let now = (self.clock)();
         if !self.rows().open_session(&sha(&token), id, now, hash)? {
@@ -331,7 +338,7 @@ impl Users {
     }
 
     /// A person's name by id (cached: names do not change).
-    pub fn name(&self, id: u32) -> Option<String> {
+    pub fn name(&self, id: UserId) -> Option<String> {
         if let Some(n) = self.names.read().expect("names cache").get(&id) {
             return Some(n.clone());
         }
@@ -355,7 +362,7 @@ impl Users {
     }
 
     /// End every session of a person (a password change, a suspension).
-    pub fn revoke_user(&self, user: u32) -> Result<usize, AuthError> {
+    pub fn revoke_user(&self, user: UserId) -> Result<usize, AuthError> {
         let mut rows = self.rows();
         self.cache.write().expect("session cache").retain(|_, l| l.session.user != user);
         rows.end_user(user)
@@ -364,7 +371,7 @@ impl Users {
     /// Set a new password (hashed here) and end every session of the
     /// person, in one transaction: the new hash, for a session opened on it
     /// ([`Users::start_session`]).
-    pub fn set_password(&self, user: u32, password: &str) -> Result<String, AuthError> {
+    pub fn set_password(&self, user: UserId, password: &str) -> Result<String, AuthError> {
         if password.chars().count() < MIN_PASSWORD || password.len() > 128 {
             return Err(AuthError::Weak("4 to 128 characters"));
         }

@@ -5,6 +5,7 @@
 //! and ends every session of the person, so that no sign-in or other change
 //! comes between the check and the write.
 
+use baccarat_core::ids::UserId;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 use super::AuthError;
@@ -12,7 +13,7 @@ use super::AuthError;
 /// A person as the people routes show them (no password hash).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PersonRow {
-    pub id: u32,
+    pub id: UserId,
     pub name: String,
     /// The role's stored name (`Role::parse` reads it).
     pub role: String,
@@ -92,28 +93,28 @@ pub const PEOPLE_LOCK: i64 = 7270;
 
 /// What the people routes ask of the database.
 pub trait Manage {
-    fn person(&mut self, id: u32) -> Result<Option<PersonRow>, AuthError>;
+    fn person(&mut self, id: UserId) -> Result<Option<PersonRow>, AuthError>;
     /// At most `filter.limit` people, by id.
     fn list(&mut self, filter: &Filter) -> Result<Vec<PersonRow>, AuthError>;
     /// Check `change` of person `id` ([`AuthError::NoUser`],
     /// [`AuthError::LastAdmin`]), and if `apply`, make it and end every
     /// session of the person, in the same transaction.
-    fn change(&mut self, id: u32, change: &RowChange, apply: bool) -> Result<Changed, AuthError>;
+    fn change(&mut self, id: UserId, change: &RowChange, apply: bool) -> Result<Changed, AuthError>;
     /// Remove a person reserved disabled whose creation was never recorded
     /// (`Users::forget`): only if still disabled with no session; whether it was.
-    fn forget(&mut self, id: u32) -> Result<bool, AuthError>;
+    fn forget(&mut self, id: UserId) -> Result<bool, AuthError>;
 }
 
 fn sqlite_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PersonRow> {
     Ok(PersonRow { id: r.get(0)?, name: r.get(1)?, role: r.get(2)?, disabled: r.get::<_, i64>(3)? != 0 })
 }
 
-fn sqlite_person(c: &Connection, id: u32) -> Result<Option<PersonRow>, AuthError> {
+fn sqlite_person(c: &Connection, id: UserId) -> Result<Option<PersonRow>, AuthError> {
     Ok(c.query_row("SELECT id, name, role, disabled FROM users WHERE id = ?1", [id], sqlite_row).optional()?)
 }
 
 impl Manage for Connection {
-    fn person(&mut self, id: u32) -> Result<Option<PersonRow>, AuthError> {
+    fn person(&mut self, id: UserId) -> Result<Option<PersonRow>, AuthError> {
         sqlite_person(self, id)
     }
     fn list(&mut self, f: &Filter) -> Result<Vec<PersonRow>, AuthError> {
@@ -127,7 +128,7 @@ impl Manage for Connection {
         let rows = q.query_map(params![f.after, f.role, f.q, f.limit], sqlite_row)?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
-    fn change(&mut self, id: u32, change: &RowChange, apply: bool) -> Result<Changed, AuthError> {
+    fn change(&mut self, id: UserId, change: &RowChange, apply: bool) -> Result<Changed, AuthError> {
         // IMMEDIATE: the write lock is taken before the check is read.
         let how = if apply { TransactionBehavior::Immediate } else { TransactionBehavior::Deferred };
         let tx = self.transaction_with_behavior(how)?;
@@ -150,7 +151,7 @@ impl Manage for Connection {
         tx.commit()?;
         Ok(ch)
     }
-    fn forget(&mut self, id: u32) -> Result<bool, AuthError> {
+    fn forget(&mut self, id: UserId) -> Result<bool, AuthError> {
         let n = self.execute(
             "DELETE FROM users WHERE id = ?1 AND disabled = 1 AND NOT EXISTS (SELECT 1 FROM sessions WHERE user = ?1)",
             [id],
@@ -160,12 +161,12 @@ impl Manage for Connection {
 }
 
 fn pg_row(r: &postgres::Row) -> PersonRow {
-    PersonRow { id: r.get::<_, i64>(0) as u32, name: r.get(1), role: r.get(2), disabled: r.get(3) }
+    PersonRow { id: UserId(r.get::<_, i64>(0) as u32), name: r.get(1), role: r.get(2), disabled: r.get(3) }
 }
 
 impl Manage for postgres::Client {
-    fn person(&mut self, id: u32) -> Result<Option<PersonRow>, AuthError> {
-        let r = self.query_opt("SELECT id, name, role, disabled FROM users WHERE id = $1", &[&(id as i64)])?;
+    fn person(&mut self, id: UserId) -> Result<Option<PersonRow>, AuthError> {
+        let r = self.query_opt("SELECT id, name, role, disabled FROM users WHERE id = $1", &[&(id.0 as i64)])?;
         Ok(r.as_ref().map(pg_row))
     }
     fn list(&mut self, f: &Filter) -> Result<Vec<PersonRow>, AuthError> {
@@ -180,24 +181,24 @@ impl Manage for postgres::Client {
         )?;
         Ok(rows.iter().map(pg_row).collect())
     }
-    fn change(&mut self, id: u32, change: &RowChange, apply: bool) -> Result<Changed, AuthError> {
+    fn change(&mut self, id: UserId, change: &RowChange, apply: bool) -> Result<Changed, AuthError> {
         let mut tx = self.transaction()?;
         if apply {
             tx.execute("SELECT pg_advisory_xact_lock($1)", &[&PEOPLE_LOCK])?;
         }
-        let row = tx.query_opt("SELECT id, name, role, disabled FROM users WHERE id = $1", &[&(id as i64)])?;
+        let row = tx.query_opt("SELECT id, name, role, disabled FROM users WHERE id = $1", &[&(id.0 as i64)])?;
         let before = row.as_ref().map(pg_row).ok_or(AuthError::NoUser(id))?;
         let mut ch = {
             let tx = &mut tx;
             checked(before, change, move || {
                 let sql = "SELECT COUNT(*) FROM users WHERE role = $1 AND NOT disabled AND id <> $2";
-                Ok(tx.query_one(sql, &[&ADMIN, &(id as i64)])?.get::<_, i64>(0) as u64)
+                Ok(tx.query_one(sql, &[&ADMIN, &(id.0 as i64)])?.get::<_, i64>(0) as u64)
             })?
         };
         if !apply {
             return Ok(ch);
         }
-        let id64 = id as i64;
+        let id64 = id.0 as i64;
         match change {
             RowChange::Disable | RowChange::Enable => {
                 tx.execute("UPDATE users SET disabled = $1 WHERE id = $2", &[&ch.after.disabled, &id64])?
@@ -210,10 +211,10 @@ impl Manage for postgres::Client {
         tx.commit()?;
         Ok(ch)
     }
-    fn forget(&mut self, id: u32) -> Result<bool, AuthError> {
+    fn forget(&mut self, id: UserId) -> Result<bool, AuthError> {
         let n = self.execute(
             "DELETE FROM users WHERE id = $1 AND disabled AND NOT EXISTS (SELECT 1 FROM sessions WHERE \"user\" = $1)",
-            &[&(id as i64)],
+            &[&(id.0 as i64)],
         )?;
         Ok(n == 1)
     }
@@ -221,18 +222,18 @@ impl Manage for postgres::Client {
 
 /// On the connection's own thread, as `rows.rs`'s statements.
 impl Manage for crate::pg_thread::PgThread {
-    fn person(&mut self, id: u32) -> Result<Option<PersonRow>, AuthError> {
+    fn person(&mut self, id: UserId) -> Result<Option<PersonRow>, AuthError> {
         self.run(move |c| Manage::person(c, id)).unwrap_or(Err(AuthError::Gone))
     }
     fn list(&mut self, f: &Filter) -> Result<Vec<PersonRow>, AuthError> {
         let f = f.clone();
         self.run(move |c| Manage::list(c, &f)).unwrap_or(Err(AuthError::Gone))
     }
-    fn change(&mut self, id: u32, change: &RowChange, apply: bool) -> Result<Changed, AuthError> {
+    fn change(&mut self, id: UserId, change: &RowChange, apply: bool) -> Result<Changed, AuthError> {
         let change = change.clone();
         self.run(move |c| Manage::change(c, id, &change, apply)).unwrap_or(Err(AuthError::Gone))
     }
-    fn forget(&mut self, id: u32) -> Result<bool, AuthError> {
+    fn forget(&mut self, id: UserId) -> Result<bool, AuthError> {
         self.run(move |c| Manage::forget(c, id)).unwrap_or(Err(AuthError::Gone))
     }
 }

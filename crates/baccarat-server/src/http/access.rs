@@ -30,6 +30,7 @@
 //! Never logged: bodies (passwords), headers (the session token, cookies),
 //! query strings.
 
+use baccarat_core::ids::UserId;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -52,7 +53,7 @@ tokio::task_local! {
 #[derive(Default, Clone)]
 struct Note {
     /// The signed-in actor: user id and role.
-    who: OnceLock<(u32, Role)>,
+    who: OnceLock<(UserId, Role)>,
     /// A refusal's code (`error.rs`).
     refused: OnceLock<&'static str>,
     /// What the handler adds to a staff action's line.
@@ -166,7 +167,7 @@ struct Line<'a> {
 impl Line<'_> {
     fn who(&self) -> (Option<u32>, Option<&'static str>) {
         let who = self.note.who.get();
-        (who.map(|w| w.0), who.map(|w| w.1.name()))
+        (who.map(|w| w.0 .0), who.map(|w| w.1.name()))
     }
 
     /// The access line.

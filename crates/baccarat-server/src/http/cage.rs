@@ -6,9 +6,8 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
-use baccarat_core::ids::TableId;
+use baccarat_core::ids::{TableId, UserId};
 use baccarat_rules::{Money, MAX_LIMIT};
-use baccarat_table::engine::PlayerId;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -49,7 +48,7 @@ fn admin(s: &AppState, sess: &Session) -> Result<(), ApiError> {
 pub(super) async fn cash_out(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
-    Id(player): Id,
+    Id(player): Id<UserId>,
     Body(b): Body<Movement>,
 ) -> Result<Json<Value>, ApiError> {
     admin(&s, &sess)?;
@@ -66,7 +65,7 @@ pub(super) async fn cash_out(
         None => return Err(ApiError::new(StatusCode::NOT_FOUND, "no_player", format!("no player {player}"))),
     }
     let by = sess.user;
-    reply_json(call(&s, Request::CashOut { player: PlayerId(player), amount, key, by }).await?)
+    reply_json(call(&s, Request::CashOut { player: player.as_player(), amount, key, by }).await?)
 }
 
 /// Admin: chips from the cage to a table's float.
@@ -97,7 +96,7 @@ async fn movement(
     sess: &Session,
     table: TableId,
     b: Movement,
-    request: impl FnOnce(Money, IdempotencyKey, u32) -> Request,
+    request: impl FnOnce(Money, IdempotencyKey, UserId) -> Request,
 ) -> Result<Json<Value>, ApiError> {
     admin(s, sess)?;
     let (amount, key) = b.checked()?;

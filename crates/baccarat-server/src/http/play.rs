@@ -6,7 +6,7 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::Json;
-use baccarat_core::ids::TableId;
+use baccarat_core::ids::{TableId, UserId};
 use baccarat_rules::{Bet, Money, Side};
 use baccarat_table::engine::{Command, PlayerId, Spot, WagerId};
 use serde::Deserialize;
@@ -75,7 +75,7 @@ fn line(
     }
     // Without a box the player sits at one derived from their id (boxes 1-7
     // exist on every layout).
-    let spot = Spot::Box(spot.unwrap_or(1 + (sess.user % 7) as u8));
+    let spot = Spot::Box(spot.unwrap_or(1 + (sess.user.0 % 7) as u8));
     Ok(crate::casino::SlipLine { spot, bet, amount: Money(amount), ante: Money(ante) })
 }
 
@@ -83,7 +83,7 @@ fn line(
 /// 1.1), or a slip; each line's fields checked, a body that is none of
 /// these refused.
 fn wager_request(sess: &Session, id: TableId, b: WagerBody, key: IdempotencyKey) -> Result<Request, ApiError> {
-    let me = PlayerId(sess.user);
+    let me = sess.user.as_player();
     let token = b.token.unwrap_or(false);
     Ok(match (b.wagers, b.bet, b.amount) {
         (Some(_), _, _) if token => return Err(ApiError::bad("token: a wager with tokens is one wager, not a slip")),
@@ -173,7 +173,7 @@ pub(super) async fn withdraw(
     Body(b): Body<WithdrawBody>,
 ) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::Player])?;
-    let me = PlayerId(sess.user);
+    let me = sess.user.as_player();
     limited(&s, &sess)?;
     reply_json(call(&s, Request::Withdraw { table: id, player: me, wager: b.wager }).await?)
 }
@@ -203,7 +203,7 @@ pub(super) async fn hand(
     Body(b): Body<HandBody>,
 ) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::Player])?;
-    let me = PlayerId(sess.user);
+    let me = sess.user.as_player();
     limited(&s, &sess)?;
     let out = s.views.read().expect("views lock").tables.iter().find(|t| t.id == id).and_then(|t| t.out.clone());
     let command = match b.action {
@@ -224,7 +224,7 @@ pub(super) async fn hand(
 pub(super) async fn history(State(s): State<AppState>, Auth(sess, _): Auth) -> Result<Json<Value>, ApiError> {
     let f = s.feed.read().expect("feed lock");
     let lines: Vec<&crate::coup_feed::HistoryLine> =
-        f.history.get(&PlayerId(sess.user)).map(|h| h.iter().rev().collect()).unwrap_or_default();
+        f.history.get(&sess.user.as_player()).map(|h| h.iter().rev().collect()).unwrap_or_default();
     Ok(Json(json!({ "player": sess.user, "history": lines })))
 }
 
@@ -299,7 +299,7 @@ pub fn message(s: &AppState, id: TableId, viewer: Option<&Session>) -> Value {
     let balance = player.and_then(|p| v.balances.get(&p).copied());
     drop(v);
     // Everyone at a table can see who is squeezing.
-    if let Some(name) = holder.and_then(|p| s.users.name(p.0)) {
+    if let Some(name) = holder.and_then(|p| s.users.name(UserId::from(p))) {
         table["out"]["name"] = json!(name);
     }
     let f = s.feed.read().expect("feed lock");
@@ -331,7 +331,7 @@ pub fn message(s: &AppState, id: TableId, viewer: Option<&Session>) -> Value {
 /// The player whose balance and wagers a viewer is shown: a player's own
 /// (staff see the pit instead); also whose wallet wakes the socket.
 fn player_of(viewer: Option<&Session>) -> Option<PlayerId> {
-    viewer.filter(|v| v.role == Role::Player).map(|v| PlayerId(v.user))
+    viewer.filter(|v| v.role == Role::Player).map(|v| v.user.as_player())
 }
 
 /// A coup with more wagers than this has its pit messages paced (`push`).

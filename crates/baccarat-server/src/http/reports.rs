@@ -8,6 +8,7 @@ use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use baccarat_core::ids::UserId;
 use serde::Deserialize;
 
 use super::extract::{Auth, Q};
@@ -39,10 +40,11 @@ pub(super) async fn day(
         Some(_) => return Err(ApiError::bad("format: \"json\" or \"csv\"")),
     };
     let (db, users) = (s.db.clone(), s.users.clone());
-    let report = tokio::task::spawn_blocking(move || crate::verify::day_in(&db, date, &|p| users.name(p.0)))
-        .await
-        .map_err(|_| ApiError::internal("the report could not be made"))?
-        .map_err(|e| ApiError::internal(e.to_string()))?;
+    let report =
+        tokio::task::spawn_blocking(move || crate::verify::day_in(&db, date, &|p| users.name(UserId::from(p))))
+            .await
+            .map_err(|_| ApiError::internal("the report could not be made"))?
+            .map_err(|e| ApiError::internal(e.to_string()))?;
     if !csv {
         return Ok(Json(report).into_response());
     }

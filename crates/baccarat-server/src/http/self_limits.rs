@@ -5,7 +5,6 @@
 use axum::extract::State;
 use axum::Json;
 use baccarat_rules::Money;
-use baccarat_table::engine::PlayerId;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -33,7 +32,7 @@ pub(super) struct CoolOff {
 async fn ask(s: &AppState, sess: &Session, change: SelfLimitsChange) -> Result<Json<Value>, ApiError> {
     require(sess, &[Role::Player])?;
     limited(s, sess)?;
-    let r = call(s, Request::SelfLimits { player: PlayerId(sess.user), change }).await?;
+    let r = call(s, Request::SelfLimits { player: sess.user.as_player(), change }).await?;
     if let Some(e) = error::refusal(&r) {
         return Err(e);
     }

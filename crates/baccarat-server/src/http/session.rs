@@ -71,7 +71,7 @@ pub(super) async fn login(State(s): State<AppState>, req: axum::extract::Request
     // one box too early. The access line has the client and the code.
     let (token, sess) = s.signin.sign_in(&s.users, &b.name, &b.password, addr).await.map_err(sign_in_error)?;
     super::access::signed_in(&sess);
-    tracing::info!(target: "baccarat_server::signin", user = sess.user, role = sess.role.name(), "signed in");
+    tracing::info!(target: "baccarat_server::signin", user = sess.user.0, role = sess.role.name(), "signed in");
     let max_age = s.users.policy().max_ms / 1000;
     let mut r = Json(json!({ "token": token, "user": sess.user, "name": sess.name, "role": sess.role,
         "idle_seconds": s.users.policy().idle_ms / 1000, "max_seconds": max_age }))
@@ -100,14 +100,14 @@ pub(super) async fn me(State(s): State<AppState>, Auth(sess, _): Auth) -> Result
     let bank = match s.directory.as_ref().filter(|d| d.own.is_some()) {
         None => None,
         Some(d) => {
-            let user = sess.user;
+            let user = sess.user.0;
             let read = d.read_bank(move |c| crate::pg_store::bank::wallet_in(c, user)).await;
             let read = read.and_then(|r| r.map_err(crate::forward::RouteError::Bank));
             Some(read.map_err(|e| ApiError::unavailable(format!("the bank cannot be read: {e}")))?)
         }
     };
     let v = s.views.read().expect("views lock");
-    let me = baccarat_table::engine::PlayerId(sess.user);
+    let me = sess.user.as_player();
     let (balance, available) = v.balances.get(&me).copied().unwrap_or_default();
     let tokens = v.tokens.get(&me).map_or(Money::ZERO, |t| t.1);
     Ok(Json(json!({

@@ -4,7 +4,7 @@
 
 use axum::extract::State;
 use axum::Json;
-use baccarat_core::ids::TableId;
+use baccarat_core::ids::{TableId, UserId};
 use baccarat_rules::{Cite, Money};
 use baccarat_table::engine::{Command, PlayerId};
 use serde::Deserialize;
@@ -63,19 +63,20 @@ fn nominee_is_a_player(s: &AppState, table: TableId, nominee: PlayerId) -> Resul
     if !rb.config.conduct.nominees {
         return Ok(());
     }
-    let (code, rule, message) = match s.users.role(nominee.0).map_err(|e| ApiError::internal(e.to_string()))? {
-        Some(r) if !r.works_at_the_casino() => return Ok(()),
-        Some(r) => (
-            Code::Rule,
-            Some(rb.cite(Cite::Nominee)),
-            format!(
+    let (code, rule, message) =
+        match s.users.role(UserId::from(nominee)).map_err(|e| ApiError::internal(e.to_string()))? {
+            Some(r) if !r.works_at_the_casino() => return Ok(()),
+            Some(r) => (
+                Code::Rule,
+                Some(rb.cite(Cite::Nominee)),
+                format!(
                 "AU 2.3(h): nominee {} is a {}; a person who works at the casino cannot act as a nominee for a player",
                 nominee.0,
                 r.name()
             ),
-        ),
-        None => (Code::NoPlayer, None, format!("nominee: no player {}", nominee.0)),
-    };
+            ),
+            None => (Code::NoPlayer, None, format!("nominee: no player {}", nominee.0)),
+        };
     Err(ApiError { rule, ..ApiError::new(super::error::status_of(code), code.name(), message) })
 }
 
@@ -172,7 +173,7 @@ pub(super) struct Deposit {
 pub(super) async fn deposit(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
-    Id(player): Id,
+    Id(player): Id<UserId>,
     Body(b): Body<Deposit>,
 ) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::Admin])?;
@@ -200,14 +201,14 @@ pub(super) async fn deposit(
             return Err(ApiError::new(axum::http::StatusCode::NOT_FOUND, "no_player", format!("no player {player}")))
         }
     }
-    reply_json(call(&s, Request::Deposit { player: PlayerId(player), amount: Money(b.amount), key }).await?)
+    reply_json(call(&s, Request::Deposit { player: player.as_player(), amount: Money(b.amount), key }).await?)
 }
 
 /// 409 `disabled`: nothing is paid into a disabled player's wallet (issue
 /// 47; the rulebooks are silent: this server's choice, so that an account
 /// closed by the casino takes in no money; the player's open wagers still
 /// settle, and what the wallet holds stays theirs).
-fn disabled(player: u32) -> ApiError {
+fn disabled(player: UserId) -> ApiError {
     ApiError::new(
         axum::http::StatusCode::CONFLICT,
         "disabled",
@@ -253,7 +254,7 @@ pub(super) async fn create_player(
             call(
                 &s,
                 Request::Deposit {
-                    player: PlayerId(id),
+                    player: id.as_player(),
                     amount: Money(b.chips),
                     key: "opening chips".parse().expect("the server's own key is a valid idempotency key"),
                 },
@@ -317,7 +318,7 @@ pub(super) async fn pit(
 /// rulebook's quotes (which do not change) for a first load.
 pub(super) fn pit_push(s: &AppState, id: TableId) -> Value {
     let coup = s.feed.read().expect("feed lock").coups.get(&id).cloned().unwrap_or_default();
-    let mut ids: Vec<u32> = coup.wagers.iter().map(|w| w.player.0).collect();
+    let mut ids: Vec<UserId> = coup.wagers.iter().map(|w| UserId::from(w.player)).collect();
     ids.sort_unstable();
     ids.dedup();
     let names: serde_json::Map<String, Value> =

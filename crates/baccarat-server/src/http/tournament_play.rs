@@ -11,6 +11,7 @@ use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
 use axum::response::Response;
 use axum::Json;
+use baccarat_core::ids::{TournamentId, UserId};
 use baccarat_table::engine::PlayerId;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -23,13 +24,13 @@ use crate::casino::tournament_play::{PlayAction, Stake};
 use crate::casino::Request;
 use crate::trust::Actor;
 
-async fn step(s: &AppState, sess: &Session, id: u32, step: PlayStep) -> Result<Json<Value>, ApiError> {
+async fn step(s: &AppState, sess: &Session, id: TournamentId, step: PlayStep) -> Result<Json<Value>, ApiError> {
     limited(s, sess)?;
     let by = Actor::Person { user: sess.user, role: sess.role };
     reply_json(call(s, Request::TournamentPlay { tournament: id, step, by }).await?)
 }
 
-fn no_tournament(id: u32) -> ApiError {
+fn no_tournament(id: TournamentId) -> ApiError {
     ApiError::new(axum::http::StatusCode::NOT_FOUND, "no_tournament", format!("no tournament {id}"))
 }
 
@@ -39,7 +40,8 @@ fn named(s: &AppState, v: &mut Value) {
     if !v.is_object() {
         return;
     }
-    let name = |p: &Value| p.as_u64().and_then(|p| s.users.name(p as u32)).map(Value::from).unwrap_or(Value::Null);
+    let name =
+        |p: &Value| p.as_u64().and_then(|p| s.users.name(UserId(p as u32))).map(Value::from).unwrap_or(Value::Null);
     if let Some(tables) = v["tables"].as_array_mut() {
         for seat in tables.iter_mut().filter_map(|t| t["seats"].as_array_mut()).flatten() {
             seat["name"] = name(&seat["player"]);
@@ -59,7 +61,7 @@ fn named(s: &AppState, v: &mut Value) {
 }
 
 /// The play as everyone sees it: tables, chips, marker, turn, standings.
-pub(super) async fn view(State(s): State<AppState>, Id(id): Id) -> Result<Json<Value>, ApiError> {
+pub(super) async fn view(State(s): State<AppState>, Id(id): Id<TournamentId>) -> Result<Json<Value>, ApiError> {
     let mut v = s.tournaments.read().expect("tournaments lock").play(id).ok_or_else(|| no_tournament(id))?;
     named(&s, &mut v);
     Ok(Json(v))
@@ -67,7 +69,7 @@ pub(super) async fn view(State(s): State<AppState>, Id(id): Id) -> Result<Json<V
 
 /// What a tournament's WebSocket sends: the tournament, its play with the
 /// players' names, and the server's clock (for the time left to wager).
-fn message(s: &AppState, id: u32) -> Value {
+fn message(s: &AppState, id: TournamentId) -> Value {
     let (summary, mut play) = {
         let v = s.tournaments.read().expect("tournaments lock");
         let mut summary = v.public(id).unwrap_or(Value::Null);
@@ -85,7 +87,7 @@ fn message(s: &AppState, id: u32) -> Value {
 /// after every durable change to it.
 pub(super) async fn ws(
     State(s): State<AppState>,
-    Id(id): Id,
+    Id(id): Id<TournamentId>,
     up: Result<WebSocketUpgrade, axum::extract::ws::rejection::WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
     if s.tournaments.read().expect("tournaments lock").public(id).is_none() {
@@ -100,7 +102,7 @@ pub(super) async fn ws(
     }))
 }
 
-async fn push(mut sock: WebSocket, s: AppState, id: u32) {
+async fn push(mut sock: WebSocket, s: AppState, id: TournamentId) {
     // Woken by a batch with this tournament's records (`publish/wakes.rs`).
     let mut rx = s.wakes.tournament(id);
     let mut last = String::new();
@@ -135,7 +137,7 @@ pub(super) struct Nothing {}
 pub(super) async fn start(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
-    Id(id): Id,
+    Id(id): Id<TournamentId>,
     Body(_): Body<Nothing>,
 ) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::TournamentManager])?;
@@ -156,12 +158,12 @@ pub(super) struct Act {
 pub(super) async fn act(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
-    Id(id): Id,
+    Id(id): Id<TournamentId>,
     Body(b): Body<Act>,
 ) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::Player, Role::TournamentManager])?;
     let player = match (sess.role, b.player, b.action.by_manager()) {
-        (Role::Player, None, false) => PlayerId(sess.user),
+        (Role::Player, None, false) => sess.user.as_player(),
         (Role::Player, Some(_), _) => {
             return Err(ApiError::bad("player: a player acts only for themself (NSW 15.6.10)"))
         }
@@ -187,11 +189,11 @@ pub(super) struct Reveal {
 pub(super) async fn reveal(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
-    Id(id): Id,
+    Id(id): Id<TournamentId>,
     Body(b): Body<Reveal>,
 ) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::Player])?;
-    step(&s, &sess, id, PlayStep::Reveal { player: PlayerId(sess.user), form: b.form, salt: b.salt }).await
+    step(&s, &sess, id, PlayStep::Reveal { player: sess.user.as_player(), form: b.form, salt: b.salt }).await
 }
 
 #[derive(Deserialize)]
@@ -208,7 +210,7 @@ fn index(table: u32) -> Result<u32, ApiError> {
 pub(super) async fn no_more_bets(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
-    Id(id): Id,
+    Id(id): Id<TournamentId>,
     Body(b): Body<AtTable>,
 ) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::TournamentManager])?;
@@ -219,7 +221,7 @@ pub(super) async fn no_more_bets(
 pub(super) async fn deal(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
-    Id(id): Id,
+    Id(id): Id<TournamentId>,
     Body(b): Body<AtTable>,
 ) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::TournamentManager])?;
@@ -231,7 +233,7 @@ pub(super) async fn deal(
 pub(super) async fn end_round(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
-    Id(id): Id,
+    Id(id): Id<TournamentId>,
     Body(_): Body<Nothing>,
 ) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::TournamentManager])?;
@@ -250,7 +252,7 @@ pub(super) struct Disqualify {
 pub(super) async fn disqualify(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
-    Id(id): Id,
+    Id(id): Id<TournamentId>,
     Body(b): Body<Disqualify>,
 ) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::TournamentManager])?;
@@ -269,7 +271,7 @@ pub(super) struct Move {
 pub(super) async fn move_player(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
-    Id(id): Id,
+    Id(id): Id<TournamentId>,
     Body(b): Body<Move>,
 ) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::TournamentManager])?;
@@ -289,7 +291,7 @@ pub(super) struct Limits {
 pub(super) async fn limits(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
-    Id(id): Id,
+    Id(id): Id<TournamentId>,
     Body(b): Body<Limits>,
 ) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::TournamentManager])?;

@@ -5,7 +5,7 @@
 
 use axum::extract::State;
 use axum::Json;
-use baccarat_table::engine::PlayerId;
+use baccarat_core::ids::TournamentId;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -30,7 +30,7 @@ pub(super) async fn list(State(s): State<AppState>) -> Result<Json<Value>, ApiEr
 }
 
 /// One tournament with its published conditions (NSW 15.4.1).
-pub(super) async fn one(State(s): State<AppState>, Id(id): Id) -> Result<Json<Value>, ApiError> {
+pub(super) async fn one(State(s): State<AppState>, Id(id): Id<TournamentId>) -> Result<Json<Value>, ApiError> {
     let v = s.tournaments.read().expect("tournaments lock");
     v.public(id)
         .map(Json)
@@ -62,31 +62,31 @@ pub(super) struct Nothing {}
 pub(super) async fn enter(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
-    Id(id): Id,
+    Id(id): Id<TournamentId>,
     Body(_): Body<Nothing>,
 ) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::Player])?;
     limited(&s, &sess)?;
-    reply_json(call(&s, Request::EnterTournament { tournament: id, player: PlayerId(sess.user) }).await?)
+    reply_json(call(&s, Request::EnterTournament { tournament: id, player: sess.user.as_player() }).await?)
 }
 
 /// A player withdraws within the terms, the fee refunded (NSW 15.4.2(i)).
 pub(super) async fn withdraw(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
-    Id(id): Id,
+    Id(id): Id<TournamentId>,
     Body(_): Body<Nothing>,
 ) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::Player])?;
     limited(&s, &sess)?;
-    reply_json(call(&s, Request::WithdrawFromTournament { tournament: id, player: PlayerId(sess.user) }).await?)
+    reply_json(call(&s, Request::WithdrawFromTournament { tournament: id, player: sess.user.as_player() }).await?)
 }
 
 /// Admin: cancel, refunding every fee (NSW 15.3.4).
 pub(super) async fn cancel(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
-    Id(id): Id,
+    Id(id): Id<TournamentId>,
     Body(_): Body<Nothing>,
 ) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::Admin])?;

@@ -34,6 +34,7 @@
 
 use axum::extract::State;
 use axum::Json;
+use baccarat_core::ids::UserId;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -93,7 +94,7 @@ async fn hashed(password: String) -> Result<String, ApiError> {
 }
 
 /// Record a change of person `user` in the casino's chain, durably.
-async fn record(s: &AppState, user: u32, name: String, change: UserChange, by: &Session) -> Result<(), ApiError> {
+async fn record(s: &AppState, user: UserId, name: String, change: UserChange, by: &Session) -> Result<(), ApiError> {
     let r = call(s, Request::UserChanged { user, name, change, by: by.user }).await?;
     match super::error::refusal(&r) {
         Some(e) => Err(e),
@@ -110,7 +111,7 @@ pub(super) async fn create_person(
     name: &str,
     role: Role,
     password: String,
-) -> Result<u32, ApiError> {
+) -> Result<UserId, ApiError> {
     let hash = hashed(password).await?;
     let _gate = s.users.gate.write().await;
     let id = s.users.reserve(name, role, &hash).map_err(auth_error)?;
@@ -140,7 +141,7 @@ pub(super) async fn create_person(
 /// for it), and no admin removes their own access by a slip. The last
 /// enabled admin is told `last_admin` first: that is the refusal that holds
 /// whoever asks.
-fn not_own(id: u32, by: &Session) -> Result<(), ApiError> {
+fn not_own(id: UserId, by: &Session) -> Result<(), ApiError> {
     if id == by.user {
         return Err(ApiError::new(
             axum::http::StatusCode::CONFLICT,
@@ -154,7 +155,7 @@ fn not_own(id: u32, by: &Session) -> Result<(), ApiError> {
 }
 
 /// The second step failed after the record (see the module's notes).
-fn not_made(id: u32, e: AuthError) -> ApiError {
+fn not_made(id: UserId, e: AuthError) -> ApiError {
     let mut e = auth_error(e);
     e.message = format!(
         "user {id}: the change is recorded in the casino's chain but was not made ({}); nothing of the person \
@@ -168,7 +169,7 @@ fn not_made(id: u32, e: AuthError) -> ApiError {
 /// notes). A change that changes nothing (disabling the disabled, a role
 /// they already have) is answered as it stands, with no record and no
 /// session ended.
-async fn change_person(s: &AppState, by: &Session, id: u32, change: Change) -> Result<Changed, ApiError> {
+async fn change_person(s: &AppState, by: &Session, id: UserId, change: Change) -> Result<Changed, ApiError> {
     let _gate = s.users.gate.write().await;
     let planned = s.users.check(id, &change).map_err(auth_error)?;
     let what = match &change {
@@ -274,7 +275,7 @@ pub(super) struct Nothing {}
 pub(super) async fn disable(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
-    Id(id): Id,
+    Id(id): Id<UserId>,
     Body(Nothing {}): Body<Nothing>,
 ) -> Result<Json<Value>, ApiError> {
     switch(&s, &sess, id, Change::Disable).await
@@ -284,7 +285,7 @@ pub(super) async fn disable(
 pub(super) async fn enable(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
-    Id(id): Id,
+    Id(id): Id<UserId>,
     Body(Nothing {}): Body<Nothing>,
 ) -> Result<Json<Value>, ApiError> {
     switch(&s, &sess, id, Change::Enable).await
@@ -292,7 +293,7 @@ pub(super) async fn enable(
 
 /// Disable or enable: the admin's, then the person as changed, with how
 /// many sessions ended.
-async fn switch(s: &AppState, sess: &Session, id: u32, change: Change) -> Result<Json<Value>, ApiError> {
+async fn switch(s: &AppState, sess: &Session, id: UserId, change: Change) -> Result<Json<Value>, ApiError> {
     require(sess, &[Role::Admin])?;
     limited(s, sess)?;
     let c = change_person(s, sess, id, change).await?;
@@ -312,7 +313,7 @@ pub(super) struct NewPassword {
 pub(super) async fn password(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
-    Id(id): Id,
+    Id(id): Id<UserId>,
     Body(b): Body<NewPassword>,
 ) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::Admin])?;
@@ -337,7 +338,7 @@ pub(super) struct NewRole {
 pub(super) async fn role(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
-    Id(id): Id,
+    Id(id): Id<UserId>,
     Body(b): Body<NewRole>,
 ) -> Result<Json<Value>, ApiError> {
     require(&sess, &[Role::Admin])?;

@@ -54,7 +54,7 @@
 //! and no socket holds it any more: the maps stay the size of what is being
 //! watched, not of every player who ever opened a page.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::ids::{TableId, TournamentId};
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -77,7 +77,7 @@ pub struct Touched {
     /// Players whose wallet or tokens changed.
     pub players: Vec<PlayerId>,
     /// Tournaments whose records the batch carries.
-    pub tournaments: Vec<u32>,
+    pub tournaments: Vec<TournamentId>,
 }
 
 /// One wake-up: the count of batches published with it, and when (ms since
@@ -147,7 +147,7 @@ struct Inner {
     /// The public views alone: what a socket signed in as no one shows.
     views: Channels<TableId>,
     players: Channels<PlayerId>,
-    tournaments: Channels<u32>,
+    tournaments: Channels<TournamentId>,
 }
 
 /// Every socket's wake-up channels, kept beside the read models
@@ -178,7 +178,7 @@ impl Wakes {
     }
 
     /// What a tournament's socket waits on.
-    pub fn tournament(&self, tournament: u32) -> watch::Receiver<Woken> {
+    pub fn tournament(&self, tournament: TournamentId) -> watch::Receiver<Woken> {
         self.0.tournaments.subscribe(tournament)
     }
 
@@ -291,7 +291,8 @@ mod tests {
     #[test]
     fn a_new_table_wakes_everyone() {
         let w = Wakes::default();
-        let (one, mine, cup) = (w.table(TableId(1), None), w.table(TableId(2), Some(PlayerId(7))), w.tournament(3));
+        let (one, mine, cup) =
+            (w.table(TableId(1), None), w.table(TableId(2), Some(PlayerId(7))), w.tournament(TournamentId(3)));
         w.wake(&Touched { all: true, ..Touched::default() }, at(1));
         assert!(one.woken() && mine.woken());
         assert!(cup.has_changed().unwrap());
@@ -302,9 +303,9 @@ mod tests {
     #[tokio::test]
     async fn a_lagging_watcher_is_woken_once_at_the_latest_batch() {
         let w = Wakes::default();
-        let mut cup = w.tournament(3);
+        let mut cup = w.tournament(TournamentId(3));
         for v in 1..=5 {
-            w.wake(&Touched { tournaments: vec![3], ..Touched::default() }, at(v));
+            w.wake(&Touched { tournaments: vec![TournamentId(3)], ..Touched::default() }, at(v));
         }
         cup.changed().await.unwrap();
         assert_eq!(*cup.borrow_and_update(), at(5));

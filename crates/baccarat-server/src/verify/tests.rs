@@ -7,7 +7,7 @@ use crate::reconcile::Reconciler;
 use crate::store::scan::Scan;
 use crate::store::{Commit, Snapshot, SqliteStore, Store};
 use crate::trust::{Actor, Mode};
-use baccarat_core::ids::TableId;
+use baccarat_core::ids::{TableId, UserId};
 use baccarat_rules::{Bet, Money};
 use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
 
@@ -121,7 +121,7 @@ fn a_closed_table_verifies_and_a_record_after_its_close_is_named() {
         },
         &mut commit,
     );
-    let admin = Actor::Person { user: 1, role: crate::trust::Role::Admin };
+    let admin = Actor::Person { user: UserId(1), role: crate::trust::Role::Admin };
     c.handle(Request::CloseTable { table: TableId(1), by: admin }, &mut commit);
     c.handle(Request::Table { table: TableId(1), command: Command::CloseBetting, by: Actor::Server }, &mut commit);
     while matches!(c.phase(TableId(1)), Some(Phase::Closed | Phase::Dealing)) {

@@ -6,7 +6,7 @@
 //! bets", the deadline, and returned then); a live table, with its supervisor
 //! in the pit, waits as the rule says.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::ids::{TableId, UserId};
 use baccarat_rules::{Bet, Money};
 use baccarat_server::casino::{Casino, Code, Mode, Reply, Request};
 use baccarat_server::store::Commit;
@@ -27,7 +27,7 @@ fn banker_then_player(mode: Mode, config: &str) -> (Casino, Commit, Reply) {
     );
     let by = match mode {
         Mode::Rng => Actor::Server,
-        Mode::Live => Actor::Person { user: 101, role: baccarat_server::auth::Role::Dealer },
+        Mode::Live => Actor::Person { user: UserId(101), role: baccarat_server::auth::Role::Dealer },
     };
     let shoe = match mode {
         Mode::Rng => c.handle(Request::NewShoe { table: TableId(1) }, &mut commit),

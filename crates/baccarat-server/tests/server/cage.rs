@@ -3,7 +3,7 @@
 //! nothing; a cash-out beyond the free balance, and one racing a wager; and
 //! `verify` agreeing with the books after all of it.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::ids::{TableId, UserId};
 use std::time::Duration;
 
 use reqwest::StatusCode;
@@ -225,13 +225,16 @@ fn verify_names_a_cage_transfer_without_its_record() {
     c.create_table(TableId(1), "NSW", "nsw-2021", CONFIG, Mode::Rng, Money(5_000_000), &mut commit).unwrap();
     let p = PlayerId(1);
     c.handle(Request::Deposit { player: p, amount: Money(1_000_000), key: "in".parse().unwrap() }, &mut commit);
-    c.handle(Request::CashOut { player: p, amount: Money(300_000), key: "out".parse().unwrap(), by: 9 }, &mut commit);
     c.handle(
-        Request::Fill { table: TableId(1), amount: Money(200_000), key: "f".parse().unwrap(), by: 9 },
+        Request::CashOut { player: p, amount: Money(300_000), key: "out".parse().unwrap(), by: UserId(9) },
         &mut commit,
     );
     c.handle(
-        Request::Credit { table: TableId(1), amount: Money(100_000), key: "c".parse().unwrap(), by: 9 },
+        Request::Fill { table: TableId(1), amount: Money(200_000), key: "f".parse().unwrap(), by: UserId(9) },
+        &mut commit,
+    );
+    c.handle(
+        Request::Credit { table: TableId(1), amount: Money(100_000), key: "c".parse().unwrap(), by: UserId(9) },
         &mut commit,
     );
     store.commit(&commit).unwrap();

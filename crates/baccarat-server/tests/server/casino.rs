@@ -1,7 +1,7 @@
 //! The casino core: wagers held, coups settled into the ledger, every event in the
 //! audit chain, retries answered once, and everything durable in the store.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::ids::{TableId, UserId};
 use baccarat_rules::{Bet, Money};
 use baccarat_server::audit::verify;
 use baccarat_server::auth::Role;
@@ -124,7 +124,7 @@ fn withdrawn_and_refused_wagers_release_their_holds() {
     let Reply::Wager { wager: w1, .. } = c.handle(wager(1, Bet::Player, 5000, "x"), &mut commit) else { panic!() };
     let Reply::Wager { wager: w2, .. } = c.handle(wager(2, Bet::Banker, 5000, "y"), &mut commit) else { panic!() };
     c.handle(Request::Withdraw { table: TableId(1), player: PlayerId(1), wager: w1 }, &mut commit);
-    let supervisor = Actor::Person { user: 90, role: Role::Supervisor };
+    let supervisor = Actor::Person { user: UserId(90), role: Role::Supervisor };
     c.handle(
         Request::Table { table: TableId(1), command: Command::RefuseWager { wager: w2 }, by: supervisor },
         &mut commit,

@@ -3,7 +3,7 @@
 //! stop a tournament entry (the fee was taken), and a loss or time limit let
 //! it through too; only a table wager checked them.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::ids::{TableId, TournamentId};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -120,7 +120,7 @@ impl World {
             c.ledger.transfer_count(),
             c.balance(P),
             c.token_balance(P),
-            c.tournaments[&1].state.entrants.len(),
+            c.tournaments[&TournamentId(1)].state.entrants.len(),
         )
     }
 }
@@ -154,7 +154,7 @@ fn sample(what: IntoPlay) -> Request {
             amount: Money(2_000),
             key: "t".parse().unwrap(),
         },
-        IntoPlay::TournamentEntry => Request::EnterTournament { tournament: 1, player: P },
+        IntoPlay::TournamentEntry => Request::EnterTournament { tournament: TournamentId(1), player: P },
     }
 }
 

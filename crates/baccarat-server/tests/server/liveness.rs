@@ -21,7 +21,7 @@
 //! Player together held for a supervisor at an RNG table (§5), the RNG
 //! source's wagers wait ("waits for a supervisor at an RNG table").
 
-use baccarat_core::ids::TableId;
+use baccarat_core::ids::{TableId, UserId};
 use baccarat_rules::{profiles, Bet, Card, Money, Side};
 use baccarat_server::auth::Role;
 use baccarat_server::casino::{Casino, Mode, Reply, Request};
@@ -47,11 +47,11 @@ enum Source {
 const KINDS: [(Mode, Source); 3] =
     [(Mode::Rng, Source::Rng), (Mode::Live, Source::Live), (Mode::Live, Source::PreShuffled)];
 
-const DEALER: Actor = Actor::Person { user: 101, role: Role::Dealer };
-const SUPERVISOR: Actor = Actor::Person { user: 102, role: Role::Supervisor };
+const DEALER: Actor = Actor::Person { user: UserId(101), role: Role::Dealer };
+const SUPERVISOR: Actor = Actor::Person { user: UserId(102), role: Role::Supervisor };
 
 fn player(p: u32) -> Actor {
-    Actor::Person { user: p, role: Role::Player }
+    Actor::Person { user: UserId(p), role: Role::Player }
 }
 
 /// Every (rulebook, dealing style) the profiles permit.

@@ -707,7 +707,7 @@ async fn the_server_runs_on_postgresql_and_a_start_recovers_from_it() {
     // A second start on the same database recovers the same wallet.
     let recovered = tokio::task::spawn_blocking(move || {
         let again = baccarat_server::serve::open(&cfg).unwrap();
-        let player = PlayerId(again.users.credentials("player1").unwrap().unwrap().id);
+        let player = again.users.credentials("player1").unwrap().unwrap().id.as_player();
         again.casino.balance(player).unwrap().1
     })
     .await

@@ -7,7 +7,7 @@
 //! reached. The dealer deals the stack with `deal_next`: each card is the next
 //! of the order recorded when the shoe started, which `verify` checks.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::ids::{TableId, UserId};
 use baccarat_rules::{Bet, Card, Money};
 use baccarat_server::auth::Role;
 use baccarat_server::casino::{Casino, Code, Mode, Reply, Request};
@@ -19,8 +19,8 @@ use baccarat_table::shoe::shuffled;
 use baccarat_table::shuffle::Seed;
 
 const NSW3: &str = "rulebook = \"nsw-2021\"\ndecks = 3\nchip = 100\nmin = 1000\nmax = 500000\n";
-const DEALER: Actor = Actor::Person { user: 101, role: Role::Dealer };
-const SUPERVISOR: Actor = Actor::Person { user: 102, role: Role::Supervisor };
+const DEALER: Actor = Actor::Person { user: UserId(101), role: Role::Dealer };
+const SUPERVISOR: Actor = Actor::Person { user: UserId(102), role: Role::Supervisor };
 
 /// A live NSW table of 3 decks with a pre-shuffled stack recorded by a
 /// supervisor (no cut, no burn: the stack is dealt from its first card), and
@@ -89,7 +89,7 @@ fn nsw_4_3_a_pre_shuffled_deck_at_a_live_table_is_dealt_by_its_dealer() {
     assert!(matches!(&r, Reply::Refused { code: Code::Mode, message, .. } if message.contains("deal_next")), "{r:?}");
     let r = send(&mut c, &mut commit, Command::DealNext, Actor::Server);
     assert_eq!(r.code(), Some(Code::Role), "the server paces RNG tables only: {r:?}");
-    let r = send(&mut c, &mut commit, Command::DealNext, Actor::Person { user: 1, role: Role::Player });
+    let r = send(&mut c, &mut commit, Command::DealNext, Actor::Person { user: UserId(1), role: Role::Player });
     assert_eq!(r.code(), Some(Code::Role), "{r:?}");
     let from = commit.events.len();
     while matches!(c.phase(TableId(1)), Some(Phase::Closed | Phase::Dealing)) {

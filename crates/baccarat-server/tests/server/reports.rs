@@ -3,7 +3,7 @@
 //! `verify --report` (and a tampered report named figure by figure); the
 //! gaming day set from the next day; and who may read or set them.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::ids::{TableId, UserId};
 use std::sync::Arc;
 
 use baccarat_server::audit::{Body, CasinoEvent};
@@ -130,7 +130,7 @@ async fn the_gaming_day_applies_from_the_next_day_and_names_who_set_it() {
     assert_eq!((next["zone"].as_str(), next["from_ms"].as_u64()), (Some("Asia/Tokyo"), Some(NOON + 7 * 3_600_000)));
     // Recorded in the casino's chain, naming the admin.
     let (_, me) = app.get("/api/me", Some(&app.admin)).await;
-    let admin = me["user"].as_u64().unwrap() as u32;
+    let admin = UserId(me["user"].as_u64().unwrap() as u32);
     let path = app.dir.join("casino.db");
     let records =
         tokio::task::spawn_blocking(move || baccarat_server::store::read_records(&path, TableId(0), 1).unwrap())

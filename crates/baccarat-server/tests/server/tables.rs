@@ -3,6 +3,7 @@
 //! float back to the cage, wagers and commands refused after, `verify`
 //! passing over it, and a restart keeping it closed.
 
+use baccarat_core::ids::UserId;
 use std::time::Duration;
 
 use baccarat_rules::{Bet, Money};
@@ -228,7 +229,7 @@ async fn a_restart_keeps_a_table_closed_and_closes_one_closing() {
     let c = cfg.clone();
     let (closed, closing) = tokio::task::spawn_blocking(move || {
         let mut o = baccarat_server::serve::open(&c).unwrap();
-        let admin = Actor::Person { user: 1, role: Role::Admin };
+        let admin = Actor::Person { user: UserId(1), role: Role::Admin };
         let create = |name: &str| Request::CreateTable {
             name: name.into(),
             rulebook: "nsw-2021".into(),

@@ -3,6 +3,7 @@
 //! from within the terms, cancelled with every fee refunded; every step in the
 //! casino's chain, reconciled by `verify`, and kept across a restart.
 
+use baccarat_core::ids::TournamentId;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -163,18 +164,18 @@ fn tournaments_are_kept_across_a_restart_and_a_forged_fee_is_caught() {
     step(&mut o, Request::Deposit { player: PlayerId(700), amount: Money(1_000_000), key: "d".parse().unwrap() });
     step(&mut o, Request::Deposit { player: PlayerId(701), amount: Money(1_000_000), key: "d".parse().unwrap() });
     let r = step(&mut o, Request::CreateTournament { conditions: cup("2026-12-05T10:00:00Z", 25_000) });
-    assert_eq!(r, Reply::Tournament { tournament: 1, entrants: 0 });
-    step(&mut o, Request::EnterTournament { tournament: 1, player: PlayerId(700) });
+    assert_eq!(r, Reply::Tournament { tournament: TournamentId(1), entrants: 0 });
+    step(&mut o, Request::EnterTournament { tournament: TournamentId(1), player: PlayerId(700) });
     write_checkpoint(&mut o.store, &o.anchors, &o.casino, &o.feed).unwrap();
-    let r = step(&mut o, Request::EnterTournament { tournament: 1, player: PlayerId(701) });
-    assert_eq!(r, Reply::Tournament { tournament: 1, entrants: 2 });
-    let live = o.casino.tournaments[&1].state.clone();
+    let r = step(&mut o, Request::EnterTournament { tournament: TournamentId(1), player: PlayerId(701) });
+    assert_eq!(r, Reply::Tournament { tournament: TournamentId(1), entrants: 2 });
+    let live = o.casino.tournaments[&TournamentId(1)].state.clone();
     drop(o);
     let again = open(&cfg).unwrap();
     assert!(again.recovery.from_checkpoint);
-    assert_eq!(again.casino.tournaments[&1].state, live, "from the checkpoint and its tail");
+    assert_eq!(again.casino.tournaments[&TournamentId(1)].state, live, "from the checkpoint and its tail");
     let full = recover(&again.store, None, Keys::Since(0), &Default::default()).unwrap();
-    assert_eq!(full.casino.tournaments[&1].state, live, "from the whole history");
+    assert_eq!(full.casino.tournaments[&TournamentId(1)].state, live, "from the whole history");
     drop(again);
     let (f, _) = verify_file(&cfg.db, None, None).unwrap();
     assert!(f.problems.is_empty(), "{:?}", f.problems);
@@ -199,11 +200,11 @@ fn an_entry_the_wallet_cannot_pay_is_refused_and_records_nothing() {
     step(&mut o, Request::Deposit { player: PlayerId(700), amount: Money(10_000), key: "d".parse().unwrap() });
     step(&mut o, Request::CreateTournament { conditions: cup("2026-12-05T10:00:00Z", 25_000) });
     let records = o.casino.chain.len();
-    let r = step(&mut o, Request::EnterTournament { tournament: 1, player: PlayerId(700) });
+    let r = step(&mut o, Request::EnterTournament { tournament: TournamentId(1), player: PlayerId(700) });
     assert_eq!(r.code(), Some(baccarat_server::casino::Code::Wallet), "{r:?}");
     assert_eq!(o.casino.chain.len(), records, "no record of an entry that was not made");
-    assert!(o.casino.tournaments[&1].state.entrants.is_empty());
-    let r = step(&mut o, Request::EnterTournament { tournament: 2, player: PlayerId(700) });
+    assert!(o.casino.tournaments[&TournamentId(1)].state.entrants.is_empty());
+    let r = step(&mut o, Request::EnterTournament { tournament: TournamentId(2), player: PlayerId(700) });
     assert_eq!(r.code(), Some(baccarat_server::casino::Code::NoTournament), "{r:?}");
 }
 

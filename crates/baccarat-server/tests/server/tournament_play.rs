@@ -7,7 +7,7 @@
 //! play comes back from a checkpoint and from the whole history, and
 //! `verify` replays it without a problem.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::ids::{TableId, TournamentId, UserId};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -65,14 +65,14 @@ places = [{ percent = 60 }, { percent = 40 }]
 payment = "cash"
 "#;
 
-const TM: Actor = Actor::Person { user: 9_000, role: baccarat_server::auth::Role::TournamentManager };
+const TM: Actor = Actor::Person { user: UserId(9_000), role: baccarat_server::auth::Role::TournamentManager };
 
 fn player(n: u32) -> Actor {
-    Actor::Person { user: n, role: baccarat_server::auth::Role::Player }
+    Actor::Person { user: UserId(n), role: baccarat_server::auth::Role::Player }
 }
 
 fn play(o: &mut Opened, step_: PlayStep, by: Actor) -> Reply {
-    step(o, Request::TournamentPlay { tournament: 1, step: step_, by })
+    step(o, Request::TournamentPlay { tournament: TournamentId(1), step: step_, by })
 }
 
 fn ok(r: Reply) {
@@ -87,7 +87,7 @@ fn refused(r: Reply, rule: &str) {
 }
 
 fn state(o: &Opened) -> Value {
-    view(1, o.casino.tournaments[&1].play.as_ref().expect("started"))
+    view(TournamentId(1), o.casino.tournaments[&TournamentId(1)].play.as_ref().expect("started"))
 }
 
 /// The table (from 1) a player sits at and the box's seat view.
@@ -167,13 +167,13 @@ fn a_two_table_tournament_runs_from_entry_to_prizes_and_replays() {
     }
     step(&mut o, Request::CreateTournament { conditions: CUP.into() });
     for p in &players[..7] {
-        step(&mut o, Request::EnterTournament { tournament: 1, player: PlayerId(*p) });
+        step(&mut o, Request::EnterTournament { tournament: TournamentId(1), player: PlayerId(*p) });
     }
     now.store(STARTS, Ordering::SeqCst);
     // Seven of the eight the conditions need (NSW 15.4.2(i)).
     refused(play(&mut o, PlayStep::Start, TM), "NSW 15.4.2(i)");
     now.store(NOW, Ordering::SeqCst);
-    step(&mut o, Request::EnterTournament { tournament: 1, player: PlayerId(707) });
+    step(&mut o, Request::EnterTournament { tournament: TournamentId(1), player: PlayerId(707) });
     // Not before the start (entries are open until then).
     refused(play(&mut o, PlayStep::Start, TM), "NSW 15.4.2(i)");
     now.store(STARTS, Ordering::SeqCst);
@@ -275,7 +275,7 @@ fn a_two_table_tournament_runs_from_entry_to_prizes_and_replays() {
     loop {
         let before = state(&o);
         ok(play(&mut o, PlayStep::EndRound, TM));
-        if o.casino.tournaments[&1].play.as_ref().unwrap().paid.is_some() {
+        if o.casino.tournaments[&TournamentId(1)].play.as_ref().unwrap().paid.is_some() {
             break;
         }
         assert_ne!(state(&o), before, "ending the round changed nothing");
@@ -299,7 +299,7 @@ fn a_two_table_tournament_runs_from_entry_to_prizes_and_replays() {
     }
     refused(play(&mut o, PlayStep::EndRound, TM), "NSW 15.5.8");
     // Once paid, the tournament is not cancelled (its fees would be refunded twice).
-    refused(step(&mut o, Request::CancelTournament { tournament: 1 }), "NSW 15.3.4");
+    refused(step(&mut o, Request::CancelTournament { tournament: TournamentId(1) }), "NSW 15.3.4");
 
     // The same play from a checkpoint and its tail, and from the whole history.
     let live = state(&o);
@@ -309,7 +309,11 @@ fn a_two_table_tournament_runs_from_entry_to_prizes_and_replays() {
     assert!(again.recovery.from_checkpoint);
     assert_eq!(state(&again), live, "from the checkpoint");
     let full = recover(&again.store, None, Keys::Since(0), &Default::default()).unwrap();
-    assert_eq!(view(1, full.casino.tournaments[&1].play.as_ref().unwrap()), live, "from the whole history");
+    assert_eq!(
+        view(TournamentId(1), full.casino.tournaments[&TournamentId(1)].play.as_ref().unwrap()),
+        live,
+        "from the whole history"
+    );
     drop(again);
     let (f, _) = verify_file(&cfg.db, None, None).unwrap();
     assert!(f.problems.is_empty(), "{:?}", f.problems);
@@ -422,9 +426,9 @@ fn nsw_15_6_12_and_15_5_5_1_the_clock_binds_the_tournament_manager() {
         step(&mut o, Request::Deposit { player: PlayerId(p), amount: Money(100_000), key: "d".parse().unwrap() });
     }
     let r = step(&mut o, Request::CreateTournament { conditions: timed });
-    assert_eq!(r, Reply::Tournament { tournament: 1, entrants: 0 }, "{r:?}");
+    assert_eq!(r, Reply::Tournament { tournament: TournamentId(1), entrants: 0 }, "{r:?}");
     for p in [700u32, 701] {
-        step(&mut o, Request::EnterTournament { tournament: 1, player: PlayerId(p) });
+        step(&mut o, Request::EnterTournament { tournament: TournamentId(1), player: PlayerId(p) });
     }
     now.store(STARTS, Ordering::SeqCst);
     ok(play(&mut o, PlayStep::Start, TM));

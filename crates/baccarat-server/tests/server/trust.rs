@@ -3,7 +3,7 @@
 //! clean by `verify`; on an RNG table no person supplies a card, an order or a
 //! seed; a huge win cannot be wagered; a broken invariant stops one table only.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::ids::{TableId, UserId};
 use baccarat_rules::{Bet, Card, Money, Side};
 use baccarat_server::auth::Role;
 use baccarat_server::casino::{Casino, Code, Mode, Reply, Request};
@@ -44,7 +44,7 @@ fn person(role: Role) -> Actor {
         Role::Admin => 104,
         Role::TournamentManager => 105,
     };
-    Actor::Person { user, role }
+    Actor::Person { user: UserId(user), role }
 }
 
 fn actors() -> Vec<Actor> {

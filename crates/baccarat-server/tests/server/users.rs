@@ -6,6 +6,7 @@
 //! admin disabling or demoting themself, bad bodies, a deposit into a
 //! disabled player's wallet.
 
+use baccarat_core::ids::UserId;
 use std::time::Duration;
 
 use baccarat_server::audit::{Body, CasinoEvent, UserChange, CASINO_CHAIN};
@@ -56,8 +57,8 @@ fn changes_of(app: &App, user: u32) -> Vec<(UserChange, u32, String)> {
     let mut out = Vec::new();
     for r in records {
         if let Some(CasinoEvent::UserChanged { user: u, name, change, by }) = Body::decode(&r.body).unwrap().casino {
-            if u == user {
-                out.push((change, by, name));
+            if u == UserId(user) {
+                out.push((change, by.0, name));
             }
         }
     }

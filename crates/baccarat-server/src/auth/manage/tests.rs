@@ -60,12 +60,12 @@ fn pages_follow_each_other_by_id_and_filters_narrow_them() {
     let first = u.list(&listing(None, None, 0, 3)).unwrap();
     assert_eq!(names(&first), ["Ana", "dan", "Bo"]);
     assert_eq!(first.next, Some(first.users[2].id));
-    let second = u.list(&listing(None, None, first.next.unwrap(), 3)).unwrap();
+    let second = u.list(&listing(None, None, first.next.unwrap().0, 3)).unwrap();
     assert_eq!(names(&second), ["DANA", "cy", "50%_off"]);
-    let third = u.list(&listing(None, None, second.next.unwrap(), 3)).unwrap();
+    let third = u.list(&listing(None, None, second.next.unwrap().0, 3)).unwrap();
     assert_eq!((names(&third), third.next), (vec!["eve"], None), "the last page names no next");
     // Exactly a page's worth left: no next page.
-    let exact = u.list(&listing(None, None, second.next.unwrap(), 1)).unwrap();
+    let exact = u.list(&listing(None, None, second.next.unwrap().0, 1)).unwrap();
     assert_eq!((names(&exact), exact.next), (vec!["eve"], None));
 
     let players = u.list(&listing(Some(Role::Player), None, 0, 50)).unwrap();
@@ -105,8 +105,8 @@ fn the_last_enabled_admin_is_neither_disabled_nor_demoted() {
     let c = u.apply(b, &Change::Role(Role::Dealer)).unwrap();
     assert_eq!((c.before.role, c.after.role), (Role::Admin, Role::Dealer));
     assert!(matches!(u.apply(d, &Change::Disable), Err(AuthError::LastAdmin)));
-    assert!(matches!(u.check(999, &Change::Enable), Err(AuthError::NoUser(999))));
-    assert!(matches!(u.apply(999, &Change::Disable), Err(AuthError::NoUser(999))));
+    assert!(matches!(u.check(UserId(999), &Change::Enable), Err(AuthError::NoUser(UserId(999)))));
+    assert!(matches!(u.apply(UserId(999), &Change::Disable), Err(AuthError::NoUser(UserId(999)))));
 }
 
 #[test]

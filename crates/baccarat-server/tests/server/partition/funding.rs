@@ -2,7 +2,7 @@
 //! (`casino/funding.rs`), and what it gives back.
 
 use super::*;
-use baccarat_core::ids::TableId;
+use baccarat_core::ids::{TableId, TournamentId};
 
 /// A cash prize paid at a partition (a promotion's draw, NSW 16.7.7) to a
 /// player who never played there goes back to the bank a while later, as
@@ -48,15 +48,19 @@ fn a_tournament_entry_fee_at_a_partition_is_funded_from_the_bank() {
     let conditions = crate::tournament::cup("2026-12-05T10:00:00Z", 25_000);
     east.now.store(1_796_083_200_000, std::sync::atomic::Ordering::Relaxed); // 2026-12-01
     let created = east.step(Request::CreateTournament { conditions });
-    assert!(matches!(created, Reply::Tournament { tournament: 1, .. }), "{created:?}");
+    assert!(matches!(created, Reply::Tournament { tournament: TournamentId(1), .. }), "{created:?}");
     assert_eq!(east.wallet(1), (0, 0), "nothing at east");
-    let entered = writer_step(&mut east, &mut link, Request::EnterTournament { tournament: 1, player: PlayerId(1) });
-    assert!(matches!(entered, Reply::Tournament { tournament: 1, entrants: 1 }), "{entered:?}");
+    let entered = writer_step(
+        &mut east,
+        &mut link,
+        Request::EnterTournament { tournament: TournamentId(1), player: PlayerId(1) },
+    );
+    assert!(matches!(entered, Reply::Tournament { tournament: TournamentId(1), entrants: 1 }), "{entered:?}");
     let mut bank = Bank::connect(&db).unwrap();
     let at_bank = bank.wallet(1).unwrap();
     assert!(at_bank <= 75_000, "the fee came from the bank: {at_bank}");
-    let withdrawn = east.step(Request::WithdrawFromTournament { tournament: 1, player: PlayerId(1) });
-    assert!(matches!(withdrawn, Reply::Tournament { tournament: 1, entrants: 0 }), "{withdrawn:?}");
+    let withdrawn = east.step(Request::WithdrawFromTournament { tournament: TournamentId(1), player: PlayerId(1) });
+    assert!(matches!(withdrawn, Reply::Tournament { tournament: TournamentId(1), entrants: 0 }), "{withdrawn:?}");
     east.wait(RETURN_AFTER_MS);
     let mut commit = Commit::default();
     east.casino.return_idle(&mut commit);

@@ -19,7 +19,8 @@
 # speed weighs on both builds and both ways alike.
 #
 # Prints a row per run (TSV, to stdout and RESULTS, default
-# /tmp/logcost-bench.tsv) and then, for each way of logging, the pairs'
+# /tmp/logcost-bench.tsv: build, logging, bets/s, ack p99 ms, the server's
+# CPU microseconds per accepted wager) and then, for each way of logging, the pairs'
 # ratios new/base of accepted bets/s and the median of those ratios, and
 # the medians of ack p99. Needs taskset (util-linux) and python3.
 set -euo pipefail
@@ -31,6 +32,12 @@ seconds=${4:-10}
 results=${RESULTS:-/tmp/logcost-bench.tsv}
 password=bench-admin-password-1
 port=18300
+
+# The user and system CPU time of process $1 so far, in clock ticks
+# (/proc/PID/stat fields 14 and 15; the name, field 2, has no spaces here).
+cpu_ticks() {
+    awk '{print $14 + $15}' "/proc/$1/stat"
+}
 
 # One run: serve with binary $1 (build name $2, logging $3) and load it.
 run() {
@@ -49,17 +56,26 @@ run() {
         sleep 0.1
     done
     url=http://127.0.0.1:$port
+    # The server's CPU time (user + system, clock ticks) around the load:
+    # what it spent per accepted wager varies far less with a busy machine
+    # than wagers per second do (a shared core slows the wall clock, not
+    # the work).
+    local before after
+    before=$(cpu_ticks "$pid")
     json=$(BACCARAT_ADMIN_PASSWORD=$password taskset -c 1 "$new" loadgen --url "$url" --seconds "$seconds" \
         --concurrency 64 --slip 4 --json 2>"$dir/loadgen.err") || { cat "$dir/loadgen.err" >&2; json='{}'; }
+    after=$(cpu_ticks "$pid")
     kill -TERM "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
-    python3 - "$build" "$logging" "$json" <<'EOF' | tee -a "$results"
+    python3 - "$build" "$logging" "$json" "$((after - before))" "$(getconf CLK_TCK)" <<'EOF' | tee -a "$results"
 import json, sys
-build, logging, text = sys.argv[1], sys.argv[2], sys.argv[3]
+build, logging, text, ticks, hz = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 r = json.loads(text or '{}')
 bps = r.get('accepted_bets_per_second', 0.0)
 p99 = r.get('ack_latency_ms', {}).get('p99', 0.0)
-print(f"{build}\t{logging}\t{bps:.0f}\t{p99:.3f}")
+bets = r.get('accepted_bets', 0)
+cpu_us = ticks * 1e6 / hz / bets if bets else 0.0
+print(f"{build}\t{logging}\t{bps:.0f}\t{p99:.3f}\t{cpu_us:.2f}")
 EOF
     rm -rf "$dir"
 }
@@ -94,4 +110,8 @@ for logging in ('default', 'quiet'):
           f"min {min(ratios):.3f}, max {max(ratios):.3f}")
     print(f"{logging}: ack p99 median new {statistics.median(float(n[3]) for n in new):.1f} ms, "
           f"base {statistics.median(float(b[3]) for b in base):.1f} ms")
+    cpu = [float(n[4]) / float(b[4]) for b, n in zip(base, new) if float(b[4])]
+    print(f"{logging}: server CPU per accepted wager, median new {statistics.median(float(n[4]) for n in new):.2f} us, "
+          f"base {statistics.median(float(b[4]) for b in base):.2f} us; pairs' median ratio new/base "
+          f"{statistics.median(cpu):.3f} (min {min(cpu):.3f}, max {max(cpu):.3f})")
 EOF

@@ -251,6 +251,16 @@ fn hundredths(x: Number) -> Result<i64, String> {
     Ok(h as i64)
 }
 
+/// A burn procedure's profile name.
+pub fn burn_id(b: BurnProcedure) -> &'static str {
+    match b {
+        BurnProcedure::BurnOne => "burn_one",
+        BurnProcedure::BurnOneShown => "burn_one_shown",
+        BurnProcedure::TurnAndBurn => "turn_and_burn",
+        BurnProcedure::ThreeNoBetCoups => "three_no_bet_coups",
+    }
+}
+
 /// A burn procedure by its profile name.
 pub fn parse_burn(s: &str) -> Result<BurnProcedure, String> {
     match s {

@@ -141,9 +141,9 @@ fn count_totals_do_not_depend_on_threads() {
 
 /// Eliot Jacobson, "Co-Card Counting the Dragon and Panda Side Bets in EZ
 /// Baccarat" (100M 8-deck shoes, cut card at 14): the Dragon 7 count
-/// {0,0,0,-1,-1,-1,-1,2,2,0} wins at most 0.597 units a shoe. Our true count ≥ 4
-/// (the Wizard of Odds page's trigger) contains it; and one unit on every coup
-/// returns the exact -7.611% (Table 1).
+/// {0,0,0,-1,-1,-1,-1,2,2,0} wins at most 0.597 units a shoe (his trigger is not
+/// in the text we could read). At a true count ≥ 4 our interval contains it; and
+/// one unit on every coup returns the exact -7.611% (Table 1).
 #[test]
 fn jacobson_dragon_7_true_count_4() {
     let r = run(&plan(JACOBSON_DRAGON), 50, 1_000_000);

@@ -178,6 +178,25 @@ trigger = 1
     show("how dragon 7", &r);
     assert!(r.win_per_shoe.contains(0.52), "{:?}", r.win_per_shoe);
     assert!((r.bets_per_shoe.value - 6.8).abs() < 0.2, "{:?}", r.bets_per_shoe);
+    // The check can fail: his table's heading, "bet when RC >= 0", bets 8.3 a shoe.
+    let mut at_zero = p.clone();
+    at_zero.strategy.ramp = vec![(0, 1)];
+    let z = run(&at_zero, 51, 200_000);
+    assert!((z.bets_per_shoe.value - 6.8).abs() > 1.0, "{:?}", z.bets_per_shoe);
+}
+
+/// A ramp bets more units at higher counts: units per shoe exceed bets per shoe,
+/// and the advantage per unit rises, since the extra units go on the best coups.
+#[test]
+fn a_ramp_puts_more_units_on_higher_counts() {
+    let flat = plan(JACOBSON_DRAGON);
+    let ramped = plan(&JACOBSON_DRAGON.replace("trigger = 4", "trigger = 4\nramp = [[6, 2], [8.5, 4]]"));
+    assert_eq!(ramped.strategy.ramp, vec![(400, 1), (600, 2), (850, 4)]);
+    let (f, r) = (run(&flat, 55, 200_000), run(&ramped, 55, 200_000));
+    assert_eq!(f.bets_per_shoe, r.bets_per_shoe, "the same coups are bet");
+    assert_eq!(f.units_per_shoe.value, f.bets_per_shoe.value);
+    assert!(r.units_per_shoe.value > 1.3 * r.bets_per_shoe.value, "{:?}", r.units_per_shoe);
+    assert!(r.advantage.value > f.advantage.value, "{:?} vs {:?}", r.advantage, f.advantage);
 }
 
 /// Stephen How, "Panda-8 Co-Count with Dragon-7" (2012): A +1, 4-5 -1, 9 +2 from

@@ -25,13 +25,19 @@ use baccarat_table::shuffle::Seed;
 
 use crate::sim::{watch_shoe, Procedure, Rows, Seen, SimWager, PAIR_KEYS};
 
-/// Whether the trigger and ramp read the running or the true count.
+/// Whether the trigger and ramp read the running or the true count, or the
+/// wager's exact EV.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CountKind {
     /// Running count ÷ decks left in the shoe.
     True,
     /// The running count itself (an unbalanced count with a start value).
     Running,
+    /// The exact EV, in percent of the stake, of a Player's or Banker's Pair
+    /// over the cards not yet seen: `P = Σ n_r (n_r - 1) / (N (N - 1))` (NSW
+    /// 10.6-10.7), a perfect counter's play. `win` and `lose` are the wager's
+    /// scaled net returns for a pair and for none.
+    ExactPair { win: i64, lose: i64 },
 }
 
 /// A counting strategy: tags by rank, and units to bet by count.
@@ -50,14 +56,35 @@ pub struct Strategy {
 
 impl Strategy {
     /// Units to bet with running count `rc` and `cards_left` cards not yet
-    /// out of the shoe (0: do not bet).
+    /// out of the shoe (0: do not bet); for [`CountKind::ExactPair`], see
+    /// [`Strategy::units_exact_pair`].
     #[inline]
     pub fn units(&self, rc: i64, cards_left: usize) -> u32 {
         // Count ≥ t/100  ⇔  rc·100 ≥ t (running)  ⇔  rc·52·100 ≥ t·cards_left (true).
-        let (lhs, per) = match self.kind {
-            CountKind::Running => (rc * 100, 1),
-            CountKind::True => (rc * 5200, cards_left as i64),
+        match self.kind {
+            CountKind::Running => self.units_for(rc * 100, 1),
+            CountKind::True => self.units_for(rc * 5200, cards_left as i64),
+            CountKind::ExactPair { .. } => 0,
+        }
+    }
+
+    /// Units to bet on a pair wager with `unseen[r]` cards of rank `r` not yet
+    /// seen, `scale` the unit of its net returns: EV% ≥ t/100 ⇔
+    /// `100·100·(S·win + (D-S)·lose) ≥ t·D·scale`, `D = N (N-1)`, exactly.
+    #[inline]
+    pub fn units_exact_pair(&self, unseen: &[u32; 13], scale: i64) -> u32 {
+        let CountKind::ExactPair { win, lose } = self.kind else {
+            return 0;
         };
+        let n: i64 = unseen.iter().map(|&x| x as i64).sum();
+        let d = n * (n - 1);
+        let s: i64 = unseen.iter().map(|&x| x as i64 * (x as i64 - 1)).sum();
+        self.units_for(10_000 * (s * win + (d - s) * lose), d * scale)
+    }
+
+    /// The ramp's units for a reading `lhs` against thresholds `t · per`.
+    #[inline]
+    fn units_for(&self, lhs: i64, per: i64) -> u32 {
         let mut units = 0;
         for &(t, u) in &self.ramp {
             if lhs >= t * per {
@@ -197,24 +224,34 @@ fn play_one(plan: &CountPlan, tags: &[i64; 52], master: &Seed, index: u64) -> [i
     let mut x = [0i64; VARS];
     let mut rc = plan.strategy.start as i64;
     let mut left = 52 * plan.procedure.decks as usize;
+    let exact = matches!(plan.strategy.kind, CountKind::ExactPair { .. });
+    let mut unseen = [4 * plan.procedure.decks; 13];
     watch_shoe(&plan.procedure, master, index, |seen| match seen {
         Seen::Burn { shown, hidden } => {
             if let Some(c) = shown {
                 rc += tags[c as usize];
+                unseen[c as usize / 4] -= 1;
             }
             left -= usize::from(shown.is_some()) + hidden;
         }
         Seen::Coup { keys, cards, bets } => {
             if bets {
                 let net = plan.row.net(keys);
-                let units = plan.strategy.units(rc, left) as i64;
+                let units = if exact {
+                    plan.strategy.units_exact_pair(&unseen, plan.row.scale)
+                } else {
+                    plan.strategy.units(rc, left)
+                } as i64;
                 x[WIN] += units * net;
                 x[STAKED] += units;
                 x[BET] += i64::from(units > 0);
                 x[COUPS] += 1;
                 x[FLAT] += net;
             }
-            rc += cards.iter().map(|&c| tags[c as usize]).sum::<i64>();
+            for &c in cards {
+                rc += tags[c as usize];
+                unseen[c as usize / 4] -= 1;
+            }
             left -= cards.len();
         }
     });

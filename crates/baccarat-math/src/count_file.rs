@@ -14,7 +14,8 @@
 //! [count]
 //! tags = [0, 0, 0, -1, -1, -1, -1, 2, 2, 0]  # A, 2 … 9, ten-values; or 13 tags A … K
 //! start = 0                # running count at the start of a shoe
-//! kind = "true"            # "true": running count ÷ decks left; "running"
+//! kind = "true"            # "true": running count ÷ decks left; "running";
+//!                          # "exact": a pair wager's exact EV in percent (no tags)
 //!
 //! [bet]
 //! trigger = 4              # bet one unit when the count is at least this
@@ -76,6 +77,8 @@ pub struct CountSpec {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CountSection {
+    /// Required except with `kind = "exact"`, which reads the cards themselves.
+    #[serde(default)]
     pub tags: Vec<i32>,
     #[serde(default)]
     pub start: i32,
@@ -89,6 +92,8 @@ pub enum Kind {
     #[default]
     True,
     Running,
+    /// The exact EV (percent) of a Player's or Banker's Pair from the unseen cards.
+    Exact,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -148,7 +153,11 @@ impl CountSpec {
         }
         let wager = self.wager(rb)?;
         let row = WagerRow::new(&wager).map_err(|e| format!("wager: {e}"))?;
-        Ok(CountPlan { procedure, strategy: self.strategy()?, wager, row })
+        let mut strategy = self.strategy()?;
+        if self.count.kind == Kind::Exact {
+            strategy.kind = exact_pair(&wager, &row)?;
+        }
+        Ok(CountPlan { procedure, strategy, wager, row })
     }
 
     /// The cutting card is deeper than the rulebook's minimum allows (NSW 4.6):
@@ -211,6 +220,7 @@ impl CountSpec {
         let tags: [i32; 13] = match t.len() {
             13 => std::array::from_fn(|r| t[r]),
             10 => std::array::from_fn(|r| t[r.min(9)]),
+            0 if self.count.kind == Kind::Exact => [0; 13],
             n => return Err(format!("count.tags: {n} tags; give 10 (A, 2 … 9, ten-values) or 13 (A … K)")),
         };
         if self.count.start.abs() > MAX_TAG * 416 {
@@ -219,6 +229,7 @@ impl CountSpec {
         let kind = match self.count.kind {
             Kind::True => CountKind::True,
             Kind::Running => CountKind::Running,
+            Kind::Exact => CountKind::ExactPair { win: 0, lose: 0 }, // set by `plan`
         };
         let mut ramp = vec![(hundredths(self.bet.trigger).map_err(|e| format!("bet.trigger: {e}"))?, 1)];
         for (i, &(at, units)) in self.bet.ramp.iter().enumerate() {
@@ -233,6 +244,18 @@ impl CountSpec {
         }
         Ok(Strategy { tags, start: self.count.start, kind, ramp })
     }
+}
+
+/// The exact trigger's wager: a Player's or Banker's Pair (one outcome, a pair
+/// of the hand's first two cards), with its scaled net returns from the row: a
+/// pair on that hand's side (pair key 10 Player, 2 Banker) and none (key 0).
+fn exact_pair(w: &CountWager, row: &WagerRow) -> Result<CountKind, String> {
+    let key = match w {
+        CountWager::Rulebook(t) if t.bet == Bet::PlayerPair => 10,
+        CountWager::Rulebook(t) if t.bet == Bet::BankerPair => 2,
+        _ => return Err(format!("count.kind: \"exact\" is priced for player_pair and banker_pair, not {}", w.id())),
+    };
+    Ok(CountKind::ExactPair { win: row.pairs[key] as i64, lose: row.pairs[0] as i64 })
 }
 
 /// A count threshold in hundredths, refused if it needs finer steps.

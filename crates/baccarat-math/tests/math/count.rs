@@ -301,3 +301,52 @@ fn bad_strategy_files_name_the_field() {
     let e = refusal(&JACOBSON_DRAGON.replace("wager", "burn = \"three_no_bet_coups\"\nwager"));
     assert!(e.starts_with("burn:"), "{e}");
 }
+
+const EXACT_PAIR: &str = r#"
+rulebook = "au-casino"
+decks = 8
+cut_card = 14
+wager = "player_pair"
+pay_table = "scale_one"
+[count]
+kind = "exact"
+[bet]
+trigger = 0
+"#;
+
+/// The exact trigger for the 11:1 pair is the issue's condition: the EV is at
+/// least 0 exactly when Σ n_r (n_r - 1) ≥ N (N - 1) / 12 over the unseen cards.
+#[test]
+fn exact_pair_trigger_is_the_closed_form() {
+    let p = plan(EXACT_PAIR);
+    assert_eq!(p.strategy.kind, CountKind::ExactPair { win: 11, lose: -1 });
+    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..2_000 {
+        let unseen: [u32; 13] = std::array::from_fn(|_| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng % 33) as u32
+        });
+        let n: u64 = unseen.iter().map(|&x| x as u64).sum();
+        if n < 2 {
+            continue;
+        }
+        let s: u64 = unseen.iter().map(|&x| x as u64 * (x as u64).saturating_sub(1)).sum();
+        let bets = 12 * s >= n * (n - 1);
+        assert_eq!(p.strategy.units_exact_pair(&unseen, p.row.scale) == 1, bets, "{unseen:?}");
+    }
+    assert_eq!(p.strategy.units_exact_pair(&[32; 13], p.row.scale), 0, "a full shoe: -10.36%");
+}
+
+/// A perfect pair counter at a cut of 14 bets only at a non-negative exact EV,
+/// so its realised advantage is positive; tags are not needed.
+#[test]
+fn exact_pair_counter_has_the_edge_when_it_bets() {
+    let r = run(&plan(EXACT_PAIR), 56, 300_000);
+    show("exact player pair", &r);
+    assert!(r.advantage.lo > 0.0, "{:?}", r.advantage);
+    assert!(r.flat_return.contains(-0.1036), "{:?}", r.flat_return);
+    let e = refusal(&EXACT_PAIR.replace("player_pair", "dragon_bonus_player").replace("scale_one", "table_1"));
+    assert!(e.starts_with("count.kind:"), "{e}");
+}

@@ -65,7 +65,12 @@ pub struct Args {
     ///
     /// The count includes every coup's cards and a burn card turned face up;
     /// cards burned face down leave the shoe unseen. See docs/counting.md.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["table", "decks", "cutting_card", "burn"])]
+    #[arg(
+        long,
+        value_name = "FILE",
+        verbatim_doc_comment,
+        conflicts_with_all = ["table", "decks", "cutting_card", "burn"]
+    )]
     count: Option<String>,
     /// Coups dealt an hour at the table, for the win per hour of --count.
     #[arg(long, default_value_t = 60, requires = "count")]

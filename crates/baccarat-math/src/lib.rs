@@ -22,6 +22,9 @@
 
 mod bets;
 mod closed;
+pub mod count;
+pub mod count_file;
+pub mod count_report;
 pub mod deals;
 mod eor;
 pub mod exact;

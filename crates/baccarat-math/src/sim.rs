@@ -175,6 +175,16 @@ impl Rows {
         let row = self.summary_row[k.summary] as usize;
         (self.summary[row * self.wagers + j] + self.pairs[k.pairs * self.wagers + j]) as i64
     }
+
+    /// The part of wager `j`'s scaled net return that comes from the coup's
+    /// summary index (zero for a wager settled on the pairs), and the part from
+    /// its pair key (zero for a summary wager): [`Rows::net`] is their sum.
+    pub fn parts(&self, j: usize) -> (Vec<i32>, Vec<i32>) {
+        let summary =
+            (0..CoupSummary::COUNT).map(|i| self.summary[self.summary_row[i] as usize * self.wagers + j]).collect();
+        let pairs = (0..PAIR_KEYS).map(|p| self.pairs[p * self.wagers + j]).collect();
+        (summary, pairs)
+    }
 }
 
 /// A hand's pair class from its cards (0 none … 4 Lucky Triple Match).
@@ -302,16 +312,38 @@ impl Procedure {
     }
 }
 
+/// What a watcher at the table sees of a shoe, in dealing order ([`watch_shoe`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Seen<'a> {
+    /// The burn before the first coup: the card turned face up, if any (NSW
+    /// 4.7.2-4.7.3; AU 7.7; EU 3.1.1), and how many more went out face down.
+    Burn { shown: Option<u8>, hidden: usize },
+    /// A coup: its keys, its cards (card indices, `keys.used` of them), and
+    /// whether it carries wagers (not an EU 3.1.2 no-bet coup).
+    Coup { keys: CoupKeys, cards: &'a [u8], bets: bool },
+}
+
 /// Play shoe `index` of master seed `master` by `proc`, calling `on_coup` for
 /// every coup that carries wagers (not burns or no-bet coups).
 pub fn play_shoe(proc: &Procedure, master: &Seed, index: u64, mut on_coup: impl FnMut(CoupKeys)) {
+    watch_shoe(proc, master, index, |e| {
+        if let Seen::Coup { keys, bets: true, .. } = e {
+            on_coup(keys)
+        }
+    });
+}
+
+/// Play shoe `index` as [`play_shoe`] does (the same cards), telling `on_seen`
+/// everything a player at the table sees: the burn and each coup's cards. A
+/// counting strategy is played from this (`count.rs`).
+pub fn watch_shoe(proc: &Procedure, master: &Seed, index: u64, mut on_seen: impl FnMut(Seen<'_>)) {
     thread_local! {
         static TABLEAU: Tableau = Tableau::new();
     }
-    TABLEAU.with(|t| play_shoe_with(t, proc, Stream::with_nonce(master, index), &mut on_coup));
+    TABLEAU.with(|t| play_shoe_with(t, proc, Stream::with_nonce(master, index), &mut on_seen));
 }
 
-fn play_shoe_with(t: &Tableau, proc: &Procedure, mut s: Stream, on_coup: &mut impl FnMut(CoupKeys)) {
+fn play_shoe_with(t: &Tableau, proc: &Procedure, mut s: Stream, on_seen: &mut impl FnMut(Seen<'_>)) {
     let n = 52 * proc.decks as usize;
     // Six cards of padding so that a coup can always read six; `avail` decides.
     let mut buf = [0u8; 52 * baccarat_rules::MAX_DECKS as usize + 6];
@@ -326,9 +358,18 @@ fn play_shoe_with(t: &Tableau, proc: &Procedure, mut s: Stream, on_coup: &mut im
     let mut pos = 0usize;
     let mut no_bet = 0;
     match proc.burn {
-        Some(BurnProcedure::BurnOne | BurnProcedure::BurnOneShown) => pos = 1,
+        Some(BurnProcedure::BurnOne) => {
+            pos = 1;
+            on_seen(Seen::Burn { shown: None, hidden: 1 });
+        }
+        Some(BurnProcedure::BurnOneShown) => {
+            pos = 1;
+            on_seen(Seen::Burn { shown: Some(buf[0]), hidden: 0 });
+        }
         Some(BurnProcedure::TurnAndBurn) => {
-            pos = 1 + Card::from_index(cards[0] as usize).expect("<52").rank.burn_count() as usize
+            let hidden = Card::from_index(buf[0] as usize).expect("<52").rank.burn_count() as usize;
+            pos = 1 + hidden;
+            on_seen(Seen::Burn { shown: Some(buf[0]), hidden });
         }
         Some(BurnProcedure::ThreeNoBetCoups) => no_bet = 3,
         None => {}
@@ -350,12 +391,9 @@ fn play_shoe_with(t: &Tableau, proc: &Procedure, mut s: Stream, on_coup: &mut im
                 left = Some(2); // NSW 4.9: complete it, then one more
             }
         }
+        on_seen(Seen::Coup { keys: k, cards: &buf[pos..pos + k.used], bets: no_bet == 0 });
         pos += k.used;
-        if no_bet > 0 {
-            no_bet -= 1;
-        } else {
-            on_coup(k);
-        }
+        no_bet -= (no_bet > 0) as u32;
         if let Some(l) = left.as_mut() {
             *l -= 1;
         }

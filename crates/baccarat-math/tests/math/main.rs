@@ -1,6 +1,7 @@
 //! The odds crate's integration tests, one binary: a module per area.
 
 mod brute_force;
+mod count;
 mod eor;
 mod fast_path;
 mod fast_report;

@@ -17,6 +17,7 @@ pub mod roads;
 pub mod serve;
 pub mod shoe;
 pub mod simulate;
+mod simulate_count;
 pub mod table;
 pub mod tournament;
 pub mod verify;

@@ -44,16 +44,41 @@ pub struct Args {
     /// Print JSON.
     #[arg(long)]
     json: bool,
+    /// Play a counting strategy from FILE (TOML, or JSON if it ends in .json) and
+    /// report its advantage, share of coups bet, and win per shoe and per hour.
+    ///
+    /// The file names the shoe and the wager, the count and the bets:
+    ///
+    ///   rulebook = "au-casino"   # built-in or profile file: burn, cut bounds
+    ///   decks = 8
+    ///   cut_card = 14            # cards behind the cutting card
+    ///   burn = "turn_and_burn"   # optional; default the rulebook's first
+    ///   wager = "dragon_7"       # dragon_7, panda_8, or a rulebook wager id
+    ///   pay_table = "table_1"    # for a rulebook wager with several tables
+    ///   [count]
+    ///   tags = [0, 0, 0, -1, -1, -1, -1, 2, 2, 0]   # A, 2..9, tens (or 13: A..K)
+    ///   start = 0                # running count at the start of a shoe
+    ///   kind = "true"            # "true" (÷ decks left) or "running"
+    ///   [bet]
+    ///   trigger = 4              # one unit at a count of at least this
+    ///   ramp = [[6, 2], [8, 4]]  # optional [count, units] steps above it
+    ///
+    /// The count includes every coup's cards and a burn card turned face up;
+    /// cards burned face down leave the shoe unseen. See docs/counting.md.
+    #[arg(
+        long,
+        value_name = "FILE",
+        verbatim_doc_comment,
+        conflicts_with_all = ["table", "decks", "cutting_card", "burn"]
+    )]
+    count: Option<String>,
+    /// Coups dealt an hour at the table, for the win per hour of --count.
+    #[arg(long, default_value_t = 60, requires = "count")]
+    decisions_per_hour: u32,
 }
 
 fn parse_burn(s: &str) -> Result<BurnProcedure, String> {
-    match s {
-        "burn_one" => Ok(BurnProcedure::BurnOne),
-        "burn_one_shown" => Ok(BurnProcedure::BurnOneShown),
-        "turn_and_burn" => Ok(BurnProcedure::TurnAndBurn),
-        "three_no_bet_coups" => Ok(BurnProcedure::ThreeNoBetCoups),
-        _ => Err("use burn_one, burn_one_shown, turn_and_burn or three_no_bet_coups".into()),
-    }
+    baccarat_math::count_file::parse_burn(s)
 }
 
 fn parse_seed(s: &str) -> Result<Seed> {
@@ -65,11 +90,9 @@ fn parse_seed(s: &str) -> Result<Seed> {
 
 /// Play the shoes and print each wager's return with its 95% interval.
 pub fn run_cmd(a: Args) -> Result<()> {
-    let (rb, decks, wagers) = wagers_to_play(&a)?;
     if a.shoes == 0 || a.shoes > MAX_SHOES {
         bail!("--shoes: {} is outside 1 to {MAX_SHOES}", a.shoes);
     }
-    let (proc, from_back) = procedure(&a, &rb, decks)?;
     let threads = a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     if threads == 0 || threads > 256 {
         bail!("--threads: {threads} is outside 1 to 256");
@@ -78,6 +101,21 @@ pub fn run_cmd(a: Args) -> Result<()> {
         Some(s) => parse_seed(s)?,
         None => baccarat_server::entropy::os_seed().map_err(anyhow::Error::msg)?,
     };
+    if let Some(path) = &a.count {
+        if a.decisions_per_hour == 0 || a.decisions_per_hour > 1_000 {
+            bail!("--decisions-per-hour: {} is outside 1 to 1000", a.decisions_per_hour);
+        }
+        return super::simulate_count::run(super::simulate_count::CountRun {
+            path,
+            shoes: a.shoes,
+            threads,
+            seed,
+            decisions_per_hour: a.decisions_per_hour,
+            json: a.json,
+        });
+    }
+    let (rb, decks, wagers) = wagers_to_play(&a)?;
+    let (proc, from_back) = procedure(&a, &rb, decks)?;
     let rows = Rows::new(&wagers).map_err(|e| anyhow::anyhow!("simulate: {e}"))?;
     let start = Instant::now();
     let totals = play(&proc, &rows, &seed, a.shoes, threads);
@@ -190,7 +228,7 @@ fn play(proc: &Procedure, rows: &Rows, seed: &Seed, shoes: u64, threads: usize) 
     let done = AtomicU64::new(0);
     let finished = AtomicBool::new(false);
     std::thread::scope(|s| {
-        if std::io::stderr().is_terminal() && std::io::stdout().is_terminal() {
+        if watched() {
             s.spawn(|| progress(&done, &finished, shoes));
         }
         let t = run(proc, rows, seed, shoes, threads, &done);
@@ -199,9 +237,14 @@ fn play(proc: &Procedure, rows: &Rows, seed: &Seed, shoes: u64, threads: usize) 
     })
 }
 
+/// Whether a terminal is watching (a progress bar is drawn only then).
+pub(super) fn watched() -> bool {
+    std::io::stderr().is_terminal() && std::io::stdout().is_terminal()
+}
+
 /// A progress bar on stderr while a terminal is watching (none when the output
 /// is piped or redirected).
-fn progress(done: &AtomicU64, finished: &AtomicBool, total: u64) {
+pub(super) fn progress(done: &AtomicU64, finished: &AtomicBool, total: u64) {
     while !finished.load(Ordering::Relaxed) {
         let d = done.load(Ordering::Relaxed);
         let filled = (d * 40 / total.max(1)) as usize;

@@ -331,6 +331,61 @@ fn simulate_refuses_bad_input() {
     refused(&["simulate", "--threads", "0", "--shoes", "1"], "--threads: 0 is outside 1 to 256");
 }
 
+const DRAGON_7_COUNT: &str = "rulebook = \"au-casino\"\ndecks = 8\ncut_card = 14\nwager = \"dragon_7\"\n[count]\ntags = [0, 0, 0, -1, -1, -1, -1, 2, 2, 0]\n[bet]\ntrigger = 4\n";
+
+#[test]
+fn simulate_count_reports_each_figure_with_its_interval() {
+    let dir = scratch("count");
+    let f = tmp(&dir, "d7.toml", DRAGON_7_COUNT);
+    let args = |threads: &'static str| {
+        ["simulate", "--count", &f, "--shoes", "400", "--seed", "9", "--threads", threads, "--json"].map(String::from)
+    };
+    let a = Command::new(env!("CARGO_BIN_EXE_baccarat")).args(args("1")).output().unwrap();
+    let b = Command::new(env!("CARGO_BIN_EXE_baccarat")).args(args("2")).output().unwrap();
+    assert!(a.status.success(), "{}", stderr(&a));
+    let (va, vb): (serde_json::Value, serde_json::Value) =
+        (serde_json::from_str(&stdout(&a)).unwrap(), serde_json::from_str(&stdout(&b)).unwrap());
+    for k in ["advantage", "share_of_coups_bet", "win_per_shoe", "win_per_hour", "flat_return", "bets_per_shoe"] {
+        assert_eq!(va[k], vb[k], "{k}: the thread count changes nothing");
+        let (v, ci) = (va[k]["value"].as_f64().unwrap(), va[k]["ci95"].as_array().unwrap());
+        assert!(ci[0].as_f64().unwrap() <= v && v <= ci[1].as_f64().unwrap(), "{k}: {}", va[k]);
+    }
+    assert_eq!(va["wager"], "dragon_7 (40 to 1)");
+    assert_eq!(va["burn"], "turn_and_burn");
+    assert_eq!(va["decisions_per_hour"], 60);
+    assert_eq!(va["cutting_card_below_rulebook_minimum"], true);
+    assert!(va["shoes_per_second"].as_f64().unwrap() > 0.0);
+    let json = tmp(
+        &dir,
+        "d7.json",
+        r#"{"rulebook": "au-casino", "decks": 8, "cut_card": 20, "wager": "player_pair", "pay_table": "scale_one", "count": {"tags": [0,0,0,0,0,0,0,0,0,0,0,0,0]}, "bet": {"trigger": 0}}"#,
+    );
+    let o = run(&["simulate", "--count", &json, "--shoes", "50", "--seed", "1", "--decisions-per-hour", "80"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("win per hour (units, 80/h)"), "{}", stdout(&o));
+}
+
+#[test]
+fn simulate_count_refuses_bad_files_naming_the_field() {
+    let dir = scratch("count-bad");
+    let bad = |name: &str, from: &str, to: &str| tmp(&dir, name, &DRAGON_7_COUNT.replace(from, to));
+    refused(
+        &["simulate", "--count", &bad("a.toml", "trigger = 4", "trigger = \"x\""), "--shoes", "1"],
+        "`trigger = \"x\"`",
+    );
+    refused(
+        &["simulate", "--count", &bad("b.toml", "decks = 8", "decks = 9"), "--shoes", "1"],
+        "decks: au-casino allows",
+    );
+    refused(
+        &["simulate", "--count", &bad("c.toml", "tags = [0, 0, 0,", "tags = ["), "--shoes", "1"],
+        "count.tags: 7 tags",
+    );
+    refused(&["simulate", "--count", &bad("d.toml", "dragon_7", "dragon"), "--shoes", "1"], "wager: \"dragon\"");
+    refused(&["simulate", "--count", "/nonexistent/s.toml"], "cannot read strategy file");
+    refused(&["simulate", "--count", &bad("e.toml", "", ""), "--decisions-per-hour", "0"], "--decisions-per-hour: 0");
+}
+
 #[test]
 fn archive_refuses_bad_input_and_a_database_with_nothing_to_cut() {
     let dir = scratch("archive");

@@ -147,8 +147,31 @@ fn stakes_of(db: &str, name: &str) -> (i64, i64) {
 
 #[test]
 fn the_casino_serves_again_after_its_primary_database_machine_is_killed_without_losing_a_wager() {
-    let ha = HaCluster::start("kill");
-    let dir = TempDir::new(&format!("baccarat-ha-{}", std::process::id()));
+    fault_case(Fault::Kill);
+}
+
+#[test]
+fn the_casino_serves_again_after_its_primary_database_machine_is_paused_past_the_lease_and_resumed() {
+    fault_case(Fault::Pause);
+}
+
+/// What befalls the primary's machine.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Fault {
+    /// `kill -9` of its keeper, postmaster and backends.
+    Kill,
+    /// SIGSTOP of them all, past the servers' lease; SIGCONT once a server
+    /// serves again on the promoted standby.
+    Pause,
+}
+
+/// Two servers on the HA cluster (alpha serving, beta standing by), three
+/// players sending wagers with keys through beta, `fault` to the primary's
+/// machine; then the checks of this file's header.
+fn fault_case(fault: Fault) {
+    let name = format!("{fault:?}").to_lowercase();
+    let ha = HaCluster::start(&name);
+    let dir = TempDir::new(&format!("baccarat-ha-{name}-{}", std::process::id()));
     let rt = tokio::runtime::Runtime::new().unwrap();
     let (alpha, alpha_lines, _) = crate::failover::instance("alpha", &ha.url, &dir);
     let admin = until_line(&alpha_lines, 30, first_admin);
@@ -179,13 +202,18 @@ fn the_casino_serves_again_after_its_primary_database_machine_is_killed_without_
 
     std::thread::sleep(Duration::from_secs(3));
     let killed_at = Instant::now();
-    let which = ha.drive("kill-primary");
-    eprintln!("pg_ha: killed the primary's machine ({})", which.trim());
+    let which = ha.drive(if fault == Fault::Kill { "kill-primary" } else { "pause-primary" });
+    eprintln!("pg_ha {name}: the primary's machine ({})", which.trim());
     // Alpha cannot renew its lease and stops (a service manager would start
     // it again: packaging/baccarat.service); beta takes the casino once the
     // standby database is promoted and alpha's lease has expired.
     until_line(&lines, 90, |l| l.starts_with("baccarat table server on ").then_some(()));
-    eprintln!("pg_ha: the server said it serves again {:?} after the kill", killed_at.elapsed());
+    eprintln!("pg_ha {name}: the server said it serves again {:?} after the fault", killed_at.elapsed());
+    if fault == Fault::Pause {
+        // The old primary wakes, still believing it is the primary, with
+        // the old lease in its tables: its keeper is told to demote it.
+        ha.drive("resume-primary");
+    }
     std::thread::sleep(Duration::from_secs(3));
     stop.store(true, Ordering::Relaxed);
     let acks: Vec<Acks> = rt.block_on(async {
@@ -199,7 +227,7 @@ fn the_casino_serves_again_after_its_primary_database_machine_is_killed_without_
     let first_after = first_after.expect("a wager acknowledged after the kill");
     let total: usize = acks.iter().map(|a| a.by_key.len()).sum();
     eprintln!(
-        "pg_ha: from kill -9 of the primary to the first wager acknowledged after it, {:?}; {total} wagers acknowledged",
+        "pg_ha {name}: from the fault to the first wager acknowledged after it, {:?}; {total} wagers acknowledged",
         first_after - killed_at
     );
 
@@ -216,7 +244,7 @@ fn the_casino_serves_again_after_its_primary_database_machine_is_killed_without_
         let n = a.by_key.len() as i64;
         assert_eq!(stakes_of(&ha.url, name), (n, n), "{name}: one stake for each acknowledged key");
     }
-    eprintln!("pg_ha: 0 lost, 0 doubled of {total} acknowledged");
+    eprintln!("pg_ha {name}: 0 lost, 0 doubled of {total} acknowledged");
     drop(alpha);
     drop(beta);
     // The casino was taken twice, under rising epochs, on either database node.

@@ -19,6 +19,7 @@ mod notify;
 mod package;
 mod partitions;
 mod pg_archive;
+mod pg_ha;
 mod pg_proxy;
 mod print_config;
 mod rng_cli;

@@ -1,0 +1,254 @@
+//! The database survives its machine (issue 51): `baccarat serve` on the
+//! highly available PostgreSQL of `scripts/postgres-ha.sh` (pg_auto_failover:
+//! a monitor, a primary and its synchronous standby), given the script's
+//! multi-host URL (`target_session_attrs=read-write`). Players send wagers,
+//! each with its own key, sent again with that key until it is answered
+//! `wager`; meanwhile the primary's machine is killed (`kill -9` of its
+//! keeper, postmaster and backends). The standby is promoted, the server
+//! finds it through the same URL and serves again, and then: every
+//! acknowledged wager is in the store once (its key answers the same wager,
+//! and the store holds one stake for each key), the ledger check is clean
+//! and `verify` passes. The time from the kill to the first wager
+//! acknowledged after it is printed (a figure, not asserted).
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::common::{first_admin, until_line, TempDir};
+use crate::failover::verify_casino;
+
+/// The HA cluster of `scripts/postgres-ha.sh` in a directory of its own,
+/// stopped and removed when dropped (also when a test fails).
+pub struct HaCluster {
+    dir: std::path::PathBuf,
+    /// The multi-host URL the script printed.
+    pub url: String,
+}
+
+impl HaCluster {
+    /// Start one (the script installs pg_auto_failover if it is missing).
+    pub fn start(name: &str) -> HaCluster {
+        let dir = std::env::temp_dir().join(format!("baccarat-ha-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let out = Self::script(&["start", dir.to_str().unwrap()]);
+        let url = String::from_utf8(out.stdout).unwrap().trim().to_string();
+        assert!(url.contains("target_session_attrs=read-write"), "{url}");
+        HaCluster { dir, url }
+    }
+
+    /// Run the script with `args`; its output, having checked it succeeded.
+    fn script(args: &[&str]) -> std::process::Output {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let out = std::process::Command::new("bash")
+            .arg(root.join("scripts/postgres-ha.sh"))
+            .args(args)
+            .output()
+            .expect("run scripts/postgres-ha.sh");
+        assert!(out.status.success(), "postgres-ha.sh {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        out
+    }
+
+    /// `kill-primary`, `pause-primary`, `resume-primary` or `status`.
+    pub fn drive(&self, command: &str) -> String {
+        let out = Self::script(&[command, self.dir.to_str().unwrap()]);
+        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+    }
+}
+
+impl Drop for HaCluster {
+    fn drop(&mut self) {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let _ = std::process::Command::new("bash")
+            .arg(root.join("scripts/postgres-ha.sh"))
+            .args(["stop", self.dir.to_str().unwrap()])
+            .output();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// What the players' senders saw: each acknowledged key with its answer,
+/// and when each was acknowledged.
+#[derive(Default)]
+struct Acks {
+    by_key: BTreeMap<String, (Value, Instant)>,
+}
+
+/// Player `token` sends wagers of 10.00 on Player at `table`, keys
+/// `{who}-0`, `{who}-1`, …, each sent again with its key (whatever the
+/// answer: outcome unknown, unavailable, not betting, no connection) until
+/// it is answered `wager`, until `stop` is set; then the key in hand is
+/// finished too (so that every key sent is acknowledged).
+async fn sender(url: String, table: u64, token: String, who: String, stop: Arc<AtomicBool>) -> Acks {
+    let c = reqwest::Client::builder().timeout(Duration::from_secs(10)).build().unwrap();
+    let mut acks = Acks::default();
+    let deadline = Instant::now() + Duration::from_secs(150);
+    for i in 0.. {
+        if stop.load(Ordering::Relaxed) {
+            return acks;
+        }
+        let key = format!("{who}-{i}");
+        let body = json!({"bet": "player", "amount": 1000, "key": key});
+        let mut answer = Value::Null;
+        loop {
+            assert!(Instant::now() < deadline, "{key} never acknowledged; the last answer: {answer}");
+            let r = c.post(format!("{url}/api/tables/{table}/wagers")).bearer_auth(&token).json(&body).send().await;
+            answer = match r {
+                Ok(r) => r.json::<Value>().await.unwrap_or(Value::Null),
+                Err(_) => Value::Null,
+            };
+            if answer["result"] == "wager" {
+                acks.by_key.insert(key, (answer, Instant::now()));
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+    acks
+}
+
+/// Each acknowledged key, sent again, answers the same wager (nothing
+/// acknowledged was lost: a lost key would be taken anew).
+async fn resend_all(url: &str, table: u64, token: &str, acks: &Acks) {
+    let c = reqwest::Client::new();
+    for (key, (first, _)) in &acks.by_key {
+        let body = json!({"bet": "player", "amount": 1000, "key": key});
+        // (Paced by the server's rate limit, as it asks.)
+        let again = loop {
+            let url = format!("{url}/api/tables/{table}/wagers");
+            let r: Value = c.post(url).bearer_auth(token).json(&body).send().await.unwrap().json().await.unwrap();
+            match r["retry_after_ms"].as_u64() {
+                Some(ms) if r["code"] == "rate" => tokio::time::sleep(Duration::from_millis(ms)).await,
+                _ => break r,
+            }
+        };
+        assert_eq!(again["wager"], first["wager"], "{key}: first {first}, again {again}");
+    }
+}
+
+/// The stakes the store holds from player `name`'s wallet (each wager's
+/// hold, posted or voided later): how many, and for how many wagers.
+fn stakes_of(db: &str, name: &str) -> (i64, i64) {
+    let mut pg = postgres::Client::connect(db, postgres::NoTls).unwrap();
+    let id: i64 = pg.query_one("SELECT id FROM users WHERE name = $1", &[&name]).unwrap().get(0);
+    let wallet = json!({"kind": "wallet", "player": id}).to_string();
+    let r = pg
+        .query_one(
+            "SELECT count(*), count(DISTINCT t.cause) FROM transfers t JOIN accounts a ON a.id = t.debit
+             WHERE a.kind = $1 AND t.kind = '\"pending\"' AND t.memo LIKE 'table % wager %'",
+            &[&wallet],
+        )
+        .unwrap();
+    (r.get(0), r.get(1))
+}
+
+#[test]
+fn the_casino_serves_again_after_its_primary_database_machine_is_killed_without_losing_a_wager() {
+    fault_case(Fault::Kill);
+}
+
+#[test]
+fn the_casino_serves_again_after_its_primary_database_machine_is_paused_past_the_lease_and_resumed() {
+    fault_case(Fault::Pause);
+}
+
+/// What befalls the primary's machine.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Fault {
+    /// `kill -9` of its keeper, postmaster and backends.
+    Kill,
+    /// SIGSTOP of them all, past the servers' lease; SIGCONT once a server
+    /// serves again on the promoted standby.
+    Pause,
+}
+
+/// Two servers on the HA cluster (alpha serving, beta standing by), three
+/// players sending wagers with keys through beta, `fault` to the primary's
+/// machine; then the checks of this file's header.
+fn fault_case(fault: Fault) {
+    let name = format!("{fault:?}").to_lowercase();
+    let ha = HaCluster::start(&name);
+    let dir = TempDir::new(&format!("baccarat-ha-{name}-{}", std::process::id()));
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (alpha, alpha_lines, _) = crate::failover::instance("alpha", &ha.url, &dir);
+    let admin = until_line(&alpha_lines, 30, first_admin);
+    until_line(&alpha_lines, 30, |l| l.starts_with("baccarat table server on ").then_some(()));
+    // Beta stands by, passing requests through to alpha; the players send
+    // theirs to beta, which serves them itself once it holds the casino.
+    let (beta, lines, url) = crate::failover::instance("beta", &ha.url, &dir);
+    until_line(&lines, 30, |l| l.starts_with("standing by: instance alpha").then_some(()));
+
+    let players = [("ha1", 1u64), ("ha2", 1), ("ha3", 1)];
+    let stop = Arc::new(AtomicBool::new(false));
+    let (tokens, handles) = rt.block_on(async {
+        let c = reqwest::Client::new();
+        let admin = crate::common::login(&c, &url, "admin", &admin).await;
+        let mut tokens = Vec::new();
+        let mut handles = Vec::new();
+        for (name, table) in players {
+            let body = json!({"name": name, "password": "demo", "chips": 10_000_000});
+            let made = crate::failover::call(&format!("{url}/api/players"), &admin, Some(&body)).await;
+            assert!(made["player"].is_u64(), "{made}");
+            let token = crate::common::login(&c, &url, name, "demo").await;
+            let s = sender(url.clone(), table, token.clone(), name.to_string(), stop.clone());
+            handles.push(tokio::spawn(s));
+            tokens.push(token);
+        }
+        (tokens, handles)
+    });
+
+    std::thread::sleep(Duration::from_secs(3));
+    let killed_at = Instant::now();
+    let which = ha.drive(if fault == Fault::Kill { "kill-primary" } else { "pause-primary" });
+    eprintln!("pg_ha {name}: the primary's machine ({})", which.trim());
+    // Alpha cannot renew its lease and stops (a service manager would start
+    // it again: packaging/baccarat.service); beta takes the casino once the
+    // standby database is promoted and alpha's lease has expired.
+    until_line(&lines, 90, |l| l.starts_with("baccarat table server on ").then_some(()));
+    eprintln!("pg_ha {name}: the server said it serves again {:?} after the fault", killed_at.elapsed());
+    if fault == Fault::Pause {
+        // The old primary wakes, still believing it is the primary, with
+        // the old lease in its tables: its keeper is told to demote it.
+        ha.drive("resume-primary");
+    }
+    std::thread::sleep(Duration::from_secs(3));
+    stop.store(true, Ordering::Relaxed);
+    let acks: Vec<Acks> = rt.block_on(async {
+        let mut all = Vec::new();
+        for h in handles {
+            all.push(h.await.unwrap());
+        }
+        all
+    });
+    let first_after = acks.iter().flat_map(|a| a.by_key.values()).map(|(_, at)| *at).filter(|at| *at > killed_at).min();
+    let first_after = first_after.expect("a wager acknowledged after the kill");
+    let total: usize = acks.iter().map(|a| a.by_key.len()).sum();
+    eprintln!(
+        "pg_ha {name}: from the fault to the first wager acknowledged after it, {:?}; {total} wagers acknowledged",
+        first_after - killed_at
+    );
+
+    rt.block_on(async {
+        for (((_, table), token), a) in players.iter().zip(&tokens).zip(&acks) {
+            resend_all(&url, *table, token, a).await;
+        }
+        let c = reqwest::Client::new();
+        let inspector = crate::common::login(&c, &url, "inspector", "demo").await;
+        let check = crate::failover::call(&format!("{url}/api/ledger/check"), &inspector, None).await;
+        assert_eq!(check["ok"], true, "{check}");
+    });
+    for ((name, _), a) in players.iter().zip(&acks) {
+        let n = a.by_key.len() as i64;
+        assert_eq!(stakes_of(&ha.url, name), (n, n), "{name}: one stake for each acknowledged key");
+    }
+    eprintln!("pg_ha {name}: 0 lost, 0 doubled of {total} acknowledged");
+    drop(alpha);
+    drop(beta);
+    // The casino was taken twice, under rising epochs, on either database node.
+    let served = crate::failover::served_records(&ha.url);
+    assert_eq!(served, [("alpha".to_string(), 1), ("beta".to_string(), 2)]);
+    verify_casino(&ha.url, &dir);
+}

@@ -67,6 +67,9 @@ pub enum LeaseError {
     /// Giving the lease up failed at the database.
     #[error(transparent)]
     Release(#[from] postgres::Error),
+    /// No connection to give the lease up on.
+    #[error(transparent)]
+    Unreached(#[from] crate::pg_store::ConnectError),
     /// Giving the lease up had no answer within its time.
     #[error("no answer within {ms} ms")]
     NoAnswer { ms: u128 },
@@ -131,6 +134,16 @@ pub async fn wait_for(
                 nap(ttl / 3, &gone);
                 continue;
             };
+            // A database whose machine is paused answers nothing, and the
+            // try below would wait for it forever (`pg_store/connect.rs`).
+            if !s.answers(crate::pg_store::PROBE) {
+                tracing::warn!(
+                    "standing by: the database did not answer within {} ms; connecting again",
+                    crate::pg_store::PROBE.as_millis()
+                );
+                abandon(store.take());
+                continue;
+            }
             let sent = Instant::now();
             match s.take_casino_as(&owner, &advertise, ttl.as_millis() as u64, claim) {
                 Ok(Ok(lease)) => {
@@ -161,6 +174,13 @@ pub async fn wait_for(
     let waited = waiting.await?;
     drop(given_up);
     waited
+}
+
+/// Drop a store whose database stopped answering on a thread of its own:
+/// closing a connection waits for the answers it is owed, so the thread
+/// ends only when that database answers or its connection breaks.
+fn abandon(store: Option<PgStore>) {
+    let _ = std::thread::Builder::new().name("postgres-close".into()).spawn(move || drop(store));
 }
 
 /// Set when [`wait_for`]'s future is dropped: its blocking loop then ends.
@@ -475,9 +495,8 @@ pub fn release(url: &str, lease: &Lease, ttl: Duration) -> Result<(), LeaseError
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let done = crate::pg_store::connect_client(&url)
-            .and_then(|mut c| expire(&mut c, &lease))
-            .map(|_| ())
-            .map_err(LeaseError::from);
+            .map_err(LeaseError::from)
+            .and_then(|mut c| Ok(expire(&mut c, &lease).map(|_| ())?));
         let _ = tx.send(done);
     });
     rx.recv_timeout(ttl).map_err(|_| LeaseError::NoAnswer { ms: ttl.as_millis() })?

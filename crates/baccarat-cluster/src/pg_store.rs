@@ -40,11 +40,13 @@
 use baccarat_core::ids::TableId;
 use std::sync::{Mutex, MutexGuard};
 
-use postgres::{Client, NoTls};
+use postgres::Client;
 
 pub mod archive;
 pub mod bank;
 mod commit;
+mod connect;
+pub use connect::{connect_client, ConnectError, PROBE};
 mod history;
 
 use crate::audit::Record;
@@ -62,6 +64,12 @@ pub trait PgResult<T> {
 impl<T> PgResult<T> for Result<T, postgres::Error> {
     fn pg(self) -> Result<T, StoreError> {
         self.map_err(pg_error)
+    }
+}
+
+impl<T> PgResult<T> for Result<T, ConnectError> {
+    fn pg(self) -> Result<T, StoreError> {
+        self.map_err(StoreError::from)
     }
 }
 
@@ -247,6 +255,13 @@ impl PgStore {
         s.migrate()?;
         s.ensure_months(now_ms())?;
         Ok(s)
+    }
+
+    /// Whether the database answers a no-op within `within` (a paused
+    /// primary does not: `connect.rs`). A store that did not answer is owed
+    /// that answer: drop it on a thread of its own (`lease.rs`).
+    pub fn answers(&self, within: std::time::Duration) -> bool {
+        self.c().is_valid(within).is_ok()
     }
 
     /// The schema version a fully migrated database has.
@@ -593,24 +608,6 @@ pub fn partition_url(url: &str, name: &str) -> Result<String, PartitionError> {
     }
     let sep = if url.contains('?') { '&' } else { '?' };
     Ok(format!("{url}{sep}options=-c%20search_path%3D{PARTITION_SCHEMA}{name}%2Cpublic"))
-}
-
-/// A connection to PostgreSQL at `url`, bounded where the URL does not say
-/// otherwise: a connection attempt gives up after 5 s, and a connection
-/// whose sent data goes unacknowledged for 10 s is closed (TCP's user
-/// timeout), so a network cut that drops packets fails a call within
-/// seconds rather than after the system's minutes of retries. (A slow
-/// database is not affected: TCP acknowledges data at once, whatever the
-/// query's time.)
-pub fn connect_client(url: &str) -> Result<Client, postgres::Error> {
-    let mut config: postgres::Config = url.parse()?;
-    if config.get_connect_timeout().is_none() {
-        config.connect_timeout(std::time::Duration::from_secs(5));
-    }
-    if config.get_tcp_user_timeout().is_none() {
-        config.tcp_user_timeout(std::time::Duration::from_secs(10));
-    }
-    config.connect(NoTls)
 }
 
 /// How long the database lets a transaction of a connection that writes

@@ -27,7 +27,7 @@ pub struct PgThread {
 
 impl PgThread {
     /// Connect on a new thread; the connection's error if it cannot.
-    pub fn connect(url: &str) -> Result<PgThread, postgres::Error> {
+    pub fn connect(url: &str) -> Result<PgThread, crate::pg_store::ConnectError> {
         let (tx, rx) = channel::<Job>();
         let (ready, started) = sync_channel(1);
         let url = url.to_string();

@@ -504,7 +504,7 @@ const START_TRIES: usize = 3;
 async fn reachable(cfg: &ServeConfig) -> bool {
     let Some(url) = cfg.postgres.clone() else { return true };
     let asked = tokio::task::spawn_blocking(move || {
-        crate::pg_store::connect_client(&url).and_then(|mut c| c.simple_query("SELECT 1")).is_ok()
+        crate::pg_store::connect_client(&url).is_ok_and(|mut c| c.simple_query("SELECT 1").is_ok())
     });
     matches!(tokio::time::timeout(cfg.lease, asked).await, Ok(Ok(true)))
 }

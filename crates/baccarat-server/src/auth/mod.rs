@@ -54,6 +54,8 @@ pub enum AuthError {
     Sql(#[from] rusqlite::Error),
     #[error("database: {0}")]
     Pg(#[from] postgres::Error),
+    #[error("database: {0}")]
+    Connect(#[from] baccarat_cluster::pg_store::ConnectError),
     #[error("too many people are being created at once; retry")]
     Busy,
     #[error("the database connection for people and sessions has stopped; restart the server")]

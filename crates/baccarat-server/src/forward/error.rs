@@ -25,10 +25,10 @@ pub enum RouteError {
     Http(#[from] hyper::Error),
     /// The connection for the partitions' directory could not be made.
     #[error("the partitions' directory: {0}")]
-    Directory(#[source] postgres::Error),
+    Directory(#[source] baccarat_cluster::pg_store::ConnectError),
     /// The connection for players' reads of the bank could not be made.
     #[error("the bank's reader: {0}")]
-    BankReader(#[source] postgres::Error),
+    BankReader(#[source] baccarat_cluster::pg_store::ConnectError),
     /// The bank's rows could not be read.
     #[error(transparent)]
     Bank(#[from] BankError),

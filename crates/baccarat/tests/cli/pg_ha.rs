@@ -171,7 +171,7 @@ enum Fault {
 fn fault_case(fault: Fault) {
     let name = format!("{fault:?}").to_lowercase();
     let ha = HaCluster::start(&name);
-    let dir = TempDir::new(&format!("baccarat-ha-{name}-{}", std::process::id()));
+    let dir = TempDir::new(&format!("baccarat-ha-servers-{name}-{}", std::process::id()));
     let rt = tokio::runtime::Runtime::new().unwrap();
     let (alpha, alpha_lines, _) = crate::failover::instance("alpha", &ha.url, &dir);
     let admin = until_line(&alpha_lines, 30, first_admin);

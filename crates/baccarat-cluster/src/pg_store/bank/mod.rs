@@ -142,6 +142,12 @@ pub enum BankError {
     Store(#[from] crate::store::StoreError),
 }
 
+impl From<crate::pg_store::ConnectError> for BankError {
+    fn from(e: crate::pg_store::ConnectError) -> BankError {
+        BankError::Store(e.into())
+    }
+}
+
 impl From<postgres::Error> for BankError {
     fn from(e: postgres::Error) -> BankError {
         BankError::Store(crate::pg_store::pg_error(e))

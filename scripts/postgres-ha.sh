@@ -9,6 +9,7 @@
 #   scripts/postgres-ha.sh stop DIR
 #   scripts/postgres-ha.sh status DIR          # the monitor's view of the nodes
 #   scripts/postgres-ha.sh kill-primary DIR    # kill -9 of the primary's machine
+#   scripts/postgres-ha.sh kill-standby DIR    # kill -9 of the standby's, once the primary commits alone
 #   scripts/postgres-ha.sh pause-primary DIR   # SIGSTOP of the primary's machine
 #   scripts/postgres-ha.sh resume-primary DIR  # SIGCONT of what pause-primary stopped
 #   scripts/postgres-ha.sh restart-node DIR N  # start node N again (after kill-primary)
@@ -45,12 +46,12 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: $0 start|stop|status|kill-primary|pause-primary|resume-primary DIR | restart-node DIR 1|2" >&2
+    echo "usage: $0 start|stop|status|kill-primary|kill-standby|pause-primary|resume-primary DIR | restart-node DIR 1|2" >&2
     exit 2
 }
 
 case "$#:${1:-}" in
-2:start | 2:stop | 2:status | 2:kill-primary | 2:pause-primary | 2:resume-primary) cmd=$1; dir=$2 ;;
+2:start | 2:stop | 2:status | 2:kill-primary | 2:kill-standby | 2:pause-primary | 2:resume-primary) cmd=$1; dir=$2 ;;
 3:restart-node) cmd=$1; dir=$2; node=$3 ;;
 *) usage ;;
 esac
@@ -231,6 +232,35 @@ node_pids() {
     ps -e -o pid=,sid=,ppid= | awk -v s="$sid" -v p="$pm" '$2 == s || $3 == p || $1 == p { print $1 }'
 }
 
+# The node that is the primary's standby now (its name).
+standby_name() {
+    sql_at "$mport" pg_auto_failover -c "select nodename from pgautofailover.node
+        where reportedstate in ('secondary', 'catchingup') order by nodename limit 1" 2>/dev/null
+}
+
+# kill -9 of the standby's machine, then wait (up to 60 s) until the monitor
+# has moved the primary to wait_primary: it no longer waits for the standby,
+# and commits go on with one copy (docs/postgres-ha.md). Until then commits
+# wait for the dead standby.
+kill_standby() {
+    local name pids i
+    name=$(standby_name)
+    [ -n "$name" ] || { echo "postgres-ha.sh: the monitor names no standby in $dir" >&2; exit 1; }
+    pids=$(node_pids "$name")
+    # shellcheck disable=SC2086 # one pid a word
+    [ -z "$pids" ] || kill -9 $pids
+    echo "$name" >&2
+    for ((i = 0; i < 120; i++)); do
+        if [ "$(sql_at "$mport" pg_auto_failover -c \
+            "select count(*) from pgautofailover.node where reportedstate = 'wait_primary'" 2>/dev/null)" = 1 ]; then
+            return 0
+        fi
+        sleep 0.5
+    done
+    echo "postgres-ha.sh: the primary in $dir did not reach wait_primary in 60 s" >&2
+    exit 1
+}
+
 signal_primary() {
     local sig=$1 name pids
     name=$(primary_name)
@@ -269,6 +299,7 @@ status)
     done
     ;;
 kill-primary) bin=$(pg_bin); choose_ports; signal_primary KILL ;;
+kill-standby) bin=$(pg_bin); choose_ports; kill_standby ;;
 pause-primary) bin=$(pg_bin); choose_ports; signal_primary STOP ;;
 resume-primary)
     if [ -f "$dir/paused" ]; then

@@ -130,20 +130,15 @@ pub async fn wait_for(
             if store.is_none() {
                 store = connect_waiting(&url, ttl, &what, &mut unreached)?;
             }
+            // A database whose machine is paused answers nothing, and the
+            // try below would wait for it forever (`pg_store/connect.rs`).
+            if store.as_ref().is_some_and(|s| !s.answers(crate::pg_store::PROBE)) {
+                abandon(store.take());
+            }
             let Some(s) = store.as_mut() else {
                 nap(ttl / 3, &gone);
                 continue;
             };
-            // A database whose machine is paused answers nothing, and the
-            // try below would wait for it forever (`pg_store/connect.rs`).
-            if !s.answers(crate::pg_store::PROBE) {
-                tracing::warn!(
-                    "standing by: the database did not answer within {} ms; connecting again",
-                    crate::pg_store::PROBE.as_millis()
-                );
-                abandon(store.take());
-                continue;
-            }
             let sent = Instant::now();
             match s.take_casino_as(&owner, &advertise, ttl.as_millis() as u64, claim) {
                 Ok(Ok(lease)) => {
@@ -180,6 +175,8 @@ pub async fn wait_for(
 /// closing a connection waits for the answers it is owed, so the thread
 /// ends only when that database answers or its connection breaks.
 fn abandon(store: Option<PgStore>) {
+    let ms = crate::pg_store::PROBE.as_millis();
+    tracing::warn!("standing by: the database did not answer within {ms} ms; connecting again");
     let _ = std::thread::Builder::new().name("postgres-close".into()).spawn(move || drop(store));
 }
 

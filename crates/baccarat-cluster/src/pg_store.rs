@@ -77,14 +77,26 @@ impl<T> PgResult<T> for Result<T, ConnectError> {
 pub fn pg_error(e: postgres::Error) -> StoreError {
     // The error's own text is only "db error": name the server's message.
     match e.as_db_error() {
+        _ if unreached(&e) => StoreError::Unreachable(e.to_string()),
         Some(db) => StoreError::Pg(format!("{} ({}): {}", db.message(), db.code().code(), db.detail().unwrap_or(""))),
         // No answer: the connection failed or closed (an I/O error
         // underneath), or something of the client's own (a value that
         // does not convert).
-        None if e.is_closed() || std::error::Error::source(&e).is_some_and(|s| s.is::<std::io::Error>()) => {
-            StoreError::Unreachable(e.to_string())
-        }
         None => StoreError::Pg(e.to_string()),
+    }
+}
+
+/// Whether `e` is no answer from the database: the connection failed or
+/// closed (an I/O error underneath; `target_session_attrs=read-write` with
+/// no host allowing writes is one too), or the database is starting, in
+/// recovery or shutting down (SQLSTATE 57P01-57P03, class 08: a node
+/// restarted after a failover says so for a moment), rather than the
+/// database's refusal or something of the client's own (a value that does
+/// not convert).
+pub(crate) fn unreached(e: &postgres::Error) -> bool {
+    match e.as_db_error() {
+        Some(db) => matches!(db.code().code(), "57P01" | "57P02" | "57P03") || db.code().code().starts_with("08"),
+        None => e.is_closed() || std::error::Error::source(e).is_some_and(|s| s.is::<std::io::Error>()),
     }
 }
 

@@ -33,12 +33,33 @@ pub fn serving(active: &Active) -> Option<(axum::Router, String)> {
 
 /// Where each partition of a PostgreSQL casino is served, read on
 /// connections of its own (none for SQLite).
+///
+/// A database out of reach is waited out, trying every third of the lease's
+/// time and saying so once, as the wait for the lease does: a server started
+/// while the database fails over (no node answers, or none yet allows
+/// writes) stands by until one does, rather than exiting (issue 51, a
+/// server killed during a failover and another started). A stop signal ends
+/// the wait.
 pub async fn directory(cfg: &ServeConfig) -> Result<Option<Arc<Directory>>, RouteError> {
     let Some(url) = &cfg.postgres else { return Ok(None) };
-    let (url, own, clock) = (url.clone(), cfg.partition.clone(), cfg.clock.clone());
-    let keep_ms = (cfg.lease / 3).as_millis() as u64;
-    let dir = tokio::task::spawn_blocking(move || Directory::connect(&url, own, keep_ms, clock)).await??;
-    Ok(Some(Arc::new(dir)))
+    let mut said = false;
+    loop {
+        let (url, own, clock) = (url.clone(), cfg.partition.clone(), cfg.clock.clone());
+        let keep_ms = (cfg.lease / 3).as_millis() as u64;
+        match tokio::task::spawn_blocking(move || Directory::connect(&url, own, keep_ms, clock)).await? {
+            Ok(dir) => return Ok(Some(Arc::new(dir))),
+            Err(RouteError::Directory(e) | RouteError::BankReader(e)) if e.unreached() => {
+                if !std::mem::replace(&mut said, true) {
+                    tracing::warn!("the database is out of reach ({e}); trying again every {} ms", keep_ms);
+                }
+            }
+            Err(e) => return Err(e),
+        }
+        tokio::select! {
+            _ = crate::stop::stopped() => return Err(RouteError::GivenUp),
+            _ = tokio::time::sleep(cfg.lease / 3) => {}
+        }
+    }
 }
 
 /// The service every connection is served by (see the module's notes).

@@ -45,6 +45,18 @@ pub enum ConnectError {
     NoAnswer { hosts: String },
 }
 
+impl ConnectError {
+    /// Whether the database is out of reach (no answer, a refused or broken
+    /// connection, no host that allows writes), rather than refusing this
+    /// server (a password, a missing database): a wait outlasts the first.
+    pub fn unreached(&self) -> bool {
+        match self {
+            ConnectError::NoAnswer { .. } => true,
+            ConnectError::Pg(e) => super::unreached(e),
+        }
+    }
+}
+
 impl From<ConnectError> for crate::store::StoreError {
     fn from(e: ConnectError) -> Self {
         match e {

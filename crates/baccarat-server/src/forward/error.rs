@@ -29,6 +29,9 @@ pub enum RouteError {
     /// The connection for players' reads of the bank could not be made.
     #[error("the bank's reader: {0}")]
     BankReader(#[source] baccarat_cluster::pg_store::ConnectError),
+    /// A stop signal came while the database was out of reach at the start.
+    #[error("the partitions' directory: the wait for the database was given up (a stop signal)")]
+    GivenUp,
     /// The bank's rows could not be read.
     #[error(transparent)]
     Bank(#[from] BankError),

@@ -13,7 +13,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -52,9 +52,18 @@ impl HaCluster {
         out
     }
 
-    /// `kill-primary`, `pause-primary`, `resume-primary` or `status`.
+    /// `kill-primary`, `kill-standby`, `pause-primary`, `resume-primary` or
+    /// `status`.
     pub fn drive(&self, command: &str) -> String {
-        let out = Self::script(&[command, self.dir.to_str().unwrap()]);
+        self.drive_node(command, "")
+    }
+
+    /// `restart-node` with its node (`1` or `2`), or [`HaCluster::drive`]'s
+    /// commands (`node` empty).
+    pub fn drive_node(&self, command: &str, node: &str) -> String {
+        let mut args = vec![command, self.dir.to_str().unwrap()];
+        args.extend((!node.is_empty()).then_some(node));
+        let out = Self::script(&args);
         format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
     }
 }
@@ -82,7 +91,7 @@ struct Acks {
 /// answer: outcome unknown, unavailable, not betting, no connection) until
 /// it is answered `wager`, until `stop` is set; then the key in hand is
 /// finished too (so that every key sent is acknowledged).
-async fn sender(url: String, table: u64, token: String, who: String, stop: Arc<AtomicBool>) -> Acks {
+async fn sender(url: Arc<RwLock<String>>, table: u64, token: String, who: String, stop: Arc<AtomicBool>) -> Acks {
     let c = reqwest::Client::builder().timeout(Duration::from_secs(10)).build().unwrap();
     let mut acks = Acks::default();
     let deadline = Instant::now() + Duration::from_secs(150);
@@ -95,10 +104,13 @@ async fn sender(url: String, table: u64, token: String, who: String, stop: Arc<A
         let mut answer = Value::Null;
         loop {
             assert!(Instant::now() < deadline, "{key} never acknowledged; the last answer: {answer}");
-            let r = c.post(format!("{url}/api/tables/{table}/wagers")).bearer_auth(&token).json(&body).send().await;
+            let at = url.read().unwrap().clone();
+            let r = c.post(format!("{at}/api/tables/{table}/wagers")).bearer_auth(&token).json(&body).send().await;
+            // (What failed is kept, for the message if the key is never
+            // acknowledged.)
             answer = match r {
-                Ok(r) => r.json::<Value>().await.unwrap_or(Value::Null),
-                Err(_) => Value::Null,
+                Ok(r) => r.json::<Value>().await.unwrap_or_else(|e| json!({"body": e.to_string()})),
+                Err(e) => json!({"request": format!("{e:?}")}),
             };
             if answer["result"] == "wager" {
                 acks.by_key.insert(key, (answer, Instant::now()));
@@ -155,19 +167,42 @@ fn the_casino_serves_again_after_its_primary_database_machine_is_paused_past_the
     fault_case(Fault::Pause);
 }
 
-/// What befalls the primary's machine.
+#[test]
+fn the_casino_serves_again_after_its_standby_then_its_primary_database_machine_die() {
+    fault_case(Fault::StandbyThenPrimary);
+}
+
+#[test]
+fn the_casino_serves_again_when_a_server_is_killed_during_the_database_failover() {
+    fault_case(Fault::ServerDuringFailover);
+}
+
+/// What befalls the casino.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Fault {
-    /// `kill -9` of its keeper, postmaster and backends.
+    /// `kill -9` of the primary's keeper, postmaster and backends.
     Kill,
     /// SIGSTOP of them all, past the servers' lease; SIGCONT once a server
     /// serves again on the promoted standby.
     Pause,
+    /// `kill -9` of the standby's machine (the primary commits alone once
+    /// the monitor has let it: `wait_primary`), then of the primary's: no
+    /// copy is left running, and the casino waits until the primary's
+    /// machine is started again (`restart-node`), with every commit it
+    /// acknowledged.
+    StandbyThenPrimary,
+    /// `kill -9` of the primary's machine, and a second later of the
+    /// standing-by server (beta) that would have taken the casino; a third
+    /// server (gamma) takes it instead.
+    ServerDuringFailover,
 }
 
+/// What a case left serving: the server, its lines, its name.
+type Serving = (crate::common::Server, std::sync::mpsc::Receiver<String>, &'static str);
+
 /// Two servers on the HA cluster (alpha serving, beta standing by), three
-/// players sending wagers with keys through beta, `fault` to the primary's
-/// machine; then the checks of this file's header.
+/// players sending wagers with keys through beta, then `fault`; then the
+/// checks of this file's header.
 fn fault_case(fault: Fault) {
     let name = format!("{fault:?}").to_lowercase();
     let ha = HaCluster::start(&name);
@@ -178,21 +213,23 @@ fn fault_case(fault: Fault) {
     until_line(&alpha_lines, 30, |l| l.starts_with("baccarat table server on ").then_some(()));
     // Beta stands by, passing requests through to alpha; the players send
     // theirs to beta, which serves them itself once it holds the casino.
-    let (beta, lines, url) = crate::failover::instance("beta", &ha.url, &dir);
+    let (beta, lines, beta_url) = crate::failover::instance("beta", &ha.url, &dir);
     until_line(&lines, 30, |l| l.starts_with("standing by: instance alpha").then_some(()));
+    let url = Arc::new(RwLock::new(beta_url));
 
     let players = [("ha1", 1u64), ("ha2", 1), ("ha3", 1)];
     let stop = Arc::new(AtomicBool::new(false));
     let (tokens, handles) = rt.block_on(async {
         let c = reqwest::Client::new();
-        let admin = crate::common::login(&c, &url, "admin", &admin).await;
+        let at = url.read().unwrap().clone();
+        let admin = crate::common::login(&c, &at, "admin", &admin).await;
         let mut tokens = Vec::new();
         let mut handles = Vec::new();
         for (name, table) in players {
             let body = json!({"name": name, "password": "demo", "chips": 10_000_000});
-            let made = crate::failover::call(&format!("{url}/api/players"), &admin, Some(&body)).await;
+            let made = crate::failover::call(&format!("{at}/api/players"), &admin, Some(&body)).await;
             assert!(made["player"].is_u64(), "{made}");
-            let token = crate::common::login(&c, &url, name, "demo").await;
+            let token = crate::common::login(&c, &at, name, "demo").await;
             let s = sender(url.clone(), table, token.clone(), name.to_string(), stop.clone());
             handles.push(tokio::spawn(s));
             tokens.push(token);
@@ -201,19 +238,9 @@ fn fault_case(fault: Fault) {
     });
 
     std::thread::sleep(Duration::from_secs(3));
-    let killed_at = Instant::now();
-    let which = ha.drive(if fault == Fault::Kill { "kill-primary" } else { "pause-primary" });
-    eprintln!("pg_ha {name}: the primary's machine ({})", which.trim());
-    // Alpha cannot renew its lease and stops (a service manager would start
-    // it again: packaging/baccarat.service); beta takes the casino once the
-    // standby database is promoted and alpha's lease has expired.
-    until_line(&lines, 90, |l| l.starts_with("baccarat table server on ").then_some(()));
-    eprintln!("pg_ha {name}: the server said it serves again {:?} after the fault", killed_at.elapsed());
-    if fault == Fault::Pause {
-        // The old primary wakes, still believing it is the primary, with
-        // the old lease in its tables: its keeper is told to demote it.
-        ha.drive("resume-primary");
-    }
+    let fault_at = Instant::now();
+    let serving = strike(fault, &ha, &dir, (beta, lines), &url, &name);
+    eprintln!("pg_ha {name}: {} said it serves again {:?} after the fault", serving.2, fault_at.elapsed());
     std::thread::sleep(Duration::from_secs(3));
     stop.store(true, Ordering::Relaxed);
     let acks: Vec<Acks> = rt.block_on(async {
@@ -223,14 +250,15 @@ fn fault_case(fault: Fault) {
         }
         all
     });
-    let first_after = acks.iter().flat_map(|a| a.by_key.values()).map(|(_, at)| *at).filter(|at| *at > killed_at).min();
-    let first_after = first_after.expect("a wager acknowledged after the kill");
+    let first_after = acks.iter().flat_map(|a| a.by_key.values()).map(|(_, at)| *at).filter(|at| *at > fault_at).min();
+    let first_after = first_after.expect("a wager acknowledged after the fault");
     let total: usize = acks.iter().map(|a| a.by_key.len()).sum();
     eprintln!(
         "pg_ha {name}: from the fault to the first wager acknowledged after it, {:?}; {total} wagers acknowledged",
-        first_after - killed_at
+        first_after - fault_at
     );
 
+    let url = url.read().unwrap().clone();
     rt.block_on(async {
         for (((_, table), token), a) in players.iter().zip(&tokens).zip(&acks) {
             resend_all(&url, *table, token, a).await;
@@ -246,9 +274,80 @@ fn fault_case(fault: Fault) {
     }
     eprintln!("pg_ha {name}: 0 lost, 0 doubled of {total} acknowledged");
     drop(alpha);
-    drop(beta);
-    // The casino was taken twice, under rising epochs, on either database node.
+    let last = serving.2;
+    drop(serving);
+    // The casino was taken by alpha, then under rising epochs by the server
+    // serving now (beta, when killed during its recovery, may have taken it
+    // in between), on either database node.
     let served = crate::failover::served_records(&ha.url);
-    assert_eq!(served, [("alpha".to_string(), 1), ("beta".to_string(), 2)]);
+    assert_eq!(served.first(), Some(&("alpha".to_string(), 1)), "{served:?}");
+    assert_eq!(served.last().map(|s| s.0.as_str()), Some(last), "{served:?}");
+    assert!(served.windows(2).all(|w| w[0].1 < w[1].1), "epochs rise: {served:?}");
     verify_casino(&ha.url, &dir);
+}
+
+/// Do `fault` to the casino whose standing-by server is `beta`, pointing the
+/// players at whichever server will serve; that server, once it says it
+/// serves.
+fn strike(
+    fault: Fault,
+    ha: &HaCluster,
+    dir: &TempDir,
+    beta: (crate::common::Server, std::sync::mpsc::Receiver<String>),
+    url: &RwLock<String>,
+    name: &str,
+) -> Serving {
+    let serves = |l: &str| l.starts_with("baccarat table server on ").then_some(());
+    let (beta, lines) = beta;
+    // Alpha cannot renew its lease and stops (a service manager would start
+    // it again: packaging/baccarat.service); a standby takes the casino once
+    // a database node is primary and alpha's lease has expired.
+    match fault {
+        Fault::Kill | Fault::Pause => {
+            let which = ha.drive(if fault == Fault::Kill { "kill-primary" } else { "pause-primary" });
+            eprintln!("pg_ha {name}: the primary's machine ({})", which.trim());
+            until_line(&lines, 90, serves);
+            if fault == Fault::Pause {
+                // The old primary wakes, still believing it is the primary,
+                // with the old lease in its tables: its keeper is told to
+                // demote it.
+                ha.drive("resume-primary");
+            }
+        }
+        Fault::StandbyThenPrimary => {
+            let which = ha.drive("kill-standby");
+            eprintln!("pg_ha {name}: the standby's machine ({}), then after 3 s the primary's", which.trim());
+            std::thread::sleep(Duration::from_secs(3));
+            let primary = ha.drive("kill-primary");
+            std::thread::sleep(Duration::from_secs(3));
+            // No copy is running: nothing serves until the primary's machine
+            // is back, with every commit it acknowledged alone.
+            let node = if primary.trim() == "node1" { "1" } else { "2" };
+            ha.drive_node("restart-node", node);
+            // Beta, if it had taken the casino from alpha (whose renewals
+            // waited on the dead standby), stopped when its commit failed
+            // ("stopping so that recovery can run"); its service manager
+            // starts a server again: gamma here.
+            let mut beta = beta;
+            if !beta.alive() {
+                let (gamma, lines, gamma_url) = crate::failover::instance("gamma", &ha.url, dir);
+                *url.write().unwrap() = gamma_url;
+                until_line(&lines, 90, serves);
+                return (gamma, lines, "gamma");
+            }
+            until_line(&lines, 90, serves);
+            return (beta, lines, "beta");
+        }
+        Fault::ServerDuringFailover => {
+            ha.drive("kill-primary");
+            std::thread::sleep(Duration::from_secs(1));
+            drop(beta);
+            drop(lines);
+            let (gamma, lines, gamma_url) = crate::failover::instance("gamma", &ha.url, dir);
+            *url.write().unwrap() = gamma_url;
+            until_line(&lines, 90, serves);
+            return (gamma, lines, "gamma");
+        }
+    }
+    (beta, lines, "beta")
 }

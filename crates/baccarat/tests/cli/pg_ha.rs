@@ -209,12 +209,12 @@ fn fault_case(fault: Fault) {
     let dir = TempDir::new(&format!("baccarat-ha-servers-{name}-{}", std::process::id()));
     let rt = tokio::runtime::Runtime::new().unwrap();
     let (alpha, alpha_lines, _) = crate::failover::instance("alpha", &ha.url, &dir);
-    let admin = until_line(&alpha_lines, 30, first_admin);
-    until_line(&alpha_lines, 30, |l| l.starts_with("baccarat table server on ").then_some(()));
+    let admin = until_line(&alpha_lines, 90, first_admin);
+    until_line(&alpha_lines, 90, |l| l.starts_with("baccarat table server on ").then_some(()));
     // Beta stands by, passing requests through to alpha; the players send
     // theirs to beta, which serves them itself once it holds the casino.
     let (beta, lines, beta_url) = crate::failover::instance("beta", &ha.url, &dir);
-    until_line(&lines, 30, |l| l.starts_with("standing by: instance alpha").then_some(()));
+    until_line(&lines, 90, |l| l.starts_with("standing by: instance alpha").then_some(()));
     let url = Arc::new(RwLock::new(beta_url));
 
     let players = [("ha1", 1u64), ("ha2", 1), ("ha3", 1)];

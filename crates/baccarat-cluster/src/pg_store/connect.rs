@@ -16,11 +16,15 @@
 //! hosts are asked at once, and each that answers is connected to alone as
 //! it answers (so the URL's order is a preference among hosts that answer
 //! alike, not a promise); the first that accepts (and, under
-//! `target_session_attrs=read-write`, allows writes) is the connection. (PostgreSQL logs nothing for a client that
-//! leaves after that answer.) A host that pauses in the instant between its
-//! answer and the start-up is not caught here: a holder's renewal is
-//! watched (`lease.rs`), and a standby checks its connection with a
-//! deadline before each try for the lease.
+//! `target_session_attrs=read-write`, allows writes) is the connection.
+//! (PostgreSQL logs nothing for a client that leaves after that answer.) A
+//! host that pauses in the instant between its answer and the start-up is
+//! not caught here: a holder's renewal is watched (`lease.rs`), and a
+//! standby checks its connection with a deadline before each try for the
+//! lease. The single-host copy keeps the URL's user, password, database,
+//! options, application name, timeouts, TLS mode, session attributes,
+//! channel binding and keepalive idle time; not the keepalive interval and
+//! retries, nor `load_balance_hosts` (the hosts are already asked at once).
 
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};

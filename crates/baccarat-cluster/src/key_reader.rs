@@ -193,7 +193,7 @@ impl PgKeyReader {
             found.push(AnswerRow {
                 seq: seq as u64,
                 key: String::new(),
-                key_id: u128::from_le_bytes(kid.try_into().map_err(|_| bad("its key id is not 16 bytes"))?),
+                key_id: KeyId::from_le_bytes(kid.try_into().map_err(|_| bad("its key id is not 16 bytes"))?),
                 request: digest.try_into().map_err(|_| bad("its digest is not 32 bytes"))?,
                 answer: r.get(3),
                 cause: Cause::parse(&cause).ok_or_else(|| bad("its cause is unreadable"))?,

@@ -654,7 +654,7 @@ fn transfer_of(r: &postgres::Row) -> Result<Transfer, StoreError> {
     let kind: String = r.get(4);
     let cause: String = r.get(6);
     Ok(Transfer {
-        id: id as u64,
+        id: crate::ledger::TransferId(id as u64),
         debit: crate::ledger::AccountId(r.get::<_, i64>(1) as u64),
         credit: crate::ledger::AccountId(r.get::<_, i64>(2) as u64),
         amount: baccarat_rules::Money(r.get(3)),

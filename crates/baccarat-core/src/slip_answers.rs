@@ -158,7 +158,7 @@ mod tests {
 
     fn hold(id: u64, debit: u64, table: TableId, wager: u64) -> Transfer {
         Transfer {
-            id,
+            id: TransferId(id),
             debit: crate::ledger::AccountId(debit),
             credit: crate::ledger::AccountId(99),
             amount: Money(100),
@@ -168,10 +168,14 @@ mod tests {
         }
     }
 
+    fn ids(ns: &[u64]) -> Vec<TransferId> {
+        ns.iter().map(|&n| TransferId(n)).collect()
+    }
+
     #[test]
     fn a_slips_holds_are_its_placed_lines_in_a_row_from_the_keys_wallet() {
         let cause = Cause::Slip { table: TableId(3), first: WagerId(40), accepted: 0b1101 }.encode();
-        let named = holds("wager:7:k1", &cause, &[11, 12, 15]).unwrap().unwrap();
+        let named = holds("wager:7:k1", &cause, &ids(&[11, 12, 15])).unwrap().unwrap();
         let wallets = HashMap::from([(crate::ledger::AccountId(5), 7), (crate::ledger::AccountId(6), 8)]);
         let ts = [hold(11, 5, TableId(3), 40), hold(12, 5, TableId(3), 41), hold(15, 5, TableId(3), 42)];
         for ((id, e), t) in named.iter().zip(&ts) {
@@ -186,13 +190,19 @@ mod tests {
         let posted = Transfer { kind: TransferKind::Posted, ..hold(12, 5, TableId(3), 41) };
         assert!(check(e, &posted, &wallets).unwrap().contains("non-pending"));
         // A count of holds other than the placed lines', and a key of no player.
-        assert!(holds("wager:7:k1", &cause, &[11, 12]).unwrap_err().to_string().contains("says 3 lines were placed"));
-        assert!(holds("tournament:7", &cause, &[11, 12, 15]).unwrap_err().to_string().contains("not under a player's"));
+        assert!(holds("wager:7:k1", &cause, &ids(&[11, 12]))
+            .unwrap_err()
+            .to_string()
+            .contains("says 3 lines were placed"));
+        assert!(holds("tournament:7", &cause, &ids(&[11, 12, 15]))
+            .unwrap_err()
+            .to_string()
+            .contains("not under a player's"));
         let top = Cause::Slip { table: TableId(3), first: WagerId(u64::MAX), accepted: 0b11 }.encode();
-        assert!(holds("wager:7:k1", &top, &[11, 12]).unwrap_err().to_string().contains("past the last possible"));
+        assert!(holds("wager:7:k1", &top, &ids(&[11, 12])).unwrap_err().to_string().contains("past the last possible"));
         // Other answers are not a slip's.
-        assert_eq!(holds("wager:7:k2", "wager:3:40", &[11]).unwrap(), None);
-        assert_eq!(holds("wager:7:k2", "", &[11]).unwrap(), None);
+        assert_eq!(holds("wager:7:k2", "wager:3:40", &ids(&[11])).unwrap(), None);
+        assert_eq!(holds("wager:7:k2", "", &ids(&[11])).unwrap(), None);
     }
 }
 

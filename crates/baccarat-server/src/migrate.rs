@@ -218,7 +218,7 @@ fn each_sqlite_answer(
             after = r.get(0)?;
             let key: String = r.get(1)?;
             let key_id = match r.get_ref(2)?.as_blob_or_null()? {
-                Some(b) => u128::from_le_bytes(
+                Some(b) => crate::ledger::keys::KeyId::from_le_bytes(
                     b.try_into().map_err(|_| StoreError::Corrupt(format!("answer {after}: its key id")))?,
                 ),
                 None => crate::ledger::keys::key_id(&key),
@@ -302,7 +302,7 @@ fn each_pg_answer(dst: &PgStore, f: &mut dyn FnMut(AnswerRow) -> Result<(), Stor
             f(AnswerRow {
                 seq: after as u64,
                 key: r.get(1),
-                key_id: u128::from_le_bytes(kid.try_into().map_err(|_| bad("its key id"))?),
+                key_id: crate::ledger::keys::KeyId::from_le_bytes(kid.try_into().map_err(|_| bad("its key id"))?),
                 request: digest.try_into().map_err(|_| bad("its digest"))?,
                 answer: r.get(4),
                 at_ms: r.get::<_, i64>(5) as u64,

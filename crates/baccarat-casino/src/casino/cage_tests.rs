@@ -383,7 +383,7 @@ fn verify_reconciles_each_movement_with_its_record_and_names_a_forgery() {
 
     // A forged payment to the cage naming a record that is no cage's.
     let mut forged = honest.clone();
-    let id = forged.last().unwrap().id + 1;
+    let id = crate::ledger::TransferId(forged.last().unwrap().id.0 + 1);
     forged.push(Transfer { id, cause: Cause::Cage { seq: 999 }, ..honest[cash_out].clone() });
     let p = reconcile(&c, &records, &forged);
     let want = format!(

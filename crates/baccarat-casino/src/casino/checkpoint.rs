@@ -183,7 +183,7 @@ impl Checkpoint {
     /// (`archive.rs` cuts at a mark).
     pub fn mark(&self) -> crate::store::archive::Mark {
         let tables = self.tables.iter().map(|t| (t.id, t.chain.len));
-        crate::store::archive::Mark::of_chains(self.at_ms, self.last_transfer, self.casino.len, tables)
+        crate::store::archive::Mark::of_chains(self.at_ms, self.last_transfer.0, self.casino.len, tables)
     }
 }
 

@@ -62,11 +62,15 @@ mod tests {
                 .into_iter()
                 .enumerate()
                 .map(|(i, cause)| Transfer {
-                    id: 10 + i as u64,
+                    id: crate::ledger::TransferId(10 + i as u64),
                     debit: crate::ledger::AccountId(1 + i as u64),
                     credit: crate::ledger::AccountId(7),
                     amount: Money(250 * (i as i64 + 1)),
-                    kind: if i == 2 { TransferKind::PostOf(3) } else { TransferKind::Pending },
+                    kind: if i == 2 {
+                        TransferKind::PostOf(crate::ledger::TransferId(3))
+                    } else {
+                        TransferKind::Pending
+                    },
                     memo: format!("memo {i}"),
                     cause,
                 })

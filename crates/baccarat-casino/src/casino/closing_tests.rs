@@ -158,7 +158,7 @@ fn reconcile(store: &SqliteStore, alter: impl Fn(&mut Vec<Transfer>)) -> Vec<Str
         let read = reading.finish();
         books.close(table, read, sums);
     }
-    let mut open: HashMap<u64, Cause> = HashMap::new();
+    let mut open: HashMap<crate::ledger::TransferId, Cause> = HashMap::new();
     for t in &transfers {
         let of_hold = match t.kind {
             TransferKind::Pending => open.insert(t.id, t.cause).and(None),
@@ -230,7 +230,7 @@ fn a_close_verify_cannot_match_is_reported() {
     // And a close with no record: its transfer is unexplained.
     let problems = reconcile(&f.store, |ts| {
         let mut extra = ts.last().unwrap().clone();
-        extra.id += 1;
+        extra.id = crate::ledger::TransferId(extra.id.0 + 1);
         extra.cause = Cause::Closed { table: TableId(2) };
         ts.push(extra);
     });

@@ -213,7 +213,7 @@ fn empty() -> Checkpoint {
     Checkpoint {
         format: FORMAT,
         at_ms: 0,
-        last_transfer: 0,
+        last_transfer: TransferId(0),
         accounts: Vec::new(),
         pending: Vec::new(),
         casino: head_of(&Chain::new()),
@@ -243,7 +243,7 @@ fn ledger(store: &dyn History, cp: &Checkpoint, keys: Keys) -> Result<(Ledger, u
     let mut pending: BTreeMap<TransferId, Arc<Transfer>> = cp.pending.iter().map(|t| (t.id, t.clone())).collect();
     let mut last = cp.last_transfer;
     let mut n = 0u64;
-    store.each_transfer_after(cp.last_transfer, &mut |t| {
+    store.each_transfer_after(cp.last_transfer.0, &mut |t| {
         n += 1;
         last = t.id;
         match t.kind {
@@ -317,7 +317,7 @@ impl Casino {
         Checkpoint {
             format: FORMAT,
             at_ms: (self.clock)(),
-            last_transfer: self.ledger.transfer_count(),
+            last_transfer: self.ledger.last_transfer(),
             accounts: self.ledger.accounts().cloned().collect(),
             pending: self.ledger.pending_shared().cloned().collect(),
             casino: head_of(&self.chain),

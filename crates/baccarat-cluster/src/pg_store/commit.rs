@@ -229,7 +229,7 @@ impl<'a> LedgerRows<'a> {
         let mut r = LedgerRows::default();
         for ch in &c.ledger {
             for t in &ch.transfers {
-                r.xid.push(t.id as i64);
+                r.xid.push(t.id.0 as i64);
                 r.xdebit.push(t.debit.0 as i64);
                 r.xcredit.push(t.credit.0 as i64);
                 r.xamount.push(t.amount.0);

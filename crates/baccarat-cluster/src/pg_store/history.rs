@@ -57,7 +57,7 @@ impl History for PgStore {
             ).pg()?;
             for r in &rows {
                 let t = transfer_of(r)?;
-                from = t.id as i64;
+                from = t.id.0 as i64;
                 f(t)?;
             }
             if (rows.len() as i64) < PAGE {
@@ -111,7 +111,7 @@ impl History for PgStore {
                 Ok(AnswerRow {
                     seq,
                     key: String::new(),
-                    key_id: u128::from_le_bytes(kid.try_into().map_err(|_| bad("its key id"))?),
+                    key_id: crate::ledger::KeyId::from_le_bytes(kid.try_into().map_err(|_| bad("its key id"))?),
                     request: digest.try_into().map_err(|_| bad("its digest"))?,
                     answer: r.get(3),
                     at_ms: r.get::<_, i64>(4) as u64,

@@ -64,7 +64,7 @@ pub fn check_log(accounts: &[Account], transfers: &[Transfer]) -> Result<(), Led
             )));
         }
     }
-    let last = transfers.iter().map(|t| t.id).max().unwrap_or(0);
+    let last = transfers.iter().map(|t| t.id).max().unwrap_or_default();
     let pending = pending.into_values().map(Arc::new).collect();
     Ledger::restore(accounts.to_vec(), pending, last, KeyMemory::default()).map(|_| ())
 }

@@ -65,13 +65,34 @@ pub const DEFAULT_KEY_RETENTION_MS: u64 = 72 * 3600 * 1000;
 pub const DEFAULT_HOT_MS: u64 = 2 * 60 * 1000;
 
 /// A key as memory and the store's index hold it: the first 128 bits of its
-/// SHA-256.
-pub type KeyId = u128;
+/// SHA-256 (issue 46: a type of its own, not any `u128`; the bits are
+/// public because the index's Bloom filter and its SQLite rows take them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct KeyId(pub u128);
+
+impl KeyId {
+    /// The 16 bytes the store keeps (little-endian, as the index's rows).
+    pub fn to_le_bytes(self) -> [u8; 16] {
+        self.0.to_le_bytes()
+    }
+
+    /// The id of 16 stored bytes.
+    pub fn from_le_bytes(b: [u8; 16]) -> KeyId {
+        KeyId(u128::from_le_bytes(b))
+    }
+}
+
+/// In hex, as messages name a key that is not kept.
+impl std::fmt::LowerHex for KeyId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::LowerHex::fmt(&self.0, f)
+    }
+}
 
 /// The id of a key.
 pub fn key_id(key: &str) -> KeyId {
     let d = Sha256::digest(key.as_bytes());
-    u128::from_le_bytes(d[..16].try_into().expect("16 bytes"))
+    KeyId(u128::from_le_bytes(d[..16].try_into().expect("16 bytes")))
 }
 
 /// One idempotency answer as the store keeps it.
@@ -532,7 +553,7 @@ mod tests {
     fn answer(k: &mut KeyMemory, log: &Log, key: &str, now: u64, durable: bool) {
         k.begin_batch(now, &[key_id(key)]).unwrap();
         assert!(k.find(key).unwrap().is_none(), "{key} is new");
-        let row = k.remember(key, [1; 32], &Ok(vec![7]), Cause::None);
+        let row = k.remember(key, [1; 32], &Ok(vec![TransferId(7)]), Cause::None);
         if durable {
             log.rows.lock().unwrap().push(row.clone());
             k.durable.store(row.seq, Ordering::Release);
@@ -660,7 +681,7 @@ mod tests {
         assert_eq!(r.len(), 2);
         assert_eq!(r.evicted_through, 3);
         assert!(r.find("k0").unwrap().is_some(), "k0 is found on disk");
-        let row = r.remember("k5", [1; 32], &Ok(vec![9]), Cause::None);
+        let row = r.remember("k5", [1; 32], &Ok(vec![TransferId(9)]), Cause::None);
         assert_eq!(row.seq, 6);
     }
 }

@@ -88,7 +88,7 @@ impl Default for Ledger {
         Ledger {
             accounts: BTreeMap::new(),
             fresh: Vec::new(),
-            last_transfer: 0,
+            last_transfer: TransferId(0),
             pending: BTreeMap::new(),
             keys: KeyMemory::default(),
             next_account: AccountId(0),
@@ -140,6 +140,11 @@ impl Ledger {
 
     /// How many transfers were ever made (the last id given).
     pub fn transfer_count(&self) -> u64 {
+        self.last_transfer.0
+    }
+
+    /// The id of the last transfer made (0 before the first).
+    pub fn last_transfer(&self) -> TransferId {
         self.last_transfer
     }
 
@@ -287,7 +292,7 @@ impl Ledger {
         kind: TransferKind,
         memo: &str,
     ) -> TransferId {
-        self.last_transfer += 1;
+        self.last_transfer = TransferId(self.last_transfer.0 + 1);
         let id = self.last_transfer;
         let cause = self.cause;
         self.fresh.push(Transfer { id, debit, credit, amount: Money(amount), kind, memo: memo.to_string(), cause });

@@ -113,13 +113,13 @@ fn batches_are_atomic_and_idempotent() {
     let before = l.clone();
     let bad = [
         Op::Hold { debit: wallet, credit: escrow, amount: Money(100), memo: "ok".into() },
-        Op::Post { hold: 999, amount: Money(1) },
+        Op::Post { hold: TransferId(999), amount: Money(1) },
     ];
-    assert_eq!(l.apply("k", &bad), Err(LedgerError::NotPending(999)));
+    assert_eq!(l.apply("k", &bad), Err(LedgerError::NotPending(TransferId(999))));
     assert_eq!(l.account(wallet), before.account(wallet), "nothing of a refused batch applies");
     assert_eq!(l.transfer_count(), before.transfer_count());
     // The same key returns the first answer; a different request under it is refused.
-    assert_eq!(l.apply("k", &bad), Err(LedgerError::NotPending(999)));
+    assert_eq!(l.apply("k", &bad), Err(LedgerError::NotPending(TransferId(999))));
     let good = [Op::Hold { debit: wallet, credit: escrow, amount: Money(100), memo: "ok".into() }];
     assert!(matches!(l.apply("k", &good), Err(LedgerError::KeyReused(_))));
     let first = l.apply("k2", &good).unwrap();
@@ -160,7 +160,7 @@ proptest! {
         let mut answers: HashMap<String, (Vec<Op>, Answer)> = HashMap::new();
         for (i, batch) in batches.iter().enumerate() {
             let ops: Vec<Op> = batch.iter().map(|&(kind, a, b, amount)| {
-                let hold = holds.get(b % holds.len().max(1)).copied().unwrap_or(9999);
+                let hold = holds.get(b % holds.len().max(1)).copied().unwrap_or(TransferId(9999));
                 let (a, b) = (ids[a % ids.len()], ids[b % ids.len()]);
                 match kind {
                     0 => Op::Transfer { debit: a, credit: b, amount: Money(amount), memo: String::new() },
@@ -192,4 +192,23 @@ proptest! {
             prop_assert!(l.check().is_ok(), "{:?}", l.check());
         }
     }
+}
+
+/// A transfer's id and a key's id read and write as the numbers they were
+/// before they had types (issue 46): checkpoints, stored answers and index
+/// rows written then read the same now.
+#[test]
+fn typed_ids_keep_their_bytes() {
+    let t = TransferId(42);
+    assert_eq!(serde_json::to_string(&t).unwrap(), "42");
+    assert_eq!(serde_json::from_str::<TransferId>("42").unwrap(), t);
+    assert_eq!(format!("{t} {t:?}"), "42 42");
+    assert_eq!("42".parse::<TransferId>().unwrap(), t);
+    assert!("-1".parse::<TransferId>().is_err());
+    let answer: Answer = Ok(vec![TransferId(7), TransferId(9)]);
+    assert_eq!(serde_json::to_string(&answer).unwrap(), r#"{"Ok":[7,9]}"#);
+    assert_eq!(TransferId(u64::MAX).next(), None);
+    let k = crate::ledger::key_id("wager:7:k1");
+    assert_eq!(crate::ledger::KeyId::from_le_bytes(k.to_le_bytes()), k);
+    assert_eq!(format!("{k:x}"), format!("{:x}", k.0));
 }

@@ -10,7 +10,7 @@ use baccarat_table::engine::{Event, WagerId};
 
 use super::Expected;
 use crate::audit::{Body, CasinoEvent, CASINO_CHAIN};
-use crate::ledger::{AccountId, AccountKind, Cause, Op, TransferKind};
+use crate::ledger::{AccountId, AccountKind, Cause, Op, TransferId, TransferKind};
 use crate::postings::{settlement_ops, settlement_ops_with, TableAccounts, TokenAccounts};
 
 /// The accounts by what they are for.
@@ -110,15 +110,15 @@ impl<'a> ChainExpect<'a> {
             Event::WagerPlaced { wager } => self.wager_placed(seq, wager, &accounts, out),
             Event::WagerWithdrawn { wager } | Event::WagerReturned { wager, .. } => {
                 let w = self.wallets.get(wager).map(|x| x.0).unwrap_or_default();
-                let e = Expected::new(TransferKind::VoidOf(0), w, accounts.escrow, Money::ZERO);
+                let e = Expected::new(TransferKind::VoidOf(TransferId(0)), w, accounts.escrow, Money::ZERO);
                 out(Cause::Wager { table, wager: *wager }, 1, e);
             }
             Event::WagerSettled { wager, settlement, ante, .. } => {
                 let (stake, tokens) = self.wallets.get(wager).copied().unwrap_or_default();
                 let cause = Cause::Wager { table, wager: *wager };
                 let ops = match tokens {
-                    Some((w, k)) => settlement_ops_with(0, w, &accounts, settlement, *ante, Some(k)),
-                    None => settlement_ops(0, stake, &accounts, settlement, *ante),
+                    Some((w, k)) => settlement_ops_with(TransferId(0), w, &accounts, settlement, *ante, Some(k)),
+                    None => settlement_ops(TransferId(0), stake, &accounts, settlement, *ante),
                 };
                 for (i, op) in ops.iter().enumerate() {
                     out(cause, 1 + i as u32, expect(op, stake, accounts.escrow));
@@ -360,7 +360,7 @@ fn expect(op: &Op, wallet: AccountId, escrow: AccountId) -> Expected {
     match op {
         Op::Transfer { debit, credit, amount, .. } => Expected::new(TransferKind::Posted, *debit, *credit, *amount),
         Op::Hold { debit, credit, amount, .. } => Expected::new(TransferKind::Pending, *debit, *credit, *amount),
-        Op::Post { amount, .. } => Expected::new(TransferKind::PostOf(0), wallet, escrow, *amount),
-        Op::Void { .. } => Expected::new(TransferKind::VoidOf(0), wallet, escrow, Money::ZERO),
+        Op::Post { amount, .. } => Expected::new(TransferKind::PostOf(TransferId(0)), wallet, escrow, *amount),
+        Op::Void { .. } => Expected::new(TransferKind::VoidOf(TransferId(0)), wallet, escrow, Money::ZERO),
     }
 }

@@ -160,8 +160,8 @@ impl Keyed {
         let (k, h) = match kind {
             Kind::Plain(TransferKind::Posted) => (0u8, 0),
             Kind::Plain(TransferKind::Pending) => (1, 0),
-            Kind::Plain(TransferKind::PostOf(h)) => (2, h),
-            Kind::Plain(TransferKind::VoidOf(h)) => (3, h),
+            Kind::Plain(TransferKind::PostOf(h)) => (2, h.0),
+            Kind::Plain(TransferKind::VoidOf(h)) => (3, h.0),
             Kind::OfHold(true) => (4, 0),
             Kind::OfHold(false) => (5, 0),
         };

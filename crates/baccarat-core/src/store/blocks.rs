@@ -63,7 +63,7 @@ use baccarat_table::shuffle::hex;
 
 use super::StoreError;
 use crate::audit::{unhex, Record};
-use crate::ledger::{Cause, Transfer, TransferKind};
+use crate::ledger::{Cause, Transfer, TransferId, TransferKind};
 
 /// The unpacked format (read; written inside [`PACKED`]).
 const VERSION: u8 = 1;
@@ -184,7 +184,7 @@ fn transfers_v1(transfers: &[&Transfer]) -> Result<Vec<u8>, StoreError> {
                 transfers[i - 1].id
             )));
         }
-        put_u64(&mut out, t.id);
+        put_u64(&mut out, t.id.0);
         put_u64(&mut out, t.debit.0);
         put_u64(&mut out, t.credit.0);
         put_u64(&mut out, zigzag(t.amount.0));
@@ -193,11 +193,11 @@ fn transfers_v1(transfers: &[&Transfer]) -> Result<Vec<u8>, StoreError> {
             TransferKind::Pending => out.push(1),
             TransferKind::PostOf(h) => {
                 out.push(2);
-                put_u64(&mut out, h);
+                put_u64(&mut out, h.0);
             }
             TransferKind::VoidOf(h) => {
                 out.push(3);
-                put_u64(&mut out, h);
+                put_u64(&mut out, h.0);
             }
         }
         put_str(&mut out, &t.memo);
@@ -215,9 +215,9 @@ pub fn decode_transfers(first: u64, last: u64, data: &[u8]) -> Result<Vec<Transf
     let mut r = Reader { data: &body, at: 0 };
     let mut out: Vec<Transfer> = Vec::new();
     while !r.done() {
-        let id = r.u64().map_err(&bad)?;
+        let id = TransferId(r.u64().map_err(&bad)?);
         match out.last() {
-            None if id != first => return Err(bad("its first transfer is not the one it says")),
+            None if id.0 != first => return Err(bad("its first transfer is not the one it says")),
             Some(p) if id <= p.id => return Err(bad("its ids do not rise")),
             _ => {}
         }
@@ -226,8 +226,8 @@ pub fn decode_transfers(first: u64, last: u64, data: &[u8]) -> Result<Vec<Transf
         let kind = match r.byte().map_err(&bad)? {
             0 => TransferKind::Posted,
             1 => TransferKind::Pending,
-            2 => TransferKind::PostOf(r.u64().map_err(&bad)?),
-            3 => TransferKind::VoidOf(r.u64().map_err(&bad)?),
+            2 => TransferKind::PostOf(TransferId(r.u64().map_err(&bad)?)),
+            3 => TransferKind::VoidOf(TransferId(r.u64().map_err(&bad)?)),
             _ => return Err(bad(&format!("transfer {id}: an unknown kind"))),
         };
         let memo = r.string().map_err(&bad)?;
@@ -245,7 +245,7 @@ pub fn decode_transfers(first: u64, last: u64, data: &[u8]) -> Result<Vec<Transf
     }
     match out.last() {
         None => Err(bad("it is empty")),
-        Some(t) if t.id != last => Err(bad("its last transfer is not the one it says")),
+        Some(t) if t.id.0 != last => Err(bad("its last transfer is not the one it says")),
         Some(_) => Ok(out),
     }
 }
@@ -392,7 +392,7 @@ mod tests {
 
     fn transfer(id: u64, kind: TransferKind, amount: i64, cause: Cause) -> Transfer {
         Transfer {
-            id,
+            id: TransferId(id),
             debit: crate::ledger::AccountId(id % 7 + 1),
             credit: crate::ledger::AccountId(id.wrapping_add(300)),
             amount: Money(amount),
@@ -407,10 +407,10 @@ mod tests {
         let all = vec![
             transfer(1, TransferKind::Posted, 0, Cause::None),
             transfer(2, TransferKind::Pending, 100, Cause::Wager { table: TableId(3), wager: WagerId(9) }),
-            transfer(9, TransferKind::PostOf(2), i64::MAX, Cause::Deposit { seq: 4 }),
+            transfer(9, TransferKind::PostOf(TransferId(2)), i64::MAX, Cause::Deposit { seq: 4 }),
             transfer(
                 10,
-                TransferKind::VoidOf(2),
+                TransferKind::VoidOf(TransferId(2)),
                 -5,
                 Cause::Slip { table: TableId(2), first: WagerId(1), accepted: 7 },
             ),
@@ -484,16 +484,16 @@ mod tests {
                     let kind = match kind {
                         0 => TransferKind::Posted,
                         1 => TransferKind::Pending,
-                        2 => TransferKind::PostOf(hold),
-                        _ => TransferKind::VoidOf(hold),
+                        2 => TransferKind::PostOf(TransferId(hold)),
+                        _ => TransferKind::VoidOf(TransferId(hold)),
                     };
-                    Transfer { id, debit: crate::ledger::AccountId(debit), credit: crate::ledger::AccountId(credit), amount: Money(amount), kind, memo, cause: Cause::Tournament { seq: hold } }
+                    Transfer { id: TransferId(id), debit: crate::ledger::AccountId(debit), credit: crate::ledger::AccountId(credit), amount: Money(amount), kind, memo, cause: Cause::Tournament { seq: hold } }
                 })
                 .collect();
             let mut all = all;
             all.dedup_by_key(|t| t.id);
             let data = encode_transfers(&refs(&all)).unwrap();
-            prop_assert_eq!(decode_transfers(all[0].id, all[all.len() - 1].id, &data).unwrap(), all);
+            prop_assert_eq!(decode_transfers(all[0].id.0, all[all.len() - 1].id.0, &data).unwrap(), all);
         }
 
         #[test]

@@ -288,7 +288,7 @@ impl KeyIndex {
 pub fn read_id(v: rusqlite::types::ValueRef<'_>) -> Result<Option<KeyId>, StoreError> {
     match v.as_blob_or_null()? {
         None => Ok(None),
-        Some(b) => Ok(Some(u128::from_le_bytes(
+        Some(b) => Ok(Some(KeyId::from_le_bytes(
             b.try_into().map_err(|_| StoreError::Corrupt("an answer's key id is not 16 bytes".into()))?,
         ))),
     }

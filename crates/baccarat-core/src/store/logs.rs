@@ -56,7 +56,7 @@ fn transfer_row(r: &rusqlite::Row) -> Result<Transfer, StoreError> {
     };
     let cause = r.get_ref(6)?.as_str().map_err(rusqlite::Error::from)?;
     Ok(Transfer {
-        id: id as u64,
+        id: crate::ledger::TransferId(id as u64),
         debit: crate::ledger::AccountId(r.get::<_, i64>(1)? as u64),
         credit: crate::ledger::AccountId(r.get::<_, i64>(2)? as u64),
         amount: baccarat_rules::Money(r.get(3)?),
@@ -167,7 +167,7 @@ pub fn each_transfer(
         let mut n = 0;
         while let Some(r) = rows.next()? {
             let t = transfer_row(r)?;
-            at.last = t.id as i64;
+            at.last = t.id.0 as i64;
             n += 1;
             if !f(t)? {
                 at.stopped = true;
@@ -192,7 +192,7 @@ pub fn each_transfer(
             let from = at.last;
             at.last = last;
             for t in blocks::decode_transfers(first as u64, last as u64, r.get_ref(2)?.as_blob()?)? {
-                if (t.id as i64) <= from {
+                if (t.id.0 as i64) <= from {
                     continue;
                 }
                 if !f(t)? {
@@ -344,7 +344,7 @@ pub fn insert_transfers(conn: &Connection, schema: &str, transfers: &[&Transfer]
     let (Some(first), Some(last)) = (transfers.first(), transfers.last()) else { return Ok(()) };
     let data = blocks::encode_transfers(transfers)?;
     conn.prepare_cached(&format!("INSERT INTO {schema}.transfer_blocks (last, first, data) VALUES (?1, ?2, ?3)"))?
-        .execute(params![last.id as i64, first.id as i64, data])?;
+        .execute(params![last.id.0 as i64, first.id.0 as i64, data])?;
     Ok(())
 }
 
@@ -374,7 +374,7 @@ pub fn copy_records(conn: &Connection, schema: &str, table: TableId, from: u64, 
 pub fn copy_transfers(conn: &Connection, schema: &str, from: u64, to: u64) -> Result<(), StoreError> {
     let mut part: Vec<Transfer> = Vec::new();
     each_transfer(conn, from as i64, &mut |t| {
-        if t.id > to {
+        if t.id.0 > to {
             return Ok(false);
         }
         part.push(t);
@@ -443,7 +443,7 @@ pub fn delete_transfers(conn: &Connection, from: u64, to: u64, chunk: i64) -> Re
         .optional()?;
     if let Some((first, last, data)) = across {
         let keep: Vec<Transfer> =
-            blocks::decode_transfers(first as u64, last as u64, &data)?.into_iter().filter(|t| t.id > to).collect();
+            blocks::decode_transfers(first as u64, last as u64, &data)?.into_iter().filter(|t| t.id.0 > to).collect();
         let tx = conn.unchecked_transaction()?;
         tx.execute("DELETE FROM transfer_blocks WHERE last = ?1", [last])?;
         insert_transfers(&tx, "main", &keep.iter().collect::<Vec<_>>())?;
@@ -484,7 +484,7 @@ pub fn unpack(conn: &Connection) -> Result<(u64, u64), StoreError> {
             let (first, last): (i64, i64) = (r.get(0)?, r.get(1)?);
             for t in blocks::decode_transfers(first as u64, last as u64, r.get_ref(2)?.as_blob()?)? {
                 put.execute(params![
-                    t.id as i64,
+                    t.id.0 as i64,
                     t.debit.0 as i64,
                     t.credit.0 as i64,
                     t.amount.0,
@@ -505,7 +505,7 @@ pub fn unpack(conn: &Connection) -> Result<(u64, u64), StoreError> {
 mod tests {
     use super::*;
     use crate::audit::Chain;
-    use crate::ledger::TransferKind;
+    use crate::ledger::{TransferId, TransferKind};
     use baccarat_rules::Money;
 
     /// A chain of `n` records: the first `rows` as single rows (as written
@@ -528,11 +528,11 @@ mod tests {
 
     fn transfer(id: u64) -> Transfer {
         Transfer {
-            id,
+            id: TransferId(id),
             debit: crate::ledger::AccountId(1),
             credit: crate::ledger::AccountId(2),
             amount: Money(id as i64 * 100),
-            kind: if id % 2 == 0 { TransferKind::PostOf(id - 1) } else { TransferKind::Pending },
+            kind: if id % 2 == 0 { TransferKind::PostOf(TransferId(id - 1)) } else { TransferKind::Pending },
             memo: "wager".into(),
             cause: Cause::Wager { table: TableId(1), wager: baccarat_table::engine::WagerId(id) },
         }

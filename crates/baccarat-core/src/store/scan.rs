@@ -26,7 +26,7 @@ use std::path::Path;
 use rusqlite::{params, Connection, OpenFlags};
 
 use crate::audit::Record;
-use crate::ledger::{Account, Transfer};
+use crate::ledger::{Account, Transfer, TransferId};
 use crate::slip_answers::SlipHold;
 use crate::store::archive::each_paged;
 use crate::store::{logs, Snapshot, SqliteStore, StoreError, TableRow};
@@ -80,7 +80,7 @@ pub fn store_snapshot(snap: &Snapshot) -> Result<SqliteStore, StoreError> {
         )?;
         for t in &snap.transfers {
             q.execute(params![
-                t.id as i64,
+                t.id.0 as i64,
                 t.debit.0 as i64,
                 t.credit.0 as i64,
                 t.amount.0,
@@ -239,22 +239,22 @@ pub struct Answered<'c> {
 
 impl Answered<'_> {
     /// Add ids (a repeat is kept once).
-    pub fn add(&self, ids: &[u64]) -> Result<(), StoreError> {
+    pub fn add(&self, ids: &[TransferId]) -> Result<(), StoreError> {
         let mut q = self.conn.prepare_cached("INSERT OR IGNORE INTO temp.answered (id) VALUES (?1)")?;
         for id in ids {
-            q.execute([*id as i64])?;
+            q.execute([id.0 as i64])?;
         }
         Ok(())
     }
 
     /// Add a slip's holds, each with what its answer says it is (a repeat
     /// takes the slip's word: a slip's holds are named by its answer alone).
-    pub fn add_slip(&self, holds: &[(u64, SlipHold)]) -> Result<(), StoreError> {
+    pub fn add_slip(&self, holds: &[(TransferId, SlipHold)]) -> Result<(), StoreError> {
         let mut q = self
             .conn
             .prepare_cached("INSERT OR REPLACE INTO temp.answered (id, key, cause, player) VALUES (?1, ?2, ?3, ?4)")?;
         for (id, h) in holds {
-            q.execute(params![*id as i64, h.key, h.cause, h.player])?;
+            q.execute(params![id.0 as i64, h.key, h.cause, h.player])?;
         }
         Ok(())
     }
@@ -263,8 +263,8 @@ impl Answered<'_> {
     /// said the hold is. The ids asked about must rise (as the transfers are
     /// read, by their stored `i64`): the set is read once, in order, alongside
     /// them (a merge).
-    pub fn next(&mut self, id: u64) -> Result<Option<Option<SlipHold>>, StoreError> {
-        let id = id as i64;
+    pub fn next(&mut self, id: TransferId) -> Result<Option<Option<SlipHold>>, StoreError> {
+        let id = id.0 as i64;
         loop {
             match self.page.front() {
                 Some((a, _)) if *a < id => {

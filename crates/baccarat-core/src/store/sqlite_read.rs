@@ -152,9 +152,9 @@ impl SqliteStore {
             // The key's text is read only for rows written before its id was.
             let key: Option<String> = r.get(0)?;
             let key_id = match (r.get_ref(5)?.as_blob_or_null()?, &key) {
-                (Some(b), _) => {
-                    u128::from_le_bytes(b.try_into().map_err(|_| StoreError::Corrupt("an answer's key id".into()))?)
-                }
+                (Some(b), _) => crate::ledger::KeyId::from_le_bytes(
+                    b.try_into().map_err(|_| StoreError::Corrupt("an answer's key id".into()))?,
+                ),
                 (None, Some(k)) => crate::ledger::key_id(k),
                 (None, None) => return Err(StoreError::Corrupt("an answer without its key".into())),
             };

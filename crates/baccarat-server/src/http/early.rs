@@ -64,7 +64,7 @@ pub struct InFlight {
 
 impl InFlight {
     fn shard(&self, id: KeyId) -> std::sync::MutexGuard<'_, HashMap<KeyId, u32>> {
-        self.shards[(id as usize) % SHARDS].lock().unwrap_or_else(|p| p.into_inner())
+        self.shards[(id.0 as usize) % SHARDS].lock().unwrap_or_else(|p| p.into_inner())
     }
 
     pub fn enter(&self, ids: &[KeyId]) {

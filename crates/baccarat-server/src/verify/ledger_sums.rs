@@ -98,7 +98,7 @@ mod tests {
 
     fn t(id: u64, kind: TransferKind, cause: Cause) -> Transfer {
         Transfer {
-            id,
+            id: TransferId(id),
             debit: crate::ledger::AccountId(7),
             credit: crate::ledger::AccountId(8),
             amount: Money(100),
@@ -115,13 +115,13 @@ mod tests {
         assert_eq!(l.feed(&t(1, TransferKind::Pending, wager(1))), None);
         assert_eq!(l.feed(&t(2, TransferKind::Pending, wager(2))), None);
         assert_eq!(l.feed(&t(3, TransferKind::Pending, wager(3))), None);
-        assert_eq!(l.feed(&t(4, TransferKind::PostOf(1), wager(1))), Some(true));
+        assert_eq!(l.feed(&t(4, TransferKind::PostOf(TransferId(1)), wager(1))), Some(true));
         // Another wager's cause, or another table's, is not the hold's.
-        assert_eq!(l.feed(&t(5, TransferKind::VoidOf(2), wager(9))), Some(false));
+        assert_eq!(l.feed(&t(5, TransferKind::VoidOf(TransferId(2)), wager(9))), Some(false));
         let elsewhere = Cause::Wager { table: TableId(2), wager: WagerId(3) };
-        assert_eq!(l.feed(&t(6, TransferKind::PostOf(3), elsewhere)), Some(false));
+        assert_eq!(l.feed(&t(6, TransferKind::PostOf(TransferId(3)), elsewhere)), Some(false));
         // A hold closed already, or never open, closes nothing.
-        assert_eq!(l.feed(&t(7, TransferKind::PostOf(1), wager(1))), None);
+        assert_eq!(l.feed(&t(7, TransferKind::PostOf(TransferId(1)), wager(1))), None);
         assert_eq!(l.feed(&t(8, TransferKind::Posted, wager(1))), None);
         assert!(l.open.is_empty());
     }

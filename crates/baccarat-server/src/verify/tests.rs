@@ -62,7 +62,7 @@ fn differences_are_named_the_same_in_small_rounds_and_cut_to_the_lowest_causes()
     // rulebook unknown (its transfers unexplained).
     let mut s = honest.clone();
     let table_1 = |c: Cause| matches!(c, Cause::Wager { table: TableId(1), .. });
-    for t in s.transfers.iter_mut().filter(|t| t.kind == TransferKind::Posted && table_1(t.cause) && t.id % 3 == 0) {
+    for t in s.transfers.iter_mut().filter(|t| t.kind == TransferKind::Posted && table_1(t.cause) && t.id.0 % 3 == 0) {
         t.amount.0 += 1;
     }
     s.tables[1].rulebook = "no-such-rulebook".into();

@@ -246,7 +246,7 @@ fn verify_names_a_cage_transfer_without_its_record() {
     let Cause::Cage { seq } = honest.transfers[i].cause else { panic!("{:?}", honest.transfers[i]) };
     // A forged transfer to the cage, naming a record that is no cage's.
     let mut s = honest.clone();
-    let id = s.transfers.iter().map(|t| t.id).max().unwrap() + 1;
+    let id = baccarat_server::ledger::TransferId(s.transfers.iter().map(|t| t.id.0).max().unwrap() + 1);
     s.transfers.push(baccarat_server::ledger::Transfer {
         id,
         cause: Cause::Cage { seq: 999 },

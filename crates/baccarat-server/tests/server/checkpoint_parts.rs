@@ -147,7 +147,7 @@ fn a_checkpoint_streamed_a_part_at_a_time_is_the_one_sealed_whole() {
     // Bulk it past two parts (only its bytes matter here).
     cp.pending.extend((0..40_000u64).map(|i| {
         std::sync::Arc::new(Transfer {
-            id: 1_000_000 + i,
+            id: baccarat_server::ledger::TransferId(1_000_000 + i),
             debit: baccarat_server::ledger::AccountId(1),
             credit: baccarat_server::ledger::AccountId(2),
             amount: Money(100),

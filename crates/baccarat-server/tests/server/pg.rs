@@ -479,9 +479,10 @@ fn migrate_copies_a_sqlite_casino_and_refuses_a_non_empty_target() {
     // The readers that find keys out of memory find the same answers in
     // both, in one read for many keys: each key's latest answer, nothing for
     // a key never answered, nothing before the window.
-    let answered: Vec<u128> = sqlite.answers_since(0).unwrap().iter().map(|a| a.key_id).collect();
+    let answered: Vec<baccarat_server::keys::KeyId> =
+        sqlite.answers_since(0).unwrap().iter().map(|a| a.key_id).collect();
     let mut ids = answered.clone();
-    ids.extend([1u128, 2, u128::MAX]);
+    ids.extend([1u128, 2, u128::MAX].map(baccarat_server::keys::KeyId));
     let sqlite_keys =
         baccarat_server::key_reader::open(&baccarat_server::store::Db::Sqlite(cfg.db.clone()), None).unwrap();
     let pg_keys = baccarat_server::key_reader::open(&baccarat_server::store::Db::Postgres(url.clone()), None).unwrap();

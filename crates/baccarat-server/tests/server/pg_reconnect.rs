@@ -47,7 +47,7 @@ fn the_key_reader_reconnects_after_the_database_closed_its_connection() {
     let url = database("keys_reconnect");
     drop(PgStore::connect(&url).unwrap()); // migrated
     let r = baccarat_server::key_reader::PgKeyReader::connect(&url).unwrap();
-    let find = || r.find_many(&[7], 0).map(|v| v.len()).map_err(|e| e.to_string());
+    let find = || r.find_many(&[baccarat_server::keys::KeyId(7)], 0).map(|v| v.len()).map_err(|e| e.to_string());
     assert_eq!(find(), Ok(0));
     assert!(terminate_all(&url) >= 1);
     let tries: Vec<_> = (0..3).map(|_| find()).collect();

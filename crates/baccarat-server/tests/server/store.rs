@@ -55,7 +55,7 @@ fn ledger_and_chains_survive_a_restart() {
     let snap = store.load().unwrap();
     // What recovery reads: the accounts, the holds still open, the last
     // transfer's id, and the answers in the retention window (all, here).
-    let (mut pending, mut last) = (Vec::new(), 0);
+    let (mut pending, mut last) = (Vec::new(), baccarat_server::ledger::TransferId(0));
     store
         .each_transfer_after(0, |t| {
             last = t.id;

@@ -34,12 +34,12 @@ impl Bloom {
 
     /// The block of `id`: its low 64 bits scaled to the number of blocks.
     fn block(&self, id: KeyId) -> usize {
-        ((u128::from(id as u64) * self.blocks() as u128) >> 64) as usize
+        ((u128::from(id.0 as u64) * self.blocks() as u128) >> 64) as usize
     }
 
     /// One bit in each word, six bits of the id's high half each.
     fn masks(id: KeyId) -> [u64; WORDS] {
-        let h = (id >> 64) as u64;
+        let h = (id.0 >> 64) as u64;
         std::array::from_fn(|i| 1u64 << ((h >> (i * 6)) & 63))
     }
 
@@ -94,10 +94,10 @@ mod tests {
         fn every_key_inserted_is_found(keys in proptest::collection::vec(any::<u128>(), 1..2000)) {
             let mut b = Bloom::with_keys(keys.len());
             for k in &keys {
-                b.insert(*k);
+                b.insert(KeyId(*k));
             }
             for k in &keys {
-                prop_assert!(b.may_contain(*k));
+                prop_assert!(b.may_contain(KeyId(*k)));
             }
             let back = Bloom::from_bytes(&b.to_bytes()).unwrap();
             prop_assert_eq!(back, b);

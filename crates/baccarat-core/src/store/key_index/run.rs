@@ -74,7 +74,7 @@ pub enum Probe {
 fn entry_at(data: &[u8], i: usize) -> (KeyId, u64) {
     let e = &data[i * ENTRY..(i + 1) * ENTRY];
     (
-        u128::from_le_bytes(e[..16].try_into().expect("16 bytes")),
+        KeyId::from_le_bytes(e[..16].try_into().expect("16 bytes")),
         u64::from_le_bytes(e[16..].try_into().expect("8 bytes")),
     )
 }
@@ -145,7 +145,7 @@ impl Run {
         let bad = |what: &str| StoreError::Corrupt(format!("key index run {id}: {what}"));
         let bloom = Bloom::from_bytes(&read(BLOOM)?).ok_or_else(|| bad("its filter"))?;
         let fences: Vec<KeyId> =
-            read(FENCE)?.chunks_exact(16).map(|f| u128::from_le_bytes(f.try_into().expect("16 bytes"))).collect();
+            read(FENCE)?.chunks_exact(16).map(|f| KeyId::from_le_bytes(f.try_into().expect("16 bytes"))).collect();
         if fences.len() as i64 != chunks || !fences.windows(2).all(|w| w[0] < w[1]) {
             return Err(bad("its fences"));
         }

@@ -135,22 +135,30 @@ pub enum SelfLimitsChange {
     },
 }
 
-/// The answer to a request.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// The answer to a request: one of these, told apart by its `result`.
+// Its JSON Schema is derived (`schemars`) for the API document's replies
+// (the server's `openapi/replies.rs`), doc comments and all; ids and amounts
+// are described as the bare integers they serialise as.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "result", rename_all = "snake_case")]
 pub enum Reply {
     Wager {
+        #[schemars(with = "u64")]
         wager: WagerId,
+        #[schemars(with = "i64")]
         balance: Money,
     },
     Wagers {
         results: Vec<Reply>,
+        #[schemars(with = "i64")]
         balance: Money,
     },
     Table {
+        #[schemars(with = "u32")]
         table: TableId,
     },
     Deposit {
+        #[schemars(with = "i64")]
         balance: Money,
     },
     /// A promotion.
@@ -159,6 +167,7 @@ pub enum Reply {
     },
     /// A tournament, and how many have entered it.
     Tournament {
+        #[schemars(with = "u32")]
         tournament: TournamentId,
         entrants: usize,
     },
@@ -171,8 +180,6 @@ pub enum Reply {
         accounts: usize,
         transfers: usize,
     },
-    /// Refused: `code` says what kind of refusal (the HTTP layer maps each to
-    /// its status), `rule` names the rulebook's rule where one refused.
     /// A player's own limits as they now stand.
     SelfLimits {
         view: serde_json::Value,
@@ -183,6 +190,8 @@ pub enum Reply {
         cutoff_hour: u8,
         at_ms: u64,
     },
+    /// Refused: `code` says what kind of refusal (the HTTP layer maps each to
+    /// its status), `rule` names the rulebook's rule where one refused.
     Refused {
         code: Code,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -191,28 +200,35 @@ pub enum Reply {
     },
     /// A cash-out: the wallet's balance after it, and the amount.
     CashOut {
+        #[schemars(with = "i64")]
         balance: Money,
+        #[schemars(with = "i64")]
         cashed_out: Money,
     },
     /// A fill or a credit: the table's float (its house account) after it.
     Float {
+        #[schemars(with = "u32")]
         table: TableId,
+        #[schemars(with = "i64")]
         float: Money,
     },
     /// A create under the name of a table that is the one asked for
     /// (`table_names.rs`): nothing was made. The API answers it as
     /// [`Reply::Table`], the usual reply; the server starts no pacer for it.
     ExistingTable {
+        #[schemars(with = "u32")]
         table: TableId,
     },
     /// A table closed for good, with what went back to the cage; or closing,
     /// once its coup in play settles (`closing.rs`).
     TableClosed {
+        #[schemars(with = "u32")]
         table: TableId,
         closed: bool,
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         closing: bool,
         #[serde(skip_serializing_if = "Option::is_none")]
+        #[schemars(with = "Option<i64>")]
         credited: Option<Money>,
     },
 }
@@ -220,7 +236,7 @@ pub enum Reply {
 /// What kind of refusal: a rulebook's rule, or one of the server's own
 /// conditions. Typed, so that the HTTP status and the words a page shows follow
 /// from the kind, never from matching strings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Code {
     /// A rulebook's rule refused it; `rule` cites it.

@@ -93,17 +93,14 @@ fn movements() -> [Op; 3] {
         .limited()
         .body(body())
         .example(json!({ "amount": 50000, "key": "cash-out-1" }))
-        .ok(
-            "the wallet's balance after it, and the amount cashed out",
-            reply("cash_out", &[("balance", money()), ("cashed_out", money())]),
-        )
+        .ok("the wallet's balance after it, and the amount cashed out", schema_ref("CashOutReply"))
         .err(
             409,
             "more than the wallet holds free of open wagers (`ledger`), the key used for another amount \
              (`idempotency`), or a partition's server (`wallet`)",
         )
         .writer();
-    let float = || reply("float", &[("table", u32s()), ("float", money())]);
+    let float = || schema_ref("FloatReply");
     let fill = on_table(Op::new("Admin: chips from the cage to a table's float (a fill)"))
         .auth()
         .roles("admins")

@@ -24,24 +24,6 @@ pub(super) fn error_schema() -> Value {
     })
 }
 
-pub(super) fn reply(result: &str, props: &[(&str, Value)]) -> Value {
-    let mut all = vec![("result", string_enum(&[result]))];
-    all.extend(props.iter().cloned());
-    object(&all)
-}
-
-pub(super) fn refused_reply() -> Value {
-    object_with(
-        &[
-            ("result", string_enum(&["refused"])),
-            ("code", string_enum(&ERROR_CODES)),
-            ("rule", string()),
-            ("message", string()),
-        ],
-        &["result", "code", "message"],
-    )
-}
-
 pub(super) fn wager_line() -> Value {
     object(&[
         ("wager", u64s()),
@@ -167,7 +149,7 @@ pub(super) fn table_view() -> Value {
 }
 
 pub(super) fn components() -> Value {
-    json!({
+    let mut all = json!({
         "securitySchemes": {
             "bearer": { "type": "http", "scheme": "bearer", "description": "The token POST /api/login answers" },
             "cookie": {
@@ -182,23 +164,11 @@ pub(super) fn components() -> Value {
             "CoupFeed": coup_feed(),
             "Shoe": shoe(),
             "Command": command_schema(),
-            "WagerReply": reply("wager", &[("wager", u64s()), ("balance", money())]),
-            "RefusedReply": refused_reply(),
-            "SlipReply": reply("wagers", &[
-                ("results", array(json!({ "oneOf": [schema_ref("WagerReply"), schema_ref("RefusedReply")] }))),
-                ("balance", money()),
-            ]),
-            "TableReply": reply("table", &[("table", u32s())]),
-            "DepositReply": reply("deposit", &[("balance", money())]),
-            "TournamentReply": reply("tournament", &[("tournament", u32s()), ("entrants", u64s())]),
-            "PromotionReply": reply("promotion", &[("promotion", u32s())]),
-            "EventsReply": reply("events", &[("count", u64s())]),
-            "LedgerReply": reply("ledger", &[
-                ("ok", boolean()),
-                ("problem", nullable(string())),
-                ("accounts", u64s()),
-                ("transfers", u64s()),
-            ]),
         },
-    })
+    });
+    // The casino's replies, derived from the type (`replies.rs`).
+    if let Some(schemas) = all["schemas"].as_object_mut() {
+        schemas.extend(super::replies::components());
+    }
+    all
 }

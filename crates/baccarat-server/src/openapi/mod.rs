@@ -27,6 +27,7 @@ mod op;
 mod pages;
 mod pit;
 mod promotions;
+mod replies;
 mod reports;
 mod rulebooks;
 mod schema;

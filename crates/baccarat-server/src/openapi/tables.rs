@@ -235,16 +235,7 @@ fn probes() -> (Op, Op) {
 
 /// `POST /api/tables/{id}/close` (`http/tables.rs`).
 fn close() -> Op {
-    let reply = object_with(
-        &[
-            ("result", string_enum(&["table_closed"])),
-            ("table", u32s()),
-            ("closed", boolean()),
-            ("closing", boolean()),
-            ("credited", money()),
-        ],
-        &["result", "table", "closed"],
-    );
+    let reply = schema_ref("TableClosedReply");
     on_table(Op::new("Admin: close the table for good; its float goes back to the cage"))
         .describe(
             "With no coup in play the table closes now, and everything its house, commission and antes accounts \

@@ -1,0 +1,213 @@
+//! The casino's replies in the document, derived from the type the writer
+//! answers with (issue 46), not written beside it.
+//!
+//! `schemars` writes the schema of `casino::Reply` for OpenAPI 3.0 (`nullable`
+//! rather than a `null` type, references under `#/components/schemas/`), with
+//! the variants' doc comments as descriptions. Each variant, told apart by its
+//! `result` tag, becomes the component [`NAMES`] gives it, and `Reply` itself
+//! the `oneOf` of those: a field added to a reply is in the document with no
+//! line written here, and a variant added to the enum fails the tests until
+//! it is named here (or said never to be sent as it is).
+//!
+//! Each variant is a closed object (`additionalProperties: false`): a reply
+//! is serialised from the enum, so no other field can appear, and the fuzzer
+//! (`scripts/schemathesis.sh`) then catches a field the document lacks.
+
+use schemars::generate::SchemaSettings;
+use serde_json::{json, Map, Value};
+
+use crate::casino::Reply;
+
+/// Each reply's component, by its `result` tag. `None`: the API never sends
+/// that variant as it is (`existing_table` is answered as `table`; a
+/// player's limits and the gaming day are answered as views of their own).
+pub(super) const NAMES: [(&str, Option<&str>); 15] = [
+    ("wager", Some("WagerReply")),
+    ("wagers", Some("SlipReply")),
+    ("table", Some("TableReply")),
+    ("deposit", Some("DepositReply")),
+    ("promotion", Some("PromotionReply")),
+    ("tournament", Some("TournamentReply")),
+    ("events", Some("EventsReply")),
+    ("ledger", Some("LedgerReply")),
+    ("self_limits", None),
+    ("gaming_day", None),
+    ("refused", Some("RefusedReply")),
+    ("cash_out", Some("CashOutReply")),
+    ("float", Some("FloatReply")),
+    ("existing_table", None),
+    ("table_closed", Some("TableClosedReply")),
+];
+
+/// The `result` tag a variant's schema requires.
+fn tag(variant: &Value) -> Option<&str> {
+    let result = &variant["properties"]["result"];
+    result["enum"][0].as_str().or_else(|| result["const"].as_str())
+}
+
+/// The components derived from `Reply`: one a variant the API sends, the
+/// `Reply` that is any of them (a slip's results are), and what they refer
+/// to (`Code`, the refusal's kind).
+pub(super) fn components() -> Map<String, Value> {
+    // The schema of what is sent (a field skipped when empty is optional),
+    // not of what would be read.
+    let settings = SchemaSettings::openapi3().with(|s| s.contract = schemars::generate::Contract::Serialize);
+    let mut generator = settings.into_generator();
+    generator.subschema_for::<Reply>();
+    let mut defs = generator.take_definitions(true);
+    let reply = defs.remove("Reply").unwrap_or_default();
+    let mut out = defs;
+    let mut any = Vec::new();
+    for mut variant in reply["oneOf"].as_array().cloned().unwrap_or_default() {
+        let name = tag(&variant).and_then(|t| NAMES.iter().find(|(n, _)| *n == t)).and_then(|(_, c)| *c);
+        if let Some(name) = name {
+            variant["additionalProperties"] = json!(false);
+            any.push(json!({ "$ref": format!("#/components/schemas/{name}") }));
+            out.insert(name.to_string(), variant);
+        }
+    }
+    let description = reply.get("description").cloned().unwrap_or(Value::Null);
+    out.insert("Reply".into(), json!({ "oneOf": any, "description": description }));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::casino::Code;
+    use baccarat_core::ids::{TableId, TournamentId};
+    use baccarat_rules::Money;
+    use baccarat_table::engine::WagerId;
+
+    /// One of every variant; the match makes a new variant a compile error
+    /// here until it is added (and named in [`NAMES`]).
+    fn every_variant() -> Vec<Reply> {
+        let all = vec![
+            Reply::Wager { wager: WagerId(7), balance: Money(900) },
+            Reply::Wagers { results: vec![Reply::Wager { wager: WagerId(8), balance: Money(5) }], balance: Money(5) },
+            Reply::Table { table: TableId(2) },
+            Reply::Deposit { balance: Money(10) },
+            Reply::Promotion { promotion: 3 },
+            Reply::Tournament { tournament: TournamentId(4), entrants: 9 },
+            Reply::Events { count: 2 },
+            Reply::Ledger { ok: true, problem: None, accounts: 5, transfers: 6 },
+            Reply::SelfLimits { view: json!({}) },
+            Reply::GamingDay { zone: "UTC".into(), cutoff_hour: 6, at_ms: 1 },
+            Reply::Refused { code: Code::Rule, rule: Some("NSW 9.4".into()), message: "no".into() },
+            Reply::CashOut { balance: Money(1), cashed_out: Money(2) },
+            Reply::Float { table: TableId(1), float: Money(3) },
+            Reply::ExistingTable { table: TableId(1) },
+            Reply::TableClosed { table: TableId(1), closed: true, closing: false, credited: Some(Money(4)) },
+        ];
+        for r in &all {
+            match r {
+                Reply::Wager { .. }
+                | Reply::Wagers { .. }
+                | Reply::Table { .. }
+                | Reply::Deposit { .. }
+                | Reply::Promotion { .. }
+                | Reply::Tournament { .. }
+                | Reply::Events { .. }
+                | Reply::Ledger { .. }
+                | Reply::SelfLimits { .. }
+                | Reply::GamingDay { .. }
+                | Reply::Refused { .. }
+                | Reply::CashOut { .. }
+                | Reply::Float { .. }
+                | Reply::ExistingTable { .. }
+                | Reply::TableClosed { .. } => {}
+            }
+        }
+        all
+    }
+
+    /// Every variant's tag is named, once, and every one named as sent has
+    /// its component, derived.
+    #[test]
+    fn every_reply_is_named_and_derived() {
+        let derived = components();
+        let all = every_variant();
+        assert_eq!(all.len(), NAMES.len(), "a variant is missing from NAMES or from every_variant");
+        for r in &all {
+            let json = serde_json::to_value(r).unwrap();
+            let t = json["result"].as_str().unwrap();
+            let named = NAMES.iter().filter(|(n, _)| *n == t).count();
+            assert_eq!(named, 1, "{t}: named {named} times in NAMES");
+        }
+        for (t, name) in NAMES {
+            if let Some(name) = name {
+                let c = derived.get(name).unwrap_or_else(|| panic!("{t}: no {name} derived"));
+                assert_eq!(tag(c), Some(t), "{name} is the schema of {t}");
+            }
+        }
+        assert_eq!(derived["Reply"]["oneOf"].as_array().unwrap().len(), 12);
+    }
+
+    /// A reply serialised from the type has exactly the fields its derived
+    /// component lists, the required ones among them, and values of the types
+    /// it says: the document cannot drift from the replies.
+    #[test]
+    fn each_reply_as_sent_fits_its_component() {
+        let derived = components();
+        for r in every_variant() {
+            let json = serde_json::to_value(&r).unwrap();
+            let t = json["result"].as_str().unwrap();
+            let Some(Some(name)) = NAMES.iter().find(|(n, _)| *n == t).map(|(_, c)| *c) else { continue };
+            fits(&json, &derived[name], &derived, name);
+        }
+    }
+
+    /// The checks a validator would make of these simple shapes: an object's
+    /// fields against its properties and required list, and each value's
+    /// JSON type (following `$ref` and `oneOf`).
+    fn fits(value: &Value, schema: &Value, defs: &Map<String, Value>, at: &str) {
+        if let Some(r) = schema["$ref"].as_str() {
+            let name = r.trim_start_matches("#/components/schemas/");
+            return fits(value, &defs[name], defs, at);
+        }
+        if let Some(any) = schema["oneOf"].as_array() {
+            let tags: Vec<&str> = any.iter().filter_map(|s| s["$ref"].as_str()).collect();
+            assert!(!tags.is_empty() || any.iter().any(|s| s["enum"].is_array()), "{at}: an unknown oneOf");
+            if !tags.is_empty() {
+                let t = value["result"].as_str().unwrap();
+                let name = NAMES.iter().find(|(n, _)| *n == t).and_then(|(_, c)| *c).unwrap();
+                return fits(value, &defs[name], defs, at);
+            }
+            let known = any.iter().flat_map(|s| s["enum"].as_array().cloned().unwrap_or_default());
+            assert!(known.clone().any(|v| &v == value), "{at}: {value} is none of the enum");
+            return;
+        }
+        match value {
+            Value::Object(o) => {
+                let props = schema["properties"].as_object().unwrap_or_else(|| panic!("{at}: no properties"));
+                for k in o.keys() {
+                    assert!(props.contains_key(k), "{at}: field {k} is not in the schema");
+                }
+                for k in schema["required"].as_array().into_iter().flatten() {
+                    assert!(o.contains_key(k.as_str().unwrap()), "{at}: required {k} missing");
+                }
+                for (k, v) in o {
+                    fits(v, &props[k], defs, &format!("{at}.{k}"));
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|v| fits(v, &schema["items"], defs, at)),
+            Value::Number(_) => assert_eq!(schema["type"], "integer", "{at}: {value} is not an integer's"),
+            Value::String(s) => match schema["enum"].as_array() {
+                Some(values) => assert!(values.contains(&json!(s)), "{at}: {s} is not in the enum"),
+                None => assert_eq!(schema["type"], "string", "{at}"),
+            },
+            Value::Bool(_) => assert_eq!(schema["type"], "boolean", "{at}"),
+            Value::Null => assert_eq!(schema["nullable"], true, "{at}: null where not nullable"),
+        }
+    }
+
+    /// The check fails on a field the schema lacks, as it must.
+    #[test]
+    #[should_panic(expected = "is not in the schema")]
+    fn a_field_the_document_lacks_is_caught() {
+        let derived = components();
+        let mut json = serde_json::to_value(Reply::Deposit { balance: Money(1) }).unwrap();
+        json["bonus"] = json!(1);
+        fits(&json, &derived["DepositReply"], &derived, "DepositReply");
+    }
+}

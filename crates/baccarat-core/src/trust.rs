@@ -48,7 +48,7 @@ use baccarat_table::engine::{Command, Phase, Refusal, RefusalKind, ShoeSource, T
 use serde::{Deserialize, Serialize};
 
 /// What a person may do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     Player,

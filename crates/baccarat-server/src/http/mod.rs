@@ -51,6 +51,7 @@
 //! `Referrer-Policy: no-referrer`.
 
 pub mod access;
+pub mod bodies;
 mod cage;
 pub mod compress;
 pub mod delta;

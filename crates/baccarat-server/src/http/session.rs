@@ -8,8 +8,8 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use baccarat_rules::Money;
 use serde::Deserialize;
-use serde_json::{json, Value};
 
+use super::bodies::{Me, PasswordChanged, SignedIn, SignedOut};
 use super::extract::{Auth, Body, Https, SESSION_COOKIE};
 use super::{ApiError, AppState};
 use crate::signin::SignInError;
@@ -73,9 +73,10 @@ pub(super) async fn login(State(s): State<AppState>, req: axum::extract::Request
     super::access::signed_in(&sess);
     tracing::info!(target: "baccarat_server::signin", user = sess.user.0, role = sess.role.name(), "signed in");
     let max_age = s.users.policy().max_ms / 1000;
-    let mut r = Json(json!({ "token": token, "user": sess.user, "name": sess.name, "role": sess.role,
-        "idle_seconds": s.users.policy().idle_ms / 1000, "max_seconds": max_age }))
-    .into_response();
+    let idle_seconds = s.users.policy().idle_ms / 1000;
+    let (user, role) = (sess.user, sess.role);
+    let body = SignedIn { token: token.clone(), user, name: sess.name, role, idle_seconds, max_seconds: max_age };
+    let mut r = Json(body).into_response();
     r.headers_mut().insert(header::SET_COOKIE, cookie(&token, max_age, secure));
     Ok(r)
 }
@@ -87,7 +88,7 @@ pub(super) async fn logout(
     Auth(_, token): Auth,
 ) -> Result<Response, ApiError> {
     s.users.revoke(&token).map_err(|e| ApiError::unauthorized(e.to_string()))?;
-    let mut r = Json(json!({ "revoked": true })).into_response();
+    let mut r = Json(SignedOut { revoked: true }).into_response();
     r.headers_mut().insert(header::SET_COOKIE, cookie("", 0, secure));
     Ok(r)
 }
@@ -96,7 +97,7 @@ pub(super) async fn logout(
 /// `balance` is the wallet at this partition and `bank` the player's money
 /// at the casino's bank, which any partition takes wagers from (`bank/`);
 /// elsewhere `bank` is null.
-pub(super) async fn me(State(s): State<AppState>, Auth(sess, _): Auth) -> Result<Json<Value>, ApiError> {
+pub(super) async fn me(State(s): State<AppState>, Auth(sess, _): Auth) -> Result<Json<Me>, ApiError> {
     let bank = match s.directory.as_ref().filter(|d| d.own.is_some()) {
         None => None,
         Some(d) => {
@@ -110,10 +111,7 @@ pub(super) async fn me(State(s): State<AppState>, Auth(sess, _): Auth) -> Result
     let me = sess.user.as_player();
     let (balance, available) = v.balances.get(&me).copied().unwrap_or_default();
     let tokens = v.tokens.get(&me).map_or(Money::ZERO, |t| t.1);
-    Ok(Json(json!({
-        "user": sess.user, "name": sess.name, "role": sess.role, "balance": balance, "available": available,
-        "tokens": tokens, "bank": bank,
-    })))
+    Ok(Json(Me { user: sess.user, name: sess.name, role: sess.role, balance, available, tokens, bank }))
 }
 
 #[derive(Deserialize)]
@@ -164,7 +162,7 @@ pub(super) async fn password(
         e => ApiError::internal(e.to_string()),
     })?;
     let max_age = s.users.policy().max_ms / 1000;
-    let mut r = Json(json!({ "token": token, "revoked_others": true })).into_response();
+    let mut r = Json(PasswordChanged { token: token.clone(), revoked_others: true }).into_response();
     r.headers_mut().insert(header::SET_COOKIE, cookie(&token, max_age, secure));
     Ok(r)
 }

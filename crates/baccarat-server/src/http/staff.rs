@@ -10,6 +10,7 @@ use baccarat_table::engine::{Command, PlayerId};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::bodies::{PlayerCreated, Verified};
 use super::extract::{Auth, Body, Id, Q};
 use super::{call, limited, reply_json, require, table_exists, ApiError, AppState};
 use crate::auth::Role;
@@ -230,7 +231,7 @@ pub(super) async fn create_player(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
     Body(b): Body<NewPlayer>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<PlayerCreated>, ApiError> {
     require(&sess, &[Role::Admin])?;
     limited(&s, &sess)?;
     if b.name.is_empty() || b.name.len() > 64 || b.password.chars().count() < 4 || b.password.len() > 128 {
@@ -262,7 +263,7 @@ pub(super) async fn create_player(
             .await?,
         )?;
     }
-    Ok(Json(json!({ "player": id, "name": b.name })))
+    Ok(Json(PlayerCreated { player: id, name: b.name }))
 }
 
 /// Inspector or admin: the ledger's invariants as the database holds them
@@ -413,7 +414,7 @@ pub(super) async fn void_halted(
 }
 
 /// Inspector or admin: run `baccarat verify` over the database as it is now.
-pub(super) async fn verify(State(s): State<AppState>, Auth(sess, _): Auth) -> Result<Json<Value>, ApiError> {
+pub(super) async fn verify(State(s): State<AppState>, Auth(sess, _): Auth) -> Result<Json<Verified>, ApiError> {
     require(&sess, &[Role::Inspector, Role::Admin])?;
     let db = s.db.clone();
     let anchors = s.anchor_file.clone();
@@ -426,17 +427,5 @@ pub(super) async fn verify(State(s): State<AppState>, Auth(sess, _): Auth) -> Re
     .await
     .map_err(|_| ApiError::internal("verify failed"))?
     .map_err(ApiError::internal)?;
-    Ok(Json(json!({
-        "ok": f.problems.is_empty(),
-        "tables": f.tables,
-        "records": f.records,
-        "shoes": f.shoes,
-        "coups": f.coups,
-        "settlements": f.settlements,
-        "problems": f.problems,
-        "voids": f.voids,
-        "unanchored": f.unanchored,
-        "notes": f.notes,
-        "anchor_key": public,
-    })))
+    Ok(Json(Verified::new(f, public)))
 }

@@ -38,6 +38,7 @@ use baccarat_core::ids::UserId;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::bodies::{PasswordReset, PersonCreated};
 use super::extract::{Auth, Body, Id, Q};
 use super::{call, limited, require, ApiError, AppState};
 use crate::audit::UserChange;
@@ -205,7 +206,7 @@ pub(super) async fn create(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
     Body(b): Body<NewUser>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<PersonCreated>, ApiError> {
     require(&sess, &[Role::Admin])?;
     limited(&s, &sess)?;
     checked_name(&b.name)?;
@@ -214,7 +215,7 @@ pub(super) async fn create(
     super::access::detail(|| format!("name={:?} role={}", b.name, role.name()));
     checked_password(&b.password)?;
     let id = create_person(&s, &sess, &b.name, role, b.password).await?;
-    Ok(Json(json!({ "id": id, "name": b.name, "role": role, "disabled": false })))
+    Ok(Json(PersonCreated { id, name: b.name, role, disabled: false }))
 }
 
 #[derive(Deserialize)]
@@ -315,7 +316,7 @@ pub(super) async fn password(
     Auth(sess, _): Auth,
     Id(id): Id<UserId>,
     Body(b): Body<NewPassword>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<PasswordReset>, ApiError> {
     require(&sess, &[Role::Admin])?;
     limited(&s, &sess)?;
     checked_password(&b.password)?;
@@ -324,7 +325,7 @@ pub(super) async fn password(
     not_own(id, &sess)?;
     let hash = hashed(b.password).await?;
     let c = change_person(&s, &sess, id, Change::Password(hash)).await?;
-    Ok(Json(json!({ "id": id, "sessions_ended": c.sessions_ended })))
+    Ok(Json(PasswordReset { id, sessions_ended: c.sessions_ended }))
 }
 
 #[derive(Deserialize)]

@@ -6,6 +6,7 @@
 use serde_json::json;
 
 use super::*;
+use crate::http::bodies::{PlayerCreated, Verified};
 
 /// The cage and the inspector: `staff.rs`; and this document.
 pub(super) fn operations() -> Vec<Operation> {
@@ -18,7 +19,7 @@ pub(super) fn operations() -> Vec<Operation> {
             &["name", "password"],
         ))
         .example(json!({ "name": "newcomer", "password": "secret", "chips": 100000 }))
-        .ok("created", object(&[("player", u32s()), ("name", string())]))
+        .ok("created", derived::<PlayerCreated>())
         .err(409, "the name is taken, or the opening chips were refused (`conflict`, …)")
         .writer();
     let deposit = Op::new("Admin: chips from the cage into a player's wallet")
@@ -48,22 +49,7 @@ pub(super) fn operations() -> Vec<Operation> {
         )
         .auth()
         .roles("inspectors and admins")
-        .ok(
-            "the findings",
-            object(&[
-                ("ok", boolean()),
-                ("tables", u64s()),
-                ("records", u64s()),
-                ("shoes", u64s()),
-                ("coups", u64s()),
-                ("settlements", u64s()),
-                ("problems", array(string())),
-                ("voids", array(json!({ "type": "object" }))),
-                ("unanchored", array(string())),
-                ("notes", array(string())),
-                ("anchor_key", nullable(string())),
-            ]),
-        );
+        .ok("the findings", derived::<Verified>());
     let this = Op::new("This document").ok("OpenAPI 3.0.3", json!({ "type": "object" }));
     let [cash_out, fill, credit] = movements();
     vec![

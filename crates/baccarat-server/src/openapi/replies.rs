@@ -13,7 +13,6 @@
 //! is serialised from the enum, so no other field can appear, and the fuzzer
 //! (`scripts/schemathesis.sh`) then catches a field the document lacks.
 
-use schemars::generate::SchemaSettings;
 use serde_json::{json, Map, Value};
 
 use crate::casino::Reply;
@@ -49,10 +48,7 @@ fn tag(variant: &Value) -> Option<&str> {
 /// `Reply` that is any of them (a slip's results are), and what they refer
 /// to (`Code`, the refusal's kind).
 pub(super) fn components() -> Map<String, Value> {
-    // The schema of what is sent (a field skipped when empty is optional),
-    // not of what would be read.
-    let settings = SchemaSettings::openapi3().with(|s| s.contract = schemars::generate::Contract::Serialize);
-    let mut generator = settings.into_generator();
+    let mut generator = super::schema::settings().into_generator();
     generator.subschema_for::<Reply>();
     let mut defs = generator.take_definitions(true);
     let reply = defs.remove("Reply").unwrap_or_default();
@@ -196,9 +192,67 @@ mod tests {
                 Some(values) => assert!(values.contains(&json!(s)), "{at}: {s} is not in the enum"),
                 None => assert_eq!(schema["type"], "string", "{at}"),
             },
-            Value::Bool(_) => assert_eq!(schema["type"], "boolean", "{at}"),
+            Value::Bool(b) => {
+                assert_eq!(schema["type"], "boolean", "{at}");
+                if let Some(values) = schema["enum"].as_array() {
+                    assert!(values.contains(&json!(b)), "{at}: {b} is not the constant said");
+                }
+            }
             Value::Null => assert_eq!(schema["nullable"], true, "{at}: null where not nullable"),
         }
+    }
+
+    /// The edge's own bodies (`http/bodies.rs`) as sent fit the schemas the
+    /// document derives from them, a null where one may be and a constant
+    /// where one is said.
+    #[test]
+    fn each_body_as_sent_fits_its_derived_schema() {
+        use crate::auth::Role;
+        use crate::http::bodies::*;
+        use crate::openapi::schema::derived;
+        use baccarat_core::ids::UserId;
+        let none = Map::new();
+        let check = |v: Value, schema: Value, at: &str| fits(&v, &schema, &none, at);
+        let (user, name) = (UserId(3), "ana".to_string());
+        let signed_in = SignedIn {
+            token: "t".into(),
+            user,
+            name: name.clone(),
+            role: Role::Player,
+            idle_seconds: 1,
+            max_seconds: 2,
+        };
+        check(serde_json::to_value(signed_in).unwrap(), derived::<SignedIn>(), "SignedIn");
+        for bank in [None, Some(7)] {
+            let me = Me {
+                user,
+                name: name.clone(),
+                role: Role::Admin,
+                balance: Money(1),
+                available: Money(1),
+                tokens: Money::ZERO,
+                bank,
+            };
+            check(serde_json::to_value(me).unwrap(), derived::<Me>(), "Me");
+        }
+        check(serde_json::to_value(SignedOut { revoked: true }).unwrap(), derived::<SignedOut>(), "SignedOut");
+        let changed = PasswordChanged { token: "t".into(), revoked_others: true };
+        check(serde_json::to_value(changed).unwrap(), derived::<PasswordChanged>(), "PasswordChanged");
+        let created = PersonCreated { id: user, name: name.clone(), role: Role::Dealer, disabled: false };
+        check(serde_json::to_value(created).unwrap(), derived::<PersonCreated>(), "PersonCreated");
+        let reset = PasswordReset { id: user, sessions_ended: 2 };
+        check(serde_json::to_value(reset).unwrap(), derived::<PasswordReset>(), "PasswordReset");
+        check(
+            serde_json::to_value(PlayerCreated { player: user, name }).unwrap(),
+            derived::<PlayerCreated>(),
+            "PlayerCreated",
+        );
+        let findings = crate::verify::Findings { problems: vec!["x".into()], ..Default::default() };
+        let verified = serde_json::to_value(Verified::new(findings, None)).unwrap();
+        check(verified, derived::<Verified>(), "Verified");
+        // A constant is said, and a value other than it is refused.
+        assert_eq!(derived::<SignedOut>()["properties"]["revoked"]["enum"], json!([true]));
+        assert_eq!(derived::<SignedOut>()["additionalProperties"], json!(false));
     }
 
     /// The check fails on a field the schema lacks, as it must.

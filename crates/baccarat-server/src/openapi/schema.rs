@@ -165,3 +165,24 @@ pub(super) fn password() -> Value {
 pub(super) fn null_only(ty: &str) -> Value {
     json!({ "type": ty, "nullable": true, "enum": [null] })
 }
+
+/// How the document derives a schema from a type (`schemars`): for OpenAPI
+/// 3.0 (`nullable`, references under `#/components/schemas/`), of what is
+/// sent (the Serialize contract: a field skipped when empty is optional).
+pub(super) fn settings() -> schemars::generate::SchemaSettings {
+    schemars::generate::SchemaSettings::openapi3().with(|s| s.contract = schemars::generate::Contract::Serialize)
+}
+
+/// The schema of a body the server answers with, derived from its type
+/// (`http/bodies.rs`), inline and closed: a struct serialises its fields
+/// and no others.
+pub(super) fn derived<T: schemars::JsonSchema>() -> Value {
+    let settings = settings().with(|s| s.inline_subschemas = true);
+    let mut schema = settings.into_generator().into_root_schema_for::<T>().to_value();
+    if let Some(o) = schema.as_object_mut() {
+        o.remove("$schema");
+        o.remove("title");
+        o.insert("additionalProperties".into(), Value::Bool(false));
+    }
+    schema
+}

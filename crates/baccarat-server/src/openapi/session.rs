@@ -4,6 +4,7 @@
 use serde_json::json;
 
 use super::*;
+use crate::http::bodies::{Me, PasswordChanged, SignedIn, SignedOut};
 
 /// Signing in and out, who I am: `session.rs`, and `play.rs`'s history.
 // Longer than 70 lines: a table, one entry per route (data, not steps).
@@ -18,23 +19,13 @@ pub(super) fn operations() -> Vec<Operation> {
             &["name", "password"],
         ))
         .example(json!({ "name": "player1", "password": "demo" }))
-        .ok(
-            "signed in",
-            object(&[
-                ("token", string()),
-                ("user", u32s()),
-                ("name", string()),
-                ("role", role()),
-                ("idle_seconds", u64s()),
-                ("max_seconds", u64s()),
-            ]),
-        )
+        .ok("signed in", derived::<SignedIn>())
         .err(401, "wrong name or password (`unauthorized`)")
         .err(429, "too many sign-ins from this address, for this name or on this server (`rate`)")
         .err(503, "the sign-in pool is busy (`unavailable`)");
     let logout = Op::new("Sign out: this session ends and the cookie is cleared")
         .auth()
-        .ok("signed out", object(&[("revoked", json!({ "type": "boolean", "enum": [true] }))]));
+        .ok("signed out", derived::<SignedOut>());
     let me = Op::new("Who I am, my wallet and my promotional tokens available (minor units)")
         .describe(
             "At a partition's server (serve --partition), `balance` and `available` are the wallet at this \
@@ -42,18 +33,7 @@ pub(super) fn operations() -> Vec<Operation> {
              from; on a casino without partitions `bank` is null.",
         )
         .auth()
-        .ok(
-            "me",
-            object(&[
-                ("user", u32s()),
-                ("name", string()),
-                ("role", role()),
-                ("balance", money()),
-                ("available", money()),
-                ("tokens", money()),
-                ("bank", nullable(money())),
-            ]),
-        )
+        .ok("me", derived::<Me>())
         .err(503, "the bank cannot be read (`unavailable`)");
     let password_change =
         Op::new("Change my password: every session of mine ends and a fresh one is opened for this client")
@@ -62,7 +42,7 @@ pub(super) fn operations() -> Vec<Operation> {
                 &[("old", json!({ "type": "string", "maxLength": 128 })), ("new", password())],
                 &["old", "new"],
             ))
-            .ok("changed", object(&[("token", string()), ("revoked_others", boolean())]))
+            .ok("changed", derived::<PasswordChanged>())
             .err(403, "old: not the current password (`password`)")
             .err(429, "too many password checks (`rate`)")
             .err(503, "the sign-in pool is busy (`unavailable`)");

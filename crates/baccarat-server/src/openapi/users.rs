@@ -4,6 +4,7 @@
 use serde_json::{json, Value};
 
 use super::*;
+use crate::http::bodies::{PasswordReset, PersonCreated};
 
 /// A person as the routes answer them.
 fn person(extra: &[(&str, Value)]) -> Value {
@@ -53,7 +54,7 @@ pub(super) fn operations() -> Vec<Operation> {
         .limited()
         .body(closed(&[("name", name64()), ("role", role()), ("password", password())], &["name", "role", "password"]))
         .example(json!({ "name": "floor-2", "role": "supervisor", "password": "change-me" }))
-        .ok("created", person(&[]))
+        .ok("created", derived::<PersonCreated>())
         .err(409, "the name is taken (`taken`)")
         .writer();
     let list = Op::new("Admin, inspector: people by id, a page at a time, of a role and with a text in the name")
@@ -88,7 +89,7 @@ pub(super) fn operations() -> Vec<Operation> {
         .describe("Never in the chain: the record says only `password_reset`. An admin's own: POST /api/me/password.")
         .body(closed(&[("password", password())], &["password"]))
         .example(json!({ "password": "temporary-1" }))
-        .ok("reset", object(&[("id", u32s()), (SESSIONS_ENDED, u64s())]));
+        .ok("reset", derived::<PasswordReset>());
     let role_change = change(Op::new("Admin: change a person's role; every session of theirs ends"))
         .body(closed(&[("role", role())], &["role"]))
         .example(json!({ "role": "supervisor" }))

@@ -1,0 +1,134 @@
+//! What the edge's own routes answer, as types (issue 46): each handler here
+//! serialises one of these rather than a `json!` tree, and the API document
+//! takes each schema from the type (`openapi::schema::derived`), so a field
+//! added here is documented with no line written there, and one renamed
+//! cannot leave the document behind. The casino's replies are typed already
+//! (`casino::Reply`, `openapi/replies.rs`).
+//!
+//! Ids and amounts are described as the bare integers they serialise as;
+//! doc comments become the fields' descriptions in the document.
+
+use baccarat_core::ids::UserId;
+use baccarat_rules::Money;
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::auth::Role;
+
+/// `POST /api/login`: signed in.
+#[derive(Serialize, JsonSchema)]
+pub struct SignedIn {
+    /// For API clients (`Authorization: Bearer`); the pages use the cookie.
+    pub token: String,
+    #[schemars(with = "u32")]
+    pub user: UserId,
+    pub name: String,
+    pub role: Role,
+    /// A session unused this long ends.
+    pub idle_seconds: u64,
+    /// A session ends this long after sign-in, used or not.
+    pub max_seconds: u64,
+}
+
+/// `POST /api/logout`: this session has ended.
+#[derive(Serialize, JsonSchema)]
+pub struct SignedOut {
+    #[schemars(extend("enum" = [true]))]
+    pub revoked: bool,
+}
+
+/// `GET /api/me`: who I am, my wallet and my promotional tokens.
+#[derive(Serialize, JsonSchema)]
+pub struct Me {
+    #[schemars(with = "u32")]
+    pub user: UserId,
+    pub name: String,
+    pub role: Role,
+    /// The wallet (at this partition, on a partitioned casino).
+    #[schemars(with = "i64")]
+    pub balance: Money,
+    /// What open wagers leave free of it.
+    #[schemars(with = "i64")]
+    pub available: Money,
+    /// Promotional tokens available.
+    #[schemars(with = "i64")]
+    pub tokens: Money,
+    /// The player's money at the casino's bank (minor units); null without
+    /// partitions.
+    pub bank: Option<i64>,
+}
+
+/// `POST /api/me/password`: changed; every other session has ended.
+#[derive(Serialize, JsonSchema)]
+pub struct PasswordChanged {
+    /// A fresh session for this client.
+    pub token: String,
+    #[schemars(extend("enum" = [true]))]
+    pub revoked_others: bool,
+}
+
+/// `POST /api/users`: a person created, enabled.
+#[derive(Serialize, JsonSchema)]
+pub struct PersonCreated {
+    #[schemars(with = "u32")]
+    pub id: UserId,
+    pub name: String,
+    pub role: Role,
+    #[schemars(extend("enum" = [false]))]
+    pub disabled: bool,
+}
+
+/// `POST /api/users/{id}/password`: reset; the person's sessions ended.
+#[derive(Serialize, JsonSchema)]
+pub struct PasswordReset {
+    #[schemars(with = "u32")]
+    pub id: UserId,
+    pub sessions_ended: usize,
+}
+
+/// `POST /api/players`: a player created (with their opening chips).
+#[derive(Serialize, JsonSchema)]
+pub struct PlayerCreated {
+    #[schemars(with = "u32")]
+    pub player: UserId,
+    pub name: String,
+}
+
+/// `GET /api/verify`: `baccarat verify` over the database now.
+#[derive(Serialize, JsonSchema)]
+pub struct Verified {
+    /// No problem found.
+    pub ok: bool,
+    pub tables: usize,
+    pub records: usize,
+    pub shoes: usize,
+    pub coups: usize,
+    pub settlements: usize,
+    pub problems: Vec<String>,
+    /// Coups voided after their cards were out: table, shoe, coup, by whom.
+    #[schemars(with = "Vec<serde_json::Map<String, serde_json::Value>>")]
+    pub voids: Vec<crate::verify::Void>,
+    pub unanchored: Vec<String>,
+    pub notes: Vec<String>,
+    /// The public key the anchors were checked with, if any.
+    pub anchor_key: Option<String>,
+}
+
+impl Verified {
+    /// The findings as the route answers them.
+    pub fn new(f: crate::verify::Findings, anchor_key: Option<String>) -> Verified {
+        Verified {
+            ok: f.problems.is_empty(),
+            tables: f.tables,
+            records: f.records,
+            shoes: f.shoes,
+            coups: f.coups,
+            settlements: f.settlements,
+            problems: f.problems,
+            voids: f.voids,
+            unanchored: f.unanchored,
+            notes: f.notes,
+            anchor_key,
+        }
+    }
+}

@@ -20,6 +20,7 @@ pub use baccarat_cluster::pg_store::bank;
 pub use baccarat_cluster::{backend, key_reader, lease, pg_store, pg_thread, promotion_entries};
 
 pub mod auth;
+pub mod bodies;
 pub mod demo;
 pub mod first_admin;
 pub mod forward;

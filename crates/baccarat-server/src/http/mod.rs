@@ -51,7 +51,6 @@
 //! `Referrer-Policy: no-referrer`.
 
 pub mod access;
-pub mod bodies;
 mod cage;
 pub mod compress;
 pub mod delta;

@@ -9,9 +9,9 @@ use axum::Json;
 use baccarat_rules::Money;
 use serde::Deserialize;
 
-use super::bodies::{Me, PasswordChanged, SignedIn, SignedOut};
 use super::extract::{Auth, Body, Https, SESSION_COOKIE};
 use super::{ApiError, AppState};
+use crate::bodies::{Me, PasswordChanged, SignedIn, SignedOut};
 use crate::signin::SignInError;
 
 #[derive(Deserialize)]

@@ -10,10 +10,10 @@ use baccarat_table::engine::{Command, PlayerId};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::bodies::{PlayerCreated, Verified};
 use super::extract::{Auth, Body, Id, Q};
 use super::{call, limited, reply_json, require, table_exists, ApiError, AppState};
 use crate::auth::Role;
+use crate::bodies::{PlayerCreated, Verified};
 use crate::casino::{Code, Mode, Request};
 use crate::ledger::keys::IdempotencyKey;
 

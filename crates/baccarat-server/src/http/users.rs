@@ -38,11 +38,11 @@ use baccarat_core::ids::UserId;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::bodies::{PasswordReset, PersonCreated};
 use super::extract::{Auth, Body, Id, Q};
 use super::{call, limited, require, ApiError, AppState};
 use crate::audit::UserChange;
 use crate::auth::{AuthError, Change, Changed, Listing, Role, Session};
+use crate::bodies::{PasswordReset, PersonCreated};
 use crate::casino::Request;
 
 /// Most people on a page, and the page's size when none is asked.

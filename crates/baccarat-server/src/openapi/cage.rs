@@ -6,7 +6,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::http::bodies::{PlayerCreated, Verified};
+use crate::bodies::{PlayerCreated, Verified};
 
 /// The cage and the inspector: `staff.rs`; and this document.
 pub(super) fn operations() -> Vec<Operation> {

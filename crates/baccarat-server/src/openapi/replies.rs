@@ -208,7 +208,7 @@ mod tests {
     #[test]
     fn each_body_as_sent_fits_its_derived_schema() {
         use crate::auth::Role;
-        use crate::http::bodies::*;
+        use crate::bodies::*;
         use crate::openapi::schema::derived;
         use baccarat_core::ids::UserId;
         let none = Map::new();

@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::http::bodies::{Me, PasswordChanged, SignedIn, SignedOut};
+use crate::bodies::{Me, PasswordChanged, SignedIn, SignedOut};
 
 /// Signing in and out, who I am: `session.rs`, and `play.rs`'s history.
 // Longer than 70 lines: a table, one entry per route (data, not steps).

@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::http::bodies::{PasswordReset, PersonCreated};
+use crate::bodies::{PasswordReset, PersonCreated};
 
 /// A person as the routes answer them.
 fn person(extra: &[(&str, Value)]) -> Value {

@@ -1,9 +1,12 @@
-//! What the edge's own routes answer, as types (issue 46): each handler here
-//! serialises one of these rather than a `json!` tree, and the API document
+//! What the edge's own routes answer, as types (issue 46): each handler
+//! (`http/`) serialises one of these rather than a `json!` tree, and the API document
 //! takes each schema from the type (`openapi::schema::derived`), so a field
 //! added here is documented with no line written there, and one renamed
 //! cannot leave the document behind. The casino's replies are typed already
 //! (`casino::Reply`, `openapi/replies.rs`).
+//!
+//! Below both `http` and `openapi`, which each use it (the document is
+//! served by `http`, so it cannot live there).
 //!
 //! Ids and amounts are described as the bare integers they serialise as;
 //! doc comments become the fields' descriptions in the document.

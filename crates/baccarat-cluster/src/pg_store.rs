@@ -86,6 +86,25 @@ pub fn pg_error(e: postgres::Error) -> StoreError {
     }
 }
 
+/// The SQLSTATEs that say the database is out of reach, not refusing:
+/// operator intervention's 57P01-57P03 and every code of class 08
+/// (connection exception), as the `postgres` crate names them.
+const OUT_OF_REACH: [postgres::error::SqlState; 10] = {
+    use postgres::error::SqlState as S;
+    [
+        S::ADMIN_SHUTDOWN,
+        S::CRASH_SHUTDOWN,
+        S::CANNOT_CONNECT_NOW,
+        S::CONNECTION_EXCEPTION,
+        S::CONNECTION_DOES_NOT_EXIST,
+        S::CONNECTION_FAILURE,
+        S::SQLCLIENT_UNABLE_TO_ESTABLISH_SQLCONNECTION,
+        S::SQLSERVER_REJECTED_ESTABLISHMENT_OF_SQLCONNECTION,
+        S::TRANSACTION_RESOLUTION_UNKNOWN,
+        S::PROTOCOL_VIOLATION,
+    ]
+};
+
 /// Whether `e` is no answer from the database: the connection failed or
 /// closed (an I/O error underneath; `target_session_attrs=read-write` with
 /// no host allowing writes is one too), or the database is starting, in
@@ -95,7 +114,7 @@ pub fn pg_error(e: postgres::Error) -> StoreError {
 /// not convert).
 pub(crate) fn unreached(e: &postgres::Error) -> bool {
     match e.as_db_error() {
-        Some(db) => matches!(db.code().code(), "57P01" | "57P02" | "57P03") || db.code().code().starts_with("08"),
+        Some(db) => OUT_OF_REACH.contains(db.code()),
         None => e.is_closed() || std::error::Error::source(e).is_some_and(|s| s.is::<std::io::Error>()),
     }
 }
@@ -680,6 +699,20 @@ pub fn instance_of(owner: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Out of reach: the three of 57P and every connection exception the
+    /// server sends (class 08); a refusal (a unique violation, a
+    /// serialization failure, a read-only transaction) is not.
+    #[test]
+    fn out_of_reach_is_57p01_to_57p03_and_class_08() {
+        use postgres::error::SqlState;
+        for code in ["57P01", "57P02", "57P03", "08000", "08001", "08003", "08004", "08006", "08007", "08P01"] {
+            assert!(OUT_OF_REACH.contains(&SqlState::from_code(code)), "{code}");
+        }
+        for code in ["23505", "40001", "25006", "57014", "0A000"] {
+            assert!(!OUT_OF_REACH.contains(&SqlState::from_code(code)), "{code}");
+        }
+    }
 
     /// The month of a time, against dates worked out by hand.
     #[test]

@@ -339,7 +339,7 @@ pub enum UserChange {
 }
 
 /// How a casino was founded (`serve` on a fresh database).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Founding {
     /// One admin and nothing else: a real casino, set up by its staff.

@@ -135,3 +135,35 @@ impl Verified {
         }
     }
 }
+
+/// `GET /healthz`: the process answers; whether it serves the casino now.
+#[derive(Serialize, JsonSchema)]
+pub struct Alive {
+    #[schemars(extend("enum" = ["ok"]))]
+    pub status: &'static str,
+    /// Whether this server serves the casino now (a standby does not).
+    pub serving: bool,
+    pub version: &'static str,
+}
+
+impl Alive {
+    /// Alive, serving or not.
+    pub fn new(serving: bool) -> Alive {
+        Alive { status: "ok", serving, version: env!("CARGO_PKG_VERSION") }
+    }
+}
+
+/// `GET /readyz`: this server serves the casino.
+#[derive(Serialize, JsonSchema)]
+pub struct Ready {
+    #[schemars(extend("enum" = ["ready"]))]
+    pub status: &'static str,
+}
+
+/// `GET /api/casino`: how the casino was founded.
+#[derive(Serialize, JsonSchema)]
+pub struct CasinoFounding {
+    pub founding: crate::audit::Founding,
+    /// Founded as the demo: its tables and players are play things.
+    pub demo: bool,
+}

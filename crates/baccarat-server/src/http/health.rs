@@ -15,11 +15,11 @@
 //! every other request is then passed on to the server that serves
 //! (`front.rs`).
 
+use crate::bodies::{Alive, Ready};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde_json::{json, Value};
 
 use super::{ApiError, AppState};
 
@@ -60,14 +60,14 @@ impl Readiness {
 }
 
 /// `GET /healthz` while serving.
-pub(super) async fn health() -> Json<Value> {
-    Json(json!({ "status": "ok", "serving": true, "version": env!("CARGO_PKG_VERSION") }))
+pub(super) async fn health() -> Json<Alive> {
+    Json(Alive::new(true))
 }
 
 /// `GET /readyz` while serving: 200, or 503 naming why not.
-pub(super) async fn ready(State(s): State<AppState>) -> Result<Json<Value>, ApiError> {
+pub(super) async fn ready(State(s): State<AppState>) -> Result<Json<Ready>, ApiError> {
     match s.ready.why_not(&s) {
-        None => Ok(Json(json!({ "status": "ready" }))),
+        None => Ok(Json(Ready { status: "ready" })),
         Some(why) => Err(ApiError::unavailable(why)),
     }
 }
@@ -79,10 +79,7 @@ pub fn not_serving(method: &axum::http::Method, path: &str) -> Option<Response> 
         return None;
     }
     match path {
-        HEALTHZ | HEALTH => {
-            let alive = json!({ "status": "ok", "serving": false, "version": env!("CARGO_PKG_VERSION") });
-            Some((StatusCode::OK, Json(alive)).into_response())
-        }
+        HEALTHZ | HEALTH => Some((StatusCode::OK, Json(Alive::new(false))).into_response()),
         READYZ | READY => Some(
             ApiError::unavailable(
                 "this server does not serve the casino now: it is starting, recovering or standing by",

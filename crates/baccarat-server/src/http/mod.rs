@@ -304,8 +304,8 @@ fn table_exists(s: &AppState, id: TableId) -> Result<(), ApiError> {
 /// The casino as anyone may see it: whether it is the demo (whose tables
 /// and players are play things: `loadgen` refuses any other casino unless
 /// told otherwise).
-async fn casino(State(s): State<AppState>) -> Json<Value> {
-    Json(json!({ "founding": s.founding, "demo": s.founding == crate::audit::Founding::Demo }))
+async fn casino(State(s): State<AppState>) -> Json<crate::bodies::CasinoFounding> {
+    Json(crate::bodies::CasinoFounding { founding: s.founding, demo: s.founding == crate::audit::Founding::Demo })
 }
 
 async fn tables(State(s): State<AppState>) -> Json<Value> {

@@ -250,6 +250,14 @@ mod tests {
         let findings = crate::verify::Findings { problems: vec!["x".into()], ..Default::default() };
         let verified = serde_json::to_value(Verified::new(findings, None)).unwrap();
         check(verified, derived::<Verified>(), "Verified");
+        for serving in [true, false] {
+            check(serde_json::to_value(Alive::new(serving)).unwrap(), derived::<Alive>(), "Alive");
+        }
+        check(serde_json::to_value(Ready { status: "ready" }).unwrap(), derived::<Ready>(), "Ready");
+        for founding in [crate::audit::Founding::Empty, crate::audit::Founding::Demo] {
+            let c = CasinoFounding { founding, demo: founding == crate::audit::Founding::Demo };
+            check(serde_json::to_value(c).unwrap(), derived::<CasinoFounding>(), "CasinoFounding");
+        }
         // A constant is said, and a value other than it is refused.
         assert_eq!(derived::<SignedOut>()["properties"]["revoked"]["enum"], json!([true]));
         assert_eq!(derived::<SignedOut>()["additionalProperties"], json!(false));

@@ -57,10 +57,8 @@ fn wager_body() -> Value {
 /// The lobby, one table, its WebSocket, and a player's routes: `mod.rs`, `play.rs`.
 // Longer than 70 lines: a table, one entry per route (data, not steps).
 pub(super) fn operations() -> Vec<Operation> {
-    let casino = Op::new("The casino: how it was founded, empty (a real casino) or the demo (`serve --demo`)").ok(
-        "the casino",
-        object_with(&[("founding", string_enum(&["empty", "demo"])), ("demo", boolean())], &["founding", "demo"]),
-    );
+    let casino = Op::new("The casino: how it was founded, empty (a real casino) or the demo (`serve --demo`)")
+        .ok("the casino", derived::<crate::bodies::CasinoFounding>());
     let (health, ready) = probes();
     let lobby = Op::new("The lobby: every table's public view")
         .ok("tables", object(&[("tables", array(schema_ref("TableView")))]));
@@ -216,19 +214,13 @@ pub(super) fn operations() -> Vec<Operation> {
 /// `http/health.rs`).
 fn probes() -> (Op, Op) {
     let health = Op::new("Liveness: 200 while the process answers (`serving` says whether it serves the casino now)")
-        .ok(
-            "alive",
-            object_with(
-                &[("status", string_enum(&["ok"])), ("serving", boolean()), ("version", string())],
-                &["status"],
-            ),
-        );
+        .ok("alive", derived::<crate::bodies::Alive>());
     let ready = Op::new(
         "Readiness: 200 while this server serves the casino (its store open and recovered, its writer running, its \
          lease held); 503 naming the reason while it starts, recovers or stands by, and once its lease is lost, its \
          writer stops or a fatal condition is found, so that a balancer sends players only where wagers are taken",
     )
-    .ok("ready", object_with(&[("status", string_enum(&["ready"]))], &["status"]))
+    .ok("ready", derived::<crate::bodies::Ready>())
     .err(503, "not serving now (`unavailable`; `error` names why)");
     (health, ready)
 }

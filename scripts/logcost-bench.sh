@@ -20,9 +20,15 @@
 #
 # Prints a row per run (TSV, to stdout and RESULTS, default
 # /tmp/logcost-bench.tsv: build, logging, bets/s, ack p99 ms, the server's
-# CPU microseconds per accepted wager) and then, for each way of logging, the pairs'
-# ratios new/base of accepted bets/s and the median of those ratios, and
-# the medians of ack p99. Needs taskset (util-linux) and python3.
+# CPU microseconds per accepted wager over the whole run, and the same over
+# the load phase only) and then, for each way of logging, the pairs'
+# ratios new/base of accepted bets/s and the median of those ratios, the
+# medians of ack p99, and the pairs' ratios of CPU per wager. Column 5
+# counts loadgen's set-up too: its players made and signed in, an Argon2
+# hash each on the server, seconds of CPU that are the same for both builds
+# and, in a 10 s run, more than the load's own; column 6 starts at
+# loadgen's `load:` line and is what to compare. Needs taskset
+# (util-linux) and python3.
 set -euo pipefail
 
 base=${1:?usage: logcost-bench.sh BASE_BIN NEW_BIN [PAIRS] [SECONDS]}
@@ -60,22 +66,48 @@ run() {
     # what it spent per accepted wager varies far less with a busy machine
     # than wagers per second do (a shared core slows the wall clock, not
     # the work).
-    local before after
+    local before after t0 t1 tk0 tk1
     before=$(cpu_ticks "$pid")
-    json=$(BACCARAT_ADMIN_PASSWORD=$password taskset -c 1 "$new" loadgen --url "$url" --seconds "$seconds" \
-        --concurrency 64 --slip 4 --json 2>"$dir/loadgen.err") || { cat "$dir/loadgen.err" >&2; json='{}'; }
+    BACCARAT_ADMIN_PASSWORD=$password taskset -c 1 "$new" loadgen --url "$url" --seconds "$seconds" \
+        --concurrency 64 --slip 4 >"$dir/report" 2>"$dir/loadgen.err" &
+    local lg=$!
+    # The load phase only (column 6): from loadgen's `load:` line, which it
+    # prints once its players are made and signed in (an Argon2 hash each on
+    # the server, a fixed cost that column 5 counts), to half a second
+    # before the load ends.
+    t0=''
+    for _ in $(seq 6000); do
+        if grep -q '^load:' "$dir/loadgen.err" 2>/dev/null; then
+            t0=$(date +%s.%N) tk0=$(cpu_ticks "$pid")
+            break
+        fi
+        kill -0 "$lg" 2>/dev/null || break
+        sleep 0.02
+    done
+    if [ -n "$t0" ]; then
+        sleep "$(python3 -c "print(max($seconds - 0.5, 0.5))")"
+        t1=$(date +%s.%N) tk1=$(cpu_ticks "$pid")
+    fi
+    wait "$lg" || cat "$dir/loadgen.err" >&2
     after=$(cpu_ticks "$pid")
     kill -TERM "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
-    python3 - "$build" "$logging" "$json" "$((after - before))" "$(getconf CLK_TCK)" <<'EOF' | tee -a "$results"
-import json, sys
-build, logging, text, ticks, hz = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
-r = json.loads(text or '{}')
-bps = r.get('accepted_bets_per_second', 0.0)
-p99 = r.get('ack_latency_ms', {}).get('p99', 0.0)
-bets = r.get('accepted_bets', 0)
+    python3 - "$build" "$logging" "$dir/report" "$((after - before))" "$(getconf CLK_TCK)" \
+        "${t0:-0}" "${t1:-0}" "$((${tk1:-0} - ${tk0:-0}))" <<'EOF' | tee -a "$results"
+import re, sys
+build, logging, report = sys.argv[1], sys.argv[2], sys.argv[3]
+ticks, hz = int(sys.argv[4]), int(sys.argv[5])
+t0, t1, wticks = float(sys.argv[6]), float(sys.argv[7]), int(sys.argv[8])
+text = open(report).read()
+m = re.search(r'^(\d+) accepted bets/s \((\d+) accepted', text, re.M)
+bps, bets = (float(m.group(1)), int(m.group(2))) if m else (0.0, 0)
+m = re.search(r'^\s+accepted\s+p50\s+\S+ ms\s+p99\s+(\S+) ms', text, re.M)
+p99 = float(m.group(1)) if m else 0.0
 cpu_us = ticks * 1e6 / hz / bets if bets else 0.0
-print(f"{build}\t{logging}\t{bps:.0f}\t{p99:.3f}\t{cpu_us:.2f}")
+# The load phase's CPU over the wagers accepted in it, at the run's rate.
+window = bps * (t1 - t0)
+load_us = wticks * 1e6 / hz / window if window > 0 else 0.0
+print(f"{build}\t{logging}\t{bps:.0f}\t{p99:.3f}\t{cpu_us:.2f}\t{load_us:.2f}")
 EOF
     rm -rf "$dir"
 }
@@ -114,4 +146,9 @@ for logging in ('default', 'quiet'):
     print(f"{logging}: server CPU per accepted wager, median new {statistics.median(float(n[4]) for n in new):.2f} us, "
           f"base {statistics.median(float(b[4]) for b in base):.2f} us; pairs' median ratio new/base "
           f"{statistics.median(cpu):.3f} (min {min(cpu):.3f}, max {max(cpu):.3f})")
+    load = [float(n[5]) / float(b[5]) for b, n in zip(base, new) if float(b[5]) and float(n[5])]
+    if load:
+        print(f"{logging}: load phase only, median new {statistics.median(float(n[5]) for n in new):.2f} us, "
+              f"base {statistics.median(float(b[5]) for b in base):.2f} us; pairs' median ratio new/base "
+              f"{statistics.median(load):.3f} (min {min(load):.3f}, max {max(load):.3f})")
 EOF

@@ -167,3 +167,11 @@ pub struct CasinoFounding {
     /// Founded as the demo: its tables and players are play things.
     pub demo: bool,
 }
+
+/// `GET /api/partitions`: the casino's partitions, and the one this server
+/// serves (none on a casino without partitions, which lists none).
+#[derive(Serialize, JsonSchema)]
+pub struct Partitions {
+    pub partition: Option<String>,
+    pub partitions: Vec<crate::partition_route::Place>,
+}

@@ -93,7 +93,7 @@ pub fn strip(mut req: Request<Body>) -> Request<Body> {
 
 /// One partition as `GET /api/partitions` shows it to anyone: where it is
 /// served and its tables (not what it holds from the bank).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Place {
     pub name: String,
     /// The instance holding its lease, and where it serves (none until a

@@ -316,10 +316,11 @@ async fn tables(State(s): State<AppState>) -> Json<Value> {
 /// The casino's partitions: which this server serves, and for each where it
 /// is served, its tables and the path that reaches them through any server
 /// (`partition_route.rs`). None on a casino without partitions.
-async fn partitions(State(s): State<AppState>) -> Result<Json<Value>, ApiError> {
-    let Some(dir) = &s.directory else { return Ok(Json(json!({ "partition": null, "partitions": [] }))) };
+async fn partitions(State(s): State<AppState>) -> Result<Json<crate::bodies::Partitions>, ApiError> {
+    use crate::bodies::Partitions;
+    let Some(dir) = &s.directory else { return Ok(Json(Partitions { partition: None, partitions: Vec::new() })) };
     let places = dir.places().await.map_err(|e| ApiError::unavailable(e.to_string()))?;
-    Ok(Json(json!({ "partition": dir.own, "partitions": places.values().collect::<Vec<_>>() })))
+    Ok(Json(Partitions { partition: dir.own.clone(), partitions: places.values().cloned().collect() }))
 }
 
 async fn table(State(s): State<AppState>, Id(id): Id<TableId>) -> Result<Json<Value>, ApiError> {

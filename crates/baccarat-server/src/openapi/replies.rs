@@ -258,6 +258,18 @@ mod tests {
             let c = CasinoFounding { founding, demo: founding == crate::audit::Founding::Demo };
             check(serde_json::to_value(c).unwrap(), derived::<CasinoFounding>(), "CasinoFounding");
         }
+        let place = crate::partition_route::Place {
+            name: "east".into(),
+            instance: None,
+            url: Some("http://127.0.0.1:1/".into()),
+            live: true,
+            tables: vec![1, 2],
+            path: "/p/east/".into(),
+        };
+        for partition in [None, Some("east".to_string())] {
+            let p = Partitions { partition, partitions: vec![place.clone()] };
+            check(serde_json::to_value(p).unwrap(), derived::<Partitions>(), "Partitions");
+        }
         // A constant is said, and a value other than it is refused.
         assert_eq!(derived::<SignedOut>()["properties"]["revoked"]["enum"], json!([true]));
         assert_eq!(derived::<SignedOut>()["additionalProperties"], json!(false));

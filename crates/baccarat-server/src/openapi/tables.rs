@@ -101,14 +101,6 @@ pub(super) fn operations() -> Vec<Operation> {
         )
         .err(422, "the configuration's problems against its profile, or the casino's bounds (`config`)")
         .writer();
-    let place = object(&[
-        ("name", string()),
-        ("instance", nullable(string())),
-        ("url", nullable(string())),
-        ("live", boolean()),
-        ("tables", array(u32s())),
-        ("path", string()),
-    ]);
     let partitions = Op::new("The casino's partitions: where each is served, its tables, and its path")
         .describe(
             "A partition (serve --partition NAME) has table ids of its own. Any server of the casino passes a \
@@ -117,7 +109,7 @@ pub(super) fn operations() -> Vec<Operation> {
              that is none, 502 or 503 naming a partition whose server cannot be reached yet. `partition` is \
              the one this server serves; a casino without partitions lists none.",
         )
-        .ok("partitions", object(&[("partition", nullable(string())), ("partitions", array(place))]))
+        .ok("partitions", derived::<crate::bodies::Partitions>())
         .err(503, "the partitions' lease rows cannot be read (`unavailable`)");
     let one = on_table(Op::new("One table's public view")).ok("the table", schema_ref("TableView"));
     let mut ws = on_table(Op::new("WebSocket: the table's view after every durable change").describe(

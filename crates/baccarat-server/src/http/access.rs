@@ -1,8 +1,9 @@
 //! The access log, and a line for every staff action (issue 48;
 //! `docs/logging.md`).
 //!
-//! Every request the serving router answers runs in a span `request`
-//! (method, matched route, a request id: what it logs carries them) and ends
+//! Every request the serving router answers runs in a span `request` at
+//! debug (method, matched route, a request id: what it logs carries them
+//! when the filter takes debug for this target) and ends
 //! in one line at info under the target `baccarat_server::access`: method,
 //! route (the route's pattern, `/api/users/{id}`, or the path when none
 //! matched), status, latency in µs, the client's address (after a trusted
@@ -113,7 +114,11 @@ pub async fn log(req: Request, next: Next) -> Response {
     // Read now, while the request is at hand: only a request that may be a
     // staff action has a target.
     let target = if is_read(&method) { None } else { target_of(route, req.uri().path()) };
-    let span = tracing::info_span!("request", method = %method, route, id);
+    // At debug, as tower-http's `TraceLayer` makes its request span: at the
+    // default level the span is never made (its fields formatted, its
+    // slot taken, entered at each poll), about a fiftieth of a wager's
+    // CPU (docs/performance.md); the access line carries the id anyway.
+    let span = tracing::debug_span!("request", method = %method, route, id);
     let run = async move {
         let response = next.run(req).await;
         // What was noted, out of the slot (only a staff action's detail

@@ -24,12 +24,25 @@ fn serve_json(db: &std::path::Path) -> (Server, mpsc::Receiver<String>, mpsc::Re
 
 /// [`serve_json`] with `--log-format format`.
 fn serve_as(db: &std::path::Path, format: &str) -> (Server, mpsc::Receiver<String>, mpsc::Receiver<String>) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_baccarat"))
+    serve_with(db, format, None)
+}
+
+/// [`serve_as`] with `RUST_LOG=rust_log` where one is given.
+fn serve_with(
+    db: &std::path::Path,
+    format: &str,
+    rust_log: Option<&str>,
+) -> (Server, mpsc::Receiver<String>, mpsc::Receiver<String>) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_baccarat"));
+    match rust_log {
+        Some(directives) => command.env("RUST_LOG", directives),
+        None => command.env_remove("RUST_LOG"),
+    };
+    let mut child = command
         .args(["serve", "--db", db.to_str().unwrap(), "--addr", "127.0.0.1:0", "--log-format", format])
         .args(["--betting-seconds", "1", "--deal-ms", "150", "--result-ms", "100"])
         .env("BACCARAT_DEMO", "true")
         .env("BACCARAT_ADMIN_PASSWORD", ADMIN_PASSWORD)
-        .env_remove("RUST_LOG")
         .env_remove("BACCARAT_LOG_LEVEL")
         .env_remove("BACCARAT_ADMIN_PASSWORD_FILE")
         .env_remove("BACCARAT_DB")
@@ -38,6 +51,7 @@ fn serve_as(db: &std::path::Path, format: &str) -> (Server, mpsc::Receiver<Strin
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn baccarat serve");
+
     let out = lines_of(child.stdout.take().unwrap());
     let err = lines_of(child.stderr.take().unwrap());
     (Server(child), out, err)
@@ -151,6 +165,8 @@ fn the_json_log_has_access_and_staff_lines_and_no_secrets() {
     assert_eq!((refused["level"].as_str(), refused["fields"]["role"].as_str()), (Some("WARN"), Some("player")));
     assert_eq!(refused["fields"]["outcome"], "role");
     assert!(!staff.iter().any(|v| v["fields"]["action"] == "/api/login"), "a sign-in is not a staff action");
+    // The request span is at debug: at the default level, no line has it.
+    assert!(log.iter().all(|v| v["span"]["name"] != "request"), "{all}");
 
     // The status lines are logged too; "listening" once the store is open.
     assert!(log.iter().any(|v| v["fields"]["message"].as_str().is_some_and(|m| m.starts_with("listening on "))));
@@ -158,6 +174,33 @@ fn the_json_log_has_access_and_staff_lines_and_no_secrets() {
     for secret in [PLAYER_PASSWORD, "not-the-password-at-all", "sneaky-password-123", token.as_str()] {
         assert!(!all.contains(secret), "{secret:?} is in the log:\n{all}");
     }
+}
+
+/// With the request span on (`RUST_LOG=…,baccarat_server::http=debug`), a
+/// line logged while a request is handled carries the request's span, whose
+/// id is the request's access line's.
+#[test]
+fn the_request_span_at_debug_carries_the_access_lines_id() {
+    let dir = TempDir::new(&format!("baccarat-logs-span-{}", std::process::id()));
+    let directives = "info,baccarat_server::http=debug";
+    let (server, out, err) = serve_with(&dir.join("casino.db"), "json", Some(directives));
+    let url = until_line(&out, 30, |l| {
+        l.strip_prefix("baccarat table server on ")
+            .map(|r| r.split_whitespace().next().unwrap().trim_end_matches('/').to_string())
+    });
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (admin, _, _) = rt.block_on(drive(&url));
+    assert!(server.terminate().success(), "a clean stop exits 0");
+    let lines: Vec<String> = err.iter().collect();
+    let (log, all) = (parsed(&lines), lines.join("\n"));
+    let signed_in = with_target(&log, "baccarat_server::signin");
+    let admins = signed_in.iter().find(|v| v["fields"]["user"].as_u64() == Some(admin));
+    let span = &admins.unwrap_or_else(|| panic!("no sign-in line for the admin:\n{all}"))["span"];
+    assert_eq!((span["name"].as_str(), span["route"].as_str()), (Some("request"), Some("/api/login")), "{all}");
+    let id = span["id"].as_u64().expect("the span's id");
+    let access = with_target(&log, "baccarat_server::access");
+    let line = access.iter().find(|v| v["fields"]["request"].as_u64() == Some(id));
+    assert_eq!(line.map(|v| v["fields"]["route"].clone()), Some(json!("/api/login")), "{all}");
 }
 
 /// A start on a file that is not a database ends non-zero, says why, and

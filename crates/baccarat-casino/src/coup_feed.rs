@@ -43,7 +43,7 @@ pub const NOTICES: usize = 50;
 pub const SHOES: usize = 100;
 
 /// Where a wager of the coup in progress stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum WagerStatus {
     Open,
@@ -53,7 +53,7 @@ pub enum WagerStatus {
 }
 
 /// A wager of the coup in progress.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WagerLine {
     pub wager: WagerId,
     pub player: PlayerId,
@@ -74,11 +74,12 @@ pub struct WagerLine {
 }
 
 /// One table's coup in progress (kept until the next opens).
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, schemars::JsonSchema)]
 pub struct CoupFeed {
     pub coup: u64,
     /// Shared with the checkpoint that copies the feed, a chunk at a time,
     /// copy-on-write (`coup_feed/lines.rs`).
+    #[schemars(with = "Vec<WagerLine>")]
     pub wagers: Lines,
     /// Whether a wager ever came after one with a higher id (never, as the
     /// engine numbers them): lines are then found by a scan, not a binary
@@ -90,6 +91,7 @@ pub struct CoupFeed {
     by_player: HashMap<PlayerId, Vec<usize>>,
     /// Player and Banker totals, and every card, once complete (the coup's cards
     /// leave the table's view when it closes, often in the same batch).
+    #[schemars(with = "Option<serde_json::Map<String, Value>>")]
     pub result: Option<Value>,
     #[serde(skip)]
     dealt: Vec<(Position, Card)>,

@@ -25,14 +25,14 @@ use crate::trust::Mode;
 pub type CardsView = Vec<(Position, Option<Card>)>;
 
 /// One line of a pay table as the layout prints it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct PayLine {
     pub outcome: String,
     pub pays: String,
 }
 
 /// The ante of an Ante Up table (AU 14).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct AnteView {
     pub amount: Money,
     pub waived_at: Option<Money>,
@@ -40,7 +40,7 @@ pub struct AnteView {
 }
 
 /// A wager the table offers, with its limits and pay table.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct OfferView {
     pub bet: String,
     pub name: String,
@@ -53,7 +53,7 @@ pub struct OfferView {
 }
 
 /// Who holds a hand's cards to squeeze, while they are out.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct HandOut {
     pub side: Side,
     pub player: PlayerId,
@@ -66,7 +66,7 @@ pub struct HandOut {
 /// Its `Default` is an empty view's placeholder, kept in the read model: the
 /// rules' `DealingStyle` has none, so that no configuration takes a style
 /// without naming it or its rulebook's first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(transparent)]
 pub struct ViewDealing(pub DealingStyle);
 
@@ -76,7 +76,7 @@ impl Default for ViewDealing {
     }
 }
 
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, schemars::JsonSchema)]
 pub struct TableView {
     pub id: TableId,
     pub name: String,
@@ -96,6 +96,7 @@ pub struct TableView {
     pub max: Money,
     pub differential: Option<Money>,
     /// A higher minimum announced, and when it takes effect (NSW 6.7).
+    #[schemars(with = "Option<[i64; 2]>")]
     pub announced_minimum: Option<(Money, u64)>,
     pub bets: Vec<String>,
     pub offers: Vec<OfferView>,
@@ -106,6 +107,7 @@ pub struct TableView {
     pub shoe: u64,
     pub coup: u64,
     /// The coup's cards as everyone may see them (`null`: not exposed yet).
+    #[schemars(with = "Vec<[Option<String>; 2]>")]
     pub cards: Vec<(Position, Option<Card>)>,
     /// The position the next card goes to (the live console's prompt).
     pub due: Option<Position>,
@@ -131,6 +133,7 @@ pub struct TableView {
     pub halted: Option<String>,
     /// Players' own limits, each on a sign at the table (NSW 6.8):
     /// `(player, min, max)`.
+    #[schemars(with = "Vec<[i64; 3]>")]
     pub personal_limits: Vec<(PlayerId, Money, Money)>,
     /// Closed for good (`casino/closing.rs`): no wager, no command, no pace;
     /// the table stays in the lobby and the records.
@@ -175,7 +178,7 @@ pub struct Views {
 /// the dealer's words "no more bets" (NSW 7.1; AU 8.2). A type of its own
 /// because the engine's `Phase` keeps its serde names (`NoShoe`, `Closed`, …)
 /// for the engine's state; this one serializes, anywhere, as the view's.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PhaseView {
     #[default]

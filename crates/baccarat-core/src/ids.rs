@@ -18,6 +18,7 @@ macro_rules! id {
     ($(#[$doc:meta])* $name:ident($int:ty)) => {
         $(#[$doc])*
         #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+        #[derive(schemars::JsonSchema)]
         #[serde(transparent)]
         pub struct $name(pub $int);
 

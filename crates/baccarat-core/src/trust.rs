@@ -92,7 +92,7 @@ impl Role {
 
 /// How a table's cards come out. The default is what a table is made as
 /// when its creator names no mode (`POST /staff/tables`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     /// The server shuffles, and deals at a set pace with a betting countdown.

@@ -5,6 +5,7 @@ use crate::tableau::{banker_draws, player_action, PlayerAction};
 
 /// Which hand: the Player's or the Banker's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Side {
     Player,

@@ -33,6 +33,8 @@ pub mod profiles;
 pub mod promotion;
 mod remedies;
 mod rulebook;
+#[cfg(feature = "schemars")]
+mod schema_impls;
 mod serde_impls;
 mod settle;
 mod table_config;

@@ -8,6 +8,7 @@ use std::str::FromStr;
 /// An amount of money in minor units (cents). Signed so that a balance change can
 /// be written as one value; amounts at rest are never negative.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(transparent)]
 pub struct Money(pub i64);
 

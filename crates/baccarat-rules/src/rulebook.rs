@@ -231,6 +231,7 @@ pub enum BurnProcedure {
 /// is the one its configuration names, else its rulebook's first
 /// (`TableConfig`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum DealingStyle {
     /// NSW 8.5-8.7.

@@ -56,6 +56,7 @@ pub struct SettleRules {
 /// are non-negative; `commission <= won`. The player's balance moves by
 /// `returned + won - commission - stake`, the house's by the opposite.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Settlement {
     pub stake: Money,
     /// Stake handed back: on a win, a push, or the void part (AU 5.13).

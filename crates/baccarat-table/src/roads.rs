@@ -34,6 +34,7 @@ pub const ROWS: usize = 6;
 
 /// The result of one coup as the display records it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub enum RoadResult {
     #[serde(rename = "B")]
     Banker,
@@ -64,6 +65,7 @@ impl RoadResult {
 
 /// One coup on the display: its result and the markers drawn with it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct RoadEntry {
     pub result: RoadResult,
     #[serde(default, skip_serializing_if = "is_false")]
@@ -79,6 +81,7 @@ pub struct RoadEntry {
 /// first two cards of either hand). Percentages are the reader's to work out
 /// (each count over `coups`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct ShoeStats {
     pub coups: u32,
     pub banker: u32,
@@ -101,6 +104,7 @@ impl RoadEntry {
 
 /// A mark on a derived road.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub enum Mark {
     #[serde(rename = "R")]
     Red,
@@ -120,6 +124,7 @@ impl Mark {
 /// A big-road cell: a Banker or Player win, the ties that followed it, and where
 /// it is drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct BigCell {
     pub result: RoadResult,
     pub ties: u32,
@@ -309,6 +314,7 @@ fn place(columns: &[Vec<(usize, usize)>], occupied: &HashSet<(usize, usize)>, sa
 
 /// A derived-road mark where it is drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct MarkCell {
     pub mark: Mark,
     pub col: usize,
@@ -337,6 +343,7 @@ pub fn lay_out(marks: &[Mark]) -> Vec<MarkCell> {
 
 /// Everything a roads board draws, positioned: for a screen.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Board {
     /// Every coup, six to a column.
     pub bead_plate: Vec<Vec<RoadEntry>>,
@@ -360,6 +367,7 @@ pub struct Board {
 /// cell each derived road would add (big eye boy, small road, cockroach pig;
 /// `None` where that road would draw nothing yet).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct AskCells {
     pub col: usize,
     pub row: usize,

@@ -23,6 +23,8 @@ use serde_json::{json, Map, Value};
 mod cage;
 mod commands;
 mod components;
+#[cfg(test)]
+mod fits;
 mod op;
 mod pages;
 mod pit;
@@ -38,6 +40,7 @@ mod tables;
 mod tests;
 mod tournaments;
 mod users;
+mod views;
 
 // What the parts of the document build with, for their `use super::*`.
 use components::*;

@@ -69,6 +69,7 @@ pub(super) fn components() -> Map<String, Value> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::fits::fits;
     use super::*;
     use crate::casino::Code;
     use baccarat_core::ids::{TableId, TournamentId};
@@ -150,55 +151,6 @@ mod tests {
             let t = json["result"].as_str().unwrap();
             let Some(Some(name)) = NAMES.iter().find(|(n, _)| *n == t).map(|(_, c)| *c) else { continue };
             fits(&json, &derived[name], &derived, name);
-        }
-    }
-
-    /// The checks a validator would make of these simple shapes: an object's
-    /// fields against its properties and required list, and each value's
-    /// JSON type (following `$ref` and `oneOf`).
-    fn fits(value: &Value, schema: &Value, defs: &Map<String, Value>, at: &str) {
-        if let Some(r) = schema["$ref"].as_str() {
-            let name = r.trim_start_matches("#/components/schemas/");
-            return fits(value, &defs[name], defs, at);
-        }
-        if let Some(any) = schema["oneOf"].as_array() {
-            let tags: Vec<&str> = any.iter().filter_map(|s| s["$ref"].as_str()).collect();
-            assert!(!tags.is_empty() || any.iter().any(|s| s["enum"].is_array()), "{at}: an unknown oneOf");
-            if !tags.is_empty() {
-                let t = value["result"].as_str().unwrap();
-                let name = NAMES.iter().find(|(n, _)| *n == t).and_then(|(_, c)| *c).unwrap();
-                return fits(value, &defs[name], defs, at);
-            }
-            let known = any.iter().flat_map(|s| s["enum"].as_array().cloned().unwrap_or_default());
-            assert!(known.clone().any(|v| &v == value), "{at}: {value} is none of the enum");
-            return;
-        }
-        match value {
-            Value::Object(o) => {
-                let props = schema["properties"].as_object().unwrap_or_else(|| panic!("{at}: no properties"));
-                for k in o.keys() {
-                    assert!(props.contains_key(k), "{at}: field {k} is not in the schema");
-                }
-                for k in schema["required"].as_array().into_iter().flatten() {
-                    assert!(o.contains_key(k.as_str().unwrap()), "{at}: required {k} missing");
-                }
-                for (k, v) in o {
-                    fits(v, &props[k], defs, &format!("{at}.{k}"));
-                }
-            }
-            Value::Array(items) => items.iter().for_each(|v| fits(v, &schema["items"], defs, at)),
-            Value::Number(_) => assert_eq!(schema["type"], "integer", "{at}: {value} is not an integer's"),
-            Value::String(s) => match schema["enum"].as_array() {
-                Some(values) => assert!(values.contains(&json!(s)), "{at}: {s} is not in the enum"),
-                None => assert_eq!(schema["type"], "string", "{at}"),
-            },
-            Value::Bool(b) => {
-                assert_eq!(schema["type"], "boolean", "{at}");
-                if let Some(values) = schema["enum"].as_array() {
-                    assert!(values.contains(&json!(b)), "{at}: {b} is not the constant said");
-                }
-            }
-            Value::Null => assert_eq!(schema["nullable"], true, "{at}: null where not nullable"),
         }
     }
 

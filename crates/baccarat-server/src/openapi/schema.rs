@@ -125,11 +125,6 @@ pub(super) fn tagged(name: &str, inner: Value) -> Value {
     closed(&[(name, inner)], &[name])
 }
 
-/// A card as a viewer may see it: `[position, card or null]`.
-pub(super) fn card_seen() -> Value {
-    json!({ "type": "array", "minItems": 2, "maxItems": 2, "items": nullable(string()) })
-}
-
 // ---------------------------------------------------------------------------
 // Request fields shared by many routes.
 

@@ -9,11 +9,13 @@ use crate::shuffle::Seed;
 /// A player, as the server identifies them (a newtype: a player's number is
 /// never mistaken for a wager's, a seat's or an amount).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(transparent)]
 pub struct PlayerId(pub u32);
 
 /// A wager's number within the table, unique for the table's life.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(transparent)]
 pub struct WagerId(pub u64);
 
@@ -39,6 +41,7 @@ impl WagerId {
 /// Where a card goes in the coup: the deal order P1 B1 P2 B2 (NSW 7.3; AU 8.4),
 /// then the third cards (NSW 9).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Position {
     Player1,
@@ -60,6 +63,7 @@ impl Position {
 /// Where a wager is placed: a numbered box (AU 3.1: up to 7, 9 or 14) or the
 /// standing players' area (AU 5.6(a)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Spot {
     Box(u8),

@@ -1,0 +1,183 @@
+//! The read models in the document, derived from the types the server
+//! publishes (issue 46), not written beside them: a table's view
+//! (`TableView`, with its offers, ante, hand out and roads), a coup's feed
+//! (`CoupFeed`) and its wager lines (`WagerLine`). A field added to a view is
+//! in the document with no line written here.
+//!
+//! The table's and the rules' types they carry (positions, sides, the
+//! roads' board, a card as `10H`, a wager's id) have their schemas from
+//! those crates' `schemars` feature, which `baccarat-casino` turns on; the
+//! tuples a view writes as arrays are described as arrays of their JSON
+//! types where they are declared (`table_view.rs`).
+//!
+//! A shoe's line (`Shoe`) is still written by hand (`components.rs`): the
+//! feed keeps shoes as JSON values, not as a type.
+
+use serde_json::{Map, Value};
+
+use crate::coup_feed::{CoupFeed, WagerLine};
+use crate::table_view::TableView;
+
+/// The views' components and every one they refer to, named as their types.
+pub(super) fn components() -> Map<String, Value> {
+    let mut generator = super::schema::settings().into_generator();
+    generator.subschema_for::<TableView>();
+    generator.subschema_for::<CoupFeed>();
+    generator.subschema_for::<WagerLine>();
+    generator.take_definitions(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fits::{check, fits};
+    use super::*;
+    use crate::coup_feed::WagerStatus;
+    use crate::table_view::{AnteView, HandOut, OfferView, PayLine, PhaseView, ViewDealing};
+    use crate::trust::Mode;
+    use baccarat_core::ids::TableId;
+    use baccarat_rules::{Bet, DealingStyle, Money, Settlement, Side};
+    use baccarat_table::engine::{PlayerId, Position, Spot, WagerId};
+    use baccarat_table::roads::{RoadEntry, RoadResult, Roads};
+    use serde_json::json;
+
+    /// A shoe's roads with every marker: pairs, naturals, ties, every road.
+    fn roads() -> Roads {
+        let mut roads = Roads::from_letters("TBBPPPTBPBBPBPPBBBPT").unwrap();
+        let marked = RoadEntry { result: RoadResult::Banker, player_pair: true, banker_pair: true, natural: true };
+        roads.push(marked);
+        roads
+    }
+
+    /// A table's view with every field that may be absent present, and
+    /// every list holding something.
+    fn full_view() -> TableView {
+        let roads = roads();
+        let offer = OfferView {
+            bet: "banker".into(),
+            name: "Banker".into(),
+            min: Money(100),
+            max: Money(10_000),
+            pay_table: "standard".into(),
+            rule: "NSW 9.4".into(),
+            lines: vec![PayLine { outcome: "win".into(), pays: "19 to 20".into() }],
+        };
+        TableView {
+            id: TableId(3),
+            name: "Macau 3".into(),
+            mode: Mode::Live,
+            open: true,
+            dealing: ViewDealing(DealingStyle::MethodB),
+            decks: 8,
+            chip: Money(5),
+            min: Money(100),
+            max: Money(10_000),
+            differential: Some(Money(5_000)),
+            announced_minimum: Some((Money(500), 1_700_000_000_000)),
+            bets: vec!["banker".into()],
+            offers: vec![offer],
+            ante: Some(AnteView { amount: Money(50), waived_at: Some(Money(1_000)), rule: "AU 14.3".into() }),
+            phase: PhaseView::Dealing,
+            cards: vec![(Position::Player1, Some("10H".parse().unwrap())), (Position::Banker1, None)],
+            due: Some(Position::Player2),
+            out: Some(HandOut { side: Side::Banker, player: PlayerId(4), since_ms: 9 }),
+            last: Some("B".into()),
+            results: roads.entries().iter().map(|e| e.result.letter()).collect(),
+            stats: roads.stats(),
+            roads: roads.board(),
+            dealt: 12,
+            shoe_size: 416,
+            seed_commitment: Some("ab".repeat(32)),
+            closes_at_ms: Some(1_700_000_000_000),
+            halted: Some("an invariant broke".into()),
+            personal_limits: vec![(PlayerId(4), Money(200), Money(2_000))],
+            closed: false,
+            closing: true,
+            ..TableView::default()
+        }
+    }
+
+    fn line(status: WagerStatus, settled: bool) -> WagerLine {
+        let settlement = Settlement {
+            stake: Money(100),
+            returned: Money(100),
+            lost: Money(0),
+            won: Money(95),
+            commission: Money(5),
+            void: Money(0),
+        };
+        WagerLine {
+            wager: WagerId(1),
+            player: PlayerId(4),
+            spot: if settled { Spot::Box(2) } else { Spot::Standing },
+            bet: Bet::Banker,
+            amount: Money(100),
+            ante: Money(0),
+            needs_approval: !settled,
+            status,
+            rule: settled.then(|| "AU 5.10(b)".into()),
+            outcome: settled.then(|| "win".into()),
+            pays: settled.then(|| "19 to 20".into()),
+            settlement: settled.then_some(settlement),
+            net: settled.then_some(Money(90)),
+        }
+    }
+
+    fn feed() -> CoupFeed {
+        let mut feed = CoupFeed::default();
+        feed.coup = 7;
+        feed.wagers = [line(WagerStatus::Settled, true), line(WagerStatus::Open, false)].into_iter().collect();
+        feed.result = Some(json!({ "player": 5, "banker": 9 }));
+        feed.void = Some("AU 5.13".into());
+        feed
+    }
+
+    /// Each view as sent fits the component derived from its type, absent
+    /// fields (`null`) and present ones alike, the roads' board included.
+    #[test]
+    fn each_view_as_sent_fits_its_derived_component() {
+        let defs = components();
+        let full = serde_json::to_value(full_view()).unwrap();
+        fits(&full, &defs["TableView"], &defs, "TableView");
+        let empty = serde_json::to_value(TableView::default()).unwrap();
+        fits(&empty, &defs["TableView"], &defs, "TableView (empty)");
+        fits(&serde_json::to_value(feed()).unwrap(), &defs["CoupFeed"], &defs, "CoupFeed");
+        fits(&serde_json::to_value(CoupFeed::default()).unwrap(), &defs["CoupFeed"], &defs, "CoupFeed (empty)");
+        for l in [line(WagerStatus::Settled, true), line(WagerStatus::Withdrawn, false)] {
+            fits(&serde_json::to_value(l).unwrap(), &defs["WagerLine"], &defs, "WagerLine");
+        }
+    }
+
+    /// The component lists the fields the view sends and no other, each of
+    /// them required: nothing stale stays in the document.
+    #[test]
+    fn the_components_fields_are_the_views() {
+        let defs = components();
+        let sent = serde_json::to_value(full_view()).unwrap();
+        let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+        assert_eq!(keys(&defs["TableView"]["properties"]), keys(&sent));
+        let required: Vec<String> = serde_json::from_value(defs["TableView"]["required"].clone()).unwrap();
+        let mut sorted = keys(&sent);
+        sorted.sort();
+        let mut required_sorted = required;
+        required_sorted.sort();
+        assert_eq!(required_sorted, sorted, "every field of a view is always sent");
+        assert!(defs.contains_key("Board") && defs.contains_key("PhaseView"), "{:?}", defs.keys());
+    }
+
+    /// The checker refuses what the document does not say: a phase the view
+    /// does not have, a card's null where the card is not nullable, a
+    /// missing field.
+    #[test]
+    fn a_view_the_document_does_not_describe_is_caught() {
+        let defs = components();
+        let mut v = serde_json::to_value(full_view()).unwrap();
+        v["phase"] = json!("dozing");
+        assert!(check(&v, &defs["TableView"], &defs, "TableView").unwrap_err().contains("phase"));
+        let mut v = serde_json::to_value(full_view()).unwrap();
+        v.as_object_mut().unwrap().remove("roads");
+        assert!(check(&v, &defs["TableView"], &defs, "TableView").unwrap_err().contains("roads"));
+        let mut v = serde_json::to_value(full_view()).unwrap();
+        v["decks"] = json!("eight");
+        assert!(check(&v, &defs["TableView"], &defs, "TableView").is_err());
+    }
+}

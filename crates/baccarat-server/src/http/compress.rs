@@ -2,6 +2,12 @@
 //! gzip or brotli as the client's `Accept-Encoding` asks (brotli first when
 //! both are), with `Vary: Accept-Encoding`; nothing when it asks neither.
 //!
+//! Only the routes that read (GET, and HEAD with it: `http/mod.rs`'s
+//! `Routes::get`) have the layer: a command's answer (a wager's, a slip's,
+//! a sign-in's) is a few hundred bytes at most, and the layer's wrapping of
+//! every answer cost each wager about a hundredth of its CPU
+//! (docs/performance.md, "CPU per wager").
+//!
 //! Not compressed: a WebSocket's upgrade (`101`, no body to compress; its
 //! messages are the socket's own), a body under [`MIN_BYTES`] (too small to
 //! gain, the bulk of the API's answers to commands), images and event
@@ -18,7 +24,7 @@ use tower_http::compression::CompressionLayer;
 /// The smallest body compressed, in bytes.
 pub const MIN_BYTES: u64 = 512;
 
-/// The layer, on the router of the server's own answers.
+/// The layer, on each route that reads.
 pub fn layer() -> CompressionLayer<impl Predicate> {
     let not_an_upgrade =
         |status: StatusCode, _: Version, _: &HeaderMap, _: &Extensions| status != StatusCode::SWITCHING_PROTOCOLS;

@@ -368,8 +368,9 @@ impl Routes {
         self
     }
 
+    /// A route that reads: its answer may be compressed (`compress.rs`).
     fn get<H: Handler<T, AppState>, T: 'static>(self, path: &'static str, h: H) -> Routes {
-        self.add(Method::GET, path, axum::routing::get(h))
+        self.add(Method::GET, path, axum::routing::get(h).layer(compress::layer()))
     }
 
     fn post<H: Handler<T, AppState>, T: 'static>(self, path: &'static str, h: H) -> Routes {
@@ -492,7 +493,6 @@ pub fn router(state: AppState) -> Router {
         .method_not_allowed_fallback(no_method)
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::map_response(security_headers))
-        .layer(compress::layer())
         // Outermost: the access log times and sees every answer, refusals
         // by the layers above included, and counts it for the metrics
         // (`access.rs`, `metered.rs`).

@@ -7,8 +7,8 @@
 //!
 //! `cargo bench -p baccarat-server --bench signin`
 
+use baccarat_core::store::SqliteStore;
 use baccarat_server::auth::{dummy_hash, verify_password_in, Role, Users};
-use baccarat_server::store::SqliteStore;
 use criterion::{criterion_group, criterion_main, Criterion};
 
 fn attempt(users: &Users, memory: &mut Vec<argon2::Block>, name: &str, password: &str) -> bool {

@@ -23,10 +23,10 @@ use baccarat_core::ids::TableId;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use baccarat_casino::casino::{Actor, Casino, Mode, Request, SlipLine};
+use baccarat_core::store::{Commit, SqliteStore, Store};
 use baccarat_rules::{Bet, Money};
-use baccarat_server::casino::{Actor, Casino, Mode, Request, SlipLine};
 use baccarat_server::serve::{open, ServeConfig};
-use baccarat_server::store::{Commit, SqliteStore, Store};
 use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
 use criterion::{criterion_group, criterion_main, Criterion};
 
@@ -51,7 +51,7 @@ fn filled(records: u64) -> ServeConfig {
     };
     filldb::fill(&a).expect("fill");
     let mut cfg = ServeConfig::new(db, "127.0.0.1:0".parse().expect("an address"));
-    cfg.founding = baccarat_server::audit::Founding::Demo;
+    cfg.founding = baccarat_core::audit::Founding::Demo;
     // The start comes ten minutes after the fill: a database written just
     // now has every key inside the two minutes memory holds, which no real
     // restart after a stop sees (`restart, just written` shows that case).

@@ -10,7 +10,7 @@
 use baccarat_core::ids::TableId;
 use std::time::Instant;
 
-use baccarat_server::anchor::{read, read_at, AnchorKey, AnchorLog, Head};
+use baccarat_core::anchor::{read, read_at, AnchorKey, AnchorLog, Head};
 
 fn main() {
     let lines: u64 = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(100_000);
@@ -61,7 +61,7 @@ fn main() {
     let carry_bytes = std::fs::metadata(&path).unwrap().len();
     drop(log);
     let read_live = time(&|| drop(read(&path, Some(&public)).unwrap()));
-    let read_all = time(&|| drop(baccarat_server::anchor::read_all(&path, Some(&public)).unwrap()));
+    let read_all = time(&|| drop(baccarat_core::anchor::read_all(&path, Some(&public)).unwrap()));
     println!(
         "{{\"lines\":{},\"bytes\":{size},\"write_s\":{write_s:.3},\"start_whole_s\":{:.3},\"start_from_mark_s\":{:.4},\
          \"rotate_s\":{rotate_s:.4},\"carry_bytes\":{carry_bytes},\"read_after_rotation_s\":{read_live:.4},\"read_all_s\":{read_all:.3}}}",

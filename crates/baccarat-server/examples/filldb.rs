@@ -40,12 +40,12 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use baccarat_casino::casino::{Actor, Casino, Mode, Reply, Request, SlipLine};
+use baccarat_core::anchor::AnchorLog;
+use baccarat_core::ledger::keys::IdempotencyKey;
+use baccarat_core::store::{Commit, Store};
 use baccarat_rules::{Bet, Money};
-use baccarat_server::anchor::AnchorLog;
-use baccarat_server::casino::{Actor, Casino, Mode, Reply, Request, SlipLine};
-use baccarat_server::ledger::keys::IdempotencyKey;
 use baccarat_server::serve::{heads_of, open, Opened, ServeConfig};
-use baccarat_server::store::{Commit, Store};
 use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
 
 /// Most requests in one commit (as `writer::MAX_BATCH`).
@@ -185,10 +185,10 @@ impl Rows {
 /// The casino, its store and anchor file, and the batch being made.
 struct Filler {
     casino: Casino,
-    store: baccarat_server::backend::AnyStore,
+    store: baccarat_cluster::backend::AnyStore,
     anchors: AnchorLog,
     /// The read model, as the server's committer keeps it (for checkpoints).
-    feed: baccarat_server::coup_feed::Feed,
+    feed: baccarat_casino::coup_feed::Feed,
     commit: Commit,
     /// Requests in `commit`.
     pending: usize,
@@ -200,7 +200,7 @@ struct Filler {
     refusals: HashMap<String, u64>,
     coups: u64,
     /// `--mirror-pg`: the PostgreSQL store every batch also goes to.
-    mirror: Option<baccarat_server::pg_store::PgStore>,
+    mirror: Option<baccarat_cluster::pg_store::PgStore>,
     /// Time spent in each store's commits.
     sqlite_time: Duration,
     pg_time: Duration,
@@ -338,7 +338,7 @@ fn file_size(p: &Path) -> u64 {
 /// Rows of history already in the database (0 for a table it lacks).
 fn rows_in(db: &Path) -> Rows {
     let Ok(conn) = rusqlite::Connection::open(db) else { return Rows::default() };
-    let (records, transfers) = baccarat_server::store::logs::counts(&conn).unwrap_or_default();
+    let (records, transfers) = baccarat_core::store::logs::counts(&conn).unwrap_or_default();
     let answers = conn.query_row("SELECT count(*) FROM answer_log", [], |r| r.get::<_, i64>(0)).map_or(0, |n| n as u64);
     Rows { records, transfers, answers }
 }
@@ -356,13 +356,13 @@ pub fn fill(a: &Args) -> Result<(), String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
     let addr: SocketAddr = "127.0.0.1:0".parse().expect("an address");
-    let cfg = ServeConfig { founding: baccarat_server::audit::Founding::Demo, ..ServeConfig::new(a.db.clone(), addr) };
+    let cfg = ServeConfig { founding: baccarat_core::audit::Founding::Demo, ..ServeConfig::new(a.db.clone(), addr) };
     let t_open = Instant::now();
     // The casino's lock is held while it fills (`db_lock.rs`).
     let Opened { mut store, casino, anchors, feed, lock: _lock, .. } = open(&cfg).map_err(|e| e.to_string())?;
     // Its answers are indexed as a server's are (`key_index.rs`), so that
     // the next start has only a run's worth to index.
-    if let baccarat_server::backend::AnyStore::Sqlite(s) = &mut store {
+    if let baccarat_cluster::backend::AnyStore::Sqlite(s) = &mut store {
         s.maintain_keys_in_background(&a.db, cfg.key_retention.as_millis() as u64).map_err(|e| e.to_string())?;
     }
     let before = rows_in(&a.db);
@@ -394,7 +394,7 @@ pub fn fill(a: &Args) -> Result<(), String> {
                 // demo casino of a first run, or an earlier fill), so that
                 // its chains and logs go on from the same ends.
                 baccarat_server::migrate::migrate(&a.db, url).map_err(|e| format!("--mirror-pg: {e}"))?;
-                Some(baccarat_server::pg_store::PgStore::connect(url).map_err(|e| format!("--mirror-pg: {e}"))?)
+                Some(baccarat_cluster::pg_store::PgStore::connect(url).map_err(|e| format!("--mirror-pg: {e}"))?)
             }
             None => None,
         },

@@ -48,7 +48,7 @@ fn main() {
     };
     let mut times = 1usize;
     let mut cfg = ServeConfig::new(db.into(), "127.0.0.1:0".parse().expect("address"));
-    cfg.founding = baccarat_server::audit::Founding::Demo;
+    cfg.founding = baccarat_core::audit::Founding::Demo;
     while let (Some(flag), Some(n)) = (args.next(), args.next()) {
         let Ok(n) = n.parse::<u64>() else {
             eprintln!("{flag}: {n} is not a number");

@@ -1,23 +1,29 @@
-//! The table server's core: a double-entry ledger with holds and idempotency, a
-//! SHA-256-chained audit log, and the store that keeps them.
+//! The edge of the casino server (issue 46): HTTP and WebSocket, the API
+//! document, people and sign-in, serving and its start-up, a front for
+//! several partitions, `verify` and `migrate`. What it serves lives below it
+//! and is imported from there, not from here: the durable floor
+//! (`baccarat-core`: the ledger, the audit chain, the store), the casino on
+//! one machine (`baccarat-casino`: tables and money, the writer, the read
+//! models) and several servers on PostgreSQL (`baccarat-cluster`). This
+//! crate names their modules privately, under the short paths its own
+//! modules use (`crate::store`), and exports none of them.
+//!
+//! ```
+//! let doc = baccarat_server::openapi::document();
+//! assert_eq!(doc["openapi"], "3.0.3");
+//! ```
 
-// The durable floor (`baccarat-core`), under its old paths while the layers
-// above are split out (issue 46).
-pub use baccarat_core::ledger::keys;
-pub use baccarat_core::store::{archive, key_index, scan};
-pub use baccarat_core::{
-    anchor, anchoring, audit, backup, bank_log, civil, clock, db_lock, entropy, fatal, ids, ledger, postings,
-    reconcile, signing_key, slip_answers, status, store, trust,
+// The floor's, the casino's and the cluster's modules, under the paths
+// this crate's modules name them by (private: callers import them from
+// their own crates).
+use baccarat_casino::casino::checkpoint;
+use baccarat_casino::{casino, checkpoint_check, coup_feed, table_view, writer};
+use baccarat_cluster::pg_store::bank;
+use baccarat_cluster::{backend, key_reader, lease, pg_store, pg_thread, promotion_entries};
+use baccarat_core::{
+    anchor, anchoring, audit, civil, clock, db_lock, entropy, fatal, ledger, reconcile, signing_key, slip_answers,
+    status, store, trust,
 };
-// The single-machine casino (`baccarat-casino`), likewise.
-pub use baccarat_casino::casino::{checkpoint, checkpoint_rows};
-pub use baccarat_casino::coup_feed::lines as coup_lines;
-pub use baccarat_casino::{casino, checkpoint_check, coup_feed, float, pacer, table_view, writer};
-// The gaming day's books (issue 47): the fold the report route and `verify --day` feed.
-pub use baccarat_casino::books;
-// Several servers on PostgreSQL (`baccarat-cluster`), likewise.
-pub use baccarat_cluster::pg_store::bank;
-pub use baccarat_cluster::{backend, key_reader, lease, pg_store, pg_thread, promotion_entries};
 
 pub mod auth;
 pub mod bodies;

@@ -8,7 +8,7 @@
 //! for byte); blanking and the void report never panic; a chain with a changed
 //! body, hash, link or number is refused (never accepted, never a panic).
 
-use baccarat_server::audit::{self, Body, Chain, Header, Record};
+use baccarat_core::audit::{self, Body, Chain, Header, Record};
 use serde_json::Value;
 
 use super::harness::{corpus, run, Report};
@@ -21,7 +21,7 @@ fn writer_encoding(b: &Body) -> Option<String> {
         (None, None, None) => None,
         _ => return None,
     };
-    if b.by == Some(baccarat_server::trust::Actor::Server) {
+    if b.by == Some(baccarat_core::trust::Actor::Server) {
         return None;
     }
     match (&b.event, &b.casino) {

@@ -208,7 +208,7 @@ pub async fn write() {
     // holds every event the server wrote without thousands of repeats.
     let mut kinds = std::collections::BTreeSet::new();
     for t in 0..=5u32 {
-        for r in baccarat_server::store::read_records(&db, TableId(t), 0).unwrap() {
+        for r in baccarat_core::store::read_records(&db, TableId(t), 0).unwrap() {
             let v: serde_json::Value = serde_json::from_str(&r.body).unwrap();
             let kind = v["event"]["event"].as_str().or(v["casino"]["event"].as_str()).unwrap_or("none").to_string();
             let header = v.get("rulebook").is_some();

@@ -195,7 +195,7 @@ async fn the_server_takes_no_wager_after_a_reopened_coup_closes() {
 /// the chain. Only the lower-case spelling `hex` writes is the record.
 #[test]
 fn a_respelled_hash_or_link_breaks_the_chain() {
-    use baccarat_server::audit::{verify, Chain};
+    use baccarat_core::audit::{verify, Chain};
     let mut c = Chain::new();
     let records: Vec<_> = (0..3).map(|i| c.append(format!("{{\"table\":1,\"n\":{i}}}"))).collect();
     assert!(verify(&records).is_ok());

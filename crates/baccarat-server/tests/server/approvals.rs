@@ -6,11 +6,11 @@
 //! bets", the deadline, and returned then); a live table, with its supervisor
 //! in the pit, waits as the rule says.
 
+use baccarat_casino::casino::{Casino, Code, Mode, Reply, Request};
 use baccarat_core::ids::{TableId, UserId};
+use baccarat_core::store::Commit;
+use baccarat_core::trust::Actor;
 use baccarat_rules::{Bet, Money};
-use baccarat_server::casino::{Casino, Code, Mode, Reply, Request};
-use baccarat_server::store::Commit;
-use baccarat_server::trust::Actor;
 use baccarat_table::engine::{Command, Event, PlayerId, Spot};
 
 const NSW: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 500000\n";

@@ -5,10 +5,10 @@
 use baccarat_core::ids::TableId;
 use std::sync::atomic::Ordering;
 
-use baccarat_server::archive::archive;
-use baccarat_server::casino::{recover, Keys};
+use baccarat_casino::casino::{recover, Keys};
+use baccarat_core::store::archive::archive;
+use baccarat_core::store::{read_records, SqliteStore};
 use baccarat_server::serve::{open, write_checkpoint};
-use baccarat_server::store::{read_records, SqliteStore};
 use baccarat_server::verify::verify_file;
 
 use super::checkpoint::{clocked, deposits, fingerprint, play, same};
@@ -39,7 +39,7 @@ fn count(db: &std::path::Path, table: &str) -> i64 {
 fn same_history(
     db: &std::path::Path,
     before: &baccarat_server::verify::Findings,
-    recalled: &[Vec<baccarat_server::audit::Record>],
+    recalled: &[Vec<baccarat_core::audit::Record>],
 ) {
     let (after, _) = verify_file(db, None, None).unwrap();
     assert!(after.problems.is_empty(), "{:?}", after.problems);
@@ -147,7 +147,7 @@ fn an_upgraded_database_gets_marks_for_its_checkpoints() {
         let parts: i64 = c.query_row("SELECT MAX(n) + 1 FROM checkpoint_parts", [], |r| r.get(0)).unwrap();
         assert_eq!(parts, 1, "a small checkpoint is one part");
         // (and, before migration 13, the logs a row per record and per transfer)
-        baccarat_server::store::logs::unpack(&c).unwrap();
+        baccarat_core::store::logs::unpack(&c).unwrap();
         c.execute_batch(
             "DROP TABLE audit_blocks; DROP TABLE transfer_blocks;
              UPDATE checkpoints SET body = (SELECT data FROM checkpoint_parts WHERE checkpoint = checkpoints.id);

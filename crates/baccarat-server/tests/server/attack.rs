@@ -218,7 +218,7 @@ async fn an_idempotency_key_means_one_request() {
 }
 
 /// A clock the test moves.
-fn movable() -> (Arc<AtomicU64>, baccarat_server::casino::Clock) {
+fn movable() -> (Arc<AtomicU64>, baccarat_casino::casino::Clock) {
     let now = Arc::new(AtomicU64::new(baccarat_server::http::now_ms()));
     let n = now.clone();
     (now, Arc::new(move || n.load(Ordering::SeqCst)))

@@ -3,10 +3,10 @@
 //! to overdraw and given back by returns, each under the partition's lease,
 //! each move a record of the bank's chain that `bank::verify` recomputes.
 
+use baccarat_cluster::pg_store::bank::verify::verify;
+use baccarat_cluster::pg_store::bank::{Bank, BankError, LossDay, Move, MoveKind};
+use baccarat_cluster::pg_store::{Lease, PgStore};
 use baccarat_core::ids::TableId;
-use baccarat_server::bank::verify::verify;
-use baccarat_server::bank::{Bank, BankError, LossDay, Move, MoveKind};
-use baccarat_server::pg_store::{Lease, PgStore};
 
 use super::pg::database;
 
@@ -196,9 +196,10 @@ fn a_return_brings_winnings_home_and_a_refusal_writes_nothing() {
     assert_eq!((made.body.wallet, made.body.position), (1_600, Some(-600)), "400 staked, 600 won");
     bank.with_client(|c| {
         let mut tx = c.transaction().unwrap();
-        let e = baccarat_server::bank::make_in(&mut tx, &withdrawal(1, 1_601, "w1"), None).unwrap_err();
+        let e = baccarat_cluster::pg_store::bank::make_in(&mut tx, &withdrawal(1, 1_601, "w1"), None).unwrap_err();
         assert!(matches!(e, BankError::Short { available: 1_600, .. }), "{e}");
-        let e = baccarat_server::bank::make_in(&mut tx, &allot("east", 1, 1_601, "a2"), Some(east)).unwrap_err();
+        let e =
+            baccarat_cluster::pg_store::bank::make_in(&mut tx, &allot("east", 1, 1_601, "a2"), Some(east)).unwrap_err();
         assert!(matches!(e, BankError::Short { .. }), "{e}");
         tx.commit().unwrap();
     });

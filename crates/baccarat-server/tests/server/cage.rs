@@ -211,11 +211,11 @@ async fn a_cash_out_racing_a_wager_exactly_one_wins() {
 /// forger would) leaving its transfer unexplained, are each named.
 #[test]
 fn verify_names_a_cage_transfer_without_its_record() {
+    use baccarat_casino::casino::{Casino, Mode, Request};
+    use baccarat_core::audit::{Chain, CASINO_CHAIN};
+    use baccarat_core::ledger::Cause;
+    use baccarat_core::store::{Commit, SqliteStore, Store};
     use baccarat_rules::Money;
-    use baccarat_server::audit::{Chain, CASINO_CHAIN};
-    use baccarat_server::casino::{Casino, Mode, Request};
-    use baccarat_server::ledger::Cause;
-    use baccarat_server::store::{Commit, SqliteStore, Store};
     use baccarat_server::verify::verify;
     use baccarat_table::engine::PlayerId;
 
@@ -246,12 +246,8 @@ fn verify_names_a_cage_transfer_without_its_record() {
     let Cause::Cage { seq } = honest.transfers[i].cause else { panic!("{:?}", honest.transfers[i]) };
     // A forged transfer to the cage, naming a record that is no cage's.
     let mut s = honest.clone();
-    let id = baccarat_server::ledger::TransferId(s.transfers.iter().map(|t| t.id.0).max().unwrap() + 1);
-    s.transfers.push(baccarat_server::ledger::Transfer {
-        id,
-        cause: Cause::Cage { seq: 999 },
-        ..s.transfers[i].clone()
-    });
+    let id = baccarat_core::ledger::TransferId(s.transfers.iter().map(|t| t.id.0).max().unwrap() + 1);
+    s.transfers.push(baccarat_core::ledger::Transfer { id, cause: Cause::Cage { seq: 999 }, ..s.transfers[i].clone() });
     let f = verify(&s);
     let named = format!(
         "transfer {id} names the cage's movement of the casino's chain record 999 but no audit event explains it"

@@ -1,13 +1,13 @@
 //! The casino core: wagers held, coups settled into the ledger, every event in the
 //! audit chain, retries answered once, and everything durable in the store.
 
+use baccarat_casino::casino::{Casino, Code, Mode, Reply, Request};
+use baccarat_core::audit::verify;
 use baccarat_core::ids::{TableId, UserId};
+use baccarat_core::store::{Commit, SqliteStore, Store};
+use baccarat_core::trust::Actor;
 use baccarat_rules::{Bet, Money};
-use baccarat_server::audit::verify;
 use baccarat_server::auth::Role;
-use baccarat_server::casino::{Casino, Code, Mode, Reply, Request};
-use baccarat_server::store::{Commit, SqliteStore, Store};
-use baccarat_server::trust::Actor;
 use baccarat_table::engine::PlayerId;
 use baccarat_table::engine::{Command, Phase, Spot};
 
@@ -101,10 +101,10 @@ fn a_coup_end_to_end_through_the_ledger_and_the_audit_chain() {
     let mut store = SqliteStore::memory().unwrap();
     store.commit(&commit).unwrap();
     let snap = store.load().unwrap();
-    baccarat_server::ledger::check_log(&snap.accounts, &snap.transfers).unwrap();
+    baccarat_core::ledger::check_log(&snap.accounts, &snap.transfers).unwrap();
     let l = Casino::recover(&store).unwrap().ledger;
     for p in 1..=3 {
-        let id = l.find(&baccarat_server::ledger::AccountKind::Wallet { player: PlayerId(p) }).unwrap();
+        let id = l.find(&baccarat_core::ledger::AccountKind::Wallet { player: PlayerId(p) }).unwrap();
         assert_eq!(Money(l.account(id).unwrap().balance), c.balance(PlayerId(p)).unwrap().0);
     }
 }
@@ -139,7 +139,7 @@ fn withdrawn_and_refused_wagers_release_their_holds() {
 /// request is refused and nothing changes.
 #[test]
 fn tables_and_wagers_per_coup_are_bounded() {
-    use baccarat_server::casino::{MAX_TABLES, MAX_WAGERS_PER_COUP};
+    use baccarat_casino::casino::{MAX_TABLES, MAX_WAGERS_PER_COUP};
     let mut c = Casino::new();
     let mut commit = Commit::default();
     let config = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 100\nmax = 10000000000\n";
@@ -191,7 +191,7 @@ fn tables_and_wagers_per_coup_are_bounded() {
 /// another body under the key is refused (idempotency) and changes nothing.
 mod keys {
     use super::*;
-    use baccarat_server::casino::SlipLine;
+    use baccarat_casino::casino::SlipLine;
     use proptest::prelude::*;
     use std::collections::HashMap;
 
@@ -306,7 +306,7 @@ mod keys {
                 .ledger
                 .iter()
                 .flat_map(|ch| &ch.transfers)
-                .filter(|t| t.kind == baccarat_server::ledger::TransferKind::Pending)
+                .filter(|t| t.kind == baccarat_core::ledger::TransferKind::Pending)
                 .count();
             prop_assert_eq!(holds, effects);
             c.ledger.check().unwrap();
@@ -320,7 +320,7 @@ mod keys {
 /// it closed gets its first answers, not the refusal.
 #[test]
 fn a_slip_refused_for_closed_betting_records_nothing_and_a_retry_still_gets_its_answers() {
-    use baccarat_server::casino::SlipLine;
+    use baccarat_casino::casino::SlipLine;
     let (mut c, mut commit) = casino();
     let slip = |key: &str| Request::Wagers {
         table: TableId(1),
@@ -365,7 +365,7 @@ fn a_slip_refused_for_closed_betting_records_nothing_and_a_retry_still_gets_its_
 /// one line placed is bound: sent again, it gets its first answers.
 #[test]
 fn a_slip_with_no_line_placed_records_nothing_and_may_be_sent_again() {
-    use baccarat_server::casino::SlipLine;
+    use baccarat_casino::casino::SlipLine;
     let (mut c, mut commit) = casino();
     let p = PlayerId(77);
     let slip = |amounts: &[i64]| Request::Wagers {
@@ -408,13 +408,13 @@ fn a_slip_with_no_line_placed_records_nothing_and_may_be_sent_again() {
 /// only while the table takes no wagers, and then it writes nothing.
 #[test]
 fn the_refusal_without_the_writer_is_the_writers_own_at_every_step() {
-    use baccarat_server::casino::SlipLine;
+    use baccarat_casino::casino::SlipLine;
+    use baccarat_casino::table_view::Views;
     use baccarat_server::http::early::closed_reply;
-    use baccarat_server::table_view::Views;
     let (mut c, mut commit) = casino();
     let requests = |n: usize| {
         let key = format!("probe-{n}");
-        let typed: baccarat_server::ledger::keys::IdempotencyKey = key.parse().unwrap();
+        let typed: baccarat_core::ledger::keys::IdempotencyKey = key.parse().unwrap();
         vec![
             wager(1, Bet::Banker, 1000, &key),
             Request::TokenWager {
@@ -436,7 +436,7 @@ fn the_refusal_without_the_writer_is_the_writers_own_at_every_step() {
             },
         ]
     };
-    use baccarat_server::casino::settle::FIRST_CHUNK;
+    use baccarat_casino::casino::settle::FIRST_CHUNK;
     let (mut steps, mut compared, mut open_seen, mut settling_seen) = (0, 0, 0, 0);
     let mut step = |c: &mut Casino, commit: &mut Commit| {
         steps += 1;

@@ -7,13 +7,13 @@
 use baccarat_core::ids::TableId;
 use std::collections::BTreeSet;
 
+use baccarat_casino::casino::checkpoint;
+use baccarat_casino::casino::{recover, Casino, Keys, Reply, Request};
+use baccarat_casino::coup_feed::Feed;
+use baccarat_core::store::{Commit, Store};
+use baccarat_core::trust::Actor;
 use baccarat_rules::{Bet, Money};
-use baccarat_server::casino::{recover, Casino, Keys, Reply, Request};
-use baccarat_server::checkpoint;
-use baccarat_server::coup_feed::Feed;
 use baccarat_server::serve::{heads_of, open, write_checkpoint, Opened, ServeConfig};
-use baccarat_server::store::{Commit, Store};
-use baccarat_server::trust::Actor;
 use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
 use serde_json::{json, Value};
 
@@ -24,7 +24,7 @@ use super::common::TempDir;
 pub(super) fn config(name: &str) -> (TempDir, ServeConfig) {
     let dir = TempDir::new(&format!("baccarat-checkpoint-{}-{name}", std::process::id()));
     let cfg = ServeConfig {
-        founding: baccarat_server::audit::Founding::Demo,
+        founding: baccarat_core::audit::Founding::Demo,
         ..ServeConfig::new(dir.join("casino.db"), "127.0.0.1:0".parse().unwrap())
     };
     (dir, cfg)
@@ -186,7 +186,7 @@ fn recovery_from_a_checkpoint_equals_the_whole_replay() {
             name: "Late".into(),
             rulebook: "nsw-2021".into(),
             config: "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 500000\n".into(),
-            mode: baccarat_server::trust::Mode::Rng,
+            mode: baccarat_core::trust::Mode::Rng,
             float: None,
         },
     );
@@ -197,7 +197,7 @@ fn recovery_from_a_checkpoint_equals_the_whole_replay() {
     let store = o.store;
     drop(o.casino);
 
-    let stored = baccarat_server::store::History::latest_checkpoint(&store).unwrap().expect("a checkpoint");
+    let stored = baccarat_core::store::History::latest_checkpoint(&store).unwrap().expect("a checkpoint");
     let cp = checkpoint::open(&stored, &public).unwrap();
     let none = BTreeSet::new();
     let from_cp = recover(&store, Some(cp), Keys::Since(0), &none).unwrap();
@@ -302,8 +302,8 @@ fn a_forged_balance_stops_the_start() {
     deposits(&mut o);
     play(&mut o, 1, 0, false);
     write_checkpoint(&mut o.store, &o.anchors, &o.casino, &o.feed).unwrap();
-    let wallet = o.casino.ledger.find(&baccarat_server::ledger::AccountKind::Wallet { player: PlayerId(100) }).unwrap();
-    let cage = o.casino.ledger.find(&baccarat_server::ledger::AccountKind::Cage).unwrap();
+    let wallet = o.casino.ledger.find(&baccarat_core::ledger::AccountKind::Wallet { player: PlayerId(100) }).unwrap();
+    let cage = o.casino.ledger.find(&baccarat_core::ledger::AccountKind::Cage).unwrap();
     let conn = o.store.sqlite().unwrap().connection();
     conn.execute("UPDATE accounts SET balance = balance + 500000 WHERE id = ?1", [wallet.0 as i64]).unwrap();
     conn.execute("UPDATE accounts SET balance = balance - 500000 WHERE id = ?1", [cage.0 as i64]).unwrap();
@@ -333,7 +333,7 @@ fn an_anchor_file_behind_the_checkpoints_mark_stops_the_start() {
     let err = open(&cfg).err().expect("refused").to_string();
     let why = format!("the anchor file has {lines} lines, but the latest checkpoint (signed) saw it at line {seen}");
     assert!(err.contains(&why), "{err}");
-    let db = baccarat_server::store::Db::Sqlite(cfg.db.clone());
+    let db = baccarat_core::store::Db::Sqlite(cfg.db.clone());
     let t = baccarat_server::verify::verify_since_checkpoint(&db, None, None).unwrap();
     assert!(t.problems.iter().any(|p| p.contains(&why)), "{:?}", t.problems);
     std::fs::write(&anchor_path, &whole).unwrap();

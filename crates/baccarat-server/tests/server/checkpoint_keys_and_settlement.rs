@@ -6,18 +6,18 @@
 use baccarat_core::ids::TableId;
 use std::time::Duration;
 
+use baccarat_casino::casino::{Reply, Request};
+use baccarat_core::store::{Commit, Store};
 use baccarat_rules::{Bet, Money};
-use baccarat_server::casino::{Reply, Request};
 use baccarat_server::serve::{heads_of, open, open_leased, Opened};
-use baccarat_server::store::{Commit, Store};
 use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
 
 use std::collections::BTreeSet;
 
-use baccarat_server::casino::{recover, Keys};
-use baccarat_server::checkpoint;
+use baccarat_casino::casino::checkpoint;
+use baccarat_casino::casino::{recover, Keys};
+use baccarat_core::store::{History, SqliteStore};
 use baccarat_server::serve::write_checkpoint;
-use baccarat_server::store::{History, SqliteStore};
 
 use super::checkpoint::{clocked, config, deposits, fingerprint, play, same, server, step};
 
@@ -36,10 +36,10 @@ fn settle_a_chunk(o: &mut Opened) {
 /// A batch that ends a shoe, past the gap a boundary needs for a live state
 /// of `live` items: a checkpoint is due after it.
 fn boundary(live: u64) -> Commit {
-    use baccarat_server::audit::Record;
+    use baccarat_core::audit::Record;
     use baccarat_table::engine::Event;
     let r = Record { seq: 1, prev: String::new(), body: String::new(), hash: String::new() };
-    let n = baccarat_server::checkpoint::shoe_gap(live) as usize;
+    let n = baccarat_casino::casino::checkpoint::shoe_gap(live) as usize;
     let mut c = Commit { records: vec![(TableId(1), r); n], ..Commit::default() };
     c.events.push((TableId(1), 1, Event::ShoeEnded { shoe: 1, seed: None, reason: "test".into() }));
     c
@@ -84,7 +84,7 @@ fn keys_are_kept_for_their_window_only() {
 /// requests are refused.
 #[test]
 fn a_start_reads_no_keys_and_a_retry_sent_just_before_it_gets_its_first_answer() {
-    use baccarat_server::casino::SlipLine;
+    use baccarat_casino::casino::SlipLine;
     let (_dir, _now, cfg) = clocked("keys-on-disk", 1_000_000_000_000);
     let mut o = open(&cfg).unwrap();
     deposits(&mut o);
@@ -139,7 +139,7 @@ fn a_start_reads_no_keys_and_a_retry_sent_just_before_it_gets_its_first_answer()
             };
             assert_eq!(ids(a), ids(b));
             assert!(
-                matches!(&a[2], Reply::Refused { code: baccarat_server::casino::Code::Idempotency, .. }),
+                matches!(&a[2], Reply::Refused { code: baccarat_casino::casino::Code::Idempotency, .. }),
                 "the refused line is not tried again under the slip's key: {:?}",
                 a[2]
             );
@@ -170,7 +170,7 @@ fn copy_casino(from: &baccarat_server::serve::ServeConfig, to: &baccarat_server:
 /// Table 6 (RNG, NSW) with a coup of 5,000 wagers completed and settling
 /// in chunks: only the completing command's first chunk recorded.
 fn a_big_coup_settling(o: &mut Opened) {
-    use baccarat_server::casino::SlipLine;
+    use baccarat_casino::casino::SlipLine;
     let players = 7u32;
     let r = step(
         o,
@@ -178,7 +178,7 @@ fn a_big_coup_settling(o: &mut Opened) {
             name: "Busy".into(),
             rulebook: "nsw-2021".into(),
             config: "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 1000000000\n".into(),
-            mode: baccarat_server::trust::Mode::Rng,
+            mode: baccarat_core::trust::Mode::Rng,
             float: None,
         },
     );
@@ -219,7 +219,7 @@ fn a_big_coup_settling(o: &mut Opened) {
 /// balances an uninterrupted run makes.
 #[test]
 fn a_large_settlement_is_recorded_in_chunks_and_finished_after_a_crash() {
-    use baccarat_server::casino::Code;
+    use baccarat_casino::casino::Code;
     let (_dir, cfg) = config("chunks");
     let mut o = open(&cfg).unwrap();
     a_big_coup_settling(&mut o);
@@ -272,7 +272,7 @@ fn a_large_settlement_is_recorded_in_chunks_and_finished_after_a_crash() {
         let none = BTreeSet::new();
         let from_cp = recover(&store, Some(cp), Keys::Since(0), &none).unwrap();
         let full = recover(&store, None, Keys::Since(0), &none).unwrap();
-        let chunk = baccarat_server::casino::settle::CHUNK as u64;
+        let chunk = baccarat_casino::casino::settle::CHUNK as u64;
         assert_eq!(from_cp.tail_records, chunk, "the tail is the one chunk recorded after it");
         assert!(full.tail_records > 5_000);
         let a = fingerprint(&from_cp.casino, &from_cp.feed);
@@ -281,10 +281,10 @@ fn a_large_settlement_is_recorded_in_chunks_and_finished_after_a_crash() {
     }
     // An inspector's checks pass on it as it is: from the mid-settlement
     // checkpoint (`verify --since-checkpoint`), and over the whole history.
-    let db = baccarat_server::store::Db::Sqlite(crashed.db.clone());
+    let db = baccarat_core::store::Db::Sqlite(crashed.db.clone());
     let since = baccarat_server::verify::verify_since_checkpoint(&db, None, None).unwrap();
     assert!(since.problems.is_empty(), "{:?}", since.problems);
-    assert_eq!(since.tail_records, baccarat_server::casino::settle::CHUNK as u64);
+    assert_eq!(since.tail_records, baccarat_casino::casino::settle::CHUNK as u64);
     let (full, _) = baccarat_server::verify::verify_file(&crashed.db, None, None).unwrap();
     assert!(full.problems.is_empty(), "{:?}", full.problems);
     // A second copy, for a tool's start (no writer) below.
@@ -316,8 +316,8 @@ fn a_large_settlement_is_recorded_in_chunks_and_finished_after_a_crash() {
         settle_a_chunk(&mut again);
         batches += 1;
     }
-    let left = 5_000 - baccarat_server::casino::settle::FIRST_CHUNK - 2 * baccarat_server::casino::settle::CHUNK;
-    assert_eq!(batches, left.div_ceil(baccarat_server::casino::settle::CHUNK), "a chunk a batch");
+    let left = 5_000 - baccarat_casino::casino::settle::FIRST_CHUNK - 2 * baccarat_casino::casino::settle::CHUNK;
+    assert_eq!(batches, left.div_ceil(baccarat_casino::casino::settle::CHUNK), "a chunk a batch");
     again.casino.ledger.check().unwrap();
     assert!(again.casino.tables[&TableId(6)].open_wagers().0.is_empty(), "every hold released");
     assert_eq!(finished(&again), whole, "the same records and the same balances");
@@ -336,8 +336,8 @@ fn a_large_settlement_is_recorded_in_chunks_and_finished_after_a_crash() {
 /// chunk a batch: this test then saw 2,000 in one batch.)
 #[test]
 fn tables_settling_together_share_one_chunk_a_batch() {
-    use baccarat_server::casino::settle::{CHUNK, FIRST_CHUNK};
-    use baccarat_server::casino::SlipLine;
+    use baccarat_casino::casino::settle::{CHUNK, FIRST_CHUNK};
+    use baccarat_casino::casino::SlipLine;
     let (_dir, cfg) = config("shared-chunks");
     let mut o = open(&cfg).unwrap();
     let config = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 1000000000\n";
@@ -349,7 +349,7 @@ fn tables_settling_together_share_one_chunk_a_batch() {
                 name: format!("Busy {i}"),
                 rulebook: "nsw-2021".into(),
                 config: config.into(),
-                mode: baccarat_server::trust::Mode::Rng,
+                mode: baccarat_core::trust::Mode::Rng,
                 float: None,
             },
         );

@@ -2,11 +2,11 @@
 //! a part at a time without the read model, streamed a part at a time as the
 //! one sealed whole, and the checkpointer's gate freed after each one.
 
+use baccarat_casino::casino::checkpoint;
 use baccarat_core::ids::TableId;
+use baccarat_core::store::Store;
 use baccarat_rules::Money;
-use baccarat_server::checkpoint;
 use baccarat_server::serve::{open, write_checkpoint};
-use baccarat_server::store::Store;
 
 use super::checkpoint::{config, deposits, play};
 
@@ -15,12 +15,12 @@ use super::checkpoint::{config, deposits, play};
 /// checkpoint written removes it.
 #[test]
 fn a_checkpoint_is_written_in_parts_and_read_only_once_complete() {
-    use baccarat_server::store::{History, SqliteStore, CHECKPOINT_PART_BYTES};
+    use baccarat_core::store::{History, SqliteStore, CHECKPOINT_PART_BYTES};
     let (_dir, cfg) = config("parts");
     let mut store = SqliteStore::open(&cfg.db).unwrap();
     let sealed = |at_ms: u64, len: usize| checkpoint::Sealed {
         at_ms,
-        mark: baccarat_server::archive::Mark { at_ms, last_transfer: 0, heads: Default::default() },
+        mark: baccarat_core::store::archive::Mark { at_ms, last_transfer: 0, heads: Default::default() },
         body: (0..len).map(|i| (i * 7 + at_ms as usize) as u8).collect(),
         sha256: format!("sha-{at_ms}"),
         signature: "sig".into(),
@@ -70,7 +70,7 @@ fn a_checkpoint_is_written_in_parts_and_read_only_once_complete() {
 /// refuses a byte altered inside the skipped read model, or another key.
 #[test]
 fn a_check_reads_the_checkpoint_a_part_at_a_time_without_its_read_model() {
-    use baccarat_server::checkpoint_check::latest_without_read_model;
+    use baccarat_casino::checkpoint_check::latest_without_read_model;
     let (_dir, cfg) = config("check-read");
     let mut o = open(&cfg).unwrap();
     deposits(&mut o);
@@ -78,7 +78,7 @@ fn a_check_reads_the_checkpoint_a_part_at_a_time_without_its_read_model() {
     write_checkpoint(&mut o.store, &o.anchors, &o.casino, &o.feed).unwrap();
     let public = o.anchors.public_hex();
     let store = o.store;
-    let stored = baccarat_server::store::History::latest_checkpoint(&store).unwrap().unwrap();
+    let stored = baccarat_core::store::History::latest_checkpoint(&store).unwrap().unwrap();
     let whole = checkpoint::open(&stored, &public).unwrap();
     assert!(whole.feed.as_ref().is_some_and(|f| !f.history.is_empty()), "the read model is in the checkpoint");
     let expected = serde_json::to_value(checkpoint::Checkpoint { feed: None, ..whole }).unwrap();
@@ -136,8 +136,8 @@ fn a_check_reads_the_checkpoint_a_part_at_a_time_without_its_read_model() {
 /// checkpoint behind.
 #[test]
 fn a_checkpoint_streamed_a_part_at_a_time_is_the_one_sealed_whole() {
-    use baccarat_server::ledger::{Cause, Transfer, TransferKind};
-    use baccarat_server::store::{History, CHECKPOINT_PART_BYTES};
+    use baccarat_core::ledger::{Cause, Transfer, TransferKind};
+    use baccarat_core::store::{History, CHECKPOINT_PART_BYTES};
     let (_dir, cfg) = config("streamed");
     let mut o = open(&cfg).unwrap();
     deposits(&mut o);
@@ -147,16 +147,16 @@ fn a_checkpoint_streamed_a_part_at_a_time_is_the_one_sealed_whole() {
     // Bulk it past two parts (only its bytes matter here).
     cp.pending.extend((0..40_000u64).map(|i| {
         std::sync::Arc::new(Transfer {
-            id: baccarat_server::ledger::TransferId(1_000_000 + i),
-            debit: baccarat_server::ledger::AccountId(1),
-            credit: baccarat_server::ledger::AccountId(2),
+            id: baccarat_core::ledger::TransferId(1_000_000 + i),
+            debit: baccarat_core::ledger::AccountId(1),
+            credit: baccarat_core::ledger::AccountId(2),
             amount: Money(100),
             kind: TransferKind::Pending,
             memo: format!("table 1 wager {i}"),
             cause: Cause::Wager { table: TableId(1), wager: baccarat_table::engine::WagerId(i) },
         })
     }));
-    let key = baccarat_server::anchor::AnchorKey::load(&baccarat_server::anchor::default_paths(&cfg.db).1).unwrap();
+    let key = baccarat_core::anchor::AnchorKey::load(&baccarat_core::anchor::default_paths(&cfg.db).1).unwrap();
     let whole = checkpoint::seal_with(&cp, &key);
     let parts = whole.body.len().div_ceil(CHECKPOINT_PART_BYTES);
     assert!(parts >= 3, "{} bytes", whole.body.len());
@@ -188,15 +188,15 @@ fn a_checkpoint_streamed_a_part_at_a_time_is_the_one_sealed_whole() {
 /// anchor file cannot be made durable first.
 #[test]
 fn the_checkpointer_frees_the_gate_after_each_checkpoint_written_or_failed() {
-    use baccarat_server::store::History;
+    use baccarat_core::store::History;
     let (_dir, cfg) = config("gate");
     let mut o = open(&cfg).unwrap();
     deposits(&mut o);
     let busy = o.casino.checkpointer_busy.clone();
-    let key_path = baccarat_server::anchor::default_paths(&cfg.db).1;
-    let cp = baccarat_server::backend::start_checkpointer(
+    let key_path = baccarat_core::anchor::default_paths(&cfg.db).1;
+    let cp = baccarat_cluster::backend::start_checkpointer(
         &cfg.database(),
-        baccarat_server::anchor::AnchorKey::load(&key_path).unwrap(),
+        baccarat_core::anchor::AnchorKey::load(&key_path).unwrap(),
         &cfg.anchor_paths().0,
         None,
         busy.clone(),
@@ -233,9 +233,9 @@ fn the_checkpointer_frees_the_gate_after_each_checkpoint_written_or_failed() {
     // mark of lines a power cut could take back (`checkpoint::sync_anchors`).
     conn.execute_batch("DROP TRIGGER full").unwrap();
     let gone = cfg.db.with_extension("gone");
-    let cp = baccarat_server::backend::start_checkpointer(
+    let cp = baccarat_cluster::backend::start_checkpointer(
         &cfg.database(),
-        baccarat_server::anchor::AnchorKey::load(&key_path).unwrap(),
+        baccarat_core::anchor::AnchorKey::load(&key_path).unwrap(),
         &gone,
         None,
         busy.clone(),
@@ -253,7 +253,7 @@ fn the_checkpointer_frees_the_gate_after_each_checkpoint_written_or_failed() {
 /// chain's head and every balance), not some later state.
 #[tokio::test]
 async fn serve_writes_the_starts_checkpoint_in_the_background() {
-    use baccarat_server::store::{History, SqliteStore};
+    use baccarat_core::store::{History, SqliteStore};
     use std::time::Duration;
     let (_dir, cfg) = config("start-in-background");
     let (public, heads, balances) = {

@@ -34,7 +34,7 @@ pub async fn spawn_app_with(tweak: impl FnOnce(&mut ServeConfig)) -> App {
         squeeze: Duration::from_millis(300),
         result_pause: Duration::from_millis(50),
         rate_per_second: 100_000,
-        founding: baccarat_server::audit::Founding::Demo,
+        founding: baccarat_core::audit::Founding::Demo,
         ..ServeConfig::new(db.clone(), "127.0.0.1:0".parse().unwrap())
     };
     tweak(&mut cfg);

@@ -9,12 +9,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::channel;
 use std::sync::Arc;
 
+use baccarat_casino::casino::{Casino, Mode, Reply, Request};
+use baccarat_casino::writer::Writer;
+use baccarat_core::fatal::Fatal;
+use baccarat_core::store::{CheckpointBody, CheckpointSeal, Commit, Snapshot, SqliteStore, Store, StoreError};
+use baccarat_core::trust::Actor;
 use baccarat_rules::{Bet, Money};
-use baccarat_server::casino::{Casino, Mode, Reply, Request};
-use baccarat_server::fatal::Fatal;
-use baccarat_server::store::{CheckpointBody, CheckpointSeal, Commit, Snapshot, SqliteStore, Store, StoreError};
-use baccarat_server::trust::Actor;
-use baccarat_server::writer::Writer;
 use baccarat_table::engine::{Command, PlayerId, Spot};
 
 use super::common::TempDir;
@@ -40,7 +40,7 @@ impl Store for Failing {
     }
     fn write_checkpoint_parts(
         &mut self,
-        head: &baccarat_server::checkpoint::Head,
+        head: &baccarat_casino::casino::checkpoint::Head,
         body: &mut CheckpointBody<'_>,
         seal: &mut CheckpointSeal<'_>,
     ) -> Result<(), StoreError> {

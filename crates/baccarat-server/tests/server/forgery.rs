@@ -13,12 +13,12 @@ use baccarat_table::engine::PlayerId;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
+use baccarat_casino::casino::{Reply, Request, SlipLine};
+use baccarat_core::audit::Chain;
+use baccarat_core::store::{Commit, Store};
+use baccarat_core::trust::Actor;
 use baccarat_rules::{Bet, Money};
-use baccarat_server::audit::Chain;
-use baccarat_server::casino::{Reply, Request, SlipLine};
 use baccarat_server::serve::{heads_of, open, Opened, ServeConfig};
-use baccarat_server::store::{Commit, Store};
-use baccarat_server::trust::Actor;
 use baccarat_server::verify::verify_file;
 use baccarat_table::engine::{Command, Phase, Spot};
 use rusqlite::{params, Connection};
@@ -43,7 +43,7 @@ fn scratch(what: &str) -> TempDir {
 
 fn cfg(db: PathBuf) -> ServeConfig {
     ServeConfig {
-        founding: baccarat_server::audit::Founding::Demo,
+        founding: baccarat_core::audit::Founding::Demo,
         ..ServeConfig::new(db, "127.0.0.1:0".parse().unwrap())
     }
 }
@@ -119,13 +119,13 @@ fn honest() -> &'static Honest {
             coup(&mut o, TableId(2), n, players);
         }
         slip_coup(&mut o, TableId(2), players[0]);
-        let anchors = baccarat_server::anchor::default_paths(&db).0;
+        let anchors = baccarat_core::anchor::default_paths(&db).0;
         let lines_before_last_coup = std::fs::read_to_string(anchors).unwrap().lines().count();
         coup(&mut o, TableId(1), 3, players);
         o.store.sqlite().unwrap().connection().query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).unwrap();
         drop(o);
         let read = |p: PathBuf| std::fs::read(p).unwrap();
-        let (anchor_path, key_path) = baccarat_server::anchor::default_paths(&db);
+        let (anchor_path, key_path) = baccarat_core::anchor::default_paths(&db);
         Honest {
             db: read(db.clone()),
             anchors: read(anchor_path),
@@ -148,7 +148,7 @@ impl Forged {
         let h = honest();
         let dir = scratch("copy");
         let db = dir.join("casino.db");
-        let (anchors, key) = baccarat_server::anchor::default_paths(&db);
+        let (anchors, key) = baccarat_core::anchor::default_paths(&db);
         std::fs::write(&db, &h.db).unwrap();
         std::fs::write(anchors, &h.anchors).unwrap();
         std::fs::write(&key, &h.key).unwrap();
@@ -162,12 +162,12 @@ impl Forged {
     /// is plain SQL: `verify` reads the same history either way.
     fn sql(&self) -> Connection {
         let c = Connection::open(&self.db).unwrap();
-        baccarat_server::store::logs::unpack(&c).unwrap();
+        baccarat_core::store::logs::unpack(&c).unwrap();
         c
     }
 
     fn anchors(&self) -> PathBuf {
-        baccarat_server::anchor::default_paths(&self.db).0
+        baccarat_core::anchor::default_paths(&self.db).0
     }
 
     /// What `verify` finds, the anchor file read from beside the database.
@@ -401,7 +401,7 @@ fn a_block_forged(repack: bool) {
     let p = copy.problems();
     caught(&p, "table 1: audit chain broken at record");
     caught(&p, "its hash does not match its contents (altered)");
-    let records = baccarat_server::store::read_records(&copy.db, TableId(1), 1).unwrap();
+    let records = baccarat_core::store::read_records(&copy.db, TableId(1), 1).unwrap();
     let altered =
         records.iter().find(|r| r.seq >= first as u64 && r.body.as_bytes().windows(8).any(|w| w == b"\"stake\":"));
     assert!(altered.is_some(), "the block still reads, altered");
@@ -641,13 +641,13 @@ fn limitation_a_deposit_appended_past_the_last_anchor_is_not_caught() {
     let player = honest().players[0];
     let mut b = bodies(&c, TableId(0));
     let seq = b.len() as u64 + 1;
-    let event = baccarat_server::audit::CasinoEvent::Deposit {
+    let event = baccarat_core::audit::CasinoEvent::Deposit {
         player: PlayerId(player),
         amount: Money(5_000_000),
         key: "f".into(),
         at_ms: None,
     };
-    b.push(baccarat_server::audit::Body::encode_casino(TableId(0), None, &event));
+    b.push(baccarat_core::audit::Body::encode_casino(TableId(0), None, &event));
     rechain(&c, TableId(0), b);
     let kind = |k: &str| -> u64 { c.query_row("SELECT id FROM accounts WHERE kind = ?1", [k], |r| r.get(0)).unwrap() };
     let (cage, wallet) = (kind(r#"{"kind":"cage"}"#), kind(&format!(r#"{{"kind":"wallet","player":{player}}}"#)));
@@ -720,7 +720,7 @@ fn a_deleted_anchor_file_stops_the_start_instead_of_laundering_a_cut() {
     assert!(f.problems.is_empty(), "{:?}", f.problems);
     assert_eq!(f.unanchored.len(), tables.len() + 1, "{:?}", f.unanchored);
     assert!(f.unanchored.iter().all(|u| u.contains("records 1 to ") && u.contains("when the server started")));
-    let anchored = baccarat_server::anchor::read(&copy.anchors(), None).unwrap();
+    let anchored = baccarat_core::anchor::read(&copy.anchors(), None).unwrap();
     let mut want = vec![TableId(0)];
     want.extend(tables);
     assert_eq!(anchored.heads.keys().copied().collect::<Vec<_>>(), want);

@@ -7,11 +7,11 @@ use baccarat_core::ids::{TableId, TournamentId};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use baccarat_casino::casino::into_play::IntoPlay;
+use baccarat_casino::casino::{Casino, Code, Reply, Request, SelfLimitsChange, SlipLine};
+use baccarat_core::store::Commit;
+use baccarat_core::trust::{Actor, Mode};
 use baccarat_rules::{Bet, Money};
-use baccarat_server::casino::into_play::IntoPlay;
-use baccarat_server::casino::{Casino, Code, Reply, Request, SelfLimitsChange, SlipLine};
-use baccarat_server::store::Commit;
-use baccarat_server::trust::{Actor, Mode};
 use baccarat_table::engine::{Command, PlayerId, Spot};
 
 /// 2026-12-01T00:00:00Z: the promotion and the tournament are published.

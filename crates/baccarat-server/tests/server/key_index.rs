@@ -4,11 +4,11 @@
 
 use std::sync::Arc;
 
-use baccarat_server::key_index::{run, KeyIndex, Maintainer, FANOUT};
-use baccarat_server::key_reader::KeyReader;
-use baccarat_server::keys::{key_id, AnswerRow, KeyId};
-use baccarat_server::ledger::{Cause, Changes};
-use baccarat_server::store::{Commit, SqliteStore, Store};
+use baccarat_cluster::key_reader::KeyReader;
+use baccarat_core::ledger::keys::{key_id, AnswerRow, KeyId};
+use baccarat_core::ledger::{Cause, Changes};
+use baccarat_core::store::key_index::{run, KeyIndex, Maintainer, FANOUT};
+use baccarat_core::store::{Commit, SqliteStore, Store};
 use proptest::prelude::*;
 use rusqlite::Connection;
 
@@ -327,7 +327,7 @@ fn a_servers_start_checks_the_index_before_it_serves() {
     }
     remove_run(log.store.connection(), log.index.runs()[1].id);
     let mut store =
-        baccarat_server::backend::OpenDb::open(&baccarat_server::store::Db::Sqlite(log.path.clone())).unwrap();
+        baccarat_cluster::backend::OpenDb::open(&baccarat_core::store::Db::Sqlite(log.path.clone())).unwrap();
     let index = store.key_index(hour).unwrap().expect("SQLite has a key index");
     log.reader = KeyReader::open(&log.path, Some(index.clone())).unwrap();
     log.index = index;
@@ -428,9 +428,9 @@ fn the_maintainer_writes_beside_a_busy_committer_without_failing() {
 #[test]
 fn past_the_pending_bound_no_new_key_is_taken_until_the_index_catches_up() {
     use super::checkpoint::{config, step};
+    use baccarat_casino::casino::{Code, Reply, Request};
+    use baccarat_cluster::backend::AnyStore;
     use baccarat_rules::Money;
-    use baccarat_server::backend::AnyStore;
-    use baccarat_server::casino::{Code, Reply, Request};
     use baccarat_table::engine::PlayerId;
 
     let (_dir, cfg) = config("pending-bound");

@@ -21,12 +21,12 @@
 //! Player together held for a supervisor at an RNG table (§5), the RNG
 //! source's wagers wait ("waits for a supervisor at an RNG table").
 
+use baccarat_casino::casino::{Casino, Mode, Reply, Request};
 use baccarat_core::ids::{TableId, UserId};
+use baccarat_core::store::Commit;
+use baccarat_core::trust::Actor;
 use baccarat_rules::{profiles, Bet, Card, Money, Side};
 use baccarat_server::auth::Role;
-use baccarat_server::casino::{Casino, Mode, Reply, Request};
-use baccarat_server::store::Commit;
-use baccarat_server::trust::Actor;
 use baccarat_table::engine::{Command, Phase, PlayerId, ShoeSource, Spot, WagerId};
 use baccarat_table::shoe::{shuffled, CutRules};
 use baccarat_table::shuffle::{Seed, Stream};

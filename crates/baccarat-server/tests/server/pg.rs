@@ -11,13 +11,13 @@
 use baccarat_core::ids::TableId;
 use std::collections::BTreeSet;
 
+use baccarat_casino::casino::checkpoint;
+use baccarat_casino::casino::{recover, Casino, Keys, Mode, Reply, Request};
+use baccarat_casino::coup_feed::Feed;
+use baccarat_cluster::pg_store::PgStore;
+use baccarat_core::store::{Commit, History, SqliteStore, Store};
+use baccarat_core::trust::Actor;
 use baccarat_rules::{Bet, Money};
-use baccarat_server::casino::{recover, Casino, Keys, Mode, Reply, Request};
-use baccarat_server::checkpoint;
-use baccarat_server::coup_feed::Feed;
-use baccarat_server::pg_store::PgStore;
-use baccarat_server::store::{Commit, History, SqliteStore, Store};
-use baccarat_server::trust::Actor;
 use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
 
 use super::checkpoint::{fingerprint, same};
@@ -56,9 +56,9 @@ impl Both {
     }
 
     /// The casino's checkpoint now, sealed with a key of the test's own.
-    pub(super) fn sealed(&self, name: &str) -> (checkpoint::Sealed, baccarat_server::anchor::AnchorKey) {
+    pub(super) fn sealed(&self, name: &str) -> (checkpoint::Sealed, baccarat_core::anchor::AnchorKey) {
         let file = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("pg-{name}.key"));
-        let key = baccarat_server::anchor::AnchorKey::load_or_create(&file).unwrap();
+        let key = baccarat_core::anchor::AnchorKey::load_or_create(&file).unwrap();
         let mut cp = self.casino.checkpoint();
         cp.feed = Some(self.feed.state());
         (checkpoint::seal_with(&cp, &key), key)
@@ -185,7 +185,7 @@ fn the_same_commits_read_back_alike_from_sqlite_and_postgres() {
 /// in the database's own schema. A partition's name is checked.
 #[test]
 fn the_partitions_of_one_database_keep_apart() {
-    use baccarat_server::pg_store::partition_url;
+    use baccarat_cluster::pg_store::partition_url;
     let url = database("partitions");
     // The casino's own schema first, with its months: a partition's must
     // still be its own.
@@ -209,10 +209,10 @@ fn the_partitions_of_one_database_keep_apart() {
     assert_eq!(public.occupied().unwrap(), vec![], "nothing written outside the partitions");
     // People are the casino's: one made through a partition is known to the
     // other, under one id (a wallet at the bank is keyed by it).
+    use baccarat_core::store::Db;
     use baccarat_server::auth::{Role, SessionPolicy, Users};
-    use baccarat_server::store::Db;
     let users = |u: &str| {
-        Users::open_db(&Db::Postgres(u.to_string()), SessionPolicy::default(), baccarat_server::casino::system_clock())
+        Users::open_db(&Db::Postgres(u.to_string()), SessionPolicy::default(), baccarat_casino::casino::system_clock())
             .unwrap()
     };
     let made = users(&east.url).create("shared", Role::Player, "secret").unwrap();
@@ -311,8 +311,8 @@ fn the_logs_are_partitioned_by_month_and_migrations_apply_once() {
 /// write whole, naming both epochs, while the new owner writes.
 #[test]
 fn a_stale_owners_write_is_refused_by_the_database() {
-    use baccarat_server::audit::Record;
-    use baccarat_server::store::StoreError;
+    use baccarat_core::audit::Record;
+    use baccarat_core::store::StoreError;
     let url = database("fence");
     let mut a = PgStore::connect(&url).unwrap();
     let mut b = PgStore::connect(&url).unwrap();
@@ -356,7 +356,7 @@ fn a_stale_owners_write_is_refused_by_the_database() {
 /// until the database's TCP keepalive gave up: two hours.)
 #[test]
 fn a_commit_left_open_by_a_stalled_network_does_not_keep_the_lease_from_a_standby() {
-    use baccarat_server::pg_store::CASINO_LEASE;
+    use baccarat_cluster::pg_store::CASINO_LEASE;
     let url = database("idle_commit");
     let mut a = PgStore::connect(&url).unwrap();
     let lease = a.take_casino("alpha#1", "http://alpha", 300).unwrap().unwrap();
@@ -392,10 +392,10 @@ fn a_commit_left_open_by_a_stalled_network_does_not_keep_the_lease_from_a_standb
 /// lease to guests again.
 #[test]
 fn a_partitions_own_server_is_given_its_lease_before_any_guest() {
-    use baccarat_server::pg_store::{partition_url, Claim};
+    use baccarat_cluster::pg_store::{partition_url, Claim};
     let db = database("claim");
     let url = partition_url(&db, "east").unwrap();
-    let asked_by = || baccarat_server::bank::partitions(&db).unwrap()[0].asked_by.clone();
+    let asked_by = || baccarat_cluster::pg_store::bank::partitions(&db).unwrap()[0].asked_by.clone();
     let mut guest = PgStore::connect(&url).unwrap();
     let mut home = PgStore::connect(&url).unwrap();
     let mut other = PgStore::connect(&url).unwrap();
@@ -479,14 +479,14 @@ fn migrate_copies_a_sqlite_casino_and_refuses_a_non_empty_target() {
     // The readers that find keys out of memory find the same answers in
     // both, in one read for many keys: each key's latest answer, nothing for
     // a key never answered, nothing before the window.
-    let answered: Vec<baccarat_server::keys::KeyId> =
+    let answered: Vec<baccarat_core::ledger::keys::KeyId> =
         sqlite.answers_since(0).unwrap().iter().map(|a| a.key_id).collect();
     let mut ids = answered.clone();
-    ids.extend([1u128, 2, u128::MAX].map(baccarat_server::keys::KeyId));
+    ids.extend([1u128, 2, u128::MAX].map(baccarat_core::ledger::keys::KeyId));
     let sqlite_keys =
-        baccarat_server::key_reader::open(&baccarat_server::store::Db::Sqlite(cfg.db.clone()), None).unwrap();
-    let pg_keys = baccarat_server::key_reader::open(&baccarat_server::store::Db::Postgres(url.clone()), None).unwrap();
-    let found = |k: &std::sync::Arc<dyn baccarat_server::keys::ColdKeys>, since: u64| {
+        baccarat_cluster::key_reader::open(&baccarat_core::store::Db::Sqlite(cfg.db.clone()), None).unwrap();
+    let pg_keys = baccarat_cluster::key_reader::open(&baccarat_core::store::Db::Postgres(url.clone()), None).unwrap();
+    let found = |k: &std::sync::Arc<dyn baccarat_core::ledger::keys::ColdKeys>, since: u64| {
         let mut rows: Vec<String> = k
             .find(&ids, since)
             .unwrap()
@@ -540,7 +540,7 @@ fn verify_reads_a_postgres_casino_and_names_a_forgery() {
     assert!(f.problems.is_empty(), "{:?}", f.problems);
     assert!(f.records > 20 && f.transfers > 20 && key.is_some(), "{f:?}");
     // `verify --since-checkpoint`: the checkpoint and the coup after it.
-    let db = baccarat_server::store::Db::Postgres(url.clone());
+    let db = baccarat_core::store::Db::Postgres(url.clone());
     let since = || baccarat_server::verify::verify_since_checkpoint(&db, Some(&anchors), None).unwrap();
     let t = since();
     assert!(t.problems.is_empty() && t.tail_records > 0 && t.tail_transfers > 0, "{t:?}");
@@ -612,13 +612,12 @@ fn verify_on_a_serving_postgres_casino_reads_the_anchors_before_its_snapshot() {
 /// altered in place is named by the chain's own check.
 #[test]
 fn a_chain_only_moves_forward_and_a_batch_is_all_or_nothing() {
-    use baccarat_server::audit::{verify, Chain};
-    use baccarat_server::store::StoreError;
+    use baccarat_core::audit::{verify, Chain};
+    use baccarat_core::store::StoreError;
     let mut store = PgStore::connect(&database("chain")).unwrap();
     let mut chain = Chain::new();
     let r1 = chain.append("{}".into());
-    let one =
-        |r: &baccarat_server::audit::Record| Commit { records: vec![(TableId(1), r.clone())], ..Commit::default() };
+    let one = |r: &baccarat_core::audit::Record| Commit { records: vec![(TableId(1), r.clone())], ..Commit::default() };
     store.commit(&one(&r1)).unwrap();
     let again = store.commit(&one(&r1)).unwrap_err();
     assert!(matches!(&again, StoreError::Corrupt(m) if m.contains("audit:1") && m.contains("its end (1)")), "{again}");
@@ -704,7 +703,7 @@ async fn the_server_runs_on_postgresql_and_a_start_recovers_from_it() {
     assert_eq!((s, &v["ok"]), (reqwest::StatusCode::OK, &json!(true)), "{v}");
     // Nothing of it is in a SQLite file.
     assert!(!cfg.db.exists(), "no SQLite database beside the anchors");
-    assert!(baccarat_server::anchor::default_paths(&cfg.db).0.exists(), "the anchors are signed beside it");
+    assert!(baccarat_core::anchor::default_paths(&cfg.db).0.exists(), "the anchors are signed beside it");
     // A second start on the same database recovers the same wallet.
     let recovered = tokio::task::spawn_blocking(move || {
         let again = baccarat_server::serve::open(&cfg).unwrap();
@@ -733,7 +732,7 @@ async fn a_store_dropped_on_the_runtime_closes_quietly() {
 #[test]
 fn a_dead_connection_thread_answers_none_not_a_panic() {
     let url = database("thread");
-    let t = baccarat_server::pg_thread::PgThread::connect(&url).unwrap();
+    let t = baccarat_cluster::pg_thread::PgThread::connect(&url).unwrap();
     assert_eq!(t.run(|c| c.query_one("SELECT 1::int", &[]).unwrap().get::<_, i32>(0)), Some(1));
     assert_eq!(t.run(|_| -> i32 { panic!("a statement went wrong on the connection's thread") }), None);
     assert_eq!(t.run(|c| c.query_one("SELECT 1::int", &[]).unwrap().get::<_, i32>(0)), None, "the thread is gone");
@@ -745,8 +744,8 @@ fn a_dead_connection_thread_answers_none_not_a_panic() {
 /// checkpoint clears the stale parts away.
 #[test]
 fn a_server_that_lost_the_casinos_lease_completes_no_checkpoint() {
-    use baccarat_server::pg_store::CASINO_LEASE;
-    use baccarat_server::store::StoreError;
+    use baccarat_cluster::pg_store::CASINO_LEASE;
+    use baccarat_core::store::StoreError;
     let mut b = both("cpfence");
     b.coup(0);
     let mut holder = PgStore::connect(&b.url).unwrap();

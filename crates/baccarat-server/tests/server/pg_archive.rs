@@ -10,10 +10,10 @@
 use baccarat_core::ids::TableId;
 use std::collections::BTreeSet;
 
-use baccarat_server::casino::{recover, Keys};
-use baccarat_server::pg_store::archive::{archive, Archived};
-use baccarat_server::pg_store::PgStore;
-use baccarat_server::store::{History, Store};
+use baccarat_casino::casino::{recover, Keys};
+use baccarat_cluster::pg_store::archive::{archive, Archived};
+use baccarat_cluster::pg_store::PgStore;
+use baccarat_core::store::{History, Store};
 
 use super::checkpoint::{fingerprint, same};
 use super::pg::{both, database, reads};
@@ -187,7 +187,7 @@ fn archiving_months_on_postgres_moves_no_row_out_of_the_history() {
     let again = archive(&b.url, OCT_1, AUG_20, HOUR).unwrap_err().to_string();
     assert!(again.starts_with("nothing to archive: no month before 2025-10"), "{again}");
     // A partition's URL is not the casino's.
-    let p_url = baccarat_server::pg_store::partition_url(&b.url, "east").unwrap();
+    let p_url = baccarat_cluster::pg_store::partition_url(&b.url, "east").unwrap();
     assert!(archive(&p_url, OCT_1, AUG_20, HOUR).unwrap_err().to_string().contains("every partition"));
 }
 
@@ -218,7 +218,7 @@ fn verify_checks_archived_months_and_names_one_altered_or_dropped() {
     let pg = PgStore::connect(&url).unwrap();
     age(&pg, true);
     // A partition with history of its own, aged too.
-    let east_url = baccarat_server::pg_store::partition_url(&url, "east").unwrap();
+    let east_url = baccarat_cluster::pg_store::partition_url(&url, "east").unwrap();
     let mut east = super::pg::both_at(east_url.clone());
     east.coup(0);
     east.coup(1);

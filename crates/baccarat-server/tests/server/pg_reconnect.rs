@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use baccarat_server::pg_store::PgStore;
+use baccarat_cluster::pg_store::PgStore;
 
 use super::pg::database;
 
@@ -29,7 +29,7 @@ fn terminate_all(url: &str) -> i64 {
 #[test]
 fn a_connection_the_database_closed_is_made_again_for_the_next_call() {
     let url = database("thread_reconnects");
-    let t = baccarat_server::pg_thread::PgThread::connect(&url).unwrap();
+    let t = baccarat_cluster::pg_thread::PgThread::connect(&url).unwrap();
     let one = || t.run(|c| c.query_one("SELECT 1::int", &[]).map(|r| r.get::<_, i32>(0)).map_err(|e| e.to_string()));
     assert_eq!(one(), Some(Ok(1)));
     assert!(terminate_all(&url) >= 1, "the thread's connection was open");
@@ -46,8 +46,8 @@ fn a_connection_the_database_closed_is_made_again_for_the_next_call() {
 fn the_key_reader_reconnects_after_the_database_closed_its_connection() {
     let url = database("keys_reconnect");
     drop(PgStore::connect(&url).unwrap()); // migrated
-    let r = baccarat_server::key_reader::PgKeyReader::connect(&url).unwrap();
-    let find = || r.find_many(&[baccarat_server::keys::KeyId(7)], 0).map(|v| v.len()).map_err(|e| e.to_string());
+    let r = baccarat_cluster::key_reader::PgKeyReader::connect(&url).unwrap();
+    let find = || r.find_many(&[baccarat_core::ledger::keys::KeyId(7)], 0).map(|v| v.len()).map_err(|e| e.to_string());
     assert_eq!(find(), Ok(0));
     assert!(terminate_all(&url) >= 1);
     let tries: Vec<_> = (0..3).map(|_| find()).collect();
@@ -64,18 +64,18 @@ fn a_standby_whose_connection_broke_still_takes_the_lease() {
     let url = database("standby_reconnects");
     // Another server holds the lease for 1.5 s and never renews it.
     let alpha = PgStore::connect(&url).unwrap().take_casino("alpha#1", "http://127.0.0.1:1", 1_500).unwrap().unwrap();
-    let holder: baccarat_server::lease::Holder = Arc::default();
+    let holder: baccarat_cluster::lease::Holder = Arc::default();
     let rt = tokio::runtime::Runtime::new().unwrap();
     let (u, h) = (url.clone(), holder.clone());
     let waiting = rt.spawn(async move {
-        baccarat_server::lease::wait_for(
+        baccarat_cluster::lease::wait_for(
             &u,
             "beta#2",
             "http://127.0.0.1:2",
             Duration::from_millis(300),
             &h,
             "the casino",
-            baccarat_server::pg_store::Claim::Any,
+            baccarat_cluster::pg_store::Claim::Any,
         )
         .await
     });

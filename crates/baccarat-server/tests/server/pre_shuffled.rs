@@ -7,12 +7,12 @@
 //! reached. The dealer deals the stack with `deal_next`: each card is the next
 //! of the order recorded when the shoe started, which `verify` checks.
 
+use baccarat_casino::casino::{Casino, Code, Mode, Reply, Request};
 use baccarat_core::ids::{TableId, UserId};
+use baccarat_core::store::{Commit, SqliteStore, Store};
+use baccarat_core::trust::Actor;
 use baccarat_rules::{Bet, Card, Money};
 use baccarat_server::auth::Role;
-use baccarat_server::casino::{Casino, Code, Mode, Reply, Request};
-use baccarat_server::store::{Commit, SqliteStore, Store};
-use baccarat_server::trust::Actor;
 use baccarat_server::verify::verify;
 use baccarat_table::engine::{Command, Event, IrregularityKind, Phase, PlayerId, ShoeSource, Spot};
 use baccarat_table::shoe::shuffled;
@@ -156,7 +156,7 @@ fn nsw_4_13_no_view_shows_a_pre_shuffled_stacks_order_while_the_shoe_is_in_play(
     let started = commit
         .records
         .iter()
-        .map(|(_, r)| baccarat_server::audit::Body::decode(&r.body).unwrap())
+        .map(|(_, r)| baccarat_core::audit::Body::decode(&r.body).unwrap())
         .find(|b| matches!(b.event, Some(Event::ShoeStarted { .. })))
         .expect("the shoe's start is recorded");
     let Some(Event::ShoeStarted { preshuffled: Some(kept), .. }) = &started.event else { panic!("pre-shuffled") };

@@ -8,11 +8,11 @@ use baccarat_core::ids::TableId;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use baccarat_casino::casino::promotions::{check_draw, RefusedClaim};
+use baccarat_casino::casino::{recover, Code, Keys, Reply, Request};
+use baccarat_core::audit::CasinoEvent;
 use baccarat_rules::promotion::Terms;
 use baccarat_rules::Money;
-use baccarat_server::audit::CasinoEvent;
-use baccarat_server::casino::promotions::{check_draw, RefusedClaim};
-use baccarat_server::casino::{recover, Code, Keys, Reply, Request};
 use baccarat_server::serve::{open, write_checkpoint};
 use baccarat_server::verify::verify_file;
 use baccarat_table::engine::PlayerId;
@@ -51,7 +51,7 @@ fn a_promotion_is_published_drawn_from_the_log_paid_and_verified() {
     play(&mut o, 3, 0, false);
     // Not before the draw's time (NSW 16.7.7).
     let terms = Terms::from_toml(&text).unwrap();
-    let entries = baccarat_server::promotion_entries::entries(&cfg.db, &terms).unwrap();
+    let entries = baccarat_cluster::promotion_entries::entries(&cfg.db, &terms).unwrap();
     assert!(!entries.is_empty());
     let draw = |s: Option<&str>| Request::DrawPromotion {
         promotion: 1,
@@ -143,7 +143,7 @@ fn a_promotion_is_published_drawn_from_the_log_paid_and_verified() {
     let other = baccarat_table::shuffle::Seed::from_u64(1).commitment_hex();
     assert!(check_draw(&terms, &other, &e, &entries).iter().any(|p| p.contains("commitment")));
     // A draw recorded twice (a second payout) is named.
-    let mut r = baccarat_server::casino::tournaments::Replay::default();
+    let mut r = baccarat_casino::casino::tournaments::Replay::default();
     let published = CasinoEvent::PromotionPublished { promotion: 1, terms: String::new(), commitment, seed: None };
     r.feed(1, &published, None);
     r.feed(2, &e, None);
@@ -234,7 +234,7 @@ fn promotional_tokens_are_issued_by_a_draw_and_wagered_under_the_rule() {
     let terms = Terms::from_toml(&text).unwrap();
     assert_eq!(step(&mut o, Request::CreatePromotion { terms: text }), Reply::Promotion { promotion: 1 });
     play(&mut o, 2, 0, false);
-    let entries = baccarat_server::promotion_entries::entries(&cfg.db, &terms).unwrap();
+    let entries = baccarat_cluster::promotion_entries::entries(&cfg.db, &terms).unwrap();
     now.store(AFTER_DRAW, Ordering::SeqCst);
     let r = step(&mut o, Request::DrawPromotion { promotion: 1, entries, scrutineer: None });
     assert_eq!(r, Reply::Promotion { promotion: 1 });

@@ -3,15 +3,15 @@
 //! group commit answers every request only after it is durable.
 
 use baccarat_core::ids::TableId;
-use baccarat_server::trust::Actor;
+use baccarat_core::trust::Actor;
 use baccarat_table::engine::PlayerId;
 use baccarat_table::engine::WagerId;
 use std::sync::mpsc::channel;
 
+use baccarat_casino::casino::{Casino, Mode, Reply, Request};
+use baccarat_casino::writer::Writer;
+use baccarat_core::store::{Commit, SqliteStore, Store};
 use baccarat_rules::{Bet, Money};
-use baccarat_server::casino::{Casino, Mode, Reply, Request};
-use baccarat_server::store::{Commit, SqliteStore, Store};
-use baccarat_server::writer::Writer;
 use baccarat_table::engine::{Command, Phase, Spot};
 
 use super::common::TempDir;
@@ -220,7 +220,7 @@ fn the_writer_answers_only_after_commit_and_batches_many_requests() {
             b.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             None
         },
-        baccarat_server::fatal::Fatal::exiting(),
+        baccarat_core::fatal::Fatal::exiting(),
     );
     let (tx, rx) = channel();
     for i in 0..2000u32 {

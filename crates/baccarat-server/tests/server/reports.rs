@@ -6,9 +6,9 @@
 use baccarat_core::ids::{TableId, UserId};
 use std::sync::Arc;
 
-use baccarat_server::audit::{Body, CasinoEvent};
-use baccarat_server::books::DayReport;
-use baccarat_server::store::Db;
+use baccarat_casino::books::DayReport;
+use baccarat_core::audit::{Body, CasinoEvent};
+use baccarat_core::store::Db;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
@@ -133,7 +133,7 @@ async fn the_gaming_day_applies_from_the_next_day_and_names_who_set_it() {
     let admin = UserId(me["user"].as_u64().unwrap() as u32);
     let path = app.dir.join("casino.db");
     let records =
-        tokio::task::spawn_blocking(move || baccarat_server::store::read_records(&path, TableId(0), 1).unwrap())
+        tokio::task::spawn_blocking(move || baccarat_core::store::read_records(&path, TableId(0), 1).unwrap())
             .await
             .unwrap();
     let set: Vec<CasinoEvent> = records

@@ -6,10 +6,10 @@
 use baccarat_core::ids::TableId;
 use std::sync::atomic::Ordering;
 
+use baccarat_casino::casino::{recover, Code, Keys, Reply, Request, SelfLimitsChange};
+use baccarat_core::store::SqliteStore;
 use baccarat_rules::{Bet, Money};
-use baccarat_server::casino::{recover, Code, Keys, Reply, Request, SelfLimitsChange};
 use baccarat_server::serve::{open, write_checkpoint, Opened};
-use baccarat_server::store::SqliteStore;
 use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
 use reqwest::StatusCode;
 use serde_json::json;
@@ -228,9 +228,9 @@ async fn the_limits_routes_are_the_players_own() {
 /// the limit changes nothing.
 mod property {
     use super::*;
-    use baccarat_server::casino::Casino;
-    use baccarat_server::store::Commit;
-    use baccarat_server::trust::{Actor, Mode};
+    use baccarat_casino::casino::Casino;
+    use baccarat_core::store::Commit;
+    use baccarat_core::trust::{Actor, Mode};
     use proptest::prelude::*;
     use std::sync::atomic::AtomicU64;
     use std::sync::Arc;

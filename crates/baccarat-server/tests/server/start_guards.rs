@@ -7,8 +7,8 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
+use baccarat_core::store::{SqliteStore, SCHEMA_VERSION};
 use baccarat_server::serve::{open, ServeConfig};
-use baccarat_server::store::{SqliteStore, SCHEMA_VERSION};
 
 use super::checkpoint::{config, deposits, play};
 
@@ -61,7 +61,7 @@ fn two_servers_on_one_sqlite_file_the_second_is_refused_naming_the_first() {
     let first = open(&cfg).unwrap();
     let before = contents(&cfg.db);
     let anchors = std::fs::read(cfg.anchor_paths().0).unwrap();
-    let holder = format!("pid {} on host {}", std::process::id(), baccarat_server::lease::host_name());
+    let holder = format!("pid {} on host {}", std::process::id(), baccarat_cluster::lease::host_name());
     let err = open(&cfg).err().expect("the second start is refused").to_string();
     assert!(err.contains("another server holds this casino") && err.contains(&holder), "{err}");
     assert!(err.contains("casino.db.lock"), "names the lock file: {err}");
@@ -122,7 +122,7 @@ fn another_name_for_the_same_sqlite_file_meets_the_same_lock() {
 fn a_start_refused_for_a_deleted_key_and_a_cut_chain_writes_nothing() {
     let (_dir, cfg) = casino("refused-key-cut");
     let c = rusqlite::Connection::open(&cfg.db).unwrap();
-    baccarat_server::store::logs::unpack(&c).unwrap();
+    baccarat_core::store::logs::unpack(&c).unwrap();
     let cut = c.execute("DELETE FROM audit WHERE tbl = 2 AND seq > (SELECT max(seq) - 3 FROM audit WHERE tbl = 2)", []);
     assert_eq!(cut.unwrap(), 3, "table 2's last three records cut");
     drop(c);
@@ -191,7 +191,7 @@ fn a_sqlite_schema_newer_than_the_server_is_refused_naming_both_versions() {
 fn a_deleted_signing_key_is_not_made_anew_for_a_casino_that_exists() {
     let (_dir, cfg) = casino("deleted-key");
     let (anchor_path, key_path) = cfg.anchor_paths();
-    let old = baccarat_server::anchor::AnchorKey::load(&key_path).unwrap().public_hex();
+    let old = baccarat_core::anchor::AnchorKey::load(&key_path).unwrap().public_hex();
     std::fs::remove_file(&key_path).unwrap();
     let err = open(&cfg).err().expect("refused").to_string();
     let named = format!("{}: the signing key is missing, but the database holds a casino", key_path.display());

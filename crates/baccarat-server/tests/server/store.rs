@@ -1,11 +1,11 @@
 //! The store keeps the ledger and the audit chains across a restart, writes each
 //! commit whole or not at all, and a tampered file fails verification.
 
+use baccarat_core::audit::{verify, Chain};
 use baccarat_core::ids::TableId;
+use baccarat_core::ledger::{AccountKind, KeyMemory, Ledger, Op};
+use baccarat_core::store::{Commit, SqliteStore, Store, SCHEMA_VERSION};
 use baccarat_rules::Money;
-use baccarat_server::audit::{verify, Chain};
-use baccarat_server::ledger::{AccountKind, KeyMemory, Ledger, Op};
-use baccarat_server::store::{Commit, SqliteStore, Store, SCHEMA_VERSION};
 use baccarat_table::engine::PlayerId;
 use baccarat_table::engine::WagerId;
 
@@ -33,14 +33,14 @@ fn ledger_and_chains_survive_a_restart() {
     let (a, ch) = l.apply_logged(
         "buy",
         &[Op::Transfer { debit: cage, credit: wallet, amount: Money(5000), memo: "chips".into() }],
-        baccarat_server::ledger::Cause::Deposit { seq: 1 },
+        baccarat_core::ledger::Cause::Deposit { seq: 1 },
     );
     a.unwrap();
     commit.ledger.push(ch);
     let (a, ch) = l.apply_logged(
         "w1",
         &[Op::Hold { debit: wallet, credit: escrow, amount: Money(1000), memo: "wager".into() }],
-        baccarat_server::ledger::Cause::Wager { table: TableId(1), wager: WagerId(1) },
+        baccarat_core::ledger::Cause::Wager { table: TableId(1), wager: WagerId(1) },
     );
     a.unwrap();
     commit.ledger.push(ch);
@@ -55,11 +55,11 @@ fn ledger_and_chains_survive_a_restart() {
     let snap = store.load().unwrap();
     // What recovery reads: the accounts, the holds still open, the last
     // transfer's id, and the answers in the retention window (all, here).
-    let (mut pending, mut last) = (Vec::new(), baccarat_server::ledger::TransferId(0));
+    let (mut pending, mut last) = (Vec::new(), baccarat_core::ledger::TransferId(0));
     store
         .each_transfer_after(0, |t| {
             last = t.id;
-            if t.kind == baccarat_server::ledger::TransferKind::Pending {
+            if t.kind == baccarat_core::ledger::TransferKind::Pending {
                 pending.push(std::sync::Arc::new(t));
             }
             Ok(())
@@ -108,7 +108,7 @@ fn tampering_with_the_file_is_found() {
     let mut chain = Chain::new();
     let records: Vec<_> = (0..5).map(|i| (TableId(2), chain.append(format!("{{\"payout\":{i}}}")))).collect();
     store.commit(&Commit { records, ..Commit::default() }).unwrap();
-    baccarat_server::store::logs::unpack(store.connection()).unwrap();
+    baccarat_core::store::logs::unpack(store.connection()).unwrap();
     store.connection().execute("UPDATE audit SET body = '{\"payout\":1000}' WHERE seq = 4", []).unwrap();
     let recs: Vec<_> = store.load().unwrap().records.into_iter().map(|(_, r)| r).collect();
     let e = verify(&recs).unwrap_err();

@@ -6,9 +6,9 @@
 use baccarat_core::ids::UserId;
 use std::time::Duration;
 
+use baccarat_casino::casino::{Reply, Request, DEFAULT_FLOAT};
+use baccarat_core::trust::{Actor, Role};
 use baccarat_rules::{Bet, Money};
-use baccarat_server::casino::{Reply, Request, DEFAULT_FLOAT};
-use baccarat_server::trust::{Actor, Role};
 use baccarat_table::engine::{Command, PlayerId, Spot};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
@@ -234,7 +234,7 @@ async fn a_restart_keeps_a_table_closed_and_closes_one_closing() {
             name: name.into(),
             rulebook: "nsw-2021".into(),
             config: NSW.into(),
-            mode: baccarat_server::trust::Mode::Rng,
+            mode: baccarat_core::trust::Mode::Rng,
             float: None,
         };
         let Reply::Table { table: closed } = step(&mut o, create("Closed before")) else { panic!() };

@@ -33,7 +33,7 @@ fn settings(dir: &TempDir, tls: Option<TlsFiles>) -> ServeConfig {
         betting: Duration::from_millis(3000),
         deal: Duration::from_millis(10),
         rate_per_second: 100_000,
-        founding: baccarat_server::audit::Founding::Demo,
+        founding: baccarat_core::audit::Founding::Demo,
         tls,
         ..ServeConfig::new(dir.join("casino.db"), "127.0.0.1:0".parse().unwrap())
     }

@@ -7,8 +7,8 @@ use baccarat_core::ids::TournamentId;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use baccarat_casino::casino::{recover, Keys, Reply, Request};
 use baccarat_rules::Money;
-use baccarat_server::casino::{recover, Keys, Reply, Request};
 use baccarat_server::serve::{open, write_checkpoint};
 use baccarat_server::verify::verify_file;
 use baccarat_table::engine::PlayerId;
@@ -182,7 +182,7 @@ fn tournaments_are_kept_across_a_restart_and_a_forged_fee_is_caught() {
     // A forger lowers an entry fee in the ledger (and rebalances the pool
     // and wallet so the sums still hold): the casino's chain disagrees.
     let c = rusqlite::Connection::open(&cfg.db).unwrap();
-    baccarat_server::store::logs::unpack(&c).unwrap();
+    baccarat_core::store::logs::unpack(&c).unwrap();
     let n =
         c.execute("UPDATE transfers SET amount = 1 WHERE cause LIKE 'tournament:%' AND amount = 25000", []).unwrap();
     assert!(n >= 1);
@@ -201,11 +201,11 @@ fn an_entry_the_wallet_cannot_pay_is_refused_and_records_nothing() {
     step(&mut o, Request::CreateTournament { conditions: cup("2026-12-05T10:00:00Z", 25_000) });
     let records = o.casino.chain.len();
     let r = step(&mut o, Request::EnterTournament { tournament: TournamentId(1), player: PlayerId(700) });
-    assert_eq!(r.code(), Some(baccarat_server::casino::Code::Wallet), "{r:?}");
+    assert_eq!(r.code(), Some(baccarat_casino::casino::Code::Wallet), "{r:?}");
     assert_eq!(o.casino.chain.len(), records, "no record of an entry that was not made");
     assert!(o.casino.tournaments[&TournamentId(1)].state.entrants.is_empty());
     let r = step(&mut o, Request::EnterTournament { tournament: TournamentId(2), player: PlayerId(700) });
-    assert_eq!(r.code(), Some(baccarat_server::casino::Code::NoTournament), "{r:?}");
+    assert_eq!(r.code(), Some(baccarat_casino::casino::Code::NoTournament), "{r:?}");
 }
 
 /// A promotion's entries come from the audit log's wagers: only those that
@@ -228,7 +228,7 @@ fn promotion_entries_are_computed_from_the_wagers_that_played() {
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../promotions/friday-draw.toml")).unwrap();
     let text = example.replace("minimum_wager = 10000", "minimum_wager = 4000\nbets = [\"banker\", \"player\"]");
     let terms = Terms::from_toml(&text).unwrap();
-    let got = baccarat_server::promotion_entries::entries(&cfg.db, &terms).unwrap();
+    let got = baccarat_cluster::promotion_entries::entries(&cfg.db, &terms).unwrap();
     // What `play` wagered: players 100-104 at tables 1, 2 and 4, 2,000 x (p - 99)
     // on banker, player, tie in turn by (p + coup).
     let mut want: std::collections::BTreeMap<u32, u64> = Default::default();
@@ -247,7 +247,7 @@ fn promotion_entries_are_computed_from_the_wagers_that_played() {
     // Entries closed before the wagers: none.
     let closed = text.replace("closes = \"2026-12-04T08:00:00Z\"", "closes = \"2026-11-30T08:00:00Z\"");
     let terms = Terms::from_toml(&closed).unwrap();
-    assert!(baccarat_server::promotion_entries::entries(&cfg.db, &terms).unwrap().is_empty());
+    assert!(baccarat_cluster::promotion_entries::entries(&cfg.db, &terms).unwrap().is_empty());
 }
 
 /// Who may take which step of play (NSW 15.1.1 "Tournament Manager", 15.6.10):

@@ -11,15 +11,15 @@ use baccarat_core::ids::{TableId, TournamentId, UserId};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use baccarat_casino::casino::tournament_manager::PlayStep;
+use baccarat_casino::casino::tournament_play::{PlayAction, Stake};
+use baccarat_casino::casino::tournament_view::view;
+use baccarat_casino::casino::tournaments::Replay;
+use baccarat_casino::casino::{recover, Keys, Reply, Request};
+use baccarat_core::audit::CasinoEvent;
+use baccarat_core::trust::Actor;
 use baccarat_rules::{Bet, Money};
-use baccarat_server::audit::CasinoEvent;
-use baccarat_server::casino::tournament_manager::PlayStep;
-use baccarat_server::casino::tournament_play::{PlayAction, Stake};
-use baccarat_server::casino::tournament_view::view;
-use baccarat_server::casino::tournaments::Replay;
-use baccarat_server::casino::{recover, Keys, Reply, Request};
 use baccarat_server::serve::{open, write_checkpoint, Opened};
-use baccarat_server::trust::Actor;
 use baccarat_server::verify::verify_file;
 use baccarat_table::engine::PlayerId;
 use baccarat_table::tournament::commitment;
@@ -320,10 +320,10 @@ fn a_two_table_tournament_runs_from_entry_to_prizes_and_replays() {
 
     // `verify`'s replay names a forged step: cards that are not the shoe's,
     // prizes that are not the pool's shares, a wager out of turn.
-    let records = baccarat_server::store::read_records(&cfg.db, TableId(0), 1).unwrap();
+    let records = baccarat_core::store::read_records(&cfg.db, TableId(0), 1).unwrap();
     // Each step names who took it: the Tournament Manager, or the player.
     for r in &records {
-        let b = baccarat_server::audit::Body::decode(&r.body).unwrap();
+        let b = baccarat_core::audit::Body::decode(&r.body).unwrap();
         match (&b.casino, b.by) {
             (Some(CasinoEvent::TournamentPaid { .. }), by) => assert_eq!(by, None, "the server pays"),
             (Some(CasinoEvent::TournamentActed { player, action, .. }), Some(by)) => {
@@ -333,7 +333,7 @@ fn a_two_table_tournament_runs_from_entry_to_prizes_and_replays() {
             (Some(CasinoEvent::TournamentRevealed { player, .. }), by) => {
                 assert_eq!(by, Some(self::player(player.0)), "record {}", r.seq)
             }
-            (Some(e), by) if baccarat_server::casino::tournaments::is_play(e) => {
+            (Some(e), by) if baccarat_casino::casino::tournaments::is_play(e) => {
                 assert_eq!(by, Some(TM), "record {}: {e:?}", r.seq)
             }
             _ => {}
@@ -342,7 +342,7 @@ fn a_two_table_tournament_runs_from_entry_to_prizes_and_replays() {
     let events: Vec<(CasinoEvent, Option<Actor>)> = records
         .iter()
         .filter_map(|r| {
-            let b = baccarat_server::audit::Body::decode(&r.body).unwrap();
+            let b = baccarat_core::audit::Body::decode(&r.body).unwrap();
             b.casino.map(|e| (e, b.by))
         })
         .collect();

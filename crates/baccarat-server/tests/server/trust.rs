@@ -3,13 +3,13 @@
 //! clean by `verify`; on an RNG table no person supplies a card, an order or a
 //! seed; a huge win cannot be wagered; a broken invariant stops one table only.
 
+use baccarat_casino::casino::{Casino, Code, Mode, Reply, Request};
 use baccarat_core::ids::{TableId, UserId};
+use baccarat_core::ledger::{AccountKind, Cause, Op};
+use baccarat_core::store::{Commit, SqliteStore, Store};
+use baccarat_core::trust::{command_name, Actor, Who, MATRIX};
 use baccarat_rules::{Bet, Card, Money, Side};
 use baccarat_server::auth::Role;
-use baccarat_server::casino::{Casino, Code, Mode, Reply, Request};
-use baccarat_server::ledger::{AccountKind, Cause, Op};
-use baccarat_server::store::{Commit, SqliteStore, Store};
-use baccarat_server::trust::{command_name, Actor, Who, MATRIX};
 use baccarat_server::verify::verify;
 use baccarat_table::engine::WagerId;
 use baccarat_table::engine::{Command, Event, Phase, PlayerId, Position, ShoeSource, Spot};
@@ -468,7 +468,7 @@ fn personal_limits_are_bounded() {
     let r = c.handle(Request::Table { table: TableId(1), command: set(600_000), by: sup }, &mut commit);
     assert!(matches!(r, Reply::Events { .. }), "NSW 6.8 allows it: {r:?}");
     // … with a sign for that player: the table's view shows it (the player's page draws it).
-    let mut views = baccarat_server::table_view::Views::default();
+    let mut views = baccarat_casino::table_view::Views::default();
     views.rebuild(&c);
     assert_eq!(views.tables[0].personal_limits, vec![(PlayerId(1), Money(1000), Money(600_000))]);
     let r = c.handle(

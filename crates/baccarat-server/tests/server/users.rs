@@ -9,7 +9,7 @@
 use baccarat_core::ids::UserId;
 use std::time::Duration;
 
-use baccarat_server::audit::{Body, CasinoEvent, UserChange, CASINO_CHAIN};
+use baccarat_core::audit::{Body, CasinoEvent, UserChange, CASINO_CHAIN};
 use baccarat_server::auth::Role;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
@@ -53,7 +53,7 @@ async fn listed(app: &App, id: u32) -> Value {
 
 /// The casino chain's person-changes of `user`, in order.
 fn changes_of(app: &App, user: u32) -> Vec<(UserChange, u32, String)> {
-    let records = baccarat_server::store::read_records(&app.dir.join("casino.db"), CASINO_CHAIN, 1).unwrap();
+    let records = baccarat_core::store::read_records(&app.dir.join("casino.db"), CASINO_CHAIN, 1).unwrap();
     let mut out = Vec::new();
     for r in records {
         if let Some(CasinoEvent::UserChanged { user: u, name, change, by }) = Body::decode(&r.body).unwrap().casino {
@@ -106,7 +106,7 @@ async fn staff_of_every_role_are_created_recorded_and_sign_in_as_themselves() {
     assert_eq!(status, StatusCode::OK, "{r}");
     assert_eq!(me(&app, r["token"].as_str().unwrap()).await.1["balance"], 5000);
     // No password or hash is ever in the chain.
-    let records = baccarat_server::store::read_records(&app.dir.join("casino.db"), CASINO_CHAIN, 1).unwrap();
+    let records = baccarat_core::store::read_records(&app.dir.join("casino.db"), CASINO_CHAIN, 1).unwrap();
     assert!(records.iter().all(|r| !r.body.contains("pass-") && !r.body.contains("argon2")));
 }
 

@@ -1,12 +1,12 @@
 //! `verify` passes on an honest database and finds every kind of tampering: a
 //! broken chain, and — even with the chain recomputed — a changed card or payout.
 
+use baccarat_casino::casino::{Casino, Mode, Request};
+use baccarat_core::audit::Chain;
 use baccarat_core::ids::TableId;
+use baccarat_core::store::{Commit, Snapshot, SqliteStore, Store};
+use baccarat_core::trust::Actor;
 use baccarat_rules::{Bet, Money};
-use baccarat_server::audit::Chain;
-use baccarat_server::casino::{Casino, Mode, Request};
-use baccarat_server::store::{Commit, Snapshot, SqliteStore, Store};
-use baccarat_server::trust::Actor;
 use baccarat_server::verify::verify;
 use baccarat_table::engine::PlayerId;
 use baccarat_table::engine::{Command, Phase, Spot};
@@ -170,7 +170,7 @@ impl File {
     /// (`store::logs::unpack`) so that each forgery is plain SQL.
     fn sql(&self) -> rusqlite::Connection {
         let c = rusqlite::Connection::open(&self.db).unwrap();
-        baccarat_server::store::logs::unpack(&c).unwrap();
+        baccarat_core::store::logs::unpack(&c).unwrap();
         c
     }
 }

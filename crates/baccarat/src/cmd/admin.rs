@@ -71,7 +71,9 @@ impl Shown {
 /// An idempotency key as the server takes it (1 to 128 bytes), refused here
 /// in the server's own words before anything is sent.
 fn key_arg(s: &str) -> Result<String, String> {
-    baccarat_server::keys::IdempotencyKey::parse(s.to_string()).map(|k| k.into_string()).map_err(|e| e.to_string())
+    baccarat_core::ledger::keys::IdempotencyKey::parse(s.to_string())
+        .map(|k| k.into_string())
+        .map_err(|e| e.to_string())
 }
 
 /// Read the passwords (the admin's, and a new one where the subcommand

@@ -1,7 +1,7 @@
 //! `baccarat archive`: move the whole UTC months older than a number of days
 //! out of the live database: on SQLite into one write-once archive file per
-//! month (`baccarat_server::archive`), on PostgreSQL by detaching each
-//! month's partition of the logs (`baccarat_server::pg_store::archive`).
+//! month (`baccarat_core::store::archive`), on PostgreSQL by detaching each
+//! month's partition of the logs (`baccarat_cluster::pg_store::archive`).
 
 use std::path::PathBuf;
 
@@ -47,7 +47,7 @@ pub fn run(a: ArchiveArgs) -> Result<()> {
     }
     let dir = a.dir.clone().unwrap_or_else(|| a.db.parent().unwrap_or(std::path::Path::new(".")).join("archive"));
     let (months, seconds) = timed(&a, |before, now, keys| {
-        baccarat_server::archive::archive(&a.db, &dir, before, now, keys).map_err(|e| e.to_string())
+        baccarat_core::store::archive::archive(&a.db, &dir, before, now, keys).map_err(|e| e.to_string())
     })?;
     if a.json {
         let rows = months.iter().map(|r| r.records + r.transfers + r.answers).sum();
@@ -69,7 +69,7 @@ pub fn run(a: ArchiveArgs) -> Result<()> {
 }
 
 /// On PostgreSQL: each month detached from the live tables, still in the
-/// database (`baccarat_server::pg_store::archive`).
+/// database (`baccarat_cluster::pg_store::archive`).
 fn run_pg(a: &ArchiveArgs, url: &str) -> Result<()> {
     if a.dir.is_some() {
         bail!(
@@ -78,7 +78,7 @@ fn run_pg(a: &ArchiveArgs, url: &str) -> Result<()> {
         );
     }
     let (months, seconds) = timed(a, |before, now, keys| {
-        baccarat_server::pg_store::archive::archive(url, before, now, keys).map_err(|e| e.to_string())
+        baccarat_cluster::pg_store::archive::archive(url, before, now, keys).map_err(|e| e.to_string())
     })?;
     if a.json {
         return print_json("archived_months", &months, months.iter().map(|m| m.rows).sum(), seconds);

@@ -1,13 +1,13 @@
 //! `baccarat backup`: a consistent copy of a SQLite casino while its server
-//! serves (`baccarat_server::backup`), into a directory restored by copying
+//! serves (`baccarat_core::backup`), into a directory restored by copying
 //! it back; what it wrote said in words or as JSON. A PostgreSQL casino is
 //! backed up with its own tools (docs/backup.md).
 
-use baccarat_server::ids::TableId;
+use baccarat_core::ids::TableId;
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
-use baccarat_server::backup::{backup, Report, Request};
+use baccarat_core::backup::{backup, Report, Request};
 
 #[derive(clap::Args)]
 pub struct BackupArgs {
@@ -35,13 +35,13 @@ pub struct BackupArgs {
 
 pub fn run(a: BackupArgs) -> Result<()> {
     if let Some(d) = a.db.to_str().filter(|d| d.starts_with("postgres://") || d.starts_with("postgresql://")) {
-        let shown = baccarat_server::store::Db::parse(d).shown();
+        let shown = baccarat_core::store::Db::parse(d).shown();
         bail!(
             "--db: {shown} is a PostgreSQL casino: back it up with pg_dump (or pg_basebackup) and copy its anchor \
              files and key beside it, as docs/backup.md (\"PostgreSQL\") says step by step"
         );
     }
-    let (anchors, key) = baccarat_server::anchor::default_paths(&a.db);
+    let (anchors, key) = baccarat_core::anchor::default_paths(&a.db);
     let anchor_file = a.anchor_file.clone().unwrap_or(anchors);
     let key_file = a.key_file.clone().unwrap_or(key);
     let req =

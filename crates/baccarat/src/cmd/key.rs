@@ -46,7 +46,7 @@ impl Paths {
             };
             return Ok((self.anchor_file.clone(), key));
         }
-        let (anchors, key) = baccarat_server::anchor::default_paths(&self.db);
+        let (anchors, key) = baccarat_core::anchor::default_paths(&self.db);
         Ok((Some(self.anchor_file.clone().unwrap_or(anchors)), self.key_file.clone().unwrap_or(key)))
     }
 }
@@ -79,10 +79,10 @@ fn show(a: ShowArgs) -> Result<()> {
     if !key_path.exists() {
         bail!("{}: the signing key is missing (name it with --key-file)", key_path.display());
     }
-    let public = baccarat_server::anchor::AnchorKey::load(&key_path)?.public_hex();
+    let public = baccarat_core::anchor::AnchorKey::load(&key_path)?.public_hex();
     // The anchor file's rotations, when it can be read: the key to pin is
     // the first, and a server's key that is not the key in force is named.
-    let read = anchors.as_deref().filter(|p| p.exists()).map(|p| baccarat_server::anchor::read(p, None));
+    let read = anchors.as_deref().filter(|p| p.exists()).map(|p| baccarat_core::anchor::read(p, None));
     let (rotations, in_force) = match &read {
         Some(Ok(a)) => (a.rotations.clone(), Some(a.public.clone())),
         _ => (Vec::new(), None),
@@ -116,13 +116,7 @@ fn show(a: ShowArgs) -> Result<()> {
 }
 
 /// What `show` says about the key on stderr, for a person.
-fn notes(
-    key: &Path,
-    anchors: Option<&Path>,
-    public: &str,
-    first: &str,
-    rotations: &[baccarat_server::anchor::Rotation],
-) {
+fn notes(key: &Path, anchors: Option<&Path>, public: &str, first: &str, rotations: &[baccarat_core::anchor::Rotation]) {
     eprintln!("the public key of {} (publish it; an inspector pins it: verify --anchor-key {public})", key.display());
     if let (Some(p), false) = (anchors, rotations.is_empty()) {
         eprintln!("{} was begun under {first}, which verifies it across its rotations:", p.display());

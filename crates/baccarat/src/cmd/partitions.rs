@@ -1,5 +1,5 @@
 //! `baccarat partitions`: the partitions of a PostgreSQL casino and where
-//! each is served (`baccarat_server::bank::partitions`), so that a client,
+//! each is served (`baccarat_cluster::pg_store::bank::partitions`), so that a client,
 //! or an operator, knows which server takes a partition's tables.
 
 use anyhow::{bail, Result};
@@ -18,7 +18,7 @@ pub fn run(a: PartitionsArgs) -> Result<()> {
     if !(a.db.starts_with("postgres://") || a.db.starts_with("postgresql://")) {
         bail!("--db: partitions are of a PostgreSQL casino (postgres://…), not {:?}", a.db);
     }
-    let list = baccarat_server::bank::partitions(&a.db).map_err(|e| anyhow::anyhow!("--db: {e}"))?;
+    let list = baccarat_cluster::pg_store::bank::partitions(&a.db).map_err(|e| anyhow::anyhow!("--db: {e}"))?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&list)?);
         return Ok(());

@@ -83,7 +83,7 @@ pub fn run(c: PromotionCommand) -> Result<()> {
                 bail!("--db: {} does not exist", db.display());
             }
             let t = read_terms(&terms)?;
-            let list = baccarat_server::promotion_entries::entries(&db, &t).map_err(anyhow::Error::msg)?;
+            let list = baccarat_cluster::promotion_entries::entries(&db, &t).map_err(anyhow::Error::msg)?;
             let (text, digest) = listing(&list);
             print!("{text}");
             eprintln!(
@@ -95,7 +95,7 @@ pub fn run(c: PromotionCommand) -> Result<()> {
             Ok(())
         }
         PromotionCommand::Seed => {
-            let seed = baccarat_server::entropy::os_seed().map_err(anyhow::Error::msg)?;
+            let seed = baccarat_core::entropy::os_seed().map_err(anyhow::Error::msg)?;
             println!("commitment {}   (publish this before entries close)", seed.commitment_hex());
             println!("seed       {}   (keep this secret until the draw)", seed.hex());
             Ok(())

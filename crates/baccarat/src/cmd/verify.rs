@@ -64,7 +64,7 @@ pub fn run_verify(mut a: VerifyArgs) -> Result<()> {
         return since_checkpoint(&a);
     }
     if a.day.is_some() || a.report.is_some() {
-        let db = baccarat_server::store::Db::parse(&a.db.to_string_lossy());
+        let db = baccarat_core::store::Db::parse(&a.db.to_string_lossy());
         return super::verify_books::run(&db, a.day.as_deref(), a.report.as_deref());
     }
     let started = std::time::Instant::now();
@@ -97,7 +97,7 @@ fn partition_db(a: &mut VerifyArgs) -> Result<Option<(String, String)>> {
             else {
                 bail!("--partition: a partition is of a PostgreSQL casino (--db postgres://…)");
             };
-            let url = baccarat_server::pg_store::partition_url(url, &p).map_err(anyhow::Error::msg)?;
+            let url = baccarat_cluster::pg_store::partition_url(url, &p).map_err(anyhow::Error::msg)?;
             a.db = PathBuf::from(&url);
             Some((url, p))
         }
@@ -177,7 +177,7 @@ fn print_findings(a: &VerifyArgs, f: &Findings, public: &Option<String>, seconds
     }
     for v in &f.voids {
         let by = match v.by {
-            Some(baccarat_server::trust::Actor::Person { user, role }) => format!("{} {user}", role.name()),
+            Some(baccarat_core::trust::Actor::Person { user, role }) => format!("{} {user}", role.name()),
             _ => "the server".into(),
         };
         println!(
@@ -205,7 +205,7 @@ fn print_findings(a: &VerifyArgs, f: &Findings, public: &Option<String>, seconds
 /// `verify --since-checkpoint`.
 fn since_checkpoint(a: &VerifyArgs) -> Result<()> {
     let started = std::time::Instant::now();
-    let db = baccarat_server::store::Db::parse(&a.db.to_string_lossy());
+    let db = baccarat_core::store::Db::parse(&a.db.to_string_lossy());
     let t = baccarat_server::verify::verify_since_checkpoint(&db, a.anchor_file.as_deref(), a.anchor_key.as_deref())
         .map_err(anyhow::Error::msg)?;
     let seconds = started.elapsed().as_secs_f64();
@@ -255,8 +255,8 @@ fn since_checkpoint(a: &VerifyArgs) -> Result<()> {
 /// whose object is the partition's.
 fn bank_agrees(url: &str, partition: &str, json: bool) -> Result<()> {
     let say = |line: String| if json { eprintln!("{line}") } else { println!("{line}") };
-    let (r, notes, mut problems) =
-        baccarat_server::bank::verify::check_partition(url, partition).map_err(|e| anyhow::anyhow!("the bank: {e}"))?;
+    let (r, notes, mut problems) = baccarat_cluster::pg_store::bank::verify::check_partition(url, partition)
+        .map_err(|e| anyhow::anyhow!("the bank: {e}"))?;
     problems.extend(r.problems.iter().cloned());
     say(format!(
         "the bank: {} moves, {} at the bank, {} deposited, {} withdrawn, net allotted by partition {:?}",

@@ -5,8 +5,8 @@
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use baccarat_server::books::{parse_date, DayReport};
-use baccarat_server::store::Db;
+use baccarat_casino::books::{parse_date, DayReport};
+use baccarat_core::store::Db;
 
 /// Print day `day`'s report, or check the report in `report` (whose own
 /// date says which day).

@@ -99,7 +99,7 @@ fn forge_line(anchors: &Path, key: &Path) -> u64 {
         .iter()
         .map(|h| format!("{{\"table\":{},\"len\":{},\"head\":{}}}", h["table"], h["len"], h["head"]))
         .collect();
-    let key = baccarat_server::anchor::AnchorKey::load(key).unwrap();
+    let key = baccarat_core::anchor::AnchorKey::load(key).unwrap();
     let prev = baccarat_table::shuffle::hex(&Sha256::digest(last.as_bytes()));
     let unsigned = format!(
         "{{\"seq\":{seq},\"prev\":\"{prev}\",\"public\":\"{}\",\"heads\":[{}]}}",
@@ -128,7 +128,7 @@ fn two_rotations_verify_under_the_first_key_and_a_retired_key_cannot_forge() {
     assert_ne!(k1, k2);
     let retired = path_with(&db, ".key.retired-1");
     assert!(text(&o).contains(&retired.display().to_string()), "{}", text(&o));
-    assert_eq!(baccarat_server::anchor::AnchorKey::load(&retired).unwrap().public_hex(), k1);
+    assert_eq!(baccarat_core::anchor::AnchorKey::load(&retired).unwrap().public_hex(), k1);
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -148,7 +148,7 @@ fn two_rotations_verify_under_the_first_key_and_a_retired_key_cannot_forge() {
     assert!(out.contains(&format!("the key in force is {k3}")), "{out}");
     let (ok, out) = verify(&db, &["--since-checkpoint", "--anchor-key", &k1]);
     assert!(ok, "since the checkpoint, sealed by the key in force: {out}");
-    let other = baccarat_server::anchor::AnchorKey::load_or_create(&dir.join("other.key")).unwrap().public_hex();
+    let other = baccarat_core::anchor::AnchorKey::load_or_create(&dir.join("other.key")).unwrap().public_hex();
     let (ok, out) = verify(&db, &["--anchor-key", &other]);
     assert!(!ok && out.contains("not the trusted key"), "a key not in the chain: {out}");
 

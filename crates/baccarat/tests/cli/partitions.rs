@@ -140,7 +140,7 @@ pub(crate) async fn wager_until_taken(url: &str, token: &str, key: &str) {
 /// A rival server's taking of partition `part`'s lease, for `ms` and never
 /// renewed: a new owner under the next epoch, as `pg_store::acquire` makes.
 fn rival_takes_lease(db: &str, part: &str, ms: i64) {
-    let (db, schema) = (db.to_string(), format!("{}{part}", baccarat_server::pg_store::PARTITION_SCHEMA));
+    let (db, schema) = (db.to_string(), format!("{}{part}", baccarat_cluster::pg_store::PARTITION_SCHEMA));
     std::thread::spawn(move || {
         let mut pg = postgres::Client::connect(&db, postgres::NoTls).unwrap();
         let n = pg
@@ -149,7 +149,7 @@ fn rival_takes_lease(db: &str, part: &str, ms: i64) {
                     "UPDATE {schema}.leases SET owner = 'rival#0', epoch = epoch + 1, url = '', \
                      expires_at = now() + $1::bigint * interval '1 millisecond' WHERE tbl = $2"
                 ),
-                &[&ms, &i64::from(baccarat_server::pg_store::CASINO_LEASE)],
+                &[&ms, &i64::from(baccarat_cluster::pg_store::CASINO_LEASE)],
             )
             .unwrap();
         assert_eq!(n, 1, "partition {schema} has a lease");

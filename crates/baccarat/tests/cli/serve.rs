@@ -127,7 +127,7 @@ fn kill_9_mid_coup_loses_nothing() {
 /// forgery is plain SQL.
 fn baccarat_server_conn(db: &std::path::Path) -> rusqlite_conn::Connection {
     let c = rusqlite_conn::Connection::open(db).unwrap();
-    baccarat_server::store::logs::unpack(&c).unwrap();
+    baccarat_core::store::logs::unpack(&c).unwrap();
     c
 }
 

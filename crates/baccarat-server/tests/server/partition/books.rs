@@ -78,7 +78,7 @@ fn one_players_wagers_at_two_partitions_never_spend_more_than_the_bank_holds() {
 /// back. An allotment recorded twice, or out of order, is refused.
 #[test]
 fn an_allotment_the_partition_never_recorded_is_taken_at_the_next_start() {
-    use baccarat_server::casino::{recover, Keys};
+    use baccarat_casino::casino::{recover, Keys};
     let db = database("partition_orphan");
     let mut east = Part::new(&db, "east");
     let mut bank = Bank::connect(&db).unwrap();
@@ -143,7 +143,7 @@ fn a_stale_partition_gives_nothing_back() {
     standby.take_casino("east-standby", "http://127.0.0.1:2", 60_000).unwrap().unwrap();
     let mut commit = Commit::default();
     let before = bank.wallet(1).unwrap();
-    east.wait(baccarat_server::casino::bank_side::RETURN_AFTER_MS);
+    east.wait(baccarat_casino::casino::bank_side::RETURN_AFTER_MS);
     assert_eq!(east.casino.return_idle(&mut commit), 1);
     let e = east.store.commit(&commit).unwrap_err();
     assert!(e.to_string().starts_with("fenced:"), "{e}");
@@ -158,7 +158,7 @@ fn a_stale_partition_gives_nothing_back() {
 /// until the partition's next start records it.
 #[test]
 fn money_moved_at_the_bank_outside_the_partitions_books_is_named() {
-    use baccarat_server::bank::verify::check_partition;
+    use baccarat_cluster::pg_store::bank::verify::check_partition;
     let db = database("partition_forged");
     let mut east = Part::new(&db, "east");
     deposit(&mut east, 1, 10_000);
@@ -198,8 +198,8 @@ fn money_moved_at_the_bank_outside_the_partitions_books_is_named() {
 /// first deposit, and the key with another amount is refused, either way.
 #[test]
 fn a_deposit_at_a_partitions_server_is_made_once_at_the_bank() {
-    use baccarat_server::bank::link::BankLink;
-    use baccarat_server::bank::verify::check_partition;
+    use baccarat_cluster::pg_store::bank::link::BankLink;
+    use baccarat_cluster::pg_store::bank::verify::check_partition;
     let db = database("partition_deposit");
     let mut east = Part::new(&db, "east");
     let url = partition_url(&db, "east").unwrap();
@@ -238,7 +238,7 @@ fn a_deposit_at_a_partitions_server_is_made_once_at_the_bank() {
 /// `RETURN_AFTER_MS`: a hold restarts the wait.
 #[test]
 fn idle_money_goes_back_a_while_after_the_last_hold_closes() {
-    use baccarat_server::casino::bank_side::RETURN_AFTER_MS;
+    use baccarat_casino::casino::bank_side::RETURN_AFTER_MS;
     let db = database("partition_idle");
     let mut east = Part::new(&db, "east");
     let mut bank = Bank::connect(&db).unwrap();
@@ -271,7 +271,7 @@ fn idle_money_goes_back_a_while_after_the_last_hold_closes() {
 /// not match the bank's, and `verify --partition` names both sides.
 #[test]
 fn an_allotment_booked_to_another_player_is_named() {
-    use baccarat_server::bank::verify::check_partition;
+    use baccarat_cluster::pg_store::bank::verify::check_partition;
     let db = database("partition_misbooked");
     let mut east = Part::new(&db, "east");
     deposit(&mut east, 1, 10_000);
@@ -304,7 +304,7 @@ fn the_casino_lists_its_partitions_and_where_they_are_served() {
     deposit(&mut east, 1, 10_000);
     east.open_betting();
     assert!(matches!(east.wager(1, 2_500, "e1"), Reply::Wager { .. }));
-    let list = baccarat_server::bank::partitions(&db).unwrap();
+    let list = baccarat_cluster::pg_store::bank::partitions(&db).unwrap();
     let seen: Vec<_> = list
         .iter()
         .map(|p| {
@@ -329,7 +329,7 @@ fn the_casino_lists_its_partitions_and_where_they_are_served() {
 /// transaction and chain, so `verify --partition` names both forged ones.
 #[test]
 fn money_minted_at_the_bank_by_hand_is_named() {
-    use baccarat_server::bank::verify::check_partition;
+    use baccarat_cluster::pg_store::bank::verify::check_partition;
     let db = database("partition_minted");
     let mut east = Part::new(&db, "east");
     deposit(&mut east, 1, 10_000);

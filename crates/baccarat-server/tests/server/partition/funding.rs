@@ -10,7 +10,7 @@ use baccarat_core::ids::{TableId, TournamentId};
 /// wallet for an allotment that may never come.
 #[test]
 fn a_prize_paid_at_a_partition_goes_back_to_the_bank() {
-    use baccarat_server::casino::bank_side::RETURN_AFTER_MS;
+    use baccarat_casino::casino::bank_side::RETURN_AFTER_MS;
     let db = database("partition_prize");
     let mut east = Part::new(&db, "east");
     let terms =
@@ -42,7 +42,7 @@ fn a_prize_paid_at_a_partition_goes_back_to_the_bank() {
 /// back to the bank in its turn.
 #[test]
 fn a_tournament_entry_fee_at_a_partition_is_funded_from_the_bank() {
-    use baccarat_server::casino::bank_side::RETURN_AFTER_MS;
+    use baccarat_casino::casino::bank_side::RETURN_AFTER_MS;
     let (db, mut east, _west) = two_with_money("partition_tournament");
     let mut link = link_of(&db, &east);
     let conditions = crate::tournament::cup("2026-12-05T10:00:00Z", 25_000);
@@ -79,10 +79,10 @@ fn a_tournament_entry_fee_at_a_partition_is_funded_from_the_bank() {
 /// bank is that allotment alone.
 #[test]
 fn nothing_is_taken_from_the_bank_for_a_wager_the_table_refuses() {
-    use baccarat_server::bank::link::HEADROOM;
-    use baccarat_server::casino::SlipLine;
+    use baccarat_casino::casino::SlipLine;
+    use baccarat_cluster::pg_store::bank::link::HEADROOM;
     let (db, mut east, _west) = two_with_money("partition_refused_funding");
-    let more = baccarat_server::bank::cage_reference("east", 1, "more");
+    let more = baccarat_cluster::pg_store::bank::cage_reference("east", 1, "more");
     let mut commit = Commit::default();
     east.casino.caged(PlayerId(1), Money(900_000), &more, &mut commit).unwrap();
     east.store.commit(&commit).unwrap();

@@ -10,8 +10,8 @@ use super::*;
 /// an old time cannot loosen a limit at once.
 #[test]
 fn a_players_own_limits_hold_at_every_partition() {
-    use baccarat_server::bank::link::BankLink;
-    use baccarat_server::casino::{recover, Keys, SelfLimitsChange};
+    use baccarat_casino::casino::{recover, Keys, SelfLimitsChange};
+    use baccarat_cluster::pg_store::bank::link::BankLink;
     let (db, mut east, mut west) = two_with_money("partition_limits");
     let link = |p: &Part| link_of(&db, p);
     let (mut east_link, mut west_link) = (link(&east), link(&west));
@@ -57,7 +57,7 @@ fn a_players_own_limits_hold_at_every_partition() {
     let old = CasinoEventForged::lift(1_795_000_000_000 - 2 * 86_400_000);
     Bank::connect(&partition_url(&db, "east").unwrap())
         .unwrap()
-        .with_client(|c| baccarat_server::bank::limits::share(c, "east", &old))
+        .with_client(|c| baccarat_cluster::pg_store::bank::limits::share(c, "east", &old))
         .unwrap();
     poll(&mut east, &mut east_link);
     let now = (east.casino.clock)();
@@ -85,8 +85,8 @@ fn a_players_own_limits_hold_at_every_partition() {
 struct CasinoEventForged;
 
 impl CasinoEventForged {
-    fn lift(at_ms: u64) -> baccarat_server::audit::CasinoEvent {
-        baccarat_server::audit::CasinoEvent::LimitsSet {
+    fn lift(at_ms: u64) -> baccarat_core::audit::CasinoEvent {
+        baccarat_core::audit::CasinoEvent::LimitsSet {
             player: PlayerId(1),
             loss_per_day: None,
             minutes_per_day: None,
@@ -104,8 +104,8 @@ impl CasinoEventForged {
 /// money is back at the bank, the day's count is what was not brought back.
 #[test]
 fn a_loss_limit_counts_the_money_at_every_partitions_tables() {
-    use baccarat_server::bank::verify::check_partition;
-    use baccarat_server::casino::SelfLimitsChange;
+    use baccarat_casino::casino::SelfLimitsChange;
+    use baccarat_cluster::pg_store::bank::verify::check_partition;
     let (db, mut east, mut west) = two_with_money("partition_loss_days");
     let (mut east_link, mut west_link) = (link_of(&db, &east), link_of(&db, &west));
     let change = SelfLimitsChange::Set { loss_per_day: Some(Money(5_000)), minutes_per_day: None };
@@ -149,7 +149,7 @@ fn a_loss_limit_counts_the_money_at_every_partitions_tables() {
 /// later has 10 minutes left there, not 60.
 #[test]
 fn a_play_time_limit_counts_from_the_first_wager_at_any_partition() {
-    use baccarat_server::casino::SelfLimitsChange;
+    use baccarat_casino::casino::SelfLimitsChange;
     let (db, mut east, mut west) = two_with_money("partition_minutes");
     let (mut east_link, mut west_link) = (link_of(&db, &east), link_of(&db, &west));
     let change = SelfLimitsChange::Set { loss_per_day: None, minutes_per_day: Some(60) };
@@ -179,8 +179,8 @@ fn a_play_time_limit_counts_from_the_first_wager_at_any_partition() {
 /// again when the log brings it back.
 #[test]
 fn a_day_opened_with_money_already_at_a_partition_counts_at_the_others() {
-    use baccarat_server::casino::self_limits::DAY_MS;
-    use baccarat_server::casino::SelfLimitsChange;
+    use baccarat_casino::casino::self_limits::DAY_MS;
+    use baccarat_casino::casino::SelfLimitsChange;
     let (db, mut east, mut west) = two_with_money("partition_day_here");
     let (mut east_link, mut west_link) = (link_of(&db, &east), link_of(&db, &west));
     let change = SelfLimitsChange::Set { loss_per_day: None, minutes_per_day: Some(20) };
@@ -215,9 +215,9 @@ fn a_day_opened_with_money_already_at_a_partition_counts_at_the_others() {
 /// in, moving the start of the player's minutes earlier.
 #[test]
 fn a_day_opening_whose_time_is_not_on_its_day_is_passed_over() {
-    use baccarat_server::audit::CasinoEvent;
-    use baccarat_server::casino::self_limits::DAY_MS;
-    use baccarat_server::casino::SelfLimitsChange;
+    use baccarat_casino::casino::self_limits::DAY_MS;
+    use baccarat_casino::casino::SelfLimitsChange;
+    use baccarat_core::audit::CasinoEvent;
     let (db, _east, mut west) = two_with_money("partition_day_forged");
     let mut west_link = link_of(&db, &west);
     let change = SelfLimitsChange::Set { loss_per_day: None, minutes_per_day: Some(20) };
@@ -233,7 +233,7 @@ fn a_day_opening_whose_time_is_not_on_its_day_is_passed_over() {
     let share = |e: &CasinoEvent| {
         Bank::connect(&partition_url(&db, "east").unwrap())
             .unwrap()
-            .with_client(|c| baccarat_server::bank::limits::share(c, "east", e))
+            .with_client(|c| baccarat_cluster::pg_store::bank::limits::share(c, "east", e))
             .unwrap();
     };
     let (before, seq_before) = (west.casino.self_limits.clone(), west.casino.bank.limits_seq);

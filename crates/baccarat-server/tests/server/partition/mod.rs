@@ -14,15 +14,15 @@ mod limits;
 mod routing;
 mod standby;
 
+use baccarat_casino::casino::{Casino, Code, Mode, Reply, Request};
+use baccarat_cluster::pg_store::bank::verify::verify as verify_bank;
+use baccarat_cluster::pg_store::bank::{Bank, BankError, Move, MoveKind};
+use baccarat_cluster::pg_store::{partition_url, Lease, PgStore};
 use baccarat_core::ids::TableId;
+use baccarat_core::ledger::AccountKind;
+use baccarat_core::store::{Commit, History, Store};
+use baccarat_core::trust::Actor;
 use baccarat_rules::{Bet, Money};
-use baccarat_server::bank::verify::verify as verify_bank;
-use baccarat_server::bank::{Bank, BankError, Move, MoveKind};
-use baccarat_server::casino::{Casino, Code, Mode, Reply, Request};
-use baccarat_server::ledger::AccountKind;
-use baccarat_server::pg_store::{partition_url, Lease, PgStore};
-use baccarat_server::store::{Commit, History, Store};
-use baccarat_server::trust::Actor;
 use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
 
 use crate::bank::allot;
@@ -124,7 +124,7 @@ impl Part {
 
     /// Give back what has been idle long enough; how many players.
     fn sweep(&mut self) -> usize {
-        self.wait(baccarat_server::casino::bank_side::RETURN_AFTER_MS);
+        self.wait(baccarat_casino::casino::bank_side::RETURN_AFTER_MS);
         let mut commit = Commit::default();
         let n = self.casino.return_idle(&mut commit);
         self.store.commit(&commit).unwrap();
@@ -158,7 +158,7 @@ fn banker(player: u32, amount: i64, key: &str) -> Request {
 /// Chips bought at `part`'s cage: paid into the bank by the partition's own
 /// commit, recorded in its chain (`Casino::caged`).
 fn deposit(part: &mut Part, player: u32, amount: i64) {
-    let reference = baccarat_server::bank::cage_reference(&part.name, player, "cash");
+    let reference = baccarat_cluster::pg_store::bank::cage_reference(&part.name, player, "cash");
     let mut commit = Commit::default();
     part.casino.caged(PlayerId(player), Money(amount), &reference, &mut commit).unwrap();
     part.store.commit(&commit).unwrap();
@@ -187,16 +187,20 @@ fn two_with_money(name: &str) -> (String, Part, Part) {
 }
 
 /// The writer's link to the bank for `p`.
-fn link_of(db: &str, p: &Part) -> baccarat_server::bank::link::BankLink {
-    baccarat_server::bank::link::BankLink::connect(&partition_url(db, &p.name).unwrap(), &p.name, p.lease.clone())
-        .unwrap()
+fn link_of(db: &str, p: &Part) -> baccarat_cluster::pg_store::bank::link::BankLink {
+    baccarat_cluster::pg_store::bank::link::BankLink::connect(
+        &partition_url(db, &p.name).unwrap(),
+        &p.name,
+        p.lease.clone(),
+    )
+    .unwrap()
 }
 
 /// Player 1 asks `p`'s server to change their limits: the link's answer.
 fn ask_limits(
     p: &mut Part,
-    l: &mut baccarat_server::bank::link::BankLink,
-    change: baccarat_server::casino::SelfLimitsChange,
+    l: &mut baccarat_cluster::pg_store::bank::link::BankLink,
+    change: baccarat_casino::casino::SelfLimitsChange,
 ) -> Option<Reply> {
     let mut commit = Commit::default();
     let r = l.before(&mut p.casino, &Request::SelfLimits { player: PlayerId(1), change }, &mut commit);
@@ -209,7 +213,7 @@ fn ask_limits(
 /// then refused by the link or handled by the casino, in one commit.
 fn through_writer(
     p: &mut Part,
-    l: &mut baccarat_server::bank::link::BankLink,
+    l: &mut baccarat_cluster::pg_store::bank::link::BankLink,
     player: u32,
     amount: i64,
     key: &str,
@@ -221,7 +225,7 @@ fn through_writer(
 /// limits read from the bank's log, what the request needs funded at the
 /// bank, then the request refused by the link or handled by the casino, and
 /// the days it opened put in the bank's log, in one commit.
-fn writer_step(p: &mut Part, l: &mut baccarat_server::bank::link::BankLink, req: Request) -> Reply {
+fn writer_step(p: &mut Part, l: &mut baccarat_cluster::pg_store::bank::link::BankLink, req: Request) -> Reply {
     let mut commit = Commit::default();
     l.poll(&mut p.casino, &mut commit);
     l.fund_batch(&mut p.casino, std::iter::once(&req), &mut commit);

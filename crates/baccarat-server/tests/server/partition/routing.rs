@@ -10,7 +10,7 @@ async fn serve_partition(db: &str, name: &str, dir: &crate::common::TempDir) -> 
         betting: std::time::Duration::from_secs(120),
         rate_per_second: 100_000,
         instance: format!("{name}-1"),
-        founding: baccarat_server::audit::Founding::Demo,
+        founding: baccarat_core::audit::Founding::Demo,
         ..ServeConfig::new(dir.join(format!("{name}.db")), "127.0.0.1:0".parse().unwrap())
     };
     cfg.postgres = Some(partition_url(db, name).unwrap());
@@ -210,7 +210,7 @@ async fn a_client_cannot_make_the_router_loop_or_read_the_database_per_request()
     let to = Forwarder::new(dir.join("casino.key"));
     let now = std::sync::Arc::new(AtomicU64::new(1_795_000_000_000));
     let clock = now.clone();
-    let clock: baccarat_server::casino::Clock = std::sync::Arc::new(move || clock.load(Ordering::Relaxed));
+    let clock: baccarat_casino::casino::Clock = std::sync::Arc::new(move || clock.load(Ordering::Relaxed));
     let url = db.clone();
     let d = tokio::task::spawn_blocking(move || Directory::connect(&url, None, 60_000, clock)).await.unwrap().unwrap();
     let ask = |name: &str, mark: Option<String>| {

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use baccarat_server::pg_store::{partition_url, PgStore};
+use baccarat_cluster::pg_store::{partition_url, PgStore};
 use baccarat_server::serve::ServeConfig;
 use baccarat_server::standby_for::{until_ours_to_stand_by, GRACE};
 use tokio::time::Instant;
@@ -31,7 +31,7 @@ fn a_standby_takes_only_a_partition_served_before_and_leaves_it_a_grace_first() 
     let url = partition_url(&db, "east").unwrap();
     let mut east = PgStore::connect(&url).unwrap();
     let mut cfg = ServeConfig::new("x.db".into(), "127.0.0.1:0".parse().unwrap());
-    cfg.founding = baccarat_server::audit::Founding::Demo;
+    cfg.founding = baccarat_core::audit::Founding::Demo;
     (cfg.postgres, cfg.partition, cfg.lease) = (Some(url), Some("east".into()), Duration::from_millis(1_500));
 
     // Made, never served: left to its own server however long it takes.

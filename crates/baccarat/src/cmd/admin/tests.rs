@@ -1,8 +1,8 @@
 //! `baccarat admin`'s arguments, parsed by the command's own parser (main's
 //! `Cli`): what is taken, and what is refused before anything is sent.
 
+use baccarat_core::trust::Role;
 use baccarat_rules::Money;
-use baccarat_server::trust::Role;
 use clap::Parser;
 
 use super::books::{GamingDayCommand, ReportCommand};

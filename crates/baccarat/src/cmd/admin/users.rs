@@ -2,7 +2,7 @@
 //! (issue 47's contract, "People").
 
 use anyhow::{bail, Result};
-use baccarat_server::trust::Role;
+use baccarat_core::trust::Role;
 use clap::Subcommand;
 use reqwest::Method;
 use serde_json::{json, Value};

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use baccarat_server::trust::Mode;
+use baccarat_core::trust::Mode;
 use serde_json::{json, Value};
 
 use super::Args;

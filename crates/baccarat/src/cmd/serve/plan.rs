@@ -70,22 +70,22 @@ fn store_config(
     addr: std::net::SocketAddr,
 ) -> Result<(ServeConfig, Option<String>)> {
     let db = a.db.clone().or(file.db.clone()).unwrap_or_else(|| PathBuf::from("baccarat.db"));
-    let db = baccarat_server::store::Db::parse(&db.to_string_lossy());
+    let db = baccarat_core::store::Db::parse(&db.to_string_lossy());
     let partition = a.partition.clone().or(file.partition.clone());
     let mut casino_url = None;
     let cfg = match (db, partition) {
-        (baccarat_server::store::Db::Sqlite(path), None) => ServeConfig::new(path, addr),
-        (baccarat_server::store::Db::Sqlite(_), Some(_)) => {
+        (baccarat_core::store::Db::Sqlite(path), None) => ServeConfig::new(path, addr),
+        (baccarat_core::store::Db::Sqlite(_), Some(_)) => {
             bail!("partition: a partition is of a PostgreSQL casino (--db postgres://…)")
         }
-        (baccarat_server::store::Db::Postgres(url), None) => {
+        (baccarat_core::store::Db::Postgres(url), None) => {
             ServeConfig { postgres: Some(url), ..ServeConfig::new(PathBuf::from(POSTGRES_LOCAL), addr) }
         }
         // Its anchor and key files are its own by default, beside the others.
-        (baccarat_server::store::Db::Postgres(url), Some(p)) => {
+        (baccarat_core::store::Db::Postgres(url), Some(p)) => {
             casino_url = Some(url.clone());
             ServeConfig {
-                postgres: Some(baccarat_server::pg_store::partition_url(&url, &p).map_err(anyhow::Error::msg)?),
+                postgres: Some(baccarat_cluster::pg_store::partition_url(&url, &p).map_err(anyhow::Error::msg)?),
                 partition: Some(p.clone()),
                 ..ServeConfig::new(PathBuf::from(format!("{POSTGRES_LOCAL}-{p}")), addr)
             }
@@ -106,7 +106,7 @@ pub(super) fn set_founding(
 ) -> Result<()> {
     use baccarat_server::first_admin::PasswordSource;
     if a.demo || file.demo == Some(true) {
-        cfg.founding = baccarat_server::audit::Founding::Demo;
+        cfg.founding = baccarat_core::audit::Founding::Demo;
     }
     let path = a.admin_password_file.clone().or(file.admin_password_file.clone());
     cfg.admin_password = match (path, env) {
@@ -145,7 +145,7 @@ fn set_pacing(cfg: &mut ServeConfig, a: &ServeArgs, file: &FileSettings) -> Resu
 /// The casino's ceiling on any maximum, how long a session lasts (idle and
 /// at most), and how long an idempotency key is remembered.
 fn set_limits(cfg: &mut ServeConfig, a: &ServeArgs, file: &FileSettings) -> Result<()> {
-    let ceiling = a.ceiling.or(file.ceiling).unwrap_or(baccarat_server::casino::DEFAULT_CEILING.0);
+    let ceiling = a.ceiling.or(file.ceiling).unwrap_or(baccarat_casino::casino::DEFAULT_CEILING.0);
     cfg.ceiling =
         baccarat_rules::Money(in_range("ceiling", ceiling.max(0) as u64, 1, baccarat_rules::MAX_LIMIT as u64)? as i64);
     let idle = in_range(
@@ -262,7 +262,7 @@ fn standbys(own: &ServeConfig, casino_url: Option<&str>, names: &[String]) -> Re
             },
         };
         let postgres =
-            baccarat_server::pg_store::partition_url(url, name).map_err(|e| anyhow::anyhow!("standby_for: {e}"))?;
+            baccarat_cluster::pg_store::partition_url(url, name).map_err(|e| anyhow::anyhow!("standby_for: {e}"))?;
         if !seen.insert(name.to_string()) {
             bail!("standby_for: partition {name} is named twice, or is this server's own");
         }

@@ -35,7 +35,7 @@ fn a_server_stands_by_for_other_partitions_with_files_of_their_own() {
             ("north".into(), PathBuf::from("/shared/north.anchors"), PathBuf::from("/shared/casino.key")),
         ]
     );
-    assert_eq!(others[0].postgres, Some(baccarat_server::pg_store::partition_url(url, "east").unwrap()));
+    assert_eq!(others[0].postgres, Some(baccarat_cluster::pg_store::partition_url(url, "east").unwrap()));
     assert_eq!((others[0].instance.as_str(), others[0].lease), (own.instance.as_str(), own.lease));
     // By default each partition's files are its own already.
     let (_, others) = plan(ServeArgs { key_file: None, ..with(Some("west"), None, &["east"]) }).unwrap();
@@ -110,7 +110,7 @@ fn args(config: Option<PathBuf>) -> ServeArgs {
 /// demo; its first admin's password comes from one place, never two.
 #[test]
 fn a_new_casino_is_empty_unless_the_demo_is_asked_for() {
-    use baccarat_server::audit::Founding;
+    use baccarat_core::audit::Founding;
     let plain = |a: ServeArgs| {
         let file = file_settings(&a).unwrap();
         let mut cfg = ServeConfig::new("x.db".into(), "127.0.0.1:0".parse().unwrap());

@@ -14,7 +14,8 @@ use std::str::FromStr;
 use rusqlite::types::{FromSql, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use serde::{Deserialize, Serialize};
 
-macro_rules! id {
+/// An id type: the newtype, its bare-number text and JSON, its order.
+macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident($int:ty)) => {
         $(#[$doc])*
         #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
@@ -60,6 +61,15 @@ macro_rules! id {
             }
         }
 
+    };
+}
+
+/// An id that is also a column: [`id_type!`], and its `BIGINT` (PostgreSQL)
+/// and SQLite forms. Only ids of 32 bits: every value fits an `i64`.
+macro_rules! id {
+    ($(#[$doc:meta])* $name:ident($int:ty)) => {
+        id_type!($(#[$doc])* $name($int));
+
         /// PostgreSQL keeps ids as `BIGINT`.
         impl From<$name> for i64 {
             fn from(id: $name) -> i64 {
@@ -99,6 +109,13 @@ id!(
     /// tables; the conversion is [`UserId::as_player`], made where the
     /// session's role has been checked.
     UserId(u32)
+);
+
+id_type!(
+    /// A ledger transfer's number, from 1, in the order they were made
+    /// (`ledger`). 64 bits: it counts every posting of every coup; the
+    /// ledger's own tables store it (`store`), so it has no column form here.
+    TransferId(u64)
 );
 
 impl UserId {

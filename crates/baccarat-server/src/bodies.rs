@@ -139,8 +139,7 @@ impl Verified {
 /// `GET /healthz`: the process answers; whether it serves the casino now.
 #[derive(Serialize, JsonSchema)]
 pub struct Alive {
-    #[schemars(extend("enum" = ["ok"]))]
-    pub status: &'static str,
+    pub status: AliveStatus,
     /// Whether this server serves the casino now (a standby does not).
     pub serving: bool,
     pub version: &'static str,
@@ -149,15 +148,31 @@ pub struct Alive {
 impl Alive {
     /// Alive, serving or not.
     pub fn new(serving: bool) -> Alive {
-        Alive { status: "ok", serving, version: env!("CARGO_PKG_VERSION") }
+        Alive { status: AliveStatus::Ok, serving, version: env!("CARGO_PKG_VERSION") }
     }
 }
 
+/// What `/healthz` says of a process that answers: `"ok"`, nothing else.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AliveStatus {
+    #[default]
+    Ok,
+}
+
+/// What `/readyz` says of a server that serves: `"ready"` (any other
+/// state is a refusal, 503, with the reason: `http/health.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ReadyStatus {
+    #[default]
+    Ready,
+}
+
 /// `GET /readyz`: this server serves the casino.
-#[derive(Serialize, JsonSchema)]
+#[derive(Default, Serialize, JsonSchema)]
 pub struct Ready {
-    #[schemars(extend("enum" = ["ready"]))]
-    pub status: &'static str,
+    pub status: ReadyStatus,
 }
 
 /// `GET /api/casino`: how the casino was founded.

@@ -18,43 +18,7 @@ impl std::fmt::Display for AccountId {
     }
 }
 
-/// A transfer's id: the ledger numbers its transfers from 1, in the order
-/// it makes them (issue 46: not an account's number, nor a wager's).
-///
-/// Reads and writes as the bare number everywhere it leaves the process
-/// (JSON, `Display` and `Debug`), as the `u64` it was before it had a type:
-/// checkpoints and the answers kept for idempotency keys read unchanged.
-#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct TransferId(pub u64);
-
-impl TransferId {
-    /// The id after this one, if there is one (never wrapped).
-    pub fn next(self) -> Option<TransferId> {
-        self.0.checked_add(1).map(TransferId)
-    }
-}
-
-impl std::fmt::Display for TransferId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-/// The bare number, as `Display`: ids appear in `{:?}` of records and
-/// messages that were written before the type existed.
-impl std::fmt::Debug for TransferId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-impl std::str::FromStr for TransferId {
-    type Err = std::num::ParseIntError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        s.parse().map(TransferId)
-    }
-}
+pub use crate::ids::TransferId;
 
 /// What a batch returned: its transfers' ids, or why it was refused.
 pub type Answer = Result<Vec<TransferId>, LedgerError>;

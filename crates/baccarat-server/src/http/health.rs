@@ -67,7 +67,7 @@ pub(super) async fn health() -> Json<Alive> {
 /// `GET /readyz` while serving: 200, or 503 naming why not.
 pub(super) async fn ready(State(s): State<AppState>) -> Result<Json<Ready>, ApiError> {
     match s.ready.why_not(&s) {
-        None => Ok(Json(Ready { status: "ready" })),
+        None => Ok(Json(Ready::default())),
         Some(why) => Err(ApiError::unavailable(why)),
     }
 }

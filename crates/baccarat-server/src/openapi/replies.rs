@@ -205,7 +205,7 @@ mod tests {
         for serving in [true, false] {
             check(serde_json::to_value(Alive::new(serving)).unwrap(), derived::<Alive>(), "Alive");
         }
-        check(serde_json::to_value(Ready { status: "ready" }).unwrap(), derived::<Ready>(), "Ready");
+        check(serde_json::to_value(Ready::default()).unwrap(), derived::<Ready>(), "Ready");
         for founding in [crate::audit::Founding::Empty, crate::audit::Founding::Demo] {
             let c = CasinoFounding { founding, demo: founding == crate::audit::Founding::Demo };
             check(serde_json::to_value(c).unwrap(), derived::<CasinoFounding>(), "CasinoFounding");
@@ -224,6 +224,8 @@ mod tests {
         }
         // A constant is said, and a value other than it is refused.
         assert_eq!(derived::<SignedOut>()["properties"]["revoked"]["enum"], json!([true]));
+        assert_eq!(derived::<Ready>()["properties"]["status"]["enum"], json!(["ready"]));
+        assert_eq!(derived::<Alive>()["properties"]["status"]["enum"], json!(["ok"]));
         assert_eq!(derived::<SignedOut>()["additionalProperties"], json!(false));
     }
 

@@ -57,6 +57,14 @@ fn serve_with(
     (Server(child), out, err)
 }
 
+/// The URL the server says it serves at, from its stdout's lines.
+fn served_at(out: &mpsc::Receiver<String>) -> String {
+    until_line(out, 30, |l| {
+        l.strip_prefix("baccarat table server on ")
+            .map(|r| r.split_whitespace().next().unwrap().trim_end_matches('/').to_string())
+    })
+}
+
 fn lines_of(r: impl std::io::Read + Send + 'static) -> mpsc::Receiver<String> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
@@ -124,10 +132,7 @@ fn with_target<'a>(log: &'a [Value], target: &str) -> Vec<&'a Value> {
 fn the_json_log_has_access_and_staff_lines_and_no_secrets() {
     let dir = TempDir::new(&format!("baccarat-logs-{}", std::process::id()));
     let (server, out, err) = serve_json(&dir.join("casino.db"));
-    let url = until_line(&out, 30, |l| {
-        l.strip_prefix("baccarat table server on ")
-            .map(|r| r.split_whitespace().next().unwrap().trim_end_matches('/').to_string())
-    });
+    let url = served_at(&out);
     let rt = tokio::runtime::Runtime::new().unwrap();
     let (admin, token, player) = rt.block_on(drive(&url));
     assert!(server.terminate().success(), "a clean stop exits 0");
@@ -184,10 +189,7 @@ fn the_request_span_at_debug_carries_the_access_lines_id() {
     let dir = TempDir::new(&format!("baccarat-logs-span-{}", std::process::id()));
     let directives = "info,baccarat_server::http=debug";
     let (server, out, err) = serve_with(&dir.join("casino.db"), "json", Some(directives));
-    let url = until_line(&out, 30, |l| {
-        l.strip_prefix("baccarat table server on ")
-            .map(|r| r.split_whitespace().next().unwrap().trim_end_matches('/').to_string())
-    });
+    let url = served_at(&out);
     let rt = tokio::runtime::Runtime::new().unwrap();
     let (admin, _, _) = rt.block_on(drive(&url));
     assert!(server.terminate().success(), "a clean stop exits 0");

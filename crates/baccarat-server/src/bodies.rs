@@ -190,3 +190,11 @@ pub struct Partitions {
     pub partition: Option<String>,
     pub partitions: Vec<crate::partition_route::Place>,
 }
+
+/// `GET /api/tables`: the lobby, every table's public view. Borrowed: it is
+/// serialised while the views are read, with no copy of them and no JSON
+/// tree between (its schema is the document's `TableView`s, `views.rs`).
+#[derive(Serialize)]
+pub struct Lobby<'a> {
+    pub tables: &'a [crate::table_view::TableView],
+}

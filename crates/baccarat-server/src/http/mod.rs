@@ -88,7 +88,7 @@ use std::sync::{Arc, RwLock};
 use axum::extract::{DefaultBodyLimit, State};
 use axum::handler::Handler;
 use axum::http::{header, HeaderValue, Method};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::routing::MethodRouter;
 use axum::{Json, Router};
 use serde_json::{json, Value};
@@ -297,8 +297,13 @@ fn table_exists(s: &AppState, id: TableId) -> Result<(), ApiError> {
     if s.views.read().expect("views lock").tables.iter().any(|t| t.id == id) {
         Ok(())
     } else {
-        Err(ApiError::new(axum::http::StatusCode::NOT_FOUND, "no_table", format!("no table {id}")))
+        Err(no_table(id))
     }
+}
+
+/// The refusal of a table that is not there.
+fn no_table(id: TableId) -> ApiError {
+    ApiError::new(axum::http::StatusCode::NOT_FOUND, "no_table", format!("no table {id}"))
 }
 
 /// The casino as anyone may see it: whether it is the demo (whose tables
@@ -308,9 +313,10 @@ async fn casino(State(s): State<AppState>) -> Json<crate::bodies::CasinoFounding
     Json(crate::bodies::CasinoFounding { founding: s.founding, demo: s.founding == crate::audit::Founding::Demo })
 }
 
-async fn tables(State(s): State<AppState>) -> Json<Value> {
+/// The lobby (`bodies::Lobby`), written while the views are read.
+async fn tables(State(s): State<AppState>) -> Response {
     let v = s.views.read().expect("views lock");
-    Json(json!({ "tables": v.tables }))
+    Json(crate::bodies::Lobby { tables: &v.tables }).into_response()
 }
 
 /// The casino's partitions: which this server serves, and for each where it
@@ -323,11 +329,12 @@ async fn partitions(State(s): State<AppState>) -> Result<Json<crate::bodies::Par
     Ok(Json(Partitions { partition: dir.own.clone(), partitions: places.values().cloned().collect() }))
 }
 
-async fn table(State(s): State<AppState>, Id(id): Id<TableId>) -> Result<Json<Value>, ApiError> {
-    table_exists(&s, id)?;
+/// One table's public view (`TableView`), written while the views are read.
+async fn table(State(s): State<AppState>, Id(id): Id<TableId>) -> Result<Response, ApiError> {
     let v = s.views.read().expect("views lock");
-    let t = v.tables.iter().find(|t| t.id == id).expect("checked");
-    Ok(Json(serde_json::to_value(t).expect("views serialise")))
+    let t = v.tables.iter().find(|t| t.id == id);
+    let t = t.ok_or_else(|| no_table(id))?;
+    Ok(Json(t).into_response())
 }
 
 pub fn now_ms() -> u64 {

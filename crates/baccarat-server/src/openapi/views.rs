@@ -164,6 +164,22 @@ mod tests {
         assert!(defs.contains_key("Board") && defs.contains_key("PhaseView"), "{:?}", defs.keys());
     }
 
+    /// The lobby and one table, as their routes write them (`bodies::Lobby`,
+    /// a `TableView`), fit the document's own answers for those routes.
+    #[test]
+    fn the_lobby_and_one_table_as_sent_fit_their_routes() {
+        let doc = crate::openapi::document();
+        let defs = doc["components"]["schemas"].as_object().unwrap().clone();
+        let answer =
+            |path: &str| doc["paths"][path]["get"]["responses"]["200"]["content"]["application/json"]["schema"].clone();
+        let tables = [full_view(), TableView::default()];
+        let lobby = serde_json::to_value(crate::bodies::Lobby { tables: &tables }).unwrap();
+        fits(&lobby, &answer("/api/tables"), &defs, "GET /api/tables");
+        let one = serde_json::to_value(&tables[0]).unwrap();
+        fits(&one, &answer("/api/tables/{id}"), &defs, "GET /api/tables/{id}");
+        assert!(check(&json!({ "tables": [{ "id": 1 }] }), &answer("/api/tables"), &defs, "lobby").is_err());
+    }
+
     /// The checker refuses what the document does not say: a phase the view
     /// does not have, a card's null where the card is not nullable, a
     /// missing field.

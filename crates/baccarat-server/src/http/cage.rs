@@ -9,12 +9,11 @@ use axum::Json;
 use baccarat_core::ids::{TableId, UserId};
 use baccarat_rules::{Money, MAX_LIMIT};
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::extract::{Auth, Body, Id};
 use super::{call, limited, reply_json, require, table_exists, ApiError, AppState};
 use crate::auth::{Role, Session};
-use crate::casino::Request;
+use crate::casino::{Reply, Request};
 use crate::ledger::keys::IdempotencyKey;
 
 /// The body of every movement at the cage: an amount and the client's
@@ -50,7 +49,7 @@ pub(super) async fn cash_out(
     Auth(sess, _): Auth,
     Id(player): Id<UserId>,
     Body(b): Body<Movement>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Reply>, ApiError> {
     admin(&s, &sess)?;
     let (amount, key) = b.checked()?;
     super::access::detail(|| format!("amount={}", amount.0));
@@ -74,7 +73,7 @@ pub(super) async fn fill(
     Auth(sess, _): Auth,
     Id(table): Id<TableId>,
     Body(b): Body<Movement>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Reply>, ApiError> {
     movement(&s, &sess, table, b, |amount, key, by| Request::Fill { table, amount, key, by }).await
 }
 
@@ -85,7 +84,7 @@ pub(super) async fn credit(
     Auth(sess, _): Auth,
     Id(table): Id<TableId>,
     Body(b): Body<Movement>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Reply>, ApiError> {
     movement(&s, &sess, table, b, |amount, key, by| Request::Credit { table, amount, key, by }).await
 }
 
@@ -97,7 +96,7 @@ async fn movement(
     table: TableId,
     b: Movement,
     request: impl FnOnce(Money, IdempotencyKey, UserId) -> Request,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Reply>, ApiError> {
     admin(s, sess)?;
     let (amount, key) = b.checked()?;
     super::access::detail(|| format!("amount={}", amount.0));

@@ -14,9 +14,9 @@ use serde_json::{json, Value};
 
 use super::extract::{token_of, Auth, Body, Id};
 use super::table_push::Sending;
-use super::{call, limited, reply_json, reply_now, require, table_exists, ApiError, AppState};
+use super::{call, limited, reply_json, require, table_exists, ApiError, AppState};
 use crate::auth::{Role, Session};
-use crate::casino::{Request, MAX_SLIP};
+use crate::casino::{Reply, Request, MAX_SLIP};
 use crate::ledger::keys::IdempotencyKey;
 
 #[derive(Deserialize)]
@@ -125,7 +125,7 @@ pub(super) async fn wager(
     Auth(sess, _): Auth,
     Id(id): Id<TableId>,
     Body(mut b): Body<WagerBody>,
-) -> Result<Response, ApiError> {
+) -> Result<Json<Reply>, ApiError> {
     require(&sess, &[Role::Player])?;
     limited(&s, &sess)?;
     let key = IdempotencyKey::parse(std::mem::take(&mut b.key)).map_err(|e| ApiError::bad(e.to_string()))?;
@@ -144,7 +144,7 @@ pub(super) async fn wager(
     };
     if let Some(refused) = early {
         super::metered::refused_early(&refused);
-        return reply_now(refused);
+        return reply_json(refused);
     }
     // Its keys are on their way until the writer answers, or drops it
     // (`http/early.rs`).
@@ -156,7 +156,7 @@ pub(super) async fn wager(
             drop(on_way);
         })
         .map_err(|e| ApiError::unavailable(e.to_string()))?;
-    reply_now(super::answer(&s, rx).await?)
+    reply_json(super::answer(&s, rx).await?)
 }
 
 #[derive(Deserialize)]
@@ -171,7 +171,7 @@ pub(super) async fn withdraw(
     Auth(sess, _): Auth,
     Id(id): Id<TableId>,
     Body(b): Body<WithdrawBody>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Reply>, ApiError> {
     require(&sess, &[Role::Player])?;
     let me = sess.user.as_player();
     limited(&s, &sess)?;
@@ -201,7 +201,7 @@ pub(super) async fn hand(
     Auth(sess, _): Auth,
     Id(id): Id<TableId>,
     Body(b): Body<HandBody>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Reply>, ApiError> {
     require(&sess, &[Role::Player])?;
     let me = sess.user.as_player();
     limited(&s, &sess)?;

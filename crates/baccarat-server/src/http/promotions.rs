@@ -14,7 +14,7 @@ use super::extract::{Auth, Body, Id};
 use super::{call, limited, reply_json, require, ApiError, AppState};
 use crate::auth::Role;
 use crate::casino::promotions::RefusedClaim;
-use crate::casino::Request;
+use crate::casino::{Reply, Request};
 
 fn no_promotion(id: u32) -> ApiError {
     ApiError::new(axum::http::StatusCode::NOT_FOUND, "no_promotion", format!("no promotion {id}"))
@@ -46,7 +46,7 @@ pub(super) async fn create(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
     Body(b): Body<Publish>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Reply>, ApiError> {
     require(&sess, &[Role::Admin])?;
     limited(&s, &sess)?;
     reply_json(call(&s, Request::CreatePromotion { terms: b.terms }).await?)
@@ -66,7 +66,7 @@ pub(super) async fn draw(
     Auth(sess, _): Auth,
     Id(id): Id,
     Body(b): Body<Draw>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Reply>, ApiError> {
     require(&sess, &[Role::Admin])?;
     limited(&s, &sess)?;
     let terms = {
@@ -97,7 +97,7 @@ pub(super) async fn claim(
     Auth(sess, _): Auth,
     Id(id): Id,
     Body(b): Body<Claim>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Reply>, ApiError> {
     require(&sess, &[Role::Admin])?;
     limited(&s, &sess)?;
     reply_json(
@@ -120,7 +120,7 @@ pub(super) async fn refuse(
     Auth(sess, _): Auth,
     Id(id): Id,
     Body(b): Body<Refused>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Reply>, ApiError> {
     require(&sess, &[Role::Admin])?;
     limited(&s, &sess)?;
     let claim = RefusedClaim { claimant: b.claimant, address: b.address, value: b.value, reasons: b.reasons };

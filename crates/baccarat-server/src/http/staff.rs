@@ -14,7 +14,7 @@ use super::extract::{Auth, Body, Id, Q};
 use super::{call, limited, reply_json, require, table_exists, ApiError, AppState};
 use crate::auth::Role;
 use crate::bodies::{PlayerCreated, Verified};
-use crate::casino::{Code, Mode, Request};
+use crate::casino::{Code, Mode, Reply, Request};
 use crate::ledger::keys::IdempotencyKey;
 
 /// Staff commands to a table's engine. A player's own actions have their own
@@ -25,7 +25,7 @@ pub(super) async fn command(
     Auth(sess, _): Auth,
     Id(id): Id<TableId>,
     Body(cmd): Body<Command>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Reply>, ApiError> {
     // Staff only on this route; which staff may send which command at which
     // table is the trust matrix's to say (`trust.rs`), in the writer.
     require(&sess, &[Role::Dealer, Role::Supervisor, Role::Admin])?;
@@ -95,7 +95,7 @@ pub(super) async fn set_open(
     Auth(sess, _): Auth,
     Id(id): Id<TableId>,
     Body(b): Body<OpenBody>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Reply>, ApiError> {
     require(&sess, &[Role::Supervisor, Role::Admin])?;
     limited(&s, &sess)?;
     reply_json(call(&s, Request::SetOpen { table: id, open: b.open }).await?)
@@ -126,7 +126,7 @@ pub(super) async fn create_table(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
     Body(b): Body<NewTable>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Reply>, ApiError> {
     require(&sess, &[Role::Admin])?;
     limited(&s, &sess)?;
     if b.name.trim().is_empty() || b.name.len() > 64 {
@@ -153,13 +153,13 @@ pub(super) async fn create_table(
     let r = call(&s, create).await?;
     match r {
         // Made now: paced from now.
-        crate::casino::Reply::Table { table } => {
+        Reply::Table { table } => {
             let out = reply_json(r)?;
             tokio::spawn(crate::http::pacing::pace(s.clone(), table));
             Ok(out)
         }
         // The table asked for exists: its usual reply, and its pacer runs already.
-        crate::casino::Reply::ExistingTable { table } => reply_json(crate::casino::Reply::Table { table }),
+        Reply::ExistingTable { table } => reply_json(Reply::Table { table }),
         r => reply_json(r),
     }
 }
@@ -176,7 +176,7 @@ pub(super) async fn deposit(
     Auth(sess, _): Auth,
     Id(player): Id<UserId>,
     Body(b): Body<Deposit>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Reply>, ApiError> {
     require(&sess, &[Role::Admin])?;
     limited(&s, &sess)?;
     if b.amount <= 0 || b.amount > baccarat_rules::MAX_LIMIT {
@@ -269,14 +269,14 @@ pub(super) async fn create_player(
 /// Inspector or admin: the ledger's invariants as the database holds them
 /// now, checked on a connection of its own from the latest checkpoint and the
 /// tail after it (`verify::check_ledger`), so the writer does none of it.
-pub(super) async fn ledger_check(State(s): State<AppState>, Auth(sess, _): Auth) -> Result<Json<Value>, ApiError> {
+pub(super) async fn ledger_check(State(s): State<AppState>, Auth(sess, _): Auth) -> Result<Json<Reply>, ApiError> {
     require(&sess, &[Role::Inspector, Role::Admin])?;
     let (db, public) = (s.db.clone(), s.anchor_public.clone());
     let c = tokio::task::spawn_blocking(move || crate::verify::check_ledger_of(&db, &public))
         .await
         .map_err(|_| ApiError::internal("the ledger check failed"))?
         .map_err(|e| ApiError::internal(e.to_string()))?;
-    reply_json(crate::casino::Reply::Ledger {
+    reply_json(Reply::Ledger {
         ok: c.problem.is_none(),
         problem: c.problem,
         accounts: c.accounts,
@@ -406,7 +406,7 @@ pub(super) async fn void_halted(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
     Id(id): Id<TableId>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Reply>, ApiError> {
     require(&sess, &[Role::Supervisor, Role::Admin])?;
     limited(&s, &sess)?;
     let by = crate::trust::Actor::Person { user: sess.user, role: sess.role };

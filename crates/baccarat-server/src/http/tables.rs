@@ -5,12 +5,11 @@ use axum::extract::State;
 use axum::Json;
 use baccarat_core::ids::TableId;
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::extract::{Auth, Body, Id};
 use super::{call, limited, reply_json, require, table_exists, ApiError, AppState};
 use crate::auth::Role;
-use crate::casino::Request;
+use crate::casino::{Reply, Request};
 use crate::trust::Actor;
 
 /// The body of a close: nothing to say but the route (`{}`).
@@ -30,7 +29,7 @@ pub(super) async fn close(
     Auth(sess, _): Auth,
     Id(id): Id<TableId>,
     Body(CloseBody {}): Body<CloseBody>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Reply>, ApiError> {
     require(&sess, &[Role::Admin])?;
     limited(&s, &sess)?;
     table_exists(&s, id)?;

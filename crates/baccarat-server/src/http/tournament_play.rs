@@ -21,10 +21,10 @@ use super::{call, limited, reply_json, require, ApiError, AppState};
 use crate::auth::{Role, Session};
 use crate::casino::tournament_manager::PlayStep;
 use crate::casino::tournament_play::{PlayAction, Stake};
-use crate::casino::Request;
+use crate::casino::{Reply, Request};
 use crate::trust::Actor;
 
-async fn step(s: &AppState, sess: &Session, id: TournamentId, step: PlayStep) -> Result<Json<Value>, ApiError> {
+async fn step(s: &AppState, sess: &Session, id: TournamentId, step: PlayStep) -> Result<Json<Reply>, ApiError> {
     limited(s, sess)?;
     let by = Actor::Person { user: sess.user, role: sess.role };
     reply_json(call(s, Request::TournamentPlay { tournament: id, step, by }).await?)
@@ -139,7 +139,7 @@ pub(super) async fn start(
     Auth(sess, _): Auth,
     Id(id): Id<TournamentId>,
     Body(_): Body<Nothing>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Reply>, ApiError> {
     require(&sess, &[Role::TournamentManager])?;
     step(&s, &sess, id, PlayStep::Start).await
 }
@@ -160,7 +160,7 @@ pub(super) async fn act(
     Auth(sess, _): Auth,
     Id(id): Id<TournamentId>,
     Body(b): Body<Act>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Reply>, ApiError> {
     require(&sess, &[Role::Player, Role::TournamentManager])?;
     let player = match (sess.role, b.player, b.action.by_manager()) {
         (Role::Player, None, false) => sess.user.as_player(),
@@ -191,7 +191,7 @@ pub(super) async fn reveal(
     Auth(sess, _): Auth,
     Id(id): Id<TournamentId>,
     Body(b): Body<Reveal>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Reply>, ApiError> {
     require(&sess, &[Role::Player])?;
     step(&s, &sess, id, PlayStep::Reveal { player: sess.user.as_player(), form: b.form, salt: b.salt }).await
 }
@@ -212,7 +212,7 @@ pub(super) async fn no_more_bets(
     Auth(sess, _): Auth,
     Id(id): Id<TournamentId>,
     Body(b): Body<AtTable>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Reply>, ApiError> {
     require(&sess, &[Role::TournamentManager])?;
     step(&s, &sess, id, PlayStep::NoMoreBets { table: index(b.table)? }).await
 }
@@ -223,7 +223,7 @@ pub(super) async fn deal(
     Auth(sess, _): Auth,
     Id(id): Id<TournamentId>,
     Body(b): Body<AtTable>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Reply>, ApiError> {
     require(&sess, &[Role::TournamentManager])?;
     step(&s, &sess, id, PlayStep::Deal { table: index(b.table)? }).await
 }
@@ -235,7 +235,7 @@ pub(super) async fn end_round(
     Auth(sess, _): Auth,
     Id(id): Id<TournamentId>,
     Body(_): Body<Nothing>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Reply>, ApiError> {
     require(&sess, &[Role::TournamentManager])?;
     step(&s, &sess, id, PlayStep::EndRound).await
 }
@@ -254,7 +254,7 @@ pub(super) async fn disqualify(
     Auth(sess, _): Auth,
     Id(id): Id<TournamentId>,
     Body(b): Body<Disqualify>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Reply>, ApiError> {
     require(&sess, &[Role::TournamentManager])?;
     step(&s, &sess, id, PlayStep::Disqualify { player: PlayerId(b.player), rule: b.rule, why: b.why }).await
 }
@@ -273,7 +273,7 @@ pub(super) async fn move_player(
     Auth(sess, _): Auth,
     Id(id): Id<TournamentId>,
     Body(b): Body<Move>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Reply>, ApiError> {
     require(&sess, &[Role::TournamentManager])?;
     step(&s, &sess, id, PlayStep::Move { player: PlayerId(b.player), table: index(b.table)? }).await
 }
@@ -293,7 +293,7 @@ pub(super) async fn limits(
     Auth(sess, _): Auth,
     Id(id): Id<TournamentId>,
     Body(b): Body<Limits>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Reply>, ApiError> {
     require(&sess, &[Role::TournamentManager])?;
     limited(&s, &sess)?;
     if b.changes.len() > 100 {

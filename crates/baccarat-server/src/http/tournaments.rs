@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::extract::{Auth, Body, Id};
 use super::{call, limited, reply_json, require, ApiError, AppState};
 use crate::auth::Role;
-use crate::casino::Request;
+use crate::casino::{Reply, Request};
 
 /// Every tournament, as the public sees it.
 pub(super) async fn list(State(s): State<AppState>) -> Result<Json<Value>, ApiError> {
@@ -48,7 +48,7 @@ pub(super) async fn create(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
     Body(b): Body<Publish>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Reply>, ApiError> {
     require(&sess, &[Role::Admin])?;
     limited(&s, &sess)?;
     reply_json(call(&s, Request::CreateTournament { conditions: b.conditions }).await?)
@@ -64,7 +64,7 @@ pub(super) async fn enter(
     Auth(sess, _): Auth,
     Id(id): Id<TournamentId>,
     Body(_): Body<Nothing>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Reply>, ApiError> {
     require(&sess, &[Role::Player])?;
     limited(&s, &sess)?;
     reply_json(call(&s, Request::EnterTournament { tournament: id, player: sess.user.as_player() }).await?)
@@ -76,7 +76,7 @@ pub(super) async fn withdraw(
     Auth(sess, _): Auth,
     Id(id): Id<TournamentId>,
     Body(_): Body<Nothing>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Reply>, ApiError> {
     require(&sess, &[Role::Player])?;
     limited(&s, &sess)?;
     reply_json(call(&s, Request::WithdrawFromTournament { tournament: id, player: sess.user.as_player() }).await?)
@@ -88,7 +88,7 @@ pub(super) async fn cancel(
     Auth(sess, _): Auth,
     Id(id): Id<TournamentId>,
     Body(_): Body<Nothing>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Reply>, ApiError> {
     require(&sess, &[Role::Admin])?;
     limited(&s, &sess)?;
     reply_json(call(&s, Request::CancelTournament { tournament: id }).await?)

@@ -298,7 +298,7 @@ impl Casino {
             Err(refused) => return refused,
         }
         let available = self.balance(player).map_or(Money::ZERO, |b| b.1);
-        Reply::SelfLimits { view: self_limits::view_of(&self.self_limits, player, (self.clock)(), available) }
+        Reply::SelfLimits { view: Box::new(self_limits::view_of(&self.self_limits, player, (self.clock)(), available)) }
     }
 
     /// The record a change of `player`'s own limits makes, its fields

@@ -182,7 +182,7 @@ pub enum Reply {
     },
     /// A player's own limits as they now stand.
     SelfLimits {
-        view: serde_json::Value,
+        view: Box<super::self_limits::SelfLimitsView>,
     },
     /// The gaming day as set, and when (the writer's clock).
     GamingDay {

@@ -35,7 +35,6 @@ use std::collections::BTreeMap;
 use baccarat_rules::Money;
 use baccarat_table::engine::PlayerId;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 
 use crate::audit::CasinoEvent;
 
@@ -195,33 +194,82 @@ impl SelfLimits {
     }
 
     /// What the player's page shows, at `now` with `available` in the wallet.
-    pub fn view(&self, now: u64, available: Money) -> Value {
-        let later = |l: Option<(Option<Value>, u64)>| l.map(|(v, at)| json!({ "value": v, "at_ms": at }));
+    pub fn view(&self, now: u64, available: Money) -> SelfLimitsView {
         let today = now / DAY_MS;
         let day = self.day.filter(|d| d.day == today);
         let loss = self.loss_per_day.at(now);
         let minutes = self.minutes_per_day.at(now);
-        json!({
-            "loss_per_day": loss,
-            "loss_per_day_later": later(self.loss_per_day.later.filter(|l| now < l.1).map(|(v, at)| (v.map(|m| json!(m)), at))),
-            "minutes_per_day": minutes,
-            "minutes_per_day_later": later(self.minutes_per_day.later.filter(|l| now < l.1).map(|(v, at)| (v.map(|m| json!(m)), at))),
-            "cool_off_until_ms": (self.cool_off_until > now).then_some(self.cool_off_until),
-            "today": {
-                "lost": day.map_or(Money::ZERO, |d| (d.base - available).max(Money::ZERO)),
-                "loss_left": loss.map(|l| (l - day.map_or(Money::ZERO, |d| d.base - available)).max(Money::ZERO)),
-                "first_wager_ms": day.map(|d| d.first_ms),
-                "minutes_left": minutes.map(|m| {
-                    day.map_or(u64::from(m), |d| (d.first_ms + u64::from(m) * 60_000).saturating_sub(now).div_ceil(60_000))
+        let lost = day.map_or(Money::ZERO, |d| d.base - available);
+        SelfLimitsView {
+            loss_per_day: loss,
+            loss_per_day_later: Later::waiting(self.loss_per_day.later, now),
+            minutes_per_day: minutes,
+            minutes_per_day_later: Later::waiting(self.minutes_per_day.later, now),
+            cool_off_until_ms: (self.cool_off_until > now).then_some(self.cool_off_until),
+            today: Today {
+                lost: lost.max(Money::ZERO),
+                loss_left: loss.map(|l| (l - lost).max(Money::ZERO)),
+                first_wager_ms: day.map(|d| d.first_ms),
+                minutes_left: minutes.map(|m| {
+                    day.map_or(u64::from(m), |d| {
+                        (d.first_ms + u64::from(m) * 60_000).saturating_sub(now).div_ceil(60_000)
+                    })
                 }),
-                "resets_at_ms": (today + 1) * DAY_MS,
+                resets_at_ms: (today + 1) * DAY_MS,
             },
-        })
+        }
     }
 }
 
+/// A player's limits as their page shows them (`GET /api/me/limits`): in
+/// force, a looser one waiting for its time, the cool-off, today's play.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct SelfLimitsView {
+    /// The net loss allowed per UTC day, in minor units; null: none.
+    pub loss_per_day: Option<Money>,
+    /// A looser loss limit (or none), in force from its time.
+    pub loss_per_day_later: Option<Later<Money>>,
+    /// Minutes of play per UTC day from the day's first wager; null: none.
+    #[schemars(range(min = 1, max = 1440))]
+    pub minutes_per_day: Option<u32>,
+    /// A looser play-time limit (or none), in force from its time.
+    pub minutes_per_day_later: Option<Later<u32>>,
+    /// No wagers until then (ms since the epoch); null: no cool-off.
+    pub cool_off_until_ms: Option<u64>,
+    pub today: Today,
+}
+
+/// A loosening waiting for its time: the value (null: no limit) from `at_ms`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Later<T> {
+    pub value: Option<T>,
+    pub at_ms: u64,
+}
+
+impl<T> Later<T> {
+    /// A limit's loosening, if it is still to come at `now`.
+    fn waiting(later: Option<(Option<T>, u64)>, now: u64) -> Option<Self> {
+        later.filter(|l| now < l.1).map(|(value, at_ms)| Later { value, at_ms })
+    }
+}
+
+/// Today's play (a UTC day) as the limits count it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Today {
+    /// The net loss so far (stakes on the table count as lost until settled).
+    pub lost: Money,
+    /// What may still be lost today; null: no loss limit.
+    pub loss_left: Option<Money>,
+    /// The day's first wager with a limit in force (ms); null: none yet.
+    pub first_wager_ms: Option<u64>,
+    /// Minutes of play left today; null: no play-time limit.
+    pub minutes_left: Option<u64>,
+    /// When the day's count starts again (the next UTC midnight, ms).
+    pub resets_at_ms: u64,
+}
+
 /// The view of a player who set nothing.
-pub fn view_of(all: &BTreeMap<PlayerId, SelfLimits>, player: PlayerId, now: u64, available: Money) -> Value {
+pub fn view_of(all: &BTreeMap<PlayerId, SelfLimits>, player: PlayerId, now: u64, available: Money) -> SelfLimitsView {
     all.get(&player).cloned().unwrap_or_else(|| SelfLimits::new(player)).view(now, available)
 }
 

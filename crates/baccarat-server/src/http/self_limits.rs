@@ -2,11 +2,11 @@
 //! start a cool-off. Only players, each for themselves; the writer enforces
 //! them on every wager.
 
+use crate::casino::self_limits::SelfLimitsView;
 use axum::extract::State;
 use axum::Json;
 use baccarat_rules::Money;
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::extract::{Auth, Body};
 use super::{call, error, limited, require, ApiError, AppState};
@@ -29,7 +29,7 @@ pub(super) struct CoolOff {
     hours: u64,
 }
 
-async fn ask(s: &AppState, sess: &Session, change: SelfLimitsChange) -> Result<Json<Value>, ApiError> {
+async fn ask(s: &AppState, sess: &Session, change: SelfLimitsChange) -> Result<Json<SelfLimitsView>, ApiError> {
     require(sess, &[Role::Player])?;
     limited(s, sess)?;
     let r = call(s, Request::SelfLimits { player: sess.user.as_player(), change }).await?;
@@ -37,13 +37,13 @@ async fn ask(s: &AppState, sess: &Session, change: SelfLimitsChange) -> Result<J
         return Err(e);
     }
     match r {
-        Reply::SelfLimits { view } => Ok(Json(view)),
+        Reply::SelfLimits { view } => Ok(Json(*view)),
         other => Err(ApiError::internal(format!("unexpected reply {other:?}"))),
     }
 }
 
 /// The limits in force, those waiting to be, the cool-off, and today's play.
-pub(super) async fn get(State(s): State<AppState>, Auth(sess, _): Auth) -> Result<Json<Value>, ApiError> {
+pub(super) async fn get(State(s): State<AppState>, Auth(sess, _): Auth) -> Result<Json<SelfLimitsView>, ApiError> {
     ask(&s, &sess, SelfLimitsChange::Read).await
 }
 
@@ -52,7 +52,7 @@ pub(super) async fn set(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
     Body(b): Body<Limits>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<SelfLimitsView>, ApiError> {
     // Refused as they arrive, naming the field (the writer checks again, with
     // the casino's own ceiling).
     if let Some(m) = b.loss_per_day.filter(|m| !(1..=baccarat_rules::MAX_LIMIT).contains(m)) {
@@ -76,7 +76,7 @@ pub(super) async fn cool_off(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
     Body(b): Body<CoolOff>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<SelfLimitsView>, ApiError> {
     let most = crate::casino::self_limits::MAX_COOL_OFF_HOURS;
     if !(1..=most).contains(&b.hours) {
         return Err(ApiError::bad(format!("hours: {} is not from 1 to {most}", b.hours)));

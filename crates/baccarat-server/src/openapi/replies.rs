@@ -88,7 +88,14 @@ mod tests {
             Reply::Tournament { tournament: TournamentId(4), entrants: 9 },
             Reply::Events { count: 2 },
             Reply::Ledger { ok: true, problem: None, accounts: 5, transfers: 6 },
-            Reply::SelfLimits { view: json!({}) },
+            Reply::SelfLimits {
+                view: Box::new(crate::casino::self_limits::view_of(
+                    &Default::default(),
+                    baccarat_table::engine::PlayerId(1),
+                    0,
+                    Money(0),
+                )),
+            },
             Reply::GamingDay { zone: "UTC".into(), cutoff_hour: 6, at_ms: 1 },
             Reply::Refused { code: Code::Rule, rule: Some("NSW 9.4".into()), message: "no".into() },
             Reply::CashOut { balance: Money(1), cashed_out: Money(2) },

@@ -3,28 +3,12 @@
 use serde_json::{json, Value};
 
 use super::*;
+use crate::casino::self_limits::SelfLimitsView;
 
-/// What the three routes answer: the limits in force, a looser one waiting
-/// for its time, the cool-off and today's play.
+/// What the three routes answer, derived from its type: the limits in
+/// force, a looser one waiting for its time, the cool-off and today's play.
 fn view() -> Value {
-    let later = |v: Value| nullable(object(&[("value", nullable(v)), ("at_ms", u64s())]));
-    object(&[
-        ("loss_per_day", nullable(money())),
-        ("loss_per_day_later", later(money())),
-        ("minutes_per_day", nullable(int(1, 1440))),
-        ("minutes_per_day_later", later(int(1, 1440))),
-        ("cool_off_until_ms", nullable(u64s())),
-        (
-            "today",
-            object(&[
-                ("lost", money()),
-                ("loss_left", nullable(money())),
-                ("first_wager_ms", nullable(u64s())),
-                ("minutes_left", nullable(u64s())),
-                ("resets_at_ms", u64s()),
-            ]),
-        ),
-    ])
+    derived::<SelfLimitsView>()
 }
 
 /// A player's limits (`casino/self_limits.rs`).

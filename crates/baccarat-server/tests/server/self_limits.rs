@@ -48,7 +48,7 @@ fn wager(o: &mut Opened, player: PlayerId, amount: i64, key: &str) -> Reply {
 
 fn limits(o: &mut Opened, player: PlayerId, change: SelfLimitsChange) -> serde_json::Value {
     match step(o, Request::SelfLimits { player, change }) {
-        Reply::SelfLimits { view } => view,
+        Reply::SelfLimits { view } => serde_json::to_value(view).unwrap(),
         r => panic!("{r:?}"),
     }
 }

@@ -24,7 +24,7 @@ fn a_players_own_limits_hold_at_every_partition() {
     };
     let limit = SelfLimitsChange::Set { loss_per_day: Some(Money(5_000)), minutes_per_day: None };
     match ask(&mut west, &mut west_link, limit) {
-        Some(Reply::SelfLimits { view }) => assert_eq!(view["loss_per_day"], 5_000, "{view}"),
+        Some(Reply::SelfLimits { view }) => assert_eq!(view.loss_per_day, Some(Money(5_000)), "{view:?}"),
         other => panic!("{other:?}"),
     }
     east.open_betting();

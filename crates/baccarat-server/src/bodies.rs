@@ -198,3 +198,33 @@ pub struct Partitions {
 pub struct Lobby<'a> {
     pub tables: &'a [crate::table_view::TableView],
 }
+
+/// `GET`/`POST /api/casino/gaming-day`: the setting made last (the default, UTC
+/// 06:00, until one is), the first gaming day it runs, and the day in
+/// progress.
+#[derive(Serialize, JsonSchema)]
+pub struct GamingDayView {
+    /// An IANA time zone.
+    pub zone: String,
+    /// The hour (0 to 23, local) at which one gaming day ends and the next begins.
+    #[schemars(range(max = 23))]
+    pub cutoff_hour: u8,
+    /// The first gaming day this setting runs; null: the default, from the start.
+    #[schemars(extend("format" = "date"))]
+    pub from: Option<String>,
+    /// The gaming day in progress.
+    #[schemars(extend("format" = "date"))]
+    pub today: String,
+}
+
+/// `POST /api/users/{id}/disable` and `/enable`: the person as changed, and
+/// how many of their sessions ended.
+#[derive(Serialize, JsonSchema)]
+pub struct PersonSwitched {
+    #[schemars(with = "u32")]
+    pub id: UserId,
+    pub name: String,
+    pub role: Role,
+    pub disabled: bool,
+    pub sessions_ended: usize,
+}

@@ -19,8 +19,9 @@ use super::rows_admin::{Filter, PersonRow, RowChange};
 use super::{AuthError, Role, Users};
 
 /// A person as the people routes answer them.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Person {
+    #[schemars(with = "u32")]
     pub id: UserId,
     pub name: String,
     pub role: Role,
@@ -38,9 +39,11 @@ pub struct Listing {
 }
 
 /// A page of people, and the `after` of the next page if there is one.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Page {
     pub users: Vec<Person>,
+    /// The `after` of the next page; null on the last.
+    #[schemars(with = "Option<u32>")]
     pub next: Option<UserId>,
 }
 

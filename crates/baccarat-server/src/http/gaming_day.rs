@@ -2,10 +2,10 @@
 //! admin sets it, an admin or an inspector reads it. The rulebooks are
 //! silent on it; a change applies from the next gaming day not yet begun.
 
+use crate::bodies::GamingDayView;
 use axum::extract::State;
 use axum::Json;
 use serde::Deserialize;
-use serde_json::{json, Value};
 
 use super::extract::{Auth, Body};
 use super::{call, limited, reply_json, require, ApiError, AppState};
@@ -22,14 +22,14 @@ pub(super) struct Setting {
 
 /// The setting made last (the default, UTC 06:00, until one is), the first
 /// gaming day it runs (`null`: the default), and the gaming day in progress.
-fn view(calendar: &Calendar, now_ms: u64) -> Value {
+fn view(calendar: &Calendar, now_ms: u64) -> GamingDayView {
     let (from, day) = calendar.latest();
-    json!({
-        "zone": day.zone(),
-        "cutoff_hour": day.cutoff_hour(),
-        "from": from.map(|d| d.to_string()),
-        "today": calendar.date_of(now_ms).to_string(),
-    })
+    GamingDayView {
+        zone: day.zone().to_string(),
+        cutoff_hour: day.cutoff_hour(),
+        from: from.map(|d| d.to_string()),
+        today: calendar.date_of(now_ms).to_string(),
+    }
 }
 
 /// The settings as the store holds them, read off the writer.
@@ -42,7 +42,7 @@ async fn calendar(s: &AppState) -> Result<Calendar, ApiError> {
 }
 
 /// Admin or inspector: the gaming day.
-pub(super) async fn get(State(s): State<AppState>, Auth(sess, _): Auth) -> Result<Json<Value>, ApiError> {
+pub(super) async fn get(State(s): State<AppState>, Auth(sess, _): Auth) -> Result<Json<GamingDayView>, ApiError> {
     require(&sess, &[Role::Inspector, Role::Admin])?;
     let c = calendar(&s).await?;
     Ok(Json(view(&c, (s.clock)())))
@@ -54,7 +54,7 @@ pub(super) async fn set(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
     Body(b): Body<Setting>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<GamingDayView>, ApiError> {
     require(&sess, &[Role::Admin])?;
     limited(&s, &sess)?;
     let day = GamingDay::parse(&b.zone, b.cutoff_hour).map_err(|e| ApiError::bad(e.to_string()))?;

@@ -36,13 +36,12 @@ use axum::extract::State;
 use axum::Json;
 use baccarat_core::ids::UserId;
 use serde::Deserialize;
-use serde_json::{json, Value};
 
 use super::extract::{Auth, Body, Id, Q};
 use super::{call, limited, require, ApiError, AppState};
 use crate::audit::UserChange;
-use crate::auth::{AuthError, Change, Changed, Listing, Role, Session};
-use crate::bodies::{PasswordReset, PersonCreated};
+use crate::auth::{AuthError, Change, Changed, Listing, Page, Person, Role, Session};
+use crate::bodies::{PasswordReset, PersonCreated, PersonSwitched};
 use crate::casino::Request;
 
 /// Most people on a page, and the page's size when none is asked.
@@ -187,11 +186,6 @@ async fn change_person(s: &AppState, by: &Session, id: UserId, change: Change) -
     s.users.apply(id, &change).map_err(|e| not_made(id, e))
 }
 
-fn person_json(c: &Changed) -> Value {
-    let p = &c.after;
-    json!({ "id": p.id, "name": p.name, "role": p.role, "disabled": p.disabled })
-}
-
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct NewUser {
@@ -247,7 +241,7 @@ pub(super) async fn list(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
     Q(q): Q<ListQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Page>, ApiError> {
     require(&sess, &[Role::Admin, Role::Inspector])?;
     let role = match q.role.as_deref() {
         Some(r) => Some(parse_role("role", r)?),
@@ -264,7 +258,7 @@ pub(super) async fn list(
         .ok_or_else(|| ApiError::bad(format!("limit: a whole number from 1 to {MAX_PAGE}")))?;
     let listing = Listing { role, q: text, after, limit };
     let page = s.users.list(&listing).map_err(auth_error)?;
-    Ok(Json(serde_json::to_value(page).expect("a page serialises")))
+    Ok(Json(page))
 }
 
 #[derive(Deserialize)]
@@ -278,7 +272,7 @@ pub(super) async fn disable(
     Auth(sess, _): Auth,
     Id(id): Id<UserId>,
     Body(Nothing {}): Body<Nothing>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<PersonSwitched>, ApiError> {
     switch(&s, &sess, id, Change::Disable).await
 }
 
@@ -288,19 +282,24 @@ pub(super) async fn enable(
     Auth(sess, _): Auth,
     Id(id): Id<UserId>,
     Body(Nothing {}): Body<Nothing>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<PersonSwitched>, ApiError> {
     switch(&s, &sess, id, Change::Enable).await
 }
 
 /// Disable or enable: the admin's, then the person as changed, with how
 /// many sessions ended.
-async fn switch(s: &AppState, sess: &Session, id: UserId, change: Change) -> Result<Json<Value>, ApiError> {
+async fn switch(s: &AppState, sess: &Session, id: UserId, change: Change) -> Result<Json<PersonSwitched>, ApiError> {
     require(sess, &[Role::Admin])?;
     limited(s, sess)?;
     let c = change_person(s, sess, id, change).await?;
-    let mut v = person_json(&c);
-    v["sessions_ended"] = json!(c.sessions_ended);
-    Ok(Json(v))
+    let p = c.after;
+    Ok(Json(PersonSwitched {
+        id: p.id,
+        name: p.name,
+        role: p.role,
+        disabled: p.disabled,
+        sessions_ended: c.sessions_ended,
+    }))
 }
 
 #[derive(Deserialize)]
@@ -341,11 +340,11 @@ pub(super) async fn role(
     Auth(sess, _): Auth,
     Id(id): Id<UserId>,
     Body(b): Body<NewRole>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Person>, ApiError> {
     require(&sess, &[Role::Admin])?;
     limited(&s, &sess)?;
     let role = parse_role("role", &b.role)?;
     super::access::detail(|| format!("role={}", role.name()));
     let c = change_person(&s, &sess, id, Change::Role(role)).await?;
-    Ok(Json(person_json(&c)))
+    Ok(Json(c.after))
 }

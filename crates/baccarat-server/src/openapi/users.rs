@@ -1,17 +1,11 @@
 //! People's part of the API document (`http/users.rs`): creating, listing,
 //! disabling, enabling, a password reset and a role change.
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::*;
-use crate::bodies::{PasswordReset, PersonCreated};
-
-/// A person as the routes answer them.
-fn person(extra: &[(&str, Value)]) -> Value {
-    let mut props = vec![("id", u32s()), ("name", string()), ("role", role()), ("disabled", boolean())];
-    props.extend(extra.iter().cloned());
-    object(&props)
-}
+use crate::auth::{Page, Person};
+use crate::bodies::{PasswordReset, PersonCreated, PersonSwitched};
 
 /// A route on a person `{id}` (400, 404 `no_user`). The example is the demo
 /// casino's dealer (2), not its admin (1): an example sent as it is changes
@@ -38,8 +32,6 @@ fn change(op: Op) -> Op {
         .err(500, "the change was recorded in the casino's chain but not made; send it again (`internal`)")
         .writer()
 }
-
-const SESSIONS_ENDED: &str = "sessions_ended";
 
 /// People: `users.rs`.
 // Longer than 70 lines: a table, one entry per route (data, not steps).
@@ -71,8 +63,7 @@ pub(super) fn operations() -> Vec<Operation> {
         .param(json!({ "name": "limit", "in": "query", "required": false, "schema": int(1, 500),
                        "description": "people on the page (default 50)" }))
         .err(400, "a query parameter out of bounds, named (`bad_request`)")
-        .ok("a page", object(&[("users", array(person(&[]))), ("next", nullable(u32s()))]));
-    let ended = [(SESSIONS_ENDED, u64s())];
+        .ok("a page", derived::<Page>());
     let disable = change(Op::new("Admin: disable a person: no sign-in, every session ended, no deposit"))
         .describe(
             "A disabled player's open wagers settle as any other; their wallet stays theirs. Recorded in the \
@@ -80,11 +71,11 @@ pub(super) fn operations() -> Vec<Operation> {
         )
         .body(closed(&[], &[]))
         .example(json!({}))
-        .ok("disabled", person(&ended));
+        .ok("disabled", derived::<PersonSwitched>());
     let enable = change(Op::new("Admin: enable a person again"))
         .body(closed(&[], &[]))
         .example(json!({}))
-        .ok("enabled", person(&ended));
+        .ok("enabled", derived::<PersonSwitched>());
     let reset = change(Op::new("Admin: set a person's password; every session of theirs ends"))
         .describe("Never in the chain: the record says only `password_reset`. An admin's own: POST /api/me/password.")
         .body(closed(&[("password", password())], &["password"]))
@@ -93,7 +84,7 @@ pub(super) fn operations() -> Vec<Operation> {
     let role_change = change(Op::new("Admin: change a person's role; every session of theirs ends"))
         .body(closed(&[("role", role())], &["role"]))
         .example(json!({ "role": "supervisor" }))
-        .ok("changed", person(&[]));
+        .ok("changed", derived::<Person>());
     vec![
         ("post", "/api/users", create),
         ("get", "/api/users", list),

@@ -180,6 +180,7 @@ mod tests {
             side: baccarat_rules::Side::Player,
             player: baccarat_table::engine::PlayerId(9),
             since_ms: 1_000,
+            name: None,
         };
         let t = TableView { out: Some(out), ..view(Mode::Rng, PhaseView::Dealing, true) };
         assert!(matches!(next(&t, PACE, 2_000, None), Step::Look(SQUEEZE_LOOK)));

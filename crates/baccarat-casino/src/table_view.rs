@@ -60,6 +60,11 @@ pub struct HandOut {
     /// When it went out to them (the writer's clock, ms): the squeeze's time
     /// counts from here, for the pacer and for a page loaded mid-squeeze.
     pub since_ms: u64,
+    /// Their name, as the table's WebSocket shows it (everyone at a table
+    /// sees who is squeezing): the server fills it in from its people; the
+    /// read model, the lobby and `GET /api/tables/{id}` leave it out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 /// A table's dealing style as its view shows it (the style's own name).
@@ -328,7 +333,7 @@ fn hand_out(t: &CasinoTable, old: Option<&TableView>, now_ms: u64) -> Option<Han
             // The same hand, still out with the same player, keeps its time.
             let same = old.filter(|o| o.coup == s.coup_number).and_then(|o| o.out.as_ref());
             let since_ms = same.filter(|h| h.side == side && h.player == player).map_or(now_ms, |h| h.since_ms);
-            HandOut { side, player, since_ms }
+            HandOut { side, player, since_ms, name: None }
         })
     })
 }

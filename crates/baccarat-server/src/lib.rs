@@ -34,6 +34,7 @@ pub mod founding;
 pub mod front;
 pub mod http;
 pub mod key_rotation;
+pub mod messages;
 pub mod metrics;
 pub mod migrate;
 pub mod notify;

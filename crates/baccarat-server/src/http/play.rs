@@ -18,6 +18,8 @@ use super::{call, limited, reply_json, require, table_exists, ApiError, AppState
 use crate::auth::{Role, Session};
 use crate::casino::{Reply, Request, MAX_SLIP};
 use crate::ledger::keys::IdempotencyKey;
+use crate::messages::{Gone, Mine, Seen, TableMessage};
+use crate::table_view::TableView;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -289,43 +291,37 @@ fn upgrade(
 
 /// What one viewer is sent: the table as they may see it (a squeezing player
 /// sees their own hand), their balance, and their wagers in this coup.
-pub fn message(s: &AppState, id: TableId, viewer: Option<&Session>) -> Value {
+pub fn message(s: &AppState, id: TableId, viewer: Option<&Session>) -> TableMessage {
     let player = player_of(viewer);
     let v = s.views.read().expect("views lock");
-    let Some(t) = v.tables.iter().find(|t| t.id == id) else { return json!({ "table": null }) };
-    let mut table = serde_json::to_value(t).expect("views serialise");
-    table["cards"] = json!(t.cards_for(player));
-    let holder = t.out.as_ref().map(|o| o.player);
+    let Some(t) = v.tables.iter().find(|t| t.id == id) else { return TableMessage::Gone(Gone { table: None }) };
+    let mut table = TableView { cards: t.cards_for(player).to_vec(), private: Vec::new(), ..t.clone() };
     let balance = player.and_then(|p| v.balances.get(&p).copied());
     drop(v);
     // Everyone at a table can see who is squeezing.
-    if let Some(name) = holder.and_then(|p| s.users.name(UserId::from(p))) {
-        table["out"]["name"] = json!(name);
+    if let Some(out) = table.out.as_mut() {
+        out.name = s.users.name(UserId::from(out.player));
     }
     let f = s.feed.read().expect("feed lock");
     let coup = f.coups.get(&id);
-    let mine = player.map(|p| {
-        json!({
-            "coup": coup.map(|c| c.coup),
-            "wagers": coup.map(|c| c.of(p)).unwrap_or_default(),
-        })
-    });
-    let mut out = json!({
-        "table": table,
-        "result": coup.and_then(|c| c.result.clone()),
-        "void": coup.and_then(|c| c.void.clone()),
-        "balance": balance.map(|b| b.0),
-        "available": balance.map(|b| b.1),
-        "mine": mine,
-        "now_ms": (s.clock)(),
-        "squeeze_ms": s.pace.squeeze.as_millis() as u64,
-    });
+    let mine = player.map(|p| Mine { coup: coup.map(|c| c.coup), wagers: coup.map(|c| c.of(p)).unwrap_or_default() });
+    let mut seen = Seen {
+        table,
+        result: coup.and_then(|c| c.result.clone()),
+        void: coup.and_then(|c| c.void.clone()),
+        balance: balance.map(|b| b.0),
+        available: balance.map(|b| b.1),
+        mine,
+        now_ms: (s.clock)(),
+        squeeze_ms: s.pace.squeeze.as_millis() as u64,
+        pit: None,
+    };
     drop(f);
     // The pit's own data for the staff who may see it (as `GET …/pit`).
     if viewer.is_some_and(|v| matches!(v.role, Role::Dealer | Role::Supervisor | Role::Admin)) {
-        out["pit"] = super::staff::pit_push(s, id);
+        seen.pit = Some(super::staff::pit_push(s, id));
     }
-    out
+    TableMessage::Seen(Box::new(seen))
 }
 
 /// The player whose balance and wagers a viewer is shown: a player's own

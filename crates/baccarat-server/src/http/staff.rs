@@ -16,6 +16,7 @@ use crate::auth::Role;
 use crate::bodies::{PlayerCreated, Verified};
 use crate::casino::{Code, Mode, Reply, Request};
 use crate::ledger::keys::IdempotencyKey;
+use crate::messages::{PitPush, PitView, RuleQuote};
 
 /// Staff commands to a table's engine. A player's own actions have their own
 /// routes; approving, refusing and invalidating, and changing limits, are for a
@@ -292,7 +293,7 @@ pub(super) async fn pit(
     State(s): State<AppState>,
     Auth(sess, _): Auth,
     Id(id): Id<TableId>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<PitView>, ApiError> {
     require(&sess, &[Role::Dealer, Role::Supervisor, Role::Admin])?;
     table_exists(&s, id)?;
     let table = {
@@ -300,16 +301,13 @@ pub(super) async fn pit(
         v.tables.iter().find(|t| t.id == id).cloned().expect("checked")
     };
     let rb = baccarat_rules::profiles::builtin(&table.rulebook).map_err(|e| ApiError::internal(e.to_string()))?;
-    let rules: Vec<Value> = rb
+    let rules = rb
         .config
         .citations
         .iter()
-        .map(|(k, cite)| json!({ "key": k, "cite": cite, "quote": rb.config.quotes.get(k) }))
+        .map(|(k, cite)| RuleQuote { key: k.clone(), cite: cite.clone(), quote: rb.config.quotes.get(k).cloned() })
         .collect();
-    let mut pit = pit_push(&s, id);
-    pit["table"] = serde_json::to_value(table).expect("views serialise");
-    pit["rules"] = json!(rules);
-    Ok(Json(pit))
+    Ok(Json(PitView { push: pit_push(&s, id), table, rules }))
 }
 
 /// What the pit console needs beyond the table, as it changes: the coup's
@@ -317,24 +315,22 @@ pub(super) async fn pit(
 /// shoes. The table's WebSocket carries it to staff after every durable
 /// batch, so the console polls nothing; `GET …/pit` adds the table and the
 /// rulebook's quotes (which do not change) for a first load.
-pub(super) fn pit_push(s: &AppState, id: TableId) -> Value {
+pub(super) fn pit_push(s: &AppState, id: TableId) -> PitPush {
     let coup = s.feed.read().expect("feed lock").coups.get(&id).cloned().unwrap_or_default();
     let mut ids: Vec<UserId> = coup.wagers.iter().map(|w| UserId::from(w.player)).collect();
     ids.sort_unstable();
     ids.dedup();
-    let names: serde_json::Map<String, Value> =
-        ids.into_iter().filter_map(|p| s.users.name(p).map(|n| (p.to_string(), json!(n)))).collect();
+    let names = ids.into_iter().filter_map(|p| s.users.name(p).map(|n| (p.to_string(), n))).collect();
     let f = s.feed.read().expect("feed lock");
-    let notices: Vec<Value> = f.notices.get(&id).map(|n| n.iter().rev().cloned().collect()).unwrap_or_default();
-    json!({
-        "coup": coup,
-        "names": names,
-        "notices": notices,
-        "shoes": f.shoes.get(&id).cloned().unwrap_or_default(),
+    PitPush {
+        coup,
+        names,
+        notices: f.notices.get(&id).map(|n| n.iter().rev().cloned().collect()).unwrap_or_default(),
+        shoes: f.shoes.get(&id).cloned().unwrap_or_default(),
         // How long a player may hold a hand at an RNG table before the dealer
         // exposes it (the pit tells staff what the table is waiting for).
-        "squeeze_seconds": s.pace.squeeze.as_secs(),
-    })
+        squeeze_seconds: s.pace.squeeze.as_secs(),
+    }
 }
 
 #[derive(Deserialize)]

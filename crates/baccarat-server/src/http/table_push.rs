@@ -137,7 +137,7 @@ impl Casts {
         if c.chain.full.is_none() || woken.version > c.version {
             // The count read before the views: the views are at least as new.
             c.version = woken.version;
-            c.chain.push(super::play::message(s, table, None), woken.at_ms, KEEP);
+            c.chain.push(super::play::message(s, table, None).tree(), woken.at_ms, KEEP);
         }
         c.chain.catch_up(have)
     }
@@ -185,7 +185,7 @@ impl Sending {
         let (woken, at_ms) = wake.seen();
         match self {
             Sending::Plain(last, wagers) => {
-                let mut value = super::play::message(s, id, viewer);
+                let mut value = super::play::message(s, id, viewer).tree();
                 let now = value.as_object_mut().and_then(|m| m.remove("now_ms"));
                 let body = value.to_string();
                 if body == *last {
@@ -200,7 +200,7 @@ impl Sending {
             }
             Sending::Own(chain, whole) => {
                 let have = chain.last().filter(|_| !std::mem::take(whole)).map(|_| chain.seq);
-                chain.push(super::play::message(s, id, viewer), at_ms, 1);
+                chain.push(super::play::message(s, id, viewer).tree(), at_ms, 1);
                 chain.catch_up(have).0
             }
             Sending::Shared(have) => {

@@ -43,26 +43,13 @@ pub(super) fn operations() -> Vec<Operation> {
     .refusals()
     .writer();
     command.0["parameters"][0]["example"] = json!(5);
-    let rule = object_with(&[("key", string()), ("cite", string()), ("quote", nullable(string()))], &["key", "cite"]);
-    let notice = object(&[("seq", u64s()), ("rule", string()), ("event", json!({ "type": "object" }))]);
     let pit = on_table(Op::new(
         "Dealer, supervisor, admin: the pit console's view: the coup's wagers and their status, rule-bearing \
          events, every rule the profile cites with its text",
     ))
     .auth()
     .roles("dealers, supervisors and admins")
-    .ok(
-        "the pit view",
-        object(&[
-            ("table", schema_ref("TableView")),
-            ("coup", schema_ref("CoupFeed")),
-            ("names", json!({ "type": "object", "additionalProperties": { "type": "string" } })),
-            ("notices", array(notice)),
-            ("rules", array(rule)),
-            ("shoes", array(schema_ref("Shoe"))),
-            ("squeeze_seconds", u64s()),
-        ]),
-    );
+    .ok("the pit view", schema_ref("PitView"));
     let open = on_table(Op::new(
         "Supervisor, admin: open or close the table; a closed table finishes its coup and deals no more",
     ))

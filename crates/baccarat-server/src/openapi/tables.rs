@@ -114,7 +114,8 @@ pub(super) fn operations() -> Vec<Operation> {
     let one = on_table(Op::new("One table's public view")).ok("the table", schema_ref("TableView"));
     let mut ws = on_table(Op::new("WebSocket: the table's view after every durable change").describe(
         "Signed in by the session cookie sent with the upgrade (from a page of the server's own origin, or one \
-             of its --allowed-origin), or by a first message {\"token\": …}; never by the URL. Each message is \
+             of its --allowed-origin), or by a first message {\"token\": …}; never by the URL. Each message (the \
+             component `TableMessage`) is \
              the table as the viewer may see it, their balance and their wagers in this coup, the server's time \
              (`now_ms`) and how long a player may squeeze a hand out with them at an RNG table (`squeeze_ms`) \
              before the dealer exposes it. A dealer's, supervisor's or admin's message also carries `pit` (as \

@@ -1,8 +1,10 @@
 //! The read models in the document, derived from the types the server
 //! publishes (issue 46), not written beside them: a table's view
 //! (`TableView`, with its offers, ante, hand out and roads), a coup's feed
-//! (`CoupFeed`) and its wager lines (`WagerLine`). A field added to a view is
-//! in the document with no line written here.
+//! (`CoupFeed`) and its wager lines (`WagerLine`), the pit's view
+//! (`PitView`) and what a table's WebSocket sends (`TableMessage`,
+//! `messages.rs`). A field added to a view is in the document with no line
+//! written here.
 //!
 //! The table's and the rules' types they carry (positions, sides, the
 //! roads' board, a card as `10H`, a wager's id) have their schemas from
@@ -16,6 +18,7 @@
 use serde_json::{Map, Value};
 
 use crate::coup_feed::{CoupFeed, WagerLine};
+use crate::messages::{PitView, TableMessage};
 use crate::table_view::TableView;
 
 /// The views' components and every one they refer to, named as their types.
@@ -24,6 +27,8 @@ pub(super) fn components() -> Map<String, Value> {
     generator.subschema_for::<TableView>();
     generator.subschema_for::<CoupFeed>();
     generator.subschema_for::<WagerLine>();
+    generator.subschema_for::<PitView>();
+    generator.subschema_for::<TableMessage>();
     generator.take_definitions(true)
 }
 
@@ -32,6 +37,7 @@ mod tests {
     use super::super::fits::{check, fits};
     use super::*;
     use crate::coup_feed::WagerStatus;
+    use crate::messages::{Gone, Mine, PitPush, RuleQuote, Seen};
     use crate::table_view::{AnteView, HandOut, OfferView, PayLine, PhaseView, ViewDealing};
     use crate::trust::Mode;
     use baccarat_core::ids::TableId;
@@ -79,7 +85,7 @@ mod tests {
             phase: PhaseView::Dealing,
             cards: vec![(Position::Player1, Some("10H".parse().unwrap())), (Position::Banker1, None)],
             due: Some(Position::Player2),
-            out: Some(HandOut { side: Side::Banker, player: PlayerId(4), since_ms: 9 }),
+            out: Some(HandOut { side: Side::Banker, player: PlayerId(4), since_ms: 9, name: Some("Ann".into()) }),
             last: Some("B".into()),
             results: roads.entries().iter().map(|e| e.result.letter()).collect(),
             stats: roads.stats(),
@@ -178,6 +184,57 @@ mod tests {
         let one = serde_json::to_value(&tables[0]).unwrap();
         fits(&one, &answer("/api/tables/{id}"), &defs, "GET /api/tables/{id}");
         assert!(check(&json!({ "tables": [{ "id": 1 }] }), &answer("/api/tables"), &defs, "lobby").is_err());
+    }
+
+    fn pit() -> PitPush {
+        let notice = json!({ "seq": 4, "rule": "NSW 8.10", "event": { "event": "misdeal" } });
+        let names = [("4".to_string(), "Ann".to_string())].into_iter().collect();
+        PitPush { coup: feed(), names, notices: vec![notice], shoes: vec![json!({ "shoe": 1 })], squeeze_seconds: 6 }
+    }
+
+    fn seen(pit: Option<PitPush>) -> Seen {
+        Seen {
+            table: full_view(),
+            result: feed().result,
+            void: None,
+            balance: Some(Money(1_000)),
+            available: Some(Money(900)),
+            mine: Some(Mine { coup: Some(7), wagers: vec![line(WagerStatus::Open, false)] }),
+            now_ms: 5,
+            squeeze_ms: 6_000,
+            pit,
+        }
+    }
+
+    /// A table's WebSocket message as sent, a player's, staff's (with the
+    /// pit) and a table gone, fits `TableMessage`; the pit's view fits its
+    /// route; a message missing its clock or with a wrong one does not.
+    #[test]
+    fn the_tables_messages_and_the_pit_as_sent_fit_their_components() {
+        let doc = crate::openapi::document();
+        let defs = doc["components"]["schemas"].as_object().unwrap().clone();
+        let message = &defs["TableMessage"];
+        let player = TableMessage::Seen(Box::new(seen(None))).tree();
+        fits(&player, message, &defs, "a player's message");
+        fits(&TableMessage::Seen(Box::new(seen(Some(pit())))).tree(), message, &defs, "staff's message");
+        let gone = TableMessage::Gone(Gone { table: None }).tree();
+        assert_eq!(gone, json!({ "table": null }));
+        fits(&gone, message, &defs, "a table gone");
+        let mut no_clock = player.clone();
+        no_clock.as_object_mut().unwrap().remove("now_ms");
+        assert!(check(&no_clock, message, &defs, "no clock").is_err());
+        let mut bad = player;
+        bad["squeeze_ms"] = json!("six");
+        assert!(check(&bad, message, &defs, "bad").is_err());
+        let view = PitView {
+            push: pit(),
+            table: full_view(),
+            rules: vec![RuleQuote { key: "k".into(), cite: "NSW 8.10".into(), quote: None }],
+        };
+        let answer = doc["paths"]["/api/tables/{id}/pit"]["get"]["responses"]["200"]["content"]["application/json"]
+            ["schema"]
+            .clone();
+        fits(&serde_json::to_value(view).unwrap(), &answer, &defs, "GET /api/tables/{id}/pit");
     }
 
     /// The checker refuses what the document does not say: a phase the view

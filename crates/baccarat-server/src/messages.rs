@@ -1,0 +1,115 @@
+//! What a table's WebSocket sends, as types (issue 46): the message a
+//! viewer is sent after every durable change (`http/play.rs::message`) and
+//! the pit's part of it (`http/staff.rs::pit_push`). Built from these
+//! rather than patched into a JSON tree by string keys, so a field renamed
+//! in a view cannot leave the message behind; the API document carries
+//! their schemas (`TableMessage`, `PitPush`, `PitView`) and a test checks a
+//! message as sent against them.
+//!
+//! The deltas (`http/delta.rs`) are taken between messages as JSON, so the
+//! push turns each into a tree once; the frames' numbering is in
+//! `http/table_push.rs`.
+
+use std::collections::BTreeMap;
+
+use baccarat_casino::coup_feed::{CoupFeed, WagerLine};
+use baccarat_casino::table_view::TableView;
+use baccarat_rules::Money;
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
+
+/// A table's message: the table as the viewer may see it and what is
+/// theirs, or only `{"table": null}` once the table is gone.
+#[derive(Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum TableMessage {
+    Seen(Box<Seen>),
+    Gone(Gone),
+}
+
+/// The table is gone (closed for good since the socket opened).
+#[derive(Serialize, JsonSchema)]
+pub struct Gone {
+    /// Always null.
+    #[schemars(with = "Option<bool>", extend("enum" = [null]))]
+    pub table: Option<bool>,
+}
+
+/// What one viewer sees of a table now.
+#[derive(Serialize, JsonSchema)]
+pub struct Seen {
+    /// The table's view; a squeezing player sees their own hand's cards,
+    /// and everyone the squeezing player's name.
+    pub table: TableView,
+    /// The coup's result once complete (as the coup's feed holds it).
+    #[schemars(with = "Option<serde_json::Map<String, Value>>")]
+    pub result: Option<Value>,
+    /// Why the coup was voided, if it was.
+    pub void: Option<String>,
+    /// A player's wallet and what their open wagers leave free of it; null
+    /// for anyone else.
+    pub balance: Option<Money>,
+    pub available: Option<Money>,
+    /// A player's own wagers in this coup; null for anyone else.
+    pub mine: Option<Mine>,
+    /// The server's clock (ms): the time left to wager counts from it.
+    pub now_ms: u64,
+    /// How long a player may hold a hand out at an RNG table before the
+    /// dealer exposes it (NSW 8.15 leaves the time to the casino).
+    pub squeeze_ms: u64,
+    /// The pit's own data, for a dealer, supervisor or admin.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pit: Option<PitPush>,
+}
+
+/// A player's wagers in the coup.
+#[derive(Serialize, JsonSchema)]
+pub struct Mine {
+    /// The coup's number; null before the table's first.
+    pub coup: Option<u64>,
+    pub wagers: Vec<WagerLine>,
+}
+
+/// What the pit console needs beyond the table, as it changes.
+#[derive(Serialize, JsonSchema)]
+pub struct PitPush {
+    /// The coup's every wager, approvals among them.
+    pub coup: CoupFeed,
+    /// The wagers' players' names, by their ids.
+    pub names: BTreeMap<String, String>,
+    /// The rule-bearing events, newest first.
+    #[schemars(with = "Vec<serde_json::Map<String, Value>>")]
+    pub notices: Vec<Value>,
+    /// The table's shoes.
+    #[schemars(with = "Vec<serde_json::Map<String, Value>>")]
+    pub shoes: Vec<Value>,
+    /// The squeeze's time, in seconds (as `squeeze_ms`).
+    pub squeeze_seconds: u64,
+}
+
+/// `GET /api/tables/{id}/pit`: the push, the table and the rulebook's
+/// rules with their text (which do not change), for a first load.
+#[derive(Serialize, JsonSchema)]
+pub struct PitView {
+    #[serde(flatten)]
+    pub push: PitPush,
+    pub table: TableView,
+    pub rules: Vec<RuleQuote>,
+}
+
+/// A rule the profile cites, with its text where the profile quotes it.
+#[derive(Serialize, JsonSchema)]
+pub struct RuleQuote {
+    pub key: String,
+    pub cite: String,
+    pub quote: Option<String>,
+}
+
+impl TableMessage {
+    /// As JSON, for the deltas between messages and the comparison of one
+    /// with the last sent.
+    pub fn tree(&self) -> Value {
+        serde_json::to_value(self).expect("messages serialise")
+    }
+}

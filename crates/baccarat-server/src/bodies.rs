@@ -228,3 +228,20 @@ pub struct PersonSwitched {
     pub disabled: bool,
     pub sessions_ended: usize,
 }
+
+/// `GET /api/me/history`: a player's settled wagers, newest first, written
+/// while the feed is read (the lines are borrowed from it).
+#[derive(Serialize)]
+pub struct History<'a> {
+    pub player: UserId,
+    pub history: Vec<&'a baccarat_casino::coup_feed::HistoryLine>,
+}
+
+/// `GET /api/tables/{id}/shoes`: the table's shoes and the shuffle that
+/// made them, written while the feed is read.
+#[derive(Serialize)]
+pub struct Shoes<'a> {
+    pub table: baccarat_core::ids::TableId,
+    pub algorithm: &'static str,
+    pub shoes: &'a [serde_json::Value],
+}

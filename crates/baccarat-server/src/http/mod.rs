@@ -91,7 +91,7 @@ use axum::http::{header, HeaderValue, Method};
 use axum::response::{IntoResponse, Response};
 use axum::routing::MethodRouter;
 use axum::{Json, Router};
-use serde_json::{json, Value};
+use serde_json::Value;
 use tokio::sync::oneshot;
 
 use crate::auth::{Role, Session, Users};
@@ -500,9 +500,10 @@ pub fn router(state: AppState) -> Router {
 }
 
 /// Provably fair: each shoe's seed commitment, and its seed once the shoe ended.
-async fn shoes(State(s): State<AppState>, Id(id): Id<TableId>) -> Result<Json<Value>, ApiError> {
+async fn shoes(State(s): State<AppState>, Id(id): Id<TableId>) -> Result<Response, ApiError> {
     table_exists(&s, id)?;
     let f = s.feed.read().expect("feed lock");
-    let list = f.shoes.get(&id).cloned().unwrap_or_default();
-    Ok(Json(json!({ "table": id, "algorithm": baccarat_table::shuffle::SHUFFLE_ALGORITHM, "shoes": list })))
+    let shoes = f.shoes.get(&id).map_or(&[][..], |l| &l[..]);
+    let algorithm = baccarat_table::shuffle::SHUFFLE_ALGORITHM;
+    Ok(Json(crate::bodies::Shoes { table: id, algorithm, shoes }).into_response())
 }

@@ -10,7 +10,6 @@ use baccarat_core::ids::{TableId, UserId};
 use baccarat_rules::{Bet, Money, Side};
 use baccarat_table::engine::{Command, PlayerId, Spot, WagerId};
 use serde::Deserialize;
-use serde_json::{json, Value};
 
 use super::extract::{token_of, Auth, Body, Id};
 use super::table_push::Sending;
@@ -223,11 +222,10 @@ pub(super) async fn hand(
 }
 
 /// The player's own settled wagers, newest first.
-pub(super) async fn history(State(s): State<AppState>, Auth(sess, _): Auth) -> Result<Json<Value>, ApiError> {
+pub(super) async fn history(State(s): State<AppState>, Auth(sess, _): Auth) -> Response {
     let f = s.feed.read().expect("feed lock");
-    let lines: Vec<&crate::coup_feed::HistoryLine> =
-        f.history.get(&sess.user.as_player()).map(|h| h.iter().rev().collect()).unwrap_or_default();
-    Ok(Json(json!({ "player": sess.user, "history": lines })))
+    let history = f.history.get(&sess.user.as_player()).map(|h| h.iter().rev().collect()).unwrap_or_default();
+    axum::response::IntoResponse::into_response(Json(crate::bodies::History { player: sess.user, history }))
 }
 
 /// The table's WebSocket. A viewer is known by the session cookie sent with

@@ -237,6 +237,29 @@ mod tests {
         fits(&serde_json::to_value(view).unwrap(), &answer, &defs, "GET /api/tables/{id}/pit");
     }
 
+    /// A player's history and a table's shoes, as their routes write them
+    /// while the feed is read (`bodies::History`, `bodies::Shoes`), fit the
+    /// document's answers for those routes; a line without its coup does not.
+    #[test]
+    fn the_history_and_the_shoes_as_sent_fit_their_routes() {
+        let doc = crate::openapi::document();
+        let defs = doc["components"]["schemas"].as_object().unwrap().clone();
+        let answer =
+            |path: &str| doc["paths"][path]["get"]["responses"]["200"]["content"]["application/json"]["schema"].clone();
+        let line = crate::coup_feed::HistoryLine { table: TableId(2), coup: 7, line: line(WagerStatus::Settled, true) };
+        let lines = vec![&line];
+        let history = crate::bodies::History { player: baccarat_core::ids::UserId(4), history: lines };
+        let mut sent = serde_json::to_value(&history).unwrap();
+        fits(&sent, &answer("/api/me/history"), &defs, "GET /api/me/history");
+        sent["history"][0].as_object_mut().unwrap().remove("coup");
+        assert!(check(&sent, &answer("/api/me/history"), &defs, "no coup").is_err());
+        let shoe = json!({ "shoe": 1, "commitment": "ab", "cut": { "at": 70, "from_back": 14 }, "seed": null });
+        let shoes = [shoe];
+        let algorithm = baccarat_table::shuffle::SHUFFLE_ALGORITHM;
+        let sent = serde_json::to_value(crate::bodies::Shoes { table: TableId(2), algorithm, shoes: &shoes }).unwrap();
+        fits(&sent, &answer("/api/tables/{id}/shoes"), &defs, "GET /api/tables/{id}/shoes");
+    }
+
     /// The checker refuses what the document does not say: a phase the view
     /// does not have, a card's null where the card is not nullable, a
     /// missing field.

@@ -263,6 +263,7 @@ pub enum DealingStyle {
 /// (`TableConfigSpec::layout`); a rulebook with one layout (NSW 2.1: 14
 /// boxes; EU 1.1: ten seats) has nothing to choose.
 #[derive(Clone, Debug, Deserialize, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct LayoutConfig {
     /// The name a table configuration chooses it by.

@@ -22,6 +22,7 @@ use crate::paytable::{PayTable, Pays};
 
 /// What to do when a payout is not a whole number of chips.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum FractionalPayout {
     /// NSW 5.8: pay up to the next amount payable in chips.
@@ -33,6 +34,7 @@ pub enum FractionalPayout {
 
 /// What to do with a commission wager whose net win is not a whole number of chips.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum UnpayableStake {
     /// Accept it and round the payout by [`FractionalPayout`].

@@ -12,9 +12,10 @@ use baccarat_core::ids::TableId;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use crate::bodies::help::{OfferHelp, OutcomeHelp, QuotedRule, SettlementHelp, TableHelp};
+use crate::table_view::OfferView;
 use axum::extract::State;
 use axum::Json;
-use serde_json::{json, Value};
 
 use super::extract::Id;
 use super::{table_exists, ApiError, AppState};
@@ -60,43 +61,40 @@ pub fn percent(num: i128, den: i128, places: u32) -> String {
 /// One offer's help: its pay table and limits, and, where the exact odds
 /// price it, its house edge and each outcome's probability; where they do
 /// not, why.
-fn offer_help(o: &crate::table_view::OfferView, report: &Report) -> Value {
+fn offer_help(o: &OfferView, report: &Report) -> OfferHelp {
     let priced = report.bets.iter().find(|b| b.bet.id() == o.bet && b.pay_table == o.pay_table);
-    let (edge, exact, outcomes) = match priced {
-        Some(b) => {
-            let (n, d) = b.house_edge_exact();
-            let outcomes: Vec<Value> = b
-                .outcomes
-                .iter()
-                .map(|x| {
-                    json!({
-                        "outcome": x.outcome.id(),
-                        "pays": x.pays.report(),
-                        "probability": percent(x.count as i128, b.total as i128, 4),
-                    })
-                })
-                .collect();
-            (json!(percent(n, d, 4)), json!(format!("{n}/{d}")), json!(outcomes))
-        }
-        None => (Value::Null, Value::Null, json!([])),
+    let Some(b) = priced else {
+        let unpriced = report.skipped.iter().find(|(b, _)| b.id() == o.bet).map(|(_, why)| why.clone());
+        let why = unpriced.unwrap_or_else(|| "not priced for this pay table".into());
+        let offer = o.clone();
+        return OfferHelp {
+            offer,
+            house_edge: None,
+            house_edge_exact: None,
+            outcomes: Vec::new(),
+            not_priced: Some(why),
+        };
     };
-    let unpriced = report.skipped.iter().find(|(b, _)| b.id() == o.bet).map(|(_, why)| why.clone());
-    json!({
-        "bet": o.bet,
-        "name": o.name,
-        "pay_table": o.pay_table,
-        "rule": o.rule,
-        "min": o.min,
-        "max": o.max,
-        "lines": o.lines,
-        "house_edge": edge,
-        "house_edge_exact": exact,
-        "outcomes": outcomes,
-        "not_priced": if priced.is_none() { json!(unpriced.unwrap_or_else(|| "not priced for this pay table".into())) } else { Value::Null },
-    })
+    let (n, d) = b.house_edge_exact();
+    let outcomes = b
+        .outcomes
+        .iter()
+        .map(|x| OutcomeHelp {
+            outcome: x.outcome.id().to_string(),
+            pays: x.pays.report(),
+            probability: percent(x.count as i128, b.total as i128, 4),
+        })
+        .collect();
+    OfferHelp {
+        offer: o.clone(),
+        house_edge: Some(percent(n, d, 4)),
+        house_edge_exact: Some(format!("{n}/{d}")),
+        outcomes,
+        not_priced: None,
+    }
 }
 
-pub(super) async fn help(State(s): State<AppState>, Id(id): Id<TableId>) -> Result<Json<Value>, ApiError> {
+pub(super) async fn help(State(s): State<AppState>, Id(id): Id<TableId>) -> Result<Json<TableHelp>, ApiError> {
     table_exists(&s, id)?;
     let t = s.views.read().expect("views lock").tables.iter().find(|t| t.id == id).cloned().expect("checked");
     let rb = baccarat_rules::profiles::builtin(&t.rulebook).map_err(|e| ApiError::internal(e.to_string()))?;
@@ -106,38 +104,38 @@ pub(super) async fn help(State(s): State<AppState>, Id(id): Id<TableId>) -> Resu
         .await
         .map_err(|_| ApiError::internal("the odds could not be computed"))?
         .map_err(|e| ApiError::internal(e.to_string()))?;
-    let offers: Vec<Value> = t.offers.iter().map(|o| offer_help(o, &report)).collect();
-    let rules: Vec<Value> = rb
+    let offers = t.offers.iter().map(|o| offer_help(o, &report)).collect();
+    let rules = rb
         .config
         .citations
         .iter()
-        .filter_map(|(k, cite)| rb.config.quotes.get(k).map(|q| json!({ "key": k, "cite": cite, "quote": q })))
+        .filter_map(|(k, cite)| {
+            let quote = rb.config.quotes.get(k)?.clone();
+            Some(QuotedRule { key: k.clone(), cite: cite.clone(), quote })
+        })
         .collect();
-    Ok(Json(json!({
-        "table": t.id,
-        "name": t.name,
-        "rulebook": t.rulebook,
-        "rulebook_title": t.rulebook_title,
-        "variant": t.variant_title,
-        "mode": t.mode,
-        "dealing": t.dealing,
-        "decks": t.decks,
-        "chip": t.chip,
-        "min": t.min,
-        "max": t.max,
-        "differential": t.differential,
-        "offers": offers,
-        // How a win that is not a whole number of chips is paid, and what
-        // becomes of a commission wager that could not be paid exactly, with
-        // the rule (NSW 5.8; AU 5.12-5.13; the others silent: the profile
-        // says what it assumed), so that the page explains the rounding.
-        "settlement": {
-            "fractional": rb.fractional_payout,
-            "unpayable": rb.unpayable_stake,
-            "rule": rb.settlement_rule,
-        },
-        "rules": rules,
-    })))
+    let settlement = SettlementHelp {
+        fractional: rb.fractional_payout,
+        unpayable: rb.unpayable_stake,
+        rule: rb.settlement_rule.clone(),
+    };
+    Ok(Json(TableHelp {
+        table: t.id,
+        name: t.name,
+        rulebook: t.rulebook,
+        rulebook_title: t.rulebook_title,
+        variant: t.variant_title,
+        mode: t.mode,
+        dealing: t.dealing,
+        decks: t.decks,
+        chip: t.chip,
+        min: t.min,
+        max: t.max,
+        differential: t.differential,
+        offers,
+        settlement,
+        rules,
+    }))
 }
 
 #[cfg(test)]

@@ -34,21 +34,6 @@ pub(super) fn shoe() -> Value {
     ])
 }
 
-/// A wager a table offers, as its view shows it (`OfferView`); the help adds
-/// its odds to these.
-pub(super) fn offer_fields() -> Vec<(&'static str, Value)> {
-    let pay_line = object(&[("outcome", string()), ("pays", string())]);
-    vec![
-        ("bet", string()),
-        ("name", string()),
-        ("min", money()),
-        ("max", money()),
-        ("pay_table", string()),
-        ("rule", string()),
-        ("lines", array(pay_line)),
-    ]
-}
-
 pub(super) fn components() -> Value {
     let mut all = json!({
         "securitySchemes": {

@@ -20,6 +20,8 @@
 
 use serde_json::{json, Map, Value};
 
+#[cfg(test)]
+mod answers_tests;
 mod cage;
 mod commands;
 mod components;

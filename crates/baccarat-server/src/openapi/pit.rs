@@ -106,45 +106,11 @@ pub(super) fn operations() -> Vec<Operation> {
         "Provably fair: each shoe's SHA-256 seed commitment and cut, and the seed once the shoe has ended",
     ))
     .ok("the shoes", object(&[("table", u32s()), ("algorithm", string()), ("shoes", array(schema_ref("Shoe")))]));
-    let outcome = object(&[("outcome", string()), ("pays", string()), ("probability", string())]);
-    let mut priced = offer_fields();
-    priced.extend([
-        ("house_edge", nullable(string())),
-        ("house_edge_exact", nullable(string())),
-        ("outcomes", array(outcome)),
-        ("not_priced", nullable(string())),
-    ]);
-    let offer = object(&priced);
-    let rule = object(&[("key", string()), ("cite", string()), ("quote", string())]);
-    let settlement = object(&[
-        ("fractional", json!({ "type": "string", "enum": ["up_to_chip", "down_to_chip"] })),
-        ("unpayable", json!({ "type": "string", "enum": ["accept", "void_excess"] })),
-        ("rule", string()),
-    ]);
     let help = on_table(Op::new(
         "A table's help: each wager offered with its pay table, its limits and its house edge from the exact odds of \
          a full shoe (as a percentage and an exact fraction), and the rulebook's rules in its own words",
     ))
-    .ok(
-        "the help",
-        object(&[
-            ("table", u32s()),
-            ("name", string()),
-            ("rulebook", string()),
-            ("rulebook_title", string()),
-            ("variant", string()),
-            ("mode", string()),
-            ("dealing", string()),
-            ("decks", u32s()),
-            ("chip", money()),
-            ("min", money()),
-            ("max", money()),
-            ("differential", nullable(money())),
-            ("offers", array(offer)),
-            ("settlement", settlement),
-            ("rules", array(rule)),
-        ]),
-    );
+    .ok("the help", derived::<crate::bodies::help::TableHelp>());
     vec![
         ("get", "/api/tables/{id}/help", help),
         ("post", "/api/tables/{id}/commands", command),

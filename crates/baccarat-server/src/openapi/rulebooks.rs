@@ -5,65 +5,7 @@
 use serde_json::json;
 
 use super::*;
-
-/// One pay table: its name, the rule that prints it, its lines.
-fn pay_table() -> Value {
-    let line = object(&[("outcome", string()), ("pays", string())]);
-    object(&[("name", string()), ("rule", string()), ("lines", array(line))])
-}
-
-/// One wager the rulebook offers, with every pay table it prints.
-fn bet() -> Value {
-    object(&[
-        ("bet", string_enum(&bet_ids())),
-        ("main", boolean()),
-        ("rule", string()),
-        ("decks", nullable(array(u32s()))),
-        ("decks_rule", nullable(string())),
-        ("pay_tables", array(pay_table())),
-    ])
-}
-
-/// A choice among listed values, its default and the rule allowing them.
-fn choice(item: Value, default: Value) -> Value {
-    object(&[("choices", array(item)), ("default", default), ("rule", string())])
-}
-
-/// One rulebook profile as a table configuration may choose within it.
-fn rulebook() -> Value {
-    let variant = object(&[
-        ("id", string()),
-        ("title", string()),
-        ("rule", string()),
-        ("player", string()),
-        ("banker", string()),
-    ]);
-    let layout = object(&[
-        ("name", string()),
-        ("boxes", u32s()),
-        ("players_per_box", u32s()),
-        ("standing_players", boolean()),
-        ("rule", string()),
-    ]);
-    let whole = json!({ "type": "integer", "format": "int64" });
-    let ante = object(&[("max_num", whole.clone()), ("max_den", whole), ("rule", string())]);
-    let exclusion = object(&[("rule", string()), ("offered", array(string())), ("excludes", array(string()))]);
-    object(&[
-        ("id", string()),
-        ("title", string()),
-        ("source", string()),
-        ("decks", choice(u32s(), u32s())),
-        ("variants", array(variant)),
-        ("layouts", array(layout)),
-        ("default_layout", string()),
-        ("dealing", choice(string(), nullable(string()))),
-        ("differential", object(&[("allowed", boolean()), ("rule", string())])),
-        ("ante", nullable(ante)),
-        ("side_bets_need_main_wager", object(&[("always", boolean()), ("rule", string())])),
-        ("bets", array(bet())),
-        ("exclusions", array(exclusion)),
-    ])
-}
+use crate::bodies::rulebooks::{Checked, Rulebooks};
 
 /// The rulebooks: `rulebooks.rs`.
 pub(super) fn operations() -> Vec<Operation> {
@@ -77,13 +19,7 @@ pub(super) fn operations() -> Vec<Operation> {
         )
         .auth()
         .roles("inspectors and admins")
-        .ok(
-            "the rulebooks",
-            object(&[
-                ("rulebooks", array(rulebook())),
-                ("limits", object(&[("min", int(1, 1)), ("max", int(MAX_LIMIT, MAX_LIMIT)), ("ceiling", money())])),
-            ]),
-        );
+        .ok("the rulebooks", derived::<Rulebooks>());
     let check = Op::new("Inspector, admin: check a table configuration as a creation would, changing nothing")
         .describe(
             "Every problem `POST /api/tables` would refuse the configuration for, listed at once, each with the \
@@ -101,9 +37,6 @@ pub(super) fn operations() -> Vec<Operation> {
             &["config"],
         ))
         .example(json!({ "config": "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 500\n" }))
-        .ok(
-            "the problems, none if a table can be made from it",
-            object(&[("ok", boolean()), ("problems", array(object(&[("path", string()), ("message", string())])))]),
-        );
+        .ok("the problems, none if a table can be made from it", derived::<Checked>());
     vec![("get", "/api/rulebooks", list), ("post", "/api/tables/check", check)]
 }

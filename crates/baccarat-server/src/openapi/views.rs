@@ -33,7 +33,7 @@ pub(super) fn components() -> Map<String, Value> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::fits::{check, fits};
     use super::*;
     use crate::coup_feed::WagerStatus;
@@ -56,7 +56,7 @@ mod tests {
 
     /// A table's view with every field that may be absent present, and
     /// every list holding something.
-    fn full_view() -> TableView {
+    pub(in crate::openapi) fn full_view() -> TableView {
         let roads = roads();
         let offer = OfferView {
             bet: "banker".into(),

@@ -11,6 +11,9 @@
 //! Ids and amounts are described as the bare integers they serialise as;
 //! doc comments become the fields' descriptions in the document.
 
+pub mod help;
+pub mod rulebooks;
+
 use baccarat_core::ids::UserId;
 use baccarat_rules::Money;
 use schemars::JsonSchema;

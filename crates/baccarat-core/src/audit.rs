@@ -362,18 +362,22 @@ impl Founding {
 }
 
 /// One prize of a promotion's draw and who won it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PromotionWinner {
     /// The prize's place in the terms' list (each of a prize's `count`).
     pub prize: u32,
     pub description: String,
+    #[schemars(with = "u32")]
     pub player: PlayerId,
+    #[schemars(with = "i64")]
     pub value: Money,
     /// Cash paid to the wallet (a cash prize); 0 for a prize claimed at the
     /// desk (NSW 16.7.8).
+    #[schemars(with = "i64")]
     pub paid: Money,
     /// Promotional tokens issued to the player (a prize of tokens, NSW 1.1).
     #[serde(default, skip_serializing_if = "no_money")]
+    #[schemars(with = "i64")]
     pub tokens: Money,
 }
 

@@ -96,6 +96,7 @@ fn yes() -> bool {
 
 /// What a prize is (NSW 16.3, 16.7.11).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum PrizeKind {
     Cash,

@@ -49,6 +49,22 @@ impl<'de> serde::Deserialize<'de> for Seed {
     }
 }
 
+/// Its schema, for the server's API document: the 64 hex digits it is written as.
+#[cfg(feature = "schemars")]
+impl schemars::JsonSchema for Seed {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Seed".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "string", "pattern": "^[0-9a-f]{64}$" })
+    }
+}
+
 impl std::fmt::Debug for Seed {
     /// Seeds are secrets until the shoe ends; debug output shows only the commitment.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

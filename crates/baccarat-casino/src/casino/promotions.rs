@@ -49,7 +49,7 @@ pub const MAX_PROMOTIONS: usize = 1_000;
 pub const MAX_CLAIM_TEXT: usize = 1_000;
 
 /// A refused claim (NSW 16.9.1).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RefusedClaim {
     pub claimant: String,
     pub address: String,
@@ -99,27 +99,69 @@ impl Promotion {
 
     /// What the pages show: the terms' summary, the commitment, and after
     /// the draw the seed, the entries' digest and the winners.
-    pub fn public(&self) -> serde_json::Value {
+    pub fn public(&self) -> PromotionView {
         let s = &self.terms.spec;
-        serde_json::json!({
-            "promotion": self.state.id,
-            "name": s.name,
-            "closes": s.closes,
-            "draw_at": s.draw_at,
-            "draw_place": s.draw_place,
-            "commitment": self.state.commitment,
-            "prizes": self.terms.draws().iter().map(|p| serde_json::json!({
-                "description": p.description, "kind": p.kind, "value": Money(p.value),
-            })).collect::<Vec<_>>(),
-            "drawn": self.state.drawn.as_ref().map(|d| serde_json::json!({
-                "entries": d.entries,
-                "entries_sha256": d.entries_sha256,
-                "seed": d.seed,
-                "scrutineer": d.scrutineer,
-                "winners": d.winners,
-            })),
-        })
+        let prizes = self
+            .terms
+            .draws()
+            .iter()
+            .map(|p| PrizeView { description: p.description.clone(), kind: p.kind, value: Money(p.value) })
+            .collect();
+        PromotionView {
+            promotion: self.state.id,
+            name: s.name.clone(),
+            closes: s.closes.clone(),
+            draw_at: s.draw_at.clone(),
+            draw_place: s.draw_place.clone(),
+            commitment: self.state.commitment.clone(),
+            prizes,
+            drawn: self.state.drawn.as_ref().map(|d| DrawnView {
+                entries: d.entries,
+                entries_sha256: d.entries_sha256.clone(),
+                seed: d.seed,
+                scrutineer: d.scrutineer.clone(),
+                winners: d.winners.clone(),
+            }),
+            terms: None,
+        }
     }
+}
+
+/// A promotion as the public sees it (`GET /api/promotions`, NSW 16.6).
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct PromotionView {
+    pub promotion: u32,
+    pub name: String,
+    /// When entries close, and when and where the draw is, as the terms say.
+    pub closes: String,
+    pub draw_at: String,
+    pub draw_place: String,
+    /// The SHA-256 of the draw's seed, published before entries close.
+    pub commitment: String,
+    pub prizes: Vec<PrizeView>,
+    /// Once drawn: the entries, their digest, the seed and the winners.
+    pub drawn: Option<DrawnView>,
+    /// The terms as published (TOML): in one promotion's answer only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub terms: Option<String>,
+}
+
+/// A prize of the draw (NSW 16.3).
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct PrizeView {
+    pub description: String,
+    pub kind: PrizeKind,
+    pub value: Money,
+}
+
+/// A draw made: anyone can check the winners from the seed and the entries.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct DrawnView {
+    pub entries: u64,
+    pub entries_sha256: String,
+    pub seed: baccarat_table::shuffle::Seed,
+    pub scrutineer: Option<String>,
+    pub winners: Vec<PromotionWinner>,
 }
 
 fn no_promotion(id: u32) -> Reply {

@@ -248,3 +248,11 @@ pub struct Shoes<'a> {
     pub algorithm: &'static str,
     pub shoes: &'a [serde_json::Value],
 }
+
+/// `GET /api/promotions/{id}/refused-claims`: the refused claims kept (NSW
+/// 16.9.1), written while the promotions are read.
+#[derive(Serialize, JsonSchema)]
+pub struct RefusedClaims<'a> {
+    pub promotion: u32,
+    pub refused: &'a [baccarat_casino::casino::promotions::RefusedClaim],
+}

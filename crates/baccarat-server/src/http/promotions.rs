@@ -5,15 +5,16 @@
 //! from a client.
 
 use axum::extract::State;
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use baccarat_rules::Money;
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::extract::{Auth, Body, Id};
 use super::{call, limited, reply_json, require, ApiError, AppState};
 use crate::auth::Role;
-use crate::casino::promotions::RefusedClaim;
+use crate::bodies::RefusedClaims;
+use crate::casino::promotions::{PromotionView, RefusedClaim};
 use crate::casino::{Reply, Request};
 
 fn no_promotion(id: u32) -> ApiError {
@@ -21,18 +22,16 @@ fn no_promotion(id: u32) -> ApiError {
 }
 
 /// Every promotion, as the public sees it.
-pub(super) async fn list(State(s): State<AppState>) -> Result<Json<Value>, ApiError> {
+pub(super) async fn list(State(s): State<AppState>) -> Json<Vec<PromotionView>> {
     let v = s.tournaments.read().expect("tournaments lock");
-    Ok(Json(Value::Array(v.promotions.values().map(|p| p.public()).collect())))
+    Json(v.promotions.values().map(|p| p.public()).collect())
 }
 
 /// One promotion, with its terms as published (NSW 16.6).
-pub(super) async fn one(State(s): State<AppState>, Id(id): Id) -> Result<Json<Value>, ApiError> {
+pub(super) async fn one(State(s): State<AppState>, Id(id): Id) -> Result<Json<PromotionView>, ApiError> {
     let v = s.tournaments.read().expect("tournaments lock");
     let p = v.promotions.get(&id).ok_or_else(|| no_promotion(id))?;
-    let mut out = p.public();
-    out["terms"] = Value::String(p.state.terms.clone());
-    Ok(Json(out))
+    Ok(Json(PromotionView { terms: Some(p.state.terms.clone()), ..p.public() }))
 }
 
 #[derive(Deserialize)]
@@ -129,13 +128,9 @@ pub(super) async fn refuse(
 
 /// Admin and inspectors: the refused claims kept (NSW 16.9.1). Names and
 /// addresses: not public.
-pub(super) async fn refused(
-    State(s): State<AppState>,
-    Auth(sess, _): Auth,
-    Id(id): Id,
-) -> Result<Json<Value>, ApiError> {
+pub(super) async fn refused(State(s): State<AppState>, Auth(sess, _): Auth, Id(id): Id) -> Result<Response, ApiError> {
     require(&sess, &[Role::Admin, Role::Inspector])?;
     let v = s.tournaments.read().expect("tournaments lock");
     let p = v.promotions.get(&id).ok_or_else(|| no_promotion(id))?;
-    Ok(Json(serde_json::json!({ "promotion": id, "refused": p.state.refused })))
+    Ok(Json(RefusedClaims { promotion: id, refused: &p.state.refused }).into_response())
 }

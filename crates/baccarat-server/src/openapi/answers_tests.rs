@@ -100,3 +100,49 @@ fn a_tables_help_as_sent_fits_its_route() {
     sent["offers"][0]["house_edge"] = json!(1.05);
     assert!(check(&sent, &answer, &defs, "an edge as a number").is_err());
 }
+
+/// A promotion before and after its draw, as `GET /api/promotions` and
+/// `GET /api/promotions/{id}` send it, and its refused claims, fit their
+/// answers; a seed as a number does not.
+#[test]
+fn promotions_as_sent_fit_their_routes() {
+    use crate::audit::PromotionWinner;
+    use crate::casino::promotions::{DrawnView, PrizeView, PromotionView, RefusedClaim};
+    use baccarat_rules::promotion::PrizeKind;
+    let (doc, defs) = document();
+    let prize = PrizeView { description: "a car".into(), kind: PrizeKind::Cash, value: Money(5_000_000) };
+    let open = PromotionView {
+        promotion: 1,
+        name: "Friday draw".into(),
+        closes: "2026-12-04T20:00:00Z".into(),
+        draw_at: "2026-12-04T21:00:00Z".into(),
+        draw_place: "the main floor".into(),
+        commitment: "ab".repeat(32),
+        prizes: vec![prize],
+        drawn: None,
+        terms: None,
+    };
+    let winner = PromotionWinner {
+        prize: 0,
+        description: "a car".into(),
+        player: baccarat_table::engine::PlayerId(4),
+        value: Money(5_000_000),
+        paid: Money(5_000_000),
+        tokens: Money(0),
+    };
+    let seed = baccarat_table::shuffle::Seed([7; 32]);
+    let drawn =
+        DrawnView { entries: 9, entries_sha256: "cd".repeat(32), seed, scrutineer: None, winners: vec![winner] };
+    let done = PromotionView { drawn: Some(drawn), terms: Some("name = \"Friday draw\"".into()), ..open.clone() };
+    let list = serde_json::to_value(vec![open, done.clone()]).unwrap();
+    fits(&list, &answer(&doc, "get", "/api/promotions"), &defs, "GET /api/promotions");
+    let one = answer(&doc, "get", "/api/promotions/{id}");
+    let mut sent = serde_json::to_value(done).unwrap();
+    fits(&sent, &one, &defs, "GET /api/promotions/{id}");
+    sent["drawn"]["seed"] = json!(7);
+    assert!(check(&sent, &one, &defs, "a seed as a number").is_err());
+    let claim =
+        RefusedClaim { claimant: "A".into(), address: "1 Main St".into(), value: Money(1), reasons: "absent".into() };
+    let refused = serde_json::to_value(crate::bodies::RefusedClaims { promotion: 1, refused: &[claim] }).unwrap();
+    fits(&refused, &answer(&doc, "get", "/api/promotions/{id}/refused-claims"), &defs, "GET …/refused-claims");
+}

@@ -3,12 +3,14 @@
 use serde_json::json;
 
 use super::*;
+use crate::bodies::RefusedClaims;
+use crate::casino::promotions::PromotionView;
 
 /// Promotions (NSW 16): `http/promotions.rs`.
 // Longer than 70 lines: a table, one entry per route (data, not steps).
 pub(super) fn operations() -> Vec<Operation> {
     let no = "no such promotion (`no_promotion`)";
-    let summary = json!({ "type": "object", "description": "name, closes, draw_at, draw_place, commitment, prizes, and once drawn: entries, their SHA-256, the seed, the scrutineer and the winners" });
+    let summary = derived::<PromotionView>();
     let list = Op::new("Every promotion, with its draw's seed commitment and, once drawn, the seed and winners")
         .ok("the promotions", array(summary.clone()));
     let one = Op::new("One promotion, with its terms as published (NSW 16.6)")
@@ -57,7 +59,7 @@ pub(super) fn operations() -> Vec<Operation> {
         .auth()
         .id("promotion", no)
         .roles("admins and inspectors")
-        .ok("the refused claims", json!({ "type": "object" }));
+        .ok("the refused claims", derived::<RefusedClaims>());
     let claim = Op::new(
         "Admin, at the rewards desk: a winner claims a prize that is not cash, or its cash alternative where the \
          terms offer one, paid into their wallet (NSW 16.3, 16.7.8); once per prize",

@@ -12,6 +12,7 @@
 //! doc comments become the fields' descriptions in the document.
 
 pub mod help;
+pub mod recall;
 pub mod rulebooks;
 
 use baccarat_core::ids::UserId;

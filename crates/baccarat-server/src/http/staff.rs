@@ -8,11 +8,11 @@ use baccarat_core::ids::{TableId, UserId};
 use baccarat_rules::{Cite, Money};
 use baccarat_table::engine::{Command, PlayerId};
 use serde::Deserialize;
-use serde_json::{json, Value};
 
 use super::extract::{Auth, Body, Id, Q};
 use super::{call, limited, reply_json, require, table_exists, ApiError, AppState};
 use crate::auth::Role;
+use crate::bodies::recall::{Recall, RecalledCoup, RecalledRecord, VoidReport};
 use crate::bodies::{PlayerCreated, Verified};
 use crate::casino::{Code, Mode, Reply, Request};
 use crate::ledger::keys::IdempotencyKey;
@@ -347,7 +347,7 @@ pub(super) async fn audit(
     Auth(sess, _): Auth,
     Id(id): Id<TableId>,
     Q(q): Q<RecallQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Recall>, ApiError> {
     require(&sess, &[Role::Inspector, Role::Admin])?;
     let last = q.last.unwrap_or(5).clamp(1, crate::coup_feed::RECALL_COUPS);
     table_exists(&s, id)?;
@@ -360,8 +360,19 @@ pub(super) async fn audit(
             .map_err(|_| ApiError::internal("recall failed"))?
             .map_err(|e| ApiError::internal(e.to_string()))?
     };
-    let mut by_person: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
-    let mut by_shoe: std::collections::BTreeMap<u64, usize> = std::collections::BTreeMap::new();
+    let voids = void_report(voids);
+    let Some(from) = from else { return Ok(Json(Recall { table: id, coups: Vec::new(), voids })) };
+    let records = tokio::task::spawn_blocking(move || crate::backend::read_records_in(&db, id, from))
+        .await
+        .map_err(|_| ApiError::internal("recall failed"))?
+        .map_err(|e| ApiError::internal(e.to_string()))?;
+    Ok(Json(Recall { table: id, coups: recalled(records), voids }))
+}
+
+/// The voids, and their counts by who voided and by shoe.
+fn void_report(voids: Vec<crate::verify::Void>) -> VoidReport {
+    let mut by_person = std::collections::BTreeMap::new();
+    let mut by_shoe = std::collections::BTreeMap::new();
     for v in &voids {
         let who = match v.by {
             Some(crate::trust::Actor::Person { user, role }) => format!("{} {user}", role.name()),
@@ -370,29 +381,38 @@ pub(super) async fn audit(
         *by_person.entry(who).or_default() += 1;
         *by_shoe.entry(v.shoe).or_default() += 1;
     }
-    let void_report = json!({ "list": voids, "by_person": by_person, "by_shoe": by_shoe });
-    let Some(from) = from else { return Ok(Json(json!({ "table": id, "coups": [], "voids": void_report }))) };
-    let records = tokio::task::spawn_blocking(move || crate::backend::read_records_in(&db, id, from))
-        .await
-        .map_err(|_| ApiError::internal("recall failed"))?
-        .map_err(|e| ApiError::internal(e.to_string()))?;
-    let mut coups: Vec<Value> = Vec::new();
+    let list = voids.iter().map(|v| serde_json::to_value(v).unwrap_or_default()).collect();
+    VoidReport { list, by_person, by_shoe }
+}
+
+/// The records read back, grouped by coup from each coup's opening (a
+/// record before the first opening read has no coup to go with: dropped),
+/// with the seed of a shoe still in play blanked.
+fn recalled(records: Vec<crate::audit::Record>) -> Vec<RecalledCoup> {
+    let mut coups: Vec<RecalledCoup> = Vec::new();
     for r in records {
         let Ok(body) = crate::audit::Body::decode(&r.body) else { continue };
         let body = body.blanked();
         if let Some(baccarat_table::engine::Event::BettingOpened { coup, .. }) = &body.event {
-            coups.push(json!({ "coup": coup, "rulebook": body.rulebook, "rulebook_sha256": body.rulebook_sha256, "engine": body.engine, "records": [] }));
+            coups.push(RecalledCoup {
+                coup: *coup,
+                rulebook: body.rulebook.clone(),
+                rulebook_sha256: body.rulebook_sha256.clone(),
+                engine: body.engine.clone(),
+                records: Vec::new(),
+            });
         }
         let event = match (&body.event, &body.casino) {
-            (Some(e), _) => serde_json::to_value(e).unwrap_or_default(),
-            (None, Some(c)) => serde_json::to_value(c).unwrap_or_default(),
-            _ => Value::Null,
+            (Some(e), _) => serde_json::to_value(e).ok(),
+            (None, Some(c)) => serde_json::to_value(c).ok(),
+            _ => None,
         };
-        if let Some(list) = coups.last_mut().and_then(|c| c["records"].as_array_mut()) {
-            list.push(json!({ "seq": r.seq, "hash": r.hash, "by": body.by, "event": event }));
+        let by = body.by.as_ref().and_then(|b| serde_json::to_value(b).ok());
+        if let Some(c) = coups.last_mut() {
+            c.records.push(RecalledRecord { seq: r.seq, hash: r.hash, by, event });
         }
     }
-    Ok(Json(json!({ "table": id, "coups": coups, "voids": void_report })))
+    coups
 }
 
 /// A supervisor voids the coup of a table the server stopped because an

@@ -146,3 +146,35 @@ fn promotions_as_sent_fit_their_routes() {
     let refused = serde_json::to_value(crate::bodies::RefusedClaims { promotion: 1, refused: &[claim] }).unwrap();
     fits(&refused, &answer(&doc, "get", "/api/promotions/{id}/refused-claims"), &defs, "GET …/refused-claims");
 }
+
+/// A table's recall as `GET /api/tables/{id}/audit` sends it, with a coup's
+/// records and the voids' counts, fits its answer; a record's seq as text does not.
+#[test]
+fn a_recall_as_sent_fits_its_route() {
+    use crate::bodies::recall::{Recall, RecalledCoup, RecalledRecord, VoidReport};
+    let (doc, defs) = document();
+    let schema = answer(&doc, "get", "/api/tables/{id}/audit");
+    let record = RecalledRecord {
+        seq: 12,
+        hash: "ef".repeat(32),
+        by: Some(json!({ "person": { "user": 2, "role": "dealer" } })),
+        event: Some(json!({ "event": "betting_opened", "coup": 3 })),
+    };
+    let coup = RecalledCoup {
+        coup: 3,
+        rulebook: Some("nsw-2021".into()),
+        rulebook_sha256: Some("01".repeat(32)),
+        engine: Some("0.1.0".into()),
+        records: vec![record],
+    };
+    let voids = VoidReport {
+        list: vec![json!({ "shoe": 1, "coup": 3 })],
+        by_person: [("supervisor 3".to_string(), 1)].into_iter().collect(),
+        by_shoe: [(1, 1)].into_iter().collect(),
+    };
+    let table = baccarat_core::ids::TableId(1);
+    let mut sent = serde_json::to_value(Recall { table, coups: vec![coup], voids }).unwrap();
+    fits(&sent, &schema, &defs, "GET /api/tables/{id}/audit");
+    sent["coups"][0]["records"][0]["seq"] = json!("twelve");
+    assert!(check(&sent, &schema, &defs, "a seq as text").is_err());
+}

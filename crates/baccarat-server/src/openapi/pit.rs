@@ -74,21 +74,6 @@ pub(super) fn operations() -> Vec<Operation> {
     .ok("the events applied", schema_ref("EventsReply"))
     .err(409, "the table is not stopped (`halted`), or the void was refused")
     .writer();
-    let counts = || json!({ "type": "object", "additionalProperties": { "type": "integer" } });
-    let record = object(&[
-        ("seq", u64s()),
-        ("hash", string()),
-        ("by", nullable(json!({ "type": "object" }))),
-        ("event", nullable(json!({ "type": "object" }))),
-    ]);
-    let coup = object(&[
-        ("coup", u64s()),
-        ("rulebook", string()),
-        ("rulebook_sha256", string()),
-        ("engine", string()),
-        ("records", array(record)),
-    ]);
-    let voids = object(&[("list", array(json!({ "type": "object" }))), ("by_person", counts()), ("by_shoe", counts())]);
     let audit = on_table(Op::new(
         "Inspector, admin: game recall, the last N coups step by step from the audit record, with who issued each \
          command, and the table's voids after the cards were out, per person and per shoe",
@@ -101,7 +86,7 @@ pub(super) fn operations() -> Vec<Operation> {
     }))
     .err(400, "query: `last` is not a whole number (`bad_request`)")
     .roles("inspectors and admins")
-    .ok("the recall", object(&[("table", u32s()), ("coups", array(coup)), ("voids", voids)]));
+    .ok("the recall", derived::<crate::bodies::recall::Recall>());
     let shoes = on_table(Op::new(
         "Provably fair: each shoe's SHA-256 seed commitment and cut, and the seed once the shoe has ended",
     ))

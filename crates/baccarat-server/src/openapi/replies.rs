@@ -161,7 +161,7 @@ mod tests {
         }
     }
 
-    /// The edge's own bodies (`http/bodies.rs`) as sent fit the schemas the
+    /// The edge's own bodies (`bodies/`) as sent fit the schemas the
     /// document derives from them, a null where one may be and a constant
     /// where one is said.
     #[test]

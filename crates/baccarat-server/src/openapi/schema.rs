@@ -169,7 +169,7 @@ pub(super) fn settings() -> schemars::generate::SchemaSettings {
 }
 
 /// The schema of a body the server answers with, derived from its type
-/// (`http/bodies.rs`), inline and closed: a struct serialises its fields
+/// (`bodies/`), inline and closed: a struct serialises its fields
 /// and no others.
 pub(super) fn derived<T: schemars::JsonSchema>() -> Value {
     let settings = settings().with(|s| s.inline_subschemas = true);

@@ -56,7 +56,8 @@ pub struct Seen {
     /// The server's clock (ms): the time left to wager counts from it.
     pub now_ms: u64,
     /// How long a player may hold a hand out at an RNG table before the
-    /// dealer exposes it (NSW 8.15 leaves the time to the casino).
+    /// dealer exposes it (NSW 8.15.2: the dealer turns over what the players
+    /// have not exposed; the rulebook sets no time: `--squeeze-seconds`).
     pub squeeze_ms: u64,
     /// The pit's own data, for a dealer, supervisor or admin.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -17,7 +17,7 @@ use std::io::Read;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use baccarat_table::shuffle::hex;
+use baccarat_table::hex;
 
 use crate::casino::checkpoint::{
     check_format, check_key, check_seal, ChainHead, Checkpoint, CheckpointError, TableState,

@@ -29,7 +29,7 @@ use baccarat_core::ids::TableId;
 use std::collections::{HashMap, VecDeque};
 
 use baccarat_rules::{Bet, Card, CoupSummary, Money, Outcome, Settlement};
-use baccarat_table::engine::{positions_of, Event, PlayerId, Position, Spot, Wager, WagerId};
+use baccarat_table::{positions_of, Event, PlayerId, Position, Spot, Wager, WagerId};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -389,7 +389,7 @@ fn rule_of(e: &Event) -> Option<&str> {
 mod tests {
     use super::*;
     use baccarat_rules::Outcome;
-    use baccarat_table::engine::Wager;
+    use baccarat_table::Wager;
 
     fn placed(id: u64) -> Event {
         Event::WagerPlaced {

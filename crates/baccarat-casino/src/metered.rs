@@ -119,7 +119,7 @@ impl Default for Batches {
 mod tests {
     use super::*;
     use baccarat_rules::Money;
-    use baccarat_table::engine::WagerId;
+    use baccarat_table::WagerId;
 
     #[test]
     fn a_slip_counts_each_line_and_a_refused_request_each_wager_it_asked_for() {

@@ -14,7 +14,7 @@
 
 use std::time::Duration;
 
-use baccarat_table::engine::Command;
+use baccarat_table::Command;
 
 use crate::casino::Request;
 use crate::table_view::{PhaseView, TableView};
@@ -178,7 +178,7 @@ mod tests {
     fn a_hand_out_is_exposed_after_the_squeeze_time() {
         let out = crate::table_view::HandOut {
             side: baccarat_rules::Side::Player,
-            player: baccarat_table::engine::PlayerId(9),
+            player: baccarat_table::PlayerId(9),
             since_ms: 1_000,
             name: None,
         };

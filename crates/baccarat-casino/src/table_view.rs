@@ -11,8 +11,8 @@ use baccarat_rules::Cite;
 use std::collections::{HashMap, HashSet};
 
 use baccarat_rules::{Card, DealingStyle, Money, Side};
-use baccarat_table::engine::{Phase, PlayerId, Position};
-use baccarat_table::roads::Board;
+use baccarat_table::Board;
+use baccarat_table::{Phase, PlayerId, Position};
 use serde::Serialize;
 
 use crate::casino::closing::Closure;
@@ -125,7 +125,7 @@ pub struct TableView {
     /// Every road of the shoe, laid out for drawing.
     pub roads: Board,
     /// The shoe's results counted, as players read them beside the roads.
-    pub stats: baccarat_table::roads::ShoeStats,
+    pub stats: baccarat_table::ShoeStats,
     /// Cards dealt of the shoe, and its size.
     pub dealt: usize,
     pub shoe_size: usize,

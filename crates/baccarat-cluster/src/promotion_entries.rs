@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use baccarat_rules::promotion::Terms;
-use baccarat_table::engine::{Event, PlayerId, WagerId};
+use baccarat_table::{Event, PlayerId, WagerId};
 
 use crate::audit::Body;
 use crate::store::scan::Chains;

@@ -8,8 +8,8 @@
 
 use crate::ids::{TableId, TournamentId, UserId};
 use baccarat_rules::{Card, Money};
-use baccarat_table::engine::{Event, PlayerId};
-use baccarat_table::shuffle::{hex, Seed};
+use baccarat_table::{hex, Seed};
+use baccarat_table::{Event, PlayerId};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -49,7 +49,7 @@ pub enum CasinoEvent {
     /// (the writer's clock, ms): the gaming day's books count the cash by it
     /// (`baccarat-casino`'s `books/`). Deposits recorded before it have none.
     Deposit {
-        player: baccarat_table::engine::PlayerId,
+        player: baccarat_table::PlayerId,
         amount: Money,
         key: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -59,7 +59,7 @@ pub enum CasinoEvent {
     /// bank (`bank/`): the bank's record of it, by number and hash, so that
     /// this chain, which the anchor file signs, pins the bank's chain too.
     Allotted {
-        player: baccarat_table::engine::PlayerId,
+        player: baccarat_table::PlayerId,
         amount: Money,
         bank_seq: u64,
         bank_hash: String,
@@ -71,14 +71,14 @@ pub enum CasinoEvent {
     },
     /// A partition gave a player's idle money back to the bank, in the same
     /// transaction as this record, under the bank reference `reference`.
-    Returned { player: baccarat_table::engine::PlayerId, amount: Money, reference: String },
+    Returned { player: baccarat_table::PlayerId, amount: Money, reference: String },
     /// Chips bought at a partition's cage: paid into the player's wallet at
     /// the bank (not here), in the same transaction as this record, under
     /// the bank reference `reference`. So every deposit at the bank is in a
     /// partition's anchored chain, and one that is not was made by hand.
     /// When, as a deposit's `at_ms`.
     Caged {
-        player: baccarat_table::engine::PlayerId,
+        player: baccarat_table::PlayerId,
         amount: Money,
         reference: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -99,7 +99,7 @@ pub enum CasinoEvent {
     /// whole setting, and when it was asked for (a looser limit is in force a
     /// day later).
     LimitsSet {
-        player: baccarat_table::engine::PlayerId,
+        player: baccarat_table::PlayerId,
         loss_per_day: Option<Money>,
         minutes_per_day: Option<u32>,
         at_ms: u64,
@@ -110,7 +110,7 @@ pub enum CasinoEvent {
     },
     /// A player's cool-off: no wagers before `until` (ms).
     CoolOff {
-        player: baccarat_table::engine::PlayerId,
+        player: baccarat_table::PlayerId,
         until: u64,
         /// As `LimitsSet`'s.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -119,7 +119,7 @@ pub enum CasinoEvent {
     /// A player with a limit placed the day's first wager: the day's loss is
     /// measured from `base`, its minutes from `first_ms`.
     PlayDay {
-        player: baccarat_table::engine::PlayerId,
+        player: baccarat_table::PlayerId,
         day: u64,
         base: Money,
         first_ms: u64,
@@ -134,10 +134,10 @@ pub enum CasinoEvent {
     TournamentCreated { tournament: TournamentId, conditions: String },
     /// A player entered, paying the fee from their wallet into the pool
     /// (NSW 15.3.2).
-    TournamentEntered { tournament: TournamentId, player: baccarat_table::engine::PlayerId, fee: Money },
+    TournamentEntered { tournament: TournamentId, player: baccarat_table::PlayerId, fee: Money },
     /// A player withdrew within the terms, or the tournament was cancelled:
     /// the fee back from the pool (NSW 15.4.2(i), 15.3.4).
-    TournamentRefunded { tournament: TournamentId, player: baccarat_table::engine::PlayerId, fee: Money, why: String },
+    TournamentRefunded { tournament: TournamentId, player: baccarat_table::PlayerId, fee: Money, why: String },
     /// The tournament was cancelled (NSW 15.3.4); its refunds follow.
     TournamentCancelled { tournament: TournamentId },
     /// The Tournament Manager changed the limits before the start: the

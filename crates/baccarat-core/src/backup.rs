@@ -369,7 +369,7 @@ mod tests {
     fn casino(n: u64) -> (PathBuf, PathBuf) {
         let mut r = [0u8; 8];
         getrandom::fill(&mut r).unwrap();
-        let dir = std::env::temp_dir().join(format!("backup-test-{}", baccarat_table::shuffle::hex(&r)));
+        let dir = std::env::temp_dir().join(format!("backup-test-{}", baccarat_table::hex(&r)));
         std::fs::create_dir(&dir).unwrap();
         let db = dir.join("casino.db");
         let mut store = SqliteStore::open(&db).unwrap();

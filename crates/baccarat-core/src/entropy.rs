@@ -2,7 +2,7 @@
 //! the system here, at its edge (DESIGN 1, 8): the table engine only ever
 //! receives a seed inside a command, so it stays deterministic and replayable.
 
-use baccarat_table::shuffle::Seed;
+use baccarat_table::Seed;
 
 /// The OS would not give entropy for a seed. (Not a `#[source]`:
 /// getrandom implements `std::error::Error` only with its `std` feature.)
@@ -22,7 +22,7 @@ pub fn os_seed() -> Result<Seed, EntropyError> {
 pub fn random_hex(bytes: usize) -> String {
     let mut b = vec![0u8; bytes];
     getrandom::fill(&mut b).expect("OS entropy");
-    baccarat_table::shuffle::hex(&b)
+    baccarat_table::hex(&b)
 }
 
 #[cfg(test)]

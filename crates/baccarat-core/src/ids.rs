@@ -120,14 +120,14 @@ id_type!(
 
 impl UserId {
     /// The player this user plays as at the tables (the same number).
-    pub fn as_player(self) -> baccarat_table::engine::PlayerId {
-        baccarat_table::engine::PlayerId(self.0)
+    pub fn as_player(self) -> baccarat_table::PlayerId {
+        baccarat_table::PlayerId(self.0)
     }
 }
 
-impl From<baccarat_table::engine::PlayerId> for UserId {
+impl From<baccarat_table::PlayerId> for UserId {
     /// Every player is a user of the same number.
-    fn from(p: baccarat_table::engine::PlayerId) -> UserId {
+    fn from(p: baccarat_table::PlayerId) -> UserId {
         UserId(p.0)
     }
 }
@@ -140,7 +140,7 @@ mod tests {
     #[test]
     fn a_players_user_id_is_their_player_id() {
         let p = UserId(12).as_player();
-        assert_eq!(p, baccarat_table::engine::PlayerId(12));
+        assert_eq!(p, baccarat_table::PlayerId(12));
         assert_eq!(UserId::from(p), UserId(12));
         assert_eq!(serde_json::to_string(&UserId(12)).unwrap(), "12");
     }

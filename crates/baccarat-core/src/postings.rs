@@ -78,7 +78,7 @@ mod tests {
     use crate::ids::TableId;
     use crate::ledger::{AccountKind, Ledger};
     use baccarat_rules::{profiles, settle_wager, Bet, Coup};
-    use baccarat_table::engine::PlayerId;
+    use baccarat_table::PlayerId;
     use proptest::prelude::*;
 
     fn ledger() -> (Ledger, AccountId, TableAccounts) {

@@ -74,7 +74,7 @@ pub fn holds(key: &str, cause: &str, ids: &[TransferId]) -> Result<Option<Vec<(T
                 .0
                 .checked_add(i as u64)
                 .ok_or_else(|| SlipError::PastLast { key: key.to_string(), cause: cause.to_string() })?;
-            let wager = Cause::Wager { table, wager: baccarat_table::engine::WagerId(w) };
+            let wager = Cause::Wager { table, wager: baccarat_table::WagerId(w) };
             Ok((*id, SlipHold { key: key.to_string(), cause: wager.encode(), player }))
         })
         .collect::<Result<Vec<_>, SlipError>>()
@@ -154,7 +154,7 @@ mod tests {
     use super::*;
     use crate::ids::TableId;
     use baccarat_rules::Money;
-    use baccarat_table::engine::WagerId;
+    use baccarat_table::WagerId;
 
     fn hold(id: u64, debit: u64, table: TableId, wager: u64) -> Transfer {
         Transfer {

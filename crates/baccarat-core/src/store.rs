@@ -77,7 +77,7 @@ pub struct Commit {
     /// The engine events among those records, with their table and sequence
     /// number (not stored: published to the feed after the commit, so that
     /// nothing re-reads the JSON).
-    pub events: Vec<(TableId, u64, baccarat_table::engine::Event)>,
+    pub events: Vec<(TableId, u64, baccarat_table::Event)>,
     /// Moves of the shared bank made in the same transaction (a partition's
     /// returns: `casino/bank_side.rs`); PostgreSQL only.
     pub bank: Vec<crate::bank_log::Move>,

@@ -44,7 +44,7 @@
 //! through the staff command route they are refused to everyone.
 
 use crate::ids::UserId;
-use baccarat_table::engine::{Command, Phase, Refusal, RefusalKind, ShoeSource, Table};
+use baccarat_table::{Command, Phase, Refusal, RefusalKind, ShoeSource, Table};
 use serde::{Deserialize, Serialize};
 
 /// What a person may do.

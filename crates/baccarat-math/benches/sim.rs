@@ -5,7 +5,7 @@ use std::sync::atomic::AtomicU64;
 
 use baccarat_math::sim::{play_shoe, run_shoes, Procedure, Rows, SimWager};
 use baccarat_rules::profiles;
-use baccarat_table::shuffle::{shuffle_with, Seed, Stream};
+use baccarat_table::{shuffle_with, Seed, Stream};
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 

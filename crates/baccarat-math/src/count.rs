@@ -21,7 +21,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use baccarat_rules::{CoupSummary, PayTable, Winner};
-use baccarat_table::shuffle::Seed;
+use baccarat_table::Seed;
 
 use crate::sim::{watch_shoe, Procedure, Rows, Seen, SimWager, PAIR_KEYS};
 

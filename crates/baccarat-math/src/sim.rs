@@ -37,8 +37,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use baccarat_rules::{
     banker_draws, player_action, BurnProcedure, Card, CoupSummary, PayTable, Pays, PlayerAction, Rank, Side, Suit,
 };
-use baccarat_table::shoe::CutRules;
-use baccarat_table::shuffle::{shuffle_with, Seed, Stream};
+use baccarat_table::CutRules;
+use baccarat_table::{shuffle_with, Seed, Stream};
 
 /// The common denominator of the built-in profiles' pay lines (`19:20`, `1:2`,
 /// `a:1`); a table's own is computed from its lines ([`Rows::scale`]).

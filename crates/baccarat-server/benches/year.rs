@@ -27,7 +27,7 @@ use baccarat_casino::casino::{Actor, Casino, Mode, Request, SlipLine};
 use baccarat_core::store::{Commit, SqliteStore, Store};
 use baccarat_rules::{Bet, Money};
 use baccarat_server::serve::{open, ServeConfig};
-use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
+use baccarat_table::{Command, Phase, PlayerId, Spot};
 use criterion::{criterion_group, criterion_main, Criterion};
 
 fn scratch(name: &str) -> PathBuf {

@@ -46,7 +46,7 @@ use baccarat_core::ledger::keys::IdempotencyKey;
 use baccarat_core::store::{Commit, Store};
 use baccarat_rules::{Bet, Money};
 use baccarat_server::serve::{heads_of, open, Opened, ServeConfig};
-use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
+use baccarat_table::{Command, Phase, PlayerId, Spot};
 
 /// Most requests in one commit (as `writer::MAX_BATCH`).
 const MAX_BATCH: usize = 4096;

@@ -187,7 +187,7 @@ mod tests {
     use crate::fatal::Fatal;
     use crate::trust::{Actor, Mode};
     use baccarat_rules::{Bet, Money};
-    use baccarat_table::engine::{Command, PlayerId, Spot};
+    use baccarat_table::{Command, PlayerId, Spot};
     use futures_util::FutureExt;
 
     /// A fresh directory, removed on drop (`anchor.rs`'s test helper is the

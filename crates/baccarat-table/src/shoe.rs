@@ -16,16 +16,6 @@ use baccarat_rules::{deck, BurnProcedure, Card};
 
 use crate::shuffle::{shuffle_with, Seed, Stream, SHUFFLE_ALGORITHM};
 
-/// How the shoe's order came to be.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Origin {
-    /// Shuffled here: algorithm and seed (the seed is revealed only at the end).
-    Shuffled { algorithm: &'static str, seed: Seed },
-    /// Pre-shuffled decks (NSW 4.2, "casino pre-shuffled cards"; AU 6.5–6.6; EU
-    /// 2.1.1): an order supplied from outside.
-    PreShuffled,
-}
-
 /// `decks` fresh 52-card decks in deck order.
 pub fn fresh(decks: u32) -> Vec<Card> {
     (0..decks).flat_map(|_| deck()).collect()

@@ -59,7 +59,7 @@ pub fn casino_time(e: &CasinoEvent) -> Option<u64> {
 mod tests {
     use super::*;
     use baccarat_core::ids::UserId;
-    use baccarat_table::engine::PlayerId;
+    use baccarat_table::PlayerId;
 
     #[test]
     fn deposits_are_cash_in_and_other_events_move_nothing() {

@@ -7,7 +7,7 @@ use baccarat_core::ids::TableId;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use baccarat_rules::{Bet, Money, TableConfig};
-use baccarat_table::engine::{Event, PlayerId, WagerId};
+use baccarat_table::{Event, PlayerId, WagerId};
 
 use super::cage::{cage_move, casino_time, CageMove};
 use super::report::{hold_bp, Cash, DayReport, Figures, PlayerLine, TableLine};

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use baccarat_rules::{Bet, Money};
-use baccarat_table::engine::{Command, Phase, PlayerId, Spot, WagerId};
+use baccarat_table::{Command, Phase, PlayerId, Spot, WagerId};
 
 use super::{day_report, parse_date};
 use crate::audit::Body;

@@ -74,7 +74,7 @@ pub use report::{differences, hold_bp, Cash, DayReport, Figures, PlayerLine, Tab
 
 use crate::audit::{Body, CasinoEvent};
 use baccarat_core::ids::TableId;
-use baccarat_table::engine::PlayerId;
+use baccarat_table::PlayerId;
 
 impl Calendar {
     /// Fold the casino chain's next record: a gaming day set (one whose zone

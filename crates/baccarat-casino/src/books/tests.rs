@@ -2,7 +2,7 @@
 
 use baccarat_core::ids::UserId;
 use baccarat_rules::{Bet, CoupSummary, Money, Settlement};
-use baccarat_table::engine::{Event, PlayerId, Spot, Wager, WagerId};
+use baccarat_table::{Event, PlayerId, Spot, Wager, WagerId};
 
 use super::*;
 use crate::audit::{Body, CasinoEvent};

@@ -37,7 +37,7 @@
 use std::collections::BTreeMap;
 
 use baccarat_rules::Money;
-use baccarat_table::engine::PlayerId;
+use baccarat_table::PlayerId;
 
 use super::Casino;
 use crate::audit::{CasinoEvent, Record};

@@ -31,7 +31,7 @@
 
 use baccarat_core::ids::{TableId, UserId};
 use baccarat_rules::{Money, MAX_LIMIT};
-use baccarat_table::engine::PlayerId;
+use baccarat_table::PlayerId;
 use sha2::{Digest, Sha256};
 
 use super::protocol::cage_key;

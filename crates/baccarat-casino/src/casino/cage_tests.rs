@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use baccarat_rules::{Bet, Money};
-use baccarat_table::engine::{Command, PlayerId, Spot};
+use baccarat_table::{Command, PlayerId, Spot};
 
 use super::{Casino, Code, Mode, Reply, Request, SelfLimitsChange};
 use crate::audit::{Body, CasinoEvent, CASINO_CHAIN};

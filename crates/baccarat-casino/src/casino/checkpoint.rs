@@ -48,7 +48,7 @@ use baccarat_core::ids::TableId;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use baccarat_table::shuffle::hex;
+use baccarat_table::hex;
 
 use crate::anchor::{signed_by, AnchorLog};
 use crate::ledger::{Account, Transfer, TransferId};
@@ -130,7 +130,7 @@ pub struct ChainHead {
 pub struct TableState {
     pub id: TableId,
     pub chain: ChainHead,
-    pub engine: baccarat_table::engine::State,
+    pub engine: baccarat_table::State,
     pub halted: Option<String>,
     pub commitment: Option<String>,
     /// Closed for good, or closing (`closing.rs`); absent in the

@@ -26,7 +26,7 @@ mod tests {
     use crate::ledger::{Cause, TransferKind};
     use baccarat_core::ids::TableId;
     use baccarat_rules::{Bet, Money, Settlement};
-    use baccarat_table::engine::{PlayerId, Spot, WagerId};
+    use baccarat_table::{PlayerId, Spot, WagerId};
 
     fn line(i: u64, settled: bool) -> WagerLine {
         WagerLine {

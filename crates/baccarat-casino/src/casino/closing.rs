@@ -18,7 +18,7 @@
 
 use baccarat_core::ids::{TableId, UserId};
 use baccarat_rules::Money;
-use baccarat_table::engine::Command;
+use baccarat_table::Command;
 use serde::{Deserialize, Serialize};
 
 use super::{no_table, Actor, Casino, Code, Reply};

@@ -7,7 +7,7 @@ use baccarat_core::ids::{TableId, UserId};
 use std::collections::{BTreeSet, HashMap};
 
 use baccarat_rules::{Bet, Money};
-use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
+use baccarat_table::{Command, Phase, PlayerId, Spot};
 
 use super::closing::Closure;
 use super::{Actor, Casino, Code, Mode, Reply, Request, SlipLine};

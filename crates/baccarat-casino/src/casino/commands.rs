@@ -8,7 +8,7 @@ use baccarat_core::ids::TableId;
 use std::collections::BTreeMap;
 
 use baccarat_rules::{Cite, Money};
-use baccarat_table::engine::{Command, Event, Phase, Refusal, RefusalKind, WagerId};
+use baccarat_table::{Command, Event, Phase, Refusal, RefusalKind, WagerId};
 
 use super::{halted, no_table, settling, Actor, Casino, Code, Reply, Request};
 use crate::ledger::{AccountId, AccountKind, Cause, Ledger, Op, TransferId};

@@ -16,7 +16,7 @@
 
 use baccarat_core::ids::TableId;
 use baccarat_rules::Money;
-use baccarat_table::engine::PlayerId;
+use baccarat_table::PlayerId;
 
 use super::protocol::wager_key;
 use super::{Casino, Request, SlipLine};

@@ -38,7 +38,7 @@
 //! the fee leaves the wallet as a stake does.
 
 use baccarat_rules::Money;
-use baccarat_table::engine::PlayerId;
+use baccarat_table::PlayerId;
 
 use super::self_limits::PlayDay;
 use super::{Casino, Code, Reply, Request};

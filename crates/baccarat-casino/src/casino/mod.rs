@@ -56,7 +56,7 @@ use baccarat_core::ids::{TableId, TournamentId, UserId};
 use std::collections::BTreeMap;
 
 use baccarat_rules::Money;
-use baccarat_table::engine::{Command, Phase, PlayerId};
+use baccarat_table::{Command, Phase, PlayerId};
 
 use crate::audit::{Body, CasinoEvent, Chain, CASINO_CHAIN};
 use crate::ledger::{AccountId, AccountKind, Cause, Ledger, Op};

@@ -42,7 +42,7 @@ mod tests {
     use crate::audit::{Body, CASINO_CHAIN};
     use crate::casino::Request;
     use crate::ledger::AccountKind;
-    use baccarat_table::engine::PlayerId;
+    use baccarat_table::PlayerId;
 
     fn changed(user: UserId, change: UserChange) -> Request {
         Request::UserChanged { user, name: format!("p{user}"), change, by: UserId(1) }

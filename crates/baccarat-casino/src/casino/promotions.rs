@@ -25,8 +25,8 @@
 use baccarat_rules::promotion::{PrizeKind, Terms, LARGE_PRIZE};
 use baccarat_rules::Money;
 use baccarat_table::draw::{draw, listing};
-use baccarat_table::engine::PlayerId;
-use baccarat_table::shuffle::{hex, Seed};
+use baccarat_table::PlayerId;
+use baccarat_table::{hex, Seed};
 use serde::{Deserialize, Serialize};
 
 use super::{Casino, Code, Commit, Reply};
@@ -159,7 +159,7 @@ pub struct PrizeView {
 pub struct DrawnView {
     pub entries: u64,
     pub entries_sha256: String,
-    pub seed: baccarat_table::shuffle::Seed,
+    pub seed: baccarat_table::Seed,
     pub scrutineer: Option<String>,
     pub winners: Vec<PromotionWinner>,
 }

@@ -4,7 +4,7 @@
 
 use baccarat_core::ids::{TableId, TournamentId, UserId};
 use baccarat_rules::{Bet, Money};
-use baccarat_table::engine::{Command, PlayerId, Refusal, RefusalKind, Spot, WagerId};
+use baccarat_table::{Command, PlayerId, Refusal, RefusalKind, Spot, WagerId};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 

@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use baccarat_rules::Money;
-use baccarat_table::engine::Event;
+use baccarat_table::Event;
 
 use super::{Casino, CasinoTable};
 use crate::audit::{Body, Chain, CASINO_CHAIN};
@@ -384,7 +384,7 @@ mod checkpoint_due_tests {
     use crate::casino::Casino;
     use crate::store::Commit;
     use baccarat_core::ids::TableId;
-    use baccarat_table::engine::Event;
+    use baccarat_table::Event;
 
     /// A batch of `n` records, ending a shoe when `shoe_ended`.
     fn batch(n: u64, shoe_ended: bool) -> Commit {
@@ -433,7 +433,7 @@ mod checkpoint_due_tests {
         // not enough, one after 60,000 is; the longest gap needs none.
         let mut c = Casino::new();
         for player in 0..30_000u32 {
-            c.ledger.open(AccountKind::Wallet { player: baccarat_table::engine::PlayerId(player) });
+            c.ledger.open(AccountKind::Wallet { player: baccarat_table::PlayerId(player) });
         }
         let live = c.ledger.live_items();
         assert!((30_000..30_100).contains(&live), "{live}");

@@ -27,7 +27,7 @@
 
 use std::sync::mpsc::{sync_channel, Receiver};
 
-use baccarat_table::engine::Event;
+use baccarat_table::Event;
 
 use super::closing::Closure::{Closed, Closing};
 use super::CasinoTable;

@@ -33,7 +33,7 @@
 use std::collections::BTreeMap;
 
 use baccarat_rules::Money;
-use baccarat_table::engine::PlayerId;
+use baccarat_table::PlayerId;
 use serde::{Deserialize, Serialize};
 
 use crate::audit::CasinoEvent;

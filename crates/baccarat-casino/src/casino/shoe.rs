@@ -3,8 +3,8 @@
 //! profile's rules (NSW 4.5-4.6; AU 7.6), and burns as the profile says.
 
 use baccarat_core::ids::TableId;
-use baccarat_table::engine::{Command, ShoeSource};
-use baccarat_table::shoe::{shuffled, CutRules};
+use baccarat_table::{shuffled, CutRules};
+use baccarat_table::{Command, ShoeSource};
 
 use super::{no_table, Casino, Code, Mode, Reply};
 

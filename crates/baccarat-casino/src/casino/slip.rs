@@ -3,7 +3,7 @@
 
 use baccarat_core::ids::TableId;
 use baccarat_rules::Money;
-use baccarat_table::engine::{PlayerId, WagerId};
+use baccarat_table::{PlayerId, WagerId};
 
 use super::into_play::IntoPlay;
 use super::protocol::{line_key, request_digest, wager_key};

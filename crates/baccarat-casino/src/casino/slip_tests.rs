@@ -6,7 +6,7 @@
 
 use baccarat_core::ids::TableId;
 use baccarat_rules::{Bet, Money};
-use baccarat_table::engine::{Command, PlayerId, Spot};
+use baccarat_table::{Command, PlayerId, Spot};
 
 use super::protocol::{line_key, request_digest, wager_key};
 use super::{Casino, Code, Mode, Reply, Request, SlipLine};

@@ -6,8 +6,8 @@ use baccarat_core::ids::TableId;
 use std::collections::BTreeMap;
 
 use baccarat_rules::{Money, TableConfig};
-use baccarat_table::engine::{Event, State, Table, TableSetup, WagerId};
-use baccarat_table::shuffle::hex;
+use baccarat_table::hex;
+use baccarat_table::{Event, State, Table, TableSetup, WagerId};
 use sha2::{Digest, Sha256};
 
 use super::{Code, Commit, Reply, ENGINE_VERSION};
@@ -29,7 +29,7 @@ pub enum TableError {
     Config(#[from] baccarat_rules::Problems),
     /// The engine refuses the setup.
     #[error(transparent)]
-    Setup(#[from] baccarat_table::engine::Refusal),
+    Setup(#[from] baccarat_table::Refusal),
     /// The stored mode is none this server knows.
     #[error("table {table}: unknown mode {mode:?}")]
     Mode { table: TableId, mode: String },

@@ -6,8 +6,8 @@
 
 use baccarat_core::ids::TournamentId;
 use baccarat_rules::Money;
-use baccarat_table::engine::PlayerId;
 use baccarat_table::tournament::RoundEnd;
+use baccarat_table::PlayerId;
 
 use super::tournament_play::{PlayAction, Stake};
 use super::{Casino, Code, Commit, Reply};
@@ -199,6 +199,6 @@ impl Casino {
 }
 
 /// A seed drawn from the OS, for a seating or a shoe.
-fn seed() -> Result<baccarat_table::shuffle::Seed, Reply> {
+fn seed() -> Result<baccarat_table::Seed, Reply> {
     crate::entropy::os_seed().map_err(|m| Reply::refused(Code::Entropy, m.to_string()))
 }

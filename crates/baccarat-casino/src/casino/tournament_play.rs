@@ -36,10 +36,10 @@ use std::collections::BTreeMap;
 
 use baccarat_rules::tournament::Conditions;
 use baccarat_rules::{Card, Coup, Money, TableConfig};
-use baccarat_table::engine::{PlayerId, Refusal};
-use baccarat_table::shoe::shuffled;
-use baccarat_table::shuffle::Seed;
+use baccarat_table::shuffled;
 use baccarat_table::tournament::{Action, RoundEnd, Session, Tournament as Bracket};
+use baccarat_table::Seed;
+use baccarat_table::{PlayerId, Refusal};
 use serde::Serialize;
 
 use crate::audit::CasinoEvent;

@@ -26,7 +26,7 @@ fn action(a: &Action) -> Value {
         Action::Absent => json!({ "kind": "absent" }),
         Action::Undisclosed { commitment, with } => json!({
             "kind": "undisclosed",
-            "commitment": baccarat_table::shuffle::hex(commitment),
+            "commitment": baccarat_table::hex(commitment),
             "with": with.map(|(bet, amount)| json!({ "bet": bet, "amount": amount })),
         }),
     }

@@ -15,11 +15,11 @@ use std::collections::BTreeMap;
 
 use baccarat_rules::tournament::Conditions;
 use baccarat_rules::Money;
-use baccarat_table::engine::PlayerId;
+use baccarat_table::PlayerId;
 use serde::{Deserialize, Serialize};
 
-use baccarat_table::engine::Refusal;
 use baccarat_table::tournament::RoundEnd;
+use baccarat_table::Refusal;
 
 use super::into_play::IntoPlay;
 use super::tournament_play::Play;

@@ -6,7 +6,7 @@
 
 use baccarat_core::ids::TableId;
 use baccarat_rules::Money;
-use baccarat_table::engine::{Command, Event, PlayerId};
+use baccarat_table::{Command, Event, PlayerId};
 use sha2::{Digest, Sha256};
 
 use super::into_play::IntoPlay;

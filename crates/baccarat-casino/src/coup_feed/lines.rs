@@ -11,15 +11,15 @@
 
 use crate::coup_feed::WagerLine;
 
-pub use baccarat_table::chunks::CHUNK;
+pub use baccarat_table::CHUNK;
 
 /// A coup's wager lines, in order, in chunks shared copy-on-write (the
 /// engine keeps a coup's wagers the same way: `baccarat_table::chunks`).
-pub type Lines = baccarat_table::chunks::Chunks<WagerLine>;
+pub type Lines = baccarat_table::Chunks<WagerLine>;
 
 /// Where wager `w` stands among `lines`, by binary search: the lines must be
 /// in increasing order of wager (as a table places them).
-pub fn find_in_order(lines: &Lines, w: baccarat_table::engine::WagerId) -> Option<usize> {
+pub fn find_in_order(lines: &Lines, w: baccarat_table::WagerId) -> Option<usize> {
     lines.find_sorted(&w, |l| l.wager)
 }
 
@@ -51,7 +51,7 @@ mod tests {
     use super::*;
     use crate::coup_feed::WagerStatus;
     use baccarat_rules::{Bet, Money};
-    use baccarat_table::engine::{PlayerId, Spot, WagerId};
+    use baccarat_table::{PlayerId, Spot, WagerId};
 
     fn line(i: u64) -> WagerLine {
         WagerLine {

@@ -552,7 +552,7 @@ fn digest(c: &mut impl GenericClient, s: &str, table: &str, log: &Log) -> Result
         sha.update(b"\n");
         n += 1;
     }
-    Ok((n, baccarat_table::shuffle::hex(&sha.finalize())))
+    Ok((n, baccarat_table::hex(&sha.finalize())))
 }
 
 /// One row of `archived_months`, as stored, and what it names if it names

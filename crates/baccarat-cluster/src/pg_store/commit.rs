@@ -114,7 +114,7 @@ impl Store for PgStore {
             n += 1;
             Ok(())
         })?;
-        let (sha256, signature) = seal(&baccarat_table::shuffle::hex(&hash.finalize()))?;
+        let (sha256, signature) = seal(&baccarat_table::hex(&hash.finalize()))?;
         let mut tx = c.transaction().pg()?;
         // A checkpoint is marked complete only under the casino's lease, if
         // this store writes under one: a server that lost it writes none.

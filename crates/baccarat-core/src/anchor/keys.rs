@@ -23,7 +23,7 @@
 //!   file that never rotates; an inspector who pinned the first key checks
 //!   that the current key `verify` names is the one the operator published.
 
-use baccarat_table::shuffle::hex;
+use baccarat_table::hex;
 use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
 
 use super::{signed_bytes, unhex, Line};

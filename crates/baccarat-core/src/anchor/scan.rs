@@ -238,7 +238,7 @@ pub(super) fn scan_file(
     let mut scan = Scan { month: scan.month.clone().or(start.month), ..scan };
     if scan.anchored.public.is_empty() {
         // No line read (a mark at the file's end): the key trusted is the one.
-        scan.anchored.public = trust.key().map(|k| baccarat_table::shuffle::hex(k.as_bytes())).unwrap_or_default();
+        scan.anchored.public = trust.key().map(|k| baccarat_table::hex(k.as_bytes())).unwrap_or_default();
     }
     Ok(scan)
 }

@@ -25,7 +25,7 @@
 
 use crate::ids::TableId;
 use baccarat_rules::{Money, Outcome, Settlement};
-use baccarat_table::engine::{Event, Wager, WagerId};
+use baccarat_table::{Event, Wager, WagerId};
 use serde::de::{self, value::MapAccessDeserializer, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 
@@ -112,7 +112,7 @@ impl<'de> Visitor<'de> for HotVisitor {
 mod tests {
     use crate::ids::UserId;
     use baccarat_rules::Bet;
-    use baccarat_table::engine::{PlayerId, Spot};
+    use baccarat_table::{PlayerId, Spot};
     use proptest::prelude::*;
 
     use super::*;

@@ -18,7 +18,7 @@ pub enum Cause {
     /// A table's float from the cage, recorded when the table was configured.
     Float { table: TableId },
     /// A wager's hold, and later its settlement or release.
-    Wager { table: TableId, wager: baccarat_table::engine::WagerId },
+    Wager { table: TableId, wager: baccarat_table::WagerId },
     /// A tournament's money (an entry fee, its refund, a prize), recorded as
     /// record `seq` of the casino's own chain.
     Tournament { seq: u64 },
@@ -32,7 +32,7 @@ pub enum Cause {
     /// table numbers its wagers in order). A retry is answered from it alone,
     /// so a slip writes one answer, not one per line as well (their index
     /// inserts cost a third of the committer's time: `casino::slip`).
-    Slip { table: TableId, first: baccarat_table::engine::WagerId, accepted: u32 },
+    Slip { table: TableId, first: baccarat_table::WagerId, accepted: u32 },
     /// Money from the bank to a player's wallet here, or back (a partition
     /// of a PostgreSQL casino: `bank/`), recorded as record `seq` of the
     /// casino's own chain.
@@ -86,7 +86,7 @@ impl Cause {
 
     /// Parse what [`Cause::encode`] wrote.
     pub fn parse(s: &str) -> Option<Cause> {
-        use baccarat_table::engine::WagerId;
+        use baccarat_table::WagerId;
         let mut p = s.split(':');
         let c = match (p.next()?, p.next(), p.next(), p.next()) {
             ("", None, None, None) => Cause::None,
@@ -112,7 +112,7 @@ impl Cause {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use baccarat_table::engine::WagerId;
+    use baccarat_table::WagerId;
 
     /// Every cause is spelt as the store has always kept it, appended to what
     /// is already there, and reads back as itself, at the ends of its ranges.

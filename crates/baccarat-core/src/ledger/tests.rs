@@ -1,6 +1,6 @@
 use super::*;
 use crate::ids::TableId;
-use baccarat_table::engine::PlayerId;
+use baccarat_table::PlayerId;
 
 fn setup() -> (Ledger, AccountId, AccountId, AccountId, AccountId) {
     let mut l = Ledger::new();

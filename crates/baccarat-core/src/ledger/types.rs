@@ -30,7 +30,7 @@ pub enum AccountKind {
     /// Money outside the system (chips bought, cashed out); may go negative.
     Cage,
     Wallet {
-        player: baccarat_table::engine::PlayerId,
+        player: baccarat_table::PlayerId,
     },
     /// Stakes in play at a table.
     Escrow {
@@ -55,7 +55,7 @@ pub enum AccountKind {
     /// A player's casino promotional tokens (NSW 1.1): wagered like chips,
     /// never cashed; a winning wager's winnings are paid in chips.
     Tokens {
-        player: baccarat_table::engine::PlayerId,
+        player: baccarat_table::PlayerId,
     },
     /// Where promotional tokens are issued from and retired to: its balance
     /// is minus the tokens outstanding, so it may go negative, as the cage.

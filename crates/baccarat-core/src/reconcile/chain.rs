@@ -6,7 +6,7 @@ use crate::ids::{TableId, TournamentId};
 use std::collections::HashMap;
 
 use baccarat_rules::Money;
-use baccarat_table::engine::{Event, WagerId};
+use baccarat_table::{Event, WagerId};
 
 use super::Expected;
 use crate::audit::{Body, CasinoEvent, CASINO_CHAIN};
@@ -159,7 +159,7 @@ impl<'a> ChainExpect<'a> {
     /// money from and to the bank, a tournament's fees, prizes and refunds,
     /// and promotional prizes.
     fn casino_record(&mut self, seq: u64, e: &CasinoEvent, out: &mut dyn FnMut(Cause, u32, Expected)) {
-        let wallet = |p: baccarat_table::engine::PlayerId| self.books.acct(AccountKind::Wallet { player: p });
+        let wallet = |p: baccarat_table::PlayerId| self.books.acct(AccountKind::Wallet { player: p });
         let pool = |t: TournamentId| self.books.acct(AccountKind::PrizePool { tournament: t });
         match e {
             CasinoEvent::Deposit { player, amount, .. } => match (self.cage, wallet(*player)) {
@@ -249,7 +249,7 @@ impl<'a> ChainExpect<'a> {
         winners: &[crate::audit::PromotionWinner],
         out: &mut dyn FnMut(Cause, u32, Expected),
     ) {
-        let wallet = |p: baccarat_table::engine::PlayerId| self.books.acct(AccountKind::Wallet { player: p });
+        let wallet = |p: baccarat_table::PlayerId| self.books.acct(AccountKind::Wallet { player: p });
         let issuer = self.books.acct(AccountKind::TokenIssuer);
         let tokens = |p| self.books.acct(AccountKind::Tokens { player: p });
         let mut i = 0u32;
@@ -279,7 +279,7 @@ impl<'a> ChainExpect<'a> {
         seq: u64,
         tournament: TournamentId,
         top_up: Money,
-        prizes: &[(baccarat_table::engine::PlayerId, Money)],
+        prizes: &[(baccarat_table::PlayerId, Money)],
         out: &mut dyn FnMut(Cause, u32, Expected),
     ) {
         let Some(p) = self.books.acct(AccountKind::PrizePool { tournament }) else {
@@ -311,7 +311,7 @@ impl<'a> ChainExpect<'a> {
     fn wager_placed(
         &mut self,
         seq: u64,
-        wager: &baccarat_table::engine::Wager,
+        wager: &baccarat_table::Wager,
         accounts: &TableAccounts,
         out: &mut dyn FnMut(Cause, u32, Expected),
     ) {

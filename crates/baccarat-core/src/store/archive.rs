@@ -56,7 +56,7 @@ use rusqlite::{params, Connection, OptionalExtension, ToSql};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use baccarat_table::shuffle::hex;
+use baccarat_table::hex;
 
 use crate::civil;
 use crate::store::{logs, StoreError, PAGE};

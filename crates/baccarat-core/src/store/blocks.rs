@@ -59,7 +59,7 @@
 
 use crate::ids::TableId;
 use baccarat_rules::Money;
-use baccarat_table::shuffle::hex;
+use baccarat_table::hex;
 
 use super::StoreError;
 use crate::audit::{unhex, Record};
@@ -328,7 +328,7 @@ impl Reader<'_> {
 mod tests {
     use super::*;
     use crate::audit::Chain;
-    use baccarat_table::engine::WagerId;
+    use baccarat_table::WagerId;
     use proptest::prelude::*;
 
     fn chain(n: usize, bodies: &[String]) -> Vec<Record> {

@@ -534,7 +534,7 @@ mod tests {
             amount: Money(id as i64 * 100),
             kind: if id % 2 == 0 { TransferKind::PostOf(TransferId(id - 1)) } else { TransferKind::Pending },
             memo: "wager".into(),
-            cause: Cause::Wager { table: TableId(1), wager: baccarat_table::engine::WagerId(id) },
+            cause: Cause::Wager { table: TableId(1), wager: baccarat_table::WagerId(id) },
         }
     }
 

@@ -212,7 +212,7 @@ impl Store for SqliteStore {
             n += 1;
             Ok(())
         })?;
-        let (sha256, signature) = seal(&baccarat_table::shuffle::hex(&hash.finalize()))?;
+        let (sha256, signature) = seal(&baccarat_table::hex(&hash.finalize()))?;
         let tx = self.conn.transaction()?;
         tx.execute(
             "UPDATE checkpoints SET sha256 = ?2, signature = ?3, complete = 1 WHERE id = ?1",

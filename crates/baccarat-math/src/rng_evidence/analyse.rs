@@ -1,6 +1,6 @@
 //! The tests and checks, from the counts gathered over the shoes.
 
-use baccarat_table::shuffle::Seed;
+use baccarat_table::Seed;
 
 use super::distributions::{chi2_sf, chi_square_pooled, normal_two_sided};
 use super::runs::{runs_up_down_distribution, wald_wolfowitz, wald_wolfowitz_moments};

@@ -81,7 +81,7 @@ mod tally;
 use std::sync::atomic::AtomicU64;
 
 use baccarat_rules::Card;
-use baccarat_table::shuffle::Seed;
+use baccarat_table::Seed;
 
 pub use distributions::{
     binomial_two_sided, chi2_sf, chi_square_pooled, gamma_q, ks_uniform, ln_gamma, normal_two_sided,
@@ -109,7 +109,7 @@ pub const SERVER_MIN_FROM_BACK: usize = 20;
 /// code builds from the same seed (`shoe::shuffled`, `CutRules::random`,
 /// `Shoe::cut`), card for card, with the same cut.
 pub fn matches_table_shoes(proc: &Procedure, master: &Seed, count: u64) -> Result<(), String> {
-    use baccarat_table::shoe::{shuffled, Shoe};
+    use baccarat_table::{shuffled, Shoe};
     let src = TableShoes(*proc);
     let mut d = ShoeDraw::new(proc.cards());
     for i in 0..count {

@@ -1,6 +1,6 @@
 //! The suite's results: each test's outcome, the checks, the run's report.
 
-use baccarat_table::shuffle::Seed;
+use baccarat_table::Seed;
 
 use super::{Family, Procedure, ALPHA};
 

@@ -2,8 +2,8 @@
 //! it, and the makers of shoes.
 
 use baccarat_rules::{Card, Rulebook};
-use baccarat_table::shoe::{Cut, CutRules};
-use baccarat_table::shuffle::{shuffle_with, Seed, Stream};
+use baccarat_table::{shuffle_with, Seed, Stream};
+use baccarat_table::{Cut, CutRules};
 
 use super::{KEYSTREAM_WORDS, SERVER_MIN_FROM_BACK};
 

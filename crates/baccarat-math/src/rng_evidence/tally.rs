@@ -2,7 +2,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use baccarat_table::shuffle::Seed;
+use baccarat_table::Seed;
 
 use super::runs::runs_up_down;
 use super::{card_of, Procedure, ShoeDraw, ShoeSource, KEYSTREAM_WORDS};

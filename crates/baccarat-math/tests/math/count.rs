@@ -11,7 +11,7 @@ use baccarat_math::count_report::CountReport;
 use baccarat_math::exact::summary_table;
 use baccarat_math::sim::{play_shoe, watch_shoe, Procedure, Seen};
 use baccarat_rules::{profiles, BurnProcedure, CoupSummary};
-use baccarat_table::shuffle::Seed;
+use baccarat_table::Seed;
 
 fn plan(toml: &str) -> CountPlan {
     let spec = CountSpec::from_toml(toml).unwrap();

@@ -10,9 +10,9 @@ use baccarat_math::rng_evidence::{
     matches_table_shoes, run, Procedure, Report, ShoeDraw, ShoeSource, TableShoes, ALPHA,
 };
 use baccarat_rules::{profiles, TableConfig, TableConfigSpec};
-use baccarat_table::engine::{Command, Event, ShoeSource as EngineSource, Table, TableSetup};
-use baccarat_table::shoe::Cut;
-use baccarat_table::shuffle::{shuffle_with, Seed, Stream};
+use baccarat_table::Cut;
+use baccarat_table::{shuffle_with, Seed, Stream};
+use baccarat_table::{Command, Event, ShoeSource as EngineSource, Table, TableSetup};
 
 /// Enough shoes for power against the defects below, few enough for a few
 /// seconds under the test profile.

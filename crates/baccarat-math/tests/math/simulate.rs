@@ -2,7 +2,7 @@
 //! coup for coup; results do not depend on the thread count; and its estimates
 //! agree with the exact odds.
 
-use baccarat_table::engine::PlayerId;
+use baccarat_table::PlayerId;
 use std::sync::atomic::AtomicU64;
 
 use baccarat_math::sim::{estimate, play_shoe, run, Procedure, Rows, SimWager, SCALE};
@@ -10,8 +10,8 @@ use baccarat_math::{report, Shoe as OddsShoe};
 use baccarat_rules::{
     profiles, settle_wager, BurnProcedure, Coup, FractionalPayout, Money, Rulebook, SettleRules, UnpayableStake,
 };
-use baccarat_table::shoe::{shuffled_from, Draw, Shoe};
-use baccarat_table::shuffle::{Seed, Stream};
+use baccarat_table::{shuffled_from, Draw, Shoe};
+use baccarat_table::{Seed, Stream};
 
 fn wagers(rb: &Rulebook, decks: u32) -> Vec<SimWager> {
     let mut v = Vec::new();
@@ -160,7 +160,7 @@ fn estimates_agree_with_exact_odds() {
 #[test]
 fn fast_path_equals_the_table_engine_coup_for_coup() {
     use baccarat_rules::{Bet, TableConfig, TableConfigSpec};
-    use baccarat_table::engine::{Command, Event, Phase, ShoeSource, Spot, Table, TableSetup};
+    use baccarat_table::{Command, Event, Phase, ShoeSource, Spot, Table, TableSetup};
     for (id, extra) in [
         ("nsw-2021", "[bets.player_pair]\n[bets.banker_pair]\n[bets.super_six]\n[bets.tiger]\n[bets.big_tiger]\n[bets.small_tiger]\n[bets.tiger_tie]\n[bets.tiger_pair]\n"),
         ("au-casino", "[bets.tie]\npay_table = \"9_to_1\"\n[bets.perfect_pair_player]\npay_table = \"scale_two\"\n[bets.perfect_pair_banker]\npay_table = \"scale_one\"\n[bets.dragon_bonus_player]\npay_table = \"table_1\"\n[bets.dragon_bonus_banker]\npay_table = \"table_3\"\n"),

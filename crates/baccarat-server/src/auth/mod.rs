@@ -119,7 +119,7 @@ pub struct Users {
 }
 
 fn sha(s: &str) -> String {
-    baccarat_table::shuffle::hex(&Sha256::digest(s.as_bytes()))
+    baccarat_table::hex(&Sha256::digest(s.as_bytes()))
 }
 
 pub use crate::entropy::random_hex;

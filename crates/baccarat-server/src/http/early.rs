@@ -204,7 +204,7 @@ mod tests {
     use crate::table_view::TableView;
     use baccarat_core::ids::TableId;
     use baccarat_rules::{Bet, Money};
-    use baccarat_table::engine::{PlayerId, Spot};
+    use baccarat_table::{PlayerId, Spot};
     use std::sync::RwLock;
 
     /// A store that holds the answers under `known`, or cannot be read.

@@ -504,6 +504,6 @@ async fn shoes(State(s): State<AppState>, Id(id): Id<TableId>) -> Result<Respons
     table_exists(&s, id)?;
     let f = s.feed.read().expect("feed lock");
     let shoes = f.shoes.get(&id).map_or(&[][..], |l| &l[..]);
-    let algorithm = baccarat_table::shuffle::SHUFFLE_ALGORITHM;
+    let algorithm = baccarat_table::SHUFFLE_ALGORITHM;
     Ok(Json(crate::bodies::Shoes { table: id, algorithm, shoes }).into_response())
 }

@@ -8,7 +8,7 @@ use axum::response::Response;
 use axum::Json;
 use baccarat_core::ids::{TableId, UserId};
 use baccarat_rules::{Bet, Money, Side};
-use baccarat_table::engine::{Command, PlayerId, Spot, WagerId};
+use baccarat_table::{Command, PlayerId, Spot, WagerId};
 use serde::Deserialize;
 
 use super::extract::{token_of, Auth, Body, Id};

@@ -6,7 +6,7 @@ use axum::extract::State;
 use axum::Json;
 use baccarat_core::ids::{TableId, UserId};
 use baccarat_rules::{Cite, Money};
-use baccarat_table::engine::{Command, PlayerId};
+use baccarat_table::{Command, PlayerId};
 use serde::Deserialize;
 
 use super::extract::{Auth, Body, Id, Q};
@@ -393,7 +393,7 @@ fn recalled(records: Vec<crate::audit::Record>) -> Vec<RecalledCoup> {
     for r in records {
         let Ok(body) = crate::audit::Body::decode(&r.body) else { continue };
         let body = body.blanked();
-        if let Some(baccarat_table::engine::Event::BettingOpened { coup, .. }) = &body.event {
+        if let Some(baccarat_table::Event::BettingOpened { coup, .. }) = &body.event {
             coups.push(RecalledCoup {
                 coup: *coup,
                 rulebook: body.rulebook.clone(),

@@ -12,7 +12,7 @@ use axum::extract::State;
 use axum::response::Response;
 use axum::Json;
 use baccarat_core::ids::{TournamentId, UserId};
-use baccarat_table::engine::PlayerId;
+use baccarat_table::PlayerId;
 use serde::Deserialize;
 use serde_json::{json, Value};
 

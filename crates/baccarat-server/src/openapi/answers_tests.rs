@@ -125,12 +125,12 @@ fn promotions_as_sent_fit_their_routes() {
     let winner = PromotionWinner {
         prize: 0,
         description: "a car".into(),
-        player: baccarat_table::engine::PlayerId(4),
+        player: baccarat_table::PlayerId(4),
         value: Money(5_000_000),
         paid: Money(5_000_000),
         tokens: Money(0),
     };
-    let seed = baccarat_table::shuffle::Seed([7; 32]);
+    let seed = baccarat_table::Seed([7; 32]);
     let drawn =
         DrawnView { entries: 9, entries_sha256: "cd".repeat(32), seed, scrutineer: None, winners: vec![winner] };
     let done = PromotionView { drawn: Some(drawn), terms: Some("name = \"Friday draw\"".into()), ..open.clone() };

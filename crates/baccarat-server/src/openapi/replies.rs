@@ -74,7 +74,7 @@ mod tests {
     use crate::casino::Code;
     use baccarat_core::ids::{TableId, TournamentId};
     use baccarat_rules::Money;
-    use baccarat_table::engine::WagerId;
+    use baccarat_table::WagerId;
 
     /// One of every variant; the match makes a new variant a compile error
     /// here until it is added (and named in [`NAMES`]).
@@ -91,7 +91,7 @@ mod tests {
             Reply::SelfLimits {
                 view: Box::new(crate::casino::self_limits::view_of(
                     &Default::default(),
-                    baccarat_table::engine::PlayerId(1),
+                    baccarat_table::PlayerId(1),
                     0,
                     Money(0),
                 )),

@@ -147,7 +147,7 @@ fn the_error_codes_cover_every_refusal_kind() {
 /// serialised by serde carries a `command` the schema lists.
 #[test]
 fn the_command_schema_names_the_engines_commands() {
-    use baccarat_table::engine::Command;
+    use baccarat_table::Command;
     let names: BTreeSet<&str> = commands().iter().map(|c| c.0).collect();
     assert_eq!(names.len(), commands().len(), "a command listed twice");
     // One per arm of `name_of` (each name parses to its own arm, below).
@@ -189,8 +189,8 @@ fn the_command_schema_names_the_engines_commands() {
 
 /// Each command's wire name: the match stops compiling when the engine
 /// gains a command, so the schema cannot silently fall behind.
-fn name_of(c: &baccarat_table::engine::Command) -> &'static str {
-    use baccarat_table::engine::Command::*;
+fn name_of(c: &baccarat_table::Command) -> &'static str {
+    use baccarat_table::Command::*;
     match c {
         StartShoe { .. } => "start_shoe",
         OpenBetting { .. } => "open_betting",

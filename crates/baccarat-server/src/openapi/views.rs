@@ -42,8 +42,8 @@ pub(super) mod tests {
     use crate::trust::Mode;
     use baccarat_core::ids::TableId;
     use baccarat_rules::{Bet, DealingStyle, Money, Settlement, Side};
-    use baccarat_table::engine::{PlayerId, Position, Spot, WagerId};
-    use baccarat_table::roads::{RoadEntry, RoadResult, Roads};
+    use baccarat_table::{PlayerId, Position, Spot, WagerId};
+    use baccarat_table::{RoadEntry, RoadResult, Roads};
     use serde_json::json;
 
     /// A shoe's roads with every marker: pairs, naturals, ties, every road.
@@ -255,7 +255,7 @@ pub(super) mod tests {
         assert!(check(&sent, &answer("/api/me/history"), &defs, "no coup").is_err());
         let shoe = json!({ "shoe": 1, "commitment": "ab", "cut": { "at": 70, "from_back": 14 }, "seed": null });
         let shoes = [shoe];
-        let algorithm = baccarat_table::shuffle::SHUFFLE_ALGORITHM;
+        let algorithm = baccarat_table::SHUFFLE_ALGORITHM;
         let sent = serde_json::to_value(crate::bodies::Shoes { table: TableId(2), algorithm, shoes: &shoes }).unwrap();
         fits(&sent, &answer("/api/tables/{id}/shoes"), &defs, "GET /api/tables/{id}/shoes");
     }

@@ -60,7 +60,7 @@ use std::collections::HashMap;
 use std::hash::Hash;
 use std::sync::{Arc, Mutex};
 
-use baccarat_table::engine::PlayerId;
+use baccarat_table::PlayerId;
 use tokio::sync::watch;
 
 /// Who one batch's changes concern (see the module's notes).

@@ -7,7 +7,7 @@
 
 use baccarat_casino::books::{self, differences, Calendar, Date, DayBooks, DayReport};
 use baccarat_core::ids::TableId;
-use baccarat_table::engine::PlayerId;
+use baccarat_table::PlayerId;
 
 use crate::audit::{Body, Record, CASINO_CHAIN};
 use crate::pg_store::PgStore;

@@ -2,7 +2,7 @@
 //! that no person decided a card.
 
 use baccarat_core::ids::TableId;
-use baccarat_table::engine::Event;
+use baccarat_table::Event;
 
 use crate::audit::{Body, CasinoEvent};
 use crate::store::TableRow;

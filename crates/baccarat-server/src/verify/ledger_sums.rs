@@ -91,7 +91,7 @@ impl LedgerSums {
 mod tests {
     use baccarat_core::ids::TableId;
     use baccarat_rules::Money;
-    use baccarat_table::engine::WagerId;
+    use baccarat_table::WagerId;
 
     use super::*;
     use crate::ledger::Cause;

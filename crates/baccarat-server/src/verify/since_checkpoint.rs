@@ -98,7 +98,7 @@ mod since_checkpoint_tests {
     use crate::serve::{heads_of, open, write_checkpoint, ServeConfig};
     use crate::store::{Commit, Store};
     use baccarat_rules::Money;
-    use baccarat_table::engine::PlayerId;
+    use baccarat_table::PlayerId;
 
     /// A clean tail verifies; a transfer altered after the checkpoint (so the
     /// stored balances no longer follow from it) and a checkpoint edited in

@@ -5,9 +5,9 @@ use baccarat_core::ids::TableId;
 use std::collections::HashMap;
 
 use baccarat_rules::{settle_wager, Card, CoupSummary, Money, Outcome, Settlement, TableConfig};
-use baccarat_table::engine::{DealtCard, Event, Position, Wager, WagerId};
-use baccarat_table::shoe::{shuffled, Cut, CutRules, Shoe};
-use baccarat_table::shuffle::Seed;
+use baccarat_table::Seed;
+use baccarat_table::{shuffled, Cut, CutRules, Shoe};
+use baccarat_table::{DealtCard, Event, Position, Wager, WagerId};
 
 /// A table's events against its rules, one at a time: the shoe as reshuffled
 /// from its seed and cut, and the current coup (its wagers and cards). The
@@ -95,7 +95,7 @@ impl TableRules {
             }
             Event::CardDealt { position, card, .. } => self.card_dealt(seq, *position, *card),
             Event::Reconstructed { cards: rc, .. } => {
-                self.cards = baccarat_table::engine::positions_of(rc);
+                self.cards = baccarat_table::positions_of(rc);
             }
             Event::CoupCompleted { summary, .. } => self.coup_completed(seq, summary),
             Event::WagerSettled { wager, outcome, settlement, .. } => {
@@ -148,11 +148,9 @@ impl TableRules {
     fn card_dealt(&mut self, seq: u64, position: Position, card: Card) {
         if let Some(s) = self.shoe.as_mut() {
             match s.draw() {
-                baccarat_table::shoe::Draw::Card(c) if c == card => {}
-                baccarat_table::shoe::Draw::Card(c) => {
-                    self.p(seq, format!("dealt {card} where the shuffled shoe holds {c}"))
-                }
-                baccarat_table::shoe::Draw::Empty => self.p(seq, "dealt a card from an empty shoe".into()),
+                baccarat_table::Draw::Card(c) if c == card => {}
+                baccarat_table::Draw::Card(c) => self.p(seq, format!("dealt {card} where the shuffled shoe holds {c}")),
+                baccarat_table::Draw::Empty => self.p(seq, "dealt a card from an empty shoe".into()),
             }
         }
         self.cards.push((position, card));
@@ -164,7 +162,7 @@ impl TableRules {
         self.coups += 1;
         let positioned: Vec<DealtCard> =
             self.cards.iter().map(|(p, c)| DealtCard { position: *p, card: *c, exposed: true }).collect();
-        match baccarat_table::engine::coup_from_positions(&positioned) {
+        match baccarat_table::coup_from_positions(&positioned) {
             Some(c) => {
                 if c.summary() != *summary {
                     self.p(seq, format!("the cards make {:?}, not the recorded {:?}", c.summary(), summary));

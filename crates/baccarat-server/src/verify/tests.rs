@@ -9,7 +9,7 @@ use crate::store::{Commit, Snapshot, SqliteStore, Store};
 use crate::trust::{Actor, Mode};
 use baccarat_core::ids::{TableId, UserId};
 use baccarat_rules::{Bet, Money};
-use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
+use baccarat_table::{Command, Phase, PlayerId, Spot};
 
 /// Two RNG tables, 15 coups each, three wagers a coup.
 fn played() -> Snapshot {

@@ -1,7 +1,7 @@
 //! The coups voided after their cards were out, for the inspector.
 
 use baccarat_core::ids::TableId;
-use baccarat_table::engine::Event;
+use baccarat_table::Event;
 
 use crate::audit::Body;
 use crate::store::StoreError;

@@ -53,7 +53,7 @@ fn check(text: &str, seeds: &[String], rng_byte: u8, report: &mut Report) -> Res
                 }
             }
             let blanked = b.clone().blanked();
-            if let Some(baccarat_table::engine::Event::ShoeStarted { seed: Some(_), .. }) = blanked.event {
+            if let Some(baccarat_table::Event::ShoeStarted { seed: Some(_), .. }) = blanked.event {
                 return Err("blanked, the shoe's seed is still there".into());
             }
             let _ = baccarat_server::verify::voids_of(b.table, &[(1, b.clone())]);

@@ -8,9 +8,9 @@ use baccarat_core::ids::TableId;
 use std::time::Duration;
 
 use baccarat_rules::{Bet, BurnProcedure, Card, Money, Side};
-use baccarat_table::engine::{Command, PlayerId, Position, ShoeSource, Spot, WagerId};
-use baccarat_table::shoe::Cut;
-use baccarat_table::shuffle::Seed;
+use baccarat_table::Cut;
+use baccarat_table::Seed;
+use baccarat_table::{Command, PlayerId, Position, ShoeSource, Spot, WagerId};
 use serde_json::json;
 
 use super::common::spawn_app_with;

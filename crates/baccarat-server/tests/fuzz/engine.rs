@@ -17,7 +17,7 @@
 //! from its events equals the table.
 
 use baccarat_rules::{profiles, Card, TableConfig};
-use baccarat_table::engine::{Command, Event, Refusal, ShoeSource, Table, TableSetup};
+use baccarat_table::{Command, Event, Refusal, ShoeSource, Table, TableSetup};
 use serde_json::{json, Value};
 
 use super::gen::{self, Ctx};

@@ -2,9 +2,9 @@
 //! same input through the server's route where one reaches it.
 
 use baccarat_rules::{profiles, Bet, Money, TableConfig};
-use baccarat_table::engine::{Command, Event, PlayerId, ShoeSource, Spot, Table, TableSetup};
-use baccarat_table::shoe::Cut;
-use baccarat_table::shuffle::Seed;
+use baccarat_table::Cut;
+use baccarat_table::Seed;
+use baccarat_table::{Command, Event, PlayerId, ShoeSource, Spot, Table, TableSetup};
 use reqwest::StatusCode;
 use serde_json::json;
 

@@ -4,8 +4,8 @@
 //! and an accepted configuration written back out is accepted again.
 
 use baccarat_rules::{profiles, Bet, Card, Money, Problems, Rulebook, TableConfig, TableConfigSpec};
-use baccarat_table::engine::{Command, PlayerId, ShoeSource, Spot, Table, TableSetup};
-use baccarat_table::shuffle::Seed;
+use baccarat_table::Seed;
+use baccarat_table::{Command, PlayerId, ShoeSource, Spot, Table, TableSetup};
 
 use super::harness::{corpus, corpus_dir, corpus_files, run, Report};
 use super::mutate::{bytes, dictionary, lines, replace_word, Rng};

@@ -11,7 +11,7 @@ use baccarat_core::ids::{TableId, UserId};
 use baccarat_core::store::Commit;
 use baccarat_core::trust::Actor;
 use baccarat_rules::{Bet, Money};
-use baccarat_table::engine::{Command, Event, PlayerId, Spot};
+use baccarat_table::{Command, Event, PlayerId, Spot};
 
 const NSW: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 500000\n";
 
@@ -32,7 +32,7 @@ fn banker_then_player(mode: Mode, config: &str) -> (Casino, Commit, Reply) {
     let shoe = match mode {
         Mode::Rng => c.handle(Request::NewShoe { table: TableId(1) }, &mut commit),
         Mode::Live => {
-            let source = baccarat_table::engine::ShoeSource::Live { decks: 8 };
+            let source = baccarat_table::ShoeSource::Live { decks: 8 };
             let start = Command::StartShoe { source, cut: None, burn: None, show_burn: false };
             c.handle(Request::Table { table: TableId(1), command: start, by }, &mut commit)
         }

@@ -217,7 +217,7 @@ fn verify_names_a_cage_transfer_without_its_record() {
     use baccarat_core::store::{Commit, SqliteStore, Store};
     use baccarat_rules::Money;
     use baccarat_server::verify::verify;
-    use baccarat_table::engine::PlayerId;
+    use baccarat_table::PlayerId;
 
     let mut store = SqliteStore::memory().unwrap();
     let mut c = Casino::new();

@@ -8,8 +8,8 @@ use baccarat_core::store::{Commit, SqliteStore, Store};
 use baccarat_core::trust::Actor;
 use baccarat_rules::{Bet, Money};
 use baccarat_server::auth::Role;
-use baccarat_table::engine::PlayerId;
-use baccarat_table::engine::{Command, Phase, Spot};
+use baccarat_table::PlayerId;
+use baccarat_table::{Command, Phase, Spot};
 
 const CONFIG: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 100000\n[bets.player_pair]\n";
 

@@ -14,7 +14,7 @@ use baccarat_core::store::{Commit, Store};
 use baccarat_core::trust::Actor;
 use baccarat_rules::{Bet, Money};
 use baccarat_server::serve::{heads_of, open, write_checkpoint, Opened, ServeConfig};
-use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
+use baccarat_table::{Command, Phase, PlayerId, Spot};
 use serde_json::{json, Value};
 
 use super::common::TempDir;

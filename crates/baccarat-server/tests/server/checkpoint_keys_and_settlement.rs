@@ -10,7 +10,7 @@ use baccarat_casino::casino::{Reply, Request};
 use baccarat_core::store::{Commit, Store};
 use baccarat_rules::{Bet, Money};
 use baccarat_server::serve::{heads_of, open, open_leased, Opened};
-use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
+use baccarat_table::{Command, Phase, PlayerId, Spot};
 
 use std::collections::BTreeSet;
 
@@ -37,7 +37,7 @@ fn settle_a_chunk(o: &mut Opened) {
 /// of `live` items: a checkpoint is due after it.
 fn boundary(live: u64) -> Commit {
     use baccarat_core::audit::Record;
-    use baccarat_table::engine::Event;
+    use baccarat_table::Event;
     let r = Record { seq: 1, prev: String::new(), body: String::new(), hash: String::new() };
     let n = baccarat_casino::casino::checkpoint::shoe_gap(live) as usize;
     let mut c = Commit { records: vec![(TableId(1), r); n], ..Commit::default() };

@@ -153,7 +153,7 @@ fn a_checkpoint_streamed_a_part_at_a_time_is_the_one_sealed_whole() {
             amount: Money(100),
             kind: TransferKind::Pending,
             memo: format!("table 1 wager {i}"),
-            cause: Cause::Wager { table: TableId(1), wager: baccarat_table::engine::WagerId(i) },
+            cause: Cause::Wager { table: TableId(1), wager: baccarat_table::WagerId(i) },
         })
     }));
     let key = baccarat_core::anchor::AnchorKey::load(&baccarat_core::anchor::default_paths(&cfg.db).1).unwrap();

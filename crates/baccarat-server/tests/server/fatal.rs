@@ -15,7 +15,7 @@ use baccarat_core::fatal::Fatal;
 use baccarat_core::store::{CheckpointBody, CheckpointSeal, Commit, Snapshot, SqliteStore, Store, StoreError};
 use baccarat_core::trust::Actor;
 use baccarat_rules::{Bet, Money};
-use baccarat_table::engine::{Command, PlayerId, Spot};
+use baccarat_table::{Command, PlayerId, Spot};
 
 use super::common::TempDir;
 

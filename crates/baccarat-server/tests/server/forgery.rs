@@ -9,7 +9,7 @@
 //! the anchor file (keep a copy of it elsewhere), or who only appends.
 
 use baccarat_core::ids::TableId;
-use baccarat_table::engine::PlayerId;
+use baccarat_table::PlayerId;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -20,7 +20,7 @@ use baccarat_core::trust::Actor;
 use baccarat_rules::{Bet, Money};
 use baccarat_server::serve::{heads_of, open, Opened, ServeConfig};
 use baccarat_server::verify::verify_file;
-use baccarat_table::engine::{Command, Phase, Spot};
+use baccarat_table::{Command, Phase, Spot};
 use rusqlite::{params, Connection};
 
 use super::common::TempDir;

@@ -12,7 +12,7 @@ use baccarat_casino::casino::{Casino, Code, Reply, Request, SelfLimitsChange, Sl
 use baccarat_core::store::Commit;
 use baccarat_core::trust::{Actor, Mode};
 use baccarat_rules::{Bet, Money};
-use baccarat_table::engine::{Command, PlayerId, Spot};
+use baccarat_table::{Command, PlayerId, Spot};
 
 /// 2026-12-01T00:00:00Z: the promotion and the tournament are published.
 const PUBLISHED: u64 = 1_796_083_200_000;

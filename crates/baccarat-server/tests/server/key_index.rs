@@ -431,7 +431,7 @@ fn past_the_pending_bound_no_new_key_is_taken_until_the_index_catches_up() {
     use baccarat_casino::casino::{Code, Reply, Request};
     use baccarat_cluster::backend::AnyStore;
     use baccarat_rules::Money;
-    use baccarat_table::engine::PlayerId;
+    use baccarat_table::PlayerId;
 
     let (_dir, cfg) = config("pending-bound");
     let mut o = baccarat_server::serve::open(&cfg).unwrap();

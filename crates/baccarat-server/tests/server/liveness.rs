@@ -27,9 +27,9 @@ use baccarat_core::store::Commit;
 use baccarat_core::trust::Actor;
 use baccarat_rules::{profiles, Bet, Card, Money, Side};
 use baccarat_server::auth::Role;
-use baccarat_table::engine::{Command, Phase, PlayerId, ShoeSource, Spot, WagerId};
-use baccarat_table::shoe::{shuffled, CutRules};
-use baccarat_table::shuffle::{Seed, Stream};
+use baccarat_table::{shuffled, CutRules};
+use baccarat_table::{Command, Phase, PlayerId, ShoeSource, Spot, WagerId};
+use baccarat_table::{Seed, Stream};
 use proptest::prelude::*;
 
 /// Where a table's shoe comes from.

@@ -18,7 +18,7 @@ use baccarat_cluster::pg_store::PgStore;
 use baccarat_core::store::{Commit, History, SqliteStore, Store};
 use baccarat_core::trust::Actor;
 use baccarat_rules::{Bet, Money};
-use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
+use baccarat_table::{Command, Phase, PlayerId, Spot};
 
 use super::checkpoint::{fingerprint, same};
 

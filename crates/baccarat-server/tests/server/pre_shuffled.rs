@@ -14,9 +14,9 @@ use baccarat_core::trust::Actor;
 use baccarat_rules::{Bet, Card, Money};
 use baccarat_server::auth::Role;
 use baccarat_server::verify::verify;
-use baccarat_table::engine::{Command, Event, IrregularityKind, Phase, PlayerId, ShoeSource, Spot};
-use baccarat_table::shoe::shuffled;
-use baccarat_table::shuffle::Seed;
+use baccarat_table::shuffled;
+use baccarat_table::Seed;
+use baccarat_table::{Command, Event, IrregularityKind, Phase, PlayerId, ShoeSource, Spot};
 
 const NSW3: &str = "rulebook = \"nsw-2021\"\ndecks = 3\nchip = 100\nmin = 1000\nmax = 500000\n";
 const DEALER: Actor = Actor::Person { user: UserId(101), role: Role::Dealer };

@@ -15,7 +15,7 @@ use baccarat_rules::promotion::Terms;
 use baccarat_rules::Money;
 use baccarat_server::serve::{open, write_checkpoint};
 use baccarat_server::verify::verify_file;
-use baccarat_table::engine::PlayerId;
+use baccarat_table::PlayerId;
 
 use super::checkpoint::{config, deposits, play, step};
 
@@ -140,7 +140,7 @@ fn a_promotion_is_published_drawn_from_the_log_paid_and_verified() {
     assert!(check_draw(&terms, &commitment, &swapped, &entries).iter().any(|p| p.contains("winners")));
     let fewer: Vec<(PlayerId, u64)> = entries.iter().map(|(p, n)| (*p, n.saturating_sub(1).max(1))).collect();
     assert!(check_draw(&terms, &commitment, &e, &fewer).iter().any(|p| p.contains("entries")));
-    let other = baccarat_table::shuffle::Seed::from_u64(1).commitment_hex();
+    let other = baccarat_table::Seed::from_u64(1).commitment_hex();
     assert!(check_draw(&terms, &other, &e, &entries).iter().any(|p| p.contains("commitment")));
     // A draw recorded twice (a second payout) is named.
     let mut r = baccarat_casino::casino::tournaments::Replay::default();
@@ -191,7 +191,7 @@ async fn promotions_over_http_keep_the_seed_and_claimants_private() {
     assert_eq!(s, StatusCode::OK, "{r}");
     let (_, one) = app.get("/api/promotions/1", None).await;
     let seed = one["drawn"]["seed"].as_str().unwrap();
-    let seed = baccarat_table::shuffle::Seed::from_hex(seed).unwrap();
+    let seed = baccarat_table::Seed::from_hex(seed).unwrap();
     assert_eq!(seed.commitment_hex(), one["commitment"].as_str().unwrap());
     let claim = json!({ "claimant": "A. Claimant", "address": "1 Main St", "value": 40000, "reasons": "late" });
     let (s, _) = app.post("/api/promotions/1/refused-claims", Some(&admin), claim).await;
@@ -218,7 +218,7 @@ async fn promotions_over_http_keep_the_seed_and_claimants_private() {
 #[test]
 fn promotional_tokens_are_issued_by_a_draw_and_wagered_under_the_rule() {
     use baccarat_rules::Bet;
-    use baccarat_table::engine::{Command, Phase, Spot};
+    use baccarat_table::{Command, Phase, Spot};
     let (_dir, mut cfg) = config("promotion-tokens");
     let now = Arc::new(AtomicU64::new(NOW));
     let n = now.clone();

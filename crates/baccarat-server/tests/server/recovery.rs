@@ -4,15 +4,15 @@
 
 use baccarat_core::ids::TableId;
 use baccarat_core::trust::Actor;
-use baccarat_table::engine::PlayerId;
-use baccarat_table::engine::WagerId;
+use baccarat_table::PlayerId;
+use baccarat_table::WagerId;
 use std::sync::mpsc::channel;
 
 use baccarat_casino::casino::{Casino, Mode, Reply, Request};
 use baccarat_casino::writer::Writer;
 use baccarat_core::store::{Commit, SqliteStore, Store};
 use baccarat_rules::{Bet, Money};
-use baccarat_table::engine::{Command, Phase, Spot};
+use baccarat_table::{Command, Phase, Spot};
 
 use super::common::TempDir;
 

@@ -10,7 +10,7 @@ use baccarat_casino::casino::{recover, Code, Keys, Reply, Request, SelfLimitsCha
 use baccarat_core::store::SqliteStore;
 use baccarat_rules::{Bet, Money};
 use baccarat_server::serve::{open, write_checkpoint, Opened};
-use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
+use baccarat_table::{Command, Phase, PlayerId, Spot};
 use reqwest::StatusCode;
 use serde_json::json;
 

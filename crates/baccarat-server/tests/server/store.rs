@@ -6,8 +6,8 @@ use baccarat_core::ids::TableId;
 use baccarat_core::ledger::{AccountKind, KeyMemory, Ledger, Op};
 use baccarat_core::store::{Commit, SqliteStore, Store, SCHEMA_VERSION};
 use baccarat_rules::Money;
-use baccarat_table::engine::PlayerId;
-use baccarat_table::engine::WagerId;
+use baccarat_table::PlayerId;
+use baccarat_table::WagerId;
 
 use super::common::TempDir;
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 use baccarat_casino::casino::{Reply, Request, DEFAULT_FLOAT};
 use baccarat_core::trust::{Actor, Role};
 use baccarat_rules::{Bet, Money};
-use baccarat_table::engine::{Command, PlayerId, Spot};
+use baccarat_table::{Command, PlayerId, Spot};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 

@@ -11,7 +11,7 @@ use baccarat_casino::casino::{recover, Keys, Reply, Request};
 use baccarat_rules::Money;
 use baccarat_server::serve::{open, write_checkpoint};
 use baccarat_server::verify::verify_file;
-use baccarat_table::engine::PlayerId;
+use baccarat_table::PlayerId;
 use reqwest::StatusCode;
 use serde_json::json;
 

@@ -21,8 +21,8 @@ use baccarat_core::trust::Actor;
 use baccarat_rules::{Bet, Money};
 use baccarat_server::serve::{open, write_checkpoint, Opened};
 use baccarat_server::verify::verify_file;
-use baccarat_table::engine::PlayerId;
 use baccarat_table::tournament::commitment;
+use baccarat_table::PlayerId;
 use serde_json::Value;
 
 use super::checkpoint::{config, step};
@@ -201,7 +201,7 @@ fn a_two_table_tournament_runs_from_entry_to_prizes_and_replays() {
         play(&mut o, PlayStep::Act { player: PlayerId(not_first), action: wager(1000) }, player(not_first)),
         "NSW 15.9.4",
     );
-    let c = baccarat_table::shuffle::hex(&commitment(Bet::Banker, Money(1000), &format!("salt-{first}")));
+    let c = baccarat_table::hex(&commitment(Bet::Banker, Money(1000), &format!("salt-{first}")));
     ok(play(
         &mut o,
         PlayStep::Act {

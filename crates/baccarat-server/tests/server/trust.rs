@@ -11,9 +11,9 @@ use baccarat_core::trust::{command_name, Actor, Who, MATRIX};
 use baccarat_rules::{Bet, Card, Money, Side};
 use baccarat_server::auth::Role;
 use baccarat_server::verify::verify;
-use baccarat_table::engine::WagerId;
-use baccarat_table::engine::{Command, Event, Phase, PlayerId, Position, ShoeSource, Spot};
-use baccarat_table::shuffle::Seed;
+use baccarat_table::Seed;
+use baccarat_table::WagerId;
+use baccarat_table::{Command, Event, Phase, PlayerId, Position, ShoeSource, Spot};
 
 use super::common::TempDir;
 

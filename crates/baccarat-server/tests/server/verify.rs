@@ -8,8 +8,8 @@ use baccarat_core::store::{Commit, Snapshot, SqliteStore, Store};
 use baccarat_core::trust::Actor;
 use baccarat_rules::{Bet, Money};
 use baccarat_server::verify::verify;
-use baccarat_table::engine::PlayerId;
-use baccarat_table::engine::{Command, Phase, Spot};
+use baccarat_table::PlayerId;
+use baccarat_table::{Command, Phase, Spot};
 
 use super::common::TempDir;
 

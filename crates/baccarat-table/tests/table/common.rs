@@ -2,11 +2,11 @@
 #![allow(dead_code, unused_imports)]
 
 pub use baccarat_rules::{profiles, Bet, Card, Money, TableConfig, TableConfigSpec};
-pub use baccarat_table::engine::{
+pub use baccarat_table::Seed;
+pub use baccarat_table::{shuffled, Cut, CutRules};
+pub use baccarat_table::{
     Command, Event, IrregularityKind, Phase, PlayerId, Position, ShoeSource, Spot, Table, TableSetup, WagerId,
 };
-pub use baccarat_table::shoe::{shuffled, Cut, CutRules};
-pub use baccarat_table::shuffle::Seed;
 
 pub fn setup(rulebook: &str, extra: &str) -> TableSetup {
     let rb = profiles::builtin(rulebook).unwrap();

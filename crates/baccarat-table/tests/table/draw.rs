@@ -3,8 +3,8 @@
 //! one prize per player when the terms say so, and fair in the long run.
 
 use baccarat_table::draw::{canonical, draw, listing};
-use baccarat_table::engine::PlayerId;
-use baccarat_table::shuffle::Seed;
+use baccarat_table::PlayerId;
+use baccarat_table::Seed;
 
 fn entries() -> Vec<(PlayerId, u64)> {
     vec![(PlayerId(7), 3), (PlayerId(2), 1), (PlayerId(9), 0), (PlayerId(4), 5), (PlayerId(2), 1)]

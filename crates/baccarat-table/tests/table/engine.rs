@@ -223,7 +223,7 @@ fn a_shuffled_shoe_runs_to_its_last_coup() {
 #[test]
 fn an_uncut_pre_shuffled_shoe_runs_out_and_the_coup_is_void() {
     let s = setup("nsw-2021", "decks = 3\n");
-    let cards = baccarat_table::shoe::fresh(3);
+    let cards = baccarat_table::fresh(3);
     let mut t = Table::new(s);
     let mut log = Vec::new();
     run(

@@ -73,7 +73,7 @@ fn table(rb: &str, extra: &str, source: Source, seed: u64) -> (Table, Cards) {
             let s = setup(rb, extra);
             let burn = s.rulebook.procedures.burn.first().copied();
             let cut = CutRules::from_profile(&s.rulebook.config).random(
-                &mut baccarat_table::shuffle::Stream::new(&Seed::from_u64(seed)),
+                &mut baccarat_table::Stream::new(&Seed::from_u64(seed)),
                 stack.len(),
                 20,
             );

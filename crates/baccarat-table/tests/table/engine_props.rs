@@ -2,13 +2,13 @@
 //! commands change nothing, the state always equals the replay of its events,
 //! and every wager's money is accounted for.
 
-use baccarat_table::engine::PlayerId;
+use baccarat_table::PlayerId;
 use std::collections::HashMap;
 
 use baccarat_rules::{profiles, Bet, Money, TableConfig, TableConfigSpec};
-use baccarat_table::engine::{Command, Event, ShoeSource, Spot, State, Table, TableSetup, WagerId};
-use baccarat_table::shoe::Cut;
-use baccarat_table::shuffle::Seed;
+use baccarat_table::Cut;
+use baccarat_table::Seed;
+use baccarat_table::{Command, Event, ShoeSource, Spot, State, Table, TableSetup, WagerId};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 

@@ -1,6 +1,6 @@
 //! Golden road cases, each worked out by hand from the rule in `roads.rs`.
 
-use baccarat_table::roads::{Mark, RoadEntry, RoadResult, Roads};
+use baccarat_table::{Mark, RoadEntry, RoadResult, Roads};
 
 fn marks(r: &Roads, k: usize) -> String {
     r.derived(k).iter().map(|m| m.letter()).collect()
@@ -131,7 +131,7 @@ fn bad_letters_are_refused_with_their_position() {
 /// reds start column 2.
 #[test]
 fn derived_road_lay_out_with_a_dragon_tail() {
-    use baccarat_table::roads::lay_out;
+    use baccarat_table::lay_out;
     use Mark::{Blue as U, Red as R};
     let cells: Vec<(char, usize, usize)> =
         lay_out(&[R, R, R, R, R, R, R, R, U, R, R]).iter().map(|c| (c.mark.letter(), c.col, c.row)).collect();
@@ -158,7 +158,7 @@ proptest::proptest! {
     /// A derived road is drawn exactly as a big road of the same runs would be.
     #[test]
     fn derived_roads_are_drawn_like_the_big_road(bits in proptest::collection::vec(proptest::bool::ANY, 0..200)) {
-        use baccarat_table::roads::lay_out;
+        use baccarat_table::lay_out;
         let marks: Vec<Mark> = bits.iter().map(|&b| if b { Mark::Red } else { Mark::Blue }).collect();
         let letters: String = bits.iter().map(|&b| if b { 'B' } else { 'P' }).collect();
         let big = Roads::from_letters(&letters).unwrap();

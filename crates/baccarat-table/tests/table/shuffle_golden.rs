@@ -2,8 +2,8 @@
 //! shoes would change: that must be a new algorithm version, never an upgrade.
 
 use baccarat_rules::Card;
-use baccarat_table::shoe::{fresh, shuffled};
-use baccarat_table::shuffle::{hex, shuffle, Seed, Stream, SHUFFLE_ALGORITHM};
+use baccarat_table::{fresh, shuffled};
+use baccarat_table::{hex, shuffle, Seed, Stream, SHUFFLE_ALGORITHM};
 use sha2::{Digest, Sha256};
 
 #[test]

@@ -3,8 +3,8 @@
 //! own pay tables.
 
 use baccarat_rules::{profiles, Bet, Card, Coup, Money, TableConfig};
-use baccarat_table::engine::PlayerId;
 use baccarat_table::tournament::{commitment, Action, Session, SessionRules};
+use baccarat_table::PlayerId;
 
 const CONFIG: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 100\nmax = 1000000000\n";
 
@@ -53,7 +53,7 @@ fn wager(bet: Bet, amount: i64) -> Action {
     Action::Wager { bet, amount: Money(amount) }
 }
 
-fn refused(r: Result<(), baccarat_table::engine::Refusal>, rule: &str) {
+fn refused(r: Result<(), baccarat_table::Refusal>, rule: &str) {
     let e = r.expect_err(rule);
     assert_eq!(e.rule(), rule, "{}", e.message);
 }
@@ -290,8 +290,8 @@ fn play_session(s: &mut Session, coups: u32, choose: impl Fn(u8, u32) -> Action)
 #[test]
 fn a_tournament_runs_from_registration_to_prizes() {
     use baccarat_rules::tournament::Conditions;
-    use baccarat_table::shuffle::Seed;
     use baccarat_table::tournament::{RoundEnd, Tournament};
+    use baccarat_table::Seed;
     let c = Conditions::from_toml(CUP).unwrap();
     let cfg = TableConfig::from_toml(&profiles::builtin("nsw-2021").unwrap(), CONFIG).unwrap();
     let players: Vec<PlayerId> = (1..=8).map(PlayerId).collect();
@@ -436,8 +436,8 @@ fn nsw_15_4_2_e_a_session_ends_after_its_coups() {
 #[test]
 fn nsw_15_5_5_1_rounds_end_when_decided_and_level_players_play_off() {
     use baccarat_rules::tournament::Conditions;
-    use baccarat_table::shuffle::Seed;
     use baccarat_table::tournament::{RoundEnd, Tournament};
+    use baccarat_table::Seed;
     let c = Conditions::from_toml(CUP).unwrap();
     let cfg = TableConfig::from_toml(&profiles::builtin("nsw-2021").unwrap(), CONFIG).unwrap();
     let players: Vec<PlayerId> = (1..=8).map(PlayerId).collect();
@@ -499,8 +499,8 @@ fn nsw_15_5_5_1_rounds_end_when_decided_and_level_players_play_off() {
 #[test]
 fn nsw_15_5_4_the_tournament_manager_moves_a_player_between_coups() {
     use baccarat_rules::tournament::Conditions;
-    use baccarat_table::shuffle::Seed;
     use baccarat_table::tournament::Tournament;
+    use baccarat_table::Seed;
     let c = Conditions::from_toml(CUP).unwrap();
     let cfg = TableConfig::from_toml(&profiles::builtin("nsw-2021").unwrap(), CONFIG).unwrap();
     let players: Vec<PlayerId> = (1..=6).map(PlayerId).collect();
@@ -531,8 +531,8 @@ fn nsw_15_5_4_the_tournament_manager_moves_a_player_between_coups() {
 #[test]
 fn nsw_15_10_3_a_play_off_order_decides_a_later_wildcard_tie_among_its_players() {
     use baccarat_rules::tournament::Conditions;
-    use baccarat_table::shuffle::Seed;
     use baccarat_table::tournament::{RoundEnd, Tournament};
+    use baccarat_table::Seed;
     let cup = CUP.replace(
         "{ name = \"Heat\", tables = 2, coups = 3, advance_per_table = 2 }",
         "{ name = \"Heat\", tables = 2, coups = 3, advance_per_table = 1, wildcards = 1 }",

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use baccarat_rules::promotion::Terms;
 use baccarat_table::draw::{draw, listing, PROCEDURE};
-use baccarat_table::engine::PlayerId;
-use baccarat_table::shuffle::{hex, Seed};
+use baccarat_table::PlayerId;
+use baccarat_table::{hex, Seed};
 use clap::Subcommand;
 
 #[derive(Subcommand)]

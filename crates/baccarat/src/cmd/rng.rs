@@ -22,7 +22,7 @@ use baccarat_math::rng_evidence::{
     fmt_p, matches_table_shoes, run as run_suite, Check, Procedure, Report, ShoeDraw, ShoeSource, TableShoes, ALPHA,
 };
 use baccarat_rules::Rulebook;
-use baccarat_table::shuffle::{Seed, SHUFFLE_ALGORITHM};
+use baccarat_table::{Seed, SHUFFLE_ALGORITHM};
 
 /// The most shoes one run may take (a bound, so a typo cannot run for days).
 const MAX_SHOES: u64 = 1_000_000_000;

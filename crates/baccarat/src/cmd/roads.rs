@@ -3,7 +3,7 @@
 use std::io::Read;
 
 use anyhow::{Context, Result};
-use baccarat_table::roads::{Mark, RoadResult, Roads, DERIVED, ROWS};
+use baccarat_table::{Mark, RoadResult, Roads, DERIVED, ROWS};
 use serde_json::{json, Value};
 
 #[derive(clap::Args)]

@@ -11,8 +11,8 @@
 //! ones are burned, as the table's record says).
 
 use anyhow::{bail, Result};
-use baccarat_table::shoe::shuffled;
-use baccarat_table::shuffle::{Seed, SHUFFLE_ALGORITHM};
+use baccarat_table::shuffled;
+use baccarat_table::{Seed, SHUFFLE_ALGORITHM};
 use clap::Args as ClapArgs;
 
 #[derive(ClapArgs)]

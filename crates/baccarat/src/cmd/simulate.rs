@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use baccarat_math::sim::{estimate, run, Procedure, Rows, SimWager, Totals};
 use baccarat_rules::{BurnProcedure, Rulebook, TableConfig, TableConfigSpec};
-use baccarat_table::shuffle::Seed;
+use baccarat_table::Seed;
 
 /// The most shoes one run may play (a bound, so a typo cannot run for days).
 const MAX_SHOES: u64 = 1_000_000_000;

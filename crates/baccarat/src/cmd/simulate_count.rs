@@ -10,7 +10,7 @@ use baccarat_math::count::{run_count, CountPlan};
 use baccarat_math::count_file::CountSpec;
 use baccarat_math::count_report::{CountReport, Estimate};
 use baccarat_rules::Rulebook;
-use baccarat_table::shuffle::Seed;
+use baccarat_table::Seed;
 
 /// How a run is asked for: the strategy file and the `simulate` flags it uses.
 pub struct CountRun<'a> {

@@ -446,7 +446,7 @@ fn a_promotion_is_checked_and_its_draw_recomputed_from_the_seed_and_the_list() {
     let terms = concat!(env!("CARGO_MANIFEST_DIR"), "/../../promotions/friday-draw.toml");
     let o = run(&["promotion", "check", terms]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let seed = baccarat_table::shuffle::Seed::from_u64(2026);
+    let seed = baccarat_table::Seed::from_u64(2026);
     let (s, c) = (seed.hex(), seed.commitment_hex());
     let entries = tmp(&dir, "entries.txt", "4:5\n2:2\n7:3\n11:1\n");
     let args =
@@ -457,7 +457,7 @@ fn a_promotion_is_checked_and_its_draw_recomputed_from_the_seed_and_the_list() {
     assert_eq!(v["winners"].as_array().unwrap().len(), 4, "four players, one prize each: {v}");
     assert_eq!(v["undrawn"], 1);
     assert_eq!(stdout(&run(&args)), stdout(&a), "the same seed and list, the same winners");
-    let wrong = baccarat_table::shuffle::Seed::from_u64(1).commitment_hex();
+    let wrong = baccarat_table::Seed::from_u64(1).commitment_hex();
     refused(
         &["promotion", "draw", "--terms", terms, "--entries", &entries, "--seed", &s, "--commitment", &wrong],
         "not the committed seed",
@@ -475,7 +475,7 @@ fn a_promotion_is_checked_and_its_draw_recomputed_from_the_seed_and_the_list() {
 /// both; bad input is refused, naming the flag.
 #[test]
 fn shoe_deals_a_published_shoe_again_and_checks_its_commitment() {
-    use baccarat_table::shuffle::Seed;
+    use baccarat_table::Seed;
     let seed = Seed::from_u64(42);
     let hex = seed.hex();
     let commitment = seed.commitment_hex();
@@ -497,7 +497,7 @@ fn shoe_deals_a_published_shoe_again_and_checks_its_commitment() {
     let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(doc["matches_published"], true, "{doc}");
     assert_eq!(doc["commitment"], commitment.as_str());
-    let mut want: Vec<String> = baccarat_table::shoe::shuffled(8, &seed).0.iter().map(|c| c.to_string()).collect();
+    let mut want: Vec<String> = baccarat_table::shuffled(8, &seed).0.iter().map(|c| c.to_string()).collect();
     want.rotate_left(100);
     let got: Vec<String> = doc["cards"].as_array().unwrap().iter().map(|c| c.as_str().unwrap().to_string()).collect();
     assert_eq!(got, want);

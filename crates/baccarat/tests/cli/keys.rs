@@ -100,7 +100,7 @@ fn forge_line(anchors: &Path, key: &Path) -> u64 {
         .map(|h| format!("{{\"table\":{},\"len\":{},\"head\":{}}}", h["table"], h["len"], h["head"]))
         .collect();
     let key = baccarat_core::anchor::AnchorKey::load(key).unwrap();
-    let prev = baccarat_table::shuffle::hex(&Sha256::digest(last.as_bytes()));
+    let prev = baccarat_table::hex(&Sha256::digest(last.as_bytes()));
     let unsigned = format!(
         "{{\"seq\":{seq},\"prev\":\"{prev}\",\"public\":\"{}\",\"heads\":[{}]}}",
         key.public_hex(),

@@ -5,7 +5,7 @@ use std::process::{Command, Output};
 
 use baccarat_math::rng_evidence::{Procedure, ShoeDraw, ShoeSource, TableShoes};
 use baccarat_rules::profiles;
-use baccarat_table::shuffle::Seed;
+use baccarat_table::Seed;
 
 fn run(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_baccarat")).args(args).output().expect("run baccarat")

@@ -12,7 +12,7 @@
 //! on a failed commit: a start takes from the bank whatever it made.
 
 use baccarat_rules::Money;
-use baccarat_table::engine::PlayerId;
+use baccarat_table::PlayerId;
 
 use super::{Bank, BankError, LossDay, Move, MoveKind};
 use crate::casino::{Casino, Code, Reply, Request, SelfLimitsChange};

@@ -23,7 +23,7 @@ use baccarat_core::ledger::AccountKind;
 use baccarat_core::store::{Commit, History, Store};
 use baccarat_core::trust::Actor;
 use baccarat_rules::{Bet, Money};
-use baccarat_table::engine::{Command, Phase, PlayerId, Spot};
+use baccarat_table::{Command, Phase, PlayerId, Spot};
 
 use crate::bank::allot;
 use crate::pg::database;

@@ -1,7 +1,7 @@
 //! AU (an Australian casino's baccarat division), rule by rule.
 
 use super::*;
-use baccarat_table::engine::PlayerId;
+use baccarat_table::PlayerId;
 
 const TIE: &str = "[bets.tie]\npay_table = \"8_to_1\"\n";
 
@@ -121,7 +121,7 @@ fn au_5_18_wagers_over_the_differential_are_reduced() {
 fn au_12_5_insufficient_cards_void_the_round() {
     let mut t = Table::new(setup("au-casino", &format!("decks = 8\n{TIE}")));
     let mut log = Vec::new();
-    let cards = baccarat_table::shoe::fresh(8);
+    let cards = baccarat_table::fresh(8);
     run(
         &mut t,
         &mut log,

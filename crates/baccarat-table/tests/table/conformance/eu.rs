@@ -1,7 +1,7 @@
 //! EU (a European casino's rules), rule by rule.
 
 use super::*;
-use baccarat_table::engine::PlayerId;
+use baccarat_table::PlayerId;
 
 /// EU 6.1.4: "When the dealer has announced 'no more bets,' bets may not be
 /// made, altered, or removed" — so no withdrawal after a reconstruction.

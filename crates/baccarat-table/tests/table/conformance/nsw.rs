@@ -2,7 +2,7 @@
 
 use super::*;
 use baccarat_rules::Cite;
-use baccarat_table::engine::PlayerId;
+use baccarat_table::PlayerId;
 
 /// NSW 12.1.1: "After the reconstruction has occurred, each player shall have
 /// the option of removing their own wager prior to the coup resuming".

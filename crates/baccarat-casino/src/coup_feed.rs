@@ -25,7 +25,7 @@
 pub mod lines;
 
 use crate::coup_feed::lines::Lines;
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use std::collections::{HashMap, VecDeque};
 
 use baccarat_rules::{Bet, Card, CoupSummary, Money, Outcome, Settlement};

@@ -24,7 +24,7 @@
 //! ```
 
 // The floor's modules, under the paths this crate's modules name them by.
-use baccarat_core::{anchor, audit, bank_log, civil, clock, entropy, fatal, ledger, postings, store, trust};
+use baccarat_core::{anchor, audit, ledger, store, trust};
 
 pub mod books;
 pub mod casino;

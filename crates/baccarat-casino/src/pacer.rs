@@ -98,7 +98,7 @@ pub fn next(t: &TableView, cfg: Pace, now_ms: u64, paused_after: Option<u64>) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use baccarat_core::ids::TableId;
+    use baccarat_core::TableId;
 
     const PACE: Pace = Pace {
         betting: Duration::from_millis(15_000),

@@ -79,7 +79,7 @@ fn problem(path: impl Into<String>, message: impl Into<String>) -> Problem {
 mod tests {
     use super::*;
     use crate::casino::DEFAULT_CEILING;
-    use baccarat_core::ids::TableId;
+    use baccarat_core::TableId;
 
     const GOOD: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 100000\n";
 

@@ -6,7 +6,7 @@
 //! serialised with the public view) — so nothing about the shoe leaks before a
 //! card is exposed.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use baccarat_rules::Cite;
 use std::collections::{HashMap, HashSet};
 

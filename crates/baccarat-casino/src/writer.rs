@@ -86,7 +86,7 @@ impl Writer {
         mut bank: Option<Box<dyn Funding>>,
         mut prepare: impl FnMut(&Casino, &Commit) -> P + Send + 'static,
         mut publish: impl FnMut(P, Commit, Option<DueCheckpoint>) -> Option<WriteNow> + Send + 'static,
-        fatal: crate::fatal::Fatal,
+        fatal: baccarat_core::Fatal,
     ) -> (Writer, JoinHandle<()>) {
         let (tx, rx) = sync_channel::<Job>(QUEUE);
         let (ctx, crx) = sync_channel::<Batch<P>>(1);
@@ -146,7 +146,7 @@ fn commit_each<S: Store, P>(
     store: &mut S,
     durable: &std::sync::atomic::AtomicU64,
     publish: &mut impl FnMut(P, Commit, Option<DueCheckpoint>) -> Option<WriteNow>,
-    stopped: &crate::fatal::Fatal,
+    stopped: &baccarat_core::Fatal,
 ) {
     let (metered, wagers) = (crate::metered::Batches::default(), crate::metered::Wagers::new());
     while let Ok(b) = crx.recv() {
@@ -266,7 +266,7 @@ fn run<P>(
     (rx, queued): (Receiver<Job>, &AtomicUsize),
     committer: SyncSender<Batch<P>>,
     prepare: &mut impl FnMut(&Casino, &Commit) -> P,
-    fatal: &crate::fatal::Fatal,
+    fatal: &baccarat_core::Fatal,
 ) {
     let batches = crate::metered::Batches::default();
     loop {

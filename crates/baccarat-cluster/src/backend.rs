@@ -12,7 +12,7 @@ use crate::store::{
     CheckpointBody, CheckpointSeal, Commit, Db, History, Snapshot, SqliteStore, Store, StoreError, StoredCheckpoint,
     TableRow,
 };
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 
 /// Opening a [`Db`], either back end.
 pub trait OpenDb {

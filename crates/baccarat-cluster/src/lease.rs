@@ -83,7 +83,7 @@ pub type Holder = Arc<RwLock<Option<(String, String)>>>;
 
 pub use crate::pg_store::{instance_of, owner_of};
 
-pub use crate::db_lock::host_name;
+pub use baccarat_core::host_name;
 
 /// Wait for the casino's lease (`what`: "the casino", or "partition NAME",
 /// for what this server says), claimed as `claim` says, noting who holds it
@@ -238,7 +238,7 @@ pub struct Renewal {
     /// What the server serves under the lease, as its lines name it.
     pub what: String,
     /// What losing the lease does.
-    pub fatal: crate::fatal::Fatal,
+    pub fatal: baccarat_core::Fatal,
     /// How the lease is claimed.
     pub claim: Claim,
     /// Where a guest is told that the partition's own server asks for it.
@@ -358,7 +358,7 @@ pub fn keep(url: &str, lease: &Lease, advertise: &str, ttl: Duration, renewal: R
 #[derive(Clone)]
 struct Stopping {
     stopped: Arc<std::sync::atomic::AtomicBool>,
-    fatal: crate::fatal::Fatal,
+    fatal: baccarat_core::Fatal,
     what: String,
     /// The lease's `held` gauge, 0 once it stops.
     held: metrics::Gauge,

@@ -28,7 +28,7 @@
 
 // The layers below, under the paths this crate's modules name them by.
 use baccarat_casino::{casino, writer};
-use baccarat_core::{anchor, audit, bank_log, civil, db_lock, entropy, fatal, ledger, store};
+use baccarat_core::{anchor, audit, ledger, store};
 
 pub mod backend;
 pub mod key_reader;

@@ -37,7 +37,7 @@
 //! `verify` read it (`migrate.rs`); several servers take its leases in turn
 //! (`lease.rs`).
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use std::sync::{Mutex, MutexGuard};
 
 use postgres::Client;
@@ -688,7 +688,7 @@ fn transfer_of(r: &postgres::Row) -> Result<Transfer, StoreError> {
 /// so that a restarted server (or two started with one name) is a new owner
 /// and raises the epoch.
 pub fn owner_of(instance: &str) -> String {
-    format!("{instance}#{}", crate::entropy::random_hex(4))
+    format!("{instance}#{}", baccarat_core::random_hex(4))
 }
 
 /// The instance named in an owner string.

@@ -19,7 +19,7 @@
 #[allow(dead_code)]
 mod filldb;
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 

@@ -7,7 +7,7 @@
 //! then a month's rotation with 200 tables' heads (`anchor/segments.rs`), and
 //! reading the new file alone and with its segment. One JSON line.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use std::time::Instant;
 
 use baccarat_core::anchor::{read, read_at, AnchorKey, AnchorLog, Head};

@@ -34,7 +34,7 @@
 //! Players, seats, bets and amounts come from a seeded generator (`--seed`,
 //! default 1); shoes are seeded from the OS, as the server seeds them.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 //! first; a partition's players' chips are paid into the shared bank at its
 //! cage).
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use baccarat_rules::Money;
 
 use crate::auth::{Role, Users};

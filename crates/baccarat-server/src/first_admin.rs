@@ -134,7 +134,7 @@ pub fn first_password(given: Option<&PasswordSource>, db: &Path) -> Result<First
     if let Some(g) = given {
         return Ok(FirstPassword::Given { secret: g.read()?, from: g.from() });
     }
-    let secret = crate::entropy::random_hex(16);
+    let secret = baccarat_core::random_hex(16);
     let file = password_path(db);
     write_private(&file, &secret).map_err(|source| FirstAdminError::Write { path: file.clone(), source })?;
     Ok(FirstPassword::Made { secret, file })
@@ -163,7 +163,7 @@ mod tests {
 
     fn dir() -> PathBuf {
         let d =
-            std::env::temp_dir().join(format!("first-admin-{}-{}", std::process::id(), crate::entropy::random_hex(4)));
+            std::env::temp_dir().join(format!("first-admin-{}-{}", std::process::id(), baccarat_core::random_hex(4)));
         std::fs::create_dir_all(&d).unwrap();
         d
     }

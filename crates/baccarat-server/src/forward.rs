@@ -93,7 +93,7 @@ impl Forwarder {
             return Some(k);
         }
         // As the start reads it: never a key other users could read.
-        let k = Arc::new(crate::signing_key::load_private(&self.path).ok()?);
+        let k = Arc::new(baccarat_core::signing_key::load_private(&self.path).ok()?);
         *self.key.write().expect("signer lock") = Some(k.clone());
         Some(k)
     }

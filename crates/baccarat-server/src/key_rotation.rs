@@ -28,8 +28,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::anchor::{AnchorError, AnchorKey, AnchorLog};
-use crate::signing_key::KeyFileError;
 use crate::store::{History, Store, StoreError};
+use baccarat_core::signing_key::KeyFileError;
 
 /// Why a rotation was refused or failed; each names the file.
 #[derive(Debug, thiserror::Error)]
@@ -42,7 +42,7 @@ pub enum RotateError {
     )]
     Postgres,
     #[error("{0} (key rotate is offline: stop the server, rotate, then start it again)")]
-    Held(#[source] crate::db_lock::LockError),
+    Held(#[source] baccarat_core::LockError),
     #[error(
         "{}: the signing key is missing: there is nothing to rotate from (restore it, or name it with --key-file)",
         .0.display()
@@ -91,11 +91,11 @@ pub fn rotate(db: &Path, key_path: &Path, anchor_path: &Path) -> Result<Rotated,
     if !db.exists() {
         return Err(RotateError::NoDb(db.into()));
     }
-    let _lock = crate::db_lock::DbLock::take(db).map_err(RotateError::Held)?;
+    let _lock = baccarat_core::DbLock::take(db).map_err(RotateError::Held)?;
     if !key_path.exists() {
         return Err(RotateError::MissingKey(key_path.into()));
     }
-    let old = crate::signing_key::load_private(key_path)?;
+    let old = baccarat_core::signing_key::load_private(key_path)?;
     if std::fs::metadata(anchor_path).map_or(true, |m| m.len() == 0) {
         return Err(RotateError::NoAnchors(anchor_path.into()));
     }
@@ -119,7 +119,7 @@ pub fn rotate(db: &Path, key_path: &Path, anchor_path: &Path) -> Result<Rotated,
 fn new_key(key_path: &Path) -> Result<AnchorKey, RotateError> {
     let path = with_suffix(key_path, ".new");
     if path.exists() {
-        return Ok(crate::signing_key::load_private(&path)?);
+        return Ok(baccarat_core::signing_key::load_private(&path)?);
     }
     let key = AnchorKey::generate(&path)?;
     key.save_new(&path)?;

@@ -20,10 +20,7 @@ use baccarat_casino::casino::checkpoint;
 use baccarat_casino::{casino, checkpoint_check, coup_feed, table_view, writer};
 use baccarat_cluster::pg_store::bank;
 use baccarat_cluster::{backend, key_reader, lease, pg_store, pg_thread, promotion_entries};
-use baccarat_core::{
-    anchor, anchoring, audit, civil, clock, db_lock, entropy, fatal, ledger, reconcile, signing_key, slip_answers,
-    status, store, trust,
-};
+use baccarat_core::{anchor, audit, ledger, store, trust};
 
 pub mod auth;
 pub mod bodies;

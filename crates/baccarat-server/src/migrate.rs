@@ -26,7 +26,7 @@
 //!   SQLite migrations, as a server start would), under its lock: a source
 //!   a server is serving is refused, naming the server (`db_lock.rs`).
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -59,7 +59,7 @@ pub fn migrate(from: &Path, to: &str) -> Result<Copied, MigrateError> {
     }
     // No server writes the source meanwhile (`db_lock.rs`): the copy and its
     // check read it in many transactions, and must see one casino.
-    let _lock = crate::db_lock::DbLock::take(from).map_err(|e| MigrateError::FromLocked(e.to_string()))?;
+    let _lock = baccarat_core::DbLock::take(from).map_err(|e| MigrateError::FromLocked(e.to_string()))?;
     let src = SqliteStore::open(from).map_err(|source| MigrateError::FromOpen { path: from.into(), source })?;
     let mut dst = PgStore::connect(to).map_err(MigrateError::To)?;
     let held = dst.occupied()?;

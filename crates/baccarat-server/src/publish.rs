@@ -18,12 +18,11 @@
 //!    socket it wakes reads the batch in every view. It wakes only the
 //!    sockets that can see something the batch changed (`publish/wakes.rs`).
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
 use crate::anchor::{AnchorError, AnchorKey};
-use crate::anchoring::Anchoring;
 use crate::casino::checkpoint::{Checkpoint, Checkpointer, WriteNow};
 use crate::casino::tournaments::TournamentViews;
 use crate::casino::Casino;
@@ -31,6 +30,7 @@ use crate::coup_feed::Feed;
 use crate::store::Commit;
 use crate::table_view::{ViewChanges, Views};
 use crate::writer::DueCheckpoint;
+use baccarat_core::Anchoring;
 
 mod wakes;
 pub use wakes::{TableWake, Touched, Wakes, Woken};
@@ -83,7 +83,7 @@ pub struct Publisher {
     version: u64,
     /// The server's clock: when each batch is published, as its wake-up
     /// carries it (the push's latency is measured from it).
-    clock: crate::clock::Clock,
+    clock: baccarat_core::Clock,
 }
 
 impl Publisher {
@@ -92,7 +92,7 @@ impl Publisher {
         read: ReadModels,
         checkpointer: Checkpointer,
         stop: StopCheckpoint,
-        clock: crate::clock::Clock,
+        clock: baccarat_core::Clock,
     ) -> Publisher {
         Publisher { anchoring, read, checkpointer, stop, version: 0, clock }
     }
@@ -184,8 +184,8 @@ mod tests {
     use super::*;
     use crate::anchor::{AnchorKey, AnchorLog};
     use crate::casino::Request;
-    use crate::fatal::Fatal;
     use crate::trust::{Actor, Mode};
+    use baccarat_core::Fatal;
     use baccarat_rules::{Bet, Money};
     use baccarat_table::{Command, PlayerId, Spot};
     use futures_util::FutureExt;
@@ -195,7 +195,7 @@ mod tests {
     struct Tmp(PathBuf);
     impl Tmp {
         fn new() -> Tmp {
-            let dir = std::env::temp_dir().join(format!("publish-test-{}", crate::entropy::random_hex(8)));
+            let dir = std::env::temp_dir().join(format!("publish-test-{}", baccarat_core::random_hex(8)));
             std::fs::create_dir(&dir).unwrap();
             Tmp(dir)
         }

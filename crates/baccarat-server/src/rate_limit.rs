@@ -4,11 +4,11 @@
 //! it reaches the table, so one client cannot crowd out the others. Counting is
 //! in thousandths of a request, in integers.
 
-use baccarat_core::ids::UserId;
+use baccarat_core::UserId;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use crate::clock::Clock;
+use baccarat_core::Clock;
 
 pub struct Limiter {
     /// Requests per second (and the burst).
@@ -53,7 +53,7 @@ mod tests {
 
     #[test]
     fn a_burst_then_the_rate() {
-        let l = Limiter::new(10, crate::clock::system_clock());
+        let l = Limiter::new(10, baccarat_core::system_clock());
         for i in 0..10 {
             assert_eq!(l.take_at(UserId(1), 0), Ok(()), "request {i} of the burst");
         }

@@ -13,7 +13,7 @@
 //! or with `--demo` the demo casino: a table per rulebook profile, staff
 //! accounts and demo players holding play chips.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use std::sync::Arc;
 
 use crate::anchor::{AnchorLog, Head};
@@ -22,10 +22,10 @@ use crate::auth::Users;
 use crate::backend::{AnyStore, OpenDb};
 use crate::casino::{recover, Casino, Keys};
 use crate::coup_feed::Feed;
-use crate::fatal::Fatal;
+use baccarat_core::Fatal;
 pub mod turn;
-use crate::status::say;
 use crate::store::{Commit, Db, Store};
+use baccarat_core::status::say;
 use turn::{Front, Turn};
 
 pub use crate::serve_config::{ServeConfig, DEFAULT_ANCHOR_EVERY};
@@ -51,7 +51,7 @@ pub struct Opened {
     pub due: Option<Box<crate::casino::checkpoint::Checkpoint>>,
     /// The lock on a SQLite casino (`db_lock.rs`): no other server starts on
     /// it while this is held. Keep it for as long as the casino is served.
-    pub lock: Option<crate::db_lock::DbLock>,
+    pub lock: Option<baccarat_core::DbLock>,
     /// How the casino was founded: empty, or the demo (its chain's first
     /// record, `founding.rs`).
     pub founding: crate::audit::Founding,
@@ -162,7 +162,7 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
     let db = cfg.database();
     // One server per SQLite casino, before anything is read or written.
     let lock = match &db {
-        Db::Sqlite(path) => Some(crate::db_lock::DbLock::take(path).map_err(ServeError::locked)?),
+        Db::Sqlite(path) => Some(baccarat_core::DbLock::take(path).map_err(ServeError::locked)?),
         Db::Postgres(_) => None,
     };
     // A schema newer than this binary is refused here, before any write.
@@ -248,9 +248,9 @@ fn keys_and_users(
 fn open_anchors(cfg: &ServeConfig, checked: &crate::start_checks::Checked) -> Result<AnchorLog, ServeError> {
     let path = &checked.anchor_path;
     // A key this start made is written first (`signing_key.rs`).
-    let key = crate::signing_key::save(&checked.key, &checked.key_path).map_err(ServeError::key)?;
+    let key = baccarat_core::signing_key::save(&checked.key, &checked.key_path).map_err(ServeError::key)?;
     let mut anchors = AnchorLog::open_at(path, key, checked.mark.as_ref())?;
-    anchors.begin(&crate::civil::year_month((cfg.clock)()))?;
+    anchors.begin(&baccarat_core::year_month((cfg.clock)()))?;
     Ok(anchors)
 }
 
@@ -261,7 +261,7 @@ fn first_run(
     lease: Option<&crate::pg_store::Lease>,
     mut store: AnyStore,
     checked: crate::start_checks::Checked,
-    lock: Option<crate::db_lock::DbLock>,
+    lock: Option<baccarat_core::DbLock>,
 ) -> Result<Opened, ServeError> {
     let db = cfg.database();
     let mut anchors = open_anchors(cfg, &checked)?;

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use baccarat_rules::Money;
 
-use crate::clock::Clock;
 use crate::store::Db;
+use baccarat_core::Clock;
 
 /// How often at most the anchor file gains a line: a quarter of a second.
 pub const DEFAULT_ANCHOR_EVERY: Duration = Duration::from_millis(250);

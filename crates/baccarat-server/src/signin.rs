@@ -35,7 +35,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use tokio::sync::oneshot;
 
 use crate::auth::{dummy_hash, verify_password_in, AuthError, Session, Users};
-use crate::clock::Clock;
+use baccarat_core::Clock;
 
 /// Failures one address may make at once, and how fast it earns them back.
 pub const ADDRESS_BURST: u64 = 10;

@@ -116,7 +116,7 @@ pub async fn until_ours_to_stand_by(cfg: &ServeConfig, started: tokio::time::Ins
             Err(_) => "not readable from the database yet",
         };
         if told != Some(say) {
-            crate::status::say(&format!("standby for partition {name}: {say}"));
+            baccarat_core::status::say(&format!("standby for partition {name}: {say}"));
             told = Some(say);
         }
         tokio::time::sleep(cfg.lease / 3).await;

@@ -33,7 +33,7 @@
 //! A PostgreSQL start checks alike, after the lease (`lease.rs`) instead of
 //! the lock; a partition also reads the bank before its first write.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
@@ -42,8 +42,8 @@ use crate::backend::AnyStore;
 use crate::casino::checkpoint::Checkpoint;
 use crate::serve_config::ServeConfig;
 use crate::serve_error::ServeError;
-use crate::signing_key::StartKey;
 use crate::store::History;
+use baccarat_core::signing_key::StartKey;
 
 /// What the checks found, for the start to go on with.
 pub struct Checked {
@@ -79,8 +79,8 @@ pub fn check(cfg: &ServeConfig, store: &AnyStore) -> Result<Checked, ServeError>
     crate::anchor::finish_rotation(&anchor_path)
         .map_err(|source| ServeError::AnchorRotation { path: anchor_path.clone(), source })?;
     let lost = std::fs::metadata(&anchor_path).map_or(true, |m| m.len() == 0);
-    let key =
-        crate::signing_key::for_start(&key_path, has_casino, lost && cfg.new_anchor_file).map_err(ServeError::key)?;
+    let key = baccarat_core::signing_key::for_start(&key_path, has_casino, lost && cfg.new_anchor_file)
+        .map_err(ServeError::key)?;
     // `--new-anchor-file` begins a file only where the old one is lost: it
     // was ignored beside a file that exists (issue 48), and the start then
     // went on with the old file as if the flag had not been given.

@@ -87,7 +87,7 @@ pub async fn stopped() {
 /// be gone, and `println!` would then panic before the stop is finished),
 /// and logged (`status.rs`).
 pub fn say(line: &str) {
-    crate::status::say(line);
+    baccarat_core::status::say(line);
 }
 
 /// A warning, logged (the log's writer passes over a failed write).

@@ -1,7 +1,7 @@
 //! The cage's movements the books count, and when each was made: the one
 //! place that reads them off the casino's events.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use baccarat_rules::Money;
 
 use crate::audit::CasinoEvent;
@@ -58,7 +58,7 @@ pub fn casino_time(e: &CasinoEvent) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use baccarat_core::ids::UserId;
+    use baccarat_core::UserId;
     use baccarat_table::PlayerId;
 
     #[test]

@@ -3,7 +3,7 @@
 //! what the next record needs is kept (the coup in progress's wagers, the
 //! day's sums), so a history of any length is read in bounded memory.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use baccarat_rules::{Bet, Money, TableConfig};

@@ -3,7 +3,7 @@
 //! house won exactly what its tables' house, commission and antes accounts
 //! gained from that day's wagers' transfers, to the cent.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 

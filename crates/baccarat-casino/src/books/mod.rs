@@ -73,7 +73,7 @@ pub use jiff::civil::Date;
 pub use report::{differences, hold_bp, Cash, DayReport, Figures, PlayerLine, TableLine};
 
 use crate::audit::{Body, CasinoEvent};
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use baccarat_table::PlayerId;
 
 impl Calendar {

@@ -2,7 +2,7 @@
 //! report file holds it; and the comparison of two, figure by figure, that
 //! `verify --report` makes.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use baccarat_rules::Money;
 use serde::{Deserialize, Serialize};
 

@@ -1,6 +1,6 @@
 //! The books over hand-built records, with the figures worked by hand.
 
-use baccarat_core::ids::UserId;
+use baccarat_core::UserId;
 use baccarat_rules::{Bet, CoupSummary, Money, Settlement};
 use baccarat_table::{Event, PlayerId, Spot, Wager, WagerId};
 

@@ -41,10 +41,10 @@ use baccarat_table::PlayerId;
 
 use super::Casino;
 use crate::audit::{CasinoEvent, Record};
-use crate::bank_log::{LossDay, Move, MoveBody, MoveKind};
 use crate::casino::self_limits::DAY_MS;
 use crate::ledger::{AccountKind, Cause, Op};
 use crate::store::Commit;
+use baccarat_core::{LossDay, Move, MoveBody, MoveKind};
 
 /// Why a move of the bank's money was not recorded here (nothing changed):
 /// each names what is wrong, as the bank link and the tests read it.
@@ -317,7 +317,7 @@ impl Casino {
     /// no earlier than `SKEW_MS` before this casino's clock, so that a
     /// record written by hand with an old time cannot loosen a limit at once.
     pub fn adopt_limits(&mut self, seq: u64, e: CasinoEvent, commit: &mut Commit) -> bool {
-        use crate::bank_log::SKEW_MS;
+        use baccarat_core::SKEW_MS;
         if seq <= self.bank.limits_seq || self.bank.partition.is_none() {
             return false;
         }

@@ -29,7 +29,7 @@
 //!   why. Fills and credits move the partition's own cage and floats, and
 //!   are taken.
 
-use baccarat_core::ids::{TableId, UserId};
+use baccarat_core::{TableId, UserId};
 use baccarat_rules::{Money, MAX_LIMIT};
 use baccarat_table::PlayerId;
 use sha2::{Digest, Sha256};

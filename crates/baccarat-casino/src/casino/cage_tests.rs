@@ -2,7 +2,7 @@
 //! say, once, and a refusal changes nothing; each is a record and a
 //! transfer that reconcile, and they survive a checkpoint and a restart.
 
-use baccarat_core::ids::{TableId, UserId};
+use baccarat_core::{TableId, UserId};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 

@@ -44,7 +44,7 @@
 //! logs: its balances plus the tail's transfers must give the balances the
 //! store holds, and each chain must continue from the checkpoint's head.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 

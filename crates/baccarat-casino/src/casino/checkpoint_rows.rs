@@ -24,7 +24,7 @@ mod tests {
     use super::*;
     use crate::coup_feed::{CoupState, WagerLine, WagerStatus};
     use crate::ledger::{Cause, TransferKind};
-    use baccarat_core::ids::TableId;
+    use baccarat_core::TableId;
     use baccarat_rules::{Bet, Money, Settlement};
     use baccarat_table::{PlayerId, Spot, WagerId};
 

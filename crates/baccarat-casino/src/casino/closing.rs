@@ -16,7 +16,7 @@
 //! and stays: its view (`"closed": true`), its chain, its accounts (empty)
 //! and its name, which no new table takes (`table_names.rs`).
 
-use baccarat_core::ids::{TableId, UserId};
+use baccarat_core::{TableId, UserId};
 use baccarat_rules::Money;
 use baccarat_table::Command;
 use serde::{Deserialize, Serialize};

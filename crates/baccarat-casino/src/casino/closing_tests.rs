@@ -3,7 +3,7 @@
 //! settlement otherwise; refused wagers and commands after; kept through a
 //! checkpoint and a replay; and reconciled with the ledger as `verify` does.
 
-use baccarat_core::ids::{TableId, UserId};
+use baccarat_core::{TableId, UserId};
 use std::collections::{BTreeSet, HashMap};
 
 use baccarat_rules::{Bet, Money};

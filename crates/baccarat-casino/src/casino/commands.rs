@@ -4,7 +4,7 @@
 //! refuses stops alone), a halted table's coup voided, and the coups a
 //! restart interrupted resumed under their profile's policy.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use std::collections::BTreeMap;
 
 use baccarat_rules::{Cite, Money};
@@ -12,8 +12,8 @@ use baccarat_table::{Command, Event, Phase, Refusal, RefusalKind, WagerId};
 
 use super::{halted, no_table, settling, Actor, Casino, Code, Reply, Request};
 use crate::ledger::{AccountId, AccountKind, Cause, Ledger, Op, TransferId};
-use crate::postings::{settlement_ops, settlement_ops_with, TableAccounts, TokenAccounts};
 use crate::store::Commit;
+use baccarat_core::{settlement_ops, settlement_ops_with, TableAccounts, TokenAccounts};
 
 impl Casino {
     /// A staff command (or the server's own): the trust matrix first, then the

@@ -14,7 +14,7 @@
 //! its table's maximum moved the player's money from the bank and counted
 //! against their loss limit everywhere until it came back.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use baccarat_rules::Money;
 use baccarat_table::PlayerId;
 

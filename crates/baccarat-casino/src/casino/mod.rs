@@ -52,7 +52,7 @@ pub mod tournament_view;
 pub mod tournaments;
 mod wager;
 
-use baccarat_core::ids::{TableId, TournamentId, UserId};
+use baccarat_core::{TableId, TournamentId, UserId};
 use std::collections::BTreeMap;
 
 use baccarat_rules::Money;
@@ -60,9 +60,9 @@ use baccarat_table::{Command, Phase, PlayerId};
 
 use crate::audit::{Body, CasinoEvent, Chain, CASINO_CHAIN};
 use crate::ledger::{AccountId, AccountKind, Cause, Ledger, Op};
-use crate::postings::TableAccounts;
 use crate::store::{Commit, TableRow};
 pub use crate::trust::{Actor, Mode};
+use baccarat_core::TableAccounts;
 use into_play::IntoPlay;
 use protocol::{request_digest, wager_key};
 pub use protocol::{Code, Reply, Request, SelfLimitsChange, SlipLine};
@@ -82,7 +82,7 @@ pub const MAX_WAGERS_PER_COUP: usize = 100_000;
 /// Most wagers in one bet slip.
 pub const MAX_SLIP: usize = 32;
 
-pub use crate::clock::{system_clock, Clock};
+pub use baccarat_core::{system_clock, Clock};
 
 /// The largest table maximum (and personal maximum) a casino accepts unless
 /// configured otherwise: 100 million in minor units.

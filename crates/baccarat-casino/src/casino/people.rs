@@ -7,7 +7,7 @@
 //! change in the anchored chain is this server's choice, as a casino's
 //! surveillance log keeps who was given which access and by whom.
 
-use baccarat_core::ids::UserId;
+use baccarat_core::UserId;
 
 use super::{Casino, Reply};
 use crate::audit::{CasinoEvent, UserChange};

@@ -191,7 +191,7 @@ impl Casino {
                 format!("entries close at {}: the draw's commitment must be published before", t.spec.closes),
             );
         }
-        let seed = match crate::entropy::os_seed() {
+        let seed = match baccarat_core::os_seed() {
             Ok(s) => s,
             Err(m) => return Reply::refused(Code::Entropy, m.to_string()),
         };

@@ -2,7 +2,7 @@
 //! (accepted, or refused with a kind the HTTP layer maps to a status), with
 //! the idempotency keys' scoping and the digest a key is bound to.
 
-use baccarat_core::ids::{TableId, TournamentId, UserId};
+use baccarat_core::{TableId, TournamentId, UserId};
 use baccarat_rules::{Bet, Money};
 use baccarat_table::{Command, PlayerId, Refusal, RefusalKind, Spot, WagerId};
 use serde::Serialize;

@@ -15,7 +15,7 @@
 //! * The open wagers: each pending hold names its wager; with the engine's
 //!   coup they give the table's holds and liability.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
@@ -30,8 +30,8 @@ use crate::coup_feed::Feed;
 use crate::float::max_win;
 use crate::ledger::keys::ColdKeys;
 use crate::ledger::{Account, AccountId, AccountKind, Cause, KeyMemory, Ledger, Transfer, TransferId, TransferKind};
-use crate::postings::TableAccounts;
 use crate::store::{History, StoreError};
+use baccarat_core::TableAccounts;
 
 /// What recovery rebuilt, and how much it read to do it.
 pub struct Recovered {
@@ -383,7 +383,7 @@ mod checkpoint_due_tests {
     use crate::casino::checkpoint::{MAX_GAP_RECORDS, MIN_GAP_RECORDS};
     use crate::casino::Casino;
     use crate::store::Commit;
-    use baccarat_core::ids::TableId;
+    use baccarat_core::TableId;
     use baccarat_table::Event;
 
     /// A batch of `n` records, ending a shoe when `shoe_ended`.

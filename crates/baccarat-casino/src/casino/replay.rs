@@ -148,14 +148,14 @@ fn apply(rx: Receiver<Step>, mut feed: Feed) -> Result<(Vec<CasinoTable>, Feed),
 
 #[cfg(test)]
 mod tests {
-    use baccarat_core::ids::TableId;
+    use baccarat_core::TableId;
     use std::collections::BTreeMap;
 
     use super::*;
     use crate::audit::{Chain, Record};
     use crate::ledger::{Account, AnswerRow, Transfer};
-    use crate::postings::TableAccounts;
     use crate::store::{StoredCheckpoint, TableRow};
+    use baccarat_core::TableAccounts;
 
     /// Chains of records and nothing else: what the replay reads.
     struct Chains(BTreeMap<TableId, Vec<Record>>);

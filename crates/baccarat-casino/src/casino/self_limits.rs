@@ -347,7 +347,7 @@ fn at(ms: &u64) -> String {
 
 /// `YYYY-MM-DD HH:MM UTC`.
 fn utc(ms: u64) -> String {
-    let (y, m, d) = crate::civil::civil_date(ms);
+    let (y, m, d) = baccarat_core::civil_date(ms);
     let minute = (ms % DAY_MS) / 60_000;
     format!("{y:04}-{m:02}-{d:02} {:02}:{:02} UTC", minute / 60, minute % 60)
 }

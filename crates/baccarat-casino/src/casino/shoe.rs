@@ -2,7 +2,7 @@
 //! shuffled by the recorded algorithm and cut at a random place within the
 //! profile's rules (NSW 4.5-4.6; AU 7.6), and burns as the profile says.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use baccarat_table::{shuffled, CutRules};
 use baccarat_table::{Command, ShoeSource};
 
@@ -17,7 +17,7 @@ impl Casino {
                 "a live table's shoe is started from the pit console with its cards",
             ));
         }
-        let seed = crate::entropy::os_seed().map_err(|message| Reply::refused(Code::Entropy, message.to_string()))?;
+        let seed = baccarat_core::os_seed().map_err(|message| Reply::refused(Code::Entropy, message.to_string()))?;
         let setup = t.engine.setup();
         let decks = setup.config.decks;
         let (_, mut stream) = shuffled(decks, &seed);

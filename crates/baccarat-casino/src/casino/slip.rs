@@ -1,7 +1,7 @@
 //! Bet slips: several wagers under one key, placed line by line, answered
 //! once (`Cause::Slip`), and answered again from that one answer on a retry.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use baccarat_rules::Money;
 use baccarat_table::{PlayerId, WagerId};
 

@@ -4,7 +4,7 @@
 //! is still answered as it was first: the placed line with its wager, the
 //! other refused as when first sent, and nothing placed again.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use baccarat_rules::{Bet, Money};
 use baccarat_table::{Command, PlayerId, Spot};
 

@@ -2,7 +2,7 @@
 //! one constructor (a new table and a recovered one alike), and the audit
 //! encoding of what it does.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use std::collections::BTreeMap;
 
 use baccarat_rules::{Money, TableConfig};
@@ -13,9 +13,9 @@ use sha2::{Digest, Sha256};
 use super::{Code, Commit, Reply, ENGINE_VERSION};
 use crate::audit::{Body, CasinoEvent, Chain, Header};
 use crate::ledger::{AccountId, TransferId};
-use crate::postings::TableAccounts;
 use crate::store::TableRow;
 use crate::trust::{Actor, Mode};
+use baccarat_core::TableAccounts;
 
 /// Why a table's definition (rulebook, configuration, mode) does not make a
 /// table: each as the rules or the engine name it.
@@ -234,7 +234,7 @@ pub fn setup(rulebook: &str, config_toml: &str) -> Result<(TableSetup, &'static 
 #[cfg(test)]
 mod error_tests {
     use super::TableError;
-    use baccarat_core::ids::TableId;
+    use baccarat_core::TableId;
 
     /// The refusals read as the strings they replaced, byte for byte: an
     /// unknown mode as before, the rules' own problems as they say them.

@@ -18,7 +18,7 @@
 //! The writer decides, one request after another, so two creates of one
 //! name racing each other make one table: the second finds the first.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use baccarat_rules::TableConfig;
 
 use super::{setup, Casino, CasinoTable, Code, Commit, Mode, Reply};

@@ -3,7 +3,7 @@
 //! another definition is refused naming each difference; two creates of one
 //! name racing through the writer make one table.
 
-use baccarat_core::ids::{TableId, UserId};
+use baccarat_core::{TableId, UserId};
 use std::sync::{Arc, Mutex};
 
 use super::{Actor, Casino, Code, Mode, Reply, Request};
@@ -153,7 +153,7 @@ fn two_creates_of_one_name_racing_make_one_table() {
             seen.lock().unwrap().extend(commit.tables);
             None
         },
-        crate::fatal::Fatal::standing_by(),
+        baccarat_core::Fatal::standing_by(),
     );
     let (tx, rx) = std::sync::mpsc::channel();
     let senders: Vec<_> = (0..8)

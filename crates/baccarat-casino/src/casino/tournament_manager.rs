@@ -4,7 +4,7 @@
 //! the fold accepts it. When the final is over, the prizes are paid from the
 //! pool in the same batch (NSW 15.3.2). See `tournament_play.rs`.
 
-use baccarat_core::ids::TournamentId;
+use baccarat_core::TournamentId;
 use baccarat_rules::Money;
 use baccarat_table::tournament::RoundEnd;
 use baccarat_table::PlayerId;
@@ -200,5 +200,5 @@ impl Casino {
 
 /// A seed drawn from the OS, for a seating or a shoe.
 fn seed() -> Result<baccarat_table::Seed, Reply> {
-    crate::entropy::os_seed().map_err(|m| Reply::refused(Code::Entropy, m.to_string()))
+    baccarat_core::os_seed().map_err(|m| Reply::refused(Code::Entropy, m.to_string()))
 }

@@ -11,7 +11,7 @@
 //! is public before). Tables are numbered from 1 here; the play-off's table
 //! comes after the round's.
 
-use baccarat_core::ids::TournamentId;
+use baccarat_core::TournamentId;
 use baccarat_rules::Money;
 use baccarat_table::tournament::{Action, Session};
 use serde_json::{json, Value};

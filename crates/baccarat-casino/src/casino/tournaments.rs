@@ -10,7 +10,7 @@
 //! cancelled) is rebuilt from those records and kept in checkpoints.
 //! Play itself is `baccarat_table::tournament`.
 
-use baccarat_core::ids::{TableId, TournamentId, UserId};
+use baccarat_core::{TableId, TournamentId, UserId};
 use std::collections::BTreeMap;
 
 use baccarat_rules::tournament::Conditions;

@@ -4,7 +4,7 @@
 //! lines through [`Casino::wager`] (`slip.rs`); a partition brings the
 //! money from the bank first (`funding.rs`).
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use baccarat_rules::Money;
 use baccarat_table::{Command, Event, PlayerId};
 use sha2::{Digest, Sha256};

@@ -69,9 +69,9 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use super::{PgStore, ARCHIVE_LOCK, MIGRATION_LOCK, PARTITION_SCHEMA};
-use crate::civil;
 use crate::pg_store::PgResult;
 use crate::store::StoreError;
+use baccarat_core::civil_date;
 
 /// Why a run archived nothing more: each names the URL's fault, the
 /// partition or the month, as `baccarat archive` prints it.
@@ -160,7 +160,7 @@ pub(super) struct Month {
 
 impl Month {
     pub(super) fn of_ms(ms: u64) -> Month {
-        let (y, m, _) = civil::civil_date(ms);
+        let (y, m, _) = civil_date(ms);
         Month { y, m }
     }
 

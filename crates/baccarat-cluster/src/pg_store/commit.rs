@@ -9,7 +9,7 @@ use crate::store::Head;
 use crate::store::{
     json, CheckpointBody, CheckpointSeal, Commit, History, Snapshot, Store, StoreError, CHECKPOINTS_KEPT,
 };
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 
 /// `sql` prepared on this connection, from `cache` after the first time.
 fn prepared(

@@ -11,7 +11,7 @@ use crate::audit::Record;
 use crate::ledger::{Account, AnswerRow, Cause, Transfer};
 use crate::pg_store::PgResult;
 use crate::store::{parse, History, StoreError, StoredCheckpoint, TableRow, PAGE};
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 
 impl History for PgStore {
     fn tables(&self) -> Result<Vec<TableRow>, StoreError> {

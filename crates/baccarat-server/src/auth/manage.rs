@@ -10,7 +10,7 @@
 //! and the casino always keeps an enabled admin, so that someone can still
 //! change anything.
 
-use baccarat_core::ids::UserId;
+use baccarat_core::UserId;
 use serde::Serialize;
 
 #[cfg(doc)]

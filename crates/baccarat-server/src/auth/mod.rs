@@ -3,7 +3,7 @@
 //! maximum age ([`SessionPolicy`]). Roles decide which routes a session may
 //! call (see the matrix in `http.rs`).
 
-use baccarat_core::ids::UserId;
+use baccarat_core::UserId;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -15,8 +15,8 @@ use rusqlite::Connection;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::clock::Clock;
 use crate::store::Db;
+use baccarat_core::Clock;
 
 mod manage;
 mod rows;
@@ -122,7 +122,7 @@ fn sha(s: &str) -> String {
     baccarat_table::hex(&Sha256::digest(s.as_bytes()))
 }
 
-pub use crate::entropy::random_hex;
+pub use baccarat_core::random_hex;
 
 /// The argon2 PHC string of `password` with a fresh salt (argon2id, the
 /// crate's default parameters: 19 MiB, 2 passes).
@@ -188,7 +188,7 @@ impl Users {
     /// Open on a database the store has migrated, with the default session
     /// policy and the system clock.
     pub fn open(path: &Path) -> Result<Users, AuthError> {
-        Users::open_with(path, SessionPolicy::default(), crate::clock::system_clock())
+        Users::open_with(path, SessionPolicy::default(), baccarat_core::system_clock())
     }
 
     /// Open with a session policy and a clock (tests move the clock).

@@ -3,7 +3,7 @@
 //! cache, the policy and the password hashing stay in `Users`, so both back
 //! ends behave the same.
 
-use baccarat_core::ids::UserId;
+use baccarat_core::UserId;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::AuthError;

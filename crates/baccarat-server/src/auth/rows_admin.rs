@@ -5,7 +5,7 @@
 //! and ends every session of the person, so that no sign-in or other change
 //! comes between the check and the write.
 
-use baccarat_core::ids::UserId;
+use baccarat_core::UserId;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 use super::AuthError;

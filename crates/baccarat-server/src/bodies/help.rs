@@ -3,8 +3,8 @@
 //! number of chips, and its rulebook's rules in the rulebook's own words.
 
 use baccarat_casino::table_view::{OfferView, ViewDealing};
-use baccarat_core::ids::TableId;
 use baccarat_core::trust::Mode;
+use baccarat_core::TableId;
 use baccarat_rules::{FractionalPayout, Money, UnpayableStake};
 use schemars::JsonSchema;
 use serde::Serialize;

@@ -15,7 +15,7 @@ pub mod help;
 pub mod recall;
 pub mod rulebooks;
 
-use baccarat_core::ids::UserId;
+use baccarat_core::UserId;
 use baccarat_rules::Money;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -245,7 +245,7 @@ pub struct History<'a> {
 /// made them, written while the feed is read.
 #[derive(Serialize)]
 pub struct Shoes<'a> {
-    pub table: baccarat_core::ids::TableId,
+    pub table: baccarat_core::TableId,
     pub algorithm: &'static str,
     pub shoes: &'a [serde_json::Value],
 }

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Map, Value};

@@ -31,7 +31,7 @@
 //! Never logged: bodies (passwords), headers (the session token, cookies),
 //! query strings.
 
-use baccarat_core::ids::UserId;
+use baccarat_core::UserId;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;

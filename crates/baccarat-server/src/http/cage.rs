@@ -6,7 +6,7 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
-use baccarat_core::ids::{TableId, UserId};
+use baccarat_core::{TableId, UserId};
 use baccarat_rules::{Money, MAX_LIMIT};
 use serde::Deserialize;
 

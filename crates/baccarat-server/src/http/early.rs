@@ -202,7 +202,7 @@ mod tests {
     use super::*;
     use crate::ledger::keys::AnswerRow;
     use crate::table_view::TableView;
-    use baccarat_core::ids::TableId;
+    use baccarat_core::TableId;
     use baccarat_rules::{Bet, Money};
     use baccarat_table::{PlayerId, Spot};
     use std::sync::RwLock;

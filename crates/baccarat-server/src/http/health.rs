@@ -36,14 +36,14 @@ pub const READY: &str = "/ready";
 /// fatal condition (none fired) and its lease (still held; none on SQLite).
 #[derive(Clone, Default)]
 pub struct Readiness {
-    pub fatal: Option<crate::fatal::Fatal>,
+    pub fatal: Option<baccarat_core::Fatal>,
     pub lease: Option<crate::lease::Held>,
 }
 
 impl Readiness {
     /// Why the server that holds this is not ready, if it is not.
     pub fn why_not(&self, s: &super::Server) -> Option<String> {
-        if let Some(why) = self.fatal.as_ref().and_then(crate::fatal::Fatal::why) {
+        if let Some(why) = self.fatal.as_ref().and_then(baccarat_core::Fatal::why) {
             return Some(format!("this server is stopping: {why}"));
         }
         if self.lease.as_ref().is_some_and(|l| !l.now()) {

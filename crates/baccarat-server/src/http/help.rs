@@ -8,7 +8,7 @@
 //! take milliseconds to compute (more in a debug build): they are computed
 //! once, off the runtime's threads, and kept.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 

@@ -81,7 +81,7 @@ pub use error::ApiError;
 pub use extract::SESSION_COOKIE;
 pub use play::message;
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 

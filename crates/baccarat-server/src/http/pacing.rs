@@ -3,7 +3,7 @@
 //! (`baccarat_casino::pacer::next`, a pure function of the typed view), and
 //! sleeps or sends that request as the server (`Actor::Server`).
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use std::time::Duration;
 
 use baccarat_casino::pacer::{next, Step};

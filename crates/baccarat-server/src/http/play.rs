@@ -6,7 +6,7 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::Json;
-use baccarat_core::ids::{TableId, UserId};
+use baccarat_core::{TableId, UserId};
 use baccarat_rules::{Bet, Money, Side};
 use baccarat_table::{Command, PlayerId, Spot, WagerId};
 use serde::Deserialize;

@@ -8,7 +8,7 @@ use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use baccarat_core::ids::UserId;
+use baccarat_core::UserId;
 use serde::Deserialize;
 
 use super::extract::{Auth, Q};

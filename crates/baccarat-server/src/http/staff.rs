@@ -4,7 +4,7 @@
 
 use axum::extract::State;
 use axum::Json;
-use baccarat_core::ids::{TableId, UserId};
+use baccarat_core::{TableId, UserId};
 use baccarat_rules::{Cite, Money};
 use baccarat_table::{Command, PlayerId};
 use serde::Deserialize;

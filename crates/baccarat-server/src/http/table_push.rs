@@ -23,7 +23,7 @@
 //! with the full message. A player's or staff's socket builds its own (their
 //! balance, wagers and pit are theirs).
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 

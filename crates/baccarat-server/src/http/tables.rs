@@ -3,7 +3,7 @@
 
 use axum::extract::State;
 use axum::Json;
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use serde::Deserialize;
 
 use super::extract::{Auth, Body, Id};

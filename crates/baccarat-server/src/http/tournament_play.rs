@@ -11,7 +11,7 @@ use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
 use axum::response::Response;
 use axum::Json;
-use baccarat_core::ids::{TournamentId, UserId};
+use baccarat_core::{TournamentId, UserId};
 use baccarat_table::PlayerId;
 use serde::Deserialize;
 use serde_json::{json, Value};

@@ -5,7 +5,7 @@
 
 use axum::extract::State;
 use axum::Json;
-use baccarat_core::ids::TournamentId;
+use baccarat_core::TournamentId;
 use serde::Deserialize;
 use serde_json::Value;
 

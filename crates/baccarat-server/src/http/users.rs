@@ -34,7 +34,7 @@
 
 use axum::extract::State;
 use axum::Json;
-use baccarat_core::ids::UserId;
+use baccarat_core::UserId;
 use serde::Deserialize;
 
 use super::extract::{Auth, Body, Id, Q};

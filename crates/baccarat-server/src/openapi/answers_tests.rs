@@ -172,7 +172,7 @@ fn a_recall_as_sent_fits_its_route() {
         by_person: [("supervisor 3".to_string(), 1)].into_iter().collect(),
         by_shoe: [(1, 1)].into_iter().collect(),
     };
-    let table = baccarat_core::ids::TableId(1);
+    let table = baccarat_core::TableId(1);
     let mut sent = serde_json::to_value(Recall { table, coups: vec![coup], voids }).unwrap();
     fits(&sent, &schema, &defs, "GET /api/tables/{id}/audit");
     sent["coups"][0]["records"][0]["seq"] = json!("twelve");

@@ -72,7 +72,7 @@ mod tests {
     use super::super::fits::fits;
     use super::*;
     use crate::casino::Code;
-    use baccarat_core::ids::{TableId, TournamentId};
+    use baccarat_core::{TableId, TournamentId};
     use baccarat_rules::Money;
     use baccarat_table::WagerId;
 
@@ -169,7 +169,7 @@ mod tests {
         use crate::auth::Role;
         use crate::bodies::*;
         use crate::openapi::schema::derived;
-        use baccarat_core::ids::UserId;
+        use baccarat_core::UserId;
         let none = Map::new();
         let check = |v: Value, schema: Value, at: &str| fits(&v, &schema, &none, at);
         let (user, name) = (UserId(3), "ana".to_string());

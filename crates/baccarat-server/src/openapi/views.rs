@@ -40,7 +40,7 @@ pub(super) mod tests {
     use crate::messages::{Gone, Mine, PitPush, RuleQuote, Seen};
     use crate::table_view::{AnteView, HandOut, OfferView, PayLine, PhaseView, ViewDealing};
     use crate::trust::Mode;
-    use baccarat_core::ids::TableId;
+    use baccarat_core::TableId;
     use baccarat_rules::{Bet, DealingStyle, Money, Settlement, Side};
     use baccarat_table::{PlayerId, Position, Spot, WagerId};
     use baccarat_table::{RoadEntry, RoadResult, Roads};
@@ -248,7 +248,7 @@ pub(super) mod tests {
             |path: &str| doc["paths"][path]["get"]["responses"]["200"]["content"]["application/json"]["schema"].clone();
         let line = crate::coup_feed::HistoryLine { table: TableId(2), coup: 7, line: line(WagerStatus::Settled, true) };
         let lines = vec![&line];
-        let history = crate::bodies::History { player: baccarat_core::ids::UserId(4), history: lines };
+        let history = crate::bodies::History { player: baccarat_core::UserId(4), history: lines };
         let mut sent = serde_json::to_value(&history).unwrap();
         fits(&sent, &answer("/api/me/history"), &defs, "GET /api/me/history");
         sent["history"][0].as_object_mut().unwrap().remove("coup");

@@ -54,7 +54,7 @@
 //! and no socket holds it any more: the maps stay the size of what is being
 //! watched, not of every player who ever opened a page.
 
-use baccarat_core::ids::{TableId, TournamentId};
+use baccarat_core::{TableId, TournamentId};
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::hash::Hash;

@@ -14,14 +14,13 @@
 //! The next turn recovers from the store as any start does, under a new
 //! epoch, so nothing the failed turn held in memory is trusted.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::backend::AnyStore;
 use crate::casino::Request;
-use crate::fatal::Fatal;
 use crate::http::{router, AppState, Pace};
 use crate::publish::{Publisher, ReadModels, StopCheckpoint};
 use crate::serve::{open_leased, stop_signal, Opened};
@@ -29,6 +28,7 @@ use crate::serve_config::ServeConfig;
 use crate::serve_error::ServeError;
 use crate::store::Commit;
 use crate::writer::Writer;
+use baccarat_core::Fatal;
 
 /// What every turn serves through (made once by `serve::run`).
 pub struct Front {
@@ -137,8 +137,8 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
     let scheme = front.scheme();
     let Some(server) = front.server.as_mut() else { return Err(ServeError::NoListener) };
     // Said only now: the store is open, recovered, and its router served.
-    crate::status::say(&format!("listening on {scheme}://{addr}/ as instance {} for {what}", cfg.instance));
-    crate::status::say(&format!(
+    baccarat_core::status::say(&format!("listening on {scheme}://{addr}/ as instance {} for {what}", cfg.instance));
+    baccarat_core::status::say(&format!(
         "baccarat table server on {scheme}://{addr}/ for {what}  (API: {scheme}://{addr}/api/openapi.json)"
     ));
     crate::notify::serving(&what);
@@ -153,7 +153,7 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
     // it serves: `lease::wait_for` names it), and this turn's pacers and
     // sockets end; then the clean stop's checkpoint, and the lease given up.
     if let Some(who) = &handed_to {
-        crate::status::say(&format!("handing {what} back to its own server, instance {who}"));
+        baccarat_core::status::say(&format!("handing {what} back to its own server, instance {who}"));
         front.withdraw();
         end.retired.now();
     }
@@ -188,7 +188,7 @@ async fn hold_lease(
     let renewal =
         crate::lease::Renewal { what: what.clone(), fatal: fatal.clone(), claim, asked: asked.clone(), since };
     let keeping = crate::lease::keep(url, &lease, &front.advertise, cfg.lease, renewal).map_err(ServeError::cluster)?;
-    crate::status::say(&format!("instance {} holds the lease of {what} (epoch {})", cfg.instance, lease.epoch));
+    baccarat_core::status::say(&format!("instance {} holds the lease of {what} (epoch {})", cfg.instance, lease.epoch));
     Ok(Some(Held { lease: Some(lease), keeping: Some(keeping) }))
 }
 
@@ -240,7 +240,7 @@ async fn open_store(
 /// (its WAL checkpoints, and the key index's upkeep).
 fn recovered(cfg: &ServeConfig, opened: &mut Opened) -> Result<(), ServeError> {
     let recovery = &opened.recovery;
-    crate::status::say(&format!(
+    baccarat_core::status::say(&format!(
         "recovered {} tables from {}: {} records and {} transfers read",
         opened.casino.tables.len(),
         if recovery.from_checkpoint { "the latest checkpoint" } else { "the whole history" },
@@ -263,7 +263,7 @@ struct Started {
     /// The server's public key (hex).
     anchor_public: String,
     /// The anchor file, as the stop flushes it.
-    anchoring: crate::anchoring::Anchoring,
+    anchoring: baccarat_core::Anchoring,
     table_ids: Vec<TableId>,
     founding: crate::audit::Founding,
 }
@@ -289,7 +289,7 @@ fn start_writer(
     // right after its commit, so that none is written after the lease has
     // passed on (a coalesced line could come up to `anchor_every` later).
     let every = if lease.is_some() { Duration::ZERO } else { cfg.anchor_every };
-    let anchoring = crate::anchoring::Anchoring::start(anchors, every, fatal.clone());
+    let anchoring = baccarat_core::Anchoring::start(anchors, every, fatal.clone());
     let checkpointer = crate::backend::start_checkpointer(
         &cfg.database(),
         key.clone(),
@@ -381,7 +381,7 @@ struct Ending<'a> {
     retired: crate::http::Retired,
     lease: Option<crate::pg_store::Lease>,
     keeping: Option<crate::lease::Keeping>,
-    anchoring: crate::anchoring::Anchoring,
+    anchoring: baccarat_core::Anchoring,
     /// Asks the writer for the clean stop's checkpoint.
     writer: Writer,
 }
@@ -409,7 +409,7 @@ impl Ending<'_> {
 
     /// Say so: the front stands by for the next turn.
     fn standing_by(&self, why: String) -> Turn {
-        crate::status::say(&format!("no longer serving {} here ({why}); standing by for it again", self.what));
+        baccarat_core::status::say(&format!("no longer serving {} here ({why}); standing by for it again", self.what));
         Turn::Fatal(why)
     }
 

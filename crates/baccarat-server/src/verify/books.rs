@@ -6,7 +6,7 @@
 //! --day` and `verify --report` all read it here.
 
 use baccarat_casino::books::{self, differences, Calendar, Date, DayBooks, DayReport};
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use baccarat_table::PlayerId;
 
 use crate::audit::{Body, Record, CASINO_CHAIN};

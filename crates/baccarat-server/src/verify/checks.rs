@@ -1,7 +1,7 @@
 //! A table's configuration against its chain, and the RNG table's promise
 //! that no person decided a card.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use baccarat_table::Event;
 
 use crate::audit::{Body, CasinoEvent};

@@ -7,7 +7,7 @@
 //! the same words.
 
 use crate::store::StoreError;
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 
 /// A verification that could not be made.
 #[derive(Debug, thiserror::Error)]

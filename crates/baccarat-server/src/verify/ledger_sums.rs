@@ -89,7 +89,7 @@ impl LedgerSums {
 
 #[cfg(test)]
 mod tests {
-    use baccarat_core::ids::TableId;
+    use baccarat_core::TableId;
     use baccarat_rules::Money;
     use baccarat_table::WagerId;
 

@@ -96,11 +96,11 @@
 use crate::anchor::Anchored;
 use crate::audit::{Body, CASINO_CHAIN};
 use crate::ledger::{Account, LedgerError};
-use crate::reconcile::{answered_ids, keyed, Detail, Reconciler};
 use crate::store::scan::Scan;
 use crate::store::{Snapshot, StoreError};
 use crate::trust::Actor;
-use baccarat_core::ids::TableId;
+use baccarat_core::reconcile::{answered_ids, keyed, Detail, Reconciler};
+use baccarat_core::TableId;
 
 mod anchors_read;
 mod books;
@@ -278,11 +278,11 @@ fn verify_with(
 
     let mut answered = scan.answered()?;
     let mut unreadable = None;
-    let mut slips = crate::slip_answers::Problems::default();
+    let mut slips = baccarat_core::slip_answers::Problems::default();
     scan.each_answer(|key, json, cause| {
         f.answers += 1;
         match answered_ids(json) {
-            Ok(ids) => match crate::slip_answers::holds(key, cause, &ids) {
+            Ok(ids) => match baccarat_core::slip_answers::holds(key, cause, &ids) {
                 Ok(Some(holds)) => answered.add_slip(&holds).map(|_| true),
                 Ok(None) => answered.add(&ids).map(|_| true),
                 Err(why) => {
@@ -301,7 +301,7 @@ fn verify_with(
     })?;
 
     let mut ledger = LedgerSums::default();
-    let wallets = crate::slip_answers::wallets(&accounts);
+    let wallets = baccarat_core::slip_answers::wallets(&accounts);
     scan.each_transfer(|t| {
         f.transfers += 1;
         let hold = ledger.feed(&t);
@@ -309,7 +309,7 @@ fn verify_with(
         if unreadable.is_none() {
             match answered.next(t.id)? {
                 None if keyed(&t) => books.unanswered(t.id),
-                Some(Some(said)) => slips.extend(crate::slip_answers::check(&said, &t, &wallets)),
+                Some(Some(said)) => slips.extend(baccarat_core::slip_answers::check(&said, &t, &wallets)),
                 _ => {}
             }
         }

@@ -1,7 +1,7 @@
 //! A table's events checked against its rules: the shoe, the coups, the
 //! wagers' outcomes and settlements.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use std::collections::HashMap;
 
 use baccarat_rules::{settle_wager, Card, CoupSummary, Money, Outcome, Settlement, TableConfig};

@@ -3,11 +3,11 @@
 use super::{verify_with, Findings};
 use crate::casino::{Casino, Request};
 use crate::ledger::{Cause, TransferKind};
-use crate::reconcile::Reconciler;
 use crate::store::scan::Scan;
 use crate::store::{Commit, Snapshot, SqliteStore, Store};
 use crate::trust::{Actor, Mode};
-use baccarat_core::ids::{TableId, UserId};
+use baccarat_core::reconcile::Reconciler;
+use baccarat_core::{TableId, UserId};
 use baccarat_rules::{Bet, Money};
 use baccarat_table::{Command, Phase, PlayerId, Spot};
 

@@ -1,6 +1,6 @@
 //! The coups voided after their cards were out, for the inspector.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use baccarat_table::Event;
 
 use crate::audit::Body;

@@ -3,11 +3,11 @@
 
 use crate::anchor::Anchored;
 use crate::audit::{Body, Broken, CasinoEvent, Chain, CASINO_CHAIN};
-use crate::reconcile::{Reconciler, Sums};
 use crate::store::scan::Scan;
 use crate::store::{StoreError, TableRow};
 use crate::trust::Mode;
-use baccarat_core::ids::TableId;
+use baccarat_core::reconcile::{Reconciler, Sums};
+use baccarat_core::TableId;
 use baccarat_rules::TableConfig;
 
 use super::checks::{ClosedCheck, ConfigCheck, RngCheck};
@@ -120,7 +120,7 @@ impl Walked {
     fn record(
         &mut self,
         r: crate::audit::Record,
-        reading: Option<&mut crate::reconcile::ChainExpect<'_>>,
+        reading: Option<&mut baccarat_core::reconcile::ChainExpect<'_>>,
         books: &Reconciler,
         sums: &mut Sums,
     ) -> bool {

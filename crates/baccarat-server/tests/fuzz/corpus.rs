@@ -4,7 +4,7 @@
 //! Run by hand when the commands or the records change:
 //! `cargo test -p baccarat-server --test fuzz -- --ignored write_corpus`.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use std::time::Duration;
 
 use baccarat_rules::{Bet, BurnProcedure, Card, Money, Side};

@@ -4,8 +4,8 @@
 //! may go to cold storage and the rest still verifies; an edit to it is found
 //! by `verify`, which reads it, and not by a start, which does not need it.
 
-use baccarat_core::civil::year_month;
 use baccarat_core::store::Db;
+use baccarat_core::year_month;
 use baccarat_server::serve::{open, write_checkpoint};
 use baccarat_server::verify::{verify_file, verify_since_checkpoint};
 

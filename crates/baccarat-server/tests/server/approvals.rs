@@ -7,9 +7,9 @@
 //! in the pit, waits as the rule says.
 
 use baccarat_casino::casino::{Casino, Code, Mode, Reply, Request};
-use baccarat_core::ids::{TableId, UserId};
 use baccarat_core::store::Commit;
 use baccarat_core::trust::Actor;
+use baccarat_core::{TableId, UserId};
 use baccarat_rules::{Bet, Money};
 use baccarat_table::{Command, Event, PlayerId, Spot};
 

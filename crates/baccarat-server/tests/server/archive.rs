@@ -2,7 +2,7 @@
 //! still verified, recalled and replayed exactly; a file altered, replaced or
 //! lost is named; nothing is archived that a start or a retry may need.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use std::sync::atomic::Ordering;
 
 use baccarat_casino::casino::{recover, Keys};

@@ -6,7 +6,7 @@
 use baccarat_cluster::pg_store::bank::verify::verify;
 use baccarat_cluster::pg_store::bank::{Bank, BankError, LossDay, Move, MoveKind};
 use baccarat_cluster::pg_store::{Lease, PgStore};
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 
 use super::pg::database;
 

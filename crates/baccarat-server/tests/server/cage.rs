@@ -3,7 +3,7 @@
 //! nothing; a cash-out beyond the free balance, and one racing a wager; and
 //! `verify` agreeing with the books after all of it.
 
-use baccarat_core::ids::{TableId, UserId};
+use baccarat_core::{TableId, UserId};
 use std::time::Duration;
 
 use reqwest::StatusCode;

@@ -3,9 +3,9 @@
 
 use baccarat_casino::casino::{Casino, Code, Mode, Reply, Request};
 use baccarat_core::audit::verify;
-use baccarat_core::ids::{TableId, UserId};
 use baccarat_core::store::{Commit, SqliteStore, Store};
 use baccarat_core::trust::Actor;
+use baccarat_core::{TableId, UserId};
 use baccarat_rules::{Bet, Money};
 use baccarat_server::auth::Role;
 use baccarat_table::PlayerId;

@@ -4,7 +4,7 @@
 //! and a start reads only the anchor lines after it. The helpers here are
 //! shared by the other checkpoint files and by other areas.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use std::collections::BTreeSet;
 
 use baccarat_casino::casino::checkpoint;

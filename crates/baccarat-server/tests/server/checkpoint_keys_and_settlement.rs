@@ -3,7 +3,7 @@
 //! settlement is recorded in chunks and finished after a crash; tables settling
 //! together share one chunk a batch.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use std::time::Duration;
 
 use baccarat_casino::casino::{Reply, Request};

@@ -3,8 +3,8 @@
 //! one sealed whole, and the checkpointer's gate freed after each one.
 
 use baccarat_casino::casino::checkpoint;
-use baccarat_core::ids::TableId;
 use baccarat_core::store::Store;
+use baccarat_core::TableId;
 use baccarat_rules::Money;
 use baccarat_server::serve::{open, write_checkpoint};
 

@@ -4,16 +4,16 @@
 //! whole path, a lease taken from under a partition and taken back, is the
 //! CLI test `partitions`.)
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::channel;
 use std::sync::Arc;
 
 use baccarat_casino::casino::{Casino, Mode, Reply, Request};
 use baccarat_casino::writer::Writer;
-use baccarat_core::fatal::Fatal;
 use baccarat_core::store::{CheckpointBody, CheckpointSeal, Commit, Snapshot, SqliteStore, Store, StoreError};
 use baccarat_core::trust::Actor;
+use baccarat_core::Fatal;
 use baccarat_rules::{Bet, Money};
 use baccarat_table::{Command, PlayerId, Spot};
 

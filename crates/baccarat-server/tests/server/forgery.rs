@@ -8,7 +8,7 @@
 //! tests document what the anchors cannot catch: a forger who also truncates
 //! the anchor file (keep a copy of it elsewhere), or who only appends.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use baccarat_table::PlayerId;
 use std::path::PathBuf;
 use std::sync::OnceLock;

@@ -3,7 +3,7 @@
 //! stop a tournament entry (the fee was taken), and a loss or time limit let
 //! it through too; only a table wager checked them.
 
-use baccarat_core::ids::{TableId, TournamentId};
+use baccarat_core::{TableId, TournamentId};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 

@@ -22,9 +22,9 @@
 //! source's wagers wait ("waits for a supervisor at an RNG table").
 
 use baccarat_casino::casino::{Casino, Mode, Reply, Request};
-use baccarat_core::ids::{TableId, UserId};
 use baccarat_core::store::Commit;
 use baccarat_core::trust::Actor;
+use baccarat_core::{TableId, UserId};
 use baccarat_rules::{profiles, Bet, Card, Money, Side};
 use baccarat_server::auth::Role;
 use baccarat_table::{shuffled, CutRules};

@@ -207,7 +207,7 @@ async fn ask_front(peer: &str, forwarded: Option<&str>, proxies: &[&str], listed
         Default::default(),
         Default::default(),
         baccarat_server::forward::Forwarder::new(std::env::temp_dir().join("no-such-metrics-key")),
-        baccarat_core::clock::system_clock(),
+        baccarat_core::system_clock(),
         None,
         baccarat_server::proxy::Proxies::new(&ips(proxies)),
         baccarat_server::metrics::Scrapers::new(&ips(listed)),

@@ -8,7 +8,7 @@
 //! the same answer from both, recovery from a checkpoint on PostgreSQL gives
 //! the casino a whole replay gives, and the schema is partitioned by month.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use std::collections::BTreeSet;
 
 use baccarat_casino::casino::checkpoint;

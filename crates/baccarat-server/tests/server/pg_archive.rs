@@ -7,7 +7,7 @@
 //! then moves to the month's partition, as PostgreSQL moves a row whose
 //! partition key changes).
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use std::collections::BTreeSet;
 
 use baccarat_casino::casino::{recover, Keys};

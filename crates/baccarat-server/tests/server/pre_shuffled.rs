@@ -8,9 +8,9 @@
 //! of the order recorded when the shoe started, which `verify` checks.
 
 use baccarat_casino::casino::{Casino, Code, Mode, Reply, Request};
-use baccarat_core::ids::{TableId, UserId};
 use baccarat_core::store::{Commit, SqliteStore, Store};
 use baccarat_core::trust::Actor;
+use baccarat_core::{TableId, UserId};
 use baccarat_rules::{Bet, Card, Money};
 use baccarat_server::auth::Role;
 use baccarat_server::verify::verify;

@@ -4,7 +4,7 @@
 //! scrutineer a large prize needs (16.2), refused claims kept (16.9.1), kept
 //! across a restart, and checked again by `verify`.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 

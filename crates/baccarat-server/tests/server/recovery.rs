@@ -2,8 +2,8 @@
 //! their holds, the interrupted coup completes and settles once; and the writer's
 //! group commit answers every request only after it is durable.
 
-use baccarat_core::ids::TableId;
 use baccarat_core::trust::Actor;
+use baccarat_core::TableId;
 use baccarat_table::PlayerId;
 use baccarat_table::WagerId;
 use std::sync::mpsc::channel;
@@ -220,7 +220,7 @@ fn the_writer_answers_only_after_commit_and_batches_many_requests() {
             b.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             None
         },
-        baccarat_core::fatal::Fatal::exiting(),
+        baccarat_core::Fatal::exiting(),
     );
     let (tx, rx) = channel();
     for i in 0..2000u32 {

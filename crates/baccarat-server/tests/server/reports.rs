@@ -3,7 +3,7 @@
 //! `verify --report` (and a tampered report named figure by figure); the
 //! gaming day set from the next day; and who may read or set them.
 
-use baccarat_core::ids::{TableId, UserId};
+use baccarat_core::{TableId, UserId};
 use std::sync::Arc;
 
 use baccarat_casino::books::DayReport;

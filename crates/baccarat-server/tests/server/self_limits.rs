@@ -3,7 +3,7 @@
 //! more loss; a cool-off stops everything; and all of it survives a restart,
 //! from the checkpoint or from the whole history.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use std::sync::atomic::Ordering;
 
 use baccarat_casino::casino::{recover, Code, Keys, Reply, Request, SelfLimitsChange};

@@ -2,9 +2,9 @@
 //! commit whole or not at all, and a tampered file fails verification.
 
 use baccarat_core::audit::{verify, Chain};
-use baccarat_core::ids::TableId;
 use baccarat_core::ledger::{AccountKind, KeyMemory, Ledger, Op};
 use baccarat_core::store::{Commit, SqliteStore, Store, SCHEMA_VERSION};
+use baccarat_core::TableId;
 use baccarat_rules::Money;
 use baccarat_table::PlayerId;
 use baccarat_table::WagerId;

@@ -3,7 +3,7 @@
 //! float back to the cage, wagers and commands refused after, `verify`
 //! passing over it, and a restart keeping it closed.
 
-use baccarat_core::ids::UserId;
+use baccarat_core::UserId;
 use std::time::Duration;
 
 use baccarat_casino::casino::{Reply, Request, DEFAULT_FLOAT};

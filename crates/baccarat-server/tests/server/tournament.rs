@@ -3,7 +3,7 @@
 //! from within the terms, cancelled with every fee refunded; every step in the
 //! casino's chain, reconciled by `verify`, and kept across a restart.
 
-use baccarat_core::ids::TournamentId;
+use baccarat_core::TournamentId;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 

@@ -7,7 +7,7 @@
 //! play comes back from a checkpoint and from the whole history, and
 //! `verify` replays it without a problem.
 
-use baccarat_core::ids::{TableId, TournamentId, UserId};
+use baccarat_core::{TableId, TournamentId, UserId};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 

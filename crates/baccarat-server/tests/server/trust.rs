@@ -4,10 +4,10 @@
 //! seed; a huge win cannot be wagered; a broken invariant stops one table only.
 
 use baccarat_casino::casino::{Casino, Code, Mode, Reply, Request};
-use baccarat_core::ids::{TableId, UserId};
 use baccarat_core::ledger::{AccountKind, Cause, Op};
 use baccarat_core::store::{Commit, SqliteStore, Store};
 use baccarat_core::trust::{command_name, Actor, Who, MATRIX};
+use baccarat_core::{TableId, UserId};
 use baccarat_rules::{Bet, Card, Money, Side};
 use baccarat_server::auth::Role;
 use baccarat_server::verify::verify;

@@ -6,7 +6,7 @@
 //! admin disabling or demoting themself, bad bodies, a deposit into a
 //! disabled player's wallet.
 
-use baccarat_core::ids::UserId;
+use baccarat_core::UserId;
 use std::time::Duration;
 
 use baccarat_core::audit::{Body, CasinoEvent, UserChange, CASINO_CHAIN};

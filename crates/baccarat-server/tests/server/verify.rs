@@ -3,9 +3,9 @@
 
 use baccarat_casino::casino::{Casino, Mode, Request};
 use baccarat_core::audit::Chain;
-use baccarat_core::ids::TableId;
 use baccarat_core::store::{Commit, Snapshot, SqliteStore, Store};
 use baccarat_core::trust::Actor;
+use baccarat_core::TableId;
 use baccarat_rules::{Bet, Money};
 use baccarat_server::verify::verify;
 use baccarat_table::PlayerId;

@@ -3,7 +3,7 @@
 //! it back; what it wrote said in words or as JSON. A PostgreSQL casino is
 //! backed up with its own tools (docs/backup.md).
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};

@@ -95,7 +95,7 @@ pub fn run(c: PromotionCommand) -> Result<()> {
             Ok(())
         }
         PromotionCommand::Seed => {
-            let seed = baccarat_core::entropy::os_seed().map_err(anyhow::Error::msg)?;
+            let seed = baccarat_core::os_seed().map_err(anyhow::Error::msg)?;
             println!("commitment {}   (publish this before entries close)", seed.commitment_hex());
             println!("seed       {}   (keep this secret until the draw)", seed.hex());
             Ok(())

@@ -129,7 +129,7 @@ fn setup(c: &Common) -> Result<(Rulebook, Procedure, Seed)> {
     }
     let seed = match &c.seed {
         Some(s) => parse_seed(s)?,
-        None => baccarat_core::entropy::os_seed().map_err(anyhow::Error::msg)?,
+        None => baccarat_core::os_seed().map_err(anyhow::Error::msg)?,
     };
     Ok((rb, proc, seed))
 }

@@ -99,7 +99,7 @@ pub fn run_cmd(a: Args) -> Result<()> {
     }
     let seed = match &a.seed {
         Some(s) => parse_seed(s)?,
-        None => baccarat_core::entropy::os_seed().map_err(anyhow::Error::msg)?,
+        None => baccarat_core::os_seed().map_err(anyhow::Error::msg)?,
     };
     if let Some(path) = &a.count {
         if a.decisions_per_hour == 0 || a.decisions_per_hour > 1_000 {

@@ -252,7 +252,7 @@ fn gaming_day_set_and_show_and_a_days_report() {
     refused(c.admin(&["gaming-day", "set", "Mars/Olympus", "6"]), "zone");
     // A day that has surely ended: two days ago (UTC).
     let ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64;
-    let (y, m, d) = baccarat_core::civil::civil_date(ms - 2 * 86_400_000);
+    let (y, m, d) = baccarat_core::civil_date(ms - 2 * 86_400_000);
     let date = format!("{y:04}-{m:02}-{d:02}");
     let out = c.ok(&["report", "day", &date]);
     assert!(out.starts_with(&format!("gaming day {date} (")), "{out}");

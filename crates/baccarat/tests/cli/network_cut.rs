@@ -16,7 +16,7 @@
 //! and sent again with its key after, it is taken once. `verify` passes
 //! for both partitions at the end.
 
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};

@@ -65,7 +65,7 @@ use crate::store::StoreError;
 /// its clock); it reads it at once for a change asked of it.
 pub const POLL_MS: u64 = 200;
 
-pub use crate::bank_log::SKEW_MS;
+pub use baccarat_core::SKEW_MS;
 
 /// Append `e` (a `LimitsSet`, a `CoolOff`, or a day opened by a wager, a
 /// `PlayDay`) to the bank's log of limits,

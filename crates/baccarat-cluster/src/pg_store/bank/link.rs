@@ -56,7 +56,7 @@ pub struct BankLink {
     /// the limit.
     limited: std::collections::BTreeMap<PlayerId, Money>,
     /// What a failure that leaves memory ahead of the books does (`fatal.rs`).
-    fatal: crate::fatal::Fatal,
+    fatal: baccarat_core::Fatal,
 }
 
 /// How many deposits `recent` keeps before it starts again: far more than
@@ -78,13 +78,13 @@ impl BankLink {
             recent: Default::default(),
             polled_ms: 0,
             limited: Default::default(),
-            fatal: crate::fatal::Fatal::exiting(),
+            fatal: baccarat_core::Fatal::exiting(),
         })
     }
 
     /// What a failure does: by default the process exits; in a process
     /// serving several partitions, only this one stops (`fatal.rs`).
-    pub fn on_fatal(mut self, fatal: crate::fatal::Fatal) -> BankLink {
+    pub fn on_fatal(mut self, fatal: baccarat_core::Fatal) -> BankLink {
         self.fatal = fatal;
         self
     }

@@ -116,7 +116,7 @@ const MIGRATIONS: &[&str] = &[
     "ALTER TABLE baccarat_bank.days ADD COLUMN first_ms BIGINT;",
 ];
 
-pub use crate::bank_log::{cage_reference, LossDay, Move, MoveBody, MoveKind, MAX_REFERENCE};
+pub use baccarat_core::{cage_reference, LossDay, Move, MoveBody, MoveKind, MAX_REFERENCE};
 
 /// Why the bank refused a move. Nothing of a refused move is written.
 #[derive(Debug, thiserror::Error)]

@@ -12,7 +12,7 @@ struct Db(PathBuf);
 
 impl Db {
     fn new() -> Db {
-        let dir = std::env::temp_dir().join(format!("baccarat-people-{}", crate::entropy::random_hex(8)));
+        let dir = std::env::temp_dir().join(format!("baccarat-people-{}", baccarat_core::random_hex(8)));
         std::fs::create_dir(&dir).unwrap();
         let db = Db(dir);
         crate::store::SqliteStore::open(&db.file()).unwrap();

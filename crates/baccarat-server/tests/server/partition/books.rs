@@ -2,7 +2,7 @@
 //! them once, in both or in neither, and what a forger does to either named.
 
 use super::*;
-use baccarat_core::ids::TableId;
+use baccarat_core::TableId;
 
 /// One player with 10,000 at the bank wagers at tables of two partitions at
 /// once: the second partition gets only what the first left, a wager beyond

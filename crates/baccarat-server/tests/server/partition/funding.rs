@@ -2,7 +2,7 @@
 //! (`casino/funding.rs`), and what it gives back.
 
 use super::*;
-use baccarat_core::ids::{TableId, TournamentId};
+use baccarat_core::{TableId, TournamentId};
 
 /// A cash prize paid at a partition (a promotion's draw, NSW 16.7.7) to a
 /// player who never played there goes back to the bank a while later, as

@@ -18,10 +18,10 @@ use baccarat_casino::casino::{Casino, Code, Mode, Reply, Request};
 use baccarat_cluster::pg_store::bank::verify::verify as verify_bank;
 use baccarat_cluster::pg_store::bank::{Bank, BankError, Move, MoveKind};
 use baccarat_cluster::pg_store::{partition_url, Lease, PgStore};
-use baccarat_core::ids::TableId;
 use baccarat_core::ledger::AccountKind;
 use baccarat_core::store::{Commit, History, Store};
 use baccarat_core::trust::Actor;
+use baccarat_core::TableId;
 use baccarat_rules::{Bet, Money};
 use baccarat_table::{Command, Phase, PlayerId, Spot};
 

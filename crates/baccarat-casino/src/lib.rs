@@ -16,11 +16,20 @@
 //! * `books`: the gaming day and its books, a pure fold over the records.
 //! * `table_check`: a table's configuration checked as a creation would, changing nothing.
 //!
+//! The surface (issue 46): the read models, the writer and the metered
+//! counts are named at the root (`TableView`, `CoupFeed`, `Writer`…) and
+//! their modules are private; `casino` (the state and its commands, with
+//! its areas as submodules), `books`, `pacer` and `table_check` stay public
+//! namespaces, since their items read best with the module in front
+//! (`pacer::next`, `table_check::problems`, `books::differences`).
+//!
 //! ```
 //! use baccarat_casino::casino::Casino;
+//! use baccarat_casino::Views;
 //!
 //! let casino = Casino::new();
 //! assert!(casino.tables.is_empty());
+//! assert!(Views::default().tables.is_empty());
 //! ```
 
 // The floor's modules, under the paths this crate's modules name them by.
@@ -28,12 +37,18 @@ use baccarat_core::{anchor, audit, ledger, store, trust};
 
 pub mod books;
 pub mod casino;
-pub mod checkpoint_check;
-pub mod coup_feed;
-pub mod float;
-pub mod metered;
+mod checkpoint_check;
+mod coup_feed;
+mod float;
+mod metered;
 pub mod pacer;
 /// A table's configuration checked without making the table.
 pub mod table_check;
-pub mod table_view;
-pub mod writer;
+mod table_view;
+mod writer;
+
+pub use checkpoint_check::latest_without_read_model;
+pub use coup_feed::{CoupFeed, Feed, HistoryLine, WagerLine, WagerStatus, RECALL_COUPS};
+pub use metered::{Wagers, BATCH_SIZE};
+pub use table_view::{AnteView, HandOut, OfferView, PayLine, PhaseView, TableView, ViewChanges, ViewDealing, Views};
+pub use writer::{Busy, DueCheckpoint, Funding, Writer};

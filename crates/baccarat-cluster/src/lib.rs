@@ -27,7 +27,7 @@
 //! ```
 
 // The layers below, under the paths this crate's modules name them by.
-use baccarat_casino::{casino, writer};
+use baccarat_casino::casino;
 use baccarat_core::{anchor, audit, ledger, store};
 
 pub mod backend;

@@ -188,7 +188,7 @@ struct Filler {
     store: baccarat_cluster::backend::AnyStore,
     anchors: AnchorLog,
     /// The read model, as the server's committer keeps it (for checkpoints).
-    feed: baccarat_casino::coup_feed::Feed,
+    feed: baccarat_casino::Feed,
     commit: Commit,
     /// Requests in `commit`.
     pending: usize,

@@ -16,8 +16,8 @@
 // The floor's, the casino's and the cluster's modules, under the paths
 // this crate's modules name them by (private: callers import them from
 // their own crates).
+use baccarat_casino::casino;
 use baccarat_casino::casino::checkpoint;
-use baccarat_casino::{casino, checkpoint_check, coup_feed, table_view, writer};
 use baccarat_cluster::pg_store::bank;
 use baccarat_cluster::{backend, key_reader, lease, pg_store, pg_thread, promotion_entries};
 use baccarat_core::{anchor, audit, ledger, store, trust};

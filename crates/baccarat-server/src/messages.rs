@@ -12,8 +12,8 @@
 
 use std::collections::BTreeMap;
 
-use baccarat_casino::coup_feed::{CoupFeed, WagerLine};
-use baccarat_casino::table_view::TableView;
+use baccarat_casino::TableView;
+use baccarat_casino::{CoupFeed, WagerLine};
 use baccarat_rules::Money;
 use schemars::JsonSchema;
 use serde::Serialize;

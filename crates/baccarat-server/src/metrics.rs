@@ -33,7 +33,7 @@ use axum::http::{header, HeaderValue, Method, Request, StatusCode};
 use axum::response::{IntoResponse, Response};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
-use crate::table_view::PhaseView;
+use baccarat_casino::PhaseView;
 
 /// The path.
 pub const METRICS: &str = "/metrics";
@@ -71,9 +71,7 @@ pub fn install() -> Option<&'static PrometheusHandle> {
         .get_or_init(|| {
             let b = PrometheusBuilder::new()
                 .set_buckets_for_metric(Matcher::Suffix("_seconds".into()), &SECONDS)
-                .and_then(|b| {
-                    b.set_buckets_for_metric(Matcher::Full(baccarat_casino::metered::BATCH_SIZE.into()), &BATCH)
-                })
+                .and_then(|b| b.set_buckets_for_metric(Matcher::Full(baccarat_casino::BATCH_SIZE.into()), &BATCH))
                 .ok()?;
             let handle = b.install_recorder().ok()?;
             let upkeep = handle.clone();

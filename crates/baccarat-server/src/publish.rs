@@ -26,10 +26,10 @@ use crate::anchor::{AnchorError, AnchorKey};
 use crate::casino::checkpoint::{Checkpoint, Checkpointer, WriteNow};
 use crate::casino::tournaments::TournamentViews;
 use crate::casino::Casino;
-use crate::coup_feed::Feed;
 use crate::store::Commit;
-use crate::table_view::{ViewChanges, Views};
-use crate::writer::DueCheckpoint;
+use baccarat_casino::DueCheckpoint;
+use baccarat_casino::Feed;
+use baccarat_casino::{ViewChanges, Views};
 use baccarat_core::Anchoring;
 
 mod wakes;
@@ -135,13 +135,13 @@ impl Publisher {
     /// table changes every view.
     fn views_changed(&self, changes: &ViewChanges) -> Vec<TableId> {
         let wakes = &self.read.wakes;
-        let watched: Vec<&crate::table_view::TableView> =
+        let watched: Vec<&baccarat_casino::TableView> =
             changes.tables().iter().filter(|t| wakes.view_watched(t.id)).collect();
         if watched.is_empty() {
             return Vec::new();
         }
         let views = self.read.views.read().expect("views");
-        let shown = |t: &crate::table_view::TableView| serde_json::to_vec(t).ok();
+        let shown = |t: &baccarat_casino::TableView| serde_json::to_vec(t).ok();
         watched
             .into_iter()
             .filter(|new| changes.all() || views.tables.iter().find(|o| o.id == new.id).map(shown) != Some(shown(new)))

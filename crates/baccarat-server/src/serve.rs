@@ -21,7 +21,7 @@ use crate::auth::Users;
 
 use crate::backend::{AnyStore, OpenDb};
 use crate::casino::{recover, Casino, Keys};
-use crate::coup_feed::Feed;
+use baccarat_casino::Feed;
 use baccarat_core::Fatal;
 pub mod turn;
 use crate::store::{Commit, Db, Store};

@@ -141,7 +141,7 @@ pub enum ServeError {
     NoListener,
     /// The writer would not take the clean stop's checkpoint.
     #[error("{0}")]
-    Writer(#[source] crate::writer::Busy),
+    Writer(#[source] baccarat_casino::Busy),
     /// The writer ended before it answered the clean stop's checkpoint.
     #[error("the writer stopped before the checkpoint")]
     WriterStopped,

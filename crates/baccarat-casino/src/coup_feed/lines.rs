@@ -7,11 +7,9 @@
 //! a checkpoint copied all of that coup's lines: with sixteen tables of about
 //! 30,000 wagers each under `loadgen`, the batch after a checkpoint spent
 //! 40–290 ms copying them on the committer, while every request waited. In
-//! chunks of [`CHUNK`] lines, a change copies only the chunk it touches.
+//! chunks of [`baccarat_table::CHUNK`] lines, a change copies only the chunk it touches.
 
 use crate::coup_feed::WagerLine;
-
-pub use baccarat_table::CHUNK;
 
 /// A coup's wager lines, in order, in chunks shared copy-on-write (the
 /// engine keeps a coup's wagers the same way: `baccarat_table::chunks`).
@@ -51,6 +49,7 @@ mod tests {
     use super::*;
     use crate::coup_feed::WagerStatus;
     use baccarat_rules::{Bet, Money};
+    use baccarat_table::CHUNK;
     use baccarat_table::{PlayerId, Spot, WagerId};
 
     fn line(i: u64) -> WagerLine {

@@ -2,7 +2,7 @@
 //! with their exact odds, its limits, how it settles what is not a whole
 //! number of chips, and its rulebook's rules in the rulebook's own words.
 
-use baccarat_casino::table_view::{OfferView, ViewDealing};
+use baccarat_casino::{OfferView, ViewDealing};
 use baccarat_core::trust::Mode;
 use baccarat_core::TableId;
 use baccarat_rules::{FractionalPayout, Money, UnpayableStake};

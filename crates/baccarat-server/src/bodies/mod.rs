@@ -200,7 +200,7 @@ pub struct Partitions {
 /// tree between (its schema is the document's `TableView`s, `views.rs`).
 #[derive(Serialize)]
 pub struct Lobby<'a> {
-    pub tables: &'a [crate::table_view::TableView],
+    pub tables: &'a [baccarat_casino::TableView],
 }
 
 /// `GET`/`POST /api/casino/gaming-day`: the setting made last (the default, UTC
@@ -238,7 +238,7 @@ pub struct PersonSwitched {
 #[derive(Serialize)]
 pub struct History<'a> {
     pub player: UserId,
-    pub history: Vec<&'a baccarat_casino::coup_feed::HistoryLine>,
+    pub history: Vec<&'a baccarat_casino::HistoryLine>,
 }
 
 /// `GET /api/tables/{id}/shoes`: the table's shoes and the shuffle that

@@ -21,7 +21,7 @@
 //!
 //! 1. **The table is closed, as committed.** The read model (`Views`) carries,
 //!    for each table that is not halted, the refusal a new wager gets there
-//!    ([`TableView::wagers_closed`](crate::table_view::TableView)) and
+//!    ([`TableView::wagers_closed`](baccarat_casino::table_view::TableView)) and
 //!    whether it is settling, computed on the writer and made visible only
 //!    once its batch is durable (a settling table records events in every
 //!    batch until its coup closes, so its view follows each one). At a
@@ -50,7 +50,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::casino::{Clock, Reply, Request};
 use crate::ledger::keys::{key_id, ColdKeys, KeyId};
-use crate::table_view::Views;
+use baccarat_casino::Views;
 
 /// Searching the store a minute further back than the writer's window.
 const MARGIN_MS: u64 = 60_000;
@@ -201,7 +201,7 @@ pub fn closed_reply(v: &Views, req: &Request) -> Option<Reply> {
 mod tests {
     use super::*;
     use crate::ledger::keys::AnswerRow;
-    use crate::table_view::TableView;
+    use baccarat_casino::TableView;
     use baccarat_core::TableId;
     use baccarat_rules::{Bet, Money};
     use baccarat_table::{PlayerId, Spot};

@@ -13,9 +13,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::bodies::help::{OfferHelp, OutcomeHelp, QuotedRule, SettlementHelp, TableHelp};
-use crate::table_view::OfferView;
 use axum::extract::State;
 use axum::Json;
+use baccarat_casino::OfferView;
 
 use super::extract::Id;
 use super::{table_exists, ApiError, AppState};

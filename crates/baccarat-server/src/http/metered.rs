@@ -20,7 +20,7 @@ use metrics::{Counter, Gauge, Histogram};
 
 use crate::metrics::{Gauged, Sample, HTTP_REQUESTS, HTTP_SECONDS, LIMITED, SIGNIN_FAILURES, WS_CLIENTS};
 use crate::signin::SignInError;
-use crate::table_view::PhaseView;
+use baccarat_casino::PhaseView;
 
 /// The label of a request that matched no route.
 const UNMATCHED: &str = "unmatched";
@@ -83,9 +83,9 @@ fn handles(key: Key) -> Handles {
 /// Wagers refused before the writer (`early.rs`), by the same reasons as
 /// the writer's.
 pub(super) fn refused_early(reply: &crate::casino::Reply) {
-    static WAGERS: OnceLock<baccarat_casino::metered::Wagers> = OnceLock::new();
+    static WAGERS: OnceLock<baccarat_casino::Wagers> = OnceLock::new();
     if let crate::casino::Reply::Refused { code, .. } = reply {
-        WAGERS.get_or_init(baccarat_casino::metered::Wagers::new).refused(*code, 1);
+        WAGERS.get_or_init(baccarat_casino::Wagers::new).refused(*code, 1);
     }
 }
 

@@ -96,11 +96,11 @@ use tokio::sync::oneshot;
 
 use crate::auth::{Role, Session, Users};
 use crate::casino::{Clock, Reply, Request};
-use crate::coup_feed::Feed;
 use crate::rate_limit::Limiter;
 use crate::signin::SignIn;
-use crate::table_view::Views;
-use crate::writer::Writer;
+use baccarat_casino::Feed;
+use baccarat_casino::Views;
+use baccarat_casino::Writer;
 use extract::Id;
 
 /// Largest request body accepted.

@@ -18,7 +18,7 @@ use crate::auth::{Role, Session};
 use crate::casino::{Reply, Request, MAX_SLIP};
 use crate::ledger::keys::IdempotencyKey;
 use crate::messages::{Gone, Mine, Seen, TableMessage};
-use crate::table_view::TableView;
+use baccarat_casino::TableView;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

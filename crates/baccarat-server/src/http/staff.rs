@@ -349,7 +349,7 @@ pub(super) async fn audit(
     Q(q): Q<RecallQuery>,
 ) -> Result<Json<Recall>, ApiError> {
     require(&sess, &[Role::Inspector, Role::Admin])?;
-    let last = q.last.unwrap_or(5).clamp(1, crate::coup_feed::RECALL_COUPS);
+    let last = q.last.unwrap_or(5).clamp(1, baccarat_casino::RECALL_COUPS);
     table_exists(&s, id)?;
     let from = s.feed.read().expect("feed lock").recall_from(id, last);
     let db = s.db.clone();

@@ -179,7 +179,7 @@ mod tests {
             used.insert(format!("pos.{p}"));
         }
         // Every phase the table view can name (the page shows `phase.<name>`).
-        for p in crate::table_view::PhaseView::ALL {
+        for p in baccarat_casino::PhaseView::ALL {
             let name = serde_json::to_value(p).expect("a phase serializes");
             used.insert(format!("phase.{}", name.as_str().expect("a phase's name")));
         }

@@ -17,9 +17,9 @@
 
 use serde_json::{Map, Value};
 
-use crate::coup_feed::{CoupFeed, WagerLine};
 use crate::messages::{PitView, TableMessage};
-use crate::table_view::TableView;
+use baccarat_casino::TableView;
+use baccarat_casino::{CoupFeed, WagerLine};
 
 /// The views' components and every one they refer to, named as their types.
 pub(super) fn components() -> Map<String, Value> {
@@ -36,10 +36,10 @@ pub(super) fn components() -> Map<String, Value> {
 pub(super) mod tests {
     use super::super::fits::{check, fits};
     use super::*;
-    use crate::coup_feed::WagerStatus;
     use crate::messages::{Gone, Mine, PitPush, RuleQuote, Seen};
-    use crate::table_view::{AnteView, HandOut, OfferView, PayLine, PhaseView, ViewDealing};
     use crate::trust::Mode;
+    use baccarat_casino::WagerStatus;
+    use baccarat_casino::{AnteView, HandOut, OfferView, PayLine, PhaseView, ViewDealing};
     use baccarat_core::TableId;
     use baccarat_rules::{Bet, DealingStyle, Money, Settlement, Side};
     use baccarat_table::{PlayerId, Position, Spot, WagerId};
@@ -246,7 +246,7 @@ pub(super) mod tests {
         let defs = doc["components"]["schemas"].as_object().unwrap().clone();
         let answer =
             |path: &str| doc["paths"][path]["get"]["responses"]["200"]["content"]["application/json"]["schema"].clone();
-        let line = crate::coup_feed::HistoryLine { table: TableId(2), coup: 7, line: line(WagerStatus::Settled, true) };
+        let line = baccarat_casino::HistoryLine { table: TableId(2), coup: 7, line: line(WagerStatus::Settled, true) };
         let lines = vec![&line];
         let history = crate::bodies::History { player: baccarat_core::UserId(4), history: lines };
         let mut sent = serde_json::to_value(&history).unwrap();

@@ -27,7 +27,7 @@ use crate::serve::{open_leased, stop_signal, Opened};
 use crate::serve_config::ServeConfig;
 use crate::serve_error::ServeError;
 use crate::store::Commit;
-use crate::writer::Writer;
+use baccarat_casino::Writer;
 use baccarat_core::Fatal;
 
 /// What every turn serves through (made once by `serve::run`).
@@ -311,7 +311,7 @@ fn start_writer(
     let (writer, _handle) = Writer::start(
         casino,
         store,
-        bank.map(|b| Box::new(b) as Box<dyn crate::writer::Funding>),
+        bank.map(|b| Box::new(b) as Box<dyn baccarat_casino::Funding>),
         read.prepare(),
         // On the committer, once durable and before the batch's answers: so a
         // client that has its answer reads its own change in every view.

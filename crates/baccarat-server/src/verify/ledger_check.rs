@@ -40,7 +40,7 @@ pub fn check_ledger_of(db: &crate::store::Db, public: &str) -> Result<LedgerChec
 
 /// The ledger's check, reading `store` (already in one snapshot).
 fn ledger_in(store: &dyn crate::store::History, public: &str) -> Result<LedgerCheck, StoreError> {
-    let cp = match crate::checkpoint_check::latest_without_read_model(store, public)? {
+    let cp = match baccarat_casino::latest_without_read_model(store, public)? {
         None => None,
         Some((_, opened)) => match opened {
             Ok(cp) => Some(cp),

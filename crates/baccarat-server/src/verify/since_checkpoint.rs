@@ -60,8 +60,7 @@ fn since_checkpoint_in(
     public: String,
 ) -> Result<SinceCheckpoint, VerifyError> {
     // Read a part at a time, without the read model (`checkpoint_check.rs`).
-    let (id, opened) =
-        crate::checkpoint_check::latest_without_read_model(store, &public)?.ok_or(VerifyError::NoCheckpoint)?;
+    let (id, opened) = baccarat_casino::latest_without_read_model(store, &public)?.ok_or(VerifyError::NoCheckpoint)?;
     let mut out = SinceCheckpoint { checkpoint: id, public: public.clone(), ..SinceCheckpoint::default() };
     let cp = match opened {
         Ok(cp) => cp,

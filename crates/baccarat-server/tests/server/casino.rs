@@ -409,7 +409,7 @@ fn a_slip_with_no_line_placed_records_nothing_and_may_be_sent_again() {
 #[test]
 fn the_refusal_without_the_writer_is_the_writers_own_at_every_step() {
     use baccarat_casino::casino::SlipLine;
-    use baccarat_casino::table_view::Views;
+    use baccarat_casino::Views;
     use baccarat_server::http::early::closed_reply;
     let (mut c, mut commit) = casino();
     let requests = |n: usize| {

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 
 use baccarat_casino::casino::checkpoint;
 use baccarat_casino::casino::{recover, Casino, Keys, Reply, Request};
-use baccarat_casino::coup_feed::Feed;
+use baccarat_casino::Feed;
 use baccarat_core::store::{Commit, Store};
 use baccarat_core::trust::Actor;
 use baccarat_rules::{Bet, Money};

@@ -70,7 +70,7 @@ fn a_checkpoint_is_written_in_parts_and_read_only_once_complete() {
 /// refuses a byte altered inside the skipped read model, or another key.
 #[test]
 fn a_check_reads_the_checkpoint_a_part_at_a_time_without_its_read_model() {
-    use baccarat_casino::checkpoint_check::latest_without_read_model;
+    use baccarat_casino::latest_without_read_model;
     let (_dir, cfg) = config("check-read");
     let mut o = open(&cfg).unwrap();
     deposits(&mut o);

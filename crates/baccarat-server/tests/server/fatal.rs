@@ -10,7 +10,7 @@ use std::sync::mpsc::channel;
 use std::sync::Arc;
 
 use baccarat_casino::casino::{Casino, Mode, Reply, Request};
-use baccarat_casino::writer::Writer;
+use baccarat_casino::Writer;
 use baccarat_core::store::{CheckpointBody, CheckpointSeal, Commit, Snapshot, SqliteStore, Store, StoreError};
 use baccarat_core::trust::Actor;
 use baccarat_core::Fatal;

@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 
 use baccarat_casino::casino::checkpoint;
 use baccarat_casino::casino::{recover, Casino, Keys, Mode, Reply, Request};
-use baccarat_casino::coup_feed::Feed;
+use baccarat_casino::Feed;
 use baccarat_cluster::pg_store::PgStore;
 use baccarat_core::store::{Commit, History, SqliteStore, Store};
 use baccarat_core::trust::Actor;

@@ -9,7 +9,7 @@ use baccarat_table::WagerId;
 use std::sync::mpsc::channel;
 
 use baccarat_casino::casino::{Casino, Mode, Reply, Request};
-use baccarat_casino::writer::Writer;
+use baccarat_casino::Writer;
 use baccarat_core::store::{Commit, SqliteStore, Store};
 use baccarat_rules::{Bet, Money};
 use baccarat_table::{Command, Phase, Spot};

@@ -468,7 +468,7 @@ fn personal_limits_are_bounded() {
     let r = c.handle(Request::Table { table: TableId(1), command: set(600_000), by: sup }, &mut commit);
     assert!(matches!(r, Reply::Events { .. }), "NSW 6.8 allows it: {r:?}");
     // … with a sign for that player: the table's view shows it (the player's page draws it).
-    let mut views = baccarat_casino::table_view::Views::default();
+    let mut views = baccarat_casino::Views::default();
     views.rebuild(&c);
     assert_eq!(views.tables[0].personal_limits, vec![(PlayerId(1), Money(1000), Money(600_000))]);
     let r = c.handle(

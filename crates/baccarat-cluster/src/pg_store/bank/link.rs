@@ -350,7 +350,7 @@ impl BankLink {
     }
 }
 /// The writer's three calls (`writer::Funding`).
-impl crate::writer::Funding for BankLink {
+impl baccarat_casino::Funding for BankLink {
     fn before_batch(&mut self, casino: &mut Casino, requests: &mut dyn Iterator<Item = &Request>, commit: &mut Commit) {
         self.poll_due(casino, commit);
         self.fund_batch(casino, requests, commit);

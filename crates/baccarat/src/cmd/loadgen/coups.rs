@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use baccarat_casino::table_view::PhaseView;
+use baccarat_casino::PhaseView;
 use serde_json::Value;
 
 use super::Shared;

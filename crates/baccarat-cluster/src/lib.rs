@@ -15,8 +15,15 @@
 //! * `key_reader`: idempotency answers read back from either store;
 //! * `promotion_entries`: a promotion's entries from every chain.
 //!
+//! The surface (issue 46): the store a server runs on (`AnyStore`,
+//! `OpenDb`, `start_checkpointer`) and `PgThread` are named at the root and
+//! their modules are private; the PostgreSQL store, the lease, the key
+//! reader and the promotions' entries stay public namespaces, since their
+//! items read best with the module in front (`lease::wait_for`,
+//! `key_reader::open`, `pg_store::bank::Bank`).
+//!
 //! ```
-//! use baccarat_cluster::backend::OpenDb;
+//! use baccarat_cluster::OpenDb;
 //! use baccarat_core::store::Db;
 //!
 //! let dir = std::env::temp_dir().join(format!("baccarat-cluster-doc-{}", std::process::id()));
@@ -30,9 +37,12 @@
 use baccarat_casino::casino;
 use baccarat_core::{anchor, audit, ledger, store};
 
-pub mod backend;
+mod backend;
 pub mod key_reader;
 pub mod lease;
 pub mod pg_store;
-pub mod pg_thread;
+mod pg_thread;
 pub mod promotion_entries;
+
+pub use backend::{read_records_in, start_checkpointer, AnyStore, OpenDb};
+pub use pg_thread::PgThread;

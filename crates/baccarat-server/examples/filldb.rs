@@ -185,7 +185,7 @@ impl Rows {
 /// The casino, its store and anchor file, and the batch being made.
 struct Filler {
     casino: Casino,
-    store: baccarat_cluster::backend::AnyStore,
+    store: baccarat_cluster::AnyStore,
     anchors: AnchorLog,
     /// The read model, as the server's committer keeps it (for checkpoints).
     feed: baccarat_casino::Feed,
@@ -362,7 +362,7 @@ pub fn fill(a: &Args) -> Result<(), String> {
     let Opened { mut store, casino, anchors, feed, lock: _lock, .. } = open(&cfg).map_err(|e| e.to_string())?;
     // Its answers are indexed as a server's are (`key_index.rs`), so that
     // the next start has only a run's worth to index.
-    if let baccarat_cluster::backend::AnyStore::Sqlite(s) = &mut store {
+    if let baccarat_cluster::AnyStore::Sqlite(s) = &mut store {
         s.maintain_keys_in_background(&a.db, cfg.key_retention.as_millis() as u64).map_err(|e| e.to_string())?;
     }
     let before = rows_in(&a.db);

@@ -19,7 +19,7 @@
 use baccarat_casino::casino;
 use baccarat_casino::casino::checkpoint;
 use baccarat_cluster::pg_store::bank;
-use baccarat_cluster::{backend, key_reader, lease, pg_store, pg_thread, promotion_entries};
+use baccarat_cluster::{key_reader, lease, pg_store, promotion_entries};
 use baccarat_core::{anchor, audit, ledger, store, trust};
 
 pub mod auth;

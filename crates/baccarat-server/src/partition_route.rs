@@ -61,7 +61,7 @@ use serde_json::json;
 use crate::casino::Clock;
 use crate::forward::{authority_of, pass, Forwarder, RouteError};
 use crate::pg_store::bank::PartitionInfo;
-use crate::pg_thread::PgThread;
+use baccarat_cluster::PgThread;
 
 /// What a path naming a partition begins with.
 pub const PREFIX: &str = "/p/";

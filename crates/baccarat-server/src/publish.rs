@@ -220,7 +220,7 @@ mod tests {
         let read = ReadModels::recovered(casino, Feed::default());
         let db = crate::store::Db::Sqlite(tmp.0.join("db.sqlite"));
         let checkpointer =
-            crate::backend::start_checkpointer(&db, key.clone(), &anchors, None, casino.checkpointer_busy.clone());
+            baccarat_cluster::start_checkpointer(&db, key.clone(), &anchors, None, casino.checkpointer_busy.clone());
         let stop = StopCheckpoint { key: Arc::new(key), anchors };
         let clock = crate::casino::system_clock();
         (Publisher::new(anchoring, read.clone(), checkpointer.unwrap(), stop, clock), read)

@@ -19,9 +19,9 @@ use std::sync::Arc;
 use crate::anchor::{AnchorLog, Head};
 use crate::auth::Users;
 
-use crate::backend::{AnyStore, OpenDb};
 use crate::casino::{recover, Casino, Keys};
 use baccarat_casino::Feed;
+use baccarat_cluster::{AnyStore, OpenDb};
 use baccarat_core::Fatal;
 pub mod turn;
 use crate::store::{Commit, Db, Store};

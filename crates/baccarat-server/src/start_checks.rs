@@ -38,11 +38,11 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use crate::anchor::{AnchorMark, Anchored};
-use crate::backend::AnyStore;
 use crate::casino::checkpoint::Checkpoint;
 use crate::serve_config::ServeConfig;
 use crate::serve_error::ServeError;
 use crate::store::History;
+use baccarat_cluster::AnyStore;
 use baccarat_core::signing_key::StartKey;
 
 /// What the checks found, for the start to go on with.

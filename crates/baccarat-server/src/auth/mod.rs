@@ -204,7 +204,7 @@ impl Users {
                 conn.busy_timeout(std::time::Duration::from_secs(5))?;
                 Box::new(conn)
             }
-            Db::Postgres(url) => Box::new(crate::pg_thread::PgThread::connect(url)?),
+            Db::Postgres(url) => Box::new(baccarat_cluster::PgThread::connect(url)?),
         };
         Ok(Users {
             conn: Mutex::new(conn),

@@ -190,7 +190,7 @@ impl Rows for postgres::Client {
 
 /// Every statement runs on the connection's own thread (`pg_thread.rs`):
 /// these are called from the HTTP handlers, on the async runtime.
-impl Rows for crate::pg_thread::PgThread {
+impl Rows for baccarat_cluster::PgThread {
     fn count(&mut self) -> Result<u32, AuthError> {
         self.run(|c| c.count()).unwrap_or(Err(AuthError::Gone))
     }

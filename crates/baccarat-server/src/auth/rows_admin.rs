@@ -221,7 +221,7 @@ impl Manage for postgres::Client {
 }
 
 /// On the connection's own thread, as `rows.rs`'s statements.
-impl Manage for crate::pg_thread::PgThread {
+impl Manage for baccarat_cluster::PgThread {
     fn person(&mut self, id: UserId) -> Result<Option<PersonRow>, AuthError> {
         self.run(move |c| Manage::person(c, id)).unwrap_or(Err(AuthError::Gone))
     }

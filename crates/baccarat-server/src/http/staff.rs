@@ -362,7 +362,7 @@ pub(super) async fn audit(
     };
     let voids = void_report(voids);
     let Some(from) = from else { return Ok(Json(Recall { table: id, coups: Vec::new(), voids })) };
-    let records = tokio::task::spawn_blocking(move || crate::backend::read_records_in(&db, id, from))
+    let records = tokio::task::spawn_blocking(move || baccarat_cluster::read_records_in(&db, id, from))
         .await
         .map_err(|_| ApiError::internal("recall failed"))?
         .map_err(|e| ApiError::internal(e.to_string()))?;

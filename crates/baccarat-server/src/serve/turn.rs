@@ -19,7 +19,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::backend::AnyStore;
 use crate::casino::Request;
 use crate::http::{router, AppState, Pace};
 use crate::publish::{Publisher, ReadModels, StopCheckpoint};
@@ -28,6 +27,7 @@ use crate::serve_config::ServeConfig;
 use crate::serve_error::ServeError;
 use crate::store::Commit;
 use baccarat_casino::Writer;
+use baccarat_cluster::AnyStore;
 use baccarat_core::Fatal;
 
 /// What every turn serves through (made once by `serve::run`).
@@ -290,7 +290,7 @@ fn start_writer(
     // passed on (a coalesced line could come up to `anchor_every` later).
     let every = if lease.is_some() { Duration::ZERO } else { cfg.anchor_every };
     let anchoring = baccarat_core::Anchoring::start(anchors, every, fatal.clone());
-    let checkpointer = crate::backend::start_checkpointer(
+    let checkpointer = baccarat_cluster::start_checkpointer(
         &cfg.database(),
         key.clone(),
         &cfg.anchor_paths().0,

@@ -194,7 +194,7 @@ fn the_checkpointer_frees_the_gate_after_each_checkpoint_written_or_failed() {
     deposits(&mut o);
     let busy = o.casino.checkpointer_busy.clone();
     let key_path = baccarat_core::anchor::default_paths(&cfg.db).1;
-    let cp = baccarat_cluster::backend::start_checkpointer(
+    let cp = baccarat_cluster::start_checkpointer(
         &cfg.database(),
         baccarat_core::anchor::AnchorKey::load(&key_path).unwrap(),
         &cfg.anchor_paths().0,
@@ -233,7 +233,7 @@ fn the_checkpointer_frees_the_gate_after_each_checkpoint_written_or_failed() {
     // mark of lines a power cut could take back (`checkpoint::sync_anchors`).
     conn.execute_batch("DROP TRIGGER full").unwrap();
     let gone = cfg.db.with_extension("gone");
-    let cp = baccarat_cluster::backend::start_checkpointer(
+    let cp = baccarat_cluster::start_checkpointer(
         &cfg.database(),
         baccarat_core::anchor::AnchorKey::load(&key_path).unwrap(),
         &gone,

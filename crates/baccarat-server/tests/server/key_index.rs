@@ -326,8 +326,7 @@ fn a_servers_start_checks_the_index_before_it_serves() {
         log.maintainer.write_pending_now().unwrap();
     }
     remove_run(log.store.connection(), log.index.runs()[1].id);
-    let mut store =
-        baccarat_cluster::backend::OpenDb::open(&baccarat_core::store::Db::Sqlite(log.path.clone())).unwrap();
+    let mut store = baccarat_cluster::OpenDb::open(&baccarat_core::store::Db::Sqlite(log.path.clone())).unwrap();
     let index = store.key_index(hour).unwrap().expect("SQLite has a key index");
     log.reader = KeyReader::open(&log.path, Some(index.clone())).unwrap();
     log.index = index;
@@ -429,7 +428,7 @@ fn the_maintainer_writes_beside_a_busy_committer_without_failing() {
 fn past_the_pending_bound_no_new_key_is_taken_until_the_index_catches_up() {
     use super::checkpoint::{config, step};
     use baccarat_casino::casino::{Code, Reply, Request};
-    use baccarat_cluster::backend::AnyStore;
+    use baccarat_cluster::AnyStore;
     use baccarat_rules::Money;
     use baccarat_table::PlayerId;
 

@@ -732,7 +732,7 @@ async fn a_store_dropped_on_the_runtime_closes_quietly() {
 #[test]
 fn a_dead_connection_thread_answers_none_not_a_panic() {
     let url = database("thread");
-    let t = baccarat_cluster::pg_thread::PgThread::connect(&url).unwrap();
+    let t = baccarat_cluster::PgThread::connect(&url).unwrap();
     assert_eq!(t.run(|c| c.query_one("SELECT 1::int", &[]).unwrap().get::<_, i32>(0)), Some(1));
     assert_eq!(t.run(|_| -> i32 { panic!("a statement went wrong on the connection's thread") }), None);
     assert_eq!(t.run(|c| c.query_one("SELECT 1::int", &[]).unwrap().get::<_, i32>(0)), None, "the thread is gone");

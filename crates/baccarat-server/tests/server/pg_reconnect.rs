@@ -29,7 +29,7 @@ fn terminate_all(url: &str) -> i64 {
 #[test]
 fn a_connection_the_database_closed_is_made_again_for_the_next_call() {
     let url = database("thread_reconnects");
-    let t = baccarat_cluster::pg_thread::PgThread::connect(&url).unwrap();
+    let t = baccarat_cluster::PgThread::connect(&url).unwrap();
     let one = || t.run(|c| c.query_one("SELECT 1::int", &[]).map(|r| r.get::<_, i32>(0)).map_err(|e| e.to_string()));
     assert_eq!(one(), Some(Ok(1)));
     assert!(terminate_all(&url) >= 1, "the thread's connection was open");

@@ -8,9 +8,19 @@
 //! crate names their modules privately, under the short paths its own
 //! modules use (`crate::store`), and exports none of them.
 //!
+//! The surface (issue 46): what the command line and the tests take from
+//! the edge. Small pieces are named at the root (`TlsFiles`, `Forwarder`,
+//! `Proxies`, `Scrapers`, `PasswordSource`…); the areas whose items read
+//! best with the module in front stay public namespaces (`serve::run`,
+//! `verify::verify`, `migrate::migrate`, `openapi::document`, `auth::Users`,
+//! `http::SESSION_COOKIE`…). Everything else (the answers' bodies, the
+//! WebSocket messages, publication, sign-in's limits, start-up's checks) is
+//! private to the crate.
+//!
 //! ```
 //! let doc = baccarat_server::openapi::document();
 //! assert_eq!(doc["openapi"], "3.0.3");
+//! assert!(baccarat_server::NAME_BURST > 0);
 //! ```
 
 // The floor's, the casino's and the cluster's modules, under the paths
@@ -23,29 +33,36 @@ use baccarat_cluster::{key_reader, lease, pg_store, promotion_entries};
 use baccarat_core::{anchor, audit, ledger, store, trust};
 
 pub mod auth;
-pub mod bodies;
-pub mod demo;
-pub mod first_admin;
-pub mod forward;
-pub mod founding;
+mod bodies;
+mod demo;
+mod first_admin;
+mod forward;
+mod founding;
 pub mod front;
 pub mod http;
 pub mod key_rotation;
-pub mod messages;
-pub mod metrics;
+mod messages;
+mod metrics;
 pub mod migrate;
-pub mod notify;
+mod notify;
 pub mod openapi;
 pub mod partition_route;
-pub mod proxy;
-pub mod publish;
-pub mod rate_limit;
+mod proxy;
+mod publish;
+mod rate_limit;
 pub mod serve;
-pub mod serve_config;
-pub mod serve_error;
-pub mod signin;
+mod serve_config;
+mod serve_error;
+mod signin;
 pub mod standby_for;
-pub mod start_checks;
-pub mod stop;
-pub mod tls;
+mod start_checks;
+mod stop;
+mod tls;
 pub mod verify;
+
+pub use first_admin::PasswordSource;
+pub use forward::Forwarder;
+pub use metrics::Scrapers;
+pub use proxy::Proxies;
+pub use signin::{ADDRESS_BURST, NAME_BURST};
+pub use tls::TlsFiles;

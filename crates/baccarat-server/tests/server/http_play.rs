@@ -264,12 +264,12 @@ async fn requests_over_the_rate_are_refused_with_429_and_history_is_kept() {
     // Password guessing on one name from an address that has failed: a burst
     // of failures, then 429 before any hash is made.
     let mut guesses = Vec::new();
-    for _ in 0..baccarat_server::signin::NAME_BURST + 2 {
+    for _ in 0..baccarat_server::NAME_BURST + 2 {
         let r =
             app.client.post(format!("{}/api/login", app.base)).json(&json!({"name": "player3", "password": "guess"}));
         guesses.push(r.send().await.unwrap().status());
     }
-    let burst = baccarat_server::signin::NAME_BURST as usize;
+    let burst = baccarat_server::NAME_BURST as usize;
     assert!(guesses[..burst].iter().all(|s| *s == StatusCode::UNAUTHORIZED), "{guesses:?}");
     assert!(guesses[burst..].iter().all(|s| *s == StatusCode::TOO_MANY_REQUESTS), "{guesses:?}");
     // The coup settles; the player's history shows each wager with its money.

@@ -206,11 +206,11 @@ async fn ask_front(peer: &str, forwarded: Option<&str>, proxies: &[&str], listed
     let front = baccarat_server::front::service(
         Default::default(),
         Default::default(),
-        baccarat_server::forward::Forwarder::new(std::env::temp_dir().join("no-such-metrics-key")),
+        baccarat_server::Forwarder::new(std::env::temp_dir().join("no-such-metrics-key")),
         baccarat_core::system_clock(),
         None,
-        baccarat_server::proxy::Proxies::new(&ips(proxies)),
-        baccarat_server::metrics::Scrapers::new(&ips(listed)),
+        baccarat_server::Proxies::new(&ips(proxies)),
+        baccarat_server::Scrapers::new(&ips(listed)),
     );
     let mut req = axum::http::Request::get("/metrics");
     if let Some(f) = forwarded {

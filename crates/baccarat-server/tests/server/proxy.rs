@@ -36,7 +36,7 @@ async fn app(trusting: bool) -> App {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_strangers_guesses_lock_out_only_the_stranger_behind_a_trusted_proxy() {
     let app = app(true).await;
-    let burst = baccarat_server::signin::ADDRESS_BURST;
+    let burst = baccarat_server::ADDRESS_BURST;
     let mut last = StatusCode::OK;
     for _ in 0..=burst {
         last = login_via(&app, "203.0.113.5", "https", "wrong").await.status();
@@ -53,7 +53,7 @@ async fn one_strangers_guesses_lock_out_only_the_stranger_behind_a_trusted_proxy
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_trust_the_headers_are_not_believed() {
     let app = app(false).await;
-    for _ in 0..=baccarat_server::signin::ADDRESS_BURST {
+    for _ in 0..=baccarat_server::ADDRESS_BURST {
         login_via(&app, "203.0.113.5", "https", "wrong").await;
     }
     // Every request is the loopback's: a forged X-Forwarded-For escapes nothing.

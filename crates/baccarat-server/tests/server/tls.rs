@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use baccarat_server::serve::{run, ServeConfig};
-use baccarat_server::tls::TlsFiles;
+use baccarat_server::TlsFiles;
 use reqwest::{Client, StatusCode};
 use serde_json::{json, Value};
 

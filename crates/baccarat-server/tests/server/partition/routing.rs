@@ -195,8 +195,8 @@ async fn any_server_passes_a_partitions_requests_on_to_the_server_that_holds_it(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_cannot_make_the_router_loop_or_read_the_database_per_request() {
     use axum::body::Body;
-    use baccarat_server::forward::Forwarder;
     use baccarat_server::partition_route::{elsewhere, Directory, PASSED_ON, REREAD_MS};
+    use baccarat_server::Forwarder;
     use std::sync::atomic::{AtomicU64, Ordering};
     // East's lease names a server nothing listens on.
     let db = tokio::task::spawn_blocking(|| {

@@ -104,7 +104,7 @@ pub(super) fn set_founding(
     file: &FileSettings,
     env: Option<String>,
 ) -> Result<()> {
-    use baccarat_server::first_admin::PasswordSource;
+    use baccarat_server::PasswordSource;
     if a.demo || file.demo == Some(true) {
         cfg.founding = baccarat_core::audit::Founding::Demo;
     }
@@ -219,11 +219,11 @@ fn set_identity(cfg: &mut ServeConfig, a: &ServeArgs, file: &FileSettings) -> Re
 
 /// `--tls-cert` and `--tls-key`: both or neither (the files themselves are
 /// read and checked when the server starts: `baccarat_server::tls`).
-fn tls_files(a: &ServeArgs, file: &FileSettings) -> Result<Option<baccarat_server::tls::TlsFiles>> {
+fn tls_files(a: &ServeArgs, file: &FileSettings) -> Result<Option<baccarat_server::TlsFiles>> {
     let cert = a.tls_cert.clone().or(file.tls_cert.clone());
     let key = a.tls_key.clone().or(file.tls_key.clone());
     match (cert, key) {
-        (Some(cert), Some(key)) => Ok(Some(baccarat_server::tls::TlsFiles { cert, key })),
+        (Some(cert), Some(key)) => Ok(Some(baccarat_server::TlsFiles { cert, key })),
         (None, None) => Ok(None),
         (Some(_), None) => bail!("tls_key: tls_cert is given without its key; give both, or neither for plain HTTP"),
         (None, Some(_)) => bail!("tls_cert: tls_key is given without its certificate; give both, or neither"),

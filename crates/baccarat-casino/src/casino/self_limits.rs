@@ -230,7 +230,7 @@ pub struct SelfLimitsView {
     /// A looser loss limit (or none), in force from its time.
     pub loss_per_day_later: Option<Later<Money>>,
     /// Minutes of play per UTC day from the day's first wager; null: none.
-    #[schemars(range(min = 1, max = 1440))]
+    #[schemars(range(min = 1, max = MAX_MINUTES))]
     pub minutes_per_day: Option<u32>,
     /// A looser play-time limit (or none), in force from its time.
     pub minutes_per_day_later: Option<Later<u32>>,

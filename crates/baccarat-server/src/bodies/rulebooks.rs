@@ -21,7 +21,7 @@ pub struct Rulebooks {
 pub struct AmountLimits {
     #[schemars(range(min = 1, max = 1))]
     pub min: i64,
-    #[schemars(range(min = 1_000_000_000_000i64, max = 1_000_000_000_000i64))]
+    #[schemars(range(min = baccarat_rules::MAX_LIMIT, max = baccarat_rules::MAX_LIMIT))]
     pub max: i64,
     pub ceiling: Money,
 }

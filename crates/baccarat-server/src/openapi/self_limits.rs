@@ -33,7 +33,7 @@ pub(super) fn operations() -> Vec<Operation> {
                 "loss_per_day",
                 nullable(json!({ "type": "integer", "minimum": 1, "maximum": baccarat_rules::MAX_LIMIT })),
             ),
-            ("minutes_per_day", nullable(int(1, 1440))),
+            ("minutes_per_day", nullable(int(1, i64::from(crate::casino::self_limits::MAX_MINUTES)))),
         ],
         &[],
     ))

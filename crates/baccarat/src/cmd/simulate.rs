@@ -88,8 +88,10 @@ fn parse_seed(s: &str) -> Result<Seed> {
     Seed::from_hex(s).with_context(|| format!("--seed: {s:?} is neither a number nor 64 hex digits"))
 }
 
-/// Play the shoes and print each wager's return with its 95% interval.
-pub fn run_cmd(a: Args) -> Result<()> {
+/// The run's threads (the machine's cores unless given) and seed (the
+/// operating system's unless given), once `--shoes` and `--threads` are
+/// checked.
+fn threads_and_seed(a: &Args) -> Result<(usize, Seed)> {
     if a.shoes == 0 || a.shoes > MAX_SHOES {
         bail!("--shoes: {} is outside 1 to {MAX_SHOES}", a.shoes);
     }
@@ -101,6 +103,12 @@ pub fn run_cmd(a: Args) -> Result<()> {
         Some(s) => parse_seed(s)?,
         None => baccarat_core::os_seed().map_err(anyhow::Error::msg)?,
     };
+    Ok((threads, seed))
+}
+
+/// Play the shoes and print each wager's return with its 95% interval.
+pub fn run_cmd(a: Args) -> Result<()> {
+    let (threads, seed) = threads_and_seed(&a)?;
     if let Some(path) = &a.count {
         if a.decisions_per_hour == 0 || a.decisions_per_hour > 1_000 {
             bail!("--decisions-per-hour: {} is outside 1 to 1000", a.decisions_per_hour);

@@ -2,7 +2,9 @@
 //! the tests that hold a value as sent against the schema derived for it
 //! (`replies.rs`, `views.rs`): an object's fields against its properties and
 //! required list, each value's JSON type, an enum's values, an array's
-//! length where one is said, following `$ref`, `allOf`, `anyOf` and `oneOf`.
+//! length where one is said, an integer's bounds, a string's `pattern`, a
+//! map's values against its `additionalProperties`, following `$ref`,
+//! `allOf`, `anyOf` and `oneOf`.
 
 use serde_json::{json, Map, Value};
 
@@ -55,8 +57,13 @@ fn shape(value: &Value, schema: &Value, defs: &Map<String, Value>, at: &str) -> 
         Value::Object(o) => {
             want("object")?;
             let Some(props) = schema["properties"].as_object() else {
-                // A free-form object (a map): its values are not described.
-                return Ok(());
+                // A map: each value against `additionalProperties` where
+                // that is a schema (`true` or absent: free-form).
+                let values = &schema["additionalProperties"];
+                if !values.is_object() {
+                    return Ok(());
+                }
+                return o.iter().try_for_each(|(k, v)| check(v, values, defs, &format!("{at}.{k}")));
             };
             for k in o.keys() {
                 if !props.contains_key(k) {
@@ -82,17 +89,51 @@ fn shape(value: &Value, schema: &Value, defs: &Map<String, Value>, at: &str) -> 
         }
         Value::Number(n) => {
             want("integer")?;
-            let below = match (schema["minimum"].as_i64(), n.as_i64()) {
-                (Some(min), Some(v)) => v < min,
-                _ => false,
-            };
-            if below {
+            let v = n.as_i64().ok_or_else(|| format!("{at}: {n} is not an integer"))?;
+            if schema["minimum"].as_i64().is_some_and(|min| v < min) {
                 return Err(format!("{at}: {n} is below its minimum"));
+            }
+            if schema["maximum"].as_i64().is_some_and(|max| v > max) {
+                return Err(format!("{at}: {n} is above its maximum"));
             }
             Ok(())
         }
-        Value::String(_) => want("string"),
+        Value::String(s) => {
+            want("string")?;
+            match schema["pattern"].as_str() {
+                Some(p) if !regex::Regex::new(p).map_err(|e| format!("{at}: pattern {p:?}: {e}"))?.is_match(s) => {
+                    Err(format!("{at}: {s:?} does not match {p:?}"))
+                }
+                _ => Ok(()),
+            }
+        }
         Value::Bool(_) => want("boolean"),
         Value::Null => Err(format!("{at}: null where not nullable")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check;
+    use serde_json::{json, Map};
+
+    /// Each check refuses what it should, and passes its neighbour.
+    #[test]
+    fn each_check_can_fail() {
+        let defs = Map::new();
+        let hex = json!({ "type": "string", "pattern": "^[0-9a-f]{4}$" });
+        assert!(check(&json!("00ff"), &hex, &defs, "x").is_ok());
+        assert!(check(&json!("00fg"), &hex, &defs, "x").unwrap_err().contains("does not match"));
+        let map = json!({ "type": "object", "additionalProperties": { "type": "integer", "minimum": 0 } });
+        assert!(check(&json!({ "a": 1, "b": 0 }), &map, &defs, "x").is_ok());
+        assert!(check(&json!({ "a": 1, "b": -1 }), &map, &defs, "x").unwrap_err().contains("x.b"));
+        assert!(check(&json!({ "a": "1" }), &map, &defs, "x").is_err());
+        let free = json!({ "type": "object", "additionalProperties": true });
+        assert!(check(&json!({ "a": "1" }), &free, &defs, "x").is_ok());
+        let small = json!({ "type": "integer", "minimum": 1, "maximum": 1440 });
+        assert!(check(&json!(1440), &small, &defs, "x").is_ok());
+        assert!(check(&json!(1441), &small, &defs, "x").unwrap_err().contains("above its maximum"));
+        assert!(check(&json!(0), &small, &defs, "x").unwrap_err().contains("below its minimum"));
+        assert!(check(&json!(1.5), &small, &defs, "x").is_err());
     }
 }

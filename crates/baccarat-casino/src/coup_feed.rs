@@ -23,6 +23,9 @@
 //! than the order they settled in, and the last [`HISTORY`] are kept in it.)
 
 pub mod lines;
+mod parts;
+
+pub use parts::{CoupResult, Notice, ShoeLine};
 
 use crate::coup_feed::lines::Lines;
 use baccarat_core::TableId;
@@ -31,7 +34,6 @@ use std::collections::{HashMap, VecDeque};
 use baccarat_rules::{Bet, Card, CoupSummary, Money, Outcome, Settlement};
 use baccarat_table::{positions_of, Event, PlayerId, Position, Spot, Wager, WagerId};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 
 /// Coups whose place in the chain is kept per table, for recall.
 pub const RECALL_COUPS: usize = 100;
@@ -91,8 +93,7 @@ pub struct CoupFeed {
     by_player: HashMap<PlayerId, Vec<usize>>,
     /// Player and Banker totals, and every card, once complete (the coup's cards
     /// leave the table's view when it closes, often in the same batch).
-    #[schemars(with = "Option<serde_json::Map<String, Value>>")]
-    pub result: Option<Value>,
+    pub result: Option<CoupResult>,
     #[serde(skip)]
     dealt: Vec<(Position, Card)>,
     pub void: Option<String>,
@@ -134,12 +135,7 @@ impl CoupFeed {
 
     /// The coup's result: the totals, the winner and the cards as dealt.
     fn completed(&mut self, summary: &CoupSummary) {
-        self.result = Some(json!({
-            "player": summary.player_total,
-            "banker": summary.banker_total,
-            "winner": format!("{:?}", summary.winner()).to_lowercase(),
-            "cards": self.dealt,
-        }));
+        self.result = Some(CoupResult::new(summary, &self.dealt));
     }
 
     /// Note where a new line goes, before it is pushed.
@@ -164,10 +160,10 @@ pub struct HistoryLine {
 pub struct Feed {
     pub coups: HashMap<TableId, CoupFeed>,
     pub history: HashMap<PlayerId, VecDeque<HistoryLine>>,
-    pub shoes: HashMap<TableId, Vec<Value>>,
+    pub shoes: HashMap<TableId, Vec<ShoeLine>>,
     /// Per table: (coup, sequence number of its `betting_opened` record).
     pub coup_starts: HashMap<TableId, VecDeque<(u64, u64)>>,
-    pub notices: HashMap<TableId, VecDeque<Value>>,
+    pub notices: HashMap<TableId, VecDeque<Notice>>,
 }
 
 impl Feed {
@@ -184,14 +180,14 @@ impl Feed {
             Event::BettingOpened { coup, .. } => self.coup_opened(table, *coup, seq),
             Event::ShoeStarted { shoe, commitment, cut, .. } => {
                 let shoes = self.shoes.entry(table).or_default();
-                shoes.push(json!({ "shoe": shoe, "commitment": commitment, "cut": cut, "seed": null }));
+                shoes.push(ShoeLine { shoe: *shoe, commitment: commitment.clone(), cut: *cut, seed: None });
                 if shoes.len() > SHOES {
                     shoes.remove(0);
                 }
             }
             Event::ShoeEnded { shoe, seed, .. } => {
-                if let Some(s) = self.shoes.entry(table).or_default().iter_mut().rev().find(|s| s["shoe"] == *shoe) {
-                    s["seed"] = json!(seed);
+                if let Some(s) = self.shoes.entry(table).or_default().iter_mut().rev().find(|s| s.shoe == *shoe) {
+                    s.seed = *seed;
                 }
             }
             Event::WagerPlaced { wager } => self.coups.entry(table).or_default().placed(wager),
@@ -279,8 +275,7 @@ impl Feed {
         let n = self.notices.entry(table).or_default();
         let mut shown = e.clone();
         crate::audit::blank(&mut shown);
-        let v = serde_json::to_value(&shown).unwrap_or_default();
-        n.push_back(json!({ "seq": seq, "rule": rule, "event": v }));
+        n.push_back(Notice { seq, rule: rule.to_string(), event: shown });
         if n.len() > NOTICES {
             n.pop_front();
         }
@@ -350,7 +345,7 @@ pub struct CoupState {
     /// As rows (`casino/checkpoint_rows.rs`).
     #[serde(serialize_with = "crate::coup_feed::lines::wager_lines")]
     pub wagers: Lines,
-    pub result: Option<Value>,
+    pub result: Option<CoupResult>,
     pub dealt: Vec<(Position, Card)>,
     pub void: Option<String>,
 }
@@ -360,9 +355,9 @@ pub struct CoupState {
 pub struct FeedState {
     pub coups: Vec<(TableId, CoupState)>,
     pub history: Vec<(PlayerId, Vec<HistoryLine>)>,
-    pub shoes: Vec<(TableId, Vec<Value>)>,
+    pub shoes: Vec<(TableId, Vec<ShoeLine>)>,
     pub coup_starts: Vec<(TableId, Vec<(u64, u64)>)>,
-    pub notices: Vec<(TableId, Vec<Value>)>,
+    pub notices: Vec<(TableId, Vec<Notice>)>,
 }
 
 /// The rule an irregularity-type event cites, for the pit's prompts.

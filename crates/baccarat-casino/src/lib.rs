@@ -48,7 +48,7 @@ mod table_view;
 mod writer;
 
 pub use checkpoint_check::latest_without_read_model;
-pub use coup_feed::{CoupFeed, Feed, HistoryLine, WagerLine, WagerStatus, RECALL_COUPS};
+pub use coup_feed::{CoupFeed, CoupResult, Feed, HistoryLine, Notice, ShoeLine, WagerLine, WagerStatus, RECALL_COUPS};
 pub use metered::{Wagers, BATCH_SIZE};
 pub use table_view::{AnteView, HandOut, OfferView, PayLine, PhaseView, TableView, ViewChanges, ViewDealing, Views};
 pub use writer::{Busy, DueCheckpoint, Funding, Writer};

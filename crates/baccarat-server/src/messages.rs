@@ -43,8 +43,7 @@ pub struct Seen {
     /// and everyone the squeezing player's name.
     pub table: TableView,
     /// The coup's result once complete (as the coup's feed holds it).
-    #[schemars(with = "Option<serde_json::Map<String, Value>>")]
-    pub result: Option<Value>,
+    pub result: Option<baccarat_casino::CoupResult>,
     /// Why the coup was voided, if it was.
     pub void: Option<String>,
     /// A player's wallet and what their open wagers leave free of it; null
@@ -80,11 +79,9 @@ pub struct PitPush {
     /// The wagers' players' names, by their ids.
     pub names: BTreeMap<String, String>,
     /// The rule-bearing events, newest first.
-    #[schemars(with = "Vec<serde_json::Map<String, Value>>")]
-    pub notices: Vec<Value>,
+    pub notices: Vec<baccarat_casino::Notice>,
     /// The table's shoes.
-    #[schemars(with = "Vec<serde_json::Map<String, Value>>")]
-    pub shoes: Vec<Value>,
+    pub shoes: Vec<baccarat_casino::ShoeLine>,
     /// The squeeze's time, in seconds (as `squeeze_ms`).
     pub squeeze_seconds: u64,
 }

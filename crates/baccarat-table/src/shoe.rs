@@ -48,6 +48,7 @@ pub enum CutError {
 /// The cut as performed: where the cutting card went in, and where the dealer
 /// then placed it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Cut {
     /// Cards in front of the cutting card, moved to the back.
     pub at: usize,

@@ -247,7 +247,7 @@ pub struct History<'a> {
 pub struct Shoes<'a> {
     pub table: baccarat_core::TableId,
     pub algorithm: &'static str,
-    pub shoes: &'a [serde_json::Value],
+    pub shoes: &'a [baccarat_casino::ShoeLine],
 }
 
 /// `GET /api/promotions/{id}/refused-claims`: the refused claims kept (NSW

@@ -25,15 +25,6 @@ pub(super) fn error_schema() -> Value {
     })
 }
 
-pub(super) fn shoe() -> Value {
-    object(&[
-        ("shoe", u64s()),
-        ("commitment", nullable(string())),
-        ("cut", nullable(object(&[("at", u64s()), ("from_back", u64s())]))),
-        ("seed", nullable(seed())),
-    ])
-}
-
 pub(super) fn components() -> Value {
     let mut all = json!({
         "securitySchemes": {
@@ -45,7 +36,6 @@ pub(super) fn components() -> Value {
         },
         "schemas": {
             "Error": error_schema(),
-            "Shoe": shoe(),
             "Command": command_schema(),
         },
     });

@@ -12,8 +12,10 @@
 //! tuples a view writes as arrays are described as arrays of their JSON
 //! types where they are declared (`table_view.rs`).
 //!
-//! A shoe's line (`Shoe`) is still written by hand (`components.rs`): the
-//! feed keeps shoes as JSON values, not as a type.
+//! The feed's smaller lines (a coup's result, a shoe, a notice) are types
+//! too (`baccarat_casino::CoupResult`, `ShoeLine` as `Shoe`, `Notice`); a
+//! notice's event is described as an object (the engine's events have no
+//! schema of their own).
 
 use serde_json::{Map, Value};
 
@@ -29,6 +31,7 @@ pub(super) fn components() -> Map<String, Value> {
     generator.subschema_for::<WagerLine>();
     generator.subschema_for::<PitView>();
     generator.subschema_for::<TableMessage>();
+    generator.subschema_for::<baccarat_casino::ShoeLine>();
     generator.take_definitions(true)
 }
 
@@ -132,7 +135,11 @@ pub(super) mod tests {
         let mut feed = CoupFeed::default();
         feed.coup = 7;
         feed.wagers = [line(WagerStatus::Settled, true), line(WagerStatus::Open, false)].into_iter().collect();
-        feed.result = Some(json!({ "player": 5, "banker": 9 }));
+        let cards: Vec<baccarat_rules::Card> =
+            ["6H", "3S", "KD", "3C", "4S"].iter().map(|c| c.parse().unwrap()).collect();
+        let (coup, _) = baccarat_rules::Coup::from_cards(&cards).unwrap();
+        let dealt = [(Position::Player1, cards[0]), (Position::Banker1, cards[1])];
+        feed.result = Some(baccarat_casino::CoupResult::new(&coup.summary(), &dealt));
         feed.void = Some("AU 5.13".into());
         feed
     }
@@ -186,10 +193,17 @@ pub(super) mod tests {
         assert!(check(&json!({ "tables": [{ "id": 1 }] }), &answer("/api/tables"), &defs, "lobby").is_err());
     }
 
+    /// A shoe's line, its seed shown or not yet.
+    fn shoe(seed: Option<baccarat_table::Seed>) -> baccarat_casino::ShoeLine {
+        let cut = Some(baccarat_table::Cut { at: 70, from_back: 14 });
+        baccarat_casino::ShoeLine { shoe: 1, commitment: Some("ab".into()), cut, seed }
+    }
+
     fn pit() -> PitPush {
-        let notice = json!({ "seq": 4, "rule": "NSW 8.10", "event": { "event": "misdeal" } });
+        let event = baccarat_table::Event::WagerReturned { wager: WagerId(3), rule: "NSW 8.10".into() };
+        let notice = baccarat_casino::Notice { seq: 4, rule: "NSW 8.10".into(), event };
         let names = [("4".to_string(), "Ann".to_string())].into_iter().collect();
-        PitPush { coup: feed(), names, notices: vec![notice], shoes: vec![json!({ "shoe": 1 })], squeeze_seconds: 6 }
+        PitPush { coup: feed(), names, notices: vec![notice], shoes: vec![shoe(None)], squeeze_seconds: 6 }
     }
 
     fn seen(pit: Option<PitPush>) -> Seen {
@@ -253,8 +267,7 @@ pub(super) mod tests {
         fits(&sent, &answer("/api/me/history"), &defs, "GET /api/me/history");
         sent["history"][0].as_object_mut().unwrap().remove("coup");
         assert!(check(&sent, &answer("/api/me/history"), &defs, "no coup").is_err());
-        let shoe = json!({ "shoe": 1, "commitment": "ab", "cut": { "at": 70, "from_back": 14 }, "seed": null });
-        let shoes = [shoe];
+        let shoes = [shoe(None), shoe(Some(baccarat_table::Seed::from_u64(9)))];
         let algorithm = baccarat_table::SHUFFLE_ALGORITHM;
         let sent = serde_json::to_value(crate::bodies::Shoes { table: TableId(2), algorithm, shoes: &shoes }).unwrap();
         fits(&sent, &answer("/api/tables/{id}/shoes"), &defs, "GET /api/tables/{id}/shoes");

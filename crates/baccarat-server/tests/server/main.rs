@@ -27,6 +27,8 @@ mod partition;
 mod pg;
 mod pg_archive;
 mod pg_cluster;
+mod pg_lease;
+mod pg_migrate;
 mod pg_reconnect;
 mod pg_suite;
 mod pre_shuffled;

@@ -3,8 +3,10 @@
 //! (`TableView`, with its offers, ante, hand out and roads), a coup's feed
 //! (`CoupFeed`) and its wager lines (`WagerLine`), the pit's view
 //! (`PitView`) and what a table's WebSocket sends (`TableMessage`,
-//! `messages.rs`). A field added to a view is in the document with no line
-//! written here.
+//! `messages.rs`); a tournament as listed (`TournamentSummary`), its play
+//! (`PlayView`, `casino/tournament_view.rs`) and what its WebSocket sends
+//! (`TournamentMessage`). A field added to a view is in the document with no
+//! line written here.
 //!
 //! The table's and the rules' types they carry (positions, sides, the
 //! roads' board, a card as `10H`, a wager's id) have their schemas from
@@ -17,8 +19,10 @@
 
 use serde_json::{Map, Value};
 
+use crate::casino::tournament_view::PlayView;
+use crate::casino::tournaments::TournamentSummary;
 use crate::coup_feed::{CoupFeed, WagerLine};
-use crate::messages::{PitView, TableMessage};
+use crate::messages::{PitView, TableMessage, TournamentMessage};
 use crate::table_view::TableView;
 
 /// The views' components and every one they refer to, named as their types.
@@ -29,6 +33,9 @@ pub(super) fn components() -> Map<String, Value> {
     generator.subschema_for::<WagerLine>();
     generator.subschema_for::<PitView>();
     generator.subschema_for::<TableMessage>();
+    generator.subschema_for::<TournamentSummary>();
+    generator.subschema_for::<PlayView>();
+    generator.subschema_for::<TournamentMessage>();
     generator.take_definitions(true)
 }
 

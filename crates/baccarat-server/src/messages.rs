@@ -1,10 +1,11 @@
 //! What a table's WebSocket sends, as types (issue 46): the message a
 //! viewer is sent after every durable change (`http/play.rs::message`) and
-//! the pit's part of it (`http/staff.rs::pit_push`). Built from these
+//! the pit's part of it (`http/staff.rs::pit_push`); and what a
+//! tournament's sends (`http/tournament_play.rs::message`). Built from these
 //! rather than patched into a JSON tree by string keys, so a field renamed
 //! in a view cannot leave the message behind; the API document carries
-//! their schemas (`TableMessage`, `PitPush`, `PitView`) and a test checks a
-//! message as sent against them.
+//! their schemas (`TableMessage`, `PitPush`, `PitView`, `TournamentMessage`)
+//! and tests check messages as sent against them.
 //!
 //! The deltas (`http/delta.rs`) are taken between messages as JSON, so the
 //! push turns each into a tree once; the frames' numbering is in
@@ -12,8 +13,9 @@
 
 use std::collections::BTreeMap;
 
-use baccarat_casino::TableView;
-use baccarat_casino::{CoupFeed, WagerLine};
+use baccarat_casino::casino::tournament_view::PlayView;
+use baccarat_casino::casino::tournaments::TournamentSummary;
+use baccarat_casino::{CoupFeed, TableView, WagerLine};
 use baccarat_rules::Money;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -110,4 +112,18 @@ impl TableMessage {
     pub fn tree(&self) -> Value {
         serde_json::to_value(self).expect("messages serialise")
     }
+}
+
+/// What a tournament's WebSocket sends after every durable change to it
+/// (`http/tournament_play.rs::message`). Nothing in it is secret: the play
+/// withholds what is (NSW 15.8).
+#[derive(Serialize, JsonSchema)]
+pub struct TournamentMessage {
+    /// The tournament as listed (without its conditions' text).
+    pub tournament: Option<TournamentSummary>,
+    /// The play as `GET /api/tournaments/{id}/play` answers it, its players
+    /// named; null before the start.
+    pub play: Option<PlayView>,
+    /// The server's clock (ms): the time left to wager counts from it.
+    pub now_ms: u64,
 }

@@ -51,14 +51,16 @@ pub const CUT_FROM_BACK: usize = 16;
 pub use baccarat_table::tournament::{PlayAction, Stake};
 
 /// How one table's last coup went, for the pages.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct LastCoup {
     pub coup: u32,
     pub cards: Vec<Card>,
     pub seats: Vec<SeatCoup>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+/// How one seat's stakes settled in that coup: its chips before and after,
+/// and the rules applied (NSW 15.8.3 adjustments, a deduction).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SeatCoup {
     #[serde(rename = "box")]
     pub box_no: u8,

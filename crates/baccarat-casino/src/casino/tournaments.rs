@@ -23,6 +23,7 @@ use baccarat_table::Refusal;
 
 use super::into_play::IntoPlay;
 use super::tournament_play::Play;
+use super::tournament_view::PlayView;
 use super::{Casino, Code, Commit, Reply};
 use crate::audit::{Body, CasinoEvent, CASINO_CHAIN};
 use crate::ledger::{AccountKind, Cause, Op};
@@ -492,31 +493,57 @@ impl TournamentViews {
     }
 
     /// A tournament's play as the public sees it (`tournament_view.rs`);
-    /// `Some(Null)` before it starts.
-    pub fn play(&self, id: TournamentId) -> Option<serde_json::Value> {
+    /// `Some(None)` before it starts.
+    pub fn play(&self, id: TournamentId) -> Option<Option<PlayView>> {
         let t = self.all.get(&id)?;
-        Some(t.play.as_ref().map_or(serde_json::Value::Null, |p| super::tournament_view::view(id, p)))
+        Some(t.play.as_ref().map(|p| super::tournament_view::view(id, p)))
     }
 
-    /// One tournament as the public sees it.
-    pub fn public(&self, id: TournamentId) -> Option<serde_json::Value> {
+    /// One tournament as the public sees it, without its conditions' text
+    /// ([`TournamentSummary::conditions`]).
+    pub fn public(&self, id: TournamentId) -> Option<TournamentSummary> {
         let t = self.all.get(&id)?;
         let s = &t.conditions.spec;
-        Some(serde_json::json!({
-            "tournament": id,
-            "name": s.name,
-            "starts": s.entry.starts,
-            "fee": Money(s.entry.fee),
-            "entrants": t.state.entrants.len(),
-            "min_players": s.entry.min_players,
-            "max_players": s.entry.max_players,
-            "cancelled": t.state.cancelled,
-            "started": t.play.is_some(),
-            "finished": t.play.as_ref().is_some_and(|p| p.paid.is_some()),
-            "pool": t.conditions.pool(t.state.entrants.len() as u32),
-            "conditions": t.conditions.published(),
-        }))
+        Some(TournamentSummary {
+            tournament: id,
+            name: s.name.clone(),
+            starts: s.entry.starts.clone(),
+            fee: Money(s.entry.fee),
+            entrants: t.state.entrants.len(),
+            min_players: s.entry.min_players,
+            max_players: s.entry.max_players,
+            cancelled: t.state.cancelled,
+            started: t.play.is_some(),
+            finished: t.play.as_ref().is_some_and(|p| p.paid.is_some()),
+            pool: t.conditions.pool(t.state.entrants.len() as u32),
+            conditions: None,
+        })
     }
+}
+
+/// A tournament as the public sees it (`GET /api/tournaments`, and the
+/// `tournament` of its WebSocket messages): what a player needs to decide to
+/// enter, and how far it has gone.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct TournamentSummary {
+    pub tournament: TournamentId,
+    pub name: String,
+    /// When it starts, UTC, as the conditions say (`YYYY-MM-DDTHH:MM:SSZ`).
+    pub starts: String,
+    pub fee: Money,
+    pub entrants: usize,
+    pub min_players: u32,
+    pub max_players: u32,
+    pub cancelled: bool,
+    pub started: bool,
+    /// The final is over and the prizes paid.
+    pub finished: bool,
+    /// The prize pool with the entrants so far (NSW 15.3.2).
+    pub pool: Money,
+    /// The conditions as published to players (NSW 15.4.1): in one
+    /// tournament's answer only (`GET /api/tournaments/{id}`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<String>,
 }
 
 /// Whether `by` may take the step `e` records (`http/tournament_play.rs`):

@@ -14,14 +14,15 @@ use axum::Json;
 use baccarat_core::{TournamentId, UserId};
 use baccarat_table::PlayerId;
 use serde::Deserialize;
-use serde_json::{json, Value};
 
 use super::extract::{Auth, Body, Id};
 use super::{call, limited, reply_json, require, ApiError, AppState};
 use crate::auth::{Role, Session};
 use crate::casino::tournament_manager::PlayStep;
 use crate::casino::tournament_play::{PlayAction, Stake};
+use crate::casino::tournament_view::PlayView;
 use crate::casino::{Reply, Request};
+use crate::messages::TournamentMessage;
 use crate::trust::Actor;
 
 async fn step(s: &AppState, sess: &Session, id: TournamentId, step: PlayStep) -> Result<Json<Reply>, ApiError> {
@@ -34,52 +35,35 @@ fn no_tournament(id: TournamentId) -> ApiError {
     ApiError::new(axum::http::StatusCode::NOT_FOUND, "no_tournament", format!("no tournament {id}"))
 }
 
-/// Put each player's name beside their id, wherever the play names one.
-fn named(s: &AppState, v: &mut Value) {
-    // (Indexing a null for writing would make it an object.)
-    if !v.is_object() {
-        return;
+/// Put each player's name beside their id, wherever the play names one
+/// (after the read model's lock is let go: a name may be read from the
+/// database).
+fn named(s: &AppState, play: &mut Option<PlayView>) {
+    if let Some(play) = play {
+        play.name_players(|p| s.users.name(UserId(p.0)));
     }
-    let name =
-        |p: &Value| p.as_u64().and_then(|p| s.users.name(UserId(p as u32))).map(Value::from).unwrap_or(Value::Null);
-    if let Some(tables) = v["tables"].as_array_mut() {
-        for seat in tables.iter_mut().filter_map(|t| t["seats"].as_array_mut()).flatten() {
-            seat["name"] = name(&seat["player"]);
-        }
-    }
-    for list in ["standings", "prizes", "disqualified"] {
-        if let Some(items) = v[list].as_array_mut() {
-            for i in items {
-                i["name"] = name(&i["player"]);
-            }
-        }
-    }
-    // Those placed but no longer seated (out in an earlier round).
-    let placed: serde_json::Map<String, Value> =
-        v["placings"].as_array().map(|a| a.iter().map(|p| (p.to_string(), name(p))).collect()).unwrap_or_default();
-    v["names"] = Value::Object(placed);
 }
 
-/// The play as everyone sees it: tables, chips, marker, turn, standings.
-pub(super) async fn view(State(s): State<AppState>, Id(id): Id<TournamentId>) -> Result<Json<Value>, ApiError> {
-    let mut v = s.tournaments.read().expect("tournaments lock").play(id).ok_or_else(|| no_tournament(id))?;
-    named(&s, &mut v);
-    Ok(Json(v))
+/// The play as everyone sees it: tables, chips, marker, turn, standings;
+/// null before the start.
+pub(super) async fn view(
+    State(s): State<AppState>,
+    Id(id): Id<TournamentId>,
+) -> Result<Json<Option<PlayView>>, ApiError> {
+    let mut play = s.tournaments.read().expect("tournaments lock").play(id).ok_or_else(|| no_tournament(id))?;
+    named(&s, &mut play);
+    Ok(Json(play))
 }
 
 /// What a tournament's WebSocket sends: the tournament, its play with the
 /// players' names, and the server's clock (for the time left to wager).
-fn message(s: &AppState, id: TournamentId) -> Value {
-    let (summary, mut play) = {
+fn message(s: &AppState, id: TournamentId) -> TournamentMessage {
+    let (tournament, mut play) = {
         let v = s.tournaments.read().expect("tournaments lock");
-        let mut summary = v.public(id).unwrap_or(Value::Null);
-        if let Some(m) = summary.as_object_mut() {
-            m.remove("conditions");
-        }
-        (summary, v.play(id).unwrap_or(Value::Null))
+        (v.public(id), v.play(id).flatten())
     };
     named(s, &mut play);
-    json!({ "tournament": summary, "play": play, "now_ms": (s.clock)() })
+    TournamentMessage { tournament, play, now_ms: (s.clock)() }
 }
 
 /// The tournament's WebSocket: public, as a leaderboard on the casino floor
@@ -90,7 +74,7 @@ pub(super) async fn ws(
     Id(id): Id<TournamentId>,
     up: Result<WebSocketUpgrade, axum::extract::ws::rejection::WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
-    if s.tournaments.read().expect("tournaments lock").public(id).is_none() {
+    if !s.tournaments.read().expect("tournaments lock").all.contains_key(&id) {
         return Err(no_tournament(id));
     }
     let up = up.map_err(|r| {
@@ -107,12 +91,12 @@ async fn push(mut sock: WebSocket, s: AppState, id: TournamentId) {
     let mut rx = s.wakes.tournament(id);
     let mut last = String::new();
     loop {
-        let mut value = message(&s, id);
-        let now = value.as_object_mut().and_then(|m| m.remove("now_ms"));
-        let body = value.to_string();
+        let m = message(&s, id);
+        // Sent when the tournament or its play changed, not the clock alone.
+        let body = serde_json::to_string(&(&m.tournament, &m.play)).expect("messages serialise");
         if body != last {
-            value["now_ms"] = now.unwrap_or(Value::Null);
-            if sock.send(Message::Text(value.to_string().into())).await.is_err() {
+            let text = serde_json::to_string(&m).expect("messages serialise");
+            if sock.send(Message::Text(text.into())).await.is_err() {
                 return;
             }
             last = body;

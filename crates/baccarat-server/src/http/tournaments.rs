@@ -7,34 +7,28 @@ use axum::extract::State;
 use axum::Json;
 use baccarat_core::TournamentId;
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::extract::{Auth, Body, Id};
 use super::{call, limited, reply_json, require, ApiError, AppState};
 use crate::auth::Role;
+use crate::casino::tournaments::TournamentSummary;
 use crate::casino::{Reply, Request};
 
 /// Every tournament, as the public sees it.
-pub(super) async fn list(State(s): State<AppState>) -> Result<Json<Value>, ApiError> {
+pub(super) async fn list(State(s): State<AppState>) -> Json<Vec<TournamentSummary>> {
     let v = s.tournaments.read().expect("tournaments lock");
-    let list: Vec<Value> = v
-        .all
-        .keys()
-        .filter_map(|id| v.public(*id))
-        .map(|mut t| {
-            t.as_object_mut().expect("an object").remove("conditions");
-            t
-        })
-        .collect();
-    Ok(Json(Value::Array(list)))
+    Json(v.all.keys().filter_map(|id| v.public(*id)).collect())
 }
 
 /// One tournament with its published conditions (NSW 15.4.1).
-pub(super) async fn one(State(s): State<AppState>, Id(id): Id<TournamentId>) -> Result<Json<Value>, ApiError> {
+pub(super) async fn one(
+    State(s): State<AppState>,
+    Id(id): Id<TournamentId>,
+) -> Result<Json<TournamentSummary>, ApiError> {
     let v = s.tournaments.read().expect("tournaments lock");
-    v.public(id)
-        .map(Json)
-        .ok_or_else(|| ApiError::new(axum::http::StatusCode::NOT_FOUND, "no_tournament", format!("no tournament {id}")))
+    let no = || ApiError::new(axum::http::StatusCode::NOT_FOUND, "no_tournament", format!("no tournament {id}"));
+    let (summary, t) = v.public(id).zip(v.all.get(&id)).ok_or_else(no)?;
+    Ok(Json(TournamentSummary { conditions: Some(t.conditions.published()), ..summary }))
 }
 
 #[derive(Deserialize)]

@@ -7,13 +7,13 @@ use crate::bodies::rulebooks::{choices, AmountLimits, Checked, ConfigProblem, Ru
 use baccarat_rules::Money;
 use serde_json::{json, Map, Value};
 
-fn document() -> (Value, Map<String, Value>) {
+pub(super) fn document() -> (Value, Map<String, Value>) {
     let doc = super::document();
     let defs = doc["components"]["schemas"].as_object().unwrap().clone();
     (doc, defs)
 }
 
-fn answer(doc: &Value, method: &str, path: &str) -> Value {
+pub(super) fn answer(doc: &Value, method: &str, path: &str) -> Value {
     doc["paths"][path][method]["responses"]["200"]["content"]["application/json"]["schema"].clone()
 }
 

@@ -40,6 +40,8 @@ mod session;
 mod tables;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tournament_answers_tests;
 mod tournaments;
 mod users;
 mod views;

@@ -65,6 +65,12 @@ pub(super) fn schema_ref(name: &str) -> Value {
     json!({ "$ref": format!("#/components/schemas/{name}") })
 }
 
+/// A component or `null`, as schemars writes an `Option` of one (OpenAPI
+/// 3.0.3 reads `nullable` only beside a `type`, so not beside a `$ref`).
+pub(super) fn nullable_ref(name: &str) -> Value {
+    json!({ "anyOf": [schema_ref(name), { "enum": [null], "nullable": true }] })
+}
+
 /// An object with these properties, all of them required.
 pub(super) fn object(props: &[(&str, Value)]) -> Value {
     let required: Vec<&str> = props.iter().map(|(k, _)| *k).collect();

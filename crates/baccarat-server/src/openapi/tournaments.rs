@@ -7,21 +7,11 @@ use super::*;
 
 /// Tournaments (NSW 15.3, 15.4): `http/tournaments.rs`.
 pub(super) fn operations() -> Vec<Operation> {
-    let summary = object(&[
-        ("tournament", u32s()),
-        ("name", string()),
-        ("starts", string()),
-        ("fee", money()),
-        ("entrants", u64s()),
-        ("min_players", u64s()),
-        ("max_players", u64s()),
-        ("cancelled", boolean()),
-        ("pool", money()),
-    ]);
-    let list = Op::new("Every tournament, with its fee, start and entrants").ok("the tournaments", array(summary));
+    let list = Op::new("Every tournament, with its fee, start and entrants")
+        .ok("the tournaments", array(schema_ref("TournamentSummary")));
     let one = Op::new("One tournament, with the conditions as published to players (NSW 15.4.1)")
         .id("tournament", "no such tournament (`no_tournament`)")
-        .ok("the tournament", json!({ "type": "object" }));
+        .ok("the tournament", schema_ref("TournamentSummary"));
     let create = Op::new("Admin: publish a tournament from its conditions file (TOML, NSW 15.4.2)")
         .auth()
         .roles("admins")
@@ -111,7 +101,7 @@ pub(super) fn play_operations() -> Vec<Operation> {
          commitments and the seeds of rounds that are over, the placings and prizes; null before the start",
     )
     .id("tournament", no)
-    .ok("the play", nullable(json!({ "type": "object" })));
+    .ok("the play", nullable_ref("PlayView"));
     let start =
         manager("Tournament Manager: start play; the first round seated by draw (NSW 15.5)", nothing(), json!({}));
     let act = Op::new(
@@ -159,8 +149,8 @@ pub(super) fn play_operations() -> Vec<Operation> {
     let mut ws = Op::new("WebSocket: the tournament and its play after every durable change; public")
         .id("tournament", no)
         .describe(
-            "Each message is {tournament, play, now_ms}: the published summary, the play as GET …/play shows it, \
-             and the server's clock for the time left to wager. Nothing in it is secret (the play withholds what is).",
+            "Each message (`TournamentMessage`) is {tournament, play, now_ms}: the summary, the play as GET …/play \
+             shows it, and the server's clock for the time left to wager. Nothing in it is secret.",
         )
         .err(400, "not a WebSocket upgrade (`upgrade`)")
         .err(426, "the connection cannot be upgraded (`upgrade`)");

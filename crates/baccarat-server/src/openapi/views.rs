@@ -3,8 +3,10 @@
 //! (`TableView`, with its offers, ante, hand out and roads), a coup's feed
 //! (`CoupFeed`) and its wager lines (`WagerLine`), the pit's view
 //! (`PitView`) and what a table's WebSocket sends (`TableMessage`,
-//! `messages.rs`). A field added to a view is in the document with no line
-//! written here.
+//! `messages.rs`); a tournament as listed (`TournamentSummary`), its play
+//! (`PlayView`, `casino/tournament_view.rs`) and what its WebSocket sends
+//! (`TournamentMessage`). A field added to a view is in the document with no
+//! line written here.
 //!
 //! The table's and the rules' types they carry (positions, sides, the
 //! roads' board, a card as `10H`, a wager's id) have their schemas from
@@ -19,9 +21,10 @@
 
 use serde_json::{Map, Value};
 
-use crate::messages::{PitView, TableMessage};
-use baccarat_casino::TableView;
-use baccarat_casino::{CoupFeed, WagerLine};
+use crate::casino::tournament_view::PlayView;
+use crate::casino::tournaments::TournamentSummary;
+use crate::messages::{PitView, TableMessage, TournamentMessage};
+use baccarat_casino::{CoupFeed, TableView, WagerLine};
 
 /// The views' components and every one they refer to, named as their types.
 pub(super) fn components() -> Map<String, Value> {
@@ -32,6 +35,9 @@ pub(super) fn components() -> Map<String, Value> {
     generator.subschema_for::<PitView>();
     generator.subschema_for::<TableMessage>();
     generator.subschema_for::<baccarat_casino::ShoeLine>();
+    generator.subschema_for::<TournamentSummary>();
+    generator.subschema_for::<PlayView>();
+    generator.subschema_for::<TournamentMessage>();
     generator.take_definitions(true)
 }
 

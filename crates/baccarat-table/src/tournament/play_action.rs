@@ -30,6 +30,7 @@ pub enum PlayAction {
 
 /// A bet and an amount.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Stake {
     pub bet: Bet,
     pub amount: Money,

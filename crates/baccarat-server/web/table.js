@@ -18,6 +18,10 @@ import { coupNet } from '/assets/felt-net.js';
 // ---------------------------------------------------------------------------
 // State
 
+// Framed by the several-tables page (`/multi`): that page has the brand,
+// the language and the way out, so a framed table shows its table and money.
+if (window.self !== window.top) document.documentElement.classList.add('framed');
+
 const S = {
   tableId: null,
   follow: null,

@@ -47,7 +47,8 @@
 //!
 //! Pages and JSON are gzip- or brotli-compressed when the client asks
 //! (`compress.rs`). Every response carries a Content-Security-Policy with no inline script and
-//! `frame-ancestors 'none'`, `X-Content-Type-Options: nosniff` and
+//! `frame-ancestors 'self'` (only the server's own pages may frame one: the
+//! several-tables page, `/multi`), `X-Content-Type-Options: nosniff` and
 //! `Referrer-Policy: no-referrer`.
 
 pub mod access;
@@ -388,6 +389,7 @@ pub fn routes() -> Routes {
     Routes::new()
         .get("/", web::index)
         .get("/pit", web::pit)
+        .get("/multi", web::multi)
         .get("/tournament", web::tournament)
         .get("/leaderboard", web::leaderboard)
         .get("/fair", web::fair)
@@ -469,16 +471,17 @@ pub fn routes() -> Routes {
 }
 
 /// The Content-Security-Policy of every response: scripts only from this
-/// origin (no inline script), no framing. Inline `style` attributes are
+/// origin (no inline script), framed only by this origin's own pages (the
+/// several-tables page, `/multi`). Inline `style` attributes are
 /// allowed: the pages place road cells with them, and a style cannot run code.
-pub const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+pub const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'self'";
 
 async fn security_headers(mut r: Response) -> Response {
     let h = r.headers_mut();
     h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
     h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
-    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("SAMEORIGIN"));
     r
 }
 

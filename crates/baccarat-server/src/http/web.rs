@@ -1,7 +1,8 @@
 //! The web pages: the lobby and table page (`/`), the pit console (`/pit`), a
 //! player's tournament page (`/tournament`), the leaderboard (`/leaderboard`)
 //! the provably-fair page (`/fair?table=N`) and a table's rules and odds
-//! (`/help?table=N`), and the back office (`/admin`).
+//! (`/help?table=N`), several tables at once (`/multi`), and the back office
+//! (`/admin`).
 //! They are plain HTML, CSS and JavaScript with no build step, embedded in the
 //! binary so that `cargo run` serves them with nothing else installed. With
 //! `--web-dir` the files are read from that folder instead (for working on them).
@@ -13,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 use super::AppState;
 
 /// The embedded files: name, content type, content.
-pub const FILES: [(&str, &str, &str); 34] = [
+pub const FILES: [(&str, &str, &str); 36] = [
     ("index.html", "text/html; charset=utf-8", include_str!("../../web/index.html")),
     ("pit.html", "text/html; charset=utf-8", include_str!("../../web/pit.html")),
     ("style.css", "text/css; charset=utf-8", include_str!("../../web/style.css")),
@@ -32,6 +33,8 @@ pub const FILES: [(&str, &str, &str); 34] = [
     ("leaderboard.html", "text/html; charset=utf-8", include_str!("../../web/leaderboard.html")),
     ("leaderboard.js", "text/javascript; charset=utf-8", include_str!("../../web/leaderboard.js")),
     ("fair.html", "text/html; charset=utf-8", include_str!("../../web/fair.html")),
+    ("multi.html", "text/html; charset=utf-8", include_str!("../../web/multi.html")),
+    ("multi.js", "text/javascript; charset=utf-8", include_str!("../../web/multi.js")),
     ("fair.js", "text/javascript; charset=utf-8", include_str!("../../web/fair.js")),
     ("help.html", "text/html; charset=utf-8", include_str!("../../web/help.html")),
     ("help.js", "text/javascript; charset=utf-8", include_str!("../../web/help.js")),
@@ -66,6 +69,11 @@ fn file(s: &AppState, name: &str) -> Response {
 
 pub(super) async fn index(State(s): State<AppState>) -> Response {
     file(&s, "index.html")
+}
+
+/// Several tables at once (`/multi`): each table's own page in a frame.
+pub(super) async fn multi(State(s): State<AppState>) -> Response {
+    file(&s, "multi.html")
 }
 
 pub(super) async fn pit(State(s): State<AppState>) -> Response {
@@ -157,7 +165,7 @@ mod tests {
     fn every_key_the_page_uses_is_in_the_catalogue() {
         let en = &catalogue()["en"];
         let mut used = BTreeSet::new();
-        for name in ["table.js", "common.js", "limits.js", "help.js", "fair.js"] {
+        for name in ["table.js", "common.js", "limits.js", "help.js", "fair.js", "multi.js"] {
             let text = file(name);
             for call in ["tr('", "trn('"] {
                 for (i, _) in text.match_indices(call) {
@@ -166,7 +174,7 @@ mod tests {
                 }
             }
         }
-        for page in ["index.html", "help.html", "fair.html"] {
+        for page in ["index.html", "help.html", "fair.html", "multi.html"] {
             let html = file(page);
             for attr in ["data-i18n=\"", "data-i18n-title=\"", "data-i18n-placeholder=\"", "data-i18n-label=\""] {
                 for (i, _) in html.match_indices(attr) {

@@ -8,9 +8,9 @@ use super::*;
 /// The pages: `web.rs`.
 pub(super) fn operations() -> Vec<Operation> {
     let asset = Op::new(
-        "A file of the pages: index.html, pit.html, tournament.html, leaderboard.html, fair.html, help.html, \
+        "A file of the pages: index.html, pit.html, tournament.html, leaderboard.html, fair.html, help.html, multi.html, \
          style.css, common.js (with delta.js), table.js (with felt-net.js), pit.js (with pit-base.js, pit-words.js, pit-cards.js, pit-dialogs.js and \
-         pit-recall.js), tournament.js, leaderboard.js, fair.js, help.js, sound.js, limits.js, \
+         pit-recall.js), tournament.js, leaderboard.js, fair.js, help.js, multi.js, sound.js, limits.js, \
          i18n.js, the pages' message catalogue messages.json, and the back office's admin.js (with admin-base.js, \
          admin-people.js, admin-tables.js, admin-table-form.js, admin-cage.js and admin-books.js) and admin.css",
     )
@@ -19,6 +19,12 @@ pub(super) fn operations() -> Vec<Operation> {
     vec![
         ("get", "/", Op::new("The lobby and table page (HTML)").page("the page", &["text/html"])),
         ("get", "/pit", Op::new("The pit console and the inspector's recall (HTML)").page("the page", &["text/html"])),
+        (
+            "get",
+            "/multi",
+            Op::new("Several tables at once: up to four tables' pages side by side, `#tables=<id>,<id>` (HTML)")
+                .page("the page", &["text/html"]),
+        ),
         (
             "get",
             "/tournament",

@@ -304,7 +304,7 @@ async fn the_page_session_is_an_http_only_strict_cookie_and_every_response_has_t
         .await
         .unwrap();
     assert_eq!(me["name"], "player1");
-    for path in ["/", "/pit", "/assets/table.js", "/api/tables", "/api/nowhere"] {
+    for path in ["/", "/pit", "/multi", "/assets/table.js", "/api/tables", "/api/nowhere"] {
         let r = app.client.get(format!("{}{path}", app.base)).send().await.unwrap();
         let h = r.headers();
         let csp = h.get("content-security-policy").map(|v| v.to_str().unwrap().to_string()).unwrap_or_default();
@@ -312,12 +312,15 @@ async fn the_page_session_is_an_http_only_strict_cookie_and_every_response_has_t
             csp.contains("script-src 'self'") && !csp.contains("script-src 'self' 'unsafe-inline'"),
             "{path}: {csp}"
         );
-        assert!(csp.contains("frame-ancestors 'none'"), "{path}: {csp}");
+        // Framed only by this origin's own pages (`/multi`): another site
+        // cannot put a table under a decoy (clickjacking).
+        assert!(csp.contains("frame-ancestors 'self'") && !csp.contains("frame-ancestors *"), "{path}: {csp}");
+        assert_eq!(h.get("x-frame-options").unwrap(), "SAMEORIGIN", "{path}");
         assert_eq!(h.get("x-content-type-options").unwrap(), "nosniff", "{path}");
         assert_eq!(h.get("referrer-policy").unwrap(), "no-referrer", "{path}");
     }
     // The pages hold no inline script for the policy to block.
-    for page in ["/", "/pit"] {
+    for page in ["/", "/pit", "/multi"] {
         let html = app.client.get(format!("{}{page}", app.base)).send().await.unwrap().text().await.unwrap();
         for (i, _) in html.match_indices("<script") {
             let tag = &html[i..i + html[i..].find('>').unwrap()];

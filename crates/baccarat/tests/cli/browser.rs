@@ -214,6 +214,14 @@ fn squeeze() {
     scenario("squeeze", &["--betting-seconds", "6", "--deal-ms", "300", "--squeeze-seconds", "60"]);
 }
 
+/// Several tables at once (`/multi`): four tables side by side at 1440×900,
+/// a bet at two of them in the same window, each taken by its own table; a
+/// table taken off leaves the others, and the address keeps the choice.
+#[test]
+fn multi() {
+    scenario("multi", &["--betting-seconds", "8", "--deal-ms", "300"]);
+}
+
 /// Responsible gaming: a loss limit set on the page stops a bet past it (the
 /// server refuses it), a reality check comes after the chosen minutes, and a
 /// break stops every bet.

@@ -11,6 +11,8 @@
 //!   casino's state as a batch leaves it, sealed and signed;
 //! * `table_view`, `coup_feed` (and its `lines`): the read models published after
 //!   each commit;
+//! * `exposure`: the exact EV of every offered wager from the cards a table
+//!   has shown (issue 50, part 3), and its alert;
 //! * `float`: the house float that covers the worst case of a coup;
 //! * `pacer`: what an RNG table's pace calls for next, from its typed view;
 //! * `books`: the gaming day and its books, a pure fold over the records.
@@ -39,6 +41,8 @@ pub mod books;
 pub mod casino;
 mod checkpoint_check;
 mod coup_feed;
+/// The live exposure monitor (issue 50, part 3).
+mod exposure;
 mod float;
 mod metered;
 pub mod pacer;
@@ -49,6 +53,7 @@ mod writer;
 
 pub use checkpoint_check::latest_without_read_model;
 pub use coup_feed::{CoupFeed, CoupResult, Feed, HistoryLine, Notice, ShoeLine, WagerLine, WagerStatus, RECALL_COUPS};
+pub use exposure::{above, exposure_of, table_exposure, OfferExposure, ShownCards, TableExposure, DEFAULT_THRESHOLD};
 pub use metered::{Wagers, BATCH_SIZE};
 pub use table_view::{AnteView, HandOut, OfferView, PayLine, PhaseView, TableView, ViewChanges, ViewDealing, Views};
 pub use writer::{Busy, DueCheckpoint, Funding, Writer};

@@ -1,0 +1,277 @@
+//! The live exposure monitor (issue 50, part 3): the exact EV of every
+//! offered wager at a table from what the table has *shown* of its shoe.
+//!
+//! # Design
+//!
+//! **What is known.** [`ShownCards`] is a fold of the table's events: the
+//! shoe's starting composition (its decks) less every card shown this shoe:
+//! cards dealt face up, a hand's cards when it is exposed (NSW 8.15, 8.24;
+//! AU 8.14) and every card of a completed coup (its result is called from
+//! them), a burned card turned face up (NSW 4.7.3; AU 7.7(a); EU 3.1.1) or
+//! shown on request (NSW 4.7.2; AU 7.7(b)), and a card an irregularity turns
+//! face up (NSW 12.3; AU 12.1(b), 12.2(b), 12.3). An RNG table knows its whole
+//! stack; the monitor never reads it, since a counter at the table cannot.
+//!
+//! **Unseen burns stay unknown.** A card burned face down (NSW 4.7.1, 4.7.3.1;
+//! AU 7.7(b); EU 3.1.1's cards "face down"), a card dealt face down to a void
+//! coup, and a card carried face down to the next coup are left in the
+//! unknown pool with the undealt cards. This is exact, not an approximation:
+//! given what was shown, the unseen cards are a uniformly random ordering of
+//! the unseen composition (the shuffle is exchangeable), so the next coup's
+//! six cards have the law of six cards drawn from that composition whichever
+//! of the unseen cards went to the discard rack. `baccarat-math`'s `eor.rs`
+//! states the same fact (`Σ n_c · EoR(c) = 0`). The resort-house rulebook is
+//! silent on burning; the engine burns only by the procedures a rulebook
+//! provides, so a resort table shows nothing at the start of a shoe.
+//!
+//! **A continuous shuffler** (AU 7.2) takes each coup's cards back: what was
+//! shown is forgotten when the coup closes, and the pool is the full decks
+//! less the coup in progress.
+//!
+//! **Pricing.** Only the offered (bet, pay table) pairs are priced: one count
+//! of the pool's classes ([`ShoeOdds`], the costly step), then one
+//! distribution per offered bet and its price under the offer's pay table —
+//! the same figures as [`baccarat_math::report`] (a test compares them). The
+//! EV is the exact [`Ratio`]; the `f64` beside it is for display only.
+//!
+//! **Exposure at the current limits** is the offer's maximum stake (as a
+//! supervisor may have altered it, NSW 6.7) times the EV: the player's
+//! expected gain on a maximum wager, kept as an exact [`Ratio`] of minor
+//! units for any money path, and rounded once to whole minor units *toward the
+//! house* (down: a player's expected gain is never overstated in the house's
+//! books, and the house's expected win is rounded up to whole units it is
+//! owed) for display. The alert does not use the rounded figure: it compares
+//! the exact EV with the table's threshold.
+
+use baccarat_math::{price, Ratio, Shoe, ShoeOdds, MIN_CARDS};
+use baccarat_rules::{Basis, Bet, Card, Money, Offer, Side};
+use baccarat_table::{Event, IrregularityKind, Position, Table};
+
+/// The cards a table has shown this shoe, as a fold of its events.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShownCards {
+    decks: u32,
+    /// Shown this shoe, by card index (rank-major, suit-minor).
+    shown: [u32; 52],
+    /// A continuous shuffler's table (AU 7.2): each coup's cards go back.
+    continuous: bool,
+    /// The coup in progress: each card, its hand, and whether it is shown.
+    coup: Vec<(Card, bool, bool)>,
+    /// A card carried to the next coup (NSW 12.2; AU 12.2(a)), and whether it
+    /// was shown already.
+    carried: Option<(Card, bool)>,
+}
+
+impl ShownCards {
+    /// Nothing shown yet of a shoe of `decks` decks.
+    pub fn new(decks: u32) -> ShownCards {
+        ShownCards { decks, shown: [0; 52], continuous: false, coup: Vec::new(), carried: None }
+    }
+
+    /// The fold of `events` from a table of `decks` decks.
+    pub fn replay<'a>(decks: u32, events: impl IntoIterator<Item = &'a Event>) -> ShownCards {
+        let mut s = ShownCards::new(decks);
+        for e in events {
+            s.observe(e);
+        }
+        s
+    }
+
+    /// Fold one event in.
+    pub fn observe(&mut self, e: &Event) {
+        match e {
+            Event::ShoeStarted { continuous, .. } => {
+                *self = ShownCards { continuous: *continuous, ..ShownCards::new(self.decks) };
+            }
+            // Only a burned card turned face up or shown is known (NSW 4.7).
+            Event::Burned { shown: Some(c), .. } => self.show(*c),
+            Event::CardDealt { position, card, face_up } => self.dealt(*position, *card, *face_up),
+            Event::HandExposed { side, .. } => self.expose(|player| player == (*side == Side::Player)),
+            // The result is called from every card of the coup, face up.
+            Event::CoupCompleted { .. } => self.expose(|_| true),
+            Event::Irregularity { kind, card: Some(c), .. } => self.irregular(*kind, *c),
+            Event::CoupClosed { .. } => {
+                if self.continuous {
+                    // AU 7.2: the coup's cards go back and are mixed in.
+                    self.shown = [0; 52];
+                }
+                self.coup.clear();
+            }
+            _ => {}
+        }
+    }
+
+    fn show(&mut self, c: Card) {
+        self.shown[c.index()] += 1;
+    }
+
+    /// A card dealt: the carried card if it is the coup's first and the same
+    /// card (the engine's rule), else a new one from the shoe.
+    fn dealt(&mut self, position: Position, card: Card, face_up: bool) {
+        let mut shown = false;
+        if self.coup.is_empty() {
+            if let Some((c, was)) = self.carried.take() {
+                if c == card {
+                    shown = was;
+                } else {
+                    self.carried = Some((c, was));
+                }
+            }
+        }
+        if face_up && !shown {
+            self.show(card);
+            shown = true;
+        }
+        self.coup.push((card, position.is_player(), shown));
+    }
+
+    /// Show the coup's cards of the hands `which` selects (by "is Player").
+    fn expose(&mut self, which: impl Fn(bool) -> bool) {
+        let mut newly = Vec::new();
+        for (card, _, shown) in self.coup.iter_mut().filter(|c| which(c.1)) {
+            if !*shown {
+                *shown = true;
+                newly.push(*card);
+            }
+        }
+        for c in newly {
+            self.show(c);
+        }
+    }
+
+    /// A card an irregularity carries on: shown where it was found or left
+    /// face up (NSW 12.3; AU 12.1(b), 12.2(b), 12.3), not where it is kept
+    /// face down for the next coup (NSW 12.2; AU 12.2(a)).
+    fn irregular(&mut self, kind: IrregularityKind, c: Card) {
+        let shown = match kind {
+            IrregularityKind::PlayerThirdToNoBetCoup
+            | IrregularityKind::ExcessCardToNoBetCoup
+            | IrregularityKind::FirstCardFaceUp => true,
+            IrregularityKind::PlayerThirdToNextCoup | IrregularityKind::ExcessCardToNextCoup => false,
+            _ => return,
+        };
+        // A card already dealt in this coup and shown is not shown twice.
+        let was = self.coup.iter().any(|&(x, _, s)| x == c && s);
+        if shown && !was {
+            self.show(c);
+        }
+        self.carried = Some((c, shown || was));
+    }
+
+    /// How many of each card have been shown this shoe.
+    pub fn shown(&self) -> &[u32; 52] {
+        &self.shown
+    }
+
+    /// The unseen cards by card index: the decks less what was shown (a card
+    /// shown more often than the decks hold, a foreign card, counts as none).
+    pub fn unseen(&self) -> [u32; 52] {
+        std::array::from_fn(|i| self.decks.saturating_sub(self.shown[i]))
+    }
+}
+
+/// One offered wager priced from the unseen cards.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OfferExposure {
+    pub bet: Bet,
+    pub pay_table: String,
+    /// The player's expected net return per unit staked, exactly.
+    pub ev: Ratio,
+    /// `ev` as a float, for display only.
+    pub ev_display: f64,
+    /// Whether `ev` is above the table's threshold (default: 0, the
+    /// player's favour).
+    pub alert: bool,
+    /// The offer's maximum stake at the table's current limits.
+    pub max: Money,
+    /// `max × ev`, exactly, in minor units: the player's expected gain on a
+    /// maximum wager (negative: the house's expected win).
+    pub exposure: Ratio,
+    /// `exposure` rounded down to whole minor units (toward the house).
+    pub exposure_minor: i64,
+}
+
+/// Every offered wager of a table priced from what it has shown.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TableExposure {
+    /// Cards not yet shown this shoe: the pool the EVs are over.
+    pub unseen: u32,
+    /// In the table's offer order; empty when the pool cannot be priced.
+    pub offers: Vec<OfferExposure>,
+    /// Why nothing is priced, if so (fewer unseen cards than a coup needs).
+    pub unpriced: Option<String>,
+    /// Whether any offer's alert is raised.
+    pub alert: bool,
+}
+
+/// The default threshold: an offer turns in the player's favour (EV > 0).
+pub const DEFAULT_THRESHOLD: Ratio = Ratio { num: 0, den: 1 };
+
+/// The exposure of `engine`'s offers at its current limits, from `shown`;
+/// an offer alerts when its EV is above `threshold`.
+pub fn table_exposure(engine: &Table, shown: &ShownCards, threshold: Ratio) -> TableExposure {
+    let offers = &engine.setup().config.offers;
+    exposure_of(offers, |o| engine.offer_limits(o.bet).map_or(o.max, |l| l.1), &shown.unseen(), threshold)
+}
+
+/// The exposure of `offers` (each at the maximum `max` gives) for the unseen
+/// cards `unseen` (by card index).
+pub fn exposure_of(
+    offers: &[Offer],
+    max: impl Fn(&Offer) -> Money,
+    unseen: &[u32; 52],
+    threshold: Ratio,
+) -> TableExposure {
+    let n: u32 = unseen.iter().sum();
+    let empty = |why: String| TableExposure { unseen: n, offers: Vec::new(), unpriced: Some(why), alert: false };
+    if n < MIN_CARDS {
+        return empty(format!("{n} unseen cards; a coup can need {MIN_CARDS} (NSW 9.6, NSW 12.6)"));
+    }
+    let limit = unseen.iter().copied().max().unwrap_or(0).max(1);
+    let shoe = match Shoe::from_card_counts(*unseen, limit) {
+        Ok(s) => s,
+        Err(e) => return empty(e.to_string()),
+    };
+    let triples = offers.iter().any(|o| matches!(o.bet.basis(), Basis::HandCards(_)));
+    let odds = ShoeOdds::counted(&shoe, triples);
+    let mut out = Vec::with_capacity(offers.len());
+    for o in offers {
+        let Ok(d) = odds.distribution(o.bet) else { continue };
+        let b = price(&d, &o.pay_table);
+        let ev = Ratio::new(b.ev_num, b.ev_den);
+        let max = max(o);
+        let exposure = Ratio::new(i128::from(max.0) * ev.num, ev.den);
+        out.push(OfferExposure {
+            bet: o.bet,
+            pay_table: o.pay_table.name.clone(),
+            ev,
+            ev_display: ev.to_f64(),
+            alert: above(ev, threshold),
+            max,
+            exposure,
+            exposure_minor: exposure.num.div_euclid(exposure.den) as i64,
+        });
+    }
+    let alert = out.iter().any(|o| o.alert);
+    TableExposure { unseen: n, offers: out, unpriced: None, alert }
+}
+
+/// Whether `a > b`, exactly (denominators positive), without overflow: by
+/// the integer parts, then the reciprocals of the fractional parts.
+pub fn above(a: Ratio, b: Ratio) -> bool {
+    let (qa, ra) = (a.num.div_euclid(a.den), a.num.rem_euclid(a.den));
+    let (qb, rb) = (b.num.div_euclid(b.den), b.num.rem_euclid(b.den));
+    if qa != qb {
+        return qa > qb;
+    }
+    match (ra == 0, rb == 0) {
+        (true, _) => false,
+        (false, true) => true,
+        // ra/a.den > rb/b.den  <=>  a.den/ra < b.den/rb.
+        (false, false) => above(Ratio { num: b.den, den: rb }, Ratio { num: a.den, den: ra }),
+    }
+}
+
+#[cfg(test)]
+#[path = "exposure_tests.rs"]
+mod tests;

@@ -1,0 +1,222 @@
+//! The exposure monitor's tests: each compares with an independent figure.
+
+use baccarat_math::{report, Ratio, Shoe};
+use baccarat_rules::{profiles, Bet, BurnProcedure, Card, Rank, Suit, TableConfig, TableConfigSpec};
+use baccarat_table::{shuffled, Command, CutRules, Event, Position, Seed, ShoeSource, Table, TableSetup};
+
+use super::*;
+
+fn setup(rulebook: &str, extra: &str) -> TableSetup {
+    let rb = profiles::builtin(rulebook).unwrap();
+    let text = format!("rulebook = \"{rulebook}\"\nchip = 100\nmin = 1000\nmax = 100000\n{extra}");
+    let spec: TableConfigSpec = toml::from_str(&text).unwrap();
+    let cfg = TableConfig::new(&rb, &spec).unwrap();
+    TableSetup::new(rb, cfg, None).unwrap()
+}
+
+const SIDES: &str = "[bets.super_six]\n[bets.player_pair]\n[bets.banker_pair]\n";
+
+/// An RNG table's shoe started with `burn` (shown on request when `show`).
+fn started(rulebook: &str, burn: Option<BurnProcedure>, show: bool) -> (Table, Vec<Event>) {
+    let s = setup(rulebook, "");
+    let decks = s.config.decks;
+    let rules = CutRules::from_profile(&s.rulebook.config);
+    let seed = Seed::from_u64(11);
+    let (_, mut stream) = shuffled(decks, &seed);
+    let cut = rules.random(&mut stream, 52 * decks as usize, 20);
+    let mut t = Table::new(s);
+    let ev = t
+        .execute(Command::StartShoe { source: ShoeSource::Shuffle { seed }, cut: Some(cut), burn, show_burn: show })
+        .unwrap();
+    (t, ev)
+}
+
+fn dealt(card: Card) -> Event {
+    Event::CardDealt { position: Position::Player1, card, face_up: true }
+}
+
+fn card(rank: usize, suit: usize) -> Card {
+    Card::new(Rank::ALL[rank], Suit::ALL[suit])
+}
+
+#[test]
+fn a_full_shoe_gives_the_reports_exact_ev_for_each_offer() {
+    let au = "[bets.tie]\npay_table = \"8_to_1\"\n[bets.dragon_bonus_player]\npay_table = \"table_2\"\n[bets.lucky_match_banker]\npay_table = \"scale_two\"\n";
+    let nsw = "[bets.super_six]\n[bets.player_pair]\n[bets.tiger_pair]\n[bets.big_tiger]\n[bets.tiger_tie]\n";
+    let pairs = "[bets.player_pair]\n[bets.banker_pair]\n";
+    for (rb, extra) in [("nsw-2021", nsw), ("au-casino", au), ("european-casino", pairs), ("resort-house", pairs)] {
+        let s = setup(rb, extra);
+        let decks = s.config.decks;
+        let t = Table::new(s);
+        let x = table_exposure(&t, &ShownCards::new(decks), DEFAULT_THRESHOLD);
+        let r = report(&t.setup().rulebook, &Shoe::decks(decks).unwrap(), Some(decks));
+        assert_eq!(x.offers.len(), t.setup().config.offers.len(), "{rb}: every offer priced");
+        assert_eq!(x.unseen, 52 * decks);
+        for o in &x.offers {
+            let b = r.bets.iter().find(|b| b.bet == o.bet && b.pay_table == o.pay_table).unwrap();
+            assert_eq!(o.ev, Ratio::new(b.ev_num, b.ev_den), "{rb} {:?} {}", o.bet, o.pay_table);
+            assert!(!o.alert, "{rb} {:?}: a full shoe favours the house", o.bet);
+            assert_eq!(o.max, t.offer_limits(o.bet).unwrap().1);
+            assert!(o.exposure_minor < 0);
+        }
+        assert!(!x.alert);
+    }
+    // NSW 8 decks, Banker commission: the published 1.0579 % edge.
+    let t = Table::new(setup("nsw-2021", ""));
+    let x = table_exposure(&t, &ShownCards::new(8), DEFAULT_THRESHOLD);
+    let banker = x.offers.iter().find(|o| o.bet == Bet::Banker).unwrap();
+    assert!((banker.ev_display + 0.010579).abs() < 1e-6, "{}", banker.ev_display);
+}
+
+/// Player Pair (NSW 10.7: 11 to 1) by its closed form: the two first Player
+/// cards are of one rank with probability Σ k(k-1) / n(n-1).
+fn pair_ev(unseen: &[u32; 52]) -> Ratio {
+    let ranks: Vec<i128> = (0..13).map(|r| unseen[r * 4..r * 4 + 4].iter().sum::<u32>() as i128).collect();
+    let n: i128 = ranks.iter().sum();
+    let pairs: i128 = ranks.iter().map(|k| k * (k - 1)).sum();
+    Ratio::new(12 * pairs - n * (n - 1), n * (n - 1))
+}
+
+#[test]
+fn the_pair_alert_rises_on_the_card_that_turns_it_not_before() {
+    let t = Table::new(setup("nsw-2021", SIDES));
+    let mut shown = ShownCards::new(8);
+    let mut turned = None;
+    // Aces, then twos, shown one by one: pairs become likelier.
+    let cards = (0..2).flat_map(|r| (0..4).flat_map(move |s| (0..8).map(move |_| card(r, s))));
+    for (i, c) in cards.enumerate() {
+        let before = table_exposure(&t, &shown, DEFAULT_THRESHOLD);
+        shown.observe(&dealt(c));
+        let after = table_exposure(&t, &shown, DEFAULT_THRESHOLD);
+        let pp = |x: &TableExposure| x.offers.iter().find(|o| o.bet == Bet::PlayerPair).unwrap().clone();
+        assert_eq!(pp(&after).ev, pair_ev(&shown.unseen()), "card {i}");
+        if pp(&after).alert && !pp(&before).alert {
+            assert!(turned.is_none(), "the alert rose twice");
+            turned = Some(i);
+            assert!(pp(&before).ev.num <= 0 && pp(&after).ev.num > 0);
+            assert!(after.alert && !before.alert);
+        }
+    }
+    // 12 Σk(k-1) > n(n-1) first holds with the aces gone and some twos.
+    let first = (0..64)
+        .find(|&i| {
+            let twos = i + 1 - 32;
+            let k: i128 = 11 * 32 * 31 + (32 - twos) * (31 - twos);
+            let n = 416 - (i + 1);
+            i >= 32 && 12 * k > n * (n - 1)
+        })
+        .unwrap();
+    assert_eq!(turned, Some(first as usize));
+}
+
+#[test]
+fn an_unseen_burn_changes_nothing_and_a_shown_burn_removes_its_card() {
+    let (plain, ev0) = started("nsw-2021", None, false);
+    let none = table_exposure(&plain, &ShownCards::replay(8, &ev0), DEFAULT_THRESHOLD);
+    // NSW 4.7.1: burned face down.
+    let (t, ev) = started("nsw-2021", Some(BurnProcedure::BurnOne), false);
+    assert!(ev.iter().any(|e| matches!(e, Event::Burned { shown: None, cards, .. } if cards.len() == 1)));
+    assert_eq!(table_exposure(&t, &ShownCards::replay(8, &ev), DEFAULT_THRESHOLD), none);
+    // NSW 4.7.2: burned face down and shown on request.
+    let (t, ev) = started("nsw-2021", Some(BurnProcedure::BurnOneShown), true);
+    let c = ev.iter().find_map(|e| if let Event::Burned { shown: Some(c), .. } = e { Some(*c) } else { None });
+    let mut removed = ShownCards::new(8);
+    removed.observe(&dealt(c.expect("a shown burn")));
+    let want = table_exposure(&t, &removed, DEFAULT_THRESHOLD);
+    assert_eq!(table_exposure(&t, &ShownCards::replay(8, &ev), DEFAULT_THRESHOLD), want);
+    assert_ne!(want, none);
+    // NSW 4.7.3: the first card face up, the rest face down: only it counts.
+    let (_, ev) = started("nsw-2021", Some(BurnProcedure::TurnAndBurn), false);
+    let (turned, n) = ev
+        .iter()
+        .find_map(|e| if let Event::Burned { shown: Some(c), cards, .. } = e { Some((*c, cards.len())) } else { None })
+        .unwrap();
+    let shown = ShownCards::replay(8, &ev);
+    assert_eq!(shown.shown().iter().sum::<u32>(), 1, "{n} burned, one shown");
+    assert_eq!(shown.shown()[turned.index()], 1);
+}
+
+#[test]
+fn face_down_cards_count_when_their_hand_is_exposed() {
+    let mut s = ShownCards::new(8);
+    let c = card(5, 2);
+    s.observe(&Event::CardDealt { position: Position::Banker1, card: c, face_up: false });
+    assert_eq!(s.shown()[c.index()], 0);
+    s.observe(&Event::HandExposed { side: Side::Player, by: None });
+    assert_eq!(s.shown()[c.index()], 0, "the other hand");
+    s.observe(&Event::HandExposed { side: Side::Banker, by: None });
+    s.observe(&Event::HandExposed { side: Side::Banker, by: None });
+    assert_eq!(s.shown()[c.index()], 1, "shown once");
+}
+
+#[test]
+fn only_offered_wagers_are_reported() {
+    let t = Table::new(setup("nsw-2021", "[bets.player_pair]\n"));
+    let x = table_exposure(&t, &ShownCards::new(8), DEFAULT_THRESHOLD);
+    let bets: Vec<Bet> = x.offers.iter().map(|o| o.bet).collect();
+    let offered: Vec<Bet> = t.setup().config.offers.iter().map(|o| o.bet).collect();
+    assert_eq!(bets, offered);
+    assert!(bets.contains(&Bet::PlayerPair) && !bets.contains(&Bet::BankerPair));
+}
+
+#[test]
+fn the_end_of_the_shoe_and_an_empty_shoe_do_not_panic() {
+    let t = Table::new(setup("nsw-2021", SIDES));
+    let mut s = ShownCards::new(8);
+    let all: Vec<Card> = (0..52).flat_map(|i| (0..8).map(move |_| Card::from_index(i).unwrap())).collect();
+    for (i, &c) in all.iter().enumerate() {
+        s.observe(&dealt(c));
+        let x = table_exposure(&t, &s, DEFAULT_THRESHOLD);
+        let left = 416 - (i as u32 + 1);
+        assert_eq!(x.unseen, left);
+        assert_eq!(x.offers.is_empty(), left < 6, "{left} left");
+        assert_eq!(x.unpriced.is_some(), left < 6);
+    }
+    // A foreign card (shown more often than the decks hold) counts as none.
+    s.observe(&dealt(all[0]));
+    assert_eq!(table_exposure(&t, &s, DEFAULT_THRESHOLD).unseen, 0);
+    // No offers at all.
+    let x = exposure_of(&[], |o| o.max, &[8; 52], DEFAULT_THRESHOLD);
+    assert!(x.offers.is_empty() && x.unpriced.is_none() && !x.alert);
+    // A new shoe forgets the last.
+    s.observe(&Event::ShoeStarted {
+        shoe: 2,
+        seed: None,
+        commitment: None,
+        algorithm: None,
+        preshuffled: None,
+        live_decks: Some(8),
+        continuous: false,
+        set: None,
+        cut: None,
+        rule: String::new(),
+    });
+    assert_eq!(s.unseen(), [8; 52]);
+}
+
+#[test]
+fn a_threshold_moves_the_alert_and_exposure_rounds_toward_the_house() {
+    let t = Table::new(setup("nsw-2021", ""));
+    let s = ShownCards::new(8);
+    let x = table_exposure(&t, &s, Ratio::new(-2, 100));
+    let flagged: Vec<Bet> = x.offers.iter().filter(|o| o.alert).map(|o| o.bet).collect();
+    assert_eq!(flagged, [Bet::Player, Bet::Banker], "edges of 1.24 % and 1.06 % are above -2 %");
+    for o in &x.offers {
+        let exact = Ratio::new(i128::from(o.max.0) * o.ev.num, o.ev.den);
+        assert_eq!(o.exposure, exact);
+        assert!(i128::from(o.exposure_minor) * exact.den <= exact.num);
+        assert!(i128::from(o.exposure_minor + 1) * exact.den > exact.num);
+    }
+}
+
+#[test]
+fn above_is_exact() {
+    let rs: Vec<Ratio> = (-7..=7).flat_map(|n| (1..=6).map(move |d| Ratio::new(n, d))).collect();
+    for &a in &rs {
+        for &b in &rs {
+            assert_eq!(above(a, b), a.num * b.den > b.num * a.den, "{a:?} {b:?}");
+        }
+    }
+    let big = Ratio::new(i128::MAX / 3, i128::MAX / 3 + 1);
+    assert!(above(Ratio::new(1, 1), big) && !above(big, Ratio::new(1, 1)));
+}

@@ -140,13 +140,15 @@ fn an_unseen_burn_changes_nothing_and_a_shown_burn_removes_its_card() {
 fn face_down_cards_count_when_their_hand_is_exposed() {
     let mut s = ShownCards::new(8);
     let c = card(5, 2);
-    s.observe(&Event::CardDealt { position: Position::Banker1, card: c, face_up: false });
+    assert!(!s.observe(&Event::CardDealt { position: Position::Banker1, card: c, face_up: false }));
     assert_eq!(s.shown()[c.index()], 0);
-    s.observe(&Event::HandExposed { side: Side::Player, by: None });
+    assert!(!s.observe(&Event::HandExposed { side: Side::Player, by: None }));
     assert_eq!(s.shown()[c.index()], 0, "the other hand");
-    s.observe(&Event::HandExposed { side: Side::Banker, by: None });
-    s.observe(&Event::HandExposed { side: Side::Banker, by: None });
+    assert!(s.observe(&Event::HandExposed { side: Side::Banker, by: None }));
+    assert!(!s.observe(&Event::HandExposed { side: Side::Banker, by: None }));
     assert_eq!(s.shown()[c.index()], 1, "shown once");
+    assert!(s.observe(&dealt(c)), "a face-up card");
+    assert_eq!(s.shown()[c.index()], 2);
 }
 
 #[test]
@@ -219,4 +221,62 @@ fn above_is_exact() {
     }
     let big = Ratio::new(i128::MAX / 3, i128::MAX / 3 + 1);
     assert!(above(Ratio::new(1, 1), big) && !above(big, Ratio::new(1, 1)));
+}
+
+fn run(t: &mut Table, log: &mut Vec<Event>, c: Command) {
+    log.extend(t.execute(c).unwrap());
+}
+
+fn shoe_started(continuous: bool) -> Event {
+    Event::ShoeStarted {
+        shoe: 1,
+        seed: None,
+        commitment: None,
+        algorithm: None,
+        preshuffled: None,
+        live_decks: Some(8),
+        continuous,
+        set: None,
+        cut: None,
+        rule: String::new(),
+    }
+}
+
+#[test]
+fn a_live_coup_shows_its_cards_and_a_continuous_shuffler_takes_them_back() {
+    // NSW 8.2 Method A: every card goes out face up (the console's flag
+    // matters only for a card not due); the face-down handling is tested by
+    // its events above.
+    let mut t = Table::new(setup("nsw-2021", ""));
+    let mut log = t
+        .execute(Command::StartShoe { source: ShoeSource::Live { decks: 8 }, cut: None, burn: None, show_burn: false })
+        .unwrap();
+    run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
+    let cards: Vec<Card> = ["6H", "3S", "KD", "KC", "2C"].iter().map(|c| c.parse().unwrap()).collect();
+    let mut steps = Vec::new();
+    for &c in &cards {
+        run(&mut t, &mut log, Command::CardIn { card: c, to: None, face_up: false });
+        steps.push(ShownCards::replay(8, &log).shown().iter().sum::<u32>());
+    }
+    assert_eq!(steps, [1, 2, 3, 4, 5], "one card shown per card dealt");
+    assert!(log.iter().any(|e| matches!(e, Event::CoupCompleted { .. })));
+    let shown = ShownCards::replay(8, &log);
+    for c in &cards {
+        assert_eq!(shown.shown()[c.index()], 1);
+    }
+    let x = table_exposure(&t, &shown, DEFAULT_THRESHOLD);
+    assert_eq!(x.unseen, 411);
+    // AU 7.2: a continuous shuffler's coup goes back when it closes.
+    let mut s = ShownCards::new(8);
+    s.observe(&shoe_started(true));
+    s.observe(&dealt(cards[1]));
+    assert_eq!(s.unseen().iter().sum::<u32>(), 415);
+    assert!(s.observe(&Event::CoupClosed { coup: 1 }));
+    assert_eq!(s.unseen(), [8; 52]);
+    // Without one, the shown cards stay out for the shoe.
+    let mut s = ShownCards::new(8);
+    s.observe(&shoe_started(false));
+    s.observe(&dealt(cards[1]));
+    assert!(!s.observe(&Event::CoupClosed { coup: 1 }));
+    assert_eq!(s.unseen().iter().sum::<u32>(), 415);
 }

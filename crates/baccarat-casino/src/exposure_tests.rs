@@ -2,7 +2,7 @@
 
 use baccarat_math::{report, Ratio, Shoe};
 use baccarat_rules::{profiles, Bet, BurnProcedure, Card, Rank, Suit, TableConfig, TableConfigSpec};
-use baccarat_table::{shuffled, Command, CutRules, Event, Position, Seed, ShoeSource, Table, TableSetup};
+use baccarat_table::{shuffled, Command, CutRules, Event, Phase, Position, Seed, ShoeSource, Table, TableSetup};
 
 use super::*;
 
@@ -279,4 +279,37 @@ fn a_live_coup_shows_its_cards_and_a_continuous_shuffler_takes_them_back() {
     s.observe(&dealt(cards[1]));
     assert!(!s.observe(&Event::CoupClosed { coup: 1 }));
     assert_eq!(s.unseen().iter().sum::<u32>(), 415);
+}
+
+#[test]
+fn a_whole_rng_shoe_shows_each_dealt_card_once_and_its_burn_only_where_turned() {
+    let (mut t, mut log) = started("nsw-2021", Some(BurnProcedure::TurnAndBurn), false);
+    let burned = log.iter().find_map(|e| if let Event::Burned { cards, .. } = e { Some(cards.len()) } else { None });
+    let face_down = burned.unwrap() - 1;
+    let mut coups = 0;
+    while t.phase() == Phase::Ready && coups < 200 {
+        run(&mut t, &mut log, Command::OpenBetting { no_bet: false, closes_at: None });
+        run(&mut t, &mut log, Command::CloseBetting);
+        while matches!(t.phase(), Phase::Closed | Phase::Dealing) {
+            run(&mut t, &mut log, Command::DealNext);
+            let shown = ShownCards::replay(8, &log);
+            // The shoe is gone once its last coup ends.
+            if let Some((dealt, _)) = t.shoe_progress() {
+                assert_eq!(shown.shown().iter().sum::<u32>() as usize, dealt - face_down, "coup {coups}");
+            }
+            let x = table_exposure(&t, &shown, DEFAULT_THRESHOLD);
+            assert_eq!(x.offers.len(), 3);
+        }
+        coups += 1;
+    }
+    assert!(coups > 50, "{coups} coups, phase {:?}", t.phase());
+    // The cards shown are exactly the cards dealt and the turned burn.
+    let mut want = [0u32; 52];
+    for e in &log {
+        match e {
+            Event::CardDealt { card, .. } | Event::Burned { shown: Some(card), .. } => want[card.index()] += 1,
+            _ => {}
+        }
+    }
+    assert_eq!(*ShownCards::replay(8, &log).shown(), want);
 }

@@ -4,6 +4,7 @@
 #
 #   scripts/postgres.sh start [DIR]   # prints the connection URL on stdout
 #   scripts/postgres.sh stop [DIR]
+#   scripts/postgres.sh remove [DIR]  # stop, then delete the cluster's files
 #   scripts/postgres.sh dir           # prints the DIR used when none is given
 #
 # `start` installs PostgreSQL from Debian's packages if it is missing (apt, as
@@ -27,7 +28,7 @@
 # finding 14). A DIR it cannot reach is refused, naming the fix.
 set -euo pipefail
 
-usage() { echo "usage: $0 start|stop [DIR] | dir" >&2; exit 2; }
+usage() { echo "usage: $0 start|stop|remove [DIR] | dir" >&2; exit 2; }
 
 # The cluster's directory when none is given (see above).
 default_dir() {
@@ -42,8 +43,8 @@ default_dir() {
 }
 
 case "$#:${1:-}" in
-1:start | 1:stop | 1:dir) cmd=$1; dir=$(default_dir) ;;
-2:start | 2:stop) cmd=$1; dir=$2 ;;
+1:start | 1:stop | 1:remove | 1:dir) cmd=$1; dir=$(default_dir) ;;
+2:start | 2:stop | 2:remove) cmd=$1; dir=$2 ;;
 *) usage ;;
 esac
 
@@ -137,11 +138,15 @@ start)
     host=$(printf '%s' "$dir" | sed 's|/|%2F|g')
     echo "postgres://baccarat@${host}/postgres"
     ;;
-stop)
+stop | remove)
     bin=$(pg_bin)
-    [ -n "$bin" ] || exit 0
-    if [ -f "$dir/data/PG_VERSION" ]; then
+    if [ -n "$bin" ] && [ -f "$dir/data/PG_VERSION" ]; then
         as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+    fi
+    # A CI checkout is new each run, and so is its cluster's directory: left
+    # behind, each run's would fill /tmp (1.5 GB or more apiece).
+    if [ "$cmd" = remove ] && [ -d "$dir" ] && [ ! -L "$dir" ]; then
+        rm -rf -- "$dir"
     fi
     ;;
 *)

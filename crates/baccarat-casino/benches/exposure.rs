@@ -21,7 +21,7 @@ fn table(rulebook: &str, extra: &str) -> Table {
 
 /// Mid-shoe: 130 scattered cards shown of 8 decks.
 fn mid_shoe() -> ShownCards {
-    let mut s = ShownCards::new(8);
+    let mut s = ShownCards::default();
     for i in 0..130usize {
         let c = Card::from_index((i * 37 + i / 7) % 52).unwrap();
         s.observe(&Event::CardDealt { position: Position::Player1, card: c, face_up: true });
@@ -60,7 +60,7 @@ fn per_card(c: &mut Criterion) {
         });
     }
     // Where the time goes: the class count, then each offer's distribution and price.
-    let shoe = Shoe::from_card_counts(shown.unseen(), 8).unwrap();
+    let shoe = Shoe::from_card_counts(shown.unseen(8), 8).unwrap();
     c.bench_function("parts/ShoeOdds::counted (no triples)", |b| b.iter(|| ShoeOdds::counted(black_box(&shoe), false)));
     c.bench_function("parts/ShoeOdds::counted (triples)", |b| b.iter(|| ShoeOdds::counted(black_box(&shoe), true)));
     c.bench_function("parts/main_odds (fast path)", |b| {

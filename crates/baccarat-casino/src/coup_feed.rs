@@ -28,6 +28,8 @@ mod parts;
 pub use parts::{CoupResult, Notice, ShoeLine};
 
 use crate::coup_feed::lines::Lines;
+use crate::exposure::ShownCards;
+use crate::exposure_watch::Cause;
 use baccarat_core::TableId;
 use std::collections::{HashMap, VecDeque};
 
@@ -164,18 +166,39 @@ pub struct Feed {
     /// Per table: (coup, sequence number of its `betting_opened` record).
     pub coup_starts: HashMap<TableId, VecDeque<(u64, u64)>>,
     pub notices: HashMap<TableId, VecDeque<Notice>>,
+    /// Per table: the cards it has shown this shoe, for the exposure
+    /// monitor (`exposure_watch.rs`).
+    pub shown: HashMap<TableId, ShownCards>,
 }
 
 impl Feed {
     /// Fold one table's committed event (`seq`: its record's place in the chain).
-    /// Every event a commit recorded, in order ([`Feed::absorb`] each).
-    pub fn absorb_all(&mut self, events: &[(TableId, u64, Event)]) {
+    /// Every event a commit recorded, in order ([`Feed::absorb`] each); the
+    /// tables whose shown cards changed, each with the last event that
+    /// changed them (its record and card, if a card).
+    pub fn absorb_all(&mut self, events: &[(TableId, u64, Event)]) -> Vec<(TableId, Cause)> {
+        let mut changed: Vec<(TableId, Cause)> = Vec::new();
         for (table, seq, e) in events {
-            self.absorb(*table, *seq, e);
+            if self.absorb(*table, *seq, e) {
+                let cause = Cause { seq: *seq, card: card_of(e) };
+                match changed.iter_mut().find(|(t, _)| t == table) {
+                    Some(c) => c.1 = cause,
+                    None => changed.push((*table, cause)),
+                }
+            }
         }
+        changed
     }
 
-    pub fn absorb(&mut self, table: TableId, seq: u64, e: &Event) {
+    /// Fold one table's committed event; whether it changed the cards the
+    /// table has shown.
+    pub fn absorb(&mut self, table: TableId, seq: u64, e: &Event) -> bool {
+        self.lines(table, seq, e);
+        self.shown.entry(table).or_default().observe(e)
+    }
+
+    /// The wagers' lines, the shoes, the coups' starts and the notices.
+    fn lines(&mut self, table: TableId, seq: u64, e: &Event) {
         match e {
             Event::BettingOpened { coup, .. } => self.coup_opened(table, *coup, seq),
             Event::ShoeStarted { shoe, commitment, cut, .. } => {
@@ -301,6 +324,7 @@ impl Feed {
             shoes: sorted(&self.shoes, Clone::clone),
             coup_starts: sorted(&self.coup_starts, |s| s.iter().copied().collect()),
             notices: sorted(&self.notices, |n| n.iter().cloned().collect()),
+            shown: sorted(&self.shown, Clone::clone),
         }
     }
 
@@ -321,6 +345,7 @@ impl Feed {
         f.shoes = s.shoes.into_iter().collect();
         f.coup_starts = s.coup_starts.into_iter().map(|(t, v)| (t, v.into())).collect();
         f.notices = s.notices.into_iter().map(|(t, v)| (t, v.into())).collect();
+        f.shown = s.shown.into_iter().collect();
         f
     }
 
@@ -358,6 +383,19 @@ pub struct FeedState {
     pub shoes: Vec<(TableId, Vec<ShoeLine>)>,
     pub coup_starts: Vec<(TableId, Vec<(u64, u64)>)>,
     pub notices: Vec<(TableId, Vec<Notice>)>,
+    /// Absent from a checkpoint written before the exposure monitor: its
+    /// tables then start with nothing shown until their next shoe.
+    #[serde(default)]
+    pub shown: Vec<(TableId, ShownCards)>,
+}
+
+/// The card an event shows, if it shows one.
+fn card_of(e: &Event) -> Option<baccarat_rules::Card> {
+    match e {
+        Event::CardDealt { card, .. } | Event::Burned { shown: Some(card), .. } => Some(*card),
+        Event::Irregularity { card, .. } => *card,
+        _ => None,
+    }
 }
 
 /// The rule an irregularity-type event cites, for the pit's prompts.

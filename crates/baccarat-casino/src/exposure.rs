@@ -54,31 +54,63 @@
 use baccarat_math::{price, Ratio, Shoe, ShoeOdds, MIN_CARDS};
 use baccarat_rules::{Basis, Bet, Card, Money, Offer, Side};
 use baccarat_table::{Event, IrregularityKind, Position, Table};
+use serde::{Deserialize, Serialize};
 
-/// The cards a table has shown this shoe, as a fold of its events.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The cards a table has shown this shoe, as a fold of its events. It does
+/// not hold the shoe's size (no event carries it): [`ShownCards::unseen`]
+/// takes the table's decks. The coup feed keeps one per table, so that a
+/// checkpoint carries it and a restart replays the tail into it
+/// (`coup_feed.rs`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShownCards {
-    decks: u32,
     /// Shown this shoe, by card index (rank-major, suit-minor).
+    #[serde(with = "counts")]
     shown: [u32; 52],
     /// A continuous shuffler's table (AU 7.2): each coup's cards go back.
     continuous: bool,
-    /// The coup in progress: each card, its hand, and whether it is shown.
-    coup: Vec<(Card, bool, bool)>,
+    /// The coup in progress, in dealing order.
+    coup: Vec<Dealt>,
     /// A card carried to the next coup (NSW 12.2; AU 12.2(a)), and whether it
     /// was shown already.
     carried: Option<(Card, bool)>,
 }
 
-impl ShownCards {
-    /// Nothing shown yet of a shoe of `decks` decks.
-    pub fn new(decks: u32) -> ShownCards {
-        ShownCards { decks, shown: [0; 52], continuous: false, coup: Vec::new(), carried: None }
+/// A card of the coup in progress.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct Dealt {
+    card: Card,
+    /// Dealt to the Player's hand (else the Banker's).
+    player: bool,
+    /// Whether it has been shown (counted in `shown`).
+    shown: bool,
+}
+
+/// `[u32; 52]` as a list (serde's arrays stop at 32).
+mod counts {
+    use serde::{de::Error, Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(c: &[u32; 52], s: S) -> Result<S::Ok, S::Error> {
+        c.as_slice().serialize(s)
     }
 
-    /// The fold of `events` from a table of `decks` decks.
-    pub fn replay<'a>(decks: u32, events: impl IntoIterator<Item = &'a Event>) -> ShownCards {
-        let mut s = ShownCards::new(decks);
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<[u32; 52], D::Error> {
+        let v = Vec::<u32>::deserialize(d)?;
+        let n = v.len();
+        v.try_into().map_err(|_| D::Error::custom(format!("52 counts, one per card, not {n}")))
+    }
+}
+
+impl Default for ShownCards {
+    /// Nothing shown.
+    fn default() -> Self {
+        ShownCards { shown: [0; 52], continuous: false, coup: Vec::new(), carried: None }
+    }
+}
+
+impl ShownCards {
+    /// The fold of `events`.
+    pub fn replay<'a>(events: impl IntoIterator<Item = &'a Event>) -> ShownCards {
+        let mut s = ShownCards::default();
         for e in events {
             s.observe(e);
         }
@@ -97,7 +129,7 @@ impl ShownCards {
     fn fold(&mut self, e: &Event) {
         match e {
             Event::ShoeStarted { continuous, .. } => {
-                *self = ShownCards { continuous: *continuous, ..ShownCards::new(self.decks) };
+                *self = ShownCards { continuous: *continuous, ..ShownCards::default() };
             }
             // Only a burned card turned face up or shown is known (NSW 4.7).
             Event::Burned { shown: Some(c), .. } => self.show(*c),
@@ -106,6 +138,7 @@ impl ShownCards {
             // The result is called from every card of the coup, face up.
             Event::CoupCompleted { .. } => self.expose(|_| true),
             Event::Irregularity { kind, card: Some(c), .. } => self.irregular(*kind, *c),
+            Event::Reconstructed { cards, .. } => self.reconstructed(cards),
             Event::CoupClosed { .. } => {
                 if self.continuous {
                     // AU 7.2: the coup's cards go back and are mixed in.
@@ -138,16 +171,16 @@ impl ShownCards {
             self.show(card);
             shown = true;
         }
-        self.coup.push((card, position.is_player(), shown));
+        self.coup.push(Dealt { card, player: position.is_player(), shown });
     }
 
     /// Show the coup's cards of the hands `which` selects (by "is Player").
     fn expose(&mut self, which: impl Fn(bool) -> bool) {
         let mut newly = Vec::new();
-        for (card, _, shown) in self.coup.iter_mut().filter(|c| which(c.1)) {
-            if !*shown {
-                *shown = true;
-                newly.push(*card);
+        for d in self.coup.iter_mut().filter(|d| which(d.player)) {
+            if !d.shown {
+                d.shown = true;
+                newly.push(d.card);
             }
         }
         for c in newly {
@@ -174,15 +207,48 @@ impl ShownCards {
         self.carried = Some((c, shown));
     }
 
+    /// The coup laid out again: a misdeal reconstructed from exactly the
+    /// cards dealt (NSW 12.1; AU 12.6), or the actual cards confirmed after a
+    /// scanner misread them (NSW 12.13). A card in both keeps whether it was
+    /// shown; a misread card is taken back (it never left the shoe) and the
+    /// actual card in its place is shown if the misread one was.
+    fn reconstructed(&mut self, cards: &[Card]) {
+        let mut old = std::mem::take(&mut self.coup);
+        let kept: Vec<Option<bool>> =
+            cards.iter().map(|c| old.iter().position(|d| d.card == *c).map(|k| old.remove(k).shown)).collect();
+        let mut misread = old.into_iter();
+        for ((position, card), kept) in baccarat_table::positions_of(cards).into_iter().zip(kept) {
+            let shown = kept.unwrap_or_else(|| {
+                let was = misread.next().is_some_and(|d| d.shown && self.unshow(d.card));
+                if was {
+                    self.show(card);
+                }
+                was
+            });
+            self.coup.push(Dealt { card, player: position.is_player(), shown });
+        }
+        for d in misread.filter(|d| d.shown) {
+            self.unshow(d.card);
+        }
+    }
+
+    /// Take back a card counted as shown (a misread card); true.
+    fn unshow(&mut self, c: Card) -> bool {
+        let n = &mut self.shown[c.index()];
+        *n = n.saturating_sub(1);
+        true
+    }
+
     /// How many of each card have been shown this shoe.
     pub fn shown(&self) -> &[u32; 52] {
         &self.shown
     }
 
-    /// The unseen cards by card index: the decks less what was shown (a card
-    /// shown more often than the decks hold, a foreign card, counts as none).
-    pub fn unseen(&self) -> [u32; 52] {
-        std::array::from_fn(|i| self.decks.saturating_sub(self.shown[i]))
+    /// The unseen cards of a shoe of `decks` decks, by card index: the decks
+    /// less what was shown (a card shown more often than the decks hold, a
+    /// foreign card, counts as none).
+    pub fn unseen(&self, decks: u32) -> [u32; 52] {
+        std::array::from_fn(|i| decks.saturating_sub(self.shown[i]))
     }
 }
 
@@ -227,7 +293,8 @@ pub const DEFAULT_THRESHOLD: Ratio = Ratio { num: 0, den: 1 };
 /// an offer alerts when its EV is above `threshold`.
 pub fn table_exposure(engine: &Table, shown: &ShownCards, threshold: Ratio) -> TableExposure {
     let offers = &engine.setup().config.offers;
-    exposure_of(offers, |o| engine.offer_limits(o.bet).map_or(o.max, |l| l.1), &shown.unseen(), threshold)
+    let decks = engine.setup().config.decks;
+    exposure_of(offers, |o| engine.offer_limits(o.bet).map_or(o.max, |l| l.1), &shown.unseen(decks), threshold)
 }
 
 /// The exposure of `offers` (each at the maximum `max` gives) for the unseen

@@ -5,6 +5,7 @@ use baccarat_rules::{profiles, Bet, BurnProcedure, Card, Rank, Suit, TableConfig
 use baccarat_table::{shuffled, Command, CutRules, Event, Phase, Position, Seed, ShoeSource, Table, TableSetup};
 
 use super::*;
+use baccarat_core::TableId;
 
 fn setup(rulebook: &str, extra: &str) -> TableSetup {
     let rb = profiles::builtin(rulebook).unwrap();
@@ -48,7 +49,7 @@ fn a_full_shoe_gives_the_reports_exact_ev_for_each_offer() {
         let s = setup(rb, extra);
         let decks = s.config.decks;
         let t = Table::new(s);
-        let x = table_exposure(&t, &ShownCards::new(decks), DEFAULT_THRESHOLD);
+        let x = table_exposure(&t, &ShownCards::default(), DEFAULT_THRESHOLD);
         let r = report(&t.setup().rulebook, &Shoe::decks(decks).unwrap(), Some(decks));
         assert_eq!(x.offers.len(), t.setup().config.offers.len(), "{rb}: every offer priced");
         assert_eq!(x.unseen, 52 * decks);
@@ -63,7 +64,7 @@ fn a_full_shoe_gives_the_reports_exact_ev_for_each_offer() {
     }
     // NSW 8 decks, Banker commission: the published 1.0579 % edge.
     let t = Table::new(setup("nsw-2021", ""));
-    let x = table_exposure(&t, &ShownCards::new(8), DEFAULT_THRESHOLD);
+    let x = table_exposure(&t, &ShownCards::default(), DEFAULT_THRESHOLD);
     let banker = x.offers.iter().find(|o| o.bet == Bet::Banker).unwrap();
     assert!((banker.ev_display + 0.010579).abs() < 1e-6, "{}", banker.ev_display);
 }
@@ -80,7 +81,7 @@ fn pair_ev(unseen: &[u32; 52]) -> Ratio {
 #[test]
 fn the_pair_alert_rises_on_the_card_that_turns_it_not_before() {
     let t = Table::new(setup("nsw-2021", SIDES));
-    let mut shown = ShownCards::new(8);
+    let mut shown = ShownCards::default();
     let mut turned = None;
     // Aces, then twos, shown one by one: pairs become likelier.
     let cards = (0..2).flat_map(|r| (0..4).flat_map(move |s| (0..8).map(move |_| card(r, s))));
@@ -89,7 +90,7 @@ fn the_pair_alert_rises_on_the_card_that_turns_it_not_before() {
         shown.observe(&dealt(c));
         let after = table_exposure(&t, &shown, DEFAULT_THRESHOLD);
         let pp = |x: &TableExposure| x.offers.iter().find(|o| o.bet == Bet::PlayerPair).unwrap().clone();
-        assert_eq!(pp(&after).ev, pair_ev(&shown.unseen()), "card {i}");
+        assert_eq!(pp(&after).ev, pair_ev(&shown.unseen(8)), "card {i}");
         if pp(&after).alert && !pp(&before).alert {
             assert!(turned.is_none(), "the alert rose twice");
             turned = Some(i);
@@ -112,18 +113,18 @@ fn the_pair_alert_rises_on_the_card_that_turns_it_not_before() {
 #[test]
 fn an_unseen_burn_changes_nothing_and_a_shown_burn_removes_its_card() {
     let (plain, ev0) = started("nsw-2021", None, false);
-    let none = table_exposure(&plain, &ShownCards::replay(8, &ev0), DEFAULT_THRESHOLD);
+    let none = table_exposure(&plain, &ShownCards::replay(&ev0), DEFAULT_THRESHOLD);
     // NSW 4.7.1: burned face down.
     let (t, ev) = started("nsw-2021", Some(BurnProcedure::BurnOne), false);
     assert!(ev.iter().any(|e| matches!(e, Event::Burned { shown: None, cards, .. } if cards.len() == 1)));
-    assert_eq!(table_exposure(&t, &ShownCards::replay(8, &ev), DEFAULT_THRESHOLD), none);
+    assert_eq!(table_exposure(&t, &ShownCards::replay(&ev), DEFAULT_THRESHOLD), none);
     // NSW 4.7.2: burned face down and shown on request.
     let (t, ev) = started("nsw-2021", Some(BurnProcedure::BurnOneShown), true);
     let c = ev.iter().find_map(|e| if let Event::Burned { shown: Some(c), .. } = e { Some(*c) } else { None });
-    let mut removed = ShownCards::new(8);
+    let mut removed = ShownCards::default();
     removed.observe(&dealt(c.expect("a shown burn")));
     let want = table_exposure(&t, &removed, DEFAULT_THRESHOLD);
-    assert_eq!(table_exposure(&t, &ShownCards::replay(8, &ev), DEFAULT_THRESHOLD), want);
+    assert_eq!(table_exposure(&t, &ShownCards::replay(&ev), DEFAULT_THRESHOLD), want);
     assert_ne!(want, none);
     // NSW 4.7.3: the first card face up, the rest face down: only it counts.
     let (_, ev) = started("nsw-2021", Some(BurnProcedure::TurnAndBurn), false);
@@ -131,14 +132,14 @@ fn an_unseen_burn_changes_nothing_and_a_shown_burn_removes_its_card() {
         .iter()
         .find_map(|e| if let Event::Burned { shown: Some(c), cards, .. } = e { Some((*c, cards.len())) } else { None })
         .unwrap();
-    let shown = ShownCards::replay(8, &ev);
+    let shown = ShownCards::replay(&ev);
     assert_eq!(shown.shown().iter().sum::<u32>(), 1, "{n} burned, one shown");
     assert_eq!(shown.shown()[turned.index()], 1);
 }
 
 #[test]
 fn face_down_cards_count_when_their_hand_is_exposed() {
-    let mut s = ShownCards::new(8);
+    let mut s = ShownCards::default();
     let c = card(5, 2);
     assert!(!s.observe(&Event::CardDealt { position: Position::Banker1, card: c, face_up: false }));
     assert_eq!(s.shown()[c.index()], 0);
@@ -154,7 +155,7 @@ fn face_down_cards_count_when_their_hand_is_exposed() {
 #[test]
 fn only_offered_wagers_are_reported() {
     let t = Table::new(setup("nsw-2021", "[bets.player_pair]\n"));
-    let x = table_exposure(&t, &ShownCards::new(8), DEFAULT_THRESHOLD);
+    let x = table_exposure(&t, &ShownCards::default(), DEFAULT_THRESHOLD);
     let bets: Vec<Bet> = x.offers.iter().map(|o| o.bet).collect();
     let offered: Vec<Bet> = t.setup().config.offers.iter().map(|o| o.bet).collect();
     assert_eq!(bets, offered);
@@ -164,7 +165,7 @@ fn only_offered_wagers_are_reported() {
 #[test]
 fn the_end_of_the_shoe_and_an_empty_shoe_do_not_panic() {
     let t = Table::new(setup("nsw-2021", SIDES));
-    let mut s = ShownCards::new(8);
+    let mut s = ShownCards::default();
     let all: Vec<Card> = (0..52).flat_map(|i| (0..8).map(move |_| Card::from_index(i).unwrap())).collect();
     for (i, &c) in all.iter().enumerate() {
         s.observe(&dealt(c));
@@ -193,13 +194,13 @@ fn the_end_of_the_shoe_and_an_empty_shoe_do_not_panic() {
         cut: None,
         rule: String::new(),
     });
-    assert_eq!(s.unseen(), [8; 52]);
+    assert_eq!(s.unseen(8), [8; 52]);
 }
 
 #[test]
 fn a_threshold_moves_the_alert_and_exposure_rounds_toward_the_house() {
     let t = Table::new(setup("nsw-2021", ""));
-    let s = ShownCards::new(8);
+    let s = ShownCards::default();
     let x = table_exposure(&t, &s, Ratio::new(-2, 100));
     let flagged: Vec<Bet> = x.offers.iter().filter(|o| o.alert).map(|o| o.bet).collect();
     assert_eq!(flagged, [Bet::Player, Bet::Banker], "edges of 1.24 % and 1.06 % are above -2 %");
@@ -256,29 +257,29 @@ fn a_live_coup_shows_its_cards_and_a_continuous_shuffler_takes_them_back() {
     let mut steps = Vec::new();
     for &c in &cards {
         run(&mut t, &mut log, Command::CardIn { card: c, to: None, face_up: false });
-        steps.push(ShownCards::replay(8, &log).shown().iter().sum::<u32>());
+        steps.push(ShownCards::replay(&log).shown().iter().sum::<u32>());
     }
     assert_eq!(steps, [1, 2, 3, 4, 5], "one card shown per card dealt");
     assert!(log.iter().any(|e| matches!(e, Event::CoupCompleted { .. })));
-    let shown = ShownCards::replay(8, &log);
+    let shown = ShownCards::replay(&log);
     for c in &cards {
         assert_eq!(shown.shown()[c.index()], 1);
     }
     let x = table_exposure(&t, &shown, DEFAULT_THRESHOLD);
     assert_eq!(x.unseen, 411);
     // AU 7.2: a continuous shuffler's coup goes back when it closes.
-    let mut s = ShownCards::new(8);
+    let mut s = ShownCards::default();
     s.observe(&shoe_started(true));
     s.observe(&dealt(cards[1]));
-    assert_eq!(s.unseen().iter().sum::<u32>(), 415);
+    assert_eq!(s.unseen(8).iter().sum::<u32>(), 415);
     assert!(s.observe(&Event::CoupClosed { coup: 1 }));
-    assert_eq!(s.unseen(), [8; 52]);
+    assert_eq!(s.unseen(8), [8; 52]);
     // Without one, the shown cards stay out for the shoe.
-    let mut s = ShownCards::new(8);
+    let mut s = ShownCards::default();
     s.observe(&shoe_started(false));
     s.observe(&dealt(cards[1]));
     assert!(!s.observe(&Event::CoupClosed { coup: 1 }));
-    assert_eq!(s.unseen().iter().sum::<u32>(), 415);
+    assert_eq!(s.unseen(8).iter().sum::<u32>(), 415);
 }
 
 #[test]
@@ -292,7 +293,7 @@ fn a_whole_rng_shoe_shows_each_dealt_card_once_and_its_burn_only_where_turned() 
         run(&mut t, &mut log, Command::CloseBetting);
         while matches!(t.phase(), Phase::Closed | Phase::Dealing) {
             run(&mut t, &mut log, Command::DealNext);
-            let shown = ShownCards::replay(8, &log);
+            let shown = ShownCards::replay(&log);
             // The shoe is gone once its last coup ends.
             if let Some((dealt, _)) = t.shoe_progress() {
                 assert_eq!(shown.shown().iter().sum::<u32>() as usize, dealt - face_down, "coup {coups}");
@@ -311,5 +312,55 @@ fn a_whole_rng_shoe_shows_each_dealt_card_once_and_its_burn_only_where_turned() 
             _ => {}
         }
     }
-    assert_eq!(*ShownCards::replay(8, &log).shown(), want);
+    assert_eq!(*ShownCards::replay(&log).shown(), want);
+}
+
+/// NSW 12.1 (AU 12.6): a misdeal laid out again from the same cards keeps
+/// what was shown; NSW 12.13: a card the scanner misread is taken back and
+/// the actual card counted in its place.
+#[test]
+fn a_reconstruction_keeps_what_was_shown_and_a_misread_card_is_taken_back() {
+    let (a, b, c, d) = (card(0, 0), card(1, 1), card(2, 2), card(3, 3));
+    let mut s = ShownCards::default();
+    for (i, x) in [a, b, c, d].into_iter().enumerate() {
+        let position = [Position::Player1, Position::Banker1, Position::Player2, Position::Banker2][i];
+        s.observe(&Event::CardDealt { position, card: x, face_up: i < 2 });
+    }
+    let before = *s.shown();
+    let rule = "misdeal".to_string();
+    assert!(!s.observe(&Event::Reconstructed { cards: vec![b, a, d, c], rule: rule.clone() }));
+    assert_eq!(*s.shown(), before, "the same cards, the same shown");
+    // The scanner read `a` (shown) where the card was `e`.
+    let e = card(4, 0);
+    assert!(s.observe(&Event::Reconstructed { cards: vec![b, e, d, c], rule }));
+    assert_eq!(s.shown()[a.index()], 0, "the misread card never left the shoe");
+    assert_eq!(s.shown()[e.index()], 1);
+    assert_eq!(s.shown()[b.index()], 1);
+    assert_eq!(s.shown().iter().sum::<u32>(), 2);
+    // The completed coup shows all four actual cards, once each.
+    s.observe(&Event::CoupCompleted { coup: 1, summary: baccarat_rules::CoupSummary::from_index(0) });
+    assert_eq!(s.shown().iter().sum::<u32>(), 4);
+    assert_eq!(s.shown()[a.index()], 0);
+}
+
+/// The coup feed keeps each table's shown cards, and a checkpoint of the
+/// feed carries them; a checkpoint written before has none.
+#[test]
+fn the_feed_keeps_the_shown_cards_through_its_checkpoint() {
+    let (_, ev) = started("nsw-2021", Some(BurnProcedure::TurnAndBurn), false);
+    let mut f = crate::Feed::default();
+    let log: Vec<_> = ev.into_iter().enumerate().map(|(i, e)| (TableId(5), i as u64 + 1, e)).collect();
+    let changed = f.absorb_all(&log);
+    assert_eq!(changed.len(), 1, "{changed:?}");
+    let shown = ShownCards::replay(log.iter().map(|(_, _, e)| e));
+    assert!(shown.shown().iter().sum::<u32>() >= 1, "the turned burn card is shown");
+    assert_eq!(f.shown[&TableId(5)], shown);
+    let state = f.state();
+    let json = serde_json::to_value(&state).unwrap();
+    let back: crate::coup_feed::FeedState = serde_json::from_value(json.clone()).unwrap();
+    assert_eq!(crate::Feed::from_state(back).shown[&TableId(5)], shown);
+    let mut old = json;
+    old.as_object_mut().unwrap().remove("shown");
+    let back: crate::coup_feed::FeedState = serde_json::from_value(old).unwrap();
+    assert!(crate::Feed::from_state(back).shown.is_empty());
 }

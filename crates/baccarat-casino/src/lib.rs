@@ -43,6 +43,8 @@ mod checkpoint_check;
 mod coup_feed;
 /// The live exposure monitor (issue 50, part 3).
 mod exposure;
+/// Its read model: every table priced, the alerts, the thresholds.
+mod exposure_watch;
 mod float;
 mod metered;
 pub mod pacer;
@@ -54,6 +56,10 @@ mod writer;
 pub use checkpoint_check::latest_without_read_model;
 pub use coup_feed::{CoupFeed, CoupResult, Feed, HistoryLine, Notice, ShoeLine, WagerLine, WagerStatus, RECALL_COUPS};
 pub use exposure::{above, exposure_of, table_exposure, OfferExposure, ShownCards, TableExposure, DEFAULT_THRESHOLD};
+pub use exposure_watch::{
+    concerns_exposure, parse_threshold, Cause, ExposureAlert, ExposureInput, Exposures, OfferWatch, TableWatch,
+    Thresholds, ALERTS,
+};
 pub use metered::{Wagers, BATCH_SIZE};
 pub use table_view::{AnteView, HandOut, OfferView, PayLine, PhaseView, TableView, ViewChanges, ViewDealing, Views};
 pub use writer::{Busy, DueCheckpoint, Funding, Writer};

@@ -17,6 +17,7 @@ use serde::Serialize;
 
 use crate::casino::closing::Closure;
 use crate::casino::{Casino, CasinoTable};
+use crate::exposure_watch::{concerns_exposure, ExposureInput};
 use crate::ledger::AccountKind;
 use crate::store::Commit;
 use crate::trust::Mode;
@@ -391,7 +392,8 @@ impl Views {
                 }
             }
         }
-        ViewChanges { all: self.tables.len() != c.tables.len(), tables, balances, tokens }
+        let exposure = exposure_inputs(c, commit);
+        ViewChanges { all: self.tables.len() != c.tables.len(), tables, balances, tokens, exposure }
     }
 
     /// Make a batch's changes visible.
@@ -418,6 +420,23 @@ pub struct ViewChanges {
     tables: Vec<TableView>,
     balances: Vec<(PlayerId, (Money, Money))>,
     tokens: Vec<(PlayerId, (Money, Money))>,
+    /// The offers of the tables whose shown cards or limits may have changed,
+    /// for the exposure monitor (`exposure_watch.rs`).
+    exposure: Vec<ExposureInput>,
+}
+
+/// The offers to price again after `commit`: those of each table one of
+/// whose events can change what it has shown or its limits.
+fn exposure_inputs(c: &Casino, commit: &Commit) -> Vec<ExposureInput> {
+    let mut out: Vec<ExposureInput> = Vec::new();
+    for (table, _, e) in &commit.events {
+        if concerns_exposure(e) && !out.iter().any(|i| i.table == *table) {
+            if let Some(t) = c.tables.get(table) {
+                out.push(ExposureInput::of(*table, &t.engine));
+            }
+        }
+    }
+    out
 }
 
 /// Who a batch's changes concern, for the sockets' wake-ups
@@ -440,6 +459,11 @@ impl ViewChanges {
     /// [`ViewChanges::all`]).
     pub fn table_ids(&self) -> impl Iterator<Item = TableId> + '_ {
         self.tables.iter().map(|t| t.id)
+    }
+
+    /// The offers to price again (taken once, by the publisher).
+    pub fn take_exposure(&mut self) -> Vec<ExposureInput> {
+        std::mem::take(&mut self.exposure)
     }
 
     /// The players whose wallet or promotional tokens the batch changed.

@@ -1,0 +1,318 @@
+//! The exposure monitor's read model (issue 50, part 3): every table's
+//! offered wagers priced after every card it shows, the alerts raised, and
+//! the thresholds they are raised at. What the pit console and the
+//! surveillance page read (`GET /api/exposure`).
+//!
+//! # Design
+//!
+//! - **Where the cards come from.** The coup feed folds each table's
+//!   committed events into its [`ShownCards`] (`coup_feed.rs`), so a
+//!   checkpoint carries what was shown and a restart replays the tail into
+//!   it; the feed says which tables' knowledge a batch changed.
+//! - **Where the offers come from.** The writer, which holds the engines,
+//!   copies a table's offers and current maxima ([`ExposureInput`]) into the
+//!   batch's view changes only when one of its events can change what is
+//!   known or the limits ([`concerns_exposure`]): a batch of wagers copies
+//!   nothing.
+//! - **Where the pricing runs.** On the committer, once the batch is durable
+//!   and before it is answered (`publish.rs`), so the views a client reads
+//!   after its answer include the card it dealt. About 20 µs a table each
+//!   time a card is shown (`exposure.rs`), nothing for a wager.
+//! - **Alerts** are raised when an offer crosses its table's threshold (it
+//!   was at or below it, and is above it now): one alert per crossing, naming
+//!   the table, the shoe, the coup, the record and the card that made it so.
+//!   The last [`ALERTS`] are kept in memory. The rulebooks are silent on
+//!   game protection; the threshold is the casino's ([`Thresholds`]).
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+use baccarat_core::TableId;
+use baccarat_math::Ratio;
+use baccarat_rules::{Card, Money, Offer};
+use baccarat_table::Event;
+use serde::Serialize;
+
+use crate::exposure::{exposure_of, ShownCards, TableExposure, DEFAULT_THRESHOLD};
+
+/// How many alerts are kept, newest last.
+pub const ALERTS: usize = 500;
+
+/// Whether an event can change what a table has shown, or its limits: the
+/// writer copies the table's offers for pricing only then.
+pub fn concerns_exposure(e: &Event) -> bool {
+    matches!(
+        e,
+        Event::ShoeStarted { .. }
+            | Event::Burned { .. }
+            | Event::CardDealt { .. }
+            | Event::HandExposed { .. }
+            | Event::CoupCompleted { .. }
+            | Event::Irregularity { .. }
+            | Event::Reconstructed { .. }
+            | Event::CoupClosed { .. }
+            | Event::LimitsChanged { .. }
+    )
+}
+
+/// A table's offers as the writer copies them for pricing.
+#[derive(Clone, Debug)]
+pub struct ExposureInput {
+    pub table: TableId,
+    pub decks: u32,
+    /// Each offer with its maximum at the table's current limits (NSW 6.7).
+    pub offers: Vec<(Offer, Money)>,
+    /// The shoe and coup the table is at.
+    pub shoe: u64,
+    pub coup: u64,
+}
+
+impl ExposureInput {
+    /// The input of a casino table, as its engine stands.
+    pub fn of(table: TableId, engine: &baccarat_table::Table) -> ExposureInput {
+        let setup = engine.setup();
+        let offers = setup
+            .config
+            .offers
+            .iter()
+            .map(|o| (o.clone(), engine.offer_limits(o.bet).map_or(o.max, |l| l.1)))
+            .collect();
+        let s = engine.state();
+        ExposureInput { table, decks: setup.config.decks, offers, shoe: s.shoe_number, coup: s.coup_number }
+    }
+}
+
+/// The alert thresholds: a default, and any table's own. An offer alerts
+/// when its exact EV is above its table's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Thresholds {
+    pub default: Ratio,
+    pub tables: BTreeMap<TableId, Ratio>,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds { default: DEFAULT_THRESHOLD, tables: BTreeMap::new() }
+    }
+}
+
+impl Thresholds {
+    pub fn of(&self, table: TableId) -> Ratio {
+        self.tables.get(&table).copied().unwrap_or(self.default)
+    }
+}
+
+/// Parse a threshold: the player's expected return per unit staked, as a
+/// decimal (`0`, `-0.005`, `0.01`) or a percentage (`1.5%`), kept exact.
+pub fn parse_threshold(s: &str) -> Result<Ratio, String> {
+    let t = s.trim();
+    let (digits, scale) = match t.strip_suffix('%') {
+        Some(p) => (p.trim(), 100i128),
+        None => (t, 1),
+    };
+    let (neg, body) = match digits.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, digits.strip_prefix('+').unwrap_or(digits)),
+    };
+    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
+    let ok = |p: &str| p.chars().all(|c| c.is_ascii_digit());
+    if body.is_empty() || !ok(int) || !ok(frac) || int.len() + frac.len() == 0 || int.len() + frac.len() > 18 {
+        return Err(format!("{s:?} is not an expected return such as 0, -0.005 or 1.5%"));
+    }
+    let num: i128 = format!("{int}{frac}").parse().map_err(|_| format!("{s:?} is not a number"))?;
+    let den = 10i128.pow(frac.len() as u32) * scale;
+    let r = Ratio::new(if neg { -num } else { num }, den);
+    if r.num.abs() >= r.den {
+        return Err(format!("{s:?}: an expected return per unit staked lies between -1 and 1"));
+    }
+    Ok(r)
+}
+
+/// An offer crossing its table's threshold.
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct ExposureAlert {
+    /// Numbered from 1 since the server started.
+    pub id: u64,
+    pub table: TableId,
+    pub shoe: u64,
+    pub coup: u64,
+    /// The table's record that made it so (its place in the table's chain).
+    pub seq: u64,
+    /// The card that made it so, if a card did (`null`: a limit or a shoe).
+    pub card: Option<Card>,
+    /// The wager (`player_pair`, …) and its pay table.
+    pub bet: String,
+    pub pay_table: String,
+    /// The exact EV, reduced (`"num/den"`), and as a percentage for display.
+    pub ev: String,
+    pub ev_percent: f64,
+    pub at_ms: u64,
+}
+
+/// One offered wager as the monitor shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct OfferWatch {
+    pub bet: String,
+    pub pay_table: String,
+    /// The player's expected net return per unit staked: exact
+    /// (`"num/den"`), and as a percentage for display only.
+    pub ev: String,
+    pub ev_percent: f64,
+    pub alert: bool,
+    /// The offer's maximum at the table's current limits.
+    pub max: Money,
+    /// The player's expected gain on a maximum wager, rounded down to whole
+    /// minor units (toward the house); negative is the house's expected win.
+    pub exposure: Money,
+}
+
+/// A table as the monitor shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct TableWatch {
+    pub table: TableId,
+    pub shoe: u64,
+    pub coup: u64,
+    /// The table's alert threshold, exactly (`"num/den"`) and in percent.
+    pub threshold: String,
+    pub threshold_percent: f64,
+    /// Cards not yet shown this shoe: the pool the EVs are over.
+    pub unseen: u32,
+    /// Cards shown this shoe.
+    pub shown: u32,
+    pub offers: Vec<OfferWatch>,
+    /// Why nothing is priced (too few unseen cards), if so.
+    pub unpriced: Option<String>,
+    pub alert: bool,
+}
+
+/// Every table's latest pricing and the alerts.
+#[derive(Debug, Default)]
+pub struct Exposures {
+    thresholds: Thresholds,
+    tables: BTreeMap<TableId, TableWatch>,
+    /// Each table's offers as last copied (a batch that shows a card
+    /// without a copy reuses them).
+    inputs: HashMap<TableId, ExposureInput>,
+    alerts: VecDeque<ExposureAlert>,
+    next_alert: u64,
+}
+
+/// What made a table's pricing change: the record and the card, if any.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Cause {
+    pub seq: u64,
+    pub card: Option<Card>,
+}
+
+impl Exposures {
+    pub fn new(thresholds: Thresholds) -> Exposures {
+        Exposures { thresholds, ..Exposures::default() }
+    }
+
+    /// Price `table` (an input given replaces the one kept) from `shown`,
+    /// raising an alert for each offer that crossed its threshold.
+    pub fn price(&mut self, input: Option<ExposureInput>, table: TableId, shown: &ShownCards, why: Cause, now_ms: u64) {
+        if let Some(i) = input {
+            self.inputs.insert(i.table, i);
+        }
+        let Some(input) = self.inputs.get(&table) else { return };
+        let threshold = self.thresholds.of(table);
+        let offers: Vec<Offer> = input.offers.iter().map(|(o, _)| o.clone()).collect();
+        let max = |o: &Offer| input.offers.iter().find(|(p, _)| p.bet == o.bet).map_or(o.max, |(_, m)| *m);
+        let x = exposure_of(&offers, max, &shown.unseen(input.decks), threshold);
+        let watch = watch_of(input, &x, threshold, shown);
+        let before = self.tables.get(&table);
+        let crossed: Vec<&OfferWatch> = watch
+            .offers
+            .iter()
+            .filter(|o| o.alert)
+            .filter(|o| !before.is_some_and(|b| b.shoe == watch.shoe && was_alert(b, o)))
+            .collect();
+        let mut new = Vec::new();
+        for o in crossed {
+            self.next_alert += 1;
+            new.push(ExposureAlert {
+                id: self.next_alert,
+                table,
+                shoe: watch.shoe,
+                coup: watch.coup,
+                seq: why.seq,
+                card: why.card,
+                bet: o.bet.clone(),
+                pay_table: o.pay_table.clone(),
+                ev: o.ev.clone(),
+                ev_percent: o.ev_percent,
+                at_ms: now_ms,
+            });
+        }
+        for a in new {
+            if self.alerts.len() == ALERTS {
+                self.alerts.pop_front();
+            }
+            self.alerts.push_back(a);
+        }
+        self.tables.insert(table, watch);
+    }
+
+    /// Every table's latest pricing.
+    pub fn tables(&self) -> impl Iterator<Item = &TableWatch> {
+        self.tables.values()
+    }
+
+    pub fn table(&self, t: TableId) -> Option<&TableWatch> {
+        self.tables.get(&t)
+    }
+
+    /// The alerts kept, oldest first, after alert `after` (0: all).
+    pub fn alerts(&self, after: u64) -> impl Iterator<Item = &ExposureAlert> {
+        self.alerts.iter().filter(move |a| a.id > after)
+    }
+
+    pub fn thresholds(&self) -> &Thresholds {
+        &self.thresholds
+    }
+}
+
+/// Whether `o`'s wager alerted in the table's previous pricing.
+fn was_alert(before: &TableWatch, o: &OfferWatch) -> bool {
+    before.offers.iter().any(|b| b.bet == o.bet && b.pay_table == o.pay_table && b.alert)
+}
+
+fn exact(r: Ratio) -> String {
+    format!("{}/{}", r.num, r.den)
+}
+
+fn percent(r: Ratio) -> f64 {
+    r.to_f64() * 100.0
+}
+
+fn watch_of(input: &ExposureInput, x: &TableExposure, threshold: Ratio, shown: &ShownCards) -> TableWatch {
+    let offers = x
+        .offers
+        .iter()
+        .map(|o| OfferWatch {
+            bet: o.bet.id().to_string(),
+            pay_table: o.pay_table.clone(),
+            ev: exact(o.ev),
+            ev_percent: percent(o.ev),
+            alert: o.alert,
+            max: o.max,
+            exposure: Money(o.exposure_minor),
+        })
+        .collect();
+    TableWatch {
+        table: input.table,
+        shoe: input.shoe,
+        coup: input.coup,
+        threshold: exact(threshold),
+        threshold_percent: percent(threshold),
+        unseen: x.unseen,
+        shown: shown.shown().iter().sum(),
+        offers,
+        unpriced: x.unpriced.clone(),
+        alert: x.alert,
+    }
+}
+
+#[cfg(test)]
+#[path = "exposure_watch_tests.rs"]
+mod tests;

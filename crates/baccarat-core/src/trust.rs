@@ -61,11 +61,25 @@ pub enum Role {
     /// calls "no more bets", deals, ends rounds and disqualifies. A role of
     /// its own, so that running a tournament gives no power over the tables.
     TournamentManager,
+    /// Surveillance: watches the tables and reads the exposure monitor
+    /// (`GET /api/exposure`, the surveillance page) and nothing else; it
+    /// commands no table and moves no money. The rulebooks name no such
+    /// role (NSW and AU speak of the Casino Supervisor and the inspector);
+    /// casinos keep surveillance apart from the pit, so it is a role of its
+    /// own rather than the inspector's or the supervisor's.
+    Surveillance,
 }
 
 impl Role {
-    pub const ALL: [Role; 6] =
-        [Role::Player, Role::Dealer, Role::Supervisor, Role::Inspector, Role::Admin, Role::TournamentManager];
+    pub const ALL: [Role; 7] = [
+        Role::Player,
+        Role::Dealer,
+        Role::Supervisor,
+        Role::Inspector,
+        Role::Admin,
+        Role::TournamentManager,
+        Role::Surveillance,
+    ];
 
     pub fn parse(s: &str) -> Option<Role> {
         Role::ALL.into_iter().find(|r| r.name() == s)
@@ -86,6 +100,7 @@ impl Role {
             Role::Inspector => "inspector",
             Role::Admin => "admin",
             Role::TournamentManager => "tournament_manager",
+            Role::Surveillance => "surveillance",
         }
     }
 }
@@ -281,7 +296,7 @@ pub fn row(cmd: &Command) -> &'static Row {
 
 fn rank(r: Role) -> u8 {
     match r {
-        Role::Player | Role::Inspector | Role::TournamentManager => 0,
+        Role::Player | Role::Inspector | Role::TournamentManager | Role::Surveillance => 0,
         Role::Dealer => 1,
         Role::Supervisor => 2,
         Role::Admin => 3,

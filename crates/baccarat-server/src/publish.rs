@@ -7,8 +7,9 @@
 //!    be anchored stops the server (`fatal.rs`) and is neither published
 //!    nor answered: its clients retry with their keys.
 //! 2. **The tables' and wallets' views, the tournaments' views, the coup
-//!    feed.** Before the answers, so a client that has its answer reads its
-//!    own change in every view.
+//!    feed, the exposure monitor.** Before the answers, so a client that has
+//!    its answer reads its own change in every view (the pit reads the EVs
+//!    after the card it typed).
 //! 3. **The batch's checkpoint, if it carries one.** It takes the feed as of
 //!    this batch (read under the same lock that folded the batch in) and the
 //!    anchor file's mark (written first, so the mark names every head the
@@ -29,7 +30,7 @@ use crate::casino::Casino;
 use crate::store::Commit;
 use baccarat_casino::DueCheckpoint;
 use baccarat_casino::Feed;
-use baccarat_casino::{ViewChanges, Views};
+use baccarat_casino::{Cause, ExposureInput, Exposures, Thresholds, ViewChanges, Views};
 use baccarat_core::Anchoring;
 
 mod wakes;
@@ -42,18 +43,34 @@ pub struct ReadModels {
     pub views: Arc<RwLock<Views>>,
     pub tournaments: Arc<RwLock<TournamentViews>>,
     pub feed: Arc<RwLock<Feed>>,
+    /// Every table's offers priced from what it has shown, and the alerts
+    /// (`baccarat_casino::Exposures`).
+    pub exposure: Arc<RwLock<Exposures>>,
     /// The push: each socket's wake-ups, woken after each batch with the
     /// count of batches published.
     pub wakes: Wakes,
 }
 
 impl ReadModels {
-    /// The read models of a recovered casino and its recovered feed.
-    pub fn recovered(casino: &Casino, feed: Feed) -> ReadModels {
+    /// The read models of a recovered casino and its recovered feed; every
+    /// table priced at `thresholds` from the cards its feed says were shown.
+    pub fn recovered(casino: &Casino, feed: Feed, thresholds: Thresholds) -> ReadModels {
         let views = Arc::new(RwLock::new(Views::default()));
         views.write().expect("views").rebuild(casino);
         let tournaments = Arc::new(RwLock::new(TournamentViews::of(casino)));
-        ReadModels { views, tournaments, feed: Arc::new(RwLock::new(feed)), wakes: Wakes::default() }
+        let mut exposure = Exposures::new(thresholds);
+        for (id, t) in &casino.tables {
+            let shown = feed.shown.get(id).cloned().unwrap_or_default();
+            let input = ExposureInput::of(*id, &t.engine);
+            exposure.price(Some(input), *id, &shown, Cause::default(), (casino.clock)());
+        }
+        ReadModels {
+            views,
+            tournaments,
+            feed: Arc::new(RwLock::new(feed)),
+            exposure: Arc::new(RwLock::new(exposure)),
+            wakes: Wakes::default(),
+        }
     }
 
     /// What a batch changed in the views, prepared on the writer (it reads
@@ -101,17 +118,24 @@ impl Publisher {
     /// write now, before the answers that wait for it (a clean stop's), if
     /// the batch carries one. Nothing more is published once the batch
     /// cannot be anchored (the server then stops).
-    pub fn committed(&mut self, changes: ViewChanges, commit: Commit, due: Option<DueCheckpoint>) -> Option<WriteNow> {
+    pub fn committed(
+        &mut self,
+        mut changes: ViewChanges,
+        commit: Commit,
+        due: Option<DueCheckpoint>,
+    ) -> Option<WriteNow> {
         if let Err(e) = self.anchoring.committed(&crate::anchor::heads_of(&commit)) {
             self.anchoring.unanchored(&e);
             return None;
         }
         let mut touched = touched(&changes, &commit);
         touched.views = self.views_changed(&changes);
+        let inputs = changes.take_exposure();
         self.read.views.write().expect("views").apply(changes);
         touched.tournaments = self.read.tournaments.write().expect("tournaments").absorb(&commit.records);
         let mut f = self.read.feed.write().expect("feed");
-        f.absorb_all(&commit.events);
+        let shown = f.absorb_all(&commit.events);
+        self.price(inputs, shown, &f, &commit);
         let mut now = None;
         if let Some(DueCheckpoint { checkpoint: mut cp, asked }) = due {
             cp.feed = Some(f.state());
@@ -127,6 +151,28 @@ impl Publisher {
         self.version += 1;
         self.read.wakes.wake(&touched, Woken { version: self.version, at_ms: (self.clock)() });
         now
+    }
+
+    /// Price again each table whose shown cards the batch changed, or whose
+    /// offers the writer copied (a limit changed): about 20 µs a table, on
+    /// the committer (`exposure_watch.rs`).
+    fn price(&self, inputs: Vec<ExposureInput>, shown: Vec<(TableId, Cause)>, f: &Feed, commit: &Commit) {
+        if inputs.is_empty() && shown.is_empty() {
+            return;
+        }
+        let now = (self.clock)();
+        let mut x = self.read.exposure.write().expect("exposure");
+        let mut inputs = inputs;
+        for (table, cause) in &shown {
+            let input = inputs.iter().position(|i| i.table == *table).map(|k| inputs.swap_remove(k));
+            x.price(input, *table, &f.shown.get(table).cloned().unwrap_or_default(), *cause, now);
+        }
+        for input in inputs {
+            let table = input.table;
+            let seq = commit.events.iter().rev().find(|(t, _, _)| *t == table).map_or(0, |e| e.1);
+            let cards = f.shown.get(&table).cloned().unwrap_or_default();
+            x.price(Some(input), table, &cards, Cause { seq, card: None }, now);
+        }
     }
 
     /// The tables whose public view the batch changed, among those watched
@@ -217,7 +263,7 @@ mod tests {
         let key = tmp.key("db.key");
         let log = AnchorLog::open(&anchors, key.clone()).unwrap();
         let anchoring = Anchoring::start(log, std::time::Duration::ZERO, Fatal::exiting());
-        let read = ReadModels::recovered(casino, Feed::default());
+        let read = ReadModels::recovered(casino, Feed::default(), Thresholds::default());
         let db = crate::store::Db::Sqlite(tmp.0.join("db.sqlite"));
         let checkpointer =
             baccarat_cluster::start_checkpointer(&db, key.clone(), &anchors, None, casino.checkpointer_busy.clone());

@@ -82,6 +82,10 @@ pub struct ServeConfig {
     /// Addresses beside loopback whose connections may read `/metrics`
     /// (`metrics.rs`); none by default.
     pub metrics_from: Vec<std::net::IpAddr>,
+    /// The exposure monitor's alert thresholds: a default and any table's
+    /// own (`--exposure-alert`; default: an offer alerts once its EV is
+    /// above 0, in the player's favour).
+    pub exposure: baccarat_casino::Thresholds,
     /// How long the casino's lease lasts unrenewed (PostgreSQL): a standby
     /// takes over this long after the holder dies.
     pub lease: Duration,
@@ -135,6 +139,7 @@ impl std::fmt::Debug for ServeConfig {
             .field("trusted_proxies", &self.trusted_proxies)
             .field("tls", &self.tls)
             .field("metrics_from", &self.metrics_from)
+            .field("exposure", &self.exposure)
             .field("lease", &self.lease)
             .field("anchor_every", &self.anchor_every)
             .field("new_anchor_file", &self.new_anchor_file)
@@ -173,6 +178,7 @@ impl ServeConfig {
             trusted_proxies: Vec::new(),
             tls: None,
             metrics_from: Vec::new(),
+            exposure: Default::default(),
             lease: Duration::from_secs(5),
             anchor_every: DEFAULT_ANCHOR_EVERY,
             new_anchor_file: false,

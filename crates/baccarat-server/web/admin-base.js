@@ -16,7 +16,7 @@ export const state = { user: null };
 export const canChange = () => !!state.user && state.user.role === 'admin';
 
 /** Every role a person may have, as the server names them (`Role::name`). */
-export const ROLES = ['player', 'dealer', 'supervisor', 'inspector', 'admin', 'tournament_manager'];
+export const ROLES = ['player', 'dealer', 'supervisor', 'inspector', 'admin', 'tournament_manager', 'surveillance'];
 
 export const roleWords = (role) => tr(`admin.role.${role}`);
 

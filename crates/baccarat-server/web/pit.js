@@ -12,6 +12,7 @@ import { describe } from '/assets/pit-words.js';
 import { holdDiscard, holdSend, onCardSubmit, onHoldFix, restoreQueue } from '/assets/pit-cards.js';
 import { announceDialog, changeLimitsDialog, changeMinimumDialog, irregularityDialog, openCloseDialog, refuseDialog, setupDialog } from '/assets/pit-dialogs.js';
 import { loadRecall, renderRecall, runVerify, stepRecall } from '/assets/pit-recall.js';
+import { refreshExposure, watches } from '/assets/pit-exposure.js';
 
 // ---------------------------------------------------------------------------
 // Sign in / out
@@ -217,6 +218,7 @@ function onPush(msg) {
   // load and do not change.
   if (isStaff() && msg.pit) applyPit({ ...(state.pit || {}), ...msg.pit, table: msg.table });
   else if (isStaff()) scheduleRefresh();
+  refreshExposure();
 }
 
 /**
@@ -323,7 +325,9 @@ function renderWorkspace() {
   $('#shoe-panel').hidden = !picked;
   $('#recall-panel').hidden = !picked || !isInspector();
   $('#verify-panel').hidden = !isInspector();
+  $('#exposure-panel').hidden = !picked || !watches();
   if (picked) {
+    refreshExposure();
     renderTable();
     renderDeal();
     renderIrregularities();

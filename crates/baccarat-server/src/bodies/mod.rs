@@ -22,6 +22,15 @@ use serde::Serialize;
 
 use crate::auth::Role;
 
+/// `GET /api/exposure`: everything the exposure monitor shows: each
+/// table, and the alerts (`http/exposure.rs`).
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct ExposureView {
+    pub tables: Vec<baccarat_casino::TableWatch>,
+    /// The alerts after `after`, oldest first (the last 500 are kept).
+    pub alerts: Vec<baccarat_casino::ExposureAlert>,
+}
+
 /// `POST /api/login`: signed in.
 #[derive(Serialize, JsonSchema)]
 pub struct SignedIn {

@@ -57,6 +57,7 @@ pub mod compress;
 pub mod delta;
 pub mod early;
 mod error;
+mod exposure;
 mod extract;
 mod gaming_day;
 pub mod health;
@@ -126,6 +127,9 @@ pub struct Server {
     pub founding: crate::audit::Founding,
     pub writer: Writer,
     pub feed: Arc<RwLock<Feed>>,
+    /// The exposure monitor (`baccarat_casino::Exposures`): the pit's and
+    /// surveillance's `GET /api/exposure`.
+    pub exposure: Arc<RwLock<baccarat_casino::Exposures>>,
     pub users: Arc<Users>,
     pub views: Arc<RwLock<Views>>,
     /// The sockets' wake-ups, per table, player and tournament
@@ -459,6 +463,8 @@ pub fn routes() -> Routes {
         .get("/api/casino/gaming-day", gaming_day::get)
         .post("/api/casino/gaming-day", gaming_day::set)
         .get("/api/reports/day", reports::day)
+        .get("/api/exposure", exposure::all)
+        .get("/api/tables/{id}/exposure", exposure::table)
         .post("/api/users", users::create)
         .get("/api/users", users::list)
         .post("/api/users/{id}/disable", users::disable)
@@ -466,6 +472,7 @@ pub fn routes() -> Routes {
         .post("/api/users/{id}/password", users::password)
         .post("/api/users/{id}/role", users::role)
         .get("/admin", web::admin)
+        .get("/surveillance", web::surveillance)
         .get("/api/rulebooks", rulebooks::list)
         .post("/api/tables/check", rulebooks::check)
 }

@@ -14,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 use super::AppState;
 
 /// The embedded files: name, content type, content.
-pub const FILES: [(&str, &str, &str); 36] = [
+pub const FILES: &[(&str, &str, &str)] = &[
     ("index.html", "text/html; charset=utf-8", include_str!("../../web/index.html")),
     ("pit.html", "text/html; charset=utf-8", include_str!("../../web/pit.html")),
     ("style.css", "text/css; charset=utf-8", include_str!("../../web/style.css")),
@@ -28,6 +28,7 @@ pub const FILES: [(&str, &str, &str); 36] = [
     ("pit-cards.js", "text/javascript; charset=utf-8", include_str!("../../web/pit-cards.js")),
     ("pit-dialogs.js", "text/javascript; charset=utf-8", include_str!("../../web/pit-dialogs.js")),
     ("pit-recall.js", "text/javascript; charset=utf-8", include_str!("../../web/pit-recall.js")),
+    ("pit-exposure.js", "text/javascript; charset=utf-8", include_str!("../../web/pit-exposure.js")),
     ("tournament.html", "text/html; charset=utf-8", include_str!("../../web/tournament.html")),
     ("tournament.js", "text/javascript; charset=utf-8", include_str!("../../web/tournament.js")),
     ("leaderboard.html", "text/html; charset=utf-8", include_str!("../../web/leaderboard.html")),
@@ -51,6 +52,8 @@ pub const FILES: [(&str, &str, &str); 36] = [
     ("admin-table-form.js", "text/javascript; charset=utf-8", include_str!("../../web/admin-table-form.js")),
     ("admin-cage.js", "text/javascript; charset=utf-8", include_str!("../../web/admin-cage.js")),
     ("admin-books.js", "text/javascript; charset=utf-8", include_str!("../../web/admin-books.js")),
+    ("surveillance.html", "text/html; charset=utf-8", include_str!("../../web/surveillance.html")),
+    ("surveillance.js", "text/javascript; charset=utf-8", include_str!("../../web/surveillance.js")),
 ];
 
 fn file(s: &AppState, name: &str) -> Response {
@@ -100,6 +103,11 @@ pub(super) async fn help(State(s): State<AppState>) -> Response {
 /// books, for the admin; the inspector reads them.
 pub(super) async fn admin(State(s): State<AppState>) -> Response {
     file(&s, "admin.html")
+}
+
+/// The exposure monitor (`/surveillance`), on the back office's look.
+pub(super) async fn surveillance(State(s): State<AppState>) -> Response {
+    file(&s, "surveillance.html")
 }
 
 pub(super) async fn asset(State(s): State<AppState>, Path(name): Path<String>) -> Response {
@@ -202,9 +210,14 @@ mod tests {
         assert!(missing.is_empty(), "keys the page uses that the catalogue lacks: {missing:?}");
     }
 
-    /// The back office's scripts (`admin*.js`).
+    /// The back office's scripts (`admin*.js`) and the surveillance page's,
+    /// which is built on them.
     fn admin_scripts() -> Vec<(&'static str, &'static str)> {
-        FILES.iter().filter(|f| f.0.starts_with("admin") && f.0.ends_with(".js")).map(|f| (f.0, f.2)).collect()
+        FILES
+            .iter()
+            .filter(|f| (f.0.starts_with("admin") || f.0.starts_with("surveillance")) && f.0.ends_with(".js"))
+            .map(|f| (f.0, f.2))
+            .collect()
     }
 
     /// Every key the back office asks for is in the catalogue: each
@@ -229,6 +242,7 @@ mod tests {
         }
         for attr in ["data-i18n=\"", "data-i18n-label=\""] {
             quoted(file("admin.html"), attr, '"', &mut used);
+            quoted(file("surveillance.html"), attr, '"', &mut used);
         }
         for r in crate::auth::Role::ALL {
             used.insert(format!("admin.role.{}", r.name()));
@@ -254,14 +268,16 @@ mod tests {
                 assert!(!text.contains(sink), "{name} uses {sink}");
             }
         }
-        let page = file("admin.html");
-        for (i, _) in page.match_indices("<script") {
-            let tag = &page[i..i + page[i..].find('>').expect("a tag's end")];
-            assert!(tag.contains(" src=\"/assets/"), "an inline script in admin.html: {tag}");
-        }
-        let lower = page.to_ascii_lowercase();
-        for handler in [" onclick=", " onload=", " onsubmit=", " oninput=", " onchange=", "javascript:"] {
-            assert!(!lower.contains(handler), "admin.html has {handler}");
+        for name in ["admin.html", "surveillance.html"] {
+            let page = file(name);
+            for (i, _) in page.match_indices("<script") {
+                let tag = &page[i..i + page[i..].find('>').expect("a tag's end")];
+                assert!(tag.contains(" src=\"/assets/"), "an inline script in {name}: {tag}");
+            }
+            let lower = page.to_ascii_lowercase();
+            for handler in [" onclick=", " onload=", " onsubmit=", " oninput=", " onchange=", "javascript:"] {
+                assert!(!lower.contains(handler), "{name} has {handler}");
+            }
         }
     }
 }

@@ -25,6 +25,7 @@ mod answers_tests;
 mod cage;
 mod commands;
 mod components;
+mod exposure;
 #[cfg(test)]
 mod fits;
 mod op;
@@ -113,6 +114,7 @@ fn operations() -> Vec<Operation> {
         promotions::operations(),
         self_limits::operations(),
         reports::operations(),
+        exposure::operations(),
         users::operations(),
         rulebooks::operations(),
     ]

@@ -54,5 +54,11 @@ pub(super) fn operations() -> Vec<Operation> {
             Op::new("The back office: people, tables, the cage and the day's books, for the admin (the inspector reads) (HTML)")
                 .page("the page", &["text/html"]),
         ),
+        (
+            "get",
+            "/surveillance",
+            Op::new("The exposure monitor: every table's wagers priced from the cards shown, and the alerts, for surveillance and the pit (HTML)")
+                .page("the page", &["text/html"]),
+        ),
     ]
 }

@@ -110,7 +110,7 @@ pub(super) fn side() -> Value {
 }
 
 pub(super) fn role() -> Value {
-    string_enum(&["player", "dealer", "supervisor", "inspector", "admin", "tournament_manager"])
+    string_enum(&["player", "dealer", "supervisor", "inspector", "admin", "tournament_manager", "surveillance"])
 }
 
 /// A 256-bit seed as 64 hex digits.

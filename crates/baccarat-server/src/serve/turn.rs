@@ -282,7 +282,7 @@ fn start_writer(
     // The key the start checked: the key file is not read again.
     let key = anchors.key().clone();
     let table_ids: Vec<TableId> = casino.tables.keys().copied().collect();
-    let read = ReadModels::recovered(&casino, feed);
+    let read = ReadModels::recovered(&casino, feed, cfg.exposure.clone());
     let anchor_public = anchors.public_hex();
     // Under a lease (PostgreSQL) the anchor file may be shared by the
     // instances that take the casino over in turn: a line per batch, written
@@ -331,10 +331,11 @@ fn app_state(
     (retired, ready): (crate::http::Retired, crate::http::health::Readiness),
 ) -> AppState {
     let Started { writer, read, users, anchor_public, founding, .. } = started;
-    let ReadModels { views, tournaments, feed, wakes } = read;
+    let ReadModels { views, tournaments, feed, exposure, wakes } = read;
     AppState(Arc::new(crate::http::Server {
         writer,
         feed,
+        exposure,
         users,
         views,
         wakes,

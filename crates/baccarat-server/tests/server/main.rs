@@ -14,6 +14,7 @@ mod checkpoint;
 mod checkpoint_keys_and_settlement;
 mod checkpoint_parts;
 mod common;
+mod exposure;
 mod fatal;
 mod forgery;
 mod health;

@@ -43,6 +43,7 @@ fn person(role: Role) -> Actor {
         Role::Inspector => 103,
         Role::Admin => 104,
         Role::TournamentManager => 105,
+        Role::Surveillance => 106,
     };
     Actor::Person { user: UserId(user), role }
 }

@@ -154,6 +154,15 @@ pub struct ServeArgs {
     /// 403 [default: loopback only].
     #[arg(long = "metrics-from", env = "BACCARAT_METRICS_FROM", value_delimiter = ',')]
     metrics_from: Vec<std::net::IpAddr>,
+    /// The exposure monitor's alert thresholds (GET /api/exposure, the pit,
+    /// /surveillance): an offered wager alerts when its exact expected
+    /// return to the player, from the cards not yet shown, is above its
+    /// table's threshold. `EV` sets every table's, `TABLE=EV` one table's
+    /// (comma-separated or the flag again); EV per unit staked as a decimal
+    /// or a percentage, such as 0, -0.005 or 1.5% [default: 0, a wager in
+    /// the player's favour].
+    #[arg(long = "exposure-alert", env = "BACCARAT_EXPOSURE_ALERT", value_delimiter = ',')]
+    exposure_alert: Vec<String>,
     /// With PostgreSQL: milliseconds the casino's lease lasts unrenewed (a
     /// standby takes over this long after the server dies), 1000 to 600000
     /// [default: 5000].

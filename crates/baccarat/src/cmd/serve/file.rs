@@ -34,6 +34,7 @@ pub(super) struct FileSettings {
     pub(super) tls_cert: Option<PathBuf>,
     pub(super) tls_key: Option<PathBuf>,
     pub(super) metrics_from: Option<Vec<String>>,
+    pub(super) exposure_alert: Option<Vec<String>>,
     pub(super) lease_ms: Option<u64>,
     pub(super) anchor_every_ms: Option<u64>,
     pub(super) partition: Option<String>,

@@ -210,11 +210,37 @@ fn set_identity(cfg: &mut ServeConfig, a: &ServeArgs, file: &FileSettings) -> Re
     } else {
         a.metrics_from.clone()
     };
+    let alerts = if a.exposure_alert.is_empty() {
+        file.exposure_alert.clone().unwrap_or_default()
+    } else {
+        a.exposure_alert.clone()
+    };
+    cfg.exposure = thresholds(&alerts)?;
     cfg.allowed_origins = origins
         .iter()
         .map(|o| baccarat_server::http::origin::origin_of(o).map_err(|e| anyhow::anyhow!("allowed_origins: {e}")))
         .collect::<Result<_>>()?;
     Ok(())
+}
+
+/// `--exposure-alert`: `EV` for every table, `TABLE=EV` for one (the last
+/// given wins).
+fn thresholds(given: &[String]) -> Result<baccarat_casino::Thresholds> {
+    let mut t = baccarat_casino::Thresholds::default();
+    for g in given {
+        let bad = |e: String| anyhow::anyhow!("exposure_alert: {e}");
+        match g.split_once('=') {
+            None => t.default = baccarat_casino::parse_threshold(g).map_err(bad)?,
+            Some((table, ev)) => {
+                let id: u32 = table
+                    .trim()
+                    .parse()
+                    .map_err(|_| anyhow::anyhow!("exposure_alert: {table:?} is not a table number (TABLE=EV)"))?;
+                t.tables.insert(baccarat_core::TableId(id), baccarat_casino::parse_threshold(ev).map_err(bad)?);
+            }
+        }
+    }
+    Ok(t)
 }
 
 /// `--tls-cert` and `--tls-key`: both or neither (the files themselves are

@@ -94,6 +94,7 @@ fn args(config: Option<PathBuf>) -> ServeArgs {
         tls_cert: None,
         tls_key: None,
         metrics_from: Vec::new(),
+        exposure_alert: Vec::new(),
         lease_ms: None,
         anchor_every_ms: None,
         new_anchor_file: false,
@@ -227,6 +228,30 @@ fn allowed_origins_from_the_flag_or_the_file_and_refused_when_not_an_origin() {
         let a = ServeArgs { allowed_origins: vec![bad.into()], ..args(None) };
         let e = settings(a).unwrap_err().to_string();
         assert!(e.starts_with("allowed_origins:"), "{bad}: {e}");
+    }
+}
+
+/// `--exposure-alert`: a default and tables' own, exact, from the flag or
+/// the file; a bad one is refused naming the key.
+#[test]
+fn exposure_alerts_from_the_flag_or_the_file_and_refused_when_not_a_return() {
+    use baccarat_casino::Thresholds;
+    use baccarat_core::TableId;
+    use baccarat_math::Ratio;
+    assert_eq!(settings(args(None)).unwrap().exposure, Thresholds::default(), "EV > 0 by default");
+    let f = file("exposure", "exposure_alert = [\"-0.5%\", \"3=0.01\"]\n");
+    let t = settings(args(Some(f.clone()))).unwrap().exposure;
+    assert_eq!(t.default, Ratio::new(-1, 200));
+    assert_eq!(t.of(TableId(3)), Ratio::new(1, 100));
+    assert_eq!(t.of(TableId(4)), Ratio::new(-1, 200));
+    let a = ServeArgs { exposure_alert: vec!["7=-0.001".into()], ..args(Some(f.clone())) };
+    let t = settings(a).unwrap().exposure;
+    assert_eq!((t.default, t.tables.len()), (Ratio::new(0, 1), 1), "the flag wins");
+    let _ = std::fs::remove_file(f);
+    for bad in ["x", "3=", "three=0", "=0.1", "1.5", "0.1%%"] {
+        let a = ServeArgs { exposure_alert: vec![bad.into()], ..args(None) };
+        let e = settings(a).unwrap_err().to_string();
+        assert!(e.starts_with("exposure_alert:"), "{bad}: {e}");
     }
 }
 

@@ -1,0 +1,140 @@
+// Surveillance (`/surveillance`): the exposure monitor for every table
+// (GET /api/exposure): each offered wager's exact expected return to the
+// player from the cards not yet shown, the table's exposure at its maximum,
+// and the alerts, newest first, each naming the card that turned a wager.
+// For surveillance, the pit's supervisors, inspectors and admins (the
+// server refuses anyone else). It reads every second; nothing here changes
+// anything. No markup is made from data (admin-base.js's `el`).
+
+import { ApiError, api, auth, cardParts, login, logout } from '/assets/common.js';
+import { language, languages, setLanguage, tr, useSavedLanguage } from '/assets/i18n.js';
+import { $, el, fill, money, roleWords, showError } from '/assets/admin-base.js';
+
+const ROLES = ['surveillance', 'supervisor', 'inspector', 'admin'];
+const EVERY_MS = 1000;
+
+/** The alerts seen so far (newest first) and the last one's number. */
+const seen = { alerts: [], last: 0 };
+let user = null;
+let timer = null;
+
+async function start() {
+  const select = $('#lang');
+  fill(select, languages().map(([tag, name]) => el('option', { value: tag, lang: tag }, name)));
+  useSavedLanguage();
+  select.value = language();
+  select.addEventListener('change', () => setLanguage(select.value));
+  $('#login-form').addEventListener('submit', onLogin);
+  $('#logout').addEventListener('click', async () => { await logout(); location.reload(); });
+  const me = await api('/api/me').catch(() => null);
+  if (me && ROLES.includes(me.role)) enter({ id: me.user, name: me.name, role: me.role });
+  else showLogin();
+}
+
+function showLogin() {
+  $('#login-view').hidden = false;
+  $('#watch-view').hidden = true;
+  $('#login-name').focus();
+}
+
+async function onLogin(ev) {
+  ev.preventDefault();
+  const out = $('#login-error');
+  out.textContent = '';
+  const name = $('#login-name').value.trim();
+  const password = $('#login-password').value;
+  if (!name || !password) {
+    out.textContent = tr('login.missing');
+    return;
+  }
+  try {
+    const r = await login(name, password);
+    if (!ROLES.includes(r.role)) {
+      await logout();
+      out.textContent = tr('watch.not_for_role', { role: roleWords(r.role) });
+      return;
+    }
+    $('#login-password').value = '';
+    enter({ id: r.user, name: r.name, role: r.role });
+  } catch (e) {
+    out.textContent = e instanceof ApiError && e.status === 401 ? tr('login.wrong') : e.message;
+  }
+}
+
+function enter(u) {
+  user = u;
+  auth.set(u);
+  $('#login-view').hidden = true;
+  $('#watch-view').hidden = false;
+  $('#logout').hidden = false;
+  fill($('#who'), tr('admin.signed_in'), ' ', el('strong', {}, u.name), ' ',
+    el('span', { class: 'badge role', testid: 'who-role' }, roleWords(u.role)));
+  document.addEventListener('languagechange', () => { if (last) render(last); });
+  tick();
+}
+
+let last = null;
+
+async function tick() {
+  clearTimeout(timer);
+  try {
+    const x = await api(`/api/exposure?after=${seen.last}`);
+    for (const a of x.alerts) seen.alerts.unshift(a);
+    seen.alerts.length = Math.min(seen.alerts.length, 200);
+    if (x.alerts.length) seen.last = x.alerts[x.alerts.length - 1].id;
+    last = x;
+    render(x);
+    $('#errors').textContent = '';
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 401) { auth.clear(); location.reload(); return; }
+    showError(e);
+  }
+  timer = setTimeout(tick, EVERY_MS);
+}
+
+function render(x) {
+  fill($('#alerts'), seen.alerts.length ? seen.alerts.map(alertItem) : el('li', { class: 'muted' }, tr('watch.no_alerts')));
+  fill($('#tables'), x.tables.map(tablePanel));
+}
+
+/** A card as the pit writes it: rank and suit symbol. */
+function cardWords(id) {
+  if (!id) return tr('watch.no_card');
+  const p = cardParts(id);
+  return p ? `${p.rank}${p.symbol}` : id;
+}
+
+const pct = (v) => `${v >= 0 ? '+' : ''}${v.toFixed(3)}%`;
+
+function alertItem(a) {
+  const when = new Date(a.at_ms).toLocaleTimeString(language());
+  return el('li', { testid: 'alert', data: { table: a.table, bet: a.bet, card: a.card || '' } },
+    el('strong', {}, tr('watch.alert_line', { table: a.table, bet: a.bet, ev: pct(a.ev_percent) })), ' ',
+    tr('watch.alert_where', { shoe: a.shoe, coup: a.coup, card: cardWords(a.card), seq: a.seq }), ' ',
+    el('span', { class: 'muted small' }, when));
+}
+
+function tablePanel(t) {
+  const rows = t.offers.map((o) => el('tr', { testid: 'offer', data: { bet: o.bet, alert: String(o.alert) }, class: o.alert ? 'alert' : null },
+    el('th', { scope: 'row' }, o.bet, el('span', { class: 'muted small' }, ` ${o.pay_table}`)),
+    el('td', { title: o.ev }, pct(o.ev_percent)),
+    el('td', {}, money(o.max)),
+    el('td', {}, money(o.exposure, { sign: true })),
+    el('td', {}, o.alert ? el('span', { class: 'badge off' }, tr('watch.flag')) : '')));
+  return el('div', { class: 'panel', testid: `watch-table-${t.table}`, data: { alert: String(t.alert) } },
+    el('h3', {}, tr('watch.table', { table: t.table, shoe: t.shoe, coup: t.coup })),
+    el('p', { class: 'muted small' }, tr('watch.pool', { unseen: t.unseen, shown: t.shown, threshold: pct(t.threshold_percent) })),
+    t.unpriced ? el('p', {}, t.unpriced) : null,
+    el('div', { class: 'scroll-x', tabindex: '0', role: 'group', 'aria-label': tr('watch.caption', { table: t.table }) },
+      el('table', { class: 'grid' },
+        el('caption', { class: 'sr-only' }, tr('watch.caption', { table: t.table })),
+        el('thead', {}, el('tr', {},
+          el('th', { scope: 'col' }, tr('watch.col.bet')),
+          el('th', { scope: 'col' }, tr('watch.col.ev')),
+          el('th', { scope: 'col' }, tr('watch.col.max')),
+          el('th', { scope: 'col' }, tr('watch.col.exposure')),
+          el('th', { scope: 'col' }, tr('watch.col.alert')))),
+        el('tbody', {}, rows))));
+}
+
+start();

@@ -63,7 +63,7 @@ function render(t) {
     node('td', { title: `exactly ${o.ev}` }, pct(o.ev_percent)),
     node('td', {}, money(o.exposure, { sign: true })),
     node('td', {}, o.alert ? node('strong', { class: 'flag' }, 'ALERT') : '')));
-  $('#exposure').replaceChildren(
+  $('#exposure').replaceChildren(...[
     node('p', { class: 'muted small' },
       `Shoe ${t.shoe}, coup ${t.coup}: ${t.unseen} cards not yet shown, ${t.shown} shown. Alert above ${pct(t.threshold_percent)}.`),
     t.unpriced ? node('p', {}, t.unpriced) : null,
@@ -74,5 +74,6 @@ function render(t) {
         node('th', { scope: 'col' }, "Player's EV"),
         node('th', { scope: 'col' }, 'On a maximum wager'),
         node('th', { scope: 'col' }, 'Alert'))),
-      node('tbody', {}, rows)));
+      node('tbody', {}, rows)),
+  ].filter(Boolean));
 }

@@ -222,6 +222,14 @@ fn multi() {
     scenario("multi", &["--betting-seconds", "8", "--deal-ms", "300"]);
 }
 
+/// The exposure monitor (issue 50): a live shoe stacked until the pairs
+/// turn in the player's favour; the surveillance page and the supervisor's
+/// pit raise the alert naming the card that turned it.
+#[test]
+fn surveillance() {
+    scenario("surveillance", &["--betting-seconds", "8", "--deal-ms", "300"]);
+}
+
 /// Responsible gaming: a loss limit set on the page stops a bet past it (the
 /// server refuses it), a reality check comes after the chosen minutes, and a
 /// break stops every bet.

@@ -3,6 +3,7 @@
 // in the same betting window, and each table takes its own bet; a table
 // taken off the page leaves the others as they were, and the choice is kept
 // in the address across a reload. At most four: the fifth cannot be chosen.
+// Signed out, the page shows one sign-in, not one in each table's frame.
 
 import { BASE, DESK, accessible, expect, run, shot, untilBetting } from '../lib.mjs';
 
@@ -26,7 +27,35 @@ async function bet(f, chip) {
   await f.waitForFunction((c) => document.querySelector('[data-testid=spot-player-placed]').dataset.minor === String(c), chip, { timeout: 15000 });
 }
 
+/** Signed out, `/multi` asks once: one sign-in form on the whole page (none
+ * in a table's frame, as there were four), and the tables come once it is
+ * used, each frame signed in by it. */
+async function oneSignIn(newPage) {
+  const page = await newPage({ viewport: DESK });
+  await page.goto(`${BASE}/multi`);
+  await page.getByTestId('login-form').waitFor();
+  await page.waitForTimeout(1000); // any frame would have loaded its page by now
+  const forms = async () => {
+    let n = 0;
+    for (const f of page.frames()) n += await f.locator('[data-testid=login-form]:visible').count();
+    return n;
+  };
+  const before = { forms: await forms(), frames: await page.locator('iframe').count() };
+  expect(before.forms === 1 && before.frames === 0, `signed out: one sign-in form and no table yet: ${JSON.stringify(before)}`);
+  await accessible(page, 'several tables, signed out');
+  await shot(page, 'multi-signed-out-1440x900');
+  await page.getByTestId('login-name').fill('player4');
+  await page.getByTestId('login-password').fill('demo');
+  await page.getByTestId('login-password').press('Enter');
+  await page.waitForFunction(() => document.querySelector('[data-testid=multi-grid]').dataset.count === '4');
+  await frameOf(page, 1);
+  expect(await forms() === 0, 'signed in once: no sign-in form left, in the page or a frame');
+  await page.context().close();
+}
+
 run('multi', async ({ newPage }) => {
+  await oneSignIn(newPage);
+  log('one sign-in for the page');
   const page = await newPage({ viewport: DESK });
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));

@@ -92,6 +92,14 @@ async function roadStrip(page) {
   const shown = await bar.getAttribute('data-results');
   expect(shown.length > 0 && results.endsWith(shown) && shown.length === Math.min(12, results.length), `the last results ${shown} end the shoe's ${results}`);
   expect(await bar.locator('.mark').count() === shown.length, 'a bead each');
+  // The players seated, as the server counts them, in words (player1 has
+  // wagered here; the count is theirs and anyone else's of the last coups).
+  await page.waitForFunction(async () => {
+    const t = await (await fetch('/api/tables/1')).json();
+    const el = document.querySelector('[data-testid=players-1]');
+    const words = t.players === 1 ? '1 player seated' : `${t.players} players seated`;
+    return el && el.dataset.players === String(t.players) && el.textContent.trim() === words;
+  }, null, { timeout: 10000, polling: 500 });
   await accessible(page, 'the lobby with the last results');
   await page.getByTestId('join-1').click();
   await page.getByTestId('spot-banker').waitFor();
@@ -167,7 +175,8 @@ await run('player', async ({ newPage }) => {
   const card = page.getByTestId(`lobby-table-${TABLE}`);
   await card.waitFor();
   const lobbyText = await card.innerText();
-  for (const want of ['Sydney NSW', 'NSW Rules for Baccarat', 'Min $10.00', 'Max $5,000.00', 'Differential $10,000.00', 'RNG', 'Method A dealing']) {
+  // The players seated (issue 49): no one has wagered yet on a fresh server.
+  for (const want of ['Sydney NSW', 'NSW Rules for Baccarat', 'Min $10.00', 'Max $5,000.00', 'Differential $10,000.00', 'RNG', 'Method A dealing', '0 players seated']) {
     expect(lobbyText.includes(want), `the lobby card shows ${want}: ${lobbyText}`);
   }
   expect(await page.locator('[data-testid^=lobby-table-]').count() >= 5, 'the lobby lists every demo table');

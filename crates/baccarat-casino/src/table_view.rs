@@ -146,6 +146,13 @@ pub struct TableView {
     pub closed: bool,
     /// Closing for good once its coup in play settles: no new wager.
     pub closing: bool,
+    /// The players seated, as the lobby's table card shows them: the
+    /// distinct players with a wager in the coup in progress or in one of
+    /// the last three coups that took wagers (a seat is kept through three
+    /// coups sat out, NSW 14.10). The engine keeps the count as wagers
+    /// arrive (`baccarat_table`'s `seated.rs`), so that building this view
+    /// costs the writer nothing that grows with the coup's wagers.
+    pub players: u32,
     /// Cards a player may see that others may not: the hand they squeeze.
     #[serde(skip)]
     pub private: Vec<(PlayerId, CardsView)>,
@@ -278,6 +285,7 @@ fn view(t: &CasinoTable, old: Option<&TableView>, now_ms: u64) -> TableView {
         personal_limits: t.engine.state().personal.clone(),
         closed: t.closure == Closure::Closed,
         closing: matches!(t.closure, Closure::Closing { .. }),
+        players: u32::try_from(s.seated.count()).unwrap_or(u32::MAX),
         private,
         // As the writer refuses (`Casino::not_taking_wagers`): a table
         // closing or closed for good before the engine's own refusal.

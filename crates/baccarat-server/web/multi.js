@@ -7,8 +7,13 @@
 //
 // Frames: the server allows framing by its own pages only
 // (`frame-ancestors 'self'`, `X-Frame-Options: SAMEORIGIN`).
+//
+// Signed out, each frame would show a sign-in form of its own, four forms
+// for one player: the page asks who is signed in first, shows one sign-in
+// if no one is, and loads the frames once someone is. The frames share the
+// page's session storage (same origin, same tab), so they open signed in.
 
-import { BASE, api, esc, $ } from './common.js';
+import { BASE, api, auth, esc, login, $ } from './common.js';
 import { tr, useSavedLanguage } from './i18n.js';
 
 /** At most this many tables at once: a desktop's screen in quarters. */
@@ -49,8 +54,53 @@ function show(tables, ids) {
   grid.dataset.count = String(open.length);
 }
 
+/** Whether someone is signed in: the session cookie, as the server reads
+ * it. A session from another tab (a cookie, no record in this tab's
+ * storage) is recorded here, for the frames' pages to find. */
+async function signedIn() {
+  try {
+    const me = await api('/api/me');
+    auth.set({ id: me.user, name: me.name, role: me.role });
+    return true;
+  } catch (e) {
+    if (e.status !== 401) throw e;
+    auth.clear();
+    return false;
+  }
+}
+
+/** The page's one sign-in form; resolves once the player is signed in. */
+function signIn() {
+  $('#m-login').hidden = false;
+  $('#login-name').focus();
+  return new Promise((resolve) => {
+    $('#login-form').addEventListener('submit', async (ev) => {
+      ev.preventDefault();
+      const [name, password, err] = [$('#login-name').value.trim(), $('#login-password').value, $('#login-error')];
+      err.textContent = '';
+      if (!name || !password) {
+        err.textContent = tr('login.missing');
+        return;
+      }
+      const button = ev.target.querySelector('button[type=submit]');
+      button.disabled = true;
+      try {
+        await login(name, password);
+        $('#m-login').remove();
+        resolve();
+      } catch (e) {
+        err.textContent = e.status === 401 || e.status === 403 ? tr('login.wrong') : e.message;
+      } finally {
+        button.disabled = false;
+      }
+    });
+  });
+}
+
 async function main() {
   await useSavedLanguage();
+  if (!(await signedIn())) await signIn();
+  $('.multi-pick').hidden = false;
   const r = await api('/api/tables');
   const tables = r.tables.filter((t) => !t.closed);
   const known = (ids) => ids.filter((id) => tables.some((t) => t.id === id));

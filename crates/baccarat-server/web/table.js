@@ -218,6 +218,7 @@ function lobbyCard(t) {
     <p class="sub">${esc(t.rulebook_title)}</p>
     <p>${esc(t.variant_title)} · ${esc(mode)} · ${esc(tr('lobby.dealing', { dealing: dealingWords(t.dealing), decks: t.decks }))}</p>
     <p class="limits-line">${esc(limitsText(t))}${t.announced_minimum ? esc(tr('lobby.rising', { amount: money(t.announced_minimum[0]) })) : ''}</p>
+    <p class="lobby-players" data-testid="players-${t.id}" data-players="${esc(String(t.players ?? 0))}" title="${esc(tr('lobby.players_title'))}">${esc(trn('lobby.players', t.players ?? 0))}</p>
     ${lastResults(t)}
     <div class="mini-road" aria-label="${esc(tr('lobby.road_label'))}">${bigRoadHtml(t.roads && t.roads.big_road, { lastCols: 14, title: trn('road.big_n', (t.results || '').length) })}</div>
     <a class="btn primary join" href="#table=${t.id}" data-testid="join-${t.id}">${esc(tr('lobby.play', { name: t.name }))}</a>

@@ -40,7 +40,7 @@ fn no_tournament(id: TournamentId) -> ApiError {
 /// database).
 fn named(s: &AppState, play: &mut Option<PlayView>) {
     if let Some(play) = play {
-        play.name_players(|p| s.users.name(UserId(p.0)));
+        play.name_players(|p| s.users.name(UserId::from(p)));
     }
 }
 

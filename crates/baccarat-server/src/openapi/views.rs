@@ -107,6 +107,7 @@ pub(super) mod tests {
             personal_limits: vec![(PlayerId(4), Money(200), Money(2_000))],
             closed: false,
             closing: true,
+            players: 3,
             ..TableView::default()
         }
     }

@@ -23,6 +23,7 @@ mod http_play;
 mod into_play;
 mod key_index;
 mod liveness;
+mod lobby;
 mod metrics;
 mod partition;
 mod pg;

@@ -165,6 +165,7 @@ impl State {
         if let Some(n) = s.coups_left.as_mut() {
             *n = n.saturating_sub(1);
         }
+        s.seated.coup_closed(s.coup.no_bet);
         s.coup.cards.clear();
         s.coup.wagers.clear();
         s.withdrawals_open = false;

@@ -20,6 +20,7 @@ mod fold;
 mod hands;
 mod irregular;
 mod refusal;
+mod seated;
 mod styles;
 mod types;
 mod wagers;
@@ -33,6 +34,7 @@ use baccarat_rules::{
 
 pub use coup_wagers::CoupWagers;
 pub use refusal::{Refusal, RefusalKind};
+pub use seated::Seated;
 pub use types::*;
 
 use crate::roads::{RoadEntry, RoadResult, Roads};
@@ -181,6 +183,11 @@ pub struct State {
     /// [`Table::finish_settlement`].
     #[serde(default)]
     pub completed: bool,
+    /// The players seated at the table, as the lobby counts them (NSW
+    /// 14.10; `seated.rs`). A state written before it reads as no one
+    /// seated, and players take their seats again as they wager.
+    #[serde(default)]
+    pub seated: Seated,
 }
 
 /// A table: its fixed setup and its state.
@@ -404,6 +411,7 @@ impl Table {
             Event::WagerPlaced { wager } => {
                 s.next_wager = s.next_wager.max(wager.id.next());
                 s.coup.wagers.push(wager.clone());
+                s.seated.wagered(wager.player);
             }
             Event::WagerWithdrawn { wager } | Event::WagerReturned { wager, .. } => s.coup.wagers.remove(*wager),
             Event::WagerApproved { wager } => s.coup.wagers.approve(*wager),

@@ -374,10 +374,17 @@ mod tests {
         let (mut p, read, mut c) = two_tables(&tmp, me);
         batch(&mut p, &read, &mut c, vec![open_betting(TableId(1))]);
         let (mut anyone, mut mine) = (read.wakes.table_view(TableId(1)), read.wakes.table(TableId(1), Some(me)));
-        let wager = banker_50(TableId(1), me);
-        batch(&mut p, &read, &mut c, vec![wager]);
+        // A player's first wager seats them: the lobby's count of players
+        // seated is in the public view.
+        batch(&mut p, &read, &mut c, vec![banker_50(TableId(1), me)]);
+        assert!(took(&mut mine) && took(&mut anyone), "a player newly seated changes the public view");
+        let Request::Wager { table, player, spot, bet, amount, ante, .. } = banker_50(TableId(1), me) else {
+            unreachable!()
+        };
+        let again = Request::Wager { table, player, spot, bet, amount, ante, key: "w2".parse().unwrap() };
+        batch(&mut p, &read, &mut c, vec![again]);
         assert!(took(&mut mine), "the player's socket sees their wager");
-        assert!(!took(&mut anyone), "a wager changes no public view");
+        assert!(!took(&mut anyone), "a seated player's wager changes no public view");
         let close = Request::Table { table: TableId(1), command: Command::CloseBetting, by: Actor::Server };
         batch(&mut p, &read, &mut c, vec![close]);
         assert!(took(&mut anyone), "no more bets changes it");

@@ -55,6 +55,11 @@ pub const WS_CLIENTS: &str = "baccarat_websocket_clients";
 pub const SIGNIN_FAILURES: &str = "baccarat_signin_failures_total";
 /// Requests refused by a limit, by `limit`.
 pub const LIMITED: &str = "baccarat_limiter_refusals_total";
+/// Seconds each table's pricing by the exposure monitor took on the
+/// committer (`publish.rs`): its sum over a run is the monitor's cost.
+pub const EXPOSURE_SECONDS: &str = "baccarat_exposure_pricing_seconds";
+/// Exposure alerts raised (`baccarat_casino::Exposures`).
+pub const EXPOSURE_ALERTS: &str = "baccarat_exposure_alerts_total";
 
 /// Seconds: from half a millisecond to ten seconds.
 const SECONDS: [f64; 14] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0];

@@ -162,16 +162,26 @@ impl Publisher {
         }
         let now = (self.clock)();
         let mut x = self.read.exposure.write().expect("exposure");
+        let alerts = x.alerts(0).last().map_or(0, |a| a.id);
+        let time = metrics::histogram!(crate::metrics::EXPOSURE_SECONDS);
         let mut inputs = inputs;
         for (table, cause) in &shown {
             let input = inputs.iter().position(|i| i.table == *table).map(|k| inputs.swap_remove(k));
+            let started = std::time::Instant::now();
             x.price(input, *table, &f.shown.get(table).cloned().unwrap_or_default(), *cause, now);
+            time.record(started.elapsed().as_secs_f64());
         }
         for input in inputs {
             let table = input.table;
             let seq = commit.events.iter().rev().find(|(t, _, _)| *t == table).map_or(0, |e| e.1);
             let cards = f.shown.get(&table).cloned().unwrap_or_default();
+            let started = std::time::Instant::now();
             x.price(Some(input), table, &cards, Cause { seq, card: None }, now);
+            time.record(started.elapsed().as_secs_f64());
+        }
+        let raised = x.alerts(alerts).count() as u64;
+        if raised > 0 {
+            metrics::counter!(crate::metrics::EXPOSURE_ALERTS).increment(raised);
         }
     }
 

@@ -112,7 +112,7 @@ async fn scrape(app: &App) -> Scrape {
 }
 
 /// Every family a scrape must hold, with its type.
-const FAMILIES: [(&str, &str); 12] = [
+const FAMILIES: [(&str, &str); 13] = [
     ("baccarat_http_requests_total", "counter"),
     ("baccarat_http_request_duration_seconds", "histogram"),
     ("baccarat_wagers_accepted_total", "counter"),
@@ -125,6 +125,7 @@ const FAMILIES: [(&str, &str); 12] = [
     ("baccarat_signin_failures_total", "counter"),
     ("baccarat_limiter_refusals_total", "counter"),
     ("baccarat_checkpoint_age_seconds", "gauge"),
+    ("baccarat_exposure_pricing_seconds", "histogram"),
 ];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

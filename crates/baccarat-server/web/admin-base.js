@@ -3,7 +3,7 @@
 // the server wrote is ever parsed as markup), the messages, the one dialog,
 // amounts typed by a person, and the idempotency keys of money forms.
 
-import { ApiError, api, money, newKey, parseMoney, $ } from '/assets/common.js';
+import { ApiError, api, login, logout, money, newKey, parseMoney, $ } from '/assets/common.js';
 import { tr } from '/assets/i18n.js';
 
 export { $, money };
@@ -19,6 +19,34 @@ export const canChange = () => !!state.user && state.user.role === 'admin';
 export const ROLES = ['player', 'dealer', 'supervisor', 'inspector', 'admin', 'tournament_manager', 'surveillance'];
 
 export const roleWords = (role) => tr(`admin.role.${role}`);
+
+/**
+ * A staff page's sign-in form (`#login-…`): a person of one of `roles`
+ * goes on to `enter({ id, name, role })`; anyone else is signed out again
+ * and told so in words (`refused`: the message's key, given `{role}`).
+ */
+export async function signInWith(roles, enter, refused) {
+  const out = $('#login-error');
+  out.textContent = '';
+  const name = $('#login-name').value.trim();
+  const password = $('#login-password').value;
+  if (!name || !password) {
+    out.textContent = tr('login.missing');
+    return;
+  }
+  try {
+    const r = await login(name, password);
+    if (!roles.includes(r.role)) {
+      await logout();
+      out.textContent = tr(refused, { role: roleWords(r.role) });
+      return;
+    }
+    $('#login-password').value = '';
+    await enter({ id: r.user, name: r.name, role: r.role });
+  } catch (e) {
+    out.textContent = e instanceof ApiError && e.status === 401 ? tr('login.wrong') : e.message;
+  }
+}
 
 /** What a page does when the session ends under it (set by admin.js). */
 export const hooks = { expired: () => {} };

@@ -6,9 +6,9 @@
 // (admin-people.js, admin-tables.js with admin-table-form.js, admin-cage.js,
 // admin-books.js) over admin-base.js.
 
-import { ApiError, api, auth, login, logout } from '/assets/common.js';
+import { api, auth, logout } from '/assets/common.js';
 import { language, languages, setLanguage, tr, useSavedLanguage } from '/assets/i18n.js';
-import { $, canChange, el, fill, hooks, roleWords, say, setupDialog, showError, state } from '/assets/admin-base.js';
+import { $, canChange, el, fill, hooks, roleWords, say, setupDialog, showError, signInWith, state } from '/assets/admin-base.js';
 import * as people from '/assets/admin-people.js';
 import * as tables from '/assets/admin-tables.js';
 import * as tableForm from '/assets/admin-table-form.js';
@@ -64,27 +64,10 @@ function showLogin() {
 
 async function onLogin(ev) {
   ev.preventDefault();
-  const out = $('#login-error');
-  out.textContent = '';
-  const name = $('#login-name').value.trim();
-  const password = $('#login-password').value;
-  if (!name || !password) {
-    out.textContent = tr('login.missing');
-    return;
-  }
-  try {
-    const r = await login(name, password);
-    if (!ROLES.includes(r.role)) {
-      await logout();
-      out.textContent = tr('admin.not_for_role', { role: roleWords(r.role) });
-      return;
-    }
-    state.user = { id: r.user, name: r.name, role: r.role };
-    $('#login-password').value = '';
+  await signInWith(ROLES, async (user) => {
+    state.user = user;
     await enter();
-  } catch (e) {
-    out.textContent = e instanceof ApiError && e.status === 401 ? tr('login.wrong') : e.message;
-  }
+  }, 'admin.not_for_role');
 }
 
 /** Sign out, and start the page afresh (its controls as they were served). */

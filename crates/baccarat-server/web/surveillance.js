@@ -6,9 +6,9 @@
 // server refuses anyone else). It reads every second; nothing here changes
 // anything. No markup is made from data (admin-base.js's `el`).
 
-import { ApiError, api, auth, cardParts, login, logout } from '/assets/common.js';
+import { ApiError, api, auth, cardParts, logout } from '/assets/common.js';
 import { language, languages, setLanguage, tr, useSavedLanguage } from '/assets/i18n.js';
-import { $, el, fill, money, roleWords, showError } from '/assets/admin-base.js';
+import { $, el, fill, money, roleWords, showError, signInWith } from '/assets/admin-base.js';
 
 const ROLES = ['surveillance', 'supervisor', 'inspector', 'admin'];
 const EVERY_MS = 1000;
@@ -39,26 +39,7 @@ function showLogin() {
 
 async function onLogin(ev) {
   ev.preventDefault();
-  const out = $('#login-error');
-  out.textContent = '';
-  const name = $('#login-name').value.trim();
-  const password = $('#login-password').value;
-  if (!name || !password) {
-    out.textContent = tr('login.missing');
-    return;
-  }
-  try {
-    const r = await login(name, password);
-    if (!ROLES.includes(r.role)) {
-      await logout();
-      out.textContent = tr('watch.not_for_role', { role: roleWords(r.role) });
-      return;
-    }
-    $('#login-password').value = '';
-    enter({ id: r.user, name: r.name, role: r.role });
-  } catch (e) {
-    out.textContent = e instanceof ApiError && e.status === 401 ? tr('login.wrong') : e.message;
-  }
+  await signInWith(ROLES, enter, 'watch.not_for_role');
 }
 
 function enter(u) {

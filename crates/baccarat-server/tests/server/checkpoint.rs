@@ -192,6 +192,8 @@ fn recovery_from_a_checkpoint_equals_the_whole_replay() {
     );
     assert!(matches!(r, Reply::Table { table: TableId(6) }), "{r:?}");
     play(&mut o, 1, 2, true);
+    // The feed compared below carries the exposure monitor's cards shown.
+    assert!(o.feed.shown.values().any(|s| s.shown().iter().sum::<u32>() > 0), "cards were shown");
     let live = fingerprint(&o.casino, &o.feed);
     let public = o.anchors.public_hex();
     let store = o.store;

@@ -64,6 +64,8 @@ pub struct ExposureInput {
     /// The shoe and coup the table is at.
     pub shoe: u64,
     pub coup: u64,
+    /// What the table's public feed shows a counter ([`reveals`]).
+    pub reveals: Vec<String>,
 }
 
 impl ExposureInput {
@@ -77,8 +79,40 @@ impl ExposureInput {
             .map(|o| (o.clone(), engine.offer_limits(o.bet).map_or(o.max, |l| l.1)))
             .collect();
         let s = engine.state();
-        ExposureInput { table, decks: setup.config.decks, offers, shoe: s.shoe_number, coup: s.coup_number }
+        ExposureInput {
+            table,
+            decks: setup.config.decks,
+            offers,
+            shoe: s.shoe_number,
+            coup: s.coup_number,
+            reveals: reveals(setup.config.dealing),
+        }
     }
+}
+
+/// What a table's public feed (its view, its WebSocket, the coup feed and
+/// recall) shows anyone watching, by its dealing style: everything the
+/// monitor counts, so a counter watching the feed can know exactly what the
+/// monitor knows. The rulebooks make the cards public (each coup is dealt
+/// and called in view); the roads are the casino's own display.
+pub fn reveals(style: baccarat_rules::DealingStyle) -> Vec<String> {
+    use baccarat_table::Handling;
+    let dealt = match baccarat_table::handling(style) {
+        Handling::FaceUp => "each card as it is dealt, face up (NSW 8.6; AU 8.6)",
+        Handling::DealerReveals => "the four initial cards when the dealer turns them (AU 8.19); third cards as dealt (AU 9.7)",
+        Handling::Squeeze | Handling::BankerMarker => {
+            "each hand's cards when the hand is exposed after the squeeze (NSW 8.8-8.16, 8.17-8.26; AU 8.9-8.16); a no-bet coup's as dealt (NSW 12.4)"
+        }
+    };
+    [
+        dealt,
+        "every card of each completed coup: the coup's result and the recall",
+        "the roads and the shoe's statistics: every result, with pairs and naturals marked",
+        "a burned card turned face up or shown on request (NSW 4.7.2-4.7.3; AU 7.7; EU 3.1.1)",
+        "how many cards are dealt of the shoe",
+    ]
+    .map(String::from)
+    .to_vec()
 }
 
 /// The alert thresholds: a default, and any table's own. An offer alerts
@@ -182,6 +216,9 @@ pub struct TableWatch {
     /// Why nothing is priced (too few unseen cards), if so.
     pub unpriced: Option<String>,
     pub alert: bool,
+    /// What the table's public feed shows a counter: everything the EVs
+    /// are priced from.
+    pub reveals: Vec<String>,
 }
 
 /// Every table's latest pricing and the alerts.
@@ -310,6 +347,7 @@ fn watch_of(input: &ExposureInput, x: &TableExposure, threshold: Ratio, shown: &
         offers,
         unpriced: x.unpriced.clone(),
         alert: x.alert,
+        reveals: input.reveals.clone(),
     }
 }
 

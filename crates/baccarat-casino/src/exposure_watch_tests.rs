@@ -36,7 +36,7 @@ fn show(shown: &mut ShownCards, rank: usize, n: usize) {
 #[test]
 fn an_alert_is_raised_once_per_crossing_and_names_its_card() {
     let (offers, decks) = offers();
-    let input = ExposureInput { table: TableId(3), decks, offers, shoe: 1, coup: 1 };
+    let input = ExposureInput { table: TableId(3), decks, offers, shoe: 1, coup: 1, reveals: Vec::new() };
     let mut x = Exposures::new(Thresholds::default());
     let mut shown = ShownCards::default();
     x.price(Some(input.clone()), TableId(3), &shown, Cause::default(), 1);
@@ -83,7 +83,7 @@ fn a_table_threshold_overrides_the_default() {
     let shown = ShownCards::default();
     for t in [TableId(3), TableId(4)] {
         x.price(
-            Some(ExposureInput { table: t, decks, offers: offers.clone(), shoe: 1, coup: 1 }),
+            Some(ExposureInput { table: t, decks, offers: offers.clone(), shoe: 1, coup: 1, reveals: Vec::new() }),
             t,
             &shown,
             Cause::default(),
@@ -95,4 +95,16 @@ fn a_table_threshold_overrides_the_default() {
     assert_eq!(four.threshold, "-11/1000");
     let alerting: Vec<_> = four.offers.iter().filter(|o| o.alert).map(|o| o.bet.as_str()).collect();
     assert_eq!(alerting, ["banker"], "{four:?}");
+}
+
+/// The feed's own words for what it shows, by dealing style: a squeeze
+/// table shows a hand only once exposed.
+#[test]
+fn what_the_feed_reveals_follows_the_dealing_style() {
+    use baccarat_rules::DealingStyle;
+    let up = reveals(DealingStyle::MethodA);
+    assert!(up[0].contains("as it is dealt"), "{up:?}");
+    let squeeze = reveals(DealingStyle::MethodB);
+    assert!(squeeze[0].contains("when the hand is exposed"), "{squeeze:?}");
+    assert!(up.iter().chain(&squeeze).any(|r| r.contains("pairs and naturals")));
 }

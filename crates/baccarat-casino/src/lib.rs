@@ -57,8 +57,8 @@ pub use checkpoint_check::latest_without_read_model;
 pub use coup_feed::{CoupFeed, CoupResult, Feed, HistoryLine, Notice, ShoeLine, WagerLine, WagerStatus, RECALL_COUPS};
 pub use exposure::{above, exposure_of, table_exposure, OfferExposure, ShownCards, TableExposure, DEFAULT_THRESHOLD};
 pub use exposure_watch::{
-    concerns_exposure, parse_threshold, Cause, ExposureAlert, ExposureInput, Exposures, OfferWatch, TableWatch,
-    Thresholds, ALERTS,
+    concerns_exposure, parse_threshold, reveals, Cause, ExposureAlert, ExposureInput, Exposures, OfferWatch,
+    TableWatch, Thresholds, ALERTS,
 };
 pub use metered::{Wagers, BATCH_SIZE};
 pub use table_view::{AnteView, HandOut, OfferView, PayLine, PhaseView, TableView, ViewChanges, ViewDealing, Views};

@@ -106,6 +106,8 @@ function tablePanel(t) {
     el('h3', {}, tr('watch.table', { table: t.table, shoe: t.shoe, coup: t.coup })),
     el('p', { class: 'muted small' }, tr('watch.pool', { unseen: t.unseen, shown: t.shown, threshold: pct(t.threshold_percent) })),
     t.unpriced ? el('p', {}, t.unpriced) : null,
+    el('details', { testid: 'reveals' }, el('summary', {}, tr('watch.reveals')),
+      el('ul', { class: 'small' }, t.reveals.map((r) => el('li', {}, r)))),
     el('div', { class: 'scroll-x', tabindex: '0', role: 'group', 'aria-label': tr('watch.caption', { table: t.table }) },
       el('table', { class: 'grid' },
         el('caption', { class: 'sr-only' }, tr('watch.caption', { table: t.table })),

@@ -27,8 +27,8 @@ pub mod tournament;
 
 pub use chunks::{Chunks, CHUNK};
 pub use engine::{
-    coup_from_positions, positions_of, Command, DealtCard, Event, IrregularityKind, Phase, PlayerId, Position, Refusal,
-    RefusalKind, ShoeSource, Spot, State, Table, TableSetup, Wager, WagerId,
+    coup_from_positions, handling, positions_of, Command, DealtCard, Event, Handling, IrregularityKind, Phase,
+    PlayerId, Position, Refusal, RefusalKind, ShoeSource, Spot, State, Table, TableSetup, Wager, WagerId,
 };
 pub use roads::{lay_out, Board, Mark, RoadEntry, RoadResult, Roads, ShoeStats, DERIVED, ROWS};
 pub use shoe::{fresh, shuffled, shuffled_from, Cut, CutRules, Draw, Shoe};

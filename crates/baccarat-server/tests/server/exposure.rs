@@ -49,6 +49,10 @@ async fn the_pair_alert_is_raised_on_the_card_that_turns_it_and_read_only_by_the
     let (s, t) = app.get("/api/tables/5/exposure", Some(&supervisor)).await;
     assert_eq!(s, StatusCode::OK, "{t}");
     assert_eq!((t["unseen"].as_u64(), t["alert"].as_bool()), (Some(416), Some(false)), "{t}");
+    // NSW Method A: the feed shows each card as it is dealt, and the roads.
+    let reveals = t["reveals"].as_array().unwrap();
+    assert!(reveals[0].as_str().unwrap().contains("as it is dealt"), "{t}");
+    assert!(reveals.iter().any(|r| r.as_str().unwrap().contains("pairs and naturals")), "{t}");
     let mut unseen = [32i64; 13];
     let mut alerted_on = None;
     let mut cards = stacked().into_iter();

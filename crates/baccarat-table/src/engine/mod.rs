@@ -35,6 +35,7 @@ use baccarat_rules::{
 pub use coup_wagers::CoupWagers;
 pub use refusal::{Refusal, RefusalKind};
 pub use seated::Seated;
+pub use styles::{handling, Handling};
 pub use types::*;
 
 use crate::roads::{RoadEntry, RoadResult, Roads};

@@ -82,7 +82,7 @@ await run('surveillance', async ({ newPage }) => {
   // Both pages raise it; the alert names the card that turned it.
   const alert = `${tid('alert')}[data-bet="player_pair"]`;
   await eye.waitForSelector(alert, { timeout: 15000 });
-  const named = await eye.locator(alert).getAttribute('data-card');
+  const named = await eye.locator(alert).getAttribute('data-cards');
   expect(named === turned, `the alert names ${turned}, the card that turned the pair (it named ${named})`);
   expect(await eye.locator(`${tid('alert')}[data-bet="banker_pair"]`).count() === 1, 'the Banker pair too');
   await eye.waitForSelector(`${tid(`watch-table-${TABLE}`)}[data-alert="true"] ${tid('offer')}[data-bet="player_pair"][data-alert="true"]`);

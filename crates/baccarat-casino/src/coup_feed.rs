@@ -179,8 +179,11 @@ impl Feed {
     pub fn absorb_all(&mut self, events: &[(TableId, u64, Event)]) -> Vec<(TableId, Cause)> {
         let mut changed: Vec<(TableId, Cause)> = Vec::new();
         for (table, seq, e) in events {
+            // Only an event that can show a card is worth the copy.
+            let before = crate::exposure_watch::concerns_exposure(e).then(|| self.shown.get(table).map(|s| *s.shown()));
             if self.absorb(*table, *seq, e) {
-                let cause = Cause { seq: *seq, card: card_of(e) };
+                let after = self.shown.get(table).map(|s| *s.shown()).unwrap_or([0; 52]);
+                let cause = Cause { seq: *seq, cards: newly_shown(&before.flatten().unwrap_or([0; 52]), &after) };
                 match changed.iter_mut().find(|(t, _)| t == table) {
                     Some(c) => c.1 = cause,
                     None => changed.push((*table, cause)),
@@ -389,13 +392,13 @@ pub struct FeedState {
     pub shown: Vec<(TableId, ShownCards)>,
 }
 
-/// The card an event shows, if it shows one.
-fn card_of(e: &Event) -> Option<baccarat_rules::Card> {
-    match e {
-        Event::CardDealt { card, .. } | Event::Burned { shown: Some(card), .. } => Some(*card),
-        Event::Irregularity { card, .. } => *card,
-        _ => None,
-    }
+/// The cards counted in `after` and not in `before` (by card index): what
+/// one event showed (none for a new shoe, which forgets).
+fn newly_shown(before: &[u32; 52], after: &[u32; 52]) -> Vec<Card> {
+    (0..52)
+        .flat_map(|i| std::iter::repeat_n(i, after[i].saturating_sub(before[i]) as usize))
+        .filter_map(Card::from_index)
+        .collect()
 }
 
 /// The rule an irregularity-type event cites, for the pit's prompts.

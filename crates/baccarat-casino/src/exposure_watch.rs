@@ -164,15 +164,20 @@ pub fn parse_threshold(s: &str) -> Result<Ratio, String> {
 /// An offer crossing its table's threshold.
 #[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ExposureAlert {
-    /// Numbered from 1 since the server started.
+    /// Increasing, from the server's clock (milliseconds × 1000, plus one
+    /// for each alert within the same millisecond): later alerts, also after
+    /// a restart, have larger numbers.
     pub id: u64,
     pub table: TableId,
     pub shoe: u64,
     pub coup: u64,
-    /// The table's record that made it so (its place in the table's chain).
+    /// The table's record that made it so (its place in the table's chain):
+    /// the last in its batch that showed a card.
     pub seq: u64,
-    /// The card that made it so, if a card did (`null`: a limit or a shoe).
-    pub card: Option<Card>,
+    /// The cards that record showed: one dealt face up, a hand's two or
+    /// three when it is exposed, a completed coup's not yet shown (empty: a
+    /// limit changed, or the server started with the wager above).
+    pub cards: Vec<Card>,
     /// The wager (`player_pair`, …) and its pay table.
     pub bet: String,
     pub pay_table: String,
@@ -233,11 +238,11 @@ pub struct Exposures {
     next_alert: u64,
 }
 
-/// What made a table's pricing change: the record and the card, if any.
-#[derive(Clone, Copy, Debug, Default)]
+/// What made a table's pricing change: the record and the cards it showed.
+#[derive(Clone, Debug, Default)]
 pub struct Cause {
     pub seq: u64,
-    pub card: Option<Card>,
+    pub cards: Vec<Card>,
 }
 
 impl Exposures {
@@ -266,14 +271,16 @@ impl Exposures {
             .collect();
         let mut new = Vec::new();
         for o in crossed {
-            self.next_alert += 1;
+            // Numbered from the clock (a thousand a millisecond), so that
+            // a client's `after` still holds across a restart or failover.
+            self.next_alert = (self.next_alert + 1).max(now_ms.saturating_mul(1000));
             new.push(ExposureAlert {
                 id: self.next_alert,
                 table,
                 shoe: watch.shoe,
                 coup: watch.coup,
                 seq: why.seq,
-                card: why.card,
+                cards: why.cards.clone(),
                 bet: o.bet.clone(),
                 pay_table: o.pay_table.clone(),
                 ev: o.ev.clone(),
@@ -288,6 +295,23 @@ impl Exposures {
             self.alerts.push_back(a);
         }
         self.tables.insert(table, watch);
+    }
+
+    /// Whether `input` would price `table` otherwise than as it was last
+    /// priced: a maximum changed (NSW 6.7), or the shoe or coup moved on.
+    pub fn offers_changed(&self, input: &ExposureInput) -> bool {
+        self.inputs.get(&input.table).is_none_or(|old| {
+            old.shoe != input.shoe
+                || old.coup != input.coup
+                || old.offers.iter().map(|(_, m)| m).ne(input.offers.iter().map(|(_, m)| m))
+        })
+    }
+
+    /// Forget the alerts raised so far: a start's first pricing of every
+    /// table is no crossing (the wagers above their thresholds then are
+    /// flagged in the tables, not alerted again).
+    pub fn started(&mut self) {
+        self.alerts.clear();
     }
 
     /// Every table's latest pricing.

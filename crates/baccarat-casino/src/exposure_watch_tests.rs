@@ -49,7 +49,7 @@ fn an_alert_is_raised_once_per_crossing_and_names_its_card() {
         show(&mut shown, rank, 8 * 4);
     }
     let card = Card::from_index(12 * 4 + 3).unwrap();
-    x.price(None, TableId(3), &shown, Cause { seq: 77, card: Some(card) }, 2);
+    x.price(None, TableId(3), &shown, Cause { seq: 77, cards: vec![card] }, 2);
     let alerts: Vec<_> = x.alerts(0).cloned().collect();
     let t = x.table(TableId(3)).unwrap();
     let above: Vec<&str> =
@@ -57,20 +57,20 @@ fn an_alert_is_raised_once_per_crossing_and_names_its_card() {
     let raised: Vec<&str> = alerts.iter().map(|a| a.bet.as_str()).collect();
     assert_eq!(raised, above, "one alert for each offer above 0: {alerts:?}");
     assert!(raised.contains(&"player_pair") && raised.contains(&"banker_pair"), "{raised:?}");
-    assert!(alerts.iter().all(|a| a.seq == 77 && a.card == Some(card) && a.table == TableId(3)));
-    let n = alerts.len() as u64;
+    assert!(alerts.iter().all(|a| a.seq == 77 && a.cards == [card] && a.table == TableId(3)));
+    let (n, last) = (alerts.len(), alerts.last().unwrap().id);
     // Still above: no second alert. Exposure at the maximum is positive.
-    x.price(None, TableId(3), &shown, Cause { seq: 78, card: None }, 3);
-    assert_eq!(x.alerts(0).count() as u64, n);
-    assert_eq!(x.alerts(n).count(), 0);
+    x.price(None, TableId(3), &shown, Cause { seq: 78, cards: Vec::new() }, 3);
+    assert_eq!(x.alerts(0).count(), n);
+    assert_eq!(x.alerts(last).count(), 0);
     let pp = x.table(TableId(3)).unwrap().offers.iter().find(|o| o.bet == "player_pair").unwrap().clone();
     assert!(pp.alert && pp.exposure.0 > 0 && pp.ev_percent > 0.0, "{pp:?}");
     // A new shoe: nothing shown, no alert; crossing again alerts again.
     let fresh = ShownCards::default();
     x.price(Some(ExposureInput { shoe: 2, ..input }), TableId(3), &fresh, Cause::default(), 4);
     assert!(!x.table(TableId(3)).unwrap().alert);
-    x.price(None, TableId(3), &shown, Cause { seq: 99, card: None }, 5);
-    assert_eq!(x.alerts(n).count() as u64, n);
+    x.price(None, TableId(3), &shown, Cause { seq: 99, cards: Vec::new() }, 5);
+    assert_eq!(x.alerts(last).count(), n);
 }
 
 #[test]
@@ -107,4 +107,45 @@ fn what_the_feed_reveals_follows_the_dealing_style() {
     let squeeze = reveals(DealingStyle::MethodB);
     assert!(squeeze[0].contains("when the hand is exposed"), "{squeeze:?}");
     assert!(up.iter().chain(&squeeze).any(|r| r.contains("pairs and naturals")));
+}
+
+/// Alerts are numbered from the clock: a server started again (its alerts
+/// forgotten) numbers past every alert the last one gave, so a client's
+/// `after` loses none; a start's first pricing raises none.
+#[test]
+fn alert_numbers_grow_across_a_restart_and_a_start_alerts_nothing() {
+    let (offers, decks) = offers();
+    let input = ExposureInput { table: TableId(3), decks, offers, shoe: 1, coup: 1, reveals: Vec::new() };
+    let mut shown = ShownCards::default();
+    for rank in 2..13 {
+        show(&mut shown, rank, 8 * 4);
+    }
+    let mut first = Exposures::new(Thresholds::default());
+    first.price(Some(input.clone()), TableId(3), &ShownCards::default(), Cause::default(), 1_000);
+    first.price(None, TableId(3), &shown, Cause::default(), 2_000);
+    let last = first.alerts(0).last().expect("alerts").id;
+    assert!(last >= 2_000_000, "{last}");
+    let mut again = Exposures::new(Thresholds::default());
+    again.price(Some(input.clone()), TableId(3), &shown, Cause::default(), 3_000);
+    again.started();
+    assert_eq!(again.alerts(0).count(), 0, "a start is no crossing");
+    assert!(again.table(TableId(3)).unwrap().alert, "the wagers above stay flagged");
+    again.price(Some(input), TableId(3), &ShownCards::default(), Cause::default(), 4_000);
+    again.price(None, TableId(3), &shown, Cause::default(), 5_000);
+    assert!(again.alerts(last).count() > 0 && again.alerts(0).all(|a| a.id > last));
+}
+
+/// Only a maximum, the shoe or the coup changes what an input prices.
+#[test]
+fn an_input_prices_again_only_when_a_maximum_or_the_coup_moved() {
+    let (offers, decks) = offers();
+    let input = ExposureInput { table: TableId(3), decks, offers, shoe: 1, coup: 1, reveals: Vec::new() };
+    let mut x = Exposures::new(Thresholds::default());
+    assert!(x.offers_changed(&input), "never priced");
+    x.price(Some(input.clone()), TableId(3), &ShownCards::default(), Cause::default(), 1);
+    assert!(!x.offers_changed(&input));
+    assert!(x.offers_changed(&ExposureInput { coup: 2, ..input.clone() }));
+    let mut lower = input.clone();
+    lower.offers[1].1 = Money(300_000);
+    assert!(x.offers_changed(&lower));
 }

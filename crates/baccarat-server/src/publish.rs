@@ -64,6 +64,7 @@ impl ReadModels {
             let input = ExposureInput::of(*id, &t.engine);
             exposure.price(Some(input), *id, &shown, Cause::default(), (casino.clock)());
         }
+        exposure.started();
         ReadModels {
             views,
             tournaments,
@@ -168,15 +169,19 @@ impl Publisher {
         for (table, cause) in &shown {
             let input = inputs.iter().position(|i| i.table == *table).map(|k| inputs.swap_remove(k));
             let started = std::time::Instant::now();
-            x.price(input, *table, &f.shown.get(table).cloned().unwrap_or_default(), *cause, now);
+            x.price(input, *table, &f.shown.get(table).cloned().unwrap_or_default(), cause.clone(), now);
             time.record(started.elapsed().as_secs_f64());
         }
+        // Nothing newly shown: priced again only if a maximum, the shoe or
+        // the coup changed (a card dealt face down, a coup closed at the
+        // same limits, cost nothing).
+        inputs.retain(|i| x.offers_changed(i));
         for input in inputs {
             let table = input.table;
             let seq = commit.events.iter().rev().find(|(t, _, _)| *t == table).map_or(0, |e| e.1);
             let cards = f.shown.get(&table).cloned().unwrap_or_default();
             let started = std::time::Instant::now();
-            x.price(Some(input), table, &cards, Cause { seq, card: None }, now);
+            x.price(Some(input), table, &cards, Cause { seq, cards: Vec::new() }, now);
             time.record(started.elapsed().as_secs_f64());
         }
         let raised = x.alerts(alerts).count() as u64;

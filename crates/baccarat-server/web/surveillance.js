@@ -78,20 +78,19 @@ function render(x) {
   fill($('#tables'), x.tables.map(tablePanel));
 }
 
-/** A card as the pit writes it: rank and suit symbol. */
-function cardWords(id) {
-  if (!id) return tr('watch.no_card');
-  const p = cardParts(id);
-  return p ? `${p.rank}${p.symbol}` : id;
+/** Cards as the pit writes them: rank and suit symbol. */
+function cardWords(ids) {
+  if (!ids.length) return tr('watch.no_card');
+  return ids.map((id) => { const p = cardParts(id); return `${p.rank}${p.symbol}`; }).join(' ');
 }
 
 const pct = (v) => `${v >= 0 ? '+' : ''}${v.toFixed(3)}%`;
 
 function alertItem(a) {
   const when = new Date(a.at_ms).toLocaleTimeString(language());
-  return el('li', { testid: 'alert', data: { table: a.table, bet: a.bet, card: a.card || '' } },
+  return el('li', { testid: 'alert', data: { table: a.table, bet: a.bet, cards: a.cards.join(' ') } },
     el('strong', {}, tr('watch.alert_line', { table: a.table, bet: a.bet, ev: pct(a.ev_percent) })), ' ',
-    tr('watch.alert_where', { shoe: a.shoe, coup: a.coup, card: cardWords(a.card), seq: a.seq }), ' ',
+    tr('watch.alert_where', { shoe: a.shoe, coup: a.coup, card: cardWords(a.cards), seq: a.seq }), ' ',
     el('span', { class: 'muted small' }, when));
 }
 

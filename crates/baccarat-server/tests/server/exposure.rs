@@ -76,7 +76,7 @@ async fn the_pair_alert_is_raised_on_the_card_that_turns_it_and_read_only_by_the
                 let (_, all) = app.get("/api/exposure", Some(&supervisor)).await;
                 let alerts = all["alerts"].as_array().unwrap();
                 let pair = alerts.iter().find(|a| a["bet"] == "player_pair").expect("a player pair alert");
-                assert_eq!(pair["card"], card.as_str(), "the alert names the card that turned it: {pair}");
+                assert_eq!(pair["cards"], json!([card]), "the alert names the card that turned it: {pair}");
                 assert_eq!(pair["table"], 5);
                 assert!(
                     pair["ev"].as_str().unwrap().parse::<String>().is_ok()

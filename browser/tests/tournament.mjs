@@ -219,6 +219,16 @@ await run('tournament', async ({ newPage }) => {
   // server's rules: a socket's wake-ups coalesce, each message the latest
   // state; a busy CI machine sent 3 where a quiet one sends more. What is
   // checked is what they carried.)
+  // The socket's message after player 1's act may still be on its way when
+  // the last call above is answered (CI's full suite once read the messages
+  // before it came): wait for it, then check every message received.
+  const saw = ([me, table]) => window.__msgs.some((raw) => {
+    const t = (JSON.parse(raw).play || { tables: [] }).tables[table - 1];
+    const s = t && t.seats.find((x) => x.player === me);
+    return !!(s && s.acted && s.acted.kind === 'undisclosed');
+  });
+  // A timeout here fails below, naming what was missing.
+  await p2.waitForFunction(saw, [me1, myTable], { timeout: 30000 }).catch(() => {});
   const msgs = await p2.evaluate(() => window.__msgs.slice());
   expect(msgs.length > 0, "player 2's socket received no message");
   let sawCommitment = false;

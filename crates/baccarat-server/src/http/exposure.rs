@@ -39,8 +39,12 @@ pub(super) async fn all(
     Q(q): Q<AlertsQuery>,
 ) -> Result<Json<ExposureView>, ApiError> {
     watcher(&sess)?;
-    let x = s.exposure.read().expect("exposure");
     let after = q.after.unwrap_or(0);
+    // The document's `int64`, as every id of this API.
+    if after > i64::MAX as u64 {
+        return Err(ApiError::bad(format!("after: at most {}", i64::MAX)));
+    }
+    let x = s.exposure.read().expect("exposure");
     Ok(Json(ExposureView { tables: x.tables().cloned().collect(), alerts: x.alerts(after).cloned().collect() }))
 }
 

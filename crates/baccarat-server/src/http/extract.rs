@@ -28,16 +28,39 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
     /// or refuses it as before.
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
         if !plain_json(req.headers()) {
-            return Json::<T>::from_request(req, state).await.map(|Json(v)| Body(v)).map_err(ApiError::from);
+            let Json(v) = Json::<serde_json::Value>::from_request(req, state).await.map_err(ApiError::from)?;
+            if !v.is_object() {
+                return Err(not_an_object());
+            }
+            return Json::<T>::from_bytes(v.to_string().as_bytes()).map(|Json(v)| Body(v)).map_err(ApiError::from);
         }
         let bytes = axum::body::Bytes::from_request(req, state)
             .await
             .map_err(|e| ApiError::from(axum::extract::rejection::JsonRejection::from(e)))?;
+        // Every body of this API is an object; serde would also take a
+        // struct's fields from an array in order (`[]` for `{}`).
+        if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+            // Not JSON at all is a syntax error (400, named by axum); JSON
+            // of another kind is the wrong shape (422).
+            return Err(match serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
+                Ok(_) => not_an_object(),
+                Err(_) => Json::<T>::from_bytes(&bytes).err().map_or_else(not_an_object, ApiError::from),
+            });
+        }
         match serde_json::from_slice::<T>(&bytes) {
             Ok(v) => Ok(Body(v)),
             Err(_) => Json::<T>::from_bytes(&bytes).map(|Json(v)| Body(v)).map_err(ApiError::from),
         }
     }
+}
+
+/// Well-formed JSON that is not an object: the wrong shape (422).
+fn not_an_object() -> ApiError {
+    ApiError::new(
+        axum::http::StatusCode::UNPROCESSABLE_ENTITY,
+        "unprocessable",
+        "the body must be a JSON object, as the API document gives it",
+    )
 }
 
 /// Whether the content type is `application/json` itself, or with its UTF-8

@@ -54,6 +54,35 @@ async fn every_refusal_is_json_with_its_status_and_authentication_comes_before_t
     assert!(got.2["error"].as_str().unwrap().contains("amount"), "names the field: {}", got.2);
     let got = raw(c.post(url("/api/tables/1/wagers")).bearer_auth(&p).body("bet=player")).await;
     contract("not JSON", &got, StatusCode::UNSUPPORTED_MEDIA_TYPE, "media_type");
+    // JSON that is not an object: serde would read a struct's fields from an
+    // array in order, so `[]` once disabled a person as `{}` does (found by
+    // schemathesis at POST /api/users/{id}/disable).
+    for body in ["[]", " [ ] ", "\"x\"", "1", "null"] {
+        let got = raw(c
+            .post(url("/api/users/3/disable"))
+            .bearer_auth(&app.admin)
+            .header("content-type", "application/json")
+            .body(body))
+        .await;
+        contract(&format!("not an object: {body}"), &got, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable");
+        let got = raw(c
+            .post(url("/api/users/3/disable"))
+            .bearer_auth(&app.admin)
+            .header("content-type", "application/vnd.api+json")
+            .body(body))
+        .await;
+        contract(&format!("not an object, +json: {body}"), &got, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable");
+    }
+    let got = raw(c
+        .post(url("/api/users/3/disable"))
+        .bearer_auth(&app.admin)
+        .header("content-type", "application/json")
+        .body("[x"))
+    .await;
+    contract("not an object and not JSON", &got, StatusCode::BAD_REQUEST, "bad_request");
+    let (_, me) = app.get("/api/users?limit=100", Some(&app.admin)).await;
+    let three = me["users"].as_array().unwrap().iter().find(|u| u["id"] == 3).cloned().unwrap_or_default();
+    assert_eq!(three["disabled"], false, "nothing disabled: {three}");
     let big = "x".repeat(20 * 1024);
     let got = raw(reqwest::Client::new()
         .post(url("/api/tables/1/wagers"))

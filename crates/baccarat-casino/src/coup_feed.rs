@@ -197,7 +197,9 @@ impl Feed {
     /// table has shown.
     pub fn absorb(&mut self, table: TableId, seq: u64, e: &Event) -> bool {
         self.lines(table, seq, e);
-        self.shown.entry(table).or_default().observe(e)
+        // A wager (most events, on the committer) can show no card: it is not
+        // folded into the shown cards at all.
+        crate::exposure_watch::concerns_exposure(e) && self.shown.entry(table).or_default().observe(e)
     }
 
     /// The wagers' lines, the shoes, the coups' starts and the notices.

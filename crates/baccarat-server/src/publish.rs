@@ -184,7 +184,21 @@ impl Publisher {
             x.price(Some(input), table, &cards, Cause { seq, cards: Vec::new() }, now);
             time.record(started.elapsed().as_secs_f64());
         }
-        let raised = x.alerts(alerts).count() as u64;
+        let mut raised = 0;
+        for a in x.alerts(alerts) {
+            raised += 1;
+            tracing::warn!(
+                table = a.table.0,
+                shoe = a.shoe,
+                coup = a.coup,
+                seq = a.seq,
+                bet = %a.bet,
+                pay_table = %a.pay_table,
+                ev = %a.ev,
+                cards = ?a.cards.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                "exposure alert: a wager is above its table's threshold"
+            );
+        }
         if raised > 0 {
             metrics::counter!(crate::metrics::EXPOSURE_ALERTS).increment(raised);
         }

@@ -51,7 +51,7 @@
 //! is 0.13-0.27 µs. [`ShownCards::observe`] says whether an event changed
 //! what is known, so a card dealt face down costs no repricing.
 
-use baccarat_math::{price, Ratio, Shoe, ShoeOdds, MIN_CARDS};
+use baccarat_math::{price, BetOdds, Ratio, Shoe, ShoeOdds, MIN_CARDS};
 use baccarat_rules::{Basis, Bet, Card, Money, Offer, Side};
 use baccarat_table::{Event, IrregularityKind, Position, Table};
 use serde::{Deserialize, Serialize};
@@ -306,21 +306,12 @@ pub fn exposure_of(
     threshold: Ratio,
 ) -> TableExposure {
     let n: u32 = unseen.iter().sum();
-    let empty = |why: String| TableExposure { unseen: n, offers: Vec::new(), unpriced: Some(why), alert: false };
-    if n < MIN_CARDS {
-        return empty(format!("{n} unseen cards; a coup can need {MIN_CARDS} (NSW 9.6, NSW 12.6)"));
-    }
-    let limit = unseen.iter().copied().max().unwrap_or(0).max(1);
-    let shoe = match Shoe::from_card_counts(*unseen, limit) {
-        Ok(s) => s,
-        Err(e) => return empty(e.to_string()),
+    let priced = match price_offers(offers, unseen) {
+        Ok(p) => p,
+        Err(why) => return TableExposure { unseen: n, offers: Vec::new(), unpriced: Some(why), alert: false },
     };
-    let triples = offers.iter().any(|o| matches!(o.bet.basis(), Basis::HandCards(_)));
-    let odds = ShoeOdds::counted(&shoe, triples);
-    let mut out = Vec::with_capacity(offers.len());
-    for o in offers {
-        let Ok(d) = odds.distribution(o.bet) else { continue };
-        let b = price(&d, &o.pay_table);
+    let mut out = Vec::with_capacity(priced.len());
+    for (o, b) in priced {
         let ev = Ratio::new(b.ev_num, b.ev_den);
         let max = max(o);
         let exposure = Ratio::new(i128::from(max.0) * ev.num, ev.den);
@@ -337,6 +328,22 @@ pub fn exposure_of(
     }
     let alert = out.iter().any(|o| o.alert);
     TableExposure { unseen: n, offers: out, unpriced: None, alert }
+}
+
+/// Each of `offers` priced from the unseen cards `unseen` (by card index):
+/// one class count of the pool, then each offer's distribution and price, in
+/// the offers' order (an offer the pool cannot price is left out). `Err`
+/// says why nothing can be priced (too few cards for a coup).
+pub fn price_offers<'a>(offers: &'a [Offer], unseen: &[u32; 52]) -> Result<Vec<(&'a Offer, BetOdds)>, String> {
+    let n: u32 = unseen.iter().sum();
+    if n < MIN_CARDS {
+        return Err(format!("{n} unseen cards; a coup can need {MIN_CARDS} (NSW 9.6, NSW 12.6)"));
+    }
+    let limit = unseen.iter().copied().max().unwrap_or(0).max(1);
+    let shoe = Shoe::from_card_counts(*unseen, limit).map_err(|e| e.to_string())?;
+    let triples = offers.iter().any(|o| matches!(o.bet.basis(), Basis::HandCards(_)));
+    let odds = ShoeOdds::counted(&shoe, triples);
+    Ok(offers.iter().filter_map(|o| Some((o, price(&odds.distribution(o.bet).ok()?, &o.pay_table)))).collect())
 }
 
 /// Whether `a > b`, exactly (denominators positive), without overflow: by

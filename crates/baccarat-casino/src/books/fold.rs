@@ -9,18 +9,25 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use baccarat_rules::{Bet, Money, TableConfig};
 use baccarat_table::{Event, PlayerId, WagerId};
 
+use std::sync::Arc;
+
 use super::cage::{cage_move, casino_time, CageMove};
+use super::rating::{per_hour, spans, Played, Rated, RatingLine, Ratings, Seat, TablePace, TakingLine};
 use super::report::{hold_bp, Cash, DayReport, Figures, PlayerLine, TableLine};
-use super::theo::{Edges, Theo};
+use super::taking::{MIN_WAGERS, Z_FLAG};
+use super::theo::{round, Edges, Theo};
+use super::worth::{Known, Snapshot};
 use crate::audit::{Body, CasinoEvent};
 
 /// What the books keep of a wager until it settles.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Placed {
     player: PlayerId,
     bet: Bet,
     token: bool,
     at_ms: Option<u64>,
+    /// What the table had shown when it was placed (ratings only).
+    known: Option<Arc<Snapshot>>,
 }
 
 /// One table's sums for the day, and what its chain's next record needs.
@@ -41,6 +48,26 @@ struct TableBooks {
     theo: Theo,
     players: BTreeSet<PlayerId>,
     active: bool,
+    /// For the ratings only: what the table has shown, the coup in
+    /// progress and what was known as its betting opened, the day's coups,
+    /// and each player's seat.
+    known: Known,
+    coup_no: u64,
+    opened: Option<Arc<Snapshot>>,
+    played: Vec<Played>,
+    seats: BTreeMap<PlayerId, Seat>,
+}
+
+impl TableBooks {
+    fn decks(&self) -> Option<u32> {
+        self.config.as_ref().map(|c| c.decks)
+    }
+
+    /// What is known now, if the table can be priced.
+    fn known_now(&mut self) -> Option<Arc<Snapshot>> {
+        let decks = self.decks()?;
+        Some(self.known.now(decks))
+    }
 }
 
 /// A player's sums for the day.
@@ -60,6 +87,8 @@ pub struct DayBooks {
     cash: Cash,
     casino_clock: u64,
     edges: Edges,
+    /// Whether the ratings are gathered too (they price wagers: costly).
+    rate: bool,
 }
 
 impl DayBooks {
@@ -72,7 +101,13 @@ impl DayBooks {
             cash: Cash::default(),
             casino_clock: 0,
             edges: Edges::default(),
+            rate: false,
         }
+    }
+
+    /// Books for the day that also gather its ratings ([`Self::ratings`]).
+    pub fn rating(window: (u64, u64)) -> DayBooks {
+        DayBooks { rate: true, ..DayBooks::new(window) }
     }
 
     fn in_day(&self, ms: u64) -> bool {
@@ -107,15 +142,23 @@ impl DayBooks {
             self.table_casino_event(table, c);
         }
         let Some(e) = &b.event else { return };
+        let rate = self.rate;
         let t = self.tables.entry(table).or_default();
+        if rate {
+            t.known.observe(e);
+        }
         match e {
-            Event::BettingOpened { closes_at, .. } => {
+            Event::BettingOpened { closes_at, coup, .. } => {
                 t.wagers.clear();
                 t.coup_time = *closes_at;
                 t.coup_in_day = None;
+                t.coup_no = *coup;
+                t.opened = if rate { t.known_now() } else { None };
             }
             Event::WagerPlaced { wager } => {
-                let placed = Placed { player: wager.player, bet: wager.bet, token: wager.token, at_ms: wager.at_ms };
+                let known = if rate { t.known_now() } else { None };
+                let placed =
+                    Placed { player: wager.player, bet: wager.bet, token: wager.token, at_ms: wager.at_ms, known };
                 t.wagers.insert(wager.id, placed);
                 t.coup_time = t.coup_time.max(wager.at_ms);
             }
@@ -123,6 +166,10 @@ impl DayBooks {
                 let played = decide(t, self.window);
                 t.figures.coups += u64::from(played);
                 t.active |= played;
+                if let (true, true, Some(known)) = (rate, played, t.opened.clone()) {
+                    let at = t.coup_time.unwrap_or(t.clock);
+                    t.played.push(Played { shoe: t.known.shoe, coup: t.coup_no, at, known });
+                }
             }
             Event::CoupVoided { .. } => {
                 decide(t, self.window);
@@ -144,6 +191,7 @@ impl DayBooks {
             t.config = baccarat_rules::profiles::builtin(rulebook)
                 .ok()
                 .and_then(|rb| TableConfig::from_toml(&rb, config).ok());
+            t.known.reconfigured();
         }
         let clock = self.tables.get(&table).map_or(0, |t| t.clock);
         if let (Some(CageMove::Credit { amount, .. }), true) = (cage_move(c), self.in_day(clock)) {
@@ -155,8 +203,8 @@ impl DayBooks {
     /// casino's and its player's sums.
     fn settled(&mut self, table: TableId, wager: WagerId, s: &baccarat_rules::Settlement, ante: Money) {
         let t = self.tables.get_mut(&table).expect("fed above");
-        let placed = t.wagers.get(&wager).copied();
-        let token = placed.is_some_and(|p| p.token);
+        let placed = t.wagers.get(&wager).cloned();
+        let token = placed.as_ref().is_some_and(|p| p.token);
         // A lost token goes back to its issuer, not to the house (NSW 1.1).
         let lost = if token { Money::ZERO } else { s.lost };
         let house = lost + s.commission + ante - s.won;
@@ -171,13 +219,28 @@ impl DayBooks {
         t.figures.drop = t.figures.drop + chips;
         let Some(p) = placed else { return };
         t.players.insert(p.player);
-        if let Some(offer) = t.config.as_ref().and_then(|c| c.offer(p.bet).map(|o| (c, o))).filter(|_| !token) {
-            let (config, offer) = offer;
-            if let Some(edge) = self.edges.edge(&config.rulebook, config.decks, p.bet, &offer.pay_table) {
-                t.theo.add(edge, chips);
-            }
+        let edge = t
+            .config
+            .as_ref()
+            .and_then(|c| c.offer(p.bet).map(|o| (c, o)))
+            .filter(|_| !token)
+            .and_then(|(config, offer)| self.edges.edge(&config.rulebook, config.decks, p.bet, &offer.pay_table));
+        if let Some(edge) = edge {
+            t.theo.add(edge, chips);
         }
         let coup_time = t.coup_time.unwrap_or(t.clock);
+        match (self.rate, token, p.known.clone()) {
+            (true, true, _) => t.seats.entry(p.player).or_default().token_won(Money::ZERO - house),
+            (true, false, Some(known)) => {
+                let worth = t.config.as_ref().and_then(|c| known.of(&c.offers, p.bet));
+                let at = p.at_ms.unwrap_or(coup_time);
+                let coup = t.played.len().saturating_sub(1);
+                let won = Money::ZERO - house;
+                let rated = Rated { coup, bet: p.bet, stake: chips, won, at, edge, worth, known };
+                t.seats.entry(p.player).or_default().add(rated, &t.played);
+            }
+            _ => {}
+        }
         let me = self.players.entry(p.player).or_insert(PlayerBooks { first_ms: u64::MAX, ..PlayerBooks::default() });
         me.wagered = me.wagered + chips;
         me.won = me.won - house;
@@ -214,6 +277,69 @@ impl DayBooks {
             })
             .collect();
         DayReport { tables, casino, players, cash: self.cash, ..head }
+    }
+}
+
+impl DayBooks {
+    /// The day's ratings and surveillance report, from books made by
+    /// [`DayBooks::rating`] (`head`: the report's date and window), players
+    /// named by `names`.
+    pub fn ratings(self, head: &DayReport, names: &dyn Fn(PlayerId) -> Option<String>) -> Ratings {
+        let mut out = Ratings {
+            date: head.date.clone(),
+            zone: head.zone.clone(),
+            cutoff_hour: head.cutoff_hour,
+            from_ms: head.from_ms,
+            to_ms: head.to_ms,
+            z_flag: Z_FLAG,
+            min_wagers: MIN_WAGERS,
+            ..Ratings::default()
+        };
+        for (id, t) in self.tables.iter().filter(|(_, t)| t.active) {
+            out.tables.push(pace(*id, t));
+            let offers = t.config.as_ref().map_or(&[][..], |c| &c.offers[..]);
+            for (p, seat) in &t.seats {
+                let name = names(*p).unwrap_or_default();
+                let line = seat.rating(p.0, *id);
+                out.players.push(RatingLine { name: name.clone(), table_name: t.name.clone(), ..line });
+                for (bet, f, wagers_seen) in seat.taking(&t.played, offers) {
+                    out.taking.push(TakingLine {
+                        player: p.0,
+                        name: name.clone(),
+                        table: *id,
+                        table_name: t.name.clone(),
+                        bet,
+                        coups: f.coups,
+                        wagers: f.wagers,
+                        positive_wagers: f.positive_wagers,
+                        positive_coups: f.positive_coups,
+                        ev_taken_percent: f.ev_taken * 100.0,
+                        rank_correlation: f.rank_correlation,
+                        slope: f.slope,
+                        z: f.z,
+                        flagged: f.flagged,
+                        wagers_seen,
+                    });
+                }
+            }
+        }
+        out.taking.sort_by(|a, b| b.z.total_cmp(&a.z));
+        out
+    }
+}
+
+/// A table's pace over the day: its coups over its time in play.
+fn pace(id: TableId, t: &TableBooks) -> TablePace {
+    let minutes = spans(t.played.iter().map(|p| (p.at, p.at))).div_ceil(60_000);
+    let theo = t.theo.cents();
+    TablePace {
+        table: id,
+        name: t.name.clone(),
+        coups: t.figures.coups,
+        minutes,
+        coups_per_hour: per_hour(t.figures.coups as f64, minutes),
+        theo,
+        theo_per_hour: (minutes > 0).then(|| Money(round(i128::from(theo.0) * 60, i128::from(minutes)) as i64)),
     }
 }
 

@@ -161,3 +161,70 @@ fn the_days_win_is_what_the_house_accounts_gained_to_the_cent() {
     assert_eq!((before.casino.coups, before.casino.drop), (2, Money(32_000)));
     assert_eq!(before.cash.deposits, Money(3_000_000), "the deposits were made the day before");
 }
+
+/// The ratings (issue 50, part 5) of the same day: each player's net is
+/// what the ledger moved for their wagers, to the cent; a player's theo is
+/// each stake times its bet's exact edge; each wager's EV when placed is
+/// the Player Pair's closed form from the cards then unseen.
+#[test]
+fn the_ratings_reconcile_with_the_ledger_and_price_each_wager() {
+    let mut f = Floor::new();
+    let day = play(&mut f);
+    let transfers: Vec<Transfer> = f.commit.ledger.iter().flat_map(|c| c.transfers.clone()).collect();
+    let (casino, tables) = chains(&f);
+    let date = parse_date("2026-03-10").unwrap();
+    let r = super::ratings(date, &casino, &tables, &|_| None);
+    for p in 1..=3u32 {
+        let mine: Vec<_> = day.iter().copied().filter(|(t, w)| owner(&f, *t, *w) == PlayerId(p)).collect();
+        let won: i64 = r.players.iter().filter(|l| l.player == p).map(|l| l.won.0).sum();
+        assert_eq!(won, -house_gain(&f, &transfers, &mine), "player {p}'s net against the ledger");
+    }
+    // Player 1 at table 1: Banker 100.00 at 12 coups and the Player Pair
+    // 10.00 at 12 more: 24 decisions over 11 minutes (a coup a minute).
+    let one = r.players.iter().find(|l| (l.player, l.table) == (1, TableId(1))).unwrap();
+    assert_eq!((one.wagers, one.decisions, one.wagered), (24, 24, Money(132_000)));
+    assert_eq!((one.minutes, one.average_bet), (11, Money(5_500)));
+    let nsw = baccarat_rules::profiles::builtin("nsw-2021").unwrap();
+    let config = baccarat_rules::TableConfig::from_toml(&nsw, NSW).unwrap();
+    let odds = baccarat_math::report(&nsw, &baccarat_math::Shoe::decks(8).unwrap(), Some(8));
+    let edge = |bet: Bet| {
+        let table = &config.offer(bet).unwrap().pay_table.name;
+        odds.bets.iter().find(|b| b.bet == bet && &b.pay_table == table).unwrap().house_edge_exact()
+    };
+    let ((bn, bd), (pn, pd)) = (edge(Bet::Banker), edge(Bet::PlayerPair));
+    let exact = super::theo::round(12 * 10_000 * bn * pd + 12 * 1_000 * pn * bd, bd * pd);
+    assert_eq!(i128::from(one.theo.0), exact, "theo = Σ stake × the exact edge");
+    let pair = r.taking.iter().find(|l| (l.player, l.table, l.bet) == (1, TableId(1), Bet::PlayerPair)).unwrap();
+    assert_eq!((pair.wagers, pair.wagers_seen.len()), (12, 10), "{:?} {one:?}", r.taking);
+    for w in &pair.wagers_seen {
+        let n: i128 = w.unseen.iter().map(|&k| i128::from(k)).sum();
+        let same: i128 = w.unseen.iter().map(|&k| i128::from(k) * (i128::from(k) - 1)).sum();
+        let closed = baccarat_math::Ratio::new(12 * same - n * (n - 1), n * (n - 1));
+        assert_eq!(w.ev, format!("{}/{}", closed.num, closed.den), "{w:?}");
+    }
+}
+
+fn chains(f: &Floor) -> (Vec<crate::audit::CasinoEvent>, Vec<(TableId, Vec<Body>)>) {
+    let mut casino = Vec::new();
+    let mut tables: Vec<(TableId, Vec<Body>)> = vec![(TableId(1), Vec::new()), (TableId(2), Vec::new())];
+    for (chain, r) in &f.commit.records {
+        let b = Body::decode(&r.body).unwrap();
+        match *chain {
+            TableId(0) => casino.push(b.casino.unwrap()),
+            t => tables[t.0 as usize - 1].1.push(b),
+        }
+    }
+    (casino, tables)
+}
+
+fn owner(f: &Floor, table: TableId, wager: WagerId) -> PlayerId {
+    f.commit
+        .records
+        .iter()
+        .filter(|(c, _)| *c == table)
+        .find_map(|(_, r)| match Body::decode(&r.body).ok()?.event? {
+            baccarat_table::Event::WagerPlaced { wager: w } if w.id == wager => Some(w.player),
+            _ => None,
+        })
+        .unwrap()
+}

@@ -53,15 +53,20 @@
 //!   not in these books.
 
 mod cage;
+#[cfg_attr(not(test), allow(dead_code))]
+mod calibrate;
 mod csv;
 mod fold;
 mod gaming_day;
 #[cfg(test)]
 mod ledger_tests;
+mod rating;
 mod report;
+mod taking;
 #[cfg(test)]
 mod tests;
 mod theo;
+mod worth;
 
 pub use cage::{cage_move, casino_time, CageMove};
 pub use csv::to_csv;
@@ -70,7 +75,9 @@ pub use gaming_day::{
     parse_date, Calendar, GamingDay, GamingDayError, DEFAULT_CUTOFF_HOUR, DEFAULT_ZONE, FIRST_DATE, LAST_DATE,
 };
 pub use jiff::civil::Date;
+pub use rating::{RatingLine, Ratings, TablePace, TakingLine, WagerSeen};
 pub use report::{differences, hold_bp, Cash, DayReport, Figures, PlayerLine, TableLine};
+pub use taking::{MIN_WAGERS, Z_FLAG};
 
 use crate::audit::{Body, CasinoEvent};
 use baccarat_core::TableId;
@@ -121,4 +128,23 @@ pub fn day_report(
         records.iter().for_each(|b| books.table_record(*table, b));
     }
     books.finish(head, names)
+}
+
+/// The day's ratings and surveillance report from whole chains in memory,
+/// as [`day_report`] makes its report.
+pub fn ratings(
+    date: Date,
+    casino: &[CasinoEvent],
+    tables: &[(TableId, Vec<Body>)],
+    names: &dyn Fn(PlayerId) -> Option<String>,
+) -> Ratings {
+    let mut calendar = Calendar::default();
+    casino.iter().for_each(|e| calendar.record(e));
+    let head = head(&calendar, date);
+    let mut books = DayBooks::rating((head.from_ms, head.to_ms));
+    casino.iter().for_each(|e| books.casino_record(e));
+    for (table, records) in tables {
+        records.iter().for_each(|b| books.table_record(*table, b));
+    }
+    books.ratings(&head, names)
 }

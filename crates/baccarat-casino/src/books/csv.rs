@@ -49,7 +49,7 @@ pub fn to_csv(r: &DayReport) -> String {
     out
 }
 
-fn line(out: &mut String, s: &str) {
+pub(super) fn line(out: &mut String, s: &str) {
     let _ = write!(out, "{s}\r\n");
 }
 

@@ -61,6 +61,7 @@ mod gaming_day;
 #[cfg(test)]
 mod ledger_tests;
 mod rating;
+mod rating_csv;
 mod report;
 mod taking;
 #[cfg(test)]
@@ -76,6 +77,7 @@ pub use gaming_day::{
 };
 pub use jiff::civil::Date;
 pub use rating::{RatingLine, Ratings, TablePace, TakingLine, WagerSeen};
+pub use rating_csv::ratings_csv;
 pub use report::{differences, hold_bp, Cash, DayReport, Figures, PlayerLine, TableLine};
 pub use taking::{MIN_WAGERS, Z_FLAG};
 

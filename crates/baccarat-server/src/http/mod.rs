@@ -20,6 +20,8 @@
 //! | `POST /api/tables`, `POST /api/players`, `POST /api/players/{id}/deposit` | | | | | | yes |
 //! | `POST /api/players/{id}/cash-out`, `POST /api/tables/{id}/fill`, `…/credit` (the cage: `cage.rs`) | | | | | | yes |
 //! | `GET /api/casino/gaming-day`, `GET /api/reports/day` (the books) | | | | | yes | yes |
+//! | `GET /api/ratings` (player rating: `ratings.rs`) | | | | yes | yes | yes |
+//! | `GET /api/protection`, `GET /api/exposure`, `GET /api/tables/{id}/exposure` (also the surveillance role) | | | | yes | yes | yes |
 //! | `POST /api/casino/gaming-day` | | | | | | yes |
 //! | `GET /api/openapi.json` | yes | yes | yes | yes | yes | yes |
 //! | `GET /healthz`, `GET /readyz` (and `/health`, `/ready`: `health.rs`) | yes | yes | yes | yes | yes | yes |
@@ -67,6 +69,7 @@ pub mod origin;
 pub(crate) mod pacing;
 mod play;
 mod promotions;
+mod ratings;
 mod reports;
 mod rulebooks;
 mod self_limits;
@@ -463,6 +466,8 @@ pub fn routes() -> Routes {
         .get("/api/casino/gaming-day", gaming_day::get)
         .post("/api/casino/gaming-day", gaming_day::set)
         .get("/api/reports/day", reports::day)
+        .get("/api/ratings", ratings::ratings)
+        .get("/api/protection", ratings::protection)
         .get("/api/exposure", exposure::all)
         .get("/api/tables/{id}/exposure", exposure::table)
         .post("/api/users", users::create)

@@ -32,6 +32,7 @@ mod op;
 mod pages;
 mod pit;
 mod promotions;
+mod ratings;
 mod replies;
 mod reports;
 mod rulebooks;
@@ -115,6 +116,7 @@ fn operations() -> Vec<Operation> {
         self_limits::operations(),
         reports::operations(),
         exposure::operations(),
+        ratings::operations(),
         users::operations(),
         rulebooks::operations(),
     ]

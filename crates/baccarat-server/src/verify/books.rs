@@ -3,9 +3,10 @@
 //! settings, then again for its cash, then each table's chain, a record at a
 //! time, on a connection of its own (read-only for SQLite, with its archived
 //! months), so the writer waits for none of it. The report route, `verify
-//! --day` and `verify --report` all read it here.
+//! --day` and `verify --report` all read it here, and the ratings
+//! (`GET /api/ratings`, `GET /api/protection`).
 
-use baccarat_casino::books::{self, differences, Calendar, Date, DayBooks, DayReport};
+use baccarat_casino::books::{self, differences, Calendar, Date, DayBooks, DayReport, Ratings};
 use baccarat_core::TableId;
 use baccarat_table::PlayerId;
 
@@ -84,22 +85,39 @@ pub fn calendar_in(db: &Db) -> Result<Calendar, StoreError> {
 /// Gaming day `date`'s report from the records, players named by `names`.
 pub fn day_in(db: &Db, date: Date, names: &dyn Fn(PlayerId) -> Option<String>) -> Result<DayReport, StoreError> {
     on_db(db, |c| {
-        let head = books::head(&calendar_of(c)?, date);
-        let mut b = DayBooks::new((head.from_ms, head.to_ms));
-        c.each(CASINO_CHAIN, &mut |r| {
-            if let Ok(Body { casino: Some(e), .. }) = Body::decode(&r.body) {
-                b.casino_record(&e);
+        let (books, head) = fold_day(c, date, DayBooks::new)?;
+        Ok(books.finish(head, names))
+    })
+}
+
+/// Gaming day `date`'s ratings and surveillance report from the records
+/// (`books::Ratings`): the same fold, pricing each wager from the cards its
+/// table had shown.
+pub fn ratings_in(db: &Db, date: Date, names: &dyn Fn(PlayerId) -> Option<String>) -> Result<Ratings, StoreError> {
+    on_db(db, |c| {
+        let (books, head) = fold_day(c, date, DayBooks::rating)?;
+        Ok(books.ratings(&head, names))
+    })
+}
+
+/// Every chain folded into books for `date`'s window (`make` chooses the
+/// books), with the report's head.
+fn fold_day(c: &dyn Chains, date: Date, make: fn((u64, u64)) -> DayBooks) -> Result<(DayBooks, DayReport), StoreError> {
+    let head = books::head(&calendar_of(c)?, date);
+    let mut b = make((head.from_ms, head.to_ms));
+    c.each(CASINO_CHAIN, &mut |r| {
+        if let Ok(Body { casino: Some(e), .. }) = Body::decode(&r.body) {
+            b.casino_record(&e);
+        }
+    })?;
+    for table in c.tables()? {
+        c.each(table, &mut |r| {
+            if let Ok(body) = Body::decode(&r.body) {
+                b.table_record(table, &body);
             }
         })?;
-        for table in c.tables()? {
-            c.each(table, &mut |r| {
-                if let Ok(body) = Body::decode(&r.body) {
-                    b.table_record(table, &body);
-                }
-            })?;
-        }
-        Ok(b.finish(head, names))
-    })
+    }
+    Ok((b, head))
 }
 
 /// A saved report (`GET /api/reports/day`'s JSON) against the records: each

@@ -117,7 +117,7 @@ mod voids;
 mod walk;
 
 pub use anchors_read::AnchorsRead;
-pub use books::{calendar_in, check_report, day_in};
+pub use books::{calendar_in, check_report, day_in, ratings_in};
 pub use error::VerifyError;
 pub use ledger_check::{check_ledger, check_ledger_of, LedgerCheck};
 pub use since_checkpoint::{verify_since_checkpoint, SinceCheckpoint};

@@ -36,6 +36,7 @@ mod pg_suite;
 mod pre_shuffled;
 mod promotion;
 mod proxy;
+mod ratings;
 mod recovery;
 mod reports;
 mod rulebooks;

@@ -5,6 +5,10 @@
 // `surveillance` person) and the supervisor's pit both raise the alert, and
 // the alert names the very card the closed form says turned it; before that
 // card neither shows one. The dealer's own pit has no exposure panel.
+// Meanwhile a counter (player1) stakes the Player Pair only while it is
+// positive and a flat bettor (player2) at every coup: the surveillance
+// page's "who is taking it" lists the counter's pairs as all placed while
+// positive, and the supervisor's pit rates both (issue 50, parts 4-5).
 import {
   ADMIN_PASSWORD, BASE, NARROW, WIDE, accessible, apiCall, apiLogin, expect, run, shot, tid,
 } from '../lib.mjs';
@@ -64,9 +68,19 @@ await run('surveillance', async ({ newPage }) => {
 
   const unseen = Array(13).fill(32);
   const cards = stacked();
+  const [counter, flat] = [await apiLogin('player1'), await apiLogin('player2')];
   let turned = null;
-  while (!turned) {
+  let coup = 0;
+  let counted = 0;
+  // Until the pair has turned, and three coups more.
+  while (!turned || counted < 3) {
+    coup += 1;
     await cmd({ command: 'open_betting', no_bet: false });
+    const positive = pairPositive(unseen);
+    counted += positive ? 1 : 0;
+    const mine = [{ bet: 'banker', amount: 1000 }, ...(positive ? [{ bet: 'player_pair', amount: 5000 }] : [])];
+    await apiCall(counter, `/api/tables/${TABLE}/wagers`, { wagers: mine, key: `count-${coup}` });
+    await apiCall(flat, `/api/tables/${TABLE}/wagers`, { wagers: [{ bet: 'player_pair', amount: 1000 }], key: `flat-${coup}` });
     await cmd({ command: 'close_betting' });
     for (;;) {
       const t = await apiCall(dealer, `/api/tables/${TABLE}`);
@@ -74,7 +88,7 @@ await run('surveillance', async ({ newPage }) => {
       const card = cards.shift();
       await cmd({ command: 'card_in', card, to: null, face_up: true });
       unseen[RANKS.indexOf(card.slice(0, -1))] -= 1;
-      if (pairPositive(unseen)) { turned = card; break; }
+      if (!turned && pairPositive(unseen)) turned = card;
     }
     expect(cards.length > 0, 'the stacked shoe turns the pairs');
   }
@@ -90,6 +104,20 @@ await run('surveillance', async ({ newPage }) => {
   expect(await sup.locator(`${tid('exposure-banker')}[data-alert="true"]`).count() === 0, 'the Banker wager stays the house\'s');
   const panel = await sup.locator(tid('exposure-panel')).innerText();
   expect(!/null|undefined|NaN/.test(panel), `the pit's panel writes no placeholder: ${panel}`);
+
+  // Who is taking it: the counter's pairs were all placed while positive.
+  await eye.click(tid('taking-refresh'));
+  const [p1] = [(await apiCall(counter, '/api/me')).user];
+  const line = tid(`taking-${p1}-${TABLE}-player_pair`);
+  await eye.waitForSelector(line, { timeout: 15000 });
+  const text = await eye.locator(line).innerText();
+  expect(text.includes(`${counted} wagers`) && text.includes(`${counted} placed while positive`), `the counter's line: ${text}`);
+  // The supervisor's pit rates both players at the table.
+  await sup.click(tid('ratings-refresh'));
+  await sup.waitForSelector(tid(`rating-${p1}`), { timeout: 15000 });
+  expect(await sup.locator(`${tid('ratings-table')} tbody tr`).count() === 2, 'two players rated at table 5');
+  const rated = await sup.locator(tid('ratings-panel')).innerText();
+  expect(!/null|undefined|NaN/.test(rated), `the ratings panel writes no placeholder: ${rated}`);
 
   await accessible(eye, 'surveillance page with an alert');
   await shot(eye, 'surveillance-alert-1280');

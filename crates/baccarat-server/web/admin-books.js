@@ -3,16 +3,18 @@
 // one gaming day's report (`/api/reports/day`): per table and for the
 // casino the drop, the house's win, the hold, the theoretical win, fills
 // and credits, coups, wagers and players; per player what they wagered and
-// won and for how long; the cage's deposits and cash-outs. The figures are
+// won and for how long; the cage's deposits and cash-outs; and below it the
+// day's player ratings (`/api/ratings`, ratings-view.js). The figures are
 // the server's, shown as they come; the CSV is the server's too.
 
 import { BASE } from '/assets/common.js';
 import { language, tr } from '/assets/i18n.js';
+import { paceGrid, ratingsGrid } from '/assets/ratings-view.js';
 import {
   $, call, canChange, el, errorText, fill, money, options, percentBp, post, say,
 } from '/assets/admin-base.js';
 
-const books = { day: null, report: null };
+const books = { day: null, report: null, ratings: null };
 
 export function init() {
   $('#report-form').addEventListener('submit', (ev) => { ev.preventDefault(); loadReport(); });
@@ -49,6 +51,7 @@ function renderDay() {
 export function render() {
   renderDay();
   if (books.report) renderReport(books.report);
+  if (books.ratings) renderRatings(books.ratings);
 }
 
 async function onSetDay(ev) {
@@ -90,6 +93,32 @@ async function loadReport() {
   csv.setAttribute('download', `gaming-day-${date}.csv`);
   csv.hidden = false;
   renderReport(books.report);
+  await loadRatings(date);
+}
+
+/** The day's ratings (`/api/ratings`) below its report, with their CSV. */
+async function loadRatings(date) {
+  const q = new URLSearchParams({ day: date });
+  try {
+    books.ratings = await call(`/api/ratings?${q}`);
+  } catch (e) {
+    books.ratings = null;
+    fill($('#ratings'));
+    $('#errors').textContent = errorText(e);
+    return;
+  }
+  renderRatings(books.ratings, q);
+}
+
+function renderRatings(r, q = new URLSearchParams({ day: r.date })) {
+  q.set('format', 'csv');
+  const csv = el('a', { class: 'btn secondary', testid: 'ratings-csv', href: `${BASE}/api/ratings?${q}`, download: `ratings-${r.date}.csv` },
+    tr('admin.books.csv'));
+  fill($('#ratings'),
+    el('div', { class: 'panel' },
+      el('h3', { testid: 'ratings-title' }, tr('rate.title')),
+      el('p', { class: 'muted small' }, tr('rate.note')), csv,
+      ratingsGrid(r), paceGrid(r)));
 }
 
 /** A moment (ms) in the report's zone, else in UTC (named). */

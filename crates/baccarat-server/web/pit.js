@@ -13,6 +13,7 @@ import { holdDiscard, holdSend, onCardSubmit, onHoldFix, restoreQueue } from '/a
 import { announceDialog, changeLimitsDialog, changeMinimumDialog, irregularityDialog, openCloseDialog, refuseDialog, setupDialog } from '/assets/pit-dialogs.js';
 import { loadRecall, renderRecall, runVerify, stepRecall } from '/assets/pit-recall.js';
 import { refreshExposure, watches } from '/assets/pit-exposure.js';
+import { rates, refreshRatings } from '/assets/pit-ratings.js';
 
 // ---------------------------------------------------------------------------
 // Sign in / out
@@ -24,6 +25,7 @@ async function start() {
   $('#hold-form').addEventListener('submit', onHoldFix);
   $('#recall-form').addEventListener('submit', (ev) => { ev.preventDefault(); loadRecall(); });
   $('#run-verify').addEventListener('click', runVerify);
+  $('#ratings-refresh').addEventListener('click', refreshRatings);
   $('#table-list').addEventListener('click', (ev) => {
     const b = ev.target.closest('[data-table]');
     if (b) selectTable(Number(b.dataset.table), { focusEntry: true });
@@ -326,8 +328,10 @@ function renderWorkspace() {
   $('#recall-panel').hidden = !picked || !isInspector();
   $('#verify-panel').hidden = !isInspector();
   $('#exposure-panel').hidden = !picked || !watches();
+  $('#ratings-panel').hidden = !picked || !rates();
   if (picked) {
     refreshExposure();
+    refreshRatings();
     renderTable();
     renderDeal();
     renderIrregularities();

@@ -1,7 +1,8 @@
 // Surveillance (`/surveillance`): the exposure monitor for every table
 // (GET /api/exposure): each offered wager's exact expected return to the
 // player from the cards not yet shown, the table's exposure at its maximum,
-// and the alerts, newest first, each naming the card that turned a wager.
+// and the alerts, newest first, each naming the card that turned a wager;
+// and who is taking it (GET /api/protection, ratings-view.js).
 // For surveillance, the pit's supervisors, inspectors and admins (the
 // server refuses anyone else). It reads every second; nothing here changes
 // anything. No markup is made from data (admin-base.js's `el`).
@@ -9,6 +10,7 @@
 import { ApiError, api, auth, cardParts, logout } from '/assets/common.js';
 import { language, languages, setLanguage, tr, useSavedLanguage } from '/assets/i18n.js';
 import { $, el, fill, money, roleWords, showError, signInWith } from '/assets/admin-base.js';
+import { takingList } from '/assets/ratings-view.js';
 
 const ROLES = ['surveillance', 'supervisor', 'inspector', 'admin'];
 const EVERY_MS = 1000;
@@ -50,8 +52,27 @@ function enter(u) {
   $('#logout').hidden = false;
   fill($('#who'), tr('admin.signed_in'), ' ', el('strong', {}, u.name), ' ',
     el('span', { class: 'badge role', testid: 'who-role' }, roleWords(u.role)));
-  document.addEventListener('languagechange', () => { if (last) render(last); });
+  document.addEventListener('languagechange', () => { if (last) render(last); if (taking) renderTaking(taking); });
+  $('#taking-refresh').addEventListener('click', loadTaking);
   tick();
+  loadTaking();
+}
+
+/** The surveillance report of the current gaming day (`/api/protection`): read on entry and on asking, not every second (it is computed from the day's records). */
+let taking = null;
+
+async function loadTaking() {
+  try {
+    taking = await api('/api/protection');
+    renderTaking(taking);
+  } catch (e) {
+    showError(e);
+  }
+}
+
+function renderTaking(r) {
+  $('#taking-note').textContent = tr('rate.taking_note', { z: r.z_flag, n: r.min_wagers });
+  fill($('#taking'), takingList(r));
 }
 
 let last = null;

@@ -83,17 +83,23 @@ pub(super) async fn protection(
     Ok(Json(Ratings { players: Vec::new(), tables: Vec::new(), ..r }))
 }
 
-/// The ratings of the day named by `day` (required), kept to `player`'s
-/// lines if one is named.
+/// The ratings of the day named by `day` (the current gaming day if none),
+/// kept to `player`'s lines if one is named.
 async fn read(s: &AppState, day: Option<String>, player: Option<u32>) -> Result<(books::Date, Ratings), ApiError> {
-    let text = day.ok_or_else(|| ApiError::bad("day: required, YYYY-MM-DD"))?;
-    let date = books::parse_date(&text).map_err(|e| ApiError::bad(e.to_string().replacen("date", "day", 1)))?;
-    let (db, users) = (s.db.clone(), s.users.clone());
-    let mut r =
-        tokio::task::spawn_blocking(move || crate::verify::ratings_in(&db, date, &|p| users.name(UserId::from(p))))
-            .await
-            .map_err(|_| ApiError::internal("the ratings could not be made"))?
-            .map_err(|e| ApiError::internal(e.to_string()))?;
+    let date = day
+        .map(|text| books::parse_date(&text).map_err(|e| ApiError::bad(e.to_string().replacen("date", "day", 1))))
+        .transpose()?;
+    let (db, users, now) = (s.db.clone(), s.users.clone(), (s.clock)());
+    let (date, mut r) = tokio::task::spawn_blocking(move || {
+        let date = match date {
+            Some(d) => d,
+            None => crate::verify::calendar_in(&db)?.date_of(now),
+        };
+        crate::verify::ratings_in(&db, date, &|p| users.name(UserId::from(p))).map(|r| (date, r))
+    })
+    .await
+    .map_err(|_| ApiError::internal("the ratings could not be made"))?
+    .map_err(|e| ApiError::internal(e.to_string()))?;
     if let Some(p) = player {
         r.players.retain(|l| l.player == p);
         r.taking.retain(|l| l.player == p);

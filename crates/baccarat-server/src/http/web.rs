@@ -54,6 +54,8 @@ pub const FILES: &[(&str, &str, &str)] = &[
     ("admin-books.js", "text/javascript; charset=utf-8", include_str!("../../web/admin-books.js")),
     ("surveillance.html", "text/html; charset=utf-8", include_str!("../../web/surveillance.html")),
     ("surveillance.js", "text/javascript; charset=utf-8", include_str!("../../web/surveillance.js")),
+    ("ratings-view.js", "text/javascript; charset=utf-8", include_str!("../../web/ratings-view.js")),
+    ("pit-ratings.js", "text/javascript; charset=utf-8", include_str!("../../web/pit-ratings.js")),
 ];
 
 fn file(s: &AppState, name: &str) -> Response {

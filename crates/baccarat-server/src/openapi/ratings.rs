@@ -7,8 +7,8 @@ use super::*;
 
 fn day() -> Value {
     json!({
-        "name": "day", "in": "query", "required": true,
-        "description": "the gaming day, YYYY-MM-DD (1970-01-02 to 9999-12-30); `date` is read as the same",
+        "name": "day", "in": "query", "required": false,
+        "description": "the gaming day, YYYY-MM-DD (1970-01-02 to 9999-12-30; default: the current one); `date` is read as the same",
         "schema": { "type": "string", "format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" },
         "example": "2026-03-10",
     })
@@ -42,7 +42,7 @@ pub(super) fn operations() -> Vec<Operation> {
             "description": "json (the default) or csv",
             "schema": string_enum(&["json", "csv"]),
         }))
-        .err(400, "day: missing or not a date YYYY-MM-DD; player: not a whole number; format: not json or csv; an unknown query field (`bad_request`)")
+        .err(400, "day: not a date YYYY-MM-DD; player: not a whole number; format: not json or csv; an unknown query field (`bad_request`)")
         .roles("supervisors, inspectors and admins")
         .ok("the ratings", derived::<baccarat_casino::books::Ratings>())
         .err(500, "the database could not be read (`internal`)");
@@ -61,10 +61,7 @@ pub(super) fn operations() -> Vec<Operation> {
         .auth()
         .param(day())
         .param(player())
-        .err(
-            400,
-            "day: missing or not a date YYYY-MM-DD; player: not a whole number; an unknown query field (`bad_request`)",
-        )
+        .err(400, "day: not a date YYYY-MM-DD; player: not a whole number; an unknown query field (`bad_request`)")
         .roles("supervisors, inspectors, surveillance and admins")
         .ok("the report", derived::<baccarat_casino::books::Ratings>())
         .err(500, "the database could not be read (`internal`)");

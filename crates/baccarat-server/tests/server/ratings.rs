@@ -213,7 +213,10 @@ async fn who_may_read(app: &App) {
         assert_eq!(app.get(&protection, Some(who)).await.0, StatusCode::FORBIDDEN);
     }
     assert_eq!(app.get(&ratings, None).await.0, StatusCode::UNAUTHORIZED);
-    for bad in ["", "?day=2026-13-01", "?day=x", &format!("?day={DAY}&format=xml"), &format!("?day={DAY}&player=-1")] {
+    // No day: the current gaming day (the server's clock stands at noon).
+    let (s, today) = app.get("/api/ratings", Some(&app.admin)).await;
+    assert_eq!((s, today["date"].as_str()), (StatusCode::OK, Some(DAY)), "{today}");
+    for bad in ["?day=2026-13-01", "?day=x", &format!("?day={DAY}&format=xml"), &format!("?day={DAY}&player=-1")] {
         let (s, e) = app.get(&format!("/api/ratings{bad}"), Some(&app.admin)).await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{bad}: {e}");
     }

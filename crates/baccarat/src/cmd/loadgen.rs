@@ -56,6 +56,7 @@
 //! arguments and runs them together.
 
 mod conn;
+mod counters;
 mod coups;
 mod hist;
 mod probe;
@@ -142,6 +143,13 @@ pub struct Args {
     /// --server-pid) the server's memory; the open-file limit is raised to fit.
     #[arg(long, value_name = "N")]
     viewers: Option<u32>,
+    /// Seat this many card counters (0 to 7) at each load table besides the
+    /// players: each wagers Banker at every coup and the Player Pair (offered
+    /// at the load tables then) only when its EV is positive; the report
+    /// says how many the server's surveillance report flagged, and how many
+    /// of the other players (`counters.rs`).
+    #[arg(long, default_value_t = 0)]
+    counters: u32,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -169,6 +177,9 @@ pub fn run(a: Args) -> Result<()> {
         || a.slip > 32
     {
         bail!("--seconds 1-600, --concurrency 1-1024, --players-per-table 1-14, --tables 0-200, --slip 1-32");
+    }
+    if a.counters > 7 {
+        bail!("--counters: 0 to 7 a table, not {}", a.counters);
     }
     if !(10..=60_000).contains(&a.probe_interval_ms) {
         bail!("--probe-interval-ms: 10 to 60000 ms, not {}", a.probe_interval_ms);
@@ -212,7 +223,7 @@ async fn drive(a: Args) -> Result<()> {
     // or the first for all.
     let set_up = if a.partitions { urls.clone() } else { vec![url.clone()] };
     let (s, groups) = set_up_all(&a, &c, &set_up).await?;
-    let setup::Setup { admin, run_id, tables, players, probe_table, probe } = s;
+    let setup::Setup { admin, run_id, tables, players, probe_table, probe, counters } = s;
     // The viewers count from here, once every socket has its first message.
     let watching = viewers::start(a.viewers, &url, tables[0].0).await?;
     let coups_before = sum_coups(&c, &set_up).await?;
@@ -230,6 +241,15 @@ async fn drive(a: Args) -> Result<()> {
     let probe_task = probe.map(|probe| spawn_probe(&a, probe, &urls, &run_id, &shared, &stop_rx));
     let watches = spawn_watchers(&c, &groups, &shared);
     let workers = spawn_workers(&a, &urls, &players, &shared);
+    let counted = Arc::new(counters::Counted::default());
+    let counting: Vec<_> = counters
+        .iter()
+        .map(|k| {
+            let (c, url, admin, k, shared, n) =
+                (c.clone(), url.clone(), admin.clone(), k.clone(), shared.clone(), counted.clone());
+            tokio::spawn(async move { counters::count(c, url, admin, k, shared, n).await })
+        })
+        .collect();
     announce(&a, &urls, length);
     tokio::time::sleep(length).await;
     shared.stop.store(true, Ordering::Relaxed);
@@ -241,6 +261,9 @@ async fn drive(a: Args) -> Result<()> {
         }
     }
     let secs = start.elapsed().as_secs_f64();
+    for k in counting {
+        let _ = k.await;
+    }
     let viewers = viewers::finish(watching, a.server_pid).await?;
     let probe_stats = match probe_task {
         Some(p) => Some(p.await.context("the probe")?),
@@ -256,6 +279,16 @@ async fn drive(a: Args) -> Result<()> {
     };
     let coups_after = sum_coups(&c, &set_up).await?;
     let (ledger, ok) = check_ledgers(&c, &set_up, &admin).await?;
+    let verdict = match counters.is_empty() {
+        true => None,
+        false => {
+            let others = players.iter().map(|p| p.id).collect();
+            let mut v = counters::verdict(&c, &url, &admin, &counters, &others).await?;
+            v["coups_wagered"] = counted.coups.load(Ordering::Relaxed).into();
+            v["pair_wagers"] = counted.pairs.load(Ordering::Relaxed).into();
+            Some(v)
+        }
+    };
     let m = Measured {
         urls: &urls,
         secs,
@@ -271,6 +304,7 @@ async fn drive(a: Args) -> Result<()> {
         rss_samples: rss_samples.as_deref(),
         viewers: viewers.as_ref(),
         ledger: &ledger,
+        counters: verdict.as_ref(),
     };
     write_report(&a, m, ok)
 }
@@ -289,15 +323,16 @@ async fn set_up_all(a: &Args, c: &reqwest::Client, set_up: &[String]) -> Result<
     }
     let (mut tables, mut players, mut groups) = (Vec::new(), Vec::new(), Vec::new());
     let (admin, run_id) = (setups[0].admin.clone(), setups[0].run_id.clone());
-    let (mut probe_table, mut probe) = (None, None);
+    let (mut probe_table, mut probe, mut counters) = (None, None, Vec::new());
     for (k, s) in setups.into_iter().enumerate() {
+        counters.extend(s.counters);
         let offset = tables.len();
         groups.push((set_up[k].clone(), s.tables.iter().map(|t| t.0).collect::<Vec<u32>>(), offset));
         players.extend(s.players.into_iter().map(|p| setup::Player { index: p.index + offset, server: k, ..p }));
         tables.extend(s.tables);
         (probe_table, probe) = (s.probe_table, s.probe);
     }
-    Ok((setup::Setup { admin, run_id, tables, players, probe_table, probe }, groups))
+    Ok((setup::Setup { admin, run_id, tables, players, probe_table, probe, counters }, groups))
 }
 
 /// The probe: one wager every interval, on a fixed schedule, at the last

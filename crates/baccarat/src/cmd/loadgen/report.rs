@@ -29,6 +29,8 @@ pub(super) struct Measured<'a> {
     /// `--viewers`: what the watching sockets measured (`viewers.rs`).
     pub(super) viewers: Option<&'a Value>,
     pub(super) ledger: &'a Value,
+    /// `--counters`: who the surveillance report flagged (`counters.rs`).
+    pub(super) counters: Option<&'a Value>,
 }
 
 /// The report as JSON, from the run's arguments and what it measured.
@@ -48,6 +50,7 @@ pub(super) fn build(a: &Args, m: Measured) -> Value {
         rss_samples,
         viewers,
         ledger,
+        counters,
     } = m;
     let accepted = shared.accepted.load(Ordering::Relaxed);
     json!({
@@ -75,6 +78,7 @@ pub(super) fn build(a: &Args, m: Measured) -> Value {
         "soak_minutes": a.soak,
         "rss": rss_samples.map(|s| rss_json(a, s)),
         "viewers": viewers,
+        "counters": counters,
         "ledger": ledger,
     })
 }
@@ -153,6 +157,19 @@ pub(super) fn print_human(r: &Value, load: &Stats, probe: Option<&Stats>, ok: bo
     print_coups(r);
     print_rss(r);
     print_viewers(r);
+    print_counters(r);
+}
+
+/// `--counters`: who the surveillance report flagged.
+fn print_counters(r: &Value) {
+    let k = &r["counters"];
+    if k.is_null() {
+        return;
+    }
+    println!(
+        "counters: {} of {} flagged (z >= {}), {} Player Pairs over {} coups wagered; other players flagged: {} of {} (gaming day {})",
+        k["counters_flagged"], k["counters"], k["z_flag"], k["pair_wagers"], k["coups_wagered"], k["others_flagged"], k["others"], k["day"]
+    );
 }
 
 /// `--viewers`: the push's latency, the bytes per coup, the server's memory.

@@ -9,10 +9,16 @@ use anyhow::{bail, Context, Result};
 use baccarat_core::trust::Mode;
 use serde_json::{json, Value};
 
+use super::counters::Counter;
 use super::Args;
 
 /// The probe's and the load tables' configuration: NSW, wide limits.
 const LOAD_CONFIG: &str = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 100\nmax = 1000000000\n";
+
+/// With `--counters`: the Player Pair offered too (NSW 10.6), the wager a
+/// counter beats.
+const COUNT_CONFIG: &str =
+    "rulebook = \"nsw-2021\"\nchip = 100\nmin = 100\nmax = 1000000000\n[bets.player_pair]\nmax = 1000000000\n";
 
 /// A load player: seated at one load table, signed in.
 #[derive(Clone)]
@@ -23,6 +29,8 @@ pub(super) struct Player {
     pub(super) seat: u8,
     pub(super) min: i64,
     pub(super) token: String,
+    /// Their player id.
+    pub(super) id: u64,
     /// Its server's place in `--url` (partitions; else 0).
     pub(super) server: usize,
 }
@@ -37,6 +45,8 @@ pub(super) struct Setup {
     pub(super) players: Vec<Player>,
     pub(super) probe_table: Option<u32>,
     pub(super) probe: Option<(u32, String)>,
+    /// `--counters`: the counters at each load table.
+    pub(super) counters: Vec<Counter>,
 }
 
 /// Sign in as the admin at `url`, create the probe's table and the load
@@ -47,14 +57,14 @@ pub(super) async fn setup(a: &Args, c: &reqwest::Client, url: &str) -> Result<Se
     let run_id = baccarat_server::auth::random_hex(4);
     // The probe's quiet table first: no load player is ever seated there.
     let probe_table = match a.probe {
-        true => Some(create_table(c, url, &admin, format!("Probe {run_id}")).await?),
+        true => Some(create_table(c, url, &admin, format!("Probe {run_id}"), a.counters > 0).await?),
         false => None,
     };
     let load_tables = if a.hot_table { 1 } else { a.tables };
     let mut created = Vec::new();
     for i in 0..load_tables {
         let name = if a.hot_table { format!("Hot {run_id}") } else { format!("Load {}", i + 1) };
-        created.push(create_table(c, url, &admin, name).await?);
+        created.push(create_table(c, url, &admin, name, a.counters > 0).await?);
     }
     let tables = tables_to_drive(c, url, &created, probe_table).await?;
     if tables.is_empty() {
@@ -65,9 +75,18 @@ pub(super) async fn setup(a: &Args, c: &reqwest::Client, url: &str) -> Result<Se
     for (ti, &(table, min)) in tables.iter().enumerate() {
         for seat in 1..=a.players_per_table {
             let name = format!("load-{run_id}-{table}-{seat}");
-            create_player(c, url, &admin, name.clone()).await?;
+            let id = create_player(c, url, &admin, name.clone()).await?;
             let token = login(c, url, name, "loadpass".into()).await?;
-            players.push(Player { table, index: ti, seat: seat as u8, min, token, server: 0 });
+            players.push(Player { table, index: ti, seat: seat as u8, min, token, id, server: 0 });
+        }
+    }
+    let mut counters = Vec::new();
+    for &(table, min) in &tables {
+        for i in 1..=a.counters {
+            let name = format!("count-{run_id}-{table}-{i}");
+            let player = create_player(c, url, &admin, name.clone()).await?;
+            let token = login(c, url, name, "loadpass".into()).await?;
+            counters.push(Counter { table, min, player, token });
         }
     }
     let probe = match probe_table {
@@ -85,7 +104,7 @@ pub(super) async fn setup(a: &Args, c: &reqwest::Client, url: &str) -> Result<Se
         players.len(),
         if probe.is_some() { format!(" and probe-{run_id}") } else { String::new() }
     );
-    Ok(Setup { admin, run_id, tables, players, probe_table, probe })
+    Ok(Setup { admin, run_id, tables, players, probe_table, probe, counters })
 }
 
 /// Refuse a casino not founded as the demo (`GET /api/casino`) unless told
@@ -120,25 +139,26 @@ async fn login(c: &reqwest::Client, url: &str, name: String, password: String) -
     r["token"].as_str().map(str::to_string).with_context(|| format!("login {name}: {r}"))
 }
 
-/// Create a table on the load configuration (NSW, wide limits): its id.
-async fn create_table(c: &reqwest::Client, url: &str, admin: &str, name: String) -> Result<u32> {
+/// Create a table on the load configuration (NSW, wide limits; the Player
+/// Pair too with `pairs`): its id.
+async fn create_table(c: &reqwest::Client, url: &str, admin: &str, name: String, pairs: bool) -> Result<u32> {
+    let config = if pairs { COUNT_CONFIG } else { LOAD_CONFIG };
     let r = send(c, || {
-        c.post(format!("{url}/api/tables")).bearer_auth(admin).json(&json!({"name": name, "config": LOAD_CONFIG}))
+        c.post(format!("{url}/api/tables")).bearer_auth(admin).json(&json!({"name": name, "config": config}))
     })
     .await?;
     Ok(r["table"].as_u64().with_context(|| format!("create table {name:?}: {r}"))? as u32)
 }
 
-/// Create a player with ample play chips.
-async fn create_player(c: &reqwest::Client, url: &str, admin: &str, name: String) -> Result<()> {
+/// Create a player with ample play chips: their id.
+async fn create_player(c: &reqwest::Client, url: &str, admin: &str, name: String) -> Result<u64> {
     let r = send(c, || {
         c.post(format!("{url}/api/players"))
             .bearer_auth(admin)
             .json(&json!({"name": name, "password": "loadpass", "chips": 100_000_000_000i64}))
     })
     .await?;
-    r["player"].as_u64().with_context(|| format!("create player {name}: {r}"))?;
-    Ok(())
+    r["player"].as_u64().with_context(|| format!("create player {name}: {r}"))
 }
 
 /// The RNG tables to drive, with their minimums: with load tables, only they

@@ -1,0 +1,126 @@
+//! `--counters N`: card counters among the load (issue 50, part 4). N more
+//! players at each load table, each wagering the table minimum on Banker at
+//! every coup as cover and ten times it on the Player Pair only at coups
+//! where the pair's EV from the cards shown is positive: the player the
+//! surveillance report is meant to find.
+//!
+//! A real counter computes the EV from the table's public feed (every card
+//! it shows). The simulated one reads the same figure from the exposure
+//! monitor (`GET /api/tables/{id}/exposure`, with the admin's session), which
+//! prices exactly what the feed shows: the betting pattern is the same, and
+//! loadgen spends no time counting. The load players are the flat bettors:
+//! Banker and Tie at the minimum, whatever the shoe.
+//!
+//! After the run, loadgen reads the surveillance report of the server's
+//! gaming day (`GET /api/protection`) and counts who was flagged: the
+//! counters, and any of the other players of the run (false alarms).
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use serde_json::{json, Value};
+
+/// How often a counter looks at its table.
+const LOOK_EVERY: Duration = Duration::from_millis(100);
+
+/// One counter: their table and its minimum, and their session.
+#[derive(Clone)]
+pub(super) struct Counter {
+    pub(super) table: u32,
+    pub(super) min: i64,
+    pub(super) player: u64,
+    pub(super) token: String,
+}
+
+/// What the counters did.
+#[derive(Debug, Default)]
+pub(super) struct Counted {
+    /// Coups the counters wagered at, and Player Pairs among them.
+    pub(super) coups: AtomicU64,
+    pub(super) pairs: AtomicU64,
+}
+
+/// A counter's loop until `stop`: at each coup's betting, Banker, and the
+/// Player Pair when its EV is positive.
+pub(super) async fn count(
+    c: reqwest::Client,
+    url: String,
+    admin: String,
+    me: Counter,
+    shared: Arc<super::Shared>,
+    n: Arc<Counted>,
+) {
+    let mut last: Option<(u64, u64)> = None;
+    while !shared.stop.load(Ordering::Relaxed) {
+        tokio::time::sleep(LOOK_EVERY).await;
+        let Ok(t) = get(&c, &format!("{url}/api/tables/{}", me.table), None).await else { continue };
+        let at = (t["shoe"].as_u64().unwrap_or(0), t["coup"].as_u64().unwrap_or(0));
+        if t["phase"] != "betting" || last == Some(at) {
+            continue;
+        }
+        let Ok(x) = get(&c, &format!("{url}/api/tables/{}/exposure", me.table), Some(&admin)).await else { continue };
+        let positive = x["offers"]
+            .as_array()
+            .and_then(|o| o.iter().find(|o| o["bet"] == "player_pair"))
+            .and_then(|o| o["ev"].as_str())
+            .is_some_and(|ev| !ev.starts_with('-') && !ev.starts_with("0/"));
+        let mut wagers = vec![json!({"bet": "banker", "amount": me.min})];
+        if positive {
+            wagers.push(json!({"bet": "player_pair", "amount": me.min * 10}));
+        }
+        let key = format!("count-{}-{}-{}-{}", me.player, me.table, at.0, at.1);
+        let sent = c
+            .post(format!("{url}/api/tables/{}/wagers", me.table))
+            .bearer_auth(&me.token)
+            .json(&json!({"wagers": wagers, "key": key}))
+            .send()
+            .await;
+        if sent.is_ok_and(|r| r.status().is_success()) {
+            last = Some(at);
+            n.coups.fetch_add(1, Ordering::Relaxed);
+            n.pairs.fetch_add(u64::from(positive), Ordering::Relaxed);
+        }
+    }
+}
+
+async fn get(c: &reqwest::Client, url: &str, token: Option<&str>) -> Result<Value> {
+    let mut r = c.get(url);
+    if let Some(t) = token {
+        r = r.bearer_auth(t);
+    }
+    Ok(r.send().await?.error_for_status()?.json().await?)
+}
+
+/// Who the surveillance report of the server's gaming day flagged: the
+/// counters (`counters`, by player id) and the run's other players
+/// (`others`), as `{counters, counters_flagged, others, others_flagged}`.
+pub(super) async fn verdict(
+    c: &reqwest::Client,
+    url: &str,
+    admin: &str,
+    counters: &[Counter],
+    others: &HashSet<u64>,
+) -> Result<Value> {
+    let day = get(c, &format!("{url}/api/casino/gaming-day"), Some(admin)).await?;
+    let today = day["today"].as_str().context("the gaming day's date")?;
+    let r = get(c, &format!("{url}/api/protection?day={today}"), Some(admin)).await?;
+    let mine: HashSet<u64> = counters.iter().map(|k| k.player).collect();
+    let flagged: HashSet<u64> = r["taking"]
+        .as_array()
+        .context("the report's lines")?
+        .iter()
+        .filter(|l| l["flagged"] == true)
+        .filter_map(|l| l["player"].as_u64())
+        .collect();
+    Ok(json!({
+        "day": today,
+        "z_flag": r["z_flag"],
+        "counters": mine.len(),
+        "counters_flagged": flagged.intersection(&mine).count(),
+        "others": others.len(),
+        "others_flagged": flagged.intersection(others).count(),
+    }))
+}

@@ -28,7 +28,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use baccarat_core::TableId;
 use baccarat_math::Ratio;
-use baccarat_rules::{Card, Money, Offer};
+use baccarat_rules::{Bet, Card, Money, Offer};
 use baccarat_table::Event;
 use serde::Serialize;
 
@@ -179,7 +179,7 @@ pub struct ExposureAlert {
     /// limit changed, or the server started with the wager above).
     pub cards: Vec<Card>,
     /// The wager (`player_pair`, …) and its pay table.
-    pub bet: String,
+    pub bet: Bet,
     pub pay_table: String,
     /// The exact EV, reduced (`"num/den"`), and as a percentage for display.
     pub ev: String,
@@ -190,7 +190,7 @@ pub struct ExposureAlert {
 /// One offered wager as the monitor shows it.
 #[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct OfferWatch {
-    pub bet: String,
+    pub bet: Bet,
     pub pay_table: String,
     /// The player's expected net return per unit staked: exact
     /// (`"num/den"`), and as a percentage for display only.
@@ -281,7 +281,7 @@ impl Exposures {
                 coup: watch.coup,
                 seq: why.seq,
                 cards: why.cards.clone(),
-                bet: o.bet.clone(),
+                bet: o.bet,
                 pay_table: o.pay_table.clone(),
                 ev: o.ev.clone(),
                 ev_percent: o.ev_percent,
@@ -351,7 +351,7 @@ fn watch_of(input: &ExposureInput, x: &TableExposure, threshold: Ratio, shown: &
         .offers
         .iter()
         .map(|o| OfferWatch {
-            bet: o.bet.id().to_string(),
+            bet: o.bet,
             pay_table: o.pay_table.clone(),
             ev: exact(o.ev),
             ev_percent: percent(o.ev),

@@ -53,8 +53,8 @@ fn an_alert_is_raised_once_per_crossing_and_names_its_card() {
     let alerts: Vec<_> = x.alerts(0).cloned().collect();
     let t = x.table(TableId(3)).unwrap();
     let above: Vec<&str> =
-        t.offers.iter().filter(|o| !o.ev.starts_with('-') && o.ev != "0/1").map(|o| o.bet.as_str()).collect();
-    let raised: Vec<&str> = alerts.iter().map(|a| a.bet.as_str()).collect();
+        t.offers.iter().filter(|o| !o.ev.starts_with('-') && o.ev != "0/1").map(|o| o.bet.id()).collect();
+    let raised: Vec<&str> = alerts.iter().map(|a| a.bet.id()).collect();
     assert_eq!(raised, above, "one alert for each offer above 0: {alerts:?}");
     assert!(raised.contains(&"player_pair") && raised.contains(&"banker_pair"), "{raised:?}");
     assert!(alerts.iter().all(|a| a.seq == 77 && a.cards == [card] && a.table == TableId(3)));
@@ -63,7 +63,7 @@ fn an_alert_is_raised_once_per_crossing_and_names_its_card() {
     x.price(None, TableId(3), &shown, Cause { seq: 78, cards: Vec::new() }, 3);
     assert_eq!(x.alerts(0).count(), n);
     assert_eq!(x.alerts(last).count(), 0);
-    let pp = x.table(TableId(3)).unwrap().offers.iter().find(|o| o.bet == "player_pair").unwrap().clone();
+    let pp = x.table(TableId(3)).unwrap().offers.iter().find(|o| o.bet == Bet::PlayerPair).unwrap().clone();
     assert!(pp.alert && pp.exposure.0 > 0 && pp.ev_percent > 0.0, "{pp:?}");
     // A new shoe: nothing shown, no alert; crossing again alerts again.
     let fresh = ShownCards::default();
@@ -93,7 +93,7 @@ fn a_table_threshold_overrides_the_default() {
     assert!(!x.table(TableId(3)).unwrap().alert);
     let four = x.table(TableId(4)).unwrap();
     assert_eq!(four.threshold, "-11/1000");
-    let alerting: Vec<_> = four.offers.iter().filter(|o| o.alert).map(|o| o.bet.as_str()).collect();
+    let alerting: Vec<_> = four.offers.iter().filter(|o| o.alert).map(|o| o.bet.id()).collect();
     assert_eq!(alerting, ["banker"], "{four:?}");
 }
 

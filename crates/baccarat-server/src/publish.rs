@@ -58,6 +58,10 @@ impl ReadModels {
         let views = Arc::new(RwLock::new(Views::default()));
         views.write().expect("views").rebuild(casino);
         let tournaments = Arc::new(RwLock::new(TournamentViews::of(casino)));
+        for t in thresholds.tables.keys().filter(|t| !casino.tables.contains_key(t)) {
+            // Not refused: a threshold may be set for a table before it is made.
+            tracing::warn!(table = %t, "exposure_alert names a table this casino does not have (yet)");
+        }
         let mut exposure = Exposures::new(thresholds);
         for (id, t) in &casino.tables {
             let shown = feed.shown.get(id).cloned().unwrap_or_default();

@@ -61,6 +61,7 @@ pub mod early;
 mod error;
 mod exposure;
 mod extract;
+pub mod folds;
 mod gaming_day;
 pub mod health;
 mod help;
@@ -176,6 +177,8 @@ pub struct Server {
     /// What `GET /readyz` checks beyond the writer: the turn's fatal
     /// condition and its lease (`health.rs`).
     pub ready: health::Readiness,
+    /// The folds over the whole history running now (`folds.rs`).
+    pub folds: Arc<tokio::sync::Semaphore>,
 }
 
 /// Whether a server's turn has ended (see [`Server::retired`]), and how:

@@ -90,7 +90,9 @@ async fn read(s: &AppState, day: Option<String>, player: Option<u32>) -> Result<
         .map(|text| books::parse_date(&text).map_err(|e| ApiError::bad(e.to_string().replacen("date", "day", 1))))
         .transpose()?;
     let (db, users, now) = (s.db.clone(), s.users.clone(), (s.clock)());
+    let permit = super::folds::permit(&s.folds)?;
     let (date, mut r) = tokio::task::spawn_blocking(move || {
+        let _permit = permit;
         let date = match date {
             Some(d) => d,
             None => crate::verify::calendar_in(&db)?.date_of(now),

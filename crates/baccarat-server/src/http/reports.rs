@@ -40,11 +40,14 @@ pub(super) async fn day(
         Some(_) => return Err(ApiError::bad("format: \"json\" or \"csv\"")),
     };
     let (db, users) = (s.db.clone(), s.users.clone());
-    let report =
-        tokio::task::spawn_blocking(move || crate::verify::day_in(&db, date, &|p| users.name(UserId::from(p))))
-            .await
-            .map_err(|_| ApiError::internal("the report could not be made"))?
-            .map_err(|e| ApiError::internal(e.to_string()))?;
+    let permit = super::folds::permit(&s.folds)?;
+    let report = tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        crate::verify::day_in(&db, date, &|p| users.name(UserId::from(p)))
+    })
+    .await
+    .map_err(|_| ApiError::internal("the report could not be made"))?
+    .map_err(|e| ApiError::internal(e.to_string()))?;
     if !csv {
         return Ok(Json(report).into_response());
     }

@@ -44,6 +44,7 @@ pub(super) fn operations() -> Vec<Operation> {
         }))
         .err(400, "day: not a date YYYY-MM-DD; player: not a whole number; format: not json or csv; an unknown query field (`bad_request`)")
         .roles("supervisors, inspectors and admins")
+        .err(429, "two reports are being made from the records already (`rate`); retry after `retry_after_ms`")
         .ok("the ratings", derived::<baccarat_casino::books::Ratings>())
         .err(500, "the database could not be read (`internal`)");
     ratings.0["responses"]["200"]["content"]["text/csv"] = json!({ "schema": string() });
@@ -63,6 +64,7 @@ pub(super) fn operations() -> Vec<Operation> {
         .param(player())
         .err(400, "day: not a date YYYY-MM-DD; player: not a whole number; an unknown query field (`bad_request`)")
         .roles("supervisors, inspectors, surveillance and admins")
+        .err(429, "two reports are being made from the records already (`rate`); retry after `retry_after_ms`")
         .ok("the report", derived::<baccarat_casino::books::Ratings>())
         .err(500, "the database could not be read (`internal`)");
     vec![("get", "/api/ratings", ratings), ("get", "/api/protection", protection)]

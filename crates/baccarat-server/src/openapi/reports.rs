@@ -96,6 +96,7 @@ pub(super) fn operations() -> Vec<Operation> {
         }))
         .err(400, "date: not a date YYYY-MM-DD; format: not json or csv; an unknown query field (`bad_request`)")
         .roles("inspectors and admins")
+        .err(429, "two reports are being made from the records already (`rate`); retry after `retry_after_ms`")
         .ok("the report", report())
         .err(500, "the database could not be read (`internal`)");
     day.0["responses"]["200"]["content"]["text/csv"] = json!({ "schema": string() });

@@ -361,6 +361,7 @@ fn app_state(
         founding,
         ceiling: cfg.ceiling,
         ready,
+        folds: crate::http::folds::permits(),
     }))
 }
 

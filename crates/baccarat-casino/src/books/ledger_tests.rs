@@ -133,15 +133,7 @@ fn the_days_win_is_what_the_house_accounts_gained_to_the_cent() {
     let mut f = Floor::new();
     let day = play(&mut f);
     let transfers: Vec<Transfer> = f.commit.ledger.iter().flat_map(|c| c.transfers.clone()).collect();
-    let mut casino = Vec::new();
-    let mut tables: Vec<(TableId, Vec<Body>)> = vec![(TableId(1), Vec::new()), (TableId(2), Vec::new())];
-    for (chain, r) in &f.commit.records {
-        let b = Body::decode(&r.body).unwrap();
-        match *chain {
-            TableId(0) => casino.push(b.casino.unwrap()),
-            t => tables[t.0 as usize - 1].1.push(b),
-        }
-    }
+    let (casino, tables) = chains(&f);
     let r = day_report(parse_date("2026-03-10").unwrap(), &casino, &tables, &|_| None);
     let gain = house_gain(&f, &transfers, &day);
     assert_ne!(gain, 0, "the house won or lost something");

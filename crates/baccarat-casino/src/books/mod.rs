@@ -121,14 +121,7 @@ pub fn day_report(
     tables: &[(TableId, Vec<Body>)],
     names: &dyn Fn(PlayerId) -> Option<String>,
 ) -> DayReport {
-    let mut calendar = Calendar::default();
-    casino.iter().for_each(|e| calendar.record(e));
-    let head = head(&calendar, date);
-    let mut books = DayBooks::new((head.from_ms, head.to_ms));
-    casino.iter().for_each(|e| books.casino_record(e));
-    for (table, records) in tables {
-        records.iter().for_each(|b| books.table_record(*table, b));
-    }
+    let (books, head) = fold_whole(date, casino, tables, DayBooks::new);
     books.finish(head, names)
 }
 
@@ -140,13 +133,25 @@ pub fn ratings(
     tables: &[(TableId, Vec<Body>)],
     names: &dyn Fn(PlayerId) -> Option<String>,
 ) -> Ratings {
+    let (books, head) = fold_whole(date, casino, tables, DayBooks::rating);
+    books.ratings(&head, names)
+}
+
+/// Whole chains folded into books for `date` (`make` chooses which), with
+/// the report's head.
+fn fold_whole(
+    date: Date,
+    casino: &[CasinoEvent],
+    tables: &[(TableId, Vec<Body>)],
+    make: fn((u64, u64)) -> DayBooks,
+) -> (DayBooks, DayReport) {
     let mut calendar = Calendar::default();
     casino.iter().for_each(|e| calendar.record(e));
     let head = head(&calendar, date);
-    let mut books = DayBooks::rating((head.from_ms, head.to_ms));
+    let mut books = make((head.from_ms, head.to_ms));
     casino.iter().for_each(|e| books.casino_record(e));
     for (table, records) in tables {
         records.iter().for_each(|b| books.table_record(*table, b));
     }
-    books.ratings(&head, names)
+    (books, head)
 }

@@ -178,8 +178,8 @@ pub fn run(a: Args) -> Result<()> {
     {
         bail!("--seconds 1-600, --concurrency 1-1024, --players-per-table 1-14, --tables 0-200, --slip 1-32");
     }
-    if a.counters > 7 {
-        bail!("--counters: 0 to 7 a table, not {}", a.counters);
+    if a.counters > 7 || a.players_per_table + a.counters > 14 {
+        bail!("--counters: 0 to 7 a table, each in a box of its own past the players' (14 boxes), not {}", a.counters);
     }
     if !(10..=60_000).contains(&a.probe_interval_ms) {
         bail!("--probe-interval-ms: 10 to 60000 ms, not {}", a.probe_interval_ms);
@@ -286,6 +286,7 @@ async fn drive(a: Args) -> Result<()> {
             let mut v = counters::verdict(&c, &url, &admin, &counters, &others).await?;
             v["coups_wagered"] = counted.coups.load(Ordering::Relaxed).into();
             v["pair_wagers"] = counted.pairs.load(Ordering::Relaxed).into();
+            v["refused"] = serde_json::json!(*counted.refused.lock().unwrap_or_else(|p| p.into_inner()));
             Some(v)
         }
     };

@@ -30,6 +30,8 @@ const LOOK_EVERY: Duration = Duration::from_millis(100);
 #[derive(Clone)]
 pub(super) struct Counter {
     pub(super) table: u32,
+    /// Their box: past the load players' (a box seats one player).
+    pub(super) seat: u8,
     pub(super) min: i64,
     pub(super) player: u64,
     pub(super) token: String,
@@ -41,6 +43,30 @@ pub(super) struct Counted {
     /// Coups the counters wagered at, and Player Pairs among them.
     pub(super) coups: AtomicU64,
     pub(super) pairs: AtomicU64,
+    /// Wagers refused, by the server's words (the first few kinds).
+    pub(super) refused: std::sync::Mutex<std::collections::BTreeMap<String, u64>>,
+}
+
+impl Counted {
+    /// A slip's answer: the coup counted if a wager stood, the pair if it
+    /// did, and each refusal by its words.
+    fn answer(&self, a: &Value) {
+        let lines = a["results"].as_array().cloned().unwrap_or_else(|| vec![a.clone()]);
+        let placed = |l: &Value| l["result"] == "wager";
+        if lines.iter().any(placed) {
+            self.coups.fetch_add(1, Ordering::Relaxed);
+        }
+        if lines.get(1).is_some_and(placed) {
+            self.pairs.fetch_add(1, Ordering::Relaxed);
+        }
+        let mut refused = self.refused.lock().unwrap_or_else(|p| p.into_inner());
+        for l in lines.iter().filter(|l| !placed(l)) {
+            let words = l["message"].as_str().or(l["error"].as_str()).unwrap_or("?").to_string();
+            if refused.len() < 16 || refused.contains_key(&words) {
+                *refused.entry(words).or_default() += 1;
+            }
+        }
+    }
 }
 
 /// A counter's loop until `stop`: at each coup's betting, Banker, and the
@@ -75,13 +101,16 @@ pub(super) async fn count(
         let sent = c
             .post(format!("{url}/api/tables/{}/wagers", me.table))
             .bearer_auth(&me.token)
-            .json(&json!({"wagers": wagers, "key": key}))
+            .json(&json!({"wagers": wagers, "spot": me.seat, "key": key}))
             .send()
             .await;
-        if sent.is_ok_and(|r| r.status().is_success()) {
+        let Ok(answer) = sent else { continue };
+        let ok = answer.status().is_success();
+        if let Ok(a) = answer.json::<Value>().await {
+            n.answer(&a);
+        }
+        if ok {
             last = Some(at);
-            n.coups.fetch_add(1, Ordering::Relaxed);
-            n.pairs.fetch_add(u64::from(positive), Ordering::Relaxed);
         }
     }
 }

@@ -170,6 +170,9 @@ fn print_counters(r: &Value) {
         "counters: {} of {} flagged (z >= {}), {} Player Pairs over {} coups wagered; other players flagged: {} of {} (gaming day {})",
         k["counters_flagged"], k["counters"], k["z_flag"], k["pair_wagers"], k["coups_wagered"], k["others_flagged"], k["others"], k["day"]
     );
+    if k["refused"].as_object().is_some_and(|r| !r.is_empty()) {
+        println!("counters' wagers refused: {}", k["refused"]);
+    }
 }
 
 /// `--viewers`: the push's latency, the bytes per coup, the server's memory.

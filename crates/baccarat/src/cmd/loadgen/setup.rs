@@ -86,7 +86,8 @@ pub(super) async fn setup(a: &Args, c: &reqwest::Client, url: &str) -> Result<Se
             let name = format!("count-{run_id}-{table}-{i}");
             let player = create_player(c, url, &admin, name.clone()).await?;
             let token = login(c, url, name, "loadpass".into()).await?;
-            counters.push(Counter { table, min, player, token });
+            let seat = (a.players_per_table + i) as u8;
+            counters.push(Counter { table, seat, min, player, token });
         }
     }
     let probe = match probe_table {

@@ -434,13 +434,17 @@ pub struct ViewChanges {
 }
 
 /// The offers to price again after `commit`: those of each table one of
-/// whose events can change what it has shown or its limits.
+/// whose events can change what it has shown or its limits, and of each
+/// table made or configured again (its offers are new: a table made while
+/// the server runs is priced from its full shoe at once).
 fn exposure_inputs(c: &Casino, commit: &Commit) -> Vec<ExposureInput> {
     let mut out: Vec<ExposureInput> = Vec::new();
-    for (table, _, e) in &commit.events {
-        if concerns_exposure(e) && !out.iter().any(|i| i.table == *table) {
-            if let Some(t) = c.tables.get(table) {
-                out.push(ExposureInput::of(*table, &t.engine));
+    let made = commit.tables.iter().map(|r| r.id);
+    let changed = commit.events.iter().filter(|(_, _, e)| concerns_exposure(e)).map(|(t, _, _)| *t);
+    for table in made.chain(changed) {
+        if !out.iter().any(|i| i.table == table) {
+            if let Some(t) = c.tables.get(&table) {
+                out.push(ExposureInput::of(table, &t.engine));
             }
         }
     }

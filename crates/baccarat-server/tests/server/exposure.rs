@@ -130,3 +130,18 @@ async fn who_may_read(app: &App, dealer: &str) {
         app.post("/api/tables/5/commands", Some(&eye), json!({"command": "open_betting", "no_bet": false})).await;
     assert_eq!(s, StatusCode::FORBIDDEN);
 }
+
+/// A table made while the server runs is priced at once, from its full
+/// shoe, before any card (it was 404 until its first shoe began).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_made_while_serving_is_priced_at_once() {
+    let app = spawn_app().await;
+    let config = "rulebook = \"nsw-2021\"\nchip = 100\nmin = 1000\nmax = 100000\n[bets.player_pair]\n";
+    let (s, r) = app.post("/api/tables", Some(&app.admin), json!({"name": "New pit", "config": config})).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    let id = r["table"].as_u64().unwrap();
+    let (s, t) = app.get(&format!("/api/tables/{id}/exposure"), Some(&app.admin)).await;
+    assert_eq!(s, StatusCode::OK, "{t}");
+    assert_eq!((t["unseen"].as_u64(), t["shown"].as_u64()), (Some(416), Some(0)), "{t}");
+    assert!(pp(&t)["ev"].as_str().unwrap().starts_with('-'), "a full shoe's pair is the house's: {t}");
+}

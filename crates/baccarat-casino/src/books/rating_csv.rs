@@ -66,3 +66,40 @@ pub fn ratings_csv(r: &Ratings) -> String {
 fn rate(r: Option<f64>) -> String {
     r.map(|x| format!("{x:.1}")).unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::books::rating::{RatingLine, TablePace};
+    use baccarat_core::TableId;
+    use baccarat_rules::Money;
+
+    /// A player who names themselves a formula opens as text; money is in
+    /// major units exactly; an unmeasured rate is empty.
+    #[test]
+    fn a_formula_name_is_defused_and_money_is_exact() {
+        let line = RatingLine {
+            player: 7,
+            name: "=HYPERLINK(\"x\")".into(),
+            table: TableId(5),
+            table_name: "Pit, \"east\"".into(),
+            minutes: 61,
+            decisions: 3,
+            decisions_per_hour: Some(2.95),
+            wagers: 4,
+            wagered: Money(12_345),
+            average_bet: Money(4_115),
+            theo: Money(-7),
+            theo_shoe: Money(130),
+            won: Money(-2_000),
+            expected_won: Money(-130),
+            band: Money(9_801),
+            within_band: true,
+        };
+        let pace = TablePace { table: TableId(5), name: "@pit".into(), coups: 9, minutes: 0, ..TablePace::default() };
+        let r = Ratings { players: vec![line], tables: vec![pace], ..Ratings::default() };
+        let rows: Vec<String> = ratings_csv(&r).split("\r\n").map(str::to_string).collect();
+        assert_eq!(rows[1], "7,\"'=HYPERLINK(\"\"x\"\")\",5,\"Pit, \"\"east\"\"\",61,3,3.0,4,123.45,41.15,-0.07,1.30,-20.00,-1.30,98.01,true");
+        assert_eq!(rows[4], "5,'@pit,9,0,,0.00,");
+    }
+}

@@ -241,29 +241,13 @@ async fn drive(a: Args) -> Result<()> {
     let probe_task = probe.map(|probe| spawn_probe(&a, probe, &urls, &run_id, &shared, &stop_rx));
     let watches = spawn_watchers(&c, &groups, &shared);
     let workers = spawn_workers(&a, &urls, &players, &shared);
-    let counted = Arc::new(counters::Counted::default());
-    let counting: Vec<_> = counters
-        .iter()
-        .map(|k| {
-            let (c, url, admin, k, shared, n) =
-                (c.clone(), url.clone(), admin.clone(), k.clone(), shared.clone(), counted.clone());
-            tokio::spawn(async move { counters::count(c, url, admin, k, shared, n).await })
-        })
-        .collect();
+    let counting = counters::spawn(&c, &url, &admin, counters, &shared);
     announce(&a, &urls, length);
     tokio::time::sleep(length).await;
     shared.stop.store(true, Ordering::Relaxed);
     let _ = stop_tx.send(true);
-    let mut load = Stats::default();
-    for w in workers {
-        if let Ok(s) = w.await {
-            load.merge(&s);
-        }
-    }
+    let load = merged(workers).await;
     let secs = start.elapsed().as_secs_f64();
-    for k in counting {
-        let _ = k.await;
-    }
     let viewers = viewers::finish(watching, a.server_pid).await?;
     let probe_stats = match probe_task {
         Some(p) => Some(p.await.context("the probe")?),
@@ -279,17 +263,7 @@ async fn drive(a: Args) -> Result<()> {
     };
     let coups_after = sum_coups(&c, &set_up).await?;
     let (ledger, ok) = check_ledgers(&c, &set_up, &admin).await?;
-    let verdict = match counters.is_empty() {
-        true => None,
-        false => {
-            let others = players.iter().map(|p| p.id).collect();
-            let mut v = counters::verdict(&c, &url, &admin, &counters, &others).await?;
-            v["coups_wagered"] = counted.coups.load(Ordering::Relaxed).into();
-            v["pair_wagers"] = counted.pairs.load(Ordering::Relaxed).into();
-            v["refused"] = serde_json::json!(*counted.refused.lock().unwrap_or_else(|p| p.into_inner()));
-            Some(v)
-        }
-    };
+    let verdict = counting.verdict(&c, &url, &admin, &players).await?;
     let m = Measured {
         urls: &urls,
         secs,
@@ -308,6 +282,17 @@ async fn drive(a: Args) -> Result<()> {
         counters: verdict.as_ref(),
     };
     write_report(&a, m, ok)
+}
+
+/// The load workers' counts, merged as each ends.
+async fn merged(workers: Vec<tokio::task::JoinHandle<Stats>>) -> Stats {
+    let mut load = Stats::default();
+    for w in workers {
+        if let Ok(s) = w.await {
+            load.merge(&s);
+        }
+    }
+    load
 }
 
 /// A load table group: a server's URL, its load tables, and where they

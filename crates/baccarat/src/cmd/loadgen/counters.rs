@@ -123,20 +123,67 @@ async fn get(c: &reqwest::Client, url: &str, token: Option<&str>) -> Result<Valu
     Ok(r.send().await?.error_for_status()?.json().await?)
 }
 
-/// Who the surveillance report of the server's gaming day flagged: the
-/// counters (`counters`, by player id) and the run's other players
-/// (`others`), as `{counters, counters_flagged, others, others_flagged}`.
-pub(super) async fn verdict(
+/// The counters at work: who they are, what they did, their loops.
+pub(super) struct Counting {
+    counters: Vec<Counter>,
+    counted: Arc<Counted>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+/// Start every counter's loop (each stops with the load).
+pub(super) fn spawn(
     c: &reqwest::Client,
     url: &str,
     admin: &str,
-    counters: &[Counter],
-    others: &HashSet<u64>,
-) -> Result<Value> {
+    counters: Vec<Counter>,
+    shared: &Arc<super::Shared>,
+) -> Counting {
+    let counted = Arc::new(Counted::default());
+    let tasks = counters
+        .iter()
+        .map(|k| {
+            let (c, url, admin, k) = (c.clone(), url.to_string(), admin.to_string(), k.clone());
+            let (shared, n) = (shared.clone(), counted.clone());
+            tokio::spawn(async move { count(c, url, admin, k, shared, n).await })
+        })
+        .collect();
+    Counting { counters, counted, tasks }
+}
+
+impl Counting {
+    /// Once the load has stopped: who the surveillance report of the
+    /// server's gaming day flagged, the counters and the run's other
+    /// players (false alarms), with what the counters did; `None` without
+    /// counters.
+    pub(super) async fn verdict(
+        self,
+        c: &reqwest::Client,
+        url: &str,
+        admin: &str,
+        players: &[super::setup::Player],
+    ) -> Result<Option<Value>> {
+        for t in self.tasks {
+            let _ = t.await;
+        }
+        verdict(c, url, admin, (&self.counters, &self.counted), players).await
+    }
+}
+
+async fn verdict(
+    c: &reqwest::Client,
+    url: &str,
+    admin: &str,
+    (counters, counted): (&[Counter], &Counted),
+    players: &[super::setup::Player],
+) -> Result<Option<Value>> {
+    if counters.is_empty() {
+        return Ok(None);
+    }
     let day = get(c, &format!("{url}/api/casino/gaming-day"), Some(admin)).await?;
     let today = day["today"].as_str().context("the gaming day's date")?;
     let r = get(c, &format!("{url}/api/protection?day={today}"), Some(admin)).await?;
     let mine: HashSet<u64> = counters.iter().map(|k| k.player).collect();
+    let others: HashSet<u64> = players.iter().map(|p| p.id).collect();
     let flagged: HashSet<u64> = r["taking"]
         .as_array()
         .context("the report's lines")?
@@ -144,12 +191,16 @@ pub(super) async fn verdict(
         .filter(|l| l["flagged"] == true)
         .filter_map(|l| l["player"].as_u64())
         .collect();
-    Ok(json!({
+    let refused = counted.refused.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    Ok(Some(json!({
         "day": today,
         "z_flag": r["z_flag"],
         "counters": mine.len(),
         "counters_flagged": flagged.intersection(&mine).count(),
         "others": others.len(),
-        "others_flagged": flagged.intersection(others).count(),
-    }))
+        "others_flagged": flagged.intersection(&others).count(),
+        "coups_wagered": counted.coups.load(Ordering::Relaxed),
+        "pair_wagers": counted.pairs.load(Ordering::Relaxed),
+        "refused": refused,
+    })))
 }

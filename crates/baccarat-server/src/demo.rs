@@ -37,6 +37,7 @@ pub fn staff(cfg: &ServeConfig, users: &Users) -> Result<(), ServeError> {
         ("dealer", Role::Dealer),
         ("supervisor", Role::Supervisor),
         ("inspector", Role::Inspector),
+        ("surveillance", Role::Surveillance),
         ("manager", Role::TournamentManager),
     ] {
         users.create(name, role, &cfg.demo_password)?;

@@ -317,7 +317,7 @@ fn tell_founding(cfg: &ServeConfig, db: &Db, admin: Option<&crate::first_admin::
     }
     if cfg.founding == crate::audit::Founding::Demo {
         say(&format!(
-            "  staff: dealer, supervisor, inspector, manager (tournaments); players: player1..player5; password {:?}",
+            "  staff: dealer, supervisor, inspector, surveillance, manager (tournaments); players: player1..player5; password {:?}",
             cfg.demo_password
         ));
     }

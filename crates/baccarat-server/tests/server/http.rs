@@ -248,7 +248,7 @@ async fn au_2_3_h_a_casino_employee_cannot_be_a_nominee() {
     let player = user_id(&app, &app.login("player1", "demo").await).await;
     let appoint = |nominee: u64| json!({"command": "appoint_nominee", "player": player, "nominee": nominee});
     let mut staff = vec![("test-admin", user_id(&app, &app.admin).await)];
-    for name in ["dealer", "supervisor", "inspector", "manager"] {
+    for name in ["dealer", "supervisor", "inspector", "surveillance", "manager"] {
         staff.push((name, user_id(&app, &app.login(name, "demo").await).await));
     }
     for (name, nominee) in &staff {

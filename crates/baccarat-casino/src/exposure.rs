@@ -34,8 +34,10 @@
 //! the same figures as [`baccarat_math::report`] (a test compares them). The
 //! EV is the exact [`Ratio`]; the `f64` beside it is for display only.
 //!
-//! **Exposure at the current limits** is the offer's maximum stake (as a
-//! supervisor may have altered it, NSW 6.7) times the EV: the player's
+//! **Exposure at the current limits** is the offer's largest stake (its
+//! maximum as a supervisor may have altered it, NSW 6.7, or for a main
+//! wager a player's higher personal maximum, NSW 6.8: [`largest_stake`])
+//! times the EV: the player's
 //! expected gain on a maximum wager, kept as an exact [`Ratio`] of minor
 //! units for any money path, and rounded once to whole minor units *toward the
 //! house* (down: a player's expected gain is never overstated in the house's
@@ -294,7 +296,19 @@ pub const DEFAULT_THRESHOLD: Ratio = Ratio { num: 0, den: 1 };
 pub fn table_exposure(engine: &Table, shown: &ShownCards, threshold: Ratio) -> TableExposure {
     let offers = &engine.setup().config.offers;
     let decks = engine.setup().config.decks;
-    exposure_of(offers, |o| engine.offer_limits(o.bet).map_or(o.max, |l| l.1), &shown.unseen(decks), threshold)
+    exposure_of(offers, |o| largest_stake(engine, o), &shown.unseen(decks), threshold)
+}
+
+/// The largest stake `o` may take at `engine` now: its maximum at the
+/// table's current limits (as a supervisor may have altered it, NSW 6.7),
+/// or, for a main wager, the highest personal maximum a supervisor has
+/// allowed a player above it (NSW 6.8: personal limits apply to the main
+/// wagers), whichever is larger. The exposure at the maximum is the
+/// house's worst case at the table.
+pub fn largest_stake(engine: &Table, o: &Offer) -> Money {
+    let table = engine.offer_limits(o.bet).map_or(o.max, |l| l.1);
+    let personal = o.bet.is_main().then(|| engine.state().personal.iter().map(|p| p.2).max()).flatten();
+    personal.map_or(table, |p| p.max(table))
 }
 
 /// The exposure of `offers` (each at the maximum `max` gives) for the unseen

@@ -364,3 +364,25 @@ fn the_feed_keeps_the_shown_cards_through_its_checkpoint() {
     let back: crate::coup_feed::FeedState = serde_json::from_value(old).unwrap();
     assert!(crate::Feed::from_state(back).shown.is_empty());
 }
+
+/// NSW 6.8: a supervisor allows a player 5,000.00 on the main wagers above
+/// the table's 1,000.00. The monitor's exposure at the maximum takes the
+/// larger for the main wagers; the pairs keep the table's (personal limits
+/// are the main wagers').
+#[test]
+fn a_personal_maximum_above_the_tables_is_the_main_wagers_largest_stake() {
+    let mut t = Table::new(setup("nsw-2021", SIDES));
+    let pair = t.setup().config.offer(Bet::PlayerPair).unwrap().clone();
+    let banker = t.setup().config.offer(Bet::Banker).unwrap().clone();
+    assert_eq!((largest_stake(&t, &banker), largest_stake(&t, &pair)), (Money(100_000), pair.max));
+    let player = baccarat_table::PlayerId(7);
+    t.execute(Command::SetPersonalLimits { player, min: Money(10_000), max: Money(500_000) }).unwrap();
+    assert_eq!(largest_stake(&t, &banker), Money(500_000));
+    assert_eq!(largest_stake(&t, &pair), pair.max);
+    let x = table_exposure(&t, &ShownCards::default(), DEFAULT_THRESHOLD);
+    let b = x.offers.iter().find(|o| o.bet == Bet::Banker).unwrap();
+    assert_eq!(b.max, Money(500_000));
+    assert_eq!(b.exposure, Ratio::new(500_000 * b.ev.num, b.ev.den));
+    let input = crate::ExposureInput::of(baccarat_core::TableId(1), &t);
+    assert!(input.offers.iter().any(|(o, m)| o.bet == Bet::Banker && *m == Money(500_000)));
+}

@@ -51,6 +51,7 @@ pub fn concerns_exposure(e: &Event) -> bool {
             | Event::Reconstructed { .. }
             | Event::CoupClosed { .. }
             | Event::LimitsChanged { .. }
+            | Event::PersonalLimitsSet { .. }
     )
 }
 
@@ -72,12 +73,8 @@ impl ExposureInput {
     /// The input of a casino table, as its engine stands.
     pub fn of(table: TableId, engine: &baccarat_table::Table) -> ExposureInput {
         let setup = engine.setup();
-        let offers = setup
-            .config
-            .offers
-            .iter()
-            .map(|o| (o.clone(), engine.offer_limits(o.bet).map_or(o.max, |l| l.1)))
-            .collect();
+        let offers =
+            setup.config.offers.iter().map(|o| (o.clone(), crate::exposure::largest_stake(engine, o))).collect();
         let s = engine.state();
         ExposureInput {
             table,

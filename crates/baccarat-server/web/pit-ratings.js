@@ -47,10 +47,13 @@ function render(r, id) {
     return;
   }
   const cols = ['Player', 'Minutes', 'Decisions/h', 'Average bet', 'Theo', 'Theo (shoe)', 'Won', 'Expected ± 95%'];
-  const rows = mine.map((p) => node('tr', { testid: `rating-${p.player}`, class: p.within_band ? 'in' : 'alert' },
+  const rows = mine.map((p) => node('tr', { testid: `rating-${p.player}`, class: p.within_band ? 'in' : 'outside' },
     [p.name || `#${p.player}`, String(p.minutes), rate(p.decisions_per_hour), money(p.average_bet), money(p.theo),
       money(p.theo_shoe), money(p.won), `${money(p.expected_won)} ± ${money(p.band)}`].map((c) => node('td', {}, c))));
-  $('#ratings').replaceChildren(head, node('table', { class: 'exposure', testid: 'ratings-table' },
+  const table = node('table', { class: 'exposure', testid: 'ratings-table' },
     node('thead', {}, node('tr', {}, cols.map((c) => node('th', { scope: 'col' }, c)))),
-    node('tbody', {}, rows)));
+    node('tbody', {}, rows));
+  // Eight columns: the panel scrolls sideways rather than spill.
+  $('#ratings').replaceChildren(head, node('div', { class: 'scroll-x', tabindex: '0', role: 'group', 'aria-label': 'Ratings' }, table),
+    node('p', { class: 'muted small' }, 'A result outside its 95% band is marked.'));
 }

@@ -53,7 +53,7 @@
 //!   not in these books.
 
 mod cage;
-#[cfg_attr(not(test), allow(dead_code))]
+#[cfg(test)]
 mod calibrate;
 mod csv;
 mod fold;

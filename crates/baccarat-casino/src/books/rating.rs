@@ -174,9 +174,9 @@ impl Seat {
         self.stakes.iter().for_each(|&(c, b, s)| *staked.entry((c, b)).or_default() += s);
         bets.into_iter()
             .map(|bet| {
-                let points: Vec<Point> = (first..=last.min(played.len().saturating_sub(1)))
+                let points: Vec<Point> = (first..=last)
                     .filter_map(|c| {
-                        let ev = played[c].known.of(offers, bet)?.ev.to_f64();
+                        let ev = played.get(c)?.known.of(offers, bet)?.ev.to_f64();
                         Some(Point { stake: staked.get(&(c, bet)).copied().unwrap_or(0) as f64, ev })
                     })
                     .collect();

@@ -239,3 +239,18 @@ function closeDialog() {
   asked = null;
   if ($('#dialog').open) $('#dialog').close();
 }
+
+/**
+ * A grid with a caption, headers and rows `[id, cells, rowClass]` of cells
+ * `[text, numeric]`; `none` when there is no row. Scrolls sideways on a phone.
+ */
+export function grid(testid, caption, heads, rows, none) {
+  const body = rows.length
+    ? rows.map(([id, cells, cls]) => el('tr', { testid: `${testid}-${id}`, class: cls || null },
+      cells.map(([text, n]) => el('td', { class: n ? 'num' : null }, text))))
+    : el('tr', {}, el('td', { colspan: heads.length, class: 'muted' }, none));
+  return el('div', { class: 'scroll-x', tabindex: 0, role: 'group', 'aria-label': caption }, el('table', { class: 'grid', testid },
+    el('caption', {}, caption),
+    el('thead', {}, el('tr', {}, heads.map((h) => el('th', { scope: 'col' }, h)))),
+    el('tbody', {}, body)));
+}

@@ -11,7 +11,7 @@ import { BASE } from '/assets/common.js';
 import { language, tr } from '/assets/i18n.js';
 import { paceGrid, ratingsGrid } from '/assets/ratings-view.js';
 import {
-  $, call, canChange, el, errorText, fill, money, options, percentBp, post, say,
+  $, call, canChange, el, errorText, fill, grid, money, options, percentBp, post, say,
 } from '/assets/admin-base.js';
 
 const books = { day: null, report: null, ratings: null };
@@ -161,16 +161,6 @@ function totals(c, cash) {
     items.map(([k, term, value]) => el('div', { testid: `report-casino-${k}` }, el('dt', {}, term), el('dd', {}, value))));
 }
 
-/** A grid with a caption, headers and rows of cells (`[text, numeric]`). */
-function grid(testid, caption, heads, rows, none) {
-  const body = rows.length
-    ? rows.map(([id, cells]) => el('tr', { testid: `${testid}-${id}` }, cells.map(([text, num]) => el('td', { class: num ? 'num' : null }, text))))
-    : el('tr', {}, el('td', { colspan: heads.length, class: 'muted' }, none));
-  return el('div', { class: 'scroll-x', tabindex: 0, role: 'group', 'aria-label': caption }, el('table', { class: 'grid', testid },
-    el('caption', {}, caption),
-    el('thead', {}, el('tr', {}, heads.map((h) => el('th', { scope: 'col' }, h)))),
-    el('tbody', {}, body)));
-}
 
 function tablesGrid(tables) {
   const heads = [tr('admin.col.name'), tr('admin.books.drop'), tr('admin.books.win'), tr('admin.books.hold'), tr('admin.books.theo'),

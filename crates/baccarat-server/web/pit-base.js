@@ -180,3 +180,15 @@ export function errorHtml(e) {
 export function showError(e) {
   $('#errors').innerHTML = errorHtml(e);
 }
+
+/** An element with attributes (`testid`, `data`, the rest as given) and children: no markup from data. */
+export function node(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'testid') e.dataset.testid = v;
+    else if (k === 'data') Object.assign(e.dataset, v);
+    else e.setAttribute(k, v);
+  }
+  e.append(...children.flat().filter((c) => c !== null && c !== undefined));
+  return e;
+}

@@ -5,7 +5,7 @@
 // (who could signal the count) and never a player. No markup from data.
 
 import { api, money, $ } from '/assets/common.js';
-import { state } from '/assets/pit-base.js';
+import { node, state } from '/assets/pit-base.js';
 
 const WATCHERS = ['supervisor', 'inspector', 'surveillance', 'admin'];
 const MIN_MS = 250;
@@ -42,16 +42,6 @@ async function load() {
   }
 }
 
-function node(tag, attrs = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === 'testid') e.dataset.testid = v;
-    else if (k === 'data') Object.assign(e.dataset, v);
-    else e.setAttribute(k === 'class' ? 'class' : k, v);
-  }
-  e.append(...children.flat().filter((c) => c !== null && c !== undefined));
-  return e;
-}
 
 const pct = (v) => `${v >= 0 ? '+' : ''}${v.toFixed(3)}%`;
 

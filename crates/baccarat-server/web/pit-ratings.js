@@ -6,22 +6,13 @@
 // supervisor, the inspector and the admin. No markup from data.
 
 import { api, money, $ } from '/assets/common.js';
-import { state } from '/assets/pit-base.js';
+import { node, state } from '/assets/pit-base.js';
 
 const RATERS = ['supervisor', 'inspector', 'admin'];
 
 /** Whether the person signed in reads the ratings. */
 export const rates = () => !!state.user && RATERS.includes(state.user.role);
 
-function node(tag, attrs = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === 'testid') e.dataset.testid = v;
-    else e.setAttribute(k, v);
-  }
-  e.append(...children.flat().filter((c) => c !== null && c !== undefined));
-  return e;
-}
 
 const rate = (x) => (x === null || x === undefined ? '—' : x.toFixed(1));
 

@@ -5,21 +5,10 @@
 // from data (admin-base.js's `el`).
 
 import { tr } from '/assets/i18n.js';
-import { el, money } from '/assets/admin-base.js';
+import { el, grid, money } from '/assets/admin-base.js';
 
 const num = (x, digits = 1) => (x === null || x === undefined ? '—' : Number(x).toFixed(digits));
 
-/** A grid with a caption, headers and rows of cells (`[text, numeric]`). */
-function grid(testid, caption, heads, rows, none) {
-  const body = rows.length
-    ? rows.map(([id, cells, cls]) => el('tr', { testid: `${testid}-${id}`, class: cls || null },
-      cells.map(([text, n]) => el('td', { class: n ? 'num' : null }, text))))
-    : el('tr', {}, el('td', { colspan: heads.length, class: 'muted' }, none));
-  return el('div', { class: 'scroll-x', tabindex: 0, role: 'group', 'aria-label': caption }, el('table', { class: 'grid', testid },
-    el('caption', {}, caption),
-    el('thead', {}, el('tr', {}, heads.map((h) => el('th', { scope: 'col' }, h)))),
-    el('tbody', {}, body)));
-}
 
 /** Each player's rating at each table. */
 export function ratingsGrid(r, caption = tr('rate.players')) {

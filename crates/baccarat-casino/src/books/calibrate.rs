@@ -2,7 +2,8 @@
 //!
 //! Players who ignore the shoe are dealt shoes by the real procedures
 //! (`baccarat-math`'s `watch_shoe`: an NSW 8-deck shoe, shuffled, cut, the
-//! cutting card 14 cards from the back (NSW 4.6's least), the burn), and
+//! cutting card as deep as the profile lets it go, "at least twenty cards in
+//! from the back" (NSW 4.6), the burn), and
 //! priced after every card exactly as the ratings price a wager
 //! (`worth.rs`). Each plays one of three ways, none of which looks at the
 //! cards ([`Style`]), and [`taking::test`] is run on each of their wagers;
@@ -53,7 +54,7 @@ fn offers() -> Vec<Offer> {
 pub fn player(style: Style, seed: u64, index: u64, shoes: u64) -> (f64, bool) {
     let offers = offers();
     let rb = profiles::builtin("nsw-2021").expect("built in");
-    let proc = Procedure::for_rulebook(&rb, 8, 14);
+    let proc = Procedure::for_rulebook(&rb, 8, rb.procedures.cutting_card_min_from_back as usize);
     let master = Seed::derive(&Seed::from_u64(seed), index);
     let mut rng = Stream::with_nonce(&master, u64::MAX);
     let mut me = Player { style, sitting: true, banker: 1000, points: [Vec::new(), Vec::new()] };

@@ -42,6 +42,8 @@ use std::sync::{Mutex, MutexGuard};
 
 use postgres::Client;
 
+mod anchor_lines;
+pub use anchor_lines::Copy as AnchorCopy;
 pub mod archive;
 pub mod bank;
 mod commit;
@@ -185,6 +187,9 @@ const MIGRATIONS: &[&str] = &[
     // casino's schema's: run again for a partition, whose search path finds
     // the casino's table, it must change nothing (`IF NOT EXISTS`).
     "ALTER TABLE users ADD COLUMN IF NOT EXISTS disabled BOOLEAN NOT NULL DEFAULT false;",
+    // 10: the database's copy of the anchor file's lines, by number
+    // (`anchor_lines.rs`; issue 51: a server's machine lost with its file).
+    "CREATE TABLE anchor_lines (seq BIGINT PRIMARY KEY, line TEXT NOT NULL, at TIMESTAMPTZ NOT NULL DEFAULT now());",
 ];
 
 /// How a server claims the casino's lease ([`PgStore::take_casino_as`]).
@@ -245,6 +250,9 @@ pub struct PgStore {
     /// statement sent as text is parsed by the server first, one more round
     /// trip for each of a batch's statements.
     prepared: std::collections::HashMap<&'static str, postgres::Statement>,
+    /// The anchor lines this store's commits carry into the database's copy
+    /// of them (`anchor_lines.rs`): the serving server's writer's store only.
+    anchor_copy: Option<crate::anchor::Outbox>,
 }
 
 /// The client, locked.
@@ -282,7 +290,12 @@ impl PgStore {
     /// as the host, percent-encoded) and migrate.
     pub fn connect(url: &str) -> Result<PgStore, StoreError> {
         let client = connect_client(url).pg()?;
-        let s = PgStore { client: Mutex::new(Some(client)), fences: Default::default(), prepared: Default::default() };
+        let s = PgStore {
+            client: Mutex::new(Some(client)),
+            fences: Default::default(),
+            prepared: Default::default(),
+            anchor_copy: None,
+        };
         s.migrate()?;
         s.ensure_months(now_ms())?;
         Ok(s)

@@ -32,6 +32,7 @@ use baccarat_cluster::pg_store::bank;
 use baccarat_cluster::{key_reader, lease, pg_store, promotion_entries};
 use baccarat_core::{anchor, audit, ledger, store, trust};
 
+mod anchor_copy;
 pub mod auth;
 mod bodies;
 mod demo;

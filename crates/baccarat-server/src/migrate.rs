@@ -430,14 +430,36 @@ pub fn export(from: &str, to: &Path) -> Result<Copied, MigrateError> {
     checked
 }
 
+/// `read` with the database's copy of the anchor lines beside it, read
+/// under the pinned key or else the file's first (`verify/anchor_copy.rs`).
+fn with_copy(
+    url: &str,
+    read: crate::verify::AnchorsRead,
+    pinned: Option<&str>,
+    file_given: bool,
+) -> Result<crate::verify::AnchorsRead, MigrateError> {
+    use crate::pg_store::AnchorCopy;
+    use crate::verify::CopyRead;
+    let store = PgStore::connect(url).map_err(MigrateError::Db)?;
+    let trust = pinned.map(str::to_string).or_else(|| read.first_key());
+    let copy = match store.read_anchor_copy(trust.as_deref()).map_err(MigrateError::Db)? {
+        AnchorCopy::Empty if !file_given => return Err(MigrateError::NoAnchors),
+        AnchorCopy::Empty => CopyRead::Empty,
+        AnchorCopy::Read { first, anchored } => CopyRead::Read { first, anchored },
+        AnchorCopy::Bad(e) => CopyRead::Bad(e.to_string()),
+    };
+    Ok(read.with_copy(copy, file_given))
+}
+
 /// Verify a casino kept in PostgreSQL (`pg_store.rs`): exported from one
 /// consistent snapshot into a temporary SQLite file, the copy checked stream
 /// by stream against the source (`migrate::export`), then read by the same
-/// verifier as any SQLite casino, so every check is the same. A URL has no
-/// file beside it: the anchor file must be named. The temporary file is
-/// removed afterwards, whatever the result.
+/// verifier as any SQLite casino, so every check is the same. The chains are
+/// checked against the anchor file at `anchors` and the database's own copy
+/// of its lines (`verify/anchor_copy.rs`). The temporary file is removed
+/// afterwards, whatever the result.
 ///
-/// The anchor file is read before the snapshot is taken, as for SQLite
+/// The anchors are read before the snapshot is taken, as for SQLite
 /// (`verify/anchors_read.rs`): a serving server signs a head only once it is
 /// committed, so every head read is in the snapshot. Read after it, the
 /// lines a serving casino signed meanwhile looked like a cut (issue 45
@@ -447,7 +469,17 @@ pub fn verify_pg(
     anchors: &std::path::Path,
     pinned: Option<&str>,
 ) -> Result<(crate::verify::Findings, Option<String>), MigrateError> {
-    verify_pg_with(url, anchors, pinned, || {})
+    verify_pg_with(url, Some(anchors), pinned, || {})
+}
+
+/// [`verify_pg`] with no anchor file (lost with its server's machine): the
+/// database's copy of its lines alone, which the findings say; refused when
+/// the database keeps none.
+pub fn verify_pg_from_copy(
+    url: &str,
+    pinned: Option<&str>,
+) -> Result<(crate::verify::Findings, Option<String>), MigrateError> {
+    verify_pg_with(url, None, pinned, || {})
 }
 
 /// [`verify_pg`], running `exported` once the snapshot is copied out and
@@ -456,15 +488,18 @@ pub fn verify_pg(
 #[doc(hidden)]
 pub fn verify_pg_with(
     url: &str,
-    anchors: &std::path::Path,
+    anchors: Option<&std::path::Path>,
     pinned: Option<&str>,
     exported: impl FnOnce(),
 ) -> Result<(crate::verify::Findings, Option<String>), MigrateError> {
-    if !anchors.exists() {
-        return Err(MigrateError::AnchorFileMissing(anchors.into()));
-    }
-    // The anchors first, then the snapshot.
-    let read = crate::verify::AnchorsRead::now(anchors, pinned);
+    let read = match anchors {
+        Some(path) if !path.exists() => return Err(MigrateError::AnchorFileMissing(path.into())),
+        Some(path) => crate::verify::AnchorsRead::now(path, pinned),
+        None => crate::verify::AnchorsRead::without_file(),
+    };
+    // The anchors first (the file, then the database's copy), then the
+    // snapshot.
+    let read = with_copy(url, read, pinned, anchors.is_some())?;
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     let tmp = std::env::temp_dir().join(format!("baccarat-verify-{}-{nanos}.db", std::process::id()));
     let result = export(url, &tmp)

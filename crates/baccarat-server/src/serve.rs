@@ -203,6 +203,7 @@ pub fn open_leased(cfg: &ServeConfig, lease: Option<&crate::pg_store::Lease>) ->
     }
     // Every check has passed: from here on the start writes.
     let mut anchors = open_anchors(cfg, &checked)?;
+    crate::anchor_copy::begin(&mut store, &mut anchors, &checked.anchor_path, checked.lost, (cfg.clock)())?;
     let (keys, users) = keys_and_users(cfg, &db, &mut store)?;
     c.ledger.keys.set_cold(keys, crate::ledger::keys::DEFAULT_HOT_MS);
     let resumed = c.resume_interrupted(&mut commit);
@@ -265,6 +266,7 @@ fn first_run(
 ) -> Result<Opened, ServeError> {
     let db = cfg.database();
     let mut anchors = open_anchors(cfg, &checked)?;
+    crate::anchor_copy::begin(&mut store, &mut anchors, &checked.anchor_path, true, (cfg.clock)())?;
     let (keys, users) = keys_and_users(cfg, &db, &mut store)?;
     let mut commit = Commit::default();
     let (c, admin) = crate::founding::casino(cfg, &users, keys, lease, &mut commit)?;

@@ -12,7 +12,7 @@ use crate::store::{
 use baccarat_core::TableId;
 
 /// `sql` prepared on this connection, from `cache` after the first time.
-fn prepared(
+pub(super) fn prepared(
     tx: &mut postgres::Transaction<'_>,
     cache: &mut std::collections::HashMap<&'static str, postgres::Statement>,
     sql: &'static str,
@@ -29,42 +29,15 @@ impl Store for PgStore {
     /// One batch in one transaction, in this order: the fence, the tables,
     /// the logs' ends, the ledger's rows, the bank's moves, the records.
     fn commit(&mut self, c: &Commit) -> Result<(), StoreError> {
-        let PgStore { client, fences, prepared: cache } = self;
-        let client = client.get_mut().unwrap_or_else(|p| p.into_inner());
-        let mut tx = client.as_mut().expect("the client is open until the store is dropped").transaction().pg()?;
-        fence(&mut tx, cache, fences, c)?;
-        for t in &c.tables {
-            let st = prepared(
-                &mut tx,
-                cache,
-                "INSERT INTO tables (id, name, rulebook, config, mode, open) VALUES ($1, $2, $3, $4, $5, $6)
-                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, mode = excluded.mode, open = excluded.open",
-            )?;
-            tx.execute(&st, &[&(t.id.0 as i64), &t.name, &t.rulebook, &t.config, &t.mode, &t.open]).pg()?;
+        // The anchor lines written since the last commit go in with this
+        // one (`anchor_lines.rs`); back in the outbox if it fails.
+        let lines = self.anchor_copy.as_ref().map(|o| o.take()).unwrap_or_default();
+        let done = self.commit_with(c, &lines);
+        if let (Err(_), Some(o)) = (&done, &self.anchor_copy) {
+            o.put_back(lines);
         }
-        let rows = LedgerRows::of(c);
-        // The logs' ends move forward only: each chain by exactly its new
-        // records (no gap, no repeat), transfers and answers to higher ids.
-        let mut moves = chain_moves(c)?;
-        if let (Some(first), Some(last)) = (rows.xid.iter().min(), rows.xid.iter().max()) {
-            moves.push(("transfers".into(), *first as u64, *last as u64, false));
-        }
-        if let (Some(first), Some(last)) = (rows.aseq.iter().min(), rows.aseq.iter().max()) {
-            moves.push(("answers".into(), *first as u64, *last as u64, false));
-        }
-        advance_all(&mut tx, cache, &moves)?;
-        rows.insert(&mut tx, cache)?;
-        // A partition's returns to the shared bank, and deposits at its cage,
-        // in this transaction: in both books or in neither
-        // (`casino/bank_side.rs`).
-        for m in &c.bank {
-            bank_move(&mut tx, m, fences)?;
-        }
-        insert_records(&mut tx, cache, c)?;
-        tx.commit().pg()?;
-        Ok(())
+        done
     }
-
     fn load(&mut self) -> Result<Snapshot, StoreError> {
         let mut snap = Snapshot { tables: self.tables()?, accounts: self.accounts()?, ..Snapshot::default() };
         self.each_transfer_after(0, &mut |t| {
@@ -98,6 +71,7 @@ impl Store for PgStore {
         use sha2::Digest;
         self.ensure_months_ahead(s.at_ms)?;
         let fence = self.fences.get(&CASINO_LEASE).cloned();
+        let copy = self.anchor_copy.clone();
         let mut c = self.c();
         let id: i64 = c
             .query_one(
@@ -115,46 +89,107 @@ impl Store for PgStore {
             Ok(())
         })?;
         let (sha256, signature) = seal(&baccarat_table::hex(&hash.finalize()))?;
-        let mut tx = c.transaction().pg()?;
-        // A checkpoint is marked complete only under the casino's lease, if
-        // this store writes under one: a server that lost it writes none.
-        if let Some(l) = &fence {
-            let held = tx
-                .execute(
-                    "UPDATE leases SET tbl = tbl WHERE tbl = $1 AND owner = $2 AND epoch = $3",
-                    &[&(CASINO_LEASE.0 as i64), &l.owner, &l.epoch],
-                )
-                .pg()?;
-            if held == 0 {
-                return Err(StoreError::Fenced(format!(
-                    "checkpoint: this server ({}) lost the casino's lease (epoch {})",
-                    l.owner, l.epoch
-                )));
-            }
+        // The anchor lines that wait go in with the seal: a clean stop's
+        // checkpoint follows its last batch, whose line would wait else.
+        let lines = copy.as_ref().map(|o| o.take()).unwrap_or_default();
+        let sealed = complete(&mut c, fence.as_ref(), (id, &sha256, &signature), s, &lines);
+        if let (Err(_), Some(o)) = (&sealed, &copy) {
+            o.put_back(lines);
         }
-        tx.execute(
-            "UPDATE checkpoints SET sha256 = $2, signature = $3, complete = true WHERE id = $1",
-            &[&id, &sha256, &signature],
-        )
-        .pg()?;
-        let superseded = "id <= $1::bigint - $2::bigint OR (NOT complete AND id < $1::bigint)";
-        tx.execute(
-            &format!(
-                "DELETE FROM checkpoint_parts WHERE checkpoint IN (SELECT id FROM checkpoints WHERE {superseded})"
-            ),
-            &[&id, &CHECKPOINTS_KEPT],
-        )
-        .pg()?;
-        tx.execute(&format!("DELETE FROM checkpoints WHERE {superseded}"), &[&id, &CHECKPOINTS_KEPT]).pg()?;
-        let heads = serde_json::to_string(&s.mark.heads).expect("heads serialise");
-        tx.execute(
-            "INSERT INTO marks (at_ms, last_transfer, heads) VALUES ($1, $2, $3)",
-            &[&(s.mark.at_ms as i64), &(s.mark.last_transfer as i64), &heads],
-        )
-        .pg()?;
+        sealed
+    }
+}
+
+impl PgStore {
+    /// [`Store::commit`], with the anchor lines `lines` in the same
+    /// transaction.
+    fn commit_with(&mut self, c: &Commit, lines: &[crate::anchor::CopiedLine]) -> Result<(), StoreError> {
+        let PgStore { client, fences, prepared: cache, .. } = self;
+        let client = client.get_mut().unwrap_or_else(|p| p.into_inner());
+        let mut tx = client.as_mut().expect("the client is open until the store is dropped").transaction().pg()?;
+        fence(&mut tx, cache, fences, c)?;
+        super::anchor_lines::insert(&mut tx, Some(cache), lines)?;
+        for t in &c.tables {
+            let st = prepared(
+                &mut tx,
+                cache,
+                "INSERT INTO tables (id, name, rulebook, config, mode, open) VALUES ($1, $2, $3, $4, $5, $6)
+                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, mode = excluded.mode, open = excluded.open",
+            )?;
+            tx.execute(&st, &[&(t.id.0 as i64), &t.name, &t.rulebook, &t.config, &t.mode, &t.open]).pg()?;
+        }
+        let rows = LedgerRows::of(c);
+        // The logs' ends move forward only: each chain by exactly its new
+        // records (no gap, no repeat), transfers and answers to higher ids.
+        let mut moves = chain_moves(c)?;
+        if let (Some(first), Some(last)) = (rows.xid.iter().min(), rows.xid.iter().max()) {
+            moves.push(("transfers".into(), *first as u64, *last as u64, false));
+        }
+        if let (Some(first), Some(last)) = (rows.aseq.iter().min(), rows.aseq.iter().max()) {
+            moves.push(("answers".into(), *first as u64, *last as u64, false));
+        }
+        advance_all(&mut tx, cache, &moves)?;
+        rows.insert(&mut tx, cache)?;
+        // A partition's returns to the shared bank, and deposits at its cage,
+        // in this transaction: in both books or in neither
+        // (`casino/bank_side.rs`).
+        for m in &c.bank {
+            bank_move(&mut tx, m, fences)?;
+        }
+        insert_records(&mut tx, cache, c)?;
         tx.commit().pg()?;
         Ok(())
     }
+}
+
+/// A checkpoint's seal, in one transaction: the fence, the checkpoint
+/// marked complete (`id`, its SHA-256 and signature), the superseded ones
+/// deleted, its mark kept, and the anchor lines that wait.
+fn complete(
+    c: &mut postgres::Client,
+    fence: Option<&super::Lease>,
+    (id, sha256, signature): (i64, &str, &str),
+    s: &Head,
+    lines: &[crate::anchor::CopiedLine],
+) -> Result<(), StoreError> {
+    let mut tx = c.transaction().pg()?;
+    // A checkpoint is marked complete only under the casino's lease, if
+    // this store writes under one: a server that lost it writes none.
+    if let Some(l) = fence {
+        let held = tx
+            .execute(
+                "UPDATE leases SET tbl = tbl WHERE tbl = $1 AND owner = $2 AND epoch = $3",
+                &[&(CASINO_LEASE.0 as i64), &l.owner, &l.epoch],
+            )
+            .pg()?;
+        if held == 0 {
+            return Err(StoreError::Fenced(format!(
+                "checkpoint: this server ({}) lost the casino's lease (epoch {})",
+                l.owner, l.epoch
+            )));
+        }
+    }
+    super::anchor_lines::insert(&mut tx, None, lines)?;
+    tx.execute(
+        "UPDATE checkpoints SET sha256 = $2, signature = $3, complete = true WHERE id = $1",
+        &[&id, &sha256, &signature],
+    )
+    .pg()?;
+    let superseded = "id <= $1::bigint - $2::bigint OR (NOT complete AND id < $1::bigint)";
+    tx.execute(
+        &format!("DELETE FROM checkpoint_parts WHERE checkpoint IN (SELECT id FROM checkpoints WHERE {superseded})"),
+        &[&id, &CHECKPOINTS_KEPT],
+    )
+    .pg()?;
+    tx.execute(&format!("DELETE FROM checkpoints WHERE {superseded}"), &[&id, &CHECKPOINTS_KEPT]).pg()?;
+    let heads = serde_json::to_string(&s.mark.heads).expect("heads serialise");
+    tx.execute(
+        "INSERT INTO marks (at_ms, last_transfer, heads) VALUES ($1, $2, $3)",
+        &[&(s.mark.at_ms as i64), &(s.mark.last_transfer as i64), &heads],
+    )
+    .pg()?;
+    tx.commit().pg()?;
+    Ok(())
 }
 
 /// Move log `log`'s end to `last`, for rows starting at `first`: the end must
@@ -165,13 +200,13 @@ impl Store for PgStore {
 type Move = (String, u64, u64, bool);
 
 /// The commit's prepared statements, by their text.
-type Statements = std::collections::HashMap<&'static str, postgres::Statement>;
+pub(super) type Statements = std::collections::HashMap<&'static str, postgres::Statement>;
 
 /// The fence: each leased table this batch writes must still be under this
 /// server's epoch. The update also locks the lease's row until the commit,
 /// so a new owner's `acquire` waits for this batch and then raises the epoch
 /// past it.
-fn fence(
+pub(super) fn fence(
     tx: &mut postgres::Transaction<'_>,
     cache: &mut Statements,
     fences: &std::collections::BTreeMap<TableId, super::Lease>,

@@ -56,8 +56,10 @@ use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+mod copy;
 mod keys;
 mod scan;
+pub use copy::{lines_after, read_copy, CopiedLine, Outbox};
 mod segments;
 pub use keys::Rotation;
 use keys::Trust;
@@ -289,6 +291,9 @@ pub struct AnchorLog {
     staged: BTreeMap<TableId, Head>,
     /// The month this file began, from its carry line (`segments.rs`).
     month: Option<String>,
+    /// Where each line written also goes, for the database's copy of the
+    /// lines (`copy.rs`); none on SQLite, whose file is beside its database.
+    pub(super) copy: Option<Outbox>,
 }
 
 impl AnchorLog {
@@ -324,6 +329,7 @@ impl AnchorLog {
             poisoned: false,
             staged: BTreeMap::new(),
             month: scan.month,
+            copy: None,
         })
     }
 
@@ -383,7 +389,44 @@ impl AnchorLog {
         for h in heads {
             self.heads.insert(h.table, (h.len, h.head.clone()));
         }
+        if let Some(outbox) = &self.copy {
+            outbox.push(self.seq, line);
+        }
         Ok(())
+    }
+
+    /// From now on, every line written also waits in `outbox` for the
+    /// database's copy of the lines (`copy.rs`).
+    pub fn copy_to(&mut self, outbox: Outbox) {
+        self.copy = Some(outbox);
+    }
+
+    /// The number of the last line written (0 for an empty file).
+    pub fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    /// The lines numbered after `after`: the last one read from where it
+    /// starts, any more from the file's beginning ([`lines_after`]: a start
+    /// whose database copy lacks only the line of the batch before a crash
+    /// reads one line, not the month's file).
+    pub fn lines_after(&self, after: u64) -> Result<Vec<CopiedLine>, AnchorError> {
+        use std::io::{Read, Seek, SeekFrom};
+        if after >= self.seq {
+            return Ok(Vec::new());
+        }
+        if after + 1 < self.seq {
+            return lines_after(&self.path, after);
+        }
+        let io = |e| io_err(&self.path, e);
+        let mut file = File::open(&self.path).map_err(io)?;
+        file.seek(SeekFrom::Start(self.start)).map_err(io)?;
+        let mut line = String::new();
+        file.take(self.len - self.start).read_to_string(&mut line).map_err(io)?;
+        if line.pop() != Some('\n') || <[u8; 32]>::from(Sha256::digest(line.as_bytes())) != self.last {
+            return lines_after(&self.path, after);
+        }
+        Ok(vec![CopiedLine { seq: self.seq, line }])
     }
 
     /// Make the lines written so far durable (before a checkpoint keeps the

@@ -58,11 +58,18 @@ pub(super) fn first_line(path: &Path, file: &mut File) -> Result<FileStart, Anch
     file.seek(SeekFrom::Start(0)).map_err(|e| io_err(path, e))?;
     let mut buf = Vec::new();
     io::BufReader::new(&*file).read_until(b'\n', &mut buf).map_err(|e| io_err(path, e))?;
-    let start = FileStart { from: From::start(), month: None };
     if buf.pop() != Some(b'\n') {
-        return Ok(start);
+        return Ok(FileStart { from: From::start(), month: None });
     }
-    let Ok(line) = serde_json::from_slice::<Line>(&buf) else { return Ok(start) };
+    start_of(path, &buf)
+}
+
+/// How lines that begin with `first` (without its newline) begin, as
+/// [`first_line`] says of a file; a copy of the lines kept elsewhere is
+/// read from its first line the same way (`copy.rs`).
+pub(super) fn start_of(path: &Path, first: &[u8]) -> Result<FileStart, AnchorError> {
+    let start = FileStart { from: From::start(), month: None };
+    let Ok(line) = serde_json::from_slice::<Line>(first) else { return Ok(start) };
     match (line.seq, line.carry, unhex::<32>(&line.prev)) {
         (0 | 1, month, _) => Ok(FileStart { month, ..start }),
         (seq, Some(month), Some(last)) => Ok(FileStart {

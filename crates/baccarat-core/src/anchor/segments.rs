@@ -187,6 +187,9 @@ impl AnchorLog {
         self.last = Sha256::digest(line.as_bytes()).into();
         (self.start, self.len) = (0, bytes.len() as u64);
         self.month = Some(month.to_string());
+        if let Some(outbox) = &self.copy {
+            outbox.push(self.seq, &line);
+        }
         Ok(Some(segment))
     }
 

@@ -53,6 +53,12 @@ pub enum MigrateError {
     /// The anchor file named for a PostgreSQL `verify` is not there.
     #[error("--anchor-file: {} does not exist", .0.display())]
     AnchorFileMissing(PathBuf),
+    /// No anchor file named, and the database keeps no copy of the lines.
+    #[error(
+        "--anchor-file: required: this database keeps no copy of the anchor lines (a casino last served before \
+         the copy began), so a PostgreSQL casino is verified with its anchor file"
+    )]
+    NoAnchors,
     /// A read of either side failed.
     #[error(transparent)]
     Store(#[from] StoreError),

@@ -21,6 +21,12 @@ pub struct AnchorsRead {
     pub(super) unread: Option<String>,
     /// Which of its segments were read.
     pub(super) span: Option<Span>,
+    /// Whether the database's copy of the lines was read too (or instead:
+    /// then a missing file is no finding), and what comparing the two found
+    /// (`anchor_copy.rs`).
+    pub(super) copied: bool,
+    pub(super) problems: Vec<String>,
+    pub(super) notes: Vec<String>,
 }
 
 impl AnchorsRead {
@@ -37,6 +43,14 @@ impl AnchorsRead {
         } else {
             (None, None, None)
         };
-        AnchorsRead { path: path.to_path_buf(), anchored, unread, span }
+        AnchorsRead {
+            path: path.to_path_buf(),
+            anchored,
+            unread,
+            span,
+            copied: false,
+            problems: Vec::new(),
+            notes: Vec::new(),
+        }
     }
 }

@@ -102,6 +102,7 @@ use crate::trust::Actor;
 use baccarat_core::reconcile::{answered_ids, keyed, Detail, Reconciler};
 use baccarat_core::TableId;
 
+mod anchor_copy;
 mod anchors_read;
 mod books;
 mod checks;
@@ -116,6 +117,7 @@ mod tests;
 mod voids;
 mod walk;
 
+pub use anchor_copy::CopyRead;
 pub use anchors_read::AnchorsRead;
 pub use books::{calendar_in, check_report, day_in, ratings_in};
 pub use error::VerifyError;
@@ -205,7 +207,7 @@ pub fn verify_file(
 pub fn verify_file_read(db: &std::path::Path, anchors: AnchorsRead) -> Result<(Findings, Option<String>), VerifyError> {
     let conn = crate::store::scan::open_read_only(db)
         .map_err(|source| VerifyError::Open { db: db.display().to_string(), source })?;
-    let AnchorsRead { path, anchored, unread, span } = anchors;
+    let AnchorsRead { path, anchored, unread, span, copied, problems, notes } = anchors;
     // Archived history is read with the live rows (`archive.rs`); each
     // archive file must be the one registered. A missing one is named, and the
     // chains then show what is missing.
@@ -219,12 +221,14 @@ pub fn verify_file_read(db: &std::path::Path, anchors: AnchorsRead) -> Result<(F
     };
     let run = || -> Result<Findings, StoreError> {
         scan.begin()?;
-        let missing =
-            (!path.exists() && scan.has_records()?).then(|| format!("anchors: no anchor file at {}", path.display()));
+        let missing = (!copied && !path.exists() && scan.has_records()?)
+            .then(|| format!("anchors: no anchor file at {}", path.display()));
         let mut f = verify_scan(&scan, anchored.as_ref())?;
         scan.end()?;
         f.problems.extend(unread.clone().or(missing));
         f.problems.extend(archive_problems.iter().cloned());
+        f.problems.extend(problems.iter().cloned());
+        f.notes.extend(notes.iter().cloned());
         for r in anchored.iter().flat_map(|a| &a.rotations) {
             f.notes.push(format!(
                 "anchor line {}: the signing key was rotated from {} to {} (signed by both); every line after it is \

@@ -27,6 +27,7 @@ mod lobby;
 mod metrics;
 mod partition;
 mod pg;
+mod pg_anchor_copy;
 mod pg_archive;
 mod pg_cluster;
 mod pg_lease;

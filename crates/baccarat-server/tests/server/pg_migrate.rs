@@ -172,7 +172,7 @@ fn verify_on_a_serving_postgres_casino_reads_the_anchors_before_its_snapshot() {
             );
             assert!(matches!(r, Reply::Deposit { .. }), "{r:?}");
         };
-        let (f, _) = baccarat_server::migrate::verify_pg_with(&url, &anchors, None, serving).unwrap();
+        let (f, _) = baccarat_server::migrate::verify_pg_with(&url, Some(&anchors), None, serving).unwrap();
         assert!(f.problems.is_empty(), "round {round}: a line signed after the snapshot is no cut: {:?}", f.problems);
     }
     // Signed and then removed: a cut, found as before.

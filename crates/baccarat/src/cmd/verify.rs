@@ -11,10 +11,12 @@ use baccarat_server::verify::Findings;
 
 #[derive(clap::Args)]
 pub struct VerifyArgs {
-    /// The database to check: a SQLite file, or a PostgreSQL URL (`postgres://…`, with `--anchor-file`).
+    /// The database to check: a SQLite file, or a PostgreSQL URL (`postgres://…`).
     #[arg(long, env = "BACCARAT_DB", default_value = "baccarat.db")]
     db: PathBuf,
     /// The anchor file [default: the database's path with `.anchors` added].
+    /// On PostgreSQL it is read beside the database's own copy of its lines;
+    /// without it, that copy alone (the findings say what it cannot prove).
     #[arg(long)]
     anchor_file: Option<PathBuf>,
     /// The server's public key (64 hex digits) as published by the operator;
@@ -69,12 +71,13 @@ pub fn run_verify(mut a: VerifyArgs) -> Result<()> {
     }
     let started = std::time::Instant::now();
     let (f, public) = match url {
-        Some(url) => {
-            let Some(anchors) = a.anchor_file.as_deref() else {
-                bail!("--anchor-file: required with a PostgreSQL --db (a URL has no file beside it)");
-            };
-            baccarat_server::migrate::verify_pg(url, anchors, a.anchor_key.as_deref()).map_err(anyhow::Error::msg)?
+        // A URL has no file beside it: without --anchor-file, the
+        // database's copy of the anchor lines alone (the findings say so).
+        Some(url) => match a.anchor_file.as_deref() {
+            Some(anchors) => baccarat_server::migrate::verify_pg(url, anchors, a.anchor_key.as_deref()),
+            None => baccarat_server::migrate::verify_pg_from_copy(url, a.anchor_key.as_deref()),
         }
+        .map_err(anyhow::Error::msg)?,
         None => baccarat_server::verify::verify_file(&a.db, a.anchor_file.as_deref(), a.anchor_key.as_deref())
             .map_err(anyhow::Error::msg)?,
     };

@@ -1,0 +1,131 @@
+//! The database's copy of the anchor file's lines (`anchor_lines`), as
+//! `baccarat-core`'s `anchor/copy.rs` designs it: each line the serving
+//! server writes to its file goes into the next commit's transaction
+//! (fenced by the lease's epoch with the rest), a line the copy lacks is
+//! copied at a start, and `verify` reads the copy as it reads the file.
+
+use super::commit::{prepared, Statements};
+use super::{PgResult, PgStore};
+use crate::anchor::{AnchorError, Anchored, CopiedLine, Outbox};
+use crate::store::{Commit, StoreError};
+
+/// Lines copied per transaction at a start (a casino whose file is older
+/// than its copy may have many).
+const CHUNK: usize = 10_000;
+
+/// Put `lines` into the copy, inside `tx`. A line already there is an error
+/// (its number is the key): two writers of one file, which the lease's
+/// fence forbids.
+pub(super) fn insert(
+    tx: &mut postgres::Transaction<'_>,
+    cache: Option<&mut Statements>,
+    lines: &[CopiedLine],
+) -> Result<(), StoreError> {
+    if lines.is_empty() {
+        return Ok(());
+    }
+    const SQL: &str = "INSERT INTO anchor_lines (seq, line) SELECT * FROM UNNEST($1::bigint[], $2::text[])";
+    let seq: Vec<i64> = lines.iter().map(|l| l.seq as i64).collect();
+    let text: Vec<&str> = lines.iter().map(|l| l.line.as_str()).collect();
+    match cache {
+        Some(cache) => {
+            let st = prepared(tx, cache, SQL)?;
+            tx.execute(&st, &[&seq, &text]).pg()?
+        }
+        None => tx.execute(SQL, &[&seq, &text]).pg()?,
+    };
+    Ok(())
+}
+
+/// What the database's copy of the anchor lines says, read and verified.
+pub enum Copy {
+    /// No line is kept (a casino on SQLite before, or never served here).
+    Empty,
+    /// The lines from `first` on, verified: what they signed.
+    Read { first: u64, anchored: Anchored },
+    /// A line that does not verify (named), or a run that does not begin
+    /// at line 1 or at a carry line.
+    Bad(AnchorError),
+}
+
+impl PgStore {
+    /// From now on, each commit (and each checkpoint's seal) carries the
+    /// lines waiting in `outbox` into the copy (the serving server's
+    /// writer's store).
+    pub fn copy_anchors_from(&mut self, outbox: Outbox) {
+        self.anchor_copy = Some(outbox);
+    }
+
+    /// The number of the copy's last line (0 when it has none).
+    pub fn anchor_lines_last(&self) -> Result<u64, StoreError> {
+        let last: Option<i64> = self.c().query_one("SELECT max(seq) FROM anchor_lines", &[]).pg()?.get(0);
+        Ok(last.unwrap_or(0) as u64)
+    }
+
+    /// Copy `lines` (numbered after the copy's last), in transactions of
+    /// [`CHUNK`] lines, each fenced as a commit is.
+    pub fn copy_anchor_lines(&mut self, lines: &[CopiedLine]) -> Result<(), StoreError> {
+        for chunk in lines.chunks(CHUNK) {
+            let PgStore { client, fences, prepared: cache, .. } = self;
+            let client = client.get_mut().unwrap_or_else(|p| p.into_inner());
+            let mut tx = client.as_mut().expect("the client is open until the store is dropped").transaction().pg()?;
+            super::commit::fence(&mut tx, cache, fences, &Commit::default())?;
+            insert(&mut tx, Some(cache), chunk)?;
+            tx.commit().pg()?;
+        }
+        Ok(())
+    }
+
+    /// Move the copy aside, kept (`anchor_lines_until_<ms>`), and begin an
+    /// empty one: a start that begins a new anchor file (`--new-anchor-file`,
+    /// the old one lost for good) numbers its lines from 1 again. Returns
+    /// the name the old copy is kept under, if it had lines.
+    pub fn set_anchor_copy_aside(&mut self, at_ms: u64) -> Result<Option<String>, StoreError> {
+        if self.anchor_lines_last()? == 0 {
+            return Ok(None);
+        }
+        let name = format!("anchor_lines_until_{at_ms}");
+        let mut c = self.c();
+        let mut tx = c.transaction().pg()?;
+        tx.batch_execute(&format!(
+            "ALTER TABLE anchor_lines RENAME TO {name};
+             ALTER TABLE {name} RENAME CONSTRAINT anchor_lines_pkey TO {name}_pkey;
+             CREATE TABLE anchor_lines (seq BIGINT PRIMARY KEY, line TEXT NOT NULL,
+               at TIMESTAMPTZ NOT NULL DEFAULT now());"
+        ))
+        .pg()?;
+        tx.commit().pg()?;
+        Ok(Some(name))
+    }
+
+    /// Read and verify the copy: its last unbroken run of lines (a copy
+    /// begun after the file's first segments were moved aside begins at a
+    /// carry line), streamed. `pinned`: the key trusted (the verifier's,
+    /// else the anchor file's first); without one, the first line's.
+    pub fn read_anchor_copy(&self, pinned: Option<&str>) -> Result<Copy, StoreError> {
+        let mut c = self.c();
+        // The first line of the last run: one whose number follows none.
+        let first: Option<i64> = c
+            .query_one(
+                "SELECT max(seq) FROM anchor_lines a WHERE NOT EXISTS
+                   (SELECT 1 FROM anchor_lines b WHERE b.seq = a.seq - 1)",
+                &[],
+            )
+            .pg()?
+            .get(0);
+        let Some(first) = first else { return Ok(Copy::Empty) };
+        let rows = c.query_raw("SELECT line FROM anchor_lines WHERE seq >= $1 ORDER BY seq", [first]).pg()?;
+        let mut failed = None;
+        let lines = postgres::fallible_iterator::FallibleIterator::iterator(rows)
+            .map_while(|r| r.map_err(|e| failed = Some(e)).ok())
+            .map(|row| row.get::<_, String>(0));
+        let read = crate::anchor::read_copy("the database's anchor_lines", lines, pinned);
+        if let Some(e) = failed {
+            return Err(super::pg_error(e));
+        }
+        Ok(match read {
+            Ok(anchored) => Copy::Read { first: first as u64, anchored },
+            Err(e) => Copy::Bad(e),
+        })
+    }
+}

@@ -1,0 +1,264 @@
+//! A copy of the anchor file's lines kept in the database (issue 51: a
+//! server's machine lost, and the anchor file with it).
+//!
+//! # Design
+//!
+//! The anchor file is the casino's proof against a forger who cuts a chain's
+//! tail in the database, and it lives on a server's disk. On PostgreSQL the
+//! database outlives any one server's machine (a synchronous standby, a
+//! failover), so each line the server writes to its file is also kept in
+//! the database, byte for byte, by its number (`anchor_lines`):
+//!
+//! * **When.** A line is written to the file right after its batch commits
+//!   (under a lease, a line per batch); the same text then waits in an
+//!   [`Outbox`] and goes into the database inside the *next* commit's
+//!   transaction, fenced by the lease's epoch like the rest of it (and
+//!   inside a checkpoint's seal, so a clean stop leaves none behind). No
+//!   round trip of its own, and a server that lost its lease writes none.
+//! * **Catching up.** A line the file has and the database lacks (a crash
+//!   before the next commit, a key rotated with the server stopped, a casino
+//!   from before this copy) is copied at the next start
+//!   ([`lines_after`]).
+//! * **Reading.** The copy is verified as the file is, line by line
+//!   ([`read_copy`]): signatures, numbers, the `prev` links, carry lines.
+//!
+//! What each copy proves. Either, alone, proves that no record it signs was
+//! altered, reordered or removed from the middle, and that no line was
+//! forged without the key. The database's copy cannot prove that a chain's
+//! tail was not cut *together with* the lines that sign it by someone who
+//! can write to the database; the file, on another machine, can. So
+//! `verify` reads both when both are there (the longer signs more), names
+//! any difference, and says so when it had only the database's copy.
+
+use std::io::{self, BufRead, Read};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use super::keys::{KeyChain, Trust};
+use super::scan::{scan_lines, start_of};
+use super::{io_err, pinned_key, AnchorError, Anchored};
+
+/// One line of the anchor file, as the database keeps it: its number and
+/// its text (without the newline).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CopiedLine {
+    pub seq: u64,
+    pub line: String,
+}
+
+/// Lines written to the file and not yet in the database, oldest first.
+/// The anchor log pushes to it ([`super::AnchorLog::copy_to`]); the store
+/// takes them into its next transaction, and puts them back if that fails.
+#[derive(Clone, Default)]
+pub struct Outbox(Arc<Mutex<Vec<CopiedLine>>>);
+
+impl Outbox {
+    pub(super) fn push(&self, seq: u64, line: &str) {
+        self.lock().push(CopiedLine { seq, line: line.to_string() });
+    }
+
+    /// Every line waiting, in order; the outbox is left empty.
+    pub fn take(&self) -> Vec<CopiedLine> {
+        std::mem::take(&mut *self.lock())
+    }
+
+    /// Lines taken and not written (their transaction failed): back at the
+    /// front, before any pushed since.
+    pub fn put_back(&self, mut lines: Vec<CopiedLine>) {
+        let mut waiting = self.lock();
+        lines.append(&mut waiting);
+        *waiting = lines;
+    }
+
+    /// How many lines wait.
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<CopiedLine>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// The complete lines of the anchor file at `path` numbered after `after`
+/// (this file only: the segments moved aside before it are not read, and
+/// its first line, a carry line, stands for them). The file is not
+/// verified here: its writer verified it as it opened it.
+pub fn lines_after(path: &Path, after: u64) -> Result<Vec<CopiedLine>, AnchorError> {
+    let mut file = std::fs::File::open(path).map_err(|e| io_err(path, e))?;
+    let start = super::scan::first_line(path, &mut file)?;
+    use std::io::{Seek, SeekFrom};
+    file.seek(SeekFrom::Start(0)).map_err(|e| io_err(path, e))?;
+    let mut out = Vec::new();
+    let mut seq = start.from.seq;
+    for line in io::BufReader::new(file).split(b'\n') {
+        let line = line.map_err(|e| io_err(path, e))?;
+        seq += 1;
+        if seq > after {
+            let line = String::from_utf8(line).map_err(|_| AnchorError::BadLine {
+                path: path.into(),
+                line: seq,
+                what: "not UTF-8".into(),
+            })?;
+            out.push(CopiedLine { seq, line });
+        }
+    }
+    // A torn last line (no newline) is no line: `split` gave it too.
+    let complete = std::fs::read(path).map_err(|e| io_err(path, e))?.last() == Some(&b'\n');
+    if !complete {
+        out.pop();
+    }
+    Ok(out)
+}
+
+/// Read and verify a copy of the anchor lines (`lines`, in order, the first
+/// numbered 1 or a carry line), as [`super::read`] reads the file. `name`
+/// says where the copy is, in errors. `pinned`: the key trusted (the
+/// verifier's, or the anchor file's first); without one, the first line's.
+pub fn read_copy(
+    name: &str,
+    lines: impl Iterator<Item = String>,
+    pinned: Option<&str>,
+) -> Result<Anchored, AnchorError> {
+    let path = Path::new(name);
+    let mut lines = lines.peekable();
+    let Some(first) = lines.peek() else { return Ok(Anchored::default()) };
+    let start = start_of(path, first.as_bytes())?;
+    let first_seq = start.from.seq + 1;
+    let trust = pinned_key(pinned)?.map_or(Trust::Any, Trust::Pinned);
+    let reader = io::BufReader::new(LinesReader { lines, buf: Vec::new(), at: 0 });
+    let scan = scan_lines(path, reader, KeyChain::default(), start.from)?;
+    if let Err((line, what)) = scan.chain.meets(trust, first_seq) {
+        return Err(AnchorError::BadLine { path: path.into(), line, what });
+    }
+    Ok(scan.anchored)
+}
+
+/// Lines as the bytes of a file: each followed by a newline.
+struct LinesReader<I> {
+    lines: I,
+    buf: Vec<u8>,
+    at: usize,
+}
+
+impl<I: Iterator<Item = String>> Read for LinesReader<I> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        if self.at == self.buf.len() {
+            let Some(line) = self.lines.next() else { return Ok(0) };
+            self.buf = line.into_bytes();
+            self.buf.push(b'\n');
+            self.at = 0;
+        }
+        let n = out.len().min(self.buf.len() - self.at);
+        out[..n].copy_from_slice(&self.buf[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::anchor::tests::{head, Tmp};
+    use crate::anchor::{read, AnchorLog};
+    use crate::ids::TableId;
+
+    /// Every line the log writes reaches the outbox, byte for byte; read
+    /// back as a copy, the lines say what the file says.
+    #[test]
+    fn the_outbox_gets_each_line_and_the_copy_reads_as_the_file() {
+        let tmp = Tmp::new();
+        let path = tmp.0.join("db.anchors");
+        let mut log = AnchorLog::open(&path, tmp.key("db.key")).unwrap();
+        let outbox = Outbox::default();
+        log.append(&[head(TableId(1), 1)]).unwrap();
+        log.copy_to(outbox.clone());
+        log.append(&[head(TableId(1), 2), head(TableId(2), 1)]).unwrap();
+        log.append(&[head(TableId(2), 5)]).unwrap();
+        let waiting = outbox.take();
+        assert_eq!(waiting.iter().map(|l| l.seq).collect::<Vec<_>>(), [2, 3]);
+        assert!(outbox.is_empty());
+        let file = std::fs::read_to_string(&path).unwrap();
+        let on_disk: Vec<&str> = file.lines().collect();
+        assert_eq!(waiting.iter().map(|l| l.line.as_str()).collect::<Vec<_>>(), on_disk[1..]);
+        // What a start copies: the lines after the copy's last (the log
+        // reads only the last line when only it is missing).
+        assert_eq!(lines_after(&path, 1).unwrap(), waiting);
+        assert_eq!(lines_after(&path, 3).unwrap(), []);
+        assert_eq!(log.lines_after(1).unwrap(), waiting);
+        assert_eq!(log.lines_after(2).unwrap(), waiting[1..]);
+        assert_eq!(log.lines_after(3).unwrap(), []);
+        let all = lines_after(&path, 0).unwrap();
+        let copy = read_copy("copy", all.iter().map(|l| l.line.clone()), None).unwrap();
+        assert_eq!(copy, read(&path, None).unwrap());
+        // Put back in front of what came since.
+        outbox.put_back(waiting.clone());
+        log.append(&[head(TableId(3), 1)]).unwrap();
+        assert_eq!(outbox.take().iter().map(|l| l.seq).collect::<Vec<_>>(), [2, 3, 4]);
+    }
+
+    /// A copy is verified as the file is: an altered line, a missing one, or
+    /// another key than the one pinned is named by its line.
+    #[test]
+    fn a_forged_copy_is_named_by_its_line() {
+        let tmp = Tmp::new();
+        let path = tmp.0.join("db.anchors");
+        let mut log = AnchorLog::open(&path, tmp.key("db.key")).unwrap();
+        for n in 1..=4 {
+            log.append(&[head(TableId(1), n)]).unwrap();
+        }
+        let lines: Vec<String> = lines_after(&path, 0).unwrap().into_iter().map(|l| l.line).collect();
+        let bad = |lines: Vec<String>, pinned: Option<&str>| match read_copy("the database", lines.into_iter(), pinned)
+        {
+            Err(AnchorError::BadLine { line, what, .. }) => (line, what),
+            other => panic!("expected a bad line, got {other:?}"),
+        };
+        let mut altered = lines.clone();
+        altered[2] = altered[2].replace("\"len\":3", "\"len\":9");
+        assert_eq!(bad(altered, None).0, 3);
+        let mut gap = lines.clone();
+        gap.remove(1);
+        assert_eq!(bad(gap, None).0, 2);
+        let other = tmp.key("other.key").public_hex();
+        let (line, what) = bad(lines.clone(), Some(&other));
+        assert_eq!(line, 1, "{what}");
+        let ours = tmp.key("db.key").public_hex();
+        assert_eq!(read_copy("the database", lines.into_iter(), Some(&ours)).unwrap().lines, 4);
+        // A torn last line in the file is not copied.
+        std::fs::write(&path, std::fs::read_to_string(&path).unwrap() + "{\"seq\":5").unwrap();
+        assert_eq!(lines_after(&path, 3).unwrap().len(), 1);
+    }
+
+    /// Across the months: the carry lines a rotation writes reach the
+    /// outbox too, so the copy is every line of every segment in one run,
+    /// and a copy that begins at the live file's carry line (a casino whose
+    /// copy began after a rotation) reads as the live file alone.
+    #[test]
+    fn the_copy_follows_the_file_across_its_segments() {
+        let tmp = Tmp::new();
+        let path = tmp.0.join("db.anchors");
+        let mut log = AnchorLog::open(&path, tmp.key("db.key")).unwrap();
+        let outbox = Outbox::default();
+        log.copy_to(outbox.clone());
+        log.begin("2026-10").unwrap();
+        log.append(&[head(TableId(1), 1)]).unwrap();
+        log.rotate_for("2026-11").unwrap().unwrap();
+        log.append(&[head(TableId(2), 1)]).unwrap();
+        log.rotate_for("2026-12").unwrap().unwrap();
+        log.append(&[head(TableId(1), 4)]).unwrap();
+        let copied = outbox.take();
+        assert_eq!(copied.iter().map(|l| l.seq).collect::<Vec<_>>(), [1, 2, 3, 4, 5, 6]);
+        let (whole, _) = crate::anchor::read_all(&path, None).unwrap();
+        let all = read_copy("copy", copied.iter().map(|l| l.line.clone()), None).unwrap();
+        assert_eq!(all, whole);
+        let live = lines_after(&path, 0).unwrap();
+        assert_eq!(live, copied[4..], "the live file: its carry line and the line after");
+        let from_carry = read_copy("copy", live.iter().map(|l| l.line.clone()), None).unwrap();
+        assert_eq!(from_carry, read(&path, None).unwrap());
+        assert_eq!(from_carry.heads, whole.heads);
+    }
+}

@@ -1,0 +1,159 @@
+//! The database's copy of the anchor lines (issue 51: a server's machine
+//! lost with its anchor file). Each line the server writes reaches the
+//! database with the next commit, a start copies what the copy lacks, and
+//! `verify` reads the copy beside the file or, the file lost, alone; each
+//! forgery of the copy, and a file put back older than its copy, is named.
+
+use baccarat_casino::casino::{Reply, Request};
+use baccarat_cluster::pg_store::PgStore;
+use baccarat_rules::Money;
+use baccarat_server::migrate::{verify_pg, verify_pg_from_copy};
+use baccarat_server::serve::open;
+use baccarat_table::PlayerId;
+
+use super::checkpoint::{config, deposits, play, step};
+use super::pg::database;
+
+/// The database's copy, line by line.
+fn copied(url: &str) -> Vec<(i64, String)> {
+    let pg = PgStore::connect(url).unwrap();
+    pg.with_client(|c| {
+        let rows = c.query("SELECT seq, line FROM anchor_lines ORDER BY seq", &[]).unwrap();
+        rows.iter().map(|r| (r.get(0), r.get(1))).collect()
+    })
+}
+
+/// The anchor file, line by line, numbered.
+fn in_file(path: &std::path::Path) -> Vec<(i64, String)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines().enumerate().map(|(i, l)| (i as i64 + 1, l.to_string())).collect()
+}
+
+fn sql(url: &str, statement: &str) -> u64 {
+    PgStore::connect(url).unwrap().with_client(|c| c.execute(statement, &[]).unwrap())
+}
+
+/// Served on PostgreSQL: every line of the file but the last is in the
+/// database, byte for byte (the last waits for the next commit), and a
+/// start copies it; `verify` with the file and the copy is clean, and
+/// with the copy alone is clean and says what the copy cannot prove.
+#[test]
+fn every_anchor_line_reaches_the_database_and_verify_reads_it() {
+    let (_dir, mut cfg) = config("anchor-copy");
+    let url = database("anchorcopy");
+    cfg.postgres = Some(url.clone());
+    let mut o = open(&cfg).unwrap();
+    deposits(&mut o);
+    play(&mut o, 2, 0, false);
+    let path = cfg.anchor_paths().0;
+    let (file, copy) = (in_file(&path), copied(&url));
+    assert!(file.len() > 20, "a line per batch: {}", file.len());
+    assert_eq!(copy.len() + 1, file.len(), "all but the last line, which waits for the next commit");
+    assert!(copy == file[..file.len() - 1]);
+    let r = step(&mut o, Request::Deposit { player: PlayerId(100), amount: Money(500), key: "more".parse().unwrap() });
+    assert!(matches!(r, Reply::Deposit { .. }), "{r:?}");
+    let now = copied(&url);
+    assert_eq!(now.len(), file.len(), "the next commit carried it");
+    assert!(now == file);
+    drop(o);
+    // A crash leaves the last line in the file alone: the next start copies it.
+    let before = in_file(&path);
+    assert_eq!(copied(&url).len() + 1, before.len());
+    let o = open(&cfg).unwrap();
+    // (The start's own line waits, unless its checkpoint's seal carried it.)
+    let (copy, file) = (copied(&url), in_file(&path));
+    assert!(copy.len() >= before.len() && copy.len() + 1 >= file.len(), "{} of {}", copy.len(), file.len());
+    assert!(copy == file[..copy.len()]);
+    drop(o);
+
+    let (f, key) = verify_pg(&url, &path, None).unwrap();
+    assert!(f.problems.is_empty(), "{:?}", f.problems);
+    assert!(f.unanchored.is_empty(), "{:?}", f.unanchored);
+    let public = key.unwrap();
+    let (f, key) = verify_pg_from_copy(&url, Some(&public)).unwrap();
+    assert!(f.problems.is_empty(), "{:?}", f.problems);
+    assert_eq!(key.as_deref(), Some(public.as_str()));
+    assert!(
+        f.notes.iter().any(|n| n.contains("no anchor file was given") && n.contains("cannot show")),
+        "{:?}",
+        f.notes
+    );
+    // The file lost with its machine: a cut is still found by the copy.
+    sql(&url, "DELETE FROM audit WHERE tbl = 0 AND seq = (SELECT max(seq) FROM audit WHERE tbl = 0)");
+    let (f, _) = verify_pg_from_copy(&url, Some(&public)).unwrap();
+    assert!(f.problems.iter().any(|p| p.contains("(its tail was cut)")), "{:?}", f.problems);
+}
+
+/// A forger at the database: a line of the copy altered, or lines signed by
+/// another key, is named; a copy that reaches further than the file (the
+/// file put back older) is named by `verify` and refused by a start; with
+/// neither file nor copy, `verify` asks for the file.
+#[test]
+fn a_forged_copy_and_a_file_older_than_its_copy_are_named() {
+    let (dir, mut cfg) = config("anchor-copy-forged");
+    let url = database("anchorforged");
+    cfg.postgres = Some(url.clone());
+    let mut o = open(&cfg).unwrap();
+    deposits(&mut o);
+    let path = cfg.anchor_paths().0;
+    let older = std::fs::read(&path).unwrap();
+    play(&mut o, 1, 0, false);
+    let public = o.anchors.public_hex();
+    drop(o);
+    let n = copied(&url).len();
+
+    // An older copy of the file put in its place.
+    let newer = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &older).unwrap();
+    let (f, _) = verify_pg(&url, &path, None).unwrap();
+    assert!(f.problems.iter().any(|p| p.contains(&format!("reaches line {n}"))), "{:?}", f.problems);
+    let refused = open(&cfg).err().expect("a file older than its copy is refused").to_string();
+    assert!(refused.contains("the database's copy of its lines reaches line"), "{refused}");
+    std::fs::write(&path, &newer).unwrap();
+    let (f, _) = verify_pg(&url, &path, None).unwrap();
+    assert!(f.problems.is_empty(), "put back: {:?}", f.problems);
+
+    // A line of the copy altered: its signature no longer holds.
+    let line = copied(&url)[4].1.clone();
+    let forged = line.replacen("\"len\":", "\"len\":9", 1);
+    assert_ne!(forged, line);
+    PgStore::connect(&url).unwrap().with_client(|c| {
+        c.execute("UPDATE anchor_lines SET line = $1 WHERE seq = 5", &[&forged]).unwrap();
+    });
+    for (f, _) in [verify_pg(&url, &path, None).unwrap(), verify_pg_from_copy(&url, None).unwrap()] {
+        assert!(
+            f.problems.iter().any(|p| p.contains("the database's copy of the anchor lines") && p.contains("line 5")),
+            "{:?}",
+            f.problems
+        );
+    }
+    PgStore::connect(&url).unwrap().with_client(|c| {
+        c.execute("UPDATE anchor_lines SET line = $1 WHERE seq = 5", &[&line]).unwrap();
+    });
+
+    // Lines signed by another key: not the key pinned, nor the file's.
+    let other = baccarat_core::anchor::AnchorKey::load_or_create(&dir.join("other.key")).unwrap();
+    let mut forger = baccarat_core::anchor::AnchorLog::open(&dir.join("forged.anchors"), other).unwrap();
+    for seq in 1..=n as u64 {
+        forger
+            .append(&[baccarat_core::anchor::Head { table: baccarat_core::TableId(0), len: seq, head: "0".repeat(64) }])
+            .unwrap();
+    }
+    drop(forger);
+    sql(&url, "DELETE FROM anchor_lines");
+    let forged_lines = in_file(&dir.join("forged.anchors"));
+    PgStore::connect(&url).unwrap().with_client(|c| {
+        for (seq, line) in &forged_lines {
+            c.execute("INSERT INTO anchor_lines (seq, line) VALUES ($1, $2)", &[seq, line]).unwrap();
+        }
+    });
+    let (f, _) = verify_pg(&url, &path, None).unwrap();
+    assert!(f.problems.iter().any(|p| p.contains("not the trusted key")), "the file's key: {:?}", f.problems);
+    let (f, _) = verify_pg_from_copy(&url, Some(&public)).unwrap();
+    assert!(f.problems.iter().any(|p| p.contains("not the trusted key")), "the pinned key: {:?}", f.problems);
+
+    // Neither file nor copy.
+    sql(&url, "DELETE FROM anchor_lines");
+    let missing = verify_pg_from_copy(&url, None).unwrap_err().to_string();
+    assert!(missing.contains("--anchor-file: required"), "{missing}");
+}

@@ -15,9 +15,8 @@ use baccarat_cluster::AnyStore;
 /// of an older file's lines is set aside, kept, before the new file's
 /// lines (numbered from 1 again) are copied.
 ///
-/// A copy that reaches further than the file is refused as a file that is
-/// behind: a line goes into the database only after it is in the file, so
-/// the file lost lines (an older copy put in its place).
+/// The file was given the copy's lines past its end before the checks
+/// ([`restore_file`]).
 pub(crate) fn begin(
     store: &mut AnyStore,
     anchors: &mut AnchorLog,
@@ -36,12 +35,13 @@ pub(crate) fn begin(
     }
     let last = s.anchor_lines_last()?;
     if last > anchors.seq() {
+        // `restore_file` gave the file the copy's lines before the checks;
+        // a copy that grew since is another server's, writing meanwhile.
         return Err(ServeError::AnchorBehind {
             path: path.into(),
             why: format!(
-                "the anchor file ends at line {}, but the database's copy of its lines reaches line {last}: lines \
-                 were removed from the file, or an older copy of it was put in its place (`baccarat verify` reads \
-                 the database's copy)",
+                "the database's copy of the anchor lines reaches line {last}, past the file's line {}: another \
+                 server writes to this casino",
                 anchors.seq()
             ),
         });
@@ -54,5 +54,44 @@ pub(crate) fn begin(
     let outbox = Outbox::default();
     anchors.copy_to(outbox.clone());
     s.copy_anchors_from(outbox);
+    Ok(())
+}
+
+/// Before the start's checks, on PostgreSQL: lines the database's copy has
+/// past the anchor file's end (a backup takes the file first and the
+/// database after; a file lost with its machine and put back from an older
+/// copy) are written back to the file, once they verify as its own
+/// continuation (`AnchorLog::restore`: numbered on, each `prev` its
+/// predecessor's hash, signed by this key), so that the checks read the
+/// whole file. Lines that do not continue it refuse the start. `mark`: the
+/// checkpoint's, where the file is read from when it describes it.
+pub(crate) fn restore_file(
+    store: &AnyStore,
+    path: &Path,
+    key: &crate::anchor::AnchorKey,
+    mark: Option<&crate::anchor::AnchorMark>,
+) -> Result<(), ServeError> {
+    let AnyStore::Postgres(s) = store else { return Ok(()) };
+    let last = s.anchor_lines_last()?;
+    let mut anchors = AnchorLog::open_at(path, key.clone(), mark)?;
+    let seq = anchors.seq();
+    if last <= seq {
+        return Ok(());
+    }
+    let past = s.anchor_lines_after(seq)?;
+    anchors.restore(&past).map_err(|e| ServeError::AnchorBehind {
+        path: path.into(),
+        why: format!(
+            "the anchor file ends at line {seq}, and the database's copy of its lines reaches line {last}, but its \
+             lines after the file's end do not continue it ({e}): the file or the copy is not this casino's"
+        ),
+    })?;
+    anchors.sync()?;
+    tracing::warn!(
+        lines = past.len(),
+        through = last,
+        "anchors: the file was behind the database's copy of its lines; their lines past its end, verified, were \
+         written back to it"
+    );
     Ok(())
 }

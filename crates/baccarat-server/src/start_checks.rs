@@ -28,7 +28,12 @@
 //! appending). What can fail after that is the machine (a file, a
 //! connection), not a check. Finishing an anchor rotation that a crash cut
 //! between its two renames (`anchor/segments.rs`) is done before item 4
-//! reads the file: it renames a file into place, and changes no line.
+//! reads the file: it renames a file into place, and changes no line. On
+//! PostgreSQL, lines the database's copy has past the file's end are
+//! written back to the file before item 4 reads it
+//! (`anchor_copy::restore_file`): only lines that verify as the file's own
+//! continuation, signed by its key, which any start would write back; a
+//! copy whose lines do not continue the file refuses the start, unwritten.
 //!
 //! A PostgreSQL start checks alike, after the lease (`lease.rs`) instead of
 //! the lock; a partition also reads the bank before its first write.
@@ -118,6 +123,9 @@ pub fn check(cfg: &ServeConfig, store: &AnyStore) -> Result<Checked, ServeError>
     }
     // Nor is one begun anew beside segments of the old (`anchor/segments.rs`).
     crate::anchor::refuse_orphaned(&anchor_path)?;
+    if has_casino && !lost {
+        crate::anchor_copy::restore_file(store, &anchor_path, &key.key, mark.as_ref())?;
+    }
     let anchored = if anchor_path.exists() {
         Some(crate::anchor::read_signed_at(&anchor_path, &public, mark.as_ref())?)
     } else {

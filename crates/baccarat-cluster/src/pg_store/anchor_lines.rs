@@ -62,6 +62,15 @@ impl PgStore {
         Ok(last.unwrap_or(0) as u64)
     }
 
+    /// The copy's lines numbered after `after`, in order.
+    pub fn anchor_lines_after(&self, after: u64) -> Result<Vec<CopiedLine>, StoreError> {
+        let rows = self
+            .c()
+            .query("SELECT seq, line FROM anchor_lines WHERE seq > $1 ORDER BY seq", &[&(after as i64)])
+            .pg()?;
+        Ok(rows.iter().map(|r| CopiedLine { seq: r.get::<_, i64>(0) as u64, line: r.get(1) }).collect())
+    }
+
     /// Copy `lines` (numbered after the copy's last), in transactions of
     /// [`CHUNK`] lines, each fenced as a commit is.
     pub fn copy_anchor_lines(&mut self, lines: &[CopiedLine]) -> Result<(), StoreError> {

@@ -108,7 +108,6 @@ impl PgStore {
         let client = client.get_mut().unwrap_or_else(|p| p.into_inner());
         let mut tx = client.as_mut().expect("the client is open until the store is dropped").transaction().pg()?;
         fence(&mut tx, cache, fences, c)?;
-        super::anchor_lines::insert(&mut tx, Some(cache), lines)?;
         for t in &c.tables {
             let st = prepared(
                 &mut tx,
@@ -136,7 +135,7 @@ impl PgStore {
         for m in &c.bank {
             bank_move(&mut tx, m, fences)?;
         }
-        insert_records(&mut tx, cache, c)?;
+        insert_records(&mut tx, cache, c, lines)?;
         tx.commit().pg()?;
         Ok(())
     }
@@ -368,13 +367,21 @@ fn bank_move(
 }
 
 /// The batch's audit records, sent as arrays.
-fn insert_records(tx: &mut postgres::Transaction<'_>, cache: &mut Statements, c: &Commit) -> Result<(), StoreError> {
-    if !c.records.is_empty() {
-        let tbl: Vec<i64> = c.records.iter().map(|(t, _)| t.0 as i64).collect();
-        let seq: Vec<i64> = c.records.iter().map(|(_, r)| r.seq as i64).collect();
-        let prev: Vec<&str> = c.records.iter().map(|(_, r)| r.prev.as_str()).collect();
-        let body: Vec<&str> = c.records.iter().map(|(_, r)| r.body.as_str()).collect();
-        let hash: Vec<&str> = c.records.iter().map(|(_, r)| r.hash.as_str()).collect();
+fn insert_records(
+    tx: &mut postgres::Transaction<'_>,
+    cache: &mut Statements,
+    c: &Commit,
+    lines: &[crate::anchor::CopiedLine],
+) -> Result<(), StoreError> {
+    if c.records.is_empty() {
+        return super::anchor_lines::insert(tx, Some(cache), lines);
+    }
+    let tbl: Vec<i64> = c.records.iter().map(|(t, _)| t.0 as i64).collect();
+    let seq: Vec<i64> = c.records.iter().map(|(_, r)| r.seq as i64).collect();
+    let prev: Vec<&str> = c.records.iter().map(|(_, r)| r.prev.as_str()).collect();
+    let body: Vec<&str> = c.records.iter().map(|(_, r)| r.body.as_str()).collect();
+    let hash: Vec<&str> = c.records.iter().map(|(_, r)| r.hash.as_str()).collect();
+    if lines.is_empty() {
         let st = prepared(
             tx,
             cache,
@@ -382,7 +389,20 @@ fn insert_records(tx: &mut postgres::Transaction<'_>, cache: &mut Statements, c:
                  SELECT * FROM UNNEST($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[])",
         )?;
         tx.execute(&st, &[&tbl, &seq, &prev, &body, &hash]).pg()?;
+        return Ok(());
     }
+    // The anchor lines that wait go in with the records, in the same
+    // statement (`anchor_lines.rs`): no round trip of their own.
+    let line_seq: Vec<i64> = lines.iter().map(|l| l.seq as i64).collect();
+    let text: Vec<&str> = lines.iter().map(|l| l.line.as_str()).collect();
+    let st = prepared(
+        tx,
+        cache,
+        "WITH copied AS (INSERT INTO anchor_lines (seq, line) SELECT * FROM UNNEST($6::bigint[], $7::text[]))
+         INSERT INTO audit (tbl, seq, prev, body, hash)
+             SELECT * FROM UNNEST($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[])",
+    )?;
+    tx.execute(&st, &[&tbl, &seq, &prev, &body, &hash, &line_seq, &text]).pg()?;
     Ok(())
 }
 

@@ -18,7 +18,15 @@
 //! * **Catching up.** A line the file has and the database lacks (a crash
 //!   before the next commit, a key rotated with the server stopped, a casino
 //!   from before this copy) is copied at the next start
-//!   ([`lines_after`]).
+//!   ([`lines_after`]). Lines the database has past the file's end (a
+//!   backup takes the files first and the database after; a file lost with
+//!   its machine and put back from an older copy) are written back to the
+//!   file at a start, once they verify as the file's own continuation
+//!   ([`super::AnchorLog::restore`]): they are signed lines, so this adds
+//!   nothing a forger could make.
+//!
+//! A database forger gains nothing by deleting lines of the copy (the file
+//! still has them) or by adding lines (they must be signed by the key).
 //! * **Reading.** The copy is verified as the file is, line by line
 //!   ([`read_copy`]): signatures, numbers, the `prev` links, carry lines.
 //!
@@ -130,7 +138,7 @@ pub fn read_copy(
     let start = start_of(path, first.as_bytes())?;
     let first_seq = start.from.seq + 1;
     let trust = pinned_key(pinned)?.map_or(Trust::Any, Trust::Pinned);
-    let reader = io::BufReader::new(LinesReader { lines, buf: Vec::new(), at: 0 });
+    let reader = io::BufReader::new(LinesReader::new(lines));
     let scan = scan_lines(path, reader, KeyChain::default(), start.from)?;
     if let Err((line, what)) = scan.chain.meets(trust, first_seq) {
         return Err(AnchorError::BadLine { path: path.into(), line, what });
@@ -139,10 +147,16 @@ pub fn read_copy(
 }
 
 /// Lines as the bytes of a file: each followed by a newline.
-struct LinesReader<I> {
+pub(super) struct LinesReader<I> {
     lines: I,
     buf: Vec<u8>,
     at: usize,
+}
+
+impl<I> LinesReader<I> {
+    pub(super) fn new(lines: I) -> LinesReader<I> {
+        LinesReader { lines, buf: Vec::new(), at: 0 }
+    }
 }
 
 impl<I: Iterator<Item = String>> Read for LinesReader<I> {
@@ -260,5 +274,43 @@ mod tests {
         let from_carry = read_copy("copy", live.iter().map(|l| l.line.clone()), None).unwrap();
         assert_eq!(from_carry, read(&path, None).unwrap());
         assert_eq!(from_carry.heads, whole.heads);
+    }
+
+    /// An older copy of the file is brought up to date from the database's
+    /// lines, byte for byte; a line altered, out of its place, or signed by
+    /// another key writes nothing.
+    #[test]
+    fn restore_appends_only_the_files_own_continuation() {
+        let tmp = Tmp::new();
+        let (path, older) = (tmp.0.join("db.anchors"), tmp.0.join("older.anchors"));
+        let mut log = AnchorLog::open(&path, tmp.key("db.key")).unwrap();
+        let outbox = Outbox::default();
+        log.copy_to(outbox.clone());
+        log.append(&[head(TableId(1), 1)]).unwrap();
+        log.append(&[head(TableId(2), 1)]).unwrap();
+        std::fs::copy(&path, &older).unwrap();
+        log.append(&[head(TableId(1), 3)]).unwrap();
+        log.append(&[head(TableId(3), 1)]).unwrap();
+        let past = outbox.take()[2..].to_vec();
+        let mut behind = AnchorLog::open(&older, tmp.key("db.key")).unwrap();
+        let before = std::fs::read(&older).unwrap();
+        let mut altered = past.clone();
+        altered[1].line = altered[1].line.replace("\"len\":1", "\"len\":2");
+        for bad in [altered, past[1..].to_vec(), vec![past[1].clone(), past[0].clone()]] {
+            assert!(behind.restore(&bad).is_err());
+            assert_eq!(std::fs::read(&older).unwrap(), before, "nothing written");
+        }
+        let other = tmp.0.join("other.anchors");
+        let mut forger = AnchorLog::open(&other, tmp.key("other.key")).unwrap();
+        forger.append(&[head(TableId(1), 1)]).unwrap();
+        forger.append(&[head(TableId(2), 1)]).unwrap();
+        forger.append(&[head(TableId(1), 9)]).unwrap();
+        let forged = lines_after(&other, 2).unwrap();
+        assert!(behind.restore(&forged).is_err(), "another key's lines");
+        behind.restore(&past).unwrap();
+        assert_eq!(std::fs::read(&older).unwrap(), std::fs::read(&path).unwrap());
+        assert_eq!(behind.mark(), log.mark());
+        behind.append(&[head(TableId(4), 1)]).unwrap();
+        assert_eq!(read(&older, None).unwrap().lines, 5, "it goes on from there");
     }
 }

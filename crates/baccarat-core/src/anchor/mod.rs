@@ -395,6 +395,25 @@ impl AnchorLog {
         Ok(())
     }
 
+    /// Append `lines`, the database's copy of lines past this file's end,
+    /// byte for byte, once they verify as this file's continuation: numbered
+    /// on from its last line, each `prev` its predecessor's hash, signed by
+    /// this log's key (`copy.rs`). Nothing is written if any does not.
+    pub fn restore(&mut self, lines: &[CopiedLine]) -> Result<(), AnchorError> {
+        let from =
+            scan::From { seq: self.seq, last: self.last, heads: self.heads.clone(), whole: true, offset: self.len };
+        let reader = std::io::BufReader::new(copy::LinesReader::new(lines.iter().map(|l| l.line.clone())));
+        let scan = scan::scan_lines(&self.path, reader, keys::KeyChain::default(), from)?;
+        if let Err((line, what)) = scan.chain.meets(Trust::Signer(self.key.key.verifying_key()), self.seq + 1) {
+            return Err(AnchorError::BadLine { path: self.path.clone(), line, what });
+        }
+        for l in lines {
+            self.write_line(&l.line, &[])?;
+        }
+        self.heads = scan.anchored.heads;
+        Ok(())
+    }
+
     /// From now on, every line written also waits in `outbox` for the
     /// database's copy of the lines (`copy.rs`).
     pub fn copy_to(&mut self, outbox: Outbox) {

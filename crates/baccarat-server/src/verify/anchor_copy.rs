@@ -4,9 +4,9 @@
 //! Both verified, the chains are checked against the longer of the two
 //! for each chain, and every difference is named:
 //!
-//! * the copy reaching further than the file: lines were removed from the
-//!   file, or an older copy of it put in its place (a problem: a line goes
-//!   into the database only after it is in the file);
+//! * the copy reaching further than the file: a note (the file is older
+//!   than the database, as a backup that copies the files first leaves it,
+//!   or it lost lines; a start writes them back to it);
 //! * the copy ending before the file: a note (the last line of a server
 //!   that crashed waits in the file for the next start to copy it; more
 //!   than that means lines were deleted from the database);
@@ -94,9 +94,10 @@ fn copy_alone(why: &str, first: u64, last: u64) -> String {
 /// The file's heads and the copy's, each chain at the longer of the two.
 fn merge(file: Anchored, copy: Anchored, problems: &mut Vec<String>, notes: &mut Vec<String>) -> Anchored {
     if copy.lines > file.lines {
-        problems.push(format!(
-            "anchors: the database's copy of the anchor lines reaches line {}, the anchor file only line {}: lines \
-             were removed from the file, or an older copy of it put in its place",
+        notes.push(format!(
+            "anchors: the database's copy of the anchor lines reaches line {}, the anchor file only line {}: the \
+             file is older than the database (a backup copies the files first), or lost lines; the copy's heads \
+             are the ones checked, and the next start writes its lines back to the file",
             copy.lines, file.lines
         ));
     } else if copy.lines < file.lines {
@@ -137,7 +138,7 @@ mod tests {
     }
 
     /// Every case of the comparison: the longer head of each chain is the one
-    /// checked, a copy ahead of the file is a problem, one behind a note, a
+    /// checked, a copy ahead of the file or behind it is a note, a
     /// fork a problem; the copy alone says what it cannot prove.
     #[test]
     fn the_longer_copy_is_checked_and_each_difference_named() {
@@ -152,7 +153,7 @@ mod tests {
         let ahead = anchored(6, &[(1, 9, "y")]);
         let r = read(Some(file.clone())).with_copy(CopyRead::Read { first: 1, anchored: ahead }, true);
         assert_eq!(r.anchored.unwrap().heads[&TableId(1)], (9, "y".into()), "the copy's longer head is checked");
-        assert!(r.problems[0].contains("reaches line 6, the anchor file only line 5"), "{:?}", r.problems);
+        assert!(r.problems.is_empty() && r.notes[0].contains("reaches line 6, the anchor file only line 5"));
 
         let fork = anchored(5, &[(2, 2, "z")]);
         let r = read(Some(file.clone())).with_copy(CopyRead::Read { first: 1, anchored: fork }, true);

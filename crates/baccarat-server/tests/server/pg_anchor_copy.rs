@@ -86,8 +86,9 @@ fn every_anchor_line_reaches_the_database_and_verify_reads_it() {
 
 /// A forger at the database: a line of the copy altered, or lines signed by
 /// another key, is named; a copy that reaches further than the file (the
-/// file put back older) is named by `verify` and refused by a start; with
-/// neither file nor copy, `verify` asks for the file.
+/// file put back older) is noted by `verify` and gives the file its lines
+/// back at a start, unless they do not continue it; with neither file nor
+/// copy, `verify` asks for the file.
 #[test]
 fn a_forged_copy_and_a_file_older_than_its_copy_are_named() {
     let (dir, mut cfg) = config("anchor-copy-forged");
@@ -97,19 +98,37 @@ fn a_forged_copy_and_a_file_older_than_its_copy_are_named() {
     deposits(&mut o);
     let path = cfg.anchor_paths().0;
     let older = std::fs::read(&path).unwrap();
+    let older_lines = in_file(&path).len();
     play(&mut o, 1, 0, false);
     let public = o.anchors.public_hex();
     drop(o);
     let n = copied(&url).len();
 
-    // An older copy of the file put in its place.
+    // An older copy of the file put in its place (or a backup that copied
+    // the file before the database): `verify` checks the copy's heads and
+    // says so; a start writes the copy's lines back to the file, byte for
+    // byte.
     let newer = std::fs::read(&path).unwrap();
     std::fs::write(&path, &older).unwrap();
     let (f, _) = verify_pg(&url, &path, None).unwrap();
-    assert!(f.problems.iter().any(|p| p.contains(&format!("reaches line {n}"))), "{:?}", f.problems);
-    let refused = open(&cfg).err().expect("a file older than its copy is refused").to_string();
-    assert!(refused.contains("the database's copy of its lines reaches line"), "{refused}");
-    std::fs::write(&path, &newer).unwrap();
+    assert!(f.problems.is_empty(), "{:?}", f.problems);
+    assert!(f.notes.iter().any(|p| p.contains(&format!("reaches line {n}"))), "{:?}", f.notes);
+    drop(open(&cfg).unwrap());
+    // (The newer file's last line never reached the database: it was lost
+    // with it.)
+    let newer_lines: Vec<String> = String::from_utf8(newer.clone()).unwrap().lines().map(String::from).collect();
+    let back: Vec<(i64, String)> = in_file(&path).into_iter().take(n).collect();
+    assert!(back.iter().map(|l| &l.1).eq(newer_lines[..n].iter()), "written back, byte for byte");
+    // A copy whose lines past the file do not continue it is refused.
+    let grown = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &older).unwrap();
+    let line = copied(&url)[older_lines].1.clone();
+    let bent = line.replacen("\"len\":", "\"len\":9", 1);
+    sql(&url, &format!("UPDATE anchor_lines SET line = '{bent}' WHERE seq = {}", older_lines + 1));
+    let refused = open(&cfg).err().expect("a copy that does not continue the file").to_string();
+    assert!(refused.contains("do not continue it"), "{refused}");
+    sql(&url, &format!("UPDATE anchor_lines SET line = '{line}' WHERE seq = {}", older_lines + 1));
+    std::fs::write(&path, &grown).unwrap();
     let (f, _) = verify_pg(&url, &path, None).unwrap();
     assert!(f.problems.is_empty(), "put back: {:?}", f.problems);
 
@@ -156,4 +175,73 @@ fn a_forged_copy_and_a_file_older_than_its_copy_are_named() {
     sql(&url, "DELETE FROM anchor_lines");
     let missing = verify_pg_from_copy(&url, None).unwrap_err().to_string();
     assert!(missing.contains("--anchor-file: required"), "{missing}");
+}
+
+/// The anchor file lost for good: `--new-anchor-file` begins a new one,
+/// numbered from 1 again, so the old file's copy is kept aside in a table
+/// of its own (evidence is never deleted), and the new copy follows the new
+/// file.
+#[test]
+fn a_new_anchor_file_keeps_the_old_copy_aside() {
+    let (_dir, mut cfg) = config("anchor-copy-new");
+    let url = database("anchornew");
+    cfg.postgres = Some(url.clone());
+    let mut o = open(&cfg).unwrap();
+    deposits(&mut o);
+    drop(o);
+    let old = copied(&url);
+    let path = cfg.anchor_paths().0;
+    std::fs::remove_file(&path).unwrap();
+    cfg.new_anchor_file = true;
+    drop(open(&cfg).unwrap());
+    let kept = PgStore::connect(&url).unwrap().with_client(|c| {
+        let names =
+            c.query("SELECT tablename::text FROM pg_tables WHERE tablename LIKE 'anchor_lines_until_%'", &[]).unwrap();
+        assert_eq!(names.len(), 1, "one copy kept aside");
+        let name: String = names[0].get(0);
+        let rows = c.query(&format!("SELECT seq, line FROM {name} ORDER BY seq"), &[]).unwrap();
+        rows.iter().map(|r| (r.get::<_, i64>(0), r.get::<_, String>(1))).collect::<Vec<_>>()
+    });
+    assert!(kept == old, "kept as it was: {} lines of {}", kept.len(), old.len());
+    let (copy, file) = (copied(&url), in_file(&path));
+    assert_eq!(copy.first().map(|l| l.0), Some(1));
+    assert!(copy.len() + 1 >= file.len() && copy == file[..copy.len()], "{} of {}", copy.len(), file.len());
+    let (f, _) = verify_pg(&url, &path, None).unwrap();
+    assert!(f.problems.is_empty(), "{:?}", f.problems);
+}
+
+/// A server that lost its lease copies no anchor line: the lines ride in
+/// the fenced transaction, so the stale owner's batch is refused whole, its
+/// lines stay in its outbox, and the database's copy is the new owner's.
+#[test]
+fn a_stale_owner_copies_no_anchor_line() {
+    use baccarat_core::anchor::{AnchorKey, AnchorLog, Head, Outbox};
+    use baccarat_core::audit::Record;
+    use baccarat_core::store::{Commit, Store, StoreError};
+    use baccarat_core::TableId;
+    let dir = super::common::TempDir::new(&format!("baccarat-anchor-stale-{}", std::process::id()));
+    let url = database("anchorstale");
+    let (mut a, mut b) = (PgStore::connect(&url).unwrap(), PgStore::connect(&url).unwrap());
+    a.acquire(TableId(1), "server-a", 60_000).unwrap().expect("granted");
+    let outbox = Outbox::default();
+    a.copy_anchors_from(outbox.clone());
+    let mut log =
+        AnchorLog::open(&dir.join("a.anchors"), AnchorKey::load_or_create(&dir.join("a.key")).unwrap()).unwrap();
+    log.copy_to(outbox.clone());
+    let record = |seq: u64| {
+        let mut c = Commit::default();
+        c.records
+            .push((TableId(1), Record { seq, prev: "p".into(), body: format!("r{seq}"), hash: format!("{seq:064x}") }));
+        c
+    };
+    a.commit(&record(1)).unwrap();
+    log.append(&[Head { table: TableId(1), len: 1, head: format!("{:064x}", 1) }]).unwrap();
+    assert_eq!(outbox.len(), 1);
+    // server-a's lease runs out and server-b takes the table.
+    a.with_client(|c| c.execute("UPDATE leases SET expires_at = now() - interval '1 second'", &[]).unwrap());
+    b.acquire(TableId(1), "server-b", 60_000).unwrap().expect("an expired lease is taken");
+    let err = a.commit(&record(2)).unwrap_err();
+    assert!(matches!(err, StoreError::Fenced(_)), "{err}");
+    assert_eq!(copied(&url), [], "the stale owner's line is not in the database");
+    assert_eq!(outbox.len(), 1, "it waits in the outbox, put back");
 }

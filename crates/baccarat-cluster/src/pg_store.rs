@@ -47,6 +47,7 @@ pub use anchor_lines::Copy as AnchorCopy;
 pub mod archive;
 pub mod bank;
 mod commit;
+mod commit_one;
 mod connect;
 pub use connect::{connect_client, ConnectError, PROBE};
 mod history;
@@ -189,7 +190,11 @@ const MIGRATIONS: &[&str] = &[
     "ALTER TABLE users ADD COLUMN IF NOT EXISTS disabled BOOLEAN NOT NULL DEFAULT false;",
     // 10: the database's copy of the anchor file's lines, by number
     // (`anchor_lines.rs`; issue 51: a server's machine lost with its file).
-    "CREATE TABLE anchor_lines (seq BIGINT PRIMARY KEY, line TEXT NOT NULL, at TIMESTAMPTZ NOT NULL DEFAULT now());",
+    // And the check that ends a batch sent as one statement
+    // (`commit_one.rs`): an error, which undoes the statement, unless `ok`.
+    "CREATE TABLE anchor_lines (seq BIGINT PRIMARY KEY, line TEXT NOT NULL, at TIMESTAMPTZ NOT NULL DEFAULT now());
+     CREATE FUNCTION baccarat_refuse(ok BOOLEAN) RETURNS BOOLEAN LANGUAGE plpgsql AS $$
+       BEGIN IF NOT ok THEN RAISE EXCEPTION 'baccarat: batch refused'; END IF; RETURN true; END $$;",
 ];
 
 /// How a server claims the casino's lease ([`PgStore::take_casino_as`]).
@@ -253,6 +258,9 @@ pub struct PgStore {
     /// The anchor lines this store's commits carry into the database's copy
     /// of them (`anchor_lines.rs`): the serving server's writer's store only.
     anchor_copy: Option<crate::anchor::Outbox>,
+    /// Batches committed in one statement, and refused by it and sent by
+    /// the statements that name why (`commit_one.rs`).
+    one_statement: (u64, u64),
 }
 
 /// The client, locked.
@@ -295,6 +303,7 @@ impl PgStore {
             fences: Default::default(),
             prepared: Default::default(),
             anchor_copy: None,
+            one_statement: (0, 0),
         };
         s.migrate()?;
         s.ensure_months(now_ms())?;
@@ -306,6 +315,12 @@ impl PgStore {
     /// that answer: drop it on a thread of its own (`lease.rs`).
     pub fn answers(&self, within: std::time::Duration) -> bool {
         self.c().is_valid(within).is_ok()
+    }
+
+    /// Batches this store committed in one statement, and those that
+    /// statement refused (sent again by the statements that name why).
+    pub fn one_statement(&self) -> (u64, u64) {
+        self.one_statement
     }
 
     /// The schema version a fully migrated database has.

@@ -46,16 +46,41 @@ pub(crate) fn begin(
             ),
         });
     }
-    let missing = anchors.lines_after(last)?;
-    if !missing.is_empty() {
-        tracing::info!(lines = missing.len(), after = last, "anchors: copying the file's lines the database lacks");
-    }
-    s.copy_anchor_lines(&missing)?;
+    copy_missing(s, anchors, path, last)?;
     let outbox = Outbox::default();
     anchors.copy_to(outbox.clone());
     s.copy_anchors_from(outbox);
     Ok(())
 }
+
+/// Copy the lines of the anchor file (and of its segments) numbered after
+/// `last` into the database, in transactions of at most [`CHUNK`] lines,
+/// one chunk in memory at a time: after a crash only the last line, read
+/// from where it starts; at the first start after the copy began, every
+/// line of every segment beside the file.
+fn copy_missing(
+    s: &mut baccarat_cluster::pg_store::PgStore,
+    anchors: &AnchorLog,
+    path: &Path,
+    last: u64,
+) -> Result<(), ServeError> {
+    if anchors.seq() <= last + 1 {
+        return Ok(s.copy_anchor_lines(&anchors.lines_after(last)?)?);
+    }
+    tracing::info!(lines = anchors.seq() - last, after = last, "anchors: copying the file's lines the database lacks");
+    let mut chunk = Vec::new();
+    crate::anchor::each_line_after(path, last, |l| -> Result<(), ServeError> {
+        chunk.push(l);
+        if chunk.len() == CHUNK {
+            s.copy_anchor_lines(&std::mem::take(&mut chunk))?;
+        }
+        Ok(())
+    })?;
+    Ok(s.copy_anchor_lines(&chunk)?)
+}
+
+/// Lines copied per transaction at a start.
+const CHUNK: usize = 10_000;
 
 /// Before the start's checks, on PostgreSQL: lines the database's copy has
 /// past the anchor file's end (a backup takes the file first and the

@@ -474,11 +474,16 @@ pub fn verify_pg(
 
 /// [`verify_pg`] with no anchor file (lost with its server's machine): the
 /// database's copy of its lines alone, which the findings say; refused when
-/// the database keeps none.
+/// the database keeps none, and without the key the casino published
+/// (`pinned`): someone who can write to the database could sign a copy of
+/// their own, under a key of their own.
 pub fn verify_pg_from_copy(
     url: &str,
     pinned: Option<&str>,
 ) -> Result<(crate::verify::Findings, Option<String>), MigrateError> {
+    if pinned.is_none() {
+        return Err(MigrateError::CopyUnpinned);
+    }
     verify_pg_with(url, None, pinned, || {})
 }
 

@@ -9,10 +9,6 @@ use super::{PgResult, PgStore};
 use crate::anchor::{AnchorError, Anchored, CopiedLine, Outbox};
 use crate::store::{Commit, StoreError};
 
-/// Lines copied per transaction at a start (a casino whose file is older
-/// than its copy may have many).
-const CHUNK: usize = 10_000;
-
 /// Put `lines` into the copy, inside `tx`. A line already there is an error
 /// (its number is the key): two writers of one file, which the lease's
 /// fence forbids.
@@ -71,17 +67,18 @@ impl PgStore {
         Ok(rows.iter().map(|r| CopiedLine { seq: r.get::<_, i64>(0) as u64, line: r.get(1) }).collect())
     }
 
-    /// Copy `lines` (numbered after the copy's last), in transactions of
-    /// [`CHUNK`] lines, each fenced as a commit is.
+    /// Copy `lines` (numbered after the copy's last) in one transaction,
+    /// fenced as a commit is.
     pub fn copy_anchor_lines(&mut self, lines: &[CopiedLine]) -> Result<(), StoreError> {
-        for chunk in lines.chunks(CHUNK) {
-            let PgStore { client, fences, prepared: cache, .. } = self;
-            let client = client.get_mut().unwrap_or_else(|p| p.into_inner());
-            let mut tx = client.as_mut().expect("the client is open until the store is dropped").transaction().pg()?;
-            super::commit::fence(&mut tx, cache, fences, &Commit::default())?;
-            insert(&mut tx, Some(cache), chunk)?;
-            tx.commit().pg()?;
+        if lines.is_empty() {
+            return Ok(());
         }
+        let PgStore { client, fences, prepared: cache, .. } = self;
+        let client = client.get_mut().unwrap_or_else(|p| p.into_inner());
+        let mut tx = client.as_mut().expect("the client is open until the store is dropped").transaction().pg()?;
+        super::commit::fence(&mut tx, cache, fences, &Commit::default())?;
+        insert(&mut tx, Some(cache), lines)?;
+        tx.commit().pg()?;
         Ok(())
     }
 

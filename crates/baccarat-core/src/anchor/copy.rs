@@ -13,8 +13,9 @@
 //!   (under a lease, a line per batch); the same text then waits in an
 //!   [`Outbox`] and goes into the database inside the *next* commit's
 //!   transaction, fenced by the lease's epoch like the rest of it (and
-//!   inside a checkpoint's seal, so a clean stop leaves none behind). No
-//!   round trip of its own, and a server that lost its lease writes none.
+//!   inside the seal of a checkpoint the serving server writes itself, so a
+//!   clean stop leaves none behind). No round trip of its own, and a server
+//!   that lost its lease writes none.
 //! * **Catching up.** A line the file has and the database lacks (a crash
 //!   before the next commit, a key rotated with the server stopped, a casino
 //!   from before this copy) is copied at the next start
@@ -36,7 +37,9 @@
 //! tail was not cut *together with* the lines that sign it by someone who
 //! can write to the database; the file, on another machine, can. So
 //! `verify` reads both when both are there (the longer signs more), names
-//! any difference, and says so when it had only the database's copy.
+//! any difference, and says so when it had only the database's copy, which
+//! it reads only under the key the casino published. Nor does a start
+//! rebuild a lost file from the copy: it would sign whatever the copy says.
 
 use std::io::{self, BufRead, Read};
 use std::path::Path;
@@ -92,35 +95,55 @@ impl Outbox {
     }
 }
 
-/// The complete lines of the anchor file at `path` numbered after `after`
-/// (this file only: the segments moved aside before it are not read, and
-/// its first line, a carry line, stands for them). The file is not
-/// verified here: its writer verified it as it opened it.
+/// The complete lines of the anchor file at `path` numbered after `after`,
+/// in memory ([`each_line_after`] reads them one at a time).
 pub fn lines_after(path: &Path, after: u64) -> Result<Vec<CopiedLine>, AnchorError> {
-    let mut file = std::fs::File::open(path).map_err(|e| io_err(path, e))?;
-    let start = super::scan::first_line(path, &mut file)?;
-    use std::io::{Seek, SeekFrom};
-    file.seek(SeekFrom::Start(0)).map_err(|e| io_err(path, e))?;
     let mut out = Vec::new();
-    let mut seq = start.from.seq;
-    for line in io::BufReader::new(file).split(b'\n') {
-        let line = line.map_err(|e| io_err(path, e))?;
-        seq += 1;
-        if seq > after {
-            let line = String::from_utf8(line).map_err(|_| AnchorError::BadLine {
-                path: path.into(),
-                line: seq,
-                what: "not UTF-8".into(),
-            })?;
-            out.push(CopiedLine { seq, line });
+    each_line_after(path, after, |l| -> Result<(), AnchorError> {
+        out.push(l);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Each complete line numbered after `after`, of the segments beside the
+/// anchor file at `path` (those that reach past `after`: a copy that stopped
+/// in an earlier month goes on from there) and then of the file itself, in
+/// order, one line in memory at a time; a torn last line (no newline) is no
+/// line. The files are not verified here: their writer verified them as it
+/// opened them.
+pub fn each_line_after<E: From<AnchorError>>(
+    path: &Path,
+    after: u64,
+    mut each: impl FnMut(CopiedLine) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut files = super::segments::segments_of(path)?;
+    let mut live = std::fs::File::open(path).map_err(|e| io_err(path, e))?;
+    files.push((super::scan::first_line(path, &mut live)?.from.seq + 1, path.to_path_buf()));
+    for (i, (first, file)) in files.iter().enumerate() {
+        let next = files.get(i + 1).map_or(u64::MAX, |f| f.0);
+        if next.saturating_sub(1) <= after {
+            continue;
+        }
+        let mut reader = io::BufReader::new(std::fs::File::open(file).map_err(|e| io_err(file, e))?);
+        let mut buf = Vec::new();
+        for seq in *first.. {
+            buf.clear();
+            reader.read_until(b'\n', &mut buf).map_err(|e| io_err(file, e))?;
+            if buf.pop() != Some(b'\n') {
+                break;
+            }
+            if seq > after {
+                let line = String::from_utf8(std::mem::take(&mut buf)).map_err(|_| AnchorError::BadLine {
+                    path: file.clone(),
+                    line: seq,
+                    what: "not UTF-8".into(),
+                })?;
+                each(CopiedLine { seq, line })?;
+            }
         }
     }
-    // A torn last line (no newline) is no line: `split` gave it too.
-    let complete = std::fs::read(path).map_err(|e| io_err(path, e))?.last() == Some(&b'\n');
-    if !complete {
-        out.pop();
-    }
-    Ok(out)
+    Ok(())
 }
 
 /// Read and verify a copy of the anchor lines (`lines`, in order, the first
@@ -269,7 +292,9 @@ mod tests {
         let (whole, _) = crate::anchor::read_all(&path, None).unwrap();
         let all = read_copy("copy", copied.iter().map(|l| l.line.clone()), None).unwrap();
         assert_eq!(all, whole);
-        let live = lines_after(&path, 0).unwrap();
+        assert_eq!(lines_after(&path, 0).unwrap(), copied, "every segment's lines, then the live file's");
+        assert_eq!(lines_after(&path, 2).unwrap(), copied[2..], "from the middle of a segment");
+        let live = lines_after(&path, 4).unwrap();
         assert_eq!(live, copied[4..], "the live file: its carry line and the line after");
         let from_carry = read_copy("copy", live.iter().map(|l| l.line.clone()), None).unwrap();
         assert_eq!(from_carry, read(&path, None).unwrap());
@@ -300,13 +325,16 @@ mod tests {
             assert!(behind.restore(&bad).is_err());
             assert_eq!(std::fs::read(&older).unwrap(), before, "nothing written");
         }
-        let other = tmp.0.join("other.anchors");
-        let mut forger = AnchorLog::open(&other, tmp.key("other.key")).unwrap();
-        forger.append(&[head(TableId(1), 1)]).unwrap();
-        forger.append(&[head(TableId(2), 1)]).unwrap();
-        forger.append(&[head(TableId(1), 9)]).unwrap();
-        let forged = lines_after(&other, 2).unwrap();
-        assert!(behind.restore(&forged).is_err(), "another key's lines");
+        // Numbered on and linked to the file's last line, but signed by
+        // another key: the signer's check is what refuses it.
+        let other = tmp.key("other.key");
+        let line = super::super::render(&other.key, behind.seq + 1, &behind.last, &[head(TableId(1), 9)], None);
+        let forged = vec![CopiedLine { seq: behind.seq + 1, line }];
+        match behind.restore(&forged) {
+            Err(AnchorError::BadLine { what, .. }) => assert!(what.contains("not the trusted key"), "{what}"),
+            other => panic!("another key's line: {other:?}"),
+        }
+        assert_eq!(std::fs::read(&older).unwrap(), before, "nothing written");
         behind.restore(&past).unwrap();
         assert_eq!(std::fs::read(&older).unwrap(), std::fs::read(&path).unwrap());
         assert_eq!(behind.mark(), log.mark());

@@ -59,7 +59,7 @@ use sha2::{Digest, Sha256};
 mod copy;
 mod keys;
 mod scan;
-pub use copy::{lines_after, read_copy, CopiedLine, Outbox};
+pub use copy::{each_line_after, lines_after, read_copy, CopiedLine, Outbox};
 mod segments;
 pub use keys::Rotation;
 use keys::Trust;

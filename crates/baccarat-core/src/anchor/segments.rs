@@ -219,7 +219,7 @@ pub fn segment_files(path: &Path) -> Result<Vec<PathBuf>, AnchorError> {
 
 /// The segments beside `path`, in the order of their lines: (first line,
 /// path).
-fn segments_of(path: &Path) -> Result<Vec<(u64, PathBuf)>, AnchorError> {
+pub(super) fn segments_of(path: &Path) -> Result<Vec<(u64, PathBuf)>, AnchorError> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
         return Ok(Vec::new());

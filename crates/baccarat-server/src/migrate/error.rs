@@ -59,6 +59,12 @@ pub enum MigrateError {
          the copy began), so a PostgreSQL casino is verified with its anchor file"
     )]
     NoAnchors,
+    /// The database's copy of the anchor lines alone, with no key pinned.
+    #[error(
+        "--anchor-key: required without --anchor-file: the database's copy of the anchor lines is checked against \
+         the key the casino published (someone who can write to the database could sign a copy of their own)"
+    )]
+    CopyUnpinned,
     /// A read of either side failed.
     #[error(transparent)]
     Store(#[from] StoreError),

@@ -139,7 +139,7 @@ fn a_forged_copy_and_a_file_older_than_its_copy_are_named() {
     PgStore::connect(&url).unwrap().with_client(|c| {
         c.execute("UPDATE anchor_lines SET line = $1 WHERE seq = 5", &[&forged]).unwrap();
     });
-    for (f, _) in [verify_pg(&url, &path, None).unwrap(), verify_pg_from_copy(&url, None).unwrap()] {
+    for (f, _) in [verify_pg(&url, &path, None).unwrap(), verify_pg_from_copy(&url, Some(&public)).unwrap()] {
         assert!(
             f.problems.iter().any(|p| p.contains("the database's copy of the anchor lines") && p.contains("line 5")),
             "{:?}",
@@ -171,9 +171,12 @@ fn a_forged_copy_and_a_file_older_than_its_copy_are_named() {
     let (f, _) = verify_pg_from_copy(&url, Some(&public)).unwrap();
     assert!(f.problems.iter().any(|p| p.contains("not the trusted key")), "the pinned key: {:?}", f.problems);
 
+    // The copy alone is read only under the key the casino published.
+    let unpinned = verify_pg_from_copy(&url, None).unwrap_err().to_string();
+    assert!(unpinned.contains("--anchor-key: required without --anchor-file"), "{unpinned}");
     // Neither file nor copy.
     sql(&url, "DELETE FROM anchor_lines");
-    let missing = verify_pg_from_copy(&url, None).unwrap_err().to_string();
+    let missing = verify_pg_from_copy(&url, Some(&public)).unwrap_err().to_string();
     assert!(missing.contains("--anchor-file: required"), "{missing}");
 }
 
@@ -234,14 +237,20 @@ fn a_stale_owner_copies_no_anchor_line() {
             .push((TableId(1), Record { seq, prev: "p".into(), body: format!("r{seq}"), hash: format!("{seq:064x}") }));
         c
     };
+    let head = |n: u64| [Head { table: TableId(1), len: n, head: format!("{n:064x}") }];
     a.commit(&record(1)).unwrap();
-    log.append(&[Head { table: TableId(1), len: 1, head: format!("{:064x}", 1) }]).unwrap();
+    log.append(&head(1)).unwrap();
     assert_eq!(outbox.len(), 1);
+    // While it holds the lease, its next commit carries the line.
+    a.commit(&record(2)).unwrap();
+    let first = copied(&url);
+    assert_eq!((first.len(), outbox.len()), (1, 0), "the line went in with the next commit");
+    log.append(&head(2)).unwrap();
     // server-a's lease runs out and server-b takes the table.
     a.with_client(|c| c.execute("UPDATE leases SET expires_at = now() - interval '1 second'", &[]).unwrap());
     b.acquire(TableId(1), "server-b", 60_000).unwrap().expect("an expired lease is taken");
-    let err = a.commit(&record(2)).unwrap_err();
+    let err = a.commit(&record(3)).unwrap_err();
     assert!(matches!(err, StoreError::Fenced(_)), "{err}");
-    assert_eq!(copied(&url), [], "the stale owner's line is not in the database");
+    assert_eq!(copied(&url), first, "the stale owner's line is not in the database");
     assert_eq!(outbox.len(), 1, "it waits in the outbox, put back");
 }

@@ -31,6 +31,9 @@ fn a_stale_owners_write_is_refused_by_the_database() {
     assert_eq!(first.epoch, 1);
     assert_eq!(b.acquire(TableId(1), "server-b", 60_000).unwrap(), None, "held and not expired: refused");
     a.commit(&record(1)).unwrap();
+    assert_eq!(a.one_statement(), (0, 1), "a chain's first record is the statements' (its log has no end yet)");
+    a.commit(&record(2)).unwrap();
+    assert_eq!(a.one_statement(), (1, 1), "the next in one statement");
     assert_eq!(a.acquire(TableId(1), "server-a", 60_000).unwrap().unwrap().epoch, 1, "a renewal keeps the epoch");
 
     // server-a stops renewing (a pause, a partition): its lease runs out.
@@ -39,14 +42,16 @@ fn a_stale_owners_write_is_refused_by_the_database() {
     assert_eq!(second.epoch, 2, "a new owner, a new epoch");
 
     // server-a still believes it owns the table: its write is refused whole.
-    let mut stale = record(2);
-    stale.records.push((TableId(1), Record { seq: 3, prev: "p".into(), body: "r3".into(), hash: "h3".into() }));
+    let mut stale = record(3);
+    stale.records.push((TableId(1), Record { seq: 4, prev: "p".into(), body: "r4".into(), hash: "h4".into() }));
     let err = a.commit(&stale).unwrap_err();
     let StoreError::Fenced(why) = &err else { panic!("{err}") };
     assert!(why.contains("epoch 1") && why.contains("server-b's, epoch 2"), "{why}");
-    assert_eq!(b.head(TableId(1)).unwrap().unwrap().seq, 1, "nothing of the stale batch was written");
-    b.commit(&record(2)).unwrap();
-    assert_eq!(b.head(TableId(1)).unwrap().unwrap().seq, 2);
+    assert_eq!(a.one_statement(), (1, 2), "refused in one statement, then named by the statements");
+    assert_eq!(b.head(TableId(1)).unwrap().unwrap().seq, 2, "nothing of the stale batch was written");
+    b.commit(&record(3)).unwrap();
+    assert_eq!(b.head(TableId(1)).unwrap().unwrap().seq, 3);
+    assert_eq!(b.one_statement(), (1, 0));
     assert_eq!(a.acquire(TableId(1), "server-a", 60_000).unwrap(), None, "server-b holds it now");
     let leases = b.leases().unwrap();
     assert_eq!(leases.len(), 1);

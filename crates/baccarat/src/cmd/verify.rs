@@ -16,7 +16,8 @@ pub struct VerifyArgs {
     db: PathBuf,
     /// The anchor file [default: the database's path with `.anchors` added].
     /// On PostgreSQL it is read beside the database's own copy of its lines;
-    /// without it, that copy alone (the findings say what it cannot prove).
+    /// without it, that copy alone, under `--anchor-key` (the findings say
+    /// what it cannot prove).
     #[arg(long)]
     anchor_file: Option<PathBuf>,
     /// The server's public key (64 hex digits) as published by the operator;

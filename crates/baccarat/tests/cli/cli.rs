@@ -407,9 +407,16 @@ fn migrate_refuses_a_target_that_is_not_postgres_and_a_missing_source() {
         &["migrate", "--from", "/nonexistent/casino.db", "--to", "postgres://nobody@%2Fnonexistent/db"],
         "--from: /nonexistent/casino.db does not exist",
     );
-    // Without --anchor-file, the database's copy of the lines is read: the
-    // database must answer first.
-    refused(&["verify", "--db", "postgres://nobody@%2Fnonexistent/db"], "database out of reach");
+    // Without --anchor-file, the database's copy of the lines is read, and
+    // only under the key the casino published; then the database must answer.
+    refused(
+        &["verify", "--db", "postgres://nobody@%2Fnonexistent/db"],
+        "--anchor-key: required without --anchor-file",
+    );
+    refused(
+        &["verify", "--db", "postgres://nobody@%2Fnonexistent/db", "--anchor-key", &"a".repeat(64)],
+        "database out of reach",
+    );
     refused(
         &["verify", "--db", "postgres://nobody@%2Fnonexistent/db", "--since-checkpoint"],
         "--anchor-file: required with a PostgreSQL --db",

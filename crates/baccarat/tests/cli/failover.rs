@@ -266,7 +266,13 @@ pub(crate) fn verify_casino(db: &str, dir: &std::path::Path) -> String {
         out
     };
     let out = verify(&["--anchor-file", dir.join("casino.anchors").to_str().unwrap()]);
-    let alone = verify(&[]);
+    let key = std::process::Command::new(env!("CARGO_BIN_EXE_baccarat"))
+        .args(["key", "show", "--db", db, "--key-file", dir.join("casino.key").to_str().unwrap()])
+        .output()
+        .unwrap();
+    let public = String::from_utf8_lossy(&key.stdout).trim().to_string();
+    assert_eq!(public.len(), 64, "key show: {public}");
+    let alone = verify(&["--anchor-key", &public]);
     assert!(alone.contains("no anchor file was given"), "the copy alone, named as such: {alone}");
     out
 }

@@ -13,8 +13,9 @@
 #      the casino's audit records, transfers and answers (3,000 rows, made by
 #      the database itself: no bytes sent), for SECONDS;
 #   2. the server: `serve --demo` on a fresh database of the same cluster and
-#      `loadgen --tables 16` for SECONDS; the rows it wrote (audit, transfers,
-#      answers) are counted before and after.
+#      `loadgen --tables 16 --concurrency ${CONCURRENCY:-64}` for SECONDS; the
+#      rows it wrote (audit, transfers, answers) are counted before and after,
+#      and its batch sizes and commit times read from /metrics (stderr).
 #
 # Printed per round: the baseline's rows/s, the server's accepted bets/s, its
 # rows per wager and rows/s, the ratio of the two rows/s, and loadgen's
@@ -87,7 +88,7 @@ for r in $(seq 1 "$rounds"); do
     done
     [ -n "$addr" ] || { cat "$work/serve.log" >&2; exit 1; }
     before=$(rows_in "$(on "$db")")
-    out=$("$bin" loadgen --url "$addr" --admin-password throughput-admin-pw --tables 16 --seconds "$secs" --json)
+    out=$("$bin" loadgen --url "$addr" --admin-password throughput-admin-pw --tables 16 --seconds "$secs" --concurrency "${CONCURRENCY:-64}" --json)
     after=$(rows_in "$(on "$db")")
     # Where a batch's time goes: the writer's batch sizes and commit times.
     curl -s "$addr/metrics" | grep -E '^baccarat_writer_(batch_size|commit_seconds)_(sum|count)' \

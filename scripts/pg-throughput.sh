@@ -34,13 +34,15 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
-url=$(BACCARAT_PG_DURABLE=1 bash "$here/postgres.sh" start "$work/pg")
+# PG_URL: an existing cluster instead (scripts/postgres-ha.sh's, with its
+# synchronous standby); its `postgres` database is where the others are made.
+url=${PG_URL:-$(BACCARAT_PG_DURABLE=1 bash "$here/postgres.sh" start "$work/pg")}
 pgbin=$(ls -d /usr/lib/postgresql/*/bin | tail -1)
 psql() { "$pgbin/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
-on() { printf '%s' "$url" | sed "s|/postgres\$|/$1|"; }
+on() { printf '%s' "$url" | sed -E "s#/postgres(\\?|\$)#/$1\\1#"; }
 
-psql "$url" -c "CREATE DATABASE baseline"
-psql "$(on baseline)" <<'SQL'
+psql "$url" -c "CREATE DATABASE baseline_$$"
+psql "$(on baseline_$$)" <<'SQL'
 CREATE TABLE b_audit (tbl BIGINT NOT NULL, seq BIGINT NOT NULL, prev TEXT NOT NULL, body TEXT NOT NULL,
   hash TEXT NOT NULL, at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (tbl, seq));
 CREATE TABLE b_transfers (id BIGSERIAL PRIMARY KEY, debit BIGINT NOT NULL, credit BIGINT NOT NULL,
@@ -71,10 +73,10 @@ rows_in() {
 
 printf 'round\tbaseline rows/s\tbets/s\trows/wager\tserver rows/s\tratio\tp99 ms\n'
 for r in $(seq 1 "$rounds"); do
-    tps=$("$pgbin/pgbench" -n -T "$secs" -c 1 -f "$work/batch.sql" "$(on baseline)" 2>/dev/null \
+    tps=$("$pgbin/pgbench" -n -T "$secs" -c 1 -f "$work/batch.sql" "$(on baseline_$$)" 2>/dev/null \
         | awk '/^tps = / {print $3}')
     base=$(awk -v t="$tps" 'BEGIN {printf "%.0f", t * 3000}')
-    db="casino$r"
+    db="casino_$$_$r"
     psql "$url" -c "CREATE DATABASE $db"
     rm -f "$work/admin" "$work/serve.log"
     BACCARAT_ADMIN_PASSWORD=throughput-admin-pw "$bin" serve --demo --db "$(on "$db")" \

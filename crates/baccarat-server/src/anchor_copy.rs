@@ -120,3 +120,16 @@ pub(crate) fn restore_file(
     );
     Ok(())
 }
+
+/// What the database's copy of the anchor lines signed, read under the
+/// server's key (`public`), for a start whose file is lost: the chains are
+/// checked against it before a new file signs them. None on SQLite, or when
+/// the copy is empty; a copy that does not verify refuses the start.
+pub(crate) fn read_for_start(store: &AnyStore, public: &str) -> Result<Option<crate::anchor::Anchored>, ServeError> {
+    let AnyStore::Postgres(s) = store else { return Ok(None) };
+    match s.read_anchor_copy(Some(public))? {
+        baccarat_cluster::pg_store::AnchorCopy::Empty => Ok(None),
+        baccarat_cluster::pg_store::AnchorCopy::Read { anchored, .. } => Ok(Some(anchored)),
+        baccarat_cluster::pg_store::AnchorCopy::Bad(e) => Err(e.into()),
+    }
+}

@@ -17,8 +17,10 @@
 //! 4. the anchor file: missing or empty for a casino that exists (or beside
 //!    segments of it), behind the latest checkpoint's mark, or failing its
 //!    signatures; or there, not empty, under `--new-anchor-file`;
-//! 5. the chains against the anchor file: a cut in the casino's own chain
-//!    (a table's cut is named, and the table is not served);
+//! 5. the chains against the anchor file (under `--new-anchor-file`, against
+//!    the database's copy of the lost file's lines, on PostgreSQL): a cut in
+//!    the casino's own chain (a table's cut is named, and the table is not
+//!    served);
 //! 6. recovery itself: a chain that does not link, a balance its transfers
 //!    do not give (`casino/recover.rs`: it only reads).
 //!
@@ -126,7 +128,13 @@ pub fn check(cfg: &ServeConfig, store: &AnyStore) -> Result<Checked, ServeError>
     if has_casino && !lost {
         crate::anchor_copy::restore_file(store, &anchor_path, &key.key, mark.as_ref())?;
     }
-    let anchored = if anchor_path.exists() {
+    let anchored = if lost && has_casino {
+        // A new file (`--new-anchor-file`) signs the chains as they stand:
+        // on PostgreSQL they are first checked against the database's copy
+        // of the lost file's lines, so a cut made before the file was
+        // deleted is found, not signed.
+        crate::anchor_copy::read_for_start(store, &public)?
+    } else if anchor_path.exists() {
         Some(crate::anchor::read_signed_at(&anchor_path, &public, mark.as_ref())?)
     } else {
         None

@@ -183,7 +183,8 @@ fn a_forged_copy_and_a_file_older_than_its_copy_are_named() {
 /// The anchor file lost for good: `--new-anchor-file` begins a new one,
 /// numbered from 1 again, so the old file's copy is kept aside in a table
 /// of its own (evidence is never deleted), and the new copy follows the new
-/// file.
+/// file; but first the chains are checked against the copy, so a cut made
+/// before the file was deleted is refused, not signed anew.
 #[test]
 fn a_new_anchor_file_keeps_the_old_copy_aside() {
     let (_dir, mut cfg) = config("anchor-copy-new");
@@ -211,6 +212,20 @@ fn a_new_anchor_file_keeps_the_old_copy_aside() {
     assert!(copy.len() + 1 >= file.len() && copy == file[..copy.len()], "{} of {}", copy.len(), file.len());
     let (f, _) = verify_pg(&url, &path, None).unwrap();
     assert!(f.problems.is_empty(), "{:?}", f.problems);
+
+    // A forger cuts the casino's chain and deletes the file: the new file
+    // would sign the cut, but the chains are first checked against the
+    // copy, which finds it.
+    cfg.new_anchor_file = false;
+    let mut o = open(&cfg).unwrap();
+    deposits(&mut o);
+    drop(o);
+    std::fs::remove_file(&path).unwrap();
+    cfg.new_anchor_file = true;
+    let cut = sql(&url, "DELETE FROM audit WHERE tbl = 0 AND seq > (SELECT max(seq) - 3 FROM audit WHERE tbl = 0)");
+    assert_eq!(cut, 3);
+    let refused = open(&cfg).err().expect("a cut found by the copy").to_string();
+    assert!(refused.contains("the casino's chain") && refused.contains("cut"), "{refused}");
 }
 
 /// A server that lost its lease copies no anchor line: the lines ride in

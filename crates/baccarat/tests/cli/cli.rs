@@ -409,10 +409,7 @@ fn migrate_refuses_a_target_that_is_not_postgres_and_a_missing_source() {
     );
     // Without --anchor-file, the database's copy of the lines is read, and
     // only under the key the casino published; then the database must answer.
-    refused(
-        &["verify", "--db", "postgres://nobody@%2Fnonexistent/db"],
-        "--anchor-key: required without --anchor-file",
-    );
+    refused(&["verify", "--db", "postgres://nobody@%2Fnonexistent/db"], "--anchor-key: required without --anchor-file");
     refused(
         &["verify", "--db", "postgres://nobody@%2Fnonexistent/db", "--anchor-key", &"a".repeat(64)],
         "database out of reach",

@@ -128,17 +128,7 @@ pub fn check(cfg: &ServeConfig, store: &AnyStore) -> Result<Checked, ServeError>
     if has_casino && !lost {
         crate::anchor_copy::restore_file(store, &anchor_path, &key.key, mark.as_ref())?;
     }
-    let anchored = if lost && has_casino {
-        // A new file (`--new-anchor-file`) signs the chains as they stand:
-        // on PostgreSQL they are first checked against the database's copy
-        // of the lost file's lines, so a cut made before the file was
-        // deleted is found, not signed.
-        crate::anchor_copy::read_for_start(store, &public)?
-    } else if anchor_path.exists() {
-        Some(crate::anchor::read_signed_at(&anchor_path, &public, mark.as_ref())?)
-    } else {
-        None
-    };
+    let anchored = anchored(store, (lost, has_casino), &anchor_path, &public, mark.as_ref())?;
     if let (Some(m), Some(a), false) = (&mark, &anchored, lost) {
         if let Some(why) = m.behind(a) {
             return Err(ServeError::AnchorBehind { path: anchor_path, why });
@@ -149,6 +139,27 @@ pub fn check(cfg: &ServeConfig, store: &AnyStore) -> Result<Checked, ServeError>
         _ => BTreeSet::new(),
     };
     Ok(Checked { has_casino, key, anchor_path, key_path, checkpoint, refused_checkpoint, mark, lost, anchored, skip })
+}
+
+/// What the chains are checked against: the anchor file, read under the
+/// server's key `public` from the checkpoint's `mark`; or, when it is
+/// `lost` for a casino that exists (`--new-anchor-file`, which signs the
+/// chains as they stand), the database's copy of its lines on PostgreSQL,
+/// so that a cut made before the file was deleted is found, not signed.
+fn anchored(
+    store: &AnyStore,
+    (lost, has_casino): (bool, bool),
+    path: &std::path::Path,
+    public: &str,
+    mark: Option<&AnchorMark>,
+) -> Result<Option<Anchored>, ServeError> {
+    if lost && has_casino {
+        crate::anchor_copy::read_for_start(store, public)
+    } else if path.exists() {
+        Ok(Some(crate::anchor::read_signed_at(path, public, mark)?))
+    } else {
+        Ok(None)
+    }
 }
 
 /// What a cut says to an operator who restored a backup beside a newer

@@ -43,7 +43,6 @@ use std::sync::{Mutex, MutexGuard};
 use postgres::Client;
 
 mod anchor_lines;
-pub use anchor_lines::Copy as AnchorCopy;
 pub mod archive;
 pub mod bank;
 mod commit;
@@ -126,6 +125,14 @@ pub(crate) fn unreached(e: &postgres::Error) -> bool {
 /// partition drops its copies (`migrate`) and finds the casino's. A
 /// migration that changes them runs once per schema, so it must leave the
 /// casino's as it found them when run again: `IF NOT EXISTS`.)
+/// The `CREATE TABLE` of the anchor lines' copy, for [`MIGRATIONS`] and
+/// [`ANCHOR_LINES_TABLE`] alike (`concat!` takes only literals).
+macro_rules! anchor_lines_table {
+    () => {
+        "CREATE TABLE anchor_lines (seq BIGINT PRIMARY KEY, line TEXT NOT NULL, at TIMESTAMPTZ NOT NULL DEFAULT now());\n"
+    };
+}
+
 const MIGRATIONS: &[&str] = &[
     // 1: everything SQLite's migrations 1–12 make, at once.
     "CREATE TABLE accounts (id BIGINT PRIMARY KEY, kind TEXT NOT NULL UNIQUE, balance BIGINT NOT NULL,
@@ -192,10 +199,17 @@ const MIGRATIONS: &[&str] = &[
     // (`anchor_lines.rs`; issue 51: a server's machine lost with its file).
     // And the check that ends a batch sent as one statement
     // (`commit_one.rs`): an error, which undoes the statement, unless `ok`.
-    "CREATE TABLE anchor_lines (seq BIGINT PRIMARY KEY, line TEXT NOT NULL, at TIMESTAMPTZ NOT NULL DEFAULT now());
-     CREATE FUNCTION baccarat_refuse(ok BOOLEAN) RETURNS BOOLEAN LANGUAGE plpgsql AS $$
-       BEGIN IF NOT ok THEN RAISE EXCEPTION 'baccarat: batch refused'; END IF; RETURN true; END $$;",
+    concat!(
+        anchor_lines_table!(),
+        "CREATE FUNCTION baccarat_refuse(ok BOOLEAN) RETURNS BOOLEAN LANGUAGE plpgsql AS $$
+       BEGIN IF NOT ok THEN RAISE EXCEPTION 'baccarat: batch refused'; END IF; RETURN true; END $$;"
+    ),
 ];
+
+/// The table of the database's copy of the anchor lines, as migration 10
+/// makes it and as a new anchor file begins it again
+/// (`anchor_lines.rs`: `set_anchor_copy_aside`).
+const ANCHOR_LINES_TABLE: &str = anchor_lines_table!();
 
 /// How a server claims the casino's lease ([`PgStore::take_casino_as`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

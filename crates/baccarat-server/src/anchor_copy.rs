@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::anchor::{AnchorLog, Outbox};
+use crate::anchor::{AnchorLog, CopyRead, Outbox};
 use crate::serve_error::ServeError;
 use baccarat_cluster::AnyStore;
 
@@ -128,8 +128,8 @@ pub(crate) fn restore_file(
 pub(crate) fn read_for_start(store: &AnyStore, public: &str) -> Result<Option<crate::anchor::Anchored>, ServeError> {
     let AnyStore::Postgres(s) = store else { return Ok(None) };
     match s.read_anchor_copy(Some(public))? {
-        baccarat_cluster::pg_store::AnchorCopy::Empty => Ok(None),
-        baccarat_cluster::pg_store::AnchorCopy::Read { anchored, .. } => Ok(Some(anchored)),
-        baccarat_cluster::pg_store::AnchorCopy::Bad(e) => Err(e.into()),
+        CopyRead::Empty => Ok(None),
+        CopyRead::Read { anchored, .. } => Ok(Some(anchored)),
+        CopyRead::Bad(e) => Err(e.into()),
     }
 }

@@ -438,16 +438,12 @@ fn with_copy(
     pinned: Option<&str>,
     file_given: bool,
 ) -> Result<crate::verify::AnchorsRead, MigrateError> {
-    use crate::pg_store::AnchorCopy;
-    use crate::verify::CopyRead;
     let store = PgStore::connect(url).map_err(MigrateError::Db)?;
     let trust = pinned.map(str::to_string).or_else(|| read.first_key());
-    let copy = match store.read_anchor_copy(trust.as_deref()).map_err(MigrateError::Db)? {
-        AnchorCopy::Empty if !file_given => return Err(MigrateError::NoAnchors),
-        AnchorCopy::Empty => CopyRead::Empty,
-        AnchorCopy::Read { first, anchored } => CopyRead::Read { first, anchored },
-        AnchorCopy::Bad(e) => CopyRead::Bad(e.to_string()),
-    };
+    let copy = store.read_anchor_copy(trust.as_deref()).map_err(MigrateError::Db)?;
+    if matches!(copy, crate::anchor::CopyRead::Empty) && !file_given {
+        return Err(MigrateError::NoAnchors);
+    }
     Ok(read.with_copy(copy, file_given))
 }
 

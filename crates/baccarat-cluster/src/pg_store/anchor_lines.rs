@@ -6,8 +6,13 @@
 
 use super::commit::{prepared, Statements};
 use super::{PgResult, PgStore};
-use crate::anchor::{AnchorError, Anchored, CopiedLine, Outbox};
+use crate::anchor::{CopiedLine, CopyRead, Outbox};
 use crate::store::{Commit, StoreError};
+
+/// Lines column by column: their numbers, their texts.
+pub(super) fn columns(lines: &[CopiedLine]) -> (Vec<i64>, Vec<&str>) {
+    (lines.iter().map(|l| l.seq as i64).collect(), lines.iter().map(|l| l.line.as_str()).collect())
+}
 
 /// Put `lines` into the copy, inside `tx`. A line already there is an error
 /// (its number is the key): two writers of one file, which the lease's
@@ -21,8 +26,7 @@ pub(super) fn insert(
         return Ok(());
     }
     const SQL: &str = "INSERT INTO anchor_lines (seq, line) SELECT * FROM UNNEST($1::bigint[], $2::text[])";
-    let seq: Vec<i64> = lines.iter().map(|l| l.seq as i64).collect();
-    let text: Vec<&str> = lines.iter().map(|l| l.line.as_str()).collect();
+    let (seq, text) = columns(lines);
     match cache {
         Some(cache) => {
             let st = prepared(tx, cache, SQL)?;
@@ -31,17 +35,6 @@ pub(super) fn insert(
         None => tx.execute(SQL, &[&seq, &text]).pg()?,
     };
     Ok(())
-}
-
-/// What the database's copy of the anchor lines says, read and verified.
-pub enum Copy {
-    /// No line is kept (a casino on SQLite before, or never served here).
-    Empty,
-    /// The lines from `first` on, verified: what they signed.
-    Read { first: u64, anchored: Anchored },
-    /// A line that does not verify (named), or a run that does not begin
-    /// at line 1 or at a carry line.
-    Bad(AnchorError),
 }
 
 impl PgStore {
@@ -96,8 +89,8 @@ impl PgStore {
         tx.batch_execute(&format!(
             "ALTER TABLE anchor_lines RENAME TO {name};
              ALTER TABLE {name} RENAME CONSTRAINT anchor_lines_pkey TO {name}_pkey;
-             CREATE TABLE anchor_lines (seq BIGINT PRIMARY KEY, line TEXT NOT NULL,
-               at TIMESTAMPTZ NOT NULL DEFAULT now());"
+             {}",
+            super::ANCHOR_LINES_TABLE
         ))
         .pg()?;
         tx.commit().pg()?;
@@ -108,7 +101,7 @@ impl PgStore {
     /// begun after the file's first segments were moved aside begins at a
     /// carry line), streamed. `pinned`: the key trusted (the verifier's,
     /// else the anchor file's first); without one, the first line's.
-    pub fn read_anchor_copy(&self, pinned: Option<&str>) -> Result<Copy, StoreError> {
+    pub fn read_anchor_copy(&self, pinned: Option<&str>) -> Result<CopyRead, StoreError> {
         let mut c = self.c();
         // The first line of the last run: one whose number follows none.
         let first: Option<i64> = c
@@ -119,7 +112,7 @@ impl PgStore {
             )
             .pg()?
             .get(0);
-        let Some(first) = first else { return Ok(Copy::Empty) };
+        let Some(first) = first else { return Ok(CopyRead::Empty) };
         let rows = c.query_raw("SELECT line FROM anchor_lines WHERE seq >= $1 ORDER BY seq", [first]).pg()?;
         let mut failed = None;
         let lines = postgres::fallible_iterator::FallibleIterator::iterator(rows)
@@ -130,8 +123,8 @@ impl PgStore {
             return Err(super::pg_error(e));
         }
         Ok(match read {
-            Ok(anchored) => Copy::Read { first: first as u64, anchored },
-            Err(e) => Copy::Bad(e),
+            Ok(anchored) => CopyRead::Read { first: first as u64, anchored },
+            Err(e) => CopyRead::Bad(e),
         })
     }
 }

@@ -110,9 +110,10 @@ impl PgStore {
         // The usual batch in one statement (`commit_one.rs`); a batch it
         // refuses, or one that makes tables or moves the bank's money, by
         // the statements below, which name what is wrong.
+        let rows = LedgerRows::of(c);
+        let moves = moves_of(c, &rows)?;
         if c.tables.is_empty() && c.bank.is_empty() {
-            let rows = LedgerRows::of(c);
-            if super::commit_one::commit(client, cache, fences, c, &rows, &moves_of(c, &rows)?, lines)? {
+            if super::commit_one::commit(client, cache, fences, c, &rows, &moves, lines)? {
                 one_statement.0 += 1;
                 return Ok(());
             }
@@ -129,8 +130,7 @@ impl PgStore {
             )?;
             tx.execute(&st, &[&(t.id.0 as i64), &t.name, &t.rulebook, &t.config, &t.mode, &t.open]).pg()?;
         }
-        let rows = LedgerRows::of(c);
-        advance_all(&mut tx, cache, &moves_of(c, &rows)?)?;
+        advance_all(&mut tx, cache, &moves)?;
         rows.insert(&mut tx, cache)?;
         // A partition's returns to the shared bank, and deposits at its cage,
         // in this transaction: in both books or in neither
@@ -138,7 +138,8 @@ impl PgStore {
         for m in &c.bank {
             bank_move(&mut tx, m, fences)?;
         }
-        insert_records(&mut tx, cache, c, lines)?;
+        insert_records(&mut tx, cache, c)?;
+        super::anchor_lines::insert(&mut tx, Some(cache), lines)?;
         tx.commit().pg()?;
         Ok(())
     }
@@ -214,14 +215,8 @@ pub(super) fn fence(
     fences: &std::collections::BTreeMap<TableId, super::Lease>,
     c: &Commit,
 ) -> Result<(), StoreError> {
-    let mut touched: std::collections::BTreeSet<TableId> =
-        c.records.iter().map(|(t, _)| *t).chain(c.tables.iter().map(|t| t.id)).collect();
-    // Under the casino's lease every batch proves it, whatever it holds.
-    if fences.contains_key(&CASINO_LEASE) {
-        touched.insert(CASINO_LEASE);
-    }
-    for t in touched {
-        let Some(l) = fences.get(&t) else { continue };
+    for l in leases_to_prove(fences, c) {
+        let t = l.table;
         let st = prepared(tx, cache, "UPDATE leases SET tbl = tbl WHERE tbl = $1 AND owner = $2 AND epoch = $3")?;
         let held = tx.execute(&st, &[&(t.0 as i64), &l.owner, &l.epoch]).pg()?;
         if held == 0 {
@@ -238,6 +233,21 @@ pub(super) fn fence(
         }
     }
     Ok(())
+}
+
+/// The leases a batch must prove: each leased table it writes, and the
+/// casino's under the casino's lease (every batch proves it, whatever it
+/// holds).
+pub(super) fn leases_to_prove<'a>(
+    fences: &'a std::collections::BTreeMap<TableId, super::Lease>,
+    c: &Commit,
+) -> Vec<&'a super::Lease> {
+    let mut touched: std::collections::BTreeSet<TableId> =
+        c.records.iter().map(|(t, _)| *t).chain(c.tables.iter().map(|t| t.id)).collect();
+    if fences.contains_key(&CASINO_LEASE) {
+        touched.insert(CASINO_LEASE);
+    }
+    touched.iter().filter_map(|t| fences.get(t)).collect()
 }
 
 /// A batch's ledger rows, column by column: each column is sent as one
@@ -305,10 +315,7 @@ impl<'a> LedgerRows<'a> {
             tx.execute(&st, &[aseq, akey, akid, adigest, aanswer, aat, acause]).pg()?;
         }
         if !last.is_empty() {
-            let ids: Vec<i64> = last.keys().map(|&id| id.0 as i64).collect();
-            let kinds: Vec<String> = last.values().map(|a| json(&a.kind)).collect();
-            let balances: Vec<i64> = last.values().map(|a| a.balance).collect();
-            let helds: Vec<i64> = last.values().map(|a| a.held).collect();
+            let (ids, kinds, balances, helds) = self.account_columns();
             let st = prepared(
                 tx,
                 cache,
@@ -320,6 +327,33 @@ impl<'a> LedgerRows<'a> {
         }
         Ok(())
     }
+}
+
+impl LedgerRows<'_> {
+    /// The accounts' new states, column by column: ids, kinds, balances, held.
+    pub(super) fn account_columns(&self) -> (Vec<i64>, Vec<String>, Vec<i64>, Vec<i64>) {
+        let last = &self.last;
+        (
+            last.keys().map(|&id| id.0 as i64).collect(),
+            last.values().map(|a| json(&a.kind)).collect(),
+            last.values().map(|a| a.balance).collect(),
+            last.values().map(|a| a.held).collect(),
+        )
+    }
+}
+
+/// A batch's audit records, column by column: table, seq, prev, body, hash.
+pub(super) type RecordColumns<'a> = (Vec<i64>, Vec<i64>, Vec<&'a str>, Vec<&'a str>, Vec<&'a str>);
+
+/// The batch's audit records, column by column.
+pub(super) fn record_columns(c: &Commit) -> RecordColumns<'_> {
+    (
+        c.records.iter().map(|(t, _)| t.0 as i64).collect(),
+        c.records.iter().map(|(_, r)| r.seq as i64).collect(),
+        c.records.iter().map(|(_, r)| r.prev.as_str()).collect(),
+        c.records.iter().map(|(_, r)| r.body.as_str()).collect(),
+        c.records.iter().map(|(_, r)| r.hash.as_str()).collect(),
+    )
 }
 
 /// The logs' ends a batch moves, forward only: each chain by exactly its new
@@ -383,21 +417,9 @@ fn bank_move(
 }
 
 /// The batch's audit records, sent as arrays.
-fn insert_records(
-    tx: &mut postgres::Transaction<'_>,
-    cache: &mut Statements,
-    c: &Commit,
-    lines: &[crate::anchor::CopiedLine],
-) -> Result<(), StoreError> {
-    if c.records.is_empty() {
-        return super::anchor_lines::insert(tx, Some(cache), lines);
-    }
-    let tbl: Vec<i64> = c.records.iter().map(|(t, _)| t.0 as i64).collect();
-    let seq: Vec<i64> = c.records.iter().map(|(_, r)| r.seq as i64).collect();
-    let prev: Vec<&str> = c.records.iter().map(|(_, r)| r.prev.as_str()).collect();
-    let body: Vec<&str> = c.records.iter().map(|(_, r)| r.body.as_str()).collect();
-    let hash: Vec<&str> = c.records.iter().map(|(_, r)| r.hash.as_str()).collect();
-    if lines.is_empty() {
+fn insert_records(tx: &mut postgres::Transaction<'_>, cache: &mut Statements, c: &Commit) -> Result<(), StoreError> {
+    if !c.records.is_empty() {
+        let (tbl, seq, prev, body, hash) = record_columns(c);
         let st = prepared(
             tx,
             cache,
@@ -405,20 +427,7 @@ fn insert_records(
                  SELECT * FROM UNNEST($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[])",
         )?;
         tx.execute(&st, &[&tbl, &seq, &prev, &body, &hash]).pg()?;
-        return Ok(());
     }
-    // The anchor lines that wait go in with the records, in the same
-    // statement (`anchor_lines.rs`): no round trip of their own.
-    let line_seq: Vec<i64> = lines.iter().map(|l| l.seq as i64).collect();
-    let text: Vec<&str> = lines.iter().map(|l| l.line.as_str()).collect();
-    let st = prepared(
-        tx,
-        cache,
-        "WITH copied AS (INSERT INTO anchor_lines (seq, line) SELECT * FROM UNNEST($6::bigint[], $7::text[]))
-         INSERT INTO audit (tbl, seq, prev, body, hash)
-             SELECT * FROM UNNEST($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[])",
-    )?;
-    tx.execute(&st, &[&tbl, &seq, &prev, &body, &hash, &line_seq, &text]).pg()?;
     Ok(())
 }
 

@@ -5,8 +5,11 @@
 //! logs' ends, the transfers, the answers, the accounts, the records (with
 //! the anchor lines) and `COMMIT`. Traced under `loadgen`, a commit took
 //! about 3 ms, of which the WAL's flush was about 0.14 ms (`pg_test_fsync`
-//! on this disk): the rest was the round trips, one after another, while
-//! the batches stayed small (15 requests) because each waited for them.
+//! on this disk): the rest was the round trips, one after another, and the
+//! backend's work between them, while the batches stayed small (15
+//! requests) because each waited for them. In one statement a commit takes
+//! about 2.3 ms, most of it now the backend's own work (index inserts, the
+//! WAL): docs/performance.md.
 //!
 //! Here the same statements are the parts of one statement, data-modifying
 //! `WITH` queries over the same arrays, run outside a transaction block, so
@@ -23,9 +26,9 @@
 use postgres::Client;
 
 use super::commit::{LedgerRows, Move, Statements};
-use super::{PgResult, CASINO_LEASE};
+use super::PgResult;
 use crate::anchor::CopiedLine;
-use crate::store::{json, Commit, StoreError};
+use crate::store::{Commit, StoreError};
 use baccarat_core::TableId;
 
 /// The message `baccarat_refuse` raises, by which a refusal is told from
@@ -69,24 +72,19 @@ pub(super) fn commit(
     lines: &[CopiedLine],
 ) -> Result<bool, StoreError> {
     let st = statement(client, cache)?;
-    let (ftbl, fowner, fepoch) = fence_rows(fences, c);
+    let held = super::commit::leases_to_prove(fences, c);
+    let ftbl: Vec<i64> = held.iter().map(|l| l.table.0 as i64).collect();
+    let fowner: Vec<&str> = held.iter().map(|l| l.owner.as_str()).collect();
+    let fepoch: Vec<i64> = held.iter().map(|l| l.epoch).collect();
     let mlog: Vec<&str> = moves.iter().map(|m| m.0.as_str()).collect();
     let mfirst: Vec<i64> = moves.iter().map(|m| m.1 as i64).collect();
     let mlast: Vec<i64> = moves.iter().map(|m| m.2 as i64).collect();
     let mcontiguous: Vec<bool> = moves.iter().map(|m| m.3).collect();
     let LedgerRows { xid, xdebit, xcredit, xamount, xkind, xmemo, xcause, .. } = rows;
-    let LedgerRows { aseq, akey, akid, adigest, aanswer, aat, acause, last, .. } = rows;
-    let ids: Vec<i64> = last.keys().map(|&id| id.0 as i64).collect();
-    let kinds: Vec<String> = last.values().map(|a| json(&a.kind)).collect();
-    let balances: Vec<i64> = last.values().map(|a| a.balance).collect();
-    let helds: Vec<i64> = last.values().map(|a| a.held).collect();
-    let tbl: Vec<i64> = c.records.iter().map(|(t, _)| t.0 as i64).collect();
-    let seq: Vec<i64> = c.records.iter().map(|(_, r)| r.seq as i64).collect();
-    let prev: Vec<&str> = c.records.iter().map(|(_, r)| r.prev.as_str()).collect();
-    let body: Vec<&str> = c.records.iter().map(|(_, r)| r.body.as_str()).collect();
-    let hash: Vec<&str> = c.records.iter().map(|(_, r)| r.hash.as_str()).collect();
-    let lseq: Vec<i64> = lines.iter().map(|l| l.seq as i64).collect();
-    let ltext: Vec<&str> = lines.iter().map(|l| l.line.as_str()).collect();
+    let LedgerRows { aseq, akey, akid, adigest, aanswer, aat, acause, .. } = rows;
+    let (ids, kinds, balances, helds) = rows.account_columns();
+    let (tbl, seq, prev, body, hash) = super::commit::record_columns(c);
+    let (lseq, ltext) = super::anchor_lines::columns(lines);
     let done = client.query(
         &st,
         &[
@@ -145,22 +143,4 @@ fn statement(client: &mut Client, cache: &mut Statements) -> Result<postgres::St
     let s = client.prepare(SQL).pg()?;
     cache.insert(SQL, s.clone());
     Ok(s)
-}
-
-/// The leases this batch must prove, as `fence` (`commit.rs`) takes them:
-/// each leased table it writes, and the casino's under the casino's lease.
-fn fence_rows(
-    fences: &std::collections::BTreeMap<TableId, super::Lease>,
-    c: &Commit,
-) -> (Vec<i64>, Vec<String>, Vec<i64>) {
-    let mut touched: std::collections::BTreeSet<TableId> = c.records.iter().map(|(t, _)| *t).collect();
-    if fences.contains_key(&CASINO_LEASE) {
-        touched.insert(CASINO_LEASE);
-    }
-    let held: Vec<&super::Lease> = touched.iter().filter_map(|t| fences.get(t)).collect();
-    (
-        held.iter().map(|l| l.table.0 as i64).collect(),
-        held.iter().map(|l| l.owner.clone()).collect(),
-        held.iter().map(|l| l.epoch).collect(),
-    )
 }

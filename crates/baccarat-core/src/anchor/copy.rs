@@ -17,19 +17,19 @@
 //!   clean stop leaves none behind). No round trip of its own, and a server
 //!   that lost its lease writes none.
 //! * **Catching up.** A line the file has and the database lacks (a crash
-//!   before the next commit, a key rotated with the server stopped, a casino
-//!   from before this copy) is copied at the next start
+//!   before the next commit, a casino from before this copy) is copied at
+//!   the next start
 //!   ([`lines_after`]). Lines the database has past the file's end (a
 //!   backup takes the files first and the database after; a file lost with
 //!   its machine and put back from an older copy) are written back to the
 //!   file at a start, once they verify as the file's own continuation
 //!   ([`super::AnchorLog::restore`]): they are signed lines, so this adds
 //!   nothing a forger could make.
+//! * **Reading.** The copy is verified as the file is, line by line
+//!   ([`read_copy`]): signatures, numbers, the `prev` links, carry lines.
 //!
 //! A database forger gains nothing by deleting lines of the copy (the file
 //! still has them) or by adding lines (they must be signed by the key).
-//! * **Reading.** The copy is verified as the file is, line by line
-//!   ([`read_copy`]): signatures, numbers, the `prev` links, carry lines.
 //!
 //! What each copy proves. Either, alone, proves that no record it signs was
 //! altered, reordered or removed from the middle, and that no line was
@@ -55,6 +55,19 @@ use super::{io_err, pinned_key, AnchorError, Anchored};
 pub struct CopiedLine {
     pub seq: u64,
     pub line: String,
+}
+
+/// What a copy of the anchor lines said, read and verified
+/// ([`read_copy`]; the database's: `pg_store/anchor_lines.rs`).
+#[derive(Debug)]
+pub enum CopyRead {
+    /// No line is kept (a casino on SQLite before, or never served since).
+    Empty,
+    /// The lines from `first` on, verified: what they signed.
+    Read { first: u64, anchored: Anchored },
+    /// A line that does not verify (named), or a run that does not begin
+    /// at line 1 or at a carry line.
+    Bad(AnchorError),
 }
 
 /// Lines written to the file and not yet in the database, oldest first.

@@ -59,7 +59,7 @@ use sha2::{Digest, Sha256};
 mod copy;
 mod keys;
 mod scan;
-pub use copy::{each_line_after, lines_after, read_copy, CopiedLine, Outbox};
+pub use copy::{each_line_after, lines_after, read_copy, CopiedLine, CopyRead, Outbox};
 mod segments;
 pub use keys::Rotation;
 use keys::Trust;
@@ -293,7 +293,7 @@ pub struct AnchorLog {
     month: Option<String>,
     /// Where each line written also goes, for the database's copy of the
     /// lines (`copy.rs`); none on SQLite, whose file is beside its database.
-    pub(super) copy: Option<Outbox>,
+    copy: Option<Outbox>,
 }
 
 impl AnchorLog {
@@ -426,7 +426,7 @@ impl AnchorLog {
     }
 
     /// The lines numbered after `after`: the last one read from where it
-    /// starts, any more from the file's beginning ([`lines_after`]: a start
+    /// starts, any more from the files ([`lines_after`]: a start
     /// whose database copy lacks only the line of the batch before a crash
     /// reads one line, not the month's file).
     pub fn lines_after(&self, after: u64) -> Result<Vec<CopiedLine>, AnchorError> {

@@ -20,18 +20,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use super::AnchorsRead;
-use crate::anchor::Anchored;
+use crate::anchor::{Anchored, CopyRead};
 use baccarat_core::TableId;
-
-/// What the database's copy of the anchor lines said.
-pub enum CopyRead {
-    /// The database keeps no line.
-    Empty,
-    /// Lines `first` to `anchored.lines`, verified.
-    Read { first: u64, anchored: Anchored },
-    /// A line that does not verify, named.
-    Bad(String),
-}
 
 impl AnchorsRead {
     /// The key a copy must be signed by when the verifier pins none: the
@@ -164,7 +154,12 @@ mod tests {
         assert!(alone.notes[0].contains("no anchor file was given") && alone.notes[0].contains("(3 to 5)"));
         assert!(alone.copied && alone.problems.is_empty());
 
-        let bad = read(Some(file.clone())).with_copy(CopyRead::Bad("line 4: bad signature".into()), true);
+        let bad_line = crate::anchor::AnchorError::BadLine {
+            path: "the database's anchor_lines".into(),
+            line: 4,
+            what: "bad signature".into(),
+        };
+        let bad = read(Some(file.clone())).with_copy(CopyRead::Bad(bad_line), true);
         assert_eq!(bad.anchored.as_ref(), Some(&file), "a bad copy leaves the file's heads");
         assert!(!bad.copied && bad.problems[0].contains("line 4: bad signature"));
         let empty = read(Some(file.clone())).with_copy(CopyRead::Empty, true);

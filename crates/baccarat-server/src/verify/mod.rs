@@ -117,7 +117,6 @@ mod tests;
 mod voids;
 mod walk;
 
-pub use anchor_copy::CopyRead;
 pub use anchors_read::AnchorsRead;
 pub use books::{calendar_in, check_report, day_in, ratings_in};
 pub use error::VerifyError;

@@ -10,6 +10,13 @@
 //! and the store holds one stake for each key), the ledger check is clean
 //! and `verify` passes. The time from the kill to the first wager
 //! acknowledged after it is printed (a figure, not asserted).
+//!
+//! The same senders and checks run while the network between the serving
+//! server and its database is cut (`pg_proxy.rs`: stalled, or reset), on
+//! the test cluster: the standing-by server, which reaches the database
+//! directly, takes the casino once the lease has expired, and a commit the
+//! cut held is delivered to the database when the network heals, where the
+//! lease's epoch, checked in its own statement, refuses it.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -19,7 +26,8 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::common::{first_admin, until_line, TempDir};
-use crate::failover::verify_casino;
+use crate::failover::{pg_cluster, verify_casino};
+use crate::pg_proxy::{Cut, Proxy};
 
 /// The HA cluster of `scripts/postgres-ha.sh` in a directory of its own,
 /// stopped and removed when dropped (also when a test fails).
@@ -177,6 +185,16 @@ fn the_casino_serves_again_when_a_server_is_killed_during_the_database_failover(
     fault_case(Fault::ServerDuringFailover);
 }
 
+#[test]
+fn the_casino_serves_again_when_its_server_is_cut_off_from_the_database_by_a_stalled_network() {
+    fault_case(Fault::NetworkCut(Cut::Stall));
+}
+
+#[test]
+fn the_casino_serves_again_when_its_server_is_cut_off_from_the_database_by_a_reset_network() {
+    fault_case(Fault::NetworkCut(Cut::Reset));
+}
+
 /// What befalls the casino.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Fault {
@@ -195,6 +213,52 @@ enum Fault {
     /// standing-by server (beta) that would have taken the casino; a third
     /// server (gamma) takes it instead.
     ServerDuringFailover,
+    /// The network between alpha and the database cut (on the test
+    /// cluster, alpha's way to it through [`Proxy`]) until beta serves,
+    /// then healed: what it held is delivered.
+    NetworkCut(Cut),
+}
+
+/// The casino's database: the HA cluster, or the test cluster with alpha's
+/// way to it through a proxy the test cuts.
+enum Database {
+    Ha(HaCluster),
+    Proxied { url: String, proxy: Proxy },
+}
+
+impl Database {
+    fn for_fault(fault: Fault, name: &str) -> Database {
+        match fault {
+            Fault::NetworkCut(_) => {
+                let url = pg_cluster::database(&format!("cli{}_ha_{name}", std::process::id()));
+                Database::Proxied { proxy: Proxy::start(pg_cluster::cluster()), url }
+            }
+            _ => Database::Ha(HaCluster::start(name)),
+        }
+    }
+
+    /// The URL the checks and the standing-by servers use.
+    fn url(&self) -> &str {
+        match self {
+            Database::Ha(ha) => &ha.url,
+            Database::Proxied { url, .. } => url,
+        }
+    }
+
+    /// The URL alpha, the first server, uses.
+    fn alpha_url(&self) -> String {
+        match self {
+            Database::Ha(ha) => ha.url.clone(),
+            Database::Proxied { url, proxy } => proxy.url(url),
+        }
+    }
+
+    fn ha(&self) -> &HaCluster {
+        match self {
+            Database::Ha(ha) => ha,
+            Database::Proxied { .. } => unreachable!("a fault of the HA cluster on the test cluster"),
+        }
+    }
 }
 
 /// What a case left serving: the server, its lines, its name.
@@ -204,16 +268,16 @@ type Serving = (crate::common::Server, std::sync::mpsc::Receiver<String>, &'stat
 /// players sending wagers with keys through beta, then `fault`; then the
 /// checks of this file's header.
 fn fault_case(fault: Fault) {
-    let name = format!("{fault:?}").to_lowercase();
-    let ha = HaCluster::start(&name);
+    let name: String = format!("{fault:?}").to_lowercase().chars().filter(char::is_ascii_alphanumeric).collect();
+    let db = Database::for_fault(fault, &name);
     let dir = TempDir::new(&format!("baccarat-ha-servers-{name}-{}", std::process::id()));
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let (alpha, alpha_lines, _) = crate::failover::instance("alpha", &ha.url, &dir);
+    let (alpha, alpha_lines, _) = crate::failover::instance("alpha", &db.alpha_url(), &dir);
     let admin = until_line(&alpha_lines, 90, first_admin);
     until_line(&alpha_lines, 90, |l| l.starts_with("baccarat table server on ").then_some(()));
     // Beta stands by, passing requests through to alpha; the players send
     // theirs to beta, which serves them itself once it holds the casino.
-    let (beta, lines, beta_url) = crate::failover::instance("beta", &ha.url, &dir);
+    let (beta, lines, beta_url) = crate::failover::instance("beta", db.url(), &dir);
     until_line(&lines, 90, |l| l.starts_with("standing by: instance alpha").then_some(()));
     let url = Arc::new(RwLock::new(beta_url));
 
@@ -239,8 +303,14 @@ fn fault_case(fault: Fault) {
 
     std::thread::sleep(Duration::from_secs(3));
     let fault_at = Instant::now();
-    let serving = strike(fault, &ha, &dir, (beta, lines), &url, &name);
+    let serving = strike(fault, &db, &dir, (beta, lines), &url, &name);
     eprintln!("pg_ha {name}: {} said it serves again {:?} after the fault", serving.2, fault_at.elapsed());
+    if let Database::Proxied { proxy, .. } = &db {
+        // Beta serves under a new epoch; then the network heals, and a
+        // commit of alpha's that the stall held reaches the database.
+        std::thread::sleep(Duration::from_secs(1));
+        proxy.set(Cut::Open);
+    }
     std::thread::sleep(Duration::from_secs(3));
     stop.store(true, Ordering::Relaxed);
     let acks: Vec<Acks> = rt.block_on(async {
@@ -270,7 +340,7 @@ fn fault_case(fault: Fault) {
     });
     for ((name, _), a) in players.iter().zip(&acks) {
         let n = a.by_key.len() as i64;
-        assert_eq!(stakes_of(&ha.url, name), (n, n), "{name}: one stake for each acknowledged key");
+        assert_eq!(stakes_of(db.url(), name), (n, n), "{name}: one stake for each acknowledged key");
     }
     eprintln!("pg_ha {name}: 0 lost, 0 doubled of {total} acknowledged");
     drop(alpha);
@@ -279,11 +349,11 @@ fn fault_case(fault: Fault) {
     // The casino was taken by alpha, then under rising epochs by the server
     // serving now (beta, when killed during its recovery, may have taken it
     // in between), on either database node.
-    let served = crate::failover::served_records(&ha.url);
+    let served = crate::failover::served_records(db.url());
     assert_eq!(served.first(), Some(&("alpha".to_string(), 1)), "{served:?}");
     assert_eq!(served.last().map(|s| s.0.as_str()), Some(last), "{served:?}");
     assert!(served.windows(2).all(|w| w[0].1 < w[1].1), "epochs rise: {served:?}");
-    verify_casino(&ha.url, &dir);
+    verify_casino(db.url(), &dir);
 }
 
 /// Do `fault` to the casino whose standing-by server is `beta`, pointing the
@@ -291,7 +361,7 @@ fn fault_case(fault: Fault) {
 /// serves.
 fn strike(
     fault: Fault,
-    ha: &HaCluster,
+    db: &Database,
     dir: &TempDir,
     beta: (crate::common::Server, std::sync::mpsc::Receiver<String>),
     url: &RwLock<String>,
@@ -303,7 +373,14 @@ fn strike(
     // it again: packaging/baccarat.service); a standby takes the casino once
     // a database node is primary and alpha's lease has expired.
     match fault {
+        Fault::NetworkCut(cut) => {
+            let Database::Proxied { proxy, .. } = db else { unreachable!("a cut needs the proxy") };
+            proxy.set(cut);
+            eprintln!("pg_ha {name}: alpha's network to the database {cut:?}");
+            until_line(&lines, 90, serves);
+        }
         Fault::Kill | Fault::Pause => {
+            let ha = db.ha();
             let which = ha.drive(if fault == Fault::Kill { "kill-primary" } else { "pause-primary" });
             eprintln!("pg_ha {name}: the primary's machine ({})", which.trim());
             until_line(&lines, 90, serves);
@@ -315,6 +392,7 @@ fn strike(
             }
         }
         Fault::StandbyThenPrimary => {
+            let ha = db.ha();
             let which = ha.drive("kill-standby");
             eprintln!("pg_ha {name}: the standby's machine ({}), then after 3 s the primary's", which.trim());
             std::thread::sleep(Duration::from_secs(3));
@@ -330,7 +408,7 @@ fn strike(
             // starts a server again: gamma here.
             let mut beta = beta;
             if !beta.alive() {
-                let (gamma, lines, gamma_url) = crate::failover::instance("gamma", &ha.url, dir);
+                let (gamma, lines, gamma_url) = crate::failover::instance("gamma", db.url(), dir);
                 *url.write().unwrap() = gamma_url;
                 until_line(&lines, 90, serves);
                 return (gamma, lines, "gamma");
@@ -339,11 +417,11 @@ fn strike(
             return (beta, lines, "beta");
         }
         Fault::ServerDuringFailover => {
-            ha.drive("kill-primary");
+            db.ha().drive("kill-primary");
             std::thread::sleep(Duration::from_secs(1));
             drop(beta);
             drop(lines);
-            let (gamma, lines, gamma_url) = crate::failover::instance("gamma", &ha.url, dir);
+            let (gamma, lines, gamma_url) = crate::failover::instance("gamma", db.url(), dir);
             *url.write().unwrap() = gamma_url;
             until_line(&lines, 90, serves);
             return (gamma, lines, "gamma");

@@ -226,58 +226,78 @@ pub struct CoupKeys {
 
 /// The tableau and card facts, read once from the rules crate into lookup tables
 /// so that a coup is dealt without unpredictable branches.
+///
+/// Every table is indexed by values masked to its size (a card index `& 63`,
+/// a total `& 15`), so that the dealing loop carries no bounds checks: a
+/// card index is below 52 and a total below 10, so the masks change nothing.
 struct Tableau {
-    /// `player_action(pt, bt)`: 0 natural, 1 stand, 2 draw.
-    player: [[u8; 10]; 10],
-    /// `banker_draws(bt, third)`, column 0 = no third card.
-    banker: [[bool; 11]; 10],
-    point: [u8; 52],
-    /// Pair class of two initial cards (0 none, 1 mixed, 2 coloured, 3 identical).
-    pair: Vec<u8>,
+    /// `player_action(pt, bt)` at `pt << 4 | bt`: 0 natural, 1 stand, 2 draw.
+    player: [u8; 256],
+    /// `banker_draws(bt, third)` at `bt << 4 | column`, column 0 = no third
+    /// card, `1 + point` otherwise.
+    banker: [bool; 256],
+    /// A card's point, by card index.
+    point: [u8; 64],
+    /// Two initial cards at `a << 6 | b`: their total (low four bits) and
+    /// their pair class (0 none, 1 mixed, 2 coloured, 3 identical) above it.
+    two: [u8; 64 * 64],
+}
+
+/// A card index as the tables take it.
+#[inline(always)]
+fn ix(c: u8) -> usize {
+    (c & 63) as usize
+}
+
+/// `(a + b) % 10` for `a + b < 20`.
+#[inline(always)]
+fn mod10(x: u8) -> u8 {
+    x - 10 * u8::from(x >= 10)
 }
 
 impl Tableau {
     fn new() -> Tableau {
-        let mut t =
-            Tableau { player: [[0; 10]; 10], banker: [[false; 11]; 10], point: [0; 52], pair: vec![0; 52 * 52] };
+        let mut t = Tableau { player: [0; 256], banker: [false; 256], point: [0; 64], two: [0; 64 * 64] };
         for pt in 0..10u8 {
             for bt in 0..10u8 {
-                t.player[pt as usize][bt as usize] = match player_action(pt, bt) {
+                t.player[(pt << 4 | bt) as usize] = match player_action(pt, bt) {
                     PlayerAction::Natural => 0,
                     PlayerAction::Stand => 1,
                     PlayerAction::Draw => 2,
                 };
             }
-        }
-        for bt in 0..10u8 {
-            t.banker[bt as usize][0] = banker_draws(bt, None);
+            t.banker[(pt << 4) as usize] = banker_draws(pt, None);
             for p in 0..10u8 {
-                t.banker[bt as usize][1 + p as usize] = banker_draws(bt, Some(p));
+                t.banker[(pt << 4 | (1 + p)) as usize] = banker_draws(pt, Some(p));
             }
         }
         for i in 0..52 {
             t.point[i] = Card::from_index(i).expect("<52").point();
-            for j in 0..52 {
-                t.pair[i * 52 + j] = hand_class(i as u8, j as u8, None) as u8;
+        }
+        for i in 0..52u8 {
+            for j in 0..52u8 {
+                let total = (t.point[ix(i)] + t.point[ix(j)]) % 10;
+                t.two[ix(i) << 6 | ix(j)] = total | (hand_class(i, j, None) as u8) << 4;
             }
         }
         t
     }
 
-    /// Deal one coup from `c` (card indices; at least six readable, the ones past
+    /// Deal one coup from `c` (card indices; six readable, the ones past
     /// `avail` being padding). `None` if the coup needs more than `avail` cards.
-    #[inline]
-    fn coup(&self, c: &[u8], avail: usize) -> Option<CoupKeys> {
-        let pt = (self.point[c[0] as usize] + self.point[c[2] as usize]) % 10;
-        let bt = (self.point[c[1] as usize] + self.point[c[3] as usize]) % 10;
-        let action = self.player[pt as usize][bt as usize];
+    #[inline(always)]
+    fn coup(&self, c: &[u8; 6], avail: usize) -> Option<CoupKeys> {
+        let p2 = self.two[ix(c[0]) << 6 | ix(c[2])];
+        let b2 = self.two[ix(c[1]) << 6 | ix(c[3])];
+        let (pt, bt) = (p2 & 15, b2 & 15);
+        let action = self.player[((pt << 4) | bt) as usize];
         let p_draws = action == 2;
-        let x4 = self.point[c[4] as usize];
-        let col = if p_draws { 1 + x4 as usize } else { 0 };
-        let b_draws = action != 0 && self.banker[bt as usize][col];
-        let b_card = c[4 + p_draws as usize];
-        let fp = (pt + (p_draws as u8) * x4) % 10;
-        let fb = (bt + (b_draws as u8) * self.point[b_card as usize]) % 10;
+        let x4 = self.point[ix(c[4])];
+        let col = if p_draws { 1 + x4 } else { 0 };
+        let b_draws = action != 0 && self.banker[((bt << 4) | col) as usize];
+        let b_card = if p_draws { c[5] } else { c[4] };
+        let fp = mod10(pt + u8::from(p_draws) * x4);
+        let fb = mod10(bt + u8::from(b_draws) * self.point[ix(b_card)]);
         let used = 4 + p_draws as usize + b_draws as usize;
         if used > avail {
             return None;
@@ -290,8 +310,7 @@ impl Tableau {
         }
         .index();
         // Pair classes; class 3 becomes 4 (Lucky Triple Match) with an identical third card.
-        let pc = self.pair[c[0] as usize * 52 + c[2] as usize] as usize;
-        let bc = self.pair[c[1] as usize * 52 + c[3] as usize] as usize;
+        let (pc, bc) = ((p2 >> 4) as usize, (b2 >> 4) as usize);
         let pc = pc + (pc == 3 && p_draws && c[4] == c[0]) as usize;
         let bc = bc + (bc == 3 && b_draws && b_card == c[1]) as usize;
         let twin = pc > 0 && bc > 0 && c[0] / 4 == c[1] / 4;
@@ -325,32 +344,81 @@ pub enum Seen<'a> {
 
 /// Play shoe `index` of master seed `master` by `proc`, calling `on_coup` for
 /// every coup that carries wagers (not burns or no-bet coups).
-pub fn play_shoe(proc: &Procedure, master: &Seed, index: u64, mut on_coup: impl FnMut(CoupKeys)) {
-    watch_shoe(proc, master, index, |e| {
-        if let Seen::Coup { keys, bets: true, .. } = e {
-            on_coup(keys)
-        }
-    });
+pub fn play_shoe(proc: &Procedure, master: &Seed, index: u64, on_coup: impl FnMut(CoupKeys)) {
+    deal_shoe(proc, master, index, &mut Wagered(on_coup));
 }
 
 /// Play shoe `index` as [`play_shoe`] does (the same cards), telling `on_seen`
 /// everything a player at the table sees: the burn and each coup's cards. A
 /// counting strategy is played from this (`count.rs`).
-pub fn watch_shoe(proc: &Procedure, master: &Seed, index: u64, mut on_seen: impl FnMut(Seen<'_>)) {
+pub fn watch_shoe(proc: &Procedure, master: &Seed, index: u64, on_seen: impl FnMut(Seen<'_>)) {
+    deal_shoe(proc, master, index, &mut Watched(on_seen));
+}
+
+/// Who is told of a shoe's burn and coups as they are dealt.
+///
+/// A trait rather than one closure taking [`Seen`]: the simulator's own
+/// hand-off ([`Wagered`]) then builds no `Seen` per coup and inlines into
+/// the dealing loop (issue 50 part 6: building it and calling the closure
+/// took about a third of a shoe's time).
+trait Dealt {
+    fn burn(&mut self, shown: Option<u8>, hidden: usize);
+    fn coup(&mut self, keys: CoupKeys, cards: &[u8], bets: bool);
+}
+
+/// The coups that carry wagers, by their keys ([`play_shoe`]).
+struct Wagered<F>(F);
+
+impl<F: FnMut(CoupKeys)> Dealt for Wagered<F> {
+    #[inline(always)]
+    fn burn(&mut self, _: Option<u8>, _: usize) {}
+
+    #[inline(always)]
+    fn coup(&mut self, keys: CoupKeys, _: &[u8], bets: bool) {
+        if bets {
+            (self.0)(keys)
+        }
+    }
+}
+
+/// Everything a watcher sees, as [`Seen`] ([`watch_shoe`]).
+struct Watched<F>(F);
+
+impl<F: FnMut(Seen<'_>)> Dealt for Watched<F> {
+    fn burn(&mut self, shown: Option<u8>, hidden: usize) {
+        (self.0)(Seen::Burn { shown, hidden })
+    }
+
+    fn coup(&mut self, keys: CoupKeys, cards: &[u8], bets: bool) {
+        (self.0)(Seen::Coup { keys, cards, bets })
+    }
+}
+
+/// Card indices deck after deck: a shoe's cards before its shuffle.
+static ORDERED: [u8; 52 * baccarat_rules::MAX_DECKS as usize] = {
+    let mut a = [0u8; 52 * baccarat_rules::MAX_DECKS as usize];
+    let mut i = 0;
+    while i < a.len() {
+        a[i] = (i % 52) as u8;
+        i += 1;
+    }
+    a
+};
+
+fn deal_shoe(proc: &Procedure, master: &Seed, index: u64, to: &mut impl Dealt) {
     thread_local! {
         static TABLEAU: Tableau = Tableau::new();
     }
-    TABLEAU.with(|t| play_shoe_with(t, proc, Stream::with_nonce(master, index), &mut on_seen));
+    TABLEAU.with(|t| play_shoe_with(t, proc, Stream::with_nonce(master, index), to));
 }
 
-fn play_shoe_with(t: &Tableau, proc: &Procedure, mut s: Stream, on_seen: &mut impl FnMut(Seen<'_>)) {
+#[inline(always)]
+fn play_shoe_with(t: &Tableau, proc: &Procedure, mut s: Stream, to: &mut impl Dealt) {
     let n = 52 * proc.decks as usize;
     // Six cards of padding so that a coup can always read six; `avail` decides.
     let mut buf = [0u8; 52 * baccarat_rules::MAX_DECKS as usize + 6];
     let cards = &mut buf[..n];
-    for (i, c) in cards.iter_mut().enumerate() {
-        *c = (i % 52) as u8;
-    }
+    cards.copy_from_slice(&ORDERED[..n]);
     shuffle_with(cards, &mut s);
     let cut = proc.cut.random(&mut s, n, proc.cutting_card_from_back);
     cards.rotate_left(cut.at);
@@ -360,16 +428,16 @@ fn play_shoe_with(t: &Tableau, proc: &Procedure, mut s: Stream, on_seen: &mut im
     match proc.burn {
         Some(BurnProcedure::BurnOne) => {
             pos = 1;
-            on_seen(Seen::Burn { shown: None, hidden: 1 });
+            to.burn(None, 1);
         }
         Some(BurnProcedure::BurnOneShown) => {
             pos = 1;
-            on_seen(Seen::Burn { shown: Some(buf[0]), hidden: 0 });
+            to.burn(Some(buf[0]), 0);
         }
         Some(BurnProcedure::TurnAndBurn) => {
             let hidden = Card::from_index(buf[0] as usize).expect("<52").rank.burn_count() as usize;
             pos = 1 + hidden;
-            on_seen(Seen::Burn { shown: Some(buf[0]), hidden });
+            to.burn(Some(buf[0]), hidden);
         }
         Some(BurnProcedure::ThreeNoBetCoups) => no_bet = 3,
         None => {}
@@ -381,7 +449,8 @@ fn play_shoe_with(t: &Tableau, proc: &Procedure, mut s: Stream, on_seen: &mut im
             return;
         }
         let first_is_cut = left.is_none() && pos == cutting;
-        let Some(k) = t.coup(&buf[pos..pos + 6], n - pos) else {
+        let six: &[u8; 6] = buf[pos..pos + 6].try_into().expect("six cards of padding");
+        let Some(k) = t.coup(six, n - pos) else {
             return; // NSW 12.6: too few cards; the coup is void
         };
         if left.is_none() {
@@ -391,7 +460,7 @@ fn play_shoe_with(t: &Tableau, proc: &Procedure, mut s: Stream, on_seen: &mut im
                 left = Some(2); // NSW 4.9: complete it, then one more
             }
         }
-        on_seen(Seen::Coup { keys: k, cards: &buf[pos..pos + k.used], bets: no_bet == 0 });
+        to.coup(k, &buf[pos..pos + k.used], no_bet == 0);
         pos += k.used;
         no_bet -= (no_bet > 0) as u32;
         if let Some(l) = left.as_mut() {

@@ -157,16 +157,24 @@ impl Stream {
     }
 
     /// The next 16-bit little-endian word of the keystream.
-    #[inline]
+    #[inline(always)]
     pub fn next_u16(&mut self) -> u16 {
         if self.pos == BUFFER {
-            self.buf = [0; BUFFER];
-            self.cipher.apply_keystream(&mut self.buf);
-            self.pos = 0;
+            self.refill();
         }
         let w = u16::from_le_bytes([self.buf[self.pos], self.buf[self.pos + 1]]);
         self.pos += 2;
         w
+    }
+
+    /// The next [`BUFFER`] bytes of keystream (once every 256 words: kept out
+    /// of the callers' loops).
+    #[cold]
+    #[inline(never)]
+    fn refill(&mut self) {
+        self.buf = [0; BUFFER];
+        self.cipher.apply_keystream(&mut self.buf);
+        self.pos = 0;
     }
 
     /// Words taken so far, rejected draws included: the RNG evidence
@@ -187,19 +195,75 @@ impl Stream {
 
     /// Uniform in `0..bound` without bias (Lemire's multiply-and-reject, see the
     /// module docs). `bound` ≥ 1.
-    #[inline]
+    ///
+    /// Inlined into the shuffle's loop (the simulator's hottest call, issue
+    /// 50 part 6): one word and one multiplication; the rare word that may
+    /// be rejected (under `bound` in 2^16) and bounds above 2^16 go to
+    /// functions of their own.
+    #[inline(always)]
     pub fn below(&mut self, bound: u32) -> u32 {
         debug_assert!(bound >= 1);
         if bound <= 1 << 16 {
-            let mut m = self.next_u16() as u32 * bound;
-            if (m & 0xffff) < bound {
-                let threshold = (0x1_0000 - bound) % bound;
-                while (m & 0xffff) < threshold {
-                    m = self.next_u16() as u32 * bound;
-                }
+            let m = self.next_u16() as u32 * bound;
+            if (m & 0xffff) >= bound {
+                return m >> 16;
             }
-            return m >> 16;
+            return self.below_16_rejecting(m, bound);
         }
+        self.below_32(bound)
+    }
+
+    /// The shuffle's swaps for `items[..left]` (`left` ≤ 2^16): from the
+    /// last, each with a uniform index below `left` drawn as [`Stream::below`]
+    /// draws it, using the words left in the buffer (refilled first if it is
+    /// spent); stops when they run out, after a word that may be rejected
+    /// (finished by [`Stream::below`]'s own path), or when one item is left.
+    /// How many items are left to shuffle.
+    #[inline(always)]
+    fn swaps_from_buffer<T>(&mut self, items: &mut [T], mut left: usize) -> usize {
+        if self.pos == BUFFER {
+            self.refill();
+        }
+        let mut rejecting = None;
+        let mut read = 0;
+        for w in self.buf[self.pos..].chunks_exact(2) {
+            if left <= 1 {
+                break;
+            }
+            read += 2;
+            let bound = left as u32;
+            let m = u16::from_le_bytes([w[0], w[1]]) as u32 * bound;
+            if (m & 0xffff) < bound {
+                rejecting = Some(m);
+                break;
+            }
+            items.swap(left - 1, (m >> 16) as usize);
+            left -= 1;
+        }
+        self.pos += read;
+        if let Some(m) = rejecting {
+            let j = self.below_16_rejecting(m, left as u32) as usize;
+            items.swap(left - 1, j);
+            left -= 1;
+        }
+        left
+    }
+
+    /// [`Stream::below`] for a word `m` (already multiplied by `bound`) that
+    /// may be rejected: drawn again while under the threshold.
+    #[cold]
+    #[inline(never)]
+    fn below_16_rejecting(&mut self, mut m: u32, bound: u32) -> u32 {
+        let threshold = (0x1_0000 - bound) % bound;
+        while (m & 0xffff) < threshold {
+            m = self.next_u16() as u32 * bound;
+        }
+        m >> 16
+    }
+
+    /// [`Stream::below`] for bounds above 2^16, from 32-bit words.
+    #[inline(never)]
+    fn below_32(&mut self, bound: u32) -> u32 {
         let mut m = self.next_u32() as u64 * bound as u64;
         if (m as u32) < bound {
             let threshold = bound.wrapping_neg() % bound;
@@ -218,16 +282,60 @@ pub fn shuffle<T>(items: &mut [T], seed: &Seed) {
 }
 
 /// The same shuffle drawing from an existing stream (so a cut can follow it).
+///
+/// For `i` from the last index down to 1, `items[i]` is swapped with
+/// `items[j]`, `j = below(i + 1)`. Up to 2^16 items (every shoe) the words
+/// are read straight from the stream's buffer, a buffer at a time
+/// ([`Stream::swaps_from_buffer`]): the same words and the same draws as
+/// [`Stream::below`], without its per-word bookkeeping (the simulator's
+/// hottest loop, issue 50 part 6).
 pub fn shuffle_with<T>(items: &mut [T], s: &mut Stream) {
-    for i in (1..items.len()).rev() {
-        let j = s.below(i as u32 + 1) as usize;
-        items.swap(i, j);
+    if items.len() > 1 << 16 {
+        for i in (1..items.len()).rev() {
+            let j = s.below(i as u32 + 1) as usize;
+            items.swap(i, j);
+        }
+        return;
+    }
+    let mut left = items.len();
+    while left > 1 {
+        left = s.swaps_from_buffer(items, left);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The shuffle as specified: one [`Stream::below`] a swap.
+    fn shuffle_by_below<T>(items: &mut [T], s: &mut Stream) {
+        for i in (1..items.len()).rev() {
+            let j = s.below(i as u32 + 1) as usize;
+            items.swap(i, j);
+        }
+    }
+
+    /// The buffered shuffle deals what the specified one deals and leaves the
+    /// stream where it leaves it (the cut, the RNG evidence's word count),
+    /// across buffer boundaries and for sizes whose bounds reject a word;
+    /// above 2^16 items both take the plain path.
+    #[test]
+    fn the_buffered_shuffle_is_the_specified_one() {
+        let mut rejected_somewhere = false;
+        for seed in 0..120u64 {
+            for n in [0usize, 1, 2, 3, 52, 255, 256, 257, 416, 1000, 5000, 65_536] {
+                let (mut a, mut b): (Vec<u32>, Vec<u32>) = ((0..n as u32).collect(), (0..n as u32).collect());
+                let (mut sa, mut sb) = (Stream::new(&Seed::from_u64(seed)), Stream::new(&Seed::from_u64(seed)));
+                shuffle_with(&mut a, &mut sa);
+                shuffle_by_below(&mut b, &mut sb);
+                assert_eq!(a, b, "seed {seed}, {n} items");
+                assert_eq!(sa.words_read(), sb.words_read(), "seed {seed}, {n} items");
+                assert_eq!(sa.next_u32(), sb.next_u32(), "seed {seed}, {n} items");
+                rejected_somewhere |= sa.words_read() > (n.max(1) as u64 - 1) + 2;
+            }
+        }
+        assert!(rejected_somewhere, "some draw was rejected and drawn again");
+    }
 
     /// Every 16-bit word maps to a value below the bound, and the accepted words
     /// split evenly: exactly ⌊2^16 / bound⌋ words give each value.

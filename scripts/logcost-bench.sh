@@ -48,7 +48,7 @@ cpu_ticks() {
 # One run: serve with binary $1 (build name $2, logging $3) and load it.
 run() {
     local bin=$1 build=$2 logging=$3 dir pid url json
-    dir=$(mktemp -d /tmp/logcost-run.XXXXXX)
+    dir=$(mktemp -d "${RUN_DIR:-/tmp}/logcost-run.XXXXXX")
     port=$((port + 1))
     local env=(env -u RUST_LOG -u BACCARAT_LOG_LEVEL BACCARAT_ADMIN_PASSWORD=$password)
     if [ "$logging" = quiet ]; then

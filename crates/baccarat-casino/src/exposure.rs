@@ -75,6 +75,11 @@ pub struct ShownCards {
     /// A card carried to the next coup (NSW 12.2; AU 12.2(a)), and whether it
     /// was shown already.
     carried: Option<(Card, bool)>,
+    /// The event before was a scanner discrepancy (NSW 12.13): a
+    /// reconstruction now is the actual cards confirmed, not a misdeal laid
+    /// out again. Set and used within one command, so never in a checkpoint.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    scanner: bool,
 }
 
 /// A card of the coup in progress.
@@ -105,7 +110,7 @@ mod counts {
 impl Default for ShownCards {
     /// Nothing shown.
     fn default() -> Self {
-        ShownCards { shown: [0; 52], continuous: false, coup: Vec::new(), carried: None }
+        ShownCards { shown: [0; 52], continuous: false, coup: Vec::new(), carried: None, scanner: false }
     }
 }
 
@@ -129,6 +134,7 @@ impl ShownCards {
     }
 
     fn fold(&mut self, e: &Event) {
+        let scanner = std::mem::take(&mut self.scanner);
         match e {
             Event::ShoeStarted { continuous, .. } => {
                 *self = ShownCards { continuous: *continuous, ..ShownCards::default() };
@@ -140,6 +146,8 @@ impl ShownCards {
             // The result is called from every card of the coup, face up.
             Event::CoupCompleted { .. } => self.expose(|_| true),
             Event::Irregularity { kind, card: Some(c), .. } => self.irregular(*kind, *c),
+            Event::Irregularity { kind: IrregularityKind::ScannerDiscrepancy, .. } => self.scanner = true,
+            Event::Reconstructed { cards, .. } if scanner => self.confirmed(cards),
             Event::Reconstructed { cards, .. } => self.reconstructed(cards),
             Event::CoupClosed { .. } => {
                 if self.continuous {
@@ -209,11 +217,32 @@ impl ShownCards {
         self.carried = Some((c, shown));
     }
 
+    /// The actual cards confirmed after the scanner misread some (NSW
+    /// 12.13). They lie where they were dealt, so each place keeps whether
+    /// it was shown: what the players saw there was the actual card,
+    /// whatever the scanner read. The cards the scanner reported are taken
+    /// back (a misread card never left the shoe) and the actual ones counted
+    /// in their places. (Matched by card instead, an actual card that equals
+    /// one misread at another place would take that place's shown.)
+    fn confirmed(&mut self, cards: &[Card]) {
+        let read = std::mem::take(&mut self.coup);
+        for d in read.iter().filter(|d| d.shown) {
+            self.unshow(d.card);
+        }
+        for (i, (position, card)) in baccarat_table::positions_of(cards).into_iter().enumerate() {
+            let shown = read.get(i).is_some_and(|d| d.shown);
+            if shown {
+                self.show(card);
+            }
+            self.coup.push(Dealt { card, player: position.is_player(), shown });
+        }
+    }
+
     /// The coup laid out again: a misdeal reconstructed from exactly the
-    /// cards dealt (NSW 12.1; AU 12.6), or the actual cards confirmed after a
-    /// scanner misread them (NSW 12.13). A card in both keeps whether it was
-    /// shown; a misread card is taken back (it never left the shoe) and the
-    /// actual card in its place is shown if the misread one was.
+    /// cards dealt (NSW 12.1; AU 12.6). The cards are the same, in other
+    /// places: each keeps whether it was shown. (The engine refuses any
+    /// other card; should one come, it is counted as a misread one is, in
+    /// the order of the places left.)
     fn reconstructed(&mut self, cards: &[Card]) {
         let mut old = std::mem::take(&mut self.coup);
         let kept: Vec<Option<bool>> =

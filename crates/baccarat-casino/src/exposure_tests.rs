@@ -332,6 +332,7 @@ fn a_reconstruction_keeps_what_was_shown_and_a_misread_card_is_taken_back() {
     assert_eq!(*s.shown(), before, "the same cards, the same shown");
     // The scanner read `a` (shown) where the card was `e`.
     let e = card(4, 0);
+    s.observe(&scanner_discrepancy());
     assert!(s.observe(&Event::Reconstructed { cards: vec![b, e, d, c], rule }));
     assert_eq!(s.shown()[a.index()], 0, "the misread card never left the shoe");
     assert_eq!(s.shown()[e.index()], 1);
@@ -385,4 +386,58 @@ fn a_personal_maximum_above_the_tables_is_the_main_wagers_largest_stake() {
     assert_eq!(b.exposure, Ratio::new(500_000 * b.ev.num, b.ev.den));
     let input = crate::ExposureInput::of(baccarat_core::TableId(1), &t);
     assert!(input.offers.iter().any(|(o, m)| o.bet == Bet::Banker && *m == Money(500_000)));
+}
+
+/// The irregularity the engine records before the actual cards (NSW 12.13).
+fn scanner_discrepancy() -> Event {
+    Event::Irregularity { kind: IrregularityKind::ScannerDiscrepancy, card: None, rule: "NSW 12.13".into() }
+}
+
+/// NSW 12.13, two cards misread at once, one of the actual cards being a
+/// card misread at another place: each place keeps whether it was shown.
+/// (Matched by card, the actual `d` at Player 1, shown, took the unshown
+/// place of the misread `d` at Banker 2, and the actual `e` at Banker 2 the
+/// shown place of the misread `a`.)
+#[test]
+fn after_two_misread_cards_each_place_keeps_whether_it_was_shown() {
+    let (a, b, c, d, e) = (card(0, 0), card(1, 1), card(2, 2), card(3, 3), card(4, 0));
+    let mut s = ShownCards::default();
+    // The scanner read a, b, c, d; the first two were turned face up.
+    for (i, x) in [a, b, c, d].into_iter().enumerate() {
+        let position = [Position::Player1, Position::Banker1, Position::Player2, Position::Banker2][i];
+        s.observe(&Event::CardDealt { position, card: x, face_up: i < 2 });
+    }
+    // The cards were d, b, c, e.
+    s.observe(&scanner_discrepancy());
+    assert!(s.observe(&Event::Reconstructed { cards: vec![d, b, c, e], rule: "NSW 12.13".into() }));
+    let shown = s.shown();
+    assert_eq!((shown[a.index()], shown[b.index()], shown[d.index()], shown[e.index()]), (0, 1, 1, 0));
+    assert_eq!(shown.iter().sum::<u32>(), 2);
+    // Banker 2 turned up, as the result is called: e, once.
+    s.observe(&Event::CoupCompleted { coup: 1, summary: baccarat_rules::CoupSummary::from_index(0) });
+    let shown = s.shown();
+    assert_eq!((shown[a.index()], shown[c.index()], shown[d.index()], shown[e.index()]), (0, 1, 1, 1));
+    assert_eq!(shown.iter().sum::<u32>(), 4);
+}
+
+/// A misdeal laid out again right after a scanner discrepancy was voided is
+/// matched by card (the discrepancy is forgotten at the next event), and a
+/// checkpoint's form of the fold is unchanged by the flag.
+#[test]
+fn the_scanner_flag_lasts_one_event_and_is_not_serialised() {
+    let (a, b, c, d) = (card(0, 0), card(1, 1), card(2, 2), card(3, 3));
+    let mut s = ShownCards::default();
+    for (i, x) in [a, b, c, d].into_iter().enumerate() {
+        let position = [Position::Player1, Position::Banker1, Position::Player2, Position::Banker2][i];
+        s.observe(&Event::CardDealt { position, card: x, face_up: i == 0 });
+    }
+    let plain = serde_json::to_string(&s).unwrap();
+    s.observe(&scanner_discrepancy());
+    assert!(serde_json::to_string(&s).unwrap().contains("scanner"), "set between the two events");
+    s.observe(&Event::Resumed);
+    assert_eq!(serde_json::to_string(&s).unwrap(), plain, "gone after the next event");
+    // Laid out again with a first: matched by card, a stays shown.
+    s.observe(&Event::Reconstructed { cards: vec![b, a, d, c], rule: "NSW 12.1".into() });
+    assert_eq!(s.shown()[a.index()], 1);
+    assert_eq!(s.shown().iter().sum::<u32>(), 1);
 }

@@ -75,9 +75,11 @@ pub struct ShownCards {
     /// A card carried to the next coup (NSW 12.2; AU 12.2(a)), and whether it
     /// was shown already.
     carried: Option<(Card, bool)>,
-    /// The event before was a scanner discrepancy (NSW 12.13): a
+    /// The event folded before was a scanner discrepancy (NSW 12.13): a
     /// reconstruction now is the actual cards confirmed, not a misdeal laid
-    /// out again. Set and used within one command, so never in a checkpoint.
+    /// out again. Cleared by the next event folded; the engine follows the
+    /// discrepancy with the reconstruction or the void in the same command,
+    /// so a checkpoint does not hold it set (and one that did would keep it).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     scanner: bool,
 }

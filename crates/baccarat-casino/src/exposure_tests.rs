@@ -441,3 +441,21 @@ fn the_scanner_flag_lasts_one_event_and_is_not_serialised() {
     assert_eq!(s.shown()[a.index()], 1);
     assert_eq!(s.shown().iter().sum::<u32>(), 1);
 }
+
+/// A misdeal's layout with a card that was not dealt (the engine refuses
+/// one: NSW 12.1 uses exactly the cards dealt): should one come, the card
+/// left out is taken back and the new one takes its shown, in the order of
+/// the places left.
+#[test]
+fn a_layout_with_a_card_not_dealt_counts_it_in_place_of_the_one_left_out() {
+    let (a, b, c, d, e) = (card(0, 0), card(1, 1), card(2, 2), card(3, 3), card(4, 0));
+    let mut s = ShownCards::default();
+    for (i, x) in [a, b, c, d].into_iter().enumerate() {
+        let position = [Position::Player1, Position::Banker1, Position::Player2, Position::Banker2][i];
+        s.observe(&Event::CardDealt { position, card: x, face_up: i == 1 });
+    }
+    s.observe(&Event::Reconstructed { cards: vec![a, e, c, d], rule: "NSW 12.1".into() });
+    let shown = s.shown();
+    assert_eq!((shown[b.index()], shown[e.index()]), (0, 1));
+    assert_eq!(shown.iter().sum::<u32>(), 1);
+}

@@ -13,7 +13,7 @@ use std::io::{ErrorKind, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -29,6 +29,7 @@ pub struct Proxy {
     pub port: u16,
     state: Arc<AtomicU8>,
     stop: Arc<AtomicBool>,
+    held: Arc<AtomicU64>,
 }
 
 impl Drop for Proxy {
@@ -48,7 +49,8 @@ impl Proxy {
         listener.set_nonblocking(true).unwrap();
         let port = listener.local_addr().unwrap().port();
         let (state, stop) = (Arc::new(AtomicU8::new(Cut::Open as u8)), Arc::new(AtomicBool::new(false)));
-        let (st, sp) = (state.clone(), stop.clone());
+        let held = Arc::new(AtomicU64::new(0));
+        let (st, sp, hd) = (state.clone(), stop.clone(), held.clone());
         std::thread::spawn(move || {
             while !sp.load(Ordering::Relaxed) {
                 let tcp = match listener.accept() {
@@ -73,11 +75,18 @@ impl Proxy {
                 let ends = Ends { tcp: tcp.try_clone().unwrap(), db: db.try_clone().unwrap() };
                 let ends2 = Ends { tcp: t2.try_clone().unwrap(), db: d2.try_clone().unwrap() };
                 let (s1, s2, p1, p2) = (st.clone(), st.clone(), sp.clone(), sp.clone());
-                std::thread::spawn(move || pump(tcp, db, ends, s1, p1));
-                std::thread::spawn(move || pump(d2, t2, ends2, s2, p2));
+                let (h1, h2) = (hd.clone(), Arc::new(AtomicU64::new(0)));
+                std::thread::spawn(move || pump(tcp, db, ends, (s1, p1), h1));
+                std::thread::spawn(move || pump(d2, t2, ends2, (s2, p2), h2));
             }
         });
-        Proxy { port, state, stop }
+        Proxy { port, state, stop, held }
+    }
+
+    /// Bytes the servers sent towards the database that a stall held and
+    /// delivered late (statements sent while the network was stalled).
+    pub fn held(&self) -> u64 {
+        self.held.load(Ordering::Relaxed)
     }
 
     /// The URL of database `db` (a URL on the cluster) through the proxy.
@@ -105,8 +114,16 @@ impl Ends {
     }
 }
 
-/// Copy `from` to `to` as the network's state allows, until either closes.
-fn pump(mut from: impl Read + Timed, mut to: impl Write, ends: Ends, state: Arc<AtomicU8>, stop: Arc<AtomicBool>) {
+/// Copy `from` to `to` as the network's state allows (its state and the
+/// proxy's stop), until either closes; the bytes a stall held are added to
+/// `held`.
+fn pump(
+    mut from: impl Read + Timed,
+    mut to: impl Write,
+    ends: Ends,
+    (state, stop): (Arc<AtomicU8>, Arc<AtomicBool>),
+    held: Arc<AtomicU64>,
+) {
     from.timeout(Duration::from_millis(20));
     let mut buf = vec![0u8; 64 * 1024];
     let cut = || state.load(Ordering::Relaxed);
@@ -121,11 +138,15 @@ fn pump(mut from: impl Read + Timed, mut to: impl Write, ends: Ends, state: Arc<
             Err(_) => return ends.close(),
         };
         // Held while stalled; lost if reset meanwhile.
+        let stalled = cut() == Cut::Stall as u8;
         while cut() == Cut::Stall as u8 && !stop.load(Ordering::Relaxed) {
             std::thread::sleep(Duration::from_millis(5));
         }
         if cut() == Cut::Reset as u8 || to.write_all(&buf[..n]).is_err() {
             return ends.close();
+        }
+        if stalled {
+            held.fetch_add(n as u64, Ordering::Relaxed);
         }
     }
 }

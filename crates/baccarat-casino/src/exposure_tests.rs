@@ -321,11 +321,7 @@ fn a_whole_rng_shoe_shows_each_dealt_card_once_and_its_burn_only_where_turned() 
 #[test]
 fn a_reconstruction_keeps_what_was_shown_and_a_misread_card_is_taken_back() {
     let (a, b, c, d) = (card(0, 0), card(1, 1), card(2, 2), card(3, 3));
-    let mut s = ShownCards::default();
-    for (i, x) in [a, b, c, d].into_iter().enumerate() {
-        let position = [Position::Player1, Position::Banker1, Position::Player2, Position::Banker2][i];
-        s.observe(&Event::CardDealt { position, card: x, face_up: i < 2 });
-    }
+    let mut s = four_dealt([a, b, c, d], |i| i < 2);
     let before = *s.shown();
     let rule = "misdeal".to_string();
     assert!(!s.observe(&Event::Reconstructed { cards: vec![b, a, d, c], rule: rule.clone() }));
@@ -401,12 +397,8 @@ fn scanner_discrepancy() -> Event {
 #[test]
 fn after_two_misread_cards_each_place_keeps_whether_it_was_shown() {
     let (a, b, c, d, e) = (card(0, 0), card(1, 1), card(2, 2), card(3, 3), card(4, 0));
-    let mut s = ShownCards::default();
     // The scanner read a, b, c, d; the first two were turned face up.
-    for (i, x) in [a, b, c, d].into_iter().enumerate() {
-        let position = [Position::Player1, Position::Banker1, Position::Player2, Position::Banker2][i];
-        s.observe(&Event::CardDealt { position, card: x, face_up: i < 2 });
-    }
+    let mut s = four_dealt([a, b, c, d], |i| i < 2);
     // The cards were d, b, c, e.
     s.observe(&scanner_discrepancy());
     assert!(s.observe(&Event::Reconstructed { cards: vec![d, b, c, e], rule: "NSW 12.13".into() }));
@@ -426,11 +418,7 @@ fn after_two_misread_cards_each_place_keeps_whether_it_was_shown() {
 #[test]
 fn the_scanner_flag_lasts_one_event_and_is_not_serialised() {
     let (a, b, c, d) = (card(0, 0), card(1, 1), card(2, 2), card(3, 3));
-    let mut s = ShownCards::default();
-    for (i, x) in [a, b, c, d].into_iter().enumerate() {
-        let position = [Position::Player1, Position::Banker1, Position::Player2, Position::Banker2][i];
-        s.observe(&Event::CardDealt { position, card: x, face_up: i == 0 });
-    }
+    let mut s = four_dealt([a, b, c, d], |i| i == 0);
     let plain = serde_json::to_string(&s).unwrap();
     s.observe(&scanner_discrepancy());
     assert!(serde_json::to_string(&s).unwrap().contains("scanner"), "set between the two events");
@@ -449,13 +437,20 @@ fn the_scanner_flag_lasts_one_event_and_is_not_serialised() {
 #[test]
 fn a_layout_with_a_card_not_dealt_counts_it_in_place_of_the_one_left_out() {
     let (a, b, c, d, e) = (card(0, 0), card(1, 1), card(2, 2), card(3, 3), card(4, 0));
-    let mut s = ShownCards::default();
-    for (i, x) in [a, b, c, d].into_iter().enumerate() {
-        let position = [Position::Player1, Position::Banker1, Position::Player2, Position::Banker2][i];
-        s.observe(&Event::CardDealt { position, card: x, face_up: i == 1 });
-    }
+    let mut s = four_dealt([a, b, c, d], |i| i == 1);
     s.observe(&Event::Reconstructed { cards: vec![a, e, c, d], rule: "NSW 12.1".into() });
     let shown = s.shown();
     assert_eq!((shown[b.index()], shown[e.index()]), (0, 1));
     assert_eq!(shown.iter().sum::<u32>(), 1);
+}
+
+/// A coup's four cards dealt in order (Player, Banker, Player, Banker), card
+/// `i` face up when `face_up(i)`.
+fn four_dealt(cards: [Card; 4], face_up: impl Fn(usize) -> bool) -> ShownCards {
+    let mut s = ShownCards::default();
+    for (i, card) in cards.into_iter().enumerate() {
+        let position = [Position::Player1, Position::Banker1, Position::Player2, Position::Banker2][i];
+        s.observe(&Event::CardDealt { position, card, face_up: face_up(i) });
+    }
+    s
 }

@@ -121,10 +121,6 @@ pub(crate) fn unreached(e: &postgres::Error) -> bool {
     }
 }
 
-/// (People — `users`, `sessions` — are the casino's own schema's alone: a
-/// partition drops its copies (`migrate`) and finds the casino's. A
-/// migration that changes them runs once per schema, so it must leave the
-/// casino's as it found them when run again: `IF NOT EXISTS`.)
 /// The `CREATE TABLE` of the anchor lines' copy, for [`MIGRATIONS`] and
 /// [`ANCHOR_LINES_TABLE`] alike (`concat!` takes only literals).
 macro_rules! anchor_lines_table {
@@ -133,6 +129,10 @@ macro_rules! anchor_lines_table {
     };
 }
 
+/// (People — `users`, `sessions` — are the casino's own schema's alone: a
+/// partition drops its copies (`migrate`) and finds the casino's. A
+/// migration that changes them runs once per schema, so it must leave the
+/// casino's as it found them when run again: `IF NOT EXISTS`.)
 const MIGRATIONS: &[&str] = &[
     // 1: everything SQLite's migrations 1–12 make, at once.
     "CREATE TABLE accounts (id BIGINT PRIMARY KEY, kind TEXT NOT NULL UNIQUE, balance BIGINT NOT NULL,

@@ -21,13 +21,7 @@ fn cpu_ns() -> u64 {
 fn main() {
     let shoes: u64 = std::env::args().nth(1).map_or(200_000, |a| a.parse().expect("a number of shoes"));
     let rb = baccarat_rules::profiles::builtin("nsw-2021").expect("a built-in rulebook");
-    let wagers: Vec<SimWager> = rb
-        .bets
-        .iter()
-        .filter(|b| b.allows_decks(8))
-        .flat_map(|b| b.pay_tables.iter().map(|t| SimWager { table: t.clone() }))
-        .collect();
-    let rows = Rows::new(&wagers).expect("rows");
+    let rows = Rows::new(&SimWager::every(&rb, 8)).expect("rows");
     let proc = Procedure::for_rulebook(&rb, 8, 20);
     let seed = Seed::from_u64(1);
     for _ in 0..3 {

@@ -65,6 +65,18 @@ pub struct SimWager {
     pub table: PayTable,
 }
 
+impl SimWager {
+    /// Every wager and pay table rulebook `rb` permits at `decks` decks, in
+    /// the rulebook's order.
+    pub fn every(rb: &baccarat_rules::Rulebook, decks: u32) -> Vec<SimWager> {
+        rb.bets
+            .iter()
+            .filter(|b| b.allows_decks(decks))
+            .flat_map(|b| b.pay_tables.iter().map(|t| SimWager { table: t.clone() }))
+            .collect()
+    }
+}
+
 /// How shoes are dealt.
 #[derive(Clone, Debug)]
 pub struct Procedure {

@@ -8,20 +8,10 @@ use std::sync::atomic::AtomicU64;
 use baccarat_math::sim::{estimate, play_shoe, run, Procedure, Rows, SimWager, SCALE};
 use baccarat_math::{report, Shoe as OddsShoe};
 use baccarat_rules::{
-    profiles, settle_wager, BurnProcedure, Coup, FractionalPayout, Money, Rulebook, SettleRules, UnpayableStake,
+    profiles, settle_wager, BurnProcedure, Coup, FractionalPayout, Money, SettleRules, UnpayableStake,
 };
 use baccarat_table::{shuffled_from, Draw, Shoe};
 use baccarat_table::{Seed, Stream};
-
-fn wagers(rb: &Rulebook, decks: u32) -> Vec<SimWager> {
-    let mut v = Vec::new();
-    for b in &rb.bets {
-        if b.allows_decks(decks) {
-            v.extend(b.pay_tables.iter().map(|t| SimWager { table: t.clone() }));
-        }
-    }
-    v
-}
 
 /// The reference: the table crate's `Shoe` (cut, burn, cutting card) and the rules
 /// crate's `Coup::deal`, `Bet::classify` and `settle_wager`, one coup at a time.
@@ -87,7 +77,7 @@ fn fast_path_equals_the_rules_coup_for_coup() {
     for id in ["nsw-2021", "au-casino", "european-casino", "resort-house"] {
         let rb = profiles::builtin(id).unwrap();
         let decks = rb.default_decks();
-        let ws = wagers(&rb, decks);
+        let ws = SimWager::every(&rb, decks);
         let rows = Rows::new(&ws).unwrap();
         for (from_back, burn) in [
             (20, rb.procedures.burn.first().copied()),
@@ -113,7 +103,7 @@ fn fast_path_equals_the_rules_coup_for_coup() {
 #[test]
 fn results_do_not_depend_on_threads() {
     let rb = profiles::builtin("au-casino").unwrap();
-    let ws = wagers(&rb, 8);
+    let ws = SimWager::every(&rb, 8);
     let rows = Rows::new(&ws).unwrap();
     let proc = Procedure::for_rulebook(&rb, 8, 20);
     let done = AtomicU64::new(0);
@@ -131,7 +121,7 @@ fn results_do_not_depend_on_threads() {
 fn estimates_agree_with_exact_odds() {
     for id in ["nsw-2021", "au-casino"] {
         let rb = profiles::builtin(id).unwrap();
-        let ws = wagers(&rb, 8);
+        let ws = SimWager::every(&rb, 8);
         let rows = Rows::new(&ws).unwrap();
         let proc = Procedure::for_rulebook(&rb, 8, 20);
         let t = run(&proc, &rows, &Seed::from_u64(2026), 25_000, 2, &AtomicU64::new(0));
@@ -248,7 +238,7 @@ fn the_scale_is_computed_from_the_pay_lines_or_refused() {
         },
     };
     let nsw = profiles::builtin("nsw-2021").unwrap();
-    let mut ws = wagers(&nsw, 8);
+    let mut ws = SimWager::every(&nsw, 8);
     assert_eq!(Rows::new(&ws).unwrap().scale, SCALE, "19:20 and 8:1");
     ws.push(table("24:25"));
     assert_eq!(Rows::new(&ws).unwrap().scale, 100);

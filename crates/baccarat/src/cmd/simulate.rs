@@ -197,10 +197,7 @@ fn wagers_to_play(a: &Args) -> Result<(Rulebook, u32, Vec<SimWager>)> {
             if !rb.decks.contains(&decks) {
                 bail!("--decks: {} allows {:?} decks, not {decks} ({})", rb.id, rb.decks, rb.decks_rule);
             }
-            let mut w = Vec::new();
-            for b in rb.bets.iter().filter(|b| b.allows_decks(decks)) {
-                w.extend(b.pay_tables.iter().map(|t| SimWager { table: t.clone() }));
-            }
+            let w = SimWager::every(&rb, decks);
             (rb, decks, w)
         }
     })

@@ -75,9 +75,9 @@ impl Proxy {
                 let ends = Ends { tcp: tcp.try_clone().unwrap(), db: db.try_clone().unwrap() };
                 let ends2 = Ends { tcp: t2.try_clone().unwrap(), db: d2.try_clone().unwrap() };
                 let (s1, s2, p1, p2) = (st.clone(), st.clone(), sp.clone(), sp.clone());
-                let (h1, h2) = (hd.clone(), Arc::new(AtomicU64::new(0)));
-                std::thread::spawn(move || pump(tcp, db, ends, (s1, p1), h1));
-                std::thread::spawn(move || pump(d2, t2, ends2, (s2, p2), h2));
+                let h1 = hd.clone();
+                std::thread::spawn(move || pump(tcp, db, ends, (s1, p1), Some(h1)));
+                std::thread::spawn(move || pump(d2, t2, ends2, (s2, p2), None));
             }
         });
         Proxy { port, state, stop, held }
@@ -116,13 +116,13 @@ impl Ends {
 
 /// Copy `from` to `to` as the network's state allows (its state and the
 /// proxy's stop), until either closes; the bytes a stall held are added to
-/// `held`.
+/// `held` (the servers' way towards the database only).
 fn pump(
     mut from: impl Read + Timed,
     mut to: impl Write,
     ends: Ends,
     (state, stop): (Arc<AtomicU8>, Arc<AtomicBool>),
-    held: Arc<AtomicU64>,
+    held: Option<Arc<AtomicU64>>,
 ) {
     from.timeout(Duration::from_millis(20));
     let mut buf = vec![0u8; 64 * 1024];
@@ -145,7 +145,7 @@ fn pump(
         if cut() == Cut::Reset as u8 || to.write_all(&buf[..n]).is_err() {
             return ends.close();
         }
-        if stalled {
+        if let Some(held) = held.as_ref().filter(|_| stalled) {
             held.fetch_add(n as u64, Ordering::Relaxed);
         }
     }

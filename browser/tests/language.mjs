@@ -15,6 +15,9 @@ run('language', async ({ newPage }) => {
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(`${BASE}/`);
   expect((await text(page, 'login-submit')) === 'Sign in', 'English first (the browser is en-US)');
+  // The switch is filled from the catalogue once it has loaded: wait for
+  // its options (a busy machine can read it empty before then).
+  await page.getByTestId('lang').locator('option').nth(2).waitFor({ state: 'attached' });
   const options = await page.getByTestId('lang').locator('option').allInnerTexts();
   expect(JSON.stringify(options) === JSON.stringify(['English', '简体中文', '繁體中文']), `the switch lists the catalogue's languages: ${options}`);
 

@@ -1,7 +1,7 @@
 //! A player's routes: wagers (one or a bet slip), withdrawing a wager, squeezing
 //! and exposing a hand they hold, their history, and the table's WebSocket.
 
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
@@ -9,6 +9,7 @@ use axum::Json;
 use baccarat_core::{TableId, UserId};
 use baccarat_rules::{Bet, Money, Side};
 use baccarat_table::{Command, PlayerId, Spot, WagerId};
+use futures_util::SinkExt;
 use serde::Deserialize;
 
 use super::extract::{token_of, Auth, Body, Id};
@@ -354,10 +355,8 @@ async fn push(mut sock: WebSocket, s: AppState, id: TableId, mut viewer: Option<
             }
         }
         let frames = sending.next(&s, id, viewer.as_ref().map(|v| &v.0), &mut woken);
-        for f in &frames {
-            if sock.send(Message::Text(f.clone())).await.is_err() {
-                return;
-            }
+        if send_all(&mut sock, &frames).await.is_err() {
+            return;
         }
         if !frames.is_empty() && sending.pit_wagers() > PIT_PACED_ABOVE {
             next_at = Some(tokio::time::Instant::now() + std::time::Duration::from_millis(250));
@@ -381,6 +380,18 @@ async fn push(mut sock: WebSocket, s: AppState, id: TableId, mut viewer: Option<
                 _ => {}
             },
         }
+    }
+}
+
+/// Send `frames` in one write: a socket behind by several (the deltas of a
+/// coup dealt in a few milliseconds) costs one system call, not one each.
+async fn send_all(sock: &mut WebSocket, frames: &[Utf8Bytes]) -> Result<(), axum::Error> {
+    for f in frames {
+        sock.feed(Message::Text(f.clone())).await?;
+    }
+    match frames.is_empty() {
+        true => Ok(()),
+        false => sock.flush().await,
     }
 }
 

@@ -156,7 +156,7 @@ pub(super) async fn create_table(
         // Made now: paced from now.
         Reply::Table { table } => {
             let out = reply_json(r)?;
-            tokio::spawn(crate::http::pacing::pace(s.clone(), table));
+            crate::http::pacing::spawn(s.clone(), table);
             Ok(out)
         }
         // The table asked for exists: its usual reply, and its pacer runs already.

@@ -25,6 +25,7 @@ mod key_index;
 mod liveness;
 mod lobby;
 mod metrics;
+mod pacing;
 mod partition;
 mod pg;
 mod pg_anchor_copy;

@@ -46,3 +46,14 @@ export function takingList(r, limit = 50) {
         shoe: w.shoe, coup: w.coup, stake: money(w.stake), ev: num(w.ev_percent, 3), unseen: w.unseen.join(' '),
       }))))) : '')));
 }
+
+/** The surveillance report's lines across tables: each player's wager at two or more tables, their tests combined. */
+export function acrossList(r, limit = 50) {
+  const lines = (r.across || []).slice(0, limit);
+  if (!lines.length) return el('p', { class: 'muted' }, tr('rate.no_across'));
+  return el('ol', { class: 'notices', testid: 'across' }, lines.map((l) => el('li',
+    { testid: `across-${l.player}-${l.bet}`, class: l.flagged ? 'flagged' : null },
+    l.flagged ? el('span', { class: 'badge off', testid: 'across-flag' }, tr('rate.flagged')) : '', ' ',
+    el('strong', {}, tr('rate.across_line', { name: l.name || `#${l.player}`, tables: l.tables.map((t) => `#${t}`).join(', '), bet: l.bet })), ' ',
+    tr('rate.across_figures', { wagers: l.wagers, coups: l.coups, positive: l.positive_wagers, z: num(l.z, 2) }))));
+}

@@ -10,7 +10,7 @@
 import { ApiError, api, auth, cardParts, logout } from '/assets/common.js';
 import { language, languages, setLanguage, tr, useSavedLanguage } from '/assets/i18n.js';
 import { $, el, fill, money, roleWords, showError, signInWith } from '/assets/admin-base.js';
-import { takingList } from '/assets/ratings-view.js';
+import { acrossList, takingList } from '/assets/ratings-view.js';
 
 const ROLES = ['surveillance', 'supervisor', 'inspector', 'admin'];
 const EVERY_MS = 1000;
@@ -73,6 +73,7 @@ async function loadTaking() {
 function renderTaking(r) {
   $('#taking-note').textContent = tr('rate.taking_note', { z: r.z_flag, n: r.min_wagers });
   fill($('#taking'), takingList(r));
+  fill($('#across'), acrossList(r));
 }
 
 let last = null;

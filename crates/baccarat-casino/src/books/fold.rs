@@ -12,9 +12,9 @@ use baccarat_table::{Event, PlayerId, WagerId};
 use std::sync::Arc;
 
 use super::cage::{cage_move, casino_time, CageMove};
-use super::rating::{per_hour, spans, Played, Rated, RatingLine, Ratings, Seat, TablePace, TakingLine};
+use super::rating::{per_hour, spans, AcrossLine, Played, Rated, RatingLine, Ratings, Seat, TablePace, TakingLine};
 use super::report::{hold_bp, Cash, DayReport, Figures, PlayerLine, TableLine};
-use super::taking::{MIN_WAGERS, Z_FLAG};
+use super::taking::{across, Found, MIN_WAGERS, Z_FLAG};
 use super::theo::{round, Edges, Theo};
 use super::worth::{Known, Snapshot};
 use crate::audit::{Body, CasinoEvent};
@@ -295,6 +295,7 @@ impl DayBooks {
             min_wagers: MIN_WAGERS,
             ..Ratings::default()
         };
+        let mut by_player: BTreeMap<(PlayerId, Bet), Vec<(TableId, Found)>> = BTreeMap::new();
         for (id, t) in self.tables.iter().filter(|(_, t)| t.active) {
             out.tables.push(pace(*id, t));
             let offers = t.config.as_ref().map_or(&[][..], |c| &c.offers[..]);
@@ -303,6 +304,7 @@ impl DayBooks {
                 let line = seat.rating(p.0, *id);
                 out.players.push(RatingLine { name: name.clone(), table_name: t.name.clone(), ..line });
                 for (bet, f, wagers_seen) in seat.taking(&t.played, offers) {
+                    by_player.entry((*p, bet)).or_default().push((*id, f.clone()));
                     out.taking.push(TakingLine {
                         player: p.0,
                         name: name.clone(),
@@ -324,8 +326,33 @@ impl DayBooks {
             }
         }
         out.taking.sort_by(|a, b| b.z.total_cmp(&a.z));
+        out.across = across_lines(by_player, names);
         out
     }
+}
+
+/// The lines of [`Ratings::across`]: each player's wager at two or more
+/// tables, their tests combined (`taking::across`), most suspicious first.
+fn across_lines(
+    by_player: BTreeMap<(PlayerId, Bet), Vec<(TableId, Found)>>,
+    names: &dyn Fn(PlayerId) -> Option<String>,
+) -> Vec<AcrossLine> {
+    let mut lines: Vec<AcrossLine> = by_player
+        .into_iter()
+        .filter(|(_, seats)| seats.len() >= 2)
+        .map(|((player, bet), seats)| {
+            let found: Vec<Found> = seats.iter().map(|s| s.1.clone()).collect();
+            AcrossLine {
+                player: player.0,
+                name: names(player).unwrap_or_default(),
+                bet,
+                tables: seats.iter().map(|s| s.0).collect(),
+                found: across(&found),
+            }
+        })
+        .collect();
+    lines.sort_by(|a, b| b.found.z.total_cmp(&a.found.z));
+    lines
 }
 
 /// A table's pace over the day: its coups over its time in play.

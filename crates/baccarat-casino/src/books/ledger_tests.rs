@@ -188,6 +188,17 @@ fn the_ratings_reconcile_with_the_ledger_and_price_each_wager() {
     assert_eq!(i128::from(one.theo.0), exact, "theo = Σ stake × the exact edge");
     let pair = r.taking.iter().find(|l| (l.player, l.table, l.bet) == (1, TableId(1), Bet::PlayerPair)).unwrap();
     assert_eq!((pair.wagers, pair.wagers_seen.len()), (12, 10), "{:?} {one:?}", r.taking);
+    // A wager a player made at both tables is also tested across them
+    // (`taking::across`); one made at a single table is not.
+    let mut across: Vec<(u32, Bet)> = r.across.iter().map(|a| (a.player, a.bet)).collect();
+    across.sort();
+    assert_eq!(across, vec![(1, Bet::Banker), (2, Bet::Player), (3, Bet::Tie)], "{:?}", r.across);
+    for a in &r.across {
+        let lines: Vec<_> = r.taking.iter().filter(|l| (l.player, l.bet) == (a.player, a.bet)).collect();
+        assert_eq!(a.tables, vec![TableId(1), TableId(2)]);
+        assert_eq!(a.found.wagers, lines.iter().map(|l| l.wagers).sum::<u64>());
+        assert_eq!(a.found.z, lines.iter().map(|l| l.z).sum::<f64>() / 2f64.sqrt());
+    }
     for w in &pair.wagers_seen {
         let n: i128 = w.unseen.iter().map(|&k| i128::from(k)).sum();
         let same: i128 = w.unseen.iter().map(|&k| i128::from(k) * (i128::from(k) - 1)).sum();

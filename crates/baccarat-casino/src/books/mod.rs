@@ -76,7 +76,7 @@ pub use gaming_day::{
     parse_date, Calendar, GamingDay, GamingDayError, DEFAULT_CUTOFF_HOUR, DEFAULT_ZONE, FIRST_DATE, LAST_DATE,
 };
 pub use jiff::civil::Date;
-pub use rating::{RatingLine, Ratings, TablePace, TakingLine, WagerSeen};
+pub use rating::{AcrossLine, RatingLine, Ratings, TablePace, TakingLine, WagerSeen};
 pub use rating_csv::ratings_csv;
 pub use report::{differences, hold_bp, Cash, DayReport, Figures, PlayerLine, TableLine};
 pub use taking::{MIN_WAGERS, Z_FLAG};

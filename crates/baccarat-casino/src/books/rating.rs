@@ -34,7 +34,7 @@ use baccarat_core::TableId;
 use baccarat_rules::{Bet, Money, Offer};
 use serde::{Deserialize, Serialize};
 
-use super::taking::{self, Point};
+use super::taking::{self, Across, Point};
 use super::theo::{round, Edge, Theo};
 use super::worth::{Snapshot, Worth};
 
@@ -303,6 +303,23 @@ pub struct TakingLine {
     pub wagers_seen: Vec<WagerSeen>,
 }
 
+/// One player's wagers of one kind at two or more tables in a gaming day,
+/// their tables' tests taken together (`taking::across`): a counter who
+/// spreads a few positive wagers over several tables, too few to be flagged
+/// at any one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct AcrossLine {
+    pub player: u32,
+    pub name: String,
+    pub bet: Bet,
+    /// The tables, in order of their ids.
+    pub tables: Vec<TableId>,
+    /// The tables' sessions summed (see [`TakingLine`]) and their `z`
+    /// combined: Stouffer's, their sum over the square root of their number.
+    #[serde(flatten)]
+    pub found: Across,
+}
+
 /// A gaming day's ratings and surveillance report.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Ratings {
@@ -315,6 +332,9 @@ pub struct Ratings {
     pub tables: Vec<TablePace>,
     /// Most suspicious first (largest `z`).
     pub taking: Vec<TakingLine>,
+    /// Each player's wagers of one kind at two or more tables, taken
+    /// together; most suspicious first.
+    pub across: Vec<AcrossLine>,
     /// The flag's threshold and the fewest wagers it needs.
     pub z_flag: f64,
     pub min_wagers: u64,

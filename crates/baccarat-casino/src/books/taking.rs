@@ -84,6 +84,41 @@ pub fn test(points: &[Point]) -> Found {
     }
 }
 
+/// One player's tests on one wager at several tables in a gaming day,
+/// taken together: the sessions' coups and wagers summed, and the combined
+/// `z` (see [`across`]).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub struct Across {
+    pub coups: u64,
+    pub wagers: u64,
+    pub positive_wagers: u64,
+    pub positive_coups: u64,
+    pub z: f64,
+    pub flagged: bool,
+}
+
+/// A player's sessions on one wager at several tables (`found`, one a
+/// table), combined by Stouffer's method: `Z = Σ zᵢ / √k`. The tables'
+/// shoes are independent of one another, so for a player who ignores them
+/// the zᵢ are independent and `Z` is spread as each of them is: a seat's
+/// threshold and false-alarm rate carry over (`calibrate.rs` measures it
+/// over four tables). A counter who takes two or three positive wagers at
+/// each of several tables, too few at any one to be flagged there, adds up
+/// here: flagged at [`Z_FLAG`] with [`MIN_WAGERS`] over all the tables.
+pub fn across(found: &[Found]) -> Across {
+    let k = found.len() as f64;
+    let z = if found.is_empty() { 0.0 } else { found.iter().map(|f| f.z).sum::<f64>() / k.sqrt() };
+    let wagers = found.iter().map(|f| f.wagers).sum();
+    Across {
+        coups: found.iter().map(|f| f.coups).sum(),
+        wagers,
+        positive_wagers: found.iter().map(|f| f.positive_wagers).sum(),
+        positive_coups: found.iter().map(|f| f.positive_coups).sum(),
+        z,
+        flagged: wagers >= MIN_WAGERS && z >= Z_FLAG,
+    }
+}
+
 fn mean(x: &[f64]) -> f64 {
     x.iter().sum::<f64>() / x.len().max(1) as f64
 }
@@ -204,6 +239,42 @@ mod tests {
             ev.iter().enumerate().map(|(i, &e)| (if i % 7 == 3 { 500.0 } else { 0.0 }, e)).collect();
         let f = test(&pts(&blind));
         assert!(f.z.abs() < 2.0 && !f.flagged, "{f:?}");
+    }
+
+    /// A counter who takes three positive pair wagers at each of four
+    /// tables (shoes of their own), too few to be flagged at any one, is
+    /// flagged over the day; the same number of wagers placed blind is not.
+    #[test]
+    fn a_counter_spread_over_tables_is_flagged_across_them() {
+        let seats = |pick: &dyn Fn(usize, f64, usize) -> bool| -> Vec<Found> {
+            (0..4)
+                .map(|t| {
+                    let ev: Vec<f64> = walk(80 + 30 * t).into_iter().skip(30 * t).collect();
+                    let mut made = 0;
+                    let v: Vec<Point> = ev
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &e)| {
+                            let bet = made < 3 && pick(i, e, t);
+                            made += usize::from(bet);
+                            Point { stake: if bet { 500.0 } else { 0.0 }, ev: e }
+                        })
+                        .collect();
+                    test(&v)
+                })
+                .collect()
+        };
+        let counter = seats(&|_, e, _| e > 0.0);
+        assert!(counter.iter().all(|f| f.wagers == 3 && !f.flagged), "{counter:?}");
+        let a = across(&counter);
+        assert_eq!((a.coups, a.wagers, a.positive_wagers), (counter.iter().map(|f| f.coups).sum(), 12, 12));
+        assert!(a.z >= Z_FLAG && a.flagged, "{a:?}");
+        let expected = counter.iter().map(|f| f.z).sum::<f64>() / 2.0;
+        assert!((a.z - expected).abs() < 1e-12);
+        let blind = across(&seats(&|i, _, t| i % 9 == 2 + t));
+        assert_eq!(blind.wagers, 12);
+        assert!(blind.z.abs() < 2.5 && !blind.flagged, "{blind:?}");
+        assert_eq!(across(&[]), Across::default());
     }
 
     #[test]

@@ -50,7 +50,7 @@ pub(super) async fn ratings(
         Some(_) => return Err(ApiError::bad("format: \"json\" or \"csv\"")),
     };
     let (date, r) = read(&s, q.day, q.player).await?;
-    let r = Ratings { taking: Vec::new(), ..r };
+    let r = Ratings { taking: Vec::new(), across: Vec::new(), ..r };
     if !csv {
         return Ok(Json(r).into_response());
     }
@@ -105,6 +105,7 @@ async fn read(s: &AppState, day: Option<String>, player: Option<u32>) -> Result<
     if let Some(p) = player {
         r.players.retain(|l| l.player == p);
         r.taking.retain(|l| l.player == p);
+        r.across.retain(|l| l.player == p);
     }
     Ok((date, r))
 }

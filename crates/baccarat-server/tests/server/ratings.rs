@@ -160,6 +160,7 @@ async fn ratings_match_the_books(app: &App, p: &Players, coups: u64) {
     let (s, r) = app.get(&format!("/api/ratings?day={DAY}"), Some(&app.admin)).await;
     assert_eq!(s, StatusCode::OK, "{r}");
     assert_eq!(r["taking"], json!([]), "the ratings route leaves out the surveillance lines");
+    assert_eq!(r["across"], json!([]), "and those across tables");
     let (_, day) = app.get(&format!("/api/reports/day?date={DAY}"), Some(&app.admin)).await;
     for (id, _) in [&p.counter, &p.flat, &p.alternate] {
         let mine = r["players"].as_array().unwrap().iter().find(|l| l["player"] == *id).unwrap();

@@ -25,6 +25,14 @@ pub enum VerifyError {
     /// A PostgreSQL casino has no anchor file beside it to default to.
     #[error("--anchor-file: required with a PostgreSQL --db (a URL has no file beside it)")]
     AnchorFileRequired,
+    /// A PostgreSQL casino checked without its anchor file and without the
+    /// key to trust the database's copy of its lines by.
+    #[error(
+        "--anchor-file: required with a PostgreSQL --db (a URL has no file beside it), or --anchor-key to check \
+         against the database's copy of the anchor lines alone, which is trusted only under the key the casino \
+         published (anyone who can write to the database could sign a copy of their own)"
+    )]
+    CopyUnpinned,
     /// The anchor file could not be read or is not signed by the key.
     #[error("anchors: {0}")]
     Anchors(#[source] crate::anchor::AnchorError),

@@ -13,6 +13,9 @@ pub struct SinceCheckpoint {
     pub tail_records: u64,
     pub tail_transfers: u64,
     pub problems: Vec<String>,
+    /// What is worth knowing but proves nothing wrong (on PostgreSQL: how
+    /// the anchor file and the database's copy of its lines compare).
+    pub notes: Vec<String>,
 }
 
 /// Verify what was written after the latest checkpoint: the checkpoint's hash,
@@ -24,34 +27,66 @@ pub struct SinceCheckpoint {
 /// the history before the checkpoint to the signature, so `verify --full` is
 /// still the check of the whole history (the rules, the shoes, the
 /// reconciliation).
+///
+/// On PostgreSQL the heads are the anchor file's and the database's copy of
+/// its lines together, as `verify` puts them ([`pg_anchors`]); without a
+/// file, the copy's alone, under the pinned key.
 pub fn verify_since_checkpoint(
     db: &crate::store::Db,
     anchors: Option<&std::path::Path>,
     pinned: Option<&str>,
 ) -> Result<SinceCheckpoint, VerifyError> {
     use crate::store::Db;
-    let path = match (anchors, db) {
-        (Some(p), _) => p.to_path_buf(),
-        (None, Db::Sqlite(file)) => crate::anchor::default_paths(file).0,
-        (None, Db::Postgres(_)) => return Err(VerifyError::AnchorFileRequired),
-    };
-    let anchored = crate::anchor::read(&path, pinned).map_err(VerifyError::Anchors)?;
-    // The key in force at the file's end: the pinned one, or one it was
-    // rotated to (`anchor/keys.rs`), which signs the latest checkpoint.
-    let public = anchored.public.clone();
     match db {
         Db::Sqlite(file) => {
+            let path = anchors.map_or_else(|| crate::anchor::default_paths(file).0, std::path::Path::to_path_buf);
+            let anchored = crate::anchor::read(&path, pinned).map_err(VerifyError::Anchors)?;
             let store = crate::store::SqliteStore::open(file)
                 .map_err(|source| VerifyError::Open { db: file.display().to_string(), source })?;
+            // The key in force at the file's end: the pinned one, or one it
+            // was rotated to (`anchor/keys.rs`), which signs the latest
+            // checkpoint.
+            let public = anchored.public.clone();
             store.in_snapshot(|s| since_checkpoint_in(s, &anchored, public))?
         }
         // Every read from one snapshot, as a start's would be.
+        Db::Postgres(_) if anchors.is_none() && pinned.is_none() => Err(VerifyError::CopyUnpinned),
         Db::Postgres(url) => {
             let store = crate::pg_store::PgStore::connect(url)
                 .map_err(|source| VerifyError::Open { db: db.shown(), source })?;
-            store.in_snapshot(|s| since_checkpoint_in(s, &anchored, public))?
+            let read = pg_anchors(&store, anchors, pinned)?;
+            let anchored = read.anchored.clone().ok_or(VerifyError::AnchorFileRequired)?;
+            let public = anchored.public.clone();
+            let mut out = store.in_snapshot(|s| since_checkpoint_in(s, &anchored, public))??;
+            out.problems.splice(0..0, read.unread.into_iter().chain(read.problems));
+            out.notes = read.notes;
+            Ok(out)
         }
     }
+}
+
+/// The anchors of a PostgreSQL casino: the file at `path` if given, with
+/// the database's copy of its lines beside it (`anchor_copy.rs`: each chain
+/// checked at the longer of the two, a fork a problem). Without a file the
+/// copy alone, and only under the key the casino published (`pinned`):
+/// someone who can write to the database could sign a copy of their own.
+fn pg_anchors(
+    store: &crate::pg_store::PgStore,
+    path: Option<&std::path::Path>,
+    pinned: Option<&str>,
+) -> Result<super::AnchorsRead, VerifyError> {
+    let read = match path {
+        Some(p) if !p.exists() => {
+            let source = std::io::Error::from(std::io::ErrorKind::NotFound);
+            return Err(VerifyError::Anchors(crate::anchor::AnchorError::Io { path: p.to_path_buf(), source }));
+        }
+        Some(p) => super::AnchorsRead::now(p, pinned),
+        None if pinned.is_none() => return Err(VerifyError::CopyUnpinned),
+        None => super::AnchorsRead::without_file(),
+    };
+    let trust = pinned.map(str::to_string).or_else(|| read.first_key());
+    let copy = store.read_anchor_copy(trust.as_deref())?;
+    Ok(read.with_copy(copy, path.is_some()))
 }
 
 fn since_checkpoint_in(

@@ -84,6 +84,48 @@ fn every_anchor_line_reaches_the_database_and_verify_reads_it() {
     assert!(f.problems.iter().any(|p| p.contains("(its tail was cut)")), "{:?}", f.problems);
 }
 
+/// `verify --since-checkpoint` on PostgreSQL reads the database's copy of
+/// the anchor lines beside the file (their comparison noted), or alone
+/// under the casino's published key; without the file and the key it is
+/// refused, as is a file named and missing; a tail cut below the anchored
+/// heads is found from the copy alone.
+#[test]
+fn since_the_checkpoint_reads_the_copy_beside_the_file_or_alone() {
+    use baccarat_server::verify::{verify_since_checkpoint, VerifyError};
+    let (_dir, mut cfg) = config("anchor-copy-since");
+    let url = database("anchorcopysince");
+    cfg.postgres = Some(url.clone());
+    let mut o = open(&cfg).unwrap();
+    deposits(&mut o);
+    play(&mut o, 2, 0, false);
+    drop(o);
+    // A start writes a checkpoint; play after it leaves a tail to check.
+    let mut o = open(&cfg).unwrap();
+    play(&mut o, 1, 0, false);
+    drop(o);
+    let (path, db) = (cfg.anchor_paths().0, baccarat_core::store::Db::Postgres(url.clone()));
+    let with_file = verify_since_checkpoint(&db, Some(&path), None).unwrap();
+    assert!(with_file.problems.is_empty(), "{:?}", with_file.problems);
+    assert!(with_file.tail_records > 0, "{with_file:?}");
+    // The last line waits in the file for the next commit: the copy ends one before.
+    assert!(with_file.notes.iter().any(|n| n.contains("the anchor file at line")), "{:?}", with_file.notes);
+    let public = with_file.public.clone();
+    let alone = verify_since_checkpoint(&db, None, Some(&public)).unwrap();
+    assert!(alone.problems.is_empty(), "{:?}", alone.problems);
+    assert_eq!((alone.checkpoint, alone.tail_records), (with_file.checkpoint, with_file.tail_records));
+    assert!(alone.notes.iter().any(|n| n.contains("no anchor file was given")), "{:?}", alone.notes);
+    let unpinned = verify_since_checkpoint(&db, None, None).unwrap_err();
+    assert!(matches!(unpinned, VerifyError::CopyUnpinned), "{unpinned}");
+    assert!(unpinned.to_string().contains("--anchor-file: required") && unpinned.to_string().contains("--anchor-key"));
+    let gone = path.with_extension("gone");
+    let missing = verify_since_checkpoint(&db, Some(&gone), None).unwrap_err().to_string();
+    assert!(missing.contains("gone"), "{missing}");
+    // A forger at the database cuts the casino's chain below its anchored head.
+    sql(&url, "DELETE FROM audit WHERE tbl = 0 AND seq > (SELECT max(seq) - 4 FROM audit WHERE tbl = 0)");
+    let cut = verify_since_checkpoint(&db, None, Some(&public)).unwrap();
+    assert!(!cut.problems.is_empty(), "{cut:?}");
+}
+
 /// A forger at the database: a line of the copy altered, or lines signed by
 /// another key, is named; a copy that reaches further than the file (the
 /// file put back older) is noted by `verify` and gives the file its lines

@@ -229,6 +229,7 @@ fn since_checkpoint(a: &VerifyArgs) -> Result<()> {
                 "rows_per_second": per_second,
                 "anchor_key": t.public,
                 "problems": t.problems,
+                "notes": t.notes,
             })
         );
     } else {
@@ -242,6 +243,9 @@ fn since_checkpoint(a: &VerifyArgs) -> Result<()> {
         );
         for p in &t.problems {
             println!("DIFFERENCE: {p}");
+        }
+        for n in &t.notes {
+            println!("NOTE: {n}");
         }
         if t.problems.is_empty() {
             println!("verified since the checkpoint: its signature, every chain's links after it, and the balances");

@@ -29,13 +29,12 @@ const RETRY: Duration = Duration::from_millis(200);
 /// server serves, and the calling runtime runs. Must be called inside a
 /// Tokio runtime (the guard is a task of it).
 pub fn spawn(s: AppState, table: TableId) {
-    let (alive, dropped) = tokio::sync::oneshot::channel::<()>();
+    let (mut alive, dropped) = tokio::sync::oneshot::channel::<()>();
     // Dropped with the calling runtime (a test's ends, the process stops):
-    // the pacer then stops too, rather than run on alone.
-    tokio::spawn(async move {
-        let _alive = alive;
-        std::future::pending::<()>().await
-    });
+    // the pacer then stops too, rather than run on alone. It ends with the
+    // pacer (the turn ended, the table closed), so a server's turns leave
+    // no guards behind.
+    tokio::spawn(async move { alive.closed().await });
     pacers().spawn(async move {
         tokio::select! {
             () = pace(s, table) => {}

@@ -54,12 +54,21 @@ pub fn verify_since_checkpoint(
         Db::Postgres(url) => {
             let store = crate::pg_store::PgStore::connect(url)
                 .map_err(|source| VerifyError::Open { db: db.shown(), source })?;
-            let read = pg_anchors(&store, anchors, pinned)?;
-            let anchored = read.anchored.clone().ok_or(VerifyError::AnchorFileRequired)?;
+            let super::AnchorsRead { anchored, unread, problems, notes, .. } = pg_anchors(&store, anchors, pinned)?;
+            // Neither a readable file nor a copy: the file's own error, if
+            // one was given, else the file is asked for.
+            let Some(anchored) = anchored else {
+                return Err(match anchors {
+                    Some(p) => crate::anchor::read(p, pinned)
+                        .err()
+                        .map_or(VerifyError::AnchorFileRequired, VerifyError::Anchors),
+                    None => VerifyError::AnchorFileRequired,
+                });
+            };
             let public = anchored.public.clone();
             let mut out = store.in_snapshot(|s| since_checkpoint_in(s, &anchored, public))??;
-            out.problems.splice(0..0, read.unread.into_iter().chain(read.problems));
-            out.notes = read.notes;
+            out.problems.splice(0..0, unread.into_iter().chain(problems));
+            out.notes = notes;
             Ok(out)
         }
     }

@@ -42,7 +42,9 @@
 //!
 //! The store is read on the HTTP thread for SQLite (one indexed read, a few
 //! microseconds) and on the blocking pool for PostgreSQL, whose blocking client
-//! must not run on the runtime's threads.
+//! must not run on the runtime's threads; there the lookups made at once share
+//! one query (`baccarat_cluster::key_reader::Grouped`: one query each queued
+//! behind the reader's connection while a floor settled its coups).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -1,0 +1,174 @@
+//! Lookups that arrive together share one query: group lookup, as a batch
+//! shares one commit.
+//!
+//! # Why
+//!
+//! A wager refused without the writer (`http/early.rs`) first asks the
+//! store whether its key was answered before. On PostgreSQL each asked on
+//! the one connection of [`PgKeyReader`](super::PgKeyReader), one query
+//! after another: while sixteen tables settled their coups under `loadgen`
+//! (about 1,400 such refusals a second, a query each of 1-3 ms on a busy
+//! machine) they queued behind the connection, and were the slowest answers
+//! timed: every request's p99 34-44 ms, against 11-16 ms for the wagers
+//! taken (issue 51 item 5).
+//!
+//! # How
+//!
+//! A lookup joins the queue. If no query is running for the queue, it leads:
+//! it takes every lookup waiting (its own among them), asks for all their
+//! keys in one query from the earliest window any of them asks for, and
+//! hands each its own rows (its keys, within its own window). Lookups that
+//! arrive meanwhile wait; when the leader is done it passes the lead to the
+//! first of them, which does the same for all that wait then. Each leader
+//! runs one query, so none waits for more than the query before its own and
+//! its own.
+//!
+//! # Why it answers as a lookup of its own would
+//!
+//! A lookup's query starts after it joined the queue, so the query's
+//! snapshot is at least as new as the one a query of its own would have
+//! had at that moment (the early refusal needs no more: its check of the
+//! keys in flight comes before the lookup). The query returns each key's
+//! latest answer from the earliest window; a lookup with a later window
+//! keeps a row only if it is within its own, and since the row is the key's
+//! latest, no answer of that key is within it otherwise.
+
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::{Mutex, MutexGuard};
+
+use crate::ledger::keys::{AnswerRow, ColdKeys, KeyId};
+use crate::store::StoreError;
+
+/// A reader whose concurrent lookups share one query.
+#[derive(Debug)]
+pub struct Grouped<C> {
+    inner: C,
+    queue: Mutex<Queue>,
+}
+
+#[derive(Debug, Default)]
+struct Queue {
+    waiting: Vec<Lookup>,
+    /// A lookup is leading: running a query, or about to take the queue.
+    leading: bool,
+}
+
+#[derive(Debug)]
+struct Lookup {
+    ids: Vec<KeyId>,
+    since_ms: u64,
+    tell: SyncSender<Told>,
+}
+
+/// What a waiting lookup is told.
+#[derive(Debug)]
+enum Told {
+    /// Its answer.
+    Found(Result<Vec<AnswerRow>, StoreError>),
+    /// Lead the next query (for itself and every lookup waiting).
+    Lead,
+}
+
+impl<C: ColdKeys> Grouped<C> {
+    pub fn new(inner: C) -> Grouped<C> {
+        Grouped { inner, queue: Mutex::new(Queue::default()) }
+    }
+
+    fn queue(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Join the queue; lead at once if no one does.
+    fn join(&self, ids: &[KeyId], since_ms: u64) -> Receiver<Told> {
+        let (tell, told) = sync_channel(1);
+        let mut q = self.queue();
+        q.waiting.push(Lookup { ids: ids.to_vec(), since_ms, tell });
+        if !std::mem::replace(&mut q.leading, true) {
+            drop(q);
+            self.lead();
+        }
+        told
+    }
+
+    /// One query for every lookup waiting, each told its own rows; then the
+    /// lead passes to the first lookup that joined meanwhile, if any.
+    fn lead(&self) {
+        let guard = Leading(self);
+        let group = std::mem::take(&mut self.queue().waiting);
+        let mut ids: Vec<KeyId> = group.iter().flat_map(|l| l.ids.iter().copied()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let since_ms = group.iter().map(|l| l.since_ms).min().unwrap_or(0);
+        let found = self.inner.find(&ids, since_ms);
+        for l in group {
+            let own = match &found {
+                Ok(rows) => {
+                    Ok(rows.iter().filter(|r| r.at_ms >= l.since_ms && l.ids.contains(&r.key_id)).cloned().collect())
+                }
+                Err(e) => Err(copied(e)),
+            };
+            let _ = l.tell.send(Told::Found(own));
+        }
+        std::mem::forget(guard);
+        self.pass_lead();
+    }
+
+    /// The lead to the first lookup waiting, or to no one.
+    fn pass_lead(&self) {
+        let mut q = self.queue();
+        while !q.waiting.is_empty() {
+            // The first of them leads; its channel holds one message and
+            // it has none yet, so this does not block.
+            if q.waiting[0].tell.try_send(Told::Lead).is_ok() {
+                return;
+            }
+            // It is gone (its thread ended): the next one.
+            q.waiting.remove(0);
+        }
+        q.leading = false;
+    }
+}
+
+/// Ends a lead that did not finish (its query panicked): the lookups of its
+/// group are told nothing (their channels close: an error each) and the lead
+/// passes on, so no one waits for a leader that is gone.
+struct Leading<'a, C: ColdKeys>(&'a Grouped<C>);
+
+impl<C: ColdKeys> Drop for Leading<'_, C> {
+    fn drop(&mut self) {
+        self.0.pass_lead();
+    }
+}
+
+/// The same error for each lookup of a group (`StoreError` is not `Clone`:
+/// SQLite's own error is kept as its text).
+fn copied(e: &StoreError) -> StoreError {
+    match e {
+        StoreError::Sql(e) => StoreError::Corrupt(e.to_string()),
+        StoreError::Pg(m) => StoreError::Pg(m.clone()),
+        StoreError::Unreachable(m) => StoreError::Unreachable(m.clone()),
+        StoreError::Fenced(m) => StoreError::Fenced(m.clone()),
+        StoreError::Corrupt(m) => StoreError::Corrupt(m.clone()),
+    }
+}
+
+impl<C: ColdKeys> ColdKeys for Grouped<C> {
+    fn find(&self, ids: &[KeyId], since_ms: u64) -> Result<Vec<AnswerRow>, StoreError> {
+        let told = self.join(ids, since_ms);
+        loop {
+            match told.recv() {
+                Ok(Told::Found(found)) => return found,
+                Ok(Told::Lead) => self.lead(),
+                Err(_) => return Err(StoreError::Unreachable("the key lookup it waited for failed".into())),
+            }
+        }
+    }
+
+    fn admits(&self) -> Result<(), crate::ledger::keys::Behind> {
+        self.inner.admits()
+    }
+}
+
+#[cfg(test)]
+#[path = "grouped_tests.rs"]
+mod tests;

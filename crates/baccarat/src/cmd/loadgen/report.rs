@@ -70,6 +70,7 @@ pub(super) fn build(a: &Args, m: Measured) -> Value {
         "latency_ms": {
             "all": load.all_latency.summary(),
             "accepted": load.accepted_latency.summary(),
+            "betting_closed": load.closed_latency.summary(),
         },
         "probe": probe_stats.map(|p| probe_json(a, p, probe_table)),
         "hot_table": a.hot_table.then(|| tables[0].0),
@@ -151,6 +152,7 @@ pub(super) fn print_human(r: &Value, load: &Stats, probe: Option<&Stats>, ok: bo
     );
     latency_line("every request", &load.all_latency);
     latency_line("accepted", &load.accepted_latency);
+    latency_line("betting closed", &load.closed_latency);
     if let Some(p) = probe {
         print_probe(r, p);
     }

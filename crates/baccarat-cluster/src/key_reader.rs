@@ -113,8 +113,8 @@ impl ColdKeys for KeyReader {
     }
 }
 
-/// The same reader on PostgreSQL: its own connection, one repeatable-read
-/// snapshot per lookup, the latest answer under each id in the window. A
+/// The same reader on PostgreSQL: its own connection, one statement (one
+/// snapshot) per lookup, the latest answer under each id in the window. A
 /// connection the database closed (a restart) fails the lookups that find
 /// it so, and is made again for the next (`pg_thread.rs` does the same).
 pub struct PgKeyReader {
@@ -215,7 +215,8 @@ impl ColdKeys for PgKeyReader {
 
 /// The reader for a store of either kind; for SQLite, through `index` (the
 /// server's: [`crate::store::SqliteStore::index_keys`]) if given. On
-/// PostgreSQL the lookups made at once share one query ([`Grouped`]); on
+/// PostgreSQL the lookups made at once share one query ([`Grouped`]: the
+/// early refusals', many at a time; the writer's come one at a time); on
 /// SQLite each is a few microseconds' read of its own.
 pub fn open(db: &crate::store::Db, index: Option<Arc<KeyIndex>>) -> Result<Arc<dyn ColdKeys>, StoreError> {
     Ok(match db {

@@ -29,11 +29,13 @@
 //! snapshot is at least as new as the one a query of its own would have
 //! had at that moment (the early refusal needs no more: its check of the
 //! keys in flight comes before the lookup). The query returns each key's
-//! latest answer from the earliest window; a lookup with a later window
-//! keeps a row only if it is within its own, and since the row is the key's
-//! latest, no answer of that key is within it otherwise.
+//! latest answer (by number) from the earliest window; for a lookup whose
+//! window is later, that row is also the latest within its own when it
+//! falls within it. When it does not (a key answered last before the
+//! lookup's window; or, with the clock set back, an earlier answer that is
+//! within it), the group cannot tell, and that lookup asks on its own.
 
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::sync::{Mutex, MutexGuard};
 
 use crate::ledger::keys::{AnswerRow, ColdKeys, KeyId};
@@ -67,6 +69,9 @@ enum Told {
     Found(Result<Vec<AnswerRow>, StoreError>),
     /// Lead the next query (for itself and every lookup waiting).
     Lead,
+    /// Ask on its own: the group's query cannot say what is latest within
+    /// its window.
+    Alone,
 }
 
 impl<C: ColdKeys> Grouped<C> {
@@ -101,13 +106,18 @@ impl<C: ColdKeys> Grouped<C> {
         let since_ms = group.iter().map(|l| l.since_ms).min().unwrap_or(0);
         let found = self.inner.find(&ids, since_ms);
         for l in group {
-            let own = match &found {
+            let told = match &found {
                 Ok(rows) => {
-                    Ok(rows.iter().filter(|r| r.at_ms >= l.since_ms && l.ids.contains(&r.key_id)).cloned().collect())
+                    let own: Vec<AnswerRow> = rows.iter().filter(|r| l.ids.contains(&r.key_id)).cloned().collect();
+                    if own.iter().all(|r| r.at_ms >= l.since_ms) {
+                        Told::Found(Ok(own))
+                    } else {
+                        Told::Alone
+                    }
                 }
-                Err(e) => Err(copied(e)),
+                Err(e) => Told::Found(Err(copied(e))),
             };
-            let _ = l.tell.send(Told::Found(own));
+            let _ = l.tell.send(told);
         }
         std::mem::forget(guard);
         self.pass_lead();
@@ -117,13 +127,20 @@ impl<C: ColdKeys> Grouped<C> {
     fn pass_lead(&self) {
         let mut q = self.queue();
         while !q.waiting.is_empty() {
-            // The first of them leads; its channel holds one message and
-            // it has none yet, so this does not block.
-            if q.waiting[0].tell.try_send(Told::Lead).is_ok() {
-                return;
+            // The first of them leads. It has been told nothing (a lookup
+            // is told once it has left the queue, and only the first is
+            // ever told to lead), so its channel has room.
+            match q.waiting[0].tell.try_send(Told::Lead) {
+                Ok(()) => return,
+                // Its thread is gone: the next one.
+                Err(TrySendError::Disconnected(_)) => {
+                    q.waiting.remove(0);
+                }
+                Err(TrySendError::Full(_)) => {
+                    debug_assert!(false, "a lookup waiting in the queue had been told something");
+                    return;
+                }
             }
-            // It is gone (its thread ended): the next one.
-            q.waiting.remove(0);
         }
         q.leading = false;
     }
@@ -159,6 +176,7 @@ impl<C: ColdKeys> ColdKeys for Grouped<C> {
             match told.recv() {
                 Ok(Told::Found(found)) => return found,
                 Ok(Told::Lead) => self.lead(),
+                Ok(Told::Alone) => return self.inner.find(ids, since_ms),
                 Err(_) => return Err(StoreError::Unreachable("the key lookup it waited for failed".into())),
             }
         }

@@ -390,6 +390,56 @@ async fn a_closed_table_refuses_new_wagers_but_answers_retries_as_first_answered
     assert_ne!(r["wager"], first["wager"]);
 }
 
+/// Many wagers at a closed table at once (on PostgreSQL the refusals' key
+/// lookups then share queries: `key_reader/grouped.rs`), an attacker's mix:
+/// each retry gets its own first answer, a key reused for another amount is
+/// refused as reused, each new key is refused by the rule, and another
+/// player sending the same key strings gets his own refusals, never the
+/// first player's wagers. Nothing more is held.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wagers_at_a_closed_table_at_once_each_get_their_own_answer() {
+    let app = spawn_app().await;
+    let dealer = app.login("dealer", "demo").await;
+    let (p1, p2) = (app.login("player1", "demo").await, app.login("player2", "demo").await);
+    let cmd = |c: Value| app.post("/api/tables/5/commands", Some(&dealer), c);
+    let at = &app;
+    let wager = |who: &str, key: String, amount: i64| {
+        let body = json!({"bet": "banker", "amount": amount, "key": key});
+        let who = who.to_string();
+        async move { at.post("/api/tables/5/wagers", Some(&who), body).await }
+    };
+    let (s, r) = cmd(json!({"command": "start_shoe", "source": {"live": {"decks": 8}}, "cut": null, "burn": null, "show_burn": false})).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    assert_eq!(cmd(json!({"command": "open_betting", "no_bet": false})).await.0, StatusCode::OK);
+    let mut first = Vec::new();
+    for i in 0..5 {
+        let (s, r) = wager(&p1, format!("a{i}"), 1000 + 100 * i).await;
+        assert_eq!(s, StatusCode::OK, "{r}");
+        first.push(r["wager"].clone());
+    }
+    assert_eq!(cmd(json!({"command": "close_betting"})).await.0, StatusCode::OK);
+    let (held1, held2) = (available(&app, &p1).await, available(&app, &p2).await);
+    // What each request must get: the first answer's wager, or a refusal's code.
+    let mut sent = Vec::new();
+    for round in 0..6 {
+        for i in 0..5i64 {
+            sent.push((wager(&p1, format!("a{i}"), 1000 + 100 * i), Ok(first[i as usize].clone())));
+            sent.push((wager(&p2, format!("a{i}"), 1000 + 100 * i), Err("rule")));
+            sent.push((wager(&p1, format!("new{round}-{i}"), 1000), Err("rule")));
+        }
+        sent.push((wager(&p1, "a1".to_string(), 5000), Err("idempotency")));
+    }
+    let (requests, expected): (Vec<_>, Vec<_>) = sent.into_iter().unzip();
+    let answers = futures_util::future::join_all(requests).await;
+    for ((s, r), want) in answers.iter().zip(&expected) {
+        match want {
+            Ok(w) => assert_eq!((*s, &r["wager"]), (StatusCode::OK, w), "a retry gets its first answer: {r}"),
+            Err(code) => assert_eq!((*s, r["code"].as_str()), (StatusCode::CONFLICT, Some(*code)), "{r}"),
+        }
+    }
+    assert_eq!((available(&app, &p1).await, available(&app, &p2).await), (held1, held2), "nothing more held");
+}
+
 /// A table's help prices each wager it offers from the exact odds of its
 /// shoe: at an eight-deck NSW table, the published house edges (Banker with
 /// 5% commission 1.0579%, Player 1.2351%, Tie at 8 to 1 14.3596%), every offer

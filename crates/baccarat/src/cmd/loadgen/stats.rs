@@ -31,8 +31,9 @@ pub(super) struct Stats {
     pub(super) all_latency: Hist,
     pub(super) accepted_latency: Hist,
     /// The requests refused because betting was closed, apart: a table
-    /// settling a big coup refuses about one request in ten, and their
-    /// answers take another way (`http/early.rs`) than the wagers taken.
+    /// settling a big coup refuses about one request in ten, and most of
+    /// their answers take another way (`http/early.rs`) than the wagers
+    /// taken.
     pub(super) closed_latency: Hist,
     pub(super) accepted: u64,
     pub(super) betting_closed: u64,

@@ -119,8 +119,8 @@ impl<C: ColdKeys> Grouped<C> {
             };
             let _ = l.tell.send(told);
         }
-        std::mem::forget(guard);
-        self.pass_lead();
+        // Passes the lead on (as it does if the query panics).
+        drop(guard);
     }
 
     /// The lead to the first lookup waiting, or to no one.
@@ -146,8 +146,8 @@ impl<C: ColdKeys> Grouped<C> {
     }
 }
 
-/// Ends a lead that did not finish (its query panicked): the lookups of its
-/// group are told nothing (their channels close: an error each) and the lead
+/// Ends a lead, finished or not: if its query panicked, the lookups of its
+/// group are told nothing (their channels close: an error each); either way the lead
 /// passes on, so no one waits for a leader that is gone.
 struct Leading<'a, C: ColdKeys>(&'a Grouped<C>);
 

@@ -5,12 +5,13 @@
 //! answers each request and publishes what changed. A request is never
 //! acknowledged before it is durable.
 //!
-//! The two threads form a pipeline: while batch N is being fsynced, batch N+1 is
-//! applied. At most one batch waits between them, so memory runs at most one
-//! batch ahead of the disk, and batches commit in order. What a batch changed
-//! for the read model is prepared on the writer (it needs the casino) and made
-//! visible by the committer after the commit, so nothing is shown before it is
-//! durable.
+//! The two threads form a pipeline: while batch N is being committed, batch
+//! N+1 is applied, and the requests that come meanwhile join it until the
+//! committer takes it (`writer/batching.rs` says why). So memory runs at most
+//! one batch ahead of the disk, and batches commit in order. What a batch
+//! changed for the read model is prepared on the writer (it needs the casino)
+//! and made visible by the committer after the commit, so nothing is shown
+//! before it is durable.
 //!
 //! On a partition of a PostgreSQL casino, the writer also asks the shared
 //! bank for a short wager's money, makes deposits there, and gives idle money
@@ -26,13 +27,18 @@
 //! request any latency), and only then answers a request that asked for it.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
+
+use crossbeam_channel::{bounded, Receiver, Sender, TrySendError};
 
 use crate::casino::checkpoint::WriteNow;
 use crate::casino::{Casino, Reply, Request};
 use crate::store::{Commit, Store};
+
+mod batching;
+#[cfg(test)]
+mod batching_tests;
 
 /// Most requests in one transaction.
 pub const MAX_BATCH: usize = 4096;
@@ -48,7 +54,7 @@ pub struct Job {
 /// A handle to send requests to the writer.
 #[derive(Clone)]
 pub struct Writer {
-    tx: SyncSender<Job>,
+    tx: Sender<Job>,
     /// Requests sent and not yet taken into a batch (`GET /metrics`).
     queued: Arc<AtomicUsize>,
     /// Whether both threads still run (`GET /readyz`): cleared when either
@@ -88,8 +94,10 @@ impl Writer {
         mut publish: impl FnMut(P, Commit, Option<DueCheckpoint>) -> Option<WriteNow> + Send + 'static,
         fatal: baccarat_core::Fatal,
     ) -> (Writer, JoinHandle<()>) {
-        let (tx, rx) = sync_channel::<Job>(QUEUE);
-        let (ctx, crx) = sync_channel::<Batch<P>>(1);
+        let (tx, rx) = bounded::<Job>(QUEUE);
+        // No place between them: the writer hands a batch over only when the
+        // committer is free to take it, and adds to it until then.
+        let (ctx, crx) = bounded::<Batch<P>>(0);
         // Tells the key memory which answers are on disk (and may leave it).
         let durable = casino.ledger.keys.durable();
         let stopped = fatal.clone();
@@ -108,7 +116,7 @@ impl Writer {
                 let (alive, taken) = (Alive(running.clone()), queued.clone());
                 move || {
                     let _alive = alive;
-                    run(&mut casino, bank.as_mut(), (rx, &taken), ctx, &mut prepare, &fatal)
+                    batching::run(&mut casino, bank.as_mut(), (rx, &taken), ctx, &mut prepare, &fatal)
                 }
             })
             .expect("spawn the writer thread");
@@ -192,19 +200,20 @@ fn commit_each<S: Store, P>(
 type Answer = (Box<dyn FnOnce(Reply) + Send>, Reply);
 
 /// Where a casino's players' money comes from beyond its own ledger, called
-/// by the writer at three points of each batch. One server's casino holds
+/// by the writer at three points of each take of requests (a batch gathers
+/// several takes while it waits for the committer: `writer/batching.rs`). One server's casino holds
 /// all its money and has none (`None`); a partition of a PostgreSQL casino
 /// is funded by the shared bank (`bank/link.rs`'s `BankLink`), which lives
 /// in the layer above and is handed in as this trait, so that the writer
 /// names no PostgreSQL.
 pub trait Funding: Send {
-    /// Before the batch's requests: players' limits changed elsewhere are
-    /// folded, and the batch's wagers funded at once.
+    /// Before a take's requests: players' limits changed elsewhere are
+    /// folded, and the take's wagers funded at once.
     fn before_batch(&mut self, casino: &mut Casino, requests: &mut dyn Iterator<Item = &Request>, commit: &mut Commit);
     /// Before one request: a request the funding answers itself (a deposit
     /// at a partition's cage), else `None` for the casino to handle.
     fn before(&mut self, casino: &mut Casino, request: &Request, commit: &mut Commit) -> Option<Reply>;
-    /// After the batch's requests: what they changed that others must see.
+    /// After a take's requests: what they changed that others must see.
     fn after_batch(&mut self, casino: &mut Casino);
 }
 
@@ -228,100 +237,4 @@ struct Batch<P> {
     prepared: P,
     /// Its wagers, counted once it is durable.
     tally: crate::metered::Tally,
-}
-
-/// The next batch's jobs: everything waiting, up to [`MAX_BATCH`], once
-/// one has come. While a table records a large settlement in chunks, the
-/// writer does not wait for requests: each batch carries one more chunk,
-/// and may have no job. `None`: every sender is gone (and nothing is being
-/// settled).
-fn next_batch(casino: &Casino, rx: &Receiver<Job>) -> Option<Vec<Job>> {
-    let first = if casino.settling() {
-        match rx.try_recv() {
-            Ok(j) => Some(j),
-            Err(std::sync::mpsc::TryRecvError::Empty) => None,
-            Err(std::sync::mpsc::TryRecvError::Disconnected) => None,
-        }
-    } else {
-        match rx.recv() {
-            Ok(j) => Some(j),
-            Err(_) => return None,
-        }
-    };
-    let mut jobs: Vec<Job> = first.into_iter().collect();
-    while !jobs.is_empty() && jobs.len() < MAX_BATCH {
-        match rx.try_recv() {
-            Ok(j) => jobs.push(j),
-            Err(_) => break,
-        }
-    }
-    Some(jobs)
-}
-
-/// The writer's loop: each batch applied, then sent to the committer.
-/// `(rx, queued)`: the requests, and how many are waiting.
-fn run<P>(
-    casino: &mut Casino,
-    mut bank: Option<&mut Box<dyn Funding>>,
-    (rx, queued): (Receiver<Job>, &AtomicUsize),
-    committer: SyncSender<Batch<P>>,
-    prepare: &mut impl FnMut(&Casino, &Commit) -> P,
-    fatal: &baccarat_core::Fatal,
-) {
-    let batches = crate::metered::Batches::default();
-    loop {
-        if fatal.fired() {
-            return;
-        }
-        let Some(jobs) = next_batch(casino, &rx) else { return };
-        // What the batch logs (a table stopped, a key not read) names it.
-        let _batch = tracing::info_span!("batch", size = jobs.len()).entered();
-        if !jobs.is_empty() {
-            queued.fetch_sub(jobs.len(), Ordering::Relaxed);
-            batches.size.record(jobs.len() as f64);
-        }
-        let mut tally = crate::metered::Tally::default();
-        // The keys the batch names that left memory are read in one go.
-        casino.begin_batch(jobs.iter().map(|j| &j.request));
-        let mut commit = Commit::default();
-        let mut answers = Vec::with_capacity(jobs.len());
-        let mut after = Vec::new();
-        // A partition's players' limits as changed at any partition, then
-        // its wagers funded at the bank, the batch's at once.
-        if let Some(link) = bank.as_deref_mut() {
-            link.before_batch(casino, &mut jobs.iter().map(|j| &j.request), &mut commit);
-        }
-        for j in jobs {
-            // A deposit at a partition's cage is paid into the bank.
-            if let Some(link) = bank.as_deref_mut() {
-                if let Some(reply) = link.before(casino, &j.request, &mut commit) {
-                    answers.push((j.reply, reply));
-                    continue;
-                }
-            }
-            let asked = matches!(j.request, Request::Checkpoint);
-            let lines = crate::metered::Tally::lines(&j.request);
-            let reply = casino.handle(j.request, &mut commit);
-            tally.add(lines, &reply);
-            if asked {
-                after.push((j.reply, reply));
-            } else {
-                answers.push((j.reply, reply));
-            }
-        }
-        // The days its wagers opened, for the other partitions.
-        if let Some(link) = bank.as_deref_mut() {
-            link.after_batch(casino);
-        }
-        casino.settle_some(&mut commit);
-        // A partition gives idle money back to the bank with the batch.
-        casino.return_idle(&mut commit);
-        let due = casino
-            .checkpoint_due(&commit, !after.is_empty())
-            .then(|| DueCheckpoint { checkpoint: Box::new(casino.checkpoint()), asked: !after.is_empty() });
-        let prepared = prepare(casino, &commit);
-        if committer.send(Batch { commit, due, answers, after, prepared, tally }).is_err() {
-            return;
-        }
-    }
 }

@@ -232,8 +232,9 @@ impl Casino {
         reply
     }
 
-    /// Start a batch of `requests`: the idempotency keys they name that left
-    /// memory are read from the store together (`keys.rs`). If the store
+    /// Start a take of `requests` (a batch, or part of one: `writer/batching.rs`):
+    /// the idempotency keys they name that left memory are read from the store
+    /// together (`keys.rs`). If the store
     /// cannot be read, each request that needs a key is refused on its own.
     pub fn begin_batch<'a>(&mut self, requests: impl Iterator<Item = &'a Request>) {
         let ids: Vec<crate::ledger::keys::KeyId> =

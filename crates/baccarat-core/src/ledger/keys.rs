@@ -19,11 +19,14 @@
 //! * A key leaves memory only once its batch is durable (`durable`, set by the
 //!   committer) and it is older than the hot window; so a key not in memory is
 //!   either new or visible to a read of the store.
-//! * Keys leave memory only between batches ([`KeyMemory::begin_batch`]). At
-//!   the start of each batch the writer reads every key the batch's requests
-//!   name that memory does not hold, in one read of the store (sorted, on its
-//!   own read-only connection), and marks them checked. During the batch a key
-//!   in neither memory nor that read is new: nothing left memory since.
+//! * Keys leave memory only between the writer's takes of requests
+//!   ([`KeyMemory::begin_batch`]; a batch is one take, or several while it
+//!   waits for the committer). At the start of each take the writer reads
+//!   every key its requests name that memory does not hold, in one read of
+//!   the store (sorted, on its own read-only connection), and marks them
+//!   checked. During the take a key in neither memory nor that read is new:
+//!   nothing left memory since (and a key answered by an earlier take of the
+//!   same batch is not durable yet, so it stays in memory).
 //! * A key no request named (the server's own keys) is read when asked for.
 //!
 //! The read costs a few microseconds a key on the writer, overlapped with the
@@ -368,9 +371,10 @@ impl KeyMemory {
         }
     }
 
-    /// Start a batch at `now_ms` whose requests name the keys `ids`: let keys
-    /// leave memory, then read those not in memory from the store in one go.
-    /// Until the next batch, a key of `ids` in neither is new.
+    /// Start a take of requests (a batch, or part of one) at `now_ms` whose
+    /// requests name the keys `ids`: let keys leave memory, then read those
+    /// not in memory from the store in one go. Until the next take, a key of
+    /// `ids` in neither is new.
     pub fn begin_batch(&mut self, now_ms: u64, ids: &[KeyId]) -> Result<(), LedgerError> {
         self.now_ms = now_ms;
         self.checked.clear();

@@ -63,7 +63,8 @@ pub const EXPOSURE_ALERTS: &str = "baccarat_exposure_alerts_total";
 
 /// Seconds: from half a millisecond to ten seconds.
 const SECONDS: [f64; 14] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0];
-/// A batch's requests: powers of two up to the writer's `MAX_BATCH`.
+/// A batch's requests, and a group lookup's lookups: powers of two up to the
+/// writer's `MAX_BATCH`.
 const BATCH: [f64; 13] = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 1024.0, 2048.0, 4096.0];
 
 static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
@@ -77,6 +78,9 @@ pub fn install() -> Option<&'static PrometheusHandle> {
             let b = PrometheusBuilder::new()
                 .set_buckets_for_metric(Matcher::Suffix("_seconds".into()), &SECONDS)
                 .and_then(|b| b.set_buckets_for_metric(Matcher::Full(baccarat_casino::BATCH_SIZE.into()), &BATCH))
+                .and_then(|b| {
+                    b.set_buckets_for_metric(Matcher::Full(baccarat_cluster::key_reader::GROUP_SIZE.into()), &BATCH)
+                })
                 .ok()?;
             let handle = b.install_recorder().ok()?;
             let upkeep = handle.clone();

@@ -34,6 +34,12 @@
 //! falls within it. When it does not (a key answered last before the
 //! lookup's window; or, with the clock set back, an earlier answer that is
 //! within it), the group cannot tell, and that lookup asks on its own.
+//!
+//! # What it shows
+//!
+//! Each group's size ([`GROUP_SIZE`]: lookups sharing its query) and its
+//! query's time ([`QUERY_SECONDS`]), on `/metrics` (docs/monitoring.md); a
+//! lookup that asks on its own is in neither.
 
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::sync::{Mutex, MutexGuard};
@@ -41,11 +47,30 @@ use std::sync::{Mutex, MutexGuard};
 use crate::ledger::keys::{AnswerRow, ColdKeys, KeyId};
 use crate::store::StoreError;
 
+/// Lookups sharing one query, per query (a histogram).
+pub const GROUP_SIZE: &str = "baccarat_key_lookup_group_size";
+/// Seconds each group's query took (a histogram).
+pub const QUERY_SECONDS: &str = "baccarat_key_lookup_seconds";
+
 /// A reader whose concurrent lookups share one query.
 #[derive(Debug)]
 pub struct Grouped<C> {
     inner: C,
     queue: Mutex<Queue>,
+    meters: Meters,
+}
+
+/// The group lookup's histograms, registered with the recorder there is
+/// when the reader is made (the server's, installed before its stores).
+struct Meters {
+    size: metrics::Histogram,
+    seconds: metrics::Histogram,
+}
+
+impl std::fmt::Debug for Meters {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Meters")
+    }
 }
 
 #[derive(Debug, Default)]
@@ -76,7 +101,8 @@ enum Told {
 
 impl<C: ColdKeys> Grouped<C> {
     pub fn new(inner: C) -> Grouped<C> {
-        Grouped { inner, queue: Mutex::new(Queue::default()) }
+        let meters = Meters { size: metrics::histogram!(GROUP_SIZE), seconds: metrics::histogram!(QUERY_SECONDS) };
+        Grouped { inner, queue: Mutex::new(Queue::default()), meters }
     }
 
     fn queue(&self) -> MutexGuard<'_, Queue> {
@@ -104,7 +130,10 @@ impl<C: ColdKeys> Grouped<C> {
         ids.sort_unstable();
         ids.dedup();
         let since_ms = group.iter().map(|l| l.since_ms).min().unwrap_or(0);
+        self.meters.size.record(group.len() as f64);
+        let began = std::time::Instant::now();
         let found = self.inner.find(&ids, since_ms);
+        self.meters.seconds.record(began.elapsed().as_secs_f64());
         for l in group {
             let told = match &found {
                 Ok(rows) => {

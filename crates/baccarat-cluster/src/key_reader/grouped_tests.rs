@@ -98,8 +98,12 @@ struct Lookups {
 
 impl Lookups {
     fn new(store: Store) -> Lookups {
+        Lookups::over(Grouped::new(store))
+    }
+
+    fn over(g: Grouped<Store>) -> Lookups {
         let (tx, rx) = channel();
-        Lookups { g: Arc::new(Grouped::new(store)), tx, rx, sent: 0 }
+        Lookups { g: Arc::new(g), tx, rx, sent: 0 }
     }
 
     /// Lookup number `sent` for `ids` from `since`, on a thread of its own.
@@ -286,4 +290,31 @@ fn a_lookup_alone_runs_its_own_query_at_once() {
     assert_eq!(g.find(&[KeyId(6)], 0).unwrap(), vec![]);
     assert_eq!(g.inner.queries.load(Ordering::SeqCst), 3);
     assert!(!g.queue().leading);
+}
+
+/// Each group's size and query time reach the exporter: a lookup alone
+/// (a group of one), then a group of three behind a held query.
+#[test]
+fn each_groups_size_and_query_time_are_measured() {
+    let recorder = metrics_exporter_prometheus::PrometheusBuilder::new().build_recorder();
+    let shown = recorder.handle();
+    let g = metrics::with_local_recorder(&recorder, || Grouped::new(Store::with(vec![row(5, 1, 10)])));
+    let mut l = Lookups::over(g);
+    l.send(&[5], 0);
+    l.until(1, 0);
+    for k in 0..3 {
+        l.send(&[6 + k], 0);
+    }
+    l.until(1, 3);
+    l.g.inner.grant(2);
+    l.answers(4);
+    let text = shown.render();
+    let value = |name: &str| -> f64 {
+        let line =
+            text.lines().find(|x| x.starts_with(&format!("{name} "))).unwrap_or_else(|| panic!("{name} in {text}"));
+        line.rsplit(' ').next().unwrap().parse().unwrap()
+    };
+    assert_eq!(value("baccarat_key_lookup_group_size_count"), 2.0, "two queries: {text}");
+    assert_eq!(value("baccarat_key_lookup_group_size_sum"), 4.0, "one lookup, then three: {text}");
+    assert_eq!(value("baccarat_key_lookup_seconds_count"), 2.0, "{text}");
 }

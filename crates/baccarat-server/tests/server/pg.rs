@@ -465,3 +465,85 @@ fn the_test_cluster_lives_outside_the_checkout_where_its_user_can_reach_it() {
         }
     }
 }
+
+/// The key lookup cannot read its window through `answer_log_at_ms`
+/// (`key_reader::LOOKUP`: planned generically under `loadgen`, it sometimes
+/// did, reading every answer of the window for each lookup). With the key's
+/// index gone and sequential scans made dear, a lookup whose window an index
+/// could serve would be planned through it; this one is not.
+#[test]
+fn the_key_lookup_cannot_read_its_window_by_the_time_index() {
+    let url = database("lookup_plan");
+    drop(PgStore::connect(&url).unwrap());
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    c.batch_execute("DROP INDEX answer_log_key_id; SET enable_seqscan = off; SET plan_cache_mode = force_generic_plan")
+        .unwrap();
+    c.batch_execute(&format!("PREPARE lookup(bytea[], bigint) AS {}", baccarat_cluster::key_reader::LOOKUP)).unwrap();
+    let plan: Vec<String> =
+        c.query("EXPLAIN EXECUTE lookup('{}', 0)", &[]).unwrap().iter().map(|r| r.get::<_, String>(0)).collect();
+    let plan = plan.join("\n");
+    assert!(plan.contains("Scan on answer_log"), "a plan of the lookup: {plan}");
+    assert!(!plan.contains("at_ms_idx") && !plan.contains("answer_log_at_ms"), "read by the window's index: {plan}");
+}
+
+/// The key reader's lookups go by the key's index even where the planner
+/// would rather read the whole log (`key_reader::READER`; under `loadgen` it
+/// sometimes did, a generic plan made from early statistics): here index
+/// reads are costed dear for the database, ten lookups run on an empty log
+/// (the plan cached), 20,000 answers are written, and ten more run; no
+/// sequential scan of the log, and the key's index read by each.
+#[test]
+fn the_key_readers_lookups_go_by_the_key_index_where_the_planner_would_scan() {
+    use baccarat_core::ledger::keys::{ColdKeys, KeyId};
+    let url = database("lookup_scans");
+    drop(PgStore::connect(&url).unwrap());
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let db: String = c.query_one("SELECT current_database()", &[]).unwrap().get(0);
+    c.batch_execute(&format!("ALTER DATABASE \"{db}\" SET random_page_cost = 100000")).unwrap();
+    let reader = baccarat_cluster::key_reader::PgKeyReader::connect(&url).unwrap();
+    let ids = [KeyId(1), KeyId(2), KeyId(3)];
+    for _ in 0..10 {
+        assert!(reader.find(&ids, 0).unwrap().is_empty());
+    }
+    c.batch_execute(
+        "INSERT INTO answer_log (seq, key, key_id, digest, answer, at_ms, cause)
+           SELECT g, 'k' || g, decode(lpad(to_hex(g), 32, '0'), 'hex'), decode(repeat('00', 32), 'hex'), '{}', g, ''
+           FROM generate_series(1, 20000) g",
+    )
+    .unwrap();
+    let scans = |c: &mut postgres::Client| -> (i64, i64) {
+        // The statistics collector's counts, as this moment's snapshot.
+        c.batch_execute("SELECT pg_stat_clear_snapshot()").unwrap();
+        let r = c
+            .query_one(
+                "SELECT (SELECT coalesce(sum(seq_scan), 0)::bigint FROM pg_stat_user_tables WHERE relname LIKE 'answer_log_%'),
+                        (SELECT coalesce(sum(idx_scan), 0)::bigint FROM pg_stat_user_indexes
+                          WHERE relname LIKE 'answer_log_%' AND indexrelname LIKE '%key_id%')",
+                &[],
+            )
+            .unwrap();
+        (r.get(0), r.get(1))
+    };
+    let before = scans(&mut c);
+    let kid = |n: u32| {
+        let mut b = [0u8; 16];
+        b[12..].copy_from_slice(&n.to_be_bytes());
+        KeyId::from_le_bytes(b)
+    };
+    for n in 1..=10u32 {
+        let found = reader.find(&[kid(n * 1000)], 0).unwrap();
+        assert_eq!(found.iter().map(|r| r.seq).collect::<Vec<_>>(), [u64::from(n) * 1000]);
+    }
+    // The counts reach the collector when the reader's transactions end,
+    // within a second or so: waited for, bounded.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let after = loop {
+        let now = scans(&mut c);
+        if now.1 >= before.1 + 10 || std::time::Instant::now() > deadline {
+            break now;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_eq!(after.0, before.0, "no sequential scan of the log: {before:?} then {after:?}");
+    assert!(after.1 >= before.1 + 10, "each lookup read the key's index: {before:?} then {after:?}");
+}

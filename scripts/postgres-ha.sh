@@ -269,8 +269,20 @@ signal_primary() {
     [ -n "$pids" ] || { echo "postgres-ha.sh: $name (the primary) is not running" >&2; exit 1; }
     # shellcheck disable=SC2086 # one pid a word
     kill "-$sig" $pids
-    if [ "$sig" = STOP ]; then echo "$pids" >"$dir/paused"; fi
+    # The keeper's wrappers are continued with the rest: runuser stops itself
+    # when its child stops, and would otherwise stay stopped (and unreaped
+    # after a stop) for ever.
+    if [ "$sig" = STOP ]; then echo "$pids $(keeper_wrappers "$name")" >"$dir/paused"; fi
     echo "$name" >&2
+}
+
+# The processes run_keeper leaves between the caller and node $1's session:
+# its subshell and runuser (when run as root), which are not in node_pids.
+keeper_wrappers() {
+    local sub
+    sub=$(cat "$dir/$1.pid" 2>/dev/null) || return 0
+    kill -0 "$sub" 2>/dev/null || return 0
+    echo "$sub" $(ps -o pid= --ppid "$sub")
 }
 
 case "$cmd" in
@@ -318,9 +330,9 @@ stop)
     [ -d "$dir" ] || exit 0
     if [ -f "$dir/paused" ]; then kill -CONT $(cat "$dir/paused") 2>/dev/null || true; rm -f "$dir/paused"; fi
     for n in node2 node1 monitor; do
-        pids=$(node_pids "$n")
+        pids="$(node_pids "$n") $(keeper_wrappers "$n")"
         # shellcheck disable=SC2086 # one pid a word
-        if [ -n "$pids" ]; then kill -9 $pids 2>/dev/null || true; fi
+        if [ -n "${pids// /}" ]; then kill -9 $pids 2>/dev/null || true; fi
         rm -f "$dir/$n.pid"
     done
     ;;

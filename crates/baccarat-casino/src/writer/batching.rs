@@ -75,7 +75,7 @@ pub(super) fn run<P>(
                 Ready::Committer => break,
                 Ready::Requests => match take(&rx, MAX_BATCH - open.jobs) {
                     Ok(jobs) => open.apply(casino, bank.as_deref_mut(), jobs, queued),
-                    Err(()) => break,
+                    Err(SendersGone) => break,
                 },
             }
         }
@@ -126,13 +126,16 @@ fn wait<P>(rx: &Receiver<Job>, committer: &Sender<Batch<P>>, more: bool) -> Read
     }
 }
 
-/// Everything waiting, up to `room`: `Err` once every sender is gone.
-/// (`Select` may wake for nothing: then none.)
-fn take(rx: &Receiver<Job>, room: usize) -> Result<Vec<Job>, ()> {
+/// Every sender of requests is gone: no request will come.
+struct SendersGone;
+
+/// Everything waiting, up to `room`. (`Select` may wake for nothing: then
+/// none.)
+fn take(rx: &Receiver<Job>, room: usize) -> Result<Vec<Job>, SendersGone> {
     match rx.try_recv() {
         Ok(first) => Ok(with_waiting(first, rx, room)),
         Err(TryRecvError::Empty) => Ok(Vec::new()),
-        Err(TryRecvError::Disconnected) => Err(()),
+        Err(TryRecvError::Disconnected) => Err(SendersGone),
     }
 }
 

@@ -79,6 +79,43 @@ impl HaCluster {
     }
 }
 
+impl HaCluster {
+    /// Stop the cluster, and check that none of its processes is left: each
+    /// keeper's wrappers (`runuser`, which stops itself when a paused node
+    /// stops, and the script's subshell waiting on it) outlived every stop of
+    /// a paused cluster before.
+    pub fn stop_leaving_nothing(self) {
+        Self::script(&["stop", self.dir.to_str().unwrap()]);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let left = processes_naming(&self.dir);
+            if left.is_empty() {
+                return;
+            }
+            assert!(Instant::now() < deadline, "left running after postgres-ha.sh stop: {left:?}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+/// The processes whose command line names `dir` (a zombie's names nothing),
+/// each as its pid, its state and its command line.
+fn processes_naming(dir: &std::path::Path) -> Vec<String> {
+    let dir = dir.to_string_lossy().into_owned();
+    let Ok(procs) = std::fs::read_dir("/proc") else { return Vec::new() };
+    let mut found = Vec::new();
+    for p in procs.flatten() {
+        let Ok(cmdline) = std::fs::read(p.path().join("cmdline")) else { continue };
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if cmdline.contains(&dir) {
+            let stat = std::fs::read_to_string(p.path().join("stat")).unwrap_or_default();
+            let state = stat.rsplit_once(") ").map(|(_, rest)| &rest[..1]).unwrap_or("?").to_string();
+            found.push(format!("{} {state} {}", p.file_name().to_string_lossy(), cmdline.trim()));
+        }
+    }
+    found
+}
+
 impl Drop for HaCluster {
     fn drop(&mut self) {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -342,6 +379,9 @@ fn fault_case(fault: Fault) {
     assert_eq!(served.last().map(|s| s.0.as_str()), Some(last), "{served:?}");
     assert!(served.windows(2).all(|w| w[0].1 < w[1].1), "epochs rise: {served:?}");
     verify_casino(db.url(), &dir);
+    if let Database::Ha(ha) = db {
+        ha.stop_leaving_nothing();
+    }
 }
 
 /// Each player's (name, table, token, acknowledged keys): every key sent

@@ -282,6 +282,7 @@ keeper_wrappers() {
     local sub
     sub=$(cat "$dir/$1.pid" 2>/dev/null) || return 0
     kill -0 "$sub" 2>/dev/null || return 0
+    # shellcheck disable=SC2046 # one pid a word
     echo "$sub" $(ps -o pid= --ppid "$sub")
 }
 

@@ -73,14 +73,14 @@ pub(super) fn run<P>(
             }
             match wait(&rx, &committer, open.takes_more(bank.is_some())) {
                 Ready::Committer => break,
-                Ready::Requests => match take(&rx, MAX_BATCH - open.jobs) {
+                Ready::Requests => match take(&rx, MAX_BATCH - open.jobs()) {
                     Ok(jobs) => open.apply(casino, bank.as_deref_mut(), jobs, queued),
                     Err(SendersGone) => break,
                 },
             }
         }
-        if open.jobs > 0 {
-            batches.size.record(open.jobs as f64);
+        if open.jobs() > 0 {
+            batches.size.record(open.jobs() as f64);
         }
         if committer.send(open.close(casino, prepare)).is_err() {
             return;
@@ -152,15 +152,18 @@ struct Open {
     /// Answers that wait for the batch's checkpoint to be written.
     after: Vec<Answer>,
     tally: crate::metered::Tally,
-    /// Requests in it.
-    jobs: usize,
 }
 
 impl Open {
     /// Whether requests that come may still join this batch (the module's
     /// notes say when not): `partition`, whether a bank funds its wagers.
     fn takes_more(&self, partition: bool) -> bool {
-        !partition && self.jobs < MAX_BATCH && self.after.is_empty()
+        !partition && self.jobs() < MAX_BATCH && self.after.is_empty()
+    }
+
+    /// Requests in it: each is answered once, now or after the checkpoint.
+    fn jobs(&self) -> usize {
+        self.answers.len() + self.after.len()
     }
 
     /// Apply `jobs`, taken together, to the casino and into this batch.
@@ -177,7 +180,6 @@ impl Open {
         // What the take logs (a table stopped, a key not read) names it.
         let _take = tracing::info_span!("batch", size = jobs.len()).entered();
         queued.fetch_sub(jobs.len(), Ordering::Relaxed);
-        self.jobs += jobs.len();
         // The keys the take names that left memory are read in one go.
         casino.begin_batch(jobs.iter().map(|j| &j.request));
         // A partition's players' limits as changed at any partition, then

@@ -14,7 +14,7 @@
 //!   batch's view changes only when one of its events can change what is
 //!   known or the limits ([`concerns_exposure`]): a batch of wagers copies
 //!   nothing.
-//! - **Where the pricing runs.** On the committer, once the batch is durable
+//! - **Where the pricing runs.** On the publisher, once the batch is durable
 //!   and before it is answered (`publish.rs`), so the views a client reads
 //!   after its answer include the card it dealt. About 20 µs a table each
 //!   time a card is shown (`exposure.rs`), nothing for a wager.

@@ -1,17 +1,18 @@
 //! The single writer: one thread owns the casino. It takes requests in batches
 //! — everything waiting, up to [`MAX_BATCH`] — and applies them in memory; a
 //! second thread, the committer, owns the store and writes each batch in one
-//! transaction (one fsync for the whole batch: group commit), and only then
-//! answers each request and publishes what changed. A request is never
-//! acknowledged before it is durable.
+//! transaction (one fsync for the whole batch: group commit); a third, the
+//! publisher, then publishes what changed and answers each request. A
+//! request is never acknowledged before it is durable.
 //!
-//! The two threads form a pipeline: while batch N is being committed, batch
-//! N+1 is applied, and the requests that come meanwhile join it until the
-//! committer takes it (`writer/batching.rs` says why). So memory runs at most
-//! one batch ahead of the disk, and batches commit in order. What a batch
-//! changed for the read model is prepared on the writer (it needs the casino)
-//! and made visible by the committer after the commit, so nothing is shown
-//! before it is durable.
+//! The threads form a pipeline: while batch N is being committed, batch N+1
+//! is applied, and the requests that come meanwhile join it until the
+//! committer takes it (`writer/batching.rs` says why); while N+1 commits, N
+//! is published and answered (`writer/publishing.rs`). So memory runs at
+//! most one batch ahead of the disk, and batches commit, and are answered,
+//! in order. What a batch changed for the read model is prepared on the
+//! writer (it needs the casino) and made visible by the publisher after the
+//! commit, so nothing is shown before it is durable.
 //!
 //! On a partition of a PostgreSQL casino, the writer also asks the shared
 //! bank for a short wager's money, makes deposits there, and gives idle money
@@ -19,12 +20,13 @@
 //!
 //! If a commit fails the server stops (`fatal.rs`): memory would be ahead of
 //! the disk, so it must start again and recover from what is durable. From
-//! then on the committer commits and answers nothing, and the writer ends.
+//! then on nothing is committed or answered, and the writer ends.
 //!
 //! When a checkpoint is due (`checkpoint.rs`), the writer clones the casino's
-//! live state into the batch; `publish` completes and seals it on the
-//! committer, which writes it after the batch's answers are sent (it costs no
-//! request any latency), and only then answers a request that asked for it.
+//! live state into the batch; `publish` completes and seals it once the batch
+//! is durable, after the batch's answers are sent (it costs no request any
+//! latency); a checkpoint a request asked for (a clean stop's) the committer
+//! then writes, and only then answers that request.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -39,6 +41,9 @@ use crate::store::{Commit, Store};
 mod batching;
 #[cfg(test)]
 mod batching_tests;
+mod publishing;
+#[cfg(test)]
+mod publishing_tests;
 
 /// Most requests in one transaction.
 pub const MAX_BATCH: usize = 4096;
@@ -91,7 +96,7 @@ impl Writer {
         mut store: S,
         mut bank: Option<Box<dyn Funding>>,
         mut prepare: impl FnMut(&Casino, &Commit) -> P + Send + 'static,
-        mut publish: impl FnMut(P, Commit, Option<DueCheckpoint>) -> Option<WriteNow> + Send + 'static,
+        publish: impl FnMut(P, Commit, Option<DueCheckpoint>) -> Option<WriteNow> + Send + 'static,
         fatal: baccarat_core::Fatal,
     ) -> (Writer, JoinHandle<()>) {
         let (tx, rx) = bounded::<Job>(QUEUE);
@@ -107,7 +112,7 @@ impl Writer {
             .name("committer".into())
             .spawn(move || {
                 let _alive = alive;
-                commit_each(crx, &mut store, &durable, &mut publish, &stopped)
+                commit_each(crx, &mut store, &durable, publish, &stopped)
             })
             .expect("spawn the committer thread");
         let handle = std::thread::Builder::new()
@@ -147,13 +152,38 @@ impl Writer {
     }
 }
 
-/// The committer: each batch committed (timed: `metered.rs`), then
-/// published and answered, until the writer ends or a fatal condition.
-fn commit_each<S: Store, P>(
+/// The committer: each batch committed (timed: `metered.rs`), then handed
+/// to the publisher (`writer/publishing.rs`), which publishes and answers
+/// it while the next one commits; until the writer ends or a fatal
+/// condition. The publisher's thread ends with it, its last answers sent.
+fn commit_each<S: Store, P: Send + 'static>(
     crx: Receiver<Batch<P>>,
     store: &mut S,
     durable: &std::sync::atomic::AtomicU64,
-    publish: &mut impl FnMut(P, Commit, Option<DueCheckpoint>) -> Option<WriteNow>,
+    mut publish: impl FnMut(P, Commit, Option<DueCheckpoint>) -> Option<WriteNow> + Send + 'static,
+    stopped: &baccarat_core::Fatal,
+) {
+    let (ptx, prx) = publishing::channel::<P>();
+    let publisher = std::thread::Builder::new()
+        .name("publisher".into())
+        .spawn({
+            let stopped = stopped.clone();
+            move || publishing::publish_each(prx, &mut publish, &stopped)
+        })
+        .expect("spawn the publisher thread");
+    commit_and_hand_over(crx, store, durable, &ptx, stopped);
+    drop(ptx);
+    let _ = publisher.join();
+}
+
+/// Commit each batch, and hand it over to the publisher once durable; a
+/// batch that carries a checkpoint is waited for, and its checkpoint written
+/// here, before its waiting requests are answered.
+fn commit_and_hand_over<S: Store, P>(
+    crx: Receiver<Batch<P>>,
+    store: &mut S,
+    durable: &std::sync::atomic::AtomicU64,
+    publisher: &crossbeam_channel::Sender<publishing::Durable<P>>,
     stopped: &baccarat_core::Fatal,
 ) {
     let (metered, wagers) = (crate::metered::Batches::default(), crate::metered::Wagers::new());
@@ -174,26 +204,42 @@ fn commit_each<S: Store, P>(
         if let Some(seq) = b.commit.ledger.iter().filter_map(|c| c.answer.as_ref()).map(|a| a.seq).max() {
             durable.store(seq, Ordering::Release);
         }
-        let now = publish(b.prepared, b.commit, b.due);
-        // Nor answered, if publishing found one (the batch could not be
-        // anchored): its clients retry with their keys.
-        if stopped.fired() {
+        if hand_over(store, publisher, b).is_none() {
             return;
         }
-        for (reply, answer) in b.answers {
-            reply(answer);
+    }
+}
+
+/// Hand durable `b` to the publisher; one that carries a checkpoint is
+/// waited for, and a checkpoint it asked for written here before its
+/// waiting requests are answered. `None`: the publisher has ended (a fatal
+/// condition).
+fn hand_over<S: Store, P>(
+    store: &mut S,
+    publisher: &crossbeam_channel::Sender<publishing::Durable<P>>,
+    b: Batch<P>,
+) -> Option<()> {
+    let (back, returned) = match b.due {
+        Some(_) => {
+            let (tx, rx) = bounded(1);
+            (Some(tx), Some(rx))
         }
-        if let Some(now) = now {
-            // A checkpoint that cannot be written costs a longer replay at
-            // the next start, nothing else.
-            if let Err(e) = now.write(store) {
-                tracing::warn!(error = %e, "committer: checkpoint not written; the next start reads a longer tail");
-            }
-        }
-        for (reply, answer) in b.after {
-            reply(answer);
+        None => (None, None),
+    };
+    let d = publishing::Durable { prepared: b.prepared, commit: b.commit, due: b.due, answers: b.answers, back };
+    publisher.send(d).ok()?;
+    let Some(returned) = returned else { return Some(()) };
+    if let Some(now) = returned.recv().ok()? {
+        // A checkpoint that cannot be written costs a longer replay at the
+        // next start, nothing else.
+        if let Err(e) = now.write(store) {
+            tracing::warn!(error = %e, "committer: checkpoint not written; the next start reads a longer tail");
         }
     }
+    for (reply, answer) in b.after {
+        reply(answer);
+    }
+    Some(())
 }
 
 /// A request's reply callback and its answer, waiting for the commit.

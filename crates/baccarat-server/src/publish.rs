@@ -1,5 +1,7 @@
-//! Publication after a commit: what the committer does with each batch once
-//! it is durable and before any of its requests is answered (`writer.rs`).
+//! Publication after a commit: what the writer's publisher thread does with
+//! each batch once it is durable and before any of its requests is answered
+//! (`writer.rs`, `writer/publishing.rs`), while the committer commits the
+//! next batch.
 //!
 //! In this order, and why:
 //! 1. **The anchors.** The batch's chains' heads go to the anchor file (in
@@ -14,7 +16,8 @@
 //!    this batch (read under the same lock that folded the batch in) and the
 //!    anchor file's mark (written first, so the mark names every head the
 //!    checkpoint's state has); a clean stop's is handed back to be written
-//!    now, on the committer, any other goes to the background checkpointer.
+//!    now, by the committer (it owns the store; it takes no other batch
+//!    meanwhile), any other goes to the background checkpointer.
 //! 4. **The push** ([`Wakes`]) last, once everything above is visible: a
 //!    socket it wakes reads the batch in every view. It wakes only the
 //!    sockets that can see something the batch changed (`publish/wakes.rs`).
@@ -95,7 +98,7 @@ pub struct StopCheckpoint {
 }
 
 /// What publishes each durable batch (see the module's notes), on the
-/// committer.
+/// writer's publisher thread.
 pub struct Publisher {
     anchoring: Anchoring,
     read: ReadModels,
@@ -160,7 +163,7 @@ impl Publisher {
 
     /// Price again each table whose shown cards the batch changed, or whose
     /// offers the writer copied (a limit changed): about 20 µs a table, on
-    /// the committer (`exposure_watch.rs`).
+    /// the publisher (`exposure_watch.rs`).
     fn price(&self, inputs: Vec<ExposureInput>, shown: Vec<(TableId, Cause)>, f: &Feed, commit: &Commit) {
         if inputs.is_empty() && shown.is_empty() {
             return;

@@ -18,13 +18,13 @@ const DEADLINE: Duration = Duration::from_secs(60);
 
 /// A store whose first commit waits until the test lets it go, and which
 /// keeps each commit's answers' keys, in order.
-struct Gated {
-    inner: SqliteStore,
+pub(super) struct Gated {
+    pub(super) inner: SqliteStore,
     /// Told when the first commit has begun.
-    began: Sender<()>,
+    pub(super) began: Sender<()>,
     /// Waited on by the first commit.
-    gate: Receiver<()>,
-    commits: Arc<Mutex<Vec<Vec<String>>>>,
+    pub(super) gate: Receiver<()>,
+    pub(super) commits: Arc<Mutex<Vec<Vec<String>>>>,
 }
 
 impl Store for Gated {

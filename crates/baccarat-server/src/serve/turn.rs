@@ -321,7 +321,7 @@ fn start_writer(
         store,
         bank.map(|b| Box::new(b) as Box<dyn baccarat_casino::Funding>),
         read.prepare(),
-        // On the committer, once durable and before the batch's answers: so a
+        // On the publisher, once durable and before the batch's answers: so a
         // client that has its answer reads its own change in every view.
         // (A batch that cannot be anchored is not answered: `writer.rs`.)
         move |changes, commit: Commit, due| publisher.committed(changes, commit, due),

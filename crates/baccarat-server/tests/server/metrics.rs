@@ -112,7 +112,7 @@ async fn scrape(app: &App) -> Scrape {
 }
 
 /// Every family a scrape must hold, with its type.
-const FAMILIES: [(&str, &str); 13] = [
+const FAMILIES: [(&str, &str); 14] = [
     ("baccarat_http_requests_total", "counter"),
     ("baccarat_http_request_duration_seconds", "histogram"),
     ("baccarat_wagers_accepted_total", "counter"),
@@ -120,6 +120,7 @@ const FAMILIES: [(&str, &str); 13] = [
     ("baccarat_writer_queue_depth", "gauge"),
     ("baccarat_writer_batch_size", "histogram"),
     ("baccarat_writer_commit_seconds", "histogram"),
+    ("baccarat_writer_publish_seconds", "histogram"),
     ("baccarat_tables", "gauge"),
     ("baccarat_websocket_clients", "gauge"),
     ("baccarat_signin_failures_total", "counter"),
@@ -178,6 +179,7 @@ async fn a_scrape_after_play_holds_every_family_with_what_the_play_did() {
     );
     assert!(grew("baccarat_writer_batch_size_count", &[]) >= 1.0);
     assert!(grew("baccarat_writer_commit_seconds_count", &[]) >= 1.0);
+    assert!(grew("baccarat_writer_publish_seconds_count", &[]) >= 1.0);
     assert!(after.sum("baccarat_writer_queue_depth", &[]) >= 0.0);
     let tables: f64 = after.sum("baccarat_tables", &[]);
     assert!(tables >= baccarat_server::serve::DEMO_TABLES.len() as f64, "every table has a phase: {tables}");

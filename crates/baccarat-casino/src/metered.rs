@@ -22,9 +22,10 @@ pub const WAGERS_REFUSED: &str = "baccarat_wagers_refused_total";
 pub const BATCH_SIZE: &str = "baccarat_writer_batch_size";
 /// Seconds each batch's commit took (its one fsync included).
 pub const COMMIT_SECONDS: &str = "baccarat_writer_commit_seconds";
-/// Seconds from a batch's durable commit to its last answer: publishing it
-/// (its anchor line, the views, the pricing, the sockets' wake-up) and
-/// answering its requests, on the publisher (`writer/publishing.rs`).
+/// Seconds the publisher spends on a durable batch (`writer/publishing.rs`),
+/// from taking it to its last answer: publishing it (its anchor line, the
+/// views, the pricing, the sockets' wake-up) and answering its requests (a
+/// clean stop's, which wait for its checkpoint, aside).
 pub const PUBLISH_SECONDS: &str = "baccarat_writer_publish_seconds";
 
 /// The wager counters' handles, made once.

@@ -210,21 +210,23 @@ fn commit_and_hand_over<S: Store, P>(
     }
 }
 
-/// Hand durable `b` to the publisher; one that carries a checkpoint is
-/// waited for, and a checkpoint it asked for written here before its
-/// waiting requests are answered. `None`: the publisher has ended (a fatal
-/// condition).
+/// Hand durable `b` to the publisher. One with requests that wait for a
+/// checkpoint (a clean stop's: answered after it is written, or refused as
+/// `Settling` while a table records a settlement) is waited for, its
+/// checkpoint, if publishing made one, written here, and those requests
+/// answered, before the next batch is committed. `None`: the publisher has
+/// ended (a fatal condition).
 fn hand_over<S: Store, P>(
     store: &mut S,
     publisher: &crossbeam_channel::Sender<publishing::Durable<P>>,
     b: Batch<P>,
 ) -> Option<()> {
-    let (back, returned) = match b.due {
-        Some(_) => {
+    let (back, returned) = match b.after.is_empty() {
+        false => {
             let (tx, rx) = bounded(1);
             (Some(tx), Some(rx))
         }
-        None => (None, None),
+        true => (None, None),
     };
     let d = publishing::Durable { prepared: b.prepared, commit: b.commit, due: b.due, answers: b.answers, back };
     publisher.send(d).ok()?;

@@ -20,9 +20,14 @@
 //!   commit) is unanswered and unpublished, as a batch committed just before
 //!   a crash is, and its clients find their answers by their keys;
 //! - a checkpoint a request asked for (a clean stop's) is written by the
-//!   committer, which owns the store: the batch that carries one comes back
-//!   to it with the checkpoint, and the committer takes no other batch until
-//!   it has written it and answered the requests that waited for it.
+//!   committer, which owns the store: a batch with requests that wait for a
+//!   checkpoint comes back to it once published, with the checkpoint if one
+//!   was made (none while a table records a settlement: the request is then
+//!   refused as `Settling`), and the committer takes no other batch until it
+//!   has written it and answered those requests;
+//! - a panic while publishing (a poisoned view's lock, a reply that
+//!   panics) is a fatal condition, as a batch that cannot be anchored is: the
+//!   committer commits nothing more.
 
 use crossbeam_channel::{bounded, Receiver, Sender};
 
@@ -42,9 +47,9 @@ pub(super) struct Durable<P> {
     pub(super) commit: Commit,
     pub(super) due: Option<DueCheckpoint>,
     pub(super) answers: Vec<Answer>,
-    /// Set when the batch carries a checkpoint: the checkpoint to write now
-    /// (if publishing made one) and the answers that wait for it go back to
-    /// the committer through it.
+    /// Set when requests of the batch wait for a checkpoint: the checkpoint
+    /// to write now, if publishing made one, goes back to the committer
+    /// through it, which then answers them.
     pub(super) back: Option<Sender<Back>>,
 }
 
@@ -64,6 +69,7 @@ pub(super) fn publish_each<P>(
     stopped: &baccarat_core::Fatal,
 ) {
     let seconds = metrics::histogram!(crate::metered::PUBLISH_SECONDS);
+    let _fatal_if_it_panics = PanicIsFatal(stopped);
     while let Ok(d) = rx.recv() {
         let began = std::time::Instant::now();
         // Nothing published after a fatal condition (a batch committed
@@ -84,6 +90,19 @@ pub(super) fn publish_each<P>(
         if let Some(back) = d.back {
             // The committer waits for it; gone only if it ended.
             let _ = back.send(now);
+        }
+    }
+}
+
+/// Fires the fatal condition if the publisher's thread unwinds: the batches
+/// it holds are then neither published nor answered, and none after them
+/// may be committed.
+struct PanicIsFatal<'a>(&'a baccarat_core::Fatal);
+
+impl Drop for PanicIsFatal<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.fire(70, "publisher: a panic while publishing or answering a batch");
         }
     }
 }

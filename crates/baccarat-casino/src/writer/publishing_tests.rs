@@ -125,8 +125,11 @@ fn nothing_is_answered_once_publishing_finds_a_fatal_condition() {
         assert!(Instant::now() < until, "the publish never fired");
         std::thread::sleep(Duration::from_millis(1));
     }
-    // The writer ends at its next request, which it drops unanswered.
-    rig.deposit("third");
+    // The writer ends at its next request, which it drops unanswered (or,
+    // had it already ended, refuses as stopped).
+    let (tx, k) = (rig.answers.0.clone(), "third".to_string());
+    let r = Request::Deposit { player: PlayerId(1), amount: baccarat_rules::Money(100), key: k.parse().unwrap() };
+    let _ = rig.writer.send(r, move |_| tx.send(k).unwrap());
     while rig.writer.running() {
         assert!(Instant::now() < until, "the writer never stopped");
         std::thread::sleep(Duration::from_millis(1));
@@ -134,4 +137,54 @@ fn nothing_is_answered_once_publishing_finds_a_fatal_condition() {
     assert!(rig.answers.1.try_recv().is_err(), "nothing answered after the fatal condition");
     assert_eq!(rig.published.lock().unwrap().len(), 1, "the batch behind it was not published");
     assert_eq!(rig.commits.lock().unwrap().len(), 2, "nor the request after it committed");
+}
+
+/// A batch whose requests wait for a checkpoint that publishing does not
+/// make (a clean stop's, refused as `Settling` while a table records a
+/// settlement) still has them answered, once published, before the
+/// committer goes on.
+#[test]
+fn requests_that_wait_for_a_checkpoint_are_answered_when_none_is_made() {
+    let fatal = baccarat_core::Fatal::standing_by();
+    let (ptx, prx) = super::publishing::channel::<()>();
+    let stopped = fatal.clone();
+    let publisher = std::thread::spawn(move || super::publishing::publish_each(prx, &mut |(), _, _| None, &stopped));
+    let (tx, answered) = channel();
+    let refused = Reply::refused(crate::casino::Code::Settling, "a coup's settlement is being recorded");
+    let batch = super::Batch {
+        commit: Commit::default(),
+        due: None,
+        answers: Vec::new(),
+        after: vec![(Box::new(move |r: Reply| tx.send(r).unwrap()) as Box<dyn FnOnce(Reply) + Send>, refused.clone())],
+        prepared: (),
+        tally: Default::default(),
+    };
+    let mut store = SqliteStore::memory().unwrap();
+    assert_eq!(super::hand_over(&mut store, &ptx, batch), Some(()));
+    // Answered before `hand_over` returned: the committer goes on only then.
+    assert_eq!(answered.try_recv().ok(), Some(refused));
+    drop(ptx);
+    publisher.join().unwrap();
+}
+
+/// A panic while publishing is a fatal condition: the committer commits
+/// nothing after it.
+#[test]
+fn a_panic_while_publishing_is_fatal() {
+    let fatal = baccarat_core::Fatal::standing_by();
+    let (ptx, prx) = super::publishing::channel::<()>();
+    let stopped = fatal.clone();
+    let publisher = std::thread::spawn(move || {
+        super::publishing::publish_each(prx, &mut |(), _, _| panic!("the test: a poisoned view"), &stopped)
+    });
+    let d = super::publishing::Durable {
+        prepared: (),
+        commit: Commit::default(),
+        due: None,
+        answers: Vec::new(),
+        back: None,
+    };
+    ptx.send(d).unwrap();
+    assert!(publisher.join().is_err(), "the publisher panicked");
+    assert!(fatal.fired(), "and said so");
 }

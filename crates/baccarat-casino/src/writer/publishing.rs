@@ -53,7 +53,8 @@ pub(super) struct Durable<P> {
     pub(super) back: Option<Sender<Back>>,
 }
 
-/// What a batch that carried a checkpoint gives back to the committer.
+/// What a batch whose requests wait for a checkpoint gives back to the
+/// committer: the checkpoint to write now, if publishing made one.
 pub(super) type Back = Option<WriteNow>;
 
 /// The publisher's end of the hand-over, and the committer's.

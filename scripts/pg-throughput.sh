@@ -84,7 +84,7 @@ for r in $(seq 1 "$rounds"); do
         > "$work/serve.log" 2>&1 &
     server=$!
     for _ in $(seq 1 300); do
-        addr=$(grep -o 'listening on http://[0-9.:]*' "$work/serve.log" | head -1 | sed 's|listening on ||') || true
+        addr=$(grep -so 'listening on http://[0-9.:]*' "$work/serve.log" | head -1 | sed 's|listening on ||') || true
         [ -n "$addr" ] && break
         sleep 0.1
     done

@@ -243,3 +243,27 @@ pub fn open(db: &crate::store::Db, index: Option<Arc<KeyIndex>>) -> Result<Arc<d
         crate::store::Db::Postgres(url) => std::sync::Arc::new(Grouped::new(PgKeyReader::connect(url)?)),
     })
 }
+
+/// Put every key the PostgreSQL store at `url` answered at or after
+/// `since_ms` into `into`, then mark it complete (`ledger/answered.rs`: the
+/// server attaches it to the key memory first, so no answer falls between).
+/// Streamed, a row at a time; returns how many keys it put in. On an error
+/// the filter stays incomplete, and the refusals ask the store as before.
+pub fn load_answered(url: &str, since_ms: u64, into: &crate::ledger::answered::Answered) -> Result<u64, StoreError> {
+    use postgres::fallible_iterator::FallibleIterator;
+    let mut c = crate::pg_store::connect_client(url).pg()?;
+    let since = i64::try_from(since_ms).unwrap_or(i64::MAX);
+    let mut rows = c.query_raw("SELECT key_id, at_ms FROM answer_log WHERE at_ms >= $1", [since]).pg()?;
+    let mut n = 0;
+    while let Some(r) = rows.next().pg()? {
+        let kid: &[u8] = r.get(0);
+        let id = KeyId::from_le_bytes(
+            kid.try_into().map_err(|_| StoreError::Corrupt("an answer's key id is not 16 bytes".into()))?,
+        );
+        let at = r.get::<_, i64>(1).max(0) as u64;
+        into.insert(id, at, at);
+        n += 1;
+    }
+    into.completed(since_ms);
+    Ok(n)
+}

@@ -251,6 +251,9 @@ pub struct KeyMemory {
     cold: Option<Arc<dyn ColdKeys>>,
     /// The keys of this batch already looked for in the store.
     checked: HashSet<KeyId, foldhash::fast::RandomState>,
+    /// Every key answered is also put here, for the refusals made without
+    /// the writer (`answered.rs`).
+    answered: Option<Arc<super::answered::Answered>>,
 }
 
 impl Default for KeyMemory {
@@ -265,6 +268,7 @@ impl Default for KeyMemory {
             hot_ms: DEFAULT_HOT_MS,
             cold: None,
             checked: HashSet::default(),
+            answered: None,
         }
     }
 }
@@ -311,6 +315,13 @@ impl KeyMemory {
     pub fn set_cold(&mut self, cold: Arc<dyn ColdKeys>, hot_ms: u64) {
         self.cold = Some(cold);
         self.hot_ms = hot_ms;
+    }
+
+    /// Put every key answered from now on into `answered` too, as it is
+    /// answered (`answered.rs`: the filter is complete once the answers
+    /// already in the store are in it as well).
+    pub fn set_answered(&mut self, answered: Arc<super::answered::Answered>) {
+        self.answered = Some(answered);
     }
 
     /// The counter the committer raises to the last seq it made durable.
@@ -448,6 +459,9 @@ impl KeyMemory {
         let (at_ms, seq) = (self.now_ms, self.next_seq);
         self.next_seq += 1;
         let json = serde_json::to_string(answer).expect("answers serialise");
+        if let Some(a) = &self.answered {
+            a.insert(id, at_ms, at_ms);
+        }
         self.current(at_ms).insert(id, Bound { request, answer: Kept::of(answer), cause, at_ms, seq });
         AnswerRow { seq, key: key.to_string(), key_id: id, request, answer: json, cause, at_ms }
     }
@@ -551,6 +565,20 @@ mod tests {
     }
 
     const MIN: u64 = 60_000;
+
+    #[test]
+    fn every_key_answered_goes_into_the_attached_filter() {
+        let (mut k, log) = (KeyMemory::default(), Log::default());
+        let filter = Arc::new(crate::ledger::answered::Answered::new(10 * MIN));
+        filter.completed(0);
+        answer(&mut k, &log, "before", MIN, true);
+        k.set_answered(filter.clone());
+        answer(&mut k, &log, "after", 2 * MIN, false);
+        assert!(!filter.none_answered(&[key_id("after")], 0), "a key answered once attached is in the filter");
+        // Not the one answered before: the loader's read of the store is
+        // what puts those in (`answered.rs`).
+        assert!(filter.none_answered(&[key_id("before")], 0));
+    }
 
     /// Answer `key` at `now` in a batch of its own, and commit it to `log` (or
     /// not).

@@ -45,6 +45,7 @@ use baccarat_rules::Money;
 
 pub use crate::ledger::keys::{key_id, AnswerRow, KeyId, KeyMemory, DEFAULT_KEY_RETENTION_MS};
 
+pub mod answered;
 mod batches;
 mod cause;
 mod check;

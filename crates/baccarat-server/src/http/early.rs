@@ -51,11 +51,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::casino::{Clock, Reply, Request};
+use crate::ledger::answered::Answered;
 use crate::ledger::keys::{key_id, ColdKeys, KeyId};
 use baccarat_casino::Views;
 
 /// Searching the store a minute further back than the writer's window.
-const MARGIN_MS: u64 = 60_000;
+pub const MARGIN_MS: u64 = 60_000;
 const SHARDS: usize = 16;
 
 /// The keys of wager requests queued for the writer and not yet answered.
@@ -114,6 +115,9 @@ pub struct Early {
     retention_ms: u64,
     clock: Clock,
     refused: AtomicU64,
+    /// Every key answered within the window, once complete: a key it proves
+    /// new needs no lookup (`ledger/answered.rs`; PostgreSQL only).
+    answered: Option<Arc<Answered>>,
 }
 
 impl std::fmt::Debug for Early {
@@ -129,7 +133,21 @@ pub fn key_ids(req: &Request) -> Vec<KeyId> {
 
 impl Early {
     pub fn new(cold: Arc<dyn ColdKeys>, blocking: bool, retention_ms: u64, clock: Clock) -> Early {
-        Early { cold, blocking, in_flight: InFlight::default(), retention_ms, clock, refused: AtomicU64::new(0) }
+        Early {
+            cold,
+            blocking,
+            in_flight: InFlight::default(),
+            retention_ms,
+            clock,
+            refused: AtomicU64::new(0),
+            answered: None,
+        }
+    }
+
+    /// Prove keys new by `answered` where it can, before asking the store.
+    pub fn with_answered(mut self, answered: Arc<Answered>) -> Early {
+        self.answered = Some(answered);
+        self
     }
 
     /// Enter `ids` in [`InFlight`] until the guard is dropped: with the
@@ -157,6 +175,12 @@ impl Early {
             return None;
         }
         let since = (self.clock)().saturating_sub(self.retention_ms.saturating_add(MARGIN_MS));
+        // Never answered within the window, as the filter proves: the
+        // store's read would find nothing (condition 3).
+        if self.answered.as_ref().is_some_and(|a| a.none_answered(ids, since)) {
+            self.refused.fetch_add(1, Ordering::Relaxed);
+            return Some(reply);
+        }
         let known = if self.blocking {
             let (me, ids) = (self.clone(), ids.to_vec());
             tokio::task::spawn_blocking(move || me.cold.find(&ids, since)).await.ok()?
@@ -270,6 +294,27 @@ mod tests {
 
     async fn refuse(e: &Arc<Early>, v: &RwLock<Views>, r: &Request) -> Option<Reply> {
         e.refuse(v, r, &key_ids(r)).await
+    }
+
+    #[tokio::test]
+    async fn a_key_the_complete_filter_proves_new_is_refused_without_the_store() {
+        let answered_before = wager("k-answered");
+        let (e, store) = early(&[&answered_before], false);
+        let filter = Arc::new(Answered::new(RETENTION + MARGIN_MS));
+        filter.insert(key_ids(&answered_before)[0], NOW - 1_000, NOW);
+        let e = Arc::new(Arc::try_unwrap(e).ok().unwrap().with_answered(filter.clone()));
+        let v = views(true);
+        // Incomplete: the store is asked, as without a filter.
+        assert!(refuse(&e, &v, &wager("k-new")).await.is_some());
+        assert_eq!(store.since.lock().unwrap().len(), 1);
+        filter.completed(0);
+        // Complete: a new key is refused without asking the store.
+        assert!(refuse(&e, &v, &wager("k-new-2")).await.is_some());
+        assert_eq!(store.since.lock().unwrap().len(), 1, "the store was asked for a key the filter proves new");
+        // A key answered before is never refused here: the filter may hold
+        // it, so the store is asked, and finds it; the writer answers.
+        assert!(refuse(&e, &v, &answered_before).await.is_none());
+        assert_eq!(store.since.lock().unwrap().len(), 2);
     }
 
     #[tokio::test]

@@ -14,6 +14,7 @@
 //! The next turn recovers from the store as any start does, under a new
 //! epoch, so nothing the failed turn held in memory is trusted.
 
+use crate::ledger::answered::Answered;
 use baccarat_core::TableId;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -124,7 +125,7 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
         fatal: Some(fatal.clone()),
         lease: keeping.as_ref().map(crate::lease::Keeping::held),
     };
-    let OpenedStore { mut opened, early_keys, bank } = open_store(cfg, lease.clone(), fatal.clone()).await?;
+    let OpenedStore { mut opened, early_keys, answered, bank } = open_store(cfg, lease.clone(), fatal.clone()).await?;
     // Held to the turn's end, past the stop's checkpoint and last anchor
     // line: no second server starts on this SQLite casino meanwhile.
     let _lock = opened.lock.take();
@@ -141,7 +142,7 @@ pub async fn turn(cfg: &ServeConfig, front: &mut Front, fatal: &Fatal) -> Result
         writer: started.writer.clone(),
     };
     let table_ids = started.table_ids.clone();
-    go_live(front, app_state(cfg, front, started, early_keys, (retired, ready)), table_ids);
+    go_live(front, app_state(cfg, front, started, (early_keys, answered), (retired, ready)), table_ids);
     let scheme = front.scheme();
     let Some(server) = front.server.as_mut() else { return Err(ServeError::NoListener) };
     // Said only now: the store is open, recovered, and its router served.
@@ -205,6 +206,9 @@ struct OpenedStore {
     opened: Opened,
     /// The key reader of wagers refused without the writer.
     early_keys: Arc<dyn crate::ledger::keys::ColdKeys>,
+    /// On PostgreSQL, the keys answered within the window, for the same
+    /// refusals (`ledger/answered.rs`).
+    answered: Option<Arc<Answered>>,
     /// A partition's link to the bank.
     bank: Option<crate::pg_store::bank::link::BankLink>,
 }
@@ -228,6 +232,10 @@ async fn open_store(
             .key_index(opening.key_retention.as_millis() as u64)
             .map_err(|source| ServeError::KeyIndex { db: db.shown(), source })?;
         let keys = crate::key_reader::open(&db, index).map_err(|source| ServeError::Open { db: db.shown(), source })?;
+        let answered = match &db {
+            crate::store::Db::Postgres(url) => Some(answered_filter(url, &mut opened, &opening)),
+            crate::store::Db::Sqlite(_) => None,
+        };
         // A partition's writer asks the bank (connected here: PostgreSQL's
         // client may not be made on the runtime's threads).
         let bank = match (&opening.partition, &opening.postgres, &leased) {
@@ -238,10 +246,38 @@ async fn open_store(
             }
             _ => None,
         };
-        Ok::<_, ServeError>(OpenedStore { opened, early_keys: keys, bank })
+        Ok::<_, ServeError>(OpenedStore { opened, early_keys: keys, answered, bank })
     })
     .await
     .map_err(ServeError::StartFailed)?
+}
+
+/// The filter of the keys answered within the window (`ledger/answered.rs`):
+/// attached to the key memory first, then filled from the store by a thread
+/// of its own, so that no answer falls between the two; the refusals made
+/// without the writer use it once it is complete, and ask the store until
+/// then (or for good, if it cannot be read). SQLite's own key index needs
+/// none: its lookups are a few microseconds' read.
+fn answered_filter(url: &str, opened: &mut Opened, cfg: &ServeConfig) -> Arc<Answered> {
+    // The lookups' window and their margin, and ten minutes more.
+    let keep = (cfg.key_retention.as_millis() as u64).saturating_add(crate::http::early::MARGIN_MS + 600_000);
+    let a = Arc::new(Answered::new(keep));
+    opened.casino.ledger.keys.set_answered(a.clone());
+    let since = (cfg.clock)().saturating_sub(keep);
+    let (url, into) = (url.to_string(), a.clone());
+    let spawned =
+        std::thread::Builder::new().name("answered-keys".into()).spawn(move || match crate::key_reader::load_answered(
+            &url, since, &into,
+        ) {
+            Ok(n) => tracing::info!(keys = n, "early refusals: the keys answered within the window are read"),
+            Err(e) => {
+                tracing::warn!(error = %e, "early refusals: the keys answered could not be read; each asks the store")
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::warn!(error = %e, "early refusals: no thread to read the keys answered; each asks the store");
+    }
+    a
 }
 
 /// Say what was recovered, and start a SQLite store's background work
@@ -335,9 +371,19 @@ fn app_state(
     cfg: &ServeConfig,
     front: &Front,
     started: Started,
-    early_keys: Arc<dyn crate::ledger::keys::ColdKeys>,
+    (early_keys, answered): (Arc<dyn crate::ledger::keys::ColdKeys>, Option<Arc<Answered>>),
     (retired, ready): (crate::http::Retired, crate::http::health::Readiness),
 ) -> AppState {
+    let early = crate::http::early::Early::new(
+        early_keys,
+        cfg.postgres.is_some(),
+        cfg.key_retention.as_millis() as u64,
+        cfg.clock.clone(),
+    );
+    let early = match answered {
+        Some(a) => early.with_answered(a),
+        None => early,
+    };
     let Started { writer, read, users, anchor_public, founding, .. } = started;
     let ReadModels { views, tournaments, feed, exposure, wakes } = read;
     AppState(Arc::new(crate::http::Server {
@@ -357,12 +403,7 @@ fn app_state(
         pace: Pace { betting: cfg.betting, deal: cfg.deal, squeeze: cfg.squeeze, result_pause: cfg.result_pause },
         clock: cfg.clock.clone(),
         tournaments,
-        early: Arc::new(crate::http::early::Early::new(
-            early_keys,
-            cfg.postgres.is_some(),
-            cfg.key_retention.as_millis() as u64,
-            cfg.clock.clone(),
-        )),
+        early: Arc::new(early),
         directory: front.directory.clone(),
         retired,
         origins: crate::http::origin::Origins::new(&cfg.allowed_origins, &front.advertise).scheme(front.scheme()),

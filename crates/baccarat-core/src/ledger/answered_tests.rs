@@ -1,0 +1,77 @@
+use super::*;
+use crate::ledger::keys::key_id;
+
+fn ids(prefix: &str, n: usize) -> Vec<KeyId> {
+    (0..n).map(|i| key_id(&format!("{prefix}-{i}"))).collect()
+}
+
+#[test]
+fn an_incomplete_filter_proves_nothing() {
+    let a = Answered::new(1_000);
+    assert!(!a.none_answered(&ids("new", 3), 0), "before the loader is done the store must be asked");
+    a.completed(0);
+    assert!(a.none_answered(&ids("new", 3), 0));
+}
+
+#[test]
+fn no_key_put_in_is_ever_reported_absent() {
+    let a = Answered::new(u64::MAX);
+    a.completed(0);
+    let put = ids("answered", 200_000);
+    for (i, &id) in put.iter().enumerate() {
+        a.insert(id, i as u64, i as u64);
+    }
+    for &id in &put {
+        assert!(!a.none_answered(&[id], 0), "a key answered was reported never answered");
+    }
+    // A slip with one answered key among new ones is not refused here.
+    let mut slip = ids("fresh", 3);
+    slip.push(put[7]);
+    assert!(!a.none_answered(&slip, 0));
+}
+
+#[test]
+fn about_one_new_key_in_a_hundred_is_sent_to_the_store() {
+    let a = Answered::new(u64::MAX);
+    a.completed(0);
+    for id in ids("answered", 100_000) {
+        a.insert(id, 0, 0);
+    }
+    let fresh = ids("fresh", 100_000);
+    let proved = fresh.iter().filter(|&&id| a.none_answered(&[id], 0)).count();
+    // Ten bits a key and seven probes, in a bucket a tenth full: far fewer
+    // than 1% false "present"; a filter that proved nothing would fail here.
+    assert!(proved > 99_000, "only {proved} of 100000 new keys proved new");
+}
+
+#[test]
+fn buckets_past_the_window_are_dropped_and_the_open_one_kept() {
+    let a = Answered::new(1_000);
+    a.completed(0);
+    let old = ids("old", BUCKET_KEYS as usize + 1);
+    for &id in &old {
+        a.insert(id, 0, 0);
+    }
+    assert_eq!(a.buckets(), 2, "a full bucket closes and a new one opens");
+    let late = key_id("late");
+    a.insert(late, 5_000, 5_000);
+    // The full bucket's newest answer (0) is past the window (5,000 - 1,000):
+    // dropped; the open one, which held a key at 0, still takes this key.
+    assert_eq!(a.buckets(), 1);
+    assert!(!a.none_answered(&[late], 4_000));
+    assert!(!a.none_answered(&[old[BUCKET_KEYS as usize]], 4_000), "the open bucket's keys are kept");
+    // A window reaching back to what was dropped (the clock set back) is
+    // not proved here: the store is asked.
+    assert!(!a.none_answered(&[key_id("fresh")], 0));
+    assert!(a.none_answered(&[key_id("fresh")], 4_000));
+}
+
+#[test]
+fn a_window_that_begins_before_the_loader_read_asks_the_store() {
+    let a = Answered::new(u64::MAX);
+    a.completed(10_000);
+    assert!(a.none_answered(&[key_id("fresh")], 10_000));
+    // The clock set back: the lookup's window begins before the answers the
+    // loader read, so the filter cannot say.
+    assert!(!a.none_answered(&[key_id("fresh")], 9_999));
+}

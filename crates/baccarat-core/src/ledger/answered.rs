@@ -33,7 +33,10 @@
 //! Keys go into buckets of at most [`BUCKET_KEYS`]; a bucket is closed when
 //! full and dropped once its newest answer is older than the window kept
 //! (`keep_ms`: the lookups' own window, with their margin), so memory follows
-//! the keys of one window: about 1.2 bytes a key (ten bits).
+//! the keys of one window: about 1.2 bytes a key (ten bits), 1.3 MB a
+//! bucket, at most [`MOST_BUCKETS`]; a window busier than that (134 million
+//! keys) loses its oldest bucket early, and the refusals ask the store again
+//! until the window has passed it.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::RwLock;
@@ -42,6 +45,10 @@ use super::keys::KeyId;
 
 /// Keys a bucket holds before a new one is begun.
 pub const BUCKET_KEYS: u64 = 1 << 20;
+/// Buckets held at most (about 170 MB, 134 million keys a window): past it
+/// the oldest is dropped early, and the lookups whose window reaches back to
+/// it ask the store (all of them, while the window is that busy).
+pub const MOST_BUCKETS: usize = 128;
 /// Bits a key: with [`PROBES`] probes, about 1% false "present".
 const BITS_PER_KEY: u64 = 10;
 const PROBES: u64 = 7;
@@ -54,8 +61,8 @@ struct Bucket {
 }
 
 impl Bucket {
-    fn new() -> Bucket {
-        Bucket { bits: vec![0; (BUCKET_KEYS * BITS_PER_KEY / 64) as usize], keys: 0, newest_ms: 0 }
+    fn new(keys: u64) -> Bucket {
+        Bucket { bits: vec![0; (keys * BITS_PER_KEY).div_ceil(64) as usize], keys: 0, newest_ms: 0 }
     }
 
     fn insert(&mut self, id: KeyId, at_ms: u64) {
@@ -92,17 +99,26 @@ pub struct Answered {
     loaded_from_ms: AtomicU64,
     dropped_before_ms: AtomicU64,
     keep_ms: u64,
+    /// [`BUCKET_KEYS`] and [`MOST_BUCKETS`] (smaller in tests).
+    bucket_keys: u64,
+    most_buckets: usize,
 }
 
 impl Answered {
     /// An empty, incomplete filter keeping answers `keep_ms` old.
     pub fn new(keep_ms: u64) -> Answered {
+        Answered::sized(keep_ms, BUCKET_KEYS, MOST_BUCKETS)
+    }
+
+    fn sized(keep_ms: u64, bucket_keys: u64, most_buckets: usize) -> Answered {
         Answered {
             buckets: RwLock::new(Vec::new()),
             complete: AtomicBool::new(false),
             loaded_from_ms: AtomicU64::new(u64::MAX),
             dropped_before_ms: AtomicU64::new(0),
             keep_ms,
+            bucket_keys,
+            most_buckets,
         }
     }
 
@@ -123,11 +139,15 @@ impl Answered {
             }
             keep
         });
+        if b.last().is_none_or(|k| k.keys >= self.bucket_keys) {
+            if b.len() >= self.most_buckets {
+                let oldest = b.remove(0);
+                dropped_through = dropped_through.max(Some(oldest.newest_ms));
+            }
+            b.push(Bucket::new(self.bucket_keys));
+        }
         if let Some(t) = dropped_through {
             self.dropped_before_ms.fetch_max(t.saturating_add(1), Ordering::AcqRel);
-        }
-        if b.last().is_none_or(|k| k.keys >= BUCKET_KEYS) {
-            b.push(Bucket::new());
         }
         b.last_mut().expect("a bucket is open").insert(id, at_ms);
     }

@@ -75,3 +75,20 @@ fn a_window_that_begins_before_the_loader_read_asks_the_store() {
     // loader read, so the filter cannot say.
     assert!(!a.none_answered(&[key_id("fresh")], 9_999));
 }
+
+#[test]
+fn past_the_most_buckets_the_oldest_goes_early_and_its_window_asks_the_store() {
+    let a = Answered::sized(u64::MAX, 100, 3);
+    a.completed(0);
+    let keys = ids("k", 301);
+    for (i, &id) in keys.iter().enumerate() {
+        a.insert(id, 1_000 + i as u64, 1_000 + i as u64);
+    }
+    // Four buckets' worth: the first (answers at 1,000-1,099) was dropped.
+    assert_eq!(a.buckets(), 3);
+    assert!(!a.none_answered(&[key_id("fresh")], 1_099), "a window reaching the dropped bucket asks the store");
+    assert!(a.none_answered(&[key_id("fresh")], 1_100));
+    for &id in &keys[100..] {
+        assert!(!a.none_answered(&[id], 1_100), "a key in a kept bucket was reported never answered");
+    }
+}

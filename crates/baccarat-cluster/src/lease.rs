@@ -255,7 +255,15 @@ pub struct Renewal {
 /// several, `standby_for.rs`, a partition that fails must not keep a lease
 /// no one serves under.)
 #[must_use = "renewal stops when this is dropped"]
-pub struct Keeping(Arc<std::sync::atomic::AtomicBool>, metrics::Gauge);
+pub struct Keeping(Arc<std::sync::atomic::AtomicBool>, metrics::Gauge, Certain);
+
+/// Until when the lease is this server's for certain: the last renewal's
+/// sending plus the lease's time (the watch's deadline less that time).
+#[derive(Clone, Debug)]
+struct Certain {
+    deadline: Arc<std::sync::Mutex<Instant>>,
+    ttl: Duration,
+}
 
 impl Drop for Keeping {
     fn drop(&mut self) {
@@ -268,18 +276,28 @@ impl Keeping {
     /// Whether the lease is still held, as its renewal knows it (for
     /// `GET /readyz`).
     pub fn held(&self) -> Held {
-        Held(self.0.clone())
+        Held(self.0.clone(), self.2.clone())
     }
 }
 
 /// Whether a lease is still held: false once it is lost, not renewed in
 /// time, or given up ([`Keeping::held`]).
 #[derive(Clone)]
-pub struct Held(Arc<std::sync::atomic::AtomicBool>);
+pub struct Held(Arc<std::sync::atomic::AtomicBool>, Certain);
 
 impl Held {
     pub fn now(&self) -> bool {
         !self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Whether no other server can hold the lease now: not lost, and within
+    /// the lease's time of the last renewal sent. A server paused past it
+    /// (SIGSTOP, a stalled machine) may find, once it runs again, that
+    /// another took over before its own renewal noticed; what it decides
+    /// from memory alone (`http/early.rs`) must wait for this.
+    pub fn certain(&self) -> bool {
+        let until = *self.1.deadline.lock().unwrap_or_else(|p| p.into_inner());
+        self.now() && Instant::now() + self.1.ttl < until
     }
 }
 
@@ -324,7 +342,7 @@ pub fn keep(url: &str, lease: &Lease, advertise: &str, ttl: Duration, renewal: R
     let held = gauges(&what, lease.epoch);
     let stopping = Stopping { stopped: stopped.clone(), fatal, what, held: held.clone() };
     // Made first: if a thread cannot be started, dropping it stops the other.
-    let keeping = Keeping(stopped.clone(), held);
+    let keeping = Keeping(stopped.clone(), held, Certain { deadline: deadline.clone(), ttl });
     let renewing = Renewing {
         url: url.to_string(),
         lease: lease.clone(),

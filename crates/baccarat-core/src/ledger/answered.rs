@@ -164,6 +164,9 @@ impl Answered {
     /// the window begins before what it holds, or when any may have been
     /// (ask the store then).
     pub fn none_answered(&self, ids: &[KeyId], since_ms: u64) -> bool {
+        // Read under the lock: a bucket is dropped, and `dropped_before_ms`
+        // raised, under the write lock, so the two are seen together.
+        let b = self.buckets.read().unwrap_or_else(|p| p.into_inner());
         let complete = self.complete.load(Ordering::Acquire);
         if !complete
             || since_ms < self.loaded_from_ms.load(Ordering::Acquire)
@@ -171,7 +174,6 @@ impl Answered {
         {
             return false;
         }
-        let b = self.buckets.read().unwrap_or_else(|p| p.into_inner());
         !ids.iter().any(|&id| b.iter().any(|k| k.may_hold(id)))
     }
 

@@ -123,9 +123,14 @@ pub struct Early {
     clock: Clock,
     refused: AtomicU64,
     /// Every key answered within the window, once complete: a key it proves
-    /// new needs no lookup (`ledger/answered.rs`; PostgreSQL only).
-    answered: Option<Arc<Answered>>,
+    /// new needs no lookup (`ledger/answered.rs`; PostgreSQL only), while
+    /// `certain` says no other server can hold the lease.
+    answered: Option<(Arc<Answered>, Certain)>,
 }
+
+/// Whether no other server can hold this one's lease now
+/// (`baccarat_cluster::lease::Held::certain`).
+pub type Certain = Arc<dyn Fn() -> bool + Send + Sync>;
 
 impl std::fmt::Debug for Early {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -151,9 +156,13 @@ impl Early {
         }
     }
 
-    /// Prove keys new by `answered` where it can, before asking the store.
-    pub fn with_answered(mut self, answered: Arc<Answered>) -> Early {
-        self.answered = Some(answered);
+    /// Prove keys new by `answered` where it can, before asking the store,
+    /// while `certain` holds. The filter holds this server's answers and
+    /// what the store had at its start; a server paused past its lease may
+    /// run again after another took over and answered keys it never saw, so
+    /// then the store is asked, as before (and finds them).
+    pub fn with_answered(mut self, answered: Arc<Answered>, certain: Certain) -> Early {
+        self.answered = Some((answered, certain));
         self
     }
 
@@ -184,7 +193,7 @@ impl Early {
         let since = (self.clock)().saturating_sub(self.retention_ms.saturating_add(MARGIN_MS));
         // Never answered within the window, as the filter proves: the
         // store's read would find nothing (condition 3).
-        if self.answered.as_ref().is_some_and(|a| a.none_answered(ids, since)) {
+        if self.answered.as_ref().is_some_and(|(a, certain)| certain() && a.none_answered(ids, since)) {
             self.refused.fetch_add(1, Ordering::Relaxed);
             return Some(reply);
         }
@@ -309,7 +318,10 @@ mod tests {
         let (e, store) = early(&[&answered_before], false);
         let filter = Arc::new(Answered::new(RETENTION + MARGIN_MS));
         filter.insert(key_ids(&answered_before)[0], NOW - 1_000, NOW);
-        let e = Arc::new(Arc::try_unwrap(e).ok().unwrap().with_answered(filter.clone()));
+        let certain = Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let c = certain.clone();
+        let e = Arc::try_unwrap(e).ok().unwrap();
+        let e = Arc::new(e.with_answered(filter.clone(), Arc::new(move || c.load(Ordering::Relaxed))));
         let v = views(true);
         // Incomplete: the store is asked, as without a filter.
         assert!(refuse(&e, &v, &wager("k-new")).await.is_some());
@@ -322,6 +334,11 @@ mod tests {
         // it, so the store is asked, and finds it; the writer answers.
         assert!(refuse(&e, &v, &answered_before).await.is_none());
         assert_eq!(store.since.lock().unwrap().len(), 2);
+        // The lease not certain (paused past it: another server may have
+        // answered keys this one never saw): the store is asked again.
+        certain.store(false, Ordering::Relaxed);
+        assert!(refuse(&e, &v, &wager("k-new-3")).await.is_some());
+        assert_eq!(store.since.lock().unwrap().len(), 3, "the filter was trusted without the lease");
     }
 
     #[tokio::test]

@@ -380,9 +380,10 @@ fn app_state(
         cfg.key_retention.as_millis() as u64,
         cfg.clock.clone(),
     );
-    let early = match answered {
-        Some(a) => early.with_answered(a),
-        None => early,
+    // Only under a lease: without one, nothing says no other server answers.
+    let early = match (answered, ready.lease.clone()) {
+        (Some(a), Some(held)) => early.with_answered(a, Arc::new(move || held.certain())),
+        _ => early,
     };
     let Started { writer, read, users, anchor_public, founding, .. } = started;
     let ReadModels { views, tournaments, feed, exposure, wakes } = read;

@@ -28,8 +28,18 @@ rounds=${3:-3}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 work=$(mktemp -d /tmp/pg-throughput.XXXXXX)
 chmod 755 "$work"
+# The databases made on an existing cluster (PG_URL) are dropped as they are
+# done with: a round writes gigabytes, and an HA cluster's two copies filled
+# this machine's disk after a dozen rounds.
+made=()
+drop_made() {
+    local d
+    for d in "${made[@]}"; do psql "$url" -c "DROP DATABASE IF EXISTS $d" >/dev/null 2>&1 || true; done
+    made=()
+}
 cleanup() {
-    [ -n "${server:-}" ] && kill "$server" 2>/dev/null || true
+    [ -n "${server:-}" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null || true
+    [ -n "${url:-}" ] && drop_made
     bash "$here/postgres.sh" remove "$work/pg" >/dev/null 2>&1 || true
     rm -rf "$work"
 }
@@ -42,6 +52,7 @@ psql() { "$pgbin/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
 on() { printf '%s' "$url" | sed -E "s#/postgres(\\?|\$)#/$1\\1#"; }
 
 psql "$url" -c "CREATE DATABASE baseline_$$"
+made+=("baseline_$$")
 psql "$(on baseline_$$)" <<'SQL'
 CREATE TABLE b_audit (tbl BIGINT NOT NULL, seq BIGINT NOT NULL, prev TEXT NOT NULL, body TEXT NOT NULL,
   hash TEXT NOT NULL, at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (tbl, seq));
@@ -78,6 +89,7 @@ for r in $(seq 1 "$rounds"); do
     base=$(awk -v t="$tps" 'BEGIN {printf "%.0f", t * 3000}')
     db="casino_$$_$r"
     psql "$url" -c "CREATE DATABASE $db"
+    made+=("$db")
     rm -f "$work/admin" "$work/serve.log"
     BACCARAT_ADMIN_PASSWORD=throughput-admin-pw "$bin" serve --demo --db "$(on "$db")" \
         --addr 127.0.0.1:0 --anchor-file "$work/$db.anchors" --key-file "$work/$db.key" \
@@ -99,6 +111,7 @@ for r in $(seq 1 "$rounds"); do
             if (n > 0) printf "  batches %d, mean size %.1f, mean commit %.2f ms\n", n,
                 v["baccarat_writer_batch_size_sum"] / n, 1000 * v["baccarat_writer_commit_seconds_sum"] / n }' >&2
     kill "$server"; wait "$server" 2>/dev/null || true; server=
+    psql "$url" -c "DROP DATABASE $db" && unset 'made[-1]'
     bets=$(printf '%s' "$out" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["accepted_bets_per_second"])')
     p99=$(printf '%s' "$out" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["latency_ms"]["all"]["p99"])')
     awk -v r="$r" -v b="$base" -v w="$bets" -v rows=$((after - before)) -v s="$secs" -v p="$p99" 'BEGIN {

@@ -60,6 +60,14 @@ pub const LIMITED: &str = "baccarat_limiter_refusals_total";
 pub const EXPOSURE_SECONDS: &str = "baccarat_exposure_pricing_seconds";
 /// Exposure alerts raised (`baccarat_casino::Exposures`).
 pub const EXPOSURE_ALERTS: &str = "baccarat_exposure_alerts_total";
+/// PostgreSQL: wagers refused without the writer whose keys the filter of
+/// answered keys proved new, so that no store was asked (`http/early.rs`).
+pub const KEY_FILTER_PROVED: &str = "baccarat_key_filter_proved_total";
+/// PostgreSQL: the filter's buckets (about 1.3 MB each).
+pub const KEY_FILTER_BUCKETS: &str = "baccarat_key_filter_buckets";
+/// PostgreSQL: 1 while the filter is used (complete, the lease certain), 0
+/// while the store is asked instead (loading, the lease in doubt, stopped).
+pub const KEY_FILTER_READY: &str = "baccarat_key_filter_ready";
 
 /// Seconds: from half a millisecond to ten seconds.
 const SECONDS: [f64; 14] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0];
@@ -103,6 +111,10 @@ pub struct Sample {
     pub phases: [u64; PhaseView::ALL.len()],
     /// Requests waiting for the writer.
     pub queued: u64,
+    /// The filters of answered keys, where turns have one (PostgreSQL; a
+    /// process serves one turn at a time): their buckets, and how many are
+    /// in use (`http/early.rs`).
+    pub key_filter: Option<(u64, u64)>,
 }
 
 /// A serving turn's state, read at each scrape (`http/metered.rs`).
@@ -126,6 +138,15 @@ fn sample() {
         metrics::gauge!(TABLES, "phase" => phase_name(*p)).set(n as f64);
     }
     metrics::gauge!(QUEUE).set(s.queued as f64);
+    // Absent until a turn has a filter (SQLite never does); then 0 once no
+    // turn has one (it ended: the lease lost, a stop), never a stale 1.
+    static FILTERED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    let had = FILTERED.swap(s.key_filter.is_some(), std::sync::atomic::Ordering::Relaxed);
+    if s.key_filter.is_some() || had {
+        let (buckets, ready) = s.key_filter.unwrap_or((0, 0));
+        metrics::gauge!(KEY_FILTER_BUCKETS).set(buckets as f64);
+        metrics::gauge!(KEY_FILTER_READY).set(ready as f64);
+    }
     if let Some(at) = crate::casino::checkpoint::last_written_ms() {
         let age_ms = now_ms().saturating_sub(at);
         metrics::gauge!(CHECKPOINT_AGE).set(age_ms as f64 / 1000.0);

@@ -127,18 +127,17 @@ impl Answered {
     pub fn insert(&self, id: KeyId, at_ms: u64, now_ms: u64) {
         let mut b = self.buckets.write().unwrap_or_else(|p| p.into_inner());
         let horizon = now_ms.saturating_sub(self.keep_ms);
-        // The open bucket (the last) is never dropped: it takes this key.
-        let open = b.len().saturating_sub(1);
-        let mut i = 0;
+        // Oldest first, while past the window; the open bucket (the last)
+        // is never dropped: it takes this key. Only the oldest is looked
+        // at, once an answer (the writer's thread makes them): a bucket
+        // behind a younger one (the loader's keys are older than the live
+        // answers beside them) waits its turn, which keeps more keys than
+        // needed, never fewer.
         let mut dropped_through = None;
-        b.retain(|k| {
-            i += 1;
-            let keep = i > open || k.newest_ms >= horizon;
-            if !keep {
-                dropped_through = dropped_through.max(Some(k.newest_ms));
-            }
-            keep
-        });
+        while b.len() > 1 && b[0].newest_ms < horizon {
+            let gone = b.remove(0);
+            dropped_through = dropped_through.max(Some(gone.newest_ms));
+        }
         if b.last().is_none_or(|k| k.keys >= self.bucket_keys) {
             if b.len() >= self.most_buckets {
                 let oldest = b.remove(0);
@@ -177,7 +176,14 @@ impl Answered {
         !ids.iter().any(|&id| b.iter().any(|k| k.may_hold(id)))
     }
 
-    /// Buckets held (for tests and the journal's memory figure).
+    /// Whether the loader is done: every key answered within the window is
+    /// in (`GET /metrics`).
+    pub fn is_complete(&self) -> bool {
+        self.complete.load(Ordering::Acquire)
+    }
+
+    /// Buckets held, each about 1.3 MB ([`BUCKET_KEYS`] keys): the
+    /// filter's memory (`GET /metrics`, tests).
     pub fn buckets(&self) -> usize {
         self.buckets.read().unwrap_or_else(|p| p.into_inner()).len()
     }

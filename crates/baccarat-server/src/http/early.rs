@@ -126,6 +126,9 @@ pub struct Early {
     /// new needs no lookup (`ledger/answered.rs`; PostgreSQL only), while
     /// `certain` says no other server can hold the lease.
     answered: Option<(Arc<Answered>, Certain)>,
+    /// Refusals the filter proved new without the store
+    /// ([`crate::metrics::KEY_FILTER_PROVED`]).
+    proved: metrics::Counter,
 }
 
 /// Whether no other server can hold this one's lease now
@@ -153,6 +156,7 @@ impl Early {
             clock,
             refused: AtomicU64::new(0),
             answered: None,
+            proved: metrics::counter!(crate::metrics::KEY_FILTER_PROVED),
         }
     }
 
@@ -171,6 +175,13 @@ impl Early {
     pub fn on_way(self: &Arc<Self>, ids: Vec<KeyId>) -> OnWay {
         self.in_flight.enter(&ids);
         OnWay { early: self.clone(), ids }
+    }
+
+    /// The filter's buckets, and whether it is in use now (complete, and
+    /// the lease certain); `None` without one (SQLite, or no lease).
+    pub fn filter_state(&self) -> Option<(usize, bool)> {
+        let (a, certain) = self.answered.as_ref()?;
+        Some((a.buckets(), a.is_complete() && certain()))
     }
 
     /// Requests refused here since the start.
@@ -195,6 +206,7 @@ impl Early {
         // store's read would find nothing (condition 3).
         if self.answered.as_ref().is_some_and(|(a, certain)| certain() && a.none_answered(ids, since)) {
             self.refused.fetch_add(1, Ordering::Relaxed);
+            self.proved.increment(1);
             return Some(reply);
         }
         let known = if self.blocking {
@@ -315,7 +327,9 @@ mod tests {
     #[tokio::test]
     async fn a_key_the_complete_filter_proves_new_is_refused_without_the_store() {
         let answered_before = wager("k-answered");
-        let (e, store) = early(&[&answered_before], false);
+        let recorder = metrics_exporter_prometheus::PrometheusBuilder::new().build_recorder();
+        let shown = recorder.handle();
+        let (e, store) = metrics::with_local_recorder(&recorder, || early(&[&answered_before], false));
         let filter = Arc::new(Answered::new(RETENTION + MARGIN_MS));
         filter.insert(key_ids(&answered_before)[0], NOW - 1_000, NOW);
         let certain = Arc::new(std::sync::atomic::AtomicBool::new(true));
@@ -324,9 +338,11 @@ mod tests {
         let e = Arc::new(e.with_answered(filter.clone(), Arc::new(move || c.load(Ordering::Relaxed))));
         let v = views(true);
         // Incomplete: the store is asked, as without a filter.
+        assert_eq!(e.filter_state(), Some((1, false)));
         assert!(refuse(&e, &v, &wager("k-new")).await.is_some());
         assert_eq!(store.since.lock().unwrap().len(), 1);
         filter.completed(0);
+        assert_eq!(e.filter_state(), Some((1, true)));
         // Complete: a new key is refused without asking the store.
         assert!(refuse(&e, &v, &wager("k-new-2")).await.is_some());
         assert_eq!(store.since.lock().unwrap().len(), 1, "the store was asked for a key the filter proves new");
@@ -339,6 +355,10 @@ mod tests {
         certain.store(false, Ordering::Relaxed);
         assert!(refuse(&e, &v, &wager("k-new-3")).await.is_some());
         assert_eq!(store.since.lock().unwrap().len(), 3, "the filter was trusted without the lease");
+        assert_eq!(e.filter_state(), Some((1, false)), "not in use while the lease is not certain");
+        // One refusal of the four was proved by the filter alone.
+        let text = shown.render();
+        assert!(text.lines().any(|l| l == "baccarat_key_filter_proved_total 1"), "{text}");
     }
 
     #[tokio::test]

@@ -145,6 +145,10 @@ impl Gauged for super::Server {
             }
         }
         into.queued += self.writer.queued() as u64;
+        if let Some((buckets, ready)) = self.early.filter_state() {
+            let (b, r) = into.key_filter.get_or_insert((0, 0));
+            (*b, *r) = (*b + buckets as u64, *r + u64::from(ready));
+        }
         true
     }
 }

@@ -329,6 +329,22 @@ async fn lease_lost() {
     until_status(&app, "/readyz", StatusCode::OK).await;
     let s = scrape(&app).await;
     assert_eq!((s.kind("baccarat_lease_held"), s.kind("baccarat_lease_epoch")), (Some("gauge"), Some("gauge")));
+    // The filter of answered keys is read from the store, then used while
+    // the lease is certain (a sum over the process's turns: other tests'
+    // servers share this recorder).
+    let mut s = s;
+    for _ in 0..300 {
+        if s.has("baccarat_key_filter_ready") && s.sum("baccarat_key_filter_ready", &[]) >= 1.0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        s = scrape(&app).await;
+    }
+    assert_eq!(
+        (s.kind("baccarat_key_filter_ready"), s.kind("baccarat_key_filter_buckets")),
+        (Some("gauge"), Some("gauge"))
+    );
+    assert!(s.sum("baccarat_key_filter_ready", &[]) >= 1.0, "the filter was never in use");
     // The intruder's lease, for an hour, under a later epoch, at an address
     // where nothing answers (the discard port).
     let taken = super::common::execute(

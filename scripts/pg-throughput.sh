@@ -34,7 +34,8 @@ chmod 755 "$work"
 made=()
 drop_made() {
     local d
-    for d in "${made[@]}"; do psql "$url" -c "DROP DATABASE IF EXISTS $d" >/dev/null 2>&1 || true; done
+    for d in "${made[@]}"; do psql "$url" -c "DROP DATABASE IF EXISTS $d WITH (FORCE)" >/dev/null 2>&1 ||
+            echo "pg-throughput.sh: could not drop database $d; drop it by hand" >&2; done
     made=()
 }
 cleanup() {

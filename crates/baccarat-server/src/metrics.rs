@@ -138,12 +138,8 @@ fn sample() {
         metrics::gauge!(TABLES, "phase" => phase_name(*p)).set(n as f64);
     }
     metrics::gauge!(QUEUE).set(s.queued as f64);
-    // Absent until a turn has a filter (SQLite never does); then 0 once no
-    // turn has one (it ended: the lease lost, a stop), never a stale 1.
     static FILTERED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-    let had = FILTERED.swap(s.key_filter.is_some(), std::sync::atomic::Ordering::Relaxed);
-    if s.key_filter.is_some() || had {
-        let (buckets, ready) = s.key_filter.unwrap_or((0, 0));
+    if let Some((buckets, ready)) = key_filter_gauges(s.key_filter, &FILTERED) {
         metrics::gauge!(KEY_FILTER_BUCKETS).set(buckets as f64);
         metrics::gauge!(KEY_FILTER_READY).set(ready as f64);
     }
@@ -151,6 +147,17 @@ fn sample() {
         let age_ms = now_ms().saturating_sub(at);
         metrics::gauge!(CHECKPOINT_AGE).set(age_ms as f64 / 1000.0);
     }
+}
+
+/// What the key filter's gauges are set to at a scrape, given the turns'
+/// filters (`sampled`): nothing until a turn has had one (SQLite never
+/// does), then their figures, or zeros once none has (the turn ended: the
+/// lease lost, a stop). `seen` stays set once set, so that two scrapes at
+/// once cannot leave a stale 1: the later scrape that finds no filter
+/// always writes 0.
+fn key_filter_gauges(sampled: Option<(u64, u64)>, seen: &std::sync::atomic::AtomicBool) -> Option<(u64, u64)> {
+    let had = seen.fetch_or(sampled.is_some(), std::sync::atomic::Ordering::AcqRel);
+    (had || sampled.is_some()).then_some(sampled.unwrap_or((0, 0)))
 }
 
 /// A phase's label, as the table's view names it.
@@ -235,5 +242,18 @@ mod tests {
             assert!(!s.allow(no.parse().unwrap()), "{no}");
         }
         assert!(!Scrapers::default().allow("10.0.0.9".parse().unwrap()));
+    }
+
+    /// Absent until a filter is seen; then its figures; then zeros for
+    /// good once none is, whatever a scrape that read the turn before it
+    /// ended wrote meanwhile (the next one writes 0 again).
+    #[test]
+    fn the_key_filter_gauges_are_absent_then_shown_then_zero_never_stale() {
+        let seen = std::sync::atomic::AtomicBool::new(false);
+        assert_eq!(key_filter_gauges(None, &seen), None, "SQLite: no gauges");
+        assert_eq!(key_filter_gauges(None, &seen), None);
+        assert_eq!(key_filter_gauges(Some((3, 1)), &seen), Some((3, 1)));
+        assert_eq!(key_filter_gauges(None, &seen), Some((0, 0)), "the turn ended: zeros, not its last figures");
+        assert_eq!(key_filter_gauges(None, &seen), Some((0, 0)), "and again at every scrape after");
     }
 }

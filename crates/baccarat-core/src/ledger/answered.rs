@@ -129,16 +129,25 @@ impl Answered {
         let horizon = now_ms.saturating_sub(self.keep_ms);
         // Oldest first, while past the window; the open bucket (the last)
         // is never dropped: it takes this key. Only the oldest is looked
-        // at, once an answer (the writer's thread makes them): a bucket
+        // at on every answer (the writer's thread makes them): a bucket
         // behind a younger one (the loader's keys are older than the live
-        // answers beside them) waits its turn, which keeps more keys than
-        // needed, never fewer.
+        // answers beside them) waits, which keeps more keys than needed,
+        // never fewer, until a bucket opens (once a million keys): then
+        // every closed bucket past the window goes, wherever it sits, so
+        // that only buckets within it count towards the most kept.
         let mut dropped_through = None;
         while b.len() > 1 && b[0].newest_ms < horizon {
             let gone = b.remove(0);
             dropped_through = dropped_through.max(Some(gone.newest_ms));
         }
         if b.last().is_none_or(|k| k.keys >= self.bucket_keys) {
+            b.retain(|k| {
+                let keep = k.newest_ms >= horizon;
+                if !keep {
+                    dropped_through = dropped_through.max(Some(k.newest_ms));
+                }
+                keep
+            });
             if b.len() >= self.most_buckets {
                 let oldest = b.remove(0);
                 dropped_through = dropped_through.max(Some(oldest.newest_ms));

@@ -101,28 +101,61 @@ fn a_bucket_behind_a_younger_one_waits_its_turn_and_keeps_its_keys() {
     let a = Answered::sized(1_000, 10, 10);
     a.completed(0);
     let (live, loaded) = (ids("live", 10), ids("loaded", 10));
+    // Filled while the clock read 0, so that no bucket was past the window
+    // when the next opened.
     for &id in &live {
-        a.insert(id, 5_000, 5_000);
+        a.insert(id, 5_000, 0);
     }
     for &id in &loaded {
-        a.insert(id, 0, 5_000);
+        a.insert(id, 0, 0);
     }
-    a.insert(key_id("open"), 5_000, 5_000);
+    a.insert(key_id("open"), 5_000, 0);
     assert_eq!(a.buckets(), 3);
     // At 5,500 the window reaches 4,500: the first bucket (newest 5,000) is
     // kept, and the loader's behind it (newest 0) with it.
     a.insert(key_id("later"), 5_500, 5_500);
     assert_eq!(a.buckets(), 3);
-    for &id in &loaded {
-        assert!(!a.none_answered(&[id], 4_500), "a kept bucket's key was reported never answered");
-    }
-    // Nothing was dropped, so the window is proved (for a key none of these
-    // small buckets happens to match: about 3 in 100 do).
-    let fresh = ids("fresh", 20).into_iter().find(|&id| a.none_answered(&[id], 4_500));
-    let fresh = fresh.expect("no new key proved new though nothing was dropped");
+    all_held(&a, &loaded, 4_500);
+    // Nothing was dropped, so the window is proved.
+    let fresh = proved_new(&a, 4_500);
     // At 7,000 both are past it: dropped, oldest first; the open one stays.
     a.insert(key_id("last"), 7_000, 7_000);
     assert_eq!(a.buckets(), 1);
     assert!(!a.none_answered(&[fresh], 5_000), "a window reaching the dropped buckets asks the store");
     assert!(a.none_answered(&[fresh], 5_001));
+}
+
+/// When a bucket opens, a closed bucket past the window goes even behind a
+/// younger one, so that it does not count towards the most kept; the window
+/// reaching back to it then asks the store.
+#[test]
+fn a_new_bucket_clears_every_bucket_past_the_window() {
+    let a = Answered::sized(1_000, 10, 10);
+    a.completed(0);
+    for (prefix, at) in [("live", 5_000), ("loaded", 0), ("more", 5_000)] {
+        for id in ids(prefix, 10) {
+            a.insert(id, at, 0);
+        }
+    }
+    assert_eq!(a.buckets(), 3, "three full buckets, the loader's in the middle");
+    // A fourth opens at 5,500 (window from 4,500): the loader's goes.
+    let kept = ids("live", 10);
+    a.insert(key_id("opens"), 5_500, 5_500);
+    assert_eq!(a.buckets(), 3);
+    all_held(&a, &kept, 4_500);
+    let fresh = proved_new(&a, 1);
+    assert!(!a.none_answered(&[fresh], 0), "a window reaching the dropped bucket asks the store");
+}
+
+/// Every one of `keys` may be held: none is reported never answered.
+fn all_held(a: &Answered, keys: &[KeyId], since_ms: u64) {
+    for &id in keys {
+        assert!(!a.none_answered(&[id], since_ms), "a kept bucket's key was reported never answered");
+    }
+}
+
+/// A new key the filter proves never answered from `since_ms` on (one that
+/// none of the tests' small buckets happens to match: under 1 in 100 do).
+fn proved_new(a: &Answered, since_ms: u64) -> KeyId {
+    ids("fresh", 20).into_iter().find(|&id| a.none_answered(&[id], since_ms)).expect("no new key proved new")
 }

@@ -127,8 +127,9 @@ pub struct Early {
     /// `certain` says no other server can hold the lease.
     answered: Option<(Arc<Answered>, Certain)>,
     /// Refusals the filter proved new without the store
-    /// ([`crate::metrics::KEY_FILTER_PROVED`]).
-    proved: metrics::Counter,
+    /// ([`crate::metrics::KEY_FILTER_PROVED`]; registered with the filter,
+    /// so absent on SQLite as the key lookups' metrics are).
+    proved: Option<metrics::Counter>,
 }
 
 /// Whether no other server can hold this one's lease now
@@ -156,7 +157,7 @@ impl Early {
             clock,
             refused: AtomicU64::new(0),
             answered: None,
-            proved: metrics::counter!(crate::metrics::KEY_FILTER_PROVED),
+            proved: None,
         }
     }
 
@@ -167,6 +168,7 @@ impl Early {
     /// then the store is asked, as before (and finds them).
     pub fn with_answered(mut self, answered: Arc<Answered>, certain: Certain) -> Early {
         self.answered = Some((answered, certain));
+        self.proved = Some(metrics::counter!(crate::metrics::KEY_FILTER_PROVED));
         self
     }
 
@@ -206,7 +208,9 @@ impl Early {
         // store's read would find nothing (condition 3).
         if self.answered.as_ref().is_some_and(|(a, certain)| certain() && a.none_answered(ids, since)) {
             self.refused.fetch_add(1, Ordering::Relaxed);
-            self.proved.increment(1);
+            if let Some(p) = &self.proved {
+                p.increment(1);
+            }
             return Some(reply);
         }
         let known = if self.blocking {
@@ -329,13 +333,15 @@ mod tests {
         let answered_before = wager("k-answered");
         let recorder = metrics_exporter_prometheus::PrometheusBuilder::new().build_recorder();
         let shown = recorder.handle();
-        let (e, store) = metrics::with_local_recorder(&recorder, || early(&[&answered_before], false));
+        let (e, store) = early(&[&answered_before], false);
         let filter = Arc::new(Answered::new(RETENTION + MARGIN_MS));
         filter.insert(key_ids(&answered_before)[0], NOW - 1_000, NOW);
         let certain = Arc::new(std::sync::atomic::AtomicBool::new(true));
         let c = certain.clone();
         let e = Arc::try_unwrap(e).ok().unwrap();
-        let e = Arc::new(e.with_answered(filter.clone(), Arc::new(move || c.load(Ordering::Relaxed))));
+        let e = metrics::with_local_recorder(&recorder, || {
+            Arc::new(e.with_answered(filter.clone(), Arc::new(move || c.load(Ordering::Relaxed))))
+        });
         let v = views(true);
         // Incomplete: the store is asked, as without a filter.
         assert_eq!(e.filter_state(), Some((1, false)));

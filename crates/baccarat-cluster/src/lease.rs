@@ -540,3 +540,29 @@ mod error_tests {
         assert_eq!(LeaseError::NoAnswer { ms: 300 }.to_string(), "no answer within 300 ms");
     }
 }
+
+#[cfg(test)]
+mod held_tests {
+    use super::*;
+
+    /// Certain only while held and within the lease's time of the last
+    /// renewal sent (the watch's deadline is that sending plus twice the
+    /// time): a server paused past it must not trust what it remembers.
+    #[test]
+    fn certain_only_while_held_and_within_the_lease_time_of_the_last_renewal() {
+        let ttl = Duration::from_secs(600);
+        let sent = Instant::now();
+        let stopped = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let deadline = Arc::new(std::sync::Mutex::new(sent + 2 * ttl));
+        let held = Held(stopped.clone(), Certain { deadline: deadline.clone(), ttl });
+        assert!(held.certain(), "renewed just now");
+        // The last renewal sent a lease's time ago: another may hold it.
+        *deadline.lock().unwrap() = sent + ttl;
+        assert!(!held.certain(), "trusted past the lease's time");
+        assert!(held.now(), "still held as the renewal knows it");
+        // Renewed again, but lost (or given up).
+        *deadline.lock().unwrap() = sent + 2 * ttl;
+        stopped.store(true, std::sync::atomic::Ordering::Relaxed);
+        assert!(!held.certain(), "trusted once lost");
+    }
+}

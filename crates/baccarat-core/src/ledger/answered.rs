@@ -175,8 +175,7 @@ impl Answered {
         // Read under the lock: a bucket is dropped, and `dropped_before_ms`
         // raised, under the write lock, so the two are seen together.
         let b = self.buckets.read().unwrap_or_else(|p| p.into_inner());
-        let complete = self.complete.load(Ordering::Acquire);
-        if !complete
+        if !self.is_complete()
             || since_ms < self.loaded_from_ms.load(Ordering::Acquire)
             || since_ms < self.dropped_before_ms.load(Ordering::Acquire)
         {

@@ -38,8 +38,20 @@ drop_made() {
             echo "pg-throughput.sh: could not drop database $d; drop it by hand" >&2; done
     made=()
 }
+# The server stops cleanly on SIGTERM (its last batch, a checkpoint); one
+# that has not ended within 30 s (a database gone under it) is killed, so
+# that the script never waits on it for ever.
+stop_server() {
+    local _
+    [ -n "${server:-}" ] || return 0
+    kill "$server" 2>/dev/null || true
+    for _ in $(seq 1 300); do kill -0 "$server" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$server" 2>/dev/null || true
+    wait "$server" 2>/dev/null || true
+    server=
+}
 cleanup() {
-    [ -n "${server:-}" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null || true
+    stop_server
     [ -n "${url:-}" ] && drop_made
     bash "$here/postgres.sh" remove "$work/pg" >/dev/null 2>&1 || true
     rm -rf "$work"
@@ -111,7 +123,7 @@ for r in $(seq 1 "$rounds"); do
             n = v["baccarat_writer_commit_seconds_count"];
             if (n > 0) printf "  batches %d, mean size %.1f, mean commit %.2f ms\n", n,
                 v["baccarat_writer_batch_size_sum"] / n, 1000 * v["baccarat_writer_commit_seconds_sum"] / n }' >&2
-    kill "$server"; wait "$server" 2>/dev/null || true; server=
+    stop_server
     psql "$url" -c "DROP DATABASE $db" && unset 'made[-1]'
     bets=$(printf '%s' "$out" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["accepted_bets_per_second"])')
     p99=$(printf '%s' "$out" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["latency_ms"]["all"]["p99"])')

@@ -97,6 +97,9 @@ rows_in() {
 
 printf 'round\tbaseline rows/s\tbets/s\trows/wager\tserver rows/s\tratio\tp99 ms\n'
 for r in $(seq 1 "$rounds"); do
+    # Each round's baseline starts from empty tables, as the server's round
+    # starts from a fresh database: the rounds stay comparable.
+    psql "$(on baseline_$$)" -c "TRUNCATE b_audit, b_transfers, b_answers"
     tps=$("$pgbin/pgbench" -n -T "$secs" -c 1 -f "$work/batch.sql" "$(on baseline_$$)" 2>/dev/null \
         | awk '/^tps = / {print $3}')
     base=$(awk -v t="$tps" 'BEGIN {printf "%.0f", t * 3000}')

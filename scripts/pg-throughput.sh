@@ -46,7 +46,10 @@ stop_server() {
     [ -n "${server:-}" ] || return 0
     kill "$server" 2>/dev/null || true
     for _ in $(seq 1 300); do kill -0 "$server" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$server" 2>/dev/null || true
+    if kill -0 "$server" 2>/dev/null; then
+        echo "pg-throughput.sh: the server did not stop within 30 s of SIGTERM; killing it" >&2
+        kill -9 "$server" 2>/dev/null || true
+    fi
     wait "$server" 2>/dev/null || true
     server=
 }
@@ -127,7 +130,7 @@ for r in $(seq 1 "$rounds"); do
             if (n > 0) printf "  batches %d, mean size %.1f, mean commit %.2f ms\n", n,
                 v["baccarat_writer_batch_size_sum"] / n, 1000 * v["baccarat_writer_commit_seconds_sum"] / n }' >&2
     stop_server
-    psql "$url" -c "DROP DATABASE $db" && unset 'made[-1]'
+    psql "$url" -c "DROP DATABASE $db WITH (FORCE)" && unset 'made[-1]'
     bets=$(printf '%s' "$out" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["accepted_bets_per_second"])')
     p99=$(printf '%s' "$out" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["latency_ms"]["all"]["p99"])')
     awk -v r="$r" -v b="$base" -v w="$bets" -v rows=$((after - before)) -v s="$secs" -v p="$p99" 'BEGIN {

@@ -307,6 +307,32 @@ impl Held {
 pub const LEASE_HELD: &str = "baccarat_lease_held";
 pub const LEASE_EPOCH: &str = "baccarat_lease_epoch";
 
+/// `GET /metrics`: 1 while the database this server's lease is renewed on
+/// names a synchronous standby (each commit waits for a second copy), 0
+/// while it names none (one PostgreSQL, or an HA formation that lost its
+/// standby and commits alone: pg_auto_failover's `wait_primary` empties
+/// `synchronous_standby_names`; the next loss of the primary then loses the
+/// commits made since). Read after each renewal; absent on SQLite.
+pub const PG_SYNCHRONOUS_STANDBY: &str = "baccarat_pg_synchronous_standby";
+
+/// [`PG_SYNCHRONOUS_STANDBY`]'s value for the setting `names`.
+fn standby_named(names: &str) -> f64 {
+    if names.trim().is_empty() {
+        0.0
+    } else {
+        1.0
+    }
+}
+
+/// Set [`PG_SYNCHRONOUS_STANDBY`] from the database `s` reaches; left as it
+/// was if the setting cannot be read (the next renewal says why).
+fn standby_gauge(s: &PgStore) {
+    match s.synchronous_standby_names() {
+        Ok(names) => metrics::gauge!(PG_SYNCHRONOUS_STANDBY).set(standby_named(&names)),
+        Err(e) => tracing::debug!(error = %e, "lease: synchronous_standby_names not read"),
+    }
+}
+
 /// The lease's gauges for `what` ("the casino", "partition NAME"): set held
 /// under `epoch`.
 fn gauges(what: &str, epoch: i64) -> metrics::Gauge {
@@ -478,6 +504,7 @@ impl Renewing {
             _ if late => Renewed::Over,
             Ok(Ok(_)) => {
                 *self.until.lock().unwrap_or_else(|p| p.into_inner()) = sent + 2 * ttl;
+                standby_gauge(s);
                 if claim == Claim::Guest {
                     if let Ok(Some(who)) = s.wanted_from(&lease.owner) {
                         self.asked.send_if_modified(|a| a.replace(instance_of(&who).to_string()).is_none());
@@ -564,5 +591,18 @@ mod held_tests {
         *deadline.lock().unwrap() = sent + 2 * ttl;
         stopped.store(true, std::sync::atomic::Ordering::Relaxed);
         assert!(!held.certain(), "trusted once lost");
+    }
+}
+
+#[cfg(test)]
+mod standby_tests {
+    /// No standby named (one PostgreSQL, or `wait_primary`) reads 0; any
+    /// name, as pg_auto_failover writes it, reads 1.
+    #[test]
+    fn a_synchronous_standby_is_named_or_not() {
+        assert_eq!(super::standby_named(""), 0.0);
+        assert_eq!(super::standby_named("  "), 0.0);
+        assert_eq!(super::standby_named("ANY 1 (pgautofailover_standby_2)"), 1.0);
+        assert_eq!(super::standby_named("standby1"), 1.0);
     }
 }

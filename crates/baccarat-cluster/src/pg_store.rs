@@ -558,6 +558,14 @@ impl PgStore {
         Ok(r.map(|r| r.get(0)))
     }
 
+    /// The database's `synchronous_standby_names`: empty while its commits
+    /// wait for no standby (one PostgreSQL, or pg_auto_failover's
+    /// `wait_primary` after the standby was lost).
+    pub fn synchronous_standby_names(&self) -> Result<String, StoreError> {
+        let r = self.c().query_one("SELECT current_setting('synchronous_standby_names')", &[]).pg()?;
+        Ok(r.get(0))
+    }
+
     /// Write under a lease another connection took (the checkpointer's
     /// store writes under the server's lease): from now on each commit and
     /// checkpoint proves it, and a transaction of this connection left idle

@@ -345,6 +345,17 @@ async fn lease_lost() {
         (Some("gauge"), Some("gauge"))
     );
     assert!(s.sum("baccarat_key_filter_ready", &[]) >= 1.0, "the filter was never in use");
+    // The test cluster names no synchronous standby: each commit is its
+    // only copy (set after each renewal of the lease).
+    for _ in 0..300 {
+        if s.has("baccarat_pg_synchronous_standby") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        s = scrape(&app).await;
+    }
+    assert_eq!(s.kind("baccarat_pg_synchronous_standby"), Some("gauge"));
+    assert_eq!(s.sum("baccarat_pg_synchronous_standby", &[]), 0.0, "no standby on the test cluster");
     // The intruder's lease, for an hour, under a later epoch, at an address
     // where nothing answers (the discard port).
     let taken = super::common::execute(

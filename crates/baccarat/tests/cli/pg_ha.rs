@@ -312,9 +312,13 @@ fn fault_case(fault: Fault) {
     let db = Database::for_fault(fault, &name);
     let dir = TempDir::new(&format!("baccarat-ha-servers-{name}-{}", std::process::id()));
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let (alpha, alpha_lines, _) = crate::failover::instance("alpha", &db.alpha_url(), &dir);
+    let (alpha, alpha_lines, alpha_at) = crate::failover::instance("alpha", &db.alpha_url(), &dir);
     let admin = until_line(&alpha_lines, 90, first_admin);
     until_line(&alpha_lines, 90, |l| l.starts_with("baccarat table server on ").then_some(()));
+    // The operator's sign of a second copy: the HA cluster's primary names
+    // its synchronous standby, the test cluster none.
+    let named = if matches!(db, Database::Ha(_)) { 1.0 } else { 0.0 };
+    assert_eq!(rt.block_on(synchronous_standby_gauge(&alpha_at, named)), Some(named), "{name}");
     // Beta stands by, passing requests through to alpha; the players send
     // theirs to beta, which serves them itself once it holds the casino.
     let (beta, lines, beta_url) = crate::failover::instance("beta", db.url(), &dir);
@@ -382,6 +386,25 @@ fn fault_case(fault: Fault) {
     if let Database::Ha(ha) = db {
         ha.stop_leaving_nothing();
     }
+}
+
+/// `baccarat_pg_synchronous_standby` on the server at `url` once it reads
+/// `want`, or as it last read after 30 s (`None`: never shown). Set after
+/// each renewal of the lease, a third of its 1.5 s.
+async fn synchronous_standby_gauge(url: &str, want: f64) -> Option<f64> {
+    let mut last = None;
+    for _ in 0..300 {
+        let text = reqwest::get(format!("{url}/metrics")).await.ok()?.text().await.ok()?;
+        last = text
+            .lines()
+            .find_map(|l| l.strip_prefix("baccarat_pg_synchronous_standby "))
+            .and_then(|v| v.trim().parse::<f64>().ok());
+        if last == Some(want) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    last
 }
 
 /// Each player's (name, table, token, acknowledged keys): every key sent

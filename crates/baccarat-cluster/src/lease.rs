@@ -325,7 +325,8 @@ fn standby_named(names: &str) -> f64 {
 }
 
 /// Set [`PG_SYNCHRONOUS_STANDBY`] from the database `s` reaches; left as it
-/// was if the setting cannot be read (the next renewal says why).
+/// was if the setting cannot be read (logged at debug: a connection that
+/// broke fails the next renewal, which says so).
 fn standby_gauge(s: &PgStore) {
     match s.synchronous_standby_names() {
         Ok(names) => metrics::gauge!(PG_SYNCHRONOUS_STANDBY).set(standby_named(&names)),

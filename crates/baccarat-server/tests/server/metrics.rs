@@ -193,14 +193,24 @@ async fn a_scrape_after_play_holds_every_family_with_what_the_play_did() {
 
 /// Scrapes until the start's checkpoint (written in the background) shows.
 async fn until_checkpointed(app: &App) -> Scrape {
-    for _ in 0..500 {
-        let s = scrape(app).await;
-        if s.has("baccarat_checkpoint_age_seconds") {
-            return s;
+    let s = scrape_until(app, 500, Duration::from_millis(20), |s| s.has("baccarat_checkpoint_age_seconds")).await;
+    assert!(s.has("baccarat_checkpoint_age_seconds"), "no checkpoint's age after the start's checkpoint");
+    s
+}
+
+/// Scrapes until `shown` holds, at most `tries` times `pause` apart (a wait
+/// for the server's background work, not a measure of its speed); the last
+/// scrape, for the caller's assertions.
+async fn scrape_until(app: &App, tries: u32, pause: Duration, shown: impl Fn(&Scrape) -> bool) -> Scrape {
+    let mut s = scrape(app).await;
+    for _ in 1..tries {
+        if shown(&s) {
+            break;
         }
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        tokio::time::sleep(pause).await;
+        s = scrape(app).await;
     }
-    panic!("no checkpoint's age after the start's checkpoint");
+    s
 }
 
 /// The front that answers `/metrics`, with `peer` as the connection.
@@ -332,14 +342,11 @@ async fn lease_lost() {
     // The filter of answered keys is read from the store, then used while
     // the lease is certain (a sum over the process's turns: other tests'
     // servers share this recorder).
-    let mut s = s;
-    for _ in 0..300 {
-        if s.has("baccarat_key_filter_ready") && s.sum("baccarat_key_filter_ready", &[]) >= 1.0 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        s = scrape(&app).await;
-    }
+    let pause = Duration::from_millis(100);
+    let s = scrape_until(&app, 300, pause, |s| {
+        s.has("baccarat_key_filter_ready") && s.sum("baccarat_key_filter_ready", &[]) >= 1.0
+    })
+    .await;
     assert_eq!(
         (s.kind("baccarat_key_filter_ready"), s.kind("baccarat_key_filter_buckets")),
         (Some("gauge"), Some("gauge"))
@@ -347,13 +354,7 @@ async fn lease_lost() {
     assert!(s.sum("baccarat_key_filter_ready", &[]) >= 1.0, "the filter was never in use");
     // The test cluster names no synchronous standby: each commit is its
     // only copy (set after each renewal of the lease).
-    for _ in 0..300 {
-        if s.has("baccarat_pg_synchronous_standby") {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        s = scrape(&app).await;
-    }
+    let s = scrape_until(&app, 300, pause, |s| s.has("baccarat_pg_synchronous_standby")).await;
     assert_eq!(s.kind("baccarat_pg_synchronous_standby"), Some("gauge"));
     assert_eq!(s.sum("baccarat_pg_synchronous_standby", &[]), 0.0, "no standby on the test cluster");
     // The intruder's lease, for an hour, under a later epoch, at an address

@@ -390,15 +390,20 @@ fn fault_case(fault: Fault) {
 
 /// `baccarat_pg_synchronous_standby` on the server at `url` once it reads
 /// `want`, or as it last read after 30 s (`None`: never shown). Set after
-/// each renewal of the lease, a third of its 1.5 s.
+/// each renewal of the lease, a third of its 1.5 s; a scrape that fails is
+/// tried again.
 async fn synchronous_standby_gauge(url: &str, want: f64) -> Option<f64> {
     let mut last = None;
     for _ in 0..300 {
-        let text = reqwest::get(format!("{url}/metrics")).await.ok()?.text().await.ok()?;
+        let text = match reqwest::get(format!("{url}/metrics")).await {
+            Ok(r) => r.text().await.unwrap_or_default(),
+            Err(_) => String::new(),
+        };
         last = text
             .lines()
             .find_map(|l| l.strip_prefix("baccarat_pg_synchronous_standby "))
-            .and_then(|v| v.trim().parse::<f64>().ok());
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .or(last);
         if last == Some(want) {
             break;
         }
